@@ -1,0 +1,143 @@
+"""The command line: thin click commands that build Settings and call the library."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from migrate import __version__
+from migrate.model import CLASSES, class_rank
+
+FORMATS = ("terminal", "json")
+
+
+class UserError(click.ClickException):
+    """A one-line error with exit code 2 and no traceback."""
+
+    exit_code = 2
+
+    def show(self, file=None) -> None:  # noqa: ANN001 - click's signature
+        click.echo(f"rocm-migrate: error: {self.message}", err=True)
+
+
+def _load_rules(rules_dir: Path | None):
+    from migrate.rules import RuleError, load_rules
+
+    try:
+        return load_rules(rules_dir)
+    except RuleError as exc:
+        raise UserError(str(exc)) from None
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="rocm-migrate")
+def cli() -> None:
+    """Assess what it takes to move CUDA code to AMD ROCm/HIP."""
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--format", "-f", "formats", multiple=True, type=click.Choice(FORMATS),
+              help="Output format (repeatable with -o).")
+@click.option("-o", "--output", "outputs", multiple=True, help="Write to FILE ('-' for stdout); one per --format.")
+@click.option("--target-arch", "arch", multiple=True, help="GPU architecture(s) to assess for (default gfx942).")
+@click.option("--rocm", help="ROCm version to assess for (default 7.2).")
+@click.option("--fail-on", type=click.Choice(CLASSES), help="Exit 1 if the repository's class is at least this.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel extraction processes.")
+@click.option("--include-vendored", is_flag=True, default=None, help="Also scan third_party/, build/ ... trees.")
+@click.option("--exclude", multiple=True, help="Gitignore-style pattern to leave out (repeatable).")
+@click.option("--max-file-size", type=click.IntRange(min=1), help="Skip files larger than this many bytes.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the extraction cache.")
+@click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="Use these rules.")
+def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, ...], arch: tuple[str, ...],
+         rocm: str | None, fail_on: str | None, jobs: int | None, include_vendored: bool | None,
+         exclude: tuple[str, ...], max_file_size: int | None, no_cache: bool, rules_dir: Path | None) -> None:
+    """Scan PATHS (default: .) and report every CUDA tie with its ROCm equivalent."""
+    from migrate import cache, scan as scanning, settings as config
+    from migrate.render import renderer
+
+    targets = list(paths) or [Path(".")]
+    formats = formats or ("terminal",)
+    if outputs and len(outputs) != len(formats):
+        raise UserError("give one -o/--output per --format")
+    try:
+        settings = config.load(targets[0].resolve(), {
+            "arch": arch, "rocm": rocm, "fail_on": fail_on, "jobs": jobs, "exclude": exclude,
+            "include_vendored": include_vendored, "max_file_size": max_file_size,
+            "cache_dir": None if no_cache else cache.default_dir(),
+        })
+    except config.SettingsError as exc:
+        raise UserError(str(exc)) from None
+    for warning in settings.warnings:
+        click.echo(f"rocm-migrate: warning: {warning}", err=True)
+    report = scanning.run(targets, settings, _load_rules(rules_dir))
+    for index, name in enumerate(formats):
+        render = renderer(name)
+        if name == "terminal":
+            color = not outputs and sys.stdout.isatty()
+            text = render(report, color=color) if color else render(report)
+        else:
+            text = render(report)
+        _write(text, outputs[index] if outputs else "-")
+    if settings.fail_on and class_rank(report.migration_class) >= class_rank(settings.fail_on):
+        sys.exit(1)
+
+
+def _write(text: str, destination: str) -> None:
+    if destination == "-":
+        click.echo(text, nl=False)
+        return
+    try:
+        Path(destination).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write {destination}: {exc.strerror or exc}") from None
+
+
+@cli.command("rules")
+@click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def list_rules(rules_dir: Path | None) -> None:
+    """List the rules: id, name, class and title."""
+    for rule in _load_rules(rules_dir).rules:
+        click.echo(f"{rule.id}  {rule.name:<40} {rule.migration_class:<19} {rule.title}")
+
+
+@cli.command()
+@click.argument("rule")
+@click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def explain(rule: str, rules_dir: Path | None) -> None:
+    """Show one rule (by id or name)."""
+    found = _load_rules(rules_dir).get(rule)
+    if found is None:
+        raise UserError(f"no rule with id or name {rule!r} (see 'rocm-migrate rules')")
+    m = found.matcher
+    lines = [
+        f"{found.id} ({found.name}): {found.title}",
+        f"  class:      {found.migration_class}",
+        f"  HIP/ROCm:   {found.hip or '(none)'}",
+        f"  hipify:     {found.hipify}",
+        f"  confidence: {found.confidence}; status: {found.status}",
+        f"  effort:     {found.effort_per_occurrence} h per occurrence, {found.effort_first_use} h first use",
+        f"  matches:    {m.kind} " + ", ".join(sorted(m.names())[:12]) + (" ..." if len(list(m.names())) > 12 else "")
+        + (f" prefix {', '.join(m.prefixes)}" if m.prefixes else "") + (f" /{m.regex.pattern}/" if m.regex else ""),
+        f"  docs:       {found.docs}",
+        "",
+        found.rationale,
+    ]
+    click.echo("\n".join(lines))
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        cli.main(args=argv, prog_name="rocm-migrate", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except UserError as exc:
+        exc.show()
+        return exc.exit_code
+    except click.ClickException as exc:  # usage errors
+        exc.show()
+        return 2
+    except click.exceptions.Abort:
+        return 130
+    return 0

@@ -1,0 +1,203 @@
+"""discover: walk the targets, honour .gitignore, skip vendored trees, give every file a kind."""
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+from migrate.model import Skipped, SourceFile
+
+VENDORED = frozenset({
+    ".git", ".hg", ".svn", "third_party", "thirdparty", "3rdparty", "external", "extern", "vendor",
+    "node_modules", "build", "site-packages", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache",
+})
+VENDORED_GLOBS = ("*.egg-info", "cmake-build-*")
+SUFFIX_KINDS = {
+    ".cu": "cuda", ".cuh": "cuda",
+    ".c": "cpp", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp", ".h": "cpp", ".hpp": "cpp",
+    ".hh": "cpp", ".hxx": "cpp", ".inl": "cpp", ".ipp": "cpp", ".tpp": "cpp", ".hip": "cpp",
+    ".py": "python", ".ipynb": "notebook", ".cmake": "cmake", ".mk": "makefile", ".mak": "makefile",
+    ".sh": "shell", ".bash": "shell", ".zsh": "shell",
+}
+NAME_KINDS = {
+    "cmakelists.txt": "cmake", "makefile": "makefile", "gnumakefile": "makefile",
+    "pyproject.toml": "pyproject", "setup.cfg": "setupcfg", "containerfile": "dockerfile",
+}
+NAME_GLOBS = (
+    ("dockerfile*", "dockerfile"), ("*.dockerfile", "dockerfile"),
+    ("*requirements*.txt", "requirements"), ("constraints*.txt", "requirements"),
+    ("docker-compose*.y*ml", "manifest"), ("compose*.y*ml", "manifest"),
+    ("environment*.y*ml", "conda"), ("conda*.y*ml", "conda"),
+)
+K8S = re.compile(rb"^(apiVersion|kind):", re.MULTILINE)
+SHEBANG = re.compile(rb"^#!.*\b(?:(ba|z|da)?sh|python3?)\b")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Discovery:
+    root: Path
+    files: tuple[SourceFile, ...]
+    skipped: tuple[Skipped, ...]
+
+
+def discover(targets: list[Path], *, include_vendored: bool = False, exclude: tuple[str, ...] = ()) -> Discovery:
+    """Every scannable file under the targets, with paths relative to their common root."""
+    resolved = [t.resolve() for t in targets]
+    root = Path(os.path.commonpath([t if t.is_dir() else t.parent for t in resolved]))
+    walker = _Walker(root, include_vendored, exclude)
+    for target in resolved:
+        if target.is_dir():
+            walker.walk(target)
+        else:
+            walker.file(target, explicit=True)
+    files = sorted(walker.files.values(), key=lambda f: f.rel)
+    return Discovery(root=root, files=tuple(files), skipped=tuple(sorted(walker.skipped, key=lambda s: s.path)))
+
+
+def file_kind(path: Path) -> str | None:
+    name = path.name.lower()
+    if name in NAME_KINDS:
+        return NAME_KINDS[name]
+    for pattern, kind in NAME_GLOBS:
+        if fnmatch.fnmatch(name, pattern):
+            return kind
+    kind = SUFFIX_KINDS.get(path.suffix.lower())
+    if kind or path.suffix.lower() not in ("", ".yaml", ".yml"):
+        return kind
+    return _sniff(path)
+
+
+def _sniff(path: Path) -> str | None:
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return None
+    if path.suffix.lower() in (".yaml", ".yml"):
+        return "manifest" if K8S.search(head) or b"nvidia.com/" in head else None
+    m = SHEBANG.match(head)
+    if m:
+        return "python" if b"python" in m.group(0) else "shell"
+    return None
+
+
+class _Walker:
+    def __init__(self, root: Path, include_vendored: bool, exclude: tuple[str, ...]) -> None:
+        self.root = root
+        self.include_vendored = include_vendored
+        self.exclude = pathspec.PathSpec.from_lines("gitwildmatch", exclude)
+        self.git_root = _git_root(root)
+        self.files: dict[str, SourceFile] = {}
+        self.skipped: list[Skipped] = []
+        self._seen_dirs: set[Path] = set()
+
+    def rel(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix() if path != self.root else path.name
+
+    def walk(self, top: Path) -> None:
+        specs = self._ancestor_specs(top)
+        self._walk_dir(top, specs)
+
+    def _walk_dir(self, directory: Path, specs: list[tuple[Path, pathspec.PathSpec]]) -> None:
+        try:
+            real = directory.resolve()
+        except (RuntimeError, OSError):
+            self.skipped.append(Skipped(path=self.rel(directory), reason="symlink loop"))
+            return
+        if real in self._seen_dirs:
+            self.skipped.append(Skipped(path=self.rel(directory), reason="symlink loop (directory already scanned)"))
+            return
+        self._seen_dirs.add(real)
+        specs = specs + self._gitignore(directory)
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError as exc:
+            self.skipped.append(Skipped(path=self.rel(directory), reason=f"unreadable directory: {exc.strerror}"))
+            return
+        for entry in entries:
+            path = Path(entry.path)
+            is_dir = _is_dir(entry)
+            if self._ignored(path, is_dir, specs):
+                continue
+            if is_dir:
+                if not self.include_vendored and _vendored(entry.name):
+                    if entry.name not in (".git", "__pycache__"):
+                        self.skipped.append(Skipped(path=self.rel(path) + "/",
+                                                    reason="vendored or build directory (use --include-vendored)"))
+                    continue
+                self._walk_dir(path, specs)
+            elif entry.is_symlink() and not path.exists():
+                self.skipped.append(Skipped(path=self.rel(path), reason="broken symlink or symlink loop"))
+            else:
+                self.file(path, explicit=False)
+
+    def file(self, path: Path, *, explicit: bool) -> None:
+        kind = file_kind(path)
+        rel = self.rel(path)
+        if kind is None:
+            if explicit:
+                self.skipped.append(Skipped(path=rel, reason="not a file kind rocm-migrate scans"))
+            return
+        try:
+            size = path.stat().st_size
+        except OSError as exc:
+            self.skipped.append(Skipped(path=rel, reason=f"unreadable: {exc.strerror}"))
+            return
+        self.files[rel] = SourceFile(path=path, rel=rel, kind=kind, size=size)
+
+    def _ignored(self, path: Path, is_dir: bool, specs: list[tuple[Path, pathspec.PathSpec]]) -> bool:
+        rel_root = self.rel(path) + ("/" if is_dir else "")
+        if self.exclude.match_file(rel_root):
+            return True
+        for base, spec in specs:
+            try:
+                rel = path.relative_to(base).as_posix() + ("/" if is_dir else "")
+            except ValueError:
+                continue
+            if spec.match_file(rel):
+                return True
+        return False
+
+    def _gitignore(self, directory: Path) -> list[tuple[Path, pathspec.PathSpec]]:
+        if self.git_root is None:
+            return []
+        found = []
+        for name in (".gitignore",) + ((".git/info/exclude",) if directory == self.git_root else ()):
+            path = directory / name
+            try:
+                lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                continue
+            found.append((directory, pathspec.GitIgnoreSpec.from_lines(lines)))
+        return found
+
+    def _ancestor_specs(self, top: Path) -> list[tuple[Path, pathspec.PathSpec]]:
+        if self.git_root is None or top == self.git_root:
+            return []
+        specs = []
+        for parent in reversed(top.parents):
+            if parent == self.git_root or self.git_root in parent.parents:
+                specs += self._gitignore(parent)
+        return specs
+
+
+def _git_root(path: Path) -> Path | None:
+    for candidate in (path, *path.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def _vendored(name: str) -> bool:
+    return name in VENDORED or any(fnmatch.fnmatch(name, g) for g in VENDORED_GLOBS)
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False

@@ -1,0 +1,52 @@
+"""extract: one function per file kind, each a pure function of the file's bytes."""
+from __future__ import annotations
+
+from typing import Callable
+
+from migrate.model import Extraction
+
+# Bump when extraction output changes, so cached facts are recomputed.
+EXTRACTOR_VERSION = "1"
+
+
+def _cuda(source: bytes) -> Extraction:
+    from migrate.extract import cuda_cpp
+
+    return cuda_cpp.extract(source)
+
+
+def _python(source: bytes) -> Extraction:
+    from migrate.extract import python_ast
+
+    return python_ast.extract(source)
+
+
+def _lazy(module: str, function: str) -> Callable[[bytes], Extraction]:
+    def run(source: bytes) -> Extraction:
+        import importlib
+
+        return getattr(importlib.import_module(f"migrate.extract.{module}"), function)(source)
+
+    return run
+
+
+EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
+    "cuda": _cuda,
+    "cpp": _cuda,
+    "python": _python,
+    "notebook": _lazy("notebook", "extract"),
+    "requirements": _lazy("deps", "requirements"),
+    "conda": _lazy("deps", "conda"),
+    "pyproject": _lazy("deps", "pyproject"),
+    "setupcfg": _lazy("deps", "setup_cfg"),
+    "dockerfile": _lazy("containers", "dockerfile"),
+    "manifest": _lazy("containers", "manifest"),
+    "cmake": _lazy("buildfiles", "cmake"),
+    "makefile": _lazy("buildfiles", "makefile"),
+    "shell": _lazy("buildfiles", "shell"),
+}
+
+
+def extract(kind: str, source: bytes) -> Extraction:
+    """Facts of one file of the given kind. Raises UnicodeDecodeError for undecodable text."""
+    return EXTRACTORS[kind](source)

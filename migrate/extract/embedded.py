@@ -1,0 +1,89 @@
+"""CUDA source embedded in Python strings (CuPy, PyTorch load_inline, PyCUDA)."""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, replace
+from typing import Callable
+
+from migrate.model import Fact
+
+# Call -> (positional index or None, keyword) of every argument that holds CUDA source.
+SOURCE_ARGS: dict[str, tuple[tuple[int | None, str], ...]] = {
+    "cupy.RawKernel": ((0, "code"),),
+    "cupy.RawModule": ((0, "code"),),
+    "cupy.ElementwiseKernel": ((2, "operation"), (None, "preamble")),
+    "cupy.ReductionKernel": ((2, "map_expr"), (3, "reduce_expr"), (4, "post_map_expr"), (None, "preamble")),
+    "torch.utils.cpp_extension.load_inline": ((1, "cpp_sources"), (2, "cuda_sources")),
+    "pycuda.compiler.SourceModule": ((0, "source"),),
+}
+PREFIX = re.compile(r"^[rRbBuUfF]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    text: str
+    row0: int  # 0-based line of the text's first character in the file
+    col0: int  # 0-based character column of that first character
+    exact: bool  # False: escapes or concatenation; locations are pinned to the literal
+
+
+def sources_of(name: str, call: ast.Call, strings: dict[str, ast.expr],
+               lines: list[str]) -> list[tuple[Snippet, ast.expr]]:
+    out = []
+    for position, keyword in SOURCE_ARGS.get(name, ()):
+        arg = _argument(call, position, keyword)
+        for literal in _literals(arg, strings, depth=0):
+            out.append((_snippet(literal, lines), literal))
+    return out
+
+
+def _argument(call: ast.Call, position: int | None, keyword: str) -> ast.expr | None:
+    for kw in call.keywords:
+        if kw.arg == keyword:
+            return kw.value
+    if position is not None and position < len(call.args):
+        return call.args[position]
+    return None
+
+
+def _literals(node: ast.expr | None, strings: dict[str, ast.expr], depth: int) -> list[ast.Constant]:
+    if node is None or depth > 4:
+        return []
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node]
+    if isinstance(node, ast.Name) and node.id in strings:
+        return _literals(strings[node.id], strings, depth + 1)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [lit for elt in node.elts for lit in _literals(elt, strings, depth + 1)]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _literals(node.left, strings, depth + 1) + _literals(node.right, strings, depth + 1)
+    return []
+
+
+def _snippet(node: ast.Constant, lines: list[str]) -> Snippet:
+    first = lines[node.lineno - 1].encode()
+    segment = _segment(node, lines)
+    prefix = PREFIX.match(segment).group(0)  # type: ignore[union-attr]
+    rest = segment[len(prefix):]
+    quote = rest[:3] if rest[:3] in ('"""', "'''") else rest[:1]
+    content = rest[len(quote):len(rest) - len(quote)]
+    col0 = len(first[:node.col_offset].decode("utf-8", "replace")) + len(prefix) + len(quote)
+    exact = content == node.value and rest.endswith(quote)
+    return Snippet(text=content if exact else node.value, row0=node.lineno - 1, col0=col0, exact=exact)
+
+
+def _segment(node: ast.Constant, lines: list[str]) -> str:
+    start, end = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+    chunk = [line.encode() for line in lines[start:end + 1]]
+    if len(chunk) == 1:
+        return chunk[0][node.col_offset:node.end_col_offset].decode("utf-8", "replace")
+    chunk[0] = chunk[0][node.col_offset:]
+    chunk[-1] = chunk[-1][:node.end_col_offset]
+    return b"\n".join(chunk).decode("utf-8", "replace")
+
+
+def pin(fact: Fact, node: ast.expr, col: Callable[[int, int], int]) -> Fact:
+    """Move a fact from an inexactly mapped string to the start of its literal."""
+    column = col(node.lineno, node.col_offset)
+    return replace(fact, line=node.lineno, column=column, end_line=node.lineno, end_column=column + 1)

@@ -1,0 +1,102 @@
+"""match: facts x rules -> findings."""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable
+
+from migrate.model import Extraction, Fact, Finding, Target
+from migrate.rules import Entry, Rule, RuleBase, version_tuple
+
+# Facts on either side of a HIP guard are already handled by the authors.
+GUARDED = frozenset({"hip", "cuda"})
+
+
+class RuleIndex:
+    """Rules applicable to one target, indexed by fact kind and name for fast lookup."""
+
+    def __init__(self, rulebase: RuleBase, target: Target) -> None:
+        self.target = target
+        self._by_name: dict[tuple[str, str], list[tuple[Rule, Entry | None]]] = defaultdict(list)
+        self._prefix: dict[str, list[tuple[str, Rule]]] = defaultdict(list)
+        self._regex: dict[str, list[Rule]] = defaultdict(list)
+        for rule in rulebase.rules:
+            if rule.applies_to(target.rocm, target.arch):
+                self._add(rule)
+
+    def _add(self, rule: Rule) -> None:
+        m = rule.matcher
+        for name in m.exact:
+            self._by_name[(m.kind, name)].append((rule, None))
+        for name, entry in m.entries.items():
+            self._by_name[(m.kind, name)].append((rule, entry))
+        for prefix in m.prefixes:
+            self._prefix[m.kind].append((prefix, rule))
+        if m.regex is not None:
+            self._regex[m.kind].append(rule)
+
+    def lookup(self, fact: Fact) -> list[tuple[Rule, Entry | None, str]]:
+        """Rules matching a fact, each with its map entry and the matched symbol."""
+        hits: list[tuple[Rule, Entry | None, str]] = [
+            (rule, entry, fact.name) for rule, entry in self._by_name.get((fact.kind, fact.name), ())
+        ]
+        hits += [(rule, None, fact.name) for p, rule in self._prefix.get(fact.kind, ()) if fact.name.startswith(p)]
+        for rule in self._regex.get(fact.kind, ()):
+            found = rule.matcher.regex.search(fact.name)  # type: ignore[union-attr]
+            if found:
+                hits.append((rule, None, found.group(0) if fact.kind == "asm" else fact.name))
+        hits = [h for h in hits if not h[0].matcher.roles or fact.role in h[0].matcher.roles]
+        if any(not h[0].fallback for h in hits):
+            hits = [h for h in hits if not h[0].fallback]
+        return hits
+
+
+def match_file(rel: str, extraction: Extraction, index: RuleIndex) -> list[Finding]:
+    """Turn one file's facts into findings; guarded facts never become findings."""
+    findings: dict[tuple, Finding] = {}
+    for fact in extraction.facts:
+        if fact.guard in GUARDED:
+            continue
+        for rule, entry, symbol in index.lookup(fact):
+            if fact.kind == "construct" and fact.text:
+                symbol = fact.text
+            finding = _finding(rel, fact, rule, entry, symbol, extraction, index.target)
+            findings.setdefault((finding.rule, finding.line, finding.column, finding.cell, symbol), finding)
+    return sorted(findings.values(), key=lambda f: f.sort_key)
+
+
+def _finding(rel: str, fact: Fact, rule: Rule, entry: Entry | None, symbol: str,
+             extraction: Extraction, target: Target) -> Finding:
+    hip = entry.hip if entry and entry.hip is not None else rule.hip
+    hipify = (entry.hipify if entry and entry.hipify else None) or rule.hipify
+    message = _message(rule, symbol, hip, entry)
+    if entry and entry.since and version_tuple(entry.since) > version_tuple(target.rocm):
+        message += f" ({hip} needs ROCm {entry.since}; the target is ROCm {target.rocm})"
+        hipify = "no"
+    return Finding(
+        rule=rule.id, path=rel, line=fact.line, column=fact.column,
+        end_line=fact.end_line, end_column=fact.end_column, symbol=symbol, message=message,
+        hip=hip, hipify=hipify, confidence=rule.confidence, migration_class=rule.migration_class,
+        source_line=extraction.line_text.get((fact.cell or 0, fact.line), ""), cell=fact.cell,
+    )
+
+
+def _message(rule: Rule, symbol: str, hip: str | None, entry: Entry | None) -> str:
+    if rule.message:
+        return rule.message.format(symbol=symbol, hip=hip or "")
+    text = f"{symbol}: {rule.title}"
+    if hip:
+        text += f"; HIP/ROCm: {hip}"
+    if entry and entry.removed:
+        text += f"; removed in CUDA {entry.removed}"
+    elif entry and entry.deprecated:
+        text += f"; deprecated since CUDA {entry.deprecated}"
+    if entry and entry.note:
+        text += f"; {entry.note}"
+    return text
+
+
+def match_all(items: Iterable[tuple[str, Extraction]], index: RuleIndex) -> list[Finding]:
+    out: list[Finding] = []
+    for rel, extraction in items:
+        out.extend(match_file(rel, extraction, index))
+    return sorted(out, key=lambda f: f.sort_key)

@@ -1,0 +1,172 @@
+"""The values that flow through the pipeline: files, facts, findings, workloads, report."""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CLASSES = ("native", "minor-adaptation", "migration-required", "incompatible")
+CONFIDENCES = ("low", "medium", "high")
+SCHEMA_VERSION = 1
+
+
+def class_rank(name: str) -> int:
+    return CLASSES.index(name)
+
+
+def worst_class(names: object) -> str:
+    ranks = [class_rank(n) for n in names]  # type: ignore[attr-defined]
+    return CLASSES[max(ranks)] if ranks else "native"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SourceFile:
+    path: Path
+    rel: str
+    kind: str
+    size: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Skipped:
+    path: str
+    reason: str
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fact:
+    """One thing an extractor saw in a file, with its exact 1-based location."""
+
+    kind: str
+    name: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    role: str = ""
+    text: str = ""
+    guard: str | None = None
+    cell: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Extraction:
+    """What extraction produced for one file: a pure function of its bytes and kind."""
+
+    facts: tuple[Fact, ...]
+    lines: int
+    line_text: dict[tuple[int, int], str] = field(default_factory=dict)  # (cell, line) -> text
+    notes: tuple[str, ...] = ()
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Effort:
+    low: float
+    likely: float
+    high: float
+
+    def to_json(self) -> dict:
+        return {"low": round(self.low, 2), "likely": round(self.likely, 2), "high": round(self.high, 2)}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finding:
+    rule: str
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    symbol: str
+    message: str
+    hip: str | None
+    hipify: str
+    confidence: str
+    migration_class: str
+    source_line: str = ""
+    cell: int | None = None
+    workload: str = ""
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.path, self.cell or 0, self.line, self.column, self.rule, self.symbol)
+
+    @property
+    def fingerprint(self) -> str:
+        """Stable across line shifts: rule, path, symbol and the whitespace-folded line."""
+        norm = re.sub(r"\s+", "", self.source_line)
+        raw = "\0".join((self.rule, self.path, self.symbol, norm))
+        return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+    def to_json(self, finding_id: str) -> dict:
+        return {
+            "id": finding_id,
+            "rule": self.rule,
+            "class": self.migration_class,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "cell": self.cell,
+            "symbol": self.symbol,
+            "message": self.message,
+            "hip": self.hip,
+            "hipify": self.hipify,
+            "confidence": self.confidence,
+            "workload": self.workload,
+            "fingerprint": self.fingerprint,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Workload:
+    name: str
+    root: str
+    kind: str
+    migration_class: str
+    reasons: tuple[Finding, ...]  # the findings that decided the class
+    effort: Effort
+    files: tuple[str, ...]
+    depends_on: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Target:
+    rocm: str
+    arch: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Report:
+    tool_version: str
+    rules_version: str
+    target: Target
+    root: str
+    files_scanned: int
+    lines: int
+    seconds: float
+    workloads: tuple[Workload, ...]
+    findings: tuple[Finding, ...]
+    skipped: tuple[Skipped, ...]
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def migration_class(self) -> str:
+        return worst_class(w.migration_class for w in self.workloads)
+
+    @property
+    def effort(self) -> Effort:
+        return Effort(
+            low=sum(w.effort.low for w in self.workloads),
+            likely=sum(w.effort.likely for w in self.workloads),
+            high=sum(w.effort.high for w in self.workloads),
+        )
+
+    def finding_ids(self) -> dict[Finding, str]:
+        return {f: f"F{i}" for i, f in enumerate(self.findings, start=1)}

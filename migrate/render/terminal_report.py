@@ -1,0 +1,72 @@
+"""The terminal summary: class, counts per class, top rules, workloads and skipped files."""
+from __future__ import annotations
+
+import io
+from collections import Counter
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from migrate.model import CLASSES, Report
+
+STYLES = {"native": "green", "minor-adaptation": "cyan", "migration-required": "yellow", "incompatible": "bold red"}
+TOP_RULES = 10
+TOP_SKIPPED = 10
+
+
+def render(report: Report, *, color: bool = False, width: int = 100) -> str:
+    out = io.StringIO()
+    console = Console(file=out, width=width, force_terminal=color, no_color=not color, highlight=False)
+    effort = report.effort
+    console.print(f"[bold]rocm-migrate[/] {report.tool_version} · target ROCm {report.target.rocm} "
+                  f"on {', '.join(report.target.arch)}")
+    console.print(f"Scanned {report.files_scanned} files ({report.lines} lines) in {report.seconds:.2f}s; "
+                  f"{len(report.skipped)} skipped; {len(report.findings)} findings.")
+    console.print(f"Class: [{STYLES[report.migration_class]}]{report.migration_class}[/]   "
+                  f"Effort: {effort.low:.1f}–{effort.high:.1f} h (likely {effort.likely:.1f} h)")
+    console.print(_by_class(report))
+    if report.findings:
+        console.print(_top_rules(report))
+    console.print(_workloads(report))
+    if report.skipped:
+        console.print(f"Skipped files ({len(report.skipped)}):")
+        for item in report.skipped[:TOP_SKIPPED]:
+            console.print(f"  {item.path}: {item.reason}", markup=False)
+        if len(report.skipped) > TOP_SKIPPED:
+            console.print(f"  … and {len(report.skipped) - TOP_SKIPPED} more (see --format json)")
+    return out.getvalue()
+
+
+def _by_class(report: Report) -> Table:
+    counts = Counter(f.migration_class for f in report.findings)
+    table = Table(title="Findings by class", title_justify="left")
+    table.add_column("class")
+    table.add_column("findings", justify="right")
+    for name in CLASSES:
+        table.add_row(f"[{STYLES[name]}]{name}[/]", str(counts.get(name, 0)))
+    return table
+
+
+def _top_rules(report: Report) -> Table:
+    counts = Counter(f.rule for f in report.findings)
+    example = {f.rule: f for f in reversed(report.findings)}
+    table = Table(title="Top rules", title_justify="left")
+    for column in ("rule", "class", "count", "example"):
+        table.add_column(column, justify="right" if column == "count" else "left")
+    for rule, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_RULES]:
+        f = example[rule]
+        table.add_row(rule, f"[{STYLES[f.migration_class]}]{f.migration_class}[/]", str(count),
+                      escape(f"{f.path}:{f.line} {f.symbol}"))
+    return table
+
+
+def _workloads(report: Report) -> Table:
+    table = Table(title="Workloads", title_justify="left")
+    for column in ("workload", "kind", "class", "effort (h)", "decided by"):
+        table.add_column(column)
+    for w in report.workloads:
+        rules = ", ".join(sorted({f.rule for f in w.reasons})[:5]) or "-"
+        table.add_row(escape(w.name), w.kind, f"[{STYLES[w.migration_class]}]{w.migration_class}[/]",
+                      f"{w.effort.low:.1f}–{w.effort.high:.1f}", rules)
+    return table

@@ -1,0 +1,110 @@
+"""The scan pipeline: discover -> extract -> match -> assemble/classify -> Report."""
+from __future__ import annotations
+
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+from migrate import __version__
+from migrate.cache import Cache, key
+from migrate.discover import discover
+from migrate.extract import EXTRACTOR_VERSION, extract
+from migrate.match import RuleIndex, match_file
+from migrate.model import Extraction, Report, Skipped, SourceFile, Target
+from migrate.assemble import assemble
+from migrate.rules import RuleBase
+from migrate.settings import Settings
+
+PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
+BINARY_PROBE = 8192
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    file: SourceFile
+    extraction: Extraction | None
+    reason: str | None = None
+    cache_key: str | None = None
+    fresh: bool = False
+
+
+def run(targets: list[Path], settings: Settings, rules: RuleBase,
+        progress: Callable[[int, int], None] | None = None) -> Report:
+    started = time.perf_counter()
+    found = discover(targets, include_vendored=settings.include_vendored, exclude=settings.exclude)
+    outcomes = extract_all(found.files, settings, progress)
+    target = Target(rocm=settings.rocm, arch=settings.arch)
+    index = RuleIndex(rules, target)
+    findings, skipped, notes = [], list(found.skipped), []
+    scanned = lines = 0
+    for outcome in outcomes:
+        if outcome.extraction is None or outcome.extraction.error:
+            skipped.append(Skipped(path=outcome.file.rel, reason=outcome.reason or outcome.extraction.error))
+            continue
+        scanned += 1
+        lines += outcome.extraction.lines
+        notes += [f"{outcome.file.rel}: {n}" for n in outcome.extraction.notes]
+        findings += match_file(outcome.file.rel, outcome.extraction, index)
+    findings.sort(key=lambda f: f.sort_key)
+    efforts = {r.id: (r.effort_per_occurrence, r.effort_first_use) for r in rules.rules}
+    scanned_files = [o.file for o in outcomes if o.extraction is not None and not o.extraction.error]
+    workloads, findings = assemble(found.root, scanned_files, findings, efforts.__getitem__)
+    return Report(
+        tool_version=__version__, rules_version=rules.version, target=target, root=str(found.root),
+        files_scanned=scanned, lines=lines, seconds=round(time.perf_counter() - started, 3),
+        workloads=tuple(workloads), findings=tuple(findings),
+        skipped=tuple(sorted(skipped, key=lambda s: s.path)), notes=tuple(notes),
+    )
+
+
+def extract_all(files: Iterable[SourceFile], settings: Settings,
+                progress: Callable[[int, int], None] | None = None) -> list[Outcome]:
+    files = list(files)
+    cache = Cache(settings.cache_dir)
+    work = [(f, settings.max_file_size, cache.path.parent if cache.path else None) for f in files]
+    if settings.jobs > 1 and len(files) >= PARALLEL_THRESHOLD:
+        with ProcessPoolExecutor(max_workers=settings.jobs) as pool:
+            results = pool.map(_extract_one, work, chunksize=max(1, len(files) // (settings.jobs * 8)))
+            outcomes = _collect(results, len(files), progress)
+    else:
+        outcomes = _collect(map(_extract_one, work), len(files), progress)
+    cache.put_many([(o.cache_key, o.extraction) for o in outcomes
+                    if o.fresh and o.cache_key and o.extraction is not None])
+    return outcomes
+
+
+def _collect(results: Iterable[Outcome], total: int, progress: Callable[[int, int], None] | None) -> list[Outcome]:
+    out = []
+    for done, outcome in enumerate(results, start=1):
+        out.append(outcome)
+        if progress:
+            progress(done, total)
+    return out
+
+
+_WORKER_CACHE: dict[Path | None, Cache] = {}
+
+
+def _extract_one(item: tuple[SourceFile, int, Path | None]) -> Outcome:
+    file, max_size, cache_dir = item
+    if file.size > max_size:
+        return Outcome(file, None, f"larger than the size limit ({file.size} > {max_size} bytes)")
+    try:
+        data = file.path.read_bytes()
+    except OSError as exc:
+        return Outcome(file, None, f"unreadable: {exc.strerror or exc}")
+    if b"\0" in data[:BINARY_PROBE]:
+        return Outcome(file, None, "binary file (contains NUL bytes)")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Outcome(file, None, f"not valid UTF-8 text (byte {exc.start})")
+    cache = _WORKER_CACHE.setdefault(cache_dir, Cache(cache_dir))
+    cache_key = key(file.kind, data, EXTRACTOR_VERSION)
+    cached = cache.get(cache_key)
+    if cached is not None:
+        return Outcome(file, cached, cached.error, cache_key)
+    extraction = extract(file.kind, data)
+    return Outcome(file, extraction, extraction.error, cache_key, fresh=True)
