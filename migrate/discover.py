@@ -4,6 +4,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -143,10 +144,14 @@ class _Walker:
                 self.skipped.append(Skipped(path=rel, reason="not a file kind rocm-migrate scans"))
             return
         try:
-            size = path.stat().st_size
+            info = path.stat()
         except OSError as exc:
             self.skipped.append(Skipped(path=rel, reason=f"unreadable: {exc.strerror}"))
             return
+        if not stat.S_ISREG(info.st_mode):
+            self.skipped.append(Skipped(path=rel, reason="not a regular file"))
+            return
+        size = info.st_size
         self.files[rel] = SourceFile(path=path, rel=rel, kind=kind, size=size)
 
     def _ignored(self, path: Path, is_dir: bool, specs: list[tuple[Path, pathspec.PathSpec]]) -> bool:

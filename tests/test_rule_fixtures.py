@@ -1,0 +1,84 @@
+"""Every rule has fixtures: `ruleid: X` above each line that must fire, `ok: X` above near misses."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from migrate.discover import file_kind
+from migrate.extract import extract
+from migrate.match import RuleIndex, match_file
+from migrate.model import Target
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures" / "rules"
+ANNOTATION = re.compile(r"(?://|#)\s*(ruleid|ok|todoruleid|todook):\s*([\w, -]+)")
+
+
+def annotations(text: str) -> dict[str, dict[int, set[str]]]:
+    """kind -> target line -> rule ids; the target is the next line that is not an annotation."""
+    out: dict[str, dict[int, set[str]]] = {k: {} for k in ("ruleid", "ok", "todoruleid", "todook")}
+    pending: list[tuple[str, list[str]]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        m = ANNOTATION.search(line)
+        if m and line.strip().startswith(("//", "#")):
+            pending.append((m.group(1), [r.strip() for r in m.group(2).split(",") if r.strip()]))
+            continue
+        for kind, rules in pending:
+            out[kind].setdefault(number, set()).update(rules)
+        pending = []
+    return out
+
+
+def fired(path: Path, index: RuleIndex) -> set[tuple[int, str]]:
+    kind = file_kind(path)
+    assert kind, f"{path}: fixture has no scannable kind"
+    extraction = extract(kind, path.read_bytes())
+    assert extraction.error is None, extraction.error
+    return {(f.line, f.rule) for f in match_file(path.name, extraction, index)}
+
+
+def rule_dirs() -> list[Path]:
+    return sorted(p for p in FIXTURES.iterdir() if p.is_dir())
+
+
+@pytest.fixture(scope="module")
+def index(rulebase) -> RuleIndex:
+    return RuleIndex(rulebase, Target(rocm="7.2", arch=("gfx942",)))
+
+
+@pytest.mark.parametrize("directory", rule_dirs(), ids=lambda p: p.name)
+def test_rule_fixture(directory: Path, index: RuleIndex) -> None:
+    rule = directory.name
+    seen_positive = seen_negative = False
+    for path in sorted(directory.iterdir()):
+        notes = annotations(path.read_text(encoding="utf-8"))
+        hits = {line for line, rid in fired(path, index) if rid == rule}
+        expected = {line for line, rules in notes["ruleid"].items() if rule in rules}
+        must_not = {line for line, rules in notes["ok"].items() if rule in rules}
+        assert hits - must_not == hits, f"{path.name}: {rule} fired on ok lines {sorted(hits & must_not)}"
+        assert hits == expected, f"{path.name}: {rule} fired on {sorted(hits)}, expected {sorted(expected)}"
+        seen_positive |= bool(expected)
+        seen_negative |= bool(must_not)
+        todo = {line for line, rules in notes["todoruleid"].items() if rule in rules}
+        if todo - hits:
+            pytest.xfail(f"{path.name}: known gap, {rule} does not fire on lines {sorted(todo - hits)}")
+    assert seen_positive and seen_negative, f"{rule}: needs a ruleid and an ok annotation"
+
+
+def test_every_rule_has_fixtures(rulebase) -> None:
+    have = {p.name for p in rule_dirs()}
+    missing = [r.id for r in rulebase.rules if r.id not in have and r.status != "removed"]
+    assert not missing, f"rules without fixtures: {missing}"
+
+
+def test_fixture_dirs_name_real_rules(rulebase) -> None:
+    ids = {r.id for r in rulebase.rules}
+    assert not [p.name for p in rule_dirs() if p.name not in ids]
+
+
+def test_annotations_parser() -> None:
+    notes = annotations("// ruleid: HIP1, HIP2\n// ok: HIP3\nx();\n# ruleid: HIP4\ny\n")
+    assert notes["ruleid"] == {3: {"HIP1", "HIP2"}, 5: {"HIP4"}}
+    assert notes["ok"] == {3: {"HIP3"}}
