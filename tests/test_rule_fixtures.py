@@ -52,19 +52,27 @@ def index(rulebase) -> RuleIndex:
 def test_rule_fixture(directory: Path, index: RuleIndex) -> None:
     rule = directory.name
     seen_positive = seen_negative = False
+    gaps: list[str] = []
     for path in sorted(directory.iterdir()):
         notes = annotations(path.read_text(encoding="utf-8"))
         hits = {line for line, rid in fired(path, index) if rid == rule}
         expected = {line for line, rules in notes["ruleid"].items() if rule in rules}
         must_not = {line for line, rules in notes["ok"].items() if rule in rules}
+        todo = {line for line, rules in notes["todoruleid"].items() if rule in rules}
+        todo_ok = {line for line, rules in notes["todook"].items() if rule in rules}
         assert hits - must_not == hits, f"{path.name}: {rule} fired on ok lines {sorted(hits & must_not)}"
-        assert hits == expected, f"{path.name}: {rule} fired on {sorted(hits)}, expected {sorted(expected)}"
+        # a todook line is a known false positive: it fires until fixed, then becomes an ok line
+        assert hits - todo_ok == expected, f"{path.name}: {rule} fired on {sorted(hits)}, expected {sorted(expected)}"
+        assert todo_ok <= hits, f"{path.name}: {rule} no longer fires on todook lines {sorted(todo_ok - hits)}"
         seen_positive |= bool(expected)
         seen_negative |= bool(must_not)
-        todo = {line for line, rules in notes["todoruleid"].items() if rule in rules}
         if todo - hits:
-            pytest.xfail(f"{path.name}: known gap, {rule} does not fire on lines {sorted(todo - hits)}")
+            gaps.append(f"{path.name}: {rule} does not fire on lines {sorted(todo - hits)}")
+        if hits & todo_ok:
+            gaps.append(f"{path.name}: {rule} fires on near-miss lines {sorted(hits & todo_ok)}")
     assert seen_positive and seen_negative, f"{rule}: needs a ruleid and an ok annotation"
+    if gaps:
+        pytest.xfail("known gaps: " + "; ".join(gaps))
 
 
 def test_every_rule_has_fixtures(rulebase) -> None:

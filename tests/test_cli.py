@@ -1,0 +1,105 @@
+"""The real CLI in a subprocess: the demo scan against its golden JSON, the schema, exit codes."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from tests.conftest import ROOT, run_cli
+
+GOLDEN = Path(__file__).parent / "golden"
+SCHEMA = json.loads((ROOT / "docs" / "report.schema.json").read_text())
+
+
+def normalised(report: dict) -> dict:
+    report["tool"]["version"] = "<version>"
+    report["tool"]["rules_version"] = "<rules>"
+    report["summary"]["seconds"] = 0
+    return report
+
+
+@pytest.fixture(scope="module")
+def demo_json() -> dict:
+    result = run_cli("scan", "fixtures/repos/demo", "--format", "json", "--no-cache")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    return json.loads(result.stdout)
+
+
+def test_demo_report_validates_against_the_schema(demo_json: dict) -> None:
+    jsonschema.Draft202012Validator(SCHEMA).validate(demo_json)
+
+
+def test_demo_report_matches_golden(demo_json: dict, update_golden: bool) -> None:
+    golden = GOLDEN / "demo.json"
+    actual = json.dumps(normalised(demo_json), indent=2, ensure_ascii=False) + "\n"
+    if update_golden:
+        golden.write_text(actual)
+    assert actual == golden.read_text()
+
+
+def test_terminal_summary_matches_golden(update_golden: bool) -> None:
+    result = run_cli("scan", "fixtures/repos/demo", "--no-cache", env={"COLUMNS": "100"})
+    assert result.returncode == 0, result.stderr
+    text = "\n".join(line for line in result.stdout.splitlines() if not line.startswith(("rocm-migrate ", "Scanned ")))
+    golden = GOLDEN / "demo.terminal.txt"
+    if update_golden:
+        golden.write_text(text + "\n")
+    assert text + "\n" == golden.read_text()
+    assert result.stdout.startswith("rocm-migrate ")
+
+
+def test_outputs_to_files_and_fail_on(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    result = run_cli("scan", "fixtures/repos/demo", "-f", "json", "-o", str(out), "--fail-on", "migration-required")
+    assert result.returncode == 1 and result.stdout == ""
+    assert json.loads(out.read_text())["summary"]["class"] == "migration-required"
+    assert run_cli("scan", "fixtures/repos/demo/fastattn/model.py", "--fail-on", "minor-adaptation").returncode == 0
+
+
+def test_python_dash_m_and_version() -> None:
+    result = run_cli("--version")
+    assert result.returncode == 0 and result.stdout.startswith("rocm-migrate, version ")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["scan", "no/such/dir"], "Path 'no/such/dir' does not exist."),
+    (["explain", "HIP0000"], "rocm-migrate: error: no rule with id or name 'HIP0000' (see 'rocm-migrate rules')\n"),
+    (["scan", "fixtures/repos/demo", "-f", "json", "-o", "/nonexistent/dir/r.json"],
+     "rocm-migrate: error: cannot write /nonexistent/dir/r.json: No such file or directory\n"),
+])
+def test_usage_errors_exit_2_with_one_line(args: list[str], message: str) -> None:
+    result = run_cli(*args)
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_explain_and_rules_listing() -> None:
+    explained = run_cli("explain", "sync-mask-32bit")
+    assert explained.returncode == 0
+    assert explained.stdout.startswith("HIP4010 (sync-mask-32bit): 32-bit lane mask passed to a *_sync warp intrinsic\n")
+    listing = run_cli("rules").stdout.splitlines()
+    assert any(line.startswith("HIP1100  cuda-runtime-api-memory-management") for line in listing)
+
+
+def test_scan_of_bad_inputs_completes(tmp_path: Path) -> None:
+    (tmp_path / "ok.cu").write_text("__global__ void k() {}\n")
+    (tmp_path / "blob.cu").write_bytes(b"\x00\x01\x02")
+    (tmp_path / "loop").symlink_to(tmp_path, target_is_directory=True)
+    result = run_cli("scan", str(tmp_path), "-f", "json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert [(s["path"], s["reason"]) for s in report["skipped"]] == [
+        ("blob.cu", "binary file (contains NUL bytes)"), ("loop", "symlink loop (directory already scanned)")]
+    assert [f["rule"] for f in report["findings"]] == ["HIP4002"]
+
+
+def test_parallel_and_cached_scans_agree(tmp_path: Path, demo_json: dict) -> None:
+    env = {"ROCM_MIGRATE_CACHE_DIR": str(tmp_path / "cache")}
+    first = run_cli("scan", "fixtures/repos/demo", "-f", "json", "--jobs", "2", env=env)
+    second = run_cli("scan", "fixtures/repos/demo", "-f", "json", env=env)
+    assert (tmp_path / "cache" / "facts.sqlite3").exists()
+    for result in (first, second):
+        assert normalised(json.loads(result.stdout)) == normalised(json.loads(json.dumps(demo_json)))

@@ -1,0 +1,85 @@
+"""discover and the scan's handling of bad input: nothing crashes, nothing is silently dropped."""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from migrate import scan
+from migrate.discover import discover, file_kind
+from migrate.settings import Settings
+
+
+@pytest.mark.parametrize(("name", "kind"), [
+    ("kernel.cu", "cuda"), ("a.cuh", "cuda"), ("x.cpp", "cpp"), ("x.h", "cpp"), ("m.py", "python"),
+    ("n.ipynb", "notebook"), ("CMakeLists.txt", "cmake"), ("deps.cmake", "cmake"), ("Makefile", "makefile"),
+    ("requirements-dev.txt", "requirements"), ("pyproject.toml", "pyproject"), ("setup.cfg", "setupcfg"),
+    ("Dockerfile", "dockerfile"), ("Dockerfile.rocm", "dockerfile"), ("docker-compose.yml", "manifest"),
+    ("environment.yml", "conda"), ("run.sh", "shell"), ("README.md", None), ("data.bin", None),
+])
+def test_file_kinds(tmp_path: Path, name: str, kind: str | None) -> None:
+    path = tmp_path / name
+    path.write_text("x\n")
+    assert file_kind(path) == kind
+
+
+def test_kinds_by_content(tmp_path: Path) -> None:
+    (tmp_path / "job.yaml").write_text("apiVersion: batch/v1\nkind: Job\n")
+    (tmp_path / "values.yaml").write_text("replicas: 2\n")
+    (tmp_path / "train").write_text("#!/usr/bin/env python3\nimport torch\n")
+    assert [file_kind(tmp_path / n) for n in ("job.yaml", "values.yaml", "train")] == ["manifest", None, "python"]
+
+
+def test_gitignore_and_vendored_dirs(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("generated/\n*.gen.cu\n")
+    for rel in ("src/a.cu", "src/b.gen.cu", "generated/c.cu", "third_party/cutlass/d.cu", "build/e.cu",
+                "pkg.egg-info/f.py", "sub/.gitignore", "sub/keep.cu", "sub/drop.cu"):
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("drop.cu\n" if rel == "sub/.gitignore" else "int x;\n")
+    found = discover([tmp_path])
+    assert [f.rel for f in found.files] == ["src/a.cu", "sub/keep.cu"]
+    assert {s.path for s in found.skipped} == {"build/", "pkg.egg-info/", "third_party/"}
+    vendored = discover([tmp_path], include_vendored=True)
+    assert "third_party/cutlass/d.cu" in {f.rel for f in vendored.files}
+
+
+def test_bad_inputs_are_skipped_with_reasons(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "good.cu").write_text("void f() { cudaMalloc(&p, 4); }\n")
+    (tmp_path / "blob.cu").write_bytes(b"\x7fELF\x00\x00binary")
+    (tmp_path / "latin1.cpp").write_bytes("// caf\xe9\nvoid g() { cudaFree(p); }\n".encode("latin-1"))
+    (tmp_path / "broken.cu").write_text("void f( { cudaMalloc(&p, 4);\n}}}\nvoid g() { cudaFree(p); }\n")
+    (tmp_path / "bad.py").write_text("def f(:\n")
+    (tmp_path / "huge.cu").write_text("int x;\n" * 200)
+    (tmp_path / "loop").symlink_to(tmp_path, target_is_directory=True)
+    (tmp_path / "dangling.cu").symlink_to(tmp_path / "missing.cu")
+    os.mkfifo(tmp_path / "pipe.cu")
+    (tmp_path / "secret.cu").write_text("void s() {}\n")
+    real_read = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        if self.name == "secret.cu":
+            raise PermissionError(13, "Permission denied")
+        return real_read(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    from migrate.rules import load_rules
+
+    report = scan.run([tmp_path], Settings(max_file_size=1000, jobs=1), load_rules())
+    reasons = {s.path: s.reason for s in report.skipped}
+    assert reasons == {
+        "bad.py": "Python syntax error at line 1: invalid syntax",
+        "blob.cu": "binary file (contains NUL bytes)",
+        "dangling.cu": "broken symlink or symlink loop",
+        "huge.cu": "larger than the size limit (1400 > 1000 bytes)",
+        "latin1.cpp": "not valid UTF-8 text (byte 6)",
+        "loop": "symlink loop (directory already scanned)",
+        "pipe.cu": "not a regular file",
+        "secret.cu": "unreadable: Permission denied",
+    }
+    assert {(f.path, f.symbol) for f in report.findings} == {
+        ("broken.cu", "cudaMalloc"), ("broken.cu", "cudaFree"), ("good.cu", "cudaMalloc")}
+    assert any(n.startswith("broken.cu: syntax errors") for n in report.notes)

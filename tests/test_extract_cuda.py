@@ -1,0 +1,118 @@
+"""The C/C++/CUDA extractor: identifiers by role, no facts from comments or strings, guards, macros."""
+from __future__ import annotations
+
+from migrate.extract import cuda_cpp
+
+
+def facts(source: str, kind: str | None = None):
+    out = cuda_cpp.extract(source.encode()).facts
+    return [f for f in out if kind is None or f.kind == kind]
+
+
+def names(source: str, kind: str = "identifier") -> set[str]:
+    return {f.name for f in facts(source, kind)}
+
+
+def test_comments_and_strings_produce_no_identifiers() -> None:
+    src = '''
+// cudaMalloc(&p, n);
+/* cudaFree(p); */
+const char* s = "cudaFree";
+int my_cudaMalloc_count = 0;
+printf("cudaMemcpy failed: %s", R"(cudaDeviceReset)");
+'''
+    found = names(src)
+    assert not found & {"cudaMalloc", "cudaFree", "cudaMemcpy", "cudaDeviceReset"}
+    assert "my_cudaMalloc_count" in found
+
+
+def test_roles_and_exact_locations() -> None:
+    src = "void f() {\n  cudaMemcpyKind k = cudaMemcpyHostToDevice;\n  cudaMalloc(&p, 4);\n}\n"
+    got = {(f.name, f.role, f.line, f.column, f.end_column) for f in facts(src, "identifier") if f.name.startswith("cuda")}
+    assert got == {
+        ("cudaMemcpyKind", "type", 2, 3, 17),
+        ("cudaMemcpyHostToDevice", "value", 2, 22, 44),
+        ("cudaMalloc", "call", 3, 3, 13),
+    }
+
+
+def test_columns_count_characters_not_bytes() -> None:
+    src = 'void f() { const char* s = "é"; cudaFree(0); }\n'
+    (fact,) = [f for f in facts(src, "identifier") if f.name == "cudaFree"]
+    assert fact.column == src.index("cudaFree") + 1
+
+
+def test_macro_bodies_are_analysed_with_their_own_lines() -> None:
+    src = ('#define CUDA_CHECK(x) do { cudaError_t e = (x); \\\n'
+           '  if (e != cudaSuccess) fprintf(stderr, "%s", cudaGetErrorString(e)); } while (0)\n')
+    got = {(f.name, f.line, f.column) for f in facts(src, "identifier") if f.name.startswith("cuda")}
+    assert got == {("cudaError_t", 1, 28), ("cudaSuccess", 2, 12), ("cudaGetErrorString", 2, 47)}
+
+
+def test_hip_guards_label_both_branches() -> None:
+    src = '''#if defined(__HIP_PLATFORM_AMD__)
+hipMalloc(&p, n);
+#else
+cudaMalloc(&p, n);
+#endif
+#ifndef USE_ROCM
+cudaFree(p);
+#endif
+cudaDeviceSynchronize();
+#ifdef NDEBUG
+cudaDeviceReset();
+#endif
+'''
+    guard = {f.name: f.guard for f in facts(src, "identifier")}
+    assert guard["hipMalloc"] == "hip"
+    assert guard["cudaMalloc"] == "cuda"
+    assert guard["cudaFree"] == "cuda"
+    assert guard["cudaDeviceSynchronize"] is None
+    assert guard["cudaDeviceReset"] is None
+
+
+def test_kernels_launches_and_asm() -> None:
+    src = '''__global__ void child(int* p) {}
+__global__ void parent(int* p) {
+  child<<<1, 32>>>(p);
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+}
+void host(int* p) { parent<<<dim3(4), 256, 0, stream>>>(p); }
+'''
+    constructs = {(f.name, f.text, f.line) for f in facts(src, "construct")}
+    assert ("kernel-definition", "child", 1) in constructs
+    assert ("kernel-definition", "parent", 2) in constructs
+    assert ("device-kernel-launch", "child", 3) in constructs
+    assert ("kernel-launch", "parent", 6) in constructs
+    (asm,) = facts(src, "asm")
+    assert asm.name == "mov.u32 %0, %%laneid;" and asm.line == 4
+
+
+def test_device_constructs() -> None:
+    src = '''#define FULL_MASK 0xffffffff
+__global__ void k(float* a) {
+  int lane = threadIdx.x & 31;
+  unsigned bal = __ballot_sync(0xffffffffu, a[0] > 0);
+  unsigned long long ok = __ballot_sync(~0ull, a[0] > 0);
+  int n = __popc(bal);
+  float v = a[0];
+  for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(FULL_MASK, v, off);
+  v += __shfl_xor_sync(0xffffffffffffffffull, v, 1);
+}
+'''
+    got = {(f.name, f.line) for f in facts(src, "construct")}
+    assert got >= {("lane-arith-32", 3), ("ballot-32bit-store", 4), ("lane-mask-32", 4), ("popc-ballot", 6),
+                   ("shuffle-offset-16", 8), ("lane-mask-32", 8)}
+    assert ("lane-mask-32", 5) not in got and ("lane-mask-32", 9) not in got
+    assert ("ballot-32bit-store", 5) not in got
+
+
+def test_lane_arithmetic_only_in_device_code() -> None:
+    src = "int host(int tid) { return tid % 32; }\n__device__ int dev(int tid) { return tid % 32; }\n"
+    assert {f.line for f in facts(src, "construct") if f.name == "lane-arith-32"} == {2}
+
+
+def test_syntax_errors_are_noted_and_the_rest_extracted() -> None:
+    extraction = cuda_cpp.extract(b"void f( { cudaMalloc(&p, 4);\n}}}\nvoid g() { cudaFree(p); }\n")
+    assert "cudaFree" in {f.name for f in extraction.facts}
+    assert extraction.notes and "syntax errors" in extraction.notes[0]

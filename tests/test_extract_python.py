@@ -1,0 +1,102 @@
+"""The Python extractor: resolved names, nvidia-smi, capability checks, embedded CUDA, notebooks."""
+from __future__ import annotations
+
+import json
+import textwrap
+
+from migrate.extract import notebook, python_ast
+
+
+def facts(source: str):
+    return python_ast.extract(textwrap.dedent(source).encode()).facts
+
+
+def test_attribute_chains_resolve_through_aliases() -> None:
+    got = {(f.name, f.role, f.line) for f in facts('''
+        import torch as th
+        from torch.utils.cpp_extension import load_inline as li
+        v = th.version.cuda
+        li(name="x", cpp_sources="")
+        obj.version.cuda
+    ''') if f.kind == "python_attr"}
+    assert ("torch.version.cuda", "value", 4) in got
+    assert ("torch.utils.cpp_extension.load_inline", "call", 5) in got
+    assert not any(name.endswith("version.cuda") and line == 6 for name, _, line in got)
+
+
+def test_docstrings_comments_and_strings_are_not_facts() -> None:
+    got = facts('''
+        """Uses torch.version.cuda and nvidia-smi."""
+        import torch
+        # torch.version.cuda
+        msg = "run nvidia-smi and check torch.version.cuda"
+    ''')
+    assert [f.name for f in got] == ["torch"]
+
+
+def test_nvidia_smi_and_capability_checks() -> None:
+    got = {(f.name, f.line) for f in facts('''
+        import subprocess, torch
+        from subprocess import check_output
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True)
+        check_output("nvidia-smi --query-gpu=name --format=csv", shell=True)
+        if torch.cuda.get_device_capability() >= (8, 0):
+            pass
+        major, minor = torch.cuda.get_device_capability()
+        if major >= 9:
+            pass
+        if torch.cuda.get_device_properties(0).major < 8:
+            pass
+    ''') if f.kind == "construct"}
+    assert got == {("subprocess-nvidia-smi", 4), ("subprocess-nvidia-smi", 5), ("capability-compare", 6),
+                   ("capability-compare", 9), ("capability-compare", 11)}
+
+
+def test_embedded_cuda_points_at_python_lines() -> None:
+    src = textwrap.dedent('''\
+        import cupy as cp
+
+        _SRC = r"""
+        extern "C" __global__ void k(float* x) {
+            int lane = threadIdx.x & 31;
+            x[0] = __shfl_down_sync(0xffffffff, x[0], 16);
+        }
+        """
+        kernel = cp.RawKernel(_SRC, "k")
+        mod = cp.RawModule(code="__global__ void j() { cudaDeviceSynchronize(); }")
+        ''')
+    got = {(f.name, f.line, f.column) for f in python_ast.extract(src.encode()).facts if f.kind != "python_import"}
+    assert ("kernel-definition", 4, 28) in got
+    assert ("lane-arith-32", 5, 16) in got
+    assert ("lane-mask-32", 6, 29) in got
+    line10 = src.split("\n")[9]
+    assert ("cudaDeviceSynchronize", 10, line10.index("cudaDeviceSynchronize") + 1) in got
+
+
+def test_load_inline_sources_list_and_escaped_strings() -> None:
+    src = textwrap.dedent('''\
+        from torch.utils.cpp_extension import load_inline
+        cuda_src = "__global__ void k() {}\\nvoid launch() { k<<<1, 1>>>(); }"
+        load_inline(name="m", cpp_sources=[""], cuda_sources=[cuda_src])
+        ''')
+    extraction = python_ast.extract(src.encode())
+    got = {(f.name, f.line) for f in extraction.facts if f.kind == "construct"}
+    assert got == {("kernel-definition", 2), ("kernel-launch", 2)}
+    assert any("escapes" in n for n in extraction.notes)
+
+
+def test_syntax_error_is_reported() -> None:
+    extraction = python_ast.extract(b"def f(:\n  pass\n")
+    assert extraction.error == "Python syntax error at line 1: invalid syntax"
+
+
+def test_notebook_cells_are_located_by_cell_and_line() -> None:
+    nb = {"cells": [
+        {"cell_type": "markdown", "source": ["torch.version.cuda in prose"]},
+        {"cell_type": "code", "source": ["!nvidia-smi\n", "import torch\n", "print(torch.version.cuda)"]},
+        {"cell_type": "code", "source": "def broken(:\n"},
+    ], "nbformat": 4}
+    extraction = notebook.extract(json.dumps(nb).encode())
+    got = {(f.name, f.cell, f.line) for f in extraction.facts}
+    assert got == {("subprocess-nvidia-smi", 2, 1), ("torch", 2, 2), ("torch.version.cuda", 2, 3)}
+    assert any(n.startswith("cell 3: Python syntax error") for n in extraction.notes)
