@@ -1,7 +1,6 @@
 """match: facts x rules -> findings."""
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Iterable
 
 from migrate.model import Extraction, Fact, Finding, Target
@@ -16,9 +15,9 @@ class RuleIndex:
 
     def __init__(self, rulebase: RuleBase, target: Target) -> None:
         self.target = target
-        self._by_name: dict[tuple[str, str], list[tuple[Rule, Entry | None]]] = defaultdict(list)
-        self._prefix: dict[str, list[tuple[str, Rule]]] = defaultdict(list)
-        self._regex: dict[str, list[Rule]] = defaultdict(list)
+        self._by_name: dict[tuple[str, str], list[tuple[Rule, Entry | None]]] = {}
+        self._prefix: dict[str, list[tuple[str, Rule]]] = {}
+        self._regex: dict[str, list[Rule]] = {}
         for rule in rulebase.rules:
             if rule.applies_to(target.rocm, target.arch):
                 self._add(rule)
@@ -26,21 +25,23 @@ class RuleIndex:
     def _add(self, rule: Rule) -> None:
         m = rule.matcher
         for name in m.exact:
-            self._by_name[(m.kind, name)].append((rule, None))
+            self._by_name.setdefault((m.kind, name), []).append((rule, None))
         for name, entry in m.entries.items():
-            self._by_name[(m.kind, name)].append((rule, entry))
+            self._by_name.setdefault((m.kind, name), []).append((rule, entry))
         for prefix in m.prefixes:
-            self._prefix[m.kind].append((prefix, rule))
+            self._prefix.setdefault(m.kind, []).append((prefix, rule))
         if m.regex is not None:
-            self._regex[m.kind].append(rule)
+            self._regex.setdefault(m.kind, []).append(rule)
 
     def lookup(self, fact: Fact) -> list[tuple[Rule, Entry | None, str]]:
         """Rules matching a fact, each with its map entry and the matched symbol."""
-        hits: list[tuple[Rule, Entry | None, str]] = [
-            (rule, entry, fact.name) for rule, entry in self._by_name.get((fact.kind, fact.name), ())
-        ]
-        hits += [(rule, None, fact.name) for p, rule in self._prefix.get(fact.kind, ()) if fact.name.startswith(p)]
-        for rule in self._regex.get(fact.kind, ()):
+        named = self._by_name.get((fact.kind, fact.name))
+        prefixed, patterns = self._prefix.get(fact.kind), self._regex.get(fact.kind)
+        if not (named or prefixed or patterns):
+            return []
+        hits = [(rule, entry, fact.name) for rule, entry in named or ()]
+        hits += [(rule, None, fact.name) for p, rule in prefixed or () if fact.name.startswith(p)]
+        for rule in patterns or ():
             found = rule.matcher.regex.search(fact.name)  # type: ignore[union-attr]
             if found:
                 hits.append((rule, None, found.group(0) if fact.kind == "asm" else fact.name))

@@ -61,50 +61,58 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase,
 
 def extract_all(files: Iterable[SourceFile], settings: Settings,
                 progress: Callable[[int, int], None] | None = None) -> list[Outcome]:
+    """Read every file once; serve unchanged ones from the cache, extract the rest in parallel."""
     files = list(files)
     cache = Cache(settings.cache_dir)
-    work = [(f, settings.max_file_size, cache.path.parent if cache.path else None) for f in files]
-    if settings.jobs > 1 and len(files) >= PARALLEL_THRESHOLD:
+    outcomes: list[Outcome | None] = []
+    pending: list[tuple[int, str, SourceFile, bytes]] = []
+    for file in files:
+        data, reason = _read(file, settings.max_file_size)
+        if data is None:
+            outcomes.append(Outcome(file, None, reason))
+            continue
+        cache_key = key(file.kind, data, EXTRACTOR_VERSION)
+        cached = cache.get(cache_key)
+        outcomes.append(Outcome(file, cached, cached.error, cache_key) if cached else None)
+        if cached is None:
+            pending.append((len(outcomes) - 1, cache_key, file, data))
+    work = [(file.kind, data) for _, _, file, data in pending]
+    if settings.jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
         with ProcessPoolExecutor(max_workers=settings.jobs) as pool:
-            results = pool.map(_extract_one, work, chunksize=max(1, len(files) // (settings.jobs * 8)))
-            outcomes = _collect(results, len(files), progress)
+            results = list(_progress(pool.map(_extract, work, chunksize=max(1, len(work) // (settings.jobs * 8))),
+                                     len(work), progress))
     else:
-        outcomes = _collect(map(_extract_one, work), len(files), progress)
-    cache.put_many([(o.cache_key, o.extraction) for o in outcomes
+        results = list(_progress(map(_extract, work), len(work), progress))
+    for (position, cache_key, file, _), extraction in zip(pending, results):
+        outcomes[position] = Outcome(file, extraction, extraction.error, cache_key, fresh=True)
+    cache.put_many([(o.cache_key, o.extraction) for o in outcomes  # type: ignore[union-attr]
                     if o.fresh and o.cache_key and o.extraction is not None])
-    return outcomes
+    return outcomes  # type: ignore[return-value]
 
 
-def _collect(results: Iterable[Outcome], total: int, progress: Callable[[int, int], None] | None) -> list[Outcome]:
-    out = []
-    for done, outcome in enumerate(results, start=1):
-        out.append(outcome)
+def _progress(results: Iterable[Extraction], total: int,
+              progress: Callable[[int, int], None] | None) -> Iterable[Extraction]:
+    for done, result in enumerate(results, start=1):
         if progress:
             progress(done, total)
-    return out
+        yield result
 
 
-_WORKER_CACHE: dict[Path | None, Cache] = {}
+def _extract(item: tuple[str, bytes]) -> Extraction:
+    return extract(*item)
 
 
-def _extract_one(item: tuple[SourceFile, int, Path | None]) -> Outcome:
-    file, max_size, cache_dir = item
+def _read(file: SourceFile, max_size: int) -> tuple[bytes | None, str | None]:
     if file.size > max_size:
-        return Outcome(file, None, f"larger than the size limit ({file.size} > {max_size} bytes)")
+        return None, f"larger than the size limit ({file.size} > {max_size} bytes)"
     try:
         data = file.path.read_bytes()
     except OSError as exc:
-        return Outcome(file, None, f"unreadable: {exc.strerror or exc}")
+        return None, f"unreadable: {exc.strerror or exc}"
     if b"\0" in data[:BINARY_PROBE]:
-        return Outcome(file, None, "binary file (contains NUL bytes)")
+        return None, "binary file (contains NUL bytes)"
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return Outcome(file, None, f"not valid UTF-8 text (byte {exc.start})")
-    cache = _WORKER_CACHE.setdefault(cache_dir, Cache(cache_dir))
-    cache_key = key(file.kind, data, EXTRACTOR_VERSION)
-    cached = cache.get(cache_key)
-    if cached is not None:
-        return Outcome(file, cached, cached.error, cache_key)
-    extraction = extract(file.kind, data)
-    return Outcome(file, extraction, extraction.error, cache_key, fresh=True)
+        return None, f"not valid UTF-8 text (byte {exc.start})"
+    return data, None

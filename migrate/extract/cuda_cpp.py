@@ -123,8 +123,8 @@ def _macros(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
         if name is None or value is None:
             continue
         value_text = _text(value).strip()
-        if WARP_SIZE_NAME.match(_text(name)) and value_text.strip("()") == "32":
-            ctx.add("construct", "warp-size-constant-32", node, text=_text(name))
+        if WARP_SIZE_NAME.match(_text(name)) and _is_32(value_text):
+            ctx.add("construct", "warp-size-constant-32", name, text=_text(name))
         if _is_mask32_literal(value_text.strip("()")):
             ctx.mask32_names.add(_text(name))
     for node in caps.get("macro.value", []) + caps.get("macro.body", []):
@@ -193,7 +193,7 @@ def _init_declarator(ctx: _Ctx, node: ts.Node) -> None:
         return
     var, type_text = _text(decl), _decl_type(node.parent)
     value_text = _text(value).strip()
-    if WARP_SIZE_NAME.match(var) and value_text == "32":
+    if WARP_SIZE_NAME.match(var) and _is_32(value_text):
         ctx.add("construct", "warp-size-constant-32", node, text=var)
     if THIRTY_TWO_BIT.match(type_text) and _is_mask32_literal(value_text):
         ctx.mask32_names.add(var)
@@ -300,6 +300,10 @@ def _decl_type(declaration: ts.Node) -> str:
     parts = [_text(c) for c in declaration.children
              if c.type in ("type_qualifier", "primitive_type", "sized_type_specifier", "type_identifier")]
     return " ".join(parts)
+
+
+def _is_32(text: str) -> bool:
+    return re.fullmatch(r"\(?\s*32[uUlL]*\s*\)?", text.strip()) is not None
 
 
 def _is_mask32_literal(text: str) -> bool:
