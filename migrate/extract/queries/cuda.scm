@@ -20,7 +20,10 @@
 [(preproc_if) (preproc_ifdef)] @conditional
 
 (binary_expression) @binary
-(init_declarator) @init
 (for_statement) @for
 (template_function) @template
 (template_type) @template
+(declaration) @declaration
+[(optional_parameter_declaration) (field_declaration) (enumerator)] @binding
+(parameter_declaration) @declaration
+(assignment_expression) @assign
