@@ -34,6 +34,7 @@ NAME_GLOBS = (
     ("docker-compose*.y*ml", "manifest"), ("compose*.y*ml", "manifest"),
     ("environment*.y*ml", "conda"), ("conda*.y*ml", "conda"),
 )
+SNIFF_BYTES = 64 * 1024
 K8S = re.compile(rb"^(apiVersion|kind):", re.MULTILINE)
 SHEBANG = re.compile(rb"^#!.*\b(?:(ba|z|da)?sh|python3?)\b")
 
@@ -66,6 +67,8 @@ def file_kind(path: Path) -> str | None:
     for pattern, kind in NAME_GLOBS:
         if fnmatch.fnmatch(name, pattern):
             return kind
+    if path.suffix.lower() in (".yml", ".yaml") and path.parent.name == "workflows" and path.parent.parent.name == ".github":
+        return "manifest"  # CI workflows: container images and GPU runners
     kind = SUFFIX_KINDS.get(path.suffix.lower())
     if kind or path.suffix.lower() not in ("", ".yaml", ".yml"):
         return kind
@@ -75,7 +78,7 @@ def file_kind(path: Path) -> str | None:
 def _sniff(path: Path) -> str | None:
     try:
         with path.open("rb") as handle:
-            head = handle.read(4096)
+            head = handle.read(SNIFF_BYTES)
     except OSError:
         return None
     if path.suffix.lower() in (".yaml", ".yml"):

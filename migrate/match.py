@@ -1,6 +1,7 @@
 """match: facts x rules -> findings."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterable
 
 from migrate.model import Extraction, Fact, Finding, Target
@@ -34,7 +35,18 @@ class RuleIndex:
             self._regex.setdefault(m.kind, []).append(rule)
 
     def lookup(self, fact: Fact) -> list[tuple[Rule, Entry | None, str]]:
-        """Rules matching a fact, each with its map entry and the matched symbol."""
+        """Rules matching a fact, each with its map entry and the matched symbol.
+
+        A Python attribute chain with no rule of its own is tried again without its last
+        link, so `torch.version.cuda.split` is found as `torch.version.cuda`."""
+        hits = self._lookup(fact)
+        name = fact.name
+        while not hits and fact.kind == "python_attr" and "." in name:
+            name = name.rsplit(".", 1)[0]
+            hits = self._lookup(replace(fact, name=name, role="value"))
+        return hits
+
+    def _lookup(self, fact: Fact) -> list[tuple[Rule, Entry | None, str]]:
         named = self._by_name.get((fact.kind, fact.name))
         prefixed, patterns = self._prefix.get(fact.kind), self._regex.get(fact.kind)
         if not (named or prefixed or patterns):

@@ -11,8 +11,8 @@ ENV = re.compile(r"^\s*(?:ENV|ARG)\s+(.*)$", re.IGNORECASE)
 ENV_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?==|\s|$)")
 IMAGE = re.compile(r"^\s*-?\s*image:\s*[\"']?([^\s\"']+)")
 GPU_KEYS = re.compile(
-    r"nvidia\.com/(?:gpu|mig-[\w.-]+)(?:\.[\w.-]+)?|\bruntime:\s*nvidia\b|\bdriver:\s*nvidia\b"
-    r"|\bruntimeClassName:\s*nvidia\b|\bNVIDIA_[A-Z_]+\b|\bnvidia-smi\b"
+    r"nvidia\.com/(?:gpu|mig[-.][\w.-]+)(?:\.[\w.-]+)?|\b(?:runtime|driver|runtimeClassName):\s*[\"']?nvidia\b"
+    r"|\bNVIDIA_[A-Z_]+\b|\bnvidia-smi\b"
 )
 
 
@@ -46,7 +46,7 @@ def manifest(source: bytes) -> Extraction:
 def _gpu_keys(line: str, number: int) -> list[Fact]:
     out = []
     for m in GPU_KEYS.finditer(line):
-        key = re.sub(r":\s*", ": ", m.group(0))
+        key = re.sub(r":\s*[\"']?", ": ", m.group(0))
         kind = "construct" if key == "nvidia-smi" else "manifest"
         name = "subprocess-nvidia-smi" if kind == "construct" else key
         out.append(fact(kind, name, number, m.start(), m.end(), text=key))

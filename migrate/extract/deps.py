@@ -41,18 +41,25 @@ def _index(line: str, number: int) -> list[Fact]:
 
 
 def conda(source: bytes) -> Extraction:
-    """Conda environment files: every `- name[=version]` list entry, pip entries included."""
+    """Conda environment files: channels, dependencies, and the pip section's entries."""
     text = source.decode("utf-8")
     facts: list[Fact] = []
+    section = ""
     for number, line, _ in numbered(text):
-        m = re.match(r"^\s*-\s+(?:[\w.-]+::)?([A-Za-z0-9][A-Za-z0-9._-]*)\s*([=<>!~].*)?$", line)
-        if m and m.group(1) != "pip" or m and m.group(2):
-            facts.append(fact("requirement", normalise(m.group(1)), number, m.start(1), len(line.rstrip()),
-                              text=line.strip(" -")))
-        elif m := re.match(r"^\s*-\s+(https?://\S+|\S+::)", line):
-            facts.append(fact("requirement", f"index:{m.group(1)}", number, m.start(1), m.end(1)))
-        elif m := re.match(r"^\s*-\s+(nvidia|rapidsai)\s*$", line):
-            facts.append(fact("requirement", f"channel:{m.group(1)}", number, m.start(1), m.end(1)))
+        if m := re.match(r"^([A-Za-z_-]+):", line):
+            section = m.group(1)
+            continue
+        item = re.match(r"^\s*-\s+(.*?)\s*$", line)
+        if not item or not item.group(1) or item.group(1) == "pip:":
+            continue
+        value, start = item.group(1), item.start(1)
+        if section == "channels":
+            facts.append(fact("requirement", f"channel:{value.split('/')[0]}", number, start, start + len(value)))
+        elif value.startswith(("-", "http://", "https://")):
+            facts.extend(_index(line, number))
+        elif m := re.match(r"(?:[\w.-]+::)?([A-Za-z0-9][A-Za-z0-9._-]*)", value):
+            facts.append(fact("requirement", normalise(m.group(1)), number, start + m.start(1), len(line.rstrip()),
+                              text=value))
     return finish(text, facts)
 
 

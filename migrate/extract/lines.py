@@ -7,7 +7,10 @@ from typing import Iterator
 from migrate.model import Extraction, Fact
 
 HASH_COMMENT = re.compile(r"(^|\s)#.*$")
-FLAG = re.compile(r"(?<![\w-])(-{1,2}[A-Za-z][\w-]*)(=[^\s\"');]+)?")
+FLAG = re.compile(r"(?<![\w-])(-{1,2}[A-Za-z][\w-]*)(?:=([^\s\"');,]+)|(?=[ \t]+([^\s\"');,-][^\s\"');,]*)))?")
+# Flags that only belong to nvcc when their value names an NVIDIA target (-arch x86_64 is macOS).
+NVIDIA_TARGET_FLAGS = frozenset({"-arch", "--gpu-architecture", "-code"})
+NVIDIA_TARGET = re.compile(r"^(sm|compute|lto)_\d+[a-z]?|^(native|all|all-major)$")
 
 
 def numbered(text: str, *, strip_hash_comments: bool = True) -> Iterator[tuple[int, str, str]]:
@@ -24,8 +27,13 @@ def fact(kind: str, name: str, line: int, start: int, end: int, *, text: str = "
 
 def flags(line: str, number: int, wanted: re.Pattern[str]) -> list[Fact]:
     """Compiler flags on a line whose name matches `wanted` (-gencode, -arch, --use_fast_math ...)."""
-    return [fact("flag", m.group(1), number, m.start(), m.end(), text=m.group(0))
-            for m in FLAG.finditer(line) if wanted.match(m.group(1))]
+    out = []
+    for m in FLAG.finditer(line):
+        name, value = m.group(1), m.group(2) or m.group(3) or ""
+        if not wanted.match(name) or name in NVIDIA_TARGET_FLAGS and not NVIDIA_TARGET.match(value):
+            continue
+        out.append(fact("flag", name, number, m.start(), m.end(), text=m.group(0)))
+    return out
 
 
 def finish(text: str, facts: list[Fact], notes: list[str] | None = None) -> Extraction:

@@ -17,6 +17,9 @@ SUBPROCESS_CALLS = frozenset({
 CAPABILITY_CALLS = frozenset({"torch.cuda.get_device_capability", "cupy.cuda.Device.compute_capability"})
 PROPERTY_CALLS = frozenset({"torch.cuda.get_device_properties"})
 NUMBA_JIT = frozenset({"numba.cuda.jit"})
+HIP_MARKERS = frozenset({"torch.version.hip", "torch.utils.cpp_extension.IS_HIP_EXTENSION",
+                         "torch.utils.cpp_extension.ROCM_HOME", "torch.cuda.is_rocm"})
+NVCC_KEYWORDS = frozenset({"nvcc", "extra_cuda_cflags", "nvcc_flags"})
 SETUP_CALLS = frozenset({"setuptools.setup", "distutils.core.setup", "skbuild.setup"})
 REQUIRES_KEYWORDS = frozenset({"install_requires", "setup_requires", "extras_require"})
 
@@ -52,6 +55,9 @@ class _Visitor(ast.NodeVisitor):
         self.aliases: dict[str, str] = {}
         self.strings: dict[str, ast.expr] = {}
         self.capability_vars: set[str] = set()
+        self.property_vars: set[str] = set()
+        self.lists: dict[str, ast.expr] = {}
+        self.guard: str | None = None
         self.facts: list[Fact] = []
         self.notes: list[str] = []
 
@@ -67,6 +73,7 @@ class _Visitor(ast.NodeVisitor):
             kind=kind, name=name, role=role, text=text, cell=self.cell,
             line=node.lineno, column=self._col(node.lineno, node.col_offset),  # type: ignore[attr-defined]
             end_line=end_line, end_column=self._col(end_line, end_col if end_col is not None else 0),
+            guard=self.guard,
         ))
 
     # -- names ------------------------------------------------------------
@@ -98,14 +105,31 @@ class _Visitor(ast.NodeVisitor):
                 self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        capability, properties = self._is_capability(node.value), self._is_properties(node.value)
         for target in node.targets:
             if isinstance(target, ast.Name) and _is_stringish(node.value):
                 self.strings[target.id] = node.value
-            if self._is_capability(node.value):
-                for name in ast.walk(target):
-                    if isinstance(name, ast.Name):
-                        self.capability_vars.add(name.id)
+            if isinstance(target, ast.Name) and isinstance(node.value, (ast.List, ast.Tuple)):
+                self.lists[target.id] = node.value
+            for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
+                (self.capability_vars.add if capability else self.capability_vars.discard)(name)
+                (self.property_vars.add if properties else self.property_vars.discard)(name)
         self.generic_visit(node)
+
+    def visit_If(self, node: ast.If) -> None:
+        """Code under `if torch.version.hip:` (either branch) is already handled for ROCm."""
+        markers = {self.resolve(n) for n in ast.walk(node.test) if isinstance(n, ast.Attribute)}
+        markers |= {self.aliases.get(n.id) for n in ast.walk(node.test) if isinstance(n, ast.Name)}
+        if not markers & HIP_MARKERS or self.guard:
+            self.generic_visit(node)
+            return
+        self.visit(node.test)
+        negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+        for branch, label in ((node.body, "cuda" if negated else "hip"), (node.orelse, "hip" if negated else "cuda")):
+            self.guard = label
+            for statement in branch:
+                self.visit(statement)
+        self.guard = None
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         name = self.resolve(node)
@@ -125,6 +149,14 @@ class _Visitor(ast.NodeVisitor):
             getattr(node.func, "id", ""))
         if name in SETUP_CALLS:
             self._requirements(node)
+        if getattr(node.func, "id", "") == "getattr" and len(node.args) >= 2:
+            base = self.resolve(node.args[0]) if isinstance(node.args[0], ast.Attribute) else None
+            attr = node.args[1]
+            if base and isinstance(attr, ast.Constant) and isinstance(attr.value, str):
+                self.add("python_attr", f"{base}.{attr.value}", node)
+        for keyword in node.keywords:
+            if keyword.arg in NVCC_KEYWORDS:
+                self._nvcc_flags(keyword.value)
         if name in SUBPROCESS_CALLS and _mentions_nvidia_smi(node):
             self.add("construct", "subprocess-nvidia-smi", node, text="nvidia-smi")
         if name:
@@ -150,18 +182,25 @@ class _Visitor(ast.NodeVisitor):
     def visit_Dict(self, node: ast.Dict) -> None:
         """nvcc flags in extra_compile_args={"nvcc": [...]} (setup.py, load())."""
         for key, value in zip(node.keys, node.values):
-            if isinstance(key, ast.Constant) and key.value == "nvcc":
-                for const in _strings(value):
-                    for m in FLAG.finditer(const.value):
-                        if NVCC_FLAGS.match(m.group(1)):
-                            self.add("flag", m.group(1), const, text=m.group(0))
+            if isinstance(key, ast.Constant) and key.value in NVCC_KEYWORDS:
+                self._nvcc_flags(value)
         self.generic_visit(node)
+
+    def _nvcc_flags(self, value: ast.expr) -> None:
+        if isinstance(value, ast.Name) and value.id in self.lists:
+            value = self.lists[value.id]
+        for const in _strings(value):
+            for m in FLAG.finditer(const.value):
+                if NVCC_FLAGS.match(m.group(1)):
+                    self.add("flag", m.group(1), const, text=m.group(0))
 
     # -- helpers ----------------------------------------------------------
     def _requirements(self, call: ast.Call) -> None:
         for keyword in call.keywords:
             if keyword.arg in REQUIRES_KEYWORDS:
-                for const in _strings(keyword.value):
+                value = keyword.value
+                values = value.values if isinstance(value, ast.Dict) else [value]
+                for const in (c for v in values for c in _strings(v)):
                     if m := REQUIREMENT.match(const.value):
                         self.add("requirement", normalise(m.group(1)), const, text=const.value)
 
@@ -174,11 +213,22 @@ class _Visitor(ast.NodeVisitor):
                     getattr(sub.func, "id", ""))
                 if name in CAPABILITY_CALLS:
                     return True
-            if isinstance(sub, ast.Attribute) and sub.attr in ("major", "minor") and isinstance(sub.value, ast.Call):
-                name = self.resolve(sub.value.func) if isinstance(sub.value.func, ast.Attribute) else None
-                if name in PROPERTY_CALLS:
+            if isinstance(sub, ast.Attribute) and sub.attr in ("major", "minor"):
+                if self._is_properties(sub.value) or isinstance(sub.value, ast.Name) and sub.value.id in self.property_vars:
+                    return True
+            if isinstance(sub, ast.Attribute) and sub.attr == "compute_capability" and isinstance(sub.value, ast.Call):
+                origin = self._call_name(sub.value)
+                if origin and origin.startswith(("cupy.", "numba.")):
                     return True
         return False
+
+    def _is_properties(self, node: ast.expr) -> bool:
+        return isinstance(node, ast.Call) and self._call_name(node) in PROPERTY_CALLS
+
+    def _call_name(self, call: ast.Call) -> str | None:
+        if isinstance(call.func, ast.Attribute):
+            return self.resolve(call.func)
+        return self.aliases.get(getattr(call.func, "id", ""))
 
     def _embedded(self, source: embedded.Snippet, node: ast.AST) -> None:
         from migrate.extract import cuda_cpp
