@@ -1,6 +1,7 @@
 """The command line: thin click commands that build Settings and call the library."""
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -71,7 +72,9 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
         raise UserError(str(exc)) from None
     for warning in settings.warnings:
         click.echo(f"rocm-migrate: warning: {warning}", err=True)
-    report = scanning.run(targets, settings, _load_rules(rules_dir))
+    rules = _load_rules(rules_dir)
+    with _progress() as progress:
+        report = scanning.run(targets, settings, rules, progress)
     for index, name in enumerate(formats):
         render = renderer(name)
         if name == "terminal":
@@ -82,6 +85,20 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
         _write(text, outputs[index] if outputs else "-")
     if settings.fail_on and class_rank(report.migration_class) >= class_rank(settings.fail_on):
         sys.exit(1)
+
+
+@contextlib.contextmanager
+def _progress():
+    """A progress bar on stderr for interactive runs; nothing when stderr is not a terminal."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(transient=True, console=Console(stderr=True)) as bar:
+        task = bar.add_task("extracting", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
 def _write(text: str, destination: str) -> None:
