@@ -70,6 +70,8 @@ def match_file(rel: str, extraction: Extraction, index: RuleIndex) -> list[Findi
         if fact.guard in GUARDED:
             continue
         for rule, entry, symbol in index.lookup(fact):
+            if rule.when == "unavailable" and not _unavailable(entry, index.target):
+                continue
             if fact.kind == "construct" and fact.text:
                 symbol = fact.text
             finding = _finding(rel, fact, rule, entry, symbol, extraction, index.target)
@@ -77,12 +79,16 @@ def match_file(rel: str, extraction: Extraction, index: RuleIndex) -> list[Findi
     return sorted(findings.values(), key=lambda f: f.sort_key)
 
 
+def _unavailable(entry: Entry | None, target: Target) -> bool:
+    return bool(entry and entry.since and version_tuple(entry.since) > version_tuple(target.rocm))
+
+
 def _finding(rel: str, fact: Fact, rule: Rule, entry: Entry | None, symbol: str,
              extraction: Extraction, target: Target) -> Finding:
     hip = entry.hip if entry and entry.hip is not None else rule.hip
     hipify = (entry.hipify if entry and entry.hipify else None) or rule.hipify
     message = _message(rule, symbol, hip, entry)
-    if entry and entry.since and version_tuple(entry.since) > version_tuple(target.rocm):
+    if _unavailable(entry, target):
         message += f" ({hip} needs ROCm {entry.since}; the target is ROCm {target.rocm})"
         hipify = "no"
     return Finding(

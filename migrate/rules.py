@@ -72,6 +72,7 @@ class Rule:
     rocm_max: str | None = None
     arch: tuple[str, ...] = ()
     fallback: bool = False
+    when: str | None = None  # "unavailable": report an entry only if the target ROCm predates it
 
     def applies_to(self, rocm: str, arch: Iterable[str]) -> bool:
         if self.status == "removed":
@@ -193,6 +194,7 @@ def _build(record: dict, filename: str) -> Rule:
         rationale=record["rationale"].strip(), docs=record["docs"], file=filename,
         message=record.get("message"), rocm_min=rocm.get("min"), rocm_max=rocm.get("max"),
         arch=tuple(record.get("arch", ())), fallback=bool(record.get("fallback", False)),
+        when=record.get("when"),
     )
 
 

@@ -27,18 +27,26 @@ def test_generated_files_are_current() -> None:
 
 
 def test_every_table_row_has_a_rule(rulebase) -> None:
+    """Each row maps to a rule: a generated one that agrees with the table, or a hand-written one."""
     gen = generator()
-    covered: dict[str, str] = {}
+    covered: dict[str, tuple] = {}
     for rule in rulebase.rules:
-        for name in rule.matcher.entries:
-            covered.setdefault(name, rule.id)
+        if rule.matcher.kind == "identifier":
+            for name in (*rule.matcher.entries, *rule.matcher.exact):
+                covered.setdefault(name, (rule, rule.matcher.entries.get(name)))
+    order = {api.key: i for i, api in enumerate(gen.APIS)}
     with TABLES.open(newline="") as handle:
-        rows = [r for r in csv.DictReader(handle) if r["api"] in {a.key for a in gen.APIS}]
-    assert rows
-    missing = [r["cuda_name"] for r in rows if r["cuda_name"] not in covered]
-    assert not missing
+        rows = sorted((r for r in csv.DictReader(handle) if r["api"] in order), key=lambda r: order[r["api"]])
+    assert len(rows) > 10000
+    first = {}
     for row in rows:
-        rule = rulebase.get(covered[row["cuda_name"]])
-        assert (rule.migration_class == "incompatible") == (not row["hip_name"]), row["cuda_name"]
-        if row["hip_name"]:
-            assert rule.matcher.entries[row["cuda_name"]].hip == row["hip_name"]
+        first.setdefault(row["cuda_name"], row)  # a name in two tables is generated from the first
+    assert not [r["cuda_name"] for r in rows if r["cuda_name"] not in covered]
+    for row in first.values():
+        rule, entry = covered[row["cuda_name"]]
+        if not rule.file.startswith("hipify-"):
+            continue  # a hand-written rule knows more than the table (e.g. device hazards)
+        target = gen.target_of(row)[0]
+        assert (rule.migration_class == "incompatible") == (not target), row["cuda_name"]
+        if target:
+            assert entry.hip == target, row["cuda_name"]

@@ -31,6 +31,19 @@ def annotations(text: str) -> dict[str, dict[int, set[str]]]:
     return out
 
 
+TARGET = re.compile(r"rocm-migrate-target:\s*(.*)")
+
+
+def fixture_index(text: str, rulebase, default: RuleIndex) -> RuleIndex:
+    """A fixture may assess for another target: `// rocm-migrate-target: rocm=6.1 arch=gfx1100`."""
+    m = TARGET.search("\n".join(text.split("\n")[:2]))
+    if not m:
+        return default
+    settings = dict(item.split("=", 1) for item in m.group(1).split())
+    return RuleIndex(rulebase, Target(rocm=settings.get("rocm", "7.2"),
+                                      arch=tuple(settings.get("arch", "gfx942").split(","))))
+
+
 def fired(path: Path, index: RuleIndex) -> set[tuple[int, str]]:
     kind = file_kind(path)
     assert kind, f"{path}: fixture has no scannable kind"
@@ -49,13 +62,14 @@ def index(rulebase) -> RuleIndex:
 
 
 @pytest.mark.parametrize("directory", rule_dirs(), ids=lambda p: p.name)
-def test_rule_fixture(directory: Path, index: RuleIndex) -> None:
+def test_rule_fixture(directory: Path, index: RuleIndex, rulebase) -> None:
     rule = directory.name
     seen_positive = seen_negative = False
     gaps: list[str] = []
     for path in sorted(directory.iterdir()):
-        notes = annotations(path.read_text(encoding="utf-8"))
-        hits = {line for line, rid in fired(path, index) if rid == rule}
+        text = path.read_text(encoding="utf-8")
+        notes = annotations(text)
+        hits = {line for line, rid in fired(path, fixture_index(text, rulebase, index)) if rid == rule}
         expected = {line for line, rules in notes["ruleid"].items() if rule in rules}
         must_not = {line for line, rules in notes["ok"].items() if rule in rules}
         todo = {line for line, rules in notes["todoruleid"].items() if rule in rules}
