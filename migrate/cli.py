@@ -70,6 +70,12 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
         })
     except config.SettingsError as exc:
         raise UserError(str(exc)) from None
+    from migrate import targets as gpus
+
+    try:
+        gpus.load().resolve(settings.arch, settings.rocm)
+    except gpus.TargetError as exc:
+        raise UserError(str(exc)) from None
     for warning in settings.warnings:
         click.echo(f"rocm-migrate: warning: {warning}", err=True)
     rules = _load_rules(rules_dir)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterable
 
+from migrate import targets
 from migrate.model import Extraction, Fact, Finding, Target
 from migrate.rules import Entry, Rule, RuleBase, version_tuple
 
@@ -16,11 +17,12 @@ class RuleIndex:
 
     def __init__(self, rulebase: RuleBase, target: Target) -> None:
         self.target = target
+        self.archs = targets.load().resolve(target.arch, target.rocm)
         self._by_name: dict[tuple[str, str], list[tuple[Rule, Entry | None]]] = {}
         self._prefix: dict[str, list[tuple[str, Rule]]] = {}
         self._regex: dict[str, list[Rule]] = {}
         for rule in rulebase.rules:
-            if rule.applies_to(target.rocm, target.arch):
+            if rule.applies_to(target.rocm, self.archs):
                 self._add(rule)
 
     def _add(self, rule: Rule) -> None:
@@ -72,11 +74,21 @@ def match_file(rel: str, extraction: Extraction, index: RuleIndex) -> list[Findi
         for rule, entry, symbol in index.lookup(fact):
             if rule.when == "unavailable" and not _unavailable(entry, index.target):
                 continue
+            limit = _limit(rule, index)
+            if limit is not None and (fact.value is None or fact.value <= limit):
+                continue
             if fact.kind == "construct" and fact.text:
                 symbol = fact.text
             finding = _finding(rel, fact, rule, entry, symbol, extraction, index.target)
             findings.setdefault((finding.rule, finding.line, finding.column, finding.cell, symbol), finding)
     return sorted(findings.values(), key=lambda f: f.sort_key)
+
+
+def _limit(rule: Rule, index: RuleIndex) -> int | None:
+    """The smallest value of the rule's `exceeds` property among the selected architectures."""
+    if rule.exceeds is None:
+        return None
+    return min(getattr(arch, rule.exceeds) for arch in rule.matching_archs(index.archs))
 
 
 def _unavailable(entry: Entry | None, target: Target) -> bool:
@@ -87,7 +99,7 @@ def _finding(rel: str, fact: Fact, rule: Rule, entry: Entry | None, symbol: str,
              extraction: Extraction, target: Target) -> Finding:
     hip = entry.hip if entry and entry.hip is not None else rule.hip
     hipify = (entry.hipify if entry and entry.hipify else None) or rule.hipify
-    message = _message(rule, symbol, hip, entry)
+    message = _message(rule, symbol, hip, entry, fact.value)
     if _unavailable(entry, target):
         message += f" ({hip} needs ROCm {entry.since}; the target is ROCm {target.rocm})"
         hipify = "no"
@@ -99,9 +111,9 @@ def _finding(rel: str, fact: Fact, rule: Rule, entry: Entry | None, symbol: str,
     )
 
 
-def _message(rule: Rule, symbol: str, hip: str | None, entry: Entry | None) -> str:
+def _message(rule: Rule, symbol: str, hip: str | None, entry: Entry | None, value: int | None = None) -> str:
     if rule.message:
-        return rule.message.format(symbol=symbol, hip=hip or "")
+        return rule.message.format(symbol=symbol, hip=hip or "", value=value if value is not None else "")
     text = f"{symbol}: {rule.title}"
     if hip:
         text += f"; HIP/ROCm: {hip}"

@@ -51,6 +51,7 @@ class Fact:
     text: str = ""
     guard: str | None = None
     cell: int | None = None
+    value: int | None = None  # a size or count the construct carries (e.g. shared-memory bytes)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

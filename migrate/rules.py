@@ -73,15 +73,22 @@ class Rule:
     arch: tuple[str, ...] = ()
     fallback: bool = False
     when: str | None = None  # "unavailable": report an entry only if the target ROCm predates it
+    target: tuple[tuple[str, object], ...] = ()  # conditions on the GPU architecture (targets.Arch fields)
+    exceeds: str | None = None  # fire only when the fact's value exceeds this Arch property
 
-    def applies_to(self, rocm: str, arch: Iterable[str]) -> bool:
+    def applies_to(self, rocm: str, archs: Iterable) -> bool:
+        """Whether the rule is in force for a ROCm version and at least one of the architectures."""
         if self.status == "removed":
             return False
         if self.rocm_min and version_tuple(rocm) < version_tuple(self.rocm_min):
             return False
         if self.rocm_max and version_tuple(rocm) > version_tuple(self.rocm_max):
             return False
-        return not self.arch or bool(set(self.arch) & set(arch))
+        return bool(self.matching_archs(archs))
+
+    def matching_archs(self, archs: Iterable) -> list:
+        conditions = dict(self.target)
+        return [a for a in archs if (not self.arch or a.name in self.arch) and a.satisfies(conditions)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +201,8 @@ def _build(record: dict, filename: str) -> Rule:
         rationale=record["rationale"].strip(), docs=record["docs"], file=filename,
         message=record.get("message"), rocm_min=rocm.get("min"), rocm_max=rocm.get("max"),
         arch=tuple(record.get("arch", ())), fallback=bool(record.get("fallback", False)),
-        when=record.get("when"),
+        when=record.get("when"), target=tuple(sorted(record.get("target", {}).items())),
+        exceeds=record.get("exceeds"),
     )
 
 

@@ -88,7 +88,7 @@ def load_rows(path: Path) -> list[dict[str, str]]:
 
 
 def hand_written_names(rules_dir: Path) -> dict[str, str]:
-    """Identifier names matched exactly by hand-written rules -> their rule id."""
+    """Identifier names (or prefixes, ending in '*') matched by hand-written rules -> their rule id."""
     claimed: dict[str, str] = {}
     for path in sorted(rules_dir.glob("*.yaml")):
         if path.name.startswith("hipify-"):
@@ -101,7 +101,14 @@ def hand_written_names(rules_dir: Path) -> dict[str, str]:
                     claimed.setdefault(name, rule["id"])
                 for name in spec.get("map", {}):
                     claimed.setdefault(name, rule["id"])
+                prefixes = spec.get("prefix", [])
+                for prefix in [prefixes] if isinstance(prefixes, str) else prefixes:
+                    claimed.setdefault(prefix + "*", rule["id"])
     return claimed
+
+
+def is_claimed(name: str, claimed: dict[str, str]) -> bool:
+    return name in claimed or any(k.endswith("*") and name.startswith(k[:-1]) for k in claimed)
 
 
 def target_of(row: dict[str, str]) -> tuple[str, str, str]:
@@ -207,7 +214,7 @@ def generate(api: Api, rows: list[dict[str, str]], claimed: dict[str, str],
              seen: set[str]) -> tuple[str, dict[str, dict[str, str]]]:
     sections: dict[tuple[int, str], list[dict[str, str]]] = {}
     for row in rows:
-        if row["api"] != api.key or row["cuda_name"] in claimed or row["cuda_name"] in seen:
+        if row["api"] != api.key or row["cuda_name"] in seen or is_claimed(row["cuda_name"], claimed):
             continue
         seen.add(row["cuda_name"])
         sections.setdefault((int(row["section_no"]), row["section_title"]), []).append(row)

@@ -103,3 +103,23 @@ def test_parallel_and_cached_scans_agree(tmp_path: Path, demo_json: dict) -> Non
     assert (tmp_path / "cache" / "facts.sqlite3").exists()
     for result in (first, second):
         assert normalised(json.loads(result.stdout)) == normalised(json.loads(json.dumps(demo_json)))
+
+
+def test_target_arch_changes_wave_size_verdicts() -> None:
+    def rules(*args: str) -> set[str]:
+        result = run_cli("scan", "fixtures/repos/demo", "-f", "json", "--no-cache", *args)
+        assert result.returncode == 0, result.stderr
+        report = json.loads(result.stdout)
+        return {f["rule"] for f in report["findings"]}, report["target"]
+
+    wave64, target64 = rules()
+    wave32, target32 = rules("--target-arch", "gfx1100", "--rocm", "6.4")
+    assert target64 == {"rocm": "7.2", "arch": ["gfx942"]} and target32 == {"rocm": "6.4", "arch": ["gfx1100"]}
+    assert {"HIP4013", "HIP4015"} <= wave64 - wave32
+    assert "HIP4010" in wave32  # a 32-bit mask fails to compile on every AMD target
+
+
+def test_unknown_target_is_a_usage_error() -> None:
+    result = run_cli("scan", "fixtures/repos/demo", "--target-arch", "gfx9999")
+    assert result.returncode == 2
+    assert result.stderr.startswith("rocm-migrate: error: unknown GPU architecture 'gfx9999' (known: gfx908, ")

@@ -30,13 +30,14 @@ class _Ctx:
         col = len(prefix.decode("utf-8", "replace")) if not prefix.isascii() else byte_col
         return col + (self.col0 if row == 0 else 0) + 1
 
-    def add(self, kind: str, name: str, node: ts.Node, *, role: str = "", text: str = "") -> None:
+    def add(self, kind: str, name: str, node: ts.Node, *, role: str = "", text: str = "",
+            value: int | None = None) -> None:
         (r1, c1), (r2, c2) = node.start_point, node.end_point
         self.facts.append(Fact(
             kind=kind, name=name, role=role, text=text, cell=self.cell,
             line=r1 + self.row0 + 1, column=self._col(r1, c1),
             end_line=r2 + self.row0 + 1, end_column=self._col(r2, c2),
-            guard=self.guards.at(node.start_byte),
+            guard=self.guards.at(node.start_byte), value=value,
         ))
 
 
@@ -65,7 +66,8 @@ def extract_snippet(source: bytes, *, row0: int = 0, col0: int = 0,
     _macros(ctx, caps)
     _kernels_and_launches(ctx, caps)
     _asm(ctx, caps)
-    device.constructs(caps, lambda name, node, label: ctx.add("construct", name, node, text=label))
+    device.constructs(caps, lambda name, node, label, value=None: ctx.add("construct", name, node, text=label,
+                                                                          value=value))
     notes = []
     if errors := ts.error_lines(root):
         notes.append("syntax errors near line " + ", ".join(str(n + row0) for n in errors)

@@ -23,7 +23,16 @@ WARP_SIZE_NAME = re.compile(r"(?i)^(\w+_)?(k_?)?(warp_?size|warp_?sz|threads_?pe
 LOG_WARP_SIZE_NAME = re.compile(r"(?i)^(\w+_)?log2?_?warp_?size(_\w+)?$")
 INTEGER = re.compile(r"\(?\s*(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*\)?")
 
-Emit = Callable[[str, ts.Node, str], None]
+SIZES = {"char": 1, "signed char": 1, "unsigned char": 1, "int8_t": 1, "uint8_t": 1, "bool": 1, "short": 2,
+         "unsigned short": 2, "half": 2, "__half": 2, "__nv_bfloat16": 2, "int16_t": 2, "uint16_t": 2, "int": 4,
+         "unsigned": 4, "unsigned int": 4, "float": 4, "int32_t": 4, "uint32_t": 4, "half2": 4, "__half2": 4,
+         "double": 8, "long": 8, "long long": 8, "unsigned long long": 8, "int64_t": 8, "uint64_t": 8,
+         "size_t": 8, "float2": 8, "int2": 8, "float4": 16, "int4": 16, "double2": 16}
+DYNAMIC_SHARED_ATTRIBUTE = frozenset({"cudaFuncAttributeMaxDynamicSharedMemorySize",
+                                      "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"})
+DEVICE_RUNTIME_OK = frozenset({"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString", "cudaGetErrorName"})
+
+Emit = Callable[..., None]
 
 
 def integer(value: str) -> int | None:
@@ -52,6 +61,7 @@ class Scopes:
         self.mask32: dict[int, set[str]] = {}
         self.ballots: dict[int, set[str]] = {}
         self.types: dict[int, dict[str, str]] = {}
+        self.warp_constants: dict[int, set[str]] = {}
 
     @staticmethod
     def of(node: ts.Node) -> int:
@@ -72,6 +82,38 @@ class Scopes:
         return self.types.get(self.of(node), {}).get(name) or self.types.get(-1, {}).get(name, "")
 
 
+def size_of(expression: str) -> int | None:
+    """Evaluate a constant size expression such as `48 * 1024` or `2 * sizeof(float) * 128`."""
+    import ast
+
+    def sizeof(m: re.Match[str]) -> str:
+        size = SIZES.get(re.sub(r"\s+", " ", m.group(1).strip()))
+        return str(size) if size else "?"
+
+    text_ = re.sub(r"sizeof\s*\(\s*([\w ]+?)\s*\)", sizeof, expression)
+    text_ = re.sub(r"\b(\d+)[uUlL]+\b", r"\1", text_)
+    if not re.fullmatch(r"[\d\s+*/()-]+", text_):
+        return None
+    try:
+        tree = ast.parse(text_.replace("/", "//"), mode="eval")
+    except SyntaxError:
+        return None
+
+    def value(node: ast.AST) -> int:
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return node.value
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)):
+            left, right = value(node.left), value(node.right)
+            ops = {ast.Add: left + right, ast.Sub: left - right, ast.Mult: left * right}
+            return ops.get(type(node.op), left // right if right else 0)
+        raise ValueError
+
+    try:
+        return value(tree.body)
+    except ValueError:
+        return None
+
+
 def constructs(caps: dict[str, list[ts.Node]], emit: Emit) -> None:
     scopes = Scopes()
     for node in caps.get("macro", []):
@@ -88,6 +130,13 @@ def constructs(caps: dict[str, list[ts.Node]], emit: Emit) -> None:
         _shuffle_loop(node, emit)
     for node in caps.get("template", []):
         _tile32_template(node, emit)
+    for node in caps.get("declaration", []):
+        _shared_and_managed(node, emit)
+    for node in caps.get("launch", []):
+        _launch_shared_memory(node, emit)
+    for node in caps.get("definition.function", []):
+        _launch_bounds(node, emit)
+    _warp_size_uses(caps, scopes, emit)
 
 
 def _bindings(caps: dict[str, list[ts.Node]]) -> Iterator[tuple[ts.Node, str, ts.Node | None]]:
@@ -120,6 +169,9 @@ def _binding(name_node: ts.Node, type_text: str, value: ts.Node | None, scopes: 
     value_text = text(value).strip() if value is not None else ""
     if WARP_SIZE_NAME.match(name) and integer(value_text) == 32 or LOG_WARP_SIZE_NAME.match(name) and integer(value_text) == 5:
         emit("warp-size-constant-32", name_node, name)
+        scopes.add(scopes.warp_constants, name_node, name)
+    if value is not None and "constexpr" in _declaration_text(name_node) and re.search(r"\bwarpSize\b", value_text):
+        emit("warpsize-constexpr", value, "warpSize")
     if type_text in THIRTY_TWO_BIT_TYPES or value is not None and is_32_lane_mask(value_text):
         scopes.add(scopes.mask32, name_node, name)
     ballot = _direct_ballot(value)
@@ -137,6 +189,7 @@ def _macro(node: ts.Node, scopes: Scopes, emit: Emit) -> None:
     if WARP_SIZE_NAME.match(text(name)) and integer(value_text) == 32 or \
             LOG_WARP_SIZE_NAME.match(text(name)) and integer(value_text) == 5:
         emit("warp-size-constant-32", name, text(name))
+        scopes.add(scopes.warp_constants, node, text(name))
     if is_32_lane_mask(value_text):
         scopes.add(scopes.mask32, node, text(name))
 
@@ -167,6 +220,8 @@ def _call(fn_node: ts.Node, scopes: Scopes, emit: Emit) -> None:
         call = call.parent
     args = call.child_by_field_name("arguments") if call is not None else None
     values = args.named_children if args is not None else []
+    if name.startswith("cuda") and name not in DEVICE_RUNTIME_OK and call is not None and in_device_code(call):
+        emit("device-runtime-call", fn_node, name)
     if not values:
         return
     first = values[0]
@@ -177,6 +232,11 @@ def _call(fn_node: ts.Node, scopes: Scopes, emit: Emit) -> None:
         if name in SHUFFLES and len(values) > 2 and integer(text(values[2])) == 16 and not _loop_parent(call):
             if not _has_offset_32(call):
                 emit("shuffle-offset-16", values[2], name)
+    elif name in ("cudaFuncSetAttribute", "cuFuncSetAttribute") and len(values) > 2 \
+            and text(values[1]).split("::")[-1] in DYNAMIC_SHARED_ATTRIBUTE:
+        size = size_of(text(values[2]))
+        if size is not None:
+            emit("shared-memory-request", values[2], name, value=size)
     elif name == "__popc" and _mentions_ballot(first, scopes):
         emit("popc-ballot", call, name)  # type: ignore[arg-type]
     elif name.split("::")[-1] == "tiled_partition" and len(values) > 1 and integer(text(values[1])) == 32:
@@ -251,3 +311,57 @@ def _tile32_template(node: ts.Node, emit: Emit) -> None:
     base = text(name).split("::")[-1]
     if base in ("tiled_partition", "thread_block_tile") and integer(text(args.named_children[0])) == 32:
         emit("tiled-partition-32", node, base)
+
+
+def _declaration_text(name_node: ts.Node) -> str:
+    node = name_node.parent
+    while node is not None and node.type not in ("declaration", "field_declaration", "translation_unit"):
+        node = node.parent
+    return text(node)[:200] if node is not None else ""
+
+
+def _shared_and_managed(node: ts.Node, emit: Emit) -> None:
+    qualifiers = {c.type for c in walk(node) if c.type in ("__shared__", "__managed__")}
+    if "__managed__" in qualifiers:
+        emit("managed-variable", node, "__managed__")
+    if "__shared__" not in qualifiers:
+        return
+    element = SIZES.get(_type_of(node))
+    for declarator in (c for c in node.named_children if c.type == "array_declarator"):
+        dims, inner = [], declarator
+        while inner is not None and inner.type == "array_declarator":
+            size = inner.child_by_field_name("size")
+            dims.append(size_of(text(size)) if size is not None else None)
+            inner = inner.child_by_field_name("declarator")
+        if element and dims and None not in dims:
+            total = element
+            for dim in dims:
+                total *= dim  # type: ignore[operator]
+            emit("shared-memory-request", declarator, "__shared__", value=total)
+
+
+def _launch_shared_memory(node: ts.Node, emit: Emit) -> None:
+    config = next((c for c in node.children if c.type == "kernel_call_syntax"), None)
+    arguments = [c for c in config.named_children] if config is not None else []
+    if len(arguments) > 2:
+        size = size_of(text(arguments[2]))
+        if size is not None:
+            emit("shared-memory-request", arguments[2], "<<<...>>>", value=size)
+
+
+def _launch_bounds(node: ts.Node, emit: Emit) -> None:
+    bounds = next((c for c in node.children if c.type == "launch_bounds"), None)
+    if bounds is not None and len(bounds.named_children) >= 2:
+        emit("launch-bounds-min-blocks", bounds, "__launch_bounds__")
+
+
+def _warp_size_uses(caps: dict[str, list[ts.Node]], scopes: Scopes, emit: Emit) -> None:
+    """Each use, in device code, of a constant that fixes the warp size at 32."""
+    if not any(scopes.warp_constants.values()):
+        return
+    for node in caps.get("reference.identifier", []):
+        parent = node.parent
+        if parent is not None and parent.type in ("preproc_def", "init_declarator", "enumerator"):
+            continue
+        if scopes.has(scopes.warp_constants, node, text(node)) and in_device_code(node):
+            emit("warp-size-constant-use", node, text(node))

@@ -1,0 +1,30 @@
+"""Targets are data; the settings' defaults agree with them."""
+from __future__ import annotations
+
+import pytest
+
+from migrate import settings, targets
+
+
+def test_catalogue_defaults_match_settings() -> None:
+    catalogue = targets.load()
+    assert catalogue.default_rocm == settings.DEFAULT_ROCM
+    assert catalogue.default_arch == settings.DEFAULT_ARCH
+
+
+@pytest.mark.parametrize(("arch", "wave", "lds", "fp8"), [
+    ("gfx942", 64, 64 * 1024, "fnuz"), ("gfx950", 64, 160 * 1024, "ocp"), ("gfx1100", 32, 64 * 1024, "none"),
+    ("gfx1201", 32, 64 * 1024, "ocp"), ("gfx90a", 64, 64 * 1024, "none"),
+])
+def test_architecture_facts(arch: str, wave: int, lds: int, fp8: str) -> None:
+    (resolved,) = targets.load().resolve((arch,), "7.2")
+    assert (resolved.wave_size, resolved.lds_bytes, resolved.fp8) == (wave, lds, fp8)
+    assert resolved.satisfies({"wave_size": wave, "fp8": [fp8, "x"]})
+    assert not resolved.satisfies({"wave_size": 96 - wave})
+
+
+def test_bad_targets() -> None:
+    with pytest.raises(targets.TargetError, match="unknown GPU architecture 'sm_90'"):
+        targets.load().resolve(("sm_90",), "7.2")
+    with pytest.raises(targets.TargetError, match="--rocm takes a version"):
+        targets.load().resolve(("gfx942",), "latest")
