@@ -9,6 +9,7 @@ import click
 
 from migrate import __version__
 from migrate.model import CLASSES, class_rank
+from migrate.ruledocs import FAMILIES
 
 FORMATS = ("terminal", "json")
 
@@ -118,11 +119,16 @@ def _write(text: str, destination: str) -> None:
 
 
 @cli.command("rules")
+@click.option("--family", type=click.Choice(sorted(set(FAMILIES.values()))), help="Only this family.")
+@click.option("--class", "class_", type=click.Choice(CLASSES), help="Only rules of this class.")
 @click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-def list_rules(rules_dir: Path | None) -> None:
+def list_rules(family: str | None, class_: str | None, rules_dir: Path | None) -> None:
     """List the rules: id, name, class and title."""
+    from migrate.ruledocs import family as family_of
+
     for rule in _load_rules(rules_dir).rules:
-        click.echo(f"{rule.id}  {rule.name:<40} {rule.migration_class:<19} {rule.title}")
+        if (family is None or family_of(rule) == family) and (class_ is None or rule.migration_class == class_):
+            click.echo(f"{rule.id:<9} {rule.name:<48} {rule.migration_class:<19} {rule.title}")
 
 
 @cli.command()
@@ -130,24 +136,12 @@ def list_rules(rules_dir: Path | None) -> None:
 @click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 def explain(rule: str, rules_dir: Path | None) -> None:
     """Show one rule (by id or name)."""
+    from migrate.ruledocs import terminal
+
     found = _load_rules(rules_dir).get(rule)
     if found is None:
         raise UserError(f"no rule with id or name {rule!r} (see 'rocm-migrate rules')")
-    m = found.matcher
-    lines = [
-        f"{found.id} ({found.name}): {found.title}",
-        f"  class:      {found.migration_class}",
-        f"  HIP/ROCm:   {found.hip or '(none)'}",
-        f"  hipify:     {found.hipify}",
-        f"  confidence: {found.confidence}; status: {found.status}",
-        f"  effort:     {found.effort_per_occurrence} h per occurrence, {found.effort_first_use} h first use",
-        f"  matches:    {m.kind} " + ", ".join(sorted(m.names())[:12]) + (" ..." if len(list(m.names())) > 12 else "")
-        + (f" prefix {', '.join(m.prefixes)}" if m.prefixes else "") + (f" /{m.regex.pattern}/" if m.regex else ""),
-        f"  docs:       {found.docs}",
-        "",
-        found.rationale,
-    ]
-    click.echo("\n".join(lines))
+    click.echo(terminal(found))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,18 +22,20 @@ SUFFIX_KINDS = {
     ".c": "cpp", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp", ".h": "cpp", ".hpp": "cpp",
     ".hh": "cpp", ".hxx": "cpp", ".inl": "cpp", ".ipp": "cpp", ".tpp": "cpp", ".hip": "cpp",
     ".py": "python", ".ipynb": "notebook", ".cmake": "cmake", ".mk": "makefile", ".mak": "makefile",
-    ".sh": "shell", ".bash": "shell", ".zsh": "shell",
+    ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".sbatch": "shell", ".slurm": "shell",
 }
 NAME_KINDS = {
     "cmakelists.txt": "cmake", "makefile": "makefile", "gnumakefile": "makefile",
-    "pyproject.toml": "pyproject", "setup.cfg": "setupcfg", "containerfile": "dockerfile",
+    "pyproject.toml": "pyproject", "pipfile": "pyproject", "setup.cfg": "setupcfg", ".gitlab-ci.yml": "manifest",
 }
 NAME_GLOBS = (
-    ("dockerfile*", "dockerfile"), ("*.dockerfile", "dockerfile"),
-    ("*requirements*.txt", "requirements"), ("constraints*.txt", "requirements"),
+    ("dockerfile*", "dockerfile"), ("*.dockerfile", "dockerfile"), ("containerfile*", "dockerfile"),
+    ("*.containerfile", "dockerfile"), ("makefile.*", "makefile"),
+    ("*requirements*.txt", "requirements"), ("*requirements*.in", "requirements"), ("constraints*.txt", "requirements"),
     ("docker-compose*.y*ml", "manifest"), ("compose*.y*ml", "manifest"),
-    ("environment*.y*ml", "conda"), ("conda*.y*ml", "conda"),
+    ("environment*.y*ml", "conda"), ("*[-_]environment*.y*ml", "conda"), ("conda*.y*ml", "conda"),
 )
+REQUIREMENTS_DIRS = frozenset({"requirements", "reqs"})
 SNIFF_BYTES = 64 * 1024
 K8S = re.compile(rb"^(apiVersion|kind):", re.MULTILINE)
 SHEBANG = re.compile(rb"^#!.*\b(?:(ba|z|da)?sh|python3?)\b")
@@ -69,6 +71,8 @@ def file_kind(path: Path) -> str | None:
             return kind
     if path.suffix.lower() in (".yml", ".yaml") and path.parent.name == "workflows" and path.parent.parent.name == ".github":
         return "manifest"  # CI workflows: container images and GPU runners
+    if path.suffix.lower() in (".txt", ".in") and path.parent.name.lower() in REQUIREMENTS_DIRS:
+        return "requirements"  # requirements/base.txt, requirements/cuda.in
     kind = SUFFIX_KINDS.get(path.suffix.lower())
     if kind or path.suffix.lower() not in ("", ".yaml", ".yml"):
         return kind

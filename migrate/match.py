@@ -59,10 +59,19 @@ class RuleIndex:
             found = rule.matcher.regex.search(fact.name)  # type: ignore[union-attr]
             if found:
                 hits.append((rule, None, found.group(0) if fact.kind == "asm" else fact.name))
-        hits = [h for h in hits if not h[0].matcher.roles or fact.role in h[0].matcher.roles]
+        hits = [h for h in hits if _role_matches(h[0], fact.role)]
         if any(not h[0].fallback for h in hits):
             hits = [h for h in hits if not h[0].fallback]
         return hits
+
+
+# A definition or alias of a name is not a use of the API, unless a rule asks for it.
+NOT_USES = frozenset({"definition", "alias"})
+
+
+def _role_matches(rule: Rule, role: str) -> bool:
+    roles = rule.matcher.roles
+    return role in roles if roles else role not in NOT_USES
 
 
 def match_file(rel: str, extraction: Extraction, index: RuleIndex) -> list[Finding]:

@@ -81,7 +81,8 @@ def test_explain_and_rules_listing() -> None:
     assert explained.returncode == 0
     assert explained.stdout.startswith("HIP4010 (sync-mask-32bit): 32-bit lane mask passed to a *_sync warp intrinsic\n")
     listing = run_cli("rules").stdout.splitlines()
-    assert any(line.startswith("HIP1100  cuda-runtime-api-memory-management") for line in listing)
+    assert any(line.split()[:3] == ["HIP1100", "cuda-runtime-api-memory-management", "migration-required"]
+               for line in listing)
 
 
 def test_scan_of_bad_inputs_completes(tmp_path: Path) -> None:

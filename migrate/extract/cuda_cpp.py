@@ -81,6 +81,8 @@ def _identifiers(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
         if node.parent is not None and node.parent.type in ("preproc_def", "preproc_function_def", "preproc_params"):
             continue  # the macro's own name and parameters
         ctx.add("identifier", _text(node), node, role=_role(node, calls))
+    for node in caps.get("reference.member", []):
+        ctx.add("identifier", _text(node), node, role="member")
     for node in caps.get("reference.type", []):
         parent = node.parent
         is_template = parent is not None and parent.type == "template_type" and parent.child_by_field_name("name") == node
@@ -90,9 +92,14 @@ def _identifiers(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
 def _role(node: ts.Node, calls: set[int]) -> str:
     if node.start_byte in calls:
         return "call"
-    if node.type == "namespace_identifier":
-        return "namespace"
     parent = node.parent
+    if parent is not None and parent.type == "namespace_alias_definition" and parent.named_children[0] == node:
+        return "alias"
+    if node.type == "namespace_identifier" or parent is not None and parent.type == "using_declaration" \
+            and any(c.type == "namespace" for c in parent.children):
+        return "namespace"
+    if parent is not None and parent.type == "function_declarator" and parent.child_by_field_name("declarator") == node:
+        return "definition"
     while parent is not None and parent.type in ("parenthesized_expression", "unary_expression",
                                                    "binary_expression", "preproc_defined"):
         parent = parent.parent

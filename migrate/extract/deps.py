@@ -1,13 +1,19 @@
-"""extract, dependency manifests: requirements*.txt, conda environment files, pyproject.toml."""
+"""extract, dependency manifests: requirements files, conda environment files, setup.cfg, pyproject.toml.
+
+Requirement facts and their names are described in migrate.extract.packages."""
 from __future__ import annotations
 
 import re
 
-from migrate.extract.lines import fact, finish, numbered
+from migrate.extract.lines import fact, finish, logical_lines, numbered
+from migrate.extract.packages import conda_names, requirement_line
 from migrate.model import Extraction, Fact
 
+# Kept for the Python extractor (setup.py install_requires).
 REQUIREMENT = re.compile(r"^\s*(?:-\s+)?([A-Za-z0-9][A-Za-z0-9._-]*)")
-INDEX_URL = re.compile(r"--(?:extra-)?index-url[=\s]+(\S+)|--find-links[=\s]+(\S+)|(https?://\S+)")
+CONDA_ITEM = re.compile(r"^(\s*)-\s+(.*?)\s*$")
+TOP_KEY = re.compile(r"^([A-Za-z_-]+):\s*(.*?)\s*$")
+SETUP_CFG_LISTS = frozenset({"install_requires", "setup_requires", "tests_require", "dependency_links"})
 
 
 def normalise(name: str) -> str:
@@ -15,83 +21,66 @@ def normalise(name: str) -> str:
 
 
 def requirements(source: bytes) -> Extraction:
+    """requirements.txt and constraints files: one requirement or option per (continued) line."""
     text = source.decode("utf-8")
     facts: list[Fact] = []
-    for number, line, _ in numbered(text):
-        stripped = line.strip()
-        if not stripped:
-            continue
-        if stripped.startswith("-"):
-            facts.extend(_index(line, number))
-            continue
-        m = REQUIREMENT.match(line)
-        if m:
-            facts.append(fact("requirement", normalise(m.group(1)), number, m.start(1), len(line.rstrip()),
-                              text=stripped))
-            facts.extend(_index(line, number))
+    for logical in logical_lines(text):
+        for start, end, name, spec in requirement_line(logical.text):
+            facts.append(logical.fact("requirement", name, start, end, text=spec))
     return finish(text, facts)
-
-
-def _index(line: str, number: int) -> list[Fact]:
-    out = []
-    for m in INDEX_URL.finditer(line):
-        url = next(g for g in m.groups() if g)
-        out.append(fact("requirement", f"index:{url}", number, m.start(), m.end(), text=url))
-    return out
 
 
 def conda(source: bytes) -> Extraction:
     """Conda environment files: channels, dependencies, and the pip section's entries."""
     text = source.decode("utf-8")
     facts: list[Fact] = []
-    section = ""
+    section, pip_indent = "", -1
     for number, line, _ in numbered(text):
-        if m := re.match(r"^([A-Za-z_-]+):", line):
-            section = m.group(1)
+        if m := TOP_KEY.match(line):
+            section, pip_indent = m.group(1), -1
+            if m.group(2).startswith("["):
+                for item in re.finditer(r"[^\[\],\s'\"]+", m.group(2)):
+                    facts.extend(_conda_item(section, item.group(0), number, m.start(2) + item.start()))
             continue
-        item = re.match(r"^\s*-\s+(.*?)\s*$", line)
-        if not item or not item.group(1) or item.group(1) == "pip:":
+        item = CONDA_ITEM.match(line)
+        if not item or not item.group(2):
             continue
-        value, start = item.group(1), item.start(1)
-        if section == "channels":
-            facts.append(fact("requirement", f"channel:{value.split('/')[0]}", number, start, start + len(value)))
-        elif value.startswith(("-", "http://", "https://")):
-            facts.extend(_index(line, number))
-        elif m := re.match(r"(?:[\w.-]+::)?([A-Za-z0-9][A-Za-z0-9._-]*)", value):
-            facts.append(fact("requirement", normalise(m.group(1)), number, start + m.start(1), len(line.rstrip()),
-                              text=value))
+        indent, value, start = len(item.group(1)), item.group(2), item.start(2)
+        if pip_indent >= 0 and indent <= pip_indent:
+            pip_indent = -1
+        if re.fullmatch(r"pip\s*:", value):
+            pip_indent = indent
+        elif pip_indent >= 0:
+            unquoted = value.strip("'\"")
+            offset = start + value.find(unquoted)
+            for s, e, name, spec in requirement_line(line, offset, offset + len(unquoted)):
+                facts.append(fact("requirement", name, number, s, e, text=spec))
+        else:
+            facts.extend(_conda_item(section, value, number, start))
     return finish(text, facts)
+
+
+def _conda_item(section: str, value: str, number: int, start: int) -> list[Fact]:
+    end = start + len(value)
+    if section == "channels":
+        channel = re.sub(r"^\w+://[^/]+/", "", value.strip("'\"")).split("/")[0]
+        return [fact("requirement", f"channel:{channel}", number, start, end, text=value)]
+    if section != "dependencies":
+        return []
+    if value.startswith(("-", "http://", "https://")):
+        return [fact("requirement", name, number, s, e, text=spec)
+                for s, e, name, spec in requirement_line(value)]
+    return [fact("requirement", name, number, start, end, text=value) for name in conda_names(value)]
 
 
 def pyproject(source: bytes) -> Extraction:
-    """pyproject.toml: PEP 621 dependencies and optional dependencies, located by line."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
-    text = source.decode("utf-8")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        return finish(text, []).__class__(facts=(), lines=text.count("\n") + 1, error=f"TOML error: {exc}")
-    project = data.get("project", {})
-    wanted = list(project.get("dependencies", []))
-    for extra in project.get("optional-dependencies", {}).values():
-        wanted.extend(extra)
-    facts = []
-    lines = text.split("\n")
-    for spec in wanted:
-        m = REQUIREMENT.match(spec)
-        for number, line in enumerate(lines, start=1):
-            col = line.find(spec)
-            if m and col >= 0:
-                facts.append(fact("requirement", normalise(m.group(1)), number, col, col + len(spec), text=spec))
-                break
-    return finish(text, facts)
+    from migrate.extract import pyproject as toml_manifest
+
+    return toml_manifest.extract(source)
 
 
 def setup_cfg(source: bytes) -> Extraction:
-    """setup.cfg: install_requires and extras_require entries, one per line."""
+    """setup.cfg: install_requires, extras_require and dependency_links entries, one per line."""
     text = source.decode("utf-8")
     facts: list[Fact] = []
     section, in_list = "", False
@@ -99,17 +88,15 @@ def setup_cfg(source: bytes) -> Extraction:
         if m := re.match(r"^\s*\[([^\]]+)\]", line):
             section, in_list = m.group(1).strip(), False
             continue
-        key = re.match(r"^([\w-]+)\s*=\s*(.*)$", line)
+        key = re.match(r"^([\w-]+)\s*[=:]\s*(.*)$", line)
         if key:
-            in_list = section.startswith("options") and key.group(1) in ("install_requires", "setup_requires") \
-                or section == "options.extras_require"
-            rest = key.group(2)
-            offset = key.start(2)
+            in_list = section == "options" and key.group(1) in SETUP_CFG_LISTS or section == "options.extras_require"
+            start = key.start(2)
         elif in_list and line[:1].isspace():
-            rest, offset = line, 0
+            start = 0
         else:
             continue
-        if in_list and (m := REQUIREMENT.match(rest)) and rest.strip():
-            facts.append(fact("requirement", normalise(m.group(1)), number, offset + m.start(1),
-                              len(line.rstrip()), text=rest.strip()))
+        if in_list:
+            for s, e, name, spec in requirement_line(line, start):
+                facts.append(fact("requirement", name, number, s, e, text=spec))
     return finish(text, facts)

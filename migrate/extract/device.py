@@ -18,7 +18,7 @@ SHUFFLES = frozenset({"__shfl_down_sync", "__shfl_xor_sync", "__shfl_down", "__s
 QUALIFIERS = re.compile(r"\b(const|constexpr|static|volatile|register|inline|__device__|__constant__|__shared__)\b")
 THIRTY_TWO_BIT_TYPES = frozenset({"unsigned", "unsigned int", "int", "uint32_t", "uint", "int32_t", "signed int"})
 LANE_TOKENS = frozenset({"thread", "threadidx", "tid", "lane", "laneid", "warp", "warpid", "blockdim"})
-LANE_ARITH = {"&": {31}, "%": {32}, ">>": {5}, "/": {32}}
+LANE_ARITH = {"&": {31}, "%": {32}, ">>": {5}, "/": {32}, "<": {32}, ">=": {32}}
 WARP_SIZE_NAME = re.compile(r"(?i)^(\w+_)?(k_?)?(warp_?size|warp_?sz|threads_?per_?warp)(_\w+)?$")
 LOG_WARP_SIZE_NAME = re.compile(r"(?i)^(\w+_)?log2?_?warp_?size(_\w+)?$")
 INTEGER = re.compile(r"\(?\s*(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*\)?")
@@ -278,7 +278,8 @@ def _binary(node: ts.Node, emit: Emit) -> None:
     op_text, lt, rt = text(op), text(left).strip(), text(right).strip()
     if op_text in ("==", "!=") and (_is_warp_size(lt) and integer(rt) == 32 or _is_warp_size(rt) and integer(lt) == 32):
         emit("warpsize-compare-32", node, "warpSize")
-    elif integer(rt) in LANE_ARITH.get(op_text, ()) and _lane_operand(left) and in_device_code(node):
+    elif integer(rt) in LANE_ARITH.get(op_text, ()) and _lane_operand(left) and in_device_code(node) \
+            and (op_text not in ("<", ">=") or left.type in ("identifier", "field_expression")):
         emit("lane-arith-32", node, f"{op_text} {rt}")
 
 

@@ -2,15 +2,26 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Iterator
 
 from migrate.model import Extraction, Fact
 
 HASH_COMMENT = re.compile(r"(^|\s)#.*$")
 FLAG = re.compile(r"(?<![\w-])(-{1,2}[A-Za-z][\w-]*)(?:=([^\s\"');,]+)|(?=[ \t]+([^\s\"');,-][^\s\"');,]*)))?")
-# Flags that only belong to nvcc when their value names an NVIDIA target (-arch x86_64 is macOS).
-NVIDIA_TARGET_FLAGS = frozenset({"-arch", "--gpu-architecture", "-code"})
-NVIDIA_TARGET = re.compile(r"^(sm|compute|lto)_\d+[a-z]?|^(native|all|all-major)$")
+# Flags that only belong to nvcc when their value says so (-arch x86_64 is macOS, -x c++ is gcc,
+# -rdc=false is nvcc's default).
+NVIDIA_VALUED_FLAGS = {
+    "-arch": re.compile(r"^(sm|compute|lto)_\d+[a-z]?|^(native|all|all-major)$"),
+    "--gpu-architecture": re.compile(r"^(sm|compute|lto)_\d+[a-z]?|^(native|all|all-major)$"),
+    "-code": re.compile(r"^(sm|compute|lto)_\d+[a-z]?"),
+    "-x": re.compile(r"^cu$"),
+    "-rdc": re.compile(r"^(true|on|1)\b", re.IGNORECASE),
+    "--relocatable-device-code": re.compile(r"^(true|on|1)\b", re.IGNORECASE),
+}
+# A shell word: runs of unquoted characters, escapes and quoted strings.
+WORD = re.compile(r"""(?:[^\s"'\\;&|()`]|\\.|"(?:[^"\\]|\\.)*"|'[^']*')+|[;&|()`]+""")
+SEPARATOR = re.compile(r"^[;&|()`]+$")
 
 
 def numbered(text: str, *, strip_hash_comments: bool = True) -> Iterator[tuple[int, str, str]]:
@@ -30,7 +41,8 @@ def flags(line: str, number: int, wanted: re.Pattern[str]) -> list[Fact]:
     out = []
     for m in FLAG.finditer(line):
         name, value = m.group(1), m.group(2) or m.group(3) or ""
-        if not wanted.match(name) or name in NVIDIA_TARGET_FLAGS and not NVIDIA_TARGET.match(value):
+        condition = NVIDIA_VALUED_FLAGS.get(name)
+        if not wanted.match(name) or condition and not condition.match(value):
             continue
         out.append(fact("flag", name, number, m.start(), m.end(), text=m.group(0)))
     return out
@@ -40,3 +52,90 @@ def finish(text: str, facts: list[Fact], notes: list[str] | None = None) -> Extr
     lines = text.split("\n")
     line_text = {(0, f.line): lines[f.line - 1].strip() for f in facts if 0 < f.line <= len(lines)}
     return Extraction(facts=tuple(facts), lines=len(lines), line_text=line_text, notes=tuple(notes or ()))
+
+
+@dataclass(frozen=True, slots=True)
+class Logical:
+    """Physical lines joined at trailing backslashes, with a map back to (line, column)."""
+
+    text: str
+    pieces: tuple[tuple[int, int, int], ...]  # (offset in text, 1-based line, 0-based column)
+
+    @property
+    def line(self) -> int:
+        return self.pieces[0][1]
+
+    def where(self, offset: int) -> tuple[int, int]:
+        for start, line, column in reversed(self.pieces):
+            if offset >= start:
+                return line, column + offset - start
+        return self.pieces[0][1], self.pieces[0][2]
+
+    def fact(self, kind: str, name: str, start: int, end: int, *, text: str = "") -> Fact:
+        """A fact for text[start:end], clipped to the physical line it starts on."""
+        line, column = self.where(start)
+        piece_end = next((s for s, _, _ in self.pieces if s > start), len(self.text)) - 1
+        return fact(kind, name, line, column, column + max(1, min(end, piece_end) - start), text=text)
+
+    def words(self, start: int = 0, end: int | None = None) -> list[tuple[int, int, str]]:
+        """Shell words of a slice as (start, end, unquoted value); separators come back as words too."""
+        stop = len(self.text) if end is None else end
+        return [(m.start(), m.end(), unquote(m.group(0))) for m in WORD.finditer(self.text, start, stop)]
+
+
+def logical_lines(text: str, *, strip_comments: bool = True, dockerfile: bool = False) -> Iterator[Logical]:
+    """Logical lines; in a Dockerfile, comment and blank lines inside a continuation are dropped."""
+    parts: list[str] = []
+    pieces: list[tuple[int, int, int]] = []
+    offset = 0
+    for number, line, original in numbered(text, strip_hash_comments=strip_comments):
+        if dockerfile and pieces and (not original.strip() or original.lstrip().startswith("#")):
+            continue
+        body = line.rstrip()
+        continued = body.endswith("\\") and not body.endswith("\\\\")
+        if continued:
+            body = body[:-1]
+        if not pieces and not body.strip():
+            continue
+        pieces.append((offset, number, 0))
+        parts.append(body + " ")
+        offset += len(body) + 1
+        if not continued:
+            yield Logical("".join(parts), tuple(pieces))
+            parts, pieces, offset = [], [], 0
+    if pieces:
+        yield Logical("".join(parts), tuple(pieces))
+
+
+def commands(words: list[tuple[int, int, str]]) -> Iterator[list[tuple[int, int, str]]]:
+    """Split shell words into simple commands at ; && || | & ( ) and backticks."""
+    current: list[tuple[int, int, str]] = []
+    for word in words:
+        if SEPARATOR.match(word[2]):
+            if current:
+                yield current
+            current = []
+        else:
+            current.append(word)
+    if current:
+        yield current
+
+
+def unquote(word: str) -> str:
+    out, i = [], 0
+    while i < len(word):
+        c = word[i]
+        if c in "\"'":
+            close = word.find(c, i + 1)
+            while c == '"' and close > 0 and word[close - 1] == "\\":
+                close = word.find(c, close + 1)
+            close = len(word) if close < 0 else close
+            out.append(word[i + 1:close])
+            i = close + 1
+        elif c == "\\" and i + 1 < len(word):
+            out.append(word[i + 1])
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)

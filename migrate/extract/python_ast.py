@@ -1,24 +1,17 @@
-"""extract, Python: imports, resolved attribute chains and calls, nvidia-smi calls,
-capability checks, numba kernels, and CUDA source embedded in strings."""
+"""extract, Python: imports, resolved attribute chains and calls, NVIDIA-specific constructs
+(python_constructs), HIP guards (python_guards), and CUDA source embedded in strings."""
 from __future__ import annotations
 
 import ast
 
-from migrate.extract import embedded
+from migrate.extract import embedded, python_constructs as constructs
 from migrate.extract.buildfiles import NVCC_FLAGS
 from migrate.extract.deps import REQUIREMENT, normalise
 from migrate.extract.lines import FLAG
+from migrate.extract.python_guards import HipGuards
 from migrate.model import Extraction, Fact
 
-SUBPROCESS_CALLS = frozenset({
-    "subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output",
-    "subprocess.Popen", "subprocess.getoutput", "subprocess.getstatusoutput", "os.system", "os.popen",
-})
-CAPABILITY_CALLS = frozenset({"torch.cuda.get_device_capability", "cupy.cuda.Device.compute_capability"})
 PROPERTY_CALLS = frozenset({"torch.cuda.get_device_properties"})
-NUMBA_JIT = frozenset({"numba.cuda.jit"})
-HIP_MARKERS = frozenset({"torch.version.hip", "torch.utils.cpp_extension.IS_HIP_EXTENSION",
-                         "torch.utils.cpp_extension.ROCM_HOME", "torch.cuda.is_rocm"})
 NVCC_KEYWORDS = frozenset({"nvcc", "extra_cuda_cflags", "nvcc_flags"})
 SETUP_CALLS = frozenset({"setuptools.setup", "distutils.core.setup", "skbuild.setup"})
 REQUIRES_KEYWORDS = frozenset({"install_requires", "setup_requires", "extras_require"})
@@ -44,6 +37,7 @@ def line_texts(text: str, facts: list[Fact]) -> dict[tuple[int, int], str]:
 def extract_text(text: str, *, cell: int | None = None) -> tuple[list[Fact], list[str]]:
     tree = ast.parse(text)
     visitor = _Visitor(text.split("\n"), cell)
+    visitor.prescan(tree)
     visitor.visit(tree)
     return visitor.facts, visitor.notes
 
@@ -53,13 +47,32 @@ class _Visitor(ast.NodeVisitor):
         self.lines = lines
         self.cell = cell
         self.aliases: dict[str, str] = {}
+        self.assigned: dict[str, set[str]] = {}  # extension = CUDAExtension -> {"extension": {...CUDAExtension}}
+        self.exprs: dict[str, ast.expr] = {}  # the last value assigned to each plain name
         self.strings: dict[str, ast.expr] = {}
         self.capability_vars: set[str] = set()
         self.property_vars: set[str] = set()
         self.lists: dict[str, ast.expr] = {}
+        self.guards = HipGuards(self.resolve, self.aliases, lines)
         self.guard: str | None = None
         self.facts: list[Fact] = []
         self.notes: list[str] = []
+
+    def prescan(self, tree: ast.Module) -> None:
+        """One pass before the visit: every import, and what each function returns."""
+        returns: list[tuple[str, ast.expr]] = []
+        todo: list[tuple[ast.AST, str]] = [(tree, "")]
+        while todo:
+            node, function = todo.pop()
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                self._bind(node)
+            elif isinstance(node, ast.Return) and node.value is not None and function:
+                returns.append((function, node.value))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                function = node.name
+            if isinstance(node, (ast.stmt, ast.Module, ast.excepthandler, ast.match_case)):
+                todo.extend((child, function) for child in ast.iter_child_nodes(node))
+        self.guards.prescan(tree, returns)
 
     # -- locations --------------------------------------------------------
     def _col(self, line: int, byte_col: int) -> int:
@@ -87,26 +100,52 @@ class _Visitor(ast.NodeVisitor):
             return None
         return ".".join([self.aliases[node.id], *reversed(parts)])
 
+    def dotted(self, node: ast.expr) -> str | None:
+        """The imported name an attribute chain or a plain name stands for."""
+        if isinstance(node, ast.Attribute):
+            return self.resolve(node)
+        return self.aliases.get(node.id) if isinstance(node, ast.Name) else None
+
+    def call_name(self, call: ast.Call) -> str | None:
+        return self.dotted(call.func)
+
+    def is_properties(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in self.property_vars
+        return isinstance(node, ast.Call) and self.call_name(node) in PROPERTY_CALLS
+
+    def _bind(self, node: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    self.aliases[alias.asname] = alias.name
+                else:  # `import a.b` binds `a`
+                    root = alias.name.split(".")[0]
+                    self.aliases[root] = root
+        elif node.module and not node.level:
+            for alias in node.names:
+                if alias.name != "*":
+                    self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+
     def visit_Import(self, node: ast.Import) -> None:
+        self._bind(node)
         for alias in node.names:
-            if alias.asname:
-                self.aliases[alias.asname] = alias.name
-            else:  # `import a.b` binds `a`
-                root = alias.name.split(".")[0]
-                self.aliases[root] = root
             self.add("python_import", alias.name, node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if node.level or not node.module:
             return
+        self._bind(node)
         self.add("python_import", node.module, node)
-        for alias in node.names:
-            if alias.name != "*":
-                self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
 
     def visit_Assign(self, node: ast.Assign) -> None:
-        capability, properties = self._is_capability(node.value), self._is_properties(node.value)
+        capability, properties = constructs.is_capability(self, node.value), self.is_properties(node.value)
+        value_name = self.dotted(node.value)
         for target in node.targets:
+            if isinstance(target, ast.Name):
+                self.exprs[target.id] = node.value
+                if value_name:
+                    self.assigned.setdefault(target.id, set()).add(value_name)
             if isinstance(target, ast.Name) and _is_stringish(node.value):
                 self.strings[target.id] = node.value
             if isinstance(target, ast.Name) and isinstance(node.value, (ast.List, ast.Tuple)):
@@ -114,23 +153,66 @@ class _Visitor(ast.NodeVisitor):
             for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
                 (self.capability_vars.add if capability else self.capability_vars.discard)(name)
                 (self.property_vars.add if properties else self.property_vars.discard)(name)
+        self.guards.note_assignment(node)
+        constructs.on_assign(self, node)
         self.generic_visit(node)
+
+    # -- HIP guards ---------------------------------------------------------
+    def generic_visit(self, node: ast.AST) -> None:
+        for _, value in ast.iter_fields(node):
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                self._block(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
+
+    def _block(self, statements: list[ast.stmt]) -> None:
+        saved = self.guard
+        for statement in statements:
+            self.visit(statement)
+            if self.guard is None:
+                self.guard = self.guards.early_exit(statement)
+        self.guard = saved
+
+    def _under(self, label: str, nodes: list[ast.AST] | ast.AST) -> None:
+        saved, self.guard = self.guard, label
+        if isinstance(nodes, list):
+            self._block(nodes)  # type: ignore[arg-type]
+        else:
+            self.visit(nodes)
+        self.guard = saved
 
     def visit_If(self, node: ast.If) -> None:
         """Code under `if torch.version.hip:` (either branch) is already handled for ROCm."""
-        markers = {self.resolve(n) for n in ast.walk(node.test) if isinstance(n, ast.Attribute)}
-        markers |= {self.aliases.get(n.id) for n in ast.walk(node.test) if isinstance(n, ast.Name)}
-        if not markers & HIP_MARKERS or self.guard:
+        if self.guard or not self.guards.mentions_hip(node.test):
             self.generic_visit(node)
             return
-        self.visit(node.test)
-        negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
-        for branch, label in ((node.body, "cuda" if negated else "hip"), (node.orelse, "hip" if negated else "cuda")):
-            self.guard = label
-            for statement in branch:
-                self.visit(statement)
-        self.guard = None
+        label = self.guards.polarity(node.test)
+        self._under("hip", node.test)
+        self._under(label, node.body)
+        if node.orelse:
+            self._under("cuda" if label == "hip" else "hip", node.orelse)
 
+    def visit_IfExp(self, node: ast.IfExp) -> None:
+        if self.guard or not self.guards.mentions_hip(node.test):
+            self.generic_visit(node)
+            return
+        label = self.guards.polarity(node.test)
+        self._under("hip", node.test)
+        self._under(label, node.body)
+        self._under("cuda" if label == "hip" else "hip", node.orelse)
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> None:
+        if self.guard or not self.guards.mentions_hip(node):
+            self.generic_visit(node)
+            return
+        for value in node.values:
+            self._under("hip", value)
+
+    # -- facts --------------------------------------------------------------
     def visit_Attribute(self, node: ast.Attribute) -> None:
         name = self.resolve(node)
         if name is not None:
@@ -145,10 +227,12 @@ class _Visitor(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         node.func._role = "call"  # type: ignore[attr-defined]
-        name = self.resolve(node.func) if isinstance(node.func, ast.Attribute) else self.aliases.get(
-            getattr(node.func, "id", ""))
+        name = self.call_name(node)
         if name in SETUP_CALLS:
             self._requirements(node)
+        if isinstance(node.func, ast.Name) and node.func.id not in self.aliases:
+            for value_name in sorted(self.assigned.get(node.func.id, ())):
+                self.add("python_attr", value_name, node.func, role="call")
         if getattr(node.func, "id", "") == "getattr" and len(node.args) >= 2:
             base = self.resolve(node.args[0]) if isinstance(node.args[0], ast.Attribute) else None
             attr = node.args[1]
@@ -157,24 +241,30 @@ class _Visitor(ast.NodeVisitor):
         for keyword in node.keywords:
             if keyword.arg in NVCC_KEYWORDS:
                 self._nvcc_flags(keyword.value)
-        if name in SUBPROCESS_CALLS and _mentions_nvidia_smi(node):
-            self.add("construct", "subprocess-nvidia-smi", node, text="nvidia-smi")
+        constructs.on_call(self, node, name)
         if name:
             for source, snippet_node in embedded.sources_of(name, node, self.strings, self.lines):
                 self._embedded(source, snippet_node)
         self.generic_visit(node)
 
     def visit_Compare(self, node: ast.Compare) -> None:
-        if any(self._is_capability(op) for op in [node.left, *node.comparators]):
-            self.add("construct", "capability-compare", node, text="compute capability")
+        constructs.on_compare(self, node)
+        self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        constructs.on_subscript(self, node)
+        self.generic_visit(node)
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        constructs.on_binop(self, node)
         self.generic_visit(node)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         for deco in node.decorator_list:
-            target = deco.func if isinstance(deco, ast.Call) else deco
-            name = self.resolve(target) if isinstance(target, ast.Attribute) else self.aliases.get(getattr(target, "id", ""))
-            if name in NUMBA_JIT:
-                self.add("construct", "numba-cuda-kernel", deco, text=node.name)
+            if isinstance(deco, ast.Call):
+                deco._decorates = node.name  # type: ignore[attr-defined]
+            else:
+                constructs.on_decorator(self, deco, node.name)
         self.generic_visit(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
@@ -204,32 +294,6 @@ class _Visitor(ast.NodeVisitor):
                     if m := REQUIREMENT.match(const.value):
                         self.add("requirement", normalise(m.group(1)), const, text=const.value)
 
-    def _is_capability(self, node: ast.expr) -> bool:
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name) and sub.id in self.capability_vars:
-                return True
-            if isinstance(sub, ast.Call):
-                name = self.resolve(sub.func) if isinstance(sub.func, ast.Attribute) else self.aliases.get(
-                    getattr(sub.func, "id", ""))
-                if name in CAPABILITY_CALLS:
-                    return True
-            if isinstance(sub, ast.Attribute) and sub.attr in ("major", "minor"):
-                if self._is_properties(sub.value) or isinstance(sub.value, ast.Name) and sub.value.id in self.property_vars:
-                    return True
-            if isinstance(sub, ast.Attribute) and sub.attr == "compute_capability" and isinstance(sub.value, ast.Call):
-                origin = self._call_name(sub.value)
-                if origin and origin.startswith(("cupy.", "numba.")):
-                    return True
-        return False
-
-    def _is_properties(self, node: ast.expr) -> bool:
-        return isinstance(node, ast.Call) and self._call_name(node) in PROPERTY_CALLS
-
-    def _call_name(self, call: ast.Call) -> str | None:
-        if isinstance(call.func, ast.Attribute):
-            return self.resolve(call.func)
-        return self.aliases.get(getattr(call.func, "id", ""))
-
     def _embedded(self, source: embedded.Snippet, node: ast.AST) -> None:
         from migrate.extract import cuda_cpp
 
@@ -248,10 +312,3 @@ def _is_stringish(node: ast.expr) -> bool:
 
 def _strings(node: ast.AST) -> list[ast.Constant]:
     return [n for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-
-
-def _mentions_nvidia_smi(call: ast.Call) -> bool:
-    for sub in ast.walk(call):
-        if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and "nvidia-smi" in sub.value:
-            return True
-    return False

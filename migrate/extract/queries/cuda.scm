@@ -4,6 +4,10 @@
 (call_expression function: (identifier) @reference.call)
 (call_expression function: (qualified_identifier name: (identifier) @reference.call))
 (call_expression function: (template_function name: (identifier) @reference.call))
+(call_expression function: (qualified_identifier name: (template_function name: (identifier) @reference.call)))
+(call_expression function: (qualified_identifier name: (qualified_identifier name: (identifier) @reference.call)))
+(call_expression function: (qualified_identifier name: (qualified_identifier name: (template_function name: (identifier) @reference.call))))
+(call_expression function: (field_expression field: (field_identifier) @reference.member))
 (identifier) @reference.identifier
 (type_identifier) @reference.type
 (namespace_identifier) @reference.namespace
