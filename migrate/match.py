@@ -74,11 +74,18 @@ def _role_matches(rule: Rule, role: str) -> bool:
     return role in roles if roles else role not in NOT_USES
 
 
-def match_file(rel: str, extraction: Extraction, index: RuleIndex) -> list[Finding]:
+def portable_namespaces(extractions: Iterable[Extraction]) -> frozenset[str]:
+    """Namespaces a HIP-guarded alias points at ROCm (`namespace cub = hipcub;`), repo-wide."""
+    return frozenset(f.name for e in extractions for f in e.facts
+                     if f.kind == "namespace_alias" and f.guard == "hip" and f.text.startswith(("hip", "roc")))
+
+
+def match_file(rel: str, extraction: Extraction, index: RuleIndex,
+               portable: frozenset[str] = frozenset()) -> list[Finding]:
     """Turn one file's facts into findings; guarded facts never become findings."""
     findings: dict[tuple, Finding] = {}
     for fact in extraction.facts:
-        if fact.guard in GUARDED:
+        if fact.guard in GUARDED or fact.role == "namespace" and fact.name in portable:
             continue
         for rule, entry, symbol in index.lookup(fact):
             if rule.when == "unavailable" and not _unavailable(entry, index.target):

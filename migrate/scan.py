@@ -11,7 +11,7 @@ from migrate import __version__
 from migrate.cache import Cache, key
 from migrate.discover import discover
 from migrate.extract import EXTRACTOR_VERSION, extract
-from migrate.match import RuleIndex, match_file
+from migrate.match import RuleIndex, match_file, portable_namespaces
 from migrate.model import Extraction, Report, Skipped, SourceFile, Target
 from migrate.assemble import assemble
 from migrate.rules import RuleBase
@@ -39,6 +39,7 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase,
     index = RuleIndex(rules, target)
     findings, skipped, notes = [], list(found.skipped), []
     scanned = lines = 0
+    portable = portable_namespaces(o.extraction for o in outcomes if o.extraction is not None)
     for outcome in outcomes:
         if outcome.extraction is None or outcome.extraction.error:
             skipped.append(Skipped(path=outcome.file.rel, reason=outcome.reason or outcome.extraction.error))
@@ -46,7 +47,7 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase,
         scanned += 1
         lines += outcome.extraction.lines
         notes += [f"{outcome.file.rel}: {n}" for n in outcome.extraction.notes]
-        findings += match_file(outcome.file.rel, outcome.extraction, index)
+        findings += match_file(outcome.file.rel, outcome.extraction, index, portable)
     findings.sort(key=lambda f: f.sort_key)
     efforts = {r.id: (r.effort_per_occurrence, r.effort_first_use) for r in rules.rules}
     scanned_files = [o.file for o in outcomes if o.extraction is not None and not o.extraction.error]

@@ -116,3 +116,17 @@ def test_syntax_errors_are_noted_and_the_rest_extracted() -> None:
     extraction = cuda_cpp.extract(b"void f( { cudaMalloc(&p, 4);\n}}}\nvoid g() { cudaFree(p); }\n")
     assert "cudaFree" in {f.name for f in extraction.facts}
     assert extraction.notes and "syntax errors" in extraction.notes[0]
+
+
+def test_guarded_namespace_alias_makes_the_namespace_portable(tmp_path) -> None:
+    from migrate import scan
+    from migrate.rules import load_rules
+    from migrate.settings import Settings
+
+    (tmp_path / "compat.cuh").write_text(
+        "#ifndef USE_ROCM\n#include <cub/cub.cuh>\n#else\n#include <hipcub/hipcub.hpp>\nnamespace cub = hipcub;\n#endif\n")
+    (tmp_path / "scan.cu").write_text('#include "compat.cuh"\n__device__ int f(int x) { return cub::Sum()(x, x); }\n')
+    (tmp_path / "other.cu").write_text("__device__ int g(int x) { return thrust::plus<int>()(x, x); }\n")
+    report = scan.run([tmp_path], Settings(jobs=1), load_rules())
+    namespaces = {(f.path, f.symbol) for f in report.findings if f.symbol in ("cub", "thrust")}
+    assert namespaces == {("other.cu", "thrust")}

@@ -63,6 +63,7 @@ def extract_snippet(source: bytes, *, row0: int = 0, col0: int = 0,
                row0=row0, col0=col0, cell=cell)
     _identifiers(ctx, caps)
     _includes(ctx, caps)
+    _namespace_aliases(ctx, caps)
     _macros(ctx, caps)
     _kernels_and_launches(ctx, caps)
     _asm(ctx, caps)
@@ -106,6 +107,14 @@ def _role(node: ts.Node, calls: set[int]) -> str:
     if parent is not None and parent.type in ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"):
         return "macro"
     return "value"
+
+
+def _namespace_aliases(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
+    """`namespace cub = hipcub;` facts: under a HIP guard they make `cub::` code portable."""
+    for node in caps.get("namespace_alias", []):
+        names = [c for c in node.named_children if c.type in ("namespace_identifier", "nested_namespace_specifier")]
+        if len(names) >= 2:
+            ctx.add("namespace_alias", _text(names[0]), node, text=_text(names[-1]))
 
 
 def _includes(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:

@@ -31,3 +31,4 @@
 [(optional_parameter_declaration) (field_declaration) (enumerator)] @binding
 (parameter_declaration) @declaration
 (assignment_expression) @assign
+(namespace_alias_definition) @namespace_alias
