@@ -19,6 +19,7 @@ from migrate.settings import Settings
 
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
 BINARY_PROBE = 8192
+BYTE_PARSED = frozenset({"cuda", "cpp"})  # tree-sitter reads bytes: Latin-1 comments do not stop a scan
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +113,8 @@ def _read(file: SourceFile, max_size: int) -> tuple[bytes | None, str | None]:
         return None, f"unreadable: {exc.strerror or exc}"
     if b"\0" in data[:BINARY_PROBE]:
         return None, "binary file (contains NUL bytes)"
+    if file.kind in BYTE_PARSED:
+        return data, None
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -51,6 +51,7 @@ def test_bad_inputs_are_skipped_with_reasons(tmp_path: Path, monkeypatch: pytest
     (tmp_path / "good.cu").write_text("void f() { cudaMalloc(&p, 4); }\n")
     (tmp_path / "blob.cu").write_bytes(b"\x7fELF\x00\x00binary")
     (tmp_path / "latin1.cpp").write_bytes("// caf\xe9\nvoid g() { cudaFree(p); }\n".encode("latin-1"))
+    (tmp_path / "latin1.py").write_bytes("# caf\xe9\nimport pynvml\n".encode("latin-1"))
     (tmp_path / "broken.cu").write_text("void f( { cudaMalloc(&p, 4);\n}}}\nvoid g() { cudaFree(p); }\n")
     (tmp_path / "bad.py").write_text("def f(:\n")
     (tmp_path / "huge.cu").write_text("int x;\n" * 200)
@@ -75,11 +76,12 @@ def test_bad_inputs_are_skipped_with_reasons(tmp_path: Path, monkeypatch: pytest
         "blob.cu": "binary file (contains NUL bytes)",
         "dangling.cu": "broken symlink or symlink loop",
         "huge.cu": "larger than the size limit (1400 > 1000 bytes)",
-        "latin1.cpp": "not valid UTF-8 text (byte 6)",
+        "latin1.py": "not valid UTF-8 text (byte 5)",
         "loop": "symlink loop (directory already scanned)",
         "pipe.cu": "not a regular file",
         "secret.cu": "unreadable: Permission denied",
     }
     assert {(f.path, f.symbol) for f in report.findings} == {
-        ("broken.cu", "cudaMalloc"), ("broken.cu", "cudaFree"), ("good.cu", "cudaMalloc")}
+        ("broken.cu", "cudaMalloc"), ("broken.cu", "cudaFree"), ("good.cu", "cudaMalloc"), ("latin1.cpp", "cudaFree")}
+    assert "latin1.cpp: not UTF-8 (byte 6); bytes that are not UTF-8 were read as one character each" in report.notes
     assert any(n.startswith("broken.cu: syntax errors") for n in report.notes)

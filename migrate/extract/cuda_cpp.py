@@ -44,6 +44,10 @@ class _Ctx:
 def extract(source: bytes) -> Extraction:
     """Facts of one C/C++/CUDA file. A pure function of the bytes."""
     facts, notes = extract_snippet(source)
+    try:
+        source.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        notes.append(f"not UTF-8 (byte {exc.start}); bytes that are not UTF-8 were read as one character each")
     return Extraction(facts=tuple(facts), lines=source.count(b"\n") + 1,
                       line_text=line_texts(source, facts), notes=tuple(notes))
 
