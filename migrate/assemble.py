@@ -1,33 +1,149 @@
-"""assemble: group files into workloads. For now the whole scan target is one workload."""
+"""assemble: group files into workloads.
+
+Explicit source lists come first (workloads declared in the configuration, PyTorch
+extensions, CMake targets), then directory-rooted projects (Python distributions, CMake
+projects, Makefile projects, notebook folders) take the files below them, deepest root
+first; what is left belongs to a workload named after its top folder."""
 from __future__ import annotations
 
-from dataclasses import replace
-from pathlib import Path
-from typing import Callable, Sequence
+import fnmatch
+import posixpath
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
 
-from migrate.classify import classify
-from migrate.estimate import estimate
-from migrate.model import Finding, SourceFile, Workload
+import pathspec
 
+from migrate.model import Fact, SourceFile
 
-def assemble(root: Path, files: Sequence[SourceFile], findings: Sequence[Finding],
-             effort_of: Callable[[str], tuple[float, float]]) -> tuple[list[Workload], list[Finding]]:
-    """Workloads with their class and effort, and the findings tagged with their workload."""
-    name = root.name or "root"
-    tagged = [replace(f, workload=name) for f in findings]
-    migration_class, deciding = classify(tagged)
-    workload = Workload(
-        name=name, root=".", kind=_kind(files), migration_class=migration_class,
-        reasons=deciding,
-        effort=estimate(tagged, effort_of), files=tuple(f.rel for f in files),
-    )
-    return [workload], tagged
+HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".cuh", ".inl", ".inc")
+PYTHON_PROJECT_FILES = frozenset({"pyproject.toml", "setup.py", "setup.cfg"})
 
 
-def _kind(files: Sequence[SourceFile]) -> str:
-    kinds = {f.kind for f in files}
-    if "cmake" in kinds:
-        return "cmake"
-    if kinds & {"python", "notebook", "pyproject"}:
-        return "python"
-    return "directory"
+@dataclass
+class Spec:
+    name: str
+    root: str  # a folder relative to the scan root ("." for the root itself)
+    kind: str
+    files: list[str] = field(default_factory=list)
+
+
+def workloads(files: Iterable[SourceFile], facts: Mapping[str, tuple[Fact, ...]], *,
+              root_name: str, declared: Mapping[str, list[str]] | None = None) -> list[Spec]:
+    """Workload specs covering every file exactly once."""
+    pool = {f.rel for f in files}
+    specs: list[Spec] = []
+    for name, globs in (declared or {}).items():
+        spec_of = pathspec.PathSpec.from_lines("gitwildmatch", globs)
+        specs.append(_claim(Spec(name, _common_root(globs), "declared"), pool, {p for p in pool if spec_of.match_file(p)}))
+    specs += _explicit(pool, facts)
+    specs += _rooted(pool, facts, root_name)
+    specs += _leftovers(pool, root_name)
+    return _unique([s for s in specs if s.files])
+
+
+def _claim(spec: Spec, pool: set[str], wanted: Iterable[str]) -> Spec:
+    for path in sorted(set(wanted) & pool):
+        spec.files.append(path)
+        pool.discard(path)
+    return spec
+
+
+def _explicit(pool: set[str], facts: Mapping[str, tuple[Fact, ...]]) -> list[Spec]:
+    """PyTorch extensions and CMake targets, from their source lists."""
+    specs = []
+    for rel, file_facts in sorted(facts.items()):
+        base = posixpath.dirname(rel)
+        for fact in file_facts:
+            if fact.kind == "extension":
+                sources = _resolve_sources(fact.text, base, pool, rel)
+                spec = Spec(fact.name, _common_dir(sources) or base or ".", "torch-extension")
+                specs.append(_claim(spec, pool, sources + _sibling_headers(sources, pool)))
+            elif fact.kind == "cmake_target":
+                sources = _resolve_sources(fact.text, base, pool, rel)
+                existing = next((s for s in specs if s.name == fact.name and s.kind == "cmake-target"), None)
+                spec = existing or Spec(fact.name, base or ".", "cmake-target")
+                _claim(spec, pool, sources)
+                if existing is None:
+                    specs.append(spec)
+    return specs
+
+
+def _resolve_sources(text: str, base: str, pool: set[str], declared_in: str) -> list[str]:
+    out = []
+    for item in filter(None, text.split("\n")):
+        if item.startswith("glob:"):
+            pattern = posixpath.normpath(posixpath.join(base, item[5:]))
+            out += [p for p in pool if fnmatch.fnmatch(p, pattern)]
+            continue
+        for candidate in (posixpath.join(base, item), item):
+            path = posixpath.normpath(candidate)
+            if path in pool or path in out:
+                out.append(path)
+                break
+    return out
+
+
+def _sibling_headers(sources: list[str], pool: set[str]) -> list[str]:
+    folders = {posixpath.dirname(s) for s in sources}
+    return [p for p in pool if posixpath.dirname(p) in folders and p.endswith(HEADER_SUFFIXES)]
+
+
+def _rooted(pool: set[str], facts: Mapping[str, tuple[Fact, ...]], root_name: str) -> list[Spec]:
+    roots: dict[str, Spec] = {}
+    for rel in sorted(pool | set(facts)):
+        folder, name = posixpath.dirname(rel) or ".", posixpath.basename(rel)
+        label = root_name if folder == "." else posixpath.basename(folder)
+        file_facts = facts.get(rel, ())
+        if name in PYTHON_PROJECT_FILES and folder not in roots:
+            dist = next((f.name for f in file_facts if f.kind == "distribution"), label)
+            roots[folder] = Spec(dist, folder, "python")
+        elif name == "CMakeLists.txt" and any(f.kind == "cmake_project" for f in file_facts):
+            project = next(f.name for f in file_facts if f.kind == "cmake_project")
+            roots.setdefault(folder, Spec(project, folder, "cmake"))
+        elif name in ("Makefile", "makefile", "GNUmakefile"):
+            roots.setdefault(folder, Spec(label, folder, "make"))
+        elif name.endswith(".ipynb"):
+            roots.setdefault(folder, Spec(label, folder, "notebooks"))
+    ordered = sorted(roots.values(), key=lambda s: -s.root.count("/") - (s.root != "."))
+    for path in sorted(pool):
+        owner = next((s for s in ordered if s.root == "." or path.startswith(s.root + "/")), None)
+        if owner is not None:
+            owner.files.append(path)
+            pool.discard(path)
+    return list(roots.values())
+
+
+def _leftovers(pool: set[str], root_name: str) -> list[Spec]:
+    groups: dict[str, Spec] = {}
+    for path in sorted(pool):
+        top = path.split("/", 1)[0] if "/" in path else "."
+        spec = groups.setdefault(top, Spec(root_name if top == "." else top, top, "directory"))
+        spec.files.append(path)
+    pool.clear()
+    return list(groups.values())
+
+
+def _unique(specs: list[Spec]) -> list[Spec]:
+    """Merge a CMake project into its same-named target; otherwise make names unique."""
+    by_name: dict[str, Spec] = {}
+    out = []
+    for spec in specs:
+        other = by_name.get(spec.name)
+        if other is not None and {other.kind, spec.kind} == {"cmake", "cmake-target"}:
+            other.files = sorted(other.files + spec.files)
+            other.kind = "cmake-target"
+            continue
+        if other is not None:
+            spec.name = f"{spec.name} ({spec.root})"
+        by_name[spec.name] = spec
+        out.append(spec)
+    return out
+
+
+def _common_dir(paths: list[str]) -> str:
+    return posixpath.commonpath([posixpath.dirname(p) for p in paths]) if paths else ""
+
+
+def _common_root(globs: list[str]) -> str:
+    fixed = [g.split("*", 1)[0].rstrip("/") for g in globs]
+    return posixpath.commonpath(fixed) if fixed and all(fixed) else "."

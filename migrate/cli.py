@@ -43,7 +43,8 @@ def cli() -> None:
 @click.option("--format", "-f", "formats", multiple=True, type=click.Choice(FORMATS),
               help="Output format (repeatable with -o).")
 @click.option("-o", "--output", "outputs", multiple=True, help="Write to FILE ('-' for stdout); one per --format.")
-@click.option("--target-arch", "arch", multiple=True, help="GPU architecture(s) to assess for (default gfx942).")
+@click.option("--target-arch", "arch", multiple=True,
+              help="GPU architecture(s) to assess for, repeatable or comma-separated (default gfx942).")
 @click.option("--rocm", help="ROCm version to assess for (default 7.2).")
 @click.option("--fail-on", type=click.Choice(CLASSES), help="Exit 1 if the repository's class is at least this.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel extraction processes.")
@@ -60,6 +61,7 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
     from migrate.render import renderer
 
     targets = list(paths) or [Path(".")]
+    arch = tuple(a for item in arch for a in item.split(",") if a)
     formats = formats or ("terminal",)
     if outputs and len(outputs) != len(formats):
         raise UserError("give one -o/--output per --format")

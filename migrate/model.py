@@ -92,6 +92,7 @@ class Finding:
     source_line: str = ""
     cell: int | None = None
     workload: str = ""
+    targets: tuple[str, ...] = ()  # the architectures the finding applies to
 
     @property
     def sort_key(self) -> tuple:
@@ -121,8 +122,22 @@ class Finding:
             "hipify": self.hipify,
             "confidence": self.confidence,
             "workload": self.workload,
+            "targets": list(self.targets),
             "fingerprint": self.fingerprint,
         }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TargetVerdict:
+    """A workload's class and effort for one GPU architecture."""
+
+    arch: str
+    migration_class: str
+    own_class: str  # from its own findings, before what it depends on
+    reasons: tuple[Finding, ...]  # the findings that decided the class
+    chain: tuple[str, ...]  # how an inherited class reaches this workload, step by step
+    effort: Effort
+    breakdown: tuple[tuple[str, float], ...]  # top contributors to the likely effort
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -130,11 +145,36 @@ class Workload:
     name: str
     root: str
     kind: str
-    migration_class: str
-    reasons: tuple[Finding, ...]  # the findings that decided the class
-    effort: Effort
     files: tuple[str, ...]
+    verdicts: tuple[TargetVerdict, ...]  # one per target architecture, the primary first
     depends_on: tuple[str, ...] = ()
+    project: str = ""
+
+    @property
+    def primary(self) -> TargetVerdict:
+        return self.verdicts[0]
+
+    @property
+    def migration_class(self) -> str:
+        """The worst class over the target architectures."""
+        return worst_class(v.migration_class for v in self.verdicts)
+
+    @property
+    def reasons(self) -> tuple[Finding, ...]:
+        return max(self.verdicts, key=lambda v: class_rank(v.migration_class)).reasons
+
+    @property
+    def effort(self) -> Effort:
+        return self.primary.effort
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Project:
+    """One repository of a portfolio scan."""
+
+    name: str
+    root: str
+    workloads: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -156,6 +196,8 @@ class Report:
     findings: tuple[Finding, ...]
     skipped: tuple[Skipped, ...]
     notes: tuple[str, ...] = field(default=())
+    projects: tuple[Project, ...] = field(default=())
+    hipify_used: bool = False
 
     @property
     def migration_class(self) -> str:

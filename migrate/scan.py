@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -12,10 +12,13 @@ from migrate.cache import Cache, key
 from migrate.discover import discover
 from migrate.extract import EXTRACTOR_VERSION, extract
 from migrate.match import RuleIndex, match_file, portable_namespaces
-from migrate.model import Extraction, Report, Skipped, SourceFile, Target
-from migrate.assemble import assemble
+from migrate import assemble
+from migrate.estimate import EffortModel
+from migrate.graph import DependencyGraph
+from migrate.model import Extraction, Finding, Project, Report, Skipped, SourceFile, Target, Workload
 from migrate.rules import RuleBase
 from migrate.settings import Settings
+from migrate.verdict import judge
 
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
 BINARY_PROBE = 8192
@@ -36,29 +39,53 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase,
     started = time.perf_counter()
     found = discover(targets, include_vendored=settings.include_vendored, exclude=settings.exclude)
     outcomes = extract_all(found.files, settings, progress)
-    target = Target(rocm=settings.rocm, arch=settings.arch)
-    index = RuleIndex(rules, target)
-    findings, skipped, notes = [], list(found.skipped), []
-    scanned = lines = 0
-    portable = portable_namespaces(o.extraction for o in outcomes if o.extraction is not None)
-    for outcome in outcomes:
-        if outcome.extraction is None or outcome.extraction.error:
-            skipped.append(Skipped(path=outcome.file.rel, reason=outcome.reason or outcome.extraction.error))
-            continue
-        scanned += 1
-        lines += outcome.extraction.lines
-        notes += [f"{outcome.file.rel}: {n}" for n in outcome.extraction.notes]
-        findings += match_file(outcome.file.rel, outcome.extraction, index, portable)
-    findings.sort(key=lambda f: f.sort_key)
-    efforts = {r.id: (r.effort_per_occurrence, r.effort_first_use) for r in rules.rules}
-    scanned_files = [o.file for o in outcomes if o.extraction is not None and not o.extraction.error]
-    workloads, findings = assemble(found.root, scanned_files, findings, efforts.__getitem__)
+    scanned = [o for o in outcomes if o.extraction is not None and not o.extraction.error]
+    skipped = list(found.skipped) + [Skipped(path=o.file.rel, reason=o.reason or o.extraction.error)  # type: ignore[union-attr]
+                                     for o in outcomes if o not in scanned]
+    facts = {o.file.rel: o.extraction.facts for o in scanned}  # type: ignore[union-attr]
+    findings = match_targets(scanned, rules, settings)
+    specs = assemble.workloads([o.file for o in scanned], facts, root_name=found.root.name or "root",
+                               declared=settings.workloads)
+    model = EffortModel().with_overrides(settings.effort)
+    workloads, findings = judge(specs, DependencyGraph(specs, facts), findings, settings.arch, model, rules)
     return Report(
-        tool_version=__version__, rules_version=rules.version, target=target, root=str(found.root),
-        files_scanned=scanned, lines=lines, seconds=round(time.perf_counter() - started, 3),
-        workloads=tuple(workloads), findings=tuple(findings),
-        skipped=tuple(sorted(skipped, key=lambda s: s.path)), notes=tuple(notes),
+        tool_version=__version__, rules_version=rules.version, target=Target(rocm=settings.rocm, arch=settings.arch),
+        root=str(found.root), files_scanned=len(scanned), lines=sum(o.extraction.lines for o in scanned),  # type: ignore[union-attr]
+        seconds=round(time.perf_counter() - started, 3),
+        workloads=tuple(workloads), findings=tuple(sorted(findings, key=lambda f: f.sort_key)),
+        skipped=tuple(sorted(skipped, key=lambda s: s.path)),
+        notes=tuple(f"{o.file.rel}: {n}" for o in scanned for n in o.extraction.notes),  # type: ignore[union-attr]
+        projects=_projects(targets, found.root, workloads),
     )
+
+
+def match_targets(scanned: list[Outcome], rules: RuleBase, settings: Settings) -> list[Finding]:
+    """Findings for every target architecture, merged: each finding lists the targets it applies to."""
+    portable = portable_namespaces(o.extraction for o in scanned)  # type: ignore[misc]
+    merged: dict[tuple, Finding] = {}
+    archs: dict[tuple, list[str]] = {}
+    for arch in settings.arch:
+        index = RuleIndex(rules, Target(rocm=settings.rocm, arch=(arch,)))
+        for outcome in scanned:
+            for finding in match_file(outcome.file.rel, outcome.extraction, index, portable):  # type: ignore[arg-type]
+                key_ = (finding.rule, finding.path, finding.cell, finding.line, finding.column, finding.symbol)
+                merged.setdefault(key_, finding)
+                archs.setdefault(key_, []).append(arch)
+    return [replace(f, targets=tuple(archs[k])) for k, f in merged.items()]
+
+
+def _projects(targets: list[Path], root: Path, workloads: list[Workload]) -> tuple[Project, ...]:
+    """A portfolio: several directories scanned together, each its own project."""
+    folders = [t.resolve() for t in targets if t.is_dir()]
+    if len(folders) < 2 or len(folders) != len(targets):
+        return ()
+    projects = []
+    for folder in folders:
+        rel = folder.relative_to(root).as_posix() if folder != root else "."
+        names = tuple(w.name for w in workloads
+                      if rel == "." or any(f == rel or f.startswith(rel + "/") for f in w.files))
+        projects.append(Project(name=folder.name, root=rel, workloads=names))
+    return tuple(projects)
 
 
 def extract_all(files: Iterable[SourceFile], settings: Settings,

@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 DEFAULT_ROCM = "7.2"
 DEFAULT_ARCH = ("gfx942",)
-KNOWN_KEYS = {"rocm", "target-arch", "exclude", "max-file-size", "include-vendored", "jobs", "fail-on"}
+KNOWN_KEYS = {"rocm", "target-arch", "exclude", "max-file-size", "include-vendored", "jobs", "fail-on",
+              "workloads", "effort"}
+EFFORT_KEYS = {"learning-rate": (int, float), "kernel-review": (int, float), "kernel-validation": (int, float),
+               "kernel-rules": list, "hipify-factor": dict, "fixed": dict, "uncertainty": dict}
 
 
 class SettingsError(Exception):
@@ -24,6 +27,8 @@ class Settings:
     jobs: int = max(1, os.cpu_count() or 1)
     fail_on: str | None = None
     cache_dir: Path | None = None
+    workloads: dict = field(default_factory=dict)  # name -> globs, from [tool.rocm-migrate.workloads]
+    effort: dict = field(default_factory=dict)  # [tool.rocm-migrate.effort] overrides
     warnings: tuple[str, ...] = ()
 
 
@@ -71,12 +76,39 @@ def _apply_file(settings: Settings, path: Path, table: dict) -> Settings:
     changes: dict[str, object] = {}
     warnings = list(settings.warnings)
     for key, value in table.items():
+        if key == "workloads":
+            changes["workloads"] = _workloads(path, value)
+            continue
+        if key == "effort":
+            changes["effort"] = _effort(path, value, warnings)
+            continue
         if key not in checks:
-            if not isinstance(value, dict):
-                warnings.append(f"{path.name}: unknown key '{key}' in [tool.rocm-migrate] (ignored)")
+            warnings.append(f"{path.name}: unknown key '{key}' in [tool.rocm-migrate] (ignored)")
             continue
         expected, attr = checks[key]
         if not isinstance(value, expected) or isinstance(value, bool) and expected is not bool:
             raise SettingsError(f"{path}: key '{key}' must be a {expected.__name__}, not {type(value).__name__}")
         changes[attr] = tuple(value) if expected is list else value
     return replace(settings, warnings=tuple(warnings), **changes)
+
+
+def _workloads(path: Path, value: object) -> dict[str, list[str]]:
+    if not isinstance(value, dict) or not all(
+            isinstance(v, list) and all(isinstance(g, str) for g in v) for v in value.values()):
+        raise SettingsError(f"{path}: key 'workloads' must map each workload name to a list of path globs")
+    return {str(k): list(v) for k, v in value.items()}
+
+
+def _effort(path: Path, value: object, warnings: list[str]) -> dict:
+    if not isinstance(value, dict):
+        raise SettingsError(f"{path}: key 'effort' must be a table")
+    out = {}
+    for key, item in value.items():
+        expected = EFFORT_KEYS.get(key)
+        if expected is None:
+            warnings.append(f"{path.name}: unknown key 'effort.{key}' (ignored)")
+            continue
+        if not isinstance(item, expected) or isinstance(item, bool):
+            raise SettingsError(f"{path}: key 'effort.{key}' has the wrong type ({type(item).__name__})")
+        out[key] = item
+    return out

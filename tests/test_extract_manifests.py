@@ -10,10 +10,23 @@ from migrate.extract import extract
 from migrate.extract.packages import conda_names, pip_names
 
 
+STRUCTURE = frozenset({"cmake_target", "cmake_link", "cmake_include", "cmake_project", "distribution", "extension"})
+
+
 def facts(kind: str, text: str, fact_kind: str | None = None) -> list[tuple[int, int, str]]:
+    """Rule-facing facts (workload-structure facts are tested on their own)."""
     extraction = extract(kind, text.encode())
     assert extraction.error is None
-    return sorted((f.line, f.column, f.name) for f in extraction.facts if fact_kind in (None, f.kind))
+    return sorted((f.line, f.column, f.name) for f in extraction.facts
+                  if f.kind == fact_kind or fact_kind is None and f.kind not in STRUCTURE)
+
+
+def test_cmake_structure_facts() -> None:
+    text = ("project(demo LANGUAGES CXX CUDA)\nadd_library(ops STATIC src/a.cu ${EXTRA} src/b.cpp)\n"
+            "target_include_directories(ops PUBLIC include)\ntarget_link_libraries(app PRIVATE ops CUDA::cudart)\n")
+    got = {(f.kind, f.name, f.text) for f in extract("cmake", text.encode()).facts if f.kind in STRUCTURE}
+    assert got == {("cmake_project", "demo", "LANGUAGES\nCXX\nCUDA"), ("cmake_target", "ops", "src/a.cu\nsrc/b.cpp"),
+                   ("cmake_include", "ops", "include"), ("cmake_link", "app", "ops\nCUDA::cudart")}
 
 
 @pytest.mark.parametrize(("spec", "names"), [

@@ -65,6 +65,7 @@ def extract(source: bytes) -> Extraction:
                               text=f"find_package({first.text})"))
         if command.name in LINK_COMMANDS:
             facts.extend(_bare_libraries(command, where))
+        facts.extend(_structure(command, where))
     return finish(text, facts)
 
 
@@ -188,3 +189,28 @@ def _bare_libraries(command: Command, where: _Positions) -> list[Fact]:
         line, col = where(arg.start)
         out.append(fact("flag", f"-l{arg.text}", line, col, col + len(arg.text), text=arg.text))
     return out
+
+
+TARGET_COMMANDS = frozenset({"add_library", "add_executable", "cuda_add_library", "cuda_add_executable",
+                             "hip_add_library", "hip_add_executable", "target_sources"})
+TARGET_KEYWORDS = frozenset({"STATIC", "SHARED", "MODULE", "OBJECT", "INTERFACE", "IMPORTED", "ALIAS", "GLOBAL",
+                             "EXCLUDE_FROM_ALL", "WIN32", "MACOSX_BUNDLE", "PUBLIC", "PRIVATE", "FILE_SET", "BASE_DIRS",
+                             "FILES", "TYPE", "HEADERS", "CXX_MODULES", "SYSTEM", "BEFORE", "AFTER"})
+STRUCTURE = {"target_link_libraries": "cmake_link", "target_include_directories": "cmake_include",
+             "include_directories": "cmake_include", "project": "cmake_project"}
+
+
+def _structure(command: Command, where: _Positions) -> list[Fact]:
+    """Workload structure: targets with their sources, links, include directories and the project.
+
+    The fact's name is the target (or project); its text lists the literal arguments, one per line."""
+    kind = "cmake_target" if command.name in TARGET_COMMANDS else STRUCTURE.get(command.name)
+    if kind is None or not command.arguments:
+        return []
+    args = [a.text for a in command.arguments if "${" not in a.text and a.text not in TARGET_KEYWORDS]
+    if command.name == "include_directories":
+        name, values = "", args
+    else:
+        name, values = command.arguments[0].text, args[1:]
+    line, col = where(command.start)
+    return [fact(kind, name, line, col, col + len(command.name), text="\n".join(values), role=command.name)]

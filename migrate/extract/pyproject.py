@@ -119,6 +119,10 @@ def extract(source: bytes) -> Extraction:
         line, start, end = locator.find(item)
         shown = item.needle if item.needle is not None else item.key
         facts.extend(fact("requirement", name, line + 1, start, end, text=shown) for name in item.names)
+    name = _table(data.get("project")).get("name") or _table(_table(data.get("tool")).get("poetry")).get("name")
+    if isinstance(name, str):
+        number = next((i for i, line in enumerate(text.split("\n"), start=1) if line.strip().startswith("name")), 1)
+        facts.append(fact("distribution", name, number, 0, 0, text=name))
     return finish(text, facts)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from migrate.extract import embedded, python_constructs as constructs
+from migrate.extract import embedded, python_structure as structure, python_constructs as constructs
 from migrate.extract.buildfiles import NVCC_FLAGS
 from migrate.extract.deps import REQUIREMENT, normalise
 from migrate.extract.lines import FLAG
@@ -133,7 +133,13 @@ class _Visitor(ast.NodeVisitor):
             self.add("python_import", alias.name, node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        if node.level or not node.module:
+        if node.level:  # relative: kept for the import graph, resolved by assemble
+            prefix = "." * node.level
+            names = [f"{prefix}{node.module}"] if node.module else [prefix + a.name for a in node.names]
+            for name in names:
+                self.add("python_import", name, node)
+            return
+        if not node.module:
             return
         self._bind(node)
         self.add("python_import", node.module, node)
@@ -242,6 +248,7 @@ class _Visitor(ast.NodeVisitor):
             if keyword.arg in NVCC_KEYWORDS:
                 self._nvcc_flags(keyword.value)
         constructs.on_call(self, node, name)
+        structure.on_call(self, node, name)
         if name:
             for source, snippet_node in embedded.sources_of(name, node, self.strings, self.lines):
                 self._embedded(source, snippet_node)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from migrate.model import SCHEMA_VERSION, Report
+from migrate.model import SCHEMA_VERSION, Effort, Project, Report, Workload, class_rank, worst_class
 
 
 def to_json(report: Report) -> dict:
@@ -13,30 +13,71 @@ def to_json(report: Report) -> dict:
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "rocm-migrate", "version": report.tool_version, "rules_version": report.rules_version},
         "target": {"rocm": report.target.rocm, "arch": list(report.target.arch)},
-        "summary": {
-            "class": report.migration_class,
-            "files_scanned": report.files_scanned,
-            "files_skipped": len(report.skipped),
-            "findings": len(report.findings),
-            "lines": report.lines,
-            "seconds": report.seconds,
-            "effort_hours": report.effort.to_json(),
-            "by_class": dict(sorted(Counter(f.migration_class for f in report.findings).items())),
-        },
-        "workloads": [
-            {
-                "name": w.name, "root": w.root, "kind": w.kind, "class": w.migration_class,
-                "reasons": [ids[f] for f in w.reasons],
-                "reason_rules": sorted({f.rule for f in w.reasons}),
-                "effort_hours": w.effort.to_json(),
-                "files": list(w.files), "depends_on": list(w.depends_on),
-            }
-            for w in report.workloads
-        ],
+        "summary": _summary(report),
+        "projects": [_project(report, p) for p in report.projects],
+        "workloads": [_workload(w, ids) for w in report.workloads],
         "findings": [f.to_json(ids[f]) for f in report.findings],
         "skipped": [s.to_json() for s in report.skipped],
         "notes": list(report.notes),
     }
+
+
+def _summary(report: Report) -> dict:
+    by_target = {}
+    for index, arch in enumerate(report.target.arch):
+        verdicts = [w.verdicts[index] for w in report.workloads]
+        by_target[arch] = {"class": worst_class(v.migration_class for v in verdicts),
+                           "effort_hours": _sum(v.effort for v in verdicts).to_json()}
+    return {
+        "class": report.migration_class,
+        "files_scanned": report.files_scanned,
+        "files_skipped": len(report.skipped),
+        "findings": len(report.findings),
+        "lines": report.lines,
+        "seconds": report.seconds,
+        "effort_hours": report.effort.to_json(),
+        "by_class": dict(sorted(Counter(f.migration_class for f in report.findings).items())),
+        "by_target": by_target,
+        "target_differences": target_differences(report),
+    }
+
+
+def target_differences(report: Report) -> list[dict]:
+    """Rules whose findings apply to some of the targets only: what changes between them."""
+    if len(report.target.arch) < 2:
+        return []
+    rows: dict[tuple[str, tuple[str, ...]], int] = Counter(
+        (f.rule, f.targets) for f in report.findings if len(f.targets) < len(report.target.arch))
+    return [{"rule": rule, "targets": list(targets), "findings": count}
+            for (rule, targets), count in sorted(rows.items())]
+
+
+def _workload(w: Workload, ids: dict) -> dict:
+    worst = max(w.verdicts, key=lambda v: class_rank(v.migration_class))
+    return {
+        "name": w.name, "root": w.root, "kind": w.kind, "class": w.migration_class,
+        "reasons": [ids[f] for f in worst.reasons if f in ids],
+        "reason_rules": sorted({f.rule for f in worst.reasons}),
+        "chain": list(worst.chain),
+        "effort_hours": w.effort.to_json(),
+        "effort_breakdown": [{"item": item, "hours": hours} for item, hours in w.primary.breakdown],
+        "files": list(w.files), "depends_on": list(w.depends_on),
+        "targets": {v.arch: {"class": v.migration_class, "own_class": v.own_class,
+                             "reasons": [ids[f] for f in v.reasons if f in ids], "chain": list(v.chain),
+                             "effort_hours": v.effort.to_json()} for v in w.verdicts},
+    }
+
+
+def _project(report: Report, project: Project) -> dict:
+    members = [w for w in report.workloads if w.name in project.workloads]
+    return {"name": project.name, "root": project.root,
+            "class": worst_class(w.migration_class for w in members),
+            "effort_hours": _sum(w.effort for w in members).to_json(), "workloads": list(project.workloads)}
+
+
+def _sum(efforts) -> Effort:  # noqa: ANN001 - any iterable of Effort
+    items = list(efforts)
+    return Effort(low=sum(e.low for e in items), likely=sum(e.likely for e in items), high=sum(e.high for e in items))
 
 
 def render(report: Report) -> str:

@@ -8,7 +8,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from migrate.model import CLASSES, Report
+from migrate.model import CLASSES, Report, Workload, class_rank
+from migrate.render.json_report import target_differences
 
 STYLES = {"native": "green", "minor-adaptation": "cyan", "migration-required": "yellow", "incompatible": "bold red"}
 TOP_RULES = 10
@@ -29,6 +30,8 @@ def render(report: Report, *, color: bool = False, width: int = 100) -> str:
     if report.findings:
         console.print(_top_rules(report))
     console.print(_workloads(report))
+    if (differences := _differences(report)) is not None:
+        console.print(differences)
     if report.skipped:
         console.print(f"Skipped files ({len(report.skipped)}):")
         for item in report.skipped[:TOP_SKIPPED]:
@@ -63,10 +66,34 @@ def _top_rules(report: Report) -> Table:
 
 def _workloads(report: Report) -> Table:
     table = Table(title="Workloads", title_justify="left")
-    for column in ("workload", "kind", "class", "effort (h)", "decided by"):
+    for column in ("workload", "kind", "class", "effort (h)", "top reason"):
         table.add_column(column)
+    several = len(report.target.arch) > 1
     for w in report.workloads:
-        rules = ", ".join(sorted({f.rule for f in w.reasons})[:5]) or "-"
-        table.add_row(escape(w.name), w.kind, f"[{STYLES[w.migration_class]}]{w.migration_class}[/]",
-                      f"{w.effort.low:.1f}–{w.effort.high:.1f}", rules)
+        classes = " / ".join(f"{v.arch}: [{STYLES[v.migration_class]}]{v.migration_class}[/]" for v in w.verdicts) \
+            if several else f"[{STYLES[w.migration_class]}]{w.migration_class}[/]"
+        table.add_row(escape(w.name), w.kind, classes, f"{w.effort.low:.1f}–{w.effort.high:.1f}", escape(_top_reason(w)))
+    return table
+
+
+def _top_reason(w: Workload) -> str:
+    verdict = max(w.verdicts, key=lambda v: class_rank(v.migration_class))
+    if verdict.chain:
+        return f"via {verdict.chain[0]} … {verdict.chain[-1]}" if len(verdict.chain) > 1 else verdict.chain[0]
+    if not verdict.reasons:
+        return "-"
+    first = verdict.reasons[0]
+    more = f" (+{len(verdict.reasons) - 1})" if len(verdict.reasons) > 1 else ""
+    return f"{first.rule} {first.symbol} at {first.path}:{first.line}{more}"
+
+
+def _differences(report: Report) -> Table | None:
+    rows = target_differences(report)
+    if not rows:
+        return None
+    table = Table(title="What changes between targets", title_justify="left")
+    for column in ("rule", "only on", "findings"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(row["rule"], ", ".join(row["targets"]), str(row["findings"]))
     return table
