@@ -33,7 +33,7 @@ def workloads(files: Iterable[SourceFile], facts: Mapping[str, tuple[Fact, ...]]
     pool = {f.rel for f in files}
     specs: list[Spec] = []
     for name, globs in (declared or {}).items():
-        spec_of = pathspec.PathSpec.from_lines("gitwildmatch", globs)
+        spec_of = pathspec.GitIgnoreSpec.from_lines(globs)
         specs.append(_claim(Spec(name, _common_root(globs), "declared"), pool, {p for p in pool if spec_of.match_file(p)}))
     specs += _explicit(pool, facts)
     specs += _rooted(pool, facts, root_name)

@@ -97,7 +97,7 @@ class _Walker:
     def __init__(self, root: Path, include_vendored: bool, exclude: tuple[str, ...]) -> None:
         self.root = root
         self.include_vendored = include_vendored
-        self.exclude = pathspec.PathSpec.from_lines("gitwildmatch", exclude)
+        self.exclude = pathspec.GitIgnoreSpec.from_lines(exclude)
         self.git_root = _git_root(root)
         self.files: dict[str, SourceFile] = {}
         self.skipped: list[Skipped] = []

@@ -35,7 +35,7 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
                               efforts.__getitem__, names.__getitem__)
             verdicts[spec.name].append(TargetVerdict(
                 arch=arch, migration_class=cls, own_class=own[spec.name][0], reasons=reasons, chain=chain,
-                effort=result.effort, breakdown=result.breakdown[:6]))
+                effort=result.effort, breakdown=result.breakdown))
     workloads = [Workload(name=s.name, root=s.root, kind=s.kind, files=tuple(sorted(s.files)),
                           verdicts=tuple(verdicts[s.name]), depends_on=tuple(graph.direct(s.name)))
                  for s in specs]
