@@ -30,6 +30,7 @@ class Spec:
 def workloads(files: Iterable[SourceFile], facts: Mapping[str, tuple[Fact, ...]], *,
               root_name: str, declared: Mapping[str, list[str]] | None = None) -> list[Spec]:
     """Workload specs covering every file exactly once."""
+    files = list(files)
     pool = {f.rel for f in files}
     specs: list[Spec] = []
     for name, globs in (declared or {}).items():
@@ -37,7 +38,7 @@ def workloads(files: Iterable[SourceFile], facts: Mapping[str, tuple[Fact, ...]]
         specs.append(_claim(Spec(name, _common_root(globs), "declared"), pool, {p for p in pool if spec_of.match_file(p)}))
     specs += _explicit(pool, facts)
     specs += _rooted(pool, facts, root_name)
-    specs += _leftovers(pool, root_name)
+    specs += _leftovers(pool, root_name, {f.rel: f.kind for f in files})
     return _unique([s for s in specs if s.files])
 
 
@@ -113,12 +114,31 @@ def _rooted(pool: set[str], facts: Mapping[str, tuple[Fact, ...]], root_name: st
     return list(roots.values())
 
 
-def _leftovers(pool: set[str], root_name: str) -> list[Spec]:
+DEPLOYMENT_KINDS = frozenset({"dockerfile", "manifest", "shell"})
+SOURCE_KINDS = frozenset({"cuda", "cpp", "hip"})
+
+
+def _leftovers(pool: set[str], root_name: str, kinds: Mapping[str, str]) -> list[Spec]:
+    """Files of no workload, by top folder; deployment files join the root's group if it has one."""
     groups: dict[str, Spec] = {}
     for path in sorted(pool):
         top = path.split("/", 1)[0] if "/" in path else "."
-        spec = groups.setdefault(top, Spec(root_name if top == "." else top, top, "directory"))
-        spec.files.append(path)
+        groups.setdefault(top, Spec(root_name if top == "." else top, top, "directory")).files.append(path)
+    if "." in groups:
+        for top, spec in list(groups.items()):
+            if top != "." and all(kinds.get(p) in DEPLOYMENT_KINDS for p in spec.files):
+                groups["."].files += spec.files
+                del groups[top]
+    for spec in groups.values():
+        found = {kinds.get(p) for p in spec.files}
+        if found & {"python", "notebook"} and not found & SOURCE_KINDS:
+            spec.kind = "python"
+    root = groups.get(".")
+    if root is not None and root.kind == "python":  # a Python project without packaging metadata is one workload
+        for top, spec in list(groups.items()):
+            if top != "." and spec.kind == "python":
+                root.files += spec.files
+                del groups[top]
     pool.clear()
     return list(groups.values())
 

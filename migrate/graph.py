@@ -43,8 +43,8 @@ class DependencyGraph:
                 namespace = fact.name.split(".")[2] if fact.name.count(".") >= 2 else ""
                 if namespace in extensions:
                     self._link_workload(rel, namespace, f"calls {'.'.join(fact.name.split('.')[:4])}")
-            elif fact.kind == "extension" and fact.name in extensions and fact.role == "jit":
-                self._link_workload(rel, fact.name, f"loads {fact.name}")
+            elif fact.kind == "extension" and fact.name in extensions:
+                self._link_workload(rel, fact.name, f"{'loads' if fact.role == 'jit' else 'builds'} {fact.name}")
             elif fact.kind == "cmake_link" and fact.name in targets:
                 for lib in fact.text.split("\n"):
                     if lib in targets and lib != fact.name:

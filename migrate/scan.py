@@ -22,7 +22,7 @@ from migrate.verdict import judge
 
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
 BINARY_PROBE = 8192
-BYTE_PARSED = frozenset({"cuda", "cpp"})  # tree-sitter reads bytes: Latin-1 comments do not stop a scan
+BYTE_PARSED = frozenset({"cuda", "cpp", "hip"})  # tree-sitter reads bytes: Latin-1 comments do not stop a scan
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,13 +6,22 @@ from typing import Callable
 from migrate.model import Extraction
 
 # Bump when extraction output changes, so cached facts are recomputed.
-EXTRACTOR_VERSION = "5"
+EXTRACTOR_VERSION = "6"
 
 
 def _cuda(source: bytes) -> Extraction:
     from migrate.extract import cuda_cpp
 
     return cuda_cpp.extract(source)
+
+
+def _hip(source: bytes) -> Extraction:
+    """HIP source is already ported: kernels and launches are no work, device hazards still are."""
+    from dataclasses import replace
+
+    extraction = _cuda(source)
+    kept = tuple(f for f in extraction.facts if f.name not in ("kernel-definition", "kernel-launch"))
+    return replace(extraction, facts=kept)
 
 
 def _python(source: bytes) -> Extraction:
@@ -33,6 +42,7 @@ def _lazy(module: str, function: str) -> Callable[[bytes], Extraction]:
 EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
     "cuda": _cuda,
     "cpp": _cuda,
+    "hip": _hip,
     "python": _python,
     "notebook": _lazy("notebook", "extract"),
     "requirements": _lazy("deps", "requirements"),

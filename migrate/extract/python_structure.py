@@ -50,13 +50,19 @@ def _elements(visitor: _Visitor, node: ast.expr | None) -> list[ast.expr]:
     return [node] if node is not None else []
 
 
-def _path(visitor: _Visitor, node: ast.expr) -> str | None:
-    """A source path: a string, or the string parts of os.path.join(...) (relative to the file)."""
+def _path(visitor: _Visitor, node: ast.expr, depth: int = 0) -> str | None:
+    """A source path: a string, or the known parts of os.path.join(...), where
+    os.path.dirname(__file__) (the file's own folder) contributes nothing."""
+    if depth > 4:
+        return None
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
+    if isinstance(node, ast.Name) and node.id in visitor.exprs:
+        return _path(visitor, visitor.exprs[node.id], depth + 1)
     if isinstance(node, ast.Call) and visitor.call_name(node) in PATH_JOINS:
-        parts = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-        return "/".join(parts) if parts else None
+        parts = [_path(visitor, a, depth + 1) for a in node.args]
+        known = [p for p in parts if p]
+        return "/".join(known) if known else None
     if isinstance(node, ast.Call) and visitor.call_name(node) in ("glob.glob", "glob.iglob") and node.args:
         pattern = _path(visitor, node.args[0])
         return f"glob:{pattern}" if pattern else None
