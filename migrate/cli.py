@@ -11,7 +11,8 @@ from migrate import __version__
 from migrate.model import CLASSES, class_rank
 from migrate.ruledocs import FAMILIES
 
-FORMATS = ("terminal", "json")
+FORMATS = ("terminal", "json", "html", "markdown", "sarif", "csv")
+FILE_FORMATS = ("json", "html", "markdown", "sarif", "csv")
 
 
 class UserError(click.ClickException):
@@ -43,6 +44,11 @@ def cli() -> None:
 @click.option("--format", "-f", "formats", multiple=True, type=click.Choice(FORMATS),
               help="Output format (repeatable with -o).")
 @click.option("-o", "--output", "outputs", multiple=True, help="Write to FILE ('-' for stdout); one per --format.")
+@click.option("--json", "json_file", metavar="FILE", help="Also write the JSON report to FILE.")
+@click.option("--html", "html_file", metavar="FILE", help="Also write the HTML report to FILE.")
+@click.option("--markdown", "markdown_file", metavar="FILE", help="Also write the Markdown summary to FILE.")
+@click.option("--sarif", "sarif_file", metavar="FILE", help="Also write SARIF 2.1.0 to FILE.")
+@click.option("--csv", "csv_file", metavar="FILE", help="Also write one CSV row per finding to FILE.")
 @click.option("--target-arch", "arch", multiple=True,
               help="GPU architecture(s) to assess for, repeatable or comma-separated (default gfx942).")
 @click.option("--rocm", help="ROCm version to assess for (default 7.2).")
@@ -53,7 +59,9 @@ def cli() -> None:
 @click.option("--max-file-size", type=click.IntRange(min=1), help="Skip files larger than this many bytes.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the extraction cache.")
 @click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="Use these rules.")
-def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, ...], arch: tuple[str, ...],
+def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, ...], json_file: str | None,
+         html_file: str | None, markdown_file: str | None, sarif_file: str | None, csv_file: str | None,
+         arch: tuple[str, ...],
          rocm: str | None, fail_on: str | None, jobs: int | None, include_vendored: bool | None,
          exclude: tuple[str, ...], max_file_size: int | None, no_cache: bool, rules_dir: Path | None) -> None:
     """Scan PATHS (default: .) and report every CUDA tie with its ROCm equivalent."""
@@ -62,9 +70,13 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
 
     targets = list(paths) or [Path(".")]
     arch = tuple(a for item in arch for a in item.split(",") if a)
-    formats = formats or ("terminal",)
+    extra = {"json": json_file, "html": html_file, "markdown": markdown_file, "sarif": sarif_file, "csv": csv_file}
     if outputs and len(outputs) != len(formats):
         raise UserError("give one -o/--output per --format")
+    jobs_out = list(zip(formats, outputs)) if outputs else [(f, "-") for f in formats]
+    jobs_out += [(name, path) for name, path in extra.items() if path]
+    if not jobs_out:
+        jobs_out = [("terminal", "-")]
     try:
         settings = config.load(targets[0].resolve(), {
             "arch": arch, "rocm": rocm, "fail_on": fail_on, "jobs": jobs, "exclude": exclude,
@@ -84,14 +96,10 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
     rules = _load_rules(rules_dir)
     with _progress() as progress:
         report = scanning.run(targets, settings, rules, progress)
-    for index, name in enumerate(formats):
+    for name, destination in jobs_out:
         render = renderer(name)
-        if name == "terminal":
-            color = not outputs and sys.stdout.isatty()
-            text = render(report, color=color) if color else render(report)
-        else:
-            text = render(report)
-        _write(text, outputs[index] if outputs else "-")
+        color = name == "terminal" and destination == "-" and sys.stdout.isatty()
+        _write(render(report, color=True) if color else render(report), destination)
     if settings.fail_on and class_rank(report.migration_class) >= class_rank(settings.fail_on):
         sys.exit(1)
 

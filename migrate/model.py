@@ -184,6 +184,21 @@ class Target:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RuleInfo:
+    """What a report needs to know of a rule that produced findings (for SARIF, HTML, Markdown)."""
+
+    id: str
+    name: str
+    title: str
+    migration_class: str
+    hip: str | None
+    hipify: str
+    confidence: str
+    rationale: str
+    docs: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Report:
     tool_version: str
     rules_version: str
@@ -197,6 +212,7 @@ class Report:
     skipped: tuple[Skipped, ...]
     notes: tuple[str, ...] = field(default=())
     projects: tuple[Project, ...] = field(default=())
+    rules: tuple[RuleInfo, ...] = field(default=())  # the rules behind the findings
     hipify_used: bool = False
 
     @property

@@ -15,7 +15,7 @@ from migrate.match import RuleIndex, match_file, portable_namespaces
 from migrate import assemble
 from migrate.estimate import EffortModel
 from migrate.graph import DependencyGraph
-from migrate.model import Extraction, Finding, Project, Report, Skipped, SourceFile, Target, Workload
+from migrate.model import Extraction, Finding, Project, Report, RuleInfo, Skipped, SourceFile, Target, Workload
 from migrate.rules import RuleBase
 from migrate.settings import Settings
 from migrate.verdict import judge
@@ -56,7 +56,14 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase,
         skipped=tuple(sorted(skipped, key=lambda s: s.path)),
         notes=tuple(f"{o.file.rel}: {n}" for o in scanned for n in o.extraction.notes),  # type: ignore[union-attr]
         projects=_projects(targets, found.root, workloads),
+        rules=rule_infos(rules, {f.rule for f in findings}),
     )
+
+
+def rule_infos(rules: RuleBase, used: set[str]) -> tuple[RuleInfo, ...]:
+    return tuple(RuleInfo(id=r.id, name=r.name, title=r.title, migration_class=r.migration_class, hip=r.hip,
+                          hipify=r.hipify, confidence=r.confidence, rationale=r.rationale, docs=r.docs)
+                 for r in rules.rules if r.id in used)
 
 
 def match_targets(scanned: list[Outcome], rules: RuleBase, settings: Settings) -> list[Finding]:

@@ -6,7 +6,7 @@ from typing import Callable
 
 from migrate.model import Report
 
-FORMATS = ("terminal", "json")
+FORMATS = ("terminal", "json", "html", "markdown", "sarif", "csv")
 
 
 def renderer(name: str) -> Callable[[Report], str]:

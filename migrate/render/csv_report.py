@@ -1,0 +1,30 @@
+"""CSV: one row per finding, stable columns, for spreadsheets."""
+from __future__ import annotations
+
+import csv
+import io
+
+from migrate.model import Report
+
+COLUMNS = ("id", "rule", "class", "confidence", "hipify", "path", "line", "column", "end_line", "end_column",
+           "cell", "symbol", "hip", "workload", "targets", "message", "fingerprint")
+
+
+def render(report: Report) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    ids = report.finding_ids()
+    for f in report.findings:
+        writer.writerow([_safe(v) for v in (
+            ids[f], f.rule, f.migration_class, f.confidence, f.hipify, f.path, f.line, f.column, f.end_line,
+            f.end_column, f.cell or "", f.symbol, f.hip or "", f.workload, " ".join(f.targets), f.message,
+            f.fingerprint)])
+    return out.getvalue()
+
+
+def _safe(value: object) -> object:
+    """Neutralise spreadsheet formulas (CSV injection): a leading = + - @ becomes text."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
+        return "'" + value
+    return value

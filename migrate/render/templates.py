@@ -1,0 +1,25 @@
+"""The jinja2 environment for the HTML and Markdown reports (templates/ is package data)."""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import jinja2
+
+from migrate.render.escape import md
+
+
+def templates_dir() -> Path:
+    """Installed wheels carry the templates inside the package; a checkout has them beside it."""
+    packaged = Path(__file__).resolve().parent.parent / "_templates"
+    return packaged if packaged.is_dir() else Path(__file__).resolve().parents[2] / "templates"
+
+
+@lru_cache(maxsize=2)
+def environment(autoescape: bool) -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), autoescape=autoescape,
+                             trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
+                             keep_trailing_newline=True)
+    env.filters["md"] = md
+    env.filters["hours"] = lambda v: f"{v:.1f}"
+    return env

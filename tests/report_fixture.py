@@ -1,0 +1,17 @@
+"""One shared, deterministic report for the renderer golden tests (the demo repository)."""
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import lru_cache
+
+from migrate import scan
+from migrate.model import Report
+from migrate.rules import load_rules
+from migrate.settings import Settings
+from tests.conftest import ROOT
+
+
+@lru_cache(maxsize=1)
+def demo_report() -> Report:
+    report = scan.run([ROOT / "fixtures" / "repos" / "demo"], Settings(jobs=1, cache_dir=None), load_rules())
+    return replace(report, root="/srv/demo", seconds=0.5, tool_version="0.0.0", rules_version="0.0.0+test")

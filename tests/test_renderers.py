@@ -1,0 +1,89 @@
+"""Every renderer against one shared report: golden files, schema validation, hostile input."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from migrate import scan
+from migrate.render import FORMATS, renderer
+from migrate.rules import load_rules
+from migrate.settings import Settings
+from tests.conftest import ROOT, SHARED
+from tests.report_fixture import demo_report
+
+GOLDEN = Path(__file__).parent / "golden" / "report"
+SARIF_SCHEMA = SHARED / "reference" / "sarif-schema-2.1.0.json"
+SUFFIX = {"terminal": "txt", "json": "json", "html": "html", "markdown": "md", "sarif": "sarif", "csv": "csv"}
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_renderer_golden(name: str, update_golden: bool) -> None:
+    text = renderer(name)(demo_report())
+    golden = GOLDEN / f"demo.{SUFFIX[name]}"
+    if update_golden:
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(text)
+    assert text == golden.read_text()
+
+
+def test_renderers_are_pure() -> None:
+    report = demo_report()
+    assert all(renderer(name)(report) == renderer(name)(report) for name in FORMATS)
+
+
+def test_json_validates_against_the_contract() -> None:
+    schema = json.loads((ROOT / "docs" / "report.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(json.loads(renderer("json")(demo_report())))
+
+
+@pytest.mark.skipif(not SARIF_SCHEMA.exists(), reason=f"SARIF schema not found at {SARIF_SCHEMA}")
+def test_sarif_validates_against_the_official_schema() -> None:
+    sarif = json.loads(renderer("sarif")(demo_report()))
+    jsonschema.Draft7Validator(json.loads(SARIF_SCHEMA.read_text())).validate(sarif)
+    run = sarif["runs"][0]
+    rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    assert all(rules[r["ruleIndex"]] == r["ruleId"] for r in run["results"])
+    assert {r["level"] for r in run["results"]} <= {"error", "warning", "note"}
+    assert all(r["partialFingerprints"]["rocmMigrate/v1"] for r in run["results"])
+
+
+def test_csv_has_one_row_per_finding() -> None:
+    rows = list(csv.DictReader(io.StringIO(renderer("csv")(demo_report()))))
+    assert len(rows) == len(demo_report().findings)
+    assert rows[0].keys() >= {"id", "rule", "class", "path", "line", "column", "symbol", "hip", "message"}
+
+
+HOSTILE = '<script>alert("x")</script>\'"</textarea>'
+
+
+@pytest.fixture
+def hostile_report(tmp_path: Path):
+    folder = tmp_path / "evil<script>alert(1)<" / "x"
+    folder.mkdir(parents=True)
+    (folder / "k<textarea>'\"q.cu").write_text(f'// {HOSTILE}\nvoid f() {{ cudaMalloc(&p, 4); }} /* {HOSTILE} */\n')
+    (tmp_path / "pwn.py").write_text(f'import pynvml  # {HOSTILE}\n')
+    report = scan.run([tmp_path], Settings(jobs=1), load_rules())
+    # a hostile message and symbol too, as a malicious rule file could write them
+    finding = replace(report.findings[0], message=HOSTILE, symbol=HOSTILE)
+    return replace(report, findings=(finding, *report.findings[1:]))
+
+
+def test_hostile_input_is_escaped_in_html(hostile_report) -> None:
+    html = renderer("html")(hostile_report)
+    assert "<script>alert" not in html and "</textarea>" not in html and "<textarea" not in html
+    assert html.count("<script") == 2  # the findings data and the table code, nothing else
+    assert "&lt;script&gt;alert" in html
+
+
+def test_hostile_input_is_escaped_in_markdown_and_sarif(hostile_report) -> None:
+    markdown = renderer("markdown")(hostile_report)
+    assert "<script>" not in markdown and "</textarea>" not in markdown
+    sarif = json.loads(renderer("sarif")(hostile_report))
+    messages = [r["message"]["text"] for r in sarif["runs"][0]["results"]]
+    assert HOSTILE in messages  # SARIF carries it as JSON data, properly encoded
