@@ -22,6 +22,9 @@ class DependencyGraph:
         self.graph = nx.DiGraph()
         self.graph.add_nodes_from(self.specs)
         self._files = sorted(self.owner)
+        self._by_basename: dict[str, list[str]] = {}
+        for path in self._files:
+            self._by_basename.setdefault(posixpath.basename(path), []).append(path)
         self._modules = _module_index(p for p in self._files if p.endswith(PY_SUFFIXES))
         extensions = {s.name: s for s in self.specs.values() if s.kind == "torch-extension"}
         targets = {s.name for s in self.specs.values() if s.kind.startswith("cmake")}
@@ -64,7 +67,8 @@ class DependencyGraph:
         local = posixpath.normpath(posixpath.join(posixpath.dirname(rel), header))
         if local in self.owner:
             return local
-        matches = [p for p in self._files if p == header or p.endswith("/" + header)]
+        matches = [p for p in self._by_basename.get(posixpath.basename(header), ())
+                   if p == header or p.endswith("/" + header)]
         return max(matches, key=lambda p: len(posixpath.commonprefix([p, rel])), default=None)
 
     def _import(self, rel: str, module: str) -> str | None:

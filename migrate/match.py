@@ -18,6 +18,7 @@ class RuleIndex:
     def __init__(self, rulebase: RuleBase, target: Target) -> None:
         self.target = target
         self.archs = targets.load().resolve(target.arch, target.rocm)
+        self._memo: dict[tuple[str, str, str], list[tuple[Rule, Entry | None, str]]] = {}
         self._by_name: dict[tuple[str, str], list[tuple[Rule, Entry | None]]] = {}
         self._prefix: dict[str, list[tuple[str, Rule]]] = {}
         self._regex: dict[str, list[Rule]] = {}
@@ -41,11 +42,15 @@ class RuleIndex:
 
         A Python attribute chain with no rule of its own is tried again without its last
         link, so `torch.version.cuda.split` is found as `torch.version.cuda`."""
+        memo_key = (fact.kind, fact.name, fact.role)
+        if memo_key in self._memo:
+            return self._memo[memo_key]
         hits = self._lookup(fact)
         name = fact.name
         while not hits and fact.kind == "python_attr" and "." in name:
             name = name.rsplit(".", 1)[0]
             hits = self._lookup(replace(fact, name=name, role="value"))
+        self._memo[memo_key] = hits
         return hits
 
     def _lookup(self, fact: Fact) -> list[tuple[Rule, Entry | None, str]]:

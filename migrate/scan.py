@@ -41,7 +41,7 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase,
     outcomes = extract_all(found.files, settings, progress)
     scanned = [o for o in outcomes if o.extraction is not None and not o.extraction.error]
     skipped = list(found.skipped) + [Skipped(path=o.file.rel, reason=o.reason or o.extraction.error)  # type: ignore[union-attr]
-                                     for o in outcomes if o not in scanned]
+                                     for o in outcomes if o.extraction is None or o.extraction.error]
     facts = {o.file.rel: o.extraction.facts for o in scanned}  # type: ignore[union-attr]
     findings = match_targets(scanned, rules, settings)
     specs = assemble.workloads([o.file for o in scanned], facts, root_name=found.root.name or "root",

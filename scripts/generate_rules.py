@@ -179,18 +179,23 @@ def section_rules(api: Api, number: int, title: str, rows: list[dict[str, str]])
             "docs": docs,
         })
     if UNSUPPORTED in by_bucket:
+        types = "type" in title.lower()
         rules.append({
             "id": f"{api.id_prefix}{section}1", "name": f"{name_base}-unsupported",
             "title": f"{api.label}, {clean}: no {api.target} equivalent",
             "match": {"identifier": {"map": by_bucket[UNSUPPORTED]}},
-            "class": "incompatible", "hip": None, "hipify": "no",
-            "effort": {"per_occurrence": api.missing[0], "first_use": api.missing[1]},
+            "class": "migration-required" if types else "incompatible", "hip": None, "hipify": "no",
+            "effort": {"per_occurrence": api.missing[0] / (4 if types else 1), "first_use": api.missing[1] / (4 if types else 1)},
             "confidence": "medium", "status": "stable",
             "message": "{symbol}: " + f"{api.label} ({clean}) with no {api.target} equivalent in ROCm 7.x",
             "rationale": (f"HIPIFY's support table for HIP 7.x lists no {api.target} equivalent for these "
-                          f"{api.label} names ({clean}): hipify leaves them unchanged and warns. Using one means "
-                          "new code or a different design on ROCm. The tables can lag the ROCm headers, so "
-                          "confidence is medium: check the current API reference before planning a rewrite."),
+                          f"{api.label} names ({clean}): hipify leaves them unchanged and warns. "
+                          + ("These are types and constants: code usually names them in error tables, attribute "
+                             "queries or options, which are removed or guarded on ROCm, so they are counted as "
+                             "migration work rather than new development. " if types else
+                             "Calling one means new code or a different design on ROCm. ")
+                          + "The tables can lag the ROCm headers, so confidence is medium: check the current "
+                          "API reference before planning a rewrite."),
             "docs": docs,
         })
     if SAME_NAME in by_bucket:
