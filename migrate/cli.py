@@ -9,6 +9,7 @@ import click
 
 from migrate import __version__
 from migrate.model import CLASSES, class_rank
+from migrate.cli_lint import lint
 from migrate.ruledocs import FAMILIES
 
 FORMATS = ("terminal", "json", "html", "markdown", "sarif", "csv")
@@ -24,11 +25,13 @@ class UserError(click.ClickException):
         click.echo(f"rocm-migrate: error: {self.message}", err=True)
 
 
-def _load_rules(rules_dir: Path | None):
-    from migrate.rules import RuleError, load_rules
+def _load_rules(rules_dir: Path | None, use_cache: bool = True):
+    """The rule base, from the precompiled cache when the rule files are unchanged."""
+    from migrate import cache, rulecache
+    from migrate.rules import RuleError
 
     try:
-        return load_rules(rules_dir)
+        return rulecache.load(rules_dir, cache.default_dir() if use_cache else None)
     except RuleError as exc:
         raise UserError(str(exc)) from None
 
@@ -37,6 +40,9 @@ def _load_rules(rules_dir: Path | None):
 @click.version_option(__version__, prog_name="rocm-migrate")
 def cli() -> None:
     """Assess what it takes to move CUDA code to AMD ROCm/HIP."""
+
+
+cli.add_command(lint)
 
 
 @cli.command()
@@ -93,7 +99,7 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
         raise UserError(str(exc)) from None
     for warning in settings.warnings:
         click.echo(f"rocm-migrate: warning: {warning}", err=True)
-    rules = _load_rules(rules_dir)
+    rules = _load_rules(rules_dir, use_cache=not no_cache)
     with _progress() as progress:
         report = scanning.run(targets, settings, rules, progress)
     for name, destination in jobs_out:

@@ -8,7 +8,8 @@ import pytest
 
 from migrate.discover import file_kind
 from migrate.extract import extract
-from migrate.match import RuleIndex, match_file
+from migrate.lint import check_file
+from migrate.match import RuleIndex
 from migrate.model import Target
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,12 +45,15 @@ def fixture_index(text: str, rulebase, default: RuleIndex) -> RuleIndex:
                                       arch=tuple(settings.get("arch", "gfx942").split(","))))
 
 
-def fired(path: Path, index: RuleIndex) -> set[tuple[int, str]]:
+def fired(path: Path, index: RuleIndex, rulebase) -> set[tuple[int, str]]:
+    """What lint reports for the file: matching plus inline suppressions (HIP0901/HIP0902)."""
     kind = file_kind(path)
     assert kind, f"{path}: fixture has no scannable kind"
-    extraction = extract(kind, path.read_bytes())
+    data = path.read_bytes()
+    extraction = extract(kind, data)
     assert extraction.error is None, extraction.error
-    return {(f.line, f.rule) for f in match_file(path.name, extraction, index)}
+    findings, _ = check_file(path.name, kind, data, extraction, [index], rulebase)
+    return {(f.line, f.rule) for f in findings}
 
 
 def rule_dirs() -> list[Path]:
@@ -69,7 +73,7 @@ def test_rule_fixture(directory: Path, index: RuleIndex, rulebase) -> None:
     for path in sorted(directory.iterdir()):
         text = path.read_text(encoding="utf-8")
         notes = annotations(text)
-        hits = {line for line, rid in fired(path, fixture_index(text, rulebase, index)) if rid == rule}
+        hits = {line for line, rid in fired(path, fixture_index(text, rulebase, index), rulebase) if rid == rule}
         expected = {line for line, rules in notes["ruleid"].items() if rule in rules}
         must_not = {line for line, rules in notes["ok"].items() if rule in rules}
         todo = {line for line, rules in notes["todoruleid"].items() if rule in rules}

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Wall time of `rocm-migrate lint` on one small file, each run a new process.
+
+    python benchmarks/lint_startup.py [--repeat 7] [--importtime]
+
+Rows: the interpreter alone, the CLI's --version, lint with an empty cache (rules parsed,
+validated and precompiled), lint with the rule cache warm (the pre-commit case; the file's
+text changes between runs so it is extracted every time), lint --no-cache, and a scan of
+the same file for comparison. --importtime adds the slowest imports of a warm lint run
+(`python -X importtime`).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+KERNEL = """#include <cuda_runtime.h>
+__global__ void reduce(float* v, int n) {{
+  float x = v[threadIdx.x];
+  for (int offset = 16; offset > 0; offset /= 2) x += __shfl_down_sync(0xffffffff, x, offset);
+  if (threadIdx.x == 0) v[{run}] = x;
+}}
+"""
+
+
+def timed(args: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - started
+
+
+def measure(name: str, repeat: int, make_args, env: dict[str, str], before=None) -> None:  # noqa: ANN001
+    times = []
+    for run in range(repeat):
+        if before:
+            before(run)
+        times.append(timed(make_args(), env))
+    print(f"{name:<44} min {min(times) * 1000:7.1f} ms   median {statistics.median(times) * 1000:7.1f} ms")
+
+
+def importtime(source: Path, env: dict[str, str], top: int = 15) -> None:
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "migrate", "lint", str(source)],
+                         env=env, capture_output=True, text=True).stderr
+    rows = []
+    for line in out.splitlines():
+        if line.startswith("import time:") and "|" in line and "cumulative" not in line:
+            _, cumulative, name = line.split("|")
+            rows.append((int(cumulative), name.rstrip()))
+    print(f"\nslowest imports of a warm lint run (cumulative, top {top}):")
+    for cumulative, name in sorted(rows, reverse=True)[:top]:
+        print(f"  {cumulative / 1000:7.1f} ms  {name}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--importtime", action="store_true")
+    args = parser.parse_args()
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "reduce.cu"
+        source.write_text(KERNEL.format(run=0))
+        cache = Path(tmp) / "cache"
+        path = os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p)
+        env = {**os.environ, "ROCM_MIGRATE_CACHE_DIR": str(cache), "PYTHONPATH": path}
+        lint = [sys.executable, "-m", "migrate", "lint", str(source)]
+
+        def fresh_cache(run: int) -> None:
+            subprocess.run(["rm", "-rf", str(cache)], check=True)
+
+        def new_text(run: int) -> None:
+            source.write_text(KERNEL.format(run=run + 1))
+
+        print(f"python {sys.version.split()[0]}, {args.repeat} runs each, one {len(KERNEL)}-byte .cu file")
+        measure("python -c pass", args.repeat, lambda: [sys.executable, "-c", "pass"], env)
+        measure("rocm-migrate --version", args.repeat, lambda: [sys.executable, "-m", "migrate", "--version"], env)
+        measure("lint, empty cache (rules validated)", args.repeat, lambda: lint, env, fresh_cache)
+        timed(lint, env)
+        measure("lint, rule cache warm (pre-commit case)", args.repeat, lambda: lint, env, new_text)
+        measure("lint --no-cache", args.repeat, lambda: [*lint, "--no-cache"], env)
+        measure("scan -f json --no-cache (for comparison)", args.repeat,
+                lambda: [sys.executable, "-m", "migrate", "scan", str(source), "-f", "json", "--no-cache"], env)
+        if args.importtime:
+            importtime(source, env)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,2 @@
+(comment) @comment
+(preproc_arg) @macro

@@ -1,0 +1,206 @@
+"""`rocm-migrate lint`: output, exit codes, configuration, baseline, rule cache, start-up imports."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from importlib.util import find_spec
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from migrate import rulecache, rules as rules_module
+from migrate.cli_lint import lint
+from tests.conftest import ROOT
+
+MASK = """#include <cuda_runtime.h>
+__global__ void reduce(float* v) {
+  v[0] += __shfl_down_sync(0xffffffff, v[0], 1);
+}
+"""
+CLEAN = "int add(int a, int b) { return a + b; }\n"
+MASK_LINE = ("kernel.cu:3:28: HIP4010 __shfl_down_sync: the lane mask is 32 bits wide; HIP masks are 64-bit "
+             "(one bit per lane of a wave64)\n")
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "kernel.cu").write_text(MASK)
+    (tmp_path / "clean.cpp").write_text(CLEAN)
+    (tmp_path / "train.py").write_text("import torch\nprint(torch.version.cuda)\n")
+    return tmp_path
+
+
+def run(*args: str):  # noqa: ANN201
+    return CliRunner().invoke(lint, list(args), catch_exceptions=False)
+
+
+def test_findings_are_printed_one_per_line_and_fail(tree: Path) -> None:
+    result = run("kernel.cu", "--select", "HIP4010")
+    assert (result.exit_code, result.stdout) == (1, MASK_LINE)
+    assert result.stderr == "rocm-migrate: 1 finding, 1 at or above migration-required\n"
+
+
+def test_clean_files_are_quiet(tree: Path) -> None:
+    result = run("clean.cpp")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+
+
+@pytest.mark.parametrize(("args", "code"), [
+    (["train.py"], 0),  # minor-adaptation is below the default threshold: printed, not failing
+    (["train.py", "--fail-on", "minor-adaptation"], 1),
+    (["kernel.cu", "--fail-on", "incompatible"], 0),
+    (["kernel.cu"], 1),
+])
+def test_fail_on_threshold(tree: Path, args: list[str], code: int) -> None:
+    result = run(*args)
+    assert result.exit_code == code
+    assert result.stdout
+
+
+def test_the_tree_is_linted_when_no_files_are_given(tree: Path) -> None:
+    result = run("--select", "HIP4010,torch-version-cuda")
+    assert result.stdout == MASK_LINE + (
+        "train.py:2:7: HIP6001 torch.version.cuda: torch.version.cuda used to detect a GPU build; HIP/ROCm: "
+        "torch.version.hip (a string on ROCm builds, where torch.version.cuda is None)\n")
+
+
+@pytest.mark.parametrize(("args", "config", "message"), [
+    (["missing.cu"], None, "does not exist"),
+    (["kernel.cu", "--select", "HIP4,FOO"], None, "unknown rule selector 'FOO' (command line)"),
+    (["kernel.cu"], 'ignore = ["nope"]', "unknown rule selector 'nope' (configuration file)"),
+    (["kernel.cu"], 'select = "HIP4"', "key 'select' must be a list, not str"),
+    (["kernel.cu", "--target-arch", "gfx000"], None, "unknown GPU architecture 'gfx000'"),
+    (["kernel.cu", "--baseline", "none.json"], None, "cannot read baseline none.json"),
+    (["kernel.cu", "--baseline", "a", "--write-baseline", "b"], None, "use either --baseline or --write-baseline"),
+    (["kernel.cu", "--per-file-ignores", "tests"], None, "--per-file-ignores takes GLOB:RULE"),
+    (["kernel.cu", "--fail-on", "fatal"], None, "Invalid value for '--fail-on'"),
+])
+def test_usage_and_input_errors_exit_2(tree: Path, args: list[str], config: str | None, message: str) -> None:
+    if config:
+        (tree / ".rocm-migrate.toml").write_text(config + "\n")
+    result = run(*args)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_configuration_selects_and_ignores_per_file(tree: Path) -> None:
+    (tree / "pyproject.toml").write_text('[tool.rocm-migrate]\nselect = ["HIP4", "HIP6"]\nfail-on = "incompatible"\n'
+                                         '[tool.rocm-migrate.per-file-ignores]\n"*.py" = ["torch-version-cuda"]\n')
+    result = run("kernel.cu", "train.py", "--ignore", "HIP4002")
+    assert (result.exit_code, result.stdout) == (0, MASK_LINE)
+
+
+def test_exclude_applies_to_named_files(tree: Path) -> None:
+    (tree / ".rocm-migrate.toml").write_text('exclude = ["*.cu"]\n')
+    assert run("kernel.cu").stdout == ""
+
+
+def test_unreadable_input_is_reported_and_the_rest_is_linted(tree: Path) -> None:
+    (tree / "broken.py").write_text("def f(:\n")
+    (tree / "blob.cu").write_bytes(b"\0\1\2")
+    result = run("broken.py", "blob.cu", "kernel.cu", "--select", "HIP4010")
+    assert (result.exit_code, result.stdout) == (1, MASK_LINE)
+    assert "rocm-migrate: warning: blob.cu: skipped: binary file (contains NUL bytes)\n" in result.stderr
+    assert "rocm-migrate: warning: broken.py: skipped: Python syntax error at line 1" in result.stderr
+
+
+def test_inline_suppression_end_to_end(tree: Path) -> None:
+    (tree / "kernel.cu").write_text(MASK.replace("1);", "1);  // rocm-migrate: ignore[sync-mask-32bit]"))
+    result = run("kernel.cu", "--select", "HIP4010,HIP09")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+
+
+def test_json_format(tree: Path) -> None:
+    document = json.loads(run("kernel.cu", "--format", "json").stdout)
+    assert document["summary"] == {"files": 1, "lines": 5, "findings": 3, "failing": 3,
+                                   "fail_on": "migration-required", "suppressed": 0, "baselined": 0}
+    assert [(f["rule"], f["line"], f["column"]) for f in document["findings"]] == [
+        ("HIP0001", 1, 10), ("HIP4002", 2, 17), ("HIP4010", 3, 28)]
+
+
+def test_statistics(tree: Path) -> None:
+    (tree / "more.cu").write_text(MASK.replace("reduce", "reduce2"))
+    result = run("kernel.cu", "more.cu", "--statistics")
+    assert result.stdout == ("     2  HIP0001  include-cuda-runtime\n"
+                             "     2  HIP4002  kernel-definition\n"
+                             "     2  HIP4010  sync-mask-32bit\n")
+    assert result.exit_code == 1
+
+
+def test_sarif_format(tree: Path) -> None:
+    result = run("kernel.cu", "--format", "sarif")
+    if find_spec("migrate.render.sarif_report") is None:
+        assert (result.exit_code, result.stderr) == (2, "rocm-migrate: error: sarif output not available\n")
+        return
+    run_ = json.loads(result.stdout)["runs"][0]
+    assert result.exit_code == 1
+    assert [r["ruleId"] for r in run_["results"]] == ["HIP0001", "HIP4002", "HIP4010"]
+    assert {r["id"] for r in run_["tool"]["driver"]["rules"]} == {"HIP0001", "HIP4002", "HIP4010"}
+
+
+def test_baseline_round_trip(tree: Path) -> None:
+    written = run("kernel.cu", "--write-baseline", "baseline.json")
+    assert (written.exit_code, written.stdout) == (0, "")
+    assert written.stderr == "rocm-migrate: wrote 3 findings to baseline.json\n"
+    assert run("kernel.cu", "--baseline", "baseline.json").exit_code == 0
+    # Edit above the findings (they shift down two lines, re-indented) and add a new one.
+    shifted = "// moved\n\n" + MASK.replace("  v[0] +=", "\tv[0]  +=")
+    (tree / "kernel.cu").write_text(shifted + "__global__ void k(int* p) { p[0] = __ballot_sync(0xffffffff, 1); }\n")
+    result = run("kernel.cu", "--baseline", "baseline.json")
+    assert result.exit_code == 1
+    assert [line.split(": ")[0] for line in result.stdout.splitlines()] == ["kernel.cu:7:17", "kernel.cu:7:50"]
+    assert "(3 in the baseline)" in result.stderr
+
+
+def test_baseline_paths_are_relative_to_the_baseline_file(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run("kernel.cu", "--write-baseline", "baseline.json")
+    entries = json.loads((tree / "baseline.json").read_text())["findings"]
+    assert {e["path"] for e in entries} == {"kernel.cu"}
+    (tree / "sub").mkdir()
+    monkeypatch.chdir(tree / "sub")
+    result = run("../kernel.cu", "--baseline", "../baseline.json")
+    assert (result.exit_code, result.stdout) == (0, "")
+
+
+def test_rule_cache_skips_validation_when_the_rules_are_unchanged(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    rules_dir = tmp_path / "rules"
+    rules_dir.mkdir()
+    (rules_dir / "meta.yaml").write_bytes((ROOT / "rules" / "meta.yaml").read_bytes())
+    first = rulecache.load(rules_dir, tmp_path / "cache")
+    monkeypatch.setattr(rules_module, "_validator", lambda: pytest.fail("validated again"))
+    assert rulecache.load(rules_dir, tmp_path / "cache") == first
+    (rules_dir / "meta.yaml").write_text((rules_dir / "meta.yaml").read_text().replace("high", "medium"))
+    with pytest.raises(BaseException, match="validated again"):
+        rulecache.load(rules_dir, tmp_path / "cache")
+
+
+def test_rule_cache_survives_a_corrupt_file(tmp_path: Path) -> None:
+    expected = rulecache.load(None, tmp_path)
+    (cached,) = (tmp_path / rulecache.SUBDIR).glob("*.pickle")
+    cached.write_bytes(b"not a pickle")
+    assert rulecache.load(None, tmp_path) == expected
+    assert rulecache.load(None, None) == expected
+
+
+def test_lint_imports_only_what_it_needs(tmp_path: Path) -> None:
+    """Not timed: the modules a warm lint run imports, from `python -X importtime`."""
+    source = tmp_path / "kernel.cu"
+    source.write_text(MASK)
+    command = [sys.executable, "-X", "importtime", "-m", "migrate", "lint", str(source), "--select", "HIP4010"]
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "ROCM_MIGRATE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": path}
+    subprocess.run(command, capture_output=True, text=True, env=env, check=False)  # warms the rule cache
+    source.write_text(MASK.replace("reduce", "reduce2"))  # a new file: extracted, not served from the cache
+    result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    assert result.returncode == 1, result.stderr
+    imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
+    heavy = {"jinja2", "networkx", "rich", "jsonschema", "migrate.scan", "migrate.assemble", "migrate.graph",
+             "migrate.verdict", "migrate.render"}
+    assert not heavy & imported
+    assert {"migrate.lint", "migrate.extract.cuda_cpp"} <= imported

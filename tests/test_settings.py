@@ -1,0 +1,163 @@
+"""Settings: the precedence function, the configuration file, and select/ignore decisions."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from migrate import settings as config
+from migrate.selection import RuleFilter, SelectorError
+from migrate.settings import Choice, Settings, SettingsError, resolve
+
+CLI = 2
+
+# (layers: defaults, configuration file, command line) -> expected attributes
+PRECEDENCE = [
+    ("nothing given", [{}, {}, {}], {"fail_on": None, "arch": ("gfx942",), "rocm": "7.2", "exclude": ()}),
+    ("command default", [{"fail_on": "migration-required"}, {}, {}], {"fail_on": "migration-required"}),
+    ("file beats command default", [{"fail_on": "migration-required"}, {"fail_on": "incompatible"}, {}],
+     {"fail_on": "incompatible"}),
+    ("flag beats file", [{}, {"fail_on": "incompatible"}, {"fail_on": "minor-adaptation"}],
+     {"fail_on": "minor-adaptation"}),
+    ("None is not given", [{}, {"rocm": "6.4"}, {"rocm": None}], {"rocm": "6.4"}),
+    ("empty tuple is not given", [{}, {"exclude": ("a/",)}, {"exclude": ()}], {"exclude": ("a/",)}),
+    ("flag list replaces file list", [{}, {"arch": ("gfx942",)}, {"arch": ("gfx950", "gfx1100")}],
+     {"arch": ("gfx950", "gfx1100")}),
+    ("default select", [{}, {}, {}], {"choices": (Choice("ALL", False, 0),)}),
+    ("file select replaces the default", [{}, {"select": ("HIP4",)}, {}], {"choices": (Choice("HIP4", False, 1),)}),
+    ("flag select replaces the file's", [{}, {"select": ("HIP4",)}, {"select": ("HIP1",)}],
+     {"choices": (Choice("HIP1", False, 2),)}),
+    ("ignores add up with their level", [{}, {"ignore": ("HIP0001",)}, {"ignore": ("HIP4",)}],
+     {"choices": (Choice("ALL", False, 0), Choice("HIP0001", True, 1), Choice("HIP4", True, 2))}),
+    ("per-file ignores add up", [{}, {"per_file_ignores": (("t/*", ("HIP4",)),)},
+                                 {"per_file_ignores": (("*.py", ("HIP6",)),)}],
+     {"per_file_ignores": (("t/*", ("HIP4",)), ("*.py", ("HIP6",)))}),
+    ("warnings add up", [{}, {"warnings": ("a",)}, {"warnings": ("b",)}], {"warnings": ("a", "b")}),
+    ("unknown override keys are dropped", [{}, {}, {"no_such_setting": 1}], {"fail_on": None}),
+]
+
+
+@pytest.mark.parametrize(("layers", "expected"), [p[1:] for p in PRECEDENCE], ids=[p[0] for p in PRECEDENCE])
+def test_resolve_precedence(layers: list[dict], expected: dict) -> None:
+    settings = resolve(layers)
+    assert {key: getattr(settings, key) for key in expected} == expected
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_configuration_is_found_upward_and_flags_win(tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", '[tool.rocm-migrate]\nfail-on = "incompatible"\nselect = ["HIP4"]\n'
+                                       'target-arch = ["gfx950"]\n[tool.rocm-migrate.per-file-ignores]\n'
+                                       '"tests/*" = ["HIP4010"]\n')
+    nested = tmp_path / "src" / "deep"
+    nested.mkdir(parents=True)
+    settings = config.load(nested, {"fail_on": "minor-adaptation"}, defaults={"fail_on": "migration-required"})
+    assert settings.fail_on == "minor-adaptation"
+    assert settings.arch == ("gfx950",)
+    assert settings.choices == (Choice("HIP4", False, 1),)
+    assert settings.per_file_ignores == (("tests/*", ("HIP4010",)),)
+    assert settings.config_file == tmp_path / "pyproject.toml"
+
+
+def test_dot_file_beats_pyproject_and_pyproject_without_table_is_passed_over(tmp_path: Path) -> None:
+    write(tmp_path / ".rocm-migrate.toml", 'ignore = ["HIP0001"]\n')
+    write(tmp_path / "sub" / "pyproject.toml", '[project]\nname = "x"\n')
+    settings = config.load(tmp_path / "sub", {})
+    assert settings.config_file == tmp_path / ".rocm-migrate.toml"
+    assert Choice("HIP0001", True, 1) in settings.choices
+
+
+def test_unknown_keys_warn(tmp_path: Path) -> None:
+    write(tmp_path / ".rocm-migrate.toml", 'selct = ["HIP4"]\n[effort]\nspeed = 2\n')
+    assert config.load(tmp_path, {}).warnings == (
+        ".rocm-migrate.toml: unknown key 'selct' in [tool.rocm-migrate] (ignored)",
+        ".rocm-migrate.toml: unknown key 'effort.speed' (ignored)",
+    )
+
+
+BAD = [
+    ('select = "HIP4"', "key 'select' must be a list, not str"),
+    ('ignore = [4010]', "key 'ignore' must be a list of strings"),
+    ('fail-on = "fatal"', "key 'fail-on' must be one of native, minor-adaptation, migration-required, incompatible"),
+    ('fail-on = 1', "key 'fail-on' must be a str, not int"),
+    ('jobs = true', "key 'jobs' must be a int, not bool"),
+    ('per-file-ignores = ["tests/*"]', "key 'per-file-ignores' must map each path glob to a list of rules"),
+    ('[per-file-ignores]\n"tests/*" = "HIP4"', "key 'per-file-ignores' must map each path glob to a list of rules"),
+    ('workloads = 3', "key 'workloads' must map each workload name to a list of path globs"),
+    ('[effort]\nlearning-rate = "fast"', "key 'effort.learning-rate' has the wrong type (str)"),
+    ('select = [', "cannot read configuration"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), BAD, ids=[b[1][:40] for b in BAD])
+def test_wrong_types_name_the_key(tmp_path: Path, text: str, message: str) -> None:
+    write(tmp_path / ".rocm-migrate.toml", text + "\n")
+    with pytest.raises(SettingsError, match=None) as error:
+        config.load(tmp_path, {})
+    assert message in str(error.value)
+    assert str(error.value).startswith(str(tmp_path / ".rocm-migrate.toml"))
+
+
+def test_workloads_and_effort_tables_still_work(tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", '[tool.rocm-migrate.workloads]\nops = ["csrc/**"]\n'
+                                       '[tool.rocm-migrate.effort]\nlearning-rate = 0.5\n')
+    settings = config.load(tmp_path, {})
+    assert settings.workloads == {"ops": ["csrc/**"]}
+    assert settings.effort == {"learning-rate": 0.5}
+
+
+def test_command_line_lists() -> None:
+    assert config.split_list(["HIP4, HIP1100", "", "sync-mask-32bit"]) == ("HIP4", "HIP1100", "sync-mask-32bit")
+    assert config.parse_per_file_ignores(["tests/*:HIP4,HIP1100", "C:/x/*.cu:HIP0"]) == (
+        ("tests/*", ("HIP4", "HIP1100")), ("C:/x/*.cu", ("HIP0",)))
+    with pytest.raises(SettingsError, match="GLOB:RULE"):
+        config.parse_per_file_ignores(["tests/*"])
+
+
+# Select/ignore: (file layer, command-line layer, rule, path, enabled)
+SELECTION = [
+    ("everything by default", {}, {}, "HIP4010", "", True),
+    ("flag ignore by prefix", {}, {"ignore": ("HIP4",)}, "HIP4010", "", False),
+    ("flag ignore leaves others", {}, {"ignore": ("HIP4",)}, "HIP1100", "", True),
+    ("flag select by prefix", {}, {"select": ("HIP4",)}, "HIP1100", "", False),
+    ("flag select keeps its prefix", {}, {"select": ("HIP4",)}, "HIP4010", "", True),
+    ("longer ignore beats shorter select", {}, {"select": ("HIP4",), "ignore": ("HIP4010",)}, "HIP4010", "", False),
+    ("shorter ignore loses to longer select", {}, {"select": ("HIP4010",), "ignore": ("HIP4",)}, "HIP4010", "", True),
+    ("same length: ignore wins", {}, {"select": ("HIP40",), "ignore": ("HIP40",)}, "HIP4010", "", False),
+    ("rule name counts as exact", {}, {"select": ("HIP4",), "ignore": ("sync-mask-32bit",)}, "HIP4010", "", False),
+    ("name beats a longer prefix", {}, {"select": ("sync-mask-32bit",), "ignore": ("HIP401",)}, "HIP4010", "", True),
+    ("lower-case prefix", {}, {"ignore": ("hip4",)}, "HIP4010", "", False),
+    ("explicit flag select beats file ignore", {"ignore": ("HIP4010",)}, {"select": ("HIP4",)}, "HIP4010", "", True),
+    ("file ignore beats default select", {"ignore": ("HIP4010",)}, {}, "HIP4010", "", False),
+    ("file select, flag ignore", {"select": ("HIP4",)}, {"ignore": ("HIP40",)}, "HIP4010", "", False),
+    ("file select still limits", {"select": ("HIP4",)}, {"ignore": ("HIP40",)}, "HIP1100", "", False),
+    ("file ignore ALL, flag select one", {"ignore": ("ALL",)}, {"select": ("HIP4010",)}, "HIP4010", "", True),
+    ("file ignore ALL keeps others off", {"ignore": ("ALL",)}, {"select": ("HIP4010",)}, "HIP4001", "", False),
+    ("per-file ignore by glob", {"per_file_ignores": (("tests/*", ("HIP4",)),)}, {}, "HIP4010", "tests/a.cu", False),
+    ("per-file ignore elsewhere", {"per_file_ignores": (("tests/*", ("HIP4",)),)}, {}, "HIP4010", "src/a.cu", True),
+    ("per-file basename glob", {"per_file_ignores": (("*.cu", ("sync-mask-32bit",)),)}, {}, "HIP4010", "a/b/c.cu", False),
+    ("per-file beats a flag select", {"per_file_ignores": (("tests/",  ("HIP4010",)),)}, {"select": ("HIP4010",)},
+     "HIP4010", "tests/x/a.cu", False),
+]
+
+
+@pytest.mark.parametrize(("file_layer", "flags", "rule", "path", "enabled"), [s[1:] for s in SELECTION],
+                         ids=[s[0] for s in SELECTION])
+def test_select_ignore_precedence(rulebase, file_layer: dict, flags: dict, rule: str, path: str,
+                                  enabled: bool) -> None:
+    settings = resolve([{}, file_layer, flags])
+    assert RuleFilter(rulebase, settings).enabled(rule, path) is enabled
+
+
+@pytest.mark.parametrize(("settings", "message"), [
+    (resolve([{}, {}, {"select": ("HIP4", "FOO")}]), "unknown rule selector 'FOO' (command line)"),
+    (resolve([{}, {"ignore": ("HIP99",)}, {}]), "unknown rule selector 'HIP99' (configuration file)"),
+    (Settings(per_file_ignores=(("*", ("no-such-rule",)),)), "unknown rule selector 'no-such-rule' (per-file-ignores)"),
+])
+def test_unknown_selectors_are_errors(rulebase, settings: Settings, message: str) -> None:
+    with pytest.raises(SelectorError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        RuleFilter(rulebase, settings)
