@@ -10,6 +10,8 @@ import tokenize
 from dataclasses import dataclass
 from typing import Iterator
 
+from migrate.extract.lines import hash_comment_start
+
 C_KINDS = frozenset({"cuda", "cpp", "hip"})
 MAGIC = re.compile(r"^\s*[!%]")  # notebook shell and magic lines, as in extract/notebook.py
 
@@ -113,28 +115,10 @@ def hash_comments(text: str, *, quotes: bool = True, full_line: bool = False,
         if full_line:
             start = len(line) - len(line.lstrip()) if line.lstrip()[:1] in ("#", ";") else -1
         else:
-            start = _hash_start(line, quotes)
+            start = hash_comment_start(line, quotes)
         if start >= 0:
             out.append(Comment(line=number, column=start + 1, end_line=number, text=line[start:],
                                standalone=not line[:start].strip(), lines=(line.strip(),), cell=cell))
     return out
 
 
-def _hash_start(line: str, quotes: bool) -> int:
-    """Where a '#' comment starts on a line: at the start of a word, outside quotes; -1 if none."""
-    quote, i = "", 0
-    while i < len(line):
-        char = line[i]
-        if quote:
-            if char == "\\" and quote == '"':
-                i += 1
-            elif char == quote:
-                quote = ""
-        elif char == "\\" and quotes:
-            i += 1
-        elif char in "'\"" and quotes:
-            quote = char
-        elif char == "#" and (i == 0 or line[i - 1].isspace()):
-            return i
-        i += 1
-    return -1

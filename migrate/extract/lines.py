@@ -7,7 +7,6 @@ from typing import Iterator
 
 from migrate.model import Extraction, Fact
 
-HASH_COMMENT = re.compile(r"(^|\s)#.*$")
 FLAG = re.compile(r"(?<![\w-])(-{1,2}[A-Za-z][\w-]*)(?:=([^\s\"');,]+)|(?=[ \t]+([^\s\"');,-][^\s\"');,]*)))?")
 # Flags that only belong to nvcc when their value says so (-arch x86_64 is macOS, -x c++ is gcc,
 # -rdc=false is nvcc's default).
@@ -27,7 +26,8 @@ SEPARATOR = re.compile(r"^[;&|()`]+$")
 def numbered(text: str, *, strip_hash_comments: bool = True) -> Iterator[tuple[int, str, str]]:
     """(1-based line number, line without a # comment, original line)."""
     for number, line in enumerate(text.split("\n"), start=1):
-        yield number, HASH_COMMENT.sub("", line) if strip_hash_comments else line, line
+        start = hash_comment_start(line, True) if strip_hash_comments else -1
+        yield number, line[:start] if start >= 0 else line, line
 
 
 def fact(kind: str, name: str, line: int, start: int, end: int, *, text: str = "", role: str = "") -> Fact:
@@ -139,3 +139,23 @@ def unquote(word: str) -> str:
             out.append(c)
             i += 1
     return "".join(out)
+
+
+def hash_comment_start(line: str, quotes: bool) -> int:
+    """Where a '#' comment starts on a line: at the start of a word, outside quotes; -1 if none."""
+    quote, i = "", 0
+    while i < len(line):
+        char = line[i]
+        if quote:
+            if char == "\\" and quote == '"':
+                i += 1
+            elif char == quote:
+                quote = ""
+        elif char == "\\" and quotes:
+            i += 1
+        elif char in "'\"" and quotes:
+            quote = char
+        elif char == "#" and (i == 0 or line[i - 1].isspace()):
+            return i
+        i += 1
+    return -1
