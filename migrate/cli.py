@@ -9,6 +9,7 @@ import click
 
 from migrate import __version__
 from migrate.model import CLASSES, class_rank
+from migrate.cli_convert import convert
 from migrate.cli_lint import lint
 from migrate.ruledocs import FAMILIES
 
@@ -43,6 +44,7 @@ def cli() -> None:
 
 
 cli.add_command(lint)
+cli.add_command(convert)
 
 
 @cli.command()
@@ -64,12 +66,17 @@ cli.add_command(lint)
 @click.option("--exclude", multiple=True, help="Gitignore-style pattern to leave out (repeatable).")
 @click.option("--max-file-size", type=click.IntRange(min=1), help="Skip files larger than this many bytes.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the extraction cache.")
+@click.option("--hipify", "hipify_path", metavar="PATH", help="hipify-perl to use (default: $HIPIFY_PERL, "
+              "$ROCM_PATH/bin, /opt/rocm/bin, PATH).")
+@click.option("--no-hipify", is_flag=True, help="Do not run hipify-perl even where it is installed.")
+@click.option("--hipify-warnings", is_flag=True, help="Let hipify-perl report its warnings (slow with old versions).")
 @click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="Use these rules.")
 def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, ...], json_file: str | None,
          html_file: str | None, markdown_file: str | None, sarif_file: str | None, csv_file: str | None,
          arch: tuple[str, ...],
          rocm: str | None, fail_on: str | None, jobs: int | None, include_vendored: bool | None,
-         exclude: tuple[str, ...], max_file_size: int | None, no_cache: bool, rules_dir: Path | None) -> None:
+         exclude: tuple[str, ...], max_file_size: int | None, no_cache: bool, hipify_path: str | None,
+         no_hipify: bool, hipify_warnings: bool, rules_dir: Path | None) -> None:
     """Scan PATHS (default: .) and report every CUDA tie with its ROCm equivalent."""
     from migrate import cache, scan as scanning, settings as config
     from migrate.render import renderer
@@ -88,6 +95,8 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
             "arch": arch, "rocm": rocm, "fail_on": fail_on, "jobs": jobs, "exclude": exclude,
             "include_vendored": include_vendored, "max_file_size": max_file_size,
             "cache_dir": None if no_cache else cache.default_dir(),
+            "hipify": hipify_path, "use_hipify": False if no_hipify else None,
+            "hipify_warnings": True if hipify_warnings else None,
         })
     except config.SettingsError as exc:
         raise UserError(str(exc)) from None

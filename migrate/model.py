@@ -93,6 +93,7 @@ class Finding:
     cell: int | None = None
     workload: str = ""
     targets: tuple[str, ...] = ()  # the architectures the finding applies to
+    source: str = "rules"  # "hipify" for findings hipify-perl reported that the extractor did not see
 
     @property
     def sort_key(self) -> tuple:
@@ -123,6 +124,7 @@ class Finding:
             "confidence": self.confidence,
             "workload": self.workload,
             "targets": list(self.targets),
+            "source": self.source,
             "fingerprint": self.fingerprint,
         }
 
@@ -214,6 +216,7 @@ class Report:
     projects: tuple[Project, ...] = field(default=())
     rules: tuple[RuleInfo, ...] = field(default=())  # the rules behind the findings
     hipify_used: bool = False
+    hipify: dict = field(default_factory=dict)  # version, seconds, coverage per workload, disagreements
 
     @property
     def migration_class(self) -> str:

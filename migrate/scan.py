@@ -44,18 +44,27 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase,
                                      for o in outcomes if o.extraction is None or o.extraction.error]
     facts = {o.file.rel: o.extraction.facts for o in scanned}  # type: ignore[union-attr]
     findings = match_targets(scanned, rules, settings)
+    hipify_pass = _hipify_pass(settings, found.root, scanned, findings, rules)
+    if hipify_pass is not None and not hipify_pass.error:
+        from migrate import hipify_scan
+
+        findings = hipify_scan.merge(findings, hipify_pass, settings.arch)
     specs = assemble.workloads([o.file for o in scanned], facts, root_name=found.root.name or "root",
                                declared=settings.workloads)
     model = EffortModel().with_overrides(settings.effort)
     workloads, findings = judge(specs, DependencyGraph(specs, facts), findings, settings.arch, model, rules)
+    notes = [f"{o.file.rel}: {n}" for o in scanned for n in o.extraction.notes]  # type: ignore[union-attr]
+    notes.insert(0, hipify_pass.note() if hipify_pass else "hipify-perl not found: findings come from the rule base")
     return Report(
         tool_version=__version__, rules_version=rules.version, target=Target(rocm=settings.rocm, arch=settings.arch),
         root=str(found.root), files_scanned=len(scanned), lines=sum(o.extraction.lines for o in scanned),  # type: ignore[union-attr]
         seconds=round(time.perf_counter() - started, 3),
         workloads=tuple(workloads), findings=tuple(sorted(findings, key=lambda f: f.sort_key)),
         skipped=tuple(sorted(skipped, key=lambda s: s.path)),
-        notes=tuple(f"{o.file.rel}: {n}" for o in scanned for n in o.extraction.notes),  # type: ignore[union-attr]
+        notes=tuple(notes) if settings.use_hipify else tuple(notes[1:]),
         projects=_projects(targets, found.root, workloads),
+        hipify_used=bool(hipify_pass and not hipify_pass.error),
+        hipify=_hipify_summary(hipify_pass, workloads),
         rules=rule_infos(rules, {f.rule for f in findings}),
     )
 
@@ -64,6 +73,34 @@ def rule_infos(rules: RuleBase, used: set[str]) -> tuple[RuleInfo, ...]:
     return tuple(RuleInfo(id=r.id, name=r.name, title=r.title, migration_class=r.migration_class, hip=r.hip,
                           hipify=r.hipify, confidence=r.confidence, rationale=r.rationale, docs=r.docs)
                  for r in rules.rules if r.id in used)
+
+
+def _hipify_pass(settings: Settings, root: Path, scanned: list[Outcome], findings: list[Finding], rules: RuleBase):
+    """hipify-perl's view of the C/C++/CUDA files, when it is installed and not turned off."""
+    if not settings.use_hipify:
+        return None
+    from migrate import hipify, hipify_scan
+
+    tool = hipify.find(settings.hipify)
+    if tool is None:
+        return None
+    pairs = [(o.file, o.extraction) for o in scanned]
+    return hipify_scan.run_pass(tool, root, pairs, findings, rules, rocm=settings.rocm,  # type: ignore[arg-type]
+                                arch=settings.arch[0], jobs=settings.jobs, quiet=not settings.hipify_warnings)
+
+
+def _hipify_summary(hipify_pass, workloads: list[Workload]) -> dict:  # noqa: ANN001 - HipifyPass | None
+    if hipify_pass is None or hipify_pass.error:
+        return {}
+    coverage = hipify_pass.coverage(workloads)
+    return {
+        "version": hipify_pass.tool.version, "seconds": round(hipify_pass.seconds, 2),
+        "warnings_checked": hipify_pass.warnings_checked,
+        "coverage": {name: {"references": c.references, "converted": c.converted, "ratio": None if c.ratio is None else round(c.ratio, 3)}
+                     for name, c in sorted(coverage.items())},
+        "disagreements": [{"kind": d.kind, "path": d.path, "line": d.line, "symbol": d.symbol, "rule": d.rule,
+                           "hipify": d.hipify} for d in hipify_pass.disagreements],
+    }
 
 
 def match_targets(scanned: list[Outcome], rules: RuleBase, settings: Settings) -> list[Finding]:

@@ -45,6 +45,9 @@ class Settings:
     jobs: int = max(1, os.cpu_count() or 1)
     fail_on: str | None = None
     cache_dir: Path | None = None
+    hipify: str | None = None  # path to hipify-perl; else found on the usual paths
+    use_hipify: bool = True
+    hipify_warnings: bool = False  # a full warning pass (slow with the 2024 script) instead of -quiet-warnings
     workloads: dict = field(default_factory=dict)  # name -> globs, from [tool.rocm-migrate.workloads]
     effort: dict = field(default_factory=dict)  # [tool.rocm-migrate.effort] overrides
     choices: tuple[Choice, ...] = (Choice("ALL", False, 0),)  # select/ignore, see migrate.selection
