@@ -85,12 +85,21 @@ def portable_namespaces(extractions: Iterable[Extraction]) -> frozenset[str]:
                      if f.kind == "namespace_alias" and f.guard == "hip" and f.text.startswith(("hip", "roc")))
 
 
+def defined_names(extractions: Iterable[Extraction]) -> frozenset[str]:
+    """Macros and functions the project defines itself, repo-wide: using them is not using CUDA
+    (`#define ncclCheck(x) ...`, or `#define cudaMalloc hipMalloc` in a compatibility header)."""
+    return frozenset(f.name for e in extractions for f in e.facts
+                     if f.kind == "defined" or f.kind == "identifier" and f.role == "definition")
+
+
 def match_file(rel: str, extraction: Extraction, index: RuleIndex,
-               portable: frozenset[str] = frozenset()) -> list[Finding]:
-    """Turn one file's facts into findings; guarded facts never become findings."""
+               portable: frozenset[str] = frozenset(), defined: frozenset[str] = frozenset()) -> list[Finding]:
+    """Turn one file's facts into findings; guarded facts and the project's own names never do."""
     findings: dict[tuple, Finding] = {}
     for fact in extraction.facts:
         if fact.guard in GUARDED or fact.role == "namespace" and fact.name in portable:
+            continue
+        if fact.kind == "identifier" and fact.role != "definition" and fact.name in defined:
             continue
         for rule, entry, symbol in index.lookup(fact):
             if rule.when == "unavailable" and not _unavailable(entry, index.target):

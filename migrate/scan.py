@@ -11,7 +11,7 @@ from migrate import __version__
 from migrate.cache import Cache, key
 from migrate.discover import discover
 from migrate.extract import EXTRACTOR_VERSION, extract
-from migrate.match import RuleIndex, match_file, portable_namespaces
+from migrate.match import RuleIndex, defined_names, match_file, portable_namespaces
 from migrate import assemble
 from migrate.estimate import EffortModel
 from migrate.graph import DependencyGraph
@@ -106,12 +106,14 @@ def _hipify_summary(hipify_pass, workloads: list[Workload]) -> dict:  # noqa: AN
 def match_targets(scanned: list[Outcome], rules: RuleBase, settings: Settings) -> list[Finding]:
     """Findings for every target architecture, merged: each finding lists the targets it applies to."""
     portable = portable_namespaces(o.extraction for o in scanned)  # type: ignore[misc]
+    defined = defined_names(o.extraction for o in scanned)  # type: ignore[misc]
     merged: dict[tuple, Finding] = {}
     archs: dict[tuple, list[str]] = {}
     for arch in settings.arch:
         index = RuleIndex(rules, Target(rocm=settings.rocm, arch=(arch,)))
         for outcome in scanned:
-            for finding in match_file(outcome.file.rel, outcome.extraction, index, portable):  # type: ignore[arg-type]
+            for finding in match_file(outcome.file.rel, outcome.extraction, index,  # type: ignore[arg-type]
+                                      portable, defined):
                 key_ = (finding.rule, finding.path, finding.cell, finding.line, finding.column, finding.symbol)
                 merged.setdefault(key_, finding)
                 archs.setdefault(key_, []).append(arch)

@@ -130,3 +130,18 @@ def test_guarded_namespace_alias_makes_the_namespace_portable(tmp_path) -> None:
     report = scan.run([tmp_path], Settings(jobs=1), load_rules())
     namespaces = {(f.path, f.symbol) for f in report.findings if f.symbol in ("cub", "thrust")}
     assert namespaces == {("other.cu", "thrust")}
+
+
+def test_names_the_project_defines_are_not_api_uses(tmp_path) -> None:
+    from migrate import scan
+    from migrate.rules import load_rules
+    from migrate.settings import Settings
+
+    (tmp_path / "check.h").write_text("#define ncclCheck(cmd) do { ncclResult_t r = cmd; (void)r; } while (0)\n"
+                                      "#if defined(__HIP_PLATFORM_AMD__)\n#define cudaFree hipFree\n#endif\n")
+    (tmp_path / "comm.cu").write_text('#include "check.h"\nvoid f(ncclComm_t c) { ncclCheck(ncclCommDestroy(c)); '
+                                      "cudaFree(0); cudaMalloc(0, 0); }\n")
+    report = scan.run([tmp_path], Settings(jobs=1), load_rules())
+    symbols = {(f.path, f.symbol) for f in report.findings}
+    assert ("comm.cu", "ncclCheck") not in symbols and ("comm.cu", "cudaFree") not in symbols
+    assert {("comm.cu", "ncclCommDestroy"), ("comm.cu", "cudaMalloc"), ("check.h", "ncclResult_t")} <= symbols

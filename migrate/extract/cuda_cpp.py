@@ -129,7 +129,9 @@ def _includes(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
 
 
 def _macros(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
-    """Macro bodies are re-parsed and analysed as code."""
+    """Macro names are definitions of the project's own; macro bodies are re-parsed as code."""
+    for node in caps.get("macro.name", []):
+        ctx.add("defined", _text(node), node)
     for node in caps.get("macro.value", []) + caps.get("macro.body", []):
         _reparse(ctx, node)
 

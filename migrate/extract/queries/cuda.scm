@@ -20,6 +20,7 @@
 
 (preproc_def name: (identifier) @macro.name value: (preproc_arg)? @macro.value) @macro
 (preproc_function_def value: (preproc_arg) @macro.body)
+(preproc_function_def name: (identifier) @macro.name)
 
 [(preproc_if) (preproc_ifdef)] @conditional
 
