@@ -15,12 +15,11 @@ from migrate.discover import discover
 from migrate.extract import EXTRACTOR_VERSION, extract
 from migrate.match import RuleIndex, match_file, portable_namespaces
 from migrate.model import Extraction, Finding, Skipped, SourceFile, Target, class_rank
+from migrate.readfile import read
 from migrate.rules import RuleBase
 from migrate.selection import RuleFilter
 from migrate.settings import Settings
 
-BINARY_PROBE = 8192
-BYTE_PARSED = frozenset({"cuda", "cpp", "hip"})
 NOT_A_KIND = "not a file kind rocm-migrate scans"
 
 
@@ -132,7 +131,7 @@ def display(path: Path, base: Path) -> str:
 
 
 def _extracted(file: SourceFile, max_size: int, cache: Cache) -> tuple[bytes, Extraction | None, str | None]:
-    data, reason = _read(file, max_size)
+    data, reason = read(file, max_size)
     if data is None:
         return b"", None, reason
     cache_key = key(file.kind, data, EXTRACTOR_VERSION)
@@ -141,21 +140,3 @@ def _extracted(file: SourceFile, max_size: int, cache: Cache) -> tuple[bytes, Ex
         extraction = extract(file.kind, data)
         cache.put_many([(cache_key, extraction)])
     return data, extraction, extraction.error
-
-
-def _read(file: SourceFile, max_size: int) -> tuple[bytes | None, str | None]:
-    """The same checks as scan's reader: size limit, binary content, UTF-8 (except C/C++/CUDA)."""
-    if file.size > max_size:
-        return None, f"larger than the size limit ({file.size} > {max_size} bytes)"
-    try:
-        data = file.path.read_bytes()
-    except OSError as exc:
-        return None, f"unreadable: {exc.strerror or exc}"
-    if b"\0" in data[:BINARY_PROBE]:
-        return None, "binary file (contains NUL bytes)"
-    if file.kind not in BYTE_PARSED:
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            return None, f"not valid UTF-8 text (byte {exc.start})"
-    return data, None

@@ -8,21 +8,20 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from migrate import __version__
+from migrate import assemble
 from migrate.cache import Cache, key
 from migrate.discover import discover
-from migrate.extract import EXTRACTOR_VERSION, extract
-from migrate.match import RuleIndex, defined_names, match_file, portable_namespaces
-from migrate import assemble
 from migrate.estimate import EffortModel
+from migrate.extract import EXTRACTOR_VERSION, extract
 from migrate.graph import DependencyGraph
+from migrate.match import RuleIndex, defined_names, match_file, portable_namespaces
 from migrate.model import Extraction, Finding, Project, Report, RuleInfo, Skipped, SourceFile, Target, Workload
+from migrate.readfile import read
 from migrate.rules import RuleBase
 from migrate.settings import Settings
 from migrate.verdict import judge
 
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
-BINARY_PROBE = 8192
-BYTE_PARSED = frozenset({"cuda", "cpp", "hip"})  # tree-sitter reads bytes: Latin-1 comments do not stop a scan
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +141,7 @@ def extract_all(files: Iterable[SourceFile], settings: Settings,
     outcomes: list[Outcome | None] = []
     pending: list[tuple[int, str, SourceFile, bytes]] = []
     for file in files:
-        data, reason = _read(file, settings.max_file_size)
+        data, reason = read(file, settings.max_file_size)
         if data is None:
             outcomes.append(Outcome(file, None, reason))
             continue
@@ -175,21 +174,3 @@ def _progress(results: Iterable[Extraction], total: int,
 
 def _extract(item: tuple[str, bytes]) -> Extraction:
     return extract(*item)
-
-
-def _read(file: SourceFile, max_size: int) -> tuple[bytes | None, str | None]:
-    if file.size > max_size:
-        return None, f"larger than the size limit ({file.size} > {max_size} bytes)"
-    try:
-        data = file.path.read_bytes()
-    except OSError as exc:
-        return None, f"unreadable: {exc.strerror or exc}"
-    if b"\0" in data[:BINARY_PROBE]:
-        return None, "binary file (contains NUL bytes)"
-    if file.kind in BYTE_PARSED:
-        return data, None
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return None, f"not valid UTF-8 text (byte {exc.start})"
-    return data, None
