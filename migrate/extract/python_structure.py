@@ -15,9 +15,41 @@ EXTENSION_CALLS = {
     "torch.utils.cpp_extension.load": "jit", "torch.utils.cpp_extension.load_inline": "jit",
 }
 PATH_JOINS = frozenset({"os.path.join", "pathlib.Path", "posixpath.join"})
+RUNNERS = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output",
+                     "subprocess.Popen"})
 
 
 def on_call(visitor: _Visitor, node: ast.Call, name: str | None) -> None:
+    _link_arguments(visitor, node, name)
+    _runs_nvcc(visitor, node, name)
+    _structure(visitor, node, name)
+
+
+def _link_arguments(visitor: _Visitor, node: ast.Call, name: str | None) -> None:
+    """Extension(libraries=["cudart"], extra_link_args=["-lcublasLt"]): CUDA libraries linked by name."""
+    if EXTENSION_CALLS.get(name or "") != "setup":
+        return
+    for keyword in node.keywords:
+        values = keyword.value.elts if isinstance(keyword.value, (ast.List, ast.Tuple)) else []
+        for value in values:
+            if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+                continue
+            if keyword.arg == "libraries":
+                visitor.add("flag", f"-l{value.value}", value, text=value.value)
+            elif keyword.arg == "extra_link_args" and value.value.startswith("-l"):
+                visitor.add("flag", value.value, value, text=value.value)
+
+
+def _runs_nvcc(visitor: _Visitor, node: ast.Call, name: str | None) -> None:
+    """subprocess.run(["nvcc", ...]) builds with nvcc."""
+    if name not in RUNNERS or not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)):
+        return
+    first = node.args[0].elts[0] if node.args[0].elts else None
+    if isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.rsplit("/", 1)[-1] == "nvcc":
+        visitor.add("flag", "nvcc", first, text=first.value)
+
+
+def _structure(visitor: _Visitor, node: ast.Call, name: str | None) -> None:
     if name in SETUP_CALLS:
         dist = _argument(node, None, "name")
         if isinstance(dist, ast.Constant) and isinstance(dist.value, str):
