@@ -70,13 +70,17 @@ cli.add_command(convert)
               "$ROCM_PATH/bin, /opt/rocm/bin, PATH).")
 @click.option("--no-hipify", is_flag=True, help="Do not run hipify-perl even where it is installed.")
 @click.option("--hipify-warnings", is_flag=True, help="Let hipify-perl report its warnings (slow with old versions).")
+@click.option("--precise", is_flag=True, help="Also parse translation units with libclang (needs compile commands).")
+@click.option("--compile-commands", type=click.Path(exists=True, dir_okay=False), help="compile_commands.json to use.")
+@click.option("--cuda-path", type=click.Path(exists=True, file_okay=False), help="CUDA toolkit for --precise.")
 @click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="Use these rules.")
 def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, ...], json_file: str | None,
          html_file: str | None, markdown_file: str | None, sarif_file: str | None, csv_file: str | None,
          arch: tuple[str, ...],
          rocm: str | None, fail_on: str | None, jobs: int | None, include_vendored: bool | None,
          exclude: tuple[str, ...], max_file_size: int | None, no_cache: bool, hipify_path: str | None,
-         no_hipify: bool, hipify_warnings: bool, rules_dir: Path | None) -> None:
+         no_hipify: bool, hipify_warnings: bool, precise: bool, compile_commands: str | None,
+         cuda_path: str | None, rules_dir: Path | None) -> None:
     """Scan PATHS (default: .) and report every CUDA tie with its ROCm equivalent."""
     from migrate import cache, scan as scanning, settings as config
     from migrate.render import renderer
@@ -97,6 +101,7 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
             "cache_dir": None if no_cache else cache.default_dir(),
             "hipify": hipify_path, "use_hipify": False if no_hipify else None,
             "hipify_warnings": True if hipify_warnings else None,
+            "precise": True if precise else None, "compile_commands": compile_commands, "cuda_path": cuda_path,
         })
     except config.SettingsError as exc:
         raise UserError(str(exc)) from None

@@ -86,10 +86,10 @@ def portable_namespaces(extractions: Iterable[Extraction]) -> frozenset[str]:
 
 
 def defined_names(extractions: Iterable[Extraction]) -> frozenset[str]:
-    """Macros and functions the project defines itself, repo-wide: using them is not using CUDA
-    (`#define ncclCheck(x) ...`, or `#define cudaMalloc hipMalloc` in a compatibility header)."""
-    return frozenset(f.name for e in extractions for f in e.facts
-                     if f.kind == "defined" or f.kind == "identifier" and f.role == "definition")
+    """Macros the project defines itself, repo-wide: using them is not using CUDA
+    (`#define ncclCheck(x) ...`, or `#define cudaMalloc hipMalloc` in a compatibility header).
+    Functions are left out: a `mock::cudaMallocHost` must not hide the real one."""
+    return frozenset(f.name for e in extractions for f in e.facts if f.kind == "defined")
 
 
 def match_file(rel: str, extraction: Extraction, index: RuleIndex,

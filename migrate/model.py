@@ -94,6 +94,7 @@ class Finding:
     workload: str = ""
     targets: tuple[str, ...] = ()  # the architectures the finding applies to
     source: str = "rules"  # "hipify" for findings hipify-perl reported that the extractor did not see
+    precise: str | None = None  # with --precise: confirmed, fast-only, unchecked or precise-only
 
     @property
     def sort_key(self) -> tuple:
@@ -125,6 +126,7 @@ class Finding:
             "workload": self.workload,
             "targets": list(self.targets),
             "source": self.source,
+            "precise": self.precise,
             "fingerprint": self.fingerprint,
         }
 

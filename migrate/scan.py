@@ -48,12 +48,19 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase,
         from migrate import hipify_scan
 
         findings = hipify_scan.merge(findings, hipify_pass, settings.arch)
+    precise_notes: list[str] = []
+    if settings.precise:
+        from migrate import precise_pass
+
+        result = precise_pass.run(settings, found.root, findings, rules)
+        findings, precise_notes = result.findings, result.notes
     specs = assemble.workloads([o.file for o in scanned], facts, root_name=found.root.name or "root",
                                declared=settings.workloads)
     model = EffortModel().with_overrides(settings.effort)
     workloads, findings = judge(specs, DependencyGraph(specs, facts), findings, settings.arch, model, rules)
     notes = [f"{o.file.rel}: {n}" for o in scanned for n in o.extraction.notes]  # type: ignore[union-attr]
     notes.insert(0, hipify_pass.note() if hipify_pass else "hipify-perl not found: findings come from the rule base")
+    notes[1:1] = precise_notes
     return Report(
         tool_version=__version__, rules_version=rules.version, target=Target(rocm=settings.rocm, arch=settings.arch),
         root=str(found.root), files_scanned=len(scanned), lines=sum(o.extraction.lines for o in scanned),  # type: ignore[union-attr]

@@ -47,6 +47,9 @@ class Settings:
     cache_dir: Path | None = None
     hipify: str | None = None  # path to hipify-perl; else found on the usual paths
     use_hipify: bool = True
+    precise: bool = False  # libclang over the translation units with compile commands
+    compile_commands: str | None = None
+    cuda_path: str | None = None
     hipify_warnings: bool = False  # a full warning pass (slow with the 2024 script) instead of -quiet-warnings
     workloads: dict = field(default_factory=dict)  # name -> globs, from [tool.rocm-migrate.workloads]
     effort: dict = field(default_factory=dict)  # [tool.rocm-migrate.effort] overrides

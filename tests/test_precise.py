@@ -1,0 +1,168 @@
+"""Precise mode (libclang) against the fast scan (tree-sitter) on fixtures/precise/."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from migrate import compile_commands, precise
+from migrate.extract import extract
+from migrate.match import RuleIndex, defined_names, match_file
+from migrate.model import Target
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = ROOT / "fixtures" / "precise"
+FILES = ("app.cu", "include/wrap.cuh")
+
+
+# -- compile commands: pure Python, always run ---------------------------------------
+
+def test_nvcc_flags_become_clang_flags() -> None:
+    argv = ("-Iinclude -DNDEBUG -gencode arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=[sm_90,compute_90] "
+            "--expt-relaxed-constexpr -Xcompiler -Wall,-fPIC -rdc=true -lineinfo -ccbin g++ -std=c++17 "
+            "-c app.cu -o app.o").split()
+    args, notes = compile_commands.translate(argv, source=Path("app.cu"))
+    assert args == ["-Iinclude", "-DNDEBUG", "-Wall", "-fPIC", "-fgpu-rdc", "-std=c++17",
+                    "--cuda-gpu-arch=sm_80"]
+    assert any("--expt-relaxed-constexpr" in n for n in notes)
+    assert any("-lineinfo" in n for n in notes) and any("-ccbin" in n for n in notes)
+    assert compile_commands.translate(["-arch=sm_86", "-dc"])[0] == ["-fgpu-rdc", "--cuda-gpu-arch=sm_86"]
+    assert compile_commands.translate(["-arch", "native"])[0] == []
+
+
+def test_database_is_read_with_absolute_paths(tmp_path: Path) -> None:
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "compile_commands.json").write_text(json.dumps([
+        {"directory": str(tmp_path / "build"), "file": "../k.cu",
+         "arguments": ["nvcc", "-I../inc", "-arch=sm_80", "-c", "../k.cu"]},
+        {"directory": str(tmp_path / "build"), "file": "../h.cpp", "command": "g++ -I ../inc -c ../h.cpp"}]))
+    database = compile_commands.find(tmp_path)
+    assert database == tmp_path / "build" / "compile_commands.json"
+    cu, cpp = compile_commands.load(database)  # type: ignore[misc]
+    assert cu.file == tmp_path / "k.cu" and cu.cuda and cu.args == (f"-I{tmp_path}/build/../inc", "--cuda-gpu-arch=sm_80")
+    assert not cpp.cuda and cpp.args == ("-I", f"{tmp_path}/build/../inc")
+    assert isinstance(precise.commands_for(tmp_path / "nowhere"), str)
+
+
+# -- libclang: skipped, with the reason, where the toolchain is missing ----------------
+
+def _toolchain():
+    chain = precise.toolchain()
+    if isinstance(chain, str):
+        pytest.skip(f"precise mode unavailable: {chain}")
+    return chain
+
+
+@pytest.fixture(scope="module")
+def index() -> RuleIndex:
+    from migrate.rules import load_rules
+
+    return RuleIndex(load_rules(), Target(rocm="7.2", arch=("gfx942",)))
+
+
+@pytest.fixture(scope="module")
+def result() -> precise.PreciseResult:
+    chain = _toolchain()
+    commands = precise.commands_for(FIXTURE)
+    assert not isinstance(commands, str)
+    (command,) = commands
+    out = precise.analyse_command(command, FIXTURE, tc=chain)
+    assert not isinstance(out, str), out
+    return out
+
+
+def _fast(index: RuleIndex):
+    extractions = {rel: extract("cuda", (FIXTURE / rel).read_bytes()) for rel in FILES}
+    defined = defined_names(extractions.values())
+    return [f for rel, e in extractions.items() for f in match_file(rel, e, index, frozenset(), defined)]
+
+
+def _seen(facts, name: str) -> set[tuple[str, int]]:
+    return {(pf.path, pf.fact.line) for pf in facts if pf.symbol == name}
+
+
+def test_precise_mode_gets_every_case_right(result: precise.PreciseResult) -> None:
+    assert result.ok and result.errors == ()
+    assert result.files == ("app.cu", "include/wrap.cuh")
+    assert any("--expt-relaxed-constexpr" in n for n in result.notes)
+    facts = result.facts
+    # token pasting: cuda##fn is a call, at the user's line, with the macro that produced it
+    (memset,) = [pf for pf in facts if pf.symbol == "cudaMemset"]
+    assert (memset.path, memset.fact.line, memset.fact.column) == ("app.cu", 21, 3)
+    assert memset.macro == "CALL" and memset.macro_definition == "app.cu:6" and memset.fact.role == "call"
+    assert _seen(facts, "cudaDeviceSynchronize") == {("app.cu", 23)}
+    # error-check macro: the wrapped call and the macro body's API uses, at each use site
+    assert _seen(facts, "cudaFree") == {("app.cu", 30)}
+    assert _seen(facts, "cudaGetErrorString") == {("app.cu", 20), ("app.cu", 30)}
+    # template wrapper in a header: reported in the header
+    assert _seen(facts, "cudaMalloc") == {("include/wrap.cuh", 7)}
+    # look-alikes: the project's own functions are never facts; the real API next to them is
+    assert not _seen(facts, "cudaMallocHelper")
+    assert _seen(facts, "cudaMallocHost") == {("app.cu", 29)}
+    # dead #if 0 branch: nothing
+    assert not _seen(facts, "cudaMemcpyToSymbol")
+    # kernels and includes
+    assert ("app.cu", 16) in _seen(facts, "scale") and ("app.cu", 22) in _seen(facts, "scale")
+    assert _seen(facts, "cuda_runtime.h") == {("app.cu", 2), ("include/wrap.cuh", 3)}
+
+
+def test_fast_mode_misses_and_over_reports(result: precise.PreciseResult, index: RuleIndex) -> None:
+    from migrate.rules import load_rules
+
+    fast = _fast(index)
+    comparison = precise.compare(fast, [result], rules=load_rules(), index=index)
+    labels = {(f.path, f.line, f.symbol): label for f, label in comparison.labels.items()}
+    hidden = {(pf.path, pf.fact.line, pf.symbol) for pf in comparison.precise_only}
+    # over-reported by the fast scan: the call in the dead branch, and the user's look-alike mock::cudaMallocHost
+    assert labels[("app.cu", 25, "cudaMemcpyToSymbol")] == "fast-only"
+    assert labels[("app.cu", 28, "cudaMallocHost")] == "fast-only"
+    # missed by the fast scan: token-pasted calls
+    assert {("app.cu", 21, "cudaMemset"), ("app.cu", 23, "cudaDeviceSynchronize")} <= hidden
+    # a real call next to a look-alike in the user's namespace: both modes see it
+    assert labels[("app.cu", 29, "cudaMallocHost")] == "confirmed"
+    # both right: the error-check macro (fast reads its body where it is defined), the wrapper, launches
+    assert labels[("app.cu", 9, "cudaGetErrorString")] == "confirmed"
+    assert labels[("app.cu", 30, "cudaFree")] == "confirmed"
+    assert labels[("include/wrap.cuh", 7, "cudaMalloc")] == "confirmed"
+    assert labels[("app.cu", 22, "scale")] == "confirmed"
+    assert not any(s == "cudaMallocHelper" for _, _, s in labels) and not any(s == "cudaMallocHelper" for *_, s in hidden)
+    assert set(labels.values()) == {"confirmed", "fast-only"}
+    assert comparison.counts["fast-only"] == 2 and comparison.counts["precise-only"] == len(hidden)
+    # precise facts become findings through the same rule base
+    findings = {(f.path, f.line, f.symbol) for f in precise.to_findings([result], index)}
+    assert ("app.cu", 21, "cudaMemset") in findings and ("app.cu", 25, "cudaMemcpyToSymbol") not in findings
+
+
+def test_broken_unit_reports_errors_not_exceptions(tmp_path: Path) -> None:
+    chain = _toolchain()
+    bad = tmp_path / "bad.cu"
+    bad.write_text('#include "missing.h"\nint main() { cudaFree(0) }\n')
+    out = precise.analyse(bad, [], root=tmp_path, tc=chain)
+    assert not isinstance(out, str)
+    assert not out.ok and out.errors and "missing.h" in out.errors[0]
+
+
+def test_missing_pieces_are_one_line_reasons(tmp_path: Path) -> None:
+    reason = precise.analyse(tmp_path / "x.cu", [], cuda_path=str(tmp_path / "no-cuda"))
+    assert isinstance(reason, str) and "\n" not in reason
+    assert isinstance(precise.analyse(tmp_path / "x.cu", [], tc="libclang is not installed"), str)
+
+
+def test_scan_precise_labels_findings_or_says_what_is_missing(tmp_path) -> None:
+    import json
+
+    from tests.conftest import run_cli
+
+    (tmp_path / "a.cu").write_text("void f() { cudaFree(0); }\n")
+    result = run_cli("scan", str(tmp_path), "-f", "json", "--no-cache", "--precise")
+    assert result.returncode == 0, result.stderr
+    notes = json.loads(result.stdout)["notes"]
+    assert any(n.startswith("precise mode off: ") for n in notes)  # no compile_commands.json: one line, fast scan
+    done = run_cli("scan", "fixtures/precise", "-f", "json", "--no-cache", "--precise")
+    report = json.loads(done.stdout)
+    if any(n.startswith("precise mode off: ") for n in report["notes"]):
+        pytest.skip(next(n for n in report["notes"] if n.startswith("precise mode off: ")))
+    labels = {(f["line"], f["symbol"]): f["precise"] for f in report["findings"] if f["path"] == "app.cu"}
+    assert labels[(21, "cudaMemset")] == "precise-only" and labels[(25, "cudaMemcpyToSymbol")] == "fast-only"
+    assert labels[(30, "cudaFree")] == "confirmed"
