@@ -111,6 +111,7 @@ _NVCC_DROP = frozenset({
     "--use_fast_math", "--extended-lambda", "-extended-lambda", "--expt-extended-lambda",
     "-expt-extended-lambda", "-c", "--compile", "-dw", "-dlto", "--dlink-time-opt", "-MD", "-MMD",
     "-Xptxas=-v", "--resource-usage", "-res-usage", "-cudart", "--cudart", "-static-global-template-stub",
+    "-Wno-deprecated-gpu-targets", "--Wno-deprecated-gpu-targets", "-Wno-deprecated-declarations-gpu",
 })
 CLANG_MAX_SM = 90
 _RDC = ("-rdc", "--relocatable-device-code")
