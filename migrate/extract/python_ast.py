@@ -191,8 +191,8 @@ class _Visitor(ast.NodeVisitor):
             self.visit(nodes)
         self.guard = saved
 
-    def visit_If(self, node: ast.If) -> None:
-        """Code under `if torch.version.hip:` (either branch) is already handled for ROCm."""
+    def visit_If(self, node: ast.If | ast.IfExp) -> None:
+        """Code under `if torch.version.hip:` (either branch, or a ternary) is already handled for ROCm."""
         if self.guard or not self.guards.mentions_hip(node.test):
             self.generic_visit(node)
             return
@@ -202,14 +202,7 @@ class _Visitor(ast.NodeVisitor):
         if node.orelse:
             self._under("cuda" if label == "hip" else "hip", node.orelse)
 
-    def visit_IfExp(self, node: ast.IfExp) -> None:
-        if self.guard or not self.guards.mentions_hip(node.test):
-            self.generic_visit(node)
-            return
-        label = self.guards.polarity(node.test)
-        self._under("hip", node.test)
-        self._under(label, node.body)
-        self._under("cuda" if label == "hip" else "hip", node.orelse)
+    visit_IfExp = visit_If  # type: ignore[assignment]
 
     def visit_BoolOp(self, node: ast.BoolOp) -> None:
         if self.guard or not self.guards.mentions_hip(node):
