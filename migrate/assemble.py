@@ -56,11 +56,11 @@ def _explicit(pool: set[str], facts: Mapping[str, tuple[Fact, ...]]) -> list[Spe
         base = posixpath.dirname(rel)
         for fact in file_facts:
             if fact.kind == "extension":
-                sources = _resolve_sources(fact.text, base, pool, rel)
+                sources = _resolve_sources(fact.text, base, pool)
                 spec = Spec(fact.name, _common_dir(sources) or base or ".", "torch-extension")
                 specs.append(_claim(spec, pool, sources + _sibling_headers(sources, pool)))
             elif fact.kind == "cmake_target":
-                sources = _resolve_sources(fact.text, base, pool, rel)
+                sources = _resolve_sources(fact.text, base, pool)
                 existing = next((s for s in specs if s.name == fact.name and s.kind == "cmake-target"), None)
                 spec = existing or Spec(fact.name, base or ".", "cmake-target")
                 _claim(spec, pool, sources)
@@ -69,7 +69,7 @@ def _explicit(pool: set[str], facts: Mapping[str, tuple[Fact, ...]]) -> list[Spe
     return specs
 
 
-def _resolve_sources(text: str, base: str, pool: set[str], declared_in: str) -> list[str]:
+def _resolve_sources(text: str, base: str, pool: set[str]) -> list[str]:
     out = []
     for item in filter(None, text.split("\n")):
         if item.startswith("glob:"):

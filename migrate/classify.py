@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from migrate.model import CLASSES, CONFIDENCES, Finding, class_rank
+from migrate.model import CONFIDENCES, Finding, class_rank
 
 # Alone, a signal of this confidence lifts a workload at most to this class.
 CEILING = {"low": "minor-adaptation", "medium": "migration-required", "high": "incompatible"}
@@ -45,5 +45,3 @@ def classify(findings: Sequence[Finding], kind: str = "directory") -> tuple[str,
     worst = max(effective.values(), key=class_rank)
     return worst, tuple(f for f in findings if effective[f] == worst)
 
-
-__all__ = ["CLASSES", "classify", "effective_class"]

@@ -14,7 +14,6 @@ from migrate.cli_lint import lint
 from migrate.ruledocs import FAMILIES
 
 FORMATS = ("terminal", "json", "html", "markdown", "sarif", "csv")
-FILE_FORMATS = ("json", "html", "markdown", "sarif", "csv")
 
 
 class UserError(click.ClickException):

@@ -6,7 +6,7 @@ from collections import Counter
 
 from migrate import __version__
 from migrate.lint import LintResult
-from migrate.model import SCHEMA_VERSION, Finding, Report, RuleInfo, Target
+from migrate.model import SCHEMA_VERSION, Finding, Report, Target
 from migrate.rules import RuleBase
 
 FORMATS = ("text", "json", "sarif")
@@ -62,13 +62,5 @@ def sarif(result: LintResult, rules: RuleBase, *, target: Target, root: str) -> 
         raise FormatUnavailable("sarif output not available") from None
     report = Report(tool_version=__version__, rules_version=rules.version, target=target, root=root,
                     files_scanned=result.files, lines=result.lines, seconds=0.0, workloads=(),
-                    findings=result.findings, skipped=result.skipped, rules=rule_infos(result, rules))
+                    findings=result.findings, skipped=result.skipped, rules=rules.infos({f.rule for f in result.findings}))
     return sarif_report.render(report)  # type: ignore[no-any-return]
-
-
-def rule_infos(result: LintResult, rules: RuleBase) -> tuple[RuleInfo, ...]:
-    """The records of the rules behind the findings (scan.rule_infos, without importing the scan)."""
-    used = {f.rule for f in result.findings}
-    return tuple(RuleInfo(id=r.id, name=r.name, title=r.title, migration_class=r.migration_class, hip=r.hip,
-                          hipify=r.hipify, confidence=r.confidence, rationale=r.rationale, docs=r.docs)
-                 for r in rules.rules if r.id in used)

@@ -154,10 +154,3 @@ def _message(rule: Rule, symbol: str, hip: str | None, entry: Entry | None, valu
     if entry and entry.note:
         text += f"; {entry.note}"
     return text
-
-
-def match_all(items: Iterable[tuple[str, Extraction]], index: RuleIndex) -> list[Finding]:
-    out: list[Finding] = []
-    for rel, extraction in items:
-        out.extend(match_file(rel, extraction, index))
-    return sorted(out, key=lambda f: f.sort_key)

@@ -217,7 +217,6 @@ class Report:
     notes: tuple[str, ...] = field(default=())
     projects: tuple[Project, ...] = field(default=())
     rules: tuple[RuleInfo, ...] = field(default=())  # the rules behind the findings
-    hipify_used: bool = False
     hipify: dict = field(default_factory=dict)  # version, seconds, coverage per workload, disagreements
 
     @property

@@ -11,12 +11,9 @@ from typing import Iterable
 import yaml
 
 from migrate import __version__
+from migrate.model import RuleInfo
 
 SCHEMA_PATH = Path(__file__).with_name("rule.schema.json")
-FACT_KINDS = (
-    "identifier", "include", "asm", "construct", "python_import", "python_attr",
-    "requirement", "base_image", "cmake", "flag", "manifest",
-)
 
 
 class RuleError(Exception):
@@ -95,6 +92,12 @@ class Rule:
 class RuleBase:
     rules: tuple[Rule, ...]
     version: str
+
+    def infos(self, used: set[str]) -> tuple[RuleInfo, ...]:
+        """What a report needs of the rules behind its findings."""
+        return tuple(RuleInfo(id=r.id, name=r.name, title=r.title, migration_class=r.migration_class, hip=r.hip,
+                              hipify=r.hipify, confidence=r.confidence, rationale=r.rationale, docs=r.docs)
+                     for r in self.rules if r.id in used)
 
     def get(self, key: str) -> Rule | None:
         for rule in self.rules:

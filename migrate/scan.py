@@ -15,7 +15,7 @@ from migrate.estimate import EffortModel
 from migrate.extract import EXTRACTOR_VERSION, extract
 from migrate.graph import DependencyGraph
 from migrate.match import RuleIndex, defined_names, match_file, portable_namespaces
-from migrate.model import Extraction, Finding, Project, Report, RuleInfo, Skipped, SourceFile, Target, Workload
+from migrate.model import Extraction, Finding, Project, Report, Skipped, SourceFile, Target, Workload
 from migrate.readfile import read
 from migrate.rules import RuleBase
 from migrate.settings import Settings
@@ -69,16 +69,9 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase,
         skipped=tuple(sorted(skipped, key=lambda s: s.path)),
         notes=tuple(notes) if settings.use_hipify else tuple(notes[1:]),
         projects=_projects(targets, found.root, workloads),
-        hipify_used=bool(hipify_pass and not hipify_pass.error),
         hipify=_hipify_summary(hipify_pass, workloads),
-        rules=rule_infos(rules, {f.rule for f in findings}),
+        rules=rules.infos({f.rule for f in findings}),
     )
-
-
-def rule_infos(rules: RuleBase, used: set[str]) -> tuple[RuleInfo, ...]:
-    return tuple(RuleInfo(id=r.id, name=r.name, title=r.title, migration_class=r.migration_class, hip=r.hip,
-                          hipify=r.hipify, confidence=r.confidence, rationale=r.rationale, docs=r.docs)
-                 for r in rules.rules if r.id in used)
 
 
 def _hipify_pass(settings: Settings, root: Path, scanned: list[Outcome], findings: list[Finding], rules: RuleBase):

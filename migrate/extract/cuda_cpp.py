@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from migrate.extract import device, ts
 from migrate.extract.guards import GuardMap
+from migrate.extract.lines import line_texts
 from migrate.extract.tree import in_device_code, qualifiers, text as _text, walk
 from migrate.model import Extraction, Fact
 
@@ -49,13 +50,7 @@ def extract(source: bytes) -> Extraction:
     except UnicodeDecodeError as exc:
         notes.append(f"not UTF-8 (byte {exc.start}); bytes that are not UTF-8 were read as one character each")
     return Extraction(facts=tuple(facts), lines=source.count(b"\n") + 1,
-                      line_text=line_texts(source, facts), notes=tuple(notes))
-
-
-def line_texts(source: bytes, facts: list[Fact], *, cell: int | None = None) -> dict[tuple[int, int], str]:
-    lines = source.decode("utf-8", "replace").split("\n")
-    wanted = {f.line for f in facts if f.cell == cell}
-    return {(cell or 0, n): lines[n - 1].strip() for n in wanted if 0 < n <= len(lines)}
+                      line_text=line_texts(source.decode("utf-8", "replace").split("\n"), facts), notes=tuple(notes))
 
 
 def extract_snippet(source: bytes, *, row0: int = 0, col0: int = 0,
@@ -141,18 +136,10 @@ def _reparse(ctx: _Ctx, node: ts.Node) -> None:
     if not re.search(rb"[A-Za-z_]", body) or body.strip().isdigit():
         return
     row, col = node.start_point
-    col_chars = ctx._col(row, col) - 1 - (ctx.col0 if row == 0 else 0)
-    inner_col0 = col_chars + (ctx.col0 if row == 0 else 0)
-    facts, _ = extract_snippet(body, row0=ctx.row0 + row, col0=inner_col0, cell=ctx.cell)
+    facts, _ = extract_snippet(body, row0=ctx.row0 + row, col0=ctx._col(row, col) - 1, cell=ctx.cell)
     guard = ctx.guards.at(node.start_byte)
     for fact in facts:
-        ctx.facts.append(fact if fact.guard or not guard else _with_guard(fact, guard))
-
-
-def _with_guard(fact: Fact, guard: str) -> Fact:
-    from dataclasses import replace
-
-    return replace(fact, guard=guard)
+        ctx.facts.append(fact if fact.guard or not guard else replace(fact, guard=guard))
 
 
 def _kernels_and_launches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:

@@ -48,10 +48,16 @@ def flags(line: str, number: int, wanted: re.Pattern[str]) -> list[Fact]:
     return out
 
 
+def line_texts(lines: list[str], facts: list[Fact], *, cell: int | None = None) -> dict[tuple[int, int], str]:
+    """The stripped source line of each fact (of one cell), for fingerprints and snippets."""
+    return {(cell or 0, f.line): lines[f.line - 1].strip()
+            for f in facts if f.cell == cell and 0 < f.line <= len(lines)}
+
+
 def finish(text: str, facts: list[Fact], notes: list[str] | None = None) -> Extraction:
     lines = text.split("\n")
-    line_text = {(0, f.line): lines[f.line - 1].strip() for f in facts if 0 < f.line <= len(lines)}
-    return Extraction(facts=tuple(facts), lines=len(lines), line_text=line_text, notes=tuple(notes or ()))
+    return Extraction(facts=tuple(facts), lines=len(lines), line_text=line_texts(lines, facts),
+                      notes=tuple(notes or ()))
 
 
 @dataclass(frozen=True, slots=True)

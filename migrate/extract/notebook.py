@@ -5,7 +5,7 @@ import json
 import re
 
 from migrate.extract import python_ast
-from migrate.extract.lines import fact
+from migrate.extract.lines import fact, line_texts
 from migrate.model import Extraction, Fact
 
 MAGIC = re.compile(r"^\s*[!%]")
@@ -36,7 +36,7 @@ def extract(source: bytes) -> Extraction:
         except SyntaxError as exc:
             notes.append(f"cell {number}: Python syntax error at line {exc.lineno}: {exc.msg}; cell skipped")
         facts += cell_facts
-        line_text.update({(number, f.line): lines[f.line - 1].strip() for f in cell_facts if 0 < f.line <= len(lines)})
+        line_text.update(line_texts(lines, cell_facts, cell=number))
     return Extraction(facts=tuple(facts), lines=total, line_text=line_text, notes=tuple(notes))
 
 

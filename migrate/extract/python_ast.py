@@ -7,7 +7,7 @@ import ast
 from migrate.extract import embedded, python_structure as structure, python_constructs as constructs
 from migrate.extract.buildfiles import NVCC_FLAGS
 from migrate.extract.deps import REQUIREMENT, normalise
-from migrate.extract.lines import FLAG
+from migrate.extract.lines import FLAG, line_texts
 from migrate.extract.python_guards import HipGuards
 from migrate.model import Extraction, Fact
 
@@ -26,12 +26,7 @@ def extract(source: bytes) -> Extraction:
         return Extraction(facts=(), lines=text.count("\n") + 1,
                           error=f"Python syntax error at line {exc.lineno}: {exc.msg}")
     return Extraction(facts=tuple(facts), lines=text.count("\n") + 1,
-                      line_text=line_texts(text, facts), notes=tuple(notes))
-
-
-def line_texts(text: str, facts: list[Fact]) -> dict[tuple[int, int], str]:
-    lines = text.split("\n")
-    return {(f.cell or 0, f.line): lines[f.line - 1].strip() for f in facts if 0 < f.line <= len(lines)}
+                      line_text=line_texts(text.split("\n"), facts), notes=tuple(notes))
 
 
 def extract_text(text: str, *, cell: int | None = None) -> tuple[list[Fact], list[str]]:

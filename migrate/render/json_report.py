@@ -18,7 +18,7 @@ def to_json(report: Report) -> dict:
         "workloads": [_workload(w, ids) for w in report.workloads],
         "findings": [f.to_json(ids[f]) for f in report.findings],
         "skipped": [s.to_json() for s in report.skipped],
-        "hipify": {"used": report.hipify_used, **report.hipify},
+        "hipify": {"used": bool(report.hipify), **report.hipify},
         "notes": list(report.notes),
     }
 
