@@ -58,16 +58,15 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase,
                                declared=settings.workloads)
     model = EffortModel().with_overrides(settings.effort)
     workloads, findings = judge(specs, DependencyGraph(specs, facts), findings, settings.arch, model, rules)
-    notes = [f"{o.file.rel}: {n}" for o in scanned for n in o.extraction.notes]  # type: ignore[union-attr]
-    notes.insert(0, hipify_pass.note() if hipify_pass else "hipify-perl not found: findings come from the rule base")
-    notes[1:1] = precise_notes
+    notes = _hipify_notes(settings, hipify_pass) + precise_notes
+    notes += [f"{o.file.rel}: {n}" for o in scanned for n in o.extraction.notes]  # type: ignore[union-attr]
     return Report(
         tool_version=__version__, rules_version=rules.version, target=Target(rocm=settings.rocm, arch=settings.arch),
         root=str(found.root), files_scanned=len(scanned), lines=sum(o.extraction.lines for o in scanned),  # type: ignore[union-attr]
         seconds=round(time.perf_counter() - started, 3),
         workloads=tuple(workloads), findings=tuple(sorted(findings, key=lambda f: f.sort_key)),
         skipped=tuple(sorted(skipped, key=lambda s: s.path)),
-        notes=tuple(notes) if settings.use_hipify else tuple(notes[1:]),
+        notes=tuple(notes),
         projects=_projects(targets, found.root, workloads),
         hipify=_hipify_summary(hipify_pass, workloads),
         rules=rules.infos({f.rule for f in findings}),
@@ -86,6 +85,12 @@ def _hipify_pass(settings: Settings, root: Path, scanned: list[Outcome], finding
     pairs = [(o.file, o.extraction) for o in scanned]
     return hipify_scan.run_pass(tool, root, pairs, findings, rules, rocm=settings.rocm,  # type: ignore[arg-type]
                                 arch=settings.arch[0], jobs=settings.jobs, quiet=not settings.hipify_warnings)
+
+
+def _hipify_notes(settings: Settings, hipify_pass) -> list[str]:  # noqa: ANN001 - HipifyPass | None
+    if not settings.use_hipify:
+        return []
+    return [hipify_pass.note() if hipify_pass else "hipify-perl not found: findings come from the rule base"]
 
 
 def _hipify_summary(hipify_pass, workloads: list[Workload]) -> dict:  # noqa: ANN001 - HipifyPass | None
