@@ -1,3 +1,3 @@
-from migrate.cli import main
+from migrate.cli.main import main
 
 raise SystemExit(main())

@@ -4,9 +4,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterable
 
-from migrate import targets
+from migrate.rulebase import targets
 from migrate.model import Extraction, Fact, Finding, Target
-from migrate.rules import Entry, Rule, RuleBase, version_tuple
+from migrate.rulebase.load import Entry, Rule, RuleBase, version_tuple
 
 # Facts on either side of a HIP guard are already handled by the authors.
 GUARDED = frozenset({"hip", "cuda"})

@@ -15,8 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from migrate.ruledocs import family, markdown  # noqa: E402
-from migrate.rules import load_rules  # noqa: E402
+from migrate.rulebase.docs import family, markdown  # noqa: E402
+from migrate.rulebase.load import load_rules  # noqa: E402
 
 DOCS = ROOT / "docs" / "rules"
 ANNOTATION = re.compile(r"^\s*(//|#)\s*ruleid:\s*(.+)$")

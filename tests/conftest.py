@@ -26,7 +26,7 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
 
 @pytest.fixture(scope="session")
 def rulebase():
-    from migrate.rules import load_rules
+    from migrate.rulebase.load import load_rules
 
     return load_rules()
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from migrate.classify import classify
+from migrate.workloads.classify import classify
 from migrate.model import Finding
 
 

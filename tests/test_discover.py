@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from migrate import scan
+from migrate import pipeline as scan
 from migrate.discover import discover, file_kind
 from migrate.settings import Settings
 
@@ -67,7 +67,7 @@ def test_bad_inputs_are_skipped_with_reasons(tmp_path: Path, monkeypatch: pytest
         return real_read(self)
 
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
-    from migrate.rules import load_rules
+    from migrate.rulebase.load import load_rules
 
     report = scan.run([tmp_path], Settings(max_file_size=1000, jobs=1), load_rules())
     reasons = {s.path: s.reason for s in report.skipped}

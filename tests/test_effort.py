@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from migrate import scan
-from migrate.estimate import EffortModel, occurrence_weight
+from migrate import pipeline as scan
+from migrate.workloads.estimate import EffortModel, occurrence_weight
 from migrate.settings import Settings
 from tests.conftest import ROOT
 
@@ -40,7 +40,7 @@ def test_learning_curve_and_overrides() -> None:
 
 def test_effort_configuration_from_pyproject(tmp_path) -> None:
     from migrate import settings
-    from migrate.rules import load_rules
+    from migrate.rulebase.load import load_rules
 
     (tmp_path / "pyproject.toml").write_text(
         "[tool.rocm-migrate.effort]\nkernel-validation = 3.0\n[tool.rocm-migrate.workloads]\nkernels = ['*.cu']\n")

@@ -1,7 +1,7 @@
 """The C/C++/CUDA extractor: identifiers by role, no facts from comments or strings, guards, macros."""
 from __future__ import annotations
 
-from migrate.extract import cuda_cpp
+from migrate.extract.c import cuda_cpp
 
 
 def facts(source: str, kind: str | None = None):
@@ -119,8 +119,8 @@ def test_syntax_errors_are_noted_and_the_rest_extracted() -> None:
 
 
 def test_guarded_namespace_alias_makes_the_namespace_portable(tmp_path) -> None:
-    from migrate import scan
-    from migrate.rules import load_rules
+    from migrate import pipeline as scan
+    from migrate.rulebase.load import load_rules
     from migrate.settings import Settings
 
     (tmp_path / "compat.cuh").write_text(
@@ -133,8 +133,8 @@ def test_guarded_namespace_alias_makes_the_namespace_portable(tmp_path) -> None:
 
 
 def test_names_the_project_defines_are_not_api_uses(tmp_path) -> None:
-    from migrate import scan
-    from migrate.rules import load_rules
+    from migrate import pipeline as scan
+    from migrate.rulebase.load import load_rules
     from migrate.settings import Settings
 
     (tmp_path / "check.h").write_text("#define ncclCheck(cmd) do { ncclResult_t r = cmd; (void)r; } while (0)\n"

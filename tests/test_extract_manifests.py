@@ -7,7 +7,7 @@ import pytest
 
 from migrate.discover import file_kind
 from migrate.extract import extract
-from migrate.extract.packages import conda_names, pip_names
+from migrate.extract.text.packages import conda_names, pip_names
 
 
 STRUCTURE = frozenset({"cmake_target", "cmake_link", "cmake_include", "cmake_project", "distribution", "extension"})
@@ -203,7 +203,7 @@ PORTABLE = {
 
 
 def test_rocm_builds_are_not_reported(tmp_path: Path, rulebase) -> None:
-    from migrate import scan
+    from migrate import pipeline as scan
     from migrate.settings import Settings
 
     for name, text in PORTABLE.items():

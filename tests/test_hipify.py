@@ -15,17 +15,17 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from migrate import hipify
-from migrate.cli_convert import convert as convert_command
-from migrate.convert import ConvertError, check_paths, line_map, unified_diff
+from migrate.hipify import tool as hipify
+from migrate.cli.convert import convert as convert_command
+from migrate.hipify.convert import ConvertError, check_paths, line_map, unified_diff
 from migrate.discover import file_kind
 from migrate.extract import extract
-from migrate.hipify_compare import (
+from migrate.hipify.compare import (
     CONVERTED_IN_COMMENT, CONVERTED_IN_STRING, DIFFERENT, FALSE_ALARM, NOT_CONVERTED, RULES_DIFFER, SILENT_MISS,
     UNKNOWN, Coverage, compare_file, coverage, coverage_by_workload, rule_kinds,
 )
-from migrate.hipify_parse import parse_examine, parse_version, parse_warning
-from migrate.hipify_text import mask
+from migrate.hipify.parse import parse_examine, parse_version, parse_warning
+from migrate.hipify.lexer import mask
 from migrate.match import RuleIndex, match_file
 from migrate.model import Target, Workload
 
@@ -442,7 +442,7 @@ def fake_hipify(tmp_path: Path, generation: str) -> hipify.Tool:
 
 @needs_runs
 def test_scan_pass_measures_and_merges(tmp_path: Path, rulebase, index) -> None:
-    from migrate.hipify_scan import merge, run_pass
+    from migrate.hipify.scan_pass import merge, run_pass
     from migrate.model import SourceFile
 
     scanned, findings = [], []
@@ -468,7 +468,7 @@ def test_scan_pass_measures_and_merges(tmp_path: Path, rulebase, index) -> None:
 
 
 def test_scan_pass_failure_is_a_note(tmp_path: Path, rulebase) -> None:
-    from migrate.hipify_scan import run_pass
+    from migrate.hipify.scan_pass import run_pass
     from migrate.model import Extraction, SourceFile
 
     if not shutil.which("perl"):

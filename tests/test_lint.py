@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from migrate import rulecache, rules as rules_module
-from migrate.cli_lint import lint
+from migrate.rulebase import precompiled as rulecache
+from migrate.rulebase import load as rules_module
+from migrate.cli.lint import lint
 from tests.conftest import ROOT
 
 MASK = """#include <cuda_runtime.h>
@@ -200,7 +201,7 @@ def test_lint_imports_only_what_it_needs(tmp_path: Path) -> None:
     result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
     assert result.returncode == 1, result.stderr
     imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
-    heavy = {"jinja2", "networkx", "rich", "jsonschema", "migrate.scan", "migrate.assemble", "migrate.graph",
-             "migrate.verdict", "migrate.render"}
+    heavy = {"jinja2", "networkx", "rich", "jsonschema", "migrate.pipeline", "migrate.workloads.assemble", "migrate.workloads.graph",
+             "migrate.workloads.verdict", "migrate.render"}
     assert not heavy & imported
-    assert {"migrate.lint", "migrate.extract.cuda_cpp"} <= imported
+    assert {"migrate.lint.run", "migrate.extract.c.cuda_cpp"} <= imported

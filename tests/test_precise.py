@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from migrate import compile_commands, precise
+from migrate.precise import compile_commands
+from migrate.precise import analyse as precise
 from migrate.extract import extract
 from migrate.match import RuleIndex, defined_names, match_file
 from migrate.model import Target
@@ -56,7 +57,7 @@ def _toolchain():
 
 @pytest.fixture(scope="module")
 def index() -> RuleIndex:
-    from migrate.rules import load_rules
+    from migrate.rulebase.load import load_rules
 
     return RuleIndex(load_rules(), Target(rocm="7.2", arch=("gfx942",)))
 
@@ -108,7 +109,7 @@ def test_precise_mode_gets_every_case_right(result: precise.PreciseResult) -> No
 
 
 def test_fast_mode_misses_and_over_reports(result: precise.PreciseResult, index: RuleIndex) -> None:
-    from migrate.rules import load_rules
+    from migrate.rulebase.load import load_rules
 
     fast = _fast(index)
     comparison = precise.compare(fast, [result], rules=load_rules(), index=index)

@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from migrate.extract import python_ast
+from migrate.extract.python import extractor as python_ast
 
 
 def facts(source: str):

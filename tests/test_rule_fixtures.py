@@ -8,7 +8,7 @@ import pytest
 
 from migrate.discover import file_kind
 from migrate.extract import extract
-from migrate.lint import check_file
+from migrate.lint.run import check_file
 from migrate.match import RuleIndex
 from migrate.model import Target
 

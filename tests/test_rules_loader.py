@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from migrate.rules import RuleError, load_rules
+from migrate.rulebase.load import RuleError, load_rules
 from tests.conftest import run_cli
 
 GOOD = """- id: HIP9990

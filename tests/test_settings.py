@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from migrate import settings as config
-from migrate.selection import RuleFilter, SelectorError
+from migrate.lint.selection import RuleFilter, SelectorError
 from migrate.settings import Choice, Settings, SettingsError, resolve
 
 CLI = 2

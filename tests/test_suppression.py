@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from migrate import suppression
+from migrate.lint import suppression
 from migrate.discover import file_kind
 from migrate.extract import extract
-from migrate.lint import Checker
+from migrate.lint.run import Checker
 from migrate.model import Finding
 from migrate.settings import Settings, resolve
 from tests.test_rule_fixtures import annotations

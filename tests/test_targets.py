@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from migrate import settings, targets
+from migrate import settings
+from migrate.rulebase import targets
 
 
 def test_catalogue_defaults_match_settings() -> None:

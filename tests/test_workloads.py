@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from migrate import scan
+from migrate import pipeline as scan
 from migrate.render.json_report import to_json
 from migrate.settings import Settings
 from tests.conftest import ROOT, run_cli

@@ -10,7 +10,7 @@ EXTRACTOR_VERSION = "9"
 
 
 def _cuda(source: bytes) -> Extraction:
-    from migrate.extract import cuda_cpp
+    from migrate.extract.c import cuda_cpp
 
     return cuda_cpp.extract(source)
 
@@ -25,7 +25,7 @@ def _hip(source: bytes) -> Extraction:
 
 
 def _python(source: bytes) -> Extraction:
-    from migrate.extract import python_ast
+    from migrate.extract.python import extractor as python_ast
 
     return python_ast.extract(source)
 
@@ -44,16 +44,16 @@ EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
     "cpp": _cuda,
     "hip": _hip,
     "python": _python,
-    "notebook": _lazy("notebook", "extract"),
-    "requirements": _lazy("deps", "requirements"),
-    "conda": _lazy("deps", "conda"),
-    "pyproject": _lazy("deps", "pyproject"),
-    "setupcfg": _lazy("deps", "setup_cfg"),
-    "dockerfile": _lazy("containers", "dockerfile"),
-    "manifest": _lazy("containers", "manifest"),
-    "cmake": _lazy("buildfiles", "cmake"),
-    "makefile": _lazy("buildfiles", "makefile"),
-    "shell": _lazy("buildfiles", "shell"),
+    "notebook": _lazy("python.notebook", "extract"),
+    "requirements": _lazy("text.deps", "requirements"),
+    "conda": _lazy("text.deps", "conda"),
+    "pyproject": _lazy("text.deps", "pyproject"),
+    "setupcfg": _lazy("text.deps", "setup_cfg"),
+    "dockerfile": _lazy("text.containers", "dockerfile"),
+    "manifest": _lazy("text.containers", "manifest"),
+    "cmake": _lazy("text.buildfiles", "cmake"),
+    "makefile": _lazy("text.buildfiles", "makefile"),
+    "shell": _lazy("text.buildfiles", "shell"),
 }
 
 

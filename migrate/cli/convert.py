@@ -1,0 +1,60 @@
+"""`rocm-migrate convert PATH --out DIR`: the click command (registered by migrate.cli).
+
+Heavy imports stay inside the command so that importing this module costs nothing."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+import click
+
+
+class ConvertUsageError(click.ClickException):
+    """A one-line error with exit code 2 and no traceback (the same shape as cli.UserError)."""
+
+    exit_code = 2
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(f"rocm-migrate: error: {self.message}", err=True)
+
+
+@click.command("convert")
+@click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", "out", metavar="DIR", type=click.Path(path_type=Path), help="Write the converted copy here.")
+@click.option("--force", is_flag=True, help="Write into DIR even if it is not empty.")
+@click.option("--in-place", "in_place", is_flag=True, help="Convert PATH itself (asks first).")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask before converting in place.")
+@click.option("--hipify", "hipify_path", type=click.Path(path_type=Path),
+              help="The hipify-perl to run (default: $HIPIFY_PERL, $ROCM_PATH/bin, /opt/rocm/bin, PATH).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="hipify-perl processes in parallel.")
+@click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="Use these rules.")
+def convert(path: Path, out: Path | None, force: bool, in_place: bool, yes: bool, hipify_path: Path | None,
+            jobs: int | None, rules_dir: Path | None) -> None:
+    """Copy PATH to DIR, run hipify-perl on its CUDA/C++ files, and write a diff and the hand work left."""
+    from migrate import cache, settings as config
+    from migrate.hipify import convert as converting
+    from migrate.hipify import tool as hipify
+    from migrate.rulebase.load import RuleError, load_rules
+
+    try:
+        destination = converting.check_paths(path, out, force=force, in_place=in_place)
+        tool = hipify.load(hipify_path)
+        settings = config.load(path.resolve(), {"jobs": jobs, "cache_dir": cache.default_dir()})
+        rules = load_rules(rules_dir)
+    except hipify.HipifyNotFound as exc:
+        raise ConvertUsageError(f"{exc}; convert needs it and does not fake a conversion") from None
+    except (converting.ConvertError, hipify.HipifyError, config.SettingsError, RuleError) as exc:
+        raise ConvertUsageError(str(exc).splitlines()[0]) from None
+    if in_place and not yes:
+        if not sys.stdin.isatty():
+            raise ConvertUsageError(f"--in-place rewrites the files under {path}: confirm with --yes")
+        click.confirm(f"Rewrite the CUDA/C++ files under {path} in place with hipify-perl?", abort=True, err=True)
+    result = converting.run(path, destination, tool, settings, rules, in_place=in_place)
+    click.echo(f"hipify-perl {tool.version or ''} rewrote {len(result.changed)} of {len(result.files)} "
+               f"CUDA/C++ files into {destination} in {result.seconds:.1f} s")
+    click.echo(f"diff: {result.diff_path}")
+    click.echo(f"hand work left: {len(result.todo)} findings, {len(result.review)} hipify rewrites or warnings "
+               f"to review, in {result.todo_path}")
+    for rel, error in result.failed:
+        click.echo(f"rocm-migrate: warning: hipify-perl failed on {rel}: {error.splitlines()[0]}", err=True)

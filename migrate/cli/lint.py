@@ -1,0 +1,163 @@
+"""The `lint` command: parse the options, resolve Settings, call migrate.lint, map to an exit code.
+Only click is imported up front; everything else is imported when the command runs."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+LINT_CLASSES = ("minor-adaptation", "migration-required", "incompatible")
+FORMATS = ("text", "json", "sarif")
+DEFAULTS = {"fail_on": "migration-required"}
+
+
+class LintUsageError(click.ClickException):
+    """A one-line error with exit code 2 and no traceback."""
+
+    exit_code = 2
+
+    def show(self, file=None) -> None:  # noqa: ANN001 - click's signature
+        click.echo(f"rocm-migrate: error: {self.message}", err=True)
+
+
+RULES_HELP = "ids, names or id prefixes, comma-separated"
+
+
+@click.command()
+@click.argument("files", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--select", multiple=True, metavar="RULES", help=f"Only these rules: {RULES_HELP}.")
+@click.option("--ignore", multiple=True, metavar="RULES", help=f"Not these rules: {RULES_HELP}.")
+@click.option("--per-file-ignores", multiple=True, metavar="GLOB:RULES", help="Ignore rules in matching files.")
+@click.option("--fail-on", type=click.Choice(LINT_CLASSES),
+              help="Exit 1 when a finding of this class or worse remains (default migration-required).")
+@click.option("--target-arch", "arch", multiple=True,
+              help="GPU architecture(s), repeatable or comma-separated (default gfx942).")
+@click.option("--rocm", help="ROCm version to check for (default 7.2).")
+@click.option("--exclude", multiple=True, help="Gitignore-style pattern to leave out, also for named files.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--statistics", is_flag=True, help="Print how often each rule fired instead of the findings.")
+@click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path),
+              help="Report only findings this baseline does not account for.")
+@click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path),
+              help="Record today's findings in this file.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the rule and extraction caches.")
+@click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="Use these rules.")
+def lint(files: tuple[Path, ...], select: tuple[str, ...], ignore: tuple[str, ...], per_file_ignores: tuple[str, ...],
+         fail_on: str | None, arch: tuple[str, ...], rocm: str | None, exclude: tuple[str, ...], fmt: str,
+         statistics: bool, baseline: Path | None, write_baseline: Path | None, no_cache: bool,
+         rules_dir: Path | None) -> None:
+    """Check FILES (default: the tree under .) for CUDA ties: `path:line:col: RULE message`.
+
+    Exits 1 when a finding at or above --fail-on remains, 2 on a usage or input error."""
+    from migrate import settings as config
+    from migrate.lint import run as linting
+
+    if baseline and write_baseline:
+        raise LintUsageError("use either --baseline or --write-baseline")
+    if statistics and fmt == "sarif":
+        raise LintUsageError("--statistics works with --format text or json")
+    cwd = Path.cwd()
+    settings = _settings(files, cwd, {
+        "select": config.split_list(select) or None, "ignore": config.split_list(ignore),
+        "per_file_ignores": per_file_ignores, "fail_on": fail_on, "arch": config.split_list(arch),
+        "rocm": rocm, "exclude": exclude, "no_cache": no_cache,
+    })
+    rules = _rules(rules_dir, settings.cache_dir)
+    known = _baseline(baseline)
+    result = _guarded(lambda: linting.lint(files, settings, rules, cwd=cwd, baseline=known,
+                                           baseline_root=baseline.parent if baseline else None))
+    if write_baseline:
+        _write_baseline(write_baseline, result, cwd)
+        return
+    _report(result, rules, settings, fmt=fmt, statistics=statistics, root=cwd)
+    if result.failing(settings.fail_on or DEFAULTS["fail_on"]):
+        sys.exit(1)
+
+
+def _settings(files: tuple[Path, ...], cwd: Path, given: dict):
+    from migrate import cache, settings as config
+
+    start = Path(os.path.commonpath([f.resolve() for f in files])) if files else cwd
+    no_cache = given.pop("no_cache")
+    try:
+        given["per_file_ignores"] = config.parse_per_file_ignores(given["per_file_ignores"])
+        given["cache_dir"] = None if no_cache else cache.default_dir()
+        settings = config.load(start, given, defaults=DEFAULTS)
+    except config.SettingsError as exc:
+        raise LintUsageError(str(exc)) from None
+    for warning in settings.warnings:
+        click.echo(f"rocm-migrate: warning: {warning}", err=True)
+    return settings
+
+
+def _rules(rules_dir: Path | None, cache_dir: Path | None):
+    from migrate.rulebase import precompiled as rulecache
+    from migrate.rulebase.load import RuleError
+
+    try:
+        return rulecache.load(rules_dir, cache_dir)
+    except RuleError as exc:
+        raise LintUsageError(str(exc)) from None
+
+
+def _baseline(path: Path | None):
+    from migrate.lint.baseline import BaselineError, read
+
+    if path is None:
+        return None
+    try:
+        return read(path)
+    except BaselineError as exc:
+        raise LintUsageError(str(exc)) from None
+
+
+def _guarded(run):  # noqa: ANN001, ANN202
+    """Run the lint; a bad selector or target is a usage error."""
+    from migrate.lint.selection import SelectorError
+    from migrate.rulebase.targets import TargetError
+
+    try:
+        return run()
+    except (SelectorError, TargetError) as exc:
+        raise LintUsageError(str(exc)) from None
+
+
+def _write_baseline(path: Path, result, cwd: Path) -> None:  # noqa: ANN001
+    from migrate.lint.baseline import BaselineError, write
+
+    try:
+        count = write(path, result.findings, cwd=cwd)
+    except BaselineError as exc:
+        raise LintUsageError(str(exc)) from None
+    click.echo(f"rocm-migrate: wrote {count} findings to {path}", err=True)
+
+
+def _report(result, rules, settings, *, fmt: str, statistics: bool, root: Path) -> None:  # noqa: ANN001
+    from migrate.lint import report as out
+    from migrate.model import Target
+
+    fail_on = settings.fail_on or DEFAULTS["fail_on"]
+    for skipped in result.skipped:
+        click.echo(f"rocm-migrate: warning: {skipped.path}: skipped: {skipped.reason}", err=True)
+    if fmt == "sarif":
+        try:
+            text = out.sarif(result, rules, target=Target(rocm=settings.rocm, arch=settings.arch), root=str(root))
+        except out.FormatUnavailable as exc:
+            raise LintUsageError(str(exc)) from None
+    elif fmt == "json":
+        text = out.json_text(result, rules, fail_on=fail_on, statistics_only=statistics)
+    else:
+        text = out.statistics(result, rules) if statistics else out.text(result)
+    click.echo(text, nl=False)
+    if fmt == "text" and result.findings:
+        click.echo(_summary(result, fail_on), err=True)
+
+
+def _summary(result, fail_on: str) -> str:  # noqa: ANN001
+    extra = [f"{n} {what}" for n, what in ((result.suppressed, "suppressed inline"),
+                                           (result.baselined, "in the baseline")) if n]
+    count = len(result.findings)
+    found = f"{count} finding{'s' if count != 1 else ''}, {len(result.failing(fail_on))} at or above {fail_on}"
+    return f"rocm-migrate: {found}" + (f" ({', '.join(extra)})" if extra else "")

@@ -1,0 +1,368 @@
+"""Device-code constructs: warp-size-32 and 32-bit lane-mask assumptions in CUDA code.
+
+Each recogniser emits a `construct` fact; what it means for a port lives in rules/device.yaml.
+Names (masks, ballot results, warp-size constants) are tracked per function scope."""
+from __future__ import annotations
+
+import re
+from typing import Callable, Iterator
+
+from migrate.extract.c import ts
+from migrate.extract.c.tree import first_call, in_device_code, text, walk
+
+SYNC_MASK_INTRINSICS = re.compile(
+    r"^__(shfl(_up|_down|_xor)?|ballot|any|all|match_any|match_all|reduce_\w+)_sync$|^__syncwarp$"
+)
+BALLOTS = frozenset({"__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync"})
+SHUFFLES = frozenset({"__shfl_down_sync", "__shfl_xor_sync", "__shfl_down", "__shfl_xor"})
+QUALIFIERS = re.compile(r"\b(const|constexpr|static|volatile|register|inline|__device__|__constant__|__shared__)\b")
+THIRTY_TWO_BIT_TYPES = frozenset({"unsigned", "unsigned int", "int", "uint32_t", "uint", "int32_t", "signed int"})
+LANE_TOKENS = frozenset({"thread", "threadidx", "tid", "lane", "laneid", "warp", "warpid", "blockdim"})
+LANE_ARITH = {"&": {31}, "%": {32}, ">>": {5}, "/": {32}, "<": {32}, ">=": {32}}
+WARP_SIZE_NAME = re.compile(r"(?i)^(\w+_)?(k_?)?(warp_?size|warp_?sz|threads_?per_?warp)(_\w+)?$")
+LOG_WARP_SIZE_NAME = re.compile(r"(?i)^(\w+_)?log2?_?warp_?size(_\w+)?$")
+INTEGER = re.compile(r"\(?\s*(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*\)?")
+
+SIZES = {"char": 1, "signed char": 1, "unsigned char": 1, "int8_t": 1, "uint8_t": 1, "bool": 1, "short": 2,
+         "unsigned short": 2, "half": 2, "__half": 2, "__nv_bfloat16": 2, "int16_t": 2, "uint16_t": 2, "int": 4,
+         "unsigned": 4, "unsigned int": 4, "float": 4, "int32_t": 4, "uint32_t": 4, "half2": 4, "__half2": 4,
+         "double": 8, "long": 8, "long long": 8, "unsigned long long": 8, "int64_t": 8, "uint64_t": 8,
+         "size_t": 8, "float2": 8, "int2": 8, "float4": 16, "int4": 16, "double2": 16}
+DYNAMIC_SHARED_ATTRIBUTE = frozenset({"cudaFuncAttributeMaxDynamicSharedMemorySize",
+                                      "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"})
+DEVICE_RUNTIME_OK = frozenset({"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString", "cudaGetErrorName"})
+
+Emit = Callable[..., None]
+
+
+def integer(value: str) -> int | None:
+    m = INTEGER.fullmatch(value.strip())
+    if not m:
+        return None
+    digits = m.group(1)
+    return int(digits, 16) if digits[:2] in ("0x", "0X") else int(digits)
+
+
+def is_32_lane_mask(value: str) -> bool:
+    """A literal mask that covers at most 32 lanes: a small value, or ~0 / -1 of a 32-bit type."""
+    value = value.strip().strip("()").strip()
+    number = integer(value.lstrip("~-"))
+    if number is None:
+        return False
+    if value[:1] in ("~", "-"):
+        return "ll" not in value.lower()
+    return number <= 0xFFFFFFFF
+
+
+class Scopes:
+    """Names seen per function (keyed by the function's start byte; -1 = file scope)."""
+
+    def __init__(self) -> None:
+        self.mask32: dict[int, set[str]] = {}
+        self.ballots: dict[int, set[str]] = {}
+        self.types: dict[int, dict[str, str]] = {}
+        self.warp_constants: dict[int, set[str]] = {}
+
+    @staticmethod
+    def of(node: ts.Node) -> int:
+        parent = node.parent
+        while parent is not None:
+            if parent.type == "function_definition":
+                return parent.start_byte
+            parent = parent.parent
+        return -1
+
+    def add(self, table: dict[int, set[str]], node: ts.Node, name: str) -> None:
+        table.setdefault(self.of(node), set()).add(name)
+
+    def has(self, table: dict[int, set[str]], node: ts.Node, name: str) -> bool:
+        return name in table.get(self.of(node), ()) or name in table.get(-1, ())
+
+    def type_of(self, node: ts.Node, name: str) -> str:
+        return self.types.get(self.of(node), {}).get(name) or self.types.get(-1, {}).get(name, "")
+
+
+def size_of(expression: str) -> int | None:
+    """Evaluate a constant size expression such as `48 * 1024` or `2 * sizeof(float) * 128`."""
+    import ast
+
+    def sizeof(m: re.Match[str]) -> str:
+        size = SIZES.get(re.sub(r"\s+", " ", m.group(1).strip()))
+        return str(size) if size else "?"
+
+    text_ = re.sub(r"sizeof\s*\(\s*([\w ]+?)\s*\)", sizeof, expression)
+    text_ = re.sub(r"\b(\d+)[uUlL]+\b", r"\1", text_)
+    if not re.fullmatch(r"[\d\s+*/()-]+", text_):
+        return None
+    try:
+        tree = ast.parse(text_.replace("/", "//"), mode="eval")
+    except SyntaxError:
+        return None
+
+    def value(node: ast.AST) -> int:
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return node.value
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)):
+            left, right = value(node.left), value(node.right)
+            ops = {ast.Add: left + right, ast.Sub: left - right, ast.Mult: left * right}
+            return ops.get(type(node.op), left // right if right else 0)
+        raise ValueError
+
+    try:
+        return value(tree.body)
+    except ValueError:
+        return None
+
+
+def constructs(caps: dict[str, list[ts.Node]], emit: Emit) -> None:
+    scopes = Scopes()
+    for node in caps.get("macro", []):
+        _macro(node, scopes, emit)
+    for name_node, type_text, value in _bindings(caps):
+        _binding(name_node, type_text, value, scopes, emit)
+    for node in caps.get("assign", []):
+        _assignment(node, scopes, emit)
+    for node in caps.get("reference.call", []):
+        _call(node, scopes, emit)
+    for node in caps.get("binary", []):
+        _binary(node, emit)
+    for node in caps.get("for", []):
+        _shuffle_loop(node, emit)
+    for node in caps.get("template", []):
+        _tile32_template(node, emit)
+    for node in caps.get("declaration", []):
+        _shared_and_managed(node, emit)
+    for node in caps.get("launch", []):
+        _launch_shared_memory(node, emit)
+    for node in caps.get("definition.function", []):
+        _launch_bounds(node, emit)
+    _warp_size_uses(caps, scopes, emit)
+
+
+def _bindings(caps: dict[str, list[ts.Node]]) -> Iterator[tuple[ts.Node, str, ts.Node | None]]:
+    """(name node, normalised type, value node) of declarations, parameters, fields, enumerators."""
+    for node in caps.get("declaration", []):
+        type_text = _type_of(node)
+        for child in node.named_children:
+            if child.type == "identifier":
+                yield child, type_text, None
+            elif child.type == "init_declarator":
+                decl = child.child_by_field_name("declarator")
+                if decl is not None and decl.type == "identifier":
+                    yield decl, type_text, child.child_by_field_name("value")
+    for node in caps.get("binding", []):
+        name = node.child_by_field_name("declarator") or node.child_by_field_name("name")
+        value = node.child_by_field_name("default_value") or node.child_by_field_name("value")
+        if name is not None and name.type in ("identifier", "field_identifier"):
+            yield name, _type_of(node) if node.type != "enumerator" else "enum", value
+
+
+def _type_of(node: ts.Node) -> str:
+    parts = [text(c) for c in node.children
+             if c.type in ("type_qualifier", "primitive_type", "sized_type_specifier", "type_identifier")]
+    return re.sub(r"\s+", " ", QUALIFIERS.sub("", " ".join(parts))).strip()
+
+
+def _binding(name_node: ts.Node, type_text: str, value: ts.Node | None, scopes: Scopes, emit: Emit) -> None:
+    name = text(name_node)
+    scopes.types.setdefault(scopes.of(name_node), {})[name] = type_text
+    value_text = text(value).strip() if value is not None else ""
+    if WARP_SIZE_NAME.match(name) and integer(value_text) == 32 or LOG_WARP_SIZE_NAME.match(name) and integer(value_text) == 5:
+        emit("warp-size-constant-32", name_node, name)
+        scopes.add(scopes.warp_constants, name_node, name)
+    if value is not None and "constexpr" in _declaration_text(name_node) and re.search(r"\bwarpSize\b", value_text):
+        emit("warpsize-constexpr", value, "warpSize")
+    if type_text in THIRTY_TWO_BIT_TYPES or value is not None and is_32_lane_mask(value_text):
+        scopes.add(scopes.mask32, name_node, name)
+    ballot = _direct_ballot(value)
+    if ballot is not None:
+        scopes.add(scopes.ballots, name_node, name)
+        if type_text in THIRTY_TWO_BIT_TYPES:
+            emit("ballot-32bit-store", name_node, text(ballot.child_by_field_name("function")))
+
+
+def _macro(node: ts.Node, scopes: Scopes, emit: Emit) -> None:
+    name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+    if name is None or value is None:
+        return
+    value_text = text(value).strip()
+    if WARP_SIZE_NAME.match(text(name)) and integer(value_text) == 32 or \
+            LOG_WARP_SIZE_NAME.match(text(name)) and integer(value_text) == 5:
+        emit("warp-size-constant-32", name, text(name))
+        scopes.add(scopes.warp_constants, node, text(name))
+    if is_32_lane_mask(value_text):
+        scopes.add(scopes.mask32, node, text(name))
+
+
+def _direct_ballot(value: ts.Node | None) -> ts.Node | None:
+    """The ballot call when the value *is* one (possibly cast or parenthesised)."""
+    while value is not None and value.type in ("cast_expression", "parenthesized_expression"):
+        value = value.child_by_field_name("value") or (value.named_children[-1] if value.named_children else None)
+    if value is not None and value.type == "call_expression" and text(value.child_by_field_name("function")) in BALLOTS:
+        return value
+    return None
+
+
+def _assignment(node: ts.Node, scopes: Scopes, emit: Emit) -> None:
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    ballot = _direct_ballot(right)
+    if left is None or ballot is None or left.type != "identifier":
+        return
+    scopes.add(scopes.ballots, node, text(left))
+    if scopes.type_of(node, text(left)) in THIRTY_TWO_BIT_TYPES:
+        emit("ballot-32bit-store", left, text(ballot.child_by_field_name("function")))
+
+
+def _call(fn_node: ts.Node, scopes: Scopes, emit: Emit) -> None:
+    name = text(fn_node)
+    call = fn_node.parent
+    while call is not None and call.type != "call_expression":
+        call = call.parent
+    args = call.child_by_field_name("arguments") if call is not None else None
+    values = args.named_children if args is not None else []
+    if name.startswith("cuda") and name not in DEVICE_RUNTIME_OK and call is not None and in_device_code(call):
+        emit("device-runtime-call", fn_node, name)
+    if not values:
+        return
+    first = values[0]
+    if SYNC_MASK_INTRINSICS.match(name):
+        mask = text(first).strip()
+        if is_32_lane_mask(mask) or first.type == "identifier" and scopes.has(scopes.mask32, first, mask):
+            emit("lane-mask-32", first, name)
+        if name in SHUFFLES and len(values) > 2 and integer(text(values[2])) == 16 and not _loop_parent(call):
+            if not _has_offset_32(call):
+                emit("shuffle-offset-16", values[2], name)
+    elif name in ("cudaFuncSetAttribute", "cuFuncSetAttribute") and len(values) > 2 \
+            and text(values[1]).split("::")[-1] in DYNAMIC_SHARED_ATTRIBUTE:
+        size = size_of(text(values[2]))
+        if size is not None:
+            emit("shared-memory-request", values[2], name, value=size)
+    elif name == "__popc" and _mentions_ballot(first, scopes):
+        emit("popc-ballot", call, name)  # type: ignore[arg-type]
+    elif name.split("::")[-1] == "tiled_partition" and len(values) > 1 and integer(text(values[1])) == 32:
+        emit("tiled-partition-32", call, "tiled_partition")  # type: ignore[arg-type]
+
+
+def _mentions_ballot(node: ts.Node, scopes: Scopes) -> bool:
+    return first_call(node, BALLOTS) is not None or any(
+        n.type == "identifier" and scopes.has(scopes.ballots, n, text(n)) for n in walk(node))
+
+
+def _loop_parent(node: ts.Node) -> bool:
+    parent = node.parent
+    while parent is not None and parent.type != "function_definition":
+        if parent.type in ("for_statement", "while_statement", "do_statement"):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _has_offset_32(call: ts.Node) -> bool:
+    function = call.parent
+    while function is not None and function.type != "function_definition":
+        function = function.parent
+    if function is None:
+        return False
+    for node in walk(function):
+        if node.type == "call_expression" and text(node.child_by_field_name("function")) in SHUFFLES:
+            args = node.child_by_field_name("arguments")
+            if args is not None and len(args.named_children) > 2 and integer(text(args.named_children[2])) == 32:
+                return True
+    return False
+
+
+def _binary(node: ts.Node, emit: Emit) -> None:
+    op, left, right = (node.child_by_field_name(f) for f in ("operator", "left", "right"))
+    if op is None or left is None or right is None:
+        return
+    op_text, lt, rt = text(op), text(left).strip(), text(right).strip()
+    if op_text in ("==", "!=") and (_is_warp_size(lt) and integer(rt) == 32 or _is_warp_size(rt) and integer(lt) == 32):
+        emit("warpsize-compare-32", node, "warpSize")
+    elif integer(rt) in LANE_ARITH.get(op_text, ()) and _lane_operand(left) and in_device_code(node) \
+            and (op_text not in ("<", ">=") or left.type in ("identifier", "field_expression")):
+        emit("lane-arith-32", node, f"{op_text} {rt}")
+
+
+def _is_warp_size(expression: str) -> bool:
+    return re.fullmatch(r"(\w+(\.|->))?warpSize", expression) is not None
+
+
+def _lane_operand(node: ts.Node) -> bool:
+    for sub in walk(node):
+        if sub.type in ("identifier", "field_identifier"):
+            words = re.findall(r"[a-z]+|[A-Z][a-z]*", text(sub))
+            if text(sub).lower() in LANE_TOKENS or LANE_TOKENS & {w.lower() for w in words}:
+                return True
+    return False
+
+
+def _shuffle_loop(node: ts.Node, emit: Emit) -> None:
+    init, body = node.child_by_field_name("initializer"), node.child_by_field_name("body")
+    if init is None or body is None or not re.search(r"=\s*16[uU]?\b", text(init)):
+        return
+    shuffle = first_call(body, SHUFFLES)
+    if shuffle is not None:
+        emit("shuffle-offset-16", init, text(shuffle.child_by_field_name("function")))
+
+
+def _tile32_template(node: ts.Node, emit: Emit) -> None:
+    name, args = node.child_by_field_name("name"), node.child_by_field_name("arguments")
+    if name is None or args is None or not args.named_children:
+        return
+    base = text(name).split("::")[-1]
+    if base in ("tiled_partition", "thread_block_tile") and integer(text(args.named_children[0])) == 32:
+        emit("tiled-partition-32", node, base)
+
+
+def _declaration_text(name_node: ts.Node) -> str:
+    node = name_node.parent
+    while node is not None and node.type not in ("declaration", "field_declaration", "translation_unit"):
+        node = node.parent
+    return text(node)[:200] if node is not None else ""
+
+
+def _shared_and_managed(node: ts.Node, emit: Emit) -> None:
+    qualifiers = {c.type for c in walk(node) if c.type in ("__shared__", "__managed__")}
+    if "__managed__" in qualifiers:
+        emit("managed-variable", node, "__managed__")
+    if "__shared__" not in qualifiers:
+        return
+    element = SIZES.get(_type_of(node))
+    for declarator in (c for c in node.named_children if c.type == "array_declarator"):
+        dims, inner = [], declarator
+        while inner is not None and inner.type == "array_declarator":
+            size = inner.child_by_field_name("size")
+            dims.append(size_of(text(size)) if size is not None else None)
+            inner = inner.child_by_field_name("declarator")
+        if element and dims and None not in dims:
+            total = element
+            for dim in dims:
+                total *= dim  # type: ignore[operator]
+            emit("shared-memory-request", declarator, "__shared__", value=total)
+
+
+def _launch_shared_memory(node: ts.Node, emit: Emit) -> None:
+    config = next((c for c in node.children if c.type == "kernel_call_syntax"), None)
+    arguments = [c for c in config.named_children] if config is not None else []
+    if len(arguments) > 2:
+        size = size_of(text(arguments[2]))
+        if size is not None:
+            emit("shared-memory-request", arguments[2], "<<<...>>>", value=size)
+
+
+def _launch_bounds(node: ts.Node, emit: Emit) -> None:
+    bounds = next((c for c in node.children if c.type == "launch_bounds"), None)
+    if bounds is not None and len(bounds.named_children) >= 2:
+        emit("launch-bounds-min-blocks", bounds, "__launch_bounds__")
+
+
+def _warp_size_uses(caps: dict[str, list[ts.Node]], scopes: Scopes, emit: Emit) -> None:
+    """Each use, in device code, of a constant that fixes the warp size at 32."""
+    if not any(scopes.warp_constants.values()):
+        return
+    for node in caps.get("reference.identifier", []):
+        parent = node.parent
+        if parent is not None and parent.type in ("preproc_def", "init_declarator", "enumerator"):
+            continue
+        if scopes.has(scopes.warp_constants, node, text(node)) and in_device_code(node):
+            emit("warp-size-constant-use", node, text(node))

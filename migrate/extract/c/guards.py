@@ -1,0 +1,78 @@
+"""Preprocessor context: which byte ranges sit in a branch of a HIP/ROCm guard."""
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from migrate.extract.c import ts
+
+# Macros that mark a HIP/ROCm build: __HIP_PLATFORM_AMD__, __HIPCC__, USE_ROCM, TORCH_HIP_VERSION ...
+HIP_TOKEN = re.compile(r"^(HIP\w*|ROCM\w*|HCC|AMDGCN)$")
+IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def mentions_hip(condition: str) -> bool:
+    return any(HIP_TOKEN.match(tok) for ident in IDENT.findall(condition) for tok in ident.split("_") if tok)
+
+
+def _negated(condition: str) -> bool:
+    return condition.lstrip().startswith("!")
+
+
+@dataclass(frozen=True, slots=True)
+class GuardMap:
+    """Sorted, non-overlapping-or-nested branch ranges with a label: 'hip' or 'cuda'."""
+
+    ranges: tuple[tuple[int, int, str], ...]
+
+    @classmethod
+    def build(cls, conditionals: list[ts.Node]) -> GuardMap:
+        ranges: list[tuple[int, int, str]] = []
+        for node in conditionals:
+            branches = list(_branches(node))
+            if any(mentions_hip(cond) for cond, _, _, _ in branches):
+                ranges.extend(_label(branches))
+        return cls(tuple(sorted(ranges)))
+
+    def at(self, offset: int) -> str | None:
+        """The label of the innermost HIP-guarded branch containing the byte offset."""
+        label = None
+        end = bisect.bisect_right(self.ranges, (offset, float("inf"), ""))
+        for start, stop, name in self.ranges[:end]:
+            if start <= offset < stop:
+                label = name  # later starts are nested deeper
+        return label
+
+
+def _branches(node: ts.Node):
+    """(condition text, positive?, start, end) for each branch of an #if/#ifdef chain."""
+    while node is not None:
+        kind = node.type
+        alternative = node.child_by_field_name("alternative")
+        end = alternative.start_byte if alternative is not None else node.end_byte
+        if kind == "preproc_else":
+            yield "", True, node.start_byte, node.end_byte
+            return
+        if kind in ("preproc_ifdef", "preproc_elifdef"):
+            name = node.child_by_field_name("name")
+            cond = name.text.decode() if name is not None and name.text else ""
+            positive = not node.children[0].type.endswith("ndef")
+        else:
+            condition = node.child_by_field_name("condition")
+            cond = condition.text.decode() if condition is not None and condition.text else ""
+            positive = not _negated(cond)
+        yield cond, positive, node.start_byte, end
+        node = alternative
+
+
+def _label(branches: list[tuple[str, bool, int, int]]) -> list[tuple[int, int, str]]:
+    out = []
+    hip_seen = False
+    for cond, positive, start, end in branches:
+        is_hip = mentions_hip(cond) and positive
+        if not cond:  # #else: HIP if no earlier branch was the HIP one
+            is_hip = not hip_seen
+        hip_seen = hip_seen or is_hip
+        out.append((start, end, "hip" if is_hip else "cuda"))
+    return out

@@ -1,0 +1,320 @@
+"""Python constructs that tie code to NVIDIA GPUs, recognised from calls and comparisons
+(compute-capability gates, nvidia-smi, numba and Triton kernels, provider and platform names).
+
+Each detector reads one node and reports facts through the visitor's `add`. Strings only
+count where an API takes them as names: an argv run by subprocess, an ONNX Runtime
+provider, a JAX platform, an environment variable read through os.environ."""
+from __future__ import annotations
+
+import ast
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from migrate.extract.python.extractor import _Visitor
+
+CAPABILITY_CALLS = frozenset({"torch.cuda.get_device_capability", "cupy.cuda.Device.compute_capability"})
+CONVERSIONS = frozenset({"int", "float", "str", "tuple", "list", "max", "min", "sum", "round", "divmod"})
+SUBPROCESS_CALLS = frozenset({
+    "subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output",
+    "subprocess.Popen", "subprocess.getoutput", "subprocess.getstatusoutput", "os.system", "os.popen",
+    "asyncio.create_subprocess_exec", "asyncio.create_subprocess_shell",
+})
+NUMBA_KERNELS = frozenset({"numba.cuda.jit", "numba.cuda.reduce"})
+NUMBA_UFUNCS = frozenset({"numba.vectorize", "numba.guvectorize", "numba.np.ufunc.vectorize",
+                          "numba.np.ufunc.guvectorize"})
+TRITON_ASM = frozenset({"triton.language.inline_asm_elementwise", "triton.language.core.inline_asm_elementwise"})
+TRITON_CONFIG = frozenset({"triton.Config", "triton.runtime.Config", "triton.runtime.autotuner.Config"})
+PTX_OPCODE = re.compile(r"\b[a-z][a-z0-9_]*(\.[a-z0-9_:]+)+")
+AMDGCN_OPCODE = re.compile(r"\b[vs]_[a-z0-9_]+")
+WARP_CONSTANT = re.compile(r"^_?(warp_?size|threads_per_warp|lanes_per_warp|warp_threads)$", re.IGNORECASE)
+NVIDIA_PROVIDERS = frozenset({"CUDAExecutionProvider", "TensorrtExecutionProvider", "NvTensorRTRTXExecutionProvider"})
+PROVIDER_QUERIES = frozenset({"get_available_providers", "get_providers"})
+JAX_BACKEND_ARG = frozenset({"jax.devices", "jax.local_devices", "jax.device_count", "jax.local_device_count",
+                             "jax.extend.backend.get_backend", "jax.lib.xla_bridge.get_backend"})
+JAX_BACKEND_KEYWORD = JAX_BACKEND_ARG | {"jax.jit", "jax.pmap"}
+JAX_PLATFORM_OPTIONS = frozenset({"jax_platforms", "jax_platform_name"})
+JAX_FFI_REGISTER = frozenset({"jax.ffi.register_ffi_target", "jax.extend.ffi.register_ffi_target"})
+ENV_CALLS = frozenset({"os.environ.get", "os.getenv", "os.environ.setdefault", "os.environ.pop", "os.putenv"})
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+DEVICE_NAME_CALLS = frozenset({"torch.cuda.get_device_name", "torch.cuda.get_arch_list"})
+NVIDIA_GPU_NAME = re.compile(
+    r"\b(sm_?\d{2,3}[a-z]?|[ABHLPTV]\d{1,3}[A-Z]?|GH200|GB200|RTX|GeForce|Tesla|Quadro|NVIDIA|Jetson|Titan)\b",
+    re.IGNORECASE)
+STRING_TESTS = frozenset({"startswith", "endswith", "find", "index", "count"})
+TF32_SWITCHES = frozenset({"torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.allow_tf32",
+                           "torch.backends.fp32_precision", "torch.backends.cuda.matmul.fp32_precision",
+                           "torch.backends.cudnn.fp32_precision", "torch.backends.cudnn.conv.fp32_precision",
+                           "torch.backends.cudnn.rnn.fp32_precision"})
+TF32_OFF = (False, "ieee", "highest", "none")
+
+
+def on_call(v: _Visitor, call: ast.Call, name: str | None) -> None:
+    if name in SUBPROCESS_CALLS and any("nvidia-smi" in c.value for c in literals(v, call)):
+        v.add("construct", "subprocess-nvidia-smi", call, text="nvidia-smi")
+    _numba(v, call, name)
+    if name in TRITON_ASM:
+        _triton_asm(v, call)
+    if name in TRITON_CONFIG or isinstance(call.func, ast.Subscript):
+        _num_warps(v, call)
+    _providers(v, call)
+    _jax(v, call, name)
+    if name in ENV_CALLS and call.args:
+        env_variable(v, call.args[0])
+    _name_test(v, call)
+    if name == "torch.set_float32_matmul_precision" and call.args:
+        _tf32(v, call, name, call.args[0])
+
+
+def on_compare(v: _Visitor, node: ast.Compare) -> None:
+    operands = [node.left, *node.comparators]
+    capability = [op for op in operands if is_capability(v, op)]
+    if capability and any(_has_literal(op, v.exprs) for op in operands if op not in capability):
+        v.add("construct", "capability-compare", node, text="compute capability")
+    if any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) and v.dotted(node.comparators[-1]) == "os.environ":
+        env_variable(v, node.left)
+    strings = _direct_strings(operands)
+    providers = [lit for lit in strings if lit.value in NVIDIA_PROVIDERS]
+    if providers and any(_queries_providers(v, o) for o in operands):
+        for lit in providers:
+            v.add("construct", "onnxruntime-nvidia-provider", lit, text=lit.value)
+    names = [lit for lit in strings if NVIDIA_GPU_NAME.search(lit.value)]
+    if names and any(_is_device_name(v, o) for o in operands):
+        v.add("construct", "gpu-name-compare", node, text=names[0].value)
+
+
+def on_subscript(v: _Visitor, node: ast.Subscript) -> None:
+    if v.dotted(node.value) == "os.environ":
+        env_variable(v, node.slice)
+
+
+def on_binop(v: _Visitor, node: ast.BinOp) -> None:
+    """`32 * num_warps`, `num_threads // 32`: Python code that counts 32 lanes per warp."""
+    pairs = ((node.left, node.right), (node.right, node.left))
+    if isinstance(node.op, ast.Mult):
+        hit = any(_is_32(c) and "warp" in _identifier(o).lower() for c, o in pairs)
+    elif isinstance(node.op, (ast.FloorDiv, ast.Div, ast.Mod)):
+        hit = _is_32(node.right) and any(w in _identifier(node.left).lower() for w in ("thread", "lane", "tid"))
+    else:
+        hit = False
+    if hit:
+        v.add("construct", "warp-size-32-python", node, text=ast.unparse(node))
+
+
+def on_assign(v: _Visitor, node: ast.Assign) -> None:
+    """WARP_SIZE = 32 and friends; TF32 switched on."""
+    for target in node.targets:
+        if _is_32(node.value) and isinstance(target, ast.Name) and WARP_CONSTANT.match(target.id):
+            v.add("construct", "warp-size-32-python", node, text=f"{target.id} = 32")
+        if (name := v.dotted(target)) in TF32_SWITCHES:
+            _tf32(v, node, name, node.value)
+
+
+def on_decorator(v: _Visitor, deco: ast.expr, function: str) -> None:
+    """A bare decorator (@cuda.jit, @cuda.reduce); decorator calls are seen by on_call."""
+    if v.dotted(deco) in NUMBA_KERNELS:
+        v.add("construct", "numba-cuda-kernel", deco, text=function)
+
+
+def is_capability(v: _Visitor, node: ast.expr) -> bool:
+    """A compute capability, or a value computed from one (not passed through other calls)."""
+    for sub in _walk_values(node):
+        if isinstance(sub, ast.Name) and sub.id in v.capability_vars:
+            return True
+        if isinstance(sub, ast.Call) and v.call_name(sub) in CAPABILITY_CALLS:
+            return True
+        if isinstance(sub, ast.Attribute) and sub.attr in ("major", "minor") and v.is_properties(sub.value):
+            return True
+        if isinstance(sub, ast.Attribute) and sub.attr == "compute_capability" and isinstance(sub.value, ast.Call):
+            if (v.call_name(sub.value) or "").startswith(("cupy.", "numba.")):
+                return True
+    return False
+
+
+def env_variable(v: _Visitor, key: ast.expr) -> None:
+    """An environment variable read or set through os.environ, as the attribute os.environ.NAME."""
+    if isinstance(key, ast.Constant) and isinstance(key.value, str) and ENV_NAME.match(key.value):
+        v.add("python_attr", f"os.environ.{key.value}", key)
+
+
+def literals(v: _Visitor, node: ast.AST | None, depth: int = 0) -> list[ast.Constant]:
+    """String constants in an expression, following names assigned in this file."""
+    out: list[ast.Constant] = []
+    if node is None or depth > 3:
+        return out
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            out.append(sub)
+        elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id in v.exprs:
+            out += literals(v, v.exprs[sub.id], depth + 1)
+    return out
+
+
+def argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
+    for kw in call.keywords:
+        if kw.arg == keyword:
+            return kw.value
+    return call.args[position] if position < len(call.args) else None
+
+
+# -- numba ----------------------------------------------------------------------
+
+def _numba(v: _Visitor, call: ast.Call, name: str | None) -> None:
+    decorates = getattr(call, "_decorates", None)
+    if name in NUMBA_UFUNCS:
+        target = argument(call, 99, "target")
+        if isinstance(target, ast.Constant) and target.value == "cuda":
+            v.add("construct", "numba-cuda-kernel", call, text=decorates or name.rsplit(".", 1)[1])
+    elif name in NUMBA_KERNELS:
+        if decorates:
+            v.add("construct", "numba-cuda-kernel", call, text=decorates)
+        elif call.args and _is_function(v, call.args[0]):
+            v.add("construct", "numba-cuda-kernel", call, text=_identifier(call.args[0]) or "lambda")
+    elif isinstance(call.func, ast.Call) and v.call_name(call.func) in NUMBA_KERNELS and call.args:
+        v.add("construct", "numba-cuda-kernel", call, text=_identifier(call.args[0]) or "lambda")
+
+
+def _is_function(v: _Visitor, node: ast.expr) -> bool:
+    """cuda.jit(saxpy) compiles a function; cuda.jit(SIGNATURE) only configures the decorator."""
+    if isinstance(node, ast.Lambda):
+        return True
+    if isinstance(node, ast.Name):
+        value = v.exprs.get(node.id)
+        return not node.id.isupper() and not isinstance(value, (ast.Constant, ast.List, ast.Tuple))
+    return isinstance(node, ast.Attribute)
+
+
+# -- triton ---------------------------------------------------------------------
+
+def _triton_asm(v: _Visitor, call: ast.Call) -> None:
+    """tl.inline_asm_elementwise hands its string to the backend's assembler unchanged."""
+    found = literals(v, argument(call, 0, "asm"))
+    text = "\n".join(lit.value for lit in found)
+    opcode = PTX_OPCODE.search(text)
+    if found and not opcode and AMDGCN_OPCODE.search(text):
+        return  # already AMDGPU assembly
+    for lit in found:
+        v.add("asm", lit.value, lit)
+    v.add("construct", "triton-inline-asm", call,
+          text=f"inline_asm_elementwise ({opcode.group(0)})" if opcode else "inline_asm_elementwise")
+
+
+def _num_warps(v: _Visitor, call: ast.Call) -> None:
+    for kw in call.keywords:
+        if kw.arg == "num_warps" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, int):
+            v.add("construct", "triton-num-warps", kw.value, text=f"num_warps={kw.value.value}")
+
+
+# -- onnxruntime, jax ------------------------------------------------------------
+
+def _providers(v: _Visitor, call: ast.Call) -> None:
+    values = [kw.value for kw in call.keywords if kw.arg in ("providers", "provider")]
+    if isinstance(call.func, ast.Attribute) and call.func.attr == "set_providers" and call.args:
+        values.append(call.args[0])
+    for value in values:
+        for lit in literals(v, value):
+            if lit.value in NVIDIA_PROVIDERS:
+                v.add("construct", "onnxruntime-nvidia-provider", lit, text=lit.value)
+
+
+def _queries_providers(v: _Visitor, node: ast.expr, depth: int = 0) -> bool:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            func = sub.func
+            attr = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if attr in PROVIDER_QUERIES and (v.call_name(sub) or "onnxruntime.").startswith("onnxruntime."):
+                return True
+        if isinstance(sub, ast.Name) and sub.id in v.exprs and depth < 2:
+            if _queries_providers(v, v.exprs[sub.id], depth + 1):
+                return True
+    return False
+
+
+def _jax(v: _Visitor, call: ast.Call, name: str | None) -> None:
+    if name in JAX_BACKEND_ARG:
+        value = argument(call, 0, "backend")
+    elif name in JAX_BACKEND_KEYWORD:
+        value = argument(call, 99, "backend")
+    elif name == "jax.config.update" and len(call.args) >= 2 and isinstance(call.args[0], ast.Constant) \
+            and call.args[0].value in JAX_PLATFORM_OPTIONS:
+        value = call.args[1]
+    elif name in JAX_FFI_REGISTER:
+        target = argument(call, 2, "platform")
+        if isinstance(target, ast.Constant) and str(target.value).lower() == "cuda":
+            v.add("construct", "jax-ffi-cuda-target", target, text=target.value)
+        return
+    else:
+        return
+    if isinstance(value, ast.Constant) and isinstance(value.value, str) \
+            and "cuda" in (p.strip().lower() for p in value.value.split(",")):
+        v.add("construct", "jax-cuda-platform", value, text=value.value)
+
+
+def _tf32(v: _Visitor, node: ast.AST, name: str, value: ast.expr) -> None:
+    """allow_tf32 = True, fp32_precision = "tf32", set_float32_matmul_precision("high")."""
+    if isinstance(value, ast.Constant) and (value.value in TF32_OFF or str(value.value).lower() in TF32_OFF):
+        return
+    v.add("construct", "tf32-enabled", node, text=name.rsplit(".", 2)[-2] + "." + name.rsplit(".", 1)[-1])
+
+
+# -- device names -----------------------------------------------------------------
+
+def _name_test(v: _Visitor, call: ast.Call) -> None:
+    """torch.cuda.get_device_name().startswith("NVIDIA H100")."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr in STRING_TESTS:
+        names = [lit for lit in _direct_strings(call.args) if NVIDIA_GPU_NAME.search(lit.value)]
+        if names and _is_device_name(v, func.value):
+            v.add("construct", "gpu-name-compare", call, text=names[0].value)
+
+
+def _is_device_name(v: _Visitor, node: ast.expr, depth: int = 0) -> bool:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call) and v.call_name(sub) in DEVICE_NAME_CALLS:
+            return True
+        if isinstance(sub, ast.Attribute) and sub.attr == "name" and v.is_properties(sub.value):
+            return True
+        if isinstance(sub, ast.Name) and sub.id in v.exprs and depth < 2:
+            if _is_device_name(v, v.exprs[sub.id], depth + 1):
+                return True
+    return False
+
+
+# -- helpers ------------------------------------------------------------------------
+
+def _walk_values(node: ast.AST):
+    """ast.walk that does not enter the arguments of calls other than conversions."""
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        yield current
+        if isinstance(current, ast.Call) and getattr(current.func, "id", None) not in CONVERSIONS:
+            todo.append(current.func)
+        else:
+            todo.extend(ast.iter_child_nodes(current))
+
+
+def _has_literal(node: ast.expr, exprs: dict[str, ast.expr]) -> bool:
+    """A number or string written in the code (SM_MIN = (8, 0) counts through its name)."""
+    for sub in _walk_values(node):
+        if isinstance(sub, ast.Constant) and type(sub.value) in (int, float, str):
+            return True
+        if isinstance(sub, ast.Name) and isinstance(exprs.get(sub.id), (ast.Constant, ast.Tuple, ast.List)):
+            return _has_literal(exprs[sub.id], {})
+    return False
+
+
+def _direct_strings(nodes: list[ast.expr]) -> list[ast.Constant]:
+    return [s for n in nodes for s in ast.walk(n) if isinstance(s, ast.Constant) and isinstance(s.value, str)]
+
+
+def _is_32(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == 32
+
+
+def _identifier(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""

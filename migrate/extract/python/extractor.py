@@ -1,0 +1,311 @@
+"""extract, Python: imports, resolved attribute chains and calls, NVIDIA-specific constructs
+(python_constructs), HIP guards (python_guards), and CUDA source embedded in strings."""
+from __future__ import annotations
+
+import ast
+
+from migrate.extract.python import embedded
+from migrate.extract.python import structure
+from migrate.extract.python import constructs
+from migrate.extract.text.buildfiles import NVCC_FLAGS
+from migrate.extract.text.deps import REQUIREMENT, normalise
+from migrate.extract.text.lines import FLAG, line_texts
+from migrate.extract.python.guards import HipGuards
+from migrate.model import Extraction, Fact
+
+PROPERTY_CALLS = frozenset({"torch.cuda.get_device_properties"})
+NVCC_KEYWORDS = frozenset({"nvcc", "extra_cuda_cflags", "nvcc_flags"})
+SETUP_CALLS = frozenset({"setuptools.setup", "distutils.core.setup", "skbuild.setup"})
+REQUIRES_KEYWORDS = frozenset({"install_requires", "setup_requires", "extras_require"})
+
+
+def extract(source: bytes) -> Extraction:
+    """Facts of one Python file. A pure function of the bytes."""
+    text = source.decode("utf-8")
+    try:
+        facts, notes = extract_text(text)
+    except SyntaxError as exc:
+        return Extraction(facts=(), lines=text.count("\n") + 1,
+                          error=f"Python syntax error at line {exc.lineno}: {exc.msg}")
+    return Extraction(facts=tuple(facts), lines=text.count("\n") + 1,
+                      line_text=line_texts(text.split("\n"), facts), notes=tuple(notes))
+
+
+def extract_text(text: str, *, cell: int | None = None) -> tuple[list[Fact], list[str]]:
+    tree = ast.parse(text)
+    visitor = _Visitor(text.split("\n"), cell)
+    visitor.prescan(tree)
+    visitor.visit(tree)
+    return visitor.facts, visitor.notes
+
+
+class _Visitor(ast.NodeVisitor):
+    def __init__(self, lines: list[str], cell: int | None) -> None:
+        self.lines = lines
+        self.cell = cell
+        self.aliases: dict[str, str] = {}
+        self.assigned: dict[str, set[str]] = {}  # extension = CUDAExtension -> {"extension": {...CUDAExtension}}
+        self.exprs: dict[str, ast.expr] = {}  # the last value assigned to each plain name
+        self.strings: dict[str, ast.expr] = {}
+        self.capability_vars: set[str] = set()
+        self.property_vars: set[str] = set()
+        self.lists: dict[str, ast.expr] = {}
+        self.guards = HipGuards(self.resolve, self.aliases, lines)
+        self.guard: str | None = None
+        self.facts: list[Fact] = []
+        self.notes: list[str] = []
+
+    def prescan(self, tree: ast.Module) -> None:
+        """One pass before the visit: every import, and what each function returns."""
+        returns: list[tuple[str, ast.expr]] = []
+        todo: list[tuple[ast.AST, str]] = [(tree, "")]
+        while todo:
+            node, function = todo.pop()
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                self._bind(node)
+            elif isinstance(node, ast.Return) and node.value is not None and function:
+                returns.append((function, node.value))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                function = node.name
+            if isinstance(node, (ast.stmt, ast.Module, ast.excepthandler, ast.match_case)):
+                todo.extend((child, function) for child in ast.iter_child_nodes(node))
+        self.guards.prescan(tree, returns)
+
+    # -- locations --------------------------------------------------------
+    def _col(self, line: int, byte_col: int) -> int:
+        raw = self.lines[line - 1].encode()[:byte_col] if 0 < line <= len(self.lines) else b""
+        return len(raw.decode("utf-8", "replace")) + 1
+
+    def add(self, kind: str, name: str, node: ast.AST, *, role: str = "", text: str = "") -> None:
+        end_line = getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
+        end_col = getattr(node, "end_col_offset", None)
+        self.facts.append(Fact(
+            kind=kind, name=name, role=role, text=text, cell=self.cell,
+            line=node.lineno, column=self._col(node.lineno, node.col_offset),  # type: ignore[attr-defined]
+            end_line=end_line, end_column=self._col(end_line, end_col if end_col is not None else 0),
+            guard=self.guard,
+        ))
+
+    # -- names ------------------------------------------------------------
+    def resolve(self, node: ast.expr) -> str | None:
+        """Dotted name of an attribute chain whose root is an imported name."""
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id not in self.aliases:
+            return None
+        return ".".join([self.aliases[node.id], *reversed(parts)])
+
+    def dotted(self, node: ast.expr) -> str | None:
+        """The imported name an attribute chain or a plain name stands for."""
+        if isinstance(node, ast.Attribute):
+            return self.resolve(node)
+        return self.aliases.get(node.id) if isinstance(node, ast.Name) else None
+
+    def call_name(self, call: ast.Call) -> str | None:
+        return self.dotted(call.func)
+
+    def is_properties(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in self.property_vars
+        return isinstance(node, ast.Call) and self.call_name(node) in PROPERTY_CALLS
+
+    def _bind(self, node: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    self.aliases[alias.asname] = alias.name
+                else:  # `import a.b` binds `a`
+                    root = alias.name.split(".")[0]
+                    self.aliases[root] = root
+        elif node.module and not node.level:
+            for alias in node.names:
+                if alias.name != "*":
+                    self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+
+    def visit_Import(self, node: ast.Import) -> None:
+        self._bind(node)
+        for alias in node.names:
+            self.add("python_import", alias.name, node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level:  # relative: kept for the import graph, resolved by assemble
+            prefix = "." * node.level
+            names = [f"{prefix}{node.module}"] if node.module else [prefix + a.name for a in node.names]
+            for name in names:
+                self.add("python_import", name, node)
+            return
+        if not node.module:
+            return
+        self._bind(node)
+        self.add("python_import", node.module, node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        capability, properties = constructs.is_capability(self, node.value), self.is_properties(node.value)
+        value_name = self.dotted(node.value)
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                self.exprs[target.id] = node.value
+                if value_name:
+                    self.assigned.setdefault(target.id, set()).add(value_name)
+            if isinstance(target, ast.Name) and _is_stringish(node.value):
+                self.strings[target.id] = node.value
+            if isinstance(target, ast.Name) and isinstance(node.value, (ast.List, ast.Tuple)):
+                self.lists[target.id] = node.value
+            for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
+                (self.capability_vars.add if capability else self.capability_vars.discard)(name)
+                (self.property_vars.add if properties else self.property_vars.discard)(name)
+        self.guards.note_assignment(node)
+        constructs.on_assign(self, node)
+        self.generic_visit(node)
+
+    # -- HIP guards ---------------------------------------------------------
+    def generic_visit(self, node: ast.AST) -> None:
+        for _, value in ast.iter_fields(node):
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                self._block(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
+
+    def _block(self, statements: list[ast.stmt]) -> None:
+        saved = self.guard
+        for statement in statements:
+            self.visit(statement)
+            if self.guard is None:
+                self.guard = self.guards.early_exit(statement)
+        self.guard = saved
+
+    def _under(self, label: str, nodes: list[ast.AST] | ast.AST) -> None:
+        saved, self.guard = self.guard, label
+        if isinstance(nodes, list):
+            self._block(nodes)  # type: ignore[arg-type]
+        else:
+            self.visit(nodes)
+        self.guard = saved
+
+    def visit_If(self, node: ast.If | ast.IfExp) -> None:
+        """Code under `if torch.version.hip:` (either branch, or a ternary) is already handled for ROCm."""
+        if self.guard or not self.guards.mentions_hip(node.test):
+            self.generic_visit(node)
+            return
+        label = self.guards.polarity(node.test)
+        self._under("hip", node.test)
+        self._under(label, node.body)
+        if node.orelse:
+            self._under("cuda" if label == "hip" else "hip", node.orelse)
+
+    visit_IfExp = visit_If  # type: ignore[assignment]
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> None:
+        if self.guard or not self.guards.mentions_hip(node):
+            self.generic_visit(node)
+            return
+        for value in node.values:
+            self._under("hip", value)
+
+    # -- facts --------------------------------------------------------------
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        name = self.resolve(node)
+        if name is not None:
+            self.add("python_attr", name, node, role=getattr(node, "_role", "value"))
+            return  # the inner links of the chain are part of this fact
+        self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        target = self.aliases.get(node.id)
+        if target and "." in target and isinstance(node.ctx, ast.Load):
+            self.add("python_attr", target, node, role=getattr(node, "_role", "value"))
+
+    def visit_Call(self, node: ast.Call) -> None:
+        node.func._role = "call"  # type: ignore[attr-defined]
+        name = self.call_name(node)
+        if name in SETUP_CALLS:
+            self._requirements(node)
+        if isinstance(node.func, ast.Name) and node.func.id not in self.aliases:
+            for value_name in sorted(self.assigned.get(node.func.id, ())):
+                self.add("python_attr", value_name, node.func, role="call")
+        if getattr(node.func, "id", "") == "getattr" and len(node.args) >= 2:
+            base = self.resolve(node.args[0]) if isinstance(node.args[0], ast.Attribute) else None
+            attr = node.args[1]
+            if base and isinstance(attr, ast.Constant) and isinstance(attr.value, str):
+                self.add("python_attr", f"{base}.{attr.value}", node)
+        for keyword in node.keywords:
+            if keyword.arg in NVCC_KEYWORDS:
+                self._nvcc_flags(keyword.value)
+        constructs.on_call(self, node, name)
+        structure.on_call(self, node, name)
+        if name:
+            for source, snippet_node in embedded.sources_of(name, node, self.strings, self.lines):
+                self._embedded(source, snippet_node)
+        self.generic_visit(node)
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        constructs.on_compare(self, node)
+        self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        constructs.on_subscript(self, node)
+        self.generic_visit(node)
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        constructs.on_binop(self, node)
+        self.generic_visit(node)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        for deco in node.decorator_list:
+            if isinstance(deco, ast.Call):
+                deco._decorates = node.name  # type: ignore[attr-defined]
+            else:
+                constructs.on_decorator(self, deco, node.name)
+        self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def visit_Dict(self, node: ast.Dict) -> None:
+        """nvcc flags in extra_compile_args={"nvcc": [...]} (setup.py, load())."""
+        for key, value in zip(node.keys, node.values):
+            if isinstance(key, ast.Constant) and key.value in NVCC_KEYWORDS:
+                self._nvcc_flags(value)
+        self.generic_visit(node)
+
+    def _nvcc_flags(self, value: ast.expr) -> None:
+        if isinstance(value, ast.Name) and value.id in self.lists:
+            value = self.lists[value.id]
+        for const in _strings(value):
+            for m in FLAG.finditer(const.value):
+                if NVCC_FLAGS.match(m.group(1)):
+                    self.add("flag", m.group(1), const, text=m.group(0))
+
+    # -- helpers ----------------------------------------------------------
+    def _requirements(self, call: ast.Call) -> None:
+        for keyword in call.keywords:
+            if keyword.arg in REQUIRES_KEYWORDS:
+                value = keyword.value
+                values = value.values if isinstance(value, ast.Dict) else [value]
+                for const in (c for v in values for c in _strings(v)):
+                    if m := REQUIREMENT.match(const.value):
+                        self.add("requirement", normalise(m.group(1)), const, text=const.value)
+
+    def _embedded(self, source: embedded.Snippet, node: ast.AST) -> None:
+        from migrate.extract.c import cuda_cpp
+
+        snippet_facts, notes = cuda_cpp.extract_snippet(
+            source.text.encode(), row0=source.row0, col0=source.col0, cell=self.cell)
+        if not source.exact:
+            snippet_facts = [embedded.pin(f, node, self._col) for f in snippet_facts]
+            self.notes.append(f"line {node.lineno}: embedded CUDA source has escapes; its findings point at the string's start")  # type: ignore[attr-defined]
+        self.facts.extend(snippet_facts)
+        self.notes.extend(notes)
+
+
+def _is_stringish(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) or isinstance(node, (ast.List, ast.Tuple, ast.BinOp))
+
+
+def _strings(node: ast.AST) -> list[ast.Constant]:
+    return [n for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]

@@ -1,0 +1,228 @@
+"""Shell commands in scripts, Makefile recipes and Dockerfile RUN instructions: package installs,
+docker run GPU options, cmake -D definitions, build environment variables, Slurm GPU requests and
+environment modules. Works on one logical (backslash-continued) line at a time."""
+from __future__ import annotations
+
+import re
+
+from migrate.extract.text.lines import Logical, commands
+from migrate.extract.text.packages import INDEX_OPTIONS, conda_names, pip_names, url_names
+from migrate.model import Fact
+
+Words = list[tuple[int, int, str]]
+
+ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
+PREFIXES = frozenset({"sudo", "env", "exec", "time", "nohup", "if", "elif", "while", "until", "then", "do", "else",
+                      "!", "{", "command", "xargs", "export", "declare", "local", "readonly"})
+PYTHON = re.compile(r"^python(\d(\.\d+)?)?$")
+PIP = re.compile(r"^pip(\d(\.\d+)?)?$")
+# Options of pip, uv and conda that take a value, so the value is not read as a package.
+PIP_VALUED = frozenset({"-r", "--requirement", "-c", "--constraint", "-t", "--target", "--prefix", "--root",
+                        "--upgrade-strategy", "--platform", "--python-version", "--implementation", "--abi",
+                        "--src", "--log", "--cache-dir", "--progress-bar", "--trusted-host", "-C",
+                        "--config-settings", "--global-option", "--only-binary", "--no-binary", "--proxy",
+                        "--timeout", "--retries", "--exists-action", "--cert", "--client-cert", "--report",
+                        "-p", "--python", "-n", "--name", "--file", "--group", "--optional", "--extra",
+                        "--index-strategy", "--keyring-provider", "--resolution", "--prerelease", "-o", "--option",
+                        "--target-release", "--setopt", "--exclude", "--enablerepo", "--disablerepo",
+                        "--installroot", "--releasever"}) | INDEX_OPTIONS
+CHANNEL_OPTIONS = frozenset({"-c", "--channel"})
+DOCKER_VALUED = frozenset({"-v", "--volume", "-p", "--publish", "--name", "-w", "--workdir", "--shm-size", "--ipc",
+                           "--network", "--net", "-u", "--user", "--entrypoint", "--mount", "--group-add",
+                           "--security-opt", "--cap-add", "--cap-drop", "--ulimit", "--device", "-e", "--env",
+                           "--env-file", "-l", "--label", "--gpus", "--runtime", "--platform", "--cpus", "-m",
+                           "--memory", "-h", "--hostname", "--restart", "--add-host", "--tmpfs", "--volumes-from",
+                           "--log-driver", "--log-opt", "--pull", "--cidfile", "--pid", "--uts", "--userns", "--dns",
+                           "--expose", "--link", "--cpuset-cpus", "--memory-swap", "--stop-signal", "--health-cmd"})
+# Environment variables that CMake or PyTorch's extension builder read: reported as cmake facts.
+BUILD_VARIABLES = frozenset({"TORCH_CUDA_ARCH_LIST", "CUDAARCHS", "CUDACXX", "CUDAHOSTCXX", "CUDAFLAGS"})
+INDEX_VARIABLES = frozenset({"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "UV_INDEX_URL",
+                             "UV_EXTRA_INDEX_URL", "UV_INDEX", "UV_DEFAULT_INDEX", "UV_FIND_LINKS"})
+SLURM_GPU_OPTIONS = {"--gres": "gres", "--gpus": "gpus", "-G": "gpus", "--gpus-per-node": "gpus",
+                     "--gpus-per-task": "gpus", "--gpus-per-socket": "gpus", "--constraint": "constraint",
+                     "-C": "constraint"}
+DASH_D = re.compile(r"^-D\s*([A-Za-z_][A-Za-z0-9_]*)(?::\w+)?=")
+
+
+def analyse(logical: Logical, *, start: int = 0) -> list[Fact]:
+    """Facts from the simple commands of one logical line (from `start`, e.g. past a Dockerfile RUN)."""
+    out: list[Fact] = []
+    for words in commands(logical.words(start)):
+        words = _assignments(logical, words, out)
+        if not words:
+            continue
+        program = words[0][2].rsplit("/", 1)[-1]
+        args = words[1:]
+        names = [w[2] for w in args]
+        if PIP.match(program) and names[:1] == ["install"]:
+            out += _pip(logical, args[1:])
+        elif PYTHON.match(program) and names[:3] == ["-m", "pip", "install"]:
+            out += _pip(logical, args[3:])
+        elif program == "uv" and (names[:2] == ["pip", "install"] or names[:1] == ["add"]):
+            out += _pip(logical, args[2:] if names[0] == "pip" else args[1:])
+        elif program in ("poetry", "pdm", "rye", "pixi") and names[:1] == ["add"]:
+            out += _pip(logical, args[1:], conda=program == "pixi")
+        elif program in ("conda", "mamba", "micromamba") and names[:1] in (["install"], ["create"]):
+            out += _pip(logical, args[1:], conda=True)
+        elif program in ("apt-get", "apt", "yum", "dnf", "microdnf", "zypper", "apk") and "install" in names[:3]:
+            out += _system(logical, args[names.index("install") + 1:])
+        elif program in ("docker", "podman", "nerdctl", "nvidia-docker"):
+            out += _docker(logical, words, program)
+        elif program in ("cmake", "cmake3", "ccmake"):
+            out += _defines(logical, args)
+        elif program in ("srun", "sbatch", "salloc"):
+            out += slurm_options(logical, args)
+        elif program in ("module", "ml") or program == "spack" and names[:1] == ["load"]:
+            out += _modules(logical, args, program)
+    return out
+
+
+def _assignments(logical: Logical, words: Words, out: list[Fact]) -> Words:
+    """Skip leading VAR=value words, export/ENV and prefixes like sudo; report the variables that matter."""
+    i = 0
+    while i < len(words):
+        value = words[i][2]
+        if value in PREFIXES or value.startswith("-") and i and words[i - 1][2] in PREFIXES:
+            i += 1
+            continue
+        m = ASSIGNMENT.match(value)
+        if not m:
+            break
+        out.extend(variable(logical, m.group(1), m.group(2), words[i][0], words[i][1]))
+        i += 1
+    return words[i:]
+
+
+def variable(logical: Logical, name: str, value: str, start: int, end: int) -> list[Fact]:
+    """Facts for one environment assignment (shell, Dockerfile ENV/ARG, Makefile export)."""
+    if name in BUILD_VARIABLES:
+        return [logical.fact("cmake", name, start, end, text=name)]
+    if name in INDEX_VARIABLES:
+        return [logical.fact("requirement", f"index:{url}", start, end, text=url) for url in value.split()]
+    if name == "CMAKE_ARGS":
+        return [logical.fact("cmake", m.group(1), start, end, text=m.group(0))
+                for m in re.finditer(r"-D\s*([A-Za-z_]\w*)(?::\w+)?=", value)]
+    return []
+
+
+def _pip(logical: Logical, args: Words, *, conda: bool = False) -> list[Fact]:
+    out: list[Fact] = []
+    skip = False
+    for i, (start, end, value) in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if value.startswith("-"):
+            option, eq, inline = value.partition("=")
+            has_inline = bool(eq) and option.startswith("--")
+            if has_inline:
+                target, tstart, tend = inline, start, end
+            elif i + 1 < len(args):
+                tstart, tend, target = args[i + 1]
+            else:
+                target, tstart, tend = "", start, end
+            if conda and option in CHANNEL_OPTIONS and target:
+                out.append(logical.fact("requirement", f"channel:{target.split('/')[0]}", tstart, tend, text=target))
+            elif option in INDEX_OPTIONS and target:
+                out.append(logical.fact("requirement", f"index:{target}", tstart, tend, text=target))
+            elif option in ("-e", "--editable") and target:
+                out += [logical.fact("requirement", n, tstart, tend, text=target) for n in url_names(target)]
+            skip = not has_inline and (option in PIP_VALUED or option in ("-e", "--editable"))
+            continue
+        if value.startswith(("$", ".", "/")) and not value.endswith(".whl"):
+            continue
+        names = conda_names(value) if conda and not value.startswith(("http", "git+")) else pip_names(value)
+        out += [logical.fact("requirement", n, start, end, text=value) for n in names]
+    return out
+
+
+def _system(logical: Logical, args: Words) -> list[Fact]:
+    out = []
+    skip = False
+    for start, end, value in args:
+        if skip or value.startswith("-"):
+            skip = not skip and value in PIP_VALUED
+            continue
+        name = re.split(r"[=<>]", value, maxsplit=1)[0]
+        if re.fullmatch(r"[A-Za-z0-9][\w.+-]*", name):
+            out.append(logical.fact("requirement", f"system:{name.lower()}", start, end, text=value))
+    return out
+
+
+def _docker(logical: Logical, words: Words, program: str) -> list[Fact]:
+    names = [w[2] for w in words[1:3]]
+    if program == "nvidia-docker":
+        return [logical.fact("manifest", "nvidia-docker", words[0][0], words[0][1], text=words[0][2])]
+    if not (names[:1] in (["run"], ["create"]) or names == ["container", "run"]):
+        return []
+    out = []
+    args = words[2 if names[0] != "container" else 3:]
+    i = 0
+    while i < len(args):
+        start, end, value = args[i]
+        if not value.startswith("-"):
+            break  # the image: what follows is the container's command
+        option, eq, inline = value.partition("=")
+        if eq:
+            target, tspan = inline, (start, end)
+        elif option in DOCKER_VALUED and i + 1 < len(args):
+            target, tspan = args[i + 1][2], args[i + 1][:2]
+        else:
+            target, tspan = "", (start, end)
+        if option == "--gpus":
+            out.append(logical.fact("manifest", "--gpus", start, tspan[1], text=f"--gpus {target}".strip()))
+        elif option == "--runtime" and target == "nvidia":
+            out.append(logical.fact("manifest", "runtime: nvidia", start, tspan[1], text=value))
+        elif option in ("-e", "--env") and target.startswith("NVIDIA_"):
+            key = target.split("=", 1)[0]
+            out.append(logical.fact("manifest", key, tspan[0], tspan[0] + len(key), text=key))
+        elif option == "--device" and target.startswith("nvidia.com/"):
+            key = target.split("=", 1)[0]
+            out.append(logical.fact("manifest", key, tspan[0], tspan[0] + len(key), text=target))
+        i += 1 if eq or option not in DOCKER_VALUED else 2
+    return out
+
+
+def _defines(logical: Logical, args: Words) -> list[Fact]:
+    """cmake -DVAR=value and -D VAR=value."""
+    out = []
+    for i, (start, end, value) in enumerate(args):
+        if value == "-D" and i + 1 < len(args):
+            start, end, value = args[i + 1][0], args[i + 1][1], "-D" + args[i + 1][2]
+        if m := DASH_D.match(value):
+            out.append(logical.fact("cmake", m.group(1), start, end, text=value))
+    return out
+
+
+def slurm_options(logical: Logical, args: Words) -> list[Fact]:
+    """Typed GPU requests (--gres=gpu:a100:4, --gpus=h100:8) and node features (--constraint=a100)."""
+    out = []
+    for i, (start, end, value) in enumerate(args):
+        option, eq, target = value.partition("=")
+        if not eq and i + 1 < len(args) and option in SLURM_GPU_OPTIONS:
+            target, end = args[i + 1][2], args[i + 1][1]
+        kind = SLURM_GPU_OPTIONS.get(option)
+        if not kind or not target:
+            continue
+        for item in re.split(r"[,&|\[\]()*]+" if kind == "constraint" else r",", target.lower()):
+            if gpu_type := _gpu_type(kind, item.strip()):
+                out.append(logical.fact("manifest", f"slurm:{kind}:{gpu_type}", start, end, text=value))
+    return out
+
+
+def _gpu_type(kind: str, item: str) -> str:
+    parts = item.split(":")
+    if kind == "constraint":
+        return item
+    if kind == "gres":  # gpu[:type][:count]
+        return parts[1] if parts[0] == "gpu" and len(parts) > 1 and not parts[1].isdigit() else ""
+    return parts[0] if len(parts) == 2 else ""  # --gpus [type:]count
+
+
+def _modules(logical: Logical, args: Words, program: str) -> list[Fact]:
+    names = [w[2] for w in args]
+    if program == "module" and names[:1] not in (["load"], ["add"], ["swap"], ["switch"]):
+        return []
+    first = 1 if program in ("module", "spack") or names[:1] in (["load"], ["add"]) else 0
+    return [logical.fact("manifest", f"module:{re.split(r'[/@]', value)[0].lower()}", start, end, text=value)
+            for start, end, value in args[first:] if not value.startswith("-")]

@@ -1,0 +1,102 @@
+"""extract, dependency manifests: requirements files, conda environment files, setup.cfg, pyproject.toml.
+
+Requirement facts and their names are described in migrate.extract.packages."""
+from __future__ import annotations
+
+import re
+
+from migrate.extract.text.lines import fact, finish, logical_lines, numbered
+from migrate.extract.text.packages import conda_names, requirement_line
+from migrate.model import Extraction, Fact
+
+# Kept for the Python extractor (setup.py install_requires).
+REQUIREMENT = re.compile(r"^\s*(?:-\s+)?([A-Za-z0-9][A-Za-z0-9._-]*)")
+CONDA_ITEM = re.compile(r"^(\s*)-\s+(.*?)\s*$")
+TOP_KEY = re.compile(r"^([A-Za-z_-]+):\s*(.*?)\s*$")
+SETUP_CFG_LISTS = frozenset({"install_requires", "setup_requires", "tests_require", "dependency_links"})
+
+
+def normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def requirements(source: bytes) -> Extraction:
+    """requirements.txt and constraints files: one requirement or option per (continued) line."""
+    text = source.decode("utf-8")
+    facts: list[Fact] = []
+    for logical in logical_lines(text):
+        for start, end, name, spec in requirement_line(logical.text):
+            facts.append(logical.fact("requirement", name, start, end, text=spec))
+    return finish(text, facts)
+
+
+def conda(source: bytes) -> Extraction:
+    """Conda environment files: channels, dependencies, and the pip section's entries."""
+    text = source.decode("utf-8")
+    facts: list[Fact] = []
+    section, pip_indent = "", -1
+    for number, line, _ in numbered(text):
+        if m := TOP_KEY.match(line):
+            section, pip_indent = m.group(1), -1
+            if m.group(2).startswith("["):
+                for item in re.finditer(r"[^\[\],\s'\"]+", m.group(2)):
+                    facts.extend(_conda_item(section, item.group(0), number, m.start(2) + item.start()))
+            continue
+        item = CONDA_ITEM.match(line)
+        if not item or not item.group(2):
+            continue
+        indent, value, start = len(item.group(1)), item.group(2), item.start(2)
+        if pip_indent >= 0 and indent <= pip_indent:
+            pip_indent = -1
+        if re.fullmatch(r"pip\s*:", value):
+            pip_indent = indent
+        elif pip_indent >= 0:
+            unquoted = value.strip("'\"")
+            offset = start + value.find(unquoted)
+            for s, e, name, spec in requirement_line(line, offset, offset + len(unquoted)):
+                facts.append(fact("requirement", name, number, s, e, text=spec))
+        else:
+            facts.extend(_conda_item(section, value, number, start))
+    return finish(text, facts)
+
+
+def _conda_item(section: str, value: str, number: int, start: int) -> list[Fact]:
+    end = start + len(value)
+    if section == "channels":
+        channel = re.sub(r"^\w+://[^/]+/", "", value.strip("'\"")).split("/")[0]
+        return [fact("requirement", f"channel:{channel}", number, start, end, text=value)]
+    if section != "dependencies":
+        return []
+    if value.startswith(("-", "http://", "https://")):
+        return [fact("requirement", name, number, s, e, text=spec)
+                for s, e, name, spec in requirement_line(value)]
+    return [fact("requirement", name, number, start, end, text=value) for name in conda_names(value)]
+
+
+def pyproject(source: bytes) -> Extraction:
+    from migrate.extract.text import pyproject as toml_manifest
+
+    return toml_manifest.extract(source)
+
+
+def setup_cfg(source: bytes) -> Extraction:
+    """setup.cfg: install_requires, extras_require and dependency_links entries, one per line."""
+    text = source.decode("utf-8")
+    facts: list[Fact] = []
+    section, in_list = "", False
+    for number, line, _ in numbered(text):
+        if m := re.match(r"^\s*\[([^\]]+)\]", line):
+            section, in_list = m.group(1).strip(), False
+            continue
+        key = re.match(r"^([\w-]+)\s*[=:]\s*(.*)$", line)
+        if key:
+            in_list = section == "options" and key.group(1) in SETUP_CFG_LISTS or section == "options.extras_require"
+            start = key.start(2)
+        elif in_list and line[:1].isspace():
+            start = 0
+        else:
+            continue
+        if in_list:
+            for s, e, name, spec in requirement_line(line, start):
+                facts.append(fact("requirement", name, number, s, e, text=spec))
+    return finish(text, facts)

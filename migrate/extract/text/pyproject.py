@@ -1,0 +1,241 @@
+"""extract, TOML manifests: pyproject.toml (PEP 621, PEP 735, build-system, Poetry, uv, PDM, pixi)
+and Pipfile. The TOML parser gives the values; the lines are scanned only to locate them."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from migrate.extract.text.lines import fact, finish
+from migrate.extract.text.packages import conda_names, pip_names, url_names
+from migrate.model import Extraction, Fact
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+KEY_LINE = re.compile(r"^\s*(\"(?:[^\"\\]|\\.)*\"|'[^']*'|[\w-]+)\s*[.=]")
+KEY_PART = re.compile(r"\s*(\"(?:[^\"\\]|\\.)*\"|'[^']*'|[\w-]+)\s*\.?")
+PIP_LISTS = (("project", "dependencies"), ("build-system", "requires"), ("tool", "uv", "dev-dependencies"),
+             ("tool", "uv", "constraint-dependencies"), ("tool", "uv", "override-dependencies"))
+PIP_LIST_TABLES = (("project", "optional-dependencies"), ("dependency-groups",), ("tool", "pdm", "dev-dependencies"))
+URL_KEYS = ("url", "index", "index-url", "extra-index-url", "find-links", "default-index")
+
+
+@dataclass
+class Item:
+    """One value to report: its names, the table and key it sits under, and the text to find."""
+
+    names: list[str]
+    table: tuple[str, ...]
+    key: str
+    needle: str | None = None  # the string value to locate; None locates the key itself
+    occurrence: int = 0        # which [[array-of-tables]] entry
+
+
+@dataclass
+class Locator:
+    lines: list[str]
+    spans: list[tuple[tuple[str, ...], int, int, int]] = field(default_factory=list)  # path, occurrence, first, last
+    used: set[tuple[int, int]] = field(default_factory=set)
+    key_lines: dict[int, dict[str, int]] = field(default_factory=dict)
+    cursor: dict[int, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        seen: dict[tuple[str, ...], int] = {}
+        path: tuple[str, ...] = ()
+        start = 0
+        for number, line in enumerate(self.lines):
+            m = HEADER.match(line)
+            if m and not _in_multiline_string(self.lines, number):
+                self._close(path, seen, start, number)
+                path, start = _key_path(m.group(2)), number
+        self._close(path, seen, start, len(self.lines))
+
+    def _close(self, path: tuple[str, ...], seen: dict, start: int, end: int) -> None:
+        occurrence = seen.get(path, 0)
+        seen[path] = occurrence + 1
+        self.spans.append((path, occurrence, start, end))
+
+    def find(self, item: Item) -> tuple[int, int, int]:
+        """(0-based line, start column, end column) of the item, or of the best place near it."""
+        first, last = self._key_line(item.table, item.key, item.occurrence)
+        if item.needle is None:
+            col = len(self.lines[first]) - len(self.lines[first].lstrip())
+            return first, col, len(self.lines[first].rstrip())
+        # Values of one array come in order: resume where the previous one was found.
+        resume = self.cursor.get(first, first)
+        for begin in (resume, first) if resume != first else (first,):
+            for quoted in (f'"{item.needle}"', f"'{item.needle}'", item.needle):
+                for number in range(begin, last):
+                    col = self.lines[number].find(quoted)
+                    while col >= 0 and (number, col) in self.used:
+                        col = self.lines[number].find(quoted, col + 1)
+                    if col >= 0:
+                        self.used.add((number, col))
+                        self.cursor[first] = number
+                        skip = 1 if quoted[0] in "\"'" else 0
+                        return number, col + skip, col + len(quoted) - skip
+        return first, 0, len(self.lines[first].rstrip())
+
+    def _key_line(self, table: tuple[str, ...], key: str, occurrence: int) -> tuple[int, int]:
+        """The key's line in its table (or in a parent table that spells it as a dotted key), and the
+        table's end."""
+        for depth in range(len(table), -1, -1):
+            parent, first_key = table[:depth], (*table[depth:], key)[0]
+            for index, (path, occ, start, end) in enumerate(self.spans):
+                if path != parent or parent == table and occ != occurrence:
+                    continue
+                line = self._keys(index).get(first_key)
+                if line is not None:
+                    return line, end
+        return 0, len(self.lines)
+
+    def _keys(self, index: int) -> dict[str, int]:
+        """First line of each key in one table span."""
+        if index not in self.key_lines:
+            _, _, start, end = self.spans[index]
+            found: dict[str, int] = {}
+            for number in range(start, end):
+                if m := KEY_LINE.match(self.lines[number]):
+                    found.setdefault(m.group(1).strip("\"'"), number)
+            self.key_lines[index] = found
+        return self.key_lines[index]
+
+
+def extract(source: bytes) -> Extraction:
+    text = source.decode("utf-8")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return Extraction(facts=(), lines=text.count("\n") + 1, error=f"TOML error: {exc}")
+    locator = Locator(text.split("\n"))
+    facts: list[Fact] = []
+    for item in _items(data):
+        line, start, end = locator.find(item)
+        shown = item.needle if item.needle is not None else item.key
+        facts.extend(fact("requirement", name, line + 1, start, end, text=shown) for name in item.names)
+    name = _table(data.get("project")).get("name") or _table(_table(data.get("tool")).get("poetry")).get("name")
+    if isinstance(name, str):
+        number = next((i for i, line in enumerate(text.split("\n"), start=1) if line.strip().startswith("name")), 1)
+        facts.append(fact("distribution", name, number, 0, 0, text=name))
+    return finish(text, facts)
+
+
+def _items(data: dict) -> Iterator[Item]:
+    for path in PIP_LISTS:
+        yield from _pip_list(_get(data, path), path[:-1], path[-1])
+    for path in PIP_LIST_TABLES:
+        for key, values in _table(_get(data, path)).items():
+            yield from _pip_list(values, path, key)
+    tool = _table(data.get("tool"))
+    yield from _uv(_table(tool.get("uv")))
+    poetry = _table(tool.get("poetry"))
+    for key in ("dependencies", "dev-dependencies"):
+        yield from _name_table(poetry.get(key), ("tool", "poetry", key), conda=False)
+    for group, spec in _table(poetry.get("group")).items():
+        yield from _name_table(_table(spec).get("dependencies"), ("tool", "poetry", "group", group, "dependencies"),
+                               conda=False)
+    yield from _sources(poetry.get("source"), ("tool", "poetry", "source"))
+    yield from _sources(_table(tool.get("pdm")).get("source"), ("tool", "pdm", "source"))
+    yield from _pixi(_table(tool.get("pixi")), ("tool", "pixi"))
+    for key in ("packages", "dev-packages"):  # Pipfile
+        yield from _name_table(data.get(key), (key,), conda=False)
+    yield from _sources(data.get("source"), ("source",))
+
+
+def _pip_list(values: object, table: tuple[str, ...], key: str) -> Iterator[Item]:
+    for value in values if isinstance(values, list) else ():
+        if isinstance(value, str):
+            yield Item(pip_names(value), table, key, value)
+
+
+def _name_table(values: object, table: tuple[str, ...], *, conda: bool) -> Iterator[Item]:
+    """Poetry, Pipfile and pixi tables: name = "version" or name = {version, extras, url, git, index ...}."""
+    for name, spec in _table(values).items():
+        if name == "python":
+            continue
+        for entry in spec if isinstance(spec, list) else [spec]:
+            names = conda_names(f"{name}={_version(entry)}") if conda else _pip_entry(name, entry)
+            yield Item(names, table, name)
+            for key in URL_KEYS if isinstance(entry, dict) else ():
+                if isinstance(entry.get(key), str) and "://" in entry[key]:
+                    yield Item(url_names(entry[key]), table, name, entry[key])
+
+
+def _pip_entry(name: str, entry: object) -> list[str]:
+    extras = [e for e in entry.get("extras", []) if isinstance(e, str)] if isinstance(entry, dict) else []
+    version = _version(entry).strip()
+    if re.match(r"^\d", version):
+        version = "==" + version
+    try:
+        SpecifierSet(version)
+    except InvalidSpecifier:  # Poetry's ^1.2 and ~1.2
+        version = ""
+    return pip_names(name + (f"[{','.join(extras)}]" if extras else "") + version) or pip_names(name)
+
+
+def _version(entry: object) -> str:
+    value = entry.get("version", "") if isinstance(entry, dict) else entry
+    return value if isinstance(value, str) else ""
+
+
+def _uv(uv: dict) -> Iterator[Item]:
+    yield from _sources(uv.get("index"), ("tool", "uv", "index"))
+    for key in ("index-url", "extra-index-url", "find-links"):
+        for url in _strings(uv.get(key)):
+            yield Item([f"index:{url}"], ("tool", "uv"), key, url)
+    for name, spec in _table(uv.get("sources")).items():
+        for entry in spec if isinstance(spec, list) else [spec]:
+            if isinstance(entry, dict) and isinstance(entry.get("url"), str):
+                yield Item(url_names(entry["url"]), ("tool", "uv", "sources"), name, entry["url"])
+
+
+def _sources(values: object, table: tuple[str, ...]) -> Iterator[Item]:
+    for occurrence, source in enumerate(values if isinstance(values, list) else []):
+        url = _table(source).get("url")
+        if isinstance(url, str):
+            yield Item([f"index:{url}"], table, "url", url, occurrence)
+
+
+def _pixi(pixi: dict, table: tuple[str, ...]) -> Iterator[Item]:
+    for key in ("project", "workspace"):
+        for channel in _strings(_table(pixi.get(key)).get("channels")):
+            yield Item([f"channel:{channel.split('/')[0]}"], (*table, key), "channels", channel)
+    yield from _name_table(pixi.get("dependencies"), (*table, "dependencies"), conda=True)
+    yield from _name_table(pixi.get("pypi-dependencies"), (*table, "pypi-dependencies"), conda=False)
+    if "cuda" in _table(pixi.get("system-requirements")):
+        yield Item(["__cuda"], (*table, "system-requirements"), "cuda")
+    for feature, spec in _table(pixi.get("feature")).items():
+        yield from _pixi(_table(spec), (*table, "feature", feature))
+        for channel in _strings(_table(spec).get("channels")):
+            yield Item([f"channel:{channel.split('/')[0]}"], (*table, "feature", feature), "channels", channel)
+
+
+def _get(data: dict, path: tuple[str, ...]) -> object:
+    for part in path:
+        data = _table(data).get(part)  # type: ignore[assignment]
+    return data
+
+
+def _table(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    return [v if isinstance(v, str) else _table(v).get("channel", "") for v in value] if isinstance(value, list) else []
+
+
+def _key_path(header: str) -> tuple[str, ...]:
+    return tuple(m.group(1).strip("\"'") for m in KEY_PART.finditer(header) if m.group(1))
+
+
+def _in_multiline_string(lines: list[str], number: int) -> bool:
+    before = "\n".join(lines[:number])
+    return before.count('"""') % 2 == 1 or before.count("'''") % 2 == 1

@@ -1,0 +1,66 @@
+"""lint's outputs, each a pure function of a LintResult: text, JSON, statistics, SARIF."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from migrate import __version__
+from migrate.lint.run import LintResult
+from migrate.model import SCHEMA_VERSION, Finding, Report, Target
+from migrate.rulebase.load import RuleBase
+
+FORMATS = ("text", "json", "sarif")
+
+
+class FormatUnavailable(Exception):
+    """The output format's renderer is not installed."""
+
+
+def location(finding: Finding) -> str:
+    """`path:line:col`, or ruff's `path:cell N:line:col` for a notebook cell."""
+    cell = f"cell {finding.cell}:" if finding.cell else ""
+    return f"{finding.path}:{cell}{finding.line}:{finding.column}"
+
+
+def text(result: LintResult) -> str:
+    return "".join(f"{location(f)}: {f.rule} {f.message}\n" for f in result.findings)
+
+
+def counts(result: LintResult, rules: RuleBase) -> list[dict]:
+    tally = Counter(f.rule for f in result.findings)
+    names = {rule.id: rule.name for rule in rules.rules}
+    return [{"rule": rule, "name": names.get(rule, ""), "count": n}
+            for rule, n in sorted(tally.items(), key=lambda item: (-item[1], item[0]))]
+
+
+def statistics(result: LintResult, rules: RuleBase) -> str:
+    return "".join(f"{row['count']:>6}  {row['rule']:<8} {row['name']}\n" for row in counts(result, rules))
+
+
+def json_text(result: LintResult, rules: RuleBase, *, fail_on: str, statistics_only: bool = False) -> str:
+    if statistics_only:
+        return json.dumps(counts(result, rules), indent=2) + "\n"
+    document = {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "rocm-migrate", "version": __version__, "rules_version": rules.version},
+        "summary": {"files": result.files, "lines": result.lines, "findings": len(result.findings),
+                    "failing": len(result.failing(fail_on)), "fail_on": fail_on,
+                    "suppressed": result.suppressed, "baselined": result.baselined},
+        "findings": [f.to_json(f"F{i}") for i, f in enumerate(result.findings, start=1)],
+        "skipped": [s.to_json() for s in result.skipped],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def sarif(result: LintResult, rules: RuleBase, *, target: Target, root: str) -> str:
+    """Through the scan's SARIF renderer, given a report with the lint findings and no workloads."""
+    try:
+        from migrate.render import sarif_report
+    except ModuleNotFoundError as exc:
+        if exc.name != "migrate.render.sarif_report":
+            raise
+        raise FormatUnavailable("sarif output not available") from None
+    report = Report(tool_version=__version__, rules_version=rules.version, target=target, root=root,
+                    files_scanned=result.files, lines=result.lines, seconds=0.0, workloads=(),
+                    findings=result.findings, skipped=result.skipped, rules=rules.infos({f.rule for f in result.findings}))
+    return sarif_report.render(report)  # type: ignore[no-any-return]

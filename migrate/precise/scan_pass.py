@@ -1,0 +1,64 @@
+"""The precise pass of a scan: libclang over the translation units that have compile commands.
+
+Fast findings in files the compiler read get `precise` = confirmed / fast-only / unchecked, and
+the uses only the compiler saw (hidden by macros or templates) are added as precise-only."""
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Sequence
+
+from migrate.match import RuleIndex
+from migrate.model import Finding, Target
+from migrate.rulebase.load import RuleBase
+from migrate.settings import Settings
+
+
+@dataclass(frozen=True)
+class PrecisePass:
+    findings: list[Finding]
+    notes: list[str]
+    counts: dict[str, int]
+
+
+def run(settings: Settings, root: Path, findings: Sequence[Finding], rules: RuleBase) -> PrecisePass:
+    """Never raises: what is missing (libclang, headers, compile commands) becomes one note."""
+    from migrate.precise import analyse as precise
+
+    toolchain = precise.toolchain(settings.cuda_path)
+    if isinstance(toolchain, str):
+        return PrecisePass(list(findings), [f"precise mode off: {toolchain}"], {})
+    explicit = Path(settings.compile_commands) if settings.compile_commands else None
+    commands = precise.commands_for(root, explicit)
+    if isinstance(commands, str):
+        return PrecisePass(list(findings), [f"precise mode off: {commands}"], {})
+    work = [(command, root, toolchain) for command in commands]
+    if settings.jobs > 1 and len(work) > 1:
+        with ProcessPoolExecutor(max_workers=settings.jobs) as pool:
+            results = list(pool.map(_analyse, work))
+    else:
+        results = [_analyse(item) for item in work]
+    notes = [r for r in results if isinstance(r, str)]
+    good = [r for r in results if not isinstance(r, str)]
+    notes += [f"precise: {r.path} did not parse ({'; '.join(r.errors[:2])}); fast results kept" for r in good if not r.ok]
+    index = RuleIndex(rules, Target(rocm=settings.rocm, arch=settings.arch[:1]))
+    comparison = precise.compare(findings, good, rules=rules, index=index)
+    labelled = [replace(f, precise=comparison.labels.get(f)) for f in findings]
+    hidden = {(pf.path, pf.fact.line, pf.symbol): pf for pf in comparison.precise_only}
+    for finding in precise.to_findings([r for r in good if r.ok], index):
+        pf = hidden.get((finding.path, finding.line, finding.symbol))
+        if pf is not None:
+            labelled.append(precise.with_macro_note(replace(finding, precise="precise-only",
+                                                            targets=tuple(settings.arch)), pf))
+    seconds = sum(r.seconds for r in good)
+    notes.insert(0, f"precise mode: {len(good)} translation units in {seconds:.1f} s; "
+                    + ", ".join(f"{k} {v}" for k, v in comparison.counts.items()))
+    return PrecisePass(labelled, notes, dict(comparison.counts))
+
+
+def _analyse(item):  # noqa: ANN001, ANN202 - (Command, Path, Toolchain) -> PreciseResult | str
+    from migrate.precise import analyse as precise
+
+    command, root, toolchain = item
+    return precise.analyse_command(command, root, tc=toolchain)

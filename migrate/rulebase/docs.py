@@ -1,0 +1,102 @@
+"""A rule's documentation, rendered from its record: for `explain` and for docs/rules/."""
+from __future__ import annotations
+
+from migrate.rulebase.load import Rule
+
+FAMILIES = {
+    "0": "headers", "1": "runtime", "2": "driver", "3": "libraries", "4": "device", "5": "asm",
+    "6": "python", "7": "dependencies", "8": "build", "9": "containers",
+}
+MAX_TABLE_ROWS = 2000
+
+
+def family(rule: Rule) -> str:
+    return FAMILIES[rule.id[3]]
+
+
+def matches(rule: Rule) -> str:
+    """One line saying which facts the rule matches."""
+    m = rule.matcher
+    parts = []
+    if m.exact:
+        parts.append("exactly " + ", ".join(f"`{n}`" for n in sorted(m.exact)))
+    if m.entries:
+        parts.append(f"{len(m.entries)} names (table below)")
+    if m.prefixes:
+        parts.append("names starting with " + ", ".join(f"`{p}`" for p in m.prefixes))
+    if m.regex is not None:
+        parts.append(f"the pattern `{m.regex.pattern}`")
+    where = f" in the role {', '.join(sorted(m.roles))}" if m.roles else ""
+    return f"{m.kind.replace('_', ' ')} facts: " + "; ".join(parts) + where
+
+
+def conditions(rule: Rule) -> list[str]:
+    out = []
+    if rule.rocm_min or rule.rocm_max:
+        out.append(f"ROCm {rule.rocm_min or 'any'} to {rule.rocm_max or 'latest'}")
+    if rule.target:
+        out.append("targets with " + ", ".join(f"{k} = {v}" for k, v in rule.target))
+    if rule.arch:
+        out.append("architectures " + ", ".join(rule.arch))
+    if rule.exceeds:
+        out.append(f"only when the construct's size exceeds the target's {rule.exceeds}")
+    if rule.when == "unavailable":
+        out.append("only when the target ROCm predates the name (see 'since')")
+    if rule.fallback:
+        out.append("only when no other rule matched the same fact")
+    return out
+
+
+def markdown(rule: Rule, example: str | None = None) -> str:
+    lines = [
+        f"# {rule.id} `{rule.name}`: {rule.title}", "",
+        "| class | hipify converts it | confidence | effort (h) | status | family |",
+        "|---|---|---|---|---|---|",
+        f"| {rule.migration_class} | {rule.hipify} | {rule.confidence} | {rule.effort_per_occurrence} per "
+        f"occurrence, {rule.effort_first_use} first use | {rule.status} | {family(rule)} |", "",
+        "## What it matches", "", matches(rule) + ".", "",
+    ]
+    if conds := conditions(rule):
+        lines += ["Applies to: " + "; ".join(conds) + ".", ""]
+    lines += ["## Why it matters on ROCm", "", rule.rationale, ""]
+    if example:
+        lines += ["## Example", "", "```cuda" if not example.startswith("#!") else "```", example.rstrip(), "```", ""]
+    lines += ["## HIP/ROCm equivalent", "", rule.hip or "None: this needs new code or a different design.", ""]
+    if rule.matcher.entries:
+        lines += _entry_table(rule)
+    lines += ["## References", "", f"- {rule.docs}", f"- Rule file: `rules/{rule.file}`", ""]
+    return "\n".join(lines)
+
+
+def _entry_table(rule: Rule) -> list[str]:
+    rows = ["| CUDA | ROCm | since | notes |", "|---|---|---|---|"]
+    for name, entry in sorted(rule.matcher.entries.items())[:MAX_TABLE_ROWS]:
+        notes = "; ".join(filter(None, [
+            f"deprecated in CUDA {entry.deprecated}" if entry.deprecated else "",
+            f"removed in CUDA {entry.removed}" if entry.removed else "", entry.note or ""]))
+        rows.append(f"| `{name}` | {f'`{entry.hip}`' if entry.hip else '—'} | {entry.since or ''} | {notes} |")
+    return rows + [""]
+
+
+def terminal(rule: Rule) -> str:
+    """The `explain` text: the record, compact."""
+    lines = [
+        f"{rule.id} ({rule.name}): {rule.title}",
+        f"  class:      {rule.migration_class}",
+        f"  HIP/ROCm:   {rule.hip or '(none)'}",
+        f"  hipify:     {rule.hipify}",
+        f"  confidence: {rule.confidence}; status: {rule.status}; family: {family(rule)}",
+        f"  effort:     {rule.effort_per_occurrence} h per occurrence, {rule.effort_first_use} h first use",
+        f"  matches:    {matches(rule)}",
+    ]
+    if conds := conditions(rule):
+        lines.append(f"  applies:    {'; '.join(conds)}")
+    lines += [f"  docs:       {rule.docs}", "", rule.rationale]
+    if rule.matcher.entries:
+        lines.append("")
+        shown = sorted(rule.matcher.entries.items())[:20]
+        lines += [f"  {name} -> {entry.hip or '(none)'}" + (f"  (since {entry.since})" if entry.since else "")
+                  for name, entry in shown]
+        if len(rule.matcher.entries) > len(shown):
+            lines.append(f"  ... and {len(rule.matcher.entries) - len(shown)} more (docs/rules/{rule.id}.md)")
+    return "\n".join(lines)

@@ -1,0 +1,219 @@
+"""Load, validate and index the rule base (rules/*.yaml)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+import yaml
+
+from migrate import __version__
+from migrate.model import RuleInfo
+
+SCHEMA_PATH = Path(__file__).with_name("rule.schema.json")
+
+
+class RuleError(Exception):
+    """A rule file is malformed; str() is one line naming file, rule and field."""
+
+
+def version_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in text.split("."))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Entry:
+    hip: str | None = None
+    since: str | None = None
+    hipify: str | None = None
+    note: str | None = None
+    deprecated: str | None = None
+    removed: str | None = None
+    experimental: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Matcher:
+    kind: str
+    exact: frozenset[str] = frozenset()
+    prefixes: tuple[str, ...] = ()
+    regex: re.Pattern[str] | None = None
+    entries: dict[str, Entry] = field(default_factory=dict)
+    roles: frozenset[str] = frozenset()
+
+    def names(self) -> Iterable[str]:
+        return (*self.exact, *self.entries)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rule:
+    id: str
+    name: str
+    title: str
+    matcher: Matcher
+    migration_class: str
+    hip: str | None
+    hipify: str
+    effort_per_occurrence: float
+    effort_first_use: float
+    confidence: str
+    status: str
+    rationale: str
+    docs: str
+    file: str
+    message: str | None = None
+    rocm_min: str | None = None
+    rocm_max: str | None = None
+    arch: tuple[str, ...] = ()
+    fallback: bool = False
+    when: str | None = None  # "unavailable": report an entry only if the target ROCm predates it
+    target: tuple[tuple[str, object], ...] = ()  # conditions on the GPU architecture (targets.Arch fields)
+    exceeds: str | None = None  # fire only when the fact's value exceeds this Arch property
+
+    def applies_to(self, rocm: str, archs: Iterable) -> bool:
+        """Whether the rule is in force for a ROCm version and at least one of the architectures."""
+        if self.status == "removed":
+            return False
+        if self.rocm_min and version_tuple(rocm) < version_tuple(self.rocm_min):
+            return False
+        if self.rocm_max and version_tuple(rocm) > version_tuple(self.rocm_max):
+            return False
+        return bool(self.matching_archs(archs))
+
+    def matching_archs(self, archs: Iterable) -> list:
+        conditions = dict(self.target)
+        return [a for a in archs if (not self.arch or a.name in self.arch) and a.satisfies(conditions)]
+
+
+@dataclass(frozen=True, slots=True)
+class RuleBase:
+    rules: tuple[Rule, ...]
+    version: str
+
+    def infos(self, used: set[str]) -> tuple[RuleInfo, ...]:
+        """What a report needs of the rules behind its findings."""
+        return tuple(RuleInfo(id=r.id, name=r.name, title=r.title, migration_class=r.migration_class, hip=r.hip,
+                              hipify=r.hipify, confidence=r.confidence, rationale=r.rationale, docs=r.docs)
+                     for r in self.rules if r.id in used)
+
+    def get(self, key: str) -> Rule | None:
+        for rule in self.rules:
+            if key in (rule.id, rule.name):
+                return rule
+        return None
+
+
+def default_rules_dir() -> Path:
+    """Installed wheels carry the rules inside the package; a checkout has them beside it."""
+    package = Path(__file__).resolve().parent.parent
+    packaged = package / "_rules"
+    return packaged if packaged.is_dir() else package.parent / "rules"
+
+
+def load_rules(directory: Path | None = None) -> RuleBase:
+    directory = directory or default_rules_dir()
+    files = sorted(directory.glob("*.yaml"))
+    if not files:
+        raise RuleError(f"{directory}: no rule files (*.yaml) found")
+    digest = hashlib.sha256()
+    rules: list[Rule] = []
+    validator = _validator()
+    for path in files:
+        raw = path.read_bytes()
+        digest.update(path.name.encode() + b"\0" + raw)
+        rules.extend(_load_file(path, raw, validator))
+    _check_unique(rules)
+    return RuleBase(tuple(rules), f"{__version__}+{digest.hexdigest()[:10]}")
+
+
+def _validator():
+    import jsonschema
+
+    schema = json.loads(SCHEMA_PATH.read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _load_file(path: Path, raw: bytes, validator) -> list[Rule]:
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        records = yaml.load(raw, Loader=loader)  # noqa: S506 - a safe loader
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark else ""
+        raise RuleError(f"rules/{path.name}{where}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
+    if records is None:
+        return []
+    errors = sorted(validator.iter_errors(records), key=lambda e: list(e.absolute_path))
+    if errors:
+        raise RuleError(_describe(path, records, errors[0]))
+    rules = []
+    for record in records:
+        try:
+            rules.append(_build(record, path.name))
+        except re.error as exc:
+            raise RuleError(f"rules/{path.name}: {record['id']}: field 'match': bad regex: {exc}") from None
+    return rules
+
+
+def _describe(path: Path, records: object, error) -> str:
+    where = list(error.absolute_path)
+    rule_id = "?"
+    if where and isinstance(where[0], int) and isinstance(records, list):
+        record = records[where[0]]
+        if isinstance(record, dict):
+            rule_id = str(record.get("id", f"record {where[0] + 1}"))
+        where = where[1:]
+    fieldname = ".".join(str(p) for p in where) or "(record)"
+    reason = error.message
+    if isinstance(error.instance, bool):
+        reason += " (YAML read a bare yes/no/on/off as a boolean: quote it)"
+    return f"rules/{path.name}: {rule_id}: field '{fieldname}': {reason}"
+
+
+def _as_tuple(value: object) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, str) else tuple(value)  # type: ignore[arg-type]
+
+
+def _entry(value: object) -> Entry:
+    if value is None or isinstance(value, str):
+        return Entry(hip=value)
+    return Entry(**value)  # type: ignore[arg-type]
+
+
+def _build(record: dict, filename: str) -> Rule:
+    (kind, spec), = record["match"].items()
+    matcher = Matcher(
+        kind=kind,
+        exact=frozenset(_as_tuple(spec.get("exact"))),
+        prefixes=_as_tuple(spec.get("prefix")),
+        regex=re.compile(spec["regex"]) if "regex" in spec else None,
+        entries={k: _entry(v) for k, v in (spec.get("map") or {}).items()},
+        roles=frozenset(spec.get("roles", ())),
+    )
+    rocm = record.get("rocm", {})
+    return Rule(
+        id=record["id"], name=record["name"], title=record["title"], matcher=matcher,
+        migration_class=record["class"], hip=record["hip"], hipify=record["hipify"],
+        effort_per_occurrence=float(record["effort"]["per_occurrence"]),
+        effort_first_use=float(record["effort"]["first_use"]),
+        confidence=record["confidence"], status=record["status"],
+        rationale=record["rationale"].strip(), docs=record["docs"], file=filename,
+        message=record.get("message"), rocm_min=rocm.get("min"), rocm_max=rocm.get("max"),
+        arch=tuple(record.get("arch", ())), fallback=bool(record.get("fallback", False)),
+        when=record.get("when"), target=tuple(sorted(record.get("target", {}).items())),
+        exceeds=record.get("exceeds"),
+    )
+
+
+def _check_unique(rules: list[Rule]) -> None:
+    seen: dict[str, str] = {}
+    for rule in rules:
+        for key in (rule.id, rule.name):
+            if key in seen:
+                raise RuleError(f"rules/{rule.file}: {rule.id}: field 'id/name': '{key}' is also used in rules/{seen[key]}")
+            seen[key] = rule.file

@@ -1,0 +1,63 @@
+"""GPU targets as data (rules/targets/gpus.yaml): what each architecture is, for target-aware rules."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from migrate.rulebase.load import default_rules_dir, version_tuple
+
+
+class TargetError(Exception):
+    """An unknown architecture or ROCm version; str() is one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Arch:
+    name: str
+    products: str
+    family: str
+    wave_size: int
+    lds_bytes: int
+    fp8: str
+    tf32: str
+    matrix: tuple[str, ...]
+    since_rocm: str | None = None
+
+    def satisfies(self, conditions: dict[str, Any]) -> bool:
+        """Every condition holds: a value, or a list of accepted values."""
+        for key, wanted in conditions.items():
+            value = getattr(self, key)
+            if value not in (wanted if isinstance(wanted, list) else [wanted]):
+                return False
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class Catalogue:
+    default_rocm: str
+    default_arch: tuple[str, ...]
+    rocm_releases: tuple[str, ...]
+    architectures: dict[str, Arch]
+
+    def resolve(self, arch: tuple[str, ...], rocm: str) -> tuple[Arch, ...]:
+        unknown = [a for a in arch if a not in self.architectures]
+        if unknown:
+            raise TargetError(f"unknown GPU architecture {unknown[0]!r} (known: {', '.join(self.architectures)})")
+        try:
+            version_tuple(rocm)
+        except ValueError:
+            raise TargetError(f"--rocm takes a version such as {self.default_rocm}, not {rocm!r}") from None
+        return tuple(self.architectures[a] for a in arch)
+
+
+@lru_cache(maxsize=4)
+def load(path: Path | None = None) -> Catalogue:
+    data = yaml.safe_load((path or default_rules_dir() / "targets" / "gpus.yaml").read_text())
+    archs = {name: Arch(name=name, matrix=tuple(spec.pop("matrix", ())), **spec)
+             for name, spec in data["architectures"].items()}
+    return Catalogue(default_rocm=data["default_rocm"], default_arch=tuple(data["default_arch"]),
+                     rocm_releases=tuple(data["rocm_releases"]), architectures=archs)

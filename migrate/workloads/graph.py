@@ -1,0 +1,104 @@
+"""The dependency graph: files linked by includes, imports, extension loads and CMake links,
+lifted to workloads so that a workload inherits what the workloads it uses need."""
+from __future__ import annotations
+
+import posixpath
+from typing import Iterable, Mapping
+
+import networkx as nx
+
+from migrate.workloads.assemble import Spec
+from migrate.model import Fact
+
+PY_SUFFIXES = (".py",)
+
+
+class DependencyGraph:
+    """Workload-level digraph; each edge keeps the first file-level reason that created it."""
+
+    def __init__(self, specs: Iterable[Spec], facts: Mapping[str, tuple[Fact, ...]]) -> None:
+        self.specs = {s.name: s for s in specs}
+        self.owner = {path: s.name for s in self.specs.values() for path in s.files}
+        self.graph = nx.DiGraph()
+        self.graph.add_nodes_from(self.specs)
+        self._files = sorted(self.owner)
+        self._by_basename: dict[str, list[str]] = {}
+        for path in self._files:
+            self._by_basename.setdefault(posixpath.basename(path), []).append(path)
+        self._modules = _module_index(p for p in self._files if p.endswith(PY_SUFFIXES))
+        extensions = {s.name: s for s in self.specs.values() if s.kind == "torch-extension"}
+        targets = {s.name for s in self.specs.values() if s.kind.startswith("cmake")}
+        for rel, file_facts in facts.items():
+            if rel in self.owner:
+                self._edges_of(rel, file_facts, extensions, targets)
+
+    def _edges_of(self, rel: str, facts: tuple[Fact, ...], extensions: dict, targets: set[str]) -> None:
+        for fact in facts:
+            if fact.kind == "include":
+                self._link(rel, self._include(rel, fact.name), f"includes {fact.name}")
+            elif fact.kind == "python_import":
+                module = fact.name
+                if module.split(".")[0] in extensions:
+                    self._link_workload(rel, module.split(".")[0], f"imports {module}")
+                else:
+                    self._link(rel, self._import(rel, module), f"imports {module}")
+            elif fact.kind == "python_attr" and fact.name.startswith("torch.ops."):
+                namespace = fact.name.split(".")[2] if fact.name.count(".") >= 2 else ""
+                if namespace in extensions:
+                    self._link_workload(rel, namespace, f"calls {'.'.join(fact.name.split('.')[:4])}")
+            elif fact.kind == "extension" and fact.name in extensions:
+                self._link_workload(rel, fact.name, f"{'loads' if fact.role == 'jit' else 'builds'} {fact.name}")
+            elif fact.kind == "cmake_link" and fact.name in targets:
+                for lib in fact.text.split("\n"):
+                    if lib in targets and lib != fact.name:
+                        self.graph.add_edge(fact.name, lib, step=f"{rel}: {fact.name} links {lib}")
+
+    def _link(self, rel: str, target: str | None, step: str) -> None:
+        if target is not None and target in self.owner:
+            self._link_workload(rel, self.owner[target], step)
+
+    def _link_workload(self, rel: str, workload: str, step: str) -> None:
+        source = self.owner[rel]
+        if source != workload and not self.graph.has_edge(source, workload):
+            self.graph.add_edge(source, workload, step=f"{rel} {step}")
+
+    def _include(self, rel: str, header: str) -> str | None:
+        """A repo file for an #include: next to the includer, else the closest file ending in it."""
+        local = posixpath.normpath(posixpath.join(posixpath.dirname(rel), header))
+        if local in self.owner:
+            return local
+        matches = [p for p in self._by_basename.get(posixpath.basename(header), ())
+                   if p == header or p.endswith("/" + header)]
+        return max(matches, key=lambda p: len(posixpath.commonprefix([p, rel])), default=None)
+
+    def _import(self, rel: str, module: str) -> str | None:
+        if module.startswith("."):
+            level = len(module) - len(module.lstrip("."))
+            package = posixpath.dirname(rel).split("/")
+            package = package[: len(package) - (level - 1)] if level > 1 else package
+            module = ".".join([p for p in package if p and p != "."] + [m for m in module.lstrip(".").split(".") if m])
+        candidates = self._modules.get(module, [])
+        return min(candidates, key=len, default=None)
+
+    def dependencies(self, workload: str) -> list[str]:
+        return sorted(nx.descendants(self.graph, workload))
+
+    def direct(self, workload: str) -> list[str]:
+        return sorted(self.graph.successors(workload))
+
+    def chain(self, source: str, target: str) -> list[str]:
+        """Steps from one workload to another: ["train.py imports attnlib.layers", ...]."""
+        path = nx.shortest_path(self.graph, source, target)
+        return [self.graph.edges[a, b]["step"] for a, b in zip(path, path[1:])]
+
+
+def _module_index(paths: Iterable[str]) -> dict[str, list[str]]:
+    """Dotted module names (every suffix of the path, for src/ layouts) -> files."""
+    index: dict[str, list[str]] = {}
+    for path in paths:
+        parts = path[: -len(".py")].split("/")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        for start in range(len(parts)):
+            index.setdefault(".".join(parts[start:]), []).append(path)
+    return index
