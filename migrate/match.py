@@ -1,11 +1,11 @@
 """match: facts x rules -> findings."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Iterable
 
-from migrate.rulebase import targets
 from migrate.model import Extraction, Fact, Finding, Target
+from migrate.rulebase import targets
 from migrate.rulebase.load import Entry, Rule, RuleBase, version_tuple
 
 # Facts on either side of a HIP guard are already handled by the authors.
@@ -97,7 +97,7 @@ def match_file(rel: str, extraction: Extraction, index: RuleIndex,
     """Turn one file's facts into findings; guarded facts and the project's own names never do."""
     findings: dict[tuple, Finding] = {}
     for fact in extraction.facts:
-        if fact.guard in GUARDED or fact.role == "namespace" and fact.name in portable:
+        if fact.guard in GUARDED or (fact.role == "namespace" and fact.name in portable):
             continue
         if fact.kind == "identifier" and fact.role != "definition" and fact.name in defined:
             continue
@@ -112,6 +112,25 @@ def match_file(rel: str, extraction: Extraction, index: RuleIndex,
             finding = _finding(rel, fact, rule, entry, symbol, extraction, index.target)
             findings.setdefault((finding.rule, finding.line, finding.column, finding.cell, symbol), finding)
     return sorted(findings.values(), key=lambda f: f.sort_key)
+
+
+def match_targets(files: Sequence[tuple[str, Extraction]], rules: RuleBase, *, rocm: str,
+                  archs: Sequence[str]) -> list[Finding]:
+    """Findings of every file for every target architecture, merged: each finding lists the
+    targets it applies to. Portable aliases and the project's own names count repo-wide, so
+    scan and lint read the same files the same way."""
+    portable = portable_namespaces(e for _, e in files)
+    defined = defined_names(e for _, e in files)
+    merged: dict[tuple[str, str, int | None, int, int, str], Finding] = {}
+    found_for: dict[tuple[str, str, int | None, int, int, str], list[str]] = {}
+    for arch in archs:
+        index = RuleIndex(rules, Target(rocm=rocm, arch=(arch,)))
+        for rel, extraction in files:
+            for finding in match_file(rel, extraction, index, portable, defined):
+                key = (finding.rule, finding.path, finding.cell, finding.line, finding.column, finding.symbol)
+                merged.setdefault(key, finding)
+                found_for.setdefault(key, []).append(arch)
+    return [replace(f, targets=tuple(found_for[k])) for k, f in merged.items()]
 
 
 def _limit(rule: Rule, index: RuleIndex) -> int | None:

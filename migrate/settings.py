@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any
 
 from migrate.model import CLASSES
 
@@ -12,7 +13,7 @@ DEFAULT_ROCM = "7.2"
 DEFAULT_ARCH = ("gfx942",)
 LEVELS = ("default", "configuration file", "command line")  # a layer's index is its level
 EFFORT_KEYS = {"learning-rate": (int, float), "kernel-review": (int, float), "kernel-validation": (int, float),
-               "kernel-rules": list, "hipify-factor": dict, "fixed": dict, "uncertainty": dict}
+               "kernel-rules": list, "hipify-factor": dict[str, Any], "fixed": dict[str, Any], "uncertainty": dict}
 # key in the file -> (expected type, Settings attribute); lists become tuples.
 FILE_KEYS: dict[str, tuple[type, str]] = {
     "rocm": (str, "rocm"), "target-arch": (list, "arch"), "exclude": (list, "exclude"),
@@ -51,8 +52,8 @@ class Settings:
     compile_commands: str | None = None
     cuda_path: str | None = None
     hipify_warnings: bool = False  # a full warning pass (slow with the 2024 script) instead of -quiet-warnings
-    workloads: dict = field(default_factory=dict)  # name -> globs, from [tool.rocm-migrate.workloads]
-    effort: dict = field(default_factory=dict)  # [tool.rocm-migrate.effort] overrides
+    workloads: dict[str, Any] = field(default_factory=dict)  # name -> globs, from [tool.rocm-migrate.workloads]
+    effort: dict[str, Any] = field(default_factory=dict)  # [tool.rocm-migrate.effort] overrides
     choices: tuple[Choice, ...] = (Choice("ALL", False, 0),)  # select/ignore, see migrate.selection
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, selectors)
     config_file: Path | None = None
@@ -92,7 +93,7 @@ def load(start: Path, overrides: Mapping[str, object], *, defaults: Mapping[str,
     return resolve([defaults or {}, from_file, overrides])
 
 
-def find_config(start: Path) -> tuple[Path, dict] | None:
+def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
     """The nearest .rocm-migrate.toml, or pyproject.toml with a [tool.rocm-migrate] table, upward."""
     directory = start if start.is_dir() else start.parent
     for candidate in (directory, *directory.parents):
@@ -106,7 +107,7 @@ def find_config(start: Path) -> tuple[Path, dict] | None:
     return None
 
 
-def _read_toml(path: Path) -> dict:
+def _read_toml(path: Path) -> dict[str, Any]:
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
@@ -117,7 +118,7 @@ def _read_toml(path: Path) -> dict:
         raise SettingsError(f"{path}: cannot read configuration: {exc}") from None
 
 
-def read_table(path: Path, table: dict) -> dict[str, object]:
+def read_table(path: Path, table: dict[str, Any]) -> dict[str, object]:
     """Check a [tool.rocm-migrate] table and turn it into a layer for resolve()."""
     out: dict[str, object] = {"config_file": path}
     warnings: list[str] = []
@@ -134,7 +135,7 @@ def read_table(path: Path, table: dict) -> dict[str, object]:
 
 
 def _checked(path: Path, key: str, value: object, expected: type) -> object:
-    if not isinstance(value, expected) or isinstance(value, bool) and expected is not bool:
+    if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
         raise SettingsError(f"{path}: key '{key}' must be a {expected.__name__}, not {type(value).__name__}")
     if expected is list:
         if not all(isinstance(item, str) for item in value):  # type: ignore[attr-defined]
@@ -159,7 +160,7 @@ def _per_file_ignores(path: Path, value: object, warnings: list[str]) -> tuple[t
     return tuple((str(glob), tuple(rules)) for glob, rules in value.items())
 
 
-def _effort(path: Path, value: object, warnings: list[str]) -> dict:
+def _effort(path: Path, value: object, warnings: list[str]) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise SettingsError(f"{path}: key 'effort' must be a table")
     out = {}

@@ -32,7 +32,8 @@ class ConvertUsageError(click.ClickException):
 def convert(path: Path, out: Path | None, force: bool, in_place: bool, yes: bool, hipify_path: Path | None,
             jobs: int | None, rules_dir: Path | None) -> None:
     """Copy PATH to DIR, run hipify-perl on its CUDA/C++ files, and write a diff and the hand work left."""
-    from migrate import cache, settings as config
+    from migrate import cache
+    from migrate import settings as config
     from migrate.hipify import convert as converting
     from migrate.hipify import tool as hipify
     from migrate.rulebase.load import RuleError, load_rules

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -18,7 +19,7 @@ class LintUsageError(click.ClickException):
 
     exit_code = 2
 
-    def show(self, file=None) -> None:  # noqa: ANN001 - click's signature
+    def show(self, file=None) -> None:
         click.echo(f"rocm-migrate: error: {self.message}", err=True)
 
 
@@ -76,8 +77,9 @@ def lint(files: tuple[Path, ...], select: tuple[str, ...], ignore: tuple[str, ..
         sys.exit(1)
 
 
-def _settings(files: tuple[Path, ...], cwd: Path, given: dict):
-    from migrate import cache, settings as config
+def _settings(files: tuple[Path, ...], cwd: Path, given: dict[str, Any]):
+    from migrate import cache
+    from migrate import settings as config
 
     start = Path(os.path.commonpath([f.resolve() for f in files])) if files else cwd
     no_cache = given.pop("no_cache")
@@ -113,7 +115,7 @@ def _baseline(path: Path | None):
         raise LintUsageError(str(exc)) from None
 
 
-def _guarded(run):  # noqa: ANN001, ANN202
+def _guarded(run):
     """Run the lint; a bad selector or target is a usage error."""
     from migrate.lint.selection import SelectorError
     from migrate.rulebase.targets import TargetError
@@ -124,7 +126,7 @@ def _guarded(run):  # noqa: ANN001, ANN202
         raise LintUsageError(str(exc)) from None
 
 
-def _write_baseline(path: Path, result, cwd: Path) -> None:  # noqa: ANN001
+def _write_baseline(path: Path, result, cwd: Path) -> None:
     from migrate.lint.baseline import BaselineError, write
 
     try:
@@ -134,7 +136,7 @@ def _write_baseline(path: Path, result, cwd: Path) -> None:  # noqa: ANN001
     click.echo(f"rocm-migrate: wrote {count} findings to {path}", err=True)
 
 
-def _report(result, rules, settings, *, fmt: str, statistics: bool, root: Path) -> None:  # noqa: ANN001
+def _report(result, rules, settings, *, fmt: str, statistics: bool, root: Path) -> None:
     from migrate.lint import report as out
     from migrate.model import Target
 
@@ -155,7 +157,7 @@ def _report(result, rules, settings, *, fmt: str, statistics: bool, root: Path) 
         click.echo(_summary(result, fail_on), err=True)
 
 
-def _summary(result, fail_on: str) -> str:  # noqa: ANN001
+def _summary(result, fail_on: str) -> str:
     extra = [f"{n} {what}" for n, what in ((result.suppressed, "suppressed inline"),
                                            (result.baselined, "in the baseline")) if n]
     count = len(result.findings)

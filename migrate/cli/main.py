@@ -8,9 +8,9 @@ from pathlib import Path
 import click
 
 from migrate import __version__
-from migrate.model import CLASSES, class_rank
 from migrate.cli.convert import convert
 from migrate.cli.lint import lint
+from migrate.model import CLASSES, class_rank
 from migrate.rulebase.docs import FAMILIES
 
 FORMATS = ("terminal", "json", "html", "markdown", "sarif", "csv")
@@ -21,7 +21,7 @@ class UserError(click.ClickException):
 
     exit_code = 2
 
-    def show(self, file=None) -> None:  # noqa: ANN001 - click's signature
+    def show(self, file=None) -> None:
         click.echo(f"rocm-migrate: error: {self.message}", err=True)
 
 
@@ -82,8 +82,9 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
          no_hipify: bool, hipify_warnings: bool, precise: bool, compile_commands: str | None,
          cuda_path: str | None, rules_dir: Path | None) -> None:
     """Scan PATHS (default: .) and report every CUDA tie with its ROCm equivalent."""
-    from migrate import cache, settings as config
+    from migrate import cache
     from migrate import pipeline as scanning
+    from migrate import settings as config
     from migrate.render import renderer
 
     targets = list(paths) or [Path(".")]
@@ -91,7 +92,7 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
     extra = {"json": json_file, "html": html_file, "markdown": markdown_file, "sarif": sarif_file, "csv": csv_file}
     if outputs and len(outputs) != len(formats):
         raise UserError("give one -o/--output per --format")
-    jobs_out = list(zip(formats, outputs)) if outputs else [(f, "-") for f in formats]
+    jobs_out = list(zip(formats, outputs, strict=False)) if outputs else [(f, "-") for f in formats]
     jobs_out += [(name, path) for name, path in extra.items() if path]
     if not jobs_out:
         jobs_out = [("terminal", "-")]

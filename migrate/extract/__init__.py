@@ -1,7 +1,7 @@
 """extract: one function per file kind, each a pure function of the file's bytes."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from migrate.model import Extraction
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Any
 
 import yaml
 
@@ -139,7 +140,7 @@ def _validator():
 def _load_file(path: Path, raw: bytes, validator) -> list[Rule]:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        records = yaml.load(raw, Loader=loader)  # noqa: S506 - a safe loader
+        records = yaml.load(raw, Loader=loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark else ""
@@ -185,7 +186,7 @@ def _entry(value: object) -> Entry:
     return Entry(**value)  # type: ignore[arg-type]
 
 
-def _build(record: dict, filename: str) -> Rule:
+def _build(record: dict[str, Any], filename: str) -> Rule:
     (kind, spec), = record["match"].items()
     matcher = Matcher(
         kind=kind,

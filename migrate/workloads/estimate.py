@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Callable, Mapping, Sequence
 
 from migrate.model import Effort, Finding
 

@@ -125,9 +125,9 @@ def is_capability(v: _Visitor, node: ast.expr) -> bool:
             return True
         if isinstance(sub, ast.Attribute) and sub.attr in ("major", "minor") and v.is_properties(sub.value):
             return True
-        if isinstance(sub, ast.Attribute) and sub.attr == "compute_capability" and isinstance(sub.value, ast.Call):
-            if (v.call_name(sub.value) or "").startswith(("cupy.", "numba.")):
-                return True
+        if isinstance(sub, ast.Attribute) and sub.attr == "compute_capability" and isinstance(sub.value, ast.Call) \
+                and (v.call_name(sub.value) or "").startswith(("cupy.", "numba.")):
+            return True
     return False
 
 
@@ -224,9 +224,9 @@ def _queries_providers(v: _Visitor, node: ast.expr, depth: int = 0) -> bool:
             attr = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
             if attr in PROVIDER_QUERIES and (v.call_name(sub) or "onnxruntime.").startswith("onnxruntime."):
                 return True
-        if isinstance(sub, ast.Name) and sub.id in v.exprs and depth < 2:
-            if _queries_providers(v, v.exprs[sub.id], depth + 1):
-                return True
+        if isinstance(sub, ast.Name) and sub.id in v.exprs and depth < 2 \
+                and _queries_providers(v, v.exprs[sub.id], depth + 1):
+            return True
     return False
 
 
@@ -274,9 +274,9 @@ def _is_device_name(v: _Visitor, node: ast.expr, depth: int = 0) -> bool:
             return True
         if isinstance(sub, ast.Attribute) and sub.attr == "name" and v.is_properties(sub.value):
             return True
-        if isinstance(sub, ast.Name) and sub.id in v.exprs and depth < 2:
-            if _is_device_name(v, v.exprs[sub.id], depth + 1):
-                return True
+        if isinstance(sub, ast.Name) and sub.id in v.exprs and depth < 2 \
+                and _is_device_name(v, v.exprs[sub.id], depth + 1):
+            return True
     return False
 
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
 
 from migrate.model import Fact
 

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import ast
 
-from migrate.extract.python import embedded
-from migrate.extract.python import structure
-from migrate.extract.python import constructs
+from migrate.extract.python import constructs, embedded, structure
+from migrate.extract.python.guards import HipGuards
 from migrate.extract.text.buildfiles import NVCC_FLAGS
 from migrate.extract.text.deps import REQUIREMENT, normalise
 from migrate.extract.text.lines import FLAG, line_texts
-from migrate.extract.python.guards import HipGuards
 from migrate.model import Extraction, Fact
 
 PROPERTY_CALLS = frozenset({"torch.cuda.get_device_properties"})
@@ -268,7 +266,7 @@ class _Visitor(ast.NodeVisitor):
 
     def visit_Dict(self, node: ast.Dict) -> None:
         """nvcc flags in extra_compile_args={"nvcc": [...]} (setup.py, load())."""
-        for key, value in zip(node.keys, node.values):
+        for key, value in zip(node.keys, node.values, strict=False):
             if isinstance(key, ast.Constant) and key.value in NVCC_KEYWORDS:
                 self._nvcc_flags(value)
         self.generic_visit(node)
@@ -304,7 +302,7 @@ class _Visitor(ast.NodeVisitor):
 
 
 def _is_stringish(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and isinstance(node.value, str) or isinstance(node, (ast.List, ast.Tuple, ast.BinOp))
+    return (isinstance(node, ast.Constant) and isinstance(node.value, str)) or isinstance(node, (ast.List, ast.Tuple, ast.BinOp))
 
 
 def _strings(node: ast.AST) -> list[ast.Constant]:

@@ -6,7 +6,7 @@ branch they sit in ("hip" or "cuda") and never become findings."""
 from __future__ import annotations
 
 import ast
-from typing import Callable
+from collections.abc import Callable
 
 HIP_MARKERS = frozenset({"torch.version.hip", "torch.utils.cpp_extension.IS_HIP_EXTENSION",
                          "torch.utils.cpp_extension.ROCM_HOME", "torch.cuda.is_rocm"})

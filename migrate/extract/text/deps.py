@@ -90,7 +90,7 @@ def setup_cfg(source: bytes) -> Extraction:
             continue
         key = re.match(r"^([\w-]+)\s*[=:]\s*(.*)$", line)
         if key:
-            in_list = section == "options" and key.group(1) in SETUP_CFG_LISTS or section == "options.extras_require"
+            in_list = (section == "options" and key.group(1) in SETUP_CFG_LISTS) or section == "options.extras_require"
             start = key.start(2)
         elif in_list and line[:1].isspace():
             start = 0
