@@ -9,7 +9,7 @@ from pathlib import Path
 
 from migrate.model import Extraction, Fact
 
-FACT_FIELDS = Fact.__slots__  # type: ignore[attr-defined]
+FACT_FIELDS = Fact.__slots__
 
 
 def default_dir() -> Path:

@@ -61,7 +61,8 @@ class RuleIndex:
         hits = [(rule, entry, fact.name) for rule, entry in named or ()]
         hits += [(rule, None, fact.name) for p, rule in prefixed or () if fact.name.startswith(p)]
         for rule in patterns or ():
-            found = rule.matcher.regex.search(fact.name)  # type: ignore[union-attr]
+            regex = rule.matcher.regex
+            found = regex.search(fact.name) if regex is not None else None
             if found:
                 hits.append((rule, None, found.group(0) if fact.kind == "asm" else fact.name))
         hits = [h for h in hits if _role_matches(h[0], fact.role)]
@@ -95,7 +96,7 @@ def defined_names(extractions: Iterable[Extraction]) -> frozenset[str]:
 def match_file(rel: str, extraction: Extraction, index: RuleIndex,
                portable: frozenset[str] = frozenset(), defined: frozenset[str] = frozenset()) -> list[Finding]:
     """Turn one file's facts into findings; guarded facts and the project's own names never do."""
-    findings: dict[tuple, Finding] = {}
+    findings: dict[tuple[str, int, int, int | None, str], Finding] = {}
     for fact in extraction.facts:
         if fact.guard in GUARDED or (fact.role == "namespace" and fact.name in portable):
             continue
@@ -137,7 +138,7 @@ def _limit(rule: Rule, index: RuleIndex) -> int | None:
     """The smallest value of the rule's `exceeds` property among the selected architectures."""
     if rule.exceeds is None:
         return None
-    return min(getattr(arch, rule.exceeds) for arch in rule.matching_archs(index.archs))
+    return min(int(getattr(arch, rule.exceeds)) for arch in rule.matching_archs(index.archs))
 
 
 def _unavailable(entry: Entry | None, target: Target) -> bool:
@@ -149,7 +150,7 @@ def _finding(rel: str, fact: Fact, rule: Rule, entry: Entry | None, symbol: str,
     hip = entry.hip if entry and entry.hip is not None else rule.hip
     hipify = (entry.hipify if entry and entry.hipify else None) or rule.hipify
     message = _message(rule, symbol, hip, entry, fact.value)
-    if _unavailable(entry, target):
+    if entry is not None and _unavailable(entry, target):
         message += f" ({hip} needs ROCm {entry.since}; the target is ROCm {target.rocm})"
         hipify = "no"
     return Finding(

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,8 @@ def class_rank(name: str) -> int:
     return CLASSES.index(name)
 
 
-def worst_class(names: object) -> str:
-    ranks = [class_rank(n) for n in names]  # type: ignore[attr-defined]
+def worst_class(names: Iterable[str]) -> str:
+    ranks = [class_rank(n) for n in names]
     return CLASSES[max(ranks)] if ranks else "native"
 
 
@@ -98,7 +99,7 @@ class Finding:
     precise: str | None = None  # with --precise: confirmed, fast-only, unchecked or precise-only
 
     @property
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[str, int, int, int, str, str]:
         return (self.path, self.cell or 0, self.line, self.column, self.rule, self.symbol)
 
     @property

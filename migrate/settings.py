@@ -12,8 +12,9 @@ from migrate.model import CLASSES
 DEFAULT_ROCM = "7.2"
 DEFAULT_ARCH = ("gfx942",)
 LEVELS = ("default", "configuration file", "command line")  # a layer's index is its level
-EFFORT_KEYS = {"learning-rate": (int, float), "kernel-review": (int, float), "kernel-validation": (int, float),
-               "kernel-rules": list, "hipify-factor": dict[str, Any], "fixed": dict[str, Any], "uncertainty": dict}
+EFFORT_KEYS: dict[str, type | tuple[type, ...]] = {
+    "learning-rate": (int, float), "kernel-review": (int, float), "kernel-validation": (int, float),
+    "kernel-rules": list, "hipify-factor": dict, "fixed": dict, "uncertainty": dict}
 # key in the file -> (expected type, Settings attribute); lists become tuples.
 FILE_KEYS: dict[str, tuple[type, str]] = {
     "rocm": (str, "rocm"), "target-arch": (list, "arch"), "exclude": (list, "exclude"),
@@ -60,7 +61,7 @@ class Settings:
     warnings: tuple[str, ...] = ()
 
 
-def resolve(layers: Sequence[Mapping[str, object]]) -> Settings:
+def resolve(layers: Sequence[Mapping[str, Any]]) -> Settings:
     """The precedence rule, in one place. `layers` run from weakest to strongest (LEVELS: defaults,
     configuration file, command line) and map Settings attribute names to values; None or an
     empty tuple means "not given". A stronger layer's value replaces a weaker one's, with three
@@ -76,10 +77,10 @@ def resolve(layers: Sequence[Mapping[str, object]]) -> Settings:
     for level, layer in enumerate(layers):
         given = {k: v for k, v in layer.items() if v is not None and v != ()}
         if "select" in given:
-            selects = [Choice(s, False, level) for s in given["select"]]  # type: ignore[union-attr]
-        ignores += [Choice(s, True, level) for s in given.get("ignore", ())]  # type: ignore[union-attr]
-        per_file += list(given.get("per_file_ignores", ()))  # type: ignore[call-overload]
-        warnings += list(given.get("warnings", ()))  # type: ignore[call-overload]
+            selects = [Choice(s, False, level) for s in given["select"]]
+        ignores += [Choice(s, True, level) for s in given.get("ignore", ())]
+        per_file += list(given.get("per_file_ignores", ()))
+        warnings += list(given.get("warnings", ()))
         values.update({k: v for k, v in given.items() if k in names})
     return Settings(**values, choices=tuple(selects + ignores),  # type: ignore[arg-type]
                     per_file_ignores=tuple(per_file), warnings=tuple(warnings))
@@ -108,10 +109,7 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    from migrate.compat import tomllib
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -137,10 +135,10 @@ def read_table(path: Path, table: dict[str, Any]) -> dict[str, object]:
 def _checked(path: Path, key: str, value: object, expected: type) -> object:
     if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
         raise SettingsError(f"{path}: key '{key}' must be a {expected.__name__}, not {type(value).__name__}")
-    if expected is list:
-        if not all(isinstance(item, str) for item in value):  # type: ignore[attr-defined]
+    if isinstance(value, list):
+        if not all(isinstance(item, str) for item in value):
             raise SettingsError(f"{path}: key '{key}' must be a list of strings")
-        return tuple(value)  # type: ignore[arg-type]
+        return tuple(value)
     if key == "fail-on" and value not in CLASSES:
         raise SettingsError(f"{path}: key 'fail-on' must be one of {', '.join(CLASSES)}, not {value!r}")
     return value

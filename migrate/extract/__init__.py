@@ -34,7 +34,8 @@ def _lazy(module: str, function: str) -> Callable[[bytes], Extraction]:
     def run(source: bytes) -> Extraction:
         import importlib
 
-        return getattr(importlib.import_module(f"migrate.extract.{module}"), function)(source)
+        extractor: Callable[[bytes], Extraction] = getattr(importlib.import_module(f"migrate.extract.{module}"), function)
+        return extractor(source)
 
     return run
 

@@ -64,4 +64,4 @@ def sarif(result: LintResult, rules: RuleBase, *, target: Target, root: str) -> 
     report = Report(tool_version=__version__, rules_version=rules.version, target=target, root=root,
                     files_scanned=result.files, lines=result.lines, seconds=0.0, workloads=(),
                     findings=result.findings, skipped=result.skipped, rules=rules.infos({f.rule for f in result.findings}))
-    return sarif_report.render(report)  # type: ignore[no-any-return]
+    return sarif_report.render(report)

@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from migrate.model import Extraction, Fact, Finding
 from migrate.precise import compile_commands
@@ -166,7 +166,7 @@ class _Classifier:
 
 
 def _facts(refs: Iterable[Ref], classify: _Classifier) -> tuple[PreciseFact, ...]:
-    out: dict[tuple, PreciseFact] = {}
+    out: dict[tuple[str, int, int, str, str, str, str], PreciseFact] = {}
     for ref in refs:
         fact = _fact(ref, classify)
         if fact is None:
@@ -181,8 +181,15 @@ def _facts(refs: Iterable[Ref], classify: _Classifier) -> tuple[PreciseFact, ...
     return tuple(sorted(out.values(), key=lambda p: (p.path, p.fact.line, p.fact.column, p.fact.name)))
 
 
+class _Where(TypedDict):
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
 def _fact(ref: Ref, classify: _Classifier) -> Fact | None:
-    where = {"line": ref.line, "column": ref.column, "end_line": ref.end_line, "end_column": ref.end_column}
+    where = _Where(line=ref.line, column=ref.column, end_line=ref.end_line, end_column=ref.end_column)
     if ref.kind == "kernel":
         return Fact(kind="construct", name="kernel-definition", text=ref.name, **where)
     if ref.kind == "launch":
@@ -211,7 +218,7 @@ def to_findings(results: Iterable[PreciseResult], index: RuleIndex) -> list[Find
     """Precise facts through the rule base: findings in the same shape as the fast scan's."""
     from migrate.match import match_file
 
-    out: dict[tuple, Finding] = {}
+    out: dict[tuple[str, str, int, int, str], Finding] = {}
     for result in results:
         for rel, extraction in result.extractions().items():
             for finding in match_file(rel, extraction, index):

@@ -8,11 +8,17 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from migrate.match import RuleIndex
 from migrate.model import Finding, PassResult, Target
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
+
+if TYPE_CHECKING:
+    from migrate.precise.analyse import PreciseResult
+    from migrate.precise.clang import Toolchain
+    from migrate.precise.compile_commands import Command
 
 
 def run(settings: Settings, root: Path, findings: Sequence[Finding], rules: RuleBase) -> PassResult:
@@ -50,7 +56,7 @@ def run(settings: Settings, root: Path, findings: Sequence[Finding], rules: Rule
     return PassResult(findings=tuple(labelled), notes=tuple(notes))
 
 
-def _analyse(item):
+def _analyse(item: tuple[Command, Path, Toolchain]) -> PreciseResult | str:
     from migrate.precise import analyse as precise
 
     command, root, toolchain = item

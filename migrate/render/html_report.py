@@ -34,7 +34,7 @@ def _workload(w: Workload, report: Report) -> dict[str, Any]:
             "worst": max(w.verdicts, key=lambda v: class_rank(v.migration_class))}
 
 
-def _findings(report: Report) -> list[list]:
+def _findings(report: Report) -> list[list[object]]:
     ids = report.finding_ids()
     return [[ids[f], f.rule, f.migration_class, f.workload, f.path, f.line, f.symbol, f.message, f.hipify,
              f.confidence, f.source_line[:SNIPPET_CHARS]] for f in report.findings]

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
-from migrate.model import SCHEMA_VERSION, Effort, Project, Report, Workload, class_rank, worst_class
+from migrate.model import SCHEMA_VERSION, Effort, Finding, Project, Report, Workload, class_rank, worst_class
 
 
 def to_json(report: Report) -> dict[str, Any]:
@@ -54,7 +55,7 @@ def target_differences(report: Report) -> list[dict[str, Any]]:
             for (rule, targets), count in sorted(rows.items())]
 
 
-def _workload(w: Workload, ids: dict[str, Any]) -> dict[str, Any]:
+def _workload(w: Workload, ids: dict[Finding, str]) -> dict[str, Any]:
     worst = max(w.verdicts, key=lambda v: class_rank(v.migration_class))
     return {
         "name": w.name, "root": w.root, "kind": w.kind, "class": w.migration_class,
@@ -77,7 +78,7 @@ def _project(report: Report, project: Project) -> dict[str, Any]:
             "effort_hours": _sum(w.effort for w in members).to_json(), "workloads": list(project.workloads)}
 
 
-def _sum(efforts) -> Effort:
+def _sum(efforts: Iterable[Effort]) -> Effort:
     items = list(efforts)
     return Effort(low=sum(e.low for e in items), likely=sum(e.likely for e in items), high=sum(e.high for e in items))
 

@@ -57,20 +57,22 @@ def _rule(rule: RuleInfo) -> dict[str, Any]:
 def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
     region = {"startLine": finding.line, "startColumn": finding.column,
               "endLine": finding.end_line, "endColumn": max(finding.end_column, finding.column)}
-    result = {
+    properties: dict[str, object] = {
+        "class": finding.migration_class, "symbol": finding.symbol, "hip": finding.hip,
+        "hipify": finding.hipify, "workload": finding.workload, "targets": list(finding.targets)}
+    if finding.cell is not None:
+        properties["notebookCell"] = finding.cell
+    result: dict[str, object] = {
         "ruleId": finding.rule,
         "level": LEVELS[finding.migration_class],
         "message": {"text": finding.message},
         "locations": [{"physicalLocation": {"artifactLocation": {"uri": finding.path, "uriBaseId": "SRCROOT"},
                                             "region": region}}],
         "partialFingerprints": {"rocmMigrate/v1": finding.fingerprint},
-        "properties": {"class": finding.migration_class, "symbol": finding.symbol, "hip": finding.hip,
-                       "hipify": finding.hipify, "workload": finding.workload, "targets": list(finding.targets)},
+        "properties": properties,
     }
     if finding.rule in index:
         result["ruleIndex"] = index[finding.rule]
-    if finding.cell is not None:
-        result["properties"]["notebookCell"] = finding.cell
     return result
 
 

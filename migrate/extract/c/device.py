@@ -230,8 +230,8 @@ def _call(fn_node: ts.Node, scopes: Scopes, emit: Emit) -> None:
         mask = text(first).strip()
         if is_32_lane_mask(mask) or (first.type == "identifier" and scopes.has(scopes.mask32, first, mask)):
             emit("lane-mask-32", first, name)
-        if name in SHUFFLES and len(values) > 2 and integer(text(values[2])) == 16 and not _loop_parent(call) \
-                and not _has_offset_32(call):
+        if name in SHUFFLES and len(values) > 2 and integer(text(values[2])) == 16 and call is not None \
+                and not _loop_parent(call) and not _has_offset_32(call):
             emit("shuffle-offset-16", values[2], name)
     elif name in ("cudaFuncSetAttribute", "cuFuncSetAttribute") and len(values) > 2 \
             and text(values[1]).split("::")[-1] in DYNAMIC_SHARED_ATTRIBUTE:
@@ -239,9 +239,9 @@ def _call(fn_node: ts.Node, scopes: Scopes, emit: Emit) -> None:
         if size is not None:
             emit("shared-memory-request", values[2], name, value=size)
     elif name == "__popc" and _mentions_ballot(first, scopes):
-        emit("popc-ballot", call, name)  # type: ignore[arg-type]
+        emit("popc-ballot", call or first, name)
     elif name.split("::")[-1] == "tiled_partition" and len(values) > 1 and integer(text(values[1])) == 32:
-        emit("tiled-partition-32", call, "tiled_partition")  # type: ignore[arg-type]
+        emit("tiled-partition-32", call or first, "tiled_partition")
 
 
 def _mentions_ballot(node: ts.Node, scopes: Scopes) -> bool:
@@ -330,15 +330,17 @@ def _shared_and_managed(node: ts.Node, emit: Emit) -> None:
         return
     element = SIZES.get(_type_of(node))
     for declarator in (c for c in node.named_children if c.type == "array_declarator"):
-        dims, inner = [], declarator
+        dims: list[int | None] = []
+        inner: ts.Node | None = declarator
         while inner is not None and inner.type == "array_declarator":
             size = inner.child_by_field_name("size")
             dims.append(size_of(text(size)) if size is not None else None)
             inner = inner.child_by_field_name("declarator")
-        if element and dims and None not in dims:
+        known = [d for d in dims if d is not None]
+        if element and dims and len(known) == len(dims):
             total = element
-            for dim in dims:
-                total *= dim  # type: ignore[operator]
+            for dim in known:
+                total *= dim
             emit("shared-memory-request", declarator, "__shared__", value=total)
 
 

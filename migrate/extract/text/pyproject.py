@@ -9,21 +9,19 @@ from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
+from migrate.compat import tomllib
 from migrate.extract.text.lines import fact, finish
 from migrate.extract.text.packages import conda_names, pip_names, url_names
 from migrate.model import Extraction, Fact
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
-
 HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 KEY_LINE = re.compile(r"^\s*(\"(?:[^\"\\]|\\.)*\"|'[^']*'|[\w-]+)\s*[.=]")
 KEY_PART = re.compile(r"\s*(\"(?:[^\"\\]|\\.)*\"|'[^']*'|[\w-]+)\s*\.?")
-PIP_LISTS = (("project", "dependencies"), ("build-system", "requires"), ("tool", "uv", "dev-dependencies"),
+PIP_LISTS: tuple[tuple[str, ...], ...] = (
+    ("project", "dependencies"), ("build-system", "requires"), ("tool", "uv", "dev-dependencies"),
              ("tool", "uv", "constraint-dependencies"), ("tool", "uv", "override-dependencies"))
-PIP_LIST_TABLES = (("project", "optional-dependencies"), ("dependency-groups",), ("tool", "pdm", "dev-dependencies"))
+PIP_LIST_TABLES: tuple[tuple[str, ...], ...] = (
+    ("project", "optional-dependencies"), ("dependency-groups",), ("tool", "pdm", "dev-dependencies"))
 URL_KEYS = ("url", "index", "index-url", "extra-index-url", "find-links", "default-index")
 
 
@@ -57,7 +55,7 @@ class Locator:
                 path, start = _key_path(m.group(2)), number
         self._close(path, seen, start, len(self.lines))
 
-    def _close(self, path: tuple[str, ...], seen: dict[str, Any], start: int, end: int) -> None:
+    def _close(self, path: tuple[str, ...], seen: dict[tuple[str, ...], int], start: int, end: int) -> None:
         occurrence = seen.get(path, 0)
         seen[path] = occurrence + 1
         self.spans.append((path, occurrence, start, end))
@@ -218,9 +216,10 @@ def _pixi(pixi: dict[str, Any], table: tuple[str, ...]) -> Iterator[Item]:
 
 
 def _get(data: dict[str, Any], path: tuple[str, ...]) -> object:
+    value: object = data
     for part in path:
-        data = _table(data).get(part)  # type: ignore[assignment]
-    return data
+        value = _table(value).get(part)
+    return value
 
 
 def _table(value: object) -> dict[str, Any]:
