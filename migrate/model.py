@@ -181,6 +181,7 @@ class Project:
     name: str
     root: str
     workloads: tuple[str, ...]
+    commit: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -271,6 +272,8 @@ class Report:
     projects: tuple[Project, ...] = field(default=())
     rules: tuple[RuleInfo, ...] = field(default=())  # the rules behind the findings
     hipify: HipifySummary | None = None  # None when hipify-perl was not used
+    commit: str | None = None  # the git commit of the scanned folder, when it is the top of a checkout
+    scanned_at: str = ""  # ISO 8601, UTC
 
     @property
     def migration_class(self) -> str:

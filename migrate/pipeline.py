@@ -3,15 +3,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from migrate import __version__
+from migrate import __version__, vcs
 from migrate.cache import Cache
 from migrate.discover import discover
 from migrate.extract.run import Progress, extract_all, extracted, skipped
 from migrate.match import match_targets
-from migrate.model import Extraction, Finding, PassResult, Project, Report, SourceFile, Target, Workload
+from migrate.model import Extraction, Finding, PassResult, Report, SourceFile, Target
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
 from migrate.workloads import assemble
@@ -24,7 +25,17 @@ if TYPE_CHECKING:
 
 
 def run(targets: list[Path], settings: Settings, rules: RuleBase, progress: Progress | None = None) -> Report:
+    """One project; several folders are a portfolio, each folder its own project (migrate.portfolio)."""
+    from migrate import portfolio
+
+    if portfolio.is_portfolio(targets):
+        return portfolio.run([(t, settings) for t in targets], rules, progress)
+    return scan_project(targets, settings, rules, progress)
+
+
+def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progress: Progress | None = None) -> Report:
     started = time.perf_counter()
+    scanned_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     found = discover(targets, include_vendored=settings.include_vendored, exclude=settings.exclude)
     outcomes = extract_all(found.files, max_file_size=settings.max_file_size, cache=Cache(settings.cache_dir),
                            jobs=settings.jobs, progress=progress)
@@ -45,7 +56,8 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase, progress: Prog
         workloads=tuple(workloads), findings=tuple(sorted(judged, key=lambda f: f.sort_key)),
         skipped=tuple(sorted([*found.skipped, *skipped(outcomes, lambda f: f.rel)], key=lambda s: s.path)),
         notes=tuple(notes),
-        projects=_projects(targets, found.root, workloads),
+        commit=vcs.head_commit(found.root) if len(targets) == 1 and targets[0].is_dir() else None,
+        scanned_at=scanned_at,
         hipify=hipify_pass.summary(workloads) if hipify_pass else None,
         rules=rules.infos({f.rule for f in judged}),
     )
@@ -67,17 +79,3 @@ def _precise(settings: Settings, root: Path, findings: Sequence[Finding], rules:
     from migrate.precise import scan_pass
 
     return scan_pass.run(settings, root, findings, rules)
-
-
-def _projects(targets: list[Path], root: Path, workloads: list[Workload]) -> tuple[Project, ...]:
-    """A portfolio: several directories scanned together, each its own project."""
-    folders = [t.resolve() for t in targets if t.is_dir()]
-    if len(folders) < 2 or len(folders) != len(targets):
-        return ()
-    projects = []
-    for folder in folders:
-        rel = folder.relative_to(root).as_posix() if folder != root else "."
-        names = tuple(w.name for w in workloads
-                      if rel == "." or any(f == rel or f.startswith(rel + "/") for f in w.files))
-        projects.append(Project(name=folder.name, root=rel, workloads=names))
-    return tuple(projects)
