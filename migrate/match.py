@@ -105,6 +105,8 @@ def match_file(rel: str, extraction: Extraction, index: RuleIndex,
         for rule, entry, symbol in index.lookup(fact):
             if rule.when == "unavailable" and not _unavailable(entry, index.target):
                 continue
+            if not _value_matches(rule, entry, fact):
+                continue
             limit = _limit(rule, index)
             if limit is not None and (fact.value is None or fact.value <= limit):
                 continue
@@ -132,6 +134,20 @@ def match_targets(files: Sequence[tuple[str, Extraction]], rules: RuleBase, *, r
                 merged.setdefault(key, finding)
                 found_for.setdefault(key, []).append(arch)
     return [replace(f, targets=tuple(found_for[k])) for k, f in merged.items()]
+
+
+def _value_matches(rule: Rule, entry: Entry | None, fact: Fact) -> bool:
+    """A flag rule (or map entry) with `value:` applies only when the flag's value matches it:
+    `-arch sm_80` is nvcc's, `-arch x86_64` is not."""
+    pattern = entry.value if entry is not None and entry.value is not None else rule.matcher.value
+    if pattern is None:
+        return True
+    return bool(pattern.search(flag_value(fact)))
+
+
+def flag_value(fact: Fact) -> str:
+    """`-arch=sm_80` -> `sm_80`; `-x cu` -> `cu`."""
+    return fact.text[len(fact.name):].lstrip("= \t") if fact.text.startswith(fact.name) else ""
 
 
 def _limit(rule: Rule, index: RuleIndex) -> int | None:

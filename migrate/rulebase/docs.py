@@ -1,6 +1,9 @@
 """A rule's documentation, rendered from its record: for `explain` and for docs/rules/."""
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
 from migrate.rulebase.load import Rule
 
 FAMILIES = {
@@ -100,3 +103,28 @@ def terminal(rule: Rule) -> str:
         if len(rule.matcher.entries) > len(shown):
             lines.append(f"  ... and {len(rule.matcher.entries) - len(shown)} more (docs/rules/{rule.id}.md)")
     return "\n".join(lines)
+
+
+def vocabulary_tables() -> dict[str, str]:
+    """The Markdown tables docs/rules-format.md shows of migrate/vocabulary.py, by marker name."""
+    from migrate import vocabulary as v
+
+    def table(head: tuple[str, ...], rows: Iterable[tuple[str, ...]]) -> str:
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        return "\n".join([*lines, *("| " + " | ".join(row) + " |" for row in rows)])
+
+    return {
+        "kinds": table(("kind", "produced from", "name"), ((f"`{k}`", src, name) for k, (src, name) in v.FACT_KINDS.items())),
+        "roles": table(("role", "meaning"), ((f"`{k}`", text) for k, text in v.ROLES.items())),
+        "c-constructs": table(("construct", "what it is"), ((f"`{k}`", text) for k, text in v.C_CONSTRUCTS.items())),
+        "python-constructs": table(("construct", "what it is"), ((f"`{k}`", text) for k, text in v.PYTHON_CONSTRUCTS.items())),
+        "lint-constructs": table(("construct", "what it is"), ((f"`{k}`", text) for k, text in v.LINT_CONSTRUCTS.items())),
+    }
+
+
+def fill_markers(text: str, tables: dict[str, str]) -> str:
+    """Replace each `<!-- vocabulary:NAME -->...<!-- /vocabulary -->` block with its table."""
+    def block(m: re.Match[str]) -> str:
+        return f"<!-- vocabulary:{m.group(1)} -->\n{tables[m.group(1)]}\n<!-- /vocabulary -->"
+
+    return re.sub(r"<!-- vocabulary:([a-z-]+) -->.*?<!-- /vocabulary -->", block, text, flags=re.S)

@@ -1,6 +1,7 @@
 """Load, validate and index the rule base (rules/*.yaml)."""
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import re
@@ -13,6 +14,7 @@ import yaml
 
 from migrate import __version__
 from migrate.model import RuleInfo
+from migrate.vocabulary import CONSTRUCTS, FACT_KINDS, ROLES
 
 if TYPE_CHECKING:
     import jsonschema
@@ -39,6 +41,7 @@ class Entry:
     deprecated: str | None = None
     removed: str | None = None
     experimental: str | None = None
+    value: re.Pattern[str] | None = None  # flags: the entry applies only when the flag's value matches
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -49,6 +52,7 @@ class Matcher:
     regex: re.Pattern[str] | None = None
     entries: dict[str, Entry] = field(default_factory=dict)
     roles: frozenset[str] = frozenset()
+    value: re.Pattern[str] | None = None  # flags: only when the flag's value matches (searched)
 
     def names(self) -> Iterable[str]:
         return (*self.exact, *self.entries)
@@ -138,8 +142,23 @@ def load_rules(directory: Path | None = None) -> RuleBase:
 def _validator() -> jsonschema.Draft202012Validator:
     import jsonschema
 
-    schema = json.loads(SCHEMA_PATH.read_text())
-    return jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft202012Validator(schema())
+
+
+def schema() -> dict[str, Any]:
+    """rule.schema.json with its vocabulary (fact kinds, roles, construct names) filled in from
+    migrate/vocabulary.py, the one place those words are written."""
+    data: dict[str, Any] = json.loads(SCHEMA_PATH.read_text())
+    defs = data["$defs"]
+    defs["matcher"]["properties"]["roles"] = {"type": "array", "items": {"enum": list(ROLES)}, "minItems": 1}
+    names = {"enum": list(CONSTRUCTS)}
+    construct = copy.deepcopy(defs["matcher"])
+    construct["properties"]["exact"] = {"oneOf": [names, {"type": "array", "items": names, "minItems": 1}]}
+    construct["properties"]["map"] = {**construct["properties"]["map"], "propertyNames": names}
+    defs["constructMatcher"] = construct
+    defs["rule"]["properties"]["match"]["properties"] = {
+        kind: {"$ref": "#/$defs/constructMatcher" if kind == "construct" else "#/$defs/matcher"} for kind in FACT_KINDS}
+    return data
 
 
 def _load_file(path: Path, raw: bytes, validator: jsonschema.Draft202012Validator) -> list[Rule]:
@@ -176,6 +195,8 @@ def _describe(path: Path, records: object, error: jsonschema.ValidationError) ->
     reason = error.message
     if isinstance(error.instance, bool):
         reason += " (YAML read a bare yes/no/on/off as a boolean: quote it)"
+    if fieldname.startswith(("match.construct", "match.")) and ("roles" in fieldname or "construct" in fieldname):
+        reason += " (constructs and roles are listed in migrate/vocabulary.py)"
     return f"rules/{path.name}: {rule_id}: field '{fieldname}': {reason}"
 
 
@@ -188,7 +209,9 @@ def _as_tuple(value: object) -> tuple[str, ...]:
 def _entry(value: object) -> Entry:
     if value is None or isinstance(value, str):
         return Entry(hip=value)
-    return Entry(**value)  # type: ignore[arg-type]
+    fields = dict(value) if isinstance(value, dict) else {}
+    pattern = fields.pop("value", None)
+    return Entry(**fields, value=re.compile(pattern) if pattern else None)
 
 
 def _build(record: dict[str, Any], filename: str) -> Rule:
@@ -200,6 +223,7 @@ def _build(record: dict[str, Any], filename: str) -> Rule:
         regex=re.compile(spec["regex"]) if "regex" in spec else None,
         entries={k: _entry(v) for k, v in (spec.get("map") or {}).items()},
         roles=frozenset(spec.get("roles", ())),
+        value=re.compile(spec["value"]) if "value" in spec else None,
     )
     rocm = record.get("rocm", {})
     return Rule(

@@ -9,7 +9,7 @@ import pickle
 import sys
 from pathlib import Path
 
-from migrate import __version__
+from migrate import __version__, vocabulary
 from migrate.rulebase import load as rules
 from migrate.rulebase.load import RuleBase, default_rules_dir, load_rules
 
@@ -23,7 +23,7 @@ BAD_PICKLE = (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportE
 def content_key(directory: Path) -> str:
     """A hash of every rule file, the loader and its schema, the tool and Python versions."""
     digest = hashlib.sha256(f"{__version__}\0{sys.version_info[:2]}\0".encode())
-    for path in (Path(rules.__file__), rules.SCHEMA_PATH, *sorted(directory.glob("*.yaml"))):
+    for path in (Path(rules.__file__), rules.SCHEMA_PATH, Path(vocabulary.__file__), *sorted(directory.glob("*.yaml"))):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:32]
 

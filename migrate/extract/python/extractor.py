@@ -6,9 +6,8 @@ import ast
 
 from migrate.extract.python import constructs, embedded, structure
 from migrate.extract.python.guards import HipGuards
-from migrate.extract.text.buildfiles import NVCC_FLAGS
 from migrate.extract.text.deps import REQUIREMENT, normalise
-from migrate.extract.text.lines import FLAG, line_texts
+from migrate.extract.text.lines import FLAG, flag_text, line_texts
 from migrate.model import Extraction, Fact
 
 PROPERTY_CALLS = frozenset({"torch.cuda.get_device_properties"})
@@ -280,8 +279,7 @@ class _Visitor(ast.NodeVisitor):
             value = self.lists[value.id]
         for const in _strings(value):
             for m in FLAG.finditer(str(const.value)):
-                if NVCC_FLAGS.match(m.group(1)):
-                    self.add("flag", m.group(1), const, text=m.group(0))
+                self.add("flag", m.group(1), const, text=flag_text(m))
 
     # -- helpers ----------------------------------------------------------
     def _requirements(self, call: ast.Call) -> None:

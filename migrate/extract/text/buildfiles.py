@@ -7,13 +7,6 @@ from migrate.extract.text import commands
 from migrate.extract.text.lines import Logical, fact, finish, flags, logical_lines, numbered
 from migrate.model import Extraction, Fact
 
-NVCC_FLAGS = re.compile(
-    r"^(-gencode|--generate-code|-arch|--gpu-architecture|-code|--use_fast_math|-use_fast_math|--?expt-[\w-]+"
-    r"|--extended-lambda|--ptxas-options|--compiler-bindir|-rdc|--relocatable-device-code|-dc|-dlink|-Xptxas"
-    r"|-maxrregcount|--maxrregcount|-ccbin|-Xcompiler|--compiler-options|-Xcudafe|-Xnvlink|--default-stream"
-    r"|-lineinfo|--generate-line-info|-res-usage|--resource-usage|--?ptx|--?cubin|--?fatbin|-x"
-    r"|-Wno-deprecated-gpu-targets|--?diag-suppress|-lcuda\w*|-lcu\w+|-lnv[\w-]+|-lnccl\w*)$"
-)
 WORD_NVIDIA_SMI = re.compile(r"\bnvidia-smi\b")
 WORD_NVCC = re.compile(r"(?<![\w-])(?:[\w$(){}.~/-]*/)?nvcc\b(?![.-])")
 # Lines that only mention a tool (messages, existence checks) do not run it.
@@ -71,5 +64,5 @@ def command_line(line: str, number: int) -> list[Fact]:
         facts.append(fact("construct", "subprocess-nvidia-smi", number, m.start(), m.end(), text="nvidia-smi"))
     for m in WORD_NVCC.finditer(line):
         facts.append(fact("flag", "nvcc", number, m.start(), m.end(), text=m.group(0)))
-    facts.extend(flags(line, number, NVCC_FLAGS))
+    facts.extend(flags(line, number))
     return facts

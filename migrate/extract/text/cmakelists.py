@@ -7,7 +7,6 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from migrate.extract.text.buildfiles import NVCC_FLAGS
 from migrate.extract.text.lines import fact, finish, flags
 from migrate.model import Extraction, Fact
 
@@ -175,7 +174,7 @@ def _arguments(command: Command, where: _Positions) -> list[Fact]:
         offset = arg.start
         for piece in arg.text.split("\n"):
             line, col = where(offset)
-            out.extend(flags(" " * col + piece, line, NVCC_FLAGS))
+            out.extend(flags(" " * col + piece, line))
             offset += len(piece) + 1
     return out
 

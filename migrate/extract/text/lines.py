@@ -8,16 +8,6 @@ from dataclasses import dataclass
 from migrate.model import Extraction, Fact
 
 FLAG = re.compile(r"(?<![\w-])(-{1,2}[A-Za-z][\w-]*)(?:=([^\s\"');,]+)|(?=[ \t]+([^\s\"');,-][^\s\"');,]*)))?")
-# Flags that only belong to nvcc when their value says so (-arch x86_64 is macOS, -x c++ is gcc,
-# -rdc=false is nvcc's default).
-NVIDIA_VALUED_FLAGS = {
-    "-arch": re.compile(r"^(sm|compute|lto)_\d+[a-z]?|^(native|all|all-major)$"),
-    "--gpu-architecture": re.compile(r"^(sm|compute|lto)_\d+[a-z]?|^(native|all|all-major)$"),
-    "-code": re.compile(r"^(sm|compute|lto)_\d+[a-z]?"),
-    "-x": re.compile(r"^cu$"),
-    "-rdc": re.compile(r"^(true|on|1)\b", re.IGNORECASE),
-    "--relocatable-device-code": re.compile(r"^(true|on|1)\b", re.IGNORECASE),
-}
 # A shell word: runs of unquoted characters, escapes and quoted strings.
 WORD = re.compile(r"""(?:[^\s"'\\;&|()`]|\\.|"(?:[^"\\]|\\.)*"|'[^']*')+|[;&|()`]+""")
 SEPARATOR = re.compile(r"^[;&|()`]+$")
@@ -36,16 +26,15 @@ def fact(kind: str, name: str, line: int, start: int, end: int, *, text: str = "
                 text=text, role=role)
 
 
-def flags(line: str, number: int, wanted: re.Pattern[str]) -> list[Fact]:
-    """Compiler flags on a line whose name matches `wanted` (-gencode, -arch, --use_fast_math ...)."""
-    out = []
-    for m in FLAG.finditer(line):
-        name, value = m.group(1), m.group(2) or m.group(3) or ""
-        condition = NVIDIA_VALUED_FLAGS.get(name)
-        if not wanted.match(name) or (condition and not condition.match(value)):
-            continue
-        out.append(fact("flag", name, number, m.start(), m.end(), text=m.group(0)))
-    return out
+def flags(line: str, number: int) -> list[Fact]:
+    """Every flag on a line, with its value in the text (`-arch=sm_80`, `-x cu`): the rules decide
+    which are nvcc's (a rule's `value:` tells `-arch sm_80` from macOS's `-arch x86_64`)."""
+    return [fact("flag", m.group(1), number, m.start(), m.end(), text=flag_text(m)) for m in FLAG.finditer(line)]
+
+
+def flag_text(m: re.Match[str]) -> str:
+    """The flag with its value: `-arch=sm_80` as written, `-x cu` for a value after a space."""
+    return f"{m.group(1)} {m.group(3)}" if m.group(3) else m.group(0)
 
 
 def line_texts(lines: list[str], facts: list[Fact], *, cell: int | None = None) -> dict[tuple[int, int], str]:

@@ -1,0 +1,99 @@
+"""The words extractors and rules share: fact kinds, identifier roles and construct names.
+
+Written once here; the rule schema's enums are filled from it when rules are loaded
+(rulebase.load), and the tables in docs/rules-format.md are generated from it
+(scripts/generate_docs.py; a test fails when they drift). An extractor that emits a new
+construct, or a rule that matches one, needs its name added here first."""
+from __future__ import annotations
+
+# kind -> (produced from, what the fact's name is)
+FACT_KINDS: dict[str, tuple[str, str]] = {
+    "identifier": ("C/C++/CUDA code outside comments and strings", "the identifier (`cudaMalloc`)"),
+    "include": ("`#include`", "the header as written (`cuda_runtime.h`)"),
+    "asm": ("inline `asm(...)`", "the assembly text (the matcher's `regex` is searched in it)"),
+    "construct": ("a pattern an extractor recognises", "the construct's name (see below)"),
+    "python_import": ("`import x.y`, `from x import y`", "the module (`pynvml`)"),
+    "python_attr": ("attribute chains and calls, resolved through import aliases", "the dotted name (`torch.version.cuda`)"),
+    "requirement": ("requirements files, setup.py/pyproject dependencies, conda files", "the normalised package name"),
+    "base_image": ("Dockerfile `FROM`", "the image reference"),
+    "cmake": ("CMake commands and variables, build variables in Makefiles, shell and Dockerfiles",
+              "the command or variable name"),
+    "flag": ("every compiler or linker flag in build files, nvcc invocations and setup.py nvcc arguments",
+             "the flag (`-arch`); its value is the fact's text after the flag"),
+    "manifest": ("Dockerfile ENV, compose files, Kubernetes manifests, shell and Slurm scripts", "the key or option"),
+}
+
+# Facts no rule matches: the workload stage and the matcher read them (kind -> what it records).
+STRUCTURE_KINDS: dict[str, str] = {
+    "defined": "a macro the project defines (its uses are the project's names, not CUDA's)",
+    "namespace_alias": "`namespace a = b;` (a HIP-guarded alias makes `a::` portable repo-wide)",
+    "cmake_project": "a CMake `project()`",
+    "cmake_target": "a CMake target; the role is the command that made it",
+    "cmake_include": "include directories of a target",
+    "cmake_link": "`target_link_libraries` of a target",
+    "distribution": "a Python distribution's name (pyproject, setup.py, setup.cfg)",
+    "extension": "a PyTorch extension built by setup.py (role `setup`) or loaded at run time (role `jit`)",
+}
+
+# Fact roles; a rule without `roles` matches every role but `definition` and `alias`.
+ROLES: dict[str, str] = {
+    "call": "a call `f()`",
+    "member": "a member call `obj.f()`",
+    "type": "a type name",
+    "template": "the name of a template type",
+    "value": "any other use of the name",
+    "macro": "a name in a preprocessor condition",
+    "namespace": "a namespace qualifier",
+    "definition": "a function's own name",
+    "alias": "`namespace a = b;`",
+    "command": "a CMake command (facts of kind `cmake`)",
+    "project": "`project()` (facts of kind `cmake_project`)",
+    "add_library": "the command that made a CMake target",
+    "add_executable": "the command that made a CMake target",
+    "cuda_add_library": "the command that made a CMake target (FindCUDA)",
+    "cuda_add_executable": "the command that made a CMake target (FindCUDA)",
+    "include_directories": "facts of kind `cmake_include`",
+    "target_include_directories": "facts of kind `cmake_include`",
+    "target_link_libraries": "facts of kind `cmake_link`",
+    "setup": "an extension built by setup.py",
+    "jit": "an extension loaded at run time (`load`, `load_inline`)",
+}
+
+# Construct name -> what it is, by the extractor that emits it.
+C_CONSTRUCTS: dict[str, str] = {
+    "kernel-definition": "a `__global__` function",
+    "kernel-launch": "a `<<<...>>>` launch in host code",
+    "device-kernel-launch": "a launch in device code (dynamic parallelism)",
+    "device-runtime-call": "a `cuda*` runtime call in device code",
+    "lane-mask-32": "a mask covering at most 32 lanes passed to a `*_sync` intrinsic or `__syncwarp`",
+    "ballot-32bit-store": "a ballot result stored in a 32-bit integer",
+    "popc-ballot": "`__popc` of a ballot (a 32-bit population count of a 64-bit mask)",
+    "lane-arith-32": "`& 31`, `% 32`, `>> 5`, `/ 32`, `< 32`, `>= 32` on a lane/thread/warp expression in device code",
+    "warpsize-compare-32": "`warpSize == 32` and its spellings",
+    "shuffle-offset-16": "a shuffle reduction starting at offset 16",
+    "tiled-partition-32": "`tiled_partition<32>` / `tiled_partition(g, 32)`",
+    "warp-size-constant-32": "a constant named like a warp size, defined as 32 (or its log, 5)",
+    "warp-size-constant-use": "a use of such a constant",
+    "warpsize-constexpr": "`warpSize` where a constant expression is needed",
+    "shared-memory-request": "a dynamic or static shared-memory request; its value is the byte count",
+    "launch-bounds-min-blocks": "`__launch_bounds__` with a minimum-blocks argument",
+    "managed-variable": "a `__managed__` variable",
+}
+PYTHON_CONSTRUCTS: dict[str, str] = {
+    "subprocess-nvidia-smi": "a run of nvidia-smi (subprocess, notebook `!`, shell, Makefile, Dockerfile)",
+    "capability-compare": "a comparison of the compute capability",
+    "numba-cuda-kernel": "a `@cuda.jit` kernel",
+    "triton-inline-asm": "`tl.inline_asm_elementwise`",
+    "triton-num-warps": "a `num_warps` value",
+    "warp-size-32-python": "a warp size of 32 in Python code",
+    "onnxruntime-nvidia-provider": "an NVIDIA execution provider of ONNX Runtime",
+    "jax-cuda-platform": "JAX's `cuda` platform name",
+    "jax-ffi-cuda-target": "an FFI target registered for CUDA",
+    "gpu-name-compare": "a comparison of the GPU's name with an NVIDIA product name",
+    "tf32-enabled": "TF32 switched on",
+}
+LINT_CONSTRUCTS: dict[str, str] = {
+    "suppression-without-rules": "a `rocm-migrate: ignore` marker that names no rule",
+    "unused-suppression": "a suppression that matched no finding",
+}
+CONSTRUCTS: dict[str, str] = {**C_CONSTRUCTS, **PYTHON_CONSTRUCTS, **LINT_CONSTRUCTS}
