@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from migrate.model import CLASSES
+from migrate.rulebase import targets
 
-DEFAULT_ROCM = "7.2"
-DEFAULT_ARCH = ("gfx942",)
 LEVELS = ("default", "configuration file", "command line")  # a layer's index is its level
 EFFORT_KEYS: dict[str, type | tuple[type, ...]] = {
     "learning-rate": (int, float), "kernel-review": (int, float), "kernel-validation": (int, float),
@@ -39,8 +38,8 @@ class Choice:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Settings:
-    rocm: str = DEFAULT_ROCM
-    arch: tuple[str, ...] = DEFAULT_ARCH
+    rocm: str = field(default_factory=lambda: targets.load().default_rocm)  # rules/targets/gpus.yaml
+    arch: tuple[str, ...] = field(default_factory=lambda: targets.load().default_arch)
     exclude: tuple[str, ...] = ()
     max_file_size: int = 5 * 1024 * 1024
     include_vendored: bool = False

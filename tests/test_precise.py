@@ -167,3 +167,10 @@ def test_scan_precise_labels_findings_or_says_what_is_missing(tmp_path) -> None:
     labels = {(f["line"], f["symbol"]): f["precise"] for f in report["findings"] if f["path"] == "app.cu"}
     assert labels[(21, "cudaMemset")] == "precise-only" and labels[(25, "cudaMemcpyToSymbol")] == "fast-only"
     assert labels[(30, "cudaFree")] == "confirmed"
+
+
+def test_an_options_file_that_includes_itself_stops_with_a_note(tmp_path: Path) -> None:
+    (tmp_path / "loop.rsp").write_text("-I include --options-file loop.rsp\n")
+    args, notes = compile_commands.translate(["--options-file", "loop.rsp", "-arch=sm_80"], directory=tmp_path)
+    assert args.count("-I") == 4 and args[-1] == "--cuda-gpu-arch=sm_80"
+    assert any("nested deeper than 4 levels" in n for n in notes)

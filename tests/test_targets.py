@@ -9,8 +9,8 @@ from migrate.rulebase import targets
 
 def test_catalogue_defaults_match_settings() -> None:
     catalogue = targets.load()
-    assert catalogue.default_rocm == settings.DEFAULT_ROCM
-    assert catalogue.default_arch == settings.DEFAULT_ARCH
+    assert catalogue.default_rocm == settings.Settings().rocm
+    assert catalogue.default_arch == settings.Settings().arch
 
 
 @pytest.mark.parametrize(("arch", "wave", "lds", "fp8"), [

@@ -1,0 +1,67 @@
+"""The folder tree is the architecture (docs/architecture.md): every import between the
+project's packages is an edge the table allows."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "migrate"
+BASE = {"model", "vocabulary", "compat", "__version__"}
+ALLOWED: dict[str, set[str]] = {
+    "model": set(), "vocabulary": set(), "compat": set(),
+    "cache": {"model"}, "readfile": {"model"}, "discover": {"model"},
+    "rulebase": set(), "settings": {"rulebase"},
+    "extract": {"cache", "readfile"},
+    "match": {"rulebase"},
+    "hipify": {"match", "rulebase", "settings", "discover"},
+    "precise": {"match", "rulebase", "settings"},
+    "workloads": {"rulebase"},
+    "vcs": set(),
+    "pipeline": {"cache", "discover", "extract", "match", "hipify", "precise", "workloads", "rulebase", "settings",
+                 "portfolio", "vcs"},
+    "portfolio": {"pipeline", "rulebase", "settings", "vcs"},
+    "lint": {"cache", "discover", "extract", "match", "rulebase", "settings", "render"},
+    "render": set(),
+    "cli": {"*"}, "__main__": {"cli"},
+}
+EXCEPTIONS = {("migrate/hipify/convert.py", "pipeline"), ("migrate/hipify/todo.py", "pipeline")}
+
+
+def _unit(dotted: str) -> str:
+    parts = dotted.split(".")
+    return parts[1] if len(parts) > 1 else "migrate"
+
+
+def _imports(path: Path) -> set[str]:
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "migrate":
+            out |= {_unit(f"migrate.{a.name}") for a in node.names} if node.module == "migrate" else {_unit(node.module)}
+        elif isinstance(node, ast.Import):
+            out |= {_unit(a.name) for a in node.names if a.name.split(".")[0] == "migrate"}
+    return out
+
+
+def test_every_package_is_in_the_table() -> None:
+    units = {p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__"} | {p.name for p in PACKAGE.iterdir()
+                                                                               if (p / "__init__.py").exists()}
+    assert units <= set(ALLOWED), f"add {sorted(units - set(ALLOWED))} to docs/architecture.md and ALLOWED here"
+
+
+def test_imports_follow_the_pipeline() -> None:
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        unit = _unit(".".join(path.relative_to(ROOT).with_suffix("").parts))
+        allowed = ALLOWED.get(unit, set()) | BASE | {unit}
+        for target in _imports(path) - allowed:
+            if "*" not in allowed and (rel, target) not in EXCEPTIONS:
+                wrong.append(f"{rel} imports migrate.{target}")
+    assert not wrong, "imports against docs/architecture.md:\n" + "\n".join(wrong)
+
+
+def test_renderers_import_only_the_model() -> None:
+    for path in (PACKAGE / "render").glob("*.py"):
+        assert _imports(path) <= {"model", "render", "__version__", "vocabulary"}, path.name
