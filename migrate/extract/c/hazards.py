@@ -6,7 +6,7 @@ Each recogniser emits a `construct` fact; rules/device.yaml says what it means."
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from migrate.extract.c import ts
 from migrate.extract.c.tree import qualifiers, text, walk
@@ -20,11 +20,12 @@ MASK_BIT_OPS = frozenset({"__popc", "__ffs", "__clz", "__brev", "__fns"})
 MASK_WORD = re.compile(r"(?i)mask|ballot|vote|active")
 FLAT_INDEX = re.compile(r"blockIdx\.x\s*\*\s*blockDim\.x\s*\+\s*threadIdx\.x|threadIdx\.x\s*\+\s*blockIdx\.x\s*\*\s*blockDim\.x|"
                         r"blockDim\.x\s*\*\s*blockIdx\.x\s*\+\s*threadIdx\.x|threadIdx\.x\s*\+\s*blockDim\.x\s*\*\s*blockIdx\.x")
-WARP_FUNCTION = re.compile(r"(?i)^(\w+_)?(k_?)?(get_?)?(warp_?size|threads_?per_?warp|wave_?front_?size|wave_?size)(_?host|_?device|_\w+)?$")
+WARP_FUNCTION = re.compile(r"(?i)^(\w+_)?(k_?)?(get_?)?(warp_?size|threads_?per_?warp|wave_?front_?size|wave_?size)"
+                           r"(_?host|_?device|_\w+)?$")
 WAVE_NAME = re.compile(r"(?i)^(\w+_)?(k_?)?(warp_?size|warp_?sz|threads_?per_?warp|wave_?front_?size|wave_?size)(_\w+)?$")
 FP8_MAX = re.compile(r"^448(\.0*[fF]?|[fF])$")
 FP8_CONTEXT = re.compile(rb"(?i)fp8|float8|e4m3")
-COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 
 
 def integer(value: str) -> int | None:
@@ -47,7 +48,7 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> Non
         _wave_64_macro(node, emit)
     for name_node, value in _initialised(caps):
         _wave_64_binding(name_node, value, emit)
-    if FP8_CONTEXT.search(re.sub(rb"//[^\n]*|/\*.*?\*/", b"", source, flags=re.S)):
+    if FP8_CONTEXT.search(re.sub(rb"//[^\n]*|/\*.*?\*/", b"", source, flags=re.DOTALL)):
         for node in caps.get("number", []):
             if FP8_MAX.match(text(node)):
                 emit("fp8-e4m3-max", node, text(node))
