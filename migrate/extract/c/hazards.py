@@ -78,8 +78,18 @@ def _mask_bit_op(fn_node: ts.Node, emit: Emit) -> None:
     if args is None or not args.named_children:
         return
     names = [text(n) for n in walk(args.named_children[0]) if n.type in ("identifier", "field_identifier")]
-    if any(MASK_WORD.search(n) for n in names) and not any("ballot" in n for n in names):
-        emit("bitop-mask-32", fn_node, text(fn_node))
+    if not any(MASK_WORD.search(n) for n in names) or (text(fn_node) == "__popc" and _ballot_bound(call, names)):
+        return  # __popc of a ballot is popc-ballot's (device.py)
+    emit("bitop-mask-32", fn_node, text(fn_node))
+
+
+def _ballot_bound(node: ts.Node | None, names: list[str]) -> bool:
+    function = node.parent if node is not None else None
+    while function is not None and function.type != "function_definition":
+        function = function.parent
+    body = text(function)
+    return any("ballot" in n or re.search(rf"\b{re.escape(n)}\s*=\s*(\(\w+\)\s*)?__(ballot|activemask)", body)
+               for n in names)
 
 
 def _grid_names(caps: dict[str, list[ts.Node]]) -> set[str]:
