@@ -110,7 +110,7 @@ def match_file(rel: str, extraction: Extraction, index: RuleIndex,
             if fact.kind == "construct" and fact.text:
                 symbol = fact.text
             finding = _finding(rel, fact, rule, entry, symbol, extraction, index.target)
-            findings.setdefault((finding.rule, finding.line, finding.column, finding.cell, symbol), finding)
+            findings.setdefault((finding.rule, finding.line, finding.cell, symbol), finding)  # one per issue per line
     return sorted(findings.values(), key=lambda f: f.sort_key)
 
 

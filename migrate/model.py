@@ -95,6 +95,13 @@ class Finding:
     targets: tuple[str, ...] = ()  # the architectures the finding applies to
     source: str = "rules"  # "hipify" for findings hipify-perl reported that the extractor did not see
     precise: str | None = None  # with --precise: confirmed, fast-only, unchecked or precise-only
+    status: str = ""  # "ported" (a ROCm path covers it), "optional" (an optional part or import), else ""
+    effective_class: str = ""  # the class it counts as (classify.effective_class); "" until judged
+
+    @property
+    def cls(self) -> str:
+        """The one class used everywhere (summary, lint, SARIF, HTML): effective once judged."""
+        return self.effective_class or self.migration_class
 
     @property
     def sort_key(self) -> tuple:
@@ -111,7 +118,9 @@ class Finding:
         return {
             "id": finding_id,
             "rule": self.rule,
-            "class": self.migration_class,
+            "class": self.cls,
+            "rule_class": self.migration_class,
+            "status": self.status,
             "path": self.path,
             "line": self.line,
             "column": self.column,
@@ -145,6 +154,18 @@ class TargetVerdict:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class OptionalPart:
+    """Optional code inside a workload (a tests/ or experimental/ folder, an opt-in import), with its own class."""
+
+    root: str
+    migration_class: str
+    findings: int
+
+    def to_json(self) -> dict:
+        return {"root": self.root, "class": self.migration_class, "findings": self.findings}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Workload:
     name: str
     root: str
@@ -153,6 +174,9 @@ class Workload:
     verdicts: tuple[TargetVerdict, ...]  # one per target architecture, the primary first
     depends_on: tuple[str, ...] = ()
     project: str = ""
+    rocm_path: tuple[str, ...] = ()  # evidence that the project already has a ROCm path ("setup.py:41 ...")
+    optional: bool = False  # tests, examples, benchmarks, experimental: reported, not counted in the summary
+    optional_parts: tuple[OptionalPart, ...] = ()
 
     @property
     def primary(self) -> TargetVerdict:
@@ -221,7 +245,9 @@ class Report:
 
     @property
     def migration_class(self) -> str:
-        return worst_class(w.migration_class for w in self.workloads)
+        """The worst class of the required workloads (of all, when every workload is optional)."""
+        required = [w for w in self.workloads if not w.optional] or list(self.workloads)
+        return worst_class(w.migration_class for w in required)
 
     @property
     def effort(self) -> Effort:

@@ -19,6 +19,7 @@ from migrate.model import Extraction, Finding, Project, Report, Skipped, SourceF
 from migrate.readfile import read
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
+from migrate.workloads import ported
 from migrate.workloads.verdict import judge
 
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
@@ -57,7 +58,9 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase,
     specs = assemble.workloads([o.file for o in scanned], facts, root_name=found.root.name or "root",
                                declared=settings.workloads)
     model = EffortModel().with_overrides(settings.effort)
-    workloads, findings = judge(specs, DependencyGraph(specs, facts), findings, settings.arch, model, rules)
+    rocm_paths = _rocm_paths(targets, found.root, scanned, facts)
+    workloads, findings = judge(specs, DependencyGraph(specs, facts), findings, settings.arch, model, rules,
+                                rocm_paths)
     notes = _hipify_notes(settings, hipify_pass) + precise_notes
     notes += [f"{o.file.rel}: {n}" for o in scanned for n in o.extraction.notes]  # type: ignore[union-attr]
     return Report(
@@ -123,6 +126,21 @@ def match_targets(scanned: list[Outcome], rules: RuleBase, settings: Settings) -
                 merged.setdefault(key_, finding)
                 archs.setdefault(key_, []).append(arch)
     return [replace(f, targets=tuple(archs[k])) for k, f in merged.items()]
+
+
+def _rocm_paths(targets: list[Path], root: Path, scanned: list[Outcome],
+                facts: dict[str, tuple]) -> dict[str, tuple[ported.Evidence, ...]]:
+    """Per project root ("." unless several folders were scanned): the evidence of a ROCm path."""
+    folders = [t.resolve() for t in targets if t.is_dir()]
+    roots = ["."] if len(folders) < 2 or len(folders) != len(targets) else \
+        [f.relative_to(root).as_posix() if f != root else "." for f in folders]
+    kinds = {o.file.rel: o.file.kind for o in scanned}
+    out = {}
+    for project in roots:
+        inside = [p for p in kinds if project == "." or p == project or p.startswith(project + "/")]
+        evidence = ported.collect({p: facts[p] for p in inside}, kinds)
+        out[project] = ported.rocm_path(evidence, any(kinds[p] == "cuda" for p in inside))
+    return out
 
 
 def _projects(targets: list[Path], root: Path, workloads: list[Workload]) -> tuple[Project, ...]:

@@ -37,7 +37,7 @@ def _summary(report: Report) -> dict:
         "lines": report.lines,
         "seconds": report.seconds,
         "effort_hours": report.effort.to_json(),
-        "by_class": dict(sorted(Counter(f.migration_class for f in report.findings).items())),
+        "by_class": dict(sorted(Counter(f.cls for f in report.findings).items())),
         "by_target": by_target,
         "target_differences": target_differences(report),
     }
@@ -63,6 +63,8 @@ def _workload(w: Workload, ids: dict) -> dict:
         "effort_hours": w.effort.to_json(),
         "effort_breakdown": [{"item": item, "hours": hours} for item, hours in w.primary.breakdown],
         "files": list(w.files), "depends_on": list(w.depends_on),
+        "rocm_path": list(w.rocm_path), "optional": w.optional,
+        "optional_parts": [p.to_json() for p in w.optional_parts],
         "targets": {v.arch: {"class": v.migration_class, "own_class": v.own_class,
                              "reasons": [ids[f] for f in v.reasons if f in ids], "chain": list(v.chain),
                              "effort_hours": v.effort.to_json()} for v in w.verdicts},

@@ -58,12 +58,12 @@ def _result(finding: Finding, index: dict[str, int]) -> dict:
               "endLine": finding.end_line, "endColumn": max(finding.end_column, finding.column)}
     result = {
         "ruleId": finding.rule,
-        "level": LEVELS[finding.migration_class],
+        "level": LEVELS[finding.cls],
         "message": {"text": finding.message},
         "locations": [{"physicalLocation": {"artifactLocation": {"uri": finding.path, "uriBaseId": "SRCROOT"},
                                             "region": region}}],
         "partialFingerprints": {"rocmMigrate/v1": finding.fingerprint},
-        "properties": {"class": finding.migration_class, "symbol": finding.symbol, "hip": finding.hip,
+        "properties": {"class": finding.cls, "rule_class": finding.migration_class, "status": finding.status, "symbol": finding.symbol, "hip": finding.hip,
                        "hipify": finding.hipify, "workload": finding.workload, "targets": list(finding.targets)},
     }
     if finding.rule in index:
