@@ -5,8 +5,8 @@ everywhere (summary.by_class, lint --fail-on, SARIF levels, HTML). See docs/desi
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Iterable, Sequence
 
 from migrate.model import CLASSES, CONFIDENCES, Finding, class_rank
 

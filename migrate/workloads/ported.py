@@ -9,8 +9,8 @@ is not enough: its own branches are already dropped at match time."""
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 from migrate.model import Fact
 
@@ -60,7 +60,7 @@ def rocm_path(evidence: Iterable[Evidence], has_cuda_sources: bool) -> tuple[Evi
     """The evidence that shows a ROCm path, strongest first; empty when there is none."""
     items = list(evidence)
     strengths = {e.strength for e in items}
-    present = bool(strengths & STRONG) or "build" in strengths and ("source" in strengths or not has_cuda_sources)
+    present = bool(strengths & STRONG) or ("build" in strengths and ("source" in strengths or not has_cuda_sources))
     if not present:
         return ()
     order = {"ci": 0, "package": 1, "build": 2, "source": 3, "runtime": 4}

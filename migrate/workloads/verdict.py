@@ -3,8 +3,8 @@ chain that carries it), optional parts, the ROCm path already present, and the e
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
 
 from migrate.model import Finding, OptionalPart, TargetVerdict, Workload, class_rank, worst_class
 from migrate.rulebase.load import RuleBase
@@ -65,7 +65,7 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
 
 
 def _status(finding: Finding, rocm_paths: dict[str, tuple[Evidence, ...]]) -> Finding:
-    if any(root == "." or finding.path == root or finding.path.startswith(root + "/") for root in rocm_paths):
+    if any(root in (".", finding.path) or finding.path.startswith(root + "/") for root in rocm_paths):
         return replace(finding, status="ported")
     if finding.status != "optional" and optional_root(finding.path) is not None:
         return replace(finding, status="optional")
@@ -108,7 +108,7 @@ def _optional_parts(findings: list[Finding], workload_optional: bool, kind: str)
 
 def _evidence_for(spec: Spec, rocm_paths: dict[str, tuple[Evidence, ...]]) -> tuple[Evidence, ...]:
     for root, evidence in rocm_paths.items():
-        if root == "." or spec.root == root or spec.root.startswith(root + "/"):
+        if root in (".", spec.root) or spec.root.startswith(root + "/"):
             return evidence
     return ()
 
