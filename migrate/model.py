@@ -13,6 +13,13 @@ CONFIDENCES = ("low", "medium", "high")
 SCHEMA_VERSION = 1
 
 
+def required_class(workloads: Iterable[Workload]) -> str:
+    """The worst class of the required workloads (of all of them, when every one is optional)."""
+    items = list(workloads)
+    required = [w for w in items if not w.optional] or items
+    return worst_class(w.migration_class for w in required)
+
+
 def class_rank(name: str) -> int:
     return CLASSES.index(name)
 
@@ -302,8 +309,7 @@ class Report:
     @property
     def migration_class(self) -> str:
         """The worst class of the required workloads (of all, when every workload is optional)."""
-        required = [w for w in self.workloads if not w.optional] or list(self.workloads)
-        return worst_class(w.migration_class for w in required)
+        return required_class(self.workloads)
 
     @property
     def effort(self) -> Effort:

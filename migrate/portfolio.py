@@ -20,7 +20,7 @@ from migrate.model import (
     Skipped,
     TargetVerdict,
     class_rank,
-    worst_class,
+    required_class,
 )
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
@@ -36,7 +36,7 @@ def is_portfolio(targets: Sequence[Path]) -> bool:
 
 def reaches_fail_on(report: Report, fail_ons: Sequence[str | None]) -> bool:
     """Whether a project (the whole report when it is one) reaches its own --fail-on / fail-on class."""
-    classes = [worst_class(w.migration_class for w in report.workloads if w.name in p.workloads)
+    classes = [required_class(w for w in report.workloads if w.name in p.workloads)
                for p in report.projects] or [report.migration_class]
     return any(limit and class_rank(cls) >= class_rank(limit) for cls, limit in zip(classes, fail_ons, strict=False))
 

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from migrate.model import SCHEMA_VERSION, Effort, Finding, Project, Report, Workload, class_rank, worst_class
+from migrate.model import SCHEMA_VERSION, Effort, Finding, Project, Report, Workload, class_rank, required_class, worst_class
 
 
 def to_json(report: Report) -> dict[str, Any]:
@@ -77,7 +77,7 @@ def _workload(w: Workload, ids: dict[Finding, str]) -> dict[str, Any]:
 def _project(report: Report, project: Project) -> dict[str, Any]:
     members = [w for w in report.workloads if w.name in project.workloads]
     return {"name": project.name, "root": project.root,
-            "class": worst_class(w.migration_class for w in members),
+            "class": required_class(members),
             "effort_hours": _sum(w.effort for w in members).to_json(), "workloads": list(project.workloads),
             "commit": project.commit}
 
