@@ -7,7 +7,7 @@ from migrate.extract.text import rocm_path
 from migrate.model import Extraction, Fact
 
 # Bump when extraction output changes, so cached facts are recomputed.
-EXTRACTOR_VERSION = "10"
+EXTRACTOR_VERSION = "11"
 
 
 def _cuda(source: bytes) -> Extraction:
