@@ -33,6 +33,8 @@ STRUCTURE_KINDS: dict[str, str] = {
     "cmake_link": "`target_link_libraries` of a target",
     "distribution": "a Python distribution's name (pyproject, setup.py, setup.cfg)",
     "extension": "a PyTorch extension built by setup.py (role `setup`) or loaded at run time (role `jit`)",
+    "rocm_path": "evidence of an upstream ROCm path (a HIP build branch, a ROCm CI job, an `is_hip` branch); "
+                 "the name is its strength",
 }
 
 # Fact roles; a rule without `roles` matches every role but `definition` and `alias`.
@@ -78,6 +80,12 @@ C_CONSTRUCTS: dict[str, str] = {
     "shared-memory-request": "a dynamic or static shared-memory request; its value is the byte count",
     "launch-bounds-min-blocks": "`__launch_bounds__` with a minimum-blocks argument",
     "managed-variable": "a `__managed__` variable",
+    "mask-type-32": "a lane-mask type or mask variable declared 32 bits wide",
+    "bitop-mask-32": "a 32-bit `__popc` / `__ffs` / `__clz` / `__brev` / `__fns` applied to a lane mask",
+    "grid-sync": "a cooperative-groups grid synchronisation (`grid.sync()`)",
+    "flat-index-early-return": "a kernel indexed by one flat global id, with an early return and no grid-stride loop",
+    "warp-size-constant-64": "HIP code that fixes the wavefront size at 64",
+    "fp8-e4m3-max": "the OCP FP8 E4M3 maximum (448) used as a constant",
 }
 PYTHON_CONSTRUCTS: dict[str, str] = {
     "subprocess-nvidia-smi": "a run of nvidia-smi (subprocess, notebook `!`, shell, Makefile, Dockerfile)",

@@ -24,6 +24,7 @@ ALLOWED: dict[str, set[str]] = {
     "portfolio": {"pipeline", "rulebase", "settings", "vcs"},
     "lint": {"cache", "discover", "extract", "match", "rulebase", "settings", "render"},
     "render": set(),
+    "inventory": {"cache", "pipeline", "settings", "rulebase", "render", "vcs"},
     "cli": {"*"}, "__main__": {"cli"},
 }
 EXCEPTIONS = {("migrate/hipify/convert.py", "pipeline"), ("migrate/hipify/todo.py", "pipeline")}
