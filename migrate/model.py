@@ -218,6 +218,7 @@ class Report:
     projects: tuple[Project, ...] = field(default=())
     rules: tuple[RuleInfo, ...] = field(default=())  # the rules behind the findings
     hipify: dict = field(default_factory=dict)  # version, seconds, coverage per workload, disagreements
+    stack: dict = field(default_factory=dict)  # the pinned stack against the compatibility matrix (migrate.stack)
 
     @property
     def migration_class(self) -> str:

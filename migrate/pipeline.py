@@ -54,6 +54,8 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase,
 
         result = precise_pass.run(settings, found.root, findings, rules)
         findings, precise_notes = result.findings, result.notes
+    stack = _stack_pass(settings, scanned, findings, rules)
+    findings = findings + stack.findings
     specs = assemble.workloads([o.file for o in scanned], facts, root_name=found.root.name or "root",
                                declared=settings.workloads)
     model = EffortModel().with_overrides(settings.effort)
@@ -70,7 +72,24 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase,
         projects=_projects(targets, found.root, workloads),
         hipify=_hipify_summary(hipify_pass, workloads),
         rules=rules.infos({f.rule for f in findings}),
+        stack=stack.block,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class StackPass:
+    block: dict
+    findings: list[Finding]
+
+
+def _stack_pass(settings: Settings, scanned: list[Outcome], findings: list[Finding], rules: RuleBase) -> StackPass:
+    """The pinned stack against the compatibility matrix, for the scan's ROCm release and GPUs."""
+    from migrate.stack import assess, matrix
+
+    report = assess.assess(matrix.load(), {o.file.rel: o.extraction for o in scanned},  # type: ignore[misc]
+                           [o.file for o in scanned], rocm=[settings.rocm], arch=list(settings.arch),
+                           findings=findings)
+    return StackPass(block=report.to_json(), findings=assess.to_findings(report, rules))
 
 
 def _hipify_pass(settings: Settings, root: Path, scanned: list[Outcome], findings: list[Finding], rules: RuleBase):

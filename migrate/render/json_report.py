@@ -19,6 +19,7 @@ def to_json(report: Report) -> dict:
         "findings": [f.to_json(ids[f]) for f in report.findings],
         "skipped": [s.to_json() for s in report.skipped],
         "hipify": {"used": bool(report.hipify), **report.hipify},
+        "stack": report.stack,
         "notes": list(report.notes),
     }
 
