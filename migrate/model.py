@@ -179,6 +179,7 @@ class Project:
     name: str
     root: str
     workloads: tuple[str, ...]
+    commit: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -218,6 +219,8 @@ class Report:
     projects: tuple[Project, ...] = field(default=())
     rules: tuple[RuleInfo, ...] = field(default=())  # the rules behind the findings
     hipify: dict = field(default_factory=dict)  # version, seconds, coverage per workload, disagreements
+    commit: str | None = None  # the git commit of the scanned folder, when it is the top of a checkout
+    scanned_at: str = ""  # ISO 8601, UTC
     stack: dict = field(default_factory=dict)  # the pinned stack against the compatibility matrix (migrate.stack)
 
     @property

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import time
+from datetime import datetime, timezone
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable
 
-from migrate import __version__
+from migrate import __version__, vcs
 from migrate.workloads import assemble
 from migrate.cache import Cache, key
 from migrate.discover import discover
@@ -15,7 +16,7 @@ from migrate.workloads.estimate import EffortModel
 from migrate.extract import EXTRACTOR_VERSION, extract
 from migrate.workloads.graph import DependencyGraph
 from migrate.match import RuleIndex, defined_names, match_file, portable_namespaces
-from migrate.model import Extraction, Finding, Project, Report, Skipped, SourceFile, Target, Workload
+from migrate.model import Extraction, Finding, Report, Skipped, SourceFile, Target, Workload
 from migrate.readfile import read
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
@@ -35,7 +36,18 @@ class Outcome:
 
 def run(targets: list[Path], settings: Settings, rules: RuleBase,
         progress: Callable[[int, int], None] | None = None) -> Report:
+    """One project; several folders are a portfolio, each folder its own project (migrate.portfolio)."""
+    from migrate import portfolio
+
+    if portfolio.is_portfolio(targets):
+        return portfolio.run([(t, settings) for t in targets], rules, progress)
+    return scan_project(targets, settings, rules, progress)
+
+
+def scan_project(targets: list[Path], settings: Settings, rules: RuleBase,
+                 progress: Callable[[int, int], None] | None = None) -> Report:
     started = time.perf_counter()
+    scanned_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     found = discover(targets, include_vendored=settings.include_vendored, exclude=settings.exclude)
     outcomes = extract_all(found.files, settings, progress)
     scanned = [o for o in outcomes if o.extraction is not None and not o.extraction.error]
@@ -69,7 +81,8 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase,
         workloads=tuple(workloads), findings=tuple(sorted(findings, key=lambda f: f.sort_key)),
         skipped=tuple(sorted(skipped, key=lambda s: s.path)),
         notes=tuple(notes),
-        projects=_projects(targets, found.root, workloads),
+        commit=vcs.head_commit(found.root) if len(targets) == 1 and targets[0].is_dir() else None,
+        scanned_at=scanned_at,
         hipify=_hipify_summary(hipify_pass, workloads),
         rules=rules.infos({f.rule for f in findings}),
         stack=stack.block,
@@ -142,20 +155,6 @@ def match_targets(scanned: list[Outcome], rules: RuleBase, settings: Settings) -
                 merged.setdefault(key_, finding)
                 archs.setdefault(key_, []).append(arch)
     return [replace(f, targets=tuple(archs[k])) for k, f in merged.items()]
-
-
-def _projects(targets: list[Path], root: Path, workloads: list[Workload]) -> tuple[Project, ...]:
-    """A portfolio: several directories scanned together, each its own project."""
-    folders = [t.resolve() for t in targets if t.is_dir()]
-    if len(folders) < 2 or len(folders) != len(targets):
-        return ()
-    projects = []
-    for folder in folders:
-        rel = folder.relative_to(root).as_posix() if folder != root else "."
-        names = tuple(w.name for w in workloads
-                      if rel == "." or any(f == rel or f.startswith(rel + "/") for f in w.files))
-        projects.append(Project(name=folder.name, root=rel, workloads=names))
-    return tuple(projects)
 
 
 def extract_all(files: Iterable[SourceFile], settings: Settings,

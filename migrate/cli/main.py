@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from migrate import __version__
-from migrate.model import CLASSES, class_rank
+from migrate.model import CLASSES
 from migrate.cli.convert import convert
 from migrate.cli.lint import lint
 from migrate.cli.stack import stack
@@ -84,7 +84,7 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
          no_hipify: bool, hipify_warnings: bool, precise: bool, compile_commands: str | None,
          cuda_path: str | None, rules_dir: Path | None) -> None:
     """Scan PATHS (default: .) and report every CUDA tie with its ROCm equivalent."""
-    from migrate import cache, settings as config
+    from migrate import cache, portfolio, settings as config
     from migrate import pipeline as scanning
     from migrate.render import renderer
 
@@ -97,15 +97,17 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
     jobs_out += [(name, path) for name, path in extra.items() if path]
     if not jobs_out:
         jobs_out = [("terminal", "-")]
-    try:
-        settings = config.load(targets[0].resolve(), {
-            "arch": arch, "rocm": rocm, "fail_on": fail_on, "jobs": jobs, "exclude": exclude,
-            "include_vendored": include_vendored, "max_file_size": max_file_size,
-            "cache_dir": None if no_cache else cache.default_dir(),
-            "hipify": hipify_path, "use_hipify": False if no_hipify else None,
-            "hipify_warnings": True if hipify_warnings else None,
-            "precise": True if precise else None, "compile_commands": compile_commands, "cuda_path": cuda_path,
-        })
+    overrides = {
+        "arch": arch, "rocm": rocm, "fail_on": fail_on, "jobs": jobs, "exclude": exclude,
+        "include_vendored": include_vendored, "max_file_size": max_file_size,
+        "cache_dir": None if no_cache else cache.default_dir(),
+        "hipify": hipify_path, "use_hipify": False if no_hipify else None,
+        "hipify_warnings": True if hipify_warnings else None,
+        "precise": True if precise else None, "compile_commands": compile_commands, "cuda_path": cuda_path,
+    }
+    try:  # a portfolio (several folders): each folder's own configuration file, the command line on top
+        per_root = [(t, config.load(t.resolve(), overrides)) for t in targets] if portfolio.is_portfolio(targets) else []
+        settings = per_root[0][1] if per_root else config.load(targets[0].resolve(), overrides)
     except config.SettingsError as exc:
         raise UserError(str(exc)) from None
     from migrate.rulebase import targets as gpus
@@ -114,16 +116,19 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
         gpus.load().resolve(settings.arch, settings.rocm)
     except gpus.TargetError as exc:
         raise UserError(str(exc)) from None
-    for warning in settings.warnings:
+    for warning in dict.fromkeys(w for s in [s for _, s in per_root] or [settings] for w in s.warnings):
         click.echo(f"rocm-migrate: warning: {warning}", err=True)
     rules = _load_rules(rules_dir, use_cache=not no_cache)
     with _progress() as progress:
-        report = scanning.run(targets, settings, rules, progress)
+        try:
+            report = portfolio.run(per_root, rules, progress) if per_root else scanning.run(targets, settings, rules, progress)
+        except portfolio.PortfolioError as exc:
+            raise UserError(str(exc)) from None
     for name, destination in jobs_out:
         render = renderer(name)
         color = name == "terminal" and destination == "-" and sys.stdout.isatty()
         _write(render(report, color=True) if color else render(report), destination)
-    if settings.fail_on and class_rank(report.migration_class) >= class_rank(settings.fail_on):
+    if portfolio.reaches_fail_on(report, [s.fail_on for _, s in per_root] or [settings.fail_on]):
         sys.exit(1)
 
 

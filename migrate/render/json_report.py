@@ -13,6 +13,7 @@ def to_json(report: Report) -> dict:
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "rocm-migrate", "version": report.tool_version, "rules_version": report.rules_version},
         "target": {"rocm": report.target.rocm, "arch": list(report.target.arch)},
+        "source": {"commit": report.commit, "scanned_at": report.scanned_at},
         "summary": _summary(report),
         "projects": [_project(report, p) for p in report.projects],
         "workloads": [_workload(w, ids) for w in report.workloads],
@@ -74,7 +75,8 @@ def _project(report: Report, project: Project) -> dict:
     members = [w for w in report.workloads if w.name in project.workloads]
     return {"name": project.name, "root": project.root,
             "class": worst_class(w.migration_class for w in members),
-            "effort_hours": _sum(w.effort for w in members).to_json(), "workloads": list(project.workloads)}
+            "effort_hours": _sum(w.effort for w in members).to_json(), "workloads": list(project.workloads),
+            "commit": project.commit}
 
 
 def _sum(efforts) -> Effort:  # noqa: ANN001 - any iterable of Effort
