@@ -11,19 +11,26 @@ from rich.table import Table
 from migrate.render.escape import md
 
 STYLES = {"native": "green", "minor-adaptation": "cyan", "migration-required": "yellow", "incompatible": "bold red"}
+KINDS = ("exact", "locked", "range", "unpinned")
 STATUS = {"ok": "ok", "bump": "bump", "floating": "not pinned", "route": "ROCm route", "unsupported": "no build",
           "unknown": "unknown"}
 
 
 def summary_line(stack: dict[str, Any]) -> str:
-    pins = ", ".join(f"{p['package']} {p['version'] or _spec(p)}" for p in stack["pins"]) or "no framework pins"
+    deciding: dict[str, dict[str, Any]] = {}
+    for pin in stack["pins"]:
+        best = deciding.get(pin["package"])
+        if best is None or KINDS.index(pin["kind"]) < KINDS.index(best["kind"]):
+            deciding[pin["package"]] = pin
+    pins = ", ".join(f"{p['package']} {p['version'] or _spec(p)}" for p in deciding.values()) or "no framework pins"
     cuda = f"; CUDA {', '.join(stack['cuda'])} implied" if stack["cuda"] else ""
     rocm = "ROCm pinned" if stack["rocm_pinned"] else "ROCm not pinned"
     return f"Stack: {pins}{cuda}; {rocm}"
 
 
 def _spec(pin: dict[str, Any]) -> str:
-    return "(no version)" if pin["spec"] == pin["package"] else pin["spec"]
+    rest = pin["spec"][len(pin["package"]):].strip() if pin["spec"].startswith(pin["package"]) else pin["spec"]
+    return rest or "(no version)"
 
 
 def terminal(stack: dict[str, Any], *, color: bool = False, width: int = 110, detail: bool = True) -> str:
