@@ -15,6 +15,7 @@ from typing import Any
 from migrate import pipeline
 from migrate.model import (
     Finding,
+    HipifySummary,
     Project,
     Report,
     Skipped,
@@ -38,7 +39,7 @@ def reaches_fail_on(report: Report, fail_ons: Sequence[str | None]) -> bool:
     """Whether a project (the whole report when it is one) reaches its own --fail-on / fail-on class."""
     classes = [worst_class(w.migration_class for w in report.workloads if w.name in p.workloads)
                for p in report.projects] or [report.migration_class]
-    return any(limit and class_rank(cls) >= class_rank(limit) for cls, limit in zip(classes, fail_ons))
+    return any(limit and class_rank(cls) >= class_rank(limit) for cls, limit in zip(classes, fail_ons, strict=False))
 
 
 def run(projects: Sequence[tuple[Path, Settings]], rules: RuleBase,
@@ -53,7 +54,7 @@ def run(projects: Sequence[tuple[Path, Settings]], rules: RuleBase,
     common = Path(os.path.commonpath(folders))
     taken: set[str] = set()
     parts: list[tuple[Report, Project]] = []
-    for folder, (_, settings) in zip(folders, projects):
+    for folder, (_, settings) in zip(folders, projects, strict=True):
         solo = pipeline.scan_project([folder], settings, rules, progress)
         prefix = folder.relative_to(common).as_posix() if folder != common else "."
         rebased = rebase(solo, prefix, taken)
@@ -135,18 +136,19 @@ def _merge_stack(blocks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return merged
 
 
-def _rebase_hipify(block: Mapping[str, Any], path: Callable[[str], str], names: Mapping[str, str]) -> dict[str, Any]:
-    if not block:
-        return {}
-    return {**block, "coverage": {names.get(k, k): v for k, v in block.get("coverage", {}).items()},
-            "disagreements": [{**d, "path": path(d["path"])} for d in block.get("disagreements", ())]}
+def _rebase_hipify(block: HipifySummary | None, path: Callable[[str], str],
+                   names: Mapping[str, str]) -> HipifySummary | None:
+    if block is None:
+        return None
+    return replace(block, coverage={names.get(k, k): v for k, v in block.coverage.items()},
+                   disagreements=tuple(replace(d, path=path(d.path)) for d in block.disagreements))
 
 
-def _merge_hipify(blocks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    used = [b for b in blocks if b]
+def _merge_hipify(blocks: Sequence[HipifySummary | None]) -> HipifySummary | None:
+    used = [b for b in blocks if b is not None]
     if not used:
-        return {}
-    return {"version": used[0].get("version"), "seconds": round(sum(b.get("seconds", 0) for b in used), 2),
-            "warnings_checked": all(b.get("warnings_checked") for b in used),
-            "coverage": dict(sorted((k, v) for b in used for k, v in b.get("coverage", {}).items())),
-            "disagreements": [d for b in used for d in b.get("disagreements", ())]}
+        return None
+    return HipifySummary(version=used[0].version, seconds=sum(b.seconds for b in used),
+                         warnings_checked=all(b.warnings_checked for b in used),
+                         coverage=dict(sorted((k, v) for b in used for k, v in b.coverage.items())),
+                         disagreements=tuple(d for b in used for d in b.disagreements))

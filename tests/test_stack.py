@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-
+from migrate.cache import Cache
 from migrate.discover import discover
-from migrate.pipeline import extract_all
-from migrate.settings import Settings
+from migrate.extract.run import extract_all, extracted
 from migrate.stack import assess, matrix
 from migrate.stack.pins import Where, image_pin, requirement_pin
 
@@ -20,11 +19,14 @@ MATRIX_FILE = ROOT / "rules" / "stack" / "matrix.yaml"
 HERE = Where(path="x", line=1, column=1, end_line=1, end_column=2, text="")
 
 
-def run_case(case: Path, rocm: list[str], arch: list[str]) -> dict:
-    settings = Settings(jobs=1, use_hipify=False, cache_dir=None)
+def scan(case: Path) -> list:
     found = discover([case], include_vendored=False, exclude=())
-    scanned = [o for o in extract_all(found.files, settings) if o.extraction and not o.extraction.error]
-    report = assess.assess(matrix.load(), {o.file.rel: o.extraction for o in scanned}, [o.file for o in scanned],
+    return extracted(extract_all(found.files, max_file_size=5 << 20, cache=Cache(None)))
+
+
+def run_case(case: Path, rocm: list[str], arch: list[str]) -> dict:
+    scanned = scan(case)
+    report = assess.assess(matrix.load(), {f.rel: e for f, e in scanned}, [f for f, _ in scanned],
                            rocm=rocm, arch=arch)
     return report.to_json()
 
@@ -45,7 +47,7 @@ def test_stack_case(case: Path) -> None:
             actual = [p["requires"] for p in block["python"]] if key == "python" else block[key]
             assert actual == value, f"{case.name}: stack {key}"
     assert len(got) == len(spec["expect"])
-    for target, want in zip(got, spec["expect"]):
+    for target, want in zip(got, spec["expect"], strict=True):
         label = f"{case.name} {want['rocm']}/{want['arch']}"
         assert all(source in table.sources for source in want["why"]), f"{label}: cites an unknown source"
         assert (target["rocm"], target["arch"], target["release"]) == (want["rocm"], want["arch"], want["release"]), label
@@ -67,11 +69,8 @@ def test_problems_become_findings_per_gpu(rulebase) -> None:
     block = run_case(ROOT / "fixtures" / "stack" / "what-if", ["7.2"], ["gfx90a", "gfx1100"])
     report = assess.assess(matrix.load(), {}, [], rocm=["7.2"], arch=["gfx90a"])
     assert not assess.to_findings(report, rulebase)
-    settings = Settings(jobs=1, use_hipify=False, cache_dir=None)
-    case = ROOT / "fixtures" / "stack" / "what-if"
-    scanned = [o for o in extract_all(discover([case], include_vendored=False, exclude=()).files, settings)]
-    full = assess.assess(matrix.load(), {o.file.rel: o.extraction for o in scanned}, [], rocm=["7.2"],
-                         arch=["gfx90a", "gfx1100"])
+    scanned = scan(ROOT / "fixtures" / "stack" / "what-if")
+    full = assess.assess(matrix.load(), {f.rel: e for f, e in scanned}, [], rocm=["7.2"], arch=["gfx90a", "gfx1100"])
     findings = assess.to_findings(full, rulebase)
     assert [(f.rule, f.path, f.line, f.targets, f.migration_class) for f in findings] == [
         ("HIP7101", "requirements.txt", 1, ("gfx90a", "gfx1100"), "minor-adaptation")]

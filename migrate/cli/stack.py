@@ -5,18 +5,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import click
 
-
-class StackUsageError(click.ClickException):
-    """A one-line error with exit code 2 and no traceback (the same shape as cli.UserError)."""
-
-    exit_code = 2
-
-    def show(self, file: IO[Any] | None = None) -> None:
-        click.echo(f"rocm-migrate: error: {self.message}", err=True)
+from migrate.cli.errors import UsageError
 
 
 def _split(items: tuple[str, ...]) -> list[str]:
@@ -47,12 +40,12 @@ def stack(path: Path | None, rocm: tuple[str, ...], arch: tuple[str, ...], fmt: 
     unknown = [r for r in releases if table.release(r) is None]
     if unknown:
         known = ", ".join(v for r in table.releases for v in r.versions)
-        raise StackUsageError(f"ROCm {', '.join(unknown)} not in the compatibility matrix (known: {known})")
+        raise UsageError(f"ROCm {', '.join(unknown)} not in the compatibility matrix (known: {known})")
     try:
         settings = config.load(root.resolve(), {"exclude": exclude, "use_hipify": False,
                                                 "cache_dir": None if no_cache else cache.default_dir()})
     except config.SettingsError as exc:
-        raise StackUsageError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     gpus = _split(arch) or list(settings.arch)
     _check_archs(gpus)
     block = _assess(root, settings, table, releases, gpus)
@@ -63,7 +56,7 @@ def stack(path: Path | None, rocm: tuple[str, ...], arch: tuple[str, ...], fmt: 
         try:
             Path(output).write_text(text, encoding="utf-8")
         except OSError as exc:
-            raise StackUsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+            raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
 def _check_archs(gpus: list[str]) -> None:
@@ -74,21 +67,24 @@ def _check_archs(gpus: list[str]) -> None:
         try:
             known.resolve((gpu,), "99.0")
         except catalogue.TargetError as exc:
-            raise StackUsageError(str(exc)) from None
+            raise UsageError(str(exc)) from None
 
 
 def _assess(root: Path, settings: Any, table: Any, releases: list[str], gpus: list[str]) -> dict[str, Any]:
-    from migrate import pipeline
-    from migrate.cli.main import _load_rules
+    from migrate.cache import Cache
     from migrate.discover import discover
+    from migrate.extract.run import extract_all, extracted
+    from migrate.match import match_targets
+    from migrate.rulebase.load import load_rules
     from migrate.stack import assess
 
     found = discover([root], include_vendored=settings.include_vendored, exclude=settings.exclude)
-    scanned = [o for o in pipeline.extract_all(found.files, settings)
-               if o.extraction is not None and not o.extraction.error]
-    findings = pipeline.match_targets(scanned, _load_rules(None), settings)
-    report = assess.assess(table, {o.file.rel: o.extraction for o in scanned},  # type: ignore[misc]
-                           [o.file for o in scanned], rocm=releases, arch=gpus, findings=findings)
+    scanned = extracted(extract_all(found.files, max_file_size=settings.max_file_size,
+                                    cache=Cache(settings.cache_dir), jobs=settings.jobs))
+    findings = match_targets([(f.rel, e) for f, e in scanned], load_rules(), rocm=table.releases[0].version,
+                             archs=gpus)
+    report = assess.assess(table, {f.rel: e for f, e in scanned}, [f for f, _ in scanned], rocm=releases,
+                           arch=gpus, findings=findings)
     return report.to_json()
 
 

@@ -31,7 +31,7 @@ def framework_pins(matrix: Matrix, stack: Stack) -> dict[str, Pin]:
     best: dict[str, Pin] = {}
     for pin in stack.pins + tuple(_image_pins(stack)):
         framework = matrix.packages.get(pin.package)
-        if framework is None or framework == "pytorch" and pin.package != "torch":
+        if framework is None or (framework == "pytorch" and pin.package != "torch"):
             continue
         if framework not in best or RANKED_KINDS.index(pin.kind) < RANKED_KINDS.index(best[framework].kind):
             best[framework] = pin
@@ -73,7 +73,7 @@ def gpu_verdict(matrix: Matrix, release: Release | None, arch: str) -> GpuVerdic
             if limit.only:
                 systems = [s for s in systems if s in limit.only]
             systems = [s for s in systems if s not in limit.excluded]
-            limits, sources = limit.text, sources + [matrix.url(limit.source)]
+            limits, sources = limit.text, [*sources, matrix.url(limit.source)]
     return GpuVerdict(arch=arch, status="supported", os=tuple(systems), limits=limits,
                       newest=newest.version if newest else None, sources=tuple(dict.fromkeys(sources)))
 
@@ -170,7 +170,7 @@ def _index_fits(index: str, release: Release) -> bool:
 
 def _image(matrix: Matrix, release: Release, framework: str, version: str | None) -> str | None:
     candidates = [i for i in matrix.images if i.framework == framework and minor(i.rocm) == minor(release.version)
-                  and (version is None or i.version and minor(i.version) == minor(version))]
+                  and (version is None or (i.version and minor(i.version) == minor(version)))]
     if not candidates:
         return None
     best = max(candidates, key=lambda i: (i.rocm in release.versions, vtuple(i.rocm), vtuple(i.version or "0")))

@@ -101,7 +101,8 @@ def collect(extractions: Mapping[str, Extraction], files: Iterable[SourceFile] =
                 pin = requirement_pin(fact.name, fact.text, where)
                 pins.setdefault((rel, fact.line, fact.column, pin.package), pin)
     files = list(files)
-    return Stack(pins=tuple(pins.values()) + tuple(p for p in _locked(files) if p.package in locked), images=tuple(images), indexes=tuple(indexes),
+    locks = tuple(p for p in _locked(files) if p.package in locked)
+    return Stack(pins=tuple(pins.values()) + locks, images=tuple(images), indexes=tuple(indexes),
                  python=tuple(_python_requires(files)))
 
 
@@ -149,15 +150,16 @@ def _cuda_version(digits: str) -> str:
     return f"{digits[:-1]}.{digits[-1]}"
 
 
-IMAGE_PATTERNS: tuple[tuple[re.Pattern[str], dict[str, int]], ...] = (
-    (re.compile(r"^rocm/pytorch:rocm(?P<rocm>[\d.]+)_(?P<os>ubuntu[\d.]+)_py(?P<python>[\d.]+)_pytorch_(?:release_)?(?P<version>[\d.]+)"), {}),
-    (re.compile(r"^rocm/jax(?:-community)?:rocm(?P<rocm>[\d.]+)-jax(?P<version>[\d.]+)-py(?P<python>\d+\.\d+)"), {}),
-    (re.compile(r"^rocm/vllm:rocm(?P<rocm>[\d.]+)_vllm_(?P<version>[\d.]+)"), {}),
-    (re.compile(r"^rocm/dev-(?P<os>ubuntu-[\d.]+|almalinux-\d+):(?P<rocm>[\d.]+)"), {}),
-    (re.compile(r"^(?:docker\.io/)?nvidia/cuda:(?P<cuda>\d+\.\d+)[\d.]*-.*?(?P<os>ubuntu[\d.]+|ubi\d+|rockylinux\d+)?$"), {}),
-    (re.compile(r"^(?:docker\.io/)?pytorch/pytorch:(?P<version>\d+\.\d+\.\d+)-cuda(?P<cuda>\d+\.\d+)"), {}),
-    (re.compile(r"^(?:docker\.io/)?(?:library/)?python:(?P<python>\d+\.\d+)"), {}),
-    (re.compile(r"^(?:docker\.io/)?(?:library/)?(?P<os>ubuntu):(?P<osver>\d+\.\d+)"), {}),
+IMAGE_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"^rocm/pytorch:rocm(?P<rocm>[\d.]+)_(?P<os>ubuntu[\d.]+)_py(?P<python>[\d.]+)"
+               r"_pytorch_(?:release_)?(?P<version>[\d.]+)"),
+    re.compile(r"^rocm/jax(?:-community)?:rocm(?P<rocm>[\d.]+)-jax(?P<version>[\d.]+)-py(?P<python>\d+\.\d+)"),
+    re.compile(r"^rocm/vllm:rocm(?P<rocm>[\d.]+)_vllm_(?P<version>[\d.]+)"),
+    re.compile(r"^rocm/dev-(?P<os>ubuntu-[\d.]+|almalinux-\d+):(?P<rocm>[\d.]+)"),
+    re.compile(r"^(?:docker\.io/)?nvidia/cuda:(?P<cuda>\d+\.\d+)[\d.]*-.*?(?P<os>ubuntu[\d.]+|ubi\d+|rockylinux\d+)?$"),
+    re.compile(r"^(?:docker\.io/)?pytorch/pytorch:(?P<version>\d+\.\d+\.\d+)-cuda(?P<cuda>\d+\.\d+)"),
+    re.compile(r"^(?:docker\.io/)?(?:library/)?python:(?P<python>\d+\.\d+)"),
+    re.compile(r"^(?:docker\.io/)?(?:library/)?(?P<os>ubuntu):(?P<osver>\d+\.\d+)"),
 )
 FRAMEWORK_OF_IMAGE = {"rocm/pytorch": "pytorch", "rocm/jax": "jax", "rocm/jax-community": "jax", "rocm/vllm": "vllm",
                       "pytorch/pytorch": "pytorch"}
@@ -166,7 +168,7 @@ FRAMEWORK_OF_IMAGE = {"rocm/pytorch": "pytorch", "rocm/jax": "jax", "rocm/jax-co
 def image_pin(ref: str, where: Where) -> ImagePin:
     """What an image's name says about the stack inside it."""
     fields: dict[str, str | None] = {"rocm": None, "cuda": None, "os": None, "python": None, "version": None}
-    for pattern, _ in IMAGE_PATTERNS:
+    for pattern in IMAGE_PATTERNS:
         m = pattern.match(ref)
         if m:
             groups = m.groupdict()
@@ -193,7 +195,7 @@ def _where(rel: str, fact: Fact, extraction: Extraction) -> Where:
 
 def _python_requires(files: list[SourceFile]) -> Iterable[tuple[str, Where]]:
     for file in files:
-        if file.kind not in ("pyproject", "python", "setupcfg") or file.kind == "python" and file.path.name != "setup.py":
+        if file.kind not in ("pyproject", "python", "setupcfg") or (file.kind == "python" and file.path.name != "setup.py"):
             continue
         text = _read(file.path)
         if not text:

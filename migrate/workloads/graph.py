@@ -2,15 +2,17 @@
 lifted to workloads so that a workload inherits what the workloads it uses need."""
 from __future__ import annotations
 
+import itertools
 import posixpath
 import re
 import sys
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import networkx as nx
 
-from migrate.workloads.assemble import Spec
 from migrate.model import Fact
+from migrate.workloads.assemble import Spec
 
 PY_SUFFIXES = (".py",)
 STDLIB = frozenset(sys.stdlib_module_names)
@@ -37,7 +39,7 @@ class DependencyGraph:
             if rel in self.owner:
                 self._edges_of(rel, file_facts, extensions, targets)
 
-    def _edges_of(self, rel: str, facts: tuple[Fact, ...], extensions: dict, targets: set[str]) -> None:
+    def _edges_of(self, rel: str, facts: tuple[Fact, ...], extensions: dict[str, Any], targets: set[str]) -> None:
         for fact in facts:
             if fact.kind == "include":
                 self._link(rel, self._include(rel, fact.name), f"includes {fact.name}")
@@ -98,7 +100,7 @@ class DependencyGraph:
     def chain(self, source: str, target: str) -> list[str]:
         """Steps from one workload to another: ["train.py imports attnlib.layers", ...]."""
         path = nx.shortest_path(self.graph, source, target)
-        return [self.graph.edges[a, b]["step"] for a, b in zip(path, path[1:])]
+        return [self.graph.edges[a, b]["step"] for a, b in itertools.pairwise(path)]
 
 
 def declared_packages(facts: Mapping[str, tuple[Fact, ...]]) -> frozenset[str]:
