@@ -22,7 +22,9 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef,import-not-found,unused-ignore]
 
-CONDA_ALIASES = {"pytorch": "torch", "pytorch-gpu": "torch", "pytorch-cuda": "torch"}
+CONDA_ALIASES = {"pytorch": "torch", "pytorch-gpu": "torch"}
+# Conda packages whose version is the CUDA release (pytorch-cuda=12.1, cudatoolkit=11.3).
+CUDA_PACKAGES = frozenset({"pytorch-cuda", "cudatoolkit", "cuda-toolkit", "cuda-version", "cuda-runtime"})
 CUDA_TAG = re.compile(r"^(?:cu|cuda)(\d{2,3})$|^pt\d+cu(\d{2,3})$")
 ROCM_TAG = re.compile(r"^rocm(\d+(?:\.\d+){0,2})$")
 CUDA_INDEX = re.compile(r"/whl/(?:nightly/|test/)?cu(\d{2,3})(?:/|$)")
@@ -97,6 +99,9 @@ def collect(extractions: Mapping[str, Extraction], files: Iterable[SourceFile] =
                 images.append(image_pin(fact.name, where))
             elif fact.kind == "requirement" and fact.name.startswith("index:"):
                 indexes.extend((kind, version, where) for kind, version in index_kind(fact.name[6:]))
+            elif fact.kind == "requirement" and fact.name in CUDA_PACKAGES:
+                if m := re.search(r"(\d+\.\d+)", fact.text):
+                    indexes.append(("cuda", m.group(1), where))
             elif fact.kind == "requirement" and _plain(fact.name):
                 pin = requirement_pin(fact.name, fact.text, where)
                 pins.setdefault((rel, fact.line, fact.column, pin.package), pin)
