@@ -157,3 +157,29 @@ def test_image_pins(ref: str, expected: dict) -> None:
     pin = image_pin(ref, HERE)
     for key, value in expected.items():
         assert getattr(pin, key) == value, key
+
+
+def test_stack_command_what_if_json_and_errors(tmp_path: Path) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "requirements.txt").write_text("torch==2.6.0\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "ROCM_MIGRATE_CACHE_DIR": str(tmp_path / "cache")}
+    run = subprocess.run([sys.executable, "-m", "migrate", "stack", str(tmp_path), "--rocm", "6.4,7.2",
+                          "--target-arch", "gfx90a,gfx942", "-f", "json"], capture_output=True, text=True, env=env, check=False)
+    assert run.returncode == 0, run.stderr
+    block = json.loads(run.stdout)
+    assert [(t["rocm"], t["arch"], t["class"]) for t in block["targets"]] == [
+        ("6.4", "gfx90a", "native"), ("7.2", "gfx90a", "minor-adaptation"),
+        ("6.4", "gfx942", "native"), ("7.2", "gfx942", "minor-adaptation")]
+    table = subprocess.run([sys.executable, "-m", "migrate", "stack", str(tmp_path), "--rocm", "6.4,7.2",
+                            "--target-arch", "gfx90a,gfx942"], capture_output=True, text=True, env=env, check=False)
+    assert "What-if" in table.stdout and "torch→2.7.1" in table.stdout
+    bad = subprocess.run([sys.executable, "-m", "migrate", "stack", str(tmp_path), "--rocm", "7.2.0"],
+                         capture_output=True, text=True, env=env, check=False)
+    assert bad.returncode == 2 and "7.2.0 not in the compatibility matrix" in bad.stderr
+    arch = subprocess.run([sys.executable, "-m", "migrate", "stack", str(tmp_path), "--target-arch", "gfx999"],
+                          capture_output=True, text=True, env=env, check=False)
+    assert arch.returncode == 2 and "gfx999" in arch.stderr
