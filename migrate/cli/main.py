@@ -11,6 +11,7 @@ from migrate import __version__
 from migrate.model import CLASSES, class_rank
 from migrate.cli.convert import convert
 from migrate.cli.lint import lint
+from migrate.cli.validate import validate
 from migrate.rulebase.docs import FAMILIES
 
 FORMATS = ("terminal", "json", "html", "markdown", "sarif", "csv")
@@ -45,6 +46,7 @@ def cli() -> None:
 
 cli.add_command(lint)
 cli.add_command(convert)
+cli.add_command(validate)
 
 
 @cli.command()
