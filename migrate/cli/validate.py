@@ -7,17 +7,10 @@ from pathlib import Path
 
 import click
 
+from migrate.cli.errors import UsageError
+
 PLAN_FORMATS = ("terminal", "json", "markdown", "html")
 COMPARE_FORMATS = ("terminal", "json", "markdown", "html")
-
-
-class ValidateUsageError(click.ClickException):
-    """A one-line error with exit code 2 and no traceback."""
-
-    exit_code = 2
-
-    def show(self, file: object = None) -> None:
-        click.echo(f"rocm-migrate: error: {self.message}", err=True)
 
 
 @click.group()
@@ -28,8 +21,8 @@ def validate() -> None:
 def _pairs(formats: tuple[str, ...], outputs: tuple[str, ...]) -> list[tuple[str, str]]:
     formats = formats or ("terminal",)
     if outputs and len(outputs) != len(formats):
-        raise ValidateUsageError("give one -o/--output per --format")
-    return list(zip(formats, outputs)) if outputs else [(f, "-") for f in formats]
+        raise UsageError("give one -o/--output per --format")
+    return list(zip(formats, outputs, strict=True)) if outputs else [(f, "-") for f in formats]
 
 
 def _write(text: str, destination: str) -> None:
@@ -39,12 +32,13 @@ def _write(text: str, destination: str) -> None:
     try:
         Path(destination).write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise ValidateUsageError(f"cannot write {destination}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot write {destination}: {exc.strerror or exc}") from None
 
 
 @validate.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
-@click.option("--format", "-f", "formats", multiple=True, type=click.Choice(PLAN_FORMATS), help="Output format (repeatable with -o).")
+@click.option("--format", "-f", "formats", multiple=True, type=click.Choice(PLAN_FORMATS),
+              help="Output format (repeatable with -o).")
 @click.option("-o", "--output", "outputs", multiple=True, help="Write to FILE ('-' for stdout); one per --format.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the extraction cache.")
 def plan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, ...], no_cache: bool) -> None:
@@ -56,7 +50,7 @@ def plan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
     try:
         result = planning.plan_paths(list(paths) or [Path(".")], use_cache=not no_cache)
     except planning.PlanError as exc:
-        raise ValidateUsageError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     for fmt, destination in pairs:
         _write(render_plan.RENDERERS[fmt](result), destination)
 
@@ -88,7 +82,7 @@ def run(spec_path: Path, output: str, force_cpu: bool, nproc: int, steps: int | 
                             overrides={k: v for k, v in overrides.items() if v is not None and k != "dtypes"},
                             progress=(lambda _: None) if quiet else (lambda m: click.echo(f"validate run: {m}", err=True)))
     except (specs.SpecError, RuntimeError) as exc:
-        raise ValidateUsageError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     _write(fingerprint.dumps(result), output)
 
 
@@ -114,7 +108,7 @@ def compare(reference: Path, candidate: Path, formats: tuple[str, ...], outputs:
         result = comparing.compare(fingerprint.load(reference), fingerprint.load(candidate), tol.load(tolerances),
                                    max_slowdown)
     except (fingerprint.FingerprintError, tol.ToleranceError) as exc:
-        raise ValidateUsageError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     for fmt, destination in pairs:
         _write(render_compare.RENDERERS[fmt](result), destination)
     if not result.passed:

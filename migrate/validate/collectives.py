@@ -114,10 +114,10 @@ def ddp_step(torch: Any, dist: Any, loaded: Loaded, seed: int, batch_size: int, 
 
     single_step()
     ddp_step_()
-    grad_err = max(rel_err(p.grad, q.grad) for p, q in zip(model.parameters(), single.parameters()))
+    grad_err = max(rel_err(p.grad, q.grad) for p, q in zip(model.parameters(), single.parameters(), strict=True))
     single_opt.step()
     opt.step()
-    param_diff = max(max_abs_diff(p, q) for p, q in zip(model.parameters(), single.parameters()))
+    param_diff = max(max_abs_diff(p, q) for p, q in zip(model.parameters(), single.parameters(), strict=True))
     t1 = _step_time(torch, dist, dev, single_step, timed, rank == 0)
     tn = _step_time(torch, dist, dev, ddp_step_, timed, True)
     return {"status": "ran", "grad_rel_err": grad_err, "param_max_abs_diff": param_diff,

@@ -168,7 +168,7 @@ def _value(where: str, key: str, want: Any, got: Any, tol: Tolerance, problems: 
         if not isinstance(got, list) or len(got) != len(want):
             problems.append(f"{where}: {len(got) if isinstance(got, list) else got} values (reference {len(want)})")
             return 1
-        return sum(_value(f"{where}[{i}]", key, w, g, tol, problems) for i, (w, g) in enumerate(zip(want, got)))
+        return sum(_value(f"{where}[{i}]", key, w, g, tol, problems) for i, (w, g) in enumerate(zip(want, got, strict=True)))
     if isinstance(want, (int, float)) and isinstance(got, (int, float)):
         allowed = tol["atol"] + tol["rtol"] * abs(want)
         if not abs(got - want) <= allowed or math.isnan(got):

@@ -10,7 +10,16 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 # aten ops that do no arithmetic on the device even when their tensors live there.
-NO_KERNEL = frozenset(["alias", "as_strided", "chunk", "contiguous", "detach", "detach_", "dim", "empty", "empty_like", "empty_strided", "expand", "expand_as", "flatten", "is_nonzero", "is_same_size", "item", "lift_fresh", "lift_fresh_copy", "narrow", "numel", "permute", "reshape", "resize_", "result_type", "select", "set_", "size", "slice", "split", "split_with_sizes", "squeeze", "squeeze_", "stride", "t", "transpose", "unbind", "unflatten", "unsqueeze", "unsqueeze_", "view", "view_as", "_reshape_alias", "_unsafe_view", "_has_compatible_shallow_copy_type", "record_stream", "_local_scalar_dense", "is_pinned", "to", "_to_copy", "copy_", "requires_grad_", "_foreach_copy_", "zero_", "resolve_conj", "resolve_neg", "conj", "_conj", "_neg_view", "matrix_H", "mT", "mH", "clone", "fill_", "new_empty", "new_empty_strided", "as_strided_", "split_with_sizes_copy"])
+NO_KERNEL = frozenset((
+    "alias", "as_strided", "chunk", "contiguous", "detach", "detach_", "dim", "empty", "empty_like", "empty_strided",
+    "expand", "expand_as", "flatten", "is_nonzero", "is_same_size", "item", "lift_fresh", "lift_fresh_copy",
+    "narrow", "numel", "permute", "reshape", "resize_", "result_type", "select", "set_", "size", "slice", "split",
+    "split_with_sizes", "squeeze", "squeeze_", "stride", "t", "transpose", "unbind", "unflatten", "unsqueeze",
+    "unsqueeze_", "view", "view_as", "_reshape_alias", "_unsafe_view", "_has_compatible_shallow_copy_type",
+    "record_stream", "_local_scalar_dense", "is_pinned", "to", "_to_copy", "copy_", "requires_grad_",
+    "_foreach_copy_", "zero_", "resolve_conj", "resolve_neg", "conj", "_conj", "_neg_view", "matrix_H", "mT", "mH",
+    "clone", "fill_", "new_empty", "new_empty_strided", "as_strided_", "split_with_sizes_copy",
+))
 DEVICE_TO_HOST = ("Memcpy DtoH", "CopyDeviceToHost", "memcpyDtoH")
 
 

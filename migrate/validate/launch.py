@@ -36,7 +36,7 @@ def run(spec_path: Path, nproc: int, force_cpu: bool, overrides: dict[str, Any])
                     "--overrides", json.dumps(overrides)] + (["--force-cpu"] if force_cpu else [])
             procs.append(subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
         outputs = [_wait(p) for p in procs]
-        for rank, (proc, output) in enumerate(zip(procs, outputs)):
+        for rank, (proc, output) in enumerate(zip(procs, outputs, strict=True)):
             if proc.returncode != 0:
                 last = [line for line in output.splitlines() if line.strip()][-1:] or ["no output"]
                 raise LaunchError(f"rank {rank} exited with {proc.returncode}: {last[0][:300]}")

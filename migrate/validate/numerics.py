@@ -107,7 +107,7 @@ def checkpoint(torch: Any, loaded: Loaded, seed: int, dev: Any, dtype_name: str,
         output_diff = max_abs_diff(call(trained.model, inputs), call(model, inputs))
     train_step(loaded, trained.model, trained.optimizer, trained.batches[0])
     train_step(loaded, model, optimizer, trained.batches[0])
-    resume_diff = max(max_abs_diff(a, b) for a, b in zip(trained.model.parameters(), model.parameters()))
+    resume_diff = max(max_abs_diff(a, b) for a, b in zip(trained.model.parameters(), model.parameters(), strict=True))
     return check("checkpoint", dtype_name, {"state_equal": bool(equal), "output_max_abs_diff": output_diff,
                                             "resume_max_abs_diff": resume_diff}, bytes=size)
 
@@ -127,7 +127,7 @@ def amp(torch: Any, loaded: Loaded, seed: int, batch_size: int, dev: Any, amp_dt
     before = [p.detach().clone() for p in model.parameters()]
     scaler.step(optimizer)
     scaler.update()
-    delta = sum(l2(p.detach() - b) ** 2 for p, b in zip(model.parameters(), before)) ** 0.5
+    delta = sum(l2(p.detach() - b) ** 2 for p, b in zip(model.parameters(), before, strict=True)) ** 0.5
     return check("amp", amp_dtype, {**{f"output_{k}": v for k, v in stats(output).items()},
                                     "loss": float(loss.detach()), "grad_total": grad_total, "delta_total": delta},
                  output_dtype=str(output.dtype).replace("torch.", ""))

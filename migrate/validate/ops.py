@@ -63,7 +63,7 @@ def _check_op(torch: Any, spec: RunSpec, op: OpSpec, inputs: tuple[Any, ...] | N
         upstream = torch.randn(out.shape, generator=generator).to(device=out.device, dtype=out.dtype)
         grads = torch.autograd.grad(out, [impl_args[i] for i in differentiable], upstream)
         ref_grads = torch.autograd.grad(ref, [ref_args[i] for i in differentiable], upstream)
-        metrics["backward_rel_err"] = max(rel_err(g, r) for g, r in zip(grads, ref_grads))
+        metrics["backward_rel_err"] = max(rel_err(g, r) for g, r in zip(grads, ref_grads, strict=True))
     impl = (implementations() if implementations else {}).get(op.name, "unknown")
     return check(name, dtype_name, metrics, implementation=impl, shapes=[list(a.shape) for a in inputs if hasattr(a, "shape")])
 

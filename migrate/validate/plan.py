@@ -123,10 +123,12 @@ def _matches(signal: dict[str, Any], fact: Fact) -> bool:
 
 
 def plan_paths(paths: list[Path], use_cache: bool = True) -> Plan:
-    """Scan the paths as `rocm-migrate scan` does (configuration and cache included), then plan."""
+    """Scan the paths as one project, as `rocm-migrate scan` does (configuration and cache included), then plan."""
     from migrate import cache, pipeline
     from migrate import settings as config
+    from migrate.cache import Cache
     from migrate.discover import discover
+    from migrate.extract.run import extract_all, extracted
     from migrate.rulebase import precompiled
     from migrate.rulebase.load import RuleError
 
@@ -136,8 +138,7 @@ def plan_paths(paths: list[Path], use_cache: bool = True) -> Plan:
         rules = precompiled.load(None, cache.default_dir() if use_cache else None)
     except (config.SettingsError, RuleError) as exc:
         raise PlanError(str(exc)) from None
-    report = pipeline.run(paths, settings, rules)
+    report = pipeline.scan_project(paths, settings, rules)
     found = discover(paths, include_vendored=settings.include_vendored, exclude=settings.exclude)
-    outcomes = pipeline.extract_all(found.files, settings)
-    facts = {o.file.rel: o.extraction.facts for o in outcomes if o.extraction is not None}
-    return plan(report, facts)
+    outcomes = extract_all(found.files, max_file_size=settings.max_file_size, cache=Cache(settings.cache_dir))
+    return plan(report, {f.rel: e.facts for f, e in extracted(outcomes)})

@@ -11,9 +11,8 @@ FORMATS = ("terminal", "json", "markdown", "html")
 
 def terminal(result: Comparison) -> str:
     ref, cand = result.reference, result.candidate
-    lines = [f"reference: {ref['spec']} on {ref['gpu_name'] or ref['platform']} ({ref['device']}, torch {ref['framework_version']})",
-             f"candidate: {cand['spec']} on {cand['gpu_name'] or cand['platform']} ({cand['device']}, torch {cand['framework_version']})",
-             ""]
+    lines = [f"{label}: {side['spec']} on {side['gpu_name'] or side['platform']} ({side['device']}, "
+             f"torch {side['framework_version']})" for label, side in (("reference", ref), ("candidate", cand))] + [""]
     for c in result.checks:
         label = f"{c.check}[{c.dtype}]" if c.dtype else c.check
         extra = f" ({c.note})" if c.note else f" ({c.compared} values)" if c.status == "pass" else ""
@@ -25,7 +24,8 @@ def terminal(result: Comparison) -> str:
         lines += ["", "performance (candidate / reference step time; spread from p10/p90):"]
         for p in result.performance:
             lines.append(f"  {p.dtype}: {p.candidate_ms:.2f} ms vs {p.reference_ms:.2f} ms = {p.ratio:.2f}x "
-                         f"[{p.ratio_low:.2f}-{p.ratio_high:.2f}]; {p.samples_per_s[1]:.1f} vs {p.samples_per_s[0]:.1f} samples/s")
+                         f"[{p.ratio_low:.2f}-{p.ratio_high:.2f}]; "
+                         f"{p.samples_per_s[1]:.1f} vs {p.samples_per_s[0]:.1f} samples/s")
     if result.environment:
         lines += ["", "environment differences:"] + [f"  {k}: {r} -> {c}" for k, r, c in result.environment]
     if result.implementations:

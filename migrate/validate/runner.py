@@ -26,7 +26,7 @@ def guarded(name: str, dtype: str | None, fn: Callable[[], Any]) -> Any:
     """A check that raises is a failed check with its reason, not a crashed run."""
     try:
         return fn()
-    except Exception as exc:  # noqa: BLE001 - the port under test may fail in any way
+    except Exception as exc:
         return failure(name, dtype, exc)
 
 
@@ -82,7 +82,7 @@ def _dtype_checks(torch: Any, spec: RunSpec, loaded: Loaded, dev: Any, dtype_nam
     recorder = Recorder(spec)
     try:
         checks, trained = numerics.run(torch, loaded, spec.seed, spec.steps, spec.batch_size, dev, dtype_name, recorder)
-    except Exception as exc:  # noqa: BLE001 - reported as failed checks; the later ones need the trained model
+    except Exception as exc:
         return [failure(name, dtype_name, exc) for name in ("forward", "loss", "grad_norms", "param_deltas")]
     checks += check_ops(torch, spec, recorder, dtype_name, loaded.implementations) if spec.ops else []
     checks.append(guarded("checkpoint", dtype_name,
@@ -110,7 +110,7 @@ def _distributed(torch: Any, spec: RunSpec, loaded: Loaded, force_cpu: bool, npr
         if nproc == 1:
             return distributed.in_process(torch, loaded, spec.seed, spec.batch_size, force_cpu)
         return launch.run(spec.path, nproc, force_cpu, overrides)
-    except Exception as exc:  # noqa: BLE001 - a failed launch or collective is a result
+    except Exception as exc:
         return {"error": _one_line(exc)}
 
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from migrate.compat import tomllib
+
 DTYPES = ("float32", "bfloat16", "float16")
 MODEL_KEYS = ("factory", "batch", "loss", "optimizer", "implementations")
 RUN_DEFAULTS: dict[str, Any] = {"seed": 0, "steps": 3, "batch_size": 4, "dtypes": ["float32"],
@@ -55,10 +57,6 @@ class RunSpec:
 
 
 def load(path: Path) -> RunSpec:
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef,import-not-found,unused-ignore]
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from migrate.compat import tomllib
+
 Tolerance = dict[str, float]
 
 # Measured H200 (fp32 without TF32, bf16) against the CPU left these margins; see docs/validate.md.
@@ -44,7 +46,7 @@ class ToleranceError(Exception):
 def lookup(table: dict[str, dict[str, Tolerance]], dtype: str | None, check: str) -> Tolerance:
     """The check's entry over the dtype's default; checks without a dtype use float32's."""
     by_check = table.get(dtype or "float32", table["float32"])
-    base = check.split(":")[0]
+    base = check.split(":", maxsplit=1)[0]
     return {**table["float32"]["default"], **by_check.get("default", {}), **by_check.get(base, {}),
             **by_check.get(check, {})}
 
@@ -54,10 +56,6 @@ def load(path: Path | None) -> dict[str, dict[str, Tolerance]]:
     table = {d: {c: dict(t) for c, t in checks.items()} for d, checks in DEFAULTS.items()}
     if path is None:
         return table
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef,import-not-found,unused-ignore]
     try:
         data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
