@@ -30,7 +30,10 @@ def run_rank(torch: Any, loaded: Loaded, seed: int, batch_size: int, rank: int, 
     dist.init_process_group(backend, init_method=init_method, rank=rank, world_size=world)
     try:
         collectives = check_collectives(torch, dist, rank, world, dev)
-        ddp = ddp_step(torch, dist, loaded, seed, batch_size, rank, world, dev)
+        try:
+            ddp = ddp_step(torch, dist, loaded, seed, batch_size, rank, world, dev)
+        except Exception as exc:  # the model under test may fail in any way; the collectives still count
+            ddp = {"status": "failed", "reason": f"{type(exc).__name__}: {str(exc).strip()[:300]}"}
     finally:
         dist.destroy_process_group()
     return {"rank": rank, "world_size": world, "backend": backend, "device": str(dev),

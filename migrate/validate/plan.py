@@ -99,12 +99,20 @@ def _workload(workload: Workload, report: Report, facts: Mapping[str, Sequence[F
             if any(workload.kind in s.get("workload_kind", ()) for s in entry.get("signals", ())):
                 evidence.insert(0, Evidence(path=workload.root, line=0, symbol=f"{workload.kind} workload"))
         if evidence:
-            unique = sorted(set(evidence), key=lambda e: (e.path, e.line, e.symbol))
+            unique = _one_per_line(evidence)
             checks.append(PlannedCheck(id=entry["id"], title=entry["title"], why=" ".join(entry["why"].split()),
                                        runner=tuple(entry.get("runner", ())), evidence=tuple(unique[:MAX_EVIDENCE]),
                                        evidence_count=len(unique)))
     return WorkloadPlan(name=workload.name, kind=workload.kind, root=workload.root,
                         migration_class=workload.migration_class, checks=tuple(checks))
+
+
+def _one_per_line(evidence: list[Evidence]) -> list[Evidence]:
+    """The first symbol of each cited line, in file order."""
+    first: dict[tuple[str, int], Evidence] = {}
+    for e in evidence:
+        first.setdefault((e.path, e.line), e)
+    return sorted(first.values(), key=lambda e: (e.path, e.line))
 
 
 def _gpu_evidence(workload: Workload, report: Report, seen: list[tuple[str, Fact]]) -> list[Evidence]:
