@@ -12,6 +12,7 @@ import click
 from migrate import __version__
 from migrate.cli.convert import convert
 from migrate.cli.errors import UsageError
+from migrate.cli.inventory import inventory
 from migrate.cli.lint import lint
 from migrate.cli.validate import validate
 from migrate.model import CLASSES
@@ -45,7 +46,11 @@ def cli() -> None:
 
 cli.add_command(lint)
 cli.add_command(convert)
+<<<<<<< HEAD
 cli.add_command(validate)
+=======
+cli.add_command(inventory)
+>>>>>>> main
 
 
 @cli.command()
