@@ -46,11 +46,8 @@ def cli() -> None:
 
 cli.add_command(lint)
 cli.add_command(convert)
-<<<<<<< HEAD
 cli.add_command(validate)
-=======
 cli.add_command(inventory)
->>>>>>> main
 
 
 @cli.command()
