@@ -141,6 +141,7 @@ def test_tolerances_are_dtype_aware_and_a_file_overrides_them(tmp_path: Path) ->
 def test_cli_compare_exit_codes_and_formats(tmp_path: Path) -> None:
     ok = run_cli("validate", "compare", str(TINYGPT), str(TINYGPT))
     assert ok.returncode == 0 and "PASSED" in ok.stdout, ok.stderr
+    assert "collectives (reference: world size 1, nccl; candidate: world size 1, nccl):" in ok.stdout
     out_json, out_md, out_html = tmp_path / "c.json", tmp_path / "c.md", tmp_path / "c.html"
     bad = run_cli("validate", "compare", str(TINYGPT), str(FALLBACK), "-f", "terminal", "-o", "-", "-f", "json",
                   "-o", str(out_json), "-f", "markdown", "-o", str(out_md), "-f", "html", "-o", str(out_html))

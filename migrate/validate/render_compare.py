@@ -26,6 +26,7 @@ def terminal(result: Comparison) -> str:
             lines.append(f"  {p.dtype}: {p.candidate_ms:.2f} ms vs {p.reference_ms:.2f} ms = {p.ratio:.2f}x "
                          f"[{p.ratio_low:.2f}-{p.ratio_high:.2f}]; "
                          f"{p.samples_per_s[1]:.1f} vs {p.samples_per_s[0]:.1f} samples/s")
+    lines += _distributed(result)
     if result.environment:
         lines += ["", "environment differences:"] + [f"  {k}: {r} -> {c}" for k, r, c in result.environment]
     if result.implementations:
@@ -33,6 +34,21 @@ def terminal(result: Comparison) -> str:
     failed = ", ".join(f"{c.check}[{c.dtype}]" if c.dtype else c.check for c in result.failed)
     lines += ["", f"FAILED: {failed}" if failed else "PASSED: every check within tolerance"]
     return "\n".join(lines) + "\n"
+
+
+def _distributed(result: Comparison) -> list[str]:
+    d = result.distributed
+    if not d:
+        return []
+    (rw, cw), (rb, cb) = d["world_size"], d["backend"]
+    lines = ["", f"collectives (reference: world size {rw}, {rb}; candidate: world size {cw}, {cb}):"]
+    for c in d["busbw_GBps"]:
+        ref = "-" if c["reference"] is None else f"{c['reference']:.2f}"
+        lines.append(f"  {c['op']}: bus bandwidth {c['candidate']:.2f} vs {ref} GB/s")
+    re_, ce = d["scaling_efficiency"]
+    if re_ is not None and ce is not None:
+        lines.append(f"  1->N step-time scaling efficiency: {ce:.2f} vs {re_:.2f}")
+    return lines
 
 
 def as_json(result: Comparison) -> str:
