@@ -11,6 +11,8 @@ from migrate import __version__
 from migrate.workloads import assemble
 from migrate.cache import Cache, key
 from migrate.discover import discover
+from migrate.workloads import calibration as effort_calibration
+from migrate.workloads.costs import project_costs
 from migrate.workloads.estimate import EffortModel
 from migrate.extract import EXTRACTOR_VERSION, extract
 from migrate.workloads.graph import DependencyGraph
@@ -57,7 +59,11 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase,
     specs = assemble.workloads([o.file for o in scanned], facts, root_name=found.root.name or "root",
                                declared=settings.workloads)
     model = EffortModel().with_overrides(settings.effort)
-    workloads, findings = judge(specs, DependencyGraph(specs, facts), findings, settings.arch, model, rules)
+    calibration = effort_calibration.load()
+    workloads, findings = judge(specs, DependencyGraph(specs, facts), findings, settings.arch, model, rules, calibration)
+    projects = _projects(targets, found.root, workloads)
+    files = {o.file.rel: (o.file.kind, o.extraction.lines) for o in scanned}  # type: ignore[union-attr]
+    costs = project_costs(projects, found.root.name or "root", workloads, findings, files, model, calibration)
     notes = _hipify_notes(settings, hipify_pass) + precise_notes
     notes += [f"{o.file.rel}: {n}" for o in scanned for n in o.extraction.notes]  # type: ignore[union-attr]
     return Report(
@@ -67,7 +73,7 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase,
         workloads=tuple(workloads), findings=tuple(sorted(findings, key=lambda f: f.sort_key)),
         skipped=tuple(sorted(skipped, key=lambda s: s.path)),
         notes=tuple(notes),
-        projects=_projects(targets, found.root, workloads),
+        projects=projects, project_costs=costs, precise=settings.precise,
         hipify=_hipify_summary(hipify_pass, workloads),
         rules=rules.infos({f.rule for f in findings}),
     )

@@ -4,7 +4,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from migrate.model import SCHEMA_VERSION, Effort, Project, Report, Workload, class_rank, worst_class
+from migrate.model import SCHEMA_VERSION, Effort, Project, Report, Workload, class_rank, sum_effort, worst_class
+from migrate.render.summary import confidence
 
 
 def to_json(report: Report) -> dict:
@@ -14,6 +15,7 @@ def to_json(report: Report) -> dict:
         "tool": {"name": "rocm-migrate", "version": report.tool_version, "rules_version": report.rules_version},
         "target": {"rocm": report.target.rocm, "arch": list(report.target.arch)},
         "summary": _summary(report),
+        "effort": _effort(report),
         "projects": [_project(report, p) for p in report.projects],
         "workloads": [_workload(w, ids) for w in report.workloads],
         "findings": [f.to_json(ids[f]) for f in report.findings],
@@ -28,7 +30,8 @@ def _summary(report: Report) -> dict:
     for index, arch in enumerate(report.target.arch):
         verdicts = [w.verdicts[index] for w in report.workloads]
         by_target[arch] = {"class": worst_class(v.migration_class for v in verdicts),
-                           "effort_hours": _sum(v.effort for v in verdicts).to_json()}
+                           "effort_hours": _sum([v.effort for v in verdicts]
+                                                + [p.effort for p in report.project_costs]).to_json()}
     return {
         "class": report.migration_class,
         "files_scanned": report.files_scanned,
@@ -40,6 +43,18 @@ def _summary(report: Report) -> dict:
         "by_class": dict(sorted(Counter(f.migration_class for f in report.findings).items())),
         "by_target": by_target,
         "target_differences": target_differences(report),
+    }
+
+
+def _effort(report: Report) -> dict:
+    """Where the headline effort comes from: workloads once each, project costs once each."""
+    return {
+        "total_hours": report.effort.to_json(),
+        "workloads_hours": report.workload_effort.to_json(),
+        "projects": [{"name": p.name, "class": p.migration_class, "kloc": p.kloc, "effort_hours": p.effort.to_json(),
+                      "effort_breakdown": [{"item": item, "hours": hours} for item, hours in p.breakdown]}
+                     for p in report.project_costs],
+        "confidence": confidence(report),
     }
 
 
@@ -77,8 +92,7 @@ def _project(report: Report, project: Project) -> dict:
 
 
 def _sum(efforts) -> Effort:  # noqa: ANN001 - any iterable of Effort
-    items = list(efforts)
-    return Effort(low=sum(e.low for e in items), likely=sum(e.likely for e in items), high=sum(e.high for e in items))
+    return sum_effort(efforts)
 
 
 def render(report: Report) -> str:

@@ -25,3 +25,29 @@ def blockers(report: Report, limit: int) -> list[tuple[Finding, int]]:
     ranked = sorted(seen.values(), key=lambda fs: (-class_rank(fs[0].migration_class), -MANUAL_RANK[fs[0].hipify],
                                                    -CONFIDENCE_RANK[fs[0].confidence], -len(fs), fs[0].sort_key))
     return [(fs[0], len(fs)) for fs in ranked[:limit]]
+
+
+def confidence(report: Report) -> dict:
+    """How far the estimate can be trusted: the share of its likely hours that rests on measured
+    constants, how much of the C/C++/CUDA hipify-perl was seen converting, whether libclang checked."""
+    total = report.effort.likely
+    calibrated = sum(w.primary.calibrated for w in report.workloads) + sum(p.calibrated for p in report.project_costs)
+    share = calibrated / total if total else 1.0
+    coverage = [c for c in report.hipify.get("coverage", {}).values() if c.get("references")]
+    hipify_share = (sum(c["converted"] for c in coverage) / sum(c["references"] for c in coverage)) if coverage else None
+    level = "high" if share >= 0.7 and hipify_share is not None and report.precise else \
+        "medium" if share >= 0.5 else "low"
+    parts = [f"{share:.0%} of the likely hours rest on constants measured on real ports"]
+    parts.append(f"hipify-perl converted {hipify_share:.0%} of the CUDA references it was run on"
+                 if hipify_share is not None else "hipify-perl was not run, so its automatic share is the rule base's claim")
+    parts.append("libclang confirmed the findings" if report.precise else "findings were not checked with libclang (--precise)")
+    return {"level": level, "calibrated_share": round(share, 3),
+            "hipify_measured_share": None if hipify_share is None else round(hipify_share, 3),
+            "precise": report.precise, "statement": "; ".join(parts) + "."}
+
+
+def automatic_share(findings: list[Finding]) -> float | None:
+    """Of the C/C++/CUDA findings, the share hipify converts on its own (partial counts half)."""
+    weights = {"yes": 1.0, "partial": 0.5, "no": 0.0}
+    counted = [f for f in findings if f.rule.startswith(("HIP0", "HIP1", "HIP2", "HIP3", "HIP4", "HIP5"))]
+    return sum(weights.get(f.hipify, 0.0) for f in counted) / len(counted) if counted else None

@@ -7,6 +7,7 @@ from typing import Sequence
 
 from migrate.workloads.assemble import Spec
 from migrate.workloads.classify import classify
+from migrate.workloads.calibration import Calibration
 from migrate.workloads.estimate import EffortModel, estimate
 from migrate.workloads.graph import DependencyGraph
 from migrate.model import Finding, TargetVerdict, Workload, class_rank
@@ -14,7 +15,7 @@ from migrate.rulebase.load import RuleBase
 
 
 def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Finding], archs: Sequence[str],
-          model: EffortModel, rules: RuleBase) -> tuple[list[Workload], list[Finding]]:
+          model: EffortModel, rules: RuleBase, calibration: Calibration) -> tuple[list[Workload], list[Finding]]:
     """Workloads with one verdict per target architecture, and the findings tagged with their workload."""
     tagged = [replace(f, workload=graph.owner.get(f.path, "")) for f in findings]
     mine = {s.name: [f for f in tagged if f.workload == s.name] for s in specs}
@@ -32,10 +33,10 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
                 cls, reasons = own[worst]
                 chain = tuple(graph.chain(spec.name, worst)) + tuple(_where(f) for f in reasons[:1])
             result = estimate([f for f in mine[spec.name] if arch in f.targets], own[spec.name][0], model,
-                              efforts.__getitem__, names.__getitem__)
+                              efforts.__getitem__, names.__getitem__, calibration)
             verdicts[spec.name].append(TargetVerdict(
                 arch=arch, migration_class=cls, own_class=own[spec.name][0], reasons=reasons, chain=chain,
-                effort=result.effort, breakdown=result.breakdown))
+                effort=result.effort, breakdown=result.breakdown, calibrated=result.calibrated))
     workloads = [Workload(name=s.name, root=s.root, kind=s.kind, files=tuple(sorted(s.files)),
                           verdicts=tuple(verdicts[s.name]), depends_on=tuple(graph.direct(s.name)))
                  for s in specs]
