@@ -1,11 +1,11 @@
 """match: facts x rules -> findings."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Iterable
 
-from migrate.rulebase import targets
 from migrate.model import Extraction, Fact, Finding, Target
+from migrate.rulebase import targets
 from migrate.rulebase.load import Entry, Rule, RuleBase, version_tuple
 
 # Facts on either side of a HIP guard are already handled by the authors.
@@ -61,7 +61,8 @@ class RuleIndex:
         hits = [(rule, entry, fact.name) for rule, entry in named or ()]
         hits += [(rule, None, fact.name) for p, rule in prefixed or () if fact.name.startswith(p)]
         for rule in patterns or ():
-            found = rule.matcher.regex.search(fact.name)  # type: ignore[union-attr]
+            regex = rule.matcher.regex
+            found = regex.search(fact.name) if regex is not None else None
             if found:
                 hits.append((rule, None, found.group(0) if fact.kind == "asm" else fact.name))
         hits = [h for h in hits if _role_matches(h[0], fact.role)]
@@ -95,9 +96,9 @@ def defined_names(extractions: Iterable[Extraction]) -> frozenset[str]:
 def match_file(rel: str, extraction: Extraction, index: RuleIndex,
                portable: frozenset[str] = frozenset(), defined: frozenset[str] = frozenset()) -> list[Finding]:
     """Turn one file's facts into findings; guarded facts and the project's own names never do."""
-    findings: dict[tuple, Finding] = {}
+    findings: dict[tuple[str, int, int, int | None, str], Finding] = {}
     for fact in extraction.facts:
-        if fact.guard in GUARDED or fact.role == "namespace" and fact.name in portable:
+        if fact.guard in GUARDED or (fact.role == "namespace" and fact.name in portable):
             continue
         if fact.kind == "identifier" and fact.role != "definition" and fact.name in defined:
             continue
@@ -114,11 +115,30 @@ def match_file(rel: str, extraction: Extraction, index: RuleIndex,
     return sorted(findings.values(), key=lambda f: f.sort_key)
 
 
+def match_targets(files: Sequence[tuple[str, Extraction]], rules: RuleBase, *, rocm: str,
+                  archs: Sequence[str]) -> list[Finding]:
+    """Findings of every file for every target architecture, merged: each finding lists the
+    targets it applies to. Portable aliases and the project's own names count repo-wide, so
+    scan and lint read the same files the same way."""
+    portable = portable_namespaces(e for _, e in files)
+    defined = defined_names(e for _, e in files)
+    merged: dict[tuple[str, str, int | None, int, int, str], Finding] = {}
+    found_for: dict[tuple[str, str, int | None, int, int, str], list[str]] = {}
+    for arch in archs:
+        index = RuleIndex(rules, Target(rocm=rocm, arch=(arch,)))
+        for rel, extraction in files:
+            for finding in match_file(rel, extraction, index, portable, defined):
+                key = (finding.rule, finding.path, finding.cell, finding.line, finding.column, finding.symbol)
+                merged.setdefault(key, finding)
+                found_for.setdefault(key, []).append(arch)
+    return [replace(f, targets=tuple(found_for[k])) for k, f in merged.items()]
+
+
 def _limit(rule: Rule, index: RuleIndex) -> int | None:
     """The smallest value of the rule's `exceeds` property among the selected architectures."""
     if rule.exceeds is None:
         return None
-    return min(getattr(arch, rule.exceeds) for arch in rule.matching_archs(index.archs))
+    return min(int(getattr(arch, rule.exceeds)) for arch in rule.matching_archs(index.archs))
 
 
 def _unavailable(entry: Entry | None, target: Target) -> bool:
@@ -130,7 +150,7 @@ def _finding(rel: str, fact: Fact, rule: Rule, entry: Entry | None, symbol: str,
     hip = entry.hip if entry and entry.hip is not None else rule.hip
     hipify = (entry.hipify if entry and entry.hipify else None) or rule.hipify
     message = _message(rule, symbol, hip, entry, fact.value)
-    if _unavailable(entry, target):
+    if entry is not None and _unavailable(entry, target):
         message += f" ({hip} needs ROCm {entry.since}; the target is ROCm {target.rocm})"
         hipify = "no"
     return Finding(

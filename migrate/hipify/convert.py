@@ -11,16 +11,16 @@ import difflib
 import os
 import shutil
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
-from migrate.hipify import tool as hipify
 from migrate import pipeline as scan
-from migrate.hipify.todo import REVIEW_KINDS, Review, render_todo
 from migrate.discover import discover
+from migrate.hipify import tool as hipify
 from migrate.hipify.compare import compare_file, needs_hand_work, rule_kinds
+from migrate.hipify.todo import REVIEW_KINDS, Review, render_todo
 from migrate.match import RuleIndex
 from migrate.model import Finding, Target
 from migrate.rulebase.load import RuleBase

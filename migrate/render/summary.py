@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from migrate.model import CLASSES, Finding, Report, class_rank
 
@@ -27,14 +28,14 @@ def blockers(report: Report, limit: int) -> list[tuple[Finding, int]]:
     return [(fs[0], len(fs)) for fs in ranked[:limit]]
 
 
-def confidence(report: Report) -> dict:
+def confidence(report: Report) -> dict[str, Any]:
     """How far the estimate can be trusted: the share of its likely hours that rests on measured
     constants, how much of the C/C++/CUDA hipify-perl was seen converting, whether libclang checked."""
     total = report.effort.likely
     calibrated = sum(w.primary.calibrated for w in report.workloads) + sum(p.calibrated for p in report.project_costs)
     share = calibrated / total if total else 1.0
-    coverage = [c for c in report.hipify.get("coverage", {}).values() if c.get("references")]
-    hipify_share = (sum(c["converted"] for c in coverage) / sum(c["references"] for c in coverage)) if coverage else None
+    coverage = [c for c in (report.hipify.coverage.values() if report.hipify else ()) if c.references]
+    hipify_share = sum(c.converted for c in coverage) / sum(c.references for c in coverage) if coverage else None
     level = "high" if share >= 0.7 and hipify_share is not None and report.precise else \
         "medium" if share >= 0.5 else "low"
     parts = [f"{share:.0%} of the likely hours rest on constants measured on real ports"]

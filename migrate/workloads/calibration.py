@@ -11,7 +11,6 @@ import yaml
 from migrate.model import Effort
 from migrate.rulebase.load import default_rules_dir
 
-
 SIZE_FACTOR_RANGE = (0.25, 2.0)
 
 
@@ -47,7 +46,7 @@ class Calibration:
         return Effort(low=lines.low * k, likely=lines.likely * k, high=lines.high * k)
 
 
-def _effort(table: dict) -> Effort:
+def _effort(table: dict[str, float]) -> Effort:
     return Effort(low=float(table["low"]), likely=float(table["likely"]), high=float(table["high"]))
 
 

@@ -1,7 +1,7 @@
 """Fixed costs per project (not per workload, not per target), scaled by its C/C++/CUDA size."""
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from migrate.model import Finding, Project, ProjectCost, Workload, worst_class
 from migrate.workloads.calibration import Calibration

@@ -10,8 +10,8 @@ import math
 import posixpath
 import re
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable, Mapping, Sequence
 
 from migrate.model import Effort, Finding
 from migrate.workloads.calibration import Calibration
@@ -45,8 +45,8 @@ class EffortModel:
         for key, value in table.items():
             attr = key.replace("-", "_")
             if attr in ("fixed", "uncertainty", "hipify_factor"):
-                merged = {**getattr(self, attr), **{k: (tuple(v) if isinstance(v, list) else v)  # type: ignore[union-attr]
-                                                    for k, v in value.items()}}  # type: ignore[union-attr]
+                given = value if isinstance(value, Mapping) else {}
+                merged = {**getattr(self, attr), **{k: (tuple(v) if isinstance(v, list) else v) for k, v in given.items()}}
                 changes[attr] = merged
             else:
                 changes[attr] = tuple(value) if isinstance(value, list) else value
@@ -62,7 +62,7 @@ class Estimate:
 
 def occurrence_weight(k: int, learning_rate: float) -> float:
     """Wright's learning curve: the k-th occurrence costs k^log2(rate) of the first."""
-    return k ** math.log2(learning_rate)
+    return float(k ** math.log2(learning_rate))
 
 
 def kernel_groups(kernels: Iterable[Finding]) -> set[tuple[str, str]]:

@@ -2,16 +2,16 @@
 chain that carries it), and the effort estimate."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
 
-from migrate.workloads.assemble import Spec
-from migrate.workloads.classify import classify
-from migrate.workloads.calibration import Calibration
-from migrate.workloads.estimate import EffortModel, estimate
-from migrate.workloads.graph import DependencyGraph
 from migrate.model import Finding, TargetVerdict, Workload, class_rank
 from migrate.rulebase.load import RuleBase
+from migrate.workloads.assemble import Spec
+from migrate.workloads.calibration import Calibration
+from migrate.workloads.classify import classify
+from migrate.workloads.estimate import EffortModel, estimate
+from migrate.workloads.graph import DependencyGraph
 
 
 def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Finding], archs: Sequence[str],
