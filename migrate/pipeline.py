@@ -15,7 +15,7 @@ from migrate.match import match_targets
 from migrate.model import Extraction, Finding, PassResult, Report, SourceFile, Target
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
-from migrate.workloads import assemble
+from migrate.workloads import assemble, ported
 from migrate.workloads import calibration as effort_calibration
 from migrate.workloads.costs import project_costs
 from migrate.workloads.estimate import EffortModel
@@ -49,11 +49,12 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
     specs = assemble.workloads([f for f, _ in scanned], facts, root_name=found.root.name or "root",
                                declared=settings.workloads)
     model = EffortModel().with_overrides(settings.effort)
-    calibration = effort_calibration.load()
+    kinds = {f.rel: f.kind for f, _ in scanned}
+    evidence = ported.rocm_path(ported.collect(facts, kinds), has_cuda_sources="cuda" in kinds.values())
     workloads, judged = judge(specs, DependencyGraph(specs, facts), precise_result.findings, settings.arch, model, rules,
-                              calibration)
+                              effort_calibration.load(), {".": evidence})
     files = {f.rel: (f.kind, e.lines) for f, e in scanned}
-    costs = project_costs((), found.root.name or "root", workloads, judged, files, model, calibration)
+    costs = project_costs((), found.root.name or "root", workloads, judged, files, model, effort_calibration.load())
     notes = [*hipify_result.notes, *precise_result.notes, *(f"{f.rel}: {n}" for f, e in scanned for n in e.notes)]
     return Report(
         tool_version=__version__, rules_version=rules.version, target=Target(rocm=settings.rocm, arch=settings.arch),

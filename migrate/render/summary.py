@@ -4,10 +4,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from migrate.model import CLASSES, Finding, Report, class_rank
+from migrate.model import CLASSES, Effort, Finding, Report, Workload, class_rank, sum_effort
 
 CONFIDENCE_RANK = {"low": 0, "medium": 1, "high": 2}
 MANUAL_RANK = {"yes": 0, "partial": 1, "no": 2}  # what hipify does not fix is the harder part
+HOURS_PER_WEEK = 40.0
 
 
 def by_class(report: Report) -> dict[str, int]:
@@ -17,15 +18,26 @@ def by_class(report: Report) -> dict[str, int]:
 
 
 def blockers(report: Report, limit: int) -> list[tuple[Finding, int]]:
-    """The hardest findings: worst class first, then hand work before hipify's, then confidence;
-    one per (rule, symbol), with counts."""
-    seen: dict[tuple[str, str], list[Finding]] = {}
+    """The hardest rules: worst class first, then hand work before hipify's, then the most
+    occurrences; one row per rule (its first finding as the example) with its count."""
+    seen: dict[str, list[Finding]] = {}
     for finding in report.findings:
-        if class_rank(finding.migration_class) >= class_rank("migration-required"):
-            seen.setdefault((finding.rule, finding.symbol), []).append(finding)
-    ranked = sorted(seen.values(), key=lambda fs: (-class_rank(fs[0].migration_class), -MANUAL_RANK[fs[0].hipify],
-                                                   -CONFIDENCE_RANK[fs[0].confidence], -len(fs), fs[0].sort_key))
+        if class_rank(finding.cls) >= class_rank("migration-required") and finding.status != "ported":
+            seen.setdefault(finding.rule, []).append(finding)
+    ranked = sorted(seen.values(), key=lambda fs: (-class_rank(fs[0].cls), -MANUAL_RANK[fs[0].hipify], -len(fs),
+                                                   -CONFIDENCE_RANK[fs[0].confidence], fs[0].rule))
     return [(fs[0], len(fs)) for fs in ranked[:limit]]
+
+
+def top_workloads(report: Report, limit: int) -> tuple[list[Workload], Effort | None, int]:
+    """The `limit` largest workloads by likely effort, and the others' total (None when none are left)."""
+    ranked = sorted(report.workloads, key=lambda w: (-w.effort.likely, w.name))
+    rest = ranked[limit:]
+    return ranked[:limit], (sum_effort(w.effort for w in rest) if rest else None), len(rest)
+
+
+def person_weeks(hours: float) -> float:
+    return hours / HOURS_PER_WEEK
 
 
 def confidence(report: Report) -> dict[str, Any]:
@@ -45,10 +57,3 @@ def confidence(report: Report) -> dict[str, Any]:
     return {"level": level, "calibrated_share": round(share, 3),
             "hipify_measured_share": None if hipify_share is None else round(hipify_share, 3),
             "precise": report.precise, "statement": "; ".join(parts) + "."}
-
-
-def automatic_share(findings: list[Finding]) -> float | None:
-    """Of the C/C++/CUDA findings, the share hipify converts on its own (partial counts half)."""
-    weights = {"yes": 1.0, "partial": 0.5, "no": 0.0}
-    counted = [f for f in findings if f.rule.startswith(("HIP0", "HIP1", "HIP2", "HIP3", "HIP4", "HIP5"))]
-    return sum(weights.get(f.hipify, 0.0) for f in counted) / len(counted) if counted else None

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from migrate.model import Finding, Project, ProjectCost, Workload, worst_class
+from migrate.model import Finding, Project, ProjectCost, Workload, required_class
 from migrate.workloads.calibration import Calibration
 from migrate.workloads.estimate import EffortModel, project_estimate
 
@@ -18,7 +18,7 @@ def project_costs(projects: Sequence[Project], root_name: str, workloads: Sequen
     out = []
     for project in groups:
         members = set(project.workloads)
-        cls = worst_class(w.primary.migration_class for w in workloads if w.name in members)
+        cls = required_class(w for w in workloads if w.name in members)
         paths = {f.path for f in findings if f.workload in members and files.get(f.path, ("", 0))[0] in C_KINDS}
         kloc = sum(files[p][1] for p in paths) / 1000
         result = project_estimate(cls, kloc, model, calibration)
