@@ -19,4 +19,13 @@ def render(report: Report) -> str:
     shown, rest, rest_count = top_workloads(report, TOP_WORKLOADS)
     return template.render(report=report, counts=by_class(report), blockers=blockers(report, TOP_BLOCKERS),
                            rules={r.id: r for r in report.rules}, confidence=confidence(report), plan=plan.build(report),
-                           workloads=shown, rest=rest, rest_count=rest_count, top_steps=TOP_STEPS, top_risks=TOP_RISKS)
+                           workloads=shown, rest=rest, rest_count=rest_count, top_steps=TOP_STEPS, top_risks=TOP_RISKS,
+                           stack_md=_stack(report))
+
+
+def _stack(report: Report) -> str:
+    if not (report.stack.get("pins") or report.stack.get("images")):
+        return ""
+    from migrate.render.stack_view import markdown
+
+    return markdown(report.stack).replace("## Stack", "### Stack", 1).rstrip("\n")

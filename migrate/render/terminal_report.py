@@ -42,6 +42,11 @@ def render(report: Report, *, color: bool = False, width: int = 100, plan: bool 
         console.print(line, markup=False)
     if (differences := _differences(report)) is not None:
         console.print(differences)
+    if report.stack.get("pins") or report.stack.get("images"):
+        from migrate.render.stack_view import compact
+
+        for line in compact(report.stack):
+            console.print(line, markup=False)
     if plan:
         for line in _plan(the_plan):
             console.print(line, markup=False)
