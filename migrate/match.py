@@ -96,7 +96,7 @@ def defined_names(extractions: Iterable[Extraction]) -> frozenset[str]:
 def match_file(rel: str, extraction: Extraction, index: RuleIndex,
                portable: frozenset[str] = frozenset(), defined: frozenset[str] = frozenset()) -> list[Finding]:
     """Turn one file's facts into findings; guarded facts and the project's own names never do."""
-    findings: dict[tuple[str, int, int, int | None, str], Finding] = {}
+    findings: dict[tuple[str, int, int | None, str], Finding] = {}
     for fact in extraction.facts:
         if fact.guard in GUARDED or (fact.role == "namespace" and fact.name in portable):
             continue
@@ -111,7 +111,7 @@ def match_file(rel: str, extraction: Extraction, index: RuleIndex,
             if fact.kind == "construct" and fact.text:
                 symbol = fact.text
             finding = _finding(rel, fact, rule, entry, symbol, extraction, index.target)
-            findings.setdefault((finding.rule, finding.line, finding.column, finding.cell, symbol), finding)
+            findings.setdefault((finding.rule, finding.line, finding.cell, symbol), finding)  # one per issue per line
     return sorted(findings.values(), key=lambda f: f.sort_key)
 
 

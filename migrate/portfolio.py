@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from migrate import pipeline
 from migrate.model import (
@@ -20,7 +21,7 @@ from migrate.model import (
     Skipped,
     TargetVerdict,
     class_rank,
-    worst_class,
+    required_class,
 )
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
@@ -36,7 +37,7 @@ def is_portfolio(targets: Sequence[Path]) -> bool:
 
 def reaches_fail_on(report: Report, fail_ons: Sequence[str | None]) -> bool:
     """Whether a project (the whole report when it is one) reaches its own --fail-on / fail-on class."""
-    classes = [worst_class(w.migration_class for w in report.workloads if w.name in p.workloads)
+    classes = [required_class(w for w in report.workloads if w.name in p.workloads)
                for p in report.projects] or [report.migration_class]
     return any(limit and class_rank(cls) >= class_rank(limit) for cls, limit in zip(classes, fail_ons, strict=False))
 
@@ -82,12 +83,15 @@ def rebase(report: Report, prefix: str, taken: set[str] = frozenset()) -> Report
     files = {f for w in report.workloads for f in w.files} | {s.path for s in report.skipped}
     workloads = tuple(replace(w, name=names[w.name], root=path(w.root), files=tuple(path(f) for f in w.files),
                               verdicts=tuple(verdict(v) for v in w.verdicts),
-                              depends_on=tuple(names.get(d, d) for d in w.depends_on))
+                              depends_on=tuple(names.get(d, d) for d in w.depends_on),
+                              rocm_path=tuple(path(e) for e in w.rocm_path),
+                              optional_parts=tuple(replace(o, root=path(o.root)) for o in w.optional_parts))
                       for w in report.workloads)
     notes = tuple(path(n) if n.split(": ", 1)[0] in files else n for n in report.notes)
     return replace(report, workloads=workloads, findings=tuple(finding(f) for f in report.findings),
                    skipped=tuple(Skipped(path=path(s.path), reason=s.reason) for s in report.skipped),
-                   notes=notes, hipify=_rebase_hipify(report.hipify, path, names))
+                   notes=notes, hipify=_rebase_hipify(report.hipify, path, names),
+                   stack=_rebase_stack(report.stack, path, prefix))
 
 
 def merge(parts: Sequence[tuple[Report, Project]], root: Path, *, seconds: float) -> Report:
@@ -105,7 +109,33 @@ def merge(parts: Sequence[tuple[Report, Project]], root: Path, *, seconds: float
         skipped=tuple(sorted((s for r in reports for s in r.skipped), key=lambda s: s.path)),
         notes=tuple(notes), projects=tuple(p for _, p in parts), rules=tuple(rules[k] for k in sorted(rules)),
         hipify=_merge_hipify([r.hipify for r in reports]), commit=None,
+        stack=_merge_stack([r.stack for r in reports]),
     )
+
+
+STACK_LISTS = ("pins", "images", "python", "floating", "no_rocm_build")
+
+
+def _rebase_stack(block: Mapping[str, Any], path: Callable[[str], str], project: str) -> dict[str, Any]:
+    """The stack block with its paths under the project's folder and each target marked with the project."""
+    if not block:
+        return {}
+    lists = {key: [{**item, "path": path(item["path"])} for item in block.get(key, ())] for key in STACK_LISTS}
+    targets = [{**t, "project": project, "frameworks": [{**f, "path": path(f["path"])} for f in t["frameworks"]]}
+               for t in block.get("targets", ())]
+    return {**block, **lists, "targets": targets}
+
+
+def _merge_stack(blocks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    used = [b for b in blocks if b]
+    if not used:
+        return {}
+    merged: dict[str, Any] = {key: [item for b in used for item in b.get(key, ())] for key in STACK_LISTS}
+    merged["cuda"] = sorted({v for b in used for v in b.get("cuda", ())})
+    merged["rocm_pinned"] = all(b.get("rocm_pinned") for b in used)
+    merged["targets"] = [t for b in used for t in b.get("targets", ())]
+    merged["notes"] = list(dict.fromkeys(n for b in used for n in b.get("notes", ())))
+    return merged
 
 
 def _rebase_hipify(block: HipifySummary | None, path: Callable[[str], str],
