@@ -196,3 +196,11 @@ def test_optional_workloads_and_ported_findings_do_not_block() -> None:
     data["findings"].append({"rule": "HIP5010", "class": "incompatible", "symbol": "mma", "path": "tests/t.cu"})
     data["findings"][1]["status"] = "ported"  # HIP4010 sits under a ROCm path already
     assert [b.rule for b in record.blockers(data)] == ["HIP1100"]
+
+
+def test_stack_verdict_is_the_worst_target_class() -> None:
+    data = report("app", "native", [])
+    assert record.from_report(data, name="app", source="app").stack is None
+    data["stack"] = {"targets": [{"class": "native", "problems": []},
+                                 {"class": "minor-adaptation", "problems": ["HIP7101", "HIP7102"]}]}
+    assert record.from_report(data, name="app", source="app").stack == "minor-adaptation (2 problems)"

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from migrate.model import class_rank
+from migrate.model import CLASSES, class_rank
 
 TOP_BLOCKERS = 5
 NOT_BLOCKING = frozenset({"ported", "optional"})  # a finding's status (issue 13)
@@ -108,11 +108,13 @@ def _coverage(hipify: Mapping[str, Any]) -> float | None:
 
 
 def _stack(stack: object) -> str | None:
-    """The stack block's overall verdict (issue 17's `stack` key), whatever it names it."""
-    if isinstance(stack, str):
-        return stack
-    if isinstance(stack, Mapping):
-        for key in ("class", "verdict", "status"):
-            if isinstance(stack.get(key), str):
-                return str(stack[key])
-    return None
+    """The stack block's verdict: the worst class over its targets (ROCm release x GPU), with the
+    number of problems (unsupported pins, GPUs); None without a stack block or targets."""
+    if not isinstance(stack, Mapping):
+        return None
+    targets = [t for t in stack.get("targets", ()) if isinstance(t, Mapping) and t.get("class") in CLASSES]
+    if not targets:
+        return None
+    worst = max((str(t["class"]) for t in targets), key=class_rank)
+    problems = len({p for t in targets for p in t.get("problems", ())})
+    return f"{worst} ({problems} problem{'s' if problems != 1 else ''})" if problems else worst
