@@ -323,6 +323,7 @@ class Report:
     hipify: HipifySummary | None = None  # None when hipify-perl was not used
     commit: str | None = None  # the git commit of the scanned folder, when it is the top of a checkout
     scanned_at: str = ""  # ISO 8601, UTC
+    plan: dict[str, Any] = field(default_factory=dict)  # the migration plan (workloads.plan), built once per report
     stack: dict[str, Any] = field(default_factory=dict)  # the pinned stack against the compatibility matrix (migrate.stack)
     project_costs: tuple[ProjectCost, ...] = field(default=())
     precise: bool = False  # findings were checked with libclang

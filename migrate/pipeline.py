@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,8 +32,17 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase, progress: Prog
     from migrate import portfolio
 
     if portfolio.is_portfolio(targets):
-        return portfolio.run([(t, settings) for t in targets], rules, progress)
-    return scan_project(targets, settings, rules, progress)
+        report = portfolio.run([(t, settings) for t in targets], rules, progress)
+    else:
+        report = scan_project(targets, settings, rules, progress)
+    return with_plan(report)
+
+
+def with_plan(report: Report) -> Report:
+    """The finished report with its migration plan, built once for every renderer."""
+    from migrate.workloads import plan
+
+    return replace(report, plan=plan.build(report))
 
 
 def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progress: Progress | None = None) -> Report:

@@ -131,7 +131,8 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
     rules = _load_rules(rules_dir, use_cache=not no_cache)
     with _progress() as progress:
         try:
-            report = portfolio.run(per_root, rules, progress) if per_root else scanning.run(targets, settings, rules, progress)
+            report = scanning.with_plan(portfolio.run(per_root, rules, progress)) if per_root \
+                else scanning.run(targets, settings, rules, progress)
         except portfolio.PortfolioError as exc:
             raise UsageError(str(exc)) from None
     for name, destination in jobs_out:

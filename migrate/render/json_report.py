@@ -8,7 +8,6 @@ from typing import Any
 
 from migrate.model import SCHEMA_VERSION, Effort, Finding, Project, Report, Workload, class_rank, required_class, worst_class
 from migrate.render.summary import confidence
-from migrate.workloads import plan
 
 
 def to_json(report: Report) -> dict[str, Any]:
@@ -20,7 +19,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "source": {"commit": report.commit, "scanned_at": report.scanned_at},
         "summary": _summary(report),
         "effort": _effort(report),
-        "plan": plan.build(report),
+        "plan": report.plan,
         "projects": [_project(report, p) for p in report.projects],
         "workloads": [_workload(w, ids) for w in report.workloads],
         "findings": [f.to_json(ids[f]) for f in report.findings],

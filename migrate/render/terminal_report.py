@@ -11,7 +11,6 @@ from rich.table import Table
 from migrate.model import CLASSES, Report, Workload, class_rank, sum_effort
 from migrate.render.json_report import target_differences
 from migrate.render.summary import confidence
-from migrate.workloads import plan as planning
 
 STYLES = {"native": "green", "minor-adaptation": "cyan", "migration-required": "yellow", "incompatible": "bold red"}
 TOP_RULES = 10
@@ -32,7 +31,7 @@ def render(report: Report, *, color: bool = False, width: int = 100, plan: bool 
                   f"Effort: {effort.low:.1f}–{effort.high:.1f} h (likely {effort.likely:.1f} h)")
     trust = confidence(report)
     console.print(f"Confidence: {trust['level']}: {trust['statement']}", markup=False)
-    the_plan = planning.build(report)
+    the_plan = report.plan
     console.print(_plan_line(the_plan), markup=False)
     console.print(_by_class(report))
     if report.findings:
