@@ -305,6 +305,7 @@ class Report:
     hipify: HipifySummary | None = None  # None when hipify-perl was not used
     commit: str | None = None  # the git commit of the scanned folder, when it is the top of a checkout
     scanned_at: str = ""  # ISO 8601, UTC
+    stack: dict[str, Any] = field(default_factory=dict)  # the pinned stack against the compatibility matrix (migrate.stack)
 
     @property
     def migration_class(self) -> str:
