@@ -93,13 +93,15 @@ def version() -> str:
 def find_resource_dir() -> Path | None:
     """A clang resource directory that has the CUDA wrapper headers.
 
-    Order: $ROCM_MIGRATE_CLANG_RESOURCE_DIR, `clang -print-resource-dir` of a clang on PATH,
-    Debian's `/usr/lib/llvm-N/lib/clang/*` (`libclang-common-N-dev`), newest first, `/usr/lib/clang/*`.
+    Order: $ROCM_MIGRATE_CLANG_RESOURCE_DIR; the `ziglang` wheel of the `precise` extra (its
+    lib/include is clang 18's resource headers, the version of the libclang wheel); a clang on
+    PATH; Debian's `/usr/lib/llvm-N/lib/clang/*` (`libclang-common-N-dev`), newest first;
+    `/usr/lib/clang/*`.
     """
     explicit = os.environ.get(ENV_RESOURCE_DIR)
     if explicit:
         return Path(explicit) if (Path(explicit) / "include" / WRAPPER).is_file() else None
-    candidates: list[str] = []
+    candidates: list[str] = [str(p) for p in (_ziglang_lib(),) if p is not None]
     clang = shutil.which("clang")
     if clang:
         candidates += glob.glob(str(Path(clang).resolve().parent.parent / "lib" / "clang" / "*"))
@@ -109,6 +111,16 @@ def find_resource_dir() -> Path | None:
         if (Path(candidate) / "include" / WRAPPER).is_file():
             return Path(candidate)
     return None
+
+
+def _ziglang_lib() -> Path | None:
+    """site-packages/ziglang/lib, when the wheel is installed (it is never imported or run)."""
+    from importlib.util import find_spec
+
+    spec = find_spec("ziglang")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "lib"
 
 
 def _version_key(path: str) -> tuple[int, ...]:
@@ -135,8 +147,8 @@ def toolchain(cuda_path: str | os.PathLike[str] | None = None) -> Toolchain | st
         return missing
     resource = find_resource_dir()
     if resource is None:
-        return (f"clang's CUDA headers ({WRAPPER}) not found: install Debian's libclang-common-16-dev "
-                f"or set ${ENV_RESOURCE_DIR}")
+        return (f"clang's CUDA headers ({WRAPPER}) not found: pip install 'rocm-migrate[precise]' "
+                f"(the ziglang wheel carries them), or set ${ENV_RESOURCE_DIR}")
     cuda = find_cuda(cuda_path)
     if cuda is None:
         where = str(cuda_path) if cuda_path else "$CUDA_HOME, $CUDA_PATH, /usr/local/cuda"
