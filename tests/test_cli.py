@@ -65,12 +65,16 @@ def test_outputs_to_files_and_fail_on(tmp_path: Path) -> None:
 
 def test_python_dash_m_and_version() -> None:
     result = run_cli("--version")
-    assert result.returncode == 0 and result.stdout.startswith("rocm-migrate, version ")
+    from migrate import __version__
+    from migrate.rulebase.load import load_rules
+
+    assert result.returncode == 0
+    assert result.stdout == f"rocm-migrate {__version__} (rules {load_rules().version})\n"
 
 
 @pytest.mark.parametrize(("args", "message"), [
     (["scan", "no/such/dir"], "Path 'no/such/dir' does not exist."),
-    (["explain", "HIP0000"], "rocm-migrate: error: no rule with id or name 'HIP0000' (see 'rocm-migrate rules')\n"),
+    (["explain", "HIPXYZ"], "rocm-migrate: error: no rule with id or name 'HIPXYZ' (see 'rocm-migrate rules')\n"),
     (["scan", "fixtures/repos/demo", "-f", "json", "-o", "/nonexistent/dir/r.json"],
      "rocm-migrate: error: cannot write /nonexistent/dir/r.json: No such file or directory\n"),
 ])

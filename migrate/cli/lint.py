@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from migrate.cli import outputs
 from migrate.cli.errors import UsageError
 
 if TYPE_CHECKING:
@@ -30,7 +31,19 @@ DEFAULTS = {"fail_on": "migration-required"}
 RULES_HELP = "ids, names or id prefixes, comma-separated"
 
 
-@click.command()
+EPILOG = """\b
+Examples:
+  rocm-migrate lint src/reduce.cu                    one line per finding
+  rocm-migrate lint --select HIP4 --ignore HIP4002   device-code rules but kernel definitions
+  rocm-migrate lint -f sarif -o lint.sarif           for code scanning
+  rocm-migrate lint --write-baseline .rocm-migrate-baseline.json
+
+\b
+Exit codes: 0 nothing at or above --fail-on, 1 something is, 2 usage or input error,
+3 internal error."""
+
+
+@click.command(epilog=EPILOG)
 @click.argument("files", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option("--select", multiple=True, metavar="RULES", help=f"Only these rules: {RULES_HELP}.")
 @click.option("--ignore", multiple=True, metavar="RULES", help=f"Not these rules: {RULES_HELP}.")
@@ -41,7 +54,7 @@ RULES_HELP = "ids, names or id prefixes, comma-separated"
               help="GPU architecture(s), repeatable or comma-separated (default gfx942).")
 @click.option("--rocm", help="ROCm version to check for (default 7.2).")
 @click.option("--exclude", multiple=True, help="Gitignore-style pattern to leave out, also for named files.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@outputs.options(FORMATS)
 @click.option("--statistics", is_flag=True, help="Print how often each rule fired instead of the findings.")
 @click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path),
               help="Report only findings this baseline does not account for.")
@@ -49,10 +62,12 @@ RULES_HELP = "ids, names or id prefixes, comma-separated"
               help="Record today's findings in this file.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the rule and extraction caches.")
 @click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="Use these rules.")
+@click.option("-q", "--quiet", is_flag=True, help="No warnings or summary line on stderr.")
 def lint(files: tuple[Path, ...], select: tuple[str, ...], ignore: tuple[str, ...], per_file_ignores: tuple[str, ...],
-         fail_on: str | None, arch: tuple[str, ...], rocm: str | None, exclude: tuple[str, ...], fmt: str,
-         statistics: bool, baseline: Path | None, write_baseline: Path | None, no_cache: bool,
-         rules_dir: Path | None) -> None:
+         fail_on: str | None, arch: tuple[str, ...], rocm: str | None, exclude: tuple[str, ...],
+         formats: tuple[str, ...], output: str | None, text_output: str | None, json_output: str | None,
+         sarif_output: str | None, statistics: bool, baseline: Path | None, write_baseline: Path | None,
+         no_cache: bool, rules_dir: Path | None, quiet: bool) -> None:
     """Check FILES (default: the tree under .) for CUDA ties: `path:line:col: RULE message`.
 
     Exits 1 when a finding at or above --fail-on remains, 2 on a usage or input error."""
@@ -61,10 +76,12 @@ def lint(files: tuple[Path, ...], select: tuple[str, ...], ignore: tuple[str, ..
 
     if baseline and write_baseline:
         raise UsageError("use either --baseline or --write-baseline")
-    if statistics and fmt == "sarif":
+    jobs_out = outputs.destinations(formats, output, {"text": text_output, "json": json_output,
+                                                      "sarif": sarif_output})
+    if statistics and any(name == "sarif" for name, _ in jobs_out):
         raise UsageError("--statistics works with --format text or json")
     cwd = Path.cwd()
-    settings = _settings(files, cwd, {
+    settings = _settings(files, cwd, quiet=quiet, given={
         "select": config.split_list(select) or None, "ignore": config.split_list(ignore),
         "per_file_ignores": per_file_ignores, "fail_on": fail_on, "arch": config.split_list(arch),
         "rocm": rocm, "exclude": exclude, "no_cache": no_cache,
@@ -76,12 +93,18 @@ def lint(files: tuple[Path, ...], select: tuple[str, ...], ignore: tuple[str, ..
     if write_baseline:
         _write_baseline(write_baseline, result, cwd)
         return
-    _report(result, rules, settings, fmt=fmt, statistics=statistics, root=cwd)
+    for skipped in () if quiet else result.skipped:
+        click.echo(f"rocm-migrate: warning: {skipped.path}: skipped: {skipped.reason}", err=True)
+    for name, destination in jobs_out:
+        outputs.write(_render(result, rules, settings, fmt=name, statistics=statistics, root=cwd), destination)
+    fail_on = settings.fail_on or DEFAULTS["fail_on"]
+    if not quiet and result.findings and any(name == "text" for name, _ in jobs_out):
+        click.echo(_summary(result, fail_on), err=True)
     if result.failing(settings.fail_on or DEFAULTS["fail_on"]):
         sys.exit(1)
 
 
-def _settings(files: tuple[Path, ...], cwd: Path, given: dict[str, Any]) -> Settings:
+def _settings(files: tuple[Path, ...], cwd: Path, *, quiet: bool, given: dict[str, Any]) -> Settings:
     from migrate import cache
     from migrate import settings as config
 
@@ -93,7 +116,7 @@ def _settings(files: tuple[Path, ...], cwd: Path, given: dict[str, Any]) -> Sett
         settings = config.load(start, given, defaults=DEFAULTS)
     except config.SettingsError as exc:
         raise UsageError(str(exc)) from None
-    for warning in settings.warnings:
+    for warning in () if quiet else settings.warnings:
         click.echo(f"rocm-migrate: warning: {warning}", err=True)
     return settings
 
@@ -140,14 +163,12 @@ def _write_baseline(path: Path, result: LintResult, cwd: Path) -> None:
     click.echo(f"rocm-migrate: wrote {count} findings to {path}", err=True)
 
 
-def _report(result: LintResult, rules: RuleBase, settings: Settings, *, fmt: str, statistics: bool,
-            root: Path) -> None:
+def _render(result: LintResult, rules: RuleBase, settings: Settings, *, fmt: str, statistics: bool,
+            root: Path) -> str:
     from migrate.lint import report as out
     from migrate.model import Target
 
     fail_on = settings.fail_on or DEFAULTS["fail_on"]
-    for skipped in result.skipped:
-        click.echo(f"rocm-migrate: warning: {skipped.path}: skipped: {skipped.reason}", err=True)
     if fmt == "sarif":
         try:
             text = out.sarif(result, rules, target=Target(rocm=settings.rocm, arch=settings.arch), root=str(root))
@@ -157,9 +178,7 @@ def _report(result: LintResult, rules: RuleBase, settings: Settings, *, fmt: str
         text = out.json_text(result, rules, fail_on=fail_on, statistics_only=statistics)
     else:
         text = out.statistics(result, rules) if statistics else out.text(result)
-    click.echo(text, nl=False)
-    if fmt == "text" and result.findings:
-        click.echo(_summary(result, fail_on), err=True)
+    return text
 
 
 def _summary(result: LintResult, fail_on: str) -> str:

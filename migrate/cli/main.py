@@ -1,13 +1,6 @@
 """The command line: thin click commands that build Settings and call the library."""
 from __future__ import annotations
 
-import contextlib
-import functools
-import sys
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import TYPE_CHECKING
-
 import click
 
 from migrate import __version__
@@ -15,186 +8,36 @@ from migrate.cli.convert import convert
 from migrate.cli.errors import UsageError
 from migrate.cli.inventory import inventory
 from migrate.cli.lint import lint
+from migrate.cli.rules import explain, list_rules
+from migrate.cli.scan import scan
 from migrate.cli.stack import stack
 from migrate.cli.validate import validate
-from migrate.model import CLASSES
-from migrate.rulebase.docs import FAMILIES
-
-if TYPE_CHECKING:
-    from migrate.rulebase.load import RuleBase
-
-FORMATS = ("terminal", "json", "html", "markdown", "sarif", "csv")
 
 
+def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from migrate.rulebase.load import rules_version
 
-
-def _load_rules(rules_dir: Path | None, use_cache: bool = True) -> RuleBase:
-    """The rule base, from the precompiled cache when the rule files are unchanged."""
-    from migrate import cache
-    from migrate.rulebase import precompiled as rulecache
-    from migrate.rulebase.load import RuleError
-
-    try:
-        return rulecache.load(rules_dir, cache.default_dir() if use_cache else None)
-    except RuleError as exc:
-        raise UsageError(str(exc)) from None
+    click.echo(f"rocm-migrate {__version__} (rules {rules_version()})")
+    ctx.exit()
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="rocm-migrate")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
+              help="Show the version of rocm-migrate and of its rules, and exit.")
 def cli() -> None:
     """Assess what it takes to move CUDA code to AMD ROCm/HIP."""
 
 
+cli.add_command(scan)
 cli.add_command(lint)
 cli.add_command(convert)
 cli.add_command(validate)
 cli.add_command(inventory)
 cli.add_command(stack)
-
-
-@cli.command()
-@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
-@click.option("--format", "-f", "formats", multiple=True, type=click.Choice(FORMATS),
-              help="Output format (repeatable with -o).")
-@click.option("-o", "--output", "outputs", multiple=True, help="Write to FILE ('-' for stdout); one per --format.")
-@click.option("--json", "json_file", metavar="FILE", help="Also write the JSON report to FILE.")
-@click.option("--html", "html_file", metavar="FILE", help="Also write the HTML report to FILE.")
-@click.option("--markdown", "markdown_file", metavar="FILE", help="Also write the Markdown summary to FILE.")
-@click.option("--sarif", "sarif_file", metavar="FILE", help="Also write SARIF 2.1.0 to FILE.")
-@click.option("--csv", "csv_file", metavar="FILE", help="Also write one CSV row per finding to FILE.")
-@click.option("--sarif-level", type=click.Choice(CLASSES), default="minor-adaptation", show_default=True,
-              help="SARIF: only findings of at least this class.")
-@click.option("--sarif-max", type=click.IntRange(min=1), default=5000, show_default=True,
-              help="SARIF: at most this many results (worst class first).")
-@click.option("--plan", "show_plan", is_flag=True, help="Print the migration plan after the terminal summary.")
-@click.option("--target-arch", "arch", multiple=True,
-              help="GPU architecture(s) to assess for, repeatable or comma-separated (default gfx942).")
-@click.option("--rocm", help="ROCm version to assess for (default 7.2).")
-@click.option("--fail-on", type=click.Choice(CLASSES), help="Exit 1 if the repository's class is at least this.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel extraction processes.")
-@click.option("--include-vendored", is_flag=True, default=None, help="Also scan third_party/, build/ ... trees.")
-@click.option("--exclude", multiple=True, help="Gitignore-style pattern to leave out (repeatable).")
-@click.option("--max-file-size", type=click.IntRange(min=1), help="Skip files larger than this many bytes.")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the extraction cache.")
-@click.option("--hipify", "hipify_path", metavar="PATH", help="hipify-perl to use (default: $HIPIFY_PERL, "
-              "$ROCM_PATH/bin, /opt/rocm/bin, PATH).")
-@click.option("--no-hipify", is_flag=True, help="Do not run hipify-perl even where it is installed.")
-@click.option("--hipify-warnings", is_flag=True, help="Let hipify-perl report its warnings (slow with old versions).")
-@click.option("--precise", is_flag=True, help="Also parse translation units with libclang (needs compile commands).")
-@click.option("--compile-commands", type=click.Path(exists=True, dir_okay=False), help="compile_commands.json to use.")
-@click.option("--cuda-path", type=click.Path(exists=True, file_okay=False), help="CUDA toolkit for --precise.")
-@click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="Use these rules.")
-def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, ...], json_file: str | None,
-         html_file: str | None, markdown_file: str | None, sarif_file: str | None, csv_file: str | None,
-         sarif_level: str, sarif_max: int, show_plan: bool, arch: tuple[str, ...],
-         rocm: str | None, fail_on: str | None, jobs: int | None, include_vendored: bool | None,
-         exclude: tuple[str, ...], max_file_size: int | None, no_cache: bool, hipify_path: str | None,
-         no_hipify: bool, hipify_warnings: bool, precise: bool, compile_commands: str | None,
-         cuda_path: str | None, rules_dir: Path | None) -> None:
-    """Scan PATHS (default: .) and report every CUDA tie with its ROCm equivalent."""
-    from migrate import cache, portfolio
-    from migrate import pipeline as scanning
-    from migrate import settings as config
-    from migrate.render import renderer
-
-    targets = list(paths) or [Path(".")]
-    arch = tuple(a for item in arch for a in item.split(",") if a)
-    extra = {"json": json_file, "html": html_file, "markdown": markdown_file, "sarif": sarif_file, "csv": csv_file}
-    if outputs and len(outputs) != len(formats):
-        raise UsageError("give one -o/--output per --format")
-    jobs_out = list(zip(formats, outputs, strict=False)) if outputs else [(f, "-") for f in formats]
-    jobs_out += [(name, path) for name, path in extra.items() if path]
-    if not jobs_out:
-        jobs_out = [("terminal", "-")]
-    overrides = {
-        "arch": arch, "rocm": rocm, "fail_on": fail_on, "jobs": jobs, "exclude": exclude,
-        "include_vendored": include_vendored, "max_file_size": max_file_size,
-        "cache_dir": None if no_cache else cache.default_dir(),
-        "hipify": hipify_path, "use_hipify": False if no_hipify else None,
-        "hipify_warnings": True if hipify_warnings else None,
-        "precise": True if precise else None, "compile_commands": compile_commands, "cuda_path": cuda_path,
-    }
-    try:  # a portfolio (several folders): each folder's own configuration file, the command line on top
-        per_root = [(t, config.load(t.resolve(), overrides)) for t in targets] if portfolio.is_portfolio(targets) else []
-        settings = per_root[0][1] if per_root else config.load(targets[0].resolve(), overrides)
-    except config.SettingsError as exc:
-        raise UsageError(str(exc)) from None
-    from migrate.rulebase import targets as gpus
-
-    try:
-        gpus.load().resolve(settings.arch, settings.rocm)
-    except gpus.TargetError as exc:
-        raise UsageError(str(exc)) from None
-    for warning in dict.fromkeys(w for s in [s for _, s in per_root] or [settings] for w in s.warnings):
-        click.echo(f"rocm-migrate: warning: {warning}", err=True)
-    rules = _load_rules(rules_dir, use_cache=not no_cache)
-    with _progress() as progress:
-        try:
-            report = scanning.with_plan(portfolio.run(per_root, rules, progress)) if per_root \
-                else scanning.run(targets, settings, rules, progress)
-        except portfolio.PortfolioError as exc:
-            raise UsageError(str(exc)) from None
-    for name, destination in jobs_out:
-        render = renderer(name)
-        if name == "sarif":
-            render = functools.partial(render, min_class=sarif_level, limit=sarif_max)
-        elif name == "terminal" and show_plan:
-            render = functools.partial(render, plan=True)
-        color = name == "terminal" and destination == "-" and sys.stdout.isatty()
-        _write(render(report, color=True) if color else render(report), destination)
-    if portfolio.reaches_fail_on(report, [s.fail_on for _, s in per_root] or [settings.fail_on]):
-        sys.exit(1)
-
-
-@contextlib.contextmanager
-def _progress() -> Iterator[Callable[[int, int], None] | None]:
-    """A progress bar on stderr for interactive runs; nothing when stderr is not a terminal."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import Progress
-
-    with Progress(transient=True, console=Console(stderr=True)) as bar:
-        task = bar.add_task("extracting", total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total)
-
-
-def _write(text: str, destination: str) -> None:
-    if destination == "-":
-        click.echo(text, nl=False)
-        return
-    try:
-        Path(destination).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write {destination}: {exc.strerror or exc}") from None
-
-
-@cli.command("rules")
-@click.option("--family", type=click.Choice(sorted(set(FAMILIES.values()))), help="Only this family.")
-@click.option("--class", "class_", type=click.Choice(CLASSES), help="Only rules of this class.")
-@click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-def list_rules(family: str | None, class_: str | None, rules_dir: Path | None) -> None:
-    """List the rules: id, name, class and title."""
-    from migrate.rulebase.docs import family as family_of
-
-    for rule in _load_rules(rules_dir).rules:
-        if (family is None or family_of(rule) == family) and (class_ is None or rule.migration_class == class_):
-            click.echo(f"{rule.id:<9} {rule.name:<48} {rule.migration_class:<19} {rule.title}")
-
-
-@cli.command()
-@click.argument("rule")
-@click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-def explain(rule: str, rules_dir: Path | None) -> None:
-    """Show one rule (by id or name)."""
-    from migrate.rulebase.docs import terminal
-
-    found = _load_rules(rules_dir).get(rule)
-    if found is None:
-        raise UsageError(f"no rule with id or name {rule!r} (see 'rocm-migrate rules')")
-    click.echo(terminal(found))
+cli.add_command(list_rules)
+cli.add_command(explain)
 
 
 def main(argv: list[str] | None = None) -> int:

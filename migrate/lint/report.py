@@ -35,7 +35,9 @@ def counts(result: LintResult, rules: RuleBase) -> list[dict[str, Any]]:
 
 
 def statistics(result: LintResult, rules: RuleBase) -> str:
-    return "".join(f"{row['count']:>6}  {row['rule']:<8} {row['name']}\n" for row in counts(result, rules))
+    rows = counts(result, rules)
+    width = max((len(row["rule"]) for row in rows), default=0)  # ids run from 7 (HIP4010) to 9 characters
+    return "".join(f"{row['count']:>6}  {row['rule']:<{width}}  {row['name']}\n" for row in rows)
 
 
 def json_text(result: LintResult, rules: RuleBase, *, fail_on: str, statistics_only: bool = False) -> str:

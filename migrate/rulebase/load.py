@@ -123,6 +123,14 @@ def default_rules_dir() -> Path:
     return packaged if packaged.is_dir() else package.parent / "rules"
 
 
+def rules_version(directory: Path | None = None) -> str:
+    """The rule base's version without loading it: the tool's version and a digest of the rule files."""
+    digest = hashlib.sha256()
+    for path in sorted((directory or default_rules_dir()).glob("*.yaml")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return f"{__version__}+{digest.hexdigest()[:10]}"
+
+
 def load_rules(directory: Path | None = None) -> RuleBase:
     directory = directory or default_rules_dir()
     files = sorted(directory.glob("*.yaml"))

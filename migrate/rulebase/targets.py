@@ -43,6 +43,16 @@ class Catalogue:
     rocm_releases: tuple[str, ...]
     architectures: dict[str, Arch]
 
+    def check_release(self, rocm: str) -> None:
+        """A ROCm release the catalogue knows (major.minor), or one older than all of them."""
+        try:
+            wanted = version_tuple(rocm)[:2]
+        except ValueError:
+            raise TargetError(f"--rocm takes a version such as {self.default_rocm}, not {rocm!r}") from None
+        known = [version_tuple(r)[:2] for r in self.rocm_releases]
+        if wanted not in known and wanted > min(known):
+            raise TargetError(f"unknown ROCm release {rocm!r} (known: {', '.join(self.rocm_releases)})")
+
     def resolve(self, arch: tuple[str, ...], rocm: str) -> tuple[Arch, ...]:
         unknown = [a for a in arch if a not in self.architectures]
         if unknown:

@@ -1,0 +1,81 @@
+"""Where a command's output goes, the same way in scan and lint.
+
+One `--format` (alias `--output-format`, ruff's name) is written to stdout, or to `-o FILE`;
+every further output is `--FORMAT-output FILE` (semgrep's convention: `--sarif-output r.sarif
+--markdown-output summary.md`). Writing `text` (alias `terminal`) to a file gives the plain,
+uncoloured form."""
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from migrate.cli.errors import UsageError
+
+F = TypeVar("F", bound=Callable[..., Any])
+ALIASES = {"terminal": "text"}
+
+
+def options(formats: Iterable[str], *, legacy: bool = False) -> Callable[[F], F]:
+    """--format/-f, -o/--output and one --FORMAT-output FILE per format; `legacy` adds scan's
+    earlier `--json FILE` ... spellings, hidden."""
+    names = list(formats)
+
+    def decorate(command: F) -> F:
+        for name in reversed(names):
+            command = click.option(f"--{name}-output", f"{name.replace('-', '_')}_output", metavar="FILE",
+                                   help=f"Also write {name} to FILE.")(command)
+            if legacy and name != "text":
+                command = click.option(f"--{name}", f"{name}_legacy", metavar="FILE", hidden=True)(command)
+        command = click.option("-o", "--output", "output", metavar="FILE",
+                               help="Write the --format output to FILE instead of stdout ('-' is stdout).")(command)
+        return click.option("-f", "--format", "--output-format", "formats", multiple=True,
+                            type=click.Choice([*names, *[a for a, f in ALIASES.items() if f in names]]),
+                            help="Format on stdout or -o FILE (default text); one format: give "
+                                 "--FORMAT-output FILE for each further one.")(command)
+
+    return decorate
+
+
+def destinations(formats: tuple[str, ...], output: str | None, extra: Mapping[str, str | None]) -> list[tuple[str, str]]:
+    """(format, destination) pairs, '-' for stdout. `extra` maps a format to its --FORMAT-output file."""
+    chosen = list(dict.fromkeys(ALIASES.get(f, f) for f in formats))
+    if len(chosen) > 1:
+        raise UsageError(f"--format takes one format, not {', '.join(chosen)}: write the others with "
+                         + " ".join(f"--{f}-output FILE" for f in chosen[1:]))
+    files = [(name, path) for name, path in extra.items() if path]
+    main = chosen[0] if chosen else ("text" if output or not files else None)
+    out = [(main, output or "-")] if main else []
+    return out + files
+
+
+def color_and_width(destination: str) -> tuple[bool, int]:
+    """Colour for a terminal (not when NO_COLOR is set or TERM is dumb), and its width; files get
+    plain text 100 columns wide, so output is the same wherever it is written."""
+    if destination != "-" or not sys.stdout.isatty():
+        return False, 100
+    plain = "NO_COLOR" in os.environ or os.environ.get("TERM") == "dumb"
+    return not plain, max(60, os.get_terminal_size().columns)
+
+
+def write(text: str, destination: str) -> None:
+    if destination == "-":
+        click.echo(text, nl=False)
+        return
+    try:
+        Path(destination).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {destination}: {exc.strerror or exc}") from None
+
+
+def notes(lines: Iterable[str], *, verbose: bool, limit: int = 5) -> None:
+    """A command's notes on stderr: the first few, or all with -v."""
+    shown = list(lines)
+    for line in shown if verbose else shown[:limit]:
+        click.echo(f"rocm-migrate: note: {line}", err=True)
+    if not verbose and len(shown) > limit:
+        click.echo(f"rocm-migrate: note: ... and {len(shown) - limit} more (-v shows them all)", err=True)

@@ -1,0 +1,160 @@
+"""`rocm-migrate scan`: the click command; the pipeline does the work."""
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from migrate.cli import outputs
+from migrate.cli.errors import UsageError
+from migrate.cli.rules import load_rules
+from migrate.model import CLASSES
+
+if TYPE_CHECKING:
+    from migrate.model import Report
+    from migrate.rulebase.load import RuleBase
+    from migrate.settings import Settings
+
+FORMATS = ("text", "json", "html", "markdown", "sarif", "csv")
+FAIL_CLASSES = CLASSES[1:]  # every scan is at least native: --fail-on native would always fail
+EPILOG = """\b
+Examples:
+  rocm-migrate scan                                   summary of the tree under .
+  rocm-migrate scan . -f json -o report.json          the JSON report
+  rocm-migrate scan . --html-output report.html --sarif-output r.sarif
+  rocm-migrate scan . --target-arch gfx942,gfx1100 --rocm 7.0
+  rocm-migrate scan repoA repoB                       a portfolio, each folder its own project
+  rocm-migrate scan . --fail-on incompatible          for CI
+
+\b
+Exit codes: 0 done, 1 the --fail-on class was reached, 2 usage or input error,
+3 internal error."""
+
+
+@click.command(epilog=EPILOG)
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@outputs.options(FORMATS, legacy=True)
+@click.option("--sarif-level", type=click.Choice(CLASSES), default="minor-adaptation", show_default=True,
+              help="SARIF: only findings of at least this class.")
+@click.option("--sarif-max", type=click.IntRange(min=1), default=5000, show_default=True,
+              help="SARIF: at most this many results (worst class first).")
+@click.option("--plan", "show_plan", is_flag=True, help="Print the migration plan after the text summary.")
+@click.option("--target-arch", "arch", multiple=True,
+              help="GPU architecture(s) to assess for, repeatable or comma-separated  [default: gfx942]")
+@click.option("--rocm", help="ROCm release to assess for  [default: 7.2]")
+@click.option("--fail-on", type=click.Choice(FAIL_CLASSES), help="Exit 1 if a project's class is at least this.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel processes  [default: the CPU count]")
+@click.option("--include-vendored", is_flag=True, default=None, help="Also scan third_party/, build/ ... trees.")
+@click.option("--exclude", multiple=True, help="Gitignore-style pattern to leave out (repeatable).")
+@click.option("--max-file-size", type=click.IntRange(min=1), help="Skip larger files  [default: 5 MiB]")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the extraction cache.")
+@click.option("--hipify", "hipify_path", metavar="PATH", help="hipify-perl to use (default: $HIPIFY_PERL, "
+              "$ROCM_PATH/bin, /opt/rocm/bin, PATH).")
+@click.option("--no-hipify", is_flag=True, help="Do not run hipify-perl even where it is installed.")
+@click.option("--hipify-warnings", is_flag=True, help="Let hipify-perl report its warnings (slow with old versions).")
+@click.option("--precise", is_flag=True, help="Also parse translation units with libclang (needs compile commands).")
+@click.option("--compile-commands", type=click.Path(exists=True, dir_okay=False), help="compile_commands.json to use.")
+@click.option("--cuda-path", type=click.Path(exists=True, file_okay=False), help="CUDA toolkit for --precise.")
+@click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="Use these rules.")
+@click.option("-q", "--quiet", is_flag=True, help="No notes, warnings, progress or summary line on stderr.")
+@click.option("-v", "--verbose", is_flag=True, help="Every note and skipped file on stderr.")
+def scan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, sarif_level: str, sarif_max: int,
+         show_plan: bool, rules_dir: Path | None, quiet: bool, verbose: bool, **given: Any) -> None:
+    """Scan PATHS (default: .) and report every CUDA tie with its ROCm equivalent."""
+    extra = {name: given.pop(f"{name}_output") or given.pop(f"{name}_legacy", None) for name in FORMATS}
+    jobs_out = outputs.destinations(formats, output, extra)
+    targets = list(paths) or [Path(".")]
+    per_root, settings = _settings(targets, given)
+    if not quiet:
+        for warning in dict.fromkeys(w for s in [s for _, s in per_root] or [settings] for w in s.warnings):
+            click.echo(f"rocm-migrate: warning: {warning}", err=True)
+    report = _run(targets, per_root, settings, load_rules(rules_dir, use_cache=not given["no_cache"]), quiet=quiet)
+    for name, destination in jobs_out:
+        outputs.write(_render(report, name, destination, sarif_level=sarif_level, sarif_max=sarif_max,
+                              show_plan=show_plan), destination)
+    if not quiet and any(name == "text" for name, _ in jobs_out):
+        _say(report, verbose=verbose)
+    from migrate import portfolio
+
+    if portfolio.reaches_fail_on(report, [s.fail_on for _, s in per_root] or [settings.fail_on]):
+        sys.exit(1)
+
+
+def _settings(targets: list[Path], given: dict[str, Any]) -> tuple[list[tuple[Path, Settings]], Settings]:
+    """Each project's settings (a portfolio: each folder's own configuration file), the command line on top."""
+    from migrate import cache, portfolio
+    from migrate import settings as config
+    from migrate.rulebase import targets as gpus
+
+    overrides = {
+        "arch": tuple(a for item in given["arch"] for a in item.split(",") if a), "rocm": given["rocm"],
+        "fail_on": given["fail_on"], "jobs": given["jobs"], "exclude": given["exclude"],
+        "include_vendored": given["include_vendored"], "max_file_size": given["max_file_size"],
+        "cache_dir": None if given["no_cache"] else cache.default_dir(),
+        "hipify": given["hipify_path"], "use_hipify": False if given["no_hipify"] else None,
+        "hipify_warnings": True if given["hipify_warnings"] else None, "precise": True if given["precise"] else None,
+        "compile_commands": given["compile_commands"], "cuda_path": given["cuda_path"],
+    }
+    try:
+        per_root = [(t, config.load(t.resolve(), overrides)) for t in targets] if portfolio.is_portfolio(targets) else []
+        settings = per_root[0][1] if per_root else config.load(targets[0].resolve(), overrides)
+        gpus.load().check_release(settings.rocm)
+        gpus.load().resolve(settings.arch, settings.rocm)
+    except (config.SettingsError, gpus.TargetError) as exc:
+        raise UsageError(str(exc)) from None
+    return per_root, settings
+
+
+def _run(targets: list[Path], per_root: list[tuple[Path, Settings]], settings: Settings, rules: RuleBase, *,
+         quiet: bool) -> Report:
+    from migrate import pipeline, portfolio
+
+    with _progress(quiet) as progress:
+        try:
+            if per_root:
+                return pipeline.with_plan(portfolio.run(per_root, rules, progress))
+            return pipeline.run(targets, settings, rules, progress)
+        except portfolio.PortfolioError as exc:
+            raise UsageError(str(exc)) from None
+
+
+def _render(report: Report, name: str, destination: str, *, sarif_level: str, sarif_max: int,
+            show_plan: bool) -> str:
+    from migrate.render import renderer
+
+    if name == "sarif":
+        return renderer(name)(report, min_class=sarif_level, limit=sarif_max)
+    if name == "text":
+        color, width = outputs.color_and_width(destination)
+        return renderer("terminal")(report, color=color, width=width, plan=show_plan)
+    return renderer(name)(report)
+
+
+def _say(report: Report, *, verbose: bool) -> None:
+    """The notes and skipped files the text summary does not show, and one summary line, on stderr."""
+    outputs.notes(report.notes, verbose=verbose)
+    if verbose:
+        for item in report.skipped:
+            click.echo(f"rocm-migrate: skipped: {item.path}: {item.reason}", err=True)
+    skipped = f", {len(report.skipped)} skipped{'' if verbose else ' (-v lists them)'}" if report.skipped else ""
+    click.echo(f"rocm-migrate: {report.files_scanned} files scanned{skipped}; {len(report.findings)} findings; "
+               f"class {report.migration_class}", err=True)
+
+
+@contextlib.contextmanager
+def _progress(quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr for interactive runs; nothing when stderr is not a terminal."""
+    if quiet or not sys.stderr.isatty() or os.environ.get("TERM") == "dumb":
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(transient=True, console=Console(stderr=True)) as bar:
+        task = bar.add_task("extracting", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
