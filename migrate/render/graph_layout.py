@@ -17,7 +17,7 @@ from migrate.model import Report, Workload
 MAX_NODES = 24
 NODE_W, NODE_H, COL_GAP, ROW_GAP = 190, 30, 90, 16
 LABEL_CHARS = 26
-EDGE_LABELS_UP_TO = 30
+EDGE_LABELS_UP_TO = 60
 
 
 def layout(report: Report) -> dict[str, Any]:
@@ -58,13 +58,16 @@ def layout(report: Report) -> dict[str, Any]:
                       "hours": sum(workloads[m].effort.likely for m in (members or [node]))})
     edges = []
     label_edges = graph.number_of_edges() <= EDGE_LABELS_UP_TO
+    labelled: set[tuple[str, str]] = set()  # one label per target and text: a fan-in says it once
     for a, b in graph.edges:
         (xa, ya), (xb, yb) = pos[a], pos[b]
         # an edge points from the user (right) to what it uses (left)
         x1, y1, x2, y2 = xa, ya + NODE_H / 2, xb + NODE_W, yb + NODE_H / 2
         text = sorted(set(reasons[(a, b)]) - {""})
         label = (text[0] + (f" +{len(text) - 1}" if len(text) > 1 else "")) if text else "uses"
-        edges.append({"x1": x1, "y1": y1, "x2": x2, "y2": y2, "label": _trim(label, 30) if label_edges else "",
+        shown = label_edges and (b, label) not in labelled
+        labelled.add((b, label))
+        edges.append({"x1": x1, "y1": y1, "x2": x2, "y2": y2, "label": _trim(label, 30) if shown else "",
                       "title": "; ".join(text) or "uses", "mx": (x1 + x2) / 2, "my": (y1 + y2) / 2 - 4})
     width = 40 + (max(columns.values(), default=0) + 1) * (NODE_W + COL_GAP) - COL_GAP
     height = 60 + max((len(m) for m in order.values()), default=1) * (NODE_H + ROW_GAP)
