@@ -34,14 +34,15 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
     for arch in archs:
         scoped = {name: [f for f in fs if arch in f.targets] for name, fs in mine.items()}
         own = {name: classify(fs, kinds[name], everything=optional[name]) for name, fs in scoped.items()}
+        here: dict[Finding, str] = {}
         for name, fs in scoped.items():
             for group in _groups(fs, optional[name]):
                 for f in group:
-                    cls = effective_class(f, group, kinds[name])
+                    cls = here[f] = effective_class(f, group, kinds[name])
                     if class_rank(cls) > class_rank(effective.get(f, "native")):
                         effective[f] = cls
                     effective.setdefault(f, cls)
-        counted_of = {s.name: [f for f in scoped[s.name] if f.status != "ported"
+        counted_of = {s.name: [f for f in scoped[s.name] if here[f] != "native"  # ported, low confidence, hints
                                and (optional[s.name] or f.status != "optional")] for s in specs}
         in_project = family_counts([f for fs in counted_of.values() for f in fs], calibration)
         for spec in specs:
