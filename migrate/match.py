@@ -5,7 +5,7 @@ from dataclasses import replace
 from typing import Iterable
 
 from migrate.rulebase import targets
-from migrate.model import Extraction, Fact, Finding, Target
+from migrate.model import Candidate, Extraction, Fact, Finding, Target
 from migrate.rulebase.load import Entry, Rule, RuleBase, version_tuple
 
 # Facts on either side of a HIP guard are already handled by the authors.
@@ -81,27 +81,39 @@ def _role_matches(rule: Rule, role: str) -> bool:
 
 def portable_namespaces(extractions: Iterable[Extraction]) -> frozenset[str]:
     """Namespaces a HIP-guarded alias points at ROCm (`namespace cub = hipcub;`), repo-wide."""
-    return frozenset(f.name for e in extractions for f in e.facts
-                     if f.kind == "namespace_alias" and f.guard == "hip" and f.text.startswith(("hip", "roc")))
+    return frozenset(name for e in extractions for name in own_portable(e.facts))
 
 
 def defined_names(extractions: Iterable[Extraction]) -> frozenset[str]:
     """Macros the project defines itself, repo-wide: using them is not using CUDA
     (`#define ncclCheck(x) ...`, or `#define cudaMalloc hipMalloc` in a compatibility header).
     Functions are left out: a `mock::cudaMallocHost` must not hide the real one."""
-    return frozenset(f.name for e in extractions for f in e.facts if f.kind == "defined")
+    return frozenset(name for e in extractions for name in own_defined(e.facts))
 
 
-def match_file(rel: str, extraction: Extraction, index: RuleIndex,
-               portable: frozenset[str] = frozenset(), defined: frozenset[str] = frozenset()) -> list[Finding]:
-    """Turn one file's facts into findings; guarded facts and the project's own names never do."""
-    findings: dict[tuple, Finding] = {}
+def own_portable(facts: Iterable[Fact]) -> tuple[str, ...]:
+    """One file's share of `portable_namespaces`."""
+    return tuple(sorted({f.name for f in facts if f.kind == "namespace_alias" and f.guard == "hip"
+                         and f.text.startswith(("hip", "roc"))}))
+
+
+def own_defined(facts: Iterable[Fact]) -> tuple[str, ...]:
+    """One file's share of `defined_names`."""
+    return tuple(sorted({f.name for f in facts if f.kind == "defined"}))
+
+
+def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candidate]:
+    """Every finding the file's facts give, in fact order; `select` applies the repo-wide part."""
+    out: list[Candidate] = []
     for fact in extraction.facts:
-        if fact.guard in GUARDED or fact.role == "namespace" and fact.name in portable:
+        if fact.guard in GUARDED:
             continue
-        if fact.kind == "identifier" and fact.role != "definition" and fact.name in defined:
+        hits = index.lookup(fact)
+        if not hits:
             continue
-        for rule, entry, symbol in index.lookup(fact):
+        namespace = fact.name if fact.role == "namespace" else None
+        defined_as = fact.name if fact.kind == "identifier" and fact.role != "definition" else None
+        for rule, entry, symbol in hits:
             if rule.when == "unavailable" and not _unavailable(entry, index.target):
                 continue
             limit = _limit(rule, index)
@@ -109,9 +121,28 @@ def match_file(rel: str, extraction: Extraction, index: RuleIndex,
                 continue
             if fact.kind == "construct" and fact.text:
                 symbol = fact.text
-            finding = _finding(rel, fact, rule, entry, symbol, extraction, index.target)
-            findings.setdefault((finding.rule, finding.line, finding.column, finding.cell, symbol), finding)
+            out.append(Candidate(_finding(rel, fact, rule, entry, symbol, extraction, index.target),
+                                 defined_as, namespace))
+    return out
+
+
+def select(found: Iterable[Candidate], portable: frozenset[str] = frozenset(),
+           defined: frozenset[str] = frozenset()) -> list[Finding]:
+    """The findings of one file's candidates once the project's own names and portable
+    namespaces are known: one per rule, place and symbol, in sort order."""
+    findings: dict[tuple, Finding] = {}
+    for c in found:
+        if c.namespace is not None and c.namespace in portable or c.defined_as is not None and c.defined_as in defined:
+            continue
+        f = c.finding
+        findings.setdefault((f.rule, f.line, f.column, f.cell, f.symbol), f)
     return sorted(findings.values(), key=lambda f: f.sort_key)
+
+
+def match_file(rel: str, extraction: Extraction, index: RuleIndex,
+               portable: frozenset[str] = frozenset(), defined: frozenset[str] = frozenset()) -> list[Finding]:
+    """Turn one file's facts into findings; guarded facts and the project's own names never do."""
+    return select(candidates(rel, extraction, index), portable, defined)
 
 
 def _limit(rule: Rule, index: RuleIndex) -> int | None:

@@ -25,14 +25,15 @@ class UserError(click.ClickException):
         click.echo(f"rocm-migrate: error: {self.message}", err=True)
 
 
-def _load_rules(rules_dir: Path | None, use_cache: bool = True):
-    """The rule base, from the precompiled cache when the rule files are unchanged."""
+def _load_rules(rules_dir: Path | None):
+    """The rule base, from the precompiled cache when the rule files are unchanged (whatever
+    --no-cache says: that is about the per-file caches; the rules are validated once per change)."""
     from migrate import cache
     from migrate.rulebase import precompiled as rulecache
     from migrate.rulebase.load import RuleError
 
     try:
-        return rulecache.load(rules_dir, cache.default_dir() if use_cache else None)
+        return rulecache.load(rules_dir, cache.default_dir())
     except RuleError as exc:
         raise UserError(str(exc)) from None
 
@@ -65,7 +66,7 @@ cli.add_command(convert)
 @click.option("--include-vendored", is_flag=True, default=None, help="Also scan third_party/, build/ ... trees.")
 @click.option("--exclude", multiple=True, help="Gitignore-style pattern to leave out (repeatable).")
 @click.option("--max-file-size", type=click.IntRange(min=1), help="Skip files larger than this many bytes.")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the extraction cache.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the per-file cache (extraction and findings).")
 @click.option("--hipify", "hipify_path", metavar="PATH", help="hipify-perl to use (default: $HIPIFY_PERL, "
               "$ROCM_PATH/bin, /opt/rocm/bin, PATH).")
 @click.option("--no-hipify", is_flag=True, help="Do not run hipify-perl even where it is installed.")
@@ -114,7 +115,7 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
         raise UserError(str(exc)) from None
     for warning in settings.warnings:
         click.echo(f"rocm-migrate: warning: {warning}", err=True)
-    rules = _load_rules(rules_dir, use_cache=not no_cache)
+    rules = _load_rules(rules_dir)
     with _progress() as progress:
         report = scanning.run(targets, settings, rules, progress)
     for name, destination in jobs_out:

@@ -1,9 +1,9 @@
 """The JSON report: the contract other tools read (schema in docs/report.schema.json)."""
 from __future__ import annotations
 
-import json
 from collections import Counter
 
+from migrate import jsonio
 from migrate.model import SCHEMA_VERSION, Effort, Project, Report, Workload, class_rank, worst_class
 
 
@@ -82,4 +82,4 @@ def _sum(efforts) -> Effort:  # noqa: ANN001 - any iterable of Effort
 
 
 def render(report: Report) -> str:
-    return json.dumps(to_json(report), indent=2, ensure_ascii=False) + "\n"
+    return jsonio.dumps_indented(to_json(report)) + "\n"

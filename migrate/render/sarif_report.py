@@ -2,9 +2,9 @@
 fingerprints that survive line shifts."""
 from __future__ import annotations
 
-import json
 from pathlib import PurePosixPath
 
+from migrate import jsonio
 from migrate.model import Finding, Report, RuleInfo
 from migrate.render.escape import md as _md
 
@@ -14,7 +14,7 @@ INFORMATION_URI = "https://github.com/rocm-migrate/rocm-migrate"
 
 
 def render(report: Report) -> str:
-    return json.dumps(to_sarif(report), indent=2, ensure_ascii=False) + "\n"
+    return jsonio.dumps_indented(to_sarif(report)) + "\n"
 
 
 def to_sarif(report: Report) -> dict:

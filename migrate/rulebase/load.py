@@ -114,19 +114,38 @@ def default_rules_dir() -> Path:
 
 
 def load_rules(directory: Path | None = None) -> RuleBase:
+    """Parse and validate the rule files, then build the rule base."""
+    files, version = validated_records(directory)
+    return from_records(files, version)
+
+
+def validated_records(directory: Path | None = None) -> tuple[list[tuple[str, list[dict]]], str]:
+    """Every rule file's records (plain values, schema-checked) and the rule-set version."""
     directory = directory or default_rules_dir()
     files = sorted(directory.glob("*.yaml"))
     if not files:
         raise RuleError(f"{directory}: no rule files (*.yaml) found")
     digest = hashlib.sha256()
-    rules: list[Rule] = []
+    records: list[tuple[str, list[dict]]] = []
     validator = _validator()
     for path in files:
         raw = path.read_bytes()
         digest.update(path.name.encode() + b"\0" + raw)
-        rules.extend(_load_file(path, raw, validator))
+        records.append((path.name, _records(path, raw, validator)))
+    return records, f"{__version__}+{digest.hexdigest()[:10]}"
+
+
+def from_records(files: list[tuple[str, list[dict]]], version: str) -> RuleBase:
+    """The rule base from validated records; unique ids and names are checked here."""
+    rules: list[Rule] = []
+    for filename, records in files:
+        for record in records:
+            try:
+                rules.append(_build(record, filename))
+            except re.error as exc:
+                raise RuleError(f"rules/{filename}: {record['id']}: field 'match': bad regex: {exc}") from None
     _check_unique(rules)
-    return RuleBase(tuple(rules), f"{__version__}+{digest.hexdigest()[:10]}")
+    return RuleBase(tuple(rules), version)
 
 
 def _validator():
@@ -136,7 +155,7 @@ def _validator():
     return jsonschema.Draft202012Validator(schema)
 
 
-def _load_file(path: Path, raw: bytes, validator) -> list[Rule]:
+def _records(path: Path, raw: bytes, validator) -> list[dict]:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         records = yaml.load(raw, Loader=loader)  # noqa: S506 - a safe loader
@@ -149,13 +168,7 @@ def _load_file(path: Path, raw: bytes, validator) -> list[Rule]:
     errors = sorted(validator.iter_errors(records), key=lambda e: list(e.absolute_path))
     if errors:
         raise RuleError(_describe(path, records, errors[0]))
-    rules = []
-    for record in records:
-        try:
-            rules.append(_build(record, path.name))
-        except re.error as exc:
-            raise RuleError(f"rules/{path.name}: {record['id']}: field 'match': bad regex: {exc}") from None
-    return rules
+    return records
 
 
 def _describe(path: Path, records: object, error) -> str:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from migrate.model import CONFIDENCES, Finding, class_rank
+from migrate.model import CLASSES, CONFIDENCES, Finding, class_rank
 
 # Alone, a signal of this confidence lifts a workload at most to this class.
 CEILING = {"low": "minor-adaptation", "medium": "migration-required", "high": "incompatible"}
@@ -13,7 +13,26 @@ CORROBORATING_SYMBOLS = 3
 AUTO_HIPIFIED_KINDS = frozenset({"torch-extension"})
 
 
-def effective_class(finding: Finding, findings: Sequence[Finding], kind: str) -> str:
+class _Agreement:
+    """For each class, what the findings of at least that class say: their best confidence and
+    their distinct medium-confidence symbols (computed once per workload, not per finding)."""
+
+    def __init__(self, findings: Sequence[Finding]) -> None:
+        best = [-1] * len(CLASSES)
+        medium: list[set[str]] = [set() for _ in CLASSES]
+        for o in findings:
+            rank = class_rank(o.migration_class)
+            best[rank] = max(best[rank], CONFIDENCES.index(o.confidence))
+            if o.confidence == "medium":
+                medium[rank].add(o.symbol)
+        for rank in range(len(CLASSES) - 2, -1, -1):  # "at least this class": accumulate from the top
+            best[rank] = max(best[rank], best[rank + 1])
+            medium[rank] |= medium[rank + 1]
+        self.best, self.medium = best, [len(m) for m in medium]
+
+
+def effective_class(finding: Finding, findings: Sequence[Finding], kind: str,
+                    agreement: _Agreement | None = None) -> str:
     """A finding's weight in its workload.
 
     In a PyTorch extension, CUDA that hipify converts automatically ("yes") is only a
@@ -28,11 +47,10 @@ def effective_class(finding: Finding, findings: Sequence[Finding], kind: str) ->
     ceiling = CEILING[finding.confidence]
     if class_rank(cls) <= class_rank(ceiling):
         return cls
-    agrees = [o for o in findings if class_rank(o.migration_class) >= class_rank(cls)]
-    if any(CONFIDENCES.index(o.confidence) > CONFIDENCES.index(finding.confidence) for o in agrees):
+    agreement = agreement or _Agreement(findings)
+    if agreement.best[class_rank(cls)] > CONFIDENCES.index(finding.confidence):
         return cls
-    if finding.confidence == "medium" and len({o.symbol for o in agrees if o.confidence == "medium"}) \
-            >= CORROBORATING_SYMBOLS:
+    if finding.confidence == "medium" and agreement.medium[class_rank(cls)] >= CORROBORATING_SYMBOLS:
         return cls
     return ceiling
 
@@ -41,7 +59,7 @@ def classify(findings: Sequence[Finding], kind: str = "directory") -> tuple[str,
     """The workload's own class and the findings that decided it (worst effective class)."""
     if not findings:
         return "native", ()
-    effective = {f: effective_class(f, findings, kind) for f in findings}
+    agreement = _Agreement(findings)
+    effective = {f: effective_class(f, findings, kind, agreement) for f in findings}
     worst = max(effective.values(), key=class_rank)
     return worst, tuple(f for f in findings if effective[f] == worst)
-

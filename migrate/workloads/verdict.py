@@ -2,22 +2,24 @@
 chain that carries it), and the effort estimate."""
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Sequence
 
+from migrate.model import Finding, TargetVerdict, Workload, class_rank, evolve
+from migrate.rulebase.load import RuleBase
 from migrate.workloads.assemble import Spec
 from migrate.workloads.classify import classify
 from migrate.workloads.estimate import EffortModel, estimate
 from migrate.workloads.graph import DependencyGraph
-from migrate.model import Finding, TargetVerdict, Workload, class_rank
-from migrate.rulebase.load import RuleBase
 
 
 def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Finding], archs: Sequence[str],
           model: EffortModel, rules: RuleBase) -> tuple[list[Workload], list[Finding]]:
     """Workloads with one verdict per target architecture, and the findings tagged with their workload."""
-    tagged = [replace(f, workload=graph.owner.get(f.path, "")) for f in findings]
-    mine = {s.name: [f for f in tagged if f.workload == s.name] for s in specs}
+    tagged = [evolve(f, workload=graph.owner.get(f.path, "")) for f in findings]
+    mine: dict[str, list[Finding]] = {s.name: [] for s in specs}
+    for finding in tagged:
+        if finding.workload in mine:
+            mine[finding.workload].append(finding)
     kinds = {s.name: s.kind for s in specs}
     efforts = {r.id: (r.effort_per_occurrence, r.effort_first_use) for r in rules.rules}
     names = {r.id: r.name for r in rules.rules}
