@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
 
-import measure  # noqa: E402
+import measure
 
 MARKED = frozenset({"cuda", "cpp", "hip"})
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import lru_cache
@@ -14,12 +14,13 @@ from migrate import cache as rows
 from migrate import jsonio
 from migrate.cache import BadRow, Cache
 from migrate.extract import EXTRACTOR_VERSION, extract
-from migrate.match import RuleIndex, candidates, own_defined, own_portable
-from migrate.model import Candidate, Extraction, FileResult, Finding, SourceFile, Target
+from migrate.extract.run import Progress, extract_all
+from migrate.match import RuleIndex, candidates, indexes, own_defined, own_portable
+from migrate.model import Candidate, Extraction, FileResult, Finding, Skipped, SourceFile
 from migrate.readfile import read
 from migrate.rulebase.load import RuleBase, default_rules_dir
 from migrate.settings import Settings
-from migrate.workloads import FACT_KINDS
+from migrate.workloads import UNREAD_KINDS
 
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
 CHUNKS_PER_WORKER = 6  # work is cut into about this many pieces per worker, by bytes
@@ -34,88 +35,85 @@ CANDIDATE_ROW = (_S, _I, _I, _I, _I, _S, _S, _OS, _S, _S, _S, _S, _OI, _OS, _OS)
 class Outcome:
     file: SourceFile
     result: FileResult | None
-    reason: str | None = None
+    reason: str | None = None  # why the file was skipped (unreadable, binary, too large, syntax error)
     extraction: Extraction | None = None  # kept only when a later pass needs every fact
+
+    @property
+    def ok(self) -> bool:
+        return self.result is not None and not self.result.error
+
+
+def skipped(outcomes: Iterable[Outcome]) -> list[Skipped]:
+    return [Skipped(path=o.file.rel, reason=o.reason or "not extracted") for o in outcomes if not o.ok]
 
 
 @dataclass(frozen=True, slots=True)
 class _Work:
     indexes: tuple[RuleIndex, ...]
-    keep_extractions: bool
 
 
-_STATE: _Work | None = None  # what the worker processes match with (inherited on fork)
+_STATE: dict[str, _Work] = {}  # "work": what this process matches with (inherited on fork)
 
 
 def analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, *, keep_extractions: bool = False,
-                progress: Callable[[int, int], None] | None = None) -> list[Outcome]:
+                progress: Progress | None = None) -> list[Outcome]:
     """Read every file once; serve unchanged ones from the cache, analyse the rest in parallel.
 
-    With `keep_extractions` every file is extracted (a later pass needs its facts) and the
-    result cache is not used; the extraction cache is, as before."""
+    With `keep_extractions` every file's facts are kept (a later pass needs them): the files
+    go through `extract.run` and its extraction cache, and are matched here."""
+    by_target = indexes(rules, rocm=settings.rocm, archs=settings.arch)
+    if keep_extractions:
+        return [Outcome(o.file, summarise(o.file.rel, o.extraction, by_target) if o.extraction else None, o.reason,
+                        o.extraction)
+                for o in extract_all(files, max_file_size=settings.max_file_size, cache=Cache(settings.cache_dir),
+                                     jobs=settings.jobs, progress=progress)]
     cache = Cache(settings.cache_dir)
-    work = _Work(tuple(RuleIndex(rules, Target(rocm=settings.rocm, arch=(a,))) for a in settings.arch),
-                 keep_extractions)
     version = _result_version(rules, settings)
     outcomes: list[Outcome | None] = []
+    keys: list[str] = []
     pending: list[tuple[int, str, bytes]] = []
-    keys: list[str | None] = []
     for file in files:
         data, reason = read(file, settings.max_file_size)
         if data is None:
             outcomes.append(Outcome(file, None, reason))
-            keys.append(None)
             continue
-        keys.append(rows.key(file.kind, data, EXTRACTOR_VERSION if keep_extractions else version))
+        keys.append(rows.key(file.kind, data, version))
         outcomes.append(None)
         pending.append((len(outcomes) - 1, file.kind, data))
-    found = _cached(cache, [k for k in keys if k], keep_extractions)
+    found = cache.get_rows(keys)
     todo = []
-    for position, kind, data in pending:
-        outcome = _from_cache(files[position], found.get(keys[position]), work)  # type: ignore[arg-type]
+    for (position, kind, data), cache_key in zip(pending, keys, strict=True):
+        outcome = _from_row(files[position], found.get(cache_key))
         if outcome is None:
             todo.append((position, kind, data))
         outcomes[position] = outcome
-    fresh = _run(todo, work, settings.jobs, progress)
-    for position, value in fresh.items():
-        outcomes[position] = _outcome(files[position], value, work)
-    if keep_extractions:
-        cache.put_many([(keys[p], v) for p, v in fresh.items() if isinstance(v, Extraction)])  # type: ignore[misc]
-    else:
-        cache.put_rows([(keys[p], v) for p, v in fresh.items() if isinstance(v, bytes)])  # type: ignore[misc]
-    return outcomes  # type: ignore[return-value]
+    fresh = _run(todo, _Work(by_target), settings.jobs, progress)
+    for position, row in fresh.items():
+        outcomes[position] = _outcome(files[position], row)
+    key_of = {position: cache_key for (position, _, _), cache_key in zip(pending, keys, strict=True)}
+    cache.put_rows([(key_of[position], row) for position, row in fresh.items()])
+    return [o for o in outcomes if o is not None]
 
 
-def _cached(cache: Cache, keys: list[str], keep_extractions: bool) -> dict[str, Extraction | bytes]:
-    if keep_extractions:
-        return {k: e for k in keys if (e := cache.get(k)) is not None}
-    return dict(cache.get_rows(keys))
-
-
-def _from_cache(file: SourceFile, value: Extraction | bytes | None, work: _Work) -> Outcome | None:
+def _from_row(file: SourceFile, row: bytes | None) -> Outcome | None:
     """The outcome of a cache hit; None for a miss, including a row that does not decode."""
-    if value is None:
+    if row is None:
         return None
     try:
-        return _outcome(file, value, work)
+        return _outcome(file, row)
     except (BadRow, ValueError, KeyError, TypeError, RecursionError):
         return None
 
 
-def _outcome(file: SourceFile, value: Extraction | bytes, work: _Work) -> Outcome:
-    if isinstance(value, Extraction):
-        result = summarise(file.rel, value, work.indexes)
-        return Outcome(file, result, value.error, value)
-    result = decode(file.rel, value)
+def _outcome(file: SourceFile, row: bytes) -> Outcome:
+    result = decode(file.rel, row)
     return Outcome(file, result, result.error)
 
 
-def _run(todo: list[tuple[int, str, bytes]], work: _Work, jobs: int,
-         progress: Callable[[int, int], None] | None) -> dict[int, Extraction | bytes]:
-    done: dict[int, Extraction | bytes] = {}
+def _run(todo: list[tuple[int, str, bytes]], work: _Work, jobs: int, progress: Progress | None) -> dict[int, bytes]:
+    done: dict[int, bytes] = {}
     if jobs <= 1 or len(todo) < PARALLEL_THRESHOLD:
-        global _STATE
-        _STATE = work
+        _STATE["work"] = work
         for position, kind, data in todo:
             done[position] = _analyse(kind, data)
             if progress:
@@ -123,11 +121,11 @@ def _run(todo: list[tuple[int, str, bytes]], work: _Work, jobs: int,
         return done
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init, initargs=(work,)) as pool:
-        futures: dict[Future, list[int]] = {}
+        futures: dict[Future[list[bytes]], list[int]] = {}
         for chunk in chunks(todo, jobs * CHUNKS_PER_WORKER):
             futures[pool.submit(_analyse_chunk, [(k, d) for _, k, d in chunk])] = [p for p, _, _ in chunk]
         for future in as_completed(futures):
-            done.update(zip(futures[future], future.result()))
+            done.update(zip(futures[future], future.result(), strict=True))
             if progress:
                 progress(len(done), len(todo))
     return done
@@ -151,20 +149,16 @@ def chunks(todo: list[tuple[int, str, bytes]], pieces: int) -> list[list[tuple[i
 
 
 def _init(work: _Work) -> None:
-    global _STATE
-    _STATE = work
+    _STATE["work"] = work
 
 
-def _analyse_chunk(items: list[tuple[str, bytes]]) -> list[Extraction | bytes]:
+def _analyse_chunk(items: list[tuple[str, bytes]]) -> list[bytes]:
     return [_analyse(kind, data) for kind, data in items]
 
 
-def _analyse(kind: str, data: bytes) -> Extraction | bytes:
-    assert _STATE is not None
-    extraction = extract(kind, data)
-    if _STATE.keep_extractions:
-        return extraction
-    return encode(summarise("", extraction, _STATE.indexes))
+def _analyse(kind: str, data: bytes) -> bytes:
+    """One file's result row, computed in a worker (or in this process for small scans)."""
+    return encode(summarise("", extract(kind, data), _STATE["work"].indexes))
 
 
 def summarise(rel: str, extraction: Extraction, indexes: Sequence[RuleIndex]) -> FileResult:
@@ -173,7 +167,7 @@ def summarise(rel: str, extraction: Extraction, indexes: Sequence[RuleIndex]) ->
         return FileResult(lines=extraction.lines, notes=extraction.notes, error=extraction.error)
     return FileResult(
         lines=extraction.lines, notes=extraction.notes,
-        facts=tuple(f for f in extraction.facts if f.kind in FACT_KINDS),
+        facts=tuple(f for f in extraction.facts if f.kind not in UNREAD_KINDS),
         defined=own_defined(extraction.facts), portable=own_portable(extraction.facts),
         found=tuple(tuple(candidates(rel, extraction, index)) for index in indexes),
     )
@@ -185,7 +179,7 @@ def encode(result: FileResult) -> bytes:
                          [[_candidate_row(c) for c in found] for found in result.found]])
 
 
-def _candidate_row(c: Candidate) -> list:
+def _candidate_row(c: Candidate) -> list[object]:
     f = c.finding
     return [f.rule, f.line, f.column, f.end_line, f.end_column, f.symbol, f.message, f.hip, f.hipify,
             f.confidence, f.migration_class, f.source_line, f.cell, c.defined_as, c.namespace]

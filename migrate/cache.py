@@ -8,11 +8,12 @@ import hashlib
 import os
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from migrate import jsonio
 from migrate.model import Extraction, Fact
 
-FACT_FIELDS = Fact.__slots__  # type: ignore[attr-defined]
+FACT_FIELDS = Fact.__slots__
 _INT, _STR, _OPT_STR, _OPT_INT = (int,), (str,), (str, type(None)), (int, type(None))
 # The type of each Fact field, in FACT_FIELDS order.
 FACT_TYPES = {"kind": _STR, "name": _STR, "line": _INT, "column": _INT, "end_line": _INT, "end_column": _INT,
@@ -36,27 +37,27 @@ def key(kind: str, data: bytes, version: str) -> str:
     return hashlib.sha256(f"{version}\0{kind}\0".encode() + data).hexdigest()
 
 
-def typed_row(row: object, types: tuple[tuple[type, ...], ...]) -> list:
+def typed_row(row: object, types: tuple[tuple[type, ...], ...]) -> list[Any]:
     """`row` if it is a list whose items have exactly these types (as JSON decodes them: a bool
     is not an int here), else BadRow."""
     if type(row) is not list or len(row) != len(types) \
-            or not all(type(v) in allowed for v, allowed in zip(row, types)):
+            or not all(type(v) in allowed for v, allowed in zip(row, types, strict=True)):
         raise BadRow(f"expected a row of {len(types)} typed fields")
     return row
 
 
-def typed_list(value: object, item: tuple[type, ...]) -> list:
+def typed_list(value: object, item: tuple[type, ...]) -> list[Any]:
     if type(value) is not list or not all(type(v) in item for v in value):
         raise BadRow(f"expected a list of {item}")
     return value
 
 
-def fact_row(fact: Fact) -> list:
+def fact_row(fact: Fact) -> list[Any]:
     return [getattr(fact, name) for name in FACT_FIELDS]
 
 
 def fact_of(row: object) -> Fact:
-    return Fact(**dict(zip(FACT_FIELDS, typed_row(row, FACT_ROW))))
+    return Fact(**dict(zip(FACT_FIELDS, typed_row(row, FACT_ROW), strict=True)))
 
 
 

@@ -73,9 +73,9 @@ def file_kind(path: Path) -> str | None:
         return "manifest"  # CI workflows: container images and GPU runners
     if path.suffix.lower() in (".txt", ".in") and path.parent.name.lower() in REQUIREMENTS_DIRS:
         return "requirements"  # requirements/base.txt, requirements/cuda.in
-    kind = SUFFIX_KINDS.get(path.suffix.lower())
-    if kind or path.suffix.lower() not in ("", ".yaml", ".yml"):
-        return kind
+    suffix_kind = SUFFIX_KINDS.get(path.suffix.lower())
+    if suffix_kind or path.suffix.lower() not in ("", ".yaml", ".yml"):
+        return suffix_kind
     return _sniff(path)
 
 
@@ -110,7 +110,7 @@ class _Walker:
         specs = self._ancestor_specs(top)
         self._walk_dir(top, specs)
 
-    def _walk_dir(self, directory: Path, specs: list[tuple[Path, pathspec.PathSpec]]) -> None:
+    def _walk_dir(self, directory: Path, specs: list[tuple[Path, pathspec.GitIgnoreSpec]]) -> None:
         try:
             real = directory.resolve()
         except (RuntimeError, OSError):
@@ -161,7 +161,7 @@ class _Walker:
         size = info.st_size
         self.files[rel] = SourceFile(path=path, rel=rel, kind=kind, size=size)
 
-    def _ignored(self, path: Path, is_dir: bool, specs: list[tuple[Path, pathspec.PathSpec]]) -> bool:
+    def _ignored(self, path: Path, is_dir: bool, specs: list[tuple[Path, pathspec.GitIgnoreSpec]]) -> bool:
         rel_root = self.rel(path) + ("/" if is_dir else "")
         if self.exclude.match_file(rel_root):
             return True
@@ -174,7 +174,7 @@ class _Walker:
                 return True
         return False
 
-    def _gitignore(self, directory: Path) -> list[tuple[Path, pathspec.PathSpec]]:
+    def _gitignore(self, directory: Path) -> list[tuple[Path, pathspec.GitIgnoreSpec]]:
         if self.git_root is None:
             return []
         found = []
@@ -187,7 +187,7 @@ class _Walker:
             found.append((directory, pathspec.GitIgnoreSpec.from_lines(lines)))
         return found
 
-    def _ancestor_specs(self, top: Path) -> list[tuple[Path, pathspec.PathSpec]]:
+    def _ancestor_specs(self, top: Path) -> list[tuple[Path, pathspec.GitIgnoreSpec]]:
         if self.git_root is None or top == self.git_root:
             return []
         specs = []
@@ -208,7 +208,7 @@ def _vendored(name: str) -> bool:
     return name in VENDORED or any(fnmatch.fnmatch(name, g) for g in VENDORED_GLOBS)
 
 
-def _is_dir(entry: os.DirEntry) -> bool:
+def _is_dir(entry: os.DirEntry[str]) -> bool:
     try:
         return entry.is_dir()
     except OSError:

@@ -1,11 +1,11 @@
 """match: facts x rules -> findings."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Iterable
 
+from migrate.model import Candidate, Extraction, Fact, FileResult, Finding, Target, evolve
 from migrate.rulebase import targets
-from migrate.model import Candidate, Extraction, Fact, Finding, Target
 from migrate.rulebase.load import Entry, Rule, RuleBase, version_tuple
 
 # Facts on either side of a HIP guard are already handled by the authors.
@@ -61,7 +61,8 @@ class RuleIndex:
         hits = [(rule, entry, fact.name) for rule, entry in named or ()]
         hits += [(rule, None, fact.name) for p, rule in prefixed or () if fact.name.startswith(p)]
         for rule in patterns or ():
-            found = rule.matcher.regex.search(fact.name)  # type: ignore[union-attr]
+            regex = rule.matcher.regex
+            found = regex.search(fact.name) if regex is not None else None
             if found:
                 hits.append((rule, None, found.group(0) if fact.kind == "asm" else fact.name))
         hits = [h for h in hits if _role_matches(h[0], fact.role)]
@@ -130,9 +131,9 @@ def select(found: Iterable[Candidate], portable: frozenset[str] = frozenset(),
            defined: frozenset[str] = frozenset()) -> list[Finding]:
     """The findings of one file's candidates once the project's own names and portable
     namespaces are known: one per rule, place and symbol, in sort order."""
-    findings: dict[tuple, Finding] = {}
+    findings: dict[tuple[str, int, int, int | None, str], Finding] = {}
     for c in found:
-        if c.namespace is not None and c.namespace in portable or c.defined_as is not None and c.defined_as in defined:
+        if (c.namespace is not None and c.namespace in portable) or (c.defined_as is not None and c.defined_as in defined):
             continue
         f = c.finding
         findings.setdefault((f.rule, f.line, f.column, f.cell, f.symbol), f)
@@ -145,11 +146,41 @@ def match_file(rel: str, extraction: Extraction, index: RuleIndex,
     return select(candidates(rel, extraction, index), portable, defined)
 
 
+def indexes(rules: RuleBase, *, rocm: str, archs: Sequence[str]) -> tuple[RuleIndex, ...]:
+    return tuple(RuleIndex(rules, Target(rocm=rocm, arch=(arch,))) for arch in archs)
+
+
+def match_targets(files: Sequence[tuple[str, Extraction]], rules: RuleBase, *, rocm: str,
+                  archs: Sequence[str]) -> list[Finding]:
+    """Findings of every file for every target architecture, merged: each finding lists the
+    targets it applies to. Portable aliases and the project's own names count repo-wide, so
+    scan and lint read the same files the same way."""
+    by_target = indexes(rules, rocm=rocm, archs=archs)
+    return merge_targets([FileResult(lines=0, portable=own_portable(e.facts), defined=own_defined(e.facts),
+                                     found=tuple(tuple(candidates(rel, e, index)) for index in by_target))
+                          for rel, e in files], archs)
+
+
+def merge_targets(results: Sequence[FileResult], archs: Sequence[str]) -> list[Finding]:
+    """`match_targets` from each file's candidates (FileResult.found, one list per target)."""
+    portable = frozenset(name for r in results for name in r.portable)
+    defined = frozenset(name for r in results for name in r.defined)
+    merged: dict[tuple[str, str, int | None, int, int, str], Finding] = {}
+    found_for: dict[tuple[str, str, int | None, int, int, str], list[str]] = {}
+    for position, arch in enumerate(archs):
+        for result in results:
+            for finding in select(result.found[position], portable, defined):
+                key = (finding.rule, finding.path, finding.cell, finding.line, finding.column, finding.symbol)
+                merged.setdefault(key, finding)
+                found_for.setdefault(key, []).append(arch)
+    return [evolve(f, targets=tuple(found_for[k])) for k, f in merged.items()]
+
+
 def _limit(rule: Rule, index: RuleIndex) -> int | None:
     """The smallest value of the rule's `exceeds` property among the selected architectures."""
     if rule.exceeds is None:
         return None
-    return min(getattr(arch, rule.exceeds) for arch in rule.matching_archs(index.archs))
+    return min(int(getattr(arch, rule.exceeds)) for arch in rule.matching_archs(index.archs))
 
 
 def _unavailable(entry: Entry | None, target: Target) -> bool:
@@ -161,7 +192,7 @@ def _finding(rel: str, fact: Fact, rule: Rule, entry: Entry | None, symbol: str,
     hip = entry.hip if entry and entry.hip is not None else rule.hip
     hipify = (entry.hipify if entry and entry.hipify else None) or rule.hipify
     message = _message(rule, symbol, hip, entry, fact.value)
-    if _unavailable(entry, target):
+    if entry is not None and _unavailable(entry, target):
         message += f" ({hip} needs ROCm {entry.since}; the target is ROCm {target.rocm})"
         hipify = "no"
     return Finding(

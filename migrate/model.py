@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 CLASSES = ("native", "minor-adaptation", "migration-required", "incompatible")
 CONFIDENCES = ("low", "medium", "high")
@@ -15,8 +17,8 @@ def class_rank(name: str) -> int:
     return CLASSES.index(name)
 
 
-def worst_class(names: object) -> str:
-    ranks = [class_rank(n) for n in names]  # type: ignore[attr-defined]
+def worst_class(names: Iterable[str]) -> str:
+    ranks = [class_rank(n) for n in names]
     return CLASSES[max(ranks)] if ranks else "native"
 
 
@@ -33,7 +35,7 @@ class Skipped:
     path: str
     reason: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "reason": self.reason}
 
 
@@ -71,7 +73,7 @@ class Effort:
     likely: float
     high: float
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"low": round(self.low, 2), "likely": round(self.likely, 2), "high": round(self.high, 2)}
 
 
@@ -97,7 +99,7 @@ class Finding:
     precise: str | None = None  # with --precise: confirmed, fast-only, unchecked or precise-only
 
     @property
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[str, int, int, int, str, str]:
         return (self.path, self.cell or 0, self.line, self.column, self.rule, self.symbol)
 
     @property
@@ -107,7 +109,7 @@ class Finding:
         raw = "\0".join((self.rule, self.path, self.symbol, norm))
         return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
-    def to_json(self, finding_id: str) -> dict:
+    def to_json(self, finding_id: str) -> dict[str, Any]:
         return {
             "id": finding_id,
             "rule": self.rule,
@@ -131,7 +133,7 @@ class Finding:
         }
 
 
-_FINDING_FIELDS = Finding.__slots__  # type: ignore[attr-defined]
+_FINDING_FIELDS = Finding.__slots__
 
 
 def evolve(finding: Finding, **changes: object) -> Finding:
@@ -161,7 +163,7 @@ class FileResult:
     lines: int
     notes: tuple[str, ...] = ()
     error: str | None = None
-    facts: tuple[Fact, ...] = ()  # only the kinds workloads read (workloads.FACT_KINDS)
+    facts: tuple[Fact, ...] = ()  # the kinds workloads read (all but workloads.UNREAD_KINDS)
     defined: tuple[str, ...] = ()  # the file's share of the project's own names
     portable: tuple[str, ...] = ()  # and of the namespaces a HIP guard makes portable
     found: tuple[tuple[Candidate, ...], ...] = ()  # per target architecture, in the scan's order
@@ -215,6 +217,7 @@ class Project:
     name: str
     root: str
     workloads: tuple[str, ...]
+    commit: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -239,6 +242,57 @@ class RuleInfo:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class HipifyCoverage:
+    references: int  # CUDA references hipify-perl examined in the workload's files
+    converted: int
+
+    @property
+    def ratio(self) -> float | None:
+        return self.converted / self.references if self.references else None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HipifyDisagreement:
+    kind: str  # false-alarm, comment-rename, silent-miss, ... (hipify.compare.KINDS)
+    path: str
+    line: int
+    symbol: str
+    rule: str | None
+    hipify: str  # hipify's side: its warning(s) or its rewrite
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HipifySummary:
+    """The report's `hipify` block: what hipify-perl measured over the scanned C/C++/CUDA files."""
+
+    version: str | None
+    seconds: float
+    warnings_checked: bool
+    coverage: dict[str, HipifyCoverage]  # by workload name
+    disagreements: tuple[HipifyDisagreement, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "used": True, "version": self.version, "seconds": round(self.seconds, 2),
+            "warnings_checked": self.warnings_checked,
+            "coverage": {name: {"references": c.references, "converted": c.converted,
+                                "ratio": None if c.ratio is None else round(c.ratio, 3)}
+                         for name, c in sorted(self.coverage.items())},
+            "disagreements": [{"kind": d.kind, "path": d.path, "line": d.line, "symbol": d.symbol, "rule": d.rule,
+                               "hipify": d.hipify} for d in self.disagreements],
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PassResult:
+    """What a late pass (hipify-perl, precise mode) returns: the findings it relabelled or
+    added, and what it has to say."""
+
+    findings: tuple[Finding, ...]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Report:
     tool_version: str
     rules_version: str
@@ -253,7 +307,9 @@ class Report:
     notes: tuple[str, ...] = field(default=())
     projects: tuple[Project, ...] = field(default=())
     rules: tuple[RuleInfo, ...] = field(default=())  # the rules behind the findings
-    hipify: dict = field(default_factory=dict)  # version, seconds, coverage per workload, disagreements
+    hipify: HipifySummary | None = None  # None when hipify-perl was not used
+    commit: str | None = None  # the git commit of the scanned folder, when it is the top of a checkout
+    scanned_at: str = ""  # ISO 8601, UTC
 
     @property
     def migration_class(self) -> str:

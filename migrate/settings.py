@@ -2,17 +2,19 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any
 
 from migrate.model import CLASSES
 
 DEFAULT_ROCM = "7.2"
 DEFAULT_ARCH = ("gfx942",)
 LEVELS = ("default", "configuration file", "command line")  # a layer's index is its level
-EFFORT_KEYS = {"learning-rate": (int, float), "kernel-review": (int, float), "kernel-validation": (int, float),
-               "kernel-rules": list, "hipify-factor": dict, "fixed": dict, "uncertainty": dict}
+EFFORT_KEYS: dict[str, type | tuple[type, ...]] = {
+    "learning-rate": (int, float), "kernel-review": (int, float), "kernel-validation": (int, float),
+    "kernel-rules": list, "hipify-factor": dict, "fixed": dict, "uncertainty": dict}
 # key in the file -> (expected type, Settings attribute); lists become tuples.
 FILE_KEYS: dict[str, tuple[type, str]] = {
     "rocm": (str, "rocm"), "target-arch": (list, "arch"), "exclude": (list, "exclude"),
@@ -51,15 +53,15 @@ class Settings:
     compile_commands: str | None = None
     cuda_path: str | None = None
     hipify_warnings: bool = False  # a full warning pass (slow with the 2024 script) instead of -quiet-warnings
-    workloads: dict = field(default_factory=dict)  # name -> globs, from [tool.rocm-migrate.workloads]
-    effort: dict = field(default_factory=dict)  # [tool.rocm-migrate.effort] overrides
+    workloads: dict[str, Any] = field(default_factory=dict)  # name -> globs, from [tool.rocm-migrate.workloads]
+    effort: dict[str, Any] = field(default_factory=dict)  # [tool.rocm-migrate.effort] overrides
     choices: tuple[Choice, ...] = (Choice("ALL", False, 0),)  # select/ignore, see migrate.selection
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, selectors)
     config_file: Path | None = None
     warnings: tuple[str, ...] = ()
 
 
-def resolve(layers: Sequence[Mapping[str, object]]) -> Settings:
+def resolve(layers: Sequence[Mapping[str, Any]]) -> Settings:
     """The precedence rule, in one place. `layers` run from weakest to strongest (LEVELS: defaults,
     configuration file, command line) and map Settings attribute names to values; None or an
     empty tuple means "not given". A stronger layer's value replaces a weaker one's, with three
@@ -75,10 +77,10 @@ def resolve(layers: Sequence[Mapping[str, object]]) -> Settings:
     for level, layer in enumerate(layers):
         given = {k: v for k, v in layer.items() if v is not None and v != ()}
         if "select" in given:
-            selects = [Choice(s, False, level) for s in given["select"]]  # type: ignore[union-attr]
-        ignores += [Choice(s, True, level) for s in given.get("ignore", ())]  # type: ignore[union-attr]
-        per_file += list(given.get("per_file_ignores", ()))  # type: ignore[call-overload]
-        warnings += list(given.get("warnings", ()))  # type: ignore[call-overload]
+            selects = [Choice(s, False, level) for s in given["select"]]
+        ignores += [Choice(s, True, level) for s in given.get("ignore", ())]
+        per_file += list(given.get("per_file_ignores", ()))
+        warnings += list(given.get("warnings", ()))
         values.update({k: v for k, v in given.items() if k in names})
     return Settings(**values, choices=tuple(selects + ignores),  # type: ignore[arg-type]
                     per_file_ignores=tuple(per_file), warnings=tuple(warnings))
@@ -92,7 +94,7 @@ def load(start: Path, overrides: Mapping[str, object], *, defaults: Mapping[str,
     return resolve([defaults or {}, from_file, overrides])
 
 
-def find_config(start: Path) -> tuple[Path, dict] | None:
+def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
     """The nearest .rocm-migrate.toml, or pyproject.toml with a [tool.rocm-migrate] table, upward."""
     directory = start if start.is_dir() else start.parent
     for candidate in (directory, *directory.parents):
@@ -106,18 +108,15 @@ def find_config(start: Path) -> tuple[Path, dict] | None:
     return None
 
 
-def _read_toml(path: Path) -> dict:
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+def _read_toml(path: Path) -> dict[str, Any]:
+    from migrate.compat import tomllib
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise SettingsError(f"{path}: cannot read configuration: {exc}") from None
 
 
-def read_table(path: Path, table: dict) -> dict[str, object]:
+def read_table(path: Path, table: dict[str, Any]) -> dict[str, object]:
     """Check a [tool.rocm-migrate] table and turn it into a layer for resolve()."""
     out: dict[str, object] = {"config_file": path}
     warnings: list[str] = []
@@ -134,12 +133,12 @@ def read_table(path: Path, table: dict) -> dict[str, object]:
 
 
 def _checked(path: Path, key: str, value: object, expected: type) -> object:
-    if not isinstance(value, expected) or isinstance(value, bool) and expected is not bool:
+    if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
         raise SettingsError(f"{path}: key '{key}' must be a {expected.__name__}, not {type(value).__name__}")
-    if expected is list:
-        if not all(isinstance(item, str) for item in value):  # type: ignore[attr-defined]
+    if isinstance(value, list):
+        if not all(isinstance(item, str) for item in value):
             raise SettingsError(f"{path}: key '{key}' must be a list of strings")
-        return tuple(value)  # type: ignore[arg-type]
+        return tuple(value)
     if key == "fail-on" and value not in CLASSES:
         raise SettingsError(f"{path}: key 'fail-on' must be one of {', '.join(CLASSES)}, not {value!r}")
     return value
@@ -159,7 +158,7 @@ def _per_file_ignores(path: Path, value: object, warnings: list[str]) -> tuple[t
     return tuple((str(glob), tuple(rules)) for glob, rules in value.items())
 
 
-def _effort(path: Path, value: object, warnings: list[str]) -> dict:
+def _effort(path: Path, value: object, warnings: list[str]) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise SettingsError(f"{path}: key 'effort' must be a table")
     out = {}

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 
 import jsonschema
@@ -17,6 +18,9 @@ def normalised(report: dict) -> dict:
     report["tool"]["version"] = "<version>"
     report["tool"]["rules_version"] = "<rules>"
     report["summary"]["seconds"] = 0
+    if report["source"]["scanned_at"] != "<scanned_at>":
+        datetime.fromisoformat(report["source"]["scanned_at"])
+        report["source"]["scanned_at"] = "<scanned_at>"
     return report
 
 

@@ -9,7 +9,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from migrate import analyse, pipeline
 from migrate.cache import Cache
 from migrate.render import renderer
@@ -20,8 +19,8 @@ TREES = [ROOT / "fixtures" / "repos" / "demo", *sorted((ROOT / "fixtures" / "tre
 FORMATS = ("json", "sarif", "csv", "markdown")
 
 
-def rendered(tree: Path, settings: Settings, rulebase) -> dict[str, str]:  # noqa: ANN001
-    report = dataclasses.replace(pipeline.run([tree], settings, rulebase), seconds=0.0)
+def rendered(tree: Path, settings: Settings, rulebase) -> dict[str, str]:
+    report = dataclasses.replace(pipeline.run([tree], settings, rulebase), seconds=0.0, scanned_at="")
     return {name: renderer(name)(report) for name in FORMATS}
 
 
@@ -32,7 +31,7 @@ def full_extraction(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("tree", [t for t in TREES if t.is_dir()], ids=lambda p: p.name)
-def test_cached_and_fresh_results_give_the_same_bytes(tree: Path, tmp_path: Path, rulebase,  # noqa: ANN001
+def test_cached_and_fresh_results_give_the_same_bytes(tree: Path, tmp_path: Path, rulebase,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     cached = Settings(jobs=1, cache_dir=tmp_path, arch=("gfx942", "gfx1100"))
     cold = rendered(tree, cached, rulebase)
@@ -54,7 +53,7 @@ def many_files(tmp_path: Path, count: int = analyse.PARALLEL_THRESHOLD + 6) -> P
     return tree
 
 
-def test_parallel_scan_matches_the_serial_one(tmp_path: Path, rulebase) -> None:  # noqa: ANN001
+def test_parallel_scan_matches_the_serial_one(tmp_path: Path, rulebase) -> None:
     tree = many_files(tmp_path)
     serial = rendered(tree, Settings(jobs=1, cache_dir=None), rulebase)
     assert rendered(tree, Settings(jobs=2, cache_dir=None), rulebase) == serial
@@ -80,7 +79,7 @@ def _rows(cache_dir: Path) -> list[tuple[str, bytes]]:
         return db.execute("SELECT key, value FROM results").fetchall()
 
 
-def _rewrite(cache_dir: Path, change) -> None:  # noqa: ANN001 - bytes -> bytes
+def _rewrite(cache_dir: Path, change) -> None:
     with sqlite3.connect(cache_dir / "facts.sqlite3") as db:
         for key, value in db.execute("SELECT key, value FROM results").fetchall():
             db.execute("UPDATE results SET value = ? WHERE key = ?", (change(value), key))
@@ -98,7 +97,7 @@ def _retype(value: bytes) -> bytes:
 
 @pytest.mark.parametrize("change", [*(lambda v, b=b: b for b in BAD_ROWS), _retype, lambda v: "text row"],
                          ids=[*(b.decode()[:8] for b in BAD_ROWS), "retyped", "text"])
-def test_a_bad_result_row_is_a_miss(tmp_path: Path, rulebase, change) -> None:  # noqa: ANN001
+def test_a_bad_result_row_is_a_miss(tmp_path: Path, rulebase, change) -> None:
     tree = ROOT / "fixtures" / "trees" / "cmake_cuda_lib"
     settings = Settings(jobs=1, cache_dir=tmp_path)
     expected = rendered(tree, settings, rulebase)
@@ -115,13 +114,13 @@ def test_a_wrong_typed_extraction_row_is_a_miss(tmp_path: Path) -> None:
     extraction = extract("cuda", b"void f(float** p) { cudaMalloc(p, 4); }\n")
     cache.put_many([("k", extraction)])
     assert cache.get("k") == extraction
-    row = json.loads(cache._get("facts", ["k"])["k"])  # noqa: SLF001 - poisoning the row on purpose
+    row = json.loads(cache._get("facts", ["k"])["k"])
     for change in (lambda r: r["facts"][0].__setitem__(2, "1"), lambda r: r["facts"][0].__setitem__(8, 3),
                    lambda r: r.__setitem__("lines", 1.5), lambda r: r["facts"][0].pop(),
                    lambda r: r.__setitem__("notes", "a note")):
         bad = json.loads(json.dumps(row))
         change(bad)
-        cache._put("facts", [("k", json.dumps(bad).encode())])  # noqa: SLF001
+        cache._put("facts", [("k", json.dumps(bad).encode())])
         assert cache.get("k") is None
 
 

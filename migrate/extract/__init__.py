@@ -1,7 +1,7 @@
 """extract: one function per file kind, each a pure function of the file's bytes."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from migrate.model import Extraction
 
@@ -34,7 +34,8 @@ def _lazy(module: str, function: str) -> Callable[[bytes], Extraction]:
     def run(source: bytes) -> Extraction:
         import importlib
 
-        return getattr(importlib.import_module(f"migrate.extract.{module}"), function)(source)
+        extractor: Callable[[bytes], Extraction] = getattr(importlib.import_module(f"migrate.extract.{module}"), function)
+        return extractor(source)
 
     return run
 

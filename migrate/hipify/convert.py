@@ -3,23 +3,24 @@
 The source tree is read, never written (unless `in_place`, which the command line
 confirms first). hipify-perl runs through `migrate.hipify.tool` in default mode, one process
 per share of the files (never `-inplace` on the tree: it shells out to `cp` with the file's
-name; the tool module converts copies under names of its own), and we write its output. The to-do list is the rule base's scan of the converted tree, keeping
-what is not valid HIP as written, plus hipify's rewrites that disagree with the rule base."""
+name; the tool module converts copies under names of its own), and we write its output. The
+to-do list is the rule base's scan of the converted tree, keeping what is not valid HIP as
+written, plus hipify's rewrites that disagree with the rule base."""
 from __future__ import annotations
 
 import difflib
 import os
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
 
-from migrate.hipify import tool as hipify
 from migrate import pipeline as scan
-from migrate.hipify.todo import REVIEW_KINDS, Review, render_todo
 from migrate.discover import discover
+from migrate.hipify import tool as hipify
 from migrate.hipify.compare import compare_file, needs_hand_work, rule_kinds
+from migrate.hipify.todo import REVIEW_KINDS, Review, render_todo
 from migrate.match import RuleIndex
 from migrate.model import Finding, Target
 from migrate.rulebase.load import RuleBase

@@ -2,28 +2,31 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
+from typing import Any
 
 from migrate import jsonio
-from migrate.model import SCHEMA_VERSION, Effort, Project, Report, Workload, class_rank, worst_class
+from migrate.model import SCHEMA_VERSION, Effort, Finding, Project, Report, Workload, class_rank, worst_class
 
 
-def to_json(report: Report) -> dict:
+def to_json(report: Report) -> dict[str, Any]:
     ids = report.finding_ids()
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "rocm-migrate", "version": report.tool_version, "rules_version": report.rules_version},
         "target": {"rocm": report.target.rocm, "arch": list(report.target.arch)},
+        "source": {"commit": report.commit, "scanned_at": report.scanned_at},
         "summary": _summary(report),
         "projects": [_project(report, p) for p in report.projects],
         "workloads": [_workload(w, ids) for w in report.workloads],
         "findings": [f.to_json(ids[f]) for f in report.findings],
         "skipped": [s.to_json() for s in report.skipped],
-        "hipify": {"used": bool(report.hipify), **report.hipify},
+        "hipify": report.hipify.to_json() if report.hipify else {"used": False},
         "notes": list(report.notes),
     }
 
 
-def _summary(report: Report) -> dict:
+def _summary(report: Report) -> dict[str, Any]:
     by_target = {}
     for index, arch in enumerate(report.target.arch):
         verdicts = [w.verdicts[index] for w in report.workloads]
@@ -43,7 +46,7 @@ def _summary(report: Report) -> dict:
     }
 
 
-def target_differences(report: Report) -> list[dict]:
+def target_differences(report: Report) -> list[dict[str, Any]]:
     """Rules whose findings apply to some of the targets only: what changes between them."""
     if len(report.target.arch) < 2:
         return []
@@ -53,7 +56,7 @@ def target_differences(report: Report) -> list[dict]:
             for (rule, targets), count in sorted(rows.items())]
 
 
-def _workload(w: Workload, ids: dict) -> dict:
+def _workload(w: Workload, ids: dict[Finding, str]) -> dict[str, Any]:
     worst = max(w.verdicts, key=lambda v: class_rank(v.migration_class))
     return {
         "name": w.name, "root": w.root, "kind": w.kind, "class": w.migration_class,
@@ -69,14 +72,15 @@ def _workload(w: Workload, ids: dict) -> dict:
     }
 
 
-def _project(report: Report, project: Project) -> dict:
+def _project(report: Report, project: Project) -> dict[str, Any]:
     members = [w for w in report.workloads if w.name in project.workloads]
     return {"name": project.name, "root": project.root,
             "class": worst_class(w.migration_class for w in members),
-            "effort_hours": _sum(w.effort for w in members).to_json(), "workloads": list(project.workloads)}
+            "effort_hours": _sum(w.effort for w in members).to_json(), "workloads": list(project.workloads),
+            "commit": project.commit}
 
 
-def _sum(efforts) -> Effort:  # noqa: ANN001 - any iterable of Effort
+def _sum(efforts: Iterable[Effort]) -> Effort:
     items = list(efforts)
     return Effort(low=sum(e.low for e in items), likely=sum(e.likely for e in items), high=sum(e.high for e in items))
 

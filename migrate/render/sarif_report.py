@@ -3,6 +3,7 @@ fingerprints that survive line shifts."""
 from __future__ import annotations
 
 from pathlib import PurePosixPath
+from typing import Any
 
 from migrate import jsonio
 from migrate.model import Finding, Report, RuleInfo
@@ -17,7 +18,7 @@ def render(report: Report) -> str:
     return jsonio.dumps_indented(to_sarif(report)) + "\n"
 
 
-def to_sarif(report: Report) -> dict:
+def to_sarif(report: Report) -> dict[str, Any]:
     index = {rule.id: i for i, rule in enumerate(report.rules)}
     return {
         "$schema": SCHEMA,
@@ -36,7 +37,7 @@ def to_sarif(report: Report) -> dict:
     }
 
 
-def _rule(rule: RuleInfo) -> dict:
+def _rule(rule: RuleInfo) -> dict[str, Any]:
     hip = rule.hip or "none: new code or a different design"
     return {
         "id": rule.id,
@@ -53,23 +54,25 @@ def _rule(rule: RuleInfo) -> dict:
     }
 
 
-def _result(finding: Finding, index: dict[str, int]) -> dict:
+def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
     region = {"startLine": finding.line, "startColumn": finding.column,
               "endLine": finding.end_line, "endColumn": max(finding.end_column, finding.column)}
-    result = {
+    properties: dict[str, object] = {
+        "class": finding.migration_class, "symbol": finding.symbol, "hip": finding.hip,
+        "hipify": finding.hipify, "workload": finding.workload, "targets": list(finding.targets)}
+    if finding.cell is not None:
+        properties["notebookCell"] = finding.cell
+    result: dict[str, object] = {
         "ruleId": finding.rule,
         "level": LEVELS[finding.migration_class],
         "message": {"text": finding.message},
         "locations": [{"physicalLocation": {"artifactLocation": {"uri": finding.path, "uriBaseId": "SRCROOT"},
                                             "region": region}}],
         "partialFingerprints": {"rocmMigrate/v1": finding.fingerprint},
-        "properties": {"class": finding.migration_class, "symbol": finding.symbol, "hip": finding.hip,
-                       "hipify": finding.hipify, "workload": finding.workload, "targets": list(finding.targets)},
+        "properties": properties,
     }
     if finding.rule in index:
         result["ruleIndex"] = index[finding.rule]
-    if finding.cell is not None:
-        result["properties"]["notebookCell"] = finding.cell
     return result
 
 

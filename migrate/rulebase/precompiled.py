@@ -12,6 +12,7 @@ import re
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from migrate import __version__
 from migrate.rulebase import load as rules
@@ -91,10 +92,13 @@ def _well_typed(rule: Rule) -> bool:
             and all(isinstance(k, str) and isinstance(v, (str, int, float, bool)) for k, v in rule.target))
 
 
-def _record_typed(record: dict) -> bool:
+def _record_typed(record: dict[str, Any]) -> bool:
     """The fields the builder converts (and so would hide a wrong type in)."""
     effort = record["effort"]
+    (spec,) = record["match"].values()
+    names = [spec.get(k) for k in ("exact", "prefix") if k in spec]
     return (isinstance(record.get("fallback", False), bool) and isinstance(record.get("arch", []), list)
+            and all(isinstance(v, str) or (isinstance(v, list) and _strings(v)) for v in names)
             and all(isinstance(effort[k], (int, float)) and not isinstance(effort[k], bool)
                     for k in ("per_occurrence", "first_use"))
             and isinstance(record.get("target", {}), dict) and isinstance(record.get("rocm", {}), dict))
@@ -109,7 +113,7 @@ def _entry_typed(entry: Entry) -> bool:
                                                            entry.deprecated, entry.removed, entry.experimental))
 
 
-def _write(path: Path, data: dict) -> None:
+def _write(path: Path, data: dict[str, Any]) -> None:
     """Write atomically and drop copies of older rule sets; any failure leaves no cache."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,7 @@
 """classify: one class per workload and target, from its findings and what it depends on."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from migrate.model import CLASSES, CONFIDENCES, Finding, class_rank
 

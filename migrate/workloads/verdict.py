@@ -2,7 +2,7 @@
 chain that carries it), and the effort estimate."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from migrate.model import Finding, TargetVerdict, Workload, class_rank, evolve
 from migrate.rulebase.load import RuleBase

@@ -4,13 +4,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from migrate.extract.c import device
-from migrate.extract.c import ts
+from migrate.extract.c import device, ts
 from migrate.extract.c.guards import GuardMap
+from migrate.extract.c.tree import in_device_code, qualifiers, walk
+from migrate.extract.c.tree import text as _text
 from migrate.extract.text.lines import line_texts
-from migrate.extract.c.tree import in_device_code, qualifiers, text as _text, walk
 from migrate.model import Extraction, Fact
-
 
 
 @dataclass
@@ -96,8 +95,8 @@ def _role(node: ts.Node, calls: set[int]) -> str:
     parent = node.parent
     if parent is not None and parent.type == "namespace_alias_definition" and parent.named_children[0] == node:
         return "alias"
-    if node.type == "namespace_identifier" or parent is not None and parent.type == "using_declaration" \
-            and any(c.type == "namespace" for c in parent.children):
+    if node.type == "namespace_identifier" or (parent is not None and parent.type == "using_declaration" \
+            and any(c.type == "namespace" for c in parent.children)):
         return "namespace"
     if parent is not None and parent.type == "function_declarator" and parent.child_by_field_name("declarator") == node:
         return "definition"

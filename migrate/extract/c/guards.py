@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from migrate.extract.c import ts
@@ -45,7 +46,7 @@ class GuardMap:
         return label
 
 
-def _branches(node: ts.Node):
+def _branches(node: ts.Node | None) -> Iterator[tuple[str, bool, int, int]]:
     """(condition text, positive?, start, end) for each branch of an #if/#ifdef chain."""
     while node is not None:
         kind = node.type
