@@ -12,6 +12,7 @@ import click
 from migrate import __version__
 from migrate.cli.convert import convert
 from migrate.cli.errors import UsageError
+from migrate.cli.inventory import inventory
 from migrate.cli.lint import lint
 from migrate.model import CLASSES
 from migrate.rulebase.docs import FAMILIES
@@ -45,6 +46,7 @@ def cli() -> None:
 
 cli.add_command(lint)
 cli.add_command(convert)
+cli.add_command(inventory)
 
 
 @cli.command()

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from migrate.model import Extraction
 
 # Bump when extraction output changes, so cached facts are recomputed.
-EXTRACTOR_VERSION = "9"
+EXTRACTOR_VERSION = "10"
 
 
 def _cuda(source: bytes) -> Extraction:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from migrate.extract.c import device, ts
+from migrate.extract.c import device, hazards, ts
 from migrate.extract.c.guards import GuardMap
 from migrate.extract.c.tree import in_device_code, qualifiers, walk
 from migrate.extract.c.tree import text as _text
@@ -66,8 +66,11 @@ def extract_snippet(source: bytes, *, row0: int = 0, col0: int = 0,
     _macros(ctx, caps)
     _kernels_and_launches(ctx, caps)
     _asm(ctx, caps)
-    device.constructs(caps, lambda name, node, label, value=None: ctx.add("construct", name, node, text=label,
-                                                                          value=value))
+    def emit(name: str, node: ts.Node, label: str, value: int | None = None) -> None:
+        ctx.add("construct", name, node, text=label, value=value)
+
+    device.constructs(caps, emit)
+    hazards.constructs(caps, source, emit)
     notes = []
     if errors := ts.error_lines(root):
         notes.append("syntax errors near line " + ", ".join(str(n + row0) for n in errors)

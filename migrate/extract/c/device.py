@@ -21,6 +21,7 @@ LANE_TOKENS = frozenset({"thread", "threadidx", "tid", "lane", "laneid", "warp",
 LANE_ARITH = {"&": {31}, "%": {32}, ">>": {5}, "/": {32}, "<": {32}, ">=": {32}}
 WARP_SIZE_NAME = re.compile(r"(?i)^(\w+_)?(k_?)?(warp_?size|warp_?sz|threads_?per_?warp)(_\w+)?$")
 LOG_WARP_SIZE_NAME = re.compile(r"(?i)^(\w+_)?log2?_?warp_?size(_\w+)?$")
+COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 INTEGER = re.compile(r"\(?\s*(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*\)?")
 
 SIZES = {"char": 1, "signed char": 1, "unsigned char": 1, "int8_t": 1, "uint8_t": 1, "bool": 1, "short": 2,
@@ -186,7 +187,7 @@ def _macro(node: ts.Node, scopes: Scopes, emit: Emit) -> None:
     name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
     if name is None or value is None:
         return
-    value_text = text(value).strip()
+    value_text = COMMENT.sub("", text(value)).strip()  # `#define WARP_SIZE 32  // other platforms`
     if (WARP_SIZE_NAME.match(text(name)) and integer(value_text) == 32) or \
             (LOG_WARP_SIZE_NAME.match(text(name)) and integer(value_text) == 5):
         emit("warp-size-constant-32", name, text(name))

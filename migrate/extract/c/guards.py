@@ -13,8 +13,17 @@ HIP_TOKEN = re.compile(r"^(HIP\w*|ROCM\w*|HCC|AMDGCN)$")
 IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
+# A name that also says CUDA (MFEM_USE_CUDA_OR_HIP, an include guard GKO_CUDA_HIP_MATH_HPP_) covers both builds.
+BOTH_TOKEN = re.compile(r"^(CUDA|GPU|HPP|H|CUH|INCLUDED)$")
+
+
 def mentions_hip(condition: str) -> bool:
-    return any(HIP_TOKEN.match(tok) for ident in IDENT.findall(condition) for tok in ident.split("_") if tok)
+    return any(_hip_name(ident) for ident in IDENT.findall(condition))
+
+
+def _hip_name(ident: str) -> bool:
+    tokens = [tok for tok in ident.split("_") if tok]
+    return any(HIP_TOKEN.match(tok) for tok in tokens) and not any(BOTH_TOKEN.match(tok) for tok in tokens)
 
 
 def _negated(condition: str) -> bool:
