@@ -130,13 +130,13 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
 def select(found: Iterable[Candidate], portable: frozenset[str] = frozenset(),
            defined: frozenset[str] = frozenset()) -> list[Finding]:
     """The findings of one file's candidates once the project's own names and portable
-    namespaces are known: one per rule, place and symbol, in sort order."""
-    findings: dict[tuple[str, int, int, int | None, str], Finding] = {}
+    namespaces are known: one per rule, line and symbol, in sort order."""
+    findings: dict[tuple[str, int, int | None, str], Finding] = {}
     for c in found:
         if (c.namespace is not None and c.namespace in portable) or (c.defined_as is not None and c.defined_as in defined):
             continue
         f = c.finding
-        findings.setdefault((f.rule, f.line, f.column, f.cell, f.symbol), f)
+        findings.setdefault((f.rule, f.line, f.cell, f.symbol), f)  # one per issue per line
     return sorted(findings.values(), key=lambda f: f.sort_key)
 
 

@@ -13,6 +13,13 @@ CONFIDENCES = ("low", "medium", "high")
 SCHEMA_VERSION = 1
 
 
+def required_class(workloads: Iterable[Workload]) -> str:
+    """The worst class of the required workloads (of all of them, when every one is optional)."""
+    items = list(workloads)
+    required = [w for w in items if not w.optional] or items
+    return worst_class(w.migration_class for w in required)
+
+
 def class_rank(name: str) -> int:
     return CLASSES.index(name)
 
@@ -97,6 +104,13 @@ class Finding:
     targets: tuple[str, ...] = ()  # the architectures the finding applies to
     source: str = "rules"  # "hipify" for findings hipify-perl reported that the extractor did not see
     precise: str | None = None  # with --precise: confirmed, fast-only, unchecked or precise-only
+    status: str = ""  # "ported" (a ROCm path covers it), "optional" (an optional part or import), else ""
+    effective_class: str = ""  # the class it counts as (classify.effective_class); "" until judged
+
+    @property
+    def cls(self) -> str:
+        """The one class used everywhere (summary, lint, SARIF, HTML): effective once judged."""
+        return self.effective_class or self.migration_class
 
     @property
     def sort_key(self) -> tuple[str, int, int, int, str, str]:
@@ -113,7 +127,9 @@ class Finding:
         return {
             "id": finding_id,
             "rule": self.rule,
-            "class": self.migration_class,
+            "class": self.cls,
+            "rule_class": self.migration_class,
+            "status": self.status,
             "path": self.path,
             "line": self.line,
             "column": self.column,
@@ -183,6 +199,18 @@ class TargetVerdict:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class OptionalPart:
+    """Optional code inside a workload (a tests/ or experimental/ folder, an opt-in import), with its own class."""
+
+    root: str
+    migration_class: str
+    findings: int
+
+    def to_json(self) -> dict[str, object]:
+        return {"root": self.root, "class": self.migration_class, "findings": self.findings}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Workload:
     name: str
     root: str
@@ -191,6 +219,9 @@ class Workload:
     verdicts: tuple[TargetVerdict, ...]  # one per target architecture, the primary first
     depends_on: tuple[str, ...] = ()
     project: str = ""
+    rocm_path: tuple[str, ...] = ()  # evidence that the project already has a ROCm path ("setup.py:41 ...")
+    optional: bool = False  # tests, examples, benchmarks, experimental: reported, not counted in the summary
+    optional_parts: tuple[OptionalPart, ...] = ()
 
     @property
     def primary(self) -> TargetVerdict:
@@ -313,7 +344,8 @@ class Report:
 
     @property
     def migration_class(self) -> str:
-        return worst_class(w.migration_class for w in self.workloads)
+        """The worst class of the required workloads (of all, when every workload is optional)."""
+        return required_class(self.workloads)
 
     @property
     def effort(self) -> Effort:

@@ -15,7 +15,7 @@ from migrate.match import merge_targets
 from migrate.model import Extraction, Finding, PassResult, Report, SourceFile, Target
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
-from migrate.workloads import assemble
+from migrate.workloads import assemble, ported
 from migrate.workloads.estimate import EffortModel
 from migrate.workloads.graph import DependencyGraph
 from migrate.workloads.verdict import judge
@@ -47,7 +47,10 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
     specs = assemble.workloads([f for f, _ in scanned], facts, root_name=found.root.name or "root",
                                declared=settings.workloads)
     model = EffortModel().with_overrides(settings.effort)
-    workloads, judged = judge(specs, DependencyGraph(specs, facts), precise_result.findings, settings.arch, model, rules)
+    kinds = {f.rel: f.kind for f, _ in scanned}
+    evidence = ported.rocm_path(ported.collect(facts, kinds), has_cuda_sources="cuda" in kinds.values())
+    workloads, judged = judge(specs, DependencyGraph(specs, facts), precise_result.findings, settings.arch, model, rules,
+                              {".": evidence})
     notes = [*hipify_result.notes, *precise_result.notes, *(f"{f.rel}: {n}" for f, r in scanned for n in r.notes)]
     return Report(
         tool_version=__version__, rules_version=rules.version, target=Target(rocm=settings.rocm, arch=settings.arch),

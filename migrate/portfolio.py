@@ -20,7 +20,7 @@ from migrate.model import (
     Skipped,
     TargetVerdict,
     class_rank,
-    worst_class,
+    required_class,
 )
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
@@ -36,7 +36,7 @@ def is_portfolio(targets: Sequence[Path]) -> bool:
 
 def reaches_fail_on(report: Report, fail_ons: Sequence[str | None]) -> bool:
     """Whether a project (the whole report when it is one) reaches its own --fail-on / fail-on class."""
-    classes = [worst_class(w.migration_class for w in report.workloads if w.name in p.workloads)
+    classes = [required_class(w for w in report.workloads if w.name in p.workloads)
                for p in report.projects] or [report.migration_class]
     return any(limit and class_rank(cls) >= class_rank(limit) for cls, limit in zip(classes, fail_ons, strict=False))
 
@@ -82,7 +82,9 @@ def rebase(report: Report, prefix: str, taken: set[str] = frozenset()) -> Report
     files = {f for w in report.workloads for f in w.files} | {s.path for s in report.skipped}
     workloads = tuple(replace(w, name=names[w.name], root=path(w.root), files=tuple(path(f) for f in w.files),
                               verdicts=tuple(verdict(v) for v in w.verdicts),
-                              depends_on=tuple(names.get(d, d) for d in w.depends_on))
+                              depends_on=tuple(names.get(d, d) for d in w.depends_on),
+                              rocm_path=tuple(path(e) for e in w.rocm_path),
+                              optional_parts=tuple(replace(o, root=path(o.root)) for o in w.optional_parts))
                       for w in report.workloads)
     notes = tuple(path(n) if n.split(": ", 1)[0] in files else n for n in report.notes)
     return replace(report, workloads=workloads, findings=tuple(finding(f) for f in report.findings),

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from migrate.model import Extraction
+from migrate.extract.text import rocm_path
+from migrate.model import Extraction, Fact
 
 # Bump when extraction output changes, so cached facts are recomputed.
-EXTRACTOR_VERSION = "10"
+EXTRACTOR_VERSION = "11"
 
 
 def _cuda(source: bytes) -> Extraction:
@@ -60,4 +61,19 @@ EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
 
 def extract(kind: str, source: bytes) -> Extraction:
     """Facts of one file of the given kind. Raises UnicodeDecodeError for undecodable text."""
-    return EXTRACTORS[kind](source)
+    extraction = EXTRACTORS[kind](source)
+    if kind in rocm_path.KIND_PATTERNS:
+        extraction = _with_evidence(extraction, rocm_path.evidence(kind, source.decode("utf-8")),
+                                    source.decode("utf-8").split("\n"))
+    return extraction
+
+
+def _with_evidence(extraction: Extraction, found: list[Fact], lines: list[str]) -> Extraction:
+    """Add ROCm-path evidence facts (and their source lines) to a text file's extraction."""
+    if not found:
+        return extraction
+    from dataclasses import replace
+
+    texts = dict(extraction.line_text)
+    texts.update({(0, f.line): lines[f.line - 1].strip() for f in found if 0 < f.line <= len(lines)})
+    return replace(extraction, facts=extraction.facts + tuple(found), line_text=texts)

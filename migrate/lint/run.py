@@ -20,6 +20,7 @@ from migrate.match import RuleIndex, match_targets
 from migrate.model import Extraction, Finding, Skipped, SourceFile, Target, class_rank
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
+from migrate.workloads.classify import judged
 
 NOT_A_KIND = "not a file kind rocm-migrate scans"
 
@@ -36,7 +37,7 @@ class LintResult:
     def failing(self, threshold: str) -> list[Finding]:
         """The findings at or above a class threshold."""
         rank = class_rank(threshold)
-        return [f for f in self.findings if class_rank(f.migration_class) >= rank]
+        return [f for f in self.findings if class_rank(f.cls) >= rank]
 
 
 def lint(targets: Sequence[Path], settings: Settings, rules: RuleBase, *, cwd: Path,
@@ -65,6 +66,7 @@ def lint(targets: Sequence[Path], settings: Settings, rules: RuleBase, *, cwd: P
                                        where=display(outcome.file.path, root))
         findings += found
         suppressed += hidden
+    findings = judged(findings)  # the effective class, as a scan gives it
     baselined = 0
     if baseline is not None:
         findings, baselined = new_findings(findings, baseline, cwd=cwd, root=baseline_root or cwd)

@@ -29,14 +29,14 @@ def _workload(w: Workload, report: Report) -> dict[str, Any]:
     for f in report.findings:
         if f.workload == w.name:
             groups[f.rule].append(f)
-    ordered = sorted(groups.items(), key=lambda kv: (-class_rank(kv[1][0].migration_class), -len(kv[1]), kv[0]))
+    ordered = sorted(groups.items(), key=lambda kv: (-class_rank(kv[1][0].cls), -len(kv[1]), kv[0]))
     return {"w": w, "groups": [(rule, fs[:LOCATIONS_PER_RULE], len(fs)) for rule, fs in ordered],
             "worst": max(w.verdicts, key=lambda v: class_rank(v.migration_class))}
 
 
 def _findings(report: Report) -> list[list[object]]:
     ids = report.finding_ids()
-    return [[ids[f], f.rule, f.migration_class, f.workload, f.path, f.line, f.symbol, f.message, f.hipify,
+    return [[ids[f], f.rule, f.cls, f.workload, f.path, f.line, f.symbol, f.message, f.hipify,
              f.confidence, f.source_line[:SNIPPET_CHARS]] for f in report.findings]
 
 

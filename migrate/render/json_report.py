@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from migrate import jsonio
-from migrate.model import SCHEMA_VERSION, Effort, Finding, Project, Report, Workload, class_rank, worst_class
+from migrate.model import SCHEMA_VERSION, Effort, Finding, Project, Report, Workload, class_rank, required_class, worst_class
 
 
 def to_json(report: Report) -> dict[str, Any]:
@@ -40,7 +40,7 @@ def _summary(report: Report) -> dict[str, Any]:
         "lines": report.lines,
         "seconds": report.seconds,
         "effort_hours": report.effort.to_json(),
-        "by_class": dict(sorted(Counter(f.migration_class for f in report.findings).items())),
+        "by_class": dict(sorted(Counter(f.cls for f in report.findings).items())),
         "by_target": by_target,
         "target_differences": target_differences(report),
     }
@@ -66,6 +66,8 @@ def _workload(w: Workload, ids: dict[Finding, str]) -> dict[str, Any]:
         "effort_hours": w.effort.to_json(),
         "effort_breakdown": [{"item": item, "hours": hours} for item, hours in w.primary.breakdown],
         "files": list(w.files), "depends_on": list(w.depends_on),
+        "rocm_path": list(w.rocm_path), "optional": w.optional,
+        "optional_parts": [p.to_json() for p in w.optional_parts],
         "targets": {v.arch: {"class": v.migration_class, "own_class": v.own_class,
                              "reasons": [ids[f] for f in v.reasons if f in ids], "chain": list(v.chain),
                              "effort_hours": v.effort.to_json()} for v in w.verdicts},
@@ -75,7 +77,7 @@ def _workload(w: Workload, ids: dict[Finding, str]) -> dict[str, Any]:
 def _project(report: Report, project: Project) -> dict[str, Any]:
     members = [w for w in report.workloads if w.name in project.workloads]
     return {"name": project.name, "root": project.root,
-            "class": worst_class(w.migration_class for w in members),
+            "class": required_class(members),
             "effort_hours": _sum(w.effort for w in members).to_json(), "workloads": list(project.workloads),
             "commit": project.commit}
 

@@ -58,13 +58,14 @@ def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
     region = {"startLine": finding.line, "startColumn": finding.column,
               "endLine": finding.end_line, "endColumn": max(finding.end_column, finding.column)}
     properties: dict[str, object] = {
-        "class": finding.migration_class, "symbol": finding.symbol, "hip": finding.hip,
+        "class": finding.cls, "rule_class": finding.migration_class, "status": finding.status,
+        "symbol": finding.symbol, "hip": finding.hip,
         "hipify": finding.hipify, "workload": finding.workload, "targets": list(finding.targets)}
     if finding.cell is not None:
         properties["notebookCell"] = finding.cell
     result: dict[str, object] = {
         "ruleId": finding.rule,
-        "level": LEVELS[finding.migration_class],
+        "level": LEVELS[finding.cls],
         "message": {"text": finding.message},
         "locations": [{"physicalLocation": {"artifactLocation": {"uri": finding.path, "uriBaseId": "SRCROOT"},
                                             "region": region}}],

@@ -1,26 +1,45 @@
-"""classify: one class per workload and target, from its findings and what it depends on."""
+"""classify: one class per workload and target, from its findings and what it depends on.
+
+Every finding gets one *effective class*, the class it counts as; the same value is shown
+everywhere (summary.by_class, lint --fail-on, SARIF levels, HTML). See docs/design-notes.md."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+import posixpath
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from migrate.model import CLASSES, CONFIDENCES, Finding, class_rank
 
-# Alone, a signal of this confidence lifts a workload at most to this class.
-CEILING = {"low": "minor-adaptation", "medium": "migration-required", "high": "incompatible"}
-# Distinct symbols of medium confidence that together confirm a class above their ceiling.
+# Distinct symbols of medium confidence that together confirm their class.
 CORROBORATING_SYMBOLS = 3
 # Kinds whose CUDA sources a ROCm build of PyTorch hipifies on its own.
 AUTO_HIPIFIED_KINDS = frozenset({"torch-extension"})
+# Folders whose code a package does not need to run: reported as optional parts.
+OPTIONAL_DIRS = frozenset({"test", "tests", "testing", "unittest", "unit_tests", "example", "examples",
+                           "benchmark", "benchmarks", "bench", "experimental", "docs", "doc", "demo", "demos",
+                           "sample", "samples", "contrib", "tutorials", "notebooks"})
 
 
-class _Agreement:
-    """For each class, what the findings of at least that class say: their best confidence and
-    their distinct medium-confidence symbols (computed once per workload, not per finding)."""
+def optional_root(path: str) -> str | None:
+    """The optional folder a file sits in (`tests`, `pkg/experimental`), or None."""
+    parts = posixpath.dirname(path).split("/")
+    for i, part in enumerate(parts):
+        if part.lower() in OPTIONAL_DIRS or part.lower().startswith(("test_", "bench_")):
+            return "/".join(parts[:i + 1])
+    return None
+
+
+class Agreement:
+    """What the findings of at least each class say (not counting ported ones): their best
+    confidence and their number of distinct medium-confidence symbols. Computed once per group
+    of findings, so judging every finding of a group is linear, not quadratic."""
 
     def __init__(self, findings: Sequence[Finding]) -> None:
         best = [-1] * len(CLASSES)
         medium: list[set[str]] = [set() for _ in CLASSES]
         for o in findings:
+            if o.status == "ported":
+                continue
             rank = class_rank(o.migration_class)
             best[rank] = max(best[rank], CONFIDENCES.index(o.confidence))
             if o.confidence == "medium":
@@ -32,34 +51,58 @@ class _Agreement:
 
 
 def effective_class(finding: Finding, findings: Sequence[Finding], kind: str,
-                    agreement: _Agreement | None = None) -> str:
-    """A finding's weight in its workload.
+                    agreement: Agreement | None = None) -> str:
+    """A finding's weight among `findings` (its workload's required findings, or one optional part).
 
-    In a PyTorch extension, CUDA that hipify converts automatically ("yes") is only a
-    minor adaptation: PyTorch's ROCm build runs hipify itself. A single weak signal does
-    not condemn a workload: a low-confidence finding counts at most as minor-adaptation
-    and a medium-confidence one at most as migration-required, unless a finding of
-    higher confidence and at least the same class agrees, or (for medium confidence)
-    several distinct symbols of that class do."""
+    Code a ROCm path already covers counts as native. In a PyTorch extension, CUDA that hipify
+    converts automatically ("yes") is a minor adaptation: PyTorch's ROCm build runs hipify
+    itself. A low-confidence finding never moves a class (native). A medium-confidence one
+    counts at its class only when corroborated, by a more confident finding of at least that
+    class or by several distinct medium symbols of it; alone it counts one class lower."""
+    if finding.status == "ported":
+        return "native"
     cls = finding.migration_class
     if kind in AUTO_HIPIFIED_KINDS and cls == "migration-required" and finding.hipify == "yes":
         cls = "minor-adaptation"
-    ceiling = CEILING[finding.confidence]
-    if class_rank(cls) <= class_rank(ceiling):
+    if finding.confidence == "low" or cls == "native":
+        return "native"
+    if finding.confidence == "high":
         return cls
-    agreement = agreement or _Agreement(findings)
+    agreement = agreement or Agreement(findings)
     if agreement.best[class_rank(cls)] > CONFIDENCES.index(finding.confidence):
         return cls
-    if finding.confidence == "medium" and agreement.medium[class_rank(cls)] >= CORROBORATING_SYMBOLS:
+    if agreement.medium[class_rank(cls)] >= CORROBORATING_SYMBOLS:
         return cls
-    return ceiling
+    return CLASSES[class_rank(cls) - 1]
 
 
-def classify(findings: Sequence[Finding], kind: str = "directory") -> tuple[str, tuple[Finding, ...]]:
-    """The workload's own class and the findings that decided it (worst effective class)."""
-    if not findings:
+def judged(findings: Sequence[Finding], kind: str = "directory") -> list[Finding]:
+    """The findings with their effective class set (worst over earlier judgements)."""
+    out = []
+    agreement = Agreement(findings)
+    for f in findings:
+        cls = effective_class(f, findings, kind, agreement)
+        if f.effective_class and class_rank(f.effective_class) > class_rank(cls):
+            cls = f.effective_class
+        out.append(replace(f, effective_class=cls))
+    return out
+
+
+def classify(findings: Sequence[Finding], kind: str = "directory",
+             everything: bool = False) -> tuple[str, tuple[Finding, ...]]:
+    """The class of required findings and those that decided it (worst effective class).
+    Optional findings (status "optional") are classified apart, as optional parts, unless
+    `everything` (an optional part itself, or a workload that is optional as a whole)."""
+    required = list(findings) if everything else [f for f in findings if f.status != "optional"]
+    if not required:
         return "native", ()
-    agreement = _Agreement(findings)
-    effective = {f: effective_class(f, findings, kind, agreement) for f in findings}
+    agreement = Agreement(required)
+    effective = {f: effective_class(f, required, kind, agreement) for f in required}
     worst = max(effective.values(), key=class_rank)
-    return worst, tuple(f for f in findings if effective[f] == worst)
+    if worst == "native":
+        return worst, ()
+    return worst, tuple(f for f in required if effective[f] == worst)
+
+
+def worst_of(findings: Iterable[Finding], kind: str = "directory") -> str:
+    return classify(list(findings), kind)[0]

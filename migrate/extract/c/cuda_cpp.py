@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from migrate.extract.c import device, hazards, ts
+from migrate.extract.c import device, guards, hazards, ts
 from migrate.extract.c.guards import GuardMap
 from migrate.extract.c.tree import in_device_code, qualifiers, walk
 from migrate.extract.c.tree import text as _text
@@ -61,6 +61,7 @@ def extract_snippet(source: bytes, *, row0: int = 0, col0: int = 0,
     ctx = _Ctx(source=source, guards=GuardMap.build(caps.get("conditional", [])),
                row0=row0, col0=col0, cell=cell)
     _identifiers(ctx, caps)
+    _hip_branches(ctx, caps)
     _includes(ctx, caps)
     _namespace_aliases(ctx, caps)
     _macros(ctx, caps)
@@ -76,6 +77,14 @@ def extract_snippet(source: bytes, *, row0: int = 0, col0: int = 0,
         notes.append("syntax errors near line " + ", ".join(str(n + row0) for n in errors)
                      + "; facts were extracted from what parsed")
     return ctx.facts, notes
+
+
+def _hip_branches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
+    """Evidence of a ROCm path: each #if/#ifdef chain that branches on a HIP/ROCm macro."""
+    for node in caps.get("conditional", []):
+        conditions = [cond for cond, _, _, _ in guards.branches(node) if guards.mentions_hip(cond)]
+        if conditions:
+            ctx.add("rocm_path", "source", node, text=conditions[0][:120])
 
 
 def _identifiers(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:

@@ -40,9 +40,9 @@ class GuardMap:
     def build(cls, conditionals: list[ts.Node]) -> GuardMap:
         ranges: list[tuple[int, int, str]] = []
         for node in conditionals:
-            branches = list(_branches(node))
-            if any(mentions_hip(cond) for cond, _, _, _ in branches):
-                ranges.extend(_label(branches))
+            chain = list(branches(node))
+            if any(mentions_hip(cond) for cond, _, _, _ in chain):
+                ranges.extend(_label(chain))
         return cls(tuple(sorted(ranges)))
 
     def at(self, offset: int) -> str | None:
@@ -55,7 +55,7 @@ class GuardMap:
         return label
 
 
-def _branches(node: ts.Node | None) -> Iterator[tuple[str, bool, int, int]]:
+def branches(node: ts.Node | None) -> Iterator[tuple[str, bool, int, int]]:
     """(condition text, positive?, start, end) for each branch of an #if/#ifdef chain."""
     while node is not None:
         kind = node.type

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from migrate.extract.python import constructs, embedded, structure
-from migrate.extract.python.guards import HipGuards
+from migrate.extract.python.guards import HIP_MARKERS, HipGuards
 from migrate.extract.text.buildfiles import NVCC_FLAGS
 from migrate.extract.text.deps import REQUIREMENT, normalise
 from migrate.extract.text.lines import FLAG, line_texts
@@ -141,6 +141,9 @@ class _Visitor(ast.NodeVisitor):
             return
         self._bind(node)
         self.add("python_import", node.module, node)
+        hip_names = [a.name for a in node.names if f"{node.module}.{a.name}" in HIP_MARKERS or a.name in HIP_HOMES]
+        if hip_names:
+            self.add("rocm_path", "python", node, text=f"from {node.module} import {', '.join(hip_names)}")
 
     def visit_Assign(self, node: ast.Assign) -> None:
         capability, properties = constructs.is_capability(self, node.value), self.is_properties(node.value)
@@ -157,6 +160,8 @@ class _Visitor(ast.NodeVisitor):
             for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
                 (self.capability_vars.add if capability else self.capability_vars.discard)(name)
                 (self.property_vars.add if properties else self.property_vars.discard)(name)
+        if self.guards.mentions_hip(node.value):
+            self.add("rocm_path", "python", node, text=_segment(self.lines, node))
         self.guards.note_assignment(node)
         constructs.on_assign(self, node)
         self.generic_visit(node)
@@ -195,6 +200,7 @@ class _Visitor(ast.NodeVisitor):
             self.generic_visit(node)
             return
         label = self.guards.polarity(node.test)
+        self.add("rocm_path", "python", node.test, text=_segment(self.lines, node.test))
         self._under("hip", node.test)
         self._under(label, node.body)
         if node.orelse:
@@ -206,6 +212,7 @@ class _Visitor(ast.NodeVisitor):
         if self.guard or not self.guards.mentions_hip(node):
             self.generic_visit(node)
             return
+        self.add("rocm_path", "python", node, text=_segment(self.lines, node))
         for value in node.values:
             self._under("hip", value)
 
@@ -311,3 +318,13 @@ def _is_stringish(node: ast.expr) -> bool:
 
 def _strings(node: ast.AST) -> list[ast.Constant]:
     return [n for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+
+
+# torch.utils.cpp_extension names that only a ROCm-aware build imports.
+HIP_HOMES = frozenset({"ROCM_HOME", "HIP_HOME", "IS_HIP_EXTENSION", "COMMON_HIP_FLAGS", "ROCM_VERSION"})
+
+
+def _segment(lines: list[str], node: ast.AST) -> str:
+    """The first line of a node's source, for evidence text."""
+    line = getattr(node, "lineno", 0)
+    return lines[line - 1].strip()[:120] if 0 < line <= len(lines) else ""
