@@ -142,8 +142,10 @@ def _flat_index_kernel(node: ts.Node, emit: Emit) -> None:
             value, decl = sub.child_by_field_name("value"), sub.child_by_field_name("declarator")
             if value is not None and decl is not None and FLAT_INDEX.search(text(value)):
                 ids.add(text(decl))
+    if not ids:
+        return
     for sub in walk(body):
-        if sub.type != "if_statement" or not ids:
+        if sub.type != "if_statement":
             continue
         condition = text(sub.child_by_field_name("condition"))
         consequence = sub.child_by_field_name("consequence")
