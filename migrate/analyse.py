@@ -24,7 +24,7 @@ from migrate.workloads import UNREAD_KINDS
 
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
 CHUNKS_PER_WORKER = 6  # work is cut into about this many pieces per worker, by bytes
-RESULT_FORMAT = "1"
+RESULT_FORMAT = "2"
 _S, _I, _OS, _OI = (str,), (int,), (str, type(None)), (int, type(None))
 # A candidate row: the finding's fields (path aside: rows are shared by files of equal content)
 # and the two names the repo-wide filters look at.
@@ -165,9 +165,11 @@ def summarise(rel: str, extraction: Extraction, indexes: Sequence[RuleIndex]) ->
     """What the rest of the scan needs of one file: its candidates per target and a few facts."""
     if extraction.error:
         return FileResult(lines=extraction.lines, notes=extraction.notes, error=extraction.error)
+    kept = tuple(f for f in extraction.facts if f.kind not in UNREAD_KINDS)
+    lines = {(f.cell or 0, f.line) for f in kept}
     return FileResult(
-        lines=extraction.lines, notes=extraction.notes,
-        facts=tuple(f for f in extraction.facts if f.kind not in UNREAD_KINDS),
+        lines=extraction.lines, notes=extraction.notes, facts=kept,
+        line_text={k: t for k, t in extraction.line_text.items() if k in lines},
         defined=own_defined(extraction.facts), portable=own_portable(extraction.facts),
         found=tuple(tuple(candidates(rel, extraction, index)) for index in indexes),
     )
@@ -176,7 +178,8 @@ def summarise(rel: str, extraction: Extraction, indexes: Sequence[RuleIndex]) ->
 def encode(result: FileResult) -> bytes:
     return jsonio.dumps([RESULT_FORMAT, result.lines, list(result.notes), result.error,
                          [rows.fact_row(f) for f in result.facts], list(result.defined), list(result.portable),
-                         [[_candidate_row(c) for c in found] for found in result.found]])
+                         [[_candidate_row(c) for c in found] for found in result.found],
+                         [[c, n, t] for (c, n), t in result.line_text.items()]])
 
 
 def _candidate_row(c: Candidate) -> list[object]:
@@ -187,7 +190,7 @@ def _candidate_row(c: Candidate) -> list[object]:
 
 def decode(rel: str, row: bytes) -> FileResult:
     """A FileResult from its row; BadRow (or KeyError/TypeError) when the row is not one."""
-    data = rows.typed_row(jsonio.loads(row), (_S, _I, (list,), _OS, (list,), (list,), (list,), (list,)))
+    data = rows.typed_row(jsonio.loads(row), (_S, _I, (list,), _OS, (list,), (list,), (list,), (list,), (list,)))
     if data[0] != RESULT_FORMAT:
         raise BadRow("another format")
     return FileResult(
@@ -196,6 +199,7 @@ def decode(rel: str, row: bytes) -> FileResult:
         defined=tuple(rows.typed_list(data[5], _S)), portable=tuple(rows.typed_list(data[6], _S)),
         found=tuple(tuple(_candidate(rel, r) for r in rows.typed_list(found, (list,)))
                     for found in data[7]),
+        line_text={(c, n): t for c, n, t in (rows.typed_row(r, (_I, _I, _S)) for r in data[8])},
     )
 
 

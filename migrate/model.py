@@ -183,6 +183,11 @@ class FileResult:
     defined: tuple[str, ...] = ()  # the file's share of the project's own names
     portable: tuple[str, ...] = ()  # and of the namespaces a HIP guard makes portable
     found: tuple[tuple[Candidate, ...], ...] = ()  # per target architecture, in the scan's order
+    line_text: dict[tuple[int, int], str] = field(default_factory=dict)  # of the kept facts' lines
+
+    def kept(self) -> Extraction:
+        """The kept facts as an extraction, for the stages after matching that read facts."""
+        return Extraction(facts=self.facts, lines=self.lines, line_text=self.line_text, notes=self.notes)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -341,6 +346,7 @@ class Report:
     hipify: HipifySummary | None = None  # None when hipify-perl was not used
     commit: str | None = None  # the git commit of the scanned folder, when it is the top of a checkout
     scanned_at: str = ""  # ISO 8601, UTC
+    stack: dict[str, Any] = field(default_factory=dict)  # the pinned stack against the compatibility matrix (migrate.stack)
 
     @property
     def migration_class(self) -> str:

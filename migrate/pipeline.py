@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from migrate import __version__, vcs
 from migrate.analyse import analyse_all, skipped
@@ -43,14 +44,15 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
     hipify_result, hipify_pass = _hipify(settings, found.root, [(o.file, o.extraction) for o in outcomes
                                                                 if o.ok and o.extraction is not None], findings, rules)
     precise_result = _precise(settings, found.root, hipify_result.findings, rules)
+    stack = _stack(settings, [(f, r.kept()) for f, r in scanned], precise_result.findings, rules)
     facts = {f.rel: r.facts for f, r in scanned}
     specs = assemble.workloads([f for f, _ in scanned], facts, root_name=found.root.name or "root",
                                declared=settings.workloads)
     model = EffortModel().with_overrides(settings.effort)
     kinds = {f.rel: f.kind for f, _ in scanned}
     evidence = ported.rocm_path(ported.collect(facts, kinds), has_cuda_sources="cuda" in kinds.values())
-    workloads, judged = judge(specs, DependencyGraph(specs, facts), precise_result.findings, settings.arch, model, rules,
-                              {".": evidence})
+    workloads, judged = judge(specs, DependencyGraph(specs, facts), [*precise_result.findings, *stack.findings],
+                              settings.arch, model, rules, {".": evidence})
     notes = [*hipify_result.notes, *precise_result.notes, *(f"{f.rel}: {n}" for f, r in scanned for n in r.notes)]
     return Report(
         tool_version=__version__, rules_version=rules.version, target=Target(rocm=settings.rocm, arch=settings.arch),
@@ -63,6 +65,7 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
         scanned_at=scanned_at,
         hipify=hipify_pass.summary(workloads) if hipify_pass else None,
         rules=rules.infos({f.rule for f in judged}),
+        stack=stack.block,
     )
 
 
@@ -74,6 +77,22 @@ def _needs_facts(settings: Settings) -> bool:
     from migrate.hipify import tool as hipify
 
     return any(path.is_file() for path in hipify.candidates(settings.hipify))
+
+
+@dataclass(frozen=True, slots=True)
+class StackPass:
+    block: dict[str, Any]
+    findings: list[Finding]
+
+
+def _stack(settings: Settings, scanned: Sequence[tuple[SourceFile, Extraction]], findings: Sequence[Finding],
+           rules: RuleBase) -> StackPass:
+    """The pinned stack against the compatibility matrix, for the scan's ROCm release and GPUs."""
+    from migrate.stack import assess, matrix
+
+    report = assess.assess(matrix.load(), {f.rel: e for f, e in scanned}, [f for f, _ in scanned],
+                           rocm=[settings.rocm], arch=list(settings.arch), findings=findings)
+    return StackPass(block=report.to_json(), findings=assess.to_findings(report, rules))
 
 
 def _hipify(settings: Settings, root: Path, scanned: Sequence[tuple[SourceFile, Extraction]],
