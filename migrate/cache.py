@@ -19,7 +19,8 @@ _INT, _STR, _OPT_STR, _OPT_INT = (int,), (str,), (str, type(None)), (int, type(N
 FACT_TYPES = {"kind": _STR, "name": _STR, "line": _INT, "column": _INT, "end_line": _INT, "end_column": _INT,
               "role": _STR, "text": _STR, "guard": _OPT_STR, "cell": _OPT_INT, "value": _OPT_INT}
 FACT_ROW = tuple(FACT_TYPES[name] for name in FACT_FIELDS)
-TABLES = ("facts", "results")
+TABLES = ("facts", "results", "reports")
+REPORTS_KEPT = 8  # rendered reports of the most recent scans (see migrate.reportcache)
 
 
 class BadRow(ValueError):
@@ -118,6 +119,21 @@ class Cache:
 
     def put_rows(self, items: list[tuple[str, bytes]]) -> None:
         self._put("results", items)
+
+    def get_report(self, key: str) -> bytes | None:
+        row = self._get("reports", [key]).get(key)
+        return row if isinstance(row, bytes) else None
+
+    def put_report(self, key: str, value: bytes) -> None:
+        self._put("reports", [(key, value)])
+        db = self._connect()
+        try:
+            if db is not None:
+                with db:
+                    db.execute("DELETE FROM reports WHERE rowid NOT IN "
+                               "(SELECT rowid FROM reports ORDER BY rowid DESC LIMIT ?)", (REPORTS_KEPT,))
+        except sqlite3.Error:
+            pass
 
     def _get(self, table: str, keys: list[str]) -> dict[str, object]:
         db = self._connect()

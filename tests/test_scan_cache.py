@@ -130,3 +130,54 @@ def test_chunks_cover_every_file_once_largest_first() -> None:
     assert sorted(p for chunk in chunks for p, _, _ in chunk) == list(range(len(todo)))
     assert chunks[0] == [todo[4]]
     assert 1 < len(chunks) <= 5
+
+
+def _texts(tree: Path, settings: Settings, formats: tuple[str, ...] = ("json", "sarif", "csv", "markdown")):  # noqa: ANN202
+    from migrate import reportcache
+    from migrate.rulebase import precompiled
+
+    done = reportcache.scan([tree], settings, None, lambda: precompiled.load(None, settings.cache_dir), formats)
+    return {name: "\n".join(line for line in text.split("\n") if '"seconds"' not in line and "scanned_at" not in line)
+            for name, text in done.texts.items()}, done.migration_class
+
+
+def test_report_cache_serves_the_bytes_of_a_full_scan_until_anything_changes(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from migrate import reportcache
+
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT / "fixtures" / "repos" / "demo", tree)
+    settings = Settings(jobs=1, cache_dir=tmp_path / "cache")
+    assert reportcache.applies(dataclasses.replace(settings, use_hipify=False), ["json"])
+    assert not reportcache.applies(settings, ["terminal"]) and not reportcache.applies(settings, ["json", "html"])
+    settings = dataclasses.replace(settings, use_hipify=False)
+    first, cls = _texts(tree, settings)
+    monkeypatch.setattr(pipeline, "run", lambda *a, **k: pytest.fail("scanned again"))
+    assert _texts(tree, settings) == (first, cls)
+    monkeypatch.undo()
+    full = dataclasses.replace(pipeline.run([tree], settings, _rules(settings)), seconds=0.0, scanned_at="")
+    assert first["json"] == "\n".join(line for line in renderer("json")(full).split("\n")
+                                      if '"seconds"' not in line and "scanned_at" not in line)
+    kernel = next(tree.rglob("*.cu"))
+    kernel.write_text(kernel.read_text() + "\nvoid extra(void** p) { cudaMallocManaged(p, 4); }\n")
+    changed, _ = _texts(tree, settings)
+    assert changed != first and "cudaMallocManaged" in changed["json"]
+    assert _texts(tree, dataclasses.replace(settings, rocm="6.4"))[0]["json"] != changed["json"]
+
+
+def test_a_bad_report_row_is_a_miss(tmp_path: Path) -> None:
+    settings = Settings(jobs=1, cache_dir=tmp_path, use_hipify=False)
+    tree = ROOT / "fixtures" / "trees" / "cmake_cuda_lib"
+    expected = _texts(tree, settings)
+    for bad in (b"[]", b'{"class": 3, "texts": {}}', b'{"class": "native", "texts": {"json": 5}}', b"\xff"):
+        with sqlite3.connect(tmp_path / "facts.sqlite3") as db:
+            db.execute("UPDATE reports SET value = ?", (bad,))
+        assert _texts(tree, settings) == expected
+
+
+def _rules(settings: Settings):  # noqa: ANN202
+    from migrate.rulebase import precompiled
+
+    return precompiled.load(None, settings.cache_dir)

@@ -20,6 +20,7 @@ from migrate.rulebase.docs import FAMILIES
 
 if TYPE_CHECKING:
     from migrate.rulebase.load import RuleBase
+    from migrate.settings import Settings
 
 FORMATS = ("terminal", "json", "html", "markdown", "sarif", "csv")
 
@@ -86,8 +87,7 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
          no_hipify: bool, hipify_warnings: bool, precise: bool, compile_commands: str | None,
          cuda_path: str | None, rules_dir: Path | None) -> None:
     """Scan PATHS (default: .) and report every CUDA tie with its ROCm equivalent."""
-    from migrate import cache, portfolio
-    from migrate import pipeline as scanning
+    from migrate import cache, portfolio, reportcache
     from migrate import settings as config
     from migrate.render import renderer
 
@@ -121,9 +121,14 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
         raise UsageError(str(exc)) from None
     for warning in dict.fromkeys(w for s in [s for _, s in per_root] or [settings] for w in s.warnings):
         click.echo(f"rocm-migrate: warning: {warning}", err=True)
+    if not per_root and reportcache.applies(settings, [name for name, _ in jobs_out]):
+        _scan_cached(targets, settings, rules_dir, jobs_out)
+        return
     rules = _load_rules(rules_dir)
     with _progress() as progress:
         try:
+            from migrate import pipeline as scanning
+
             report = portfolio.run(per_root, rules, progress) if per_root else scanning.run(targets, settings, rules, progress)
         except portfolio.PortfolioError as exc:
             raise UsageError(str(exc)) from None
@@ -132,6 +137,21 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
         color = name == "terminal" and destination == "-" and sys.stdout.isatty()
         _write(render(report, True) if color else render(report), destination)
     if portfolio.reaches_fail_on(report, [s.fail_on for _, s in per_root] or [settings.fail_on]):
+        sys.exit(1)
+
+
+def _scan_cached(targets: list[Path], settings: Settings, rules_dir: Path | None,
+                 jobs_out: list[tuple[str, str]]) -> None:
+    """A scan whose reports may come from the report cache (migrate.reportcache)."""
+    from migrate import reportcache
+    from migrate.model import class_rank
+
+    with _progress() as progress:
+        done = reportcache.scan(targets, settings, rules_dir, lambda: _load_rules(rules_dir),
+                                [name for name, _ in jobs_out], progress)
+    for name, destination in jobs_out:
+        _write(done.texts[name], destination)
+    if settings.fail_on and class_rank(done.migration_class) >= class_rank(settings.fail_on):
         sys.exit(1)
 
 

@@ -29,7 +29,7 @@ from migrate.hipify.parse import (
 __all__ = [  # the records are re-exported: callers import everything hipify from here
     "Conversion", "Converted", "ExamineResult", "FileExamine", "HipifyError", "HipifyFailed", "HipifyNotFound",
     "HipifyWarning", "Statistics", "Tool", "budget", "candidates", "convert_file", "convert_many", "examine", "examine_many",
-    "find", "load", "locate", "run",
+    "find", "installed", "load", "locate", "run",
 ]
 
 NAME = "hipify-perl"
@@ -106,6 +106,11 @@ def candidates(explicit: str | os.PathLike[str] | None = None,
     if on_path:
         out.append(Path(on_path))
     return out
+
+
+def installed(explicit: str | os.PathLike[str] | None = None) -> bool:
+    """Whether a hipify-perl is where `locate` looks (without running it)."""
+    return any(path.is_file() for path in candidates(explicit))
 
 
 def locate(explicit: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> Path:
