@@ -147,7 +147,18 @@ def match_file(rel: str, extraction: Extraction, index: RuleIndex,
 
 
 def indexes(rules: RuleBase, *, rocm: str, archs: Sequence[str]) -> tuple[RuleIndex, ...]:
-    return tuple(RuleIndex(rules, Target(rocm=rocm, arch=(arch,))) for arch in archs)
+    return tuple(index_for(rules, rocm, arch) for arch in archs)
+
+
+_BUILT: dict[tuple[int, str, str, str], tuple[RuleBase, RuleIndex]] = {}
+
+
+def index_for(rules: RuleBase, rocm: str, arch: str) -> RuleIndex:
+    """The rule index of one target, built once per rule base (indexing 11k names is not free)."""
+    key = (id(rules), rules.version, rocm, arch)
+    if key not in _BUILT or _BUILT[key][0] is not rules:
+        _BUILT[key] = (rules, RuleIndex(rules, Target(rocm=rocm, arch=(arch,))))
+    return _BUILT[key][1]
 
 
 def match_targets(files: Sequence[tuple[str, Extraction]], rules: RuleBase, *, rocm: str,

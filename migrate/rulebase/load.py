@@ -41,12 +41,48 @@ class Entry:
     experimental: str | None = None
 
 
+class LazyPattern:
+    """A rule's regular expression, compiled on first use: the cached rule base is read on every
+    lint start, and most patterns are never needed by a run (their fact kind does not occur).
+    Equal to the compiled pattern of the same text."""
+
+    __slots__ = ("_compiled", "pattern")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._compiled: re.Pattern[str] | None = None
+
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            try:
+                self._compiled = re.compile(self.pattern)
+            except re.error:  # only a tampered cache holds one (the YAML path compiles every pattern)
+                self._compiled = re.compile(r"(?!)")
+        return self._compiled
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.compiled().search(text)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyPattern):
+            return self.pattern == other.pattern
+        if isinstance(other, re.Pattern):
+            return self.compiled() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.pattern)
+
+    def __repr__(self) -> str:
+        return f"re.compile({self.pattern!r})"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Matcher:
     kind: str
     exact: frozenset[str] = frozenset()
     prefixes: tuple[str, ...] = ()
-    regex: re.Pattern[str] | None = None
+    regex: re.Pattern[str] | LazyPattern | None = None
     entries: dict[str, Entry] = field(default_factory=dict)
     roles: frozenset[str] = frozenset()
 
@@ -141,13 +177,14 @@ def validated_records(directory: Path | None = None) -> tuple[list[tuple[str, li
     return records, f"{__version__}+{digest.hexdigest()[:10]}"
 
 
-def from_records(files: list[tuple[str, list[dict[str, Any]]]], version: str) -> RuleBase:
-    """The rule base from validated records; unique ids and names are checked here."""
+def from_records(files: list[tuple[str, list[dict[str, Any]]]], version: str, *, checked: bool = False) -> RuleBase:
+    """The rule base from validated records; unique ids and names are checked here. `checked`
+    records were compiled before (the precompiled cache): their patterns compile on first use."""
     rules: list[Rule] = []
     for filename, records in files:
         for record in records:
             try:
-                rules.append(_build(record, filename))
+                rules.append(_build(record, filename, lazy=checked))
             except re.error as exc:
                 raise RuleError(f"rules/{filename}: {record['id']}: field 'match': bad regex: {exc}") from None
     _check_unique(rules)
@@ -205,13 +242,13 @@ def _entry(value: object) -> Entry:
     return Entry(**value)  # type: ignore[arg-type]
 
 
-def _build(record: dict[str, Any], filename: str) -> Rule:
+def _build(record: dict[str, Any], filename: str, *, lazy: bool = False) -> Rule:
     (kind, spec), = record["match"].items()
     matcher = Matcher(
         kind=kind,
         exact=frozenset(_as_tuple(spec.get("exact"))),
         prefixes=_as_tuple(spec.get("prefix")),
-        regex=re.compile(spec["regex"]) if "regex" in spec else None,
+        regex=None if "regex" not in spec else LazyPattern(spec["regex"]) if lazy else re.compile(spec["regex"]),
         entries={k: _entry(v) for k, v in (spec.get("map") or {}).items()},
         roles=frozenset(spec.get("roles", ())),
     )

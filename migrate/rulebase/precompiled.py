@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from migrate import __version__
+from migrate import __version__, jsonio
 from migrate.rulebase import load as rules
 from migrate.rulebase.load import (
     Entry,
@@ -62,7 +62,7 @@ def load(directory: Path | None = None, cache_dir: Path | None = None) -> RuleBa
 
 def _read(path: Path) -> RuleBase | None:
     try:
-        data = json.loads(path.read_bytes())
+        data = jsonio.loads(path.read_bytes())
     except FileNotFoundError:
         return None
     except (OSError, ValueError, RecursionError) as exc:
@@ -74,7 +74,7 @@ def _read(path: Path) -> RuleBase | None:
         files = [(name, records) for name, records in data["files"]]
         if not all(_record_typed(record) for _, records in files for record in records):
             return None
-        rulebase = from_records(files, data["version"])
+        rulebase = from_records(files, data["version"], checked=True)
     except BAD_ROW as exc:
         LOG.debug("ignoring rule cache of the wrong shape %s: %s", path, exc)
         return None
@@ -88,7 +88,8 @@ def _well_typed(rule: Rule) -> bool:
             and all(isinstance(getattr(rule, f), (str, type(None))) for f in OPTIONAL_STR_FIELDS)
             and isinstance(rule.fallback, bool) and _strings(rule.arch) and isinstance(m.kind, str)
             and _strings(m.exact) and _strings(m.prefixes) and _strings(m.roles)
-            and all(isinstance(k, str) and _entry_typed(e) for k, e in m.entries.items())
+            and (m.regex is None or type(m.regex.pattern) is str)
+            and _strings(m.entries) and all(map(_entry_typed, m.entries.values()))
             and all(isinstance(k, str) and isinstance(v, (str, int, float, bool)) for k, v in rule.target))
 
 
@@ -105,12 +106,15 @@ def _record_typed(record: dict[str, Any]) -> bool:
 
 
 def _strings(values: object) -> bool:
-    return all(isinstance(v, str) for v in values)  # type: ignore[attr-defined]
+    return all(type(v) is str for v in values)  # type: ignore[attr-defined]
+
+
+_TEXT_OR_NONE = frozenset({str, type(None)})
 
 
 def _entry_typed(entry: Entry) -> bool:
-    return all(isinstance(v, (str, type(None))) for v in (entry.hip, entry.since, entry.hipify, entry.note,
-                                                           entry.deprecated, entry.removed, entry.experimental))
+    return {type(entry.hip), type(entry.since), type(entry.hipify), type(entry.note), type(entry.deprecated),
+            type(entry.removed), type(entry.experimental)} <= _TEXT_OR_NONE
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
