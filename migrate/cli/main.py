@@ -16,6 +16,7 @@ from migrate.cli.errors import UsageError
 from migrate.cli.inventory import inventory
 from migrate.cli.lint import lint
 from migrate.cli.stack import stack
+from migrate.cli.validate import validate
 from migrate.model import CLASSES
 from migrate.rulebase.docs import FAMILIES
 
@@ -49,6 +50,7 @@ def cli() -> None:
 
 cli.add_command(lint)
 cli.add_command(convert)
+cli.add_command(validate)
 cli.add_command(inventory)
 cli.add_command(stack)
 
