@@ -13,6 +13,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -88,14 +89,16 @@ def run(source: Path, destination: Path, tool: hipify.Tool, settings: Settings, 
     # The scans around the conversion run without hipify-perl: the conversion itself is hipify's
     # measurement, and the review compares it with the rule base's findings.
     scanning = replace(settings, use_hipify=False)
-    before = scan.run([src], scanning, rules)
     if not in_place:
         copy_tree(src, destination)
     targets = [rel for rel in candidates if _own_file(destination, rel)]
     own = set(targets)
     linked = [(rel, "reached through a symbolic link: not converted") for rel in candidates if rel not in own]
     originals = {rel: (destination / rel).read_bytes() for rel in targets}
-    done, failed = _hipify_all(tool, destination, targets, settings, progress)
+    with ThreadPoolExecutor(max_workers=1) as background:  # hipify-perl converts copies while the source is scanned
+        converting = background.submit(_hipify_all, tool, destination, targets, settings, progress)
+        before = scan.run([src], scanning, rules)
+        done, failed = converting.result()
     failed += linked
     changed = sorted(rel for rel, c in done.items() if c.text != originals[rel])
     for rel in changed:
