@@ -181,3 +181,17 @@ def _rules(settings: Settings):  # noqa: ANN202
     from migrate.rulebase import precompiled
 
     return precompiled.load(None, settings.cache_dir)
+
+
+@pytest.mark.parametrize("tree", [ROOT / "fixtures" / "repos" / "demo", None], ids=["demo", "empty"])
+def test_json_pieces_join_to_the_standard_librarys_bytes(tree: Path | None, tmp_path: Path, rulebase) -> None:  # noqa: ANN001
+    from migrate.render import json_report
+
+    if tree is None:
+        tree = tmp_path / "empty"
+        tree.mkdir()
+    report = pipeline.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase)
+    expected = json.dumps(json_report.to_json(report), indent=2, ensure_ascii=False) + "\n"
+    pieces = list(json_report.chunks(report))
+    assert "".join(pieces) == expected == json_report.render(report)
+    assert len(pieces) == len(report.findings) + 3 if report.findings else len(pieces) == 3

@@ -4,7 +4,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -129,7 +129,8 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
         raise UsageError(str(exc)) from None
     for warning in dict.fromkeys(w for s in [s for _, s in per_root] or [settings] for w in s.warnings):
         click.echo(f"rocm-migrate: warning: {warning}", err=True)
-    if not per_root and reportcache.applies(settings, [name for name, _ in jobs_out]):
+    default_sarif = (sarif_level, sarif_max) == ("minor-adaptation", 5000)  # the report cache renders with defaults
+    if not per_root and default_sarif and reportcache.applies(settings, [name for name, _ in jobs_out]):
         _scan_cached(targets, settings, rules_dir, jobs_out)
         return
     rules = _load_rules(rules_dir)
@@ -147,6 +148,11 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
         elif name == "terminal" and show_plan:
             render = functools.partial(render, plan=True)
         color = name == "terminal" and destination == "-" and sys.stdout.isatty()
+        if name == "json":  # written as it is rendered, the findings one by one
+            from migrate.render import json_report
+
+            _write(json_report.chunks(report), destination)
+            continue
         _write(render(report, color=True) if color else render(report), destination)
     if portfolio.reaches_fail_on(report, [s.fail_on for _, s in per_root] or [settings.fail_on]):
         sys.exit(1)
@@ -181,12 +187,17 @@ def _progress() -> Iterator[Callable[[int, int], None] | None]:
         yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
-def _write(text: str, destination: str) -> None:
+def _write(text: str | Iterable[str], destination: str) -> None:
+    """Write a report, given whole or in pieces (written as they come)."""
+    parts = [text] if isinstance(text, str) else text
     if destination == "-":
-        click.echo(text, nl=False)
+        for part in parts:
+            click.echo(part, nl=False)
         return
     try:
-        Path(destination).write_text(text, encoding="utf-8")
+        with open(destination, "w", encoding="utf-8") as out:
+            for part in parts:
+                out.write(part)
     except OSError as exc:
         raise UsageError(f"cannot write {destination}: {exc.strerror or exc}") from None
 
