@@ -65,7 +65,7 @@ def scan(targets: list[Path], settings: Settings, rules_dir: Path | None, load_r
         report = dataclasses.replace(pipeline.run(targets, settings, rules, progress),
                                      seconds=SECONDS, scanned_at=SCANNED_AT)
         stored = Outputs({name: renderer(name)(report) for name in wanted}, report.migration_class)
-        cache.put_report(key, jsonio.dumps({"class": stored.migration_class, "texts": stored.texts}))
+        cache.put_report(key, _encode(stored))
     seconds = round(time.perf_counter() - started, 3)
     return Outputs({name: _fill(text, seconds, scanned_at) for name, text in stored.texts.items()},
                    stored.migration_class)
@@ -76,16 +76,28 @@ def _fill(text: str, seconds: float, scanned_at: str) -> str:
             .replace(json.dumps(SCANNED_AT), json.dumps(scanned_at)))
 
 
+def _encode(outputs: Outputs) -> bytes:
+    """A JSON header line (class, formats and their sizes), then the texts' UTF-8 bytes as they are."""
+    texts = {name: text.encode("utf-8", "surrogatepass") for name, text in outputs.texts.items()}
+    header = {"class": outputs.migration_class, "sizes": [[name, len(data)] for name, data in texts.items()]}
+    return jsonio.dumps(header) + b"\n" + b"".join(texts.values())
+
+
 def _decode(row: bytes | None, wanted: tuple[str, ...]) -> Outputs | None:
     if row is None:
         return None
+    head, _, body = row.partition(b"\n")
     try:
-        data = jsonio.loads(row)
-        texts, cls = data["texts"], data["class"]
+        header = jsonio.loads(head)
+        cls, sizes = header["class"], header["sizes"]
+        if not isinstance(cls, str) or sorted(name for name, _ in sizes) != sorted(wanted) \
+                or not all(type(size) is int and size >= 0 for _, size in sizes) or sum(s for _, s in sizes) != len(body):
+            return None
+        texts, start = {}, 0
+        for name, size in sizes:
+            texts[name] = body[start:start + size].decode("utf-8")
+            start += size
     except (ValueError, KeyError, TypeError, RecursionError):
-        return None
-    if not (isinstance(cls, str) and isinstance(texts, dict) and set(texts) == set(wanted)
-            and all(isinstance(t, str) for t in texts.values())):
         return None
     return Outputs(texts, cls)
 

@@ -171,7 +171,9 @@ def test_a_bad_report_row_is_a_miss(tmp_path: Path) -> None:
     settings = Settings(jobs=1, cache_dir=tmp_path, use_hipify=False)
     tree = ROOT / "fixtures" / "trees" / "cmake_cuda_lib"
     expected = _texts(tree, settings)
-    for bad in (b"[]", b'{"class": 3, "texts": {}}', b'{"class": "native", "texts": {"json": 5}}', b"\xff"):
+    for bad in (b"[]", b'{"class": 3, "sizes": []}\n', b'{"class": "native", "sizes": [["json", 5]]}\nab', b"\xff",
+                b'{"class": "native", "sizes": [["json", 1], ["sarif", 1], ["csv", 1], ["markdown", "1"]]}\nabcd',
+                b'{"class": "native", "sizes": [["json", 2], ["sarif", 0], ["csv", 0], ["markdown", 0]]}\n\xff\xfe'):
         with sqlite3.connect(tmp_path / "facts.sqlite3") as db:
             db.execute("UPDATE reports SET value = ?", (bad,))
         assert _texts(tree, settings) == expected
