@@ -53,12 +53,17 @@ def many_files(tmp_path: Path, count: int = analyse.PARALLEL_THRESHOLD + 6) -> P
     return tree
 
 
-def test_parallel_scan_matches_the_serial_one(tmp_path: Path, rulebase) -> None:
+def test_parallel_scan_matches_the_serial_one(tmp_path: Path, rulebase, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(analyse, "PARALLEL_BYTES", 0)  # the fixture is small: use the workers anyway
+    pools = []
+    real = analyse.ProcessPoolExecutor
+    monkeypatch.setattr(analyse, "ProcessPoolExecutor", lambda *a, **k: pools.append(k) or real(*a, **k))
     tree = many_files(tmp_path)
     serial = rendered(tree, Settings(jobs=1, cache_dir=None), rulebase)
     assert rendered(tree, Settings(jobs=2, cache_dir=None), rulebase) == serial
     assert rendered(tree, Settings(jobs=2, cache_dir=tmp_path / "c"), rulebase) == serial
     assert rendered(tree, Settings(jobs=2, cache_dir=tmp_path / "c"), rulebase) == serial
+    assert len(pools) == 3 and all(k["max_workers"] == 2 for k in pools)  # the parallel runs used workers
     report = json.loads(serial["json"])
     assert report["summary"]["files_scanned"] == analyse.PARALLEL_THRESHOLD + 8
     symbols = {(f["path"], f["symbol"]) for f in report["findings"]}
