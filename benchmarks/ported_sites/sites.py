@@ -10,7 +10,10 @@ unifdef (line numbers kept), and every run of lines that only the CUDA build see
         OUT/NAME (the CUDA-only tree) and rewrite sites.csv (site list, kinds)
     python benchmarks/ported_sites/sites.py score --out /tmp/ported [--save-findings F]
         run the real `rocm-migrate scan` on each stripped tree; print recall per kind
-        (a site is found when a finding lies on one of its lines)
+        (a site is found when a finding lies on one of its lines) and the judged precision
+    python benchmarks/ported_sites/sites.py sample --out /tmp/ported --before A.json --after B.json
+        a seeded sample of the findings that B (saved by score) has and A lacks, for judging
+        by reading the code; the verdicts live in precision.csv
 
 Kinds come from keyword evidence on the CUDA and HIP sides of each site (classify());
 labels.csv holds judgements by reading the code, which win over the automatic kind.
@@ -490,6 +493,34 @@ def score(out_root: Path, save: Path | None, only: list[str]) -> None:
     print(f"misses: {miss_file}", file=sys.stderr)
 
 
+def sample(out_root: Path, before: Path, after: Path, n: int, seed: int) -> None:
+    """Findings in `after` that `before` lacks, a seeded sample of n, each with its source line."""
+    import random
+
+    def keys(path: Path) -> dict[tuple, dict]:
+        return {(f["project"], f["path"], f["line"], f["rule"], f["symbol"]): f for f in json.loads(path.read_text())}
+
+    old, new = keys(before), keys(after)
+    added = sorted(set(new) - set(old))
+    print(f"{len(added)} findings added; sample of {min(n, len(added))} (seed {seed})", file=sys.stderr)
+    for key in random.Random(seed).sample(added, min(n, len(added))):
+        project, path, line, rule, symbol = key
+        lines = (out_root / project / path).read_text(errors="replace").split("\n")
+        context = " | ".join(x.strip() for x in lines[max(0, line - 2):line + 1])
+        print(f"{project}:{path}:{line},{rule},{symbol}\n    {context[:300]}")
+
+
+def precision() -> None:
+    path = HERE / "precision.csv"
+    if not path.exists():
+        return
+    with path.open() as f:
+        rows = list(csv.DictReader(f))
+    right = sum(r["verdict"] == "right" for r in rows)
+    print(f"\nprecision of added findings, judged by reading the code: {right}/{len(rows)} right"
+          f" ({100 * right / len(rows):.0f} %)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -500,7 +531,16 @@ def main() -> int:
     s.add_argument("--out", type=Path, required=True)
     s.add_argument("--save-findings", type=Path)
     s.add_argument("--project", action="append", default=[])
+    m = sub.add_parser("sample")
+    m.add_argument("--out", type=Path, required=True)
+    m.add_argument("--before", type=Path, required=True)
+    m.add_argument("--after", type=Path, required=True)
+    m.add_argument("-n", type=int, default=60)
+    m.add_argument("--seed", type=int, default=14)
     args = ap.parse_args()
+    if args.cmd == "sample":
+        sample(args.out, args.before, args.after, args.n, args.seed)
+        return 0
     if args.cmd == "build":
         sites = build(args.src, args.out)
         apply_labels(sites)
@@ -513,6 +553,7 @@ def main() -> int:
         print(f"{len(sites)} sites: " + ", ".join(f"{k} {kinds[k]}" for k in KINDS if kinds[k]))
     else:
         score(args.out, args.save_findings, args.project)
+        precision()
     return 0
 
 
