@@ -353,7 +353,7 @@ def project_files(src: Path) -> list[str]:
 
 HIP_WORD = re.compile(r"\bHIP\b|\w*_HIP\w*|\bhip[A-Z]\w*|\bROCm\b|\bHIP_\w+")
 # HIP-only files (a hip/ tree, vendors/hip.h, *_hip.cpp, ggml-hip/): not part of a CUDA-only project.
-HIP_SOURCE = re.compile(r"(^|[/_.-])(hip|HIP|Hip|rocm|ROCm|ROCM)([/_.-]|$)")
+HIP_SOURCE = re.compile(r"(^|/|(?<!cuda)[_.-])(hip|HIP|Hip|rocm|ROCm|ROCM)([/_.-]|$)")  # not cuda_hip/
 SCANNED = C_SUFFIXES | {".py", ".cmake", ".txt", ".toml", ".cfg", ".mk", ".in", ".cuf"}
 
 
