@@ -14,7 +14,7 @@ DEFAULT_ARCH = ("gfx942",)
 LEVELS = ("default", "configuration file", "command line")  # a layer's index is its level
 EFFORT_KEYS: dict[str, type | tuple[type, ...]] = {
     "learning-rate": (int, float), "kernel-review": (int, float), "kernel-validation": (int, float),
-    "kernel-rules": list, "hipify-factor": dict, "fixed": dict, "uncertainty": dict}
+    "kernel-rules": list, "hipify-factor": dict, "fixed": dict, "uncertainty": dict, "calibrated": bool}
 # key in the file -> (expected type, Settings attribute); lists become tuples.
 FILE_KEYS: dict[str, tuple[type, str]] = {
     "rocm": (str, "rocm"), "target-arch": (list, "arch"), "exclude": (list, "exclude"),
@@ -167,7 +167,7 @@ def _effort(path: Path, value: object, warnings: list[str]) -> dict[str, Any]:
         if expected is None:
             warnings.append(f"{path.name}: unknown key 'effort.{key}' (ignored)")
             continue
-        if not isinstance(item, expected) or isinstance(item, bool):
+        if not isinstance(item, expected) or (isinstance(item, bool) and expected is not bool):
             raise SettingsError(f"{path}: key 'effort.{key}' has the wrong type ({type(item).__name__})")
         out[key] = item
     return out
