@@ -493,7 +493,7 @@ def score(out_root: Path, save: Path | None, only: list[str]) -> None:
     print(f"misses: {miss_file}", file=sys.stderr)
 
 
-def sample(out_root: Path, before: Path, after: Path, n: int, seed: int) -> None:
+def sample(out_root: Path, before: Path, after: Path, n: int, seed: int, ignore: str) -> None:
     """Findings in `after` that `before` lacks, a seeded sample of n, each with its source line."""
     import random
 
@@ -501,7 +501,7 @@ def sample(out_root: Path, before: Path, after: Path, n: int, seed: int) -> None
         return {(f["project"], f["path"], f["line"], f["rule"], f["symbol"]): f for f in json.loads(path.read_text())}
 
     old, new = keys(before), keys(after)
-    added = sorted(set(new) - set(old))
+    added = sorted(k for k in set(new) - set(old) if not (ignore and re.match(ignore, k[3])))
     print(f"{len(added)} findings added; sample of {min(n, len(added))} (seed {seed})", file=sys.stderr)
     for key in random.Random(seed).sample(added, min(n, len(added))):
         project, path, line, rule, symbol = key
@@ -537,9 +537,10 @@ def main() -> int:
     m.add_argument("--after", type=Path, required=True)
     m.add_argument("-n", type=int, default=60)
     m.add_argument("--seed", type=int, default=14)
+    m.add_argument("--ignore-rules", default="", help="regex of rule ids added by other work, left out")
     args = ap.parse_args()
     if args.cmd == "sample":
-        sample(args.out, args.before, args.after, args.n, args.seed)
+        sample(args.out, args.before, args.after, args.n, args.seed, args.ignore_rules)
         return 0
     if args.cmd == "build":
         sites = build(args.src, args.out)
