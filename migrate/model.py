@@ -188,6 +188,7 @@ class Workload:
     files: tuple[str, ...]
     verdicts: tuple[TargetVerdict, ...]  # one per target architecture, the primary first
     depends_on: tuple[str, ...] = ()
+    depends_why: tuple[str, ...] = ()  # for each of depends_on: the first file-level link ("a.cu includes b.h")
     project: str = ""
     rocm_path: tuple[str, ...] = ()  # evidence that the project already has a ROCm path ("setup.py:41 ...")
     optional: bool = False  # tests, examples, benchmarks, experimental: reported, not counted in the summary

@@ -11,7 +11,7 @@ from migrate.rulebase.load import RuleBase
 from migrate.workloads.assemble import Spec
 from migrate.workloads.calibration import Calibration
 from migrate.workloads.classify import classify, effective_class, optional_root
-from migrate.workloads.estimate import EffortModel, estimate
+from migrate.workloads.estimate import EffortModel, estimate, family_counts
 from migrate.workloads.graph import DependencyGraph
 from migrate.workloads.ported import Evidence
 
@@ -42,6 +42,9 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
                     if class_rank(cls) > class_rank(effective.get(f, "native")):
                         effective[f] = cls
                     effective.setdefault(f, cls)
+        counted_of = {s.name: [f for f in scoped[s.name] if here[f] != "native"  # ported, low confidence, hints
+                               and (optional[s.name] or f.status != "optional")] for s in specs}
+        in_project = family_counts([f for fs in counted_of.values() for f in fs], calibration)
         for spec in specs:
             cls, reasons = own[spec.name]
             chain: tuple[str, ...] = ()
@@ -50,10 +53,8 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
             if worst is not None and class_rank(own[worst][0]) > class_rank(cls):
                 cls, reasons = own[worst]
                 chain = tuple(graph.chain(spec.name, worst)) + tuple(_where(f) for f in reasons[:1])
-            counted = [f for f in scoped[spec.name] if here[f] != "native"  # ported, low confidence, hints
-                       and (optional[spec.name] or f.status != "optional")]
-            result = estimate(counted, own[spec.name][0], model, efforts.__getitem__, names.__getitem__,
-                              calibration)
+            result = estimate(counted_of[spec.name], own[spec.name][0], model, efforts.__getitem__, names.__getitem__,
+                              calibration, in_project)
             verdicts[spec.name].append(TargetVerdict(
                 arch=arch, migration_class=cls, own_class=own[spec.name][0], reasons=reasons, chain=chain,
                 effort=result.effort, breakdown=result.breakdown, calibrated=result.calibrated))
@@ -62,6 +63,7 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
     workloads = [Workload(name=s.name, root=s.root, kind=s.kind, files=tuple(sorted(s.files)),
                           verdicts=tuple(_relabel(v, effective) for v in verdicts[s.name]),
                           depends_on=tuple(graph.direct(s.name)),
+                          depends_why=tuple(graph.graph.edges[s.name, d]["step"] for d in graph.direct(s.name)),
                           rocm_path=tuple(str(e) for e in evidence_of[s.name]), optional=optional[s.name],
                           optional_parts=_optional_parts(mine[s.name], optional[s.name], kinds[s.name]))
                  for s in specs]
