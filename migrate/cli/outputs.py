@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -62,12 +61,17 @@ def color_and_width(destination: str) -> tuple[bool, int]:
     return not plain, max(60, os.get_terminal_size().columns)
 
 
-def write(text: str, destination: str) -> None:
+def write(text: str | Iterable[str], destination: str) -> None:
+    """Write a report, given whole or in pieces (written as they come)."""
+    parts = [text] if isinstance(text, str) else text
     if destination == "-":
-        click.echo(text, nl=False)
+        for part in parts:
+            click.echo(part, nl=False)
         return
     try:
-        Path(destination).write_text(text, encoding="utf-8")
+        with open(destination, "w", encoding="utf-8") as out:
+            for part in parts:
+                out.write(part)
     except OSError as exc:
         raise UsageError(f"cannot write {destination}: {exc.strerror or exc}") from None
 

@@ -15,14 +15,15 @@ if TYPE_CHECKING:
     from migrate.rulebase.load import Rule, RuleBase
 
 
-def load_rules(rules_dir: Path | None, use_cache: bool = True) -> RuleBase:
-    """The rule base, from the precompiled cache when the rule files are unchanged."""
+def load_rules(rules_dir: Path | None) -> RuleBase:
+    """The rule base, from the precompiled cache when the rule files are unchanged (whatever
+    --no-cache says: that is about the per-file caches; the rules are validated once per change)."""
     from migrate import cache
     from migrate.rulebase import precompiled
     from migrate.rulebase.load import RuleError
 
     try:
-        return precompiled.load(rules_dir, cache.default_dir() if use_cache else None)
+        return precompiled.load(rules_dir, cache.default_dir())
     except RuleError as exc:
         raise UsageError(str(exc)) from None
 

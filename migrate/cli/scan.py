@@ -52,7 +52,7 @@ Exit codes: 0 done, 1 the --fail-on class was reached, 2 usage or input error,
 @click.option("--include-vendored", is_flag=True, default=None, help="Also scan third_party/, build/ ... trees.")
 @click.option("--exclude", multiple=True, help="Gitignore-style pattern to leave out (repeatable).")
 @click.option("--max-file-size", type=click.IntRange(min=1), help="Skip larger files  [default: 5 MiB]")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the extraction cache.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the per-file cache (extraction and findings).")
 @click.option("--hipify", "hipify_path", metavar="PATH", help="hipify-perl to use (default: $HIPIFY_PERL, "
               "$ROCM_PATH/bin, /opt/rocm/bin, PATH).")
 @click.option("--no-hipify", is_flag=True, help="Do not run hipify-perl even where it is installed.")
@@ -73,7 +73,13 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, 
     if not quiet:
         for warning in dict.fromkeys(w for s in [s for _, s in per_root] or [settings] for w in s.warnings):
             click.echo(f"rocm-migrate: warning: {warning}", err=True)
-    report = _run(targets, per_root, settings, load_rules(rules_dir, use_cache=not given["no_cache"]), quiet=quiet)
+    from migrate import reportcache
+
+    default_sarif = (sarif_level, sarif_max) == ("minor-adaptation", 5000)  # the report cache renders with defaults
+    if not per_root and default_sarif and reportcache.applies(settings, [name for name, _ in jobs_out]):
+        _scan_cached(targets, settings, rules_dir, jobs_out, quiet=quiet)
+        return
+    report = _run(targets, per_root, settings, load_rules(rules_dir), quiet=quiet)
     for name, destination in jobs_out:
         outputs.write(_render(report, name, destination, sarif_level=sarif_level, sarif_max=sarif_max,
                               show_plan=show_plan), destination)
@@ -123,10 +129,29 @@ def _run(targets: list[Path], per_root: list[tuple[Path, Settings]], settings: S
             raise UsageError(str(exc)) from None
 
 
+def _scan_cached(targets: list[Path], settings: Settings, rules_dir: Path | None,
+                 jobs_out: list[tuple[str, str]], *, quiet: bool) -> None:
+    """A scan whose reports may come from the report cache (migrate.reportcache)."""
+    from migrate import reportcache
+    from migrate.model import class_rank
+
+    with _progress(quiet) as progress:
+        done = reportcache.scan(targets, settings, rules_dir, lambda: load_rules(rules_dir),
+                                [name for name, _ in jobs_out], progress)
+    for name, destination in jobs_out:
+        outputs.write(done.texts[name], destination)
+    if settings.fail_on and class_rank(done.migration_class) >= class_rank(settings.fail_on):
+        sys.exit(1)
+
+
 def _render(report: Report, name: str, destination: str, *, sarif_level: str, sarif_max: int,
-            show_plan: bool) -> str:
+            show_plan: bool) -> str | Iterator[str]:
     from migrate.render import renderer
 
+    if name == "json":  # written as it is rendered, the findings one by one
+        from migrate.render import json_report
+
+        return json_report.chunks(report)
     if name == "sarif":
         return renderer(name)(report, min_class=sarif_level, limit=sarif_max)
     if name == "text":

@@ -60,8 +60,8 @@ def _effort(table: dict[str, float]) -> Effort:
 @lru_cache(maxsize=4)
 def load(directory: Path | None = None) -> Calibration:
     folder = (directory or default_rules_dir()) / "effort"
-    families = yaml.safe_load((folder / "families.yaml").read_text())
-    fitted = yaml.safe_load((folder / "calibrated.yaml").read_text())
+    families = yaml.load((folder / "families.yaml").read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    fitted = yaml.load((folder / "calibrated.yaml").read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     return Calibration(
         hours_per_line=float(fitted["productivity"]["hours_per_line"]),
         source=str(fitted["productivity"]["source"]), url=str(fitted["productivity"]["url"]),
