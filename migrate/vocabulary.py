@@ -89,6 +89,9 @@ C_CONSTRUCTS: dict[str, str] = {
     "flat-index-early-return": "a kernel indexed by one flat global id, with an early return and no grid-stride loop",
     "warp-size-constant-64": "HIP code that fixes the wavefront size at 64",
     "fp8-e4m3-max": "the OCP FP8 E4M3 maximum (448) used as a constant",
+    "device-atomic-overload": "a device function that defines its own atomicMax / atomicMin / atomicAdd overload",
+    "raw-half-init": "a raw half / bfloat16 value brace-initialised from bit patterns",
+    "clang-error": "C++ that clang rejects when it parses the code as CUDA (precise mode only)",
 }
 PYTHON_CONSTRUCTS: dict[str, str] = {
     "subprocess-nvidia-smi": "a run of nvidia-smi (subprocess, notebook `!`, shell, Makefile, Dockerfile)",

@@ -8,19 +8,21 @@ from pathlib import Path
 from tests.conftest import ROOT
 
 PACKAGE = ROOT / "migrate"
-BASE = {"model", "vocabulary", "compat", "__version__"}
+BASE = {"model", "vocabulary", "compat", "jsonio", "__version__"}
 ALLOWED: dict[str, set[str]] = {
-    "model": set(), "vocabulary": set(), "compat": set(),
+    "model": set(), "vocabulary": set(), "compat": set(), "jsonio": set(),
     "cache": {"model"}, "readfile": {"model"}, "discover": {"model"},
     "rulebase": set(), "settings": {"rulebase"},
     "extract": {"cache", "readfile"},
     "match": {"rulebase"},
+    "analyse": {"cache", "extract", "match", "readfile", "rulebase", "settings", "workloads"},
     "hipify": {"match", "rulebase", "settings", "discover"},
     "precise": {"match", "rulebase", "settings"},
     "workloads": {"rulebase"},
     "vcs": set(),
-    "pipeline": {"cache", "discover", "extract", "match", "hipify", "precise", "workloads", "rulebase", "settings",
-                 "portfolio", "vcs", "stack"},
+    "pipeline": {"cache", "discover", "extract", "match", "analyse", "hipify", "precise", "workloads", "rulebase",
+                 "settings", "portfolio", "vcs", "stack"},
+    "reportcache": {"cache", "discover", "readfile", "rulebase", "settings", "vcs", "render", "hipify", "pipeline"},
     "portfolio": {"pipeline", "rulebase", "settings", "vcs"},
     "lint": {"cache", "discover", "extract", "match", "rulebase", "settings", "render"},
     "render": set(),
@@ -30,7 +32,8 @@ ALLOWED: dict[str, set[str]] = {
     "cli": {"*"}, "__main__": {"cli"},
 }
 EXCEPTIONS = {("migrate/hipify/convert.py", "pipeline"), ("migrate/hipify/todo.py", "pipeline"),
-              ("migrate/lint/run.py", "workloads")}  # lint: workloads.classify only, for the effective class
+              ("migrate/lint/run.py", "workloads"),
+              ("migrate/render/html_report.py", "workloads")}  # the rule families of the effort calibration: to move into the report  # lint: workloads.classify only, for the effective class
 
 
 def _unit(dotted: str) -> str:
@@ -69,4 +72,4 @@ def test_imports_follow_the_pipeline() -> None:
 
 def test_renderers_import_only_the_model() -> None:
     for path in (PACKAGE / "render").glob("*.py"):
-        assert _imports(path) <= {"model", "render", "__version__", "vocabulary"}, path.name
+        assert _imports(path) <= {"model", "render", "__version__", "vocabulary", "jsonio", "safetext"}, path.name

@@ -14,7 +14,6 @@ from migrate.render import graph_layout
 from migrate.render.escape import script_json
 from migrate.render.summary import blockers, by_class, confidence, top_workloads
 from migrate.render.templates import environment
-from migrate.workloads import plan as planning
 from migrate.workloads.calibration import load as load_calibration
 
 LOCATIONS_PER_RULE = 20
@@ -30,7 +29,7 @@ CHART_WIDTH = 640
 
 def render(report: Report) -> str:
     rules = {r.id: r for r in report.rules}
-    the_plan = planning.build(report)
+    the_plan = report.plan
     shown, rest, rest_count = top_workloads(report, TOP_WORKLOADS)
     return environment(autoescape=True).get_template("report.html.j2").render(
         report=report, rules=rules, counts=by_class(report), classes=CLASSES,
