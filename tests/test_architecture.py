@@ -72,4 +72,5 @@ def test_imports_follow_the_pipeline() -> None:
 
 def test_renderers_import_only_the_model() -> None:
     for path in (PACKAGE / "render").glob("*.py"):
-        assert _imports(path) <= {"model", "render", "__version__", "vocabulary", "jsonio", "safetext"}, path.name
+        excepted = {target for rel, target in EXCEPTIONS if rel == path.relative_to(ROOT).as_posix()}
+        assert _imports(path) - excepted <= {"model", "render", "__version__", "vocabulary", "jsonio", "safetext"}, path.name
