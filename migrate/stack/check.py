@@ -54,7 +54,7 @@ def check(matrix: Matrix, stack: Stack, rocm: str, release: Release | None, arch
     problems = tuple(_problems(gpu, verdicts, release, arch))
     base = _base_image(matrix, release)
     return StackTarget(rocm=rocm, release=release.version if release else None, arch=arch, gpu=gpu,
-                       frameworks=verdicts, base_image=base, problems=problems,
+                       frameworks=verdicts, base_image=base, images_os=_images_os(stack, gpu), problems=problems,
                        migration_class=worst_class(PROBLEM_CLASS[p.rule] for p in problems))
 
 
@@ -92,6 +92,11 @@ def builds(matrix: Matrix, release: Release, framework: str) -> tuple[tuple[str,
 
 def framework_verdict(matrix: Matrix, release: Release | None, arch: str, framework: str, pin: Pin) -> FrameworkVerdict:
     listed, sources = builds(matrix, release, framework) if release else ((), [])
+    excluded = [x for x in matrix.limits if release and release.version in x.releases and arch in x.gpus
+                and x.framework == framework]
+    if excluded:
+        listed = tuple(v for v in listed if all(v not in x.versions for x in excluded))
+        sources += [matrix.url(x.source) for x in excluded]
     version = pin.version if pin.kind in ("exact", "locked") else None
     digits = DIGITS.get(framework, 2)
 
@@ -113,6 +118,7 @@ def framework_verdict(matrix: Matrix, release: Release | None, arch: str, framew
     others = tuple(r.version for r in matrix.releases if arch in r.gpus and version and
                    key(version) in {key(v) for v in builds(matrix, r, framework)[0]})
     install, image, note, more = _route(matrix, release, arch, framework, nearest)
+    note = " ".join([*(x.text + "." for x in excluded), note])
     if pin.cuda:
         note = f"CUDA {pin.cuda} build (+{pin.local}): install the ROCm build instead. " + note
     return FrameworkVerdict(framework=framework, package=pin.package, pinned=version or pin.spec, pin_kind=pin.kind,
@@ -175,6 +181,14 @@ def _image(matrix: Matrix, release: Release, framework: str, version: str | None
         return None
     best = max(candidates, key=lambda i: (i.rocm in release.versions, vtuple(i.rocm), vtuple(i.version or "0")))
     return best.ref
+
+
+def _images_os(stack: Stack, gpu: GpuVerdict) -> tuple[tuple[str, str, bool], ...]:
+    """Each image whose name gives its OS, and whether the release lists that OS (any point release) for the GPU."""
+    if gpu.status != "supported":
+        return ()
+    return tuple((i.ref, i.os, any(s == i.os or s.startswith(i.os + ".") for s in gpu.os))
+                 for i in stack.images if i.os)
 
 
 def _base_image(matrix: Matrix, release: Release | None) -> str | None:
