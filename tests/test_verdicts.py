@@ -86,9 +86,9 @@ def test_an_optional_part_does_not_decide_the_workload(tmp_path: Path) -> None:
 
 
 def test_a_single_medium_finding_does_not_decide_the_class(tmp_path: Path) -> None:
-    tree = write(tmp_path / "k", {"k.cu": "__device__ float f(float a, float b) { return __fdiv_rd(a, b); }\n"})
+    tree = write(tmp_path / "k", {"k.cu": "__device__ float f(float a, float b) { return __bfloat162int_rz(a) + b; }\n"})
     report = scan(tree)
-    (finding,) = [f for f in report["findings"] if f["symbol"] == "__fdiv_rd"]
+    (finding,) = [f for f in report["findings"] if f["symbol"] == "__bfloat162int_rz"]
     assert finding["confidence"] == "medium"
     assert report["summary"]["class"] == finding["class"] != "incompatible"
 
