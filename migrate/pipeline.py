@@ -66,7 +66,8 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
                               settings.arch, model, rules, effort_calibration.load(), {".": evidence})
     files = {f.rel: (f.kind, r.lines) for f, r in scanned}
     costs = project_costs((), found.root.name or "root", workloads, judged, files, model, effort_calibration.load())
-    notes = [*hipify_result.notes, *precise_result.notes, *(f"{f.rel}: {n}" for f, r in scanned for n in r.notes)]
+    notes = [*found.notes, *hipify_result.notes, *precise_result.notes,
+             *(f"{f.rel}: {n}" for f, r in scanned for n in r.notes)]
     return Report(
         tool_version=__version__, rules_version=rules.version, target=Target(rocm=settings.rocm, arch=settings.arch),
         root=str(found.root), files_scanned=len(scanned), lines=sum(r.lines for _, r in scanned),
