@@ -11,7 +11,7 @@ PACKAGE = ROOT / "migrate"
 BASE = {"model", "vocabulary", "compat", "jsonio", "__version__"}
 ALLOWED: dict[str, set[str]] = {
     "model": set(), "vocabulary": set(), "compat": set(), "jsonio": set(),
-    "cache": {"model"}, "readfile": {"model"}, "discover": {"model"},
+    "cache": {"model"}, "readfile": {"model"}, "discover": {"model", "vcs"},
     "rulebase": set(), "settings": {"rulebase"},
     "extract": {"cache", "readfile"},
     "match": {"rulebase"},
