@@ -8,6 +8,7 @@ from migrate.rulebase import targets
 from migrate.model import Extraction, Fact, Finding, Target
 from migrate.rulebase.load import Entry, Rule, RuleBase, version_tuple
 
+MAX_FINDINGS_PER_FILE = 10_000  # real files have hundreds at most; past this a file is reported as capped
 # Facts on either side of a HIP guard are already handled by the authors.
 GUARDED = frozenset({"hip", "cuda"})
 
@@ -111,6 +112,8 @@ def match_file(rel: str, extraction: Extraction, index: RuleIndex,
                 symbol = fact.text
             finding = _finding(rel, fact, rule, entry, symbol, extraction, index.target)
             findings.setdefault((finding.rule, finding.line, finding.column, finding.cell, symbol), finding)
+        if len(findings) >= MAX_FINDINGS_PER_FILE:  # bounded work downstream; the scan notes it
+            break
     return sorted(findings.values(), key=lambda f: f.sort_key)
 
 

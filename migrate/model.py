@@ -105,7 +105,7 @@ class Finding:
         """Stable across line shifts: rule, path, symbol and the whitespace-folded line."""
         norm = re.sub(r"\s+", "", self.source_line)
         raw = "\0".join((self.rule, self.path, self.symbol, norm))
-        return hashlib.sha256(raw.encode()).hexdigest()[:16]
+        return hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
     def to_json(self, finding_id: str) -> dict:
         return {
@@ -218,6 +218,7 @@ class Report:
     projects: tuple[Project, ...] = field(default=())
     rules: tuple[RuleInfo, ...] = field(default=())  # the rules behind the findings
     hipify: dict = field(default_factory=dict)  # version, seconds, coverage per workload, disagreements
+    timing: bool = False  # whether the JSON report carries the elapsed times (`scan --timing`)
 
     @property
     def migration_class(self) -> str:

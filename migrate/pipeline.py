@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -12,9 +13,9 @@ from migrate.workloads import assemble
 from migrate.cache import Cache, key
 from migrate.discover import discover
 from migrate.workloads.estimate import EffortModel
-from migrate.extract import EXTRACTOR_VERSION, extract
+from migrate.extract import EXTRACTOR_VERSION, cacheable, extract
 from migrate.workloads.graph import DependencyGraph
-from migrate.match import RuleIndex, defined_names, match_file, portable_namespaces
+from migrate.match import MAX_FINDINGS_PER_FILE, RuleIndex, defined_names, match_file, portable_namespaces
 from migrate.model import Extraction, Finding, Project, Report, Skipped, SourceFile, Target, Workload
 from migrate.readfile import read
 from migrate.rulebase.load import RuleBase
@@ -58,8 +59,9 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase,
                                declared=settings.workloads)
     model = EffortModel().with_overrides(settings.effort)
     workloads, findings = judge(specs, DependencyGraph(specs, facts), findings, settings.arch, model, rules)
-    notes = _hipify_notes(settings, hipify_pass) + precise_notes
+    notes = list(settings.warnings) + list(found.notes) + _hipify_notes(settings, hipify_pass) + precise_notes
     notes += [f"{o.file.rel}: {n}" for o in scanned for n in o.extraction.notes]  # type: ignore[union-attr]
+    notes += _capped_notes(findings)
     return Report(
         tool_version=__version__, rules_version=rules.version, target=Target(rocm=settings.rocm, arch=settings.arch),
         root=str(found.root), files_scanned=len(scanned), lines=sum(o.extraction.lines for o in scanned),  # type: ignore[union-attr]
@@ -68,9 +70,15 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase,
         skipped=tuple(sorted(skipped, key=lambda s: s.path)),
         notes=tuple(notes),
         projects=_projects(targets, found.root, workloads),
-        hipify=_hipify_summary(hipify_pass, workloads),
+        hipify=_hipify_summary(hipify_pass, workloads, settings.timing), timing=settings.timing,
         rules=rules.infos({f.rule for f in findings}),
     )
+
+
+def _capped_notes(findings: list[Finding]) -> list[str]:
+    per_file = Counter(f.path for f in findings if f.source == "rules")
+    return [f"{path}: more than {MAX_FINDINGS_PER_FILE} findings; only the first {MAX_FINDINGS_PER_FILE} per target "
+            "are reported" for path, count in sorted(per_file.items()) if count >= MAX_FINDINGS_PER_FILE]
 
 
 def _hipify_pass(settings: Settings, root: Path, scanned: list[Outcome], findings: list[Finding], rules: RuleBase):
@@ -80,7 +88,11 @@ def _hipify_pass(settings: Settings, root: Path, scanned: list[Outcome], finding
     from migrate.hipify import tool as hipify
     from migrate.hipify import scan_pass as hipify_scan
 
-    tool = hipify.find(settings.hipify)
+    try:
+        tool = hipify.find(settings.hipify)
+    except hipify.HipifyError as exc:  # found, but it does not run (`-version` fails)
+        broken = hipify.Tool(path=hipify.locate(settings.hipify), version=None)
+        return hipify_scan.HipifyPass(tool=broken, error=str(exc).splitlines()[0])
     if tool is None:
         return None
     pairs = [(o.file, o.extraction) for o in scanned]
@@ -94,12 +106,12 @@ def _hipify_notes(settings: Settings, hipify_pass) -> list[str]:  # noqa: ANN001
     return [hipify_pass.note() if hipify_pass else "hipify-perl not found: findings come from the rule base"]
 
 
-def _hipify_summary(hipify_pass, workloads: list[Workload]) -> dict:  # noqa: ANN001 - HipifyPass | None
+def _hipify_summary(hipify_pass, workloads: list[Workload], timing: bool) -> dict:  # noqa: ANN001 - HipifyPass | None
     if hipify_pass is None or hipify_pass.error:
         return {}
     coverage = hipify_pass.coverage(workloads)
     return {
-        "version": hipify_pass.tool.version, "seconds": round(hipify_pass.seconds, 2),
+        "version": hipify_pass.tool.version, "seconds": round(hipify_pass.seconds, 2) if timing else None,
         "warnings_checked": hipify_pass.warnings_checked,
         "coverage": {name: {"references": c.references, "converted": c.converted, "ratio": None if c.ratio is None else round(c.ratio, 3)}
                      for name, c in sorted(coverage.items())},
@@ -166,7 +178,7 @@ def extract_all(files: Iterable[SourceFile], settings: Settings,
     for (position, cache_key, file, _), extraction in zip(pending, results):
         outcomes[position] = Outcome(file, extraction, extraction.error, cache_key, fresh=True)
     cache.put_many([(o.cache_key, o.extraction) for o in outcomes  # type: ignore[union-attr]
-                    if o.fresh and o.cache_key and o.extraction is not None])
+                    if o.fresh and o.cache_key and o.extraction is not None and cacheable(o.extraction)])
     return outcomes  # type: ignore[return-value]
 
 

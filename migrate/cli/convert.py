@@ -9,6 +9,8 @@ from typing import IO, Any
 
 import click
 
+from migrate.safetext import terminal
+
 
 class ConvertUsageError(click.ClickException):
     """A one-line error with exit code 2 and no traceback (the same shape as cli.UserError)."""
@@ -16,7 +18,7 @@ class ConvertUsageError(click.ClickException):
     exit_code = 2
 
     def show(self, file: IO[Any] | None = None) -> None:
-        click.echo(f"rocm-migrate: error: {self.message}", err=True)
+        click.echo(f"rocm-migrate: error: {terminal(self.message)}", err=True)
 
 
 @click.command("convert")
@@ -57,4 +59,4 @@ def convert(path: Path, out: Path | None, force: bool, in_place: bool, yes: bool
     click.echo(f"hand work left: {len(result.todo)} findings, {len(result.review)} hipify rewrites or warnings "
                f"to review, in {result.todo_path}")
     for rel, error in result.failed:
-        click.echo(f"rocm-migrate: warning: hipify-perl failed on {rel}: {error.splitlines()[0]}", err=True)
+        click.echo(f"rocm-migrate: warning: hipify-perl failed on {terminal(rel)}: {terminal(error.splitlines()[0])}", err=True)

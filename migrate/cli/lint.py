@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from migrate.safetext import terminal, unicode_text
+
 LINT_CLASSES = ("minor-adaptation", "migration-required", "incompatible")
 FORMATS = ("text", "json", "sarif")
 DEFAULTS = {"fail_on": "migration-required"}
@@ -19,7 +21,7 @@ class LintUsageError(click.ClickException):
     exit_code = 2
 
     def show(self, file=None) -> None:  # noqa: ANN001 - click's signature
-        click.echo(f"rocm-migrate: error: {self.message}", err=True)
+        click.echo(f"rocm-migrate: error: {terminal(self.message)}", err=True)
 
 
 RULES_HELP = "ids, names or id prefixes, comma-separated"
@@ -88,7 +90,7 @@ def _settings(files: tuple[Path, ...], cwd: Path, given: dict):
     except config.SettingsError as exc:
         raise LintUsageError(str(exc)) from None
     for warning in settings.warnings:
-        click.echo(f"rocm-migrate: warning: {warning}", err=True)
+        click.echo(f"rocm-migrate: warning: {terminal(warning)}", err=True)
     return settings
 
 
@@ -140,7 +142,7 @@ def _report(result, rules, settings, *, fmt: str, statistics: bool, root: Path) 
 
     fail_on = settings.fail_on or DEFAULTS["fail_on"]
     for skipped in result.skipped:
-        click.echo(f"rocm-migrate: warning: {skipped.path}: skipped: {skipped.reason}", err=True)
+        click.echo(f"rocm-migrate: warning: {terminal(skipped.path)}: skipped: {terminal(skipped.reason)}", err=True)
     if fmt == "sarif":
         try:
             text = out.sarif(result, rules, target=Target(rocm=settings.rocm, arch=settings.arch), root=str(root))
@@ -150,7 +152,7 @@ def _report(result, rules, settings, *, fmt: str, statistics: bool, root: Path) 
         text = out.json_text(result, rules, fail_on=fail_on, statistics_only=statistics)
     else:
         text = out.statistics(result, rules) if statistics else out.text(result)
-    click.echo(text, nl=False)
+    click.echo(unicode_text(text), nl=False)
     if fmt == "text" and result.findings:
         click.echo(_summary(result, fail_on), err=True)
 

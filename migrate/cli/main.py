@@ -9,6 +9,7 @@ import click
 
 from migrate import __version__
 from migrate.model import CLASSES, class_rank
+from migrate.safetext import terminal, terminal_lines, unicode_text
 from migrate.cli.convert import convert
 from migrate.cli.lint import lint
 from migrate.rulebase.docs import FAMILIES
@@ -22,7 +23,7 @@ class UserError(click.ClickException):
     exit_code = 2
 
     def show(self, file=None) -> None:  # noqa: ANN001 - click's signature
-        click.echo(f"rocm-migrate: error: {self.message}", err=True)
+        click.echo(f"rocm-migrate: error: {terminal(self.message)}", err=True)
 
 
 def _load_rules(rules_dir: Path | None, use_cache: bool = True):
@@ -74,13 +75,14 @@ cli.add_command(convert)
 @click.option("--compile-commands", type=click.Path(exists=True, dir_okay=False), help="compile_commands.json to use.")
 @click.option("--cuda-path", type=click.Path(exists=True, file_okay=False), help="CUDA toolkit for --precise.")
 @click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="Use these rules.")
+@click.option("--timing", is_flag=True, help="Put elapsed times in the JSON report (two runs then differ).")
 def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, ...], json_file: str | None,
          html_file: str | None, markdown_file: str | None, sarif_file: str | None, csv_file: str | None,
          arch: tuple[str, ...],
          rocm: str | None, fail_on: str | None, jobs: int | None, include_vendored: bool | None,
          exclude: tuple[str, ...], max_file_size: int | None, no_cache: bool, hipify_path: str | None,
          no_hipify: bool, hipify_warnings: bool, precise: bool, compile_commands: str | None,
-         cuda_path: str | None, rules_dir: Path | None) -> None:
+         cuda_path: str | None, rules_dir: Path | None, timing: bool) -> None:
     """Scan PATHS (default: .) and report every CUDA tie with its ROCm equivalent."""
     from migrate import cache, settings as config
     from migrate import pipeline as scanning
@@ -103,6 +105,7 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
             "hipify": hipify_path, "use_hipify": False if no_hipify else None,
             "hipify_warnings": True if hipify_warnings else None,
             "precise": True if precise else None, "compile_commands": compile_commands, "cuda_path": cuda_path,
+            "timing": True if timing else None,
         })
     except config.SettingsError as exc:
         raise UserError(str(exc)) from None
@@ -113,7 +116,7 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
     except gpus.TargetError as exc:
         raise UserError(str(exc)) from None
     for warning in settings.warnings:
-        click.echo(f"rocm-migrate: warning: {warning}", err=True)
+        click.echo(f"rocm-migrate: warning: {terminal(warning)}", err=True)
     rules = _load_rules(rules_dir, use_cache=not no_cache)
     with _progress() as progress:
         report = scanning.run(targets, settings, rules, progress)
@@ -140,6 +143,7 @@ def _progress():
 
 
 def _write(text: str, destination: str) -> None:
+    text = unicode_text(text)
     if destination == "-":
         click.echo(text, nl=False)
         return
@@ -188,4 +192,23 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except click.exceptions.Abort:
         return 130
+    except Exception as exc:  # noqa: BLE001 - a bug of ours: exit 3, distinct from 1 (threshold) and 2 (usage)
+        return internal_error(exc)
     return 0
+
+
+INTERNAL_ERROR = 3
+TRACEBACK_VARIABLE = "ROCM_MIGRATE_TRACEBACK"
+
+
+def internal_error(exc: BaseException) -> int:
+    """One line on stderr (the traceback too when $ROCM_MIGRATE_TRACEBACK is set) and exit code 3."""
+    import os
+    import traceback
+
+    if os.environ.get(TRACEBACK_VARIABLE):
+        click.echo(terminal_lines("".join(traceback.format_exception(exc))), err=True, nl=False)
+    message = " ".join(str(exc).split())[:300]
+    click.echo(f"rocm-migrate: internal error: {type(exc).__name__}: {terminal(message)} (a bug in rocm-migrate: "
+               f"please report it; set {TRACEBACK_VARIABLE}=1 for the traceback)", err=True)
+    return INTERNAL_ERROR

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from migrate.extract.budget import TRANSIENT, guarded
 from migrate.model import Extraction
 
 # Bump when extraction output changes, so cached facts are recomputed.
@@ -58,5 +59,11 @@ EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
 
 
 def extract(kind: str, source: bytes) -> Extraction:
-    """Facts of one file of the given kind. Raises UnicodeDecodeError for undecodable text."""
-    return EXTRACTORS[kind](source)
+    """Facts of one file of the given kind. Never raises: an extractor that fails, recurses too
+    deep or runs past the time limit gives an Extraction with an error (migrate.extract.budget)."""
+    return guarded(EXTRACTORS[kind], source)
+
+
+def cacheable(extraction: Extraction) -> bool:
+    """Whether the result depends on the bytes alone (a time limit that ran out depends on the machine)."""
+    return not (extraction.error or "").startswith(TRANSIENT)

@@ -41,7 +41,7 @@ class HipifyPass:
         if self.error:
             return f"hipify-perl ({version}, {self.tool.path}) failed; findings come from the rule base only: {self.error}"
         mode = "" if self.warnings_checked else " with -quiet-warnings (conversions only, no warnings)"
-        return f"hipify-perl {version} ({self.tool.path}) examined {len(self.comparisons)} files{mode} in {self.seconds:.1f} s"
+        return f"hipify-perl {version} ({self.tool.path}) examined {len(self.comparisons)} files{mode}"
 
 
 def run_pass(tool: hipify.Tool, root: Path, scanned: Sequence[tuple[SourceFile, Extraction]],

@@ -7,6 +7,7 @@ from collections import Counter
 from migrate import __version__
 from migrate.lint.run import LintResult
 from migrate.model import SCHEMA_VERSION, Finding, Report, Target
+from migrate.safetext import terminal
 from migrate.rulebase.load import RuleBase
 
 FORMATS = ("text", "json", "sarif")
@@ -23,7 +24,7 @@ def location(finding: Finding) -> str:
 
 
 def text(result: LintResult) -> str:
-    return "".join(f"{location(f)}: {f.rule} {f.message}\n" for f in result.findings)
+    return "".join(terminal(f"{location(f)}: {f.rule} {f.message}") + "\n" for f in result.findings)
 
 
 def counts(result: LintResult, rules: RuleBase) -> list[dict]:

@@ -12,7 +12,7 @@ from migrate.lint import suppression
 from migrate.lint.baseline import new_findings
 from migrate.cache import Cache, key
 from migrate.discover import discover
-from migrate.extract import EXTRACTOR_VERSION, extract
+from migrate.extract import EXTRACTOR_VERSION, cacheable, extract
 from migrate.match import RuleIndex, match_file, portable_namespaces
 from migrate.model import Extraction, Finding, Skipped, SourceFile, Target, class_rank
 from migrate.readfile import read
@@ -138,5 +138,6 @@ def _extracted(file: SourceFile, max_size: int, cache: Cache) -> tuple[bytes, Ex
     extraction = cache.get(cache_key)
     if extraction is None:
         extraction = extract(file.kind, data)
-        cache.put_many([(cache_key, extraction)])
+        if cacheable(extraction):
+            cache.put_many([(cache_key, extraction)])
     return data, extraction, extraction.error

@@ -51,8 +51,7 @@ def run(settings: Settings, root: Path, findings: Sequence[Finding], rules: Rule
         if pf is not None:
             labelled.append(precise.with_macro_note(replace(finding, precise="precise-only",
                                                             targets=tuple(settings.arch)), pf))
-    seconds = sum(r.seconds for r in good)
-    notes.insert(0, f"precise mode: {len(good)} translation units in {seconds:.1f} s; "
+    notes.insert(0, f"precise mode: {len(good)} translation units; "
                     + ", ".join(f"{k} {v}" for k, v in comparison.counts.items()))
     return PrecisePass(labelled, notes, dict(comparison.counts))
 

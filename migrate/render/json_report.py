@@ -35,7 +35,7 @@ def _summary(report: Report) -> dict:
         "files_skipped": len(report.skipped),
         "findings": len(report.findings),
         "lines": report.lines,
-        "seconds": report.seconds,
+        "seconds": report.seconds if report.timing else None,  # `scan --timing`: not reproducible
         "effort_hours": report.effort.to_json(),
         "by_class": dict(sorted(Counter(f.migration_class for f in report.findings).items())),
         "by_target": by_target,

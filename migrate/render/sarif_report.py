@@ -3,7 +3,7 @@ fingerprints that survive line shifts."""
 from __future__ import annotations
 
 import json
-from pathlib import PurePosixPath
+from urllib.parse import quote
 
 from migrate.model import Finding, Report, RuleInfo
 from migrate.render.escape import md as _md
@@ -28,12 +28,18 @@ def to_sarif(report: Report) -> dict:
                 "rules": [_rule(rule) for rule in report.rules],
                 "properties": {"rulesVersion": report.rules_version},
             }},
-            "originalUriBaseIds": {"SRCROOT": {"uri": PurePosixPath(report.root).as_uri().rstrip("/") + "/"}},
+            "originalUriBaseIds": {"SRCROOT": {"description": {"text": "The root of the scanned tree."}}},
             "results": [_result(f, index) for f in report.findings],
             "properties": {"target": {"rocm": report.target.rocm, "arch": list(report.target.arch)},
                            "class": report.migration_class},
         }],
     }
+
+
+def uri(path: str) -> str:
+    """A relative path as a URI reference: every byte outside RFC 3986's unreserved set and '/'
+    is percent-encoded (spaces, '%', '#', '?', control characters, undecodable bytes)."""
+    return quote(path.encode("utf-8", "surrogateescape"), safe="/")
 
 
 def _rule(rule: RuleInfo) -> dict:
@@ -60,7 +66,7 @@ def _result(finding: Finding, index: dict[str, int]) -> dict:
         "ruleId": finding.rule,
         "level": LEVELS[finding.migration_class],
         "message": {"text": finding.message},
-        "locations": [{"physicalLocation": {"artifactLocation": {"uri": finding.path, "uriBaseId": "SRCROOT"},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(finding.path), "uriBaseId": "SRCROOT"},
                                             "region": region}}],
         "partialFingerprints": {"rocmMigrate/v1": finding.fingerprint},
         "properties": {"class": finding.migration_class, "symbol": finding.symbol, "hip": finding.hip,

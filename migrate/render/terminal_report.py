@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from migrate.model import CLASSES, Report, Workload, class_rank
+from migrate.safetext import terminal
 from migrate.render.json_report import target_differences
 
 STYLES = {"native": "green", "minor-adaptation": "cyan", "migration-required": "yellow", "incompatible": "bold red"}
@@ -35,7 +36,7 @@ def render(report: Report, *, color: bool = False, width: int = 100) -> str:
     if report.skipped:
         console.print(f"Skipped files ({len(report.skipped)}):")
         for item in report.skipped[:TOP_SKIPPED]:
-            console.print(f"  {item.path}: {item.reason}", markup=False)
+            console.print(f"  {terminal(item.path)}: {terminal(item.reason)}", markup=False)
         if len(report.skipped) > TOP_SKIPPED:
             console.print(f"  … and {len(report.skipped) - TOP_SKIPPED} more (see --format json)")
     return out.getvalue()
@@ -60,7 +61,7 @@ def _top_rules(report: Report) -> Table:
     for rule, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_RULES]:
         f = example[rule]
         table.add_row(rule, f"[{STYLES[f.migration_class]}]{f.migration_class}[/]", str(count),
-                      escape(f"{f.path}:{f.line} {f.symbol}"))
+                      escape(terminal(f"{f.path}:{f.line} {f.symbol}")))
     return table
 
 
@@ -72,7 +73,8 @@ def _workloads(report: Report) -> Table:
     for w in report.workloads:
         classes = " / ".join(f"{v.arch}: [{STYLES[v.migration_class]}]{v.migration_class}[/]" for v in w.verdicts) \
             if several else f"[{STYLES[w.migration_class]}]{w.migration_class}[/]"
-        table.add_row(escape(w.name), w.kind, classes, f"{w.effort.low:.1f}–{w.effort.high:.1f}", escape(_top_reason(w)))
+        table.add_row(escape(terminal(w.name)), w.kind, classes, f"{w.effort.low:.1f}–{w.effort.high:.1f}",
+                      escape(terminal(_top_reason(w))))
     return table
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from migrate.extract.c import device
 from migrate.extract.c import ts
 from migrate.extract.c.guards import GuardMap
+from migrate.extract.columns import Columns
 from migrate.extract.text.lines import line_texts
 from migrate.extract.c.tree import in_device_code, qualifiers, text as _text, walk
 from migrate.model import Extraction, Fact
@@ -25,12 +26,10 @@ class _Ctx:
     facts: list[Fact] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self._lines = self.source.split(b"\n")
+        self._columns = Columns(self.source.split(b"\n"))
 
     def _col(self, row: int, byte_col: int) -> int:
-        prefix = self._lines[row][:byte_col] if row < len(self._lines) else b""
-        col = len(prefix.decode("utf-8", "replace")) if not prefix.isascii() else byte_col
-        return col + (self.col0 if row == 0 else 0) + 1
+        return self._columns.chars(row, byte_col) + (self.col0 if row == 0 else 0) + 1
 
     def add(self, kind: str, name: str, node: ts.Node, *, role: str = "", text: str = "",
             value: int | None = None) -> None:

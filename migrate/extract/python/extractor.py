@@ -9,6 +9,7 @@ from migrate.extract.python import structure
 from migrate.extract.python import constructs
 from migrate.extract.text.buildfiles import NVCC_FLAGS
 from migrate.extract.text.deps import REQUIREMENT, normalise
+from migrate.extract.columns import Columns
 from migrate.extract.text.lines import FLAG, line_texts
 from migrate.extract.python.guards import HipGuards
 from migrate.model import Extraction, Fact
@@ -42,6 +43,7 @@ def extract_text(text: str, *, cell: int | None = None) -> tuple[list[Fact], lis
 class _Visitor(ast.NodeVisitor):
     def __init__(self, lines: list[str], cell: int | None) -> None:
         self.lines = lines
+        self._columns: Columns | None = None
         self.cell = cell
         self.aliases: dict[str, str] = {}
         self.assigned: dict[str, set[str]] = {}  # extension = CUDAExtension -> {"extension": {...CUDAExtension}}
@@ -73,8 +75,9 @@ class _Visitor(ast.NodeVisitor):
 
     # -- locations --------------------------------------------------------
     def _col(self, line: int, byte_col: int) -> int:
-        raw = self.lines[line - 1].encode()[:byte_col] if 0 < line <= len(self.lines) else b""
-        return len(raw.decode("utf-8", "replace")) + 1
+        if self._columns is None:
+            self._columns = Columns([text.encode("utf-8", "surrogatepass") for text in self.lines])
+        return self._columns.chars(line - 1, byte_col) + 1
 
     def add(self, kind: str, name: str, node: ast.AST, *, role: str = "", text: str = "") -> None:
         end_line = getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
