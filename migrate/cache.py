@@ -9,7 +9,7 @@ from pathlib import Path
 
 from migrate.model import Extraction, Fact
 
-FACT_FIELDS = Fact.__slots__  # type: ignore[attr-defined]
+FACT_FIELDS = Fact.__slots__
 
 
 def default_dir() -> Path:
@@ -36,7 +36,7 @@ def dumps(extraction: Extraction) -> str:
 def loads(text: str) -> Extraction:
     data = json.loads(text)
     return Extraction(
-        facts=tuple(Fact(**dict(zip(FACT_FIELDS, row))) for row in data["facts"]),
+        facts=tuple(Fact(**dict(zip(FACT_FIELDS, row, strict=False))) for row in data["facts"]),
         lines=data["lines"],
         line_text={(c, n): t for c, n, t in data["line_text"]},
         notes=tuple(data["notes"]),

@@ -74,7 +74,7 @@ def discover(targets: list[Path], *, include_vendored: bool = False, exclude: tu
                      notes=tuple(notes))
 
 
-def bounded_spec(lines: list[str] | tuple[str, ...], origin: str, notes: list[str]) -> pathspec.PathSpec:
+def bounded_spec(lines: list[str] | tuple[str, ...], origin: str, notes: list[str]) -> pathspec.GitIgnoreSpec:
     """A gitignore spec without the patterns whose regexes could backtrack for minutes:
     runs of three or more `*` mean `*` to git (or `**` between slashes) and are folded;
     a pattern still longer than PATTERN_CHARS or with more than PATTERN_WILDCARDS
@@ -108,9 +108,9 @@ def file_kind(path: Path, *, sniff: bool = True) -> str | None:
         return "manifest"  # CI workflows: container images and GPU runners
     if path.suffix.lower() in (".txt", ".in") and path.parent.name.lower() in REQUIREMENTS_DIRS:
         return "requirements"  # requirements/base.txt, requirements/cuda.in
-    kind = SUFFIX_KINDS.get(path.suffix.lower())
-    if kind or path.suffix.lower() not in ("", ".yaml", ".yml"):
-        return kind
+    suffix_kind = SUFFIX_KINDS.get(path.suffix.lower())
+    if suffix_kind or path.suffix.lower() not in ("", ".yaml", ".yml"):
+        return suffix_kind
     return _sniff(path) if sniff else None
 
 
@@ -128,7 +128,7 @@ def _sniff(path: Path) -> str | None:
 
 
 class _Walker:
-    def __init__(self, root: Path, include_vendored: bool, exclude: pathspec.PathSpec, notes: list[str]) -> None:
+    def __init__(self, root: Path, include_vendored: bool, exclude: pathspec.GitIgnoreSpec, notes: list[str]) -> None:
         self.root = root
         self.include_vendored = include_vendored
         self.exclude = exclude
@@ -145,7 +145,7 @@ class _Walker:
         specs = self._ancestor_specs(top)
         self._walk_dir(top, specs)
 
-    def _walk_dir(self, directory: Path, specs: list[tuple[Path, pathspec.PathSpec]]) -> None:
+    def _walk_dir(self, directory: Path, specs: list[tuple[Path, pathspec.GitIgnoreSpec]]) -> None:
         try:
             real = Path(os.path.realpath(directory, strict=True))
         except OSError as exc:
@@ -209,7 +209,7 @@ class _Walker:
             return
         self.files[rel] = SourceFile(path=path, rel=rel, kind=kind, size=info.st_size)
 
-    def _ignored(self, path: Path, is_dir: bool, specs: list[tuple[Path, pathspec.PathSpec]]) -> bool:
+    def _ignored(self, path: Path, is_dir: bool, specs: list[tuple[Path, pathspec.GitIgnoreSpec]]) -> bool:
         rel_root = self.rel(path) + ("/" if is_dir else "")
         if self.exclude.match_file(rel_root):
             return True
@@ -222,7 +222,7 @@ class _Walker:
                 return True
         return False
 
-    def _gitignore(self, directory: Path) -> list[tuple[Path, pathspec.PathSpec]]:
+    def _gitignore(self, directory: Path) -> list[tuple[Path, pathspec.GitIgnoreSpec]]:
         if self.git_root is None:
             return []
         found = []
@@ -245,7 +245,7 @@ class _Walker:
                                                   self.notes)))
         return found
 
-    def _ancestor_specs(self, top: Path) -> list[tuple[Path, pathspec.PathSpec]]:
+    def _ancestor_specs(self, top: Path) -> list[tuple[Path, pathspec.GitIgnoreSpec]]:
         if self.git_root is None or top == self.git_root:
             return []
         specs = []
@@ -266,7 +266,7 @@ def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-def _is_link(entry: os.DirEntry) -> bool:
+def _is_link(entry: os.DirEntry[str]) -> bool:
     try:
         return entry.is_symlink()
     except OSError:
@@ -277,7 +277,7 @@ def _vendored(name: str) -> bool:
     return name in VENDORED or any(fnmatch.fnmatch(name, g) for g in VENDORED_GLOBS)
 
 
-def _is_dir(entry: os.DirEntry) -> bool:
+def _is_dir(entry: os.DirEntry[str]) -> bool:
     try:
         return entry.is_dir()
     except OSError:

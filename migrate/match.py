@@ -1,11 +1,12 @@
 """match: facts x rules -> findings."""
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Iterable
 
-from migrate.rulebase import targets
 from migrate.model import Extraction, Fact, Finding, Target
+from migrate.rulebase import targets
 from migrate.rulebase.load import Entry, Rule, RuleBase, version_tuple
 
 MAX_FINDINGS_PER_FILE = 10_000  # real files have hundreds at most; past this a file is reported as capped
@@ -62,7 +63,8 @@ class RuleIndex:
         hits = [(rule, entry, fact.name) for rule, entry in named or ()]
         hits += [(rule, None, fact.name) for p, rule in prefixed or () if fact.name.startswith(p)]
         for rule in patterns or ():
-            found = rule.matcher.regex.search(fact.name)  # type: ignore[union-attr]
+            regex = rule.matcher.regex
+            found = regex.search(fact.name) if regex is not None else None
             if found:
                 hits.append((rule, None, found.group(0) if fact.kind == "asm" else fact.name))
         hits = [h for h in hits if _role_matches(h[0], fact.role)]
@@ -96,9 +98,9 @@ def defined_names(extractions: Iterable[Extraction]) -> frozenset[str]:
 def match_file(rel: str, extraction: Extraction, index: RuleIndex,
                portable: frozenset[str] = frozenset(), defined: frozenset[str] = frozenset()) -> list[Finding]:
     """Turn one file's facts into findings; guarded facts and the project's own names never do."""
-    findings: dict[tuple, Finding] = {}
+    findings: dict[tuple[str, int, int | None, str], Finding] = {}
     for fact in extraction.facts:
-        if fact.guard in GUARDED or fact.role == "namespace" and fact.name in portable:
+        if fact.guard in GUARDED or (fact.role == "namespace" and fact.name in portable):
             continue
         if fact.kind == "identifier" and fact.role != "definition" and fact.name in defined:
             continue
@@ -111,17 +113,36 @@ def match_file(rel: str, extraction: Extraction, index: RuleIndex,
             if fact.kind == "construct" and fact.text:
                 symbol = fact.text
             finding = _finding(rel, fact, rule, entry, symbol, extraction, index.target)
-            findings.setdefault((finding.rule, finding.line, finding.column, finding.cell, symbol), finding)
+            findings.setdefault((finding.rule, finding.line, finding.cell, symbol), finding)  # one per issue per line
         if len(findings) >= MAX_FINDINGS_PER_FILE:  # bounded work downstream; the scan notes it
             break
     return sorted(findings.values(), key=lambda f: f.sort_key)
+
+
+def match_targets(files: Sequence[tuple[str, Extraction]], rules: RuleBase, *, rocm: str,
+                  archs: Sequence[str]) -> list[Finding]:
+    """Findings of every file for every target architecture, merged: each finding lists the
+    targets it applies to. Portable aliases and the project's own names count repo-wide, so
+    scan and lint read the same files the same way."""
+    portable = portable_namespaces(e for _, e in files)
+    defined = defined_names(e for _, e in files)
+    merged: dict[tuple[str, str, int | None, int, int, str], Finding] = {}
+    found_for: dict[tuple[str, str, int | None, int, int, str], list[str]] = {}
+    for arch in archs:
+        index = RuleIndex(rules, Target(rocm=rocm, arch=(arch,)))
+        for rel, extraction in files:
+            for finding in match_file(rel, extraction, index, portable, defined):
+                key = (finding.rule, finding.path, finding.cell, finding.line, finding.column, finding.symbol)
+                merged.setdefault(key, finding)
+                found_for.setdefault(key, []).append(arch)
+    return [replace(f, targets=tuple(found_for[k])) for k, f in merged.items()]
 
 
 def _limit(rule: Rule, index: RuleIndex) -> int | None:
     """The smallest value of the rule's `exceeds` property among the selected architectures."""
     if rule.exceeds is None:
         return None
-    return min(getattr(arch, rule.exceeds) for arch in rule.matching_archs(index.archs))
+    return min(int(getattr(arch, rule.exceeds)) for arch in rule.matching_archs(index.archs))
 
 
 def _unavailable(entry: Entry | None, target: Target) -> bool:
@@ -133,7 +154,7 @@ def _finding(rel: str, fact: Fact, rule: Rule, entry: Entry | None, symbol: str,
     hip = entry.hip if entry and entry.hip is not None else rule.hip
     hipify = (entry.hipify if entry and entry.hipify else None) or rule.hipify
     message = _message(rule, symbol, hip, entry, fact.value)
-    if _unavailable(entry, target):
+    if entry is not None and _unavailable(entry, target):
         message += f" ({hip} needs ROCm {entry.since}; the target is ROCm {target.rocm})"
         hipify = "no"
     return Finding(
@@ -157,3 +178,10 @@ def _message(rule: Rule, symbol: str, hip: str | None, entry: Entry | None, valu
     if entry and entry.note:
         text += f"; {entry.note}"
     return text
+
+
+def capped_notes(findings: Iterable[Finding]) -> list[str]:
+    """One note per file whose findings reached MAX_FINDINGS_PER_FILE (match_file stopped there)."""
+    per_file = Counter(f.path for f in findings if f.source == "rules")
+    return [f"{path}: more than {MAX_FINDINGS_PER_FILE} findings; only the first {MAX_FINDINGS_PER_FILE} per target "
+            "are reported" for path, count in sorted(per_file.items()) if count >= MAX_FINDINGS_PER_FILE]

@@ -3,20 +3,29 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 CLASSES = ("native", "minor-adaptation", "migration-required", "incompatible")
 CONFIDENCES = ("low", "medium", "high")
 SCHEMA_VERSION = 1
 
 
+def required_class(workloads: Iterable[Workload]) -> str:
+    """The worst class of the required workloads (of all of them, when every one is optional)."""
+    items = list(workloads)
+    required = [w for w in items if not w.optional] or items
+    return worst_class(w.migration_class for w in required)
+
+
 def class_rank(name: str) -> int:
     return CLASSES.index(name)
 
 
-def worst_class(names: object) -> str:
-    ranks = [class_rank(n) for n in names]  # type: ignore[attr-defined]
+def worst_class(names: Iterable[str]) -> str:
+    ranks = [class_rank(n) for n in names]
     return CLASSES[max(ranks)] if ranks else "native"
 
 
@@ -33,7 +42,7 @@ class Skipped:
     path: str
     reason: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "reason": self.reason}
 
 
@@ -71,7 +80,7 @@ class Effort:
     likely: float
     high: float
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"low": round(self.low, 2), "likely": round(self.likely, 2), "high": round(self.high, 2)}
 
 
@@ -95,9 +104,16 @@ class Finding:
     targets: tuple[str, ...] = ()  # the architectures the finding applies to
     source: str = "rules"  # "hipify" for findings hipify-perl reported that the extractor did not see
     precise: str | None = None  # with --precise: confirmed, fast-only, unchecked or precise-only
+    status: str = ""  # "ported" (a ROCm path covers it), "optional" (an optional part or import), else ""
+    effective_class: str = ""  # the class it counts as (classify.effective_class); "" until judged
 
     @property
-    def sort_key(self) -> tuple:
+    def cls(self) -> str:
+        """The one class used everywhere (summary, lint, SARIF, HTML): effective once judged."""
+        return self.effective_class or self.migration_class
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, int, str, str]:
         return (self.path, self.cell or 0, self.line, self.column, self.rule, self.symbol)
 
     @property
@@ -107,11 +123,13 @@ class Finding:
         raw = "\0".join((self.rule, self.path, self.symbol, norm))
         return hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
-    def to_json(self, finding_id: str) -> dict:
+    def to_json(self, finding_id: str) -> dict[str, Any]:
         return {
             "id": finding_id,
             "rule": self.rule,
-            "class": self.migration_class,
+            "class": self.cls,
+            "rule_class": self.migration_class,
+            "status": self.status,
             "path": self.path,
             "line": self.line,
             "column": self.column,
@@ -145,6 +163,18 @@ class TargetVerdict:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class OptionalPart:
+    """Optional code inside a workload (a tests/ or experimental/ folder, an opt-in import), with its own class."""
+
+    root: str
+    migration_class: str
+    findings: int
+
+    def to_json(self) -> dict[str, object]:
+        return {"root": self.root, "class": self.migration_class, "findings": self.findings}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Workload:
     name: str
     root: str
@@ -153,6 +183,9 @@ class Workload:
     verdicts: tuple[TargetVerdict, ...]  # one per target architecture, the primary first
     depends_on: tuple[str, ...] = ()
     project: str = ""
+    rocm_path: tuple[str, ...] = ()  # evidence that the project already has a ROCm path ("setup.py:41 ...")
+    optional: bool = False  # tests, examples, benchmarks, experimental: reported, not counted in the summary
+    optional_parts: tuple[OptionalPart, ...] = ()
 
     @property
     def primary(self) -> TargetVerdict:
@@ -179,6 +212,7 @@ class Project:
     name: str
     root: str
     workloads: tuple[str, ...]
+    commit: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -203,6 +237,57 @@ class RuleInfo:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class HipifyCoverage:
+    references: int  # CUDA references hipify-perl examined in the workload's files
+    converted: int
+
+    @property
+    def ratio(self) -> float | None:
+        return self.converted / self.references if self.references else None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HipifyDisagreement:
+    kind: str  # false-alarm, comment-rename, silent-miss, ... (hipify.compare.KINDS)
+    path: str
+    line: int
+    symbol: str
+    rule: str | None
+    hipify: str  # hipify's side: its warning(s) or its rewrite
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HipifySummary:
+    """The report's `hipify` block: what hipify-perl measured over the scanned C/C++/CUDA files."""
+
+    version: str | None
+    seconds: float
+    warnings_checked: bool
+    coverage: dict[str, HipifyCoverage]  # by workload name
+    disagreements: tuple[HipifyDisagreement, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "used": True, "version": self.version, "seconds": round(self.seconds, 2),
+            "warnings_checked": self.warnings_checked,
+            "coverage": {name: {"references": c.references, "converted": c.converted,
+                                "ratio": None if c.ratio is None else round(c.ratio, 3)}
+                         for name, c in sorted(self.coverage.items())},
+            "disagreements": [{"kind": d.kind, "path": d.path, "line": d.line, "symbol": d.symbol, "rule": d.rule,
+                               "hipify": d.hipify} for d in self.disagreements],
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PassResult:
+    """What a late pass (hipify-perl, precise mode) returns: the findings it relabelled or
+    added, and what it has to say."""
+
+    findings: tuple[Finding, ...]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Report:
     tool_version: str
     rules_version: str
@@ -217,12 +302,15 @@ class Report:
     notes: tuple[str, ...] = field(default=())
     projects: tuple[Project, ...] = field(default=())
     rules: tuple[RuleInfo, ...] = field(default=())  # the rules behind the findings
-    hipify: dict = field(default_factory=dict)  # version, seconds, coverage per workload, disagreements
+    hipify: HipifySummary | None = None  # None when hipify-perl was not used
+    commit: str | None = None  # the git commit of the scanned folder, when it is the top of a checkout
+    scanned_at: str = ""  # ISO 8601, UTC
     timing: bool = False  # whether the JSON report carries the elapsed times (`scan --timing`)
 
     @property
     def migration_class(self) -> str:
-        return worst_class(w.migration_class for w in self.workloads)
+        """The worst class of the required workloads (of all, when every workload is optional)."""
+        return required_class(self.workloads)
 
     @property
     def effort(self) -> Effort:

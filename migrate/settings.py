@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any
 
 from migrate.settings_schema import EFFORT_KEYS, KEYS, problem
 
@@ -52,15 +53,15 @@ class Settings:
     cuda_path: str | None = None
     timing: bool = False  # elapsed times in the JSON report (which is then not byte-identical run to run)
     hipify_warnings: bool = False  # a full warning pass (slow with the 2024 script) instead of -quiet-warnings
-    workloads: dict = field(default_factory=dict)  # name -> globs, from [tool.rocm-migrate.workloads]
-    effort: dict = field(default_factory=dict)  # [tool.rocm-migrate.effort] overrides
+    workloads: dict[str, Any] = field(default_factory=dict)  # name -> globs, from [tool.rocm-migrate.workloads]
+    effort: dict[str, Any] = field(default_factory=dict)  # [tool.rocm-migrate.effort] overrides
     choices: tuple[Choice, ...] = (Choice("ALL", False, 0),)  # select/ignore, see migrate.selection
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, selectors)
     config_file: Path | None = None
     warnings: tuple[str, ...] = ()
 
 
-def resolve(layers: Sequence[Mapping[str, object]]) -> Settings:
+def resolve(layers: Sequence[Mapping[str, Any]]) -> Settings:
     """The precedence rule, in one place. `layers` run from weakest to strongest (LEVELS: defaults,
     configuration file, command line) and map Settings attribute names to values; None or an
     empty tuple means "not given". A stronger layer's value replaces a weaker one's, with three
@@ -76,10 +77,10 @@ def resolve(layers: Sequence[Mapping[str, object]]) -> Settings:
     for level, layer in enumerate(layers):
         given = {k: v for k, v in layer.items() if v is not None and v != ()}
         if "select" in given:
-            selects = [Choice(s, False, level) for s in given["select"]]  # type: ignore[union-attr]
-        ignores += [Choice(s, True, level) for s in given.get("ignore", ())]  # type: ignore[union-attr]
-        per_file += list(given.get("per_file_ignores", ()))  # type: ignore[call-overload]
-        warnings += list(given.get("warnings", ()))  # type: ignore[call-overload]
+            selects = [Choice(s, False, level) for s in given["select"]]
+        ignores += [Choice(s, True, level) for s in given.get("ignore", ())]
+        per_file += list(given.get("per_file_ignores", ()))
+        warnings += list(given.get("warnings", ()))
         values.update({k: v for k, v in given.items() if k in names})
     return Settings(**values, choices=tuple(selects + ignores),  # type: ignore[arg-type]
                     per_file_ignores=tuple(per_file), warnings=tuple(warnings))
@@ -114,11 +115,8 @@ def find_config(start: Path) -> tuple[Path, object] | None:
     return None
 
 
-def _read_toml(path: Path) -> dict:
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+def _read_toml(path: Path) -> dict[str, Any]:
+    from migrate.compat import tomllib
     from migrate.readfile import read_regular
 
     try:
@@ -158,15 +156,15 @@ def read_table(path: Path, table: object) -> dict[str, object]:
     return out
 
 
-def _workloads(path: Path, value: dict, warnings: list[str]) -> dict[str, list[str]]:
+def _workloads(path: Path, value: dict[str, Any], warnings: list[str]) -> dict[str, list[str]]:
     return {str(k): list(v) for k, v in value.items()}
 
 
-def _per_file_ignores(path: Path, value: dict, warnings: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def _per_file_ignores(path: Path, value: dict[str, Any], warnings: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple((str(glob), tuple(rules)) for glob, rules in value.items())
 
 
-def _effort(path: Path, value: dict, warnings: list[str]) -> dict:
+def _effort(path: Path, value: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
     out = {}
     for key, item in value.items():
         schema = EFFORT_KEYS.get(key)

@@ -68,7 +68,7 @@ def problem(schema: dict[str, Any], value: object) -> str | None:
 _VALIDATORS: dict[int, Any] = {}
 
 
-def _validator(schema: dict[str, Any]) -> Any:  # noqa: ANN401 - a jsonschema validator
+def _validator(schema: dict[str, Any]) -> Any:
     found = _VALIDATORS.get(id(schema))
     if found is None:
         import jsonschema

@@ -14,4 +14,5 @@ from tests.conftest import ROOT
 @lru_cache(maxsize=1)
 def demo_report() -> Report:
     report = scan.run([ROOT / "fixtures" / "repos" / "demo"], Settings(jobs=1, cache_dir=None), load_rules())
-    return replace(report, root="/srv/demo", seconds=0.5, tool_version="0.0.0", rules_version="0.0.0+test")
+    return replace(report, root="/srv/demo", seconds=0.5, tool_version="0.0.0", rules_version="0.0.0+test",
+                   scanned_at="2026-01-01T00:00:00+00:00")

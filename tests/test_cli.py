@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 
 import jsonschema
@@ -16,7 +17,9 @@ SCHEMA = json.loads((ROOT / "docs" / "report.schema.json").read_text())
 def normalised(report: dict) -> dict:
     report["tool"]["version"] = "<version>"
     report["tool"]["rules_version"] = "<rules>"
+    assert report["summary"]["seconds"] in (None, 0) and report["source"]["scanned_at"] in (None, "<scanned_at>")
     report["summary"]["seconds"] = 0
+    report["source"]["scanned_at"] = "<scanned_at>"
     return report
 
 

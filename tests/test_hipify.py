@@ -278,7 +278,7 @@ def test_silent_misses_ptx_masks_ballots(generation: str, rulebase, index) -> No
     warned = {(21, "__shfl_down_sync"), (22, "__shfl_sync")}  # the 2024 script warns about these two
     assert (warned <= silent) == (generation == "outputs-7.14")
     assert {v.finding.symbol: v.hipify for v in result.verdicts}["cuda_runtime.h"] == "yes"
-    assert (result.converted, result.references) == (2, 14)
+    assert (result.converted, result.references) == (2, 13)  # one finding per issue per line
 
 
 @needs_runs
@@ -312,7 +312,7 @@ def test_warning_the_extractor_missed_becomes_a_finding(rulebase, index) -> None
 def test_coverage_per_workload(rulebase, index) -> None:
     results = {t: compared(t, "outputs", rulebase, index) for t in ("t04", "t07")}
     total = coverage(results.values())
-    assert total == Coverage(references=30, converted=9) and round(total.ratio, 2) == 0.3
+    assert total == Coverage(references=29, converted=9) and round(total.ratio, 2) == 0.31
     workloads = [Workload(name="w", root=".", kind="cmake", files=("t04", "x.py"), verdicts=()),
                  Workload(name="empty", root=".", kind="python", files=("y.py",), verdicts=())]
     by_name = coverage_by_workload(results, workloads)
@@ -463,7 +463,7 @@ def test_scan_pass_measures_and_merges(tmp_path: Path, rulebase, index) -> None:
     assert by_place[("t07_ptx_warp.cu", 21, "__shfl_down_sync")].hipify == "no"
     assert len(merged) == len(findings)
     workload = Workload(name="all", root=".", kind="cmake", files=tuple(result.comparisons), verdicts=())
-    assert result.coverage([workload])["all"] == Coverage(references=30, converted=9)
+    assert result.coverage([workload])["all"] == Coverage(references=29, converted=9)
     assert {d.kind for d in result.disagreements} >= {FALSE_ALARM, SILENT_MISS, NOT_CONVERTED, UNKNOWN}
 
 

@@ -212,3 +212,21 @@ def test_lint_imports_only_what_it_needs(tmp_path: Path) -> None:
              "migrate.workloads.verdict", "migrate.render"}
     assert not heavy & imported
     assert {"migrate.lint.run", "migrate.extract.c.cuda_cpp"} <= imported
+
+
+def test_lint_and_scan_report_the_same_findings_on_the_same_files() -> None:
+    """One path: lint is the scan's extract and match stages on a subset of files, with the
+    same handling of the project's own names (ncclCheck/nvmlCheck are macros defined here)."""
+    tree = ROOT / "fixtures" / "lint" / "project_macros"
+    env = {**os.environ, "ROCM_MIGRATE_CACHE_DIR": str(Path(os.environ.get("TMPDIR", "/tmp")) / "rm-lint-scan")}
+    scanned = subprocess.run([sys.executable, "-m", "migrate", "scan", ".", "-f", "json", "--no-hipify"], cwd=tree,
+                             capture_output=True, text=True, env=env, check=True)
+    linted = subprocess.run([sys.executable, "-m", "migrate", "lint", "--format", "json", "--fail-on", "incompatible"],
+                            cwd=tree, capture_output=True, text=True, env=env, check=False)
+    assert linted.returncode == 0, linted.stderr
+    scan_set = {(f["path"], f["line"], f["rule"]) for f in json.loads(scanned.stdout)["findings"]}
+    lint_set = {(f["path"], f["line"], f["rule"]) for f in json.loads(linted.stdout)["findings"]}
+    assert scan_set == lint_set
+    symbols = {f["symbol"] for f in json.loads(linted.stdout)["findings"]}
+    assert {"ncclAllReduce", "nvmlInit", "__shfl_down_sync"} <= symbols
+    assert not {"ncclCheck", "nvmlCheck"} & symbols

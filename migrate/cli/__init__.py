@@ -1,1 +1,3 @@
-"""The thin click commands: scan, rules and explain (main.py), lint (lint.py), convert (convert.py)."""
+"""The thin click commands: scan, rules and explain (main.py), lint (lint.py), convert
+(convert.py).
+"""

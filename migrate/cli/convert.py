@@ -5,20 +5,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import IO, Any
 
 import click
 
+from migrate.cli.errors import UsageError
 from migrate.safetext import terminal
-
-
-class ConvertUsageError(click.ClickException):
-    """A one-line error with exit code 2 and no traceback (the same shape as cli.UserError)."""
-
-    exit_code = 2
-
-    def show(self, file: IO[Any] | None = None) -> None:
-        click.echo(f"rocm-migrate: error: {terminal(self.message)}", err=True)
 
 
 @click.command("convert")
@@ -34,7 +25,8 @@ class ConvertUsageError(click.ClickException):
 def convert(path: Path, out: Path | None, force: bool, in_place: bool, yes: bool, hipify_path: Path | None,
             jobs: int | None, rules_dir: Path | None) -> None:
     """Copy PATH to DIR, run hipify-perl on its CUDA/C++ files, and write a diff and the hand work left."""
-    from migrate import cache, settings as config
+    from migrate import cache
+    from migrate import settings as config
     from migrate.hipify import convert as converting
     from migrate.hipify import tool as hipify
     from migrate.rulebase.load import RuleError, load_rules
@@ -45,12 +37,12 @@ def convert(path: Path, out: Path | None, force: bool, in_place: bool, yes: bool
         settings = config.load(path.resolve(), {"jobs": jobs, "cache_dir": cache.default_dir()})
         rules = load_rules(rules_dir)
     except hipify.HipifyNotFound as exc:
-        raise ConvertUsageError(f"{exc}; convert needs it and does not fake a conversion") from None
+        raise UsageError(f"{exc}; convert needs it and does not fake a conversion") from None
     except (converting.ConvertError, hipify.HipifyError, config.SettingsError, RuleError) as exc:
-        raise ConvertUsageError(str(exc).splitlines()[0]) from None
+        raise UsageError(str(exc).splitlines()[0]) from None
     if in_place and not yes:
         if not sys.stdin.isatty():
-            raise ConvertUsageError(f"--in-place rewrites the files under {path}: confirm with --yes")
+            raise UsageError(f"--in-place rewrites the files under {path}: confirm with --yes")
         click.confirm(f"Rewrite the CUDA/C++ files under {path} in place with hipify-perl?", abort=True, err=True)
     result = converting.run(path, destination, tool, settings, rules, in_place=in_place)
     click.echo(f"hipify-perl {tool.version or ''} rewrote {len(result.changed)} of {len(result.files)} "

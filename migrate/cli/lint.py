@@ -4,24 +4,28 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from migrate.cli.errors import UsageError
 from migrate.safetext import terminal, unicode_text
+
+if TYPE_CHECKING:
+    from migrate.lint.run import LintResult
+    from migrate.rulebase.load import RuleBase
+    from migrate.settings import Settings
+
+T = TypeVar("T")
 
 LINT_CLASSES = ("minor-adaptation", "migration-required", "incompatible")
 FORMATS = ("text", "json", "sarif")
 DEFAULTS = {"fail_on": "migration-required"}
 
 
-class LintUsageError(click.ClickException):
-    """A one-line error with exit code 2 and no traceback."""
-
-    exit_code = 2
-
-    def show(self, file=None) -> None:  # noqa: ANN001 - click's signature
-        click.echo(f"rocm-migrate: error: {terminal(self.message)}", err=True)
 
 
 RULES_HELP = "ids, names or id prefixes, comma-separated"
@@ -57,9 +61,9 @@ def lint(files: tuple[Path, ...], select: tuple[str, ...], ignore: tuple[str, ..
     from migrate.lint import run as linting
 
     if baseline and write_baseline:
-        raise LintUsageError("use either --baseline or --write-baseline")
+        raise UsageError("use either --baseline or --write-baseline")
     if statistics and fmt == "sarif":
-        raise LintUsageError("--statistics works with --format text or json")
+        raise UsageError("--statistics works with --format text or json")
     cwd = Path.cwd()
     settings = _settings(files, cwd, {
         "select": config.split_list(select) or None, "ignore": config.split_list(ignore),
@@ -78,8 +82,9 @@ def lint(files: tuple[Path, ...], select: tuple[str, ...], ignore: tuple[str, ..
         sys.exit(1)
 
 
-def _settings(files: tuple[Path, ...], cwd: Path, given: dict):
-    from migrate import cache, settings as config
+def _settings(files: tuple[Path, ...], cwd: Path, given: dict[str, Any]) -> Settings:
+    from migrate import cache
+    from migrate import settings as config
 
     start = Path(os.path.commonpath([f.resolve() for f in files])) if files else cwd
     no_cache = given.pop("no_cache")
@@ -88,23 +93,23 @@ def _settings(files: tuple[Path, ...], cwd: Path, given: dict):
         given["cache_dir"] = None if no_cache else cache.default_dir()
         settings = config.load(start, given, defaults=DEFAULTS)
     except config.SettingsError as exc:
-        raise LintUsageError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     for warning in settings.warnings:
         click.echo(f"rocm-migrate: warning: {terminal(warning)}", err=True)
     return settings
 
 
-def _rules(rules_dir: Path | None, cache_dir: Path | None):
+def _rules(rules_dir: Path | None, cache_dir: Path | None) -> RuleBase:
     from migrate.rulebase import precompiled as rulecache
     from migrate.rulebase.load import RuleError
 
     try:
         return rulecache.load(rules_dir, cache_dir)
     except RuleError as exc:
-        raise LintUsageError(str(exc)) from None
+        raise UsageError(str(exc)) from None
 
 
-def _baseline(path: Path | None):
+def _baseline(path: Path | None) -> Counter[str] | None:
     from migrate.lint.baseline import BaselineError, read
 
     if path is None:
@@ -112,10 +117,10 @@ def _baseline(path: Path | None):
     try:
         return read(path)
     except BaselineError as exc:
-        raise LintUsageError(str(exc)) from None
+        raise UsageError(str(exc)) from None
 
 
-def _guarded(run):  # noqa: ANN001, ANN202
+def _guarded(run: Callable[[], T]) -> T:
     """Run the lint; a bad selector or target is a usage error."""
     from migrate.lint.selection import SelectorError
     from migrate.rulebase.targets import TargetError
@@ -123,20 +128,21 @@ def _guarded(run):  # noqa: ANN001, ANN202
     try:
         return run()
     except (SelectorError, TargetError) as exc:
-        raise LintUsageError(str(exc)) from None
+        raise UsageError(str(exc)) from None
 
 
-def _write_baseline(path: Path, result, cwd: Path) -> None:  # noqa: ANN001
+def _write_baseline(path: Path, result: LintResult, cwd: Path) -> None:
     from migrate.lint.baseline import BaselineError, write
 
     try:
         count = write(path, result.findings, cwd=cwd)
     except BaselineError as exc:
-        raise LintUsageError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     click.echo(f"rocm-migrate: wrote {count} findings to {path}", err=True)
 
 
-def _report(result, rules, settings, *, fmt: str, statistics: bool, root: Path) -> None:  # noqa: ANN001
+def _report(result: LintResult, rules: RuleBase, settings: Settings, *, fmt: str, statistics: bool,
+            root: Path) -> None:
     from migrate.lint import report as out
     from migrate.model import Target
 
@@ -147,7 +153,7 @@ def _report(result, rules, settings, *, fmt: str, statistics: bool, root: Path) 
         try:
             text = out.sarif(result, rules, target=Target(rocm=settings.rocm, arch=settings.arch), root=str(root))
         except out.FormatUnavailable as exc:
-            raise LintUsageError(str(exc)) from None
+            raise UsageError(str(exc)) from None
     elif fmt == "json":
         text = out.json_text(result, rules, fail_on=fail_on, statistics_only=statistics)
     else:
@@ -157,7 +163,7 @@ def _report(result, rules, settings, *, fmt: str, statistics: bool, root: Path) 
         click.echo(_summary(result, fail_on), err=True)
 
 
-def _summary(result, fail_on: str) -> str:  # noqa: ANN001
+def _summary(result: LintResult, fail_on: str) -> str:
     extra = [f"{n} {what}" for n, what in ((result.suppressed, "suppressed inline"),
                                            (result.baselined, "in the baseline")) if n]
     count = len(result.findings)

@@ -3,30 +3,30 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from migrate import __version__
-from migrate.model import CLASSES, class_rank
-from migrate.safetext import terminal, terminal_lines, unicode_text
 from migrate.cli.convert import convert
+from migrate.cli.errors import UsageError
+from migrate.cli.inventory import inventory
 from migrate.cli.lint import lint
+from migrate.model import CLASSES
 from migrate.rulebase.docs import FAMILIES
+from migrate.safetext import terminal, terminal_lines, unicode_text
+
+if TYPE_CHECKING:
+    from migrate.rulebase.load import RuleBase
 
 FORMATS = ("terminal", "json", "html", "markdown", "sarif", "csv")
 
 
-class UserError(click.ClickException):
-    """A one-line error with exit code 2 and no traceback."""
-
-    exit_code = 2
-
-    def show(self, file=None) -> None:  # noqa: ANN001 - click's signature
-        click.echo(f"rocm-migrate: error: {terminal(self.message)}", err=True)
 
 
-def _load_rules(rules_dir: Path | None, use_cache: bool = True):
+def _load_rules(rules_dir: Path | None, use_cache: bool = True) -> RuleBase:
     """The rule base, from the precompiled cache when the rule files are unchanged."""
     from migrate import cache
     from migrate.rulebase import precompiled as rulecache
@@ -35,7 +35,7 @@ def _load_rules(rules_dir: Path | None, use_cache: bool = True):
     try:
         return rulecache.load(rules_dir, cache.default_dir() if use_cache else None)
     except RuleError as exc:
-        raise UserError(str(exc)) from None
+        raise UsageError(str(exc)) from None
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -46,6 +46,7 @@ def cli() -> None:
 
 cli.add_command(lint)
 cli.add_command(convert)
+cli.add_command(inventory)
 
 
 @cli.command()
@@ -84,52 +85,58 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
          no_hipify: bool, hipify_warnings: bool, precise: bool, compile_commands: str | None,
          cuda_path: str | None, rules_dir: Path | None, timing: bool) -> None:
     """Scan PATHS (default: .) and report every CUDA tie with its ROCm equivalent."""
-    from migrate import cache, settings as config
+    from migrate import cache, portfolio
     from migrate import pipeline as scanning
+    from migrate import settings as config
     from migrate.render import renderer
 
     targets = list(paths) or [Path(".")]
     arch = tuple(a for item in arch for a in item.split(",") if a)
     extra = {"json": json_file, "html": html_file, "markdown": markdown_file, "sarif": sarif_file, "csv": csv_file}
     if outputs and len(outputs) != len(formats):
-        raise UserError("give one -o/--output per --format")
-    jobs_out = list(zip(formats, outputs)) if outputs else [(f, "-") for f in formats]
+        raise UsageError("give one -o/--output per --format")
+    jobs_out = list(zip(formats, outputs, strict=False)) if outputs else [(f, "-") for f in formats]
     jobs_out += [(name, path) for name, path in extra.items() if path]
     if not jobs_out:
         jobs_out = [("terminal", "-")]
-    try:
-        settings = config.load(targets[0].resolve(), {
-            "arch": arch, "rocm": rocm, "fail_on": fail_on, "jobs": jobs, "exclude": exclude,
-            "include_vendored": include_vendored, "max_file_size": max_file_size,
-            "cache_dir": None if no_cache else cache.default_dir(),
-            "hipify": hipify_path, "use_hipify": False if no_hipify else None,
-            "hipify_warnings": True if hipify_warnings else None,
-            "precise": True if precise else None, "compile_commands": compile_commands, "cuda_path": cuda_path,
-            "timing": True if timing else None,
-        })
+    overrides = {
+        "arch": arch, "rocm": rocm, "fail_on": fail_on, "jobs": jobs, "exclude": exclude,
+        "include_vendored": include_vendored, "max_file_size": max_file_size,
+        "cache_dir": None if no_cache else cache.default_dir(),
+        "hipify": hipify_path, "use_hipify": False if no_hipify else None,
+        "hipify_warnings": True if hipify_warnings else None,
+        "precise": True if precise else None, "compile_commands": compile_commands, "cuda_path": cuda_path,
+        "timing": True if timing else None,
+    }
+    try:  # a portfolio (several folders): each folder's own configuration file, the command line on top
+        per_root = [(t, config.load(t.resolve(), overrides)) for t in targets] if portfolio.is_portfolio(targets) else []
+        settings = per_root[0][1] if per_root else config.load(targets[0].resolve(), overrides)
     except config.SettingsError as exc:
-        raise UserError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     from migrate.rulebase import targets as gpus
 
     try:
         gpus.load().resolve(settings.arch, settings.rocm)
     except gpus.TargetError as exc:
-        raise UserError(str(exc)) from None
-    for warning in settings.warnings:
+        raise UsageError(str(exc)) from None
+    for warning in dict.fromkeys(w for s in [s for _, s in per_root] or [settings] for w in s.warnings):
         click.echo(f"rocm-migrate: warning: {terminal(warning)}", err=True)
     rules = _load_rules(rules_dir, use_cache=not no_cache)
     with _progress() as progress:
-        report = scanning.run(targets, settings, rules, progress)
+        try:
+            report = portfolio.run(per_root, rules, progress) if per_root else scanning.run(targets, settings, rules, progress)
+        except portfolio.PortfolioError as exc:
+            raise UsageError(str(exc)) from None
     for name, destination in jobs_out:
         render = renderer(name)
         color = name == "terminal" and destination == "-" and sys.stdout.isatty()
-        _write(render(report, color=True) if color else render(report), destination)
-    if settings.fail_on and class_rank(report.migration_class) >= class_rank(settings.fail_on):
+        _write(render(report, True) if color else render(report), destination)
+    if portfolio.reaches_fail_on(report, [s.fail_on for _, s in per_root] or [settings.fail_on]):
         sys.exit(1)
 
 
 @contextlib.contextmanager
-def _progress():
+def _progress() -> Iterator[Callable[[int, int], None] | None]:
     """A progress bar on stderr for interactive runs; nothing when stderr is not a terminal."""
     if not sys.stderr.isatty():
         yield None
@@ -150,7 +157,7 @@ def _write(text: str, destination: str) -> None:
     try:
         Path(destination).write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise UserError(f"cannot write {destination}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot write {destination}: {exc.strerror or exc}") from None
 
 
 @cli.command("rules")
@@ -175,7 +182,7 @@ def explain(rule: str, rules_dir: Path | None) -> None:
 
     found = _load_rules(rules_dir).get(rule)
     if found is None:
-        raise UserError(f"no rule with id or name {rule!r} (see 'rocm-migrate rules')")
+        raise UsageError(f"no rule with id or name {rule!r} (see 'rocm-migrate rules')")
     click.echo(terminal(found))
 
 
@@ -184,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         cli.main(args=argv, prog_name="rocm-migrate", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except UserError as exc:
+    except UsageError as exc:
         exc.show()
         return exc.exit_code
     except click.ClickException as exc:  # usage errors
@@ -192,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except click.exceptions.Abort:
         return 130
-    except Exception as exc:  # noqa: BLE001 - a bug of ours: exit 3, distinct from 1 (threshold) and 2 (usage)
+    except Exception as exc:
         return internal_error(exc)
     return 0
 

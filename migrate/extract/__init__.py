@@ -1,13 +1,14 @@
 """extract: one function per file kind, each a pure function of the file's bytes."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from migrate.extract.budget import TRANSIENT, guarded
-from migrate.model import Extraction
+from migrate.extract.text import rocm_path
+from migrate.model import Extraction, Fact
 
 # Bump when extraction output changes, so cached facts are recomputed.
-EXTRACTOR_VERSION = "9"
+EXTRACTOR_VERSION = "11"
 
 
 def _cuda(source: bytes) -> Extraction:
@@ -35,7 +36,8 @@ def _lazy(module: str, function: str) -> Callable[[bytes], Extraction]:
     def run(source: bytes) -> Extraction:
         import importlib
 
-        return getattr(importlib.import_module(f"migrate.extract.{module}"), function)(source)
+        extractor: Callable[[bytes], Extraction] = getattr(importlib.import_module(f"migrate.extract.{module}"), function)
+        return extractor(source)
 
     return run
 
@@ -61,9 +63,28 @@ EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
 def extract(kind: str, source: bytes) -> Extraction:
     """Facts of one file of the given kind. Never raises: an extractor that fails, recurses too
     deep or runs past the time limit gives an Extraction with an error (migrate.extract.budget)."""
-    return guarded(EXTRACTORS[kind], source)
+    return guarded(lambda data: _extract(kind, data), source)
 
 
 def cacheable(extraction: Extraction) -> bool:
     """Whether the result depends on the bytes alone (a time limit that ran out depends on the machine)."""
     return not (extraction.error or "").startswith(TRANSIENT)
+
+
+def _extract(kind: str, source: bytes) -> Extraction:
+    extraction = EXTRACTORS[kind](source)
+    if kind in rocm_path.KIND_PATTERNS:
+        extraction = _with_evidence(extraction, rocm_path.evidence(kind, source.decode("utf-8")),
+                                    source.decode("utf-8").split("\n"))
+    return extraction
+
+
+def _with_evidence(extraction: Extraction, found: list[Fact], lines: list[str]) -> Extraction:
+    """Add ROCm-path evidence facts (and their source lines) to a text file's extraction."""
+    if not found:
+        return extraction
+    from dataclasses import replace
+
+    texts = dict(extraction.line_text)
+    texts.update({(0, f.line): lines[f.line - 1].strip() for f in found if 0 < f.line <= len(lines)})
+    return replace(extraction, facts=extraction.facts + tuple(found), line_text=texts)

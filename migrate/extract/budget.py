@@ -12,8 +12,8 @@ import contextlib
 import signal
 import sys
 import threading
-from dataclasses import replace
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 
 from migrate.model import Extraction
 
@@ -42,7 +42,7 @@ def guarded(extractor: Callable[[bytes], Extraction], source: bytes, *,
         return failed(source, f"{TRANSIENT} over the time limit of {seconds:g} s per file")
     except RecursionError:
         return failed(source, "nested too deeply to analyse (RecursionError)")
-    except Exception as exc:  # noqa: BLE001 - any extractor bug must cost one file, not the scan
+    except Exception as exc:
         return failed(source, f"extractor error ({type(exc).__name__}: {_one_line(exc)})")
 
 
@@ -85,7 +85,7 @@ def _deep(extractor: Callable[[bytes], Extraction], source: bytes) -> Extraction
     def work() -> None:
         try:
             outcome.append(extractor(source))
-        except BaseException as exc:  # noqa: BLE001 - handed back to the caller's thread
+        except BaseException as exc:
             outcome.append(exc)
 
     old_limit, old_stack = sys.getrecursionlimit(), threading.stack_size()

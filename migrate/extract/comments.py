@@ -7,8 +7,8 @@ import io
 import json
 import re
 import tokenize
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from migrate.extract.text.lines import hash_comment_start
 

@@ -9,11 +9,11 @@ numbers for hipify coverage. Only C/C++/CUDA text is lexed for comments and stri
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Mapping, Sequence
 
-from migrate.hipify.parse import FileExamine, HipifyWarning
 from migrate.hipify.lexer import CODE, COMMENT, STRING, Masked, mask, plain, where, word, words
+from migrate.hipify.parse import FileExamine, HipifyWarning
 from migrate.match import RuleIndex, match_file
 from migrate.model import Extraction, Fact, Finding, Workload
 from migrate.rulebase.load import Rule

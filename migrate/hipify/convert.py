@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import difflib
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
+from migrate import pipeline as scan
+from migrate.discover import discover, file_kind
 from migrate.hipify import tool as hipify
 from migrate.hipify import writes
-from migrate import pipeline as scan
-from migrate.hipify.todo import REVIEW_KINDS, Review, render_todo
-from migrate.discover import discover, file_kind
 from migrate.hipify.compare import compare_file, needs_hand_work, rule_kinds
+from migrate.hipify.todo import REVIEW_KINDS, Review, render_todo
 from migrate.match import RuleIndex
 from migrate.model import Finding, Target
 from migrate.rulebase.load import RuleBase

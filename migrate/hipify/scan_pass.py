@@ -6,15 +6,26 @@ hipify-perl the scan does not call this at all and says so once."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from migrate.hipify import tool as hipify
 from migrate.hipify.compare import Coverage, Disagreement, FileComparison, compare_file, coverage_by_workload, rule_kinds
 from migrate.match import RuleIndex
-from migrate.model import Extraction, Finding, SourceFile, Target, Workload
+from migrate.model import (
+    Extraction,
+    Finding,
+    HipifyCoverage,
+    HipifyDisagreement,
+    HipifySummary,
+    PassResult,
+    SourceFile,
+    Target,
+    Workload,
+)
 from migrate.rulebase.load import RuleBase
+from migrate.settings import Settings
 
 EXAMINED_KINDS = frozenset({"cuda", "cpp"})  # what hipify-perl reads (.hip is already HIP; Python is not C)
 
@@ -35,6 +46,17 @@ class HipifyPass:
         """Workload name -> hipify coverage (converted CUDA references / all CUDA references)."""
         return coverage_by_workload(self.comparisons, workloads)
 
+    def summary(self, workloads: Iterable[Workload]) -> HipifySummary | None:
+        """The report's hipify block, once the workloads are known; None after a failed run."""
+        if self.error:
+            return None
+        return HipifySummary(
+            version=self.tool.version, seconds=self.seconds, warnings_checked=self.warnings_checked,
+            coverage={name: HipifyCoverage(references=c.references, converted=c.converted)
+                      for name, c in self.coverage(workloads).items()},
+            disagreements=tuple(HipifyDisagreement(kind=d.kind, path=d.path, line=d.line, symbol=d.symbol,
+                                                   rule=d.rule, hipify=d.hipify) for d in self.disagreements))
+
     def note(self) -> str:
         """One line for the report's notes."""
         version = self.tool.version or "unknown version"
@@ -42,6 +64,19 @@ class HipifyPass:
             return f"hipify-perl ({version}, {self.tool.path}) failed; findings come from the rule base only: {self.error}"
         mode = "" if self.warnings_checked else " with -quiet-warnings (conversions only, no warnings)"
         return f"hipify-perl {version} ({self.tool.path}) examined {len(self.comparisons)} files{mode}"
+
+
+def run(settings: Settings, root: Path, scanned: Sequence[tuple[SourceFile, Extraction]],
+        findings: Sequence[Finding], rules: RuleBase) -> tuple[PassResult, HipifyPass | None]:
+    """The pass as the pipeline runs it: findings with hipify's measured values merged in, the
+    note saying what was used, and the pass itself (its summary needs the workloads)."""
+    tool = hipify.find(settings.hipify)
+    if tool is None:
+        return PassResult(findings=tuple(findings), notes=("hipify-perl not found: findings come from the rule base",)), None
+    done = run_pass(tool, root, scanned, findings, rules, rocm=settings.rocm, arch=settings.arch[0],
+                    jobs=settings.jobs, quiet=not settings.hipify_warnings)
+    merged = findings if done.error else merge(findings, done, settings.arch)
+    return PassResult(findings=tuple(merged), notes=(done.note(),)), done
 
 
 def run_pass(tool: hipify.Tool, root: Path, scanned: Sequence[tuple[SourceFile, Extraction]],

@@ -6,7 +6,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from migrate.hipify.compare import (
-    CONVERTED_IN_COMMENT, CONVERTED_IN_STRING, DIFFERENT, DISPUTED, FALSE_ALARM, RULES_DIFFER, UNKNOWN, Disagreement,
+    CONVERTED_IN_COMMENT,
+    CONVERTED_IN_STRING,
+    DIFFERENT,
+    DISPUTED,
+    FALSE_ALARM,
+    RULES_DIFFER,
+    UNKNOWN,
+    Disagreement,
 )
 
 if TYPE_CHECKING:

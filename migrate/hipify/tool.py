@@ -6,16 +6,23 @@ stdin closed, a timeout, and a fixed Perl hash seed so that the order of its war
 the same from run to run. Parsing lives in `migrate.hipify_parse`."""
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from migrate.hipify.parse import (
-    Conversion, ExamineResult, FileExamine, HipifyWarning, Statistics, parse_examine, parse_version,
+    Conversion,
+    ExamineResult,
+    FileExamine,
+    HipifyWarning,
+    Statistics,
+    parse_examine,
+    parse_version,
 )
 
 __all__ = [  # the records are re-exported: callers import everything hipify from here
@@ -168,7 +175,7 @@ def examine(tool: Tool, files: Sequence[str], *, cwd: str | os.PathLike[str], qu
     options = ["-examine", *(["-quiet-warnings"] if quiet else [])]
     done = run(tool, [*options, *args], cwd=cwd, timeout=timeout if timeout is not None else budget(_lines(cwd, files)))
     result = parse_examine(done.stderr, args)
-    rename = dict(zip(args, files))
+    rename = dict(zip(args, files, strict=False))
     items = tuple(replace(_renamed(f, rename), warned=not quiet) for f in result.files)
     return ExamineResult(files=items, total=result.total, notes=result.notes)
 
@@ -215,10 +222,8 @@ def _renamed(item: FileExamine, rename: Mapping[str, str]) -> FileExamine:
 def _lines(cwd: str | os.PathLike[str], files: Sequence[str]) -> int:
     total = 0
     for f in files:
-        try:
+        with contextlib.suppress(OSError):
             total += (Path(cwd) / f).read_bytes().count(b"\n") + 1
-        except OSError:
-            pass
     return total
 
 

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from typing import Any
 
 from migrate import __version__
 from migrate.lint.run import LintResult
 from migrate.model import SCHEMA_VERSION, Finding, Report, Target
-from migrate.safetext import terminal
 from migrate.rulebase.load import RuleBase
+from migrate.safetext import terminal
 
 FORMATS = ("text", "json", "sarif")
 
@@ -27,7 +28,7 @@ def text(result: LintResult) -> str:
     return "".join(terminal(f"{location(f)}: {f.rule} {f.message}") + "\n" for f in result.findings)
 
 
-def counts(result: LintResult, rules: RuleBase) -> list[dict]:
+def counts(result: LintResult, rules: RuleBase) -> list[dict[str, Any]]:
     tally = Counter(f.rule for f in result.findings)
     names = {rule.id: rule.name for rule in rules.rules}
     return [{"rule": rule, "name": names.get(rule, ""), "count": n}
@@ -64,4 +65,4 @@ def sarif(result: LintResult, rules: RuleBase, *, target: Target, root: str) -> 
     report = Report(tool_version=__version__, rules_version=rules.version, target=target, root=root,
                     files_scanned=result.files, lines=result.lines, seconds=0.0, workloads=(),
                     findings=result.findings, skipped=result.skipped, rules=rules.infos({f.rule for f in result.findings}))
-    return sarif_report.render(report)  # type: ignore[no-any-return]
+    return sarif_report.render(report)

@@ -1,24 +1,26 @@
-"""lint: the findings of a few files, quickly. Per file: extract -> match -> select/ignore ->
-inline suppressions; then the baseline. It never loads the workload pipeline (assemble,
+"""lint: the scan pipeline on a few files without the workload stages: the same reading,
+cache, extraction and matching (extract.run, match.match_targets), then select/ignore, inline
+suppressions and the baseline. It never loads the workload pipeline (assemble,
 graph, verdict) nor the renderers, so a pre-commit run starts fast."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
+from migrate.cache import Cache
+from migrate.discover import discover
+from migrate.extract.run import extract_all
+from migrate.extract.run import skipped as skipped_files
 from migrate.lint import suppression
 from migrate.lint.baseline import new_findings
-from migrate.cache import Cache, key
-from migrate.discover import discover
-from migrate.extract import EXTRACTOR_VERSION, cacheable, extract
-from migrate.match import RuleIndex, match_file, portable_namespaces
-from migrate.model import Extraction, Finding, Skipped, SourceFile, Target, class_rank
-from migrate.readfile import read
-from migrate.rulebase.load import RuleBase
 from migrate.lint.selection import RuleFilter
+from migrate.match import RuleIndex, match_targets
+from migrate.model import Extraction, Finding, Skipped, SourceFile, Target, class_rank
+from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
+from migrate.workloads.classify import judged
 
 NOT_A_KIND = "not a file kind rocm-migrate scans"
 
@@ -35,69 +37,86 @@ class LintResult:
     def failing(self, threshold: str) -> list[Finding]:
         """The findings at or above a class threshold."""
         rank = class_rank(threshold)
-        return [f for f in self.findings if class_rank(f.migration_class) >= rank]
+        return [f for f in self.findings if class_rank(f.cls) >= rank]
 
 
 def lint(targets: Sequence[Path], settings: Settings, rules: RuleBase, *, cwd: Path,
          baseline: Counter[str] | None = None, baseline_root: Path | None = None) -> LintResult:
-    """Lint files and directories (directories are walked like a scan). Raises
+    """Lint files and directories (directories are walked like a scan): the scan's extract and
+    match stages on these files, then rule selection, suppressions and the baseline. Raises
     selection.SelectorError for an unknown --select/--ignore entry and targets.TargetError for an
     unknown architecture."""
     root = settings.config_file.parent if settings.config_file else cwd
     checker = Checker(rules, settings)
     files, skipped = collect(targets or [cwd], settings, root=root, cwd=cwd)
-    cache = Cache(settings.cache_dir)
-    read = [(file, *_extracted(file, settings.max_file_size, cache)) for file in files]
-    skipped += [Skipped(path=display(f.path, cwd), reason=reason) for f, _, _, reason in read if reason]
-    done = [(f, data, ex) for f, data, ex, reason in read if not reason]
-    portable = portable_namespaces(ex for _, _, ex in done)
+    outcomes = extract_all(files, max_file_size=settings.max_file_size, cache=Cache(settings.cache_dir),
+                           jobs=settings.jobs, keep_data=True)
+    skipped += skipped_files(outcomes, lambda f: display(f.path, cwd))
+    done = [o for o in outcomes if o.ok and o.extraction is not None]
+    matched = match_targets([(display(o.file.path, cwd), o.extraction) for o in done if o.extraction],
+                            rules, rocm=settings.rocm, archs=settings.arch)
+    by_path: dict[str, list[Finding]] = {}
+    for finding in matched:
+        by_path.setdefault(finding.path, []).append(finding)
     findings: list[Finding] = []
     suppressed = 0
-    for file, data, extraction in done:
-        found, hidden = checker.check(display(file.path, cwd), file.kind, data, extraction, portable=portable,
-                                      where=display(file.path, root))
+    for outcome in done:
+        rel = display(outcome.file.path, cwd)
+        found, hidden = checker.select(rel, outcome.file.kind, outcome.data or b"", by_path.get(rel, []),
+                                       where=display(outcome.file.path, root))
         findings += found
         suppressed += hidden
+    findings = judged(findings)  # the effective class, as a scan gives it
     baselined = 0
     if baseline is not None:
         findings, baselined = new_findings(findings, baseline, cwd=cwd, root=baseline_root or cwd)
     return LintResult(findings=tuple(sorted(findings, key=lambda f: f.sort_key)),
                       skipped=tuple(sorted(skipped, key=lambda s: s.path)), files=len(done),
-                      lines=sum(ex.lines for _, _, ex in done), suppressed=suppressed, baselined=baselined)
+                      lines=sum(o.extraction.lines for o in done if o.extraction), suppressed=suppressed,
+                      baselined=baselined)
 
 
 class Checker:
-    """Matching, rule selection and suppression for one file at a time."""
+    """Rule selection and suppression over matched findings, one file at a time."""
 
     def __init__(self, rules: RuleBase, settings: Settings) -> None:
         self.rules = rules
+        self.settings = settings
         self.filter = RuleFilter(rules, settings)
-        self.indexes = [RuleIndex(rules, Target(rocm=settings.rocm, arch=(arch,))) for arch in settings.arch]
-        self.applicable = applicable(rules, self.indexes)
+        indexes = [RuleIndex(rules, Target(rocm=settings.rocm, arch=(arch,))) for arch in settings.arch]
+        self.applicable = applicable(rules, indexes)
+
+    def enabled(self, rule_id: str, where: str) -> bool:
+        return rule_id in self.applicable and self.filter.enabled(rule_id, where)
+
+    def select(self, rel: str, kind: str, data: bytes, findings: Sequence[Finding], *,
+               where: str = "") -> tuple[list[Finding], int]:
+        """A file's findings after select/ignore and suppression, and how many were suppressed."""
+        return _suppress(rel, kind, data, findings, self.rules, lambda rule_id: self.enabled(rule_id, where))
 
     def check(self, rel: str, kind: str, data: bytes, extraction: Extraction, *,
-              portable: frozenset[str] = frozenset(), where: str = "") -> tuple[list[Finding], int]:
-        """A file's findings after select/ignore and suppression, and how many were suppressed."""
-        return check_file(rel, kind, data, extraction, self.indexes, self.rules, portable=portable,
-                          enabled=lambda rule_id: rule_id in self.applicable and self.filter.enabled(rule_id, where))
+              where: str = "") -> tuple[list[Finding], int]:
+        """One file on its own: matched for every target, then selected and suppressed."""
+        found = match_targets([(rel, extraction)], self.rules, rocm=self.settings.rocm, archs=self.settings.arch)
+        return self.select(rel, kind, data, found, where=where)
 
 
 def check_file(rel: str, kind: str, data: bytes, extraction: Extraction, indexes: Sequence[RuleIndex],
-               rules: RuleBase, *, portable: frozenset[str] = frozenset(),
-               enabled: Callable[[str], bool] | None = None) -> tuple[list[Finding], int]:
-    """match_file over every target's index, merged, then the rule filter and the suppressions.
-    `enabled(rule_id)` says which rules are on; by default, those in force for the indexes' targets."""
-    if enabled is None:
-        enabled = applicable(rules, indexes).__contains__
-    merged: dict[tuple, Finding] = {}
-    for index in indexes:
-        for finding in match_file(rel, extraction, index, portable):
-            merged.setdefault((finding.rule, finding.cell, finding.line, finding.column, finding.symbol), finding)
-    findings = [f for f in merged.values() if enabled(f.rule)]
+               rules: RuleBase) -> tuple[list[Finding], int]:
+    """One file against the rules in force for the indexes' targets, with its suppressions (the
+    rule fixtures' harness)."""
+    archs = [arch for index in indexes for arch in index.target.arch]
+    found = match_targets([(rel, extraction)], rules, rocm=indexes[0].target.rocm, archs=archs)
+    return _suppress(rel, kind, data, found, rules, applicable(rules, indexes).__contains__)
+
+
+def _suppress(rel: str, kind: str, data: bytes, findings: Sequence[Finding], rules: RuleBase,
+              enabled: Callable[[str], bool]) -> tuple[list[Finding], int]:
+    kept = [f for f in findings if enabled(f.rule)]
     marks = suppression.parse(kind, data)
     if not marks:
-        return findings, 0
-    outcome = suppression.apply(rel, findings, marks, rules, enabled)
+        return kept, 0
+    outcome = suppression.apply(rel, kept, marks, rules, enabled)
     return [*outcome.kept, *outcome.meta], outcome.suppressed
 
 
@@ -128,16 +147,3 @@ def display(path: Path, base: Path) -> str:
         return path.relative_to(base.resolve()).as_posix()
     except ValueError:
         return path.as_posix()
-
-
-def _extracted(file: SourceFile, max_size: int, cache: Cache) -> tuple[bytes, Extraction | None, str | None]:
-    data, reason = read(file, max_size)
-    if data is None:
-        return b"", None, reason
-    cache_key = key(file.kind, data, EXTRACTOR_VERSION)
-    extraction = cache.get(cache_key)
-    if extraction is None:
-        extraction = extract(file.kind, data)
-        if cacheable(extraction):
-            cache.put_many([(cache_key, extraction)])
-    return data, extraction, extraction.error

@@ -7,8 +7,8 @@ that matched no finding is reported too (HIP0902), like ruff's unused-noqa."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 from migrate.extract import comments as found_comments
 from migrate.extract.comments import Comment

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, TypedDict
 
-from migrate.precise import compile_commands
 from migrate.model import Extraction, Fact, Finding
+from migrate.precise import compile_commands
 
 if TYPE_CHECKING:
-    from migrate.precise.clang import Ref, Toolchain
     from migrate.match import RuleIndex
+    from migrate.precise.clang import Ref, Toolchain
     from migrate.rulebase.load import RuleBase
 
 MAX_ERRORS = 5
@@ -75,7 +76,7 @@ class Comparison:
 
 def toolchain(cuda_path: str | None = None) -> Toolchain | str:
     """libclang, clang's CUDA headers and a CUDA installation, or one line saying what is missing."""
-    from migrate.precise import clang  # noqa: PLC0415
+    from migrate.precise import clang
 
     return clang.toolchain(cuda_path)
 
@@ -97,7 +98,7 @@ def analyse(path: str | Path, args: Sequence[str] = (), cuda_path: str | None = 
     `root` bounds the project: facts are reported for files under it (default: the file's folder).
     Returns a one-line string when libclang, clang's CUDA headers or the CUDA headers are missing.
     """
-    from migrate.precise import clang  # noqa: PLC0415
+    from migrate.precise import clang
 
     source = Path(path).resolve()
     base = Path(root).resolve() if root is not None else source.parent
@@ -111,7 +112,7 @@ def analyse(path: str | Path, args: Sequence[str] = (), cuda_path: str | None = 
     started = time.perf_counter()
     try:
         parsed = clang.parse(source, list(args), chain, cuda=as_cuda, report=classify.is_project)
-    except Exception as exc:  # noqa: BLE001 - a libclang failure falls back to the fast scan
+    except Exception as exc:
         return f"{source}: libclang failed ({type(exc).__name__}: {exc})"
     seconds = time.perf_counter() - started
     errors = [d.text for d in parsed.diagnostics if d.severity in ("error", "fatal")]
@@ -165,7 +166,7 @@ class _Classifier:
 
 
 def _facts(refs: Iterable[Ref], classify: _Classifier) -> tuple[PreciseFact, ...]:
-    out: dict[tuple, PreciseFact] = {}
+    out: dict[tuple[str, int, int, str, str, str, str], PreciseFact] = {}
     for ref in refs:
         fact = _fact(ref, classify)
         if fact is None:
@@ -180,8 +181,15 @@ def _facts(refs: Iterable[Ref], classify: _Classifier) -> tuple[PreciseFact, ...
     return tuple(sorted(out.values(), key=lambda p: (p.path, p.fact.line, p.fact.column, p.fact.name)))
 
 
+class _Where(TypedDict):
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
 def _fact(ref: Ref, classify: _Classifier) -> Fact | None:
-    where = {"line": ref.line, "column": ref.column, "end_line": ref.end_line, "end_column": ref.end_column}
+    where = _Where(line=ref.line, column=ref.column, end_line=ref.end_line, end_column=ref.end_column)
     if ref.kind == "kernel":
         return Fact(kind="construct", name="kernel-definition", text=ref.name, **where)
     if ref.kind == "launch":
@@ -208,9 +216,9 @@ def _relative(text: str, root: Path) -> str:
 
 def to_findings(results: Iterable[PreciseResult], index: RuleIndex) -> list[Finding]:
     """Precise facts through the rule base: findings in the same shape as the fast scan's."""
-    from migrate.match import match_file  # noqa: PLC0415
+    from migrate.match import match_file
 
-    out: dict[tuple, Finding] = {}
+    out: dict[tuple[str, str, int, int, str], Finding] = {}
     for result in results:
         for rel, extraction in result.extractions().items():
             for finding in match_file(rel, extraction, index):

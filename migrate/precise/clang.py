@@ -9,9 +9,10 @@ import glob
 import os
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 SHIM_DIR = Path(__file__).parent / "shims"
 WRAPPER = "__clang_cuda_runtime_wrapper.h"
@@ -65,7 +66,7 @@ class Parsed:
 
 
 def _cindex() -> Any:
-    import clang.cindex as cindex  # noqa: PLC0415 - optional dependency, imported on use
+    from clang import cindex
 
     return cindex
 
@@ -77,7 +78,7 @@ def available() -> str | None:
         cindex.Index.create()
     except ImportError:
         return "libclang is not installed (pip install 'rocm-migrate[precise]')"
-    except Exception as exc:  # noqa: BLE001 - a broken native library must not stop a scan
+    except Exception as exc:
         return f"libclang cannot be loaded: {exc}"
     return None
 
@@ -85,7 +86,7 @@ def available() -> str | None:
 def version() -> str:
     try:
         return str(_cindex().conf.lib.clang_getClangVersion())
-    except Exception:  # noqa: BLE001
+    except Exception:
         return "unknown"
 
 
@@ -152,7 +153,7 @@ def parse(path: Path, args: list[str], tc: Toolchain, *, cuda: bool,
           report: Callable[[str], bool]) -> Parsed:
     """Parse one translation unit and return the uses of declared names in files `report` accepts."""
     cindex = _cindex()
-    lang = ["-x", "cuda"] + tc.args() if cuda else ["-x", "c++", "-resource-dir", str(tc.resource_dir),
+    lang = ["-x", "cuda", *tc.args()] if cuda else ["-x", "c++", "-resource-dir", str(tc.resource_dir),
                                                      "-isystem", str(tc.cuda_path / "include")]
     options = cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD  # keeps macro expansions
     parsed = Parsed()
@@ -291,7 +292,7 @@ class _Walker:
         if not 0 < line <= len(lines):
             return False
         tail = lines[line - 1].encode()[column - 1:].decode("utf-8", "replace")
-        base = name.split("<")[0].split("::")[-1]
+        base = name.split("<", maxsplit=1)[0].rsplit("::", maxsplit=1)[-1]
         return tail.startswith(base) or tail.lstrip("~:").startswith(base)
 
 
@@ -301,6 +302,6 @@ def _overloaded(cursor: Any) -> Any:
         lib = _cindex().conf.lib
         if lib.clang_getNumOverloadedDecls(cursor):
             return lib.clang_getOverloadedDecl(cursor, 0)
-    except Exception:  # noqa: BLE001 - an older cindex without these bindings
+    except Exception:
         return None
     return None

@@ -60,10 +60,7 @@ def _entry(entry: object, base: Path) -> Command | None:
     directory = base / entry["directory"]  # absolute in real databases; relative to the file otherwise
     file = Path(entry["file"])
     file = (file if file.is_absolute() else directory / file).resolve()
-    if "arguments" in entry:
-        argv = [str(a) for a in entry["arguments"]]
-    else:
-        argv = shlex.split(str(entry.get("command", "")))
+    argv = [str(a) for a in entry["arguments"]] if "arguments" in entry else shlex.split(str(entry.get("command", "")))
     if not argv:
         return None
     compiler = Path(argv[0]).name

@@ -4,35 +4,34 @@ Fast findings in files the compiler read get `precise` = confirmed / fast-only /
 the uses only the compiler saw (hidden by macros or templates) are added as precise-only."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING
 
 from migrate.match import RuleIndex
-from migrate.model import Finding, Target
+from migrate.model import Finding, PassResult, Target
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
 
-
-@dataclass(frozen=True)
-class PrecisePass:
-    findings: list[Finding]
-    notes: list[str]
-    counts: dict[str, int]
+if TYPE_CHECKING:
+    from migrate.precise.analyse import PreciseResult
+    from migrate.precise.clang import Toolchain
+    from migrate.precise.compile_commands import Command
 
 
-def run(settings: Settings, root: Path, findings: Sequence[Finding], rules: RuleBase) -> PrecisePass:
+def run(settings: Settings, root: Path, findings: Sequence[Finding], rules: RuleBase) -> PassResult:
     """Never raises: what is missing (libclang, headers, compile commands) becomes one note."""
     from migrate.precise import analyse as precise
 
     toolchain = precise.toolchain(settings.cuda_path)
     if isinstance(toolchain, str):
-        return PrecisePass(list(findings), [f"precise mode off: {toolchain}"], {})
+        return PassResult(findings=tuple(findings), notes=(f"precise mode off: {toolchain}",))
     explicit = Path(settings.compile_commands) if settings.compile_commands else None
     commands = precise.commands_for(root, explicit)
     if isinstance(commands, str):
-        return PrecisePass(list(findings), [f"precise mode off: {commands}"], {})
+        return PassResult(findings=tuple(findings), notes=(f"precise mode off: {commands}",))
     work = [(command, root, toolchain) for command in commands]
     if settings.jobs > 1 and len(work) > 1:
         with ProcessPoolExecutor(max_workers=settings.jobs) as pool:
@@ -53,10 +52,10 @@ def run(settings: Settings, root: Path, findings: Sequence[Finding], rules: Rule
                                                             targets=tuple(settings.arch)), pf))
     notes.insert(0, f"precise mode: {len(good)} translation units; "
                     + ", ".join(f"{k} {v}" for k, v in comparison.counts.items()))
-    return PrecisePass(labelled, notes, dict(comparison.counts))
+    return PassResult(findings=tuple(labelled), notes=tuple(notes))
 
 
-def _analyse(item):  # noqa: ANN001, ANN202 - (Command, Path, Toolchain) -> PreciseResult | str
+def _analyse(item: tuple[Command, Path, Toolchain]) -> PreciseResult | str:
     from migrate.precise import analyse as precise
 
     command, root, toolchain = item

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 from migrate.model import CLASSES, Finding, Report, Workload, class_rank
 from migrate.render.escape import script_json
@@ -23,23 +24,23 @@ def render(report: Report) -> str:
     )
 
 
-def _workload(w: Workload, report: Report) -> dict:
+def _workload(w: Workload, report: Report) -> dict[str, Any]:
     groups: dict[str, list[Finding]] = defaultdict(list)
     for f in report.findings:
         if f.workload == w.name:
             groups[f.rule].append(f)
-    ordered = sorted(groups.items(), key=lambda kv: (-class_rank(kv[1][0].migration_class), -len(kv[1]), kv[0]))
+    ordered = sorted(groups.items(), key=lambda kv: (-class_rank(kv[1][0].cls), -len(kv[1]), kv[0]))
     return {"w": w, "groups": [(rule, fs[:LOCATIONS_PER_RULE], len(fs)) for rule, fs in ordered],
             "worst": max(w.verdicts, key=lambda v: class_rank(v.migration_class))}
 
 
-def _findings(report: Report) -> list[list]:
+def _findings(report: Report) -> list[list[object]]:
     ids = report.finding_ids()
-    return [[ids[f], f.rule, f.migration_class, f.workload, f.path, f.line, f.symbol, f.message, f.hipify,
+    return [[ids[f], f.rule, f.cls, f.workload, f.path, f.line, f.symbol, f.message, f.hipify,
              f.confidence, f.source_line[:SNIPPET_CHARS]] for f in report.findings]
 
 
-def _effort_chart(report: Report) -> dict:
+def _effort_chart(report: Report) -> dict[str, Any]:
     """Horizontal low–high bars with the likely value marked, one per workload."""
     rows = sorted(report.workloads, key=lambda w: -w.effort.likely)
     top = max((w.effort.high for w in rows), default=0.0) or 1.0
@@ -48,15 +49,15 @@ def _effort_chart(report: Report) -> dict:
     return {"bars": bars, "height": 24 * len(bars) + 8, "top": top}
 
 
-def _class_chart(report: Report) -> list[dict]:
-    totals = {c: 0.0 for c in CLASSES}
+def _class_chart(report: Report) -> list[dict[str, Any]]:
+    totals = dict.fromkeys(CLASSES, 0.0)
     for w in report.workloads:
         totals[w.migration_class] += w.effort.likely
     top = max(totals.values()) or 1.0
     return [{"cls": c, "hours": h, "width": 100 * h / top} for c, h in totals.items()]
 
 
-def _graph(report: Report) -> dict:
+def _graph(report: Report) -> dict[str, Any]:
     """A layered drawing of the workload graph: dependencies to the right of what uses them."""
     names = [w.name for w in report.workloads]
     deps = {w.name: [d for d in w.depends_on if d in names] for w in report.workloads}

@@ -3,27 +3,37 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable
+from typing import Any
 
-from migrate.model import SCHEMA_VERSION, Effort, Project, Report, Workload, class_rank, worst_class
+from migrate.model import SCHEMA_VERSION, Effort, Finding, Project, Report, Workload, class_rank, required_class, worst_class
 
 
-def to_json(report: Report) -> dict:
+def to_json(report: Report) -> dict[str, Any]:
     ids = report.finding_ids()
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "rocm-migrate", "version": report.tool_version, "rules_version": report.rules_version},
         "target": {"rocm": report.target.rocm, "arch": list(report.target.arch)},
+        "source": {"commit": report.commit, "scanned_at": report.scanned_at if report.timing else None},
         "summary": _summary(report),
         "projects": [_project(report, p) for p in report.projects],
         "workloads": [_workload(w, ids) for w in report.workloads],
         "findings": [f.to_json(ids[f]) for f in report.findings],
         "skipped": [s.to_json() for s in report.skipped],
-        "hipify": {"used": bool(report.hipify), **report.hipify},
+        "hipify": _hipify(report),
         "notes": list(report.notes),
     }
 
 
-def _summary(report: Report) -> dict:
+def _hipify(report: Report) -> dict[str, Any]:
+    if report.hipify is None:
+        return {"used": False}
+    block = report.hipify.to_json()
+    return block if report.timing else {**block, "seconds": None}  # `scan --timing`: not reproducible
+
+
+def _summary(report: Report) -> dict[str, Any]:
     by_target = {}
     for index, arch in enumerate(report.target.arch):
         verdicts = [w.verdicts[index] for w in report.workloads]
@@ -37,13 +47,13 @@ def _summary(report: Report) -> dict:
         "lines": report.lines,
         "seconds": report.seconds if report.timing else None,  # `scan --timing`: not reproducible
         "effort_hours": report.effort.to_json(),
-        "by_class": dict(sorted(Counter(f.migration_class for f in report.findings).items())),
+        "by_class": dict(sorted(Counter(f.cls for f in report.findings).items())),
         "by_target": by_target,
         "target_differences": target_differences(report),
     }
 
 
-def target_differences(report: Report) -> list[dict]:
+def target_differences(report: Report) -> list[dict[str, Any]]:
     """Rules whose findings apply to some of the targets only: what changes between them."""
     if len(report.target.arch) < 2:
         return []
@@ -53,7 +63,7 @@ def target_differences(report: Report) -> list[dict]:
             for (rule, targets), count in sorted(rows.items())]
 
 
-def _workload(w: Workload, ids: dict) -> dict:
+def _workload(w: Workload, ids: dict[Finding, str]) -> dict[str, Any]:
     worst = max(w.verdicts, key=lambda v: class_rank(v.migration_class))
     return {
         "name": w.name, "root": w.root, "kind": w.kind, "class": w.migration_class,
@@ -63,20 +73,23 @@ def _workload(w: Workload, ids: dict) -> dict:
         "effort_hours": w.effort.to_json(),
         "effort_breakdown": [{"item": item, "hours": hours} for item, hours in w.primary.breakdown],
         "files": list(w.files), "depends_on": list(w.depends_on),
+        "rocm_path": list(w.rocm_path), "optional": w.optional,
+        "optional_parts": [p.to_json() for p in w.optional_parts],
         "targets": {v.arch: {"class": v.migration_class, "own_class": v.own_class,
                              "reasons": [ids[f] for f in v.reasons if f in ids], "chain": list(v.chain),
                              "effort_hours": v.effort.to_json()} for v in w.verdicts},
     }
 
 
-def _project(report: Report, project: Project) -> dict:
+def _project(report: Report, project: Project) -> dict[str, Any]:
     members = [w for w in report.workloads if w.name in project.workloads]
     return {"name": project.name, "root": project.root,
-            "class": worst_class(w.migration_class for w in members),
-            "effort_hours": _sum(w.effort for w in members).to_json(), "workloads": list(project.workloads)}
+            "class": required_class(members),
+            "effort_hours": _sum(w.effort for w in members).to_json(), "workloads": list(project.workloads),
+            "commit": project.commit}
 
 
-def _sum(efforts) -> Effort:  # noqa: ANN001 - any iterable of Effort
+def _sum(efforts: Iterable[Effort]) -> Effort:
     items = list(efforts)
     return Effort(low=sum(e.low for e in items), likely=sum(e.likely for e in items), high=sum(e.high for e in items))
 

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from migrate.model import Report
-from migrate.render.summary import blockers, by_class
 from migrate.render.escape import md
+from migrate.render.summary import blockers, by_class
 from migrate.render.templates import environment
 
 __all__ = ["md", "render"]

@@ -3,6 +3,7 @@ fingerprints that survive line shifts."""
 from __future__ import annotations
 
 import json
+from typing import Any
 from urllib.parse import quote
 
 from migrate.model import Finding, Report, RuleInfo
@@ -17,7 +18,7 @@ def render(report: Report) -> str:
     return json.dumps(to_sarif(report), indent=2, ensure_ascii=False) + "\n"
 
 
-def to_sarif(report: Report) -> dict:
+def to_sarif(report: Report) -> dict[str, Any]:
     index = {rule.id: i for i, rule in enumerate(report.rules)}
     return {
         "$schema": SCHEMA,
@@ -42,7 +43,7 @@ def uri(path: str) -> str:
     return quote(path.encode("utf-8", "surrogateescape"), safe="/")
 
 
-def _rule(rule: RuleInfo) -> dict:
+def _rule(rule: RuleInfo) -> dict[str, Any]:
     hip = rule.hip or "none: new code or a different design"
     return {
         "id": rule.id,
@@ -59,23 +60,26 @@ def _rule(rule: RuleInfo) -> dict:
     }
 
 
-def _result(finding: Finding, index: dict[str, int]) -> dict:
+def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
     region = {"startLine": finding.line, "startColumn": finding.column,
               "endLine": finding.end_line, "endColumn": max(finding.end_column, finding.column)}
-    result = {
+    properties: dict[str, object] = {
+        "class": finding.cls, "rule_class": finding.migration_class, "status": finding.status,
+        "symbol": finding.symbol, "hip": finding.hip,
+        "hipify": finding.hipify, "workload": finding.workload, "targets": list(finding.targets)}
+    if finding.cell is not None:
+        properties["notebookCell"] = finding.cell
+    result: dict[str, object] = {
         "ruleId": finding.rule,
-        "level": LEVELS[finding.migration_class],
+        "level": LEVELS[finding.cls],
         "message": {"text": finding.message},
         "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(finding.path), "uriBaseId": "SRCROOT"},
                                             "region": region}}],
         "partialFingerprints": {"rocmMigrate/v1": finding.fingerprint},
-        "properties": {"class": finding.migration_class, "symbol": finding.symbol, "hip": finding.hip,
-                       "hipify": finding.hipify, "workload": finding.workload, "targets": list(finding.targets)},
+        "properties": properties,
     }
     if finding.rule in index:
         result["ruleIndex"] = index[finding.rule]
-    if finding.cell is not None:
-        result["properties"]["notebookCell"] = finding.cell
     return result
 
 

@@ -20,8 +20,8 @@ def blockers(report: Report, limit: int) -> list[tuple[Finding, int]]:
     one per (rule, symbol), with counts."""
     seen: dict[tuple[str, str], list[Finding]] = {}
     for finding in report.findings:
-        if class_rank(finding.migration_class) >= class_rank("migration-required"):
+        if class_rank(finding.cls) >= class_rank("migration-required"):
             seen.setdefault((finding.rule, finding.symbol), []).append(finding)
-    ranked = sorted(seen.values(), key=lambda fs: (-class_rank(fs[0].migration_class), -MANUAL_RANK[fs[0].hipify],
+    ranked = sorted(seen.values(), key=lambda fs: (-class_rank(fs[0].cls), -MANUAL_RANK[fs[0].hipify],
                                                    -CONFIDENCE_RANK[fs[0].confidence], -len(fs), fs[0].sort_key))
     return [(fs[0], len(fs)) for fs in ranked[:limit]]

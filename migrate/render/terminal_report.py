@@ -9,8 +9,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from migrate.model import CLASSES, Report, Workload, class_rank
-from migrate.safetext import terminal
 from migrate.render.json_report import target_differences
+from migrate.safetext import terminal
 
 STYLES = {"native": "green", "minor-adaptation": "cyan", "migration-required": "yellow", "incompatible": "bold red"}
 TOP_RULES = 10
@@ -31,6 +31,8 @@ def render(report: Report, *, color: bool = False, width: int = 100) -> str:
     if report.findings:
         console.print(_top_rules(report))
     console.print(_workloads(report))
+    for line in _ported_and_optional(report):
+        console.print(line, markup=False)
     if (differences := _differences(report)) is not None:
         console.print(differences)
     if report.skipped:
@@ -43,7 +45,7 @@ def render(report: Report, *, color: bool = False, width: int = 100) -> str:
 
 
 def _by_class(report: Report) -> Table:
-    counts = Counter(f.migration_class for f in report.findings)
+    counts = Counter(f.cls for f in report.findings)
     table = Table(title="Findings by class", title_justify="left")
     table.add_column("class")
     table.add_column("findings", justify="right")
@@ -76,6 +78,22 @@ def _workloads(report: Report) -> Table:
         table.add_row(escape(terminal(w.name)), w.kind, classes, f"{w.effort.low:.1f}–{w.effort.high:.1f}",
                       escape(terminal(_top_reason(w))))
     return table
+
+
+def _ported_and_optional(report: Report) -> list[str]:
+    """"ROCm path present" lines (one per distinct evidence list) and the optional parts."""
+    lines: list[str] = []
+    shown: set[tuple[str, ...]] = set()
+    for w in report.workloads:
+        if w.rocm_path and w.rocm_path not in shown:
+            shown.add(w.rocm_path)
+            lines.append("ROCm path present: " + ", ".join(w.rocm_path))
+    for w in report.workloads:
+        if w.optional:
+            lines.append(f"Optional workload {w.name}: {w.migration_class}")
+        for part in w.optional_parts:
+            lines.append(f"Optional part of {w.name}: {part.root}: {part.migration_class} ({part.findings} findings)")
+    return lines
 
 
 def _top_reason(w: Workload) -> str:

@@ -75,7 +75,7 @@ def _entry_table(rule: Rule) -> list[str]:
             f"deprecated in CUDA {entry.deprecated}" if entry.deprecated else "",
             f"removed in CUDA {entry.removed}" if entry.removed else "", entry.note or ""]))
         rows.append(f"| `{name}` | {f'`{entry.hip}`' if entry.hip else '—'} | {entry.since or ''} | {notes} |")
-    return rows + [""]
+    return [*rows, ""]
 
 
 def terminal(rule: Rule) -> str:

@@ -4,14 +4,20 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from migrate import __version__
 from migrate.model import RuleInfo
+
+if TYPE_CHECKING:
+    import jsonschema
+
+    from migrate.rulebase.targets import Arch
 
 SCHEMA_PATH = Path(__file__).with_name("rule.schema.json")
 
@@ -73,7 +79,7 @@ class Rule:
     target: tuple[tuple[str, object], ...] = ()  # conditions on the GPU architecture (targets.Arch fields)
     exceeds: str | None = None  # fire only when the fact's value exceeds this Arch property
 
-    def applies_to(self, rocm: str, archs: Iterable) -> bool:
+    def applies_to(self, rocm: str, archs: Iterable[Arch]) -> bool:
         """Whether the rule is in force for a ROCm version and at least one of the architectures."""
         if self.status == "removed":
             return False
@@ -83,7 +89,7 @@ class Rule:
             return False
         return bool(self.matching_archs(archs))
 
-    def matching_archs(self, archs: Iterable) -> list:
+    def matching_archs(self, archs: Iterable[Arch]) -> list[Arch]:
         conditions = dict(self.target)
         return [a for a in archs if (not self.arch or a.name in self.arch) and a.satisfies(conditions)]
 
@@ -129,17 +135,17 @@ def load_rules(directory: Path | None = None) -> RuleBase:
     return RuleBase(tuple(rules), f"{__version__}+{digest.hexdigest()[:10]}")
 
 
-def _validator():
+def _validator() -> jsonschema.Draft202012Validator:
     import jsonschema
 
     schema = json.loads(SCHEMA_PATH.read_text())
     return jsonschema.Draft202012Validator(schema)
 
 
-def _load_file(path: Path, raw: bytes, validator) -> list[Rule]:
+def _load_file(path: Path, raw: bytes, validator: jsonschema.Draft202012Validator) -> list[Rule]:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        records = yaml.load(raw, Loader=loader)  # noqa: S506 - a safe loader
+        records = yaml.load(raw, Loader=loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark else ""
@@ -158,7 +164,7 @@ def _load_file(path: Path, raw: bytes, validator) -> list[Rule]:
     return rules
 
 
-def _describe(path: Path, records: object, error) -> str:
+def _describe(path: Path, records: object, error: jsonschema.ValidationError) -> str:
     where = list(error.absolute_path)
     rule_id = "?"
     if where and isinstance(where[0], int) and isinstance(records, list):
@@ -176,7 +182,7 @@ def _describe(path: Path, records: object, error) -> str:
 def _as_tuple(value: object) -> tuple[str, ...]:
     if value is None:
         return ()
-    return (value,) if isinstance(value, str) else tuple(value)  # type: ignore[arg-type]
+    return (value,) if isinstance(value, str) else tuple(str(v) for v in value) if isinstance(value, list) else ()
 
 
 def _entry(value: object) -> Entry:
@@ -185,7 +191,7 @@ def _entry(value: object) -> Entry:
     return Entry(**value)  # type: ignore[arg-type]
 
 
-def _build(record: dict, filename: str) -> Rule:
+def _build(record: dict[str, Any], filename: str) -> Rule:
     (kind, spec), = record["match"].items()
     matcher = Matcher(
         kind=kind,

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
 
 import pathspec
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Callable, Mapping, Sequence
 
 from migrate.model import Effort, Finding
 
@@ -36,8 +36,8 @@ class EffortModel:
         for key, value in table.items():
             attr = key.replace("-", "_")
             if attr in ("fixed", "uncertainty", "hipify_factor"):
-                merged = {**getattr(self, attr), **{k: (tuple(v) if isinstance(v, list) else v)  # type: ignore[union-attr]
-                                                    for k, v in value.items()}}  # type: ignore[union-attr]
+                given = value if isinstance(value, Mapping) else {}
+                merged = {**getattr(self, attr), **{k: (tuple(v) if isinstance(v, list) else v) for k, v in given.items()}}
                 changes[attr] = merged
             else:
                 changes[attr] = tuple(value) if isinstance(value, list) else value
@@ -52,7 +52,7 @@ class Estimate:
 
 def occurrence_weight(k: int, learning_rate: float) -> float:
     """Wright's learning curve: the k-th occurrence costs k^log2(rate) of the first."""
-    return k ** math.log2(learning_rate)
+    return float(k ** math.log2(learning_rate))
 
 
 def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,

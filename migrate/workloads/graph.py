@@ -2,15 +2,21 @@
 lifted to workloads so that a workload inherits what the workloads it uses need."""
 from __future__ import annotations
 
+import itertools
 import posixpath
-from typing import Iterable, Mapping
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import networkx as nx
 
-from migrate.workloads.assemble import Spec
 from migrate.model import Fact
+from migrate.workloads.assemble import Spec
 
 PY_SUFFIXES = (".py",)
+STDLIB = frozenset(sys.stdlib_module_names)
+PACKAGE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 class DependencyGraph:
@@ -26,13 +32,14 @@ class DependencyGraph:
         for path in self._files:
             self._by_basename.setdefault(posixpath.basename(path), []).append(path)
         self._modules = _module_index(p for p in self._files if p.endswith(PY_SUFFIXES))
+        self._external = STDLIB | declared_packages(facts)
         extensions = {s.name: s for s in self.specs.values() if s.kind == "torch-extension"}
         targets = {s.name for s in self.specs.values() if s.kind.startswith("cmake")}
         for rel, file_facts in facts.items():
             if rel in self.owner:
                 self._edges_of(rel, file_facts, extensions, targets)
 
-    def _edges_of(self, rel: str, facts: tuple[Fact, ...], extensions: dict, targets: set[str]) -> None:
+    def _edges_of(self, rel: str, facts: tuple[Fact, ...], extensions: dict[str, Any], targets: set[str]) -> None:
         for fact in facts:
             if fact.kind == "include":
                 self._link(rel, self._include(rel, fact.name), f"includes {fact.name}")
@@ -78,6 +85,10 @@ class DependencyGraph:
             package = package[: len(package) - (level - 1)] if level > 1 else package
             module = ".".join([p for p in package if p and p != "."] + [m for m in module.lstrip(".").split(".") if m])
         candidates = self._modules.get(module, [])
+        if module.split(".")[0] in self._external:  # stdlib or a dependency: only a module at an import root
+            roots = {"", "src", posixpath.dirname(rel)}  # shadows it, never a same-named folder deep inside
+            depth = module.count(".") + 1
+            candidates = [c for c in candidates if _base(c, depth) in roots]
         return min(candidates, key=len, default=None)
 
     def dependencies(self, workload: str) -> list[str]:
@@ -89,7 +100,21 @@ class DependencyGraph:
     def chain(self, source: str, target: str) -> list[str]:
         """Steps from one workload to another: ["train.py imports attnlib.layers", ...]."""
         path = nx.shortest_path(self.graph, source, target)
-        return [self.graph.edges[a, b]["step"] for a, b in zip(path, path[1:])]
+        return [self.graph.edges[a, b]["step"] for a, b in itertools.pairwise(path)]
+
+
+def declared_packages(facts: Mapping[str, tuple[Fact, ...]]) -> frozenset[str]:
+    """Import names of the packages the project depends on (requirement names, `-` as `_`)."""
+    return frozenset(f.name.lower().replace("-", "_").replace(".", "_") for file_facts in facts.values()
+                     for f in file_facts if f.kind == "requirement" and PACKAGE.match(f.name))
+
+
+def _base(path: str, depth: int) -> str:
+    """The folder a module file is imported from: src/pkg/mod.py for pkg.mod -> src."""
+    parts = path[: -len(".py")].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return "/".join(parts[:-depth])
 
 
 def _module_index(paths: Iterable[str]) -> dict[str, list[str]]:

@@ -1,45 +1,122 @@
 """Per workload and target: the own class, the class inherited through dependencies (with the
-chain that carries it), and the effort estimate."""
+chain that carries it), optional parts, the ROCm path already present, and the effort estimate."""
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
 
+from migrate.model import Finding, OptionalPart, TargetVerdict, Workload, class_rank, worst_class
+from migrate.rulebase.load import RuleBase
 from migrate.workloads.assemble import Spec
-from migrate.workloads.classify import classify
+from migrate.workloads.classify import classify, effective_class, optional_root
 from migrate.workloads.estimate import EffortModel, estimate
 from migrate.workloads.graph import DependencyGraph
-from migrate.model import Finding, TargetVerdict, Workload, class_rank
-from migrate.rulebase.load import RuleBase
+from migrate.workloads.ported import Evidence
 
 
 def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Finding], archs: Sequence[str],
-          model: EffortModel, rules: RuleBase) -> tuple[list[Workload], list[Finding]]:
-    """Workloads with one verdict per target architecture, and the findings tagged with their workload."""
-    tagged = [replace(f, workload=graph.owner.get(f.path, "")) for f in findings]
+          model: EffortModel, rules: RuleBase,
+          rocm_paths: dict[str, tuple[Evidence, ...]] | None = None) -> tuple[list[Workload], list[Finding]]:
+    """Workloads with one verdict per target architecture, and the findings tagged with their
+    workload, status and effective class. `rocm_paths` maps a project root ("." for a single
+    project) to the evidence that it already has a ROCm path: its findings are `ported`."""
+    rocm_paths = {root: ev for root, ev in (rocm_paths or {}).items() if ev}
+    tagged = [_status(replace(f, workload=graph.owner.get(f.path, "")), rocm_paths) for f in findings]
     mine = {s.name: [f for f in tagged if f.workload == s.name] for s in specs}
     kinds = {s.name: s.kind for s in specs}
+    optional = {s.name: _all_optional(s) for s in specs}
     efforts = {r.id: (r.effort_per_occurrence, r.effort_first_use) for r in rules.rules}
     names = {r.id: r.name for r in rules.rules}
     verdicts: dict[str, list[TargetVerdict]] = {s.name: [] for s in specs}
+    effective: dict[Finding, str] = {}
     for arch in archs:
-        own = {name: classify([f for f in fs if arch in f.targets], kinds[name]) for name, fs in mine.items()}
+        scoped = {name: [f for f in fs if arch in f.targets] for name, fs in mine.items()}
+        own = {name: classify(fs, kinds[name], everything=optional[name]) for name, fs in scoped.items()}
+        for name, fs in scoped.items():
+            for group in _groups(fs, optional[name]):
+                for f in group:
+                    cls = effective_class(f, group, kinds[name])
+                    if class_rank(cls) > class_rank(effective.get(f, "native")):
+                        effective[f] = cls
+                    effective.setdefault(f, cls)
         for spec in specs:
             cls, reasons = own[spec.name]
             chain: tuple[str, ...] = ()
-            worst = max(graph.dependencies(spec.name), key=lambda d: class_rank(own[d][0]), default=None)
+            deps = [d for d in graph.dependencies(spec.name) if not optional[d] or optional[spec.name]]
+            worst = max(deps, key=lambda d: class_rank(own[d][0]), default=None)
             if worst is not None and class_rank(own[worst][0]) > class_rank(cls):
                 cls, reasons = own[worst]
                 chain = tuple(graph.chain(spec.name, worst)) + tuple(_where(f) for f in reasons[:1])
-            result = estimate([f for f in mine[spec.name] if arch in f.targets], own[spec.name][0], model,
-                              efforts.__getitem__, names.__getitem__)
+            counted = [f for f in scoped[spec.name] if f.status != "ported" and (optional[spec.name] or f.status != "optional")]
+            result = estimate(counted, own[spec.name][0], model, efforts.__getitem__, names.__getitem__)
             verdicts[spec.name].append(TargetVerdict(
                 arch=arch, migration_class=cls, own_class=own[spec.name][0], reasons=reasons, chain=chain,
                 effort=result.effort, breakdown=result.breakdown))
+    judged_findings = [replace(f, effective_class=effective.get(f, f.migration_class)) for f in tagged]
+    evidence_of = {s.name: _evidence_for(s, rocm_paths) for s in specs}
     workloads = [Workload(name=s.name, root=s.root, kind=s.kind, files=tuple(sorted(s.files)),
-                          verdicts=tuple(verdicts[s.name]), depends_on=tuple(graph.direct(s.name)))
+                          verdicts=tuple(_relabel(v, effective) for v in verdicts[s.name]),
+                          depends_on=tuple(graph.direct(s.name)),
+                          rocm_path=tuple(str(e) for e in evidence_of[s.name]), optional=optional[s.name],
+                          optional_parts=_optional_parts(mine[s.name], optional[s.name], kinds[s.name]))
                  for s in specs]
-    return sorted(workloads, key=lambda w: w.name), tagged
+    return sorted(workloads, key=lambda w: w.name), judged_findings
+
+
+def _status(finding: Finding, rocm_paths: dict[str, tuple[Evidence, ...]]) -> Finding:
+    if any(root in (".", finding.path) or finding.path.startswith(root + "/") for root in rocm_paths):
+        return replace(finding, status="ported")
+    if finding.status != "optional" and optional_root(finding.path) is not None:
+        return replace(finding, status="optional")
+    return finding
+
+
+def _all_optional(spec: Spec) -> bool:
+    """A workload whose every file sits in an optional folder (a tests/ or examples/ project)."""
+    return bool(spec.files) and all(optional_root(p) is not None for p in spec.files)
+
+
+def _groups(findings: list[Finding], workload_optional: bool) -> list[list[Finding]]:
+    """The scopes findings are judged in: the required ones together, each optional part apart."""
+    if workload_optional:
+        return [findings]
+    parts: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        parts[_part(f) if f.status == "optional" else ""].append(f)
+    return list(parts.values())
+
+
+def _part(finding: Finding) -> str:
+    return optional_root(finding.path) or f"{finding.path} (optional import)"
+
+
+def _optional_parts(findings: list[Finding], workload_optional: bool, kind: str) -> tuple[OptionalPart, ...]:
+    if workload_optional:
+        return ()
+    parts: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        if f.status == "optional":
+            parts[_part(f)].append(f)
+    out = []
+    for root, fs in sorted(parts.items()):
+        classes = [classify([f for f in fs if arch in f.targets], kind, everything=True)[0]
+                   for arch in sorted({a for f in fs for a in f.targets})]
+        out.append(OptionalPart(root=root, migration_class=worst_class(classes), findings=len(fs)))
+    return tuple(out)
+
+
+def _evidence_for(spec: Spec, rocm_paths: dict[str, tuple[Evidence, ...]]) -> tuple[Evidence, ...]:
+    for root, evidence in rocm_paths.items():
+        if root in (".", spec.root) or spec.root.startswith(root + "/"):
+            return evidence
+    return ()
+
+
+def _relabel(verdict: TargetVerdict, effective: dict[Finding, str]) -> TargetVerdict:
+    """Reasons are the judged findings (the report's own objects, with their effective class)."""
+    return replace(verdict, reasons=tuple(replace(f, effective_class=effective.get(f, f.migration_class))
+                                          for f in verdict.reasons))
 
 
 def _where(finding: Finding) -> str:

@@ -4,14 +4,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from migrate.extract.c import device
-from migrate.extract.c import ts
+from migrate.extract.c import device, guards, hazards, ts
 from migrate.extract.c.guards import GuardMap
+from migrate.extract.c.tree import in_device_code, qualifiers, walk
+from migrate.extract.c.tree import text as _text
 from migrate.extract.columns import Columns
 from migrate.extract.text.lines import line_texts
-from migrate.extract.c.tree import in_device_code, qualifiers, text as _text, walk
 from migrate.model import Extraction, Fact
-
 
 
 @dataclass
@@ -61,18 +60,30 @@ def extract_snippet(source: bytes, *, row0: int = 0, col0: int = 0,
     ctx = _Ctx(source=source, guards=GuardMap.build(caps.get("conditional", [])),
                row0=row0, col0=col0, cell=cell)
     _identifiers(ctx, caps)
+    _hip_branches(ctx, caps)
     _includes(ctx, caps)
     _namespace_aliases(ctx, caps)
     _macros(ctx, caps)
     _kernels_and_launches(ctx, caps)
     _asm(ctx, caps)
-    device.constructs(caps, lambda name, node, label, value=None: ctx.add("construct", name, node, text=label,
-                                                                          value=value))
+    def emit(name: str, node: ts.Node, label: str, value: int | None = None) -> None:
+        ctx.add("construct", name, node, text=label, value=value)
+
+    device.constructs(caps, emit)
+    hazards.constructs(caps, source, emit)
     notes = []
     if errors := ts.error_lines(root):
         notes.append("syntax errors near line " + ", ".join(str(n + row0) for n in errors)
                      + "; facts were extracted from what parsed")
     return ctx.facts, notes
+
+
+def _hip_branches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
+    """Evidence of a ROCm path: each #if/#ifdef chain that branches on a HIP/ROCm macro."""
+    for node in caps.get("conditional", []):
+        conditions = [cond for cond, _, _, _ in guards.branches(node) if guards.mentions_hip(cond)]
+        if conditions:
+            ctx.add("rocm_path", "source", node, text=conditions[0][:120])
 
 
 def _identifiers(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
@@ -95,8 +106,8 @@ def _role(node: ts.Node, calls: set[int]) -> str:
     parent = node.parent
     if parent is not None and parent.type == "namespace_alias_definition" and parent.named_children[0] == node:
         return "alias"
-    if node.type == "namespace_identifier" or parent is not None and parent.type == "using_declaration" \
-            and any(c.type == "namespace" for c in parent.children):
+    if node.type == "namespace_identifier" or (parent is not None and parent.type == "using_declaration" \
+            and any(c.type == "namespace" for c in parent.children)):
         return "namespace"
     if parent is not None and parent.type == "function_declarator" and parent.child_by_field_name("declarator") == node:
         return "definition"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from migrate.extract.c import ts
 from migrate.extract.c.tree import first_call, in_device_code, text, walk
@@ -23,6 +23,7 @@ LANE_TOKENS = frozenset({"thread", "threadidx", "tid", "lane", "laneid", "warp",
 LANE_ARITH = {"&": {31}, "%": {32}, ">>": {5}, "/": {32}, "<": {32}, ">=": {32}}
 WARP_SIZE_NAME = re.compile(r"(?i)^(\w+_)?(k_?)?(warp_?size|warp_?sz|threads_?per_?warp)(_\w+)?$")
 LOG_WARP_SIZE_NAME = re.compile(r"(?i)^(\w+_)?log2?_?warp_?size(_\w+)?$")
+COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 INTEGER = re.compile(r"\(?\s*(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*\)?")
 
 SIZES = {"char": 1, "signed char": 1, "unsigned char": 1, "int8_t": 1, "uint8_t": 1, "bool": 1, "short": 2,
@@ -179,12 +180,13 @@ def _binding(name_node: ts.Node, type_text: str, value: ts.Node | None, scopes: 
     name = text(name_node)
     scopes.types.setdefault(scopes.of(name_node), {})[name] = type_text
     value_text = text(value).strip() if value is not None else ""
-    if WARP_SIZE_NAME.match(name) and integer(value_text) == 32 or LOG_WARP_SIZE_NAME.match(name) and integer(value_text) == 5:
+    value_int = integer(value_text)
+    if (WARP_SIZE_NAME.match(name) and value_int == 32) or (LOG_WARP_SIZE_NAME.match(name) and value_int == 5):
         emit("warp-size-constant-32", name_node, name)
         scopes.add(scopes.warp_constants, name_node, name)
     if value is not None and "constexpr" in _declaration_text(name_node) and re.search(r"\bwarpSize\b", value_text):
         emit("warpsize-constexpr", value, "warpSize")
-    if type_text in THIRTY_TWO_BIT_TYPES or value is not None and is_32_lane_mask(value_text):
+    if type_text in THIRTY_TWO_BIT_TYPES or (value is not None and is_32_lane_mask(value_text)):
         scopes.add(scopes.mask32, name_node, name)
     ballot = _direct_ballot(value)
     if ballot is not None:
@@ -197,9 +199,9 @@ def _macro(node: ts.Node, scopes: Scopes, emit: Emit) -> None:
     name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
     if name is None or value is None:
         return
-    value_text = text(value).strip()
-    if WARP_SIZE_NAME.match(text(name)) and integer(value_text) == 32 or \
-            LOG_WARP_SIZE_NAME.match(text(name)) and integer(value_text) == 5:
+    value_text = COMMENT.sub("", text(value)).strip()  # `#define WARP_SIZE 32  // other platforms`
+    if (WARP_SIZE_NAME.match(text(name)) and integer(value_text) == 32) or \
+            (LOG_WARP_SIZE_NAME.match(text(name)) and integer(value_text) == 5):
         emit("warp-size-constant-32", name, text(name))
         scopes.add(scopes.warp_constants, node, text(name))
     if is_32_lane_mask(value_text):
@@ -239,20 +241,20 @@ def _call(fn_node: ts.Node, scopes: Scopes, emit: Emit) -> None:
     first = values[0]
     if SYNC_MASK_INTRINSICS.match(name):
         mask = text(first).strip()
-        if is_32_lane_mask(mask) or first.type == "identifier" and scopes.has(scopes.mask32, first, mask):
+        if is_32_lane_mask(mask) or (first.type == "identifier" and scopes.has(scopes.mask32, first, mask)):
             emit("lane-mask-32", first, name)
-        if name in SHUFFLES and len(values) > 2 and integer(text(values[2])) == 16 and not _loop_parent(call):
-            if not _has_offset_32(call):
-                emit("shuffle-offset-16", values[2], name)
+        if name in SHUFFLES and len(values) > 2 and integer(text(values[2])) == 16 and call is not None \
+                and not _loop_parent(call) and not _has_offset_32(call):
+            emit("shuffle-offset-16", values[2], name)
     elif name in ("cudaFuncSetAttribute", "cuFuncSetAttribute") and len(values) > 2 \
             and text(values[1]).split("::")[-1] in DYNAMIC_SHARED_ATTRIBUTE:
         size = size_of(text(values[2]))
         if size is not None:
             emit("shared-memory-request", values[2], name, value=size)
     elif name == "__popc" and _mentions_ballot(first, scopes):
-        emit("popc-ballot", call, name)  # type: ignore[arg-type]
+        emit("popc-ballot", call or first, name)
     elif name.split("::")[-1] == "tiled_partition" and len(values) > 1 and integer(text(values[1])) == 32:
-        emit("tiled-partition-32", call, "tiled_partition")  # type: ignore[arg-type]
+        emit("tiled-partition-32", call or first, "tiled_partition")
 
 
 def _mentions_ballot(node: ts.Node, scopes: Scopes) -> bool:
@@ -288,7 +290,7 @@ def _binary(node: ts.Node, emit: Emit) -> None:
     if op is None or left is None or right is None:
         return
     op_text, lt, rt = text(op), text(left).strip(), text(right).strip()
-    if op_text in ("==", "!=") and (_is_warp_size(lt) and integer(rt) == 32 or _is_warp_size(rt) and integer(lt) == 32):
+    if op_text in ("==", "!=") and ((_is_warp_size(lt) and integer(rt) == 32) or (_is_warp_size(rt) and integer(lt) == 32)):
         emit("warpsize-compare-32", node, "warpSize")
     elif integer(rt) in LANE_ARITH.get(op_text, ()) and _lane_operand(left) and in_device_code(node) \
             and (op_text not in ("<", ">=") or left.type in ("identifier", "field_expression")):
@@ -341,21 +343,23 @@ def _shared_and_managed(node: ts.Node, emit: Emit) -> None:
         return
     element = SIZES.get(_type_of(node))
     for declarator in (c for c in node.named_children if c.type == "array_declarator"):
-        dims, inner = [], declarator
+        dims: list[int | None] = []
+        inner: ts.Node | None = declarator
         while inner is not None and inner.type == "array_declarator":
             size = inner.child_by_field_name("size")
             dims.append(size_of(text(size)) if size is not None else None)
             inner = inner.child_by_field_name("declarator")
-        if element and dims and None not in dims:
+        known = [d for d in dims if d is not None]
+        if element and dims and len(known) == len(dims):
             total = element
-            for dim in dims:
-                total *= dim  # type: ignore[operator]
+            for dim in known:
+                total *= dim
             emit("shared-memory-request", declarator, "__shared__", value=total)
 
 
 def _launch_shared_memory(node: ts.Node, emit: Emit) -> None:
     config = next((c for c in node.children if c.type == "kernel_call_syntax"), None)
-    arguments = [c for c in config.named_children] if config is not None else []
+    arguments = list(config.named_children) if config is not None else []
     if len(arguments) > 2:
         size = size_of(text(arguments[2]))
         if size is not None:

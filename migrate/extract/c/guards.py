@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from migrate.extract.c import ts
@@ -12,8 +13,17 @@ HIP_TOKEN = re.compile(r"^(HIP\w*|ROCM\w*|HCC|AMDGCN)$")
 IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
+# A name that also says CUDA (MFEM_USE_CUDA_OR_HIP, an include guard GKO_CUDA_HIP_MATH_HPP_) covers both builds.
+BOTH_TOKEN = re.compile(r"^(CUDA|GPU|HPP|H|CUH|INCLUDED)$")
+
+
 def mentions_hip(condition: str) -> bool:
-    return any(HIP_TOKEN.match(tok) for ident in IDENT.findall(condition) for tok in ident.split("_") if tok)
+    return any(_hip_name(ident) for ident in IDENT.findall(condition))
+
+
+def _hip_name(ident: str) -> bool:
+    tokens = [tok for tok in ident.split("_") if tok]
+    return any(HIP_TOKEN.match(tok) for tok in tokens) and not any(BOTH_TOKEN.match(tok) for tok in tokens)
 
 
 def _negated(condition: str) -> bool:
@@ -33,9 +43,9 @@ class GuardMap:
     def build(cls, conditionals: list[ts.Node]) -> GuardMap:
         ranges: list[tuple[int, int, str]] = []
         for node in conditionals:
-            branches = list(_branches(node))
-            if any(mentions_hip(cond) for cond, _, _, _ in branches):
-                ranges.extend(_label(branches))
+            chain = list(branches(node))
+            if any(mentions_hip(cond) for cond, _, _, _ in chain):
+                ranges.extend(_label(chain))
         ordered = tuple(sorted(ranges))
         points = _breakpoints(ordered)
         return cls(ordered, tuple(p for p, _ in points), tuple(label for _, label in points))
@@ -65,7 +75,7 @@ def _breakpoints(ranges: tuple[tuple[int, int, str], ...]) -> list[tuple[int, st
     return points
 
 
-def _branches(node: ts.Node):
+def branches(node: ts.Node | None) -> Iterator[tuple[str, bool, int, int]]:
     """(condition text, positive?, start, end) for each branch of an #if/#ifdef chain."""
     while node is not None:
         kind = node.type

@@ -1,7 +1,7 @@
 """Small helpers over tree-sitter nodes, shared by the C/C++/CUDA extractors."""
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from migrate.extract.c import ts
 

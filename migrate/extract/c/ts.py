@@ -1,7 +1,7 @@
 """The one module that drives the tree-sitter API: the CUDA parser and its queries."""
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 
 import tree_sitter
@@ -15,7 +15,7 @@ def _language() -> tree_sitter.Language:
     return tree_sitter.Language(tree_sitter_cuda.language())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _query(name: str) -> tree_sitter.Query:
     text = resources.files("migrate.extract.c").joinpath("queries", f"{name}.scm").read_text()
     return tree_sitter.Query(_language(), text)

@@ -1,1 +1,3 @@
-"""Python sources and notebooks: imports, attribute chains, calls, vendor branches, and CUDA source embedded in strings (cupy, load_inline, pycuda)."""
+"""Python sources and notebooks: imports, attribute chains, calls, vendor branches, and CUDA source
+embedded in strings (cupy, load_inline, pycuda).
+"""

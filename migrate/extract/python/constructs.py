@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ TF32_OFF = (False, "ieee", "highest", "none")
 
 
 def on_call(v: _Visitor, call: ast.Call, name: str | None) -> None:
-    if name in SUBPROCESS_CALLS and any("nvidia-smi" in c.value for c in literals(v, call)):
+    if name in SUBPROCESS_CALLS and any("nvidia-smi" in str(c.value) for c in literals(v, call)):
         v.add("construct", "subprocess-nvidia-smi", call, text="nvidia-smi")
     _numba(v, call, name)
     if name in TRITON_ASM:
@@ -77,10 +78,10 @@ def on_compare(v: _Visitor, node: ast.Compare) -> None:
     providers = [lit for lit in strings if lit.value in NVIDIA_PROVIDERS]
     if providers and any(_queries_providers(v, o) for o in operands):
         for lit in providers:
-            v.add("construct", "onnxruntime-nvidia-provider", lit, text=lit.value)
-    names = [lit for lit in strings if NVIDIA_GPU_NAME.search(lit.value)]
+            v.add("construct", "onnxruntime-nvidia-provider", lit, text=str(lit.value))
+    names = [lit for lit in strings if NVIDIA_GPU_NAME.search(str(lit.value))]
     if names and any(_is_device_name(v, o) for o in operands):
-        v.add("construct", "gpu-name-compare", node, text=names[0].value)
+        v.add("construct", "gpu-name-compare", node, text=str(names[0].value))
 
 
 def on_subscript(v: _Visitor, node: ast.Subscript) -> None:
@@ -125,9 +126,9 @@ def is_capability(v: _Visitor, node: ast.expr) -> bool:
             return True
         if isinstance(sub, ast.Attribute) and sub.attr in ("major", "minor") and v.is_properties(sub.value):
             return True
-        if isinstance(sub, ast.Attribute) and sub.attr == "compute_capability" and isinstance(sub.value, ast.Call):
-            if (v.call_name(sub.value) or "").startswith(("cupy.", "numba.")):
-                return True
+        if isinstance(sub, ast.Attribute) and sub.attr == "compute_capability" and isinstance(sub.value, ast.Call) \
+                and (v.call_name(sub.value) or "").startswith(("cupy.", "numba.")):
+            return True
     return False
 
 
@@ -160,7 +161,7 @@ def argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
 # -- numba ----------------------------------------------------------------------
 
 def _numba(v: _Visitor, call: ast.Call, name: str | None) -> None:
-    decorates = getattr(call, "_decorates", None)
+    decorates = v.decorates.get(id(call))
     if name in NUMBA_UFUNCS:
         target = argument(call, 99, "target")
         if isinstance(target, ast.Constant) and target.value == "cuda":
@@ -189,12 +190,12 @@ def _is_function(v: _Visitor, node: ast.expr) -> bool:
 def _triton_asm(v: _Visitor, call: ast.Call) -> None:
     """tl.inline_asm_elementwise hands its string to the backend's assembler unchanged."""
     found = literals(v, argument(call, 0, "asm"))
-    text = "\n".join(lit.value for lit in found)
+    text = "\n".join(str(lit.value) for lit in found)
     opcode = PTX_OPCODE.search(text)
     if found and not opcode and AMDGCN_OPCODE.search(text):
         return  # already AMDGPU assembly
     for lit in found:
-        v.add("asm", lit.value, lit)
+        v.add("asm", str(lit.value), lit)
     v.add("construct", "triton-inline-asm", call,
           text=f"inline_asm_elementwise ({opcode.group(0)})" if opcode else "inline_asm_elementwise")
 
@@ -224,9 +225,9 @@ def _queries_providers(v: _Visitor, node: ast.expr, depth: int = 0) -> bool:
             attr = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
             if attr in PROVIDER_QUERIES and (v.call_name(sub) or "onnxruntime.").startswith("onnxruntime."):
                 return True
-        if isinstance(sub, ast.Name) and sub.id in v.exprs and depth < 2:
-            if _queries_providers(v, v.exprs[sub.id], depth + 1):
-                return True
+        if isinstance(sub, ast.Name) and sub.id in v.exprs and depth < 2 \
+                and _queries_providers(v, v.exprs[sub.id], depth + 1):
+            return True
     return False
 
 
@@ -241,7 +242,7 @@ def _jax(v: _Visitor, call: ast.Call, name: str | None) -> None:
     elif name in JAX_FFI_REGISTER:
         target = argument(call, 2, "platform")
         if isinstance(target, ast.Constant) and str(target.value).lower() == "cuda":
-            v.add("construct", "jax-ffi-cuda-target", target, text=target.value)
+            v.add("construct", "jax-ffi-cuda-target", target, text=str(target.value))
         return
     else:
         return
@@ -263,9 +264,9 @@ def _name_test(v: _Visitor, call: ast.Call) -> None:
     """torch.cuda.get_device_name().startswith("NVIDIA H100")."""
     func = call.func
     if isinstance(func, ast.Attribute) and func.attr in STRING_TESTS:
-        names = [lit for lit in _direct_strings(call.args) if NVIDIA_GPU_NAME.search(lit.value)]
+        names = [lit for lit in _direct_strings(call.args) if NVIDIA_GPU_NAME.search(str(lit.value))]
         if names and _is_device_name(v, func.value):
-            v.add("construct", "gpu-name-compare", call, text=names[0].value)
+            v.add("construct", "gpu-name-compare", call, text=str(names[0].value))
 
 
 def _is_device_name(v: _Visitor, node: ast.expr, depth: int = 0) -> bool:
@@ -274,15 +275,15 @@ def _is_device_name(v: _Visitor, node: ast.expr, depth: int = 0) -> bool:
             return True
         if isinstance(sub, ast.Attribute) and sub.attr == "name" and v.is_properties(sub.value):
             return True
-        if isinstance(sub, ast.Name) and sub.id in v.exprs and depth < 2:
-            if _is_device_name(v, v.exprs[sub.id], depth + 1):
-                return True
+        if isinstance(sub, ast.Name) and sub.id in v.exprs and depth < 2 \
+                and _is_device_name(v, v.exprs[sub.id], depth + 1):
+            return True
     return False
 
 
 # -- helpers ------------------------------------------------------------------------
 
-def _walk_values(node: ast.AST):
+def _walk_values(node: ast.AST) -> Iterator[ast.AST]:
     """ast.walk that does not enter the arguments of calls other than conversions."""
     todo = [node]
     while todo:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
 
 from migrate.model import Fact
 
@@ -30,7 +30,7 @@ class Snippet:
 
 def sources_of(name: str, call: ast.Call, strings: dict[str, ast.expr],
                lines: list[str]) -> list[tuple[Snippet, ast.expr]]:
-    out = []
+    out: list[tuple[Snippet, ast.expr]] = []
     for position, keyword in SOURCE_ARGS.get(name, ()):
         arg = _argument(call, position, keyword)
         for literal in _literals(arg, strings, depth=0):
@@ -64,13 +64,14 @@ def _literals(node: ast.expr | None, strings: dict[str, ast.expr], depth: int) -
 def _snippet(node: ast.Constant, lines: list[str]) -> Snippet:
     first = lines[node.lineno - 1].encode()
     segment = _segment(node, lines)
-    prefix = PREFIX.match(segment).group(0)  # type: ignore[union-attr]
+    matched = PREFIX.match(segment)
+    prefix = matched.group(0) if matched else ""
     rest = segment[len(prefix):]
     quote = rest[:3] if rest[:3] in ('"""', "'''") else rest[:1]
     content = rest[len(quote):len(rest) - len(quote)]
     col0 = len(first[:node.col_offset].decode("utf-8", "replace")) + len(prefix) + len(quote)
     exact = content == node.value and rest.endswith(quote)
-    return Snippet(text=content if exact else node.value, row0=node.lineno - 1, col0=col0, exact=exact)
+    return Snippet(text=content if exact else str(node.value), row0=node.lineno - 1, col0=col0, exact=exact)
 
 
 def _segment(node: ast.Constant, lines: list[str]) -> str:

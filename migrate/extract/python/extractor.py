@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import ast
 
-from migrate.extract.python import embedded
-from migrate.extract.python import structure
-from migrate.extract.python import constructs
+from migrate.extract.columns import Columns
+from migrate.extract.python import constructs, embedded, structure
+from migrate.extract.python.guards import HIP_MARKERS, HipGuards
 from migrate.extract.text.buildfiles import NVCC_FLAGS
 from migrate.extract.text.deps import REQUIREMENT, normalise
-from migrate.extract.columns import Columns
 from migrate.extract.text.lines import FLAG, line_texts
-from migrate.extract.python.guards import HipGuards
 from migrate.model import Extraction, Fact
 
 PROPERTY_CALLS = frozenset({"torch.cuda.get_device_properties"})
@@ -46,6 +44,8 @@ class _Visitor(ast.NodeVisitor):
         self._columns: Columns | None = None
         self.cell = cell
         self.aliases: dict[str, str] = {}
+        self.called: set[int] = set()  # id() of the nodes that are called
+        self.decorates: dict[int, str] = {}  # id() of a decorator call -> the function it decorates
         self.assigned: dict[str, set[str]] = {}  # extension = CUDAExtension -> {"extension": {...CUDAExtension}}
         self.exprs: dict[str, ast.expr] = {}  # the last value assigned to each plain name
         self.strings: dict[str, ast.expr] = {}
@@ -80,11 +80,12 @@ class _Visitor(ast.NodeVisitor):
         return self._columns.chars(line - 1, byte_col) + 1
 
     def add(self, kind: str, name: str, node: ast.AST, *, role: str = "", text: str = "") -> None:
-        end_line = getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
+        line, col = getattr(node, "lineno", 1), getattr(node, "col_offset", 0)
+        end_line = getattr(node, "end_lineno", None) or line
         end_col = getattr(node, "end_col_offset", None)
         self.facts.append(Fact(
             kind=kind, name=name, role=role, text=text, cell=self.cell,
-            line=node.lineno, column=self._col(node.lineno, node.col_offset),  # type: ignore[attr-defined]
+            line=line, column=self._col(line, col),
             end_line=end_line, end_column=self._col(end_line, end_col if end_col is not None else 0),
             guard=self.guard,
         ))
@@ -143,6 +144,9 @@ class _Visitor(ast.NodeVisitor):
             return
         self._bind(node)
         self.add("python_import", node.module, node)
+        hip_names = [a.name for a in node.names if f"{node.module}.{a.name}" in HIP_MARKERS or a.name in HIP_HOMES]
+        if hip_names:
+            self.add("rocm_path", "python", node, text=f"from {node.module} import {', '.join(hip_names)}")
 
     def visit_Assign(self, node: ast.Assign) -> None:
         capability, properties = constructs.is_capability(self, node.value), self.is_properties(node.value)
@@ -159,6 +163,8 @@ class _Visitor(ast.NodeVisitor):
             for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
                 (self.capability_vars.add if capability else self.capability_vars.discard)(name)
                 (self.property_vars.add if properties else self.property_vars.discard)(name)
+        if self.guards.mentions_hip(node.value):
+            self.add("rocm_path", "python", node, text=_segment(self.lines, node))
         self.guards.note_assignment(node)
         constructs.on_assign(self, node)
         self.generic_visit(node)
@@ -183,10 +189,10 @@ class _Visitor(ast.NodeVisitor):
                 self.guard = self.guards.early_exit(statement)
         self.guard = saved
 
-    def _under(self, label: str, nodes: list[ast.AST] | ast.AST) -> None:
+    def _under(self, label: str, nodes: list[ast.stmt] | ast.AST) -> None:
         saved, self.guard = self.guard, label
         if isinstance(nodes, list):
-            self._block(nodes)  # type: ignore[arg-type]
+            self._block(nodes)
         else:
             self.visit(nodes)
         self.guard = saved
@@ -197,17 +203,19 @@ class _Visitor(ast.NodeVisitor):
             self.generic_visit(node)
             return
         label = self.guards.polarity(node.test)
+        self.add("rocm_path", "python", node.test, text=_segment(self.lines, node.test))
         self._under("hip", node.test)
         self._under(label, node.body)
         if node.orelse:
             self._under("cuda" if label == "hip" else "hip", node.orelse)
 
-    visit_IfExp = visit_If  # type: ignore[assignment]
+    visit_IfExp = visit_If
 
     def visit_BoolOp(self, node: ast.BoolOp) -> None:
         if self.guard or not self.guards.mentions_hip(node):
             self.generic_visit(node)
             return
+        self.add("rocm_path", "python", node, text=_segment(self.lines, node))
         for value in node.values:
             self._under("hip", value)
 
@@ -215,17 +223,17 @@ class _Visitor(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         name = self.resolve(node)
         if name is not None:
-            self.add("python_attr", name, node, role=getattr(node, "_role", "value"))
+            self.add("python_attr", name, node, role="call" if id(node) in self.called else "value")
             return  # the inner links of the chain are part of this fact
         self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:
         target = self.aliases.get(node.id)
         if target and "." in target and isinstance(node.ctx, ast.Load):
-            self.add("python_attr", target, node, role=getattr(node, "_role", "value"))
+            self.add("python_attr", target, node, role="call" if id(node) in self.called else "value")
 
     def visit_Call(self, node: ast.Call) -> None:
-        node.func._role = "call"  # type: ignore[attr-defined]
+        self.called.add(id(node.func))
         name = self.call_name(node)
         if name in SETUP_CALLS:
             self._requirements(node)
@@ -259,19 +267,20 @@ class _Visitor(ast.NodeVisitor):
         constructs.on_binop(self, node)
         self.generic_visit(node)
 
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         for deco in node.decorator_list:
             if isinstance(deco, ast.Call):
-                deco._decorates = node.name  # type: ignore[attr-defined]
+                self.decorates[id(deco)] = node.name
             else:
                 constructs.on_decorator(self, deco, node.name)
         self.generic_visit(node)
 
-    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self.visit_FunctionDef(node)
 
     def visit_Dict(self, node: ast.Dict) -> None:
         """nvcc flags in extra_compile_args={"nvcc": [...]} (setup.py, load())."""
-        for key, value in zip(node.keys, node.values):
+        for key, value in zip(node.keys, node.values, strict=False):
             if isinstance(key, ast.Constant) and key.value in NVCC_KEYWORDS:
                 self._nvcc_flags(value)
         self.generic_visit(node)
@@ -280,7 +289,7 @@ class _Visitor(ast.NodeVisitor):
         if isinstance(value, ast.Name) and value.id in self.lists:
             value = self.lists[value.id]
         for const in _strings(value):
-            for m in FLAG.finditer(const.value):
+            for m in FLAG.finditer(str(const.value)):
                 if NVCC_FLAGS.match(m.group(1)):
                     self.add("flag", m.group(1), const, text=m.group(0))
 
@@ -291,24 +300,34 @@ class _Visitor(ast.NodeVisitor):
                 value = keyword.value
                 values = value.values if isinstance(value, ast.Dict) else [value]
                 for const in (c for v in values for c in _strings(v)):
-                    if m := REQUIREMENT.match(const.value):
-                        self.add("requirement", normalise(m.group(1)), const, text=const.value)
+                    if m := REQUIREMENT.match(str(const.value)):
+                        self.add("requirement", normalise(m.group(1)), const, text=str(const.value))
 
-    def _embedded(self, source: embedded.Snippet, node: ast.AST) -> None:
+    def _embedded(self, source: embedded.Snippet, node: ast.expr) -> None:
         from migrate.extract.c import cuda_cpp
 
         snippet_facts, notes = cuda_cpp.extract_snippet(
             source.text.encode(), row0=source.row0, col0=source.col0, cell=self.cell)
         if not source.exact:
             snippet_facts = [embedded.pin(f, node, self._col) for f in snippet_facts]
-            self.notes.append(f"line {node.lineno}: embedded CUDA source has escapes; its findings point at the string's start")  # type: ignore[attr-defined]
+            self.notes.append(f"line {node.lineno}: embedded CUDA source has escapes; its findings point at the string's start")
         self.facts.extend(snippet_facts)
         self.notes.extend(notes)
 
 
 def _is_stringish(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and isinstance(node.value, str) or isinstance(node, (ast.List, ast.Tuple, ast.BinOp))
+    return (isinstance(node, ast.Constant) and isinstance(node.value, str)) or isinstance(node, (ast.List, ast.Tuple, ast.BinOp))
 
 
 def _strings(node: ast.AST) -> list[ast.Constant]:
     return [n for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+
+
+# torch.utils.cpp_extension names that only a ROCm-aware build imports.
+HIP_HOMES = frozenset({"ROCM_HOME", "HIP_HOME", "IS_HIP_EXTENSION", "COMMON_HIP_FLAGS", "ROCM_VERSION"})
+
+
+def _segment(lines: list[str], node: ast.AST) -> str:
+    """The first line of a node's source, for evidence text."""
+    line = getattr(node, "lineno", 0)
+    return lines[line - 1].strip()[:120] if 0 < line <= len(lines) else ""

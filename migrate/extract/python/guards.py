@@ -6,7 +6,7 @@ branch they sit in ("hip" or "cuda") and never become findings."""
 from __future__ import annotations
 
 import ast
-from typing import Callable
+from collections.abc import Callable
 
 HIP_MARKERS = frozenset({"torch.version.hip", "torch.utils.cpp_extension.IS_HIP_EXTENSION",
                          "torch.utils.cpp_extension.ROCM_HOME", "torch.cuda.is_rocm"})
@@ -54,7 +54,7 @@ class HipGuards:
                     self.flags.pop(target.id, None)
 
     def mentions_hip(self, test: ast.expr) -> bool:
-        text = "\n".join(self.lines[test.lineno - 1:test.end_lineno]).lower()  # type: ignore[attr-defined]
+        text = "\n".join(self.lines[test.lineno - 1:test.end_lineno]).lower()
         if not any(word in text for word in self.words):
             return False  # cheap: most tests say nothing about HIP
         for sub in ast.walk(test):
@@ -75,7 +75,8 @@ class HipGuards:
             return True
         if name == "getattr" and len(call.args) >= 2 and isinstance(call.args[0], ast.Attribute):
             attr = call.args[1]
-            return isinstance(attr, ast.Constant) and f"{self.resolve(call.args[0])}.{attr.value}" in HIP_MARKERS
+            return isinstance(attr, ast.Constant) and isinstance(attr.value, str) \
+                and f"{self.resolve(call.args[0])}.{attr.value}" in HIP_MARKERS
         return False
 
     def polarity(self, test: ast.expr) -> str:

@@ -60,7 +60,7 @@ def _structure(visitor: _Visitor, node: ast.Call, name: str | None) -> None:
     module = _argument(node, 0, "name")
     if not (isinstance(module, ast.Constant) and isinstance(module.value, str)):
         return
-    sources = _argument(node, 1, "sources") if role == "setup" or name.endswith(".load") else None  # type: ignore[union-attr]
+    sources = _argument(node, 1, "sources") if role == "setup" or (name or "").endswith(".load") else None
     paths = [p for p in (_path(visitor, e) for e in _elements(visitor, sources)) if p]
     visitor.add("extension", module.value.rsplit(".", 1)[-1], node, text="\n".join(paths), role=role)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -150,7 +151,7 @@ def _language(command: Command, where: _Positions) -> list[Fact]:
     elif command.name == "enable_language":
         hits = [a for a in args if not a.quoted and a.text == "CUDA"]
     elif command.name in LANGUAGE_COMMANDS:
-        hits = [b for a, b in zip(args, args[1:]) if a.text == "LANGUAGE" and b.text == "CUDA"]
+        hits = [b for a, b in itertools.pairwise(args) if a.text == "LANGUAGE" and b.text == "CUDA"]
     out = []
     for arg in hits:
         line, col = where(arg.start)

@@ -72,7 +72,7 @@ def analyse(logical: Logical, *, start: int = 0) -> list[Fact]:
             out += _defines(logical, args)
         elif program in ("srun", "sbatch", "salloc"):
             out += slurm_options(logical, args)
-        elif program in ("module", "ml") or program == "spack" and names[:1] == ["load"]:
+        elif program in ("module", "ml") or (program == "spack" and names[:1] == ["load"]):
             out += _modules(logical, args, program)
     return out
 
@@ -82,7 +82,7 @@ def _assignments(logical: Logical, words: Words, out: list[Fact]) -> Words:
     i = 0
     while i < len(words):
         value = words[i][2]
-        if value in PREFIXES or value.startswith("-") and i and words[i - 1][2] in PREFIXES:
+        if value in PREFIXES or (value.startswith("-") and i and words[i - 1][2] in PREFIXES):
             i += 1
             continue
         m = ASSIGNMENT.match(value)

@@ -45,7 +45,7 @@ def manifest(source: bytes) -> Extraction:
         shell_block = _shell_step(line, number, shell_block, facts)
         if m := IMAGE.match(line):
             key, value = m.group(1), m.group(2)
-            if key == "image" or "/" in value or key == "container" and ":" in value:
+            if key == "image" or "/" in value or (key == "container" and ":" in value):
                 facts.append(fact("base_image", value.lower(), number, m.start(2), m.end(2)))
         facts.extend(_gpu_keys(line, number))
         capability_indent = _capabilities(line, number, capability_indent, facts)
@@ -92,7 +92,7 @@ def _shell_step(line: str, number: int, block: tuple[int, bool], facts: list[Fac
     indent, list_ok = block
     current = len(line) - len(line.lstrip())
     item = line.lstrip().startswith("- ")
-    if indent >= 0 and line.strip() and (current > indent or list_ok and item and current == indent):
+    if indent >= 0 and line.strip() and (current > indent or (list_ok and item and current == indent)):
         _shell(line, number, current + 2 if item else current, facts)
         return block
     m = SHELL_KEY.match(line)

@@ -42,10 +42,10 @@ def conda(source: bytes) -> Extraction:
                 for item in re.finditer(r"[^\[\],\s'\"]+", m.group(2)):
                     facts.extend(_conda_item(section, item.group(0), number, m.start(2) + item.start()))
             continue
-        item = CONDA_ITEM.match(line)
-        if not item or not item.group(2):
+        entry = CONDA_ITEM.match(line)
+        if not entry or not entry.group(2):
             continue
-        indent, value, start = len(item.group(1)), item.group(2), item.start(2)
+        indent, value, start = len(entry.group(1)), entry.group(2), entry.start(2)
         if pip_indent >= 0 and indent <= pip_indent:
             pip_indent = -1
         if re.fullmatch(r"pip\s*:", value):
@@ -90,7 +90,7 @@ def setup_cfg(source: bytes) -> Extraction:
             continue
         key = re.match(r"^([\w-]+)\s*[=:]\s*(.*)$", line)
         if key:
-            in_list = section == "options" and key.group(1) in SETUP_CFG_LISTS or section == "options.extras_require"
+            in_list = (section == "options" and key.group(1) in SETUP_CFG_LISTS) or section == "options.extras_require"
             start = key.start(2)
         elif in_list and line[:1].isspace():
             start = 0

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from migrate.model import Extraction, Fact
 
@@ -43,7 +43,7 @@ def flags(line: str, number: int, wanted: re.Pattern[str]) -> list[Fact]:
     for m in FLAG.finditer(line):
         name, value = m.group(1), m.group(2) or m.group(3) or ""
         condition = NVIDIA_VALUED_FLAGS.get(name)
-        if not wanted.match(name) or condition and not condition.match(value):
+        if not wanted.match(name) or (condition and not condition.match(value)):
             continue
         out.append(fact("flag", name, number, m.start(), m.end(), text=m.group(0)))
     return out

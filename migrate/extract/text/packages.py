@@ -40,7 +40,7 @@ def pip_names(spec: str) -> list[str]:
     spec = spec.strip()
     if not spec:
         return []
-    if URL.match(spec) or spec.lower().endswith(".whl") and not re.search(r"\s@\s", spec):
+    if URL.match(spec) or (spec.lower().endswith(".whl") and not re.search(r"\s@\s", spec)):
         return url_names(spec)
     try:
         req = Requirement(spec)
@@ -62,7 +62,7 @@ def url_names(url: str, known: str | None = None) -> list[str]:
     A VCS URL whose project is known gives no index: name; rules judge the project instead."""
     egg = re.search(r"[#&]egg=([A-Za-z0-9][\w.-]*)", url)
     name = known or (canonical(egg.group(1)) if egg else None)
-    out = [] if not URL.match(url) or VCS.match(url) and name else [f"index:{url}"]
+    out = [] if not URL.match(url) or (VCS.match(url) and name) else [f"index:{url}"]
     if name and not known:
         out.append(name)
     filename = url_unquote(url.split("#", 1)[0].split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1])

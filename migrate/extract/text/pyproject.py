@@ -3,26 +3,25 @@ and Pipfile. The TOML parser gives the values; the lines are scanned only to loc
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
+from migrate.compat import tomllib
 from migrate.extract.text.lines import fact, finish
 from migrate.extract.text.packages import conda_names, pip_names, url_names
 from migrate.model import Extraction, Fact
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
-
 HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 KEY_LINE = re.compile(r"^\s*(\"(?:[^\"\\]|\\.)*\"|'[^']*'|[\w-]+)\s*[.=]")
 KEY_PART = re.compile(r"\s*(\"(?:[^\"\\]|\\.)*\"|'[^']*'|[\w-]+)\s*\.?")
-PIP_LISTS = (("project", "dependencies"), ("build-system", "requires"), ("tool", "uv", "dev-dependencies"),
+PIP_LISTS: tuple[tuple[str, ...], ...] = (
+    ("project", "dependencies"), ("build-system", "requires"), ("tool", "uv", "dev-dependencies"),
              ("tool", "uv", "constraint-dependencies"), ("tool", "uv", "override-dependencies"))
-PIP_LIST_TABLES = (("project", "optional-dependencies"), ("dependency-groups",), ("tool", "pdm", "dev-dependencies"))
+PIP_LIST_TABLES: tuple[tuple[str, ...], ...] = (
+    ("project", "optional-dependencies"), ("dependency-groups",), ("tool", "pdm", "dev-dependencies"))
 URL_KEYS = ("url", "index", "index-url", "extra-index-url", "find-links", "default-index")
 
 
@@ -56,7 +55,7 @@ class Locator:
                 path, start = _key_path(m.group(2)), number
         self._close(path, seen, start, len(self.lines))
 
-    def _close(self, path: tuple[str, ...], seen: dict, start: int, end: int) -> None:
+    def _close(self, path: tuple[str, ...], seen: dict[tuple[str, ...], int], start: int, end: int) -> None:
         occurrence = seen.get(path, 0)
         seen[path] = occurrence + 1
         self.spans.append((path, occurrence, start, end))
@@ -87,8 +86,8 @@ class Locator:
         table's end."""
         for depth in range(len(table), -1, -1):
             parent, first_key = table[:depth], (*table[depth:], key)[0]
-            for index, (path, occ, start, end) in enumerate(self.spans):
-                if path != parent or parent == table and occ != occurrence:
+            for index, (path, occ, _start, end) in enumerate(self.spans):
+                if path != parent or (parent == table and occ != occurrence):
                     continue
                 line = self._keys(index).get(first_key)
                 if line is not None:
@@ -126,7 +125,7 @@ def extract(source: bytes) -> Extraction:
     return finish(text, facts)
 
 
-def _items(data: dict) -> Iterator[Item]:
+def _items(data: dict[str, Any]) -> Iterator[Item]:
     for path in PIP_LISTS:
         yield from _pip_list(_get(data, path), path[:-1], path[-1])
     for path in PIP_LIST_TABLES:
@@ -184,7 +183,7 @@ def _version(entry: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _uv(uv: dict) -> Iterator[Item]:
+def _uv(uv: dict[str, Any]) -> Iterator[Item]:
     yield from _sources(uv.get("index"), ("tool", "uv", "index"))
     for key in ("index-url", "extra-index-url", "find-links"):
         for url in _strings(uv.get(key)):
@@ -202,7 +201,7 @@ def _sources(values: object, table: tuple[str, ...]) -> Iterator[Item]:
             yield Item([f"index:{url}"], table, "url", url, occurrence)
 
 
-def _pixi(pixi: dict, table: tuple[str, ...]) -> Iterator[Item]:
+def _pixi(pixi: dict[str, Any], table: tuple[str, ...]) -> Iterator[Item]:
     for key in ("project", "workspace"):
         for channel in _strings(_table(pixi.get(key)).get("channels")):
             yield Item([f"channel:{channel.split('/')[0]}"], (*table, key), "channels", channel)
@@ -216,13 +215,14 @@ def _pixi(pixi: dict, table: tuple[str, ...]) -> Iterator[Item]:
             yield Item([f"channel:{channel.split('/')[0]}"], (*table, "feature", feature), "channels", channel)
 
 
-def _get(data: dict, path: tuple[str, ...]) -> object:
+def _get(data: dict[str, Any], path: tuple[str, ...]) -> object:
+    value: object = data
     for part in path:
-        data = _table(data).get(part)  # type: ignore[assignment]
-    return data
+        value = _table(value).get(part)
+    return value
 
 
-def _table(value: object) -> dict:
+def _table(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 

@@ -33,3 +33,5 @@
 (parameter_declaration) @declaration
 (assignment_expression) @assign
 (namespace_alias_definition) @namespace_alias
+[(type_definition) (alias_declaration)] @typedef
+(number_literal) @number

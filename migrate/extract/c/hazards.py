@@ -1,0 +1,175 @@
+"""More device-code constructs that real ports had to change (issue 14's ported-sites benchmark).
+
+Lane-mask types and bit operations on masks, grid-wide syncs, kernels that need a grid of one
+thread per element, wave-size constants written as functions or as 64, and the OCP FP8 maximum.
+Each recogniser emits a `construct` fact; rules/device.yaml says what it means."""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+from migrate.extract.c import ts
+from migrate.extract.c.tree import qualifiers, text, walk
+
+Emit = Callable[..., None]
+
+MASK_NAME = re.compile(r"(?i)(^|_)(lane_?|warp_?|active_?|thread_?|ballot_?|sub_?warp_?|group_?)?mask(_t|_type)?$|"
+                       r"^(lane|warp|active|ballot|thread|group)[A-Z_]?\w*Mask\w*$|^[A-Z]?\w*LaneMask\w*$")
+UNSIGNED_32 = re.compile(r"^(unsigned|unsigned int|uint32_t|std::uint32_t|uint|u32|uint32|\w+_uint|\w+_uint32(_t)?)$")
+MASK_BIT_OPS = frozenset({"__popc", "__ffs", "__clz", "__brev", "__fns"})
+MASK_WORD = re.compile(r"(?i)mask|ballot|vote|active")
+FLAT_INDEX = re.compile(r"blockIdx\.x\s*\*\s*blockDim\.x\s*\+\s*threadIdx\.x|threadIdx\.x\s*\+\s*blockIdx\.x\s*\*\s*blockDim\.x|"
+                        r"blockDim\.x\s*\*\s*blockIdx\.x\s*\+\s*threadIdx\.x|threadIdx\.x\s*\+\s*blockDim\.x\s*\*\s*blockIdx\.x")
+WARP_FUNCTION = re.compile(r"(?i)^(\w+_)?(k_?)?(get_?)?(warp_?size|threads_?per_?warp|wave_?front_?size|wave_?size)"
+                           r"(_?host|_?device|_\w+)?$")
+WAVE_NAME = re.compile(r"(?i)^(\w+_)?(k_?)?(warp_?size|warp_?sz|threads_?per_?warp|wave_?front_?size|wave_?size)(_\w+)?$")
+FP8_MAX = re.compile(r"^448(\.0*[fF]?|[fF])$")
+FP8_CONTEXT = re.compile(rb"(?i)fp8|float8|e4m3")
+COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+def integer(value: str) -> int | None:
+    m = re.fullmatch(r"\(?\s*(\d+)[uUlL]*\s*\)?", COMMENT.sub("", value).strip())
+    return int(m.group(1)) if m else None
+
+
+def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> None:
+    grids = _grid_names(caps)
+    for node in caps.get("typedef", []):
+        _mask_type(node, emit)
+    for node in caps.get("reference.call", []):
+        _mask_bit_op(node, emit)
+    for node in caps.get("reference.member", []):
+        _grid_sync(node, grids, emit)
+    for node in caps.get("definition.function", []):
+        _warp_size_function(node, emit)
+        _flat_index_kernel(node, emit)
+    for node in caps.get("macro", []):
+        _wave_64_macro(node, emit)
+    for name_node, value in _initialised(caps):
+        _wave_64_binding(name_node, value, emit)
+    if FP8_CONTEXT.search(re.sub(rb"//[^\n]*|/\*.*?\*/", b"", source, flags=re.DOTALL)):
+        for node in caps.get("number", []):
+            if FP8_MAX.match(text(node)):
+                emit("fp8-e4m3-max", node, text(node))
+
+
+def _mask_type(node: ts.Node, emit: Emit) -> None:
+    """`typedef unsigned int warp_mask_t;` and `using lane_mask = uint32_t;`."""
+    if node.type == "alias_declaration":
+        name, kind = node.child_by_field_name("name"), node.child_by_field_name("type")
+        pairs = [(name, text(kind))]
+    else:
+        kind = node.child_by_field_name("type")
+        pairs = [(d, text(kind)) for d in node.children_by_field_name("declarator")]
+    for name_node, type_text in pairs:
+        spelled = re.sub(r"\s+", " ", re.sub(r"\b(const|volatile)\b", "", type_text)).strip()
+        if name_node is not None and MASK_NAME.search(text(name_node)) and UNSIGNED_32.match(spelled):
+            emit("mask-type-32", name_node, text(name_node))
+
+
+def _mask_bit_op(fn_node: ts.Node, emit: Emit) -> None:
+    if text(fn_node) not in MASK_BIT_OPS:
+        return
+    call = fn_node.parent
+    while call is not None and call.type != "call_expression":
+        call = call.parent
+    args = call.child_by_field_name("arguments") if call is not None else None
+    if args is None or not args.named_children:
+        return
+    names = [text(n) for n in walk(args.named_children[0]) if n.type in ("identifier", "field_identifier")]
+    if not any(MASK_WORD.search(n) for n in names) or (text(fn_node) == "__popc" and _ballot_bound(call, names)):
+        return  # __popc of a ballot is popc-ballot's (device.py)
+    emit("bitop-mask-32", fn_node, text(fn_node))
+
+
+def _ballot_bound(node: ts.Node | None, names: list[str]) -> bool:
+    function = node.parent if node is not None else None
+    while function is not None and function.type != "function_definition":
+        function = function.parent
+    body = text(function)
+    return any("ballot" in n or re.search(rf"\b{re.escape(n)}\s*=\s*(\(\w+\)\s*)?__(ballot|activemask)", body)
+               for n in names)
+
+
+def _grid_names(caps: dict[str, list[ts.Node]]) -> set[str]:
+    names = set()
+    for node in caps.get("declaration", []):
+        body = text(node)
+        if "grid_group" in body or "this_grid" in body:
+            for child in node.named_children:
+                decl = child.child_by_field_name("declarator") if child.type == "init_declarator" else child
+                if decl is not None and decl.type == "identifier":
+                    names.add(text(decl))
+    return names
+
+
+def _grid_sync(field: ts.Node, grids: set[str], emit: Emit) -> None:
+    """`grid.sync()` on a grid group, or `this_grid().sync()`."""
+    expression = field.parent
+    if text(field) != "sync" or expression is None or expression.type != "field_expression":
+        return
+    target = expression.child_by_field_name("argument")
+    target_text = text(target).strip()
+    if target_text in grids or re.search(r"\bthis_grid\s*\(\s*\)$", target_text):
+        emit("grid-sync", field, f"{target_text}.sync")
+
+
+def _warp_size_function(node: ts.Node, emit: Emit) -> None:
+    """`constexpr int kWarpSize() { return 32; }`: a function standing for the warp size."""
+    declarator = node.child_by_field_name("declarator")
+    name = declarator.child_by_field_name("declarator") if declarator is not None else None
+    body = node.child_by_field_name("body")
+    if name is None or body is None or not WARP_FUNCTION.match(text(name).split("::")[-1]):
+        return
+    statements = [c for c in body.named_children if c.type != "comment"]
+    if len(statements) == 1 and statements[0].type == "return_statement":
+        value = statements[0].named_children[0] if statements[0].named_children else None
+        if value is not None and integer(text(value)) == 32:
+            emit("warp-size-constant-32", name, text(name))
+
+
+def _flat_index_kernel(node: ts.Node, emit: Emit) -> None:
+    """A __global__ function with a flat global id, an early return past n and no grid-stride loop."""
+    if "__global__" not in qualifiers(node):
+        return
+    body = node.child_by_field_name("body")
+    if body is None or re.search(r"\bgridDim\b", text(body)):
+        return
+    ids = set()
+    for sub in walk(body):
+        if sub.type == "init_declarator":
+            value, decl = sub.child_by_field_name("value"), sub.child_by_field_name("declarator")
+            if value is not None and decl is not None and FLAT_INDEX.search(text(value)):
+                ids.add(text(decl))
+    for sub in walk(body):
+        if sub.type != "if_statement" or not ids:
+            continue
+        condition = text(sub.child_by_field_name("condition"))
+        consequence = sub.child_by_field_name("consequence")
+        if consequence is None or not re.fullmatch(r"\{?\s*return\s*;\s*\}?", text(consequence).strip()):
+            continue
+        if any(re.search(rf"\b{re.escape(i)}\b\s*(>=|>)|(<=|<)\s*\b{re.escape(i)}\b", condition) for i in ids):
+            emit("flat-index-early-return", sub, next(iter(sorted(ids))))
+            return
+
+
+def _wave_64_macro(node: ts.Node, emit: Emit) -> None:
+    name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+    if name is not None and value is not None and WAVE_NAME.match(text(name)) and integer(text(value)) == 64:
+        emit("warp-size-constant-64", name, text(name))
+
+
+def _initialised(caps: dict[str, list[ts.Node]]) -> Iterator[tuple[ts.Node, ts.Node]]:
+    for node in caps.get("declaration", []) + caps.get("binding", []):
+        for child in [node, *node.named_children]:
+            if child.type in ("init_declarator", "field_declaration", "optional_parameter_declaration", "enumerator"):
+                name = child.child_by_field_name("declarator") or child.child_by_field_name("name")
+                value = child.child_by_field_name("value") or child.child_by_field_name("default_value")
+                if name is not None and value is not None and name.type in ("identifier", "field_identifier"):
+                    yield name, value
+
+
+def _wave_64_binding(name_node: ts.Node, value: ts.Node, emit: Emit) -> None:
+    if WAVE_NAME.match(text(name_node)) and integer(text(value)) == 64:
+        emit("warp-size-constant-64", name_node, text(name_node))

@@ -1,0 +1,85 @@
+"""Read, cache and extract a batch of files: the extract stage that scan and lint share.
+
+Each file is read once in this process; unchanged files are served from the cache by content,
+the rest are extracted in a process pool when there are enough of them to pay for it."""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from migrate.cache import Cache, key
+from migrate.extract import EXTRACTOR_VERSION, cacheable, extract
+from migrate.model import Extraction, Skipped, SourceFile
+from migrate.readfile import read
+
+PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    file: SourceFile
+    extraction: Extraction | None
+    reason: str | None = None  # why the file was skipped (unreadable, binary, too large, syntax error)
+    data: bytes | None = None  # the file's bytes, kept only when asked for (lint reads suppressions from them)
+
+    @property
+    def ok(self) -> bool:
+        return self.extraction is not None and not self.extraction.error
+
+
+def extracted(outcomes: Iterable[Outcome]) -> list[tuple[SourceFile, Extraction]]:
+    """The files that were read and parsed, with their facts."""
+    return [(o.file, o.extraction) for o in outcomes if o.ok and o.extraction is not None]
+
+
+def skipped(outcomes: Iterable[Outcome], path_of: Callable[[SourceFile], str]) -> list[Skipped]:
+    return [Skipped(path=path_of(o.file), reason=o.reason or "not extracted") for o in outcomes if not o.ok]
+
+
+def extract_all(files: Sequence[SourceFile], *, max_file_size: int, cache: Cache, jobs: int = 1,
+                keep_data: bool = False, progress: Progress | None = None) -> list[Outcome]:
+    """Every file's outcome, in the order given."""
+    outcomes: list[Outcome] = []
+    pending: list[tuple[int, str, bytes]] = []
+    fresh: list[tuple[str, Extraction]] = []
+    for file in files:
+        data, reason = read(file, max_file_size)
+        if data is None:
+            outcomes.append(Outcome(file, None, reason))
+            continue
+        cache_key = key(file.kind, data, EXTRACTOR_VERSION)
+        cached = cache.get(cache_key)
+        kept = data if keep_data else None
+        outcomes.append(Outcome(file, cached, cached.error if cached else None, kept))
+        if cached is None:
+            pending.append((len(outcomes) - 1, cache_key, data))
+    work = [(outcomes[position].file.kind, data) for position, _, data in pending]
+    for (position, cache_key, _), extraction in zip(pending, _run(work, jobs, progress), strict=True):
+        outcome = outcomes[position]
+        outcomes[position] = Outcome(outcome.file, extraction, extraction.error, outcome.data)
+        if cacheable(extraction):  # a time limit that ran out depends on the machine, not the bytes
+            fresh.append((cache_key, extraction))
+    cache.put_many(fresh)
+    return outcomes
+
+
+def _run(work: list[tuple[str, bytes]], jobs: int, progress: Progress | None) -> list[Extraction]:
+    if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            chunk = max(1, len(work) // (jobs * 8))
+            return list(_counted(pool.map(_extract, work, chunksize=chunk), len(work), progress))
+    return list(_counted(map(_extract, work), len(work), progress))
+
+
+def _counted(results: Iterable[Extraction], total: int, progress: Progress | None) -> Iterator[Extraction]:
+    for done, result in enumerate(results, start=1):
+        if progress:
+            progress(done, total)
+        yield result
+
+
+def _extract(item: tuple[str, bytes]) -> Extraction:
+    return extract(*item)
