@@ -306,6 +306,7 @@ class Report:
     commit: str | None = None  # the git commit of the scanned folder, when it is the top of a checkout
     scanned_at: str = ""  # ISO 8601, UTC
     timing: bool = False  # whether the JSON report carries the elapsed times (`scan --timing`)
+    stack: dict[str, Any] = field(default_factory=dict)  # the pinned stack against the compatibility matrix (migrate.stack)
 
     @property
     def migration_class(self) -> str:

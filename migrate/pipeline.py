@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from migrate import __version__, vcs
 from migrate.cache import Cache
@@ -43,14 +44,15 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
     findings = match_targets([(f.rel, e) for f, e in scanned], rules, rocm=settings.rocm, archs=settings.arch)
     hipify_result, hipify_pass = _hipify(settings, found.root, scanned, findings, rules)
     precise_result = _precise(settings, found.root, hipify_result.findings, rules)
+    stack = _stack(settings, scanned, precise_result.findings, rules)
     facts = {f.rel: e.facts for f, e in scanned}
     specs = assemble.workloads([f for f, _ in scanned], facts, root_name=found.root.name or "root",
                                declared=settings.workloads)
     model = EffortModel().with_overrides(settings.effort)
     kinds = {f.rel: f.kind for f, _ in scanned}
     evidence = ported.rocm_path(ported.collect(facts, kinds), has_cuda_sources="cuda" in kinds.values())
-    workloads, judged = judge(specs, DependencyGraph(specs, facts), precise_result.findings, settings.arch, model, rules,
-                              {".": evidence})
+    workloads, judged = judge(specs, DependencyGraph(specs, facts), [*precise_result.findings, *stack.findings],
+                              settings.arch, model, rules, {".": evidence})
     notes = [*settings.warnings, *found.notes, *hipify_result.notes, *precise_result.notes,
              *(f"{f.rel}: {n}" for f, e in scanned for n in e.notes), *capped_notes(judged)]
     return Report(
@@ -63,8 +65,25 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
         commit=vcs.head_commit(found.root) if len(targets) == 1 and targets[0].is_dir() else None,
         scanned_at=scanned_at,
         hipify=hipify_pass.summary(workloads) if hipify_pass else None,
-        rules=rules.infos({f.rule for f in judged}), timing=settings.timing,
+        rules=rules.infos({f.rule for f in judged}),
+        stack=stack.block, timing=settings.timing,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class StackPass:
+    block: dict[str, Any]
+    findings: list[Finding]
+
+
+def _stack(settings: Settings, scanned: Sequence[tuple[SourceFile, Extraction]], findings: Sequence[Finding],
+           rules: RuleBase) -> StackPass:
+    """The pinned stack against the compatibility matrix, for the scan's ROCm release and GPUs."""
+    from migrate.stack import assess, matrix
+
+    report = assess.assess(matrix.load(), {f.rel: e for f, e in scanned}, [f for f, _ in scanned],
+                           rocm=[settings.rocm], arch=list(settings.arch), findings=findings)
+    return StackPass(block=report.to_json(), findings=assess.to_findings(report, rules))
 
 
 def _hipify(settings: Settings, root: Path, scanned: Sequence[tuple[SourceFile, Extraction]],

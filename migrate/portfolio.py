@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from migrate import pipeline
 from migrate.model import (
@@ -89,7 +90,8 @@ def rebase(report: Report, prefix: str, taken: set[str] = frozenset()) -> Report
     notes = tuple(path(n) if n.split(": ", 1)[0] in files else n for n in report.notes)
     return replace(report, workloads=workloads, findings=tuple(finding(f) for f in report.findings),
                    skipped=tuple(Skipped(path=path(s.path), reason=s.reason) for s in report.skipped),
-                   notes=notes, hipify=_rebase_hipify(report.hipify, path, names))
+                   notes=notes, hipify=_rebase_hipify(report.hipify, path, names),
+                   stack=_rebase_stack(report.stack, path, prefix))
 
 
 def merge(parts: Sequence[tuple[Report, Project]], root: Path, *, seconds: float) -> Report:
@@ -107,7 +109,33 @@ def merge(parts: Sequence[tuple[Report, Project]], root: Path, *, seconds: float
         skipped=tuple(sorted((s for r in reports for s in r.skipped), key=lambda s: s.path)),
         notes=tuple(notes), projects=tuple(p for _, p in parts), rules=tuple(rules[k] for k in sorted(rules)),
         hipify=_merge_hipify([r.hipify for r in reports]), commit=None,
+        stack=_merge_stack([r.stack for r in reports]),
     )
+
+
+STACK_LISTS = ("pins", "images", "python", "floating", "no_rocm_build")
+
+
+def _rebase_stack(block: Mapping[str, Any], path: Callable[[str], str], project: str) -> dict[str, Any]:
+    """The stack block with its paths under the project's folder and each target marked with the project."""
+    if not block:
+        return {}
+    lists = {key: [{**item, "path": path(item["path"])} for item in block.get(key, ())] for key in STACK_LISTS}
+    targets = [{**t, "project": project, "frameworks": [{**f, "path": path(f["path"])} for f in t["frameworks"]]}
+               for t in block.get("targets", ())]
+    return {**block, **lists, "targets": targets}
+
+
+def _merge_stack(blocks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    used = [b for b in blocks if b]
+    if not used:
+        return {}
+    merged: dict[str, Any] = {key: [item for b in used for item in b.get(key, ())] for key in STACK_LISTS}
+    merged["cuda"] = sorted({v for b in used for v in b.get("cuda", ())})
+    merged["rocm_pinned"] = all(b.get("rocm_pinned") for b in used)
+    merged["targets"] = [t for b in used for t in b.get("targets", ())]
+    merged["notes"] = list(dict.fromkeys(n for b in used for n in b.get("notes", ())))
+    return merged
 
 
 def _rebase_hipify(block: HipifySummary | None, path: Callable[[str], str],

@@ -53,7 +53,16 @@ def fired(path: Path, index: RuleIndex, rulebase) -> set[tuple[int, str]]:
     extraction = extract(kind, data)
     assert extraction.error is None, extraction.error
     findings, _ = check_file(path.name, kind, data, extraction, [index], rulebase)
-    return {(f.line, f.rule) for f in findings}
+    return {(f.line, f.rule) for f in findings} | stack_fired(path.name, extraction, index, rulebase)
+
+
+def stack_fired(name: str, extraction, index: RuleIndex, rulebase) -> set[tuple[int, str]]:  # noqa: ANN001
+    """The stack rules (HIP71xx) judge the file's pins against the matrix for the fixture's target."""
+    from migrate.stack import assess, matrix
+
+    report = assess.assess(matrix.load(), {name: extraction}, [], rocm=[index.target.rocm],
+                           arch=list(index.target.arch))
+    return {(f.line, f.rule) for f in assess.to_findings(report, rulebase)}
 
 
 def rule_dirs() -> list[Path]:

@@ -14,6 +14,7 @@ from migrate.cli.convert import convert
 from migrate.cli.errors import UsageError
 from migrate.cli.inventory import inventory
 from migrate.cli.lint import lint
+from migrate.cli.stack import stack
 from migrate.model import CLASSES
 from migrate.rulebase.docs import FAMILIES
 from migrate.safetext import terminal, terminal_lines, unicode_text
@@ -47,6 +48,7 @@ def cli() -> None:
 cli.add_command(lint)
 cli.add_command(convert)
 cli.add_command(inventory)
+cli.add_command(stack)
 
 
 @cli.command()

@@ -22,6 +22,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "findings": [f.to_json(ids[f]) for f in report.findings],
         "skipped": [s.to_json() for s in report.skipped],
         "hipify": _hipify(report),
+        "stack": report.stack,
         "notes": list(report.notes),
     }
 

@@ -35,6 +35,11 @@ def render(report: Report, *, color: bool = False, width: int = 100) -> str:
         console.print(line, markup=False)
     if (differences := _differences(report)) is not None:
         console.print(differences)
+    if report.stack.get("pins") or report.stack.get("images"):
+        from migrate.render.stack_view import compact
+
+        for line in compact(report.stack):
+            console.print(line, markup=False)
     if report.skipped:
         console.print(f"Skipped files ({len(report.skipped)}):")
         for item in report.skipped[:TOP_SKIPPED]:

@@ -1,0 +1,98 @@
+"""`rocm-migrate stack [PATH]`: the pinned stack against the ROCm compatibility matrix, per target.
+
+Heavy imports stay inside the command so that importing this module costs nothing."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from migrate.cli.errors import UsageError
+
+
+def _split(items: tuple[str, ...]) -> list[str]:
+    return [part.strip() for item in items for part in item.split(",") if part.strip()]
+
+
+@click.command("stack")
+@click.argument("path", required=False, type=click.Path(exists=True, path_type=Path))
+@click.option("--rocm", multiple=True, help="ROCm release(s), comma-separated or repeated (default: the newest "
+              "release that supports each GPU).")
+@click.option("--target-arch", "arch", multiple=True, help="GPU architecture(s), comma-separated or repeated "
+              "(default gfx942).")
+@click.option("--format", "-f", "fmt", type=click.Choice(("terminal", "json", "markdown")), default="terminal")
+@click.option("-o", "--output", default="-", help="Write to FILE ('-' for stdout).")
+@click.option("--details/--no-details", default=None, help="One table per target (default: only for a single target).")
+@click.option("--exclude", multiple=True, help="Gitignore-style pattern to leave out (repeatable).")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the extraction cache.")
+def stack(path: Path | None, rocm: tuple[str, ...], arch: tuple[str, ...], fmt: str, output: str,
+          details: bool | None, exclude: tuple[str, ...], no_cache: bool) -> None:
+    """Check PATH's pinned frameworks, Python, OS and images against ROCm's compatibility matrix."""
+    from migrate import cache
+    from migrate import settings as config
+    from migrate.stack import matrix as compat
+
+    root = path or Path(".")
+    table = compat.load()
+    releases = _split(rocm)
+    unknown = [r for r in releases if table.release(r) is None]
+    if unknown:
+        known = ", ".join(v for r in table.releases for v in r.versions)
+        raise UsageError(f"ROCm {', '.join(unknown)} not in the compatibility matrix (known: {known})")
+    try:
+        settings = config.load(root.resolve(), {"exclude": exclude, "use_hipify": False,
+                                                "cache_dir": None if no_cache else cache.default_dir()})
+    except config.SettingsError as exc:
+        raise UsageError(str(exc)) from None
+    gpus = _split(arch) or list(settings.arch)
+    _check_archs(gpus)
+    block = _assess(root, settings, table, releases, gpus)
+    text = _render(block, fmt, len(block["targets"]) == 1 if details is None else details)
+    if output == "-":
+        click.echo(text, nl=False)
+    else:
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+def _check_archs(gpus: list[str]) -> None:
+    from migrate.rulebase import targets as catalogue
+
+    known = catalogue.load()
+    for gpu in gpus:
+        try:
+            known.resolve((gpu,), "99.0")
+        except catalogue.TargetError as exc:
+            raise UsageError(str(exc)) from None
+
+
+def _assess(root: Path, settings: Any, table: Any, releases: list[str], gpus: list[str]) -> dict[str, Any]:
+    from migrate.cache import Cache
+    from migrate.discover import discover
+    from migrate.extract.run import extract_all, extracted
+    from migrate.match import match_targets
+    from migrate.rulebase.load import load_rules
+    from migrate.stack import assess
+
+    found = discover([root], include_vendored=settings.include_vendored, exclude=settings.exclude)
+    scanned = extracted(extract_all(found.files, max_file_size=settings.max_file_size,
+                                    cache=Cache(settings.cache_dir), jobs=settings.jobs))
+    findings = match_targets([(f.rel, e) for f, e in scanned], load_rules(), rocm=table.releases[0].version,
+                             archs=gpus)
+    report = assess.assess(table, {f.rel: e for f, e in scanned}, [f for f, _ in scanned], rocm=releases,
+                           arch=gpus, findings=findings)
+    return report.to_json()
+
+
+def _render(block: dict[str, Any], fmt: str, details: bool) -> str:
+    from migrate.render import stack_view
+
+    if fmt == "json":
+        return json.dumps(block, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "markdown":
+        return stack_view.markdown(block)
+    return stack_view.terminal(block, detail=details)

@@ -1,0 +1,185 @@
+"""The stack check: table-driven fixtures (fixtures/stack/<case>/ + expected.yaml), each expectation traced to
+the matrix sources it rests on, and the matrix's own guarantees (schema, a source for every entry)."""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+from migrate.cache import Cache
+from migrate.discover import discover
+from migrate.extract.run import extract_all, extracted
+from migrate.stack import assess, matrix
+from migrate.stack.pins import Where, image_pin, requirement_pin
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = sorted(p for p in (ROOT / "fixtures" / "stack").iterdir() if p.is_dir())
+MATRIX_FILE = ROOT / "rules" / "stack" / "matrix.yaml"
+HERE = Where(path="x", line=1, column=1, end_line=1, end_column=2, text="")
+
+
+def scan(case: Path) -> list:
+    found = discover([case], include_vendored=False, exclude=())
+    return extracted(extract_all(found.files, max_file_size=5 << 20, cache=Cache(None)))
+
+
+def run_case(case: Path, rocm: list[str], arch: list[str]) -> dict:
+    scanned = scan(case)
+    report = assess.assess(matrix.load(), {f.rel: e for f, e in scanned}, [f for f, _ in scanned],
+                           rocm=rocm, arch=arch)
+    return report.to_json()
+
+
+def test_there_are_at_least_twenty_cases() -> None:
+    assert len(CASES) >= 20
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_stack_case(case: Path) -> None:
+    spec = yaml.safe_load((case / "expected.yaml").read_text())
+    table = matrix.load()
+    got = []
+    for target in spec["targets"]:
+        block = run_case(case, [target["rocm"]] if target["rocm"] else [], [target["arch"]])
+        got += block["targets"]
+        for key, value in spec.get("stack", {}).items():
+            actual = [p["requires"] for p in block["python"]] if key == "python" else block[key]
+            assert actual == value, f"{case.name}: stack {key}"
+    assert len(got) == len(spec["expect"])
+    for target, want in zip(got, spec["expect"], strict=True):
+        label = f"{case.name} {want['rocm']}/{want['arch']}"
+        assert all(source in table.sources for source in want["why"]), f"{label}: cites an unknown source"
+        assert (target["rocm"], target["arch"], target["release"]) == (want["rocm"], want["arch"], want["release"]), label
+        assert target["gpu"]["status"] == want["gpu"], label
+        assert target["class"] == want["class"], label
+        assert sorted(target["problems"]) == sorted(want["problems"]), label
+        frameworks = {f["package"]: f for f in target["frameworks"]}
+        for package, fields in want["frameworks"].items():
+            assert package in frameworks, f"{label}: no verdict for {package}"
+            for key, value in fields.items():
+                actual = frameworks[package][key]
+                if key in ("install", "image"):
+                    assert actual and value in actual, f"{label}: {package} {key} {actual!r}"
+                else:
+                    assert actual == value, f"{label}: {package} {key}"
+
+
+def test_problems_become_findings_per_gpu(rulebase) -> None:
+    block = run_case(ROOT / "fixtures" / "stack" / "what-if", ["7.2"], ["gfx90a", "gfx1100"])
+    report = assess.assess(matrix.load(), {}, [], rocm=["7.2"], arch=["gfx90a"])
+    assert not assess.to_findings(report, rulebase)
+    scanned = scan(ROOT / "fixtures" / "stack" / "what-if")
+    full = assess.assess(matrix.load(), {f.rel: e for f, e in scanned}, [], rocm=["7.2"], arch=["gfx90a", "gfx1100"])
+    findings = assess.to_findings(full, rulebase)
+    assert [(f.rule, f.path, f.line, f.targets, f.migration_class) for f in findings] == [
+        ("HIP7101", "requirements.txt", 1, ("gfx90a", "gfx1100"), "minor-adaptation")]
+    assert [t["class"] for t in block["targets"]] == ["minor-adaptation", "minor-adaptation"]
+
+
+def test_every_matrix_entry_has_a_source() -> None:
+    data = yaml.safe_load(MATRIX_FILE.read_text())
+    matrix.check(data)
+    for name, source in data["sources"].items():
+        assert source["url"].startswith("https://") and source["read"], name
+    for section in matrix.SOURCED:
+        for entry in data[section]:
+            assert entry["source"] in data["sources"], (section, entry)
+
+
+@pytest.mark.parametrize("section", matrix.SOURCED)
+def test_an_entry_without_a_source_is_rejected(section: str) -> None:
+    data = yaml.safe_load(MATRIX_FILE.read_text())
+    broken = copy.deepcopy(data)
+    del broken[section][0]["source"]
+    with pytest.raises(matrix.MatrixError, match=section):
+        matrix.check(broken)
+    unknown = copy.deepcopy(data)
+    unknown[section][0]["source"] = "nowhere"
+    with pytest.raises(matrix.MatrixError, match="nowhere"):
+        matrix.check(unknown)
+
+
+def test_a_source_without_url_or_date_is_rejected() -> None:
+    data = yaml.safe_load(MATRIX_FILE.read_text())
+    for key in ("url", "read"):
+        broken = copy.deepcopy(data)
+        del broken["sources"]["cm-7.2.4"][key]
+        with pytest.raises(matrix.MatrixError, match=key):
+            matrix.check(broken)
+
+
+def test_release_resolution() -> None:
+    table = matrix.load()
+    assert table.release("7.2").version == "7.2.4"
+    assert table.release("7.2.2").version == "7.2.4"  # one column: 7.2.4/7.2.3 and 7.2.2/7.2.1 agree
+    assert table.release("6.4").version == "6.4.3"
+    assert table.release("6.4.0").version == "6.4.0"
+    assert table.release("7.0.1").version == "7.0.0"
+    assert table.release("7.2.0") is None  # no column for it in the revisions read
+    assert table.newest_for("gfx950").version == "7.2.4"
+    assert table.newest_for("gfx1151") is None
+
+
+def test_matrix_gpus_are_known_targets() -> None:
+    from migrate.rulebase import targets
+
+    known = set(targets.load().architectures)
+    assert {g for r in matrix.load().releases for g in r.gpus} <= known
+
+
+@pytest.mark.parametrize(("spec", "version", "local", "kind"), [
+    ("torch==2.1.2+cu118", "2.1.2", "cu118", "exact"),
+    ("torch===2.3.0", "2.3.0", None, "exact"),
+    ("torch>=2.1,<2.5", None, None, "range"),
+    ("torch~=2.4", None, None, "range"),
+    ("torch", None, None, "unpinned"),
+    ("torch==2.*", None, None, "range"),
+    ("pytorch=2.1.0=py3.10_cuda12.1_cudnn8_0", "2.1.0", "cu121", "exact"),
+    ("pytorch>=2", None, None, "range"),
+])
+def test_requirement_pins(spec: str, version: str | None, local: str | None, kind: str) -> None:
+    pin = requirement_pin("pytorch" if spec.startswith("pytorch") else "torch", spec, HERE)
+    assert (pin.package, pin.version, pin.local, pin.kind) == ("torch", version, local, kind)
+
+
+@pytest.mark.parametrize(("ref", "expected"), [
+    ("nvidia/cuda:12.1.0-devel-ubuntu22.04", {"cuda": "12.1", "os": "Ubuntu 22.04"}),
+    ("rocm/pytorch:rocm6.4_ubuntu24.04_py3.12_pytorch_release_2.6.0",
+     {"rocm": "6.4", "os": "Ubuntu 24.04", "python": "3.12", "framework": "pytorch", "version": "2.6.0"}),
+    ("rocm/dev-ubuntu-22.04:6.2.4-complete", {"rocm": "6.2.4", "os": "Ubuntu 22.04"}),
+    ("pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime", {"cuda": "12.1", "framework": "pytorch", "version": "2.1.0"}),
+    ("python:3.11-slim", {"python": "3.11"}),
+    ("ubuntu:22.04", {"os": "Ubuntu 22.04"}),
+    ("rocm/jax-community:rocm6.1.1-jax0.4.30-py3.10.14", {"rocm": "6.1.1", "framework": "jax", "version": "0.4.30"}),
+])
+def test_image_pins(ref: str, expected: dict) -> None:
+    pin = image_pin(ref, HERE)
+    for key, value in expected.items():
+        assert getattr(pin, key) == value, key
+
+
+def test_stack_command_what_if_json_and_errors(tmp_path: Path) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "requirements.txt").write_text("torch==2.6.0\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "ROCM_MIGRATE_CACHE_DIR": str(tmp_path / "cache")}
+    run = subprocess.run([sys.executable, "-m", "migrate", "stack", str(tmp_path), "--rocm", "6.4,7.2",
+                          "--target-arch", "gfx90a,gfx942", "-f", "json"], capture_output=True, text=True, env=env, check=False)
+    assert run.returncode == 0, run.stderr
+    block = json.loads(run.stdout)
+    assert [(t["rocm"], t["arch"], t["class"]) for t in block["targets"]] == [
+        ("6.4", "gfx90a", "native"), ("7.2", "gfx90a", "minor-adaptation"),
+        ("6.4", "gfx942", "native"), ("7.2", "gfx942", "minor-adaptation")]
+    table = subprocess.run([sys.executable, "-m", "migrate", "stack", str(tmp_path), "--rocm", "6.4,7.2",
+                            "--target-arch", "gfx90a,gfx942"], capture_output=True, text=True, env=env, check=False)
+    assert "What-if" in table.stdout and "torch→2.7.1" in table.stdout
+    bad = subprocess.run([sys.executable, "-m", "migrate", "stack", str(tmp_path), "--rocm", "7.2.0"],
+                         capture_output=True, text=True, env=env, check=False)
+    assert bad.returncode == 2 and "7.2.0 not in the compatibility matrix" in bad.stderr
+    arch = subprocess.run([sys.executable, "-m", "migrate", "stack", str(tmp_path), "--target-arch", "gfx999"],
+                          capture_output=True, text=True, env=env, check=False)
+    assert arch.returncode == 2 and "gfx999" in arch.stderr
