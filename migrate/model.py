@@ -84,6 +84,11 @@ class Effort:
         return {"low": round(self.low, 2), "likely": round(self.likely, 2), "high": round(self.high, 2)}
 
 
+def sum_effort(efforts: object) -> Effort:
+    items = list(efforts)  # type: ignore[call-overload]
+    return Effort(low=sum(e.low for e in items), likely=sum(e.likely for e in items), high=sum(e.high for e in items))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Finding:
     rule: str
@@ -159,7 +164,8 @@ class TargetVerdict:
     reasons: tuple[Finding, ...]  # the findings that decided the class
     chain: tuple[str, ...]  # how an inherited class reaches this workload, step by step
     effort: Effort
-    breakdown: tuple[tuple[str, float], ...]  # top contributors to the likely effort
+    breakdown: tuple[tuple[str, float], ...]  # every contributor to the likely effort, largest first
+    calibrated: float = 0.0  # likely hours that rest on measured constants
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -213,6 +219,18 @@ class Project:
     root: str
     workloads: tuple[str, ...]
     commit: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProjectCost:
+    """What a project costs once, whatever its workloads and targets (build port, CI ...)."""
+
+    name: str
+    migration_class: str
+    kloc: float  # C/C++/CUDA with findings, in thousands of lines
+    effort: Effort
+    breakdown: tuple[tuple[str, float], ...]
+    calibrated: float = 0.0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -307,6 +325,8 @@ class Report:
     scanned_at: str = ""  # ISO 8601, UTC
     timing: bool = False  # whether the JSON report carries the elapsed times (`scan --timing`)
     stack: dict[str, Any] = field(default_factory=dict)  # the pinned stack against the compatibility matrix (migrate.stack)
+    project_costs: tuple[ProjectCost, ...] = field(default=())
+    precise: bool = False  # findings were checked with libclang
 
     @property
     def migration_class(self) -> str:
@@ -314,12 +334,13 @@ class Report:
         return required_class(self.workloads)
 
     @property
+    def workload_effort(self) -> Effort:
+        return sum_effort(w.effort for w in self.workloads)
+
+    @property
     def effort(self) -> Effort:
-        return Effort(
-            low=sum(w.effort.low for w in self.workloads),
-            likely=sum(w.effort.likely for w in self.workloads),
-            high=sum(w.effort.high for w in self.workloads),
-        )
+        """Every workload once, plus each project's fixed costs once."""
+        return sum_effort([self.workload_effort] + [p.effort for p in self.project_costs])
 
     def finding_ids(self) -> dict[Finding, str]:
         return {f: f"F{i}" for i, f in enumerate(self.findings, start=1)}

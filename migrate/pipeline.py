@@ -17,6 +17,8 @@ from migrate.model import Extraction, Finding, PassResult, Report, SourceFile, T
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
 from migrate.workloads import assemble, ported
+from migrate.workloads import calibration as effort_calibration
+from migrate.workloads.costs import project_costs
 from migrate.workloads.estimate import EffortModel
 from migrate.workloads.graph import DependencyGraph
 from migrate.workloads.verdict import judge
@@ -52,7 +54,9 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
     kinds = {f.rel: f.kind for f, _ in scanned}
     evidence = ported.rocm_path(ported.collect(facts, kinds), has_cuda_sources="cuda" in kinds.values())
     workloads, judged = judge(specs, DependencyGraph(specs, facts), [*precise_result.findings, *stack.findings],
-                              settings.arch, model, rules, {".": evidence})
+                              settings.arch, model, rules, effort_calibration.load(), {".": evidence})
+    files = {f.rel: (f.kind, e.lines) for f, e in scanned}
+    costs = project_costs((), found.root.name or "root", workloads, judged, files, model, effort_calibration.load())
     notes = [*settings.warnings, *found.notes, *hipify_result.notes, *precise_result.notes,
              *(f"{f.rel}: {n}" for f, e in scanned for n in e.notes), *capped_notes(judged)]
     return Report(
@@ -66,7 +70,8 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
         scanned_at=scanned_at,
         hipify=hipify_pass.summary(workloads) if hipify_pass else None,
         rules=rules.infos({f.rule for f in judged}),
-        stack=stack.block, timing=settings.timing,
+        stack=stack.block,
+        project_costs=costs, precise=settings.precise, timing=settings.timing,
     )
 
 

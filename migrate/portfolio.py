@@ -110,6 +110,8 @@ def merge(parts: Sequence[tuple[Report, Project]], root: Path, *, seconds: float
         notes=tuple(notes), projects=tuple(p for _, p in parts), rules=tuple(rules[k] for k in sorted(rules)),
         hipify=_merge_hipify([r.hipify for r in reports]), commit=None,
         stack=_merge_stack([r.stack for r in reports]),
+        project_costs=tuple(replace(c, name=p.name) for r, p in parts for c in r.project_costs),
+        precise=any(r.precise for r in reports),
     )
 
 

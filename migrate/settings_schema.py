@@ -42,6 +42,7 @@ EFFORT_KEYS: dict[str, dict[str, Any]] = {
                       "additionalProperties": {"type": "number", "minimum": 0, "maximum": 10}},
     "fixed": {**CLASS_TABLE, "additionalProperties": {"type": "object", "additionalProperties": HOURS,
                                                        "maxProperties": 1000}},
+    "calibrated": {"type": "boolean"},
     "uncertainty": {**CLASS_TABLE, "additionalProperties": {
         "type": "array", "items": {"type": "number", "minimum": 0, "maximum": 100}, "minItems": 2, "maxItems": 2}},
 }

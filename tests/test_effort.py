@@ -6,25 +6,52 @@ import re
 import pytest
 
 from migrate import pipeline as scan
-from migrate.workloads.estimate import EffortModel, occurrence_weight
+from migrate.model import Finding
+from migrate.workloads.estimate import EffortModel, kernel_groups, occurrence_weight
 from migrate.settings import Settings
 from tests.conftest import ROOT
 
 DOC = (ROOT / "docs" / "effort.md").read_text()
-ROW = re.compile(r"^\| ((?:fixed|kernel|HIP)[^|]*?) \| [^|]* \| ([0-9.]+) \|$", re.MULTILINE)
+EXAMPLE = DOC[DOC.index("## Worked example"):DOC.index("## Known limits")]
+ROW = re.compile(r"^\| ([^|]+?) \| [^|]* \| ([0-9.]+) \|$", re.MULTILINE)
 
 
 def test_worked_example_matches_the_model(rulebase) -> None:
     report = scan.run([ROOT / "fixtures" / "workloads" / "effort_example"], Settings(jobs=1), rulebase)
     (workload,) = report.workloads
-    computed = {item: hours for item, hours in workload.primary.breakdown}
-    documented = {item: float(hours) for item, hours in ROW.findall(DOC)}
+    (project,) = report.project_costs
+    computed = dict(workload.primary.breakdown) | {f"project: {item}": h for item, h in project.breakdown}
+    documented = {item: float(hours) for item, hours in ROW.findall(EXAMPLE)}
     assert documented.keys() == computed.keys()
     for item, hours in documented.items():
         assert computed[item] == pytest.approx(hours, abs=0.005), item
-    totals = re.search(r"Total likely \*\*([0-9.]+) h\*\*.*low \*\*([0-9.]+) h\*\*.*high\s+\*\*([0-9.]+) h\*\*", DOC, re.S)
-    effort = workload.effort
-    assert (round(effort.likely, 2), round(effort.low, 2), round(effort.high, 2)) == tuple(map(float, totals.groups()))
+    totals = re.search(r"Total likely \*\*([0-9.]+) h\*\* \(workload ([0-9.]+) h, project ([0-9.]+) h\), "
+                       r"low \*\*([0-9.]+) h\*\*, high\s+\*\*([0-9.]+) h\*\*", EXAMPLE)
+    assert totals, "the totals line of the worked example"
+    effort = report.effort
+    assert (round(effort.likely, 2), round(workload.effort.likely, 2), round(project.effort.likely, 2),
+            round(effort.low, 2), round(effort.high, 2)) == tuple(map(float, totals.groups()))
+
+
+def test_breakdowns_add_up_to_their_totals(rulebase) -> None:
+    report = scan.run([ROOT / "fixtures" / "repos" / "demo"], Settings(jobs=1), rulebase)
+    for w in report.workloads:
+        for v in w.verdicts:
+            assert sum(h for _, h in v.breakdown) == pytest.approx(v.effort.likely, abs=1e-6), w.name
+    for p in report.project_costs:
+        assert sum(h for _, h in p.breakdown) == pytest.approx(p.effort.likely, abs=1e-6)
+    assert report.effort.likely == pytest.approx(
+        sum(w.effort.likely for w in report.workloads) + sum(p.effort.likely for p in report.project_costs))
+
+
+def test_kernel_variants_are_one_group() -> None:
+    def kernel(path: str, name: str) -> Finding:
+        return Finding(rule="HIP4002", path=path, line=1, column=1, end_line=1, end_column=2, symbol=name,
+                       message="", hip=None, hipify="yes", confidence="high", migration_class="migration-required")
+
+    kernels = [kernel("dev/cuda/softmax.cu", n) for n in ("softmax_kernel1", "softmax_kernel2", "softmax_kernel_v3")]
+    assert len(kernel_groups(kernels + [kernel("dev/cuda/gelu.cu", "gelu_kernel2")])) == 2
+    assert len(kernel_groups(kernels + [kernel("src/softmax.cu", "softmax_kernel1")])) == 2
 
 
 def test_learning_curve_and_overrides() -> None:
@@ -33,9 +60,9 @@ def test_learning_curve_and_overrides() -> None:
     assert occurrence_weight(4, 0.8) == pytest.approx(0.64)
     assert sum(occurrence_weight(k, 0.8) for k in range(1, 101)) == pytest.approx(32.65, abs=0.05)
     model = EffortModel().with_overrides({"learning-rate": 0.9, "fixed": {"native": {"smoke": 3.0}},
-                                          "uncertainty": {"incompatible": [0.5, 4.0]}})
-    assert model.learning_rate == 0.9 and model.fixed["native"] == {"smoke": 3.0}
-    assert model.uncertainty["incompatible"] == (0.5, 4.0) and model.fixed["incompatible"]["CI on ROCm"] == 4.0
+                                          "uncertainty": {"incompatible": [0.5, 4.0]}, "calibrated": False})
+    assert model.learning_rate == 0.9 and model.fixed["native"] == {"smoke": 3.0} and not model.calibrated
+    assert model.uncertainty["incompatible"] == (0.5, 4.0) and model.fixed["incompatible"]["CI on ROCm"] == 8.0
 
 
 def test_effort_configuration_from_pyproject(tmp_path) -> None:
@@ -50,4 +77,7 @@ def test_effort_configuration_from_pyproject(tmp_path) -> None:
     report = scan.run([tmp_path], config, load_rules())
     kernels = next(w for w in report.workloads if w.name == "kernels")
     assert kernels.kind == "declared" and kernels.files == ("k.cu",)
-    assert dict(kernels.primary.breakdown)["kernel review and validation ×1"] == 3.5
+    assert dict(kernels.primary.breakdown)["kernel numerical validation ×1"] == 3.0
+    (tmp_path / "pyproject.toml").write_text("[tool.rocm-migrate.effort]\ncalibrated = false\n")
+    report = scan.run([tmp_path], settings.load(tmp_path, {}), load_rules())
+    assert dict(report.workloads[0].primary.breakdown)["kernel review and validation ×1"] == 1.5

@@ -49,8 +49,30 @@ def test_sarif_validates_against_the_official_schema() -> None:
     run = sarif["runs"][0]
     rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
     assert all(rules[r["ruleIndex"]] == r["ruleId"] for r in run["results"])
-    assert {r["level"] for r in run["results"]} <= {"error", "warning", "note", "none"}  # none: native (HIP7104)
-    assert all(r["partialFingerprints"]["rocmMigrate/v1"] for r in run["results"])
+    assert {r["level"] for r in run["results"]} <= {"error", "warning", "note"}
+    fingerprints = [r["partialFingerprints"]["rocmMigrate/v1"] for r in run["results"]]
+    assert all(fingerprints) and len(set(fingerprints)) == len(fingerprints)
+    text = json.dumps(sarif)
+    assert demo_report().root not in text and "file://" not in text
+    assert {loc["physicalLocation"]["artifactLocation"]["uriBaseId"]
+            for r in run["results"] for loc in r["locations"]} == {"%SRCROOT%"}
+
+
+def test_sarif_keeps_equal_lines_apart_filters_by_class_and_caps_with_a_note(tmp_path: Path) -> None:
+    (tmp_path / "k.cu").write_text("void f() {\n  cudaFree(p);\n  cudaFree(p);\n}\n")
+    (tmp_path / "tool.py").write_text("import pynvml\n")
+    report = scan.run([tmp_path], Settings(jobs=1), load_rules())
+    from migrate.render import sarif_report
+
+    results = sarif_report.to_sarif(report)["runs"][0]["results"]
+    frees = [r["partialFingerprints"]["rocmMigrate/v1"] for r in results if "cudaFree" in r["message"]["text"]]
+    assert len(frees) == 2 and frees[0].split(":")[0] == frees[1].split(":")[0] and frees[0] != frees[1]
+    only = sarif_report.to_sarif(report, min_class="migration-required")["runs"][0]
+    assert only["results"] and {r["level"] for r in only["results"]} == {"warning"}
+    capped = sarif_report.to_sarif(report, limit=1)["runs"][0]
+    notes = [n["message"]["text"] for n in capped["invocations"][0]["toolExecutionNotifications"]]
+    assert len(capped["results"]) == 1 and any("left out" in n for n in notes)
+    assert capped["properties"]["qualified"] == len(results) > 1
 
 
 def test_csv_has_one_row_per_finding() -> None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,6 +16,7 @@ from migrate.cli.errors import UsageError
 from migrate.cli.inventory import inventory
 from migrate.cli.lint import lint
 from migrate.cli.stack import stack
+from migrate.cli.validate import validate
 from migrate.model import CLASSES
 from migrate.rulebase.docs import FAMILIES
 from migrate.safetext import terminal, terminal_lines, unicode_text
@@ -47,6 +49,7 @@ def cli() -> None:
 
 cli.add_command(lint)
 cli.add_command(convert)
+cli.add_command(validate)
 cli.add_command(inventory)
 cli.add_command(stack)
 
@@ -61,6 +64,11 @@ cli.add_command(stack)
 @click.option("--markdown", "markdown_file", metavar="FILE", help="Also write the Markdown summary to FILE.")
 @click.option("--sarif", "sarif_file", metavar="FILE", help="Also write SARIF 2.1.0 to FILE.")
 @click.option("--csv", "csv_file", metavar="FILE", help="Also write one CSV row per finding to FILE.")
+@click.option("--sarif-level", type=click.Choice(CLASSES), default="minor-adaptation", show_default=True,
+              help="SARIF: only findings of at least this class.")
+@click.option("--sarif-max", type=click.IntRange(min=1), default=5000, show_default=True,
+              help="SARIF: at most this many results (worst class first).")
+@click.option("--plan", "show_plan", is_flag=True, help="Print the migration plan after the terminal summary.")
 @click.option("--target-arch", "arch", multiple=True,
               help="GPU architecture(s) to assess for, repeatable or comma-separated (default gfx942).")
 @click.option("--rocm", help="ROCm version to assess for (default 7.2).")
@@ -81,7 +89,7 @@ cli.add_command(stack)
 @click.option("--timing", is_flag=True, help="Put elapsed times in the JSON report (two runs then differ).")
 def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, ...], json_file: str | None,
          html_file: str | None, markdown_file: str | None, sarif_file: str | None, csv_file: str | None,
-         arch: tuple[str, ...],
+         sarif_level: str, sarif_max: int, show_plan: bool, arch: tuple[str, ...],
          rocm: str | None, fail_on: str | None, jobs: int | None, include_vendored: bool | None,
          exclude: tuple[str, ...], max_file_size: int | None, no_cache: bool, hipify_path: str | None,
          no_hipify: bool, hipify_warnings: bool, precise: bool, compile_commands: str | None,
@@ -131,8 +139,12 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
             raise UsageError(str(exc)) from None
     for name, destination in jobs_out:
         render = renderer(name)
+        if name == "sarif":
+            render = functools.partial(render, min_class=sarif_level, limit=sarif_max)
+        elif name == "terminal" and show_plan:
+            render = functools.partial(render, plan=True)
         color = name == "terminal" and destination == "-" and sys.stdout.isatty()
-        _write(render(report, True) if color else render(report), destination)
+        _write(render(report, color=True) if color else render(report), destination)
     if portfolio.reaches_fail_on(report, [s.fail_on for _, s in per_root] or [settings.fail_on]):
         sys.exit(1)
 

@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from migrate.model import SCHEMA_VERSION, Effort, Finding, Project, Report, Workload, class_rank, required_class, worst_class
+from migrate.render.summary import confidence
+from migrate.workloads import plan
 
 
 def to_json(report: Report) -> dict[str, Any]:
@@ -17,6 +19,8 @@ def to_json(report: Report) -> dict[str, Any]:
         "target": {"rocm": report.target.rocm, "arch": list(report.target.arch)},
         "source": {"commit": report.commit, "scanned_at": report.scanned_at if report.timing else None},
         "summary": _summary(report),
+        "effort": _effort(report),
+        "plan": plan.build(report),
         "projects": [_project(report, p) for p in report.projects],
         "workloads": [_workload(w, ids) for w in report.workloads],
         "findings": [f.to_json(ids[f]) for f in report.findings],
@@ -39,7 +43,8 @@ def _summary(report: Report) -> dict[str, Any]:
     for index, arch in enumerate(report.target.arch):
         verdicts = [w.verdicts[index] for w in report.workloads]
         by_target[arch] = {"class": worst_class(v.migration_class for v in verdicts),
-                           "effort_hours": _sum(v.effort for v in verdicts).to_json()}
+                           "effort_hours": _sum([*(v.effort for v in verdicts),
+                                                 *(p.effort for p in report.project_costs)]).to_json()}
     return {
         "class": report.migration_class,
         "files_scanned": report.files_scanned,
@@ -51,6 +56,18 @@ def _summary(report: Report) -> dict[str, Any]:
         "by_class": dict(sorted(Counter(f.cls for f in report.findings).items())),
         "by_target": by_target,
         "target_differences": target_differences(report),
+    }
+
+
+def _effort(report: Report) -> dict[str, Any]:
+    """Where the headline effort comes from: workloads once each, project costs once each."""
+    return {
+        "total_hours": report.effort.to_json(),
+        "workloads_hours": report.workload_effort.to_json(),
+        "projects": [{"name": p.name, "class": p.migration_class, "kloc": p.kloc, "effort_hours": p.effort.to_json(),
+                      "effort_breakdown": [{"item": item, "hours": hours} for item, hours in p.breakdown]}
+                     for p in report.project_costs],
+        "confidence": confidence(report),
     }
 
 
@@ -86,7 +103,9 @@ def _project(report: Report, project: Project) -> dict[str, Any]:
     members = [w for w in report.workloads if w.name in project.workloads]
     return {"name": project.name, "root": project.root,
             "class": required_class(members),
-            "effort_hours": _sum(w.effort for w in members).to_json(), "workloads": list(project.workloads),
+            "effort_hours": _sum([*(w.effort for w in members),
+                                  *(c.effort for c in report.project_costs if c.name == project.name)]).to_json(),
+            "workloads": list(project.workloads),
             "commit": project.commit}
 
 

@@ -3,17 +3,24 @@ from __future__ import annotations
 
 from migrate.model import Report
 from migrate.render.escape import md
-from migrate.render.summary import blockers, by_class
+from migrate.render.summary import blockers, by_class, confidence, top_workloads
 from migrate.render.templates import environment
+from migrate.workloads import plan
 
 __all__ = ["md", "render"]
 TOP_BLOCKERS = 10
+TOP_WORKLOADS = 10
+TOP_STEPS = 20
+TOP_RISKS = 10
 
 
 def render(report: Report) -> str:
     template = environment(autoescape=False).get_template("report.md.j2")
+    shown, rest, rest_count = top_workloads(report, TOP_WORKLOADS)
     return template.render(report=report, counts=by_class(report), blockers=blockers(report, TOP_BLOCKERS),
-                           rules={r.id: r for r in report.rules}, stack_md=_stack(report))
+                           rules={r.id: r for r in report.rules}, confidence=confidence(report), plan=plan.build(report),
+                           workloads=shown, rest=rest, rest_count=rest_count, top_steps=TOP_STEPS, top_risks=TOP_RISKS,
+                           stack_md=_stack(report))
 
 
 def _stack(report: Report) -> str:

@@ -1,25 +1,47 @@
 """SARIF 2.1.0 for GitHub code scanning: rules from the rule base, levels from classes,
-fingerprints that survive line shifts."""
+fingerprints that survive line shifts and stay distinct for equal lines, paths relative to
+%SRCROOT% (never the scanning machine's), and at most as many results as code scanning takes."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 from urllib.parse import quote
 
-from migrate.model import Finding, Report, RuleInfo
+from migrate.model import Finding, Report, RuleInfo, class_rank
 from migrate.render.escape import md as _md
 
 LEVELS = {"incompatible": "error", "migration-required": "warning", "minor-adaptation": "note", "native": "none"}
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/rocm-migrate/rocm-migrate"
+BASE = "%SRCROOT%"
+MIN_CLASS = "minor-adaptation"  # native findings need no change: no result
+MAX_RESULTS = 5000  # GitHub code scanning keeps at most this many results of a run
 
 
-def render(report: Report) -> str:
-    return json.dumps(to_sarif(report), indent=2, ensure_ascii=False) + "\n"
+def render(report: Report, *, min_class: str = MIN_CLASS, limit: int = MAX_RESULTS) -> str:
+    return json.dumps(to_sarif(report, min_class=min_class, limit=limit), indent=2, ensure_ascii=False) + "\n"
 
 
-def to_sarif(report: Report) -> dict[str, Any]:
+def selected(report: Report, min_class: str, limit: int) -> tuple[list[Finding], int]:
+    """The findings of at least `min_class`, worst first when over `limit`; and how many qualified."""
+    wanted = [f for f in report.findings if class_rank(f.cls) >= class_rank(min_class)]
+    kept = sorted(wanted, key=lambda f: (-class_rank(f.cls), f.sort_key))[:limit]
+    return sorted(kept, key=lambda f: f.sort_key), len(wanted)
+
+
+def to_sarif(report: Report, *, min_class: str = MIN_CLASS, limit: int = MAX_RESULTS) -> dict[str, Any]:
+    findings, qualified = selected(report, min_class, limit)
+    notes = [f"only findings of class {min_class} or worse"] if min_class != "native" else []
+    if qualified > len(findings):
+        notes.append(f"{qualified - len(findings)} of {qualified} results left out (at most {limit}, worst class "
+                     f"first); the JSON report has them all")
     index = {rule.id: i for i, rule in enumerate(report.rules)}
+    seen: Counter[str] = Counter()
+    results = []
+    for finding in findings:
+        seen[finding.fingerprint] += 1
+        results.append(_result(finding, index, seen[finding.fingerprint]))
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -29,10 +51,13 @@ def to_sarif(report: Report) -> dict[str, Any]:
                 "rules": [_rule(rule) for rule in report.rules],
                 "properties": {"rulesVersion": report.rules_version},
             }},
-            "originalUriBaseIds": {"SRCROOT": {"description": {"text": "The root of the scanned tree."}}},
-            "results": [_result(f, index) for f in report.findings],
+            "originalUriBaseIds": {BASE: {"description": {"text": "The root of the scanned repository."}}},
+            "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": [
+                {"level": "note", "message": {"text": note}} for note in notes]}],
+            "results": results,
             "properties": {"target": {"rocm": report.target.rocm, "arch": list(report.target.arch)},
-                           "class": report.migration_class},
+                           "class": report.migration_class, "results": len(results), "qualified": qualified,
+                           "minimumClass": min_class},
         }],
     }
 
@@ -60,7 +85,8 @@ def _rule(rule: RuleInfo) -> dict[str, Any]:
     }
 
 
-def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
+def _result(finding: Finding, index: dict[str, int], occurrence: int) -> dict[str, Any]:
+    """`occurrence` numbers the findings that share a fingerprint (equal lines in one file)."""
     region = {"startLine": finding.line, "startColumn": finding.column,
               "endLine": finding.end_line, "endColumn": max(finding.end_column, finding.column)}
     properties: dict[str, object] = {
@@ -73,9 +99,9 @@ def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
         "ruleId": finding.rule,
         "level": LEVELS[finding.cls],
         "message": {"text": finding.message},
-        "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(finding.path), "uriBaseId": "SRCROOT"},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(finding.path), "uriBaseId": BASE},
                                             "region": region}}],
-        "partialFingerprints": {"rocmMigrate/v1": finding.fingerprint},
+        "partialFingerprints": {"rocmMigrate/v1": f"{finding.fingerprint}:{occurrence}"},
         "properties": properties,
     }
     if finding.rule in index:

@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
-from migrate.model import CLASSES, Finding, Report, class_rank
+from migrate.model import CLASSES, Effort, Finding, Report, Workload, class_rank, sum_effort
 
 CONFIDENCE_RANK = {"low": 0, "medium": 1, "high": 2}
 MANUAL_RANK = {"yes": 0, "partial": 1, "no": 2}  # what hipify does not fix is the harder part
+HOURS_PER_WEEK = 40.0
 
 
 def by_class(report: Report) -> dict[str, int]:
@@ -16,12 +18,42 @@ def by_class(report: Report) -> dict[str, int]:
 
 
 def blockers(report: Report, limit: int) -> list[tuple[Finding, int]]:
-    """The hardest findings: worst class first, then hand work before hipify's, then confidence;
-    one per (rule, symbol), with counts."""
-    seen: dict[tuple[str, str], list[Finding]] = {}
+    """The hardest rules: worst class first, then hand work before hipify's, then the most
+    occurrences; one row per rule (its first finding as the example) with its count."""
+    seen: dict[str, list[Finding]] = {}
     for finding in report.findings:
-        if class_rank(finding.cls) >= class_rank("migration-required"):
-            seen.setdefault((finding.rule, finding.symbol), []).append(finding)
-    ranked = sorted(seen.values(), key=lambda fs: (-class_rank(fs[0].cls), -MANUAL_RANK[fs[0].hipify],
-                                                   -CONFIDENCE_RANK[fs[0].confidence], -len(fs), fs[0].sort_key))
+        if class_rank(finding.cls) >= class_rank("migration-required") and finding.status != "ported":
+            seen.setdefault(finding.rule, []).append(finding)
+    ranked = sorted(seen.values(), key=lambda fs: (-class_rank(fs[0].cls), -MANUAL_RANK[fs[0].hipify], -len(fs),
+                                                   -CONFIDENCE_RANK[fs[0].confidence], fs[0].rule))
     return [(fs[0], len(fs)) for fs in ranked[:limit]]
+
+
+def top_workloads(report: Report, limit: int) -> tuple[list[Workload], Effort | None, int]:
+    """The `limit` largest workloads by likely effort, and the others' total (None when none are left)."""
+    ranked = sorted(report.workloads, key=lambda w: (-w.effort.likely, w.name))
+    rest = ranked[limit:]
+    return ranked[:limit], (sum_effort(w.effort for w in rest) if rest else None), len(rest)
+
+
+def person_weeks(hours: float) -> float:
+    return hours / HOURS_PER_WEEK
+
+
+def confidence(report: Report) -> dict[str, Any]:
+    """How far the estimate can be trusted: the share of its likely hours that rests on measured
+    constants, how much of the C/C++/CUDA hipify-perl was seen converting, whether libclang checked."""
+    total = report.effort.likely
+    calibrated = sum(w.primary.calibrated for w in report.workloads) + sum(p.calibrated for p in report.project_costs)
+    share = calibrated / total if total else 1.0
+    coverage = [c for c in (report.hipify.coverage.values() if report.hipify else ()) if c.references]
+    hipify_share = sum(c.converted for c in coverage) / sum(c.references for c in coverage) if coverage else None
+    level = "high" if share >= 0.7 and hipify_share is not None and report.precise else \
+        "medium" if share >= 0.5 else "low"
+    parts = [f"{share:.0%} of the likely hours rest on constants measured on real ports"]
+    parts.append(f"hipify-perl converted {hipify_share:.0%} of the CUDA references it was run on"
+                 if hipify_share is not None else "hipify-perl was not run, so its automatic share is the rule base's claim")
+    parts.append("libclang confirmed the findings" if report.precise else "findings were not checked with libclang (--precise)")
+    return {"level": level, "calibrated_share": round(share, 3),
+            "hipify_measured_share": None if hipify_share is None else round(hipify_share, 3),
+            "precise": report.precise, "statement": "; ".join(parts) + "."}

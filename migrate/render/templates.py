@@ -22,4 +22,6 @@ def environment(autoescape: bool) -> jinja2.Environment:
                              keep_trailing_newline=True)
     env.filters["md"] = md
     env.filters["hours"] = lambda v: f"{v:.1f}"
+    env.filters["weeks"] = lambda v: f"{v / 40:.1f}"
+    env.filters["pct"] = lambda v: "n/a" if v is None else f"{v:.0%}"
     return env

@@ -8,16 +8,20 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from migrate.model import CLASSES, Report, Workload, class_rank
+from migrate.model import CLASSES, Report, Workload, class_rank, sum_effort
 from migrate.render.json_report import target_differences
+from migrate.render.summary import confidence
 from migrate.safetext import terminal
+from migrate.workloads import plan as planning
 
 STYLES = {"native": "green", "minor-adaptation": "cyan", "migration-required": "yellow", "incompatible": "bold red"}
 TOP_RULES = 10
 TOP_SKIPPED = 10
+TOP_WORKLOADS = 20
+PLAN_STEPS = 12
 
 
-def render(report: Report, *, color: bool = False, width: int = 100) -> str:
+def render(report: Report, *, color: bool = False, width: int = 100, plan: bool = False) -> str:
     out = io.StringIO()
     console = Console(file=out, width=width, force_terminal=color, no_color=not color, highlight=False)
     effort = report.effort
@@ -27,6 +31,10 @@ def render(report: Report, *, color: bool = False, width: int = 100) -> str:
                   f"{len(report.skipped)} skipped; {len(report.findings)} findings.")
     console.print(f"Class: [{STYLES[report.migration_class]}]{report.migration_class}[/]   "
                   f"Effort: {effort.low:.1f}–{effort.high:.1f} h (likely {effort.likely:.1f} h)")
+    trust = confidence(report)
+    console.print(f"Confidence: {trust['level']}: {trust['statement']}", markup=False)
+    the_plan = planning.build(report)
+    console.print(_plan_line(the_plan), markup=False)
     console.print(_by_class(report))
     if report.findings:
         console.print(_top_rules(report))
@@ -39,6 +47,9 @@ def render(report: Report, *, color: bool = False, width: int = 100) -> str:
         from migrate.render.stack_view import compact
 
         for line in compact(report.stack):
+            console.print(line, markup=False)
+    if plan:
+        for line in _plan(the_plan):
             console.print(line, markup=False)
     if report.skipped:
         console.print(f"Skipped files ({len(report.skipped)}):")
@@ -77,12 +88,49 @@ def _workloads(report: Report) -> Table:
     for column in ("workload", "kind", "class", "effort (h)", "top reason"):
         table.add_column(column)
     several = len(report.target.arch) > 1
-    for w in report.workloads:
+    shown = list(report.workloads)
+    if len(shown) > TOP_WORKLOADS:
+        shown = sorted(shown, key=lambda w: (-w.effort.likely, w.name))[:TOP_WORKLOADS]
+        table.title = f"Workloads (the {TOP_WORKLOADS} largest of {len(report.workloads)})"
+    for w in shown:
         classes = " / ".join(f"{v.arch}: [{STYLES[v.migration_class]}]{v.migration_class}[/]" for v in w.verdicts) \
             if several else f"[{STYLES[w.migration_class]}]{w.migration_class}[/]"
         table.add_row(escape(terminal(w.name)), w.kind, classes, f"{w.effort.low:.1f}–{w.effort.high:.1f}",
                       escape(terminal(_top_reason(w))))
+    if len(shown) < len(report.workloads):
+        rest = sum_effort(w.effort for w in report.workloads if w not in shown)
+        table.add_row(f"{len(report.workloads) - len(shown)} others", "", "", f"{rest.low:.1f}–{rest.high:.1f}", "")
     return table
+
+
+def _plan_line(plan: dict) -> str:  # type: ignore[type-arg]
+    steps = plan["steps"]
+    if not steps:
+        return "Plan: nothing to port."
+    first = ", ".join(s["workload"] for s in steps[:3]) + (" …" if len(steps) > 3 else "")
+    share = plan["automatic_share"]
+    auto = f"; hipify converts {share:.0%} of the CUDA references" if share is not None else ""
+    return (f"Plan: {len(plan['milestones'])} milestones, {len(steps)} steps, {len(plan['risks'])} risks{auto}; "
+            f"start with {first} (--plan for the steps)")
+
+
+def _plan(plan: dict) -> list[str]:  # type: ignore[type-arg]
+    lines = ["Migration plan:"]
+    steps = {s["order"]: s for s in plan["steps"]}
+    for m in plan["milestones"]:
+        e = m["effort_hours"]
+        lines.append(f"  {m['name']} {m['title']}: {e['low']:.1f}–{e['high']:.1f} h (likely {e['likely']:.1f} h)")
+        for order in m["steps"][:PLAN_STEPS]:
+            s = steps[order]
+            auto = "" if s["automatic_share"] is None else f", hipify {s['automatic_share']:.0%}"
+            hand = "; ".join(f"{h['rule']} ×{h['occurrences']}" for h in s["hand_work"][:3])
+            lines.append(f"    {order}. {s['workload']} ({s['class']}, {s['effort_hours']['likely']:.1f} h{auto})"
+                         + (f": by hand {hand}" if hand else ""))
+        if len(m["steps"]) > PLAN_STEPS:
+            lines.append(f"    … and {len(m['steps']) - PLAN_STEPS} more steps (see --format json)")
+    for r in plan["risks"]:
+        lines.append(f"  risk {r['id']}: {r['rule']} {r['title']} ×{r['occurrences']}: {r['decision']}")
+    return lines
 
 
 def _ported_and_optional(report: Report) -> list[str]:

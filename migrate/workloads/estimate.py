@@ -1,34 +1,43 @@
-"""estimate: a three-point effort estimate per workload (the model is written up in docs/effort.md)."""
+"""estimate: a three-point effort estimate per workload and per project (docs/effort.md).
+
+Findings of a rule family that the measured ports cover cost their fitted hand lines times
+the cited hours per line (rules/effort/calibrated.yaml); other findings keep their rule's own
+figures. Kernels that are variants of one another are reviewed once. Fixed costs (build
+port, CI, performance check) belong to the project, scaled by its C/C++/CUDA size."""
 from __future__ import annotations
 
 import math
+import posixpath
+import re
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from migrate.model import Effort, Finding
+from migrate.workloads.calibration import Calibration
 
+# Assumed (not measured) per project, by the project's class.
 FIXED_COSTS = {
     "native": {"smoke test on ROCm": 1.0},
     "minor-adaptation": {"CI on ROCm": 2.0, "functional tests on ROCm": 2.0},
-    "migration-required": {"build system port": 4.0, "CI on ROCm": 4.0, "functional and numerical tests": 8.0,
-                           "performance check": 4.0},
-    "incompatible": {"build system port": 4.0, "CI on ROCm": 4.0, "functional and numerical tests": 16.0,
-                     "performance check": 8.0},
+    "migration-required": {"CI on ROCm": 8.0, "performance check": 4.0},
+    "incompatible": {"CI on ROCm": 8.0, "performance check": 8.0, "design of the replacements": 16.0},
 }
 UNCERTAINTY = {"native": (1.0, 1.5), "minor-adaptation": (0.8, 1.5), "migration-required": (0.7, 2.0),
                "incompatible": (0.6, 3.0)}
+KERNEL_STEM = re.compile(r"(_?v?\d+|_(naive|opt|optimized|fast|slow|simple|ref|baseline|vec|tiled))+$")
 
 
 @dataclass(frozen=True)
 class EffortModel:
-    learning_rate: float = 0.8  # each doubling of one rule's occurrences costs this fraction per occurrence
+    learning_rate: float = 0.8  # uncalibrated rules: each doubling of occurrences costs this fraction each
     hipify_factor: Mapping[str, float] = field(default_factory=lambda: {"yes": 0.5, "partial": 0.75, "no": 1.0})
     kernel_rules: tuple[str, ...] = ("HIP4002",)
-    kernel_review: float = 0.5
-    kernel_validation: float = 1.0
-    fixed: Mapping[str, Mapping[str, float]] = field(default_factory=lambda: FIXED_COSTS)
+    kernel_review: float = 0.5  # used only with calibrated = false
+    kernel_validation: float = 1.0  # numerical validation of one group of kernel variants (assumed)
+    fixed: Mapping[str, Mapping[str, float]] = field(default_factory=lambda: FIXED_COSTS)  # per project
     uncertainty: Mapping[str, tuple[float, float]] = field(default_factory=lambda: UNCERTAINTY)
+    calibrated: bool = True  # false: every finding costs its rule's own figures
 
     def with_overrides(self, table: Mapping[str, object]) -> EffortModel:
         """Apply `[tool.rocm-migrate.effort]` (already type-checked by settings)."""
@@ -47,7 +56,8 @@ class EffortModel:
 @dataclass(frozen=True)
 class Estimate:
     effort: Effort
-    breakdown: tuple[tuple[str, float], ...]
+    breakdown: tuple[tuple[str, float], ...]  # every contributor to the likely hours, largest first
+    calibrated: float = 0.0  # likely hours that rest on measured constants
 
 
 def occurrence_weight(k: int, learning_rate: float) -> float:
@@ -55,29 +65,84 @@ def occurrence_weight(k: int, learning_rate: float) -> float:
     return float(k ** math.log2(learning_rate))
 
 
+def kernel_groups(kernels: Iterable[Finding]) -> set[tuple[str, str]]:
+    """Kernels that are variants of one another (same folder, same name stem) form one group."""
+    return {(posixpath.dirname(f.path), KERNEL_STEM.sub("", f.symbol) or f.symbol) for f in kernels}
+
+
+class _Items:
+    def __init__(self) -> None:
+        self.items: dict[str, Effort] = {}
+        self.calibrated = 0.0
+
+    def add(self, label: str, effort: Effort, calibrated: bool) -> None:
+        self.items[label] = effort
+        self.calibrated += effort.likely if calibrated else 0.0
+
+    def spread(self, label: str, likely: float, factors: tuple[float, float]) -> None:
+        self.add(label, Effort(low=likely * factors[0], likely=likely, high=likely * factors[1]), False)
+
+    def estimate(self) -> Estimate:
+        ranked = sorted(self.items.items(), key=lambda kv: (-kv[1].likely, kv[0]))
+        breakdown = tuple((label, round(e.likely, 2)) for label, e in ranked)
+        return Estimate(Effort(low=sum(e.low for e in self.items.values()), likely=sum(h for _, h in breakdown),
+                               high=sum(e.high for e in self.items.values())), breakdown, round(self.calibrated, 2))
+
+
 def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
-             rule_effort: Callable[[str], tuple[float, float]], rule_name: Callable[[str], str]) -> Estimate:
-    """Effort of one workload from its own findings and its own class."""
-    items: dict[str, float] = defaultdict(float)
+             rule_effort: Callable[[str], tuple[float, float]], rule_name: Callable[[str], str],
+             calibration: Calibration) -> Estimate:
+    """Effort of one workload from its own findings (its share of project costs is separate)."""
+    items = _Items()
+    factors = model.uncertainty.get(own_class, (1.0, 1.0))
+    by_family: dict[str, list[Finding]] = defaultdict(list)
     by_rule: dict[str, list[Finding]] = defaultdict(list)
     for finding in findings:
-        by_rule[finding.rule].append(finding)
+        family = calibration.family_of(finding.rule) if model.calibrated else None
+        if family is not None and family.name == "build":
+            continue  # build files are the project's build port
+        if family is not None and family.name in calibration.lines_per_occurrence:
+            by_family[family.name].append(finding)
+        else:
+            by_rule[finding.rule].append(finding)
+    titles = {f.name: f.title for f in calibration.families}
+    for name, occurrences in sorted(by_family.items()):
+        lines = calibration.lines_per_occurrence[name]
+        if name == "kernel":
+            groups = len(kernel_groups(occurrences))
+            items.add(f"kernel: hand edits ×{groups} groups of variants ({len(occurrences)} kernels)",
+                      calibration.hours(lines, groups), True)
+            items.spread(f"kernel numerical validation ×{groups}", groups * model.kernel_validation, factors)
+        else:
+            items.add(f"{name}: {titles[name]} ×{len(occurrences)}", calibration.hours(lines, len(occurrences)), True)
     kernels = 0
     for rule, occurrences in sorted(by_rule.items()):
         if rule in model.kernel_rules:
-            kernels += len(occurrences)
+            kernels = len(kernel_groups(occurrences))
             continue
         per_occurrence, first_use = rule_effort(rule)
         hours = first_use + sum(per_occurrence * model.hipify_factor.get(f.hipify, 1.0)
                                 * occurrence_weight(k, model.learning_rate)
                                 for k, f in enumerate(occurrences, start=1))
-        items[f"{rule} {rule_name(rule)} ×{len(occurrences)}"] += hours
+        items.spread(f"{rule} {rule_name(rule)} ×{len(occurrences)}", hours, factors)
     if kernels:
-        items[f"kernel review and validation ×{kernels}"] = kernels * (model.kernel_review + model.kernel_validation)
-    for item, hours in model.fixed.get(own_class, {}).items():
-        items[f"fixed: {item}"] = hours
-    likely = sum(items.values())
-    low_factor, high_factor = model.uncertainty.get(own_class, (1.0, 1.0))
-    ranked = sorted(items.items(), key=lambda kv: (-kv[1], kv[0]))
-    return Estimate(Effort(low=likely * low_factor, likely=likely, high=likely * high_factor),
-                    tuple((label, round(hours, 2)) for label, hours in ranked))
+        items.spread(f"kernel review and validation ×{kernels}", kernels * (model.kernel_review + model.kernel_validation),
+                     factors)
+    return items.estimate()
+
+
+def project_estimate(project_class: str, kloc: float, model: EffortModel, calibration: Calibration) -> Estimate:
+    """Costs a project has once, whatever its number of targets: the build system and CI are
+    ported once; glue code that no finding explains grows with the C/C++/CUDA it has."""
+    items = _Items()
+    size = calibration.size_factor(kloc)
+    if project_class in ("migration-required", "incompatible") and model.calibrated:
+        items.add(f"build system port (measured build-file hand lines, size ×{size:.2f})",
+                  calibration.hours(calibration.build_lines, size), True)
+        if kloc:
+            items.add(f"glue code no finding explains ({kloc:.2f} KLOC of C/C++/CUDA with findings)",
+                      calibration.hours(calibration.unattributed_lines_per_kloc, kloc), True)
+    factors = model.uncertainty.get(project_class, (1.0, 1.0))
+    for item, hours in model.fixed.get(project_class, {}).items():
+        items.spread(f"{item} (size ×{size:.2f})", hours * size, factors)
+    return items.estimate()

@@ -9,6 +9,7 @@ from dataclasses import replace
 from migrate.model import Finding, OptionalPart, TargetVerdict, Workload, class_rank, worst_class
 from migrate.rulebase.load import RuleBase
 from migrate.workloads.assemble import Spec
+from migrate.workloads.calibration import Calibration
 from migrate.workloads.classify import classify, effective_class, optional_root
 from migrate.workloads.estimate import EffortModel, estimate
 from migrate.workloads.graph import DependencyGraph
@@ -16,7 +17,7 @@ from migrate.workloads.ported import Evidence
 
 
 def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Finding], archs: Sequence[str],
-          model: EffortModel, rules: RuleBase,
+          model: EffortModel, rules: RuleBase, calibration: Calibration,
           rocm_paths: dict[str, tuple[Evidence, ...]] | None = None) -> tuple[list[Workload], list[Finding]]:
     """Workloads with one verdict per target architecture, and the findings tagged with their
     workload, status and effective class. `rocm_paths` maps a project root ("." for a single
@@ -49,10 +50,11 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
                 cls, reasons = own[worst]
                 chain = tuple(graph.chain(spec.name, worst)) + tuple(_where(f) for f in reasons[:1])
             counted = [f for f in scoped[spec.name] if f.status != "ported" and (optional[spec.name] or f.status != "optional")]
-            result = estimate(counted, own[spec.name][0], model, efforts.__getitem__, names.__getitem__)
+            result = estimate(counted, own[spec.name][0], model, efforts.__getitem__, names.__getitem__,
+                              calibration)
             verdicts[spec.name].append(TargetVerdict(
                 arch=arch, migration_class=cls, own_class=own[spec.name][0], reasons=reasons, chain=chain,
-                effort=result.effort, breakdown=result.breakdown))
+                effort=result.effort, breakdown=result.breakdown, calibrated=result.calibrated))
     judged_findings = [replace(f, effective_class=effective.get(f, f.migration_class)) for f in tagged]
     evidence_of = {s.name: _evidence_for(s, rocm_paths) for s in specs}
     workloads = [Workload(name=s.name, root=s.root, kind=s.kind, files=tuple(sorted(s.files)),

@@ -1,0 +1,115 @@
+"""The `validate` commands: plan (from the scan), run (a spec into a fingerprint), compare (two fingerprints).
+Only click is imported up front; PyTorch only when `run` runs."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from migrate.cli.errors import UsageError
+
+PLAN_FORMATS = ("terminal", "json", "markdown", "html")
+COMPARE_FORMATS = ("terminal", "json", "markdown", "html")
+
+
+@click.group()
+def validate() -> None:
+    """The validation chain: plan checks from the scan, run them into a fingerprint, compare two fingerprints."""
+
+
+def _pairs(formats: tuple[str, ...], outputs: tuple[str, ...]) -> list[tuple[str, str]]:
+    formats = formats or ("terminal",)
+    if outputs and len(outputs) != len(formats):
+        raise UsageError("give one -o/--output per --format")
+    return list(zip(formats, outputs, strict=True)) if outputs else [(f, "-") for f in formats]
+
+
+def _write(text: str, destination: str) -> None:
+    if destination == "-":
+        click.echo(text, nl=False)
+        return
+    try:
+        Path(destination).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {destination}: {exc.strerror or exc}") from None
+
+
+@validate.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--format", "-f", "formats", multiple=True, type=click.Choice(PLAN_FORMATS),
+              help="Output format (repeatable with -o).")
+@click.option("-o", "--output", "outputs", multiple=True, help="Write to FILE ('-' for stdout); one per --format.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the extraction cache.")
+def plan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, ...], no_cache: bool) -> None:
+    """Which checks each workload needs, and why, from a scan of PATH (default: .)."""
+    from migrate.validate import plan as planning
+    from migrate.validate import render_plan
+
+    pairs = _pairs(formats, outputs)
+    try:
+        result = planning.plan_paths(list(paths) or [Path(".")], use_cache=not no_cache)
+    except planning.PlanError as exc:
+        raise UsageError(str(exc)) from None
+    for fmt, destination in pairs:
+        _write(render_plan.RENDERERS[fmt](result), destination)
+
+
+@validate.command()
+@click.argument("spec_path", metavar="SPEC", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("-o", "--output", default="-", show_default=True, help="Write the fingerprint JSON here.")
+@click.option("--cpu", "force_cpu", is_flag=True, help="Run on the CPU even where a GPU is present.")
+@click.option("--nproc", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes for the collectives and DDP checks (one GPU each, or gloo on the CPU).")
+@click.option("--steps", type=click.IntRange(min=1), help="Override the spec's optimizer steps.")
+@click.option("--batch-size", type=click.IntRange(min=1), help="Override the spec's batch size.")
+@click.option("--warmup", type=click.IntRange(min=0), help="Override the spec's warm-up steps before timing.")
+@click.option("--timed-steps", type=click.IntRange(min=1), help="Override the spec's timed steps.")
+@click.option("--dtype", "dtypes", multiple=True, type=click.Choice(("float32", "bfloat16", "float16")),
+              help="Run only these dtypes (repeatable).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
+def run(spec_path: Path, output: str, force_cpu: bool, nproc: int, steps: int | None, batch_size: int | None,
+        warmup: int | None, timed_steps: int | None, dtypes: tuple[str, ...], quiet: bool) -> None:
+    """Run SPEC (TOML) on the GPU or CPU present and write its fingerprint."""
+    from migrate.validate import fingerprint, runner
+    from migrate.validate import spec as specs
+
+    overrides = {"steps": steps, "batch_size": batch_size, "warmup": warmup, "timed_steps": timed_steps,
+                 "dtypes": tuple(dtypes) or None}
+    try:
+        spec = specs.load(spec_path).with_overrides(**overrides)
+        result = runner.run(spec, force_cpu=force_cpu, nproc=nproc,
+                            overrides={k: v for k, v in overrides.items() if v is not None and k != "dtypes"},
+                            progress=(lambda _: None) if quiet else (lambda m: click.echo(f"validate run: {m}", err=True)))
+    except (specs.SpecError, RuntimeError) as exc:
+        raise UsageError(str(exc)) from None
+    _write(fingerprint.dumps(result), output)
+
+
+@validate.command()
+@click.argument("reference", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("candidate", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--format", "-f", "formats", multiple=True, type=click.Choice(COMPARE_FORMATS),
+              help="Output format (repeatable with -o).")
+@click.option("-o", "--output", "outputs", multiple=True, help="Write to FILE ('-' for stdout); one per --format.")
+@click.option("--tolerances", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="TOML file of [dtype.check] rtol/atol/bound overrides.")
+@click.option("--max-slowdown", type=click.FloatRange(min=0, min_open=True),
+              help="Also fail when the candidate's step time is more than this many times the reference's.")
+def compare(reference: Path, candidate: Path, formats: tuple[str, ...], outputs: tuple[str, ...],
+            tolerances: Path | None, max_slowdown: float | None) -> None:
+    """Compare CANDIDATE's fingerprint with REFERENCE's; exit 1 when a check is out of tolerance."""
+    from migrate.validate import compare as comparing
+    from migrate.validate import fingerprint, render_compare
+    from migrate.validate import tolerances as tol
+
+    pairs = _pairs(formats, outputs)
+    try:
+        result = comparing.compare(fingerprint.load(reference), fingerprint.load(candidate), tol.load(tolerances),
+                                   max_slowdown)
+    except (fingerprint.FingerprintError, tol.ToleranceError) as exc:
+        raise UsageError(str(exc)) from None
+    for fmt, destination in pairs:
+        _write(render_compare.RENDERERS[fmt](result), destination)
+    if not result.passed:
+        sys.exit(1)

@@ -1,0 +1,212 @@
+"""validate compare: a candidate fingerprint against a reference, check by check, within dtype-aware tolerances."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from migrate.validate.fingerprint import checks_by_key
+from migrate.validate.tolerances import DEFAULTS, Tolerance, lookup
+
+MAX_PROBLEMS = 8  # per check, in the report; the count is always complete
+ENV_KEYS = ("platform", "device", "gpu_name", "gpu_arch", "gpu_count", "driver", "framework_version",
+            "cuda_version", "hip_version", "cudnn_version", "python", "os", "triton_version", "transformers_version")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CheckResult:
+    check: str
+    dtype: str | None
+    status: str  # pass | fail | skipped
+    compared: int  # values compared
+    problems: tuple[str, ...] = ()
+    problem_count: int = 0
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"check": self.check, "dtype": self.dtype, "status": self.status, "compared": self.compared,
+                "problems": list(self.problems), "problem_count": self.problem_count, "note": self.note}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PerfResult:
+    dtype: str
+    reference_ms: float
+    candidate_ms: float
+    ratio: float  # candidate / reference step time: above 1 is slower
+    ratio_low: float  # the spread: candidate p10 / reference p90 ...
+    ratio_high: float  # ... candidate p90 / reference p10
+    samples_per_s: tuple[float, float]
+    peak_memory: tuple[int | None, int | None]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"dtype": self.dtype, "reference_ms": self.reference_ms, "candidate_ms": self.candidate_ms,
+                "ratio": self.ratio, "ratio_spread": [self.ratio_low, self.ratio_high],
+                "samples_per_s": list(self.samples_per_s), "peak_device_memory_bytes": list(self.peak_memory)}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Comparison:
+    reference: dict[str, Any]  # name, platform, device of each side
+    candidate: dict[str, Any]
+    checks: tuple[CheckResult, ...]
+    performance: tuple[PerfResult, ...]
+    max_slowdown: float | None
+    environment: tuple[tuple[str, Any, Any], ...]  # (key, reference, candidate) where they differ
+    implementations: tuple[tuple[str, Any, Any], ...]
+    distributed: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> tuple[CheckResult, ...]:
+        return tuple(c for c in self.checks if c.status == "fail")
+
+    @property
+    def passed(self) -> bool:
+        return not self.failed
+
+    def to_json(self) -> dict[str, Any]:
+        return {"schema_version": 1, "kind": "rocm-migrate-comparison", "passed": self.passed,
+                "failed_checks": [f"{c.check}[{c.dtype}]" if c.dtype else c.check for c in self.failed],
+                "reference": self.reference, "candidate": self.candidate,
+                "checks": [c.to_json() for c in self.checks],
+                "performance": {"max_slowdown": self.max_slowdown, "steps": [p.to_json() for p in self.performance],
+                                "distributed": self.distributed},
+                "environment_diff": [{"key": k, "reference": r, "candidate": c} for k, r, c in self.environment],
+                "implementations_diff": [{"op": k, "reference": r, "candidate": c} for k, r, c in self.implementations]}
+
+
+def compare(reference: dict[str, Any], candidate: dict[str, Any], tolerances: dict[str, dict[str, Tolerance]] | None = None,
+            max_slowdown: float | None = None) -> Comparison:
+    table = tolerances or DEFAULTS
+    ref_checks, cand_checks = checks_by_key(reference), checks_by_key(candidate)
+    results = [_check(key, ref_checks[key], cand_checks.get(key), lookup(table, key[1], key[0])) for key in ref_checks]
+    results += [CheckResult(check=k[0], dtype=k[1], status="skipped", compared=0, note="only in the candidate")
+                for k in cand_checks if k not in ref_checks]
+    perf = _performance(reference, candidate)
+    if max_slowdown is not None:
+        slow = [p for p in perf if p.ratio > max_slowdown]
+        results.append(CheckResult(check="performance", dtype=None, status="fail" if slow else "pass",
+                                   compared=len(perf), problem_count=len(slow),
+                                   problems=tuple(f"{p.dtype}: {p.ratio:.2f}x the reference step time "
+                                                  f"> {max_slowdown:g}x" for p in slow)))
+    return Comparison(reference=_side(reference), candidate=_side(candidate), checks=tuple(results),
+                      performance=tuple(perf), max_slowdown=max_slowdown,
+                      environment=_diff(reference.get("environment", {}), candidate.get("environment", {}), ENV_KEYS),
+                      implementations=_diff(reference.get("implementations", {}), candidate.get("implementations", {}),
+                                            None),
+                      distributed=_distributed(reference, candidate))
+
+
+def _side(fp: dict[str, Any]) -> dict[str, Any]:
+    env = fp.get("environment", {})
+    return {"spec": fp.get("spec", {}).get("name"), "platform": env.get("platform"), "device": env.get("device"),
+            "gpu_name": env.get("gpu_name"), "framework_version": env.get("framework_version")}
+
+
+def _check(key: tuple[str, str | None], ref: dict[str, Any], cand: dict[str, Any] | None, tol: Tolerance) -> CheckResult:
+    name, dtype = key
+    if cand is None:
+        return CheckResult(check=name, dtype=dtype, status="fail", compared=0, problem_count=1,
+                           problems=("missing from the candidate",))
+    reason = cand.get("info", {}).get("reason", "")
+    if cand["status"] == "failed":
+        return CheckResult(check=name, dtype=dtype, status="fail", compared=0, problem_count=1,
+                           problems=(f"failed in the candidate: {reason}",))
+    if cand["status"] == "skipped":
+        return CheckResult(check=name, dtype=dtype, status="skipped", compared=0, note=reason)
+    if name == "cpu_fallback":
+        return _fallback(ref, cand, dtype)
+    if ref["status"] != "ran":
+        return CheckResult(check=name, dtype=dtype, status="skipped", compared=0,
+                           note=f"the reference has no result: {ref.get('info', {}).get('reason', ref['status'])}")
+    problems: list[str] = []
+    compared = _metrics(name, ref["metrics"], cand["metrics"], tol, problems)
+    return CheckResult(check=name, dtype=dtype, status="fail" if problems else "pass", compared=compared,
+                       problems=tuple(problems[:MAX_PROBLEMS]), problem_count=len(problems))
+
+
+def _fallback(ref: dict[str, Any], cand: dict[str, Any], dtype: str | None) -> CheckResult:
+    """Ops on the CPU in the candidate that the reference ran on its device (or that a CPU reference cannot vouch for)."""
+    known = set(ref.get("metrics", {}).get("ops", [])) if ref["status"] == "ran" else set()
+    new = sorted(set(cand["metrics"].get("ops", [])) - known)
+    details = {d["op"]: d for d in cand.get("info", {}).get("details", [])}
+    problems = tuple(f"{op} ran on the CPU ({details.get(op, {}).get('count', '?')} calls) while the model is on "
+                     f"{cand.get('info', {}).get('device', 'the device')}" for op in new)
+    return CheckResult(check="cpu_fallback", dtype=dtype, status="fail" if new else "pass",
+                       compared=len(cand["metrics"].get("ops", [])) + len(known),
+                       problems=problems[:MAX_PROBLEMS], problem_count=len(problems))
+
+
+def _metrics(prefix: str, ref: dict[str, Any], cand: dict[str, Any], tol: Tolerance, problems: list[str]) -> int:
+    compared = 0
+    for key, want in ref.items():
+        where = f"{prefix}.{key}"
+        if key not in cand:
+            problems.append(f"{where}: missing from the candidate")
+            continue
+        compared += _value(where, key, want, cand[key], tol, problems)
+    return compared
+
+
+def _value(where: str, key: str, want: Any, got: Any, tol: Tolerance, problems: list[str]) -> int:
+    if isinstance(want, dict):
+        return _metrics(where, want, got if isinstance(got, dict) else {}, tol, problems)
+    if isinstance(want, bool) or isinstance(got, bool):
+        if got is not True:
+            problems.append(f"{where}: {got} (must be true; reference {want})")
+        return 1
+    if key.endswith(("_err", "_diff")) and isinstance(got, (int, float)):
+        bound = tol["bound"]
+        if not got <= bound:  # NaN fails too
+            problems.append(f"{where}: {got:.3g} > bound {bound:.3g}")
+        return 1
+    if isinstance(want, list):
+        if key == "shape" or not all(isinstance(v, (int, float)) for v in want):
+            if want != got:
+                problems.append(f"{where}: {got} (reference {want})")
+            return 1
+        if not isinstance(got, list) or len(got) != len(want):
+            problems.append(f"{where}: {len(got) if isinstance(got, list) else got} values (reference {len(want)})")
+            return 1
+        return sum(_value(f"{where}[{i}]", key, w, g, tol, problems) for i, (w, g) in enumerate(zip(want, got, strict=True)))
+    if isinstance(want, (int, float)) and isinstance(got, (int, float)):
+        allowed = tol["atol"] + tol["rtol"] * abs(want)
+        if not abs(got - want) <= allowed or math.isnan(got):
+            rel = abs(got - want) / abs(want) if want else math.inf
+            problems.append(f"{where}: {got:.6g} vs {want:.6g} (relative {rel:.1e} > rtol {tol['rtol']:.0e})")
+        return 1
+    return 0  # strings and other descriptions are not compared
+
+
+def _performance(reference: dict[str, Any], candidate: dict[str, Any]) -> list[PerfResult]:
+    ref = {p["dtype"]: p for p in reference.get("performance", {}).get("steps", [])}
+    out = []
+    for p in candidate.get("performance", {}).get("steps", []):
+        r = ref.get(p["dtype"])
+        if r is None:
+            continue
+        rs, cs = r["step_time_ms"], p["step_time_ms"]
+        out.append(PerfResult(dtype=p["dtype"], reference_ms=rs["median"], candidate_ms=cs["median"],
+                              ratio=cs["median"] / rs["median"], ratio_low=cs["p10"] / rs["p90"],
+                              ratio_high=cs["p90"] / rs["p10"], samples_per_s=(r["samples_per_s"], p["samples_per_s"]),
+                              peak_memory=(r["peak_device_memory_bytes"], p["peak_device_memory_bytes"])))
+    return out
+
+
+def _distributed(reference: dict[str, Any], candidate: dict[str, Any]) -> dict[str, Any]:
+    ref = reference.get("performance", {}).get("distributed") or {}
+    cand = candidate.get("performance", {}).get("distributed") or {}
+    if not ref or not cand:
+        return {}
+    ref_bw = {c["op"]: c["busbw_GBps"] for c in ref.get("collectives", [])}
+    return {"world_size": [ref.get("world_size"), cand.get("world_size")],
+            "backend": [ref.get("backend"), cand.get("backend")],
+            "busbw_GBps": [{"op": c["op"], "reference": ref_bw.get(c["op"]), "candidate": c["busbw_GBps"]}
+                           for c in cand.get("collectives", [])],
+            "scaling_efficiency": [(ref.get("scaling") or {}).get("efficiency"),
+                                   (cand.get("scaling") or {}).get("efficiency")]}
+
+
+def _diff(ref: dict[str, Any], cand: dict[str, Any], keys: tuple[str, ...] | None) -> tuple[tuple[str, Any, Any], ...]:
+    names = keys if keys is not None else tuple(sorted(set(ref) | set(cand)))
+    return tuple((k, ref.get(k), cand.get(k)) for k in names if ref.get(k) != cand.get(k))

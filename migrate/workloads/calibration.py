@@ -1,0 +1,68 @@
+"""The measured effort constants (rules/effort/): rule families and their fitted hand lines."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from migrate.model import Effort
+from migrate.rulebase.load import default_rules_dir
+
+SIZE_FACTOR_RANGE = (0.25, 2.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    name: str
+    title: str
+    ids: frozenset[str]
+    prefixes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    hours_per_line: float
+    source: str
+    url: str
+    families: tuple[Family, ...]
+    lines_per_occurrence: dict[str, Effort]  # only the families the measurements cover
+    build_lines: Effort  # per project
+    unattributed_lines_per_kloc: Effort  # per project, per 1,000 lines of C/C++/CUDA with findings
+    median_kloc: float  # size of the median measured project
+    projects: tuple[str, ...]
+
+    def size_factor(self, kloc: float) -> float:
+        """Fixed costs grow with the square root of a project's size relative to the measured ones."""
+        return min(SIZE_FACTOR_RANGE[1], max(SIZE_FACTOR_RANGE[0], math.sqrt(kloc / self.median_kloc)))
+
+    def family_of(self, rule: str) -> Family | None:
+        return next((f for f in self.families if rule in f.ids or rule.startswith(f.prefixes)), None)
+
+    def hours(self, lines: Effort, times: float = 1.0) -> Effort:
+        k = self.hours_per_line * times
+        return Effort(low=lines.low * k, likely=lines.likely * k, high=lines.high * k)
+
+
+def _effort(table: dict[str, float]) -> Effort:
+    return Effort(low=float(table["low"]), likely=float(table["likely"]), high=float(table["high"]))
+
+
+@lru_cache(maxsize=4)
+def load(directory: Path | None = None) -> Calibration:
+    folder = (directory or default_rules_dir()) / "effort"
+    families = yaml.safe_load((folder / "families.yaml").read_text())
+    fitted = yaml.safe_load((folder / "calibrated.yaml").read_text())
+    return Calibration(
+        hours_per_line=float(fitted["productivity"]["hours_per_line"]),
+        source=str(fitted["productivity"]["source"]), url=str(fitted["productivity"]["url"]),
+        families=tuple(Family(name=f["name"], title=f["title"], ids=frozenset(f.get("ids", ())),
+                              prefixes=tuple(f.get("prefixes", ()))) for f in families),
+        lines_per_occurrence={name: _effort(v["lines_per_occurrence"]) for name, v in fitted["families"].items()},
+        build_lines=_effort(fitted["project"]["build_lines"]),
+        unattributed_lines_per_kloc=_effort(fitted["project"]["unattributed_lines_per_kloc"]),
+        median_kloc=float(fitted["project"]["median_kloc"]),
+        projects=tuple(fitted["project"]["projects"]),
+    )

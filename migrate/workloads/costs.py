@@ -1,0 +1,27 @@
+"""Fixed costs per project (not per workload, not per target), scaled by its C/C++/CUDA size."""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from migrate.model import Finding, Project, ProjectCost, Workload, required_class
+from migrate.workloads.calibration import Calibration
+from migrate.workloads.estimate import EffortModel, project_estimate
+
+C_KINDS = frozenset({"cuda", "cpp"})
+
+
+def project_costs(projects: Sequence[Project], root_name: str, workloads: Sequence[Workload],
+                  findings: Sequence[Finding], files: Mapping[str, tuple[str, int]], model: EffortModel,
+                  calibration: Calibration) -> tuple[ProjectCost, ...]:
+    """One entry per project of a portfolio, or one for the whole scan. `files`: path -> (kind, lines)."""
+    groups = list(projects) or [Project(name=root_name, root=".", workloads=tuple(w.name for w in workloads))]
+    out = []
+    for project in groups:
+        members = set(project.workloads)
+        cls = required_class(w for w in workloads if w.name in members)
+        paths = {f.path for f in findings if f.workload in members and files.get(f.path, ("", 0))[0] in C_KINDS}
+        kloc = sum(files[p][1] for p in paths) / 1000
+        result = project_estimate(cls, kloc, model, calibration)
+        out.append(ProjectCost(name=project.name, migration_class=cls, kloc=round(kloc, 2), effort=result.effort,
+                               breakdown=result.breakdown, calibrated=result.calibrated))
+    return tuple(out)

@@ -1,0 +1,147 @@
+"""The migration plan: ordered steps from the dependency graph (what others use goes first),
+milestones whose steps can run in parallel, the share hipify converts on its own, the hand
+work left, what to validate after each step, and a register of the risks.
+
+A pure function of a finished report; the renderers show its JSON form (docs/report.schema.json)."""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import networkx as nx
+
+from migrate.model import Effort, Finding, Report, RuleInfo, Workload, class_rank, sum_effort
+
+HAND_WORK_ROWS = 5
+VALIDATED_KERNELS = 6
+C_FAMILIES = ("HIP0", "HIP1", "HIP2", "HIP3", "HIP4", "HIP5")
+HIPIFY_WEIGHT = {"yes": 1.0, "partial": 0.5, "no": 0.0}
+
+
+def build(report: Report) -> dict[str, Any]:
+    rules = {r.id: r for r in report.rules}
+    by_workload: dict[str, list[Finding]] = defaultdict(list)
+    for f in report.findings:
+        if f.status != "ported":
+            by_workload[f.workload].append(f)
+    todo = [w for w in report.workloads if w.effort.likely > 0 or by_workload.get(w.name)]
+    levels = _levels(todo)
+    steps = []
+    for order, w in enumerate(sorted(todo, key=lambda w: (levels[w.name], -w.effort.likely, w.name)), start=1):
+        steps.append(_step(order, w, levels[w.name], by_workload.get(w.name, []), rules, report))
+    milestones = [_setup(report)] if report.project_costs else []
+    for level in sorted({s["milestone_level"] for s in steps}):
+        members = [s for s in steps if s["milestone_level"] == level]
+        milestones.append({
+            "name": f"M{len(milestones) + 1}", "parallel": len(members) > 1,
+            "title": _title(milestones[-1]["name"] if level else None, len(members)),
+            "steps": [s["order"] for s in members],
+            "effort_hours": sum_effort(_effort(s) for s in members).to_json(),
+        })
+    for s in steps:
+        s["milestone"] = next(m["name"] for m in milestones if s["order"] in m.get("steps", ()))
+        del s["milestone_level"]
+    return {"milestones": milestones, "steps": steps, "risks": risks(report, rules),
+            "effort_hours": report.effort.to_json(), "automatic_share": automatic_share(report.findings)}
+
+
+def _levels(workloads: Sequence[Workload]) -> dict[str, int]:
+    """0 for a workload that uses nothing else that needs work; otherwise one more than what it uses.
+    Workloads in a cycle share a level."""
+    names = {w.name for w in workloads}
+    graph = nx.DiGraph()
+    graph.add_nodes_from(names)
+    graph.add_edges_from((w.name, d) for w in workloads for d in w.depends_on if d in names and d != w.name)
+    condensed = nx.condensation(graph)
+    level: dict[int, int] = {}
+    for node in reversed(list(nx.topological_sort(condensed))):
+        level[node] = 1 + max((level[s] for s in condensed.successors(node)), default=-1)
+    return {name: level[condensed.graph["mapping"][name]] for name in names}
+
+
+def _title(after: str | None, count: int) -> str:
+    what = "1 workload" if count == 1 else f"{count} workloads, in parallel"
+    return f"Port what uses nothing else that needs porting ({what})" if after is None else \
+        f"Port what uses the workloads of {after} ({what})"
+
+
+def _setup(report: Report) -> dict[str, Any]:
+    effort = sum_effort(p.effort for p in report.project_costs)
+    items = sorted({item.split(" (")[0] for p in report.project_costs for item, _ in p.breakdown})
+    return {"name": "M1", "title": "Project set-up: " + ", ".join(items), "parallel": False, "steps": [],
+            "effort_hours": effort.to_json(),
+            "validation": ["the project builds for every target GPU with the ROCm toolchain",
+                           "CI runs the existing test suite on a ROCm runner"]}
+
+
+def _step(order: int, w: Workload, level: int, findings: list[Finding], rules: dict[str, RuleInfo],
+          report: Report) -> dict[str, Any]:
+    measured = report.hipify.coverage.get(w.name) if report.hipify else None
+    share = measured.ratio if measured is not None and measured.ratio is not None else automatic_share(findings)
+    return {
+        "order": order, "workload": w.name, "class": w.migration_class, "milestone_level": level,
+        "depends_on": list(w.depends_on), "effort_hours": w.effort.to_json(),
+        "automatic_share": None if share is None else round(share, 3),
+        "automatic_share_source": "hipify-perl" if measured is not None and measured.ratio is not None else "rule base",
+        "hand_work": hand_work(findings, rules),
+        "validation": validation(w, findings),
+    }
+
+
+def _effort(step: dict[str, Any]) -> Effort:
+    e = step["effort_hours"]
+    return Effort(low=e["low"], likely=e["likely"], high=e["high"])
+
+
+def automatic_share(findings: Iterable[Finding]) -> float | None:
+    """Of the C/C++/CUDA findings, the share hipify converts on its own (partial counts half)."""
+    counted = [f for f in findings if f.rule.startswith(C_FAMILIES)]
+    return round(sum(HIPIFY_WEIGHT.get(f.hipify, 0.0) for f in counted) / len(counted), 3) if counted else None
+
+
+def hand_work(findings: Sequence[Finding], rules: dict[str, RuleInfo]) -> list[dict[str, Any]]:
+    """What hipify leaves to a person, by rule: worst class first, then the most occurrences."""
+    manual = Counter(f.rule for f in findings if f.hipify != "yes")
+    ranked = sorted(manual, key=lambda r: (-class_rank(_class(r, findings)), -manual[r], r))
+    return [{"rule": r, "title": rules[r].title if r in rules else r, "occurrences": manual[r],
+             "hip": rules[r].hip if r in rules else None} for r in ranked[:HAND_WORK_ROWS]]
+
+
+def _class(rule: str, findings: Sequence[Finding]) -> str:
+    return next(f.cls for f in findings if f.rule == rule)
+
+
+def validation(w: Workload, findings: Sequence[Finding]) -> list[str]:
+    kernels = sorted({f.symbol for f in findings if f.rule == "HIP4002"})
+    checks = ["builds with hipcc / the ROCm build of its framework, without warnings it did not have"]
+    if kernels:
+        shown = ", ".join(kernels[:VALIDATED_KERNELS]) + (f" and {len(kernels) - VALIDATED_KERNELS} more"
+                                                         if len(kernels) > VALIDATED_KERNELS else "")
+        checks.append(f"outputs of its kernels match the CUDA build within tolerance: {shown}")
+    if any(f.rule.startswith(("HIP401", "HIP4027", "HIP4028")) for f in findings):
+        checks.append("warp-level code gives the same results with 64-lane wavefronts (run on a wave64 GPU)")
+    if any(f.rule.startswith("HIP3") for f in findings):
+        checks.append("library calls (BLAS, FFT, RNG, sparse, CUB) give the same results as on CUDA")
+    checks.append("its tests pass on ROCm; performance is within the agreed margin of the CUDA build")
+    return checks
+
+
+def risks(report: Report, rules: dict[str, RuleInfo]) -> list[dict[str, Any]]:
+    """Every incompatible finding, by rule, with its alternative or the decision it needs."""
+    groups: dict[str, list[Finding]] = defaultdict(list)
+    for f in report.findings:
+        if f.cls == "incompatible" and f.status != "ported":
+            groups[f.rule].append(f)
+    register: list[dict[str, Any]] = []
+    for rule, found in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        info = rules.get(rule)
+        alternative = info.hip if info else None
+        register.append({
+            "id": f"R{len(register) + 1}", "rule": rule, "title": info.title if info else rule,
+            "occurrences": len(found), "workloads": sorted({f.workload for f in found}),
+            "alternative": alternative,
+            "decision": (f"adopt {alternative} and re-validate" if alternative else
+                         "redesign for ROCm, keep this part on NVIDIA, or drop it"),
+        })
+    return register
