@@ -99,6 +99,29 @@ def test_resume_skips_repositories_whose_report_matches_commit_and_rules(tmp_pat
     assert json.loads((out / "inventory.json").read_text())["totals"]["repos"] == 2
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_git_urls_are_cloned_on_a_running_scheduler(tmp_path: Path) -> None:
+    from distributed import LocalCluster
+
+    origin = git_repo(REPOS["llmkernels"], tmp_path / "origin")
+    bare = tmp_path / "llmkernels.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(origin), str(bare)], check=True)
+    head = subprocess.run(["git", "-C", str(origin), "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    listing = tmp_path / "repos.txt"
+    listing.write_text(f"{bare.as_uri()} team/llmkernels\n")
+    out = tmp_path / "out"
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        for expected in ("ok", "skipped"):  # the second run asks the remote for its HEAD and skips
+            result = inventory("--scan", str(listing), "--out", str(out), "--scheduler", cluster.scheduler_address)
+            assert result.returncode == 0, result.stderr
+            last = json.loads((out / "scan-log.jsonl").read_text().splitlines()[-1])
+            assert (last["status"], last["commit"]) == (expected, head)
+    cloned = json.loads((out / "repos" / "team+llmkernels.json").read_text())
+    assert cloned["source"]["commit"] == head and cloned["source"]["url"] == bare.as_uri()
+    assert comparable(cloned)["workloads"] == comparable(solo(REPOS["llmkernels"]))["workloads"]
+
+
 def report(name: str, cls: str, rules: list[tuple[str, str]], effort: float = 10.0) -> dict:
     """A small scan report: one workload whose class the given (rule, class) findings decide."""
     findings = [{"rule": r, "class": c, "symbol": f"sym_{r}", "path": "a.cu"} for r, c in rules]
@@ -165,3 +188,19 @@ def test_repository_list(tmp_path: Path) -> None:
     listing.write_text("a/repo\nb/repo\n")
     with pytest.raises(RepoListError, match="line 1"):
         read(listing)
+
+
+def test_optional_workloads_and_ported_findings_do_not_block() -> None:
+    data = report("app", "migration-required", [("HIP1100", "migration-required"), ("HIP4010", "migration-required")])
+    data["workloads"].append({"name": "tests", "class": "incompatible", "optional": True, "reason_rules": ["HIP5010"]})
+    data["findings"].append({"rule": "HIP5010", "class": "incompatible", "symbol": "mma", "path": "tests/t.cu"})
+    data["findings"][1]["status"] = "ported"  # HIP4010 sits under a ROCm path already
+    assert [b.rule for b in record.blockers(data)] == ["HIP1100"]
+
+
+def test_stack_verdict_is_the_worst_target_class() -> None:
+    data = report("app", "native", [])
+    assert record.from_report(data, name="app", source="app").stack is None
+    data["stack"] = {"targets": [{"class": "native", "problems": []},
+                                 {"class": "minor-adaptation", "problems": ["HIP7101", "HIP7102"]}]}
+    assert record.from_report(data, name="app", source="app").stack == "minor-adaptation (2 problems)"

@@ -54,6 +54,8 @@ def test_stack_case(case: Path) -> None:
         assert target["gpu"]["status"] == want["gpu"], label
         assert target["class"] == want["class"], label
         assert sorted(target["problems"]) == sorted(want["problems"]), label
+        if "images_os" in want:
+            assert [i["supported"] for i in target["images_os"]] == want["images_os"], label
         frameworks = {f["package"]: f for f in target["frameworks"]}
         for package, fields in want["frameworks"].items():
             assert package in frameworks, f"{label}: no verdict for {package}"

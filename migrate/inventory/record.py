@@ -6,9 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from migrate.model import class_rank
+from migrate.model import CLASSES, class_rank
 
 TOP_BLOCKERS = 5
+NOT_BLOCKING = frozenset({"ported", "optional"})  # a finding's status (issue 13)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -80,15 +81,16 @@ def failed(*, name: str, source: str, error: str, scanned_at: str | None = None,
 
 
 def blockers(report: Mapping[str, Any], top: int = TOP_BLOCKERS) -> tuple[Blocker, ...]:
-    """The rules that decided a workload's class (its reason rules), worst class first, then by count."""
-    deciding = {rule for w in report.get("workloads", ()) if w.get("class") != "native"
+    """The rules that decided a required workload's class (its reason rules), worst class first, then by
+    count; optional workloads (tests, examples) and findings a ROCm path already covers do not block."""
+    deciding = {rule for w in report.get("workloads", ()) if w.get("class") != "native" and not w.get("optional")
                 for rule in w.get("reason_rules", ())}
     counts: Counter[str] = Counter()
     symbols: dict[str, Counter[str]] = {}
     classes: dict[str, str] = {}
     for finding in report.get("findings", ()):
         rule = finding.get("rule")
-        if rule in deciding:
+        if rule in deciding and finding.get("status", "") not in NOT_BLOCKING:
             counts[rule] += 1
             symbols.setdefault(rule, Counter())[finding.get("symbol") or ""] += 1
             if class_rank(finding["class"]) > class_rank(classes.get(rule, "native")):
@@ -106,11 +108,13 @@ def _coverage(hipify: Mapping[str, Any]) -> float | None:
 
 
 def _stack(stack: object) -> str | None:
-    """The stack block's overall verdict (issue 17's `stack` key), whatever it names it."""
-    if isinstance(stack, str):
-        return stack
-    if isinstance(stack, Mapping):
-        for key in ("class", "verdict", "status"):
-            if isinstance(stack.get(key), str):
-                return str(stack[key])
-    return None
+    """The stack block's verdict: the worst class over its targets (ROCm release x GPU), with the
+    number of problems (unsupported pins, GPUs); None without a stack block or targets."""
+    if not isinstance(stack, Mapping):
+        return None
+    targets = [t for t in stack.get("targets", ()) if isinstance(t, Mapping) and t.get("class") in CLASSES]
+    if not targets:
+        return None
+    worst = max((str(t["class"]) for t in targets), key=class_rank)
+    problems = len({p for t in targets for p in t.get("problems", ())})
+    return f"{worst} ({problems} problem{'s' if problems != 1 else ''})" if problems else worst

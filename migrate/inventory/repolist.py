@@ -21,6 +21,12 @@ class RepoSpec:
     is_url: bool
 
     @property
+    def folder(self) -> str:
+        """The folder a clone goes to, as `git clone` names it: the URL's last part without .git."""
+        tail = re.split(r"[/:]", self.source.rstrip("/").removesuffix(".git"))[-1]
+        return UNSAFE.sub("_", tail) or self.slug
+
+    @property
     def slug(self) -> str:
         """The file name of its report: owner/repo -> owner+repo.json."""
         return UNSAFE.sub("_", self.name.replace("/", "+"))

@@ -76,7 +76,7 @@ def _scan(spec: RepoSpec, rules: RuleBase, options: ScanOptions) -> dict[str, An
         return to_json(pipeline.run([folder], settings.load(folder, overrides), rules))
     holder = Path(tempfile.mkdtemp(prefix="rocm-migrate-clone-", dir=options.clone_dir))
     try:
-        folder = holder / spec.slug
+        folder = holder / spec.folder  # the root workload is named after it, as in a clone of one's own
         vcs.shallow_clone(spec.source, folder)
         return to_json(pipeline.run([folder], settings.load(folder, overrides), rules))
     finally:

@@ -90,6 +90,7 @@ def _cell(target: dict[str, Any]) -> str:
     name = target["class"]
     bumps = [f"{f['package']}→{f['nearest']}" for f in target["frameworks"] if f["status"] == "bump"]
     gpu = "" if target["gpu"]["status"] == "supported" else f" (GPU: {target['gpu']['status']})"
+    gpu += "".join(f" ({i['os']} not supported)" for i in target["images_os"] if not i["supported"])
     return f"[{STYLES[name]}]{name}[/]{gpu}" + (f" {escape(', '.join(bumps))}" if bumps else "")
 
 
@@ -100,7 +101,9 @@ def _target(target: dict[str, Any]) -> Table:
              f"[{STYLES[target['class']]}]{target['class']}[/] · GPU {gpu['status']}"
              + (f" (newest release with it: {gpu['newest_release']})" if gpu["status"] != "supported" else "")
              + f" · OS: {escape(where)}" + (f" · {escape(gpu['limits'])}" if gpu["limits"] else "")
-             + (f" · base image: {target['base_image']}" if target["base_image"] else ""))
+             + (f" · base image: {target['base_image']}" if target["base_image"] else "")
+             + "".join(f" · {escape(i['image'])}: {i['os']} {'supported' if i['supported'] else 'NOT supported'}"
+                       for i in target["images_os"]))
     table = Table(title=title, title_justify="left")
     for column in ("framework", "pinned", "status", "use", "install / image"):
         table.add_column(column, overflow="fold")

@@ -54,7 +54,7 @@ def check(matrix: Matrix, stack: Stack, rocm: str, release: Release | None, arch
     problems = tuple(_problems(gpu, verdicts, release, arch))
     base = _base_image(matrix, release)
     return StackTarget(rocm=rocm, release=release.version if release else None, arch=arch, gpu=gpu,
-                       frameworks=verdicts, base_image=base, problems=problems,
+                       frameworks=verdicts, base_image=base, images_os=_images_os(stack, gpu), problems=problems,
                        migration_class=worst_class(PROBLEM_CLASS[p.rule] for p in problems))
 
 
@@ -175,6 +175,14 @@ def _image(matrix: Matrix, release: Release, framework: str, version: str | None
         return None
     best = max(candidates, key=lambda i: (i.rocm in release.versions, vtuple(i.rocm), vtuple(i.version or "0")))
     return best.ref
+
+
+def _images_os(stack: Stack, gpu: GpuVerdict) -> tuple[tuple[str, str, bool], ...]:
+    """Each image whose name gives its OS, and whether the release lists that OS (any point release) for the GPU."""
+    if gpu.status != "supported":
+        return ()
+    return tuple((i.ref, i.os, any(s == i.os or s.startswith(i.os + ".") for s in gpu.os))
+                 for i in stack.images if i.os)
 
 
 def _base_image(matrix: Matrix, release: Release | None) -> str | None:

@@ -64,13 +64,16 @@ class StackTarget:
     gpu: GpuVerdict
     frameworks: tuple[FrameworkVerdict, ...]
     base_image: str | None  # a rocm/dev image for the release
+    images_os: tuple[tuple[str, str, bool], ...]  # (image, its OS, whether the release supports that OS here)
     problems: tuple[Problem, ...]
     migration_class: str
 
     def to_json(self) -> dict[str, Any]:
         return {"rocm": self.rocm, "release": self.release, "arch": self.arch, "class": self.migration_class,
                 "gpu": self.gpu.to_json(), "frameworks": [f.to_json() for f in self.frameworks],
-                "base_image": self.base_image, "problems": [p.rule for p in self.problems]}
+                "base_image": self.base_image,
+                "images_os": [{"image": i, "os": o, "supported": ok} for i, o, ok in self.images_os],
+                "problems": [p.rule for p in self.problems]}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

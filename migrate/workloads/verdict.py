@@ -34,10 +34,11 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
     for arch in archs:
         scoped = {name: [f for f in fs if arch in f.targets] for name, fs in mine.items()}
         own = {name: classify(fs, kinds[name], everything=optional[name]) for name, fs in scoped.items()}
+        here: dict[Finding, str] = {}
         for name, fs in scoped.items():
             for group in _groups(fs, optional[name]):
                 for f in group:
-                    cls = effective_class(f, group, kinds[name])
+                    cls = here[f] = effective_class(f, group, kinds[name])
                     if class_rank(cls) > class_rank(effective.get(f, "native")):
                         effective[f] = cls
                     effective.setdefault(f, cls)
@@ -49,7 +50,8 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
             if worst is not None and class_rank(own[worst][0]) > class_rank(cls):
                 cls, reasons = own[worst]
                 chain = tuple(graph.chain(spec.name, worst)) + tuple(_where(f) for f in reasons[:1])
-            counted = [f for f in scoped[spec.name] if f.status != "ported" and (optional[spec.name] or f.status != "optional")]
+            counted = [f for f in scoped[spec.name] if here[f] != "native"  # ported, low confidence, hints
+                       and (optional[spec.name] or f.status != "optional")]
             result = estimate(counted, own[spec.name][0], model, efforts.__getitem__, names.__getitem__,
                               calibration)
             verdicts[spec.name].append(TargetVerdict(
