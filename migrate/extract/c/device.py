@@ -7,6 +7,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
+import warnings
 from collections.abc import Callable, Iterator
 
 from migrate.extract.c import ts
@@ -108,7 +109,9 @@ def size_of(expression: str) -> int | None:
     if len(text_) > 200 or not re.fullmatch(r"[\d\s+*/()-]+", text_):  # a size, not a 5,000-digit #define
         return None
     try:
-        tree = ast.parse(text_.replace("/", "//"), mode="eval")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text_.replace("/", "//"), mode="eval")
     except (SyntaxError, ValueError):
         return None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import warnings
 
 from migrate.extract.columns import Columns
 from migrate.extract.python import constructs, embedded, structure
@@ -31,7 +32,9 @@ def extract(source: bytes) -> Extraction:
 
 
 def extract_text(text: str, *, cell: int | None = None) -> tuple[list[Fact], list[str]]:
-    tree = ast.parse(text)
+    with warnings.catch_warnings():  # a scanned file's SyntaxWarnings are not the user's to read
+        warnings.simplefilter("ignore")
+        tree = ast.parse(text)
     visitor = _Visitor(text.split("\n"), cell)
     visitor.prescan(tree)
     visitor.visit(tree)
