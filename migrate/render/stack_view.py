@@ -131,9 +131,10 @@ def markdown(stack: dict[str, Any]) -> str:
         heading = (f"**ROCm {target['rocm']} ({target['release'] or 'not in matrix'}) on {target['arch']}** "
                    f"(GPU {target['gpu']['status']})")
         out += ["", heading, "",
-                "| framework | pinned | status | use | install |", "|---|---|---|---|---|"]
+                "| framework | pinned | status | use | install | image |", "|---|---|---|---|---|---|"]
         out += [f"| {md(f['package'])} | {md(str(f['pinned']))} | {STATUS.get(f['status'], f['status'])} | "
-                f"{md(f['nearest'] or '-')} | {md(f['install'] or '-')} |" for f in target["frameworks"]]
+                f"{md(f['nearest'] or '-')} | {md(f['install'] or '-')} | {md(f['image'] or '-')} |"
+                for f in target["frameworks"]]
     out += [f"\n_{md(note)}_" for note in stack["notes"]]
     return "\n".join(out) + "\n"
 

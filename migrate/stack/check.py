@@ -92,6 +92,11 @@ def builds(matrix: Matrix, release: Release, framework: str) -> tuple[tuple[str,
 
 def framework_verdict(matrix: Matrix, release: Release | None, arch: str, framework: str, pin: Pin) -> FrameworkVerdict:
     listed, sources = builds(matrix, release, framework) if release else ((), [])
+    excluded = [x for x in matrix.limits if release and release.version in x.releases and arch in x.gpus
+                and x.framework == framework]
+    if excluded:
+        listed = tuple(v for v in listed if all(v not in x.versions for x in excluded))
+        sources += [matrix.url(x.source) for x in excluded]
     version = pin.version if pin.kind in ("exact", "locked") else None
     digits = DIGITS.get(framework, 2)
 
@@ -113,6 +118,7 @@ def framework_verdict(matrix: Matrix, release: Release | None, arch: str, framew
     others = tuple(r.version for r in matrix.releases if arch in r.gpus and version and
                    key(version) in {key(v) for v in builds(matrix, r, framework)[0]})
     install, image, note, more = _route(matrix, release, arch, framework, nearest)
+    note = " ".join([*(x.text + "." for x in excluded), note])
     if pin.cuda:
         note = f"CUDA {pin.cuda} build (+{pin.local}): install the ROCm build instead. " + note
     return FrameworkVerdict(framework=framework, package=pin.package, pinned=version or pin.spec, pin_kind=pin.kind,

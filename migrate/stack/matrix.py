@@ -13,8 +13,8 @@ from migrate.rulebase.load import default_rules_dir
 
 SCHEMA_PATH = Path(__file__).with_name("matrix.schema.json")
 # The sections whose entries must each name a source.
-SOURCED = ("os_kernels", "releases", "gpu_os", "pytorch_wheels", "pytorch_wheel_archs", "installs", "pypi_rocm_builds",
-           "images")
+SOURCED = ("os_kernels", "releases", "gpu_os", "framework_limits", "pytorch_wheels", "pytorch_wheel_archs",
+           "installs", "pypi_rocm_builds", "images")
 
 
 class MatrixError(Exception):
@@ -62,6 +62,16 @@ class GpuOs:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class FrameworkLimit:
+    releases: tuple[str, ...]
+    gpus: tuple[str, ...]
+    framework: str
+    versions: tuple[str, ...]
+    text: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Wheel:
     torch: str
     torchvision: str
@@ -104,6 +114,7 @@ class Matrix:
     sources: dict[str, Source]
     releases: tuple[Release, ...]  # newest first
     gpu_os: tuple[GpuOs, ...]
+    limits: tuple[FrameworkLimit, ...]
     wheels: tuple[Wheel, ...]
     wheel_archs: tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...]  # (rocm indexes, archs, source)
     installs: tuple[Install, ...]
@@ -178,6 +189,9 @@ def _build(data: dict[str, Any]) -> Matrix:
         gpu_os=tuple(GpuOs(releases=tuple(g["releases"]), gpus=tuple(g["gpus"]), only=tuple(g.get("os_only", ())),
                            excluded=tuple(g.get("os_except", ())), text=g["text"], source=g["source"])
                      for g in data["gpu_os"]),
+        limits=tuple(FrameworkLimit(releases=tuple(x["releases"]), gpus=tuple(x["gpus"]), framework=x["framework"],
+                                    versions=tuple(x["versions"]), text=x["text"], source=x["source"])
+                     for x in data["framework_limits"]),
         wheels=tuple(Wheel(torch=w["torch"], torchvision=w["torchvision"], torchaudio=w["torchaudio"],
                            rocm=tuple(w["rocm"]), source=w["source"]) for w in data["pytorch_wheels"]),
         wheel_archs=tuple((tuple(a["rocm"]), tuple(a["archs"]), a["source"]) for a in data["pytorch_wheel_archs"]),
