@@ -3,7 +3,11 @@ workload names and configuration keys can carry escape sequences and bidi overri
 Imports nothing heavy: lint and every command use it."""
 from __future__ import annotations
 
+import dataclasses
 import re
+from typing import TypeVar, cast
+
+T = TypeVar("T")
 
 # C0 and C1 controls (tab and newline included: callers escape one field at a time), DEL,
 # bidirectional and zero-width format characters, separators that end lines, and the lone
@@ -36,3 +40,26 @@ def unicode_text(text: str) -> str:
     """Text that encodes as UTF-8: the lone surrogates that stand for undecodable bytes of a file
     name become U+FFFD (reports are UTF-8 files; SARIF URIs keep the exact bytes, percent-encoded)."""
     return UNDECODABLE.sub("\ufffd", text)
+
+
+def sanitized(value: T) -> T:
+    """A copy of a report (or any tree of frozen dataclasses, tuples, lists and dicts) with every
+    string passed through terminal(): what the terminal summary prints, whatever field it takes."""
+    return cast(T, _sanitized(value, {}))
+
+
+def _sanitized(value: object, seen: dict[int, object]) -> object:
+    if isinstance(value, str):
+        return terminal(value)
+    if id(value) in seen:
+        return seen[id(value)]
+    result: object = value
+    if isinstance(value, tuple | list):
+        result = type(value)(_sanitized(v, seen) for v in value)
+    elif isinstance(value, dict):
+        result = {_sanitized(k, seen): _sanitized(v, seen) for k, v in value.items()}
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {f.name: _sanitized(getattr(value, f.name), seen) for f in dataclasses.fields(value) if f.init}
+        result = dataclasses.replace(value, **changes)
+    seen[id(value)] = result
+    return result

@@ -11,7 +11,7 @@ from rich.table import Table
 from migrate.model import CLASSES, Report, Workload, class_rank, sum_effort
 from migrate.render.json_report import target_differences
 from migrate.render.summary import confidence
-from migrate.safetext import terminal
+from migrate.safetext import sanitized, terminal
 from migrate.workloads import plan as planning
 
 STYLES = {"native": "green", "minor-adaptation": "cyan", "migration-required": "yellow", "incompatible": "bold red"}
@@ -22,6 +22,7 @@ PLAN_STEPS = 12
 
 
 def render(report: Report, *, color: bool = False, width: int = 100, plan: bool = False) -> str:
+    report = sanitized(report)  # file, workload and symbol names can carry escape sequences
     out = io.StringIO()
     console = Console(file=out, width=width, force_terminal=color, no_color=not color, highlight=False)
     effort = report.effort
