@@ -1,15 +1,30 @@
-"""A cache of extraction results keyed by file content, so a rescan of unchanged files is cheap."""
+"""The per-file cache, an sqlite file of plain JSON rows (no pickle: the directory may be shared):
+extractions keyed by file content (lint, and scans that need every fact), and a file's matched
+result keyed by content, rules, targets and code versions (scan). A row that does not decode to
+values of the right types is a miss."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sqlite3
 from pathlib import Path
+from typing import Any
 
+from migrate import jsonio
 from migrate.model import Extraction, Fact
 
 FACT_FIELDS = Fact.__slots__
+_INT, _STR, _OPT_STR, _OPT_INT = (int,), (str,), (str, type(None)), (int, type(None))
+# The type of each Fact field, in FACT_FIELDS order.
+FACT_TYPES = {"kind": _STR, "name": _STR, "line": _INT, "column": _INT, "end_line": _INT, "end_column": _INT,
+              "role": _STR, "text": _STR, "guard": _OPT_STR, "cell": _OPT_INT, "value": _OPT_INT}
+FACT_ROW = tuple(FACT_TYPES[name] for name in FACT_FIELDS)
+TABLES = ("facts", "results", "reports")
+REPORTS_KEPT = 8  # rendered reports of the most recent scans (see migrate.reportcache)
+
+
+class BadRow(ValueError):
+    """A cache row of the wrong shape or type."""
 
 
 def default_dir() -> Path:
@@ -23,29 +38,55 @@ def key(kind: str, data: bytes, version: str) -> str:
     return hashlib.sha256(f"{version}\0{kind}\0".encode() + data).hexdigest()
 
 
-def dumps(extraction: Extraction) -> str:
-    return json.dumps({
-        "facts": [[getattr(f, name) for name in FACT_FIELDS] for f in extraction.facts],
+def typed_row(row: object, types: tuple[tuple[type, ...], ...]) -> list[Any]:
+    """`row` if it is a list whose items have exactly these types (as JSON decodes them: a bool
+    is not an int here), else BadRow."""
+    if type(row) is not list or len(row) != len(types) \
+            or not all(type(v) in allowed for v, allowed in zip(row, types, strict=True)):
+        raise BadRow(f"expected a row of {len(types)} typed fields")
+    return row
+
+
+def typed_list(value: object, item: tuple[type, ...]) -> list[Any]:
+    if type(value) is not list or not all(type(v) in item for v in value):
+        raise BadRow(f"expected a list of {item}")
+    return value
+
+
+def fact_row(fact: Fact) -> list[Any]:
+    return [getattr(fact, name) for name in FACT_FIELDS]
+
+
+def fact_of(row: object) -> Fact:
+    return Fact(**dict(zip(FACT_FIELDS, typed_row(row, FACT_ROW), strict=True)))
+
+
+
+def dumps(extraction: Extraction) -> bytes:
+    return jsonio.dumps({
+        "facts": [fact_row(f) for f in extraction.facts],
         "lines": extraction.lines,
         "line_text": [[c, n, t] for (c, n), t in extraction.line_text.items()],
         "notes": list(extraction.notes),
         "error": extraction.error,
-    }, separators=(",", ":"))
+    })
 
 
-def loads(text: str) -> Extraction:
-    data = json.loads(text)
+def loads(text: str | bytes) -> Extraction:
+    data = jsonio.loads(text)
+    if not isinstance(data, dict):
+        raise BadRow("not an object")
     return Extraction(
-        facts=tuple(Fact(**dict(zip(FACT_FIELDS, row, strict=False))) for row in data["facts"]),
-        lines=data["lines"],
-        line_text={(c, n): t for c, n, t in data["line_text"]},
-        notes=tuple(data["notes"]),
-        error=data["error"],
+        facts=tuple(fact_of(row) for row in typed_list(data["facts"], (list,))),
+        lines=typed_row([data["lines"]], (_INT,))[0],
+        line_text={(c, n): t for c, n, t in (typed_row(r, (_INT, _INT, _STR)) for r in data["line_text"])},
+        notes=tuple(typed_list(data["notes"], _STR)),
+        error=typed_row([data["error"]], (_OPT_STR,))[0],
     )
 
 
 class Cache:
-    """sqlite file of key -> serialized extraction. Any failure just means a cache miss."""
+    """Any failure, or a row that does not decode, just means a cache miss."""
 
     def __init__(self, directory: Path | None) -> None:
         self.path = directory / "facts.sqlite3" if directory else None
@@ -56,27 +97,64 @@ class Cache:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._db = sqlite3.connect(self.path, timeout=5)
-                self._db.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, value TEXT)")
+                for table in TABLES:
+                    self._db.execute(f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, value)")
             except (OSError, sqlite3.Error):
-                self.path = None
+                self.path, self._db = None, None
         return self._db
 
     def get(self, cache_key: str) -> Extraction | None:
-        db = self._connect()
-        if db is None:
-            return None
+        row = self._get("facts", [cache_key]).get(cache_key)
         try:
-            row = db.execute("SELECT value FROM facts WHERE key = ?", (cache_key,)).fetchone()
-            return loads(row[0]) if row else None
-        except (sqlite3.Error, ValueError, KeyError, TypeError):
+            return loads(row) if isinstance(row, (str, bytes)) else None
+        except (ValueError, KeyError, TypeError, RecursionError):
             return None
 
     def put_many(self, items: list[tuple[str, Extraction]]) -> None:
+        self._put("facts", [(k, dumps(e)) for k, e in items])
+
+    def get_rows(self, keys: list[str]) -> dict[str, bytes]:
+        """Raw result rows by key (the caller decodes them, and treats a bad one as a miss)."""
+        return {k: v for k, v in self._get("results", keys).items() if isinstance(v, bytes)}
+
+    def put_rows(self, items: list[tuple[str, bytes]]) -> None:
+        self._put("results", items)
+
+    def get_report(self, key: str) -> bytes | None:
+        row = self._get("reports", [key]).get(key)
+        return row if isinstance(row, bytes) else None
+
+    def put_report(self, key: str, value: bytes) -> None:
+        self._put("reports", [(key, value)])
+        db = self._connect()
+        try:
+            if db is not None:
+                with db:
+                    db.execute("DELETE FROM reports WHERE rowid NOT IN "
+                               "(SELECT rowid FROM reports ORDER BY rowid DESC LIMIT ?)", (REPORTS_KEPT,))
+        except sqlite3.Error:
+            pass
+
+    def _get(self, table: str, keys: list[str]) -> dict[str, object]:
+        db = self._connect()
+        if db is None or not keys:
+            return {}
+        found: dict[str, object] = {}
+        try:
+            for start in range(0, len(keys), 500):
+                chunk = keys[start:start + 500]
+                marks = ",".join("?" * len(chunk))
+                found.update(db.execute(f"SELECT key, value FROM {table} WHERE key IN ({marks})", chunk).fetchall())
+        except sqlite3.Error:
+            return {}
+        return found
+
+    def _put(self, table: str, items: list[tuple[str, bytes]]) -> None:
         db = self._connect()
         if db is None or not items:
             return
         try:
             with db:
-                db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?)", [(k, dumps(e)) for k, e in items])
+                db.executemany(f"INSERT OR REPLACE INTO {table} VALUES (?, ?)", items)
         except sqlite3.Error:
             pass

@@ -5,7 +5,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from migrate.model import Extraction, Fact, Finding, Target
+from migrate.model import Candidate, Extraction, Fact, FileResult, Finding, Target, evolve
 from migrate.rulebase import targets
 from migrate.rulebase.load import Entry, Rule, RuleBase, version_tuple
 
@@ -84,27 +84,39 @@ def _role_matches(rule: Rule, role: str) -> bool:
 
 def portable_namespaces(extractions: Iterable[Extraction]) -> frozenset[str]:
     """Namespaces a HIP-guarded alias points at ROCm (`namespace cub = hipcub;`), repo-wide."""
-    return frozenset(f.name for e in extractions for f in e.facts
-                     if f.kind == "namespace_alias" and f.guard == "hip" and f.text.startswith(("hip", "roc")))
+    return frozenset(name for e in extractions for name in own_portable(e.facts))
 
 
 def defined_names(extractions: Iterable[Extraction]) -> frozenset[str]:
     """Macros the project defines itself, repo-wide: using them is not using CUDA
     (`#define ncclCheck(x) ...`, or `#define cudaMalloc hipMalloc` in a compatibility header).
     Functions are left out: a `mock::cudaMallocHost` must not hide the real one."""
-    return frozenset(f.name for e in extractions for f in e.facts if f.kind == "defined")
+    return frozenset(name for e in extractions for name in own_defined(e.facts))
 
 
-def match_file(rel: str, extraction: Extraction, index: RuleIndex,
-               portable: frozenset[str] = frozenset(), defined: frozenset[str] = frozenset()) -> list[Finding]:
-    """Turn one file's facts into findings; guarded facts and the project's own names never do."""
-    findings: dict[tuple[str, int, int | None, str], Finding] = {}
+def own_portable(facts: Iterable[Fact]) -> tuple[str, ...]:
+    """One file's share of `portable_namespaces`."""
+    return tuple(sorted({f.name for f in facts if f.kind == "namespace_alias" and f.guard == "hip"
+                         and f.text.startswith(("hip", "roc"))}))
+
+
+def own_defined(facts: Iterable[Fact]) -> tuple[str, ...]:
+    """One file's share of `defined_names`."""
+    return tuple(sorted({f.name for f in facts if f.kind == "defined"}))
+
+
+def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candidate]:
+    """Every finding the file's facts give, in fact order; `select` applies the repo-wide part."""
+    out: list[Candidate] = []
     for fact in extraction.facts:
-        if fact.guard in GUARDED or (fact.role == "namespace" and fact.name in portable):
+        if fact.guard in GUARDED:
             continue
-        if fact.kind == "identifier" and fact.role != "definition" and fact.name in defined:
+        hits = index.lookup(fact)
+        if not hits:
             continue
-        for rule, entry, symbol in index.lookup(fact):
+        namespace = fact.name if fact.role == "namespace" else None
+        defined_as = fact.name if fact.kind == "identifier" and fact.role != "definition" else None
+        for rule, entry, symbol in hits:
             if rule.when == "unavailable" and not _unavailable(entry, index.target):
                 continue
             limit = _limit(rule, index)
@@ -112,11 +124,45 @@ def match_file(rel: str, extraction: Extraction, index: RuleIndex,
                 continue
             if fact.kind == "construct" and fact.text:
                 symbol = fact.text
-            finding = _finding(rel, fact, rule, entry, symbol, extraction, index.target)
-            findings.setdefault((finding.rule, finding.line, finding.cell, symbol), finding)  # one per issue per line
+            out.append(Candidate(_finding(rel, fact, rule, entry, symbol, extraction, index.target),
+                                 defined_as, namespace))
+    return out
+
+
+def select(found: Iterable[Candidate], portable: frozenset[str] = frozenset(),
+           defined: frozenset[str] = frozenset()) -> list[Finding]:
+    """The findings of one file's candidates once the project's own names and portable
+    namespaces are known: one per rule, line and symbol, in sort order."""
+    findings: dict[tuple[str, int, int | None, str], Finding] = {}
+    for c in found:
+        if (c.namespace is not None and c.namespace in portable) or (c.defined_as is not None and c.defined_as in defined):
+            continue
+        f = c.finding
+        findings.setdefault((f.rule, f.line, f.cell, f.symbol), f)  # one per issue per line
         if len(findings) >= MAX_FINDINGS_PER_FILE:  # bounded work downstream; the scan notes it
             break
     return sorted(findings.values(), key=lambda f: f.sort_key)
+
+
+def match_file(rel: str, extraction: Extraction, index: RuleIndex,
+               portable: frozenset[str] = frozenset(), defined: frozenset[str] = frozenset()) -> list[Finding]:
+    """Turn one file's facts into findings; guarded facts and the project's own names never do."""
+    return select(candidates(rel, extraction, index), portable, defined)
+
+
+def indexes(rules: RuleBase, *, rocm: str, archs: Sequence[str]) -> tuple[RuleIndex, ...]:
+    return tuple(index_for(rules, rocm, arch) for arch in archs)
+
+
+_BUILT: dict[tuple[int, str, str, str], tuple[RuleBase, RuleIndex]] = {}
+
+
+def index_for(rules: RuleBase, rocm: str, arch: str) -> RuleIndex:
+    """The rule index of one target, built once per rule base (indexing 11k names is not free)."""
+    key = (id(rules), rules.version, rocm, arch)
+    if key not in _BUILT or _BUILT[key][0] is not rules:
+        _BUILT[key] = (rules, RuleIndex(rules, Target(rocm=rocm, arch=(arch,))))
+    return _BUILT[key][1]
 
 
 def match_targets(files: Sequence[tuple[str, Extraction]], rules: RuleBase, *, rocm: str,
@@ -124,18 +170,25 @@ def match_targets(files: Sequence[tuple[str, Extraction]], rules: RuleBase, *, r
     """Findings of every file for every target architecture, merged: each finding lists the
     targets it applies to. Portable aliases and the project's own names count repo-wide, so
     scan and lint read the same files the same way."""
-    portable = portable_namespaces(e for _, e in files)
-    defined = defined_names(e for _, e in files)
+    by_target = indexes(rules, rocm=rocm, archs=archs)
+    return merge_targets([FileResult(lines=0, portable=own_portable(e.facts), defined=own_defined(e.facts),
+                                     found=tuple(tuple(candidates(rel, e, index)) for index in by_target))
+                          for rel, e in files], archs)
+
+
+def merge_targets(results: Sequence[FileResult], archs: Sequence[str]) -> list[Finding]:
+    """`match_targets` from each file's candidates (FileResult.found, one list per target)."""
+    portable = frozenset(name for r in results for name in r.portable)
+    defined = frozenset(name for r in results for name in r.defined)
     merged: dict[tuple[str, str, int | None, int, int, str], Finding] = {}
     found_for: dict[tuple[str, str, int | None, int, int, str], list[str]] = {}
-    for arch in archs:
-        index = RuleIndex(rules, Target(rocm=rocm, arch=(arch,)))
-        for rel, extraction in files:
-            for finding in match_file(rel, extraction, index, portable, defined):
+    for position, arch in enumerate(archs):
+        for result in results:
+            for finding in select(result.found[position], portable, defined):
                 key = (finding.rule, finding.path, finding.cell, finding.line, finding.column, finding.symbol)
                 merged.setdefault(key, finding)
                 found_for.setdefault(key, []).append(arch)
-    return [replace(f, targets=tuple(found_for[k])) for k, f in merged.items()]
+    return [evolve(f, targets=tuple(found_for[k])) for k, f in merged.items()]
 
 
 def _limit(rule: Rule, index: RuleIndex) -> int | None:

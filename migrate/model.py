@@ -154,6 +154,47 @@ class Finding:
         }
 
 
+_FINDING_FIELDS = Finding.__slots__
+
+
+def evolve(finding: Finding, **changes: object) -> Finding:
+    """dataclasses.replace for a Finding, without its per-call overhead (a scan makes tens of
+    thousands); the fields are the same, the original is untouched."""
+    new = object.__new__(Finding)
+    for name in _FINDING_FIELDS:
+        object.__setattr__(new, name, changes[name] if name in changes else getattr(finding, name))
+    return new
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A finding of one file before the repo-wide filters: it is dropped when `defined_as` is a
+    name the project defines, or `namespace` a namespace a HIP guard makes portable."""
+
+    finding: Finding
+    defined_as: str | None = None
+    namespace: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileResult:
+    """What a scan keeps of one file once it is extracted and matched; cached per file by
+    content, rules, targets and extractor version, so a rescan skips both steps."""
+
+    lines: int
+    notes: tuple[str, ...] = ()
+    error: str | None = None
+    facts: tuple[Fact, ...] = ()  # the kinds workloads read (all but workloads.UNREAD_KINDS)
+    defined: tuple[str, ...] = ()  # the file's share of the project's own names
+    portable: tuple[str, ...] = ()  # and of the namespaces a HIP guard makes portable
+    found: tuple[tuple[Candidate, ...], ...] = ()  # per target architecture, in the scan's order
+    line_text: dict[tuple[int, int], str] = field(default_factory=dict)  # of the kept facts' lines
+
+    def kept(self) -> Extraction:
+        """The kept facts as an extraction, for the stages after matching that read facts."""
+        return Extraction(facts=self.facts, lines=self.lines, line_text=self.line_text, notes=self.notes)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TargetVerdict:
     """A workload's class and effort for one GPU architecture."""
@@ -188,6 +229,7 @@ class Workload:
     files: tuple[str, ...]
     verdicts: tuple[TargetVerdict, ...]  # one per target architecture, the primary first
     depends_on: tuple[str, ...] = ()
+    depends_why: tuple[str, ...] = ()  # for each of depends_on: the first file-level link ("a.cu includes b.h")
     project: str = ""
     rocm_path: tuple[str, ...] = ()  # evidence that the project already has a ROCm path ("setup.py:41 ...")
     optional: bool = False  # tests, examples, benchmarks, experimental: reported, not counted in the summary

@@ -1,4 +1,4 @@
-"""The scan pipeline: discover -> extract -> match -> late passes -> workloads -> Report."""
+"""The scan pipeline: discover -> extract and match (per file, cached) -> late passes -> workloads -> Report."""
 from __future__ import annotations
 
 import time
@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from migrate import __version__, vcs
-from migrate.cache import Cache
+from migrate.analyse import analyse_all, skipped
 from migrate.discover import discover
-from migrate.extract.run import Progress, extract_all, extracted, skipped
-from migrate.match import capped_notes, match_targets
+from migrate.extract.run import Progress
+from migrate.match import capped_notes, merge_targets
 from migrate.model import Extraction, Finding, PassResult, Report, SourceFile, Target
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
@@ -40,14 +40,14 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
     started = time.perf_counter()
     scanned_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     found = discover(targets, include_vendored=settings.include_vendored, exclude=settings.exclude)
-    outcomes = extract_all(found.files, max_file_size=settings.max_file_size, cache=Cache(settings.cache_dir),
-                           jobs=settings.jobs, progress=progress)
-    scanned = extracted(outcomes)
-    findings = match_targets([(f.rel, e) for f, e in scanned], rules, rocm=settings.rocm, archs=settings.arch)
-    hipify_result, hipify_pass = _hipify(settings, found.root, scanned, findings, rules)
+    outcomes = analyse_all(found.files, settings, rules, keep_extractions=_needs_facts(settings), progress=progress)
+    scanned = [(o.file, o.result) for o in outcomes if o.ok and o.result is not None]
+    findings = merge_targets([r for _, r in scanned], settings.arch)
+    hipify_result, hipify_pass = _hipify(settings, found.root, [(o.file, o.extraction) for o in outcomes
+                                                                if o.ok and o.extraction is not None], findings, rules)
     precise_result = _precise(settings, found.root, hipify_result.findings, rules)
-    stack = _stack(settings, scanned, precise_result.findings, rules)
-    facts = {f.rel: e.facts for f, e in scanned}
+    stack = _stack(settings, [(f, r.kept()) for f, r in scanned], precise_result.findings, rules)
+    facts = {f.rel: r.facts for f, r in scanned}
     specs = assemble.workloads([f for f, _ in scanned], facts, root_name=found.root.name or "root",
                                declared=settings.workloads)
     model = EffortModel().with_overrides(settings.effort)
@@ -55,16 +55,16 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
     evidence = ported.rocm_path(ported.collect(facts, kinds), has_cuda_sources="cuda" in kinds.values())
     workloads, judged = judge(specs, DependencyGraph(specs, facts), [*precise_result.findings, *stack.findings],
                               settings.arch, model, rules, effort_calibration.load(), {".": evidence})
-    files = {f.rel: (f.kind, e.lines) for f, e in scanned}
+    files = {f.rel: (f.kind, r.lines) for f, r in scanned}
     costs = project_costs((), found.root.name or "root", workloads, judged, files, model, effort_calibration.load())
     notes = [*settings.warnings, *found.notes, *hipify_result.notes, *precise_result.notes,
-             *(f"{f.rel}: {n}" for f, e in scanned for n in e.notes), *capped_notes(judged)]
+             *(f"{f.rel}: {n}" for f, r in scanned for n in r.notes), *capped_notes(judged)]
     return Report(
         tool_version=__version__, rules_version=rules.version, target=Target(rocm=settings.rocm, arch=settings.arch),
-        root=str(found.root), files_scanned=len(scanned), lines=sum(e.lines for _, e in scanned),
+        root=str(found.root), files_scanned=len(scanned), lines=sum(r.lines for _, r in scanned),
         seconds=round(time.perf_counter() - started, 3),
         workloads=tuple(workloads), findings=tuple(sorted(judged, key=lambda f: f.sort_key)),
-        skipped=tuple(sorted([*found.skipped, *skipped(outcomes, lambda f: f.rel)], key=lambda s: s.path)),
+        skipped=tuple(sorted([*found.skipped, *skipped(outcomes)], key=lambda s: s.path)),
         notes=tuple(notes),
         commit=vcs.head_commit(found.root) if len(targets) == 1 and targets[0].is_dir() else None,
         scanned_at=scanned_at,
@@ -73,6 +73,14 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
         stack=stack.block,
         project_costs=costs, precise=settings.precise, timing=settings.timing,
     )
+
+
+def _needs_facts(settings: Settings) -> bool:
+    """A hipify-perl pass reads every fact of the files it compares (the fast path keeps only
+    matched results): it is run when turned on and hipify-perl is where the scan looks for it."""
+    from migrate.hipify import tool as hipify
+
+    return settings.use_hipify and hipify.installed(settings.hipify)
 
 
 @dataclass(frozen=True, slots=True)

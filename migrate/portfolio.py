@@ -12,7 +12,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from migrate import pipeline
 from migrate.model import (
     Finding,
     HipifySummary,
@@ -55,6 +54,8 @@ def run(projects: Sequence[tuple[Path, Settings]], rules: RuleBase,
     taken: set[str] = set()
     parts: list[tuple[Report, Project]] = []
     for folder, (_, settings) in zip(folders, projects, strict=True):
+        from migrate import pipeline  # here: the command line asks is_portfolio before it needs a scan
+
         solo = pipeline.scan_project([folder], settings, rules, progress)
         prefix = folder.relative_to(common).as_posix() if folder != common else "."
         rebased = rebase(solo, prefix, taken)

@@ -27,7 +27,8 @@ def test_fitted_constants_are_recomputed_from_the_measurements() -> None:
     assert fit.render(result) == (ROOT / "rules" / "effort" / "calibrated.yaml").read_text()
     assert result["productivity"]["hours_per_line"] == 0.447 and result["productivity"]["url"].startswith("https://")
     loaded = calibration.load()
-    assert loaded.lines_per_occurrence["runtime"].likely == result["families"]["runtime"]["lines_per_occurrence"]["likely"]
+    assert loaded.lines_first_occurrence["runtime"].likely == \
+        result["families"]["runtime"]["lines_first_occurrence"]["likely"]
 
 
 def test_docs_show_the_fitted_table() -> None:
@@ -38,7 +39,7 @@ def test_docs_show_the_fitted_table() -> None:
     rows = dict(re.findall(r"^\| ([a-z-]+) \| \d+ \| [0-9.]+ \| ([0-9.]+ / [0-9.]+ / [0-9.]+) \|", doc, re.M))
     assert set(rows) == set(result["families"])
     for name, fitted in result["families"].items():
-        low, likely, high = (fitted["lines_per_occurrence"][k] for k in ("low", "likely", "high"))
+        low, likely, high = (fitted["lines_first_occurrence"][k] for k in ("low", "likely", "high"))
         assert rows[name] == f"{low} / {likely} / {high}", name
     for project in yaml.safe_load((BENCH / "measurements.yaml").read_text())["projects"]:
         assert f"| {project['repo']} | `{project['commit'][:10]}` |" in doc

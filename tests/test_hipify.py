@@ -484,13 +484,15 @@ def test_scan_pass_failure_is_a_note(tmp_path: Path, rulebase) -> None:
 
 FAKE_CONVERTER = r'''
 if ($ARGV[0] eq "-version") { print STDERR "HIP version 6.3.0\n"; exit 0; }
-my $f = $ARGV[-1];
-open(my $h, "<", $f) or die "error: could not open $f";
-local $/; my $t = <$h>;
-my $n = ($t =~ s/\bcudaMalloc\b/hipMalloc/g) || 0;
-print $t;
-print STDERR "\n[HIPIFY] info: file '$f' statistics:\n  CONVERTED refs count: $n\n  TOTAL lines of code: 1\n"
-  . "  WARNINGS: 0\n[HIPIFY] info: CONVERTED refs by names:\n  cudaMalloc => hipMalloc: $n\n" if $n;
+my $inplace = grep { $_ eq "-inplace" } @ARGV;
+foreach my $f (grep { !/^-/ } @ARGV) {
+  open(my $h, "<", $f) or die "error: could not open $f";
+  local $/; my $t = <$h>; close($h);
+  my $n = ($t =~ s/\bcudaMalloc\b/hipMalloc/g) || 0;
+  if ($inplace) { open(my $o, ">", $f) or die; print $o $t; close($o); } else { print $t; }
+  print STDERR "\n[HIPIFY] info: file '$f' statistics:\n  CONVERTED refs count: $n\n  TOTAL lines of code: 1\n"
+    . "  WARNINGS: 0\n[HIPIFY] info: CONVERTED refs by names:\n  cudaMalloc => hipMalloc: $n\n" if $n;
+}
 '''
 
 
@@ -514,3 +516,28 @@ def test_convert_never_writes_through_symbolic_links(project: Path, tmp_path: Pa
     todo = (out / "rocm-migrate-todo.md").read_text()
     assert "## Files hipify-perl could not convert" in todo and "symbolic link" in todo
     assert "**HIP4010**" in todo and "`kernels/reduce.cu`" in todo
+
+
+def test_convert_many_runs_one_process_per_share_under_names_of_its_own(tmp_path: Path) -> None:
+    """hipify-perl -inplace hands each name to a shell (`cp NAME NAME.prehip`): the real names,
+    however odd, never reach it, and one process converts a whole share."""
+    if not shutil.which("perl"):
+        pytest.skip("perl is not installed")
+    log = tmp_path / "runs.log"
+    fake = tmp_path / "fake-hipify-perl"
+    fake.write_text(f'open(my $l, ">>", "{log}"); print $l "@ARGV\\n"; close($l);\n' + FAKE_CONVERTER)
+    tool = hipify.Tool(path=fake, version="6.3.0", interpreter=("perl",))
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    names = [f"k{n}.cu" for n in range(7)] + ["a;touch pwned.cu", "-odd name.cuh", "$(id).cu"]
+    for name in names:
+        (tree / name).write_text(f"void f(float** p) {{ cudaMalloc(p, 4); }} // {name}\n")
+    done, failed = hipify.convert_many(tool, names, cwd=tree, jobs=2, quiet=True)
+    assert not failed and sorted(done) == sorted(names)
+    for name in names:
+        assert done[name].text == f"void f(float** p) {{ hipMalloc(p, 4); }} // {name}\n".encode()
+        assert done[name].examine.path == name and done[name].examine.renamed() == {"cudaMalloc": "hipMalloc"}
+    runs = log.read_text().splitlines()
+    assert len(runs) == 2 and all("-inplace" in r and "-quiet-warnings" in r for r in runs)
+    assert not any(";" in r or "$(" in r or "odd" in r for r in runs)
+    assert not (tree / "pwned.cu").exists() and sorted(p.name for p in tree.iterdir()) == sorted(names)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import subprocess
 import sys
 from importlib.util import find_spec
@@ -190,10 +191,83 @@ def test_rule_cache_skips_validation_when_the_rules_are_unchanged(tmp_path: Path
 
 def test_rule_cache_survives_a_corrupt_file(tmp_path: Path) -> None:
     expected = rulecache.load(None, tmp_path)
-    (cached,) = (tmp_path / rulecache.SUBDIR).glob("*.pickle")
-    cached.write_bytes(b"not a pickle")
+    (cached,) = (tmp_path / rulecache.SUBDIR).glob("*.json")
+    cached.write_bytes(b"not json")
     assert rulecache.load(None, tmp_path) == expected
     assert rulecache.load(None, None) == expected
+
+
+def _poison(cached: Path, change) -> None:  # noqa: ANN001 - a function of the decoded file
+    data = json.loads(cached.read_text())
+    change(data["files"][0][1][0])
+    cached.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("change", [
+    lambda r: r.update(id=5),                                  # a number where a string belongs
+    lambda r: r.update(match={"identifier": {"exact": [1, 2]}}),
+    lambda r: r.update(effort="lots"),
+    lambda r: r.update(effort={"per_occurrence": "0.5", "first_use": 1}),
+    lambda r: r.update(arch="gfx942"),
+    lambda r: r.update(fallback="yes"),
+    lambda r: r.update(rationale=["a", "list"]),
+    lambda r: r.pop("title"),
+], ids=["int-id", "int-names", "str-effort", "str-hours", "str-arch", "str-flag", "list-text", "missing-key"])
+def test_a_wrong_typed_rule_cache_row_is_a_miss(tmp_path: Path, change) -> None:  # noqa: ANN001
+    expected = rulecache.load(None, tmp_path)
+    (cached,) = (tmp_path / rulecache.SUBDIR).glob("*.json")
+    _poison(cached, change)
+    assert rulecache.load(None, tmp_path) == expected
+    assert rulecache.load(None, tmp_path) == expected  # rebuilt, then served
+
+
+def test_a_bad_pattern_in_the_rule_cache_matches_nothing_and_crashes_nothing(tmp_path: Path) -> None:
+    """Patterns of the cached rules compile on first use: a tampered one is a rule that never fires."""
+    rulecache.load(None, tmp_path)
+    (cached,) = (tmp_path / rulecache.SUBDIR).glob("*.json")
+    data = json.loads(cached.read_text())
+    record = next(r for _, records in data["files"] for r in records
+                  if "regex" in next(iter(r["match"].values())))
+    next(iter(record["match"].values()))["regex"] = "("
+    cached.write_text(json.dumps(data))
+    rule = rulecache.load(None, tmp_path).get(record["id"])
+    assert rule is not None and rule.matcher.regex is not None
+    assert rule.matcher.regex.search("((((") is None
+
+
+def test_the_rule_cache_is_data_only(tmp_path: Path) -> None:
+    """A pickle planted where the old cache lived is never loaded; a rebuild removes it."""
+    rulecache.load(None, tmp_path)
+    (cached,) = (tmp_path / rulecache.SUBDIR).glob("*.json")
+    trap = tmp_path / "ran"
+    planted = cached.with_suffix(".pickle")
+    planted.write_bytes(pickle.dumps(_Trap(str(trap))))
+    assert "pickle" not in rulecache.__dict__
+    cached.unlink()  # a miss: rebuilt next to the planted file
+    rulecache.load(None, tmp_path)
+    assert not trap.exists()
+    assert sorted(p.suffix for p in (tmp_path / rulecache.SUBDIR).iterdir()) == [".json"]
+
+
+class _Trap:
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self):  # noqa: ANN204 - what a hostile pickle does on load
+        return (open, (self.path, "w"))
+
+
+def test_no_cache_still_uses_the_validated_rules(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--no-cache is about the per-file caches: rules are validated once per rule change."""
+    monkeypatch.setenv("ROCM_MIGRATE_CACHE_DIR", str(tree / "cache"))
+    assert run("kernel.cu", "--no-cache").exit_code == 1
+    monkeypatch.setattr(rules_module, "_validator", lambda: pytest.fail("validated again"))
+    assert run("kernel.cu", "--no-cache").exit_code == 1
+    from migrate.cli.main import cli
+
+    result = CliRunner().invoke(cli, ["scan", "kernel.cu", "--no-cache", "--no-hipify", "-f", "json"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0 and '"HIP4010"' in result.output
 
 
 def test_lint_imports_only_what_it_needs(tmp_path: Path) -> None:

@@ -167,3 +167,20 @@ def test_scan_precise_labels_findings_or_says_what_is_missing(tmp_path) -> None:
     labels = {(f["line"], f["symbol"]): f["precise"] for f in report["findings"] if f["path"] == "app.cu"}
     assert labels[(21, "cudaMemset")] == "precise-only" and labels[(25, "cudaMemcpyToSymbol")] == "fast-only"
     assert labels[(30, "cudaFree")] == "confirmed"
+
+
+def test_scan_precise_reports_what_clang_rejects(tmp_path) -> None:
+    """clang's errors in the user's CUDA become HIP4050 findings labelled precise-only, even when the unit fails."""
+    import json
+    import shutil
+
+    from tests.conftest import run_cli
+
+    _toolchain()
+    shutil.copy(ROOT / "fixtures" / "rules" / "HIP4050" / "bad.cu", tmp_path / "k.cu")
+    (tmp_path / "compile_commands.json").write_text(json.dumps([
+        {"directory": str(tmp_path), "file": "k.cu", "arguments": ["nvcc", "-std=c++17", "-arch=sm_80", "-c", "k.cu"]}]))
+    report = json.loads(run_cli("scan", str(tmp_path), "-f", "json", "--no-cache", "--precise").stdout)
+    rejected = {(f["line"], f["precise"]) for f in report["findings"] if f["rule"] == "HIP4050"}
+    assert rejected == {(12, "precise-only"), (19, "precise-only")}
+    assert any("k.cu did not parse" in n for n in report["notes"])  # the fast results stay for the rest

@@ -53,7 +53,8 @@ def fired(path: Path, index: RuleIndex, rulebase) -> set[tuple[int, str]]:
     extraction = extract(kind, data)
     assert extraction.error is None, extraction.error
     findings, _ = check_file(path.name, kind, data, extraction, [index], rulebase)
-    return {(f.line, f.rule) for f in findings} | stack_fired(path.name, extraction, index, rulebase)
+    return ({(f.line, f.rule) for f in findings} | stack_fired(path.name, extraction, index, rulebase)
+            | precise_fired(path, index))
 
 
 def stack_fired(name: str, extraction, index: RuleIndex, rulebase) -> set[tuple[int, str]]:  # noqa: ANN001
@@ -63,6 +64,20 @@ def stack_fired(name: str, extraction, index: RuleIndex, rulebase) -> set[tuple[
     report = assess.assess(matrix.load(), {name: extraction}, [], rocm=[index.target.rocm],
                            arch=list(index.target.arch))
     return {(f.line, f.rule) for f in assess.to_findings(report, rulebase)}
+
+
+def precise_fired(path: Path, index: RuleIndex) -> set[tuple[int, str]]:
+    """A fixture whose first lines say `rocm-migrate-precise` is also parsed by libclang (precise mode)."""
+    if "rocm-migrate-precise" not in "\n".join(path.read_text(encoding="utf-8").split("\n")[:2]):
+        return set()
+    from migrate.precise import analyse as precise
+
+    chain = precise.toolchain()
+    if isinstance(chain, str):
+        pytest.skip(f"precise mode unavailable: {chain}")
+    result = precise.analyse(path, ["-std=c++17", "--cuda-gpu-arch=sm_80"], root=path.parent, tc=chain)
+    assert not isinstance(result, str), result
+    return {(f.line, f.rule) for f in precise.rejected_findings([result], index)}
 
 
 def rule_dirs() -> list[Path]:

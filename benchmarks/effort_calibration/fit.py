@@ -3,14 +3,18 @@
     python benchmarks/effort_calibration/fit.py          # rewrite rules/effort/calibrated.yaml
     python benchmarks/effort_calibration/fit.py --check  # exit 1 when the committed file differs
 
-Per rule family (rules/effort/families.yaml): hand lines per occurrence, pooled over every
-measured file (likely), with the lowest and highest per-project ratio as the range. Per
+Per rule family (rules/effort/families.yaml): hand lines of the first occurrence in a project,
+with later occurrences following Wright's learning curve (the k-th costs k^log2(0.8) of the
+first: a team that has fixed one cudaStreamCreate fixes the next faster, and the hundredth
+by search and replace). Pooled over the projects (likely), with the lowest and highest
+per-project value as the range. Per
 project: hand lines of its build files, and hand lines no finding explains per 1,000 lines
 of C/C++/CUDA with findings. Lines become hours with one published productivity figure:
 COCOMO II.2000's nominal effort equation (below).
 """
 from __future__ import annotations
 
+import math
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -34,6 +38,12 @@ PRODUCTIVITY = {
     "url": "https://csse.usc.edu/csse/research/COCOMOII/cocomo2000.0/CII_modelman2000.0.pdf",
 }
 ONE_PROJECT_SPREAD = (0.5, 2.0)  # range of a family measured in a single project
+LEARNING_RATE = 0.8  # Wright (1936): each doubling of the count costs 80 % per unit
+
+
+def curve(n: float) -> float:
+    """Sum of k^log2(LEARNING_RATE) for k = 1..n: what n occurrences cost in first-occurrence units."""
+    return sum(k ** math.log2(LEARNING_RATE) for k in range(1, int(n) + 1))
 
 
 def family_of(rule: str, families: list[dict[str, Any]]) -> str | None:
@@ -76,13 +86,15 @@ def fit(measurements: dict[str, Any], families: list[dict[str, Any]]) -> dict[st
             continue
         total_n = sum(measured.values())
         total_lines = sum(hand[family][p] for p in measured)
+        units = sum(curve(n) for n in measured.values())
         fitted[family] = {
-            "lines_per_occurrence": _range(total_lines / total_n, [hand[family][p] / n for p, n in measured.items()]),
+            "lines_first_occurrence": _range(total_lines / units, [hand[family][p] / curve(n) for p, n in measured.items()]),
             "occurrences": int(total_n), "hand_lines": round(total_lines, 2), "projects": sorted(measured),
         }
     per_kloc = [unexplained[p] / kloc[p] for p in kloc if kloc[p]]
     return {
         "productivity": PRODUCTIVITY,
+        "learning_rate": LEARNING_RATE,
         "families": fitted,
         "project": {
             "build_lines": _range(sum(build.values()) / len(build), list(build.values())),

@@ -45,6 +45,7 @@ HIP_GUARD = re.compile(r"USE_ROCM|__HIP_PLATFORM_(AMD|HCC)__|__HIPCC__|__HIP__|H
                        r"USE_HIP|BUILD_HIP|__HIP_DEVICE_COMPILE__|HIPBLAS|ROCM_VERSION")
 CUDA_TOO = re.compile(r"BUILD_CUDA|__CUDACC__|__NVCC__|CUDA_VERSION")
 SLACK = 2
+LINES_PER_FINDING = 3  # a finding explains at most this many hand lines of its site; the rest is glue
 
 
 def tokens(text: str) -> list[tuple[str, int]]:
@@ -180,9 +181,12 @@ def attribute(sites: list[tuple[set[int], set[int]]], findings: list[dict], *, g
     for a_lines, b_lines in sites:
         hand = len(b_lines) if guards else max(len(a_lines), len(b_lines))
         near = [r for ln in range(min(a_lines) - 1, max(a_lines) + 2) for r in by_line.get(ln, [])]
-        for rule in near or ["unattributed"]:
-            lines[rule] += hand / len(near or ["unattributed"])
-        for rule in set(near) or {"unattributed"}:
+        charged = min(hand, LINES_PER_FINDING * len(near))
+        for rule in near:
+            lines[rule] += charged / len(near)
+        if hand > charged:
+            lines["unattributed"] += hand - charged
+        for rule in set(near) | ({"unattributed"} if hand > charged else set()):
             touched[rule] += 1
     counts = Counter(f["rule"] for f in findings)
     rules = sorted(set(counts) | set(lines))

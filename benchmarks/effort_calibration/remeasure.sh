@@ -4,7 +4,7 @@
 # (HIPIFY_PERL) and rocm-migrate on the path. Prints the per-file records of each project.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-measure="python $here/measure.py"
+measure="python ${MEASURE:-$here/measure.py}"
 work=$(mktemp -d)
 scan() { rocm-migrate scan "$1" --format json -o "$2" --no-hipify --no-cache >/dev/null; }
 cxx() { (cd "$1" && find . -regextype egrep -regex '.*\.(cu|cuh|h|hpp|cpp|cc)$' | sed 's|^\./||' | sort); }

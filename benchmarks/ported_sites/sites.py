@@ -10,7 +10,10 @@ unifdef (line numbers kept), and every run of lines that only the CUDA build see
         OUT/NAME (the CUDA-only tree) and rewrite sites.csv (site list, kinds)
     python benchmarks/ported_sites/sites.py score --out /tmp/ported [--save-findings F]
         run the real `rocm-migrate scan` on each stripped tree; print recall per kind
-        (a site is found when a finding lies on one of its lines)
+        (a site is found when a finding lies on one of its lines) and the judged precision
+    python benchmarks/ported_sites/sites.py sample --out /tmp/ported --before A.json --after B.json
+        a seeded sample of the findings that B (saved by score) has and A lacks, for judging
+        by reading the code; the verdicts live in precision.csv
 
 Kinds come from keyword evidence on the CUDA and HIP sides of each site (classify());
 labels.csv holds judgements by reading the code, which win over the automatic kind.
@@ -36,8 +39,9 @@ import yaml
 HERE = Path(__file__).resolve().parent
 C_SUFFIXES = {".cu", ".cuh", ".h", ".hpp", ".hh", ".hxx", ".H", ".cpp", ".cc", ".cxx", ".c", ".C", ".inl", ".inc", ".tpp", ".ipp"}
 KINDS = [
-    "library", "intrinsics", "build", "types", "launch", "warp", "unavailable", "cxx", "other", "tuning",
+    "library", "intrinsics", "build", "types", "launch", "warp", "unavailable", "cxx", "other", "tuning", "config",
 ]
+APART = ("tuning", "config")  # not counted in recall
 KIND_TITLES = {
     "library": "library and runtime calls (CUB/hipCUB, cuBLAS, cuda* API ...)",
     "intrinsics": "intrinsics, PTX, inline asm",
@@ -49,6 +53,7 @@ KIND_TITLES = {
     "cxx": "C++ that nvcc accepts and hip-clang rejects",
     "other": "other (no specific evidence)",
     "tuning": "performance tuning (counted apart)",
+    "config": "checks of the HIP build configuration on the CUDA side (counted apart)",
 }
 
 
@@ -181,6 +186,7 @@ def sites_of(project: Project, path: str, orig: str, cuda: str, hip: str) -> lis
         return []
     governing = [m for m in project.hip if not m.startswith("HIP_VERSION")]
     governed, kinds = hip_governed(o, governing)
+    hip_names = re.compile(r"\b(?:" + "|".join(re.escape(m) for m in governing) + r")\b")
     if project.perf:
         perf_only = hip_governed(o, [m for m in governing if m not in project.perf])[0]
     else:
@@ -192,6 +198,8 @@ def sites_of(project: Project, path: str, orig: str, cuda: str, hip: str) -> lis
             continue
         inc, inh = bool(lc.strip()), bool(lh.strip())
         st = "b" if inc and inh else "c" if inc else "h" if inh else ""
+        if kind and st == "c" and not hip_names.search(lo):
+            st = ""  # a CUDA-macro directive left over from a chain, not a gate the port changed
         state.append(st if gov or st == "b" else "")
     out: list[Site] = []
     i, n = 0, len(state)
@@ -210,7 +218,9 @@ def sites_of(project: Project, path: str, orig: str, cuda: str, hip: str) -> lis
         if code_of(cuda_text).strip():
             gate = kinds[i] in ("if", "ifdef", "ifndef", "elif")
             kind, ev = classify(cuda_text, hip_text, gate)
-            if not any(perf_only[i:j + 1]) and kind != "intrinsics":
+            if HIP_WORD.search(code_of(cuda_text)) and not gate:
+                kind, ev = "config", "the CUDA side is about the HIP build: " + HIP_WORD.search(code_of(cuda_text)).group(0)
+            elif not any(perf_only[i:j + 1]) and kind != "intrinsics":
                 kind, ev = "tuning", "architecture fast path: " + ", ".join(project.perf)
             out.append(Site(project.name, path, i + 1, j + 1, kind, ev, cuda_text, hip_text))
         i = j + 1
@@ -341,7 +351,9 @@ def project_files(src: Path) -> list[str]:
     return [p for p in out if p]
 
 
-HIP_SOURCE = re.compile(r"(^|/)(hip|HIP|rocm)/|\.hip\.|_hip\.|\.hip$")
+HIP_WORD = re.compile(r"\bHIP\b|\w*_HIP\w*|\bhip[A-Z]\w*|\bROCm\b|\bHIP_\w+")
+# HIP-only files (a hip/ tree, vendors/hip.h, *_hip.cpp, ggml-hip/): not part of a CUDA-only project.
+HIP_SOURCE = re.compile(r"(^|/|(?<!cuda)[_.-])(hip|HIP|Hip|rocm|ROCm|ROCM)([/_.-]|$)")  # not cuda_hip/
 SCANNED = C_SUFFIXES | {".py", ".cmake", ".txt", ".toml", ".cfg", ".mk", ".in", ".cuf"}
 
 
@@ -369,6 +381,9 @@ def build(src_root: Path, out_root: Path) -> list[Site]:
             sys.exit(f"{project.name}: checkout is at {head}, the list is for {project.commit}")
         dest = out_root / project.name
         files = export_tree(src, dest)
+        for rel in [f for f in files if HIP_SOURCE.search(f)]:
+            (dest / rel).unlink(missing_ok=True)
+        files = [f for f in files if not HIP_SOURCE.search(f)]
         names = [*project.hip, *project.cuda, *project.drop]
         probe = re.compile("|".join(re.escape(m) for m in names).encode())
         count = 0
@@ -460,14 +475,14 @@ def score(out_root: Path, save: Path | None, only: list[str]) -> None:
         if kind in table:
             h, n = table[kind]
             print(f"| {KIND_TITLES[kind]} | {n} | {h} | {100 * h / n:.0f} % |")
-            if kind != "tuning":
+            if kind not in APART:
                 tot[0] += h
                 tot[1] += n
     if tot[1]:
-        print(f"| **all but tuning** | {tot[1]} | {tot[0]} | {100 * tot[0] / tot[1]:.0f} % |")
-    per_project = Counter(s.project for s in sites if s.project in projects and s.kind != "tuning")
-    missed_project = Counter(s.project for s in misses if s.kind != "tuning")
-    print("\nper project (all but tuning): " + ", ".join(
+        print(f"| **all but tuning and config** | {tot[1]} | {tot[0]} | {100 * tot[0] / tot[1]:.0f} % |")
+    per_project = Counter(s.project for s in sites if s.project in projects and s.kind not in APART)
+    missed_project = Counter(s.project for s in misses if s.kind not in APART)
+    print("\nper project (all but tuning and config): " + ", ".join(
         f"{p} {per_project[p] - missed_project[p]}/{per_project[p]}" for p in sorted(per_project)))
     miss_file = Path(os.environ.get("PORTED_MISSES", "/tmp/ported-misses.csv"))
     with miss_file.open("w", newline="") as f:
@@ -476,6 +491,34 @@ def score(out_root: Path, save: Path | None, only: list[str]) -> None:
         for s in misses:
             w.writerow([s.key, s.kind, s.evidence])
     print(f"misses: {miss_file}", file=sys.stderr)
+
+
+def sample(out_root: Path, before: Path, after: Path, n: int, seed: int, ignore: str) -> None:
+    """Findings in `after` that `before` lacks, a seeded sample of n, each with its source line."""
+    import random
+
+    def keys(path: Path) -> dict[tuple, dict]:
+        return {(f["project"], f["path"], f["line"], f["rule"], f["symbol"]): f for f in json.loads(path.read_text())}
+
+    old, new = keys(before), keys(after)
+    added = sorted(k for k in set(new) - set(old) if not (ignore and re.match(ignore, k[3])))
+    print(f"{len(added)} findings added; sample of {min(n, len(added))} (seed {seed})", file=sys.stderr)
+    for key in random.Random(seed).sample(added, min(n, len(added))):
+        project, path, line, rule, symbol = key
+        lines = (out_root / project / path).read_text(errors="replace").split("\n")
+        context = " | ".join(x.strip() for x in lines[max(0, line - 2):line + 1])
+        print(f"{project}:{path}:{line},{rule},{symbol}\n    {context[:300]}")
+
+
+def precision() -> None:
+    path = HERE / "precision.csv"
+    if not path.exists():
+        return
+    with path.open() as f:
+        rows = list(csv.DictReader(f))
+    right = sum(r["verdict"] == "right" for r in rows)
+    print(f"\nprecision of added findings, judged by reading the code: {right}/{len(rows)} right"
+          f" ({100 * right / len(rows):.0f} %)")
 
 
 def main() -> int:
@@ -488,7 +531,17 @@ def main() -> int:
     s.add_argument("--out", type=Path, required=True)
     s.add_argument("--save-findings", type=Path)
     s.add_argument("--project", action="append", default=[])
+    m = sub.add_parser("sample")
+    m.add_argument("--out", type=Path, required=True)
+    m.add_argument("--before", type=Path, required=True)
+    m.add_argument("--after", type=Path, required=True)
+    m.add_argument("-n", type=int, default=60)
+    m.add_argument("--seed", type=int, default=14)
+    m.add_argument("--ignore-rules", default="", help="regex of rule ids added by other work, left out")
     args = ap.parse_args()
+    if args.cmd == "sample":
+        sample(args.out, args.before, args.after, args.n, args.seed, args.ignore_rules)
+        return 0
     if args.cmd == "build":
         sites = build(args.src, args.out)
         apply_labels(sites)
@@ -501,6 +554,7 @@ def main() -> int:
         print(f"{len(sites)} sites: " + ", ".join(f"{k} {kinds[k]}" for k in KINDS if kinds[k]))
     else:
         score(args.out, args.save_findings, args.project)
+        precision()
     return 0
 
 

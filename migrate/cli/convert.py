@@ -3,7 +3,9 @@
 Heavy imports stay inside the command so that importing this module costs nothing."""
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import click
@@ -21,21 +23,24 @@ from migrate.safetext import terminal
 @click.option("--hipify", "hipify_path", type=click.Path(path_type=Path),
               help="The hipify-perl to run (default: $HIPIFY_PERL, $ROCM_PATH/bin, /opt/rocm/bin, PATH).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="hipify-perl processes in parallel.")
+@click.option("--hipify-warnings", is_flag=True, help="Let hipify-perl report its warnings (slow with old versions).")
 @click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="Use these rules.")
 def convert(path: Path, out: Path | None, force: bool, in_place: bool, yes: bool, hipify_path: Path | None,
-            jobs: int | None, rules_dir: Path | None) -> None:
+            jobs: int | None, hipify_warnings: bool, rules_dir: Path | None) -> None:
     """Copy PATH to DIR, run hipify-perl on its CUDA/C++ files, and write a diff and the hand work left."""
     from migrate import cache
     from migrate import settings as config
     from migrate.hipify import convert as converting
     from migrate.hipify import tool as hipify
-    from migrate.rulebase.load import RuleError, load_rules
+    from migrate.rulebase import precompiled
+    from migrate.rulebase.load import RuleError
 
     try:
         destination = converting.check_paths(path, out, force=force, in_place=in_place)
         tool = hipify.load(hipify_path)
-        settings = config.load(path.resolve(), {"jobs": jobs, "cache_dir": cache.default_dir()})
-        rules = load_rules(rules_dir)
+        settings = config.load(path.resolve(), {"jobs": jobs, "cache_dir": cache.default_dir(),
+                                                "hipify_warnings": True if hipify_warnings else None})
+        rules = precompiled.load(rules_dir, cache.default_dir())
     except hipify.HipifyNotFound as exc:
         raise UsageError(f"{exc}; convert needs it and does not fake a conversion") from None
     except (converting.ConvertError, hipify.HipifyError, config.SettingsError, RuleError) as exc:
@@ -44,11 +49,27 @@ def convert(path: Path, out: Path | None, force: bool, in_place: bool, yes: bool
         if not sys.stdin.isatty():
             raise UsageError(f"--in-place rewrites the files under {path}: confirm with --yes")
         click.confirm(f"Rewrite the CUDA/C++ files under {path} in place with hipify-perl?", abort=True, err=True)
-    result = converting.run(path, destination, tool, settings, rules, in_place=in_place)
+    with _progress() as progress:
+        result = converting.run(path, destination, tool, settings, rules, in_place=in_place, progress=progress)
     click.echo(f"hipify-perl {tool.version or ''} rewrote {len(result.changed)} of {len(result.files)} "
                f"CUDA/C++ files into {destination} in {result.seconds:.1f} s")
     click.echo(f"diff: {result.diff_path}")
     click.echo(f"hand work left: {len(result.todo)} findings, {len(result.review)} hipify rewrites or warnings "
                f"to review, in {result.todo_path}")
     for rel, error in result.failed:
-        click.echo(f"rocm-migrate: warning: hipify-perl failed on {terminal(rel)}: {terminal(error.splitlines()[0])}", err=True)
+        click.echo(f"rocm-migrate: warning: hipify-perl failed on {terminal(rel)}: {terminal(error.splitlines()[0])}",
+                   err=True)
+
+
+@contextlib.contextmanager
+def _progress() -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr for interactive runs; nothing when stderr is not a terminal."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(transient=True, console=Console(stderr=True)) as bar:
+        task = bar.add_task("hipify-perl", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)

@@ -48,7 +48,7 @@ RULES_HELP = "ids, names or id prefixes, comma-separated"
               help="Report only findings this baseline does not account for.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path),
               help="Record today's findings in this file.")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the rule and extraction caches.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the per-file extraction cache.")
 @click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="Use these rules.")
 def lint(files: tuple[Path, ...], select: tuple[str, ...], ignore: tuple[str, ...], per_file_ignores: tuple[str, ...],
          fail_on: str | None, arch: tuple[str, ...], rocm: str | None, exclude: tuple[str, ...], fmt: str,
@@ -57,6 +57,7 @@ def lint(files: tuple[Path, ...], select: tuple[str, ...], ignore: tuple[str, ..
     """Check FILES (default: the tree under .) for CUDA ties: `path:line:col: RULE message`.
 
     Exits 1 when a finding at or above --fail-on remains, 2 on a usage or input error."""
+    from migrate import cache
     from migrate import settings as config
     from migrate.lint import run as linting
 
@@ -70,7 +71,7 @@ def lint(files: tuple[Path, ...], select: tuple[str, ...], ignore: tuple[str, ..
         "per_file_ignores": per_file_ignores, "fail_on": fail_on, "arch": config.split_list(arch),
         "rocm": rocm, "exclude": exclude, "no_cache": no_cache,
     })
-    rules = _rules(rules_dir, settings.cache_dir)
+    rules = _rules(rules_dir, cache.default_dir())
     known = _baseline(baseline)
     result = _guarded(lambda: linting.lint(files, settings, rules, cwd=cwd, baseline=known,
                                            baseline_root=baseline.parent if baseline else None))

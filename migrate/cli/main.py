@@ -4,7 +4,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,20 +23,22 @@ from migrate.safetext import terminal, terminal_lines, unicode_text
 
 if TYPE_CHECKING:
     from migrate.rulebase.load import RuleBase
+    from migrate.settings import Settings
 
 FORMATS = ("terminal", "json", "html", "markdown", "sarif", "csv")
 
 
 
 
-def _load_rules(rules_dir: Path | None, use_cache: bool = True) -> RuleBase:
-    """The rule base, from the precompiled cache when the rule files are unchanged."""
+def _load_rules(rules_dir: Path | None) -> RuleBase:
+    """The rule base, from the precompiled cache when the rule files are unchanged (whatever
+    --no-cache says: that is about the per-file caches; the rules are validated once per change)."""
     from migrate import cache
     from migrate.rulebase import precompiled as rulecache
     from migrate.rulebase.load import RuleError
 
     try:
-        return rulecache.load(rules_dir, cache.default_dir() if use_cache else None)
+        return rulecache.load(rules_dir, cache.default_dir())
     except RuleError as exc:
         raise UsageError(str(exc)) from None
 
@@ -77,7 +79,7 @@ cli.add_command(stack)
 @click.option("--include-vendored", is_flag=True, default=None, help="Also scan third_party/, build/ ... trees.")
 @click.option("--exclude", multiple=True, help="Gitignore-style pattern to leave out (repeatable).")
 @click.option("--max-file-size", type=click.IntRange(min=1), help="Skip files larger than this many bytes.")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the extraction cache.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the per-file cache (extraction and findings).")
 @click.option("--hipify", "hipify_path", metavar="PATH", help="hipify-perl to use (default: $HIPIFY_PERL, "
               "$ROCM_PATH/bin, /opt/rocm/bin, PATH).")
 @click.option("--no-hipify", is_flag=True, help="Do not run hipify-perl even where it is installed.")
@@ -95,8 +97,7 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
          no_hipify: bool, hipify_warnings: bool, precise: bool, compile_commands: str | None,
          cuda_path: str | None, rules_dir: Path | None, timing: bool) -> None:
     """Scan PATHS (default: .) and report every CUDA tie with its ROCm equivalent."""
-    from migrate import cache, portfolio
-    from migrate import pipeline as scanning
+    from migrate import cache, portfolio, reportcache
     from migrate import settings as config
     from migrate.render import renderer
 
@@ -131,9 +132,15 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
         raise UsageError(str(exc)) from None
     for warning in dict.fromkeys(w for s in [s for _, s in per_root] or [settings] for w in s.warnings):
         click.echo(f"rocm-migrate: warning: {terminal(warning)}", err=True)
-    rules = _load_rules(rules_dir, use_cache=not no_cache)
+    default_sarif = (sarif_level, sarif_max) == ("minor-adaptation", 5000)  # the report cache renders with defaults
+    if not per_root and default_sarif and reportcache.applies(settings, [name for name, _ in jobs_out]):
+        _scan_cached(targets, settings, rules_dir, jobs_out)
+        return
+    rules = _load_rules(rules_dir)
     with _progress() as progress:
         try:
+            from migrate import pipeline as scanning
+
             report = portfolio.run(per_root, rules, progress) if per_root else scanning.run(targets, settings, rules, progress)
         except portfolio.PortfolioError as exc:
             raise UsageError(str(exc)) from None
@@ -144,8 +151,28 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
         elif name == "terminal" and show_plan:
             render = functools.partial(render, plan=True)
         color = name == "terminal" and destination == "-" and sys.stdout.isatty()
+        if name == "json":  # written as it is rendered, the findings one by one
+            from migrate.render import json_report
+
+            _write(json_report.chunks(report), destination)
+            continue
         _write(render(report, color=True) if color else render(report), destination)
     if portfolio.reaches_fail_on(report, [s.fail_on for _, s in per_root] or [settings.fail_on]):
+        sys.exit(1)
+
+
+def _scan_cached(targets: list[Path], settings: Settings, rules_dir: Path | None,
+                 jobs_out: list[tuple[str, str]]) -> None:
+    """A scan whose reports may come from the report cache (migrate.reportcache)."""
+    from migrate import reportcache
+    from migrate.model import class_rank
+
+    with _progress() as progress:
+        done = reportcache.scan(targets, settings, rules_dir, lambda: _load_rules(rules_dir),
+                                [name for name, _ in jobs_out], progress)
+    for name, destination in jobs_out:
+        _write(done.texts[name], destination)
+    if settings.fail_on and class_rank(done.migration_class) >= class_rank(settings.fail_on):
         sys.exit(1)
 
 
@@ -163,13 +190,17 @@ def _progress() -> Iterator[Callable[[int, int], None] | None]:
         yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
-def _write(text: str, destination: str) -> None:
-    text = unicode_text(text)
+def _write(text: str | Iterable[str], destination: str) -> None:
+    """Write a report, given whole or in pieces (written as they come)."""
+    parts = (unicode_text(part) for part in ([text] if isinstance(text, str) else text))
     if destination == "-":
-        click.echo(text, nl=False)
+        for part in parts:
+            click.echo(part, nl=False)
         return
     try:
-        Path(destination).write_text(text, encoding="utf-8")
+        with open(destination, "w", encoding="utf-8") as out:
+            for part in parts:
+                out.write(part)
     except OSError as exc:
         raise UsageError(f"cannot write {destination}: {exc.strerror or exc}") from None
 

@@ -5,7 +5,6 @@ the rest are extracted in a process pool when there are enough of them to pay fo
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from migrate.cache import Cache, key
@@ -68,6 +67,8 @@ def extract_all(files: Sequence[SourceFile], *, max_file_size: int, cache: Cache
 
 def _run(work: list[tuple[str, bytes]], jobs: int, progress: Progress | None) -> list[Extraction]:
     if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
+        from concurrent.futures import ProcessPoolExecutor  # here: lint of a few files never needs it
+
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             chunk = max(1, len(work) // (jobs * 8))
             return list(_counted(pool.map(_extract, work, chunksize=chunk), len(work), progress))

@@ -1,17 +1,18 @@
 """convert: copy a tree, run hipify-perl over its CUDA/C++ files, write a diff and the hand work left.
 
 The source tree is read, never written (unless `in_place`, which the command line
-confirms first). hipify-perl runs through `migrate.hipify` in default mode, one process
-per file in parallel, its output captured and written by us (never `-inplace`, which
-shells out to `cp`). The to-do list is the rule base's scan of the converted tree, keeping
-what is not valid HIP as written, plus hipify's rewrites that disagree with the rule base."""
+confirms first). hipify-perl runs through `migrate.hipify.tool` in default mode, one process
+per share of the files (never `-inplace` on the tree: it shells out to `cp` with the file's
+name; the tool module converts copies under names of its own), and we write its output. The
+to-do list is the rule base's scan of the converted tree, keeping what is not valid HIP as
+written, plus hipify's rewrites that disagree with the rule base."""
 from __future__ import annotations
 
 import difflib
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from migrate import pipeline as scan
@@ -89,7 +90,9 @@ def run(source: Path, destination: Path, tool: hipify.Tool, settings: Settings, 
     found = discover([src], include_vendored=settings.include_vendored, exclude=settings.exclude)
     scanned = {f.rel for f in found.files}
     candidates = [f.rel for f in found.files if f.kind in HIPIFY_KINDS]
-    before = scan.run([src], settings, rules)
+    # The scans around the conversion run without hipify-perl: the conversion itself is hipify's
+    # measurement, and the review compares it with the rule base's findings.
+    scanning = replace(settings, use_hipify=False)
     if not in_place:
         copy_tree(src, destination)
     targets = [rel for rel in candidates if _own_file(destination, rel)]
@@ -98,14 +101,17 @@ def run(source: Path, destination: Path, tool: hipify.Tool, settings: Settings, 
     linked += [(s.path, "a symbolic link to outside the source tree: not converted") for s in found.skipped
                if s.reason.startswith("symlink") and file_kind(Path(s.path), sniff=False) in HIPIFY_KINDS]
     originals = {rel: (destination / rel).read_bytes() for rel in targets}
-    done, failed = _hipify_all(tool, destination, targets, settings.jobs, progress)
+    with ThreadPoolExecutor(max_workers=1) as background:  # hipify-perl converts copies while the source is scanned
+        converting = background.submit(_hipify_all, tool, destination, targets, settings, progress)
+        before = scan.run([src], scanning, rules)
+        done, failed = converting.result()
     failed += linked
     changed = sorted(rel for rel, c in done.items() if c.text != originals[rel])
     for rel in changed:
         _write(destination / rel, done[rel].text)
     diff_path = destination / DIFF_NAME
     writes.replace_file(diff_path, unified_diff(originals, {rel: done[rel].text for rel in changed}))
-    after = scan.run([destination], settings, rules)
+    after = scan.run([destination], scanning, rules)
     kinds = rule_kinds(rules.rules)
     todo = tuple(f for f in after.findings
                  if f.path in scanned and needs_hand_work(f, kinds.get(f.rule, "identifier")))
@@ -147,26 +153,12 @@ def line_map(old: bytes, new: bytes) -> Callable[[int], int]:
     return lambda line: mapping.get(line, line)
 
 
-def _hipify_all(tool: hipify.Tool, root: Path, files: list[str], jobs: int,
+def _hipify_all(tool: hipify.Tool, root: Path, files: list[str], settings: Settings,
                 progress: Callable[[int, int], None] | None) -> tuple[dict[str, hipify.Converted], list[tuple[str, str]]]:
-    done: dict[str, hipify.Converted] = {}
-    failed: list[tuple[str, str]] = []
-
-    def one(rel: str) -> tuple[str, hipify.Converted | str]:
-        try:
-            return rel, hipify.convert_file(tool, rel, cwd=root)
-        except hipify.HipifyError as exc:
-            return rel, str(exc)
-
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for count, (rel, outcome) in enumerate(pool.map(one, files), start=1):
-            if isinstance(outcome, str):
-                failed.append((rel, outcome))
-            else:
-                done[rel] = outcome
-            if progress:
-                progress(count, len(files))
-    return done, failed
+    """One hipify-perl process per share of the files (`jobs` shares), its warning pass only when
+    asked for (the 2024 script spends minutes on it and converts the same either way)."""
+    return hipify.convert_many(tool, files, cwd=root, jobs=settings.jobs, quiet=not settings.hipify_warnings,
+                               progress=progress)
 
 
 def _own_file(root: Path, rel: str) -> bool:

@@ -10,7 +10,8 @@ import contextlib
 import os
 import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -27,8 +28,8 @@ from migrate.hipify.parse import (
 
 __all__ = [  # the records are re-exported: callers import everything hipify from here
     "Conversion", "Converted", "ExamineResult", "FileExamine", "HipifyError", "HipifyFailed", "HipifyNotFound",
-    "HipifyWarning", "Statistics", "Tool", "budget", "candidates", "convert_file", "examine", "examine_many",
-    "find", "load", "locate", "run",
+    "HipifyWarning", "Statistics", "Tool", "budget", "candidates", "convert_file", "convert_many", "examine", "examine_many",
+    "find", "installed", "load", "locate", "run",
 ]
 
 NAME = "hipify-perl"
@@ -105,6 +106,11 @@ def candidates(explicit: str | os.PathLike[str] | None = None,
     if on_path:
         out.append(Path(on_path))
     return out
+
+
+def installed(explicit: str | os.PathLike[str] | None = None) -> bool:
+    """Whether a hipify-perl is where `locate` looks (without running it)."""
+    return any(path.is_file() for path in candidates(explicit))
 
 
 def locate(explicit: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> Path:
@@ -184,14 +190,7 @@ def examine_many(tool: Tool, files: Sequence[str], *, cwd: str | os.PathLike[str
                  quiet: bool = False) -> dict[str, FileExamine]:
     """Examine many files with `jobs` processes at a time, each given a share of similar size in
     lines (and at most about MAX_FILES_PER_RUN files, to keep command lines short)."""
-    sizes = {f: _lines(cwd, [f]) for f in files}
-    count = max(1, min(len(files), max(jobs, -(-len(files) // MAX_FILES_PER_RUN))))
-    shares: list[list[str]] = [[] for _ in range(count)]
-    loads = [0] * len(shares)
-    for f in sorted(files, key=lambda f: -sizes[f]):
-        i = loads.index(min(loads))
-        shares[i].append(f)
-        loads[i] += sizes[f] + 100  # about 0.1 s of start-up per process, in line terms
+    shares = _shares(Path(cwd), files, jobs)
     with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(shares)))) as pool:
         results = list(pool.map(lambda share: examine(tool, share, cwd=cwd, quiet=quiet), shares))
     return {item.path: item for result in results for item in result.files}
@@ -205,6 +204,63 @@ def convert_file(tool: Tool, file: str, *, cwd: str | os.PathLike[str], quiet: b
     done = run(tool, [*options, arg], cwd=cwd, timeout=timeout if timeout is not None else budget(_lines(cwd, [file])))
     examined = replace(_renamed(parse_examine(done.stderr, [arg]).get(arg), {arg: file}), warned=not quiet)
     return Converted(path=file, text=done.stdout, examine=examined)
+
+
+def convert_many(tool: Tool, files: Sequence[str], *, cwd: str | os.PathLike[str], jobs: int = 1,
+                 quiet: bool = True, progress: Callable[[int, int], None] | None = None,
+                 ) -> tuple[dict[str, Converted], list[tuple[str, str]]]:
+    """Convert many files with one hipify-perl process per share (`jobs` at a time), so the
+    script is compiled once per share, not once per file. Returns the converted files and the
+    (file, error) pairs of shares that failed.
+
+    hipify-perl writes one stream for all the files it is given on stdout, so each share works
+    on copies in a private folder, under names of our own (`0.cu`, `1.cu` ...: `-inplace` hands
+    them to a shell), and reads the converted copies back; the report names the real files."""
+    shares = _shares(Path(cwd), files, jobs)
+    done: dict[str, Converted] = {}
+    failed: list[tuple[str, str]] = []
+    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(shares)))) as pool:
+        for converted, errors in pool.map(lambda share: _convert_share(tool, Path(cwd), share, quiet), shares):
+            done.update(converted)
+            failed += errors
+            if progress:
+                progress(len(done) + len(failed), len(files))
+    return done, failed
+
+
+def _shares(cwd: Path, files: Sequence[str], jobs: int) -> list[list[str]]:
+    """Shares of similar size in lines, at most about MAX_FILES_PER_RUN files each."""
+    sizes = {f: _lines(cwd, [f]) for f in files}
+    count = max(1, min(len(files), max(jobs, -(-len(files) // MAX_FILES_PER_RUN))))
+    shares: list[list[str]] = [[] for _ in range(count)]
+    loads = [0] * len(shares)
+    for f in sorted(files, key=lambda f: -sizes[f]):
+        i = loads.index(min(loads))
+        shares[i].append(f)
+        loads[i] += sizes[f] + 100  # about 0.1 s of start-up per process, in line terms
+    return [share for share in shares if share]
+
+
+def _convert_share(tool: Tool, cwd: Path, share: list[str], quiet: bool,
+                   ) -> tuple[dict[str, Converted], list[tuple[str, str]]]:
+    with tempfile.TemporaryDirectory(prefix="rocm-migrate-hipify-") as folder:
+        names = {}
+        for n, rel in enumerate(share):
+            suffix = Path(rel).suffix
+            name = f"{n}{suffix if suffix[1:].isalnum() else ''}"
+            shutil.copyfile(cwd / rel, Path(folder) / name, follow_symlinks=False)
+            names[name] = rel
+        options = ["-inplace", "-print-stats", *(["-quiet-warnings"] if quiet else [])]
+        try:
+            done = run(tool, [*options, *names], cwd=folder, timeout=budget(_lines(cwd, share)))
+        except HipifyError as exc:
+            return {}, [(rel, str(exc)) for rel in share]
+        report = parse_examine(done.stderr, list(names))
+        out = {}
+        for name, rel in names.items():
+            examined = replace(_renamed(report.get(name), {name: rel}), warned=not quiet)
+            out[rel] = Converted(path=rel, text=(Path(folder) / name).read_bytes(), examine=examined)
+        return out, []
 
 
 def _safe(files: Sequence[str]) -> list[str]:

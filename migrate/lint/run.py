@@ -17,7 +17,8 @@ from migrate.lint import suppression
 from migrate.lint.baseline import new_findings
 from migrate.lint.selection import RuleFilter
 from migrate.match import RuleIndex, match_targets
-from migrate.model import Extraction, Finding, Skipped, SourceFile, Target, class_rank
+from migrate.match import indexes as target_indexes
+from migrate.model import Extraction, Finding, Skipped, SourceFile, class_rank
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
 from migrate.workloads.classify import judged
@@ -83,8 +84,7 @@ class Checker:
         self.rules = rules
         self.settings = settings
         self.filter = RuleFilter(rules, settings)
-        indexes = [RuleIndex(rules, Target(rocm=settings.rocm, arch=(arch,))) for arch in settings.arch]
-        self.applicable = applicable(rules, indexes)
+        self.applicable = applicable(rules, target_indexes(rules, rocm=settings.rocm, archs=settings.arch))
 
     def enabled(self, rule_id: str, where: str) -> bool:
         return rule_id in self.applicable and self.filter.enabled(rule_id, where)

@@ -19,7 +19,7 @@ from migrate.precise import compile_commands
 
 if TYPE_CHECKING:
     from migrate.match import RuleIndex
-    from migrate.precise.clang import Ref, Toolchain
+    from migrate.precise.clang import Diagnostic, Ref, Toolchain
     from migrate.rulebase.load import RuleBase
 
 MAX_ERRORS = 5
@@ -58,6 +58,7 @@ class PreciseResult:
     errors: tuple[str, ...] = ()  # the compiler's first errors
     notes: tuple[str, ...] = ()  # flags dropped or translated
     seconds: float = 0.0
+    rejected: tuple[PreciseFact, ...] = ()  # clang's errors in project files: what hip-clang will not compile
 
     def extractions(self) -> dict[str, Extraction]:
         """Facts per file, ready for `match.match_file`, so precise facts become findings like fast ones."""
@@ -117,11 +118,12 @@ def analyse(path: str | Path, args: Sequence[str] = (), cuda_path: str | None = 
     seconds = time.perf_counter() - started
     errors = [d.text for d in parsed.diagnostics if d.severity in ("error", "fatal")]
     facts = _facts(parsed.refs, classify)
+    rejected = _rejected(parsed.diagnostics, classify)
     files = {classify.rel(source)} | {classify.rel(r.decl_file) for r in parsed.refs
                                       if r.kind == "include" and r.decl_file and classify.is_project(r.decl_file)}
     return PreciseResult(path=classify.rel(source), ok=not errors, facts=facts, files=tuple(sorted(files)),
                          errors=tuple(_relative(e, base) for e in errors[:MAX_ERRORS]), notes=tuple(notes),
-                         seconds=round(seconds, 3))
+                         seconds=round(seconds, 3), rejected=rejected)
 
 
 def analyse_command(command: compile_commands.Command, root: str | Path, cuda_path: str | None = None, *,
@@ -205,6 +207,44 @@ def _fact(ref: Ref, classify: _Classifier) -> Fact | None:
         return None  # declared by the project or a non-CUDA library: a look-alike name is not an API use
     role = "value" if ref.kind == "macro" else ref.kind
     return Fact(kind="identifier", name=ref.name, role=role, **where)
+
+
+# Errors that say the environment is incomplete (a header or flag clang cannot find), not that the code is wrong.
+_ENVIRONMENT = re.compile(r"file not found|cannot find|unknown argument|unsupported option|no such file|"
+                          r"cannot open|too many errors emitted|GPU arch|CUDA installation")
+
+
+def _rejected(diagnostics: Iterable[Diagnostic], classify: _Classifier) -> tuple[PreciseFact, ...]:
+    """clang's own errors at lines of the project's files, as `clang-error` construct facts.
+
+    Parsing the user's CUDA as CUDA, clang rejects mostly what hip-clang (the same front end) will
+    reject: a dependent template without `template`, host calls in device code, nvcc extensions."""
+    out: dict[tuple[str, int, int], PreciseFact] = {}
+    for diag in diagnostics:
+        if diag.severity != "error" or not diag.file or not classify.is_project(diag.file) or diag.line < 1:
+            continue
+        if _ENVIRONMENT.search(diag.message):
+            continue
+        fact = Fact(kind="construct", name="clang-error", text=diag.message, line=diag.line, column=diag.column,
+                    end_line=diag.line, end_column=diag.column + 1)
+        path = classify.rel(diag.file)
+        out.setdefault((path, diag.line, diag.column), PreciseFact(path=path, fact=fact))
+    return tuple(out.values())
+
+
+def rejected_findings(results: Iterable[PreciseResult], index: RuleIndex) -> list[Finding]:
+    """clang's errors through the rule base (HIP4050), for every unit, whether it parsed cleanly or not."""
+    from migrate.match import match_file
+
+    out: dict[tuple[str, str, int, int, str], Finding] = {}
+    for result in results:
+        by_path: dict[str, list[Fact]] = {}
+        for pf in result.rejected:
+            by_path.setdefault(pf.path, []).append(pf.fact)
+        for rel, facts in by_path.items():
+            for finding in match_file(rel, Extraction(facts=tuple(facts), lines=0), index):
+                out.setdefault((finding.rule, finding.path, finding.line, finding.column, finding.symbol), finding)
+    return sorted(out.values(), key=lambda f: f.sort_key)
 
 
 def _relative(text: str, root: Path) -> str:

@@ -57,6 +57,10 @@ class Ref:
 class Diagnostic:
     severity: str  # warning | error | fatal
     text: str  # file:line:col: message
+    file: str | None = None
+    line: int = 0
+    column: int = 0
+    message: str = ""  # the text without its location
 
 
 @dataclass(slots=True)
@@ -166,7 +170,9 @@ def parse(path: Path, args: list[str], tc: Toolchain, *, cuda: bool,
         if diag.severity >= 2:
             loc = diag.location
             where = f"{loc.file.name}:{loc.line}:{loc.column}: " if loc.file else ""
-            parsed.diagnostics.append(Diagnostic(_SEVERITY.get(diag.severity, "error"), where + diag.spelling))
+            parsed.diagnostics.append(Diagnostic(_SEVERITY.get(diag.severity, "error"), where + diag.spelling,
+                                                 loc.file.name if loc.file else None, loc.line, loc.column,
+                                                 diag.spelling))
     _Walker(cindex, report, parsed.refs).run(tu)
     return parsed
 

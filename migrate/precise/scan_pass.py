@@ -50,6 +50,8 @@ def run(settings: Settings, root: Path, findings: Sequence[Finding], rules: Rule
         if pf is not None:
             labelled.append(precise.with_macro_note(replace(finding, precise="precise-only",
                                                             targets=tuple(settings.arch)), pf))
+    for finding in precise.rejected_findings(good, index):
+        labelled.append(replace(finding, precise="precise-only", targets=tuple(settings.arch)))
     notes.insert(0, f"precise mode: {len(good)} translation units; "
                     + ", ".join(f"{k} {v}" for k, v in comparison.counts.items()))
     return PassResult(findings=tuple(labelled), notes=tuple(notes))

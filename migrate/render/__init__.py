@@ -13,3 +13,4 @@ def renderer(name: str) -> Callable[..., str]:
         raise ValueError(f"unknown format {name!r}")
     render: Callable[..., str] = importlib.import_module(f"migrate.render.{name}_report").render
     return render
+

@@ -1,27 +1,126 @@
-"""HTML: one self-contained file (inline CSS, JavaScript and SVG; no network)."""
+"""HTML: one self-contained file (inline CSS, JavaScript and SVG; no network) that reads at any
+size: an executive summary first, the plan, roll-ups with top-N and "others", charts with axes,
+a collapsed dependency graph, then the details."""
 from __future__ import annotations
 
+import math
+import posixpath
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
-from migrate.model import CLASSES, Finding, Report, Workload, class_rank
+from migrate.model import CLASSES, Effort, Finding, Report, Workload, class_rank, sum_effort, worst_class
+from migrate.render import graph_layout
 from migrate.render.escape import script_json
-from migrate.render.summary import blockers, by_class
+from migrate.render.summary import blockers, by_class, confidence, top_workloads
 from migrate.render.templates import environment
+from migrate.workloads import plan as planning
+from migrate.workloads.calibration import load as load_calibration
 
 LOCATIONS_PER_RULE = 20
 SNIPPET_CHARS = 160
+TOP_ROWS = 8  # rows of a roll-up before "others"
+TOP_WORKLOADS = 25  # rows of the workload table and detail sections
+TOP_STEPS = 15
+TOP_RISKS = 10
+TOP_BREAKDOWN = 8
+TOP_SKIPPED = 20
+CHART_WIDTH = 640
 
 
 def render(report: Report) -> str:
     rules = {r.id: r for r in report.rules}
-    workloads = [_workload(w, report) for w in report.workloads]
+    the_plan = planning.build(report)
+    shown, rest, rest_count = top_workloads(report, TOP_WORKLOADS)
     return environment(autoescape=True).get_template("report.html.j2").render(
-        report=report, rules=rules, workloads=workloads, counts=by_class(report), classes=CLASSES,
-        blockers=blockers(report, 15), effort_chart=_effort_chart(report), class_chart=_class_chart(report),
-        graph=_graph(report), findings_json=script_json(_findings(report)),
+        report=report, rules=rules, counts=by_class(report), classes=CLASSES,
+        workloads=[_workload(w, report) for w in shown], rest=rest, rest_count=rest_count,
+        blockers=blockers(report, 10), plan=the_plan, top_steps=TOP_STEPS, top_risks=TOP_RISKS,
+        summary=_summary(report, the_plan), confidence=confidence(report),
+        by_folder=_chart(_by_folder(report)), by_kind=_chart(_by_kind(report)),
+        by_class_chart=_chart(_by_class(report), top=len(CLASSES)),
+        graph=graph_layout.layout(report), findings_json=script_json(_findings(report)),
         filters={"rule": sorted({f.rule for f in report.findings}), "workload": [w.name for w in report.workloads]},
+        top_skipped=TOP_SKIPPED,
     )
+
+
+def _summary(report: Report, the_plan: dict[str, Any]) -> dict[str, Any]:
+    risks = [f"{r['rule']} {r['title']} ×{r['occurrences']}: {r['decision']}" for r in the_plan["risks"][:3]]
+    for f, count in blockers(report, 3 - len(risks)) if len(risks) < 3 else ():
+        title = next((r.title for r in report.rules if r.id == f.rule), f.rule)
+        risks.append(f"{f.rule} {title} ×{count} (hand work: {f.hip or 'no HIP equivalent'})")
+    targets = []
+    for index, arch in enumerate(report.target.arch):
+        verdicts = [w.verdicts[index] for w in report.workloads]
+        required = [w.verdicts[index] for w in report.workloads if not w.optional] or verdicts
+        effort = sum_effort([*(v.effort for v in verdicts), *(p.effort for p in report.project_costs)])
+        only = sorted({f.rule for f in report.findings if arch in f.targets and len(f.targets) < len(report.target.arch)})
+        targets.append({"arch": arch, "class": worst_class(v.migration_class for v in required),
+                        "effort": effort, "only": only})
+    return {"risks": risks, "automatic": the_plan["automatic_share"], "targets": targets}
+
+
+def _by_folder(report: Report) -> list[tuple[str, Effort]]:
+    groups: dict[str, list[Effort]] = defaultdict(list)
+    for w in report.workloads:
+        top = w.root.split("/")[0] if w.root not in ("", ".") else "(top level)"
+        groups[top].append(w.effort)
+    rows = [(name, sum_effort(e)) for name, e in groups.items()]
+    rows += [(f"project costs: {p.name}", p.effort) for p in report.project_costs]
+    return rows
+
+
+def _kind(label: str) -> str:
+    """A breakdown item's kind of finding: its rule family, or the item itself."""
+    head = label.split(" ×", maxsplit=1)[0]
+    if head.startswith("HIP"):
+        family = load_calibration().family_of(head.split()[0])
+        return family.name if family else head.split()[0]
+    return head.split(":")[0].split(" (")[0]
+
+
+def _by_kind(report: Report) -> list[tuple[str, Effort]]:
+    likely: dict[str, float] = defaultdict(float)
+    for w in report.workloads:
+        for label, hours in w.primary.breakdown:
+            likely[_kind(label)] += hours
+    for p in report.project_costs:
+        for label, hours in p.breakdown:
+            likely[f"project: {label.split(' (')[0]}"] += hours
+    return [(k, Effort(low=v, likely=v, high=v)) for k, v in likely.items() if v > 0]
+
+
+def _by_class(report: Report) -> list[tuple[str, Effort]]:
+    return [(c, sum_effort(w.effort for w in report.workloads if w.migration_class == c)) for c in CLASSES]
+
+
+def _chart(rows: Sequence[tuple[str, Effort]], top: int = TOP_ROWS) -> dict[str, Any]:
+    """Horizontal bars (likely, with the low–high range) on a labelled hour axis; the largest
+    `top` rows, then one "others" row, so that the rows add up to the total."""
+    ranked = sorted(rows, key=lambda r: (-r[1].likely, r[0]))
+    shown = list(ranked[:top])
+    if len(ranked) > top:
+        rest = ranked[top:]
+        shown.append((f"{len(rest)} others", sum_effort(e for _, e in rest)))
+    peak = max((e.high for _, e in shown), default=0.0)
+    step = _nice_step(peak)
+    axis_max = step * max(1, math.ceil(peak / step)) if peak else 1.0
+    scale = (CHART_WIDTH - 260) / axis_max
+    bars = [{"label": label, "effort": e, "x0": 200 + e.low * scale, "x1": 200 + e.high * scale,
+             "xm": 200 + e.likely * scale, "y": 8 + 22 * i} for i, (label, e) in enumerate(shown)]
+    ticks = [{"x": 200 + t * step * scale, "label": f"{t * step:g}"} for t in range(round(axis_max / step) + 1)]
+    height = 8 + 22 * len(shown) + 36
+    return {"bars": bars, "ticks": ticks, "height": height, "axis_y": 8 + 22 * len(shown) + 4, "width": CHART_WIDTH,
+            "total": sum_effort(e for _, e in shown)}
+
+
+def _nice_step(peak: float) -> float:
+    if peak <= 0:
+        return 1.0
+    raw = peak / 5
+    magnitude = 10 ** math.floor(math.log10(raw))
+    return float(next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw))
 
 
 def _workload(w: Workload, report: Report) -> dict[str, Any]:
@@ -30,53 +129,17 @@ def _workload(w: Workload, report: Report) -> dict[str, Any]:
         if f.workload == w.name:
             groups[f.rule].append(f)
     ordered = sorted(groups.items(), key=lambda kv: (-class_rank(kv[1][0].cls), -len(kv[1]), kv[0]))
-    return {"w": w, "groups": [(rule, fs[:LOCATIONS_PER_RULE], len(fs)) for rule, fs in ordered],
-            "worst": max(w.verdicts, key=lambda v: class_rank(v.migration_class))}
+    breakdown = list(w.primary.breakdown[:TOP_BREAKDOWN])
+    rest = w.primary.breakdown[TOP_BREAKDOWN:]
+    if rest:
+        breakdown.append((f"{len(rest)} other items", round(sum(h for _, h in rest), 2)))
+    return {"w": w, "groups": [(rule, fs[:LOCATIONS_PER_RULE], len(fs)) for rule, fs in ordered[:12]],
+            "more_rules": max(0, len(ordered) - 12), "breakdown": breakdown,
+            "worst": max(w.verdicts, key=lambda v: class_rank(v.migration_class)),
+            "folder": posixpath.dirname(w.root)}
 
 
-def _findings(report: Report) -> list[list[object]]:
+def _findings(report: Report) -> list[list[Any]]:
     ids = report.finding_ids()
     return [[ids[f], f.rule, f.cls, f.workload, f.path, f.line, f.symbol, f.message, f.hipify,
              f.confidence, f.source_line[:SNIPPET_CHARS]] for f in report.findings]
-
-
-def _effort_chart(report: Report) -> dict[str, Any]:
-    """Horizontal low–high bars with the likely value marked, one per workload."""
-    rows = sorted(report.workloads, key=lambda w: -w.effort.likely)
-    top = max((w.effort.high for w in rows), default=0.0) or 1.0
-    bars = [{"name": w.name, "cls": w.migration_class, "x0": 100 * w.effort.low / top,
-             "x1": 100 * w.effort.high / top, "xm": 100 * w.effort.likely / top, "effort": w.effort} for w in rows]
-    return {"bars": bars, "height": 24 * len(bars) + 8, "top": top}
-
-
-def _class_chart(report: Report) -> list[dict[str, Any]]:
-    totals = dict.fromkeys(CLASSES, 0.0)
-    for w in report.workloads:
-        totals[w.migration_class] += w.effort.likely
-    top = max(totals.values()) or 1.0
-    return [{"cls": c, "hours": h, "width": 100 * h / top} for c, h in totals.items()]
-
-
-def _graph(report: Report) -> dict[str, Any]:
-    """A layered drawing of the workload graph: dependencies to the right of what uses them."""
-    names = [w.name for w in report.workloads]
-    deps = {w.name: [d for d in w.depends_on if d in names] for w in report.workloads}
-    depth: dict[str, int] = {}
-
-    def layer(name: str, seen: frozenset[str] = frozenset()) -> int:
-        if name not in depth:
-            depth[name] = 1 + max((layer(d, seen | {name}) for d in deps[name] if d not in seen), default=-1)
-        return depth[name]
-
-    for name in names:
-        layer(name)
-    columns: dict[int, list[str]] = defaultdict(list)
-    for name in names:
-        columns[max(depth.values()) - depth[name]].append(name)
-    pos = {n: (40 + 230 * col, 30 + 50 * row) for col, members in columns.items() for row, n in enumerate(members)}
-    classes = {w.name: w.migration_class for w in report.workloads}
-    nodes = [{"name": n, "x": x, "y": y, "cls": classes[n]} for n, (x, y) in pos.items()]
-    edges = [{"x1": pos[a][0] + 180, "y1": pos[a][1], "x2": pos[b][0], "y2": pos[b][1]} for a in names for b in deps[a]]
-    width = 40 + 230 * (max(columns, default=0) + 1)
-    height = 60 + 50 * max((len(m) for m in columns.values()), default=1)
-    return {"nodes": nodes, "edges": edges, "width": width, "height": height}

@@ -1,17 +1,19 @@
 """The JSON report: the contract other tools read (schema in docs/report.schema.json)."""
 from __future__ import annotations
 
-import json
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
+from migrate import jsonio
 from migrate.model import SCHEMA_VERSION, Effort, Finding, Project, Report, Workload, class_rank, required_class, worst_class
 from migrate.render.summary import confidence
 from migrate.workloads import plan
 
+FINDINGS_STAND_IN = "\0rocm-migrate: the findings\0"  # where chunks() puts the findings, one by one
 
-def to_json(report: Report) -> dict[str, Any]:
+
+def to_json(report: Report, *, findings: bool = True) -> dict[str, Any]:
     ids = report.finding_ids()
     return {
         "schema_version": SCHEMA_VERSION,
@@ -23,7 +25,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "plan": plan.build(report),
         "projects": [_project(report, p) for p in report.projects],
         "workloads": [_workload(w, ids) for w in report.workloads],
-        "findings": [f.to_json(ids[f]) for f in report.findings],
+        "findings": [f.to_json(ids[f]) for f in report.findings] if findings else FINDINGS_STAND_IN,
         "skipped": [s.to_json() for s in report.skipped],
         "hipify": _hipify(report),
         "stack": report.stack,
@@ -115,4 +117,24 @@ def _sum(efforts: Iterable[Effort]) -> Effort:
 
 
 def render(report: Report) -> str:
-    return json.dumps(to_json(report), indent=2, ensure_ascii=False) + "\n"
+    return "".join(chunks(report))
+
+
+def chunks(report: Report) -> Iterator[str]:
+    """The report's text in pieces, the findings one at a time (most of a big report), so that
+    neither the findings' JSON objects nor the whole text need to be held at once. The pieces
+    join to exactly json.dumps(to_json(report), indent=2, ensure_ascii=False) + "\n"."""
+    head, *rest = jsonio.dumps_indented(to_json(report, findings=False)).split(jsonio.dumps_indented(FINDINGS_STAND_IN))
+    if len(rest) != 1:  # the stand-in also appears elsewhere: no shortcut
+        yield jsonio.dumps_indented(to_json(report)) + "\n"
+        return
+    yield head
+    if not report.findings:
+        yield "[]"
+    else:
+        ids = report.finding_ids()
+        for n, finding in enumerate(report.findings):
+            text = jsonio.dumps_indented(finding.to_json(ids[finding]))
+            yield ("[\n    " if n == 0 else ",\n    ") + text.replace("\n", "\n    ")
+        yield "\n  ]"
+    yield rest[0] + "\n"

@@ -3,11 +3,11 @@ fingerprints that survive line shifts and stay distinct for equal lines, paths r
 %SRCROOT% (never the scanning machine's), and at most as many results as code scanning takes."""
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import Any
 from urllib.parse import quote
 
+from migrate import jsonio
 from migrate.model import Finding, Report, RuleInfo, class_rank
 from migrate.render.escape import md as _md
 
@@ -20,7 +20,7 @@ MAX_RESULTS = 5000  # GitHub code scanning keeps at most this many results of a 
 
 
 def render(report: Report, *, min_class: str = MIN_CLASS, limit: int = MAX_RESULTS) -> str:
-    return json.dumps(to_sarif(report, min_class=min_class, limit=limit), indent=2, ensure_ascii=False) + "\n"
+    return jsonio.dumps_indented(to_sarif(report, min_class=min_class, limit=limit)) + "\n"
 
 
 def selected(report: Report, min_class: str, limit: int) -> tuple[list[Finding], int]:

@@ -41,12 +41,48 @@ class Entry:
     experimental: str | None = None
 
 
+class LazyPattern:
+    """A rule's regular expression, compiled on first use: the cached rule base is read on every
+    lint start, and most patterns are never needed by a run (their fact kind does not occur).
+    Equal to the compiled pattern of the same text."""
+
+    __slots__ = ("_compiled", "pattern")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._compiled: re.Pattern[str] | None = None
+
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            try:
+                self._compiled = re.compile(self.pattern)
+            except re.error:  # only a tampered cache holds one (the YAML path compiles every pattern)
+                self._compiled = re.compile(r"(?!)")
+        return self._compiled
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.compiled().search(text)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyPattern):
+            return self.pattern == other.pattern
+        if isinstance(other, re.Pattern):
+            return self.compiled() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.pattern)
+
+    def __repr__(self) -> str:
+        return f"re.compile({self.pattern!r})"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Matcher:
     kind: str
     exact: frozenset[str] = frozenset()
     prefixes: tuple[str, ...] = ()
-    regex: re.Pattern[str] | None = None
+    regex: re.Pattern[str] | LazyPattern | None = None
     entries: dict[str, Entry] = field(default_factory=dict)
     roles: frozenset[str] = frozenset()
 
@@ -120,19 +156,39 @@ def default_rules_dir() -> Path:
 
 
 def load_rules(directory: Path | None = None) -> RuleBase:
+    """Parse and validate the rule files, then build the rule base."""
+    files, version = validated_records(directory)
+    return from_records(files, version)
+
+
+def validated_records(directory: Path | None = None) -> tuple[list[tuple[str, list[dict[str, Any]]]], str]:
+    """Every rule file's records (plain values, schema-checked) and the rule-set version."""
     directory = directory or default_rules_dir()
     files = sorted(directory.glob("*.yaml"))
     if not files:
         raise RuleError(f"{directory}: no rule files (*.yaml) found")
     digest = hashlib.sha256()
-    rules: list[Rule] = []
+    records: list[tuple[str, list[dict[str, Any]]]] = []
     validator = _validator()
     for path in files:
         raw = path.read_bytes()
         digest.update(path.name.encode() + b"\0" + raw)
-        rules.extend(_load_file(path, raw, validator))
+        records.append((path.name, _records(path, raw, validator)))
+    return records, f"{__version__}+{digest.hexdigest()[:10]}"
+
+
+def from_records(files: list[tuple[str, list[dict[str, Any]]]], version: str, *, checked: bool = False) -> RuleBase:
+    """The rule base from validated records; unique ids and names are checked here. `checked`
+    records were compiled before (the precompiled cache): their patterns compile on first use."""
+    rules: list[Rule] = []
+    for filename, records in files:
+        for record in records:
+            try:
+                rules.append(_build(record, filename, lazy=checked))
+            except re.error as exc:
+                raise RuleError(f"rules/{filename}: {record['id']}: field 'match': bad regex: {exc}") from None
     _check_unique(rules)
-    return RuleBase(tuple(rules), f"{__version__}+{digest.hexdigest()[:10]}")
+    return RuleBase(tuple(rules), version)
 
 
 def _validator() -> jsonschema.Draft202012Validator:
@@ -142,7 +198,7 @@ def _validator() -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(schema)
 
 
-def _load_file(path: Path, raw: bytes, validator: jsonschema.Draft202012Validator) -> list[Rule]:
+def _records(path: Path, raw: bytes, validator: jsonschema.Draft202012Validator) -> list[dict[str, Any]]:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         records = yaml.load(raw, Loader=loader)
@@ -155,13 +211,8 @@ def _load_file(path: Path, raw: bytes, validator: jsonschema.Draft202012Validato
     errors = sorted(validator.iter_errors(records), key=lambda e: list(e.absolute_path))
     if errors:
         raise RuleError(_describe(path, records, errors[0]))
-    rules = []
-    for record in records:
-        try:
-            rules.append(_build(record, path.name))
-        except re.error as exc:
-            raise RuleError(f"rules/{path.name}: {record['id']}: field 'match': bad regex: {exc}") from None
-    return rules
+    checked: list[dict[str, Any]] = records
+    return checked
 
 
 def _describe(path: Path, records: object, error: jsonschema.ValidationError) -> str:
@@ -191,13 +242,13 @@ def _entry(value: object) -> Entry:
     return Entry(**value)  # type: ignore[arg-type]
 
 
-def _build(record: dict[str, Any], filename: str) -> Rule:
+def _build(record: dict[str, Any], filename: str, *, lazy: bool = False) -> Rule:
     (kind, spec), = record["match"].items()
     matcher = Matcher(
         kind=kind,
         exact=frozenset(_as_tuple(spec.get("exact"))),
         prefixes=_as_tuple(spec.get("prefix")),
-        regex=re.compile(spec["regex"]) if "regex" in spec else None,
+        regex=None if "regex" not in spec else LazyPattern(spec["regex"]) if lazy else re.compile(spec["regex"]),
         entries={k: _entry(v) for k, v in (spec.get("map") or {}).items()},
         roles=frozenset(spec.get("roles", ())),
     )

@@ -1,29 +1,43 @@
-"""The validated rule base, precompiled: a pickle in the cache directory keyed by a hash of the
-rule files and of the code that reads them, so a hit skips YAML parsing and schema validation."""
+"""The validated rule base, precompiled: the schema-checked records as JSON in the cache directory,
+keyed by a hash of the rule files and of the code that reads them, so a hit skips YAML parsing and
+schema validation. Data only (no pickle): whoever can write a shared cache cannot run code in the
+next scan, and a row of the wrong shape or type is a miss that rebuilds it."""
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
-import pickle
+import re
 import sys
+import tempfile
 from pathlib import Path
+from typing import Any
 
-from migrate import __version__
+from migrate import __version__, jsonio
 from migrate.rulebase import load as rules
-from migrate.rulebase.load import RuleBase, default_rules_dir, load_rules
+from migrate.rulebase.load import (
+    Entry,
+    Rule,
+    RuleBase,
+    RuleError,
+    default_rules_dir,
+    from_records,
+)
 
 LOG = logging.getLogger(__name__)
 SUBDIR = "rules"
-# What a stale pickle can raise on load: any of these just means "rebuild it".
-BAD_PICKLE = (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError, TypeError,
-              ValueError)
+FORMAT = 2  # of the cached file; 1 was a pickle
+# What a cached file of the wrong shape raises while it is rebuilt: any of these means "miss".
+BAD_ROW = (KeyError, IndexError, TypeError, ValueError, AttributeError, re.error, RuleError, RecursionError)
+STR_FIELDS = ("id", "name", "title", "migration_class", "hipify", "confidence", "status", "rationale", "docs", "file")
+OPTIONAL_STR_FIELDS = ("hip", "message", "rocm_min", "rocm_max", "when", "exceeds")
 
 
 def content_key(directory: Path) -> str:
     """A hash of every rule file, the loader and its schema, the tool and Python versions."""
-    digest = hashlib.sha256(f"{__version__}\0{sys.version_info[:2]}\0".encode())
-    for path in (Path(rules.__file__), rules.SCHEMA_PATH, *sorted(directory.glob("*.yaml"))):
+    digest = hashlib.sha256(f"{__version__}\0{sys.version_info[:2]}\0{FORMAT}\0".encode())
+    for path in (Path(rules.__file__), Path(__file__), rules.SCHEMA_PATH, *sorted(directory.glob("*.yaml"))):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:32]
 
@@ -32,42 +46,87 @@ def load(directory: Path | None = None, cache_dir: Path | None = None) -> RuleBa
     """rules.load_rules(directory), served from `cache_dir` when the rules are unchanged."""
     directory = directory or default_rules_dir()
     if cache_dir is None:
-        return load_rules(directory)
+        return rules.load_rules(directory)
     try:
-        path = cache_dir / SUBDIR / f"{content_key(directory)}.pickle"
+        path = cache_dir / SUBDIR / f"{content_key(directory)}.json"
     except OSError:
-        return load_rules(directory)
+        return rules.load_rules(directory)
     cached = _read(path)
     if cached is not None:
         return cached
-    rulebase = load_rules(directory)
-    _write(path, rulebase)
+    files, version = rules.validated_records(directory)
+    rulebase = from_records(files, version)
+    _write(path, {"format": FORMAT, "version": version, "files": files})
     return rulebase
 
 
 def _read(path: Path) -> RuleBase | None:
     try:
-        value = pickle.loads(path.read_bytes())
+        data = jsonio.loads(path.read_bytes())
     except FileNotFoundError:
         return None
-    except BAD_PICKLE as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         LOG.debug("ignoring unreadable rule cache %s: %s", path, exc)
         return None
-    return value if isinstance(value, RuleBase) else None
+    try:
+        if data["format"] != FORMAT or not isinstance(data["version"], str):
+            return None
+        files = [(name, records) for name, records in data["files"]]
+        if not all(_record_typed(record) for _, records in files for record in records):
+            return None
+        rulebase = from_records(files, data["version"], checked=True)
+    except BAD_ROW as exc:
+        LOG.debug("ignoring rule cache of the wrong shape %s: %s", path, exc)
+        return None
+    return rulebase if all(_well_typed(rule) for rule in rulebase.rules) else None
 
 
-def _write(path: Path, rulebase: RuleBase) -> None:
-    """Write atomically and drop pickles of older rule sets; any failure leaves no cache."""
-    import tempfile
+def _well_typed(rule: Rule) -> bool:
+    """The types the schema guarantees, checked again on what was read from the cache."""
+    m = rule.matcher
+    return (all(isinstance(getattr(rule, f), str) for f in STR_FIELDS)
+            and all(isinstance(getattr(rule, f), (str, type(None))) for f in OPTIONAL_STR_FIELDS)
+            and isinstance(rule.fallback, bool) and _strings(rule.arch) and isinstance(m.kind, str)
+            and _strings(m.exact) and _strings(m.prefixes) and _strings(m.roles)
+            and (m.regex is None or type(m.regex.pattern) is str)
+            and _strings(m.entries) and all(map(_entry_typed, m.entries.values()))
+            and all(isinstance(k, str) and isinstance(v, (str, int, float, bool)) for k, v in rule.target))
 
+
+def _record_typed(record: dict[str, Any]) -> bool:
+    """The fields the builder converts (and so would hide a wrong type in)."""
+    effort = record["effort"]
+    (spec,) = record["match"].values()
+    names = [spec.get(k) for k in ("exact", "prefix") if k in spec]
+    return (isinstance(record.get("fallback", False), bool) and isinstance(record.get("arch", []), list)
+            and all(isinstance(v, str) or (isinstance(v, list) and _strings(v)) for v in names)
+            and all(isinstance(effort[k], (int, float)) and not isinstance(effort[k], bool)
+                    for k in ("per_occurrence", "first_use"))
+            and isinstance(record.get("target", {}), dict) and isinstance(record.get("rocm", {}), dict))
+
+
+def _strings(values: object) -> bool:
+    return all(type(v) is str for v in values)  # type: ignore[attr-defined]
+
+
+_TEXT_OR_NONE = frozenset({str, type(None)})
+
+
+def _entry_typed(entry: Entry) -> bool:
+    return {type(entry.hip), type(entry.since), type(entry.hipify), type(entry.note), type(entry.deprecated),
+            type(entry.removed), type(entry.experimental)} <= _TEXT_OR_NONE
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    """Write atomically and drop copies of older rule sets; any failure leaves no cache."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        data = pickle.dumps(rulebase, protocol=pickle.HIGHEST_PROTOCOL)
+        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
         with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as handle:
-            handle.write(data)
+            handle.write(text)
         os.replace(handle.name, path)
-        for old in path.parent.glob("*.pickle"):
+        for old in (*path.parent.glob("*.json"), *path.parent.glob("*.pickle")):
             if old != path:
                 old.unlink(missing_ok=True)
-    except (OSError, pickle.PicklingError, TypeError) as exc:
+    except (OSError, TypeError, ValueError) as exc:
         LOG.debug("cannot write rule cache %s: %s", path, exc)

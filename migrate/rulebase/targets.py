@@ -56,7 +56,8 @@ class Catalogue:
 
 @lru_cache(maxsize=4)
 def load(path: Path | None = None) -> Catalogue:
-    data = yaml.safe_load((path or default_rules_dir() / "targets" / "gpus.yaml").read_text())
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    data = yaml.load((path or default_rules_dir() / "targets" / "gpus.yaml").read_text(), Loader=loader)
     archs = {name: Arch(name=name, matrix=tuple(spec.pop("matrix", ())), **spec)
              for name, spec in data["architectures"].items()}
     return Catalogue(default_rocm=data["default_rocm"], default_arch=tuple(data["default_arch"]),

@@ -149,7 +149,7 @@ def load(path: Path | None = None) -> Matrix:
 @lru_cache(maxsize=4)
 def _cached(path: str) -> Matrix:
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, yaml.YAMLError) as exc:
         raise MatrixError(f"{path}: {exc}".splitlines()[0]) from None
     check(data, path)

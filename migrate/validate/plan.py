@@ -13,6 +13,7 @@ from typing import Any
 from migrate.model import Fact, Report, Workload
 
 MAX_EVIDENCE = 5
+CODE_SUFFIXES = (".py", ".ipynb", ".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hip")
 GPU_IMPORTS = ("torch", "jax", "cupy", "triton", "tensorflow", "numba.cuda", "pycuda")
 
 
@@ -108,11 +109,12 @@ def _workload(workload: Workload, report: Report, facts: Mapping[str, Sequence[F
 
 
 def _one_per_line(evidence: list[Evidence]) -> list[Evidence]:
-    """The first symbol of each cited line, in file order."""
+    """The first symbol of each cited line: findings in source code first, then imports, then other files."""
     first: dict[tuple[str, int], Evidence] = {}
     for e in evidence:
         first.setdefault((e.path, e.line), e)
-    return sorted(first.values(), key=lambda e: (e.path, e.line))
+    return sorted(first.values(), key=lambda e: (not e.path.endswith(CODE_SUFFIXES), e.symbol.startswith("import "),
+                                                   e.path, e.line))
 
 
 def _gpu_evidence(workload: Workload, report: Report, seen: list[tuple[str, Fact]]) -> list[Evidence]:

@@ -28,7 +28,8 @@ class Calibration:
     source: str
     url: str
     families: tuple[Family, ...]
-    lines_per_occurrence: dict[str, Effort]  # only the families the measurements cover
+    lines_first_occurrence: dict[str, Effort]  # only the families the measurements cover
+    learning_rate: float  # the k-th occurrence in a project costs k^log2(rate) of the first
     build_lines: Effort  # per project
     unattributed_lines_per_kloc: Effort  # per project, per 1,000 lines of C/C++/CUDA with findings
     median_kloc: float  # size of the median measured project
@@ -40,6 +41,12 @@ class Calibration:
 
     def family_of(self, rule: str) -> Family | None:
         return next((f for f in self.families if rule in f.ids or rule.startswith(f.prefixes)), None)
+
+    def units(self, count: int, in_project: int) -> float:
+        """`count` occurrences of a family that has `in_project` in its project, in first-occurrence
+        units: the project's learning curve shared out evenly."""
+        total = max(count, in_project)
+        return count * sum(k ** math.log2(self.learning_rate) for k in range(1, total + 1)) / total if total else 0.0
 
     def hours(self, lines: Effort, times: float = 1.0) -> Effort:
         k = self.hours_per_line * times
@@ -53,14 +60,15 @@ def _effort(table: dict[str, float]) -> Effort:
 @lru_cache(maxsize=4)
 def load(directory: Path | None = None) -> Calibration:
     folder = (directory or default_rules_dir()) / "effort"
-    families = yaml.safe_load((folder / "families.yaml").read_text())
-    fitted = yaml.safe_load((folder / "calibrated.yaml").read_text())
+    families = yaml.load((folder / "families.yaml").read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    fitted = yaml.load((folder / "calibrated.yaml").read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     return Calibration(
         hours_per_line=float(fitted["productivity"]["hours_per_line"]),
         source=str(fitted["productivity"]["source"]), url=str(fitted["productivity"]["url"]),
         families=tuple(Family(name=f["name"], title=f["title"], ids=frozenset(f.get("ids", ())),
                               prefixes=tuple(f.get("prefixes", ()))) for f in families),
-        lines_per_occurrence={name: _effort(v["lines_per_occurrence"]) for name, v in fitted["families"].items()},
+        lines_first_occurrence={name: _effort(v["lines_first_occurrence"]) for name, v in fitted["families"].items()},
+        learning_rate=float(fitted["learning_rate"]),
         build_lines=_effort(fitted["project"]["build_lines"]),
         unattributed_lines_per_kloc=_effort(fitted["project"]["unattributed_lines_per_kloc"]),
         median_kloc=float(fitted["project"]["median_kloc"]),

@@ -29,7 +29,29 @@ def optional_root(path: str) -> str | None:
     return None
 
 
-def effective_class(finding: Finding, findings: Sequence[Finding], kind: str) -> str:
+class Agreement:
+    """What the findings of at least each class say (not counting ported ones): their best
+    confidence and their number of distinct medium-confidence symbols. Computed once per group
+    of findings, so judging every finding of a group is linear, not quadratic."""
+
+    def __init__(self, findings: Sequence[Finding]) -> None:
+        best = [-1] * len(CLASSES)
+        medium: list[set[str]] = [set() for _ in CLASSES]
+        for o in findings:
+            if o.status == "ported":
+                continue
+            rank = class_rank(o.migration_class)
+            best[rank] = max(best[rank], CONFIDENCES.index(o.confidence))
+            if o.confidence == "medium":
+                medium[rank].add(o.symbol)
+        for rank in range(len(CLASSES) - 2, -1, -1):  # "at least this class": accumulate from the top
+            best[rank] = max(best[rank], best[rank + 1])
+            medium[rank] |= medium[rank + 1]
+        self.best, self.medium = best, [len(m) for m in medium]
+
+
+def effective_class(finding: Finding, findings: Sequence[Finding], kind: str,
+                    agreement: Agreement | None = None) -> str:
     """A finding's weight among `findings` (its workload's required findings, or one optional part).
 
     Code a ROCm path already covers counts as native. In a PyTorch extension, CUDA that hipify
@@ -46,10 +68,10 @@ def effective_class(finding: Finding, findings: Sequence[Finding], kind: str) ->
         return "native"
     if finding.confidence == "high":
         return cls
-    agrees = [o for o in findings if class_rank(o.migration_class) >= class_rank(cls) and o.status != "ported"]
-    if any(CONFIDENCES.index(o.confidence) > CONFIDENCES.index(finding.confidence) for o in agrees):
+    agreement = agreement or Agreement(findings)
+    if agreement.best[class_rank(cls)] > CONFIDENCES.index(finding.confidence):
         return cls
-    if len({o.symbol for o in agrees if o.confidence == "medium"}) >= CORROBORATING_SYMBOLS:
+    if agreement.medium[class_rank(cls)] >= CORROBORATING_SYMBOLS:
         return cls
     return CLASSES[class_rank(cls) - 1]
 
@@ -57,8 +79,9 @@ def effective_class(finding: Finding, findings: Sequence[Finding], kind: str) ->
 def judged(findings: Sequence[Finding], kind: str = "directory") -> list[Finding]:
     """The findings with their effective class set (worst over earlier judgements)."""
     out = []
+    agreement = Agreement(findings)
     for f in findings:
-        cls = effective_class(f, findings, kind)
+        cls = effective_class(f, findings, kind, agreement)
         if f.effective_class and class_rank(f.effective_class) > class_rank(cls):
             cls = f.effective_class
         out.append(replace(f, effective_class=cls))
@@ -73,7 +96,8 @@ def classify(findings: Sequence[Finding], kind: str = "directory",
     required = list(findings) if everything else [f for f in findings if f.status != "optional"]
     if not required:
         return "native", ()
-    effective = {f: effective_class(f, required, kind) for f in required}
+    agreement = Agreement(required)
+    effective = {f: effective_class(f, required, kind, agreement) for f in required}
     worst = max(effective.values(), key=class_rank)
     if worst == "native":
         return worst, ()

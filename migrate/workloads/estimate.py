@@ -70,6 +70,16 @@ def kernel_groups(kernels: Iterable[Finding]) -> set[tuple[str, str]]:
     return {(posixpath.dirname(f.path), KERNEL_STEM.sub("", f.symbol) or f.symbol) for f in kernels}
 
 
+def family_counts(findings: Iterable[Finding], calibration: Calibration) -> dict[str, int]:
+    """Occurrences of each calibrated family in a project (kernels: groups of variants)."""
+    by_family: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        family = calibration.family_of(f.rule)
+        if family is not None:
+            by_family[family.name].append(f)
+    return {name: len(kernel_groups(fs)) if name == "kernel" else len(fs) for name, fs in by_family.items()}
+
+
 class _Items:
     def __init__(self) -> None:
         self.items: dict[str, Effort] = {}
@@ -91,8 +101,9 @@ class _Items:
 
 def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
              rule_effort: Callable[[str], tuple[float, float]], rule_name: Callable[[str], str],
-             calibration: Calibration) -> Estimate:
-    """Effort of one workload from its own findings (its share of project costs is separate)."""
+             calibration: Calibration, in_project: Mapping[str, int] | None = None) -> Estimate:
+    """Effort of one workload from its own findings (its share of project costs is separate).
+    `in_project`: occurrences of each family in the whole project (the learning curve's count)."""
     items = _Items()
     factors = model.uncertainty.get(own_class, (1.0, 1.0))
     by_family: dict[str, list[Finding]] = defaultdict(list)
@@ -101,20 +112,22 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
         family = calibration.family_of(finding.rule) if model.calibrated else None
         if family is not None and family.name == "build":
             continue  # build files are the project's build port
-        if family is not None and family.name in calibration.lines_per_occurrence:
+        if family is not None and family.name in calibration.lines_first_occurrence:
             by_family[family.name].append(finding)
         else:
             by_rule[finding.rule].append(finding)
     titles = {f.name: f.title for f in calibration.families}
     for name, occurrences in sorted(by_family.items()):
-        lines = calibration.lines_per_occurrence[name]
+        lines = calibration.lines_first_occurrence[name]
+        total = (in_project or {}).get(name, 0)
         if name == "kernel":
             groups = len(kernel_groups(occurrences))
             items.add(f"kernel: hand edits ×{groups} groups of variants ({len(occurrences)} kernels)",
-                      calibration.hours(lines, groups), True)
+                      calibration.hours(lines, calibration.units(groups, total)), True)
             items.spread(f"kernel numerical validation ×{groups}", groups * model.kernel_validation, factors)
         else:
-            items.add(f"{name}: {titles[name]} ×{len(occurrences)}", calibration.hours(lines, len(occurrences)), True)
+            items.add(f"{name}: {titles[name]} ×{len(occurrences)}",
+                      calibration.hours(lines, calibration.units(len(occurrences), total)), True)
     kernels = 0
     for rule, occurrences in sorted(by_rule.items()):
         if rule in model.kernel_rules:

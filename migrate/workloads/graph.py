@@ -15,6 +15,23 @@ from migrate.model import Fact
 from migrate.workloads.assemble import Spec
 
 PY_SUFFIXES = (".py",)
+SYSTEM_HEADERS = frozenset({
+    "assert.h", "complex.h", "ctype.h", "errno.h", "fenv.h", "float.h", "inttypes.h", "iso646.h", "limits.h",
+    "locale.h", "math.h", "setjmp.h", "signal.h", "stdalign.h", "stdarg.h", "stdatomic.h", "stdbool.h",
+    "stddef.h", "stdint.h", "stdio.h", "stdlib.h", "stdnoreturn.h", "string.h", "tgmath.h", "threads.h",
+    "time.h", "uchar.h", "wchar.h", "wctype.h", "unistd.h", "fcntl.h", "dirent.h", "dlfcn.h", "pthread.h",
+    "sched.h", "semaphore.h", "strings.h", "termios.h", "poll.h", "getopt.h", "libgen.h", "malloc.h",
+    "memory.h", "io.h", "direct.h", "process.h", "windows.h", "winsock2.h", "sys/types.h", "sys/stat.h",
+    "sys/time.h", "sys/mman.h", "sys/socket.h", "sys/wait.h", "sys/ioctl.h", "sys/resource.h", "sys/syscall.h",
+    "sys/sysinfo.h", "sys/utsname.h", "netinet/in.h", "arpa/inet.h", "netdb.h", "algorithm", "any", "array",
+    "atomic", "bitset", "cassert", "cctype", "cerrno", "cfloat", "chrono", "cinttypes", "climits", "cmath",
+    "complex", "condition_variable", "cstdarg", "cstddef", "cstdint", "cstdio", "cstdlib", "cstring", "ctime",
+    "deque", "exception", "filesystem", "fstream", "functional", "future", "iomanip", "ios", "iosfwd",
+    "iostream", "istream", "iterator", "limits", "list", "locale", "map", "memory", "mutex", "new", "numeric",
+    "optional", "ostream", "queue", "random", "ratio", "regex", "set", "shared_mutex", "sstream", "stack",
+    "stdexcept", "streambuf", "string", "string_view", "system_error", "thread", "tuple", "type_traits",
+    "typeinfo", "unordered_map", "unordered_set", "utility", "valarray", "variant", "vector",
+})
 STDLIB = frozenset(sys.stdlib_module_names)
 PACKAGE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -42,6 +59,8 @@ class DependencyGraph:
     def _edges_of(self, rel: str, facts: tuple[Fact, ...], extensions: dict[str, Any], targets: set[str]) -> None:
         for fact in facts:
             if fact.kind == "include":
+                if fact.text.startswith("<") and fact.name in SYSTEM_HEADERS:
+                    continue  # <unistd.h> is the system's, even where the project has a file of that name
                 self._link(rel, self._include(rel, fact.name), f"includes {fact.name}")
             elif fact.kind == "python_import":
                 module = fact.name

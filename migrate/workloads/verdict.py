@@ -6,12 +6,12 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
-from migrate.model import Finding, OptionalPart, TargetVerdict, Workload, class_rank, worst_class
+from migrate.model import Finding, OptionalPart, TargetVerdict, Workload, class_rank, evolve, worst_class
 from migrate.rulebase.load import RuleBase
 from migrate.workloads.assemble import Spec
 from migrate.workloads.calibration import Calibration
-from migrate.workloads.classify import classify, effective_class, optional_root
-from migrate.workloads.estimate import EffortModel, estimate
+from migrate.workloads.classify import Agreement, classify, effective_class, optional_root
+from migrate.workloads.estimate import EffortModel, estimate, family_counts
 from migrate.workloads.graph import DependencyGraph
 from migrate.workloads.ported import Evidence
 
@@ -23,8 +23,11 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
     workload, status and effective class. `rocm_paths` maps a project root ("." for a single
     project) to the evidence that it already has a ROCm path: its findings are `ported`."""
     rocm_paths = {root: ev for root, ev in (rocm_paths or {}).items() if ev}
-    tagged = [_status(replace(f, workload=graph.owner.get(f.path, "")), rocm_paths) for f in findings]
-    mine = {s.name: [f for f in tagged if f.workload == s.name] for s in specs}
+    tagged = [_status(evolve(f, workload=graph.owner.get(f.path, "")), rocm_paths) for f in findings]
+    mine: dict[str, list[Finding]] = {s.name: [] for s in specs}
+    for finding in tagged:
+        if finding.workload in mine:
+            mine[finding.workload].append(finding)
     kinds = {s.name: s.kind for s in specs}
     optional = {s.name: _all_optional(s) for s in specs}
     efforts = {r.id: (r.effort_per_occurrence, r.effort_first_use) for r in rules.rules}
@@ -37,11 +40,15 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
         here: dict[Finding, str] = {}
         for name, fs in scoped.items():
             for group in _groups(fs, optional[name]):
+                agreement = Agreement(group)
                 for f in group:
-                    cls = here[f] = effective_class(f, group, kinds[name])
+                    cls = here[f] = effective_class(f, group, kinds[name], agreement)
                     if class_rank(cls) > class_rank(effective.get(f, "native")):
                         effective[f] = cls
                     effective.setdefault(f, cls)
+        counted_of = {s.name: [f for f in scoped[s.name] if here[f] != "native"  # ported, low confidence, hints
+                               and (optional[s.name] or f.status != "optional")] for s in specs}
+        in_project = family_counts([f for fs in counted_of.values() for f in fs], calibration)
         for spec in specs:
             cls, reasons = own[spec.name]
             chain: tuple[str, ...] = ()
@@ -50,18 +57,17 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
             if worst is not None and class_rank(own[worst][0]) > class_rank(cls):
                 cls, reasons = own[worst]
                 chain = tuple(graph.chain(spec.name, worst)) + tuple(_where(f) for f in reasons[:1])
-            counted = [f for f in scoped[spec.name] if here[f] != "native"  # ported, low confidence, hints
-                       and (optional[spec.name] or f.status != "optional")]
-            result = estimate(counted, own[spec.name][0], model, efforts.__getitem__, names.__getitem__,
-                              calibration)
+            result = estimate(counted_of[spec.name], own[spec.name][0], model, efforts.__getitem__, names.__getitem__,
+                              calibration, in_project)
             verdicts[spec.name].append(TargetVerdict(
                 arch=arch, migration_class=cls, own_class=own[spec.name][0], reasons=reasons, chain=chain,
                 effort=result.effort, breakdown=result.breakdown, calibrated=result.calibrated))
-    judged_findings = [replace(f, effective_class=effective.get(f, f.migration_class)) for f in tagged]
+    judged_findings = [evolve(f, effective_class=effective.get(f, f.migration_class)) for f in tagged]
     evidence_of = {s.name: _evidence_for(s, rocm_paths) for s in specs}
     workloads = [Workload(name=s.name, root=s.root, kind=s.kind, files=tuple(sorted(s.files)),
                           verdicts=tuple(_relabel(v, effective) for v in verdicts[s.name]),
                           depends_on=tuple(graph.direct(s.name)),
+                          depends_why=tuple(graph.graph.edges[s.name, d]["step"] for d in graph.direct(s.name)),
                           rocm_path=tuple(str(e) for e in evidence_of[s.name]), optional=optional[s.name],
                           optional_parts=_optional_parts(mine[s.name], optional[s.name], kinds[s.name]))
                  for s in specs]
@@ -70,9 +76,9 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
 
 def _status(finding: Finding, rocm_paths: dict[str, tuple[Evidence, ...]]) -> Finding:
     if any(root in (".", finding.path) or finding.path.startswith(root + "/") for root in rocm_paths):
-        return replace(finding, status="ported")
+        return evolve(finding, status="ported")
     if finding.status != "optional" and optional_root(finding.path) is not None:
-        return replace(finding, status="optional")
+        return evolve(finding, status="optional")
     return finding
 
 
@@ -119,7 +125,7 @@ def _evidence_for(spec: Spec, rocm_paths: dict[str, tuple[Evidence, ...]]) -> tu
 
 def _relabel(verdict: TargetVerdict, effective: dict[Finding, str]) -> TargetVerdict:
     """Reasons are the judged findings (the report's own objects, with their effective class)."""
-    return replace(verdict, reasons=tuple(replace(f, effective_class=effective.get(f, f.migration_class))
+    return replace(verdict, reasons=tuple(evolve(f, effective_class=effective.get(f, f.migration_class))
                                           for f in verdict.reasons))
 
 

@@ -339,6 +339,9 @@ def _declaration_text(name_node: ts.Node) -> str:
 
 
 def _shared_and_managed(node: ts.Node, emit: Emit) -> None:
+    source = node.text or b""
+    if b"__shared__" not in source and b"__managed__" not in source:  # no such keyword token below: skip the walk
+        return
     qualifiers = {c.type for c in walk(node) if c.type in ("__shared__", "__managed__")}
     if "__managed__" in qualifiers:
         emit("managed-variable", node, "__managed__")

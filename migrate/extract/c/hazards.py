@@ -25,6 +25,9 @@ WARP_FUNCTION = re.compile(r"(?i)^(\w+_)?(k_?)?(get_?)?(warp_?size|threads_?per_
 WAVE_NAME = re.compile(r"(?i)^(\w+_)?(k_?)?(warp_?size|warp_?sz|threads_?per_?warp|wave_?front_?size|wave_?size)(_\w+)?$")
 FP8_MAX = re.compile(r"^448(\.0*[fF]?|[fF])$")
 FP8_CONTEXT = re.compile(rb"(?i)fp8|float8|e4m3")
+ATOMICS = frozenset({"atomicMax", "atomicMin", "atomicAdd", "atomicExch", "atomicCAS", "atomicSub"})
+FLOATING = re.compile(r"\b(float|double)\s*\*")
+RAW_HALF = frozenset({"__half_raw", "__half2_raw", "__nv_bfloat16_raw", "__nv_bfloat162_raw"})
 COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 
 
@@ -44,6 +47,9 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> Non
     for node in caps.get("definition.function", []):
         _warp_size_function(node, emit)
         _flat_index_kernel(node, emit)
+        _atomic_overload(node, emit)
+    for node in caps.get("declaration", []):
+        _raw_half_init(node, emit)
     for node in caps.get("macro", []):
         _wave_64_macro(node, emit)
     for name_node, value in _initialised(caps):
@@ -142,8 +148,10 @@ def _flat_index_kernel(node: ts.Node, emit: Emit) -> None:
             value, decl = sub.child_by_field_name("value"), sub.child_by_field_name("declarator")
             if value is not None and decl is not None and FLAT_INDEX.search(text(value)):
                 ids.add(text(decl))
+    if not ids:
+        return
     for sub in walk(body):
-        if sub.type != "if_statement" or not ids:
+        if sub.type != "if_statement":
             continue
         condition = text(sub.child_by_field_name("condition"))
         consequence = sub.child_by_field_name("consequence")
@@ -173,3 +181,25 @@ def _initialised(caps: dict[str, list[ts.Node]]) -> Iterator[tuple[ts.Node, ts.N
 def _wave_64_binding(name_node: ts.Node, value: ts.Node, emit: Emit) -> None:
     if WAVE_NAME.match(text(name_node)) and integer(text(value)) == 64:
         emit("warp-size-constant-64", name_node, text(name_node))
+
+
+def _atomic_overload(node: ts.Node, emit: Emit) -> None:
+    """`__device__ float atomicMax(float* address, float val) { ... atomicCAS ... }`."""
+    if "__device__" not in qualifiers(node):
+        return
+    declarator = node.child_by_field_name("declarator")
+    name = declarator.child_by_field_name("declarator") if declarator is not None else None
+    params = declarator.child_by_field_name("parameters") if declarator is not None else None
+    if name is not None and text(name) in ATOMICS and FLOATING.search(text(params)):
+        emit("device-atomic-overload", name, text(name))
+
+
+def _raw_half_init(node: ts.Node, emit: Emit) -> None:
+    """`__half2_raw inf = {0x7C00, 0x7C00};`"""
+    type_node = node.child_by_field_name("type")
+    if type_node is None or text(type_node).split("::")[-1] not in RAW_HALF:
+        return
+    for child in node.named_children:
+        value = child.child_by_field_name("value") if child.type == "init_declarator" else None
+        if value is not None and value.type == "initializer_list" and re.search(r"0[xX][0-9a-fA-F]+", text(value)):
+            emit("raw-half-init", child, text(type_node))

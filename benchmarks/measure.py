@@ -1,0 +1,78 @@
+"""What the benchmarks share: run a command, its wall time, and the peak memory of its whole
+process tree (workers included), sampled from /proc; the load average around it."""
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Run:
+    seconds: float
+    peak_mb: float  # summed resident memory of the process and its children, at the worst moment
+    load: float  # 1-minute load average when the run started
+    returncode: int
+
+
+def _children() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                stat = Path(entry.path, "stat").read_text()
+            except OSError:
+                continue
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            tree.setdefault(ppid, []).append(int(entry.name))
+    return tree
+
+
+def _tree_rss(pid: int) -> int:
+    tree, todo, total = _children(), [pid], 0
+    while todo:
+        current = todo.pop()
+        try:
+            fields = Path(f"/proc/{current}/statm").read_text().split()
+            total += int(fields[1]) * os.sysconf("SC_PAGE_SIZE")
+        except OSError:
+            pass
+        todo.extend(tree.get(current, ()))
+    return total
+
+
+def run(command: list[str], *, env: dict[str, str] | None = None, cwd: str | None = None,
+        sample: bool = False) -> Run:
+    """Run `command` (output discarded); with `sample`, follow its memory every 20 ms."""
+    load = os.getloadavg()[0]
+    started = time.perf_counter()
+    process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak = [0]
+
+    def follow() -> None:
+        while process.poll() is None:
+            peak[0] = max(peak[0], _tree_rss(process.pid))
+            time.sleep(0.02)
+
+    watcher = threading.Thread(target=follow, daemon=True) if sample else None
+    if watcher:
+        watcher.start()
+    returncode = process.wait()
+    seconds = time.perf_counter() - started
+    if watcher:
+        watcher.join()
+    return Run(seconds=seconds, peak_mb=peak[0] / 2**20, load=load, returncode=returncode)
+
+
+def median(runs: list[Run]) -> float:
+    return statistics.median(r.seconds for r in runs)
+
+
+def describe(runs: list[Run]) -> str:
+    times = " ".join(f"{r.seconds:.2f}" for r in runs)
+    loads = " ".join(f"{r.load:.1f}" for r in runs)
+    return f"median {median(runs):.2f} s (runs: {times}; load average at start: {loads})"

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Check that the fast paths write the same bytes as the slow one, on real trees.
+
+    python benchmarks/same_output.py TREE... [--against GIT-REF]
+
+For each tree: the slow path (every fact kept, as a hipify-perl pass needs; one process; no
+cache), a parallel cold scan into a fresh cache, and the warm rescan from that cache render
+JSON, SARIF, CSV and Markdown; all must be byte-identical. With --against, the command line of
+an older commit (exported with `git archive` into a temporary folder) writes the same formats
+for comparison; only the timing lines ("seconds") are left out of that comparison, since they
+differ from run to run. Exits 1 on any difference.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+FORMATS = ("json", "sarif", "csv", "markdown")
+CLI_FORMATS = ("json", "sarif", "csv")
+
+
+def rendered(tree: Path, *, jobs: int, cache: Path | None, full: bool) -> dict[str, str]:
+    from migrate import analyse, pipeline
+    from migrate.cli.main import _load_rules
+    from migrate.render import renderer
+    from migrate.settings import Settings
+
+    real = analyse.analyse_all
+    pipeline.analyse_all = lambda *a, **k: real(*a, **{**k, "keep_extractions": full})  # type: ignore[assignment]
+    try:
+        report = pipeline.run([tree], Settings(jobs=jobs, cache_dir=cache, use_hipify=False), _load_rules(None))
+    finally:
+        pipeline.analyse_all = real  # type: ignore[assignment]
+    report = dataclasses.replace(report, seconds=0.0, scanned_at="")
+    return {name: renderer(name)(report) for name in FORMATS}
+
+
+def cli_outputs(code: Path, tree: Path, out: Path) -> dict[str, str]:
+    args = [sys.executable, "-m", "migrate", "scan", str(tree), "--no-cache", "--no-hipify"]
+    for name in CLI_FORMATS:
+        args += ["-f", name, "-o", str(out / f"r.{name}")]
+    env = {**os.environ, "PYTHONPATH": str(code), "ROCM_MIGRATE_CACHE_DIR": str(out / "cache")}
+    subprocess.run(args, env=env, cwd=code, check=True, stdout=subprocess.DEVNULL)
+    return {name: _untimed((out / f"r.{name}").read_text()) for name in CLI_FORMATS}
+
+
+def _untimed(text: str) -> str:
+    return "\n".join(line for line in text.split("\n") if '"seconds":' not in line and '"scanned_at":' not in line)
+
+
+def export(ref: str, into: Path) -> Path:
+    archive = into / "code.tar"
+    subprocess.run(["git", "-C", str(ROOT), "archive", "-o", str(archive), ref], check=True)
+    with tarfile.open(archive) as tar:
+        tar.extractall(into / "code", filter="data")
+    return into / "code"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("trees", nargs="+", type=Path)
+    parser.add_argument("--against", metavar="GIT-REF", help="also compare with this commit's command line")
+    args = parser.parse_args()
+    failures = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        old = export(args.against, Path(tmp)) if args.against else None
+        for n, tree in enumerate(t.resolve() for t in args.trees):
+            slow = rendered(tree, jobs=1, cache=None, full=True)
+            cache = Path(tmp) / f"cache-{n}"
+            paths = {"parallel cold": rendered(tree, jobs=os.cpu_count() or 1, cache=cache, full=False),
+                     "warm": rendered(tree, jobs=os.cpu_count() or 1, cache=cache, full=False)}
+            if old is not None:
+                out = Path(tmp) / f"old-{n}"
+                out.mkdir()
+                new_out = Path(tmp) / f"new-{n}"
+                new_out.mkdir()
+                before, now = cli_outputs(old, tree, out), cli_outputs(ROOT, tree, new_out)
+                same = [name for name in CLI_FORMATS if before[name] == now[name]]
+                print(f"{tree.name}: {args.against} vs this tree's CLI: same {same}, "
+                      f"different {[n for n in CLI_FORMATS if n not in same]}")
+                failures += len(CLI_FORMATS) - len(same)
+            for label, outputs in paths.items():
+                differ = [name for name in FORMATS if outputs[name] != slow[name]]
+                sizes = ", ".join(f"{name} {len(slow[name].encode())} B" for name in FORMATS)
+                print(f"{tree.name}: {label} vs slow path: " + (f"DIFFERENT in {differ}" if differ else
+                                                                  f"byte-identical ({sizes})"))
+                failures += len(differ)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

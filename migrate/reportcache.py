@@ -1,0 +1,133 @@
+"""A rescan of an unchanged tree: the rendered reports of the last scan with the same inputs.
+
+The key covers everything a single-project scan reads: each discovered file's path, kind and
+content hash, what discovery skipped and why, the settings, the rules, the git commit, the
+requested formats and the tool's own code and data files. Reports are stored with stand-ins for
+the two values that change from run to run (`summary.seconds`, `source.scanned_at`), which get
+this run's values, so a hit writes the same bytes a full scan would. Only formats whose only
+run-dependent values are those two are kept (JSON, SARIF, CSV, Markdown: terminal and HTML
+show the time formatted), and never a scan with a hipify-perl or libclang pass, whose outside
+programs the key cannot see. The row is JSON in the per-file cache's sqlite file (data only);
+a row of the wrong shape is a miss."""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import Path
+
+from migrate import __version__, jsonio, vcs
+from migrate.cache import Cache
+from migrate.discover import discover
+from migrate.readfile import read
+from migrate.rulebase.load import RuleBase, default_rules_dir
+from migrate.settings import Settings
+
+FORMATS = frozenset({"json", "sarif", "csv", "markdown"})
+SECONDS = 987654.321  # stand-ins for the run-dependent values while a report is stored
+SCANNED_AT = "0000-00-00T00:00:00+stand-in"
+
+Progress = Callable[[int, int], None]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Outputs:
+    texts: dict[str, str]  # format -> rendered report
+    migration_class: str  # the report's class, for --fail-on
+
+
+def applies(settings: Settings, formats: Sequence[str]) -> bool:
+    return (settings.cache_dir is not None and not settings.precise and bool(formats)
+            and all(f in FORMATS for f in formats) and not _hipify_installed(settings))
+
+
+def scan(targets: list[Path], settings: Settings, rules_dir: Path | None, load_rules: Callable[[], RuleBase],
+         formats: Sequence[str], progress: Progress | None = None) -> Outputs:
+    """The rendered reports, from the cache when nothing they depend on changed, else scanned
+    (the rules are loaded, by `load_rules`, only then)."""
+    from migrate.render import renderer
+    from migrate.rulebase import precompiled
+
+    started = time.perf_counter()
+    scanned_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    wanted = tuple(dict.fromkeys(formats))
+    cache = Cache(settings.cache_dir)
+    key = _key(targets, settings, precompiled.content_key(rules_dir or default_rules_dir()), wanted)
+    stored = _decode(cache.get_report(key), wanted)
+    if stored is None:
+        from migrate import pipeline
+
+        rules = load_rules()
+        report = dataclasses.replace(pipeline.run(targets, settings, rules, progress),
+                                     seconds=SECONDS, scanned_at=SCANNED_AT)
+        stored = Outputs({name: renderer(name)(report) for name in wanted}, report.migration_class)
+        cache.put_report(key, _encode(stored))
+    seconds = round(time.perf_counter() - started, 3)
+    return Outputs({name: _fill(text, seconds, scanned_at) for name, text in stored.texts.items()},
+                   stored.migration_class)
+
+
+def _fill(text: str, seconds: float, scanned_at: str) -> str:
+    return (text.replace(f'"seconds": {json.dumps(SECONDS)}', f'"seconds": {json.dumps(seconds)}')
+            .replace(json.dumps(SCANNED_AT), json.dumps(scanned_at)))
+
+
+def _encode(outputs: Outputs) -> bytes:
+    """A JSON header line (class, formats and their sizes), then the texts' UTF-8 bytes as they are."""
+    texts = {name: text.encode("utf-8", "surrogatepass") for name, text in outputs.texts.items()}
+    header = {"class": outputs.migration_class, "sizes": [[name, len(data)] for name, data in texts.items()]}
+    return jsonio.dumps(header) + b"\n" + b"".join(texts.values())
+
+
+def _decode(row: bytes | None, wanted: tuple[str, ...]) -> Outputs | None:
+    if row is None:
+        return None
+    head, _, body = row.partition(b"\n")
+    try:
+        header = jsonio.loads(head)
+        cls, sizes = header["class"], header["sizes"]
+        if not isinstance(cls, str) or sorted(name for name, _ in sizes) != sorted(wanted) \
+                or not all(type(size) is int and size >= 0 for _, size in sizes) or sum(s for _, s in sizes) != len(body):
+            return None
+        texts, start = {}, 0
+        for name, size in sizes:
+            texts[name] = body[start:start + size].decode("utf-8")
+            start += size
+    except (ValueError, KeyError, TypeError, RecursionError):
+        return None
+    return Outputs(texts, cls)
+
+
+def _key(targets: list[Path], settings: Settings, rules_key: str, formats: tuple[str, ...]) -> str:
+    found = discover(targets, include_vendored=settings.include_vendored, exclude=settings.exclude)
+    digest = hashlib.blake2b(digest_size=32)
+    neutral = dataclasses.replace(settings, jobs=1, cache_dir=None)
+    for part in (_code_key(), rules_key, repr(neutral), repr(formats), str(found.root),
+                 repr([str(t) for t in targets]), repr(found.skipped), str(vcs.head_commit(found.root))):
+        digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    for file in found.files:
+        data, reason = read(file, settings.max_file_size)
+        digest.update(f"{file.rel}\0{file.kind}\0{reason}\0".encode("utf-8", "surrogateescape"))
+        digest.update(hashlib.blake2b(data or b"", digest_size=32).digest())
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _code_key() -> str:
+    """The tool's code and data (rules, targets, templates, queries): any change is a miss."""
+    package = Path(__file__).resolve().parent
+    digest = hashlib.blake2b(__version__.encode(), digest_size=32)
+    for root in (package, default_rules_dir(), package.parent / "templates"):
+        for path in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix != ".pyc"):
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _hipify_installed(settings: Settings) -> bool:
+    from migrate.hipify import tool as hipify
+
+    return settings.use_hipify and hipify.installed(settings.hipify)
