@@ -1,7 +1,11 @@
 """discover: walk the targets, honour .gitignore, skip vendored trees, give every file a kind.
 
 The tree is the boundary: a symbolic link is followed only when what it points at lies
-inside the scanned root (a directory once), and only regular files are ever opened."""
+inside the scanned root (a directory once), and only regular files are ever opened.
+Inside a git checkout git itself decides what is ignored (`git ls-files --cached --others
+--exclude-standard`): a tracked file that matches .gitignore is scanned, negations behave as in git.
+Below a nested repository, a submodule or a tracked symlink to a directory, and wherever git is
+missing or fails (a note says so), the .gitignore files are matched with pathspec instead."""
 from __future__ import annotations
 
 import errno
@@ -14,6 +18,7 @@ from pathlib import Path
 
 import pathspec
 
+from migrate import vcs
 from migrate.model import Skipped, SourceFile
 from migrate.readfile import read_regular
 
@@ -71,7 +76,7 @@ def discover(targets: list[Path], *, include_vendored: bool = False, exclude: tu
             walker.file(target, explicit=True)
     files = sorted(walker.files.values(), key=lambda f: f.rel)
     return Discovery(root=root, files=tuple(files), skipped=tuple(sorted(walker.skipped, key=lambda s: s.path)),
-                     notes=tuple(notes))
+                     notes=tuple(walker.notes))
 
 
 def bounded_spec(lines: list[str] | tuple[str, ...], origin: str, notes: list[str]) -> pathspec.GitIgnoreSpec:
@@ -137,6 +142,7 @@ class _Walker:
         self.files: dict[str, SourceFile] = {}
         self.skipped: list[Skipped] = []
         self._seen_dirs: set[Path] = set()
+        self.listing = _listing(self.git_root, self.notes) if self.git_root is not None else None
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix() if path != self.root else path.name
@@ -213,6 +219,10 @@ class _Walker:
         rel_root = self.rel(path) + ("/" if is_dir else "")
         if self.exclude.match_file(rel_root):
             return True
+        if self.listing is not None and self.git_root is not None:
+            verdict = self.listing.ignored(path.relative_to(self.git_root).as_posix(), is_dir)
+            if verdict is not None:
+                return verdict
         for base, spec in specs:
             try:
                 rel = path.relative_to(base).as_posix() + ("/" if is_dir else "")
@@ -253,6 +263,43 @@ class _Walker:
             if parent == self.git_root or self.git_root in parent.parents:
                 specs += self._gitignore(parent)
         return specs
+
+
+class _GitListing:
+    """What `git ls-files` listed: files, the folders that hold them, and opaque entries (nested
+    repositories, submodules, symlinks to folders) below which git lists nothing."""
+
+    def __init__(self, git_root: Path, paths: list[str]) -> None:
+        self.git_root = git_root
+        self.listed = {p.rstrip("/") for p in paths}
+        self.opaque = {p.rstrip("/") for p in paths if p.endswith("/")}
+        self.dirs = {parent for p in self.listed for parent in _parents(p)}
+
+    def ignored(self, rel: str, is_dir: bool) -> bool | None:
+        """True or False as git decides; None below an opaque entry (the caller matches .gitignore)."""
+        if any(parent in self.opaque for parent in _parents(rel)):
+            return None
+        if is_dir:
+            if rel in self.listed:
+                self.opaque.add(rel)  # a submodule or a tracked symlink to a folder: git lists nothing below
+                return False
+            return rel not in self.dirs
+        return rel not in self.listed
+
+
+def _listing(git_root: Path, notes: list[str]) -> _GitListing | None:
+    try:
+        return _GitListing(git_root, vcs.listed_files(git_root))
+    except vcs.GitError as exc:
+        notes.append(f"{exc}; .gitignore files matched without git, which can differ from git "
+                     "(negations across folders, tracked files that match .gitignore)")
+        return None
+
+
+def _parents(rel: str) -> list[str]:
+    """'a/b/c' -> ['a', 'a/b']."""
+    parts = rel.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts))]
 
 
 def _git_root(path: Path) -> Path | None:

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from migrate.model import Candidate, Extraction, Fact, FileResult, Finding, Target, evolve
-from migrate.rulebase import targets
+from migrate.rulebase import alternatives, targets
 from migrate.rulebase.load import Entry, Rule, RuleBase, version_tuple
 
 MAX_FINDINGS_PER_FILE = 10_000  # real files have hundreds at most; past this a file is reported as capped
@@ -210,10 +210,15 @@ def _finding(rel: str, fact: Fact, rule: Rule, entry: Entry | None, symbol: str,
     if entry is not None and _unavailable(entry, target):
         message += f" ({hip} needs ROCm {entry.since}; the target is ROCm {target.rocm})"
         hipify = "no"
+    cls, confidence = rule.migration_class, rule.confidence
+    route = alternatives.load().get(symbol)
+    if route is not None:  # a documented ROCm route (or a known redesign) decides the class
+        cls, confidence, hip = route.migration_class, "high", route.hip
+        message += f"; ROCm route: {route.hip} ({route.source})" if route.hip else f"; no ROCm route ({route.source})"
     return Finding(
         rule=rule.id, path=rel, line=fact.line, column=fact.column,
         end_line=fact.end_line, end_column=fact.end_column, symbol=symbol, message=message,
-        hip=hip, hipify=hipify, confidence=rule.confidence, migration_class=rule.migration_class,
+        hip=hip, hipify=hipify, confidence=confidence, migration_class=cls,
         source_line=extraction.line_text.get((fact.cell or 0, fact.line), ""), cell=fact.cell,
     )
 

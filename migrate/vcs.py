@@ -1,5 +1,5 @@
-"""git, behind one small adapter: the commit a checkout is at, a shallow clone, a remote's HEAD.
-Only a folder that is itself the top of a checkout (has .git) has a commit: a fixture tree inside
+"""git, behind one small adapter: the commit a checkout is at, a shallow clone, a remote's HEAD, the
+files git would not ignore. Only a folder that is itself the top of a checkout (has .git) has a commit: a fixture tree inside
 another repository does not take that repository's commit."""
 from __future__ import annotations
 
@@ -10,6 +10,11 @@ from pathlib import Path
 
 TIMEOUT = 600
 ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true"}  # never wait for a password
+# A scanned checkout is untrusted: its config must not make a read-only listing run a program.
+SAFE_CONFIG = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.untrackedCache=false")
+LS_FILES_TIMEOUT = 120
+REPO_VARIABLES = frozenset({"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
+                            "GIT_NAMESPACE", "GIT_PREFIX", "GIT_ALTERNATE_OBJECT_DIRECTORIES"})
 
 
 class GitError(Exception):
@@ -23,6 +28,15 @@ def head_commit(folder: Path) -> str | None:
         return _git("-C", str(folder), "rev-parse", "HEAD", timeout=30).strip() or None
     except GitError:
         return None
+
+
+def listed_files(checkout: Path) -> list[str]:
+    """The paths git tracks or would not ignore under the checkout's top (tracked files that match
+    .gitignore included), relative to that top, '/'-separated; a nested repository or submodule is
+    one entry ending in '/'. Raises GitError when git is missing or fails."""
+    out = _git(*SAFE_CONFIG, "-C", str(checkout), "ls-files", "-z", "--cached", "--others", "--exclude-standard",
+               timeout=LS_FILES_TIMEOUT)
+    return [p for p in dict.fromkeys(out.split("\0")) if p]
 
 
 def remote_head(url: str) -> str:
@@ -45,10 +59,24 @@ def _git(*args: str, timeout: int) -> str:
         raise GitError("git is not installed")
     try:
         done = subprocess.run(["git", *args], check=False, capture_output=True, text=True, timeout=timeout,
-                              env={**os.environ, **ENV}, stdin=subprocess.DEVNULL)
+                              env=_env(), stdin=subprocess.DEVNULL, errors="surrogateescape")
     except subprocess.TimeoutExpired:
-        raise GitError(f"git {args[0]}: timed out after {timeout} s") from None
+        raise GitError(f"git {_verb(args)}: timed out after {timeout} s") from None
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
-        raise GitError(f"git {args[0]}: {last}")
+        raise GitError(f"git {_verb(args)}: {last}")
     return done.stdout
+
+
+def _env() -> dict[str, str]:
+    """The caller's environment without variables that point git at another repository (a pre-commit
+    hook runs with GIT_INDEX_FILE set, for one)."""
+    return {**{k: v for k, v in os.environ.items() if k not in REPO_VARIABLES}, **ENV}
+
+
+def _verb(args: tuple[str, ...]) -> str:
+    """The subcommand, past the leading -c and -C options."""
+    rest = list(args)
+    while rest and rest[0] in ("-c", "-C"):
+        rest = rest[2:]
+    return rest[0] if rest else "git"

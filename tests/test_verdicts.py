@@ -86,9 +86,9 @@ def test_an_optional_part_does_not_decide_the_workload(tmp_path: Path) -> None:
 
 
 def test_a_single_medium_finding_does_not_decide_the_class(tmp_path: Path) -> None:
-    tree = write(tmp_path / "k", {"k.cu": "__device__ float f(float a, float b) { return __fdiv_rd(a, b); }\n"})
+    tree = write(tmp_path / "k", {"k.cu": "__device__ float f(float a, float b) { return __bfloat162int_rz(a) + b; }\n"})
     report = scan(tree)
-    (finding,) = [f for f in report["findings"] if f["symbol"] == "__fdiv_rd"]
+    (finding,) = [f for f in report["findings"] if f["symbol"] == "__bfloat162int_rz"]
     assert finding["confidence"] == "medium"
     assert report["summary"]["class"] == finding["class"] != "incompatible"
 
@@ -108,3 +108,24 @@ def test_summary_sarif_and_lint_use_the_same_effective_class(tmp_path: Path) -> 
     linted = json.loads(lint.stdout)
     classes = {item["class"] for item in (linted["findings"] if isinstance(linted, dict) else linted)}
     assert lint.returncode == (1 if "migration-required" in classes or "incompatible" in classes else 0)
+
+
+def test_a_documented_rocm_route_decides_the_class(tmp_path: Path) -> None:
+    tree = write(tmp_path / "gemm", {"gemm.cu": (
+        "#include <cublasLt.h>\n"
+        "void f(cublasLtMatmulDesc_t d) { cublasLtMatmulDescInit(d, CUBLAS_COMPUTE_32F, CUDA_R_32F); }\n"
+        "__global__ void k(const __grid_constant__ CUtensorMap map) {}\n")})
+    findings = {f["symbol"]: f for f in scan(tree)["findings"]}
+    init, tma = findings["cublasLtMatmulDescInit"], findings["CUtensorMap"]
+    assert (init["rule_class"], init["hip"], init["confidence"]) == ("migration-required", "hipblasLtMatmulDescCreate",
+                                                                      "high")
+    assert "ROCm route: hipblasLtMatmulDescCreate (https://rocm.docs.amd.com/" in init["message"]
+    assert tma["rule_class"] == "incompatible"
+
+
+def test_every_route_names_a_source() -> None:
+    from migrate.rulebase import alternatives
+
+    routes = alternatives.load()
+    assert len(routes) >= 30
+    assert all(r.source.startswith("https://") for r in routes.values())

@@ -50,22 +50,26 @@ def _claim(spec: Spec, pool: set[str], wanted: Iterable[str]) -> Spec:
 
 
 def _explicit(pool: set[str], facts: Mapping[str, tuple[Fact, ...]]) -> list[Spec]:
-    """PyTorch extensions and CMake targets, from their source lists."""
-    specs = []
-    for rel, file_facts in sorted(facts.items()):
+    """PyTorch extensions and CMake targets, from their source lists. Extensions claim first:
+    sources that a setup.py builds as a torch extension and a CMakeLists.txt also lists are
+    hipified by PyTorch's ROCm build (diff-gaussian-rasterization ships both)."""
+    specs: list[Spec] = []
+    ordered = sorted(((rel, fact) for rel, file_facts in facts.items() for fact in file_facts
+                      if fact.kind in ("extension", "cmake_target")),
+                     key=lambda item: (item[1].kind != "extension", item[0]))
+    for rel, fact in ordered:
         base = posixpath.dirname(rel)
-        for fact in file_facts:
-            if fact.kind == "extension":
-                sources = _resolve_sources(fact.text, base, pool)
-                spec = Spec(fact.name, _common_dir(sources) or base or ".", "torch-extension")
-                specs.append(_claim(spec, pool, sources + _sibling_headers(sources, pool)))
-            elif fact.kind == "cmake_target":
-                sources = _resolve_sources(fact.text, base, pool)
-                existing = next((s for s in specs if s.name == fact.name and s.kind == "cmake-target"), None)
-                spec = existing or Spec(fact.name, base or ".", "cmake-target")
-                _claim(spec, pool, sources)
-                if existing is None:
-                    specs.append(spec)
+        if fact.kind == "extension":
+            sources = _resolve_sources(fact.text, base, pool)
+            spec = Spec(fact.name, _common_dir(sources) or base or ".", "torch-extension")
+            specs.append(_claim(spec, pool, sources + _sibling_headers(sources, pool)))
+        elif fact.kind == "cmake_target":
+            sources = _resolve_sources(fact.text, base, pool)
+            existing = next((s for s in specs if s.name == fact.name and s.kind == "cmake-target"), None)
+            spec = existing or Spec(fact.name, base or ".", "cmake-target")
+            _claim(spec, pool, sources)
+            if existing is None:
+                specs.append(spec)
     return specs
 
 

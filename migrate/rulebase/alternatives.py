@@ -1,0 +1,42 @@
+"""ROCm routes as data (rules/alternatives/routes.yaml): names HIPIFY marks unsupported that
+have a documented ROCm route, and names a rule grades too leniently. A finding of a listed
+symbol takes the route's class and HIP text; every route carries its source URL."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from migrate.model import CLASSES
+from migrate.rulebase.load import RuleError, default_rules_dir
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    symbol: str
+    migration_class: str
+    hip: str | None
+    source: str
+
+
+@lru_cache(maxsize=4)
+def load(directory: Path | None = None) -> dict[str, Route]:
+    """symbol -> route. Raises RuleError on a malformed entry (file, symbol and field named)."""
+    path = (directory or default_rules_dir()) / "alternatives" / "routes.yaml"
+    if not path.is_file():
+        return {}
+    routes: dict[str, Route] = {}
+    for item in yaml.safe_load(path.read_text()).get("routes", []):
+        symbols = item.get("symbol")
+        names = symbols if isinstance(symbols, list) else [symbols]
+        for field in ("class", "source"):
+            if not item.get(field):
+                raise RuleError(f"{path}: route {names[0]!r}: missing {field}")
+        if item["class"] not in CLASSES:
+            raise RuleError(f"{path}: route {names[0]!r}: class {item['class']!r} is not one of {CLASSES}")
+        for name in names:
+            routes[str(name)] = Route(symbol=str(name), migration_class=item["class"], hip=item.get("hip"),
+                                      source=item["source"])
+    return routes
