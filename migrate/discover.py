@@ -1,11 +1,14 @@
 """discover: walk the targets, honour .gitignore, skip vendored trees, give every file a kind.
 
+The tree is the boundary: a symbolic link is followed only when what it points at lies
+inside the scanned root (a directory once), and only regular files are ever opened.
 Inside a git checkout git itself decides what is ignored (`git ls-files --cached --others
 --exclude-standard`): a tracked file that matches .gitignore is scanned, negations behave as in git.
 Below a nested repository, a submodule or a tracked symlink to a directory, and wherever git is
 missing or fails (a note says so), the .gitignore files are matched with pathspec instead."""
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import re
@@ -17,6 +20,7 @@ import pathspec
 
 from migrate import vcs
 from migrate.model import Skipped, SourceFile
+from migrate.readfile import read_regular
 
 VENDORED = frozenset({
     ".git", ".hg", ".svn", "third_party", "thirdparty", "3rdparty", "external", "extern", "vendor",
@@ -43,6 +47,10 @@ NAME_GLOBS = (
 )
 REQUIREMENTS_DIRS = frozenset({"requirements", "reqs"})
 SNIFF_BYTES = 64 * 1024
+IGNORE_FILE_BYTES = 1 << 20  # a .gitignore larger than this is read only this far
+PATTERN_CHARS = 1024  # longer ignore patterns are dropped (their regexes can backtrack for minutes)
+PATTERN_WILDCARDS = 32
+STARS = re.compile(r"\*{3,}")
 K8S = re.compile(rb"^(apiVersion|kind):", re.MULTILINE)
 SHEBANG = re.compile(rb"^#!.*\b(?:(ba|z|da)?sh|python3?)\b")
 
@@ -59,7 +67,8 @@ def discover(targets: list[Path], *, include_vendored: bool = False, exclude: tu
     """Every scannable file under the targets, with paths relative to their common root."""
     resolved = [t.resolve() for t in targets]
     root = Path(os.path.commonpath([t if t.is_dir() else t.parent for t in resolved]))
-    walker = _Walker(root, include_vendored, exclude)
+    notes: list[str] = []
+    walker = _Walker(root, include_vendored, bounded_spec(exclude, "--exclude", notes), notes)
     for target in resolved:
         if target.is_dir():
             walker.walk(target)
@@ -70,7 +79,30 @@ def discover(targets: list[Path], *, include_vendored: bool = False, exclude: tu
                      notes=tuple(walker.notes))
 
 
-def file_kind(path: Path) -> str | None:
+def bounded_spec(lines: list[str] | tuple[str, ...], origin: str, notes: list[str]) -> pathspec.GitIgnoreSpec:
+    """A gitignore spec without the patterns whose regexes could backtrack for minutes:
+    runs of three or more `*` mean `*` to git (or `**` between slashes) and are folded;
+    a pattern still longer than PATTERN_CHARS or with more than PATTERN_WILDCARDS
+    wildcards is dropped with a note."""
+    kept = []
+    for number, line in enumerate(lines, start=1):
+        line = STARS.sub(_fold_stars, line)
+        if len(line) > PATTERN_CHARS or line.count("*") + line.count("?") > PATTERN_WILDCARDS:
+            notes.append(f"{origin}: pattern {number} ignored: longer than {PATTERN_CHARS} characters or more "
+                         f"than {PATTERN_WILDCARDS} wildcards")
+            continue
+        kept.append(line)
+    return pathspec.GitIgnoreSpec.from_lines(kept)
+
+
+def _fold_stars(m: re.Match[str]) -> str:
+    text, start, end = m.string, m.start(), m.end()
+    delimited = (start == 0 or text[start - 1] == "/") and (end == len(text) or text[end] == "/")
+    return "**" if delimited else "*"
+
+
+def file_kind(path: Path, *, sniff: bool = True) -> str | None:
+    """The kind of a file by its name, else (when `sniff`) by its first bytes."""
     name = path.name.lower()
     if name in NAME_KINDS:
         return NAME_KINDS[name]
@@ -84,13 +116,12 @@ def file_kind(path: Path) -> str | None:
     suffix_kind = SUFFIX_KINDS.get(path.suffix.lower())
     if suffix_kind or path.suffix.lower() not in ("", ".yaml", ".yml"):
         return suffix_kind
-    return _sniff(path)
+    return _sniff(path) if sniff else None
 
 
 def _sniff(path: Path) -> str | None:
     try:
-        with path.open("rb") as handle:
-            head = handle.read(SNIFF_BYTES)
+        head = read_regular(path, SNIFF_BYTES)
     except OSError:
         return None
     if path.suffix.lower() in (".yaml", ".yml"):
@@ -102,14 +133,14 @@ def _sniff(path: Path) -> str | None:
 
 
 class _Walker:
-    def __init__(self, root: Path, include_vendored: bool, exclude: tuple[str, ...]) -> None:
+    def __init__(self, root: Path, include_vendored: bool, exclude: pathspec.GitIgnoreSpec, notes: list[str]) -> None:
         self.root = root
         self.include_vendored = include_vendored
-        self.exclude = pathspec.GitIgnoreSpec.from_lines(exclude)
+        self.exclude = exclude
+        self.notes = notes
         self.git_root = _git_root(root)
         self.files: dict[str, SourceFile] = {}
         self.skipped: list[Skipped] = []
-        self.notes: list[str] = []
         self._seen_dirs: set[Path] = set()
         self.listing = _listing(self.git_root, self.notes) if self.git_root is not None else None
 
@@ -122,9 +153,13 @@ class _Walker:
 
     def _walk_dir(self, directory: Path, specs: list[tuple[Path, pathspec.GitIgnoreSpec]]) -> None:
         try:
-            real = directory.resolve()
-        except (RuntimeError, OSError):
-            self.skipped.append(Skipped(path=self.rel(directory), reason="symlink loop"))
+            real = Path(os.path.realpath(directory, strict=True))
+        except OSError as exc:
+            reason = "symlink loop" if exc.errno == errno.ELOOP else f"unreadable directory: {exc.strerror}"
+            self.skipped.append(Skipped(path=self.rel(directory), reason=reason))
+            return
+        if not _inside(real, self.root):
+            self.skipped.append(Skipped(path=self.rel(directory) + "/", reason="symlink to outside the scanned tree"))
             return
         if real in self._seen_dirs:
             self.skipped.append(Skipped(path=self.rel(directory), reason="symlink loop (directory already scanned)"))
@@ -148,28 +183,37 @@ class _Walker:
                                                     reason="vendored or build directory (use --include-vendored)"))
                     continue
                 self._walk_dir(path, specs)
-            elif entry.is_symlink() and not path.exists():
-                self.skipped.append(Skipped(path=self.rel(path), reason="broken symlink or symlink loop"))
             else:
-                self.file(path, explicit=False)
+                self.file(path, explicit=False, link=_is_link(entry))
 
-    def file(self, path: Path, *, explicit: bool) -> None:
-        kind = file_kind(path)
+    def file(self, path: Path, *, explicit: bool, link: bool = False) -> None:
         rel = self.rel(path)
-        if kind is None:
-            if explicit:
-                self.skipped.append(Skipped(path=rel, reason="not a file kind rocm-migrate scans"))
-            return
+        if link:
+            try:
+                real = Path(os.path.realpath(path, strict=True))
+            except OSError as exc:
+                reason = "symlink loop" if exc.errno == errno.ELOOP else \
+                    "broken symlink" if exc.errno == errno.ENOENT else f"unreadable: {exc.strerror}"
+                self.skipped.append(Skipped(path=rel, reason=reason))
+                return
+            if not _inside(real, self.root):
+                self.skipped.append(Skipped(path=rel, reason="symlink to outside the scanned tree"))
+                return
         try:
             info = path.stat()
         except OSError as exc:
             self.skipped.append(Skipped(path=rel, reason=f"unreadable: {exc.strerror}"))
             return
-        if not stat.S_ISREG(info.st_mode):
+        regular = stat.S_ISREG(info.st_mode)
+        kind = file_kind(path, sniff=regular)
+        if kind is None:
+            if explicit:
+                self.skipped.append(Skipped(path=rel, reason="not a file kind rocm-migrate scans"))
+            return
+        if not regular:
             self.skipped.append(Skipped(path=rel, reason="not a regular file"))
             return
-        size = info.st_size
-        self.files[rel] = SourceFile(path=path, rel=rel, kind=kind, size=size)
+        self.files[rel] = SourceFile(path=path, rel=rel, kind=kind, size=info.st_size)
 
     def _ignored(self, path: Path, is_dir: bool, specs: list[tuple[Path, pathspec.GitIgnoreSpec]]) -> bool:
         rel_root = self.rel(path) + ("/" if is_dir else "")
@@ -195,10 +239,20 @@ class _Walker:
         for name in (".gitignore",) + ((".git/info/exclude",) if directory == self.git_root else ()):
             path = directory / name
             try:
-                lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-            except OSError:
+                if path.is_symlink() and not _inside(Path(os.path.realpath(path)), self.git_root):
+                    raise OSError(errno.EXDEV, "a symbolic link to outside the checkout")
+                data = read_regular(path, IGNORE_FILE_BYTES + 1)
+            except (FileNotFoundError, NotADirectoryError):
                 continue
-            found.append((directory, pathspec.GitIgnoreSpec.from_lines(lines)))
+            except OSError as exc:
+                self.notes.append(f"{self.rel(path) if _inside(path, self.root) else path}: not read "
+                                  f"({exc.strerror or 'not a regular file'})")
+                continue
+            if len(data) > IGNORE_FILE_BYTES:
+                self.notes.append(f"{self.rel(path)}: only the first {IGNORE_FILE_BYTES} bytes were read")
+            lines = data[:IGNORE_FILE_BYTES].decode("utf-8", errors="replace").splitlines()
+            found.append((directory, bounded_spec(lines, self.rel(path) if _inside(path, self.root) else str(path),
+                                                  self.notes)))
         return found
 
     def _ancestor_specs(self, top: Path) -> list[tuple[Path, pathspec.GitIgnoreSpec]]:
@@ -253,6 +307,17 @@ def _git_root(path: Path) -> Path | None:
         if (candidate / ".git").exists():
             return candidate
     return None
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _is_link(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
 
 
 def _vendored(name: str) -> bool:

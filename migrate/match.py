@@ -1,6 +1,7 @@
 """match: facts x rules -> findings."""
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
@@ -8,6 +9,7 @@ from migrate.model import Candidate, Extraction, Fact, FileResult, Finding, Targ
 from migrate.rulebase import alternatives, targets
 from migrate.rulebase.load import Entry, Rule, RuleBase, version_tuple
 
+MAX_FINDINGS_PER_FILE = 10_000  # real files have hundreds at most; past this a file is reported as capped
 # Facts on either side of a HIP guard are already handled by the authors.
 GUARDED = frozenset({"hip", "cuda"})
 
@@ -139,6 +141,8 @@ def select(found: Iterable[Candidate], portable: frozenset[str] = frozenset(),
             continue
         f = c.finding
         findings.setdefault((f.rule, f.line, f.cell, f.symbol), f)  # one per issue per line
+        if len(findings) >= MAX_FINDINGS_PER_FILE:  # bounded work downstream; the scan notes it
+            break
     return sorted(findings.values(), key=lambda f: f.sort_key)
 
 
@@ -248,3 +252,10 @@ def _message(rule: Rule, symbol: str, hip: str | None, entry: Entry | None, valu
     if entry and entry.note:
         text += f"; {entry.note}"
     return text
+
+
+def capped_notes(findings: Iterable[Finding]) -> list[str]:
+    """One note per file whose findings reached MAX_FINDINGS_PER_FILE (match_file stopped there)."""
+    per_file = Counter(f.path for f in findings if f.source == "rules")
+    return [f"{path}: more than {MAX_FINDINGS_PER_FILE} findings; only the first {MAX_FINDINGS_PER_FILE} per target "
+            "are reported" for path, count in sorted(per_file.items()) if count >= MAX_FINDINGS_PER_FILE]

@@ -126,7 +126,7 @@ class Finding:
         """Stable across line shifts: rule, path, symbol and the whitespace-folded line."""
         norm = re.sub(r"\s+", "", self.source_line)
         raw = "\0".join((self.rule, self.path, self.symbol, norm))
-        return hashlib.sha256(raw.encode()).hexdigest()[:16]
+        return hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
     def to_json(self, finding_id: str) -> dict[str, Any]:
         return {
@@ -366,6 +366,7 @@ class Report:
     commit: str | None = None  # the git commit of the scanned folder, when it is the top of a checkout
     scanned_at: str = ""  # ISO 8601, UTC
     plan: dict[str, Any] = field(default_factory=dict)  # the migration plan (workloads.plan), built once per report
+    timing: bool = False  # whether the JSON report carries the elapsed times (`scan --timing`)
     stack: dict[str, Any] = field(default_factory=dict)  # the pinned stack against the compatibility matrix (migrate.stack)
     project_costs: tuple[ProjectCost, ...] = field(default=())
     precise: bool = False  # findings were checked with libclang

@@ -12,7 +12,7 @@ from migrate import __version__, vcs
 from migrate.analyse import analyse_all, skipped
 from migrate.discover import discover
 from migrate.extract.run import Progress
-from migrate.match import merge_targets
+from migrate.match import capped_notes, merge_targets
 from migrate.model import Extraction, Finding, PassResult, Report, SourceFile, Target
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
@@ -66,8 +66,8 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
                               settings.arch, model, rules, effort_calibration.load(), {".": evidence})
     files = {f.rel: (f.kind, r.lines) for f, r in scanned}
     costs = project_costs((), found.root.name or "root", workloads, judged, files, model, effort_calibration.load())
-    notes = [*found.notes, *hipify_result.notes, *precise_result.notes,
-             *(f"{f.rel}: {n}" for f, r in scanned for n in r.notes)]
+    notes = [*settings.warnings, *found.notes, *hipify_result.notes, *precise_result.notes,
+             *(f"{f.rel}: {n}" for f, r in scanned for n in r.notes), *capped_notes(judged)]
     return Report(
         tool_version=__version__, rules_version=rules.version, target=Target(rocm=settings.rocm, arch=settings.arch),
         root=str(found.root), files_scanned=len(scanned), lines=sum(r.lines for _, r in scanned),
@@ -80,7 +80,7 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
         hipify=hipify_pass.summary(workloads) if hipify_pass else None,
         rules=rules.infos({f.rule for f in judged}),
         stack=stack.block,
-        project_costs=costs, precise=settings.precise,
+        project_costs=costs, precise=settings.precise, timing=settings.timing,
     )
 
 

@@ -1,24 +1,64 @@
 """Reading one file for extraction: the size limit, binary content, and UTF-8 where it matters.
 
-Shared by scan and lint; imports nothing heavy."""
+Every read of a scanned repository's files goes through `read_regular`: it opens without
+blocking (a FIFO or a device never stalls the scan), checks on the open descriptor that the
+file is a regular one, and never reads more than it was asked for. Shared by scan and lint;
+imports nothing heavy."""
 from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
 
 from migrate.model import SourceFile
 
 BINARY_PROBE = 8192
 BYTE_PARSED = frozenset({"cuda", "cpp", "hip"})  # tree-sitter reads bytes: Latin-1 comments do not stop a scan
+BOM = b"\xef\xbb\xbf"
+OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+
+
+class NotRegular(OSError):
+    """The path is a FIFO, a device, a socket or a directory: such files are never read."""
+
+
+def read_regular(path: Path | str, limit: int) -> bytes:
+    """At most `limit` bytes of a regular file. Raises NotRegular or OSError."""
+    fd = os.open(path, OPEN_FLAGS)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegular(f"{path}: not a regular file")
+        chunks, left = [], limit
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def read(file: SourceFile, max_size: int) -> tuple[bytes | None, str | None]:
-    """The file's bytes, or None and the reason it is skipped."""
+    """The file's bytes (a UTF-8 byte order mark removed), or None and the reason it is skipped."""
     if file.size > max_size:
         return None, f"larger than the size limit ({file.size} > {max_size} bytes)"
     try:
-        data = file.path.read_bytes()
+        data = read_regular(file.path, max_size + 1)
+    except NotRegular:
+        return None, "not a regular file"
     except OSError as exc:
         return None, f"unreadable: {exc.strerror or exc}"
-    if b"\0" in data[:BINARY_PROBE]:
+    if len(data) > max_size:  # it grew since discovery
+        return None, f"larger than the size limit (> {max_size} bytes)"
+    data = data.removeprefix(BOM)
+    nul = data.find(b"\0")
+    if 0 <= nul < BINARY_PROBE:
         return None, "binary file (contains NUL bytes)"
+    if nul >= 0:
+        return None, f"binary file (a NUL byte at offset {nul})"
     if file.kind not in BYTE_PARSED:
         try:
             data.decode("utf-8")

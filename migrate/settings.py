@@ -7,13 +7,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from migrate.model import CLASSES
 from migrate.rulebase import targets
+from migrate.settings_schema import EFFORT_KEYS, KEYS, problem
 
 LEVELS = ("default", "configuration file", "command line")  # a layer's index is its level
-EFFORT_KEYS: dict[str, type | tuple[type, ...]] = {
-    "learning-rate": (int, float), "kernel-review": (int, float), "kernel-validation": (int, float),
-    "kernel-rules": list, "hipify-factor": dict, "fixed": dict, "uncertainty": dict, "calibrated": bool}
 # key in the file -> (expected type, Settings attribute); lists become tuples.
 FILE_KEYS: dict[str, tuple[type, str]] = {
     "rocm": (str, "rocm"), "target-arch": (list, "arch"), "exclude": (list, "exclude"),
@@ -21,6 +18,8 @@ FILE_KEYS: dict[str, tuple[type, str]] = {
     "jobs": (int, "jobs"), "fail-on": (str, "fail_on"), "select": (list, "select"), "ignore": (list, "ignore"),
 }
 TABLE_KEYS = ("workloads", "effort", "per-file-ignores")
+CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else max(1, os.cpu_count() or 1)
+CONFIG_BYTES = 1 << 20
 
 
 class SettingsError(Exception):
@@ -51,6 +50,7 @@ class Settings:
     precise: bool = False  # libclang over the translation units with compile commands
     compile_commands: str | None = None
     cuda_path: str | None = None
+    timing: bool = False  # elapsed times in the JSON report (which is then not byte-identical run to run)
     hipify_warnings: bool = False  # a full warning pass (slow with the 2024 script) instead of -quiet-warnings
     workloads: dict[str, Any] = field(default_factory=dict)  # name -> globs, from [tool.rocm-migrate.workloads]
     effort: dict[str, Any] = field(default_factory=dict)  # [tool.rocm-migrate.effort] overrides
@@ -87,13 +87,19 @@ def resolve(layers: Sequence[Mapping[str, Any]]) -> Settings:
 
 def load(start: Path, overrides: Mapping[str, object], *, defaults: Mapping[str, object] | None = None) -> Settings:
     """Settings for files under `start`: the nearest configuration file above it, then `overrides`
-    (the command line) on top; `defaults` are a command's own defaults (lint's fail-on)."""
-    found = find_config(start)
+    (the command line) on top; `defaults` are a command's own defaults (lint's fail-on).
+
+    The configuration file belongs to the repository, so it is untrusted: what cannot be read or
+    does not fit the schema (migrate.settings_schema) becomes a warning and the default applies."""
+    try:
+        found = find_config(start)
+    except SettingsError as exc:
+        return resolve([defaults or {}, {"warnings": (f"{exc} (ignored)",)}, overrides])
     from_file = read_table(*found) if found else {}
     return resolve([defaults or {}, from_file, overrides])
 
 
-def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
+def find_config(start: Path) -> tuple[Path, object] | None:
     """The nearest .rocm-migrate.toml, or pyproject.toml with a [tool.rocm-migrate] table, upward."""
     directory = start if start.is_dir() else start.parent
     for candidate in (directory, *directory.parents):
@@ -101,7 +107,8 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
             path = candidate / name
             if path.is_file():
                 data = _read_toml(path)
-                table = data if name.startswith(".") else data.get("tool", {}).get("rocm-migrate")
+                tool = data.get("tool")
+                table = data if name.startswith(".") else tool.get("rocm-migrate") if isinstance(tool, dict) else None
                 if table is not None:
                     return path, table
     return None
@@ -109,70 +116,72 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     from migrate.compat import tomllib
+    from migrate.readfile import read_regular
+
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        data = read_regular(path, CONFIG_BYTES + 1)
+        if len(data) > CONFIG_BYTES:
+            raise SettingsError(f"{path}: cannot read configuration: larger than {CONFIG_BYTES} bytes")
+        return tomllib.loads(data.decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise SettingsError(f"{path}: cannot read configuration: {exc}") from None
+        raise SettingsError(f"{path}: cannot read configuration: {_short(exc)}") from None
+    except RecursionError:
+        raise SettingsError(f"{path}: cannot read configuration: nested too deeply") from None
 
 
-def read_table(path: Path, table: dict[str, Any]) -> dict[str, object]:
-    """Check a [tool.rocm-migrate] table and turn it into a layer for resolve()."""
+def read_table(path: Path, table: object) -> dict[str, object]:
+    """Check a [tool.rocm-migrate] table and turn it into a layer for resolve(); what does not fit
+    the schema is left out with a warning."""
     out: dict[str, object] = {"config_file": path}
     warnings: list[str] = []
+    if not isinstance(table, dict):
+        warnings.append(f"{path.name}: [tool.rocm-migrate] must be a table, not {type(table).__name__} (ignored)")
+        table = {}
     for key, value in table.items():
-        if key in TABLE_KEYS:
-            out[key.replace("-", "_")] = _TABLES[key](path, value, warnings)
-        elif key in FILE_KEYS:
-            expected, attr = FILE_KEYS[key]
-            out[attr] = _checked(path, key, value, expected)
-        else:
+        schema = KEYS.get(key)
+        if schema is None:
             warnings.append(f"{path.name}: unknown key '{key}' in [tool.rocm-migrate] (ignored)")
+        elif (wrong := problem(schema, value)) is not None:
+            warnings.append(f"{path.name}: key '{key}': {wrong}; the default is used")
+        elif key in TABLE_KEYS:
+            out[key.replace("-", "_")] = _TABLES[key](path, value, warnings)
+        else:
+            out[FILE_KEYS[key][1]] = tuple(value) if isinstance(value, list) else value
+    jobs = out.get("jobs")
+    if isinstance(jobs, int) and jobs > CORES:
+        warnings.append(f"{path.name}: key 'jobs' = {jobs} is more than the {CORES} cores here; using {CORES}")
+        out["jobs"] = CORES
     out["warnings"] = tuple(warnings)
     return out
 
 
-def _checked(path: Path, key: str, value: object, expected: type) -> object:
-    if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
-        raise SettingsError(f"{path}: key '{key}' must be a {expected.__name__}, not {type(value).__name__}")
-    if isinstance(value, list):
-        if not all(isinstance(item, str) for item in value):
-            raise SettingsError(f"{path}: key '{key}' must be a list of strings")
-        return tuple(value)
-    if key == "fail-on" and value not in CLASSES:
-        raise SettingsError(f"{path}: key 'fail-on' must be one of {', '.join(CLASSES)}, not {value!r}")
-    return value
-
-
-def _workloads(path: Path, value: object, warnings: list[str]) -> dict[str, list[str]]:
-    if not isinstance(value, dict) or not all(
-            isinstance(v, list) and all(isinstance(g, str) for g in v) for v in value.values()):
-        raise SettingsError(f"{path}: key 'workloads' must map each workload name to a list of path globs")
+def _workloads(path: Path, value: dict[str, Any], warnings: list[str]) -> dict[str, list[str]]:
     return {str(k): list(v) for k, v in value.items()}
 
 
-def _per_file_ignores(path: Path, value: object, warnings: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    if not isinstance(value, dict) or not all(
-            isinstance(v, list) and all(isinstance(r, str) for r in v) for v in value.values()):
-        raise SettingsError(f"{path}: key 'per-file-ignores' must map each path glob to a list of rules")
+def _per_file_ignores(path: Path, value: dict[str, Any], warnings: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple((str(glob), tuple(rules)) for glob, rules in value.items())
 
 
-def _effort(path: Path, value: object, warnings: list[str]) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise SettingsError(f"{path}: key 'effort' must be a table")
+def _effort(path: Path, value: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
     out = {}
     for key, item in value.items():
-        expected = EFFORT_KEYS.get(key)
-        if expected is None:
+        schema = EFFORT_KEYS.get(key)
+        if schema is None:
             warnings.append(f"{path.name}: unknown key 'effort.{key}' (ignored)")
-            continue
-        if not isinstance(item, expected) or (isinstance(item, bool) and expected is not bool):
-            raise SettingsError(f"{path}: key 'effort.{key}' has the wrong type ({type(item).__name__})")
-        out[key] = item
+        elif (wrong := problem(schema, item)) is not None:
+            warnings.append(f"{path.name}: key 'effort.{key}': {wrong}; the default is used")
+        else:
+            out[key] = item
     return out
 
 
 _TABLES = {"workloads": _workloads, "effort": _effort, "per-file-ignores": _per_file_ignores}
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 200 else text[:200] + "..."
 
 
 def parse_per_file_ignores(items: Sequence[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:

@@ -79,27 +79,58 @@ def test_unknown_keys_warn(tmp_path: Path) -> None:
     )
 
 
-BAD = [
-    ('select = "HIP4"', "key 'select' must be a list, not str"),
-    ('ignore = [4010]', "key 'ignore' must be a list of strings"),
-    ('fail-on = "fatal"', "key 'fail-on' must be one of native, minor-adaptation, migration-required, incompatible"),
-    ('fail-on = 1', "key 'fail-on' must be a str, not int"),
-    ('jobs = true', "key 'jobs' must be a int, not bool"),
-    ('per-file-ignores = ["tests/*"]', "key 'per-file-ignores' must map each path glob to a list of rules"),
-    ('[per-file-ignores]\n"tests/*" = "HIP4"', "key 'per-file-ignores' must map each path glob to a list of rules"),
-    ('workloads = 3', "key 'workloads' must map each workload name to a list of path globs"),
-    ('[effort]\nlearning-rate = "fast"', "key 'effort.learning-rate' has the wrong type (str)"),
-    ('select = [', "cannot read configuration"),
+BAD = [  # the configuration belongs to the scanned repository: a bad value is a warning, the default applies
+    ('select = "HIP4"', "key 'select': 'HIP4' is not of type 'array'"),
+    ('ignore = [4010]', "key 'ignore': [0]: 4010 is not of type 'string'"),
+    ('fail-on = "fatal"', "key 'fail-on': 'fatal' is not one of ['native', 'minor-adaptation', "),
+    ('fail-on = 1', "key 'fail-on': 1 is not one of"),
+    ('jobs = true', "key 'jobs': True is not of type 'integer'"),
+    ('jobs = 0', "key 'jobs': 0 is less than the minimum of 1"),
+    ('max-file-size = -5', "key 'max-file-size': -5 is less than the minimum of 1"),
+    ('rocm = "7.2; x"', "key 'rocm': does not have the expected form"),
+    ('exclude = ["' + "*a" * 40 + '"]', "key 'exclude': [0]: does not have the expected form (a glob of at most"),
+    ('per-file-ignores = ["tests/*"]', "key 'per-file-ignores': ['tests/*'] is not of type 'object'"),
+    ('[per-file-ignores]\n"tests/*" = "HIP4"', "key 'per-file-ignores': ['tests/*']: 'HIP4' is not of type 'array'"),
+    ('workloads = 3', "key 'workloads': 3 is not of type 'object'"),
+    ('[effort]\nlearning-rate = "fast"', "key 'effort.learning-rate': 'fast' is not of type 'number'"),
+    ('[effort]\nlearning-rate = -1', "key 'effort.learning-rate': -1 is less than or equal to the minimum of 0"),
+    ('[effort]\nuncertainty = {native = [1]}', "key 'effort.uncertainty': ['native']: [1] is too short"),
+    ('[effort]\nfixed = {native = {smoke = "x"}}', "key 'effort.fixed': ['native']['smoke']: 'x' is not of type"),
 ]
 
 
 @pytest.mark.parametrize(("text", "message"), BAD, ids=[b[1][:40] for b in BAD])
-def test_wrong_types_name_the_key(tmp_path: Path, text: str, message: str) -> None:
+def test_bad_values_warn_and_keep_the_default(tmp_path: Path, text: str, message: str) -> None:
     write(tmp_path / ".rocm-migrate.toml", text + "\n")
-    with pytest.raises(SettingsError, match=None) as error:
-        config.load(tmp_path, {})
-    assert message in str(error.value)
-    assert str(error.value).startswith(str(tmp_path / ".rocm-migrate.toml"))
+    settings = config.load(tmp_path, {})
+    (warning,) = settings.warnings
+    assert warning.startswith(".rocm-migrate.toml: " + message) and warning.endswith("; the default is used")
+    assert (settings.jobs, settings.fail_on, settings.max_file_size, settings.effort) == (
+        Settings().jobs, None, Settings().max_file_size, {})
+    assert settings.choices == Settings().choices and settings.exclude == ()
+
+
+@pytest.mark.parametrize("text", ["select = [", "tool = 'x'", "[tool]\nrocm-migrate = 5",
+                                  "x = " + "[" * 5000 + "]" * 5000])
+def test_unreadable_or_misshapen_configuration_is_ignored(tmp_path: Path, text: str) -> None:
+    name = ".rocm-migrate.toml" if text.startswith("select") else "pyproject.toml"
+    write(tmp_path / name, text + "\n")
+    settings = config.load(tmp_path, {"rocm": "6.4"})
+    assert settings.rocm == "6.4" and settings.fail_on is None
+    if "rocm-migrate = 5" in text:
+        assert settings.warnings == ("pyproject.toml: [tool.rocm-migrate] must be a table, not int (ignored)",)
+    elif text.startswith("select"):
+        (warning,) = settings.warnings
+        assert warning.startswith(f"{tmp_path / name}: cannot read configuration: ") and warning.endswith("(ignored)")
+
+
+def test_jobs_from_the_repository_are_capped_at_the_cores(tmp_path: Path) -> None:
+    write(tmp_path / ".rocm-migrate.toml", "jobs = 4000\n")
+    settings = config.load(tmp_path, {})
+    assert settings.jobs == config.CORES
+    assert settings.warnings == (f".rocm-migrate.toml: key 'jobs' = 4000 is more than the {config.CORES} cores here; "
+                                 f"using {config.CORES}",)
+    assert config.load(tmp_path, {"jobs": 3}).jobs == 3  # the command line is the user's own choice
 
 
 def test_workloads_and_effort_tables_still_work(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from migrate.cli.errors import UsageError
+from migrate.safetext import terminal
 
 
 @click.command("convert")
@@ -56,7 +57,8 @@ def convert(path: Path, out: Path | None, force: bool, in_place: bool, yes: bool
     click.echo(f"hand work left: {len(result.todo)} findings, {len(result.review)} hipify rewrites or warnings "
                f"to review, in {result.todo_path}")
     for rel, error in result.failed:
-        click.echo(f"rocm-migrate: warning: hipify-perl failed on {rel}: {error.splitlines()[0]}", err=True)
+        click.echo(f"rocm-migrate: warning: hipify-perl failed on {terminal(rel)}: {terminal(error.splitlines()[0])}",
+                   err=True)
 
 
 @contextlib.contextmanager

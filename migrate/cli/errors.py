@@ -5,6 +5,8 @@ from typing import IO, Any
 
 import click
 
+from migrate.safetext import terminal
+
 
 class UsageError(click.ClickException):
     """A one-line error on stderr with exit code 2 and no traceback."""
@@ -12,4 +14,4 @@ class UsageError(click.ClickException):
     exit_code = 2
 
     def show(self, file: IO[Any] | None = None) -> None:
-        click.echo(f"rocm-migrate: error: {self.message}", err=True)
+        click.echo(f"rocm-migrate: error: {terminal(self.message)}", err=True)

@@ -13,6 +13,7 @@ import click
 
 from migrate.cli import outputs
 from migrate.cli.errors import UsageError
+from migrate.safetext import terminal
 
 if TYPE_CHECKING:
     from migrate.lint.run import LintResult
@@ -95,7 +96,7 @@ def lint(files: tuple[Path, ...], select: tuple[str, ...], ignore: tuple[str, ..
         _write_baseline(write_baseline, result, cwd)
         return
     for skipped in () if quiet else result.skipped:
-        click.echo(f"rocm-migrate: warning: {skipped.path}: skipped: {skipped.reason}", err=True)
+        click.echo(f"rocm-migrate: warning: {terminal(skipped.path)}: skipped: {terminal(skipped.reason)}", err=True)
     for name, destination in jobs_out:
         outputs.write(_render(result, rules, settings, fmt=name, statistics=statistics, root=cwd), destination)
     fail_on = settings.fail_on or DEFAULTS["fail_on"]
@@ -118,7 +119,7 @@ def _settings(files: tuple[Path, ...], cwd: Path, *, quiet: bool, given: dict[st
     except config.SettingsError as exc:
         raise UsageError(str(exc)) from None
     for warning in () if quiet else settings.warnings:
-        click.echo(f"rocm-migrate: warning: {warning}", err=True)
+        click.echo(f"rocm-migrate: warning: {terminal(warning)}", err=True)
     return settings
 
 

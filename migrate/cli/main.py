@@ -53,4 +53,25 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except click.exceptions.Abort:
         return 130
+    except Exception as exc:
+        return internal_error(exc)
     return 0
+
+
+INTERNAL_ERROR = 3
+TRACEBACK_VARIABLE = "ROCM_MIGRATE_TRACEBACK"
+
+
+def internal_error(exc: BaseException) -> int:
+    """One line on stderr (the traceback too when $ROCM_MIGRATE_TRACEBACK is set) and exit code 3."""
+    import os
+    import traceback
+
+    from migrate.safetext import terminal, terminal_lines
+
+    if os.environ.get(TRACEBACK_VARIABLE):
+        click.echo(terminal_lines("".join(traceback.format_exception(exc))), err=True, nl=False)
+    message = " ".join(str(exc).split())[:300]
+    click.echo(f"rocm-migrate: internal error: {type(exc).__name__}: {terminal(message)} (a bug in rocm-migrate: "
+               f"please report it; set {TRACEBACK_VARIABLE}=1 for the traceback)", err=True)
+    return INTERNAL_ERROR

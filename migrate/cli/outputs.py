@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from migrate.cli.errors import UsageError
+from migrate.safetext import terminal, unicode_text
 
 F = TypeVar("F", bound=Callable[..., Any])
 ALIASES = {"terminal": "text"}
@@ -63,7 +64,7 @@ def color_and_width(destination: str) -> tuple[bool, int]:
 
 def write(text: str | Iterable[str], destination: str) -> None:
     """Write a report, given whole or in pieces (written as they come)."""
-    parts = [text] if isinstance(text, str) else text
+    parts = (unicode_text(part) for part in ([text] if isinstance(text, str) else text))
     if destination == "-":
         for part in parts:
             click.echo(part, nl=False)
@@ -80,6 +81,6 @@ def notes(lines: Iterable[str], *, verbose: bool, limit: int = 5) -> None:
     """A command's notes on stderr: the first few, or all with -v."""
     shown = list(lines)
     for line in shown if verbose else shown[:limit]:
-        click.echo(f"rocm-migrate: note: {line}", err=True)
+        click.echo(f"rocm-migrate: note: {terminal(line)}", err=True)
     if not verbose and len(shown) > limit:
         click.echo(f"rocm-migrate: note: ... and {len(shown) - limit} more (-v shows them all)", err=True)

@@ -14,6 +14,7 @@ from migrate.cli import outputs
 from migrate.cli.errors import UsageError
 from migrate.cli.rules import load_rules
 from migrate.model import CLASSES
+from migrate.safetext import terminal
 
 if TYPE_CHECKING:
     from migrate.model import Report
@@ -61,6 +62,7 @@ Exit codes: 0 done, 1 the --fail-on class was reached, 2 usage or input error,
 @click.option("--compile-commands", type=click.Path(exists=True, dir_okay=False), help="compile_commands.json to use.")
 @click.option("--cuda-path", type=click.Path(exists=True, file_okay=False), help="CUDA toolkit for --precise.")
 @click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="Use these rules.")
+@click.option("--timing", is_flag=True, help="Put elapsed times in the JSON report (two runs then differ).")
 @click.option("-q", "--quiet", is_flag=True, help="No notes, warnings, progress or summary line on stderr.")
 @click.option("-v", "--verbose", is_flag=True, help="Every note and skipped file on stderr.")
 def scan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, sarif_level: str, sarif_max: int,
@@ -72,7 +74,7 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, 
     per_root, settings = _settings(targets, given)
     if not quiet:
         for warning in dict.fromkeys(w for s in [s for _, s in per_root] or [settings] for w in s.warnings):
-            click.echo(f"rocm-migrate: warning: {warning}", err=True)
+            click.echo(f"rocm-migrate: warning: {terminal(warning)}", err=True)
     from migrate import reportcache
 
     default_sarif = (sarif_level, sarif_max) == ("minor-adaptation", 5000)  # the report cache renders with defaults
@@ -105,6 +107,7 @@ def _settings(targets: list[Path], given: dict[str, Any]) -> tuple[list[tuple[Pa
         "hipify": given["hipify_path"], "use_hipify": False if given["no_hipify"] else None,
         "hipify_warnings": True if given["hipify_warnings"] else None, "precise": True if given["precise"] else None,
         "compile_commands": given["compile_commands"], "cuda_path": given["cuda_path"],
+        "timing": True if given["timing"] else None,
     }
     try:
         per_root = [(t, config.load(t.resolve(), overrides)) for t in targets] if portfolio.is_portfolio(targets) else []
@@ -165,7 +168,7 @@ def _say(report: Report, *, verbose: bool) -> None:
     outputs.notes(report.notes, verbose=verbose)
     if verbose:
         for item in report.skipped:
-            click.echo(f"rocm-migrate: skipped: {item.path}: {item.reason}", err=True)
+            click.echo(f"rocm-migrate: skipped: {terminal(item.path)}: {terminal(item.reason)}", err=True)
     skipped = f", {len(report.skipped)} skipped{'' if verbose else ' (-v lists them)'}" if report.skipped else ""
     click.echo(f"rocm-migrate: {report.files_scanned} files scanned{skipped}; {len(report.findings)} findings; "
                f"class {report.migration_class}", err=True)

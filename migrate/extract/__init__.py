@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from migrate.extract.budget import TRANSIENT, guarded
 from migrate.extract.text import rocm_path
 from migrate.model import Extraction, Fact
 
@@ -60,7 +61,17 @@ EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
 
 
 def extract(kind: str, source: bytes) -> Extraction:
-    """Facts of one file of the given kind. Raises UnicodeDecodeError for undecodable text."""
+    """Facts of one file of the given kind. Never raises: an extractor that fails, recurses too
+    deep or runs past the time limit gives an Extraction with an error (migrate.extract.budget)."""
+    return guarded(lambda data: _extract(kind, data), source)
+
+
+def cacheable(extraction: Extraction) -> bool:
+    """Whether the result depends on the bytes alone (a time limit that ran out depends on the machine)."""
+    return not (extraction.error or "").startswith(TRANSIENT)
+
+
+def _extract(kind: str, source: bytes) -> Extraction:
     extraction = EXTRACTORS[kind](source)
     if kind in rocm_path.KIND_PATTERNS:
         extraction = _with_evidence(extraction, rocm_path.evidence(kind, source.decode("utf-8")),

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from migrate.cache import Cache, key
-from migrate.extract import EXTRACTOR_VERSION, extract
+from migrate.extract import EXTRACTOR_VERSION, cacheable, extract
 from migrate.model import Extraction, Skipped, SourceFile
 from migrate.readfile import read
 
@@ -59,7 +59,8 @@ def extract_all(files: Sequence[SourceFile], *, max_file_size: int, cache: Cache
     for (position, cache_key, _), extraction in zip(pending, _run(work, jobs, progress), strict=True):
         outcome = outcomes[position]
         outcomes[position] = Outcome(outcome.file, extraction, extraction.error, outcome.data)
-        fresh.append((cache_key, extraction))
+        if cacheable(extraction):  # a time limit that ran out depends on the machine, not the bytes
+            fresh.append((cache_key, extraction))
     cache.put_many(fresh)
     return outcomes
 

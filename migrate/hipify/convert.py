@@ -9,8 +9,6 @@ written, plus hipify's rewrites that disagree with the rule base."""
 from __future__ import annotations
 
 import difflib
-import os
-import shutil
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -18,8 +16,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from migrate import pipeline as scan
-from migrate.discover import discover
+from migrate.discover import discover, file_kind
 from migrate.hipify import tool as hipify
+from migrate.hipify import writes
 from migrate.hipify.compare import compare_file, needs_hand_work, rule_kinds
 from migrate.hipify.todo import REVIEW_KINDS, Review, render_todo
 from migrate.match import RuleIndex
@@ -73,8 +72,13 @@ def check_paths(source: Path, out: Path | None, *, force: bool = False, in_place
         raise ConvertError(f"{source} is inside {out}: choose an output directory that does not contain the source")
     if dest.exists() and not dest.is_dir():
         raise ConvertError(f"{out} exists and is not a directory")
+    if out.is_symlink():
+        raise ConvertError(f"{out} is a symbolic link: give the folder itself")
     if dest.is_dir() and any(dest.iterdir()) and not force:
         raise ConvertError(f"{out} is not empty (use --force to write into it anyway)")
+    if dest.is_dir() and (link := writes.first_link(dest)) is not None:
+        raise ConvertError(f"{out} holds a symbolic link ({link.relative_to(dest).as_posix()}): convert does not "
+                           "write into a folder with links; choose an empty one")
     return dest
 
 
@@ -94,6 +98,8 @@ def run(source: Path, destination: Path, tool: hipify.Tool, settings: Settings, 
     targets = [rel for rel in candidates if _own_file(destination, rel)]
     own = set(targets)
     linked = [(rel, "reached through a symbolic link: not converted") for rel in candidates if rel not in own]
+    linked += [(s.path, "a symbolic link to outside the source tree: not converted") for s in found.skipped
+               if s.reason.startswith("symlink") and file_kind(Path(s.path), sniff=False) in HIPIFY_KINDS]
     originals = {rel: (destination / rel).read_bytes() for rel in targets}
     with ThreadPoolExecutor(max_workers=1) as background:  # hipify-perl converts copies while the source is scanned
         converting = background.submit(_hipify_all, tool, destination, targets, settings, progress)
@@ -104,7 +110,7 @@ def run(source: Path, destination: Path, tool: hipify.Tool, settings: Settings, 
     for rel in changed:
         _write(destination / rel, done[rel].text)
     diff_path = destination / DIFF_NAME
-    diff_path.write_bytes(unified_diff(originals, {rel: done[rel].text for rel in changed}))
+    writes.replace_file(diff_path, unified_diff(originals, {rel: done[rel].text for rel in changed}))
     after = scan.run([destination], scanning, rules)
     kinds = rule_kinds(rules.rules)
     todo = tuple(f for f in after.findings
@@ -115,14 +121,14 @@ def run(source: Path, destination: Path, tool: hipify.Tool, settings: Settings, 
     result = ConvertResult(destination=destination, files=tuple(targets), changed=tuple(changed),
                            failed=tuple(failed), todo=todo, review=review, diff_path=diff_path,
                            todo_path=todo_path, tool=tool, seconds=round(time.perf_counter() - started, 3))
-    todo_path.write_text(render_todo(result), encoding="utf-8")
+    writes.replace_file(todo_path, render_todo(result).encode("utf-8", "surrogateescape"))
     return result
 
 
 def copy_tree(src: Path, dest: Path) -> None:
-    """Copy everything but VCS metadata; symbolic links stay links (and are not converted)."""
-    shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True,
-                    ignore=lambda _dir, names: [n for n in names if n in NOT_COPIED])
+    """Copy everything but VCS metadata; symbolic links stay links (and are not converted),
+    FIFOs and devices are left out (migrate.hipify.writes)."""
+    writes.copy_tree(src, dest, skip=NOT_COPIED)
 
 
 def unified_diff(originals: dict[str, bytes], converted: dict[str, bytes]) -> bytes:
@@ -167,11 +173,7 @@ def _own_file(root: Path, rel: str) -> bool:
 
 def _write(path: Path, data: bytes) -> None:
     """Replace the file (never write through a symbolic link), keeping its permission bits."""
-    mode = path.stat().st_mode
-    temporary = path.with_name(path.name + ".rocm-migrate.tmp")
-    temporary.write_bytes(data)
-    os.chmod(temporary, mode & 0o7777)
-    os.replace(temporary, path)
+    writes.replace_file(path, data, path.lstat().st_mode)
 
 
 def _review(findings: tuple[Finding, ...], originals: dict[str, bytes], done: dict[str, hipify.Converted],

@@ -63,14 +63,19 @@ class HipifyPass:
         if self.error:
             return f"hipify-perl ({version}, {self.tool.path}) failed; findings come from the rule base only: {self.error}"
         mode = "" if self.warnings_checked else " with -quiet-warnings (conversions only, no warnings)"
-        return f"hipify-perl {version} ({self.tool.path}) examined {len(self.comparisons)} files{mode} in {self.seconds:.1f} s"
+        return f"hipify-perl {version} ({self.tool.path}) examined {len(self.comparisons)} files{mode}"
 
 
 def run(settings: Settings, root: Path, scanned: Sequence[tuple[SourceFile, Extraction]],
         findings: Sequence[Finding], rules: RuleBase) -> tuple[PassResult, HipifyPass | None]:
     """The pass as the pipeline runs it: findings with hipify's measured values merged in, the
     note saying what was used, and the pass itself (its summary needs the workloads)."""
-    tool = hipify.find(settings.hipify)
+    try:
+        tool = hipify.find(settings.hipify)
+    except hipify.HipifyError as exc:  # found, but it does not run (its `-version` fails)
+        broken = HipifyPass(tool=hipify.Tool(path=hipify.locate(settings.hipify), version=None),
+                            error=str(exc).splitlines()[0])
+        return PassResult(findings=tuple(findings), notes=(broken.note(),)), None
     if tool is None:
         return PassResult(findings=tuple(findings), notes=("hipify-perl not found: findings come from the rule base",)), None
     done = run_pass(tool, root, scanned, findings, rules, rocm=settings.rocm, arch=settings.arch[0],

@@ -49,7 +49,8 @@ def scan_repo(spec: RepoSpec, previous: Previous | None, options: ScanOptions) -
             outcome.update(status="skipped", commit=commit)
         else:
             report = _scan(spec, rules, options)
-            report["source"].update(name=spec.name, url=spec.source)
+            report["source"].update(name=spec.name, url=spec.source,  # a scan leaves the time out (reproducible)
+                                    scanned_at=report["source"].get("scanned_at") or scanned_at)
             outcome.update(status="ok", commit=report["source"]["commit"], report=report,
                            lines=report["summary"]["lines"])
     except Exception as exc:  # any failure is this repository's, recorded, not raised

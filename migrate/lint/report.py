@@ -9,6 +9,7 @@ from migrate import __version__
 from migrate.lint.run import LintResult
 from migrate.model import SCHEMA_VERSION, Finding, Report, Target
 from migrate.rulebase.load import RuleBase
+from migrate.safetext import terminal
 
 FORMATS = ("text", "json", "sarif")
 
@@ -24,7 +25,7 @@ def location(finding: Finding) -> str:
 
 
 def text(result: LintResult) -> str:
-    return "".join(f"{location(f)}: {f.rule} {f.message}\n" for f in result.findings)
+    return "".join(terminal(f"{location(f)}: {f.rule} {f.message}") + "\n" for f in result.findings)
 
 
 def counts(result: LintResult, rules: RuleBase) -> list[dict[str, Any]]:

@@ -52,8 +52,7 @@ def run(settings: Settings, root: Path, findings: Sequence[Finding], rules: Rule
                                                             targets=tuple(settings.arch)), pf))
     for finding in precise.rejected_findings(good, index):
         labelled.append(replace(finding, precise="precise-only", targets=tuple(settings.arch)))
-    seconds = sum(r.seconds for r in good)
-    notes.insert(0, f"precise mode: {len(good)} translation units in {seconds:.1f} s; "
+    notes.insert(0, f"precise mode: {len(good)} translation units; "
                     + ", ".join(f"{k} {v}" for k, v in comparison.counts.items()))
     return PassResult(findings=tuple(labelled), notes=tuple(notes))
 

@@ -18,7 +18,7 @@ def to_json(report: Report, *, findings: bool = True) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "rocm-migrate", "version": report.tool_version, "rules_version": report.rules_version},
         "target": {"rocm": report.target.rocm, "arch": list(report.target.arch)},
-        "source": {"commit": report.commit, "scanned_at": report.scanned_at},
+        "source": {"commit": report.commit, "scanned_at": report.scanned_at if report.timing else None},
         "summary": _summary(report),
         "effort": _effort(report),
         "plan": report.plan,
@@ -26,10 +26,17 @@ def to_json(report: Report, *, findings: bool = True) -> dict[str, Any]:
         "workloads": [_workload(w, ids) for w in report.workloads],
         "findings": [f.to_json(ids[f]) for f in report.findings] if findings else FINDINGS_STAND_IN,
         "skipped": [s.to_json() for s in report.skipped],
-        "hipify": report.hipify.to_json() if report.hipify else {"used": False},
+        "hipify": _hipify(report),
         "stack": report.stack,
         "notes": list(report.notes),
     }
+
+
+def _hipify(report: Report) -> dict[str, Any]:
+    if report.hipify is None:
+        return {"used": False}
+    block = report.hipify.to_json()
+    return block if report.timing else {**block, "seconds": None}  # `scan --timing`: not reproducible
 
 
 def _summary(report: Report) -> dict[str, Any]:
@@ -45,7 +52,7 @@ def _summary(report: Report) -> dict[str, Any]:
         "files_skipped": len(report.skipped),
         "findings": len(report.findings),
         "lines": report.lines,
-        "seconds": report.seconds,
+        "seconds": report.seconds if report.timing else None,  # `scan --timing`: not reproducible
         "effort_hours": report.effort.to_json(),
         "by_class": dict(sorted(Counter(f.cls for f in report.findings).items())),
         "by_target": by_target,

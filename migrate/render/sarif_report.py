@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import Any
+from urllib.parse import quote
 
 from migrate import jsonio
 from migrate.model import Finding, Report, RuleInfo, class_rank
@@ -61,6 +62,12 @@ def to_sarif(report: Report, *, min_class: str = MIN_CLASS, limit: int = MAX_RES
     }
 
 
+def uri(path: str) -> str:
+    """A relative path as a URI reference: every byte outside RFC 3986's unreserved set and '/'
+    is percent-encoded (spaces, '%', '#', '?', control characters, undecodable bytes)."""
+    return quote(path.encode("utf-8", "surrogateescape"), safe="/")
+
+
 def _rule(rule: RuleInfo) -> dict[str, Any]:
     hip = rule.hip or "none: new code or a different design"
     return {
@@ -92,7 +99,7 @@ def _result(finding: Finding, index: dict[str, int], occurrence: int) -> dict[st
         "ruleId": finding.rule,
         "level": LEVELS[finding.cls],
         "message": {"text": finding.message},
-        "locations": [{"physicalLocation": {"artifactLocation": {"uri": finding.path, "uriBaseId": BASE},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(finding.path), "uriBaseId": BASE},
                                             "region": region}}],
         "partialFingerprints": {"rocmMigrate/v1": f"{finding.fingerprint}:{occurrence}"},
         "properties": properties,

@@ -11,6 +11,7 @@ from rich.table import Table
 from migrate.model import CLASSES, Report, Workload, class_rank, sum_effort
 from migrate.render.json_report import target_differences
 from migrate.render.summary import confidence
+from migrate.safetext import sanitized, terminal
 
 STYLES = {"native": "green", "minor-adaptation": "cyan", "migration-required": "yellow", "incompatible": "bold red"}
 TOP_RULES = 10
@@ -20,6 +21,7 @@ PLAN_STEPS = 12
 
 
 def render(report: Report, *, color: bool = False, width: int = 100, plan: bool = False) -> str:
+    report = sanitized(report)  # file, workload and symbol names can carry escape sequences
     out = io.StringIO()
     console = Console(file=out, width=width, force_terminal=color, no_color=not color, highlight=False)
     effort = report.effort
@@ -52,7 +54,7 @@ def render(report: Report, *, color: bool = False, width: int = 100, plan: bool 
     if report.skipped:
         console.print(f"Skipped files ({len(report.skipped)}):")
         for item in report.skipped[:TOP_SKIPPED]:
-            console.print(f"  {item.path}: {item.reason}", markup=False)
+            console.print(f"  {terminal(item.path)}: {terminal(item.reason)}", markup=False)
         if len(report.skipped) > TOP_SKIPPED:
             console.print(f"  … and {len(report.skipped) - TOP_SKIPPED} more (see --format json)")
     return out.getvalue()
@@ -77,7 +79,7 @@ def _top_rules(report: Report) -> Table:
     for rule, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_RULES]:
         f = example[rule]
         table.add_row(rule, f"[{STYLES[f.migration_class]}]{f.migration_class}[/]", str(count),
-                      escape(f"{f.path}:{f.line} {f.symbol}"))
+                      escape(terminal(f"{f.path}:{f.line} {f.symbol}")))
     return table
 
 
@@ -93,7 +95,8 @@ def _workloads(report: Report) -> Table:
     for w in shown:
         classes = " / ".join(f"{v.arch}: [{STYLES[v.migration_class]}]{v.migration_class}[/]" for v in w.verdicts) \
             if several else f"[{STYLES[w.migration_class]}]{w.migration_class}[/]"
-        table.add_row(escape(w.name), w.kind, classes, f"{w.effort.low:.1f}–{w.effort.high:.1f}", escape(_top_reason(w)))
+        table.add_row(escape(terminal(w.name)), w.kind, classes, f"{w.effort.low:.1f}–{w.effort.high:.1f}",
+                      escape(terminal(_top_reason(w))))
     if len(shown) < len(report.workloads):
         rest = sum_effort(w.effort for w in report.workloads if w not in shown)
         table.add_row(f"{len(report.workloads) - len(shown)} others", "", "", f"{rest.low:.1f}–{rest.high:.1f}", "")

@@ -8,6 +8,7 @@ from migrate.extract.c import device, guards, hazards, ts
 from migrate.extract.c.guards import GuardMap
 from migrate.extract.c.tree import in_device_code, qualifiers, walk
 from migrate.extract.c.tree import text as _text
+from migrate.extract.columns import Columns
 from migrate.extract.text.lines import line_texts
 from migrate.model import Extraction, Fact
 
@@ -24,12 +25,10 @@ class _Ctx:
     facts: list[Fact] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self._lines = self.source.split(b"\n")
+        self._columns = Columns(self.source.split(b"\n"))
 
     def _col(self, row: int, byte_col: int) -> int:
-        prefix = self._lines[row][:byte_col] if row < len(self._lines) else b""
-        col = len(prefix.decode("utf-8", "replace")) if not prefix.isascii() else byte_col
-        return col + (self.col0 if row == 0 else 0) + 1
+        return self._columns.chars(row, byte_col) + (self.col0 if row == 0 else 0) + 1
 
     def add(self, kind: str, name: str, node: ts.Node, *, role: str = "", text: str = "",
             value: int | None = None) -> None:

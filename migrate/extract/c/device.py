@@ -4,7 +4,10 @@ Each recogniser emits a `construct` fact; what it means for a port lives in rule
 Names (masks, ballot results, warp-size constants) are tracked per function scope."""
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
+import warnings
 from collections.abc import Callable, Iterator
 
 from migrate.extract.c import ts
@@ -41,6 +44,8 @@ def integer(value: str) -> int | None:
     if not m:
         return None
     digits = m.group(1)
+    if len(digits) > 40:  # no mask or size is this long (and int() refuses 4,300 digits)
+        return None
     return int(digits, 16) if digits[:2] in ("0x", "0X") else int(digits)
 
 
@@ -58,19 +63,27 @@ def is_32_lane_mask(value: str) -> bool:
 class Scopes:
     """Names seen per function (keyed by the function's start byte; -1 = file scope)."""
 
-    def __init__(self) -> None:
+    def __init__(self, functions: list[ts.Node] | None = None) -> None:
         self.mask32: dict[int, set[str]] = {}
         self.ballots: dict[int, set[str]] = {}
         self.types: dict[int, dict[str, str]] = {}
         self.warp_constants: dict[int, set[str]] = {}
+        # Function bodies by start: a lookup is a binary search, not a walk up the tree (each
+        # `parent` step costs tree-sitter a walk down from the root: quadratic in deep nests).
+        spans = sorted((f.start_byte, f.end_byte) for f in functions or ())
+        self._starts = [start for start, _ in spans]
+        self._spans = spans
+        self._reach = list(itertools.accumulate((end for _, end in spans), max))
 
-    @staticmethod
-    def of(node: ts.Node) -> int:
-        parent = node.parent
-        while parent is not None:
-            if parent.type == "function_definition":
-                return parent.start_byte
-            parent = parent.parent
+    def of(self, node: ts.Node) -> int:
+        """The start of the innermost function holding the node, or -1 (file scope)."""
+        offset = node.start_byte
+        index = bisect.bisect_right(self._starts, offset) - 1
+        while index >= 0 and self._reach[index] > offset:
+            start, end = self._spans[index]
+            if offset < end:
+                return start
+            index -= 1
         return -1
 
     def add(self, table: dict[int, set[str]], node: ts.Node, name: str) -> None:
@@ -93,11 +106,13 @@ def size_of(expression: str) -> int | None:
 
     text_ = re.sub(r"sizeof\s*\(\s*([\w ]+?)\s*\)", sizeof, expression)
     text_ = re.sub(r"\b(\d+)[uUlL]+\b", r"\1", text_)
-    if not re.fullmatch(r"[\d\s+*/()-]+", text_):
+    if len(text_) > 200 or not re.fullmatch(r"[\d\s+*/()-]+", text_):  # a size, not a 5,000-digit #define
         return None
     try:
-        tree = ast.parse(text_.replace("/", "//"), mode="eval")
-    except SyntaxError:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text_.replace("/", "//"), mode="eval")
+    except (SyntaxError, ValueError):
         return None
 
     def value(node: ast.AST) -> int:
@@ -116,7 +131,7 @@ def size_of(expression: str) -> int | None:
 
 
 def constructs(caps: dict[str, list[ts.Node]], emit: Emit) -> None:
-    scopes = Scopes()
+    scopes = Scopes(caps.get("definition.function", []))
     for node in caps.get("macro", []):
         _macro(node, scopes, emit)
     for name_node, type_text, value in _bindings(caps):

@@ -32,9 +32,12 @@ def _negated(condition: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class GuardMap:
-    """Sorted, non-overlapping-or-nested branch ranges with a label: 'hip' or 'cuda'."""
+    """Branch ranges with a label, 'hip' or 'cuda' (nested or disjoint, as the preprocessor makes
+    them), flattened into breakpoints: from each offset on, the label of the innermost branch."""
 
     ranges: tuple[tuple[int, int, str], ...]
+    starts: tuple[int, ...] = ()
+    labels: tuple[str | None, ...] = ()
 
     @classmethod
     def build(cls, conditionals: list[ts.Node]) -> GuardMap:
@@ -43,16 +46,33 @@ class GuardMap:
             chain = list(branches(node))
             if any(mentions_hip(cond) for cond, _, _, _ in chain):
                 ranges.extend(_label(chain))
-        return cls(tuple(sorted(ranges)))
+        ordered = tuple(sorted(ranges))
+        points = _breakpoints(ordered)
+        return cls(ordered, tuple(p for p, _ in points), tuple(label for _, label in points))
 
     def at(self, offset: int) -> str | None:
         """The label of the innermost HIP-guarded branch containing the byte offset."""
-        label = None
-        end = bisect.bisect_right(self.ranges, (offset, float("inf"), ""))
-        for start, stop, name in self.ranges[:end]:
-            if start <= offset < stop:
-                label = name  # later starts are nested deeper
-        return label
+        index = bisect.bisect_right(self.starts, offset) - 1
+        return self.labels[index] if index >= 0 else None
+
+
+def _breakpoints(ranges: tuple[tuple[int, int, str], ...]) -> list[tuple[int, str | None]]:
+    """One sweep with a stack of open branches (linear after the sort; an 800-deep #if nest or
+    800 chains of 50 branches cost no more than their size)."""
+    points: list[tuple[int, str | None]] = []
+    open_: list[tuple[int, str]] = []
+
+    def close(until: float) -> None:
+        while open_ and open_[-1][0] <= until:
+            stop = open_.pop()[0]
+            points.append((stop, open_[-1][1] if open_ else None))
+
+    for start, stop, label in ranges:
+        close(start)
+        open_.append((stop, label))
+        points.append((start, label))
+    close(float("inf"))
+    return points
 
 
 def branches(node: ts.Node | None) -> Iterator[tuple[str, bool, int, int]]:
@@ -66,11 +86,11 @@ def branches(node: ts.Node | None) -> Iterator[tuple[str, bool, int, int]]:
             return
         if kind in ("preproc_ifdef", "preproc_elifdef"):
             name = node.child_by_field_name("name")
-            cond = name.text.decode() if name is not None and name.text else ""
+            cond = name.text.decode("utf-8", "replace") if name is not None and name.text else ""
             positive = not node.children[0].type.endswith("ndef")
         else:
             condition = node.child_by_field_name("condition")
-            cond = condition.text.decode() if condition is not None and condition.text else ""
+            cond = condition.text.decode("utf-8", "replace") if condition is not None and condition.text else ""
             positive = not _negated(cond)
         yield cond, positive, node.start_byte, end
         node = alternative

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import warnings
 
+from migrate.extract.columns import Columns
 from migrate.extract.python import constructs, embedded, structure
 from migrate.extract.python.guards import HIP_MARKERS, HipGuards
 from migrate.extract.text.deps import REQUIREMENT, normalise
@@ -29,7 +31,9 @@ def extract(source: bytes) -> Extraction:
 
 
 def extract_text(text: str, *, cell: int | None = None) -> tuple[list[Fact], list[str]]:
-    tree = ast.parse(text)
+    with warnings.catch_warnings():  # a scanned file's SyntaxWarnings are not the user's to read
+        warnings.simplefilter("ignore")
+        tree = ast.parse(text)
     visitor = _Visitor(text.split("\n"), cell)
     visitor.prescan(tree)
     visitor.visit(tree)
@@ -39,6 +43,7 @@ def extract_text(text: str, *, cell: int | None = None) -> tuple[list[Fact], lis
 class _Visitor(ast.NodeVisitor):
     def __init__(self, lines: list[str], cell: int | None) -> None:
         self.lines = lines
+        self._columns: Columns | None = None
         self.cell = cell
         self.aliases: dict[str, str] = {}
         self.called: set[int] = set()  # id() of the nodes that are called
@@ -72,8 +77,9 @@ class _Visitor(ast.NodeVisitor):
 
     # -- locations --------------------------------------------------------
     def _col(self, line: int, byte_col: int) -> int:
-        raw = self.lines[line - 1].encode()[:byte_col] if 0 < line <= len(self.lines) else b""
-        return len(raw.decode("utf-8", "replace")) + 1
+        if self._columns is None:
+            self._columns = Columns([text.encode("utf-8", "surrogatepass") for text in self.lines])
+        return self._columns.chars(line - 1, byte_col) + 1
 
     def add(self, kind: str, name: str, node: ast.AST, *, role: str = "", text: str = "") -> None:
         line, col = getattr(node, "lineno", 1), getattr(node, "col_offset", 0)

@@ -13,9 +13,12 @@ MAGIC = re.compile(r"^\s*[!%]")
 
 def extract(source: bytes) -> Extraction:
     try:
-        cells = json.loads(source.decode("utf-8")).get("cells", [])
-    except (ValueError, AttributeError) as exc:
+        document = json.loads(source.decode("utf-8"))
+    except ValueError as exc:
         return Extraction(facts=(), lines=0, error=f"not a notebook (invalid JSON): {exc}")
+    cells = document.get("cells", []) if isinstance(document, dict) else None
+    if not isinstance(cells, list):
+        return Extraction(facts=(), lines=0, error="not a notebook (no list of cells)")
     facts: list[Fact] = []
     notes: list[str] = []
     line_text: dict[tuple[int, int], str] = {}
@@ -24,7 +27,13 @@ def extract(source: bytes) -> Extraction:
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         raw = cell.get("source", "")
-        text = "".join(raw) if isinstance(raw, list) else str(raw)
+        if isinstance(raw, list) and all(isinstance(part, str) for part in raw):
+            text = "".join(raw)
+        elif isinstance(raw, str):
+            text = raw
+        else:
+            notes.append(f"cell {number}: its source is not text; cell skipped")
+            continue
         lines = text.split("\n")
         total += len(lines)
         cell_facts = _shell_lines(lines, number)

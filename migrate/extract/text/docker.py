@@ -53,8 +53,8 @@ def dockerfile(source: bytes) -> Extraction:
 
 def _shell(state: _State, logical: Logical, start: int) -> None:
     state.facts.extend(commands.analyse(logical, start=start))
-    for offset, line, column in logical.pieces:
-        end = next((s for s, _, _ in logical.pieces if s > offset), len(logical.text))
+    ends = [s for s, _, _ in logical.pieces[1:]] + [len(logical.text)]
+    for (offset, line, column), end in zip(logical.pieces, ends, strict=True):
         cut = min(max(start, offset), end)
         piece = " " * (column + cut - offset) + logical.text[cut:end]
         state.facts.extend(command_line(piece, line))

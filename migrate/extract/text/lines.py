@@ -1,6 +1,7 @@
 """Shared helpers for the line-oriented extractors (build, dependency, container files)."""
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -37,10 +38,13 @@ def flag_text(m: re.Match[str]) -> str:
     return f"{m.group(1)} {m.group(3)}" if m.group(3) else m.group(0)
 
 
+LINE_TEXT_CHARS = 4096  # a longer line keeps its first 4096 characters (fingerprints stay linear in the file)
+
+
 def line_texts(lines: list[str], facts: list[Fact], *, cell: int | None = None) -> dict[tuple[int, int], str]:
     """The stripped source line of each fact (of one cell), for fingerprints and snippets."""
-    return {(cell or 0, f.line): lines[f.line - 1].strip()
-            for f in facts if f.cell == cell and 0 < f.line <= len(lines)}
+    numbers = {f.line for f in facts if f.cell == cell and 0 < f.line <= len(lines)}
+    return {(cell or 0, n): lines[n - 1].strip()[:LINE_TEXT_CHARS] for n in sorted(numbers)}
 
 
 def finish(text: str, facts: list[Fact], notes: list[str] | None = None) -> Extraction:
@@ -60,16 +64,21 @@ class Logical:
     def line(self) -> int:
         return self.pieces[0][1]
 
+    def _piece(self, offset: int) -> int:
+        """Index of the piece holding `offset` (a binary search: continuations can run to 100k lines)."""
+        return max(0, bisect.bisect_right(self.pieces, (offset, float("inf"), 0)) - 1)
+
     def where(self, offset: int) -> tuple[int, int]:
-        for start, line, column in reversed(self.pieces):
-            if offset >= start:
-                return line, column + offset - start
-        return self.pieces[0][1], self.pieces[0][2]
+        start, line, column = self.pieces[self._piece(offset)]
+        if offset < start:
+            return line, column
+        return line, column + offset - start
 
     def fact(self, kind: str, name: str, start: int, end: int, *, text: str = "") -> Fact:
         """A fact for text[start:end], clipped to the physical line it starts on."""
         line, column = self.where(start)
-        piece_end = next((s for s, _, _ in self.pieces if s > start), len(self.text)) - 1
+        index = self._piece(start)
+        piece_end = (self.pieces[index + 1][0] if index + 1 < len(self.pieces) else len(self.text)) - 1
         return fact(kind, name, line, column, column + max(1, min(end, piece_end) - start), text=text)
 
     def words(self, start: int = 0, end: int | None = None) -> list[tuple[int, int, str]]:
