@@ -8,11 +8,11 @@ from pathlib import Path
 from tests.conftest import ROOT
 
 PACKAGE = ROOT / "migrate"
-BASE = {"model", "vocabulary", "compat", "jsonio", "__version__"}
+BASE = {"model", "vocabulary", "compat", "jsonio", "safetext", "readfile", "__version__"}  # the bottom layer
 ALLOWED: dict[str, set[str]] = {
-    "model": set(), "vocabulary": set(), "compat": set(), "jsonio": set(),
+    "model": set(), "vocabulary": set(), "compat": set(), "jsonio": set(), "safetext": set(), "settings_schema": set(),
     "cache": {"model"}, "readfile": {"model"}, "discover": {"model", "vcs"},
-    "rulebase": set(), "settings": {"rulebase"},
+    "rulebase": set(), "settings": {"rulebase", "settings_schema"},
     "extract": {"cache", "readfile"},
     "match": {"rulebase"},
     "analyse": {"cache", "extract", "match", "readfile", "rulebase", "settings", "workloads"},
