@@ -121,3 +121,36 @@ def test_no_color_and_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_readme_pre_commit_example_names_a_rev_that_exists() -> None:
     readme = (ROOT / "README.md").read_text()
     assert "rev: v0.1.0" not in readme
+
+
+def test_reports_name_their_schema_and_validate_against_it(tmp_path: Path) -> None:
+    import jsonschema
+
+    from migrate import schemas
+
+    report = json.loads(run_cli("scan", DEMO, "-f", "json", "-q").stdout)
+    assert report["$schema"] == schemas.schema_id(schemas.REPORT)
+    report_schema = json.loads(schemas.path(schemas.REPORT).read_text())
+    assert report_schema["$id"] == report["$schema"]
+    jsonschema.validate(report, report_schema)
+    kernel = tmp_path / "k.cu"
+    kernel.write_text("__global__ void k(float* v) { v[0] += __shfl_down_sync(0xffffffff, v[0], 1); }\n")
+    linted = json.loads(run_cli("lint", str(kernel), "-f", "json", "--fail-on", "incompatible").stdout)
+    lint_schema = json.loads(schemas.path(schemas.LINT).read_text())
+    assert linted["$schema"] == lint_schema["$id"] == schemas.schema_id(schemas.LINT)
+    jsonschema.validate(linted, lint_schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**linted, "findings": [{"rule": "HIP4010"}]}, lint_schema)
+
+
+def test_the_wheel_ships_the_schemas(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import zipfile
+
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+                           capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel,) = tmp_path.glob("rocm_migrate-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {"migrate/_schemas/report.schema.json", "migrate/_schemas/lint.schema.json"} <= names

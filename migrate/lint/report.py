@@ -5,7 +5,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from migrate import __version__
+from migrate import __version__, schemas
 from migrate.lint.run import LintResult
 from migrate.model import SCHEMA_VERSION, Finding, Report, Target
 from migrate.rulebase.load import RuleBase
@@ -45,6 +45,7 @@ def json_text(result: LintResult, rules: RuleBase, *, fail_on: str, statistics_o
     if statistics_only:
         return json.dumps(counts(result, rules), indent=2) + "\n"
     document = {
+        "$schema": schemas.schema_id(schemas.LINT),
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "rocm-migrate", "version": __version__, "rules_version": rules.version},
         "summary": {"files": result.files, "lines": result.lines, "findings": len(result.findings),

@@ -5,7 +5,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from migrate import jsonio
+from migrate import jsonio, schemas
 from migrate.model import SCHEMA_VERSION, Effort, Finding, Project, Report, Workload, class_rank, required_class, worst_class
 from migrate.render.summary import confidence
 
@@ -15,6 +15,7 @@ FINDINGS_STAND_IN = "\0rocm-migrate: the findings\0"  # where chunks() puts the 
 def to_json(report: Report, *, findings: bool = True) -> dict[str, Any]:
     ids = report.finding_ids()
     return {
+        "$schema": schemas.schema_id(schemas.REPORT),
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "rocm-migrate", "version": report.tool_version, "rules_version": report.rules_version},
         "target": {"rocm": report.target.rocm, "arch": list(report.target.arch)},
