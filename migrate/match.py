@@ -82,26 +82,22 @@ def _role_matches(rule: Rule, role: str) -> bool:
     return role in roles if roles else role not in NOT_USES
 
 
-def portable_namespaces(extractions: Iterable[Extraction]) -> frozenset[str]:
-    """Namespaces a HIP-guarded alias points at ROCm (`namespace cub = hipcub;`), repo-wide."""
-    return frozenset(name for e in extractions for name in own_portable(e.facts))
-
-
 def defined_names(extractions: Iterable[Extraction]) -> frozenset[str]:
-    """Macros the project defines itself, repo-wide: using them is not using CUDA
-    (`#define ncclCheck(x) ...`, or `#define cudaMalloc hipMalloc` in a compatibility header).
-    Functions are left out: a `mock::cudaMallocHost` must not hide the real one."""
+    """Macros the project defines itself, repo-wide (the union of `own_defined` over its files)."""
     return frozenset(name for e in extractions for name in own_defined(e.facts))
 
 
 def own_portable(facts: Iterable[Fact]) -> tuple[str, ...]:
-    """One file's share of `portable_namespaces`."""
+    """Namespaces a HIP-guarded alias in this file points at ROCm (`namespace cub = hipcub;`); the
+    scan takes the union over the repository."""
     return tuple(sorted({f.name for f in facts if f.kind == "namespace_alias" and f.guard == "hip"
                          and f.text.startswith(("hip", "roc"))}))
 
 
 def own_defined(facts: Iterable[Fact]) -> tuple[str, ...]:
-    """One file's share of `defined_names`."""
+    """Macros this file defines (`#define ncclCheck(x) ...`, or `#define cudaMalloc hipMalloc` in a
+    compatibility header): using them is not using CUDA; the scan takes the union over the repository.
+    Functions are left out: a `mock::cudaMallocHost` must not hide the real one."""
     return tuple(sorted({f.name for f in facts if f.kind == "defined"}))
 
 

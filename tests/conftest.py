@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,3 +40,21 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None):
     full_env = {**os.environ, **(env or {})}
     return subprocess.run([sys.executable, "-m", "migrate", *args], capture_output=True, text=True,
                           cwd=cwd or ROOT, env=full_env, timeout=300)
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    """Headless Chromium with the flags this machine's closed network needs (the tests skip without it)."""
+    from selenium import webdriver
+    from tests.chromium import CHROMIUM, DRIVER
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--window-size=1400,2000"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=DRIVER), options=options)
+    yield driver
+    driver.quit()

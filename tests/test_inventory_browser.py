@@ -2,20 +2,15 @@
 browser, fast, with a clean console. Skips, visibly, where Chromium is not installed."""
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
-
-import pytest
 
 from migrate.inventory import merge, record
 from migrate.inventory.html import render
 from migrate.model import CLASSES
+from tests.chromium import needs_chromium, needs_selenium
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
-pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="Chromium and chromedriver are not installed")
+pytestmark = [needs_selenium, needs_chromium]
 REPOS = 5000
 
 
@@ -29,18 +24,6 @@ def inventory() -> merge.Inventory:
     return merge.build(records, {f"org/repo-{i:04d}": f"team-{i % 7}" for i in range(REPOS)})
 
 
-@pytest.fixture
-def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=1400,2000"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=DRIVER), options=options)
-    yield driver
-    driver.quit()
 
 
 def names(driver) -> list[str]:
