@@ -30,7 +30,8 @@ FLOATING = re.compile(r"\b(float|double)\s*\*")
 RAW_HALF = frozenset({"__half_raw", "__half2_raw", "__nv_bfloat16_raw", "__nv_bfloat162_raw"})
 COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 WIDE_INDEX = re.compile(r"\b(size_t|ptrdiff_t|u?int64_t|long|Long|index_t|int64|uint64|LongIndex)\b")
-CEIL_DIV = re.compile(r"\+\s*[\w:.()]+\s*(-\s*1\s*)?\)\s*/|\b\w*([Cc]eil_?[Dd]iv|[Dd]iv_?[Uu]p|DIV_?UP|CEIL_?DIV|cdiv|div_?round_?up)\w*\s*\(")
+CEIL_DIV = re.compile(r"\+\s*[\w:.()]+\s*(-\s*1\s*)?\)\s*/|"
+                      r"\b\w*([Cc]eil_?[Dd]iv|[Dd]iv_?[Uu]p|DIV_?UP|CEIL_?DIV|cdiv|div_?round_?up)\w*\s*\(")
 # libcu++ names that start a qualified name with cuda:: (cuda::std::..., cuda::atomic_ref, ...)
 LIBCUDACXX = frozenset({"std", "atomic", "atomic_ref", "barrier", "pipeline", "memcpy_async", "aligned_size_t",
                         "binary_semaphore", "counting_semaphore", "latch", "annotated_ptr", "access_property",
