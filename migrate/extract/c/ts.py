@@ -21,6 +21,11 @@ def _query(name: str) -> tree_sitter.Query:
     return tree_sitter.Query(_language(), text)
 
 
+def prepare() -> None:
+    """Compile the CUDA query now (before worker processes are forked)."""
+    _query("cuda")
+
+
 def parse(source: bytes) -> Node:
     """Parse C/C++/CUDA source (error-tolerant) and return the root node."""
     return tree_sitter.Parser(_language()).parse(source).root_node
