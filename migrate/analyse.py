@@ -13,9 +13,9 @@ from pathlib import Path
 from migrate import cache as rows
 from migrate import jsonio
 from migrate.cache import BadRow, Cache
-from migrate.extract import EXTRACTOR_VERSION, extract
+from migrate.extract import EXTRACTOR_VERSION, extract, prepare
 from migrate.extract.run import Progress, extract_all
-from migrate.match import RuleIndex, candidates, indexes, own_defined, own_portable
+from migrate.match import IdentifierNames, RuleIndex, candidates, indexes, own_defined, own_portable
 from migrate.model import Candidate, Extraction, FileResult, Finding, Skipped, SourceFile
 from migrate.readfile import read
 from migrate.rulebase.load import RuleBase, default_rules_dir
@@ -51,6 +51,7 @@ def skipped(outcomes: Iterable[Outcome]) -> list[Skipped]:
 @dataclass(frozen=True, slots=True)
 class _Work:
     indexes: tuple[RuleIndex, ...]
+    names: IdentifierNames  # the identifiers worth a fact: those the indexes can match
 
 
 _STATE: dict[str, _Work] = {}  # "work": what this process matches with (inherited on fork)
@@ -83,14 +84,22 @@ def analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase
         pending.append((len(outcomes) - 1, file.kind, data))
     found = cache.get_rows(keys)
     todo = []
+    first: dict[str, int] = {}  # key -> the position analysed for it (files of equal content: once)
+    copies: list[tuple[int, int]] = []
     for (position, kind, data), cache_key in zip(pending, keys, strict=True):
         outcome = _from_row(files[position], found.get(cache_key))
         if outcome is None:
-            todo.append((position, kind, data))
+            if cache_key in first:
+                copies.append((position, first[cache_key]))
+            else:
+                first[cache_key] = position
+                todo.append((position, kind, data))
         outcomes[position] = outcome
-    fresh = _run(todo, _Work(by_target), settings.jobs, progress)
+    fresh = _run(todo, _Work(by_target, IdentifierNames(by_target)), settings.jobs, progress)
     for position, row in fresh.items():
         outcomes[position] = _outcome(files[position], row)
+    for position, original in copies:
+        outcomes[position] = _outcome(files[position], fresh[original])
     key_of = {position: cache_key for (position, _, _), cache_key in zip(pending, keys, strict=True)}
     cache.put_rows([(key_of[position], row) for position, row in fresh.items()])
     return [o for o in outcomes if o is not None]
@@ -120,7 +129,10 @@ def _run(todo: list[tuple[int, str, bytes]], work: _Work, jobs: int, progress: P
             if progress:
                 progress(len(done), len(todo))
         return done
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    fork = "fork" in multiprocessing.get_all_start_methods()
+    if fork:
+        prepare({kind for _, kind, _ in todo})  # once here, inherited by every worker
+    context = multiprocessing.get_context("fork" if fork else None)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init, initargs=(work,)) as pool:
         futures: dict[Future[list[bytes]], list[int]] = {}
         for chunk in chunks(todo, jobs * CHUNKS_PER_WORKER):
@@ -159,7 +171,8 @@ def _analyse_chunk(items: list[tuple[str, bytes]]) -> list[bytes]:
 
 def _analyse(kind: str, data: bytes) -> bytes:
     """One file's result row, computed in a worker (or in this process for small scans)."""
-    return encode(summarise("", extract(kind, data), _STATE["work"].indexes))
+    work = _STATE["work"]
+    return encode(summarise("", extract(kind, data, work.names), work.indexes))
 
 
 def summarise(rel: str, extraction: Extraction, indexes: Sequence[RuleIndex]) -> FileResult:

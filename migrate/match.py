@@ -73,6 +73,31 @@ class RuleIndex:
         return hits
 
 
+class IdentifierNames:
+    """Whether any of the indexes could match an identifier fact of a name: a name no rule lists,
+    no rule's prefix starts and no rule's pattern finds gives no candidate (`RuleIndex._lookup`),
+    so the scan's extractors need not build its facts (`extract(..., names=...)`)."""
+
+    MEMO = 200_000  # distinct names remembered per process
+
+    def __init__(self, by_target: Sequence[RuleIndex]) -> None:
+        self._names = frozenset(name for index in by_target for kind, name in index._by_name if kind == "identifier")
+        self._prefixes = tuple(p for index in by_target for p, _ in index._prefix.get("identifier", ()))
+        self._patterns = tuple(rule.matcher.regex for index in by_target for rule in index._regex.get("identifier", ())
+                               if rule.matcher.regex is not None)
+        self._memo: dict[str, bool] = {}
+
+    def __call__(self, name: str) -> bool:
+        known = self._memo.get(name)
+        if known is None:
+            known = name in self._names or name.startswith(self._prefixes) \
+                or any(p.search(name) for p in self._patterns)
+            if len(self._memo) >= self.MEMO:
+                self._memo.clear()
+            self._memo[name] = known
+        return known
+
+
 # A definition or alias of a name is not a use of the API, unless a rule asks for it.
 NOT_USES = frozenset({"definition", "alias"})
 

@@ -91,6 +91,8 @@ C_CONSTRUCTS: dict[str, str] = {
     "fp8-e4m3-max": "the OCP FP8 E4M3 maximum (448) used as a constant",
     "device-atomic-overload": "a device function that defines its own atomicMax / atomicMin / atomicAdd overload",
     "raw-half-init": "a raw half / bfloat16 value brace-initialised from bit patterns",
+    "libcudacxx-name": "a libcu++ name spelled `cuda::std::...` or `cuda::atomic_ref` and the like",
+    "portability-cuda-backend": "the CUDA back end of Kokkos or RAJA named directly (`Kokkos::CudaSpace`, `RAJA::cuda_exec`)",
     "clang-error": "C++ that clang rejects when it parses the code as CUDA (precise mode only)",
 }
 PYTHON_CONSTRUCTS: dict[str, str] = {

@@ -40,8 +40,9 @@ HERE = Path(__file__).resolve().parent
 C_SUFFIXES = {".cu", ".cuh", ".h", ".hpp", ".hh", ".hxx", ".H", ".cpp", ".cc", ".cxx", ".c", ".C", ".inl", ".inc", ".tpp", ".ipp"}
 KINDS = [
     "library", "intrinsics", "build", "types", "launch", "warp", "unavailable", "cxx", "other", "tuning", "config",
+    "rename", "host",
 ]
-APART = ("tuning", "config")  # not counted in recall
+APART = ("tuning", "config", "rename", "host")  # not counted in recall
 KIND_TITLES = {
     "library": "library and runtime calls (CUB/hipCUB, cuBLAS, cuda* API ...)",
     "intrinsics": "intrinsics, PTX, inline asm",
@@ -54,6 +55,8 @@ KIND_TITLES = {
     "other": "other (no specific evidence)",
     "tuning": "performance tuning (counted apart)",
     "config": "checks of the HIP build configuration on the CUDA side (counted apart)",
+    "rename": "the project's own names or messages with the vendor word changed (counted apart)",
+    "host": "fallbacks for host compilers that the HIP build also compiles (counted apart)",
 }
 
 
@@ -66,6 +69,7 @@ class Project:
     cuda: list[str]
     drop: list[str]
     perf: list[str]
+    compiler: list[str]  # HIP macros only hip-clang defines (a plain host compiler of the HIP build lacks them)
 
 
 @dataclass
@@ -92,7 +96,7 @@ def load_projects() -> list[Project]:
         hip = {**common["hip"], **(p.get("hip") or {})}
         drop = [*common.get("drop", []), *(p.get("drop") or [])]
         out.append(Project(p["name"], p["repo"], p["commit"], hip, list(p.get("cuda") or []), drop,
-                           list(p.get("perf") or [])))
+                           list(p.get("perf") or []), list(common.get("compiler", []))))
     return out
 
 
@@ -125,15 +129,22 @@ def neutralise(text: str, macros: list[str], value: str) -> str:
     return "\n".join(lines)
 
 
-def strip_file(project: Project, raw: bytes) -> tuple[str, str] | None:
+def strip_file(project: Project, raw: bytes) -> tuple[str, str, str] | None:
+    """The CUDA tree, the HIP tree (device pass) and what a host compiler of the HIP build sees."""
     cuda_defs = {m: 1 for m in project.cuda}
     hip_undef = list(project.hip) + project.drop
     cuda = unifdef(raw, cuda_defs, hip_undef)
     hip = unifdef(raw, project.hip, project.cuda + project.drop)
-    if cuda is None or hip is None:
+    host_defs = {k: v for k, v in project.hip.items() if k not in project.compiler}
+    host = unifdef(raw, host_defs, [*project.compiler, *CUDA_COMPILER, *project.cuda, *project.drop])
+    if cuda is None or hip is None or host is None:
         return None
     c = neutralise(cuda.decode("utf-8", "replace"), list(project.hip), "0")
-    return c, hip.decode("utf-8", "replace")
+    return c, hip.decode("utf-8", "replace"), host.decode("utf-8", "replace")
+
+
+# what only the CUDA compiler defines: a plain host compiler of either build sees neither
+CUDA_COMPILER = ["__CUDACC__", "__CUDA_ARCH__", "__NVCC__", "__CUDACC_RDC__"]
 
 
 COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
@@ -180,9 +191,11 @@ def hip_governed(lines: list[str], hip_macros: list[str]) -> tuple[list[bool], l
     return governed, kinds
 
 
-def sites_of(project: Project, path: str, orig: str, cuda: str, hip: str) -> list[Site]:
+def sites_of(project: Project, path: str, orig: str, cuda: str, hip: str, host: str = "",
+             own: frozenset[str] = frozenset()) -> list[Site]:
     o, c, h = orig.split("\n"), cuda.split("\n"), hip.split("\n")
-    if not (len(o) == len(c) == len(h)):
+    hs = host.split("\n") if host else [""] * len(o)
+    if not (len(o) == len(c) == len(h) == len(hs)):
         return []
     governing = [m for m in project.hip if not m.startswith("HIP_VERSION")]
     governed, kinds = hip_governed(o, governing)
@@ -215,16 +228,60 @@ def sites_of(project: Project, path: str, orig: str, cuda: str, hip: str) -> lis
         cuda_text = "\n".join(o[i:j + 1])
         hip_lines = [k for k in range(max(0, i - 60), min(n, j + 60)) if state[k] == "h" and _adjacent(state, k, i, j)]
         hip_text = "\n".join(o[k] for k in hip_lines)
-        if code_of(cuda_text).strip():
+        if code_of(cuda_text).strip() and tokens(cuda_text) != tokens(hip_text):  # equal: nothing changed
             gate = kinds[i] in ("if", "ifdef", "ifndef", "elif")
             kind, ev = classify(cuda_text, hip_text, gate)
-            if HIP_WORD.search(code_of(cuda_text)) and not gate:
-                kind, ev = "config", "the CUDA side is about the HIP build: " + HIP_WORD.search(code_of(cuda_text)).group(0)
+            body = "\n".join(ln for ln in code_of(cuda_text).split("\n") if not DIRECTIVE.match(ln))
+            renamed = _renamed(cuda_text, hip_text, own)
+            if HIP_WORD.search(body):
+                kind, ev = "config", "the CUDA side is about the HIP build: " + HIP_WORD.search(body).group(0)
             elif not any(perf_only[i:j + 1]) and kind != "intrinsics":
                 kind, ev = "tuning", "architecture fast path: " + ", ".join(project.perf)
+            elif renamed is not None:
+                kind, ev = "rename", "only the vendor word differs" + (": " + ", ".join(renamed) if renamed else " (strings)")
+            elif kind not in EVIDENT and body.strip() and all(hs[k].strip() or not o[k].strip() or kinds[k]
+                                                               for k in range(i, j + 1)):
+                kind, ev = "host", "a host compiler of the HIP build sees these lines too (" + kind + ")"
             out.append(Site(project.name, path, i + 1, j + 1, kind, ev, cuda_text, hip_text))
         i = j + 1
     return out
+
+
+EVIDENT = ("library", "intrinsics", "types", "launch", "build")  # kinds with a CUDA name as evidence
+STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+VENDOR = re.compile(r"CUDA|Cuda|cuda|HIP|Hip|hip|^Cu(?=[A-Z])")
+
+
+def _renamed(cuda_text: str, hip_text: str, own: frozenset[str]) -> list[str] | None:
+    """The CUDA side's own identifiers that the HIP side spells with its vendor word, when that is
+    the only difference (strings aside); None when the sides differ otherwise."""
+    if re.search(r"#\s*include", code_of(cuda_text)):
+        return None  # an include names a file, not a message: HIP0029's business
+    ct = tokens(STRING.sub('"S"', cuda_text))
+    ht = tokens(STRING.sub('"S"', hip_text))
+    if not ht or len(ct) != len(ht):
+        return None
+    names = []
+    for a, b in zip(ct, ht):
+        if a != b:
+            if VENDOR.sub("V", a) != VENDOR.sub("V", b) or a not in own:
+                return None
+            names.append(a)
+    return sorted(set(names))
+
+
+DEFINED = re.compile(r"\b(?:class|struct|union|enum|namespace|typedef\s[^;]*?|using)\s+(?:\w+::)*(\w+)|"
+                     r"#\s*define\s+(\w+)|^[\w:<>,*&\s]*?\b(\w+)\s*\([^;{}]*\)\s*(?:const\s*)?(?:noexcept\s*)?\{",
+                     re.M)
+
+
+def own_names(texts: list[str]) -> frozenset[str]:
+    """Names the project itself defines (classes, namespaces, aliases, macros, functions)."""
+    names: set[str] = set()
+    for text in texts:
+        for m in DEFINED.finditer(code_of(text)):
+            names.update(g for g in m.groups() if g)
+    return frozenset(names)
 
 
 def _adjacent(state: list[str], k: int, i: int, j: int) -> bool:
@@ -387,6 +444,8 @@ def build(src_root: Path, out_root: Path) -> list[Site]:
         names = [*project.hip, *project.cuda, *project.drop]
         probe = re.compile("|".join(re.escape(m) for m in names).encode())
         count = 0
+        own = own_names([(dest / f).read_text(errors="replace") for f in files
+                         if Path(f).suffix in C_SUFFIXES and (dest / f).is_file() and not (dest / f).is_symlink()])
         for rel in files:
             p = dest / rel
             if Path(rel).suffix not in C_SUFFIXES or not p.is_file() or p.is_symlink() or HIP_SOURCE.search(rel):
@@ -398,9 +457,9 @@ def build(src_root: Path, out_root: Path) -> list[Site]:
             if stripped is None:
                 print(f"  {project.name}: unifdef could not parse {rel}", file=sys.stderr)
                 continue
-            cuda, hip = stripped
+            cuda, hip, host = stripped
             p.write_text(cuda, encoding="utf-8")
-            found = sites_of(project, rel, raw.decode("utf-8", "replace"), cuda, hip)
+            found = sites_of(project, rel, raw.decode("utf-8", "replace"), cuda, hip, host, own)
             count += len(found)
             sites.extend(found)
         print(f"{project.name}: {count} sites", file=sys.stderr)

@@ -28,7 +28,8 @@ def load(directory: Path | None = None) -> dict[str, Route]:
     if not path.is_file():
         return {}
     routes: dict[str, Route] = {}
-    for item in yaml.safe_load(path.read_text()).get("routes", []):
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    for item in yaml.load(path.read_text(), Loader=loader).get("routes", []):
         symbols = item.get("symbol")
         names = symbols if isinstance(symbols, list) else [symbols]
         for field in ("class", "source"):

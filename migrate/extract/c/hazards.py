@@ -29,6 +29,17 @@ ATOMICS = frozenset({"atomicMax", "atomicMin", "atomicAdd", "atomicExch", "atomi
 FLOATING = re.compile(r"\b(float|double)\s*\*")
 RAW_HALF = frozenset({"__half_raw", "__half2_raw", "__nv_bfloat16_raw", "__nv_bfloat162_raw"})
 COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+WIDE_INDEX = re.compile(r"\b(size_t|ptrdiff_t|u?int64_t|long|Long|index_t|int64|uint64|LongIndex)\b")
+CEIL_DIV = re.compile(r"\+\s*[\w:.()]+\s*(-\s*1\s*)?\)\s*/|"
+                      r"\b\w*([Cc]eil_?[Dd]iv|[Dd]iv_?[Uu]p|DIV_?UP|CEIL_?DIV|cdiv|div_?round_?up)\w*\s*\(")
+# libcu++ names that start a qualified name with cuda:: (cuda::std::..., cuda::atomic_ref, ...)
+LIBCUDACXX = frozenset({"std", "atomic", "atomic_ref", "barrier", "pipeline", "memcpy_async", "aligned_size_t",
+                        "binary_semaphore", "counting_semaphore", "latch", "annotated_ptr", "access_property",
+                        "thread_scope", "thread_scope_system", "thread_scope_device", "thread_scope_block",
+                        "ptx", "device", "stream_ref", "mr", "launch", "make_config", "ceil_div", "proclaim_return_type"})
+# CUDA back ends of portability layers that user code names directly (HIP spelling in rules/device.yaml)
+KOKKOS_CUDA = re.compile(r"^(Cuda|CudaSpace|CudaUVMSpace|CudaHostPinnedSpace|CudaTraits|CudaInternal)$")
+RAJA_CUDA = re.compile(r"^(cuda_\w+|Cuda|CudaFromStream|cuda_exec\w*)$")
 
 
 def integer(value: str) -> int | None:
@@ -46,12 +57,14 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> Non
         _grid_sync(node, grids, emit)
     for node in caps.get("definition.function", []):
         _warp_size_function(node, emit)
-        _flat_index_kernel(node, emit)
+        _flat_index_kernel(node, source, emit)
         _atomic_overload(node, emit)
     for node in caps.get("declaration", []):
         _raw_half_init(node, emit)
     for node in caps.get("macro", []):
         _wave_64_macro(node, emit)
+    for node in caps.get("reference.namespace", []):
+        _cuda_scoped_name(node, emit)
     for name_node, value in _initialised(caps):
         _wave_64_binding(name_node, value, emit)
     if FP8_CONTEXT.search(re.sub(rb"//[^\n]*|/\*.*?\*/", b"", source, flags=re.DOTALL)):
@@ -135,8 +148,9 @@ def _warp_size_function(node: ts.Node, emit: Emit) -> None:
             emit("warp-size-constant-32", name, text(name))
 
 
-def _flat_index_kernel(node: ts.Node, emit: Emit) -> None:
-    """A __global__ function with a flat global id, an early return past n and no grid-stride loop."""
+def _flat_index_kernel(node: ts.Node, source: bytes, emit: Emit) -> None:
+    """A __global__ function with a 64-bit flat global id, an early return past n, no grid-stride
+    loop, and a launch in the same file whose grid is n rounded up to whole blocks."""
     if "__global__" not in qualifiers(node):
         return
     body = node.child_by_field_name("body")
@@ -146,7 +160,8 @@ def _flat_index_kernel(node: ts.Node, emit: Emit) -> None:
     for sub in walk(body):
         if sub.type == "init_declarator":
             value, decl = sub.child_by_field_name("value"), sub.child_by_field_name("declarator")
-            if value is not None and decl is not None and FLAT_INDEX.search(text(value)):
+            if value is not None and decl is not None and FLAT_INDEX.search(text(value)) \
+                    and WIDE_INDEX.search(text(sub.parent) if sub.parent is not None else ""):
                 ids.add(text(decl))
     if not ids:
         return
@@ -158,7 +173,8 @@ def _flat_index_kernel(node: ts.Node, emit: Emit) -> None:
         if consequence is None or not re.fullmatch(r"\{?\s*return\s*;\s*\}?", text(consequence).strip()):
             continue
         if any(re.search(rf"\b{re.escape(i)}\b\s*(>=|>)|(<=|<)\s*\b{re.escape(i)}\b", condition) for i in ids):
-            emit("flat-index-early-return", sub, next(iter(sorted(ids))))
+            if _grid_sized_to_n(node, source):
+                emit("flat-index-early-return", sub, next(iter(sorted(ids))))
             return
 
 
@@ -203,3 +219,46 @@ def _raw_half_init(node: ts.Node, emit: Emit) -> None:
         value = child.child_by_field_name("value") if child.type == "init_declarator" else None
         if value is not None and value.type == "initializer_list" and re.search(r"0[xX][0-9a-fA-F]+", text(value)):
             emit("raw-half-init", child, text(type_node))
+
+
+def _grid_sized_to_n(kernel: ts.Node, source: bytes) -> bool:
+    """A `kernel<<<grid, ...>>>` launch in the file whose grid is a ceiling division (or a name
+    initialised with one): the grid has one thread per element, which a launch cap truncates."""
+    declarator = kernel.child_by_field_name("declarator")
+    name = declarator.child_by_field_name("declarator") if declarator is not None else None
+    if name is None:
+        return False
+    code = COMMENT.sub(" ", source.decode("utf-8", "replace"))
+    for launch in re.finditer(rf"\b{re.escape(text(name))}\s*(?:<[^;<>]*>)?\s*<<<\s*([^,;]+),", code):
+        grid = launch.group(1).strip()
+        if CEIL_DIV.search(grid):
+            return True
+        if re.fullmatch(r"\w+", grid) and re.search(rf"\b{grid}\s*(?:=|\(|\{{)[^;]*?(?:{CEIL_DIV.pattern})", code):
+            return True
+    return False
+
+
+def _cuda_scoped_name(scope: ts.Node, emit: Emit) -> None:
+    """`cuda::std::plus`, `Kokkos::CudaSpace`, `RAJA::cuda_exec<256>`: a qualified name that
+    starts with a CUDA-only scope."""
+    qualified = scope.parent
+    if qualified is None or qualified.type != "qualified_identifier" or qualified.child_by_field_name("scope") != scope:
+        return
+    outer = qualified.parent
+    if outer is not None and outer.type == "qualified_identifier" and outer.child_by_field_name("name") == qualified:
+        return  # a::cuda::x: the scope is nested in another namespace (gko::kernels::cuda)
+    inner = qualified.child_by_field_name("name")
+    first = text(inner).split("::")[0].split("<")[0].strip() if inner is not None else ""
+    head = text(scope)
+    if head == "cuda" and first in LIBCUDACXX:
+        emit("libcudacxx-name", scope, f"cuda::{first}")
+    elif head == "Kokkos":
+        parts = [p.split("<")[0].strip() for p in text(inner).split("::")] if inner is not None else []
+        parts = parts[1:] if parts and parts[0] in ("Impl", "Experimental") else parts
+        if parts and KOKKOS_CUDA.match(parts[0]):
+            emit("portability-cuda-backend", scope, f"Kokkos::{parts[0]}")
+    elif head == "RAJA":
+        parts = [p.split("<")[0].strip() for p in text(inner).split("::")] if inner is not None else []
+        parts = parts[1:] if parts and parts[0] in ("resources", "expt", "policy") else parts
+        if parts and RAJA_CUDA.match(parts[0]):
+            emit("portability-cuda-backend", scope, f"RAJA::{parts[0]}")

@@ -36,6 +36,11 @@ def _query(name: str) -> tree_sitter.Query:
     return tree_sitter.Query(_language(), text)
 
 
+def prepare() -> None:
+    """Compile the CUDA query now (before worker processes are forked)."""
+    _query("cuda")
+
+
 def parse(source: bytes) -> Node:
     """Parse C/C++/CUDA source (error-tolerant) and return the root node. Raises ParseStalled
     past the work budget and budget.BudgetExceeded past the file's time limit."""
