@@ -26,13 +26,22 @@ DEEP_STACK = 512 << 20
 MESSAGE_CHARS = 200
 MAX_FACTS = 200_000
 TRANSIENT = "analysis stopped:"  # errors that depend on the machine, not on the bytes: never cached
-_deadline: float | None = None  # time.monotonic() at which the current file's limit runs out
-_in_c_call = False  # a C call polls the deadline (native_call): SIGALRM and SIGINT are only noted
-_noted: list[int] = []
+
+
+class _Limit:
+    """The current file's limit: when it runs out, and whether a C call polls it (native_call)."""
+
+    deadline: float | None = None  # time.monotonic() at which the limit runs out
+    in_c_call = False  # meanwhile SIGALRM and SIGINT are only noted
+    noted: list[int] = []  # noqa: RUF012 - one per process, like the signal handlers
 
 
 class BudgetExceeded(Exception):
     """The time limit of one file ran out."""
+
+
+class WorkExceeded(Exception):
+    """A stage used up its bound of work for this input (a parser that makes no progress)."""
 
 
 def guarded(extractor: Callable[[bytes], Extraction], source: bytes, *,
@@ -46,6 +55,8 @@ def guarded(extractor: Callable[[bytes], Extraction], source: bytes, *,
                 return capped(_deep(extractor, source))
     except BudgetExceeded:
         return failed(source, f"{TRANSIENT} over the time limit of {seconds:g} s per file")
+    except WorkExceeded as exc:
+        return failed(source, f"too much work to analyse: {_one_line(exc)}")
     except RecursionError:
         return failed(source, "nested too deeply to analyse (RecursionError)")
     except Exception as exc:
@@ -76,50 +87,50 @@ def time_limit(seconds: float) -> Iterator[None]:
     def expire(_signum: int, _frame: object) -> None:
         raise BudgetExceeded
 
-    global _deadline
-    outer = _deadline
+    outer, now = _Limit.deadline, time.monotonic()
     previous = {signal.SIGALRM: signal.signal(signal.SIGALRM, _after_c_call(expire))}
     interrupt = signal.getsignal(signal.SIGINT)
     if callable(interrupt):
         previous[signal.SIGINT] = signal.signal(signal.SIGINT, _after_c_call(interrupt))
-    _deadline = time.monotonic() + seconds
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    _Limit.deadline = now + seconds if outer is None else min(outer, now + seconds)  # a limit inside a limit
+    signal.setitimer(signal.ITIMER_REAL, max(_Limit.deadline - now, 1e-3))
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         for number, handler in previous.items():
             signal.signal(number, handler)
-        _deadline = outer
+        _Limit.deadline = outer
+        if outer is not None:
+            signal.setitimer(signal.ITIMER_REAL, max(outer - time.monotonic(), 1e-3))
 
 
 @contextlib.contextmanager
 def native_call() -> Iterator[Callable[[], bool]]:
     """Around a C call that polls a Python callback (tree-sitter's progress callback): yields
     `expired()`, true once the file's time limit has passed (FILE_SECONDS from now outside a
-    limit); BudgetExceeded is raised after the call if it has. Inside the call SIGALRM and SIGINT
+    limit) or a signal waits; BudgetExceeded is raised after the call if the time is up. Inside the call SIGALRM and SIGINT
     are only noted and raised after it: an exception raised in such a callback is lost by the C
     code or turns into a SystemError."""
-    if _deadline is None and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
-        with time_limit(FILE_SECONDS), native_call() as expired:
-            yield expired
+    if _Limit.deadline is None and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
+        with time_limit(FILE_SECONDS), native_call() as limited:
+            yield limited
         return
-    end = _deadline if _deadline is not None else time.monotonic() + FILE_SECONDS
+    end = _Limit.deadline if _Limit.deadline is not None else time.monotonic() + FILE_SECONDS
 
-    def expired() -> bool:
-        return time.monotonic() > end
+    def expired() -> bool:  # or a signal waits: end the call now
+        return time.monotonic() > end or bool(_Limit.noted)
 
     if threading.current_thread() is not threading.main_thread():  # no Python handler runs here
         yield expired
     else:
-        global _in_c_call
-        _in_c_call = True
+        _Limit.in_c_call = True
         try:
             yield expired
         finally:
-            _in_c_call = False
-            noted = list(dict.fromkeys(_noted))
-            _noted.clear()
+            _Limit.in_c_call = False
+            noted = list(dict.fromkeys(_Limit.noted))
+            _Limit.noted.clear()
             for number in noted:
                 signal.raise_signal(number)
     if expired():
@@ -128,8 +139,8 @@ def native_call() -> Iterator[Callable[[], bool]]:
 
 def _after_c_call(handler: Callable[[int, Any], object]) -> Callable[[int, Any], None]:
     def handle(number: int, frame: Any) -> None:
-        if _in_c_call:
-            _noted.append(number)
+        if _Limit.in_c_call:
+            _Limit.noted.append(number)
         else:
             handler(number, frame)
 

@@ -1,10 +1,12 @@
 """The one module that drives the tree-sitter API: the CUDA parser and its queries.
 
-A parse runs in C, where the per-file time limit's signal cannot stop it; it gets a progress
-callback instead, which ends it at the file's deadline (budget.native_call). It also has a budget of work linear in the input: tree-sitter calls back every 100 operations, real code
-needs at most 0.02 calls a byte (19,090 C/C++/CUDA files of 30 projects) and fuzzed token soups
-0.05, but its error recovery can loop without end on some inputs (tests/fixtures_hostile/).
-A parse that needs more than CALLS_FREE + CALLS_PER_BYTE * size calls is given up (ParseStalled)."""
+A parse runs in C, where the per-file time limit's signal cannot stop it, and tree-sitter's error
+recovery loops without end on some inputs (a 309-byte one in tests/test_budget.py). So a parse
+reads its input through a callback and gets a progress callback, which tree-sitter calls every 100
+operations: it ends the parse at the file's deadline (budget.native_call) and after a budget of
+work linear in the input, CALLS_FREE + CALLS_PER_BYTE * size calls. Real code needs at most 0.022
+calls a byte (19,090 C/C++/CUDA files of 30 projects), fuzzed token soups 0.05. A tree parsed from
+a callback reads Node.text through it, slowly, so the bytes are parsed once more, reusing that tree."""
 from __future__ import annotations
 
 from functools import cache, lru_cache
@@ -13,16 +15,11 @@ from importlib import resources
 import tree_sitter
 import tree_sitter_cuda
 
-from migrate.extract.budget import native_call
+from migrate.extract.budget import WorkExceeded, native_call
 
 Node = tree_sitter.Node
 CALLS_FREE = 1_000
 CALLS_PER_BYTE = 0.25
-CHUNK = 4096  # bytes handed to tree-sitter per read (Node.text reads through the same callback)
-
-
-class ParseStalled(Exception):
-    """tree-sitter used up its budget of operations on this input without finishing."""
 
 
 @lru_cache(maxsize=1)
@@ -42,29 +39,28 @@ def prepare() -> None:
 
 
 def parse(source: bytes) -> Node:
-    """Parse C/C++/CUDA source (error-tolerant) and return the root node. Raises ParseStalled
-    past the work budget and budget.BudgetExceeded past the file's time limit."""
+    """Parse C/C++/CUDA source (error-tolerant) and return the root node. Raises WorkExceeded past
+    the budget of work and budget.BudgetExceeded past the file's time limit."""
     allowed = CALLS_FREE + int(len(source) * CALLS_PER_BYTE)
     calls = 0
+    view = memoryview(source)
+    parser = tree_sitter.Parser(_language())
+    tree = None
+    while tree is None:  # a signal whose handler did not raise: the parse goes on where it stopped
+        with native_call() as expired:
+            def progress(_offset: int, _has_error: bool) -> bool:
+                nonlocal calls
+                calls += 1
+                return calls > allowed or expired()
 
-    def read(offset: int, _point: object) -> bytes:
-        return source[offset:offset + CHUNK]
-
-    with native_call() as expired:
-        def progress(_offset: int, _has_error: bool) -> bool:
-            nonlocal calls
-            calls += 1
-            return calls > allowed or expired()
-
-        parser = tree_sitter.Parser(_language())
-        try:
-            tree = parser.parse(read, progress_callback=progress)
-        except ValueError:  # "Parsing failed": the callback stopped it
-            if calls <= allowed:
-                raise
-        else:  # once more from the bytes, reusing the whole tree, so that Node.text slices them
-            return parser.parse(source, old_tree=tree).root_node
-    raise ParseStalled(f"the C/C++ parser gave up after {allowed * 100:,} operations")
+            try:
+                tree = parser.parse(lambda offset, _point: view[offset:], progress_callback=progress)
+            except ValueError:  # "Parsing failed": the callback stopped it
+                if calls > allowed:
+                    raise WorkExceeded(f"the C/C++ parser did not finish in {allowed * 100:,} steps") from None
+                if not expired():
+                    raise
+    return parser.parse(source, old_tree=tree).root_node
 
 
 def captures(query: str, node: Node) -> dict[str, list[Node]]:
