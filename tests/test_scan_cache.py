@@ -202,3 +202,33 @@ def test_json_pieces_join_to_the_standard_librarys_bytes(tree: Path | None, tmp_
     pieces = list(json_report.chunks(report))
     assert "".join(pieces) == expected == json_report.render(report)
     assert len(pieces) == len(report.findings) + 3 if report.findings else len(pieces) == 3
+
+
+@pytest.mark.parametrize("verbose", [[], ["-v"]], ids=["default", "verbose"])
+def test_a_report_cache_hit_says_on_stderr_what_the_full_scan_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  verbose: list[str]) -> None:
+    """Text in a file (or a pipe) and JSON: a hit writes the same reports (but for the time) and
+    the same notes, skipped files and summary line on stderr, without scanning."""
+    from click.testing import CliRunner
+
+    from migrate.cli.main import cli
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.cu").write_text("__global__ void k( { cudaMalloc(&p, 4;\n")
+    (tree / "b.py").write_text("def f(:\n")
+    monkeypatch.setenv("ROCM_MIGRATE_CACHE_DIR", str(tmp_path / "cache"))
+
+    def scan(n: int) -> tuple[str, str, str]:
+        text, report = tmp_path / f"r{n}.txt", tmp_path / f"r{n}.json"
+        done = CliRunner().invoke(cli, ["scan", str(tree), "--no-hipify", "-o", str(text), "--json-output", str(report),
+                                        *verbose], catch_exceptions=False)
+        assert done.exit_code == 0, done.stderr
+        untimed = "\n".join(line for line in text.read_text().split("\n") if not line.startswith("Scanned "))
+        return done.stderr, untimed, json.dumps({**json.loads(report.read_text()), "summary": None, "source": None})
+
+    full = scan(1)
+    assert "note: a.cu: syntax errors near line 1" in full[0] and "1 files scanned, 1 skipped" in full[0]
+    assert ("skipped: b.py: Python syntax error" in full[0]) == bool(verbose)
+    monkeypatch.setattr(pipeline, "run", lambda *a, **k: pytest.fail("scanned again"))
+    assert scan(2) == full
