@@ -172,8 +172,14 @@ def _render(report: Report, name: str, destination: str, *, sarif_level: str, sa
         from migrate.render import json_report
 
         return json_report.chunks(report)
-    if name == "sarif":
-        return renderer(name)(report, min_class=sarif_level, limit=sarif_max)
+    if name == "sarif":  # also in pieces, the results one by one
+        from migrate.render import sarif_report
+
+        return sarif_report.chunks(report, min_class=sarif_level, limit=sarif_max)
+    if name == "csv":
+        from migrate.render import csv_report
+
+        return csv_report.chunks(report)
     if name == "text":
         color, width = outputs.color_and_width(destination)
         return renderer("terminal")(report, color=color, width=width, plan=show_plan)
