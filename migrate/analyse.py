@@ -26,11 +26,11 @@ from migrate.workloads import UNREAD_KINDS
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
 PARALLEL_BYTES = 2 * 2**20  # nor below this much text (llm.c, 1 MB of C: 1.6-2.0 s serial, 2.4-2.7 s with 2 workers)
 CHUNKS_PER_WORKER = 6  # work is cut into about this many pieces per worker, by bytes
-RESULT_FORMAT = "2"
+RESULT_FORMAT = "3"
 _S, _I, _OS, _OI = (str,), (int,), (str, type(None)), (int, type(None))
 # A candidate row: the finding's fields (path aside: rows are shared by files of equal content)
 # and the two names the repo-wide filters look at.
-CANDIDATE_ROW = (_S, _I, _I, _I, _I, _S, _S, _OS, _S, _S, _S, _S, _OI, _OS, _OS)
+CANDIDATE_ROW = (_S, _I, _I, _I, _I, _S, _S, _OS, _S, _S, _S, _S, _OI, _S, _OS, _OS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,7 +233,7 @@ def encode(result: FileResult) -> bytes:
 def _candidate_row(c: Candidate) -> list[object]:
     f = c.finding
     return [f.rule, f.line, f.column, f.end_line, f.end_column, f.symbol, f.message, f.hip, f.hipify,
-            f.confidence, f.migration_class, f.source_line, f.cell, c.defined_as, c.namespace]
+            f.confidence, f.migration_class, f.source_line, f.cell, f.status, c.defined_as, c.namespace]
 
 
 def decode(rel: str, row: bytes) -> FileResult:
@@ -253,10 +253,11 @@ def decode(rel: str, row: bytes) -> FileResult:
 
 def _candidate(rel: str, row: object) -> Candidate:
     (rule, line, column, end_line, end_column, symbol, message, hip, hipify, confidence, cls, source_line, cell,
-     defined_as, namespace) = rows.typed_row(row, CANDIDATE_ROW)
+     status, defined_as, namespace) = rows.typed_row(row, CANDIDATE_ROW)
     return Candidate(Finding(rule=rule, path=rel, line=line, column=column, end_line=end_line,
                              end_column=end_column, symbol=symbol, message=message, hip=hip, hipify=hipify,
-                             confidence=confidence, migration_class=cls, source_line=source_line, cell=cell),
+                             confidence=confidence, migration_class=cls, source_line=source_line, cell=cell,
+                             status=status),
                      defined_as, namespace)
 
 
