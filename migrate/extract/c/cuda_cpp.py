@@ -290,8 +290,9 @@ def _asm(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
         code = node.child_by_field_name("assembly_code")
         if code is None:
             continue
-        text = "".join(_text(c) for c in walk(code) if c.type == "string_content")
-        ctx.add("asm", text or _text(code), node)
+        text = "".join(_text(c) for c in walk(code) if c.type == "string_content") or _text(code)
+        # PTX ends every statement with ';'; GCC assembly for CPUs (x86, Arm, RISC-V) separates lines
+        ctx.add("asm", text, node, role="ptx" if ";" in text else "")
 
 
 # -- small tree helpers -------------------------------------------------------
