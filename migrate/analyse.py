@@ -2,9 +2,10 @@
 processes that return compact rows, and cached by content, rules, targets and code version."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import multiprocessing
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import lru_cache
@@ -69,6 +70,20 @@ def analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase
                         o.extraction)
                 for o in extract_all(files, max_file_size=settings.max_file_size, cache=Cache(settings.cache_dir),
                                      jobs=settings.jobs, progress=progress)]
+    work = _Work(by_target, IdentifierNames(by_target))
+    # Nothing can come from the cache (none, or an empty one) and there is enough to do: the workers
+    # are forked now, before the files are read, so that they do not start with a copy of them.
+    early = not Cache(settings.cache_dir).exists() and _parallel(settings.jobs, [f.size for f in files])
+    pool = _pool(work, settings.jobs, {f.kind for f in files}) if early else None
+    try:
+        return _analyse_all(files, settings, rules, work, pool, progress)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
+def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, work: _Work,
+                 pool: ProcessPoolExecutor | None, progress: Progress | None) -> list[Outcome]:
     cache = Cache(settings.cache_dir)
     version = _result_version(rules, settings)
     outcomes: list[Outcome | None] = []
@@ -95,9 +110,11 @@ def analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase
                 first[cache_key] = position
                 todo.append((position, kind, data))
         outcomes[position] = outcome
-    fresh = _run(todo, _Work(by_target, IdentifierNames(by_target)), settings.jobs, progress)
-    for position, row in fresh.items():
+
+    def done(position: int, row: bytes) -> None:  # decoded as it comes, while the workers go on
         outcomes[position] = _outcome(files[position], row)
+
+    fresh = _run(todo, work, settings.jobs, progress, done, pool)
     for position, original in copies:
         outcomes[position] = _outcome(files[position], fresh[original])
     key_of = {position: cache_key for (position, _, _), cache_key in zip(pending, keys, strict=True)}
@@ -120,25 +137,42 @@ def _outcome(file: SourceFile, row: bytes) -> Outcome:
     return Outcome(file, result, result.error)
 
 
-def _run(todo: list[tuple[int, str, bytes]], work: _Work, jobs: int, progress: Progress | None) -> dict[int, bytes]:
+def _parallel(jobs: int, sizes: Sequence[int]) -> bool:
+    return jobs > 1 and len(sizes) >= PARALLEL_THRESHOLD and sum(sizes) >= PARALLEL_BYTES
+
+
+def _pool(work: _Work, jobs: int, kinds: set[str]) -> ProcessPoolExecutor:
+    """`jobs` worker processes, started now (fork: with the rule indexes and the compiled query)."""
+    fork = "fork" in multiprocessing.get_all_start_methods()
+    if fork:
+        prepare(kinds)  # once here, inherited by every worker
+    context = multiprocessing.get_context("fork" if fork else None)
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init, initargs=(work,))
+    pool.submit(int).result()  # a forking pool starts all its workers at the first task
+    return pool
+
+
+def _run(todo: list[tuple[int, str, bytes]], work: _Work, jobs: int, progress: Progress | None,
+         on_row: Callable[[int, bytes], None], pool: ProcessPoolExecutor | None = None) -> dict[int, bytes]:
+    """Every todo's row by position; `on_row` is told of each as soon as it is there. Enough work
+    goes to `pool` (started here when there is none)."""
     done: dict[int, bytes] = {}
-    if jobs <= 1 or len(todo) < PARALLEL_THRESHOLD or sum(len(d) for _, _, d in todo) < PARALLEL_BYTES:
+    if not _parallel(jobs, [len(d) for _, _, d in todo]):
         _STATE["work"] = work
         for position, kind, data in todo:
-            done[position] = _analyse(kind, data)
+            done[position] = row = _analyse(kind, data)
+            on_row(position, row)
             if progress:
                 progress(len(done), len(todo))
         return done
-    fork = "fork" in multiprocessing.get_all_start_methods()
-    if fork:
-        prepare({kind for _, kind, _ in todo})  # once here, inherited by every worker
-    context = multiprocessing.get_context("fork" if fork else None)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init, initargs=(work,)) as pool:
+    with contextlib.nullcontext(pool) if pool is not None else _pool(work, jobs, {k for _, k, _ in todo}) as workers:
         futures: dict[Future[list[bytes]], list[int]] = {}
         for chunk in chunks(todo, jobs * CHUNKS_PER_WORKER):
-            futures[pool.submit(_analyse_chunk, [(k, d) for _, k, d in chunk])] = [p for p, _, _ in chunk]
+            futures[workers.submit(_analyse_chunk, [(k, d) for _, k, d in chunk])] = [p for p, _, _ in chunk]
         for future in as_completed(futures):
-            done.update(zip(futures[future], future.result(), strict=True))
+            for position, row in zip(futures[future], future.result(), strict=True):
+                done[position] = row
+                on_row(position, row)
             if progress:
                 progress(len(done), len(todo))
     return done
