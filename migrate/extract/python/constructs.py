@@ -316,9 +316,10 @@ def _floor(node: ast.Compare, capability: list[ast.expr], exprs: dict[str, ast.e
     value = exprs.get(right.id, right) if isinstance(right, ast.Name) else right
     if isinstance(value, (ast.Tuple, ast.List)) and value.elts:
         value = value.elts[0]
-    if not (isinstance(value, ast.Constant) and type(value.value) in (int, float)):
+    number = value.value if isinstance(value, ast.Constant) else None
+    if not isinstance(number, (int, float)) or isinstance(number, bool):
         return False
-    major = float(value.value) / (10 if value.value >= 10 else 1)  # 80 as in `major * 10 + minor >= 80`
+    major = number / (10 if number >= 10 else 1)  # 80 as in `major * 10 + minor >= 80`
     return major + FLOOR_OPS[op] <= ROCM_LOWEST_MAJOR - 1
 
 
