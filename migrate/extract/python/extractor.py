@@ -332,10 +332,15 @@ class _Visitor(ast.NodeVisitor):
                         self.add("requirement", normalise(m.group(1)), const, text=str(const.value))
 
     def _embedded(self, source: embedded.Snippet, node: ast.expr) -> None:
+        from migrate.extract.budget import WorkExceeded
         from migrate.extract.c import cuda_cpp
 
-        snippet_facts, notes = cuda_cpp.extract_snippet(
-            source.text.encode(), row0=source.row0, col0=source.col0, cell=self.cell)
+        try:
+            snippet_facts, notes = cuda_cpp.extract_snippet(
+                source.text.encode(), row0=source.row0, col0=source.col0, cell=self.cell)
+        except WorkExceeded as exc:
+            self.notes.append(f"line {node.lineno}: embedded CUDA source not analysed ({exc})")
+            return
         if not source.exact:
             snippet_facts = [embedded.pin(f, node, self._col) for f in snippet_facts]
             self.notes.append(f"line {node.lineno}: embedded CUDA source has escapes; its findings point at the string's start")
