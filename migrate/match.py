@@ -25,7 +25,7 @@ class RuleIndex:
         self.archs = targets.load().resolve(target.arch, target.rocm)
         self.routes = alternatives.load(rulebase.directory, rulebase.version)
         self._memo: dict[tuple[str, str, str], list[tuple[Rule, Entry | None, str]]] = {}
-        self._by_name: dict[tuple[str, str], list[tuple[Rule, Entry | None]]] = {}
+        self._by_name: dict[tuple[str, str], list[tuple[Rule, bool]]] = {}  # True: the name has a map entry
         self._prefix: dict[str, list[tuple[str, Rule]]] = {}
         self._regex: dict[str, list[Rule]] = {}
         for rule in rulebase.rules:
@@ -35,9 +35,9 @@ class RuleIndex:
     def _add(self, rule: Rule) -> None:
         m = rule.matcher
         for name in m.exact:
-            self._by_name.setdefault((m.kind, name), []).append((rule, None))
-        for name, entry in m.entries.items():
-            self._by_name.setdefault((m.kind, name), []).append((rule, entry))
+            self._by_name.setdefault((m.kind, name), []).append((rule, False))
+        for name in m.entries:  # the names only: an entry is built when a fact looks it up
+            self._by_name.setdefault((m.kind, name), []).append((rule, True))
         for prefix in m.prefixes:
             self._prefix.setdefault(m.kind, []).append((prefix, rule))
         if m.regex is not None:
@@ -64,7 +64,7 @@ class RuleIndex:
         prefixed, patterns = self._prefix.get(fact.kind), self._regex.get(fact.kind)
         if not (named or prefixed or patterns):
             return []
-        hits = [(rule, entry, fact.name) for rule, entry in named or ()]
+        hits = [(rule, rule.matcher.entries[fact.name] if mapped else None, fact.name) for rule, mapped in named or ()]
         hits += [(rule, None, fact.name) for p, rule in prefixed or () if fact.name.startswith(p)]
         for rule in patterns or ():
             regex = rule.matcher.regex
