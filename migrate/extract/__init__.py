@@ -8,7 +8,7 @@ from migrate.extract.text import rocm_path
 from migrate.model import Extraction, Fact
 
 # Bump when extraction output changes, so cached facts are recomputed.
-EXTRACTOR_VERSION = "13"
+EXTRACTOR_VERSION = "14"
 
 
 def _cuda(source: bytes) -> Extraction:
