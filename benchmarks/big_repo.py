@@ -70,8 +70,10 @@ def main() -> int:
         runs = [measure.run([*command, "-o", str(Path(tmp) / "r.json")], sample=True) for _ in range(args.repeat)]
     failed = [r.returncode for r in runs if r.returncode]
     print(f"cold scan: {measure.describe(runs)}")
-    print(f"peak memory (scan and workers): median {sorted(r.peak_mb for r in runs)[len(runs) // 2]:.0f} MB, "
+    print(f"peak memory (scan and workers, summed RSS): median {sorted(r.peak_mb for r in runs)[len(runs) // 2]:.0f} MB, "
           f"max {max(r.peak_mb for r in runs):.0f} MB" + (f"; exit codes {failed}" if failed else ""))
+    print(f"peak memory (scan and workers, summed PSS: pages shared after fork counted once): median "
+          f"{sorted(r.peak_pss_mb for r in runs)[len(runs) // 2]:.0f} MB, max {max(r.peak_pss_mb for r in runs):.0f} MB")
     return 0
 
 

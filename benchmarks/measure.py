@@ -17,6 +17,7 @@ class Run:
     peak_mb: float  # summed resident memory of the process and its children, at the worst moment
     load: float  # 1-minute load average when the run started
     returncode: int
+    peak_pss_mb: float = 0.0  # the same as proportional set size: pages forked workers share count once
 
 
 def _children() -> dict[int, list[int]]:
@@ -32,17 +33,30 @@ def _children() -> dict[int, list[int]]:
     return tree
 
 
-def _tree_rss(pid: int) -> int:
-    tree, todo, total = _children(), [pid], 0
+def _tree_rss(pid: int) -> tuple[int, int]:
+    """(summed RSS, summed PSS) in bytes of a process and its descendants. RSS counts the pages a
+    forked worker still shares with its parent in both; PSS splits them among the sharers."""
+    tree, todo, total, pss = _children(), [pid], 0, 0
     while todo:
         current = todo.pop()
         try:
             fields = Path(f"/proc/{current}/statm").read_text().split()
             total += int(fields[1]) * os.sysconf("SC_PAGE_SIZE")
+            pss += _pss(current)
         except OSError:
             pass
         todo.extend(tree.get(current, ()))
-    return total
+    return total, pss
+
+
+def _pss(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
 
 
 def run(command: list[str], *, env: dict[str, str] | None = None, cwd: str | None = None,
@@ -51,11 +65,12 @@ def run(command: list[str], *, env: dict[str, str] | None = None, cwd: str | Non
     load = os.getloadavg()[0]
     started = time.perf_counter()
     process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    peak = [0]
+    peak = [0, 0]
 
     def follow() -> None:
         while process.poll() is None:
-            peak[0] = max(peak[0], _tree_rss(process.pid))
+            rss, pss = _tree_rss(process.pid)
+            peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
             time.sleep(0.02)
 
     watcher = threading.Thread(target=follow, daemon=True) if sample else None
@@ -65,7 +80,7 @@ def run(command: list[str], *, env: dict[str, str] | None = None, cwd: str | Non
     seconds = time.perf_counter() - started
     if watcher:
         watcher.join()
-    return Run(seconds=seconds, peak_mb=peak[0] / 2**20, load=load, returncode=returncode)
+    return Run(seconds=seconds, peak_mb=peak[0] / 2**20, load=load, returncode=returncode, peak_pss_mb=peak[1] / 2**20)
 
 
 def median(runs: list[Run]) -> float:

@@ -2,9 +2,10 @@
 processes that return compact rows, and cached by content, rules, targets and code version."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import multiprocessing
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import lru_cache
@@ -13,9 +14,9 @@ from pathlib import Path
 from migrate import cache as rows
 from migrate import jsonio
 from migrate.cache import BadRow, Cache
-from migrate.extract import EXTRACTOR_VERSION, extract
+from migrate.extract import EXTRACTOR_VERSION, extract, prepare
 from migrate.extract.run import Progress, extract_all
-from migrate.match import RuleIndex, candidates, indexes, own_defined, own_portable
+from migrate.match import IdentifierNames, RuleIndex, candidates, indexes, own_defined, own_portable
 from migrate.model import Candidate, Extraction, FileResult, Finding, Skipped, SourceFile
 from migrate.readfile import read
 from migrate.rulebase.load import RuleBase, default_rules_dir
@@ -25,11 +26,11 @@ from migrate.workloads import UNREAD_KINDS
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
 PARALLEL_BYTES = 2 * 2**20  # nor below this much text (llm.c, 1 MB of C: 1.6-2.0 s serial, 2.4-2.7 s with 2 workers)
 CHUNKS_PER_WORKER = 6  # work is cut into about this many pieces per worker, by bytes
-RESULT_FORMAT = "2"
+RESULT_FORMAT = "3"
 _S, _I, _OS, _OI = (str,), (int,), (str, type(None)), (int, type(None))
 # A candidate row: the finding's fields (path aside: rows are shared by files of equal content)
 # and the two names the repo-wide filters look at.
-CANDIDATE_ROW = (_S, _I, _I, _I, _I, _S, _S, _OS, _S, _S, _S, _S, _OI, _OS, _OS)
+CANDIDATE_ROW = (_S, _I, _I, _I, _I, _S, _S, _OS, _S, _S, _S, _S, _OI, _S, _OS, _OS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +52,7 @@ def skipped(outcomes: Iterable[Outcome]) -> list[Skipped]:
 @dataclass(frozen=True, slots=True)
 class _Work:
     indexes: tuple[RuleIndex, ...]
+    names: IdentifierNames  # the identifiers worth a fact: those the indexes can match
 
 
 _STATE: dict[str, _Work] = {}  # "work": what this process matches with (inherited on fork)
@@ -68,6 +70,20 @@ def analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase
                         o.extraction)
                 for o in extract_all(files, max_file_size=settings.max_file_size, cache=Cache(settings.cache_dir),
                                      jobs=settings.jobs, progress=progress)]
+    work = _Work(by_target, IdentifierNames(by_target))
+    # Nothing can come from the cache (none, or an empty one) and there is enough to do: the workers
+    # are forked now, before the files are read, so that they do not start with a copy of them.
+    early = not Cache(settings.cache_dir).exists() and _parallel(settings.jobs, [f.size for f in files])
+    pool = _pool(work, settings.jobs, {f.kind for f in files}) if early else None
+    try:
+        return _analyse_all(files, settings, rules, work, pool, progress)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
+def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, work: _Work,
+                 pool: ProcessPoolExecutor | None, progress: Progress | None) -> list[Outcome]:
     cache = Cache(settings.cache_dir)
     version = _result_version(rules, settings)
     outcomes: list[Outcome | None] = []
@@ -83,14 +99,24 @@ def analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase
         pending.append((len(outcomes) - 1, file.kind, data))
     found = cache.get_rows(keys)
     todo = []
+    first: dict[str, int] = {}  # key -> the position analysed for it (files of equal content: once)
+    copies: list[tuple[int, int]] = []
     for (position, kind, data), cache_key in zip(pending, keys, strict=True):
         outcome = _from_row(files[position], found.get(cache_key))
         if outcome is None:
-            todo.append((position, kind, data))
+            if cache_key in first:
+                copies.append((position, first[cache_key]))
+            else:
+                first[cache_key] = position
+                todo.append((position, kind, data))
         outcomes[position] = outcome
-    fresh = _run(todo, _Work(by_target), settings.jobs, progress)
-    for position, row in fresh.items():
+
+    def done(position: int, row: bytes) -> None:  # decoded as it comes, while the workers go on
         outcomes[position] = _outcome(files[position], row)
+
+    fresh = _run(todo, work, settings.jobs, progress, done, pool)
+    for position, original in copies:
+        outcomes[position] = _outcome(files[position], fresh[original])
     key_of = {position: cache_key for (position, _, _), cache_key in zip(pending, keys, strict=True)}
     cache.put_rows([(key_of[position], row) for position, row in fresh.items()])
     return [o for o in outcomes if o is not None]
@@ -111,22 +137,42 @@ def _outcome(file: SourceFile, row: bytes) -> Outcome:
     return Outcome(file, result, result.error)
 
 
-def _run(todo: list[tuple[int, str, bytes]], work: _Work, jobs: int, progress: Progress | None) -> dict[int, bytes]:
+def _parallel(jobs: int, sizes: Sequence[int]) -> bool:
+    return jobs > 1 and len(sizes) >= PARALLEL_THRESHOLD and sum(sizes) >= PARALLEL_BYTES
+
+
+def _pool(work: _Work, jobs: int, kinds: set[str]) -> ProcessPoolExecutor:
+    """`jobs` worker processes, started now (fork: with the rule indexes and the compiled query)."""
+    fork = "fork" in multiprocessing.get_all_start_methods()
+    if fork:
+        prepare(kinds)  # once here, inherited by every worker
+    context = multiprocessing.get_context("fork" if fork else None)
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init, initargs=(work,))
+    pool.submit(int).result()  # a forking pool starts all its workers at the first task
+    return pool
+
+
+def _run(todo: list[tuple[int, str, bytes]], work: _Work, jobs: int, progress: Progress | None,
+         on_row: Callable[[int, bytes], None], pool: ProcessPoolExecutor | None = None) -> dict[int, bytes]:
+    """Every todo's row by position; `on_row` is told of each as soon as it is there. Enough work
+    goes to `pool` (started here when there is none)."""
     done: dict[int, bytes] = {}
-    if jobs <= 1 or len(todo) < PARALLEL_THRESHOLD or sum(len(d) for _, _, d in todo) < PARALLEL_BYTES:
+    if not _parallel(jobs, [len(d) for _, _, d in todo]):
         _STATE["work"] = work
         for position, kind, data in todo:
-            done[position] = _analyse(kind, data)
+            done[position] = row = _analyse(kind, data)
+            on_row(position, row)
             if progress:
                 progress(len(done), len(todo))
         return done
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init, initargs=(work,)) as pool:
+    with contextlib.nullcontext(pool) if pool is not None else _pool(work, jobs, {k for _, k, _ in todo}) as workers:
         futures: dict[Future[list[bytes]], list[int]] = {}
         for chunk in chunks(todo, jobs * CHUNKS_PER_WORKER):
-            futures[pool.submit(_analyse_chunk, [(k, d) for _, k, d in chunk])] = [p for p, _, _ in chunk]
+            futures[workers.submit(_analyse_chunk, [(k, d) for _, k, d in chunk])] = [p for p, _, _ in chunk]
         for future in as_completed(futures):
-            done.update(zip(futures[future], future.result(), strict=True))
+            for position, row in zip(futures[future], future.result(), strict=True):
+                done[position] = row
+                on_row(position, row)
             if progress:
                 progress(len(done), len(todo))
     return done
@@ -159,7 +205,8 @@ def _analyse_chunk(items: list[tuple[str, bytes]]) -> list[bytes]:
 
 def _analyse(kind: str, data: bytes) -> bytes:
     """One file's result row, computed in a worker (or in this process for small scans)."""
-    return encode(summarise("", extract(kind, data), _STATE["work"].indexes))
+    work = _STATE["work"]
+    return encode(summarise("", extract(kind, data, work.names), work.indexes))
 
 
 def summarise(rel: str, extraction: Extraction, indexes: Sequence[RuleIndex]) -> FileResult:
@@ -186,7 +233,7 @@ def encode(result: FileResult) -> bytes:
 def _candidate_row(c: Candidate) -> list[object]:
     f = c.finding
     return [f.rule, f.line, f.column, f.end_line, f.end_column, f.symbol, f.message, f.hip, f.hipify,
-            f.confidence, f.migration_class, f.source_line, f.cell, c.defined_as, c.namespace]
+            f.confidence, f.migration_class, f.source_line, f.cell, f.status, c.defined_as, c.namespace]
 
 
 def decode(rel: str, row: bytes) -> FileResult:
@@ -206,10 +253,11 @@ def decode(rel: str, row: bytes) -> FileResult:
 
 def _candidate(rel: str, row: object) -> Candidate:
     (rule, line, column, end_line, end_column, symbol, message, hip, hipify, confidence, cls, source_line, cell,
-     defined_as, namespace) = rows.typed_row(row, CANDIDATE_ROW)
+     status, defined_as, namespace) = rows.typed_row(row, CANDIDATE_ROW)
     return Candidate(Finding(rule=rule, path=rel, line=line, column=column, end_line=end_line,
                              end_column=end_column, symbol=symbol, message=message, hip=hip, hipify=hipify,
-                             confidence=confidence, migration_class=cls, source_line=source_line, cell=cell),
+                             confidence=confidence, migration_class=cls, source_line=source_line, cell=cell,
+                             status=status),
                      defined_as, namespace)
 
 

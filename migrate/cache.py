@@ -103,6 +103,10 @@ class Cache:
                 self.path, self._db = None, None
         return self._db
 
+    def exists(self) -> bool:
+        """Whether there is a cache file to read rows from (a fresh or disabled cache has none)."""
+        return self.path is not None and self.path.exists()
+
     def get(self, cache_key: str) -> Extraction | None:
         row = self._get("facts", [cache_key]).get(cache_key)
         try:

@@ -5,13 +5,15 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from migrate.model import Candidate, Extraction, Fact, FileResult, Finding, Target, evolve
+from migrate.model import Candidate, Extraction, Fact, FileResult, Finding, Target, class_rank, evolve
 from migrate.rulebase import alternatives, targets
 from migrate.rulebase.load import Entry, Rule, RuleBase, version_tuple
 
 MAX_FINDINGS_PER_FILE = 10_000  # real files have hundreds at most; past this a file is reported as capped
 # Facts on either side of a HIP guard are already handled by the authors.
 GUARDED = frozenset({"hip", "cuda"})
+# Facts in an optional Python scope (an ImportError fallback, an env-var opt-in) become optional findings.
+OPTIONAL = "optional"
 
 
 class RuleIndex:
@@ -20,6 +22,7 @@ class RuleIndex:
     def __init__(self, rulebase: RuleBase, target: Target) -> None:
         self.target = target
         self.archs = targets.load().resolve(target.arch, target.rocm)
+        self.routes = alternatives.load(rulebase.directory, rulebase.version)
         self._memo: dict[tuple[str, str, str], list[tuple[Rule, Entry | None, str]]] = {}
         self._by_name: dict[tuple[str, str], list[tuple[Rule, Entry | None]]] = {}
         self._prefix: dict[str, list[tuple[str, Rule]]] = {}
@@ -73,6 +76,31 @@ class RuleIndex:
         return hits
 
 
+class IdentifierNames:
+    """Whether any of the indexes could match an identifier fact of a name: a name no rule lists,
+    no rule's prefix starts and no rule's pattern finds gives no candidate (`RuleIndex._lookup`),
+    so the scan's extractors need not build its facts (`extract(..., names=...)`)."""
+
+    MEMO = 200_000  # distinct names remembered per process
+
+    def __init__(self, by_target: Sequence[RuleIndex]) -> None:
+        self._names = frozenset(name for index in by_target for kind, name in index._by_name if kind == "identifier")
+        self._prefixes = tuple(p for index in by_target for p, _ in index._prefix.get("identifier", ()))
+        self._patterns = tuple(rule.matcher.regex for index in by_target for rule in index._regex.get("identifier", ())
+                               if rule.matcher.regex is not None)
+        self._memo: dict[str, bool] = {}
+
+    def __call__(self, name: str) -> bool:
+        known = self._memo.get(name)
+        if known is None:
+            known = name in self._names or name.startswith(self._prefixes) \
+                or any(p.search(name) for p in self._patterns)
+            if len(self._memo) >= self.MEMO:
+                self._memo.clear()
+            self._memo[name] = known
+        return known
+
+
 # A definition or alias of a name is not a use of the API, unless a rule asks for it.
 NOT_USES = frozenset({"definition", "alias"})
 
@@ -103,7 +131,7 @@ def own_defined(facts: Iterable[Fact]) -> tuple[str, ...]:
 
 def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candidate]:
     """Every finding the file's facts give, in fact order; `select` applies the repo-wide part."""
-    out: list[Candidate] = []
+    out: list[tuple[Candidate, Rule]] = []
     for fact in extraction.facts:
         if fact.guard in GUARDED:
             continue
@@ -122,9 +150,20 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
                 continue
             if fact.kind == "construct" and fact.text:
                 symbol = fact.text
-            out.append(Candidate(_finding(rel, fact, rule, entry, symbol, extraction, index.target),
-                                 defined_as, namespace))
-    return out
+            out.append((Candidate(_finding(rel, fact, rule, entry, symbol, extraction, index),
+                                  defined_as, namespace), rule))
+    return _uncovered(out)
+
+
+def _uncovered(found: list[tuple[Candidate, Rule]]) -> list[Candidate]:
+    """A required finding of a `covers_file` rule (a kernel written in an NVIDIA-only DSL) makes the
+    file new development as a whole: the file's findings of a lower class are part of that rewrite."""
+    covering = [class_rank(c.finding.migration_class) for c, rule in found
+                if rule.covers_file and c.finding.status != OPTIONAL]
+    if not covering:
+        return [c for c, _ in found]
+    top = max(covering)
+    return [c for c, rule in found if rule.covers_file or class_rank(c.finding.migration_class) >= top]
 
 
 def select(found: Iterable[Candidate], portable: frozenset[str] = frozenset(),
@@ -215,7 +254,8 @@ def _unavailable(entry: Entry | None, target: Target) -> bool:
 
 
 def _finding(rel: str, fact: Fact, rule: Rule, entry: Entry | None, symbol: str,
-             extraction: Extraction, target: Target) -> Finding:
+             extraction: Extraction, index: RuleIndex) -> Finding:
+    target = index.target
     hip = entry.hip if entry and entry.hip is not None else rule.hip
     hipify = (entry.hipify if entry and entry.hipify else None) or rule.hipify
     message = _message(rule, symbol, hip, entry, fact.value)
@@ -223,7 +263,7 @@ def _finding(rel: str, fact: Fact, rule: Rule, entry: Entry | None, symbol: str,
         message += f" ({hip} needs ROCm {entry.since}; the target is ROCm {target.rocm})"
         hipify = "no"
     cls, confidence = rule.migration_class, rule.confidence
-    route = alternatives.load().get(symbol)
+    route = index.routes.get(symbol)
     if route is not None:  # a documented ROCm route (or a known redesign) decides the class
         cls, confidence, hip = route.migration_class, "high", route.hip
         message += f"; ROCm route: {route.hip} ({route.source})" if route.hip else f"; no ROCm route ({route.source})"
@@ -232,6 +272,7 @@ def _finding(rel: str, fact: Fact, rule: Rule, entry: Entry | None, symbol: str,
         end_line=fact.end_line, end_column=fact.end_column, symbol=symbol, message=message,
         hip=hip, hipify=hipify, confidence=confidence, migration_class=cls,
         source_line=extraction.line_text.get((fact.cell or 0, fact.line), ""), cell=fact.cell,
+        status="optional" if fact.guard == OPTIONAL else "",
     )
 
 

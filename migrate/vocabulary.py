@@ -36,6 +36,7 @@ STRUCTURE_KINDS: dict[str, str] = {
     "cmake_link": "`target_link_libraries` of a target",
     "distribution": "a Python distribution's name (pyproject, setup.py, setup.cfg)",
     "extension": "a PyTorch extension built by setup.py (role `setup`) or loaded at run time (role `jit`)",
+    "kernel_binary": "a compiled GPU module a Python string names (`_convolution.fatbin`); the name is its stem",
     "rocm_path": "evidence of an upstream ROCm path (a HIP build branch, a ROCm CI job, an `is_hip` branch); "
                  "the name is its strength",
 }
@@ -62,6 +63,7 @@ ROLES: dict[str, str] = {
     "target_link_libraries": "facts of kind `cmake_link`",
     "setup": "an extension built by setup.py",
     "jit": "an extension loaded at run time (`load`, `load_inline`)",
+    "ptx": "inline assembly written in PTX's syntax, its statements ended by `;` (facts of kind `asm`)",
 }
 
 # Construct name -> what it is, by the extractor that emits it.

@@ -154,6 +154,15 @@ def bucket(row: dict[str, str]) -> int:
     return SAME_NAME if name == row["cuda_name"] else SUPPORTED
 
 
+def matcher(api: Api, title: str, names: dict) -> dict:
+    """Device functions are matched only where they are called: a local variable or member that
+    shares a name with one (AMReX's `umin`) is not a use of the CUDA function."""
+    spec: dict = {"map": names}
+    if api.key == "device" and "type" not in title.lower():
+        spec["roles"] = ["call"]
+    return {"identifier": spec}
+
+
 def section_rules(api: Api, number: int, title: str, rows: list[dict[str, str]]) -> list[dict]:
     clean = re.sub(r"\s*\[(DEPRECATED|REMOVED)\]", "", title)
     docs = TABLE_DOCS + api.table + ".html"
@@ -168,7 +177,7 @@ def section_rules(api: Api, number: int, title: str, rows: list[dict[str, str]])
         rules.append({
             "id": f"{api.id_prefix}{section}0", "name": name_base,
             "title": f"{api.label}, {clean}: has a {api.target} equivalent",
-            "match": {"identifier": {"map": by_bucket[SUPPORTED]}},
+            "match": matcher(api, title, by_bucket[SUPPORTED]),
             "class": "migration-required", "hip": None, "hipify": api.hipify,
             "effort": {"per_occurrence": round(api.effort[0] / (2 if is_types else 1), 3), "first_use": api.effort[1]},
             "confidence": "high", "status": "stable",
@@ -183,7 +192,7 @@ def section_rules(api: Api, number: int, title: str, rows: list[dict[str, str]])
         rules.append({
             "id": f"{api.id_prefix}{section}1", "name": f"{name_base}-unsupported",
             "title": f"{api.label}, {clean}: no {api.target} equivalent",
-            "match": {"identifier": {"map": by_bucket[UNSUPPORTED]}},
+            "match": matcher(api, title, by_bucket[UNSUPPORTED]),
             "class": "migration-required" if types else "incompatible", "hip": None, "hipify": "no",
             "effort": {"per_occurrence": api.missing[0] / (4 if types else 1), "first_use": api.missing[1] / (4 if types else 1)},
             "confidence": "medium", "status": "stable",
@@ -202,7 +211,7 @@ def section_rules(api: Api, number: int, title: str, rows: list[dict[str, str]])
         rules.append({
             "id": f"{api.id_prefix}{section}2", "name": f"{name_base}-same-name",
             "title": f"{api.label}, {clean}: provided under the same name",
-            "match": {"identifier": {"map": by_bucket[SAME_NAME]}},
+            "match": matcher(api, title, by_bucket[SAME_NAME]),
             "class": "migration-required", "hip": None, "hipify": "yes",
             "effort": {"per_occurrence": 0.1, "first_use": 1.0},
             "confidence": "high", "status": "stable", "when": "unavailable",
@@ -241,14 +250,18 @@ def fixtures(api: Api, rule: dict) -> dict[str, str]:
                      key=lambda v: tuple(map(int, v.split("."))))
         names = [n for n, e in entries.items() if isinstance(e, dict) and e.get("since") == oldest][:3]
         head = f"// rocm-migrate-target: rocm={_before(oldest)}\n" + head
+    calls = rule["match"]["identifier"].get("roles") == ["call"]
+    use = "  (void){}(0);" if calls else "  (void){};"
     bad = [f"void uses_{rid.lower()}() {{"]
     for name in names:
-        bad += [f"  // ruleid: {rid}", f"  (void){name};"]
+        bad += [f"  // ruleid: {rid}", use.format(name)]
     good = [f"void near_misses_{rid.lower()}() {{"]
     for name in names:
         good += [f"  // ok: {rid}", f"  int my_{name}_count = 0;", f"  // ok: {rid}",
                  f'  const char* label = "{name}";', f"  // ok: {rid}", f"  // {name} is mentioned in a comment"]
-    good += ["#if defined(__HIP_PLATFORM_AMD__)", "  (void)0;", "#else", f"  // ok: {rid}", f"  (void){names[0]};",
+    if calls:  # a local variable that shares the function's name (AMReX's `umin`)
+        good += [f"  // ok: {rid}", f"  int {names[0]} = 0;", f"  // ok: {rid}", f"  (void){names[0]};"]
+    good += ["#if defined(__HIP_PLATFORM_AMD__)", "  (void)0;", "#else", f"  // ok: {rid}", use.format(names[0]),
              "#endif"]
     return {"bad.cu": head + "\n".join(bad + ["}"]) + "\n", "good.cu": head + "\n".join(good + ["}"]) + "\n"}
 

@@ -202,3 +202,63 @@ def test_json_pieces_join_to_the_standard_librarys_bytes(tree: Path | None, tmp_
     pieces = list(json_report.chunks(report))
     assert "".join(pieces) == expected == json_report.render(report)
     assert len(pieces) == len(report.findings) + 3 if report.findings else len(pieces) == 3
+
+
+@pytest.mark.parametrize("tree", [ROOT / "fixtures" / "repos" / "demo", None], ids=["demo", "empty"])
+def test_sarif_and_csv_pieces_join_to_the_whole_texts(tree: Path | None, tmp_path: Path, rulebase,  # noqa: ANN001
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """SARIF (every class and a cap, so that some results are left out) and CSV are written in
+    pieces too: the pieces join to the standard library's SARIF bytes and csv.writer's text."""
+    import csv
+    import io
+
+    from migrate.render import csv_report, sarif_report
+
+    if tree is None:
+        tree = tmp_path / "empty"
+        tree.mkdir()
+    report = pipeline.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase)
+    for options in ({}, {"min_class": "native"}, {"limit": 3}):
+        expected = json.dumps(sarif_report.to_sarif(report, **options), indent=2, ensure_ascii=False) + "\n"
+        pieces = list(sarif_report.chunks(report, **options))
+        assert "".join(pieces) == expected == sarif_report.render(report, **options)
+        assert len(pieces) == 3 + sarif_report.to_sarif(report, **options)["runs"][0]["properties"]["results"]
+    whole = csv_report.render(report)  # one piece: ROWS_PER_CHUNK is more than the demo's findings
+    assert len(list(csv_report.chunks(report))) == 1 and whole.count("\n") == len(report.findings) + 1
+    rows = list(csv.reader(io.StringIO(whole)))
+    again = io.StringIO()
+    csv.writer(again, lineterminator="\n").writerows(rows)
+    assert again.getvalue() == whole and rows[0] == list(csv_report.COLUMNS)
+    monkeypatch.setattr(csv_report, "ROWS_PER_CHUNK", 2)
+    pieces = list(csv_report.chunks(report))
+    assert "".join(pieces) == whole and len(pieces) == len(report.findings) // 2 + 1
+
+
+@pytest.mark.parametrize("verbose", [[], ["-v"]], ids=["default", "verbose"])
+def test_a_report_cache_hit_says_on_stderr_what_the_full_scan_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  verbose: list[str]) -> None:
+    """Text in a file (or a pipe) and JSON: a hit writes the same reports (but for the time) and
+    the same notes, skipped files and summary line on stderr, without scanning."""
+    from click.testing import CliRunner
+
+    from migrate.cli.main import cli
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.cu").write_text("__global__ void k( { cudaMalloc(&p, 4;\n")
+    (tree / "b.py").write_text("def f(:\n")
+    monkeypatch.setenv("ROCM_MIGRATE_CACHE_DIR", str(tmp_path / "cache"))
+
+    def scan(n: int) -> tuple[str, str, str]:
+        text, report = tmp_path / f"r{n}.txt", tmp_path / f"r{n}.json"
+        done = CliRunner().invoke(cli, ["scan", str(tree), "--no-hipify", "-o", str(text), "--json-output", str(report),
+                                        *verbose], catch_exceptions=False)
+        assert done.exit_code == 0, done.stderr
+        untimed = "\n".join(line for line in text.read_text().split("\n") if not line.startswith("Scanned "))
+        return done.stderr, untimed, json.dumps({**json.loads(report.read_text()), "summary": None, "source": None})
+
+    full = scan(1)
+    assert "note: a.cu: syntax errors near line 1" in full[0] and "1 files scanned, 1 skipped" in full[0]
+    assert ("skipped: b.py: Python syntax error" in full[0]) == bool(verbose)
+    monkeypatch.setattr(pipeline, "run", lambda *a, **k: pytest.fail("scanned again"))
+    assert scan(2) == full

@@ -129,3 +129,120 @@ def test_every_route_names_a_source() -> None:
     routes = alternatives.load()
     assert len(routes) >= 30
     assert all(r.source.startswith("https://") for r in routes.values())
+
+
+def test_an_edited_route_invalidates_cached_findings_and_the_rules_version(tmp_path: Path) -> None:
+    """The rules version covers every rule data file, not only the top-level rules/*.yaml: an edit
+    to rules/alternatives/routes.yaml is a miss of the per-file cache and of the report cache."""
+    import shutil
+
+    from migrate.rulebase.load import default_rules_dir, rules_version
+
+    rules = tmp_path / "rules"
+    shutil.copytree(default_rules_dir(), rules)
+    tree = write(tmp_path / "gemm", {"gemm.cu": "#include <cublasLt.h>\nvoid f(cublasLtMatmulDesc_t d) "
+                                                "{ cublasLtMatmulDescInit(d, CUBLAS_COMPUTE_32F, CUDA_R_32F); }\n"})
+    def init_finding() -> dict:
+        result = run_cli("scan", str(tree), "--format", "json", "--no-hipify", "--rules-dir", str(rules),
+                         env={"ROCM_MIGRATE_CACHE_DIR": str(tmp_path / "cache")})
+        assert result.returncode in (0, 1), result.stderr
+        return next(f for f in json.loads(result.stdout)["findings"] if f["symbol"] == "cublasLtMatmulDescInit")
+
+    before, version = init_finding(), rules_version(rules)
+    assert before["hip"] == "hipblasLtMatmulDescCreate"
+    routes = rules / "alternatives" / "routes.yaml"
+    routes.write_text(routes.read_text().replace("hip: hipblasLtMatmulDescCreate", "hip: hipblasLtEditedRoute"))
+    assert rules_version(rules) != version
+    assert init_finding()["hip"] == "hipblasLtEditedRoute"
+
+
+OPTIONAL_BACKENDS = """import os
+try:
+    import tensorrt
+    HAS_TRT = True
+except ImportError:
+    HAS_TRT = False
+USE_NVML = os.getenv("PKG_USE_NVML", "0") == "1"
+if USE_NVML:
+    import pynvml
+"""
+REQUIRED_BACKENDS = """import os
+try:
+    import tensorrt
+except ImportError as exc:
+    raise RuntimeError("pkg needs TensorRT") from exc
+if os.getenv("PKG_USE_NVML", "1") == "1":
+    import pynvml
+"""
+
+
+def test_an_import_fallback_and_an_env_var_opt_in_are_optional_parts(tmp_path: Path) -> None:
+    tree = write(tmp_path / "opt", {"pyproject.toml": '[project]\nname = "pkg"\n', "pkg/__init__.py": "",
+                                    "pkg/backends.py": OPTIONAL_BACKENDS})
+    report = scan(tree)
+    found = {f["symbol"]: f for f in report["findings"]}
+    assert {found["tensorrt"]["status"], found["pynvml"]["status"]} == {"optional"}
+    assert found["tensorrt"]["rule_class"] == "incompatible"
+    assert report["summary"]["class"] == "native"
+    parts = report["workloads"][0]["optional_parts"]
+    assert parts == [{"root": "pkg/backends.py (optional scope)", "class": "incompatible", "findings": 2}]
+
+
+def test_a_reraising_handler_and_a_default_on_variable_are_required(tmp_path: Path) -> None:
+    tree = write(tmp_path / "req", {"pyproject.toml": '[project]\nname = "pkg"\n', "pkg/__init__.py": "",
+                                    "pkg/backends.py": REQUIRED_BACKENDS})
+    report = scan(tree)
+    assert {f["symbol"]: f["status"] for f in report["findings"] if f["rule"].startswith("HIP6")} == \
+        {"tensorrt": "", "pynvml": ""}
+    assert report["summary"]["class"] == "incompatible"
+
+
+def test_a_kernel_in_an_nvidia_only_dsl_covers_its_files_lesser_findings(tmp_path: Path) -> None:
+    cute = ("import cutlass\nimport cutlass.cute as cute\nimport torch\n\n"
+            "def launch(num_threads):\n    assert num_threads % 32 == 0\n"
+            "    major, _ = torch.cuda.get_device_capability()\n    assert major >= 9\n")
+    plain = "import torch\n\ndef launch(num_threads):\n    assert num_threads % 32 == 0\n"
+    tree = write(tmp_path / "dsl", {"pyproject.toml": '[project]\nname = "pkg"\n', "pkg/__init__.py": "",
+                                    "pkg/cute_kernel.py": cute, "pkg/triton_kernel.py": plain})
+    by_file = Counter((f["path"], f["rule"]) for f in scan(tree)["findings"])
+    assert {rule for path, rule in by_file if path == "pkg/cute_kernel.py"} == {"HIP6029"}
+    assert ("pkg/triton_kernel.py", "HIP6016") in by_file
+
+
+def test_an_import_of_the_projects_own_module_is_not_a_use_of_that_package(tmp_path: Path) -> None:
+    tree = write(tmp_path / "nvitop", {"pyproject.toml": '[project]\nname = "nvitop"\n',
+                                       "nvitop/__init__.py": "from nvitop.api import libnvml\n",
+                                       "nvitop/api/__init__.py": "", "nvitop/api/libnvml.py": "import pynvml\n",
+                                       "tools/top.py": "import gpustat\n"})
+    symbols = {(f["path"], f["symbol"]) for f in scan(tree)["findings"] if f["rule"] == "HIP6004"}
+    assert symbols == {("nvitop/api/libnvml.py", "pynvml"), ("tools/top.py", "gpustat")}
+
+
+def test_a_kernel_module_cupy_loads_is_graded_by_what_is_inside_it(tmp_path: Path) -> None:
+    """cusignal: cpp/src/*.cu built with nvcc --fatbin and read by cupy.RawModule(path=...)."""
+    loader = ('import os\nimport cupy as cp\n\ndef get(name, stem):\n'
+              '    module = cp.RawModule(path=os.path.dirname(__file__) + stem)\n    return module.get_function(name)\n\n'
+              'SCALE = "/kernels/_scale.fatbin"\nMASKED = "/kernels/_masked.fatbin"\n')
+    plain = ("#include <thrust/complex.h>\n"
+             'extern "C" __global__ void scale(float *x) { x[threadIdx.x] *= 2.0f; }\n')
+    masked = ('extern "C" __global__ void vote(int *x) {\n'
+              "  unsigned m = __ballot_sync(0xffffffff, x[threadIdx.x] > 0);\n  x[0] = m;\n}\n")
+    tree = write(tmp_path / "sig", {"pyproject.toml": '[project]\nname = "sig"\n', "sig/__init__.py": "",
+                                    "sig/load.py": loader, "cpp/kernels/_scale.cu": plain,
+                                    "cpp/kernels/_masked.cu": masked})
+    workloads = {w["name"]: w for w in scan(tree)["workloads"]}
+    assert (workloads["_scale"]["kind"], workloads["_scale"]["class"]) == ("gpu-module", "minor-adaptation")
+    assert workloads["_masked"]["class"] == "migration-required"
+
+
+def test_pytorchs_own_hipify_grades_the_headers_of_a_torch_extension(tmp_path: Path) -> None:
+    setup = ("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension, BuildExtension\n"
+             'setup(name="sorter", ext_modules=[CUDAExtension("sorter_ext", ["csrc/sort.cu"])],\n'
+             '      cmdclass={"build_ext": BuildExtension})\n')
+    sort = ("#include <cub/device/device_radix_sort.cuh>\n"
+            "void sort(unsigned *k, unsigned *o, int n, void *t, size_t b) {\n"
+            "  cub::DeviceRadixSort::SortKeys(t, b, k, o, n);\n}\n")
+    report = scan(write(tmp_path / "sorter", {"setup.py": setup, "csrc/sort.cu": sort}))
+    header = next(f for f in report["findings"] if f["symbol"] == "cub/device/device_radix_sort.cuh")
+    assert (header["rule_class"], header["hipify"], header["class"]) == ("migration-required", "no", "minor-adaptation")
+    assert {w["name"]: w["class"] for w in report["workloads"]}["sorter_ext"] == "minor-adaptation"

@@ -1,17 +1,39 @@
 """The command line: thin click commands that build Settings and call the library."""
 from __future__ import annotations
 
+import importlib
+
 import click
 
 from migrate import __version__
-from migrate.cli.convert import convert
 from migrate.cli.errors import UsageError
-from migrate.cli.inventory import inventory
-from migrate.cli.lint import lint
-from migrate.cli.rules import explain, list_rules
-from migrate.cli.scan import scan
-from migrate.cli.stack import stack
-from migrate.cli.validate import validate
+
+# name -> (module, attribute): a command's module is imported when the command runs, so that
+# `lint` does not pay for importing `inventory`, `convert` and the rest at every start.
+COMMANDS = {
+    "scan": ("migrate.cli.scan", "scan"),
+    "lint": ("migrate.cli.lint", "lint"),
+    "convert": ("migrate.cli.convert", "convert"),
+    "validate": ("migrate.cli.validate", "validate"),
+    "inventory": ("migrate.cli.inventory", "inventory"),
+    "stack": ("migrate.cli.stack", "stack"),
+    "rules": ("migrate.cli.rules", "list_rules"),
+    "explain": ("migrate.cli.rules", "explain"),
+}
+
+
+class _Commands(click.Group):
+    """The subcommands, each imported when it is first asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, attribute = COMMANDS[cmd_name]
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        return command
 
 
 def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -23,21 +45,11 @@ def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     ctx.exit()
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
               help="Show the version of rocm-migrate and of its rules, and exit.")
 def cli() -> None:
     """Assess what it takes to move CUDA code to AMD ROCm/HIP."""
-
-
-cli.add_command(scan)
-cli.add_command(lint)
-cli.add_command(convert)
-cli.add_command(validate)
-cli.add_command(inventory)
-cli.add_command(stack)
-cli.add_command(list_rules)
-cli.add_command(explain)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +18,7 @@ from migrate.safetext import terminal
 
 if TYPE_CHECKING:
     from migrate.model import Report
+    from migrate.reportcache import TextOptions
     from migrate.rulebase.load import RuleBase
     from migrate.settings import Settings
 
@@ -78,8 +79,11 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, 
     from migrate import reportcache
 
     default_sarif = (sarif_level, sarif_max) == ("minor-adaptation", 5000)  # the report cache renders with defaults
-    if not per_root and default_sarif and reportcache.applies(settings, [name for name, _ in jobs_out]):
-        _scan_cached(targets, settings, rules_dir, jobs_out, quiet=quiet)
+    text = _plain_text(jobs_out)
+    if not per_root and default_sarif and text is not None \
+            and reportcache.applies(settings, [name for name, _ in jobs_out]):
+        _scan_cached(targets, settings, rules_dir, jobs_out, reportcache.TextOptions(text, show_plan),
+                     quiet=quiet, verbose=verbose)
         return
     report = _run(targets, per_root, settings, load_rules(rules_dir), quiet=quiet)
     for name, destination in jobs_out:
@@ -132,17 +136,30 @@ def _run(targets: list[Path], per_root: list[tuple[Path, Settings]], settings: S
             raise UsageError(str(exc)) from None
 
 
-def _scan_cached(targets: list[Path], settings: Settings, rules_dir: Path | None,
-                 jobs_out: list[tuple[str, str]], *, quiet: bool) -> None:
-    """A scan whose reports may come from the report cache (migrate.reportcache)."""
+def _plain_text(jobs_out: list[tuple[str, str]]) -> int | None:
+    """The width of the text outputs when none is coloured (the report cache keeps plain text
+    only; a terminal's is coloured), else None; 100 when there is no text output."""
+    widths = {outputs.color_and_width(destination) for name, destination in jobs_out if name == "text"}
+    if any(color for color, _ in widths) or len(widths) > 1:
+        return None
+    return next(iter(widths))[1] if widths else 100
+
+
+def _scan_cached(targets: list[Path], settings: Settings, rules_dir: Path | None, jobs_out: list[tuple[str, str]],
+                 text: TextOptions, *, quiet: bool, verbose: bool) -> None:
+    """A scan whose reports may come from the report cache (migrate.reportcache); a hit says on
+    stderr what the full scan said."""
     from migrate import reportcache
     from migrate.model import class_rank
 
     with _progress(quiet) as progress:
         done = reportcache.scan(targets, settings, rules_dir, lambda: load_rules(rules_dir),
-                                [name for name, _ in jobs_out], progress)
+                                [name for name, _ in jobs_out], progress, text)
     for name, destination in jobs_out:
         outputs.write(done.texts[name], destination)
+    if not quiet and any(name == "text" for name, _ in jobs_out):
+        said = done.said
+        _say_counts(said.notes, said.skipped, said.files_scanned, said.findings, done.migration_class, verbose=verbose)
     if settings.fail_on and class_rank(done.migration_class) >= class_rank(settings.fail_on):
         sys.exit(1)
 
@@ -155,8 +172,14 @@ def _render(report: Report, name: str, destination: str, *, sarif_level: str, sa
         from migrate.render import json_report
 
         return json_report.chunks(report)
-    if name == "sarif":
-        return renderer(name)(report, min_class=sarif_level, limit=sarif_max)
+    if name == "sarif":  # also in pieces, the results one by one
+        from migrate.render import sarif_report
+
+        return sarif_report.chunks(report, min_class=sarif_level, limit=sarif_max)
+    if name == "csv":
+        from migrate.render import csv_report
+
+        return csv_report.chunks(report)
     if name == "text":
         color, width = outputs.color_and_width(destination)
         return renderer("terminal")(report, color=color, width=width, plan=show_plan)
@@ -165,13 +188,19 @@ def _render(report: Report, name: str, destination: str, *, sarif_level: str, sa
 
 def _say(report: Report, *, verbose: bool) -> None:
     """The notes and skipped files the text summary does not show, and one summary line, on stderr."""
-    outputs.notes(report.notes, verbose=verbose)
+    _say_counts(report.notes, [(s.path, s.reason) for s in report.skipped], report.files_scanned,
+                len(report.findings), report.migration_class, verbose=verbose)
+
+
+def _say_counts(notes: Sequence[str], skipped: Sequence[tuple[str, str]], files_scanned: int, findings: int,
+                migration_class: str, *, verbose: bool) -> None:
+    outputs.notes(notes, verbose=verbose)
     if verbose:
-        for item in report.skipped:
-            click.echo(f"rocm-migrate: skipped: {terminal(item.path)}: {terminal(item.reason)}", err=True)
-    skipped = f", {len(report.skipped)} skipped{'' if verbose else ' (-v lists them)'}" if report.skipped else ""
-    click.echo(f"rocm-migrate: {report.files_scanned} files scanned{skipped}; {len(report.findings)} findings; "
-               f"class {report.migration_class}", err=True)
+        for path, reason in skipped:
+            click.echo(f"rocm-migrate: skipped: {terminal(path)}: {terminal(reason)}", err=True)
+    listed = f", {len(skipped)} skipped{'' if verbose else ' (-v lists them)'}" if skipped else ""
+    click.echo(f"rocm-migrate: {files_scanned} files scanned{listed}; {findings} findings; class {migration_class}",
+               err=True)
 
 
 @contextlib.contextmanager

@@ -1,27 +1,30 @@
 """extract: one function per file kind, each a pure function of the file's bytes."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from migrate.extract.budget import TRANSIENT, guarded
 from migrate.extract.text import rocm_path
 from migrate.model import Extraction, Fact
 
 # Bump when extraction output changes, so cached facts are recomputed.
-EXTRACTOR_VERSION = "14"
+EXTRACTOR_VERSION = "15"
 
 
-def _cuda(source: bytes) -> Extraction:
+Names = Callable[[str], bool]  # identifier names worth a fact (the C extractor builds no others)
+
+
+def _cuda(source: bytes, names: Names | None = None) -> Extraction:
     from migrate.extract.c import cuda_cpp
 
-    return cuda_cpp.extract(source)
+    return cuda_cpp.extract(source, names)
 
 
-def _hip(source: bytes) -> Extraction:
+def _hip(source: bytes, names: Names | None = None) -> Extraction:
     """HIP source is already ported: kernels and launches are no work, device hazards still are."""
     from dataclasses import replace
 
-    extraction = _cuda(source)
+    extraction = _cuda(source, names)
     kept = tuple(f for f in extraction.facts if f.name not in ("kernel-definition", "kernel-launch"))
     return replace(extraction, facts=kept)
 
@@ -60,10 +63,25 @@ EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
 }
 
 
-def extract(kind: str, source: bytes) -> Extraction:
+NAMED = {"cuda": _cuda, "cpp": _cuda, "hip": _hip}  # the extractors that take `names`
+
+
+def extract(kind: str, source: bytes, names: Names | None = None) -> Extraction:
     """Facts of one file of the given kind. Never raises: an extractor that fails, recurses too
-    deep or runs past the time limit gives an Extraction with an error (migrate.extract.budget)."""
-    return guarded(lambda data: _extract(kind, data), source)
+    deep or runs past the time limit gives an Extraction with an error (migrate.extract.budget).
+
+    `names`: the identifier names worth a fact; C/C++/CUDA identifiers it rejects are left out
+    (the scan's fast path, which keeps only what its rules match); None keeps every fact."""
+    return guarded(lambda data: _extract(kind, data, names), source)
+
+
+def prepare(kinds: Iterable[str]) -> None:
+    """Do what the extractors of these kinds do once per process (compile the C/C++/CUDA query),
+    so that worker processes forked afterwards inherit it instead of each doing it again."""
+    if NAMED.keys() & set(kinds):
+        from migrate.extract.c import ts
+
+        ts.prepare()
 
 
 def cacheable(extraction: Extraction) -> bool:
@@ -71,8 +89,8 @@ def cacheable(extraction: Extraction) -> bool:
     return not (extraction.error or "").startswith(TRANSIENT)
 
 
-def _extract(kind: str, source: bytes) -> Extraction:
-    extraction = EXTRACTORS[kind](source)
+def _extract(kind: str, source: bytes, names: Names | None = None) -> Extraction:
+    extraction = NAMED[kind](source, names) if names is not None and kind in NAMED else EXTRACTORS[kind](source)
     if kind in rocm_path.KIND_PATTERNS:
         extraction = _with_evidence(extraction, rocm_path.evidence(kind, source.decode("utf-8")),
                                     source.decode("utf-8").split("\n"))

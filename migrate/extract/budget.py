@@ -5,15 +5,18 @@ exception that ends the scan.
 Deep but valid input (a 3,000-term `a + a + ...`, a 5,000-deep TOML array) is retried once in a
 thread with a large stack and a higher recursion limit, so that what the parser accepts the
 visitors can walk; what is deeper still becomes the error. The time limit (SIGALRM) applies
-where signals can be delivered, the main thread of a scan or of a worker process."""
+where signals can be delivered, the main thread of a scan or of a worker process. A signal cannot
+stop a C call (a tree-sitter parse), so such calls poll the same deadline through `native_call`."""
 from __future__ import annotations
 
 import contextlib
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
+from typing import Any
 
 from migrate.model import Extraction
 
@@ -25,8 +28,20 @@ MAX_FACTS = 200_000
 TRANSIENT = "analysis stopped:"  # errors that depend on the machine, not on the bytes: never cached
 
 
+class _Limit:
+    """The current file's limit: when it runs out, and whether a C call polls it (native_call)."""
+
+    deadline: float | None = None  # time.monotonic() at which the limit runs out
+    in_c_call = False  # meanwhile SIGALRM and SIGINT are only noted
+    noted: list[int] = []  # noqa: RUF012 - one per process, like the signal handlers
+
+
 class BudgetExceeded(Exception):
     """The time limit of one file ran out."""
+
+
+class WorkExceeded(Exception):
+    """A stage used up its bound of work for this input (a parser that makes no progress)."""
 
 
 def guarded(extractor: Callable[[bytes], Extraction], source: bytes, *,
@@ -40,6 +55,8 @@ def guarded(extractor: Callable[[bytes], Extraction], source: bytes, *,
                 return capped(_deep(extractor, source))
     except BudgetExceeded:
         return failed(source, f"{TRANSIENT} over the time limit of {seconds:g} s per file")
+    except WorkExceeded as exc:
+        return failed(source, f"too much work to analyse: {_one_line(exc)}")
     except RecursionError:
         return failed(source, "nested too deeply to analyse (RecursionError)")
     except Exception as exc:
@@ -61,7 +78,8 @@ def failed(source: bytes, reason: str) -> Extraction:
 
 @contextlib.contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
-    """Raise BudgetExceeded in the block after `seconds` (a no-op off the main thread)."""
+    """Raise BudgetExceeded in the block after `seconds` (a no-op off the main thread). SIGALRM
+    and SIGINT wait while a C call polls the deadline (native_call)."""
     if seconds <= 0 or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -69,13 +87,64 @@ def time_limit(seconds: float) -> Iterator[None]:
     def expire(_signum: int, _frame: object) -> None:
         raise BudgetExceeded
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    outer, now = _Limit.deadline, time.monotonic()
+    previous = {signal.SIGALRM: signal.signal(signal.SIGALRM, _after_c_call(expire))}
+    interrupt = signal.getsignal(signal.SIGINT)
+    if callable(interrupt):
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, _after_c_call(interrupt))
+    _Limit.deadline = now + seconds if outer is None else min(outer, now + seconds)  # a limit inside a limit
+    signal.setitimer(signal.ITIMER_REAL, max(_Limit.deadline - now, 1e-3))
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        _Limit.deadline = outer
+        if outer is not None:
+            signal.setitimer(signal.ITIMER_REAL, max(outer - time.monotonic(), 1e-3))
+
+
+@contextlib.contextmanager
+def native_call() -> Iterator[Callable[[], bool]]:
+    """Around a C call that polls a Python callback (tree-sitter's progress callback): yields
+    `expired()`, true once the file's time limit has passed (FILE_SECONDS from now outside a
+    limit) or a signal waits; BudgetExceeded is raised after the call if the time is up. Inside the call SIGALRM and SIGINT
+    are only noted and raised after it: an exception raised in such a callback is lost by the C
+    code or turns into a SystemError."""
+    if _Limit.deadline is None and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
+        with time_limit(FILE_SECONDS), native_call() as limited:
+            yield limited
+        return
+    end = _Limit.deadline if _Limit.deadline is not None else time.monotonic() + FILE_SECONDS
+
+    def expired() -> bool:  # or a signal waits: end the call now
+        return time.monotonic() > end or bool(_Limit.noted)
+
+    if threading.current_thread() is not threading.main_thread():  # no Python handler runs here
+        yield expired
+    else:
+        _Limit.in_c_call = True
+        try:
+            yield expired
+        finally:
+            _Limit.in_c_call = False
+            noted = list(dict.fromkeys(_Limit.noted))
+            _Limit.noted.clear()
+            for number in noted:
+                signal.raise_signal(number)
+    if expired():
+        raise BudgetExceeded
+
+
+def _after_c_call(handler: Callable[[int, Any], object]) -> Callable[[int, Any], None]:
+    def handle(number: int, frame: Any) -> None:
+        if _Limit.in_c_call:
+            _Limit.noted.append(number)
+        else:
+            handler(number, frame)
+
+    return handle
 
 
 def _deep(extractor: Callable[[bytes], Extraction], source: bytes) -> Extraction:

@@ -13,6 +13,9 @@ from migrate.model import Extraction, Skipped, SourceFile
 from migrate.readfile import read
 
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
+# A write to the cache costs a commit (about 20 ms on a disk that syncs), more than extracting a few
+# small files again: below this many bytes extracted in all, nothing is written (lint of one file).
+WORTH_CACHING_BYTES = 64 << 10
 
 Progress = Callable[[int, int], None]
 
@@ -61,7 +64,8 @@ def extract_all(files: Sequence[SourceFile], *, max_file_size: int, cache: Cache
         outcomes[position] = Outcome(outcome.file, extraction, extraction.error, outcome.data)
         if cacheable(extraction):  # a time limit that ran out depends on the machine, not the bytes
             fresh.append((cache_key, extraction))
-    cache.put_many(fresh)
+    if sum(len(data) for _, _, data in pending) >= WORTH_CACHING_BYTES:
+        cache.put_many(fresh)
     return outcomes
 
 

@@ -4,6 +4,7 @@ fingerprints that survive line shifts and stay distinct for equal lines, paths r
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
@@ -19,8 +20,30 @@ MIN_CLASS = "minor-adaptation"  # native findings need no change: no result
 MAX_RESULTS = 5000  # GitHub code scanning keeps at most this many results of a run
 
 
+RESULTS_STAND_IN = "\0rocm-migrate: the results go here\0"
+RESULT_INDENT = " " * 8  # results are items of runs[0].results: four levels deep
+
+
 def render(report: Report, *, min_class: str = MIN_CLASS, limit: int = MAX_RESULTS) -> str:
-    return jsonio.dumps_indented(to_sarif(report, min_class=min_class, limit=limit)) + "\n"
+    return "".join(chunks(report, min_class=min_class, limit=limit))
+
+
+def chunks(report: Report, *, min_class: str = MIN_CLASS, limit: int = MAX_RESULTS) -> Iterator[str]:
+    """The SARIF text in pieces, the results one at a time; the pieces join to exactly
+    json.dumps(to_sarif(...), indent=2, ensure_ascii=False) + "\n"."""
+    whole = to_sarif(report, min_class=min_class, limit=limit, results=False)
+    head, *rest = jsonio.dumps_indented(whole).split(jsonio.dumps_indented(RESULTS_STAND_IN))
+    if len(rest) != 1:  # the stand-in also appears elsewhere: no shortcut
+        yield jsonio.dumps_indented(to_sarif(report, min_class=min_class, limit=limit)) + "\n"
+        return
+    yield head
+    first = True
+    for result in _results(report, min_class, limit):
+        text = jsonio.dumps_indented(result).replace("\n", "\n" + RESULT_INDENT)
+        yield ("[\n" if first else ",\n") + RESULT_INDENT + text
+        first = False
+    yield "[]" if first else "\n      ]"
+    yield rest[0] + "\n"
 
 
 def selected(report: Report, min_class: str, limit: int) -> tuple[list[Finding], int]:
@@ -30,18 +53,23 @@ def selected(report: Report, min_class: str, limit: int) -> tuple[list[Finding],
     return sorted(kept, key=lambda f: f.sort_key), len(wanted)
 
 
-def to_sarif(report: Report, *, min_class: str = MIN_CLASS, limit: int = MAX_RESULTS) -> dict[str, Any]:
+def _results(report: Report, min_class: str, limit: int) -> Iterator[dict[str, Any]]:
+    findings, _ = selected(report, min_class, limit)
+    index = {rule.id: i for i, rule in enumerate(report.rules)}
+    seen: Counter[str] = Counter()
+    for finding in findings:
+        seen[finding.fingerprint] += 1
+        yield _result(finding, index, seen[finding.fingerprint])
+
+
+def to_sarif(report: Report, *, min_class: str = MIN_CLASS, limit: int = MAX_RESULTS,
+             results: bool = True) -> dict[str, Any]:
+    """The SARIF log; without `results`, a stand-in string in place of the results (for `chunks`)."""
     findings, qualified = selected(report, min_class, limit)
     notes = [f"only findings of class {min_class} or worse"] if min_class != "native" else []
     if qualified > len(findings):
         notes.append(f"{qualified - len(findings)} of {qualified} results left out (at most {limit}, worst class "
                      f"first); the JSON report has them all")
-    index = {rule.id: i for i, rule in enumerate(report.rules)}
-    seen: Counter[str] = Counter()
-    results = []
-    for finding in findings:
-        seen[finding.fingerprint] += 1
-        results.append(_result(finding, index, seen[finding.fingerprint]))
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -54,9 +82,9 @@ def to_sarif(report: Report, *, min_class: str = MIN_CLASS, limit: int = MAX_RES
             "originalUriBaseIds": {BASE: {"description": {"text": "The root of the scanned repository."}}},
             "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": [
                 {"level": "note", "message": {"text": note}} for note in notes]}],
-            "results": results,
+            "results": list(_results(report, min_class, limit)) if results else RESULTS_STAND_IN,
             "properties": {"target": {"rocm": report.target.rocm, "arch": list(report.target.arch)},
-                           "class": report.migration_class, "results": len(results), "qualified": qualified,
+                           "class": report.migration_class, "results": len(findings), "qualified": qualified,
                            "minimumClass": min_class},
         }],
     }

@@ -22,13 +22,15 @@ class Route:
 
 
 @lru_cache(maxsize=4)
-def load(directory: Path | None = None) -> dict[str, Route]:
-    """symbol -> route. Raises RuleError on a malformed entry (file, symbol and field named)."""
+def load(directory: Path | None = None, version: str = "") -> dict[str, Route]:
+    """symbol -> route, from the rule base in `directory` (its `version` keys the memo, so an edited
+    routes file is read again). Raises RuleError on a malformed entry (file, symbol and field named)."""
     path = (directory or default_rules_dir()) / "alternatives" / "routes.yaml"
     if not path.is_file():
         return {}
     routes: dict[str, Route] = {}
-    for item in yaml.safe_load(path.read_text()).get("routes", []):
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    for item in yaml.load(path.read_text(), Loader=loader).get("routes", []):
         symbols = item.get("symbol")
         names = symbols if isinstance(symbols, list) else [symbols]
         for field in ("class", "source"):
@@ -40,3 +42,16 @@ def load(directory: Path | None = None) -> dict[str, Route]:
             routes[str(name)] = Route(symbol=str(name), migration_class=item["class"], hip=item.get("hip"),
                                       source=item["source"])
     return routes
+
+
+@lru_cache(maxsize=4)
+def torch_hipified(directory: Path | None = None, version: str = "") -> frozenset[str]:
+    """Headers PyTorch's own hipify rewrites in a torch extension (rules/alternatives/torch-hipify.yaml)."""
+    path = (directory or default_rules_dir()) / "alternatives" / "torch-hipify.yaml"
+    if not path.is_file():
+        return frozenset()
+    data = yaml.safe_load(path.read_text()) or {}
+    includes = data.get("includes", [])
+    if not str(data.get("source", "")).startswith("https://") or not all(isinstance(i, str) for i in includes):
+        raise RuleError(f"{path}: needs a source URL and a list of header names")
+    return frozenset(includes)

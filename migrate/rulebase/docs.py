@@ -47,6 +47,8 @@ def conditions(rule: Rule) -> list[str]:
         out.append("only when the target ROCm predates the name (see 'since')")
     if rule.fallback:
         out.append("only when no other rule matched the same fact")
+    if rule.covers_file:
+        out.append("a finding of it stands for the whole file: the file's findings of a lower class are left out")
     return out
 
 

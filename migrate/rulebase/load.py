@@ -115,6 +115,7 @@ class Rule:
     rocm_max: str | None = None
     arch: tuple[str, ...] = ()
     fallback: bool = False
+    covers_file: bool = False  # a finding means the whole file is rewritten: its lower-class findings go
     when: str | None = None  # "unavailable": report an entry only if the target ROCm predates it
     target: tuple[tuple[str, object], ...] = ()  # conditions on the GPU architecture (targets.Arch fields)
     exceeds: str | None = None  # fire only when the fact's value exceeds this Arch property
@@ -138,6 +139,7 @@ class Rule:
 class RuleBase:
     rules: tuple[Rule, ...]
     version: str
+    directory: Path | None = None  # where the rule data beside the rules (alternatives/, targets/) is read
 
     def infos(self, used: set[str]) -> tuple[RuleInfo, ...]:
         """What a report needs of the rules behind its findings."""
@@ -159,18 +161,30 @@ def default_rules_dir() -> Path:
     return packaged if packaged.is_dir() else package.parent / "rules"
 
 
-def rules_version(directory: Path | None = None) -> str:
-    """The rule base's version without loading it: the tool's version and a digest of the rule files."""
+def data_files(directory: Path) -> list[Path]:
+    """Every data file of a rule base: the rule files and what the matcher and classifier read
+    beside them (alternatives/routes.yaml, targets/, effort/, stack/), in a stable order."""
+    return sorted(directory.rglob("*.yaml"), key=lambda p: p.relative_to(directory).as_posix())
+
+
+def data_digest(directory: Path) -> str:
+    """A digest of every data file (relative name and bytes): any edit under rules/ changes it."""
     digest = hashlib.sha256()
-    for path in sorted((directory or default_rules_dir()).glob("*.yaml")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return f"{__version__}+{digest.hexdigest()[:10]}"
+    for path in data_files(directory):
+        digest.update(path.relative_to(directory).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:10]
+
+
+def rules_version(directory: Path | None = None) -> str:
+    """The rule base's version without loading it: the tool's version and a digest of the rule data."""
+    return f"{__version__}+{data_digest(directory or default_rules_dir())}"
 
 
 def load_rules(directory: Path | None = None) -> RuleBase:
     """Parse and validate the rule files, then build the rule base."""
+    directory = directory or default_rules_dir()
     files, version = validated_records(directory)
-    return from_records(files, version)
+    return from_records(files, version, directory=directory)
 
 
 def validated_records(directory: Path | None = None) -> tuple[list[tuple[str, list[dict[str, Any]]]], str]:
@@ -179,17 +193,15 @@ def validated_records(directory: Path | None = None) -> tuple[list[tuple[str, li
     files = sorted(directory.glob("*.yaml"))
     if not files:
         raise RuleError(f"{directory}: no rule files (*.yaml) found")
-    digest = hashlib.sha256()
     records: list[tuple[str, list[dict[str, Any]]]] = []
     validator = _validator()
     for path in files:
-        raw = path.read_bytes()
-        digest.update(path.name.encode() + b"\0" + raw)
-        records.append((path.name, _records(path, raw, validator)))
-    return records, f"{__version__}+{digest.hexdigest()[:10]}"
+        records.append((path.name, _records(path, path.read_bytes(), validator)))
+    return records, rules_version(directory)
 
 
-def from_records(files: list[tuple[str, list[dict[str, Any]]]], version: str, *, checked: bool = False) -> RuleBase:
+def from_records(files: list[tuple[str, list[dict[str, Any]]]], version: str, *, checked: bool = False,
+                 directory: Path | None = None) -> RuleBase:
     """The rule base from validated records; unique ids and names are checked here. `checked`
     records were compiled before (the precompiled cache): their patterns compile on first use."""
     rules: list[Rule] = []
@@ -200,7 +212,7 @@ def from_records(files: list[tuple[str, list[dict[str, Any]]]], version: str, *,
             except re.error as exc:
                 raise RuleError(f"rules/{filename}: {record['id']}: field 'match': bad regex: {exc}") from None
     _check_unique(rules)
-    return RuleBase(tuple(rules), version)
+    return RuleBase(tuple(rules), version, directory)
 
 
 def _validator() -> jsonschema.Draft202012Validator:
@@ -294,6 +306,7 @@ def _build(record: dict[str, Any], filename: str, *, lazy: bool = False) -> Rule
         rationale=record["rationale"].strip(), docs=record["docs"], file=filename,
         message=record.get("message"), rocm_min=rocm.get("min"), rocm_max=rocm.get("max"),
         arch=tuple(record.get("arch", ())), fallback=bool(record.get("fallback", False)),
+        covers_file=bool(record.get("covers_file", False)),
         when=record.get("when"), target=tuple(sorted(record.get("target", {}).items())),
         exceeds=record.get("exceeds"),
     )

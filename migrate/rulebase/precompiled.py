@@ -35,11 +35,11 @@ OPTIONAL_STR_FIELDS = ("hip", "message", "rocm_min", "rocm_max", "when", "exceed
 
 
 def content_key(directory: Path) -> str:
-    """A hash of every rule file, the loader and its schema, the tool and Python versions."""
+    """A hash of every rule data file, the loader and its schema, the tool and Python versions."""
     digest = hashlib.sha256(f"{__version__}\0{sys.version_info[:2]}\0{FORMAT}\0".encode())
-    for path in (Path(rules.__file__), Path(__file__), rules.SCHEMA_PATH, Path(vocabulary.__file__),
-                 *sorted(directory.glob("*.yaml"))):
+    for path in (Path(rules.__file__), Path(__file__), rules.SCHEMA_PATH, Path(vocabulary.__file__)):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    digest.update(rules.data_digest(directory).encode())
     return digest.hexdigest()[:32]
 
 
@@ -52,16 +52,16 @@ def load(directory: Path | None = None, cache_dir: Path | None = None) -> RuleBa
         path = cache_dir / SUBDIR / f"{content_key(directory)}.json"
     except OSError:
         return rules.load_rules(directory)
-    cached = _read(path)
+    cached = _read(path, directory)
     if cached is not None:
         return cached
     files, version = rules.validated_records(directory)
-    rulebase = from_records(files, version)
+    rulebase = from_records(files, version, directory=directory)
     _write(path, {"format": FORMAT, "version": version, "files": files})
     return rulebase
 
 
-def _read(path: Path) -> RuleBase | None:
+def _read(path: Path, directory: Path) -> RuleBase | None:
     try:
         data = jsonio.loads(path.read_bytes())
     except FileNotFoundError:
@@ -75,7 +75,7 @@ def _read(path: Path) -> RuleBase | None:
         files = [(name, records) for name, records in data["files"]]
         if not all(_record_typed(record) for _, records in files for record in records):
             return None
-        rulebase = from_records(files, data["version"], checked=True)
+        rulebase = from_records(files, data["version"], checked=True, directory=directory)
     except BAD_ROW as exc:
         LOG.debug("ignoring rule cache of the wrong shape %s: %s", path, exc)
         return None
@@ -87,7 +87,8 @@ def _well_typed(rule: Rule) -> bool:
     m = rule.matcher
     return (all(isinstance(getattr(rule, f), str) for f in STR_FIELDS)
             and all(isinstance(getattr(rule, f), (str, type(None))) for f in OPTIONAL_STR_FIELDS)
-            and isinstance(rule.fallback, bool) and _strings(rule.arch) and isinstance(m.kind, str)
+            and isinstance(rule.fallback, bool) and isinstance(rule.covers_file, bool) and _strings(rule.arch)
+            and isinstance(m.kind, str)
             and _strings(m.exact) and _strings(m.prefixes) and _strings(m.roles)
             and (m.regex is None or type(m.regex.pattern) is str)
             and _strings(m.entries) and all(map(_entry_typed, m.entries.values()))
@@ -99,7 +100,8 @@ def _record_typed(record: dict[str, Any]) -> bool:
     effort = record["effort"]
     (spec,) = record["match"].values()
     names = [spec.get(k) for k in ("exact", "prefix") if k in spec]
-    return (isinstance(record.get("fallback", False), bool) and isinstance(record.get("arch", []), list)
+    return (isinstance(record.get("fallback", False), bool) and isinstance(record.get("covers_file", False), bool)
+            and isinstance(record.get("arch", []), list)
             and all(isinstance(v, str) or (isinstance(v, list) and _strings(v)) for v in names)
             and all(isinstance(effort[k], (int, float)) and not isinstance(effort[k], bool)
                     for k in ("per_occurrence", "first_use"))

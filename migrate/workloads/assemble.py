@@ -1,7 +1,7 @@
 """assemble: group files into workloads.
 
 Explicit source lists come first (workloads declared in the configuration, PyTorch
-extensions, CMake targets), then directory-rooted projects (Python distributions, CMake
+extensions, CMake targets, kernel modules that Python loads), then directory-rooted projects (Python distributions, CMake
 projects, Makefile projects, notebook folders) take the files below them, deepest root
 first; what is left belongs to a workload named after its top folder."""
 from __future__ import annotations
@@ -37,6 +37,7 @@ def workloads(files: Iterable[SourceFile], facts: Mapping[str, tuple[Fact, ...]]
         spec_of = pathspec.GitIgnoreSpec.from_lines(globs)
         specs.append(_claim(Spec(name, _common_root(globs), "declared"), pool, {p for p in pool if spec_of.match_file(p)}))
     specs += _explicit(pool, facts)
+    specs += _gpu_modules(pool, facts)
     specs += _rooted(pool, facts, root_name)
     specs += _leftovers(pool, root_name, {f.rel: f.kind for f in files})
     return _unique([s for s in specs if s.files])
@@ -70,6 +71,27 @@ def _explicit(pool: set[str], facts: Mapping[str, tuple[Fact, ...]]) -> list[Spe
             _claim(spec, pool, sources)
             if existing is None:
                 specs.append(spec)
+    return specs
+
+
+# Python loaders of compiled kernel modules that have a ROCm build (code objects from hipcc --genco).
+MODULE_LOADERS = frozenset({"cupy.RawModule", "cupy.cuda.function.Module", "cupy.cuda.Module"})
+MODULE_SOURCES = (".cu",)
+
+
+def _gpu_modules(pool: set[str], facts: Mapping[str, tuple[Fact, ...]]) -> list[Spec]:
+    """CUDA files built into kernel modules that Python loads (cusignal's cpp/src/*.cu, built with
+    nvcc --fatbin and read by cupy.RawModule(path=...)): a string names the module, the .cu of the
+    same stem is its source. Only in a project that loads modules with CuPy."""
+    loads = any(f.kind == "python_attr" and f.name in MODULE_LOADERS for fs in facts.values() for f in fs)
+    stems = {f.name for fs in facts.values() for f in fs if f.kind == "kernel_binary"}
+    if not (loads and stems):
+        return []
+    specs = []
+    for path in sorted(pool):
+        stem, suffix = posixpath.splitext(posixpath.basename(path))
+        if suffix in MODULE_SOURCES and stem in stems:
+            specs.append(_claim(Spec(stem, posixpath.dirname(path) or ".", "gpu-module"), pool, [path]))
     return specs
 
 

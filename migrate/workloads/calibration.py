@@ -46,11 +46,18 @@ class Calibration:
         """`count` occurrences of a family that has `in_project` in its project, in first-occurrence
         units: the project's learning curve shared out evenly."""
         total = max(count, in_project)
-        return count * sum(k ** math.log2(self.learning_rate) for k in range(1, total + 1)) / total if total else 0.0
+        return count * _curve(self.learning_rate, total) / total if total else 0.0
 
     def hours(self, lines: Effort, times: float = 1.0) -> Effort:
         k = self.hours_per_line * times
         return Effort(low=lines.low * k, likely=lines.likely * k, high=lines.high * k)
+
+
+@lru_cache(maxsize=256)
+def _curve(learning_rate: float, total: int) -> float:
+    """The learning curve's sum over `total` occurrences (asked for once per workload and family
+    with the project's count: summed once per count, the same float)."""
+    return float(sum(k ** math.log2(learning_rate) for k in range(1, total + 1)))
 
 
 def _effort(table: dict[str, float]) -> Effort:

@@ -12,8 +12,13 @@ from migrate.model import CLASSES, CONFIDENCES, Finding, class_rank
 
 # Distinct symbols of medium confidence that together confirm their class.
 CORROBORATING_SYMBOLS = 3
-# Kinds whose CUDA sources a ROCm build of PyTorch hipifies on its own.
-AUTO_HIPIFIED_KINDS = frozenset({"torch-extension"})
+# Kinds whose CUDA sources are hipified by their build on its own: a ROCm build of PyTorch for a
+# torch extension, the project's module build (nvcc --fatbin -> hipify + hipcc --genco) for a kernel
+# module CuPy loads. CUDA source embedded in Python strings is compiled by the framework that
+# receives it (CuPy's hipRTC path, load_inline's hipify), so it counts the same way.
+AUTO_HIPIFIED_KINDS = frozenset({"torch-extension", "gpu-module"})
+C_FAMILIES = ("HIP0", "HIP1", "HIP2", "HIP3", "HIP4", "HIP5")
+PYTHON_SUFFIXES = (".py", ".ipynb")
 # Folders whose code a package does not need to run: reported as optional parts.
 OPTIONAL_DIRS = frozenset({"test", "tests", "testing", "unittest", "unit_tests", "example", "examples",
                            "benchmark", "benchmarks", "bench", "experimental", "docs", "doc", "demo", "demos",
@@ -50,8 +55,16 @@ class Agreement:
         self.best, self.medium = best, [len(m) for m in medium]
 
 
+def converted_by_build(finding: Finding, kind: str, torch_hipified: frozenset[str] = frozenset()) -> bool:
+    """Whether the workload's own build converts this CUDA automatically: hipify says "yes", or
+    PyTorch's hipify maps the header in a torch extension (`cub/...` -> hipcub), or it is CUDA
+    embedded in a Python string (a C-family finding in a Python file)."""
+    auto = kind in AUTO_HIPIFIED_KINDS or (finding.path.endswith(PYTHON_SUFFIXES) and finding.rule.startswith(C_FAMILIES))
+    return auto and (finding.hipify == "yes" or (kind == "torch-extension" and finding.symbol in torch_hipified))
+
+
 def effective_class(finding: Finding, findings: Sequence[Finding], kind: str,
-                    agreement: Agreement | None = None) -> str:
+                    agreement: Agreement | None = None, torch_hipified: frozenset[str] = frozenset()) -> str:
     """A finding's weight among `findings` (its workload's required findings, or one optional part).
 
     Code a ROCm path already covers counts as native. In a PyTorch extension, CUDA that hipify
@@ -62,7 +75,7 @@ def effective_class(finding: Finding, findings: Sequence[Finding], kind: str,
     if finding.status == "ported":
         return "native"
     cls = finding.migration_class
-    if kind in AUTO_HIPIFIED_KINDS and cls == "migration-required" and finding.hipify == "yes":
+    if cls == "migration-required" and converted_by_build(finding, kind, torch_hipified):
         cls = "minor-adaptation"
     if finding.confidence == "low" or cls == "native":
         return "native"
@@ -88,8 +101,8 @@ def judged(findings: Sequence[Finding], kind: str = "directory") -> list[Finding
     return out
 
 
-def classify(findings: Sequence[Finding], kind: str = "directory",
-             everything: bool = False) -> tuple[str, tuple[Finding, ...]]:
+def classify(findings: Sequence[Finding], kind: str = "directory", everything: bool = False,
+             torch_hipified: frozenset[str] = frozenset()) -> tuple[str, tuple[Finding, ...]]:
     """The class of required findings and those that decided it (worst effective class).
     Optional findings (status "optional") are classified apart, as optional parts, unless
     `everything` (an optional part itself, or a workload that is optional as a whole)."""
@@ -97,7 +110,7 @@ def classify(findings: Sequence[Finding], kind: str = "directory",
     if not required:
         return "native", ()
     agreement = Agreement(required)
-    effective = {f: effective_class(f, required, kind, agreement) for f in required}
+    effective = {f: effective_class(f, required, kind, agreement, torch_hipified) for f in required}
     worst = max(effective.values(), key=class_rank)
     if worst == "native":
         return worst, ()

@@ -110,6 +110,11 @@ class DependencyGraph:
             candidates = [c for c in candidates if _base(c, depth) in roots]
         return min(candidates, key=len, default=None)
 
+    def own_module(self, rel: str, module: str) -> bool:
+        """Whether `module`, imported by `rel`, is a module of the project itself (nvitop's
+        `from nvitop.api import ...` inside nvitop), not the installed package of that name."""
+        return self._import(rel, module) is not None
+
     def dependencies(self, workload: str) -> list[str]:
         return sorted(nx.descendants(self.graph, workload))
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from migrate.model import Finding, OptionalPart, TargetVerdict, Workload, class_rank, evolve, worst_class
+from migrate.rulebase import alternatives
 from migrate.rulebase.load import RuleBase
 from migrate.workloads.assemble import Spec
 from migrate.workloads.calibration import Calibration
@@ -20,10 +21,15 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
           model: EffortModel, rules: RuleBase, calibration: Calibration,
           rocm_paths: dict[str, tuple[Evidence, ...]] | None = None) -> tuple[list[Workload], list[Finding]]:
     """Workloads with one verdict per target architecture, and the findings tagged with their
-    workload, status and effective class. `rocm_paths` maps a project root ("." for a single
-    project) to the evidence that it already has a ROCm path: its findings are `ported`."""
+    workload, status and effective class. An import of the project's own module is not a use of
+    the package of that name (nvitop importing `nvitop.api`): its finding is dropped. `rocm_paths`
+    maps a project root ("." for a single project) to the evidence that it already has a ROCm
+    path: its findings are `ported`."""
     rocm_paths = {root: ev for root, ev in (rocm_paths or {}).items() if ev}
-    tagged = [_status(evolve(f, workload=graph.owner.get(f.path, "")), rocm_paths) for f in findings]
+    imports = {r.id for r in rules.rules if r.matcher.kind == "python_import"}
+    hipified = alternatives.torch_hipified(rules.directory, rules.version)
+    tagged = [_status(evolve(f, workload=graph.owner.get(f.path, "")), rocm_paths) for f in findings
+              if not (f.rule in imports and graph.own_module(f.path, f.symbol))]
     mine: dict[str, list[Finding]] = {s.name: [] for s in specs}
     for finding in tagged:
         if finding.workload in mine:
@@ -36,13 +42,14 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
     effective: dict[Finding, str] = {}
     for arch in archs:
         scoped = {name: [f for f in fs if arch in f.targets] for name, fs in mine.items()}
-        own = {name: classify(fs, kinds[name], everything=optional[name]) for name, fs in scoped.items()}
+        own = {name: classify(fs, kinds[name], everything=optional[name], torch_hipified=hipified)
+               for name, fs in scoped.items()}
         here: dict[Finding, str] = {}
         for name, fs in scoped.items():
             for group in _groups(fs, optional[name]):
                 agreement = Agreement(group)
                 for f in group:
-                    cls = here[f] = effective_class(f, group, kinds[name], agreement)
+                    cls = here[f] = effective_class(f, group, kinds[name], agreement, hipified)
                     if class_rank(cls) > class_rank(effective.get(f, "native")):
                         effective[f] = cls
                     effective.setdefault(f, cls)
@@ -69,7 +76,7 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
                           depends_on=tuple(graph.direct(s.name)),
                           depends_why=tuple(graph.graph.edges[s.name, d]["step"] for d in graph.direct(s.name)),
                           rocm_path=tuple(str(e) for e in evidence_of[s.name]), optional=optional[s.name],
-                          optional_parts=_optional_parts(mine[s.name], optional[s.name], kinds[s.name]))
+                          optional_parts=_optional_parts(mine[s.name], optional[s.name], kinds[s.name], hipified))
                  for s in specs]
     return sorted(workloads, key=lambda w: w.name), judged_findings
 
@@ -98,10 +105,11 @@ def _groups(findings: list[Finding], workload_optional: bool) -> list[list[Findi
 
 
 def _part(finding: Finding) -> str:
-    return optional_root(finding.path) or f"{finding.path} (optional import)"
+    return optional_root(finding.path) or f"{finding.path} (optional scope)"
 
 
-def _optional_parts(findings: list[Finding], workload_optional: bool, kind: str) -> tuple[OptionalPart, ...]:
+def _optional_parts(findings: list[Finding], workload_optional: bool, kind: str,
+                    hipified: frozenset[str]) -> tuple[OptionalPart, ...]:
     if workload_optional:
         return ()
     parts: dict[str, list[Finding]] = defaultdict(list)
@@ -110,7 +118,7 @@ def _optional_parts(findings: list[Finding], workload_optional: bool, kind: str)
             parts[_part(f)].append(f)
     out = []
     for root, fs in sorted(parts.items()):
-        classes = [classify([f for f in fs if arch in f.targets], kind, everything=True)[0]
+        classes = [classify([f for f in fs if arch in f.targets], kind, everything=True, torch_hipified=hipified)[0]
                    for arch in sorted({a for f in fs for a in f.targets})]
         out.append(OptionalPart(root=root, migration_class=worst_class(classes), findings=len(fs)))
     return tuple(out)

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
+from migrate.extract.budget import MAX_FACTS
 from migrate.extract.c import device, guards, hazards, ts
 from migrate.extract.c.guards import GuardMap
 from migrate.extract.c.tree import in_device_code, qualifiers, walk
@@ -22,7 +24,9 @@ class _Ctx:
     row0: int = 0  # line (0-based) of the text in the file it came from
     col0: int = 0  # column (0-based, characters) of its first line
     cell: int | None = None
+    names: Callable[[str], bool] | None = None  # identifier names worth a fact (None: every name)
     facts: list[Fact] = field(default_factory=list)
+    dropped: int = 0  # identifier facts left out by `names`
 
     def __post_init__(self) -> None:
         self._columns = Columns(self.source.split(b"\n"))
@@ -41,9 +45,17 @@ class _Ctx:
         ))
 
 
-def extract(source: bytes) -> Extraction:
-    """Facts of one C/C++/CUDA file. A pure function of the bytes."""
-    facts, notes = extract_snippet(source)
+def extract(source: bytes, names: Callable[[str], bool] | None = None) -> Extraction:
+    """Facts of one C/C++/CUDA file. A pure function of the bytes (and of `names`).
+
+    With `names`, identifier facts whose name it rejects are not built (the scan passes the
+    names its rules can match: no other identifier yields anything); every other fact, and the
+    order of the facts kept, is as without it. Should the facts of all names exceed the cap
+    (budget.MAX_FACTS keeps the first ones), the file is extracted again in full."""
+    ctx, notes = _snippet(source, names=names)
+    if ctx.dropped and len(ctx.facts) + ctx.dropped > MAX_FACTS:
+        return extract(source)
+    facts = ctx.facts
     try:
         source.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -55,10 +67,16 @@ def extract(source: bytes) -> Extraction:
 def extract_snippet(source: bytes, *, row0: int = 0, col0: int = 0,
                     cell: int | None = None) -> tuple[list[Fact], list[str]]:
     """Facts of CUDA text that starts at (row0, col0) of its file: whole files and embedded kernels."""
+    ctx, notes = _snippet(source, row0=row0, col0=col0, cell=cell)
+    return ctx.facts, notes
+
+
+def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = None,
+             names: Callable[[str], bool] | None = None) -> tuple[_Ctx, list[str]]:
     root = ts.parse(source)
-    caps = ts.captures("cuda", root)
+    caps = captures(root)
     ctx = _Ctx(source=source, guards=GuardMap.build(caps.get("conditional", [])),
-               row0=row0, col0=col0, cell=cell)
+               row0=row0, col0=col0, cell=cell, names=names)
     _identifiers(ctx, caps)
     _hip_branches(ctx, caps)
     _includes(ctx, caps)
@@ -75,7 +93,72 @@ def extract_snippet(source: bytes, *, row0: int = 0, col0: int = 0,
     if errors := ts.error_lines(root):
         notes.append("syntax errors near line " + ", ".join(str(n + row0) for n in errors)
                      + "; facts were extracted from what parsed")
-    return ctx.facts, notes
+    return ctx, notes
+
+
+def captures(root: ts.Node) -> dict[str, list[ts.Node]]:
+    """The query's captures (queries/cuda.scm, node types only) and those that need a field,
+    derived here as these patterns would capture them:
+
+        (call_expression function: (identifier) @reference.call), also through up to two
+            qualified_identifier names and one template_function name
+        (call_expression function: (field_expression field: (field_identifier) @reference.member))
+        (call_expression (kernel_call_syntax)) @launch
+        (preproc_include path: (_) @include)
+        (preproc_def name: (identifier) @macro.name value: (preproc_arg)? @macro.value) @macro
+        (preproc_function_def value: (preproc_arg) @macro.body)
+        (preproc_function_def name: (identifier) @macro.name)"""
+    caps = ts.captures("cuda", root)
+    derived: dict[str, list[ts.Node]] = {}
+
+    def add(name: str, node: ts.Node) -> None:
+        derived.setdefault(name, []).append(node)
+
+    for call in caps.pop("call", []):
+        function = call.child_by_field_name("function")
+        if function is not None:
+            target = _called_identifier(function)
+            if target is not None:
+                add("reference.call", target)
+            elif function.type == "field_expression":
+                member = function.child_by_field_name("field")
+                if member is not None and member.type == "field_identifier":
+                    add("reference.member", member)
+        if any(c.type == "kernel_call_syntax" for c in call.children):
+            add("launch", call)
+    for node in caps.pop("include.directive", []):
+        path = node.child_by_field_name("path")
+        if path is not None:
+            add("include", path)
+    for node in caps.pop("define", []):
+        name = node.child_by_field_name("name")
+        if name is not None and name.type == "identifier":
+            add("macro", node)
+            add("macro.name", name)
+            value = node.child_by_field_name("value")
+            if value is not None and value.type == "preproc_arg":
+                add("macro.value", value)
+    for node in caps.pop("define.function", []):
+        value, name = node.child_by_field_name("value"), node.child_by_field_name("name")
+        if value is not None and value.type == "preproc_arg":
+            add("macro.body", value)
+        if name is not None and name.type == "identifier":
+            add("macro.name", name)
+    for capture, nodes in derived.items():
+        caps[capture] = sorted(nodes, key=lambda n: n.start_byte)
+    return caps
+
+
+def _called_identifier(function: ts.Node) -> ts.Node | None:
+    """The identifier a call names: `f`, `a::f`, `a::b::f`, `f<T>`, `a::f<T>`, `a::b::f<T>`."""
+    node: ts.Node | None = function
+    for _ in range(2):
+        if node is None or node.type != "qualified_identifier":
+            break
+        node = node.child_by_field_name("name")
+    if node is not None and node.type == "template_function":
+        node = node.child_by_field_name("name")
+    return node if node is not None and node.type == "identifier" else None
 
 
 def _hip_branches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
@@ -88,16 +171,29 @@ def _hip_branches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
 
 def _identifiers(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
     calls = {n.start_byte for n in caps.get("reference.call", [])}
+    wanted = ctx.names
     for node in caps.get("reference.identifier", []) + caps.get("reference.namespace", []):
         if node.parent is not None and node.parent.type in ("preproc_def", "preproc_function_def", "preproc_params"):
             continue  # the macro's own name and parameters
-        ctx.add("identifier", _text(node), node, role=_role(node, calls))
+        name = _text(node)
+        if wanted is not None and not wanted(name):
+            ctx.dropped += 1
+            continue
+        ctx.add("identifier", name, node, role=_role(node, calls))
     for node in caps.get("reference.member", []):
-        ctx.add("identifier", _text(node), node, role="member")
+        name = _text(node)
+        if wanted is not None and not wanted(name):
+            ctx.dropped += 1
+            continue
+        ctx.add("identifier", name, node, role="member")
     for node in caps.get("reference.type", []):
+        name = _text(node)
+        if wanted is not None and not wanted(name):
+            ctx.dropped += 1
+            continue
         parent = node.parent
         is_template = parent is not None and parent.type == "template_type" and parent.child_by_field_name("name") == node
-        ctx.add("identifier", _text(node), node, role="template" if is_template else "type")
+        ctx.add("identifier", name, node, role="template" if is_template else "type")
 
 
 def _role(node: ts.Node, calls: set[int]) -> str:
@@ -156,16 +252,36 @@ def _other_vendor_alias(name: ts.Node) -> bool:
     value = name.parent.child_by_field_name("value") if name.parent is not None else None
     return value is not None and bool(CUDA_NAME.match(_text(name))) and bool(OTHER_VENDOR_ALIAS.match(_text(value).strip()))
 
+# Facts of macro bodies already parsed in this process, relative to the body's start: bodies
+# repeat (half of cuda-samples' 12k are copies), and each parse is a tree-sitter run.
+_BODIES: dict[tuple[bytes, Callable[[str], bool] | None], tuple[tuple[Fact, ...], int]] = {}
+BODY_MEMO = 4096
+
 
 def _reparse(ctx: _Ctx, node: ts.Node) -> None:
     body = ctx.source[node.start_byte:node.end_byte].replace(b"\\\n", b" \n")
     if not re.search(rb"[A-Za-z_]", body) or body.strip().isdigit():
         return
     row, col = node.start_point
-    facts, _ = extract_snippet(body, row0=ctx.row0 + row, col0=ctx._col(row, col) - 1, cell=ctx.cell)
+    row0, col0 = ctx.row0 + row, ctx._col(row, col) - 1
+    key = (body, ctx.names)
+    found = _BODIES.get(key)
+    if found is None:
+        inner, _ = _snippet(body, names=ctx.names)
+        found = (tuple(inner.facts), inner.dropped)
+        if len(_BODIES) >= BODY_MEMO:
+            _BODIES.clear()
+        _BODIES[key] = found
+    facts, dropped = found
+    ctx.dropped += dropped
     guard = ctx.guards.at(node.start_byte)
-    for fact in facts:
-        ctx.facts.append(fact if fact.guard or not guard else replace(fact, guard=guard))
+    for f in facts:  # moved to where the body is: a column on the body's first line starts at col0
+        ctx.facts.append(Fact(
+            kind=f.kind, name=f.name, role=f.role, text=f.text, cell=ctx.cell, value=f.value,
+            line=f.line + row0, column=f.column + (col0 if f.line == 1 else 0),
+            end_line=f.end_line + row0, end_column=f.end_column + (col0 if f.end_line == 1 else 0),
+            guard=f.guard if f.guard or not guard else guard,
+        ))
 
 
 def _kernels_and_launches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
@@ -188,8 +304,9 @@ def _asm(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
         code = node.child_by_field_name("assembly_code")
         if code is None:
             continue
-        text = "".join(_text(c) for c in walk(code) if c.type == "string_content")
-        ctx.add("asm", text or _text(code), node)
+        text = "".join(_text(c) for c in walk(code) if c.type == "string_content") or _text(code)
+        # PTX ends every statement with ';'; GCC assembly for CPUs (x86, Arm, RISC-V) separates lines
+        ctx.add("asm", text, node, role="ptx" if ";" in text else "")
 
 
 # -- small tree helpers -------------------------------------------------------

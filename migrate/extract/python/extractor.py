@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 
 from migrate.extract.columns import Columns
 from migrate.extract.python import constructs, embedded, structure
 from migrate.extract.python.guards import HIP_MARKERS, HipGuards
+from migrate.extract.python.optional import EnvOptIns, is_import_fallback
 from migrate.extract.text.deps import REQUIREMENT, normalise
 from migrate.extract.text.lines import FLAG, flag_text, line_texts
 from migrate.model import Extraction, Fact
@@ -16,6 +18,7 @@ PROPERTY_CALLS = frozenset({"torch.cuda.get_device_properties"})
 NVCC_KEYWORDS = frozenset({"nvcc", "extra_cuda_cflags", "nvcc_flags"})
 SETUP_CALLS = frozenset({"setuptools.setup", "distutils.core.setup", "skbuild.setup"})
 REQUIRES_KEYWORDS = frozenset({"install_requires", "setup_requires", "extras_require"})
+KERNEL_BINARY = re.compile(r"(?:^|/)([A-Za-z_][\w-]*)\.(?:fatbin|cubin|ptx)$")
 
 
 def extract(source: bytes) -> Extraction:
@@ -55,6 +58,7 @@ class _Visitor(ast.NodeVisitor):
         self.property_vars: set[str] = set()
         self.lists: dict[str, ast.expr] = {}
         self.guards = HipGuards(self.resolve, self.aliases, lines)
+        self.opt_ins = EnvOptIns(self.resolve)
         self.guard: str | None = None
         self.facts: list[Fact] = []
         self.notes: list[str] = []
@@ -168,6 +172,7 @@ class _Visitor(ast.NodeVisitor):
         if self.guards.mentions_hip(node.value):
             self.add("rocm_path", "python", node, text=_segment(self.lines, node))
         self.guards.note_assignment(node)
+        self.opt_ins.note_assignment(node)
         constructs.on_assign(self, node)
         self.generic_visit(node)
 
@@ -199,8 +204,24 @@ class _Visitor(ast.NodeVisitor):
             self.visit(nodes)
         self.guard = saved
 
+    def visit_Try(self, node: ast.Try) -> None:
+        """`try: import X` with an ImportError fallback: the body is optional (python/optional.py)."""
+        if self.guard or not is_import_fallback(node):
+            self.generic_visit(node)
+            return
+        self._under("optional", node.body)
+        for part in (node.handlers, node.orelse, node.finalbody):
+            for child in part:
+                self.visit(child)
+
     def visit_If(self, node: ast.If | ast.IfExp) -> None:
-        """Code under `if torch.version.hip:` (either branch, or a ternary) is already handled for ROCm."""
+        """Code under `if torch.version.hip:` (either branch, or a ternary) is already handled for ROCm;
+        the body of an environment-variable opt-in (`if os.environ.get("USE_X"):`) is optional."""
+        if not self.guard and isinstance(node, ast.If) and self.opt_ins.opt_in(node.test):
+            self.visit(node.test)
+            self._under("optional", node.body)
+            self._block(node.orelse)
+            return
         if self.guard or not self.guards.mentions_hip(node.test):
             self.generic_visit(node)
             return
@@ -222,6 +243,12 @@ class _Visitor(ast.NodeVisitor):
             self._under("hip", value)
 
     # -- facts --------------------------------------------------------------
+    def visit_Constant(self, node: ast.Constant) -> None:
+        """A string naming a compiled GPU module (`"/convolution/_convolution.fatbin"`): the module a
+        loader such as cupy.RawModule(path=...) reads; assemble links it to the source it is built from."""
+        if isinstance(node.value, str) and (found := KERNEL_BINARY.search(node.value)):
+            self.add("kernel_binary", found.group(1), node)
+
     def visit_Attribute(self, node: ast.Attribute) -> None:
         name = self.resolve(node)
         if name is not None:
@@ -305,10 +332,15 @@ class _Visitor(ast.NodeVisitor):
                         self.add("requirement", normalise(m.group(1)), const, text=str(const.value))
 
     def _embedded(self, source: embedded.Snippet, node: ast.expr) -> None:
+        from migrate.extract.budget import WorkExceeded
         from migrate.extract.c import cuda_cpp
 
-        snippet_facts, notes = cuda_cpp.extract_snippet(
-            source.text.encode(), row0=source.row0, col0=source.col0, cell=self.cell)
+        try:
+            snippet_facts, notes = cuda_cpp.extract_snippet(
+                source.text.encode(), row0=source.row0, col0=source.col0, cell=self.cell)
+        except WorkExceeded as exc:
+            self.notes.append(f"line {node.lineno}: embedded CUDA source not analysed ({exc})")
+            return
         if not source.exact:
             snippet_facts = [embedded.pin(f, node, self._col) for f in snippet_facts]
             self.notes.append(f"line {node.lineno}: embedded CUDA source has escapes; its findings point at the string's start")

@@ -1,26 +1,23 @@
 ; Facts of C/C++/CUDA source. Comments and string literals are leaves, so nothing
 ; inside them is ever captured.
 
-(call_expression function: (identifier) @reference.call)
-(call_expression function: (qualified_identifier name: (identifier) @reference.call))
-(call_expression function: (template_function name: (identifier) @reference.call))
-(call_expression function: (qualified_identifier name: (template_function name: (identifier) @reference.call)))
-(call_expression function: (qualified_identifier name: (qualified_identifier name: (identifier) @reference.call)))
-(call_expression function: (qualified_identifier name: (qualified_identifier name: (template_function name: (identifier) @reference.call))))
-(call_expression function: (field_expression field: (field_identifier) @reference.member))
+; Only node types here: a pattern with fields or children costs tree-sitter several ms to compile
+; in every process (lint starts one per run). The captures that need a field (reference.call,
+; reference.member, launch, include, macro, macro.name, macro.value, macro.body) are derived from
+; @call, @include.directive, @define and @define.function in cuda_cpp.captures.
+
+(call_expression) @call
 (identifier) @reference.identifier
 (type_identifier) @reference.type
 (namespace_identifier) @reference.namespace
 
-(preproc_include path: (_) @include)
+(preproc_include) @include.directive
 
 (function_definition) @definition.function
-(call_expression (kernel_call_syntax)) @launch
 (gnu_asm_expression) @asm
 
-(preproc_def name: (identifier) @macro.name value: (preproc_arg)? @macro.value) @macro
-(preproc_function_def value: (preproc_arg) @macro.body)
-(preproc_function_def name: (identifier) @macro.name)
+(preproc_def) @define
+(preproc_function_def) @define.function
 
 [(preproc_if) (preproc_ifdef)] @conditional
 

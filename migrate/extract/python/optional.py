@@ -1,0 +1,131 @@
+"""Optional scopes in Python: code that runs only when the user opts in or a package is present.
+
+`try: import X` with an `except ImportError:` handler that falls back (does not re-raise) makes X
+optional: the module works without it. `if os.environ.get("USE_X"):` runs only when the user sets
+the variable: a test that is false with the variable unset (its default, or None) is an opt-in,
+also through a module flag (`USE_X = os.getenv("USE_X", "0") == "1"`). Facts in such scopes carry
+the guard "optional"; their findings are optional parts and do not decide the workload's class."""
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException", "OSError"})
+ENV_GETTERS = frozenset({"os.environ.get", "os.getenv", "os.environ.setdefault"})
+CONVERSIONS = {"int": int, "float": float, "bool": bool, "str": str}
+UNSET = object()  # a value the evaluator could not work out
+
+
+def is_import_fallback(node: ast.Try) -> bool:
+    """`try:` whose body imports and whose ImportError handler carries on without the import."""
+    if not any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in node.body):
+        return False
+    handlers = [h for h in node.handlers if _catches_import_error(h)]
+    return bool(handlers) and all(not _reraises(h.body) for h in handlers)
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any((t.attr if isinstance(t, ast.Attribute) else getattr(t, "id", "")) in IMPORT_ERRORS for t in types)
+
+
+def _reraises(body: list[ast.stmt]) -> bool:
+    return any(isinstance(s, ast.Raise) for s in body) or (
+        len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Call)
+        and getattr(body[0].value.func, "attr", getattr(body[0].value.func, "id", "")) in ("exit", "_exit"))
+
+
+class EnvOptIns:
+    """Decides whether an `if` test holds only when an environment variable is set."""
+
+    def __init__(self, resolve: Callable[[ast.expr], str | None]) -> None:
+        self.resolve = resolve
+        self.flags: dict[str, object] = {}  # module flag -> its value with every variable unset
+
+    def note_assignment(self, node: ast.Assign) -> None:
+        value = self.unset_value(node.value) if self._reads_env(node.value) else UNSET
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                if value is UNSET:
+                    self.flags.pop(target.id, None)
+                else:
+                    self.flags[target.id] = value
+
+    def opt_in(self, test: ast.expr) -> bool:
+        """True when the test reads the environment (or a flag that does) and is false unset."""
+        if not (self._reads_env(test) or any(isinstance(n, ast.Name) and n.id in self.flags for n in ast.walk(test))):
+            return False
+        value = self.unset_value(test)
+        return value is not UNSET and not value
+
+    def _reads_env(self, node: ast.expr) -> bool:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call) and self.resolve(sub.func) in ENV_GETTERS:
+                return True
+            if isinstance(sub, ast.Compare) and any(self.resolve(c) == "os.environ" for c in sub.comparators):
+                return True
+        return False
+
+    def unset_value(self, node: ast.expr) -> object:
+        """The expression's value when no environment variable is set, or UNSET."""
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            return self.flags.get(node.id, UNSET)
+        if isinstance(node, ast.Call):
+            return self._call(node)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            inner = self.unset_value(node.operand)
+            return UNSET if inner is UNSET else not inner
+        if isinstance(node, ast.BoolOp):
+            values = [self.unset_value(v) for v in node.values]
+            if isinstance(node.op, ast.And):
+                return False if any(v is not UNSET and not v for v in values) else UNSET
+            return True if any(v is not UNSET and v for v in values) else UNSET
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            return self._compare(node.left, node.ops[0], node.comparators[0])
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            items = [self.unset_value(e) for e in node.elts]
+            return UNSET if any(i is UNSET for i in items) else tuple(items)
+        return UNSET
+
+    def _call(self, node: ast.Call) -> object:
+        name = self.resolve(node.func)
+        if name in ENV_GETTERS and node.args:
+            return self.unset_value(node.args[1]) if len(node.args) > 1 else None
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in CONVERSIONS and len(node.args) == 1:
+            inner = self.unset_value(node.args[0])
+            try:
+                return UNSET if inner is UNSET or inner is None else CONVERSIONS[func.id](inner)
+            except (TypeError, ValueError):
+                return UNSET
+        if isinstance(func, ast.Attribute) and func.attr in ("lower", "upper", "strip") and not node.args:
+            inner = self.unset_value(func.value)
+            return getattr(inner, func.attr)() if isinstance(inner, str) else UNSET
+        return UNSET
+
+    def _compare(self, left: ast.expr, op: ast.cmpop, right: ast.expr) -> object:
+        if isinstance(op, (ast.In, ast.NotIn)) and self.resolve(right) == "os.environ":
+            return isinstance(op, ast.NotIn)  # nothing is in an empty environment
+        a, b = self.unset_value(left), self.unset_value(right)
+        if a is UNSET or b is UNSET:
+            return UNSET
+        try:
+            if isinstance(op, ast.Eq):
+                return a == b
+            if isinstance(op, ast.NotEq):
+                return a != b
+            if isinstance(op, ast.Is):
+                return a is b
+            if isinstance(op, ast.IsNot):
+                return a is not b
+            if isinstance(op, ast.In):
+                return a in b  # type: ignore[operator]
+            if isinstance(op, ast.NotIn):
+                return a not in b  # type: ignore[operator]
+        except TypeError:
+            return UNSET
+        return UNSET

@@ -1,0 +1,100 @@
+"""Bounded work per file (migrate/extract/budget.py, migrate/extract/c/ts.py): a parse that runs in C
+is stopped by its budget of work and by the file's time limit, which a signal alone cannot do, and
+signals that come during it are acted on after it.
+
+LOOP is a fuzzed CUDA input, shrunk from 28 KB (scripts/fuzz.py --seed 7, input 28,806), on which
+tree-sitter's error recovery runs without end: before the parse had a progress callback, the
+28 KB file took 340 s although the per-file time limit was 60 s, since SIGALRM's handler runs only
+once the C call returns."""
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from migrate.extract import cacheable, extract
+from migrate.extract import budget
+from migrate.extract.c import ts
+
+LOOP = (b'""<e(""(>,__banc(\'99999999999999999999999999999999999\r\n/*\xc7\xbe\xe1\x8f\xb9asmm("\\\nthre'
+        b'adIdx.x)*/rocm-migrate: ignore[HIP4010]#endif__shfl_down_sync(#\xc3\xa9\xf0\x9f\x98\x80\xf0\x9f'
+        b'\x98\x80\xe1\x8f\xa0]\'\xc3\x9f& 31#include "\n*/\x1b[2J(\xe2\xb6\x87% 320xffffffff\n]threadIdx.x'
+        b')#elif [32k#include ":/*}\xe2\x80\xae#elif #include <cuda_runtime.h>asm volatile("mov.u32 %0, %%'
+        b'laneid;"%0,%%"*/')
+
+
+def test_a_parse_that_does_not_finish_is_given_up_within_its_budget_of_work() -> None:
+    started = time.monotonic()
+    extraction = extract("cuda", LOOP)
+    assert time.monotonic() - started < 10
+    assert extraction.error is not None and extraction.error.startswith("too much work to analyse: the C/C++ parser")
+    assert cacheable(extraction)  # the budget counts steps, not seconds: the same bytes give the same result
+
+
+def test_the_budget_is_linear_in_the_input_and_far_above_real_code() -> None:
+    big = b"__global__ void k(float* x) { x[threadIdx.x] = 0; }\n" * 20_000  # 1 MB
+    assert ts.parse(big).child_count == 20_000
+    with pytest.raises(budget.WorkExceeded):
+        ts.parse(LOOP * 100)  # 31 KB: a hundred times the budget of LOOP, still bounded
+
+
+def test_the_time_limit_stops_a_parse_in_c(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ts, "CALLS_FREE", 10**12)  # no budget of work: only the deadline stops it
+    started = time.monotonic()
+    extraction = budget.guarded(lambda data: extract("cuda", data), LOOP, seconds=1.0)
+    assert time.monotonic() - started < 5
+    assert extraction.error is not None and extraction.error.startswith("analysis stopped: over the time limit")
+
+
+def test_the_time_limit_stops_a_parse_off_the_main_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deep-recursion retry runs in a thread, where no signal is delivered: the parse polls the
+    deadline the main thread set."""
+    monkeypatch.setattr(ts, "CALLS_FREE", 10**12)
+    outcome: list[BaseException | None] = []
+
+    def work() -> None:
+        try:
+            ts.parse(LOOP)
+            outcome.append(None)
+        except BaseException as exc:  # noqa: BLE001 - what the thread saw is the result
+            outcome.append(exc)
+
+    with pytest.raises(budget.BudgetExceeded), budget.time_limit(1.0):
+        thread = threading.Thread(target=work)
+        thread.start()
+        thread.join()
+    waited = time.monotonic()  # (not join: after an interrupted join, CPython 3.11 may think the thread ended)
+    while not outcome and time.monotonic() - waited < 10:
+        time.sleep(0.01)
+    assert len(outcome) == 1 and isinstance(outcome[0], budget.BudgetExceeded)
+
+
+def test_an_interrupt_during_a_parse_is_raised_after_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C while tree-sitter runs: not lost, not a SystemError, not a skipped file."""
+    monkeypatch.setattr(ts, "CALLS_FREE", 10**12)
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            budget.guarded(lambda data: extract("cuda", data), LOOP, seconds=3.0)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 2.5  # raised when it came, not at the time limit
+
+
+def test_a_signal_noted_during_a_c_call_is_raised_after_it() -> None:
+    with pytest.raises(KeyboardInterrupt), budget.time_limit(5.0), budget.native_call():
+        signal.raise_signal(signal.SIGINT)
+        time.sleep(0.01)  # still inside: only noted
+
+
+def test_embedded_cuda_that_does_not_parse_is_a_note_and_the_python_file_is_analysed() -> None:
+    source = ("import cupy\nk = cupy.RawKernel(r'''" + LOOP.replace(b"\r", b"x").decode() + "''', 'k')\nimport pynvml\n").encode()
+    extraction = extract("python", source)
+    assert extraction.error is None
+    assert any("embedded CUDA source not analysed" in note for note in extraction.notes)
+    assert any(f.name == "pynvml" for f in extraction.facts)

@@ -1,0 +1,68 @@
+"""The C extractor's query holds node types only (fast to compile); the captures that need a
+field are derived in Python (`cuda_cpp.captures`). They must equal what the field patterns
+capture, node for node, on the fixtures and on odd shapes."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import tree_sitter
+from migrate.extract.c import cuda_cpp, ts
+
+ROOT = Path(__file__).resolve().parent.parent
+FIELD_PATTERNS = """
+(call_expression function: (identifier) @reference.call)
+(call_expression function: (qualified_identifier name: (identifier) @reference.call))
+(call_expression function: (template_function name: (identifier) @reference.call))
+(call_expression function: (qualified_identifier name: (template_function name: (identifier) @reference.call)))
+(call_expression function: (qualified_identifier name: (qualified_identifier name: (identifier) @reference.call)))
+(call_expression function: (qualified_identifier name: (qualified_identifier
+  name: (template_function name: (identifier) @reference.call))))
+(call_expression function: (field_expression field: (field_identifier) @reference.member))
+(call_expression (kernel_call_syntax)) @launch
+(preproc_include path: (_) @include)
+(preproc_def name: (identifier) @macro.name value: (preproc_arg)? @macro.value) @macro
+(preproc_function_def value: (preproc_arg) @macro.body)
+(preproc_function_def name: (identifier) @macro.name)
+"""
+ODD = [
+    b"void f() { a::b::c::d(); a::b::c<int>(); x.y.z(); (*p)(); f<g<1>>(2); ns::t<int>::m(); }",
+    b"#define A\n#define B(x) x\n#define C 1 // c\n#include <a.h>\n#include \"b.h\"\n#include MACRO\n",
+    b"__global__ void k(); void h() { k<<<1, 2>>>(); ns::k<<<1, 1, 0, s>>>(); obj.m<<<1,1>>>(); }",
+    b"void broken( { cudaMalloc(&p, 4; #define X(y \n } a::",
+    "int é = f(x); // ü\n".encode(),
+]
+
+
+def _spans(found: dict[str, list[ts.Node]], names: set[str]) -> dict[str, list[tuple[int, int, str]]]:
+    return {k: [(n.start_byte, n.end_byte, n.type) for n in v] for k, v in found.items() if k in names and v}
+
+
+def _field_captures(root: ts.Node) -> dict[str, list[ts.Node]]:
+    query = _QUERY.get("q") or _QUERY.setdefault("q", tree_sitter.Query(ts._language(), FIELD_PATTERNS))
+    return {name: sorted(nodes, key=lambda n: n.start_byte)
+            for name, nodes in tree_sitter.QueryCursor(query).captures(root).items()}
+
+
+_QUERY: dict[str, tree_sitter.Query] = {}
+DERIVED = {"reference.call", "reference.member", "launch", "include", "macro", "macro.name", "macro.value", "macro.body"}
+
+
+def _differences(source: bytes) -> list[str]:
+    root = ts.parse(source)
+    derived, expected = _spans(cuda_cpp.captures(root), DERIVED), _spans(_field_captures(root), DERIVED)
+    return [name for name in DERIVED if derived.get(name) != expected.get(name)]
+
+
+@pytest.mark.parametrize("source", ODD, ids=range(len(ODD)))
+def test_derived_captures_equal_the_field_patterns_on_odd_shapes(source: bytes) -> None:
+    assert _differences(source) == []
+    assert _spans(cuda_cpp.captures(ts.parse(source)), DERIVED)  # something was derived at all
+
+
+def test_derived_captures_equal_the_field_patterns_on_every_c_fixture() -> None:
+    files = sorted(p for folder in ("fixtures", "examples") for p in (ROOT / folder).rglob("*")
+                   if p.suffix in (".cu", ".cuh", ".cpp", ".h", ".hpp", ".c", ".cc", ".hip") and p.is_file())
+    assert len(files) > 100
+    bad = {str(p.relative_to(ROOT)): d for p in files if (d := _differences(p.read_bytes()))}
+    assert bad == {}
