@@ -2,7 +2,6 @@
 processes that return compact rows, and cached by content, rules, targets and code version."""
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import multiprocessing
 from collections.abc import Callable, Iterable, Sequence
@@ -10,6 +9,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, TypeVar
 
 from migrate import cache as rows
 from migrate import jsonio
@@ -23,14 +23,16 @@ from migrate.rulebase.load import RuleBase, default_rules_dir
 from migrate.settings import Settings
 from migrate.workloads import UNREAD_KINDS
 
+T = TypeVar("T")
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
 PARALLEL_BYTES = 2 * 2**20  # nor below this much text (llm.c, 1 MB of C: 1.6-2.0 s serial, 2.4-2.7 s with 2 workers)
 CHUNKS_PER_WORKER = 6  # work is cut into about this many pieces per worker, by bytes
-RESULT_FORMAT = "3"
+RESULT_FORMAT = "4"
 _S, _I, _OS, _OI = (str,), (int,), (str, type(None)), (int, type(None))
 # A candidate row: the finding's fields (path aside: rows are shared by files of equal content)
-# and the two names the repo-wide filters look at.
-CANDIDATE_ROW = (_S, _I, _I, _I, _I, _S, _S, _OS, _S, _S, _S, _S, _OI, _S, _OS, _OS)
+# and the two names the repo-wide filters look at. The source line is null when it is the row's
+# text of that line: a 4 MB line of 330,000 calls would otherwise be copied into every candidate.
+CANDIDATE_ROW = (_S, _I, _I, _I, _I, _S, _S, _OS, _S, _S, _S, _OS, _OI, _S, _OS, _OS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,54 +73,100 @@ def analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase
                 for o in extract_all(files, max_file_size=settings.max_file_size, cache=Cache(settings.cache_dir),
                                      jobs=settings.jobs, progress=progress)]
     work = _Work(by_target, IdentifierNames(by_target))
-    # Nothing can come from the cache (none, or an empty one) and there is enough to do: the workers
-    # are forked now, before the files are read, so that they do not start with a copy of them.
-    early = not Cache(settings.cache_dir).exists() and _parallel(settings.jobs, [f.size for f in files])
-    pool = _pool(work, settings.jobs, {f.kind for f in files}) if early else None
-    try:
-        return _analyse_all(files, settings, rules, work, pool, progress)
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+    if not Cache(settings.cache_dir).exists() and _parallel(settings.jobs, [f.size for f in files]):
+        return _analyse_fresh(files, settings, rules, work, progress)
+    return _analyse_all(files, settings, rules, work, progress)
+
+
+def _analyse_fresh(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, work: _Work,
+                   progress: Progress | None) -> list[Outcome]:
+    """Nothing can come from the cache (none, or an empty one) and there is enough to do: the
+    workers read the files themselves (in parallel, and this process never holds their bytes)
+    and return each file's key with its row."""
+    version = _result_version(rules, settings)
+    cache = Cache(settings.cache_dir)
+    outcomes: list[Outcome | None] = [None] * len(files)
+    fresh: list[tuple[str, bytes]] = []
+    pieces = chunks([(n, f.kind, f) for n, f in enumerate(files)], settings.jobs * CHUNKS_PER_WORKER,
+                    size=lambda item: item[2].size)
+    with _pool(work, settings.jobs, {f.kind for f in files}) as workers:
+        futures: dict[Future[list[tuple[str | None, str, bytes]]], list[int]] = {}
+        for piece in pieces:
+            futures[workers.submit(_read_and_analyse, [f for _, _, f in piece], settings.max_file_size,
+                                   version)] = [n for n, _, _ in piece]
+        done: dict[int, bytes] = {}
+        for future in as_completed(futures):
+            for position, (reason, key, row) in zip(futures.pop(future), future.result(), strict=True):
+                if reason is not None:
+                    outcomes[position] = Outcome(files[position], None, reason)
+                    continue
+                done[position] = row
+                if cache.path is not None:
+                    fresh.append((key, row))
+            if progress:
+                progress(len(done), len(files))
+    for position, row in done.items():  # decoded once the workers are gone: rows are smaller than results
+        outcomes[position] = _outcome(files[position], row)
+    done.clear()
+    cache.put_rows(fresh)
+    return [o for o in outcomes if o is not None]
+
+
+def _read_and_analyse(files: list[SourceFile], max_file_size: int, version: str) -> list[tuple[str | None, str, bytes]]:
+    """(why the file was not read, or None; its cache key; its row), in a worker."""
+    out: list[tuple[str | None, str, bytes]] = []
+    for file in files:
+        data, reason = read(file, max_file_size)
+        if data is None:
+            out.append((reason or "not read", "", b""))
+        else:
+            out.append((None, rows.key(file.kind, data, version), _analyse(file.kind, data)))
+    return out
 
 
 def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, work: _Work,
-                 pool: ProcessPoolExecutor | None, progress: Progress | None) -> list[Outcome]:
+                 progress: Progress | None) -> list[Outcome]:
     cache = Cache(settings.cache_dir)
     version = _result_version(rules, settings)
     outcomes: list[Outcome | None] = []
-    keys: list[str] = []
+    key_of: dict[int, str] = {}
     pending: list[tuple[int, str, bytes]] = []
     for file in files:
         data, reason = read(file, settings.max_file_size)
         if data is None:
             outcomes.append(Outcome(file, None, reason))
             continue
-        keys.append(rows.key(file.kind, data, version))
         outcomes.append(None)
+        key_of[len(outcomes) - 1] = rows.key(file.kind, data, version)
         pending.append((len(outcomes) - 1, file.kind, data))
-    found = cache.get_rows(keys)
+    found = cache.get_rows(list(key_of.values()))
     todo = []
     first: dict[str, int] = {}  # key -> the position analysed for it (files of equal content: once)
     copies: list[tuple[int, int]] = []
-    for (position, kind, data), cache_key in zip(pending, keys, strict=True):
-        outcome = _from_row(files[position], found.get(cache_key))
+    for position, kind, data in pending:
+        outcome = _from_row(files[position], found.get(key_of[position]))
         if outcome is None:
-            if cache_key in first:
-                copies.append((position, first[cache_key]))
+            if key_of[position] in first:
+                copies.append((position, first[key_of[position]]))
             else:
-                first[cache_key] = position
+                first[key_of[position]] = position
                 todo.append((position, kind, data))
         outcomes[position] = outcome
+    del pending, found  # the bytes of the files to analyse are in `todo` only, and leave it as they are sent
+    fresh: list[tuple[str, bytes]] = []  # rows for the cache (none when there is no cache)
+    originals = {original: b"" for _, original in copies}
 
     def done(position: int, row: bytes) -> None:  # decoded as it comes, while the workers go on
         outcomes[position] = _outcome(files[position], row)
+        if cache.path is not None:
+            fresh.append((key_of[position], row))
+        if position in originals:
+            originals[position] = row
 
-    fresh = _run(todo, work, settings.jobs, progress, done, pool)
+    _run(todo, work, settings.jobs, progress, done)
     for position, original in copies:
-        outcomes[position] = _outcome(files[position], fresh[original])
-    key_of = {position: cache_key for (position, _, _), cache_key in zip(pending, keys, strict=True)}
-    cache.put_rows([(key_of[position], row) for position, row in fresh.items()])
+        outcomes[position] = _outcome(files[position], originals[original])
+    cache.put_rows(fresh)
     return [o for o in outcomes if o is not None]
 
 
@@ -153,45 +201,59 @@ def _pool(work: _Work, jobs: int, kinds: set[str]) -> ProcessPoolExecutor:
 
 
 def _run(todo: list[tuple[int, str, bytes]], work: _Work, jobs: int, progress: Progress | None,
-         on_row: Callable[[int, bytes], None], pool: ProcessPoolExecutor | None = None) -> dict[int, bytes]:
-    """Every todo's row by position; `on_row` is told of each as soon as it is there. Enough work
-    goes to `pool` (started here when there is none)."""
-    done: dict[int, bytes] = {}
+         on_row: Callable[[int, bytes], None]) -> None:
+    """Analyse every todo (emptying the list, so that each file's bytes go once sent) and tell
+    `on_row` of each row as soon as it is there; enough work goes to worker processes."""
+    total = len(todo)
+    count = 0
     if not _parallel(jobs, [len(d) for _, _, d in todo]):
         _STATE["work"] = work
-        for position, kind, data in todo:
-            done[position] = row = _analyse(kind, data)
-            on_row(position, row)
+        for n in range(total):
+            position, kind, data = todo[n]
+            todo[n] = (position, kind, b"")
+            on_row(position, _analyse(kind, data))
+            del data
             if progress:
-                progress(len(done), len(todo))
-        return done
-    with contextlib.nullcontext(pool) if pool is not None else _pool(work, jobs, {k for _, k, _ in todo}) as workers:
+                progress(n + 1, total)
+        todo.clear()
+        return
+    kinds = {kind for _, kind, _ in todo}
+    pieces = chunks(todo, jobs * CHUNKS_PER_WORKER)
+    todo.clear()
+    with _pool(work, jobs, kinds) as workers:
         futures: dict[Future[list[bytes]], list[int]] = {}
-        for chunk in chunks(todo, jobs * CHUNKS_PER_WORKER):
-            futures[workers.submit(_analyse_chunk, [(k, d) for _, k, d in chunk])] = [p for p, _, _ in chunk]
+        while pieces:
+            piece = pieces.pop(0)
+            futures[workers.submit(_analyse_chunk, [(k, d) for _, k, d in piece])] = [p for p, _, _ in piece]
+            del piece
         for future in as_completed(futures):
-            for position, row in zip(futures[future], future.result(), strict=True):
-                done[position] = row
+            for position, row in zip(futures.pop(future), future.result(), strict=True):
                 on_row(position, row)
+                count += 1
             if progress:
-                progress(len(done), len(todo))
-    return done
+                progress(count, total)
 
 
-def chunks(todo: list[tuple[int, str, bytes]], pieces: int) -> list[list[tuple[int, str, bytes]]]:
-    """Largest files first, cut into about `pieces` runs of equal bytes, so that no worker is
-    left with a big file at the end and small files do not cost a round trip each."""
-    ordered = sorted(todo, key=lambda item: -len(item[2]))
-    target = max(1, sum(len(d) for _, _, d in ordered) // max(1, pieces))
-    out: list[list[tuple[int, str, bytes]]] = []
-    current: list[tuple[int, str, bytes]] = []
-    size = 0
+def _length(item: tuple[int, str, bytes]) -> int:
+    return len(item[2])
+
+
+def chunks(todo: list[T], pieces: int, size: Callable[[T], int] | None = None) -> list[list[T]]:
+    """Largest files first (by `size`, default: the length of an item's bytes), cut into about
+    `pieces` runs of equal bytes, so that no worker is left with a big file at the end and small
+    files do not cost a round trip each."""
+    weigh: Callable[[Any], int] = size or _length
+    ordered = sorted(todo, key=lambda item: -weigh(item))
+    target = max(1, sum(weigh(item) for item in ordered) // max(1, pieces))
+    out: list[list[T]] = []
+    current: list[T] = []
+    total = 0
     for item in ordered:
         current.append(item)
-        size += len(item[2])
-        if size >= target:
+        total += weigh(item)
+        if total >= target:
             out.append(current)
-            current, size = [], 0
+            current, total = [], 0
     return out + ([current] if current else [])
 
 
@@ -214,26 +276,28 @@ def summarise(rel: str, extraction: Extraction, indexes: Sequence[RuleIndex]) ->
     if extraction.error:
         return FileResult(lines=extraction.lines, notes=extraction.notes, error=extraction.error)
     kept = tuple(f for f in extraction.facts if f.kind not in UNREAD_KINDS)
-    lines = {(f.cell or 0, f.line) for f in kept}
+    found = tuple(tuple(candidates(rel, extraction, index)) for index in indexes)
+    lines = {(f.cell or 0, f.line) for f in kept} | {(c.finding.cell or 0, c.finding.line) for cs in found for c in cs}
     return FileResult(
         lines=extraction.lines, notes=extraction.notes, facts=kept,
         line_text={k: t for k, t in extraction.line_text.items() if k in lines},
-        defined=own_defined(extraction.facts), portable=own_portable(extraction.facts),
-        found=tuple(tuple(candidates(rel, extraction, index)) for index in indexes),
+        defined=own_defined(extraction.facts), portable=own_portable(extraction.facts), found=found,
     )
 
 
 def encode(result: FileResult) -> bytes:
     return jsonio.dumps([RESULT_FORMAT, result.lines, list(result.notes), result.error,
                          [rows.fact_row(f) for f in result.facts], list(result.defined), list(result.portable),
-                         [[_candidate_row(c) for c in found] for found in result.found],
+                         [[_candidate_row(c, result.line_text) for c in found] for found in result.found],
                          [[c, n, t] for (c, n), t in result.line_text.items()]])
 
 
-def _candidate_row(c: Candidate) -> list[object]:
+def _candidate_row(c: Candidate, line_text: dict[tuple[int, int], str]) -> list[object]:
     f = c.finding
+    shared = line_text.get((f.cell or 0, f.line)) == f.source_line
     return [f.rule, f.line, f.column, f.end_line, f.end_column, f.symbol, f.message, f.hip, f.hipify,
-            f.confidence, f.migration_class, f.source_line, f.cell, f.status, c.defined_as, c.namespace]
+            f.confidence, f.migration_class, None if shared else f.source_line, f.cell, f.status, c.defined_as,
+            c.namespace]
 
 
 def decode(rel: str, row: bytes) -> FileResult:
@@ -241,19 +305,22 @@ def decode(rel: str, row: bytes) -> FileResult:
     data = rows.typed_row(jsonio.loads(row), (_S, _I, (list,), _OS, (list,), (list,), (list,), (list,), (list,)))
     if data[0] != RESULT_FORMAT:
         raise BadRow("another format")
+    line_text = {(c, n): t for c, n, t in (rows.typed_row(r, (_I, _I, _S)) for r in data[8])}
     return FileResult(
         lines=data[1], notes=tuple(rows.typed_list(data[2], _S)), error=data[3],
         facts=tuple(rows.fact_of(r) for r in data[4]),
         defined=tuple(rows.typed_list(data[5], _S)), portable=tuple(rows.typed_list(data[6], _S)),
-        found=tuple(tuple(_candidate(rel, r) for r in rows.typed_list(found, (list,)))
+        found=tuple(tuple(_candidate(rel, r, line_text) for r in rows.typed_list(found, (list,)))
                     for found in data[7]),
-        line_text={(c, n): t for c, n, t in (rows.typed_row(r, (_I, _I, _S)) for r in data[8])},
+        line_text=line_text,
     )
 
 
-def _candidate(rel: str, row: object) -> Candidate:
+def _candidate(rel: str, row: object, line_text: dict[tuple[int, int], str]) -> Candidate:
     (rule, line, column, end_line, end_column, symbol, message, hip, hipify, confidence, cls, source_line, cell,
      status, defined_as, namespace) = rows.typed_row(row, CANDIDATE_ROW)
+    if source_line is None:
+        source_line = line_text[(cell or 0, line)]
     return Candidate(Finding(rule=rule, path=rel, line=line, column=column, end_line=end_line,
                              end_column=end_column, symbol=symbol, message=message, hip=hip, hipify=hipify,
                              confidence=confidence, migration_class=cls, source_line=source_line, cell=cell,

@@ -101,6 +101,7 @@ C_CONSTRUCTS: dict[str, str] = {
 PYTHON_CONSTRUCTS: dict[str, str] = {
     "subprocess-nvidia-smi": "a run of nvidia-smi (subprocess, notebook `!`, shell, Makefile, Dockerfile)",
     "capability-compare": "a comparison of the compute capability",
+    "capability-floor": "a compute-capability bound below 9 (`cap >= (8, 0)`): decided on ROCm as on the newest GPUs",
     "numba-cuda-kernel": "a `@cuda.jit` kernel",
     "triton-inline-asm": "`tl.inline_asm_elementwise`",
     "triton-num-warps": "a `num_warps` value",

@@ -163,6 +163,16 @@ def matcher(api: Api, title: str, names: dict) -> dict:
     return {"identifier": spec}
 
 
+REVIEWED = ROOT / "rules" / "alternatives" / "reviewed.yaml"
+
+
+def reviews() -> dict[str, dict[str, str]]:
+    """rule id -> the reviewed class of a "no HIP equivalent" rule, its reason and source."""
+    if not REVIEWED.is_file():
+        return {}
+    return {item["rule"]: item for item in yaml.safe_load(REVIEWED.read_text())["reviewed"]}
+
+
 def section_rules(api: Api, number: int, title: str, rows: list[dict[str, str]]) -> list[dict]:
     clean = re.sub(r"\s*\[(DEPRECATED|REMOVED)\]", "", title)
     docs = TABLE_DOCS + api.table + ".html"
@@ -189,11 +199,14 @@ def section_rules(api: Api, number: int, title: str, rows: list[dict[str, str]])
         })
     if UNSUPPORTED in by_bucket:
         types = "type" in title.lower()
+        review = reviews().get(f"{api.id_prefix}{section}1")
+        cls = review["class"] if review else "migration-required" if types else "incompatible"
+        reviewed = f" Reviewed: {cls}; {review['reason']} ({review['source']})." if review else ""
         rules.append({
             "id": f"{api.id_prefix}{section}1", "name": f"{name_base}-unsupported",
             "title": f"{api.label}, {clean}: no {api.target} equivalent",
             "match": matcher(api, title, by_bucket[UNSUPPORTED]),
-            "class": "migration-required" if types else "incompatible", "hip": None, "hipify": "no",
+            "class": cls, "hip": None, "hipify": "no",
             "effort": {"per_occurrence": api.missing[0] / (4 if types else 1), "first_use": api.missing[1] / (4 if types else 1)},
             "confidence": "medium", "status": "stable",
             "message": "{symbol}: " + f"{api.label} ({clean}) with no {api.target} equivalent in ROCm 7.x",
@@ -202,9 +215,11 @@ def section_rules(api: Api, number: int, title: str, rows: list[dict[str, str]])
                           + ("These are types and constants: code usually names them in error tables, attribute "
                              "queries or options, which are removed or guarded on ROCm, so they are counted as "
                              "migration work rather than new development. " if types else
-                             "Calling one means new code or a different design on ROCm. ")
+                             "Calling one means new code or a different design on ROCm. " if cls == "incompatible" else
+                             "The names have a ROCm route under other names or libraries, so calling one is "
+                             "migration work. ")
                           + "The tables can lag the ROCm headers, so confidence is medium: check the current "
-                          "API reference before planning a rewrite."),
+                          "API reference before planning a rewrite." + reviewed),
             "docs": docs,
         })
     if SAME_NAME in by_bucket:

@@ -359,7 +359,7 @@ def run_case(case: Case, work: Path, *, pythonpath: str, timeout: float = 60, me
 
 
 def run_together(cases: list[Case], work: Path, *, pythonpath: str, timeout: float = 120,
-                 memory_mib: int = 16384) -> Result:
+                 memory_mib: int = 4096) -> Result:
     """One scan of a tree holding every case in a folder of its own (named after the case)."""
     root, outside, out = work / "repo", work / "outside", work / "out"
     for case in cases:

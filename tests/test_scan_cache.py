@@ -50,6 +50,7 @@ def many_files(tmp_path: Path, count: int = analyse.PARALLEL_THRESHOLD + 6) -> P
         (tree / "src" / f"k{n:03}.cu").write_text(f"#include <cuda_runtime.h>\nvoid f{n}() {{\n{body}}}\n")
     (tree / "src" / "compat.h").write_text("#define cudaFreeHost hipHostFree\n")
     (tree / "src" / "user.cu").write_text("void g(void* p) { cudaFreeHost(p); cudaFree(p); }\n")
+    (tree / "src" / "blob.cu").write_bytes(b"\x00\x01 cudaMalloc")  # skipped alike, read by a worker or not
     return tree
 
 
@@ -66,6 +67,7 @@ def test_parallel_scan_matches_the_serial_one(tmp_path: Path, rulebase, monkeypa
     assert len(pools) == 2 and all(k["max_workers"] == 2 for k in pools)  # cold runs used workers; warm: none
     report = json.loads(serial["json"])
     assert report["summary"]["files_scanned"] == analyse.PARALLEL_THRESHOLD + 8
+    assert [s["path"] for s in report["skipped"]] == ["src/blob.cu"]
     symbols = {(f["path"], f["symbol"]) for f in report["findings"]}
     assert ("src/user.cu", "cudaFree") in symbols and ("src/user.cu", "cudaFreeHost") not in symbols
 

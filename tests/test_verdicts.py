@@ -246,3 +246,21 @@ def test_pytorchs_own_hipify_grades_the_headers_of_a_torch_extension(tmp_path: P
     header = next(f for f in report["findings"] if f["symbol"] == "cub/device/device_radix_sort.cuh")
     assert (header["rule_class"], header["hipify"], header["class"]) == ("migration-required", "no", "minor-adaptation")
     assert {w["name"]: w["class"] for w in report["workloads"]}["sorter_ext"] == "minor-adaptation"
+
+
+def test_every_generated_no_equivalent_rule_carries_its_reviewed_class() -> None:
+    """rules/alternatives/reviewed.yaml decides each "no HIP equivalent" rule: incompatible only
+    where new development is needed, else migration-required with its route."""
+    import yaml
+
+    from migrate.rulebase.load import default_rules_dir, load_rules
+
+    reviewed = {r["rule"]: r for r in yaml.safe_load(
+        (default_rules_dir() / "alternatives" / "reviewed.yaml").read_text())["reviewed"]}
+    generated = [r for r in load_rules().rules if r.file.startswith("hipify-") and r.name.endswith("-unsupported")]
+    assert len(generated) >= 90
+    assert {r.id for r in generated} == set(reviewed)
+    assert all(r.migration_class == reviewed[r.id]["class"] and reviewed[r.id]["source"].startswith("https://")
+               and reviewed[r.id]["reason"] in r.rationale for r in generated)
+    assert {r.id for r in generated if r.migration_class == "incompatible"} >= {"HIP2301", "HIP2161", "HIP1241"}
+    assert next(r for r in generated if r.id == "HIP4911").migration_class == "migration-required"

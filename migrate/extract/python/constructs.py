@@ -71,7 +71,8 @@ def on_compare(v: _Visitor, node: ast.Compare) -> None:
     operands = [node.left, *node.comparators]
     capability = [op for op in operands if is_capability(v, op)]
     if capability and any(_has_literal(op, v.exprs) for op in operands if op not in capability):
-        v.add("construct", "capability-compare", node, text="compute capability")
+        floor = _floor(node, capability, v.exprs)
+        v.add("construct", "capability-floor" if floor else "capability-compare", node, text="compute capability")
     if any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) and v.dotted(node.comparators[-1]) == "os.environ":
         env_variable(v, node.left)
     strings = _direct_strings(operands)
@@ -293,6 +294,33 @@ def _walk_values(node: ast.AST) -> Iterator[ast.AST]:
             todo.append(current.func)
         else:
             todo.extend(ast.iter_child_nodes(current))
+
+
+# A comparison that is decided the same way for every major at or above this one: ROCm reports
+# 9.x (gfx90a, gfx942, gfx950) or higher (RDNA 11.x, 12.x), so `cap >= (8, 0)` and `major < 8` hold
+# or fail on ROCm exactly as on the newest NVIDIA GPUs.
+ROCM_LOWEST_MAJOR = 9
+FLOOR_OPS: dict[type[ast.cmpop], int] = {ast.GtE: 0, ast.Lt: 0, ast.Gt: 1, ast.LtE: 1}  # op -> slack
+FLIPPED: dict[type[ast.cmpop], type[ast.cmpop]] = {ast.GtE: ast.LtE, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.Lt: ast.Gt}
+
+
+def _floor(node: ast.Compare, capability: list[ast.expr], exprs: dict[str, ast.expr]) -> bool:
+    """`cap >= 8`, `cap >= (8, 0)`, `major < 8`, `7 < cap[0]`: a bound below every ROCm GPU's major."""
+    if len(node.ops) != 1:
+        return False
+    left, right, op = node.left, node.comparators[0], type(node.ops[0])
+    if right in capability and left not in capability:
+        left, right, op = right, left, FLIPPED.get(op, op)
+    if op not in FLOOR_OPS:
+        return False
+    value = exprs.get(right.id, right) if isinstance(right, ast.Name) else right
+    if isinstance(value, (ast.Tuple, ast.List)) and value.elts:
+        value = value.elts[0]
+    number = value.value if isinstance(value, ast.Constant) else None
+    if not isinstance(number, (int, float)) or isinstance(number, bool):
+        return False
+    major = number / (10 if number >= 10 else 1)  # 80 as in `major * 10 + minor >= 80`
+    return major + FLOOR_OPS[op] <= ROCM_LOWEST_MAJOR - 1
 
 
 def _has_literal(node: ast.expr, exprs: dict[str, ast.expr]) -> bool:
