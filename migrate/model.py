@@ -188,7 +188,7 @@ class FileResult:
     defined: tuple[str, ...] = ()  # the file's share of the project's own names
     portable: tuple[str, ...] = ()  # and of the namespaces a HIP guard makes portable
     found: tuple[tuple[Candidate, ...], ...] = ()  # per target architecture, in the scan's order
-    line_text: dict[tuple[int, int], str] = field(default_factory=dict)  # of the kept facts' lines
+    line_text: dict[tuple[int, int], str] = field(default_factory=dict)  # of the kept facts' and candidates' lines
 
     def kept(self) -> Extraction:
         """The kept facts as an extraction, for the stages after matching that read facts."""

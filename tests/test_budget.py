@@ -98,3 +98,19 @@ def test_embedded_cuda_that_does_not_parse_is_a_note_and_the_python_file_is_anal
     assert extraction.error is None
     assert any("embedded CUDA source not analysed" in note for note in extraction.notes)
     assert any(f.name == "pynvml" for f in extraction.facts)
+
+
+def test_a_long_line_is_stored_once_per_file_not_once_per_finding(rulebase) -> None:  # noqa: ANN001 - conftest
+    """A 60 KB line of 5,000 calls: each candidate used to carry the line (clipped to 4,096
+    characters) into the file's result row, 20 MB here and 1.3 GB for the hostile test's 4 MB line,
+    which orjson then failed to parse under a 4 GiB address-space limit."""
+    from migrate import analyse, match
+
+    source = b"void f(){" + b"cudaFree(0);" * 5_000 + b"}\n"
+    index = match.indexes(rulebase, rocm="7.2", archs=["gfx942"])
+    result = analyse.summarise("", extract("cuda", source), index)
+    row = analyse.encode(result)
+    assert len(result.found[0]) == 5_000 and len(row) < 3_000_000
+    decoded = analyse.decode("k.cu", row)
+    assert [c.finding.source_line for c in decoded.found[0]] == [c.finding.source_line for c in result.found[0]]
+    assert decoded.found[0][0].finding.source_line.startswith("void f(){cudaFree(0);")
