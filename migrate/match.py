@@ -1,6 +1,7 @@
 """match: facts x rules -> findings."""
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -24,7 +25,7 @@ class RuleIndex:
         self.archs = targets.load().resolve(target.arch, target.rocm)
         self.routes = alternatives.load(rulebase.directory, rulebase.version)
         self._memo: dict[tuple[str, str, str], list[tuple[Rule, Entry | None, str]]] = {}
-        self._by_name: dict[tuple[str, str], list[tuple[Rule, Entry | None]]] = {}
+        self._by_name: dict[tuple[str, str], list[tuple[Rule, bool]]] = {}  # True: the name has a map entry
         self._prefix: dict[str, list[tuple[str, Rule]]] = {}
         self._regex: dict[str, list[Rule]] = {}
         for rule in rulebase.rules:
@@ -34,9 +35,9 @@ class RuleIndex:
     def _add(self, rule: Rule) -> None:
         m = rule.matcher
         for name in m.exact:
-            self._by_name.setdefault((m.kind, name), []).append((rule, None))
-        for name, entry in m.entries.items():
-            self._by_name.setdefault((m.kind, name), []).append((rule, entry))
+            self._by_name.setdefault((m.kind, name), []).append((rule, False))
+        for name in m.entries:  # the names only: an entry is built when a fact looks it up
+            self._by_name.setdefault((m.kind, name), []).append((rule, True))
         for prefix in m.prefixes:
             self._prefix.setdefault(m.kind, []).append((prefix, rule))
         if m.regex is not None:
@@ -63,7 +64,7 @@ class RuleIndex:
         prefixed, patterns = self._prefix.get(fact.kind), self._regex.get(fact.kind)
         if not (named or prefixed or patterns):
             return []
-        hits = [(rule, entry, fact.name) for rule, entry in named or ()]
+        hits = [(rule, rule.matcher.entries[fact.name] if mapped else None, fact.name) for rule, mapped in named or ()]
         hits += [(rule, None, fact.name) for p, rule in prefixed or () if fact.name.startswith(p)]
         for rule in patterns or ():
             regex = rule.matcher.regex
@@ -86,8 +87,9 @@ class IdentifierNames:
     def __init__(self, by_target: Sequence[RuleIndex]) -> None:
         self._names = frozenset(name for index in by_target for kind, name in index._by_name if kind == "identifier")
         self._prefixes = tuple(p for index in by_target for p, _ in index._prefix.get("identifier", ()))
-        self._patterns = tuple(rule.matcher.regex for index in by_target for rule in index._regex.get("identifier", ())
-                               if rule.matcher.regex is not None)
+        self._patterns = _one_pattern(list(dict.fromkeys(
+            rule.matcher.regex.pattern for index in by_target for rule in index._regex.get("identifier", ())
+            if rule.matcher.regex is not None)))
         self._memo: dict[str, bool] = {}
 
     def __call__(self, name: str) -> bool:
@@ -99,6 +101,27 @@ class IdentifierNames:
                 self._memo.clear()
             self._memo[name] = known
         return known
+
+
+# What makes patterns mean something else when joined by `|`: group references and inline flags.
+_NOT_JOINABLE = re.compile(r"\\[1-9]|\(\?P[=<]|\(\?\(|\(\?[aiLmsux]")
+
+
+def _one_pattern(patterns: list[str]) -> tuple[re.Pattern[str], ...]:
+    """The patterns as one alternation (one search instead of one per pattern) when that finds
+    the same names, else each compiled on its own."""
+    if len(patterns) > 1 and not any(_NOT_JOINABLE.search(p) for p in patterns):
+        try:
+            return (re.compile("|".join(f"(?:{p})" for p in patterns)),)
+        except re.error:
+            pass
+    compiled = []
+    for p in patterns:
+        try:
+            compiled.append(re.compile(p))
+        except re.error:  # only a tampered rule cache holds one: it matches nothing (load.LazyPattern)
+            continue
+    return tuple(compiled)
 
 
 # A definition or alias of a name is not a use of the API, unless a rule asks for it.

@@ -94,6 +94,7 @@ C_CONSTRUCTS: dict[str, str] = {
     "device-atomic-overload": "a device function that defines its own atomicMax / atomicMin / atomicAdd overload",
     "raw-half-init": "a raw half / bfloat16 value brace-initialised from bit patterns",
     "libcudacxx-name": "a libcu++ name spelled `cuda::std::...` or `cuda::atomic_ref` and the like",
+    "portability-cuda-gate": "a preprocessor branch taken only when Kokkos, RAJA, PETSc or SUNDIALS was built for CUDA",
     "portability-cuda-backend": "the CUDA back end of Kokkos or RAJA named directly (`Kokkos::CudaSpace`, `RAJA::cuda_exec`)",
     "clang-error": "C++ that clang rejects when it parses the code as CUDA (precise mode only)",
 }

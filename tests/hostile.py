@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
+from urllib.parse import unquote
 
 SECRET = "OUTSIDE_SECRET_7f3a"
 SCALE = float(os.environ.get("HOSTILE_SCALE", "1"))  # the test runs the big cases at a quarter of their size
@@ -113,6 +114,12 @@ def _fifo(path: Path) -> None:
     os.mkfifo(path)
 
 
+# Every ASCII character but NUL and '/' in a file name, some that are not ASCII, and one that is not UTF-8.
+SARIF_NAMES = [*(f"c{chr(c)}x.cu" for c in range(1, 128) if chr(c) not in "/."),
+               "a b.cu", "100%.cu", "%41.cu", "q?.cu", "h#.cu", "é.cu", "中文.cu", "bidi\u202e\u2066.cu", "\U0001f600.cu",
+               "[x].cu", "semi;colon.cu", os.fsdecode(b"raw\xff.cu")]
+
+
 def _b(name: str, fn: Callable[[Path, Path], None]) -> Callable[[Path, Path], None]:
     def build(root: Path, outside: Path) -> None:
         _good(root)
@@ -164,6 +171,22 @@ CASES: list[Case] = [
          _b("b", lambda r, o: _write(r / ".rocm-migrate.toml",
                                      'jobs = "x"\nmax-file-size = -5\nexclude = [1]\nfail-on = "bad"\n'
                                      '[effort]\nhipify-factor = {yes = "a"}\nuncertainty = 7\n')), alone=True),
+    Case("precise-bad-database", "a malformed compile_commands.json under --precise (TypeError)",
+         _b("b", lambda r, o: (_write(r / "compile_commands.json", json.dumps(
+             [{"file": 5, "directory": [], "arguments": 7}, {"file": "good.cu", "directory": ".", "command": 12},
+              {"file": "good.cu", "directory": ".", "arguments": "nvcc"}, "x", 5, None,
+              {"file": "good.cu", "directory": ".", "arguments": ["nvcc", "-optf", "self.rsp", "-c", "good.cu"]},
+              {"file": "good.cu", "directory": ".",
+               "arguments": ["nvcc", "--options-file", "fifo.rsp", "-optf", "/dev/zero", "-c", "good.cu"]}])),
+                               _write(r / "self.rsp", "--options-file self.rsp -DX\n"), _fifo(r / "fifo.rsp"))),
+         extra=("--precise",)),
+    Case("precise-not-json", "compile_commands.json that is not JSON, or 100k-deep JSON, under --precise",
+         _b("b", lambda r, o: (_write(r / "compile_commands.json", "[" * 100_000 + "]" * 100_000),
+                               _write(r / "build" / "compile_commands.json", "{oops"))), extra=("--precise",),
+         alone=True),
+    Case("cache-wrong-rows", "every cache row (facts, results, reports, precompiled rules) of the wrong type",
+         _b("b", lambda r, o: (_write(r / "p.py", "import pynvml\n"), _write(r / "n.cu", "#if HIP_X\n#endif\n"))),
+         command="poisoned-cache"),
     Case("hipify-version-fails", "a hipify-perl on PATH whose -version fails",
          _b("b", lambda r, o: (_write(o / "bin" / "hipify-perl", "#!/bin/sh\necho boom >&2\nexit 3\n"),
                                os.chmod(o / "bin" / "hipify-perl", 0o755))),
@@ -236,10 +259,8 @@ CASES: list[Case] = [
     Case("escape-workload-names", "workload names with control characters (terminal, Markdown table)",
          _b("b", lambda r, o: (_write(r / "CMakeLists.txt", 'project("a\rb|c\x1b[2J")\nadd_library("x\ry\x1b]0;t\x07" k.cu)\n'),
                                _write(r / "k.cu", CUDA))), command="markdown"),
-    Case("sarif-uris", "SARIF URIs of hostile names are not valid URIs",
-         _b("b", lambda r, o: [_write(r / name, CUDA) for name in
-                               ("a b.cu", "100%.cu", "q?.cu", "h#.cu", "é.cu", "back\\slash.cu", "[x].cu",
-                                "semi;colon.cu", "tab\t.cu", "ctl\x01.cu", "nl\nx.cu")]), command="sarif"),
+    Case("sarif-uris", "SARIF URIs of hostile names are not valid URIs (42 of 289)",
+         _b("b", lambda r, o: [_write(r / name, CUDA) for name in SARIF_NAMES]), command="sarif"),
     # --- silently wrong ------------------------------------------------------------------
     Case("bom-python", "a UTF-8 BOM .py is skipped as a syntax error",
          _b("b", lambda r, o: _write(r / "b.py", "\ufeffimport pynvml\npynvml.nvmlInit()\n"))),
@@ -323,7 +344,7 @@ def run_case(case: Case, work: Path, *, pythonpath: str, timeout: float = 60, me
         extra = ["--hipify", str(outside / "bin" / "hipify-perl")]
     report_path = out / "report.json"
     cli = [sys.executable, "-m", "migrate"]
-    if case.command in ("scan", "twice"):
+    if case.command in ("scan", "twice", "poisoned-cache"):
         argv = cli + ["scan", str(root), "--format", "json", "-o", str(report_path), "--sarif", str(out / "r.sarif")]
     elif case.command == "html":
         argv = cli + ["scan", str(root), "--json", str(report_path), "--html", str(out / "r.html")]
@@ -350,6 +371,11 @@ def run_case(case: Case, work: Path, *, pythonpath: str, timeout: float = 60, me
     started = time.monotonic()
     runs = 2 if case.command == "twice" else 1
     rc, stdout, stderr, outputs, timed_out, peak = _execute(argv, env, work, out, runs, timeout, memory_mib)
+    if case.command == "poisoned-cache" and not timed_out:  # the same scan again, on a cache of bad rows
+        _poison(work / "cache")
+        rc2, stdout, stderr, again, timed_out, peak2 = _execute(argv, env, work, out, 1, timeout, memory_mib)
+        rc, peak = rc if rc2 == 0 else rc2, max(peak, peak2)
+        outputs.update({"1:" + name.split(":", 1)[1]: data for name, data in again.items()})
     seconds = time.monotonic() - started
     report = _report(report_path)
     after = tree_digest(root, outside)
@@ -373,6 +399,25 @@ def run_together(cases: list[Case], work: Path, *, pythonpath: str, timeout: flo
     together = Case("together", "", lambda r, o: None)
     return Result(together, rc, time.monotonic() - started, peak, stdout, stderr, _report(out / "report.json"),
                   outputs, timed_out, root, outside)
+
+
+POISON = [b"5", b"null", b'"text"', b"[1, 2]", b'{"a": 1}', b"[" * 100_000, b"\xff\xfe", b'["3", "x"]']
+
+
+def _poison(cache: Path) -> None:
+    """Every row of every table of the cache database, and every cached rules file, replaced by
+    values of the wrong type or shape (what a shared, writable CI cache may hold)."""
+    import sqlite3
+
+    for database in cache.rglob("*.sqlite3"):
+        with sqlite3.connect(database) as db:
+            for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+                keys = [k for (k,) in db.execute(f"SELECT key FROM {table}").fetchall()]
+                for i, k in enumerate(keys):
+                    bad = POISON[i % len(POISON)]
+                    db.execute(f"UPDATE {table} SET value = ? WHERE key = ?", (bad.decode("latin-1") if i % 3 else bad, k))
+    for i, path in enumerate(p for p in cache.rglob("*") if p.is_file() and p.suffix != ".sqlite3"):
+        path.write_bytes(POISON[i % len(POISON)])
 
 
 def _report(path: Path) -> dict | None:
@@ -431,7 +476,8 @@ EXPECT_FINDING = {"bom-python": "b.py", "bom-requirements": "requirements.txt", 
 EXPECT_MESSAGE = {  # case -> words that must appear in the notes, skipped reasons or stderr
     "config-learning-rate-negative": "learning-rate", "config-jobs-40": "jobs", "config-bad-types": "max-file-size",
     "hipify-version-fails": "hipify-perl", "gitignore-fifo": ".gitignore", "gitignore-devzero": ".gitignore",
-    "nb-source-nonstring": "not text", 
+    "nb-source-nonstring": "not text", "precise-bad-database": "precise mode",
+    "precise-not-json": "cannot read the compilation database",
     "pyproject-deep-array": "pyproject.toml", "many-findings-one-file": "only the first",
 }
 
@@ -502,14 +548,19 @@ def problems(r: Result, *, budget: float = 30.0, case: Case | None = None, prefi
             out.append("Markdown holds raw control characters")
         if _broken_tables(md):
             out.append("a Markdown table row is broken")
-    if case.command in ("sarif", "scan", "twice", "html") and (sarif := r.outputs.get("0:r.sarif")):
+    if case.command in ("sarif", "scan", "twice", "poisoned-cache", "html") and (sarif := r.outputs.get("0:r.sarif")):
         runs = json.loads(sarif)["runs"]
         uris = [loc["physicalLocation"]["artifactLocation"]["uri"] for res in runs[0]["results"]
                 for loc in res["locations"]]
         bad = [u for u in uris if not URI.match(u)]
         if bad:
             out.append(f"{len(bad)} of {len(uris)} SARIF URIs are not valid: {bad[:3]!r}")
-    if case.command == "twice":
+        if case.name == "sarif-uris":  # each name comes back from its URI, byte for byte
+            back = {os.fsencode(unquote(u, errors="surrogateescape")) for u in uris}
+            lost = [n for n in SARIF_NAMES if os.fsencode(n) not in back]
+            if lost or len(uris) < len(SARIF_NAMES):
+                out.append(f"{len(lost)} of {len(SARIF_NAMES)} names do not come back from the SARIF URIs: {lost[:3]!r}")
+    if case.command in ("twice", "poisoned-cache"):
         for name in ("report.json", "r.sarif"):
             if r.outputs.get(f"0:{name}") != r.outputs.get(f"1:{name}"):
                 out.append(f"{name} differs between two runs")

@@ -149,3 +149,16 @@ def test_names_the_project_defines_are_not_api_uses(tmp_path) -> None:
     symbols = {(f.path, f.symbol) for f in report.findings}
     assert ("comm.cu", "ncclCheck") not in symbols and ("comm.cu", "cudaFree") not in symbols
     assert {("comm.cu", "ncclCommDestroy"), ("comm.cu", "cudaMalloc"), ("check.h", "ncclResult_t")} <= symbols
+
+
+def test_another_vendors_alias_of_a_cuda_name_is_not_the_projects_own() -> None:
+    # ggml's vendors/musa.h maps CUDA's names to MUSA's for the MUSA build only; a HIP compat
+    # header (`#define cudaMalloc hipMalloc`) and the project's own macros stay its own.
+    src = "#define cudaFuncSetAttribute musaFuncSetAttribute\n#define CUBLAS_OP_N MUBLAS_OP_N\n" \
+          "#define cudaMalloc hipMalloc\n#define MY_WARP 32\n"
+    assert names(src, "defined") == {"cudaMalloc", "MY_WARP"}
+
+
+def test_another_vendors_compat_header_yields_no_facts_from_its_macro_values() -> None:
+    src = "#define cudaDataType_t musaDataType_t\n#define CUBLAS_COMPUTE_16F CUDA_R_16F\n"
+    assert "CUDA_R_16F" not in names(src)

@@ -212,7 +212,11 @@ def _poison(cached: Path, change) -> None:  # noqa: ANN001 - a function of the d
     lambda r: r.update(fallback="yes"),
     lambda r: r.update(rationale=["a", "list"]),
     lambda r: r.pop("title"),
-], ids=["int-id", "int-names", "str-effort", "str-hours", "str-arch", "str-flag", "list-text", "missing-key"])
+    lambda r: r.update(match={"identifier": {"map": {"cudaMalloc": {"hip": 5}}}}),
+    lambda r: r.update(match={"identifier": {"map": {"cudaMalloc": {"hip": "hipMalloc", "bogus": "x"}}}}),
+    lambda r: r.update(match={"flag": {"map": {"-arch": {"value": "("}}}}),
+], ids=["int-id", "int-names", "str-effort", "str-hours", "str-arch", "str-flag", "list-text", "missing-key",
+        "int-entry", "unknown-entry-field", "bad-entry-pattern"])
 def test_a_wrong_typed_rule_cache_row_is_a_miss(tmp_path: Path, change) -> None:  # noqa: ANN001
     expected = rulecache.load(None, tmp_path)
     (cached,) = (tmp_path / rulecache.SUBDIR).glob("*.json")

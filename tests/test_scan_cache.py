@@ -264,3 +264,23 @@ def test_a_report_cache_hit_says_on_stderr_what_the_full_scan_said(tmp_path: Pat
     assert ("skipped: b.py: Python syntax error" in full[0]) == bool(verbose)
     monkeypatch.setattr(pipeline, "run", lambda *a, **k: pytest.fail("scanned again"))
     assert scan(2) == full
+
+
+def test_identifier_names_keep_every_name_a_rule_can_match(rulebase) -> None:  # noqa: ANN001
+    """The scan's workers build identifier facts only for names `IdentifierNames` accepts: every
+    name any rule of any target matches must be among them (and most others not)."""
+    import re
+
+    from migrate.match import IdentifierNames, _one_pattern, indexes
+    from migrate.model import Fact
+
+    by_target = indexes(rulebase, rocm="7.2", archs=["gfx942", "gfx1100", "gfx90a"])
+    wanted = IdentifierNames(by_target)
+    words = {w for p in (ROOT / "fixtures").rglob("*.c*") for w in re.findall(r"[A-Za-z_]\w*", p.read_text(errors="replace"))}
+    words |= {"ncclAllReduce", "nvtxRangePushA", "cuvidCreateDecoder", "__nv_fp8_e4m3", "nppiResize_8u", "optixLaunch"}
+    matched = {w for w in words for index in by_target for role in ("value", "call", "type", "member")
+               if index._lookup(Fact(kind="identifier", name=w, line=1, column=1, end_line=1, end_column=2, role=role))}
+    assert len(matched) > 200 and all(wanted(w) for w in matched)
+    assert not wanted("my_own_function") and not wanted("threadIdx_copy")
+    assert len(_one_pattern(["^a(b)\\1$", "^c$"])) == 2 and len(_one_pattern(["(?i)^x", "^y"])) == 2
+    assert [bool(p.search("abb")) for p in _one_pattern(["^a(b)\\1$", "^c$"])] == [True, False]

@@ -40,9 +40,9 @@ HERE = Path(__file__).resolve().parent
 C_SUFFIXES = {".cu", ".cuh", ".h", ".hpp", ".hh", ".hxx", ".H", ".cpp", ".cc", ".cxx", ".c", ".C", ".inl", ".inc", ".tpp", ".ipp"}
 KINDS = [
     "library", "intrinsics", "build", "types", "launch", "warp", "unavailable", "cxx", "other", "tuning", "config",
-    "rename", "host",
+    "rename", "host", "elsewhere",
 ]
-APART = ("tuning", "config", "rename", "host")  # not counted in recall
+APART = ("tuning", "config", "rename", "host", "elsewhere")  # not counted in recall
 KIND_TITLES = {
     "library": "library and runtime calls (CUB/hipCUB, cuBLAS, cuda* API ...)",
     "intrinsics": "intrinsics, PTX, inline asm",
@@ -57,6 +57,7 @@ KIND_TITLES = {
     "config": "checks of the HIP build configuration on the CUDA side (counted apart)",
     "rename": "the project's own names or messages with the vendor word changed (counted apart)",
     "host": "fallbacks for host compilers that the HIP build also compiles (counted apart)",
+    "elsewhere": "branches for other back ends or options, neither the CUDA nor the HIP path (counted apart)",
 }
 
 
@@ -82,6 +83,7 @@ class Site:
     evidence: str
     cuda_text: str = ""
     hip_text: str = ""
+    gates: tuple[int, ...] = ()  # the directives that open the site's branch and its conditional
 
     @property
     def key(self) -> str:
@@ -119,8 +121,11 @@ def neutralise(text: str, macros: list[str], value: str) -> str:
     defined = re.compile(rf"defined\s*\(\s*(?:{names})\s*\)|defined\s+(?:{names})\b")
     bare = re.compile(rf"\b(?:{names})\b")
     lines = text.split("\n")
+    cont = False  # a continuation line of a directive (`#if a && \` / `   defined(HIP)`)
     for i, line in enumerate(lines):
-        if line.lstrip().startswith("#") and re.match(r"\s*#\s*(if|elif|ifdef|ifndef)\b", line):
+        directive = cont or bool(re.match(r"\s*#\s*(if|elif|ifdef|ifndef)\b", line))
+        cont = directive and line.rstrip().endswith("\\")
+        if directive:
             new = bare.sub(value, defined.sub(value, line))
             if new != line:
                 new = re.sub(r"#(\s*)ifdef\s+" + value + r"\b", r"#\1if " + value, new)
@@ -242,7 +247,7 @@ def sites_of(project: Project, path: str, orig: str, cuda: str, hip: str, host: 
             elif kind not in EVIDENT and body.strip() and all(hs[k].strip() or not o[k].strip() or kinds[k]
                                                                for k in range(i, j + 1)):
                 kind, ev = "host", "a host compiler of the HIP build sees these lines too (" + kind + ")"
-            out.append(Site(project.name, path, i + 1, j + 1, kind, ev, cuda_text, hip_text))
+            out.append(Site(project.name, path, i + 1, j + 1, kind, ev, cuda_text, hip_text, _gates(kinds, o, i)))
         i = j + 1
     return out
 
@@ -282,6 +287,32 @@ def own_names(texts: list[str]) -> frozenset[str]:
         for m in DEFINED.finditer(code_of(text)):
             names.update(g for g in m.groups() if g)
     return frozenset(names)
+
+
+def _gates(kinds: list[str], lines: list[str], i: int) -> tuple[int, ...]:
+    """1-based lines (continuations included) of the #elif/#else that opens the branch holding
+    line i and of the #if that opens its conditional."""
+    def whole(k: int) -> list[int]:
+        out = [k + 1]
+        while k + 1 < len(lines) and lines[k].rstrip().endswith("\\"):
+            k += 1
+            out.append(k + 1)
+        return out
+
+    depth, found = 0, []
+    for k in range(i - 1, -1, -1):
+        kind = kinds[k]
+        if not kind or (k > 0 and kinds[k - 1] == kind and lines[k - 1].rstrip().endswith("\\")):
+            continue  # not a directive, or a continuation line of one
+        if kind == "endif":
+            depth += 1
+        elif kind in ("if", "ifdef", "ifndef"):
+            if depth == 0:
+                return (*found, *whole(k))
+            depth -= 1
+        elif depth == 0 and not found:
+            found = whole(k)
+    return tuple(found)
 
 
 def _adjacent(state: list[str], k: int, i: int, j: int) -> bool:
@@ -481,14 +512,15 @@ def apply_labels(sites: list[Site]) -> None:
 def write_sites(sites: list[Site]) -> None:
     with (HERE / "sites.csv").open("w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["project", "path", "start", "end", "kind", "evidence"])
+        w.writerow(["project", "path", "start", "end", "kind", "evidence", "gates"])
         for s in sites:
-            w.writerow([s.project, s.path, s.start, s.end, s.kind, s.evidence[:80]])
+            w.writerow([s.project, s.path, s.start, s.end, s.kind, s.evidence[:80], " ".join(map(str, s.gates))])
 
 
 def read_sites() -> list[Site]:
     with (HERE / "sites.csv").open() as f:
-        return [Site(r["project"], r["path"], int(r["start"]), int(r["end"]), r["kind"], r["evidence"])
+        return [Site(r["project"], r["path"], int(r["start"]), int(r["end"]), r["kind"], r["evidence"],
+                     gates=tuple(int(g) for g in r.get("gates", "").split()))
                 for r in csv.DictReader(f)]
 
 
@@ -518,30 +550,33 @@ def score(out_root: Path, save: Path | None, only: list[str]) -> None:
             saved.append({"project": name, **f})
     if save:
         save.write_text(json.dumps(saved))
-    table: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    table: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # found on its lines, sites, found with the gate
     misses: list[Site] = []
     for s in sites:
         if s.project not in projects:
             continue
-        hit = any(ln in by_line[(s.project, s.path)] for ln in range(s.start, s.end + 1))
-        table[s.kind][0] += hit
+        strict = any(ln in by_line[(s.project, s.path)] for ln in range(s.start, s.end + 1))
+        hit = strict or any(ln in by_line[(s.project, s.path)] for ln in s.gates)
+        table[s.kind][0] += strict
         table[s.kind][1] += 1
+        table[s.kind][2] += hit
         if not hit:
             misses.append(s)
-    print(f"| kind of change | sites | found | recall |\n|---|---:|---:|---:|")
-    tot = [0, 0]
+    print("| kind of change | sites | found on its lines | found, or its gate | recall (lines / with gate) |\n"
+          "|---|---:|---:|---:|---:|")
+    tot = [0, 0, 0]
     for kind in KINDS:
         if kind in table:
-            h, n = table[kind]
-            print(f"| {KIND_TITLES[kind]} | {n} | {h} | {100 * h / n:.0f} % |")
+            h, n, g = table[kind]
+            print(f"| {KIND_TITLES[kind]} | {n} | {h} | {g} | {100 * h / n:.0f} % / {100 * g / n:.0f} % |")
             if kind not in APART:
-                tot[0] += h
-                tot[1] += n
+                tot = [tot[0] + h, tot[1] + n, tot[2] + g]
     if tot[1]:
-        print(f"| **all but tuning and config** | {tot[1]} | {tot[0]} | {100 * tot[0] / tot[1]:.0f} % |")
+        print(f"| **all but those counted apart** | {tot[1]} | {tot[0]} | {tot[2]} | "
+              f"{100 * tot[0] / tot[1]:.0f} % / {100 * tot[2] / tot[1]:.0f} % |")
     per_project = Counter(s.project for s in sites if s.project in projects and s.kind not in APART)
     missed_project = Counter(s.project for s in misses if s.kind not in APART)
-    print("\nper project (all but tuning and config): " + ", ".join(
+    print("\nper project (all but those counted apart): " + ", ".join(
         f"{p} {per_project[p] - missed_project[p]}/{per_project[p]}" for p in sorted(per_project)))
     miss_file = Path(os.environ.get("PORTED_MISSES", "/tmp/ported-misses.csv"))
     with miss_file.open("w", newline="") as f:
@@ -570,14 +605,11 @@ def sample(out_root: Path, before: Path, after: Path, n: int, seed: int, ignore:
 
 
 def precision() -> None:
-    path = HERE / "precision.csv"
-    if not path.exists():
-        return
-    with path.open() as f:
-        rows = list(csv.DictReader(f))
-    right = sum(r["verdict"] == "right" for r in rows)
-    print(f"\nprecision of added findings, judged by reading the code: {right}/{len(rows)} right"
-          f" ({100 * right / len(rows):.0f} %)")
+    for path in sorted(HERE.glob("precision*.csv")):
+        with path.open() as f:
+            rows = list(csv.DictReader(f))
+        right = sum(r["verdict"] == "right" for r in rows)
+        print(f"\n{path.name}: {right}/{len(rows)} judged right by reading the code ({100 * right / len(rows):.0f} %)")
 
 
 def main() -> int:

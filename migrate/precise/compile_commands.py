@@ -9,11 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from migrate.precise.nvcc_flags import CLANG_MAX_SM, translate
+from migrate.readfile import read_regular
 
 __all__ = ["CLANG_MAX_SM", "Command", "find", "load", "translate"]
 
 # Where a build usually leaves the database, relative to the project root.
 CANDIDATES = ("compile_commands.json", "build/compile_commands.json")
+
+DATABASE_BYTES = 256 << 20  # a real one for 50,000 files is ~100 MB
 
 # Extensions parsed as CUDA whatever the compiler was.
 CUDA_SUFFIXES = frozenset({".cu", ".cuh"})
@@ -44,8 +47,8 @@ def find(root: Path, explicit: Path | None = None) -> Path | None:
 def load(path: Path) -> list[Command] | str:
     """Every entry of the database, translated; a one-line reason instead when it cannot be read."""
     try:
-        entries = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        entries = json.loads(read_regular(path, DATABASE_BYTES).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         return f"{path}: cannot read the compilation database ({exc})"
     if not isinstance(entries, list):
         return f"{path}: not a compilation database (expected a JSON list)"
@@ -54,16 +57,28 @@ def load(path: Path) -> list[Command] | str:
         command = _entry(entry, path.resolve().parent)
         if command is not None:
             commands.append(command)
+    if entries and not commands:
+        return f"{path}: no entry has a file, a directory and a command (strings) or arguments (a list of strings)"
     return commands
 
 
 def _entry(entry: object, base: Path) -> Command | None:
-    if not isinstance(entry, dict) or "file" not in entry or "directory" not in entry:
+    """One entry, or None when its fields are missing or of the wrong type (the database is the
+    scanned repository's: untrusted input)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("file"), str) or not isinstance(entry.get("directory"), str):
+        return None
+    arguments, command = entry.get("arguments"), entry.get("command", "")
+    if arguments is not None and not (isinstance(arguments, list) and all(isinstance(a, str) for a in arguments)):
+        return None
+    if not isinstance(command, str):
         return None
     directory = base / entry["directory"]  # absolute in real databases; relative to the file otherwise
     file = Path(entry["file"])
-    file = (file if file.is_absolute() else directory / file).resolve()
-    argv = [str(a) for a in entry["arguments"]] if "arguments" in entry else shlex.split(str(entry.get("command", "")))
+    try:
+        file = (file if file.is_absolute() else directory / file).resolve()
+        argv = list(arguments) if arguments is not None else shlex.split(command)
+    except (OSError, ValueError):  # a NUL in a path, an unclosed quote
+        return None
     if not argv:
         return None
     compiler = Path(argv[0]).name

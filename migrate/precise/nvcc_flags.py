@@ -8,7 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from migrate.readfile import read_regular
+
 CLANG_MAX_SM = 90  # the newest architecture libclang 18 knows
+OPTIONS_FILE_BYTES = 1 << 20
 OPTIONS_FILE_DEPTH = 4  # nested --options-file levels followed (a file that includes itself stops here)
 SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".C")
 
@@ -186,8 +189,8 @@ def _options_file(value: str, state: _State, *, source: Path | None, nvcc: bool)
         state.notes.append(f"options file {value}: nested deeper than {OPTIONS_FILE_DEPTH} levels, not read")
         return
     path = state.directory / value
-    try:
-        words = shlex.split(path.read_text(encoding="utf-8"))
+    try:  # regular files only, bounded: the path comes from the scanned repository
+        words = shlex.split(read_regular(path, OPTIONS_FILE_BYTES).decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         state.notes.append(f"cannot read options file {path}: {exc}")
         return

@@ -5,7 +5,7 @@ import copy
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,6 +42,33 @@ class Entry:
     removed: str | None = None
     experimental: str | None = None
     value: re.Pattern[str] | None = None  # flags: the entry applies only when the flag's value matches
+
+
+class Entries(Mapping[str, Entry]):
+    """A rule's map, each entry turned into an Entry when first read: the cached rule base holds
+    11k of them and is read at every lint start, which looks up a handful (`precompiled` checks
+    the raw values' types when it reads them)."""
+
+    __slots__ = ("_built", "raw")
+
+    def __init__(self, raw: dict[str, object]) -> None:
+        self.raw = raw
+        self._built: dict[str, Entry] = {}
+
+    def __getitem__(self, name: str) -> Entry:
+        entry = self._built.get(name)
+        if entry is None:
+            entry = self._built[name] = _entry(self.raw[name])
+        return entry
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.raw)
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __repr__(self) -> str:
+        return f"Entries({len(self.raw)} names)"
 
 
 class LazyPattern:
@@ -86,7 +113,7 @@ class Matcher:
     exact: frozenset[str] = frozenset()
     prefixes: tuple[str, ...] = ()
     regex: re.Pattern[str] | LazyPattern | None = None
-    entries: dict[str, Entry] = field(default_factory=dict)
+    entries: Mapping[str, Entry] = field(default_factory=dict)
     roles: frozenset[str] = frozenset()
     value: re.Pattern[str] | None = None  # flags: only when the flag's value matches (searched)
 
@@ -292,7 +319,7 @@ def _build(record: dict[str, Any], filename: str, *, lazy: bool = False) -> Rule
         exact=frozenset(_as_tuple(spec.get("exact"))),
         prefixes=_as_tuple(spec.get("prefix")),
         regex=None if "regex" not in spec else LazyPattern(spec["regex"]) if lazy else re.compile(spec["regex"]),
-        entries={k: _entry(v) for k, v in (spec.get("map") or {}).items()},
+        entries=Entries(spec.get("map") or {}) if lazy else {k: _entry(v) for k, v in (spec.get("map") or {}).items()},
         roles=frozenset(spec.get("roles", ())),
         value=re.compile(spec["value"]) if "value" in spec else None,
     )

@@ -11,12 +11,14 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from migrate import __version__, jsonio, vocabulary
 from migrate.rulebase import load as rules
 from migrate.rulebase.load import (
+    Entries,
     Entry,
     Rule,
     RuleBase,
@@ -91,7 +93,7 @@ def _well_typed(rule: Rule) -> bool:
             and isinstance(m.kind, str)
             and _strings(m.exact) and _strings(m.prefixes) and _strings(m.roles)
             and (m.regex is None or type(m.regex.pattern) is str)
-            and _strings(m.entries) and all(map(_entry_typed, m.entries.values()))
+            and _strings(m.entries) and _entries_typed(m.entries)
             and all(isinstance(k, str) and isinstance(v, (str, int, float, bool)) for k, v in rule.target))
 
 
@@ -113,6 +115,39 @@ def _strings(values: object) -> bool:
 
 
 _TEXT_OR_NONE = frozenset({str, type(None)})
+
+
+ENTRY_FIELDS = frozenset(Entry.__slots__)
+
+
+def _entries_typed(entries: Mapping[str, Entry]) -> bool:
+    if isinstance(entries, Entries):  # not built yet: the raw values are checked
+        return all(map(_raw_entry_typed, entries.raw.values()))
+    return all(map(_entry_typed, entries.values()))
+
+
+def _raw_entry_typed(value: object) -> bool:
+    """What load._entry accepts and turns into an Entry of the right types (a name alone, or a
+    table of text fields and a `value` pattern that compiles)."""
+    if not isinstance(value, dict):
+        return True  # None or a name: Entry(hip=...); anything else: an empty Entry (as before)
+    for key, item in value.items():
+        if key not in ENTRY_FIELDS:
+            return False
+        if key == "value":
+            if item and not (type(item) is str and _compiles(item)):
+                return False
+        elif type(item) not in _TEXT_OR_NONE:
+            return False
+    return True
+
+
+def _compiles(pattern: str) -> bool:
+    try:
+        re.compile(pattern)
+    except re.error:
+        return False
+    return True
 
 
 def _entry_typed(entry: Entry) -> bool:

@@ -29,6 +29,11 @@ ATOMICS = frozenset({"atomicMax", "atomicMin", "atomicAdd", "atomicExch", "atomi
 FLOATING = re.compile(r"\b(float|double)\s*\*")
 RAW_HALF = frozenset({"__half_raw", "__half2_raw", "__nv_bfloat16_raw", "__nv_bfloat162_raw"})
 COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+# the id is computed in 64 bits: `blockIdx.x * blockDim.x` alone is a 32-bit product that wraps at
+# 2^32 on CUDA too, so only a widened product reaches past HIP's launch cap
+WIDE_CAST = re.compile(r"\(\s*(u?int64_t|size_t|long long|unsigned long long|long|ptrdiff_t|Long|int64|uint64)\s*\)|"
+                       r"static_cast<\s*(u?int64_t|size_t|long long|unsigned long long|long|ptrdiff_t|Long)\s*>|"
+                       r"\b(u?int64_t|size_t)\s*\(\s*blockIdx")
 WIDE_INDEX = re.compile(r"\b(size_t|ptrdiff_t|u?int64_t|long|Long|index_t|int64|uint64|LongIndex)\b")
 CEIL_DIV = re.compile(r"\+\s*[\w:.()]+\s*(-\s*1\s*)?\)\s*/|"
                       r"\b\w*([Cc]eil_?[Dd]iv|[Dd]iv_?[Uu]p|DIV_?UP|CEIL_?DIV|cdiv|div_?round_?up)\w*\s*\(")
@@ -39,6 +44,9 @@ LIBCUDACXX = frozenset({"std", "atomic", "atomic_ref", "barrier", "pipeline", "m
                         "ptx", "device", "stream_ref", "mr", "launch", "make_config", "ceil_div", "proclaim_return_type"})
 # CUDA back ends of portability layers that user code names directly (HIP spelling in rules/device.yaml)
 KOKKOS_CUDA = re.compile(r"^(Cuda|CudaSpace|CudaUVMSpace|CudaHostPinnedSpace|CudaTraits|CudaInternal)$")
+# macros that portability layers and libraries define only when built for CUDA
+LAYER_CUDA_MACRO = re.compile(r"(!\s*)?(?:defined\s*\(?\s*)?\b(KOKKOS_ENABLE_CUDA|KOKKOS_ENABLE_CUDA_UVM|RAJA_ENABLE_CUDA|"
+                              r"RAJA_CUDA_ACTIVE|PETSC_HAVE_CUDA|SUNDIALS_CUDA_ENABLED)\b")
 RAJA_CUDA = re.compile(r"^(cuda_\w+|Cuda|CudaFromStream|cuda_exec\w*)$")
 
 
@@ -63,8 +71,12 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> Non
         _raw_half_init(node, emit)
     for node in caps.get("macro", []):
         _wave_64_macro(node, emit)
+    # code inside `namespace Kokkos {` / `namespace RAJA {` is the layer itself, not a user of it
+    layers = {m.decode() for m in re.findall(rb"\bnamespace\s+(Kokkos|RAJA)\b", source)}
     for node in caps.get("reference.namespace", []):
-        _cuda_scoped_name(node, emit)
+        _cuda_scoped_name(node, layers, emit)
+    for node in caps.get("conditional", []):
+        _layer_cuda_gate(node, emit)
     for name_node, value in _initialised(caps):
         _wave_64_binding(name_node, value, emit)
     if FP8_CONTEXT.search(re.sub(rb"//[^\n]*|/\*.*?\*/", b"", source, flags=re.DOTALL)):
@@ -149,8 +161,8 @@ def _warp_size_function(node: ts.Node, emit: Emit) -> None:
 
 
 def _flat_index_kernel(node: ts.Node, source: bytes, emit: Emit) -> None:
-    """A __global__ function with a 64-bit flat global id, an early return past n, no grid-stride
-    loop, and a launch in the same file whose grid is n rounded up to whole blocks."""
+    """A __global__ function with a flat global id computed in 64 bits, an early return past n, no
+    grid-stride loop, and a launch in the same file whose grid is n rounded up to whole blocks."""
     if "__global__" not in qualifiers(node):
         return
     body = node.child_by_field_name("body")
@@ -160,7 +172,8 @@ def _flat_index_kernel(node: ts.Node, source: bytes, emit: Emit) -> None:
     for sub in walk(body):
         if sub.type == "init_declarator":
             value, decl = sub.child_by_field_name("value"), sub.child_by_field_name("declarator")
-            if value is not None and decl is not None and FLAT_INDEX.search(text(value)) \
+            flat = re.sub(r"static_cast<[^<>]*>\(\s*([\w.]+)\s*\)", r"\1", text(value)) if value is not None else ""
+            if value is not None and decl is not None and FLAT_INDEX.search(flat) and WIDE_CAST.search(text(value)) \
                     and WIDE_INDEX.search(text(sub.parent) if sub.parent is not None else ""):
                 ids.add(text(decl))
     if not ids:
@@ -238,7 +251,7 @@ def _grid_sized_to_n(kernel: ts.Node, source: bytes) -> bool:
     return False
 
 
-def _cuda_scoped_name(scope: ts.Node, emit: Emit) -> None:
+def _cuda_scoped_name(scope: ts.Node, layers: set[str], emit: Emit) -> None:
     """`cuda::std::plus`, `Kokkos::CudaSpace`, `RAJA::cuda_exec<256>`: a qualified name that
     starts with a CUDA-only scope."""
     qualified = scope.parent
@@ -250,6 +263,8 @@ def _cuda_scoped_name(scope: ts.Node, emit: Emit) -> None:
     inner = qualified.child_by_field_name("name")
     first = text(inner).split("::")[0].split("<")[0].strip() if inner is not None else ""
     head = text(scope)
+    if head in layers:
+        return
     if head == "cuda" and first in LIBCUDACXX:
         emit("libcudacxx-name", scope, f"cuda::{first}")
     elif head == "Kokkos":
@@ -262,3 +277,33 @@ def _cuda_scoped_name(scope: ts.Node, emit: Emit) -> None:
         parts = parts[1:] if parts and parts[0] in ("resources", "expt", "policy") else parts
         if parts and RAJA_CUDA.match(parts[0]):
             emit("portability-cuda-backend", scope, f"RAJA::{parts[0]}")
+
+
+def _layer_cuda_gate(node: ts.Node | None, emit: Emit) -> None:
+    """`#ifdef KOKKOS_ENABLE_CUDA`, `#elif defined(RAJA_ENABLE_CUDA)`: a branch only a CUDA build of
+    the layer takes (negated tests, `#ifndef` and `!defined(...)`, are builds without it)."""
+    while node is not None and node.type != "preproc_else":
+        if node.type in ("preproc_ifdef", "preproc_elifdef"):
+            name = node.child_by_field_name("name")
+            m = LAYER_CUDA_MACRO.fullmatch(text(name)) if name is not None else None
+            if m and not node.children[0].type.endswith("ndef"):
+                emit("portability-cuda-gate", name, m.group(2))
+        else:
+            condition = node.child_by_field_name("condition")
+            cond = text(condition) if condition is not None else ""
+            for m in LAYER_CUDA_MACRO.finditer(cond):
+                if not m.group(1) and not _under_negation(cond, m.start()) and condition is not None:
+                    emit("portability-cuda-gate", condition, m.group(2))
+                    break
+        node = node.child_by_field_name("alternative")
+
+
+def _under_negation(condition: str, at: int) -> bool:
+    """Whether position `at` lies inside a `!( ... )` group of a preprocessor condition."""
+    opened: list[bool] = []  # per open parenthesis: was it negated?
+    for i, ch in enumerate(condition[:at]):
+        if ch == "(":
+            opened.append(condition[:i].rstrip().endswith("!"))
+        elif ch == ")" and opened:
+            opened.pop()
+    return any(opened)
