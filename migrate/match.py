@@ -13,6 +13,8 @@ from migrate.rulebase.load import Entry, Rule, RuleBase, version_tuple
 MAX_FINDINGS_PER_FILE = 10_000  # real files have hundreds at most; past this a file is reported as capped
 # Facts on either side of a HIP guard are already handled by the authors.
 GUARDED = frozenset({"hip", "cuda"})
+# Identifiers of a SYCL/DPC++ source (extract/c/cuda_cpp.py) name SYCL's and the project's own API.
+OTHER_MODEL = "sycl"
 # Facts in an optional Python scope (an ImportError fallback, an env-var opt-in) become optional findings.
 OPTIONAL = "optional"
 
@@ -55,7 +57,7 @@ class RuleIndex:
         name = fact.name
         while not hits and fact.kind == "python_attr" and "." in name:
             name = name.rsplit(".", 1)[0]
-            hits = self._lookup(replace(fact, name=name, role="value"))
+            hits = self._lookup(replace(fact, name=name, role="message" if fact.role == "message" else "value"))
         self._memo[memo_key] = hits
         return hits
 
@@ -156,7 +158,7 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
     """Every finding the file's facts give, in fact order; `select` applies the repo-wide part."""
     out: list[tuple[Candidate, Rule]] = []
     for fact in extraction.facts:
-        if fact.guard in GUARDED:
+        if fact.guard in GUARDED or fact.guard == OTHER_MODEL:
             continue
         hits = index.lookup(fact)
         if not hits:

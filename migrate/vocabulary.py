@@ -49,6 +49,11 @@ ROLES: dict[str, str] = {
     "template": "the name of a template type",
     "value": "any other use of the name",
     "macro": "a name in a preprocessor condition",
+    "negated_macro": "a name tested only negated in a preprocessor condition (`#ifndef X`, `!defined(X)`)",
+    "compare": "a Python name compared with (`dtype == torch.float8_e4m3fn`, `x in (...)`) or "
+               "checked by `isinstance`",
+    "message": "a Python name printed or logged (an argument of `print`, `logging`/`logger` calls, "
+               "`warnings.warn`)",
     "namespace": "a namespace qualifier",
     "definition": "a function's own name",
     "alias": "`namespace a = b;`",

@@ -162,3 +162,19 @@ def test_another_vendors_alias_of_a_cuda_name_is_not_the_projects_own() -> None:
 def test_another_vendors_compat_header_yields_no_facts_from_its_macro_values() -> None:
     src = "#define cudaDataType_t musaDataType_t\n#define CUBLAS_COMPUTE_16F CUDA_R_16F\n"
     assert "CUDA_R_16F" not in names(src)
+
+
+def test_negated_preprocessor_tests_have_their_own_role() -> None:
+    src = ("#if defined(__clang__) && !defined(__CUDACC__)\n#endif\n#ifndef __CUDACC__\n#endif\n"
+           "#ifdef __CUDACC__\n#endif\n#if !(defined(__CUDA_ARCH__) || !defined(__CUDACC__))\n#endif\n")
+    got = [(f.line, f.name, f.role) for f in facts(src, "identifier") if f.name.startswith("__CUDA")]
+    assert got == [(1, "__CUDACC__", "negated_macro"), (3, "__CUDACC__", "negated_macro"),
+                   (5, "__CUDACC__", "macro"), (7, "__CUDA_ARCH__", "negated_macro"), (7, "__CUDACC__", "macro")]
+
+
+def test_identifiers_of_a_sycl_source_are_sycls() -> None:
+    body = "void k(sycl::nd_item<3> it) { auto g = group::this_grid(it); cudaFree(0); }\n"
+    sycl = facts('#include <sycl/sycl.hpp>\n#include <cuda_runtime.h>\n' + body)
+    assert {f.guard for f in sycl if f.kind == "identifier"} == {"sycl"}
+    assert {f.name for f in sycl if f.kind == "include" and f.guard is None} == {"sycl/sycl.hpp", "cuda_runtime.h"}
+    assert {f.guard for f in facts('#include <cooperative_groups.h>\n' + body) if f.kind == "identifier"} == {None}

@@ -102,3 +102,20 @@ def test_notebook_cells_are_located_by_cell_and_line() -> None:
     got = {(f.name, f.cell, f.line) for f in extraction.facts}
     assert got == {("subprocess-nvidia-smi", 2, 1), ("torch", 2, 2), ("torch.version.cuda", 2, 3)}
     assert any(n.startswith("cell 3: Python syntax error") for n in extraction.notes)
+
+
+def test_compared_and_printed_names_have_their_own_roles() -> None:
+    got = [(f.line, f.role) for f in facts('''
+        import logging, torch
+        log = logging.getLogger(__name__)
+        x = torch.zeros(2).to(torch.float8_e4m3fn)
+        ref = torch.bfloat16 if dtype == torch.float8_e4m3fn else dtype
+        ok = dtype in (torch.float8_e4m3fn, torch.float8_e5m2)
+        print(f"CUDA {torch.version.cuda}")
+        log.info("CUDA %s", torch.version.cuda)
+        if torch.version.cuda is None:
+            pass
+        print(torch.cuda.get_device_name())
+    ''') if f.kind == "python_attr" and f.name.startswith(("torch.float8", "torch.version", "torch.cuda.get"))]
+    assert got == [(4, "value"), (5, "compare"), (6, "compare"), (6, "compare"), (7, "message"), (8, "message"),
+                   (9, "compare"), (11, "call")]

@@ -32,7 +32,7 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "kernel.cu").write_text(MASK)
     (tmp_path / "clean.cpp").write_text(CLEAN)
-    (tmp_path / "train.py").write_text("import torch\nprint(torch.version.cuda)\n")
+    (tmp_path / "train.py").write_text("import torch\ncuda = torch.version.cuda\n")
     return tmp_path
 
 
@@ -66,7 +66,7 @@ def test_fail_on_threshold(tree: Path, args: list[str], code: int) -> None:
 def test_the_tree_is_linted_when_no_files_are_given(tree: Path) -> None:
     result = run("--select", "HIP4010,torch-version-cuda")
     assert result.stdout == MASK_LINE + (
-        "train.py:2:7: HIP6001 torch.version.cuda: torch.version.cuda used to detect a GPU build; HIP/ROCm: "
+        "train.py:2:8: HIP6001 torch.version.cuda: torch.version.cuda used to detect a GPU build; HIP/ROCm: "
         "torch.version.hip (a string on ROCm builds, where torch.version.cuda is None)\n")
 
 

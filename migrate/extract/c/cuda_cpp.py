@@ -25,6 +25,7 @@ class _Ctx:
     col0: int = 0  # column (0-based, characters) of its first line
     cell: int | None = None
     names: Callable[[str], bool] | None = None  # identifier names worth a fact (None: every name)
+    sycl: bool = False  # a SYCL/DPC++ source: its identifiers are SYCL's and the project's (guard "sycl")
     facts: list[Fact] = field(default_factory=list)
     dropped: int = 0  # identifier facts left out by `names`
 
@@ -41,7 +42,8 @@ class _Ctx:
             kind=kind, name=name, role=role, text=text, cell=self.cell,
             line=r1 + self.row0 + 1, column=self._col(r1, c1),
             end_line=r2 + self.row0 + 1, end_column=self._col(r2, c2),
-            guard=self.guards.at(node.start_byte), value=value,
+            guard=self.guards.at(node.start_byte) or (SYCL if self.sycl and kind == "identifier" else None),
+            value=value,
         ))
 
 
@@ -76,7 +78,7 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
     root = ts.parse(source)
     caps = captures(root)
     ctx = _Ctx(source=source, guards=GuardMap.build(caps.get("conditional", [])),
-               row0=row0, col0=col0, cell=cell, names=names)
+               row0=row0, col0=col0, cell=cell, names=names, sycl=_is_sycl(caps))
     _identifiers(ctx, caps)
     _hip_branches(ctx, caps)
     _includes(ctx, caps)
@@ -149,6 +151,17 @@ def captures(root: ts.Node) -> dict[str, list[ts.Node]]:
     return caps
 
 
+# Headers only a SYCL/DPC++ translation unit includes (ginkgo's dpcpp/*.dp.cpp, SYCLomatic output).
+SYCL_HEADERS = frozenset({"sycl/sycl.hpp", "CL/sycl.hpp", "sycl.hpp", "dpct/dpct.hpp"})
+SYCL = "sycl"
+
+
+def _is_sycl(caps: dict[str, list[ts.Node]]) -> bool:
+    """Whether the source is SYCL: names such as ginkgo's `group::this_grid(item)` are its own there,
+    not CUDA's cooperative groups (its includes and inline assembly are still facts as usual)."""
+    return any(_text(node).strip()[1:-1].strip() in SYCL_HEADERS for node in caps.get("include", []))
+
+
 def _called_identifier(function: ts.Node) -> ts.Node | None:
     """The identifier a call names: `f`, `a::f`, `a::b::f`, `f<T>`, `a::f<T>`, `a::b::f<T>`."""
     node: ts.Node | None = function
@@ -207,11 +220,17 @@ def _role(node: ts.Node, calls: set[int]) -> str:
         return "namespace"
     if parent is not None and parent.type == "function_declarator" and parent.child_by_field_name("declarator") == node:
         return "definition"
+    negated = False  # under an odd number of `!`: `!defined(X)`, `!(defined(X) || ...)`
     while parent is not None and parent.type in ("parenthesized_expression", "unary_expression",
                                                    "binary_expression", "preproc_defined"):
+        if parent.type == "unary_expression" and parent.children and parent.children[0].type == "!":
+            negated = not negated
         parent = parent.parent
+    if parent is not None and parent.type in ("preproc_ifdef", "preproc_elifdef") and parent.children \
+            and parent.children[0].type.endswith("ndef"):
+        negated = not negated
     if parent is not None and parent.type in ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"):
-        return "macro"
+        return "negated_macro" if negated else "macro"
     return "value"
 
 

@@ -50,6 +50,8 @@ class _Visitor(ast.NodeVisitor):
         self.cell = cell
         self.aliases: dict[str, str] = {}
         self.called: set[int] = set()  # id() of the nodes that are called
+        self.compared: set[int] = set()  # id() of the operands of comparisons and isinstance checks
+        self.messages = 0  # depth of print/logging/warn arguments being visited
         self.decorates: dict[int, str] = {}  # id() of a decorator call -> the function it decorates
         self.assigned: dict[str, set[str]] = {}  # extension = CUDAExtension -> {"extension": {...CUDAExtension}}
         self.exprs: dict[str, ast.expr] = {}  # the last value assigned to each plain name
@@ -249,17 +251,25 @@ class _Visitor(ast.NodeVisitor):
         if isinstance(node.value, str) and (found := KERNEL_BINARY.search(node.value)):
             self.add("kernel_binary", found.group(1), node)
 
+    def _use(self, node: ast.expr) -> str:
+        """The role of a name's use: called, printed or logged, compared, or any other value."""
+        if id(node) in self.called:
+            return "call"
+        if self.messages:
+            return "message"
+        return "compare" if id(node) in self.compared else "value"
+
     def visit_Attribute(self, node: ast.Attribute) -> None:
         name = self.resolve(node)
         if name is not None:
-            self.add("python_attr", name, node, role="call" if id(node) in self.called else "value")
+            self.add("python_attr", name, node, role=self._use(node))
             return  # the inner links of the chain are part of this fact
         self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:
         target = self.aliases.get(node.id)
         if target and "." in target and isinstance(node.ctx, ast.Load):
-            self.add("python_attr", target, node, role="call" if id(node) in self.called else "value")
+            self.add("python_attr", target, node, role=self._use(node))
 
     def visit_Call(self, node: ast.Call) -> None:
         self.called.add(id(node.func))
@@ -273,7 +283,7 @@ class _Visitor(ast.NodeVisitor):
             base = self.resolve(node.args[0]) if isinstance(node.args[0], ast.Attribute) else None
             attr = node.args[1]
             if base and isinstance(attr, ast.Constant) and isinstance(attr.value, str):
-                self.add("python_attr", f"{base}.{attr.value}", node)
+                self.add("python_attr", f"{base}.{attr.value}", node, role=self._use(node))
         for keyword in node.keywords:
             if keyword.arg in NVCC_KEYWORDS:
                 self._nvcc_flags(keyword.value)
@@ -282,10 +292,21 @@ class _Visitor(ast.NodeVisitor):
         if name:
             for source, snippet_node in embedded.sources_of(name, node, self.strings, self.lines):
                 self._embedded(source, snippet_node)
-        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2:
+            self.compared.update(map(id, _operands(node.args[1])))
+        if not _is_message(node, name):
+            self.generic_visit(node)
+            return
+        self.visit(node.func)
+        self.messages += 1
+        for part in [*node.args, *node.keywords]:
+            self.visit(part)
+        self.messages -= 1
 
     def visit_Compare(self, node: ast.Compare) -> None:
         constructs.on_compare(self, node)
+        for operand in [node.left, *node.comparators]:
+            self.compared.update(map(id, _operands(operand)))
         self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
@@ -346,6 +367,28 @@ class _Visitor(ast.NodeVisitor):
             self.notes.append(f"line {node.lineno}: embedded CUDA source has escapes; its findings point at the string's start")
         self.facts.extend(snippet_facts)
         self.notes.extend(notes)
+
+
+LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "log", "print"})
+LOGGER = re.compile(r"(?i)^(logging|warnings|\w*log(ger)?|console|rich)$")
+
+
+def _is_message(call: ast.Call, name: str | None) -> bool:
+    """print(...), logging.info(...), logger.warning(...), warnings.warn(...): the arguments are text
+    for a person, so a CUDA name among them (`print(torch.version.cuda)`) decides nothing."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id == "print" or name in ("warnings.warn", "logging.info", "logging.warning")
+    if isinstance(func, ast.Attribute) and func.attr in LOG_METHODS:
+        base = func.value
+        base_name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")
+        return bool(LOGGER.match(base_name))
+    return False
+
+
+def _operands(node: ast.expr) -> list[ast.expr]:
+    """A comparison's operand, or each element of a tuple, list or set it is compared with."""
+    return list(node.elts) if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
 
 
 def _is_stringish(node: ast.expr) -> bool:

@@ -15,6 +15,8 @@ MENTION_ONLY = re.compile(
 )
 MAKE_ASSIGNMENT = re.compile(r"^\s*(?:export\s+|override\s+)*([A-Za-z_]\w*)\s*(?::{1,3}|\?|\+|!)?=\s*(.*?)\s*$")
 RECIPE_PREFIX = re.compile(r"^\t[@+\-\s]*")
+# make's message functions print their text (`$(info ... try `apt install libnccl-dev`)`): nothing runs.
+MAKE_MESSAGE = re.compile(r"^\s*\$[({](info|warning|error)\s")
 SBATCH = re.compile(r"^\s*#SBATCH\s+")
 
 
@@ -30,6 +32,8 @@ def makefile(source: bytes) -> Extraction:
     for logical in logical_lines(text):
         if not logical.text.startswith("\t") and (m := MAKE_ASSIGNMENT.match(logical.text)):
             facts += commands.variable(logical, m.group(1), m.group(2), m.start(1), len(logical.text.rstrip()))
+            continue
+        if MAKE_MESSAGE.match(logical.text):
             continue
         prefix = RECIPE_PREFIX.match(logical.text)
         facts += commands.analyse(logical, start=prefix.end() if prefix else 0)
