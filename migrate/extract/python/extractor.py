@@ -377,8 +377,9 @@ def _is_message(call: ast.Call, name: str | None) -> bool:
     """print(...), logging.info(...), logger.warning(...), warnings.warn(...): the arguments are text
     for a person, so a CUDA name among them (`print(torch.version.cuda)`) decides nothing."""
     func = call.func
-    if isinstance(func, ast.Name):
-        return func.id == "print" or name in ("warnings.warn", "logging.info", "logging.warning")
+    if isinstance(func, ast.Name):  # print, or a function imported from logging or warnings
+        module, _, method = (name or "").rpartition(".")
+        return func.id == "print" or (module in ("logging", "warnings") and method in LOG_METHODS)
     if isinstance(func, ast.Attribute) and func.attr in LOG_METHODS:
         base = func.value
         base_name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")
