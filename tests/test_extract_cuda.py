@@ -62,8 +62,12 @@ cudaDeviceSynchronize();
 #ifdef NDEBUG
 cudaDeviceReset();
 #endif
+#if defined(KOKKOS_ENABLE_ROCTHRUST)
+thrust::sort(p, p + n);
+#endif
 '''
     guard = {f.name: f.guard for f in facts(src, "identifier")}
+    assert guard["sort"] == "hip"  # a ROCm library's switch (rocThrust) selects the HIP build
     assert guard["hipMalloc"] == "hip"
     assert guard["cudaMalloc"] == "cuda"
     assert guard["cudaFree"] == "cuda"

@@ -139,6 +139,8 @@ def test_matrix_gpus_are_known_targets() -> None:
     ("torch==2.*", None, None, "range"),
     ("pytorch=2.1.0=py3.10_cuda12.1_cudnn8_0", "2.1.0", "cu121", "exact"),
     ("pytorch>=2", None, None, "range"),
+    ("torch==${{", None, None, "variable"),  # torch==${{ matrix.torch }} in a CI workflow: set elsewhere
+    ("torch==${TORCH_VERSION}", None, None, "variable"),
 ])
 def test_requirement_pins(spec: str, version: str | None, local: str | None, kind: str) -> None:
     pin = requirement_pin("pytorch" if spec.startswith("pytorch") else "torch", spec, HERE)

@@ -8,7 +8,7 @@ from migrate.stack.matrix import Matrix, Release, minor, vtuple
 from migrate.stack.model import FrameworkVerdict, GpuVerdict, Problem, StackTarget
 from migrate.stack.pins import Pin, Stack
 
-RANKED_KINDS = ("exact", "locked", "range", "unpinned")
+RANKED_KINDS = ("exact", "locked", "range", "unpinned", "variable")
 # How much of a version must match a listed one: JAX's plugin and jaxlib pair exactly, the rest by minor.
 DIGITS = {"jax": 3}
 FIRST = ("pytorch", "jax", "tensorflow", "onnxruntime", "vllm", "triton", "cupy")  # which pin a GPU problem is at

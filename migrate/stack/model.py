@@ -26,7 +26,7 @@ class FrameworkVerdict:
     framework: str
     package: str
     pinned: str | None  # the pinned version, or the spec when it is not exact
-    pin_kind: str  # exact | locked | range | unpinned
+    pin_kind: str  # exact | locked | range | unpinned | variable
     status: str  # ok | bump | floating | route | unsupported
     supported: tuple[str, ...]  # what the release lists for the framework
     nearest: str | None  # the version to pin for this target

@@ -50,7 +50,7 @@ class Pin:
     spec: str  # as written
     version: str | None  # the exact version, without its local tag
     local: str | None  # +cu121, +rocm6.2 ...
-    kind: str  # exact | range | unpinned | locked
+    kind: str  # exact | range | unpinned | locked | variable (a CI matrix or shell variable: not checkable)
     where: Where
 
     @property
@@ -113,6 +113,8 @@ def collect(extractions: Mapping[str, Extraction], files: Iterable[SourceFile] =
 
 def requirement_pin(name: str, spec: str, where: Where) -> Pin:
     package = CONDA_ALIASES.get(name, name)
+    if "$" in spec or "{{" in spec:  # torch==${{ matrix.torch }}, torch==${TORCH_VERSION}: set elsewhere
+        return Pin(package=package, spec=spec, version=None, local=None, kind="variable", where=where)
     try:
         req = Requirement(spec.strip())
     except InvalidRequirement:

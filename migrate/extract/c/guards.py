@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 from migrate.extract.c import ts
 
-# Macros that mark a HIP/ROCm build: __HIP_PLATFORM_AMD__, __HIPCC__, USE_ROCM, TORCH_HIP_VERSION ...
-HIP_TOKEN = re.compile(r"^(HIP\w*|ROCM\w*|HCC|AMDGCN)$")
+# Macros that mark a HIP/ROCm build: __HIP_PLATFORM_AMD__, __HIPCC__, USE_ROCM, TORCH_HIP_VERSION, and the
+# ROCm libraries' switches (KOKKOS_ENABLE_ROCTHRUST) ...
+HIP_TOKEN = re.compile(r"^(HIP\w*|ROCM\w*|HCC|AMDGCN|ROC(THRUST|PRIM|RAND|BLAS|SPARSE|SOLVER|FFT|WMMA))$")
 IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
