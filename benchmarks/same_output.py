@@ -45,9 +45,9 @@ def rendered(tree: Path, *, jobs: int, cache: Path | None, full: bool) -> dict[s
 
 
 def cli_outputs(code: Path, tree: Path, out: Path) -> dict[str, str]:
-    args = [sys.executable, "-m", "migrate", "scan", str(tree), "--no-cache", "--no-hipify"]
-    for name in CLI_FORMATS:
-        args += ["-f", name, "-o", str(out / f"r.{name}")]
+    args = [sys.executable, "-m", "migrate", "scan", str(tree), "--no-cache", "--no-hipify", "-q"]
+    for n, name in enumerate(CLI_FORMATS):  # one --format; every further one as --FORMAT-output
+        args += ["-f", name, "-o", str(out / f"r.{name}")] if n == 0 else [f"--{name}-output", str(out / f"r.{name}")]
     env = {**os.environ, "PYTHONPATH": str(code), "ROCM_MIGRATE_CACHE_DIR": str(out / "cache")}
     subprocess.run(args, env=env, cwd=code, check=True, stdout=subprocess.DEVNULL)
     return {name: _untimed((out / f"r.{name}").read_text()) for name in CLI_FORMATS}

@@ -191,3 +191,27 @@ def test_scan_precise_reports_what_clang_rejects(tmp_path) -> None:
     rejected = {(f["line"], f["precise"]) for f in report["findings"] if f["rule"] == "HIP4050"}
     assert rejected == {(12, "precise-only"), (19, "precise-only")}
     assert any("k.cu did not parse" in n for n in report["notes"])  # the fast results stay for the rest
+
+
+def test_scan_precise_parses_no_source_outside_the_tree(tmp_path) -> None:
+    """A database may name any file on the machine: only sources inside the scanned tree are parsed."""
+    import json
+    import shutil
+
+    from tests.conftest import run_cli
+
+    _toolchain()
+    tree, outside = tmp_path / "tree", tmp_path / "outside"
+    tree.mkdir()
+    outside.mkdir()
+    shutil.copy(ROOT / "fixtures" / "rules" / "HIP4050" / "bad.cu", outside / "k.cu")
+    (tree / "a.cu").write_text("void f() { cudaFree(0); }\n")
+    (tree / "compile_commands.json").write_text(json.dumps([
+        {"directory": str(outside), "file": "k.cu", "arguments": ["nvcc", "-arch=sm_80", "-c", "k.cu"]},
+        {"directory": str(tree), "file": "../outside/k.cu", "arguments": ["nvcc", "-c", "../outside/k.cu"]}]))
+    result = run_cli("scan", str(tree), "-f", "json", "--no-cache", "--precise")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert not [f for f in report["findings"] if f["rule"] == "HIP4050"]  # k.cu was never parsed
+    assert {f["path"] for f in report["findings"]} == {"a.cu"}
+    assert any("2 compile command(s) name a source file outside the scanned tree" in n for n in report["notes"])

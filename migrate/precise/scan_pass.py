@@ -32,7 +32,8 @@ def run(settings: Settings, root: Path, findings: Sequence[Finding], rules: Rule
     commands = precise.commands_for(root, explicit)
     if isinstance(commands, str):
         return PassResult(findings=tuple(findings), notes=(f"precise mode off: {commands}",))
-    work = [(command, root, toolchain) for command in commands]
+    inside, outside = _inside(commands, root)
+    work = [(command, root, toolchain) for command in inside]
     if settings.jobs > 1 and len(work) > 1:
         with ProcessPoolExecutor(max_workers=settings.jobs) as pool:
             results = list(pool.map(_analyse, work))
@@ -54,7 +55,17 @@ def run(settings: Settings, root: Path, findings: Sequence[Finding], rules: Rule
         labelled.append(replace(finding, precise="precise-only", targets=tuple(settings.arch)))
     notes.insert(0, f"precise mode: {len(good)} translation units; "
                     + ", ".join(f"{k} {v}" for k, v in comparison.counts.items()))
+    if outside:
+        notes.append(f"precise: {outside} compile command(s) name a source file outside the scanned tree; not parsed")
     return PassResult(findings=tuple(labelled), notes=tuple(notes))
+
+
+def _inside(commands: Sequence[Command], root: Path) -> tuple[list[Command], int]:
+    """The commands whose source file is inside the scanned tree (the tree is the boundary: a
+    database may name any file on the machine), and how many were left out."""
+    top = root.resolve()
+    inside = [c for c in commands if c.file.is_relative_to(top)]
+    return inside, len(commands) - len(inside)
 
 
 def _analyse(item: tuple[Command, Path, Toolchain]) -> PreciseResult | str:
