@@ -12,6 +12,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -72,6 +73,18 @@ def test_the_time_limit_stops_a_parse_off_the_main_thread(monkeypatch: pytest.Mo
     assert len(outcome) == 1 and isinstance(outcome[0], budget.BudgetExceeded)
 
 
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """Python's own SIGINT handler, also when the test run inherited an ignored SIGINT (a job started
+    in the background with `&` or nohup), which the budget rightly leaves ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("ctrl_c")
 def test_an_interrupt_during_a_parse_is_raised_after_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl-C while tree-sitter runs: not lost, not a SystemError, not a skipped file."""
     monkeypatch.setattr(ts, "CALLS_FREE", 10**12)
@@ -86,6 +99,7 @@ def test_an_interrupt_during_a_parse_is_raised_after_it(monkeypatch: pytest.Monk
     assert time.monotonic() - started < 2.5  # raised when it came, not at the time limit
 
 
+@pytest.mark.usefixtures("ctrl_c")
 def test_a_signal_noted_during_a_c_call_is_raised_after_it() -> None:
     with pytest.raises(KeyboardInterrupt), budget.time_limit(5.0), budget.native_call():
         signal.raise_signal(signal.SIGINT)
