@@ -14,13 +14,16 @@ FACT_KINDS: dict[str, tuple[str, str]] = {
     "construct": ("a pattern an extractor recognises", "the construct's name (see below)"),
     "python_import": ("`import x.y`, `from x import y`", "the module (`pynvml`)"),
     "python_attr": ("attribute chains and calls, resolved through import aliases", "the dotted name (`torch.version.cuda`)"),
-    "requirement": ("requirements files, setup.py/pyproject dependencies, conda files", "the normalised package name"),
+    "requirement": ("requirements files, setup.py/pyproject dependencies, conda files; source repositories "
+                    "(`.gitmodules`, CMake FetchContent/ExternalProject/CPM, `git clone`) as `index:URL`",
+                    "the normalised package name"),
     "base_image": ("Dockerfile `FROM`", "the image reference"),
     "cmake": ("CMake commands and variables, build variables in Makefiles, shell and Dockerfiles",
               "the command or variable name"),
     "flag": ("every compiler or linker flag in build files, nvcc invocations and setup.py nvcc arguments",
              "the flag (`-arch`); its value is the fact's text after the flag"),
-    "manifest": ("Dockerfile ENV, compose files, Kubernetes manifests, shell and Slurm scripts", "the key or option"),
+    "manifest": ("Dockerfile ENV, compose files, Kubernetes manifests, shell and Slurm scripts; NVIDIA tools a "
+                 "command runs (`tool:nsys`)", "the key or option"),
     "stack": ("no extractor: `migrate/stack` judges the pins against `rules/stack/matrix.yaml` per target "
               "(HIP71xx, see `docs/stack.md`)",
               "the problem (`pin-no-rocm-build`, `gpu-not-in-release`, `gpu-unsupported`, `floating-pin`)"),
@@ -101,6 +104,8 @@ C_CONSTRUCTS: dict[str, str] = {
     "libcudacxx-name": "a libcu++ name spelled `cuda::std::...` or `cuda::atomic_ref` and the like",
     "portability-cuda-gate": "a preprocessor branch taken only when Kokkos, RAJA, PETSc or SUNDIALS was built for CUDA",
     "portability-cuda-backend": "the CUDA back end of Kokkos or RAJA named directly (`Kokkos::CudaSpace`, `RAJA::cuda_exec`)",
+    "cuda-arch-option": "a string literal that is an NVIDIA architecture option (`\"--gpu-architecture=compute_80\"`, "
+                        "`\"-arch=sm_90a\"`): NVRTC options or an nvcc command built in code (also in Python)",
     "clang-error": "C++ that clang rejects when it parses the code as CUDA (precise mode only)",
 }
 PYTHON_CONSTRUCTS: dict[str, str] = {
