@@ -45,11 +45,11 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> Non
             args = call.child_by_field_name("arguments") if call is not None else None
             if call is not None and args is not None and len(args.named_children) == 2:
                 _unregistered_check(call, list(args.named_children), names, emit, comparison=False)
-    if b"gko::" in source:
-        own = re.search(rb"\bnamespace\s+gko\b", source) is not None  # Ginkgo itself: its own back end
+    # Ginkgo itself (namespace gko) has its own back ends; a file that also names HipExecutor
+    # already chooses the executor per back end (an executor map with "cuda" and "hip" entries)
+    if b"gko::" in source and not re.search(rb"\bnamespace\s+gko\b|\bHipExecutor\b", source):
         for node in caps.get("reference.namespace", []):
-            if not own:
-                _ginkgo_cuda(node, emit)
+            _ginkgo_cuda(node, emit)
 
 
 def _warp_block_declaration(node: ts.Node, emit: Emit) -> None:
