@@ -24,12 +24,18 @@ TEMPLATE_PARAMETER_KINDS = ("type_parameter_declaration", "parameter_declaration
                             "variadic_type_parameter_declaration", "template_template_parameter_declaration")
 
 
+# a full 32-lane mask written out (digit separators allowed), or ~0u
+FULL_MASK_32 = re.compile(r"^\(?\s*(0[xX](?:[fF]'?){8}[uUlL]*|~\s*0[uU]?[lL]*)\s*\)?$")
+SYNC_MASK_ARGUMENT = re.compile(rb"\b__\w+_sync\s*\(\s*(\w+)\s*,")
+
+
 def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> None:
     for node in caps.get("definition.function", []):
         _member_template_without_keyword(node, emit)
         _warp_row_kernel(node, emit)
+    synced = {m.decode() for m in SYNC_MASK_ARGUMENT.findall(source)}
     for node in caps.get("declaration", []) + caps.get("binding", []):
-        _lane_mask_variable(node, emit)
+        _lane_mask_variable(node, synced, emit)
 
 
 def _template_parameters(node: ts.Node) -> set[str]:
@@ -99,8 +105,9 @@ def _warp_row_kernel(function: ts.Node, emit: Emit) -> None:
                 return
 
 
-def _lane_mask_variable(node: ts.Node, emit: Emit) -> None:
-    """`constexpr uint32_t kFullWarpMask = 0xffffffffu;`, `const uint32_t subwarp_mask = 0xF << s;`."""
+def _lane_mask_variable(node: ts.Node, synced: set[str], emit: Emit) -> None:
+    """`constexpr uint32_t kFullWarpMask = 0xffffffffu;`, or `const uint32_t subwarp_mask = 0xF << s;`
+    passed to a *_sync intrinsic in the same file (`(1u << 8) - 1` named WARP_MASK is a bit field)."""
     kind = node.child_by_field_name("type")
     spelled = re.sub(r"\s+", " ", re.sub(r"\b(const|volatile|constexpr|static)\b", "", text(kind))).strip()
     if not UNSIGNED_32.match(spelled):
@@ -111,5 +118,8 @@ def _lane_mask_variable(node: ts.Node, emit: Emit) -> None:
         if child.child_by_field_name("value") is None and child.child_by_field_name("default_value") is None:
             continue  # a declaration without a value (a parameter, an extern) is not a mask constant
         name = child.child_by_field_name("declarator")
-        if name is not None and name.type in ("identifier", "field_identifier") and LANE_MASK_NAME.search(text(name)):
+        value = child.child_by_field_name("value") or child.child_by_field_name("default_value")
+        if name is None or name.type not in ("identifier", "field_identifier") or not LANE_MASK_NAME.search(text(name)):
+            continue
+        if FULL_MASK_32.match(text(value).strip()) or text(name) in synced:
             emit("lane-mask-variable-32", name, text(name))
