@@ -564,7 +564,8 @@ def scan(tree: Path, cache: str) -> list[dict]:
     return json.loads(proc.stdout)["findings"]
 
 
-def score(out_root: Path, save: Path | None, only: list[str], saved_findings: list[Path]) -> None:
+def score(out_root: Path, save: Path | None, only: list[str], saved_findings: list[Path],
+          own_misses: Path | None = None) -> None:
     """Recall per kind; the findings come from scanning each stripped tree, or from files that an
     earlier `score --save-findings` wrote (`--findings`, no scan)."""
     sites = read_sites()
@@ -590,11 +591,14 @@ def score(out_root: Path, save: Path | None, only: list[str], saved_findings: li
         save.write_text(json.dumps(saved))
     table: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # found on its lines, sites, found with the gate
     misses: list[Site] = []
+    strict_misses: list[tuple[Site, bool]] = []  # not found on its own lines; whether its gate has a finding
     for s in sites:
         if s.project not in projects:
             continue
         strict = any(ln in by_line[(s.project, s.path)] for ln in range(s.start, s.end + 1))
         hit = strict or any(ln in by_line[(s.project, s.path)] for ln in s.gates)
+        if not strict:
+            strict_misses.append((s, hit))
         table[s.kind][0] += strict
         table[s.kind][1] += 1
         table[s.kind][2] += hit
@@ -623,6 +627,14 @@ def score(out_root: Path, save: Path | None, only: list[str], saved_findings: li
         for s in misses:
             w.writerow([s.key, s.kind, s.evidence])
     print(f"misses: {miss_file}", file=sys.stderr)
+    if own_misses:
+        with own_misses.open("w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["site", "end", "kind", "found_on_gate", "rules_on_gate", "evidence"])
+            for s, on_gate in strict_misses:
+                gate_rules = sorted({r for ln in s.gates for r in rules_at.get((s.project, s.path, ln), [])})
+                w.writerow([s.key, s.end, s.kind, "yes" if on_gate else "no", " ".join(gate_rules), s.evidence])
+        print(f"sites not found on their own lines: {own_misses}", file=sys.stderr)
 
 
 def sample(out_root: Path, before: Path, after: Path, n: int, seed: int, ignore: str) -> None:
@@ -665,6 +677,7 @@ def main() -> int:
                    help="only these projects (repeat or comma-separate)")
     s.add_argument("--findings", type=Path, nargs="+", default=[],
                    help="score findings saved by an earlier --save-findings instead of scanning")
+    s.add_argument("--misses", type=Path, help="write every site not found on its own lines (CSV, with its gate)")
     m = sub.add_parser("sample")
     m.add_argument("--out", type=Path, required=True)
     m.add_argument("--before", type=Path, required=True)
@@ -695,7 +708,7 @@ def main() -> int:
         kinds = Counter(s.kind for s in sites)
         print(f"{len(sites)} sites: " + ", ".join(f"{k} {kinds[k]}" for k in KINDS if kinds[k]))
     else:
-        score(args.out, args.save_findings, args.project, args.findings)
+        score(args.out, args.save_findings, args.project, args.findings, args.misses)
         precision()
     return 0
 
