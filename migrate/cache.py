@@ -1,7 +1,8 @@
 """The per-file cache, an sqlite file of plain JSON rows (no pickle: the directory may be shared):
-extractions keyed by file content (lint, and scans that need every fact), and a file's matched
-result keyed by content, rules, targets and code versions (scan). A row that does not decode to
-values of the right types is a miss."""
+extractions keyed by file content (lint, and scans that need every fact), a file's matched
+result keyed by content, rules, targets and code versions (scan), and a tree's stat entries
+(migrate.statcache); beside it, the report cache's files (migrate.reportcache). A row that does
+not decode to values of the right types is a miss."""
 from __future__ import annotations
 
 import contextlib

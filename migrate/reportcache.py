@@ -20,17 +20,17 @@ import hashlib
 import io
 import json
 import re
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timezone
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from migrate import __version__, jsonio, vcs
 from migrate.cache import Cache
 from migrate.discover import discover
-from migrate.model import Report
+from migrate.model import Report, SourceFile
 from migrate.rulebase.load import RuleBase, default_rules_dir
 from migrate.safetext import unicode_text
 from migrate.settings import Settings
@@ -48,6 +48,7 @@ MAGIC = b"rocm-migrate report 1 "
 PREFIX = len(MAGIC) + 17  # the magic, the header's length in 16 digits, a newline
 HEADER_MAX = 1 << 26
 PIECE = 1 << 20  # bytes copied at a time
+CODE_FILE_BYTES = 1 << 30  # no file of the tool's own is skipped for its size
 
 Progress = Callable[[int, int], None]
 Pieces = Callable[[], Iterator[bytes]]  # a report's UTF-8 bytes in pieces, anew at each call
@@ -111,8 +112,9 @@ def scan(targets: list[Path], settings: Settings, rules_dir: Path | None, load_r
     scanned_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     wanted = tuple(dict.fromkeys(formats))
     cache = Cache(settings.cache_dir)
-    key = _key(targets, settings, precompiled.content_key(rules_dir or default_rules_dir()),
-               (*wanted, repr(text)) if "text" in wanted else wanted, cache)
+    # The default rules are part of the code key; other rules are hashed as the rule cache does.
+    rules_key = precompiled.content_key(rules_dir) if rules_dir and rules_dir.resolve() != default_rules_dir() else ""
+    key = _key(targets, settings, rules_key, (*wanted, repr(text)) if "text" in wanted else wanted, cache)
     stored = cache.open_report(key)
     if stored is not None:
         with stored:
@@ -253,7 +255,7 @@ def _key(targets: list[Path], settings: Settings, rules_key: str, formats: tuple
     found = discover(targets, include_vendored=settings.include_vendored, exclude=settings.exclude)
     digest = hashlib.blake2b(digest_size=32)
     neutral = dataclasses.replace(settings, jobs=1, cache_dir=None)
-    for part in (_code_key(), rules_key, repr(neutral), repr(formats), str(found.root),
+    for part in (_code_key(cache), rules_key, repr(neutral), repr(formats), str(found.root),
                  repr([str(t) for t in targets]), repr(found.skipped), str(vcs.head_commit(found.root))):
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
     digests = Digests(cache, f"{found.root}\0{settings.max_file_size}")
@@ -264,14 +266,18 @@ def _key(targets: list[Path], settings: Settings, rules_key: str, formats: tuple
     return digest.hexdigest()
 
 
-@lru_cache(maxsize=1)
-def _code_key() -> str:
-    """The tool's code and data (rules, targets, templates, queries): any change is a miss."""
+def _code_key(cache: Cache) -> str:
+    """The tool's code and data (rules, targets, templates, queries) and Python's version: any
+    change is a miss. The files' digests come from the stat cache, like the scanned tree's."""
     package = Path(__file__).resolve().parent
-    digest = hashlib.blake2b(__version__.encode(), digest_size=32)
-    for root in (package, default_rules_dir(), package.parent / "templates"):
-        for path in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix != ".pyc"):
-            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    digest = hashlib.blake2b(f"{__version__}\0{sys.version_info[:2]}".encode(), digest_size=32)
+    digests = Digests(cache, f"code\0{package}")
+    for n, root in enumerate((package, default_rules_dir(), package.parent / "templates")):
+        for path in sorted(p for p in root.rglob("*") if p.suffix != ".pyc" and p.is_file()):
+            rel = f"{n}/{path.relative_to(root).as_posix()}"
+            content, reason = digests.digest(SourceFile(path=path, rel=rel, kind="code", size=0), CODE_FILE_BYTES)
+            digest.update(f"{rel}\0{reason}\0{content}\0".encode("utf-8", "surrogateescape"))
+    digests.save()
     return digest.hexdigest()
 
 
