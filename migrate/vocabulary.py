@@ -101,6 +101,10 @@ C_CONSTRUCTS: dict[str, str] = {
     "libcudacxx-name": "a libcu++ name spelled `cuda::std::...` or `cuda::atomic_ref` and the like",
     "portability-cuda-gate": "a preprocessor branch taken only when Kokkos, RAJA, PETSc or SUNDIALS was built for CUDA",
     "portability-cuda-backend": "the CUDA back end of Kokkos or RAJA named directly (`Kokkos::CudaSpace`, `RAJA::cuda_exec`)",
+    "warp-width-block": "a block shape `dim3(32, nwarps)`: x is one 32-lane warp, y counts warps",
+    "warp-size-template-argument": "a template argument of 32 for a template parameter named like the warp size",
+    "pointer-attributes-unregistered": "a `cudaPointerAttributes` field compared with CUDA's answer for unregistered memory",
+    "ginkgo-cuda-executor": "Ginkgo's CUDA executor named directly (`gko::CudaExecutor`)",
     "clang-error": "C++ that clang rejects when it parses the code as CUDA (precise mode only)",
 }
 PYTHON_CONSTRUCTS: dict[str, str] = {

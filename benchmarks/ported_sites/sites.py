@@ -535,7 +535,7 @@ def scan(tree: Path, cache: str) -> list[dict]:
     return json.loads(proc.stdout)["findings"]
 
 
-def score(out_root: Path, save: Path | None, only: list[str]) -> None:
+def score(out_root: Path, save: Path | None, only: list[str], own_misses: Path | None = None) -> None:
     sites = read_sites()
     projects = sorted({s.project for s in sites} if not only else set(only))
     by_line: dict[tuple[str, str], set[int]] = defaultdict(set)
@@ -552,11 +552,14 @@ def score(out_root: Path, save: Path | None, only: list[str]) -> None:
         save.write_text(json.dumps(saved))
     table: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # found on its lines, sites, found with the gate
     misses: list[Site] = []
+    strict_misses: list[tuple[Site, bool]] = []  # not found on its own lines; whether its gate has a finding
     for s in sites:
         if s.project not in projects:
             continue
         strict = any(ln in by_line[(s.project, s.path)] for ln in range(s.start, s.end + 1))
         hit = strict or any(ln in by_line[(s.project, s.path)] for ln in s.gates)
+        if not strict:
+            strict_misses.append((s, hit))
         table[s.kind][0] += strict
         table[s.kind][1] += 1
         table[s.kind][2] += hit
@@ -585,6 +588,14 @@ def score(out_root: Path, save: Path | None, only: list[str]) -> None:
         for s in misses:
             w.writerow([s.key, s.kind, s.evidence])
     print(f"misses: {miss_file}", file=sys.stderr)
+    if own_misses:
+        with own_misses.open("w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["site", "end", "kind", "found_on_gate", "rules_on_gate", "evidence"])
+            for s, on_gate in strict_misses:
+                gate_rules = sorted({r for ln in s.gates for r in rules_at.get((s.project, s.path, ln), [])})
+                w.writerow([s.key, s.end, s.kind, "yes" if on_gate else "no", " ".join(gate_rules), s.evidence])
+        print(f"sites not found on their own lines: {own_misses}", file=sys.stderr)
 
 
 def sample(out_root: Path, before: Path, after: Path, n: int, seed: int, ignore: str) -> None:
@@ -622,6 +633,7 @@ def main() -> int:
     s.add_argument("--out", type=Path, required=True)
     s.add_argument("--save-findings", type=Path)
     s.add_argument("--project", action="append", default=[])
+    s.add_argument("--misses", type=Path, help="write every site not found on its own lines (CSV, with its gate)")
     m = sub.add_parser("sample")
     m.add_argument("--out", type=Path, required=True)
     m.add_argument("--before", type=Path, required=True)
@@ -644,7 +656,7 @@ def main() -> int:
         kinds = Counter(s.kind for s in sites)
         print(f"{len(sites)} sites: " + ", ".join(f"{k} {kinds[k]}" for k in KINDS if kinds[k]))
     else:
-        score(args.out, args.save_findings, args.project)
+        score(args.out, args.save_findings, args.project, args.misses)
         precision()
     return 0
 

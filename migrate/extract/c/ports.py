@@ -1,0 +1,148 @@
+"""Constructs that real ports changed where the CUDA text alone shows why (issue 14, session 3).
+
+A block whose x-dimension is one 32-lane warp, a template argument of 32 for a parameter named
+like the warp size, pointer-attribute checks that expect CUDA's answer for unregistered memory,
+and Ginkgo's CUDA executor named directly. Each recogniser emits a `construct` fact;
+rules/device-ports.yaml and rules/libraries-ports.yaml say what it means."""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from migrate.extract.c import ts
+from migrate.extract.c.tree import text, walk
+
+Emit = Callable[..., None]
+
+# the other dimensions of a block counted in warps: WARPS_PER_BLOCK, nwarps, kNWarps, num_warps
+WARPS_NAME = re.compile(r"(?i)^(k_?)?(n_?|num_?)?warps(_?per_?(block|cta|group|tb))?$|^(k_?)?warp_?count$")
+WARP_SIZE_PARAMETER = re.compile(r"(?i)^(\w+_)?(k_?)?(warp_?size|warp_?sz|threads_?per_?warp|warp_?width)(_\w+)?$")
+WARP_TEMPLATE_HINT = re.compile(rb"(?i)template\s*<[^;{]*?\b\w*(warp_?size|warp_?sz|threads_?per_?warp|warp_?width)\w*")
+POINTER_ATTRIBUTES = re.compile(rb"\bcudaPointerAttributes\s*(\*\s*)?(\w+)")
+# what CUDA 11+ reports for memory it did not allocate: type cudaMemoryTypeUnregistered (0), device -2
+UNREGISTERED = {"type": {"0", "cudaMemoryTypeUnregistered"}, "memoryType": {"0", "cudaMemoryTypeUnregistered"},
+                "device": {"-2"}}
+GINKGO_CUDA = frozenset({"CudaExecutor"})
+
+
+def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> None:
+    for node in caps.get("declaration", []):
+        _warp_block_declaration(node, emit)
+    for node in caps.get("reference.call", []):
+        if text(node) == "dim3" and node.parent is not None and node.parent.type == "call_expression":
+            _warp_block(node.parent.child_by_field_name("arguments"), node.parent, emit)
+    if WARP_TEMPLATE_HINT.search(source):
+        _warp_size_template_arguments(caps, emit)
+    names = {m.group(2).decode() for m in POINTER_ATTRIBUTES.finditer(source)}
+    if names:
+        for node in caps.get("binary", []):
+            _unregistered_check(node, [node.child_by_field_name("left"), node.child_by_field_name("right")], names,
+                                emit, comparison=True)
+        for node in caps.get("reference.call", []):
+            call = node.parent
+            while call is not None and call.type != "call_expression":
+                call = call.parent
+            args = call.child_by_field_name("arguments") if call is not None else None
+            if call is not None and args is not None and len(args.named_children) == 2:
+                _unregistered_check(call, list(args.named_children), names, emit, comparison=False)
+    # Ginkgo itself (namespace gko) has its own back ends; a file that also names HipExecutor
+    # already chooses the executor per back end (an executor map with "cuda" and "hip" entries)
+    if b"gko::" in source and not re.search(rb"\bnamespace\s+gko\b|\bHipExecutor\b", source):
+        for node in caps.get("reference.namespace", []):
+            _ginkgo_cuda(node, emit)
+
+
+def _warp_block_declaration(node: ts.Node, emit: Emit) -> None:
+    """`dim3 block(32, WARPS_PER_BLOCK);`"""
+    kind = node.child_by_field_name("type")
+    if kind is None or text(kind) != "dim3":
+        return
+    for child in node.named_children:
+        if child.type == "init_declarator":
+            value = child.child_by_field_name("value")
+            if value is not None and value.type in ("argument_list", "initializer_list"):
+                _warp_block(value, child, emit)
+
+
+def _warp_block(args: ts.Node | None, at: ts.Node, emit: Emit) -> None:
+    """A block shape whose x is 32 and whose y counts warps: x is one 32-lane warp."""
+    values = [c for c in args.named_children if c.type != "comment"] if args is not None else []
+    if len(values) < 2 or not re.fullmatch(r"32[uU]?", text(values[0]).strip()):
+        return
+    second = text(values[1]).strip().split("::")[-1]
+    if WARPS_NAME.match(second):
+        emit("warp-width-block", values[0], f"dim3(32, {text(values[1]).strip()})")
+
+
+def _warp_size_template_arguments(caps: dict[str, list[ts.Node]], emit: Emit) -> None:
+    """`reduce<float, 32>(x)` where the file declares `template <typename T, int WarpSize> ... reduce`."""
+    nodes = caps.get("definition.function", []) or caps.get("declaration", [])
+    root = nodes[0] if nodes else None
+    while root is not None and root.parent is not None:
+        root = root.parent
+    if root is None:
+        return
+    positions: dict[str, set[int]] = {}
+    for node in walk(root):
+        if node.type == "template_declaration":
+            template = _template_name(node)
+            params = node.child_by_field_name("parameters")
+            if template and params is not None:
+                for i, param in enumerate(c for c in params.named_children if c.type != "comment"):
+                    declarator = param.child_by_field_name("declarator") or param.child_by_field_name("name")
+                    if declarator is not None and WARP_SIZE_PARAMETER.match(text(declarator).lstrip("&*. ")):
+                        positions.setdefault(template, set()).add(i)
+    for node in caps.get("template", []):
+        name, args = node.child_by_field_name("name"), node.child_by_field_name("arguments")
+        where = positions.get(text(name).split("::")[-1]) if name is not None else None
+        if not where or args is None:
+            continue
+        values = [c for c in args.named_children if c.type != "comment"]
+        for i in sorted(where):
+            if i < len(values) and re.fullmatch(r"\(?\s*32[uU]?\s*\)?", text(values[i]).strip()):
+                emit("warp-size-template-argument", values[i], f"{text(name)}<...32...>")
+
+
+def _template_name(node: ts.Node) -> str:
+    for child in node.named_children:
+        if child.type in ("class_specifier", "struct_specifier", "union_specifier"):
+            return text(child.child_by_field_name("name")).split("::")[-1]
+        if child.type in ("function_definition", "declaration"):
+            declarator = child.child_by_field_name("declarator")
+            while declarator is not None and declarator.type not in ("function_declarator",):
+                declarator = declarator.child_by_field_name("declarator")
+            inner = declarator.child_by_field_name("declarator") if declarator is not None else None
+            return text(inner).split("::")[-1] if inner is not None else ""
+    return ""
+
+
+def _unregistered_check(at: ts.Node, operands: list[ts.Node | None], names: set[str], emit: Emit,
+                        comparison: bool) -> None:
+    """`attr.type == cudaMemoryTypeUnregistered`, `EXPECT_EQ(-2, attr.device)` on a cudaPointerAttributes."""
+    if comparison:
+        operator = at.child_by_field_name("operator")
+        if operator is None or text(operator) not in ("==", "!="):
+            return
+    if len(operands) != 2 or any(o is None for o in operands):
+        return
+    for field, other in ((operands[0], operands[1]), (operands[1], operands[0])):
+        if field is None or other is None or field.type != "field_expression":
+            continue
+        target, member = field.child_by_field_name("argument"), field.child_by_field_name("field")
+        expected = UNREGISTERED.get(text(member))
+        if target is not None and text(target).strip() in names and expected and \
+                re.sub(r"\s+", "", text(other)).split("::")[-1] in expected:
+            emit("pointer-attributes-unregistered", field, f"{text(target)}.{text(member)}")
+            return
+
+
+def _ginkgo_cuda(scope: ts.Node, emit: Emit) -> None:
+    """`gko::CudaExecutor`: Ginkgo's CUDA executor named by a user of Ginkgo."""
+    qualified = scope.parent
+    if text(scope) != "gko" or qualified is None or qualified.type != "qualified_identifier" or \
+            qualified.child_by_field_name("scope") != scope:
+        return
+    inner = qualified.child_by_field_name("name")
+    first = text(inner).split("::")[0].split("<")[0].strip() if inner is not None else ""
+    if first in GINKGO_CUDA:
+        emit("ginkgo-cuda-executor", scope, f"gko::{first}")
