@@ -84,7 +84,14 @@ def discover(targets: list[Path], *, include_vendored: bool = False, exclude: tu
 
 
 def bounded_spec(lines: list[str] | tuple[str, ...], origin: str, notes: list[str]) -> pathspec.GitIgnoreSpec:
-    """A gitignore spec without the patterns whose regexes could backtrack for minutes:
+    """A gitignore spec of `bounded_lines`."""
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(bounded_lines(lines, origin, notes))
+
+
+def bounded_lines(lines: list[str] | tuple[str, ...], origin: str, notes: list[str]) -> list[str]:
+    """Gitignore lines without the patterns whose regexes could backtrack for minutes:
     runs of three or more `*` mean `*` to git (or `**` between slashes) and are folded;
     a pattern still longer than PATTERN_CHARS or with more than PATTERN_WILDCARDS
     wildcards is dropped with a note."""
@@ -96,9 +103,25 @@ def bounded_spec(lines: list[str] | tuple[str, ...], origin: str, notes: list[st
                          f"than {PATTERN_WILDCARDS} wildcards")
             continue
         kept.append(line)
-    import pathspec
+    return kept
 
-    return pathspec.GitIgnoreSpec.from_lines(kept)
+
+class _Spec:
+    """A .gitignore's patterns, compiled when first matched: inside a git checkout git answers
+    first, and most scans never need them (nor the pathspec import)."""
+
+    __slots__ = ("_spec", "lines")
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self._spec: pathspec.GitIgnoreSpec | None = None
+
+    def match_file(self, rel: str) -> bool:
+        if self._spec is None:
+            import pathspec
+
+            self._spec = pathspec.GitIgnoreSpec.from_lines(self.lines)
+        return bool(self._spec.match_file(rel))
 
 
 def _fold_stars(m: re.Match[str]) -> str:
@@ -170,7 +193,7 @@ class _Walker:
         specs = self._ancestor_specs(top)
         self._walk_dir(top, specs)
 
-    def _walk_dir(self, directory: Path, specs: list[tuple[Path, pathspec.GitIgnoreSpec]],
+    def _walk_dir(self, directory: Path, specs: list[tuple[Path, _Spec]],
                   real: Path | None = None) -> None:
         """`real` is the directory's real path when the caller knows it (a folder, not a link,
         inside a folder whose real path is known)."""
@@ -238,7 +261,7 @@ class _Walker:
             return
         self.files[rel] = SourceFile(path=path, rel=rel, kind=kind, size=info.st_size)
 
-    def _ignored(self, path: Path, is_dir: bool, specs: list[tuple[Path, pathspec.GitIgnoreSpec]]) -> bool:
+    def _ignored(self, path: Path, is_dir: bool, specs: list[tuple[Path, _Spec]]) -> bool:
         rel_root = self.rel(path) + ("/" if is_dir else "")
         if self.exclude is not None and self.exclude.match_file(rel_root):
             return True
@@ -258,7 +281,7 @@ class _Walker:
                 return True
         return False
 
-    def _gitignore(self, directory: Path, names: set[str] | None = None) -> list[tuple[Path, pathspec.GitIgnoreSpec]]:
+    def _gitignore(self, directory: Path, names: set[str] | None = None) -> list[tuple[Path, _Spec]]:
         """The ignore files of a folder (`names`: what the folder holds, when it was listed)."""
         if self.git_root is None:
             return []
@@ -280,11 +303,11 @@ class _Walker:
             if len(data) > IGNORE_FILE_BYTES:
                 self.notes.append(f"{self.rel(path)}: only the first {IGNORE_FILE_BYTES} bytes were read")
             lines = data[:IGNORE_FILE_BYTES].decode("utf-8", errors="replace").splitlines()
-            found.append((directory, bounded_spec(lines, self.rel(path) if _inside(path, self.root) else str(path),
-                                                  self.notes)))
+            found.append((directory, _Spec(bounded_lines(lines, self.rel(path) if _inside(path, self.root)
+                                                         else str(path), self.notes))))
         return found
 
-    def _ancestor_specs(self, top: Path) -> list[tuple[Path, pathspec.GitIgnoreSpec]]:
+    def _ancestor_specs(self, top: Path) -> list[tuple[Path, _Spec]]:
         if self.git_root is None or top == self.git_root:
             return []
         specs = []

@@ -106,14 +106,12 @@ def scan(targets: list[Path], settings: Settings, rules_dir: Path | None, load_r
     """The rendered reports, from the cache when nothing they depend on changed, else scanned
     (the rules are loaded, by `load_rules`, only then), handed to `write`. A hit copies the
     stored bytes with this run's time in the stand-ins' places, and rewrites nothing."""
-    from migrate.rulebase import precompiled
-
     started = time.perf_counter()
     scanned_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     wanted = tuple(dict.fromkeys(formats))
     cache = Cache(settings.cache_dir)
     # The default rules are part of the code key; other rules are hashed as the rule cache does.
-    rules_key = precompiled.content_key(rules_dir) if rules_dir and rules_dir.resolve() != default_rules_dir() else ""
+    rules_key = _rules_key(rules_dir) if rules_dir and rules_dir.resolve() != default_rules_dir() else ""
     key = _key(targets, settings, rules_key, (*wanted, repr(text)) if "text" in wanted else wanted, cache)
     stored = cache.open_report(key)
     if stored is not None:
@@ -139,6 +137,12 @@ def scan(targets: list[Path], settings: Settings, rules_dir: Path | None, load_r
     values = _values(round(time.perf_counter() - started, 3), scanned_at)
     write(Outputs({name: _pieces(io.BytesIO(texts[name]), body, values) for name, body in bodies.items()},
                   done.migration_class, done.said))
+
+
+def _rules_key(rules_dir: Path) -> str:
+    from migrate.rulebase import precompiled
+
+    return precompiled.content_key(rules_dir)
 
 
 def _render(report: Report, name: str, text: TextOptions) -> str:
