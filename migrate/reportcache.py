@@ -27,7 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from migrate import __version__, jsonio, vcs
+from migrate import __version__, jsonio, statcache, vcs
 from migrate.cache import Cache
 from migrate.discover import discover
 from migrate.model import Report, SourceFile
@@ -275,7 +275,7 @@ def _code_key(cache: Cache) -> str:
     change is a miss. The files' digests come from the stat cache, like the scanned tree's."""
     package = Path(__file__).resolve().parent
     digest = hashlib.blake2b(f"{__version__}\0{sys.version_info[:2]}".encode(), digest_size=32)
-    digests = Digests(cache, f"code\0{package}")
+    digests = Digests(cache, f"code\0{package}", statcache.raw)  # every byte: a binary data file too
     for n, root in enumerate((package, default_rules_dir(), package.parent / "templates")):
         for path in sorted(p for p in root.rglob("*") if p.suffix != ".pyc" and p.is_file()):
             rel = f"{n}/{path.relative_to(root).as_posix()}"

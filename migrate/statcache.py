@@ -14,13 +14,14 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from migrate import jsonio
 from migrate.cache import BadRow, Cache, typed_row
 from migrate.model import SourceFile
-from migrate.readfile import read
+from migrate.readfile import read, read_regular
 
 FORMAT = "1"
 # The coarsest file-time granularity allowed for (FAT's 2 s; ext4 and tmpfs tick with the coarse
@@ -32,6 +33,7 @@ _I, _S, _OS = (int,), (str,), (str, type(None))
 ENTRY = (_S, _S, _I, _I, _I, _I, _I, _I, _S, _OS)
 
 Stamp = tuple[int, int, int, int, int]  # size, mtime_ns, ctime_ns, inode, device
+Reader = Callable[[SourceFile, int], tuple[bytes | None, str | None]]  # readfile.read's shape
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +57,10 @@ def stamp_of(info: os.stat_result) -> Stamp:
 class Digests:
     """The digests of one scan's files; `save` writes the row back when anything changed."""
 
-    def __init__(self, cache: Cache, scope: str) -> None:
+    def __init__(self, cache: Cache, scope: str, reader: Reader = read) -> None:
         self.started = time.time_ns()  # before any file of this run is stat'ed
         self.cache = cache
+        self.reader = reader  # the bytes whose digest is kept (and why a file is skipped)
         self.row_key = hashlib.sha256(f"stat\0{FORMAT}\0{scope}".encode("utf-8", "surrogateescape")).hexdigest()
         self.old = _decode(cache.get_stats(self.row_key)) if cache.exists() else {}
         self.new: dict[str, Entry] = {}
@@ -73,7 +76,7 @@ class Digests:
         if stamp is not None and old is not None and old.trusted(stamp, file.kind):
             self.new[file.rel] = old
             return old.digest, old.reason
-        data, reason = read(file, max_file_size)
+        data, reason = self.reader(file, max_file_size)
         digest = hashlib.blake2b(data or b"", digest_size=32).hexdigest()
         self.hashed += 1
         if stamp is not None:
@@ -85,6 +88,14 @@ class Digests:
         that did not change, once its entries are no longer racy)."""
         if self.new != self.old and self.cache.path is not None:
             self.cache.put_stats(self.row_key, _encode(self.new))
+
+
+def raw(file: SourceFile, limit: int) -> tuple[bytes | None, str | None]:
+    """A file's bytes as they are (binary or not), for digests of the tool's own files."""
+    try:
+        return read_regular(file.path, limit), None
+    except OSError as exc:
+        return None, f"unreadable: {exc.strerror or exc}"
 
 
 def _encode(entries: dict[str, Entry]) -> bytes:

@@ -543,3 +543,21 @@ def test_the_cli_writes_the_same_bytes_cold_stored_and_warm(tmp_path: Path, jobs
     warm = scan("warm")
     assert cold == stored == warm
     assert {p: p.stat().st_mtime_ns for p in (tmp_path / "cache").rglob("*") if p.is_file()} == cache_files
+
+
+def test_the_tools_own_files_are_digested_byte_for_byte(tmp_path: Path) -> None:
+    """The code key's digests read every byte (`statcache.raw`): a binary data file that changes
+    changes its digest, where the scan's reader gives every binary file the same empty digest."""
+    from migrate import statcache
+    from migrate.model import SourceFile
+
+    blob = tmp_path / "font.bin"
+    digests = []
+    for content in (b"\x00\x01abc", b"\x00\x02abc"):
+        blob.write_bytes(content)
+        file = SourceFile(path=blob, rel="font.bin", kind="code", size=len(content))
+        raw = statcache.Digests(Cache(None), "code", statcache.raw).digest(file, 1 << 20)
+        scanned = statcache.Digests(Cache(None), "tree").digest(file, 1 << 20)
+        digests.append((raw, scanned))
+    assert digests[0][0] != digests[1][0] and digests[0][0][1] is None
+    assert digests[0][1] == digests[1][1] and digests[0][1][1].startswith("binary file")
