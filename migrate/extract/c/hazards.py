@@ -37,7 +37,11 @@ WIDE_CAST = re.compile(r"\(\s*(u?int64_t|size_t|long long|unsigned long long|lon
                        r"\b(u?int64_t|size_t)\s*\(\s*blockIdx")
 WIDE_INDEX = re.compile(r"\b(size_t|ptrdiff_t|u?int64_t|long|Long|index_t|int64|uint64|LongIndex)\b")
 CEIL_DIV = re.compile(r"\+\s*[\w:.()]+\s*(-\s*1\s*)?\)\s*/|"
-                      r"\b\w*([Cc]eil_?[Dd]iv|[Dd]iv_?[Uu]p|DIV_?UP|CEIL_?DIV|cdiv|div_?round_?up)\w*\s*\(")
+                      r"\b\w*([Cc]eil_?[Dd]iv|[Dd]iv_?[Uu]p|DIV_?UP|CEIL_?DIV|cdiv|div_?round_?up|calc_x?block_count)\w*\s*\(")
+# launches written as calls whose first argument is the kernel and second the grid: FBGEMM's launch
+# macros, hipLaunchKernelGGL, cudaLaunchKernel (kernel possibly parenthesised, templated, cast to void*)
+LAUNCH_CALL = r"\b(?:FBGEMM_LAUNCH_KERNEL|FBGEMM_LAUNCH_DSA_KERNEL|hipLaunchKernelGGL|cudaLaunchKernel)\s*\(\s*\(?\s*" \
+              r"(?:\(\s*(?:const\s+)?void\s*\*\s*\)\s*)?&?\s*(?:[\w:]*::)?{name}\s*(?:<[^;()]*?>)?\s*\)?\s*,"
 # libcu++ names that start a qualified name with cuda:: (cuda::std::..., cuda::atomic_ref, ...)
 LIBCUDACXX = frozenset({"std", "atomic", "atomic_ref", "barrier", "pipeline", "memcpy_async", "aligned_size_t",
                         "binary_semaphore", "counting_semaphore", "latch", "annotated_ptr", "access_property",
@@ -180,14 +184,14 @@ def _flat_index_kernel(node: ts.Node, source: bytes, emit: Emit) -> None:
     body = node.child_by_field_name("body")
     if body is None or re.search(r"\bgridDim\b", text(body)):
         return
-    ids = set()
+    ids: dict[str, ts.Node] = {}  # id name -> its declaration, where a grid-stride loop would start
     for sub in walk(body):
         if sub.type == "init_declarator":
             value, decl = sub.child_by_field_name("value"), sub.child_by_field_name("declarator")
             flat = re.sub(r"static_cast<[^<>]*>\(\s*([\w.]+)\s*\)", r"\1", text(value)) if value is not None else ""
             if value is not None and decl is not None and FLAT_INDEX.search(flat) and WIDE_CAST.search(text(value)) \
                     and WIDE_INDEX.search(text(sub.parent) if sub.parent is not None else ""):
-                ids.add(text(decl))
+                ids.setdefault(text(decl), sub)
     if not ids:
         return
     for sub in walk(body):
@@ -199,7 +203,8 @@ def _flat_index_kernel(node: ts.Node, source: bytes, emit: Emit) -> None:
             continue
         if any(re.search(rf"\b{re.escape(i)}\b\s*(>=|>)|(<=|<)\s*\b{re.escape(i)}\b", condition) for i in ids):
             if _grid_sized_to_n(node, source):
-                emit("flat-index-early-return", sub, next(iter(sorted(ids))))
+                name = next(i for i in sorted(ids) if re.search(rf"\b{re.escape(i)}\b", condition))
+                emit("flat-index-early-return", ids[name], name)
             return
 
 
@@ -247,20 +252,51 @@ def _raw_half_init(node: ts.Node, emit: Emit) -> None:
 
 
 def _grid_sized_to_n(kernel: ts.Node, source: bytes) -> bool:
-    """A `kernel<<<grid, ...>>>` launch in the file whose grid is a ceiling division (or a name
-    initialised with one): the grid has one thread per element, which a launch cap truncates."""
+    """A `kernel<<<grid, ...>>>` launch in the file, or one through a launch call (LAUNCH_CALL), whose
+    grid is a ceiling division (or a name initialised with one): the grid has one thread per element,
+    which a launch cap truncates."""
     declarator = kernel.child_by_field_name("declarator")
     name = declarator.child_by_field_name("declarator") if declarator is not None else None
     if name is None:
         return False
     code = COMMENT.sub(" ", source.decode("utf-8", "replace"))
-    for launch in re.finditer(rf"\b{re.escape(text(name))}\s*(?:<[^;<>]*>)?\s*<<<\s*([^,;]+),", code):
-        grid = launch.group(1).strip()
-        if CEIL_DIV.search(grid):
-            return True
-        if re.fullmatch(r"\w+", grid) and re.search(rf"\b{grid}\s*(?:=|\(|\{{)[^;]*?(?:{CEIL_DIV.pattern})", code):
+    chevrons = (m.group(1) for m in re.finditer(rf"\b{re.escape(text(name))}\s*(?:<[^;<>]*>)?\s*<<<\s*([^,;]+),", code))
+    calls = (_argument(code, m.end()) for m in re.finditer(LAUNCH_CALL.format(name=re.escape(text(name))), code))
+    return any(_covers_n(grid.strip(), code, 2) for grid in (*chevrons, *calls))
+
+
+def _covers_n(grid: str, code: str, depth: int) -> bool:
+    """Whether a grid expression is a ceiling division: directly, in the x extent of a `dim3`
+    (`dim3 grid(blocks_x, ny)`), or through names initialised with one, up to `depth` names deep."""
+    dim3 = re.fullmatch(r"dim3\s*[({]\s*(\w+)\s*[,)}].*", grid, re.DOTALL)
+    if dim3:
+        return _covers_n(dim3.group(1), code, depth)
+    if CEIL_DIV.search(grid):
+        return True
+    if depth == 0 or not re.fullmatch(r"\w+", grid):
+        return False
+    for init in re.finditer(rf"\b{grid}\s*(=|\(|\{{)([^;]*)", code):
+        value = init.group(2).strip() if init.group(1) == "=" else f"dim3({init.group(2)}"
+        if _covers_n(value, code, depth - 1):
             return True
     return False
+
+
+def _argument(code: str, start: int) -> str:
+    """The call argument that starts at `start`: the text up to the next comma or closing
+    parenthesis outside brackets."""
+    depth = 0
+    for i in range(start, min(len(code), start + 2000)):
+        ch = code[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                return code[start:i]
+            depth -= 1
+        elif (ch == "," and depth == 0) or ch == ";":
+            return code[start:i]
+    return ""
 
 
 def _cuda_scoped_name(scope: ts.Node, layers: set[str], emit: Emit) -> None:

@@ -27,12 +27,20 @@ TEMPLATE_PARAMETER_KINDS = ("type_parameter_declaration", "parameter_declaration
 # a full 32-lane mask written out (digit separators allowed), or ~0u
 FULL_MASK_32 = re.compile(r"^\(?\s*(0[xX](?:[fF]'?){8}[uUlL]*|~\s*0[uU]?[lL]*)\s*\)?$")
 SYNC_MASK_ARGUMENT = re.compile(rb"\b__\w+_sync\s*\(\s*(\w+)\s*,")
+# `return __ballot_sync(mask, p);` (possibly cast): the function's value is the ballot
+BALLOT_RETURN = re.compile(r"^return\s*(?:\(\s*\w+\s*\)\s*|static_cast<[^<>]*>\s*\(\s*)?\(?\s*"
+                           r"(__ballot_sync|__ballot|__activemask)\s*\(")
+# cudaDeviceProp's opt-in shared-memory limit read as a member (`prop.x`, `props->x`)
+OPTIN_FIELD = re.compile(rb"(?:\.|->)\s*(sharedMemPerBlockOptin)\b")
 
 
 def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> None:
+    aliases = _unsigned_32_aliases(caps)
     for node in caps.get("definition.function", []):
         _member_template_without_keyword(node, emit)
         _warp_row_kernel(node, emit)
+        _ballot_returned_32(node, aliases, emit)
+    _optin_field(caps, source, emit)
     synced = {m.decode() for m in SYNC_MASK_ARGUMENT.findall(source)}
     for node in caps.get("declaration", []) + caps.get("binding", []):
         _lane_mask_variable(node, synced, emit)
@@ -123,3 +131,61 @@ def _lane_mask_variable(node: ts.Node, synced: set[str], emit: Emit) -> None:
             continue
         if FULL_MASK_32.match(text(value).strip()) or text(name) in synced:
             emit("lane-mask-variable-32", name, text(name))
+
+
+def _optin_field(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> None:
+    """`properties.sharedMemPerBlockOptin`: the opt-in shared-memory limit of cudaDeviceProp, read in
+    code (a field identifier of the tree, so comments and strings that name it do not count)."""
+    if not OPTIN_FIELD.search(source):
+        return
+    root = next((n for nodes in caps.values() for n in nodes), None)
+    while root is not None and root.parent is not None:
+        root = root.parent
+    if root is None:
+        return
+    for m in OPTIN_FIELD.finditer(source):
+        node = root.descendant_for_byte_range(m.start(1), m.end(1))
+        if node is not None and node.type == "field_identifier":
+            emit("shared-memory-optin-field", node, m.group(1).decode())
+
+
+def _unsigned_32_aliases(caps: dict[str, list[ts.Node]]) -> dict[str, ts.Node]:
+    """`using bitmask_t = unsigned int;` / `typedef uint32_t bits_t;`: alias name -> its name node."""
+    found: dict[str, ts.Node] = {}
+    for node in caps.get("typedef", []):
+        kind = node.child_by_field_name("type")
+        spelled = re.sub(r"\s+", " ", re.sub(r"\b(const|volatile)\b", "", text(kind))).strip()
+        if not UNSIGNED_32.match(spelled):
+            continue
+        names = [node.child_by_field_name("name")] if node.type == "alias_declaration" else \
+            node.children_by_field_name("declarator")
+        for name in names:
+            if name is not None and name.type == "type_identifier":
+                found.setdefault(text(name), name)
+    return found
+
+
+def _ballot_returned_32(function: ts.Node, aliases: dict[str, ts.Node], emit: Emit) -> None:
+    """A function declared to return a 32-bit unsigned type (or an alias of one) that returns a
+    ballot: on wave64 the ballot has 64 bits and the return type drops lanes 32-63. The alias, when
+    there is one, is reported too: it is the declaration the port widens."""
+    declarator = function.child_by_field_name("declarator")
+    name = declarator.child_by_field_name("declarator") if declarator is not None else None
+    body = function.child_by_field_name("body")
+    if name is None or body is None or function.text is None:
+        return
+    # the return type is the last words before the name (a macro like DEVICE_INLINE may come first
+    # and take the tree's `type` field)
+    prefix = function.text[:name.start_byte - function.start_byte]
+    last = re.search(rb"(unsigned\s+int|[\w:]+)\s*$", prefix)
+    if last is None:
+        return
+    spelled = re.sub(r"\s+", " ", last.group(1).decode()).split("::")[-1]
+    if not (UNSIGNED_32.match(spelled) or spelled in aliases):
+        return
+    if not any(sub.type == "return_statement" and BALLOT_RETURN.match(text(sub)) for sub in walk(body)):
+        return
+    kind = function.descendant_for_byte_range(function.start_byte + last.start(1), function.start_byte + last.end(1))
+    emit("ballot-returned-32bit", kind if kind is not None else name, text(name))
+    if spelled in aliases:
+        emit("ballot-returned-32bit", aliases[spelled], spelled)
