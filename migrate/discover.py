@@ -15,12 +15,13 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
-
-from migrate import vcs
 from migrate.model import Skipped, SourceFile
 from migrate.readfile import read_regular
+
+if TYPE_CHECKING:  # pathspec (and git, in _listing) only when a folder is walked or a pattern given:
+    import pathspec  # lint of named files, the pre-commit case, needs neither
 
 VENDORED = frozenset({
     ".git", ".hg", ".svn", "third_party", "thirdparty", "3rdparty", "external", "extern", "vendor",
@@ -68,7 +69,7 @@ def discover(targets: list[Path], *, include_vendored: bool = False, exclude: tu
     resolved = [t.resolve() for t in targets]
     root = Path(os.path.commonpath([t if t.is_dir() else t.parent for t in resolved]))
     notes: list[str] = []
-    walker = _Walker(root, include_vendored, bounded_spec(exclude, "--exclude", notes), notes)
+    walker = _Walker(root, include_vendored, bounded_spec(exclude, "--exclude", notes) if exclude else None, notes)
     for target in resolved:
         if target.is_dir():
             walker.walk(target)
@@ -92,6 +93,8 @@ def bounded_spec(lines: list[str] | tuple[str, ...], origin: str, notes: list[st
                          f"than {PATTERN_WILDCARDS} wildcards")
             continue
         kept.append(line)
+    import pathspec
+
     return pathspec.GitIgnoreSpec.from_lines(kept)
 
 
@@ -133,7 +136,8 @@ def _sniff(path: Path) -> str | None:
 
 
 class _Walker:
-    def __init__(self, root: Path, include_vendored: bool, exclude: pathspec.GitIgnoreSpec, notes: list[str]) -> None:
+    def __init__(self, root: Path, include_vendored: bool, exclude: pathspec.GitIgnoreSpec | None,
+                 notes: list[str]) -> None:
         self.root = root
         self.include_vendored = include_vendored
         self.exclude = exclude
@@ -142,12 +146,16 @@ class _Walker:
         self.files: dict[str, SourceFile] = {}
         self.skipped: list[Skipped] = []
         self._seen_dirs: set[Path] = set()
-        self.listing = _listing(self.git_root, self.notes) if self.git_root is not None else None
+        self.listing: _GitListing | None = None
+        self._listed = False  # git is asked when a folder is first walked (named files need no listing)
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix() if path != self.root else path.name
 
     def walk(self, top: Path) -> None:
+        if not self._listed and self.git_root is not None:
+            self.listing = _listing(self.git_root, self.notes)
+        self._listed = True
         specs = self._ancestor_specs(top)
         self._walk_dir(top, specs)
 
@@ -217,7 +225,7 @@ class _Walker:
 
     def _ignored(self, path: Path, is_dir: bool, specs: list[tuple[Path, pathspec.GitIgnoreSpec]]) -> bool:
         rel_root = self.rel(path) + ("/" if is_dir else "")
-        if self.exclude.match_file(rel_root):
+        if self.exclude is not None and self.exclude.match_file(rel_root):
             return True
         if self.listing is not None and self.git_root is not None:
             verdict = self.listing.ignored(path.relative_to(self.git_root).as_posix(), is_dir)
@@ -288,6 +296,8 @@ class _GitListing:
 
 
 def _listing(git_root: Path, notes: list[str]) -> _GitListing | None:
+    from migrate import vcs
+
     try:
         return _GitListing(git_root, vcs.listed_files(git_root))
     except vcs.GitError as exc:

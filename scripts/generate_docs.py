@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Write docs/rules/<ID>.md for every rule and docs/rules/README.md, from the rule files, and the
-vocabulary tables of docs/rules-format.md from migrate/vocabulary.py.
+"""Write docs/rules/<ID>.md for every rule and docs/rules/README.md, from the rule files, the
+vocabulary tables of docs/rules-format.md from migrate/vocabulary.py, and the JSON twins of the
+data files every run reads (migrate/rulebase/datafile.py).
 
     python scripts/generate_docs.py           # write
     python scripts/generate_docs.py --check   # exit 1 when docs/rules is stale
@@ -16,6 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from migrate.rulebase import datafile  # noqa: E402
 from migrate.rulebase.docs import family, fill_markers, markdown, vocabulary_tables  # noqa: E402
 from migrate.rulebase.load import load_rules  # noqa: E402
 
@@ -49,6 +51,8 @@ def outputs() -> dict[Path, str]:
     index += [f"| [{r.id}]({r.id}.md) | `{r.name}` | {r.migration_class} | {r.title} |" for r in rules]
     files[DOCS / "README.md"] = "\n".join(index) + "\n"
     files[FORMAT] = fill_markers(FORMAT.read_text(encoding="utf-8"), vocabulary_tables())
+    for name in datafile.TWINNED:
+        files[datafile.twin_path(ROOT / "rules" / name)] = datafile.twin_text(ROOT / "rules" / name)
     return files
 
 
@@ -61,7 +65,7 @@ def main() -> int:
     extra = [p for p in DOCS.glob("*.md") if p not in wanted] if DOCS.exists() else []
     if args.check:
         if stale or extra:
-            print("docs/rules or docs/rules-format.md is stale (run scripts/generate_docs.py):",
+            print("docs/rules, docs/rules-format.md or a data file's JSON twin is stale (run scripts/generate_docs.py):",
                   *[p.name for p in stale + extra], sep="\n  ", file=sys.stderr)
             return 1
         return 0

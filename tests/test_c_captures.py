@@ -66,3 +66,54 @@ def test_derived_captures_equal_the_field_patterns_on_every_c_fixture() -> None:
     assert len(files) > 100
     bad = {str(p.relative_to(ROOT)): d for p in files if (d := _differences(p.read_bytes()))}
     assert bad == {}
+
+
+# The queries are run as a walk of the tree (ts.captures); tree-sitter's own query of the same
+# .scm text must capture the same nodes. The walk gives them in document order, a node before the
+# nodes inside it; tree-sitter orders nested nodes of one start byte either way, so only the
+# order by start byte is compared with it.
+def _query_spans(name: str, root: ts.Node) -> dict[str, list[tuple[int, int, str]]]:
+    text = (ROOT / "migrate" / "extract" / "c" / "queries" / f"{name}.scm").read_text()
+    query = _QUERY.get(name) or _QUERY.setdefault(name, tree_sitter.Query(ts._language(), text))
+    found = tree_sitter.QueryCursor(query).captures(root)
+    return {k: sorted((n.start_byte, -n.end_byte, n.type) for n in v) for k, v in found.items()}
+
+
+def _walk_differences(source: bytes) -> list[str]:
+    root = ts.parse(source)
+    wrong = []
+    for name in ("cuda", "comments"):
+        walked = ts.captures(name, root)
+        for capture, nodes in walked.items():
+            starts = [(n.start_byte, -n.end_byte) for n in nodes]
+            if starts != sorted(starts):
+                wrong.append(f"{name}: {capture} out of document order")
+        spans = {k: sorted((n.start_byte, -n.end_byte, n.type) for n in v) for k, v in walked.items()}
+        if spans != _query_spans(name, root):
+            wrong.append(f"{name}: not what tree-sitter's query captures")
+    return wrong
+
+
+@pytest.mark.parametrize("source", ODD, ids=range(len(ODD)))
+def test_the_walk_captures_what_the_query_captures_on_odd_shapes(source: bytes) -> None:
+    assert _walk_differences(source) == []
+
+
+def test_the_walk_captures_what_the_query_captures_on_every_c_fixture_and_its_broken_halves() -> None:
+    files = sorted(p for folder in ("fixtures", "examples") for p in (ROOT / folder).rglob("*")
+                   if p.suffix in (".cu", ".cuh", ".cpp", ".h", ".hpp", ".c", ".cc", ".hip") and p.is_file())
+    sources = {str(p.relative_to(ROOT)): p.read_bytes() for p in files}
+    sources |= {f"{k} (first half)": v[:len(v) // 2] for k, v in list(sources.items())}
+    bad = {name: d for name, source in sources.items() if (d := _walk_differences(source))}
+    assert bad == {}
+
+
+def test_a_query_that_is_more_than_node_types_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for text in ("(call_expression function: (identifier) @f)", "(identifier) @a (#eq? @a \"x\")"):
+        (tmp_path / "queries").mkdir(exist_ok=True)
+        (tmp_path / "queries" / "x.scm").write_text(text)
+        monkeypatch.setattr(ts, "__file__", str(tmp_path / "ts.py"))
+        ts._types.cache_clear()
+        with pytest.raises(ValueError, match="only node-type patterns"):
+            ts._types("x")
+    ts._types.cache_clear()

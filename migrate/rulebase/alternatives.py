@@ -7,9 +7,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
 from migrate.model import CLASSES
+from migrate.rulebase import datafile
 from migrate.rulebase.load import RuleError, default_rules_dir
 
 
@@ -29,8 +28,7 @@ def load(directory: Path | None = None, version: str = "") -> dict[str, Route]:
     if not path.is_file():
         return {}
     routes: dict[str, Route] = {}
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    for item in yaml.load(path.read_text(), Loader=loader).get("routes", []):
+    for item in datafile.read(path).get("routes", []):
         symbols = item.get("symbol")
         names = symbols if isinstance(symbols, list) else [symbols]
         for field in ("class", "source"):
@@ -50,6 +48,8 @@ def torch_hipified(directory: Path | None = None, version: str = "") -> frozense
     path = (directory or default_rules_dir()) / "alternatives" / "torch-hipify.yaml"
     if not path.is_file():
         return frozenset()
+    import yaml
+
     data = yaml.safe_load(path.read_text()) or {}
     includes = data.get("includes", [])
     if not str(data.get("source", "")).startswith("https://") or not all(isinstance(i, str) for i in includes):

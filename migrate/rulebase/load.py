@@ -10,8 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from migrate import __version__
 from migrate.model import RuleInfo
 from migrate.vocabulary import CONSTRUCTS, FACT_KINDS, ROLES
@@ -265,6 +263,8 @@ def schema() -> dict[str, Any]:
 
 
 def _records(path: Path, raw: bytes, validator: jsonschema.Draft202012Validator) -> list[dict[str, Any]]:
+    import yaml  # here: a run served by the precompiled rule base never parses YAML
+
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         records = yaml.load(raw, Loader=loader)

@@ -10,7 +10,6 @@ import logging
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -157,6 +156,8 @@ def _entry_typed(entry: Entry) -> bool:
 
 def _write(path: Path, data: dict[str, Any]) -> None:
     """Write atomically and drop copies of older rule sets; any failure leaves no cache."""
+    import tempfile  # here: a run that reads the cache needs neither it nor shutil, random, bz2, lzma
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()

@@ -6,8 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir, version_tuple
 
 
@@ -66,8 +65,7 @@ class Catalogue:
 
 @lru_cache(maxsize=4)
 def load(path: Path | None = None) -> Catalogue:
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    data = yaml.load((path or default_rules_dir() / "targets" / "gpus.yaml").read_text(), Loader=loader)
+    data = datafile.read(path or default_rules_dir() / "targets" / "gpus.yaml")
     archs = {name: Arch(name=name, matrix=tuple(spec.pop("matrix", ())), **spec)
              for name, spec in data["architectures"].items()}
     return Catalogue(default_rocm=data["default_rocm"], default_arch=tuple(data["default_arch"]),

@@ -9,8 +9,9 @@ calls a byte (19,090 C/C++/CUDA files of 30 projects), fuzzed token soups 0.05. 
 a callback reads Node.text through it, slowly, so the bytes are parsed once more, reusing that tree."""
 from __future__ import annotations
 
+import re
 from functools import cache, lru_cache
-from importlib import resources
+from pathlib import Path
 
 import tree_sitter
 import tree_sitter_cuda
@@ -28,14 +29,34 @@ def _language() -> tree_sitter.Language:
 
 
 @cache
-def _query(name: str) -> tree_sitter.Query:
-    text = resources.files("migrate.extract.c").joinpath("queries", f"{name}.scm").read_text()
-    return tree_sitter.Query(_language(), text)
+def _types(name: str) -> dict[str, tuple[str, ...]]:
+    """Node type -> capture names, from queries/<name>.scm. Those queries hold node-type patterns
+    only, `(type) @name` or `[(type) ...] @name`, and are run as a walk of the tree: compiling a
+    tree-sitter query for this grammar costs ~10 ms in every process (lint starts one a run),
+    whatever it holds, and running it is no faster than the walk."""
+    text = (Path(__file__).parent / "queries" / f"{name}.scm").read_text(encoding="utf-8")
+    body = "\n".join(line.split(";", 1)[0] for line in text.split("\n"))
+    types: dict[str, tuple[str, ...]] = {}
+    end = 0
+    for m in _PATTERN.finditer(body):
+        if body[end:m.start()].strip():
+            raise ValueError(f"queries/{name}.scm: only node-type patterns are supported: {body[end:m.start()]!r}")
+        end = m.end()
+        for node_type in _NODE_TYPE.findall(m.group(1)):
+            if m.group(2) not in types.get(node_type, ()):
+                types[node_type] = (*types.get(node_type, ()), m.group(2))
+    if body[end:].strip():
+        raise ValueError(f"queries/{name}.scm: only node-type patterns are supported: {body[end:]!r}")
+    return types
+
+
+_PATTERN = re.compile(r"(\[(?:\s*\(\w+\))+\s*\]|\(\w+\))\s*@([\w.]+)")
+_NODE_TYPE = re.compile(r"\((\w+)\)")
 
 
 def prepare() -> None:
-    """Compile the CUDA query now (before worker processes are forked)."""
-    _query("cuda")
+    """Read the CUDA query now (before worker processes are forked)."""
+    _types("cuda")
 
 
 def parse(source: bytes) -> Node:
@@ -64,9 +85,22 @@ def parse(source: bytes) -> Node:
 
 
 def captures(query: str, node: Node) -> dict[str, list[Node]]:
-    """Run a query from queries/<query>.scm; captures by name, in document order."""
-    found = tree_sitter.QueryCursor(_query(query)).captures(node)  # (its progress_callback crashes in 0.26.1)
-    return {name: sorted(nodes, key=lambda n: n.start_byte) for name, nodes in found.items()}
+    """The named nodes of the types queries/<query>.scm lists, by capture name, in document order
+    (a node before the nodes inside it)."""
+    types = _types(query)
+    found: dict[str, list[Node]] = {}
+    cursor = node.walk()
+    while True:
+        current = cursor.node
+        names = types.get(current.type)  # type: ignore[union-attr]
+        if names is not None and current.is_named:  # type: ignore[union-attr]
+            for name in names:
+                found.setdefault(name, []).append(current)  # type: ignore[arg-type]
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return found
 
 
 def error_lines(root: Node, limit: int = 5) -> list[int]:

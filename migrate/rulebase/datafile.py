@@ -1,0 +1,56 @@
+"""The data files every run reads (the GPU targets, the ROCm routes), without importing YAML: beside
+such a file lies a JSON twin of its parsed content and of the YAML's SHA-256, written by
+scripts/generate_docs.py (whose --check test fails on a stale twin). A twin is used only when its
+digest is that of the YAML's bytes, so an edited file or a --rules-dir without twins is parsed."""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from migrate import jsonio
+
+TWINNED = ("targets/gpus.yaml", "alternatives/routes.yaml")  # relative to a rules directory
+
+
+def read(path: Path) -> Any:
+    """The parsed content of the YAML file at `path`, from its twin when that was made from these bytes."""
+    raw = path.read_bytes()
+    try:
+        twin = jsonio.loads(twin_path(path).read_bytes())
+        if isinstance(twin, dict) and twin.get("sha256") == _digest(raw) and "content" in twin:
+            return twin["content"]
+    except (OSError, ValueError, RecursionError):
+        pass
+    return parse(raw)
+
+
+def parse(raw: bytes) -> Any:
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(raw.decode("utf-8"), Loader=loader)
+
+
+def twin_path(path: Path) -> Path:
+    return path.with_suffix(".json")
+
+
+def twin_text(path: Path) -> str:
+    """The twin of the YAML file at `path`. Raises ValueError for content JSON cannot carry as it is
+    (dates, keys that are not text, ...)."""
+    raw = path.read_bytes()
+    content = parse(raw)
+    text = json.dumps({"sha256": _digest(raw), "content": content}, ensure_ascii=False, indent=1, default=_refuse)
+    if json.loads(text)["content"] != content:
+        raise ValueError(f"{path}: its content does not survive JSON unchanged")
+    return text + "\n"
+
+
+def _refuse(value: object) -> None:
+    raise ValueError(f"a value JSON cannot carry: {value!r}")
+
+
+def _digest(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
