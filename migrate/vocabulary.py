@@ -107,6 +107,8 @@ C_CONSTRUCTS: dict[str, str] = {
     "warp-width-block": "a block shape `dim3(32, nwarps)`: x is one 32-lane warp, y counts warps",
     "warp-size-template-argument": "a template argument of 32 for a template parameter named like the warp size",
     "pointer-attributes-unregistered": "a `cudaPointerAttributes` field compared with CUDA's answer for unregistered memory",
+    "device-capability-compare": "a comparison of `cudaDeviceProp::major` (or the compute-capability attribute) that HIP's "
+                                 "gfx-derived values decide differently",
     "ginkgo-cuda-executor": "Ginkgo's CUDA executor named directly (`gko::CudaExecutor`)",
     "cuda-arch-option": "a string literal that is an NVIDIA architecture option (`\"--gpu-architecture=compute_80\"`, "
                         "`\"-arch=sm_90a\"`): NVRTC options or an nvcc command built in code (also in Python)",

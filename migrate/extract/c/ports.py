@@ -23,6 +23,10 @@ POINTER_ATTRIBUTES = re.compile(rb"\bcudaPointerAttributes\s*(\*\s*)?(\w+)")
 UNREGISTERED = {"type": {"0", "cudaMemoryTypeUnregistered"}, "memoryType": {"0", "cudaMemoryTypeUnregistered"},
                 "device": {"-2"}}
 GINKGO_CUDA = frozenset({"CudaExecutor"})
+DEVICE_PROP = re.compile(rb"\bcudaDeviceProp\s*(?:const\s*)?[&*]?\s*(?:const\s*)?(\w+)|"
+                         rb"\bcudaGetDeviceProperties\s*\(\s*&\s*(\w+)")
+CAPABILITY_ATTRIBUTE = re.compile(rb"\bcudaDeviceGetAttribute\s*\(\s*&\s*(\w+)\s*,\s*cudaDevAttrComputeCapabilityMajor\b")
+FLIP = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "==": "==", "!=": "!="}
 
 
 def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> None:
@@ -45,6 +49,11 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> Non
             args = call.child_by_field_name("arguments") if call is not None else None
             if call is not None and args is not None and len(args.named_children) == 2:
                 _unregistered_check(call, list(args.named_children), names, emit, comparison=False)
+    props = {n.decode() for m in DEVICE_PROP.finditer(source) for n in m.groups() if n}
+    majors = {m.group(1).decode() for m in CAPABILITY_ATTRIBUTE.finditer(source)}
+    if props or majors:
+        for node in caps.get("binary", []):
+            _capability_compare(node, props, majors, emit)
     # Ginkgo itself (namespace gko) has its own back ends; a file that also names HipExecutor
     # already chooses the executor per back end (an executor map with "cuda" and "hip" entries)
     if b"gko::" in source and not re.search(rb"\bnamespace\s+gko\b|\bHipExecutor\b", source):
@@ -146,3 +155,37 @@ def _ginkgo_cuda(scope: ts.Node, emit: Emit) -> None:
     first = text(inner).split("::")[0].split("<")[0].strip() if inner is not None else ""
     if first in GINKGO_CUDA:
         emit("ginkgo-cuda-executor", scope, f"gko::{first}")
+
+
+def _capability_compare(node: ts.Node, props: set[str], majors: set[str], emit: Emit) -> None:
+    """`prop.major >= 9`, `prop.major * 10 + prop.minor == 90`, `cc_major >= 10` (from
+    cudaDevAttrComputeCapabilityMajor): a gate on the NVIDIA compute capability. HIP reports a
+    capability derived from the gfx name (gfx90a 9.0, gfx942 9.4, gfx1100 11.0), so bounds and
+    equalities below 9 are decided as on the newest NVIDIA GPUs; those are left alone."""
+    operator = node.child_by_field_name("operator")
+    op = text(operator) if operator is not None else ""
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if op not in FLIP or left is None or right is None:
+        return
+    for capability, bound, flipped in ((left, right, False), (right, left, True)):
+        scale = _capability_scale(re.sub(r"\s+", "", text(capability)), props, majors)
+        value = re.fullmatch(r"\(?(\d+)[uU]?\)?", text(bound).strip())
+        if scale is None or value is None:
+            continue
+        relation = FLIP[op] if flipped else op
+        threshold = int(value.group(1)) / scale + (1 / scale if relation in (">", "<=") else 0)
+        if threshold >= 9:  # equality too: `major == 8` is false on ROCm as on the newest NVIDIA GPUs
+            emit("device-capability-compare", node, re.sub(r"\s+", " ", text(node)))
+        return
+
+
+def _capability_scale(expression: str, props: set[str], majors: set[str]) -> int | None:
+    """1 for `p.major` (or a major read through cudaDevAttrComputeCapabilityMajor), 10 for
+    `p.major*10+p.minor`, 100 for `p.major*100+p.minor*10`; None for anything else."""
+    expression = expression.strip("()")
+    if expression in majors:
+        return 1
+    m = re.fullmatch(r"(\w+)(?:\.|->)major(?:\*(10|100)\+\1(?:\.|->)minor(\*10)?)?", expression)
+    if m is None or m.group(1) not in props or (m.group(2) == "100") != bool(m.group(3)):
+        return None
+    return int(m.group(2) or 1)
