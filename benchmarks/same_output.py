@@ -1,20 +1,24 @@
 #!/usr/bin/env python3
 """Check that the fast paths write the same bytes as the slow one, on real trees.
 
-    python benchmarks/same_output.py TREE... [--against GIT-REF]
+    python benchmarks/same_output.py TREE... [--against GIT-REF] [--no-cli]
 
 For each tree: the slow path (every fact kept, as a hipify-perl pass needs; one process; no
 cache), a parallel cold scan into a fresh cache, and the warm rescan from that cache render
 JSON, SARIF, CSV and Markdown; all must be byte-identical. With --against, the command line of
 an older commit (exported with `git archive` into a temporary folder) writes the same formats
 for comparison; only the timing lines ("seconds") are left out of that comparison, since they
-differ from run to run. Exits 1 on any difference.
+differ from run to run. Unless --no-cli, this tree's command line also writes every format cold
+(`--no-cache`, default jobs), cold with `--jobs 1`, into a fresh cache (the report cache stores)
+and warm (the report cache's hit; HTML, which it does not keep, from the per-file cache): all
+byte-identical but for the time (the text's one line, the HTML's "scanned in"). Exits 1 on any difference.
 """
 from __future__ import annotations
 
 import argparse
 import dataclasses
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -53,6 +57,29 @@ def cli_outputs(code: Path, tree: Path, out: Path) -> dict[str, str]:
     return {name: _untimed((out / f"r.{name}").read_text()) for name in CLI_FORMATS}
 
 
+CACHED_FORMATS = ("json", "sarif", "csv", "markdown", "text")  # what the report cache keeps
+
+
+def cli_paths(tree: Path, out: Path) -> dict[str, dict[str, bytes]]:
+    """Every format's bytes from the CLI: cold, cold with --jobs 1, stored into a fresh cache, warm."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "ROCM_MIGRATE_CACHE_DIR": str(out / "cache")}
+    runs: dict[str, dict[str, bytes]] = {}
+    for run, extra in (("cold", ["--no-cache"]), ("cold --jobs 1", ["--no-cache", "--jobs", "1"]), ("stored", []),
+                       ("warm", [])):
+        folder = out / run.replace(" ", "_")
+        folder.mkdir()
+        cached = ["-f", "json", "-o", str(folder / "r.json")]
+        for name in CACHED_FORMATS[1:]:
+            cached += [f"--{name}-output", str(folder / f"r.{name}")]
+        for args in (cached, ["-f", "html", "-o", str(folder / "r.html")]):
+            subprocess.run([sys.executable, "-m", "migrate", "scan", str(tree), "--no-hipify", "-q", *args, *extra],
+                           env=env, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        runs[run] = {p.suffix[1:]: p.read_bytes() for p in sorted(folder.iterdir())}
+        runs[run]["text"] = b"\n".join(line for line in runs[run]["text"].split(b"\n") if not line.startswith(b"Scanned "))
+        runs[run]["html"] = re.sub(rb"scanned in [0-9.]+ s", b"scanned in - s", runs[run]["html"])  # its one time
+    return runs
+
+
 def _untimed(text: str) -> str:
     return "\n".join(line for line in text.split("\n") if '"seconds":' not in line and '"scanned_at":' not in line)
 
@@ -69,6 +96,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("trees", nargs="+", type=Path)
     parser.add_argument("--against", metavar="GIT-REF", help="also compare with this commit's command line")
+    parser.add_argument("--no-cli", action="store_true", help="leave out the command line's cold/stored/warm check")
     args = parser.parse_args()
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -88,6 +116,17 @@ def main() -> int:
                 print(f"{tree.name}: {args.against} vs this tree's CLI: same {same}, "
                       f"different {[n for n in CLI_FORMATS if n not in same]}")
                 failures += len(CLI_FORMATS) - len(same)
+            if not args.no_cli:
+                out = Path(tmp) / f"cli-{n}"
+                out.mkdir()
+                runs = cli_paths(tree, out)
+                first = runs["cold"]
+                for label, outputs in runs.items():
+                    differ = [name for name in first if outputs[name] != first[name]]
+                    sizes = ", ".join(f"{name} {len(first[name])} B" for name in first)
+                    print(f"{tree.name}: CLI {label} vs CLI cold: " + (f"DIFFERENT in {differ}" if differ else
+                                                                       f"byte-identical ({sizes})"))
+                    failures += len(differ)
             for label, outputs in paths.items():
                 differ = [name for name in FORMATS if outputs[name] != slow[name]]
                 sizes = ", ".join(f"{name} {len(slow[name].encode())} B" for name in FORMATS)

@@ -1,14 +1,18 @@
 """The per-file cache, an sqlite file of plain JSON rows (no pickle: the directory may be shared):
-extractions keyed by file content (lint, and scans that need every fact), and a file's matched
-result keyed by content, rules, targets and code versions (scan). A row that does not decode to
-values of the right types is a miss."""
+extractions keyed by file content (lint, and scans that need every fact), a file's matched
+result keyed by content, rules, targets and code versions (scan), and a tree's stat entries
+(migrate.statcache); beside it, the report cache's files (migrate.reportcache). A row that does
+not decode to values of the right types is a miss."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sqlite3
+import stat
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from migrate import jsonio
 from migrate.model import Extraction, Fact
@@ -19,8 +23,12 @@ _INT, _STR, _OPT_STR, _OPT_INT = (int,), (str,), (str, type(None)), (int, type(N
 FACT_TYPES = {"kind": _STR, "name": _STR, "line": _INT, "column": _INT, "end_line": _INT, "end_column": _INT,
               "role": _STR, "text": _STR, "guard": _OPT_STR, "cell": _OPT_INT, "value": _OPT_INT}
 FACT_ROW = tuple(FACT_TYPES[name] for name in FACT_FIELDS)
-TABLES = ("facts", "results", "reports")
-REPORTS_KEPT = 8  # rendered reports of the most recent scans (see migrate.reportcache)
+TABLES = ("facts", "results", "stats")
+REPORTS_DIR = "reports"  # rendered reports of the most recent scans, one file each (see migrate.reportcache)
+REPORTS_KEPT = 8
+STATS_KEPT = 64  # trees whose files' stat entries are kept (migrate.statcache)
+NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+READ_FLAGS = os.O_RDONLY | NO_FOLLOW | getattr(os, "O_NONBLOCK", 0)
 
 
 class BadRow(ValueError):
@@ -124,18 +132,59 @@ class Cache:
     def put_rows(self, items: list[tuple[str, bytes]]) -> None:
         self._put("results", items)
 
-    def get_report(self, key: str) -> bytes | None:
-        row = self._get("reports", [key]).get(key)
+    def get_stats(self, key: str) -> bytes | None:
+        """A tree's stat entries (migrate.statcache)."""
+        row = self._get("stats", [key]).get(key)
         return row if isinstance(row, bytes) else None
 
-    def put_report(self, key: str, value: bytes) -> None:
-        self._put("reports", [(key, value)])
+    def put_stats(self, key: str, value: bytes) -> None:
+        self._put("stats", [(key, value)])
+        self._keep("stats", STATS_KEPT)
+
+    def open_report(self, key: str) -> BinaryIO | None:
+        """A stored report's file, open (a regular file, not a link), or None."""
+        if self.path is None:
+            return None
+        try:
+            fd = os.open(self.path.parent / REPORTS_DIR / key, READ_FLAGS)
+        except OSError:
+            return None
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                return os.fdopen(fd, "rb")
+        except OSError:
+            pass
+        os.close(fd)
+        return None
+
+    def put_report(self, key: str, parts: Iterable[bytes]) -> None:
+        """Store a report's bytes under `key` (written aside, then renamed into place), keeping
+        the REPORTS_KEPT most recent."""
+        if self.path is None:
+            return
+        folder = self.path.parent / REPORTS_DIR
+        aside = folder / f".{key}.{os.getpid()}"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            with open(os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | NO_FOLLOW, 0o644), "wb") as out:
+                for part in parts:
+                    out.write(part)
+            os.replace(aside, folder / key)
+            kept = sorted((e for e in os.scandir(folder) if not e.name.startswith(".")),
+                          key=lambda e: e.stat(follow_symlinks=False).st_mtime_ns, reverse=True)
+            for old in kept[REPORTS_KEPT:]:
+                os.unlink(old.path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(aside)
+
+    def _keep(self, table: str, count: int) -> None:
         db = self._connect()
         try:
             if db is not None:
                 with db:
-                    db.execute("DELETE FROM reports WHERE rowid NOT IN "
-                               "(SELECT rowid FROM reports ORDER BY rowid DESC LIMIT ?)", (REPORTS_KEPT,))
+                    db.execute(f"DELETE FROM {table} WHERE rowid NOT IN "
+                               f"(SELECT rowid FROM {table} ORDER BY rowid DESC LIMIT ?)", (count,))
         except sqlite3.Error:
             pass
 

@@ -54,6 +54,9 @@ PATTERN_WILDCARDS = 32
 STARS = re.compile(r"\*{3,}")
 K8S = re.compile(rb"^(apiVersion|kind):", re.MULTILINE)
 SHEBANG = re.compile(rb"^#!.*\b(?:(ba|z|da)?sh|python3?)\b")
+# Whether any of NAME_GLOBS matches (fnmatch's own regexes, one alternation): most names match
+# none, and a failed search costs one regex instead of one fnmatch per glob.
+ANY_NAME_GLOB = re.compile("|".join(fnmatch.translate(pattern) for pattern, _ in NAME_GLOBS))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -81,7 +84,14 @@ def discover(targets: list[Path], *, include_vendored: bool = False, exclude: tu
 
 
 def bounded_spec(lines: list[str] | tuple[str, ...], origin: str, notes: list[str]) -> pathspec.GitIgnoreSpec:
-    """A gitignore spec without the patterns whose regexes could backtrack for minutes:
+    """A gitignore spec of `bounded_lines`."""
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(bounded_lines(lines, origin, notes))
+
+
+def bounded_lines(lines: list[str] | tuple[str, ...], origin: str, notes: list[str]) -> list[str]:
+    """Gitignore lines without the patterns whose regexes could backtrack for minutes:
     runs of three or more `*` mean `*` to git (or `**` between slashes) and are folded;
     a pattern still longer than PATTERN_CHARS or with more than PATTERN_WILDCARDS
     wildcards is dropped with a note."""
@@ -93,9 +103,25 @@ def bounded_spec(lines: list[str] | tuple[str, ...], origin: str, notes: list[st
                          f"than {PATTERN_WILDCARDS} wildcards")
             continue
         kept.append(line)
-    import pathspec
+    return kept
 
-    return pathspec.GitIgnoreSpec.from_lines(kept)
+
+class _Spec:
+    """A .gitignore's patterns, compiled when first matched: inside a git checkout git answers
+    first, and most scans never need them (nor the pathspec import)."""
+
+    __slots__ = ("_spec", "lines")
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self._spec: pathspec.GitIgnoreSpec | None = None
+
+    def match_file(self, rel: str) -> bool:
+        if self._spec is None:
+            import pathspec
+
+            self._spec = pathspec.GitIgnoreSpec.from_lines(self.lines)
+        return bool(self._spec.match_file(rel))
 
 
 def _fold_stars(m: re.Match[str]) -> str:
@@ -109,15 +135,17 @@ def file_kind(path: Path, *, sniff: bool = True) -> str | None:
     name = path.name.lower()
     if name in NAME_KINDS:
         return NAME_KINDS[name]
-    for pattern, kind in NAME_GLOBS:
-        if fnmatch.fnmatch(name, pattern):
-            return kind
-    if path.suffix.lower() in (".yml", ".yaml") and path.parent.name == "workflows" and path.parent.parent.name == ".github":
+    if ANY_NAME_GLOB.match(os.path.normcase(name)):
+        for pattern, kind in NAME_GLOBS:
+            if fnmatch.fnmatch(name, pattern):
+                return kind
+    suffix = path.suffix.lower()
+    if suffix in (".yml", ".yaml") and path.parent.name == "workflows" and path.parent.parent.name == ".github":
         return "manifest"  # CI workflows: container images and GPU runners
-    if path.suffix.lower() in (".txt", ".in") and path.parent.name.lower() in REQUIREMENTS_DIRS:
+    if suffix in (".txt", ".in") and path.parent.name.lower() in REQUIREMENTS_DIRS:
         return "requirements"  # requirements/base.txt, requirements/cuda.in
-    suffix_kind = SUFFIX_KINDS.get(path.suffix.lower())
-    if suffix_kind or path.suffix.lower() not in ("", ".yaml", ".yml"):
+    suffix_kind = SUFFIX_KINDS.get(suffix)
+    if suffix_kind or suffix not in ("", ".yaml", ".yml"):
         return suffix_kind
     return _sniff(path) if sniff else None
 
@@ -143,6 +171,8 @@ class _Walker:
         self.exclude = exclude
         self.notes = notes
         self.git_root = _git_root(root)
+        self._root_prefix = _prefix(root)
+        self._git_prefix = _prefix(self.git_root) if self.git_root is not None else ""
         self.files: dict[str, SourceFile] = {}
         self.skipped: list[Skipped] = []
         self._seen_dirs: set[Path] = set()
@@ -150,6 +180,10 @@ class _Walker:
         self._listed = False  # git is asked when a folder is first walked (named files need no listing)
 
     def rel(self, path: Path) -> str:
+        """The path relative to the root, '/'-separated (the root itself: its name)."""
+        text = str(path)
+        if os.sep == "/" and text.startswith(self._root_prefix) and len(text) > len(self._root_prefix):
+            return text[len(self._root_prefix):]  # what relative_to gives, without building paths
         return path.relative_to(self.root).as_posix() if path != self.root else path.name
 
     def walk(self, top: Path) -> None:
@@ -159,9 +193,12 @@ class _Walker:
         specs = self._ancestor_specs(top)
         self._walk_dir(top, specs)
 
-    def _walk_dir(self, directory: Path, specs: list[tuple[Path, pathspec.GitIgnoreSpec]]) -> None:
+    def _walk_dir(self, directory: Path, specs: list[tuple[Path, _Spec]],
+                  real: Path | None = None) -> None:
+        """`real` is the directory's real path when the caller knows it (a folder, not a link,
+        inside a folder whose real path is known)."""
         try:
-            real = Path(os.path.realpath(directory, strict=True))
+            real = real or Path(os.path.realpath(directory, strict=True))
         except OSError as exc:
             reason = "symlink loop" if exc.errno == errno.ELOOP else f"unreadable directory: {exc.strerror}"
             self.skipped.append(Skipped(path=self.rel(directory), reason=reason))
@@ -173,12 +210,13 @@ class _Walker:
             self.skipped.append(Skipped(path=self.rel(directory), reason="symlink loop (directory already scanned)"))
             return
         self._seen_dirs.add(real)
-        specs = specs + self._gitignore(directory)
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as exc:
+            specs = specs + self._gitignore(directory)
             self.skipped.append(Skipped(path=self.rel(directory), reason=f"unreadable directory: {exc.strerror}"))
             return
+        specs = specs + self._gitignore(directory, {e.name for e in entries})
         for entry in entries:
             path = Path(entry.path)
             is_dir = _is_dir(entry)
@@ -190,7 +228,7 @@ class _Walker:
                         self.skipped.append(Skipped(path=self.rel(path) + "/",
                                                     reason="vendored or build directory (use --include-vendored)"))
                     continue
-                self._walk_dir(path, specs)
+                self._walk_dir(path, specs, None if _is_link(entry) else real / entry.name)
             else:
                 self.file(path, explicit=False, link=_is_link(entry))
 
@@ -223,12 +261,15 @@ class _Walker:
             return
         self.files[rel] = SourceFile(path=path, rel=rel, kind=kind, size=info.st_size)
 
-    def _ignored(self, path: Path, is_dir: bool, specs: list[tuple[Path, pathspec.GitIgnoreSpec]]) -> bool:
+    def _ignored(self, path: Path, is_dir: bool, specs: list[tuple[Path, _Spec]]) -> bool:
         rel_root = self.rel(path) + ("/" if is_dir else "")
         if self.exclude is not None and self.exclude.match_file(rel_root):
             return True
         if self.listing is not None and self.git_root is not None:
-            verdict = self.listing.ignored(path.relative_to(self.git_root).as_posix(), is_dir)
+            text = str(path)
+            inside = os.sep == "/" and text.startswith(self._git_prefix) and len(text) > len(self._git_prefix)
+            verdict = self.listing.ignored(text[len(self._git_prefix):] if inside
+                                           else path.relative_to(self.git_root).as_posix(), is_dir)
             if verdict is not None:
                 return verdict
         for base, spec in specs:
@@ -240,11 +281,14 @@ class _Walker:
                 return True
         return False
 
-    def _gitignore(self, directory: Path) -> list[tuple[Path, pathspec.GitIgnoreSpec]]:
+    def _gitignore(self, directory: Path, names: set[str] | None = None) -> list[tuple[Path, _Spec]]:
+        """The ignore files of a folder (`names`: what the folder holds, when it was listed)."""
         if self.git_root is None:
             return []
         found = []
         for name in (".gitignore",) + ((".git/info/exclude",) if directory == self.git_root else ()):
+            if names is not None and name.split("/")[0] not in names:
+                continue  # not there: what reading it would have found
             path = directory / name
             try:
                 if path.is_symlink() and not _inside(Path(os.path.realpath(path)), self.git_root):
@@ -259,11 +303,11 @@ class _Walker:
             if len(data) > IGNORE_FILE_BYTES:
                 self.notes.append(f"{self.rel(path)}: only the first {IGNORE_FILE_BYTES} bytes were read")
             lines = data[:IGNORE_FILE_BYTES].decode("utf-8", errors="replace").splitlines()
-            found.append((directory, bounded_spec(lines, self.rel(path) if _inside(path, self.root) else str(path),
-                                                  self.notes)))
+            found.append((directory, _Spec(bounded_lines(lines, self.rel(path) if _inside(path, self.root)
+                                                         else str(path), self.notes))))
         return found
 
-    def _ancestor_specs(self, top: Path) -> list[tuple[Path, pathspec.GitIgnoreSpec]]:
+    def _ancestor_specs(self, top: Path) -> list[tuple[Path, _Spec]]:
         if self.git_root is None or top == self.git_root:
             return []
         specs = []
@@ -285,7 +329,7 @@ class _GitListing:
 
     def ignored(self, rel: str, is_dir: bool) -> bool | None:
         """True or False as git decides; None below an opaque entry (the caller matches .gitignore)."""
-        if any(parent in self.opaque for parent in _parents(rel)):
+        if self.opaque and any(parent in self.opaque for parent in _parents(rel)):
             return None
         if is_dir:
             if rel in self.listed:
@@ -319,7 +363,17 @@ def _git_root(path: Path) -> Path | None:
     return None
 
 
+def _prefix(folder: Path) -> str:
+    """The text every path below the folder starts with."""
+    text = str(folder)
+    return text if text.endswith(os.sep) else text + os.sep
+
+
 def _inside(path: Path, root: Path) -> bool:
+    """Whether the path is the root or below it (as paths, lexically)."""
+    if os.sep == "/":
+        text = str(path)
+        return text == str(root) or text.startswith(_prefix(root))
     return path == root or root in path.parents
 
 

@@ -87,9 +87,9 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
 def _needs_facts(settings: Settings) -> bool:
     """A hipify-perl pass reads every fact of the files it compares (the fast path keeps only
     matched results): it is run when turned on and hipify-perl is where the scan looks for it."""
-    from migrate.hipify import tool as hipify
+    from migrate.hipify import where
 
-    return settings.use_hipify and hipify.installed(settings.hipify)
+    return settings.use_hipify and where.installed(settings.hipify)
 
 
 @dataclass(frozen=True, slots=True)

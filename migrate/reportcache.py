@@ -1,41 +1,57 @@
 """A rescan of an unchanged tree: the rendered reports of the last scan with the same inputs.
 
 The key covers everything a single-project scan reads: each discovered file's path, kind and
-content hash, what discovery skipped and why, the settings, the rules, the git commit, the
-requested formats and the tool's own code and data files. Reports are stored with stand-ins for
-the two values that change from run to run (`summary.seconds`, `source.scanned_at`), which get
-this run's values, so a hit writes the same bytes a full scan would. Only formats whose only
-run-dependent values are those two are kept (JSON, SARIF, CSV, Markdown, and plain text as it
-goes into a file or a pipe, whose one line with the time is checked to fit its width: HTML and
-coloured terminal text are not), and never a scan with a hipify-perl or libclang pass, whose
-outside programs the key cannot see. What a full scan says on stderr (its notes, skipped files
-and summary line) is stored with the reports and said again on a hit. The row is JSON in the
-per-file cache's sqlite file (data only); a row of the wrong shape is a miss."""
+content digest (from `statcache`: a file whose stat did not change is not read again), what
+discovery skipped and why, the settings, the rules, the git commit, the requested formats and
+the tool's own code and data files. Reports are stored with stand-ins for the two values that
+change from run to run (`summary.seconds`, `source.scanned_at`), whose places are recorded; a
+hit copies the stored bytes and writes this run's values in those places, so it writes the
+bytes a full scan would without decoding anything. Only formats whose only run-dependent values
+are those two are kept (JSON, SARIF, CSV, Markdown, and plain text as it goes into a file or a
+pipe, whose one line with the time is checked to fit its width: HTML and coloured terminal text
+are not), and never a scan with a hipify-perl or libclang pass, whose outside programs the key
+cannot see. What a full scan says on stderr (its notes, skipped files and summary line) is stored
+with the reports and said again on a hit. Each report is a file in the cache directory (a
+prefix, a JSON header, the bytes: data only); a file of the wrong shape is a miss."""
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import json
+import re
+import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timezone
-from functools import lru_cache
 from pathlib import Path
+from typing import Any, BinaryIO
 
 from migrate import __version__, jsonio, vcs
 from migrate.cache import Cache
 from migrate.discover import discover
-from migrate.model import Report
-from migrate.readfile import read
+from migrate.model import Report, SourceFile
 from migrate.rulebase.load import RuleBase, default_rules_dir
+from migrate.safetext import unicode_text
 from migrate.settings import Settings
+from migrate.statcache import Digests
 
 FORMATS = frozenset({"json", "sarif", "csv", "markdown", "text"})  # "text": plain (no colour)
 SECONDS = 987654.321  # stand-ins for the run-dependent values while a report is stored
 SCANNED_AT = "0000-00-00T00:00:00+stand-in"
 TEXT_SECONDS = "in {:.2f}s;"  # how the text report shows the time (render/terminal_report.py)
+# The stand-ins as they appear in the rendered bytes, in the order of `_values`.
+STAND_INS = (f'"seconds": {json.dumps(SECONDS)}'.encode(), json.dumps(SCANNED_AT).encode(),
+             TEXT_SECONDS.format(SECONDS).encode())
+_STAND_IN = re.compile(b"|".join(re.escape(s) for s in STAND_INS))
+MAGIC = b"rocm-migrate report 1 "
+PREFIX = len(MAGIC) + 17  # the magic, the header's length in 16 digits, a newline
+HEADER_MAX = 1 << 26
+PIECE = 1 << 20  # bytes copied at a time
+CODE_FILE_BYTES = 1 << 30  # no file of the tool's own is skipped for its size
 
 Progress = Callable[[int, int], None]
+Pieces = Callable[[], Iterator[bytes]]  # a report's UTF-8 bytes in pieces, anew at each call
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -50,7 +66,7 @@ class Said:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Outputs:
-    texts: dict[str, str]  # format -> rendered report
+    reports: dict[str, Pieces]  # format -> its bytes with this run's time (readable while `write` runs)
     migration_class: str  # the report's class, for --fail-on
     said: Said = Said()
 
@@ -63,38 +79,70 @@ class TextOptions:
     plan: bool = False
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Body:
+    """Where a format's bytes are in a stored report, and where its stand-ins are in them."""
+
+    start: int
+    size: int
+    marks: tuple[tuple[int, int], ...]  # (offset in the body, index into STAND_INS), in order
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Stored:
+    bodies: dict[str, _Body]
+    migration_class: str
+    said: Said
+
+
 def applies(settings: Settings, formats: Sequence[str]) -> bool:
     return (settings.cache_dir is not None and not settings.precise and bool(formats)
             and all(f in FORMATS for f in formats) and not _hipify_installed(settings))
 
 
 def scan(targets: list[Path], settings: Settings, rules_dir: Path | None, load_rules: Callable[[], RuleBase],
-         formats: Sequence[str], progress: Progress | None = None, text: TextOptions = TextOptions()) -> Outputs:
+         formats: Sequence[str], write: Callable[[Outputs], None], progress: Progress | None = None,
+         text: TextOptions = TextOptions()) -> None:
     """The rendered reports, from the cache when nothing they depend on changed, else scanned
-    (the rules are loaded, by `load_rules`, only then)."""
-    from migrate.rulebase import precompiled
-
+    (the rules are loaded, by `load_rules`, only then), handed to `write`. A hit copies the
+    stored bytes with this run's time in the stand-ins' places, and rewrites nothing."""
     started = time.perf_counter()
     scanned_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     wanted = tuple(dict.fromkeys(formats))
     cache = Cache(settings.cache_dir)
-    key = _key(targets, settings, precompiled.content_key(rules_dir or default_rules_dir()),
-               (*wanted, repr(text)) if "text" in wanted else wanted)
-    stored = _decode(cache.get_report(key), wanted)
-    if stored is None:
-        from migrate import pipeline
+    # The default rules are part of the code key; other rules are hashed as the rule cache does.
+    rules_key = _rules_key(rules_dir) if rules_dir and rules_dir.resolve() != default_rules_dir() else ""
+    key = _key(targets, settings, rules_key, (*wanted, repr(text)) if "text" in wanted else wanted, cache)
+    stored = cache.open_report(key)
+    if stored is not None:
+        with stored:
+            hit = _read(stored, wanted)
+            if hit is not None:
+                values = _values(round(time.perf_counter() - started, 3), scanned_at)
+                write(Outputs({name: _pieces(stored, body, values) for name, body in hit.bodies.items()},
+                              hit.migration_class, hit.said))
+                return
+    from migrate import pipeline
 
-        rules = load_rules()
-        report = dataclasses.replace(pipeline.run(targets, settings, rules, progress),
-                                     seconds=SECONDS, scanned_at=SCANNED_AT)
-        stored = Outputs({name: _render(report, name, text) for name in wanted}, report.migration_class,
-                         Said(notes=report.notes, skipped=tuple((s.path, s.reason) for s in report.skipped),
-                              files_scanned=report.files_scanned, findings=len(report.findings)))
-        if _fits(stored, text):
-            cache.put_report(key, _encode(stored))
-    seconds = round(time.perf_counter() - started, 3)
-    return Outputs({name: _fill(body, seconds, scanned_at) for name, body in stored.texts.items()},
-                   stored.migration_class, stored.said)
+    report = dataclasses.replace(pipeline.run(targets, settings, load_rules(), progress), seconds=SECONDS,
+                                 scanned_at=SCANNED_AT)
+    texts = {name: unicode_text(_render(report, name, text)).encode("utf-8") for name in wanted}
+    done = _Stored({}, report.migration_class,
+                   Said(notes=report.notes, skipped=tuple((s.path, s.reason) for s in report.skipped),
+                        files_scanned=report.files_scanned, findings=len(report.findings)))
+    del report
+    bodies = {name: _Body(0, len(data), _marks(data)) for name, data in texts.items()}
+    if _fits(texts.get("text"), bodies.get("text"), text):
+        cache.put_report(key, _encode(texts, bodies, done))
+    values = _values(round(time.perf_counter() - started, 3), scanned_at)
+    write(Outputs({name: _pieces(io.BytesIO(texts[name]), body, values) for name, body in bodies.items()},
+                  done.migration_class, done.said))
+
+
+def _rules_key(rules_dir: Path) -> str:
+    from migrate.rulebase import precompiled
+
+    return precompiled.content_key(rules_dir)
 
 
 def _render(report: Report, name: str, text: TextOptions) -> str:
@@ -105,82 +153,141 @@ def _render(report: Report, name: str, text: TextOptions) -> str:
     return renderer(name)(report)
 
 
-def _fits(outputs: Outputs, text: TextOptions) -> bool:
+def _marks(data: bytes) -> tuple[tuple[int, int], ...]:
+    return tuple((m.start(), STAND_INS.index(m.group())) for m in _STAND_IN.finditer(data))
+
+
+def _fits(data: bytes | None, body: _Body | None, text: TextOptions) -> bool:
     """Whether the text's line with the stand-in time fits its width (then the shorter real time
     fits too, and the line breaks where a full scan's would)."""
-    if "text" not in outputs.texts:
+    if data is None or body is None:
         return True
-    shown = TEXT_SECONDS.format(SECONDS)
-    return any(shown in line and len(line) <= text.width for line in outputs.texts["text"].split("\n"))
+    for offset, which in body.marks:
+        if which == 2:
+            start, end = data.rfind(b"\n", 0, offset) + 1, data.find(b"\n", offset)
+            if len(data[start:end if end >= 0 else len(data)].decode("utf-8")) <= text.width:
+                return True
+    return False
 
 
-def _fill(text: str, seconds: float, scanned_at: str) -> str:
-    return (text.replace(f'"seconds": {json.dumps(SECONDS)}', f'"seconds": {json.dumps(seconds)}')
-            .replace(json.dumps(SCANNED_AT), json.dumps(scanned_at))
-            .replace(TEXT_SECONDS.format(SECONDS), TEXT_SECONDS.format(seconds)))
+def _values(seconds: float, scanned_at: str) -> tuple[bytes, ...]:
+    """This run's values for STAND_INS, in their order."""
+    return (f'"seconds": {json.dumps(seconds)}'.encode(), json.dumps(scanned_at).encode(),
+            TEXT_SECONDS.format(seconds).encode())
 
 
-def _encode(outputs: Outputs) -> bytes:
-    """A JSON header line (class, what the scan said, formats and their sizes), then the texts'
-    UTF-8 bytes as they are."""
-    texts = {name: text.encode("utf-8", "surrogatepass") for name, text in outputs.texts.items()}
-    said = outputs.said
-    header = {"class": outputs.migration_class, "sizes": [[name, len(data)] for name, data in texts.items()],
-              "notes": list(said.notes), "skipped": [list(s) for s in said.skipped],
-              "files": said.files_scanned, "findings": said.findings}
-    return jsonio.dumps(header) + b"\n" + b"".join(texts.values())
+def _pieces(source: BinaryIO, body: _Body, values: tuple[bytes, ...]) -> Pieces:
+    """The body's bytes from `source`, PIECE at a time, this run's values in the stand-ins' places."""
+
+    def pieces() -> Iterator[bytes]:
+        at = 0
+        for offset, which in (*body.marks, (body.size, -1)):
+            while at < offset:
+                source.seek(body.start + at)
+                piece = source.read(min(PIECE, offset - at))
+                if not piece:
+                    raise OSError("a stored report ended early")
+                yield piece
+                at += len(piece)
+            if which >= 0:
+                yield values[which]
+                at += len(STAND_INS[which])
+
+    return pieces
 
 
-def _decode(row: bytes | None, wanted: tuple[str, ...]) -> Outputs | None:
-    if row is None:
-        return None
-    head, _, body = row.partition(b"\n")
+def _encode(texts: dict[str, bytes], bodies: dict[str, _Body], done: _Stored) -> Iterator[bytes]:
+    """The prefix (magic, header length), a JSON header (class, what the scan said, each format's
+    size and stand-in places), then the formats' bytes as they are."""
+    said = done.said
+    header = jsonio.dumps({"class": done.migration_class,
+                           "formats": [[name, body.size, [list(m) for m in body.marks]] for name, body in bodies.items()],
+                           "notes": list(said.notes), "skipped": [list(s) for s in said.skipped],
+                           "files": said.files_scanned, "findings": said.findings})
+    yield MAGIC + b"%016d\n" % len(header) + header
+    yield from texts.values()
+
+
+def _read(stored: BinaryIO, wanted: tuple[str, ...]) -> _Stored | None:
+    """The stored report's header, checked against the file: None unless every field has its
+    type, the sizes add up to the file's and each stand-in is where the header says."""
     try:
-        header = jsonio.loads(head)
-        cls, sizes = header["class"], header["sizes"]
-        if not isinstance(cls, str) or sorted(name for name, _ in sizes) != sorted(wanted) \
-                or not all(type(size) is int and size >= 0 for _, size in sizes) or sum(s for _, s in sizes) != len(body):
+        prefix = stored.read(PREFIX)
+        if len(prefix) != PREFIX or not prefix.startswith(MAGIC) or not prefix[len(MAGIC):-1].isdigit():
             return None
+        length = int(prefix[len(MAGIC):-1])
+        if length > HEADER_MAX:
+            return None
+        header: Any = jsonio.loads(stored.read(length))
+        cls, formats = header["class"], header["formats"]
         notes, skipped, files, findings = header["notes"], header["skipped"], header["files"], header["findings"]
-        if not (isinstance(notes, list) and all(type(n) is str for n in notes) and isinstance(skipped, list)
+        if not (isinstance(cls, str) and isinstance(formats, list) and isinstance(notes, list)
+                and all(type(n) is str for n in notes) and isinstance(skipped, list)
                 and all(isinstance(s, list) and len(s) == 2 and all(type(p) is str for p in s) for s in skipped)
                 and type(files) is int and type(findings) is int):
             return None
-        texts, start = {}, 0
-        for name, size in sizes:
-            texts[name] = body[start:start + size].decode("utf-8")
+        bodies, start = {}, PREFIX + length
+        for name, size, marks in formats:
+            if type(name) is not str or type(size) is not int or size < 0 or not isinstance(marks, list):
+                return None
+            bodies[name] = _Body(start, size, _checked_marks(stored, start, size, marks))
             start += size
-    except (ValueError, KeyError, TypeError, RecursionError):
+        stored.seek(0, io.SEEK_END)
+        if sorted(bodies) != sorted(wanted) or len(bodies) != len(formats) or stored.tell() != start:
+            return None
+    except (ValueError, KeyError, TypeError, RecursionError, OSError):
         return None
-    return Outputs(texts, cls, Said(tuple(notes), tuple((p, r) for p, r in skipped), files, findings))
+    return _Stored(bodies, cls, Said(tuple(notes), tuple((p, r) for p, r in skipped), files, findings))
 
 
-def _key(targets: list[Path], settings: Settings, rules_key: str, formats: tuple[str, ...]) -> str:
+def _checked_marks(stored: BinaryIO, start: int, size: int, marks: list[Any]) -> tuple[tuple[int, int], ...]:
+    """The stand-in places, in order, each inside the body and holding its stand-in; else ValueError."""
+    out, at = [], 0
+    for offset, which in marks:
+        if type(offset) is not int or type(which) is not int or not 0 <= which < len(STAND_INS) or offset < at \
+                or offset + len(STAND_INS[which]) > size:
+            raise ValueError("a stand-in out of place")
+        stored.seek(start + offset)
+        if stored.read(len(STAND_INS[which])) != STAND_INS[which]:
+            raise ValueError("no stand-in where the header says")
+        out.append((offset, which))
+        at = offset + len(STAND_INS[which])
+    return tuple(out)
+
+
+def _key(targets: list[Path], settings: Settings, rules_key: str, formats: tuple[str, ...], cache: Cache) -> str:
     found = discover(targets, include_vendored=settings.include_vendored, exclude=settings.exclude)
     digest = hashlib.blake2b(digest_size=32)
     neutral = dataclasses.replace(settings, jobs=1, cache_dir=None)
-    for part in (_code_key(), rules_key, repr(neutral), repr(formats), str(found.root),
+    for part in (_code_key(cache), rules_key, repr(neutral), repr(formats), str(found.root),
                  repr([str(t) for t in targets]), repr(found.skipped), str(vcs.head_commit(found.root))):
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    digests = Digests(cache, f"{found.root}\0{settings.max_file_size}")
     for file in found.files:
-        data, reason = read(file, settings.max_file_size)
-        digest.update(f"{file.rel}\0{file.kind}\0{reason}\0".encode("utf-8", "surrogateescape"))
-        digest.update(hashlib.blake2b(data or b"", digest_size=32).digest())
+        content, reason = digests.digest(file, settings.max_file_size)
+        digest.update(f"{file.rel}\0{file.kind}\0{reason}\0{content}\0".encode("utf-8", "surrogateescape"))
+    digests.save()
     return digest.hexdigest()
 
 
-@lru_cache(maxsize=1)
-def _code_key() -> str:
-    """The tool's code and data (rules, targets, templates, queries): any change is a miss."""
+def _code_key(cache: Cache) -> str:
+    """The tool's code and data (rules, targets, templates, queries) and Python's version: any
+    change is a miss. The files' digests come from the stat cache, like the scanned tree's."""
     package = Path(__file__).resolve().parent
-    digest = hashlib.blake2b(__version__.encode(), digest_size=32)
-    for root in (package, default_rules_dir(), package.parent / "templates"):
-        for path in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix != ".pyc"):
-            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    digest = hashlib.blake2b(f"{__version__}\0{sys.version_info[:2]}".encode(), digest_size=32)
+    digests = Digests(cache, f"code\0{package}")
+    for n, root in enumerate((package, default_rules_dir(), package.parent / "templates")):
+        for path in sorted(p for p in root.rglob("*") if p.suffix != ".pyc" and p.is_file()):
+            rel = f"{n}/{path.relative_to(root).as_posix()}"
+            content, reason = digests.digest(SourceFile(path=path, rel=rel, kind="code", size=0), CODE_FILE_BYTES)
+            digest.update(f"{rel}\0{reason}\0{content}\0".encode("utf-8", "surrogateescape"))
+    digests.save()
     return digest.hexdigest()
 
 
 def _hipify_installed(settings: Settings) -> bool:
-    from migrate.hipify import tool as hipify
+    if not settings.use_hipify:
+        return False
+    from migrate.hipify import where
 
-    return settings.use_hipify and hipify.installed(settings.hipify)
+    return where.installed(settings.hipify)

@@ -106,6 +106,10 @@ C_CONSTRUCTS: dict[str, str] = {
     "pointer-attributes-unregistered": "a `cudaPointerAttributes` field compared with CUDA's answer for unregistered memory",
     "ginkgo-cuda-executor": "Ginkgo's CUDA executor named directly (`gko::CudaExecutor`)",
     "clang-error": "C++ that clang rejects when it parses the code as CUDA (precise mode only)",
+    "member-template-without-keyword": "`Outer<T>::member<N>(...)` in a template over T, without `::template`",
+    "warp-row-index-no-grid-stride": "a kernel with one warp per row (`blockIdx.x * blockDim.y + threadIdx.y`), "
+                                     "bounded by an `if`, with no grid-stride loop",
+    "lane-mask-variable-32": "a warp/lane-mask variable or constant declared 32 bits wide",
 }
 PYTHON_CONSTRUCTS: dict[str, str] = {
     "subprocess-nvidia-smi": "a run of nvidia-smi (subprocess, notebook `!`, shell, Makefile, Dockerfile)",

@@ -11,7 +11,7 @@ PACKAGE = ROOT / "migrate"
 BASE = {"model", "model_report", "vocabulary", "compat", "jsonio", "safetext", "readfile", "schemas", "__version__"}  # the bottom layer
 ALLOWED: dict[str, set[str]] = {
     "model": set(), "model_report": set(), "vocabulary": set(), "compat": set(), "jsonio": set(), "safetext": set(), "schemas": set(), "settings_schema": set(),
-    "cache": {"model"}, "readfile": {"model"}, "discover": {"model", "vcs"},
+    "cache": {"model"}, "readfile": {"model"}, "statcache": {"cache", "readfile"}, "discover": {"model", "vcs"},
     "rulebase": set(), "settings": {"rulebase", "settings_schema"},
     "extract": {"cache", "readfile"},
     "match": {"rulebase"},
@@ -22,7 +22,7 @@ ALLOWED: dict[str, set[str]] = {
     "vcs": set(),
     "pipeline": {"cache", "discover", "extract", "match", "analyse", "hipify", "precise", "workloads", "rulebase",
                  "settings", "portfolio", "vcs", "stack"},
-    "reportcache": {"cache", "discover", "readfile", "rulebase", "settings", "vcs", "render", "hipify", "pipeline"},
+    "reportcache": {"cache", "statcache", "discover", "rulebase", "settings", "vcs", "render", "hipify", "pipeline"},
     "portfolio": {"pipeline", "rulebase", "settings", "vcs"},
     "lint": {"cache", "discover", "extract", "match", "rulebase", "settings", "render"},
     "render": set(),

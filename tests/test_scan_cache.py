@@ -143,9 +143,14 @@ def _texts(tree: Path, settings: Settings, formats: tuple[str, ...] = ("json", "
     from migrate import reportcache
     from migrate.rulebase import precompiled
 
-    done = reportcache.scan([tree], settings, None, lambda: precompiled.load(None, settings.cache_dir), formats)
-    return {name: "\n".join(line for line in text.split("\n") if '"seconds"' not in line and "scanned_at" not in line)
-            for name, text in done.texts.items()}, done.migration_class
+    got = []
+    reportcache.scan([tree], settings, None, lambda: precompiled.load(None, settings.cache_dir), formats,
+                     lambda done: got.append(({name: b"".join(pieces()).decode() for name, pieces in done.reports.items()},
+                                              done.migration_class)))
+    texts, cls = got[0]
+    return {name: "\n".join(line for line in text.split("\n") if '"seconds"' not in line and "scanned_at" not in line
+                            and not line.startswith("Scanned "))
+            for name, text in texts.items()}, cls
 
 
 def test_report_cache_serves_the_bytes_of_a_full_scan_until_anything_changes(tmp_path: Path,
@@ -174,16 +179,64 @@ def test_report_cache_serves_the_bytes_of_a_full_scan_until_anything_changes(tmp
     assert _texts(tree, dataclasses.replace(settings, rocm="6.4"))[0]["json"] != changed["json"]
 
 
-def test_a_bad_report_row_is_a_miss(tmp_path: Path) -> None:
-    settings = Settings(jobs=1, cache_dir=tmp_path, use_hipify=False)
+def _report_files(cache_dir: Path) -> list[Path]:
+    return [p for p in (cache_dir / "reports").iterdir() if not p.name.startswith(".")]
+
+
+def test_a_bad_report_file_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stored report whose prefix, header, sizes or stand-in places do not check out, a link or
+    a folder in its place: a full scan, and its report stored again."""
+    import os
+
+    from migrate import reportcache
+
+    settings = Settings(jobs=1, cache_dir=tmp_path / "cache", use_hipify=False)
     tree = ROOT / "fixtures" / "trees" / "cmake_cuda_lib"
-    expected = _texts(tree, settings)
-    for bad in (b"[]", b'{"class": 3, "sizes": []}\n', b'{"class": "native", "sizes": [["json", 5]]}\nab', b"\xff",
-                b'{"class": "native", "sizes": [["json", 1], ["sarif", 1], ["csv", 1], ["markdown", "1"]]}\nabcd',
-                b'{"class": "native", "sizes": [["json", 2], ["sarif", 0], ["csv", 0], ["markdown", 0]]}\n\xff\xfe'):
-        with sqlite3.connect(tmp_path / "facts.sqlite3") as db:
-            db.execute("UPDATE reports SET value = ?", (bad,))
-        assert _texts(tree, settings) == expected
+    expected = _texts(tree, settings, ("json", "text"))
+    [stored] = _report_files(tmp_path / "cache")
+    good = stored.read_bytes()
+    length = int(good[len(reportcache.MAGIC):reportcache.PREFIX - 1])
+    header = json.loads(good[reportcache.PREFIX:reportcache.PREFIX + length])
+    body = good[reportcache.PREFIX + length:]
+    assert [name for name, _, _ in header["formats"]] == ["json", "text"] and header["formats"][1][2]
+
+    def shaped(change) -> bytes:  # noqa: ANN001
+        bad = json.loads(json.dumps(header))
+        change(bad)
+        data = json.dumps(bad).encode()
+        return reportcache.MAGIC + b"%016d\n" % len(data) + data + body
+
+    bads = [b"", b"[]", good[:-1], good + b"x", good.replace(reportcache.MAGIC, b"x" * len(reportcache.MAGIC)),
+            reportcache.MAGIC + b"9" * 16 + b"\n", reportcache.MAGIC + b"-" * 16 + b"\n",
+            shaped(lambda h: h.__setitem__("class", 3)), shaped(lambda h: h["formats"].pop()),
+            shaped(lambda h: h["formats"][0].__setitem__(1, "5")), shaped(lambda h: h.__setitem__("notes", [1])),
+            shaped(lambda h: h["formats"][1][2][0].__setitem__(0, 0)),  # no stand-in there
+            shaped(lambda h: h["formats"][1][2][0].__setitem__(1, 7)),
+            shaped(lambda h: h["formats"][1][2][0].__setitem__(0, 10**12)),
+            shaped(lambda h: h["formats"].__setitem__(0, ["json", header["formats"][0][1] + 1, []]))]
+    for bad in bads:
+        stored.write_bytes(bad)
+        monkeypatch.setattr(pipeline, "run", lambda *a, **k: pytest.fail("scanned again"))
+        with pytest.raises(pytest.fail.Exception):
+            _texts(tree, settings, ("json", "text"))
+        monkeypatch.undo()
+        assert _texts(tree, settings, ("json", "text")) == expected
+        assert stored.read_bytes() == good  # stored again
+    for replace in (lambda p: (p.unlink(), p.symlink_to(tmp_path / "elsewhere")),
+                    lambda p: (p.unlink(), p.mkdir()), lambda p: (p.unlink(), os.mkfifo(p))):
+        (tmp_path / "elsewhere").write_bytes(good)
+        replace(stored)
+        monkeypatch.setattr(pipeline, "run", lambda *a, **k: pytest.fail("scanned again"))
+        with pytest.raises(pytest.fail.Exception):
+            _texts(tree, settings, ("json", "text"))
+        monkeypatch.undo()
+        if stored.is_dir():
+            assert _texts(tree, settings, ("json", "text")) == expected  # cannot be stored: still right
+            stored.rmdir()
+        else:
+            assert _texts(tree, settings, ("json", "text")) == expected
+            assert stored.read_bytes() == good and not stored.is_symlink()
+        assert _texts(tree, settings, ("json", "text")) == expected
 
 
 def _rules(settings: Settings):  # noqa: ANN202
@@ -284,3 +337,209 @@ def test_identifier_names_keep_every_name_a_rule_can_match(rulebase) -> None:  #
     assert not wanted("my_own_function") and not wanted("threadIdx_copy")
     assert len(_one_pattern(["^a(b)\\1$", "^c$"])) == 2 and len(_one_pattern(["(?i)^x", "^y"])) == 2
     assert [bool(p.search("abb")) for p in _one_pattern(["^a(b)\\1$", "^c$"])] == [True, False]
+
+
+def _stat_tree(tmp_path: Path) -> Path:
+    tree = tmp_path / "tree"
+    (tree / "src").mkdir(parents=True)
+    (tree / "src" / "a.cu").write_text("void f(void** p) { cudaMalloc(p, 4); }\n")
+    (tree / "src" / "b.cu").write_text("void g(void* p) { cudaFree(p); }\n")
+    (tree / "run.py").write_text("import pycuda.autoinit\n")
+    return tree
+
+
+def _digests(tree: Path, cache_dir: Path):  # noqa: ANN202
+    from migrate import statcache
+    from migrate.discover import discover
+
+    found = discover([tree])
+    digests = statcache.Digests(Cache(cache_dir), f"{found.root}\0{5 << 20}")
+    return digests, {f.rel: digests.digest(f, 5 << 20) for f in found.files}
+
+
+def test_the_stat_cache_reads_no_unchanged_file_and_rehashes_racy_ones(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """An entry is trusted only when the file's mtime and ctime are older than the moment its run
+    started, by more than RACY_NS (git's racy-clean rule): a file just written is hashed again,
+    and one older than that is not read at all."""
+    import hashlib
+
+    from migrate import statcache
+
+    tree, cache_dir = _stat_tree(tmp_path), tmp_path / "cache"
+    first, digests = _digests(tree, cache_dir)
+    first.save()
+    assert first.hashed == 3 and digests["src/a.cu"][0] == hashlib.blake2b((tree / "src" / "a.cu").read_bytes(),
+                                                                            digest_size=32).hexdigest()
+    again, same = _digests(tree, cache_dir)  # every file was written within RACY_NS of the first run
+    assert again.hashed == 3 and same == digests
+    monkeypatch.setattr(statcache, "RACY_NS", 0)  # now old enough
+    again.save()
+    monkeypatch.setattr(statcache, "read", lambda *a: pytest.fail("read an unchanged file"))
+    trusted, same = _digests(tree, cache_dir)
+    assert trusted.hashed == 0 and same == digests
+    monkeypatch.undo()
+    row = json.loads(Cache(cache_dir).get_stats(trusted.row_key))
+    for entry in row[1]:  # a change the stamp did not show (what raciness is about)
+        entry[8] = "0" * 64
+    Cache(cache_dir).put_stats(trusted.row_key, json.dumps(row).encode())
+    racy, fresh = _digests(tree, cache_dir)  # RACY_NS again: the files are still too new to trust
+    assert racy.hashed == 3 and fresh == digests
+    monkeypatch.setattr(statcache, "RACY_NS", 0)
+    trusting, stale = _digests(tree, cache_dir)  # past the racy window the entry is believed (the file is not read)
+    assert trusting.hashed == 0 and {d for d, _ in stale.values()} == {"0" * 64}
+
+
+def test_the_stat_cache_notices_a_rewrite_that_keeps_size_and_mtime(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import time
+
+    from migrate import statcache
+
+    monkeypatch.setattr(statcache, "RACY_NS", 0)
+    tree, cache_dir = _stat_tree(tmp_path), tmp_path / "cache"
+    first, digests = _digests(tree, cache_dir)
+    first.save()
+    kernel = tree / "src" / "a.cu"
+    before = kernel.stat()
+    time.sleep(0.02)
+    kernel.write_text(kernel.read_text().replace("4", "8"))  # same size
+    os.utime(kernel, ns=(before.st_atime_ns, before.st_mtime_ns))  # mtime set back; ctime moves on
+    after = kernel.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    again, changed = _digests(tree, cache_dir)
+    assert again.hashed == 1 and changed["src/a.cu"] != digests["src/a.cu"]
+    assert {k: v for k, v in changed.items() if k != "src/a.cu"} == {k: v for k, v in digests.items() if k != "src/a.cu"}
+
+
+@pytest.mark.parametrize("row", [b"5", b"[]", b'["1", 5]', b'["2", []]', b"[" * 100_000, b"\xff",
+                                 b'["1", [["a", "cuda", 1, 2, 3, 4, 5, 6, "d", null], 7, ["src/a.cu"]]]',
+                                 b'["1", [["src/a.cu", "cuda", "1", 2, 3, 4, 5, 6, "d", null]]]',
+                                 b'["1", [["src/a.cu", "cuda", true, 2, 3, 4, 5, 6, "d", null]]]',
+                                 b'["1", [["src/a.cu", "cuda", 1, 2, 3, 4, 5, 6, "d", 3]]]'],
+                         ids=["int", "empty", "not-a-list", "format", "deep", "bytes", "junk-items", "text-size",
+                              "bool-size", "int-reason"])
+def test_a_wrong_typed_stat_row_is_ignored(tmp_path: Path, row: bytes) -> None:
+    tree, cache_dir = _stat_tree(tmp_path), tmp_path / "cache"
+    first, digests = _digests(tree, cache_dir)
+    first.save()
+    Cache(cache_dir).put_stats(first.row_key, row)
+    again, same = _digests(tree, cache_dir)
+    assert again.hashed == 3 and same == digests
+
+
+def test_a_warm_rescan_is_served_until_the_tree_config_or_rules_change(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Touched but unchanged: a hit. Rewritten with size and mtime kept, a file added, removed or
+    renamed, the configuration or the rules changed: a full scan, whose report says so."""
+    import os
+    import shutil
+    import time
+
+    from migrate import statcache
+
+    monkeypatch.setattr(statcache, "RACY_NS", 0)  # the stat entries are trusted at once
+    tree = _stat_tree(tmp_path)
+    settings = Settings(jobs=1, cache_dir=tmp_path / "cache", use_hipify=False)
+
+    def scan(expect_hit: bool, **changes: object) -> dict[str, str]:
+        if expect_hit:
+            monkeypatch.setattr(pipeline, "run", lambda *a, **k: pytest.fail("scanned again"))
+        try:
+            return _texts(tree, dataclasses.replace(settings, **changes), ("json",))[0]
+        finally:
+            monkeypatch.undo()
+            monkeypatch.setattr(statcache, "RACY_NS", 0)
+
+    first = scan(False)
+    assert scan(True) == first
+    kernel = tree / "src" / "a.cu"
+    os.utime(kernel)  # touched, content unchanged
+    assert scan(True) == first
+    before = kernel.stat()
+    time.sleep(0.02)
+    kernel.write_text(kernel.read_text().replace("cudaMalloc(p, 4)", "cudaFree(*p);   "))
+    os.utime(kernel, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert kernel.stat().st_size == before.st_size
+    rewritten = scan(False)
+    assert rewritten != first and '"symbol": "cudaMalloc"' not in rewritten["json"]
+    assert scan(True) == rewritten
+    (tree / "src" / "c.cu").write_text("void h(void* p) { cudaFreeHost(p); }\n")
+    added = scan(False)
+    assert "src/c.cu" in added["json"] and scan(True) == added
+    (tree / "src" / "c.cu").rename(tree / "src" / "d.cu")
+    renamed = scan(False)
+    assert "src/d.cu" in renamed["json"] and "src/c.cu" not in renamed["json"]
+    (tree / "src" / "d.cu").unlink()
+    assert scan(False) == rewritten
+    (tree / ".rocm-migrate.toml").write_text('exclude = ["run.py"]\n')
+    from migrate import settings as config
+
+    configured = config.load(tree, {"cache_dir": settings.cache_dir, "use_hipify": False, "jobs": 1})
+    monkeypatch.setattr(pipeline, "run", lambda *a, **k: pytest.fail("scanned again"))
+    with pytest.raises(pytest.fail.Exception):
+        _texts(tree, configured, ("json",))
+    monkeypatch.undo()
+    assert '"run.py"' not in _texts(tree, configured, ("json",))[0]["json"]
+    (tree / ".rocm-migrate.toml").unlink()
+    rules = tmp_path / "rules"
+    shutil.copytree(ROOT / "rules", rules)
+    from migrate import reportcache
+    from migrate.rulebase import precompiled
+
+    def with_rules() -> list[object]:
+        got: list[object] = []
+        reportcache.scan([tree], settings, rules, lambda: precompiled.load(rules, settings.cache_dir), ["json"],
+                         got.append)
+        return got
+
+    assert with_rules()  # a full scan (other rules than the default ones)
+    monkeypatch.setattr(pipeline, "run", lambda *a, **k: pytest.fail("scanned again"))
+    assert with_rules()
+    monkeypatch.undo()
+    some = next(p for p in sorted(rules.glob("*.yaml")))
+    some.write_text(some.read_text() + "\n# changed\n")
+    monkeypatch.setattr(pipeline, "run", lambda *a, **k: pytest.fail("scanned again"))
+    with pytest.raises(pytest.fail.Exception):
+        with_rules()
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_the_cli_writes_the_same_bytes_cold_stored_and_warm(tmp_path: Path, jobs: str) -> None:
+    """The real CLI: --no-cache, the first cached scan and the warm hit write the same files and
+    stdout (the text's one time line aside), and the hit rewrites no cache file."""
+    from tests.conftest import run_cli
+
+    import shutil
+
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT / "fixtures" / "repos" / "demo", tree)
+    env = {"ROCM_MIGRATE_CACHE_DIR": str(tmp_path / "cache")}
+    names = ("json", "sarif", "csv", "markdown")
+
+    def scan(run: str, *extra: str) -> dict[str, bytes]:
+        out = tmp_path / run
+        out.mkdir()
+        args = ["scan", str(tree), "--no-hipify", "--jobs", jobs, "-o", str(out / "r.txt"), *extra]
+        for name in names:
+            args += [f"--{name}-output", str(out / f"r.{name}")]
+        done = run_cli(*args, env=env)
+        assert done.returncode == 0, done.stderr
+        stdout = run_cli("scan", str(tree), "--no-hipify", "--jobs", jobs, "-f", "csv", *extra, env=env)
+        files = {p.name: p.read_bytes() for p in out.iterdir()}
+        files["r.txt"] = b"\n".join(line for line in files["r.txt"].split(b"\n") if not line.startswith(b"Scanned "))
+        return {**files, "stdout": stdout.stdout.encode(), "stderr": done.stderr.encode()}
+
+    import time
+
+    from migrate import statcache
+
+    cold = scan("cold", "--no-cache")
+    newest = max(p.stat().st_ctime_ns for p in tree.rglob("*"))
+    time.sleep(max(0.0, (newest + statcache.RACY_NS - time.time_ns()) / 1e9 + 0.1))  # no racy entry to rewrite
+    stored = scan("stored")
+    cache_files = {p: p.stat().st_mtime_ns for p in (tmp_path / "cache").rglob("*") if p.is_file()}
+    warm = scan("warm")
+    assert cold == stored == warm
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "cache").rglob("*") if p.is_file()} == cache_files

@@ -71,6 +71,9 @@ class Project:
     drop: list[str]
     perf: list[str]
     compiler: list[str]  # HIP macros only hip-clang defines (a plain host compiler of the HIP build lacks them)
+    checkout: str = ""  # directory under --src (default: the repository's name)
+    paths: tuple[str, ...] = ()  # subtrees taken (default: the whole tree)
+    hip_paths: tuple[str, ...] = ()  # HIP-only subtrees whose names do not say so (deleted like hip/)
 
 
 @dataclass
@@ -98,7 +101,9 @@ def load_projects() -> list[Project]:
         hip = {**common["hip"], **(p.get("hip") or {})}
         drop = [*common.get("drop", []), *(p.get("drop") or [])]
         out.append(Project(p["name"], p["repo"], p["commit"], hip, list(p.get("cuda") or []), drop,
-                           list(p.get("perf") or []), list(common.get("compiler", []))))
+                           list(p.get("perf") or []), list(common.get("compiler", [])),
+                           p.get("dir") or p["repo"].split("/")[1], tuple(p.get("paths") or ()),
+                           tuple(p.get("hip_paths") or ())))
     return out
 
 
@@ -134,8 +139,17 @@ def neutralise(text: str, macros: list[str], value: str) -> str:
     return "\n".join(lines)
 
 
+# C++14 digit separators (0xff'ff'ff'ffu) read as char literals to unifdef: masked around its run
+NUMBER_WITH_SEPARATORS = re.compile(rb"\b\d[0-9a-fA-FxXbB]*(?:'[0-9a-fA-F]+)+")
+SEPARATOR_MASK = b"__DIGIT_SEPARATOR__"
+
+
 def strip_file(project: Project, raw: bytes) -> tuple[str, str, str] | None:
     """The CUDA tree, the HIP tree (device pass) and what a host compiler of the HIP build sees."""
+    masked = NUMBER_WITH_SEPARATORS.sub(lambda m: m.group(0).replace(b"'", SEPARATOR_MASK), raw)
+    if masked != raw:
+        out = strip_file(project, masked)
+        return None if out is None else tuple(t.replace(SEPARATOR_MASK.decode(), "'") for t in out)  # type: ignore[return-value]
     cuda_defs = {m: 1 for m in project.cuda}
     hip_undef = list(project.hip) + project.drop
     cuda = unifdef(raw, cuda_defs, hip_undef)
@@ -202,7 +216,7 @@ def sites_of(project: Project, path: str, orig: str, cuda: str, hip: str, host: 
     hs = host.split("\n") if host else [""] * len(o)
     if not (len(o) == len(c) == len(h) == len(hs)):
         return []
-    governing = [m for m in project.hip if not m.startswith("HIP_VERSION")]
+    governing = [m for m in project.hip if not m.startswith(("HIP_VERSION", "ROCM_VERSION"))]
     governed, kinds = hip_governed(o, governing)
     hip_names = re.compile(r"\b(?:" + "|".join(re.escape(m) for m in governing) + r")\b")
     if project.perf:
@@ -445,13 +459,15 @@ HIP_SOURCE = re.compile(r"(^|/|(?<!cuda)[_.-])(hip|HIP|Hip|rocm|ROCm|ROCM)([/_.-
 SCANNED = C_SUFFIXES | {".py", ".cmake", ".txt", ".toml", ".cfg", ".mk", ".in", ".cuf"}
 
 
-def export_tree(src: Path, dest: Path) -> list[str]:
-    """Copy the sources and build files of the commit (large data blobs may be absent)."""
+def export_tree(src: Path, dest: Path, paths: tuple[str, ...] = ()) -> list[str]:
+    """Copy the sources and build files of the commit (large data blobs may be absent), only
+    those under `paths` when given."""
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
     keep = [p for p in project_files(src)
-            if Path(p).suffix in SCANNED or Path(p).name in {"Makefile", "GNUmakefile", "Dockerfile"}]
+            if (Path(p).suffix in SCANNED or Path(p).name in {"Makefile", "GNUmakefile", "Dockerfile"})
+            and (not paths or any(p == d.rstrip("/") or p.startswith(d.rstrip("/") + "/") for d in paths))]
     for i in range(0, len(keep), 500):
         data = subprocess.run(["git", "-C", str(src), "archive", "HEAD", "--", *keep[i:i + 500]],
                               capture_output=True, check=True).stdout
@@ -460,18 +476,31 @@ def export_tree(src: Path, dest: Path) -> list[str]:
     return keep
 
 
-def build(src_root: Path, out_root: Path) -> list[Site]:
+def hip_only(project: Project, rel: str) -> bool:
+    return bool(HIP_SOURCE.search(rel)) or any(rel.startswith(d) for d in project.hip_paths)
+
+
+def build(src_root: Path, out_root: Path, only: list[str]) -> list[Site]:
+    """Strip every project (or those in `only`; the other projects keep their rows of sites.csv)."""
+    projects = load_projects()
+    unknown = set(only) - {p.name for p in projects}
+    if unknown:
+        sys.exit(f"not in projects.yaml: {', '.join(sorted(unknown))}")
+    kept = {p.name: [s for s in read_sites() if s.project == p.name] for p in projects if only and p.name not in only}
     sites: list[Site] = []
-    for project in load_projects():
-        src = src_root / project.repo.split("/")[1]
+    for project in projects:
+        if project.name in kept:
+            sites.extend(kept[project.name])
+            continue
+        src = src_root / project.checkout
         head = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
         if head != project.commit:
             sys.exit(f"{project.name}: checkout is at {head}, the list is for {project.commit}")
         dest = out_root / project.name
-        files = export_tree(src, dest)
-        for rel in [f for f in files if HIP_SOURCE.search(f)]:
+        files = export_tree(src, dest, project.paths)
+        for rel in [f for f in files if hip_only(project, f)]:
             (dest / rel).unlink(missing_ok=True)
-        files = [f for f in files if not HIP_SOURCE.search(f)]
+        files = [f for f in files if not hip_only(project, f)]
         names = [*project.hip, *project.cuda, *project.drop]
         probe = re.compile("|".join(re.escape(m) for m in names).encode())
         count = 0
@@ -535,15 +564,25 @@ def scan(tree: Path, cache: str) -> list[dict]:
     return json.loads(proc.stdout)["findings"]
 
 
-def score(out_root: Path, save: Path | None, only: list[str], own_misses: Path | None = None) -> None:
+def score(out_root: Path, save: Path | None, only: list[str], saved_findings: list[Path],
+          own_misses: Path | None = None) -> None:
+    """Recall per kind; the findings come from scanning each stripped tree, or from files that an
+    earlier `score --save-findings` wrote (`--findings`, no scan)."""
     sites = read_sites()
     projects = sorted({s.project for s in sites} if not only else set(only))
+    loaded: dict[str, list[dict]] = defaultdict(list)
+    for path in saved_findings:
+        for f in json.loads(path.read_text()):
+            loaded[f["project"]].append(f)
     by_line: dict[tuple[str, str], set[int]] = defaultdict(set)
     rules_at: dict[tuple[str, str, int], list[str]] = defaultdict(list)
     cache = os.environ.get("ROCM_MIGRATE_CACHE_DIR", "/tmp/rmc-ported")
     saved = []
     for name in projects:
-        for f in scan(out_root / name, cache):
+        if saved_findings and name not in loaded:
+            sys.exit(f"{name}: no findings in {', '.join(map(str, saved_findings))}")
+        for f in (loaded[name] if saved_findings else scan(out_root / name, cache)):
+            f = {k: v for k, v in f.items() if k != "project"}
             for line in range(f["line"], (f.get("end_line") or f["line"]) + 1):
                 by_line[(name, f["path"])].add(line)
                 rules_at[(name, f["path"], line)].append(f["rule"])
@@ -629,10 +668,15 @@ def main() -> int:
     b = sub.add_parser("build")
     b.add_argument("--src", type=Path, required=True)
     b.add_argument("--out", type=Path, required=True)
+    b.add_argument("--project", "--projects", action="append", default=[],
+                   help="only these projects (repeat or comma-separate); the others keep their rows")
     s = sub.add_parser("score")
     s.add_argument("--out", type=Path, required=True)
     s.add_argument("--save-findings", type=Path)
-    s.add_argument("--project", action="append", default=[])
+    s.add_argument("--project", "--projects", action="append", default=[],
+                   help="only these projects (repeat or comma-separate)")
+    s.add_argument("--findings", type=Path, nargs="+", default=[],
+                   help="score findings saved by an earlier --save-findings instead of scanning")
     s.add_argument("--misses", type=Path, help="write every site not found on its own lines (CSV, with its gate)")
     m = sub.add_parser("sample")
     m.add_argument("--out", type=Path, required=True)
@@ -642,21 +686,29 @@ def main() -> int:
     m.add_argument("--seed", type=int, default=14)
     m.add_argument("--ignore-rules", default="", help="regex of rule ids added by other work, left out")
     args = ap.parse_args()
+    if args.cmd in ("build", "score"):
+        args.project = [name for arg in args.project for name in arg.split(",") if name]
     if args.cmd == "sample":
         sample(args.out, args.before, args.after, args.n, args.seed, args.ignore_rules)
         return 0
     if args.cmd == "build":
-        sites = build(args.src, args.out)
+        sites = build(args.src, args.out, args.project)
         apply_labels(sites)
         write_sites(sites)
-        with (args.out / "sites-text.jsonl").open("w") as f:
-            for st in sites:
+        text_file = args.out / "sites-text.jsonl"
+        kept = []  # rows of the projects not rebuilt
+        if args.project and text_file.exists():
+            kept = [ln for ln in text_file.read_text().splitlines()
+                    if ln and json.loads(ln)["site"].split(":", 1)[0] not in args.project]
+        with text_file.open("w") as f:
+            f.writelines(ln + "\n" for ln in kept)
+            for st in (s for s in sites if not args.project or s.project in args.project):
                 f.write(json.dumps({"site": st.key, "kind": st.kind, "evidence": st.evidence,
                                     "cuda": st.cuda_text, "hip": st.hip_text}) + "\n")
         kinds = Counter(s.kind for s in sites)
         print(f"{len(sites)} sites: " + ", ".join(f"{k} {kinds[k]}" for k in KINDS if kinds[k]))
     else:
-        score(args.out, args.save_findings, args.project, args.misses)
+        score(args.out, args.save_findings, args.project, args.findings, args.misses)
         precision()
     return 0
 

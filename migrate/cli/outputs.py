@@ -77,6 +77,38 @@ def write(text: str | Iterable[str], destination: str) -> None:
         raise UsageError(f"cannot write {destination}: {exc.strerror or exc}") from None
 
 
+def write_bytes(pieces: Callable[[], Iterable[bytes]], destination: str) -> None:
+    """Write a report given as UTF-8 bytes in pieces (`pieces()` gives them anew), as `write`
+    writes its text: copied as they are, but decoded and echoed where that would change them
+    (a stdout that is not UTF-8, ANSI codes that echo strips off a terminal, a newline that is
+    not "\\n")."""
+    if destination == "-":
+        if os.linesep == "\n" and _utf8(sys.stdout) and not any(b"\x1b" in part for part in pieces()):
+            for part in pieces():
+                click.echo(part, nl=False)
+        else:
+            click.echo(b"".join(pieces()).decode("utf-8", "replace"), nl=False)
+        return
+    if os.linesep != "\n":
+        write([part.decode("utf-8", "replace") for part in pieces()], destination)
+        return
+    try:
+        with open(destination, "wb") as out:
+            for part in pieces():
+                out.write(part)
+    except OSError as exc:
+        raise UsageError(f"cannot write {destination}: {exc.strerror or exc}") from None
+
+
+def _utf8(stream: Any) -> bool:
+    import codecs
+
+    try:
+        return codecs.lookup(getattr(stream, "encoding", None) or "ascii").name == "utf-8"
+    except LookupError:
+        return False
+
+
 def notes(lines: Iterable[str], *, verbose: bool, limit: int = 5) -> None:
     """A command's notes on stderr: the first few, or all with -v."""
     shown = list(lines)

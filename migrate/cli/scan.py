@@ -12,7 +12,6 @@ import click
 
 from migrate.cli import outputs
 from migrate.cli.errors import UsageError
-from migrate.cli.rules import load_rules
 from migrate.model import CLASSES
 from migrate.safetext import terminal
 
@@ -85,6 +84,8 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, 
         _scan_cached(targets, settings, rules_dir, jobs_out, reportcache.TextOptions(text, show_plan),
                      quiet=quiet, verbose=verbose)
         return
+    from migrate.cli.rules import load_rules
+
     report = _run(targets, per_root, settings, load_rules(rules_dir), quiet=quiet)
     for name, destination in jobs_out:
         outputs.write(_render(report, name, destination, sarif_level=sarif_level, sarif_max=sarif_max,
@@ -99,7 +100,7 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, 
 
 def _settings(targets: list[Path], given: dict[str, Any]) -> tuple[list[tuple[Path, Settings]], Settings]:
     """Each project's settings (a portfolio: each folder's own configuration file), the command line on top."""
-    from migrate import cache, portfolio
+    from migrate import cache
     from migrate import settings as config
     from migrate.rulebase import targets as gpus
 
@@ -114,13 +115,21 @@ def _settings(targets: list[Path], given: dict[str, Any]) -> tuple[list[tuple[Pa
         "timing": True if given["timing"] else None,
     }
     try:
-        per_root = [(t, config.load(t.resolve(), overrides)) for t in targets] if portfolio.is_portfolio(targets) else []
+        per_root = [(t, config.load(t.resolve(), overrides)) for t in targets] if _portfolio(targets) else []
         settings = per_root[0][1] if per_root else config.load(targets[0].resolve(), overrides)
         gpus.load().check_release(settings.rocm)
         gpus.load().resolve(settings.arch, settings.rocm)
     except (config.SettingsError, gpus.TargetError) as exc:
         raise UsageError(str(exc)) from None
     return per_root, settings
+
+
+def _portfolio(targets: list[Path]) -> bool:
+    if len(targets) < 2:  # one target is never a portfolio (and a scan need not import it then)
+        return False
+    from migrate import portfolio
+
+    return portfolio.is_portfolio(targets)
 
 
 def _run(targets: list[Path], per_root: list[tuple[Path, Settings]], settings: Settings, rules: RuleBase, *,
@@ -152,14 +161,24 @@ def _scan_cached(targets: list[Path], settings: Settings, rules_dir: Path | None
     from migrate import reportcache
     from migrate.model import class_rank
 
+    def rules() -> RuleBase:
+        from migrate.cli.rules import load_rules
+
+        return load_rules(rules_dir)
+
+    said: list[reportcache.Outputs] = []
+
+    def write(done: reportcache.Outputs) -> None:  # while the stored report is open
+        for name, destination in jobs_out:
+            outputs.write_bytes(done.reports[name], destination)
+        said.append(done)
+
     with _progress(quiet) as progress:
-        done = reportcache.scan(targets, settings, rules_dir, lambda: load_rules(rules_dir),
-                                [name for name, _ in jobs_out], progress, text)
-    for name, destination in jobs_out:
-        outputs.write(done.texts[name], destination)
+        reportcache.scan(targets, settings, rules_dir, rules, [name for name, _ in jobs_out], write, progress, text)
+    done = said[0]
     if not quiet and any(name == "text" for name, _ in jobs_out):
-        said = done.said
-        _say_counts(said.notes, said.skipped, said.files_scanned, said.findings, done.migration_class, verbose=verbose)
+        _say_counts(done.said.notes, done.said.skipped, done.said.files_scanned, done.said.findings,
+                    done.migration_class, verbose=verbose)
     if settings.fail_on and class_rank(done.migration_class) >= class_rank(settings.fail_on):
         sys.exit(1)
 

@@ -25,6 +25,7 @@ from migrate.hipify.parse import (
     parse_examine,
     parse_version,
 )
+from migrate.hipify.where import NAME, candidates, installed
 
 __all__ = [  # the records are re-exported: callers import everything hipify from here
     "Conversion", "Converted", "ExamineResult", "FileExamine", "HipifyError", "HipifyFailed", "HipifyNotFound",
@@ -32,8 +33,6 @@ __all__ = [  # the records are re-exported: callers import everything hipify fro
     "find", "installed", "load", "locate", "run",
 ]
 
-NAME = "hipify-perl"
-ROCM_DEFAULT = Path("/opt/rocm")
 HOW_TO_GET = ("install ROCm's HIPIFY package (it provides /opt/rocm/bin/hipify-perl), "
               "or pass --hipify PATH or set HIPIFY_PERL")
 VERSION_TIMEOUT = 60.0
@@ -88,29 +87,6 @@ class Converted:
     path: str
     text: bytes
     examine: FileExamine
-
-
-def candidates(explicit: str | os.PathLike[str] | None = None,
-               env: Mapping[str, str] | None = None) -> list[Path]:
-    """Where to look, in order: the explicit path, $HIPIFY_PERL, $ROCM_PATH/bin, /opt/rocm/bin, PATH."""
-    env = os.environ if env is None else env
-    if explicit:
-        return [Path(explicit).expanduser()]
-    out = []
-    if env.get("HIPIFY_PERL"):
-        out.append(Path(env["HIPIFY_PERL"]).expanduser())
-    if env.get("ROCM_PATH"):
-        out.append(Path(env["ROCM_PATH"]).expanduser() / "bin" / NAME)
-    out.append(ROCM_DEFAULT / "bin" / NAME)
-    on_path = shutil.which(NAME, path=env.get("PATH", os.defpath))
-    if on_path:
-        out.append(Path(on_path))
-    return out
-
-
-def installed(explicit: str | os.PathLike[str] | None = None) -> bool:
-    """Whether a hipify-perl is where `locate` looks (without running it)."""
-    return any(path.is_file() for path in candidates(explicit))
 
 
 def locate(explicit: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> Path:

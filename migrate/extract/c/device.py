@@ -22,7 +22,7 @@ QUALIFIERS = re.compile(r"\b(const|constexpr|static|volatile|register|inline|__d
 THIRTY_TWO_BIT_TYPES = frozenset({"unsigned", "unsigned int", "int", "uint32_t", "uint", "int32_t", "signed int"})
 LANE_TOKENS = frozenset({"thread", "threadidx", "tid", "lane", "laneid", "warp", "warpid", "blockdim"})
 LANE_ARITH = {"&": {31}, "%": {32}, ">>": {5}, "/": {32}, "<": {32}, ">=": {32}}
-WARP_SIZE_NAME = re.compile(r"(?i)^(\w+_)?(k_?)?(warp_?size|warp_?sz|threads_?per_?warp)(_\w+)?$")
+WARP_SIZE_NAME = re.compile(r"(?i)^(\w+_)?(k_?)?(num_?)?(warp_?size|warp_?sz|threads_?per_?warp)(_\w+)?$")
 LOG_WARP_SIZE_NAME = re.compile(r"(?i)^(\w+_)?log2?_?warp_?size(_\w+)?$")
 COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 INTEGER = re.compile(r"\(?\s*(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*\)?")

@@ -1,0 +1,125 @@
+"""Device-code constructs that ML kernel libraries' ports changed (issue 14's ported-sites benchmark:
+FBGEMM, ROCm/apex, mmcv). Each recogniser emits a `construct` fact; rules/ml-ports.yaml says what it
+means."""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from migrate.extract.c import ts
+from migrate.extract.c.tree import qualifiers, text, walk
+
+Emit = Callable[..., None]
+
+# `Outer<A, B>::member<C>(`: a member template of a class template named without `template`
+MEMBER_TEMPLATE_CALL = re.compile(rb"\b[A-Za-z_]\w*\s*<(?P<args>[A-Za-z_][\w\s,]*)>\s*::\s*(?!template\b)"
+                                  rb"(?P<member>[A-Za-z_]\w*)\s*<[^<>;(){}]*>\s*\(")
+# one warp (threadIdx.y) per row: the row id of block b is b * blockDim.y + threadIdx.y
+WARP_ROW_INDEX = re.compile(r"(?:blockIdx\.x|static_cast<[^<>]*>\(\s*blockIdx\.x\s*\)|\(\s*\w+\s*\)\s*blockIdx\.x)\s*\*\s*"
+                            r"blockDim\.y\s*\+\s*threadIdx\.y|blockDim\.y\s*\*\s*blockIdx\.x\s*\+\s*threadIdx\.y")
+LANE_MASK_NAME = re.compile(r"(?i)(warp|lane|sub_?warp|ballot|wave)_?mask")
+UNSIGNED_32 = re.compile(r"^(unsigned|unsigned int|uint32_t|std::uint32_t|uint)$")
+TEMPLATE_PARAMETER_KINDS = ("type_parameter_declaration", "parameter_declaration", "optional_type_parameter_declaration",
+                            "optional_parameter_declaration", "variadic_parameter_declaration",
+                            "variadic_type_parameter_declaration", "template_template_parameter_declaration")
+
+
+# a full 32-lane mask written out (digit separators allowed), or ~0u
+FULL_MASK_32 = re.compile(r"^\(?\s*(0[xX](?:[fF]'?){8}[uUlL]*|~\s*0[uU]?[lL]*)\s*\)?$")
+SYNC_MASK_ARGUMENT = re.compile(rb"\b__\w+_sync\s*\(\s*(\w+)\s*,")
+
+
+def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> None:
+    for node in caps.get("definition.function", []):
+        _member_template_without_keyword(node, emit)
+        _warp_row_kernel(node, emit)
+    synced = {m.decode() for m in SYNC_MASK_ARGUMENT.findall(source)}
+    for node in caps.get("declaration", []) + caps.get("binding", []):
+        _lane_mask_variable(node, synced, emit)
+
+
+def _template_parameters(node: ts.Node) -> set[str]:
+    """Names of the template parameters of every template enclosing `node`."""
+    names: set[str] = set()
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "template_declaration":
+            params = parent.child_by_field_name("parameters")
+            for param in params.named_children if params is not None else []:
+                if param.type in TEMPLATE_PARAMETER_KINDS:
+                    names.update(text(n) for n in walk(param) if n.type in ("identifier", "type_identifier")
+                                 and n.parent is not None and n.parent.type != "template_argument_list")
+        parent = parent.parent
+    return names
+
+
+def _member_template_without_keyword(function: ts.Node, emit: Emit) -> None:
+    """`ParallelSums<THREADS, N>::dispatch<CTA>(...)` inside a template over THREADS: the member is a
+    dependent template name, which hip-clang accepts only as `::template dispatch<...>`."""
+    body = function.child_by_field_name("body")
+    if body is None or body.text is None or b"::" not in body.text:
+        return
+    params = _template_parameters(function)
+    if not params:
+        return
+    for m in MEMBER_TEMPLATE_CALL.finditer(body.text):
+        args = {a.strip() for a in m.group("args").decode().split(",")}
+        if not args & params:
+            continue  # a qualifier that does not depend on the template: no keyword needed
+        start = body.start_byte + m.start("member")
+        node = body.descendant_for_byte_range(start, start + len(m.group("member")))
+        if node is not None:
+            emit("member-template-without-keyword", node, m.group("member").decode())
+
+
+def _warp_row_kernel(function: ts.Node, emit: Emit) -> None:
+    """A __global__ function whose row id is `blockIdx.x * blockDim.y + threadIdx.y` (one warp per row),
+    bounded by an `if` and with no grid-stride loop (no gridDim)."""
+    if "__global__" not in qualifiers(function):
+        return
+    body = function.child_by_field_name("body")
+    if body is None or re.search(r"\bgridDim\b", text(body)):
+        return
+    rows: dict[str, ts.Node] = {}
+    for sub in walk(body):
+        if sub.type == "init_declarator":
+            value, decl = sub.child_by_field_name("value"), sub.child_by_field_name("declarator")
+            if value is not None and decl is not None and decl.type == "identifier" and WARP_ROW_INDEX.search(text(value)):
+                rows[text(decl)] = sub
+    if not rows:
+        return
+    derived = dict(rows)  # variables computed from a row id (`batch = row / T`) bound it as well
+    for sub in walk(body):
+        if sub.type == "init_declarator":
+            value, decl = sub.child_by_field_name("value"), sub.child_by_field_name("declarator")
+            if value is not None and decl is not None and decl.type == "identifier" and \
+                    any(re.search(rf"\b{re.escape(r)}\b", text(value)) for r in rows):
+                derived.setdefault(text(decl), rows[next(r for r in rows if re.search(rf"\b{re.escape(r)}\b", text(value)))])
+    for sub in walk(body):
+        if sub.type != "if_statement":
+            continue
+        condition = text(sub.child_by_field_name("condition"))
+        for name, decl in derived.items():
+            if re.search(rf"\b{re.escape(name)}\b\s*(>=|>|<|<=)|(<=|<|>=|>)\s*\b{re.escape(name)}\b", condition):
+                emit("warp-row-index-no-grid-stride", decl, text(decl.child_by_field_name("declarator")))
+                return
+
+
+def _lane_mask_variable(node: ts.Node, synced: set[str], emit: Emit) -> None:
+    """`constexpr uint32_t kFullWarpMask = 0xffffffffu;`, or `const uint32_t subwarp_mask = 0xF << s;`
+    passed to a *_sync intrinsic in the same file (`(1u << 8) - 1` named WARP_MASK is a bit field)."""
+    kind = node.child_by_field_name("type")
+    spelled = re.sub(r"\s+", " ", re.sub(r"\b(const|volatile|constexpr|static)\b", "", text(kind))).strip()
+    if not UNSIGNED_32.match(spelled):
+        return
+    declarators = [node] if node.type == "field_declaration" else \
+        [c for c in node.named_children if c.type == "init_declarator"]
+    for child in declarators:
+        if child.child_by_field_name("value") is None and child.child_by_field_name("default_value") is None:
+            continue  # a declaration without a value (a parameter, an extern) is not a mask constant
+        name = child.child_by_field_name("declarator")
+        value = child.child_by_field_name("value") or child.child_by_field_name("default_value")
+        if name is None or name.type not in ("identifier", "field_identifier") or not LANE_MASK_NAME.search(text(name)):
+            continue
+        if FULL_MASK_32.match(text(value).strip()) or text(name) in synced:
+            emit("lane-mask-variable-32", name, text(name))

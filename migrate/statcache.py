@@ -1,0 +1,112 @@
+"""A tree's file digests without reading the files again, as git's index does: each file's
+(size, mtime, ctime, inode, device) with the digest and read verdict of its content, so that a
+rescan of an unchanged tree stats the files and reads none.
+
+One JSON row per scanned root and size limit in the per-file cache's sqlite file; a row or an
+entry of the wrong shape or type is ignored (the file is read and hashed). Racy entries (git's
+"racy clean"): a file changed in the same timestamp tick as the stat this run took keeps its
+stamp, so an entry is trusted only when the file's mtime and ctime are older, by more than
+RACY_NS, than the moment the run that hashed it started (before its stat); a newer one is
+hashed again next time, and rewritten with that run's moment. ctime cannot be set back from
+user space, so a file rewritten and its mtime restored with utime still looks changed."""
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from migrate import jsonio
+from migrate.cache import BadRow, Cache, typed_row
+from migrate.model import SourceFile
+from migrate.readfile import read
+
+FORMAT = "1"
+# The coarsest file-time granularity allowed for (FAT's 2 s; ext4 and tmpfs tick with the coarse
+# kernel clock, a few ms behind time.time_ns()) plus that lag: a change after a run's start gets
+# an mtime and ctime no older than this before the start.
+RACY_NS = 3 * 10**9
+_I, _S, _OS = (int,), (str,), (str, type(None))
+# rel, kind, size, mtime_ns, ctime_ns, inode, device, checked_ns (the hashing run's start), digest, reason
+ENTRY = (_S, _S, _I, _I, _I, _I, _I, _I, _S, _OS)
+
+Stamp = tuple[int, int, int, int, int]  # size, mtime_ns, ctime_ns, inode, device
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    kind: str
+    stamp: Stamp
+    checked_ns: int
+    digest: str  # hex digest of the bytes `readfile.read` gives (empty input when not read)
+    reason: str | None  # why `readfile.read` would skip the file
+
+    def trusted(self, stamp: Stamp, kind: str) -> bool:
+        """Same stamp and kind, and not racy: the file was last changed well before it was hashed."""
+        return stamp == self.stamp and kind == self.kind \
+            and max(stamp[1], stamp[2]) < self.checked_ns - RACY_NS
+
+
+def stamp_of(info: os.stat_result) -> Stamp:
+    return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev
+
+
+class Digests:
+    """The digests of one scan's files; `save` writes the row back when anything changed."""
+
+    def __init__(self, cache: Cache, scope: str) -> None:
+        self.started = time.time_ns()  # before any file of this run is stat'ed
+        self.cache = cache
+        self.row_key = hashlib.sha256(f"stat\0{FORMAT}\0{scope}".encode("utf-8", "surrogateescape")).hexdigest()
+        self.old = _decode(cache.get_stats(self.row_key)) if cache.exists() else {}
+        self.new: dict[str, Entry] = {}
+        self.hashed = 0  # files read and hashed this run
+
+    def digest(self, file: SourceFile, max_file_size: int) -> tuple[str, str | None]:
+        """The digest of the file's readable bytes (empty when it is skipped) and why it is skipped."""
+        try:
+            stamp: Stamp | None = stamp_of(os.stat(file.path))
+        except OSError:
+            stamp = None
+        old = self.old.get(file.rel)
+        if stamp is not None and old is not None and old.trusted(stamp, file.kind):
+            self.new[file.rel] = old
+            return old.digest, old.reason
+        data, reason = read(file, max_file_size)
+        digest = hashlib.blake2b(data or b"", digest_size=32).hexdigest()
+        self.hashed += 1
+        if stamp is not None:
+            self.new[file.rel] = Entry(file.kind, stamp, self.started, digest, reason)
+        return digest, reason
+
+    def save(self) -> None:
+        """Write the entries when they differ from the stored ones (nothing is written for a tree
+        that did not change, once its entries are no longer racy)."""
+        if self.new != self.old and self.cache.path is not None:
+            self.cache.put_stats(self.row_key, _encode(self.new))
+
+
+def _encode(entries: dict[str, Entry]) -> bytes:
+    return jsonio.dumps([FORMAT, [[rel, e.kind, *e.stamp, e.checked_ns, e.digest, e.reason]
+                                  for rel, e in entries.items()]])
+
+
+def _decode(row: bytes | None) -> dict[str, Entry]:
+    """The stored entries; an entry of the wrong shape is left out, a bad row gives none."""
+    if row is None:
+        return {}
+    try:
+        data: Any = jsonio.loads(row)
+    except (ValueError, RecursionError):
+        return {}
+    if type(data) is not list or len(data) != 2 or data[0] != FORMAT or type(data[1]) is not list:
+        return {}
+    entries: dict[str, Entry] = {}
+    for item in data[1]:
+        try:
+            rel, kind, size, mtime, ctime, inode, device, checked, digest, reason = typed_row(item, ENTRY)
+        except BadRow:
+            continue
+        entries[rel] = Entry(kind, (size, mtime, ctime, inode, device), checked, digest, reason)
+    return entries
