@@ -14,13 +14,16 @@ FACT_KINDS: dict[str, tuple[str, str]] = {
     "construct": ("a pattern an extractor recognises", "the construct's name (see below)"),
     "python_import": ("`import x.y`, `from x import y`", "the module (`pynvml`)"),
     "python_attr": ("attribute chains and calls, resolved through import aliases", "the dotted name (`torch.version.cuda`)"),
-    "requirement": ("requirements files, setup.py/pyproject dependencies, conda files", "the normalised package name"),
+    "requirement": ("requirements files, setup.py/pyproject dependencies, conda files; source repositories "
+                    "(`.gitmodules`, CMake FetchContent/ExternalProject/CPM, `git clone`) as `index:URL`",
+                    "the normalised package name"),
     "base_image": ("Dockerfile `FROM`", "the image reference"),
     "cmake": ("CMake commands and variables, build variables in Makefiles, shell and Dockerfiles",
               "the command or variable name"),
     "flag": ("every compiler or linker flag in build files, nvcc invocations and setup.py nvcc arguments",
              "the flag (`-arch`); its value is the fact's text after the flag"),
-    "manifest": ("Dockerfile ENV, compose files, Kubernetes manifests, shell and Slurm scripts", "the key or option"),
+    "manifest": ("Dockerfile ENV, compose files, Kubernetes manifests, shell and Slurm scripts; NVIDIA tools a "
+                 "command runs (`tool:nsys`)", "the key or option"),
     "stack": ("no extractor: `migrate/stack` judges the pins against `rules/stack/matrix.yaml` per target "
               "(HIP71xx, see `docs/stack.md`)",
               "the problem (`pin-no-rocm-build`, `gpu-not-in-release`, `gpu-unsupported`, `floating-pin`)"),
@@ -105,6 +108,8 @@ C_CONSTRUCTS: dict[str, str] = {
     "warp-size-template-argument": "a template argument of 32 for a template parameter named like the warp size",
     "pointer-attributes-unregistered": "a `cudaPointerAttributes` field compared with CUDA's answer for unregistered memory",
     "ginkgo-cuda-executor": "Ginkgo's CUDA executor named directly (`gko::CudaExecutor`)",
+    "cuda-arch-option": "a string literal that is an NVIDIA architecture option (`\"--gpu-architecture=compute_80\"`, "
+                        "`\"-arch=sm_90a\"`): NVRTC options or an nvcc command built in code (also in Python)",
     "clang-error": "C++ that clang rejects when it parses the code as CUDA (precise mode only)",
     "member-template-without-keyword": "`Outer<T>::member<N>(...)` in a template over T, without `::template`",
     "warp-row-index-no-grid-stride": "a kernel with one warp per row (`blockIdx.x * blockDim.y + threadIdx.y`), "

@@ -49,6 +49,8 @@ TOKENS: dict[str, list[str]] = {
               "CUDA::cublas", "${", "}", "[[", "]]", "#[[", "if(", "endif()", "\"", "set_source_files_properties("],
     "makefile": ["NVCC := nvcc", "$(NVCC) -arch=sm_80 -c k.cu", "all:", "\t", "include other.mk", "$(", "ifeq (", "endif",
                  "-lcudart", "-gencode", "--use_fast_math", "%.o: %.cu", ":="],
+    "gitmodules": ["[submodule \"cutlass\"]", "\tpath = csrc/cutlass", "\turl = https://github.com/NVIDIA/cutlass.git",
+                   "url =", "# ", "; ", "[", "]", "\\"],
     "shell": ["#!/bin/bash", "nvcc -arch=sm_80 k.cu", "nvidia-smi", "export CUDA_VISIBLE_DEVICES=0", "module load cuda/12",
               "#SBATCH --gres=gpu:2", "pip install cupy-cuda12x", "docker run --gpus all", "$(", "`", "<<EOF", "EOF", "|",
               "&&", "'", "\"", "conda install pytorch-cuda=12.1"],
@@ -107,7 +109,8 @@ def fuzz_extract(kind: str, data: bytes) -> list[str]:
 FILE_NAMES = {"cuda": "k.cu", "cpp": "k.cpp", "hip": "k.hip", "python": "m.py", "notebook": "n.ipynb",
               "requirements": "requirements.txt", "conda": "environment.yml", "pyproject": "pyproject.toml",
               "setupcfg": "setup.cfg", "dockerfile": "Dockerfile", "manifest": "docker-compose.yml",
-              "cmake": "CMakeLists.txt", "makefile": "Makefile", "shell": "run.sh"}
+              "cmake": "CMakeLists.txt", "makefile": "Makefile", "shell": "run.sh",
+              "gitmodules": ".gitmodules"}
 
 
 def fuzz_scan(kind: str, data: bytes, folder: Path, rules: RuleBase) -> list[str]:

@@ -17,7 +17,8 @@ from migrate.settings import Settings
     ("n.ipynb", "notebook"), ("CMakeLists.txt", "cmake"), ("deps.cmake", "cmake"), ("Makefile", "makefile"),
     ("requirements-dev.txt", "requirements"), ("pyproject.toml", "pyproject"), ("setup.cfg", "setupcfg"),
     ("Dockerfile", "dockerfile"), ("Dockerfile.rocm", "dockerfile"), ("docker-compose.yml", "manifest"),
-    ("environment.yml", "conda"), ("run.sh", "shell"), ("README.md", None), ("data.bin", None),
+    ("environment.yml", "conda"), ("run.sh", "shell"), (".gitmodules", "gitmodules"), ("README.md", None),
+    ("data.bin", None),
 ])
 def test_file_kinds(tmp_path: Path, name: str, kind: str | None) -> None:
     path = tmp_path / name

@@ -178,3 +178,13 @@ def test_identifiers_of_a_sycl_source_are_sycls() -> None:
     assert {f.guard for f in sycl if f.kind == "identifier"} == {"sycl"}
     assert {f.name for f in sycl if f.kind == "include" and f.guard is None} == {"sycl/sycl.hpp", "cuda_runtime.h"}
     assert {f.guard for f in facts('#include <cooperative_groups.h>\n' + body) if f.kind == "identifier"} == {None}
+
+
+def test_architecture_option_strings() -> None:
+    got = {(f.line, f.text) for f in facts(
+        'const char* o[] = {"--gpu-architecture=compute_80", "-std=c++17"};\n'
+        '// "-arch=sm_80" in a comment\n'
+        'auto a = std::string("-arch=sm_") + cc;\n'
+        'const char* h = "use -arch=sm_80";\n'
+        'const char* p = "-gencode=arch=compute_" "80";\n', "construct") if f.name == "cuda-arch-option"}
+    assert got == {(1, "--gpu-architecture=compute_80"), (3, "-arch=sm_"), (5, "-gencode=arch=compute_")}

@@ -217,3 +217,29 @@ def test_rocm_builds_are_not_reported(tmp_path: Path, rulebase) -> None:
     # The stack check (HIP71xx) judges versions against the target release, not the build's flavour:
     # torch 2.5.1+rocm6.2 is a ROCm build, but not one for the default ROCm 7.2 (tests/test_stack.py).
     assert [(f.path, f.line, f.rule, f.symbol) for f in report.findings if not f.rule.startswith("HIP71")] == []
+
+
+def test_source_repositories_fetched_by_cmake_submodules_and_git_clone() -> None:
+    cmake = ("FetchContent_Declare(cutlass\n  GIT_REPOSITORY https://github.com/NVIDIA/cutlass.git GIT_TAG v3.5)\n"
+             "CPMAddPackage(\"gh:NVIDIA/cccl@2.5.0\")\nCPMAddPackage(NAME nvtx GITHUB_REPOSITORY NVIDIA/NVTX)\n"
+             "message(STATUS \"GIT_REPOSITORY https://github.com/NVIDIA/cutlass\")\n"
+             "set(URL https://github.com/NVIDIA/cutlass)\n")
+    assert facts("cmake", cmake, "requirement") == [
+        (2, 18, "index:https://github.com/NVIDIA/cutlass.git"), (3, 16, "index:https://github.com/NVIDIA/cccl"),
+        (4, 43, "index:https://github.com/NVIDIA/NVTX")]
+    modules = "[submodule \"c\"]\n\tpath = c\n\turl = git@github.com:NVIDIA/cutlass.git\n# url = https://x/y\n"
+    assert facts("gitmodules", modules) == [(3, 8, "index:git@github.com:NVIDIA/cutlass.git")]
+    shell = ("git clone --depth 1 -b v1 https://github.com/NVIDIA/apex.git /opt/apex\n"
+             "git clone -C x\ngit submodule add https://github.com/NVIDIA/cudnn-frontend.git fe\ngit log https://a/b\n")
+    assert facts("shell", shell, "requirement") == [
+        (1, 27, "index:https://github.com/NVIDIA/apex.git"), (3, 19, "index:https://github.com/NVIDIA/cudnn-frontend.git")]
+
+
+def test_nvidia_tools_run_by_commands() -> None:
+    shell = ("nsys profile -o t python x.py\nmpirun -np 2 /opt/nvidia/bin/ncu --set full ./a\n"
+             "if ! command -v nsys >/dev/null; then exit 1; fi\nwhich cuda-gdb\necho trtexec\n"
+             "timeout 60 trtexec --onnx=m.onnx\nARGS=(nsys profile\n")
+    assert facts("shell", shell, "manifest") == [
+        (1, 1, "tool:nsys"), (2, 14, "tool:ncu"), (6, 12, "tool:trtexec"), (7, 7, "tool:nsys")]
+    docker = "FROM ubuntu\nRUN trtexec --onnx=m.onnx && echo nsys\nCMD [\"nsys\", \"profile\"]\n"
+    assert facts("dockerfile", docker, "manifest") == [(2, 5, "tool:trtexec")]

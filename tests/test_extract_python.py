@@ -119,3 +119,15 @@ def test_compared_and_printed_names_have_their_own_roles() -> None:
     ''') if f.kind == "python_attr" and f.name.startswith(("torch.float8", "torch.version", "torch.cuda.get"))]
     assert got == [(4, "value"), (5, "compare"), (6, "compare"), (6, "compare"), (7, "message"), (8, "message"),
                    (9, "compare"), (11, "call")]
+
+
+def test_architecture_option_strings() -> None:
+    got = {(f.line, f.text) for f in facts('''
+        opts = ("--gpu-architecture=compute_80", b"-arch=sm_90a", "-std=c++17")
+        arch = f"-arch=sm_{cc}"
+        help = "pass -arch=sm_80 to nvcc"
+        setup(ext_modules=[CUDAExtension("k", ["k.cu"], extra_compile_args={"nvcc": ["-arch=sm_80"]})])
+        def test_flags():
+            assert args == ["-gencode=arch=compute_80,code=sm_80"]
+    ''') if f.name == "cuda-arch-option"}
+    assert got == {(2, "--gpu-architecture=compute_80"), (2, "-arch=sm_90a"), (3, "-arch=sm_")}

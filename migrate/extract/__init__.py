@@ -8,7 +8,7 @@ from migrate.extract.text import rocm_path
 from migrate.model import Extraction, Fact
 
 # Bump when extraction output changes, so cached facts are recomputed.
-EXTRACTOR_VERSION = "20"
+EXTRACTOR_VERSION = "21"
 
 
 Names = Callable[[str], bool]  # identifier names worth a fact (the C extractor builds no others)
@@ -60,6 +60,7 @@ EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
     "cmake": _lazy("text.buildfiles", "cmake"),
     "makefile": _lazy("text.buildfiles", "makefile"),
     "shell": _lazy("text.buildfiles", "shell"),
+    "gitmodules": _lazy("text.repositories", "gitmodules"),
 }
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 
 from migrate.extract.c import ts
 from migrate.extract.c.tree import qualifiers, text, walk
+from migrate.extract.text.lines import ARCH_OPTION
 
 Emit = Callable[..., None]
 
@@ -51,6 +52,7 @@ KOKKOS_CUDA = re.compile(r"^(Cuda|CudaSpace|CudaUVMSpace|CudaHostPinnedSpace|Cud
 # macros that portability layers and libraries define only when built for CUDA
 LAYER_CUDA_MACRO = re.compile(r"(!\s*)?(?:defined\s*\(?\s*)?\b(KOKKOS_ENABLE_CUDA|KOKKOS_ENABLE_CUDA_UVM|RAJA_ENABLE_CUDA|"
                               r"RAJA_CUDA_ACTIVE|PETSC_HAVE_CUDA|SUNDIALS_CUDA_ENABLED)\b")
+ARCH_WORDS = re.compile(rb"--gpu-architecture|-arch|-gencode|--generate-code")
 RAJA_CUDA = re.compile(r"^(cuda_\w+|Cuda|CudaFromStream|cuda_exec\w*)$")
 
 
@@ -83,10 +85,20 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> Non
         _layer_cuda_gate(node, emit)
     for name_node, value in _initialised(caps):
         _wave_64_binding(name_node, value, emit)
+    if ARCH_WORDS.search(source):
+        for node in caps.get("string", []):
+            _arch_option(node, emit)
     if FP8_CONTEXT.search(re.sub(rb"//[^\n]*|/\*.*?\*/", b"", source, flags=re.DOTALL)):
         for node in caps.get("number", []):
             if FP8_MAX.match(text(node)):
                 emit("fp8-e4m3-max", node, text(node))
+
+
+def _arch_option(node: ts.Node, emit: Emit) -> None:
+    """`"--gpu-architecture=compute_80"` in NVRTC options, `"-arch=sm_"` in an nvcc command line."""
+    contents = [c for c in node.children if c.type == "string_content"]
+    if len(contents) == 1 and len(node.children) == 3 and ARCH_OPTION.match(value := text(contents[0])):
+        emit("cuda-arch-option", node, value)
 
 
 def _mask_type(node: ts.Node, emit: Emit) -> None:

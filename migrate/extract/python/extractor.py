@@ -11,7 +11,7 @@ from migrate.extract.python import constructs, embedded, structure
 from migrate.extract.python.guards import HIP_MARKERS, HipGuards
 from migrate.extract.python.optional import EnvOptIns, is_import_fallback
 from migrate.extract.text.deps import REQUIREMENT, normalise
-from migrate.extract.text.lines import FLAG, flag_text, line_texts
+from migrate.extract.text.lines import ARCH_OPTION, FLAG, flag_text, line_texts
 from migrate.model import Extraction, Fact
 
 PROPERTY_CALLS = frozenset({"torch.cuda.get_device_properties"})
@@ -40,7 +40,13 @@ def extract_text(text: str, *, cell: int | None = None) -> tuple[list[Fact], lis
     visitor = _Visitor(text.split("\n"), cell)
     visitor.prescan(tree)
     visitor.visit(tree)
-    return visitor.facts, visitor.notes
+    return _without_flag_strings(visitor.facts), visitor.notes
+
+
+def _without_flag_strings(facts: list[Fact]) -> list[Fact]:
+    """An architecture string already read as an nvcc flag (extra_compile_args) is no second fact."""
+    flags = {(f.line, f.column) for f in facts if f.kind == "flag"}
+    return [f for f in facts if not (f.name == "cuda-arch-option" and (f.line, f.column) in flags)]
 
 
 class _Visitor(ast.NodeVisitor):
@@ -52,6 +58,7 @@ class _Visitor(ast.NodeVisitor):
         self.called: set[int] = set()  # id() of the nodes that are called
         self.compared: set[int] = set()  # id() of the operands of comparisons and isinstance checks
         self.messages = 0  # depth of print/logging/warn arguments being visited
+        self.tests = 0  # depth of test functions (def test_*) being visited: their strings are expectations
         self.decorates: dict[int, str] = {}  # id() of a decorator call -> the function it decorates
         self.assigned: dict[str, set[str]] = {}  # extension = CUDAExtension -> {"extension": {...CUDAExtension}}
         self.exprs: dict[str, ast.expr] = {}  # the last value assigned to each plain name
@@ -247,9 +254,13 @@ class _Visitor(ast.NodeVisitor):
     # -- facts --------------------------------------------------------------
     def visit_Constant(self, node: ast.Constant) -> None:
         """A string naming a compiled GPU module (`"/convolution/_convolution.fatbin"`): the module a
-        loader such as cupy.RawModule(path=...) reads; assemble links it to the source it is built from."""
+        loader such as cupy.RawModule(path=...) reads; assemble links it to the source it is built from.
+        A string that is an NVIDIA architecture option (NVRTC or nvcc arguments) is a construct."""
         if isinstance(node.value, str) and (found := KERNEL_BINARY.search(node.value)):
             self.add("kernel_binary", found.group(1), node)
+        value = node.value.decode("latin-1") if isinstance(node.value, bytes) else node.value
+        if isinstance(value, str) and not self.tests and len(value) < 200 and ARCH_OPTION.match(value):
+            self.add("construct", "cuda-arch-option", node, text=value)
 
     def _use(self, node: ast.expr) -> str:
         """The role of a name's use: called, printed or logged, compared, or any other value."""
@@ -323,7 +334,10 @@ class _Visitor(ast.NodeVisitor):
                 self.decorates[id(deco)] = node.name
             else:
                 constructs.on_decorator(self, deco, node.name)
+        test = node.name.startswith("test")
+        self.tests += test
         self.generic_visit(node)
+        self.tests -= test
 
     def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
         self.visit_FunctionDef(node)

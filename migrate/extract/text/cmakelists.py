@@ -7,6 +7,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from migrate.extract.text import repositories
 from migrate.extract.text.lines import fact, finish, flags
 from migrate.model import Extraction, Fact
 
@@ -66,6 +67,7 @@ def extract(source: bytes) -> Extraction:
         if command.name in LINK_COMMANDS:
             facts.extend(_bare_libraries(command, where))
         facts.extend(_structure(command, where))
+        facts.extend(_repositories(command, where))
     return finish(text, facts)
 
 
@@ -176,6 +178,15 @@ def _arguments(command: Command, where: _Positions) -> list[Fact]:
             line, col = where(offset)
             out.extend(flags(" " * col + piece, line))
             offset += len(piece) + 1
+    return out
+
+
+def _repositories(command: Command, where: _Positions) -> list[Fact]:
+    """Repositories FetchContent, ExternalProject and CPM fetch (GIT_REPOSITORY, URL, gh:owner/name)."""
+    out = []
+    for offset, value, url in repositories.cmake_urls(command.name, [(a.start, a.text) for a in command.arguments]):
+        line, col = where(offset)
+        out.append(fact("requirement", repositories.name(url), line, col, col + len(value), text=value))
     return out
 
 

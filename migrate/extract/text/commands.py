@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from migrate.extract.text import repositories
 from migrate.extract.text.lines import Logical, commands
 from migrate.extract.text.packages import INDEX_OPTIONS, conda_names, pip_names, url_names
 from migrate.model import Fact
@@ -41,6 +42,12 @@ INDEX_VARIABLES = frozenset({"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_L
 SLURM_GPU_OPTIONS = {"--gres": "gres", "--gpus": "gpus", "-G": "gpus", "--gpus-per-node": "gpus",
                      "--gpus-per-task": "gpus", "--gpus-per-socket": "gpus", "--constraint": "constraint",
                      "-C": "constraint"}
+# NVIDIA-only command-line tools, reported as manifest facts `tool:NAME` where a command runs them.
+NVIDIA_TOOLS = frozenset({"trtexec", "nsys", "ncu", "nv-nsight-cu-cli", "nvprof", "cuda-gdb", "compute-sanitizer",
+                          "cuda-memcheck"})
+# Programs that run the command given in their arguments (mpirun -np 4 nsys profile ...).
+LAUNCHERS = frozenset({"mpirun", "mpiexec", "srun", "jsrun", "flux", "timeout", "numactl", "taskset", "torchrun",
+                       "chrt", "nice", "ionice", "stdbuf"})
 DASH_D = re.compile(r"^-D\s*([A-Za-z_][A-Za-z0-9_]*)(?::\w+)?=")
 
 
@@ -48,12 +55,17 @@ def analyse(logical: Logical, *, start: int = 0) -> list[Fact]:
     """Facts from the simple commands of one logical line (from `start`, e.g. past a Dockerfile RUN)."""
     out: list[Fact] = []
     for words in commands(logical.words(start)):
+        mention = _mention(words)
         words = _assignments(logical, words, out)
         if not words:
             continue
         program = words[0][2].rsplit("/", 1)[-1]
         args = words[1:]
         names = [w[2] for w in args]
+        if not mention:
+            out += _tools(logical, words, program)
+        if program == "git" and (i := repositories.clone_url(names)) is not None:
+            out.append(logical.fact("requirement", repositories.name(names[i]), args[i][0], args[i][1], text=names[i]))
         if PIP.match(program) and names[:1] == ["install"]:
             out += _pip(logical, args[1:])
         elif PYTHON.match(program) and names[:3] == ["-m", "pip", "install"]:
@@ -75,6 +87,25 @@ def analyse(logical: Logical, *, start: int = 0) -> list[Fact]:
         elif program in ("module", "ml") or (program == "spack" and names[:1] == ["load"]):
             out += _modules(logical, args, program)
     return out
+
+
+def _mention(words: Words) -> bool:
+    """`command -v X` (also after `if !`) looks a program up without running it."""
+    for i, (_, _, value) in enumerate(words):
+        if value == "command":
+            return i + 1 < len(words) and words[i + 1][2] in ("-v", "-V")
+        if value not in PREFIXES:
+            return False
+    return False
+
+
+def _tools(logical: Logical, words: Words, program: str) -> list[Fact]:
+    """An NVIDIA-only tool run as the command, or as the command a launcher runs."""
+    if program in LAUNCHERS:
+        words = [w for w in words[1:] if w[2].rsplit("/", 1)[-1] in NVIDIA_TOOLS][:1]
+    elif program not in NVIDIA_TOOLS:
+        return []
+    return [logical.fact("manifest", f"tool:{w[2].rsplit('/', 1)[-1]}", w[0], w[1], text=w[2]) for w in words[:1]]
 
 
 def _assignments(logical: Logical, words: Words, out: list[Fact]) -> Words:

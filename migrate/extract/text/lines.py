@@ -9,6 +9,10 @@ from dataclasses import dataclass
 from migrate.model import Extraction, Fact
 
 FLAG = re.compile(r"(?<![\w-])(-{1,2}[A-Za-z][\w-]*)(?:=([^\s\"');,]+)|(?=[ \t]+([^\s\"');,-][^\s\"');,]*)))?")
+# A whole string that is an NVIDIA architecture option (`--gpu-architecture=compute_80`, `-arch=sm_{}`,
+# `-gencode=arch=compute_...`): NVRTC options and nvcc arguments built in Python or C++ code.
+ARCH_OPTION = re.compile(r"^(?:(?:--gpu-architecture|-arch)[= ]?(?:sm|compute|lto)_[0-9a-z{}%]*"
+                         r"|(?:-gencode|--generate-code)[= ]?arch=(?:sm|compute)_.*)$", re.DOTALL)
 # A shell word: runs of unquoted characters, escapes and quoted strings.
 WORD = re.compile(r"""(?:[^\s"'\\;&|()`]|\\.|"(?:[^"\\]|\\.)*"|'[^']*')+|[;&|()`]+""")
 SEPARATOR = re.compile(r"^[;&|()`]+$")

@@ -32,3 +32,4 @@
 (namespace_alias_definition) @namespace_alias
 [(type_definition) (alias_declaration)] @typedef
 (number_literal) @number
+(string_literal) @string
