@@ -1,3 +1,3 @@
-from migrate.cli.main import main
+from migrate.cli.main import run
 
-raise SystemExit(main())
+run()

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 CLASSES = ("native", "minor-adaptation", "migration-required", "incompatible")
 CONFIDENCES = ("low", "medium", "high")
@@ -196,86 +196,6 @@ class FileResult:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TargetVerdict:
-    """A workload's class and effort for one GPU architecture."""
-
-    arch: str
-    migration_class: str
-    own_class: str  # from its own findings, before what it depends on
-    reasons: tuple[Finding, ...]  # the findings that decided the class
-    chain: tuple[str, ...]  # how an inherited class reaches this workload, step by step
-    effort: Effort
-    breakdown: tuple[tuple[str, float], ...]  # every contributor to the likely effort, largest first
-    calibrated: float = 0.0  # likely hours that rest on measured constants
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class OptionalPart:
-    """Optional code inside a workload (a tests/ or experimental/ folder, an opt-in import), with its own class."""
-
-    root: str
-    migration_class: str
-    findings: int
-
-    def to_json(self) -> dict[str, object]:
-        return {"root": self.root, "class": self.migration_class, "findings": self.findings}
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Workload:
-    name: str
-    root: str
-    kind: str
-    files: tuple[str, ...]
-    verdicts: tuple[TargetVerdict, ...]  # one per target architecture, the primary first
-    depends_on: tuple[str, ...] = ()
-    depends_why: tuple[str, ...] = ()  # for each of depends_on: the first file-level link ("a.cu includes b.h")
-    project: str = ""
-    rocm_path: tuple[str, ...] = ()  # evidence that the project already has a ROCm path ("setup.py:41 ...")
-    optional: bool = False  # tests, examples, benchmarks, experimental: reported, not counted in the summary
-    optional_parts: tuple[OptionalPart, ...] = ()
-
-    @property
-    def primary(self) -> TargetVerdict:
-        return self.verdicts[0]
-
-    @property
-    def migration_class(self) -> str:
-        """The worst class over the target architectures."""
-        return worst_class(v.migration_class for v in self.verdicts)
-
-    @property
-    def reasons(self) -> tuple[Finding, ...]:
-        return max(self.verdicts, key=lambda v: class_rank(v.migration_class)).reasons
-
-    @property
-    def effort(self) -> Effort:
-        return self.primary.effort
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Project:
-    """One repository of a portfolio scan."""
-
-    name: str
-    root: str
-    workloads: tuple[str, ...]
-    commit: str | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ProjectCost:
-    """What a project costs once, whatever its workloads and targets (build port, CI ...)."""
-
-    name: str
-    migration_class: str
-    kloc: float  # C/C++/CUDA with findings, in thousands of lines
-    effort: Effort
-    breakdown: tuple[tuple[str, float], ...]
-    calibrated: float = 0.0
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class Target:
     rocm: str
     arch: tuple[str, ...]
@@ -296,94 +216,30 @@ class RuleInfo:
     docs: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HipifyCoverage:
-    references: int  # CUDA references hipify-perl examined in the workload's files
-    converted: int
+# The records after matching (workloads and their verdicts, the report, hipify's summary) are
+# defined in model_report and imported on first use: defining their ten dataclasses costs ~5 ms,
+# which lint, the pre-commit path, never needs.
+_LATER = frozenset({"TargetVerdict", "OptionalPart", "Workload", "Project", "ProjectCost", "HipifyCoverage",
+                    "HipifyDisagreement", "HipifySummary", "PassResult", "Report"})
 
-    @property
-    def ratio(self) -> float | None:
-        return self.converted / self.references if self.references else None
+if TYPE_CHECKING:
+    from migrate import model_report
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HipifyDisagreement:
-    kind: str  # false-alarm, comment-rename, silent-miss, ... (hipify.compare.KINDS)
-    path: str
-    line: int
-    symbol: str
-    rule: str | None
-    hipify: str  # hipify's side: its warning(s) or its rewrite
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HipifySummary:
-    """The report's `hipify` block: what hipify-perl measured over the scanned C/C++/CUDA files."""
-
-    version: str | None
-    seconds: float
-    warnings_checked: bool
-    coverage: dict[str, HipifyCoverage]  # by workload name
-    disagreements: tuple[HipifyDisagreement, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "used": True, "version": self.version, "seconds": round(self.seconds, 2),
-            "warnings_checked": self.warnings_checked,
-            "coverage": {name: {"references": c.references, "converted": c.converted,
-                                "ratio": None if c.ratio is None else round(c.ratio, 3)}
-                         for name, c in sorted(self.coverage.items())},
-            "disagreements": [{"kind": d.kind, "path": d.path, "line": d.line, "symbol": d.symbol, "rule": d.rule,
-                               "hipify": d.hipify} for d in self.disagreements],
-        }
+    TargetVerdict = model_report.TargetVerdict
+    OptionalPart = model_report.OptionalPart
+    Workload = model_report.Workload
+    Project = model_report.Project
+    ProjectCost = model_report.ProjectCost
+    HipifyCoverage = model_report.HipifyCoverage
+    HipifyDisagreement = model_report.HipifyDisagreement
+    HipifySummary = model_report.HipifySummary
+    PassResult = model_report.PassResult
+    Report = model_report.Report
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PassResult:
-    """What a late pass (hipify-perl, precise mode) returns: the findings it relabelled or
-    added, and what it has to say."""
+def __getattr__(name: str) -> Any:
+    if name in _LATER:
+        from migrate import model_report
 
-    findings: tuple[Finding, ...]
-    notes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Report:
-    tool_version: str
-    rules_version: str
-    target: Target
-    root: str
-    files_scanned: int
-    lines: int
-    seconds: float
-    workloads: tuple[Workload, ...]
-    findings: tuple[Finding, ...]
-    skipped: tuple[Skipped, ...]
-    notes: tuple[str, ...] = field(default=())
-    projects: tuple[Project, ...] = field(default=())
-    rules: tuple[RuleInfo, ...] = field(default=())  # the rules behind the findings
-    hipify: HipifySummary | None = None  # None when hipify-perl was not used
-    commit: str | None = None  # the git commit of the scanned folder, when it is the top of a checkout
-    scanned_at: str = ""  # ISO 8601, UTC
-    plan: dict[str, Any] = field(default_factory=dict)  # the migration plan (workloads.plan), built once per report
-    timing: bool = False  # whether the JSON report carries the elapsed times (`scan --timing`)
-    stack: dict[str, Any] = field(default_factory=dict)  # the pinned stack against the compatibility matrix (migrate.stack)
-    project_costs: tuple[ProjectCost, ...] = field(default=())
-    precise: bool = False  # findings were checked with libclang
-
-    @property
-    def migration_class(self) -> str:
-        """The worst class of the required workloads (of all, when every workload is optional)."""
-        return required_class(self.workloads)
-
-    @property
-    def workload_effort(self) -> Effort:
-        return sum_effort(w.effort for w in self.workloads)
-
-    @property
-    def effort(self) -> Effort:
-        """Every workload once, plus each project's fixed costs once."""
-        return sum_effort([self.workload_effort] + [p.effort for p in self.project_costs])
-
-    def finding_ids(self) -> dict[Finding, str]:
-        return {f: f"F{i}" for i, f in enumerate(self.findings, start=1)}
+        return getattr(model_report, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

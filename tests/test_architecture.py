@@ -8,9 +8,9 @@ from pathlib import Path
 from tests.conftest import ROOT
 
 PACKAGE = ROOT / "migrate"
-BASE = {"model", "vocabulary", "compat", "jsonio", "safetext", "readfile", "schemas", "__version__"}  # the bottom layer
+BASE = {"model", "model_report", "vocabulary", "compat", "jsonio", "safetext", "readfile", "schemas", "__version__"}  # the bottom layer
 ALLOWED: dict[str, set[str]] = {
-    "model": set(), "vocabulary": set(), "compat": set(), "jsonio": set(), "safetext": set(), "schemas": set(), "settings_schema": set(),
+    "model": set(), "model_report": set(), "vocabulary": set(), "compat": set(), "jsonio": set(), "safetext": set(), "schemas": set(), "settings_schema": set(),
     "cache": {"model"}, "readfile": {"model"}, "statcache": {"cache", "readfile"}, "discover": {"model", "vcs"},
     "rulebase": set(), "settings": {"rulebase", "settings_schema"},
     "extract": {"cache", "readfile"},

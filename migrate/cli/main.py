@@ -1,7 +1,10 @@
 """The command line: thin click commands that build Settings and call the library."""
 from __future__ import annotations
 
+import gc
 import importlib
+import sys
+from typing import NoReturn
 
 import click
 
@@ -50,6 +53,18 @@ def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
               help="Show the version of rocm-migrate and of its rules, and exit.")
 def cli() -> None:
     """Assess what it takes to move CUDA code to AMD ROCm/HIP."""
+
+
+def run() -> NoReturn:
+    """The process entry (the console script, `python -m migrate`): main(), then exit. What is still
+    alive then (the modules, the rule base: ~100k objects) is frozen first, out of reach of the
+    collection the interpreter runs on its way out, which cost a lint of one file ~20 ms of its
+    ~120: the interpreter frees it all as it ends anyway. Output is flushed and closed as before."""
+    try:
+        code = main()
+    finally:
+        gc.freeze()
+    sys.exit(code)
 
 
 def main(argv: list[str] | None = None) -> int:

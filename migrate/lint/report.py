@@ -7,7 +7,7 @@ from typing import Any
 
 from migrate import __version__, schemas
 from migrate.lint.run import LintResult
-from migrate.model import SCHEMA_VERSION, Finding, Report, Target
+from migrate.model import SCHEMA_VERSION, Finding, Target
 from migrate.rulebase.load import RuleBase
 from migrate.safetext import terminal
 
@@ -65,6 +65,8 @@ def sarif(result: LintResult, rules: RuleBase, *, target: Target, root: str) -> 
         if exc.name != "migrate.render.sarif_report":
             raise
         raise FormatUnavailable("sarif output not available") from None
+    from migrate.model import Report  # here: text and JSON output never build a report
+
     report = Report(tool_version=__version__, rules_version=rules.version, target=target, root=root,
                     files_scanned=result.files, lines=result.lines, seconds=0.0, workloads=(),
                     findings=result.findings, skipped=result.skipped, rules=rules.infos({f.rule for f in result.findings}))

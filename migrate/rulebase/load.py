@@ -4,6 +4,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -189,7 +190,8 @@ def default_rules_dir() -> Path:
 def data_files(directory: Path) -> list[Path]:
     """Every data file of a rule base: the rule files and what the matcher and classifier read
     beside them (alternatives/routes.yaml, targets/, effort/, stack/), in a stable order."""
-    return sorted(directory.rglob("*.yaml"), key=lambda p: p.relative_to(directory).as_posix())
+    found = [Path(folder, name) for folder, _, names in os.walk(directory) for name in names if name.endswith(".yaml")]
+    return sorted(found, key=lambda p: p.relative_to(directory).as_posix())  # os.walk: pathlib's rglob is slower
 
 
 def data_digest(directory: Path) -> str:
