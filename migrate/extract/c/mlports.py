@@ -92,7 +92,8 @@ def _warp_row_kernel(function: ts.Node, emit: Emit) -> None:
     for sub in walk(body):
         if sub.type == "init_declarator":
             value, decl = sub.child_by_field_name("value"), sub.child_by_field_name("declarator")
-            if value is not None and decl is not None and decl.type == "identifier" and WARP_ROW_INDEX.search(text(value)):
+            if value is not None and decl is not None and decl.type == "identifier" and WARP_ROW_INDEX.search(text(value)) \
+                    and not _scaled_in_int(sub, text(value)):
                 rows[text(decl)] = sub
     if not rows:
         return
@@ -111,6 +112,16 @@ def _warp_row_kernel(function: ts.Node, emit: Emit) -> None:
             if re.search(rf"\b{re.escape(name)}\b\s*(>=|>|<|<=)|(<=|<|>=|>)\s*\b{re.escape(name)}\b", condition):
                 emit("warp-row-index-no-grid-stride", decl, text(decl.child_by_field_name("declarator")))
                 return
+
+
+def _scaled_in_int(declarator: ts.Node, value: str) -> bool:
+    """`int first_batch = (blockDim.y * blockIdx.x + threadIdx.y) * WARP_BATCH;` (ROCm apex's softmax):
+    a row id scaled into an element or batch index held in a signed 32-bit int overflows 2^31 before
+    HIP's 2^32-thread cap is reached, so the cap is not what limits the kernel."""
+    declaration = declarator.parent
+    kind = declaration.child_by_field_name("type") if declaration is not None else None
+    return kind is not None and text(kind) in ("int", "int32_t", "std::int32_t") and \
+        re.search(r"\)\s*\*\s*\w", value) is not None
 
 
 def _lane_mask_variable(node: ts.Node, synced: set[str], emit: Emit) -> None:

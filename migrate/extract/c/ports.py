@@ -161,7 +161,9 @@ def _capability_compare(node: ts.Node, props: set[str], majors: set[str], emit: 
     """`prop.major >= 9`, `prop.major * 10 + prop.minor == 90`, `cc_major >= 10` (from
     cudaDevAttrComputeCapabilityMajor): a gate on the NVIDIA compute capability. HIP reports a
     capability derived from the gfx name (gfx90a 9.0, gfx942 9.4, gfx1100 11.0), so bounds and
-    equalities below 9 are decided as on the newest NVIDIA GPUs; those are left alone."""
+    equalities below 9 are decided as on the newest NVIDIA GPUs; those are left alone, and so are
+    inequalities (`major != 10` sends an AMD GPU where it sends every other non-Blackwell one) and
+    equalities with another major than Instinct's 9 (`major == 12 && minor == 1` is false on gfx942)."""
     operator = node.child_by_field_name("operator")
     op = text(operator) if operator is not None else ""
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
@@ -173,8 +175,14 @@ def _capability_compare(node: ts.Node, props: set[str], majors: set[str], emit: 
         if scale is None or value is None:
             continue
         relation = FLIP[op] if flipped else op
+        if relation == "!=":  # `major != 10` rejects an AMD GPU as it rejects every non-Blackwell one
+            return
+        if relation == "==":  # true on Instinct only when the major is 9 (gfx90a 9.0, gfx942 9.4, gfx950 9.5)
+            if int(value.group(1)) // scale == 9:
+                emit("device-capability-compare", node, re.sub(r"\s+", " ", text(node)))
+            return
         threshold = int(value.group(1)) / scale + (1 / scale if relation in (">", "<=") else 0)
-        if threshold >= 9:  # equality too: `major == 8` is false on ROCm as on the newest NVIDIA GPUs
+        if threshold >= 9:
             emit("device-capability-compare", node, re.sub(r"\s+", " ", text(node)))
         return
 

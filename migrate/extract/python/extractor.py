@@ -44,9 +44,12 @@ def extract_text(text: str, *, cell: int | None = None) -> tuple[list[Fact], lis
 
 
 def _without_flag_strings(facts: list[Fact]) -> list[Fact]:
-    """An architecture string already read as an nvcc flag (extra_compile_args) is no second fact."""
+    """An architecture string already read as an nvcc flag (extra_compile_args) is no second fact, and
+    none is one in a file that already branches for ROCm (DeepSpeed's and ROCm apex's op builders
+    call their `-gencode` helpers only under `if not self.is_rocm_pytorch()`)."""
     flags = {(f.line, f.column) for f in facts if f.kind == "flag"}
-    return [f for f in facts if not (f.name == "cuda-arch-option" and (f.line, f.column) in flags)]
+    ported = any(f.kind == "rocm_path" for f in facts)
+    return [f for f in facts if not (f.name == "cuda-arch-option" and (ported or (f.line, f.column) in flags))]
 
 
 class _Visitor(ast.NodeVisitor):
