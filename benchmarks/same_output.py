@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,6 +93,14 @@ def export(ref: str, into: Path) -> Path:
     return into / "code"
 
 
+def _compare(title: str, outputs: Mapping[str, str | bytes], reference: Mapping[str, str | bytes]) -> int:
+    """Print whether each format's output equals the reference's; the number that differ."""
+    differ = [name for name in reference if outputs[name] != reference[name]]
+    sizes = ", ".join(f"{name} {len(text.encode() if isinstance(text, str) else text)} B" for name, text in reference.items())
+    print(f"{title}: " + (f"DIFFERENT in {differ}" if differ else f"byte-identical ({sizes})"))
+    return len(differ)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("trees", nargs="+", type=Path)
@@ -122,17 +131,9 @@ def main() -> int:
                 runs = cli_paths(tree, out)
                 first = runs["cold"]
                 for label, outputs in runs.items():
-                    differ = [name for name in first if outputs[name] != first[name]]
-                    sizes = ", ".join(f"{name} {len(first[name])} B" for name in first)
-                    print(f"{tree.name}: CLI {label} vs CLI cold: " + (f"DIFFERENT in {differ}" if differ else
-                                                                       f"byte-identical ({sizes})"))
-                    failures += len(differ)
+                    failures += _compare(f"{tree.name}: CLI {label} vs CLI cold", outputs, first)
             for label, outputs in paths.items():
-                differ = [name for name in FORMATS if outputs[name] != slow[name]]
-                sizes = ", ".join(f"{name} {len(slow[name].encode())} B" for name in FORMATS)
-                print(f"{tree.name}: {label} vs slow path: " + (f"DIFFERENT in {differ}" if differ else
-                                                                  f"byte-identical ({sizes})"))
-                failures += len(differ)
+                failures += _compare(f"{tree.name}: {label} vs slow path", outputs, slow)
     return 1 if failures else 0
 
 

@@ -92,10 +92,9 @@ def captures(query: str, node: Node) -> dict[str, list[Node]]:
     cursor = node.walk()
     while True:
         current = cursor.node
-        names = types.get(current.type)  # type: ignore[union-attr]
-        if names is not None and current.is_named:  # type: ignore[union-attr]
+        if current is not None and current.is_named and (names := types.get(current.type)) is not None:
             for name in names:
-                found.setdefault(name, []).append(current)  # type: ignore[arg-type]
+                found.setdefault(name, []).append(current)
         if cursor.goto_first_child():
             continue
         while not cursor.goto_next_sibling():
