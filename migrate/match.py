@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from migrate.model import Candidate, Extraction, Fact, FileResult, Finding, Target, class_rank, evolve
@@ -15,6 +15,9 @@ MAX_FINDINGS_PER_FILE = 10_000  # real files have hundreds at most; past this a 
 GUARDED = frozenset({"hip", "cuda"})
 # Identifiers of a SYCL/DPC++ source (extract/c/cuda_cpp.py) name SYCL's and the project's own API.
 OTHER_MODEL = "sycl"
+# Back ends a project keeps beside its CUDA one, folder by folder (Ginkgo's cuda/ beside hip/, dpcpp/,
+# omp/) or file by file (cuda_timer.cpp beside hip_timer.hip.cpp, dpcpp_timer.dp.cpp).
+OTHER_BACKENDS = ("hip", "rocm", "dpcpp", "sycl", "omp", "openmp", "hpx", "opencl")
 # Facts in an optional Python scope (an ImportError fallback, an env-var opt-in) become optional findings.
 OPTIONAL = "optional"
 
@@ -228,18 +231,55 @@ def index_for(rules: RuleBase, rocm: str, arch: str) -> RuleIndex:
 
 
 def match_targets(files: Sequence[tuple[str, Extraction]], rules: RuleBase, *, rocm: str,
-                  archs: Sequence[str]) -> list[Finding]:
+                  archs: Sequence[str], tree: Iterable[str] = ()) -> list[Finding]:
     """Findings of every file for every target architecture, merged: each finding lists the
     targets it applies to. Portable aliases and the project's own names count repo-wide, so
-    scan and lint read the same files the same way."""
+    scan and lint read the same files the same way. `tree` names more paths of the scanned tree than
+    the files given (the siblings `backend_files` looks for)."""
     by_target = indexes(rules, rocm=rocm, archs=archs)
     return merge_targets([FileResult(lines=0, portable=own_portable(e.facts), defined=own_defined(e.facts),
                                      found=tuple(tuple(candidates(rel, e, index)) for index in by_target))
-                          for rel, e in files], archs)
+                          for rel, e in files], archs,
+                         left_in_backend_files(rules, [*(rel for rel, _ in files), *tree]))
 
 
-def merge_targets(results: Sequence[FileResult], archs: Sequence[str]) -> list[Finding]:
-    """`match_targets` from each file's candidates (FileResult.found, one list per target)."""
+def left_in_backend_files(rules: RuleBase, paths: Iterable[str]) -> Callable[[Finding], bool] | None:
+    """Whether a finding is one of a rule with `in_backend_files: false` in a file of the project's
+    own per-back-end family (`backend_files` of the scanned paths): a port adds the HIP twin of such a
+    file and leaves the CUDA one as it is."""
+    ids = frozenset(rule.id for rule in rules.rules if not rule.in_backend_files)
+    if not ids:
+        return None
+    files = backend_files(paths)
+    return (lambda finding: finding.rule in ids and finding.path in files) if files else None
+
+
+def backend_files(paths: Iterable[str]) -> frozenset[str]:
+    """The paths of a per-back-end family: under a `cuda` folder whose parent also holds a folder
+    named for another back end (Ginkgo's cuda/test/base/memory.cpp beside hip/ or dpcpp/), or named
+    `cuda_x` (or `x_cuda`, `x-cuda-y`) beside the same name for another back end in the same folder
+    (cuda_timer.cpp beside hip_timer.hip.cpp or dpcpp_timer.dp.cpp). Only the scanned paths are read."""
+    paths = list(paths)
+    split = [tuple(p.replace("\\", "/").lower().split("/")) for p in paths]
+    folders = {parts[:i + 1] for parts in split for i in range(len(parts) - 1)}
+    stems = {(parts[:-1], parts[-1].split(".")[0]) for parts in split}
+    found = set()
+    for path, parts in zip(paths, split, strict=True):
+        if any(part == "cuda" and any((*parts[:i], other) in folders for other in OTHER_BACKENDS)
+               for i, part in enumerate(parts[:-1])):
+            found.add(path)
+        words = re.split(r"([_-])", parts[-1].split(".")[0])
+        if "cuda" in words:
+            at = words.index("cuda")
+            if any((parts[:-1], "".join([*words[:at], other, *words[at + 1:]])) in stems for other in OTHER_BACKENDS):
+                found.add(path)
+    return frozenset(found)
+
+
+def merge_targets(results: Sequence[FileResult], archs: Sequence[str],
+                  leave: Callable[[Finding], bool] | None = None) -> list[Finding]:
+    """`match_targets` from each file's candidates (FileResult.found, one list per target); `leave`
+    drops the findings the project's layout answers (`left_in_backend_files`)."""
     portable = frozenset(name for r in results for name in r.portable)
     defined = frozenset(name for r in results for name in r.defined)
     merged: dict[tuple[str, str, int | None, int, int, str], Finding] = {}
@@ -247,6 +287,8 @@ def merge_targets(results: Sequence[FileResult], archs: Sequence[str]) -> list[F
     for position, arch in enumerate(archs):
         for result in results:
             for finding in select(result.found[position], portable, defined):
+                if leave is not None and leave(finding):
+                    continue
                 key = (finding.rule, finding.path, finding.cell, finding.line, finding.column, finding.symbol)
                 merged.setdefault(key, finding)
                 found_for.setdefault(key, []).append(arch)

@@ -12,7 +12,7 @@ from migrate import __version__, vcs
 from migrate.analyse import analyse_all, skipped
 from migrate.discover import discover
 from migrate.extract.run import Progress
-from migrate.match import capped_notes, merge_targets
+from migrate.match import capped_notes, left_in_backend_files, merge_targets
 from migrate.model import Extraction, Finding, PassResult, Report, SourceFile, Target
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
@@ -51,7 +51,8 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
     found = discover(targets, include_vendored=settings.include_vendored, exclude=settings.exclude)
     outcomes = analyse_all(found.files, settings, rules, keep_extractions=_needs_facts(settings), progress=progress)
     scanned = [(o.file, o.result) for o in outcomes if o.ok and o.result is not None]
-    findings = merge_targets([r for _, r in scanned], settings.arch)
+    findings = merge_targets([r for _, r in scanned], settings.arch,
+                             left_in_backend_files(rules, [f.rel for f in found.files]))
     hipify_result, hipify_pass = _hipify(settings, found.root, [(o.file, o.extraction) for o in outcomes
                                                                 if o.ok and o.extraction is not None], findings, rules)
     precise_result = _precise(settings, found.root, hipify_result.findings, rules)

@@ -45,14 +45,16 @@ def fixture_index(text: str, rulebase, default: RuleIndex) -> RuleIndex:
                                       arch=tuple(settings.get("arch", "gfx942").split(","))))
 
 
-def fired(path: Path, index: RuleIndex, rulebase) -> set[tuple[int, str]]:
-    """What lint reports for the file: matching plus inline suppressions (HIP0901/HIP0902)."""
+def fired(path: Path, index: RuleIndex, rulebase, rel: str = "", tree: tuple[str, ...] = ()) -> set[tuple[int, str]]:
+    """What lint reports for the file: matching plus inline suppressions (HIP0901/HIP0902). A fixture
+    in a subfolder is matched under its path in the rule's folder, with `tree` (that folder's
+    other files) as the rest of its scanned tree."""
     kind = file_kind(path)
     assert kind, f"{path}: fixture has no scannable kind"
     data = path.read_bytes()
     extraction = extract(kind, data)
     assert extraction.error is None, extraction.error
-    findings, _ = check_file(path.name, kind, data, extraction, [index], rulebase)
+    findings, _ = check_file(rel or path.name, kind, data, extraction, [index], rulebase, tree)
     return ({(f.line, f.rule) for f in findings} | stack_fired(path.name, extraction, index, rulebase)
             | precise_fired(path, index))
 
@@ -94,10 +96,13 @@ def test_rule_fixture(directory: Path, index: RuleIndex, rulebase) -> None:
     rule = directory.name
     seen_positive = seen_negative = False
     gaps: list[str] = []
-    for path in sorted(directory.iterdir()):
+    files = sorted(p for p in directory.rglob("*") if p.is_file())
+    tree = tuple(p.relative_to(directory).as_posix() for p in files)
+    for path, rel in zip(files, tree, strict=True):
         text = path.read_text(encoding="utf-8")
         notes = annotations(text)
-        hits = {line for line, rid in fired(path, fixture_index(text, rulebase, index), rulebase) if rid == rule}
+        hits = {line for line, rid in fired(path, fixture_index(text, rulebase, index), rulebase, rel, tree)
+                if rid == rule}
         expected = {line for line, rules in notes["ruleid"].items() if rule in rules}
         must_not = {line for line, rules in notes["ok"].items() if rule in rules}
         todo = {line for line, rules in notes["todoruleid"].items() if rule in rules}

@@ -102,11 +102,11 @@ class Checker:
 
 
 def check_file(rel: str, kind: str, data: bytes, extraction: Extraction, indexes: Sequence[RuleIndex],
-               rules: RuleBase) -> tuple[list[Finding], int]:
+               rules: RuleBase, tree: Sequence[str] = ()) -> tuple[list[Finding], int]:
     """One file against the rules in force for the indexes' targets, with its suppressions (the
-    rule fixtures' harness)."""
+    rule fixtures' harness); `tree` names the other paths of its tree."""
     archs = [arch for index in indexes for arch in index.target.arch]
-    found = match_targets([(rel, extraction)], rules, rocm=indexes[0].target.rocm, archs=archs)
+    found = match_targets([(rel, extraction)], rules, rocm=indexes[0].target.rocm, archs=archs, tree=tree)
     return _suppress(rel, kind, data, found, rules, applicable(rules, indexes).__contains__)
 
 

@@ -49,6 +49,9 @@ def conditions(rule: Rule) -> list[str]:
         out.append("only when no other rule matched the same fact")
     if rule.covers_file:
         out.append("a finding of it stands for the whole file: the file's findings of a lower class are left out")
+    if not rule.in_backend_files:
+        out.append("not in a file of the project's own per-back-end family (a cuda/ folder or cuda_ file beside one "
+                   "for HIP, SYCL, OpenMP ...): a port adds the HIP twin and leaves that file as it is")
     return out
 
 

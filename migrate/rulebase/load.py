@@ -142,6 +142,7 @@ class Rule:
     arch: tuple[str, ...] = ()
     fallback: bool = False
     covers_file: bool = False  # a finding means the whole file is rewritten: its lower-class findings go
+    in_backend_files: bool = True  # False: not reported in a file of a per-back-end family (match.backend_files)
     when: str | None = None  # "unavailable": report an entry only if the target ROCm predates it
     target: tuple[tuple[str, object], ...] = ()  # conditions on the GPU architecture (targets.Arch fields)
     exceeds: str | None = None  # fire only when the fact's value exceeds this Arch property
@@ -336,6 +337,7 @@ def _build(record: dict[str, Any], filename: str, *, lazy: bool = False) -> Rule
         message=record.get("message"), rocm_min=rocm.get("min"), rocm_max=rocm.get("max"),
         arch=tuple(record.get("arch", ())), fallback=bool(record.get("fallback", False)),
         covers_file=bool(record.get("covers_file", False)),
+        in_backend_files=bool(record.get("in_backend_files", True)),
         when=record.get("when"), target=tuple(sorted(record.get("target", {}).items())),
         exceeds=record.get("exceeds"),
     )

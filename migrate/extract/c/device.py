@@ -386,5 +386,18 @@ def _warp_size_uses(caps: dict[str, list[ts.Node]], scopes: Scopes, emit: Emit) 
         parent = node.parent
         if parent is not None and parent.type in ("preproc_def", "init_declarator", "enumerator"):
             continue
-        if scopes.has(scopes.warp_constants, node, text(node)) and in_device_code(node):
+        if scopes.has(scopes.warp_constants, node, text(node)) and in_device_code(node) and not _derived_size(node):
             emit("warp-size-constant-use", node, text(node))
+
+
+def _derived_size(node: ts.Node) -> bool:
+    """`constexpr int kNumThreads = kNumThreadsPerWarp * kNumWarps;`: a constant that is a multiple of
+    the warp size follows the definition when the port changes it (the definition is reported)."""
+    parent = node.parent
+    while parent is not None and (parent.type == "parenthesized_expression" or (
+            parent.type == "binary_expression" and text(parent.child_by_field_name("operator")) == "*")):
+        parent = parent.parent
+    declaration = parent.parent if parent is not None and parent.type == "init_declarator" else None
+    return parent is not None and parent.child_by_field_name("value") is not None and declaration is not None and \
+        declaration.type == "declaration" and re.search(r"\bconst(expr)?\b", text(declaration).split("=")[0]) is not None \
+        and node.parent is not parent

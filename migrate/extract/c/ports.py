@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 
 from migrate.extract.c import ts
-from migrate.extract.c.tree import text, walk
+from migrate.extract.c.tree import qualifiers, text, walk
 
 Emit = Callable[..., None]
 
@@ -26,15 +26,20 @@ GINKGO_CUDA = frozenset({"CudaExecutor"})
 DEVICE_PROP = re.compile(rb"\bcudaDeviceProp\s*(?:const\s*)?[&*]?\s*(?:const\s*)?(\w+)|"
                          rb"\bcudaGetDeviceProperties\s*\(\s*&\s*(\w+)")
 CAPABILITY_ATTRIBUTE = re.compile(rb"\bcudaDeviceGetAttribute\s*\(\s*&\s*(\w+)\s*,\s*cudaDevAttrComputeCapabilityMajor\b")
+# what ties a kernel to the hardware warp rather than to 32 threads of its own choosing: warp matrix
+# fragments, warp votes and barriers, warpSize, inline PTX (a shuffle without a width is checked apart)
+HARDWARE_WARP = re.compile(r"\b(wmma|nvcuda|mma)\s*::|\b(__syncwarp|__ballot\w*|__activemask|__any_sync|__all_sync|"
+                           r"__uni_sync|__match_\w+|__reduce_\w+_sync|warpSize)\b|\basm\b")
 FLIP = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "==": "==", "!=": "!="}
 
 
 def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> None:
+    kernels = _kernels(caps)
     for node in caps.get("declaration", []):
-        _warp_block_declaration(node, emit)
+        _warp_block_declaration(node, kernels, emit)
     for node in caps.get("reference.call", []):
         if text(node) == "dim3" and node.parent is not None and node.parent.type == "call_expression":
-            _warp_block(node.parent.child_by_field_name("arguments"), node.parent, emit)
+            _warp_block(node.parent.child_by_field_name("arguments"), node.parent, kernels, emit)
     if WARP_TEMPLATE_HINT.search(source):
         _warp_size_template_arguments(caps, emit)
     names = {m.group(2).decode() for m in POINTER_ATTRIBUTES.finditer(source)}
@@ -61,7 +66,44 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> Non
             _ginkgo_cuda(node, emit)
 
 
-def _warp_block_declaration(node: ts.Node, emit: Emit) -> None:
+def _kernels(caps: dict[str, list[ts.Node]]) -> dict[str, list[ts.Node]]:
+    """The bodies of the file's __global__ functions by name (a template has one per definition)."""
+    found: dict[str, list[ts.Node]] = {}
+    for node in caps.get("definition.function", []):
+        declarator, body = node.child_by_field_name("declarator"), node.child_by_field_name("body")
+        name = declarator.child_by_field_name("declarator") if declarator is not None else None
+        if name is not None and body is not None and "__global__" in qualifiers(node):
+            found.setdefault(text(name).split("::")[-1], []).append(body)
+    return found
+
+
+def _own_width_only(at: ts.Node, kernels: dict[str, list[ts.Node]]) -> bool:
+    """Whether the kernels named in the statement block around the block shape are defined in this
+    file and none of them uses the hardware warp: no warp matrix, vote, barrier, warpSize, inline
+    asm, nor a shuffle without a width (ggml's vector lightning indexer, written for 32 lanes of
+    its own). Such a kernel runs as it is when two of its rows share a 64-lane wavefront."""
+    scope = at.parent
+    while scope is not None and scope.type != "compound_statement":
+        scope = scope.parent
+    if scope is None:
+        return False
+    named = {text(n) for n in walk(scope) if n.type == "identifier"} & kernels.keys()
+    return bool(named) and not any(_uses_hardware_warp(body) for name in named for body in kernels[name])
+
+
+def _uses_hardware_warp(body: ts.Node) -> bool:
+    if HARDWARE_WARP.search(text(body)):
+        return True
+    for node in walk(body):
+        if node.type == "call_expression":
+            function, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+            if function is not None and text(function).startswith("__shfl") and \
+                    (args is None or len(args.named_children) < (4 if text(function).endswith("_sync") else 3)):
+                return True
+    return False
+
+
+def _warp_block_declaration(node: ts.Node, kernels: dict[str, list[ts.Node]], emit: Emit) -> None:
     """`dim3 block(32, WARPS_PER_BLOCK);`"""
     kind = node.child_by_field_name("type")
     if kind is None or text(kind) != "dim3":
@@ -70,16 +112,17 @@ def _warp_block_declaration(node: ts.Node, emit: Emit) -> None:
         if child.type == "init_declarator":
             value = child.child_by_field_name("value")
             if value is not None and value.type in ("argument_list", "initializer_list"):
-                _warp_block(value, child, emit)
+                _warp_block(value, child, kernels, emit)
 
 
-def _warp_block(args: ts.Node | None, at: ts.Node, emit: Emit) -> None:
-    """A block shape whose x is 32 and whose y counts warps: x is one 32-lane warp."""
+def _warp_block(args: ts.Node | None, at: ts.Node, kernels: dict[str, list[ts.Node]], emit: Emit) -> None:
+    """A block shape whose x is 32 and whose y counts warps: x is one 32-lane warp (unless the
+    kernels it launches are shown to use no hardware warp)."""
     values = [c for c in args.named_children if c.type != "comment"] if args is not None else []
     if len(values) < 2 or not re.fullmatch(r"32[uU]?", text(values[0]).strip()):
         return
     second = text(values[1]).strip().split("::")[-1]
-    if WARPS_NAME.match(second):
+    if WARPS_NAME.match(second) and not _own_width_only(at, kernels):
         emit("warp-width-block", values[0], f"dim3(32, {text(values[1]).strip()})")
 
 
@@ -108,8 +151,25 @@ def _warp_size_template_arguments(caps: dict[str, list[ts.Node]], emit: Emit) ->
             continue
         values = [c for c in args.named_children if c.type != "comment"]
         for i in sorted(where):
-            if i < len(values) and re.fullmatch(r"\(?\s*32[uU]?\s*\)?", text(values[i]).strip()):
+            if i < len(values) and re.fullmatch(r"\(?\s*32[uU]?\s*\)?", text(values[i]).strip()) and \
+                    not _row_width_case(node):
                 emit("warp-size-template-argument", values[i], f"{text(name)}<...32...>")
+
+
+def _row_width_case(node: ts.Node) -> bool:
+    """`case 5: kernel = &softmax_warp_forward<T, T, float, 2, 1, 32, 1>;` under `switch (log2_elements)`
+    (apex's softmax dispatch): the width is the row's own 2^5 elements, and the host launches
+    min(row, warp size) lanes, which is 32 on a 64-lane GPU too; wider rows keep 32 only as a cap."""
+    parent = node.parent
+    while parent is not None and parent.type != "case_statement":
+        parent = parent.parent
+    label = parent.child_by_field_name("value") if parent is not None else None
+    switch = parent.parent if parent is not None else None
+    while switch is not None and switch.type != "switch_statement":
+        switch = switch.parent
+    condition = switch.child_by_field_name("condition") if switch is not None else None
+    return label is not None and condition is not None and text(label).strip() == "5" and \
+        re.search(r"(?i)log2", text(condition)) is not None
 
 
 def _template_name(node: ts.Node) -> str:
