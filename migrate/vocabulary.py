@@ -109,6 +109,8 @@ C_CONSTRUCTS: dict[str, str] = {
     "pointer-attributes-unregistered": "a `cudaPointerAttributes` field compared with CUDA's answer for unregistered memory",
     "device-capability-compare": "a comparison of `cudaDeviceProp::major` (or the compute-capability attribute) that HIP's "
                                  "gfx-derived values decide differently",
+    "device-capability-gate-above-instinct": "a compute-capability bound above every Instinct major (>= 10) whose "
+                                             "branch for older GPUs only declines (prints and returns)",
     "ginkgo-cuda-executor": "Ginkgo's CUDA executor named directly (`gko::CudaExecutor`)",
     "cuda-arch-option": "a string literal that is an NVIDIA architecture option (`\"--gpu-architecture=compute_80\"`, "
                         "`\"-arch=sm_90a\"`): NVRTC options or an nvcc command built in code (also in Python)",

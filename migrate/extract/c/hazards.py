@@ -35,6 +35,8 @@ COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 WIDE_CAST = re.compile(r"\(\s*(u?int64_t|size_t|long long|unsigned long long|long|ptrdiff_t|Long|int64|uint64)\s*\)|"
                        r"static_cast<\s*(u?int64_t|size_t|long long|unsigned long long|long|ptrdiff_t|Long)\s*>|"
                        r"\b(u?int64_t|size_t)\s*\(\s*blockIdx")
+# `((int64_t)blockDim.x*blockIdx.x + threadIdx.x)*qk`: each thread takes a run of elements
+SCALED_ID = re.compile(r"\)\s*\*\s*(\w+)\s*$")
 WIDE_INDEX = re.compile(r"\b(size_t|ptrdiff_t|u?int64_t|long|Long|index_t|int64|uint64|LongIndex)\b")
 CEIL_DIV = re.compile(r"\+\s*[\w:.()]+\s*(-\s*1\s*)?\)\s*/|"
                       r"\b\w*([Cc]eil_?[Dd]iv|[Dd]iv_?[Uu]p|DIV_?UP|CEIL_?DIV|cdiv|div_?round_?up|calc_x?block_count)\w*\s*\(")
@@ -190,7 +192,7 @@ def _flat_index_kernel(node: ts.Node, source: bytes, emit: Emit) -> None:
             value, decl = sub.child_by_field_name("value"), sub.child_by_field_name("declarator")
             flat = re.sub(r"static_cast<[^<>]*>\(\s*([\w.]+)\s*\)", r"\1", text(value)) if value is not None else ""
             if value is not None and decl is not None and FLAT_INDEX.search(flat) and WIDE_CAST.search(text(value)) \
-                    and WIDE_INDEX.search(text(sub.parent) if sub.parent is not None else ""):
+                    and WIDE_INDEX.search(text(sub.parent) if sub.parent is not None else "") and not _runs(text(value)):
                 ids.setdefault(text(decl), sub)
     if not ids:
         return
@@ -206,6 +208,14 @@ def _flat_index_kernel(node: ts.Node, source: bytes, emit: Emit) -> None:
                 name = next(i for i in sorted(ids) if re.search(rf"\b{re.escape(i)}\b", condition))
                 emit("flat-index-early-return", ids[name], name)
             return
+
+
+def _runs(value: str) -> bool:
+    """`((int64_t)blockDim.x*blockIdx.x + threadIdx.x)*qk` (ggml's quantized copies, qk = 32): one
+    thread per run of elements, so the grid is n / qk and HIP's 2^32-thread cap needs 2^32 * qk
+    elements, more than any GPU holds once the run is 8 or longer (or a name, like a block size)."""
+    m = SCALED_ID.search(value.strip())
+    return m is not None and not (m.group(1).isdigit() and int(m.group(1)) < 8)
 
 
 def _wave_64_macro(node: ts.Node, emit: Emit) -> None:

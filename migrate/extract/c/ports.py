@@ -30,6 +30,8 @@ CAPABILITY_ATTRIBUTE = re.compile(rb"\bcudaDeviceGetAttribute\s*\(\s*&\s*(\w+)\s
 # fragments, warp votes and barriers, warpSize, inline PTX (a shuffle without a width is checked apart)
 HARDWARE_WARP = re.compile(r"\b(wmma|nvcuda|mma)\s*::|\b(__syncwarp|__ballot\w*|__activemask|__any_sync|__all_sync|"
                            r"__uni_sync|__match_\w+|__reduce_\w+_sync|warpSize)\b|\basm\b")
+# what a declining branch does before it returns: print or log why
+DECLINE_OUTPUT = re.compile(r"^\s*(std::)?(cout|cerr|printf|fprintf|puts|fputs|LOG|TORCH_WARN)\b")
 FLIP = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "==": "==", "!=": "!="}
 
 
@@ -242,9 +244,35 @@ def _capability_compare(node: ts.Node, props: set[str], majors: set[str], emit: 
                 emit("device-capability-compare", node, re.sub(r"\s+", " ", text(node)))
             return
         threshold = int(value.group(1)) / scale + (1 / scale if relation in (">", "<=") else 0)
-        if threshold >= 9:
+        if threshold >= 10 and _instinct_declines(node, relation):
+            emit("device-capability-gate-above-instinct", node, re.sub(r"\s+", " ", text(node)))
+        elif threshold >= 9:
             emit("device-capability-compare", node, re.sub(r"\s+", " ", text(node)))
         return
+
+
+def _instinct_declines(node: ts.Node, relation: str) -> bool:
+    """`if (props.major < 10) { std::cout << "requires Blackwell"; return 0; }`: a bound above every
+    Instinct major (9.x) whose branch an Instinct GPU takes only prints and returns, as on any
+    NVIDIA GPU before the bound: the gate turns the GPU away, which is right there (CUTLASS's
+    Blackwell examples). The comparison must decide the `if` alone, or through `||` when it holds
+    on Instinct (`<`, `<=`) or `&&` when it fails (`>=`, `>`)."""
+    holds = relation in ("<", "<=")
+    condition = node.parent
+    while condition is not None and condition.type in ("parenthesized_expression", "binary_expression", "condition_clause"):
+        if condition.type == "binary_expression" and text(condition.child_by_field_name("operator")) != \
+                ("||" if holds else "&&"):
+            return False
+        condition = condition.parent
+    if condition is None or condition.type != "if_statement":
+        return False
+    branch = condition.child_by_field_name("consequence" if holds else "alternative")
+    if branch is not None and branch.type == "else_clause":
+        branch = next((c for c in branch.named_children if c.type != "comment"), None)
+    statements = [c for c in branch.named_children if c.type != "comment"] if branch is not None and \
+        branch.type == "compound_statement" else [branch] if branch is not None else []
+    return bool(statements) and statements[-1].type == "return_statement" and all(
+        s.type == "expression_statement" and DECLINE_OUTPUT.search(text(s)) for s in statements[:-1])
 
 
 def _capability_scale(expression: str, props: set[str], majors: set[str]) -> int | None:
