@@ -121,6 +121,13 @@ C_CONSTRUCTS: dict[str, str] = {
     "ballot-returned-32bit": "a function returning a ballot through a 32-bit unsigned return type (or alias of one)",
     "shared-memory-optin-field": "cudaDeviceProp's opt-in shared-memory limit (`prop.sharedMemPerBlockOptin`) read in code",
     "lane-mask-variable-32": "a warp/lane-mask variable or constant declared 32 bits wide",
+    "warp-transpose-partial-wave": "a thread count that is no multiple of 64 given to a `BLOCK_LOAD_WARP_TRANSPOSE` / "
+                                   "`BLOCK_STORE_WARP_TRANSPOSE` block load or store (directly or through a template "
+                                   "parameter of the file)",
+    "full-mask-compare-32": "a lane mask (a ballot, `kFullWarpMask`-style name) compared with the 32-lane mask 0xffffffff",
+    "half-directed-rounding-host": "`__float2half_rz` / `_rd` / `_ru` called in host-only code",
+    "sync-alias-mask-32": "a macro that aliases a *_sync intrinsic (`#define SHFL_DOWN __shfl_down_sync`) and is passed "
+                          "a 32-bit mask",
 }
 PYTHON_CONSTRUCTS: dict[str, str] = {
     "subprocess-nvidia-smi": "a run of nvidia-smi (subprocess, notebook `!`, shell, Makefile, Dockerfile)",

@@ -36,6 +36,12 @@ DYNAMIC_SHARED_ATTRIBUTE = frozenset({"cudaFuncAttributeMaxDynamicSharedMemorySi
                                       "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"})
 DEVICE_RUNTIME_OK = frozenset({"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString", "cudaGetErrorName"})
 
+# float -> half with a directed rounding: HIP's host versions round to nearest (amd_hip_fp16.h:
+# "TODO: rounding behaviour is not correct for host functions")
+HOST_ROUNDED_HALF = frozenset({"__float2half_rz", "__float2half_rd", "__float2half_ru"})
+# words of the qualifiers or macros before a function's name that make it (also) device code
+DEVICE_WORDS = re.compile(r"(?i)device|global|gpu|kernel")
+
 Emit = Callable[..., None]
 
 
@@ -68,6 +74,9 @@ class Scopes:
         self.ballots: dict[int, set[str]] = {}
         self.types: dict[int, dict[str, str]] = {}
         self.warp_constants: dict[int, set[str]] = {}
+        # `#define SHFL_DOWN __shfl_down_sync`: macro name -> its name node and the intrinsic
+        self.sync_aliases: dict[str, tuple[ts.Node, str]] = {}
+        self.reported_aliases: set[str] = set()
         # Function bodies by start: a lookup is a binary search, not a walk up the tree (each
         # `parent` step costs tree-sitter a walk down from the root: quadratic in deep nests).
         spans = sorted((f.start_byte, f.end_byte) for f in functions or ())
@@ -134,6 +143,7 @@ def constructs(caps: dict[str, list[ts.Node]], emit: Emit) -> None:
     scopes = Scopes(caps.get("definition.function", []))
     for node in caps.get("macro", []):
         _macro(node, scopes, emit)
+    scopes.sync_aliases = _sync_aliases(caps)
     for name_node, type_text, value in _bindings(caps):
         _binding(name_node, type_text, value, scopes, emit)
     for node in caps.get("assign", []):
@@ -242,6 +252,10 @@ def _call(fn_node: ts.Node, scopes: Scopes, emit: Emit) -> None:
     if not values:
         return
     first = values[0]
+    alias = scopes.sync_aliases.get(name)
+    if alias is not None and name not in scopes.reported_aliases and _mask_32(first, scopes):
+        scopes.reported_aliases.add(name)  # reported once, at the #define the port rewrites
+        emit("sync-alias-mask-32", alias[0], f"{name} ({alias[1]})")
     if SYNC_MASK_INTRINSICS.match(name):
         mask = text(first).strip()
         if is_32_lane_mask(mask) or (first.type == "identifier" and scopes.has(scopes.mask32, first, mask)):
@@ -249,6 +263,8 @@ def _call(fn_node: ts.Node, scopes: Scopes, emit: Emit) -> None:
         if name in SHUFFLES and len(values) > 2 and integer(text(values[2])) == 16 and call is not None \
                 and not _loop_parent(call) and not _has_offset_32(call):
             emit("shuffle-offset-16", values[2], name)
+    elif name in HOST_ROUNDED_HALF and call is not None and _host_only(call):
+        emit("half-directed-rounding-host", fn_node, name)
     elif name in ("cudaFuncSetAttribute", "cuFuncSetAttribute") and len(values) > 2 \
             and text(values[1]).split("::")[-1] in DYNAMIC_SHARED_ATTRIBUTE:
         size = size_of(text(values[2]))
@@ -258,6 +274,55 @@ def _call(fn_node: ts.Node, scopes: Scopes, emit: Emit) -> None:
         emit("popc-ballot", call or first, name)
     elif name.split("::")[-1] == "tiled_partition" and len(values) > 1 and integer(text(values[1])) == 32:
         emit("tiled-partition-32", call or first, "tiled_partition")
+
+
+def _host_only(node: ts.Node) -> bool:
+    """Inside a function that is host code alone: no __device__ / __global__ (nor a macro such as
+    DEVICE_INLINE or C10_HOST_DEVICE) before its name, and no lambda in between (a device lambda)."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "lambda_expression":
+            return False
+        if parent.type == "function_definition":
+            declarator = parent.child_by_field_name("declarator")
+            if declarator is None or parent.text is None:
+                return False
+            prefix = parent.text[:declarator.start_byte - parent.start_byte].decode("utf-8", "replace")
+            return not DEVICE_WORDS.search(prefix)
+        parent = parent.parent
+    return False  # file scope or a macro body: not known to be host code
+
+
+def _mask_32(node: ts.Node, scopes: Scopes) -> bool:
+    mask = text(node).strip()
+    return is_32_lane_mask(mask) or (node.type == "identifier" and scopes.has(scopes.mask32, node, mask))
+
+
+# `#define SHFL_DOWN __shfl_down_sync`, `#define SYNCWARP(mask) __syncwarp(mask)`: the macro's first
+# argument is the intrinsic's mask
+OBJECT_ALIAS = re.compile(r"^\(?\s*(__\w+_sync|__syncwarp)\s*\)?$")
+FUNCTION_ALIAS = re.compile(r"^\(?\s*(__\w+_sync|__syncwarp)\s*\(\s*(\w+)\s*[,)]")
+
+
+def _sync_aliases(caps: dict[str, list[ts.Node]]) -> dict[str, tuple[ts.Node, str]]:
+    aliases: dict[str, tuple[ts.Node, str]] = {}
+    for name in caps.get("macro.name", []):
+        define = name.parent
+        value = define.child_by_field_name("value") if define is not None else None
+        if define is None or value is None:
+            continue
+        body = COMMENT.sub("", text(value)).strip()
+        if define.type == "preproc_def":
+            m = OBJECT_ALIAS.match(body)
+        else:
+            params = define.child_by_field_name("parameters")
+            first = next((text(p) for p in params.named_children if p.type == "identifier"), None) \
+                if params is not None else None
+            m = FUNCTION_ALIAS.match(body)
+            m = m if m is not None and m.group(2) == first else None
+        if m is not None and SYNC_MASK_INTRINSICS.match(m.group(1)):
+            aliases[text(name)] = (name, m.group(1))
+    return aliases
 
 
 def _mentions_ballot(node: ts.Node, scopes: Scopes) -> bool:

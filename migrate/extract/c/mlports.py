@@ -26,6 +26,8 @@ TEMPLATE_PARAMETER_KINDS = ("type_parameter_declaration", "parameter_declaration
 
 # a full 32-lane mask written out (digit separators allowed), or ~0u
 FULL_MASK_32 = re.compile(r"^\(?\s*(0[xX](?:[fF]'?){8}[uUlL]*|~\s*0[uU]?[lL]*)\s*\)?$")
+# the 32-lane mask spelled in hex: `~0` of a signed int converts to 64 one-bits, so it is left out
+FULL_MASK_HEX_32 = re.compile(r"^\(?\s*0[xX](?:[fF]'?){8}[uUlL]*\s*\)?$")
 SYNC_MASK_ARGUMENT = re.compile(rb"\b__\w+_sync\s*\(\s*(\w+)\s*,")
 # `return __ballot_sync(mask, p);` (possibly cast): the function's value is the ballot
 BALLOT_RETURN = re.compile(r"^return\s*(?:\(\s*\w+\s*\)\s*|static_cast<[^<>]*>\s*\(\s*)?\(?\s*"
@@ -44,6 +46,8 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> Non
     synced = {m.decode() for m in SYNC_MASK_ARGUMENT.findall(source)}
     for node in caps.get("declaration", []) + caps.get("binding", []):
         _lane_mask_variable(node, synced, emit)
+    for node in caps.get("binary", []):
+        _full_mask_compare(node, emit)
 
 
 def _template_parameters(node: ts.Node) -> set[str]:
@@ -201,6 +205,29 @@ def _lane_mask_variable(node: ts.Node, synced: set[str], emit: Emit) -> None:
             continue
         if FULL_MASK_32.match(text(value).strip()) or text(name) in synced:
             emit("lane-mask-variable-32", name, text(name))
+
+
+def _full_mask_compare(node: ts.Node, emit: Emit) -> None:
+    """`__ballot_sync(m, p) == 0xffffffff`, `kFullWarpMask == 0xffffffffu`: a lane mask tested against
+    the mask of 32 lanes, which on a 64-lane wavefront is half of it."""
+    operator = node.child_by_field_name("operator")
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if operator is None or text(operator) not in ("==", "!=") or left is None or right is None:
+        return
+    for mask, full in ((left, right), (right, left)):
+        if FULL_MASK_HEX_32.match(text(full).strip()) and _is_lane_mask(mask):
+            emit("full-mask-compare-32", node, re.sub(r"\s+", " ", text(node)))
+            return
+
+
+def _is_lane_mask(node: ts.Node) -> bool:
+    """A name like kFullWarpMask / lane_mask (possibly qualified), or a ballot or active-mask call."""
+    while node.type in ("cast_expression", "parenthesized_expression") and node.named_children:
+        node = node.child_by_field_name("value") or node.named_children[-1]
+    if node.type in ("identifier", "qualified_identifier", "field_expression"):
+        return bool(LANE_MASK_NAME.search(re.split(r"::|\.|->", text(node))[-1]))
+    return node.type == "call_expression" and \
+        text(node.child_by_field_name("function")).split("::")[-1] in ("__ballot_sync", "__ballot", "__activemask")
 
 
 def _optin_field(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> None:

@@ -1,7 +1,8 @@
 """Constructs that real ports changed where the CUDA text alone shows why (issue 14, session 3).
 
 A block whose x-dimension is one 32-lane warp, a template argument of 32 for a parameter named
-like the warp size, pointer-attribute checks that expect CUDA's answer for unregistered memory,
+like the warp size, a block that is no whole number of wavefronts given to hipCUB's warp-transpose
+loads and stores, pointer-attribute checks that expect CUDA's answer for unregistered memory,
 and Ginkgo's CUDA executor named directly. Each recogniser emits a `construct` fact;
 rules/device-ports.yaml and rules/libraries-ports.yaml say what it means."""
 from __future__ import annotations
@@ -25,6 +26,10 @@ UNREGISTERED = {"type": {"0", "cudaMemoryTypeUnregistered"}, "memoryType": {"0",
 GINKGO_CUDA = frozenset({"CudaExecutor"})
 DEVICE_PROP = re.compile(rb"\bcudaDeviceProp\s*(?:const\s*)?[&*]?\s*(?:const\s*)?(\w+)|"
                          rb"\bcudaGetDeviceProperties\s*\(\s*&\s*(\w+)")
+# hipCUB/rocPRIM's warp-transpose block load and store static_assert that the block is a whole number
+# of hardware warps: `cub::BlockLoad<T, kNThreads, N, cub::BLOCK_LOAD_WARP_TRANSPOSE>`
+WARP_TRANSPOSE = re.compile(rb"\bBLOCK_(LOAD|STORE)_WARP_TRANSPOSE\b")
+BLOCK_COLLECTIVE = frozenset({"BlockLoad", "BlockStore"})
 CAPABILITY_ATTRIBUTE = re.compile(rb"\bcudaDeviceGetAttribute\s*\(\s*&\s*(\w+)\s*,\s*cudaDevAttrComputeCapabilityMajor\b")
 FLIP = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "==": "==", "!=": "!="}
 
@@ -37,6 +42,8 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> Non
             _warp_block(node.parent.child_by_field_name("arguments"), node.parent, emit)
     if WARP_TEMPLATE_HINT.search(source):
         _warp_size_template_arguments(caps, emit)
+    if WARP_TRANSPOSE.search(source):
+        _warp_transpose_blocks(caps, emit)
     names = {m.group(2).decode() for m in POINTER_ATTRIBUTES.finditer(source)}
     if names:
         for node in caps.get("binary", []):
@@ -85,22 +92,7 @@ def _warp_block(args: ts.Node | None, at: ts.Node, emit: Emit) -> None:
 
 def _warp_size_template_arguments(caps: dict[str, list[ts.Node]], emit: Emit) -> None:
     """`reduce<float, 32>(x)` where the file declares `template <typename T, int WarpSize> ... reduce`."""
-    nodes = caps.get("definition.function", []) or caps.get("declaration", [])
-    root = nodes[0] if nodes else None
-    while root is not None and root.parent is not None:
-        root = root.parent
-    if root is None:
-        return
-    positions: dict[str, set[int]] = {}
-    for node in walk(root):
-        if node.type == "template_declaration":
-            template = _template_name(node)
-            params = node.child_by_field_name("parameters")
-            if template and params is not None:
-                for i, param in enumerate(c for c in params.named_children if c.type != "comment"):
-                    declarator = param.child_by_field_name("declarator") or param.child_by_field_name("name")
-                    if declarator is not None and WARP_SIZE_PARAMETER.match(text(declarator).lstrip("&*. ")):
-                        positions.setdefault(template, set()).add(i)
+    positions = _template_positions(caps, lambda param: bool(WARP_SIZE_PARAMETER.match(param)))
     for node in caps.get("template", []):
         name, args = node.child_by_field_name("name"), node.child_by_field_name("arguments")
         where = positions.get(text(name).split("::")[-1]) if name is not None else None
@@ -110,6 +102,65 @@ def _warp_size_template_arguments(caps: dict[str, list[ts.Node]], emit: Emit) ->
         for i in sorted(where):
             if i < len(values) and re.fullmatch(r"\(?\s*32[uU]?\s*\)?", text(values[i]).strip()):
                 emit("warp-size-template-argument", values[i], f"{text(name)}<...32...>")
+
+
+def _warp_transpose_blocks(caps: dict[str, list[ts.Node]], emit: Emit) -> None:
+    """`cub::BlockLoad<T, 32, N, cub::BLOCK_LOAD_WARP_TRANSPOSE>`, or `launch<32, 4>(...)` where the file
+    declares `template <int kNThreads, int kNItems> void launch` and loads with
+    `cub::BlockLoad<T, kNThreads, ..., BLOCK_LOAD_WARP_TRANSPOSE>`: a block that is no whole number of
+    64-lane wavefronts given to a warp-transpose load or store."""
+    threads: set[str] = set()
+    for node in caps.get("template", []):
+        name, args = node.child_by_field_name("name"), node.child_by_field_name("arguments")
+        if name is None or args is None or text(name).split("::")[-1] not in BLOCK_COLLECTIVE:
+            continue
+        values = [c for c in args.named_children if c.type != "comment"]
+        # the algorithm itself, not one side of a choice (`THREADS >= WARP ? WARP_TRANSPOSE : DIRECT`)
+        if len(values) < 4 or not re.fullmatch(r"(\w+::)*BLOCK_(LOAD|STORE)_WARP_TRANSPOSE", text(values[3]).strip()):
+            continue
+        size = _partial_wave(values[1])
+        if size is not None:
+            emit("warp-transpose-partial-wave", values[1], f"{text(name)}<..., {size}, ...>")
+        else:  # `kNThreads`, `Ktraits::kNThreads`; traits copy a parameter kNThreads_ into kNThreads
+            spelled = text(values[1]).strip().split("::")[-1]
+            threads.update({spelled, spelled + "_"} if re.fullmatch(r"\w+", spelled) else set())
+    if not threads:
+        return
+    positions = _template_positions(caps, lambda param: param in threads)
+    for node in caps.get("template", []):
+        name, args = node.child_by_field_name("name"), node.child_by_field_name("arguments")
+        where = positions.get(text(name).split("::")[-1]) if name is not None else None
+        if not where or args is None:
+            continue
+        values = [c for c in args.named_children if c.type != "comment"]
+        for i in sorted(where):
+            if i < len(values) and (size := _partial_wave(values[i])) is not None:
+                emit("warp-transpose-partial-wave", values[i], f"{text(name)}<...{size}...>")
+
+
+def _partial_wave(value: ts.Node) -> int | None:
+    """The literal thread count when it is no multiple of 64 (32, 96), else None."""
+    m = re.fullmatch(r"\(?\s*(\d+)[uU]?\s*\)?", text(value).strip())
+    return int(m.group(1)) if m and int(m.group(1)) % 64 else None
+
+
+def _template_positions(caps: dict[str, list[ts.Node]], wanted: Callable[[str], bool]) -> dict[str, set[int]]:
+    """Per template declared in the file, the positions of its parameters whose name is wanted."""
+    nodes = caps.get("definition.function", []) or caps.get("declaration", [])
+    root = nodes[0] if nodes else None
+    while root is not None and root.parent is not None:
+        root = root.parent
+    positions: dict[str, set[int]] = {}
+    for node in walk(root) if root is not None else ():
+        if node.type == "template_declaration":
+            template = _template_name(node)
+            params = node.child_by_field_name("parameters")
+            if template and params is not None:
+                for i, param in enumerate(c for c in params.named_children if c.type != "comment"):
+                    declarator = param.child_by_field_name("declarator") or param.child_by_field_name("name")
+                    if declarator is not None and wanted(text(declarator).lstrip("&*. ")):
+                        positions.setdefault(template, set()).add(i)
+    return positions
 
 
 def _template_name(node: ts.Node) -> str:
