@@ -118,6 +118,8 @@ C_CONSTRUCTS: dict[str, str] = {
     "member-template-without-keyword": "`Outer<T>::member<N>(...)` in a template over T, without `::template`",
     "warp-row-index-no-grid-stride": "a kernel with one warp per row (`blockIdx.x * blockDim.y + threadIdx.y`), "
                                      "bounded by an `if`, with no grid-stride loop",
+    "warp-row-early-return": "a `return` (or `#define GO_NEXT return`) after the row id of such a kernel, which ends "
+                             "one row's work",
     "ballot-returned-32bit": "a function returning a ballot through a 32-bit unsigned return type (or alias of one)",
     "shared-memory-optin-field": "cudaDeviceProp's opt-in shared-memory limit (`prop.sharedMemPerBlockOptin`) read in code",
     "lane-mask-variable-32": "a warp/lane-mask variable or constant declared 32 bits wide",

@@ -74,3 +74,24 @@ def test_renderers_import_only_the_model() -> None:
     for path in (PACKAGE / "render").glob("*.py"):
         excepted = {target for rel, target in EXCEPTIONS if rel == path.relative_to(ROOT).as_posix()}
         assert _imports(path) - excepted <= {"model", "render", "__version__", "vocabulary", "jsonio", "safetext", "schemas"}, path.name
+
+
+# Each external library behind one small adapter module (docs/architecture.md): who may import it.
+ADAPTERS = {
+    "tree_sitter": {"migrate/extract/c/ts.py"},
+    "clang": {"migrate/precise/clang.py"},
+    "jinja2": {"migrate/render/templates.py",  # renders the HTML and Markdown reports
+               "migrate/extract/jinja.py"},  # lexes scanned templates, never renders them
+}
+
+
+def test_each_library_has_its_adapters() -> None:
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
+            wrong += [f"{rel} imports {n}" for n in names if n.split(".")[0] in ADAPTERS
+                      and rel not in ADAPTERS[n.split(".")[0]]]
+    assert not wrong, "\n".join(wrong)

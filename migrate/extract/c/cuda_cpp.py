@@ -5,6 +5,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from migrate.extract import jinja
 from migrate.extract.budget import MAX_FACTS
 from migrate.extract.c import device, guards, hazards, mlports, ports, ts
 from migrate.extract.c.guards import GuardMap
@@ -21,6 +22,7 @@ class _Ctx:
 
     source: bytes
     guards: GuardMap
+    original: bytes | None = None  # the file's bytes where `source` is a masked copy (a Jinja template)
     row0: int = 0  # line (0-based) of the text in the file it came from
     col0: int = 0  # column (0-based, characters) of its first line
     cell: int | None = None
@@ -30,7 +32,7 @@ class _Ctx:
     dropped: int = 0  # identifier facts left out by `names`
 
     def __post_init__(self) -> None:
-        self._columns = Columns(self.source.split(b"\n"))
+        self._columns = Columns((self.original or self.source).split(b"\n"))
 
     def _col(self, row: int, byte_col: int) -> int:
         return self._columns.chars(row, byte_col) + (self.col0 if row == 0 else 0) + 1
@@ -54,10 +56,17 @@ def extract(source: bytes, names: Callable[[str], bool] | None = None) -> Extrac
     names its rules can match: no other identifier yields anything); every other fact, and the
     order of the facts kept, is as without it. Should the facts of all names exceed the cap
     (budget.MAX_FACTS keeps the first ones), the file is extracted again in full."""
-    ctx, notes = _snippet(source, names=names)
+    parsed, notes = source, []
+    if jinja.is_template(source):
+        try:
+            parsed, count = jinja.mask(source)
+            notes.append(f"a Jinja template: its {count} template tags were masked, ROCm-only branches left out")
+        except jinja.NotATemplate as exc:
+            notes.append(f"looks like a Jinja template, but its lexer stopped ({exc}); read as plain C++")
+    ctx, more = _snippet(parsed, names=names, original=source if parsed is not source else None)
     if ctx.dropped and len(ctx.facts) + ctx.dropped > MAX_FACTS:
         return extract(source)
-    facts = ctx.facts
+    facts, notes = ctx.facts, notes + more
     try:
         source.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -74,10 +83,10 @@ def extract_snippet(source: bytes, *, row0: int = 0, col0: int = 0,
 
 
 def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = None,
-             names: Callable[[str], bool] | None = None) -> tuple[_Ctx, list[str]]:
+             names: Callable[[str], bool] | None = None, original: bytes | None = None) -> tuple[_Ctx, list[str]]:
     root = ts.parse(source)
     caps = captures(root)
-    ctx = _Ctx(source=source, guards=GuardMap.build(caps.get("conditional", [])),
+    ctx = _Ctx(source=source, guards=GuardMap.build(caps.get("conditional", [])), original=original,
                row0=row0, col0=col0, cell=cell, names=names, sycl=_is_sycl(caps))
     _identifiers(ctx, caps)
     _hip_branches(ctx, caps)

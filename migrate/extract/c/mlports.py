@@ -98,16 +98,13 @@ def _warp_row_kernel(function: ts.Node, emit: Emit) -> None:
             value, decl = sub.child_by_field_name("value"), sub.child_by_field_name("declarator")
             if value is not None and decl is not None and decl.type == "identifier" and WARP_ROW_INDEX.search(text(value)) \
                     and not _scaled_in_int(sub, text(value)):
-                rows[text(decl)] = sub
+                rows.setdefault(text(decl), sub)  # the first of a template's alternative declarations
     if not rows:
         return
     derived = dict(rows)  # variables computed from a row id (`batch = row / T`) bound it as well
     for sub in walk(body):
-        if sub.type == "init_declarator":
-            value, decl = sub.child_by_field_name("value"), sub.child_by_field_name("declarator")
-            if value is not None and decl is not None and decl.type == "identifier" and \
-                    any(re.search(rf"\b{re.escape(r)}\b", text(value)) for r in rows):
-                derived.setdefault(text(decl), rows[next(r for r in rows if re.search(rf"\b{re.escape(r)}\b", text(value)))])
+        for name in _computed_from(sub, rows):
+            derived.setdefault(name, rows[next(r for r in rows if re.search(rf"\b{re.escape(r)}\b", text(sub)))])
     for sub in walk(body):
         if sub.type != "if_statement":
             continue
@@ -115,7 +112,69 @@ def _warp_row_kernel(function: ts.Node, emit: Emit) -> None:
         for name, decl in derived.items():
             if re.search(rf"\b{re.escape(name)}\b\s*(>=|>|<|<=)|(<=|<|>=|>)\s*\b{re.escape(name)}\b", condition):
                 emit("warp-row-index-no-grid-stride", decl, text(decl.child_by_field_name("declarator")))
+                _row_exits(body, rows=set(derived), after=decl.end_byte, bound=sub, emit=emit)
                 return
+
+
+def _computed_from(node: ts.Node, rows: dict[str, ts.Node] | set[str], *, assigned: bool = False) -> list[str]:
+    """Variables `node` computes from a row id: `batch = row / T` (also assigned, with `assigned`),
+    and FBGEMM's `fd.DivMod(row, &t, &b)`, whose address arguments are its results."""
+    def uses_row(sub: ts.Node) -> bool:
+        return any(re.search(rf"\b{re.escape(r)}\b", text(sub)) for r in rows)
+
+    if node.type == "init_declarator" or (assigned and node.type == "assignment_expression"):
+        value = node.child_by_field_name("value" if node.type == "init_declarator" else "right")
+        decl = node.child_by_field_name("declarator" if node.type == "init_declarator" else "left")
+        return [text(decl)] if value is not None and decl is not None and decl.type == "identifier" and uses_row(value) else []
+    arguments = node.child_by_field_name("arguments") if node.type == "call_expression" else None
+    if arguments is None or not uses_row(arguments):
+        return []
+    return [text(a.named_children[0]) for a in arguments.named_children if a.type == "pointer_expression"
+            and text(a).startswith("&") and a.named_children and a.named_children[0].type == "identifier"]
+
+
+def _row_exits(body: ts.Node, *, rows: set[str], after: int, bound: ts.Node, emit: Emit) -> None:
+    """The `return;`s that end one row's work, and `#define GO_NEXT return`, in the body: in the
+    grid-stride loop over rows each becomes `continue`. Left out: the bounding `if`'s (it becomes the
+    loop's condition), a lambda's, one inside an inner loop (it needs a `break` there), and a
+    `return` with a value, which no kernel has (the parse ran past the kernel's end), and one whose
+    `if` tests nothing computed from the row (`if (4 * threadIdx.x >= D) return;` ends a lane for
+    every row, and may stay before the loop)."""
+    for _ in range(8):  # what is computed from what is computed from the row, to a fixed point
+        more = {name for sub in walk(body) for name in _computed_from(sub, rows, assigned=True)} - rows
+        if not more:
+            break
+        rows |= more
+    pattern = re.compile(r"\b(" + "|".join(re.escape(r) for r in sorted(rows)) + r")\b")
+    for sub in walk(body):
+        if sub.start_byte < after or bound.start_byte <= sub.start_byte < bound.end_byte:
+            continue
+        if sub.type == "return_statement" and sub.named_child_count == 0 and not _inside(sub, body, LOOP_OR_LAMBDA) \
+                and _tested_on_row(sub, body, pattern):
+            emit("warp-row-early-return", sub, "return")
+        elif sub.type == "preproc_def" and text(sub.child_by_field_name("value")).strip() == "return":
+            emit("warp-row-early-return", sub, text(sub.child_by_field_name("name")))
+
+
+def _tested_on_row(node: ts.Node, body: ts.Node, rows: re.Pattern[str]) -> bool:
+    parent = node.parent
+    while parent is not None and parent != body:
+        if parent.type == "if_statement" and rows.search(text(parent.child_by_field_name("condition"))):
+            return True
+        parent = parent.parent
+    return False
+
+
+LOOP_OR_LAMBDA = ("lambda_expression", "for_statement", "for_range_loop", "while_statement", "do_statement")
+
+
+def _inside(node: ts.Node, body: ts.Node, kinds: tuple[str, ...]) -> bool:
+    parent = node.parent
+    while parent is not None and parent != body:
+        if parent.type in kinds:
+            return True
+        parent = parent.parent
+    return False
 
 
 def _scaled_in_int(declarator: ts.Node, value: str) -> bool:
