@@ -94,7 +94,8 @@ def _well_typed(rule: Rule) -> bool:
             and _strings(m.exact) and _strings(m.prefixes) and _strings(m.roles)
             and (m.regex is None or type(m.regex.pattern) is str)
             and _strings(m.entries) and _entries_typed(m.entries)
-            and all(isinstance(k, str) and isinstance(v, (str, int, float, bool)) for k, v in rule.target))
+            and all(isinstance(k, str) and (isinstance(v, (str, int, float, bool)) or (
+                isinstance(v, list) and all(isinstance(x, (str, int)) for x in v))) for k, v in rule.target))
 
 
 def _record_typed(record: dict[str, Any]) -> bool:
