@@ -112,7 +112,7 @@ def _warp_row_kernel(function: ts.Node, emit: Emit) -> None:
         for name, decl in derived.items():
             if re.search(rf"\b{re.escape(name)}\b\s*(>=|>|<|<=)|(<=|<|>=|>)\s*\b{re.escape(name)}\b", condition):
                 emit("warp-row-index-no-grid-stride", decl, text(decl.child_by_field_name("declarator")))
-                _row_exits(body, rows=set(derived), after=decl.end_byte, bound=sub, emit=emit)
+                _row_exits(body, rows=set(derived), after=decl.end_byte, bound=sub if name in rows else None, emit=emit)
                 return
 
 
@@ -133,13 +133,14 @@ def _computed_from(node: ts.Node, rows: dict[str, ts.Node] | set[str], *, assign
             and text(a).startswith("&") and a.named_children and a.named_children[0].type == "identifier"]
 
 
-def _row_exits(body: ts.Node, *, rows: set[str], after: int, bound: ts.Node, emit: Emit) -> None:
+def _row_exits(body: ts.Node, *, rows: set[str], after: int, bound: ts.Node | None, emit: Emit) -> None:
     """The `return;`s that end one row's work, and `#define GO_NEXT return`, in the body: in the
-    grid-stride loop over rows each becomes `continue`. Left out: the bounding `if`'s (it becomes the
-    loop's condition), a lambda's, one inside an inner loop (it needs a `break` there), and a
-    `return` with a value, which no kernel has (the parse ran past the kernel's end), and one whose
-    `if` tests nothing computed from the row (`if (4 * threadIdx.x >= D) return;` ends a lane for
-    every row, and may stay before the loop)."""
+    grid-stride loop over rows each becomes `continue`. Left out: that of the `if` that bounds the
+    row id itself (`bound`: it becomes the loop's condition; a bound on a value computed from the row,
+    `if (t >= T)` after `DivMod(row, &t, &b)`, stays in the loop and is kept), a lambda's, one
+    inside an inner loop (it needs a `break` there), a `return` with a value, which no kernel has
+    (the parse ran past the kernel's end), and one whose `if` tests nothing computed from the row
+    (`if (4 * threadIdx.x >= D) return;` ends a lane for every row, and may stay before the loop)."""
     for _ in range(8):  # what is computed from what is computed from the row, to a fixed point
         more = {name for sub in walk(body) for name in _computed_from(sub, rows, assigned=True)} - rows
         if not more:
@@ -147,7 +148,7 @@ def _row_exits(body: ts.Node, *, rows: set[str], after: int, bound: ts.Node, emi
         rows |= more
     pattern = re.compile(r"\b(" + "|".join(re.escape(r) for r in sorted(rows)) + r")\b")
     for sub in walk(body):
-        if sub.start_byte < after or bound.start_byte <= sub.start_byte < bound.end_byte:
+        if sub.start_byte < after or (bound is not None and bound.start_byte <= sub.start_byte < bound.end_byte):
             continue
         if sub.type == "return_statement" and sub.named_child_count == 0 and not _inside(sub, body, LOOP_OR_LAMBDA) \
                 and _tested_on_row(sub, body, pattern):
