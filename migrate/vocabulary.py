@@ -121,6 +121,8 @@ C_CONSTRUCTS: dict[str, str] = {
     "warp-row-early-return": "a `return` (or `#define GO_NEXT return`) after the row id of such a kernel, which ends "
                              "one row's work",
     "ballot-returned-32bit": "a function returning a ballot through a 32-bit unsigned return type (or alias of one)",
+    "cuda-version-decode": "a CUDA version number decoded by CUDA's encoding (`v / 1000` with `v % 100` or "
+                           "`v / 10 % 100`) in a function that reads a CUDA version",
     "shared-memory-optin-field": "cudaDeviceProp's opt-in shared-memory limit (`prop.sharedMemPerBlockOptin`) read in code",
     "lane-mask-variable-32": "a warp/lane-mask variable or constant declared 32 bits wide",
     "warp-transpose-partial-wave": "a thread count that is no multiple of 64 given to a `BLOCK_LOAD_WARP_TRANSPOSE` / "

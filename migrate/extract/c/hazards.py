@@ -77,6 +77,8 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> Non
         _atomic_overload(node, emit)
     for node in caps.get("declaration", []):
         _raw_half_init(node, emit)
+    for node in caps.get("binary", []):
+        _cuda_version_decode(node, emit)
     for node in caps.get("macro", []):
         _wave_64_macro(node, emit)
     # code inside `namespace Kokkos {` / `namespace RAJA {` is the layer itself, not a user of it
@@ -365,3 +367,25 @@ def _under_negation(condition: str, at: int) -> bool:
         elif ch == ")" and opened:
             opened.pop()
     return any(opened)
+
+
+# CUDA's version numbers are major * 1000 + minor * 10 (12040 is 12.4)
+VERSION_SOURCE = re.compile(r"\b(cudaRuntimeGetVersion|cudaDriverGetVersion|cuDriverGetVersion|CUDART_VERSION|"
+                            r"CUDA_VERSION|\w*[Cc]uda(?:rt)?_?[Vv]ersion\w*)\b")
+THOUSANDS = re.compile(r"^\(?\s*([A-Za-z_]\w*)\s*\)?\s*/\s*1000$")
+
+
+def _cuda_version_decode(node: ts.Node, emit: Emit) -> None:
+    """`v / 1000` with `v % 100` (or `v / 10 % 100`, `v % 1000 / 10`) in a function that reads a CUDA
+    version (cudaRuntimeGetVersion, CUDART_VERSION, a get_cuda_version helper): CUDA's encoding decoded."""
+    m = THOUSANDS.match(re.sub(r"\s+", " ", text(node)))
+    if m is None or m.group(1) in ("CUDART_VERSION", "CUDA_VERSION"):
+        return  # the macros themselves are HIP4038's, on the same token
+    scope = node.parent
+    while scope is not None and scope.type != "function_definition":
+        scope = scope.parent
+    body = text(scope) if scope is not None else ""
+    name = re.escape(m.group(1))
+    minor = re.compile(rf"\b{name}\s*\)?\s*(%\s*100\b(?!0)|/\s*10\s*\)?\s*%\s*100\b(?!0)|%\s*1000\s*\)?\s*/\s*10\b(?!0))")
+    if minor.search(body) and VERSION_SOURCE.search(body):
+        emit("cuda-version-decode", node, text(node))
