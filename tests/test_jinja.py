@@ -80,3 +80,9 @@ def test_facts_keep_the_template_positions() -> None:
 def test_templates_are_lexed_not_rendered() -> None:
     source = b"{% if a %}\nint x = {{ cycler.__init__.__globals__.os.system('touch /tmp/x') }};\n{% endif %}\n"
     assert b"system" in jinja.mask(source)[0]  # the expression is text to mask: nothing is evaluated
+
+
+def test_labels_are_spelled_as_in_the_template() -> None:
+    source = b"{% if a %}\n__global__ void {{ t.name }}_kernel(int n) {}\n{% endif %}\n"
+    kernel = next(f for f in cuda_cpp.extract(source).facts if f.name == "kernel-definition")
+    assert kernel.text == "{{ t.name }}_kernel"

@@ -40,6 +40,8 @@ class _Ctx:
     def add(self, kind: str, name: str, node: ts.Node, *, role: str = "", text: str = "",
             value: int | None = None) -> None:
         (r1, c1), (r2, c2) = node.start_point, node.end_point
+        if self.original is not None and kind == "construct" and text:
+            text = self._unmasked(text, node)
         self.facts.append(Fact(
             kind=kind, name=name, role=role, text=text, cell=self.cell,
             line=r1 + self.row0 + 1, column=self._col(r1, c1),
@@ -47,6 +49,17 @@ class _Ctx:
             guard=self.guards.at(node.start_byte) or (SYCL if self.sycl and kind == "identifier" else None),
             value=value,
         ))
+
+
+    def _unmasked(self, label: str, node: ts.Node) -> str:
+        """A label read from the masked copy, as the template spells it (`{{ t }}_kernel`, not `___t____kernel`):
+        masking keeps every byte in place, so the label's span on the node's lines is the template's text."""
+        assert self.original is not None
+        raw = label.encode()
+        start = self.source.rfind(b"\n", 0, node.start_byte) + 1
+        end = self.source.find(b"\n", node.end_byte)
+        at = self.source.find(raw, start, end if end >= 0 else len(self.source))
+        return label if at < 0 else self.original[at:at + len(raw)].decode("utf-8", "replace")
 
 
 def extract(source: bytes, names: Callable[[str], bool] | None = None) -> Extraction:
