@@ -92,7 +92,8 @@ def _tags(text: str) -> list[Tag]:
     try:
         for _, token, value in _lexer().tokeniter(source, None):
             if not source.startswith(value, pos):  # whitespace a `-` trimmed from data is not in a token
-                pos = SPACE.match(source, pos).end()  # type: ignore[union-attr]
+                blanks = SPACE.match(source, pos)
+                pos = blanks.end() if blanks else pos
                 if not source.startswith(value, pos):
                     raise NotATemplate(f"lexer token {token} not found at offset {pos}")
             if token in ("raw_begin", "raw_end"):
