@@ -257,8 +257,7 @@ def _call(fn_node: ts.Node, scopes: Scopes, emit: Emit) -> None:
         scopes.reported_aliases.add(name)  # reported once, at the #define the port rewrites
         emit("sync-alias-mask-32", alias[0], f"{name} ({alias[1]})")
     if SYNC_MASK_INTRINSICS.match(name):
-        mask = text(first).strip()
-        if is_32_lane_mask(mask) or (first.type == "identifier" and scopes.has(scopes.mask32, first, mask)):
+        if _mask_32(first, scopes):
             emit("lane-mask-32", first, name)
         if name in SHUFFLES and len(values) > 2 and integer(text(values[2])) == 16 and call is not None \
                 and not _loop_parent(call) and not _has_offset_32(call):

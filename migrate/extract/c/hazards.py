@@ -77,8 +77,9 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> Non
         _atomic_overload(node, emit)
     for node in caps.get("declaration", []):
         _raw_half_init(node, emit)
-    for node in caps.get("binary", []):
-        _cuda_version_decode(node, emit)
+    if THOUSANDS_BYTES.search(source):
+        for node in caps.get("binary", []):
+            _cuda_version_decode(node, emit)
     for node in caps.get("macro", []):
         _wave_64_macro(node, emit)
     # code inside `namespace Kokkos {` / `namespace RAJA {` is the layer itself, not a user of it
@@ -373,11 +374,14 @@ def _under_negation(condition: str, at: int) -> bool:
 VERSION_SOURCE = re.compile(r"\b(cudaRuntimeGetVersion|cudaDriverGetVersion|cuDriverGetVersion|CUDART_VERSION|"
                             r"CUDA_VERSION|\w*[Cc]uda(?:rt)?_?[Vv]ersion\w*)\b")
 THOUSANDS = re.compile(r"^\(?\s*([A-Za-z_]\w*)\s*\)?\s*/\s*1000$")
+THOUSANDS_BYTES = re.compile(rb"/\s*1000\b")  # a file without one has nothing for _cuda_version_decode
 
 
 def _cuda_version_decode(node: ts.Node, emit: Emit) -> None:
     """`v / 1000` with `v % 100` (or `v / 10 % 100`, `v % 1000 / 10`) in a function that reads a CUDA
     version (cudaRuntimeGetVersion, CUDART_VERSION, a get_cuda_version helper): CUDA's encoding decoded."""
+    if text(node.child_by_field_name("operator")) != "/":
+        return
     m = THOUSANDS.match(re.sub(r"\s+", " ", text(node)))
     if m is None or m.group(1) in ("CUDART_VERSION", "CUDA_VERSION"):
         return  # the macros themselves are HIP4038's, on the same token

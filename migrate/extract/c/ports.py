@@ -8,7 +8,7 @@ rules/device-ports.yaml and rules/libraries-ports.yaml say what it means."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from migrate.extract.c import ts
 from migrate.extract.c.tree import qualifiers, text, walk
@@ -137,17 +137,9 @@ def _warp_block(args: ts.Node | None, at: ts.Node, kernels: dict[str, list[ts.No
 
 def _warp_size_template_arguments(caps: dict[str, list[ts.Node]], emit: Emit) -> None:
     """`reduce<float, 32>(x)` where the file declares `template <typename T, int WarpSize> ... reduce`."""
-    positions = _template_positions(caps, lambda param: bool(WARP_SIZE_PARAMETER.match(param)))
-    for node in caps.get("template", []):
-        name, args = node.child_by_field_name("name"), node.child_by_field_name("arguments")
-        where = positions.get(text(name).split("::")[-1]) if name is not None else None
-        if not where or args is None:
-            continue
-        values = [c for c in args.named_children if c.type != "comment"]
-        for i in sorted(where):
-            if i < len(values) and re.fullmatch(r"\(?\s*32[uU]?\s*\)?", text(values[i]).strip()) and \
-                    not _row_width_case(node):
-                emit("warp-size-template-argument", values[i], f"{text(name)}<...32...>")
+    for node, name, value in _template_arguments(caps, lambda param: bool(WARP_SIZE_PARAMETER.match(param))):
+        if re.fullmatch(r"\(?\s*32[uU]?\s*\)?", text(value).strip()) and not _row_width_case(node):
+            emit("warp-size-template-argument", value, f"{name}<...32...>")
 
 
 def _row_width_case(node: ts.Node) -> bool:
@@ -188,22 +180,32 @@ def _warp_transpose_blocks(caps: dict[str, list[ts.Node]], emit: Emit) -> None:
             threads.update({spelled, spelled + "_"} if re.fullmatch(r"\w+", spelled) else set())
     if not threads:
         return
-    positions = _template_positions(caps, lambda param: param in threads)
-    for node in caps.get("template", []):
-        name, args = node.child_by_field_name("name"), node.child_by_field_name("arguments")
-        where = positions.get(text(name).split("::")[-1]) if name is not None else None
-        if not where or args is None:
-            continue
-        values = [c for c in args.named_children if c.type != "comment"]
-        for i in sorted(where):
-            if i < len(values) and (size := _partial_wave(values[i])) is not None:
-                emit("warp-transpose-partial-wave", values[i], f"{text(name)}<...{size}...>")
+    for _, template, value in _template_arguments(caps, lambda param: param in threads):
+        if (size := _partial_wave(value)) is not None:
+            emit("warp-transpose-partial-wave", value, f"{template}<...{size}...>")
 
 
 def _partial_wave(value: ts.Node) -> int | None:
     """The literal thread count when it is no multiple of 64 (32, 96), else None."""
     m = re.fullmatch(r"\(?\s*(\d+)[uU]?\s*\)?", text(value).strip())
     return int(m.group(1)) if m and int(m.group(1)) % 64 else None
+
+
+def _template_arguments(caps: dict[str, list[ts.Node]],
+                        wanted: Callable[[str], bool]) -> Iterator[tuple[ts.Node, str, ts.Node]]:
+    """(use, its name, argument) for each argument a template use gives to a parameter whose name is
+    wanted, of the templates the file declares."""
+    uses = caps.get("template", [])
+    positions = _template_positions(caps, wanted) if uses else {}
+    for node in uses:
+        name, args = node.child_by_field_name("name"), node.child_by_field_name("arguments")
+        where = positions.get(text(name).split("::")[-1]) if name is not None else None
+        if not where or args is None:
+            continue
+        values = [c for c in args.named_children if c.type != "comment"]
+        for i in sorted(where):
+            if i < len(values):
+                yield node, text(name), values[i]
 
 
 def _template_positions(caps: dict[str, list[ts.Node]], wanted: Callable[[str], bool]) -> dict[str, set[int]]:
