@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 
 from migrate.extract.c import ts
+from migrate.extract.c.hazards import UNSIGNED_32
 from migrate.extract.c.tree import qualifiers, text, walk
 
 Emit = Callable[..., None]
@@ -18,7 +19,6 @@ MEMBER_TEMPLATE_CALL = re.compile(rb"\b[A-Za-z_]\w*\s*<(?P<args>[A-Za-z_][\w\s,]
 WARP_ROW_INDEX = re.compile(r"(?:blockIdx\.x|static_cast<[^<>]*>\(\s*blockIdx\.x\s*\)|\(\s*\w+\s*\)\s*blockIdx\.x)\s*\*\s*"
                             r"blockDim\.y\s*\+\s*threadIdx\.y|blockDim\.y\s*\*\s*blockIdx\.x\s*\+\s*threadIdx\.y")
 LANE_MASK_NAME = re.compile(r"(?i)(warp|lane|sub_?warp|ballot|wave)_?mask")
-UNSIGNED_32 = re.compile(r"^(unsigned|unsigned int|uint32_t|std::uint32_t|uint)$")
 TEMPLATE_PARAMETER_KINDS = ("type_parameter_declaration", "parameter_declaration", "optional_type_parameter_declaration",
                             "optional_parameter_declaration", "variadic_parameter_declaration",
                             "variadic_type_parameter_declaration", "template_template_parameter_declaration")
