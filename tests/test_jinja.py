@@ -1,6 +1,8 @@
 """extract/jinja.py: Jinja template syntax masked in place, never rendered."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from migrate.extract import jinja
@@ -77,9 +79,13 @@ def test_facts_keep_the_template_positions() -> None:
     assert any("Jinja template" in note for note in extraction.notes)
 
 
-def test_templates_are_lexed_not_rendered() -> None:
-    source = b"{% if a %}\nint x = {{ cycler.__init__.__globals__.os.system('touch /tmp/x') }};\n{% endif %}\n"
+def test_templates_are_lexed_not_rendered(tmp_path: Path) -> None:
+    marker = tmp_path / "rendered"
+    source = (b"{% if a %}\nint x = {{ cycler.__init__.__globals__.os.system('touch " + str(marker).encode()
+              + b"') }};\n{% endif %}\n")
     assert b"system" in jinja.mask(source)[0]  # the expression is text to mask: nothing is evaluated
+    cuda_cpp.extract(source)
+    assert not marker.exists()  # a rendering would have run the payload (jinja2's default environment runs it)
 
 
 def test_labels_are_spelled_as_in_the_template() -> None:
