@@ -40,9 +40,15 @@ FORMATS = frozenset({"json", "sarif", "csv", "markdown", "text"})  # "text": pla
 SECONDS = 987654.321  # stand-ins for the run-dependent values while a report is stored
 SCANNED_AT = "0000-00-00T00:00:00+stand-in"
 TEXT_SECONDS = "in {:.2f}s;"  # how the text report shows the time (render/terminal_report.py)
-# The stand-ins as they appear in the rendered bytes, in the order of `_values`.
-STAND_INS = (f'"seconds": {json.dumps(SECONDS)}'.encode(), json.dumps(SCANNED_AT).encode(),
-             TEXT_SECONDS.format(SECONDS).encode())
+
+
+def _values(seconds: float, scanned_at: str) -> tuple[bytes, ...]:
+    """How a run's time and start appear in the rendered bytes: this run's values for STAND_INS, in their order."""
+    return (f'"seconds": {json.dumps(seconds)}'.encode(), json.dumps(scanned_at).encode(),
+            TEXT_SECONDS.format(seconds).encode())
+
+
+STAND_INS = _values(SECONDS, SCANNED_AT)  # the stand-ins as they appear in the rendered bytes
 _STAND_IN = re.compile(b"|".join(re.escape(s) for s in STAND_INS))
 MAGIC = b"rocm-migrate report 1 "
 PREFIX = len(MAGIC) + 17  # the magic, the header's length in 16 digits, a newline
@@ -168,12 +174,6 @@ def _fits(data: bytes | None, body: _Body | None, text: TextOptions) -> bool:
             if len(data[start:end if end >= 0 else len(data)].decode("utf-8")) <= text.width:
                 return True
     return False
-
-
-def _values(seconds: float, scanned_at: str) -> tuple[bytes, ...]:
-    """This run's values for STAND_INS, in their order."""
-    return (f'"seconds": {json.dumps(seconds)}'.encode(), json.dumps(scanned_at).encode(),
-            TEXT_SECONDS.format(seconds).encode())
 
 
 def _pieces(source: BinaryIO, body: _Body, values: tuple[bytes, ...]) -> Pieces:
