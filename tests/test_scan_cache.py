@@ -561,3 +561,15 @@ def test_the_tools_own_files_are_digested_byte_for_byte(tmp_path: Path) -> None:
         digests.append((raw, scanned))
     assert digests[0][0] != digests[1][0] and digests[0][0][1] is None
     assert digests[0][1] == digests[1][1] and digests[0][1][1].startswith("binary file")
+
+
+def test_pieces_written_through_text_keep_a_character_split_between_them(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the newline is not "\\n" the pieces are decoded and written as text: as one stream,
+    so a character whose bytes two pieces share (a PIECE boundary) is not replaced."""
+    from migrate.cli import outputs
+
+    data = "µ-é€\n".encode()
+    monkeypatch.setattr(outputs.os, "linesep", "\r\n")
+    outputs.write_bytes(lambda: iter([data[i:i + 1] for i in range(len(data))]), str(tmp_path / "r.txt"))
+    assert (tmp_path / "r.txt").read_text(encoding="utf-8") == data.decode()
