@@ -211,7 +211,7 @@ class _Walker:
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as exc:
-            specs = specs + self._gitignore(directory)
+            self._gitignore(directory)  # its notes (too long, patterns dropped), as when it was read first
             self.skipped.append(Skipped(path=self.rel(directory), reason=f"unreadable directory: {exc.strerror}"))
             return
         specs = specs + self._gitignore(directory, {e.name for e in entries})
