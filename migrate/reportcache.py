@@ -30,6 +30,7 @@ from typing import Any, BinaryIO
 from migrate import __version__, jsonio, statcache, vcs
 from migrate.cache import Cache
 from migrate.discover import discover
+from migrate.hipify import where
 from migrate.model import Report, SourceFile
 from migrate.rulebase.load import RuleBase, default_rules_dir
 from migrate.safetext import unicode_text
@@ -103,7 +104,7 @@ class _Stored:
 
 def applies(settings: Settings, formats: Sequence[str]) -> bool:
     return (settings.cache_dir is not None and not settings.precise and bool(formats)
-            and all(f in FORMATS for f in formats) and not _hipify_installed(settings))
+            and all(f in FORMATS for f in formats) and not where.scan_runs(settings))
 
 
 def scan(targets: list[Path], settings: Settings, rules_dir: Path | None, load_rules: Callable[[], RuleBase],
@@ -283,11 +284,3 @@ def _code_key(cache: Cache) -> str:
             digest.update(f"{rel}\0{reason}\0{content}\0".encode("utf-8", "surrogateescape"))
     digests.save()
     return digest.hexdigest()
-
-
-def _hipify_installed(settings: Settings) -> bool:
-    if not settings.use_hipify:
-        return False
-    from migrate.hipify import where
-
-    return where.installed(settings.hipify)
