@@ -134,15 +134,14 @@ def scan(targets: list[Path], settings: Settings, rules_dir: Path | None, load_r
     report = dataclasses.replace(pipeline.run(targets, settings, load_rules(), progress), seconds=SECONDS,
                                  scanned_at=SCANNED_AT)
     texts = {name: unicode_text(_render(report, name, text)).encode("utf-8") for name in wanted}
-    done = _Stored({}, report.migration_class,
+    done = _Stored({name: _Body(0, len(data), _marks(data)) for name, data in texts.items()}, report.migration_class,
                    Said(notes=report.notes, skipped=tuple((s.path, s.reason) for s in report.skipped),
                         files_scanned=report.files_scanned, findings=len(report.findings)))
     del report
-    bodies = {name: _Body(0, len(data), _marks(data)) for name, data in texts.items()}
-    if _fits(texts.get("text"), bodies.get("text"), text):
-        cache.put_report(key, _encode(texts, bodies, done))
+    if _fits(texts.get("text"), done.bodies.get("text"), text):
+        cache.put_report(key, _encode(texts, done))
     values = _values(round(time.perf_counter() - started, 3), scanned_at)
-    write(Outputs({name: _pieces(io.BytesIO(texts[name]), body, values) for name, body in bodies.items()},
+    write(Outputs({name: _pieces(io.BytesIO(texts[name]), body, values) for name, body in done.bodies.items()},
                   done.migration_class, done.said))
 
 
@@ -197,12 +196,13 @@ def _pieces(source: BinaryIO, body: _Body, values: tuple[bytes, ...]) -> Pieces:
     return pieces
 
 
-def _encode(texts: dict[str, bytes], bodies: dict[str, _Body], done: _Stored) -> Iterator[bytes]:
+def _encode(texts: dict[str, bytes], done: _Stored) -> Iterator[bytes]:
     """The prefix (magic, header length), a JSON header (class, what the scan said, each format's
     size and stand-in places), then the formats' bytes as they are."""
     said = done.said
     header = jsonio.dumps({"class": done.migration_class,
-                           "formats": [[name, body.size, [list(m) for m in body.marks]] for name, body in bodies.items()],
+                           "formats": [[name, body.size, [list(m) for m in body.marks]]
+                                       for name, body in done.bodies.items()],
                            "notes": list(said.notes), "skipped": [list(s) for s in said.skipped],
                            "files": said.files_scanned, "findings": said.findings})
     yield MAGIC + b"%016d\n" % len(header) + header
