@@ -182,10 +182,7 @@ class _Walker:
 
     def rel(self, path: Path) -> str:
         """The path relative to the root, '/'-separated (the root itself: its name)."""
-        text = str(path)
-        if os.sep == "/" and text.startswith(self._root_prefix) and len(text) > len(self._root_prefix):
-            return text[len(self._root_prefix):]  # what relative_to gives, without building paths
-        return path.relative_to(self.root).as_posix() if path != self.root else path.name
+        return path.name if path == self.root else _relative(path, self.root, self._root_prefix)
 
     def walk(self, top: Path) -> None:
         if not self._listed and self.git_root is not None:
@@ -214,7 +211,7 @@ class _Walker:
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as exc:
-            specs = specs + self._gitignore(directory)
+            self._gitignore(directory)  # its notes (too long, patterns dropped), as when it was read first
             self.skipped.append(Skipped(path=self.rel(directory), reason=f"unreadable directory: {exc.strerror}"))
             return
         specs = specs + self._gitignore(directory, {e.name for e in entries})
@@ -267,10 +264,7 @@ class _Walker:
         if self.exclude is not None and self.exclude.match_file(rel_root):
             return True
         if self.listing is not None and self.git_root is not None:
-            text = str(path)
-            inside = os.sep == "/" and text.startswith(self._git_prefix) and len(text) > len(self._git_prefix)
-            verdict = self.listing.ignored(text[len(self._git_prefix):] if inside
-                                           else path.relative_to(self.git_root).as_posix(), is_dir)
+            verdict = self.listing.ignored(_relative(path, self.git_root, self._git_prefix), is_dir)
             if verdict is not None:
                 return verdict
         for base, spec in specs:
@@ -368,6 +362,15 @@ def _prefix(folder: Path) -> str:
     """The text every path below the folder starts with."""
     text = str(folder)
     return text if text.endswith(os.sep) else text + os.sep
+
+
+def _relative(path: Path, folder: Path, prefix: str) -> str:
+    """`path.relative_to(folder).as_posix()`; `prefix` is `_prefix(folder)`: below it, the path's
+    text past it, without building paths."""
+    text = str(path)
+    if os.sep == "/" and len(text) > len(prefix) and text.startswith(prefix):
+        return text[len(prefix):]
+    return path.relative_to(folder).as_posix()
 
 
 def _inside(path: Path, root: Path) -> bool:

@@ -90,7 +90,7 @@ def _needs_facts(settings: Settings) -> bool:
     matched results): it is run when turned on and hipify-perl is where the scan looks for it."""
     from migrate.hipify import where
 
-    return settings.use_hipify and where.installed(settings.hipify)
+    return where.scan_runs(settings)
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,7 @@ from typing import Any, BinaryIO
 from migrate import __version__, jsonio, statcache, vcs
 from migrate.cache import Cache
 from migrate.discover import discover
+from migrate.hipify import where
 from migrate.model import Report, SourceFile
 from migrate.rulebase.load import RuleBase, default_rules_dir
 from migrate.safetext import unicode_text
@@ -40,9 +41,15 @@ FORMATS = frozenset({"json", "sarif", "csv", "markdown", "text"})  # "text": pla
 SECONDS = 987654.321  # stand-ins for the run-dependent values while a report is stored
 SCANNED_AT = "0000-00-00T00:00:00+stand-in"
 TEXT_SECONDS = "in {:.2f}s;"  # how the text report shows the time (render/terminal_report.py)
-# The stand-ins as they appear in the rendered bytes, in the order of `_values`.
-STAND_INS = (f'"seconds": {json.dumps(SECONDS)}'.encode(), json.dumps(SCANNED_AT).encode(),
-             TEXT_SECONDS.format(SECONDS).encode())
+
+
+def _values(seconds: float, scanned_at: str) -> tuple[bytes, ...]:
+    """How a run's time and start appear in the rendered bytes: this run's values for STAND_INS, in their order."""
+    return (f'"seconds": {json.dumps(seconds)}'.encode(), json.dumps(scanned_at).encode(),
+            TEXT_SECONDS.format(seconds).encode())
+
+
+STAND_INS = _values(SECONDS, SCANNED_AT)  # the stand-ins as they appear in the rendered bytes
 _STAND_IN = re.compile(b"|".join(re.escape(s) for s in STAND_INS))
 MAGIC = b"rocm-migrate report 1 "
 PREFIX = len(MAGIC) + 17  # the magic, the header's length in 16 digits, a newline
@@ -97,7 +104,7 @@ class _Stored:
 
 def applies(settings: Settings, formats: Sequence[str]) -> bool:
     return (settings.cache_dir is not None and not settings.precise and bool(formats)
-            and all(f in FORMATS for f in formats) and not _hipify_installed(settings))
+            and all(f in FORMATS for f in formats) and not where.scan_runs(settings))
 
 
 def scan(targets: list[Path], settings: Settings, rules_dir: Path | None, load_rules: Callable[[], RuleBase],
@@ -127,15 +134,14 @@ def scan(targets: list[Path], settings: Settings, rules_dir: Path | None, load_r
     report = dataclasses.replace(pipeline.run(targets, settings, load_rules(), progress), seconds=SECONDS,
                                  scanned_at=SCANNED_AT)
     texts = {name: unicode_text(_render(report, name, text)).encode("utf-8") for name in wanted}
-    done = _Stored({}, report.migration_class,
+    done = _Stored({name: _Body(0, len(data), _marks(data)) for name, data in texts.items()}, report.migration_class,
                    Said(notes=report.notes, skipped=tuple((s.path, s.reason) for s in report.skipped),
                         files_scanned=report.files_scanned, findings=len(report.findings)))
     del report
-    bodies = {name: _Body(0, len(data), _marks(data)) for name, data in texts.items()}
-    if _fits(texts.get("text"), bodies.get("text"), text):
-        cache.put_report(key, _encode(texts, bodies, done))
+    if _fits(texts.get("text"), done.bodies.get("text"), text):
+        cache.put_report(key, _encode(texts, done))
     values = _values(round(time.perf_counter() - started, 3), scanned_at)
-    write(Outputs({name: _pieces(io.BytesIO(texts[name]), body, values) for name, body in bodies.items()},
+    write(Outputs({name: _pieces(io.BytesIO(texts[name]), body, values) for name, body in done.bodies.items()},
                   done.migration_class, done.said))
 
 
@@ -170,12 +176,6 @@ def _fits(data: bytes | None, body: _Body | None, text: TextOptions) -> bool:
     return False
 
 
-def _values(seconds: float, scanned_at: str) -> tuple[bytes, ...]:
-    """This run's values for STAND_INS, in their order."""
-    return (f'"seconds": {json.dumps(seconds)}'.encode(), json.dumps(scanned_at).encode(),
-            TEXT_SECONDS.format(seconds).encode())
-
-
 def _pieces(source: BinaryIO, body: _Body, values: tuple[bytes, ...]) -> Pieces:
     """The body's bytes from `source`, PIECE at a time, this run's values in the stand-ins' places."""
 
@@ -196,12 +196,13 @@ def _pieces(source: BinaryIO, body: _Body, values: tuple[bytes, ...]) -> Pieces:
     return pieces
 
 
-def _encode(texts: dict[str, bytes], bodies: dict[str, _Body], done: _Stored) -> Iterator[bytes]:
+def _encode(texts: dict[str, bytes], done: _Stored) -> Iterator[bytes]:
     """The prefix (magic, header length), a JSON header (class, what the scan said, each format's
     size and stand-in places), then the formats' bytes as they are."""
     said = done.said
     header = jsonio.dumps({"class": done.migration_class,
-                           "formats": [[name, body.size, [list(m) for m in body.marks]] for name, body in bodies.items()],
+                           "formats": [[name, body.size, [list(m) for m in body.marks]]
+                                       for name, body in done.bodies.items()],
                            "notes": list(said.notes), "skipped": [list(s) for s in said.skipped],
                            "files": said.files_scanned, "findings": said.findings})
     yield MAGIC + b"%016d\n" % len(header) + header
@@ -283,11 +284,3 @@ def _code_key(cache: Cache) -> str:
             digest.update(f"{rel}\0{reason}\0{content}\0".encode("utf-8", "surrogateescape"))
     digests.save()
     return digest.hexdigest()
-
-
-def _hipify_installed(settings: Settings) -> bool:
-    if not settings.use_hipify:
-        return False
-    from migrate.hipify import where
-
-    return where.installed(settings.hipify)

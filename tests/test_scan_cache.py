@@ -348,12 +348,12 @@ def _stat_tree(tmp_path: Path) -> Path:
     return tree
 
 
-def _digests(tree: Path, cache_dir: Path):  # noqa: ANN202
+def _digests(tree: Path, cache_dir: Path, reader=None):  # noqa: ANN001, ANN202
     from migrate import statcache
     from migrate.discover import discover
 
     found = discover([tree])
-    digests = statcache.Digests(Cache(cache_dir), f"{found.root}\0{5 << 20}")
+    digests = statcache.Digests(Cache(cache_dir), f"{found.root}\0{5 << 20}", reader or statcache.read)
     return digests, {f.rel: digests.digest(f, 5 << 20) for f in found.files}
 
 
@@ -375,8 +375,7 @@ def test_the_stat_cache_reads_no_unchanged_file_and_rehashes_racy_ones(tmp_path:
     assert again.hashed == 3 and same == digests
     monkeypatch.setattr(statcache, "RACY_NS", 0)  # now old enough
     again.save()
-    monkeypatch.setattr(statcache, "read", lambda *a: pytest.fail("read an unchanged file"))
-    trusted, same = _digests(tree, cache_dir)
+    trusted, same = _digests(tree, cache_dir, lambda *a: pytest.fail("read an unchanged file"))
     assert trusted.hashed == 0 and same == digests
     monkeypatch.undo()
     row = json.loads(Cache(cache_dir).get_stats(trusted.row_key))
@@ -386,7 +385,8 @@ def test_the_stat_cache_reads_no_unchanged_file_and_rehashes_racy_ones(tmp_path:
     racy, fresh = _digests(tree, cache_dir)  # RACY_NS again: the files are still too new to trust
     assert racy.hashed == 3 and fresh == digests
     monkeypatch.setattr(statcache, "RACY_NS", 0)
-    trusting, stale = _digests(tree, cache_dir)  # past the racy window the entry is believed (the file is not read)
+    # past the racy window the entry is believed (the file is not read)
+    trusting, stale = _digests(tree, cache_dir, lambda *a: pytest.fail("read a file its entry vouches for"))
     assert trusting.hashed == 0 and {d for d, _ in stale.values()} == {"0" * 64}
 
 
@@ -561,3 +561,15 @@ def test_the_tools_own_files_are_digested_byte_for_byte(tmp_path: Path) -> None:
         digests.append((raw, scanned))
     assert digests[0][0] != digests[1][0] and digests[0][0][1] is None
     assert digests[0][1] == digests[1][1] and digests[0][1][1].startswith("binary file")
+
+
+def test_pieces_written_through_text_keep_a_character_split_between_them(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the newline is not "\\n" the pieces are decoded and written as text: as one stream,
+    so a character whose bytes two pieces share (a PIECE boundary) is not replaced."""
+    from migrate.cli import outputs
+
+    data = "µ-é€\n".encode()
+    monkeypatch.setattr(outputs.os, "linesep", "\r\n")
+    outputs.write_bytes(lambda: iter([data[i:i + 1] for i in range(len(data))]), str(tmp_path / "r.txt"))
+    assert (tmp_path / "r.txt").read_text(encoding="utf-8") == data.decode()

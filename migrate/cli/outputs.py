@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
 import click
@@ -90,7 +90,7 @@ def write_bytes(pieces: Callable[[], Iterable[bytes]], destination: str) -> None
             click.echo(b"".join(pieces()).decode("utf-8", "replace"), nl=False)
         return
     if os.linesep != "\n":
-        write([part.decode("utf-8", "replace") for part in pieces()], destination)
+        write(_decoded(pieces()), destination)
         return
     try:
         with open(destination, "wb") as out:
@@ -98,6 +98,16 @@ def write_bytes(pieces: Callable[[], Iterable[bytes]], destination: str) -> None
                 out.write(part)
     except OSError as exc:
         raise UsageError(f"cannot write {destination}: {exc.strerror or exc}") from None
+
+
+def _decoded(pieces: Iterable[bytes]) -> Iterator[str]:
+    """The pieces' text, decoded as one stream: a character split between two pieces stays whole."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    for part in pieces:
+        yield decoder.decode(part)
+    yield decoder.decode(b"", final=True)
 
 
 def _utf8(stream: Any) -> bool:

@@ -6,6 +6,10 @@ import os
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from migrate.settings import Settings
 
 NAME = "hipify-perl"
 ROCM_DEFAULT = Path("/opt/rocm")
@@ -32,3 +36,9 @@ def candidates(explicit: str | os.PathLike[str] | None = None,
 def installed(explicit: str | os.PathLike[str] | None = None) -> bool:
     """Whether a hipify-perl is where `locate` looks (without running it)."""
     return any(path.is_file() for path in candidates(explicit))
+
+
+def scan_runs(settings: Settings) -> bool:
+    """Whether a scan with these settings runs a hipify-perl pass: turned on, and one is where
+    `locate` looks (the pipeline then keeps every fact; the report cache does not serve it)."""
+    return settings.use_hipify and installed(settings.hipify)

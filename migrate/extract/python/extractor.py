@@ -61,7 +61,7 @@ class _Visitor(ast.NodeVisitor):
         self.called: set[int] = set()  # id() of the nodes that are called
         self.compared: set[int] = set()  # id() of the operands of comparisons and isinstance checks
         self.messages = 0  # depth of print/logging/warn arguments being visited
-        self.tests = 0  # depth of test functions (def test_*) being visited: their strings are expectations
+        self.tests = 0  # depth of test functions (def test*, pytest's prefix) being visited: their strings are expectations
         self.decorates: dict[int, str] = {}  # id() of a decorator call -> the function it decorates
         self.assigned: dict[str, set[str]] = {}  # extension = CUDAExtension -> {"extension": {...CUDAExtension}}
         self.exprs: dict[str, ast.expr] = {}  # the last value assigned to each plain name

@@ -67,7 +67,8 @@ def extract(source: bytes) -> Extraction:
         if command.name in LINK_COMMANDS:
             facts.extend(_bare_libraries(command, where))
         facts.extend(_structure(command, where))
-        facts.extend(_repositories(command, where))
+        if command.name in repositories.FETCH_COMMANDS:
+            facts.extend(_repositories(command, where))
     return finish(text, facts)
 
 
