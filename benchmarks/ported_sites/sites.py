@@ -620,13 +620,14 @@ def score(out_root: Path, save: Path | None, only: list[str], saved_findings: li
     missed_project = Counter(s.project for s in misses if s.kind not in APART)
     print("\nper project (all but those counted apart): " + ", ".join(
         f"{p} {per_project[p] - missed_project[p]}/{per_project[p]}" for p in sorted(per_project)))
-    miss_file = Path(os.environ.get("PORTED_MISSES", "/tmp/ported-misses.csv"))
-    with miss_file.open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["site", "kind", "evidence"])
-        for s in misses:
-            w.writerow([s.key, s.kind, s.evidence])
-    print(f"misses: {miss_file}", file=sys.stderr)
+    if os.environ.get("PORTED_MISSES"):
+        miss_file = Path(os.environ["PORTED_MISSES"])
+        with miss_file.open("w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["site", "kind", "evidence"])
+            for s in misses:
+                w.writerow([s.key, s.kind, s.evidence])
+        print(f"misses: {miss_file}", file=sys.stderr)
     if own_misses:
         with own_misses.open("w", newline="") as f:
             w = csv.writer(f)
