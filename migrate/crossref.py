@@ -70,9 +70,10 @@ def uses(files: Sequence[tuple[str, Sequence[Fact]]]) -> list[Use]:
             home = ops.get(name)
             if home is not None:
                 ref = replace(ref, role="schema")
-        if home is None or (ref.role in ("call", "registration") and not sees.sees(path, ref.name)) \
+        if home is None or path == definitions[home].path \
+                or (ref.role in ("call", "registration") and not sees.sees(path, ref.name)) \
                 or not _reported(path, ref, definitions[home], sees, by_name):
-            continue
+            continue  # a use in the CUTLASS definition's own file goes with it: ROCm builds leave the file out
         use = Use(path, replace(ref, kind="construct", name=CONSTRUCT, text=name, role=""),
                   _detail(ref, definitions, home))
         key = (path, ref.line, name)
