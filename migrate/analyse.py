@@ -13,8 +13,8 @@ from typing import Any, TypeVar
 
 from migrate import cache as rows
 from migrate import jsonio
-from migrate.cache import BadRow, Cache
-from migrate.extract import EXTRACTOR_VERSION, extract, prepare
+from migrate.cache import BadRow, Cache, Known, content_digest
+from migrate.extract import extract, extractor_version, prepare
 from migrate.extract.run import Progress, extract_all
 from migrate.match import IdentifierNames, RuleIndex, candidates, indexes, own_defined, own_portable
 from migrate.model import Candidate, Extraction, FileResult, Finding, Skipped, SourceFile
@@ -61,11 +61,14 @@ _STATE: dict[str, _Work] = {}  # "work": what this process matches with (inherit
 
 
 def analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, *, keep_extractions: bool = False,
-                progress: Progress | None = None) -> list[Outcome]:
+                progress: Progress | None = None, known: dict[str, Known] | None = None) -> list[Outcome]:
     """Read every file once; serve unchanged ones from the cache, analyse the rest in parallel.
 
-    With `keep_extractions` every file's facts are kept (a later pass needs them): the files
-    go through `extract.run` and its extraction cache, and are matched here."""
+    `known`: what was learnt of files before (rel -> digest, why skipped, bytes if they were read),
+    taken out as it is used: a file's row is looked up by that digest, and it is read only when it
+    must be analysed and its bytes were not kept. With `keep_extractions` every file's facts are
+    kept (a later pass needs them): the files go through `extract.run` and its extraction cache,
+    and are matched here."""
     by_target = indexes(rules, rocm=settings.rocm, archs=settings.arch)
     if keep_extractions:
         return [Outcome(o.file, summarise(o.file.rel, o.extraction, by_target) if o.extraction else None, o.reason,
@@ -73,9 +76,9 @@ def analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase
                 for o in extract_all(files, max_file_size=settings.max_file_size, cache=Cache(settings.cache_dir),
                                      jobs=settings.jobs, progress=progress)]
     work = _Work(by_target, IdentifierNames(by_target))
-    if not Cache(settings.cache_dir).exists() and _parallel(settings.jobs, [f.size for f in files]):
+    if known is None and not Cache(settings.cache_dir).exists() and _parallel(settings.jobs, [f.size for f in files]):
         return _analyse_fresh(files, settings, rules, work, progress)
-    return _analyse_all(files, settings, rules, work, progress)
+    return _analyse_all(files, settings, rules, work, progress, known or {})
 
 
 def _analyse_fresh(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, work: _Work,
@@ -120,32 +123,44 @@ def _read_and_analyse(files: list[SourceFile], max_file_size: int, version: str)
         if data is None:
             out.append((reason or "not read", "", b""))
         else:
-            out.append((None, rows.key(file.kind, data, version), _analyse(file.kind, data)))
+            out.append((None, row_key(file.kind, content_digest(data), version), _analyse(file.kind, data)))
     return out
 
 
 def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, work: _Work,
-                 progress: Progress | None) -> list[Outcome]:
+                 progress: Progress | None, known: dict[str, Known]) -> list[Outcome]:
     cache = Cache(settings.cache_dir)
     version = _result_version(rules, settings)
     outcomes: list[Outcome | None] = []
     key_of: dict[int, str] = {}
-    pending: list[tuple[int, str, bytes]] = []
+    pending: list[tuple[int, str, bytes | None]] = []  # the bytes: None until read (a known file's, not kept)
+    given: Known | None
     for file in files:
-        data, reason = read(file, settings.max_file_size)
-        if data is None:
-            outcomes.append(Outcome(file, None, reason))
+        given = known.pop(file.rel, None)
+        if given is None:
+            data, reason = read(file, settings.max_file_size)
+            given = Known(content_digest(data), reason, data)
+        if given.reason is not None:
+            outcomes.append(Outcome(file, None, given.reason))
             continue
         outcomes.append(None)
-        key_of[len(outcomes) - 1] = rows.key(file.kind, data, version)
-        pending.append((len(outcomes) - 1, file.kind, data))
+        key_of[len(outcomes) - 1] = row_key(file.kind, given.digest, version)
+        pending.append((len(outcomes) - 1, file.kind, given.data))
+    given = None
     found = cache.get_rows(list(key_of.values()))
-    todo = []
+    todo: list[tuple[int, str, bytes]] = []
     first: dict[str, int] = {}  # key -> the position analysed for it (files of equal content: once)
     copies: list[tuple[int, int]] = []
-    for position, kind, data in pending:
+    for n, (position, kind, data) in enumerate(pending):
+        pending[n] = (position, kind, None)  # a hit's bytes go now, a miss's with `todo`
         outcome = _from_row(files[position], found.get(key_of[position]))
         if outcome is None:
+            if data is None:  # known by its digest, the bytes not kept: read them now
+                data, reason = read(files[position], settings.max_file_size)
+                if data is None:
+                    outcomes[position] = Outcome(files[position], None, reason)
+                    continue
+                key_of[position] = row_key(kind, content_digest(data), version)  # what was read (it may have changed)
             if key_of[position] in first:
                 copies.append((position, first[key_of[position]]))
             else:
@@ -168,6 +183,12 @@ def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBas
         outcomes[position] = _outcome(files[position], originals[original])
     cache.put_rows(fresh)
     return [o for o in outcomes if o is not None]
+
+
+def row_key(kind: str, digest: str, version: str) -> str:
+    """A file's result row is keyed by the digest of its bytes (`cache.content_digest`), its kind
+    and what else the row depends on, so that a file whose digest is known need not be read."""
+    return rows.key(kind, digest.encode(), version)
 
 
 def _from_row(file: SourceFile, row: bytes | None) -> Outcome | None:
@@ -330,7 +351,7 @@ def _candidate(rel: str, row: object, line_text: dict[tuple[int, int], str]) -> 
 
 def _result_version(rules: RuleBase, settings: Settings) -> str:
     """What a cached result depends on besides the file: rules, targets and the code that matches."""
-    return f"{RESULT_FORMAT}\0{EXTRACTOR_VERSION}\0{rules.version}\0{settings.rocm}\0{','.join(settings.arch)}\0" \
+    return f"{RESULT_FORMAT}\0{extractor_version()}\0{rules.version}\0{settings.rocm}\0{','.join(settings.arch)}\0" \
            f"{_code_key()}"
 
 

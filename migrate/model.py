@@ -35,6 +35,9 @@ class SourceFile:
     rel: str
     kind: str
     size: int
+    # (size, mtime_ns, ctime_ns, inode, device) as discovery stat'ed the file (`statcache.Stamp`), so
+    # that the stat cache need not stat it again; None where the file was not stat'ed by a walk.
+    stamp: tuple[int, int, int, int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
