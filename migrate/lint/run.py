@@ -102,11 +102,14 @@ class Checker:
 
 
 def check_file(rel: str, kind: str, data: bytes, extraction: Extraction, indexes: Sequence[RuleIndex],
-               rules: RuleBase, tree: Sequence[str] = ()) -> tuple[list[Finding], int]:
+               rules: RuleBase, tree: Sequence[str] = (),
+               others: Sequence[tuple[str, Extraction]] = ()) -> tuple[list[Finding], int]:
     """One file against the rules in force for the indexes' targets, with its suppressions (the
-    rule fixtures' harness); `tree` names the other paths of its tree."""
+    rule fixtures' harness); `tree` names the other paths of its tree, `others` the files of it that
+    the cross-file join (crossref) reads with this one."""
     archs = [arch for index in indexes for arch in index.target.arch]
-    found = match_targets([(rel, extraction)], rules, rocm=indexes[0].target.rocm, archs=archs, tree=tree)
+    found = [f for f in match_targets([(rel, extraction), *others], rules, rocm=indexes[0].target.rocm, archs=archs,
+                                      tree=tree) if f.path == rel]
     return _suppress(rel, kind, data, found, rules, applicable(rules, indexes).__contains__)
 
 
