@@ -10,7 +10,7 @@ from migrate.discover import file_kind
 from migrate.extract import extract
 from migrate.lint.run import check_file
 from migrate.match import RuleIndex
-from migrate.model import Target
+from migrate.model import Extraction, Target
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "rules"
@@ -48,15 +48,26 @@ def fixture_index(text: str, rulebase, default: RuleIndex) -> RuleIndex:
 def fired(path: Path, index: RuleIndex, rulebase, rel: str = "", tree: tuple[str, ...] = ()) -> set[tuple[int, str]]:
     """What lint reports for the file: matching plus inline suppressions (HIP0901/HIP0902). A fixture
     in a subfolder is matched under its path in the rule's folder, with `tree` (that folder's
-    other files) as the rest of its scanned tree."""
+    other files) as the rest of its scanned tree, and with the other files of its subfolder
+    matched along with it (the project-wide names: macros, lane-mask types)."""
     kind = file_kind(path)
     assert kind, f"{path}: fixture has no scannable kind"
     data = path.read_bytes()
     extraction = extract(kind, data)
     assert extraction.error is None, extraction.error
-    findings, _ = check_file(rel or path.name, kind, data, extraction, [index], rulebase, tree)
+    findings, _ = check_file(rel or path.name, kind, data, extraction, [index], rulebase, tree,
+                             _subfolder_files(path, rel))
     return ({(f.line, f.rule) for f in findings} | stack_fired(path.name, extraction, index, rulebase)
             | precise_fired(path, index))
+
+
+def _subfolder_files(path: Path, rel: str) -> list[tuple[str, Extraction]]:
+    """The other files of the first-level subfolder a fixture lies in (none for bad.cu / good.cu)."""
+    if "/" not in rel:
+        return []
+    top = path.parents[len(Path(rel).parts) - 2]
+    others = [p for p in sorted(top.rglob("*")) if p.is_file() and p != path and file_kind(p)]
+    return [(p.relative_to(top.parent).as_posix(), extract(file_kind(p) or "", p.read_bytes())) for p in others]
 
 
 def stack_fired(name: str, extraction, index: RuleIndex, rulebase) -> set[tuple[int, str]]:  # noqa: ANN001

@@ -114,7 +114,7 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
     device.constructs(caps, emit)
     hazards.constructs(caps, source, emit)
     ports.constructs(caps, source, emit)
-    mlports.constructs(caps, source, emit)
+    mlports.constructs(caps, source, emit, ctx.guards)
     notes = []
     if errors := ts.error_lines(root):
         notes.append("syntax errors near line " + ", ".join(str(n + row0) for n in errors)
