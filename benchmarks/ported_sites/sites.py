@@ -592,10 +592,18 @@ def score(out_root: Path, save: Path | None, only: list[str], saved_findings: li
     table: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # found on its lines, sites, found with the gate
     misses: list[Site] = []
     strict_misses: list[tuple[Site, bool]] = []  # not found on its own lines; whether its gate has a finding
+    opener = closing_brace_openers(out_root, [s for s in sites if s.project in projects])
+
+    def on_lines(s: Site) -> bool:
+        lines = range(s.start, s.end + 1)
+        if s.key in opener:  # a site of closing braces is one edit with the site that opens the block
+            lines = range(opener[s.key].start, opener[s.key].end + 1)
+        return any(ln in by_line[(s.project, s.path)] for ln in lines)
+
     for s in sites:
         if s.project not in projects:
             continue
-        strict = any(ln in by_line[(s.project, s.path)] for ln in range(s.start, s.end + 1))
+        strict = on_lines(s)
         hit = strict or any(ln in by_line[(s.project, s.path)] for ln in s.gates)
         if not strict:
             strict_misses.append((s, hit))
@@ -620,13 +628,14 @@ def score(out_root: Path, save: Path | None, only: list[str], saved_findings: li
     missed_project = Counter(s.project for s in misses if s.kind not in APART)
     print("\nper project (all but those counted apart): " + ", ".join(
         f"{p} {per_project[p] - missed_project[p]}/{per_project[p]}" for p in sorted(per_project)))
-    miss_file = Path(os.environ.get("PORTED_MISSES", "/tmp/ported-misses.csv"))
-    with miss_file.open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["site", "kind", "evidence"])
-        for s in misses:
-            w.writerow([s.key, s.kind, s.evidence])
-    print(f"misses: {miss_file}", file=sys.stderr)
+    if os.environ.get("PORTED_MISSES"):
+        miss_file = Path(os.environ["PORTED_MISSES"])
+        with miss_file.open("w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["site", "kind", "evidence"])
+            for s in misses:
+                w.writerow([s.key, s.kind, s.evidence])
+        print(f"misses: {miss_file}", file=sys.stderr)
     if own_misses:
         with own_misses.open("w", newline="") as f:
             w = csv.writer(f)
@@ -635,6 +644,40 @@ def score(out_root: Path, save: Path | None, only: list[str], saved_findings: li
                 gate_rules = sorted({r for ln in s.gates for r in rules_at.get((s.project, s.path, ln), [])})
                 w.writerow([s.key, s.end, s.kind, "yes" if on_gate else "no", " ".join(gate_rules), s.evidence])
         print(f"sites not found on their own lines: {own_misses}", file=sys.stderr)
+
+
+CLOSING_ONLY = re.compile(r"[\s});,\]]*")
+_STRINGS_AND_COMMENTS = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|//.*')
+
+
+def closing_brace_openers(out_root: Path, sites: list[Site]) -> dict[str, Site]:
+    """Sites whose CUDA text is only closing braces (`}` of an `if` the port removed), each mapped to
+    the site holding the `{` it closes: the same edit, so it is scored on that site's lines."""
+    by_file: dict[tuple[str, str], list[Site]] = defaultdict(list)
+    for s in sites:
+        by_file[(s.project, s.path)].append(s)
+    openers: dict[str, Site] = {}
+    for (project, path), file_sites in by_file.items():
+        try:
+            text = (out_root / project / path).read_text(errors="replace").split("\n")
+        except OSError:
+            continue
+        code = [_STRINGS_AND_COMMENTS.sub("", ln) for ln in text]
+        for s in file_sites:
+            body = "".join(code[s.start - 1:s.end])
+            if "}" not in body or not CLOSING_ONLY.fullmatch(body):
+                continue
+            depth, ln = body.count("}"), s.start - 1
+            while ln > 0 and depth > 0:
+                ln -= 1
+                for ch in reversed(code[ln]):
+                    depth += 1 if ch == "}" else -1 if ch == "{" else 0
+                    if depth == 0:
+                        break
+            partner = next((o for o in file_sites if o is not s and o.start <= ln + 1 <= o.end), None)
+            if depth == 0 and partner:
+                openers[s.key] = partner
+    return openers
 
 
 def sample(out_root: Path, before: Path, after: Path, n: int, seed: int, ignore: str) -> None:
