@@ -111,6 +111,7 @@ def _warp_row_kernel(function: ts.Node, emit: Emit) -> None:
             if value is not None and decl is not None and decl.type == "identifier" and WARP_ROW_INDEX.search(text(value)) \
                     and not _scaled_in_int(sub, text(value)):
                 rows.setdefault(text(decl), sub)  # the first of a template's alternative declarations
+    rows = {name: decl for name, decl in rows.items() if not _wraps_before_cap(function, body, name, decl)}
     if not rows:
         return
     derived = dict(rows)  # variables computed from a row id (`batch = row / T`) bound it as well
@@ -198,6 +199,76 @@ def _scaled_in_int(declarator: ts.Node, value: str) -> bool:
     kind = declaration.child_by_field_name("type") if declaration is not None else None
     return kind is not None and text(kind) in ("int", "int32_t", "std::int32_t") and \
         re.search(r"\)\s*\*\s*\w", value) is not None
+
+
+SIGNED_32 = ("int", "signed", "signed int", "int32_t", "std::int32_t")
+WIDE = re.compile(r"\b(int64_t|uint64_t|long|size_t|ptrdiff_t|index_t)\b")
+
+
+def _wraps_before_cap(function: ts.Node, body: ts.Node, row: str, declarator: ts.Node) -> bool:
+    """A row id whose uses break on CUDA before HIP's 2^32-thread cap is reached, so that the cap is
+    not what limits the kernel: held in 32 bits and turned into the flat thread id (`j + i *
+    blockDim.x`, tiny-cuda-nn's one-blob encoding), which wraps at the cap itself; or held in a
+    signed int and multiplied by a signed int (`residual += C * idx`, llm.c's layernorm), an element
+    offset that overflows 2^31 while the rows times their lanes are still under 2^32."""
+    declaration = declarator.parent
+    kind = declaration.child_by_field_name("type") if declaration is not None else None
+    spelled = _spelled(kind)
+    value = declarator.child_by_field_name("value")
+    narrow = spelled in SIGNED_32 or UNSIGNED_32.match(spelled) is not None or \
+        (spelled == "auto" and value is not None and not WIDE.search(text(value)))
+    if not narrow:
+        return False
+    code = text(body)
+    if any(factor == "blockDim.x" for factor in _factors(code, row)):
+        return True
+    if spelled not in SIGNED_32:
+        return False
+    ints = _signed_32_names(function) - {row}
+    return any(factor in ints for factor in _factors(code, row))
+
+
+def _factors(code: str, name: str) -> list[str]:
+    """What `name` is multiplied by in `code`, in products that no cast widens: `C * idx`, `idx *
+    blockDim.x` (not `(int64_t)idx * C`, `C * (int64_t)idx` or `idx * C.size`)."""
+    operand = r"(blockDim\.[xyz]|[A-Za-z_]\w*)"
+    found = []
+    for m in re.finditer(rf"(?<![\w.>])\b{re.escape(name)}\s*\*\s*{operand}(?![\w.(\[])", code):
+        if not code[:m.start()].rstrip().endswith(")"):
+            found.append(m.group(1))
+    for m in re.finditer(rf"(?<![\w.>])\b{operand}\s*\*\s*{re.escape(name)}\b(?![.(\[])", code):
+        if not code[:m.start()].rstrip().endswith(")"):
+            found.append(m.group(1))
+    return found
+
+
+def _spelled(kind: ts.Node | None) -> str:
+    """A declaration's type without its qualifiers: `const uint32_t` -> `uint32_t`."""
+    spelled = re.sub(r"\b(const|volatile|constexpr|static)\b", "", text(kind) if kind is not None else "")
+    return re.sub(r"\s+", " ", spelled).strip()
+
+
+def _signed_32_names(function: ts.Node) -> set[str]:
+    """Names declared with a signed 32-bit int type in the function: its parameters, its locals and the
+    non-type parameters of the templates around it (`template <int n_experts>`)."""
+    scopes = [function]
+    parent = function.parent
+    while parent is not None:
+        params = parent.child_by_field_name("parameters") if parent.type == "template_declaration" else None
+        if params is not None:
+            scopes.append(params)
+        parent = parent.parent
+    names: set[str] = set()
+    for scope in scopes:
+        for node in walk(scope):
+            if node.type not in ("parameter_declaration", "optional_parameter_declaration", "declaration") or \
+                    _spelled(node.child_by_field_name("type")) not in SIGNED_32:
+                continue
+            for child in node.children_by_field_name("declarator"):
+                declarator = child.child_by_field_name("declarator") if child.type == "init_declarator" else child
+                if declarator is not None and declarator.type == "identifier":
+                    names.add(text(declarator))
+    return names
 
 
 def _lane_mask_variable(node: ts.Node, synced: set[str], emit: Emit) -> None:
