@@ -8,7 +8,7 @@ from migrate.extract.text import rocm_path
 from migrate.model import Extraction, Fact
 
 # Bump when extraction output changes, so cached facts are recomputed.
-EXTRACTOR_VERSION = "30"
+EXTRACTOR_VERSION = "31"
 
 
 Names = Callable[[str], bool]  # identifier names worth a fact (the C extractor builds no others)
