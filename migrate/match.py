@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
+from migrate import crossref
 from migrate.model import Candidate, Extraction, Fact, FileResult, Finding, Target, class_rank, evolve
 from migrate.rulebase import alternatives, targets
 from migrate.rulebase.load import Entry, Rule, RuleBase, version_tuple
@@ -255,9 +256,12 @@ def match_targets(files: Sequence[tuple[str, Extraction]], rules: RuleBase, *, r
     by_target = indexes(rules, rocm=rocm, archs=archs)
     return merge_targets([FileResult(lines=0, portable=own_portable(e.facts), defined=own_defined(e.facts),
                                      masks=own_masks(e.facts),
-                                     found=tuple(tuple(candidates(rel, e, index)) for index in by_target))
+                                     found=tuple(tuple(candidates(rel, e, index)) for index in by_target),
+                                     facts=tuple(f for f in e.facts if f.kind in crossref.KINDS),
+                                     line_text=e.line_text)
                           for rel, e in files], archs,
-                         left_in_backend_files(rules, [*(rel for rel, _ in files), *tree]))
+                         left_in_backend_files(rules, [*(rel for rel, _ in files), *tree]),
+                         paths=[rel for rel, _ in files], indexes=by_target)
 
 
 def left_in_backend_files(rules: RuleBase, paths: Iterable[str]) -> Callable[[Finding], bool] | None:
@@ -296,23 +300,40 @@ def backend_files(paths: Iterable[str]) -> frozenset[str]:
 
 
 def merge_targets(results: Sequence[FileResult], archs: Sequence[str],
-                  leave: Callable[[Finding], bool] | None = None) -> list[Finding]:
+                  leave: Callable[[Finding], bool] | None = None, *, paths: Sequence[str] = (),
+                  indexes: Sequence[RuleIndex] = ()) -> list[Finding]:
     """`match_targets` from each file's candidates (FileResult.found, one list per target); `leave`
-    drops the findings the project's layout answers (`left_in_backend_files`)."""
+    drops the findings the project's layout answers (`left_in_backend_files`). With the files' `paths`
+    and the targets' `indexes`, the findings of the cross-file join (`crossref`) are added."""
     portable = frozenset(name for r in results for name in r.portable)
     defined = frozenset(name for r in results for name in r.defined)
     masks = frozenset(name for r in results for name in r.masks)
     merged: dict[tuple[str, str, int | None, int, int, str], Finding] = {}
     found_for: dict[tuple[str, str, int | None, int, int, str], list[str]] = {}
+    joined = crossref.uses([(path, r.facts) for path, r in zip(paths, results, strict=True)]) if indexes else []
+    line_text = {path: r.line_text for path, r in zip(paths, results, strict=True)} if joined else {}
     for position, arch in enumerate(archs):
-        for result in results:
-            for finding in select(result.found[position], portable, defined, masks):
+        cross = _cross_findings(joined, indexes[position], line_text) if joined else []
+        for found in [*(select(r.found[position], portable, defined, masks) for r in results), cross]:
+            for finding in found:
                 if leave is not None and leave(finding):
                     continue
                 key = (finding.rule, finding.path, finding.cell, finding.line, finding.column, finding.symbol)
                 merged.setdefault(key, finding)
                 found_for.setdefault(key, []).append(arch)
     return [evolve(f, targets=tuple(found_for[k])) for k, f in merged.items()]
+
+
+def _cross_findings(joined: Sequence[crossref.Use], index: RuleIndex,
+                    line_text: dict[str, dict[tuple[int, int], str]]) -> list[Finding]:
+    """The findings of the cross-file join's construct facts for one target, their detail appended."""
+    out = []
+    for use in joined:
+        context = Extraction(facts=(), lines=0, line_text=line_text.get(use.path, {}))
+        for rule, entry, _ in index.lookup(use.fact):
+            finding = _finding(use.path, use.fact, rule, entry, use.fact.text, context, index)
+            out.append(evolve(finding, message=f"{finding.message} ({use.detail})"))
+    return out
 
 
 def _value_matches(rule: Rule, entry: Entry | None, fact: Fact) -> bool:

@@ -12,7 +12,7 @@ from migrate import __version__, vcs
 from migrate.analyse import analyse_all, skipped
 from migrate.discover import discover
 from migrate.extract.run import Progress
-from migrate.match import capped_notes, left_in_backend_files, merge_targets
+from migrate.match import capped_notes, indexes, left_in_backend_files, merge_targets
 from migrate.model import Extraction, Finding, PassResult, Report, SourceFile, Target
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
@@ -52,7 +52,9 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
     outcomes = analyse_all(found.files, settings, rules, keep_extractions=_needs_facts(settings), progress=progress)
     scanned = [(o.file, o.result) for o in outcomes if o.ok and o.result is not None]
     findings = merge_targets([r for _, r in scanned], settings.arch,
-                             left_in_backend_files(rules, [f.rel for f in found.files]))
+                             left_in_backend_files(rules, [f.rel for f in found.files]),
+                             paths=[f.rel for f, _ in scanned],
+                             indexes=indexes(rules, rocm=settings.rocm, archs=settings.arch))
     hipify_result, hipify_pass = _hipify(settings, found.root, [(o.file, o.extraction) for o in outcomes
                                                                 if o.ok and o.extraction is not None], findings, rules)
     precise_result = _precise(settings, found.root, hipify_result.findings, rules)

@@ -40,6 +40,11 @@ STRUCTURE_KINDS: dict[str, str] = {
     "distribution": "a Python distribution's name (pyproject, setup.py, setup.cfg)",
     "extension": "a PyTorch extension built by setup.py (role `setup`) or loaded at run time (role `jit`)",
     "kernel_binary": "a compiled GPU module a Python string names (`_convolution.fatbin`); the name is its stem",
+    "function_defined": "a function definition (its span); role `cutlass` when it names cutlass::/cute:: or a type of its "
+                        "file that does, `stub` when its body only throws or fails a check (`crossref`)",
+    "function_reference": "a name code reaches a function by: role `call` (once per enclosing function), `registration` "
+                          "(`m.impl(\"op\", f)`, pybind `m.def(\"f\", &f)`; the op and dispatch key in its text), "
+                          "`schema` (`m.def(\"op(...) -> ...\")`), `declaration` (`T f(...);`)",
     "rocm_path": "evidence of an upstream ROCm path (a HIP build branch, a ROCm CI job, an `is_hip` branch); "
                  "the name is its strength",
 }
@@ -72,6 +77,11 @@ ROLES: dict[str, str] = {
     "setup": "an extension built by setup.py",
     "jit": "an extension loaded at run time (`load`, `load_inline`)",
     "ptx": "inline assembly written in PTX's syntax, its statements ended by `;` (facts of kind `asm`)",
+    "cutlass": "a function definition that names cutlass::/cute:: (facts of kind `function_defined`)",
+    "stub": "a function definition whose body only throws or fails a check (facts of kind `function_defined`)",
+    "registration": "`m.impl(\"op\", f)`, pybind `m.def(\"f\", &f)` (facts of kind `function_reference`)",
+    "schema": "`m.def(\"op(...) -> ...\")` (facts of kind `function_reference`)",
+    "declaration": "a function declared without a body (facts of kind `function_reference`)",
 }
 
 # Construct name -> what it is, by the extractor that emits it.
@@ -131,6 +141,9 @@ C_CONSTRUCTS: dict[str, str] = {
                                    "parameter of the file)",
     "full-mask-compare-32": "a lane mask (a ballot, `kFullWarpMask`-style name) compared with the 32-lane mask 0xffffffff",
     "half-directed-rounding-host": "`__float2half_rz` / `_rd` / `_ru` called in host-only code",
+    "cutlass-only-function-reference": "a registration, op schema, header declaration or call of a function whose every "
+                                       "definition (stubs aside) is CUTLASS/CuTe code, outside that code (a cross-file "
+                                       "join, `migrate/crossref.py`)",
     "sync-alias-mask-32": "a macro that aliases a *_sync intrinsic (`#define SHFL_DOWN __shfl_down_sync`) and is passed "
                           "a 32-bit mask",
 }

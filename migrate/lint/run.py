@@ -107,8 +107,9 @@ def check_file(rel: str, kind: str, data: bytes, extraction: Extraction, indexes
                rules: RuleBase, tree: Sequence[str] = (),
                others: Sequence[tuple[str, Extraction]] = ()) -> tuple[list[Finding], int]:
     """One file against the rules in force for the indexes' targets, with its suppressions (the
-    rule fixtures' harness); `tree` names the other paths of its tree, and `others` are files
-    matched along with it for the project-wide names (their findings are not returned)."""
+    rule fixtures' harness); `tree` names the other paths of its tree, `others` the files of it that
+    the cross-file join (crossref) and the project-wide names (macros, lane-mask types) read with this
+    one (their findings are not returned)."""
     archs = [arch for index in indexes for arch in index.target.arch]
     found = [f for f in match_targets([(rel, extraction), *others], rules, rocm=indexes[0].target.rocm, archs=archs,
                                       tree=tree) if f.path == rel]

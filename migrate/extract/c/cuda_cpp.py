@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from migrate.extract import jinja
 from migrate.extract.budget import MAX_FACTS
-from migrate.extract.c import device, guards, hazards, mlports, ports, ts
+from migrate.extract.c import device, guards, hazards, mlports, ports, ts, xref
 from migrate.extract.c.guards import GuardMap
 from migrate.extract.c.tree import in_device_code, qualifiers, walk
 from migrate.extract.c.tree import text as _text
@@ -115,6 +115,7 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
     hazards.constructs(caps, source, emit)
     ports.constructs(caps, source, emit)
     mlports.constructs(caps, source, emit, ctx.guards)
+    xref.facts(caps, source, lambda kind, name, node, role="", text="": ctx.add(kind, name, node, role=role, text=text))
     notes = []
     if errors := ts.error_lines(root):
         notes.append("syntax errors near line " + ", ".join(str(n + row0) for n in errors)

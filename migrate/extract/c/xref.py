@@ -1,0 +1,257 @@
+"""Facts for the cross-file join of functions defined only in CUTLASS/CuTe code (migrate/crossref.py):
+each function definition with what its own body shows, and the names other code uses to reach a
+function (calls and function values, op registrations and schemas, declarations). Per file, like
+every extractor; which names are CUTLASS-only is decided once all files are read."""
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable
+
+from migrate.extract.c import ts
+from migrate.extract.c.tree import text, walk
+
+Add = Callable[..., None]
+
+CUTLASS_NAMESPACES = frozenset({"cutlass", "cute"})
+CUTLASS_USE = re.compile(rb"\b(?:cutlass|cute)\s*::|namespace\s+(?:cutlass|cute)\b")  # a file worth reading for them
+# Namespaces whose names are never the project's own functions: not worth a reference fact.
+FOREIGN = frozenset({"std", "at", "c10", "torch", "cub", "thrust", "cuda", "pybind11", "py", "cutlass", "cute"})
+# `m.impl("op", f)` / `m.def("op", f)` / `m.def("op(Tensor x) -> Tensor")` (torch), `m.def("f", &f)` (pybind)
+REGISTERING = frozenset({"impl", "def"})
+# a body that only declines: `throw ...;`, `TORCH_CHECK(false, ...)`, `abort()`
+FAILING_CALLS = frozenset({"TORCH_CHECK", "TORCH_INTERNAL_ASSERT", "TORCH_CHECK_NOT_IMPLEMENTED", "assert",
+                           "abort", "AT_ERROR", "CUDA_KERNEL_ASSERT"})
+MACRO_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")  # TORCH_LIBRARY_IMPL(...) { }, PYBIND11_MODULE(...) { }
+TYPE_DEFINITIONS = ("alias_declaration", "type_definition", "struct_specifier", "class_specifier")
+DECLARING = ("declaration", "parameter_declaration", "optional_parameter_declaration", "for_range_loop")
+
+
+def facts(caps: dict[str, list[ts.Node]], source: bytes, add: Add) -> None:
+    """`function_defined` (role `cutlass` when the definition names cutlass::/cute:: or a type of this
+    file that does, `stub` when its body only throws or fails a check) and `function_reference` facts
+    (role `call` once per name and enclosing function, `registration` with the op in its text,
+    `schema`, `declaration`). Identifiers and declarations are the query's captures, put into their
+    functions by position: no subtree is walked again, except a definition's in a file naming CUTLASS."""
+    functions = [(n, body) for n in caps.get("definition.function", [])
+                 if (body := n.child_by_field_name("body")) is not None]
+    cutlass = CUTLASS_USE.search(source) is not None
+    cutlass_types = _cutlass_types(caps.get("typedef", []) + _type_specifiers(functions)) if cutlass else frozenset()
+    bodies: list[tuple[int, int, int]] = []  # (start, end, position in `functions`) of the bodies read
+    for position, (node, body) in enumerate(functions):
+        if _definition(node, body, cutlass, cutlass_types, add):
+            bodies.append((body.start_byte, body.end_byte, position))
+    if bodies:
+        _uses(caps, bodies, [n for n, _ in functions], add)
+    for node in caps.get("declaration", []):
+        _declaration(node, add)
+    for member in caps.get("reference.member", []):
+        if member.parent is not None and member.parent.parent is not None:
+            _registration(member.parent.parent, add)
+
+
+def _type_specifiers(functions: list[tuple[ts.Node, ts.Node]]) -> list[ts.Node]:
+    """Namespace-scope structs and classes (read from the root of any function's tree: the query has
+    no capture of their own) in a file that names CUTLASS."""
+    if not functions:
+        return []
+    root = functions[0][0]
+    while root.parent is not None:
+        root = root.parent
+    return [n for n in walk(root) if n.type in ("struct_specifier", "class_specifier")
+            and n.child_by_field_name("body") is not None]
+
+
+def _cutlass_types(nodes: list[ts.Node]) -> frozenset[str]:
+    """Names of the file's type aliases, typedefs, structs and classes whose definition names CUTLASS."""
+    names = set()
+    for node in nodes:
+        if node.type not in TYPE_DEFINITIONS or not _names_cutlass(node, frozenset()):
+            continue
+        name = node.child_by_field_name("name") or node.child_by_field_name("declarator")
+        if name is not None and name.type == "type_identifier":
+            names.add(text(name))
+    return frozenset(names)
+
+
+def _names_cutlass(node: ts.Node, cutlass_types: frozenset[str]) -> bool:
+    return any((n.type == "namespace_identifier" and text(n) in CUTLASS_NAMESPACES)
+               or (n.type == "type_identifier" and text(n) in cutlass_types) for n in walk(node))
+
+
+def _definition(node: ts.Node, body: ts.Node, cutlass: bool, cutlass_types: frozenset[str], add: Add) -> bool:
+    """The definition's fact; whether its body's uses count (not a class member's)."""
+    name = _function_name(node.child_by_field_name("declarator"))
+    if name is None:
+        return False
+    label = text(name)
+    in_class = node.parent is not None and node.parent.type in ("field_declaration_list", "template_declaration") \
+        and _in_class(node)
+    if not MACRO_NAME.match(label) and not in_class:
+        whole = node.parent if node.parent is not None and node.parent.type == "template_declaration" else node
+        role = "cutlass" if cutlass and _names_cutlass(whole, cutlass_types) else "stub" if _declines(body) else ""
+        add("function_defined", label, node, role=role)
+    return not in_class
+
+
+def _in_class(node: ts.Node) -> bool:
+    parent = node.parent
+    while parent is not None and parent.type == "template_declaration":
+        parent = parent.parent
+    return parent is not None and parent.type == "field_declaration_list"
+
+
+def _function_name(declarator: ts.Node | None) -> ts.Node | None:
+    """The name a function definition or declaration gives: `f`, `ns::f` (the last part), `*f`, `&f`."""
+    node = declarator
+    while node is not None and node.type in ("pointer_declarator", "reference_declarator", "function_declarator",
+                                             "qualified_identifier", "template_function"):
+        node = node.child_by_field_name("declarator") or node.child_by_field_name("name")
+    return node if node is not None and node.type == "identifier" else None
+
+
+def _declines(body: ts.Node) -> bool:
+    statements = [c for c in body.named_children if c.type != "comment"]
+    return bool(statements) and all(_fails(s) for s in statements)
+
+
+def _fails(statement: ts.Node) -> bool:
+    if statement.type == "throw_statement":
+        return True
+    call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children \
+        else None
+    if call is None or call.type != "call_expression":
+        return False
+    name = text(call.child_by_field_name("function")).split("::")[-1]
+    arguments = call.child_by_field_name("arguments")
+    first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+    return name in ("abort", "AT_ERROR") or (name in FAILING_CALLS and first is not None
+                                            and text(first) in ("false", "0"))
+
+
+def _uses(caps: dict[str, list[ts.Node]], bodies: list[tuple[int, int, int]], functions: list[ts.Node],
+          add: Add) -> None:
+    """The names each body reaches a function by (a call, a function value), once each: the names the
+    function declares itself (parameters, locals) are left out, as are other libraries' qualified names."""
+    inner = _Spans(bodies)
+    whole = _Spans([(functions[p].start_byte, end, p) for _, end, p in bodies])  # with the parameters
+    local: dict[int, set[str]] = {}
+    for node in caps.get("declaration", []) + caps.get("binding", []):
+        owner = whole.owner(node.start_byte) if node.type in DECLARING else None
+        if owner is not None:
+            local.setdefault(owner, set()).update(_declared(d) for d in node.children_by_field_name("declarator"))
+    seen: set[tuple[int, str]] = set()
+    for node in caps.get("reference.identifier", []):
+        owner = inner.owner(node.start_byte)
+        if owner is None:
+            continue
+        label = text(node)
+        if (owner, label) in seen or label in local.get(owner, ()) or len(label) < 3 or MACRO_NAME.match(label) \
+                or _foreign(node):
+            continue
+        seen.add((owner, label))
+        add("function_reference", label, node, role="call")
+
+
+class _Spans:
+    """Byte spans of functions, for the innermost one around a position (a few nest: a local class)."""
+
+    DEPTH = 4
+
+    def __init__(self, spans: list[tuple[int, int, int]]) -> None:
+        self.spans = sorted(spans)
+        self.starts = [start for start, _, _ in self.spans]
+
+    def owner(self, at: int) -> int | None:
+        n = bisect.bisect_right(self.starts, at) - 1
+        for k in range(n, max(-1, n - self.DEPTH), -1):
+            start, end, position = self.spans[k]
+            if start <= at < end:
+                return position
+        return None
+
+
+def _declared(declarator: ts.Node) -> str:
+    """The name a declarator declares: `x`, `*x`, `&x`, `x[4]`, `x = 1`."""
+    node: ts.Node | None = declarator
+    while node is not None and node.type != "identifier":
+        if node.type not in ("init_declarator", "pointer_declarator", "reference_declarator", "array_declarator"):
+            return ""
+        node = node.child_by_field_name("declarator") or (node.named_children[-1] if node.named_children else None)
+    return text(node)
+
+
+def _foreign(node: ts.Node) -> bool:
+    parent = node.parent
+    if parent is not None and parent.type == "template_function":
+        parent = parent.parent
+    if parent is None or parent.type != "qualified_identifier":
+        return False
+    scope = parent.child_by_field_name("scope")
+    return scope is not None and text(scope).split("<")[0] in FOREIGN
+
+
+def _declaration(node: ts.Node, add: Add) -> None:
+    """`at::Tensor f(at::Tensor x);` at namespace scope: a function declared, to be defined elsewhere."""
+    if node.parent is None or node.parent.type not in ("translation_unit", "declaration_list", "linkage_specification",
+                                                       "template_declaration", "preproc_if", "preproc_ifdef",
+                                                       "preproc_else", "preproc_elif"):
+        return
+    for declarator in node.children_by_field_name("declarator"):
+        if declarator.type != "function_declarator":
+            continue
+        name = _function_name(declarator)
+        if name is not None:
+            add("function_reference", text(name), name, role="declaration")
+
+
+def _registration(call: ts.Node, add: Add) -> None:
+    function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+    if function is None or arguments is None or function.type != "field_expression":
+        return
+    field = function.child_by_field_name("field")
+    args = arguments.named_children
+    if field is None or text(field) not in REGISTERING or not args or args[0].type != "string_literal":
+        return
+    op = "".join(text(c) for c in args[0].named_children if c.type == "string_content")
+    if not op:
+        return
+    target = _registered_function(args[1]) if len(args) > 1 else None
+    if target is not None:
+        key = _dispatch_key(call)
+        add("function_reference", text(target), target, role="registration",
+            text=op.split("(")[0] + (f"@{key}" if key else ""))
+    elif text(field) == "def" and "(" in op:
+        add("function_reference", op.split("(")[0].strip(), args[0], role="schema")
+
+
+def _registered_function(node: ts.Node) -> ts.Node | None:
+    """`f`, `&f`, `ns::f`, `TORCH_FN(f)`, `TORCH_FN(ns::f)`, `torch::dispatch(key, TORCH_FN(f))`."""
+    if node.type == "call_expression" and text(node.child_by_field_name("function")).endswith("dispatch"):
+        arguments = node.child_by_field_name("arguments")
+        if arguments is None or not arguments.named_children:
+            return None
+        node = arguments.named_children[-1]
+    if node.type == "pointer_expression":
+        node = node.child_by_field_name("argument") or node
+    if node.type == "call_expression" and text(node.child_by_field_name("function")) == "TORCH_FN":
+        arguments = node.child_by_field_name("arguments")
+        if arguments is None or not arguments.named_children:
+            return None
+        node = arguments.named_children[0]
+    if node.type == "qualified_identifier":
+        node = node.child_by_field_name("name") or node
+    return node if node.type == "identifier" else None
+
+
+def _dispatch_key(call: ts.Node) -> str:
+    """The dispatch key of the `TORCH_LIBRARY_IMPL(ns, KEY, m) { ... }` block around a registration."""
+    parent = call.parent
+    while parent is not None and parent.type != "function_definition":
+        parent = parent.parent
+    declarator = parent.child_by_field_name("declarator") if parent is not None else None
+    if declarator is None or text(declarator.child_by_field_name("declarator")) != "TORCH_LIBRARY_IMPL":
+        return ""
+    parameters = declarator.child_by_field_name("parameters")
+    named = parameters.named_children if parameters is not None else []
+    return text(named[1]).strip() if len(named) > 1 else ""
