@@ -11,6 +11,7 @@ from migrate.model import Fact
 
 KINDS = frozenset({"function_defined", "function_reference", "include"})  # the facts the join reads
 CONSTRUCT = "cutlass-only-function-reference"
+MACRO = "macro"  # a block a macro makes a function of (extract/c/xref.py): it holds code, it names no function
 GUARDED = frozenset({"hip", "cuda", "sycl"})  # facts the authors already put behind a HIP guard (match.GUARDED)
 HEADERS = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
 # Dispatch keys whose kernels are not the GPU's: a Meta shape function does not make an op run on ROCm.
@@ -50,7 +51,8 @@ def uses(files: Sequence[tuple[str, Sequence[Fact]]]) -> list[Use]:
     definitions, references = _collect(files)
     by_name: dict[str, list[int]] = {}
     for n, d in enumerate(definitions):
-        by_name.setdefault(d.fact.name, []).append(n)
+        if d.fact.text != MACRO:
+            by_name.setdefault(d.fact.name, []).append(n)
     enclosing = _enclosing(definitions, references)
     sees = _Visibility(files)
     tainted = _spread(definitions, by_name, references, enclosing, sees)
@@ -59,7 +61,7 @@ def uses(files: Sequence[tuple[str, Sequence[Fact]]]) -> list[Use]:
     for (path, ref), owner in zip(references, enclosing, strict=True):
         if ref.guard in GUARDED or (owner is not None and definitions[owner].tainted):
             continue
-        name, home = ref.name, tainted.get(ref.name)
+        name, home = ref.name, _nearest(path, by_name.get(ref.name, []), definitions) if ref.name in tainted else None
         if ref.role == "schema":
             name = _op(ref.name)
             home = ops.get(name)
@@ -97,13 +99,13 @@ class _Visibility:
             for fact in facts:
                 if fact.kind == "include":
                     self.includes.setdefault(path, []).extend(self._resolve(fact.name))
-                elif fact.kind == "function_defined" or (fact.kind == "function_reference"
-                                                         and fact.role == "declaration"):
+                    continue
+                defines = fact.kind == "function_defined" and fact.text != MACRO
+                if defines or (fact.kind == "function_reference" and fact.role == "declaration"):
                     self.named.setdefault(fact.name, set()).add(path)
-                if fact.kind == "function_defined":
+                if defines:
                     self.defined.setdefault(fact.name, set()).add(path)
-                if fact.kind == "function_defined" or (fact.kind == "function_reference"
-                                                       and fact.role in ("call", "registration")):
+                if defines or (fact.kind == "function_reference" and fact.role in ("call", "registration")):
                     self.users.setdefault(fact.name, set()).add(path)
 
     def _resolve(self, header: str) -> list[str]:
@@ -142,6 +144,19 @@ def _collect(files: Sequence[tuple[str, Sequence[Fact]]]) -> tuple[list[_Definit
             elif fact.kind == "function_reference":
                 references.append((path, fact))
     return definitions, references
+
+
+def _nearest(path: str, numbers: list[int], definitions: list[_Definition]) -> int:
+    """The counting definition nearest the use in the tree (the longest common folder), for the message:
+    two libraries of a project (flash-attention's csrc/ and hopper/) may define the same template."""
+    parts = path.split("/")
+
+    def shared(n: int) -> tuple[int, int]:
+        other = definitions[n].path.split("/")
+        common = next((k for k, (a, b) in enumerate(zip(parts, other, strict=False)) if a != b), min(len(parts), len(other)))
+        return (-common, n)
+
+    return min((n for n in numbers if definitions[n].counts), key=shared)
 
 
 def _enclosing(definitions: list[_Definition], references: list[tuple[str, Fact]]) -> list[int | None]:

@@ -103,3 +103,14 @@ def test_a_scan_reports_the_same_uses_from_a_cold_and_a_warm_cache(tree: Path, t
         return {f"{f['path']}:{f['line']}" for f in report["findings"] if f["rule"] == "HIP3027"}
 
     assert scanned() == annotated("ops/ops.cpp", "ops/torch_ops.h") == scanned()
+
+
+def test_the_message_names_the_definition_nearest_the_use() -> None:
+    kernel = b"template <int N> void run_fwd(int p) { cute::Tensor t; }\n"
+    api = b"template <int N> void run_fwd(int p);\n"
+    user = b'#include "include/flash.h"\nvoid mha(int p) { run_fwd<1>(p); }\n'
+    facts = [(path, extract("cuda", data).facts) for path, data in {
+        "csrc/fwd.cu": kernel, "hopper/launch.h": kernel, "hopper/include/flash.h": api, "hopper/api.cpp": user}.items()]
+    details = {(u.path, u.fact.line): u.detail for u in crossref.uses(facts)}
+    assert details == {("hopper/include/flash.h", 1): "defined in hopper/launch.h:1; this declaration",
+                       ("hopper/api.cpp", 2): "defined in hopper/launch.h:1; this call"}

@@ -22,7 +22,12 @@ REGISTERING = frozenset({"impl", "def"})
 # a body that only declines: `throw ...;`, `TORCH_CHECK(false, ...)`, `abort()`
 FAILING_CALLS = frozenset({"TORCH_CHECK", "TORCH_INTERNAL_ASSERT", "TORCH_CHECK_NOT_IMPLEMENTED", "assert",
                            "abort", "AT_ERROR", "CUDA_KERNEL_ASSERT"})
-MACRO_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")  # TORCH_LIBRARY_IMPL(...) { }, PYBIND11_MODULE(...) { }
+MACRO_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")  # TORCH_LIBRARY_IMPL(...) { }, DEFINE_FLASH_FORWARD_KERNEL(...) { }
+# Blocks that register a module's functions: their statements are uses, never part of what they name.
+REGISTRATION_BLOCK = re.compile(r"^(?:STABLE_)?TORCH_LIBRARY\w*$|^PYBIND11_MODULE$|^NB_MODULE$|^TORCH_EXTENSION\w*$")
+# A block a macro turns into a function (`DEFINE_FLASH_FORWARD_KERNEL(name, ...) { ... }`): its code can
+# be CUTLASS code (it holds uses), but the macro's name is no function's.
+MACRO = "macro"
 TYPE_DEFINITIONS = ("alias_declaration", "type_definition", "struct_specifier", "class_specifier")
 DECLARING = ("declaration", "parameter_declaration", "optional_parameter_declaration", "for_range_loop")
 
@@ -87,10 +92,10 @@ def _definition(node: ts.Node, body: ts.Node, cutlass: bool, cutlass_types: froz
     label = text(name)
     in_class = node.parent is not None and node.parent.type in ("field_declaration_list", "template_declaration") \
         and _in_class(node)
-    if not MACRO_NAME.match(label) and not in_class:
+    if not in_class and not REGISTRATION_BLOCK.match(label):
         whole = node.parent if node.parent is not None and node.parent.type == "template_declaration" else node
         role = "cutlass" if cutlass and _names_cutlass(whole, cutlass_types) else "stub" if _declines(body) else ""
-        add("function_defined", label, node, role=role)
+        add("function_defined", label, node, role=role, text=MACRO if MACRO_NAME.match(label) else "")
     return not in_class
 
 
