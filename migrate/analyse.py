@@ -16,7 +16,7 @@ from migrate import jsonio
 from migrate.cache import BadRow, Cache, Known, content_digest
 from migrate.extract import extract, extractor_version, prepare
 from migrate.extract.run import Progress, extract_all
-from migrate.match import IdentifierNames, RuleIndex, candidates, indexes, own_defined, own_portable
+from migrate.match import IdentifierNames, RuleIndex, candidates, indexes, own_defined, own_masks, own_portable
 from migrate.model import Candidate, Extraction, FileResult, Finding, Skipped, SourceFile
 from migrate.readfile import read
 from migrate.rulebase.load import RuleBase, default_rules_dir
@@ -27,12 +27,12 @@ T = TypeVar("T")
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
 PARALLEL_BYTES = 2 * 2**20  # nor below this much text (llm.c, 1 MB of C: 1.6-2.0 s serial, 2.4-2.7 s with 2 workers)
 CHUNKS_PER_WORKER = 6  # work is cut into about this many pieces per worker, by bytes
-RESULT_FORMAT = "4"
+RESULT_FORMAT = "5"
 _S, _I, _OS, _OI = (str,), (int,), (str, type(None)), (int, type(None))
 # A candidate row: the finding's fields (path aside: rows are shared by files of equal content)
 # and the two names the repo-wide filters look at. The source line is null when it is the row's
 # text of that line: a 4 MB line of 330,000 calls would otherwise be copied into every candidate.
-CANDIDATE_ROW = (_S, _I, _I, _I, _I, _S, _S, _OS, _S, _S, _S, _OS, _OI, _S, _OS, _OS)
+CANDIDATE_ROW = (_S, _I, _I, _I, _I, _S, _S, _OS, _S, _S, _S, _OS, _OI, _S, _OS, _OS, _OS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,7 +302,8 @@ def summarise(rel: str, extraction: Extraction, indexes: Sequence[RuleIndex]) ->
     return FileResult(
         lines=extraction.lines, notes=extraction.notes, facts=kept,
         line_text={k: t for k, t in extraction.line_text.items() if k in lines},
-        defined=own_defined(extraction.facts), portable=own_portable(extraction.facts), found=found,
+        defined=own_defined(extraction.facts), portable=own_portable(extraction.facts),
+        masks=own_masks(extraction.facts), found=found,
     )
 
 
@@ -310,7 +311,7 @@ def encode(result: FileResult) -> bytes:
     return jsonio.dumps([RESULT_FORMAT, result.lines, list(result.notes), result.error,
                          [rows.fact_row(f) for f in result.facts], list(result.defined), list(result.portable),
                          [[_candidate_row(c, result.line_text) for c in found] for found in result.found],
-                         [[c, n, t] for (c, n), t in result.line_text.items()]])
+                         [[c, n, t] for (c, n), t in result.line_text.items()], list(result.masks)])
 
 
 def _candidate_row(c: Candidate, line_text: dict[tuple[int, int], str]) -> list[object]:
@@ -318,12 +319,12 @@ def _candidate_row(c: Candidate, line_text: dict[tuple[int, int], str]) -> list[
     shared = line_text.get((f.cell or 0, f.line)) == f.source_line
     return [f.rule, f.line, f.column, f.end_line, f.end_column, f.symbol, f.message, f.hip, f.hipify,
             f.confidence, f.migration_class, None if shared else f.source_line, f.cell, f.status, c.defined_as,
-            c.namespace]
+            c.namespace, c.needs_mask]
 
 
 def decode(rel: str, row: bytes) -> FileResult:
     """A FileResult from its row; BadRow (or KeyError/TypeError) when the row is not one."""
-    data = rows.typed_row(jsonio.loads(row), (_S, _I, (list,), _OS, (list,), (list,), (list,), (list,), (list,)))
+    data = rows.typed_row(jsonio.loads(row), (_S, _I, (list,), _OS, (list,), (list,), (list,), (list,), (list,), (list,)))
     if data[0] != RESULT_FORMAT:
         raise BadRow("another format")
     line_text = {(c, n): t for c, n, t in (rows.typed_row(r, (_I, _I, _S)) for r in data[8])}
@@ -331,6 +332,7 @@ def decode(rel: str, row: bytes) -> FileResult:
         lines=data[1], notes=tuple(rows.typed_list(data[2], _S)), error=data[3],
         facts=tuple(rows.fact_of(r) for r in data[4]),
         defined=tuple(rows.typed_list(data[5], _S)), portable=tuple(rows.typed_list(data[6], _S)),
+        masks=tuple(rows.typed_list(data[9], _S)),
         found=tuple(tuple(_candidate(rel, r, line_text) for r in rows.typed_list(found, (list,)))
                     for found in data[7]),
         line_text=line_text,
@@ -339,14 +341,14 @@ def decode(rel: str, row: bytes) -> FileResult:
 
 def _candidate(rel: str, row: object, line_text: dict[tuple[int, int], str]) -> Candidate:
     (rule, line, column, end_line, end_column, symbol, message, hip, hipify, confidence, cls, source_line, cell,
-     status, defined_as, namespace) = rows.typed_row(row, CANDIDATE_ROW)
+     status, defined_as, namespace, needs_mask) = rows.typed_row(row, CANDIDATE_ROW)
     if source_line is None:
         source_line = line_text[(cell or 0, line)]
     return Candidate(Finding(rule=rule, path=rel, line=line, column=column, end_line=end_line,
                              end_column=end_column, symbol=symbol, message=message, hip=hip, hipify=hipify,
                              confidence=confidence, migration_class=cls, source_line=source_line, cell=cell,
                              status=status),
-                     defined_as, namespace)
+                     defined_as, namespace, needs_mask)
 
 
 def _result_version(rules: RuleBase, settings: Settings) -> str:
