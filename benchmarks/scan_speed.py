@@ -1,31 +1,56 @@
 #!/usr/bin/env python3
-"""Time full scans of a tree: cold (no cache), warm (cache) and with N jobs.
+"""Time full scans of a tree, each run a new process around the real CLI (start-up and rule
+loading included), JSON to stdout (discarded):
 
-    python benchmarks/scan_speed.py PATH [--repeat 3] [--jobs 1 2]
+    python benchmarks/scan_speed.py PATH [--repeat 3] [--jobs 1 2] [--only cold first miss warm]
 
-Prints files, lines, findings and the best wall time of each configuration, measured
-around the real CLI in a subprocess (start-up and rule loading included).
+- cold: `--no-cache`, nothing read from or written to any cache;
+- first: an empty cache directory each run (the report cache misses, no row is cached);
+- miss: the per-file rows and the stat entries are warm, the report cache misses (each run
+  gives another `--exclude` pattern that matches nothing: the report's key changes, the rows'
+  keys do not);
+- warm: the report cache hits.
+
+Prints each configuration's median, every run's time and the load average when it started
+(other work on the machine shows there).
 """
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
+import os
+import shutil
 import sys
 import tempfile
-import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import measure
+
+CONFIGS = ("cold", "first", "miss", "warm")
 
 
-def run(path: str, jobs: int, cache_dir: str | None) -> tuple[float, dict]:
-    args = [sys.executable, "-m", "migrate", "scan", path, "-f", "json", "--jobs", str(jobs)]
-    env_cache = {"ROCM_MIGRATE_CACHE_DIR": cache_dir} if cache_dir else {}
-    if cache_dir is None:
-        args.append("--no-cache")
-    import os
+def command(path: str, jobs: int, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "migrate", "scan", path, "-f", "json", "--jobs", str(jobs), "-q", *extra]
 
-    started = time.perf_counter()
-    out = subprocess.run(args, capture_output=True, text=True, check=True, env={**os.environ, **env_cache})
-    return time.perf_counter() - started, json.loads(out.stdout)
+
+def runs(config: str, path: str, jobs: int, repeat: int) -> list[measure.Run]:
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = Path(tmp) / "cache"
+        env = {**os.environ, "ROCM_MIGRATE_CACHE_DIR": str(cache)}
+        if config == "cold":
+            return [measure.run(command(path, jobs, "--no-cache"), env=env) for _ in range(repeat)]
+        if config == "first":
+            out = []
+            for _ in range(repeat):
+                shutil.rmtree(cache, ignore_errors=True)
+                out.append(measure.run(command(path, jobs), env=env))
+            return out
+        measure.run(command(path, jobs), env=env)  # rows, stat entries and one report stored
+        if config == "miss":
+            return [measure.run(command(path, jobs, "--exclude", f"no-such-file-{n}.bench"), env=env)
+                    for n in range(repeat)]
+        return [measure.run(command(path, jobs), env=env) for _ in range(repeat)]
 
 
 def main() -> int:
@@ -33,16 +58,15 @@ def main() -> int:
     parser.add_argument("path")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--only", nargs="+", choices=CONFIGS, default=list(CONFIGS))
     args = parser.parse_args()
+    print(f"{args.path}: {os.cpu_count()} CPUs, {args.repeat} runs each")
     for jobs in args.jobs:
-        cold = min(run(args.path, jobs, None)[0] for _ in range(args.repeat))
-        with tempfile.TemporaryDirectory() as cache:
-            run(args.path, jobs, cache)
-            warm_runs = [run(args.path, jobs, cache) for _ in range(args.repeat)]
-        report = warm_runs[0][1]["summary"]
-        warm = min(t for t, _ in warm_runs)
-        print(f"jobs={jobs}: {report['files_scanned']} files, {report['lines']} lines, "
-              f"{report['findings']} findings; cold {cold:.2f}s, warm (cached) {warm:.2f}s")
+        for config in args.only:
+            found = runs(config, args.path, jobs, args.repeat)
+            failed = [r.returncode for r in found if r.returncode not in (0, 1)]
+            print(f"jobs={jobs} {config:5}: {measure.describe(found)}" + (f" FAILED {failed}" if failed else ""),
+                  flush=True)
     return 0
 
 

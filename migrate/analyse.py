@@ -13,10 +13,10 @@ from typing import Any, TypeVar
 
 from migrate import cache as rows
 from migrate import jsonio
-from migrate.cache import BadRow, Cache
-from migrate.extract import EXTRACTOR_VERSION, extract, prepare
+from migrate.cache import BadRow, Cache, Known, content_digest
+from migrate.extract import extract, extractor_version, prepare
 from migrate.extract.run import Progress, extract_all
-from migrate.match import IdentifierNames, RuleIndex, candidates, indexes, own_defined, own_portable
+from migrate.match import IdentifierNames, RuleIndex, candidates, indexes, own_defined, own_masks, own_portable
 from migrate.model import Candidate, Extraction, FileResult, Finding, Skipped, SourceFile
 from migrate.readfile import read
 from migrate.rulebase.load import RuleBase, default_rules_dir
@@ -27,12 +27,12 @@ T = TypeVar("T")
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
 PARALLEL_BYTES = 2 * 2**20  # nor below this much text (llm.c, 1 MB of C: 1.6-2.0 s serial, 2.4-2.7 s with 2 workers)
 CHUNKS_PER_WORKER = 6  # work is cut into about this many pieces per worker, by bytes
-RESULT_FORMAT = "4"
+RESULT_FORMAT = "5"
 _S, _I, _OS, _OI = (str,), (int,), (str, type(None)), (int, type(None))
 # A candidate row: the finding's fields (path aside: rows are shared by files of equal content)
 # and the two names the repo-wide filters look at. The source line is null when it is the row's
 # text of that line: a 4 MB line of 330,000 calls would otherwise be copied into every candidate.
-CANDIDATE_ROW = (_S, _I, _I, _I, _I, _S, _S, _OS, _S, _S, _S, _OS, _OI, _S, _OS, _OS)
+CANDIDATE_ROW = (_S, _I, _I, _I, _I, _S, _S, _OS, _S, _S, _S, _OS, _OI, _S, _OS, _OS, _OS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,11 +61,14 @@ _STATE: dict[str, _Work] = {}  # "work": what this process matches with (inherit
 
 
 def analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, *, keep_extractions: bool = False,
-                progress: Progress | None = None) -> list[Outcome]:
+                progress: Progress | None = None, known: dict[str, Known] | None = None) -> list[Outcome]:
     """Read every file once; serve unchanged ones from the cache, analyse the rest in parallel.
 
-    With `keep_extractions` every file's facts are kept (a later pass needs them): the files
-    go through `extract.run` and its extraction cache, and are matched here."""
+    `known`: what was learnt of files before (rel -> digest, why skipped, bytes if they were read),
+    taken out as it is used: a file's row is looked up by that digest, and it is read only when it
+    must be analysed and its bytes were not kept. With `keep_extractions` every file's facts are
+    kept (a later pass needs them): the files go through `extract.run` and its extraction cache,
+    and are matched here."""
     by_target = indexes(rules, rocm=settings.rocm, archs=settings.arch)
     if keep_extractions:
         return [Outcome(o.file, summarise(o.file.rel, o.extraction, by_target) if o.extraction else None, o.reason,
@@ -73,9 +76,9 @@ def analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase
                 for o in extract_all(files, max_file_size=settings.max_file_size, cache=Cache(settings.cache_dir),
                                      jobs=settings.jobs, progress=progress)]
     work = _Work(by_target, IdentifierNames(by_target))
-    if not Cache(settings.cache_dir).exists() and _parallel(settings.jobs, [f.size for f in files]):
+    if known is None and not Cache(settings.cache_dir).exists() and _parallel(settings.jobs, [f.size for f in files]):
         return _analyse_fresh(files, settings, rules, work, progress)
-    return _analyse_all(files, settings, rules, work, progress)
+    return _analyse_all(files, settings, rules, work, progress, known or {})
 
 
 def _analyse_fresh(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, work: _Work,
@@ -120,32 +123,44 @@ def _read_and_analyse(files: list[SourceFile], max_file_size: int, version: str)
         if data is None:
             out.append((reason or "not read", "", b""))
         else:
-            out.append((None, rows.key(file.kind, data, version), _analyse(file.kind, data)))
+            out.append((None, row_key(file.kind, content_digest(data), version), _analyse(file.kind, data)))
     return out
 
 
 def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, work: _Work,
-                 progress: Progress | None) -> list[Outcome]:
+                 progress: Progress | None, known: dict[str, Known]) -> list[Outcome]:
     cache = Cache(settings.cache_dir)
     version = _result_version(rules, settings)
     outcomes: list[Outcome | None] = []
     key_of: dict[int, str] = {}
-    pending: list[tuple[int, str, bytes]] = []
+    pending: list[tuple[int, str, bytes | None]] = []  # the bytes: None until read (a known file's, not kept)
+    given: Known | None
     for file in files:
-        data, reason = read(file, settings.max_file_size)
-        if data is None:
-            outcomes.append(Outcome(file, None, reason))
+        given = known.pop(file.rel, None)
+        if given is None:
+            data, reason = read(file, settings.max_file_size)
+            given = Known(content_digest(data), reason, data)
+        if given.reason is not None:
+            outcomes.append(Outcome(file, None, given.reason))
             continue
         outcomes.append(None)
-        key_of[len(outcomes) - 1] = rows.key(file.kind, data, version)
-        pending.append((len(outcomes) - 1, file.kind, data))
+        key_of[len(outcomes) - 1] = row_key(file.kind, given.digest, version)
+        pending.append((len(outcomes) - 1, file.kind, given.data))
+    given = None
     found = cache.get_rows(list(key_of.values()))
-    todo = []
+    todo: list[tuple[int, str, bytes]] = []
     first: dict[str, int] = {}  # key -> the position analysed for it (files of equal content: once)
     copies: list[tuple[int, int]] = []
-    for position, kind, data in pending:
+    for n, (position, kind, data) in enumerate(pending):
+        pending[n] = (position, kind, None)  # a hit's bytes go now, a miss's with `todo`
         outcome = _from_row(files[position], found.get(key_of[position]))
         if outcome is None:
+            if data is None:  # known by its digest, the bytes not kept: read them now
+                data, reason = read(files[position], settings.max_file_size)
+                if data is None:
+                    outcomes[position] = Outcome(files[position], None, reason)
+                    continue
+                key_of[position] = row_key(kind, content_digest(data), version)  # what was read (it may have changed)
             if key_of[position] in first:
                 copies.append((position, first[key_of[position]]))
             else:
@@ -168,6 +183,12 @@ def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBas
         outcomes[position] = _outcome(files[position], originals[original])
     cache.put_rows(fresh)
     return [o for o in outcomes if o is not None]
+
+
+def row_key(kind: str, digest: str, version: str) -> str:
+    """A file's result row is keyed by the digest of its bytes (`cache.content_digest`), its kind
+    and what else the row depends on, so that a file whose digest is known need not be read."""
+    return rows.key(kind, digest.encode(), version)
 
 
 def _from_row(file: SourceFile, row: bytes | None) -> Outcome | None:
@@ -281,7 +302,8 @@ def summarise(rel: str, extraction: Extraction, indexes: Sequence[RuleIndex]) ->
     return FileResult(
         lines=extraction.lines, notes=extraction.notes, facts=kept,
         line_text={k: t for k, t in extraction.line_text.items() if k in lines},
-        defined=own_defined(extraction.facts), portable=own_portable(extraction.facts), found=found,
+        defined=own_defined(extraction.facts), portable=own_portable(extraction.facts),
+        masks=own_masks(extraction.facts), found=found,
     )
 
 
@@ -289,7 +311,7 @@ def encode(result: FileResult) -> bytes:
     return jsonio.dumps([RESULT_FORMAT, result.lines, list(result.notes), result.error,
                          [rows.fact_row(f) for f in result.facts], list(result.defined), list(result.portable),
                          [[_candidate_row(c, result.line_text) for c in found] for found in result.found],
-                         [[c, n, t] for (c, n), t in result.line_text.items()]])
+                         [[c, n, t] for (c, n), t in result.line_text.items()], list(result.masks)])
 
 
 def _candidate_row(c: Candidate, line_text: dict[tuple[int, int], str]) -> list[object]:
@@ -297,12 +319,12 @@ def _candidate_row(c: Candidate, line_text: dict[tuple[int, int], str]) -> list[
     shared = line_text.get((f.cell or 0, f.line)) == f.source_line
     return [f.rule, f.line, f.column, f.end_line, f.end_column, f.symbol, f.message, f.hip, f.hipify,
             f.confidence, f.migration_class, None if shared else f.source_line, f.cell, f.status, c.defined_as,
-            c.namespace]
+            c.namespace, c.needs_mask]
 
 
 def decode(rel: str, row: bytes) -> FileResult:
     """A FileResult from its row; BadRow (or KeyError/TypeError) when the row is not one."""
-    data = rows.typed_row(jsonio.loads(row), (_S, _I, (list,), _OS, (list,), (list,), (list,), (list,), (list,)))
+    data = rows.typed_row(jsonio.loads(row), (_S, _I, (list,), _OS, (list,), (list,), (list,), (list,), (list,), (list,)))
     if data[0] != RESULT_FORMAT:
         raise BadRow("another format")
     line_text = {(c, n): t for c, n, t in (rows.typed_row(r, (_I, _I, _S)) for r in data[8])}
@@ -310,6 +332,7 @@ def decode(rel: str, row: bytes) -> FileResult:
         lines=data[1], notes=tuple(rows.typed_list(data[2], _S)), error=data[3],
         facts=tuple(rows.fact_of(r) for r in data[4]),
         defined=tuple(rows.typed_list(data[5], _S)), portable=tuple(rows.typed_list(data[6], _S)),
+        masks=tuple(rows.typed_list(data[9], _S)),
         found=tuple(tuple(_candidate(rel, r, line_text) for r in rows.typed_list(found, (list,)))
                     for found in data[7]),
         line_text=line_text,
@@ -318,19 +341,19 @@ def decode(rel: str, row: bytes) -> FileResult:
 
 def _candidate(rel: str, row: object, line_text: dict[tuple[int, int], str]) -> Candidate:
     (rule, line, column, end_line, end_column, symbol, message, hip, hipify, confidence, cls, source_line, cell,
-     status, defined_as, namespace) = rows.typed_row(row, CANDIDATE_ROW)
+     status, defined_as, namespace, needs_mask) = rows.typed_row(row, CANDIDATE_ROW)
     if source_line is None:
         source_line = line_text[(cell or 0, line)]
     return Candidate(Finding(rule=rule, path=rel, line=line, column=column, end_line=end_line,
                              end_column=end_column, symbol=symbol, message=message, hip=hip, hipify=hipify,
                              confidence=confidence, migration_class=cls, source_line=source_line, cell=cell,
                              status=status),
-                     defined_as, namespace)
+                     defined_as, namespace, needs_mask)
 
 
 def _result_version(rules: RuleBase, settings: Settings) -> str:
     """What a cached result depends on besides the file: rules, targets and the code that matches."""
-    return f"{RESULT_FORMAT}\0{EXTRACTOR_VERSION}\0{rules.version}\0{settings.rocm}\0{','.join(settings.arch)}\0" \
+    return f"{RESULT_FORMAT}\0{extractor_version()}\0{rules.version}\0{settings.rocm}\0{','.join(settings.arch)}\0" \
            f"{_code_key()}"
 
 

@@ -11,6 +11,7 @@ import os
 import sqlite3
 import stat
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -24,9 +25,13 @@ FACT_TYPES = {"kind": _STR, "name": _STR, "line": _INT, "column": _INT, "end_lin
               "role": _STR, "text": _STR, "guard": _OPT_STR, "cell": _OPT_INT, "value": _OPT_INT}
 FACT_ROW = tuple(FACT_TYPES[name] for name in FACT_FIELDS)
 TABLES = ("facts", "results", "stats")
-REPORTS_DIR = "reports"  # rendered reports of the most recent scans, one file each (see migrate.reportcache)
+REPORTS_DIR = "reports"  # rendered reports of the most recently used scans, one file each (see migrate.reportcache)
 REPORTS_KEPT = 8
 STATS_KEPT = 64  # trees whose files' stat entries are kept (migrate.statcache)
+# Reports and stat rows are evicted least recently used first, as cheaply as that goes: one that is
+# read while among the older half of those kept is moved to the front (a utime, a rowid update), so a
+# rescan of one of the trees most recently used writes nothing, and one read is kept for at least
+# half as many newer ones as a new one is.
 NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 READ_FLAGS = os.O_RDONLY | NO_FOLLOW | getattr(os, "O_NONBLOCK", 0)
 
@@ -44,6 +49,21 @@ def default_dir() -> Path:
 
 def key(kind: str, data: bytes, version: str) -> str:
     return hashlib.sha256(f"{version}\0{kind}\0".encode() + data).hexdigest()
+
+
+def content_digest(data: bytes | None) -> str:
+    """The digest a file's readable bytes are known by (the stat cache's, the scan's row keys)."""
+    return hashlib.blake2b(data or b"", digest_size=32).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """What a scan learnt of a file before analysing it (the report cache's key): the digest of its
+    readable bytes, why it is skipped, and the bytes themselves when they were read then."""
+
+    digest: str
+    reason: str | None
+    data: bytes | None = None
 
 
 def typed_row(row: object, types: tuple[tuple[type, ...], ...]) -> list[Any]:
@@ -141,6 +161,20 @@ class Cache:
         self._put("stats", [(key, value)])
         self._keep("stats", STATS_KEPT)
 
+    def used_stats(self, key: str) -> None:
+        """A stat row was read and is kept as it is: moved to the front if among the older half."""
+        db = self._connect()
+        try:
+            if db is None:
+                return
+            newer = db.execute("SELECT count(*) FROM stats WHERE rowid > (SELECT rowid FROM stats WHERE key = ?)",
+                               (key,)).fetchone()[0]
+            if newer >= STATS_KEPT // 2:
+                with db:
+                    db.execute("UPDATE stats SET rowid = (SELECT max(rowid) FROM stats) + 1 WHERE key = ?", (key,))
+        except sqlite3.Error:
+            pass
+
     def open_report(self, key: str) -> BinaryIO | None:
         """A stored report's file, open (a regular file, not a link), or None."""
         if self.path is None:
@@ -157,9 +191,24 @@ class Cache:
         os.close(fd)
         return None
 
+    def used_report(self, stored: BinaryIO) -> None:
+        """A stored report (open, from `open_report`) was read: moved to the front (its mtime set
+        to now) if it is among the older half of those kept."""
+        if self.path is None:
+            return
+        try:
+            mine = os.fstat(stored.fileno()).st_mtime_ns
+            with os.scandir(self.path.parent / REPORTS_DIR) as entries:
+                newer = sum(1 for e in entries
+                            if not e.name.startswith(".") and e.stat(follow_symlinks=False).st_mtime_ns > mine)
+            if newer >= REPORTS_KEPT // 2:
+                os.utime(stored.fileno())
+        except (OSError, NotImplementedError):
+            pass
+
     def put_report(self, key: str, parts: Iterable[bytes]) -> None:
         """Store a report's bytes under `key` (written aside, then renamed into place), keeping
-        the REPORTS_KEPT most recent."""
+        the REPORTS_KEPT most recently used."""
         if self.path is None:
             return
         folder = self.path.parent / REPORTS_DIR

@@ -13,6 +13,7 @@ import fnmatch
 import os
 import re
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -66,10 +67,12 @@ class Discovery:
     files: tuple[SourceFile, ...]
     skipped: tuple[Skipped, ...]
     notes: tuple[str, ...] = ()
+    started_ns: int = 0  # time.time_ns() before any file was stat'ed (what the stat cache's racy rule needs)
 
 
 def discover(targets: list[Path], *, include_vendored: bool = False, exclude: tuple[str, ...] = ()) -> Discovery:
     """Every scannable file under the targets, with paths relative to their common root."""
+    started_ns = time.time_ns()
     resolved = [t.resolve() for t in targets]
     root = Path(os.path.commonpath([t if t.is_dir() else t.parent for t in resolved]))
     notes: list[str] = []
@@ -81,7 +84,7 @@ def discover(targets: list[Path], *, include_vendored: bool = False, exclude: tu
             walker.file(target, explicit=True)
     files = sorted(walker.files.values(), key=lambda f: f.rel)
     return Discovery(root=root, files=tuple(files), skipped=tuple(sorted(walker.skipped, key=lambda s: s.path)),
-                     notes=tuple(walker.notes))
+                     notes=tuple(walker.notes), started_ns=started_ns)
 
 
 def bounded_spec(lines: list[str] | tuple[str, ...], origin: str, notes: list[str]) -> pathspec.GitIgnoreSpec:
@@ -257,7 +260,8 @@ class _Walker:
         if not regular:
             self.skipped.append(Skipped(path=rel, reason="not a regular file"))
             return
-        self.files[rel] = SourceFile(path=path, rel=rel, kind=kind, size=info.st_size)
+        self.files[rel] = SourceFile(path=path, rel=rel, kind=kind, size=info.st_size,
+                                     stamp=(info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev))
 
     def _ignored(self, path: Path, is_dir: bool, specs: list[tuple[Path, _Spec]]) -> bool:
         rel_root = self.rel(path) + ("/" if is_dir else "")

@@ -19,6 +19,12 @@ OTHER_MODEL = "sycl"
 # Back ends a project keeps beside its CUDA one, folder by folder (Ginkgo's cuda/ beside hip/, dpcpp/,
 # omp/) or file by file (cuda_timer.cpp beside hip_timer.hip.cpp, dpcpp_timer.dp.cpp).
 OTHER_BACKENDS = ("hip", "rocm", "dpcpp", "sycl", "omp", "openmp", "hpx", "opencl")
+# A folder of a project's own CUTLASS code (FBGEMM's cutlass_extensions/, DeepSpeed's cutlass_ops/,
+# torchao's rowwise_scaled_linear_sparse_cutlass/): hip-clang cannot compile CUTLASS, so the ROCm build
+# leaves the folder out and twins it with another (FBGEMM's ck_extensions/, on Composable Kernel).
+CUTLASS_FOLDER = re.compile(r"(^|[_-])cutlass([_-]|$)")
+# Constructs that name a 32-bit lane-mask type of the file (own_masks)
+MASK_TYPE_CONSTRUCTS = frozenset({"mask-type-32", "ballot-returned-32bit"})
 # Facts in an optional Python scope (an ImportError fallback, an env-var opt-in) become optional findings.
 OPTIONAL = "optional"
 
@@ -151,6 +157,14 @@ def own_portable(facts: Iterable[Fact]) -> tuple[str, ...]:
                          and f.text.startswith(("hip", "roc"))}))
 
 
+def own_masks(facts: Iterable[Fact]) -> tuple[str, ...]:
+    """Names this file knows as 32-bit lane-mask types (HIP4040 by name or use, HIP4101's aliases;
+    the latter's construct also names ballot wrappers, which no alias shares): a `mask_elsewhere`
+    rule reports an alias of the same name in another file. The scan takes the union."""
+    return tuple(sorted({f.text for f in facts if f.kind == "construct" and f.name in MASK_TYPE_CONSTRUCTS
+                         and f.guard is None}))
+
+
 def own_defined(facts: Iterable[Fact]) -> tuple[str, ...]:
     """Macros this file defines (`#define ncclCheck(x) ...`, or `#define cudaMalloc hipMalloc` in a
     compatibility header): using them is not using CUDA; the scan takes the union over the repository.
@@ -180,7 +194,7 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
             if fact.kind == "construct" and fact.text:
                 symbol = fact.text
             out.append((Candidate(_finding(rel, fact, rule, entry, symbol, extraction, index),
-                                  defined_as, namespace), rule))
+                                  defined_as, namespace, symbol if rule.mask_elsewhere else None), rule))
     return _uncovered(out)
 
 
@@ -196,12 +210,14 @@ def _uncovered(found: list[tuple[Candidate, Rule]]) -> list[Candidate]:
 
 
 def select(found: Iterable[Candidate], portable: frozenset[str] = frozenset(),
-           defined: frozenset[str] = frozenset()) -> list[Finding]:
-    """The findings of one file's candidates once the project's own names and portable
-    namespaces are known: one per rule, line and symbol, in sort order."""
+           defined: frozenset[str] = frozenset(), masks: frozenset[str] = frozenset()) -> list[Finding]:
+    """The findings of one file's candidates once the project's own names, portable namespaces
+    and lane-mask types are known: one per rule, line and symbol, in sort order."""
     findings: dict[tuple[str, int, int | None, str], Finding] = {}
     for c in found:
         if (c.namespace is not None and c.namespace in portable) or (c.defined_as is not None and c.defined_as in defined):
+            continue
+        if c.needs_mask is not None and c.needs_mask not in masks:
             continue
         f = c.finding
         findings.setdefault((f.rule, f.line, f.cell, f.symbol), f)  # one per issue per line
@@ -239,6 +255,7 @@ def match_targets(files: Sequence[tuple[str, Extraction]], rules: RuleBase, *, r
     the files given (the siblings `backend_files` looks for)."""
     by_target = indexes(rules, rocm=rocm, archs=archs)
     return merge_targets([FileResult(lines=0, portable=own_portable(e.facts), defined=own_defined(e.facts),
+                                     masks=own_masks(e.facts),
                                      found=tuple(tuple(candidates(rel, e, index)) for index in by_target),
                                      facts=tuple(f for f in e.facts if f.kind in crossref.KINDS),
                                      line_text=e.line_text)
@@ -262,7 +279,9 @@ def backend_files(paths: Iterable[str]) -> frozenset[str]:
     """The paths of a per-back-end family: under a `cuda` folder whose parent also holds a folder
     named for another back end (Ginkgo's cuda/test/base/memory.cpp beside hip/ or dpcpp/), or named
     `cuda_x` (or `x_cuda`, `x-cuda-y`) beside the same name for another back end in the same folder
-    (cuda_timer.cpp beside hip_timer.hip.cpp or dpcpp_timer.dp.cpp). Only the scanned paths are read."""
+    (cuda_timer.cpp beside hip_timer.hip.cpp or dpcpp_timer.dp.cpp), or under a folder of the
+    project's CUTLASS code (`CUTLASS_FOLDER`), the CUDA member of its family with or without the
+    twin in the tree. Only the scanned paths are read."""
     paths = list(paths)
     split = [tuple(p.replace("\\", "/").lower().split("/")) for p in paths]
     folders = {parts[:i + 1] for parts in split for i in range(len(parts) - 1)}
@@ -270,7 +289,7 @@ def backend_files(paths: Iterable[str]) -> frozenset[str]:
     found = set()
     for path, parts in zip(paths, split, strict=True):
         if any(part == "cuda" and any((*parts[:i], other) in folders for other in OTHER_BACKENDS)
-               for i, part in enumerate(parts[:-1])):
+               for i, part in enumerate(parts[:-1])) or any(CUTLASS_FOLDER.search(part) for part in parts[:-1]):
             found.add(path)
         words = re.split(r"([_-])", parts[-1].split(".")[0])
         if "cuda" in words:
@@ -288,13 +307,14 @@ def merge_targets(results: Sequence[FileResult], archs: Sequence[str],
     and the targets' `indexes`, the findings of the cross-file join (`crossref`) are added."""
     portable = frozenset(name for r in results for name in r.portable)
     defined = frozenset(name for r in results for name in r.defined)
+    masks = frozenset(name for r in results for name in r.masks)
     merged: dict[tuple[str, str, int | None, int, int, str], Finding] = {}
     found_for: dict[tuple[str, str, int | None, int, int, str], list[str]] = {}
     joined = crossref.uses([(path, r.facts) for path, r in zip(paths, results, strict=True)]) if indexes else []
     line_text = {path: r.line_text for path, r in zip(paths, results, strict=True)} if joined else {}
     for position, arch in enumerate(archs):
         cross = _cross_findings(joined, indexes[position], line_text) if joined else []
-        for found in [*(select(r.found[position], portable, defined) for r in results), cross]:
+        for found in [*(select(r.found[position], portable, defined, masks) for r in results), cross]:
             for finding in found:
                 if leave is not None and leave(finding):
                     continue

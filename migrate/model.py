@@ -35,6 +35,9 @@ class SourceFile:
     rel: str
     kind: str
     size: int
+    # (size, mtime_ns, ctime_ns, inode, device) as discovery stat'ed the file (`statcache.Stamp`), so
+    # that the stat cache need not stat it again; None where the file was not stat'ed by a walk.
+    stamp: tuple[int, int, int, int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -169,11 +172,13 @@ def evolve(finding: Finding, **changes: object) -> Finding:
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A finding of one file before the repo-wide filters: it is dropped when `defined_as` is a
-    name the project defines, or `namespace` a namespace a HIP guard makes portable."""
+    name the project defines, or `namespace` a namespace a HIP guard makes portable, and kept
+    only when `needs_mask` (if set) is a lane-mask type of the project (FileResult.masks)."""
 
     finding: Finding
     defined_as: str | None = None
     namespace: str | None = None
+    needs_mask: str | None = None  # kept only when some file of the project knows this name as a lane mask
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -187,6 +192,7 @@ class FileResult:
     facts: tuple[Fact, ...] = ()  # the kinds workloads read (all but workloads.UNREAD_KINDS)
     defined: tuple[str, ...] = ()  # the file's share of the project's own names
     portable: tuple[str, ...] = ()  # and of the namespaces a HIP guard makes portable
+    masks: tuple[str, ...] = ()  # and of the names of its 32-bit lane-mask types
     found: tuple[tuple[Candidate, ...], ...] = ()  # per target architecture, in the scan's order
     line_text: dict[tuple[int, int], str] = field(default_factory=dict)  # of the kept facts' and candidates' lines
 

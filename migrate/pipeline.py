@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from migrate import __version__, vcs
 from migrate.analyse import analyse_all, skipped
-from migrate.discover import discover
+from migrate.cache import Known
+from migrate.discover import Discovery, discover
 from migrate.extract.run import Progress
 from migrate.match import capped_notes, indexes, left_in_backend_files, merge_targets
 from migrate.model import Extraction, Finding, PassResult, Report, SourceFile, Target
@@ -27,14 +28,18 @@ if TYPE_CHECKING:
     from migrate.hipify.scan_pass import HipifyPass
 
 
-def run(targets: list[Path], settings: Settings, rules: RuleBase, progress: Progress | None = None) -> Report:
-    """One project; several folders are a portfolio, each folder its own project (migrate.portfolio)."""
+def run(targets: list[Path], settings: Settings, rules: RuleBase, progress: Progress | None = None, *,
+        found: Discovery | None = None, known: dict[str, Known] | None = None) -> Report:
+    """One project; several folders are a portfolio, each folder its own project (migrate.portfolio).
+    `found` and `known`: the targets' discovery and what was learnt of its files (for one project)."""
     from migrate import portfolio
 
     if portfolio.is_portfolio(targets):
+        if known:
+            known.clear()  # each project discovers and reads its own files
         report = portfolio.run([(t, settings) for t in targets], rules, progress)
     else:
-        report = scan_project(targets, settings, rules, progress)
+        report = scan_project(targets, settings, rules, progress, found=found, known=known)
     return with_plan(report)
 
 
@@ -45,11 +50,13 @@ def with_plan(report: Report) -> Report:
     return replace(report, plan=plan.build(report))
 
 
-def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progress: Progress | None = None) -> Report:
+def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progress: Progress | None = None, *,
+                 found: Discovery | None = None, known: dict[str, Known] | None = None) -> Report:
     started = time.perf_counter()
     scanned_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    found = discover(targets, include_vendored=settings.include_vendored, exclude=settings.exclude)
-    outcomes = analyse_all(found.files, settings, rules, keep_extractions=_needs_facts(settings), progress=progress)
+    found = found or discover(targets, include_vendored=settings.include_vendored, exclude=settings.exclude)
+    outcomes = analyse_all(found.files, settings, rules, keep_extractions=_needs_facts(settings), progress=progress,
+                           known=known)
     scanned = [(o.file, o.result) for o in outcomes if o.ok and o.result is not None]
     findings = merge_targets([r for _, r in scanned], settings.arch,
                              left_in_backend_files(rules, [f.rel for f in found.files]),

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from migrate import __version__, jsonio, statcache, vcs
-from migrate.cache import Cache
-from migrate.discover import discover
+from migrate.cache import Cache, Known
+from migrate.discover import Discovery, discover
 from migrate.hipify import where
 from migrate.model import Report, SourceFile
 from migrate.rulebase.load import RuleBase, default_rules_dir
@@ -56,6 +56,9 @@ PREFIX = len(MAGIC) + 17  # the magic, the header's length in 16 digits, a newli
 HEADER_MAX = 1 << 26
 PIECE = 1 << 20  # bytes copied at a time
 CODE_FILE_BYTES = 1 << 30  # no file of the tool's own is skipped for its size
+# The bytes the key reads (files whose stat entry is not trusted) are kept for the scan that follows
+# a miss, up to this much in all: a scan without the key held every file's bytes at once anyway.
+KEPT_BYTES = 256 << 20
 
 Progress = Callable[[int, int], None]
 Pieces = Callable[[], Iterator[bytes]]  # a report's UTF-8 bytes in pieces, anew at each call
@@ -119,20 +122,24 @@ def scan(targets: list[Path], settings: Settings, rules_dir: Path | None, load_r
     cache = Cache(settings.cache_dir)
     # The default rules are part of the code key; other rules are hashed as the rule cache does.
     rules_key = _rules_key(rules_dir) if rules_dir and rules_dir.resolve() != default_rules_dir() else ""
-    key = _key(targets, settings, rules_key, (*wanted, repr(text)) if "text" in wanted else wanted, cache)
+    key, found, known = _key(targets, settings, rules_key, (*wanted, repr(text)) if "text" in wanted else wanted,
+                             cache)
     stored = cache.open_report(key)
     if stored is not None:
         with stored:
             hit = _read(stored, wanted)
             if hit is not None:
+                cache.used_report(stored)
                 values = _values(round(time.perf_counter() - started, 3), scanned_at)
                 write(Outputs({name: _pieces(stored, body, values) for name, body in hit.bodies.items()},
                               hit.migration_class, hit.said))
                 return
     from migrate import pipeline
 
-    report = dataclasses.replace(pipeline.run(targets, settings, load_rules(), progress), seconds=SECONDS,
-                                 scanned_at=SCANNED_AT)
+    # The files the key read are not read again: the scan gets the discovery and what the key learnt
+    # of each file (its digest, its bytes where they were read), and empties `known` as it goes.
+    report = dataclasses.replace(pipeline.run(targets, settings, load_rules(), progress, found=found, known=known),
+                                 seconds=SECONDS, scanned_at=SCANNED_AT)
     texts = {name: unicode_text(_render(report, name, text)).encode("utf-8") for name in wanted}
     done = _Stored({name: _Body(0, len(data), _marks(data)) for name, data in texts.items()}, report.migration_class,
                    Said(notes=report.notes, skipped=tuple((s.path, s.reason) for s in report.skipped),
@@ -256,19 +263,22 @@ def _checked_marks(stored: BinaryIO, start: int, size: int, marks: list[Any]) ->
     return tuple(out)
 
 
-def _key(targets: list[Path], settings: Settings, rules_key: str, formats: tuple[str, ...], cache: Cache) -> str:
+def _key(targets: list[Path], settings: Settings, rules_key: str, formats: tuple[str, ...],
+         cache: Cache) -> tuple[str, Discovery, dict[str, Known]]:
+    """The report's key, the discovery it was built from and what it learnt of each file."""
     found = discover(targets, include_vendored=settings.include_vendored, exclude=settings.exclude)
     digest = hashlib.blake2b(digest_size=32)
     neutral = dataclasses.replace(settings, jobs=1, cache_dir=None)
     for part in (_code_key(cache), rules_key, repr(neutral), repr(formats), str(found.root),
                  repr([str(t) for t in targets]), repr(found.skipped), str(vcs.head_commit(found.root))):
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
-    digests = Digests(cache, f"{found.root}\0{settings.max_file_size}")
+    digests = Digests(cache, f"{found.root}\0{settings.max_file_size}", started=found.started_ns,
+                      keep_bytes=KEPT_BYTES)
     for file in found.files:
         content, reason = digests.digest(file, settings.max_file_size)
         digest.update(f"{file.rel}\0{file.kind}\0{reason}\0{content}\0".encode("utf-8", "surrogateescape"))
     digests.save()
-    return digest.hexdigest()
+    return digest.hexdigest(), found, digests.known
 
 
 def _code_key(cache: Cache) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from migrate import jsonio
-from migrate.cache import BadRow, Cache, typed_row
+from migrate.cache import BadRow, Cache, Known, content_digest, typed_row
 from migrate.model import SourceFile
 from migrate.readfile import read, read_regular
 
@@ -55,10 +55,19 @@ def stamp_of(info: os.stat_result) -> Stamp:
 
 
 class Digests:
-    """The digests of one scan's files; `save` writes the row back when anything changed."""
+    """The digests of one scan's files; `save` writes the row back when anything changed.
 
-    def __init__(self, cache: Cache, scope: str, reader: Reader = read) -> None:
-        self.started = time.time_ns()  # before any file of this run is stat'ed
+    `started`: when the caller began to stat the files (discovery's `started_ns`); the stamps
+    discovery took (`SourceFile.stamp`) are then used as they are. Without it each file is
+    stat'ed here, after this object's birth. `keep_bytes`: the bytes of files read here are kept
+    in `known`, up to this many in all, for the scan that may follow (so it reads them no more)."""
+
+    def __init__(self, cache: Cache, scope: str, reader: Reader = read, *, started: int | None = None,
+                 keep_bytes: int = 0) -> None:
+        self.started = time.time_ns() if started is None else started  # before any file of this run is stat'ed
+        self.given_stamps = started is not None
+        self.keep_bytes = keep_bytes
+        self.known: dict[str, Known] = {}  # rel -> digest, reason and (when kept) bytes
         self.cache = cache
         self.reader = reader  # the bytes whose digest is kept (and why a file is skipped)
         self.row_key = hashlib.sha256(f"stat\0{FORMAT}\0{scope}".encode("utf-8", "surrogateescape")).hexdigest()
@@ -68,26 +77,36 @@ class Digests:
 
     def digest(self, file: SourceFile, max_file_size: int) -> tuple[str, str | None]:
         """The digest of the file's readable bytes (empty when it is skipped) and why it is skipped."""
-        try:
-            stamp: Stamp | None = stamp_of(os.stat(file.path))
-        except OSError:
-            stamp = None
+        stamp = file.stamp if self.given_stamps and file.stamp is not None else _stamp(file)
         old = self.old.get(file.rel)
         if stamp is not None and old is not None and old.trusted(stamp, file.kind):
             self.new[file.rel] = old
+            self.known[file.rel] = Known(old.digest, old.reason)
             return old.digest, old.reason
         data, reason = self.reader(file, max_file_size)
-        digest = hashlib.blake2b(data or b"", digest_size=32).hexdigest()
+        digest = content_digest(data)
         self.hashed += 1
+        kept = data if data is not None and len(data) <= self.keep_bytes else None
+        self.keep_bytes -= len(kept or b"")
+        self.known[file.rel] = Known(digest, reason, kept)
         if stamp is not None:
             self.new[file.rel] = Entry(file.kind, stamp, self.started, digest, reason)
         return digest, reason
 
     def save(self) -> None:
         """Write the entries when they differ from the stored ones (nothing is written for a tree
-        that did not change, once its entries are no longer racy)."""
+        that did not change, once its entries are no longer racy, but its use: `Cache.used_stats`)."""
         if self.new != self.old and self.cache.path is not None:
             self.cache.put_stats(self.row_key, _encode(self.new))
+        elif self.old:
+            self.cache.used_stats(self.row_key)
+
+
+def _stamp(file: SourceFile) -> Stamp | None:
+    try:
+        return stamp_of(os.stat(file.path))
+    except OSError:
+        return None
 
 
 def raw(file: SourceFile, limit: int) -> tuple[bytes | None, str | None]:

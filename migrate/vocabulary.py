@@ -117,6 +117,7 @@ C_CONSTRUCTS: dict[str, str] = {
     "warp-width-block": "a block shape `dim3(32, nwarps)`: x is one 32-lane warp, y counts warps",
     "warp-size-template-argument": "a template argument of 32 for a template parameter named like the warp size",
     "pointer-attributes-unregistered": "a `cudaPointerAttributes` field compared with CUDA's answer for unregistered memory",
+    "unsigned-32-alias": "a 32-bit unsigned alias (`using bitmask_t = unsigned int;`) its file uses as no lane mask",
     "device-capability-compare": "a comparison of `cudaDeviceProp::major` (or the compute-capability attribute) that HIP's "
                                  "gfx-derived values decide differently",
     "device-capability-gate-above-instinct": "a compute-capability bound above every Instinct major (>= 10) whose "

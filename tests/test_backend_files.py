@@ -1,9 +1,12 @@
 """Files of a project's own per-back-end family (match.backend_files) and the rules that leave them alone."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from click.testing import CliRunner
 from migrate import pipeline
+from migrate.cli.lint import lint
 from migrate.match import backend_files
 from migrate.settings import Settings
 
@@ -26,3 +29,58 @@ def test_scan_leaves_ginkgo_cuda_executor_in_a_backend_tree(tmp_path: Path, rule
     (tmp_path / "core/hip/test/memory.hip.cpp").write_text("#include <ginkgo/ginkgo.hpp>\n")
     report = pipeline.scan_project([tmp_path], Settings(jobs=1, cache_dir=None), rulebase)
     assert sorted(f.path for f in report.findings if f.rule == "HIP3062") == ["app/solver.cpp"]
+
+
+GINKGO_USE = "#include <ginkgo/ginkgo.hpp>\nvoid f() { auto e = gko::CudaExecutor::create(0, nullptr); }\n"
+
+
+def _lint_hip3062(cwd: Path, *targets: str) -> list[str]:
+    """The paths `rocm-migrate lint --select HIP3062 TARGETS` reports, run in `cwd`."""
+    old = Path.cwd()
+    os.chdir(cwd)
+    try:
+        result = CliRunner().invoke(lint, ["--select", "HIP3062", "--no-cache", *targets], catch_exceptions=False)
+    finally:
+        os.chdir(old)
+    return [line.split(":")[0] for line in result.stdout.splitlines()]
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, body in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(body)
+    return root
+
+
+def test_lint_of_one_file_sees_the_backend_folders_beside_its_cuda_folder(tmp_path: Path) -> None:
+    """`lint core/cuda/test/memory.cpp` answers as a scan of the tree does: hip/ beside cuda/."""
+    root = _tree(tmp_path, {"core/cuda/test/memory.cpp": GINKGO_USE, "core/hip/test/memory.hip.cpp": "int x;\n",
+                            "app/solver.cpp": GINKGO_USE})
+    assert _lint_hip3062(root, "core/cuda/test/memory.cpp") == []
+    assert _lint_hip3062(root, "app/solver.cpp") == ["app/solver.cpp"]
+    assert _lint_hip3062(root / "core", "cuda/test/memory.cpp") == []
+
+
+def test_lint_of_one_file_sees_a_backend_twin_file_beside_it(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"utils/cuda_timer.cpp": GINKGO_USE, "utils/hip_timer.hip.cpp": "int x;\n",
+                            "utils/cuda_linops.cpp": GINKGO_USE})
+    assert _lint_hip3062(root, "utils/cuda_timer.cpp") == []
+    assert _lint_hip3062(root, "utils/cuda_linops.cpp") == ["utils/cuda_linops.cpp"]
+
+
+def test_lint_never_looks_above_its_root_for_backend_folders(tmp_path: Path, rulebase) -> None:
+    """Run inside cuda/ itself, the tree lint sees has no hip/ beside any cuda/ folder, as a scan of
+    cuda/ has not: the sibling above the root is not read."""
+    root = _tree(tmp_path, {"core/cuda/test/memory.cpp": GINKGO_USE, "core/hip/test/memory.hip.cpp": "int x;\n"})
+    assert _lint_hip3062(root / "core" / "cuda", "test/memory.cpp") == ["test/memory.cpp"]
+    report = pipeline.scan_project([root / "core" / "cuda"], Settings(jobs=1, cache_dir=None), rulebase)
+    assert [f.path for f in report.findings if f.rule == "HIP3062"] == ["test/memory.cpp"]
+    empty = _tree(tmp_path / "alone", {"cuda/memory.cpp": GINKGO_USE, "notes/hip.txt": "x\n"})
+    assert _lint_hip3062(empty, "cuda/memory.cpp") == ["cuda/memory.cpp"]
+
+
+def test_a_folder_of_cutlass_code_is_a_cuda_back_end_without_its_twin() -> None:
+    paths = ["src/quantize/cutlass_extensions/f8.cu", "kernels/cutlass_ops/gemm.cu", "ao/rowwise_scaled_linear_cutlass/k.cu",
+             "src/quantize/quantize.cu", "src/cutlassish/k.cu", "docs/cutlass.cu"]
+    assert backend_files(paths) == {"src/quantize/cutlass_extensions/f8.cu", "kernels/cutlass_ops/gemm.cu",
+                                    "ao/rowwise_scaled_linear_cutlass/k.cu"}

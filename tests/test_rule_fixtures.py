@@ -49,8 +49,8 @@ def fired(path: Path, index: RuleIndex, rulebase, rel: str = "", tree: tuple[str
           cross: bool = False) -> set[tuple[int, str]]:
     """What lint reports for the file: matching plus inline suppressions (HIP0901/HIP0902). A fixture
     in a subfolder is matched under its path in the rule's folder, with `tree` (that folder's
-    other files) as the rest of its scanned tree; with `cross` (a rule of the cross-file join) those
-    files are read with it, as lint reads the files it is given."""
+    other files) as the rest of its scanned tree; with `cross` (a rule of the cross-file join or of the
+    project-wide lane-mask names) those files are read with it, as lint reads the files it is given."""
     kind = file_kind(path)
     assert kind, f"{path}: fixture has no scannable kind"
     data = path.read_bytes()
@@ -87,7 +87,9 @@ def precise_fired(path: Path, index: RuleIndex) -> set[tuple[int, str]]:
     return {(f.line, f.rule) for f in precise.rejected_findings([result], index)}
 
 
-CROSS_FILE = frozenset({"HIP3027"})  # rules of the cross-file join (migrate/crossref.py): fixtures read together
+# rules of the cross-file join (migrate/crossref.py) and of the project's lane-mask names (HIP4068, match.own_masks):
+# their fixtures are read together
+CROSS_FILE = frozenset({"HIP3027", "HIP4068"})
 
 
 def rule_dirs() -> list[Path]:

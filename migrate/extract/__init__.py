@@ -1,14 +1,25 @@
 """extract: one function per file kind, each a pure function of the file's bytes."""
 from __future__ import annotations
 
+import functools
+import hashlib
+import os
+import sys
 from collections.abc import Callable, Iterable
+from importlib.util import find_spec
+from pathlib import Path
 
+from migrate import __version__
 from migrate.extract.budget import TRANSIENT, guarded
 from migrate.extract.text import rocm_path
 from migrate.model import Extraction, Fact
 
-# Bump when extraction output changes, so cached facts are recomputed.
-EXTRACTOR_VERSION = "31"
+# What facts depend on besides a file's bytes, hashed into the extractor's version: this package's
+# sources and queries, the modules beside it that read the bytes and shape the facts, Python's
+# release (ast) and the parsers' (their dist-info names: reading a 7 MB grammar would cost more).
+OWN_SUFFIXES = (".py", ".scm")
+BESIDE = ("model.py", "readfile.py", "compat.py", "cache.py")
+PARSERS = ("tree_sitter", "tree_sitter_cuda", "jinja2")
 
 
 Names = Callable[[str], bool]  # identifier names worth a fact (the C extractor builds no others)
@@ -65,6 +76,41 @@ EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
 
 
 NAMED = {"cuda": _cuda, "cpp": _cuda, "hip": _hip}  # the extractors that take `names`
+
+
+@functools.cache
+def extractor_version() -> str:
+    """A digest of what extraction depends on (computed once per process, 1-2 ms): any edit to an
+    extractor's source gives new cache keys, so no cached fact outlives the code that made it."""
+    return version_of(Path(__file__).resolve().parent)
+
+
+def version_of(package: Path) -> str:
+    """The extractor version of the sources in `package` (a copy of this one, in tests)."""
+    digest = hashlib.sha256(f"{sys.version_info[:2]}\0".encode())
+    try:
+        paths = sorted(p for p in package.rglob("*") if p.suffix in OWN_SUFFIXES)
+        for path in [*paths, *(package.parent / name for name in BESIDE)]:
+            data = path.read_bytes()
+            digest.update(f"{path.relative_to(package.parent).as_posix()}\0{len(data)}\0".encode() + data)
+    except OSError:  # sources not readable as files (a zip import): the release stands in for them
+        digest.update(f"release {__version__}".encode())
+    for name in PARSERS:
+        digest.update(f"\0{_release(name)}".encode())
+    return digest.hexdigest()[:20]
+
+
+def _release(module: str) -> str:
+    """The dist-info name of an installed module's distribution, found without importing it."""
+    spec = find_spec(module)
+    if spec is None or not spec.origin:
+        return f"{module} missing"
+    folder = os.path.dirname(os.path.dirname(spec.origin))
+    try:
+        return next((n for n in sorted(os.listdir(folder)) if n.lower().startswith(f"{module.lower()}-")
+                     and n.endswith(".dist-info")), f"{module} {os.stat(spec.origin).st_size}")
+    except OSError:
+        return f"{module} unknown"
 
 
 def extract(kind: str, source: bytes, names: Names | None = None) -> Extraction:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from migrate.cache import Cache, key
-from migrate.extract import EXTRACTOR_VERSION, cacheable, extract
+from migrate.extract import cacheable, extract, extractor_version
 from migrate.model import Extraction, Skipped, SourceFile
 from migrate.readfile import read
 
@@ -52,7 +52,7 @@ def extract_all(files: Sequence[SourceFile], *, max_file_size: int, cache: Cache
         if data is None:
             outcomes.append(Outcome(file, None, reason))
             continue
-        cache_key = key(file.kind, data, EXTRACTOR_VERSION)
+        cache_key = key(file.kind, data, extractor_version())
         cached = cache.get(cache_key)
         kept = data if keep_data else None
         outcomes.append(Outcome(file, cached, cached.error if cached else None, kept))

@@ -4,6 +4,7 @@ suppressions and the baseline. It never loads the workload pipeline (assemble,
 graph, verdict) nor the renderers, so a pre-commit run starts fast."""
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from migrate.extract.run import skipped as skipped_files
 from migrate.lint import suppression
 from migrate.lint.baseline import new_findings
 from migrate.lint.selection import RuleFilter
-from migrate.match import RuleIndex, match_targets
+from migrate.match import OTHER_BACKENDS, RuleIndex, match_targets
 from migrate.match import indexes as target_indexes
 from migrate.model import Extraction, Finding, Skipped, SourceFile, class_rank
 from migrate.rulebase.load import RuleBase
@@ -55,7 +56,8 @@ def lint(targets: Sequence[Path], settings: Settings, rules: RuleBase, *, cwd: P
     skipped += skipped_files(outcomes, lambda f: display(f.path, cwd))
     done = [o for o in outcomes if o.ok and o.extraction is not None]
     matched = match_targets([(display(o.file.path, cwd), o.extraction) for o in done if o.extraction],
-                            rules, rocm=settings.rocm, archs=settings.arch)
+                            rules, rocm=settings.rocm, archs=settings.arch,
+                            tree=backend_siblings([o.file.path for o in done], root=root, cwd=cwd))
     by_path: dict[str, list[Finding]] = {}
     for finding in matched:
         by_path.setdefault(finding.path, []).append(finding)
@@ -106,7 +108,8 @@ def check_file(rel: str, kind: str, data: bytes, extraction: Extraction, indexes
                others: Sequence[tuple[str, Extraction]] = ()) -> tuple[list[Finding], int]:
     """One file against the rules in force for the indexes' targets, with its suppressions (the
     rule fixtures' harness); `tree` names the other paths of its tree, `others` the files of it that
-    the cross-file join (crossref) reads with this one."""
+    the cross-file join (crossref) and the project-wide names (macros, lane-mask types) read with this
+    one (their findings are not returned)."""
     archs = [arch for index in indexes for arch in index.target.arch]
     found = [f for f in match_targets([(rel, extraction), *others], rules, rocm=indexes[0].target.rocm, archs=archs,
                                       tree=tree) if f.path == rel]
@@ -142,6 +145,43 @@ def collect(targets: Sequence[Path], settings: Settings, *, root: Path,
     skipped = [Skipped(path=display(found.root / s.path, cwd), reason=s.reason)
                for s in found.skipped if s.reason != NOT_A_KIND]
     return files, skipped
+
+
+def backend_siblings(paths: Sequence[Path], *, root: Path, cwd: Path) -> list[str]:
+    """Paths on disk that make a linted file one of the project's per-back-end family, as a scan of
+    the whole tree would see them (match.backend_files): a folder named for another back end beside a
+    `cuda` folder above the file, or a file named for one beside a `cuda_x` file. Only folders inside
+    `root` are listed, never above it; the paths are relative to `cwd`, like the findings'."""
+    top = root.resolve()
+    found: set[str] = set()
+    for path in paths:
+        folder = path.resolve().parent
+        if top not in folder.parents and folder != top:
+            continue
+        parts = folder.relative_to(top).parts
+        cuda_stem = "cuda" in re.split(r"[_-]", path.name.split(".")[0].lower())
+        for i, part in enumerate(parts):
+            if part.lower() == "cuda":
+                found |= _named_for_backends(top.joinpath(*parts[:i]), cwd, folders=True)
+        if cuda_stem:
+            found |= _named_for_backends(folder, cwd, folders=False)
+    return sorted(found)
+
+
+def _named_for_backends(folder: Path, cwd: Path, *, folders: bool) -> set[str]:
+    """Entries of one folder named for another back end: sub-folders (as `x/hip/`) or files."""
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return set()
+    found = set()
+    for entry in entries:
+        words = re.split(r"[_-]", entry.name.split(".")[0].lower())
+        if folders and entry.name.lower() in OTHER_BACKENDS and entry.is_dir():
+            found.add(display(entry, cwd) + "/")
+        elif not folders and any(w in OTHER_BACKENDS for w in words) and entry.is_file():
+            found.add(display(entry, cwd))
+    return found
 
 
 def display(path: Path, base: Path) -> str:

@@ -51,7 +51,11 @@ def conditions(rule: Rule) -> list[str]:
         out.append("a finding of it stands for the whole file: the file's findings of a lower class are left out")
     if not rule.in_backend_files:
         out.append("not in a file of the project's own per-back-end family (a cuda/ folder or cuda_ file beside one "
-                   "for HIP, SYCL, OpenMP ...): a port adds the HIP twin and leaves that file as it is")
+                   "for HIP, SYCL, OpenMP ..., or a folder of its CUTLASS code such as cutlass_extensions/): a port "
+                   "adds the HIP twin and leaves that file as it is")
+    if rule.mask_elsewhere:
+        out.append("only when another file of the project knows a type of the same name as a lane mask "
+                   "(by its name, a ballot stored in it or returned through it)")
     return out
 
 

@@ -89,7 +89,7 @@ def _well_typed(rule: Rule) -> bool:
     return (all(isinstance(getattr(rule, f), str) for f in STR_FIELDS)
             and all(isinstance(getattr(rule, f), (str, type(None))) for f in OPTIONAL_STR_FIELDS)
             and isinstance(rule.fallback, bool) and isinstance(rule.covers_file, bool)
-            and isinstance(rule.in_backend_files, bool) and _strings(rule.arch)
+            and isinstance(rule.in_backend_files, bool) and isinstance(rule.mask_elsewhere, bool) and _strings(rule.arch)
             and isinstance(m.kind, str)
             and _strings(m.exact) and _strings(m.prefixes) and _strings(m.roles)
             and (m.regex is None or type(m.regex.pattern) is str)
@@ -105,6 +105,7 @@ def _record_typed(record: dict[str, Any]) -> bool:
     names = [spec.get(k) for k in ("exact", "prefix") if k in spec]
     return (isinstance(record.get("fallback", False), bool) and isinstance(record.get("covers_file", False), bool)
             and isinstance(record.get("in_backend_files", True), bool)
+            and isinstance(record.get("mask_elsewhere", False), bool)
             and isinstance(record.get("arch", []), list)
             and all(isinstance(v, str) or (isinstance(v, list) and _strings(v)) for v in names)
             and all(isinstance(effort[k], (int, float)) and not isinstance(effort[k], bool)

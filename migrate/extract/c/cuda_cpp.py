@@ -114,7 +114,7 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
     device.constructs(caps, emit)
     hazards.constructs(caps, source, emit)
     ports.constructs(caps, source, emit)
-    mlports.constructs(caps, source, emit)
+    mlports.constructs(caps, source, emit, ctx.guards)
     xref.facts(caps, source, lambda kind, name, node, role="", text="": ctx.add(kind, name, node, role=role, text=text))
     notes = []
     if errors := ts.error_lines(root):

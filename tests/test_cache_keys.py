@@ -1,0 +1,251 @@
+"""What the caches are keyed and kept by: the extractor's version is a digest of its sources, a
+report-cache miss reads each file once, discovery's stat is the stat cache's, and eviction
+goes by last use."""
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from migrate import extract
+from migrate.cache import Cache
+from migrate.extract import run as extract_run
+from migrate.model import SourceFile
+from tests.conftest import ROOT
+
+
+def _package_copy(tmp_path: Path) -> Path:
+    """A copy of migrate/extract and the modules beside it that its version covers."""
+    copy = tmp_path / "migrate"
+    shutil.copytree(ROOT / "migrate" / "extract", copy / "extract", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in extract.BESIDE:
+        shutil.copy(ROOT / "migrate" / name, copy / name)
+    return copy / "extract"
+
+
+def test_the_extractor_version_is_a_digest_of_its_sources(tmp_path: Path) -> None:
+    """Any edit to an extractor's source, a query or a module the facts are built with gives
+    another version; a file that is none of them does not."""
+    package = _package_copy(tmp_path)
+    first = extract.version_of(package)
+    assert first == extract.version_of(package) == extract.extractor_version()
+    (package / "notes.txt").write_text("not a source\n")
+    assert extract.version_of(package) == first
+    seen = {first}
+    for edited in (package / "c" / "ports.py", package / "c" / "queries" / "cuda.scm", package / "text" / "deps.py",
+                   package.parent / "model.py", package.parent / "readfile.py"):
+        original = edited.read_bytes()
+        edited.write_bytes(original + b"\n")
+        seen.add(extract.version_of(package))
+        edited.write_bytes(original)
+    (package / "python" / "new.py").write_text("X = 1\n")
+    seen.add(extract.version_of(package))
+    assert len(seen) == 7
+
+
+def test_the_extraction_cache_misses_when_the_extractor_version_changes(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    source = tmp_path / "k.cu"
+    source.write_text("void f(void** p) { cudaMalloc(p, 4); }\n" * 2000)  # worth a cache row
+    file = SourceFile(path=source, rel="k.cu", kind="cuda", size=source.stat().st_size)
+    cache = Cache(tmp_path / "cache")
+    extract_run.extract_all([file], max_file_size=1 << 20, cache=cache)
+    calls = []
+    real = extract_run._run
+    monkeypatch.setattr(extract_run, "_run", lambda work, *a: calls.append(len(work)) or real(work, *a))
+    extract_run.extract_all([file], max_file_size=1 << 20, cache=cache)
+    monkeypatch.setattr(extract_run, "extractor_version", lambda: "another")
+    extract_run.extract_all([file], max_file_size=1 << 20, cache=cache)
+    assert calls == [0, 1]
+
+
+def _tree(tmp_path: Path) -> Path:
+    tree = tmp_path / "tree"
+    (tree / "src").mkdir(parents=True)
+    (tree / "src" / "a.cu").write_text("void f(void** p) { cudaMalloc(p, 4); }\n")
+    (tree / "src" / "b.cu").write_text("void g(void* p) { cudaFree(p); }\n")
+    (tree / "src" / "blob.cu").write_bytes(b"\x00\x01 cudaMalloc")  # skipped as binary: read for its verdict
+    (tree / "run.py").write_text("import pycuda.autoinit\n")
+    return tree
+
+
+def _scan(tree: Path, settings, monkeypatch: pytest.MonkeyPatch, counted: str) -> tuple[dict[str, int], str]:  # noqa: ANN001
+    """Scan through the report cache; how often each of the tree's files was read (`counted`:
+    "read") or stat'ed ("stat"), and the JSON report."""
+    import os
+
+    from migrate import readfile, reportcache
+    from migrate.rulebase import precompiled
+
+    calls: dict[str, int] = {}
+
+    def count(path: object) -> None:
+        text = os.fspath(path)  # type: ignore[call-overload]
+        if isinstance(text, str) and text.startswith(str(tree) + os.sep):
+            calls[text[len(str(tree)) + 1:]] = calls.get(text[len(str(tree)) + 1:], 0) + 1
+
+    real_read, real_stat = readfile.read_regular, os.stat
+    if counted == "read":
+        monkeypatch.setattr(readfile, "read_regular", lambda path, limit: count(path) or real_read(path, limit))
+    else:
+        monkeypatch.setattr(os, "stat", lambda path, *a, **k: count(path) or real_stat(path, *a, **k))
+    got: list[str] = []
+    try:
+        reportcache.scan([tree], settings, None, lambda: precompiled.load(None, settings.cache_dir), ["json"],
+                         lambda done: got.append(b"".join(done.reports["json"]()).decode()))
+    finally:
+        monkeypatch.undo()
+    return calls, got[0]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_report_cache_miss_reads_each_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int) -> None:
+    """The key's digests and the scan share one read: a first scan reads every file once, a miss
+    whose files are unchanged reads none, and one changed file is read once."""
+    import dataclasses
+
+    from migrate import analyse, statcache
+    from migrate.settings import Settings
+
+    monkeypatch.setattr(analyse, "PARALLEL_THRESHOLD", 1)
+    monkeypatch.setattr(analyse, "PARALLEL_BYTES", 0)
+    tree = _tree(tmp_path)
+    settings = Settings(jobs=jobs, cache_dir=tmp_path / "cache", use_hipify=False)
+    reads, first = _scan(tree, settings, monkeypatch, "read")
+    assert reads == {"src/a.cu": 1, "src/b.cu": 1, "src/blob.cu": 1, "run.py": 1} and "cudaMalloc" in first
+    monkeypatch.setattr(statcache, "RACY_NS", 0)  # the stat entries are trusted at once
+    _scan(tree, settings, monkeypatch, "read")  # (entries rewritten as trusted)
+    monkeypatch.setattr(statcache, "RACY_NS", 0)
+    reads, other = _scan(tree, dataclasses.replace(settings, exclude=("nothing.txt",)), monkeypatch, "read")
+    assert reads == {} and other == first  # a miss (another key), every row and digest known
+    (tree / "src" / "b.cu").write_text("void g(void** p) { cudaMallocManaged(p, 4); }\n")
+    monkeypatch.setattr(statcache, "RACY_NS", 0)
+    reads, changed = _scan(tree, settings, monkeypatch, "read")
+    assert reads == {"src/b.cu": 1} and "cudaMallocManaged" in changed
+
+
+def test_a_file_changed_after_its_digest_is_analysed_as_read(tmp_path: Path) -> None:
+    """A file known by a digest whose bytes were not kept is read when it must be analysed: what
+    was read then is analysed and stored under its own digest, not the stale one."""
+    from migrate import analyse, pipeline
+    from migrate.cache import Known, content_digest
+    from migrate.discover import discover
+    from migrate.rulebase import precompiled
+    from migrate.settings import Settings
+
+    tree = _tree(tmp_path)
+    settings = Settings(jobs=1, cache_dir=tmp_path / "cache", use_hipify=False)
+    rules = precompiled.load(None, settings.cache_dir)
+    found = discover([tree])
+    stale = content_digest((tree / "src" / "a.cu").read_bytes())
+    (tree / "src" / "a.cu").write_text("void f(void** p) { cudaMallocHost(p, 4); }\n")
+    known = {"src/a.cu": Known(stale, None)}
+    report = pipeline.run([tree], settings, rules, found=found, known=known)
+    assert known == {} and any(f.symbol == "cudaMallocHost" for f in report.findings)
+    version = analyse._result_version(rules, settings)
+    new = analyse.row_key("cuda", content_digest((tree / "src" / "a.cu").read_bytes()), version)
+    assert Cache(settings.cache_dir).get_rows([new, analyse.row_key("cuda", stale, version)]).keys() == {new}
+
+
+def test_the_stat_cache_takes_discoverys_stat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm rescan stats each scanned file once (discovery's stat is the stat cache's)."""
+    from migrate import statcache
+    from migrate.settings import Settings
+
+    monkeypatch.setattr(statcache, "RACY_NS", 0)
+    tree = _tree(tmp_path)
+    settings = Settings(jobs=1, cache_dir=tmp_path / "cache", use_hipify=False)
+    _scan(tree, settings, monkeypatch, "stat")
+    monkeypatch.setattr(statcache, "RACY_NS", 0)
+    stats, _ = _scan(tree, settings, monkeypatch, "stat")
+    scanned = ("src/a.cu", "src/b.cu", "src/blob.cu", "run.py")
+    assert {name: stats.get(name) for name in scanned} == dict.fromkeys(scanned, 1)  # (.git: looked for)
+
+
+def test_stamps_taken_before_the_digests_began_are_used_only_when_said(tmp_path: Path) -> None:
+    """Digests trust a file's own stamp (discovery's) only when told when that stat began (the
+    racy rule measures from there); otherwise it stats the file itself."""
+    from migrate import statcache
+
+    tree = _tree(tmp_path)
+    path = tree / "src" / "a.cu"
+    real = statcache.stamp_of(path.stat())
+    file = SourceFile(path=path, rel="src/a.cu", kind="cuda", size=real[0], stamp=(1, 2, 3, 4, 5))
+    own = statcache.Digests(Cache(tmp_path / "c1"), "t")
+    own.digest(file, 1 << 20)
+    given = statcache.Digests(Cache(tmp_path / "c2"), "t", started=123)
+    given.digest(file, 1 << 20)
+    assert own.new["src/a.cu"].stamp == real and own.new["src/a.cu"].checked_ns > 123
+    assert given.new["src/a.cu"].stamp == (1, 2, 3, 4, 5) and given.new["src/a.cu"].checked_ns == 123
+
+
+def test_a_stat_row_read_while_old_is_kept_before_newer_unread_ones(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stat rows are evicted by last use: a tree's row read when STATS_KEPT - 1 others came after it
+    survives more of them; one read while among the newer half is not rewritten."""
+    from migrate import cache as caches
+    from migrate import statcache
+    from migrate.discover import discover
+
+    monkeypatch.setattr(statcache, "RACY_NS", 0)
+    tree = _tree(tmp_path)
+    store = Cache(tmp_path / "cache")
+
+    def digests() -> statcache.Digests:
+        found = discover([tree])
+        out = statcache.Digests(store, "tree")
+        for file in found.files:
+            out.digest(file, 1 << 20)
+        out.save()
+        return out
+
+    first = digests()
+
+    def rows() -> list[str]:
+        return [k for (k,) in sqlite3.connect(store.path).execute("SELECT key FROM stats ORDER BY rowid")]
+
+    for n in range(caches.STATS_KEPT // 2 - 1):
+        store.put_stats(f"other-{n}", b"[]")
+    assert digests().hashed == 0 and rows()[0] == first.row_key  # among the newer half: not moved
+    for n in range(caches.STATS_KEPT // 2 - 1, caches.STATS_KEPT - 1):
+        store.put_stats(f"other-{n}", b"[]")
+    assert rows()[0] == first.row_key and len(rows()) == caches.STATS_KEPT
+    assert digests().hashed == 0 and rows()[-1] == first.row_key  # read while the oldest: to the front
+    for n in range(caches.STATS_KEPT, caches.STATS_KEPT + caches.STATS_KEPT // 2):
+        store.put_stats(f"other-{n}", b"[]")
+    assert first.row_key in rows() and "other-0" not in rows() and len(rows()) == caches.STATS_KEPT
+    assert digests().hashed == 0
+
+
+def test_a_report_read_while_old_is_kept_before_newer_unread_ones(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reports are evicted by last use: a hit on a report with REPORTS_KEPT - 1 newer ones moves it
+    to the front, so the next stored ones evict the unread; a hit on a recent one touches nothing."""
+    import os
+
+    from migrate import cache as caches
+    from migrate import pipeline
+    from migrate.settings import Settings
+
+    tree = _tree(tmp_path)
+    settings = Settings(jobs=1, cache_dir=tmp_path / "cache", use_hipify=False)
+    _, first = _scan(tree, settings, monkeypatch, "read")
+    store = Cache(settings.cache_dir)
+    [report] = (settings.cache_dir / "reports").iterdir()
+    os.utime(report, ns=(10**18, 10**18))  # stored long ago
+    for n in range(caches.REPORTS_KEPT // 2 - 1):
+        store.put_report(f"other-{n}", [b"x"])
+    monkeypatch.setattr(pipeline, "run", lambda *a, **k: pytest.fail("scanned again"))
+    assert _scan(tree, settings, monkeypatch, "read")[1] == first
+    assert report.stat().st_mtime_ns == 10**18  # among the newer half: left as it is
+    for n in range(caches.REPORTS_KEPT // 2 - 1, caches.REPORTS_KEPT - 1):
+        store.put_report(f"other-{n}", [b"x"])
+    monkeypatch.setattr(pipeline, "run", lambda *a, **k: pytest.fail("scanned again"))
+    assert _scan(tree, settings, monkeypatch, "read")[1] == first
+    assert report.stat().st_mtime_ns > 10**18
+    for n in range(caches.REPORTS_KEPT, caches.REPORTS_KEPT + caches.REPORTS_KEPT // 2):
+        store.put_report(f"other-{n}", [b"x"])
+    assert report.exists() and not (settings.cache_dir / "reports" / "other-0").exists()
+    monkeypatch.setattr(pipeline, "run", lambda *a, **k: pytest.fail("scanned again"))
+    assert _scan(tree, settings, monkeypatch, "read")[1] == first
