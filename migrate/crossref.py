@@ -72,7 +72,7 @@ def uses(files: Sequence[tuple[str, Sequence[Fact]]]) -> list[Use]:
                 ref = replace(ref, role="schema")
         if home is None or path == definitions[home].path \
                 or (ref.role in ("call", "registration") and not sees.sees(path, ref.name)) \
-                or not _reported(path, ref, definitions[home], sees, by_name):
+                or not _reported(path, ref, definitions[home], sees):
             continue  # a use in the CUTLASS definition's own file goes with it: ROCm builds leave the file out
         use = Use(path, replace(ref, kind="construct", name=CONSTRUCT, text=name, role=""),
                   _detail(ref, definitions, home))
@@ -233,7 +233,7 @@ def _tainted_ops(references: list[tuple[str, Fact]], tainted: dict[str, int]) ->
     return ops
 
 
-def _reported(path: str, ref: Fact, home: _Definition, sees: _Visibility, by_name: dict[str, list[int]]) -> bool:
+def _reported(path: str, ref: Fact, home: _Definition, sees: _Visibility) -> bool:
     """A declaration counts in a header only (a source file's own declaration is reached through its
     registration or call), not in a header beside the CUTLASS code it declares, and only in a header
     that the CUTLASS definition or a file naming the function includes (else it may declare another
