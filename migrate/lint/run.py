@@ -17,7 +17,7 @@ from migrate.extract.run import skipped as skipped_files
 from migrate.lint import suppression
 from migrate.lint.baseline import new_findings
 from migrate.lint.selection import RuleFilter
-from migrate.match import OTHER_BACKENDS, RuleIndex, match_targets
+from migrate.match import RuleIndex, match_targets
 from migrate.match import indexes as target_indexes
 from migrate.model import Extraction, Finding, Skipped, SourceFile, class_rank
 from migrate.rulebase.load import RuleBase
@@ -148,9 +148,9 @@ def collect(targets: Sequence[Path], settings: Settings, *, root: Path,
 
 
 def backend_siblings(paths: Sequence[Path], *, root: Path, cwd: Path) -> list[str]:
-    """Paths on disk that make a linted file one of the project's per-back-end family, as a scan of
-    the whole tree would see them (match.backend_files): a folder named for another back end beside a
-    `cuda` folder above the file, or a file named for one beside a `cuda_x` file. Only folders inside
+    """Paths on disk that may make a linted file one of the project's per-back-end family, as a scan
+    of the whole tree would see them (match.backend_files decides): the folders beside each `cuda`
+    folder above the file, and the files beside a `cuda_x` file. Only folders inside
     `root` are listed, never above it; the paths are relative to `cwd`, like the findings'."""
     top = root.resolve()
     found: set[str] = set()
@@ -162,26 +162,22 @@ def backend_siblings(paths: Sequence[Path], *, root: Path, cwd: Path) -> list[st
         cuda_stem = "cuda" in re.split(r"[_-]", path.name.split(".")[0].lower())
         for i, part in enumerate(parts):
             if part.lower() == "cuda":
-                found |= _named_for_backends(top.joinpath(*parts[:i]), cwd, folders=True)
+                found |= _entries(top.joinpath(*parts[:i]), cwd, folders=True)
         if cuda_stem:
-            found |= _named_for_backends(folder, cwd, folders=False)
+            found |= _entries(folder, cwd, folders=False)
     return sorted(found)
 
 
-def _named_for_backends(folder: Path, cwd: Path, *, folders: bool) -> set[str]:
-    """Entries of one folder named for another back end: sub-folders (as `x/hip/`) or files."""
+def _entries(folder: Path, cwd: Path, *, folders: bool) -> set[str]:
+    """One folder's sub-folders (as `x/hip/`) or files; match.backend_files decides which are named
+    for another back end, as it does for a scan's paths."""
     try:
         entries = list(folder.iterdir())
     except OSError:
         return set()
-    found = set()
-    for entry in entries:
-        words = re.split(r"[_-]", entry.name.split(".")[0].lower())
-        if folders and entry.name.lower() in OTHER_BACKENDS and entry.is_dir():
-            found.add(display(entry, cwd) + "/")
-        elif not folders and any(w in OTHER_BACKENDS for w in words) and entry.is_file():
-            found.add(display(entry, cwd))
-    return found
+    if folders:
+        return {display(e, cwd) + "/" for e in entries if e.is_dir()}
+    return {display(e, cwd) for e in entries if e.is_file()}
 
 
 def display(path: Path, base: Path) -> str:
