@@ -89,12 +89,12 @@ def test_usage_and_input_errors_exit_2(tree: Path, args: list[str], config: str 
     assert "Traceback" not in result.stderr
 
 
-def test_a_bad_configuration_value_warns_and_keeps_the_default(tree: Path) -> None:
+def test_a_bad_configuration_value_is_a_usage_error_naming_file_and_key(tree: Path) -> None:
     (tree / ".rocm-migrate.toml").write_text('select = "HIP4"\n')
     result = run("kernel.cu")
-    assert result.exit_code == 1 and "Traceback" not in result.stderr
-    assert "rocm-migrate: warning: .rocm-migrate.toml: key 'select': 'HIP4' is not of type 'array'" in result.stderr
-    assert "HIP4010" in result.stdout and "HIP0001" in result.stdout  # the default selects everything
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert ".rocm-migrate.toml: key 'select': 'HIP4' is not of type 'array'" in result.stderr
+    assert result.stderr.startswith("rocm-migrate: error: ") and result.stdout == ""
 
 
 def test_configuration_selects_and_ignores_per_file(tree: Path) -> None:
