@@ -206,3 +206,21 @@ def test_sarif_paths_are_relative_to_the_checkout_top_when_a_subfolder_is_scanne
     run = json.loads(sarif.read_text())["runs"][0]
     assert {loc["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"] for loc in r["locations"]} \
         == {"reduce.cu"}
+
+
+@pytest.mark.parametrize("command", ["scan", "lint", "stack", "convert", "rules", "explain", "inventory"])
+def test_every_command_has_examples_and_exit_codes_in_its_help(command: str) -> None:
+    text = run_cli(command, "--help").stdout
+    assert "Examples:" in text and "Exit codes: 0 " in text, command
+
+
+def test_stack_takes_the_same_output_options_as_scan(tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("torch==2.6.0\n")
+    json_file, markdown = tmp_path / "s.json", tmp_path / "s.md"
+    done = run_cli("stack", str(tmp_path), "-f", "json", "-o", str(json_file), "--markdown-output", str(markdown),
+                   "--no-cache")
+    assert done.returncode == 0 and done.stdout == "", done.stderr
+    assert json.loads(json_file.read_text())["pins"] and markdown.read_text().startswith("#")
+    assert done.stderr.startswith("rocm-migrate: stack: ")
+    as_terminal = run_cli("stack", str(tmp_path), "--format", "terminal", "--no-cache", "-q")
+    assert as_terminal.returncode == 0 and "torch" in as_terminal.stdout and as_terminal.stderr == ""

@@ -43,7 +43,14 @@ def run(*args: str):  # noqa: ANN201
 def test_findings_are_printed_one_per_line_and_fail(tree: Path) -> None:
     result = run("kernel.cu", "--select", "HIP4010")
     assert (result.exit_code, result.stdout) == (1, MASK_LINE)
-    assert result.stderr == "rocm-migrate: 1 finding, 1 at or above migration-required\n"
+    assert result.stderr == "rocm-migrate: 1 file checked; 1 finding, 1 at or above migration-required\n"
+
+
+def test_verbose_names_the_configuration_and_sums_up_a_clean_run(tree: Path) -> None:
+    result = run("clean.cpp", "-v")
+    assert result.exit_code == 0 and result.stdout == ""
+    assert result.stderr == ("rocm-migrate: configuration: none (defaults)\n"
+                             "rocm-migrate: 1 file checked; 0 findings, 0 at or above migration-required\n")
 
 
 def test_clean_files_are_quiet(tree: Path) -> None:
