@@ -224,3 +224,11 @@ def test_stack_takes_the_same_output_options_as_scan(tmp_path: Path) -> None:
     assert done.stderr.startswith("rocm-migrate: stack: ")
     as_terminal = run_cli("stack", str(tmp_path), "--format", "terminal", "--no-cache", "-q")
     assert as_terminal.returncode == 0 and "torch" in as_terminal.stdout and as_terminal.stderr == ""
+
+
+def test_stack_reads_no_sources_and_gives_the_scans_stack_block(tmp_path: Path) -> None:
+    scanned = json.loads(run_cli("scan", DEMO, "-f", "json", "-q", "--no-cache", "--no-hipify", "--rocm", "7.2",
+                                 "--target-arch", "gfx942").stdout)["stack"]
+    stacked = run_cli("stack", DEMO, "-f", "json", "-q", "--no-cache", "--rocm", "7.2", "--target-arch", "gfx942")
+    assert stacked.returncode == 0, stacked.stderr
+    assert json.loads(stacked.stdout) == scanned and scanned["pins"]
