@@ -3,6 +3,7 @@ Only click is imported up front; PyTorch only when `run` runs."""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -11,6 +12,7 @@ from migrate.cli.errors import UsageError
 
 PLAN_FORMATS = ("terminal", "json", "markdown", "html")
 COMPARE_FORMATS = ("terminal", "json", "markdown", "html")
+EXIT_FAILED, EXIT_INCOMPLETE = 1, 4
 
 
 @click.group()
@@ -67,12 +69,32 @@ def plan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
 @click.option("--timed-steps", type=click.IntRange(min=1), help="Override the spec's timed steps.")
 @click.option("--dtype", "dtypes", multiple=True, type=click.Choice(("float32", "bfloat16", "float16")),
               help="Run only these dtypes (repeatable).")
+@click.option("--command", "command_line", metavar="CMD",
+              help="A command spec: run CMD instead of its command.run (e.g. the CPU build of the same test).")
+@click.option("--repeats", type=click.IntRange(min=1), help="A command spec: run the command this many times.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def run(spec_path: Path, output: str, force_cpu: bool, nproc: int, steps: int | None, batch_size: int | None,
-        warmup: int | None, timed_steps: int | None, dtypes: tuple[str, ...], quiet: bool) -> None:
-    """Run SPEC (TOML) on the GPU or CPU present and write its fingerprint."""
-    from migrate.validate import fingerprint, runner
+def run(spec_path: Path, output: str, force_cpu: bool, nproc: int, steps: int | None, batch_size: int | None,  # noqa: PLR0913
+        warmup: int | None, timed_steps: int | None, dtypes: tuple[str, ...], command_line: str | None,
+        repeats: int | None, quiet: bool) -> None:
+    """Run SPEC (TOML) on the GPU or CPU present and write its fingerprint.
+
+    A spec with [model] runs the training-step checks on a PyTorch model; a spec with [command] runs the
+    project's own program or test suite and reads the metrics its [[metrics]] patterns name."""
+    from migrate.validate import command, fingerprint, runner
     from migrate.validate import spec as specs
+
+    if command.is_command_spec(spec_path):
+        try:
+            loaded = command.load(spec_path)
+            loaded = replace(loaded, run=command_line or loaded.run, repeats=repeats or loaded.repeats)
+            if not quiet:
+                click.echo(f"validate run: {loaded.run} (in {loaded.folder()}, {loaded.repeats}x)", err=True)
+            _write(fingerprint.dumps(command.run(loaded)), output)
+        except specs.SpecError as exc:
+            raise UsageError(str(exc)) from None
+        return
+    if command_line or repeats:
+        raise UsageError("--command and --repeats need a command spec (a [command] table)")
 
     overrides = {"steps": steps, "batch_size": batch_size, "warmup": warmup, "timed_steps": timed_steps,
                  "dtypes": tuple(dtypes) or None}
@@ -96,20 +118,34 @@ def run(spec_path: Path, output: str, force_cpu: bool, nproc: int, steps: int | 
               help="TOML file of [dtype.check] rtol/atol/bound overrides.")
 @click.option("--max-slowdown", type=click.FloatRange(min=0, min_open=True),
               help="Also fail when the candidate's step time is more than this many times the reference's.")
-def compare(reference: Path, candidate: Path, formats: tuple[str, ...], outputs: tuple[str, ...],
-            tolerances: Path | None, max_slowdown: float | None) -> None:
-    """Compare CANDIDATE's fingerprint with REFERENCE's; exit 1 when a check is out of tolerance."""
+@click.option("--price-reference", type=click.FloatRange(min=0), help="Reference platform's price per GPU-hour.")
+@click.option("--price-candidate", type=click.FloatRange(min=0), help="Candidate platform's price per GPU-hour.")
+@click.option("--scan-report", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A `scan --format json` report: its effort estimate is the port's cost.")
+@click.option("--engineer-rate", type=click.FloatRange(min=0), help="Price of one engineering hour (for break-even).")
+@click.option("--currency", default="USD", show_default=True, help="Label of the prices.")
+def compare(reference: Path, candidate: Path, formats: tuple[str, ...], outputs: tuple[str, ...],  # noqa: PLR0913
+            tolerances: Path | None, max_slowdown: float | None, price_reference: float | None,
+            price_candidate: float | None, scan_report: Path | None, engineer_rate: float | None,
+            currency: str) -> None:
+    """Compare CANDIDATE's fingerprint with REFERENCE's.
+
+    Exit 0 when every check was compared and is within tolerance, 1 when a check failed, 4 when the
+    comparison is incomplete (a check failed or is missing in the reference, or nothing was compared)."""
     from migrate.validate import compare as comparing
-    from migrate.validate import fingerprint, render_compare
+    from migrate.validate import cost, fingerprint, render_compare
     from migrate.validate import tolerances as tol
 
     pairs = _pairs(formats, outputs)
     try:
+        prices = cost.Prices(reference=price_reference, candidate=price_candidate, engineer_rate=engineer_rate,
+                             effort_hours=cost.effort_from_report(scan_report) if scan_report else None,
+                             currency=currency)
         result = comparing.compare(fingerprint.load(reference), fingerprint.load(candidate), tol.load(tolerances),
-                                   max_slowdown)
-    except (fingerprint.FingerprintError, tol.ToleranceError) as exc:
+                                   max_slowdown, prices)
+    except (fingerprint.FingerprintError, tol.ToleranceError, cost.CostError) as exc:
         raise UsageError(str(exc)) from None
     for fmt, destination in pairs:
         _write(render_compare.RENDERERS[fmt](result), destination)
-    if not result.passed:
-        sys.exit(1)
+    if result.verdict != "passed":
+        sys.exit(EXIT_FAILED if result.verdict == "failed" else EXIT_INCOMPLETE)
