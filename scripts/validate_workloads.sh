@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The validation chain on real workloads, on one GPU machine: nanoGPT's unchanged model.py through a spec
 # (NANOGPT_DIR), llm.c's own test program through --command (LLMC_DIR, built here with its Makefile), the
-# in-repo minigpt, and, with ALL=1, the bundled tinygpt and hf_llama: each spec twice on the GPU and once on
+# in-repo minigpt (SPECS="nanogpt minigpt tinygpt hf_llama" chooses the specs): each spec twice on the GPU and once on
 # the CPU, then the compares. GPU runs use cores 0-7; CPU runs and the build run beside them on cores 8-15.
 # Fingerprints and logs go to $1 (default: .).
 set -u
@@ -13,7 +13,7 @@ py="${PYTHON:-python3}"
 nvidia-smi -L; "$py" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'
 gpu() { echo "== gpu $*"; /usr/bin/time -f "   %e s" taskset -c 0-7 "$py" -m migrate.validate run -q "$@" || echo "   FAILED rc=$?"; }
 cpu() { echo "== cpu $*"; OMP_NUM_THREADS=8 /usr/bin/time -f "   %e s" taskset -c 8-15 "$py" -m migrate.validate run -q --cpu "$@" || echo "   FAILED rc=$?"; }
-specs="nanogpt minigpt"; [ "${ALL:-0}" = 1 ] && specs="$specs tinygpt hf_llama"
+specs="${SPECS-nanogpt minigpt}"
 (
   if [ -n "${LLMC_DIR:-}" ]; then
     (cd "$LLMC_DIR" && taskset -c 8-15 make -j8 test_gpt2fp32cu test_gpt2 PRECISION=FP32 >"$out/llmc-build.log" 2>&1 \
@@ -38,6 +38,6 @@ if [ -n "${LLMC_DIR:-}" ]; then
 fi
 for s in $specs; do
   for c in "gpu-$s-rerun" "cpu-$s"; do
-    echo "== compare gpu-$s $c"; "$py" -m migrate.validate compare "$out/gpu-$s.json" "$out/$c.json" | tail -4; echo "   rc=$?"
+    echo "== compare gpu-$s $c"; "$py" -m migrate.validate compare "$out/gpu-$s.json" "$out/$c.json" | tail -4; echo "   rc=${PIPESTATUS[0]}"
   done
 done
