@@ -58,6 +58,39 @@ def plan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
 
 
 @validate.command()
+@click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path), default=".")
+@click.option("-o", "--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("validate-spec"),
+              show_default=True, help="Folder to write spec.toml and the adapter into.")
+@click.option("--workload", help="The workload to write a spec for (default: the first with a PyTorch model).")
+@click.option("--force", is_flag=True, help="Overwrite files already there.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the extraction cache.")
+def init(path: Path, output_dir: Path, workload: str | None, force: bool, no_cache: bool) -> None:
+    """Write a spec skeleton for the PyTorch model in PATH, from validate plan's findings."""
+    from migrate.validate import plan as planning
+    from migrate.validate import skeleton
+
+    try:
+        scanned = planning.scan([path], use_cache=not no_cache)
+        sk = skeleton.build(planning.plan(scanned.report, scanned.facts), scanned.facts, scanned.files,
+                            path.resolve(), workload)
+    except (planning.PlanError, skeleton.SkeletonError) as exc:
+        raise UsageError(str(exc)) from None
+    adapter = "validate_adapter"
+    spec_file, adapter_file = output_dir / "spec.toml", output_dir / f"{adapter}.py"
+    existing = [str(f) for f in (spec_file, adapter_file) if f.exists()]
+    if existing and not force:
+        raise UsageError(f"{existing[0]} exists (use --force to overwrite)")
+    try:
+        output_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create {output_dir}: {exc.strerror or exc}") from None
+    _write(skeleton.spec_text(sk, adapter), str(spec_file))
+    _write(skeleton.adapter_text(sk, output_dir), str(adapter_file))
+    click.echo(f"{spec_file}: {sk.model_class} from {sk.model_where} (workload {sk.workload}); "
+               f"{len(sk.ops)} ops; complete the TODOs in {adapter_file}")
+
+
+@validate.command()
 @click.argument("spec_path", metavar="SPEC", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("-o", "--output", default="-", show_default=True, help="Write the fingerprint JSON here.")
 @click.option("--cpu", "force_cpu", is_flag=True, help="Run on the CPU even where a GPU is present.")
@@ -73,7 +106,7 @@ def plan(paths: tuple[Path, ...], formats: tuple[str, ...], outputs: tuple[str, 
               help="A command spec: run CMD instead of its command.run (e.g. the CPU build of the same test).")
 @click.option("--repeats", type=click.IntRange(min=1), help="A command spec: run the command this many times.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def run(spec_path: Path, output: str, force_cpu: bool, nproc: int, steps: int | None, batch_size: int | None,  # noqa: PLR0913
+def run(spec_path: Path, output: str, force_cpu: bool, nproc: int, steps: int | None, batch_size: int | None,
         warmup: int | None, timed_steps: int | None, dtypes: tuple[str, ...], command_line: str | None,
         repeats: int | None, quiet: bool) -> None:
     """Run SPEC (TOML) on the GPU or CPU present and write its fingerprint.
@@ -124,7 +157,7 @@ def run(spec_path: Path, output: str, force_cpu: bool, nproc: int, steps: int | 
               help="A `scan --format json` report: its effort estimate is the port's cost.")
 @click.option("--engineer-rate", type=click.FloatRange(min=0), help="Price of one engineering hour (for break-even).")
 @click.option("--currency", default="USD", show_default=True, help="Label of the prices.")
-def compare(reference: Path, candidate: Path, formats: tuple[str, ...], outputs: tuple[str, ...],  # noqa: PLR0913
+def compare(reference: Path, candidate: Path, formats: tuple[str, ...], outputs: tuple[str, ...],
             tolerances: Path | None, max_slowdown: float | None, price_reference: float | None,
             price_candidate: float | None, scan_report: Path | None, engineer_rate: float | None,
             currency: str) -> None:

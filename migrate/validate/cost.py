@@ -35,7 +35,7 @@ class CostLine:
     unit: str  # "1M samples" or "run"
     reference_per_unit: float
     candidate_per_unit: float
-    saving_per_unit: float  # reference − candidate: positive when the candidate is cheaper
+    saving_per_unit: float  # reference - candidate: positive when the candidate is cheaper
     break_even_units: tuple[float, float, float] | None  # low, likely, high effort; None when never or not priced
     break_even_reference_gpu_hours: tuple[float, float, float] | None
 
@@ -111,8 +111,8 @@ def _line(row: dict[str, Any], prices: Prices) -> CostLine:
     units = tuple(c / saving for c in port) if port and saving > 0 else None
     return CostLine(dtype=row["dtype"], unit="1M samples" if row["unit"] == "sample" else "run",
                     reference_per_unit=ref_cost, candidate_per_unit=cand_cost, saving_per_unit=saving,
-                    break_even_units=units,  # type: ignore[arg-type]
-                    break_even_reference_gpu_hours=tuple(u * ref_hours * row["gpus"][0] for u in units)  # type: ignore[arg-type]
+                    break_even_units=units,
+                    break_even_reference_gpu_hours=tuple(u * ref_hours * row["gpus"][0] for u in units)
                     if units else None)
 
 

@@ -95,7 +95,7 @@ def _run(spec: RunSpec, *, force_cpu: bool, nproc: int, overrides: dict[str, Any
     }
 
 
-def _dtype_checks(torch: Any, spec: RunSpec, loaded: Loaded, dev: Any, dtype_name: str,  # noqa: PLR0913
+def _dtype_checks(torch: Any, spec: RunSpec, loaded: Loaded, dev: Any, dtype_name: str,
                   perf: list[dict[str, Any]], progress: Callable[[str], None],
                   ran: dict[str, Any]) -> list[dict[str, Any]]:
     recorder = Recorder(spec)
