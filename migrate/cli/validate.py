@@ -122,7 +122,7 @@ def run(spec_path: Path, output: str, force_cpu: bool, nproc: int, steps: int | 
             loaded = replace(loaded, run=command_line or loaded.run, repeats=repeats or loaded.repeats)
             if not quiet:
                 click.echo(f"validate run: {loaded.run} (in {loaded.folder()}, {loaded.repeats}x)", err=True)
-            _write(fingerprint.dumps(command.run(loaded)), output)
+            _write(fingerprint.dumps(command.run(loaded, force_cpu=force_cpu)), output)
         except specs.SpecError as exc:
             raise UsageError(str(exc)) from None
         return
@@ -157,10 +157,12 @@ def run(spec_path: Path, output: str, force_cpu: bool, nproc: int, steps: int | 
               help="A `scan --format json` report: its effort estimate is the port's cost.")
 @click.option("--engineer-rate", type=click.FloatRange(min=0), help="Price of one engineering hour (for break-even).")
 @click.option("--currency", default="USD", show_default=True, help="Label of the prices.")
+@click.option("--dtype", "dtypes", multiple=True, type=click.Choice(("float32", "bfloat16", "float16")),
+              help="Compare only the checks of these dtypes (repeatable), e.g. a run made with run --dtype.")
 def compare(reference: Path, candidate: Path, formats: tuple[str, ...], outputs: tuple[str, ...],
             tolerances: Path | None, max_slowdown: float | None, price_reference: float | None,
             price_candidate: float | None, scan_report: Path | None, engineer_rate: float | None,
-            currency: str) -> None:
+            currency: str, dtypes: tuple[str, ...]) -> None:
     """Compare CANDIDATE's fingerprint with REFERENCE's.
 
     Exit 0 when every check was compared and is within tolerance, 1 when a check failed, 4 when the
@@ -175,7 +177,7 @@ def compare(reference: Path, candidate: Path, formats: tuple[str, ...], outputs:
                              effort_hours=cost.effort_from_report(scan_report) if scan_report else None,
                              currency=currency)
         result = comparing.compare(fingerprint.load(reference), fingerprint.load(candidate), tol.load(tolerances),
-                                   max_slowdown, prices)
+                                   max_slowdown, prices, dtypes)
     except (fingerprint.FingerprintError, tol.ToleranceError, cost.CostError) as exc:
         raise UsageError(str(exc)) from None
     for fmt, destination in pairs:

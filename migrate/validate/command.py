@@ -210,7 +210,8 @@ def _execute(spec: CommandSpec) -> tuple[int | None, str, float, int | None]:
     return code, output, time.perf_counter() - started, memory.used()
 
 
-def run(spec: CommandSpec) -> dict[str, Any]:
+def run(spec: CommandSpec, *, force_cpu: bool = False) -> dict[str, Any]:
+    """The command's fingerprint; `force_cpu` says the command computes on the CPU (a GPU may still be present)."""
     if not spec.folder().is_dir():
         raise SpecError(f"{spec.path}: command.cwd: {spec.folder()} is not a folder")
     started = time.perf_counter()
@@ -231,7 +232,7 @@ def run(spec: CommandSpec) -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION, "kind": "rocm-migrate-fingerprint",
         "tool": {"name": "rocm-migrate", "version": __version__}, "spec": spec.to_json(),
-        "environment": environment(), "implementations": {}, "checks": checks,
+        "environment": environment(force_cpu), "implementations": {}, "checks": checks,
         "performance": {"unit": "run", "steps": [{
             "dtype": spec.dtype, "warmup": 0, "timed_steps": len(walls), "batch_size": 1, "unit": "run",
             "step_time_ms": step_ms, "samples_per_s": 1000.0 / step_ms["median"],
@@ -244,8 +245,9 @@ def run(spec: CommandSpec) -> dict[str, Any]:
     }
 
 
-def environment() -> dict[str, Any]:
-    """The machine, without PyTorch if it is absent: GPU name and driver from nvidia-smi or rocm-smi."""
+def environment(force_cpu: bool = False) -> dict[str, Any]:
+    """The machine, without PyTorch: GPU name and driver from nvidia-smi (or ROCm's presence); the platform and
+    device are the CPU's when the command runs there (`--cpu`), the GPU's fields still describe the machine."""
     env: dict[str, Any] = {"platform": "cpu", "device": "cpu", "framework": None, "framework_version": None,
                            "cuda_version": None, "hip_version": None, "gpu_name": None, "gpu_arch": None,
                            "gpu_count": 0, "driver": None, "python": platform.python_version(),
@@ -264,6 +266,8 @@ def environment() -> dict[str, Any]:
                         "gpu_arch": f"sm_{cap.replace('.', '')}" if cap else None, "gpu_count": len(out)})
     elif shutil.which("rocm-smi") or Path("/opt/rocm").is_dir():
         env.update({"platform": "rocm", "device": "cuda:0"})
+    if force_cpu:
+        env.update({"platform": "cpu", "device": "cpu"})
     nvcc = shutil.which("nvcc") or shutil.which("hipcc")
     if nvcc:
         try:

@@ -117,14 +117,19 @@ def label(c: CheckResult) -> str:
 
 
 def compare(reference: dict[str, Any], candidate: dict[str, Any], tolerances: dict[str, dict[str, Tolerance]] | None = None,
-            max_slowdown: float | None = None, prices: Prices | None = None) -> Comparison:
+            max_slowdown: float | None = None, prices: Prices | None = None,
+            dtypes: tuple[str, ...] = ()) -> Comparison:
+    """`dtypes`, when given, limits the comparison to checks of those dtypes (the performance rows too)."""
     table = tolerances or DEFAULTS
     ref_checks, cand_checks = checks_by_key(reference), checks_by_key(candidate)
+    if dtypes:
+        ref_checks = {k: v for k, v in ref_checks.items() if k[1] in dtypes}
+        cand_checks = {k: v for k, v in cand_checks.items() if k[1] in dtypes}
     results = [_check(key, ref_checks[key], cand_checks.get(key), lookup(table, key[1], key[0])) for key in ref_checks]
     results += [CheckResult(check=k[0], dtype=k[1], status="incomplete", compared=0,
                             note="only in the candidate: the reference has nothing to compare it with")
                 for k in cand_checks if k not in ref_checks]
-    perf = _performance(reference, candidate)
+    perf = [p for p in _performance(reference, candidate) if not dtypes or p.dtype in dtypes]
     if max_slowdown is not None:
         slow = [p for p in perf if p.ratio > max_slowdown]
         results.append(CheckResult(check="performance", dtype=None, status="fail" if slow else "pass",
