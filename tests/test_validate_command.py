@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from migrate.validate import command, fingerprint
 from migrate.validate import spec as specs
 from tests.conftest import ROOT, run_cli
