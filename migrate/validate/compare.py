@@ -151,7 +151,10 @@ def compare(reference: dict[str, Any], candidate: dict[str, Any], tolerances: di
 def _side(fp: dict[str, Any]) -> dict[str, Any]:
     env = fp.get("environment", {})
     return {"spec": fp.get("spec", {}).get("name"), "platform": env.get("platform"), "device": env.get("device"),
-            "gpu_name": env.get("gpu_name"), "framework_version": env.get("framework_version")}
+            "gpu_name": env.get("gpu_name"), "framework_version": env.get("framework_version"),
+            "on": "CPU" if env.get("platform") == "cpu" else env.get("gpu_name") or env.get("platform"),
+            "runtime": f"torch {env['framework_version']}" if env.get("framework_version")
+            else env.get("compiler") or "a command"}
 
 
 def _check(key: tuple[str, str | None], ref: dict[str, Any], cand: dict[str, Any] | None, tol: Tolerance) -> CheckResult:

@@ -12,8 +12,8 @@ FORMATS = ("terminal", "json", "markdown", "html")
 
 def terminal(result: Comparison) -> str:
     ref, cand = result.reference, result.candidate
-    lines = [f"{label}: {side['spec']} on {side['gpu_name'] or side['platform']} ({side['device']}, "
-             f"torch {side['framework_version']})" for label, side in (("reference", ref), ("candidate", cand))] + [""]
+    lines = [f"{label}: {side['spec']} on {side['on']} ({side['device']}, {side['runtime']})"
+             for label, side in (("reference", ref), ("candidate", cand))] + [""]
     for c in result.checks:
         label = f"{c.check}[{c.dtype}]" if c.dtype else c.check
         extra = f" ({c.note})" if c.note else f" ({c.compared} values)" if c.status == "pass" else ""
