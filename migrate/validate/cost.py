@@ -126,5 +126,6 @@ def describe(line: CostLine, currency: str) -> str:
         return head + f"; saves {line.saving_per_unit:.4g} {currency} per {line.unit}"
     low, likely, high = line.break_even_units
     hours = line.break_even_reference_gpu_hours or (0.0, 0.0, 0.0)
-    return head + (f"; break-even after {likely:.3g} {line.unit} (effort range {low:.3g}-{high:.3g}), "
+    many = "runs" if line.unit == "run" else line.unit
+    return head + (f"; break-even after {likely:.3g} {many} (effort range {low:.3g}-{high:.3g}), "
                    f"about {hours[1]:.3g} reference GPU-hours of this work")
