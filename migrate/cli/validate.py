@@ -72,7 +72,7 @@ def init(path: Path, output_dir: Path, workload: str | None, force: bool, no_cac
     try:
         scanned = planning.scan([path], use_cache=not no_cache)
         sk = skeleton.build(planning.plan(scanned.report, scanned.facts), scanned.facts, scanned.files,
-                            path.resolve(), workload)
+                            root=path.resolve(), workload=workload)
     except (planning.PlanError, skeleton.SkeletonError) as exc:
         raise UsageError(str(exc)) from None
     adapter = "validate_adapter"
@@ -177,7 +177,7 @@ def compare(reference: Path, candidate: Path, formats: tuple[str, ...], outputs:
                              effort_hours=cost.effort_from_report(scan_report) if scan_report else None,
                              currency=currency)
         result = comparing.compare(fingerprint.load(reference), fingerprint.load(candidate), tol.load(tolerances),
-                                   max_slowdown, prices, dtypes)
+                                   max_slowdown, prices=prices, dtypes=dtypes)
     except (fingerprint.FingerprintError, tol.ToleranceError, cost.CostError) as exc:
         raise UsageError(str(exc)) from None
     for fmt, destination in pairs:

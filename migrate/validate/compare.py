@@ -117,7 +117,7 @@ def label(c: CheckResult) -> str:
 
 
 def compare(reference: dict[str, Any], candidate: dict[str, Any], tolerances: dict[str, dict[str, Tolerance]] | None = None,
-            max_slowdown: float | None = None, prices: Prices | None = None,
+            max_slowdown: float | None = None, *, prices: Prices | None = None,
             dtypes: tuple[str, ...] = ()) -> Comparison:
     """`dtypes`, when given, limits the comparison to checks of those dtypes (the performance rows too)."""
     table = tolerances or DEFAULTS

@@ -34,7 +34,7 @@ def check(name: str, dtype: str | None, metrics: dict[str, Any], **info: Any) ->
     return {"check": name, "dtype": dtype, "status": "ran", "metrics": metrics, "info": info}
 
 
-def batches(torch: Any, loaded: Loaded, seed: int, batch_size: int, count: int, dev: Any, dt: Any,
+def batches(torch: Any, loaded: Loaded, seed: int, batch_size: int, count: int, dev: Any, dt: Any, *,
             drawn: list[dict[str, Any]] | None = None) -> list[Any]:
     """The same batches on every device: drawn on the CPU from a seeded generator, then copied contiguous to the
     device (the CPU included); `drawn` receives the first batch's layouts as the batch function made them."""
@@ -70,7 +70,7 @@ def run(torch: Any, loaded: Loaded, seed: int, steps: int, batch_size: int, dev:
     dt = getattr(torch, dtype_name)
     model, optimizer = build(torch, loaded, seed, dev, dt)
     drawn: list[dict[str, Any]] = []
-    data = batches(torch, loaded, seed, batch_size, steps, dev, dt, drawn)
+    data = batches(torch, loaded, seed, batch_size, steps, dev, dt, drawn=drawn)
     inputs, target = data[0]
     with record():
         output = call(model, inputs)

@@ -69,7 +69,7 @@ def _run(spec: RunSpec, *, force_cpu: bool, nproc: int, overrides: dict[str, Any
     ran: dict[str, Any] = {}
     for dtype_name in spec.dtypes:
         progress(f"{dtype_name}: numerics")
-        checks += _dtype_checks(torch, spec, loaded, dev, dtype_name, perf, progress, ran)
+        checks += _dtype_checks(torch, spec, loaded, dev, dtype_name, perf, progress, ran=ran)
     amp_dtype = spec.amp_dtype
     if amp_dtype:
         progress(f"amp ({amp_dtype})")
@@ -96,7 +96,7 @@ def _run(spec: RunSpec, *, force_cpu: bool, nproc: int, overrides: dict[str, Any
 
 
 def _dtype_checks(torch: Any, spec: RunSpec, loaded: Loaded, dev: Any, dtype_name: str,
-                  perf: list[dict[str, Any]], progress: Callable[[str], None],
+                  perf: list[dict[str, Any]], progress: Callable[[str], None], *,
                   ran: dict[str, Any]) -> list[dict[str, Any]]:
     recorder = Recorder(spec)
     try:

@@ -58,7 +58,7 @@ class Skeleton:
     project_root: Path
 
 
-def build(plan: Plan, facts: Mapping[str, Sequence[Fact]], files: Mapping[str, Path], root: Path,
+def build(plan: Plan, facts: Mapping[str, Sequence[Fact]], files: Mapping[str, Path], *, root: Path,
           workload: str | None = None) -> Skeleton:
     """The skeleton for the named workload, or the first with a PyTorch model."""
     candidates = [w for w in plan.workloads if workload in (None, w.name)]
