@@ -149,8 +149,8 @@ def test_cli_compare_exit_codes_and_formats(tmp_path: Path) -> None:
     assert ok.returncode == 0 and "PASSED" in ok.stdout, ok.stderr
     assert "collectives (reference: world size 1, nccl; candidate: world size 1, nccl):" in ok.stdout
     out_json, out_md, out_html = tmp_path / "c.json", tmp_path / "c.md", tmp_path / "c.html"
-    bad = run_cli("validate", "compare", str(TINYGPT), str(FALLBACK), "-f", "terminal", "-o", "-", "-f", "json",
-                  "-o", str(out_json), "-f", "markdown", "-o", str(out_md), "-f", "html", "-o", str(out_html))
+    bad = run_cli("validate", "compare", str(TINYGPT), str(FALLBACK), "-f", "terminal", "--json-output",
+                  str(out_json), "--markdown-output", str(out_md), "--html-output", str(out_html))
     assert bad.returncode == 1, bad.stderr
     assert "FAILED: cpu_fallback[float32], cpu_fallback[bfloat16]" in bad.stdout
     data = json.loads(out_json.read_text())
@@ -256,8 +256,8 @@ def test_cost_per_unit_of_work_and_break_even() -> None:
 def test_cost_section_in_every_output_format(tmp_path: Path) -> None:
     out_json, out_md, out_html = tmp_path / "c.json", tmp_path / "c.md", tmp_path / "c.html"
     result = run_cli("validate", "compare", str(LLMC), str(PRINTS / "h200-llmc-rerun.json"), *PRICED,
-                     "--scan-report", str(_scan_report(tmp_path)), "-f", "terminal", "-o", "-", "-f", "json",
-                     "-o", str(out_json), "-f", "markdown", "-o", str(out_md), "-f", "html", "-o", str(out_html))
+                     "--scan-report", str(_scan_report(tmp_path)), "-f", "terminal", "--json-output",
+                     str(out_json), "--markdown-output", str(out_md), "--html-output", str(out_html))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "port effort (scan): 20 h (range 10-40) = 2,000 USD at 100/h" in result.stdout
     assert "USD per run (candidate vs reference); break-even after" in result.stdout

@@ -89,8 +89,8 @@ def test_cli_plan_formats(tmp_path: Path) -> None:
     tree = tmp_path / "tree"
     shutil.copytree(PLANS / "collectives_nccl", tree)
     out_json, out_md, out_html = tmp_path / "p.json", tmp_path / "p.md", tmp_path / "p.html"
-    result = run_cli("validate", "plan", str(tree), "-f", "json", "-o", str(out_json), "-f", "markdown", "-o",
-                     str(out_md), "-f", "html", "-o", str(out_html))
+    result = run_cli("validate", "plan", str(tree), "-f", "json", "-o", str(out_json), "--markdown-output",
+                     str(out_md), "--html-output", str(out_html))
     assert result.returncode == 0, result.stderr
     data = json.loads(out_json.read_text())
     jsonschema.Draft202012Validator(SCHEMA).validate(data)
