@@ -157,6 +157,7 @@ class Report:
     rules: tuple[RuleInfo, ...] = field(default=())  # the rules behind the findings
     hipify: HipifySummary | None = None  # None when hipify-perl was not used
     commit: str | None = None  # the git commit of the scanned folder, when it is the top of a checkout
+    repository_prefix: str | None = None  # the scanned folder below its checkout's top ('' at the top), else None
     scanned_at: str = ""  # ISO 8601, UTC
     plan: dict[str, Any] = field(default_factory=dict)  # the migration plan (workloads.plan), built once per report
     timing: bool = False  # whether the JSON report carries the elapsed times (`scan --timing`)

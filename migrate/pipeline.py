@@ -87,6 +87,7 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
         notes=tuple(notes),
         commit=vcs.head_commit(found.root) if len(targets) == 1 and targets[0].is_dir() else None,
         scanned_at=scanned_at,
+        repository_prefix=vcs.checkout_prefix(found.root),
         hipify=hipify_pass.summary(workloads) if hipify_pass else None,
         rules=rules.infos({f.rule for f in judged}),
         stack=stack.block,

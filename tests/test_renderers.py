@@ -109,3 +109,25 @@ def test_hostile_input_is_escaped_in_markdown_and_sarif(hostile_report) -> None:
     sarif = json.loads(renderer("sarif")(hostile_report))
     messages = [r["message"]["text"] for r in sarif["runs"][0]["results"]]
     assert HOSTILE in messages  # SARIF carries it as JSON data, properly encoded
+
+
+def test_graph_edge_labels_lie_in_the_gaps_and_clear_every_node() -> None:
+    """Labels of edges that skip a column (train.py uses c, c uses b, b uses a; train.py uses a too)
+    are drawn beside what is used, where no node is, and inside the drawing."""
+    from migrate.render.graph_layout import EDGE_CHAR_W, layout
+
+    base = demo_report().workloads[0]
+    chain = {"app": ("mid", "low"), "mid": ("low",), "low": ()}
+    why = {"mid": "app/train.py imports midlevel.layers.attention_with_a_long_name",
+           "low": "mid/ops.cpp includes low/kernels_with_a_long_header_name.cuh"}
+    workloads = tuple(replace(base, name=name, root=name, depends_on=deps, depends_why=tuple(why[d] for d in deps))
+                      for name, deps in chain.items())
+    drawn = layout(replace(demo_report(), workloads=workloads))
+    boxes = [(n["x"], n["y"], n["x"] + drawn["node_w"], n["y"] + drawn["node_h"]) for n in drawn["nodes"]]
+    labels = [e for e in drawn["edges"] if e["label"]]
+    assert len(labels) == 2  # a fan-in with the same text says it once
+    for edge in labels:
+        half = len(edge["label"]) * EDGE_CHAR_W / 2
+        left, right, top, bottom = edge["mx"] - half, edge["mx"] + half, edge["my"] - 10, edge["my"] + 2
+        assert 0 <= left and right <= drawn["width"], edge
+        assert not any(left < x2 and x1 < right and top < y2 and y1 < bottom for x1, y1, x2, y2 in boxes), edge

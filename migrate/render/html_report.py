@@ -106,9 +106,11 @@ def _chart(rows: Sequence[tuple[str, Effort]], top: int = TOP_ROWS) -> dict[str,
     step = _nice_step(peak)
     axis_max = step * max(1, math.ceil(peak / step)) if peak else 1.0
     scale = (CHART_WIDTH - 260) / axis_max
-    bars = [{"label": label, "effort": e, "x0": 200 + e.low * scale, "x1": 200 + e.high * scale,
-             "xm": 200 + e.likely * scale, "y": 8 + 22 * i} for i, (label, e) in enumerate(shown)]
-    ticks = [{"x": 200 + t * step * scale, "label": f"{t * step:g}"} for t in range(round(axis_max / step) + 1)]
+    # coordinates to 1/100 px: the last bits of a float sum differ between Python releases (3.12's sum)
+    bars = [{"label": label, "effort": e, "x0": round(200 + e.low * scale, 2), "x1": round(200 + e.high * scale, 2),
+             "xm": round(200 + e.likely * scale, 2), "y": 8 + 22 * i} for i, (label, e) in enumerate(shown)]
+    ticks = [{"x": round(200 + t * step * scale, 2), "label": f"{t * step:g}"}
+             for t in range(round(axis_max / step) + 1)]
     height = 8 + 22 * len(shown) + 36
     return {"bars": bars, "ticks": ticks, "height": height, "axis_y": 8 + 22 * len(shown) + 4, "width": CHART_WIDTH,
             "total": sum_effort(e for _, e in shown)}
