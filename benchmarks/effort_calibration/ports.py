@@ -43,7 +43,7 @@ MIRRORS = Path(os.environ.get("MIRRORS", "/work/.mirror"))
 HIPIFY = os.environ.get("HIPIFY_PERL", "/work/shared/reference/hipify-perl-2026/hipify-perl")
 WORK = Path(os.environ.get("PORTS_WORK", "/tmp/cache-30/ports"))
 C_EXT = {".cu", ".cuh", ".h", ".hpp", ".hh", ".cpp", ".cc", ".cxx", ".c", ".hip", ".inl", ".cuinc", ".tcc", ".ipp"}
-BUILD = re.compile(r"(^|/)(CMakeLists\.txt|[^/]*\.cmake|Makefile[^/]*|GNUmakefile|[^/]*\.mk|setup\.py|pyproject\.toml|"
+BUILD = re.compile(r"(^|/)(CMakeLists\.txt|[^/]*\.cmake|(?i:makefile)[^/]*|GNUmakefile|[^/]*\.mk|setup\.py|pyproject\.toml|"
                    r"meson\.build|setup\.cfg|build\.py|[^/]*\.bzl|BUILD(\.bazel)?|Android\.bp|SConstruct|"
                    r"requirements[^/]*\.txt)$")
 SKIP = re.compile(r"(^|/)(\.github|\.gitlab|\.circleci|docs?|third_party|thirdparty|3rdparty|external|extern|vendor|"
@@ -180,11 +180,32 @@ def twin_origin(path: str, base_files: set[str]) -> str | None:
     return found[0] if found else None
 
 
+SCANNER = Path(os.environ.get("SCANNER", HERE.parents[1]))  # a fixed copy of rocm-migrate (its findings)
+
+
 def scan(tree: Path, out: Path) -> dict[str, Any]:
     if not out.exists():
         subprocess.run([sys.executable, "-m", "migrate", "scan", str(tree), "--format", "json", "-o", str(out),
-                        "--no-hipify", "-q"], check=False, cwd=HERE.parents[1])
+                        "--no-hipify", "-q"], check=True, cwd=SCANNER, env={**os.environ, "PYTHONPATH": str(SCANNER)})
     return yaml.safe_load(out.read_text()) if out.exists() else {"findings": []}
+
+
+def scan_facts(report: dict[str, Any]) -> dict[str, Any]:
+    """What the estimate reads of the base: findings per rule (required parts, not already ported),
+    the C/C++/CUDA files they are in, and the estimate the scan gave then."""
+    optional = {w["name"] for w in report.get("workloads", []) if w.get("optional")}
+    counted = [f for f in report.get("findings", []) if not f.get("status") and f.get("workload") not in optional]
+    rules: dict[str, int] = {}
+    for f in counted:
+        rules[f["rule"]] = rules.get(f["rule"], 0) + 1
+    c_files = sorted({f["path"] for f in counted if Path(f["path"]).suffix in C_EXT})
+    stem = re.compile(r"(_?v?\d+|_(naive|opt|optimized|fast|slow|simple|ref|baseline|vec|tiled))+$")  # estimate.KERNEL_STEM
+    kernels = {(str(Path(f["path"]).parent), stem.sub("", f["symbol"]) or f["symbol"]) for f in counted
+               if f["rule"] == "HIP4002"}
+    return {"rules": dict(sorted(rules.items())), "c_files_with_findings": len(c_files), "kernel_groups": len(kernels),
+            "ported_findings": sum(1 for f in report.get("findings", []) if f.get("status") == "ported"),
+            "optional_findings": sum(1 for f in report.get("findings", []) if f.get("workload") in optional),
+            "estimate_then": report.get("summary", {}).get("effort_hours")}
 
 
 def measure(entry: dict[str, Any]) -> dict[str, Any]:
@@ -243,7 +264,8 @@ def measure(entry: dict[str, Any]) -> dict[str, Any]:
                       "lines": len(old.splitlines()), "sites": charged["sites"], "hand_lines": charged["hand_lines"],
                       "rules": {r: [v["occurrences"], v["hand_lines"], v["sites"]] for r, v in charged["rules"].items()}})
     return {**{k: entry[k] for k in ("name", "repo", "shape", "base", "port")}, "paths": paths,
-            "what": entry.get("what", ""), "build_files": build_files, "files": files}
+            "what": entry.get("what", ""), "split": entry["split"], "scan": scan_facts(report),
+            "build_files": build_files, "files": files}
 
 
 def main(argv: list[str]) -> int:
