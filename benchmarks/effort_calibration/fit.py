@@ -13,15 +13,22 @@ costs k^log2(0.8) of the first):
 
 * a rule family (rules/effort/families.yaml): the lines charged to its findings at the sites
   they touch, over the family's occurrences in the whole base scan (required parts, not ported);
+  a family no hand line was charged to keeps its rules' own figures (Python, dependencies,
+  containers: their edits lie away from the findings and count as glue);
 * the build port: build-file hand lines over the build findings of the scan (CUDA language,
   targets, nvcc-only flags, CUDA libraries ...), counted as one more than their number (the
   build system itself is one unit of work even with no finding);
 * integration glue: hand lines at no finding (a compat header, include guards, a dispatch
-  branch), over the C/C++/CUDA files with findings.
+  branch), per √(C/C++/CUDA files with findings). The basis was chosen by leave-one-out on the
+  fitting ports among per file (learning curve), per √file, per log2(1 + files) and per project,
+  each alone and per conversion route (PyTorch build-time hipify or not): per √file and per
+  project reached 8 of 18 within a factor of 2; per √file gives a one-file project one file's
+  glue, where per project gives it the mean port's.
 
 Pooled over the fitting projects (likely). The range of an estimate is the measured spread of
-measured / estimated hand lines over the fitting projects (lowest and highest), the same for
-every line. Lines become hours with one published productivity figure: COCOMO II.2000's
+measured / estimated hand lines, each fitting port estimated by a fit without it (leave one
+out): its 10th and 90th percentiles, the same factors for every line. Lines become hours with
+one published productivity figure: COCOMO II.2000's
 nominal effort equation (below).
 """
 from __future__ import annotations
@@ -103,8 +110,8 @@ def _counts(project: dict[str, Any], families: list[dict[str, Any]]) -> dict[str
     return counts
 
 
-def fit(measurements: dict[str, Any], families: list[dict[str, Any]]) -> dict[str, Any]:
-    measured = [p for p in projects(measurements) if p["split"] == "fit"]
+def constants(measured: list[dict[str, Any]], families: list[dict[str, Any]]) -> dict[str, Any]:
+    """The fitted constants of a set of measured projects."""
     units: dict[str, float] = defaultdict(float)
     lines: dict[str, float] = defaultdict(float)
     count: dict[str, int] = defaultdict(int)
@@ -121,40 +128,65 @@ def fit(measurements: dict[str, Any], families: list[dict[str, Any]]) -> dict[st
             names[family].add(p["name"])
     fitted: dict[str, Any] = {}
     for family in (str(f["name"]) for f in families):
-        if family == "build" or not units.get(family):
-            continue
+        if family == "build" or not units.get(family) or not lines.get(family):
+            continue  # no hand line was charged to it: its rules keep their own figures (uncalibrated)
         fitted[family] = {"lines_first_occurrence": round(lines[family] / units[family], 4),
                           "occurrences": count[family], "hand_lines": round(lines[family], 2),
                           "projects": len(names[family])}
     glue = sum(p["charged"].get("unattributed", 0.0) for p in measured)
-    glue_units = sum(curve(p["c_files"]) for p in measured)
+    glue_units = sum(math.sqrt(p["c_files"]) for p in measured)
     build_units = sum(curve(_counts(p, families).get("build", 0) + 1) for p in measured)
-    build = sum(p["build_lines"] for p in measured)
+    return {"families": fitted, "build_lines_first_unit": round(sum(p["build_lines"] for p in measured) / build_units, 4),
+            "glue_lines_per_sqrt_file": round(glue / glue_units, 4)}
+
+
+def fit(measurements: dict[str, Any], families: list[dict[str, Any]]) -> dict[str, Any]:
+    measured = [p for p in projects(measurements) if p["split"] == "fit"]
+    fitted = constants(measured, families)
     result: dict[str, Any] = {
         "productivity": PRODUCTIVITY,
         "learning_rate": LEARNING_RATE,
-        "families": fitted,
+        "families": fitted["families"],
         "project": {
-            "build_lines_first_unit": round(build / build_units, 4),
-            "glue_lines_first_file": round(glue / glue_units, 4) if glue_units else 0.0,
+            "build_lines_first_unit": fitted["build_lines_first_unit"],
+            "glue_lines_per_sqrt_file": fitted["glue_lines_per_sqrt_file"],
             "median_c_files": sorted(p["c_files"] for p in measured)[len(measured) // 2],
         },
         "projects": sorted(p["name"] for p in measured),
     }
-    ratios = sorted(r for r in (ratio(p, result, families) for p in measured) if r is not None)
-    result["spread"] = {"low": round(ratios[0], 3), "high": round(ratios[-1], 3),
-                        "basis": f"measured / estimated hand lines, lowest and highest of {len(ratios)} fitting ports"}
+    ratios = []
+    for i, p in enumerate(measured):
+        without = constants(measured[:i] + measured[i + 1:], families)
+        loo = {"families": without["families"], "project": {
+            "build_lines_first_unit": without["build_lines_first_unit"],
+            "glue_lines_per_sqrt_file": without["glue_lines_per_sqrt_file"]}}
+        r = ratio(p, loo, families)
+        if r is not None:
+            ratios.append(r)
+    ratios.sort()
+    result["spread"] = {"low": round(_percentile(ratios, 0.1), 3), "high": round(_percentile(ratios, 0.9), 3),
+                        "basis": f"measured / estimated hand lines of {len(ratios)} fitting ports, each estimated by "
+                                 "a fit without it: 10th and 90th percentiles"}
     return result
+
+
+def _percentile(values: list[float], q: float) -> float:
+    """Linear interpolation between the closest ranks."""
+    at = q * (len(values) - 1)
+    low = math.floor(at)
+    high = min(low + 1, len(values) - 1)
+    return values[low] + (values[high] - values[low]) * (at - low)
 
 
 def estimate_lines(project: dict[str, Any], result: dict[str, Any], families: list[dict[str, Any]]) -> dict[str, float]:
     """The model's hand lines for a measured project, by term (as migrate.workloads.estimate adds them)."""
     out: dict[str, float] = {}
-    for family, n in _counts(project, families).items():
+    counts = _counts(project, families)
+    for family, n in counts.items():
         if family in result["families"]:
             out[family] = result["families"][family]["lines_first_occurrence"] * curve(n)
-    out["build"] = result["project"]["build_lines_first_unit"] * curve(_counts(project, families).get("build", 0) + 1)
-    out["glue"] = result["project"]["glue_lines_first_file"] * curve(project["c_files"])
+    out["build"] = result["project"]["build_lines_first_unit"] * curve(counts.get("build", 0) + 1)
+    out["glue"] = result["project"]["glue_lines_per_sqrt_file"] * math.sqrt(project["c_files"])
     return out
 
 
@@ -165,8 +197,8 @@ def ratio(project: dict[str, Any], result: dict[str, Any], families: list[dict[s
 
 
 HEADER = ("# Generated by benchmarks/effort_calibration/fit.py from measurements.yaml (fitting split only): do not edit.\n"
-          "# Hand lines for the first occurrence of each rule family, of the build port and of integration glue\n"
-          "# per C/C++/CUDA file with findings; later occurrences follow the learning curve.\n")
+          "# Hand lines for the first occurrence of each rule family and of the build port (later occurrences follow\n"
+          "# the learning curve), integration glue per √(C/C++/CUDA files with findings), the range's measured spread.\n")
 
 
 def render(result: dict[str, Any]) -> str:

@@ -44,7 +44,8 @@ def confidence(report: Report) -> dict[str, Any]:
     """How far the estimate can be trusted: the share of its likely hours that rests on measured
     constants, how much of the C/C++/CUDA hipify-perl was seen converting, whether libclang checked."""
     total = report.effort.likely
-    calibrated = sum(w.primary.calibrated for w in report.workloads) + sum(p.calibrated for p in report.project_costs)
+    required = [w for w in report.workloads if not w.optional]
+    calibrated = sum(w.primary.calibrated for w in required) + sum(p.calibrated for p in report.project_costs)
     share = calibrated / total if total else 1.0
     coverage = [c for c in (report.hipify.coverage.values() if report.hipify else ()) if c.references]
     hipify_share = sum(c.converted for c in coverage) / sum(c.references for c in coverage) if coverage else None

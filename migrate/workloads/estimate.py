@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from migrate.model import Effort, Finding
+from migrate.model import NO_EFFORT, Effort, Finding
 from migrate.workloads.calibration import Calibration
 
 # Assumed (not measured) per project, by the project's class.
@@ -25,6 +25,7 @@ FIXED_COSTS = {
 }
 UNCERTAINTY = {"native": (1.0, 1.5), "minor-adaptation": (0.8, 1.5), "migration-required": (0.7, 2.0),
                "incompatible": (0.6, 3.0)}
+VALIDATION = "validation, assumed: "  # the label of the plan's assumed validation steps (not hand work)
 KERNEL_STEM = re.compile(r"(_?v?\d+|_(naive|opt|optimized|fast|slow|simple|ref|baseline|vec|tiled))+$")
 
 
@@ -58,6 +59,7 @@ class Estimate:
     effort: Effort
     breakdown: tuple[tuple[str, float], ...]  # every contributor to the likely hours, largest first
     calibrated: float = 0.0  # likely hours that rest on measured constants
+    validation: Effort = NO_EFFORT  # the assumed validation steps within effort
 
 
 def occurrence_weight(k: int, learning_rate: float) -> float:
@@ -95,8 +97,11 @@ class _Items:
     def estimate(self) -> Estimate:
         ranked = sorted(self.items.items(), key=lambda kv: (-kv[1].likely, kv[0]))
         breakdown = tuple((label, round(e.likely, 2)) for label, e in ranked)
+        checks = [e for label, e in self.items.items() if label.startswith(VALIDATION)]
         return Estimate(Effort(low=sum(e.low for e in self.items.values()), likely=sum(h for _, h in breakdown),
-                               high=sum(e.high for e in self.items.values())), breakdown, round(self.calibrated, 2))
+                               high=sum(e.high for e in self.items.values())), breakdown, round(self.calibrated, 2),
+                        Effort(low=sum(e.low for e in checks), likely=sum(round(e.likely, 2) for e in checks),
+                               high=sum(e.high for e in checks)))
 
 
 def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
@@ -124,7 +129,7 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
             groups = len(kernel_groups(occurrences))
             items.add(f"kernel: hand edits ×{groups} groups of variants ({len(occurrences)} kernels)",
                       calibration.hours(lines, calibration.units(groups, total)), True)
-            items.spread(f"kernel numerical validation ×{groups}", groups * model.kernel_validation, factors)
+            items.spread(f"{VALIDATION}kernel numerics ×{groups}", groups * model.kernel_validation, factors)
         else:
             items.add(f"{name}: {titles[name]} ×{len(occurrences)}",
                       calibration.hours(lines, calibration.units(len(occurrences), total)), True)
@@ -144,18 +149,24 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
     return items.estimate()
 
 
-def project_estimate(project_class: str, kloc: float, model: EffortModel, calibration: Calibration) -> Estimate:
-    """Costs a project has once, whatever its number of targets: the build system and CI are
-    ported once; glue code that no finding explains grows with the C/C++/CUDA it has."""
+def project_estimate(project_class: str, *, c_files: int, build_findings: int, model: EffortModel,
+                     calibration: Calibration) -> Estimate:
+    """Costs a project has once, whatever its number of workloads and targets: its build port,
+    from what its build files contain (one unit for the build system plus one per build finding:
+    CUDA language, targets, nvcc-only flags, CUDA libraries); the integration glue no finding
+    explains (a compat header, include guards, dispatch branches), growing with the square root of
+    its C/C++/CUDA files with findings; and the plan's assumed validation steps (CI, performance check)."""
     items = _Items()
-    size = calibration.size_factor(kloc)
     if project_class in ("migration-required", "incompatible") and model.calibrated:
-        items.add(f"build system port (measured build-file hand lines, size ×{size:.2f})",
-                  calibration.hours(calibration.build_lines, size), True)
-        if kloc:
-            items.add(f"glue code no finding explains ({kloc:.2f} KLOC of C/C++/CUDA with findings)",
-                      calibration.hours(calibration.unattributed_lines_per_kloc, kloc), True)
+        items.add(f"build system port ({build_findings} build findings + the build system; "
+                  f"{calibration.build_lines_first_unit:.1f} lines the first, learning curve)",
+                  calibration.hours(calibration.build_lines_first_unit, calibration.curve(build_findings + 1)), True)
+        if c_files:
+            items.add(f"integration glue no finding explains (compat header, include guards: "
+                      f"{calibration.glue_lines_per_sqrt_file:.1f} lines × √{c_files} C/C++/CUDA files with findings)",
+                      calibration.hours(calibration.glue_lines_per_sqrt_file, math.sqrt(c_files)), True)
+    size = calibration.size_factor(c_files)
     factors = model.uncertainty.get(project_class, (1.0, 1.0))
     for item, hours in model.fixed.get(project_class, {}).items():
-        items.spread(f"{item} (size ×{size:.2f})", hours * size, factors)
+        items.spread(f"{VALIDATION}{item} (size ×{size:.2f})", hours * size, factors)
     return items.estimate()
