@@ -176,6 +176,7 @@ class Report:
     stack: dict[str, Any] = field(default_factory=dict)  # the pinned stack against the compatibility matrix (migrate.stack)
     project_costs: tuple[ProjectCost, ...] = field(default=())
     precise: bool = False  # findings were checked with libclang
+    rule_hours: dict[str, float] = field(default_factory=dict)  # expected hand hours per rule, for ranking
 
     @property
     def migration_class(self) -> str:

@@ -109,3 +109,26 @@ def test_hostile_input_is_escaped_in_markdown_and_sarif(hostile_report) -> None:
     sarif = json.loads(renderer("sarif")(hostile_report))
     messages = [r["message"]["text"] for r in sarif["runs"][0]["results"]]
     assert HOSTILE in messages  # SARIF carries it as JSON data, properly encoded
+
+
+def test_a_project_with_nothing_to_port_says_no_porting_work(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text("import torch\n\nx = torch.ones(3).to('cuda')\nprint(x.sum())\n")
+    report = scan.run([tmp_path], Settings(jobs=1), load_rules())
+    assert report.hand_effort.likely == 0.0
+    for name in ("terminal", "markdown", "html"):
+        text = renderer(name)(report)
+        assert "no porting work" in text.lower(), name
+        assert "by hand" not in text and "0.0–0.0" not in text, name
+    effort = json.loads(renderer("json")(report))["effort"]
+    assert effort["hand_work_hours"]["likely"] == 0 and effort["optional_hours"]["likely"] == 0
+
+
+def test_the_automatic_share_is_one_figure_across_renderers() -> None:
+    report = demo_report()
+    share = report.plan["automatic_share"]
+    assert share is not None
+    shown = f"{share:.0%}"
+    assert f"hipify converts {shown}" in renderer("terminal")(report)
+    assert f"hipify converts {shown.replace('%', ' %')}" in renderer("markdown")(report) or \
+        f"hipify converts {shown}" in renderer("markdown")(report)
+    assert json.loads(renderer("json")(report))["plan"]["automatic_share"] == share

@@ -53,7 +53,7 @@ def _summary(report: Report, the_plan: dict[str, Any]) -> dict[str, Any]:
     for index, arch in enumerate(report.target.arch):
         verdicts = [w.verdicts[index] for w in report.workloads]
         required = [w.verdicts[index] for w in report.workloads if not w.optional] or verdicts
-        effort = sum_effort([*(v.effort for v in verdicts), *(p.effort for p in report.project_costs)])
+        effort = sum_effort([*(v.effort for v in required), *(p.effort for p in report.project_costs)])
         only = sorted({f.rule for f in report.findings if arch in f.targets and len(f.targets) < len(report.target.arch)})
         targets.append({"arch": arch, "class": worst_class(v.migration_class for v in required),
                         "effort": effort, "only": only})

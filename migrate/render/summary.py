@@ -18,14 +18,16 @@ def by_class(report: Report) -> dict[str, int]:
 
 
 def blockers(report: Report, limit: int) -> list[tuple[Finding, int]]:
-    """The hardest rules: worst class first, then hand work before hipify's, then the most
-    occurrences; one row per rule (its first finding as the example) with its count."""
+    """The hardest rules: worst class first, mechanical renames (what hipify converts) last, then
+    the most expected hand hours (Report.rule_hours), then the most occurrences; one row per rule
+    (its first finding as the example) with its count."""
     seen: dict[str, list[Finding]] = {}
     for finding in report.findings:
         if class_rank(finding.cls) >= class_rank("migration-required") and finding.status != "ported":
             seen.setdefault(finding.rule, []).append(finding)
-    ranked = sorted(seen.values(), key=lambda fs: (-class_rank(fs[0].cls), -MANUAL_RANK[fs[0].hipify], -len(fs),
-                                                   -CONFIDENCE_RANK[fs[0].confidence], fs[0].rule))
+    ranked = sorted(seen.values(), key=lambda fs: (-class_rank(fs[0].cls), fs[0].hipify == "yes",
+                                                   -report.rule_hours.get(fs[0].rule, 0.0), -MANUAL_RANK[fs[0].hipify],
+                                                   -len(fs), -CONFIDENCE_RANK[fs[0].confidence], fs[0].rule))
     return [(fs[0], len(fs)) for fs in ranked[:limit]]
 
 

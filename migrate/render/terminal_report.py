@@ -29,8 +29,9 @@ def render(report: Report, *, color: bool = False, width: int = 100, plan: bool 
                   f"on {', '.join(report.target.arch)}")
     console.print(f"Scanned {report.files_scanned} files ({report.lines} lines) in {report.seconds:.2f}s; "
                   f"{len(report.skipped)} skipped; {len(report.findings)} findings.")
-    console.print(f"Class: [{STYLES[report.migration_class]}]{report.migration_class}[/]   "
-                  f"Effort: {effort.low:.1f}–{effort.high:.1f} h (likely {effort.likely:.1f} h)")
+    console.print(f"Class: [{STYLES[report.migration_class]}]{report.migration_class}[/]   " + (
+        f"Effort: {effort.low:.1f}–{effort.high:.1f} h (likely {effort.likely:.1f} h)" if report.hand_effort.likely else
+        "Effort: no porting work" + (f" (validation on ROCm only: {effort.likely:.1f} h)" if effort.likely else "")))
     trust = confidence(report)
     console.print(f"Confidence: {trust['level']}: {trust['statement']}", markup=False)
     the_plan = report.plan
@@ -95,7 +96,8 @@ def _workloads(report: Report) -> Table:
     for w in shown:
         classes = " / ".join(f"{v.arch}: [{STYLES[v.migration_class]}]{v.migration_class}[/]" for v in w.verdicts) \
             if several else f"[{STYLES[w.migration_class]}]{w.migration_class}[/]"
-        table.add_row(escape(terminal(w.name)), w.kind, classes, f"{w.effort.low:.1f}–{w.effort.high:.1f}",
+        table.add_row(escape(terminal(w.name)), w.kind, classes,
+                      f"{w.effort.low:.1f}–{w.effort.high:.1f}" if w.effort.likely else "none",
                       escape(terminal(_top_reason(w))))
     if len(shown) < len(report.workloads):
         rest = sum_effort(w.effort for w in report.workloads if w not in shown)

@@ -170,3 +170,35 @@ def project_estimate(project_class: str, *, c_files: int, build_findings: int, m
     for item, hours in model.fixed.get(project_class, {}).items():
         items.spread(f"{VALIDATION}{item} (size ×{size:.2f})", hours * size, factors)
     return items.estimate()
+
+
+def rule_hours(findings: Iterable[Finding], model: EffortModel, rule_effort: Callable[[str], tuple[float, float]],
+               calibration: Calibration) -> dict[str, float]:
+    """Expected hand hours of each rule's findings (required parts, not ported), for ranking: a
+    calibrated family's project cost shared by its rules in proportion to their findings, a build
+    finding's share of the build port beyond the build system itself, other rules their own figures."""
+    by_rule: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        if not f.status:
+            by_rule[f.rule].append(f)
+    family_total: dict[str, int] = defaultdict(int)
+    for rule, found in by_rule.items():
+        family = calibration.family_of(rule) if model.calibrated else None
+        if family is not None:
+            family_total[family.name] += len(found)
+    out: dict[str, float] = {}
+    for rule, found in by_rule.items():
+        family = calibration.family_of(rule) if model.calibrated else None
+        if family is not None and family.name == "build":
+            total = family_total["build"]
+            port = calibration.build_lines_first_unit * (calibration.curve(total + 1) - 1.0)
+            out[rule] = port * calibration.hours_per_line * len(found) / total
+        elif family is not None and family.name in calibration.lines_first_occurrence:
+            total = family_total[family.name]
+            lines = calibration.lines_first_occurrence[family.name] * calibration.curve(total) * len(found) / total
+            out[rule] = lines * calibration.hours_per_line
+        else:
+            per_occurrence, first_use = rule_effort(rule)
+            out[rule] = first_use + sum(per_occurrence * model.hipify_factor.get(f.hipify, 1.0)
+                                        * occurrence_weight(k, model.learning_rate) for k, f in enumerate(found, start=1))
+    return {rule: round(hours, 2) for rule, hours in sorted(out.items())}
