@@ -12,8 +12,14 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol
+
+import yaml
 
 from migrate.model import NO_EFFORT, Effort, Finding
+from migrate.rulebase.load import default_rules_dir
 from migrate.workloads.calibration import Calibration
 
 # Assumed (not measured) per project, by the project's class.
@@ -52,6 +58,27 @@ class EffortModel:
             else:
                 changes[attr] = tuple(value) if isinstance(value, list) else value
         return replace(self, **changes)  # type: ignore[arg-type]
+
+
+class Rewrite(Protocol):
+    """A rewrite component of a workload (a kernel with no mechanical port, rewritten on an AMD
+    library): costed by its band (rules/effort/rewrite-bands.yaml) instead of its findings."""
+
+    @property
+    def title(self) -> str: ...
+    @property
+    def band(self) -> str | None: ...
+    @property
+    def findings(self) -> tuple[Finding, ...]: ...
+
+
+@lru_cache(maxsize=4)
+def rewrite_bands(directory: Path | None = None) -> dict[str, Effort]:
+    """Hours of one rewrite component per band (assumed, with the lanes' definitions as source)."""
+    folder = (directory or default_rules_dir()) / "effort"
+    table = yaml.safe_load((folder / "rewrite-bands.yaml").read_text())["bands"]
+    return {band: Effort(low=float(v["low"]), likely=float(v["likely"]), high=float(v["high"]))
+            for band, v in table.items()}
 
 
 @dataclass(frozen=True)
@@ -106,10 +133,18 @@ class _Items:
 
 def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
              rule_effort: Callable[[str], tuple[float, float]], rule_name: Callable[[str], str],
-             calibration: Calibration, in_project: Mapping[str, int] | None = None) -> Estimate:
+             calibration: Calibration, in_project: Mapping[str, int] | None = None,
+             rewrites: Sequence[Rewrite] = ()) -> Estimate:
     """Effort of one workload from its own findings (its share of project costs is separate).
-    `in_project`: occurrences of each family in the whole project (the learning curve's count)."""
+    `in_project`: occurrences of each family in the whole project (the learning curve's count).
+    `rewrites`: its rewrite components, each costed by its band; their findings are not costed again."""
     items = _Items()
+    rewritten = {f for r in rewrites for f in r.findings}
+    bands = rewrite_bands() if rewrites else {}
+    for r in rewrites:
+        band = r.band if r.band in bands else "large"
+        items.add(f"rewrite, assumed band: {r.title} ({band})", bands[band], False)
+    findings = [f for f in findings if f not in rewritten]
     factors = model.uncertainty.get(own_class, (1.0, 1.0))
     by_family: dict[str, list[Finding]] = defaultdict(list)
     by_rule: dict[str, list[Finding]] = defaultdict(list)
