@@ -74,13 +74,16 @@ def _by_class(report: Report) -> Table:
 def _top_rules(report: Report) -> Table:
     counts = Counter(f.rule for f in report.findings)
     example = {f.rule: f for f in reversed(report.findings)}
-    table = Table(title="Top rules", title_justify="left")
-    for column in ("rule", "class", "count", "example"):
-        table.add_column(column, justify="right" if column == "count" else "left")
-    for rule, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_RULES]:
+    table = Table(title="Top rules (by expected hand work; mechanical renames last)", title_justify="left")
+    for column in ("rule", "class", "count", "hand h", "example"):
+        table.add_column(column, justify="right" if column in ("count", "hand h") else "left")
+    hours = report.rule_hours
+    ranked = sorted(counts.items(), key=lambda kv: (-class_rank(example[kv[0]].cls), example[kv[0]].hipify == "yes",
+                                                    -hours.get(kv[0], 0.0), -kv[1], kv[0]))
+    for rule, count in ranked[:TOP_RULES]:
         f = example[rule]
-        table.add_row(rule, f"[{STYLES[f.migration_class]}]{f.migration_class}[/]", str(count),
-                      escape(terminal(f"{f.path}:{f.line} {f.symbol}")))
+        table.add_row(rule, f"[{STYLES[f.cls]}]{f.cls}[/]", str(count),
+                      f"{hours[rule]:.1f}" if rule in hours else "-", escape(terminal(f"{f.path}:{f.line} {f.symbol}")))
     return table
 
 
