@@ -132,3 +132,16 @@ def test_the_automatic_share_is_one_figure_across_renderers() -> None:
     assert f"hipify converts {shown.replace('%', ' %')}" in renderer("markdown")(report) or \
         f"hipify converts {shown}" in renderer("markdown")(report)
     assert json.loads(renderer("json")(report))["plan"]["automatic_share"] == share
+
+
+def test_top_rules_rank_by_hand_work_with_mechanical_renames_last() -> None:
+    from migrate.render.summary import blockers
+
+    report = demo_report()
+    ranked = [f.rule for f, _ in blockers(report, 50)]
+    mechanical = [r for r in ranked if next(f for f in report.findings if f.rule == r).hipify == "yes"]
+    assert mechanical and ranked[-len(mechanical):] == mechanical  # renames hipify converts come last
+    hand = [r for r in ranked if r not in mechanical]
+    hours = [report.rule_hours.get(r, 0.0) for r in hand]
+    assert hours == sorted(hours, reverse=True)  # the rest by expected hand hours (one class in the demo)
+    assert ranked.index("HIP1100") > ranked.index("HIP4013")  # cudaMalloc after the warp-size arithmetic
