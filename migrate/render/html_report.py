@@ -53,7 +53,7 @@ def _summary(report: Report, the_plan: dict[str, Any]) -> dict[str, Any]:
     for index, arch in enumerate(report.target.arch):
         verdicts = [w.verdicts[index] for w in report.workloads]
         required = [w.verdicts[index] for w in report.workloads if not w.optional] or verdicts
-        effort = sum_effort([*(v.effort for v in verdicts), *(p.effort for p in report.project_costs)])
+        effort = sum_effort([*(v.effort for v in required), *(p.effort for p in report.project_costs)])
         only = sorted({f.rule for f in report.findings if arch in f.targets and len(f.targets) < len(report.target.arch)})
         targets.append({"arch": arch, "class": worst_class(v.migration_class for v in required),
                         "effort": effort, "only": only})
@@ -141,6 +141,10 @@ def _workload(w: Workload, report: Report) -> dict[str, Any]:
 
 
 def _findings(report: Report) -> list[list[Any]]:
+    """The findings table, by expected hand work: worst class first, mechanical renames (what
+    hipify converts) last, then the rule's expected hand hours, then place."""
     ids = report.finding_ids()
+    ranked = sorted(report.findings, key=lambda f: (-class_rank(f.cls), f.hipify == "yes",
+                                                    -report.rule_hours.get(f.rule, 0.0), f.rule, f.sort_key))
     return [[ids[f], f.rule, f.cls, f.workload, f.path, f.line, f.symbol, f.message, f.hipify,
-             f.confidence, f.source_line[:SNIPPET_CHARS]] for f in report.findings]
+             f.confidence, f.source_line[:SNIPPET_CHARS]] for f in ranked]
