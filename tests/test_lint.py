@@ -334,3 +334,28 @@ def test_lint_and_scan_report_the_same_findings_on_the_same_files() -> None:
     symbols = {f["symbol"] for f in json.loads(linted.stdout)["findings"]}
     assert {"ncclAllReduce", "nvmlInit", "__shfl_down_sync"} <= symbols
     assert not {"ncclCheck", "nvmlCheck"} & symbols
+
+
+def test_a_tree_is_read_as_a_scan_reads_it_with_the_same_findings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past SCAN_PATH_FROM files lint takes the scan's cached per-file matches; both ways agree, suppressions,
+    skipped files and the cross-file join included."""
+    import shutil
+
+    from migrate.lint import run as linting
+    from migrate.rulebase.load import load_rules
+    from migrate.settings import Settings
+
+    tree, kernels = tmp_path / "t", linting.SCAN_PATH_FROM
+    shutil.copytree(ROOT / "fixtures" / "repos" / "demo", tree)
+    for i in range(kernels):
+        (tree / f"k{i}.cu").write_text(f"__global__ void k{i}(float* v) {{ v[0] += __shfl_down_sync(0xffffffff, v[0], 1); }}\n"
+                                       "cudaFree(p);  // rocm-migrate: ignore[HIP1100]\n")
+    (tree / "blob.cu").write_bytes(b"\0\1\2")
+    settings, rules = Settings(jobs=1, cache_dir=tmp_path / "cache"), load_rules()
+    results = []
+    for threshold in (10_000, 0):
+        monkeypatch.setattr(linting, "SCAN_PATH_FROM", threshold)
+        results.append(linting.lint([tree], settings, rules, cwd=tmp_path))
+    slow, fast = results
+    assert fast == slow and len(fast.findings) > 2 * kernels
+    assert fast.suppressed == kernels and [s.path for s in fast.skipped] == ["t/blob.cu"]
