@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from migrate.cache import Cache
@@ -229,6 +230,11 @@ def _entries(folder: Path, cwd: Path, *, folders: bool) -> set[str]:
 def display(path: Path, base: Path) -> str:
     """A path relative to `base` with '/', or absolute when it is not under it."""
     try:
-        return path.relative_to(base.resolve()).as_posix()
+        return path.relative_to(_resolved(base)).as_posix()
     except ValueError:
         return path.as_posix()
+
+
+@lru_cache(maxsize=8)
+def _resolved(base: Path) -> Path:
+    return base.resolve()
