@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from migrate import __version__, jsonio, vocabulary
+from migrate.rulebase import compiled
 from migrate.rulebase import load as rules
 from migrate.rulebase.load import (
     Entries,
@@ -47,6 +48,11 @@ def content_key(directory: Path) -> str:
 def load(directory: Path | None = None, cache_dir: Path | None = None) -> RuleBase:
     """rules.load_rules(directory), served from `cache_dir` when the rules are unchanged."""
     directory = directory or default_rules_dir()
+    shipped = compiled.read(directory)
+    if shipped:  # validated when the copy was written: only files edited since are validated now
+        files, version = rules.validated_records(directory, known=shipped)
+        unchanged = all(shipped.get(name, ("", None))[1] is records for name, records in files)
+        return from_records(files, version, checked=unchanged, directory=directory)
     if cache_dir is None:
         return rules.load_rules(directory)
     try:
@@ -56,7 +62,7 @@ def load(directory: Path | None = None, cache_dir: Path | None = None) -> RuleBa
     cached = _read(path, directory)
     if cached is not None:
         return cached
-    files, version = rules.validated_records(directory)
+    files, version = rules.validated_records(directory, known={})
     rulebase = from_records(files, version, directory=directory)
     _write(path, {"format": FORMAT, "version": version, "files": files})
     return rulebase
