@@ -55,6 +55,9 @@ def outputs() -> dict[Path, str]:
     files[compiled.path_in(ROOT / "rules")] = compiled.text(ROOT / "rules")
     for name in datafile.TWINNED:
         files[datafile.twin_path(ROOT / "rules" / name)] = datafile.twin_text(ROOT / "rules" / name)
+    from migrate.stack import matrix  # its twin is read without the checks: they run here
+
+    matrix.check(datafile.parse((ROOT / "rules" / "stack" / "matrix.yaml").read_bytes()), "rules/stack/matrix.yaml")
     return files
 
 
