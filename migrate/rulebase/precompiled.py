@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import os
 import re
 import sys
@@ -27,13 +26,19 @@ from migrate.rulebase.load import (
     from_records,
 )
 
-LOG = logging.getLogger(__name__)
 SUBDIR = "rules"
 FORMAT = 2  # of the cached file; 1 was a pickle
 # What a cached file of the wrong shape raises while it is rebuilt: any of these means "miss".
 BAD_ROW = (KeyError, IndexError, TypeError, ValueError, AttributeError, re.error, RuleError, RecursionError)
 STR_FIELDS = ("id", "name", "title", "migration_class", "hipify", "confidence", "status", "rationale", "docs", "file")
 OPTIONAL_STR_FIELDS = ("hip", "message", "rocm_min", "rocm_max", "when", "exceeds")
+
+
+def _debug(message: str, *args: object) -> None:
+    """A debug log line (logging is imported only when there is one: a lint run starts without it)."""
+    import logging
+
+    logging.getLogger(__name__).debug(message, *args)
 
 
 def content_key(directory: Path) -> str:
@@ -74,7 +79,7 @@ def _read(path: Path, directory: Path) -> RuleBase | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError, RecursionError) as exc:
-        LOG.debug("ignoring unreadable rule cache %s: %s", path, exc)
+        _debug("ignoring unreadable rule cache %s: %s", path, exc)
         return None
     try:
         if data["format"] != FORMAT or not isinstance(data["version"], str):
@@ -84,7 +89,7 @@ def _read(path: Path, directory: Path) -> RuleBase | None:
             return None
         rulebase = from_records(files, data["version"], checked=True, directory=directory)
     except BAD_ROW as exc:
-        LOG.debug("ignoring rule cache of the wrong shape %s: %s", path, exc)
+        _debug("ignoring rule cache of the wrong shape %s: %s", path, exc)
         return None
     return rulebase if all(_well_typed(rule) for rule in rulebase.rules) else None
 
@@ -178,4 +183,4 @@ def _write(path: Path, data: dict[str, Any]) -> None:
             if old != path:
                 old.unlink(missing_ok=True)
     except (OSError, TypeError, ValueError) as exc:
-        LOG.debug("cannot write rule cache %s: %s", path, exc)
+        _debug("cannot write rule cache %s: %s", path, exc)
