@@ -26,6 +26,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
 
 import measure
 
+CODE = Path(__file__).resolve().parent.parent  # the checkout whose code is timed
 FIRST = "rocm-migrate scan, first (empty cache dir)"
 COLD = "rocm-migrate scan, cold (--no-cache)"
 SERIAL = "rocm-migrate scan, cold, --jobs 1"
@@ -79,7 +80,8 @@ def main() -> int:
         first = {root: tmp / f"first-{n}" for n, root in enumerate(roots)}
         planned = {root: commands(root, tmp, args) for root in roots}
         for root in roots:  # bytecode compiled, the warm scan's cache filled
-            measure.run(planned[root][WARM], env=measure.installed_env({**os.environ, "ROCM_MIGRATE_CACHE_DIR": str(caches[root])}))
+            measure.run(planned[root][WARM], cwd=str(CODE),
+                        env=measure.installed_env({**os.environ, "ROCM_MIGRATE_CACHE_DIR": str(caches[root])}))
         for _ in range(args.repeat):
             for root in roots:
                 for name, command in planned[root].items():
@@ -88,7 +90,8 @@ def main() -> int:
                     env = measure.installed_env({**os.environ, "ROCM_MIGRATE_CACHE_DIR": str(cache)})
                     if name == BEFORE:
                         env["PYTHONPATH"] = str(args.before.resolve())
-                    cwd = str(root) if name.startswith("hipify") else None
+                    # `python -m` puts the working directory first on sys.path: a scan runs in its code's folder
+                    cwd = str(root) if name.startswith("hipify") else str(args.before.resolve() if name == BEFORE else CODE)
                     rows[root].setdefault(name, []).append(measure.run(command, env=env, cwd=cwd))
     print(f"{os.cpu_count()} cores; load average now {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for root in roots:
