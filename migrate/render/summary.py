@@ -54,6 +54,12 @@ def confidence(report: Report) -> dict[str, Any]:
     parts.append(f"hipify-perl converted {hipify_share:.0%} of the CUDA references it was run on"
                  if hipify_share is not None else "hipify-perl was not run, so its automatic share is the rule base's claim")
     parts.append("libclang confirmed the findings" if report.precise else "findings were not checked with libclang (--precise)")
+    if report.compile is not None:  # `check`: errors no rule explains lower the confidence one step
+        misses = report.compile.count("miss")
+        if misses:
+            level = {"high": "medium", "medium": "low"}.get(level, level)
+        parts.append(f"hip-clang passed {report.compile.passed} of {len(report.compile.units)} translation unit "
+                     f"compiles after hipify alone and rejected {misses} lines no rule explains")
     return {"level": level, "calibrated_share": round(share, 3),
             "hipify_measured_share": None if hipify_share is None else round(hipify_share, 3),
             "precise": report.precise, "statement": "; ".join(parts) + "."}
