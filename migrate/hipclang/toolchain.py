@@ -18,6 +18,7 @@ from typing import Literal
 
 Source = Literal["option", "rocm-path", "hipcc", "amdclang++", "pip"]
 VERSION_TIMEOUT = 60.0
+PIP_ONLY = "pip"  # --hip-compiler pip: the `[check]` extra's toolchain even where ROCm is installed
 HIP_PLATFORM = ("HIP_PLATFORM", "amd")  # hipcc picks NVIDIA's platform when it finds nvcc otherwise
 HOW_TO_GET = ("install ROCm (hipcc), pass --hip-compiler PATH, or pip install 'rocm-migrate[check]' "
               "(clang from the ziglang wheel, HIP headers from the triton wheel)")
@@ -51,6 +52,8 @@ class HipToolchain:
 def find(explicit: Path | None = None, env: Mapping[str, str] | None = None) -> HipToolchain | str:
     """The toolchain to use, in the documented order, or a one-line reason none was found."""
     env = os.environ if env is None else env
+    if explicit is not None and str(explicit) == PIP_ONLY:
+        return _pip_only() or f"--hip-compiler {PIP_ONLY}: the pip-only toolchain is not installed ({HOW_TO_GET})"
     if explicit is not None:
         if not explicit.is_file():
             return f"--hip-compiler {explicit}: no such file"

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from migrate.model import CLASSES, Report, Workload, class_rank, sum_effort
 from migrate.render.json_report import target_differences
-from migrate.render.summary import confidence
+from migrate.render.summary import compile_lines, confidence
 from migrate.safetext import sanitized, terminal
 
 STYLES = {"native": "green", "minor-adaptation": "cyan", "migration-required": "yellow", "incompatible": "bold red"}
@@ -35,6 +35,8 @@ def render(report: Report, *, color: bool = False, width: int = 100, plan: bool 
     console.print(f"Confidence: {trust['level']}: {trust['statement']}", markup=False)
     the_plan = report.plan
     console.print(_plan_line(the_plan), markup=False)
+    for line in compile_lines(report):
+        console.print(terminal(line), markup=False)
     console.print(_by_class(report))
     if report.findings:
         console.print(_top_rules(report))
