@@ -89,10 +89,20 @@ def _meaning(diagnostic: Diagnostic, rel: str | None, line: int, context: Contex
     newer = _newer(diagnostic.message, context)
     if newer:  # before a finding on the line: the toolchain's age explains it, not the finding
         return "newer-rocm", newer, ()
-    if found:
-        rules = tuple(sorted({f.rule for f in found}))
+    related = _related(found, QUOTED.findall(diagnostic.message))
+    if related:
+        rules = tuple(sorted({f.rule for f in related}))
         return "confirmed", f"confirms {', '.join(rules)}", rules
     return "miss", "an error no finding predicted", ()
+
+
+def _related(found: tuple[Finding, ...], names: list[str]) -> tuple[Finding, ...]:
+    """The findings on the line the error is about: all of them when it names nothing ('empty
+    filename'), else those whose symbol or HIP name it names (an undeclared `checkCudaErrors` on the
+    line of a `cudaMalloc` finding confirms nothing)."""
+    if not names:
+        return found
+    return tuple(f for f in found if any(n == f.symbol or n in f.symbol or (f.hip and n in f.hip) for n in names))
 
 
 def _relative(file: str, copy: Path) -> str | None:
