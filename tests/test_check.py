@@ -159,3 +159,11 @@ def test_fixture_lines_are_unchanged_by_hipify_but_for_the_include(name: str, tm
     back = explain.original_lines(original.encode(), converted.encode())
     assert [back(n) for n in range(1 + added, len(converted.split("\n")) + 1)] == \
         list(range(1, len(original.split("\n")) + 1))
+
+
+def test_the_plan_says_what_the_compiler_found(tmp_path: Path) -> None:
+    pip_only()
+    report = _check(tmp_path, "--hip-compiler", "pip", "--target-arch", "gfx942")
+    evidence = [s["compiler"] for s in report["plan"]["steps"]]
+    assert evidence and all(e for e in evidence)
+    assert any("1 of 2 checked unit compiles pass after hipify alone" in e for e in evidence), evidence

@@ -127,7 +127,7 @@ def _plan(plan: dict) -> list[str]:  # type: ignore[type-arg]
             auto = "" if s["automatic_share"] is None else f", hipify {s['automatic_share']:.0%}"
             hand = "; ".join(f"{h['rule']} ×{h['occurrences']}" for h in s["hand_work"][:3])
             lines.append(f"    {order}. {s['workload']} ({s['class']}, {s['effort_hours']['likely']:.1f} h{auto})"
-                         + (f": by hand {hand}" if hand else ""))
+                         + (f": by hand {hand}" if hand else "") + (f"; {s['compiler']}" if s.get("compiler") else ""))
         if len(m["steps"]) > PLAN_STEPS:
             lines.append(f"    … and {len(m['steps']) - PLAN_STEPS} more steps (see --format json)")
     for r in plan["risks"]:
