@@ -2,7 +2,7 @@
 hipify alone, and what share of the compiler's porting errors a finding predicted (recall against the
 compiler).
 
-    python benchmarks/compile_check.py /work/repos/karpathy+llm.c /work/repos/NVIDIA+cuda-samples/Samples/0_Introduction \\
+    python benchmarks/compile_check.py /work/repos/karpathy+llm.c '/work/repos/NVIDIA+cuda-samples::Samples/[1-8]_*' \\
         --hip-compiler pip --target-arch gfx942 --out /tmp/check-bench
 
 Per project it runs the real CLI (`python -m migrate check PATH --out OUT/NAME -f json`) and prints one
@@ -23,12 +23,16 @@ HEADER = ("| project | units | checked | pass after hipify | porting errors | pr
           "misses | not checked (top reason) | s |\n|---|---|---|---|---|---|---|---|---|---|")
 
 
-def run_one(path: Path, out: Path, args: argparse.Namespace) -> str:
-    name = path.name if path.name not in ("Samples", "0_Introduction") else f"{path.parent.name}/{path.name}"
+def run_one(spec: str, out: Path, args: argparse.Namespace) -> str:
+    """`spec` is a folder, optionally with `::GLOB,GLOB` to leave out (gitignore syntax, as --exclude)."""
+    where, _, globs = spec.partition("::")
+    path = Path(where)
+    name = path.name
     dest = out / name.replace("/", "_")
     report = out / (dest.name + ".json")
     argv = [sys.executable, "-m", "migrate", "check", str(path), "--out", str(dest), "--force", "-f", "json",
-            "-o", str(report), "--target-arch", args.target_arch, "-j", str(args.jobs), "-q"]
+            "-o", str(report), "--target-arch", args.target_arch, "-j", str(args.jobs), "-q",
+            *(word for glob in globs.split(",") if glob for word in ("--exclude", glob))]
     if args.hip_compiler:
         argv += ["--hip-compiler", args.hip_compiler]
     started = time.perf_counter()
@@ -51,7 +55,7 @@ def run_one(path: Path, out: Path, args: argparse.Namespace) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("paths", nargs="+", type=Path)
+    parser.add_argument("paths", nargs="+", help="folders, each optionally PATH::GLOB,GLOB to leave out")
     parser.add_argument("--out", type=Path, default=Path("/tmp/rocm-migrate-check-bench"))
     parser.add_argument("--hip-compiler", default="")
     parser.add_argument("--target-arch", default="gfx942")

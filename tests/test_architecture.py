@@ -19,7 +19,7 @@ ALLOWED: dict[str, set[str]] = {
     "analyse": {"cache", "extract", "match", "readfile", "rulebase", "settings", "workloads"},
     "hipify": {"match", "rulebase", "settings", "discover"},
     "precise": {"match", "rulebase", "settings"},
-    "hipclang": {"rulebase", "precise", "settings", "hipify"},
+    "hipclang": {"rulebase", "precise", "settings", "hipify", "extract"},
     "workloads": {"rulebase"},
     "vcs": set(),
     "pipeline": {"cache", "discover", "extract", "match", "analyse", "hipify", "precise", "hipclang", "workloads", "rulebase",

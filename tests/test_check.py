@@ -167,3 +167,14 @@ def test_the_plan_says_what_the_compiler_found(tmp_path: Path) -> None:
     evidence = [s["compiler"] for s in report["plan"]["steps"]]
     assert evidence and all(e for e in evidence)
     assert any("1 of 2 checked unit compiles pass after hipify alone" in e for e in evidence), evidence
+
+
+def test_without_a_database_the_cmakelists_include_folders_inside_the_tree_are_used(tmp_path: Path) -> None:
+    """cuda-samples' layout: Samples/x/CMakeLists.txt has include_directories(../../Common)."""
+    (tmp_path / "Common").mkdir()
+    sample = tmp_path / "Samples" / "x"
+    sample.mkdir(parents=True)
+    (sample / "CMakeLists.txt").write_text("include_directories(../../Common)\ninclude_directories(/usr/local/include)\n"
+                                           "target_include_directories(x PRIVATE ${CUDA_INCLUDE} ../../../outside)\n")
+    found, _ = units.units(tmp_path, tmp_path, ["Samples/x/x.cu"])
+    assert found[0].flags == ("-std=c++17", "-I", str(sample), "-I", str(tmp_path), "-I", str(tmp_path / "Common"))

@@ -41,6 +41,7 @@ Exit codes: 0 done, 2 usage or input error (no hipify-perl, no HIP compiler), 3 
 @click.option("--compile-commands", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="compile_commands.json of the source tree (default: the tree's own, if any).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Compiler and hipify-perl processes in parallel.")
+@click.option("--exclude", multiple=True, help="Gitignore-style pattern to leave out of the copy's conversion (repeatable).")
 @click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="Use these rules.")
 @click.option("-q", "--quiet", is_flag=True, help="No notes on stderr.")
 def check(path: Path, out: Path, force: bool, formats: tuple[str, ...], output: str | None, rules_dir: Path | None,
@@ -77,7 +78,7 @@ def _prepare(path: Path, out: Path, force: bool, given: dict[str, Any]) -> tuple
     from migrate.rulebase import targets as gpus
 
     overrides = {"arch": tuple(a for item in given["arch"] for a in item.split(",") if a), "rocm": given["rocm"],
-                 "jobs": given["jobs"], "cache_dir": cache.default_dir()}
+                 "jobs": given["jobs"], "cache_dir": cache.default_dir(), "exclude": given["exclude"]}
     try:
         destination = converting.check_paths(path, out, force=force)
         tool = hipify.load(given["hipify_path"])

@@ -4,17 +4,22 @@ With a compilation database (`--compile-commands`, else `compile_commands.json` 
 `build/compile_commands.json` of the source tree) each entry whose file lies in the tree is
 compiled, its nvcc flags translated by precise mode's table and filtered by the allow-list; its
 paths are moved from the source tree into the copy. Without one, every CUDA file (`.cu`) of the
-copy is a unit, with its own folder, the tree's root and `include/` on the include path."""
+copy is a unit, with its own folder, the tree's root, `include/` and the folders the CMakeLists.txt
+of its folder and the folders above name (`include_directories`, `target_include_directories`,
+literal paths only) on the include path, inside the tree."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
+from migrate.extract import extract
 from migrate.precise import compile_commands
 from migrate.precise.safe_flags import filter_flags
+from migrate.readfile import read_regular
 
 CLANG_ONLY = ("--cuda-gpu-arch=", "--cuda-path=", "-fgpu-rdc")  # nvcc's table gives these for clang's CUDA mode
 UNIT_SUFFIXES = frozenset({".cu"})
+CMAKE_BYTES = 4 << 20
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,9 +65,32 @@ def _moved(arg: str, source: Path, copy: Path) -> str:
 
 
 def _default_flags(copy: Path, rel: str) -> list[str]:
-    folders = [copy / Path(rel).parent, copy, copy / "include"]
+    folders = [copy / Path(rel).parent, copy, copy / "include", *_cmake_includes(copy, rel)]
     seen: list[str] = []
     for folder in folders:
         if folder.is_dir() and str(folder) not in seen:
             seen.append(str(folder))
-    return ["-std=c++17", *(word for folder in seen for word in ("-I", folder))]  # nvcc's default standard
+    flags, _ = filter_flags([word for folder in seen for word in ("-I", folder)], root=copy)
+    return ["-std=c++17", *flags]  # nvcc's default standard
+
+
+def _cmake_includes(copy: Path, rel: str) -> list[Path]:
+    """The include folders of the CMakeLists.txt files from the unit's folder up to the root."""
+    out: list[Path] = []
+    folder = (copy / rel).parent
+    while folder == copy or folder.is_relative_to(copy):
+        out += _cmake_file_includes(folder)
+        if folder == copy:
+            break
+        folder = folder.parent
+    return out
+
+
+def _cmake_file_includes(folder: Path) -> list[Path]:
+    try:
+        data = read_regular(folder / "CMakeLists.txt", CMAKE_BYTES)
+    except OSError:
+        return []
+    facts = extract("cmake", data).facts
+    return [folder / value for f in facts if f.kind == "cmake_include" for value in f.text.split("\n")
+            if value and not value.startswith(("$", "<"))]
