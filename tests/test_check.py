@@ -178,3 +178,27 @@ def test_without_a_database_the_cmakelists_include_folders_inside_the_tree_are_u
                                            "target_include_directories(x PRIVATE ${CUDA_INCLUDE} ../../../outside)\n")
     found, _ = units.units(tmp_path, tmp_path, ["Samples/x/x.cu"])
     assert found[0].flags == ("-std=c++17", "-I", str(sample), "-I", str(tmp_path), "-I", str(tmp_path / "Common"))
+
+
+def test_an_undeclared_helper_is_traced_to_the_include_hipify_replaced(tmp_path: Path) -> None:
+    """cuda-samples: hipify-perl turns <helper_cuda.h> into <hip/hip_runtime_api.h>; the helpers it declared
+    are undeclared at every use, which the finding on the include line (HIP0036) explains."""
+    original = b"#include <assert.h>\n#include <helper_cuda.h>\nvoid f() {\n  getLastCudaError(\"x\");\n}\n"
+    converted = b"#include <assert.h>\n#include <hip/hip_runtime_api.h>\nvoid f() {\n  getLastCudaError(\"x\");\n}\n"
+    headers = {"Common/helper_cuda.h": "#define getLastCudaError(msg) __getLastCudaError(msg, __FILE__, __LINE__)\n"}
+    replaced = explain.replaced_includes(original, converted, headers)
+    assert [(r.line, r.header) for r in replaced] == [(2, "helper_cuda.h")]
+    from migrate.model import Finding
+
+    finding = Finding(rule="HIP0036", path="a.cu", line=2, column=1, end_line=2, end_column=24, symbol="helper_cuda.h",
+                      message="", hip=None, hipify="partial", confidence="high", migration_class="migration-required")
+    context = explain.Context(copy=tmp_path, maps={}, findings=explain.findings_by_line([finding]), since={}, until={},
+                              hip_version="6.1", replaced={"a.cu": replaced})
+    error = compiler.Diagnostic(file=str(tmp_path / "a.cu"), line=4, column=3, severity="error",
+                                message="use of undeclared identifier 'getLastCudaError'")
+    explained = explain.explain(error, context, arch="gfx942", unit="a.cu")
+    assert (explained.meaning, explained.rules) == ("confirmed", ("HIP0036",))
+    assert "replaced the include of helper_cuda.h (a.cu:2)" in explained.why
+    bare = explain.Context(copy=tmp_path, maps={}, findings={}, since={}, until={}, hip_version="6.1",
+                           replaced={"a.cu": replaced})
+    assert explain.explain(error, bare, arch="gfx942", unit="a.cu").meaning == "miss"

@@ -21,6 +21,7 @@ from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
 
 FILE_BYTES = 64 << 20
+HEADERS = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,9 +38,12 @@ def run(source: Path, destination: Path, *, tool: hipify.Tool, compiler: HipTool
     started = time.perf_counter()
     unit_list, flags_from = units.units(src, copy, list(converted.files), database=database)
     results, not_checked = check_pass.compile_units(compiler, copy, unit_list, settings.arch, jobs=settings.jobs)
+    texts = {rel: (_read(src / rel), _read(copy / rel)) for rel in converted.changed}
+    headers = {rel: _read(src / rel).decode("utf-8", "replace") for rel in converted.files if Path(rel).suffix in HEADERS}
     compilation = check_pass.Compilation(
         toolchain=compiler, source=src, copy=copy, archs=tuple(settings.arch), results=tuple(results),
-        maps={rel: explain.original_lines(_read(src / rel), _read(copy / rel)) for rel in converted.changed},
+        maps={rel: explain.original_lines(old, new) for rel, (old, new) in texts.items()},
+        replaced={rel: found for rel, (old, new) in texts.items() if (found := explain.replaced_includes(old, new, headers))},
         flags_from=flags_from, not_checked=tuple(not_checked), seconds=check_pass.elapsed(started))
     report = pipeline.run([source], replace(settings, use_hipify=False), rules, compiled=compilation)
     return Checked(report=report, converted=converted)

@@ -31,6 +31,7 @@ class Compilation:
     archs: tuple[str, ...]
     results: tuple[tuple[Unit, str, compiler.Compiled], ...]
     maps: dict[str, Callable[[int], int]] = field(default_factory=dict)  # converted file -> original lines
+    replaced: dict[str, tuple[explain.ReplacedInclude, ...]] = field(default_factory=dict)  # includes hipify rewrote
     flags_from: str = ""
     not_checked: tuple[str, ...] = ()
     seconds: float = 0.0
@@ -56,11 +57,11 @@ def run(compilation: Compilation, findings: Sequence[Finding], rules: RuleBase) 
     """The findings labelled and the misses added, and the report's compile block."""
     context = explain.Context(copy=compilation.copy, maps=compilation.maps, findings=explain.findings_by_line(findings),
                               since=explain.since_index(rules), until=explain.until_index(rules),
-                              hip_version=compilation.toolchain.hip_version)
+                              hip_version=compilation.toolchain.hip_version, replaced=compilation.replaced)
     merged: dict[tuple[str, str, int, str], CompileError] = {}
     units: list[CompiledUnit] = []
     for unit, arch, compiled in compilation.results:
-        errors = [explain.explain(d, context, arch=arch) for d in compiled.diagnostics]
+        errors = [explain.explain(d, context, arch=arch, unit=unit.rel) for d in compiled.diagnostics]
         for e in errors:
             key = (e.meaning, e.path, e.line, e.message)
             old = merged.get(key)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -54,6 +54,40 @@ def original_lines(original: bytes, converted: bytes) -> Callable[[int], int]:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ReplacedInclude:
+    """An include hipify-perl rewrote to another header (helper_cuda.h -> hip/hip_runtime_api.h): the
+    names the tree's original header declared are gone from the converted unit."""
+
+    line: int  # in the original file
+    header: str  # as written in the original include
+    text: str  # the original header's text (from the tree), "" when it is not in the tree
+
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
+
+
+def replaced_includes(original: bytes, converted: bytes, headers: Mapping[str, str]) -> tuple[ReplacedInclude, ...]:
+    """The includes of `original` that hipify rewrote to another header; `headers` maps a header's
+    path as included (its tail) to its original text."""
+    a = original.decode("utf-8", "surrogateescape").split("\n")
+    b = converted.decode("utf-8", "surrogateescape").split("\n")
+    out: list[ReplacedInclude] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "replace":
+            continue
+        for k in range(min(i2 - i1, j2 - j1)):
+            old, new = INCLUDE.match(a[i1 + k]), INCLUDE.match(b[j1 + k])
+            if old and new and old.group(1) != new.group(1):
+                out.append(ReplacedInclude(line=i1 + k + 1, header=old.group(1), text=_header_text(old.group(1), headers)))
+    return tuple(out)
+
+
+def _header_text(header: str, headers: Mapping[str, str]) -> str:
+    tail = header.rsplit("/", 1)[-1]
+    return next((text for path, text in headers.items() if path == header or path.rsplit("/", 1)[-1] == tail), "")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Context:
     copy: Path
     maps: Mapping[str, Callable[[int], int]]  # converted file (relative) -> its line map
@@ -61,6 +95,7 @@ class Context:
     since: Mapping[str, str]
     until: Mapping[str, tuple[str, str]]
     hip_version: str
+    replaced: Mapping[str, tuple[ReplacedInclude, ...]] = field(default_factory=dict)  # by original file
 
 
 def findings_by_line(findings: Iterable[Finding]) -> dict[tuple[str, int], tuple[Finding, ...]]:
@@ -71,15 +106,16 @@ def findings_by_line(findings: Iterable[Finding]) -> dict[tuple[str, int], tuple
     return {k: tuple(v) for k, v in out.items()}
 
 
-def explain(diagnostic: Diagnostic, context: Context, *, arch: str) -> CompileError:
+def explain(diagnostic: Diagnostic, context: Context, *, arch: str, unit: str = "") -> CompileError:
     rel = _relative(diagnostic.file, context.copy)
     line = context.maps[rel](diagnostic.line) if rel is not None and rel in context.maps else diagnostic.line
-    meaning, why, rules = _meaning(diagnostic, rel, line, context)
+    meaning, why, rules = _meaning(diagnostic, rel, line, context, unit)
     return CompileError(meaning=meaning, path=rel or "", line=line if rel is not None else 0, column=diagnostic.column,
                         message=diagnostic.message, why=why, rules=rules, archs=(arch,))
 
 
-def _meaning(diagnostic: Diagnostic, rel: str | None, line: int, context: Context) -> tuple[Meaning, str, tuple[str, ...]]:
+def _meaning(diagnostic: Diagnostic, rel: str | None, line: int, context: Context,
+             unit: str) -> tuple[Meaning, str, tuple[str, ...]]:
     header = NOT_FOUND.match(diagnostic.message)
     found = context.findings.get((rel, line), ()) if rel is not None else ()
     if header and not (found and header["header"].startswith(CUDA_HEADERS)):
@@ -93,6 +129,23 @@ def _meaning(diagnostic: Diagnostic, rel: str | None, line: int, context: Contex
     if related:
         rules = tuple(sorted({f.rule for f in related}))
         return "confirmed", f"confirms {', '.join(rules)}", rules
+    return _lost_declaration(QUOTED.findall(diagnostic.message), [rel, unit], context)
+
+
+def _lost_declaration(names: list[str], files: list[str], context: Context) -> tuple[Meaning, str, tuple[str, ...]]:
+    """An undeclared name that a header hipify replaced had declared: the finding on that include
+    line (if any) explains it; else it is a miss, with the cause named."""
+    for file in dict.fromkeys(files):
+        for include in context.replaced.get(file, ()):
+            name = next((n for n in names if re.search(rf"\b{re.escape(n)}\b", include.text)), None)
+            if name is None:
+                continue
+            cause = f"hipify-perl replaced the include of {include.header} ({file}:{include.line}), which declared {name}"
+            found = context.findings.get((file, include.line), ())
+            if found:
+                rules = tuple(sorted({f.rule for f in found}))
+                return "confirmed", f"confirms {', '.join(rules)}: {cause}", rules
+            return "miss", f"{cause}; no rule covers it", ()
     return "miss", "an error no finding predicted", ()
 
 
