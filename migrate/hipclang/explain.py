@@ -167,7 +167,7 @@ def _relative(file: str, copy: Path) -> str | None:
 
 
 def _missing(header: str) -> str:
-    library = header.split("/", 1)[0] if "/" in header else Path(header).stem
+    library = header.split("/", 1)[0] if "/" in header and not header.startswith("hip/") else Path(header).stem
     return f"not checked: no {library} headers in this toolchain (or a dependency outside the tree): '{header}'"
 
 
