@@ -134,8 +134,9 @@ def _meaning(diagnostic: Diagnostic, rel: str | None, line: int, context: Contex
 
 def _lost_declaration(names: list[str], files: list[str], context: Context) -> tuple[Meaning, str, tuple[str, ...]]:
     """An undeclared name that a header hipify replaced had declared: the finding on that include
-    line (if any) explains it; else it is a miss, with the cause named."""
-    for file in dict.fromkeys(files):
+    line (if any) explains it; else it is a miss, with the cause named. The error's file and the unit
+    are looked at first, then the tree's other files (the include may sit in a header of the unit's)."""
+    for file in dict.fromkeys([*files, *sorted(context.replaced)]):
         for include in context.replaced.get(file, ()):
             name = next((n for n in names if re.search(rf"\b{re.escape(n)}\b", include.text)), None)
             if name is None:
