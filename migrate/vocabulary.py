@@ -165,4 +165,8 @@ LINT_CONSTRUCTS: dict[str, str] = {
     "suppression-without-rules": "a `rocm-migrate: ignore` marker that names no rule",
     "unused-suppression": "a suppression that matched no finding",
 }
-CONSTRUCTS: dict[str, str] = {**C_CONSTRUCTS, **PYTHON_CONSTRUCTS, **LINT_CONSTRUCTS}
+# what `check` adds from hip-clang's answer (migrate/hipclang); no extractor emits it
+CHECK_CONSTRUCTS: dict[str, str] = {
+    "compiler-error-unpredicted": "a hip-clang error on a converted line that no finding predicted",
+}
+CONSTRUCTS: dict[str, str] = {**C_CONSTRUCTS, **PYTHON_CONSTRUCTS, **LINT_CONSTRUCTS, **CHECK_CONSTRUCTS}

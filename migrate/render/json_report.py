@@ -28,6 +28,7 @@ def to_json(report: Report, *, findings: bool = True) -> dict[str, Any]:
         "findings": [f.to_json(ids[f]) for f in report.findings] if findings else FINDINGS_STAND_IN,
         "skipped": [s.to_json() for s in report.skipped],
         "hipify": _hipify(report),
+        "compile": _compile(report),
         "stack": report.stack,
         "notes": list(report.notes),
     }
@@ -38,6 +39,14 @@ def _hipify(report: Report) -> dict[str, Any]:
         return {"used": False}
     block = report.hipify.to_json()
     return block if report.timing else {**block, "seconds": None}  # `scan --timing`: not reproducible
+
+
+def _compile(report: Report) -> dict[str, Any]:
+    """`check`: what hip-clang said about the converted copy (`{"used": false}` for a scan)."""
+    if report.compile is None:
+        return {"used": False}
+    block = {"used": True, **report.compile.to_json()}
+    return block if report.timing else {**block, "seconds": None}
 
 
 def _summary(report: Report) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from migrate.model import CLASSES, Report, Workload, class_rank, sum_effort
 from migrate.render.json_report import target_differences
-from migrate.render.summary import confidence
+from migrate.render.summary import compile_lines, confidence
 from migrate.safetext import sanitized, terminal
 
 STYLES = {"native": "green", "minor-adaptation": "cyan", "migration-required": "yellow", "incompatible": "bold red"}
@@ -36,6 +36,8 @@ def render(report: Report, *, color: bool = False, width: int = 100, plan: bool 
     console.print(f"Confidence: {trust['level']}: {trust['statement']}", markup=False)
     the_plan = report.plan
     console.print(_plan_line(the_plan), markup=False)
+    for line in compile_lines(report):
+        console.print(terminal(line), markup=False)
     console.print(_by_class(report))
     if report.findings:
         console.print(_top_rules(report))
@@ -130,7 +132,7 @@ def _plan(plan: dict) -> list[str]:  # type: ignore[type-arg]
             auto = "" if s["automatic_share"] is None else f", hipify {s['automatic_share']:.0%}"
             hand = "; ".join(f"{h['rule']} ×{h['occurrences']}" for h in s["hand_work"][:3])
             lines.append(f"    {order}. {s['workload']} ({s['class']}, {s['effort_hours']['likely']:.1f} h{auto})"
-                         + (f": by hand {hand}" if hand else ""))
+                         + (f": by hand {hand}" if hand else "") + (f"; {s['compiler']}" if s.get("compiler") else ""))
         if len(m["steps"]) > PLAN_STEPS:
             lines.append(f"    … and {len(m['steps']) - PLAN_STEPS} more steps (see --format json)")
     for r in plan["risks"]:
