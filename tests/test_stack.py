@@ -119,8 +119,12 @@ def test_release_resolution() -> None:
     assert table.release("6.4.0").version == "6.4.0"
     assert table.release("7.0.1").version == "7.0.0"
     assert table.release("7.2.0") is None  # no column for it in the revisions read
-    assert table.newest_for("gfx950").version == "7.2.4"
-    assert table.newest_for("gfx1151") is None
+    assert table.release("10.0").version == "10.0.0"
+    assert table.release("7.14").version == "7.14.0"
+    assert table.release("7.14").stream == "core-sdk" and table.release("7.2").stream == "legacy"
+    assert table.newest_for("gfx950").version == "10.1.0"
+    assert table.newest_for("gfx1151").version == "10.1.0"  # the Core SDK lists the Ryzen APU; no 7.x column does
+    assert table.newest_for("gfx906") is None
 
 
 def test_matrix_gpus_are_known_targets() -> None:
@@ -187,3 +191,18 @@ def test_stack_command_what_if_json_and_errors(tmp_path: Path) -> None:
     arch = subprocess.run([sys.executable, "-m", "migrate", "stack", str(tmp_path), "--target-arch", "gfx999"],
                           capture_output=True, text=True, env=env, check=False)
     assert arch.returncode == 2 and "gfx999" in arch.stderr
+
+
+def test_the_newest_release_a_source_names_is_in_the_matrix() -> None:
+    """Every ROCm version the sources table names (URL or note) is at most the newest column; that one is in."""
+    import re
+
+    data = yaml.safe_load(MATRIX_FILE.read_text())
+    named = {v for entry in data["sources"].values() for text in (entry["url"], entry.get("note", ""))
+             for v in re.findall(r"(?<![\d.])(\d{1,2}\.\d{1,2}\.\d{1,2})(?![\d.])", text)
+             if int(v.split(".")[0]) >= 6}  # ROCm releases; framework versions (0.x, 1.x, 2.x) are below
+    newest = max(named, key=matrix.vtuple)
+    table = matrix.load()
+    assert table.releases[0].version == newest, f"a source names ROCm {newest}; the newest column is {table.releases[0].version}"
+    assert {r.stream for r in table.releases} == {"legacy", "core-sdk"}
+    assert {s.id for s in table.streams} == {"legacy", "core-sdk"}

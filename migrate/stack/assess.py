@@ -8,7 +8,7 @@ from typing import Any
 from migrate.model import Extraction, Finding, SourceFile
 from migrate.rulebase.load import RuleBase
 from migrate.stack import check
-from migrate.stack.matrix import Matrix
+from migrate.stack.matrix import Matrix, vtuple
 from migrate.stack.model import Problem, StackReport
 from migrate.stack.pins import Pin, Stack, collect
 
@@ -24,6 +24,7 @@ def assess(matrix: Matrix, extractions: Mapping[str, Extraction], files: Iterabl
              for requested, release, gpu in check.targets(matrix, rocm, arch)]
     notes = [f"ROCm {t.rocm} is not in the compatibility matrix (it covers {matrix.releases[-1].version} to "
              f"{matrix.releases[0].version}); no stack verdict for it" for t in found if t.release is None]
+    notes += _stream_notes(matrix, {t.release for t in found if t.release})
     return StackReport(
         pins=tuple(_pin_json(p) for p in stack.pins if p.package in matrix.packages),
         images=tuple({"image": i.ref, "rocm": i.rocm, "cuda": i.cuda, "os": i.os, "python": i.python,
@@ -61,6 +62,24 @@ def _finding(problem: Problem, rules: RuleBase) -> Finding:
                    end_column=w.end_column, symbol=problem.symbol, message=problem.message, hip=rule.hip,
                    hipify="no", confidence=rule.confidence, migration_class=rule.migration_class,
                    source_line=w.text)
+
+
+def _stream_notes(matrix: Matrix, releases: set[str]) -> list[str]:
+    """What changes with the release stream of each release judged, and which of its data is unconfirmed."""
+    notes = []
+    for release in sorted((r for r in matrix.releases if r.version in releases), key=lambda r: vtuple(r.version)):
+        stream = matrix.stream(release)
+        if stream is None or stream.id == "legacy":
+            continue
+        major, minor = release.version.split(".")[:2]
+        where = stream.install_dir.replace("{major}", major).replace("{minor}", minor)
+        notes.append(f"ROCm {release.version} is a {stream.name} release: install dir {where}; packages "
+                     f"{stream.packages.replace('{major}', major).replace('{minor}', minor)}; frameworks: "
+                     f"{stream.frameworks} ({matrix.url(stream.source)})")
+        if not release.frameworks:
+            notes.append(f"ROCm {release.version}: its framework versions and OS list were not confirmed from AMD's "
+                         "pages; framework pins get the install route only")
+    return notes
 
 
 def _pin_json(pin: Pin) -> dict[str, Any]:

@@ -149,6 +149,11 @@ def _route(matrix: Matrix, release: Release | None, arch: str, framework: str,
 
 
 def _pytorch_route(matrix: Matrix, release: Release, arch: str, version: str) -> tuple[str | None, str | None, str, list[str]]:
+    if release.stream == "core-sdk":
+        device = next(i for i in matrix.installs if i.framework == "pytorch" and i.when == "device-wheel"
+                      and i.covers(release.version))
+        line = device.line.format(arch=arch, version=version, rocm_full=release.version)
+        return line, _image(matrix, release, "pytorch", version), "", [matrix.url(device.source)]
     wheels = [(w, index) for w in matrix.wheels for index in w.rocm
               if minor(w.torch) == minor(version) and _index_fits(index, release)]
     image = _image(matrix, release, "pytorch", version)
