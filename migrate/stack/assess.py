@@ -8,6 +8,7 @@ from typing import Any
 from migrate.model import Extraction, Finding, SourceFile
 from migrate.rulebase.load import RuleBase
 from migrate.stack import check
+from migrate.stack.binaries import coverage
 from migrate.stack.matrix import Matrix, vtuple
 from migrate.stack.model import Problem, StackReport
 from migrate.stack.pins import Pin, Stack, collect
@@ -39,6 +40,7 @@ def assess(matrix: Matrix, extractions: Mapping[str, Extraction], files: Iterabl
                             for f in sorted(findings, key=lambda f: f.sort_key) if f.rule in UNPORTED_RULES),
         targets=tuple(found),
         notes=tuple(dict.fromkeys(notes)),
+        binaries=tuple(b.to_json() for b in coverage(matrix, stack, list(dict.fromkeys(arch)))),
     )
 
 
