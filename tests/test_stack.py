@@ -206,3 +206,33 @@ def test_the_newest_release_a_source_names_is_in_the_matrix() -> None:
     assert table.releases[0].version == newest, f"a source names ROCm {newest}; the newest column is {table.releases[0].version}"
     assert {r.stream for r in table.releases} == {"legacy", "core-sdk"}
     assert {s.id for s in table.streams} == {"legacy", "core-sdk"}
+
+
+def test_binary_coverage_reports_a_wheel_pinned_without_the_fleet_target() -> None:
+    """The real CLI: each pinned prebuilt binary with the gfx targets it carries against the fleet."""
+    import json
+
+    from tests.conftest import run_cli
+
+    result = run_cli("stack", "fixtures/rules/HIP7105", "--rocm", "7.14", "--target-arch", "gfx942,gfx950",
+                     "-f", "json")
+    binaries = {b["binary"]: b for b in json.loads(result.stdout)["binaries"]}
+    assert binaries["torch[device-gfx942]==2.12.0+rocm7.14.0"]["missing"] == ["gfx950"]
+    assert binaries["torch[device-gfx1151]==2.12.0+rocm7.14.0"]["missing"] == ["gfx942", "gfx950"]
+    pytorch_org = binaries["torch==2.7.1+rocm6.3 (download.pytorch.org/whl/rocm6.3)"]
+    assert pytorch_org["status"] == "missing" and pytorch_org["missing"] == ["gfx950"]
+    assert "gfx942" in pytorch_org["carries"] and pytorch_org["source"].startswith("https://")
+    text = run_cli("stack", "fixtures/rules/HIP7105", "--rocm", "7.14", "--target-arch", "gfx942", "-f", "markdown")
+    assert "torch\\[device-gfx1151\\]==2.12.0\\+rocm7.14.0 \\(strix-wheel-on-mi300-requirements.txt:4\\) lacks gfx942" \
+        in text.stdout
+
+
+def test_a_variable_pin_renders(tmp_path: Path) -> None:
+    """A pin written with a shell variable (torch==${PYTORCH_VERSION}) is listed, not a crash."""
+    from tests.conftest import run_cli
+
+    (tmp_path / "Dockerfile").write_text("FROM rocm/dev-ubuntu-24.04:7.2.4-complete\n"
+                                         "RUN pip install torch==${PYTORCH_VERSION}\n")
+    result = run_cli("stack", str(tmp_path), "--rocm", "7.2,10.0", "-f", "markdown")
+    assert result.returncode == 0, result.stderr
+    assert "torch" in result.stdout

@@ -141,7 +141,8 @@ def _route(matrix: Matrix, release: Release | None, arch: str, framework: str,
         return None, None, "", []
     if framework == "pytorch" and version:
         return _pytorch_route(matrix, release, arch, version)
-    install = next((i for i in matrix.installs if i.framework == framework and i.covers(release.version)), None)
+    install = next((i for i in matrix.installs if i.framework == framework and i.when is None
+                    and i.covers(release.version)), None)  # a `when` line needs a version (PyTorch's)
     image = _image(matrix, release, framework, version)
     if install is None:
         return None, image, "", []
