@@ -9,6 +9,7 @@ from migrate.model import Extraction, Finding, SourceFile
 from migrate.rulebase.load import RuleBase
 from migrate.stack import check
 from migrate.stack.binaries import coverage
+from migrate.stack.capability import audit
 from migrate.stack.matrix import Matrix, vtuple
 from migrate.stack.model import Problem, StackReport
 from migrate.stack.pins import Pin, Stack, collect
@@ -20,6 +21,7 @@ UNPORTED_RULES = ("HIP7002", "HIP7005")
 def assess(matrix: Matrix, extractions: Mapping[str, Extraction], files: Iterable[SourceFile], *,
            rocm: list[str], arch: list[str], findings: Iterable[Finding] = ()) -> StackReport:
     """The stack report for every requested ROCm release x GPU (no release: the newest that lists the GPU)."""
+    findings = list(findings)
     stack = collect(extractions, files, locked=frozenset(matrix.packages))
     found = [check.check(matrix, stack, requested, release, gpu)
              for requested, release, gpu in check.targets(matrix, rocm, arch)]
@@ -41,6 +43,7 @@ def assess(matrix: Matrix, extractions: Mapping[str, Extraction], files: Iterabl
         targets=tuple(found),
         notes=tuple(dict.fromkeys(notes)),
         binaries=tuple(b.to_json() for b in coverage(matrix, stack, list(dict.fromkeys(arch)))),
+        capabilities=audit(findings, list(dict.fromkeys(arch))),
     )
 
 
