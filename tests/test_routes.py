@@ -31,3 +31,11 @@ def test_zluda_is_only_a_workstation_note_for_consumer_radeon(tmp_path: Path) ->
     route = json.loads(out.read_text())["workloads"][0]["route"]
     assert route["route"] == "port"
     assert len(route["notes"]) == 1 and "ZLUDA" in route["notes"][0] and "Instinct" in route["notes"][0]
+
+
+def test_the_markdown_report_has_the_route_column(tmp_path: Path) -> None:
+    out = tmp_path / "report.md"
+    run_cli("scan", "fixtures/routes/framework-triton", "-f", "markdown", "-o", str(out), "--target-arch", "gfx942")
+    text = out.read_text()
+    assert "| workload | kind | route | class |" in text
+    assert "| framework-triton | " in text and " | framework via Triton | " in text
