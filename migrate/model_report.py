@@ -60,6 +60,7 @@ class Workload:
     rocm_path: tuple[str, ...] = ()  # evidence that the project already has a ROCm path ("setup.py:41 ...")
     optional: bool = False  # tests, examples, benchmarks, experimental: reported, not counted in the summary
     optional_parts: tuple[OptionalPart, ...] = ()
+    route: dict[str, Any] | None = None  # which way to AMD (migrate/workloads/route.py), as JSON
 
     @property
     def primary(self) -> TargetVerdict:

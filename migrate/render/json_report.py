@@ -107,6 +107,7 @@ def _workload(w: Workload, ids: dict[Finding, str]) -> dict[str, Any]:
         "files": list(w.files), "depends_on": list(w.depends_on),
         "rocm_path": list(w.rocm_path), "optional": w.optional,
         "optional_parts": [p.to_json() for p in w.optional_parts],
+        "route": w.route,
         "targets": {v.arch: {"class": v.migration_class, "own_class": v.own_class,
                              "reasons": [ids[f] for f in v.reasons if f in ids], "chain": list(v.chain),
                              "effort_hours": v.effort.to_json()} for v in w.verdicts},

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 from collections import Counter
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -148,12 +149,26 @@ def _ported_and_optional(report: Report) -> list[str]:
         if w.rocm_path and w.rocm_path not in shown:
             shown.add(w.rocm_path)
             lines.append("ROCm path present: " + ", ".join(w.rocm_path))
+    lines += route_lines(report.workloads)
     for w in report.workloads:
         if w.optional:
             lines.append(f"Optional workload {w.name}: {w.migration_class}")
         for part in w.optional_parts:
             lines.append(f"Optional part of {w.name}: {part.root}: {part.migration_class} ({part.findings} findings)")
     return lines
+
+
+def route_lines(workloads: Sequence[Workload]) -> list[str]:
+    """Each workload whose route is not the default port, and each route note once (ZLUDA on Radeon)."""
+    lines: list[str] = []
+    notes: list[str] = []
+    for w in workloads:
+        route = w.route or {}
+        if route.get("route", "port") != "port":
+            via = f" via {route['via']}" if route.get("via") else ""
+            lines.append(f"Route for {w.name}: {route['route']}{via}: {route['why']}")
+        notes += [n for n in route.get("notes", ()) if n not in notes]
+    return lines + [f"Note: {n}" for n in notes]
 
 
 def _top_reason(w: Workload) -> str:
