@@ -87,7 +87,7 @@ def _assess(root: Path, settings: Any, table: Any, releases: list[str], gpus: li
     from migrate.discover import discover
     from migrate.extract.run import extract_all, extracted
     from migrate.match import match_targets
-    from migrate.rulebase.load import load_rules
+    from migrate.cli.rules import load_rules
     from migrate.stack import assess
 
     found = discover([root], include_vendored=settings.include_vendored, exclude=settings.exclude)
@@ -96,7 +96,7 @@ def _assess(root: Path, settings: Any, table: Any, releases: list[str], gpus: li
     files = [f for f in found.files if f.kind not in SOURCE_KINDS]
     scanned = extracted(extract_all(files, max_file_size=settings.max_file_size,
                                     cache=Cache(settings.cache_dir), jobs=settings.jobs))
-    findings = match_targets([(f.rel, e) for f, e in scanned], load_rules(), rocm=table.releases[0].version,
+    findings = match_targets([(f.rel, e) for f, e in scanned], load_rules(None), rocm=table.releases[0].version,
                              archs=gpus)
     report = assess.assess(table, {f.rel: e for f, e in scanned}, [f for f, _ in scanned], rocm=releases,
                            arch=gpus, findings=findings)
