@@ -11,7 +11,7 @@ from typing import Any
 
 from migrate import jsonio
 
-TWINNED = ("targets/gpus.yaml", "alternatives/routes.yaml")  # relative to a rules directory
+TWINNED = ("targets/gpus.yaml", "alternatives/routes.yaml", "workloads/optional.yaml")  # relative to a rules directory
 
 
 def read(path: Path) -> Any:

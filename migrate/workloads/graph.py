@@ -13,6 +13,7 @@ import networkx as nx
 
 from migrate.model import Fact
 from migrate.workloads.assemble import Spec
+from migrate.workloads.modules import ModuleIndex
 
 PY_SUFFIXES = (".py",)
 SYSTEM_HEADERS = frozenset({
@@ -48,7 +49,7 @@ class DependencyGraph:
         self._by_basename: dict[str, list[str]] = {}
         for path in self._files:
             self._by_basename.setdefault(posixpath.basename(path), []).append(path)
-        self._modules = _module_index(p for p in self._files if p.endswith(PY_SUFFIXES))
+        self._modules = ModuleIndex(p for p in self._files if p.endswith(PY_SUFFIXES))
         self._external = STDLIB | declared_packages(facts)
         extensions = {s.name: s for s in self.specs.values() if s.kind == "torch-extension"}
         targets = {s.name for s in self.specs.values() if s.kind.startswith("cmake")}
@@ -98,12 +99,7 @@ class DependencyGraph:
         return max(matches, key=lambda p: len(posixpath.commonprefix([p, rel])), default=None)
 
     def _import(self, rel: str, module: str) -> str | None:
-        if module.startswith("."):
-            level = len(module) - len(module.lstrip("."))
-            package = posixpath.dirname(rel).split("/")
-            package = package[: len(package) - (level - 1)] if level > 1 else package
-            module = ".".join([p for p in package if p and p != "."] + [m for m in module.lstrip(".").split(".") if m])
-        candidates = self._modules.get(module, [])
+        module, candidates = self._modules.candidates(rel, module)
         if module.split(".")[0] in self._external:  # stdlib or a dependency: only a module at an import root
             roots = {"", "src", posixpath.dirname(rel)}  # shadows it, never a same-named folder deep inside
             depth = module.count(".") + 1
@@ -139,15 +135,3 @@ def _base(path: str, depth: int) -> str:
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return "/".join(parts[:-depth])
-
-
-def _module_index(paths: Iterable[str]) -> dict[str, list[str]]:
-    """Dotted module names (every suffix of the path, for src/ layouts) -> files."""
-    index: dict[str, list[str]] = {}
-    for path in paths:
-        parts = path[: -len(".py")].split("/")
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        for start in range(len(parts)):
-            index.setdefault(".".join(parts[start:]), []).append(path)
-    return index

@@ -4,7 +4,9 @@
 optional: the module works without it. `if os.environ.get("USE_X"):` runs only when the user sets
 the variable: a test that is false with the variable unset (its default, or None) is an opt-in,
 also through a module flag (`USE_X = os.getenv("USE_X", "0") == "1"`). Facts in such scopes carry
-the guard "optional"; their findings are optional parts and do not decide the workload's class."""
+the guard "optional"; their findings are optional parts and do not decide the workload's class.
+An import inside a function that a dispatch table selects (`{"TensorRT-LLM": TensorRT_LLM_loader, ...}`)
+runs only when the user picks that entry: the import is optional too, even where its `except` re-raises."""
 from __future__ import annotations
 
 import ast
@@ -129,3 +131,16 @@ class EnvOptIns:
         except TypeError:
             return UNSET
         return UNSET
+
+
+def selected_functions(tree: ast.Module) -> frozenset[str]:
+    """Functions of the module that a dict literal maps a choice to, beside at least one other
+    function of the module (a loader or back end picked by configuration)."""
+    defined = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            named = {v.id for v in node.values if isinstance(v, ast.Name) and v.id in defined}
+            if len(named) >= 2:
+                out |= named
+    return frozenset(out)
