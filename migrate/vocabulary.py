@@ -50,7 +50,7 @@ STRUCTURE_KINDS: dict[str, str] = {
     "backend_branch": "a CMake branch a HIP build takes (`hip`) or skips (`cuda`: `if(NOT USE_ROCM)`, "
                       "`if(GPU_LANG STREQUAL \"CUDA\")`), over its lines",
     "build_switch": "a CMake `option()`, `cmake_dependent_option()` or project `*_option()`: the name is the switch, "
-                    "the text its default (`ON`, `OFF`)",
+                    "the text its default and the command (`OFF option`)",
     "cmake_source": "a source file a CMake command names (`list(APPEND SRCS csrc/a.cu)`), relative to its folder",
     "cmake_subdirectory": "`add_subdirectory(dir)`",
     "hip_rejected": "`#error` on the HIP side of a HIP guard: a HIP build of the file stops there",

@@ -25,7 +25,7 @@ ALLOWED: dict[str, set[str]] = {
                  "settings", "portfolio", "vcs", "stack"},
     "reportcache": {"cache", "statcache", "discover", "rulebase", "settings", "vcs", "render", "hipify", "pipeline"},
     "portfolio": {"pipeline", "rulebase", "settings", "vcs"},
-    "lint": {"cache", "discover", "extract", "match", "rulebase", "settings", "render"},
+    "lint": {"cache", "discover", "extract", "match", "rulebase", "settings", "render", "analyse", "statcache"},
     "render": set(),
     "stack": {"rulebase"},
     "validate": {"cache", "pipeline", "settings", "discover", "extract", "render", "rulebase"},
@@ -33,7 +33,7 @@ ALLOWED: dict[str, set[str]] = {
     "cli": {"*"}, "__main__": {"cli"},
 }
 EXCEPTIONS = {("migrate/hipify/convert.py", "pipeline"), ("migrate/hipify/todo.py", "pipeline"),
-              ("migrate/lint/run.py", "workloads"),
+              ("migrate/lint/run.py", "workloads"), ("migrate/lint/project.py", "workloads"),
               ("migrate/render/html_report.py", "workloads")}  # the rule families of the effort calibration: to move into the report  # lint: workloads.classify only, for the effective class
 
 

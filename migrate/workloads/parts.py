@@ -275,6 +275,7 @@ def _declared(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[str, str]]
     for path in sorted(facts):
         for f in facts[path]:
             if f.kind == "build_switch" and f.name not in out:
-                out[f.name] = (f"{path}:{f.line} {f.role}({f.name})", f.text)
+                default, _, command = f.text.partition(" ")
+                out[f.name] = (f"{path}:{f.line} {command}({f.name})", default)
     return out
 

@@ -235,8 +235,8 @@ def _structure(command: Command, where: _Positions) -> list[Fact]:
 
 # What a build's branches and options say about its parts: `switch_branch` (a branch taken when a build
 # switch is on: `if(BUILD_CUTLASS)`), `backend_branch` ("cuda" or "hip": the branch a HIP build takes or
-# skips, `if(NOT USE_ROCM)`, `if(GPU_LANG STREQUAL "CUDA")`), `build_switch` (`option(X "doc" OFF)`, its
-# default in the text), `cmake_source` (a source file a command names) and `cmake_subdirectory`.
+# skips, `if(NOT USE_ROCM)`, `if(GPU_LANG STREQUAL "CUDA")`), `build_switch` (`option(X "doc" OFF)`; the text
+# is its default and the command: `OFF option`), `cmake_source` (a source file a command names) and `cmake_subdirectory`.
 COMPARISONS = frozenset({"STREQUAL", "EQUAL", "MATCHES", "LESS", "GREATER", "LESS_EQUAL", "GREATER_EQUAL",
                          "VERSION_LESS", "VERSION_GREATER", "VERSION_EQUAL", "VERSION_LESS_EQUAL",
                          "VERSION_GREATER_EQUAL", "STRLESS", "STRGREATER", "IN_LIST", "DEFINED"})
@@ -301,11 +301,10 @@ def _build_parts(command: Command, where: _Positions) -> list[Fact]:
     if (command.name in ("option", "cmake_dependent_option") or command.name.endswith("_option")) and args \
             and not args[0].quoted:
         default = args[2].text.upper() if len(args) > 2 else ("OFF" if command.name == "option" else "")
-        return [fact("build_switch", args[0].text, line, col, col + len(command.name), role=command.name,
-                     text=default)]
+        return [fact("build_switch", args[0].text, line, col, col + len(command.name), text=f"{default} {command.name}")]
     if command.name == "add_subdirectory" and args:
         return [fact("cmake_subdirectory", DIRECTORY_VARIABLES.sub("", args[0].text), line, col,
-                     col + len(command.name), role=command.name)]
+                     col + len(command.name))]
     if command.name in MESSAGE_COMMANDS:
         return []
     out = []
@@ -313,5 +312,5 @@ def _build_parts(command: Command, where: _Positions) -> list[Fact]:
         path = DIRECTORY_VARIABLES.sub("", arg.text)
         if path.endswith(SOURCE_SUFFIXES) and "${" not in path and "*" not in path and "\n" not in path:
             at, at_col = where(arg.start)
-            out.append(fact("cmake_source", path, at, at_col, at_col + len(arg.text), role=command.name))
+            out.append(fact("cmake_source", path, at, at_col, at_col + len(arg.text)))
     return out
