@@ -80,7 +80,7 @@ def test_scratch_space_at_the_top_is_optional_and_a_dev_folder_deeper_is_not(rul
 
 @pytest.mark.parametrize(("switch", "feature"), [
     ("USE_CUDNN", "CUDNN"), ("CAFFE_WITH_NCCL", "NCCL"), ("BUILD_CUTLASS", "CUTLASS"), ("ENABLE_FP8_KV", "FP8_KV"),
-    ("GGML_USE_CUDA", None), ("WITH_GPU", None), ("USE_CUBLAS", None), ("CUDNN_VERSION", None), ("USE", None),
+    ("GGML_USE_CUDA", "CUDA"), ("WITH_GPU", "GPU"), ("CUDNN_VERSION", None), ("USE", None),
 ])
 def test_what_a_switch_turns_on(switch: str, feature: str | None) -> None:
     assert parts.feature(switch, parts.words()) == feature

@@ -27,6 +27,8 @@ from migrate.workloads import ported
 from migrate.workloads.ported import Evidence
 
 C_FAMILIES = ("HIP0", "HIP1", "HIP2", "HIP3", "HIP4", "HIP5")
+HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".cuh", ".inl")
+HEADER_DEPTH = 3  # headers included only by gated headers, this many levels down
 SECTIONS = ("folders", "scratch_folders", "switches")
 
 
@@ -82,14 +84,18 @@ def optional_root(path: str, known: Words | None = None) -> str | None:
 
 
 def feature(switch: str, known: Words) -> str | None:
-    """What a switch turns on (USE_CUDNN -> CUDNN, CAFFE_WITH_NCCL -> NCCL), or None when the name has
-    no switch word, or its feature is the GPU platform itself (GGML_USE_CUDA, WITH_GPU)."""
+    """What a switch turns on (USE_CUDNN -> CUDNN, CAFFE_WITH_NCCL -> NCCL, GGML_USE_CUDA -> CUDA), or
+    None when the name has no switch word."""
     tokens = switch.split("_")
     for i, token in enumerate(tokens[:-1]):
         if token in known.switch_words:
-            rest = tokens[i + 1:]
-            return None if rest[0] in known.platform_words else "_".join(rest)
+            return "_".join(tokens[i + 1:])
     return None
+
+
+def is_platform(switch_feature: str, known: Words) -> bool:
+    """Whether a switch's feature is the GPU platform itself (CUDA, GPU), not a library or kernel family."""
+    return switch_feature.split("_", maxsplit=1)[0] in known.platform_words
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,8 +136,8 @@ class ProjectParts:
             return Part(root, (f"{root}/: {what} (rules/workloads/optional.yaml)",))
         if path in self.optional_modules:
             return Part(path, (self.optional_modules[path],))
-        region = self._switch(path, finding.line)
-        if region is not None and region.switch in self.switches:
+        region = next((r for r in self._switches(path, finding.line) if r.switch in self.switches), None)
+        if region is not None:
             return Part(f"build switch {region.switch}",
                         (*self.switches[region.switch], f"{region.path}:{region.start} {region.text}"))
         if finding.status == "optional":
@@ -147,14 +153,10 @@ class ProjectParts:
             return evolve(finding, status="optional")
         return finding
 
-    def _switch(self, path: str, line: int) -> _Region | None:
-        for region in self.regions.get(path, ()):
-            if region.start <= line <= region.end:
-                return region
-        for prefix in _prefixes(path):
-            if prefix in self.gated:
-                return self.gated[prefix]
-        return None
+    def _switches(self, path: str, line: int) -> list[_Region]:
+        """Every switch branch around a line, innermost first, then the CMake branches that add its file."""
+        around = sorted((r for r in self.regions.get(path, ()) if r.start <= line <= r.end), key=lambda r: -r.start)
+        return around + [self.gated[prefix] for prefix in _prefixes(path) if prefix in self.gated]
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -166,24 +168,30 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     gated = _gated(facts, regions)
     declared = _declared(facts)
     probe = ProjectParts(regions=regions, gated=gated, known=known)
+    for _ in range(HEADER_DEPTH):
+        more = _gated_headers(facts, probe)
+        if not more:
+            break
+        gated.update(more)
     uses: dict[str, list[Finding]] = {}
     outside = False  # GPU code of the project's own outside every switch
     for f in findings:
-        region = probe._switch(f.path, f.line)
-        if region is not None:
+        around = probe._switches(f.path, f.line)
+        for region in around:
             uses.setdefault(region.switch, []).append(f)
-        elif f.rule.startswith(C_FAMILIES) and class_rank(f.migration_class) >= class_rank("migration-required") \
+        if not around and f.rule.startswith(C_FAMILIES) and class_rank(f.migration_class) >= class_rank("migration-required") \
                 and optional_root(f.path, known) is None:
             outside = True
     switches: dict[str, tuple[str, ...]] = {}
     for name in sorted(uses):
-        if feature(name, known) is None:
+        turns_on = feature(name, known)
+        if turns_on is None:
             continue
         where, default = declared.get(name, ("", ""))
         said = (f"{where} default {default}",) if where else ()
         if where and default.upper() in known.off:
-            switches[name] = (*said, f"{name} is off by default")
-        elif outside:
+            switches[name] = (*said, f"{name} is off by default: the default build has none of its code")
+        elif outside and not is_platform(turns_on, known):
             switches[name] = (*said, f"the project's own GPU code builds without {name}")
     return ProjectParts(rocm_path=evidence, left_out_of_hip=_left_out(facts) if evidence else {},
                         optional_modules=_optional_modules(facts), switches=switches, regions=regions, gated=gated,
@@ -218,6 +226,32 @@ def _gated(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[_Reg
                 out[_join(here, f.name) + "/"] = region
             elif f.kind == "cmake_source":
                 out[_join(here, f.name)] = region
+    return out
+
+
+def _gated_headers(facts: Mapping[str, Sequence[Fact]], probe: ProjectParts) -> dict[str, _Region]:
+    """Headers every #include of which sits in one switch's code (a branch or a gated file): gated by it."""
+    by_name: dict[str, list[str]] = {}
+    for path in facts:
+        if path.endswith(HEADER_SUFFIXES) and path not in probe.gated:
+            by_name.setdefault(posixpath.basename(path), []).append(path)
+    seen: dict[str, list[list[_Region]]] = {}
+    for path, items in facts.items():
+        for f in items:
+            if f.kind != "include" or posixpath.basename(f.name) not in by_name:
+                continue
+            local = _join(posixpath.dirname(path), f.name)
+            found = [p for p in by_name[posixpath.basename(f.name)] if p == local or p.endswith("/" + f.name)]
+            header = local if local in found else max(found, key=lambda p: len(posixpath.commonprefix([p, path])),
+                                                      default=None)
+            if header is not None and header != path:
+                seen.setdefault(header, []).append(probe._switches(path, f.line))
+    out: dict[str, _Region] = {}
+    for header, sites in seen.items():
+        common = set.intersection(*({r.switch for r in site} for site in sites))
+        first = next((r for r in sites[0] if r.switch in common), None)
+        if first is not None:
+            out[header] = first
     return out
 
 

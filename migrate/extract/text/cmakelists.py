@@ -302,6 +302,10 @@ def _build_parts(command: Command, where: _Positions) -> list[Fact]:
             and not args[0].quoted:
         default = args[2].text.upper() if len(args) > 2 else ("OFF" if command.name == "option" else "")
         return [fact("build_switch", args[0].text, line, col, col + len(command.name), text=f"{default} {command.name}")]
+    if command.name == "set" and len(args) > 3 and args[2].text == "CACHE" and args[3].text == "BOOL" \
+            and not args[0].quoted:  # set(X 0 CACHE BOOL "doc"): an option by another name
+        return [fact("build_switch", args[0].text, line, col, col + len(command.name),
+                     text=f"{args[1].text.upper()} set")]
     if command.name == "add_subdirectory" and args:
         return [fact("cmake_subdirectory", DIRECTORY_VARIABLES.sub("", args[0].text), line, col,
                      col + len(command.name))]
