@@ -73,7 +73,7 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
     kinds = {f.rel: f.kind for f, _ in scanned}
     found_findings = [*precise_result.findings, *stack.findings]
     project = parts.build(facts, kinds, found_findings, parts.words(rules.directory))
-    workloads, judged = judge(specs, DependencyGraph(specs, facts), found_findings,
+    workloads, judged = judge(specs, DependencyGraph(specs, facts, project.optional_files()), found_findings,
                               settings.arch, model, rules, effort_calibration.load(), project)
     files = {f.rel: (f.kind, r.lines) for f, r in scanned}
     costs = project_costs((), found.root.name or "root", workloads, judged, files, model, effort_calibration.load())

@@ -91,3 +91,23 @@ def test_the_words_are_data_with_a_source(tmp_path: Path) -> None:
     (tmp_path / "workloads" / "optional.yaml").write_text("folders: {names: [tests]}\n")
     with pytest.raises(parts.DataError, match="source URL"):
         parts.words(tmp_path)
+
+
+def test_an_alternative_back_end_picked_on_the_command_line_is_optional(rulebase) -> None:
+    """torch-ngp: `if opt.ff: from nerf.network_ff import NeRFNetwork ... else: from nerf.network import
+    NeRFNetwork`; the fully fused MLP on CUTLASS (ffmlp/) is used only by nerf/network_ff.py."""
+    data = report("ngp_ffmlp", rulebase)
+    assert data["summary"]["class"] == "native"
+    by_name = {w["name"]: w for w in data["workloads"]}
+    assert by_name["ffmlp"]["optional"] is True and by_name["ffmlp"]["class"] == "incompatible"
+    assert by_name["ngp_ffmlp"]["class"] == "native"
+
+
+def test_only_a_chain_with_a_default_names_alternatives() -> None:
+    from migrate.extract.python import extractor
+
+    source = (b"if opt.ff:\n    from nerf.network_ff import Net\nelse:\n    from nerf.network import Net\n"
+              b"if opt.x:\n    from a import b\nelse:\n    from c import d\n"
+              b"if opt.y:\n    from e import Net\n")
+    guards = {f.name: f.guard for f in extractor.extract(source).facts if f.kind == "python_import"}
+    assert guards == {"nerf.network_ff": "optional", "nerf.network": None, "a": None, "c": None, "e": None}

@@ -40,8 +40,11 @@ PACKAGE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 class DependencyGraph:
     """Workload-level digraph; each edge keeps the first file-level reason that created it."""
 
-    def __init__(self, specs: Iterable[Spec], facts: Mapping[str, tuple[Fact, ...]]) -> None:
+    def __init__(self, specs: Iterable[Spec], facts: Mapping[str, tuple[Fact, ...]],
+                 optional_files: frozenset[str] = frozenset()) -> None:
         self.specs = {s.name: s for s in specs}
+        self._optional_files = optional_files  # files only optional code reaches (workloads/parts.py)
+        self._optional_use = False  # whether the fact being linked sits in optional code
         self.owner = {path: s.name for s in self.specs.values() for path in s.files}
         self.graph = nx.DiGraph()
         self.graph.add_nodes_from(self.specs)
@@ -59,6 +62,7 @@ class DependencyGraph:
 
     def _edges_of(self, rel: str, facts: tuple[Fact, ...], extensions: dict[str, Any], targets: set[str]) -> None:
         for fact in facts:
+            self._optional_use = fact.guard == "optional" or rel in self._optional_files
             if fact.kind == "include":
                 if fact.text.startswith("<") and fact.name in SYSTEM_HEADERS:
                     continue  # <unistd.h> is the system's, even where the project has a file of that name
@@ -86,8 +90,17 @@ class DependencyGraph:
 
     def _link_workload(self, rel: str, workload: str, step: str) -> None:
         source = self.owner[rel]
-        if source != workload and not self.graph.has_edge(source, workload):
-            self.graph.add_edge(source, workload, step=f"{rel} {step}")
+        if source == workload:
+            return
+        if not self.graph.has_edge(source, workload):
+            self.graph.add_edge(source, workload, step=f"{rel} {step}", optional=self._optional_use)
+        elif not self._optional_use:
+            self.graph.edges[source, workload]["optional"] = False
+
+    def only_optionally_used(self, workload: str) -> bool:
+        """Whether every use of a workload by another comes from optional code (and there is one)."""
+        uses = list(self.graph.in_edges(workload, data="optional", default=False))
+        return bool(uses) and all(optional for _, _, optional in uses)
 
     def _include(self, rel: str, header: str) -> str | None:
         """A repo file for an #include: next to the includer, else the closest file ending in it."""

@@ -29,6 +29,7 @@ from migrate.workloads.ported import Evidence
 C_FAMILIES = ("HIP0", "HIP1", "HIP2", "HIP3", "HIP4", "HIP5")
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".cuh", ".inl")
 HEADER_DEPTH = 3  # headers included only by gated headers, this many levels down
+MODULE_DEPTH = 4  # modules imported only by optional modules, this many levels down
 SECTIONS = ("folders", "scratch_folders", "switches")
 
 
@@ -143,6 +144,10 @@ class ProjectParts:
         if finding.status == "optional":
             return Part(f"{path} (optional scope)", (f"{path}:{finding.line}: an optional import or opt-in",))
         return None
+
+    def optional_files(self) -> frozenset[str]:
+        """Files that are optional as a whole: modules only optional code imports."""
+        return frozenset(self.optional_modules)
 
     def apply(self, finding: Finding) -> Finding:
         """The finding with its status: `ported` where the ROCm path covers its file, `optional` in an
@@ -276,20 +281,27 @@ def _left_out(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
 
 
 def _optional_modules(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
-    """Project modules every import of which (from another file) sits in an optional scope."""
+    """Project modules every import of which (from another file) sits in an optional scope or in a module
+    that is optional itself: a loader's module, and what only that module imports."""
     from migrate.workloads.modules import ModuleIndex
 
     index = ModuleIndex(p for p in facts if p.endswith(".py"))
-    imports: dict[str, list[tuple[bool, str]]] = {}
+    imports: dict[str, list[tuple[bool, str, str]]] = {}  # module -> (optional scope?, importer, where)
     for path, items in facts.items():
         for f in items:
             if f.kind == "python_import" and f.guard not in ("hip", "cuda"):
                 target = index.resolve(path, f.name)
                 if target is not None and target != path:
-                    imports.setdefault(target, []).append((f.guard == "optional", f"{path}:{f.line}"))
-    return {module: f"{seen[0][1]} imports it only in an optional scope (a fallback, an opt-in, a loader "
-                    "picked by configuration)"
-            for module, seen in imports.items() if all(optional for optional, _ in seen)}
+                    imports.setdefault(target, []).append((f.guard == "optional", path, f"{path}:{f.line}"))
+    out: dict[str, str] = {}
+    for _ in range(MODULE_DEPTH):
+        found = {module: seen[0][2] for module, seen in imports.items()
+                 if module not in out and all(optional or importer in out for optional, importer, _ in seen)}
+        if not found:
+            break
+        out.update({m: f"{where} imports it only in an optional scope (a fallback, an opt-in, a loader or back end "
+                       "picked by configuration) or from an optional module" for m, where in found.items()})
+    return out
 
 
 def _join(folder: str, name: str) -> str:

@@ -36,7 +36,7 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
         if finding.workload in mine:
             mine[finding.workload].append(finding)
     kinds = {s.name: s.kind for s in specs}
-    optional = {s.name: _all_optional(s) for s in specs}
+    optional = {s.name: _all_optional(s) or graph.only_optionally_used(s.name) for s in specs}
     efforts = {r.id: (r.effort_per_occurrence, r.effort_first_use) for r in rules.rules}
     names = {r.id: r.name for r in rules.rules}
     verdicts: dict[str, list[TargetVerdict]] = {s.name: [] for s in specs}

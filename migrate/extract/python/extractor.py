@@ -9,7 +9,7 @@ import warnings
 from migrate.extract.columns import Columns
 from migrate.extract.python import constructs, embedded, structure
 from migrate.extract.python.guards import HIP_MARKERS, HipGuards
-from migrate.extract.python.optional import EnvOptIns, is_import_fallback, selected_functions
+from migrate.extract.python.optional import EnvOptIns, alternative_imports, is_import_fallback, selected_functions
 from migrate.extract.text.deps import REQUIREMENT, normalise
 from migrate.extract.text.lines import ARCH_OPTION, FLAG, flag_text, line_texts
 from migrate.model import Extraction, Fact
@@ -74,6 +74,7 @@ class _Visitor(ast.NodeVisitor):
         self.guard: str | None = None
         self.selected: frozenset[str] = frozenset()  # functions a dispatch table picks (python/optional.py)
         self.in_selected = 0  # depth of such functions being visited: their imports are optional
+        self.alternatives: frozenset[int] = frozenset()  # id() of imports of a non-default branch (optional.py)
         self.facts: list[Fact] = []
         self.notes: list[str] = []
 
@@ -93,6 +94,7 @@ class _Visitor(ast.NodeVisitor):
                 todo.extend((child, function) for child in ast.iter_child_nodes(node))
         self.guards.prescan(tree, returns)
         self.selected = selected_functions(tree)
+        self.alternatives = alternative_imports(tree)
 
     # -- locations --------------------------------------------------------
     def _col(self, line: int, byte_col: int) -> int:
@@ -150,7 +152,7 @@ class _Visitor(ast.NodeVisitor):
                     self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
 
     def visit_Import(self, node: ast.Import | ast.ImportFrom) -> None:
-        if self.in_selected and self.guard is None:
+        if (self.in_selected or id(node) in self.alternatives) and self.guard is None:
             self._under("optional", node)
         elif isinstance(node, ast.Import):
             self._bind(node)
