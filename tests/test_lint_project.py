@@ -81,3 +81,21 @@ def test_lint_and_scan_agree_on_an_optional_part(tmp_path: Path, env: dict[str, 
     tree = copy(CAFFE, tmp_path)
     scan, lint, _ = classes(tree, "src", env)
     assert scan and scan == lint
+
+
+def test_the_projects_parts_come_from_the_cache_while_it_is_unchanged(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from migrate.lint import project
+    from migrate.rulebase.load import load_rules
+    from migrate.settings import Settings
+
+    tree = copy(GGML, tmp_path)
+    settings = Settings(jobs=1, cache_dir=tmp_path / "cache")
+    rules = load_rules()
+    first = project.parts_of(tree, settings, rules)
+    assert first.rocm_path
+    monkeypatch.setattr(project, "_decide", lambda *a, **k: pytest.fail("decided again"))
+    assert project.parts_of(tree, settings, rules) == first
+    (tree / "src" / "ggml-cuda" / "argmax.cu").write_text("// changed\n")
+    monkeypatch.undo()
+    assert project.parts_of(tree, settings, rules).rocm_path == first.rocm_path

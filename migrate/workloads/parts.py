@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from migrate.model import Fact, Finding, class_rank, evolve
 from migrate.rulebase import datafile
@@ -162,6 +163,40 @@ class ProjectParts:
         """Every switch branch around a line, innermost first, then the CMake branches that add its file."""
         around = sorted((r for r in self.regions.get(path, ()) if r.start <= line <= r.end), key=lambda r: -r.start)
         return around + [self.gated[prefix] for prefix in _prefixes(path) if prefix in self.gated]
+
+
+def to_json(parts: ProjectParts) -> dict[str, Any]:
+    """The parts as JSON (lint keeps them in the cache, keyed by the project's content)."""
+    def region(r: _Region) -> list[Any]:
+        return [r.path, r.start, r.end, r.switch, r.text]
+
+    return {"rocm_path": [[e.path, e.line, e.strength, e.text] for e in parts.rocm_path],
+            "left_out_of_hip": dict(parts.left_out_of_hip), "optional_modules": dict(parts.optional_modules),
+            "switches": {k: list(v) for k, v in parts.switches.items()},
+            "regions": {k: [region(r) for r in v] for k, v in parts.regions.items()},
+            "gated": {k: region(r) for k, r in parts.gated.items()}}
+
+
+def from_json(data: Any, known: Words | None = None) -> ProjectParts:
+    """Parts read back from `to_json`; raises ValueError (or a KeyError/TypeError) on another shape."""
+    def region(item: Any) -> _Region:
+        path, start, end, switch, text = item
+        if not (isinstance(path, str) and isinstance(start, int) and isinstance(end, int)
+                and isinstance(switch, str) and isinstance(text, str)):
+            raise ValueError("not a switch branch")
+        return _Region(path, start, end, switch, text)
+
+    def strings(mapping: Any) -> dict[str, str]:
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in mapping.items()):
+            raise ValueError("not a mapping of strings")
+        return dict(mapping)
+
+    return ProjectParts(
+        rocm_path=tuple(Evidence(str(p), int(n), str(s), str(t)) for p, n, s, t in data["rocm_path"]),
+        left_out_of_hip=strings(data["left_out_of_hip"]), optional_modules=strings(data["optional_modules"]),
+        switches={str(k): tuple(str(e) for e in v) for k, v in data["switches"].items()},
+        regions={str(k): tuple(region(r) for r in v) for k, v in data["regions"].items()},
+        gated={str(k): region(r) for k, r in data["gated"].items()}, known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
