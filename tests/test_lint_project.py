@@ -75,6 +75,9 @@ def test_what_the_hip_build_leaves_out_is_not_credited(tmp_path: Path, env: dict
     assert "incompatible" in by_file["csrc/quantization/awq/gemm_kernels.cu"]
     assert "migration-required" in by_file["csrc/custom_all_reduce.cu"]
     assert code == 1
+    bench = run_cli("scan", ".", "-f", "json", "--no-hipify", cwd=tree, env=env)
+    statuses = {f["status"] for f in json.loads(bench.stdout)["findings"] if f["path"].startswith("benchmarks/")}
+    assert statuses == {"optional"}  # a CUDA-only microbenchmark: its own class, not ported
 
 
 def test_lint_and_scan_agree_on_an_optional_part(tmp_path: Path, env: dict[str, str]) -> None:

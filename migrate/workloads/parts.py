@@ -123,6 +123,7 @@ class ProjectParts:
 
     rocm_path: tuple[Evidence, ...] = ()
     left_out_of_hip: Mapping[str, str] = field(default_factory=dict)  # path -> why the HIP build skips it
+    hip_aware: frozenset[str] = frozenset()  # files with HIP branches or HIP includes of their own
     optional_modules: Mapping[str, str] = field(default_factory=dict)  # path -> the optional import of it
     switches: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # optional switch -> evidence
     regions: Mapping[str, tuple[_Region, ...]] = field(default_factory=dict)  # path -> switch branches in it
@@ -151,9 +152,11 @@ class ProjectParts:
         return frozenset(self.optional_modules)
 
     def apply(self, finding: Finding) -> Finding:
-        """The finding with its status: `ported` where the ROCm path covers its file, `optional` in an
-        optional part, else as it came."""
-        if self.rocm_path and finding.path not in self.left_out_of_hip:
+        """The finding with its status: `ported` where the ROCm path covers its file (a test or benchmark
+        only when it has HIP branches of its own: a CUDA-only microbenchmark is not ported by the project's
+        HIP build), `optional` in an optional part, else as it came."""
+        if self.rocm_path and finding.path not in self.left_out_of_hip and \
+                (finding.path in self.hip_aware or optional_root(finding.path, self.known or words()) is None):
             return evolve(finding, status="ported")
         if finding.status != "optional" and self.part(finding) is not None:
             return evolve(finding, status="optional")
@@ -172,6 +175,7 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
 
     return {"rocm_path": [[e.path, e.line, e.strength, e.text] for e in parts.rocm_path],
             "left_out_of_hip": dict(parts.left_out_of_hip), "optional_modules": dict(parts.optional_modules),
+            "hip_aware": sorted(parts.hip_aware),
             "switches": {k: list(v) for k, v in parts.switches.items()},
             "regions": {k: [region(r) for r in v] for k, v in parts.regions.items()},
             "gated": {k: region(r) for k, r in parts.gated.items()}}
@@ -194,6 +198,7 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
     return ProjectParts(
         rocm_path=tuple(Evidence(str(p), int(n), str(s), str(t)) for p, n, s, t in data["rocm_path"]),
         left_out_of_hip=strings(data["left_out_of_hip"]), optional_modules=strings(data["optional_modules"]),
+        hip_aware=frozenset(str(p) for p in data["hip_aware"]),
         switches={str(k): tuple(str(e) for e in v) for k, v in data["switches"].items()},
         regions={str(k): tuple(region(r) for r in v) for k, v in data["regions"].items()},
         gated={str(k): region(r) for k, r in data["gated"].items()}, known=known)
@@ -203,7 +208,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
           known: Words | None = None) -> ProjectParts:
     """A project's parts from its files' facts (paths relative to its root) and its findings."""
     known = known or words()
-    evidence = ported.rocm_path(ported.collect(facts, kinds), has_cuda_sources="cuda" in kinds.values())
+    collected = ported.collect(facts, kinds)
+    evidence = ported.rocm_path(collected, has_cuda_sources="cuda" in kinds.values())
     regions = _regions(facts)
     gated = _gated(facts, regions)
     declared = _declared(facts)
@@ -234,6 +240,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         elif outside and not is_platform(turns_on, known):
             switches[name] = (*said, f"the project's own GPU code builds without {name}")
     return ProjectParts(rocm_path=evidence, left_out_of_hip=_left_out(facts) if evidence else {},
+                        hip_aware=frozenset(e.path for e in collected if e.strength == "source"),
                         optional_modules=_optional_modules(facts), switches=switches, regions=regions, gated=gated,
                         known=known)
 
