@@ -111,3 +111,24 @@ def test_only_a_chain_with_a_default_names_alternatives() -> None:
               b"if opt.y:\n    from e import Net\n")
     guards = {f.name: f.guard for f in extractor.extract(source).facts if f.kind == "python_import"}
     assert guards == {"nerf.network_ff": "optional", "nerf.network": None, "a": None, "c": None, "e": None}
+
+
+def test_a_makefile_switch_left_commented_out_makes_its_sources_optional(rulebase) -> None:
+    """Caffe's Makefile shape: `# USE_CUDNN := 1` in Makefile.config.example, the cuDNN source added
+    under `ifeq ($(USE_CUDNN), 1)` (no #ifdef in the file)."""
+    data = report("make_cudnn", rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    part = optional_parts(data)["build switch USE_CUDNN"]
+    assert part["class"] == "incompatible"
+    assert part["evidence"][0] == "Makefile.config.example:3 commented-out(USE_CUDNN) default 0"
+
+
+def test_a_make_conditional_names_the_switch_of_its_true_branch_only() -> None:
+    from migrate.extract.text import buildfiles
+
+    source = (b"USE_NCCL ?= 0\nifeq ($(USE_NCCL), 1)\n\tSRCS += nccl.cu\nendif\n"
+              b"ifneq ($(CPU_ONLY), 1)\n\tSRCS += gpu.cu\nelse\n\tSRCS += cpu.cpp\nendif\n")
+    facts = buildfiles.makefile(source).facts
+    assert [(f.name, f.line, f.end_line) for f in facts if f.kind == "switch_branch"] == [("USE_NCCL", 2, 4)]
+    assert {f.name: f.text for f in facts if f.kind == "build_switch"} == {"USE_NCCL": "0 make"}
+    assert [f.name for f in facts if f.kind == "build_source"] == ["nccl.cu", "gpu.cu", "cpu.cpp"]

@@ -259,10 +259,10 @@ def _inside(fact: Fact, regions: Sequence[_Region]) -> _Region | None:
 
 
 def _gated(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[_Region, ...]]) -> dict[str, _Region]:
-    """Files and folders (`dir/`) that CMake adds only in a switch's branch, relative to the project."""
+    """Files and folders (`dir/`) that CMake or make adds only in a switch's branch, relative to the project."""
     out: dict[str, _Region] = {}
     for path, items in facts.items():
-        if posixpath.basename(path) != "CMakeLists.txt" or path not in regions:
+        if path not in regions:
             continue
         here = posixpath.dirname(path)
         for f in items:
@@ -271,7 +271,7 @@ def _gated(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[_Reg
                 continue
             if f.kind == "cmake_subdirectory":
                 out[_join(here, f.name) + "/"] = region
-            elif f.kind == "cmake_source":
+            elif f.kind == "build_source":
                 out[_join(here, f.name)] = region
     return out
 
@@ -311,7 +311,7 @@ def _left_out(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
         cuda_only = [(f.line, f.end_line) for f in items if f.kind == "backend_branch" and f.name == "cuda"]
         here = posixpath.dirname(path)
         for f in items:
-            if f.kind == "cmake_source":
+            if f.kind == "build_source":
                 skipped = any(a <= f.line <= b for a, b in cuda_only)
                 listed.setdefault(_join(here, f.name), []).append((skipped, f"{path}:{f.line}"))
             elif f.kind == "hip_rejected" and path not in out:

@@ -236,7 +236,7 @@ def _structure(command: Command, where: _Positions) -> list[Fact]:
 # What a build's branches and options say about its parts: `switch_branch` (a branch taken when a build
 # switch is on: `if(BUILD_CUTLASS)`), `backend_branch` ("cuda" or "hip": the branch a HIP build takes or
 # skips, `if(NOT USE_ROCM)`, `if(GPU_LANG STREQUAL "CUDA")`), `build_switch` (`option(X "doc" OFF)`; the text
-# is its default and the command: `OFF option`), `cmake_source` (a source file a command names) and `cmake_subdirectory`.
+# is its default and the command: `OFF option`), `build_source` (a source file a command names) and `cmake_subdirectory`.
 COMPARISONS = frozenset({"STREQUAL", "EQUAL", "MATCHES", "LESS", "GREATER", "LESS_EQUAL", "GREATER_EQUAL",
                          "VERSION_LESS", "VERSION_GREATER", "VERSION_EQUAL", "VERSION_LESS_EQUAL",
                          "VERSION_GREATER_EQUAL", "STRLESS", "STRGREATER", "IN_LIST", "DEFINED"})
@@ -316,5 +316,5 @@ def _build_parts(command: Command, where: _Positions) -> list[Fact]:
         path = DIRECTORY_VARIABLES.sub("", arg.text)
         if path.endswith(SOURCE_SUFFIXES) and "${" not in path and "*" not in path and "\n" not in path:
             at, at_col = where(arg.start)
-            out.append(fact("cmake_source", path, at, at_col, at_col + len(arg.text)))
+            out.append(fact("build_source", path, at, at_col, at_col + len(arg.text)))
     return out
