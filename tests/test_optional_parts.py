@@ -132,3 +132,24 @@ def test_a_make_conditional_names_the_switch_of_its_true_branch_only() -> None:
     assert [(f.name, f.line, f.end_line) for f in facts if f.kind == "switch_branch"] == [("USE_NCCL", 2, 4)]
     assert {f.name: f.text for f in facts if f.kind == "build_switch"} == {"USE_NCCL": "0 make"}
     assert [f.name for f in facts if f.kind == "build_source"] == ["nccl.cu", "gpu.cu", "cpu.cpp"]
+
+
+def test_a_feature_switch_inside_the_platform_switch_is_optional_beside_the_projects_kernels() -> None:
+    """`#ifdef WITH_CUDA` (the GPU path itself) holds both the project's kernels and `#ifdef USE_CUDNN`."""
+    from migrate.model import Fact, Finding
+
+    def branch(name: str, start: int, end: int) -> Fact:
+        return Fact(kind="switch_branch", name=name, line=start, column=1, end_line=end, end_column=1,
+                    text=f"#ifdef {name}")
+
+    def finding(line: int, rule: str, cls: str) -> Finding:
+        return Finding(rule=rule, path="a.cu", line=line, column=1, end_line=line, end_column=2, symbol="s",
+                       message="", hip=None, hipify="no", confidence="high", migration_class=cls)
+
+    facts = {"a.cu": (branch("WITH_CUDA", 1, 100), branch("USE_CUDNN", 50, 60))}
+    kernel, cudnn = finding(10, "HIP4002", "migration-required"), finding(55, "HIP306021", "incompatible")
+    project = parts.build(facts, {"a.cu": "cuda"}, [kernel, cudnn])
+    assert list(project.switches) == ["USE_CUDNN"]
+    assert (project.apply(cudnn).status, project.apply(kernel).status) == ("optional", "")
+    alone = parts.build(facts, {"a.cu": "cuda"}, [cudnn])  # no kernel of its own: cuDNN is the GPU path
+    assert alone.switches == {}

@@ -18,7 +18,7 @@ from migrate.workloads.parts import ProjectParts, Words
 if TYPE_CHECKING:
     from migrate.analyse import Outcome
 
-PARTS_FORMAT = "2"
+PARTS_FORMAT = "3"
 
 
 def root_of(targets: Sequence[Path], lint_root: Path) -> Path | None:

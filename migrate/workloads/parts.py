@@ -220,13 +220,15 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             break
         gated.update(more)
     uses: dict[str, list[Finding]] = {}
-    outside = False  # GPU code of the project's own outside every switch
+    outside = False  # GPU code of the project's own outside every feature switch (a platform one's is its own)
     for f in findings:
         around = probe._switches(f.path, f.line)
         for region in around:
             uses.setdefault(region.switch, []).append(f)
-        if not around and f.rule.startswith(C_FAMILIES) and class_rank(f.migration_class) >= class_rank("migration-required") \
-                and optional_root(f.path, known) is None:
+        features = [feature(r.switch, known) for r in around]
+        in_feature = any(x is not None and not is_platform(x, known) for x in features)
+        if not in_feature and f.rule.startswith(C_FAMILIES) and optional_root(f.path, known) is None \
+                and class_rank(f.migration_class) >= class_rank("migration-required"):
             outside = True
     switches: dict[str, tuple[str, ...]] = {}
     for name in sorted(uses):
