@@ -102,3 +102,17 @@ def test_the_projects_parts_come_from_the_cache_while_it_is_unchanged(tmp_path: 
     (tree / "src" / "ggml-cuda" / "argmax.cu").write_text("// changed\n")
     monkeypatch.undo()
     assert project.parts_of(tree, settings, rules).rocm_path == first.rocm_path
+
+
+def test_the_project_root_is_the_nearest_checkout_inside_the_working_directory(tmp_path: Path) -> None:
+    from migrate.lint.project import root_of
+
+    (tmp_path / "home" / "proj" / ".git").mkdir(parents=True)
+    (tmp_path / "home" / "proj" / "src").mkdir()
+    (tmp_path / "other").mkdir()
+    source, stray = tmp_path / "home" / "proj" / "src" / "a.cu", tmp_path / "other" / "b.cu"
+    source.write_text("")
+    stray.write_text("")
+    assert root_of([source], tmp_path / "home") == (tmp_path / "home" / "proj").resolve()  # not all of home
+    assert root_of([source], tmp_path / "home" / "proj" / "src") == (tmp_path / "home" / "proj" / "src").resolve()
+    assert root_of([stray], tmp_path / "home") is None  # outside the working directory and any checkout

@@ -22,18 +22,20 @@ PARTS_FORMAT = "3"
 
 
 def root_of(targets: Sequence[Path], lint_root: Path) -> Path | None:
-    """The nearest project root above the targets: the lint root (the working directory or the
-    configuration file's folder) where it holds them all, else the nearest folder with `.git`."""
+    """The nearest project root above the targets: the nearest folder with `.git` that holds them all, up to
+    the lint root (the working directory or the configuration file's folder), else the lint root where it
+    holds them; None for files outside both (they are linted alone)."""
     paths = [t.resolve() for t in targets]
-    top = lint_root.resolve()
-    if paths and all(p == top or top in p.parents for p in paths):
-        return top
     if not paths:
         return None
+    top = lint_root.resolve()
     start = paths[0] if paths[0].is_dir() else paths[0].parent
     for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder if all(p == folder or folder in p.parents for p in paths) else None
+        holds = all(p == folder or folder in p.parents for p in paths)
+        if holds and (folder == top or (folder / ".git").exists()):
+            return folder
+        if folder == top:
+            break
     return None
 
 
