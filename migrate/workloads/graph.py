@@ -9,10 +9,9 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import networkx as nx
-
 from migrate.model import Fact
 from migrate.workloads.assemble import Spec
+from migrate.workloads.digraph import DiGraph
 from migrate.workloads.modules import ModuleIndex
 
 PY_SUFFIXES = (".py",)
@@ -45,9 +44,9 @@ class DependencyGraph:
         self.specs = {s.name: s for s in specs}
         self._optional_files = optional_files  # files only optional code reaches (workloads/parts.py)
         self._optional_use = False  # whether the fact being linked sits in optional code
+        self._only_optional: dict[str, bool] = {}  # workload -> every use of it so far from optional code
         self.owner = {path: s.name for s in self.specs.values() for path in s.files}
-        self.graph = nx.DiGraph()
-        self.graph.add_nodes_from(self.specs)
+        self.graph: DiGraph[str] = DiGraph(self.specs)
         self._files = sorted(self.owner)
         self._by_basename: dict[str, list[str]] = {}
         for path in self._files:
@@ -82,7 +81,7 @@ class DependencyGraph:
             elif fact.kind == "cmake_link" and fact.name in targets:
                 for lib in fact.text.split("\n"):
                     if lib in targets and lib != fact.name:
-                        self.graph.add_edge(fact.name, lib, step=f"{rel}: {fact.name} links {lib}")
+                        self.graph.add_edge(fact.name, lib, f"{rel}: {fact.name} links {lib}")
 
     def _link(self, rel: str, target: str | None, step: str) -> None:
         if target is not None and target in self.owner:
@@ -93,14 +92,12 @@ class DependencyGraph:
         if source == workload:
             return
         if not self.graph.has_edge(source, workload):
-            self.graph.add_edge(source, workload, step=f"{rel} {step}", optional=self._optional_use)
-        elif not self._optional_use:
-            self.graph.edges[source, workload]["optional"] = False
+            self.graph.add_edge(source, workload, f"{rel} {step}")
+        self._only_optional[workload] = self._only_optional.get(workload, True) and self._optional_use
 
     def only_optionally_used(self, workload: str) -> bool:
         """Whether every use of a workload by another comes from optional code (and there is one)."""
-        uses = list(self.graph.in_edges(workload, data="optional", default=False))
-        return bool(uses) and all(optional for _, _, optional in uses)
+        return self._only_optional.get(workload, False)
 
     def _include(self, rel: str, header: str) -> str | None:
         """A repo file for an #include: next to the includer, else the closest file ending in it."""
@@ -125,15 +122,15 @@ class DependencyGraph:
         return self._import(rel, module) is not None
 
     def dependencies(self, workload: str) -> list[str]:
-        return sorted(nx.descendants(self.graph, workload))
+        return sorted(self.graph.descendants(workload))
 
     def direct(self, workload: str) -> list[str]:
         return sorted(self.graph.successors(workload))
 
     def chain(self, source: str, target: str) -> list[str]:
         """Steps from one workload to another: ["train.py imports attnlib.layers", ...]."""
-        path = nx.shortest_path(self.graph, source, target)
-        return [self.graph.edges[a, b]["step"] for a, b in itertools.pairwise(path)]
+        path = self.graph.shortest_path(source, target)
+        return [self.graph.step(a, b) for a, b in itertools.pairwise(path)]
 
 
 def declared_packages(facts: Mapping[str, tuple[Fact, ...]]) -> frozenset[str]:
