@@ -87,7 +87,7 @@ def _analyse_fresh(files: Sequence[SourceFile], settings: Settings, rules: RuleB
     """Nothing can come from the cache (none, or an empty one) and there is enough to do: the
     workers read the files themselves (in parallel, and this process never holds their bytes)
     and return each file's key with its row."""
-    version = _result_version(rules, settings)
+    version = result_version(rules, settings)
     cache = Cache(settings.cache_dir)
     outcomes: list[Outcome | None] = [None] * len(files)
     fresh: list[tuple[str, bytes]] = []
@@ -131,7 +131,7 @@ def _read_and_analyse(files: list[SourceFile], max_file_size: int, version: str)
 def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, work: _Work,
                  progress: Progress | None, known: dict[str, Known]) -> list[Outcome]:
     cache = Cache(settings.cache_dir)
-    version = _result_version(rules, settings)
+    version = result_version(rules, settings)
     outcomes: list[Outcome | None] = []
     key_of: dict[int, str] = {}
     pending: list[tuple[int, str, bytes | None]] = []  # the bytes: None until read (a known file's, not kept)
@@ -356,7 +356,7 @@ def _candidate(rel: str, row: object, line_text: dict[tuple[int, int], str]) -> 
                      defined_as, namespace, needs_mask)
 
 
-def _result_version(rules: RuleBase, settings: Settings) -> str:
+def result_version(rules: RuleBase, settings: Settings) -> str:
     """What a cached result depends on besides the file: rules, targets and the code that matches."""
     return f"{RESULT_FORMAT}\0{extractor_version()}\0{rules.version}\0{settings.rocm}\0{','.join(settings.arch)}\0" \
            f"{_code_key()}"

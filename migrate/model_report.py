@@ -37,14 +37,17 @@ class TargetVerdict:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OptionalPart:
-    """Optional code inside a workload (a tests/ or experimental/ folder, an opt-in import), with its own class."""
+    """Optional code inside a workload (a tests/ or experimental/ folder, an opt-in import, a build switch's
+    code), with its own class and what makes it optional."""
 
     root: str
     migration_class: str
     findings: int
+    evidence: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
-        return {"root": self.root, "class": self.migration_class, "findings": self.findings}
+        return {"root": self.root, "class": self.migration_class, "findings": self.findings,
+                "evidence": list(self.evidence)}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -46,6 +46,18 @@ STRUCTURE_KINDS: dict[str, str] = {
     "function_reference": "a name code reaches a function by: role `call` (once per enclosing function), `registration` "
                           "(`m.impl(\"op\", f)`, pybind `m.def(\"f\", &f)`; the op and dispatch key in its text), "
                           "`schema` (`m.def(\"op(...) -> ...\")`), `declaration` (`T f(...);`)",
+    "switch_branch": "a branch taken when a build switch is on (`#ifdef USE_CUDNN`, CMake `if(BUILD_CUTLASS)`, make "
+                     "`ifeq ($(USE_CUDNN), 1)`), over "
+                     "its lines; the name is the switch (workloads/parts.py decides whether it is optional)",
+    "backend_branch": "a CMake branch a HIP build takes (`hip`) or skips (`cuda`: `if(NOT USE_ROCM)`, "
+                      "`if(GPU_LANG STREQUAL \"CUDA\")`), over its lines",
+    "build_switch": "a CMake `option()`, `cmake_dependent_option()`, project `*_option()` or `set(X 0 CACHE BOOL)`, a "
+                    "Makefile `X ?= 0` or a commented-out `# X := 1`: the name is the switch, the text its default and "
+                    "how it was declared (`OFF option`)",
+    "build_source": "a source file a CMake command or a Makefile assignment names (`list(APPEND SRCS csrc/a.cu)`, "
+                    "`SRCS += a.cu`), relative to its folder",
+    "cmake_subdirectory": "`add_subdirectory(dir)`",
+    "hip_rejected": "`#error` on the HIP side of a HIP guard: a HIP build of the file stops there",
     "rocm_path": "evidence of an upstream ROCm path (a HIP build branch, a ROCm CI job, an `is_hip` branch); "
                  "the name is its strength",
 }

@@ -143,7 +143,7 @@ def test_a_file_changed_after_its_digest_is_analysed_as_read(tmp_path: Path) -> 
     known = {"src/a.cu": Known(stale, None)}
     report = pipeline.run([tree], settings, rules, found=found, known=known)
     assert known == {} and any(f.symbol == "cudaMallocHost" for f in report.findings)
-    version = analyse._result_version(rules, settings)
+    version = analyse.result_version(rules, settings)
     new = analyse.row_key("cuda", content_digest((tree / "src" / "a.cu").read_bytes()), version)
     assert Cache(settings.cache_dir).get_rows([new, analyse.row_key("cuda", stale, version)]).keys() == {new}
 

@@ -80,7 +80,9 @@ def test_an_optional_part_does_not_decide_the_workload(tmp_path: Path) -> None:
     report = scan(tree)
     assert report["summary"]["class"] == "minor-adaptation"
     (workload,) = report["workloads"]
-    assert workload["optional_parts"] == [{"root": "pkg/experimental", "class": "incompatible", "findings": 1}]
+    assert workload["optional_parts"] == [{"root": "pkg/experimental", "class": "incompatible", "findings": 1,
+                                           "evidence": ["pkg/experimental/: a folder a package does not need to run "
+                                                        "(rules/workloads/optional.yaml)"]}]
     trt = next(f for f in report["findings"] if f["path"] == "pkg/experimental/fast.py")
     assert (trt["status"], trt["rule_class"]) == ("optional", "incompatible")
 
@@ -185,7 +187,9 @@ def test_an_import_fallback_and_an_env_var_opt_in_are_optional_parts(tmp_path: P
     assert found["tensorrt"]["rule_class"] == "incompatible"
     assert report["summary"]["class"] == "native"
     parts = report["workloads"][0]["optional_parts"]
-    assert parts == [{"root": "pkg/backends.py (optional scope)", "class": "incompatible", "findings": 2}]
+    assert parts == [{"root": "pkg/backends.py (optional scope)", "class": "incompatible", "findings": 2,
+                      "evidence": ["pkg/backends.py:3: an optional import or opt-in",
+                                   "pkg/backends.py:9: an optional import or opt-in"]}]
 
 
 def test_a_reraising_handler_and_a_default_on_variable_are_required(tmp_path: Path) -> None:
@@ -252,7 +256,6 @@ def test_every_generated_no_equivalent_rule_carries_its_reviewed_class() -> None
     """rules/alternatives/reviewed.yaml decides each "no HIP equivalent" rule: incompatible only
     where new development is needed, else migration-required with its route."""
     import yaml
-
     from migrate.rulebase.load import default_rules_dir, load_rules
 
     reviewed = {r["rule"]: r for r in yaml.safe_load(

@@ -15,7 +15,7 @@ from migrate.cache import Cache
 from migrate.discover import discover
 from migrate.extract.run import extract_all
 from migrate.extract.run import skipped as skipped_files
-from migrate.lint import suppression
+from migrate.lint import project, suppression
 from migrate.lint.baseline import new_findings
 from migrate.lint.selection import RuleFilter
 from migrate.match import RuleIndex, left_in_backend_files, match_targets, merge_targets
@@ -68,6 +68,9 @@ def lint(targets: Sequence[Path], settings: Settings, rules: RuleBase, *, cwd: P
         found, hidden = checker.select(rel, file.kind, data(), by_path.get(rel, []), where=display(file.path, root))
         findings += found
         suppressed += hidden
+    project_root = project.root_of(targets or [cwd], root)
+    if project_root is not None:  # ported and optional, as a scan of the project says
+        findings = project.with_status(findings, project.parts_of(project_root, settings, rules), project_root, cwd)
     findings = judged(findings)  # the effective class, as a scan gives it
     baselined = 0
     if baseline is not None:

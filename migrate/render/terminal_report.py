@@ -154,7 +154,8 @@ def _ported_and_optional(report: Report) -> list[str]:
         if w.optional:
             lines.append(f"Optional workload {w.name}: {w.migration_class}")
         for part in w.optional_parts:
-            lines.append(f"Optional part of {w.name}: {part.root}: {part.migration_class} ({part.findings} findings)")
+            why = "".join(f"; {e}" for e in part.evidence[:2])
+            lines.append(f"Optional part of {w.name}: {part.root}: {part.migration_class} ({part.findings} findings{why})")
     return lines
 
 

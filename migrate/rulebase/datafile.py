@@ -12,7 +12,8 @@ from typing import Any
 
 from migrate import jsonio
 
-TWINNED = ("targets/gpus.yaml", "alternatives/routes.yaml", "stack/matrix.yaml")  # relative to a rules directory
+TWINNED = ("targets/gpus.yaml", "alternatives/routes.yaml", "stack/matrix.yaml",
+           "workloads/optional.yaml")  # relative to a rules directory
 
 
 def read(path: Path) -> Any:

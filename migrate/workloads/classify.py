@@ -4,7 +4,6 @@ Every finding gets one *effective class*, the class it counts as; the same value
 everywhere (summary.by_class, lint --fail-on, SARIF levels, HTML). See docs/design-notes.md."""
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
@@ -19,21 +18,6 @@ CORROBORATING_SYMBOLS = 3
 AUTO_HIPIFIED_KINDS = frozenset({"torch-extension", "gpu-module"})
 C_FAMILIES = ("HIP0", "HIP1", "HIP2", "HIP3", "HIP4", "HIP5")
 PYTHON_SUFFIXES = (".py", ".ipynb")
-# Folders whose code a package does not need to run: reported as optional parts.
-OPTIONAL_DIRS = frozenset({"test", "tests", "testing", "unittest", "unit_tests", "example", "examples",
-                           "benchmark", "benchmarks", "bench", "experimental", "docs", "doc", "demo", "demos",
-                           "sample", "samples", "contrib", "tutorials", "notebooks"})
-
-
-def optional_root(path: str) -> str | None:
-    """The optional folder a file sits in (`tests`, `pkg/experimental`), or None."""
-    parts = posixpath.dirname(path).split("/")
-    for i, part in enumerate(parts):
-        if part.lower() in OPTIONAL_DIRS or part.lower().startswith(("test_", "bench_")):
-            return "/".join(parts[:i + 1])
-    return None
-
-
 class Agreement:
     """What the findings of at least each class say (not counting ported ones): their best
     confidence and their number of distinct medium-confidence symbols. Computed once per group

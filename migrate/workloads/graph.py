@@ -12,6 +12,7 @@ from typing import Any
 from migrate.model import Fact
 from migrate.workloads.assemble import Spec
 from migrate.workloads.digraph import DiGraph
+from migrate.workloads.modules import ModuleIndex
 
 PY_SUFFIXES = (".py",)
 SYSTEM_HEADERS = frozenset({
@@ -38,15 +39,19 @@ PACKAGE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 class DependencyGraph:
     """Workload-level digraph; each edge keeps the first file-level reason that created it."""
 
-    def __init__(self, specs: Iterable[Spec], facts: Mapping[str, tuple[Fact, ...]]) -> None:
+    def __init__(self, specs: Iterable[Spec], facts: Mapping[str, tuple[Fact, ...]],
+                 optional_files: frozenset[str] = frozenset()) -> None:
         self.specs = {s.name: s for s in specs}
+        self._optional_files = optional_files  # files only optional code reaches (workloads/parts.py)
+        self._optional_use = False  # whether the fact being linked sits in optional code
+        self._only_optional: dict[str, bool] = {}  # workload -> every use of it so far from optional code
         self.owner = {path: s.name for s in self.specs.values() for path in s.files}
         self.graph: DiGraph[str] = DiGraph(self.specs)
         self._files = sorted(self.owner)
         self._by_basename: dict[str, list[str]] = {}
         for path in self._files:
             self._by_basename.setdefault(posixpath.basename(path), []).append(path)
-        self._modules = _module_index(p for p in self._files if p.endswith(PY_SUFFIXES))
+        self._modules = ModuleIndex(p for p in self._files if p.endswith(PY_SUFFIXES))
         self._external = STDLIB | declared_packages(facts)
         extensions = {s.name: s for s in self.specs.values() if s.kind == "torch-extension"}
         targets = {s.name for s in self.specs.values() if s.kind.startswith("cmake")}
@@ -56,6 +61,7 @@ class DependencyGraph:
 
     def _edges_of(self, rel: str, facts: tuple[Fact, ...], extensions: dict[str, Any], targets: set[str]) -> None:
         for fact in facts:
+            self._optional_use = fact.guard == "optional" or rel in self._optional_files
             if fact.kind == "include":
                 if fact.text.startswith("<") and fact.name in SYSTEM_HEADERS:
                     continue  # <unistd.h> is the system's, even where the project has a file of that name
@@ -83,8 +89,15 @@ class DependencyGraph:
 
     def _link_workload(self, rel: str, workload: str, step: str) -> None:
         source = self.owner[rel]
-        if source != workload and not self.graph.has_edge(source, workload):
+        if source == workload:
+            return
+        if not self.graph.has_edge(source, workload):
             self.graph.add_edge(source, workload, f"{rel} {step}")
+        self._only_optional[workload] = self._only_optional.get(workload, True) and self._optional_use
+
+    def only_optionally_used(self, workload: str) -> bool:
+        """Whether every use of a workload by another comes from optional code (and there is one)."""
+        return self._only_optional.get(workload, False)
 
     def _include(self, rel: str, header: str) -> str | None:
         """A repo file for an #include: next to the includer, else the closest file ending in it."""
@@ -96,12 +109,7 @@ class DependencyGraph:
         return max(matches, key=lambda p: len(posixpath.commonprefix([p, rel])), default=None)
 
     def _import(self, rel: str, module: str) -> str | None:
-        if module.startswith("."):
-            level = len(module) - len(module.lstrip("."))
-            package = posixpath.dirname(rel).split("/")
-            package = package[: len(package) - (level - 1)] if level > 1 else package
-            module = ".".join([p for p in package if p and p != "."] + [m for m in module.lstrip(".").split(".") if m])
-        candidates = self._modules.get(module, [])
+        module, candidates = self._modules.candidates(rel, module)
         if module.split(".")[0] in self._external:  # stdlib or a dependency: only a module at an import root
             roots = {"", "src", posixpath.dirname(rel)}  # shadows it, never a same-named folder deep inside
             depth = module.count(".") + 1
@@ -137,15 +145,3 @@ def _base(path: str, depth: int) -> str:
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return "/".join(parts[:-depth])
-
-
-def _module_index(paths: Iterable[str]) -> dict[str, list[str]]:
-    """Dotted module names (every suffix of the path, for src/ layouts) -> files."""
-    index: dict[str, list[str]] = {}
-    for path in paths:
-        parts = path[: -len(".py")].split("/")
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        for start in range(len(parts)):
-            index.setdefault(".".join(parts[start:]), []).append(path)
-    return index

@@ -9,7 +9,7 @@ is not enough: its own branches are already dropped at match time."""
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from migrate.model import Fact
@@ -30,7 +30,7 @@ class Evidence:
         return f"{self.path}:{self.line} {self.text}" if self.line else f"{self.path} {self.text}"
 
 
-def collect(facts: Mapping[str, tuple[Fact, ...]], kinds: Mapping[str, str]) -> list[Evidence]:
+def collect(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> list[Evidence]:
     """Every piece of ROCm-path evidence in the files, in path order."""
     out: list[Evidence] = []
     for path in sorted(facts):

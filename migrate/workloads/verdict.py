@@ -11,32 +11,33 @@ from migrate.rulebase import alternatives
 from migrate.rulebase.load import RuleBase
 from migrate.workloads.assemble import Spec
 from migrate.workloads.calibration import Calibration
-from migrate.workloads.classify import Agreement, classify, effective_class, optional_root
+from migrate.workloads.classify import Agreement, classify, effective_class
 from migrate.workloads.estimate import EffortModel, estimate, family_counts
 from migrate.workloads.graph import DependencyGraph
-from migrate.workloads.ported import Evidence
+from migrate.workloads.parts import ProjectParts, optional_root
 from migrate.workloads.route import choose
+
+SHOWN_EVIDENCE = 4  # evidence lines an optional part lists
 
 
 def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Finding], archs: Sequence[str],
           model: EffortModel, rules: RuleBase, calibration: Calibration,
-          rocm_paths: dict[str, tuple[Evidence, ...]] | None = None) -> tuple[list[Workload], list[Finding]]:
+          parts: ProjectParts | None = None) -> tuple[list[Workload], list[Finding]]:
     """Workloads with one verdict per target architecture, and the findings tagged with their
     workload, status and effective class. An import of the project's own module is not a use of
-    the package of that name (nvitop importing `nvitop.api`): its finding is dropped. `rocm_paths`
-    maps a project root ("." for a single project) to the evidence that it already has a ROCm
-    path: its findings are `ported`."""
-    rocm_paths = {root: ev for root, ev in (rocm_paths or {}).items() if ev}
+    the package of that name (nvitop importing `nvitop.api`): its finding is dropped. `parts`: the
+    project's optional parts and ROCm path (workloads/parts.py), which give each finding its status."""
+    parts = parts or ProjectParts()
     imports = {r.id for r in rules.rules if r.matcher.kind == "python_import"}
     hipified = alternatives.torch_hipified(rules.directory, rules.version)
-    tagged = [_status(evolve(f, workload=graph.owner.get(f.path, "")), rocm_paths) for f in findings
+    tagged = [parts.apply(evolve(f, workload=graph.owner.get(f.path, ""))) for f in findings
               if not (f.rule in imports and graph.own_module(f.path, f.symbol))]
     mine: dict[str, list[Finding]] = {s.name: [] for s in specs}
     for finding in tagged:
         if finding.workload in mine:
             mine[finding.workload].append(finding)
     kinds = {s.name: s.kind for s in specs}
-    optional = {s.name: _all_optional(s) for s in specs}
+    optional = {s.name: _all_optional(s) or graph.only_optionally_used(s.name) for s in specs}
     efforts = {r.id: (r.effort_per_occurrence, r.effort_first_use) for r in rules.rules}
     names = {r.id: r.name for r in rules.rules}
     verdicts: dict[str, list[TargetVerdict]] = {s.name: [] for s in specs}
@@ -47,7 +48,7 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
                for name, fs in scoped.items()}
         here: dict[Finding, str] = {}
         for name, fs in scoped.items():
-            for group in _groups(fs, optional[name]):
+            for group in _groups(fs, optional[name], parts):
                 agreement = Agreement(group)
                 for f in group:
                     cls = here[f] = effective_class(f, group, kinds[name], agreement, hipified)
@@ -72,25 +73,18 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
                 effort=result.effort, breakdown=result.breakdown, calibrated=result.calibrated,
                 validation=result.validation))
     judged_findings = [evolve(f, effective_class=effective.get(f, f.migration_class)) for f in tagged]
-    evidence_of = {s.name: _evidence_for(s, rocm_paths) for s in specs}
+    evidence = tuple(str(e) for e in parts.rocm_path)
     workloads = [Workload(name=s.name, root=s.root, kind=s.kind, files=tuple(sorted(s.files)),
                           verdicts=tuple(_relabel(v, effective) for v in verdicts[s.name]),
                           depends_on=tuple(graph.direct(s.name)),
                           depends_why=tuple(graph.graph.step(s.name, d) for d in graph.direct(s.name)),
-                          rocm_path=tuple(str(e) for e in evidence_of[s.name]), optional=optional[s.name],
-                          optional_parts=_optional_parts(mine[s.name], optional[s.name], kinds[s.name], hipified),
-                          route=choose(files=s.files, findings=mine[s.name], rocm_path=bool(evidence_of[s.name]),
+                          rocm_path=evidence, optional=optional[s.name],
+                          optional_parts=_optional_parts(mine[s.name], optional[s.name], kinds[s.name], hipified,
+                                                         parts),
+                          route=choose(files=s.files, findings=mine[s.name], rocm_path=bool(evidence),
                                        arch=archs).to_json())
                  for s in specs]
     return sorted(workloads, key=lambda w: w.name), judged_findings
-
-
-def _status(finding: Finding, rocm_paths: dict[str, tuple[Evidence, ...]]) -> Finding:
-    if any(root in (".", finding.path) or finding.path.startswith(root + "/") for root in rocm_paths):
-        return evolve(finding, status="ported")
-    if finding.status != "optional" and optional_root(finding.path) is not None:
-        return evolve(finding, status="optional")
-    return finding
 
 
 def _all_optional(spec: Spec) -> bool:
@@ -98,41 +92,41 @@ def _all_optional(spec: Spec) -> bool:
     return bool(spec.files) and all(optional_root(p) is not None for p in spec.files)
 
 
-def _groups(findings: list[Finding], workload_optional: bool) -> list[list[Finding]]:
+def _groups(findings: list[Finding], workload_optional: bool, parts: ProjectParts) -> list[list[Finding]]:
     """The scopes findings are judged in: the required ones together, each optional part apart."""
     if workload_optional:
         return [findings]
-    parts: dict[str, list[Finding]] = defaultdict(list)
+    groups: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
-        parts[_part(f) if f.status == "optional" else ""].append(f)
-    return list(parts.values())
+        groups[_part(f, parts)[0] if f.status == "optional" else ""].append(f)
+    return list(groups.values())
 
 
-def _part(finding: Finding) -> str:
-    return optional_root(finding.path) or f"{finding.path} (optional scope)"
+def _part(finding: Finding, parts: ProjectParts) -> tuple[str, tuple[str, ...]]:
+    part = parts.part(finding)
+    if part is None:
+        return f"{finding.path} (optional scope)", ()
+    return part.root, part.evidence
 
 
 def _optional_parts(findings: list[Finding], workload_optional: bool, kind: str,
-                    hipified: frozenset[str]) -> tuple[OptionalPart, ...]:
+                    hipified: frozenset[str], parts: ProjectParts) -> tuple[OptionalPart, ...]:
     if workload_optional:
         return ()
-    parts: dict[str, list[Finding]] = defaultdict(list)
+    groups: dict[str, list[Finding]] = defaultdict(list)
+    evidence: dict[str, list[str]] = defaultdict(list)
     for f in findings:
         if f.status == "optional":
-            parts[_part(f)].append(f)
+            root, said = _part(f, parts)
+            groups[root].append(f)
+            evidence[root] += [e for e in said if e not in evidence[root]]
     out = []
-    for root, fs in sorted(parts.items()):
+    for root, fs in sorted(groups.items()):
         classes = [classify([f for f in fs if arch in f.targets], kind, everything=True, torch_hipified=hipified)[0]
                    for arch in sorted({a for f in fs for a in f.targets})]
-        out.append(OptionalPart(root=root, migration_class=worst_class(classes), findings=len(fs)))
+        out.append(OptionalPart(root=root, migration_class=worst_class(classes), findings=len(fs),
+                                evidence=tuple(evidence[root][:SHOWN_EVIDENCE])))
     return tuple(out)
-
-
-def _evidence_for(spec: Spec, rocm_paths: dict[str, tuple[Evidence, ...]]) -> tuple[Evidence, ...]:
-    for root, evidence in rocm_paths.items():
-        if root in (".", spec.root) or spec.root.startswith(root + "/"):
-            return evidence
-    return ()
 
 
 def _relabel(verdict: TargetVerdict, effective: dict[Finding, str]) -> TargetVerdict:

@@ -1,6 +1,7 @@
 """extract, C/C++/CUDA: identifiers, includes, kernels, launches, inline asm, device constructs."""
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,6 +15,8 @@ from migrate.extract.c.tree import text as _text
 from migrate.extract.columns import Columns
 from migrate.extract.text.lines import line_texts
 from migrate.model import Extraction, Fact
+
+HASH_ERROR = re.compile(rb"(?m)^[ \t]*#[ \t]*error\b[^\n]*")
 
 
 @dataclass
@@ -30,6 +33,7 @@ class _Ctx:
     sycl: bool = False  # a SYCL/DPC++ source: its identifiers are SYCL's and the project's (guard "sycl")
     facts: list[Fact] = field(default_factory=list)
     dropped: int = 0  # identifier facts left out by `names`
+    _newlines: list[int] = field(default_factory=list)  # offsets of the source's line ends, on first use
 
     def __post_init__(self) -> None:
         self._columns = Columns((self.original or self.source).split(b"\n"))
@@ -50,6 +54,14 @@ class _Ctx:
             value=value,
         ))
 
+
+    def add_span(self, kind: str, name: str, start: int, end: int, *, text: str = "") -> None:
+        """A fact over a byte range (a preprocessor branch), from its first line to its last."""
+        if not self._newlines:
+            self._newlines.extend(m.start() for m in re.finditer(b"\n", self.source))
+        r1, r2 = (bisect.bisect_left(self._newlines, offset) for offset in (start, max(start, end - 1)))
+        self.facts.append(Fact(kind=kind, name=name, text=text, cell=self.cell, line=r1 + self.row0 + 1, column=1,
+                               end_line=r2 + self.row0 + 1, end_column=1, guard=self.guards.at(start)))
 
     def _unmasked(self, label: str, node: ts.Node) -> str:
         """A label read from the masked copy, as the template spells it (`{{ t }}_kernel`, not `___t____kernel`):
@@ -103,6 +115,7 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
                row0=row0, col0=col0, cell=cell, names=names, sycl=_is_sycl(caps))
     _identifiers(ctx, caps)
     _hip_branches(ctx, caps)
+    _switch_branches(ctx, caps)
     _includes(ctx, caps)
     _namespace_aliases(ctx, caps)
     _macros(ctx, caps)
@@ -205,6 +218,20 @@ def _hip_branches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
         conditions = [cond for cond, _, _, _ in guards.branches(node) if guards.mentions_hip(cond)]
         if conditions:
             ctx.add("rocm_path", "source", node, text=conditions[0][:120])
+
+
+def _switch_branches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
+    """Branches taken on a build switch (`#ifdef USE_CUDNN`: `switch_branch`, one per switch and branch)
+    and `#error` directives on the HIP side of a HIP guard (`hip_rejected`: HIP builds stop here)."""
+    for node in caps.get("conditional", []):
+        for cond, positive, start, end in guards.branches(node):
+            for name in guards.switch_names(cond, positive):
+                line_end = ctx.source.find(b"\n", start)
+                directive = ctx.source[start:line_end if line_end >= 0 else end].decode("utf-8", "replace")
+                ctx.add_span("switch_branch", name, start, end, text=directive.strip()[:120])
+    for m in HASH_ERROR.finditer(ctx.source):
+        if ctx.guards.at(m.start()) == "hip":
+            ctx.add_span("hip_rejected", "error", m.start(), m.end(), text=m.group(0).decode("utf-8", "replace")[:120])
 
 
 def _identifiers(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:

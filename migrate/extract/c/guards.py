@@ -27,6 +27,26 @@ def _hip_name(ident: str) -> bool:
     return any(HIP_TOKEN.match(tok) for tok in tokens) and not any(BOTH_TOKEN.match(tok) for tok in tokens)
 
 
+# A macro named like a build switch (USE_CUDNN, CAFFE_WITH_NCCL): upper case words joined by `_`. Whether
+# the switch makes its code optional is the project's to say (rules/workloads/optional.yaml, workloads/parts.py).
+SWITCH_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+SWITCH_TERM = re.compile(r"^\(*\s*(?:defined\s*\(\s*([A-Za-z_]\w*)\s*\)|defined\s+([A-Za-z_]\w*)|([A-Za-z_]\w*))\s*\)*$")
+
+
+def switch_names(condition: str, positive: bool) -> list[str]:
+    """The switch macros a branch is taken on: `#ifdef USE_X`, `#if defined(USE_X) && ...`, `#if USE_X`.
+    None for a negated or `||` condition, a HIP macro, or a name not shaped like a switch."""
+    if not positive or not condition or "||" in condition:
+        return []
+    out = []
+    for term in condition.split("&&"):
+        m = SWITCH_TERM.match(term.strip())
+        name = next((g for g in m.groups() if g), "") if m else ""
+        if SWITCH_NAME.match(name) and not _hip_name(name):
+            out.append(name)
+    return out
+
+
 def _negated(condition: str) -> bool:
     return condition.lstrip().startswith("!")
 

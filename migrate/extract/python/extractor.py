@@ -9,7 +9,7 @@ import warnings
 from migrate.extract.columns import Columns
 from migrate.extract.python import constructs, embedded, structure
 from migrate.extract.python.guards import HIP_MARKERS, HipGuards
-from migrate.extract.python.optional import EnvOptIns, is_import_fallback
+from migrate.extract.python.optional import EnvOptIns, alternative_imports, is_import_fallback, selected_functions
 from migrate.extract.text.deps import REQUIREMENT, normalise
 from migrate.extract.text.lines import ARCH_OPTION, FLAG, flag_text, line_texts
 from migrate.model import Extraction, Fact
@@ -72,6 +72,9 @@ class _Visitor(ast.NodeVisitor):
         self.guards = HipGuards(self.resolve, self.aliases, lines)
         self.opt_ins = EnvOptIns(self.resolve)
         self.guard: str | None = None
+        self.selected: frozenset[str] = frozenset()  # functions a dispatch table picks (python/optional.py)
+        self.in_selected = 0  # depth of such functions being visited: their imports are optional
+        self.alternatives: frozenset[int] = frozenset()  # id() of imports of a non-default branch (optional.py)
         self.facts: list[Fact] = []
         self.notes: list[str] = []
 
@@ -90,6 +93,8 @@ class _Visitor(ast.NodeVisitor):
             if isinstance(node, (ast.stmt, ast.Module, ast.excepthandler, ast.match_case)):
                 todo.extend((child, function) for child in ast.iter_child_nodes(node))
         self.guards.prescan(tree, returns)
+        self.selected = selected_functions(tree)
+        self.alternatives = alternative_imports(tree)
 
     # -- locations --------------------------------------------------------
     def _col(self, line: int, byte_col: int) -> int:
@@ -146,12 +151,19 @@ class _Visitor(ast.NodeVisitor):
                 if alias.name != "*":
                     self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
 
-    def visit_Import(self, node: ast.Import) -> None:
-        self._bind(node)
-        for alias in node.names:
-            self.add("python_import", alias.name, node)
+    def visit_Import(self, node: ast.Import | ast.ImportFrom) -> None:
+        if (self.in_selected or id(node) in self.alternatives) and self.guard is None:
+            self._under("optional", node)
+        elif isinstance(node, ast.Import):
+            self._bind(node)
+            for alias in node.names:
+                self.add("python_import", alias.name, node)
+        else:
+            self._import_from(node)
 
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+    visit_ImportFrom = visit_Import
+
+    def _import_from(self, node: ast.ImportFrom) -> None:
         if node.level:  # relative: kept for the import graph, resolved by assemble
             prefix = "." * node.level
             names = [f"{prefix}{node.module}"] if node.module else [prefix + a.name for a in node.names]
@@ -338,9 +350,12 @@ class _Visitor(ast.NodeVisitor):
             else:
                 constructs.on_decorator(self, deco, node.name)
         test = node.name.startswith("test")
+        selected = node.name in self.selected
         self.tests += test
+        self.in_selected += selected
         self.generic_visit(node)
         self.tests -= test
+        self.in_selected -= selected
 
     def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
         self.visit_FunctionDef(node)

@@ -4,7 +4,10 @@
 optional: the module works without it. `if os.environ.get("USE_X"):` runs only when the user sets
 the variable: a test that is false with the variable unset (its default, or None) is an opt-in,
 also through a module flag (`USE_X = os.getenv("USE_X", "0") == "1"`). Facts in such scopes carry
-the guard "optional"; their findings are optional parts and do not decide the workload's class."""
+the guard "optional"; their findings are optional parts and do not decide the workload's class.
+An import inside a function that a dispatch table selects (`{"TensorRT-LLM": TensorRT_LLM_loader, ...}`)
+runs only when the user picks that entry: the import is optional too, even where its `except` re-raises.
+So are the imports of an if/elif chain that picks another module for the name its `else` imports."""
 from __future__ import annotations
 
 import ast
@@ -129,3 +132,38 @@ class EnvOptIns:
         except TypeError:
             return UNSET
         return UNSET
+
+
+def selected_functions(tree: ast.Module) -> frozenset[str]:
+    """Functions of the module that a dict literal maps a choice to, beside at least one other
+    function of the module (a loader or back end picked by configuration)."""
+    defined = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            named = {v.id for v in node.values if isinstance(v, ast.Name) and v.id in defined}
+            if len(named) >= 2:
+                out |= named
+    return frozenset(out)
+
+
+def alternative_imports(tree: ast.Module) -> frozenset[int]:
+    """id() of the imports in the branches of an if/elif chain that picks one of several modules for
+    the same name, all but the final `else` (the default): `if opt.ff: from nerf.network_ff import
+    NeRFNetwork ... else: from nerf.network import NeRFNetwork` (torch-ngp)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.If):
+            continue
+        branches, rest = [node.body], node.orelse
+        while len(rest) == 1 and isinstance(rest[0], ast.If):
+            branches.append(rest[0].body)
+            rest = rest[0].orelse
+        if not rest:
+            continue
+        bound = [{a.asname or a.name.split(".")[0] for s in body if isinstance(s, (ast.Import, ast.ImportFrom))
+                  for a in s.names} for body in (*branches, rest)]
+        if not bound[-1] or not any(b & bound[-1] for b in bound[:-1]):
+            continue
+        out |= {id(s) for body in branches for s in body if isinstance(s, (ast.Import, ast.ImportFrom))}
+    return frozenset(out)

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import re
 
+from migrate.extract.c.guards import SWITCH_NAME
 from migrate.extract.text import commands
+from migrate.extract.text.cmakelists import SOURCE_SUFFIXES
 from migrate.extract.text.lines import Logical, fact, finish, flags, logical_lines, numbered
 from migrate.model import Extraction, Fact
 
@@ -18,6 +20,10 @@ RECIPE_PREFIX = re.compile(r"^\t[@+\-\s]*")
 # make's message functions print their text (`$(info ... try `apt install libnccl-dev`)`): nothing runs.
 MAKE_MESSAGE = re.compile(r"^\s*\$[({](info|warning|error)\s")
 SBATCH = re.compile(r"^\s*#SBATCH\s+")
+COMMENTED_SWITCH = re.compile(r"^\s*#\s*([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\s*:?=\s*1\s*$")
+SOURCE_ASSIGNMENT = re.compile(r"^\s*[A-Za-z_]\w*\s*(?:\+=|:=|\?=|::=|=)\s*([^#]*)")
+MAKE_TEST = re.compile(r"^\(\s*\$[({]([A-Za-z_]\w*)[)}]\s*,\s*([^)]*)\)$")
+SWITCH_VALUES = frozenset({"0", "1", "ON", "OFF", "on", "off", "yes", "no", "true", "false"})
 
 
 def cmake(source: bytes) -> Extraction:
@@ -28,16 +34,58 @@ def cmake(source: bytes) -> Extraction:
 
 def makefile(source: bytes) -> Extraction:
     text = source.decode("utf-8")
-    facts = _tool_lines(text)
+    facts = _tool_lines(text) + _make_switches(text)
     for logical in logical_lines(text):
         if not logical.text.startswith("\t") and (m := MAKE_ASSIGNMENT.match(logical.text)):
             facts += commands.variable(logical, m.group(1), m.group(2), m.start(1), len(logical.text.rstrip()))
+            if SWITCH_NAME.match(m.group(1)) and m.group(2) in SWITCH_VALUES:
+                facts.append(fact("build_switch", m.group(1), logical.line, 0, len(m.group(1)), text=f"{m.group(2)} make"))
             continue
         if MAKE_MESSAGE.match(logical.text):
             continue
         prefix = RECIPE_PREFIX.match(logical.text)
         facts += commands.analyse(logical, start=prefix.end() if prefix else 0)
     return finish(text, facts)
+
+
+def _make_switches(text: str) -> list[Fact]:
+    """`ifeq ($(USE_CUDNN), 1)` / `ifdef USE_CUDNN` branches (`switch_branch`, to their `else` or `endif`), and
+    switches a Makefile.config leaves commented out (`# USE_CUDNN := 1`: off unless the user turns it on)."""
+    out: list[Fact] = []
+    stack: list[tuple[int, str]] = []  # (first line, switch or "")
+    for number, _, raw in numbered(text, strip_hash_comments=False):
+        if m := SOURCE_ASSIGNMENT.match(raw):  # also indented by a tab inside ifeq/endif, as Caffe's are
+            out += [fact("build_source", word, number, 0, 0) for word in m.group(1).split()
+                    if word.endswith(SOURCE_SUFFIXES) and not any(c in word for c in "$%*")]
+        if m := COMMENTED_SWITCH.match(raw):
+            out.append(fact("build_switch", m.group(1), number, 0, len(raw), text="0 commented-out"))
+            continue
+        words = raw.split(None, 1)
+        directive = words[0] if words else ""
+        if directive in ("ifeq", "ifneq", "ifdef", "ifndef"):
+            stack.append((number, _make_switch(directive, words[1] if len(words) > 1 else "")))
+        elif directive in ("else", "endif") and stack:
+            first, name = stack.pop()
+            if name:
+                out.append(Fact(kind="switch_branch", name=name, line=first, column=1, end_line=number, end_column=1,
+                                text=f"make: {name}"))
+            if directive == "else":
+                stack.append((number, ""))
+    return out
+
+
+def _make_switch(directive: str, condition: str) -> str:
+    """The switch a make conditional's true branch is taken on, or ""."""
+    if directive == "ifdef":
+        name = condition.strip()
+    elif m := MAKE_TEST.match(condition.strip()):
+        name, value = m.group(1), m.group(2).strip()
+        on = value not in ("", "0") if directive == "ifeq" else value in ("", "0")
+        if not on:
+            return ""
+    else:
+        return ""
+    return name if SWITCH_NAME.match(name) else ""
 
 
 def shell(source: bytes) -> Extraction:

@@ -7,8 +7,10 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from migrate.extract.c.guards import SWITCH_NAME
 from migrate.extract.text import repositories
 from migrate.extract.text.lines import fact, finish, flags
+from migrate.extract.text.rocm_path import HIP_IDENT
 from migrate.model import Extraction, Fact
 
 COMMAND = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
@@ -54,7 +56,9 @@ def extract(source: bytes) -> Extraction:
     text = source.decode("utf-8")
     where = _Positions(text)
     facts: list[Fact] = []
-    for command in parse(text):
+    commands = parse(text)
+    facts.extend(_branches(commands, where))
+    for command in commands:
         line, col = where(command.start)
         facts.append(fact("cmake", command.name, line, col, col + command.end - command.start, role="command"))
         facts.extend(_language(command, where))
@@ -67,6 +71,7 @@ def extract(source: bytes) -> Extraction:
         if command.name in LINK_COMMANDS:
             facts.extend(_bare_libraries(command, where))
         facts.extend(_structure(command, where))
+        facts.extend(_build_parts(command, where))
         if command.name in repositories.FETCH_COMMANDS:
             facts.extend(_repositories(command, where))
     return finish(text, facts)
@@ -226,3 +231,90 @@ def _structure(command: Command, where: _Positions) -> list[Fact]:
         name, values = command.arguments[0].text, args[1:]
     line, col = where(command.start)
     return [fact(kind, name, line, col, col + len(command.name), text="\n".join(values), role=command.name)]
+
+
+# What a build's branches and options say about its parts: `switch_branch` (a branch taken when a build
+# switch is on: `if(BUILD_CUTLASS)`), `backend_branch` ("cuda" or "hip": the branch a HIP build takes or
+# skips, `if(NOT USE_ROCM)`, `if(GPU_LANG STREQUAL "CUDA")`), `build_switch` (`option(X "doc" OFF)`; the text
+# is its default and the command: `OFF option`), `build_source` (a source file a command names) and `cmake_subdirectory`.
+COMPARISONS = frozenset({"STREQUAL", "EQUAL", "MATCHES", "LESS", "GREATER", "LESS_EQUAL", "GREATER_EQUAL",
+                         "VERSION_LESS", "VERSION_GREATER", "VERSION_EQUAL", "VERSION_LESS_EQUAL",
+                         "VERSION_GREATER_EQUAL", "STRLESS", "STRGREATER", "IN_LIST", "DEFINED"})
+SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hip", ".inl")
+DIRECTORY_VARIABLES = re.compile(r"^\$\{(?:CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|PROJECT_SOURCE_DIR"
+                                 r"|CMAKE_SOURCE_DIR)\}/")
+OPPOSITE = {"hip": "cuda", "cuda": "hip"}
+
+
+def _condition(args: tuple[Argument, ...]) -> tuple[str, list[str]]:
+    """The back end ("hip", "cuda" or "") and the switches a positive branch of if(...) is taken on."""
+    texts = [a.text for a in args]
+    backend = ""
+    for i, arg in enumerate(args):
+        negated = i > 0 and texts[i - 1] == "NOT"
+        if HIP_IDENT.fullmatch(arg.text) or arg.text.upper() in ("HIP", "ROCM"):
+            backend = "cuda" if negated else "hip"
+            break
+        if arg.text == "CUDA" and i > 0 and texts[i - 1] == "STREQUAL":
+            backend = "cuda"
+            break
+    if "OR" in texts:
+        return backend, []
+    switches = [a.text for i, a in enumerate(args) if not a.quoted and SWITCH_NAME.match(a.text)
+                and not HIP_IDENT.fullmatch(a.text) and (i == 0 or texts[i - 1] not in ("NOT", *COMPARISONS))
+                and (i + 1 == len(args) or texts[i + 1] not in COMPARISONS)]
+    return backend, switches
+
+
+def _branches(commands: list[Command], where: _Positions) -> list[Fact]:
+    """One fact per branch of if()/elseif()/else() that a back end or a switch decides, over its lines."""
+    out: list[Fact] = []
+    stack: list[tuple[int, str, list[str], str]] = []  # (first line, back end, switches, the if()'s back end)
+
+    def close(upto: int) -> None:
+        first, backend, switches, _ = stack.pop()
+        if backend:
+            out.append(Fact(kind="backend_branch", name=backend, line=first, column=1, end_line=upto, end_column=1))
+        for name in switches:
+            out.append(Fact(kind="switch_branch", name=name, line=first, column=1, end_line=upto, end_column=1,
+                            text=f"if({name})"))
+
+    for command in commands:
+        line = where(command.start)[0]
+        if command.name == "if":
+            backend, switches = _condition(command.arguments)
+            stack.append((line, backend, switches, backend))
+        elif command.name in ("elseif", "else") and stack:
+            origin = stack[-1][3]
+            close(line - 1)
+            backend, switches = _condition(command.arguments) if command.name == "elseif" else \
+                (OPPOSITE.get(origin, ""), [])
+            stack.append((line, backend, switches, origin))
+        elif command.name == "endif" and stack:
+            close(line)
+    return out
+
+
+def _build_parts(command: Command, where: _Positions) -> list[Fact]:
+    args = command.arguments
+    line, col = where(command.start)
+    if (command.name in ("option", "cmake_dependent_option") or command.name.endswith("_option")) and args \
+            and not args[0].quoted:
+        default = args[2].text.upper() if len(args) > 2 else ("OFF" if command.name == "option" else "")
+        return [fact("build_switch", args[0].text, line, col, col + len(command.name), text=f"{default} {command.name}")]
+    if command.name == "set" and len(args) > 3 and args[2].text == "CACHE" and args[3].text == "BOOL" \
+            and not args[0].quoted:  # set(X 0 CACHE BOOL "doc"): an option by another name
+        return [fact("build_switch", args[0].text, line, col, col + len(command.name),
+                     text=f"{args[1].text.upper()} set")]
+    if command.name == "add_subdirectory" and args:
+        return [fact("cmake_subdirectory", DIRECTORY_VARIABLES.sub("", args[0].text), line, col,
+                     col + len(command.name))]
+    if command.name in MESSAGE_COMMANDS:
+        return []
+    out = []
+    for arg in args:
+        path = DIRECTORY_VARIABLES.sub("", arg.text)
+        if path.endswith(SOURCE_SUFFIXES) and "${" not in path and "*" not in path and "\n" not in path:
+            at, at_col = where(arg.start)
+            out.append(fact("build_source", path, at, at_col, at_col + len(arg.text)))
+    return out

@@ -1,0 +1,107 @@
+"""The project around the linted files, as a scan of it sees it: its ROCm path, the files its HIP build
+leaves out and its optional parts (workloads/parts.py), so that `lint --fail-on` and `scan` give every
+finding the same class. The project's files are read as a scan reads them (analyse.analyse_all, cached
+by content), and an unchanged tree is not read again: the stat cache gives its digests."""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from migrate.model import Finding, SourceFile, evolve
+from migrate.rulebase.load import RuleBase
+from migrate.settings import Settings
+from migrate.workloads.parts import ProjectParts, Words
+
+if TYPE_CHECKING:
+    from migrate.analyse import Outcome
+
+PARTS_FORMAT = "3"
+
+
+def root_of(targets: Sequence[Path], lint_root: Path) -> Path | None:
+    """The nearest project root above the targets: the nearest folder with `.git` that holds them all, up to
+    the lint root (the working directory or the configuration file's folder), else the lint root where it
+    holds them; None for files outside both (they are linted alone)."""
+    paths = [t.resolve() for t in targets]
+    if not paths:
+        return None
+    top = lint_root.resolve()
+    start = paths[0] if paths[0].is_dir() else paths[0].parent
+    for folder in (start, *start.parents):
+        holds = all(p == folder or folder in p.parents for p in paths)
+        if holds and (folder == top or (folder / ".git").exists()):
+            return folder
+        if folder == top:
+            break
+    return None
+
+
+def parts_of(root: Path, settings: Settings, rules: RuleBase) -> ProjectParts:
+    """The project's parts, from every file a scan of `root` reads; kept in the cache under the
+    project's content (every file's digest), the rules, the targets and the code that decides them."""
+    from migrate import jsonio
+    from migrate.analyse import analyse_all, result_version
+    from migrate.cache import Cache
+    from migrate.discover import discover
+    from migrate.statcache import Digests
+    from migrate.workloads import parts
+
+    found = discover([root], include_vendored=settings.include_vendored, exclude=settings.exclude)
+    cache = Cache(settings.cache_dir)
+    digests = Digests(cache, f"{found.root}\0{settings.max_file_size}", started=found.started_ns)
+    key = hashlib.sha256(f"project-parts\0{PARTS_FORMAT}\0{result_version(rules, settings)}\0{_code_key()}".encode())
+    for file in found.files:
+        digest, reason = digests.digest(file, settings.max_file_size)
+        key.update(f"{file.rel}\0{file.kind}\0{digest}\0{reason}\0".encode("utf-8", "surrogateescape"))
+    digests.save()
+    known = parts.words(rules.directory)
+    stored = cache.get_rows([key.hexdigest()]).get(key.hexdigest()) if cache.exists() else None
+    if stored is not None:
+        try:
+            return parts.from_json(jsonio.loads(stored), known)
+        except (ValueError, KeyError, TypeError):
+            pass  # another shape: decided again below
+    outcomes = analyse_all(found.files, settings, rules, known=digests.known)
+    project = _decide(outcomes, found.files, settings, rules, known)
+    cache.put_rows([(key.hexdigest(), jsonio.dumps(parts.to_json(project)))])
+    return project
+
+
+def _decide(outcomes: Sequence[Outcome], files: Sequence[SourceFile], settings: Settings, rules: RuleBase,
+            known: Words) -> ProjectParts:
+    from migrate.match import indexes, left_in_backend_files, merge_targets
+    from migrate.workloads import parts
+
+    scanned = [(o.file, o.result) for o in outcomes if o.ok and o.result is not None]
+    findings = merge_targets([r for _, r in scanned], settings.arch,
+                             left_in_backend_files(rules, [f.rel for f in files]),
+                             paths=[f.rel for f, _ in scanned],
+                             indexes=indexes(rules, rocm=settings.rocm, archs=settings.arch))
+    return parts.build({f.rel: r.facts for f, r in scanned}, {f.rel: f.kind for f, _ in scanned}, findings, known)
+
+
+@lru_cache(maxsize=1)
+def _code_key() -> str:
+    """The code that decides the parts from the facts and findings."""
+    from migrate.workloads import modules, parts, ported
+
+    digest = hashlib.sha256()
+    for module in (parts, ported, modules):
+        digest.update(Path(module.__file__).read_bytes())  # type: ignore[arg-type]
+    return digest.hexdigest()
+
+
+def with_status(findings: Sequence[Finding], project: ProjectParts, root: Path, cwd: Path) -> list[Finding]:
+    """Lint's findings (paths relative to `cwd`) with the status a scan of `root` gives them."""
+    out = []
+    for f in findings:
+        try:
+            rel = (cwd / f.path).resolve().relative_to(root).as_posix()
+        except ValueError:
+            out.append(f)
+            continue
+        out.append(evolve(project.apply(evolve(f, path=rel)), path=f.path))
+    return out

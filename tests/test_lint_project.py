@@ -1,0 +1,118 @@
+"""lint sees the project: the ROCm path, the files its HIP build leaves out and the optional parts a scan
+of the project finds, so that `lint --fail-on` and `scan` give every finding the same class (the real
+CLI in a subprocess, on copies of fixture trees)."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from tests.conftest import ROOT, run_cli
+
+GGML = ROOT / "fixtures" / "lint" / "ported_ggml"
+SCOPED = ROOT / "fixtures" / "workloads" / "ported_scoped"
+CAFFE = ROOT / "fixtures" / "workloads" / "optional" / "caffe_cudnn"
+
+
+def copy(tree: Path, tmp_path: Path) -> Path:
+    target = tmp_path / tree.name
+    shutil.copytree(tree, target)
+    return target
+
+
+def classes(tree: Path, folder: str, env: dict[str, str]) -> tuple[dict, dict, int]:
+    """(scan's class per finding in `folder`, lint's, lint's exit code at --fail-on migration-required)."""
+    scanned = run_cli("scan", ".", "-f", "json", "--no-hipify", cwd=tree, env=env)
+    assert scanned.returncode == 0, scanned.stderr
+    linted = run_cli("lint", folder, "-f", "json", "--fail-on", "migration-required", cwd=tree, env=env)
+    assert linted.returncode in (0, 1), linted.stderr
+    key = ("path", "line", "column", "rule", "symbol")
+    scan = {tuple(f[k] for k in key): f["class"] for f in json.loads(scanned.stdout)["findings"]
+            if f["path"].startswith(folder + "/")}
+    lint = {tuple(f[k] for k in key): f["class"] for f in json.loads(linted.stdout)["findings"]}
+    return scan, lint, linted.returncode
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return {"ROCM_MIGRATE_CACHE_DIR": str(tmp_path / "cache")}
+
+
+def test_lint_and_scan_agree_on_a_ported_project(tmp_path: Path, env: dict[str, str]) -> None:
+    """ggml: src/ggml-cuda is built for ROCm by src/ggml-hip; lint of the folder blocks nothing."""
+    tree = copy(GGML, tmp_path)
+    scan, lint, code = classes(tree, "src/ggml-cuda", env)
+    assert scan and scan == lint
+    assert set(lint.values()) == {"native"}
+    assert code == 0
+    again = run_cli("lint", "src/ggml-cuda/argmax.cu", "--fail-on", "migration-required", cwd=tree, env=env)
+    assert again.returncode == 0, again.stdout  # one file, from the cache: the same answer
+
+
+def test_without_its_hip_build_the_same_code_fails_lint(tmp_path: Path, env: dict[str, str]) -> None:
+    tree = copy(GGML, tmp_path)
+    shutil.rmtree(tree / "src" / "ggml-hip")
+    (tree / "CMakeLists.txt").write_text((tree / "CMakeLists.txt").read_text().replace(
+        'option(GGML_HIP  "ggml: use HIP"  OFF)\n', ""))
+    (tree / "src" / "CMakeLists.txt").write_text("add_library(ggml-base ggml.c)\nadd_subdirectory(ggml-cuda)\n")
+    scan, lint, code = classes(tree, "src/ggml-cuda", env)
+    assert scan == lint
+    assert "migration-required" in lint.values()
+    assert code == 1
+
+
+def test_what_the_hip_build_leaves_out_is_not_credited(tmp_path: Path, env: dict[str, str]) -> None:
+    """vLLM-like: the AWQ GEMM is listed only in the CUDA branch of the CMake; custom_all_reduce.cu stops a
+    HIP build with #error; cache_kernels.cu is built for both."""
+    tree = copy(SCOPED, tmp_path)
+    scan, lint, code = classes(tree, "csrc", env)
+    assert scan == lint
+    by_file: dict[str, set[str]] = {}
+    for (path, *_), cls in lint.items():
+        by_file.setdefault(path, set()).add(cls)
+    assert by_file["csrc/cache_kernels.cu"] == {"native"}
+    assert "incompatible" in by_file["csrc/quantization/awq/gemm_kernels.cu"]
+    assert "migration-required" in by_file["csrc/custom_all_reduce.cu"]
+    assert code == 1
+    bench = run_cli("scan", ".", "-f", "json", "--no-hipify", cwd=tree, env=env)
+    statuses = {f["status"] for f in json.loads(bench.stdout)["findings"] if f["path"].startswith("benchmarks/")}
+    assert statuses == {"optional"}  # a CUDA-only microbenchmark: its own class, not ported
+
+
+def test_lint_and_scan_agree_on_an_optional_part(tmp_path: Path, env: dict[str, str]) -> None:
+    tree = copy(CAFFE, tmp_path)
+    scan, lint, _ = classes(tree, "src", env)
+    assert scan and scan == lint
+
+
+def test_the_projects_parts_come_from_the_cache_while_it_is_unchanged(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from migrate.lint import project
+    from migrate.rulebase.load import load_rules
+    from migrate.settings import Settings
+
+    tree = copy(GGML, tmp_path)
+    settings = Settings(jobs=1, cache_dir=tmp_path / "cache")
+    rules = load_rules()
+    first = project.parts_of(tree, settings, rules)
+    assert first.rocm_path
+    monkeypatch.setattr(project, "_decide", lambda *a, **k: pytest.fail("decided again"))
+    assert project.parts_of(tree, settings, rules) == first
+    (tree / "src" / "ggml-cuda" / "argmax.cu").write_text("// changed\n")
+    monkeypatch.undo()
+    assert project.parts_of(tree, settings, rules).rocm_path == first.rocm_path
+
+
+def test_the_project_root_is_the_nearest_checkout_inside_the_working_directory(tmp_path: Path) -> None:
+    from migrate.lint.project import root_of
+
+    (tmp_path / "home" / "proj" / ".git").mkdir(parents=True)
+    (tmp_path / "home" / "proj" / "src").mkdir()
+    (tmp_path / "other").mkdir()
+    source, stray = tmp_path / "home" / "proj" / "src" / "a.cu", tmp_path / "other" / "b.cu"
+    source.write_text("")
+    stray.write_text("")
+    assert root_of([source], tmp_path / "home") == (tmp_path / "home" / "proj").resolve()  # not all of home
+    assert root_of([source], tmp_path / "home" / "proj" / "src") == (tmp_path / "home" / "proj" / "src").resolve()
+    assert root_of([stray], tmp_path / "home") is None  # outside the working directory and any checkout

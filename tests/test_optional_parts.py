@@ -1,0 +1,155 @@
+"""Optional parts from how a project is built and loaded (fixtures/workloads/optional/, each cut from a real
+case, with near misses): a build switch's code, a module only a picked loader imports, scratch space. Each
+keeps its own class, is listed with what makes it optional, and never decides the workload's class."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from migrate import pipeline as scan
+from migrate.render.json_report import to_json
+from migrate.settings import Settings
+from migrate.workloads import parts
+from tests.conftest import ROOT
+
+CASES = ROOT / "fixtures" / "workloads" / "optional"
+
+
+def report(case: str, rulebase) -> dict:
+    return to_json(scan.run([CASES / case], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
+
+
+def optional_parts(data: dict) -> dict[str, dict]:
+    return {p["root"]: p for w in data["workloads"] for p in w["optional_parts"]}
+
+
+def test_cudnn_behind_a_switch_beside_the_projects_own_kernels_is_optional(rulebase) -> None:
+    """Caffe: every cuDNN layer sits in `#ifdef USE_CUDNN`; Caffe's own CUDA layers build without it."""
+    data = report("caffe_cudnn", rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    part = optional_parts(data)["build switch USE_CUDNN"]
+    assert part["class"] == "incompatible"
+    assert part["evidence"][:3] == ["CMakeLists.txt:5 caffe_option(USE_CUDNN) default ON",
+                                    "the project's own GPU code builds without USE_CUDNN",
+                                    "src/caffe/layers/cudnn_conv_layer.cu:1 #ifdef USE_CUDNN"]
+    cudnn = [f for f in data["findings"] if f["symbol"].startswith("cudnn")]
+    assert cudnn and {f["status"] for f in cudnn} == {"optional"}
+
+
+def test_a_switch_that_gates_the_only_gpu_path_is_not_optional(rulebase) -> None:
+    data = report("cudnn_only", rulebase)
+    assert data["summary"]["class"] == "incompatible"
+    assert optional_parts(data) == {}
+
+
+def test_a_cmake_option_with_its_external_project_and_subdirectory_is_optional(rulebase) -> None:
+    """option(BUILD_CUTLASS ON) + if(BUILD_CUTLASS) ExternalProject_Add(cutlass) add_subdirectory(grouped_gemm)."""
+    data = report("cutlass_option", rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    found = [p for w in data["workloads"] for p in w["optional_parts"] if p["root"] == "build switch BUILD_CUTLASS"]
+    assert {p["class"] for p in found} == {"incompatible", "migration-required"}  # the GEMM; the fetch in CMake
+    assert all("CMakeLists.txt:3 option(BUILD_CUTLASS) default ON" in p["evidence"] for p in found)
+    fetched = [f for f in data["findings"] if "cutlass" in f["symbol"].lower() and f["path"] == "CMakeLists.txt"]
+    assert fetched and {f["status"] for f in fetched} == {"optional"}
+
+
+def test_a_module_only_a_picked_loader_imports_is_optional(rulebase) -> None:
+    """text-generation-webui: modules/models.py imports modules.tensorrt_llm inside the loader a dispatch
+    table picks (its `except` re-raises: it is the selection, not the try, that makes it optional)."""
+    data = report("webui_loader", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["modules/tensorrt_llm.py"]
+    assert part["class"] == "incompatible"
+    assert part["evidence"][0].startswith("modules/models.py:24 imports it only in an optional scope")
+
+
+def test_a_module_imported_under_a_reraising_try_is_required(rulebase) -> None:
+    data = report("module_import_required", rulebase)
+    assert data["summary"]["class"] == "incompatible"
+    assert optional_parts(data) == {}
+
+
+def test_scratch_space_at_the_top_is_optional_and_a_dev_folder_deeper_is_not(rulebase) -> None:
+    data = report("llmc_dev", rulebase)
+    by_name = {w["name"]: w for w in data["workloads"]}
+    assert by_name["cuda"]["optional"] is True
+    assert by_name["llmc_dev"]["optional"] is False
+    stats = [f for f in data["findings"] if f["path"] == "src/dev/stats.cu"]
+    assert stats and {f["status"] for f in stats} == {""}
+
+
+@pytest.mark.parametrize(("switch", "feature"), [
+    ("USE_CUDNN", "CUDNN"), ("CAFFE_WITH_NCCL", "NCCL"), ("BUILD_CUTLASS", "CUTLASS"), ("ENABLE_FP8_KV", "FP8_KV"),
+    ("GGML_USE_CUDA", "CUDA"), ("WITH_GPU", "GPU"), ("CUDNN_VERSION", None), ("USE", None),
+])
+def test_what_a_switch_turns_on(switch: str, feature: str | None) -> None:
+    assert parts.feature(switch, parts.words()) == feature
+
+
+def test_the_words_are_data_with_a_source(tmp_path: Path) -> None:
+    (tmp_path / "workloads").mkdir()
+    (tmp_path / "workloads" / "optional.yaml").write_text("folders: {names: [tests]}\n")
+    with pytest.raises(parts.DataError, match="source URL"):
+        parts.words(tmp_path)
+
+
+def test_an_alternative_back_end_picked_on_the_command_line_is_optional(rulebase) -> None:
+    """torch-ngp: `if opt.ff: from nerf.network_ff import NeRFNetwork ... else: from nerf.network import
+    NeRFNetwork`; the fully fused MLP on CUTLASS (ffmlp/) is used only by nerf/network_ff.py."""
+    data = report("ngp_ffmlp", rulebase)
+    assert data["summary"]["class"] == "native"
+    by_name = {w["name"]: w for w in data["workloads"]}
+    assert by_name["ffmlp"]["optional"] is True and by_name["ffmlp"]["class"] == "incompatible"
+    assert by_name["ngp_ffmlp"]["class"] == "native"
+
+
+def test_only_a_chain_with_a_default_names_alternatives() -> None:
+    from migrate.extract.python import extractor
+
+    source = (b"if opt.ff:\n    from nerf.network_ff import Net\nelse:\n    from nerf.network import Net\n"
+              b"if opt.x:\n    from a import b\nelse:\n    from c import d\n"
+              b"if opt.y:\n    from e import Net\n")
+    guards = {f.name: f.guard for f in extractor.extract(source).facts if f.kind == "python_import"}
+    assert guards == {"nerf.network_ff": "optional", "nerf.network": None, "a": None, "c": None, "e": None}
+
+
+def test_a_makefile_switch_left_commented_out_makes_its_sources_optional(rulebase) -> None:
+    """Caffe's Makefile shape: `# USE_CUDNN := 1` in Makefile.config.example, the cuDNN source added
+    under `ifeq ($(USE_CUDNN), 1)` (no #ifdef in the file)."""
+    data = report("make_cudnn", rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    part = optional_parts(data)["build switch USE_CUDNN"]
+    assert part["class"] == "incompatible"
+    assert part["evidence"][0] == "Makefile.config.example:3 commented-out(USE_CUDNN) default 0"
+
+
+def test_a_make_conditional_names_the_switch_of_its_true_branch_only() -> None:
+    from migrate.extract.text import buildfiles
+
+    source = (b"USE_NCCL ?= 0\nifeq ($(USE_NCCL), 1)\n\tSRCS += nccl.cu\nendif\n"
+              b"ifneq ($(CPU_ONLY), 1)\n\tSRCS += gpu.cu\nelse\n\tSRCS += cpu.cpp\nendif\n")
+    facts = buildfiles.makefile(source).facts
+    assert [(f.name, f.line, f.end_line) for f in facts if f.kind == "switch_branch"] == [("USE_NCCL", 2, 4)]
+    assert {f.name: f.text for f in facts if f.kind == "build_switch"} == {"USE_NCCL": "0 make"}
+    assert [f.name for f in facts if f.kind == "build_source"] == ["nccl.cu", "gpu.cu", "cpu.cpp"]
+
+
+def test_a_feature_switch_inside_the_platform_switch_is_optional_beside_the_projects_kernels() -> None:
+    """`#ifdef WITH_CUDA` (the GPU path itself) holds both the project's kernels and `#ifdef USE_CUDNN`."""
+    from migrate.model import Fact, Finding
+
+    def branch(name: str, start: int, end: int) -> Fact:
+        return Fact(kind="switch_branch", name=name, line=start, column=1, end_line=end, end_column=1,
+                    text=f"#ifdef {name}")
+
+    def finding(line: int, rule: str, cls: str) -> Finding:
+        return Finding(rule=rule, path="a.cu", line=line, column=1, end_line=line, end_column=2, symbol="s",
+                       message="", hip=None, hipify="no", confidence="high", migration_class=cls)
+
+    facts = {"a.cu": (branch("WITH_CUDA", 1, 100), branch("USE_CUDNN", 50, 60))}
+    kernel, cudnn = finding(10, "HIP4002", "migration-required"), finding(55, "HIP306021", "incompatible")
+    project = parts.build(facts, {"a.cu": "cuda"}, [kernel, cudnn])
+    assert list(project.switches) == ["USE_CUDNN"]
+    assert (project.apply(cudnn).status, project.apply(kernel).status) == ("optional", "")
+    alone = parts.build(facts, {"a.cu": "cuda"}, [cudnn])  # no kernel of its own: cuDNN is the GPU path
+    assert alone.switches == {}
