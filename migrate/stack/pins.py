@@ -16,6 +16,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from migrate.model import Extraction, Fact, SourceFile
+from migrate.vocabulary import PinKind
 
 try:
     import tomllib
@@ -50,7 +51,7 @@ class Pin:
     spec: str  # as written
     version: str | None  # the exact version, without its local tag
     local: str | None  # +cu121, +rocm6.2 ...
-    kind: str  # exact | range | unpinned | locked | variable (a CI matrix or shell variable: not checkable)
+    kind: PinKind
     where: Where
 
     @property
@@ -123,7 +124,7 @@ def requirement_pin(name: str, spec: str, where: Where) -> Pin:
     if len(exact) == 1:
         version, _, local = exact[0].version.partition("+")
         return Pin(package=package, spec=spec, version=version, local=local or None, kind="exact", where=where)
-    kind = "range" if len(req.specifier) else "unpinned"
+    kind: PinKind = "range" if len(req.specifier) else "unpinned"
     return Pin(package=package, spec=spec, version=None, local=None, kind=kind, where=where)
 
 
@@ -131,7 +132,7 @@ def _conda_pin(package: str, spec: str, where: Where) -> Pin:
     """pytorch=2.1.0=py3.10_cuda12.1*, pytorch==2.1, pytorch>=2: conda's own spec syntax."""
     m = re.match(r"^[\w.:-]+?\s*(==?)\s*([0-9][\w.]*)(?:=(\S+))?", spec.strip())
     if not m:
-        kind = "range" if re.search(r"[<>=]", spec) else "unpinned"
+        kind: PinKind = "range" if re.search(r"[<>=]", spec) else "unpinned"
         return Pin(package=package, spec=spec, version=None, local=None, kind=kind, where=where)
     build = m.group(3) or ""
     cuda = re.search(r"cuda(\d+)\.?(\d)", build)
