@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from migrate.render import FORMATS
 from migrate.vocabulary import PIN_KINDS, pin_rank
 from tests.conftest import ROOT, run_cli
@@ -78,7 +77,7 @@ def test_pin_kind_in_every_format_and_stack(kind: str, beside: bool, tmp_path: P
 
 
 @pytest.mark.parametrize("kept", sorted((ROOT / "fixtures" / "fuzz").glob("*.bin")), ids=lambda p: p.name)
-def test_kept_fuzz_input_scans_and_renders(kept: Path, tmp_path: Path, rulebase) -> None:  # noqa: ANN001
+def test_kept_fuzz_input_scans_and_renders(kept: Path, tmp_path: Path, rulebase) -> None:
     from tests import fuzzing
 
     kind = kept.stem.rsplit("-", 1)[-1]
