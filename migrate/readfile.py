@@ -22,23 +22,61 @@ class NotRegular(OSError):
     """The path is a FIFO, a device, a socket or a directory: such files are never read."""
 
 
+class Outside(OSError):
+    """The opened file lies outside the scanned tree (a link, or a link swapped in after discovery)."""
+
+
+def real_path(fd: int, path: Path | str) -> str:
+    """Where an open descriptor's file really is: /proc/self/fd on Linux (the file that was opened,
+    whatever the path names now), else the path resolved, checked against the descriptor's inode."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        real = os.path.realpath(path)
+        opened, named = os.fstat(fd), os.stat(real)
+        if (opened.st_dev, opened.st_ino) != (named.st_dev, named.st_ino):
+            raise Outside(f"{path}: changed while it was opened") from None
+        return real
+
+
+def inside(real: str, top: str) -> bool:
+    """`real` (a resolved path) is `top` (a resolved folder) or lies under it."""
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def read_inside(path: Path | str, top: Path | str, limit: int) -> bytes:
+    """read_regular for a file that must lie inside the folder `top`: the opened file's real path is
+    checked after opening, so a link (or a link swapped in after discovery) never reads outside.
+    Raises Outside, NotRegular or OSError."""
+    fd = os.open(path, OPEN_FLAGS)
+    try:
+        if not inside(real_path(fd, path), os.path.realpath(top)):
+            raise Outside(f"{os.path.basename(path)}: outside the scanned tree")
+        return _read_fd(fd, path, limit)
+    finally:
+        os.close(fd)
+
+
 def read_regular(path: Path | str, limit: int) -> bytes:
     """At most `limit` bytes of a regular file. Raises NotRegular or OSError."""
     fd = os.open(path, OPEN_FLAGS)
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise NotRegular(f"{path}: not a regular file")
-        chunks, left = [], limit
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+        return _read_fd(fd, path, limit)
     finally:
         os.close(fd)
+
+
+def _read_fd(fd: int, path: Path | str, limit: int) -> bytes:
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        raise NotRegular(f"{os.path.basename(path)}: not a regular file")
+    chunks, left = [], limit
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 def read(file: SourceFile, max_size: int) -> tuple[bytes | None, str | None]:
