@@ -187,9 +187,9 @@ def _system_dirs(resource: Path) -> tuple[Path, ...]:
             spelled = _spelling(inclusion.location.file.name, inclusion.location.line)
             path = inclusion.include.name  # as clang built it: /../lib/gcc/x/12/../../../../include/c++/12/vector
             if spelled and path.endswith("/" + spelled):
-                folder = Path(os.path.realpath(path[:-len(spelled) - 1]))
-                if not folder.is_relative_to(resource.resolve()):
-                    found.setdefault(folder)
+                searched = Path(os.path.realpath(path[:-len(spelled) - 1]))
+                if not searched.is_relative_to(resource.resolve()):
+                    found.setdefault(searched)
     return tuple(found)
 
 

@@ -16,6 +16,8 @@ from migrate.readfile import inside
 MACRO_FLAGS = ("-D", "-U")
 FOLDER_FLAGS = ("-I", "-isystem", "-iquote", "-idirafter")
 FILE_FLAGS = ("-include",)
+VALUED = (*MACRO_FLAGS, *FOLDER_FLAGS, *FILE_FLAGS)
+JOINED = (*MACRO_FLAGS, "-I")  # written -DX, -Ipath
 SELECTION = re.compile(r"^(?:-std=(?:c|gnu|c\+\+|gnu\+\+)\w{1,4}|--cuda-gpu-arch=sm_\d{2,3}[af]?|-fgpu-rdc"
                        r"|-m(?:32|64)|-f(?:no-)?(?:exceptions|rtti|char8_t|signed-char|unsigned-char|gnu-keywords))$")
 MACRO = re.compile(r"^[A-Za-z_]\w*(?:=.*)?$", re.DOTALL)
@@ -34,7 +36,7 @@ def allowed(args: list[str], top: Path) -> tuple[list[str], list[str]]:
         i += width
         if name in MACRO_FLAGS and value is not None and MACRO.match(value) and "\n" not in value:
             kept.append(name + value)
-        elif name in FOLDER_FLAGS + FILE_FLAGS and value is not None:
+        elif name in (*FOLDER_FLAGS, *FILE_FLAGS) and value is not None:
             if _inside(value, top, folder=name in FOLDER_FLAGS):
                 kept.extend([name, value] if width == 2 else [flag])
             else:
@@ -56,10 +58,10 @@ def allowed(args: list[str], top: Path) -> tuple[list[str], list[str]]:
 
 def _split(flag: str, following: str | None) -> tuple[str, str | None, int]:
     """(option, value, words used): `-DX` and `-D X`, `-Ipath` and `-I path`, `-include f`."""
-    for name in MACRO_FLAGS + FOLDER_FLAGS + FILE_FLAGS:
+    for name in VALUED:
         if flag == name:
             return name, following, 2 if following is not None else 1
-        if flag.startswith(name) and name in MACRO_FLAGS + ("-I",):
+        if flag.startswith(name) and name in JOINED:
             return name, flag[len(name):], 1
     return flag, None, 1
 
