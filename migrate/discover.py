@@ -73,7 +73,9 @@ class Discovery:
 def discover(targets: list[Path], *, include_vendored: bool = False, exclude: tuple[str, ...] = ()) -> Discovery:
     """Every scannable file under the targets, with paths relative to their common root."""
     started_ns = time.time_ns()
-    resolved = [t.resolve() for t in targets]
+    # A named file keeps its own name: a link is judged like one met in a walk (refused when it
+    # points outside the folder it is in), never replaced by what it points at.
+    resolved = [t.resolve() if t.is_dir() else t.absolute().parent.resolve() / t.name for t in targets]
     root = Path(os.path.commonpath([t if t.is_dir() else t.parent for t in resolved]))
     notes: list[str] = []
     walker = _Walker(root, include_vendored, bounded_spec(exclude, "--exclude", notes) if exclude else None, notes)
@@ -81,7 +83,7 @@ def discover(targets: list[Path], *, include_vendored: bool = False, exclude: tu
         if target.is_dir():
             walker.walk(target)
         else:
-            walker.file(target, explicit=True)
+            walker.file(target, explicit=True, link=target.is_symlink())
     files = sorted(walker.files.values(), key=lambda f: f.rel)
     return Discovery(root=root, files=tuple(files), skipped=tuple(sorted(walker.skipped, key=lambda s: s.path)),
                      notes=tuple(walker.notes), started_ns=started_ns)
@@ -341,6 +343,7 @@ class _GitListing:
 def _listing(git_root: Path, notes: list[str]) -> _GitListing | None:
     from migrate import vcs
 
+    notes.extend(vcs.checkout_notes(git_root))
     try:
         return _GitListing(git_root, vcs.listed_files(git_root))
     except vcs.GitError as exc:

@@ -79,14 +79,25 @@ def _read_fd(fd: int, path: Path | str, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+def tree_of(file: SourceFile) -> str:
+    """The scanned folder a discovered file belongs to: its path less its relative path."""
+    path = str(file.path)
+    depth = file.rel.count("/") + 1
+    for _ in range(depth):
+        path = os.path.dirname(path)
+    return path
+
+
 def read(file: SourceFile, max_size: int) -> tuple[bytes | None, str | None]:
     """The file's bytes (a UTF-8 byte order mark removed), or None and the reason it is skipped."""
     if file.size > max_size:
         return None, f"larger than the size limit ({file.size} > {max_size} bytes)"
     try:
-        data = read_regular(file.path, max_size + 1)
+        data = read_inside(file.path, tree_of(file), max_size + 1)
     except NotRegular:
         return None, "not a regular file"
+    except Outside:
+        return None, "symlink to outside the scanned tree"
     except OSError as exc:
         return None, f"unreadable: {exc.strerror or exc}"
     if len(data) > max_size:  # it grew since discovery

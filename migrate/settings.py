@@ -116,17 +116,19 @@ def find_config(start: Path) -> tuple[Path, object] | None:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     from migrate.compat import tomllib
-    from migrate.readfile import read_regular
+    from migrate.readfile import Outside, read_inside
 
-    try:
-        data = read_regular(path, CONFIG_BYTES + 1)
+    try:  # a link to a file outside its own folder is not read (the tree is the boundary)
+        data = read_inside(path, path.parent, CONFIG_BYTES + 1)
         if len(data) > CONFIG_BYTES:
-            raise SettingsError(f"{path}: cannot read configuration: larger than {CONFIG_BYTES} bytes")
+            raise SettingsError(f"{path.name}: cannot read configuration: larger than {CONFIG_BYTES} bytes")
         return tomllib.loads(data.decode("utf-8"))
+    except Outside:
+        raise SettingsError(f"{path.name}: not read: a symbolic link to outside its folder") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise SettingsError(f"{path}: cannot read configuration: {_short(exc)}") from None
+        raise SettingsError(f"{path.name}: cannot read configuration: {_short(exc)}") from None
     except RecursionError:
-        raise SettingsError(f"{path}: cannot read configuration: nested too deeply") from None
+        raise SettingsError(f"{path.name}: cannot read configuration: nested too deeply") from None
 
 
 def read_table(path: Path, table: object) -> dict[str, object]:
@@ -180,7 +182,8 @@ _TABLES = {"workloads": _workloads, "effort": _effort, "per-file-ignores": _per_
 
 
 def _short(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
+    """One line, without the path an OSError carries (notes hold no absolute path)."""
+    text = " ".join((exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)).split())
     return text if len(text) <= 200 else text[:200] + "..."
 
 

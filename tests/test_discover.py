@@ -62,14 +62,14 @@ def test_bad_inputs_are_skipped_with_reasons(tmp_path: Path, monkeypatch: pytest
     (tmp_path / "secret.cu").write_text("void s() {}\n")
     from migrate import readfile
 
-    real_read = readfile.read_regular
+    real_read = readfile.read_inside
 
-    def read_regular(path: Path, limit: int) -> bytes:
+    def read_inside(path: Path, top: Path, limit: int) -> bytes:
         if Path(path).name == "secret.cu":
             raise PermissionError(13, "Permission denied")
-        return real_read(path, limit)
+        return real_read(path, top, limit)
 
-    monkeypatch.setattr(readfile, "read_regular", read_regular)
+    monkeypatch.setattr(readfile, "read_inside", read_inside)
     from migrate.rulebase.load import load_rules
 
     report = scan.run([tmp_path], Settings(max_file_size=1000, jobs=1), load_rules())

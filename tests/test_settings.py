@@ -121,7 +121,7 @@ def test_unreadable_or_misshapen_configuration_is_ignored(tmp_path: Path, text: 
         assert settings.warnings == ("pyproject.toml: [tool.rocm-migrate] must be a table, not int (ignored)",)
     elif text.startswith("select"):
         (warning,) = settings.warnings
-        assert warning.startswith(f"{tmp_path / name}: cannot read configuration: ") and warning.endswith("(ignored)")
+        assert warning.startswith(f"{name}: cannot read configuration: ") and warning.endswith("(ignored)")
 
 
 def test_jobs_from_the_repository_are_capped_at_the_cores(tmp_path: Path) -> None:
@@ -192,3 +192,16 @@ def test_select_ignore_precedence(rulebase, file_layer: dict, flags: dict, rule:
 def test_unknown_selectors_are_errors(rulebase, settings: Settings, message: str) -> None:
     with pytest.raises(SelectorError, match=message.replace("(", r"\(").replace(")", r"\)")):
         RuleFilter(rulebase, settings)
+
+
+@pytest.mark.parametrize("name", [".rocm-migrate.toml", "pyproject.toml"])
+def test_a_configuration_that_links_outside_is_not_read(tmp_path: Path, name: str) -> None:
+    tree, outside = tmp_path / "tree", tmp_path / "outside"
+    write(outside / name, '[tool.rocm-migrate]\nrocm = "6.4"\n[workloads]\nSECRET = ["**"]\n' if name.startswith("p")
+          else 'rocm = "6.4"\n[workloads]\nSECRET = ["**"]\n')
+    tree.mkdir()
+    (tree / name).symlink_to(outside / name)
+    settings = config.load(tree, {})
+    assert settings.rocm == Settings().rocm and "SECRET" not in repr(settings.workloads)
+    assert settings.warnings == (f"{name}: not read: a symbolic link to outside its folder (ignored)",)
+    assert str(tmp_path) not in repr(settings.warnings)

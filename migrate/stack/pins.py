@@ -16,6 +16,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from migrate.model import Extraction, Fact, SourceFile
+from migrate.readfile import read_inside, tree_of
 from migrate.vocabulary import PinKind
 
 try:
@@ -205,7 +206,7 @@ def _python_requires(files: list[SourceFile]) -> Iterable[tuple[str, Where]]:
     for file in files:
         if file.kind not in ("pyproject", "python", "setupcfg") or (file.kind == "python" and file.path.name != "setup.py"):
             continue
-        text = _read(file.path)
+        text = _read(file.path, tree_of(file))
         if not text:
             continue
         for number, line in enumerate(text.split("\n"), start=1):
@@ -226,11 +227,11 @@ def _locked(files: list[SourceFile]) -> Iterable[Pin]:
                 continue
             seen.add(lock)
             rel = str(Path(file.rel).parent / name).removeprefix("./")
-            yield from _lock_pins(lock, rel)
+            yield from _lock_pins(lock, rel, tree_of(file))
 
 
-def _lock_pins(lock: Path, rel: str) -> Iterable[Pin]:
-    text = _read(lock)
+def _lock_pins(lock: Path, rel: str, top: str) -> Iterable[Pin]:
+    text = _read(lock, top)
     try:
         packages = tomllib.loads(text or "").get("package", [])
     except tomllib.TOMLDecodeError:
@@ -247,8 +248,9 @@ def _lock_pins(lock: Path, rel: str) -> Iterable[Pin]:
                               text=lines[number - 1]))
 
 
-def _read(path: Path) -> str | None:
+def _read(path: Path, top: str) -> str | None:
+    """A manifest or lock file of the scanned tree, never through a link out of it."""
     try:
-        return path.read_text(encoding="utf-8")
+        return read_inside(path, top, MAX_LOCK_BYTES).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
