@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from migrate import cache as rows
 from migrate import jsonio
 from migrate.cache import BadRow, Cache, Known, content_digest
-from migrate.extract import extract, extractor_version, prepare
+from migrate.extract import budget, extract, extractor_version, prepare
 from migrate.extract.run import Progress, extract_all
 from migrate.match import IdentifierNames, RuleIndex, candidates, indexes, own_defined, own_masks, own_portable
 from migrate.model import Candidate, Extraction, FileResult, Finding, Skipped, SourceFile
@@ -55,6 +55,7 @@ def skipped(outcomes: Iterable[Outcome]) -> list[Skipped]:
 class _Work:
     indexes: tuple[RuleIndex, ...]
     names: IdentifierNames  # the identifiers worth a fact: those the indexes can match
+    deadline: float | None = None  # the scan's (extract.budget), for spawned workers
 
 
 _STATE: dict[str, _Work] = {}  # "work": what this process matches with (inherited on fork)
@@ -69,13 +70,24 @@ def analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase
     must be analysed and its bytes were not kept. With `keep_extractions` every file's facts are
     kept (a later pass needs them): the files go through `extract.run` and its extraction cache,
     and are matched here."""
+    budget.begin_scan(budget.scan_deadline())
+    try:
+        return _analyse_within_budget(files, settings, rules, keep_extractions=keep_extractions, progress=progress,
+                                      known=known)
+    finally:
+        budget.begin_scan(None)
+
+
+def _analyse_within_budget(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, *,
+                           keep_extractions: bool, progress: Progress | None,
+                           known: dict[str, Known] | None) -> list[Outcome]:
     by_target = indexes(rules, rocm=settings.rocm, archs=settings.arch)
     if keep_extractions:
         return [Outcome(o.file, summarise(o.file.rel, o.extraction, by_target) if o.extraction else None, o.reason,
                         o.extraction)
                 for o in extract_all(files, max_file_size=settings.max_file_size, cache=Cache(settings.cache_dir),
                                      jobs=settings.jobs, progress=progress)]
-    work = _Work(by_target, IdentifierNames(by_target))
+    work = _Work(by_target, IdentifierNames(by_target), budget.current_scan_deadline())
     if known is None and not Cache(settings.cache_dir).exists() and _parallel(settings.jobs, [f.size for f in files]):
         return _analyse_fresh(files, settings, rules, work, progress)
     return _analyse_all(files, settings, rules, work, progress, known or {})
@@ -280,6 +292,7 @@ def chunks(todo: list[T], pieces: int, size: Callable[[T], int] | None = None) -
 
 def _init(work: _Work) -> None:
     _STATE["work"] = work
+    budget.begin_scan(work.deadline)
 
 
 def _analyse_chunk(items: list[tuple[str, bytes]]) -> list[bytes]:

@@ -14,6 +14,7 @@ import os
 import re
 import stat
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -198,28 +199,43 @@ class _Walker:
 
     def _walk_dir(self, directory: Path, specs: list[tuple[Path, _Spec]],
                   real: Path | None = None) -> None:
-        """`real` is the directory's real path when the caller knows it (a folder, not a link,
-        inside a folder whose real path is known)."""
+        """Every folder below `directory`, depth first in name order, without recursion (a tree
+        a thousand folders deep is input like any other). `real` is the directory's real path
+        when the caller knows it (a folder, not a link, inside a folder whose real path is known)."""
+        stack: list[Iterator[tuple[Path, list[tuple[Path, _Spec]], Path | None]]] = [iter([(directory, specs, real)])]
+        while stack:
+            step = next(stack[-1], None)
+            if step is None:
+                stack.pop()
+                continue
+            folders = self._enter(*step)
+            if folders:
+                stack.append(iter(folders))
+
+    def _enter(self, directory: Path, specs: list[tuple[Path, _Spec]],
+               real: Path | None) -> list[tuple[Path, list[tuple[Path, _Spec]], Path | None]]:
+        """One folder: its files are taken, its subfolders returned in order to be walked."""
         try:
             real = real or Path(os.path.realpath(directory, strict=True))
         except OSError as exc:
             reason = "symlink loop" if exc.errno == errno.ELOOP else f"unreadable directory: {exc.strerror}"
             self.skipped.append(Skipped(path=self.rel(directory), reason=reason))
-            return
+            return []
         if not _inside(real, self.root):
             self.skipped.append(Skipped(path=self.rel(directory) + "/", reason="symlink to outside the scanned tree"))
-            return
+            return []
         if real in self._seen_dirs:
             self.skipped.append(Skipped(path=self.rel(directory), reason="symlink loop (directory already scanned)"))
-            return
+            return []
         self._seen_dirs.add(real)
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as exc:
             self._gitignore(directory)  # its notes (too long, patterns dropped), as when it was read first
             self.skipped.append(Skipped(path=self.rel(directory), reason=f"unreadable directory: {exc.strerror}"))
-            return
+            return []
         specs = specs + self._gitignore(directory, {e.name for e in entries})
+        folders: list[tuple[Path, list[tuple[Path, _Spec]], Path | None]] = []
         for entry in entries:
             path = Path(entry.path)
             is_dir = _is_dir(entry)
@@ -231,9 +247,10 @@ class _Walker:
                         self.skipped.append(Skipped(path=self.rel(path) + "/",
                                                     reason="vendored or build directory (use --include-vendored)"))
                     continue
-                self._walk_dir(path, specs, None if _is_link(entry) else real / entry.name)
+                folders.append((path, specs, None if _is_link(entry) else real / entry.name))
             else:
                 self.file(path, explicit=False, link=_is_link(entry))
+        return folders
 
     def file(self, path: Path, *, explicit: bool, link: bool = False) -> None:
         rel = self.rel(path)

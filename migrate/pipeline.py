@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from migrate import __version__, vcs
-from migrate.analyse import analyse_all, skipped
+from migrate.analyse import Outcome, analyse_all, skipped
 from migrate.cache import Known
 from migrate.discover import Discovery, discover
 from migrate.extract.run import Progress
@@ -62,6 +62,7 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
                              left_in_backend_files(rules, [f.rel for f in found.files]),
                              paths=[f.rel for f, _ in scanned],
                              indexes=indexes(rules, rocm=settings.rocm, archs=settings.arch))
+    findings, over = _within_findings_budget(findings)
     hipify_result, hipify_pass = _hipify(settings, found.root, [(o.file, o.extraction) for o in outcomes
                                                                 if o.ok and o.extraction is not None], findings, rules)
     precise_result = _precise(settings, found.root, hipify_result.findings, rules)
@@ -77,7 +78,8 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
     files = {f.rel: (f.kind, r.lines) for f, r in scanned}
     costs = project_costs((), found.root.name or "root", workloads, judged, files, model, effort_calibration.load())
     notes = [*settings.warnings, *found.notes, *hipify_result.notes, *precise_result.notes,
-             *(f"{f.rel}: {n}" for f, r in scanned for n in r.notes), *capped_notes(judged)]
+             *(f"{f.rel}: {n}" for f, r in scanned for n in r.notes), *capped_notes(judged), *over,
+             *_budget_notes(outcomes)]
     return Report(
         tool_version=__version__, rules_version=rules.version, target=Target(rocm=settings.rocm, arch=settings.arch),
         root=str(found.root), files_scanned=len(scanned), lines=sum(r.lines for _, r in scanned),
@@ -134,3 +136,24 @@ def _precise(settings: Settings, root: Path, findings: Sequence[Finding], rules:
     from migrate.precise import scan_pass
 
     return scan_pass.run(settings, root, findings, rules)
+
+
+MAX_SCAN_FINDINGS = 1_000_000  # a scan's findings past this are left out (with a note), whatever the files
+
+
+def _within_findings_budget(findings: list[Finding]) -> tuple[list[Finding], list[str]]:
+    if len(findings) <= MAX_SCAN_FINDINGS:
+        return findings, []
+    kept = sorted(findings, key=lambda f: f.sort_key)[:MAX_SCAN_FINDINGS]
+    return kept, [f"the scan's budget of {MAX_SCAN_FINDINGS} findings was reached: {len(findings) - len(kept)} "
+                  "further findings are left out"]
+
+
+def _budget_notes(outcomes: Sequence[Outcome]) -> list[str]:
+    """One note when the scan's time or memory budget left files unanalysed (each is under skipped)."""
+    from migrate.extract.budget import SCAN_OVER
+
+    left = sum(1 for o in outcomes if (o.reason or "").startswith(SCAN_OVER)
+               or (o.result is not None and (o.result.error or "").startswith(SCAN_OVER)))
+    return [f"the scan's time or memory budget ran out: {left} file(s) were not analysed (listed under skipped)"] \
+        if left else []

@@ -15,6 +15,7 @@ from migrate.model import SourceFile
 BINARY_PROBE = 8192
 BYTE_PARSED = frozenset({"cuda", "cpp", "hip"})  # tree-sitter reads bytes: Latin-1 comments do not stop a scan
 BOM = b"\xef\xbb\xbf"
+READ_CAP = 256 << 20  # no scanned file is read past this, whatever the size limit
 OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
 
 
@@ -89,7 +90,12 @@ def tree_of(file: SourceFile) -> str:
 
 
 def read(file: SourceFile, max_size: int) -> tuple[bytes | None, str | None]:
-    """The file's bytes (a UTF-8 byte order mark removed), or None and the reason it is skipped."""
+    """The file's bytes (a UTF-8 byte order mark removed), or None and the reason it is skipped.
+    Never more than READ_CAP bytes, whatever `max_size` (--max-file-size 6G is no licence to
+    hold a 5 GB file in memory)."""
+    if file.size > READ_CAP:
+        return None, f"larger than the largest file rocm-migrate reads ({file.size} > {READ_CAP} bytes)"
+    max_size = min(max_size, READ_CAP)
     if file.size > max_size:
         return None, f"larger than the size limit ({file.size} > {max_size} bytes)"
     try:

@@ -158,6 +158,13 @@ def read_table(path: Path, table: object) -> dict[str, object]:
 
 
 def _workloads(path: Path, value: dict[str, Any], warnings: list[str]) -> dict[str, list[str]]:
+    """Workload globs are relative to the project root: an absolute one, or one that climbs out
+    with '..', is a configuration error (exit 2), as the user must fix it to get the workloads."""
+    for name, globs in value.items():
+        for glob in globs:
+            if glob.startswith(("/", "\\")) or ".." in glob.replace("\\", "/").split("/"):
+                raise SettingsError(f"{path.name}: workload {str(name)!r}: glob {glob!r} must be relative to the "
+                                    "project root, inside it")
     return {str(k): list(v) for k, v in value.items()}
 
 

@@ -205,3 +205,16 @@ def test_a_configuration_that_links_outside_is_not_read(tmp_path: Path, name: st
     assert settings.rocm == Settings().rocm and "SECRET" not in repr(settings.workloads)
     assert settings.warnings == (f"{name}: not read: a symbolic link to outside its folder (ignored)",)
     assert str(tmp_path) not in repr(settings.warnings)
+
+
+@pytest.mark.parametrize("glob", ["/src/**", "../src/**", "src/../../x"])
+def test_a_workload_glob_outside_the_root_is_a_configuration_error(tmp_path: Path, glob: str) -> None:
+    from tests.conftest import run_cli
+
+    write(tmp_path / ".rocm-migrate.toml", f'[workloads]\nw = ["src/**", "{glob}"]\n')
+    write(tmp_path / "src" / "a.cu", "void g() { cudaFree(0); }\n")
+    with pytest.raises(SettingsError, match="must be relative to the project root"):
+        config.load(tmp_path, {})
+    for command in (("scan", str(tmp_path)), ("validate", "plan", str(tmp_path))):
+        result = run_cli(*command)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
