@@ -4,6 +4,7 @@ another repository does not take that repository's commit."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -15,6 +16,8 @@ ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true"}  # never wait for a pa
 SAFE_CONFIG = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.untrackedCache=false")
 LS_FILES_TIMEOUT = 120
 GITFILE_BYTES = 4096
+CONFIG_BYTES = 1 << 20
+WORKTREE = re.compile(r"^\s*worktree\s*=\s*(.+)$", re.MULTILINE | re.IGNORECASE)
 REPO_VARIABLES = frozenset({"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
                             "GIT_NAMESPACE", "GIT_PREFIX", "GIT_ALTERNATE_OBJECT_DIRECTORIES"})
 
@@ -24,22 +27,47 @@ class GitError(Exception):
 
 
 def git_dir(checkout: Path) -> Path | None:
-    """The repository folder of a checkout when it lies inside the checkout: `.git` itself, or the
-    folder a `.git` file's `gitdir:` names. None for one outside (`gitdir: /elsewhere`, a `.git`
-    link out): a scanned repository must not make git read another repository."""
+    """The repository folder of a checkout: `.git` itself when it lies inside the checkout, or
+    the folder a `.git` file's `gitdir:` names when that folder names this checkout back (a linked
+    worktree's `gitdir` file, a submodule's core.worktree), as git's own layouts do. None for any
+    other (`gitdir: /elsewhere`, a `.git` link out): a scanned repository must not make git read
+    another repository."""
     from migrate.readfile import inside, read_inside
 
     top, dot_git = os.path.realpath(checkout), checkout / ".git"
     try:
         if dot_git.is_dir():
             found = os.path.realpath(dot_git)
-        else:
-            text = read_inside(dot_git, checkout, GITFILE_BYTES).decode("utf-8", "replace")
-            named = text.partition("gitdir:")[2].strip().split("\n")[0]
-            found = os.path.realpath(os.path.join(checkout, named)) if named else ""
+            return Path(found) if inside(found, top) else None
+        text = read_inside(dot_git, checkout, GITFILE_BYTES).decode("utf-8", "replace")
     except OSError:
         return None
-    return Path(found) if found and inside(found, top) and os.path.isdir(found) else None
+    named = text.partition("gitdir:")[2].strip().split("\n")[0]
+    found = os.path.realpath(os.path.join(checkout, named)) if named else ""
+    if not found or not os.path.isdir(found):
+        return None
+    return Path(found) if inside(found, top) or _names_back(Path(found), dot_git, top) else None
+
+
+def _names_back(repository: Path, dot_git: Path, top: str) -> bool:
+    """A linked worktree's repository folder holds a `gitdir` file naming the worktree's `.git`
+    file; a submodule's sets core.worktree to the submodule's folder."""
+    from migrate.readfile import read_regular
+
+    try:
+        back = read_regular(repository / "gitdir", GITFILE_BYTES).decode("utf-8", "replace").strip()
+        if back and os.path.realpath(back) == os.path.realpath(dot_git):
+            return True
+    except OSError:
+        pass
+    try:
+        config = read_regular(repository / "config", CONFIG_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return False
+    worktree = WORKTREE.search(config)
+    if worktree is None:
+        return False
+    return os.path.realpath(os.path.join(repository, worktree.group(1).strip().strip('"'))) == top
 
 
 def checkout_notes(checkout: Path) -> list[str]:

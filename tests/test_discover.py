@@ -108,12 +108,16 @@ def _deep_tree(root: Path, depth: int) -> None:
 def test_folders_a_thousand_deep_are_walked_without_recursion(tmp_path: Path) -> None:
     from tests.conftest import run_cli
 
-    _deep_tree(tmp_path, 1200)
-    found = discover([tmp_path], include_vendored=False, exclude=())
-    assert [f.rel for f in found.files] == ["d/" * 1200 + "k.cu"]
-    for command in (("scan", str(tmp_path), "-f", "json", "--no-cache"), ("lint", str(tmp_path))):
-        result = run_cli(*command)
-        assert result.returncode in (0, 1) and "RecursionError" not in result.stderr and "Traceback" not in result.stderr
+    (tmp_path / "deep").mkdir()
+    _deep_tree(tmp_path / "deep", 1200)
+    try:
+        found = discover([tmp_path / "deep"], include_vendored=False, exclude=())
+        assert [f.rel for f in found.files] == ["d/" * 1200 + "k.cu"]
+        for command in (("scan", str(tmp_path / "deep"), "-f", "json", "--no-cache"), ("lint", str(tmp_path / "deep"))):
+            result = run_cli(*command)
+            assert result.returncode in (0, 1) and "RecursionError" not in result.stderr and "Traceback" not in result.stderr
+    finally:  # pytest's own clean-up of old temporary folders recurses, and would fail on this one
+        subprocess.run(["rm", "-rf", str(tmp_path / "deep")], check=False)
 
 
 def test_no_file_is_read_past_the_read_cap_whatever_the_size_limit(tmp_path: Path) -> None:
