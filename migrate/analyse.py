@@ -70,7 +70,7 @@ def analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase
     must be analysed and its bytes were not kept. With `keep_extractions` every file's facts are
     kept (a later pass needs them): the files go through `extract.run` and its extraction cache,
     and are matched here."""
-    budget.begin_scan(budget.scan_deadline())
+    budget.begin_scan(budget.scan_deadline(settings.max_scan_seconds))
     try:
         return _analyse_within_budget(files, settings, rules, keep_extractions=keep_extractions, progress=progress,
                                       known=known)
@@ -292,7 +292,8 @@ def chunks(todo: list[T], pieces: int, size: Callable[[T], int] | None = None) -
 
 def _init(work: _Work) -> None:
     _STATE["work"] = work
-    budget.begin_scan(work.deadline)
+    if budget.current_scan_deadline() != work.deadline:  # spawned, not forked: nothing inherited
+        budget.begin_scan(work.deadline)
 
 
 def _analyse_chunk(items: list[tuple[str, bytes]]) -> list[bytes]:

@@ -86,7 +86,7 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
         seconds=round(time.perf_counter() - started, 3),
         workloads=tuple(workloads), findings=tuple(sorted(judged, key=lambda f: f.sort_key)),
         skipped=tuple(sorted([*found.skipped, *skipped(outcomes)], key=lambda s: s.path)),
-        notes=tuple(notes),
+        notes=tuple(_relative_notes(notes, found.root)),
         commit=vcs.head_commit(found.root) if len(targets) == 1 and targets[0].is_dir() else None,
         scanned_at=scanned_at,
         hipify=hipify_pass.summary(workloads) if hipify_pass else None,
@@ -157,3 +157,15 @@ def _budget_notes(outcomes: Sequence[Outcome]) -> list[str]:
                or (o.result is not None and (o.result.error or "").startswith(SCAN_OVER)))
     return [f"the scan's time or memory budget ran out: {left} file(s) were not analysed (listed under skipped)"] \
         if left else []
+
+
+def _relative_notes(notes: list[str], root: Path) -> list[str]:
+    """Notes without the scanned tree's absolute path (a tool's message may carry it): the report
+    of one tree is the same wherever the tree lies."""
+    prefixes = [p for p in dict.fromkeys(str(p).rstrip("/") for p in (root, root.resolve())) if len(p) > 1]
+    out = []
+    for note in notes:
+        for prefix in prefixes:
+            note = note.replace(prefix + "/", "").replace(prefix, ".")
+        out.append(note)
+    return out

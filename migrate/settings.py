@@ -41,6 +41,7 @@ class Settings:
     arch: tuple[str, ...] = field(default_factory=lambda: targets.load().default_arch)
     exclude: tuple[str, ...] = ()
     max_file_size: int = 5 * 1024 * 1024
+    max_scan_seconds: float = 1800.0  # the analysis of one scan; files left by then are skipped, with a note
     include_vendored: bool = False
     jobs: int = max(1, os.cpu_count() or 1)
     fail_on: str | None = None

@@ -8,10 +8,8 @@ from __future__ import annotations
 import csv
 import io
 import re
-from pathlib import Path
 
 import pytest
-
 from tests.conftest import run_cli
 
 CUDA = "void f(float** p) { cudaMalloc(p, 4); }\n"

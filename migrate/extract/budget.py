@@ -37,6 +37,7 @@ class _Limit:
 
     deadline: float | None = None  # time.monotonic() at which the limit runs out
     scan_deadline: float | None = None  # time.time() (shared by processes) at which the scan's budget runs out
+    scan_seconds: float | None = None  # how long that budget was, for the reasons
     in_c_call = False  # meanwhile SIGALRM and SIGINT are only noted
     noted: list[int] = []  # noqa: RUF012 - one per process, like the signal handlers
 
@@ -52,6 +53,7 @@ class WorkExceeded(Exception):
 def begin_scan(deadline: float | None) -> None:
     """Bound every later extraction in this process by the scan's deadline (time.time(); None: none)."""
     _Limit.scan_deadline = deadline
+    _Limit.scan_seconds = round(deadline - time.time()) if deadline is not None else None
 
 
 def current_scan_deadline() -> float | None:
@@ -65,7 +67,7 @@ def scan_deadline(seconds: float | None = None) -> float:
 def over_scan_budget() -> str | None:
     """Why this process must analyse no further file of the scan: its time or memory budget is spent."""
     if _Limit.scan_deadline is not None and time.time() >= _Limit.scan_deadline:
-        return f"{SCAN_OVER} of {SCAN_SECONDS:g} s ran out before this file"
+        return f"{SCAN_OVER} of {_Limit.scan_seconds or SCAN_SECONDS:g} s ran out before this file"
     if _resident() > SCAN_MEMORY:
         return f"{SCAN_OVER} of {SCAN_MEMORY >> 20} MiB of memory was used up before this file"
     return None
@@ -91,7 +93,7 @@ def guarded(extractor: Callable[[bytes], Extraction], source: bytes, *,
     if left < seconds:  # the scan's budget ends first
         outcome = _guarded(extractor, source, max(left, 1e-3))
         if (outcome.error or "").startswith(TRANSIENT):
-            return failed(source, f"{SCAN_OVER} of {SCAN_SECONDS:g} s ran out during this file")
+            return failed(source, f"{SCAN_OVER} of {_Limit.scan_seconds or SCAN_SECONDS:g} s ran out during this file")
         return outcome
     return _guarded(extractor, source, seconds)
 
