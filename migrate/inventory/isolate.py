@@ -71,7 +71,10 @@ def _child() -> int:
     task = pickle.loads(sys.stdin.buffer.read())
     options: ScanOptions = task["options"]
     limit = options.repo_memory_mib << 20
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:  # a lower limit set on the whole run stays
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     outcome = scan_repo(task["spec"], task["previous"], options, rules=task["rules"])
     sys.stdout.write(unicode_text(json.dumps(outcome, ensure_ascii=False)))
     return 0

@@ -45,6 +45,7 @@ def run(settings: Settings, root: Path, findings: Sequence[Finding], rules: Rule
     notes = [r for r in results if isinstance(r, str)]
     good = [r for r in results if not isinstance(r, str)]
     notes += [f"precise: {r.path} did not parse ({'; '.join(r.errors[:2])}); fast results kept" for r in good if not r.ok]
+    notes += _flag_notes(good)
     index = RuleIndex(rules, Target(rocm=settings.rocm, arch=settings.arch[:1]))
     comparison = precise.compare(findings, good, rules=rules, index=index)
     labelled = [replace(f, precise=comparison.labels.get(f)) for f in findings]
@@ -76,3 +77,13 @@ def _analyse(item: tuple[Command, Path, Toolchain, Path | None]) -> PreciseResul
 
     command, root, toolchain, overlay = item
     return precise.analyse_command(command, root, tc=toolchain, overlay=overlay)
+
+
+def _flag_notes(results: Sequence[PreciseResult]) -> list[str]:
+    """The flags the compilation database's allow-list dropped, each note once with its count of units."""
+    counts: dict[str, int] = {}
+    for result in results:
+        for note in dict.fromkeys(result.notes):
+            if note.startswith("dropped") and ("allow-list" in note or "outside the scanned tree" in note):
+                counts[note] = counts.get(note, 0) + 1
+    return [f"precise: {note} (in {count} translation unit(s))" for note, count in counts.items()]
