@@ -241,6 +241,7 @@ def _run(todo: list[tuple[int, str, bytes]], work: _Work, jobs: int, progress: P
     count = 0
     if not _parallel(jobs, [len(d) for _, _, d in todo]):
         _STATE["work"] = work
+        todo.sort(key=lambda item: _first(len(item[2])))
         for n in range(total):
             position, kind, data = todo[n]
             todo[n] = (position, kind, b"")
@@ -271,12 +272,21 @@ def _length(item: tuple[int, str, bytes]) -> int:
     return len(item[2])
 
 
+LARGE = 1 << 20  # files at least this big are analysed after all smaller ones
+
+
+def _first(size: int) -> tuple[bool, int]:
+    """The order files are analysed in: every file under LARGE first, then the large ones, each
+    group largest first. No worker is left with a big file at the end, and when the scan's budget
+    runs out it is a few huge files that are left, not the many ordinary ones."""
+    return size >= LARGE, -size
+
+
 def chunks(todo: list[T], pieces: int, size: Callable[[T], int] | None = None) -> list[list[T]]:
-    """Largest files first (by `size`, default: the length of an item's bytes), cut into about
-    `pieces` runs of equal bytes, so that no worker is left with a big file at the end and small
-    files do not cost a round trip each."""
+    """Files in `_first` order (by `size`, default: the length of an item's bytes), cut into about
+    `pieces` runs of equal bytes, so that small files do not cost a round trip each."""
     weigh: Callable[[Any], int] = size or _length
-    ordered = sorted(todo, key=lambda item: -weigh(item))
+    ordered = sorted(todo, key=lambda item: _first(weigh(item)))
     target = max(1, sum(weigh(item) for item in ordered) // max(1, pieces))
     out: list[list[T]] = []
     current: list[T] = []

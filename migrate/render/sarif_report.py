@@ -33,7 +33,7 @@ def chunks(report: Report, *, min_class: str = MIN_CLASS, limit: int = MAX_RESUL
     """The SARIF text in pieces, the results one at a time; the pieces join to exactly
     json.dumps(to_sarif(...), indent=2, ensure_ascii=False) + "\n"."""
     whole = visible_data(to_sarif(report, min_class=min_class, limit=limit, results=False))
-    head, *rest = jsonio.dumps_indented(whole).split(jsonio.dumps_indented(RESULTS_STAND_IN))
+    head, *rest = jsonio.dumps_indented(whole).split(jsonio.dumps_indented(visible_data(RESULTS_STAND_IN)))
     if len(rest) != 1:  # the stand-in also appears elsewhere: no shortcut
         yield jsonio.dumps_indented(visible_data(to_sarif(report, min_class=min_class, limit=limit))) + "\n"
         return
