@@ -18,11 +18,12 @@ T = TypeVar("T")
 # bidirectional and zero-width format characters, separators that end lines, and the lone
 # surrogates that stand for undecodable bytes in file names.
 UNSAFE_CHARS = ("\x7f-\x9f\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\u3164\ufeff\ufff9-\ufffb"
-                "\ud800-\udfff\U000e0000-\U000e007f")
-TERMINAL_UNSAFE = re.compile(f"[\x00-\x1f{UNSAFE_CHARS}]")
+                "\U000e0000-\U000e007f")
+SURROGATES = "\ud800-\udfff"  # undecodable bytes of a file name
+TERMINAL_UNSAFE = re.compile(f"[\x00-\x1f{UNSAFE_CHARS}{SURROGATES}]")
 # The same, but for text whose line breaks and tabs are layout (HTML, a code snippet).
-DISPLAY_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f{UNSAFE_CHARS}]")
-# In JSON text, outside the controls json.dumps escapes itself.
+DISPLAY_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f{UNSAFE_CHARS}{SURROGATES}]")
+# In JSON text, outside the controls json.dumps escapes itself (surrogates become U+FFFD when written).
 JSON_UNSAFE = re.compile(f"[{UNSAFE_CHARS}]")
 FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
 
