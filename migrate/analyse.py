@@ -120,8 +120,9 @@ def _analyse_fresh(files: Sequence[SourceFile], settings: Settings, rules: RuleB
                     fresh.append((key, row))
             if progress:
                 progress(len(done), len(files))
+    rows_budget = _RowsBudget()
     for position, row in done.items():  # decoded once the workers are gone: rows are smaller than results
-        outcomes[position] = _outcome(files[position], row)
+        outcomes[position] = rows_budget.outcome(files[position], row)
     done.clear()
     cache.put_rows(fresh)
     return [o for o in outcomes if o is not None]
@@ -183,8 +184,10 @@ def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBas
     fresh: list[tuple[str, bytes]] = []  # rows for the cache (none when there is no cache)
     originals = {original: b"" for _, original in copies}
 
+    rows_budget = _RowsBudget()
+
     def done(position: int, row: bytes) -> None:  # decoded as it comes, while the workers go on
-        outcomes[position] = _outcome(files[position], row)
+        outcomes[position] = rows_budget.outcome(files[position], row)
         if cache.path is not None:
             fresh.append((key_of[position], row))
         if position in originals:
@@ -192,7 +195,7 @@ def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBas
 
     _run(todo, work, settings.jobs, progress, done)
     for position, original in copies:
-        outcomes[position] = _outcome(files[position], originals[original])
+        outcomes[position] = rows_budget.outcome(files[position], originals[original])
     cache.put_rows(fresh)
     return [o for o in outcomes if o is not None]
 
@@ -211,6 +214,27 @@ def _from_row(file: SourceFile, row: bytes | None) -> Outcome | None:
         return _outcome(file, row)
     except (BadRow, ValueError, KeyError, TypeError, RecursionError):
         return None
+
+
+SCAN_ROW_BYTES = 384 << 20  # the results of one scan's files, as rows; past this, files are left (a note)
+
+
+class _RowsBudget:
+    """The scan's budget of results kept in this process: rows are decoded into records several
+    times their size, so past SCAN_ROW_BYTES (or the process's memory bound) a file's result is
+    not decoded and the file is listed as skipped, instead of the scan running out of memory."""
+
+    def __init__(self) -> None:
+        self.used = 0
+
+    def outcome(self, file: SourceFile, row: bytes) -> Outcome:
+        self.used += len(row)
+        if self.used > SCAN_ROW_BYTES:
+            return Outcome(file, None, f"{budget.SCAN_OVER} of {SCAN_ROW_BYTES >> 20} MiB of results was used up "
+                                       "before this file")
+        if (over := budget.over_memory()) is not None:
+            return Outcome(file, None, over)
+        return _outcome(file, row)
 
 
 def _outcome(file: SourceFile, row: bytes) -> Outcome:

@@ -23,7 +23,7 @@ from migrate.model import Extraction
 
 FILE_SECONDS = 60.0
 SCAN_SECONDS = 1800.0  # the whole analysis of one scan; files not analysed by then are listed as skipped
-SCAN_MEMORY = 3 << 30  # resident bytes of one process past which it analyses no further file
+SCAN_MEMORY = 2 << 30  # resident bytes of one process past which it takes no further file
 DEEP_RECURSION = 20_000
 DEEP_STACK = 512 << 20
 MESSAGE_CHARS = 200
@@ -68,6 +68,11 @@ def over_scan_budget() -> str | None:
     """Why this process must analyse no further file of the scan: its time or memory budget is spent."""
     if _Limit.scan_deadline is not None and time.time() >= _Limit.scan_deadline:
         return f"{SCAN_OVER} of {_Limit.scan_seconds or SCAN_SECONDS:g} s ran out before this file"
+    return over_memory()
+
+
+def over_memory() -> str | None:
+    """Why this process must take no further file: it holds more than SCAN_MEMORY."""
     if _resident() > SCAN_MEMORY:
         return f"{SCAN_OVER} of {SCAN_MEMORY >> 20} MiB of memory was used up before this file"
     return None
