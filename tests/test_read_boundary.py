@@ -152,3 +152,19 @@ def test_an_ignore_file_that_is_a_fifo_costs_no_time(tmp_path: Path, where: str)
     result = run_cli("scan", str(tree), "-f", "json", "--no-cache")
     assert result.returncode == 0 and time.monotonic() - started < 60, result.stderr
     assert {f["path"] for f in json.loads(result.stdout)["findings"]} == {"k.cu"}
+
+
+def test_the_same_tree_at_two_places_gives_the_same_json(tmp_path: Path) -> None:
+    """Notes hold no absolute path: an unreadable configuration, a missing compilation database."""
+    reports = []
+    for place in ("a", "b/deeper"):
+        tree = tmp_path / place / "tree"
+        tree.mkdir(parents=True)
+        (tree / "k.cu").write_text(CUDA)
+        (tree / ".rocm-migrate.toml").write_text("select = [\n")
+        (tree / "options.rsp").symlink_to(tmp_path)
+        result = run_cli("scan", str(tree), "-f", "json", "--no-cache", "--precise")
+        assert result.returncode == 0, result.stderr
+        assert str(tmp_path) not in result.stdout
+        reports.append(json.loads(result.stdout))
+    assert reports[0] == reports[1] and reports[0]["notes"]
