@@ -155,13 +155,12 @@ def test_an_ignore_file_that_is_a_fifo_costs_no_time(tmp_path: Path, where: str)
 
 
 def test_the_same_tree_at_two_places_gives_the_same_json(tmp_path: Path) -> None:
-    """Notes hold no absolute path: an unreadable configuration, a missing compilation database."""
+    """Notes hold no absolute path: a missing compilation database, git's absence."""
     reports = []
     for place in ("a", "b/deeper"):
         tree = tmp_path / place / "tree"
         tree.mkdir(parents=True)
         (tree / "k.cu").write_text(CUDA)
-        (tree / ".rocm-migrate.toml").write_text("select = [\n")
         (tree / "options.rsp").symlink_to(tmp_path)
         result = run_cli("scan", str(tree), "-f", "json", "--no-cache", "--precise")
         assert result.returncode == 0, result.stderr
