@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from migrate import cache as rows
 from migrate import jsonio
 from migrate.cache import BadRow, Cache, Known, content_digest
-from migrate.extract import extract, extractor_version, prepare
+from migrate.extract import budget, extract, extractor_version, prepare
 from migrate.extract.run import Progress, extract_all
 from migrate.match import IdentifierNames, RuleIndex, candidates, indexes, own_defined, own_masks, own_portable
 from migrate.model import Candidate, Extraction, FileResult, Finding, Skipped, SourceFile
@@ -56,6 +56,7 @@ def skipped(outcomes: Iterable[Outcome]) -> list[Skipped]:
 class _Work:
     indexes: tuple[RuleIndex, ...]
     names: IdentifierNames  # the identifiers worth a fact: those the indexes can match
+    deadline: float | None = None  # the scan's (extract.budget), for spawned workers
 
 
 _STATE: dict[str, _Work] = {}  # "work": what this process matches with (inherited on fork)
@@ -70,13 +71,24 @@ def analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase
     must be analysed and its bytes were not kept. With `keep_extractions` every file's facts are
     kept (a later pass needs them): the files go through `extract.run` and its extraction cache,
     and are matched here."""
+    budget.begin_scan(budget.scan_deadline(settings.max_scan_seconds))
+    try:
+        return _analyse_within_budget(files, settings, rules, keep_extractions=keep_extractions, progress=progress,
+                                      known=known)
+    finally:
+        budget.begin_scan(None)
+
+
+def _analyse_within_budget(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, *,
+                           keep_extractions: bool, progress: Progress | None,
+                           known: dict[str, Known] | None) -> list[Outcome]:
     by_target = indexes(rules, rocm=settings.rocm, archs=settings.arch)
     if keep_extractions:
         return [Outcome(o.file, summarise(o.file.rel, o.extraction, by_target) if o.extraction else None, o.reason,
                         o.extraction)
                 for o in extract_all(files, max_file_size=settings.max_file_size, cache=Cache(settings.cache_dir),
                                      jobs=settings.jobs, progress=progress)]
-    work = _Work(by_target, IdentifierNames(by_target))
+    work = _Work(by_target, IdentifierNames(by_target), budget.current_scan_deadline())
     if known is None and not Cache(settings.cache_dir).exists() and _parallel(settings.jobs, [f.size for f in files]):
         return _analyse_fresh(files, settings, rules, work, progress)
     return _analyse_all(files, settings, rules, work, progress, known or {})
@@ -109,8 +121,9 @@ def _analyse_fresh(files: Sequence[SourceFile], settings: Settings, rules: RuleB
                     fresh.append((key, row))
             if progress:
                 progress(len(done), len(files))
+    rows_budget = _RowsBudget()
     for position, row in done.items():  # decoded once the workers are gone: rows are smaller than results
-        outcomes[position] = _outcome(files[position], row)
+        outcomes[position] = rows_budget.outcome(files[position], row)
     done.clear()
     cache.put_rows(fresh)
     return [o for o in outcomes if o is not None]
@@ -172,8 +185,10 @@ def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBas
     fresh: list[tuple[str, bytes]] = []  # rows for the cache (none when there is no cache)
     originals = {original: b"" for _, original in copies}
 
+    rows_budget = _RowsBudget()
+
     def done(position: int, row: bytes) -> None:  # decoded as it comes, while the workers go on
-        outcomes[position] = _outcome(files[position], row)
+        outcomes[position] = rows_budget.outcome(files[position], row)
         if cache.path is not None:
             fresh.append((key_of[position], row))
         if position in originals:
@@ -181,7 +196,7 @@ def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBas
 
     _run(todo, work, settings.jobs, progress, done)
     for position, original in copies:
-        outcomes[position] = _outcome(files[position], originals[original])
+        outcomes[position] = rows_budget.outcome(files[position], originals[original])
     cache.put_rows(fresh)
     return [o for o in outcomes if o is not None]
 
@@ -200,6 +215,27 @@ def _from_row(file: SourceFile, row: bytes | None) -> Outcome | None:
         return _outcome(file, row)
     except (BadRow, ValueError, KeyError, TypeError, RecursionError):
         return None
+
+
+SCAN_ROW_BYTES = 384 << 20  # the results of one scan's files, as rows; past this, files are left (a note)
+
+
+class _RowsBudget:
+    """The scan's budget of results kept in this process: rows are decoded into records several
+    times their size, so past SCAN_ROW_BYTES (or the process's memory bound) a file's result is
+    not decoded and the file is listed as skipped, instead of the scan running out of memory."""
+
+    def __init__(self) -> None:
+        self.used = 0
+
+    def outcome(self, file: SourceFile, row: bytes) -> Outcome:
+        self.used += len(row)
+        if self.used > SCAN_ROW_BYTES:
+            return Outcome(file, None, f"{budget.SCAN_OVER} of {SCAN_ROW_BYTES >> 20} MiB of results was used up "
+                                       "before this file")
+        if (over := budget.over_memory()) is not None:
+            return Outcome(file, None, over)
+        return _outcome(file, row)
 
 
 def _outcome(file: SourceFile, row: bytes) -> Outcome:
@@ -230,6 +266,7 @@ def _run(todo: list[tuple[int, str, bytes]], work: _Work, jobs: int, progress: P
     count = 0
     if not _parallel(jobs, [len(d) for _, _, d in todo]):
         _STATE["work"] = work
+        todo.sort(key=lambda item: _first(len(item[2])))
         for n in range(total):
             position, kind, data = todo[n]
             todo[n] = (position, kind, b"")
@@ -260,12 +297,21 @@ def _length(item: tuple[int, str, bytes]) -> int:
     return len(item[2])
 
 
+LARGE = 1 << 20  # files at least this big are analysed after all smaller ones
+
+
+def _first(size: int) -> tuple[bool, int]:
+    """The order files are analysed in: every file under LARGE first, then the large ones, each
+    group largest first. No worker is left with a big file at the end, and when the scan's budget
+    runs out it is a few huge files that are left, not the many ordinary ones."""
+    return size >= LARGE, -size
+
+
 def chunks(todo: list[T], pieces: int, size: Callable[[T], int] | None = None) -> list[list[T]]:
-    """Largest files first (by `size`, default: the length of an item's bytes), cut into about
-    `pieces` runs of equal bytes, so that no worker is left with a big file at the end and small
-    files do not cost a round trip each."""
+    """Files in `_first` order (by `size`, default: the length of an item's bytes), cut into about
+    `pieces` runs of equal bytes, so that small files do not cost a round trip each."""
     weigh: Callable[[Any], int] = size or _length
-    ordered = sorted(todo, key=lambda item: -weigh(item))
+    ordered = sorted(todo, key=lambda item: _first(weigh(item)))
     target = max(1, sum(weigh(item) for item in ordered) // max(1, pieces))
     out: list[list[T]] = []
     current: list[T] = []
@@ -281,6 +327,8 @@ def chunks(todo: list[T], pieces: int, size: Callable[[T], int] | None = None) -
 
 def _init(work: _Work) -> None:
     _STATE["work"] = work
+    if budget.current_scan_deadline() != work.deadline:  # spawned, not forked: nothing inherited
+        budget.begin_scan(work.deadline)
 
 
 def _analyse_chunk(items: list[tuple[str, bytes]]) -> list[bytes]:

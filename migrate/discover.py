@@ -14,6 +14,7 @@ import os
 import re
 import stat
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -73,7 +74,9 @@ class Discovery:
 def discover(targets: list[Path], *, include_vendored: bool = False, exclude: tuple[str, ...] = ()) -> Discovery:
     """Every scannable file under the targets, with paths relative to their common root."""
     started_ns = time.time_ns()
-    resolved = [t.resolve() for t in targets]
+    # A named file keeps its own name: a link is judged like one met in a walk (refused when it
+    # points outside the folder it is in), never replaced by what it points at.
+    resolved = [t.resolve() if t.is_dir() else t.absolute().parent.resolve() / t.name for t in targets]
     root = Path(os.path.commonpath([t if t.is_dir() else t.parent for t in resolved]))
     notes: list[str] = []
     walker = _Walker(root, include_vendored, bounded_spec(exclude, "--exclude", notes) if exclude else None, notes)
@@ -81,7 +84,7 @@ def discover(targets: list[Path], *, include_vendored: bool = False, exclude: tu
         if target.is_dir():
             walker.walk(target)
         else:
-            walker.file(target, explicit=True)
+            walker.file(target, explicit=True, link=target.is_symlink())
     files = sorted(walker.files.values(), key=lambda f: f.rel)
     return Discovery(root=root, files=tuple(files), skipped=tuple(sorted(walker.skipped, key=lambda s: s.path)),
                      notes=tuple(walker.notes), started_ns=started_ns)
@@ -196,28 +199,43 @@ class _Walker:
 
     def _walk_dir(self, directory: Path, specs: list[tuple[Path, _Spec]],
                   real: Path | None = None) -> None:
-        """`real` is the directory's real path when the caller knows it (a folder, not a link,
-        inside a folder whose real path is known)."""
+        """Every folder below `directory`, depth first in name order, without recursion (a tree
+        a thousand folders deep is input like any other). `real` is the directory's real path
+        when the caller knows it (a folder, not a link, inside a folder whose real path is known)."""
+        stack: list[Iterator[tuple[Path, list[tuple[Path, _Spec]], Path | None]]] = [iter([(directory, specs, real)])]
+        while stack:
+            step = next(stack[-1], None)
+            if step is None:
+                stack.pop()
+                continue
+            folders = self._enter(*step)
+            if folders:
+                stack.append(iter(folders))
+
+    def _enter(self, directory: Path, specs: list[tuple[Path, _Spec]],
+               real: Path | None) -> list[tuple[Path, list[tuple[Path, _Spec]], Path | None]]:
+        """One folder: its files are taken, its subfolders returned in order to be walked."""
         try:
             real = real or Path(os.path.realpath(directory, strict=True))
         except OSError as exc:
             reason = "symlink loop" if exc.errno == errno.ELOOP else f"unreadable directory: {exc.strerror}"
             self.skipped.append(Skipped(path=self.rel(directory), reason=reason))
-            return
+            return []
         if not _inside(real, self.root):
             self.skipped.append(Skipped(path=self.rel(directory) + "/", reason="symlink to outside the scanned tree"))
-            return
+            return []
         if real in self._seen_dirs:
             self.skipped.append(Skipped(path=self.rel(directory), reason="symlink loop (directory already scanned)"))
-            return
+            return []
         self._seen_dirs.add(real)
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as exc:
             self._gitignore(directory)  # its notes (too long, patterns dropped), as when it was read first
             self.skipped.append(Skipped(path=self.rel(directory), reason=f"unreadable directory: {exc.strerror}"))
-            return
+            return []
         specs = specs + self._gitignore(directory, {e.name for e in entries})
+        folders: list[tuple[Path, list[tuple[Path, _Spec]], Path | None]] = []
         for entry in entries:
             path = Path(entry.path)
             is_dir = _is_dir(entry)
@@ -229,9 +247,10 @@ class _Walker:
                         self.skipped.append(Skipped(path=self.rel(path) + "/",
                                                     reason="vendored or build directory (use --include-vendored)"))
                     continue
-                self._walk_dir(path, specs, None if _is_link(entry) else real / entry.name)
+                folders.append((path, specs, None if _is_link(entry) else real / entry.name))
             else:
                 self.file(path, explicit=False, link=_is_link(entry))
+        return folders
 
     def file(self, path: Path, *, explicit: bool, link: bool = False) -> None:
         rel = self.rel(path)
@@ -341,6 +360,7 @@ class _GitListing:
 def _listing(git_root: Path, notes: list[str]) -> _GitListing | None:
     from migrate import vcs
 
+    notes.extend(vcs.checkout_notes(git_root))
     try:
         return _GitListing(git_root, vcs.listed_files(git_root))
     except vcs.GitError as exc:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from migrate import __version__, vcs
-from migrate.analyse import analyse_all, skipped
+from migrate.analyse import Outcome, analyse_all, skipped
 from migrate.cache import Known
 from migrate.discover import Discovery, discover
 from migrate.extract.run import Progress
@@ -66,6 +66,7 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
                              left_in_backend_files(rules, [f.rel for f in found.files]),
                              paths=[f.rel for f, _ in scanned],
                              indexes=indexes(rules, rocm=settings.rocm, archs=settings.arch))
+    findings, over = _within_findings_budget(findings)
     hipify_result, hipify_pass = _hipify(settings, found.root, [(o.file, o.extraction) for o in outcomes
                                                                 if o.ok and o.extraction is not None], findings, rules)
     precise_result = _precise(settings, found.root, hipify_result.findings, rules)
@@ -87,14 +88,15 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
     hand = rule_hours([f for f in judged if f.workload not in optional and f.cls != "native"], model,
                       efforts.__getitem__, effort_calibration.load())
     notes = [*settings.warnings, *found.notes, *hipify_result.notes, *precise_result.notes,
-             *(f"{f.rel}: {n}" for f, r in scanned for n in r.notes), *capped_notes(judged)]
+             *(f"{f.rel}: {n}" for f, r in scanned for n in r.notes), *capped_notes(judged), *over,
+             *_budget_notes(outcomes)]
     return Report(
         tool_version=__version__, rules_version=rules.version, target=Target(rocm=settings.rocm, arch=settings.arch),
         root=str(found.root), files_scanned=len(scanned), lines=sum(r.lines for _, r in scanned),
         seconds=round(time.perf_counter() - started, 3),
         workloads=tuple(workloads), findings=tuple(sorted(judged, key=lambda f: f.sort_key)),
         skipped=tuple(sorted([*found.skipped, *skipped(outcomes)], key=lambda s: s.path)),
-        notes=tuple(notes),
+        notes=tuple(_relative_notes(notes, found.root)),
         commit=vcs.head_commit(found.root) if len(targets) == 1 and targets[0].is_dir() else None,
         scanned_at=scanned_at,
         repository_prefix=vcs.checkout_prefix(found.root),
@@ -156,3 +158,34 @@ def _compile(compiled: Compilation | None, result: PassResult, rules: RuleBase) 
 
     passed, summary = check_pass.run(compiled, result.findings, rules)
     return PassResult(findings=passed.findings, notes=(*result.notes, *passed.notes)), summary
+MAX_SCAN_FINDINGS = 1_000_000  # a scan's findings past this are left out (with a note), whatever the files
+
+
+def _within_findings_budget(findings: list[Finding]) -> tuple[list[Finding], list[str]]:
+    if len(findings) <= MAX_SCAN_FINDINGS:
+        return findings, []
+    kept = sorted(findings, key=lambda f: f.sort_key)[:MAX_SCAN_FINDINGS]
+    return kept, [f"the scan's budget of {MAX_SCAN_FINDINGS} findings was reached: {len(findings) - len(kept)} "
+                  "further findings are left out"]
+
+
+def _budget_notes(outcomes: Sequence[Outcome]) -> list[str]:
+    """One note when the scan's time or memory budget left files unanalysed (each is under skipped)."""
+    from migrate.extract.budget import SCAN_OVER
+
+    left = sum(1 for o in outcomes if (o.reason or "").startswith(SCAN_OVER)
+               or (o.result is not None and (o.result.error or "").startswith(SCAN_OVER)))
+    return [f"the scan's time or memory budget ran out: {left} file(s) were not analysed (listed under skipped)"] \
+        if left else []
+
+
+def _relative_notes(notes: list[str], root: Path) -> list[str]:
+    """Notes without the scanned tree's absolute path (a tool's message may carry it): the report
+    of one tree is the same wherever the tree lies."""
+    prefixes = [p for p in dict.fromkeys(str(p).rstrip("/") for p in (root, root.resolve())) if len(p) > 1]
+    out = []
+    for note in notes:
+        for prefix in prefixes:
+            note = note.replace(prefix + "/", "").replace(prefix, ".")
+        out.append(note)
+    return out

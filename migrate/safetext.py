@@ -1,6 +1,11 @@
-"""Text from a scanned repository made safe to print on a terminal (file names, symbols,
-workload names and configuration keys can carry escape sequences and bidi overrides).
-Imports nothing heavy: lint and every command use it."""
+r"""Text from a scanned repository made safe to show: the one escaping policy of every output.
+
+File names, symbols, workload names and configuration keys can carry escape sequences, bidi
+overrides (Trojan Source), tag characters and undecodable bytes. Every output shows them
+visibly (`\x1b`, `\u202e`, `\U000e0041`, `\xff`): the terminal and lint (`terminal`), HTML and
+Markdown (`visible`, `visible_data`), CSV (`csv_cell`: also no formula, every field quoted by
+the caller); JSON outputs keep the exact value but write those characters as `\uXXXX` escapes
+(`json_escaped`). Imports nothing heavy: lint and every command use it."""
 from __future__ import annotations
 
 import dataclasses
@@ -12,7 +17,15 @@ T = TypeVar("T")
 # C0 and C1 controls (tab and newline included: callers escape one field at a time), DEL,
 # bidirectional and zero-width format characters, separators that end lines, and the lone
 # surrogates that stand for undecodable bytes in file names.
-TERMINAL_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]")
+UNSAFE_CHARS = ("\x7f-\x9f\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\u3164\ufeff\ufff9-\ufffb"
+                "\U000e0000-\U000e007f")
+SURROGATES = "\ud800-\udfff"  # undecodable bytes of a file name
+TERMINAL_UNSAFE = re.compile(f"[\x00-\x1f{UNSAFE_CHARS}{SURROGATES}]")
+# The same, but for text whose line breaks and tabs are layout (HTML, a code snippet).
+DISPLAY_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f{UNSAFE_CHARS}{SURROGATES}]")
+# In JSON text, outside the controls json.dumps escapes itself (surrogates become U+FFFD when written).
+JSON_UNSAFE = re.compile(f"[{UNSAFE_CHARS}]")
+FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def terminal(text: object) -> str:
@@ -26,10 +39,51 @@ def terminal_lines(text: str) -> str:
     return "\n".join(terminal(line) for line in text.split("\n"))
 
 
+def visible(text: object) -> str:
+    """terminal() that keeps line breaks and tabs: for HTML and snippets of code."""
+    return DISPLAY_UNSAFE.sub(_code, str(text))
+
+
+def visible_data(value: T) -> T:
+    """A copy of plain data (dicts, lists, tuples, strings) with every string passed through
+    visible(): what an HTML page's embedded JSON holds, since a script puts it into the page."""
+    if isinstance(value, str):
+        return cast(T, visible(value))
+    if isinstance(value, dict):
+        return cast(T, {visible_data(k): visible_data(v) for k, v in value.items()})
+    if isinstance(value, list | tuple):
+        return cast(T, type(value)(visible_data(v) for v in value))
+    return value
+
+
+def csv_cell(value: object) -> object:
+    """A CSV cell: text shown visibly, and a leading = + - @ tab or carriage return made text
+    (CSV injection: a spreadsheet would run it as a formula). The writer quotes every field."""
+    if not isinstance(value, str):
+        return value
+    return "'" + terminal(value) if value.startswith(FORMULA_LEADS) else terminal(value)
+
+
+def json_escaped(text: str) -> str:
+    """JSON text (from json.dumps with ensure_ascii=False) with bidi, tag, C1 and other invisible
+    characters written as \\uXXXX escapes: the same value for a reader, nothing raw on a screen."""
+    return JSON_UNSAFE.sub(_json_code, text)
+
+
+def _json_code(m: re.Match[str]) -> str:
+    point = ord(m.group(0))
+    if point > 0xFFFF:
+        point -= 0x10000
+        return f"\\u{0xD800 + (point >> 10):04x}\\u{0xDC00 + (point & 0x3FF):04x}"
+    return f"\\u{point:04x}"
+
+
 def _code(m: re.Match[str]) -> str:
     point = ord(m.group(0))
     if 0xDC80 <= point <= 0xDCFF:  # surrogateescape of a byte that was not UTF-8
         return f"\\x{point - 0xDC00:02x}"
+    if point > 0xFFFF:
+        return f"\\U{point:08x}"
     return f"\\x{point:02x}" if point <= 0xFF else f"\\u{point:04x}"
 
 

@@ -41,6 +41,7 @@ class Settings:
     arch: tuple[str, ...] = field(default_factory=lambda: targets.load().default_arch)
     exclude: tuple[str, ...] = ()
     max_file_size: int = 5 * 1024 * 1024
+    max_scan_seconds: float = 1800.0  # the analysis of one scan; files left by then are skipped, with a note
     include_vendored: bool = False
     jobs: int = max(1, os.cpu_count() or 1)
     fail_on: str | None = None
@@ -116,14 +117,18 @@ def _read_toml(path: Path, *, ours: bool) -> dict[str, Any]:
     """The file's TOML. A pyproject.toml (not `ours`) that does not parse is an error only when it
     names rocm-migrate: a scanned project's broken packaging file is not a broken configuration."""
     from migrate.compat import tomllib
-    from migrate.readfile import read_regular
+    from migrate.readfile import Outside, read_inside
 
     data = b""
-    try:
-        data = read_regular(path, CONFIG_BYTES + 1)
+    try:  # a link to a file outside its own folder is not read (the tree is the boundary)
+        data = read_inside(path, path.parent, CONFIG_BYTES + 1)
         if len(data) > CONFIG_BYTES:
             raise SettingsError(f"{path}: cannot read configuration: larger than {CONFIG_BYTES} bytes")
         return tomllib.loads(data.decode("utf-8"))
+    except Outside:
+        if not ours:  # a packaging file that links out is no configuration of ours: not read, not followed
+            return {}
+        raise SettingsError(f"{path}: not read: a symbolic link to outside its folder") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         if not ours and b"rocm-migrate" not in data:
             return {}
@@ -161,6 +166,13 @@ def read_table(path: Path, table: object) -> dict[str, object]:
 
 
 def _workloads(path: Path, value: dict[str, Any], problems: list[str]) -> dict[str, list[str]]:
+    """Workload globs are relative to the project root: an absolute one, or one that climbs out
+    with '..', is a configuration error (exit 2), as the user must fix it to get the workloads."""
+    for name, globs in value.items():
+        for glob in globs:
+            if glob.startswith(("/", "\\")) or ".." in glob.replace("\\", "/").split("/"):
+                problems.append(f"{path}: workload {str(name)!r}: glob {glob!r} must be relative to the project "
+                                "root, inside it")
     return {str(k): list(v) for k, v in value.items()}
 
 
@@ -192,7 +204,8 @@ def _suggestion(key: str, known: Mapping[str, object]) -> str:
 
 
 def _short(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
+    """One line, without the path an OSError carries (notes hold no absolute path)."""
+    text = " ".join((exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)).split())
     return text if len(text) <= 200 else text[:200] + "..."
 
 

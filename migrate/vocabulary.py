@@ -6,6 +6,8 @@ Written once here; the rule schema's enums are filled from it when rules are loa
 construct, or a rule that matches one, needs its name added here first."""
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 # kind -> (produced from, what the fact's name is)
 FACT_KINDS: dict[str, tuple[str, str]] = {
     "identifier": ("C/C++/CUDA code outside comments and strings", "the identifier (`cudaMalloc`)"),
@@ -183,3 +185,15 @@ CHECK_CONSTRUCTS: dict[str, str] = {
     "compiler-error-unpredicted": "a hip-clang error on a converted line that no finding predicted",
 }
 CONSTRUCTS: dict[str, str] = {**C_CONSTRUCTS, **PYTHON_CONSTRUCTS, **LINT_CONSTRUCTS, **CHECK_CONSTRUCTS}
+
+# How a package's version is pinned, strongest first: the first kind among a package's pins
+# decides it. A `variable` pin (`torch==${{ matrix.torch }}`) is set elsewhere and cannot be checked.
+PinKind = Literal["exact", "locked", "range", "unpinned", "variable"]
+PIN_KINDS: tuple[PinKind, ...] = get_args(PinKind)
+FLOATING_PIN_KINDS: frozenset[PinKind] = frozenset({"range", "unpinned"})
+VERSIONED_PIN_KINDS: frozenset[PinKind] = frozenset({"exact", "locked"})
+
+
+def pin_rank(kind: str) -> int:
+    """The place of a pin kind in PIN_KINDS; a kind from an older report ranks after all of them."""
+    return PIN_KINDS.index(kind) if kind in PIN_KINDS else len(PIN_KINDS)

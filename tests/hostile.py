@@ -6,6 +6,7 @@ wall-clock limit and an address-space limit and returns what happened; the check
 the caller's (the reproduction script prints them, the test asserts them)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import os
@@ -298,6 +299,121 @@ CASES: list[Case] = [
 ]
 
 
+def _git_repo(folder: Path, *config: tuple[str, str]) -> None:
+    """A git checkout with one commit (and config entries), built with the real git."""
+    folder.mkdir(parents=True, exist_ok=True)
+    _write(folder / "g.cu", CUDA)
+    quiet = {"capture_output": True, "check": True, "timeout": 60}
+    subprocess.run(["git", "-C", str(folder), "init", "-q"], **quiet)  # type: ignore[call-overload]
+    subprocess.run(["git", "-C", str(folder), "add", "-A"], **quiet)  # type: ignore[call-overload]
+    subprocess.run(["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"],
+                   **quiet)  # type: ignore[call-overload]
+    for key, value in config:
+        subprocess.run(["git", "-C", str(folder), "config", key, value], **quiet)  # type: ignore[call-overload]
+
+
+def _precise_database(root: Path, outside: Path, names: tuple[str, ...]) -> None:
+    """A compilation database whose flags write (-Wp,-MD / -Xcompiler -MD,-MF / -Xclang) and read
+    (-include, -I) outside the tree, with -MT text that would overwrite a file with a command."""
+    o = str(outside)
+    hostile = ["nvcc", f"-Wp,-MD,{o}/wp.d", "-Xcompiler", f"-MD,-MF,{o}/xc.d", "-Xclang", "-header-include-file",
+               "-Xclang", f"{o}/hi.txt", f"-Wp,-MT,\"x\nrm -rf ~\",-MD,{o}/victim.txt", "-include", f"{o}/secret.h",
+               f"-I{o}", "-arch=sm_80", "-c"]
+    _write(root / "compile_commands.json", json.dumps(
+        [{"directory": str(root), "file": n, "arguments": [*hostile, n]} for n in names]))
+
+
+def _outside_header(outside: Path) -> None:
+    _outside_tree(outside)
+    _write(outside / "secret.h", f"int {SECRET};\n{SECRET} {SECRET};\n")
+
+
+def _deep_folders(root: Path, depth: int = 1100) -> None:
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=fd)
+            inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        with os.fdopen(os.open("k.cu", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as handle:
+            handle.write(CUDA)
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def _sparse(path: Path, size: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as handle:
+        handle.truncate(size)
+
+
+TROJAN_NAMES = ["\x1b[2J\x1b]0;pwned\x07.cu", "bidi\u202euc.cu", "tag\U000e0041\U000e0042.cu", "\r=1+1.cu",
+                "=HYPERLINK(1).cu", "zw\u200bsp.cu"]
+
+
+CASES += [
+    # --- issue 29: a crash on an ordinary repository ------------------------------------------
+    Case("pin-variable", "torch==${{ matrix.torch }} beside torch>=2.0: ValueError in the stack table (exit 3)",
+         _b("b", lambda r, o: (_write(r / "requirements.txt", "torch>=2.0\n"),
+                               _write(r / ".github" / "workflows" / "ci.yml", "jobs:\n  t:\n    steps:\n"
+                                      "      - run: pip install torch==${{ matrix.torch }}\n"))), command="markdown"),
+    # --- issue 29: writes outside and reads outside through precise mode --------------------------
+    Case("precise-flags-write-outside", "-Wp,-MD / -Xcompiler -MD,-MF / -Xclang -header-include-file wrote outside",
+         _b("b", lambda r, o: (_outside_header(o), _precise_database(r, o, ("good.cu",)))), extra=("--precise",)),
+    Case("precise-include-outside", "#include of an outside file: its text in the notes",
+         _b("b", lambda r, o: (_outside_header(o), _write(r / "inc.cu", f'#include "{os.path.relpath(o, r)}/secret.h"\n'
+                                                         + CUDA), _precise_database(r, o, ("good.cu", "inc.cu")))),
+         extra=("--precise",)),
+    Case("precise-include-fifo", "#include of a FIFO in the tree: no answer in 300 s",
+         _b("b", lambda r, o: (_outside_header(o), _fifo(r / "fifo.h"), _write(r / "f.cu", '#include "fifo.h"\n' + CUDA),
+                               _precise_database(r, o, ("f.cu",)))), extra=("--precise",)),
+    # --- issue 29: reads outside through configuration, the command line and git -----------------
+    Case("config-link-outside", ".rocm-migrate.toml -> an outside file: its keys and workloads in every output",
+         _b("b", lambda r, o: (_write(o / "cfg.toml", f'[workloads]\n{SECRET} = ["**"]\n'),
+                               _symlink(r / ".rocm-migrate.toml", o / "cfg.toml"))), alone=True, codes=(2,),
+         refused=True),
+    Case("pyproject-link-outside", "pyproject.toml -> an outside file with [tool.rocm-migrate]",
+         _b("b", lambda r, o: (_write(o / "p.toml", f'[tool.rocm-migrate.workloads]\n{SECRET} = ["**"]\n'),
+                               _symlink(r / "pyproject.toml", o / "p.toml"))), alone=True),
+    Case("command-line-link", "scan s.cu where s.cu links outside: scanned (lint refused)",
+         _b("b", lambda r, o: (_outside_tree(o), _symlink(r / "s.cu", o / "dir" / "k.cu"))), command="scan-file"),
+    Case("gitdir-outside", "a .git file with gitdir: /outside reports the outside repository's commit",
+         _b("b", lambda r, o: (_git_repo(o / "other"), _write(r / ".git", f"gitdir: {o / 'other' / '.git'}\n"))),
+         alone=True),
+    Case("core-worktree-outside", "core.worktree=/outside: the tree's own files dropped (0 findings, no note)",
+         _b("b", lambda r, o: (_outside_tree(o), _git_repo(r, ("core.worktree", str(o / "dir"))))), alone=True),
+    # --- issue 29: crashes and hangs -----------------------------------------------------------
+    Case("workload-glob-absolute", '[workloads] w = ["src/**", "/src/**"]: ValueError (exit 3)',
+         _b("b", lambda r, o: _write(r / ".rocm-migrate.toml", '[workloads]\nw = ["src/**", "/src/**"]\n')),
+         alone=True, codes=(2,), refused=True),
+    Case("deep-folders-scan", "folders 1,100 deep: RecursionError in scan",
+         _b("b", lambda r, o: _deep_folders(r)), alone=True),
+    Case("deep-folders-lint", "folders 1,100 deep: RecursionError in lint",
+         _b("b", lambda r, o: _deep_folders(r)), command="lint", codes=(1,)),
+    Case("twenty-4mb-lines", "20 one-line 4 MB .cu files: 619 s, 4 GB, then SIGSEGV with no report",
+         _b("b", lambda r, o: [_write(r / f"big{i:02}.cu", "void f(){" + "cudaFree(0);" * 330_000 + "}\n")
+                               for i in range(n(20))]), extra=("--max-scan-seconds", "45")),
+    Case("sparse-5gb-max-size-6g", "5 GB sparse files with --max-file-size 6G: MemoryError",
+         _b("b", lambda r, o: [_sparse(r / f"s{i}.cu", 5 << 30) for i in range(2)]),
+         extra=("--max-file-size", str(6 << 30))),
+    Case("fifo-info-exclude", "a FIFO at .git/info/exclude: 121 s per command (git's timeout)",
+         _b("b", lambda r, o: (_git_repo(r), (r / ".git" / "info").mkdir(exist_ok=True),
+                               (r / ".git" / "info" / "exclude").unlink(missing_ok=True),
+                               _fifo(r / ".git" / "info" / "exclude"))), alone=True),
+    Case("fifo-excludesfile", "a FIFO as core.excludesFile: 121 s per command",
+         _b("b", lambda r, o: (_fifo(o / "ignore"), _git_repo(r, ("core.excludesFile", str(o / "ignore"))))),
+         alone=True),
+    Case("inventory-bad-name", "inventory --scan with one repository holding a \\xff name: exit 3, no inventory",
+         _b("b", lambda r, o: _write(Path(os.fsdecode(os.fsencode(r) + b"/raw\xff.cu")), CUDA)),
+         command="inventory", codes=(0,)),
+    # --- issue 29: unescaped output -------------------------------------------------------------
+    Case("trojan-names", "ESC, U+202E, tag characters, CR and formulas in file names: raw in HTML, SARIF, CSV, lint",
+         _b("b", lambda r, o: [_write(r / name, CUDA) for name in TROJAN_NAMES]), command="every-output"),
+]
+
+
 def tree_digest(*tops: Path) -> dict[str, bytes]:
     """Every file and link under the tops (link targets, not what they point at)."""
     out: dict[str, bytes] = {}
@@ -362,6 +478,16 @@ def run_case(case: Case, work: Path, *, pythonpath: str, timeout: float = 60, me
         argv = cli + ["scan", str(root), "--json", str(report_path), "--sarif", str(out / "r.sarif")]
     elif case.command == "lint":
         argv = cli + ["lint", str(root)]
+    elif case.command == "scan-file":
+        argv = cli + ["scan", str(root / "s.cu"), str(root / "good.cu"), "--format", "json", "-o", str(report_path)]
+    elif case.command == "every-output":
+        argv = cli + ["scan", str(root), "--json", str(report_path), "--html", str(out / "r.html"), "--markdown",
+                      str(out / "r.md"), "--sarif", str(out / "r.sarif"), "--csv", str(out / "r.csv"),
+                      "-f", "terminal", "-o", "-"]
+    elif case.command == "inventory":
+        _write(work / "repos.txt", f"{root}\n")
+        argv = cli + ["inventory", "--scan", str(work / "repos.txt"), "--out", str(out / "inventory"), "--workers", "1",
+                      "--no-hipify"]
     elif case.command == "convert":
         argv = cli + ["convert", str(root), "--out", str(out / "converted"), *hipify]
     elif case.command == "convert-force":
@@ -372,7 +498,8 @@ def run_case(case: Case, work: Path, *, pythonpath: str, timeout: float = 60, me
     else:
         raise ValueError(case.command)
     argv += extra
-    before = tree_digest(root, outside)
+    deep = case.name.startswith("deep-folders")
+    before = tree_digest(outside) if deep else tree_digest(root, outside)
     started = time.monotonic()
     runs = 2 if case.command == "twice" else 1
     rc, stdout, stderr, outputs, timed_out, peak = _execute(argv, env, work, out, runs, timeout, memory_mib)
@@ -383,8 +510,10 @@ def run_case(case: Case, work: Path, *, pythonpath: str, timeout: float = 60, me
         outputs.update({"1:" + name.split(":", 1)[1]: data for name, data in again.items()})
     seconds = time.monotonic() - started
     report = _report(report_path)
-    after = tree_digest(root, outside)
-    if before != after and case.command.startswith("convert"):
+    after = tree_digest(outside) if deep else tree_digest(root, outside)
+    if deep:  # pytest's and tempfile's clean-ups recurse: remove the chain here
+        subprocess.run(["rm", "-rf", str(root)], check=False)
+    if before != after:
         outputs["CHANGED"] = repr(sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))).encode()
     return Result(case, rc, seconds, peak, stdout, stderr, report, outputs, timed_out, root, outside)
 
@@ -461,7 +590,7 @@ def _execute(argv: list[str], env: dict[str, str], work: Path, out: Path, runs: 
     return rc, stdout, stderr.decode("utf-8", "replace"), outputs, timed_out, peak
 
 URI = re.compile(r"^(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*$")  # RFC 3986 path characters
-UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]")
 EXPECT_SKIPPED = {  # case -> {path: words its skip reason must contain}
     "requirements-etc-passwd": {"requirements.txt": "outside"},
     "etc-shadow-proc-environ": {"shadow.cu": "outside", "env.sh": "outside"},
@@ -478,12 +607,22 @@ EXPECT_FINDING = {"bom-python": "b.py", "bom-requirements": "requirements.txt", 
                   "symlink-inside-dir": "a/k.cu", "py-binop-chain": "x.py", "py-unary-chain": "x.py",
                   "cu-guard-nonutf8": "g.cu", "long-line": "long.cu", "cmake-gencode": "CMakeLists.txt",
                   "docker-continuations": "Dockerfile", "dir-not-utf8": "d\ufffd/k.cu"}
+EXPECT_SKIPPED.update({
+    "command-line-link": {"s.cu": "outside"},
+    "sparse-5gb-max-size-6g": {"s0.cu": "largest file"},
+})
+EXPECT_MESSAGE_29 = {
+    "config-link-outside": "symbolic link to outside", "workload-glob-absolute": "must be relative",
+    "gitdir-outside": "outside the scanned tree", "core-worktree-outside": "core.worktree",
+    "twenty-4mb-lines": "budget", "precise-flags-write-outside": "allow-list",
+    "precise-include-outside": "precise mode:", "precise-include-fifo": "precise mode:",
+}
 EXPECT_MESSAGE = {  # case -> words that must appear in the notes, skipped reasons or stderr
     "config-learning-rate-negative": "learning-rate", "config-jobs-40": "jobs", "config-bad-types": "max-file-size",
     "hipify-version-fails": "hipify-perl", "gitignore-fifo": ".gitignore", "gitignore-devzero": ".gitignore",
     "nb-source-nonstring": "not text", "precise-bad-database": "precise mode",
     "precise-not-json": "cannot read the compilation database",
-    "pyproject-deep-array": "pyproject.toml", "many-findings-one-file": "only the first",
+    "pyproject-deep-array": "pyproject.toml", "many-findings-one-file": "only the first", **EXPECT_MESSAGE_29,
 }
 
 
@@ -516,7 +655,11 @@ def problems(r: Result, *, budget: float = 30.0, case: Case | None = None, prefi
     if any(SECRET.encode() in b for b in blobs):
         out.append("content from outside the tree in the output")
     if "CHANGED" in r.outputs:
-        out.append("convert changed the source or an outside file: " + r.outputs["CHANGED"].decode()[:200])
+        out.append("the source or an outside file changed: " + r.outputs["CHANGED"].decode()[:200])
+    if case.command == "inventory":
+        if not any(name.endswith("inventory/inventory.csv") for name in r.outputs):
+            out.append("no inventory written")
+        return out
     if case.command.startswith("convert"):
         return out
     if case.refused:
@@ -552,6 +695,15 @@ def problems(r: Result, *, budget: float = 30.0, case: Case | None = None, prefi
             out.append(f"late NUL: {skipped['n.py']!r}")
         if case.name == "path-too-long" and any("loop" in v for v in skipped.values()):
             out.append("a long path reported as a symlink loop")
+    if case.command == "every-output":  # every file written and both streams (JSON keeps exact names as \\u escapes)
+        for name, data in [*r.outputs.items(), ("stdout", r.stdout)]:
+            if UNSAFE.search(data.decode("utf-8", "replace").replace("\n", "").replace("\t", "")):
+                out.append(f"{name}: raw control, bidi or tag characters")
+        csv_text = r.outputs.get("0:r.csv", b"").decode()
+        if not csv_text or any(not line.startswith('"') for line in csv_text.splitlines()):
+            out.append("CSV: a field is not quoted")
+        if re.search(r'(^|,)"[=+\-@\t\r]', csv_text, re.MULTILINE):
+            out.append("CSV: a cell starts a formula")
     if case.command in ("terminal", "markdown", "lint"):
         shown = r.stdout.decode("utf-8", "replace") + r.stderr
         if UNSAFE.search(shown.replace("\n", "").replace("\t", "")):

@@ -128,3 +128,26 @@ def test_a_long_line_is_stored_once_per_file_not_once_per_finding(rulebase) -> N
     decoded = analyse.decode("k.cu", row)
     assert [c.finding.source_line for c in decoded.found[0]] == [c.finding.source_line for c in result.found[0]]
     assert decoded.found[0][0].finding.source_line.startswith("void f(){cudaFree(0);")
+
+
+def test_the_scan_has_a_budget_and_ends_with_a_report(tmp_path, rulebase) -> None:
+    """Twenty one-line 4 MB files took 619 s and 4 GB, then SIGSEGV with no report (the limits were
+    per file). The scan's own budget (here 3 s) leaves the rest as skipped, with one note."""
+    from migrate import pipeline
+    from migrate.settings import Settings
+
+    line = "void f(){" + "cudaFree(0);" * 330_000 + "}\n"
+    for i in range(20):
+        (tmp_path / f"k{i:02}.cu").write_text(line)
+    (tmp_path / "good.cu").write_text("void g() { cudaMalloc(0, 4); }\n")
+    started = time.monotonic()
+    report = pipeline.run([tmp_path], Settings(jobs=1, cache_dir=None, use_hipify=False, max_scan_seconds=3), rulebase)
+    assert time.monotonic() - started < 30
+    reasons = {s.path: s.reason for s in report.skipped}
+    assert sum(r.startswith(budget.SCAN_OVER) for r in reasons.values()) >= 19
+    assert "good.cu" in {f.path for f in report.findings}  # ordinary files go first: the huge ones are left
+    assert any(n.startswith("the scan's time or memory budget ran out") for n in report.notes)
+
+
+def test_the_scan_budget_is_off_outside_a_scan() -> None:
+    assert budget.current_scan_deadline() is None and budget.over_scan_budget() is None

@@ -62,14 +62,14 @@ def test_bad_inputs_are_skipped_with_reasons(tmp_path: Path, monkeypatch: pytest
     (tmp_path / "secret.cu").write_text("void s() {}\n")
     from migrate import readfile
 
-    real_read = readfile.read_regular
+    real_read = readfile.read_inside
 
-    def read_regular(path: Path, limit: int) -> bytes:
+    def read_inside(path: Path, top: Path, limit: int) -> bytes:
         if Path(path).name == "secret.cu":
             raise PermissionError(13, "Permission denied")
-        return real_read(path, limit)
+        return real_read(path, top, limit)
 
-    monkeypatch.setattr(readfile, "read_regular", read_regular)
+    monkeypatch.setattr(readfile, "read_inside", read_inside)
     from migrate.rulebase.load import load_rules
 
     report = scan.run([tmp_path], Settings(max_file_size=1000, jobs=1), load_rules())
@@ -88,3 +88,45 @@ def test_bad_inputs_are_skipped_with_reasons(tmp_path: Path, monkeypatch: pytest
         ("broken.cu", "cudaMalloc"), ("broken.cu", "cudaFree"), ("good.cu", "cudaMalloc"), ("latin1.cpp", "cudaFree")}
     assert "latin1.cpp: not UTF-8 (byte 6); bytes that are not UTF-8 were read as one character each" in report.notes
     assert any(n.startswith("broken.cu: syntax errors") for n in report.notes)
+
+
+def _deep_tree(root: Path, depth: int) -> None:
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=fd)
+            inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        handle = os.open("k.cu", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        os.write(handle, b"void f(float** p) { cudaMalloc(p, 4); }\n")
+        os.close(handle)
+    finally:
+        os.close(fd)
+
+
+def test_folders_a_thousand_deep_are_walked_without_recursion(tmp_path: Path) -> None:
+    from tests.conftest import run_cli
+
+    (tmp_path / "deep").mkdir()
+    _deep_tree(tmp_path / "deep", 1200)
+    try:
+        found = discover([tmp_path / "deep"], include_vendored=False, exclude=())
+        assert [f.rel for f in found.files] == ["d/" * 1200 + "k.cu"]
+        for command in (("scan", str(tmp_path / "deep"), "-f", "json", "--no-cache"), ("lint", str(tmp_path / "deep"))):
+            result = run_cli(*command)
+            assert result.returncode in (0, 1) and "RecursionError" not in result.stderr and "Traceback" not in result.stderr
+    finally:  # pytest's own clean-up of old temporary folders recurses, and would fail on this one
+        subprocess.run(["rm", "-rf", str(tmp_path / "deep")], check=False)
+
+
+def test_no_file_is_read_past_the_read_cap_whatever_the_size_limit(tmp_path: Path) -> None:
+    from migrate import readfile
+    from migrate.model import SourceFile
+
+    sparse = tmp_path / "big.cu"
+    with open(sparse, "wb") as handle:
+        handle.truncate(readfile.READ_CAP + 1)
+    file = SourceFile(path=sparse, rel="big.cu", kind="cuda", size=sparse.stat().st_size)
+    data, reason = readfile.read(file, 6 << 30)
+    assert data is None and reason is not None and "largest file rocm-migrate reads" in reason

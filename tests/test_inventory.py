@@ -5,8 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import jsonschema
@@ -205,3 +207,30 @@ def test_stack_verdict_is_the_worst_target_class() -> None:
     data["stack"] = {"targets": [{"class": "native", "problems": []},
                                  {"class": "minor-adaptation", "problems": ["HIP7101", "HIP7102"]}]}
     assert record.from_report(data, name="app", source="app").stack == "minor-adaptation (2 problems)"
+
+
+def test_one_repositorys_bad_name_or_runaway_scan_is_that_repositorys_error(tmp_path: Path) -> None:
+    """A `\\xff` file name once ended the whole run (exit 3, no inventory); a repository that scans for
+    too long is ended at --repo-timeout and recorded as failed; the others complete."""
+    bad_name, good, slow = tmp_path / "badname", tmp_path / "good", tmp_path / "slow"
+    for folder in (bad_name, good, slow):
+        folder.mkdir()
+    (Path(os.fsdecode(os.fsencode(bad_name) + b"/k\xff.cu"))).write_text("void f() { cudaMalloc(0, 4); }\n")
+    (good / "a.cu").write_text("void f() { cudaFree(0); }\n")
+    for i in range(8):
+        (slow / f"k{i}.cu").write_text("void f(){" + "cudaFree(0);" * 330_000 + "}\n")
+    listing = tmp_path / "repos.txt"
+    listing.write_text(f"{bad_name}\n{good}\n{slow}\n")
+    started = time.monotonic()
+    result = run_cli("inventory", "--workers", "1", "--no-hipify", "--no-cache", "--repo-timeout", "30",
+                     "--scan", str(listing), "--out", str(tmp_path / "out"))
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert time.monotonic() - started < 180
+    merged = json.loads((tmp_path / "out" / "inventory.json").read_text())
+    status = {r["name"]: r["class"] for r in merged["repos"]}
+    assert status == {"badname": "migration-required", "good": "migration-required", "slow": None}
+    failure = json.loads((tmp_path / "out" / "repos" / "slow.json").read_text())
+    assert failure["status"] == "failed" and "time limit" in failure["error"]
+    assert (tmp_path / "out" / "inventory.csv").is_file()
+    report = (tmp_path / "out" / "repos" / "badname.json").read_text(encoding="utf-8")
+    assert "k\ufffd.cu" in report

@@ -5,12 +5,11 @@ import json
 from pathlib import Path
 
 import pytest
-
-from migrate.precise import compile_commands
-from migrate.precise import analyse as precise
 from migrate.extract import extract
 from migrate.match import RuleIndex, defined_names, match_file
 from migrate.model import Target
+from migrate.precise import analyse as precise
+from migrate.precise import compile_commands
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "fixtures" / "precise"
@@ -40,7 +39,7 @@ def test_database_is_read_with_absolute_paths(tmp_path: Path) -> None:
         {"directory": str(tmp_path / "build"), "file": "../h.cpp", "command": "g++ -I ../inc -c ../h.cpp"}]))
     database = compile_commands.find(tmp_path)
     assert database == tmp_path / "build" / "compile_commands.json"
-    cu, cpp = compile_commands.load(database)  # type: ignore[misc]
+    cu, cpp = compile_commands.load(database, tmp_path)  # type: ignore[misc]
     assert cu.file == tmp_path / "k.cu" and cu.cuda and cu.args == (f"-I{tmp_path}/build/../inc", "--cuda-gpu-arch=sm_80")
     assert not cpp.cuda and cpp.args == ("-I", f"{tmp_path}/build/../inc")
     assert isinstance(precise.commands_for(tmp_path / "nowhere"), str)
@@ -215,3 +214,63 @@ def test_scan_precise_parses_no_source_outside_the_tree(tmp_path) -> None:
     assert not [f for f in report["findings"] if f["rule"] == "HIP4050"]  # k.cu was never parsed
     assert {f["path"] for f in report["findings"]} == {"a.cu"}
     assert any("2 compile command(s) name a source file outside the scanned tree" in n for n in report["notes"])
+
+
+# -- the compilation database and the sources are untrusted --------------------------------
+
+def test_only_allowed_flags_reach_clang(tmp_path: Path) -> None:
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "pre.h").write_text("#define PRE 1\n")
+    args = ["-DA=1", "-U", "B", "-I", str(tmp_path / "inc"), f"-I{tmp_path}/inc", "-include", str(tmp_path / "pre.h"),
+            "-std=c++17", "--cuda-gpu-arch=sm_80", "-fgpu-rdc",
+            "-Wp,-MD,/tmp/x.d", "-MD", "-MF", "/tmp/y.d", "-Xclang", "-header-include-file", "-Xclang", "/tmp/z",
+            "-include", "/etc/passwd", "-I/etc", "-isystem", str(tmp_path.parent), "-fplugin=/tmp/p.so",
+            "-DX\nY", "-Wp,-MT,\"x\nrm -rf /\""]
+    kept, notes = compile_commands.allowed(args, tmp_path)
+    assert kept == ["-DA=1", "-UB", "-I", str(tmp_path / "inc"), f"-I{tmp_path}/inc", "-include",
+                    str(tmp_path / "pre.h"), "-std=c++17", "--cuda-gpu-arch=sm_80", "-fgpu-rdc"]
+    assert len(notes) == 2 and "-Wp" in notes[0] and "-Xclang" in notes[0] and "-fplugin" in notes[0]
+    assert "3 include folder(s) or file(s) outside" in notes[1]
+    assert not any("/tmp" in n or "passwd" in n for n in notes)
+
+
+SECRET = "OUTSIDE_SECRET_precise"
+
+
+def test_a_hostile_database_writes_nothing_and_reads_nothing_outside(tmp_path: Path) -> None:
+    """-Wp,-MD / -Xcompiler -MD,-MF / -Xclang -header-include-file wrote files outside the tree;
+    #include "/outside", -include and -I to an outside folder put outside text in the notes; an
+    #include of a FIFO in the tree hung. With the real libclang: nothing written, nothing read."""
+    import os
+    import time
+
+    from tests.conftest import run_cli
+
+    _toolchain()
+    tree, outside = tmp_path / "tree", tmp_path / "outside"
+    tree.mkdir()
+    outside.mkdir()
+    (outside / "secret.h").write_text(f"{SECRET} {SECRET};\n")
+    (outside / "victim.sh").write_text("echo victim\n")
+    os.mkfifo(tree / "fifo.h")
+    (tree / "a.cu").write_text('#include "../outside/secret.h"\nvoid f() { cudaFree(0); }\n')
+    (tree / "b.cu").write_text('#include "fifo.h"\nvoid g() { cudaFree(0); }\n')
+    (tree / "c.cu").write_text('#include "secret.h"\nvoid h() { cudaFree(0); }\n')
+    o = str(outside)
+    hostile = ["nvcc", f"-Wp,-MD,{o}/wp.d", "-Xcompiler", f"-MD,-MF,{o}/xc.d", "-Xclang", "-header-include-file",
+               "-Xclang", f"{o}/hi.txt", f"-Wp,-MT,\"x\nrm -rf /\",-MD,{o}/victim.sh", "-include", f"{o}/secret.h",
+               f"-I{o}", "-arch=sm_80", "-c"]
+    (tree / "compile_commands.json").write_text(json.dumps([
+        {"directory": str(tree), "file": name, "arguments": [*hostile, name]} for name in ("a.cu", "b.cu", "c.cu")]))
+    started = time.monotonic()
+    result = run_cli("scan", str(tree), "-f", "json", "--no-cache", "--precise", "--html-output",
+                     str(tmp_path / "r.html"))
+    assert time.monotonic() - started < 120 and result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    if any(n.startswith("precise mode off: ") for n in report["notes"]):
+        pytest.skip(next(n for n in report["notes"] if n.startswith("precise mode off: ")))
+    assert sorted(p.name for p in outside.iterdir()) == ["secret.h", "victim.sh"]
+    assert (outside / "victim.sh").read_text() == "echo victim\n"
+    for text in (result.stdout, result.stderr, (tmp_path / "r.html").read_text()):
+        assert SECRET not in text and str(outside) not in text and str(tree) not in text
+    assert any("precise mode: 3 translation units" in n for n in report["notes"])

@@ -282,7 +282,7 @@ def test_sarif_and_csv_pieces_join_to_the_whole_texts(tree: Path | None, tmp_pat
     assert len(list(csv_report.chunks(report))) == 1 and whole.count("\n") == len(report.findings) + 1
     rows = list(csv.reader(io.StringIO(whole)))
     again = io.StringIO()
-    csv.writer(again, lineterminator="\n").writerows(rows)
+    csv.writer(again, lineterminator="\n", quoting=csv.QUOTE_ALL).writerows(rows)  # every field quoted
     assert again.getvalue() == whole and rows[0] == list(csv_report.COLUMNS)
     monkeypatch.setattr(csv_report, "ROWS_PER_CHUNK", 2)
     pieces = list(csv_report.chunks(report))

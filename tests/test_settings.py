@@ -194,3 +194,34 @@ def test_select_ignore_precedence(rulebase, file_layer: dict, flags: dict, rule:
 def test_unknown_selectors_are_errors(rulebase, settings: Settings, message: str) -> None:
     with pytest.raises(SelectorError, match=message.replace("(", r"\(").replace(")", r"\)")):
         RuleFilter(rulebase, settings)
+
+
+@pytest.mark.parametrize("name", [".rocm-migrate.toml", "pyproject.toml"])
+def test_a_configuration_that_links_outside_is_not_read(tmp_path: Path, name: str) -> None:
+    """Ours (.rocm-migrate.toml) is an error that names the link; a pyproject.toml that links out is
+    no configuration of ours: neither is followed."""
+    tree, outside = tmp_path / "tree", tmp_path / "outside"
+    write(outside / name, '[tool.rocm-migrate]\nrocm = "6.4"\n[tool.rocm-migrate.workloads]\nSECRET = ["**"]\n'
+          if name.startswith("p") else 'rocm = "6.4"\n[workloads]\nSECRET = ["**"]\n')
+    tree.mkdir()
+    (tree / name).symlink_to(outside / name)
+    if name.startswith("."):
+        with pytest.raises(SettingsError, match="not read: a symbolic link to outside its folder") as error:
+            config.load(tree, {})
+        assert "SECRET" not in str(error.value)
+    else:
+        settings = config.load(tree, {})
+        assert settings.rocm == Settings().rocm and "SECRET" not in repr(settings.workloads)
+
+
+@pytest.mark.parametrize("glob", ["/src/**", "../src/**", "src/../../x"])
+def test_a_workload_glob_outside_the_root_is_a_configuration_error(tmp_path: Path, glob: str) -> None:
+    from tests.conftest import run_cli
+
+    write(tmp_path / ".rocm-migrate.toml", f'[workloads]\nw = ["src/**", "{glob}"]\n')
+    write(tmp_path / "src" / "a.cu", "void g() { cudaFree(0); }\n")
+    with pytest.raises(SettingsError, match="must be relative to the project root"):
+        config.load(tmp_path, {})
+    for command in (("scan", str(tmp_path)), ("validate", "plan", str(tmp_path))):
+        result = run_cli(*command)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr

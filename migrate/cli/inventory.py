@@ -11,6 +11,7 @@ import click
 
 from migrate.cli.errors import UsageError
 from migrate.model import CLASSES
+from migrate.safetext import terminal
 
 
 @click.command(epilog="""\b
@@ -35,9 +36,13 @@ are in the inventory), 2 usage or input error, 3 internal error.""")
 @click.option("--no-hipify", is_flag=True, help="Do not run hipify-perl in the scans.")
 @click.option("--no-cache", is_flag=True, help="Scans neither read nor write the extraction cache.")
 @click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="Use these rules.")
+@click.option("--repo-timeout", type=click.FloatRange(min=1), default=3600, show_default=True, metavar="SECONDS",
+              help="End one repository's scan after this long (recorded as its error).")
+@click.option("--repo-memory", type=click.IntRange(min=256), default=8192, show_default=True, metavar="MIB",
+              help="End one repository's scan past this much memory (recorded as its error).")
 def inventory(reports: tuple[Path, ...], scan_list: Path | None, out: Path, owners: Path | None,
               scheduler: str | None, workers: int | None, arch: tuple[str, ...], rocm: str | None,
-              no_hipify: bool, no_cache: bool, rules_dir: Path | None) -> None:
+              no_hipify: bool, no_cache: bool, rules_dir: Path | None, repo_timeout: float, repo_memory: int) -> None:
     """Merge scan reports (files or folders of *.json) into one inventory in --out.
 
     With --scan LIST, first scan every repository of LIST on Dask (one task per repository; a
@@ -51,7 +56,7 @@ def inventory(reports: tuple[Path, ...], scan_list: Path | None, out: Path, owne
     if scan_list is not None:
         failed_scans = _scan(scan_list, out, scheduler, workers, {"arch": tuple(a for i in arch for a in i.split(",") if a),
                                                                   "rocm": rocm, "use_hipify": False if no_hipify else None},
-                             rules_dir, not no_cache)
+                             rules_dir, not no_cache, limits=(repo_timeout, repo_memory))
         reports = (*reports, out / "repos")
     if not reports:
         raise UsageError("give report files or folders, or --scan LIST")
@@ -71,7 +76,7 @@ def inventory(reports: tuple[Path, ...], scan_list: Path | None, out: Path, owne
 
 
 def _scan(scan_list: Path, out: Path, scheduler: str | None, workers: int | None, overrides: dict[str, Any],
-          rules_dir: Path | None, use_cache: bool) -> int:
+          rules_dir: Path | None, use_cache: bool, *, limits: tuple[float, int]) -> int:
     from migrate.inventory import cluster, fanout, repolist
     from migrate.inventory.worker import ScanOptions
 
@@ -80,7 +85,8 @@ def _scan(scan_list: Path, out: Path, scheduler: str | None, workers: int | None
     except repolist.RepoListError as exc:
         raise UsageError(str(exc)) from None
     options = ScanOptions(overrides={k: v for k, v in overrides.items() if v not in (None, ())},
-                          rules_dir=str(rules_dir) if rules_dir else None, use_cache=use_cache)
+                          rules_dir=str(rules_dir) if rules_dir else None, use_cache=use_cache,
+                          repo_seconds=limits[0], repo_memory_mib=limits[1])
     started = time.perf_counter()
     try:
         tally = fanout.run(specs, out, options, scheduler=scheduler, workers=workers, progress=_progress_line)
@@ -97,7 +103,7 @@ def _scan(scan_list: Path, out: Path, scheduler: str | None, workers: int | None
 
 def _progress_line(outcome: dict[str, Any], tally: Any) -> None:
     detail = outcome.get("error") or f"{outcome.get('seconds', 0):.1f} s"
-    click.echo(f"[{tally.done}/{tally.total}] {outcome['name']}: {outcome['status']} ({detail})", err=True)
+    click.echo(terminal(f"[{tally.done}/{tally.total}] {outcome['name']}: {outcome['status']} ({detail})"), err=True)
 
 
 def _titles(rules_dir: Path | None) -> dict[str, str]:

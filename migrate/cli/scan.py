@@ -53,6 +53,8 @@ Exit codes: 0 done, 1 the --fail-on class was reached, 2 usage or input error,
 @click.option("--include-vendored", is_flag=True, default=None, help="Also scan third_party/, build/ ... trees.")
 @click.option("--exclude", multiple=True, help="Gitignore-style pattern to leave out (repeatable).")
 @click.option("--max-file-size", type=click.IntRange(min=1), help="Skip larger files  [default: 5 MiB]")
+@click.option("--max-scan-seconds", type=click.FloatRange(min=1), help="Stop analysing files after this long; the "
+              "rest are listed as skipped  [default: 1800]")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the per-file cache (extraction and findings).")
 @click.option("--hipify", "hipify_path", metavar="PATH", help="hipify-perl to use (default: $HIPIFY_PERL, "
               "$ROCM_PATH/bin, /opt/rocm/bin, PATH).")
@@ -109,7 +111,7 @@ def _settings(targets: list[Path], given: dict[str, Any]) -> tuple[list[tuple[Pa
         "hipify": given["hipify_path"], "use_hipify": False if given["no_hipify"] else None,
         "hipify_warnings": True if given["hipify_warnings"] else None, "precise": True if given["precise"] else None,
         "compile_commands": given["compile_commands"], "cuda_path": given["cuda_path"],
-        "timing": True if given["timing"] else None,
+        "timing": True if given["timing"] else None, "max_scan_seconds": given["max_scan_seconds"],
     }
     try:
         per_root = [(t, config.load(t.resolve(), overrides)) for t in targets] if _portfolio(targets) else []

@@ -10,6 +10,7 @@ stop a C call (a tree-sitter parse), so such calls poll the same deadline throug
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -21,17 +22,22 @@ from typing import Any
 from migrate.model import Extraction
 
 FILE_SECONDS = 60.0
+SCAN_SECONDS = 1800.0  # the whole analysis of one scan; files not analysed by then are listed as skipped
+SCAN_MEMORY = 2 << 30  # resident bytes of one process past which it takes no further file
 DEEP_RECURSION = 20_000
 DEEP_STACK = 512 << 20
 MESSAGE_CHARS = 200
 MAX_FACTS = 200_000
 TRANSIENT = "analysis stopped:"  # errors that depend on the machine, not on the bytes: never cached
+SCAN_OVER = f"{TRANSIENT} the scan's budget"  # how the reasons of files left by the scan's budget begin
 
 
 class _Limit:
     """The current file's limit: when it runs out, and whether a C call polls it (native_call)."""
 
     deadline: float | None = None  # time.monotonic() at which the limit runs out
+    scan_deadline: float | None = None  # time.time() (shared by processes) at which the scan's budget runs out
+    scan_seconds: float | None = None  # how long that budget was, for the reasons
     in_c_call = False  # meanwhile SIGALRM and SIGINT are only noted
     noted: list[int] = []  # noqa: RUF012 - one per process, like the signal handlers
 
@@ -44,9 +50,60 @@ class WorkExceeded(Exception):
     """A stage used up its bound of work for this input (a parser that makes no progress)."""
 
 
+def begin_scan(deadline: float | None) -> None:
+    """Bound every later extraction in this process by the scan's deadline (time.time(); None: none)."""
+    _Limit.scan_deadline = deadline
+    _Limit.scan_seconds = round(deadline - time.time()) if deadline is not None else None
+
+
+def current_scan_deadline() -> float | None:
+    return _Limit.scan_deadline
+
+
+def scan_deadline(seconds: float | None = None) -> float:
+    return time.time() + (SCAN_SECONDS if seconds is None else seconds)
+
+
+def over_scan_budget() -> str | None:
+    """Why this process must analyse no further file of the scan: its time or memory budget is spent."""
+    if _Limit.scan_deadline is not None and time.time() >= _Limit.scan_deadline:
+        return f"{SCAN_OVER} of {_Limit.scan_seconds or SCAN_SECONDS:g} s ran out before this file"
+    return over_memory()
+
+
+def over_memory() -> str | None:
+    """Why this process must take no further file: it holds more than SCAN_MEMORY."""
+    if _resident() > SCAN_MEMORY:
+        return f"{SCAN_OVER} of {SCAN_MEMORY >> 20} MiB of memory was used up before this file"
+    return None
+
+
+def _resident() -> int:
+    try:
+        with open("/proc/self/statm", "rb") as handle:
+            return int(handle.read().split()[1]) * PAGE
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
 def guarded(extractor: Callable[[bytes], Extraction], source: bytes, *,
             seconds: float = FILE_SECONDS) -> Extraction:
     """`extractor(source)`, or an Extraction whose error says why there is none."""
+    if (over := over_scan_budget()) is not None:
+        return failed(source, over)
+    left = _Limit.scan_deadline - time.time() if _Limit.scan_deadline is not None else seconds
+    if left < seconds:  # the scan's budget ends first
+        outcome = _guarded(extractor, source, max(left, 1e-3))
+        if (outcome.error or "").startswith(TRANSIENT):
+            return failed(source, f"{SCAN_OVER} of {_Limit.scan_seconds or SCAN_SECONDS:g} s ran out during this file")
+        return outcome
+    return _guarded(extractor, source, seconds)
+
+
+def _guarded(extractor: Callable[[bytes], Extraction], source: bytes, seconds: float) -> Extraction:
     try:
         with time_limit(seconds):
             try:

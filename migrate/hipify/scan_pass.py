@@ -24,8 +24,11 @@ from migrate.model import (
     Target,
     Workload,
 )
+from migrate.readfile import read_inside, tree_of
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
+
+MAX_COMPARED_BYTES = 64 << 20  # a file is compared with what hipify-perl made of it only up to this size
 
 EXAMINED_KINDS = frozenset({"cuda", "cpp"})  # what hipify-perl reads (.hip is already HIP; Python is not C)
 
@@ -103,7 +106,7 @@ def run_pass(tool: hipify.Tool, root: Path, scanned: Sequence[tuple[SourceFile, 
     comparisons = {}
     for file, extraction in files:
         try:
-            text = file.path.read_bytes().decode("utf-8", errors="replace")
+            text = read_inside(file.path, tree_of(file), MAX_COMPARED_BYTES).decode("utf-8", errors="replace")
         except OSError:
             continue
         comparisons[file.rel] = compare_file(

@@ -13,6 +13,7 @@ from typing import Any
 from migrate.inventory import cluster
 from migrate.inventory.repolist import RepoSpec
 from migrate.inventory.worker import Previous, ScanOptions, scan_repo
+from migrate.safetext import unicode_text
 
 REPORTS = "repos"
 LOG = "scan-log.jsonl"
@@ -42,7 +43,7 @@ def run(specs: Iterable[RepoSpec], out: Path, options: ScanOptions, *, scheduler
             outcome = result if isinstance(result, dict) else _lost(next(s for s in specs if s.slug == slug), result)
             _record(folder, outcome)
             summary = {k: v for k, v in outcome.items() if k not in ("report", "failure")}
-            log.write(json.dumps(summary, ensure_ascii=False) + "\n")
+            log.write(_json(summary) + "\n")
             log.flush()
             _count(tally, outcome)
             if progress:
@@ -66,8 +67,14 @@ def _record(folder: Path, outcome: dict[str, Any]) -> None:
         return
     target = folder / f"{outcome['slug']}.json"
     partial = target.with_suffix(".json.partial")
-    partial.write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    partial.write_text(_json(body, indent=1) + "\n", encoding="utf-8")
     os.replace(partial, target)  # a reader never sees half a report
+
+
+def _json(value: object, indent: int | None = None) -> str:
+    """JSON for a UTF-8 file: a file name's undecodable bytes (lone surrogates) become U+FFFD, so
+    that one repository's bad name is never the whole run's error."""
+    return unicode_text(json.dumps(value, indent=indent, ensure_ascii=False))
 
 
 def _lost(spec: RepoSpec, error: BaseException) -> dict[str, Any]:

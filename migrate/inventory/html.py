@@ -8,6 +8,7 @@ from migrate import __version__
 from migrate.inventory.merge import Inventory
 from migrate.model import CLASSES
 from migrate.render.templates import environment
+from migrate.safetext import visible_data
 
 TOP_SHARED = 25
 ROW_FIELDS = ("name", "owner", "status", "class", "likely", "low", "high", "findings", "lines", "blockers",
@@ -19,7 +20,7 @@ def render(inventory: Inventory) -> str:
              r.effort.get("high"), r.findings, r.lines, " ".join(b.rule for b in r.blockers), r.stack or "",
              r.hipify_coverage, r.scanned_at or "", (r.commit or "")[:12], r.rules_version or "", r.error or ""]
             for r in inventory.repos]
-    data = json.dumps({"fields": ROW_FIELDS, "rows": rows}, ensure_ascii=False, separators=(",", ":"))
+    data = json.dumps(visible_data({"fields": ROW_FIELDS, "rows": rows}), ensure_ascii=False, separators=(",", ":"))
     template = environment(autoescape=True).get_template("inventory.html.j2")
     return template.render(
         version=__version__, classes=CLASSES, totals=inventory.totals(), by_owner=inventory.by_owner(),

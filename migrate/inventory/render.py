@@ -8,6 +8,7 @@ from typing import Any
 
 from migrate import __version__
 from migrate.inventory.merge import INVENTORY_SCHEMA_VERSION, Inventory
+from migrate.safetext import csv_cell, json_escaped
 
 CSV_COLUMNS = ("name", "source", "owner", "status", "class", "effort_low", "effort_likely", "effort_high",
                "findings", "lines", "files", "workloads", "top_blockers", "stack", "hipify_coverage",
@@ -28,17 +29,18 @@ def to_json(inventory: Inventory) -> dict[str, Any]:
 
 
 def render_json(inventory: Inventory) -> str:
-    return json.dumps(to_json(inventory), indent=1, ensure_ascii=False) + "\n"
+    return json_escaped(json.dumps(to_json(inventory), indent=1, ensure_ascii=False)) + "\n"
 
 
 def render_csv(inventory: Inventory) -> str:
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writerow(CSV_COLUMNS)
     for r in inventory.repos:
         effort = [r.effort.get(k, "") for k in ("low", "likely", "high")]
-        writer.writerow([r.name, r.source, r.owner or "", r.status, r.migration_class or "", *effort, r.findings,
-                         r.lines, r.files, r.workloads, ";".join(b.rule for b in r.blockers), r.stack or "",
-                         "" if r.hipify_coverage is None else r.hipify_coverage, r.scanned_at or "",
-                         r.commit or "", r.rules_version or "", r.error or ""])
+        writer.writerow([csv_cell(v) for v in (
+            r.name, r.source, r.owner or "", r.status, r.migration_class or "", *effort, r.findings, r.lines, r.files,
+            r.workloads, ";".join(b.rule for b in r.blockers), r.stack or "",
+            "" if r.hipify_coverage is None else r.hipify_coverage, r.scanned_at or "", r.commit or "",
+            r.rules_version or "", r.error or "")])
     return out.getvalue()

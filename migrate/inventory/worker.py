@@ -26,6 +26,9 @@ class ScanOptions:
     rules_dir: str | None = None
     use_cache: bool = True
     clone_dir: str | None = None  # where clones go (default: the system's temporary folder)
+    isolated: bool = True  # each repository in a process of its own, ended at the limits below
+    repo_seconds: float = 3600.0
+    repo_memory_mib: int = 8192
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -36,14 +39,19 @@ class Previous:
     rules_version: str
 
 
-def scan_repo(spec: RepoSpec, previous: Previous | None, options: ScanOptions) -> dict[str, Any]:
+def scan_repo(spec: RepoSpec, previous: Previous | None, options: ScanOptions, *,
+              rules: RuleBase | None = None) -> dict[str, Any]:
+    if options.isolated:
+        from migrate.inventory.isolate import scan_isolated
+
+        return scan_isolated(spec, previous, options)
     started = time.perf_counter()
     outcome: dict[str, Any] = {"name": spec.name, "slug": spec.slug, "source": spec.source,
                                "worker": f"{socket.gethostname()}:{os.getpid()}"}
     scanned_at = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
     commit: str | None = None
     try:
-        rules = _rules(options.rules_dir, options.use_cache)
+        rules = rules or rules_for(options)
         commit = vcs.remote_head(spec.source) if spec.is_url else vcs.head_commit(Path(spec.source))
         if previous and commit and previous.commit == commit and previous.rules_version == rules.version:
             outcome.update(status="skipped", commit=commit)
@@ -53,7 +61,7 @@ def scan_repo(spec: RepoSpec, previous: Previous | None, options: ScanOptions) -
                                     scanned_at=report["source"].get("scanned_at") or scanned_at)
             outcome.update(status="ok", commit=report["source"]["commit"], report=report,
                            lines=report["summary"]["lines"])
-    except Exception as exc:  # any failure is this repository's, recorded, not raised
+    except (Exception, MemoryError) as exc:  # any failure is this repository's, recorded, not raised
         last = traceback.extract_tb(exc.__traceback__)[-1:]
         where = f" at {Path(last[0].filename).name}:{last[0].lineno}" if last else ""
         outcome.update(status="failed", commit=commit, error=f"{type(exc).__name__}: {exc}{where}",
@@ -62,6 +70,16 @@ def scan_repo(spec: RepoSpec, previous: Previous | None, options: ScanOptions) -
                                 "rules_version": _version_or_none(options)})
     outcome.update(seconds=round(time.perf_counter() - started, 3), peak_rss_mb=_peak_rss_mb())
     return outcome
+
+
+def failure(spec: RepoSpec, options: ScanOptions, error: str, *, started: float) -> dict[str, Any]:
+    """The outcome of a repository whose scan did not return (ended at a limit, or its process died)."""
+    scanned_at = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
+    return {"name": spec.name, "slug": spec.slug, "source": spec.source, "worker": f"{socket.gethostname()}:{os.getpid()}",
+            "status": "failed", "commit": None, "error": error, "seconds": round(time.perf_counter() - started, 3),
+            "peak_rss_mb": _peak_rss_mb(),
+            "failure": {"status": "failed", "name": spec.name, "url": spec.source, "error": error,
+                        "scanned_at": scanned_at, "commit": None, "rules_version": _version_or_none(options)}}
 
 
 def _scan(spec: RepoSpec, rules: RuleBase, options: ScanOptions) -> dict[str, Any]:
@@ -81,6 +99,10 @@ def _scan(spec: RepoSpec, rules: RuleBase, options: ScanOptions) -> dict[str, An
         return to_json(pipeline.run([folder], settings.load(folder, overrides), rules))
     finally:
         shutil.rmtree(holder, ignore_errors=True)
+
+
+def rules_for(options: ScanOptions) -> RuleBase:
+    return _rules(options.rules_dir, options.use_cache)
 
 
 @lru_cache(maxsize=4)

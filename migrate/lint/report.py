@@ -12,7 +12,7 @@ from migrate import __version__, schemas
 from migrate.lint.run import LintResult
 from migrate.model import SCHEMA_VERSION, Finding, Target
 from migrate.rulebase.load import RuleBase
-from migrate.safetext import terminal
+from migrate.safetext import json_escaped, terminal
 
 FORMATS = ("text", "json", "sarif")
 
@@ -57,7 +57,7 @@ def json_text(result: LintResult, rules: RuleBase, *, fail_on: str, statistics_o
         "findings": [f.to_json(f"F{i}") for i, f in enumerate(result.findings, start=1)],
         "skipped": [s.to_json() for s in result.skipped],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json_escaped(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
 
 
 def sarif(result: LintResult, rules: RuleBase, *, target: Target, root: str) -> str:

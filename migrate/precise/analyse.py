@@ -7,7 +7,9 @@ Nothing here raises for a missing tool or a broken file: the caller gets a one-l
 """
 from __future__ import annotations
 
+import os
 import re
+import stat
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -86,19 +88,63 @@ def commands_for(root: Path, explicit: Path | None = None) -> list[compile_comma
     """The compile commands of a project (`--compile-commands`, else auto-detected), or why there are none."""
     database = compile_commands.find(root, explicit)
     if database is None:
-        where = str(explicit) if explicit else f"{root}/compile_commands.json or {root}/build/compile_commands.json"
+        where = explicit.name if explicit else "compile_commands.json or build/compile_commands.json"
         return f"no compilation database ({where}); configure with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON"
-    return compile_commands.load(database)
+    return compile_commands.load(database, root)
+
+
+MAX_TREE_FILES = 500_000  # files of the tree a parse may read (the overlay lists each)
+
+
+def tree_files(root: Path) -> dict[str, str]:
+    """The regular files of the tree clang may read, name -> real path, found without recursion:
+    a link is listed only when what it points at is a regular file inside the tree; FIFOs,
+    devices and sockets never; nothing under .git."""
+    from migrate.readfile import inside
+
+    top = os.path.realpath(root)
+    files: dict[str, str] = {}
+    stack = [top]
+    while stack and len(files) < MAX_TREE_FILES:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name == ".git":
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                    continue
+                real = os.path.realpath(entry.path) if entry.is_symlink() else entry.path
+                if inside(real, top) and stat.S_ISREG(os.stat(real, follow_symlinks=False).st_mode):
+                    files[entry.path] = real
+            except (OSError, ValueError):
+                continue
+    return files
+
+
+def boundary(root: Path, tc: Toolchain, folder: Path) -> Path:
+    """The overlay file that confines every parse of this tree to its own files and the toolchain."""
+    from migrate.precise import clang
+
+    return clang.write_overlay(tree_files(root), tc, folder)
 
 
 def analyse(path: str | Path, args: Sequence[str] = (), cuda_path: str | None = None, *,
             root: str | Path | None = None, cuda: bool | None = None,
-            tc: Toolchain | str | None = None, notes: Sequence[str] = ()) -> PreciseResult | str:
+            tc: Toolchain | str | None = None, notes: Sequence[str] = (),
+            overlay: Path | None = None) -> PreciseResult | str:
     """Parse one translation unit as CUDA (or C++ for a .cpp file, unless `cuda`) with the user's clang flags.
 
-    `root` bounds the project: facts are reported for files under it (default: the file's folder).
+    `root` bounds the project: facts are reported for files under it (default: the file's folder),
+    and clang reads no other file but the toolchain's (`overlay`, made from `boundary` when not given).
     Returns a one-line string when libclang, clang's CUDA headers or the CUDA headers are missing.
     """
+    import tempfile
+
     from migrate.precise import clang
 
     source = Path(path).resolve()
@@ -107,14 +153,16 @@ def analyse(path: str | Path, args: Sequence[str] = (), cuda_path: str | None = 
     if isinstance(chain, str):
         return chain
     if not source.is_file():
-        return f"{source}: no such file"
+        return f"{source.name}: no such file"
     as_cuda = cuda if cuda is not None else source.suffix in compile_commands.CUDA_SUFFIXES
     classify = _Classifier(base, chain)
     started = time.perf_counter()
     try:
-        parsed = clang.parse(source, list(args), chain, cuda=as_cuda, report=classify.is_project)
+        with tempfile.TemporaryDirectory(prefix="rocm-migrate-vfs-") as folder:
+            vfs = overlay or boundary(base, chain, Path(folder))
+            parsed = clang.parse(source, list(args), chain, cuda=as_cuda, report=classify.is_project, overlay=vfs)
     except Exception as exc:
-        return f"{source}: libclang failed ({type(exc).__name__}: {exc})"
+        return f"{classify.rel(source)}: libclang failed ({type(exc).__name__})"
     seconds = time.perf_counter() - started
     errors = [d.text for d in parsed.diagnostics if d.severity in ("error", "fatal")]
     facts = _facts(parsed.refs, classify)
@@ -127,10 +175,10 @@ def analyse(path: str | Path, args: Sequence[str] = (), cuda_path: str | None = 
 
 
 def analyse_command(command: compile_commands.Command, root: str | Path, cuda_path: str | None = None, *,
-                    tc: Toolchain | str | None = None) -> PreciseResult | str:
+                    tc: Toolchain | str | None = None, overlay: Path | None = None) -> PreciseResult | str:
     """`analyse` for one entry of a compilation database."""
     return analyse(command.file, command.args, cuda_path, root=root, cuda=command.cuda, tc=tc,
-                   notes=command.notes)
+                   notes=command.notes, overlay=overlay)
 
 
 class _Classifier:

@@ -40,11 +40,16 @@ class Toolchain:
         return (f"CUDA {have} headers ({self.cuda_path}) are newer than libclang {libclang_major()} supports "
                 f"(CUDA up to {top}): a unit that does not parse may fail on the headers; --cuda-path can name "
                 f"a CUDA {top} or older")
+    system_dirs: tuple[Path, ...] = ()  # the C and C++ library headers clang finds on its own (probed)
 
     def args(self) -> list[str]:
         """Flags for a host-side CUDA parse. The shims come last (`-idirafter`): a real header always wins."""
         return ["-resource-dir", str(self.resource_dir), f"--cuda-path={self.cuda_path}", "--cuda-host-only",
                 "-nocudalib", "-Wno-unknown-cuda-version", "-idirafter", str(SHIM_DIR)]
+
+    def folders(self) -> tuple[Path, ...]:
+        """Every folder outside the project that a parse may read: the toolchain's own."""
+        return (self.resource_dir, self.cuda_path, SHIM_DIR, *self.system_dirs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +209,60 @@ def toolchain(cuda_path: str | os.PathLike[str] | None = None) -> Toolchain | st
     if cuda is None:
         where = str(cuda_path) if cuda_path else "$CUDA_HOME, $CUDA_PATH, /usr/local/cuda"
         return f"CUDA headers (include/cuda_runtime.h) not found in {where}: pass --cuda-path"
-    return Toolchain(resource_dir=resource, cuda_path=cuda, version=version(), cuda_version=cuda_version(cuda))
+    return Toolchain(resource_dir=resource, cuda_path=cuda, version=version(), system_dirs=_system_dirs(resource),
+                     cuda_version=cuda_version(cuda))
+
+
+PROBE = "#include <vector>\n#include <cstdio>\n#include <cmath>\n#include <new>\n#include <cstdlib>\n"
+SPELLED = re.compile(r'#\s*include(?:_next)?\s*[<"]([^>"]+)[>"]')
+
+
+def _system_dirs(resource: Path) -> tuple[Path, ...]:
+    """The folders clang searches for the C and C++ library headers, found by parsing a probe file
+    without any project flag: each included file's path less the name it was included by."""
+    import tempfile
+
+    cindex = _cindex()
+    with tempfile.TemporaryDirectory(prefix="rocm-migrate-probe-") as folder:
+        probe = Path(folder) / "probe.cpp"
+        probe.write_text(PROBE)
+        try:
+            tu = cindex.Index.create().parse(str(probe), args=["-x", "c++", "-resource-dir", str(resource)])
+        except cindex.TranslationUnitLoadError:
+            return ()
+        found: dict[Path, None] = {}
+        for inclusion in tu.get_includes():
+            spelled = _spelling(inclusion.location.file.name, inclusion.location.line)
+            path = inclusion.include.name  # as clang built it: /../lib/gcc/x/12/../../../../include/c++/12/vector
+            if spelled and path.endswith("/" + spelled):
+                searched = Path(os.path.realpath(path[:-len(spelled) - 1]))
+                if not searched.is_relative_to(resource.resolve()):
+                    found.setdefault(searched)
+    return tuple(found)
+
+
+def _spelling(file: str, line: int) -> str | None:
+    try:
+        with open(file, encoding="utf-8", errors="replace") as handle:
+            text = next((t for n, t in enumerate(handle, start=1) if n == line), "")
+    except OSError:
+        return None
+    m = SPELLED.search(text)
+    return m.group(1) if m else None
+
+
+def write_overlay(files: dict[str, str], tc: Toolchain, folder: Path) -> Path:
+    """A clang virtual file system that shows only `files` (name -> real path, both absolute) and
+    the toolchain's folders, with nothing falling through to the real file system: an `#include`
+    of any other path (outside the tree, a FIFO, a device) is "file not found"."""
+    import json
+
+    roots: list[dict[str, str]] = [{"name": name, "type": "file", "external-contents": real}
+                                   for name, real in sorted(files.items())]
+    roots += [{"name": str(d), "type": "directory-remap", "external-contents": str(d)} for d in tc.folders()]
+    overlay = folder / "overlay.json"
+    overlay.write_text(json.dumps({"version": 0, "case-sensitive": "true", "fallthrough": False, "roots": roots}))
+    return overlay
 
 
 def cuda_version(cuda: Path) -> tuple[int, int] | None:
@@ -223,11 +281,14 @@ _SEVERITY = {2: "warning", 3: "error", 4: "fatal"}
 
 
 def parse(path: Path, args: list[str], tc: Toolchain, *, cuda: bool,
-          report: Callable[[str], bool]) -> Parsed:
-    """Parse one translation unit and return the uses of declared names in files `report` accepts."""
+          report: Callable[[str], bool], overlay: Path | None = None) -> Parsed:
+    """Parse one translation unit and return the uses of declared names in files `report` accepts.
+    With `overlay` (write_overlay), clang reads no file but those it lists."""
     cindex = _cindex()
     lang = ["-x", "cuda", *tc.args()] if cuda else ["-x", "c++", "-resource-dir", str(tc.resource_dir),
                                                      "-isystem", str(tc.cuda_path / "include")]
+    if overlay is not None:
+        lang += ["-ivfsoverlay", str(overlay), *(a for d in tc.system_dirs for a in ("-isystem", str(d)))]
     options = cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD  # keeps macro expansions
     parsed = Parsed()
     try:

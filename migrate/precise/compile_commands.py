@@ -8,10 +8,11 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from migrate.precise.flag_policy import allowed
 from migrate.precise.nvcc_flags import CLANG_MAX_SM, translate
 from migrate.readfile import read_regular
 
-__all__ = ["CLANG_MAX_SM", "Command", "find", "load", "translate"]
+__all__ = ["CLANG_MAX_SM", "Command", "allowed", "find", "load", "translate"]
 
 # Where a build usually leaves the database, relative to the project root.
 CANDIDATES = ("compile_commands.json", "build/compile_commands.json")
@@ -44,25 +45,37 @@ def find(root: Path, explicit: Path | None = None) -> Path | None:
     return None
 
 
-def load(path: Path) -> list[Command] | str:
-    """Every entry of the database, translated; a one-line reason instead when it cannot be read."""
+def load(path: Path, root: Path | None = None) -> list[Command] | str:
+    """Every entry of the database, translated and bounded to `root` (default: the database's
+    folder); a one-line reason instead when it cannot be read."""
+    top = (root or path.parent).resolve()
+    shown = _shown(path, top)
     try:
         entries = json.loads(read_regular(path, DATABASE_BYTES).decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        return f"{path}: cannot read the compilation database ({exc})"
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+        return f"{shown}: cannot read the compilation database ({reason})"
     if not isinstance(entries, list):
-        return f"{path}: not a compilation database (expected a JSON list)"
+        return f"{shown}: not a compilation database (expected a JSON list)"
     commands = []
     for entry in entries:
-        command = _entry(entry, path.resolve().parent)
+        command = _entry(entry, path.resolve().parent, top)
         if command is not None:
             commands.append(command)
     if entries and not commands:
-        return f"{path}: no entry has a file, a directory and a command (strings) or arguments (a list of strings)"
+        return f"{shown}: no entry has a file, a directory and a command (strings) or arguments (a list of strings)"
     return commands
 
 
-def _entry(entry: object, base: Path) -> Command | None:
+def _shown(path: Path, top: Path) -> str:
+    """A path for a note: relative to the scanned tree, else its name only (notes hold no absolute path)."""
+    try:
+        return path.resolve().relative_to(top).as_posix()
+    except (ValueError, OSError):
+        return path.name
+
+
+def _entry(entry: object, base: Path, top: Path) -> Command | None:
     """One entry, or None when its fields are missing or of the wrong type (the database is the
     scanned repository's: untrusted input)."""
     if not isinstance(entry, dict) or not isinstance(entry.get("file"), str) or not isinstance(entry.get("directory"), str):
@@ -83,9 +96,10 @@ def _entry(entry: object, base: Path) -> Command | None:
         return None
     compiler = Path(argv[0]).name
     is_nvcc = compiler.startswith("nvcc")
-    args, notes = translate(argv[1:], source=file, nvcc=is_nvcc, directory=directory)
-    return Command(file=file, directory=directory, args=tuple(_absolute(args, directory)),
-                   cuda=is_nvcc or file.suffix in CUDA_SUFFIXES, notes=tuple(notes))
+    args, notes = translate(argv[1:], source=file, nvcc=is_nvcc, directory=directory, root=top)
+    kept, dropped = allowed(_absolute(args, directory), top)
+    return Command(file=file, directory=directory, args=tuple(kept), cuda=is_nvcc or file.suffix in CUDA_SUFFIXES,
+                   notes=tuple(notes + dropped))
 
 
 def _absolute(args: list[str], directory: Path) -> list[str]:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from migrate.readfile import read_regular
+from migrate.readfile import NotRegular, Outside, read_inside, read_regular
 
 CLANG_MAX_SM = 90  # the newest architecture libclang 18 knows
 OPTIONS_FILE_BYTES = 1 << 20
@@ -72,17 +72,18 @@ class _State:
     notes: list[str]
     archs: list[str]
     directory: Path | None
+    root: Path | None = None  # options files are read only inside it
     depth: int = 0
 
 
 def translate(argv: list[str], *, source: Path | None = None, nvcc: bool = True,
-              directory: Path | None = None) -> tuple[list[str], list[str]]:
+              directory: Path | None = None, root: Path | None = None) -> tuple[list[str], list[str]]:
     """Flags of one compile command (without argv[0]) as clang flags, and a note per flag changed or dropped.
 
     `-arch=sm_XX` and `-gencode arch=compute_XX,code=sm_XX` become one `--cuda-gpu-arch=sm_XX`,
     `-Xcompiler A,B` becomes `A B`, `-rdc=true` and `-dc` become `-fgpu-rdc`; `-c`, `-o FILE`,
     `-x cu` and the source itself go; what else becomes of an option is in OPTIONS."""
-    state = _State(out=[], notes=[], archs=[], directory=directory)
+    state = _State(out=[], notes=[], archs=[], directory=directory, root=root)
     _words(list(argv), state, source=source, nvcc=nvcc)
     if state.archs:  # one host-side parse needs one architecture
         arch = min(state.archs, key=_sm_number)
@@ -189,10 +190,15 @@ def _options_file(value: str, state: _State, *, source: Path | None, nvcc: bool)
         state.notes.append(f"options file {value}: nested deeper than {OPTIONS_FILE_DEPTH} levels, not read")
         return
     path = state.directory / value
-    try:  # regular files only, bounded: the path comes from the scanned repository
-        words = shlex.split(read_regular(path, OPTIONS_FILE_BYTES).decode("utf-8"))
+    try:  # regular files inside the tree only, bounded: the path comes from the scanned repository
+        data = read_inside(path, state.root, OPTIONS_FILE_BYTES) if state.root is not None \
+            else read_regular(path, OPTIONS_FILE_BYTES)
+        words = shlex.split(data.decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        state.notes.append(f"cannot read options file {path}: {exc}")
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+        if isinstance(exc, Outside | NotRegular):
+            reason = "outside the scanned tree" if isinstance(exc, Outside) else "not a regular file"
+        state.notes.append(f"cannot read options file {Path(value).name}: {reason}")
         return
     state.depth += 1
     _words(words, state, source=source, nvcc=nvcc)

@@ -4,6 +4,7 @@ Fast findings in files the compiler read get `precise` = confirmed / fast-only /
 the uses only the compiler saw (hidden by macros or templates) are added as precise-only."""
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
@@ -33,17 +34,20 @@ def run(settings: Settings, root: Path, findings: Sequence[Finding], rules: Rule
     if isinstance(commands, str):
         return PassResult(findings=tuple(findings), notes=(f"precise mode off: {commands}",))
     inside, outside = _inside(commands, root)
-    work = [(command, root, toolchain) for command in inside]
-    if settings.jobs > 1 and len(work) > 1:
-        with ProcessPoolExecutor(max_workers=settings.jobs) as pool:
-            results = list(pool.map(_analyse, work))
-    else:
-        results = [_analyse(item) for item in work]
+    with tempfile.TemporaryDirectory(prefix="rocm-migrate-vfs-") as folder:
+        overlay = precise.boundary(root, toolchain, Path(folder)) if inside else None
+        work = [(command, root, toolchain, overlay) for command in inside]
+        if settings.jobs > 1 and len(work) > 1:
+            with ProcessPoolExecutor(max_workers=settings.jobs) as pool:
+                results = list(pool.map(_analyse, work))
+        else:
+            results = [_analyse(item) for item in work]
     notes = [r for r in results if isinstance(r, str)]
     good = [r for r in results if not isinstance(r, str)]
     notes += [f"precise: {r.path} did not parse ({'; '.join(r.errors[:2])}); fast results kept" for r in good if not r.ok]
     if any(not r.ok for r in good) and toolchain.header_note():
         notes.append(f"precise: {toolchain.header_note()}")
+    notes += _flag_notes(good)
     index = RuleIndex(rules, Target(rocm=settings.rocm, arch=settings.arch[:1]))
     comparison = precise.compare(findings, good, rules=rules, index=index)
     labelled = [replace(f, precise=comparison.labels.get(f)) for f in findings]
@@ -70,8 +74,18 @@ def _inside(commands: Sequence[Command], root: Path) -> tuple[list[Command], int
     return inside, len(commands) - len(inside)
 
 
-def _analyse(item: tuple[Command, Path, Toolchain]) -> PreciseResult | str:
+def _analyse(item: tuple[Command, Path, Toolchain, Path | None]) -> PreciseResult | str:
     from migrate.precise import analyse as precise
 
-    command, root, toolchain = item
-    return precise.analyse_command(command, root, tc=toolchain)
+    command, root, toolchain, overlay = item
+    return precise.analyse_command(command, root, tc=toolchain, overlay=overlay)
+
+
+def _flag_notes(results: Sequence[PreciseResult]) -> list[str]:
+    """The flags the compilation database's allow-list dropped, each note once with its count of units."""
+    counts: dict[str, int] = {}
+    for result in results:
+        for note in dict.fromkeys(result.notes):
+            if note.startswith("dropped") and ("allow-list" in note or "outside the scanned tree" in note):
+                counts[note] = counts.get(note, 0) + 1
+    return [f"precise: {note} (in {count} translation unit(s))" for note, count in counts.items()]

@@ -6,6 +6,7 @@ import io
 from collections.abc import Iterator
 
 from migrate.model import Report
+from migrate.safetext import csv_cell
 
 COLUMNS = ("id", "rule", "class", "confidence", "hipify", "path", "line", "column", "end_line", "end_column",
            "cell", "symbol", "hip", "workload", "targets", "message", "fingerprint",
@@ -22,11 +23,11 @@ def render(report: Report) -> str:
 def chunks(report: Report) -> Iterator[str]:
     """The CSV text in pieces of ROWS_PER_CHUNK rows (the header first), which join to `render`'s."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writerow(COLUMNS)
     ids = report.finding_ids()
     for n, f in enumerate(report.findings, start=1):
-        writer.writerow([_safe(v) for v in (
+        writer.writerow([csv_cell(v) for v in (
             ids[f], f.rule, f.migration_class, f.confidence, f.hipify, f.path, f.line, f.column, f.end_line,
             f.end_column, f.cell or "", f.symbol, f.hip or "", f.workload, " ".join(f.targets), f.message,
             f.fingerprint, f.compiler)])
@@ -36,9 +37,3 @@ def chunks(report: Report) -> Iterator[str]:
             out.truncate()
     yield out.getvalue()
 
-
-def _safe(value: object) -> object:
-    """Neutralise spreadsheet formulas (CSV injection): a leading = + - @ becomes text."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
-        return "'" + value
-    return value

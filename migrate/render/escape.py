@@ -5,7 +5,7 @@ import html
 import json
 import re
 
-from migrate.safetext import terminal
+from migrate.safetext import terminal, visible_data
 
 MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|])")
 LINE_BREAKS = re.compile("\r\n|[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]")
@@ -19,6 +19,6 @@ def md(text: object) -> str:
 
 def script_json(data: object) -> str:
     """JSON that is safe inside <script type="application/json">."""
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    text = json.dumps(visible_data(data), separators=(",", ":"), ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 

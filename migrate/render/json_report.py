@@ -8,6 +8,7 @@ from typing import Any
 from migrate import jsonio, schemas
 from migrate.model import SCHEMA_VERSION, Effort, Finding, Project, Report, Workload, class_rank, required_class, worst_class
 from migrate.render.summary import confidence
+from migrate.safetext import json_escaped
 
 FINDINGS_STAND_IN = "\0rocm-migrate: the findings\0"  # where chunks() puts the findings, one by one
 
@@ -134,6 +135,11 @@ def render(report: Report) -> str:
 
 
 def chunks(report: Report) -> Iterator[str]:
+    """`_chunks`, with invisible characters (bidi, tags) written as \\uXXXX escapes."""
+    return (json_escaped(piece) for piece in _chunks(report))
+
+
+def _chunks(report: Report) -> Iterator[str]:
     """The report's text in pieces, the findings one at a time (most of a big report), so that
     neither the findings' JSON objects nor the whole text need to be held at once. The pieces
     join to exactly json.dumps(to_json(report), indent=2, ensure_ascii=False) + "\n"."""

@@ -11,6 +11,7 @@ from urllib.parse import quote
 from migrate import jsonio
 from migrate.model import Finding, Report, RuleInfo, class_rank
 from migrate.render.escape import md as _md
+from migrate.safetext import visible_data
 
 LEVELS = {"incompatible": "error", "migration-required": "warning", "minor-adaptation": "note", "native": "none"}
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -31,15 +32,15 @@ def render(report: Report, *, min_class: str = MIN_CLASS, limit: int = MAX_RESUL
 def chunks(report: Report, *, min_class: str = MIN_CLASS, limit: int = MAX_RESULTS) -> Iterator[str]:
     """The SARIF text in pieces, the results one at a time; the pieces join to exactly
     json.dumps(to_sarif(...), indent=2, ensure_ascii=False) + "\n"."""
-    whole = to_sarif(report, min_class=min_class, limit=limit, results=False)
-    head, *rest = jsonio.dumps_indented(whole).split(jsonio.dumps_indented(RESULTS_STAND_IN))
+    whole = visible_data(to_sarif(report, min_class=min_class, limit=limit, results=False))
+    head, *rest = jsonio.dumps_indented(whole).split(jsonio.dumps_indented(visible_data(RESULTS_STAND_IN)))
     if len(rest) != 1:  # the stand-in also appears elsewhere: no shortcut
-        yield jsonio.dumps_indented(to_sarif(report, min_class=min_class, limit=limit)) + "\n"
+        yield jsonio.dumps_indented(visible_data(to_sarif(report, min_class=min_class, limit=limit))) + "\n"
         return
     yield head
     first = True
-    for result in _results(report, min_class, limit):
-        text = jsonio.dumps_indented(result).replace("\n", "\n" + RESULT_INDENT)
+    for result in _results(report, min_class, limit):  # texts shown visibly; URIs are percent-encoded
+        text = jsonio.dumps_indented(visible_data(result)).replace("\n", "\n" + RESULT_INDENT)
         yield ("[\n" if first else ",\n") + RESULT_INDENT + text
         first = False
     yield "[]" if first else "\n      ]"

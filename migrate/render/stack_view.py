@@ -9,9 +9,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from migrate.render.escape import md
+from migrate.vocabulary import pin_rank
 
 STYLES = {"native": "green", "minor-adaptation": "cyan", "migration-required": "yellow", "incompatible": "bold red"}
-KINDS = ("exact", "locked", "range", "unpinned", "variable")
 STATUS = {"ok": "ok", "bump": "bump", "floating": "not pinned", "route": "ROCm route", "unsupported": "no build",
           "unknown": "unknown"}
 
@@ -20,7 +20,7 @@ def summary_line(stack: dict[str, Any]) -> str:
     deciding: dict[str, dict[str, Any]] = {}
     for pin in stack["pins"]:
         best = deciding.get(pin["package"])
-        if best is None or KINDS.index(pin["kind"]) < KINDS.index(best["kind"]):
+        if best is None or pin_rank(pin["kind"]) < pin_rank(best["kind"]):
             deciding[pin["package"]] = pin
     pins = ", ".join(f"{p['package']} {p['version'] or _spec(p)}" for p in deciding.values()) or "no framework pins"
     cuda = f"; CUDA {', '.join(stack['cuda'])} implied" if stack["cuda"] else ""

@@ -5,8 +5,17 @@ from functools import lru_cache
 from pathlib import Path
 
 import jinja2
+import markupsafe
 
 from migrate.render.escape import md
+from migrate.safetext import visible
+
+
+def _shown(value: object) -> object:
+    """Every value a template prints: controls, bidi and tag characters shown visibly (safetext)."""
+    if isinstance(value, markupsafe.Markup):  # already HTML: the visible forms are plain text, safe in it
+        return markupsafe.Markup(visible(str(value)))
+    return visible(value) if isinstance(value, str) else value
 
 
 def templates_dir() -> Path:
@@ -19,7 +28,7 @@ def templates_dir() -> Path:
 def environment(autoescape: bool) -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), autoescape=autoescape,
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
-                             keep_trailing_newline=True)
+                             keep_trailing_newline=True, finalize=_shown)
     env.filters["md"] = md
     env.filters["hours"] = lambda v: f"{v:.1f}"
     env.filters["weeks"] = lambda v: f"{v / 40:.1f}"

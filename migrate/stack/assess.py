@@ -13,6 +13,7 @@ from migrate.stack.capability import audit
 from migrate.stack.matrix import Matrix, vtuple
 from migrate.stack.model import Problem, StackReport
 from migrate.stack.pins import Pin, Stack, collect
+from migrate.vocabulary import FLOATING_PIN_KINDS
 
 # Rule-base families whose findings name a package with no ROCm build (or one to remove).
 UNPORTED_RULES = ("HIP7002", "HIP7005")
@@ -37,7 +38,7 @@ def assess(matrix: Matrix, extractions: Mapping[str, Extraction], files: Iterabl
         cuda=tuple(stack.cuda_versions),
         rocm_pinned=_rocm_pinned(stack),
         floating=tuple(_pin_json(p) for p in check.framework_pins(matrix, stack).values()
-                       if p.kind in ("range", "unpinned")),
+                       if p.kind in FLOATING_PIN_KINDS),
         no_rocm_build=tuple({"package": f.symbol, "rule": f.rule, "instead": f.hip, "path": f.path, "line": f.line}
                             for f in sorted(findings, key=lambda f: f.sort_key) if f.rule in UNPORTED_RULES),
         targets=tuple(found),

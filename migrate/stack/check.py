@@ -8,8 +8,8 @@ from migrate.stack.binaries import coverage
 from migrate.stack.matrix import Matrix, Release, minor, vtuple
 from migrate.stack.model import FrameworkVerdict, GpuVerdict, Problem, StackTarget
 from migrate.stack.pins import Pin, Stack
+from migrate.vocabulary import FLOATING_PIN_KINDS, VERSIONED_PIN_KINDS, pin_rank
 
-RANKED_KINDS = ("exact", "locked", "range", "unpinned", "variable")
 # How much of a version must match a listed one: JAX's plugin and jaxlib pair exactly, the rest by minor.
 DIGITS = {"jax": 3}
 FIRST = ("pytorch", "jax", "tensorflow", "onnxruntime", "vllm", "triton", "cupy")  # which pin a GPU problem is at
@@ -34,7 +34,7 @@ def framework_pins(matrix: Matrix, stack: Stack) -> dict[str, Pin]:
         framework = matrix.packages.get(pin.package)
         if framework is None or (framework == "pytorch" and pin.package != "torch"):
             continue
-        if framework not in best or RANKED_KINDS.index(pin.kind) < RANKED_KINDS.index(best[framework].kind):
+        if framework not in best or pin_rank(pin.kind) < pin_rank(best[framework].kind):
             best[framework] = pin
     return best
 
@@ -98,7 +98,7 @@ def framework_verdict(matrix: Matrix, release: Release | None, arch: str, framew
     if excluded:
         listed = tuple(v for v in listed if all(v not in x.versions for x in excluded))
         sources += [matrix.url(x.source) for x in excluded]
-    version = pin.version if pin.kind in ("exact", "locked") else None
+    version = pin.version if pin.kind in VERSIONED_PIN_KINDS else None
     digits = DIGITS.get(framework, 2)
 
     def key(text: str) -> tuple[int, ...]:
@@ -233,7 +233,7 @@ def _problems(gpu: GpuVerdict, verdicts: tuple[FrameworkVerdict, ...], release: 
             stay = f" (or stay on ROCm {', '.join(v.other_releases[:3])})" if v.other_releases else ""
             yield Problem(rule="HIP7101", arch=arch, symbol=v.package, where=v.where,
                           message=f"{v.package}=={v.pinned}: no ROCm {rocm} build; nearest is {v.nearest}{stay}")
-        if v.pin_kind in ("range", "unpinned"):
+        if v.pin_kind in FLOATING_PIN_KINDS:
             yield Problem(rule="HIP7104", arch=arch, symbol=v.package, where=v.where,
                           message=f"{v.package}: not pinned to a version ({v.pinned})"
                                   + (f"; ROCm {rocm} lists {', '.join(v.supported)}" if v.supported else ""))

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from migrate.stack.pins import Where
+from migrate.vocabulary import PinKind
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -26,7 +27,7 @@ class FrameworkVerdict:
     framework: str
     package: str
     pinned: str | None  # the pinned version, or the spec when it is not exact
-    pin_kind: str  # exact | locked | range | unpinned | variable
+    pin_kind: PinKind
     status: str  # ok | bump | floating | route | unsupported
     supported: tuple[str, ...]  # what the release lists for the framework
     nearest: str | None  # the version to pin for this target

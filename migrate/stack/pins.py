@@ -16,6 +16,8 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from migrate.model import Extraction, Fact, SourceFile
+from migrate.readfile import read_inside, tree_of
+from migrate.vocabulary import PinKind
 
 try:
     import tomllib
@@ -50,7 +52,7 @@ class Pin:
     spec: str  # as written
     version: str | None  # the exact version, without its local tag
     local: str | None  # +cu121, +rocm6.2 ...
-    kind: str  # exact | range | unpinned | locked | variable (a CI matrix or shell variable: not checkable)
+    kind: PinKind
     where: Where
 
     @property
@@ -123,7 +125,7 @@ def requirement_pin(name: str, spec: str, where: Where) -> Pin:
     if len(exact) == 1:
         version, _, local = exact[0].version.partition("+")
         return Pin(package=package, spec=spec, version=version, local=local or None, kind="exact", where=where)
-    kind = "range" if len(req.specifier) else "unpinned"
+    kind: PinKind = "range" if len(req.specifier) else "unpinned"
     return Pin(package=package, spec=spec, version=None, local=None, kind=kind, where=where)
 
 
@@ -131,7 +133,7 @@ def _conda_pin(package: str, spec: str, where: Where) -> Pin:
     """pytorch=2.1.0=py3.10_cuda12.1*, pytorch==2.1, pytorch>=2: conda's own spec syntax."""
     m = re.match(r"^[\w.:-]+?\s*(==?)\s*([0-9][\w.]*)(?:=(\S+))?", spec.strip())
     if not m:
-        kind = "range" if re.search(r"[<>=]", spec) else "unpinned"
+        kind: PinKind = "range" if re.search(r"[<>=]", spec) else "unpinned"
         return Pin(package=package, spec=spec, version=None, local=None, kind=kind, where=where)
     build = m.group(3) or ""
     cuda = re.search(r"cuda(\d+)\.?(\d)", build)
@@ -204,7 +206,7 @@ def _python_requires(files: list[SourceFile]) -> Iterable[tuple[str, Where]]:
     for file in files:
         if file.kind not in ("pyproject", "python", "setupcfg") or (file.kind == "python" and file.path.name != "setup.py"):
             continue
-        text = _read(file.path)
+        text = _read(file.path, tree_of(file))
         if not text:
             continue
         for number, line in enumerate(text.split("\n"), start=1):
@@ -225,11 +227,11 @@ def _locked(files: list[SourceFile]) -> Iterable[Pin]:
                 continue
             seen.add(lock)
             rel = str(Path(file.rel).parent / name).removeprefix("./")
-            yield from _lock_pins(lock, rel)
+            yield from _lock_pins(lock, rel, tree_of(file))
 
 
-def _lock_pins(lock: Path, rel: str) -> Iterable[Pin]:
-    text = _read(lock)
+def _lock_pins(lock: Path, rel: str, top: str) -> Iterable[Pin]:
+    text = _read(lock, top)
     try:
         packages = tomllib.loads(text or "").get("package", [])
     except tomllib.TOMLDecodeError:
@@ -246,8 +248,9 @@ def _lock_pins(lock: Path, rel: str) -> Iterable[Pin]:
                               text=lines[number - 1]))
 
 
-def _read(path: Path) -> str | None:
+def _read(path: Path, top: str) -> str | None:
+    """A manifest or lock file of the scanned tree, never through a link out of it."""
     try:
-        return path.read_text(encoding="utf-8")
+        return read_inside(path, top, MAX_LOCK_BYTES).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
