@@ -225,7 +225,7 @@ class RuleInfo:
 # The records after matching (workloads and their verdicts, the report, hipify's summary) are
 # defined in model_report and imported on first use: defining their ten dataclasses costs ~5 ms,
 # which lint, the pre-commit path, never needs.
-_LATER = frozenset({"TargetVerdict", "OptionalPart", "Workload", "Project", "ProjectCost", "HipifyCoverage",
+_LATER = frozenset({"TargetVerdict", "OptionalPart", "Component", "Workload", "Project", "ProjectCost", "HipifyCoverage",
                     "HipifyDisagreement", "HipifySummary", "PassResult", "Report"})
 
 if TYPE_CHECKING:
@@ -233,6 +233,7 @@ if TYPE_CHECKING:
 
     TargetVerdict = model_report.TargetVerdict
     OptionalPart = model_report.OptionalPart
+    Component = model_report.Component
     Workload = model_report.Workload
     Project = model_report.Project
     ProjectCost = model_report.ProjectCost

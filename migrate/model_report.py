@@ -4,7 +4,7 @@ their own so that lint, which builds none of them, does not pay for defining the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from migrate.model import Effort, Finding, RuleInfo, Skipped, Target, class_rank, required_class, sum_effort, worst_class
 
@@ -35,6 +35,32 @@ class OptionalPart:
         return {"root": self.root, "class": self.migration_class, "findings": self.findings}
 
 
+ComponentKind = Literal["rewrite", "ported-elsewhere"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Component:
+    """A part of a workload with a named AMD route: a kernel with no mechanical port, rewritten on an AMD
+    library (`rewrite`, its lane in rules/alternatives/rewrites.yaml), or a dependency whose AMD build,
+    fork or equivalent is installed instead (`ported-elsewhere`, rules/alternatives/ported-elsewhere.yaml)."""
+
+    kind: ComponentKind
+    id: str  # the lane or the registry entry
+    title: str
+    migration_class: str
+    alternatives: tuple[tuple[str, str], ...]  # (name, url) of each AMD route
+    source: str
+    band: str | None = None  # rewrite: small | medium | large (rewrites.yaml)
+    route: str | None = None  # ported-elsewhere: upstream | fork | equivalent
+    findings: tuple[Finding, ...] = ()
+    evidence: tuple[str, ...] = ()  # "path:line what" for a dependency without findings
+    optional: bool = False  # every finding of it sits in an optional part
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return tuple(sorted({f.path for f in self.findings}))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Workload:
     name: str
@@ -48,6 +74,7 @@ class Workload:
     rocm_path: tuple[str, ...] = ()  # evidence that the project already has a ROCm path ("setup.py:41 ...")
     optional: bool = False  # tests, examples, benchmarks, experimental: reported, not counted in the summary
     optional_parts: tuple[OptionalPart, ...] = ()
+    components: tuple[Component, ...] = ()  # rewrites and ported-elsewhere dependencies (workloads.components)
 
     @property
     def primary(self) -> TargetVerdict:

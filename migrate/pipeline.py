@@ -17,7 +17,7 @@ from migrate.match import capped_notes, indexes, left_in_backend_files, merge_ta
 from migrate.model import Extraction, Finding, PassResult, Report, SourceFile, Target
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
-from migrate.workloads import assemble, ported
+from migrate.workloads import assemble, components, ported
 from migrate.workloads import calibration as effort_calibration
 from migrate.workloads.costs import project_costs
 from migrate.workloads.estimate import EffortModel
@@ -74,6 +74,7 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
     evidence = ported.rocm_path(ported.collect(facts, kinds), has_cuda_sources="cuda" in kinds.values())
     workloads, judged = judge(specs, DependencyGraph(specs, facts), [*precise_result.findings, *stack.findings],
                               settings.arch, model, rules, effort_calibration.load(), {".": evidence})
+    workloads = components.attach(workloads, judged, facts, rules)
     files = {f.rel: (f.kind, r.lines) for f, r in scanned}
     costs = project_costs((), found.root.name or "root", workloads, judged, files, model, effort_calibration.load())
     notes = [*settings.warnings, *found.notes, *hipify_result.notes, *precise_result.notes,

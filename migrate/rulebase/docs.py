@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from migrate.rulebase.alternatives import Lane
 from migrate.rulebase.load import Rule
 
 FAMILIES = {
@@ -59,7 +60,7 @@ def conditions(rule: Rule) -> list[str]:
     return out
 
 
-def markdown(rule: Rule, example: str | None = None) -> str:
+def markdown(rule: Rule, example: str | None = None, lane: Lane | None = None) -> str:
     lines = [
         f"# {rule.id} `{rule.name}`: {rule.title}", "",
         "| class | hipify converts it | confidence | effort (h) | status | family |",
@@ -76,8 +77,19 @@ def markdown(rule: Rule, example: str | None = None) -> str:
     lines += ["## HIP/ROCm equivalent", "", rule.hip or "None: this needs new code or a different design.", ""]
     if rule.matcher.entries:
         lines += _entry_table(rule)
+    if lane is not None:
+        lines += _lane(lane)
     lines += ["## References", "", f"- {rule.docs}", f"- Rule file: `rules/{rule.file}`", ""]
     return "\n".join(lines)
+
+
+def _lane(lane: Lane) -> list[str]:
+    """A rewrite lane's section (rules/alternatives/rewrites.yaml)."""
+    routes = "; ".join(f"[{a.name}]({a.url})" for a in lane.alternatives)
+    return ["## Rewrite lane", "",
+            f"A kernel with no mechanical port: a *rewrite* component of its workload (lane `{lane.id}`, "
+            f"{lane.title}; effort band {lane.band}), migration-required with a named rewrite. "
+            f"AMD alternatives: {routes}. Source: {lane.source}", ""]
 
 
 def _entry_table(rule: Rule) -> list[str]:
