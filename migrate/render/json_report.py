@@ -6,7 +6,18 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from migrate import jsonio, schemas
-from migrate.model import SCHEMA_VERSION, Component, Effort, Finding, Project, Report, Workload, class_rank, required_class, worst_class
+from migrate.model import (
+    SCHEMA_VERSION,
+    Component,
+    Effort,
+    Finding,
+    Project,
+    Report,
+    Workload,
+    class_rank,
+    required_class,
+    worst_class,
+)
 from migrate.render.summary import confidence
 
 FINDINGS_STAND_IN = "\0rocm-migrate: the findings\0"  # where chunks() puts the findings, one by one

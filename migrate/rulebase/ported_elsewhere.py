@@ -49,7 +49,7 @@ class Registry:
         return next((p for p in self.ports if name in p.packages), None)
 
     def for_import(self, module: str) -> Port | None:
-        top = module.split(".")[0]
+        top = module.split(".", maxsplit=1)[0]
         return next((p for p in self.ports if top in p.imports), None)
 
 
