@@ -121,6 +121,12 @@ class Finding:
         return self.effective_class or self.migration_class
 
     @property
+    def info(self) -> bool:
+        """A hint (low confidence: a tuning parameter, a name that looks like a back end's): never in a
+        class or the top risks, and left out of the text and HTML findings lists unless asked for."""
+        return self.confidence == "low"
+
+    @property
     def sort_key(self) -> tuple[str, int, int, int, str, str]:
         return (self.path, self.cell or 0, self.line, self.column, self.rule, self.symbol)
 
@@ -149,6 +155,7 @@ class Finding:
             "hip": self.hip,
             "hipify": self.hipify,
             "confidence": self.confidence,
+            "info": self.info,
             "workload": self.workload,
             "targets": list(self.targets),
             "source": self.source,

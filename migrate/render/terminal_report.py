@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from migrate.model import CLASSES, Report, Workload, class_rank, sum_effort
+from migrate.model import CLASSES, Finding, Report, Workload, class_rank, sum_effort
 from migrate.render.json_report import target_differences
 from migrate.render.summary import confidence
 from migrate.safetext import sanitized, terminal
@@ -20,7 +20,8 @@ TOP_WORKLOADS = 20
 PLAN_STEPS = 12
 
 
-def render(report: Report, *, color: bool = False, width: int = 100, plan: bool = False) -> str:
+def render(report: Report, *, color: bool = False, width: int = 100, plan: bool = False,
+           show_info: bool = False) -> str:
     report = sanitized(report)  # file, workload and symbol names can carry escape sequences
     out = io.StringIO()
     console = Console(file=out, width=width, force_terminal=color, no_color=not color, highlight=False)
@@ -36,8 +37,11 @@ def render(report: Report, *, color: bool = False, width: int = 100, plan: bool 
     the_plan = report.plan
     console.print(_plan_line(the_plan), markup=False)
     console.print(_by_class(report))
-    if report.findings:
-        console.print(_top_rules(report))
+    listed = [f for f in report.findings if show_info or not f.info]
+    if listed:
+        console.print(_top_rules(listed))
+    if hidden := len(report.findings) - len(listed):
+        console.print(f"{hidden} info findings (hints: low confidence, tuning parameters) not listed; --show-info lists them.")
     console.print(_workloads(report))
     for line in _ported_and_optional(report):
         console.print(line, markup=False)
@@ -70,15 +74,16 @@ def _by_class(report: Report) -> Table:
     return table
 
 
-def _top_rules(report: Report) -> Table:
-    counts = Counter(f.rule for f in report.findings)
-    example = {f.rule: f for f in reversed(report.findings)}
+def _top_rules(findings: list[Finding]) -> Table:
+    counts = Counter(f.rule for f in findings)
+    example = {f.rule: f for f in reversed(findings)}
     table = Table(title="Top rules", title_justify="left")
     for column in ("rule", "class", "count", "example"):
         table.add_column(column, justify="right" if column == "count" else "left")
     for rule, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_RULES]:
         f = example[rule]
-        table.add_row(rule, f"[{STYLES[f.migration_class]}]{f.migration_class}[/]", str(count),
+        label = "[dim]info[/]" if f.info else f"[{STYLES[f.migration_class]}]{f.migration_class}[/]"
+        table.add_row(rule, label, str(count),
                       escape(terminal(f"{f.path}:{f.line} {f.symbol}")))
     return table
 
