@@ -54,6 +54,9 @@ def conditions(rule: Rule) -> list[str]:
         out.append("not in a file of the project's own per-back-end family (a cuda/ folder or cuda_ file beside one "
                    "for HIP, SYCL, OpenMP ..., or a folder of its CUTLASS code such as cutlass_extensions/): a port "
                    "adds the HIP twin and leaves that file as it is")
+    if rule.known_name:
+        out.append("only when the construct names a function an identifier rule knows (a CUDA API, not a "
+                   "project helper named like one)")
     if rule.mask_elsewhere:
         out.append("only when another file of the project knows a type of the same name as a lane mask "
                    "(by its name, a ballot stored in it or returned through it)")
