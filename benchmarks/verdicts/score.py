@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Score rocm-migrate's classes against the held-out verdict benchmark (verdicts.yaml).
+
+    python benchmarks/verdicts/score.py --split dev --src /work/repos --out /tmp/v [--prepare] [--only ID ...]
+
+Each workload is a scan of `<src>/<owner>+<name>/<path>` through the real CLI (the scan and the
+choice of the predicted class are benchmarks/corpus/score.py's: the named tool workload when the
+entry has `workload`, otherwise the report's summary class). Prints one row per workload, the
+class exact-match rate, the exact-or-defensible rate (an answer is defensible when it is one of the
+entry's `defensible` classes, fixed in verdicts.yaml before any scan), the confusion matrix (rows:
+label, columns: predicted) and, for every wrong verdict, the findings that decided it.
+`--prepare` first unpacks missing checkouts from the fetched snapshots in `--mirror`
+(`<mirror>/<owner>+<name>/repo`) at the listed commit, skipping blobs the snapshot lacks.
+Reports are kept (and reused) in `--out`; delete it to rescan after a tool change.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+_spec = importlib.util.spec_from_file_location("corpus_score", HERE.parent / "corpus" / "score.py")
+assert _spec and _spec.loader
+corpus = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(corpus)
+CLASSES, SHORT = corpus.CLASSES, corpus.SHORT
+
+
+SPLIT_SALT = "verdicts-59"  # fixed before any scan; see README.md, "The split"
+
+
+def side(repo: str) -> str:
+    """dev or test, by a hash of the repository name: all workloads of a repository on one side."""
+    digest = hashlib.sha256(f"{SPLIT_SALT}:{repo.lower()}".encode()).hexdigest()
+    return "test" if int(digest[:8], 16) % 2 else "dev"
+
+
+def load(path: Path, split: str, only: list[str] | None) -> list[dict]:
+    entries = yaml.safe_load(path.read_text())["workloads"]
+    wrong = [e["id"] for e in entries if e["split"] != side(e["repo"])]
+    if wrong:
+        raise SystemExit(f"split field disagrees with the split rule for: {', '.join(wrong)}")
+    return [e for e in entries if (split == "all" or e["split"] == split) and (not only or e["id"] in only)]
+
+
+def git_dir(mirror: Path, repo: str) -> Path:
+    root = mirror / repo.replace("/", "+") / "repo"
+    return root / ".git" if (root / ".git").is_dir() else root
+
+
+def unpack(mirror: Path, repo: str, commit: str, dest: Path) -> str:
+    """Write the blobs of `commit` under dest (never executes anything from the snapshot)."""
+    gd = git_dir(mirror, repo)
+    if not gd.is_dir():
+        return f"no snapshot at {gd} (fetch github:{repo} first)"
+    listing = subprocess.run(["git", "--git-dir", str(gd), "ls-tree", "-r", "-z", commit],
+                             capture_output=True, check=False)
+    if listing.returncode:
+        return f"commit {commit} not in {gd}"
+    blobs = []
+    for entry in listing.stdout.split(b"\0"):
+        if not entry:
+            continue
+        meta, name = entry.split(b"\t", 1)
+        mode, kind, sha = meta.split()
+        if kind == b"blob" and mode != b"120000":
+            blobs.append((sha.decode(), name.decode("utf-8", "surrogateescape")))
+    cat = subprocess.Popen(["git", "--git-dir", str(gd), "cat-file", "--batch"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert cat.stdin and cat.stdout
+    missing = 0
+    for sha, name in blobs:
+        cat.stdin.write(sha.encode() + b"\n")
+        cat.stdin.flush()
+        header = cat.stdout.readline().split()
+        if len(header) < 3 or header[1] == b"missing":
+            missing += 1
+            continue
+        data = cat.stdout.read(int(header[2]))
+        cat.stdout.read(1)
+        target = dest / name
+        if dest.resolve() not in target.resolve().parents:
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    cat.stdin.close()
+    cat.wait()
+    return f"unpacked {len(blobs) - missing} files ({missing} absent from the snapshot)"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=HERE / "verdicts.yaml")
+    parser.add_argument("--split", choices=("dev", "test", "all"), required=True)
+    parser.add_argument("--src", type=Path, default=Path("/work/repos"), help="folder of <owner>+<name>/ checkouts")
+    parser.add_argument("--out", type=Path, required=True, help="keep (and reuse) the JSON reports here")
+    parser.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
+    parser.add_argument("--prepare", action="store_true", help="unpack missing checkouts from --mirror first")
+    parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument("--json", type=Path, default=None, help="also write the per-workload rows as JSON")
+    args = parser.parse_args()
+    entries = load(args.data, args.split, args.only)
+    args.out.mkdir(parents=True, exist_ok=True)
+    confusion = {a: dict.fromkeys(CLASSES, 0) for a in CLASSES}
+    rows, details = [], []
+    for entry in entries:
+        folder = args.src / entry["repo"].replace("/", "+")
+        if not folder.is_dir() and args.prepare:
+            folder.mkdir(parents=True)
+            print(f"# {entry['repo']}: {unpack(args.mirror, entry['repo'], entry['commit'], folder)}", file=sys.stderr)
+        if not folder.is_dir():
+            print(f"MISSING {entry['id']:30} {folder}")
+            continue
+        report = corpus.scan(folder / entry["path"], args.out / f"{entry['id']}.json")
+        cls, carriers = corpus.predicted(entry, report)
+        exact = cls == entry["label"]
+        defensible = exact or cls in entry.get("defensible", [])
+        confusion[entry["label"]][cls] += 1
+        mark = "ok " if exact else ("def" if defensible else "ERR")
+        rows.append({"id": entry["id"], "split": entry["split"], "label": entry["label"], "predicted": cls,
+                     "exact": exact, "defensible": defensible, "involves": entry.get("involves", "none"),
+                     "findings": report["summary"]["findings"]})
+        print(f"{mark} {entry['id']:30} {entry['split']:4} label {SHORT[entry['label']]} got {SHORT[cls]}"
+              f"  findings {report['summary']['findings']:6}  {entry.get('involves', 'none')}")
+        if not exact:
+            details.append([f"{entry['id']} ({SHORT[entry['label']]} -> {SHORT[cls]}):",
+                            *corpus.reasons(report, carriers)])
+    scored = len(rows)
+    if not scored:
+        return 2
+    exact_n = sum(r["exact"] for r in rows)
+    defensible_n = sum(r["defensible"] for r in rows)
+    print(f"\nclass exact: {exact_n}/{scored} = {100 * exact_n / scored:.1f} %")
+    print(f"exact or defensible: {defensible_n}/{scored} = {100 * defensible_n / scored:.1f} %")
+    print("confusion (rows: label, columns: predicted)")
+    print(" " * 20 + "".join(f"{SHORT[c]:>6}" for c in CLASSES))
+    for label in CLASSES:
+        print(f"{label:20}" + "".join(f"{confusion[label][c]:>6}" for c in CLASSES))
+    if details:
+        print("\nwrong verdicts and the findings that decided them")
+        for block in details:
+            print("\n".join(block))
+    if args.json:
+        args.json.write_text(json.dumps({"rows": rows, "confusion": confusion}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
