@@ -104,3 +104,15 @@ def test_certain_matches_are_never_medium(rulebase) -> None:
     certain = [r for r in rulebase.rules if r.matcher.kind in ("include", "requirement", "python_import")]
     assert len(certain) > 40
     assert [r.id for r in certain if r.confidence == "medium"] == []
+
+
+def test_a_workload_that_is_nothing_but_rewrite_kernels_stays_incompatible(tmp_path: Path) -> None:
+    """Near miss of rewrite_lane: with no plain kernel beside it, the tensor-core kernel is the project."""
+    tree = tmp_path / "tilegemm"
+    (tree / "src").mkdir(parents=True)
+    source = (TREES / "rewrite_lane" / "src" / "dense_tile_mma.cu").read_text()
+    (tree / "src" / "dense_tile_mma.cu").write_text(source)
+    report = scan(tree)
+    assert report["summary"]["class"] == "incompatible"
+    [rewrite] = [c for w in report["workloads"] for c in w["components"] if c["kind"] == "rewrite"]
+    assert (rewrite["id"], rewrite["class"]) == ("tensor-core-fragments", "incompatible")

@@ -11,7 +11,7 @@ from tests.conftest import run_cli
 
 CLASH = "fixtures/workloads/portfolio_clash"
 ORDER = ("llmkernels", "splatlib", "imagemodels")  # imagemodels' own settings matter: it is not first
-SOLO_CLASSES = {"llmkernels": "migration-required", "splatlib": "migration-required", "imagemodels": "native"}
+SOLO_CLASSES = {"llmkernels": "migration-required", "splatlib": "incompatible", "imagemodels": "native"}
 
 
 def scan(*names: str) -> dict:
