@@ -90,6 +90,10 @@ def test_one_tensor_core_kernel_is_a_named_rewrite_not_an_incompatible_package()
     assert {by_id[i]["rule"] for i in rewrite["findings"]} == {"HIP5010"}
     [port] = [c for c in workload["components"] if c["kind"] == "ported-elsewhere"]
     assert port["id"] == "flash-attention" and port["evidence"] == ["python/requirements.txt:2 flash-attn"]
+    [step] = report["plan"]["steps"]
+    assert [(r["kind"], r["id"]) for r in step["routes"]] == [("rewrite", "tensor-core-fragments"),
+                                                               ("ported-elsewhere", "flash-attention")]
+    assert step["routes"][1]["do"].startswith("install ROCm/flash-attention")
 
 
 def test_a_tensorrt_plugin_has_no_amd_route_and_stays_incompatible() -> None:

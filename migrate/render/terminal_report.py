@@ -151,6 +151,10 @@ def _ported_and_optional(report: Report) -> list[str]:
             lines.append(f"Optional workload {w.name}: {w.migration_class}")
         for part in w.optional_parts:
             lines.append(f"Optional part of {w.name}: {part.root}: {part.migration_class} ({part.findings} findings)")
+        for c in w.components:
+            routes = ", ".join(name for name, _ in c.alternatives[:3])
+            what = f"rewrite ({c.band})" if c.kind == "rewrite" else f"ported elsewhere ({c.route})"
+            lines.append(f"{what} in {w.name}: {c.title} -> {routes}")
     return lines
 
 
