@@ -182,7 +182,7 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
         if not hits:
             continue
         namespace = fact.name if fact.role == "namespace" else None
-        defined_as = fact.name if fact.kind == "identifier" and fact.role != "definition" else None
+        defined_as = _defined_as(fact)
         for rule, entry, symbol in hits:
             if rule.when == "unavailable" and not _unavailable(entry, index.target):
                 continue
@@ -191,11 +191,29 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
             limit = _limit(rule, index)
             if limit is not None and (fact.value is None or fact.value <= limit):
                 continue
+            if rule.known_name and not _known_identifier(fact.text, index):
+                continue
             if fact.kind == "construct" and fact.text:
                 symbol = fact.text
             out.append((Candidate(_finding(rel, fact, rule, entry, symbol, extraction, index),
                                   defined_as, namespace, symbol if rule.mask_elsewhere else None), rule))
     return _uncovered(out)
+
+
+def _known_identifier(name: str, index: RuleIndex) -> bool:
+    """Whether an identifier rule of the index matches `name` as a call (a CUDA API the rule base knows)."""
+    probe = Fact(kind="identifier", name=name, line=1, column=1, end_line=1, end_column=1, role="call")
+    return bool(index.lookup(probe))
+
+
+def _defined_as(fact: Fact) -> str | None:
+    """The project name a fact may turn out to be: a call qualified by a namespace (the namespace, as
+    the C extractor records the project's own: `namespace amgx`), or the identifier itself."""
+    if fact.kind != "identifier" or fact.role == "definition":
+        return None
+    if fact.role == "call" and fact.text:
+        return "namespace " + fact.text.split("::")[0].strip()
+    return fact.name
 
 
 def _uncovered(found: list[tuple[Candidate, Rule]]) -> list[Candidate]:

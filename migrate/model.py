@@ -125,6 +125,12 @@ class Finding:
         return self.effective_class or self.migration_class
 
     @property
+    def info(self) -> bool:
+        """A hint (low confidence: a tuning parameter, a name that looks like a back end's): never in a
+        class or the top risks, and left out of the text and HTML findings lists unless asked for."""
+        return self.confidence == "low"
+
+    @property
     def sort_key(self) -> tuple[str, int, int, int, str, str]:
         return (self.path, self.cell or 0, self.line, self.column, self.rule, self.symbol)
 
@@ -153,6 +159,7 @@ class Finding:
             "hip": self.hip,
             "hipify": self.hipify,
             "confidence": self.confidence,
+            "info": self.info,
             "workload": self.workload,
             "targets": list(self.targets),
             "source": self.source,
@@ -230,15 +237,16 @@ class RuleInfo:
 # The records after matching (workloads and their verdicts, the report, hipify's summary) are
 # defined in model_report and imported on first use: defining their ten dataclasses costs ~5 ms,
 # which lint, the pre-commit path, never needs.
-_LATER = frozenset({"TargetVerdict", "OptionalPart", "Workload", "Project", "ProjectCost", "HipifyCoverage",
-                    "HipifyDisagreement", "HipifySummary", "PassResult", "Report", "CompileError", "CompiledUnit",
-                    "CompileSummary"})
+_LATER = frozenset({"TargetVerdict", "OptionalPart", "Component", "Workload", "Project", "ProjectCost",
+                    "HipifyCoverage", "HipifyDisagreement", "HipifySummary", "PassResult", "Report", "CompileError",
+                    "CompiledUnit", "CompileSummary"})
 
 if TYPE_CHECKING:
     from migrate import model_report
 
     TargetVerdict = model_report.TargetVerdict
     OptionalPart = model_report.OptionalPart
+    Component = model_report.Component
     Workload = model_report.Workload
     Project = model_report.Project
     ProjectCost = model_report.ProjectCost

@@ -4,7 +4,7 @@ their own so that lint, which builds none of them, does not pay for defining the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from migrate.model import (
     NO_EFFORT,
@@ -50,6 +50,32 @@ class OptionalPart:
                 "evidence": list(self.evidence)}
 
 
+ComponentKind = Literal["rewrite", "ported-elsewhere"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Component:
+    """A part of a workload with a named AMD route: a kernel with no mechanical port, rewritten on an AMD
+    library (`rewrite`, its lane in rules/alternatives/rewrites.yaml), or a dependency whose AMD build,
+    fork or equivalent is installed instead (`ported-elsewhere`, rules/alternatives/ported-elsewhere.yaml)."""
+
+    kind: ComponentKind
+    id: str  # the lane or the registry entry
+    title: str
+    migration_class: str
+    alternatives: tuple[tuple[str, str], ...]  # (name, url) of each AMD route
+    source: str
+    band: str | None = None  # rewrite: small | medium | large (rewrites.yaml)
+    route: str | None = None  # ported-elsewhere: upstream | fork | equivalent
+    findings: tuple[Finding, ...] = ()
+    evidence: tuple[str, ...] = ()  # "path:line what" for a dependency without findings
+    optional: bool = False  # every finding of it sits in an optional part
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return tuple(sorted({f.path for f in self.findings}))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Workload:
     name: str
@@ -64,6 +90,7 @@ class Workload:
     optional: bool = False  # tests, examples, benchmarks, experimental: reported, not counted in the summary
     optional_parts: tuple[OptionalPart, ...] = ()
     route: dict[str, Any] | None = None  # which way to AMD (migrate/workloads/route.py), as JSON
+    components: tuple[Component, ...] = ()  # rewrites and ported-elsewhere dependencies (workloads.components)
 
     @property
     def primary(self) -> TargetVerdict:

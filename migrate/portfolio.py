@@ -86,7 +86,10 @@ def rebase(report: Report, prefix: str, taken: set[str] = frozenset()) -> Report
                               verdicts=tuple(verdict(v) for v in w.verdicts),
                               depends_on=tuple(names.get(d, d) for d in w.depends_on),
                               rocm_path=tuple(path(e) for e in w.rocm_path),
-                              optional_parts=tuple(replace(o, root=path(o.root)) for o in w.optional_parts))
+                              optional_parts=tuple(replace(o, root=path(o.root)) for o in w.optional_parts),
+                              components=tuple(replace(c, findings=tuple(finding(f) for f in c.findings),
+                                                       evidence=tuple(path(e) for e in c.evidence))
+                                               for c in w.components))
                       for w in report.workloads)
     notes = tuple(path(n) if n.split(": ", 1)[0] in files else n for n in report.notes)
     return replace(report, workloads=workloads, findings=tuple(finding(f) for f in report.findings),

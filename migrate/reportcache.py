@@ -87,6 +87,7 @@ class TextOptions:
 
     width: int = 100
     plan: bool = False
+    show_info: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -122,7 +123,7 @@ def scan(targets: list[Path], settings: Settings, rules_dir: Path | None, load_r
     cache = Cache(settings.cache_dir)
     # The default rules are part of the code key; other rules are hashed as the rule cache does.
     rules_key = _rules_key(rules_dir) if rules_dir and rules_dir.resolve() != default_rules_dir() else ""
-    key, found, known = _key(targets, settings, rules_key, (*wanted, repr(text)) if "text" in wanted else wanted,
+    key, found, known = _key(targets, settings, rules_key, (*wanted, repr(text)) if {"text", "html"} & set(wanted) else wanted,
                              cache)
     stored = cache.open_report(key)
     if stored is not None:
@@ -162,7 +163,9 @@ def _render(report: Report, name: str, text: TextOptions) -> str:
     from migrate.render import renderer
 
     if name == "text":
-        return renderer("terminal")(report, color=False, width=text.width, plan=text.plan)
+        return renderer("terminal")(report, color=False, width=text.width, plan=text.plan, show_info=text.show_info)
+    if name == "html":
+        return renderer("html")(report, show_info=text.show_info)
     return renderer(name)(report)
 
 

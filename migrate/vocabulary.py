@@ -34,7 +34,8 @@ FACT_KINDS: dict[str, tuple[str, str]] = {
 
 # Facts no rule matches: the workload stage and the matcher read them (kind -> what it records).
 STRUCTURE_KINDS: dict[str, str] = {
-    "defined": "a macro the project defines (its uses are the project's names, not CUDA's)",
+    "defined": "a macro the project defines (its uses are the project's names, not CUDA's), or a top-level "
+               "namespace a file opens, as `namespace NAME` (a call qualified by it is the project's)",
     "namespace_alias": "`namespace a = b;` (a HIP-guarded alias makes `a::` portable repo-wide)",
     "cmake_project": "a CMake `project()`",
     "cmake_target": "a CMake target; the role is the command that made it",
@@ -169,6 +170,7 @@ PYTHON_CONSTRUCTS: dict[str, str] = {
     "numba-cuda-kernel": "a `@cuda.jit` kernel",
     "triton-inline-asm": "`tl.inline_asm_elementwise`",
     "triton-num-warps": "a `num_warps` value",
+    "cuda-library-load": "a CUDA library loaded by name through ctypes (`ctypes.CDLL(\"libcublas.so\")`, `find_library`)",
     "warp-size-32-python": "a warp size of 32 in Python code",
     "onnxruntime-nvidia-provider": "an NVIDIA execution provider of ONNX Runtime",
     "jax-cuda-platform": "JAX's `cuda` platform name",

@@ -64,7 +64,7 @@ def check(path: Path, out: Path, force: bool, formats: tuple[str, ...], output: 
 
     for name, where in jobs_out:
         outputs.write(_render(checked.report, name, where, sarif_level="minor-adaptation", sarif_max=5000,
-                              show_plan=False), where)
+                              show_plan=False, show_info=False), where)
     if not quiet:
         outputs.notes(checked.report.notes, verbose=False)
         click.echo(f"rocm-migrate: converted into {terminal(str(destination))}; {compiler.describe()}", err=True)

@@ -45,6 +45,7 @@ Exit codes: 0 done, 1 the --fail-on class was reached, 2 usage or input error,
 @click.option("--sarif-max", type=click.IntRange(min=1), default=5000, show_default=True,
               help="SARIF: at most this many results (worst class first).")
 @click.option("--plan", "show_plan", is_flag=True, help="Print the migration plan after the text summary.")
+@click.option("--show-info", is_flag=True, help="Also list info findings (hints) in the text and HTML findings lists.")
 @click.option("--target-arch", "arch", multiple=True,
               help="GPU architecture(s) to assess for, repeatable or comma-separated  [default: gfx942]")
 @click.option("--rocm", help="ROCm release to assess for  [default: 7.2]")
@@ -68,7 +69,7 @@ Exit codes: 0 done, 1 the --fail-on class was reached, 2 usage or input error,
 @click.option("-q", "--quiet", is_flag=True, help="No notes, warnings, progress or summary line on stderr.")
 @click.option("-v", "--verbose", is_flag=True, help="Every note and skipped file on stderr.")
 def scan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, sarif_level: str, sarif_max: int,
-         show_plan: bool, rules_dir: Path | None, quiet: bool, verbose: bool, **given: Any) -> None:
+         show_plan: bool, show_info: bool, rules_dir: Path | None, quiet: bool, verbose: bool, **given: Any) -> None:
     """Scan PATHS (default: .) and report every CUDA tie with its ROCm equivalent."""
     extra = {name: given.pop(f"{name}_output") or given.pop(f"{name}_legacy", None) for name in FORMATS}
     jobs_out = outputs.destinations(formats, output, extra)
@@ -80,7 +81,7 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, 
     text = _plain_text(jobs_out)
     if not per_root and default_sarif and text is not None \
             and reportcache.applies(settings, [name for name, _ in jobs_out]):
-        _scan_cached(targets, settings, rules_dir, jobs_out, reportcache.TextOptions(text, show_plan),
+        _scan_cached(targets, settings, rules_dir, jobs_out, reportcache.TextOptions(text, show_plan, show_info),
                      quiet=quiet, verbose=verbose)
         return
     from migrate.cli.rules import load_rules
@@ -88,7 +89,7 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, 
     report = _run(targets, per_root, settings, load_rules(rules_dir), quiet=quiet)
     for name, destination in jobs_out:
         outputs.write(_render(report, name, destination, sarif_level=sarif_level, sarif_max=sarif_max,
-                              show_plan=show_plan), destination)
+                              show_plan=show_plan, show_info=show_info), destination)
     if not quiet:
         _say(report, verbose=verbose)
     from migrate import portfolio
@@ -183,7 +184,7 @@ def _scan_cached(targets: list[Path], settings: Settings, rules_dir: Path | None
 
 
 def _render(report: Report, name: str, destination: str, *, sarif_level: str, sarif_max: int,
-            show_plan: bool) -> str | Iterator[str]:
+            show_plan: bool, show_info: bool) -> str | Iterator[str]:
     from migrate.render import renderer
 
     if name == "json":  # written as it is rendered, the findings one by one
@@ -200,7 +201,9 @@ def _render(report: Report, name: str, destination: str, *, sarif_level: str, sa
         return csv_report.chunks(report)
     if name == "text":
         color, width = outputs.color_and_width(destination)
-        return renderer("terminal")(report, color=color, width=width, plan=show_plan)
+        return renderer("terminal")(report, color=color, width=width, plan=show_plan, show_info=show_info)
+    if name == "html":
+        return renderer("html")(report, show_info=show_info)
     return renderer(name)(report)
 
 

@@ -6,6 +6,7 @@ import hashlib
 import os
 import sys
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -25,18 +26,33 @@ PARSERS = ("tree_sitter", "tree_sitter_cuda", "jinja2")
 Names = Callable[[str], bool]  # identifier names worth a fact (the C extractor builds no others)
 
 
+KERNEL_CONSTRUCTS = ("kernel-definition", "kernel-launch")
+HIP_RUNTIME_HEADERS = ("hip/hip_runtime.h", "hip/hip_runtime_api.h")
+
+
 def _cuda(source: bytes, names: Names | None = None) -> Extraction:
     from migrate.extract.c import cuda_cpp
 
-    return cuda_cpp.extract(source, names)
+    extraction = cuda_cpp.extract(source, names)
+    return _as_hip(extraction) if uses_hip_runtime(extraction.facts) else extraction
 
 
 def _hip(source: bytes, names: Names | None = None) -> Extraction:
     """HIP source is already ported: kernels and launches are no work, device hazards still are."""
-    from dataclasses import replace
+    from migrate.extract.c import cuda_cpp
 
-    extraction = _cuda(source, names)
-    kept = tuple(f for f in extraction.facts if f.name not in ("kernel-definition", "kernel-launch"))
+    return _as_hip(cuda_cpp.extract(source, names))
+
+
+def uses_hip_runtime(facts: Iterable[Fact]) -> bool:
+    """A C/C++ file written against the HIP runtime (it includes hip/hip_runtime.h outside any guard and
+    no CUDA header): its `__global__` kernels and `<<<>>>` launches are HIP already, as in a .hip file."""
+    includes = [f.name for f in facts if f.kind == "include" and f.guard is None]
+    return any(i in HIP_RUNTIME_HEADERS for i in includes) and not any(i.startswith("cuda") for i in includes)
+
+
+def _as_hip(extraction: Extraction) -> Extraction:
+    kept = tuple(f for f in extraction.facts if f.name not in KERNEL_CONSTRUCTS)
     return replace(extraction, facts=kept)
 
 

@@ -27,7 +27,7 @@ TOP_SKIPPED = 20
 CHART_WIDTH = 640
 
 
-def render(report: Report) -> str:
+def render(report: Report, *, show_info: bool = False) -> str:
     rules = {r.id: r for r in report.rules}
     the_plan = report.plan
     shown, rest, rest_count = top_workloads(report, TOP_WORKLOADS)
@@ -38,7 +38,8 @@ def render(report: Report) -> str:
         summary=_summary(report, the_plan), confidence=confidence(report),
         by_folder=_chart(_by_folder(report)), by_kind=_chart(_by_kind(report)),
         by_class_chart=_chart(_by_class(report), top=len(CLASSES)),
-        graph=graph_layout.layout(report), findings_json=script_json(_findings(report)),
+        graph=graph_layout.layout(report), findings_json=script_json(_findings(report, show_info)),
+        info_hidden=0 if show_info else sum(f.info for f in report.findings),
         filters={"rule": sorted({f.rule for f in report.findings}), "workload": [w.name for w in report.workloads]},
         top_skipped=TOP_SKIPPED, compile_lines=compile_lines(report),
     )
@@ -140,11 +141,11 @@ def _workload(w: Workload, report: Report) -> dict[str, Any]:
             "folder": posixpath.dirname(w.root)}
 
 
-def _findings(report: Report) -> list[list[Any]]:
+def _findings(report: Report, show_info: bool) -> list[list[Any]]:
     """The findings table, by expected hand work: worst class first, mechanical renames (what
-    hipify converts) last, then the rule's expected hand hours, then place."""
+    hipify converts) last, then the rule's expected hand hours, then place; hints (info) only when asked for."""
     ids = report.finding_ids()
     ranked = sorted(report.findings, key=lambda f: (-class_rank(f.cls), f.hipify == "yes",
                                                     -report.rule_hours.get(f.rule, 0.0), f.rule, f.sort_key))
     return [[ids[f], f.rule, f.cls, f.workload, f.path, f.line, f.symbol, f.message, f.hipify,
-             f.confidence, f.source_line[:SNIPPET_CHARS]] for f in ranked]
+             f.confidence, f.source_line[:SNIPPET_CHARS]] for f in ranked if show_info or not f.info]

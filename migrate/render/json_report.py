@@ -6,7 +6,18 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from migrate import jsonio, schemas
-from migrate.model import SCHEMA_VERSION, Effort, Finding, Project, Report, Workload, class_rank, required_class, worst_class
+from migrate.model import (
+    SCHEMA_VERSION,
+    Component,
+    Effort,
+    Finding,
+    Project,
+    Report,
+    Workload,
+    class_rank,
+    required_class,
+    worst_class,
+)
 from migrate.render.summary import confidence
 from migrate.safetext import json_escaped
 
@@ -109,10 +120,18 @@ def _workload(w: Workload, ids: dict[Finding, str]) -> dict[str, Any]:
         "rocm_path": list(w.rocm_path), "optional": w.optional,
         "optional_parts": [p.to_json() for p in w.optional_parts],
         "route": w.route,
+        "components": [_component(c, ids) for c in w.components],
         "targets": {v.arch: {"class": v.migration_class, "own_class": v.own_class,
                              "reasons": [ids[f] for f in v.reasons if f in ids], "chain": list(v.chain),
                              "effort_hours": v.effort.to_json()} for v in w.verdicts},
     }
+
+
+def _component(c: Component, ids: dict[Finding, str]) -> dict[str, Any]:
+    return {"kind": c.kind, "id": c.id, "title": c.title, "class": c.migration_class, "band": c.band,
+            "route": c.route, "alternatives": [{"name": name, "url": url} for name, url in c.alternatives],
+            "findings": [ids[f] for f in c.findings if f in ids], "rules": sorted({f.rule for f in c.findings}),
+            "files": list(c.files), "evidence": list(c.evidence), "optional": c.optional, "source": c.source}
 
 
 def _project(report: Report, project: Project) -> dict[str, Any]:

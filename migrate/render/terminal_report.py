@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from migrate.model import CLASSES, Report, Workload, class_rank, sum_effort
+from migrate.model import CLASSES, Finding, Report, Workload, class_rank, sum_effort
 from migrate.render.json_report import target_differences
 from migrate.render.summary import compile_lines, confidence
 from migrate.safetext import sanitized, terminal
@@ -21,7 +21,8 @@ TOP_WORKLOADS = 20
 PLAN_STEPS = 12
 
 
-def render(report: Report, *, color: bool = False, width: int = 100, plan: bool = False) -> str:
+def render(report: Report, *, color: bool = False, width: int = 100, plan: bool = False,
+           show_info: bool = False) -> str:
     report = sanitized(report)  # file, workload and symbol names can carry escape sequences
     out = io.StringIO()
     console = Console(file=out, width=width, force_terminal=color, no_color=not color, highlight=False)
@@ -40,8 +41,11 @@ def render(report: Report, *, color: bool = False, width: int = 100, plan: bool 
     for line in compile_lines(report):
         console.print(terminal(line), markup=False)
     console.print(_by_class(report))
-    if report.findings:
-        console.print(_top_rules(report))
+    listed = [f for f in report.findings if show_info or not f.info]
+    if listed:
+        console.print(_top_rules(report, listed))
+    if hidden := len(report.findings) - len(listed):
+        console.print(f"{hidden} info findings (hints: low confidence, tuning parameters) not listed; --show-info lists them.")
     console.print(_workloads(report))
     for line in _ported_and_optional(report):
         console.print(line, markup=False)
@@ -74,9 +78,9 @@ def _by_class(report: Report) -> Table:
     return table
 
 
-def _top_rules(report: Report) -> Table:
-    counts = Counter(f.rule for f in report.findings)
-    example = {f.rule: f for f in reversed(report.findings)}
+def _top_rules(report: Report, findings: list[Finding]) -> Table:
+    counts = Counter(f.rule for f in findings)
+    example = {f.rule: f for f in reversed(findings)}
     table = Table(title="Top rules (by expected hand work; mechanical renames last)", title_justify="left")
     for column in ("rule", "class", "count", "hand h", "example"):
         table.add_column(column, justify="right" if column in ("count", "hand h") else "left")
@@ -85,7 +89,8 @@ def _top_rules(report: Report) -> Table:
                                                     -hours.get(kv[0], 0.0), -kv[1], kv[0]))
     for rule, count in ranked[:TOP_RULES]:
         f = example[rule]
-        table.add_row(rule, f"[{STYLES[f.cls]}]{f.cls}[/]", str(count),
+        label = "[dim]info[/]" if f.info else f"[{STYLES[f.cls]}]{f.cls}[/]"
+        table.add_row(rule, label, str(count),
                       f"{hours[rule]:.1f}" if rule in hours else "-", escape(terminal(f"{f.path}:{f.line} {f.symbol}")))
     return table
 
@@ -156,6 +161,10 @@ def _ported_and_optional(report: Report) -> list[str]:
         for part in w.optional_parts:
             why = "".join(f"; {e}" for e in part.evidence[:2])
             lines.append(f"Optional part of {w.name}: {part.root}: {part.migration_class} ({part.findings} findings{why})")
+        for c in w.components:
+            routes = ", ".join(name for name, _ in c.alternatives[:3])
+            what = f"rewrite ({c.band})" if c.kind == "rewrite" else f"ported elsewhere ({c.route})"
+            lines.append(f"{what} in {w.name}: {c.title} -> {routes}")
     return lines
 
 

@@ -1,11 +1,13 @@
-"""ROCm routes as data (rules/alternatives/routes.yaml): names HIPIFY marks unsupported that
-have a documented ROCm route, and names a rule grades too leniently. A finding of a listed
-symbol takes the route's class and HIP text; every route carries its source URL."""
+"""ROCm routes as data, every entry with its source URL: names HIPIFY marks unsupported that have a
+documented ROCm route, and names a rule grades too leniently (routes.yaml: a finding of a listed
+symbol takes the route's class and HIP text); the rewrite lanes of kernels with no mechanical port
+(rewrites.yaml)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, Literal, get_args
 
 from migrate.model import CLASSES
 from migrate.rulebase import datafile
@@ -55,3 +57,72 @@ def torch_hipified(directory: Path | None = None, version: str = "") -> frozense
     if not str(data.get("source", "")).startswith("https://") or not all(isinstance(i, str) for i in includes):
         raise RuleError(f"{path}: needs a source URL and a list of header names")
     return frozenset(includes)
+
+
+Band = Literal["small", "medium", "large"]
+BANDS: tuple[str, ...] = get_args(Band)
+
+
+@dataclass(frozen=True, slots=True)
+class Alternative:
+    """An AMD library, language or build that takes over a CUDA part, and where it is documented."""
+
+    name: str
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class Lane:
+    """A rewrite lane (rules/alternatives/rewrites.yaml): the rules whose findings are kernels with no
+    mechanical port, the AMD alternatives a rewrite lands on, and the size of one rewrite."""
+
+    id: str
+    title: str
+    rules: tuple[str, ...]
+    band: Band
+    alternatives: tuple[Alternative, ...]
+    source: str
+
+
+@lru_cache(maxsize=4)
+def rewrite_lanes(directory: Path | None = None, version: str = "") -> dict[str, Lane]:
+    """rule id -> its rewrite lane. Raises RuleError naming the file, lane and field of a bad entry."""
+    path = (directory or default_rules_dir()) / "alternatives" / "rewrites.yaml"
+    if not path.is_file():
+        return {}
+    by_rule: dict[str, Lane] = {}
+    for item in datafile.read(path).get("lanes", []):
+        lane = _lane(path, item)
+        for rule in lane.rules:
+            if rule in by_rule:
+                raise RuleError(f"{path}: lane {lane.id!r}: rule {rule} is already in lane {by_rule[rule].id!r}")
+            by_rule[rule] = lane
+    return by_rule
+
+
+def _lane(path: Path, item: dict[str, Any]) -> Lane:
+    name = item.get("id", "?")
+    for field in ("id", "title", "rules", "band", "alternatives", "source"):
+        if not item.get(field):
+            raise RuleError(f"{path}: lane {name!r}: missing {field}")
+    if item["band"] not in BANDS:
+        raise RuleError(f"{path}: lane {name!r}: band {item['band']!r} is not one of {BANDS}")
+    return Lane(id=str(item["id"]), title=str(item["title"]), rules=tuple(str(r) for r in item["rules"]),
+                band=item["band"], alternatives=alternatives_of(path, name, item["alternatives"]),
+                source=_url(path, name, item["source"]))
+
+
+def alternatives_of(path: Path, owner: str, items: list[dict[str, Any]]) -> tuple[Alternative, ...]:
+    """The `{name, url}` entries of a data file, each checked."""
+    out = []
+    for entry in items:
+        if not isinstance(entry, dict) or not entry.get("name"):
+            raise RuleError(f"{path}: {owner!r}: an alternative needs a name and a url")
+        out.append(Alternative(name=str(entry["name"]), url=_url(path, owner, entry.get("url"))))
+    return tuple(out)
+
+
+def _url(path: Path, owner: str, value: object) -> str:
+    if not isinstance(value, str) or not value.startswith("https://"):
+        raise RuleError(f"{path}: {owner!r}: {value!r} is not an https:// source")
+    return value

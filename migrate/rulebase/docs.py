@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from migrate.rulebase.alternatives import Lane
 from migrate.rulebase.load import Rule
 
 FAMILIES = {
@@ -53,13 +54,16 @@ def conditions(rule: Rule) -> list[str]:
         out.append("not in a file of the project's own per-back-end family (a cuda/ folder or cuda_ file beside one "
                    "for HIP, SYCL, OpenMP ..., or a folder of its CUTLASS code such as cutlass_extensions/): a port "
                    "adds the HIP twin and leaves that file as it is")
+    if rule.known_name:
+        out.append("only when the construct names a function an identifier rule knows (a CUDA API, not a "
+                   "project helper named like one)")
     if rule.mask_elsewhere:
         out.append("only when another file of the project knows a type of the same name as a lane mask "
                    "(by its name, a ballot stored in it or returned through it)")
     return out
 
 
-def markdown(rule: Rule, example: str | None = None) -> str:
+def markdown(rule: Rule, example: str | None = None, lane: Lane | None = None) -> str:
     lines = [
         f"# {rule.id} `{rule.name}`: {rule.title}", "",
         "| class | hipify converts it | confidence | effort (h) | status | family |",
@@ -76,8 +80,19 @@ def markdown(rule: Rule, example: str | None = None) -> str:
     lines += ["## HIP/ROCm equivalent", "", rule.hip or "None: this needs new code or a different design.", ""]
     if rule.matcher.entries:
         lines += _entry_table(rule)
+    if lane is not None:
+        lines += _lane(lane)
     lines += ["## References", "", f"- {rule.docs}", f"- Rule file: `rules/{rule.file}`", ""]
     return "\n".join(lines)
+
+
+def _lane(lane: Lane) -> list[str]:
+    """A rewrite lane's section (rules/alternatives/rewrites.yaml)."""
+    routes = "; ".join(f"[{a.name}]({a.url})" for a in lane.alternatives)
+    return ["## Rewrite lane", "",
+            f"A kernel with no mechanical port: a *rewrite* component of its workload (lane `{lane.id}`, "
+            f"{lane.title}; effort band {lane.band}), migration-required with a named rewrite. "
+            f"AMD alternatives: {routes}. Source: {lane.source}", ""]
 
 
 def _entry_table(rule: Rule) -> list[str]:

@@ -144,6 +144,7 @@ class Rule:
     covers_file: bool = False  # a finding means the whole file is rewritten: its lower-class findings go
     in_backend_files: bool = True  # False: not reported in a file of a per-back-end family (match.backend_files)
     mask_elsewhere: bool = False  # True: reported only where another file of the project knows the symbol as a lane mask
+    known_name: bool = False  # True: a construct reported only when its name is one an identifier rule matches
     when: str | None = None  # "unavailable": report an entry only if the target ROCm predates it
     target: tuple[tuple[str, object], ...] = ()  # conditions on the GPU architecture (targets.Arch fields)
     exceeds: str | None = None  # fire only when the fact's value exceeds this Arch property
@@ -349,6 +350,7 @@ def _build(record: dict[str, Any], filename: str, *, lazy: bool = False) -> Rule
         covers_file=bool(record.get("covers_file", False)),
         in_backend_files=bool(record.get("in_backend_files", True)),
         mask_elsewhere=bool(record.get("mask_elsewhere", False)),
+        known_name=bool(record.get("known_name", False)),
         when=record.get("when"), target=tuple(sorted(record.get("target", {}).items())),
         exceeds=record.get("exceeds"),
     )

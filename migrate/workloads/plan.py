@@ -82,6 +82,7 @@ def _step(order: int, w: Workload, level: int, findings: list[Finding], rules: d
         "automatic_share": None if share is None else round(share, 3),
         "automatic_share_source": "hipify-perl" if measured is not None and measured.ratio is not None else "rule base",
         "hand_work": hand_work(findings, rules),
+        "routes": routes(w),
         "validation": validation(w, findings),
         "compiler": compiler_evidence(w, report),
     }
@@ -102,6 +103,14 @@ def compiler_evidence(w: Workload, report: Report) -> str | None:
         return f"all {passed} checked unit compiles pass after hipify alone: evidence for mechanical work"
     return (f"{passed} of {len(checked)} checked unit compiles pass after hipify alone; "
             f"{misses} errors no rule explains (HIP0960): the estimate is less certain")
+
+
+def routes(w: Workload) -> list[dict[str, Any]]:
+    """The named AMD routes of the step: each kernel to rewrite, and each dependency to swap for its AMD build."""
+    return [{"kind": c.kind, "id": c.id, "title": c.title, "class": c.migration_class,
+             "do": (f"rewrite on {' or '.join(name for name, _ in c.alternatives[:3])}" if c.kind == "rewrite"
+                    else f"install {c.alternatives[0][0]}" if c.alternatives else "install its AMD build")}
+            for c in w.components if not c.optional]
 
 
 def _effort(step: dict[str, Any]) -> Effort:

@@ -114,6 +114,7 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
     ctx = _Ctx(source=source, guards=GuardMap.build(caps.get("conditional", [])), original=original,
                row0=row0, col0=col0, cell=cell, names=names, sycl=_is_sycl(caps))
     _identifiers(ctx, caps)
+    _own_namespaces(ctx, root)
     _hip_branches(ctx, caps)
     _switch_branches(ctx, caps)
     _includes(ctx, caps)
@@ -244,7 +245,8 @@ def _identifiers(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
         if wanted is not None and not wanted(name):
             ctx.dropped += 1
             continue
-        ctx.add("identifier", name, node, role=_role(node, calls))
+        role = _role(node, calls)
+        ctx.add("identifier", name, node, role=role, text=_scope(node) if role == "call" else "")
     for node in caps.get("reference.member", []):
         name = _text(node)
         if wanted is not None and not wanted(name):
@@ -259,6 +261,32 @@ def _identifiers(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
         parent = node.parent
         is_template = parent is not None and parent.type == "template_type" and parent.child_by_field_name("name") == node
         ctx.add("identifier", name, node, role="template" if is_template else "type")
+
+
+NAMESPACE_PREFIX = "namespace "  # a `defined` fact of a namespace the file opens: `namespace amgx`
+PREPROCESSOR_BLOCKS = frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "linkage_specification",
+                                 "declaration_list"})
+
+
+def _scope(node: ts.Node) -> str:
+    """The namespace a call is qualified by (`amgx::memory` of `amgx::memory::cudaFreeAsync(p)`), or ""."""
+    top = node
+    while top.parent is not None and top.parent.type == "qualified_identifier":
+        top = top.parent
+    scope = top.child_by_field_name("scope") if top is not node else None
+    return _text(scope) if scope is not None else ""
+
+
+def _own_namespaces(ctx: _Ctx, root: ts.Node) -> None:
+    """Top-level namespaces the file opens (`namespace amgx {`): a call qualified by one of them
+    (`amgx::memory::cudaFreeAsync`) is the project's function, not CUDA's C API of the same name."""
+    pending = list(root.children)
+    while pending:
+        node = pending.pop()
+        if node.type in PREPROCESSOR_BLOCKS:
+            pending.extend(node.children)
+        elif node.type == "namespace_definition" and (name := node.child_by_field_name("name")) is not None:
+            ctx.add("defined", NAMESPACE_PREFIX + _text(name).split("::")[0].strip(), name)
 
 
 def _role(node: ts.Node, calls: set[int]) -> str:

@@ -360,8 +360,24 @@ def _binary(node: ts.Node, emit: Emit) -> None:
     if op_text in ("==", "!=") and ((_is_warp_size(lt) and integer(rt) == 32) or (_is_warp_size(rt) and integer(lt) == 32)):
         emit("warpsize-compare-32", node, "warpSize")
     elif integer(rt) in LANE_ARITH.get(op_text, ()) and _lane_operand(left) and in_device_code(node) \
-            and (op_text not in ("<", ">=") or left.type in ("identifier", "field_expression")):
+            and (op_text not in ("<", ">=") or left.type in ("identifier", "field_expression")) \
+            and not (op_text in ("<", ">=") and _block_synced_step(node)):
         emit("lane-arith-32", node, f"{op_text} {rt}")
+
+
+def _block_synced_step(condition: ts.Node) -> bool:
+    """`if (tid < 32) {...} __syncthreads();`: a step of a shared-memory tree reduction that the whole
+    block waits on, not warp-synchronous code that assumes 32 lanes."""
+    node = condition
+    while node.parent is not None and node.parent.type in ("parenthesized_expression", "binary_expression",
+                                                            "condition_clause"):
+        node = node.parent
+    statement = node.parent
+    if statement is None or statement.type != "if_statement":
+        return False
+    following = statement.next_named_sibling
+    return following is not None and following.type == "expression_statement" and any(
+        n.type == "identifier" and text(n) == "__syncthreads" for n in walk(following))
 
 
 def _is_warp_size(expression: str) -> bool:

@@ -14,6 +14,13 @@ HIP_TOKEN = re.compile(r"^(HIP\w*|ROCM\w*|HCC|AMDGCN|ROC(THRUST|PRIM|RAND|BLAS|S
 IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
+# `#if CUDA_VERSION >= 11020` (or CUDART_VERSION, alone or after `defined(...) &&`): false under hip-clang,
+# which defines neither, so a chain that ends in a plain #else compiles that #else on ROCm.
+CUDA_VERSION_GATE = re.compile(
+    r"^\s*(?:defined\s*\(?\s*(CUDA_VERSION|CUDART_VERSION)\s*\)?\s*&&\s*)?\(?\s*(CUDA_VERSION|CUDART_VERSION)\s*>=?\s*"
+    r"\(?\s*\d+\s*\)?\s*\)?\s*$")
+ERROR_DIRECTIVE = re.compile(rb"^\s*#\s*error\b", re.MULTILINE)
+
 # A name that also says CUDA (MFEM_USE_CUDA_OR_HIP, an include guard GKO_CUDA_HIP_MATH_HPP_) covers both builds.
 BOTH_TOKEN = re.compile(r"^(CUDA|GPU|HPP|H|CUH|INCLUDED)$")
 
@@ -67,6 +74,8 @@ class GuardMap:
             chain = list(branches(node))
             if any(mentions_hip(cond) for cond, _, _, _ in chain):
                 ranges.extend(_label(chain))
+            elif _version_gate_with_else(node, chain):
+                ranges.extend((start, end, "cuda") for cond, _, start, end in chain if cond)
         ordered = tuple(sorted(ranges))
         points = _breakpoints(ordered)
         return cls(ordered, tuple(p for p, _ in points), tuple(label for _, label in points))
@@ -94,6 +103,17 @@ def _breakpoints(ranges: tuple[tuple[int, int, str], ...]) -> list[tuple[int, st
         points.append((start, label))
     close(float("inf"))
     return points
+
+
+def _version_gate_with_else(node: ts.Node, chain: list[tuple[str, bool, int, int]]) -> bool:
+    """A chain on CUDA's version whose every test is `CUDA_VERSION >= N` and that ends in an #else
+    without #error: hip-clang compiles the #else, the portable path, so the tested branches are CUDA's."""
+    if len(chain) < 2 or chain[-1][0] or not all(CUDA_VERSION_GATE.match(cond) for cond, _, _, _ in chain[:-1]):
+        return False
+    last = node
+    while (following := last.child_by_field_name("alternative")) is not None:
+        last = following
+    return not ERROR_DIRECTIVE.search(last.text or b"")
 
 
 def branches(node: ts.Node | None) -> Iterator[tuple[str, bool, int, int]]:

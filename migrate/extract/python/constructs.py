@@ -48,6 +48,12 @@ TF32_SWITCHES = frozenset({"torch.backends.cuda.matmul.allow_tf32", "torch.backe
                            "torch.backends.cudnn.fp32_precision", "torch.backends.cudnn.conv.fp32_precision",
                            "torch.backends.cudnn.rnn.fp32_precision"})
 TF32_OFF = (False, "ieee", "highest", "none")
+# Loading a native library by name (ctypes); the name tells whether it is one of NVIDIA's CUDA libraries.
+LIBRARY_LOADS = frozenset({"ctypes.CDLL", "ctypes.PyDLL", "ctypes.WinDLL", "ctypes.cdll.LoadLibrary",
+                           "ctypes.windll.LoadLibrary", "ctypes.util.find_library"})
+CUDA_LIBRARY = re.compile(
+    r"^(?:.*[/\\])?(?:lib)?(cuda|cudart|nvcuda|cublas|cublasLt|cufft|curand|cusparse|cusolver|nvrtc|nccl|cudnn|"
+    r"nvToolsExt|nvjpeg|nvidia-ml|nvml|cutensor|cufile)(?:64)?(?:_\d+)*(?:\.(?:so|dll|dylib)(?:\.[\d.]+)?)?$")
 
 
 def on_call(v: _Visitor, call: ast.Call, name: str | None) -> None:
@@ -65,6 +71,14 @@ def on_call(v: _Visitor, call: ast.Call, name: str | None) -> None:
     _name_test(v, call)
     if name == "torch.set_float32_matmul_precision" and call.args:
         _tf32(v, call, name, call.args[0])
+    if name in LIBRARY_LOADS and call.args:
+        _cuda_library(v, call.args[0])
+
+
+def _cuda_library(v: _Visitor, argument: ast.expr) -> None:
+    """`ctypes.CDLL("libcublas.so.12")`, `find_library("cublasLt")`: a binding to a CUDA library."""
+    if isinstance(argument, ast.Constant) and isinstance(argument.value, str) and CUDA_LIBRARY.match(argument.value):
+        v.add("construct", "cuda-library-load", argument, text=argument.value)
 
 
 def on_compare(v: _Visitor, node: ast.Compare) -> None:

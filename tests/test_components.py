@@ -1,0 +1,122 @@
+"""Components with a named AMD route: rewrite lanes (rules/alternatives/rewrites.yaml) and the
+ported-elsewhere registry (rules/alternatives/ported-elsewhere.yaml), as data and through the real CLI."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from migrate.model import Fact, class_rank
+from migrate.rulebase import alternatives, ported_elsewhere
+from migrate.rulebase.load import RuleError
+from tests.conftest import ROOT, run_cli
+
+TREES = ROOT / "fixtures" / "trees"
+
+
+def scan(tree: Path) -> dict:
+    result = run_cli("scan", str(tree), "--format", "json", "--no-cache", "--no-hipify")
+    assert result.returncode in (0, 1), result.stderr
+    return json.loads(result.stdout)
+
+
+def test_every_lane_rule_exists_and_is_a_migration_not_a_dead_end(rulebase) -> None:
+    lanes = alternatives.rewrite_lanes()
+    by_id = {r.id: r for r in rulebase.rules}
+    assert {"HIP0021", "HIP3023", "HIP5010", "HIP5011", "HIP5012"} <= set(lanes)
+    for rule, lane in lanes.items():
+        assert by_id[rule].migration_class == "migration-required", (rule, lane.id)
+        assert lane.alternatives and all(a.url.startswith("https://") for a in lane.alternatives)
+
+
+@pytest.mark.parametrize("rule", ["HIP0022", "HIP3024", "HIP3025", "HIP3010", "HIP3035", "HIP3036", "HIP7005"])
+def test_parts_with_no_amd_route_stay_incompatible_and_have_no_lane(rulebase, rule: str) -> None:
+    assert {r.id: r for r in rulebase.rules}[rule].migration_class == "incompatible"
+    assert rule not in alternatives.rewrite_lanes()
+
+
+def test_a_lane_with_an_unknown_band_is_refused_with_its_name(tmp_path: Path) -> None:
+    (tmp_path / "alternatives").mkdir()
+    (tmp_path / "alternatives" / "rewrites.yaml").write_text(
+        "lanes:\n  - {id: x, title: X, rules: [HIP5010], band: huge, source: 'https://a.b',\n"
+        "     alternatives: [{name: CK, url: 'https://c.d'}]}\n")
+    with pytest.raises(RuleError, match="lane 'x': band 'huge'"):
+        alternatives.rewrite_lanes(tmp_path, "bad-band")
+
+
+def test_registry_finds_packages_pins_imports_and_repositories() -> None:
+    registry = ported_elsewhere.load()
+    assert registry.for_requirement("flash_attn==2.5.8").id == "flash-attention"  # type: ignore[union-attr]
+    assert registry.for_requirement("index:https://github.com/deepseek-ai/DeepEP.git").id == "deepep"  # type: ignore[union-attr]
+    assert registry.for_import("deep_gemm.jit").id == "deepgemm"  # type: ignore[union-attr]
+    assert registry.for_requirement("flash-attn-triton") is None
+    assert registry.for_import("flashy") is None
+    assert registry.for_requirement("index:https://github.com/someone/DeepEP-notes") is None
+
+
+def test_every_registry_entry_has_an_amd_route_with_its_source() -> None:
+    for port in ported_elsewhere.load().ports:
+        assert port.source.startswith("https://") and port.amd, port.id
+        assert port.packages or port.imports or port.repositories, port.id
+
+
+def test_a_registry_package_is_at_most_a_dependency_swap(rulebase) -> None:
+    """Credit in the class: a requirement of a package the registry lists never makes its workload
+    migration-required (the package is swapped for its AMD build, not ported)."""
+    from migrate.match import match_targets
+    from migrate.model import Extraction
+
+    matched = 0
+    for port in ported_elsewhere.load().ports:
+        for package in port.packages:
+            fact = Fact(kind="requirement", name=package, line=1, column=1, end_line=1, end_column=2)
+            found = match_targets([("requirements.txt", Extraction(facts=(fact,), lines=1))], rulebase,
+                                  rocm="7.2", archs=("gfx942",))
+            worst = max((class_rank(f.migration_class) for f in found), default=0)
+            assert worst <= class_rank("minor-adaptation"), (package, [f.rule for f in found])
+            matched += bool(found)
+    assert matched >= 5  # apex, transformer-engine, vllm, flashinfer, sgl-kernel, cupy ... are ties
+
+
+def test_one_tensor_core_kernel_is_a_named_rewrite_not_an_incompatible_package() -> None:
+    report = scan(TREES / "rewrite_lane")
+    assert report["summary"]["class"] == "migration-required"
+    [workload] = report["workloads"]
+    [rewrite] = [c for c in workload["components"] if c["kind"] == "rewrite"]
+    assert (rewrite["id"], rewrite["band"], rewrite["files"]) == ("tensor-core-fragments", "large",
+                                                                  ["src/dense_tile_mma.cu"])
+    assert "rocWMMA" in {a["name"] for a in rewrite["alternatives"]}
+    by_id = {f["id"]: f for f in report["findings"]}
+    assert {by_id[i]["rule"] for i in rewrite["findings"]} == {"HIP5010"}
+    [port] = [c for c in workload["components"] if c["kind"] == "ported-elsewhere"]
+    assert port["id"] == "flash-attention" and port["evidence"] == ["python/requirements.txt:2 flash-attn"]
+    [step] = report["plan"]["steps"]
+    assert [(r["kind"], r["id"]) for r in step["routes"]] == [("rewrite", "tensor-core-fragments"),
+                                                               ("ported-elsewhere", "flash-attention")]
+    assert step["routes"][1]["do"].startswith("install ROCm/flash-attention")
+
+
+def test_a_tensorrt_plugin_has_no_amd_route_and_stays_incompatible() -> None:
+    report = scan(TREES / "no_amd_route")
+    assert report["summary"]["class"] == "incompatible"
+    assert report["workloads"][0]["components"] == []
+
+
+def test_certain_matches_are_never_medium(rulebase) -> None:
+    """An include, a requirement or an import is a fact the code states: high (or a low hint), never a
+    medium that classification could demote (bitsandbytes==0.40.0 lowered to native)."""
+    certain = [r for r in rulebase.rules if r.matcher.kind in ("include", "requirement", "python_import")]
+    assert len(certain) > 40
+    assert [r.id for r in certain if r.confidence == "medium"] == []
+
+
+def test_a_workload_that_is_nothing_but_rewrite_kernels_stays_incompatible(tmp_path: Path) -> None:
+    """Near miss of rewrite_lane: with no plain kernel beside it, the tensor-core kernel is the project."""
+    tree = tmp_path / "tilegemm"
+    (tree / "src").mkdir(parents=True)
+    source = (TREES / "rewrite_lane" / "src" / "dense_tile_mma.cu").read_text()
+    (tree / "src" / "dense_tile_mma.cu").write_text(source)
+    report = scan(tree)
+    assert report["summary"]["class"] == "incompatible"
+    [rewrite] = [c for w in report["workloads"] for c in w["components"] if c["kind"] == "rewrite"]
+    assert (rewrite["id"], rewrite["class"]) == ("tensor-core-fragments", "incompatible")
