@@ -84,10 +84,10 @@ def _check_archs(gpus: list[str]) -> None:
 
 def _assess(root: Path, settings: Any, table: Any, releases: list[str], gpus: list[str]) -> dict[str, Any]:
     from migrate.cache import Cache
+    from migrate.cli.rules import load_rules
     from migrate.discover import discover
     from migrate.extract.run import extract_all, extracted
     from migrate.match import match_targets
-    from migrate.cli.rules import load_rules
     from migrate.stack import assess
 
     found = discover([root], include_vendored=settings.include_vendored, exclude=settings.exclude)
