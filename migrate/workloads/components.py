@@ -20,23 +20,18 @@ KERNEL_RULE = "HIP4002"  # a __global__ kernel definition
 
 
 def whole_rewrites(findings: Sequence[Finding], lanes: Mapping[str, Lane]) -> list[Finding]:
-    """The findings, with the rewrite findings of each workload that is nothing but rewrite kernels made
-    `incompatible`: new development, not a port. A workload is a port with a named rewrite when its
-    plain kernels (kernel definitions in files without a rewrite finding) sit in at least as many files
-    as its rewrite kernels do; otherwise its rewrite kernels are the project (a CUTLASS library, a
+    """The findings of one project, with its rewrite findings made `incompatible` when the project is
+    nothing but rewrite kernels: new development, not a port. A project is a port with a named rewrite
+    when its plain kernels (kernel definitions in files without a rewrite finding) sit in at least as
+    many files as its rewrite kernels do, whichever of its workloads holds them (an attention extension
+    of its own beside the GEMMs); otherwise the rewrite kernels are the project (a CUTLASS library, a
     Hopper GEMM repository). Ported and optional findings are left as they are."""
-    by_workload: dict[str, list[Finding]] = defaultdict(list)
-    for f in findings:
-        if f.status == "":
-            by_workload[f.workload].append(f)
-    condemned: set[str] = set()
-    for workload, found in by_workload.items():
-        rewrite_files = {f.path for f in found if f.rule in lanes}
-        plain_files = {f.path for f in found if f.rule == KERNEL_RULE} - rewrite_files
-        if rewrite_files and len(plain_files) < len(rewrite_files):
-            condemned.add(workload)
-    return [evolve(f, migration_class="incompatible") if f.workload in condemned and f.status == "" and f.rule in lanes
-            else f for f in findings]
+    required = [f for f in findings if f.status == ""]
+    rewrite_files = {f.path for f in required if f.rule in lanes}
+    plain_files = {f.path for f in required if f.rule == KERNEL_RULE} - rewrite_files
+    if not rewrite_files or len(plain_files) >= len(rewrite_files):
+        return list(findings)
+    return [evolve(f, migration_class="incompatible") if f.status == "" and f.rule in lanes else f for f in findings]
 
 
 def attach(workloads: Sequence[Workload], findings: Sequence[Finding], facts: Mapping[str, tuple[Fact, ...]],
