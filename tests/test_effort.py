@@ -4,11 +4,10 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from migrate import pipeline as scan
 from migrate.model import Finding
-from migrate.workloads.estimate import EffortModel, kernel_groups, occurrence_weight
 from migrate.settings import Settings
+from migrate.workloads.estimate import EffortModel, kernel_groups, occurrence_weight
 from tests.conftest import ROOT
 
 DOC = (ROOT / "docs" / "effort.md").read_text()
@@ -50,8 +49,8 @@ def test_kernel_variants_are_one_group() -> None:
                        message="", hip=None, hipify="yes", confidence="high", migration_class="migration-required")
 
     kernels = [kernel("dev/cuda/softmax.cu", n) for n in ("softmax_kernel1", "softmax_kernel2", "softmax_kernel_v3")]
-    assert len(kernel_groups(kernels + [kernel("dev/cuda/gelu.cu", "gelu_kernel2")])) == 2
-    assert len(kernel_groups(kernels + [kernel("src/softmax.cu", "softmax_kernel1")])) == 2
+    assert len(kernel_groups([*kernels, kernel("dev/cuda/gelu.cu", "gelu_kernel2")])) == 2
+    assert len(kernel_groups([*kernels, kernel("src/softmax.cu", "softmax_kernel1")])) == 2
 
 
 def test_learning_curve_and_overrides() -> None:

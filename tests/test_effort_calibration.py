@@ -6,7 +6,6 @@ import importlib.util
 import re
 
 import yaml
-
 from migrate.workloads import calibration
 from tests.conftest import ROOT
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from migrate import pipeline as scan
 from migrate.render import FORMATS, renderer
 from migrate.rulebase.load import load_rules

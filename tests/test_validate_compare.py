@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import jsonschema
 import pytest
-
 from migrate.validate import compare, fingerprint, render_compare, tolerances
 from tests.conftest import ROOT, run_cli
 
@@ -160,7 +160,8 @@ def test_cli_compare_usage_errors(tmp_path: Path) -> None:
     not_fp.write_text('{"schema_version": 1}')
     result = run_cli("validate", "compare", str(TINYGPT), str(not_fp))
     assert result.returncode == 2
-    assert result.stderr.strip() == f"rocm-migrate: error: {not_fp}: not a rocm-migrate fingerprint (no \"kind\": \"rocm-migrate-fingerprint\")"
+    assert result.stderr.strip() == (f"rocm-migrate: error: {not_fp}: not a rocm-migrate fingerprint"
+                                     ' (no "kind": "rocm-migrate-fingerprint")')
 
 
 def test_html_escapes_what_the_fingerprint_says() -> None:

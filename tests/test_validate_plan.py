@@ -10,7 +10,6 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from migrate.validate import plan as planning
 from migrate.validate import render_plan
 from tests.conftest import ROOT, run_cli

@@ -8,7 +8,6 @@ from typing import Any
 
 import jsonschema
 import pytest
-
 from migrate.validate import compare, fallback, fingerprint, performance
 from migrate.validate import spec as specs
 from tests.conftest import ROOT, run_cli
@@ -114,8 +113,8 @@ def test_a_failing_port_is_a_failed_check_not_a_crash(tmp_path: Path) -> None:
         "import torch\nfrom tiny import build_model, make_batch, make_optimizer\n\n"
         "def loss_fn(output, target):\n    raise RuntimeError('HIP error: invalid device function')\n")
     spec = tmp_path / "spec.toml"
-    spec.write_text(f'[model]\nfactory = "tiny:build_model"\nbatch = "tiny:make_batch"\nloss = "broken:loss_fn"\n'
-                    f'optimizer = "tiny:make_optimizer"\n[run]\nsteps = 2\ndtypes = ["float32"]\namp_dtype = "none"\n')
+    spec.write_text('[model]\nfactory = "tiny:build_model"\nbatch = "tiny:make_batch"\nloss = "broken:loss_fn"\n'
+                    'optimizer = "tiny:make_optimizer"\n[run]\nsteps = 2\ndtypes = ["float32"]\namp_dtype = "none"\n')
     (tmp_path / "tiny.py").write_text((VALIDATE / "tiny" / "tiny.py").read_text())
     (tmp_path / "tiny_ops.py").write_text((VALIDATE / "tiny" / "tiny_ops.py").read_text())
     data = _run(spec, tmp_path / "broken.json")

@@ -252,7 +252,6 @@ def test_every_generated_no_equivalent_rule_carries_its_reviewed_class() -> None
     """rules/alternatives/reviewed.yaml decides each "no HIP equivalent" rule: incompatible only
     where new development is needed, else migration-required with its route."""
     import yaml
-
     from migrate.rulebase.load import default_rules_dir, load_rules
 
     reviewed = {r["rule"]: r for r in yaml.safe_load(
