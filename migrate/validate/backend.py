@@ -6,8 +6,6 @@ import platform
 import subprocess
 from typing import Any
 
-DTYPE_NAMES = ("float32", "bfloat16", "float16")
-
 
 def torch_module() -> Any:
     """PyTorch, or a one-line error naming the extra that installs it."""

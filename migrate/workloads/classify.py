@@ -5,7 +5,7 @@ everywhere (summary.by_class, lint --fail-on, SARIF levels, HTML). See docs/desi
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 from migrate.model import CLASSES, CONFIDENCES, Finding, class_rank
@@ -116,6 +116,3 @@ def classify(findings: Sequence[Finding], kind: str = "directory", everything: b
         return worst, ()
     return worst, tuple(f for f in required if effective[f] == worst)
 
-
-def worst_of(findings: Iterable[Finding], kind: str = "directory") -> str:
-    return classify(list(findings), kind)[0]
