@@ -87,6 +87,9 @@ class Effort:
         return {"low": round(self.low, 2), "likely": round(self.likely, 2), "high": round(self.high, 2)}
 
 
+NO_EFFORT = Effort(low=0.0, likely=0.0, high=0.0)
+
+
 def sum_effort(efforts: object) -> Effort:
     items = list(efforts)  # type: ignore[call-overload]
     return Effort(low=sum(e.low for e in items), likely=sum(e.likely for e in items), high=sum(e.high for e in items))

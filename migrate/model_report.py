@@ -6,7 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from migrate.model import Effort, Finding, RuleInfo, Skipped, Target, class_rank, required_class, sum_effort, worst_class
+from migrate.model import (
+    NO_EFFORT,
+    Effort,
+    Finding,
+    RuleInfo,
+    Skipped,
+    Target,
+    class_rank,
+    required_class,
+    sum_effort,
+    worst_class,
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -21,6 +32,7 @@ class TargetVerdict:
     effort: Effort
     breakdown: tuple[tuple[str, float], ...]  # every contributor to the likely effort, largest first
     calibrated: float = 0.0  # likely hours that rest on measured constants
+    validation: Effort = NO_EFFORT  # the assumed validation steps within effort
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,6 +99,7 @@ class ProjectCost:
     effort: Effort
     breakdown: tuple[tuple[str, float], ...]
     calibrated: float = 0.0
+    validation: Effort = NO_EFFORT  # the assumed validation steps within effort
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -157,12 +170,14 @@ class Report:
     rules: tuple[RuleInfo, ...] = field(default=())  # the rules behind the findings
     hipify: HipifySummary | None = None  # None when hipify-perl was not used
     commit: str | None = None  # the git commit of the scanned folder, when it is the top of a checkout
+    repository_prefix: str | None = None  # the scanned folder below its checkout's top ('' at the top), else None
     scanned_at: str = ""  # ISO 8601, UTC
     plan: dict[str, Any] = field(default_factory=dict)  # the migration plan (workloads.plan), built once per report
     timing: bool = False  # whether the JSON report carries the elapsed times (`scan --timing`)
     stack: dict[str, Any] = field(default_factory=dict)  # the pinned stack against the compatibility matrix (migrate.stack)
     project_costs: tuple[ProjectCost, ...] = field(default=())
     precise: bool = False  # findings were checked with libclang
+    rule_hours: dict[str, float] = field(default_factory=dict)  # expected hand hours per rule, for ranking
 
     @property
     def migration_class(self) -> str:
@@ -171,11 +186,28 @@ class Report:
 
     @property
     def workload_effort(self) -> Effort:
-        return sum_effort(w.effort for w in self.workloads)
+        """The required workloads (optional and scratch parts are costed apart: optional_effort)."""
+        return sum_effort(w.effort for w in self.workloads if not w.optional)
+
+    @property
+    def optional_effort(self) -> Effort:
+        return sum_effort(w.effort for w in self.workloads if w.optional)
+
+    @property
+    def validation_effort(self) -> Effort:
+        """The plan's assumed validation steps within `effort` (the rest is hand work)."""
+        return sum_effort([*(w.primary.validation for w in self.workloads if not w.optional),
+                           *(p.validation for p in self.project_costs)])
+
+    @property
+    def hand_effort(self) -> Effort:
+        """Hand work: what the measured ports measure (effort less the assumed validation)."""
+        total, checks = self.effort, self.validation_effort
+        return Effort(low=total.low - checks.low, likely=total.likely - checks.likely, high=total.high - checks.high)
 
     @property
     def effort(self) -> Effort:
-        """Every workload once, plus each project's fixed costs once."""
+        """Every required workload once, plus each project's costs once."""
         return sum_effort([self.workload_effort] + [p.effort for p in self.project_costs])
 
     def finding_ids(self) -> dict[Finding, str]:

@@ -20,7 +20,7 @@ from migrate.settings import Settings
 from migrate.workloads import assemble, ported
 from migrate.workloads import calibration as effort_calibration
 from migrate.workloads.costs import project_costs
-from migrate.workloads.estimate import EffortModel
+from migrate.workloads.estimate import EffortModel, rule_hours
 from migrate.workloads.graph import DependencyGraph
 from migrate.workloads.verdict import judge
 
@@ -76,6 +76,10 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
                               settings.arch, model, rules, effort_calibration.load(), {".": evidence})
     files = {f.rel: (f.kind, r.lines) for f, r in scanned}
     costs = project_costs((), found.root.name or "root", workloads, judged, files, model, effort_calibration.load())
+    optional = {w.name for w in workloads if w.optional}
+    efforts = {r.id: (r.effort_per_occurrence, r.effort_first_use) for r in rules.rules}
+    hand = rule_hours([f for f in judged if f.workload not in optional and f.cls != "native"], model,
+                      efforts.__getitem__, effort_calibration.load())
     notes = [*settings.warnings, *found.notes, *hipify_result.notes, *precise_result.notes,
              *(f"{f.rel}: {n}" for f, r in scanned for n in r.notes), *capped_notes(judged)]
     return Report(
@@ -87,10 +91,11 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
         notes=tuple(notes),
         commit=vcs.head_commit(found.root) if len(targets) == 1 and targets[0].is_dir() else None,
         scanned_at=scanned_at,
+        repository_prefix=vcs.checkout_prefix(found.root),
         hipify=hipify_pass.summary(workloads) if hipify_pass else None,
         rules=rules.infos({f.rule for f in judged}),
         stack=stack.block,
-        project_costs=costs, precise=settings.precise, timing=settings.timing,
+        project_costs=costs, precise=settings.precise, timing=settings.timing, rule_hours=hand,
     )
 
 

@@ -89,12 +89,10 @@ def load(start: Path, overrides: Mapping[str, object], *, defaults: Mapping[str,
     """Settings for files under `start`: the nearest configuration file above it, then `overrides`
     (the command line) on top; `defaults` are a command's own defaults (lint's fail-on).
 
-    The configuration file belongs to the repository, so it is untrusted: what cannot be read or
-    does not fit the schema (migrate.settings_schema) becomes a warning and the default applies."""
-    try:
-        found = find_config(start)
-    except SettingsError as exc:
-        return resolve([defaults or {}, {"warnings": (f"{exc} (ignored)",)}, overrides])
+    A configuration file that cannot be read or does not fit the schema (migrate.settings_schema) is
+    an error, as in ruff: SettingsError names the file, each key and what is wrong, one line each
+    (a command exits 2 with it; inventory records it as that repository's error)."""
+    found = find_config(start)
     from_file = read_table(*found) if found else {}
     return resolve([defaults or {}, from_file, overrides])
 
@@ -106,7 +104,7 @@ def find_config(start: Path) -> tuple[Path, object] | None:
         for name in (".rocm-migrate.toml", "pyproject.toml"):
             path = candidate / name
             if path.is_file():
-                data = _read_toml(path)
+                data = _read_toml(path, ours=name.startswith("."))
                 tool = data.get("tool")
                 table = data if name.startswith(".") else tool.get("rocm-migrate") if isinstance(tool, dict) else None
                 if table is not None:
@@ -114,39 +112,46 @@ def find_config(start: Path) -> tuple[Path, object] | None:
     return None
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_toml(path: Path, *, ours: bool) -> dict[str, Any]:
+    """The file's TOML. A pyproject.toml (not `ours`) that does not parse is an error only when it
+    names rocm-migrate: a scanned project's broken packaging file is not a broken configuration."""
     from migrate.compat import tomllib
     from migrate.readfile import read_regular
 
+    data = b""
     try:
         data = read_regular(path, CONFIG_BYTES + 1)
         if len(data) > CONFIG_BYTES:
             raise SettingsError(f"{path}: cannot read configuration: larger than {CONFIG_BYTES} bytes")
         return tomllib.loads(data.decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        if not ours and b"rocm-migrate" not in data:
+            return {}
         raise SettingsError(f"{path}: cannot read configuration: {_short(exc)}") from None
     except RecursionError:
         raise SettingsError(f"{path}: cannot read configuration: nested too deeply") from None
 
 
 def read_table(path: Path, table: object) -> dict[str, object]:
-    """Check a [tool.rocm-migrate] table and turn it into a layer for resolve(); what does not fit
-    the schema is left out with a warning."""
+    """Check a [tool.rocm-migrate] table and turn it into a layer for resolve(); raises SettingsError
+    with one line per key that does not fit the schema or is unknown."""
     out: dict[str, object] = {"config_file": path}
     warnings: list[str] = []
+    problems: list[str] = []
     if not isinstance(table, dict):
-        warnings.append(f"{path.name}: [tool.rocm-migrate] must be a table, not {type(table).__name__} (ignored)")
-        table = {}
+        raise SettingsError(f"{path}: [tool.rocm-migrate] must be a table, not {type(table).__name__}")
     for key, value in table.items():
         schema = KEYS.get(key)
         if schema is None:
-            warnings.append(f"{path.name}: unknown key '{key}' in [tool.rocm-migrate] (ignored)")
+            problems.append(f"{path}: unknown key '{key}' in [tool.rocm-migrate]{_suggestion(key, KEYS)}")
         elif (wrong := problem(schema, value)) is not None:
-            warnings.append(f"{path.name}: key '{key}': {wrong}; the default is used")
+            problems.append(f"{path}: key '{key}': {wrong}")
         elif key in TABLE_KEYS:
-            out[key.replace("-", "_")] = _TABLES[key](path, value, warnings)
+            out[key.replace("-", "_")] = _TABLES[key](path, value, problems)
         else:
             out[FILE_KEYS[key][1]] = tuple(value) if isinstance(value, list) else value
+    if problems:
+        raise SettingsError("\n".join(problems))
     jobs = out.get("jobs")
     if isinstance(jobs, int) and jobs > CORES:
         warnings.append(f"{path.name}: key 'jobs' = {jobs} is more than the {CORES} cores here; using {CORES}")
@@ -155,28 +160,35 @@ def read_table(path: Path, table: object) -> dict[str, object]:
     return out
 
 
-def _workloads(path: Path, value: dict[str, Any], warnings: list[str]) -> dict[str, list[str]]:
+def _workloads(path: Path, value: dict[str, Any], problems: list[str]) -> dict[str, list[str]]:
     return {str(k): list(v) for k, v in value.items()}
 
 
-def _per_file_ignores(path: Path, value: dict[str, Any], warnings: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def _per_file_ignores(path: Path, value: dict[str, Any], problems: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple((str(glob), tuple(rules)) for glob, rules in value.items())
 
 
-def _effort(path: Path, value: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
+def _effort(path: Path, value: dict[str, Any], problems: list[str]) -> dict[str, Any]:
     out = {}
     for key, item in value.items():
         schema = EFFORT_KEYS.get(key)
         if schema is None:
-            warnings.append(f"{path.name}: unknown key 'effort.{key}' (ignored)")
+            problems.append(f"{path}: unknown key 'effort.{key}'{_suggestion(key, EFFORT_KEYS)}")
         elif (wrong := problem(schema, item)) is not None:
-            warnings.append(f"{path.name}: key 'effort.{key}': {wrong}; the default is used")
+            problems.append(f"{path}: key 'effort.{key}': {wrong}")
         else:
             out[key] = item
     return out
 
 
 _TABLES = {"workloads": _workloads, "effort": _effort, "per-file-ignores": _per_file_ignores}
+
+
+def _suggestion(key: str, known: Mapping[str, object]) -> str:
+    import difflib
+
+    near = difflib.get_close_matches(key, list(known), n=1)
+    return f" (did you mean '{near[0]}'?)" if near else ""
 
 
 def _short(exc: BaseException) -> str:

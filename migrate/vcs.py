@@ -30,6 +30,20 @@ def head_commit(folder: Path) -> str | None:
         return None
 
 
+def checkout_top(folder: Path) -> Path | None:
+    """The top of the git checkout that holds the folder, found lexically by the nearest `.git`
+    entry (no git command runs); None outside a checkout."""
+    folder = Path(os.path.abspath(folder))
+    return next((top for top in (folder, *folder.parents) if os.path.lexists(top / ".git")), None)
+
+
+def checkout_prefix(folder: Path) -> str | None:
+    """The folder's path below the top of its git checkout ('' at the top, '/'-separated); None
+    outside a checkout."""
+    top = checkout_top(folder)
+    return None if top is None else Path(os.path.abspath(folder)).relative_to(top).as_posix().removeprefix(".")
+
+
 def listed_files(checkout: Path) -> list[str]:
     """The paths git tracks or would not ignore under the checkout's top (tracked files that match
     .gitignore included), relative to that top, '/'-separated; a nested repository or submodule is

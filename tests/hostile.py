@@ -46,6 +46,7 @@ class Case:
     codes: tuple[int, ...] = (0,)  # acceptable exit codes
     fake_hipify: bool = False
     alone: bool = False  # needs a root of its own (configuration, .git, links to the root's parent)
+    refused: bool = False  # an invalid configuration: exit 2, one escaped error line per problem, no report
 
     @property
     def combinable(self) -> bool:
@@ -161,15 +162,19 @@ CASES: list[Case] = [
     Case("pyproject-tool-str", "the scanned repo's pyproject.toml with tool = 'x'",
          _b("b", lambda r, o: _write(r / "pyproject.toml", "tool = 'x'\n")), alone=True),
     Case("pyproject-rocm-migrate-int", "[tool] rocm-migrate = 5",
-         _b("b", lambda r, o: _write(r / "pyproject.toml", "[tool]\nrocm-migrate = 5\n")), alone=True),
-    Case("pyproject-deep-array", "a 5,000-deep array in pyproject.toml (RecursionError in tomllib)",
-         _b("b", lambda r, o: _write(r / "pyproject.toml", "x = " + "[" * 5000 + "]" * 5000 + "\n")), alone=True),
+         _b("b", lambda r, o: _write(r / "pyproject.toml", "[tool]\nrocm-migrate = 5\n")), alone=True,
+         codes=(2,), refused=True),
+    Case("pyproject-deep-array", "a 5,000-deep array in pyproject.toml naming the tool (RecursionError in tomllib)",
+         _b("b", lambda r, o: _write(r / "pyproject.toml", "[tool.rocm-migrate]\nx = " + "[" * 5000 + "]" * 5000
+                                     + "\n")), alone=True, codes=(2,), refused=True),
     Case("config-learning-rate-negative", ".rocm-migrate.toml with effort learning-rate = -1",
-         _b("b", lambda r, o: _write(r / ".rocm-migrate.toml", "[effort]\nlearning-rate = -1\n")), alone=True),
-    Case("config-bad-types", ".rocm-migrate.toml with wrong types (exit 2 today, should be notes)",
+         _b("b", lambda r, o: _write(r / ".rocm-migrate.toml", "[effort]\nlearning-rate = -1\n")), alone=True,
+         codes=(2,), refused=True),
+    Case("config-bad-types", ".rocm-migrate.toml with wrong types: one error line each, exit 2 (as ruff)",
          _b("b", lambda r, o: _write(r / ".rocm-migrate.toml",
                                      'jobs = "x"\nmax-file-size = -5\nexclude = [1]\nfail-on = "bad"\n'
-                                     '[effort]\nhipify-factor = {yes = "a"}\nuncertainty = 7\n')), alone=True),
+                                     '[effort]\nhipify-factor = {yes = "a"}\nuncertainty = 7\n')), alone=True,
+         codes=(2,), refused=True),
     Case("precise-bad-database", "a malformed compile_commands.json under --precise (TypeError)",
          _b("b", lambda r, o: (_write(r / "compile_commands.json", json.dumps(
              [{"file": 5, "directory": [], "arguments": 7}, {"file": "good.cu", "directory": ".", "command": 12},
@@ -252,9 +257,9 @@ CASES: list[Case] = [
                                _write(r / "bad\x1b[31m.py", b"\xff\xfe"))), command="terminal"),
     Case("escape-lint", "raw escape sequences from file names in lint output",
          _b("b", lambda r, o: _write(r / "\x1b]0;title\x07\u202e.cu", CUDA)), command="lint", codes=(1,)),
-    Case("escape-config-warning", "raw escape sequences in a config warning",
+    Case("escape-config-warning", "raw escape sequences in a configuration error",
          _b("b", lambda r, o: _write(r / ".rocm-migrate.toml", '"\\u001b[2J\\u001b]0;x\\u0007" = 1\n')),
-         command="terminal"),
+         command="terminal", codes=(2,), refused=True),
     Case("escape-workload-names", "workload names with control characters (terminal, Markdown table)",
          _b("b", lambda r, o: (_write(r / "CMakeLists.txt", 'project("a\rb|c\x1b[2J")\nadd_library("x\ry\x1b]0;t\x07" k.cu)\n'),
                                _write(r / "k.cu", CUDA))), command="markdown"),
@@ -511,6 +516,15 @@ def problems(r: Result, *, budget: float = 30.0, case: Case | None = None, prefi
     if "CHANGED" in r.outputs:
         out.append("convert changed the source or an outside file: " + r.outputs["CHANGED"].decode()[:200])
     if case.command.startswith("convert"):
+        return out
+    if case.refused:
+        errors = [line for line in r.stderr.splitlines() if line.startswith("rocm-migrate: error: ")]
+        if not errors or len(errors) != len(r.stderr.splitlines()):
+            out.append("an invalid configuration must give only error lines on stderr")
+        if case.name in EXPECT_MESSAGE and EXPECT_MESSAGE[case.name] not in r.stderr:
+            out.append(f"nothing says {EXPECT_MESSAGE[case.name]!r} on stderr")
+        if UNSAFE.search(r.stderr.replace("\n", "")):
+            out.append("control or bidi characters printed raw: " + repr(UNSAFE.findall(r.stderr))[:80])
         return out
     rep = r.report
     if rep is None and case.command != "lint":

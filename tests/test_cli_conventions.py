@@ -152,3 +152,81 @@ def test_the_wheel_ships_the_schemas(tmp_path: Path) -> None:
     (wheel,) = tmp_path.glob("rocm_migrate-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"migrate/_schemas/report.schema.json", "migrate/_schemas/lint.schema.json"} <= names
+
+
+def test_a_run_that_writes_only_files_still_says_what_happened(tmp_path: Path) -> None:
+    (tmp_path / "k.cu").write_text("__global__ void k(float* v) { v[0] = 1; }\n")
+    report, sarif = tmp_path / "r.json", tmp_path / "r.sarif"
+    for args in (["-f", "json", "-o", str(report)], ["--sarif-output", str(sarif), "-f", "json", "-o", str(report)]):
+        done = run_cli("scan", str(tmp_path), *args, "--no-cache", env=NO_HIPIFY)
+        assert done.returncode == 0 and done.stdout == "", done.stderr
+        assert "rocm-migrate: note: hipify-perl not found" in done.stderr
+        assert done.stderr.rstrip().endswith("1 findings; class migration-required; 1 note")
+    assert run_cli("scan", str(tmp_path), "-f", "json", "-o", str(report), "-q", env=NO_HIPIFY).stderr == ""
+
+
+def test_an_invalid_configuration_stops_with_file_key_and_reason(tmp_path: Path) -> None:
+    (tmp_path / "k.cu").write_text("__global__ void k(float* v) { v[0] = 1; }\n")
+    config = tmp_path / ".rocm-migrate.toml"
+    config.write_text('fail-on = "nonsense"\ntarget-arc = ["gfx942"]\n')
+    for command in ("scan", "lint", "stack"):
+        done = run_cli(command, str(tmp_path), env=NO_HIPIFY)
+        assert done.returncode == 2 and done.stdout == "", (command, done.stderr)
+        assert done.stderr.splitlines() == [
+            f"rocm-migrate: error: {config}: key 'fail-on': 'nonsense' is not one of ['native', 'minor-adaptation', "
+            "'migration-required', 'incompatible']",
+            f"rocm-migrate: error: {config}: unknown key 'target-arc' in [tool.rocm-migrate] (did you mean "
+            "'target-arch'?)"], command
+    config.write_text("select = [\n")
+    done = run_cli("scan", str(tmp_path), env=NO_HIPIFY)
+    assert done.returncode == 2 and f"rocm-migrate: error: {config}: cannot read configuration: " in done.stderr
+
+
+def test_sarif_paths_are_relative_to_the_checkout_top_when_a_subfolder_is_scanned(tmp_path: Path) -> None:
+    import subprocess
+
+    src = tmp_path / "mono" / "services" / "gpu"
+    src.mkdir(parents=True)
+    (src / "reduce.cu").write_text("__global__ void k(unsigned m, float v) { v += __shfl_down_sync(m, v, 16); }\n")
+    subprocess.run(["git", "init", "-q", str(tmp_path / "mono")], check=True)
+    sarif = tmp_path / "r.sarif"
+    for command in ("scan", "lint"):
+        done = run_cli(command, str(src), "-f", "sarif", "-o", str(sarif), "--no-cache", env=NO_HIPIFY)
+        assert done.returncode in (0, 1), done.stderr
+        run = json.loads(sarif.read_text())["runs"][0]
+        uris = {loc["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"] for loc in r["locations"]}
+        assert uris == {"services/gpu/reduce.cu"}, (command, uris)
+        assert "top of the git checkout" in run["originalUriBaseIds"]["%SRCROOT%"]["description"]["text"]
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    (outside / "reduce.cu").write_text((src / "reduce.cu").read_text())
+    assert run_cli("scan", str(outside), "-f", "sarif", "-o", str(sarif), "--no-cache", env=NO_HIPIFY).returncode == 0
+    run = json.loads(sarif.read_text())["runs"][0]
+    assert {loc["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"] for loc in r["locations"]} \
+        == {"reduce.cu"}
+
+
+@pytest.mark.parametrize("command", ["scan", "lint", "stack", "convert", "rules", "explain", "inventory"])
+def test_every_command_has_examples_and_exit_codes_in_its_help(command: str) -> None:
+    text = run_cli(command, "--help").stdout
+    assert "Examples:" in text and "Exit codes: 0 " in text, command
+
+
+def test_stack_takes_the_same_output_options_as_scan(tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("torch==2.6.0\n")
+    json_file, markdown = tmp_path / "s.json", tmp_path / "s.md"
+    done = run_cli("stack", str(tmp_path), "-f", "json", "-o", str(json_file), "--markdown-output", str(markdown),
+                   "--no-cache")
+    assert done.returncode == 0 and done.stdout == "", done.stderr
+    assert json.loads(json_file.read_text())["pins"] and markdown.read_text().startswith("#")
+    assert done.stderr.startswith("rocm-migrate: stack: ")
+    as_terminal = run_cli("stack", str(tmp_path), "--format", "terminal", "--no-cache", "-q")
+    assert as_terminal.returncode == 0 and "torch" in as_terminal.stdout and as_terminal.stderr == ""
+
+
+def test_stack_reads_no_sources_and_gives_the_scans_stack_block(tmp_path: Path) -> None:
+    scanned = json.loads(run_cli("scan", DEMO, "-f", "json", "-q", "--no-cache", "--no-hipify", "--rocm", "7.2",
+                                 "--target-arch", "gfx942").stdout)["stack"]
+    stacked = run_cli("stack", DEMO, "-f", "json", "-q", "--no-cache", "--rocm", "7.2", "--target-arch", "gfx942")
+    assert stacked.returncode == 0, stacked.stderr
+    assert json.loads(stacked.stdout) == scanned and scanned["pins"]

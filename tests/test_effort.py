@@ -40,7 +40,9 @@ def test_breakdowns_add_up_to_their_totals(rulebase) -> None:
     for p in report.project_costs:
         assert sum(h for _, h in p.breakdown) == pytest.approx(p.effort.likely, abs=1e-6)
     assert report.effort.likely == pytest.approx(
-        sum(w.effort.likely for w in report.workloads) + sum(p.effort.likely for p in report.project_costs))
+        sum(w.effort.likely for w in report.workloads if not w.optional) + sum(p.effort.likely for p in report.project_costs))
+    assert report.optional_effort.likely == pytest.approx(sum(w.effort.likely for w in report.workloads if w.optional))
+    assert report.hand_effort.likely + report.validation_effort.likely == pytest.approx(report.effort.likely)
 
 
 def test_kernel_variants_are_one_group() -> None:
@@ -76,7 +78,35 @@ def test_effort_configuration_from_pyproject(tmp_path) -> None:
     report = scan.run([tmp_path], config, load_rules())
     kernels = next(w for w in report.workloads if w.name == "kernels")
     assert kernels.kind == "declared" and kernels.files == ("k.cu",)
-    assert dict(kernels.primary.breakdown)["kernel numerical validation ×1"] == 3.0
+    assert dict(kernels.primary.breakdown)["validation, assumed: kernel numerics ×1"] == 3.0
     (tmp_path / "pyproject.toml").write_text("[tool.rocm-migrate.effort]\ncalibrated = false\n")
     report = scan.run([tmp_path], settings.load(tmp_path, {}), load_rules())
     assert dict(report.workloads[0].primary.breakdown)["kernel review and validation ×1"] == 1.5
+
+
+def test_a_rewrite_component_is_costed_by_its_band_not_again_by_its_findings() -> None:
+    from dataclasses import dataclass
+
+    from migrate.workloads import calibration
+    from migrate.workloads.estimate import estimate, rewrite_bands
+
+    def finding(rule: str, line: int) -> Finding:
+        return Finding(rule=rule, path="k.cu", line=line, column=1, end_line=line, end_column=2, symbol="mma",
+                       message="", hip=None, hipify="no", confidence="high", migration_class="migration-required")
+
+    @dataclass(frozen=True)
+    class Lane:
+        title: str
+        band: str | None
+        findings: tuple[Finding, ...]
+
+    mma, malloc = finding("HIP5010", 3), finding("HIP1100", 9)
+    args = ("migration-required", EffortModel(), lambda r: (0.5, 1.0), lambda r: r, calibration.load())
+    plain = dict(estimate([mma, malloc], *args).breakdown)
+    assert any(label.startswith("asm:") for label in plain)
+    lane = Lane(title="Tensor-core PTX (mma.sync)", band="large", findings=(mma,))
+    result = estimate([mma, malloc], *args, rewrites=[lane])
+    items = dict(result.breakdown)
+    assert items["rewrite, assumed band: Tensor-core PTX (mma.sync) (large)"] == rewrite_bands()["large"].likely == 80.0
+    assert not any(label.startswith("asm:") for label in items) and any(label.startswith("runtime:") for label in items)
+    assert result.effort.high >= result.effort.likely + 120.0

@@ -1,5 +1,5 @@
-"""The effort constants are what fit.py computes from the committed measurements, and
-docs/effort.md shows the same data."""
+"""The effort constants are what fit.py computes from the committed measurements (fitting split
+only), and docs/effort.md shows the same data."""
 from __future__ import annotations
 
 import importlib.util
@@ -19,36 +19,57 @@ def _fit_module():
     return module
 
 
-def test_fitted_constants_are_recomputed_from_the_measurements() -> None:
+def _fitted():
     fit = _fit_module()
-    result = fit.fit(yaml.safe_load((BENCH / "measurements.yaml").read_text()),
-                     yaml.safe_load((ROOT / "rules" / "effort" / "families.yaml").read_text()))
+    measurements = yaml.safe_load((BENCH / "measurements.yaml").read_text())
+    families = yaml.safe_load((ROOT / "rules" / "effort" / "families.yaml").read_text())
+    return fit, measurements, families, fit.fit(measurements, families)
+
+
+def test_fitted_constants_are_recomputed_from_the_measurements() -> None:
+    fit, _, _, result = _fitted()
     assert fit.render(result) == (ROOT / "rules" / "effort" / "calibrated.yaml").read_text()
     assert result["productivity"]["hours_per_line"] == 0.447 and result["productivity"]["url"].startswith("https://")
     loaded = calibration.load()
-    assert loaded.lines_first_occurrence["runtime"].likely == \
-        result["families"]["runtime"]["lines_first_occurrence"]["likely"]
+    assert loaded.lines_first_occurrence["runtime"] == result["families"]["runtime"]["lines_first_occurrence"]
+    assert loaded.spread == (result["spread"]["low"], result["spread"]["high"])
+    assert loaded.spread[0] < 1.0 < loaded.spread[1]
+
+
+def test_held_out_ports_are_not_fitted() -> None:
+    fit, measurements, families, result = _fitted()
+    manifest = yaml.safe_load((BENCH / "ports.yaml").read_text())["ports"]
+    held_out = {p["name"] for p in manifest if p["split"] == "test"}
+    assert len(held_out) == 8 and not held_out & set(result["projects"])
+    # changing a held-out port's hand lines changes no fitted constant
+    for port in measurements["ports"]:
+        if port["name"] in held_out:
+            port["build_files"].append({"path": "CMakeLists.txt", "method": "build-diff", "hand_lines": 10_000})
+    assert fit.fit(measurements, families) == result
 
 
 def test_docs_show_the_fitted_table() -> None:
-    fit = _fit_module()
-    result = fit.fit(yaml.safe_load((BENCH / "measurements.yaml").read_text()),
-                     yaml.safe_load((ROOT / "rules" / "effort" / "families.yaml").read_text()))
+    _, measurements, _, result = _fitted()
     doc = (ROOT / "docs" / "effort.md").read_text()
-    rows = dict(re.findall(r"^\| ([a-z-]+) \| \d+ \| [0-9.]+ \| ([0-9.]+ / [0-9.]+ / [0-9.]+) \|", doc, re.M))
+    rows = dict(re.findall(r"^\| ([a-z-]+) \| \d+ \| [0-9.]+ \| ([0-9.]+) \|", doc, re.M))
     assert set(rows) == set(result["families"])
     for name, fitted in result["families"].items():
-        low, likely, high = (fitted["lines_first_occurrence"][k] for k in ("low", "likely", "high"))
-        assert rows[name] == f"{low} / {likely} / {high}", name
-    for project in yaml.safe_load((BENCH / "measurements.yaml").read_text())["projects"]:
-        assert f"| {project['repo']} | `{project['commit'][:10]}` |" in doc
+        assert rows[name] == str(fitted["lines_first_occurrence"]), name
+    for port in measurements["ports"]:
+        assert f"| {port['split']} | {port['name']} |" in doc, port["name"]
 
 
-def test_every_measured_project_names_repo_commit_and_method() -> None:
+def test_every_measured_port_names_repo_commits_and_method() -> None:
     data = yaml.safe_load((BENCH / "measurements.yaml").read_text())
     for project in data["projects"]:
         assert re.fullmatch(r"[0-9a-f]{40}", project["commit"]) and "/" in project["repo"] and project["what"]
         for record in project["files"]:
             assert record["method"] in ("pair", "guards")
+    assert len(data["projects"]) + len(data["ports"]) >= 25
+    for port in data["ports"]:
+        assert re.fullmatch(r"[0-9a-f]{40}", port["base"]) and re.fullmatch(r"[0-9a-f]{40}", port["port"])
+        assert port["split"] in ("fit", "test") and port["shape"] and "/" in port["repo"]
+        for record in port["files"]:
+            assert record["method"] in ("diff", "diff-py", "twin", "added")
             charged = sum(lines for _, lines, _ in record["rules"].values())
             assert abs(charged - record["hand_lines"]) < 0.05 * max(1, len(record["rules"])), record["path"]

@@ -184,9 +184,10 @@ def test_errors_show_command_exit_code_and_both_streams(tmp_path: Path) -> None:
         hipify.run(hipify.Tool(path=slow, version=None, interpreter=tool.interpreter), [], timeout=0.5)
 
 
-REAL = hipify.find()
-needs_tool = pytest.mark.skipif(REAL is None, reason="no hipify-perl found (set HIPIFY_PERL, or install ROCm's HIPIFY "
-                                                     "package: /opt/rocm/bin/hipify-perl)")
+HIPIFY_2026 = RUNS.parent / "hipify-perl-2026" / "hipify-perl"  # the maintainers' reference copy, beside the clone
+REAL = hipify.find() or (hipify.find(HIPIFY_2026) if HIPIFY_2026.exists() else None)
+needs_tool = pytest.mark.skipif(REAL is None, reason="no hipify-perl found (set HIPIFY_PERL, install ROCm's HIPIFY "
+                                                     f"package: /opt/rocm/bin/hipify-perl, or have {HIPIFY_2026})")
 
 
 @needs_tool
@@ -555,3 +556,26 @@ def test_convert_many_runs_one_process_per_share_under_names_of_its_own(tmp_path
     assert len(runs) == 2 and all("-inplace" in r and "-quiet-warnings" in r for r in runs)
     assert not any(";" in r or "$(" in r or "odd" in r for r in runs)
     assert not (tree / "pwned.cu").exists() and sorted(p.name for p in tree.iterdir()) == sorted(names)
+
+
+@needs_tool
+def test_demo_report_with_hipify_perl_is_its_own_golden(update_golden: bool) -> None:
+    """The renderer goldens are made without hipify-perl; this one with the 2026 script (HIP 7.14.0)."""
+    from dataclasses import replace as with_values
+
+    from migrate import pipeline
+    from migrate.render import renderer
+    from migrate.rulebase.load import load_rules
+    from migrate.settings import Settings
+
+    if REAL.version != "7.14.0":
+        pytest.skip(f"the golden was recorded with hipify-perl 7.14.0, not {REAL.version}")
+    report = pipeline.run([Path(__file__).resolve().parents[1] / "fixtures" / "repos" / "demo"],
+                          Settings(jobs=1, cache_dir=None, hipify=str(REAL.path)), load_rules())
+    report = with_values(report, root="/srv/demo", seconds=0.5, tool_version="0.0.0", rules_version="0.0.0+test",
+                         scanned_at="2026-01-01T00:00:00+00:00", repository_prefix=None)
+    text = renderer("json")(report).replace(str(REAL.path), "HIPIFY_PERL")  # where the machine keeps it
+    golden = Path(__file__).parent / "golden" / "report" / "demo-hipify-7.14.json"
+    if update_golden:
+        golden.write_text(text)
+    assert text == golden.read_text()

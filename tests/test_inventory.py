@@ -44,9 +44,8 @@ def inventory(*args: str) -> subprocess.CompletedProcess:
 def test_scan_on_a_local_cluster_equals_each_solo_scan_and_records_a_failure(tmp_path: Path) -> None:
     broken = tmp_path / "broken"
     shutil.copytree(REPOS["llmkernels"], broken)
-    # a configuration the scan refuses (a bad value is only a warning: the repository's file is untrusted
-    # input; an architecture the target table does not know stops the scan)
-    (broken / ".rocm-migrate.toml").write_text('target-arch = ["gfx9999"]\n')
+    # a configuration the scan refuses: that repository's error, the others go on
+    (broken / ".rocm-migrate.toml").write_text('fail-on = "nonsense"\n')
     listing = tmp_path / "repos.txt"
     listing.write_text("# fixture repositories\n" + "".join(f"{p} {n}\n" for n, p in REPOS.items())
                        + "broken\n" + "missing-folder\n")
@@ -57,7 +56,7 @@ def test_scan_on_a_local_cluster_equals_each_solo_scan_and_records_a_failure(tmp
         assert comparable(json.loads((reports / f"{name}.json").read_text())) == comparable(solo(path)), name
     failures = {n: json.loads((reports / f"{n}.json").read_text()) for n in ("broken", "missing-folder")}
     assert all(f["status"] == "failed" for f in failures.values())
-    assert "gfx9999" in failures["broken"]["error"] and "no such folder" in failures["missing-folder"]["error"]
+    assert "key 'fail-on'" in failures["broken"]["error"] and "no such folder" in failures["missing-folder"]["error"]
     log = [json.loads(line) for line in (tmp_path / "out" / "scan-log.jsonl").read_text().splitlines()]
     assert sorted((e["name"], e["status"]) for e in log) == sorted(
         [(n, "ok") for n in REPOS] + [("broken", "failed"), ("missing-folder", "failed")])

@@ -42,7 +42,14 @@ def run(*args: str):
 def test_findings_are_printed_one_per_line_and_fail(tree: Path) -> None:
     result = run("kernel.cu", "--select", "HIP4010")
     assert (result.exit_code, result.stdout) == (1, MASK_LINE)
-    assert result.stderr == "rocm-migrate: 1 finding, 1 at or above migration-required\n"
+    assert result.stderr == "rocm-migrate: 1 file checked; 1 finding, 1 at or above migration-required\n"
+
+
+def test_verbose_names_the_configuration_and_sums_up_a_clean_run(tree: Path) -> None:
+    result = run("clean.cpp", "-v")
+    assert result.exit_code == 0 and result.stdout == ""
+    assert result.stderr == ("rocm-migrate: configuration: none (defaults)\n"
+                             "rocm-migrate: 1 file checked; 0 findings, 0 at or above migration-required\n")
 
 
 def test_clean_files_are_quiet(tree: Path) -> None:
@@ -88,12 +95,12 @@ def test_usage_and_input_errors_exit_2(tree: Path, args: list[str], config: str 
     assert "Traceback" not in result.stderr
 
 
-def test_a_bad_configuration_value_warns_and_keeps_the_default(tree: Path) -> None:
+def test_a_bad_configuration_value_is_a_usage_error_naming_file_and_key(tree: Path) -> None:
     (tree / ".rocm-migrate.toml").write_text('select = "HIP4"\n')
     result = run("kernel.cu")
-    assert result.exit_code == 1 and "Traceback" not in result.stderr
-    assert "rocm-migrate: warning: .rocm-migrate.toml: key 'select': 'HIP4' is not of type 'array'" in result.stderr
-    assert "HIP4010" in result.stdout and "HIP0001" in result.stdout  # the default selects everything
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert ".rocm-migrate.toml: key 'select': 'HIP4' is not of type 'array'" in result.stderr
+    assert result.stderr.startswith("rocm-migrate: error: ") and result.stdout == ""
 
 
 def test_configuration_selects_and_ignores_per_file(tree: Path) -> None:

@@ -108,3 +108,61 @@ def test_hostile_input_is_escaped_in_markdown_and_sarif(hostile_report) -> None:
     sarif = json.loads(renderer("sarif")(hostile_report))
     messages = [r["message"]["text"] for r in sarif["runs"][0]["results"]]
     assert HOSTILE in messages  # SARIF carries it as JSON data, properly encoded
+
+
+def test_graph_edge_labels_lie_in_the_gaps_and_clear_every_node() -> None:
+    """Labels of edges that skip a column (train.py uses c, c uses b, b uses a; train.py uses a too)
+    are drawn beside what is used, where no node is, and inside the drawing."""
+    from migrate.render.graph_layout import EDGE_CHAR_W, layout
+
+    base = demo_report().workloads[0]
+    chain = {"app": ("mid", "low"), "mid": ("low",), "low": ()}
+    why = {"mid": "app/train.py imports midlevel.layers.attention_with_a_long_name",
+           "low": "mid/ops.cpp includes low/kernels_with_a_long_header_name.cuh"}
+    workloads = tuple(replace(base, name=name, root=name, depends_on=deps, depends_why=tuple(why[d] for d in deps))
+                      for name, deps in chain.items())
+    drawn = layout(replace(demo_report(), workloads=workloads))
+    boxes = [(n["x"], n["y"], n["x"] + drawn["node_w"], n["y"] + drawn["node_h"]) for n in drawn["nodes"]]
+    labels = [e for e in drawn["edges"] if e["label"]]
+    assert len(labels) == 2  # a fan-in with the same text says it once
+    for edge in labels:
+        half = len(edge["label"]) * EDGE_CHAR_W / 2
+        left, right, top, bottom = edge["mx"] - half, edge["mx"] + half, edge["my"] - 10, edge["my"] + 2
+        assert left >= 0 and right <= drawn["width"], edge
+        assert not any(left < x2 and x1 < right and top < y2 and y1 < bottom for x1, y1, x2, y2 in boxes), edge
+
+
+def test_a_project_with_nothing_to_port_says_no_porting_work(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text("import torch\n\nx = torch.ones(3).to('cuda')\nprint(x.sum())\n")
+    report = scan.run([tmp_path], Settings(jobs=1), load_rules())
+    assert report.hand_effort.likely == 0.0
+    for name in ("terminal", "markdown", "html"):
+        text = renderer(name)(report)
+        assert "no porting work" in text.lower(), name
+        assert "by hand" not in text and "0.0–0.0" not in text, name
+    effort = json.loads(renderer("json")(report))["effort"]
+    assert effort["hand_work_hours"]["likely"] == 0 and effort["optional_hours"]["likely"] == 0
+
+
+def test_the_automatic_share_is_one_figure_across_renderers() -> None:
+    report = demo_report()
+    share = report.plan["automatic_share"]
+    assert share is not None
+    shown = f"{share:.0%}"
+    assert f"hipify converts {shown}" in renderer("terminal")(report)
+    assert f"hipify converts {shown.replace('%', ' %')}" in renderer("markdown")(report) or \
+        f"hipify converts {shown}" in renderer("markdown")(report)
+    assert json.loads(renderer("json")(report))["plan"]["automatic_share"] == share
+
+
+def test_top_rules_rank_by_hand_work_with_mechanical_renames_last() -> None:
+    from migrate.render.summary import blockers
+
+    report = demo_report()
+    ranked = [f.rule for f, _ in blockers(report, 50)]
+    mechanical = [r for r in ranked if next(f for f in report.findings if f.rule == r).hipify == "yes"]
+    assert mechanical and ranked[-len(mechanical):] == mechanical  # renames hipify converts come last
+    hand = [r for r in ranked if r not in mechanical]
+    hours = [report.rule_hours.get(r, 0.0) for r in hand]
+    assert hours == sorted(hours, reverse=True)  # the rest by expected hand hours (one class in the demo)
+    assert ranked.index("HIP1100") > ranked.index("HIP4013")  # cudaMalloc after the warp-size arithmetic

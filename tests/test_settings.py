@@ -70,15 +70,18 @@ def test_dot_file_beats_pyproject_and_pyproject_without_table_is_passed_over(tmp
     assert Choice("HIP0001", True, 1) in settings.choices
 
 
-def test_unknown_keys_warn(tmp_path: Path) -> None:
+def test_unknown_keys_are_errors_with_a_suggestion(tmp_path: Path) -> None:
     write(tmp_path / ".rocm-migrate.toml", 'selct = ["HIP4"]\n[effort]\nspeed = 2\n')
-    assert config.load(tmp_path, {}).warnings == (
-        ".rocm-migrate.toml: unknown key 'selct' in [tool.rocm-migrate] (ignored)",
-        ".rocm-migrate.toml: unknown key 'effort.speed' (ignored)",
-    )
+    with pytest.raises(config.SettingsError) as error:
+        config.load(tmp_path, {})
+    path = tmp_path / ".rocm-migrate.toml"
+    assert str(error.value).splitlines() == [
+        f"{path}: unknown key 'selct' in [tool.rocm-migrate] (did you mean 'select'?)",
+        f"{path}: unknown key 'effort.speed'",
+    ]
 
 
-BAD = [  # the configuration belongs to the scanned repository: a bad value is a warning, the default applies
+BAD = [  # as ruff does: a bad value stops the run with the file, the key and what is wrong
     ('select = "HIP4"', "key 'select': 'HIP4' is not of type 'array'"),
     ('ignore = [4010]', "key 'ignore': [0]: 4010 is not of type 'string'"),
     ('fail-on = "fatal"', "key 'fail-on': 'fatal' is not one of ['native', 'minor-adaptation', "),
@@ -99,28 +102,27 @@ BAD = [  # the configuration belongs to the scanned repository: a bad value is a
 
 
 @pytest.mark.parametrize(("text", "message"), BAD, ids=[b[1][:40] for b in BAD])
-def test_bad_values_warn_and_keep_the_default(tmp_path: Path, text: str, message: str) -> None:
+def test_bad_values_are_errors_naming_file_and_key(tmp_path: Path, text: str, message: str) -> None:
     write(tmp_path / ".rocm-migrate.toml", text + "\n")
-    settings = config.load(tmp_path, {})
-    (warning,) = settings.warnings
-    assert warning.startswith(".rocm-migrate.toml: " + message) and warning.endswith("; the default is used")
-    assert (settings.jobs, settings.fail_on, settings.max_file_size, settings.effort) == (
-        Settings().jobs, None, Settings().max_file_size, {})
-    assert settings.choices == Settings().choices and settings.exclude == ()
+    with pytest.raises(config.SettingsError) as error:
+        config.load(tmp_path, {})
+    (line,) = str(error.value).splitlines()
+    assert line.startswith(f"{tmp_path / '.rocm-migrate.toml'}: {message}")
 
 
 @pytest.mark.parametrize("text", ["select = [", "tool = 'x'", "[tool]\nrocm-migrate = 5",
-                                  "x = " + "[" * 5000 + "]" * 5000])
-def test_unreadable_or_misshapen_configuration_is_ignored(tmp_path: Path, text: str) -> None:
-    name = ".rocm-migrate.toml" if text.startswith("select") else "pyproject.toml"
+                                  "[tool.rocm-migrate]\nx = " + "[" * 5000 + "]" * 5000])
+def test_unreadable_or_misshapen_configuration_is_an_error(tmp_path: Path, text: str) -> None:
+    name = ".rocm-migrate.toml" if text.startswith(("select", "tool =")) else "pyproject.toml"
     write(tmp_path / name, text + "\n")
-    settings = config.load(tmp_path, {"rocm": "6.4"})
-    assert settings.rocm == "6.4" and settings.fail_on is None
-    if "rocm-migrate = 5" in text:
-        assert settings.warnings == ("pyproject.toml: [tool.rocm-migrate] must be a table, not int (ignored)",)
-    elif text.startswith("select"):
-        (warning,) = settings.warnings
-        assert warning.startswith(f"{tmp_path / name}: cannot read configuration: ") and warning.endswith("(ignored)")
+    with pytest.raises(config.SettingsError) as error:
+        config.load(tmp_path, {"rocm": "6.4"})
+    assert str(error.value).startswith(f"{tmp_path / name}: ")
+
+
+def test_a_broken_pyproject_that_does_not_name_the_tool_is_no_configuration(tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", "[project\nname = 'x'\n")
+    assert config.load(tmp_path, {"rocm": "6.4"}).rocm == "6.4"
 
 
 def test_jobs_from_the_repository_are_capped_at_the_cores(tmp_path: Path) -> None:

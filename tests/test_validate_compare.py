@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import copy
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
-from migrate.validate import compare, fingerprint, render_compare, tolerances
+from migrate.validate import compare, cost, fingerprint, margins, render_compare, tolerances
 from tests.conftest import ROOT, run_cli
 
 PRINTS = ROOT / "fixtures" / "validate" / "fingerprints"
 TINYGPT, FALLBACK, LLAMA = PRINTS / "h200-tinygpt.json", PRINTS / "h200-tinygpt-cpu-fallback.json", PRINTS / "h200-hf-llama.json"
+LLMC = PRINTS / "h200-llmc.json"
 DOCS = ROOT / "docs"
 
 
@@ -30,12 +33,15 @@ def _failed(ref: dict[str, Any], cand: dict[str, Any], **kwargs: Any) -> list[st
     return list(compare.compare(ref, cand, **kwargs).to_json()["failed_checks"])
 
 
-@pytest.mark.parametrize("path", [TINYGPT, FALLBACK, LLAMA], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", sorted(PRINTS.glob("h200-*.json")), ids=lambda p: p.stem)
 def test_committed_fingerprints_follow_the_schema(path: Path) -> None:
     schema = json.loads((DOCS / "validate-fingerprint.schema.json").read_text())
     data = _load(path)
     jsonschema.Draft202012Validator(schema).validate(data)
-    assert data["environment"]["gpu_name"] == "NVIDIA H200" and data["environment"]["gpu_arch"] == "sm_90"
+    if "host-cpu" in path.stem:  # a CPU run on the H200's host, for the CPU-vs-GPU measurements
+        assert data["environment"]["platform"] == "cpu" and data["environment"]["gpu_count"] == 1
+    else:
+        assert data["environment"]["gpu_name"] == "NVIDIA H200" and data["environment"]["gpu_arch"] == "sm_90"
 
 
 @pytest.mark.parametrize("path", [TINYGPT, LLAMA], ids=lambda p: p.stem)
@@ -143,8 +149,8 @@ def test_cli_compare_exit_codes_and_formats(tmp_path: Path) -> None:
     assert ok.returncode == 0 and "PASSED" in ok.stdout, ok.stderr
     assert "collectives (reference: world size 1, nccl; candidate: world size 1, nccl):" in ok.stdout
     out_json, out_md, out_html = tmp_path / "c.json", tmp_path / "c.md", tmp_path / "c.html"
-    bad = run_cli("validate", "compare", str(TINYGPT), str(FALLBACK), "-f", "terminal", "-o", "-", "-f", "json",
-                  "-o", str(out_json), "-f", "markdown", "-o", str(out_md), "-f", "html", "-o", str(out_html))
+    bad = run_cli("validate", "compare", str(TINYGPT), str(FALLBACK), "-f", "terminal", "--json-output",
+                  str(out_json), "--markdown-output", str(out_md), "--html-output", str(out_html))
     assert bad.returncode == 1, bad.stderr
     assert "FAILED: cpu_fallback[float32], cpu_fallback[bfloat16]" in bad.stdout
     data = json.loads(out_json.read_text())
@@ -160,8 +166,8 @@ def test_cli_compare_usage_errors(tmp_path: Path) -> None:
     not_fp.write_text('{"schema_version": 1}')
     result = run_cli("validate", "compare", str(TINYGPT), str(not_fp))
     assert result.returncode == 2
-    assert result.stderr.strip() == (f"rocm-migrate: error: {not_fp}: not a rocm-migrate fingerprint"
-                                     ' (no "kind": "rocm-migrate-fingerprint")')
+    assert result.stderr.strip() == (f"rocm-migrate: error: {not_fp}: not a rocm-migrate fingerprint "
+                                     '(no "kind": "rocm-migrate-fingerprint")')
 
 
 def test_html_escapes_what_the_fingerprint_says() -> None:
@@ -171,3 +177,126 @@ def test_html_escapes_what_the_fingerprint_says() -> None:
     _check(candidate, "forward", "float32")["info"]["reason"] = "<script>alert(1)</script>"
     html = render_compare.html(compare.compare(reference, candidate))
     assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)" in html
+
+
+def test_a_reference_whose_checks_failed_is_incomplete_never_passed() -> None:
+    """The nanoGPT report: a CPU reference failed 10 of 11 checks; the compare must not pass."""
+    reference, candidate = _load(TINYGPT), _load(TINYGPT)
+    for c in reference["checks"]:
+        if c["check"] != "collectives":
+            c.update(status="failed", metrics={}, info={"reason": "RuntimeError: view size is not compatible"})
+    result = compare.compare(reference, candidate)
+    assert result.verdict == "incomplete" and not result.passed
+    summary = result.summary()
+    assert summary["compared"] == 1 and summary["incomplete"] == summary["checks"] - 1 and summary["failed"] == 0
+    forward = next(c for c in result.checks if c.check == "forward")
+    assert forward.status == "incomplete" and "failed in the reference" in forward.note
+    assert "INCOMPLETE: nothing compared for forward[float32]" in render_compare.terminal(result)
+
+
+def test_a_check_only_in_the_candidate_or_an_empty_reference_is_incomplete() -> None:
+    reference, candidate = _load(TINYGPT), _load(TINYGPT)
+    reference["checks"] = [c for c in reference["checks"] if c["check"] != "ddp"]
+    result = compare.compare(reference, candidate)
+    assert result.verdict == "incomplete" and result.to_json()["incomplete_checks"] == ["ddp[float32]"]
+    empty = copy.deepcopy(reference)
+    empty["checks"] = []
+    assert compare.compare(empty, candidate).verdict == "incomplete"
+    assert compare.compare(empty, copy.deepcopy(empty)).verdict == "incomplete"  # nothing compared is no pass
+    no_values = copy.deepcopy(reference)
+    _check(no_values, "loss", "float32")["metrics"] = {}
+    assert next(c for c in compare.compare(no_values, candidate).checks if c.check == "loss").status == "incomplete"
+
+
+def test_a_failure_outranks_incomplete() -> None:
+    reference, candidate = _load(TINYGPT), _load(TINYGPT)
+    _fail_check("forward", "float32")(reference)
+    _scale("loss", "float32", "values", 1.5)(candidate)
+    result = compare.compare(reference, candidate)
+    assert result.verdict == "failed" and result.to_json()["failed_checks"] == ["loss[float32]"]
+
+
+def test_cli_compare_exits_4_when_incomplete(tmp_path: Path) -> None:
+    reference = _load(TINYGPT)
+    _fail_check("forward", "float32")(reference)
+    path = tmp_path / "ref.json"
+    path.write_text(json.dumps(reference))
+    out = run_cli("validate", "compare", str(path), str(TINYGPT))
+    assert out.returncode == 4, out.stdout
+    assert "INCOMPLETE" in out.stdout and "PASSED" not in out.stdout
+    assert "19 checks: 18 compared (18 passed, 0 failed), 1 incomplete, 0 skipped" in out.stdout
+
+
+PRICED = ("--price-reference", "4.0", "--price-candidate", "2.5", "--engineer-rate", "100")
+
+
+def _scan_report(tmp_path: Path) -> Path:
+    report = tmp_path / "scan.json"
+    report.write_text(json.dumps({"summary": {"effort_hours": {"low": 10.0, "likely": 20.0, "high": 40.0}}}))
+    return report
+
+
+def test_cost_per_unit_of_work_and_break_even() -> None:
+    perf = [{"dtype": "float32", "unit": "sample", "batch_size": 10, "reference_ms": 36.0, "candidate_ms": 36.0,
+             "gpus": (1, 1)}]
+    result = cost.estimate(perf, cost.Prices(reference=4.0, candidate=2.5, engineer_rate=100.0,
+                                             effort_hours=(10.0, 20.0, 40.0)))
+    line = result.lines[0]
+    # 1M samples = 100,000 steps of 36 ms = 1 GPU-hour on each side
+    assert line.reference_per_unit == pytest.approx(4.0) and line.candidate_per_unit == pytest.approx(2.5)
+    assert result.port_cost == (1000.0, 2000.0, 4000.0)
+    assert line.break_even_units == pytest.approx((1000 / 1.5, 2000 / 1.5, 4000 / 1.5))
+    assert line.break_even_reference_gpu_hours == pytest.approx((1000 / 1.5, 2000 / 1.5, 4000 / 1.5))
+    slower = cost.estimate([{**perf[0], "candidate_ms": 72.0}], result.prices).lines[0]
+    assert slower.saving_per_unit < 0 and slower.break_even_units is None
+    assert "never pays for itself" in cost.describe(slower, "USD")
+    assert "not priced" in cost.estimate(perf, cost.Prices()).note
+
+
+def test_cost_section_in_every_output_format(tmp_path: Path) -> None:
+    out_json, out_md, out_html = tmp_path / "c.json", tmp_path / "c.md", tmp_path / "c.html"
+    result = run_cli("validate", "compare", str(LLMC), str(PRINTS / "h200-llmc-rerun.json"), *PRICED,
+                     "--scan-report", str(_scan_report(tmp_path)), "-f", "terminal", "--json-output",
+                     str(out_json), "--markdown-output", str(out_md), "--html-output", str(out_html))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "port effort (scan): 20 h (range 10-40) = 2,000 USD at 100/h" in result.stdout
+    assert "USD per run (candidate vs reference); break-even after" in result.stdout
+    data = json.loads(out_json.read_text())
+    jsonschema.Draft202012Validator(json.loads((DOCS / "validate-compare.schema.json").read_text())).validate(data)
+    priced = data["cost"]["per_unit"][0]
+    assert data["cost"]["port_cost"] == {"low": 1000.0, "likely": 2000.0, "high": 4000.0}
+    assert priced["unit"] == "run" and priced["saving_per_unit"] > 0 and priced["break_even_units"]["likely"] > 0
+    assert "### Cost" in out_md.read_text() and "| float32 | run |" in out_md.read_text()
+    assert 'id="validation-cost"' in out_html.read_text()
+    bare = run_cli("validate", "compare", str(TINYGPT), str(TINYGPT), "-f", "json")
+    assert json.loads(bare.stdout)["cost"]["note"].startswith("not priced")
+    bad = run_cli("validate", "compare", str(TINYGPT), str(TINYGPT), "--scan-report", str(TINYGPT))
+    assert bad.returncode == 2 and "not a scan report" in bad.stderr
+
+
+def test_defaults_are_justified_by_the_committed_measurements() -> None:
+    """fixtures/validate/tolerances/measured.json is what scripts/measure_tolerances.py makes of the committed H200
+    fingerprints, and every default leaves a margin over what was measured (float32 10x, bfloat16 4x on rtol,
+    2x on error bounds)."""
+    script = subprocess.run([sys.executable, str(ROOT / "scripts" / "measure_tolerances.py"), "--check"], check=False)
+    assert script.returncode == 0, "regenerate: python scripts/measure_tolerances.py"
+    rows = json.loads((ROOT / "fixtures" / "validate" / "tolerances" / "measured.json").read_text())["rows"]
+    assert {r["spec"] for r in rows} == {"tinygpt", "hf-llama", "minigpt", "nanogpt", "llmc"}
+    assert {r["pair"] for r in rows} == {"run-to-run", "cpu-vs-gpu"}
+    margin = {"float32": 10.0, "bfloat16": 4.0}
+    for r in rows:
+        tol = tolerances.lookup(tolerances.DEFAULTS, r["dtype"], r["check"])
+        if r["needed_rtol"] is not None:
+            assert r["needed_rtol"] * margin[r["dtype"]] <= tol["rtol"], r
+        if r["max_error"] is not None:
+            assert r["max_error"] * 2 <= tol["bound"], r
+
+
+def test_margins_measure_relative_differences_and_errors() -> None:
+    reference = _load(TINYGPT)
+    candidate = copy.deepcopy(reference)
+    _scale("loss", "float32", "values", 1.001)(candidate)
+    rows = {(r["check"], r["dtype"]): r for r in margins.differences(reference, candidate)}
+    assert rows[("loss", "float32")]["max_rel_diff"] == pytest.approx(1e-3)
+    assert rows[("forward", "float32")]["needed_rtol"] == 0.0
+    assert rows[("op:fused_gelu", "float32")]["max_error"] is not None

@@ -38,7 +38,8 @@ def _cited(result: planning.Plan) -> set[tuple[str, str, int]]:
     return {(c.id, e.path, e.line) for w in result.workloads for c in w.checks for e in c.evidence}
 
 
-@pytest.mark.parametrize("kind", ["checkpoint", "collectives", "collectives_nccl", "precision", "custom_ops", "input_pipeline"])
+@pytest.mark.parametrize("kind", ["checkpoint", "collectives", "collectives_nccl", "precision", "custom_ops", "input_pipeline",
+                                  "optimizer"])
 def test_each_check_kind_follows_from_its_findings(kind: str) -> None:
     tree = PLANS / kind
     result = _plan(tree)
@@ -58,7 +59,10 @@ def test_code_without_gpu_use_needs_no_checks() -> None:
 def test_the_demo_repository_plan() -> None:
     result = _plan(ROOT / "fixtures" / "repos" / "demo")
     by_name = {w.name: {c.id for c in w.checks} for w in result.workloads}
-    assert by_name["fastattn"] == {"numerics", "custom-ops", "precision"}
+    assert by_name["fastattn"] == {"numerics", "custom-ops", "optimizer", "precision"}
+    optimizer = next(c for w in result.workloads if w.name == "fastattn" for c in w.checks if c.id == "optimizer")
+    assert [(e.path, e.line, e.symbol) for e in optimizer.evidence] == [("fastattn/model.py", 78, "torch.optim.AdamW")]
+    assert optimizer.runner == ("param_deltas", "loss", "checkpoint")  # the optimizer's state round trip too
     assert by_name["fastattn_cuda"] == {"numerics", "custom-ops"}  # a torch extension: its ops, forward and backward
     custom = next(c for w in result.workloads if w.name == "fastattn" for c in w.checks if c.id == "custom-ops")
     assert ("setup.py", 14, "torch.utils.cpp_extension.CUDAExtension") in {(e.path, e.line, e.symbol) for e in custom.evidence}
@@ -85,8 +89,8 @@ def test_cli_plan_formats(tmp_path: Path) -> None:
     tree = tmp_path / "tree"
     shutil.copytree(PLANS / "collectives_nccl", tree)
     out_json, out_md, out_html = tmp_path / "p.json", tmp_path / "p.md", tmp_path / "p.html"
-    result = run_cli("validate", "plan", str(tree), "-f", "json", "-o", str(out_json), "-f", "markdown", "-o",
-                     str(out_md), "-f", "html", "-o", str(out_html))
+    result = run_cli("validate", "plan", str(tree), "-f", "json", "-o", str(out_json), "--markdown-output",
+                     str(out_md), "--html-output", str(out_html))
     assert result.returncode == 0, result.stderr
     data = json.loads(out_json.read_text())
     jsonschema.Draft202012Validator(SCHEMA).validate(data)

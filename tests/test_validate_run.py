@@ -3,6 +3,7 @@ determinism, recorded custom-op inputs, failed checks as results, --nproc N with
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +79,8 @@ def test_every_check_runs_and_custom_ops_are_called_on_recorded_inputs(tiny_cpu:
             assert (check, dtype, "ran") in names
     assert ("amp", "bfloat16", "ran") in names and ("collectives", "float32", "ran") in names
     op = next(c for c in data["checks"] if c["check"] == "op:scaled_tanh" and c["dtype"] == "float32")
-    assert op["info"]["shapes"] == [[8, 16]]  # the hidden activations the model passed it, not made-up inputs
+    assert [i["shape"] for i in op["info"]["inputs"]] == [[8, 16]]  # the activations the model passed it
+    assert op["info"]["calls"] == 1 and op["info"]["checked_call"] == 0
     assert op["metrics"]["forward_rel_err"] < 1e-6 and op["metrics"]["backward_rel_err"] < 1e-6
     ckpt = next(c for c in data["checks"] if c["check"] == "checkpoint" and c["dtype"] == "float32")["metrics"]
     assert ckpt == {"state_equal": True, "output_max_abs_diff": 0.0, "resume_max_abs_diff": 0.0}
@@ -131,7 +133,11 @@ def test_a_failing_port_is_a_failed_check_not_a_crash(tmp_path: Path) -> None:
      "run.dtypes: must be a list of float32, bfloat16, float16"),
     ('[model]\nfactory = "m:f"\nbatch = "m:b"\nloss = "m:l"\noptimizer = "m:o"\n[run]\nstep = 3\n', "unknown key 'step'"),
     ('[model]\nfactory = "m:f"\nbatch = "m:b"\nloss = "m:l"\noptimizer = "m:o"\n[[ops]]\nname = "x"\n',
-     "ops[0]: needs exactly name, target and reference (strings)"),
+     "ops[0]: needs name, target and reference (strings), and optionally call"),
+    ('[model]\nfactory = "m:f"\nbatch = "m:b"\nloss = "m:l"\noptimizer = "m:o"\n[[ops]]\nname = "x"\ntarget = "m:t"\n'
+     'reference = "m:r"\ncall = -1\n', "ops[0].call: must be a non-negative integer"),
+    ('[model]\nfactory = "m:f"\nbatch = "m:b"\nloss = "m:l"\noptimizer = "m:o"\n[[ops]]\nname = "x"\ntarget = "torch.ops.x"\n'
+     'reference = "m:r"\n', "ops[0].target: must be"),
 ])
 def test_bad_spec_files_are_one_line_usage_errors(tmp_path: Path, text: str, message: str) -> None:
     spec = tmp_path / "spec.toml"
@@ -161,3 +167,80 @@ def test_step_time_summary() -> None:
     s = performance.summary([0.010, 0.012, 0.011, 0.030, 0.009])
     assert s["median"] == pytest.approx(11.0) and s["min"] == pytest.approx(9.0) and s["max"] == pytest.approx(30.0)
     assert s["p10"] <= s["median"] <= s["p90"]
+
+
+@pytest.fixture(scope="module")
+def minigpt_cpu(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("minigpt") / "cpu.json"
+    _run(VALIDATE / "minigpt" / "spec.toml", out)
+    return out
+
+
+def test_ops_with_keyword_arguments_methods_and_torch_ops_are_recorded_and_checked(minigpt_cpu: Path) -> None:
+    data = fingerprint.load(minigpt_cpu)
+    ops = {(c["check"], c["dtype"]): c for c in data["checks"] if c["check"].startswith("op:")}
+    sdpa = ops[("op:sdpa", "float32")]
+    assert sdpa["status"] == "ran", sdpa["info"]
+    assert sdpa["info"]["keyword_arguments"] == ["attn_mask", "dropout_p", "is_causal"]
+    assert sdpa["info"]["calls"] == 2 and sdpa["info"]["checked_call"] == 1  # once per block; the second is checked
+    assert [i["shape"] for i in sdpa["info"]["inputs"]] == [[4, 4, 16, 16]] * 3
+    assert sdpa["metrics"]["forward_rel_err"] < 1e-5 and sdpa["metrics"]["backward_rel_err"] < 1e-5
+    sigmoid = ops[("op:sigmoid", "float32")]  # a Tensor method, patched on the class and restored
+    assert sigmoid["status"] == "ran" and sigmoid["info"]["calls"] == 2
+    assert "sigmoid" not in vars(torch.Tensor)
+    rms = ops[("op:rms_norm", "float32")]  # torch.library op, seen by the dispatch mode
+    assert rms["status"] == "ran" and rms["info"]["calls"] == 4 and rms["info"]["checked_call"] == 2
+    assert rms["metrics"]["forward_rel_err"] < 1e-6
+
+
+def test_batches_have_one_layout_on_every_device(minigpt_cpu: Path) -> None:
+    """The batch function cuts slices (not contiguous); the model's .view(-1) on them needs a contiguous copy,
+    which the device always made: the CPU run now gets the same, and the fingerprint says both."""
+    forward = next(c for c in fingerprint.load(minigpt_cpu)["checks"] if c["check"] == "forward")
+    assert forward["status"] == "ran"
+    assert [b["contiguous"] for b in forward["info"]["batch_as_drawn"]] == [False, False]
+    assert forward["info"]["batch_on_device"] == [{"shape": [4, 16], "dtype": "int64", "stride": [16, 1],
+                                                   "contiguous": True}] * 2
+
+
+def test_minigpt_on_cpu_matches_its_h200_fingerprint(minigpt_cpu: Path) -> None:
+    result = run_cli("validate", "compare", str(PRINTS / "h200-minigpt.json"), str(minigpt_cpu))
+    assert result.returncode == 0, result.stdout
+    assert "PASS    op:sdpa[float32]" in result.stdout and "incomplete" in result.stdout
+
+
+def test_the_fingerprint_records_kernels_and_claims_determinism_only_when_held(minigpt_cpu: Path) -> None:
+    cpu = fingerprint.load(minigpt_cpu)
+    assert cpu["kernels"]["float32"]["sdpa"] == ["flash (cpu)"]
+    assert cpu["environment"]["kernel_switches"]["tf32_matmul"] is False
+    assert cpu["environment"]["determinism"]["held"] is True
+    gpu = fingerprint.load(PRINTS / "h200-nanogpt.json")  # memory-efficient and cuDNN attention backward warned
+    assert gpu["kernels"]["float32"]["sdpa"] == ["memory-efficient"] and gpu["kernels"]["bfloat16"]["sdpa"] == ["cudnn"]
+    assert "cublasLt (nvjet)" in gpu["kernels"]["bfloat16"]["gemm_libraries"]
+    assert gpu["environment"]["determinism"]["held"] is False
+    assert any(w.startswith("Memory Efficient attention") for w in gpu["environment"]["determinism"]["nondeterministic"])
+
+
+def test_kernel_names_are_summarised() -> None:
+    from migrate.validate import kernels
+
+    got = kernels.summarise(["aten::_scaled_dot_product_efficient_attention", "aten::mm",
+                             "nvjet_sm90_tst_64x8_64x16_1x4_h_bz_NNT", "Cijk_Ailk_Bljk_S_MT64x64", "aten::addmm"])
+    assert got["sdpa"] == ["memory-efficient"] and got["gemm_libraries"] == ["cublasLt (nvjet)", "hipblaslt/tensile"]
+
+
+NANOGPT = Path(os.environ.get("NANOGPT_DIR", "/nonexistent")) / "model.py"
+
+
+@pytest.mark.skipif(not NANOGPT.is_file(), reason="nanoGPT's model.py is fetched, not committed: set NANOGPT_DIR to a "
+                                                  "karpathy/nanoGPT checkout to run this test")
+def test_nanogpt_unchanged_on_cpu_passes_against_its_h200_fingerprint_in_float32(tmp_path: Path) -> None:
+    out = tmp_path / "nanogpt.json"
+    data = _run(VALIDATE / "nanogpt" / "spec.toml", out, "--dtype", "float32")
+    assert all(c["status"] in ("ran", "skipped") for c in data["checks"]), [c["info"] for c in data["checks"]]
+    whole = run_cli("validate", "compare", str(PRINTS / "h200-nanogpt.json"), str(out))
+    assert whole.returncode == 1 and "missing from the candidate" in whole.stdout  # no bfloat16 run: never a pass
+    result = run_cli("validate", "compare", str(PRINTS / "h200-nanogpt.json"), str(out), "--dtype", "float32")
+    assert result.returncode == 0, result.stdout
+    assert "PASS    op:sdpa[float32]" in result.stdout and "PASS    op:layer_norm[float32]" in result.stdout
+    assert "0 failed), 0 incomplete" in result.stdout

@@ -105,8 +105,15 @@ def main() -> int:
     parser.add_argument("--prepare", action="store_true", help="unpack missing checkouts from --mirror first")
     parser.add_argument("--only", nargs="*", default=None)
     parser.add_argument("--json", type=Path, default=None, help="also write the per-workload rows as JSON")
+    parser.add_argument("--missing", action="store_true",
+                        help="only list the repositories with neither a checkout nor a snapshot (to fetch)")
     args = parser.parse_args()
     entries = load(args.data, args.split, args.only)
+    if args.missing:
+        for repo in sorted({e["repo"] for e in entries}):
+            if not (args.src / repo.replace("/", "+")).is_dir() and not git_dir(args.mirror, repo).is_dir():
+                print(f"github:{repo}")
+        return 0
     args.out.mkdir(parents=True, exist_ok=True)
     confusion = {a: dict.fromkeys(CLASSES, 0) for a in CLASSES}
     rows, details = [], []

@@ -13,8 +13,17 @@ import click
 from migrate.cli.errors import UsageError
 from migrate.safetext import terminal
 
+EPILOG = """\b
+Examples:
+  rocm-migrate convert . --out ../ported        copy, hipify, diff and the hand work left
+  rocm-migrate convert . --in-place --yes       convert the tree itself (asks without --yes)
 
-@click.command("convert")
+\b
+Exit codes: 0 done, 2 usage or input error (hipify-perl not installed, output folder
+inside the source or not empty), 3 internal error."""
+
+
+@click.command("convert", epilog=EPILOG)
 @click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--out", "out", metavar="DIR", type=click.Path(path_type=Path), help="Write the converted copy here.")
 @click.option("--force", is_flag=True, help="Write into DIR even if it is not empty.")

@@ -9,9 +9,11 @@ from migrate.safetext import terminal
 
 
 class UsageError(click.ClickException):
-    """A one-line error on stderr with exit code 2 and no traceback."""
+    """An error on stderr, one line per problem (a message of several lines lists several), with
+    exit code 2 and no traceback."""
 
     exit_code = 2
 
     def show(self, file: IO[Any] | None = None) -> None:
-        click.echo(f"rocm-migrate: error: {terminal(self.message)}", err=True)
+        for line in self.message.split("\n"):
+            click.echo(f"rocm-migrate: error: {terminal(line)}", err=True)

@@ -13,7 +13,14 @@ from migrate.cli.errors import UsageError
 from migrate.model import CLASSES
 
 
-@click.command()
+@click.command(epilog="""\b
+Examples:
+  rocm-migrate inventory --scan repos.txt --out inv/     scan each repository on Dask, then merge
+  rocm-migrate inventory reports/*.json --owners owners.csv --out inv/
+
+\b
+Exit codes: 0 done, 1 some repositories failed (each recorded with its error; the rest
+are in the inventory), 2 usage or input error, 3 internal error.""")
 @click.argument("reports", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option("--scan", "scan_list", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Scan the repositories in this list first (a path or git URL per line, optionally a name).")

@@ -64,11 +64,13 @@ Exit codes: 0 nothing at or above --fail-on, 1 something is, 2 usage or input er
 @click.option("--no-cache", is_flag=True, help="Do not read or write the per-file extraction cache.")
 @click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="Use these rules.")
 @click.option("-q", "--quiet", is_flag=True, help="No warnings or summary line on stderr.")
+@click.option("-v", "--verbose", is_flag=True, help="Also the configuration file used and a summary line when "
+              "nothing was found.")
 def lint(files: tuple[Path, ...], select: tuple[str, ...], ignore: tuple[str, ...], per_file_ignores: tuple[str, ...],
          fail_on: str | None, arch: tuple[str, ...], rocm: str | None, exclude: tuple[str, ...],
          formats: tuple[str, ...], output: str | None, text_output: str | None, json_output: str | None,
          sarif_output: str | None, statistics: bool, baseline: Path | None, write_baseline: Path | None,
-         no_cache: bool, rules_dir: Path | None, quiet: bool) -> None:
+         no_cache: bool, rules_dir: Path | None, quiet: bool, verbose: bool) -> None:
     """Check FILES (default: the tree under .) for CUDA ties: `path:line:col: RULE message`.
 
     Exits 1 when a finding at or above --fail-on remains, 2 on a usage or input error."""
@@ -89,6 +91,8 @@ def lint(files: tuple[Path, ...], select: tuple[str, ...], ignore: tuple[str, ..
         "rocm": rocm, "exclude": exclude, "no_cache": no_cache,
     })
     rules = _rules(rules_dir, cache.default_dir())
+    if verbose and not quiet:
+        click.echo(f"rocm-migrate: configuration: {terminal(str(settings.config_file or 'none (defaults)'))}", err=True)
     known = _baseline(baseline)
     result = _guarded(lambda: linting.lint(files, settings, rules, cwd=cwd, baseline=known,
                                            baseline_root=baseline.parent if baseline else None))
@@ -100,7 +104,7 @@ def lint(files: tuple[Path, ...], select: tuple[str, ...], ignore: tuple[str, ..
     for name, destination in jobs_out:
         outputs.write(_render(result, rules, settings, fmt=name, statistics=statistics, root=cwd), destination)
     fail_on = settings.fail_on or DEFAULTS["fail_on"]
-    if not quiet and result.findings and any(name == "text" for name, _ in jobs_out):
+    if not quiet and (result.findings or verbose):  # quiet when there is nothing to say, as pre-commit hooks are
         click.echo(_summary(result, fail_on), err=True)
     if result.failing(settings.fail_on or DEFAULTS["fail_on"]):
         sys.exit(1)
@@ -187,5 +191,6 @@ def _summary(result: LintResult, fail_on: str) -> str:
     extra = [f"{n} {what}" for n, what in ((result.suppressed, "suppressed inline"),
                                            (result.baselined, "in the baseline")) if n]
     count = len(result.findings)
-    found = f"{count} finding{'s' if count != 1 else ''}, {len(result.failing(fail_on))} at or above {fail_on}"
+    found = (f"{result.files} file{'s' if result.files != 1 else ''} checked; {count} finding{'s' if count != 1 else ''}, "
+             f"{len(result.failing(fail_on))} at or above {fail_on}")
     return f"rocm-migrate: {found}" + (f" ({', '.join(extra)})" if extra else "")

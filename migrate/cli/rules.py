@@ -28,7 +28,13 @@ def load_rules(rules_dir: Path | None) -> RuleBase:
         raise UsageError(str(exc)) from None
 
 
-@click.command("rules")
+@click.command("rules", epilog="""\b
+Examples:
+  rocm-migrate rules                         every rule: id, name, class, title
+  rocm-migrate rules --class incompatible    only the rules of one class
+
+\b
+Exit codes: 0 done, 2 usage error (a bad --rules-dir).""")
 @click.option("--family", type=click.Choice(sorted(set(FAMILIES.values()))), help="Only this family.")
 @click.option("--class", "class_", type=click.Choice(CLASSES), help="Only rules of this class.")
 @click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
@@ -41,7 +47,13 @@ def list_rules(family: str | None, class_: str | None, rules_dir: Path | None) -
             click.echo(f"{rule.id:<9} {rule.name:<48} {rule.migration_class:<19} {rule.title}")
 
 
-@click.command()
+@click.command(epilog="""\b
+Examples:
+  rocm-migrate explain HIP4010               by id
+  rocm-migrate explain sync-mask-32bit       by name (any case)
+
+\b
+Exit codes: 0 done, 2 no such rule (with the nearest names).""")
 @click.argument("rule")
 @click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 def explain(rule: str, rules_dir: Path | None) -> None:

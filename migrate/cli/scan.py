@@ -71,10 +71,7 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, 
     extra = {name: given.pop(f"{name}_output") or given.pop(f"{name}_legacy", None) for name in FORMATS}
     jobs_out = outputs.destinations(formats, output, extra)
     targets = list(paths) or [Path(".")]
-    per_root, settings = _settings(targets, given)
-    if not quiet:
-        for warning in dict.fromkeys(w for s in [s for _, s in per_root] or [settings] for w in s.warnings):
-            click.echo(f"rocm-migrate: warning: {terminal(warning)}", err=True)
+    per_root, settings = _settings(targets, given)  # its warnings are notes of the report, said once below
     from migrate import reportcache
 
     default_sarif = (sarif_level, sarif_max) == ("minor-adaptation", 5000)  # the report cache renders with defaults
@@ -90,7 +87,7 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, 
     for name, destination in jobs_out:
         outputs.write(_render(report, name, destination, sarif_level=sarif_level, sarif_max=sarif_max,
                               show_plan=show_plan), destination)
-    if not quiet and any(name == "text" for name, _ in jobs_out):
+    if not quiet:
         _say(report, verbose=verbose)
     from migrate import portfolio
 
@@ -176,7 +173,7 @@ def _scan_cached(targets: list[Path], settings: Settings, rules_dir: Path | None
     with _progress(quiet) as progress:
         reportcache.scan(targets, settings, rules_dir, rules, [name for name, _ in jobs_out], write, progress, text)
     done = said[0]
-    if not quiet and any(name == "text" for name, _ in jobs_out):
+    if not quiet:
         _say_counts(done.said.notes, done.said.skipped, done.said.files_scanned, done.said.findings,
                     done.migration_class, verbose=verbose)
     if settings.fail_on and class_rank(done.migration_class) >= class_rank(settings.fail_on):
@@ -218,8 +215,9 @@ def _say_counts(notes: Sequence[str], skipped: Sequence[tuple[str, str]], files_
         for path, reason in skipped:
             click.echo(f"rocm-migrate: skipped: {terminal(path)}: {terminal(reason)}", err=True)
     listed = f", {len(skipped)} skipped{'' if verbose else ' (-v lists them)'}" if skipped else ""
-    click.echo(f"rocm-migrate: {files_scanned} files scanned{listed}; {findings} findings; class {migration_class}",
-               err=True)
+    noted = f"; {len(notes)} note{'s' if len(notes) != 1 else ''}" if notes else ""
+    click.echo(f"rocm-migrate: {files_scanned} files scanned{listed}; {findings} findings; class {migration_class}"
+               f"{noted}", err=True)
 
 
 @contextlib.contextmanager

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from migrate.cli import outputs
 from migrate.cli.errors import UsageError
 
 
@@ -16,24 +17,38 @@ def _split(items: tuple[str, ...]) -> list[str]:
     return [part.strip() for item in items for part in item.split(",") if part.strip()]
 
 
-@click.command("stack")
+FORMATS = ("text", "json", "markdown")
+SOURCE_KINDS = frozenset({"cuda", "cpp", "hip"})
+EPILOG = """\b
+Examples:
+  rocm-migrate stack                                  the tree under ., newest release per GPU
+  rocm-migrate stack . --rocm 7.2,7.0 --target-arch gfx90a,gfx942
+  rocm-migrate stack . -f json -o stack.json --markdown-output stack.md
+
+\b
+Exit codes: 0 done, 2 usage or input error, 3 internal error."""
+
+
+@click.command("stack", epilog=EPILOG)
 @click.argument("path", required=False, type=click.Path(exists=True, path_type=Path))
 @click.option("--rocm", multiple=True, help="ROCm release(s), comma-separated or repeated (default: the newest "
               "release that supports each GPU).")
 @click.option("--target-arch", "arch", multiple=True, help="GPU architecture(s), comma-separated or repeated "
               "(default gfx942).")
-@click.option("--format", "-f", "fmt", type=click.Choice(("terminal", "json", "markdown")), default="terminal")
-@click.option("-o", "--output", default="-", help="Write to FILE ('-' for stdout).")
+@outputs.options(FORMATS)
 @click.option("--details/--no-details", default=None, help="One table per target (default: only for a single target).")
 @click.option("--exclude", multiple=True, help="Gitignore-style pattern to leave out (repeatable).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the extraction cache.")
-def stack(path: Path | None, rocm: tuple[str, ...], arch: tuple[str, ...], fmt: str, output: str,
-          details: bool | None, exclude: tuple[str, ...], no_cache: bool) -> None:
+@click.option("-q", "--quiet", is_flag=True, help="No summary line on stderr.")
+def stack(path: Path | None, rocm: tuple[str, ...], arch: tuple[str, ...], formats: tuple[str, ...],
+          output: str | None, details: bool | None, exclude: tuple[str, ...], no_cache: bool, quiet: bool,
+          **extra: str | None) -> None:
     """Check PATH's pinned frameworks, Python, OS and images against ROCm's compatibility matrix."""
     from migrate import cache
     from migrate import settings as config
     from migrate.stack import matrix as compat
 
+    jobs_out = outputs.destinations(formats, output, {name: extra[f"{name}_output"] for name in FORMATS})
     root = path or Path(".")
     table = compat.load()
     releases = _split(rocm)
@@ -49,14 +64,11 @@ def stack(path: Path | None, rocm: tuple[str, ...], arch: tuple[str, ...], fmt: 
     gpus = _split(arch) or list(settings.arch)
     _check_archs(gpus)
     block = _assess(root, settings, table, releases, gpus)
-    text = _render(block, fmt, len(block["targets"]) == 1 if details is None else details)
-    if output == "-":
-        click.echo(text, nl=False)
-    else:
-        try:
-            Path(output).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+    for name, destination in jobs_out:
+        outputs.write(_render(block, name, len(block["targets"]) == 1 if details is None else details), destination)
+    if not quiet:
+        click.echo(f"rocm-migrate: stack: {len(block.get('pins', []))} pins checked against "
+                   f"{len(block['targets'])} target(s)", err=True)
 
 
 def _check_archs(gpus: list[str]) -> None:
@@ -79,7 +91,10 @@ def _assess(root: Path, settings: Any, table: Any, releases: list[str], gpus: li
     from migrate.stack import assess
 
     found = discover([root], include_vendored=settings.include_vendored, exclude=settings.exclude)
-    scanned = extracted(extract_all(found.files, max_file_size=settings.max_file_size,
+    # pins, images and Python requirements come from manifests, build and container files: the stack
+    # never reads C/C++/CUDA sources, the slow part of a scan
+    files = [f for f in found.files if f.kind not in SOURCE_KINDS]
+    scanned = extracted(extract_all(files, max_file_size=settings.max_file_size,
                                     cache=Cache(settings.cache_dir), jobs=settings.jobs))
     findings = match_targets([(f.rel, e) for f, e in scanned], load_rules(), rocm=table.releases[0].version,
                              archs=gpus)
@@ -89,6 +104,7 @@ def _assess(root: Path, settings: Any, table: Any, releases: list[str], gpus: li
 
 
 def _render(block: dict[str, Any], fmt: str, details: bool) -> str:
+    """`fmt` is one of FORMATS ("terminal" is read as "text" by the outputs)."""
     from migrate.render import stack_view
 
     if fmt == "json":

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from migrate import __version__, schemas
@@ -65,9 +68,24 @@ def sarif(result: LintResult, rules: RuleBase, *, target: Target, root: str) -> 
         if exc.name != "migrate.render.sarif_report":
             raise
         raise FormatUnavailable("sarif output not available") from None
+    from migrate import vcs
     from migrate.model import Report  # here: text and JSON output never build a report
 
+    findings = tuple(replace(f, path=_from_top(f.path, root)) for f in result.findings)
     report = Report(tool_version=__version__, rules_version=rules.version, target=target, root=root,
                     files_scanned=result.files, lines=result.lines, seconds=0.0, workloads=(),
-                    findings=result.findings, skipped=result.skipped, rules=rules.infos({f.rule for f in result.findings}))
+                    findings=findings, skipped=result.skipped, rules=rules.infos({f.rule for f in findings}),
+                    repository_prefix="" if vcs.checkout_top(Path(root)) is not None else None)
     return sarif_report.render(report)
+
+
+def _from_top(path: str, root: str) -> str:
+    """A lint path (as given: relative to the working folder, or absolute) relative to the top of the
+    checkout that holds the file, which code scanning resolves %SRCROOT% to; unchanged outside one."""
+    from migrate import vcs
+
+    absolute = Path(os.path.abspath(os.path.join(root, path)))
+    top = vcs.checkout_top(absolute.parent)
+    if top is None:
+        return path
+    return absolute.relative_to(top).as_posix()

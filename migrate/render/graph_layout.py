@@ -17,7 +17,9 @@ from migrate.model import Report, Workload
 MAX_NODES = 24
 NODE_W, NODE_H, COL_GAP, ROW_GAP = 190, 30, 90, 16
 LABEL_CHARS = 26
+EDGE_LABEL_CHARS = 30
 EDGE_LABELS_UP_TO = 60
+EDGE_CHAR_W, EDGE_LINE_H = 6.2, 11  # an edge label's 10px text: width of a character, height of a line
 
 
 def layout(report: Report) -> dict[str, Any]:
@@ -43,10 +45,12 @@ def layout(report: Report) -> dict[str, Any]:
                 reasons[(source, target)].append(_short(why.get(dep, "")))
     columns = _columns(graph)
     order = _order(graph, columns)
+    label_edges = graph.number_of_edges() <= EDGE_LABELS_UP_TO
+    gap = _gap(reasons) if label_edges else COL_GAP
     pos = {}
     for col, column in order.items():
         for row, node in enumerate(column):
-            pos[node] = (20 + col * (NODE_W + COL_GAP), 30 + row * (NODE_H + ROW_GAP))
+            pos[node] = (20 + col * (NODE_W + gap), 30 + row * (NODE_H + ROW_GAP))
     cls = {w.name: w.migration_class for w in report.workloads}
     nodes = []
     for node, (x, y) in pos.items():
@@ -57,8 +61,8 @@ def layout(report: Report) -> dict[str, Any]:
                       "x": x, "y": y, "cls": worst, "folded": bool(members),
                       "hours": sum(workloads[m].effort.likely for m in (members or [node]))})
     edges = []
-    label_edges = graph.number_of_edges() <= EDGE_LABELS_UP_TO
     labelled: set[tuple[str, str]] = set()  # one label per target and text: a fan-in says it once
+    into: dict[str, int] = defaultdict(int)  # labels already placed beside each target
     for a, b in graph.edges:
         (xa, ya), (xb, yb) = pos[a], pos[b]
         # an edge points from the user (right) to what it uses (left)
@@ -67,12 +71,23 @@ def layout(report: Report) -> dict[str, Any]:
         label = (text[0] + (f" +{len(text) - 1}" if len(text) > 1 else "")) if text else "uses"
         shown = label_edges and (b, label) not in labelled
         labelled.add((b, label))
-        edges.append({"x1": x1, "y1": y1, "x2": x2, "y2": y2, "label": _trim(label, 30) if shown else "",
-                      "title": "; ".join(text) or "uses", "mx": (x1 + x2) / 2, "my": (y1 + y2) / 2 - 4})
-    width = 40 + (max(columns.values(), default=0) + 1) * (NODE_W + COL_GAP) - COL_GAP
+        # in the gap right of what is used, where no node is: a label at the edge's middle would lie
+        # under the nodes of a column it crosses
+        stacked = into[b]
+        into[b] += shown
+        edges.append({"x1": x1, "y1": y1, "x2": x2, "y2": y2, "label": _trim(label, EDGE_LABEL_CHARS) if shown else "",
+                      "title": "; ".join(text) or "uses", "mx": x2 + gap / 2,
+                      "my": y2 - 4 + EDGE_LINE_H * stacked})
+    width = 40 + (max(columns.values(), default=0) + 1) * (NODE_W + gap) - gap
     height = 60 + max((len(m) for m in order.values()), default=1) * (NODE_H + ROW_GAP)
     return {"nodes": nodes, "edges": edges, "width": width, "height": height, "node_w": NODE_W, "node_h": NODE_H,
             "hidden": sum(len(m) for m in folded.values()), "total": len(report.workloads)}
+
+
+def _gap(reasons: dict[tuple[str, str], list[str]]) -> float:
+    """The gap between columns: wide enough for the longest edge label, at least COL_GAP."""
+    longest = max((min(len(t), EDGE_LABEL_CHARS) + 3 for texts in reasons.values() for t in texts), default=0)
+    return max(COL_GAP, round(longest * EDGE_CHAR_W + 16))
 
 
 def _kept(workloads: tuple[Workload, ...]) -> set[str]:

@@ -53,7 +53,7 @@ def _summary(report: Report, the_plan: dict[str, Any]) -> dict[str, Any]:
     for index, arch in enumerate(report.target.arch):
         verdicts = [w.verdicts[index] for w in report.workloads]
         required = [w.verdicts[index] for w in report.workloads if not w.optional] or verdicts
-        effort = sum_effort([*(v.effort for v in verdicts), *(p.effort for p in report.project_costs)])
+        effort = sum_effort([*(v.effort for v in required), *(p.effort for p in report.project_costs)])
         only = sorted({f.rule for f in report.findings if arch in f.targets and len(f.targets) < len(report.target.arch)})
         targets.append({"arch": arch, "class": worst_class(v.migration_class for v in required),
                         "effort": effort, "only": only})
@@ -106,9 +106,11 @@ def _chart(rows: Sequence[tuple[str, Effort]], top: int = TOP_ROWS) -> dict[str,
     step = _nice_step(peak)
     axis_max = step * max(1, math.ceil(peak / step)) if peak else 1.0
     scale = (CHART_WIDTH - 260) / axis_max
-    bars = [{"label": label, "effort": e, "x0": 200 + e.low * scale, "x1": 200 + e.high * scale,
-             "xm": 200 + e.likely * scale, "y": 8 + 22 * i} for i, (label, e) in enumerate(shown)]
-    ticks = [{"x": 200 + t * step * scale, "label": f"{t * step:g}"} for t in range(round(axis_max / step) + 1)]
+    # coordinates to 1/100 px: the last bits of a float sum differ between Python releases (3.12's sum)
+    bars = [{"label": label, "effort": e, "x0": round(200 + e.low * scale, 2), "x1": round(200 + e.high * scale, 2),
+             "xm": round(200 + e.likely * scale, 2), "y": 8 + 22 * i} for i, (label, e) in enumerate(shown)]
+    ticks = [{"x": round(200 + t * step * scale, 2), "label": f"{t * step:g}"}
+             for t in range(round(axis_max / step) + 1)]
     height = 8 + 22 * len(shown) + 36
     return {"bars": bars, "ticks": ticks, "height": height, "axis_y": 8 + 22 * len(shown) + 4, "width": CHART_WIDTH,
             "total": sum_effort(e for _, e in shown)}
@@ -139,6 +141,10 @@ def _workload(w: Workload, report: Report) -> dict[str, Any]:
 
 
 def _findings(report: Report) -> list[list[Any]]:
+    """The findings table, by expected hand work: worst class first, mechanical renames (what
+    hipify converts) last, then the rule's expected hand hours, then place."""
     ids = report.finding_ids()
+    ranked = sorted(report.findings, key=lambda f: (-class_rank(f.cls), f.hipify == "yes",
+                                                    -report.rule_hours.get(f.rule, 0.0), f.rule, f.sort_key))
     return [[ids[f], f.rule, f.cls, f.workload, f.path, f.line, f.symbol, f.message, f.hipify,
-             f.confidence, f.source_line[:SNIPPET_CHARS]] for f in report.findings]
+             f.confidence, f.source_line[:SNIPPET_CHARS]] for f in ranked]

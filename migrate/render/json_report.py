@@ -43,7 +43,7 @@ def _hipify(report: Report) -> dict[str, Any]:
 def _summary(report: Report) -> dict[str, Any]:
     by_target = {}
     for index, arch in enumerate(report.target.arch):
-        verdicts = [w.verdicts[index] for w in report.workloads]
+        verdicts = [w.verdicts[index] for w in report.workloads if not w.optional]
         by_target[arch] = {"class": worst_class(v.migration_class for v in verdicts),
                            "effort_hours": _sum([*(v.effort for v in verdicts),
                                                  *(p.effort for p in report.project_costs)]).to_json()}
@@ -66,6 +66,9 @@ def _effort(report: Report) -> dict[str, Any]:
     return {
         "total_hours": report.effort.to_json(),
         "workloads_hours": report.workload_effort.to_json(),
+        "hand_work_hours": report.hand_effort.to_json(),
+        "validation_hours": report.validation_effort.to_json(),
+        "optional_hours": report.optional_effort.to_json(),
         "projects": [{"name": p.name, "class": p.migration_class, "kloc": p.kloc, "effort_hours": p.effort.to_json(),
                       "effort_breakdown": [{"item": item, "hours": hours} for item, hours in p.breakdown]}
                      for p in report.project_costs],

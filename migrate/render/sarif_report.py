@@ -57,9 +57,10 @@ def _results(report: Report, min_class: str, limit: int) -> Iterator[dict[str, A
     findings, _ = selected(report, min_class, limit)
     index = {rule.id: i for i, rule in enumerate(report.rules)}
     seen: Counter[str] = Counter()
+    prefix = report.repository_prefix or ""
     for finding in findings:
         seen[finding.fingerprint] += 1
-        yield _result(finding, index, seen[finding.fingerprint])
+        yield _result(finding, index, seen[finding.fingerprint], prefix=prefix)
 
 
 def to_sarif(report: Report, *, min_class: str = MIN_CLASS, limit: int = MAX_RESULTS,
@@ -79,7 +80,7 @@ def to_sarif(report: Report, *, min_class: str = MIN_CLASS, limit: int = MAX_RES
                 "rules": [_rule(rule) for rule in report.rules],
                 "properties": {"rulesVersion": report.rules_version},
             }},
-            "originalUriBaseIds": {BASE: {"description": {"text": "The root of the scanned repository."}}},
+            "originalUriBaseIds": {BASE: {"description": {"text": _base_text(report)}}},
             "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": [
                 {"level": "note", "message": {"text": note}} for note in notes]}],
             "results": list(_results(report, min_class, limit)) if results else RESULTS_STAND_IN,
@@ -88,6 +89,13 @@ def to_sarif(report: Report, *, min_class: str = MIN_CLASS, limit: int = MAX_RES
                            "minimumClass": min_class},
         }],
     }
+
+
+def _base_text(report: Report) -> str:
+    if report.repository_prefix is None:
+        return "The scanned folder."
+    return "The top of the git checkout" + (f" (the scan covered {report.repository_prefix}/)."
+                                           if report.repository_prefix else ".")
 
 
 def uri(path: str) -> str:
@@ -113,8 +121,9 @@ def _rule(rule: RuleInfo) -> dict[str, Any]:
     }
 
 
-def _result(finding: Finding, index: dict[str, int], occurrence: int) -> dict[str, Any]:
-    """`occurrence` numbers the findings that share a fingerprint (equal lines in one file)."""
+def _result(finding: Finding, index: dict[str, int], occurrence: int, *, prefix: str) -> dict[str, Any]:
+    """`occurrence` numbers the findings that share a fingerprint (equal lines in one file); `prefix`
+    is the scanned folder below the checkout's top, so that code scanning finds the file."""
     region = {"startLine": finding.line, "startColumn": finding.column,
               "endLine": finding.end_line, "endColumn": max(finding.end_column, finding.column)}
     properties: dict[str, object] = {
@@ -127,7 +136,8 @@ def _result(finding: Finding, index: dict[str, int], occurrence: int) -> dict[st
         "ruleId": finding.rule,
         "level": LEVELS[finding.cls],
         "message": {"text": finding.message},
-        "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(finding.path), "uriBaseId": BASE},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(f"{prefix}/{finding.path}" if prefix
+                                                                            else finding.path), "uriBaseId": BASE},
                                             "region": region}}],
         "partialFingerprints": {"rocmMigrate/v1": f"{finding.fingerprint}:{occurrence}"},
         "properties": properties,

@@ -17,14 +17,16 @@ def by_class(report: Report) -> dict[str, int]:
 
 
 def blockers(report: Report, limit: int) -> list[tuple[Finding, int]]:
-    """The hardest rules: worst class first, then hand work before hipify's, then the most
-    occurrences; one row per rule (its first finding as the example) with its count."""
+    """The hardest rules: worst class first, mechanical renames (what hipify converts) last, then
+    the most expected hand hours (Report.rule_hours), then the most occurrences; one row per rule
+    (its first finding as the example) with its count."""
     seen: dict[str, list[Finding]] = {}
     for finding in report.findings:
         if class_rank(finding.cls) >= class_rank("migration-required") and finding.status != "ported":
             seen.setdefault(finding.rule, []).append(finding)
-    ranked = sorted(seen.values(), key=lambda fs: (-class_rank(fs[0].cls), -MANUAL_RANK[fs[0].hipify], -len(fs),
-                                                   -CONFIDENCE_RANK[fs[0].confidence], fs[0].rule))
+    ranked = sorted(seen.values(), key=lambda fs: (-class_rank(fs[0].cls), fs[0].hipify == "yes",
+                                                   -report.rule_hours.get(fs[0].rule, 0.0), -MANUAL_RANK[fs[0].hipify],
+                                                   -len(fs), -CONFIDENCE_RANK[fs[0].confidence], fs[0].rule))
     return [(fs[0], len(fs)) for fs in ranked[:limit]]
 
 
@@ -39,7 +41,8 @@ def confidence(report: Report) -> dict[str, Any]:
     """How far the estimate can be trusted: the share of its likely hours that rests on measured
     constants, how much of the C/C++/CUDA hipify-perl was seen converting, whether libclang checked."""
     total = report.effort.likely
-    calibrated = sum(w.primary.calibrated for w in report.workloads) + sum(p.calibrated for p in report.project_costs)
+    required = [w for w in report.workloads if not w.optional]
+    calibrated = sum(w.primary.calibrated for w in required) + sum(p.calibrated for p in report.project_costs)
     share = calibrated / total if total else 1.0
     coverage = [c for c in (report.hipify.coverage.values() if report.hipify else ()) if c.references]
     hipify_share = sum(c.converted for c in coverage) / sum(c.references for c in coverage) if coverage else None

@@ -29,8 +29,9 @@ def render(report: Report, *, color: bool = False, width: int = 100, plan: bool 
                   f"on {', '.join(report.target.arch)}")
     console.print(f"Scanned {report.files_scanned} files ({report.lines} lines) in {report.seconds:.2f}s; "
                   f"{len(report.skipped)} skipped; {len(report.findings)} findings.")
-    console.print(f"Class: [{STYLES[report.migration_class]}]{report.migration_class}[/]   "
-                  f"Effort: {effort.low:.1f}–{effort.high:.1f} h (likely {effort.likely:.1f} h)")
+    console.print(f"Class: [{STYLES[report.migration_class]}]{report.migration_class}[/]   " + (
+        f"Effort: {effort.low:.1f}–{effort.high:.1f} h (likely {effort.likely:.1f} h)" if report.hand_effort.likely else
+        "Effort: no porting work" + (f" (validation on ROCm only: {effort.likely:.1f} h)" if effort.likely else "")))
     trust = confidence(report)
     console.print(f"Confidence: {trust['level']}: {trust['statement']}", markup=False)
     the_plan = report.plan
@@ -73,13 +74,16 @@ def _by_class(report: Report) -> Table:
 def _top_rules(report: Report) -> Table:
     counts = Counter(f.rule for f in report.findings)
     example = {f.rule: f for f in reversed(report.findings)}
-    table = Table(title="Top rules", title_justify="left")
-    for column in ("rule", "class", "count", "example"):
-        table.add_column(column, justify="right" if column == "count" else "left")
-    for rule, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_RULES]:
+    table = Table(title="Top rules (by expected hand work; mechanical renames last)", title_justify="left")
+    for column in ("rule", "class", "count", "hand h", "example"):
+        table.add_column(column, justify="right" if column in ("count", "hand h") else "left")
+    hours = report.rule_hours
+    ranked = sorted(counts.items(), key=lambda kv: (-class_rank(example[kv[0]].cls), example[kv[0]].hipify == "yes",
+                                                    -hours.get(kv[0], 0.0), -kv[1], kv[0]))
+    for rule, count in ranked[:TOP_RULES]:
         f = example[rule]
-        table.add_row(rule, f"[{STYLES[f.migration_class]}]{f.migration_class}[/]", str(count),
-                      escape(terminal(f"{f.path}:{f.line} {f.symbol}")))
+        table.add_row(rule, f"[{STYLES[f.cls]}]{f.cls}[/]", str(count),
+                      f"{hours[rule]:.1f}" if rule in hours else "-", escape(terminal(f"{f.path}:{f.line} {f.symbol}")))
     return table
 
 
@@ -95,7 +99,8 @@ def _workloads(report: Report) -> Table:
     for w in shown:
         classes = " / ".join(f"{v.arch}: [{STYLES[v.migration_class]}]{v.migration_class}[/]" for v in w.verdicts) \
             if several else f"[{STYLES[w.migration_class]}]{w.migration_class}[/]"
-        table.add_row(escape(terminal(w.name)), w.kind, classes, f"{w.effort.low:.1f}–{w.effort.high:.1f}",
+        table.add_row(escape(terminal(w.name)), w.kind, classes,
+                      f"{w.effort.low:.1f}–{w.effort.high:.1f}" if w.effort.likely else "none",
                       escape(terminal(_top_reason(w))))
     if len(shown) < len(report.workloads):
         rest = sum_effort(w.effort for w in report.workloads if w not in shown)

@@ -6,6 +6,11 @@ import platform
 import subprocess
 from typing import Any
 
+# Environment variables that change which kernels run or how they round (PyTorch, cuBLAS, ROCm's hipBLASLt).
+NUMERICS_ENV = ("TORCH_BLAS_PREFER_HIPBLASLT", "TORCH_BLAS_PREFER_CUBLASLT", "HIPBLASLT_ALLOW_TF32",
+                "NVIDIA_TF32_OVERRIDE", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "ROCBLAS_DEFAULT_ATOMICS_MODE",
+                "PYTORCH_TUNABLEOP_ENABLED", "TORCH_ROCM_AOTRITON_ENABLE_EXPERIMENTAL", "CUBLAS_WORKSPACE_CONFIG")
+
 
 def torch_module() -> Any:
     """PyTorch, or a one-line error naming the extra that installs it."""
@@ -67,9 +72,13 @@ def environment(torch: Any, dev: Any) -> dict[str, Any]:
         env["gpu_arch"] = getattr(props, "gcnArchName", None) if rocm else f"sm_{props.major}{props.minor}"
         env["gpu_memory_bytes"] = int(props.total_memory)
         env["driver"] = _driver(env["platform"])
+    from migrate.validate.kernels import switches
+
     env["determinism"] = {"deterministic_algorithms": torch.are_deterministic_algorithms_enabled(),
                           "tf32_matmul": bool(torch.backends.cuda.matmul.allow_tf32),
                           "cublas_workspace_config": os.environ.get("CUBLAS_WORKSPACE_CONFIG")}
+    env["kernel_switches"] = switches(torch)
+    env["numerics_environment"] = {k: os.environ[k] for k in NUMERICS_ENV if k in os.environ}
     for name in ("triton", "transformers"):
         env[f"{name}_version"] = _version(name)
     return env

@@ -102,7 +102,7 @@ def ddp_step(torch: Any, dist: Any, loaded: Loaded, seed: int, batch_size: int, 
     single, single_opt = build(torch, loaded, seed, dev, torch.float32)
     model, opt = build(torch, loaded, seed, dev, torch.float32)
     ddp = DistributedDataParallel(model, device_ids=[dev.index] if dev.type == "cuda" else None)
-    local = (_rows(inputs, shard), target[shard])
+    local = (_rows(inputs, shard), _rows(target, shard))
 
     def single_step() -> None:
         single_opt.zero_grad(set_to_none=True)
@@ -144,6 +144,8 @@ def _step_time(torch: Any, dist: Any, dev: Any, step: Callable[[], None], timed:
 
 
 def _rows(inputs: Any, rows: slice) -> Any:
+    """This rank's rows of a batch: of each tensor in a tuple or list (a model that takes its targets too);
+    None (a model that computes its own loss) stays None."""
     if isinstance(inputs, (tuple, list)):
-        return type(inputs)(x[rows] for x in inputs)
-    return inputs[rows]
+        return type(inputs)(_rows(x, rows) for x in inputs)
+    return None if inputs is None else inputs[rows]

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from migrate.validate.tensors import call, l2, max_abs_diff, stats, to_device
+from migrate.validate.tensors import call, first_tensor, l2, layouts, max_abs_diff, stats, to_device
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -34,12 +34,16 @@ def check(name: str, dtype: str | None, metrics: dict[str, Any], **info: Any) ->
     return {"check": name, "dtype": dtype, "status": "ran", "metrics": metrics, "info": info}
 
 
-def batches(torch: Any, loaded: Loaded, seed: int, batch_size: int, count: int, dev: Any, dt: Any) -> list[Any]:
-    """The same batches on every device: drawn on the CPU from a seeded generator, then moved."""
+def batches(torch: Any, loaded: Loaded, seed: int, batch_size: int, count: int, dev: Any, dt: Any, *,
+            drawn: list[dict[str, Any]] | None = None) -> list[Any]:
+    """The same batches on every device: drawn on the CPU from a seeded generator, then copied contiguous to the
+    device (the CPU included); `drawn` receives the first batch's layouts as the batch function made them."""
     generator = torch.Generator().manual_seed(seed)
     out = []
-    for _ in range(count):
+    for i in range(count):
         inputs, target = loaded.batch(batch_size, generator)
+        if i == 0 and drawn is not None:
+            drawn += layouts((inputs, target))
         out.append((to_device(torch, inputs, dev, dt), to_device(torch, target, dev, None)))
     return out
 
@@ -65,10 +69,12 @@ def run(torch: Any, loaded: Loaded, seed: int, steps: int, batch_size: int, dev:
     """forward, loss, grad_norms and param_deltas for one dtype; `record` wraps the first forward."""
     dt = getattr(torch, dtype_name)
     model, optimizer = build(torch, loaded, seed, dev, dt)
-    data = batches(torch, loaded, seed, batch_size, steps, dev, dt)
+    drawn: list[dict[str, Any]] = []
+    data = batches(torch, loaded, seed, batch_size, steps, dev, dt, drawn=drawn)
     inputs, target = data[0]
     with record():
         output = call(model, inputs)
+    first = first_tensor(output)
     loss = loaded.loss(output, target)
     loss.backward()
     named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
@@ -81,7 +87,8 @@ def run(torch: Any, loaded: Loaded, seed: int, steps: int, batch_size: int, dev:
         losses.append(float(train_step(loaded, model, optimizer, batch).detach()))
     total = sum(v * v for v in grads.values()) ** 0.5
     checks = [
-        check("forward", dtype_name, {**stats(output), "shape": list(output.shape)}),
+        check("forward", dtype_name, {**stats(first), "shape": list(first.shape)},
+              batch_as_drawn=drawn, batch_on_device=layouts(data[0])),
         check("loss", dtype_name, {"values": losses, "finite": all(math.isfinite(v) for v in losses)}),
         check("grad_norms", dtype_name, {"total": total, "per_parameter": grads}),
         check("param_deltas", dtype_name, {"total": sum(v * v for v in deltas.values()) ** 0.5, "per_parameter": deltas,
@@ -104,7 +111,7 @@ def checkpoint(torch: Any, loaded: Loaded, seed: int, dev: Any, dtype_name: str,
     equal = original.keys() == restored.keys() and all(torch.equal(original[k], restored[k]) for k in original)
     inputs, _ = trained.batches[0]
     with torch.no_grad():
-        output_diff = max_abs_diff(call(trained.model, inputs), call(model, inputs))
+        output_diff = max_abs_diff(first_tensor(call(trained.model, inputs)), first_tensor(call(model, inputs)))
     train_step(loaded, trained.model, trained.optimizer, trained.batches[0])
     train_step(loaded, model, optimizer, trained.batches[0])
     resume_diff = max(max_abs_diff(a, b) for a, b in zip(trained.model.parameters(), model.parameters(), strict=True))
@@ -128,6 +135,7 @@ def amp(torch: Any, loaded: Loaded, seed: int, batch_size: int, dev: Any, amp_dt
     scaler.step(optimizer)
     scaler.update()
     delta = sum(l2(p.detach() - b) ** 2 for p, b in zip(model.parameters(), before, strict=True)) ** 0.5
-    return check("amp", amp_dtype, {**{f"output_{k}": v for k, v in stats(output).items()},
+    first = first_tensor(output)
+    return check("amp", amp_dtype, {**{f"output_{k}": v for k, v in stats(first).items()},
                                     "loss": float(loss.detach()), "grad_total": grad_total, "delta_total": delta},
-                 output_dtype=str(output.dtype).replace("torch.", ""))
+                 output_dtype=str(first.dtype).replace("torch.", ""))

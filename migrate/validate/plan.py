@@ -132,8 +132,17 @@ def _matches(signal: dict[str, Any], fact: Fact) -> bool:
     return fact.name in signal.get("exact", ()) or any(fact.name.startswith(p) for p in signal.get("prefix", ()))
 
 
-def plan_paths(paths: list[Path], use_cache: bool = True) -> Plan:
-    """Scan the paths as one project, as `rocm-migrate scan` does (configuration and cache included), then plan."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Scanned:
+    """A scan as validate reads it: the report, the facts per file, and where each file is on disk."""
+
+    report: Report
+    facts: Mapping[str, Sequence[Fact]]
+    files: Mapping[str, Path]
+
+
+def scan(paths: list[Path], use_cache: bool = True) -> Scanned:
+    """Scan the paths as one project, as `rocm-migrate scan` does (configuration and cache included)."""
     from migrate import cache, pipeline
     from migrate import settings as config
     from migrate.cache import Cache
@@ -151,4 +160,10 @@ def plan_paths(paths: list[Path], use_cache: bool = True) -> Plan:
     report = pipeline.scan_project(paths, settings, rules)
     found = discover(paths, include_vendored=settings.include_vendored, exclude=settings.exclude)
     outcomes = extract_all(found.files, max_file_size=settings.max_file_size, cache=Cache(settings.cache_dir))
-    return plan(report, {f.rel: e.facts for f, e in extracted(outcomes)})
+    return Scanned(report=report, facts={f.rel: e.facts for f, e in extracted(outcomes)},
+                   files={f.rel: f.path for f in found.files})
+
+
+def plan_paths(paths: list[Path], use_cache: bool = True) -> Plan:
+    scanned = scan(paths, use_cache)
+    return plan(scanned.report, scanned.facts)

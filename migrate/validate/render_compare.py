@@ -4,15 +4,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from migrate.validate.compare import Comparison
+from migrate.validate.compare import Comparison, label
+from migrate.validate.cost import describe
 
 FORMATS = ("terminal", "json", "markdown", "html")
 
 
 def terminal(result: Comparison) -> str:
     ref, cand = result.reference, result.candidate
-    lines = [f"{label}: {side['spec']} on {side['gpu_name'] or side['platform']} ({side['device']}, "
-             f"torch {side['framework_version']})" for label, side in (("reference", ref), ("candidate", cand))] + [""]
+    lines = [f"{label}: {side['spec']} on {side['on']} ({side['device']}, {side['runtime']})"
+             for label, side in (("reference", ref), ("candidate", cand))] + [""]
     for c in result.checks:
         label = f"{c.check}[{c.dtype}]" if c.dtype else c.check
         extra = f" ({c.note})" if c.note else f" ({c.compared} values)" if c.status == "pass" else ""
@@ -31,9 +32,40 @@ def terminal(result: Comparison) -> str:
         lines += ["", "environment differences:"] + [f"  {k}: {r} -> {c}" for k, r, c in result.environment]
     if result.implementations:
         lines += ["", "custom op implementations:"] + [f"  {k}: {r} -> {c}" for k, r, c in result.implementations]
-    failed = ", ".join(f"{c.check}[{c.dtype}]" if c.dtype else c.check for c in result.failed)
-    lines += ["", f"FAILED: {failed}" if failed else "PASSED: every check within tolerance"]
+    lines += cost_lines(result)
+    lines += ["", summary_line(result), verdict_line(result)]
     return "\n".join(lines) + "\n"
+
+
+def cost_lines(result: Comparison) -> list[str]:
+    cost = result.cost
+    p = cost.prices
+    lines = ["", "cost:"]
+    if p.reference is not None and p.candidate is not None:
+        lines.append(f"  price per GPU-hour: {p.candidate:g} (candidate) vs {p.reference:g} (reference) {p.currency}")
+    if p.effort_hours:
+        low, likely, high = p.effort_hours
+        priced = f" = {cost.port_cost[1]:,.0f} {p.currency} at {p.engineer_rate:g}/h" if cost.port_cost else ""
+        lines.append(f"  port effort (scan): {likely:g} h (range {low:g}-{high:g}){priced}")
+    lines += [f"  {describe(line, p.currency)}" for line in cost.lines]
+    if cost.note:
+        lines.append(f"  {cost.note}")
+    return lines
+
+
+def summary_line(result: Comparison) -> str:
+    n = result.summary()
+    return (f"{n['checks']} checks: {n['compared']} compared ({n['passed']} passed, {n['failed']} failed), "
+            f"{n['incomplete']} incomplete, {n['skipped']} skipped")
+
+
+def verdict_line(result: Comparison) -> str:
+    if result.verdict == "failed":
+        return f"FAILED: {', '.join(label(c) for c in result.failed)}"
+    if result.verdict == "incomplete":
+        missing = ", ".join(label(c) for c in result.incomplete) or "no check was compared"
+        return f"INCOMPLETE: nothing compared for {missing}"
+    return "PASSED: every compared check within tolerance, none incomplete"
 
 
 def _distributed(result: Comparison) -> list[str]:

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import time
 import traceback
+import warnings
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from migrate import __version__
-from migrate.validate import backend, distributed, fallback, numerics, performance
+from migrate.validate import backend, distributed, fallback, kernels, numerics, performance
 from migrate.validate.fingerprint import SCHEMA_VERSION
 from migrate.validate.numerics import Loaded
 from migrate.validate.ops import Recorder, check_ops
@@ -41,8 +42,23 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0][:300] if text else ''}"
 
 
+NONDETERMINISM = ("deterministic", "non-deterministic", "nondeterministic")
+
+
 def run(spec: RunSpec, *, force_cpu: bool = False, nproc: int = 1, overrides: dict[str, Any] | None = None,
         progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """The fingerprint; determinism is claimed only when no op warned that it has no deterministic kernel."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = _run(spec, force_cpu=force_cpu, nproc=nproc, overrides=overrides, progress=progress)
+    unheld = sorted({str(w.message).strip().splitlines()[0][:300] for w in caught
+                     if any(word in str(w.message) for word in NONDETERMINISM)})
+    result["environment"]["determinism"].update({"held": not unheld, "nondeterministic": unheld})
+    return result
+
+
+def _run(spec: RunSpec, *, force_cpu: bool, nproc: int, overrides: dict[str, Any] | None,
+         progress: Callable[[str], None]) -> dict[str, Any]:
     torch = backend.torch_module()
     started = time.perf_counter()
     dev = backend.device(torch, force_cpu)
@@ -50,9 +66,10 @@ def run(spec: RunSpec, *, force_cpu: bool = False, nproc: int = 1, overrides: di
     loaded = load_functions(spec)
     checks: list[dict[str, Any]] = []
     perf: list[dict[str, Any]] = []
+    ran: dict[str, Any] = {}
     for dtype_name in spec.dtypes:
         progress(f"{dtype_name}: numerics")
-        checks += _dtype_checks(torch, spec, loaded, dev, dtype_name, perf, progress)
+        checks += _dtype_checks(torch, spec, loaded, dev, dtype_name, perf, progress, ran=ran)
     amp_dtype = spec.amp_dtype
     if amp_dtype:
         progress(f"amp ({amp_dtype})")
@@ -70,6 +87,7 @@ def run(spec: RunSpec, *, force_cpu: bool = False, nproc: int = 1, overrides: di
         "tool": {"name": "rocm-migrate", "version": __version__},
         "spec": spec.to_json(), "environment": backend.environment(torch, dev),
         "implementations": loaded.implementations() if loaded.implementations else {},
+        "kernels": ran,
         "checks": checks,
         "performance": {"steps": perf, "distributed": _perf_distributed(block)},
         "seconds": round(time.perf_counter() - started, 2),
@@ -78,7 +96,8 @@ def run(spec: RunSpec, *, force_cpu: bool = False, nproc: int = 1, overrides: di
 
 
 def _dtype_checks(torch: Any, spec: RunSpec, loaded: Loaded, dev: Any, dtype_name: str,
-                  perf: list[dict[str, Any]], progress: Callable[[str], None]) -> list[dict[str, Any]]:
+                  perf: list[dict[str, Any]], progress: Callable[[str], None], *,
+                  ran: dict[str, Any]) -> list[dict[str, Any]]:
     recorder = Recorder(spec)
     try:
         checks, trained = numerics.run(torch, loaded, spec.seed, spec.steps, spec.batch_size, dev, dtype_name, recorder)
@@ -92,6 +111,10 @@ def _dtype_checks(torch: Any, spec: RunSpec, loaded: Loaded, dev: Any, dtype_nam
         numerics.train_step(loaded, trained.model, trained.optimizer, trained.batches[i % len(trained.batches)])
 
     checks.append(guarded("cpu_fallback", dtype_name, lambda: fallback.profile(torch, dev, dtype_name, step)))
+    try:
+        ran[dtype_name] = kernels.observe(torch, dev, step)
+    except Exception as exc:  # the profiler is an observer: its failure is recorded, not a failed check
+        ran[dtype_name] = {"error": _one_line(exc)}
     progress(f"{dtype_name}: performance")
     measured = guarded("performance", dtype_name, lambda: performance.measure(
         torch, dev, dtype_name, spec.batch_size, spec.warmup, spec.timed_steps, step))

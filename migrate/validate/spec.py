@@ -11,6 +11,7 @@ from typing import Any
 from migrate.compat import tomllib
 
 DTYPES = ("float32", "bfloat16", "float16")
+OP_KEYS = ("name", "target", "reference", "call")
 MODEL_KEYS = ("factory", "batch", "loss", "optimizer", "implementations")
 RUN_DEFAULTS: dict[str, Any] = {"seed": 0, "steps": 3, "batch_size": 4, "dtypes": ["float32"],
                                 "amp_dtype": "bfloat16", "warmup": 3, "timed_steps": 10}
@@ -23,8 +24,9 @@ class SpecError(Exception):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OpSpec:
     name: str
-    target: str  # module:function the model calls (looked up at call time, so the runner can record)
+    target: str  # module:function or module:Class.method the model looks up at call time, or torch.ops.NS.NAME
     reference: str  # module:function computing the same thing the plain way
+    call: int = 0  # which call of the recorded forward is checked (0-based)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -53,7 +55,8 @@ class RunSpec:
                 "loss": self.loss, "optimizer": self.optimizer, "seed": self.seed, "steps": self.steps,
                 "batch_size": self.batch_size, "dtypes": list(self.dtypes), "amp_dtype": self.amp_dtype,
                 "warmup": self.warmup, "timed_steps": self.timed_steps,
-                "ops": [{"name": o.name, "target": o.target, "reference": o.reference} for o in self.ops]}
+                "ops": [{"name": o.name, "target": o.target, "reference": o.reference, "call": o.call}
+                        for o in self.ops]}
 
 
 def load(path: Path) -> RunSpec:
@@ -103,13 +106,19 @@ def _ops(entries: object, path: Path) -> tuple[OpSpec, ...]:
         raise SpecError(f"{path}: [[ops]] must be an array of tables")
     ops = []
     for i, entry in enumerate(entries):
-        if not isinstance(entry, dict) or set(entry) != {"name", "target", "reference"} \
-                or not all(isinstance(v, str) for v in entry.values()):
-            raise SpecError(f"{path}: ops[{i}]: needs exactly name, target and reference (strings)")
-        for key in ("target", "reference"):
-            if ":" not in entry[key]:
-                raise SpecError(f"{path}: ops[{i}].{key}: must be 'module:function'")
-        ops.append(OpSpec(name=entry["name"], target=entry["target"], reference=entry["reference"]))
+        if not isinstance(entry, dict) or not {"name", "target", "reference"} <= set(entry) <= set(OP_KEYS) \
+                or not all(isinstance(entry[k], str) for k in OP_KEYS[:3]):
+            raise SpecError(f"{path}: ops[{i}]: needs name, target and reference (strings), and optionally call")
+        call = entry.get("call", 0)
+        if not isinstance(call, int) or isinstance(call, bool) or call < 0:
+            raise SpecError(f"{path}: ops[{i}].call: must be a non-negative integer (0 is the first call)")
+        torch_op = entry["target"].startswith("torch.ops.") and entry["target"].count(".") >= 3
+        if ":" not in entry["target"] and not torch_op:
+            raise SpecError(f"{path}: ops[{i}].target: must be 'module:function', 'module:Class.method' "
+                            "or 'torch.ops.NAMESPACE.NAME'")
+        if ":" not in entry["reference"]:
+            raise SpecError(f"{path}: ops[{i}].reference: must be 'module:function'")
+        ops.append(OpSpec(name=entry["name"], target=entry["target"], reference=entry["reference"], call=call))
     return tuple(ops)
 
 
@@ -120,7 +129,10 @@ def resolve(spec: RunSpec, dotted: str) -> Callable[..., Any]:
         sys.path.insert(0, folder)
     module_name, _, attr = dotted.partition(":")
     try:
-        return getattr(importlib.import_module(module_name), attr)  # type: ignore[no-any-return]
+        found: Any = importlib.import_module(module_name)
+        for part in attr.split("."):  # module:Class.method
+            found = getattr(found, part)
+        return found  # type: ignore[no-any-return]
     except (ImportError, AttributeError) as exc:
         raise SpecError(f"{spec.path}: cannot load {dotted}: {exc}") from None
 

@@ -29,12 +29,35 @@ def max_abs_diff(a: Any, b: Any) -> float:
 
 
 def to_device(torch: Any, value: Any, dev: Any, dtype: Any) -> Any:
-    """Move a tensor, or each tensor of a tuple or list, to the device; floating ones take the dtype."""
+    """Move a tensor, or each tensor of a tuple or list, to the device as a contiguous copy, so that every device
+    sees the same layout (a CPU `.to` would keep a slice's strides where a device copy is contiguous);
+    floating tensors take the dtype."""
     if isinstance(value, (tuple, list)):
         return type(value)(to_device(torch, v, dev, dtype) for v in value)
     if isinstance(value, torch.Tensor):
-        return value.to(device=dev, dtype=dtype if value.is_floating_point() else value.dtype)
+        moved = value.to(device=dev, dtype=dtype if value.is_floating_point() else value.dtype)
+        return moved.clone(memory_format=torch.contiguous_format) if moved.data_ptr() == value.data_ptr() \
+            or not moved.is_contiguous() else moved
     return value
+
+
+def layouts(value: Any) -> list[dict[str, Any]]:
+    """Shape, dtype, strides and contiguity of each tensor in a batch (as drawn, before the move)."""
+    if isinstance(value, (tuple, list)):
+        return [entry for v in value for entry in layouts(v)]
+    if hasattr(value, "stride"):
+        return [{"shape": list(value.shape), "dtype": str(value.dtype).replace("torch.", ""),
+                 "stride": list(value.stride()), "contiguous": bool(value.is_contiguous())}]
+    return []
+
+
+def first_tensor(value: Any) -> Any:
+    """A model returning (logits, loss) or a dict is summarised by its first tensor."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (tuple, list)):
+        return next((first_tensor(v) for v in value if first_tensor(v) is not None), None)
+    return value if hasattr(value, "detach") else None
 
 
 def call(model: Any, inputs: Any) -> Any:

@@ -28,16 +28,18 @@ class Calibration:
     source: str
     url: str
     families: tuple[Family, ...]
-    lines_first_occurrence: dict[str, Effort]  # only the families the measurements cover
+    lines_first_occurrence: dict[str, float]  # only the families the measurements cover
     learning_rate: float  # the k-th occurrence in a project costs k^log2(rate) of the first
-    build_lines: Effort  # per project
-    unattributed_lines_per_kloc: Effort  # per project, per 1,000 lines of C/C++/CUDA with findings
-    median_kloc: float  # size of the median measured project
+    build_lines_first_unit: float  # the build port: per build finding, plus one for the build system
+    glue_lines_per_sqrt_file: float  # hand lines no finding explains, per √(C/C++/CUDA files with findings)
+    spread: tuple[float, float]  # measured / estimated over the fitting ports: lowest, highest
+    spread_basis: str
+    median_c_files: int  # C/C++/CUDA files with findings of the median measured project
     projects: tuple[str, ...]
 
-    def size_factor(self, kloc: float) -> float:
-        """Fixed costs grow with the square root of a project's size relative to the measured ones."""
-        return min(SIZE_FACTOR_RANGE[1], max(SIZE_FACTOR_RANGE[0], math.sqrt(kloc / self.median_kloc)))
+    def size_factor(self, c_files: int) -> float:
+        """Assumed fixed costs grow with the square root of a project's size relative to the measured ones."""
+        return min(SIZE_FACTOR_RANGE[1], max(SIZE_FACTOR_RANGE[0], math.sqrt(c_files / max(1, self.median_c_files))))
 
     def family_of(self, rule: str) -> Family | None:
         return next((f for f in self.families if rule in f.ids or rule.startswith(f.prefixes)), None)
@@ -48,9 +50,13 @@ class Calibration:
         total = max(count, in_project)
         return count * _curve(self.learning_rate, total) / total if total else 0.0
 
-    def hours(self, lines: Effort, times: float = 1.0) -> Effort:
-        k = self.hours_per_line * times
-        return Effort(low=lines.low * k, likely=lines.likely * k, high=lines.high * k)
+    def curve(self, count: int) -> float:
+        return _curve(self.learning_rate, count)
+
+    def hours(self, lines: float, times: float = 1.0) -> Effort:
+        """Hand lines to hours, with the measured spread of the whole model as the range."""
+        likely = lines * self.hours_per_line * times
+        return Effort(low=likely * self.spread[0], likely=likely, high=likely * self.spread[1])
 
 
 @lru_cache(maxsize=256)
@@ -58,10 +64,6 @@ def _curve(learning_rate: float, total: int) -> float:
     """The learning curve's sum over `total` occurrences (asked for once per workload and family
     with the project's count: summed once per count, the same float)."""
     return float(sum(k ** math.log2(learning_rate) for k in range(1, total + 1)))
-
-
-def _effort(table: dict[str, float]) -> Effort:
-    return Effort(low=float(table["low"]), likely=float(table["likely"]), high=float(table["high"]))
 
 
 @lru_cache(maxsize=4)
@@ -74,10 +76,12 @@ def load(directory: Path | None = None) -> Calibration:
         source=str(fitted["productivity"]["source"]), url=str(fitted["productivity"]["url"]),
         families=tuple(Family(name=f["name"], title=f["title"], ids=frozenset(f.get("ids", ())),
                               prefixes=tuple(f.get("prefixes", ()))) for f in families),
-        lines_first_occurrence={name: _effort(v["lines_first_occurrence"]) for name, v in fitted["families"].items()},
+        lines_first_occurrence={name: float(v["lines_first_occurrence"]) for name, v in fitted["families"].items()},
         learning_rate=float(fitted["learning_rate"]),
-        build_lines=_effort(fitted["project"]["build_lines"]),
-        unattributed_lines_per_kloc=_effort(fitted["project"]["unattributed_lines_per_kloc"]),
-        median_kloc=float(fitted["project"]["median_kloc"]),
-        projects=tuple(fitted["project"]["projects"]),
+        build_lines_first_unit=float(fitted["project"]["build_lines_first_unit"]),
+        glue_lines_per_sqrt_file=float(fitted["project"]["glue_lines_per_sqrt_file"]),
+        spread=(float(fitted["spread"]["low"]), float(fitted["spread"]["high"])),
+        spread_basis=str(fitted["spread"]["basis"]),
+        median_c_files=int(fitted["project"]["median_c_files"]),
+        projects=tuple(fitted["projects"]),
     )

@@ -12,8 +12,14 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol
 
-from migrate.model import Effort, Finding
+import yaml
+
+from migrate.model import NO_EFFORT, Effort, Finding
+from migrate.rulebase.load import default_rules_dir
 from migrate.workloads.calibration import Calibration
 
 # Assumed (not measured) per project, by the project's class.
@@ -25,6 +31,7 @@ FIXED_COSTS = {
 }
 UNCERTAINTY = {"native": (1.0, 1.5), "minor-adaptation": (0.8, 1.5), "migration-required": (0.7, 2.0),
                "incompatible": (0.6, 3.0)}
+VALIDATION = "validation, assumed: "  # the label of the plan's assumed validation steps (not hand work)
 KERNEL_STEM = re.compile(r"(_?v?\d+|_(naive|opt|optimized|fast|slow|simple|ref|baseline|vec|tiled))+$")
 
 
@@ -53,11 +60,33 @@ class EffortModel:
         return replace(self, **changes)  # type: ignore[arg-type]
 
 
+class Rewrite(Protocol):
+    """A rewrite component of a workload (a kernel with no mechanical port, rewritten on an AMD
+    library): costed by its band (rules/effort/rewrite-bands.yaml) instead of its findings."""
+
+    @property
+    def title(self) -> str: ...
+    @property
+    def band(self) -> str | None: ...
+    @property
+    def findings(self) -> tuple[Finding, ...]: ...
+
+
+@lru_cache(maxsize=4)
+def rewrite_bands(directory: Path | None = None) -> dict[str, Effort]:
+    """Hours of one rewrite component per band (assumed, with the lanes' definitions as source)."""
+    folder = (directory or default_rules_dir()) / "effort"
+    table = yaml.safe_load((folder / "rewrite-bands.yaml").read_text())["bands"]
+    return {band: Effort(low=float(v["low"]), likely=float(v["likely"]), high=float(v["high"]))
+            for band, v in table.items()}
+
+
 @dataclass(frozen=True)
 class Estimate:
     effort: Effort
     breakdown: tuple[tuple[str, float], ...]  # every contributor to the likely hours, largest first
     calibrated: float = 0.0  # likely hours that rest on measured constants
+    validation: Effort = NO_EFFORT  # the assumed validation steps within effort
 
 
 def occurrence_weight(k: int, learning_rate: float) -> float:
@@ -95,16 +124,27 @@ class _Items:
     def estimate(self) -> Estimate:
         ranked = sorted(self.items.items(), key=lambda kv: (-kv[1].likely, kv[0]))
         breakdown = tuple((label, round(e.likely, 2)) for label, e in ranked)
+        checks = [e for label, e in self.items.items() if label.startswith(VALIDATION)]
         return Estimate(Effort(low=sum(e.low for e in self.items.values()), likely=sum(h for _, h in breakdown),
-                               high=sum(e.high for e in self.items.values())), breakdown, round(self.calibrated, 2))
+                               high=sum(e.high for e in self.items.values())), breakdown, round(self.calibrated, 2),
+                        Effort(low=sum(e.low for e in checks), likely=sum(round(e.likely, 2) for e in checks),
+                               high=sum(e.high for e in checks)))
 
 
 def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
              rule_effort: Callable[[str], tuple[float, float]], rule_name: Callable[[str], str],
-             calibration: Calibration, in_project: Mapping[str, int] | None = None) -> Estimate:
+             calibration: Calibration, in_project: Mapping[str, int] | None = None,
+             rewrites: Sequence[Rewrite] = ()) -> Estimate:
     """Effort of one workload from its own findings (its share of project costs is separate).
-    `in_project`: occurrences of each family in the whole project (the learning curve's count)."""
+    `in_project`: occurrences of each family in the whole project (the learning curve's count).
+    `rewrites`: its rewrite components, each costed by its band; their findings are not costed again."""
     items = _Items()
+    rewritten = {f for r in rewrites for f in r.findings}
+    bands = rewrite_bands() if rewrites else {}
+    for r in rewrites:
+        band = r.band if r.band in bands else "large"
+        items.add(f"rewrite, assumed band: {r.title} ({band})", bands[band], False)
+    findings = [f for f in findings if f not in rewritten]
     factors = model.uncertainty.get(own_class, (1.0, 1.0))
     by_family: dict[str, list[Finding]] = defaultdict(list)
     by_rule: dict[str, list[Finding]] = defaultdict(list)
@@ -124,7 +164,7 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
             groups = len(kernel_groups(occurrences))
             items.add(f"kernel: hand edits ×{groups} groups of variants ({len(occurrences)} kernels)",
                       calibration.hours(lines, calibration.units(groups, total)), True)
-            items.spread(f"kernel numerical validation ×{groups}", groups * model.kernel_validation, factors)
+            items.spread(f"{VALIDATION}kernel numerics ×{groups}", groups * model.kernel_validation, factors)
         else:
             items.add(f"{name}: {titles[name]} ×{len(occurrences)}",
                       calibration.hours(lines, calibration.units(len(occurrences), total)), True)
@@ -144,18 +184,56 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
     return items.estimate()
 
 
-def project_estimate(project_class: str, kloc: float, model: EffortModel, calibration: Calibration) -> Estimate:
-    """Costs a project has once, whatever its number of targets: the build system and CI are
-    ported once; glue code that no finding explains grows with the C/C++/CUDA it has."""
+def project_estimate(project_class: str, *, c_files: int, build_findings: int, model: EffortModel,
+                     calibration: Calibration) -> Estimate:
+    """Costs a project has once, whatever its number of workloads and targets: its build port,
+    from what its build files contain (one unit for the build system plus one per build finding:
+    CUDA language, targets, nvcc-only flags, CUDA libraries); the integration glue no finding
+    explains (a compat header, include guards, dispatch branches), growing with the square root of
+    its C/C++/CUDA files with findings; and the plan's assumed validation steps (CI, performance check)."""
     items = _Items()
-    size = calibration.size_factor(kloc)
     if project_class in ("migration-required", "incompatible") and model.calibrated:
-        items.add(f"build system port (measured build-file hand lines, size ×{size:.2f})",
-                  calibration.hours(calibration.build_lines, size), True)
-        if kloc:
-            items.add(f"glue code no finding explains ({kloc:.2f} KLOC of C/C++/CUDA with findings)",
-                      calibration.hours(calibration.unattributed_lines_per_kloc, kloc), True)
+        items.add(f"build system port ({build_findings} build findings + the build system; "
+                  f"{calibration.build_lines_first_unit:.1f} lines the first, learning curve)",
+                  calibration.hours(calibration.build_lines_first_unit, calibration.curve(build_findings + 1)), True)
+        if c_files:
+            items.add(f"integration glue no finding explains (compat header, include guards: "
+                      f"{calibration.glue_lines_per_sqrt_file:.1f} lines × √{c_files} C/C++/CUDA files with findings)",
+                      calibration.hours(calibration.glue_lines_per_sqrt_file, math.sqrt(c_files)), True)
+    size = calibration.size_factor(c_files)
     factors = model.uncertainty.get(project_class, (1.0, 1.0))
     for item, hours in model.fixed.get(project_class, {}).items():
-        items.spread(f"{item} (size ×{size:.2f})", hours * size, factors)
+        items.spread(f"{VALIDATION}{item} (size ×{size:.2f})", hours * size, factors)
     return items.estimate()
+
+
+def rule_hours(findings: Iterable[Finding], model: EffortModel, rule_effort: Callable[[str], tuple[float, float]],
+               calibration: Calibration) -> dict[str, float]:
+    """Expected hand hours of each rule's findings (required parts, not ported), for ranking: a
+    calibrated family's project cost shared by its rules in proportion to their findings, a build
+    finding's share of the build port beyond the build system itself, other rules their own figures."""
+    by_rule: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        if not f.status:
+            by_rule[f.rule].append(f)
+    family_total: dict[str, int] = defaultdict(int)
+    for rule, found in by_rule.items():
+        family = calibration.family_of(rule) if model.calibrated else None
+        if family is not None:
+            family_total[family.name] += len(found)
+    out: dict[str, float] = {}
+    for rule, found in by_rule.items():
+        family = calibration.family_of(rule) if model.calibrated else None
+        if family is not None and family.name == "build":
+            total = family_total["build"]
+            port = calibration.build_lines_first_unit * (calibration.curve(total + 1) - 1.0)
+            out[rule] = port * calibration.hours_per_line * len(found) / total
+        elif family is not None and family.name in calibration.lines_first_occurrence:
+            total = family_total[family.name]
+            lines = calibration.lines_first_occurrence[family.name] * calibration.curve(total) * len(found) / total
+            out[rule] = lines * calibration.hours_per_line
+        else:
+            per_occurrence, first_use = rule_effort(rule)
+            out[rule] = first_use + sum(per_occurrence * model.hipify_factor.get(f.hipify, 1.0)
+                                        * occurrence_weight(k, model.learning_rate) for k, f in enumerate(found, start=1))
+    return {rule: round(hours, 2) for rule, hours in sorted(out.items())}

@@ -43,7 +43,7 @@ def build(report: Report) -> dict[str, Any]:
         s["milestone"] = next(m["name"] for m in milestones if s["order"] in m.get("steps", ()))
         del s["milestone_level"]
     return {"milestones": milestones, "steps": steps, "risks": risks(report, rules),
-            "effort_hours": report.effort.to_json(), "automatic_share": automatic_share(report.findings)}
+            "effort_hours": report.effort.to_json(), "automatic_share": report_automatic_share(report)}
 
 
 def _levels(workloads: Sequence[Workload]) -> dict[str, int]:
@@ -94,6 +94,15 @@ def _effort(step: dict[str, Any]) -> Effort:
     return Effort(low=e["low"], likely=e["likely"], high=e["high"])
 
 
+def report_automatic_share(report: Report) -> float | None:
+    """The one automatic share a report shows: what hipify-perl was seen converting when it ran
+    (the figure the confidence statement gives), else the rules' claim over the findings."""
+    coverage = [c for c in (report.hipify.coverage.values() if report.hipify else ()) if c.references]
+    if coverage:
+        return round(sum(c.converted for c in coverage) / sum(c.references for c in coverage), 3)
+    return automatic_share(report.findings)
+
+
 def automatic_share(findings: Iterable[Finding]) -> float | None:
     """Of the C/C++/CUDA findings, the share hipify converts on its own (partial counts half)."""
     counted = [f for f in findings if f.rule.startswith(C_FAMILIES)]
@@ -128,13 +137,14 @@ def validation(w: Workload, findings: Sequence[Finding]) -> list[str]:
 
 
 def risks(report: Report, rules: dict[str, RuleInfo]) -> list[dict[str, Any]]:
-    """Every incompatible finding, by rule, with its alternative or the decision it needs."""
+    """Every incompatible finding, by rule, with its alternative or the decision it needs; the most
+    expected hand hours first."""
     groups: dict[str, list[Finding]] = defaultdict(list)
     for f in report.findings:
         if f.cls == "incompatible" and f.status != "ported":
             groups[f.rule].append(f)
     register: list[dict[str, Any]] = []
-    for rule, found in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+    for rule, found in sorted(groups.items(), key=lambda kv: (-report.rule_hours.get(kv[0], 0.0), -len(kv[1]), kv[0])):
         info = rules.get(rule)
         alternative = info.hip if info else None
         register.append({

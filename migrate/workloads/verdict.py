@@ -55,7 +55,7 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
                     effective.setdefault(f, cls)
         counted_of = {s.name: [f for f in scoped[s.name] if here[f] != "native"  # ported, low confidence, hints
                                and (optional[s.name] or f.status != "optional")] for s in specs}
-        in_project = family_counts([f for fs in counted_of.values() for f in fs], calibration)
+        in_project = family_counts([f for s in specs if not optional[s.name] for f in counted_of[s.name]], calibration)
         for spec in specs:
             cls, reasons = own[spec.name]
             chain: tuple[str, ...] = ()
@@ -68,7 +68,8 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
                               calibration, in_project)
             verdicts[spec.name].append(TargetVerdict(
                 arch=arch, migration_class=cls, own_class=own[spec.name][0], reasons=reasons, chain=chain,
-                effort=result.effort, breakdown=result.breakdown, calibrated=result.calibrated))
+                effort=result.effort, breakdown=result.breakdown, calibrated=result.calibrated,
+                validation=result.validation))
     judged_findings = [evolve(f, effective_class=effective.get(f, f.migration_class)) for f in tagged]
     evidence_of = {s.name: _evidence_for(s, rocm_paths) for s in specs}
     workloads = [Workload(name=s.name, root=s.root, kind=s.kind, files=tuple(sorted(s.files)),

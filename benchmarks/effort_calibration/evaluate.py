@@ -1,0 +1,70 @@
+"""Re-estimate every measured port with rocm-migrate itself and compare with its measured hand work.
+
+    python benchmarks/effort_calibration/evaluate.py            # Markdown table, held-out ports first
+
+Needs the base trees ports.py unpacked (PORTS_WORK). Runs `python -m migrate scan BASE --format json
+--no-hipify` with this checkout's code and reads `effort.hand_work_hours` (the headline less the
+plan's assumed validation steps: what a measured port measures) and the largest line of each
+estimate. Measured hours are measured hand lines (code + build) at the model's hours per line.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+WORK = Path(os.environ.get("PORTS_WORK", "/tmp/cache-30/ports"))
+
+
+def estimate(tree: Path) -> dict[str, Any]:
+    run = subprocess.run([sys.executable, "-m", "migrate", "scan", str(tree), "--format", "json", "--no-hipify", "-q"],
+                         capture_output=True, text=True, check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return dict(json.loads(run.stdout))
+
+
+def largest_line(report: dict[str, Any]) -> tuple[str, float]:
+    items = [(i["item"], i["hours"]) for p in report["effort"]["projects"] for i in p["effort_breakdown"]]
+    items += [(i["item"], i["hours"]) for w in report["workloads"] if not w.get("optional")
+              for i in w.get("effort_breakdown", [])]
+    return max(items, key=lambda kv: kv[1], default=("", 0.0))
+
+
+def main() -> int:
+    hours_per_line = yaml.safe_load((ROOT / "rules" / "effort" / "calibrated.yaml").read_text())["productivity"][
+        "hours_per_line"]
+    ports = yaml.safe_load((HERE / "measurements.yaml").read_text())["ports"]
+    rows = ["| split | port | shape | measured h (code + build lines) | estimated hand work h low / likely / high | "
+            "likely / measured | inside | largest line of the estimate |", "|---|---|---|---|---|---|---|---|"]
+    score = {"test": [0, 0, 0], "fit": [0, 0, 0]}
+    for port in sorted(ports, key=lambda p: (p["split"] != "test", p["name"])):
+        code = sum(f["hand_lines"] for f in port["files"])
+        build = sum(b["hand_lines"] for b in port["build_files"])
+        measured = (code + build) * hours_per_line
+        report = estimate(WORK / port["name"] / "base")
+        hand = report["effort"]["hand_work_hours"]
+        factor = hand["likely"] / measured if measured else float("inf")
+        inside = hand["low"] <= measured <= hand["high"]
+        label, top = largest_line(report)
+        tally = score[port["split"]]
+        tally[0] += 1
+        tally[1] += 0.5 <= factor <= 2.0
+        tally[2] += inside
+        rows.append(f"| {port['split']} | {port['name']} | {port['shape']} | {measured:.1f} ({code:.0f} + {build:.0f}) | "
+                    f"{hand['low']:.1f} / {hand['likely']:.1f} / {hand['high']:.1f} | {factor:.2f} | "
+                    f"{'yes' if inside else 'no'} | {label} ({top:.1f} h) |")
+    print("\n".join(rows))
+    for split, (n, within, inside) in score.items():
+        print(f"\n{split}: likely within a factor of 2 of measured for {within} of {n}; measured inside low–high for "
+              f"{inside} of {n}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

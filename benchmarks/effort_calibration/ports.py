@@ -1,0 +1,286 @@
+"""Measure the hand work of a real port from its history: the tree before the port (base) against
+the tree after it (port), both through hipify-perl, for ports.yaml -> measurements.yaml.
+
+Not part of the package and not run by the tests (it needs the fetched repositories and
+hipify-perl). For one entry of ports.yaml:
+
+* every C/C++/CUDA file the port changed or added: both sides go through hipify-perl, then
+  tokens are compared (comments dropped, whitespace ignored) with CUDA/HIP/GPU prefixes of
+  identifiers folded (`cudaMalloc`, `hipMalloc` and a compat header's `gpuMalloc` are one
+  token: a rename is what hipify or a compat header does automatically). A site is a run of
+  differing tokens (measure.py's `diff_sites`); its hand lines are max(base lines, port lines).
+  A file the port added counts each of its lines that is not an identity after folding
+  (`#define gpuMalloc cudaMalloc`), method `added`. A renamed file (`x.cu` -> `x.hip`) is
+  compared with its origin.
+* Python files: the same on Python tokens (comments dropped).
+* Build files (CMakeLists.txt, *.cmake, Makefile, *.mk, setup.py, pyproject.toml, meson.build):
+  changed or added lines beyond blank lines and comments, kept apart (`build_files`).
+* Documentation, CI, containers and vendored folders are not counted.
+
+Hand lines are charged to the findings `rocm-migrate scan --no-hipify` reports on the base tree
+at the lines a site touches (measure.py's `attribute`, at most 3 lines per finding).
+
+    python benchmarks/effort_calibration/ports.py NAME [NAME ...]   # prints measurement records
+"""
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from measure import attribute, line_map, tokens
+
+HERE = Path(__file__).resolve().parent
+MIRRORS = Path(os.environ.get("MIRRORS", "/work/.mirror"))
+HIPIFY = os.environ.get("HIPIFY_PERL", "/work/shared/reference/hipify-perl-2026/hipify-perl")
+WORK = Path(os.environ.get("PORTS_WORK", "/tmp/cache-30/ports"))
+C_EXT = {".cu", ".cuh", ".h", ".hpp", ".hh", ".cpp", ".cc", ".cxx", ".c", ".hip", ".inl", ".cuinc", ".tcc", ".ipp"}
+BUILD = re.compile(r"(^|/)(CMakeLists\.txt|[^/]*\.cmake|(?i:makefile)[^/]*|GNUmakefile|[^/]*\.mk|setup\.py|pyproject\.toml|"
+                   r"meson\.build|setup\.cfg|build\.py|[^/]*\.bzl|BUILD(\.bazel)?|Android\.bp|SConstruct|"
+                   r"requirements[^/]*\.txt)$")
+SKIP = re.compile(r"(^|/)(\.github|\.gitlab|\.circleci|docs?|third_party|thirdparty|3rdparty|external|extern|vendor|"
+                  r"submodules?|ext|ci|\.ci|docker|dockerfiles?)/|\.(md|rst|txt|yml|yaml|json|cfg|ini|sh|bat|ps1|svg|png|"
+                  r"jpg|ipynb|toml|in)$|(^|/)Dockerfile[^/]*$|(^|/)(LICENSE|NOTICE|AUTHORS|CHANGELOG)[^/]*$")
+FOLD = re.compile(r"^(cuda|hip|gpu|CUDA|HIP|GPU|Cuda|Hip|Gpu|cu|CU|nv|NV)(?=[A-Z_]|blas|rand|fft|sparse|solver|dnn|b\b|"
+                  r"Blas|Rand|Fft|Sparse|Solver|Dnn|_|$)")
+PY_COMMENT = re.compile(r"#[^\n]*")
+
+
+def fold(token: str) -> str:
+    """One name for a CUDA identifier, its HIP twin and a compat header's neutral alias."""
+    return FOLD.sub("~", token)
+
+
+def hipify(text: str) -> str:
+    with tempfile.NamedTemporaryFile("w", suffix=".cu", delete=False) as handle:
+        handle.write(text)
+    try:
+        run = subprocess.run(["perl", HIPIFY, "-quiet-warnings", handle.name], capture_output=True, text=True,
+                             check=False)
+        return run.stdout if run.returncode == 0 and run.stdout else text
+    finally:
+        os.unlink(handle.name)
+
+
+def line_sites(a: list[tuple[str, int]], b: list[tuple[str, int]]) -> list[tuple[set[int], set[int]]]:
+    """measure.diff_sites on lines of folded tokens (a line is its token string): the same sites
+    for whole-line edits, and fast on files of thousands of lines."""
+    def lines(toks: list[tuple[str, int]]) -> list[tuple[int, str]]:
+        out: dict[int, list[str]] = {}
+        for t, ln in toks:
+            out.setdefault(ln, []).append(t)
+        return [(ln, " ".join(ts)) for ln, ts in sorted(out.items())]
+    la, lb = lines(a), lines(b)
+    matcher = difflib.SequenceMatcher(None, [s for _, s in la], [s for _, s in lb], autojunk=False)
+    sites: list[tuple[set[int], set[int]]] = []
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        a_lines = {ln for ln, _ in la[i1:i2]} or ({la[i1][0]} if i1 < len(la) else {la[-1][0] if la else 1})
+        b_lines = {ln for ln, _ in lb[j1:j2]}
+        if sites and min(a_lines) - max(sites[-1][0]) <= 2:
+            sites[-1][0].update(a_lines)
+            sites[-1][1].update(b_lines)
+        else:
+            sites.append((set(a_lines), set(b_lines)))
+    return sites
+
+
+def folded_tokens(text: str, python: bool) -> list[tuple[str, int]]:
+    if python:
+        text = "\n".join(PY_COMMENT.sub("", line) if not line.lstrip().startswith(("'", '"')) else line
+                         for line in text.splitlines())
+    return [(fold(t), ln) for t, ln in tokens(text)]
+
+
+IDENTITY = re.compile(r"^\s*#\s*(define|undef)\s+(\S+)(\s+(\S+))?\s*$|^\s*(using|typedef)\s+(\S+)\s*=?\s*(\S+)\s*;\s*$")
+
+
+def added_lines(text: str, python: bool) -> int:
+    """Lines of a new file that are code and not an identity once folded (a compat header's
+    `#define gpuMalloc cudaMalloc`)."""
+    count = 0
+    in_block = False
+    for raw in (hipify(text) if not python else text).splitlines():
+        line = raw.strip()
+        if in_block:
+            in_block = "*/" not in line
+            continue
+        if line.startswith("/*"):
+            in_block = "*/" not in line
+            continue
+        if not line or line.startswith("//") or (python and line.startswith("#")):
+            continue
+        m = IDENTITY.match(line)
+        if m and not python:
+            a, b = (m.group(2), m.group(4)) if m.group(1) else (m.group(6), m.group(7))
+            if b is None or fold(a.split("(")[0]) == fold(b.split("(")[0]) or m.group(1) == "undef":
+                continue
+        count += 1
+    return count
+
+
+def build_hand_lines(before: str, after: str) -> int:
+    """Changed or added lines of a build file, blank lines and comments left out."""
+    def code(text: str) -> list[str]:
+        return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    a, b = code(before), code(after)
+    hand = 0
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op != "equal":
+            hand += max(i2 - i1, j2 - j1) if op == "replace" else (j2 - j1)
+    return hand
+
+
+def git(gitdir: Path, *args: str) -> str:
+    return subprocess.run(["git", "--git-dir", str(gitdir), *args], capture_output=True, text=True, check=True).stdout
+
+
+def show(gitdir: Path, commit: str, path: str) -> str:
+    return subprocess.run(["git", "--git-dir", str(gitdir), "show", f"{commit}:{path}"], capture_output=True,
+                          check=True).stdout.decode("utf-8", "replace")
+
+
+def in_scope(path: str, paths: list[str]) -> bool:
+    return not paths or any(path == p or path.startswith(p.rstrip("/") + "/") for p in paths)
+
+
+def changes(gitdir: Path, base: str, port: str) -> list[tuple[str, str | None, str]]:
+    """(status, base path or None, port path) of every file the port changed or added."""
+    out = []
+    for row in git(gitdir, "diff", "-M60%", "--name-status", base, port).splitlines():
+        parts = row.split("\t")
+        status = parts[0][0]
+        if status == "D":
+            continue
+        if status in ("R", "C"):
+            out.append((status, parts[1], parts[2]))
+        elif status == "A":
+            out.append((status, None, parts[1]))
+        else:
+            out.append((status, parts[1], parts[1]))
+    return out
+
+
+def twin_origin(path: str, base_files: set[str]) -> str | None:
+    """A new HIP file kept beside its CUDA original (`x.hip` for `x.cu`, `hip/x.hip.cpp` for
+    `cuda/x.cu`): the base file whose path, with hip/rocm read as cuda and suffixes dropped, is the same."""
+    def key(p: str) -> str:
+        p = re.sub(r"(\.(cu|cuh|hip|cpp|cc|h|hpp|inl))+$", "", p)
+        return re.sub(r"hip|rocm|amd", "cuda", p, flags=re.I)
+    wanted = key(path)
+    found = sorted(c for c in base_files if c != path and Path(c).suffix in C_EXT and key(c) == wanted)
+    return found[0] if found else None
+
+
+SCANNER = Path(os.environ.get("SCANNER", HERE.parents[1]))  # a fixed copy of rocm-migrate (its findings)
+
+
+def scan(tree: Path, out: Path) -> dict[str, Any]:
+    if not out.exists():
+        subprocess.run([sys.executable, "-m", "migrate", "scan", str(tree), "--format", "json", "-o", str(out),
+                        "--no-hipify", "-q"], check=True, cwd=SCANNER, env={**os.environ, "PYTHONPATH": str(SCANNER)})
+    return yaml.safe_load(out.read_text()) if out.exists() else {"findings": []}
+
+
+def scan_facts(report: dict[str, Any]) -> dict[str, Any]:
+    """What the estimate reads of the base: findings per rule (required parts, not already ported),
+    the C/C++/CUDA files they are in, and the estimate the scan gave then."""
+    optional = {w["name"] for w in report.get("workloads", []) if w.get("optional")}
+    counted = [f for f in report.get("findings", []) if not f.get("status") and f.get("workload") not in optional]
+    rules: dict[str, int] = {}
+    for f in counted:
+        rules[f["rule"]] = rules.get(f["rule"], 0) + 1
+    c_files = sorted({f["path"] for f in counted if Path(f["path"]).suffix in C_EXT})
+    stem = re.compile(r"(_?v?\d+|_(naive|opt|optimized|fast|slow|simple|ref|baseline|vec|tiled))+$")  # estimate.KERNEL_STEM
+    kernels = {(str(Path(f["path"]).parent), stem.sub("", f["symbol"]) or f["symbol"]) for f in counted
+               if f["rule"] == "HIP4002"}
+    return {"rules": dict(sorted(rules.items())), "c_files_with_findings": len(c_files), "kernel_groups": len(kernels),
+            "ported_findings": sum(1 for f in report.get("findings", []) if f.get("status") == "ported"),
+            "optional_findings": sum(1 for f in report.get("findings", []) if f.get("workload") in optional),
+            "estimate_then": report.get("summary", {}).get("effort_hours")}
+
+
+def measure(entry: dict[str, Any]) -> dict[str, Any]:
+    gitdir = MIRRORS / entry["repo"].replace("/", "+") / "repo"
+    base, port, paths = entry["base"], entry["port"], entry.get("paths", [])
+    work = WORK / entry["name"]
+    tree = work / "base"
+    if not tree.exists():
+        tree.mkdir(parents=True)
+        archive = subprocess.run(["git", "--git-dir", str(gitdir), "archive", base, *paths], capture_output=True,
+                                 check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    report = scan(tree, work / "base.json")
+    findings: dict[str, list[dict[str, Any]]] = {}
+    for f in report.get("findings", []):
+        findings.setdefault(f["path"], []).append(f)
+    base_files = set(git(gitdir, "ls-tree", "-r", "--name-only", base).splitlines())
+    files, build_files = [], []
+    for status, before, after in changes(gitdir, base, port):
+        if not in_scope(after, paths):
+            continue
+        if BUILD.search(after):
+            old = show(gitdir, base, before) if before else ""
+            hand = build_hand_lines(old, show(gitdir, port, after))
+            if hand:
+                build_files.append({"path": after, "method": "build-diff", "hand_lines": hand})
+            continue
+        suffix = Path(after).suffix
+        python = suffix == ".py"
+        if SKIP.search(after) or not (python or suffix in C_EXT):
+            continue
+        if before is None and not python:
+            before = twin_origin(after, base_files)
+        new = show(gitdir, port, after)
+        if before is None:
+            files.append({"path": after, "method": "added", "lines": 0, "sites": 1,
+                          "hand_lines": added_lines(new, python), "rules": {}})
+            files[-1]["rules"] = {"unattributed": [0, float(files[-1]["hand_lines"]), 1]}
+            continue
+        old = show(gitdir, base, before)
+        if status == "A" and not python:  # a twin: compared with its origin, or counted as new if cheaper
+            fresh = added_lines(new, python)
+        converted = old if python else hipify(old)
+        back = line_map(converted, old) if not python else {}
+        sites = [({back.get(ln, ln) for ln in a}, b) for a, b in
+                 line_sites(folded_tokens(converted, python), folded_tokens(new if python else hipify(new), python))]
+        if not sites:
+            continue
+        charged = attribute(sites, findings.get(before, []))
+        if status == "A" and not python and fresh < charged["hand_lines"]:
+            files.append({"path": after, "method": "added", "lines": 0, "sites": 1, "hand_lines": fresh,
+                          "rules": {"unattributed": [0, float(fresh), 1]}})
+            continue
+        files.append({"path": before if before == after else f"{before} -> {after}",
+                      "method": "diff-py" if python else ("twin" if status == "A" else "diff"),
+                      "lines": len(old.splitlines()), "sites": charged["sites"], "hand_lines": charged["hand_lines"],
+                      "rules": {r: [v["occurrences"], v["hand_lines"], v["sites"]] for r, v in charged["rules"].items()}})
+    return {**{k: entry[k] for k in ("name", "repo", "shape", "base", "port")}, "paths": paths,
+            "what": entry.get("what", ""), "split": entry["split"], "scan": scan_facts(report),
+            "build_files": build_files, "files": files}
+
+
+def main(argv: list[str]) -> int:
+    manifest = yaml.safe_load((HERE / "ports.yaml").read_text())
+    wanted = set(argv)
+    for entry in manifest["ports"]:
+        done = WORK / f"{entry['name']}.yaml"
+        if (not wanted and not done.exists()) or entry["name"] in wanted:
+            record = measure(entry)
+            (WORK / f"{entry['name']}.yaml").write_text(yaml.safe_dump([record], sort_keys=False, width=120))
+            print(entry["name"], sum(f["hand_lines"] for f in record["files"]),
+                  sum(b["hand_lines"] for b in record["build_files"]), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
