@@ -1,7 +1,7 @@
 """classify: one class per workload and target, from its findings and what it depends on.
 
 Every finding gets one *effective class*, the class it counts as; the same value is shown
-everywhere (summary.by_class, lint --fail-on, SARIF levels, HTML). See docs/design-notes.md."""
+everywhere (summary.by_class, lint --fail-on, SARIF levels, HTML). See docs/decisions/2026-11-29-confidence-ceilings.md."""
 from __future__ import annotations
 
 import posixpath
