@@ -11,7 +11,9 @@ from typing import Any
 
 from migrate import jsonio
 
-TWINNED = ("targets/gpus.yaml", "alternatives/routes.yaml")  # relative to a rules directory
+# relative to a rules directory
+TWINNED = ("targets/gpus.yaml", "alternatives/routes.yaml", "effort/families.yaml", "validation/checks.yaml",
+           "stack/outcomes.yaml")
 
 
 def read(path: Path) -> Any:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from migrate.model import CLASSES, CONFIDENCES, Finding, class_rank
+from migrate.rulebase import families
 
 # Distinct symbols of medium confidence that together confirm their class.
 CORROBORATING_SYMBOLS = 3
@@ -17,7 +18,6 @@ CORROBORATING_SYMBOLS = 3
 # module CuPy loads. CUDA source embedded in Python strings is compiled by the framework that
 # receives it (CuPy's hipRTC path, load_inline's hipify), so it counts the same way.
 AUTO_HIPIFIED_KINDS = frozenset({"torch-extension", "gpu-module"})
-C_FAMILIES = ("HIP0", "HIP1", "HIP2", "HIP3", "HIP4", "HIP5")
 PYTHON_SUFFIXES = (".py", ".ipynb")
 # Folders whose code a package does not need to run: reported as optional parts.
 OPTIONAL_DIRS = frozenset({"test", "tests", "testing", "unittest", "unit_tests", "example", "examples",
@@ -59,7 +59,8 @@ def converted_by_build(finding: Finding, kind: str, torch_hipified: frozenset[st
     """Whether the workload's own build converts this CUDA automatically: hipify says "yes", or
     PyTorch's hipify maps the header in a torch extension (`cub/...` -> hipcub), or it is CUDA
     embedded in a Python string (a C-family finding in a Python file)."""
-    auto = kind in AUTO_HIPIFIED_KINDS or (finding.path.endswith(PYTHON_SUFFIXES) and finding.rule.startswith(C_FAMILIES))
+    auto = kind in AUTO_HIPIFIED_KINDS or (finding.path.endswith(PYTHON_SUFFIXES)
+                                           and families.load().is_code(finding.rule, "c"))
     return auto and (finding.hipify == "yes" or (kind == "torch-extension" and finding.symbol in torch_hipified))
 
 
