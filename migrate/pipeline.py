@@ -73,7 +73,8 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
     kinds = {f.rel: f.kind for f, _ in scanned}
     evidence = ported.rocm_path(ported.collect(facts, kinds), has_cuda_sources="cuda" in kinds.values())
     workloads, judged = judge(specs, DependencyGraph(specs, facts), [*precise_result.findings, *stack.findings],
-                              settings.arch, model, rules, effort_calibration.load(), {".": evidence})
+                              archs=settings.arch, model=model, rules=rules, calibration=effort_calibration.load(),
+                              rocm_paths={".": evidence})
     files = {f.rel: (f.kind, r.lines) for f, r in scanned}
     costs = project_costs((), found.root.name or "root", workloads, judged, files, model, effort_calibration.load())
     optional = {w.name for w in workloads if w.optional}

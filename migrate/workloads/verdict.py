@@ -17,7 +17,7 @@ from migrate.workloads.graph import DependencyGraph
 from migrate.workloads.ported import Evidence
 
 
-def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Finding], archs: Sequence[str],
+def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Finding], *, archs: Sequence[str],
           model: EffortModel, rules: RuleBase, calibration: Calibration,
           rocm_paths: dict[str, tuple[Evidence, ...]] | None = None) -> tuple[list[Workload], list[Finding]]:
     """Workloads with one verdict per target architecture, and the findings tagged with their
