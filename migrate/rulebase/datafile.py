@@ -13,7 +13,7 @@ from migrate import jsonio
 
 # relative to a rules directory
 TWINNED = ("targets/gpus.yaml", "alternatives/routes.yaml", "effort/families.yaml", "validation/checks.yaml",
-           "stack/outcomes.yaml")
+           "stack/outcomes.yaml", "layout/backends.yaml")
 
 
 def read(path: Path) -> Any:
