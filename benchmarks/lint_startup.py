@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -30,23 +31,36 @@ __global__ void reduce(float* v, int n) {{
 
 
 def timed(args: list[str], env: dict[str, str]) -> float:
+    return timed_cpu(args, env)[0]
+
+
+def timed_cpu(args: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds: user + system of the process and its children)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    return time.perf_counter() - started
+    # `python -m` puts the working directory first on sys.path: run in the folder of the code timed
+    subprocess.run(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
+                   cwd=env["PYTHONPATH"].split(os.pathsep)[0])
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime
 
 
 def measure(name: str, repeat: int, make_args, env: dict[str, str], before=None) -> None:  # noqa: ANN001
-    times = []
+    times, cpu = [], []
     for run in range(repeat):
         if before:
             before(run)
-        times.append(timed(make_args(), env))
-    print(f"{name:<44} min {min(times) * 1000:7.1f} ms   median {statistics.median(times) * 1000:7.1f} ms")
+        wall, used = timed_cpu(make_args(), env)
+        times.append(wall)
+        cpu.append(used)
+    print(f"{name:<44} min {min(times) * 1000:7.1f} ms   median {statistics.median(times) * 1000:7.1f} ms   "
+          f"CPU median {statistics.median(cpu) * 1000:7.1f} ms")
 
 
 def importtime(source: Path, env: dict[str, str], top: int = 15) -> None:
     out = subprocess.run([sys.executable, "-X", "importtime", "-m", "migrate", "lint", str(source)],
-                         env=env, capture_output=True, text=True).stderr
+                         env=env, capture_output=True, text=True, cwd=env["PYTHONPATH"].split(os.pathsep)[0]).stderr
     rows = []
     for line in out.splitlines():
         if line.startswith("import time:") and "|" in line and "cumulative" not in line:
@@ -61,6 +75,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--importtime", action="store_true")
+    parser.add_argument("--before", type=Path, help="a checkout of other code (an older commit): its warm lint too")
     args = parser.parse_args()
     root = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory() as tmp:
@@ -68,7 +83,9 @@ def main() -> int:
         source.write_text(KERNEL.format(run=0))
         cache = Path(tmp) / "cache"
         path = os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p)
-        env = {**os.environ, "ROCM_MIGRATE_CACHE_DIR": str(cache), "PYTHONPATH": path}
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # as installed: bytecode cached
+        env.update(ROCM_MIGRATE_CACHE_DIR=str(cache), PYTHONPATH=path,
+                   PYTHONPYCACHEPREFIX=str(Path(tempfile.gettempdir()) / "rocm-migrate-bench-pycache"))
         lint = [sys.executable, "-m", "migrate", "lint", str(source)]
 
         def fresh_cache(run: int) -> None:
@@ -77,12 +94,18 @@ def main() -> int:
         def new_text(run: int) -> None:
             source.write_text(KERNEL.format(run=run + 1))
 
-        print(f"python {sys.version.split()[0]}, {args.repeat} runs each, one {len(KERNEL)}-byte .cu file")
+        print(f"python {sys.version.split()[0]}, {args.repeat} runs each, one {len(KERNEL)}-byte .cu file; "
+              f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         measure("python -c pass", args.repeat, lambda: [sys.executable, "-c", "pass"], env)
         measure("rocm-migrate --version", args.repeat, lambda: [sys.executable, "-m", "migrate", "--version"], env)
         measure("lint, empty cache (rules validated)", args.repeat, lambda: lint, env, fresh_cache)
         timed(lint, env)
         measure("lint, rule cache warm (pre-commit case)", args.repeat, lambda: lint, env, new_text)
+        if args.before:
+            before = {**env, "PYTHONPATH": str(args.before.resolve()), "ROCM_MIGRATE_CACHE_DIR": str(cache) + "-before"}
+            timed(lint, before)
+            measure("--before's code: lint, rule cache warm", args.repeat, lambda: lint, before, new_text)
+            measure("lint, rule cache warm (again, after --before)", args.repeat, lambda: lint, env, new_text)
         measure("lint --no-cache", args.repeat, lambda: [*lint, "--no-cache"], env)
         measure("scan -f json --no-cache (for comparison)", args.repeat,
                 lambda: [sys.executable, "-m", "migrate", "scan", str(source), "-f", "json", "--no-cache"], env)

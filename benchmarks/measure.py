@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import statistics
 import subprocess
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -18,6 +19,15 @@ class Run:
     load: float  # 1-minute load average when the run started
     returncode: int
     peak_pss_mb: float = 0.0  # the same as proportional set size: pages forked workers share count once
+    cpu_seconds: float = 0.0  # user + system time of the process and the children it waited for
+
+
+def installed_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """`env` (default: this process's) as an installed tool runs: Python's bytecode cached (in a folder
+    of its own, not in the checkout), even where PYTHONDONTWRITEBYTECODE is set for development."""
+    out = {k: v for k, v in (os.environ if env is None else env).items() if k != "PYTHONDONTWRITEBYTECODE"}
+    out.setdefault("PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / "rocm-migrate-bench-pycache"))
+    return out
 
 
 def _children() -> dict[int, list[int]]:
@@ -67,8 +77,10 @@ def run(command: list[str], *, env: dict[str, str] | None = None, cwd: str | Non
     process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     peak = [0, 0]
 
+    finished = threading.Event()  # the process is waited for with os.wait4 (for its CPU time), not polled
+
     def follow() -> None:
-        while process.poll() is None:
+        while not finished.is_set():
             rss, pss = _tree_rss(process.pid)
             peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
             time.sleep(0.02)
@@ -76,18 +88,25 @@ def run(command: list[str], *, env: dict[str, str] | None = None, cwd: str | Non
     watcher = threading.Thread(target=follow, daemon=True) if sample else None
     if watcher:
         watcher.start()
-    returncode = process.wait()
+    _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - started
+    finished.set()
+    process.returncode = returncode = os.waitstatus_to_exitcode(status)
     if watcher:
         watcher.join()
-    return Run(seconds=seconds, peak_mb=peak[0] / 2**20, load=load, returncode=returncode, peak_pss_mb=peak[1] / 2**20)
+    return Run(seconds=seconds, peak_mb=peak[0] / 2**20, load=load, returncode=returncode, peak_pss_mb=peak[1] / 2**20,
+               cpu_seconds=usage.ru_utime + usage.ru_stime)
 
 
 def median(runs: list[Run]) -> float:
     return statistics.median(r.seconds for r in runs)
 
 
+def median_cpu(runs: list[Run]) -> float:
+    return statistics.median(r.cpu_seconds for r in runs)
+
+
 def describe(runs: list[Run]) -> str:
     times = " ".join(f"{r.seconds:.2f}" for r in runs)
     loads = " ".join(f"{r.load:.1f}" for r in runs)
-    return f"median {median(runs):.2f} s (runs: {times}; load average at start: {loads})"
+    return f"median {median(runs):.2f} s, CPU {median_cpu(runs):.2f} s (runs: {times}; load average at start: {loads})"

@@ -13,6 +13,13 @@ loading included), JSON to stdout (discarded):
 
 Prints each configuration's median, every run's time and the load average when it started
 (other work on the machine shows there).
+
+    python benchmarks/scan_speed.py PATH --phases [--repeat 3]
+
+times the C/C++/CUDA extraction of every such file of PATH in this process, by phase (each
+phase's own time, the phases it calls left out): the tree-sitter parse, the walk that collects
+the query's node types, each fact pass, the facts of macro bodies, the matching of the facts and
+the row's encoding; the best of --repeat rounds per phase, and the load average.
 """
 from __future__ import annotations
 
@@ -53,13 +60,98 @@ def runs(config: str, path: str, jobs: int, repeat: int) -> list[measure.Run]:
         return [measure.run(command(path, jobs), env=env) for _ in range(repeat)]
 
 
+# (module, function) pairs timed by --phases, each as its own time
+PHASES = (
+    ("migrate.extract.c.ts", "parse"), ("migrate.extract.c.ts", "captures"),
+    ("migrate.extract.c.cuda_cpp", "captures"), ("migrate.extract.c.cuda_cpp", "_identifiers"),
+    ("migrate.extract.c.cuda_cpp", "_reparse"), ("migrate.extract.c.cuda_cpp", "_macros"),
+    ("migrate.extract.c.cuda_cpp", "_kernels_and_launches"), ("migrate.extract.c.cuda_cpp", "_asm"),
+    ("migrate.extract.c.cuda_cpp", "_includes"), ("migrate.extract.c.cuda_cpp", "_hip_branches"),
+    ("migrate.extract.c.cuda_cpp", "_snippet"), ("migrate.extract.c.cuda_cpp", "extract"),
+    ("migrate.extract.c.guards.GuardMap", "build"),
+    ("migrate.extract.c.device", "constructs"), ("migrate.extract.c.hazards", "constructs"),
+    ("migrate.extract.c.ports", "constructs"), ("migrate.extract.c.mlports", "constructs"),
+    ("migrate.extract.c.xref", "facts"), ("migrate.extract.text.lines", "line_texts"),
+    ("migrate.analyse", "summarise"), ("migrate.analyse", "encode"),
+)
+
+
+def phases(path: Path, repeat: int) -> None:
+    """Each phase's own time over the C/C++/CUDA files of `path`, in this process."""
+    import importlib
+    import time
+
+    sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
+    from migrate import analyse
+    from migrate.cli.rules import load_rules
+    from migrate.discover import discover
+    from migrate.match import IdentifierNames, indexes
+
+    from migrate.settings import Settings
+
+    rules, settings = load_rules(None), Settings()
+    by_target = indexes(rules, rocm=settings.rocm, archs=settings.arch)
+    analyse._STATE["work"] = analyse._Work(by_target, IdentifierNames(by_target))
+    files = [f for f in discover([path], include_vendored=False, exclude=()).files if f.kind in ("cuda", "cpp", "hip")]
+    sources = [(f.kind, f.path.read_bytes()) for f in files]
+    spent: dict[str, float] = {}
+    stack: list[list[float]] = []  # [started, time of the calls inside]
+
+    def timed(name: str, real):  # noqa: ANN001, ANN202
+        def wrapper(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            stack.append([time.perf_counter(), 0.0])
+            try:
+                return real(*args, **kwargs)
+            finally:
+                started, inner = stack.pop()
+                total = time.perf_counter() - started
+                spent[name] = spent.get(name, 0.0) + total - inner
+                if stack:
+                    stack[-1][1] += total
+        return wrapper
+
+    for module_name, function in PHASES:
+        owner_name, _, attribute = module_name.rpartition(".") if module_name.endswith("GuardMap") else (module_name, "", "")
+        owner = importlib.import_module(owner_name)
+        target = getattr(owner, attribute) if attribute else owner
+        real = getattr(target, function)
+        short = f"{module_name.rsplit('.', 1)[-1]}.{function}"
+        setattr(target, function, staticmethod(timed(short, real)) if attribute else timed(short, real))
+    best: dict[str, float] = {}
+    walls = []
+    loads = []
+    for _ in range(repeat):
+        spent.clear()
+        loads.append(os.getloadavg()[0])
+        from migrate.extract.c import cuda_cpp
+
+        cuda_cpp._BODIES.clear()
+        started = time.perf_counter()
+        for kind, data in sources:
+            analyse._analyse(kind, data)
+        walls.append(time.perf_counter() - started)
+        for name, seconds in spent.items():
+            best[name] = min(best.get(name, seconds), seconds)
+    lines = sum(data.count(b"\n") + 1 for _, data in sources)
+    print(f"{path}: {len(sources)} C/C++/CUDA files, {lines} lines; extract+match in one process: "
+          f"best {min(walls):.2f} s (runs: {' '.join(f'{w:.2f}' for w in walls)}; "
+          f"load average at start: {' '.join(f'{x:.1f}' for x in loads)})")
+    for name, seconds in sorted(best.items(), key=lambda item: -item[1]):
+        print(f"  {name:<36} {seconds:7.2f} s own time")
+    print(f"  {'(not in a timed phase)':<36} {min(walls) - sum(best.values()):7.2f} s")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--only", nargs="+", choices=CONFIGS, default=list(CONFIGS))
+    parser.add_argument("--phases", action="store_true", help="time the extraction's phases in this process")
     args = parser.parse_args()
+    if args.phases:
+        phases(Path(args.path).resolve(), args.repeat)
+        return 0
     print(f"{args.path}: {os.cpu_count()} CPUs, {args.repeat} runs each")
     for jobs in args.jobs:
         for config in args.only:

@@ -9,6 +9,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from sys import intern
 from typing import Any, TypeVar
 
 from migrate import cache as rows
@@ -342,6 +343,10 @@ def decode(rel: str, row: bytes) -> FileResult:
 def _candidate(rel: str, row: object, line_text: dict[tuple[int, int], str]) -> Candidate:
     (rule, line, column, end_line, end_column, symbol, message, hip, hipify, confidence, cls, source_line, cell,
      status, defined_as, namespace, needs_mask) = rows.typed_row(row, CANDIDATE_ROW)
+    # interned: every file's candidates are held at once, and rules, messages and names recur
+    rule, symbol, message, hipify, confidence, cls, status = map(intern, (rule, symbol, message, hipify, confidence,
+                                                                       cls, status))
+    hip, defined_as, namespace = (None if v is None else intern(v) for v in (hip, defined_as, namespace))
     if source_line is None:
         source_line = line_text[(cell or 0, line)]
     return Candidate(Finding(rule=rule, path=rel, line=line, column=column, end_line=end_line,

@@ -13,6 +13,7 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from sys import intern
 from typing import Any, BinaryIO
 
 from migrate import jsonio
@@ -86,7 +87,11 @@ def fact_row(fact: Fact) -> list[Any]:
 
 
 def fact_of(row: object) -> Fact:
-    return Fact(**dict(zip(FACT_FIELDS, typed_row(row, FACT_ROW), strict=True)))
+    """The fact of a row; its text fields interned: a scan holds every file's facts at once, and the
+    same names, kinds and roles recur in thousands of them (a decoded row's strings are new objects)."""
+    fields: dict[str, Any] = {name: intern(value) if type(value) is str else value
+                              for name, value in zip(FACT_FIELDS, typed_row(row, FACT_ROW), strict=True)}
+    return Fact(**fields)
 
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Write docs/rules/<ID>.md for every rule and docs/rules/README.md, from the rule files, the
-vocabulary tables of docs/rules-format.md from migrate/vocabulary.py, and the JSON twins of the
-data files every run reads (migrate/rulebase/datafile.py).
+vocabulary tables of docs/rules-format.md from migrate/vocabulary.py, the JSON twins of the
+data files every run reads (migrate/rulebase/datafile.py) and the validated rule base that ships in
+the wheel (rules/compiled.json, migrate/rulebase/compiled.py).
 
     python scripts/generate_docs.py           # write
     python scripts/generate_docs.py --check   # exit 1 when docs/rules is stale
@@ -17,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from migrate.rulebase import datafile  # noqa: E402
+from migrate.rulebase import compiled, datafile  # noqa: E402
 from migrate.rulebase.docs import family, fill_markers, markdown, vocabulary_tables  # noqa: E402
 from migrate.rulebase.load import load_rules  # noqa: E402
 
@@ -51,8 +52,12 @@ def outputs() -> dict[Path, str]:
     index += [f"| [{r.id}]({r.id}.md) | `{r.name}` | {r.migration_class} | {r.title} |" for r in rules]
     files[DOCS / "README.md"] = "\n".join(index) + "\n"
     files[FORMAT] = fill_markers(FORMAT.read_text(encoding="utf-8"), vocabulary_tables())
+    files[compiled.path_in(ROOT / "rules")] = compiled.text(ROOT / "rules")
     for name in datafile.TWINNED:
         files[datafile.twin_path(ROOT / "rules" / name)] = datafile.twin_text(ROOT / "rules" / name)
+    from migrate.stack import matrix  # its twin is read without the checks: they run here
+
+    matrix.check(datafile.parse((ROOT / "rules" / "stack" / "matrix.yaml").read_bytes()), "rules/stack/matrix.yaml")
     return files
 
 

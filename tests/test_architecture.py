@@ -27,7 +27,7 @@ ALLOWED: dict[str, set[str]] = {
                  "settings", "portfolio", "vcs", "stack"},
     "reportcache": {"cache", "statcache", "discover", "rulebase", "settings", "vcs", "render", "hipify", "pipeline"},
     "portfolio": {"pipeline", "rulebase", "settings", "vcs"},
-    "lint": {"cache", "discover", "extract", "match", "rulebase", "settings", "render", "vcs"},
+    "lint": {"cache", "discover", "extract", "match", "rulebase", "settings", "render", "vcs", "analyse"},
     "render": set(),
     "stack": {"rulebase"},
     "validate": {"cache", "pipeline", "settings", "discover", "extract", "render", "rulebase"},

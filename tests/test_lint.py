@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import shutil
 import subprocess
 import sys
 from importlib.util import find_spec
@@ -195,12 +196,20 @@ def test_rule_cache_skips_validation_when_the_rules_are_unchanged(tmp_path: Path
         rulecache.load(rules_dir, tmp_path / "cache")
 
 
+def _own_rules(tmp_path: Path) -> Path:
+    """A copy of the shipped rules as a user's own --rules-dir: no compiled copy, so the cache serves it."""
+    own = tmp_path / "own-rules"
+    if not own.exists():
+        shutil.copytree(ROOT / "rules", own, ignore=shutil.ignore_patterns("compiled.json"))
+    return own
+
+
 def test_rule_cache_survives_a_corrupt_file(tmp_path: Path) -> None:
-    expected = rulecache.load(None, tmp_path)
+    expected = rulecache.load(_own_rules(tmp_path), tmp_path)
     (cached,) = (tmp_path / rulecache.SUBDIR).glob("*.json")
     cached.write_bytes(b"not json")
-    assert rulecache.load(None, tmp_path) == expected
-    assert rulecache.load(None, None) == expected
+    assert rulecache.load(_own_rules(tmp_path), tmp_path) == expected
+    assert rulecache.load(_own_rules(tmp_path), None) == expected
 
 
 def _poison(cached: Path, change) -> None:
@@ -224,37 +233,37 @@ def _poison(cached: Path, change) -> None:
 ], ids=["int-id", "int-names", "str-effort", "str-hours", "str-arch", "str-flag", "list-text", "missing-key",
         "int-entry", "unknown-entry-field", "bad-entry-pattern"])
 def test_a_wrong_typed_rule_cache_row_is_a_miss(tmp_path: Path, change) -> None:
-    expected = rulecache.load(None, tmp_path)
+    expected = rulecache.load(_own_rules(tmp_path), tmp_path)
     (cached,) = (tmp_path / rulecache.SUBDIR).glob("*.json")
     _poison(cached, change)
-    assert rulecache.load(None, tmp_path) == expected
-    assert rulecache.load(None, tmp_path) == expected  # rebuilt, then served
+    assert rulecache.load(_own_rules(tmp_path), tmp_path) == expected
+    assert rulecache.load(_own_rules(tmp_path), tmp_path) == expected  # rebuilt, then served
 
 
 def test_a_bad_pattern_in_the_rule_cache_matches_nothing_and_crashes_nothing(tmp_path: Path) -> None:
     """Patterns of the cached rules compile on first use: a tampered one is a rule that never fires."""
-    rulecache.load(None, tmp_path)
+    rulecache.load(_own_rules(tmp_path), tmp_path)
     (cached,) = (tmp_path / rulecache.SUBDIR).glob("*.json")
     data = json.loads(cached.read_text())
     record = next(r for _, records in data["files"] for r in records
                   if "regex" in next(iter(r["match"].values())))
     next(iter(record["match"].values()))["regex"] = "("
     cached.write_text(json.dumps(data))
-    rule = rulecache.load(None, tmp_path).get(record["id"])
+    rule = rulecache.load(_own_rules(tmp_path), tmp_path).get(record["id"])
     assert rule is not None and rule.matcher.regex is not None
     assert rule.matcher.regex.search("((((") is None
 
 
 def test_the_rule_cache_is_data_only(tmp_path: Path) -> None:
     """A pickle planted where the old cache lived is never loaded; a rebuild removes it."""
-    rulecache.load(None, tmp_path)
+    rulecache.load(_own_rules(tmp_path), tmp_path)
     (cached,) = (tmp_path / rulecache.SUBDIR).glob("*.json")
     trap = tmp_path / "ran"
     planted = cached.with_suffix(".pickle")
     planted.write_bytes(pickle.dumps(_Trap(str(trap))))
     assert "pickle" not in rulecache.__dict__
     cached.unlink()  # a miss: rebuilt next to the planted file
-    rulecache.load(None, tmp_path)
+    rulecache.load(_own_rules(tmp_path), tmp_path)
     assert not trap.exists()
     assert sorted(p.suffix for p in (tmp_path / rulecache.SUBDIR).iterdir()) == [".json"]
 
@@ -334,3 +343,28 @@ def test_lint_and_scan_report_the_same_findings_on_the_same_files() -> None:
     symbols = {f["symbol"] for f in json.loads(linted.stdout)["findings"]}
     assert {"ncclAllReduce", "nvmlInit", "__shfl_down_sync"} <= symbols
     assert not {"ncclCheck", "nvmlCheck"} & symbols
+
+
+def test_a_tree_is_read_as_a_scan_reads_it_with_the_same_findings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past SCAN_PATH_FROM files lint takes the scan's cached per-file matches; both ways agree, suppressions,
+    skipped files and the cross-file join included."""
+    import shutil
+
+    from migrate.lint import run as linting
+    from migrate.rulebase.load import load_rules
+    from migrate.settings import Settings
+
+    tree, kernels = tmp_path / "t", linting.SCAN_PATH_FROM
+    shutil.copytree(ROOT / "fixtures" / "repos" / "demo", tree)
+    for i in range(kernels):
+        (tree / f"k{i}.cu").write_text(f"__global__ void k{i}(float* v) {{ v[0] += __shfl_down_sync(0xffffffff, v[0], 1); }}\n"
+                                       "cudaFree(p);  // rocm-migrate: ignore[HIP1100]\n")
+    (tree / "blob.cu").write_bytes(b"\0\1\2")
+    settings, rules = Settings(jobs=1, cache_dir=tmp_path / "cache"), load_rules()
+    results = []
+    for threshold in (10_000, 0):
+        monkeypatch.setattr(linting, "SCAN_PATH_FROM", threshold)
+        results.append(linting.lint([tree], settings, rules, cwd=tmp_path))
+    slow, fast = results
+    assert fast == slow and len(fast.findings) > 2 * kernels
+    assert fast.suppressed == kernels and [s.path for s in fast.skipped] == ["t/blob.cu"]

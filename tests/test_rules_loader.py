@@ -72,3 +72,51 @@ def test_cli_reports_a_bad_rule_file_in_one_line(tmp_path: Path) -> None:
 
 def test_shipped_rules_are_valid_and_unique(rulebase) -> None:
     assert len({r.id for r in rulebase.rules}) == len(rulebase.rules) > 100
+
+
+def test_the_compiled_rule_base_is_what_the_yaml_validates_to(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rules/compiled.json (shipped in the wheel) holds every rule file's validated records, and a
+    scan's load takes them without parsing YAML or running the schema."""
+    from migrate.rulebase import compiled, load, precompiled
+    from tests.conftest import ROOT
+
+    shipped = compiled.read(ROOT / "rules")
+    expected, _ = load.validated_records(ROOT / "rules", known={})
+    assert sorted(shipped) == [name for name, _ in expected]
+    assert all(shipped[name][1] == records for name, records in expected)
+
+    def no_validation(*_args: object) -> None:
+        raise AssertionError("a rule file was validated although the compiled copy holds it")
+
+    monkeypatch.setattr(load, "_records", no_validation)
+    assert [r.id for r in precompiled.load(ROOT / "rules", None).rules] == \
+           [r.id for r in load.from_records(expected, "", directory=ROOT / "rules").rules]
+
+
+def test_an_edited_rule_file_is_validated_despite_the_compiled_copy(tmp_path: Path) -> None:
+    """Only the file whose bytes changed is parsed and validated again; a bad edit still stops the load."""
+    import shutil
+
+    from migrate.rulebase import compiled, precompiled
+    from tests.conftest import ROOT
+
+    rules = tmp_path / "rules"
+    shutil.copytree(ROOT / "rules", rules)
+    assert compiled.read(rules)
+    edited = rules / "asm.yaml"
+    edited.write_text(edited.read_text().replace("class: migration-required", "class: hard", 1))
+    with pytest.raises(RuleError, match=r"rules/asm\.yaml: .*field 'class': 'hard' is not one of"):
+        precompiled.load(rules, None)
+    edited.write_text(edited.read_text().replace("class: hard", "class: incompatible", 1))
+    reloaded = precompiled.load(rules, None).rules
+    assert [r for r in reloaded if r.file == "asm.yaml" and r.migration_class == "incompatible"]
+
+
+@pytest.mark.parametrize("head", ["", "[]", '{"format": 1, "checked_against": "another schema"}', "{" * 100_000])
+def test_a_broken_or_foreign_compiled_copy_is_not_used(tmp_path: Path, head: str) -> None:
+    from migrate.rulebase import compiled
+
+    write(tmp_path, GOOD)
+    (tmp_path / compiled.NAME).write_text(head + '\n["demo.yaml", "x", []]\n')
+    assert compiled.read(tmp_path) == {}
+    assert [r.id for r in load_rules(tmp_path).rules] == ["HIP9990"]

@@ -187,3 +187,24 @@ def test_stack_command_what_if_json_and_errors(tmp_path: Path) -> None:
     arch = subprocess.run([sys.executable, "-m", "migrate", "stack", str(tmp_path), "--target-arch", "gfx999"],
                           capture_output=True, text=True, env=env, check=False)
     assert arch.returncode == 2 and "gfx999" in arch.stderr
+
+
+def test_the_matrix_comes_from_its_checked_twin_and_an_edit_is_checked_again(tmp_path: Path) -> None:
+    """The shipped matrix is read from the JSON twin generate_docs.py wrote after its checks; an
+    edited YAML (the twin stale) is parsed and checked at load as before."""
+    import shutil
+
+    from migrate.rulebase import datafile
+
+    assert datafile.fresh_twin(MATRIX_FILE) == yaml.safe_load(MATRIX_FILE.read_text())
+    copy = tmp_path / "matrix.yaml"
+    shutil.copy(MATRIX_FILE, copy)
+    shutil.copy(datafile.twin_path(MATRIX_FILE), datafile.twin_path(copy))
+    assert matrix.load(copy).releases == matrix.load().releases
+    edited = tmp_path / "edited" / "matrix.yaml"  # another path: loads are cached by path
+    edited.parent.mkdir()
+    shutil.copy(datafile.twin_path(MATRIX_FILE), datafile.twin_path(edited))
+    edited.write_text(copy.read_text().replace("sources:", "sources_renamed:", 1))
+    assert datafile.fresh_twin(edited) is None
+    with pytest.raises(matrix.MatrixError):
+        matrix.load(edited)

@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from migrate.cache import Cache
@@ -17,14 +18,15 @@ from migrate.extract.run import skipped as skipped_files
 from migrate.lint import suppression
 from migrate.lint.baseline import new_findings
 from migrate.lint.selection import RuleFilter
-from migrate.match import RuleIndex, match_targets
+from migrate.match import RuleIndex, left_in_backend_files, match_targets, merge_targets
 from migrate.match import indexes as target_indexes
-from migrate.model import Extraction, Finding, Skipped, SourceFile, class_rank
+from migrate.model import Extraction, Finding, Skipped, SourceFile, class_rank, evolve
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
 from migrate.workloads.classify import judged
 
 NOT_A_KIND = "not a file kind rocm-migrate scans"
+SCAN_PATH_FROM = 32  # more files than this are read as a scan reads them (cached matches, in parallel)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -51,22 +53,19 @@ def lint(targets: Sequence[Path], settings: Settings, rules: RuleBase, *, cwd: P
     root = settings.config_file.parent if settings.config_file else cwd
     checker = Checker(rules, settings)
     files, skipped = collect(targets or [cwd], settings, root=root, cwd=cwd)
-    outcomes = extract_all(files, max_file_size=settings.max_file_size, cache=Cache(settings.cache_dir),
-                           jobs=settings.jobs, keep_data=True)
-    skipped += skipped_files(outcomes, lambda f: display(f.path, cwd))
-    done = [o for o in outcomes if o.ok and o.extraction is not None]
-    matched = match_targets([(display(o.file.path, cwd), o.extraction) for o in done if o.extraction],
-                            rules, rocm=settings.rocm, archs=settings.arch,
-                            tree=backend_siblings([o.file.path for o in done], root=root, cwd=cwd))
+    read = (_matched_as_a_scan if len(files) > SCAN_PATH_FROM else _matched)(files, settings, rules, cwd=cwd)
+    skipped += read.skipped
+    tree = backend_siblings([f.path for f, _ in read.files], root=root, cwd=cwd)
+    leave = left_in_backend_files(rules, [*(display(f.path, cwd) for f, _ in read.files), *tree])
     by_path: dict[str, list[Finding]] = {}
-    for finding in matched:
-        by_path.setdefault(finding.path, []).append(finding)
+    for finding in read.findings:
+        if leave is None or not leave(finding):
+            by_path.setdefault(finding.path, []).append(finding)
     findings: list[Finding] = []
     suppressed = 0
-    for outcome in done:
-        rel = display(outcome.file.path, cwd)
-        found, hidden = checker.select(rel, outcome.file.kind, outcome.data or b"", by_path.get(rel, []),
-                                       where=display(outcome.file.path, root))
+    for file, data in read.files:
+        rel = display(file.path, cwd)
+        found, hidden = checker.select(rel, file.kind, data(), by_path.get(rel, []), where=display(file.path, root))
         findings += found
         suppressed += hidden
     findings = judged(findings)  # the effective class, as a scan gives it
@@ -74,9 +73,57 @@ def lint(targets: Sequence[Path], settings: Settings, rules: RuleBase, *, cwd: P
     if baseline is not None:
         findings, baselined = new_findings(findings, baseline, cwd=cwd, root=baseline_root or cwd)
     return LintResult(findings=tuple(sorted(findings, key=lambda f: f.sort_key)),
-                      skipped=tuple(sorted(skipped, key=lambda s: s.path)), files=len(done),
-                      lines=sum(o.extraction.lines for o in done if o.extraction), suppressed=suppressed,
-                      baselined=baselined)
+                      skipped=tuple(sorted(skipped, key=lambda s: s.path)), files=len(read.files),
+                      lines=read.lines, suppressed=suppressed, baselined=baselined)
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """The linted files matched for every target, before select/ignore and suppression: findings with
+    paths relative to the working folder, each file with a way to its bytes, what was skipped."""
+
+    findings: list[Finding]
+    files: list[tuple[SourceFile, Callable[[], bytes]]]
+    skipped: list[Skipped]
+    lines: int
+
+
+def _matched(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, *, cwd: Path) -> _Read:
+    """A few files: extracted (the extraction cache) and matched here; nothing heavy is imported."""
+    outcomes = extract_all(files, max_file_size=settings.max_file_size, cache=Cache(settings.cache_dir),
+                           jobs=settings.jobs, keep_data=True)
+    done = [o for o in outcomes if o.ok and o.extraction is not None]
+    findings = match_targets([(display(o.file.path, cwd), o.extraction) for o in done if o.extraction],
+                             rules, rocm=settings.rocm, archs=settings.arch)
+    return _Read(findings, [(o.file, _given(o.data or b"")) for o in done],
+                 skipped_files(outcomes, lambda f: display(f.path, cwd)),
+                 sum(o.extraction.lines for o in done if o.extraction))
+
+
+def _matched_as_a_scan(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, *, cwd: Path) -> _Read:
+    """Many files (a tree): read as a scan reads them (analyse: each file's matched candidates, cached by
+    content, in parallel), so a warm lint of a tree costs what a warm scan does; the same findings as
+    `_matched` (tests/test_lint.py holds them equal). Bytes are read again only for suppressions."""
+    from migrate.analyse import analyse_all
+    from migrate.readfile import read
+
+    outcomes = analyse_all(files, settings, rules)
+    done = [(o.file, o.result) for o in outcomes if o.ok and o.result is not None]
+    shown = {file.rel: display(file.path, cwd) for file, _ in done}
+    merged = merge_targets([r for _, r in done], settings.arch, paths=[file.rel for file, _ in done],
+                           indexes=target_indexes(rules, rocm=settings.rocm, archs=settings.arch))
+
+    def data(file: SourceFile) -> Callable[[], bytes]:
+        return lambda: read(file, settings.max_file_size)[0] or b""
+
+    return _Read([evolve(f, path=shown.get(f.path, f.path)) for f in merged], [(file, data(file)) for file, _ in done],
+                 [Skipped(path=display(o.file.path, cwd), reason=o.reason or "not extracted")
+                  for o in outcomes if not o.ok],
+                 sum(r.lines for _, r in done))
+
+
+def _given(data: bytes) -> Callable[[], bytes]:
+    return lambda: data
 
 
 class Checker:
@@ -183,6 +230,11 @@ def _entries(folder: Path, cwd: Path, *, folders: bool) -> set[str]:
 def display(path: Path, base: Path) -> str:
     """A path relative to `base` with '/', or absolute when it is not under it."""
     try:
-        return path.relative_to(base.resolve()).as_posix()
+        return path.relative_to(_resolved(base)).as_posix()
     except ValueError:
         return path.as_posix()
+
+
+@lru_cache(maxsize=8)
+def _resolved(base: Path) -> Path:
+    return base.resolve()

@@ -1,6 +1,7 @@
-"""The data files every run reads (the GPU targets, the ROCm routes), without importing YAML: beside
-such a file lies a JSON twin of its parsed content and of the YAML's SHA-256, written by
-scripts/generate_docs.py (whose --check test fails on a stale twin). A twin is used only when its
+"""The data files every run reads (the GPU targets, the ROCm routes, the stack's compatibility
+matrix), without importing YAML: beside such a file lies a JSON twin of its parsed content and of
+the YAML's SHA-256, written by scripts/generate_docs.py (whose --check test fails on a stale twin;
+it writes the matrix's only once the matrix passes its checks). A twin is used only when its
 digest is that of the YAML's bytes, so an edited file or a --rules-dir without twins is parsed."""
 from __future__ import annotations
 
@@ -12,12 +13,19 @@ from typing import Any
 from migrate import jsonio
 
 # relative to a rules directory
-TWINNED = ("targets/gpus.yaml", "alternatives/routes.yaml", "effort/families.yaml", "validation/checks.yaml",
-           "stack/outcomes.yaml", "layout/backends.yaml")
+TWINNED = ("targets/gpus.yaml", "alternatives/routes.yaml", "stack/matrix.yaml", "effort/families.yaml",
+           "validation/checks.yaml", "stack/outcomes.yaml", "layout/backends.yaml")
 
 
 def read(path: Path) -> Any:
     """The parsed content of the YAML file at `path`, from its twin when that was made from these bytes."""
+    content = fresh_twin(path)
+    return parse(path.read_bytes()) if content is None else content
+
+
+def fresh_twin(path: Path) -> Any | None:
+    """The twin's content while it was made from the bytes now at `path`; None otherwise (a file whose
+    twin is written only after its checks pass, stack/matrix.yaml, is then parsed and checked)."""
     raw = path.read_bytes()
     try:
         twin = jsonio.loads(twin_path(path).read_bytes())
@@ -25,7 +33,7 @@ def read(path: Path) -> Any:
             return twin["content"]
     except (OSError, ValueError, RecursionError):
         pass
-    return parse(raw)
+    return None
 
 
 def parse(raw: bytes) -> Any:

@@ -212,20 +212,29 @@ def rules_version(directory: Path | None = None) -> str:
 def load_rules(directory: Path | None = None) -> RuleBase:
     """Parse and validate the rule files, then build the rule base."""
     directory = directory or default_rules_dir()
-    files, version = validated_records(directory)
+    files, version = validated_records(directory, known={})
     return from_records(files, version, directory=directory)
 
 
-def validated_records(directory: Path | None = None) -> tuple[list[tuple[str, list[dict[str, Any]]]], str]:
-    """Every rule file's records (plain values, schema-checked) and the rule-set version."""
+def validated_records(directory: Path | None = None, *, known: Mapping[str, tuple[str, list[dict[str, Any]]]]
+                      ) -> tuple[list[tuple[str, list[dict[str, Any]]]], str]:
+    """Every rule file's records (plain values, schema-checked) and the rule-set version. `known`:
+    file name -> (SHA-256 of its bytes, its records) validated before (the compiled copy): a file
+    with those bytes is not parsed or validated again."""
     directory = directory or default_rules_dir()
     files = sorted(directory.glob("*.yaml"))
     if not files:
         raise RuleError(f"{directory}: no rule files (*.yaml) found")
     records: list[tuple[str, list[dict[str, Any]]]] = []
-    validator = _validator()
+    validator: jsonschema.Draft202012Validator | None = None
     for path in files:
-        records.append((path.name, _records(path, path.read_bytes(), validator)))
+        raw = path.read_bytes()
+        before = known.get(path.name)
+        if before is not None and before[0] == hashlib.sha256(raw).hexdigest():
+            records.append((path.name, before[1]))
+            continue
+        validator = validator or _validator()
+        records.append((path.name, _records(path, raw, validator)))
     return records, rules_version(directory)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import os
 import re
 import sys
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from migrate import __version__, jsonio, vocabulary
+from migrate.rulebase import compiled
 from migrate.rulebase import load as rules
 from migrate.rulebase.load import (
     Entries,
@@ -26,13 +26,19 @@ from migrate.rulebase.load import (
     from_records,
 )
 
-LOG = logging.getLogger(__name__)
 SUBDIR = "rules"
 FORMAT = 2  # of the cached file; 1 was a pickle
 # What a cached file of the wrong shape raises while it is rebuilt: any of these means "miss".
 BAD_ROW = (KeyError, IndexError, TypeError, ValueError, AttributeError, re.error, RuleError, RecursionError)
 STR_FIELDS = ("id", "name", "title", "migration_class", "hipify", "confidence", "status", "rationale", "docs", "file")
 OPTIONAL_STR_FIELDS = ("hip", "message", "rocm_min", "rocm_max", "when", "exceeds")
+
+
+def _debug(message: str, *args: object) -> None:
+    """A debug log line (logging is imported only when there is one: a lint run starts without it)."""
+    import logging
+
+    logging.getLogger(__name__).debug(message, *args)
 
 
 def content_key(directory: Path) -> str:
@@ -47,6 +53,11 @@ def content_key(directory: Path) -> str:
 def load(directory: Path | None = None, cache_dir: Path | None = None) -> RuleBase:
     """rules.load_rules(directory), served from `cache_dir` when the rules are unchanged."""
     directory = directory or default_rules_dir()
+    shipped = compiled.read(directory)
+    if shipped:  # validated when the copy was written: only files edited since are validated now
+        files, version = rules.validated_records(directory, known=shipped)
+        unchanged = all(shipped.get(name, ("", None))[1] is records for name, records in files)
+        return from_records(files, version, checked=unchanged, directory=directory)
     if cache_dir is None:
         return rules.load_rules(directory)
     try:
@@ -56,7 +67,7 @@ def load(directory: Path | None = None, cache_dir: Path | None = None) -> RuleBa
     cached = _read(path, directory)
     if cached is not None:
         return cached
-    files, version = rules.validated_records(directory)
+    files, version = rules.validated_records(directory, known={})
     rulebase = from_records(files, version, directory=directory)
     _write(path, {"format": FORMAT, "version": version, "files": files})
     return rulebase
@@ -68,7 +79,7 @@ def _read(path: Path, directory: Path) -> RuleBase | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError, RecursionError) as exc:
-        LOG.debug("ignoring unreadable rule cache %s: %s", path, exc)
+        _debug("ignoring unreadable rule cache %s: %s", path, exc)
         return None
     try:
         if data["format"] != FORMAT or not isinstance(data["version"], str):
@@ -78,7 +89,7 @@ def _read(path: Path, directory: Path) -> RuleBase | None:
             return None
         rulebase = from_records(files, data["version"], checked=True, directory=directory)
     except BAD_ROW as exc:
-        LOG.debug("ignoring rule cache of the wrong shape %s: %s", path, exc)
+        _debug("ignoring rule cache of the wrong shape %s: %s", path, exc)
         return None
     return rulebase if all(_well_typed(rule) for rule in rulebase.rules) else None
 
@@ -172,4 +183,4 @@ def _write(path: Path, data: dict[str, Any]) -> None:
             if old != path:
                 old.unlink(missing_ok=True)
     except (OSError, TypeError, ValueError) as exc:
-        LOG.debug("cannot write rule cache %s: %s", path, exc)
+        _debug("cannot write rule cache %s: %s", path, exc)

@@ -7,8 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
 
 SCHEMA_PATH = Path(__file__).with_name("matrix.schema.json")
@@ -148,11 +147,17 @@ def load(path: Path | None = None) -> Matrix:
 
 @lru_cache(maxsize=4)
 def _cached(path: str) -> Matrix:
+    """From the JSON twin that scripts/generate_docs.py wrote after checking the YAML (while it is
+    the YAML's), else the YAML parsed and checked now."""
+    import yaml
+
     try:
-        data = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        data = datafile.fresh_twin(Path(path))
+        if data is None:
+            data = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+            check(data, path)
     except (OSError, yaml.YAMLError) as exc:
         raise MatrixError(f"{path}: {exc}".splitlines()[0]) from None
-    check(data, path)
     return _build(data)
 
 

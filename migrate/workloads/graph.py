@@ -9,10 +9,9 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import networkx as nx
-
 from migrate.model import Fact
 from migrate.workloads.assemble import Spec
+from migrate.workloads.digraph import DiGraph
 
 PY_SUFFIXES = (".py",)
 SYSTEM_HEADERS = frozenset({
@@ -42,8 +41,7 @@ class DependencyGraph:
     def __init__(self, specs: Iterable[Spec], facts: Mapping[str, tuple[Fact, ...]]) -> None:
         self.specs = {s.name: s for s in specs}
         self.owner = {path: s.name for s in self.specs.values() for path in s.files}
-        self.graph = nx.DiGraph()
-        self.graph.add_nodes_from(self.specs)
+        self.graph: DiGraph[str] = DiGraph(self.specs)
         self._files = sorted(self.owner)
         self._by_basename: dict[str, list[str]] = {}
         for path in self._files:
@@ -77,7 +75,7 @@ class DependencyGraph:
             elif fact.kind == "cmake_link" and fact.name in targets:
                 for lib in fact.text.split("\n"):
                     if lib in targets and lib != fact.name:
-                        self.graph.add_edge(fact.name, lib, step=f"{rel}: {fact.name} links {lib}")
+                        self.graph.add_edge(fact.name, lib, f"{rel}: {fact.name} links {lib}")
 
     def _link(self, rel: str, target: str | None, step: str) -> None:
         if target is not None and target in self.owner:
@@ -86,7 +84,7 @@ class DependencyGraph:
     def _link_workload(self, rel: str, workload: str, step: str) -> None:
         source = self.owner[rel]
         if source != workload and not self.graph.has_edge(source, workload):
-            self.graph.add_edge(source, workload, step=f"{rel} {step}")
+            self.graph.add_edge(source, workload, f"{rel} {step}")
 
     def _include(self, rel: str, header: str) -> str | None:
         """A repo file for an #include: next to the includer, else the closest file ending in it."""
@@ -116,15 +114,15 @@ class DependencyGraph:
         return self._import(rel, module) is not None
 
     def dependencies(self, workload: str) -> list[str]:
-        return sorted(nx.descendants(self.graph, workload))
+        return sorted(self.graph.descendants(workload))
 
     def direct(self, workload: str) -> list[str]:
         return sorted(self.graph.successors(workload))
 
     def chain(self, source: str, target: str) -> list[str]:
         """Steps from one workload to another: ["train.py imports attnlib.layers", ...]."""
-        path = nx.shortest_path(self.graph, source, target)
-        return [self.graph.edges[a, b]["step"] for a, b in itertools.pairwise(path)]
+        path = self.graph.shortest_path(source, target)
+        return [self.graph.step(a, b) for a, b in itertools.pairwise(path)]
 
 
 def declared_packages(facts: Mapping[str, tuple[Fact, ...]]) -> frozenset[str]:

@@ -9,10 +9,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import networkx as nx
-
 from migrate.model import Effort, Finding, Report, RuleInfo, Workload, class_rank, sum_effort
 from migrate.rulebase import families
+from migrate.workloads.digraph import DiGraph
 
 HAND_WORK_ROWS = 5
 VALIDATED_KERNELS = 6
@@ -51,14 +50,12 @@ def _levels(workloads: Sequence[Workload]) -> dict[str, int]:
     """0 for a workload that uses nothing else that needs work; otherwise one more than what it uses.
     Workloads in a cycle share a level."""
     names = {w.name for w in workloads}
-    graph = nx.DiGraph()
-    graph.add_nodes_from(names)
-    graph.add_edges_from((w.name, d) for w in workloads for d in w.depends_on if d in names and d != w.name)
-    condensed = nx.condensation(graph)
-    level: dict[int, int] = {}
-    for node in reversed(list(nx.topological_sort(condensed))):
-        level[node] = 1 + max((level[s] for s in condensed.successors(node)), default=-1)
-    return {name: level[condensed.graph["mapping"][name]] for name in names}
+    graph: DiGraph[str] = DiGraph(names)
+    for w in workloads:
+        for d in w.depends_on:
+            if d in names and d != w.name:
+                graph.add_edge(w.name, d)
+    return graph.levels()
 
 
 def _title(after: str | None, count: int) -> str:

@@ -75,7 +75,7 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
     workloads = [Workload(name=s.name, root=s.root, kind=s.kind, files=tuple(sorted(s.files)),
                           verdicts=tuple(_relabel(v, effective) for v in verdicts[s.name]),
                           depends_on=tuple(graph.direct(s.name)),
-                          depends_why=tuple(graph.graph.edges[s.name, d]["step"] for d in graph.direct(s.name)),
+                          depends_why=tuple(graph.graph.step(s.name, d) for d in graph.direct(s.name)),
                           rocm_path=tuple(str(e) for e in evidence_of[s.name]), optional=optional[s.name],
                           optional_parts=_optional_parts(mine[s.name], optional[s.name], kinds[s.name], hipified))
                  for s in specs]
