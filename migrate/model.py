@@ -117,6 +117,7 @@ class Finding:
     precise: str | None = None  # with --precise: confirmed, fast-only, unchecked or precise-only
     status: str = ""  # "ported" (a ROCm path covers it), "optional" (an optional part or import), else ""
     effective_class: str = ""  # the class it counts as (classify.effective_class); "" until judged
+    compiler: str = ""  # with `check`: "confirmed" (a hip-clang error on its line) or "miss" (an error no finding predicted)
 
     @property
     def cls(self) -> str:
@@ -156,6 +157,7 @@ class Finding:
             "targets": list(self.targets),
             "source": self.source,
             "precise": self.precise,
+            "compiler": self.compiler,
             "fingerprint": self.fingerprint,
         }
 
@@ -229,7 +231,8 @@ class RuleInfo:
 # defined in model_report and imported on first use: defining their ten dataclasses costs ~5 ms,
 # which lint, the pre-commit path, never needs.
 _LATER = frozenset({"TargetVerdict", "OptionalPart", "Workload", "Project", "ProjectCost", "HipifyCoverage",
-                    "HipifyDisagreement", "HipifySummary", "PassResult", "Report"})
+                    "HipifyDisagreement", "HipifySummary", "PassResult", "Report", "CompileError", "CompiledUnit",
+                    "CompileSummary"})
 
 if TYPE_CHECKING:
     from migrate import model_report
@@ -244,6 +247,9 @@ if TYPE_CHECKING:
     HipifySummary = model_report.HipifySummary
     PassResult = model_report.PassResult
     Report = model_report.Report
+    CompileError = model_report.CompileError
+    CompiledUnit = model_report.CompiledUnit
+    CompileSummary = model_report.CompileSummary
 
 
 def __getattr__(name: str) -> Any:

@@ -60,6 +60,7 @@ class Workload:
     rocm_path: tuple[str, ...] = ()  # evidence that the project already has a ROCm path ("setup.py:41 ...")
     optional: bool = False  # tests, examples, benchmarks, experimental: reported, not counted in the summary
     optional_parts: tuple[OptionalPart, ...] = ()
+    route: dict[str, Any] | None = None  # which way to AMD (migrate/workloads/route.py), as JSON
 
     @property
     def primary(self) -> TargetVerdict:
@@ -145,6 +146,78 @@ class HipifySummary:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class CompileError:
+    """A hip-clang error, located on the original CUDA line, and what it means for the port
+    (`meaning`: confirmed, newer-rocm, not-checked, toolchain or miss; migrate.hipclang.explain)."""
+
+    meaning: str
+    path: str  # relative to the scanned root; "" for a header outside it
+    line: int  # 0 outside the tree
+    column: int
+    message: str  # the compiler's
+    why: str
+    rules: tuple[str, ...] = ()  # the rules of the findings it confirms
+    archs: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"meaning": self.meaning, "path": self.path, "line": self.line, "column": self.column,
+                "message": self.message, "why": self.why, "rules": list(self.rules), "archs": list(self.archs)}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompiledUnit:
+    """One translation unit for one architecture: passed, failed (a porting error) or not checked."""
+
+    path: str
+    arch: str
+    status: str  # passed | failed | not-checked
+    errors: int  # porting errors (confirmed or misses)
+    reason: str = ""  # why it was not checked
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "arch": self.arch, "status": self.status, "errors": self.errors,
+                "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompileSummary:
+    """The report's `compile` block: which hip-clang ran over the converted copy and what it said."""
+
+    toolchain: str
+    hip_version: str
+    clang_version: str
+    device_code: bool
+    flags_from: str
+    archs: tuple[str, ...]
+    units: tuple[CompiledUnit, ...]
+    errors: tuple[CompileError, ...]
+    not_checked: tuple[str, ...] = ()  # what this toolchain could not check, one line each
+    seconds: float = 0.0
+
+    def count(self, meaning: str) -> int:
+        return sum(1 for e in self.errors if e.meaning == meaning)
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for u in self.units if u.status == "passed")
+
+    @property
+    def checked(self) -> int:
+        return sum(1 for u in self.units if u.status != "not-checked")
+
+    def to_json(self) -> dict[str, Any]:
+        meanings = ("confirmed", "newer-rocm", "not-checked", "toolchain", "miss")
+        return {
+            "toolchain": self.toolchain, "hip_version": self.hip_version, "clang_version": self.clang_version,
+            "device_code": self.device_code, "flags_from": self.flags_from, "archs": list(self.archs),
+            "units": len(self.units), "checked": self.checked, "passed": self.passed,
+            "errors_by_meaning": {m: self.count(m) for m in meanings},
+            "not_checked": list(self.not_checked), "seconds": round(self.seconds, 2),
+            "unit_results": [u.to_json() for u in self.units], "errors": [e.to_json() for e in self.errors],
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PassResult:
     """What a late pass (hipify-perl, precise mode) returns: the findings it relabelled or
     added, and what it has to say."""
@@ -177,6 +250,7 @@ class Report:
     stack: dict[str, Any] = field(default_factory=dict)  # the pinned stack against the compatibility matrix (migrate.stack)
     project_costs: tuple[ProjectCost, ...] = field(default=())
     precise: bool = False  # findings were checked with libclang
+    compile: CompileSummary | None = None  # `check`: hip-clang over the converted copy
     rule_hours: dict[str, float] = field(default_factory=dict)  # expected hand hours per rule, for ranking
 
     @property

@@ -25,11 +25,14 @@ from migrate.workloads.graph import DependencyGraph
 from migrate.workloads.verdict import judge
 
 if TYPE_CHECKING:
+    from migrate.hipclang.check_pass import Compilation
     from migrate.hipify.scan_pass import HipifyPass
+    from migrate.model import CompileSummary
 
 
 def run(targets: list[Path], settings: Settings, rules: RuleBase, progress: Progress | None = None, *,
-        found: Discovery | None = None, known: dict[str, Known] | None = None) -> Report:
+        found: Discovery | None = None, known: dict[str, Known] | None = None,
+        compiled: Compilation | None = None) -> Report:
     """One project; several folders are a portfolio, each folder its own project (migrate.portfolio).
     `found` and `known`: the targets' discovery and what was learnt of its files (for one project)."""
     from migrate import portfolio
@@ -39,7 +42,7 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase, progress: Prog
             known.clear()  # each project discovers and reads its own files
         report = portfolio.run([(t, settings) for t in targets], rules, progress)
     else:
-        report = scan_project(targets, settings, rules, progress, found=found, known=known)
+        report = scan_project(targets, settings, rules, progress, found=found, known=known, compiled=compiled)
     return with_plan(report)
 
 
@@ -51,7 +54,8 @@ def with_plan(report: Report) -> Report:
 
 
 def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progress: Progress | None = None, *,
-                 found: Discovery | None = None, known: dict[str, Known] | None = None) -> Report:
+                 found: Discovery | None = None, known: dict[str, Known] | None = None,
+                 compiled: Compilation | None = None) -> Report:
     started = time.perf_counter()
     scanned_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     found = found or discover(targets, include_vendored=settings.include_vendored, exclude=settings.exclude)
@@ -65,6 +69,7 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
     hipify_result, hipify_pass = _hipify(settings, found.root, [(o.file, o.extraction) for o in outcomes
                                                                 if o.ok and o.extraction is not None], findings, rules)
     precise_result = _precise(settings, found.root, hipify_result.findings, rules)
+    precise_result, compile_summary = _compile(compiled, precise_result, rules)
     stack = _stack(settings, [(f, r.kept()) for f, r in scanned], precise_result.findings, rules)
     facts = {f.rel: r.facts for f, r in scanned}
     specs = assemble.workloads([f for f, _ in scanned], facts, root_name=found.root.name or "root",
@@ -96,7 +101,8 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
         hipify=hipify_pass.summary(workloads) if hipify_pass else None,
         rules=rules.infos({f.rule for f in judged}),
         stack=stack.block,
-        project_costs=costs, precise=settings.precise, timing=settings.timing, rule_hours=hand,
+        project_costs=costs, precise=settings.precise, timing=settings.timing, compile=compile_summary,
+        rule_hours=hand,
     )
 
 
@@ -140,3 +146,13 @@ def _precise(settings: Settings, root: Path, findings: Sequence[Finding], rules:
     from migrate.precise import scan_pass
 
     return scan_pass.run(settings, root, findings, rules)
+
+
+def _compile(compiled: Compilation | None, result: PassResult, rules: RuleBase) -> tuple[PassResult, CompileSummary | None]:
+    """`check`: hip-clang's errors over the converted copy, explained against the findings."""
+    if compiled is None:
+        return result, None
+    from migrate.hipclang import check_pass
+
+    passed, summary = check_pass.run(compiled, result.findings, rules)
+    return PassResult(findings=passed.findings, notes=(*result.notes, *passed.notes)), summary

@@ -26,7 +26,8 @@ FACT_KINDS: dict[str, tuple[str, str]] = {
                  "command runs (`tool:nsys`)", "the key or option"),
     "stack": ("no extractor: `migrate/stack` judges the pins against `rules/stack/matrix.yaml` per target "
               "(HIP71xx, see `docs/stack.md`)",
-              "the problem (`pin-no-rocm-build`, `gpu-not-in-release`, `gpu-unsupported`, `floating-pin`)"),
+              "the problem (`pin-no-rocm-build`, `gpu-not-in-release`, `gpu-unsupported`, `floating-pin`, "
+              "`binary-missing-target`)"),
 }
 
 # Facts no rule matches: the workload stage and the matcher read them (kind -> what it records).
@@ -165,4 +166,8 @@ LINT_CONSTRUCTS: dict[str, str] = {
     "suppression-without-rules": "a `rocm-migrate: ignore` marker that names no rule",
     "unused-suppression": "a suppression that matched no finding",
 }
-CONSTRUCTS: dict[str, str] = {**C_CONSTRUCTS, **PYTHON_CONSTRUCTS, **LINT_CONSTRUCTS}
+# what `check` adds from hip-clang's answer (migrate/hipclang); no extractor emits it
+CHECK_CONSTRUCTS: dict[str, str] = {
+    "compiler-error-unpredicted": "a hip-clang error on a converted line that no finding predicted",
+}
+CONSTRUCTS: dict[str, str] = {**C_CONSTRUCTS, **PYTHON_CONSTRUCTS, **LINT_CONSTRUCTS, **CHECK_CONSTRUCTS}

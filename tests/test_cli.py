@@ -130,4 +130,4 @@ def test_target_arch_changes_wave_size_verdicts() -> None:
 def test_unknown_target_is_a_usage_error() -> None:
     result = run_cli("scan", "fixtures/repos/demo", "--target-arch", "gfx9999")
     assert result.returncode == 2
-    assert result.stderr.startswith("rocm-migrate: error: unknown GPU architecture 'gfx9999' (known: gfx908, ")
+    assert result.stderr.startswith("rocm-migrate: error: unknown GPU architecture 'gfx9999' (known: gfx906, gfx908, ")

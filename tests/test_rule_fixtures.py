@@ -60,7 +60,7 @@ def fired(path: Path, index: RuleIndex, rulebase, rel: str = "", tree: tuple[str
               if other != rel] if cross else []
     findings, _ = check_file(rel or path.name, kind, data, extraction, [index], rulebase, tree, others)
     return ({(f.line, f.rule) for f in findings} | stack_fired(path.name, extraction, index, rulebase)
-            | precise_fired(path, index))
+            | precise_fired(path, index) | check_fired(path, rulebase))
 
 
 def stack_fired(name: str, extraction, index: RuleIndex, rulebase) -> set[tuple[int, str]]:
@@ -84,6 +84,15 @@ def precise_fired(path: Path, index: RuleIndex) -> set[tuple[int, str]]:
     result = precise.analyse(path, ["-std=c++17", "--cuda-gpu-arch=sm_80"], root=path.parent, tc=chain)
     assert not isinstance(result, str), result
     return {(f.line, f.rule) for f in precise.rejected_findings([result], index)}
+
+
+def check_fired(path: Path, rulebase) -> set[tuple[int, str]]:
+    """A fixture whose first line says `rocm-migrate-check` is converted and compiled (rocm-migrate check)."""
+    if "rocm-migrate-check" not in path.read_text(encoding="utf-8").split("\n")[0]:
+        return set()
+    from tests.check_toolchain import checked_findings
+
+    return {(f.line, f.rule) for f in checked_findings(path, rulebase)}
 
 
 # rules of the cross-file join (migrate/crossref.py) and of the project's lane-mask names (HIP4068, match.own_masks):

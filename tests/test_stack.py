@@ -119,8 +119,12 @@ def test_release_resolution() -> None:
     assert table.release("6.4.0").version == "6.4.0"
     assert table.release("7.0.1").version == "7.0.0"
     assert table.release("7.2.0") is None  # no column for it in the revisions read
-    assert table.newest_for("gfx950").version == "7.2.4"
-    assert table.newest_for("gfx1151") is None
+    assert table.release("10.0").version == "10.0.0"
+    assert table.release("7.14").version == "7.14.0"
+    assert table.release("7.14").stream == "core-sdk" and table.release("7.2").stream == "legacy"
+    assert table.newest_for("gfx950").version == "10.1.0"
+    assert table.newest_for("gfx1151").version == "10.1.0"  # the Core SDK lists the Ryzen APU; no 7.x column does
+    assert table.newest_for("gfx906") is None
 
 
 def test_matrix_gpus_are_known_targets() -> None:
@@ -208,3 +212,67 @@ def test_the_matrix_comes_from_its_checked_twin_and_an_edit_is_checked_again(tmp
     assert datafile.fresh_twin(edited) is None
     with pytest.raises(matrix.MatrixError):
         matrix.load(edited)
+
+
+def test_the_newest_release_a_source_names_is_in_the_matrix() -> None:
+    """Every ROCm version the sources table names (URL or note) is at most the newest column; that one is in."""
+    import re
+
+    data = yaml.safe_load(MATRIX_FILE.read_text())
+    named = {v for entry in data["sources"].values() for text in (entry["url"], entry.get("note", ""))
+             for v in re.findall(r"(?<![\d.])(\d{1,2}\.\d{1,2}\.\d{1,2})(?![\d.])", text)
+             if int(v.split(".")[0]) >= 6}  # ROCm releases; framework versions (0.x, 1.x, 2.x) are below
+    newest = max(named, key=matrix.vtuple)
+    table = matrix.load()
+    assert table.releases[0].version == newest, f"a source names ROCm {newest}; the newest column is {table.releases[0].version}"
+    assert {r.stream for r in table.releases} == {"legacy", "core-sdk"}
+    assert {s.id for s in table.streams} == {"legacy", "core-sdk"}
+
+
+def test_binary_coverage_reports_a_wheel_pinned_without_the_fleet_target() -> None:
+    """The real CLI: each pinned prebuilt binary with the gfx targets it carries against the fleet."""
+    import json
+
+    from tests.conftest import run_cli
+
+    result = run_cli("stack", "fixtures/rules/HIP7105", "--rocm", "7.14", "--target-arch", "gfx942,gfx950",
+                     "-f", "json")
+    binaries = {b["binary"]: b for b in json.loads(result.stdout)["binaries"]}
+    assert binaries["torch[device-gfx942]==2.12.0+rocm7.14.0"]["missing"] == ["gfx950"]
+    assert binaries["torch[device-gfx1151]==2.12.0+rocm7.14.0"]["missing"] == ["gfx942", "gfx950"]
+    pytorch_org = binaries["torch==2.7.1+rocm6.3 (download.pytorch.org/whl/rocm6.3)"]
+    assert pytorch_org["status"] == "missing" and pytorch_org["missing"] == ["gfx950"]
+    assert "gfx942" in pytorch_org["carries"] and pytorch_org["source"].startswith("https://")
+    text = run_cli("stack", "fixtures/rules/HIP7105", "--rocm", "7.14", "--target-arch", "gfx942", "-f", "markdown")
+    assert "torch\\[device-gfx1151\\]==2.12.0\\+rocm7.14.0 \\(strix-wheel-on-mi300-requirements.txt:4\\) lacks gfx942" \
+        in text.stdout
+
+
+def test_a_variable_pin_renders(tmp_path: Path) -> None:
+    """A pin written with a shell variable (torch==${PYTORCH_VERSION}) is listed, not a crash."""
+    from tests.conftest import run_cli
+
+    (tmp_path / "Dockerfile").write_text("FROM rocm/dev-ubuntu-24.04:7.2.4-complete\n"
+                                         "RUN pip install torch==${PYTORCH_VERSION}\n")
+    result = run_cli("stack", str(tmp_path), "--rocm", "7.2,10.0", "-f", "markdown")
+    assert result.returncode == 0, result.stderr
+    assert "torch" in result.stdout
+
+
+def test_capability_audit_says_what_each_check_sees_on_each_target(tmp_path: Path) -> None:
+    """Capability checks with the value each AMD target reports, and a literal gate's outcome."""
+    import json
+
+    from tests.conftest import run_cli
+
+    # a scan reads the CUDA sources too (the stack command alone reads manifests and Python only)
+    out = tmp_path / "report.json"
+    run_cli("scan", "fixtures/stack/capability-audit", "--target-arch", "gfx90a,gfx942,gfx1100", "-f", "json",
+            "-o", str(out))
+    rows = {(c["rule"], c["line"]): c for c in json.loads(out.read_text())["stack"]["capabilities"]}
+    gate = {t["arch"]: (t["sees"], t["decides"], t["evidence"]) for t in rows[("HIP6002", 4)]["targets"]}
+    assert gate == {"gfx90a": ("(9, 0)", True, "seen"), "gfx942": ("(9, 4)", True, "derived"),
+                    "gfx1100": ("(11, 0)", True, "derived")}  # a Hopper gate (>= 9.0) admits every AMD target
+    assert all("None" in t["sees"] for t in rows[("HIP6001", 5)]["targets"])
+    assert all("undefined" in t["sees"] for t in rows[("HIP4021", 4)]["targets"])
+    assert all(c["source"].startswith("https://") for c in rows.values())

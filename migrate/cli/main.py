@@ -17,6 +17,7 @@ COMMANDS = {
     "scan": ("migrate.cli.scan", "scan"),
     "lint": ("migrate.cli.lint", "lint"),
     "convert": ("migrate.cli.convert", "convert"),
+    "check": ("migrate.cli.check", "check"),
     "validate": ("migrate.cli.validate", "validate"),
     "inventory": ("migrate.cli.inventory", "inventory"),
     "stack": ("migrate.cli.stack", "stack"),

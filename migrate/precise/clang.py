@@ -17,6 +17,8 @@ from typing import Any
 SHIM_DIR = Path(__file__).parent / "shims"
 WRAPPER = "__clang_cuda_runtime_wrapper.h"
 ENV_RESOURCE_DIR = "ROCM_MIGRATE_CLANG_RESOURCE_DIR"
+# The newest CUDA each clang release supports (clang's release notes, "CUDA support": 17 -> 12.1, 18 -> 12.3).
+CLANG_NEWEST_CUDA = {17: (12, 1), 18: (12, 3)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +28,18 @@ class Toolchain:
     resource_dir: Path  # clang's builtin headers, with the CUDA wrapper headers
     cuda_path: Path  # a CUDA installation: include/cuda_runtime.h
     version: str  # libclang's version string
+    cuda_version: tuple[int, int] | None = None  # from include/cuda.h
+
+    def header_note(self) -> str:
+        """A note when the CUDA headers are newer than the libclang release supports (a unit that does
+        not parse may then fail on the headers, not on the project: CUDA 13 changed cudaMemAdvise)."""
+        newest = CLANG_NEWEST_CUDA.get(libclang_major() or 0)
+        if self.cuda_version is None or newest is None or self.cuda_version <= newest:
+            return ""
+        have, top = ".".join(map(str, self.cuda_version)), ".".join(map(str, newest))
+        return (f"CUDA {have} headers ({self.cuda_path}) are newer than libclang {libclang_major()} supports "
+                f"(CUDA up to {top}): a unit that does not parse may fail on the headers; --cuda-path can name "
+                f"a CUDA {top} or older")
 
     def args(self) -> list[str]:
         """Flags for a host-side CUDA parse. The shims come last (`-idirafter`): a real header always wins."""
@@ -94,27 +108,58 @@ def version() -> str:
         return "unknown"
 
 
-def find_resource_dir() -> Path | None:
-    """A clang resource directory that has the CUDA wrapper headers.
+def find_resource_dir(major: int | None = None) -> Path | None:
+    """A clang resource directory that has the CUDA wrapper headers, of the clang release of the
+    libclang that parses (`major`, default the libclang wheel's): clang 15's wrappers (Debian's,
+    beside `hipcc`) do not parse with libclang 18 (`no template named 'texture'`).
 
-    Order: $ROCM_MIGRATE_CLANG_RESOURCE_DIR; the `ziglang` wheel of the `precise` extra (its
-    lib/include is clang 18's resource headers, the version of the libclang wheel); a clang on
-    PATH; Debian's `/usr/lib/llvm-N/lib/clang/*` (`libclang-common-N-dev`), newest first;
-    `/usr/lib/clang/*`.
+    Order: $ROCM_MIGRATE_CLANG_RESOURCE_DIR (taken as given); the `ziglang` wheel of the `precise`
+    extra (its lib/include is clang's resource headers; its release is read from the libc++ it
+    carries); a clang on PATH; Debian's `/usr/lib/llvm-N/lib/clang/*` (`libclang-common-N-dev`),
+    newest first; `/usr/lib/clang/*`. A candidate whose release is known and differs is passed over.
     """
     explicit = os.environ.get(ENV_RESOURCE_DIR)
     if explicit:
         return Path(explicit) if (Path(explicit) / "include" / WRAPPER).is_file() else None
-    candidates: list[str] = [str(p) for p in (_ziglang_lib(),) if p is not None]
+    want = libclang_major() if major is None else major
+    zig = _ziglang_lib()
+    candidates: list[tuple[str, int | None]] = [(str(zig), _libcxx_major(zig))] if zig is not None else []
     clang = shutil.which("clang")
     if clang:
-        candidates += glob.glob(str(Path(clang).resolve().parent.parent / "lib" / "clang" / "*"))
-    candidates += sorted(glob.glob("/usr/lib/llvm-*/lib/clang/*"), key=_version_key, reverse=True)
-    candidates += sorted(glob.glob("/usr/lib/clang/*"), key=_version_key, reverse=True)
-    for candidate in candidates:
-        if (Path(candidate) / "include" / WRAPPER).is_file():
+        candidates += [(p, _path_major(p)) for p in glob.glob(str(Path(clang).resolve().parent.parent / "lib" / "clang" / "*"))]
+    for pattern in ("/usr/lib/llvm-*/lib/clang/*", "/usr/lib/clang/*"):
+        candidates += [(p, _path_major(p)) for p in sorted(glob.glob(pattern), key=_version_key, reverse=True)]
+    for candidate, release in candidates:
+        if (Path(candidate) / "include" / WRAPPER).is_file() and (want is None or release in (None, want)):
             return Path(candidate)
     return None
+
+
+def libclang_major() -> int | None:
+    """The clang release of the libclang wheel (its distribution version), None when not known."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return int(dist_version("libclang").split(".")[0])
+    except (PackageNotFoundError, ValueError):
+        return None
+
+
+def _path_major(path: str) -> int | None:
+    """`/usr/lib/llvm-15/lib/clang/15.0.6` -> 15; `/usr/lib/clang/15` -> 15."""
+    m = re.search(r"/clang/(\d+)", path) or re.search(r"llvm-(\d+)", path)
+    return int(m.group(1)) if m else None
+
+
+def _libcxx_major(lib: Path) -> int | None:
+    """The LLVM release of a zig installation, from the libc++ it ships (`_LIBCPP_VERSION 180100` -> 18)."""
+    try:
+        text = (lib / "libcxx" / "include" / "__config").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    m = re.search(r"#\s*define\s+_LIBCPP_VERSION\s+(\d+)", text)
+    return int(m.group(1)) // 10000 if m else None
 
 
 def _ziglang_lib() -> Path | None:
@@ -151,13 +196,25 @@ def toolchain(cuda_path: str | os.PathLike[str] | None = None) -> Toolchain | st
         return missing
     resource = find_resource_dir()
     if resource is None:
-        return (f"clang's CUDA headers ({WRAPPER}) not found: pip install 'rocm-migrate[precise]' "
-                f"(the ziglang wheel carries them), or set ${ENV_RESOURCE_DIR}")
+        release = libclang_major()
+        return (f"clang {release or ''}'s CUDA headers ({WRAPPER}) not found (the resource directory must be of "
+                f"libclang's release): pip install 'rocm-migrate[precise]' (the ziglang 0.13 wheel carries clang 18's), "
+                f"or set ${ENV_RESOURCE_DIR}")
     cuda = find_cuda(cuda_path)
     if cuda is None:
         where = str(cuda_path) if cuda_path else "$CUDA_HOME, $CUDA_PATH, /usr/local/cuda"
         return f"CUDA headers (include/cuda_runtime.h) not found in {where}: pass --cuda-path"
-    return Toolchain(resource_dir=resource, cuda_path=cuda, version=version())
+    return Toolchain(resource_dir=resource, cuda_path=cuda, version=version(), cuda_version=cuda_version(cuda))
+
+
+def cuda_version(cuda: Path) -> tuple[int, int] | None:
+    """`#define CUDA_VERSION 13000` in include/cuda.h -> (13, 0)."""
+    try:
+        text = (cuda / "include" / "cuda.h").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    m = re.search(r"#define\s+CUDA_VERSION\s+(\d+)", text)
+    return (int(m.group(1)) // 1000, int(m.group(1)) % 1000 // 10) if m else None
 
 
 # -- parsing -----------------------------------------------------------------

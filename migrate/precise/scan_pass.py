@@ -42,6 +42,8 @@ def run(settings: Settings, root: Path, findings: Sequence[Finding], rules: Rule
     notes = [r for r in results if isinstance(r, str)]
     good = [r for r in results if not isinstance(r, str)]
     notes += [f"precise: {r.path} did not parse ({'; '.join(r.errors[:2])}); fast results kept" for r in good if not r.ok]
+    if any(not r.ok for r in good) and toolchain.header_note():
+        notes.append(f"precise: {toolchain.header_note()}")
     index = RuleIndex(rules, Target(rocm=settings.rocm, arch=settings.arch[:1]))
     comparison = precise.compare(findings, good, rules=rules, index=index)
     labelled = [replace(f, precise=comparison.labels.get(f)) for f in findings]

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from migrate.model import Report
 
 COLUMNS = ("id", "rule", "class", "confidence", "hipify", "path", "line", "column", "end_line", "end_column",
-           "cell", "symbol", "hip", "workload", "targets", "message", "fingerprint")
+           "cell", "symbol", "hip", "workload", "targets", "message", "fingerprint",
+           "compiler")
 
 
 ROWS_PER_CHUNK = 1000
@@ -28,7 +29,7 @@ def chunks(report: Report) -> Iterator[str]:
         writer.writerow([_safe(v) for v in (
             ids[f], f.rule, f.migration_class, f.confidence, f.hipify, f.path, f.line, f.column, f.end_line,
             f.end_column, f.cell or "", f.symbol, f.hip or "", f.workload, " ".join(f.targets), f.message,
-            f.fingerprint)])
+            f.fingerprint, f.compiler)])
         if n % ROWS_PER_CHUNK == 0:
             yield out.getvalue()
             out.seek(0)

@@ -12,7 +12,7 @@ from typing import Any
 from migrate.model import CLASSES, Effort, Finding, Report, Workload, class_rank, sum_effort, worst_class
 from migrate.render import graph_layout
 from migrate.render.escape import script_json
-from migrate.render.summary import blockers, by_class, confidence, top_workloads
+from migrate.render.summary import blockers, by_class, compile_lines, confidence, top_workloads
 from migrate.render.templates import environment
 from migrate.workloads.calibration import load as load_calibration
 
@@ -40,7 +40,7 @@ def render(report: Report) -> str:
         by_class_chart=_chart(_by_class(report), top=len(CLASSES)),
         graph=graph_layout.layout(report), findings_json=script_json(_findings(report)),
         filters={"rule": sorted({f.rule for f in report.findings}), "workload": [w.name for w in report.workloads]},
-        top_skipped=TOP_SKIPPED,
+        top_skipped=TOP_SKIPPED, compile_lines=compile_lines(report),
     )
 
 

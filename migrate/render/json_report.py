@@ -28,6 +28,7 @@ def to_json(report: Report, *, findings: bool = True) -> dict[str, Any]:
         "findings": [f.to_json(ids[f]) for f in report.findings] if findings else FINDINGS_STAND_IN,
         "skipped": [s.to_json() for s in report.skipped],
         "hipify": _hipify(report),
+        "compile": _compile(report),
         "stack": report.stack,
         "notes": list(report.notes),
     }
@@ -38,6 +39,14 @@ def _hipify(report: Report) -> dict[str, Any]:
         return {"used": False}
     block = report.hipify.to_json()
     return block if report.timing else {**block, "seconds": None}  # `scan --timing`: not reproducible
+
+
+def _compile(report: Report) -> dict[str, Any]:
+    """`check`: what hip-clang said about the converted copy (`{"used": false}` for a scan)."""
+    if report.compile is None:
+        return {"used": False}
+    block = {"used": True, **report.compile.to_json()}
+    return block if report.timing else {**block, "seconds": None}
 
 
 def _summary(report: Report) -> dict[str, Any]:
@@ -98,6 +107,7 @@ def _workload(w: Workload, ids: dict[Finding, str]) -> dict[str, Any]:
         "files": list(w.files), "depends_on": list(w.depends_on),
         "rocm_path": list(w.rocm_path), "optional": w.optional,
         "optional_parts": [p.to_json() for p in w.optional_parts],
+        "route": w.route,
         "targets": {v.arch: {"class": v.migration_class, "own_class": v.own_class,
                              "reasons": [ids[f] for f in v.reasons if f in ids], "chain": list(v.chain),
                              "effort_hours": v.effort.to_json()} for v in w.verdicts},

@@ -132,6 +132,9 @@ def _result(finding: Finding, index: dict[str, int], occurrence: int, *, prefix:
         "hipify": finding.hipify, "workload": finding.workload, "targets": list(finding.targets)}
     if finding.cell is not None:
         properties["notebookCell"] = finding.cell
+    if finding.compiler:  # `check`: hip-clang confirmed it ("confirmed") or it is a miss of the rule base
+        properties["compiler"] = finding.compiler
+        properties["tags"] = [f"compiler-{finding.compiler}"]
     result: dict[str, object] = {
         "ruleId": finding.rule,
         "level": LEVELS[finding.cls],

@@ -11,7 +11,7 @@ from rich.table import Table
 from migrate.render.escape import md
 
 STYLES = {"native": "green", "minor-adaptation": "cyan", "migration-required": "yellow", "incompatible": "bold red"}
-KINDS = ("exact", "locked", "range", "unpinned")
+KINDS = ("exact", "locked", "range", "unpinned", "variable")
 STATUS = {"ok": "ok", "bump": "bump", "floating": "not pinned", "route": "ROCm route", "unsupported": "no build",
           "unknown": "unknown"}
 
@@ -44,9 +44,36 @@ def terminal(stack: dict[str, Any], *, color: bool = False, width: int = 110, de
     if detail:
         for target in stack["targets"]:
             console.print(_target(target))
+    for line in binary_lines(stack) + capability_lines(stack):
+        console.print(escape(line))
     for note in stack["notes"]:
         console.print(f"note: {escape(note)}")
     return out.getvalue()
+
+
+def capability_lines(stack: dict[str, Any]) -> list[str]:
+    """One line per capability check: what it sees on each target, and what a literal gate decides."""
+    lines = []
+    for c in stack.get("capabilities", ()):
+        seen = "; ".join(f"{t['arch']}: {t['sees'] or 'unknown'}"
+                         + ("" if t["decides"] is None else f" -> {'true' if t['decides'] else 'false'}")
+                         for t in c["targets"])
+        lines.append(f"capability check {c['rule']} {c['check']} ({c['path']}:{c['line']}) `{c['code']}`: {seen}")
+    return lines
+
+
+def binary_lines(stack: dict[str, Any]) -> list[str]:
+    """One line per pinned prebuilt GPU binary: the fleet's targets it lacks, or that it is not known."""
+    lines = []
+    for b in stack.get("binaries", ()):
+        if b["status"] == "missing":
+            lines.append(f"binary: {b['binary']} ({b['path']}:{b['line']}) lacks {', '.join(b['missing'])}; "
+                         f"carries {', '.join(b['carries'])}")
+        elif b["status"] == "covered":
+            lines.append(f"binary: {b['binary']} ({b['path']}:{b['line']}) carries every fleet target")
+        else:
+            lines.append(f"binary: {b['binary']} ({b['path']}:{b['line']}): its gfx targets are not in the data read")
+    return lines
 
 
 def compact(stack: dict[str, Any]) -> list[str]:
@@ -135,6 +162,7 @@ def markdown(stack: dict[str, Any]) -> str:
         out += [f"| {md(f['package'])} | {md(str(f['pinned']))} | {STATUS.get(f['status'], f['status'])} | "
                 f"{md(f['nearest'] or '-')} | {md(f['install'] or '-')} | {md(f['image'] or '-')} |"
                 for f in target["frameworks"]]
+    out += [f"\n- {md(line)}" for line in binary_lines(stack) + capability_lines(stack)]
     out += [f"\n_{md(note)}_" for note in stack["notes"]]
     return "\n".join(out) + "\n"
 

@@ -52,6 +52,33 @@ def confidence(report: Report) -> dict[str, Any]:
     parts.append(f"hipify-perl converted {hipify_share:.0%} of the CUDA references it was run on"
                  if hipify_share is not None else "hipify-perl was not run, so its automatic share is the rule base's claim")
     parts.append("libclang confirmed the findings" if report.precise else "findings were not checked with libclang (--precise)")
+    if report.compile is not None:  # `check`: errors no rule explains lower the confidence one step
+        misses = report.compile.count("miss")
+        if misses:
+            level = {"high": "medium", "medium": "low"}.get(level, level)
+        parts.append(f"hip-clang passed {report.compile.passed} of {len(report.compile.units)} translation unit "
+                     f"compiles after hipify alone and rejected {misses} lines no rule explains")
     return {"level": level, "calibrated_share": round(share, 3),
             "hipify_measured_share": None if hipify_share is None else round(hipify_share, 3),
             "precise": report.precise, "statement": "; ".join(parts) + "."}
+
+
+COMPILE_ERRORS_SHOWN = 10
+
+
+def compile_lines(report: Report) -> list[str]:
+    """`check`: the compiler's answer in a few plain lines (terminal and Markdown show them; HTML too)."""
+    block = report.compile
+    if block is None:
+        return []
+    device = "front end and device compile" if block.device_code else "front end only"
+    lines = [f"hip-clang: {block.toolchain} (HIP {block.hip_version or '?'}, clang {block.clang_version or '?'}; "
+             f"{device}; flags: {block.flags_from})",
+             f"{block.passed} of {len(block.units)} translation unit compiles ({', '.join(block.archs)}) pass after "
+             f"hipify alone; {block.checked} checked; errors: {block.count('confirmed')} confirm a finding, "
+             f"{block.count('miss')} misses (HIP0960), {block.count('newer-rocm')} need a newer ROCm, "
+             f"{block.count('not-checked')} not checked, {block.count('toolchain')} in the toolchain's headers"]
+    lines += list(block.not_checked[:COMPILE_ERRORS_SHOWN])
+    shown = [e for e in block.errors if e.meaning in ("miss", "confirmed", "newer-rocm")][:COMPILE_ERRORS_SHOWN]
+    lines += [f"{e.path}:{e.line}: {e.meaning}: {e.message} ({e.why})" for e in shown]
+    return lines

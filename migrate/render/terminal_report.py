@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 from collections import Counter
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -10,7 +11,7 @@ from rich.table import Table
 
 from migrate.model import CLASSES, Report, Workload, class_rank, sum_effort
 from migrate.render.json_report import target_differences
-from migrate.render.summary import confidence
+from migrate.render.summary import compile_lines, confidence
 from migrate.safetext import sanitized, terminal
 
 STYLES = {"native": "green", "minor-adaptation": "cyan", "migration-required": "yellow", "incompatible": "bold red"}
@@ -36,6 +37,8 @@ def render(report: Report, *, color: bool = False, width: int = 100, plan: bool 
     console.print(f"Confidence: {trust['level']}: {trust['statement']}", markup=False)
     the_plan = report.plan
     console.print(_plan_line(the_plan), markup=False)
+    for line in compile_lines(report):
+        console.print(terminal(line), markup=False)
     console.print(_by_class(report))
     if report.findings:
         console.print(_top_rules(report))
@@ -130,7 +133,7 @@ def _plan(plan: dict) -> list[str]:  # type: ignore[type-arg]
             auto = "" if s["automatic_share"] is None else f", hipify {s['automatic_share']:.0%}"
             hand = "; ".join(f"{h['rule']} ×{h['occurrences']}" for h in s["hand_work"][:3])
             lines.append(f"    {order}. {s['workload']} ({s['class']}, {s['effort_hours']['likely']:.1f} h{auto})"
-                         + (f": by hand {hand}" if hand else ""))
+                         + (f": by hand {hand}" if hand else "") + (f"; {s['compiler']}" if s.get("compiler") else ""))
         if len(m["steps"]) > PLAN_STEPS:
             lines.append(f"    … and {len(m['steps']) - PLAN_STEPS} more steps (see --format json)")
     for r in plan["risks"]:
@@ -146,12 +149,26 @@ def _ported_and_optional(report: Report) -> list[str]:
         if w.rocm_path and w.rocm_path not in shown:
             shown.add(w.rocm_path)
             lines.append("ROCm path present: " + ", ".join(w.rocm_path))
+    lines += route_lines(report.workloads)
     for w in report.workloads:
         if w.optional:
             lines.append(f"Optional workload {w.name}: {w.migration_class}")
         for part in w.optional_parts:
             lines.append(f"Optional part of {w.name}: {part.root}: {part.migration_class} ({part.findings} findings)")
     return lines
+
+
+def route_lines(workloads: Sequence[Workload]) -> list[str]:
+    """Each workload whose route is not the default port, and each route note once (ZLUDA on Radeon)."""
+    lines: list[str] = []
+    notes: list[str] = []
+    for w in workloads:
+        route = w.route or {}
+        if route.get("route", "port") != "port":
+            via = f" via {route['via']}" if route.get("via") else ""
+            lines.append(f"Route for {w.name}: {route['route']}{via}: {route['why']}")
+        notes += [n for n in route.get("notes", ()) if n not in notes]
+    return lines + [f"Note: {n}" for n in notes]
 
 
 def _top_reason(w: Workload) -> str:

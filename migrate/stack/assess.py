@@ -8,7 +8,9 @@ from typing import Any
 from migrate.model import Extraction, Finding, SourceFile
 from migrate.rulebase.load import RuleBase
 from migrate.stack import check, outcomes
-from migrate.stack.matrix import Matrix
+from migrate.stack.binaries import coverage
+from migrate.stack.capability import audit
+from migrate.stack.matrix import Matrix, vtuple
 from migrate.stack.model import Problem, StackReport
 from migrate.stack.pins import Pin, Stack, collect
 
@@ -16,11 +18,13 @@ from migrate.stack.pins import Pin, Stack, collect
 def assess(matrix: Matrix, extractions: Mapping[str, Extraction], files: Iterable[SourceFile], *,
            rocm: list[str], arch: list[str], findings: Iterable[Finding] = ()) -> StackReport:
     """The stack report for every requested ROCm release x GPU (no release: the newest that lists the GPU)."""
+    findings = list(findings)
     stack = collect(extractions, files, locked=frozenset(matrix.packages))
     found = [check.check(matrix, stack, requested, release, gpu)
              for requested, release, gpu in check.targets(matrix, rocm, arch)]
     notes = [f"ROCm {t.rocm} is not in the compatibility matrix (it covers {matrix.releases[-1].version} to "
              f"{matrix.releases[0].version}); no stack verdict for it" for t in found if t.release is None]
+    notes += _stream_notes(matrix, {t.release for t in found if t.release})
     return StackReport(
         pins=tuple(_pin_json(p) for p in stack.pins if p.package in matrix.packages),
         images=tuple({"image": i.ref, "rocm": i.rocm, "cuda": i.cuda, "os": i.os, "python": i.python,
@@ -35,6 +39,8 @@ def assess(matrix: Matrix, extractions: Mapping[str, Extraction], files: Iterabl
                             for f in sorted(findings, key=lambda f: f.sort_key) if f.rule in outcomes.load().no_rocm_build),
         targets=tuple(found),
         notes=tuple(dict.fromkeys(notes)),
+        binaries=tuple(b.to_json() for b in coverage(matrix, stack, list(dict.fromkeys(arch)))),
+        capabilities=audit(findings, list(dict.fromkeys(arch))),
     )
 
 
@@ -58,6 +64,24 @@ def _finding(problem: Problem, rules: RuleBase) -> Finding:
                    end_column=w.end_column, symbol=problem.symbol, message=problem.message, hip=rule.hip,
                    hipify="no", confidence=rule.confidence, migration_class=rule.migration_class,
                    source_line=w.text)
+
+
+def _stream_notes(matrix: Matrix, releases: set[str]) -> list[str]:
+    """What changes with the release stream of each release judged, and which of its data is unconfirmed."""
+    notes = []
+    for release in sorted((r for r in matrix.releases if r.version in releases), key=lambda r: vtuple(r.version)):
+        stream = matrix.stream(release)
+        if stream is None or stream.id == "legacy":
+            continue
+        major, minor = release.version.split(".")[:2]
+        where = stream.install_dir.replace("{major}", major).replace("{minor}", minor)
+        notes.append(f"ROCm {release.version} is a {stream.name} release: install dir {where}; packages "
+                     f"{stream.packages.replace('{major}', major).replace('{minor}', minor)}; frameworks: "
+                     f"{stream.frameworks} ({matrix.url(stream.source)})")
+        if not release.frameworks:
+            notes.append(f"ROCm {release.version}: its framework versions and OS list were not confirmed from AMD's "
+                         "pages; framework pins get the install route only")
+    return notes
 
 
 def _pin_json(pin: Pin) -> dict[str, Any]:

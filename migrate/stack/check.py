@@ -5,6 +5,7 @@ from collections.abc import Callable, Iterator
 
 from migrate.model import worst_class
 from migrate.stack import outcomes
+from migrate.stack.binaries import coverage
 from migrate.stack.matrix import Matrix, Release, minor, vtuple
 from migrate.stack.model import FrameworkVerdict, GpuVerdict, Problem, StackTarget
 from migrate.stack.pins import Pin, Stack
@@ -50,7 +51,7 @@ def check(matrix: Matrix, stack: Stack, rocm: str, release: Release | None, arch
     gpu = gpu_verdict(matrix, release, arch)
     verdicts = tuple(framework_verdict(matrix, release, arch, name, pin)
                      for name, pin in sorted(framework_pins(matrix, stack).items()))
-    problems = tuple(_problems(gpu, verdicts, release, arch))
+    problems = tuple(_problems(gpu, verdicts, release, arch)) + tuple(_binary_problems(matrix, stack, arch))
     base = _base_image(matrix, release)
     return StackTarget(rocm=rocm, release=release.version if release else None, arch=arch, gpu=gpu,
                        frameworks=verdicts, base_image=base, images_os=_images_os(stack, gpu), problems=problems,
@@ -139,7 +140,8 @@ def _route(matrix: Matrix, release: Release | None, arch: str, framework: str,
         return None, None, "", []
     if framework == "pytorch" and version:
         return _pytorch_route(matrix, release, arch, version)
-    install = next((i for i in matrix.installs if i.framework == framework and i.covers(release.version)), None)
+    install = next((i for i in matrix.installs if i.framework == framework and i.when is None
+                    and i.covers(release.version)), None)  # a `when` line needs a version (PyTorch's)
     image = _image(matrix, release, framework, version)
     if install is None:
         return None, image, "", []
@@ -148,6 +150,11 @@ def _route(matrix: Matrix, release: Release | None, arch: str, framework: str,
 
 
 def _pytorch_route(matrix: Matrix, release: Release, arch: str, version: str) -> tuple[str | None, str | None, str, list[str]]:
+    if release.stream == "core-sdk":
+        device = next(i for i in matrix.installs if i.framework == "pytorch" and i.when == "device-wheel"
+                      and i.covers(release.version))
+        line = device.line.format(arch=arch, version=version, rocm_full=release.version)
+        return line, _image(matrix, release, "pytorch", version), "", [matrix.url(device.source)]
     wheels = [(w, index) for w in matrix.wheels for index in w.rocm
               if minor(w.torch) == minor(version) and _index_fits(index, release)]
     image = _image(matrix, release, "pytorch", version)
@@ -195,6 +202,16 @@ def _base_image(matrix: Matrix, release: Release | None) -> str | None:
         return None
     bases = [i for i in matrix.images if i.framework is None and minor(i.rocm) == minor(release.version)]
     return max(bases, key=lambda i: (i.rocm in release.versions, vtuple(i.rocm))).ref if bases else None
+
+
+def _binary_problems(matrix: Matrix, stack: Stack, arch: str) -> Iterator[Problem]:
+    """A pinned prebuilt binary compiled without the GPU's gfx target."""
+    for binary in coverage(matrix, stack, [arch]):
+        if binary.missing:
+            yield Problem(rule=outcomes.load().rule["binary-without-gpu-target"], arch=arch,
+                          symbol=binary.name.split(" ")[0], where=binary.where,
+                          message=f"{binary.name} carries {', '.join(binary.carries or ())}; not {arch} "
+                                  "(\"invalid device function\" on that GPU)")
 
 
 def _problems(gpu: GpuVerdict, verdicts: tuple[FrameworkVerdict, ...], release: Release | None,

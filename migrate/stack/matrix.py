@@ -5,10 +5,12 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
+
+StreamId = Literal["legacy", "core-sdk"]
 
 SCHEMA_PATH = Path(__file__).with_name("matrix.schema.json")
 # The sections whose entries must each name a source.
@@ -44,10 +46,25 @@ class Release:
     frameworks: dict[str, tuple[str, ...]]
     source: str
     note: str = ""
+    stream: StreamId = "legacy"
 
     @property
     def version(self) -> str:
         return self.versions[0]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stream:
+    """A release stream: the legacy ROCm releases or the ROCm Core SDK built on TheRock."""
+    id: StreamId
+    name: str
+    low: str
+    high: str | None
+    install_dir: str
+    packages: str
+    frameworks: str
+    device_wheel_line: str | None
+    source: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -122,6 +139,7 @@ class Matrix:
     images: tuple[Image, ...]
     kernels: dict[str, tuple[str | None, str | None]]  # os -> (kernel, glibc)
     unconfirmed: tuple[str, ...]
+    streams: tuple[Stream, ...] = ()
 
     def release(self, requested: str) -> Release | None:
         """The column for a version: an exact patch release, or the newest patch of a minor release."""
@@ -132,6 +150,9 @@ class Matrix:
         if len(wanted) <= 2:
             return next((r for r in self.releases if any(vtuple(v)[:len(wanted)] == wanted for v in r.versions)), None)
         return None
+
+    def stream(self, release: Release) -> Stream | None:
+        return next((s for s in self.streams if s.id == release.stream), None)
 
     def newest_for(self, arch: str) -> Release | None:
         return next((r for r in self.releases if arch in r.gpus), None)
@@ -176,6 +197,10 @@ def check(data: Any, where: str = "matrix.yaml") -> None:
         for number, entry in enumerate(data[section]):
             if entry.get("source") not in known:
                 raise MatrixError(f"{where}: {section}/{number}: source {entry.get('source')!r} is not in sources")
+    for number, entry in enumerate(data.get("streams", ())):
+        for ref in (entry["source"], entry.get("device_wheels", {}).get("source", entry["source"])):
+            if ref not in known:
+                raise MatrixError(f"{where}: streams/{number}: source {ref!r} is not in sources")
     for name, entry in data["frameworks"].items():
         if entry.get("source") not in known:
             raise MatrixError(f"{where}: frameworks/{name}: source {entry.get('source')!r} is not in sources")
@@ -186,7 +211,8 @@ def _build(data: dict[str, Any]) -> Matrix:
                for k, v in data["sources"].items()}
     releases = tuple(Release(versions=tuple(r["versions"]), os=tuple(r["os"]), gpus=tuple(r["gpus"]),
                              frameworks={k: tuple(v) for k, v in r["frameworks"].items()},
-                             source=r["source"], note=r.get("note", "")) for r in data["releases"])
+                             source=r["source"], note=r.get("note", ""), stream=r.get("stream", "legacy"))
+                     for r in data["releases"])
     packages = {p: name for name, fw in data["frameworks"].items() for p in fw["packages"]}
     return Matrix(
         sources=sources,
@@ -207,4 +233,8 @@ def _build(data: dict[str, Any]) -> Matrix:
         images=tuple(Image(**i) for i in data["images"]),
         kernels={k["os"]: (k["kernel"], k["glibc"]) for k in data["os_kernels"]},
         unconfirmed=tuple(data["unconfirmed"]),
+        streams=tuple(Stream(id=x["id"], name=x["name"], low=x["releases"]["min"], high=x["releases"].get("max"),
+                             install_dir=x["install_dir"], packages=x["packages"], frameworks=x["frameworks"],
+                             device_wheel_line=x.get("device_wheels", {}).get("line"), source=x["source"])
+                      for x in data.get("streams", ())),
     )

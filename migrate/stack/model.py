@@ -87,9 +87,11 @@ class StackReport:
     no_rocm_build: tuple[dict[str, Any], ...]
     targets: tuple[StackTarget, ...]
     notes: tuple[str, ...]
+    binaries: tuple[dict[str, Any], ...] = ()  # each pinned prebuilt GPU binary: the gfx targets it carries vs the fleet
+    capabilities: tuple[dict[str, Any], ...] = ()  # each capability check and what it sees on every target
 
     def to_json(self) -> dict[str, Any]:
         return {"pins": list(self.pins), "images": list(self.images), "python": list(self.python),
                 "cuda": list(self.cuda), "rocm_pinned": self.rocm_pinned, "floating": list(self.floating),
                 "no_rocm_build": list(self.no_rocm_build), "targets": [t.to_json() for t in self.targets],
-                "notes": list(self.notes)}
+                "binaries": list(self.binaries), "capabilities": list(self.capabilities), "notes": list(self.notes)}

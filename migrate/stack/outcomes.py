@@ -11,7 +11,8 @@ from typing import Literal, get_args
 from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
 
-Outcome = Literal["gpu-unlisted", "gpu-other-release", "pin-without-rocm-build", "floating-pin"]
+Outcome = Literal["gpu-unlisted", "gpu-other-release", "pin-without-rocm-build", "floating-pin",
+                  "binary-without-gpu-target"]
 OUTCOMES_FILE = "stack/outcomes.yaml"
 RULES_FILE = "stack.yaml"
 

@@ -84,7 +84,25 @@ def _step(order: int, w: Workload, level: int, findings: list[Finding], rules: d
         "automatic_share_source": "hipify-perl" if measured is not None and measured.ratio is not None else "rule base",
         "hand_work": hand_work(findings, rules),
         "validation": validation(w, findings),
+        "compiler": compiler_evidence(w, report),
     }
+
+
+def compiler_evidence(w: Workload, report: Report) -> str | None:
+    """`check`: what hip-clang said about the workload's translation units after hipify alone."""
+    if report.compile is None:
+        return None
+    files = set(w.files)
+    units = [u for u in report.compile.units if u.path in files]
+    checked = [u for u in units if u.status != "not-checked"]
+    if not checked:
+        return f"not checked by hip-clang ({len(units)} unit compiles)" if units else None
+    passed = sum(1 for u in checked if u.status == "passed")
+    misses = sum(1 for e in report.compile.errors if e.meaning == "miss" and e.path in files)
+    if passed == len(checked) and not misses:
+        return f"all {passed} checked unit compiles pass after hipify alone: evidence for mechanical work"
+    return (f"{passed} of {len(checked)} checked unit compiles pass after hipify alone; "
+            f"{misses} errors no rule explains (HIP0960): the estimate is less certain")
 
 
 def _effort(step: dict[str, Any]) -> Effort:

@@ -15,6 +15,7 @@ from migrate.workloads.classify import Agreement, classify, effective_class, opt
 from migrate.workloads.estimate import EffortModel, estimate, family_counts
 from migrate.workloads.graph import DependencyGraph
 from migrate.workloads.ported import Evidence
+from migrate.workloads.route import choose
 
 
 def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Finding], *, archs: Sequence[str],
@@ -77,7 +78,9 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
                           depends_on=tuple(graph.direct(s.name)),
                           depends_why=tuple(graph.graph.step(s.name, d) for d in graph.direct(s.name)),
                           rocm_path=tuple(str(e) for e in evidence_of[s.name]), optional=optional[s.name],
-                          optional_parts=_optional_parts(mine[s.name], optional[s.name], kinds[s.name], hipified))
+                          optional_parts=_optional_parts(mine[s.name], optional[s.name], kinds[s.name], hipified),
+                          route=choose(files=s.files, findings=mine[s.name], rocm_path=bool(evidence_of[s.name]),
+                                       arch=archs).to_json())
                  for s in specs]
     return sorted(workloads, key=lambda w: w.name), judged_findings
 

@@ -36,6 +36,8 @@ DOCKER_VALUED = frozenset({"-v", "--volume", "-p", "--publish", "--name", "-w", 
                            "--log-driver", "--log-opt", "--pull", "--cidfile", "--pid", "--uts", "--userns", "--dns",
                            "--expose", "--link", "--cpuset-cpus", "--memory-swap", "--stop-signal", "--health-cmd"})
 # Environment variables that CMake or PyTorch's extension builder read: reported as cmake facts.
+# Runtime variables that make ROCm treat a GPU as another target (a workaround a port reports).
+RUNTIME_VARIABLES = frozenset({"HSA_OVERRIDE_GFX_VERSION"})
 BUILD_VARIABLES = frozenset({"TORCH_CUDA_ARCH_LIST", "CUDAARCHS", "CUDACXX", "CUDAHOSTCXX", "CUDAFLAGS"})
 INDEX_VARIABLES = frozenset({"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "UV_INDEX_URL",
                              "UV_EXTRA_INDEX_URL", "UV_INDEX", "UV_DEFAULT_INDEX", "UV_FIND_LINKS"})
@@ -128,6 +130,8 @@ def variable(logical: Logical, name: str, value: str, start: int, end: int) -> l
     """Facts for one environment assignment (shell, Dockerfile ENV/ARG, Makefile export)."""
     if name in BUILD_VARIABLES:
         return [logical.fact("cmake", name, start, end, text=name)]
+    if name in RUNTIME_VARIABLES:
+        return [logical.fact("manifest", name, start, end, text=value)]
     if name in INDEX_VARIABLES:
         return [logical.fact("requirement", f"index:{url}", start, end, text=url) for url in value.split()]
     if name == "CMAKE_ARGS":
