@@ -80,7 +80,8 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
     found_findings = [*precise_result.findings, *stack.findings]
     project = parts.build(facts, kinds, found_findings, parts.words(rules.directory))
     workloads, judged = judge(specs, DependencyGraph(specs, facts, project.optional_files()), found_findings,
-                              settings.arch, model, rules, effort_calibration.load(), project)
+                              archs=settings.arch, model=model, rules=rules, calibration=effort_calibration.load(),
+                              parts=project)
     workloads = components.attach(workloads, judged, facts, rules)
     files = {f.rel: (f.kind, r.lines) for f, r in scanned}
     costs = project_costs((), found.root.name or "root", workloads, judged, files, model, effort_calibration.load())

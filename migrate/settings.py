@@ -55,7 +55,7 @@ class Settings:
     hipify_warnings: bool = False  # a full warning pass (slow with the 2024 script) instead of -quiet-warnings
     workloads: dict[str, Any] = field(default_factory=dict)  # name -> globs, from [tool.rocm-migrate.workloads]
     effort: dict[str, Any] = field(default_factory=dict)  # [tool.rocm-migrate.effort] overrides
-    choices: tuple[Choice, ...] = (Choice("ALL", False, 0),)  # select/ignore, see migrate.selection
+    choices: tuple[Choice, ...] = (Choice("ALL", False, 0),)  # select/ignore, see migrate.lint.selection
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, selectors)
     config_file: Path | None = None
     warnings: tuple[str, ...] = ()

@@ -39,7 +39,7 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None):
 
     full_env = {**os.environ, **(env or {})}
     return subprocess.run([sys.executable, "-m", "migrate", *args], capture_output=True, text=True,
-                          cwd=cwd or ROOT, env=full_env, timeout=300)
+                          cwd=cwd or ROOT, env=full_env, timeout=300, check=False)
 
 
 @pytest.fixture

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import os
+import re
 import resource
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 from urllib.parse import unquote
 
 SECRET = "OUTSIDE_SECRET_7f3a"
@@ -95,10 +95,8 @@ def _deep_path(root: Path) -> None:
         with os.fdopen(os.open("k.cu", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as handle:
             handle.write(CUDA)
     finally:
-        try:
+        with contextlib.suppress(OSError):
             os.close(fd)
-        except OSError:
-            pass
 
 
 def _many(root: Path, n: int = 70) -> None:
@@ -303,13 +301,13 @@ def _git_repo(folder: Path, *config: tuple[str, str]) -> None:
     """A git checkout with one commit (and config entries), built with the real git."""
     folder.mkdir(parents=True, exist_ok=True)
     _write(folder / "g.cu", CUDA)
-    quiet = {"capture_output": True, "check": True, "timeout": 60}
-    subprocess.run(["git", "-C", str(folder), "init", "-q"], **quiet)  # type: ignore[call-overload]
-    subprocess.run(["git", "-C", str(folder), "add", "-A"], **quiet)  # type: ignore[call-overload]
+    quiet = {"capture_output": True, "timeout": 60}
+    subprocess.run(["git", "-C", str(folder), "init", "-q"], check=True, **quiet)  # type: ignore[call-overload]
+    subprocess.run(["git", "-C", str(folder), "add", "-A"], check=True, **quiet)  # type: ignore[call-overload]
     subprocess.run(["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"],
-                   **quiet)  # type: ignore[call-overload]
+                   check=True, **quiet)  # type: ignore[call-overload]
     for key, value in config:
-        subprocess.run(["git", "-C", str(folder), "config", key, value], **quiet)  # type: ignore[call-overload]
+        subprocess.run(["git", "-C", str(folder), "config", key, value], check=True, **quiet)  # type: ignore[call-overload]
 
 
 def _precise_database(root: Path, outside: Path, names: tuple[str, ...]) -> None:
@@ -466,35 +464,36 @@ def run_case(case: Case, work: Path, *, pythonpath: str, timeout: float = 60, me
     report_path = out / "report.json"
     cli = [sys.executable, "-m", "migrate"]
     if case.command in ("scan", "twice", "poisoned-cache"):
-        argv = cli + ["scan", str(root), "--format", "json", "-o", str(report_path), "--sarif", str(out / "r.sarif")]
+        argv = [*cli, "scan", str(root), "--format", "json", "-o", str(report_path), "--sarif", str(out / "r.sarif")]
     elif case.command == "html":
-        argv = cli + ["scan", str(root), "--json", str(report_path), "--html", str(out / "r.html")]
+        argv = [*cli, "scan", str(root), "--json", str(report_path), "--html", str(out / "r.html"), "--markdown",
+                str(out / "r.md"), "--sarif", str(out / "r.sarif"), "--csv", str(out / "r.csv"),
+                "-f", "terminal", "-o", "-"]
     elif case.command == "terminal":
-        argv = cli + ["scan", str(root), "--json", str(report_path), "-f", "terminal", "-o", "-"]
+        argv = [*cli, "scan", str(root), "--json", str(report_path), "-f", "terminal", "-o", "-"]
     elif case.command == "markdown":
-        argv = cli + ["scan", str(root), "--json", str(report_path), "--markdown", str(out / "r.md"),
-                      "-f", "terminal", "-o", "-"]
+        argv = [*cli, "scan", str(root), "--json", str(report_path), "--markdown", str(out / "r.md"), "-f", "terminal", "-o", "-"]
     elif case.command == "sarif":
-        argv = cli + ["scan", str(root), "--json", str(report_path), "--sarif", str(out / "r.sarif")]
+        argv = [*cli, "scan", str(root), "--json", str(report_path), "--sarif", str(out / "r.sarif")]
     elif case.command == "lint":
-        argv = cli + ["lint", str(root)]
+        argv = [*cli, "lint", str(root)]
     elif case.command == "scan-file":
-        argv = cli + ["scan", str(root / "s.cu"), str(root / "good.cu"), "--format", "json", "-o", str(report_path)]
+        argv = [*cli, "scan", str(root / "s.cu"), str(root / "good.cu"), "--format", "json", "-o", str(report_path)]
     elif case.command == "every-output":
-        argv = cli + ["scan", str(root), "--json", str(report_path), "--html", str(out / "r.html"), "--markdown",
-                      str(out / "r.md"), "--sarif", str(out / "r.sarif"), "--csv", str(out / "r.csv"),
-                      "-f", "terminal", "-o", "-"]
+        argv = [*cli, "scan", str(root), "--json", str(report_path), "--html", str(out / "r.html"), "--markdown",
+                str(out / "r.md"), "--sarif", str(out / "r.sarif"), "--csv", str(out / "r.csv"),
+                "-f", "terminal", "-o", "-"]
     elif case.command == "inventory":
         _write(work / "repos.txt", f"{root}\n")
-        argv = cli + ["inventory", "--scan", str(work / "repos.txt"), "--out", str(out / "inventory"), "--workers", "1",
-                      "--no-hipify"]
+        argv = [*cli, "inventory", "--scan", str(work / "repos.txt"), "--out", str(out / "inventory"),
+                "--workers", "1", "--no-hipify"]
     elif case.command == "convert":
-        argv = cli + ["convert", str(root), "--out", str(out / "converted"), *hipify]
+        argv = [*cli, "convert", str(root), "--out", str(out / "converted"), *hipify]
     elif case.command == "convert-force":
         dest = out / "converted"
         _symlink(dest / "dir", outside / "dir")
         _symlink(dest / "good.cu", outside / "victim.txt")
-        argv = cli + ["convert", str(root), "--out", str(dest), "--force", *hipify]
+        argv = [*cli, "convert", str(root), "--out", str(dest), "--force", *hipify]
     else:
         raise ValueError(case.command)
     argv += extra
@@ -572,7 +571,7 @@ def _execute(argv: list[str], env: dict[str, str], work: Path, out: Path, runs: 
     for attempt in range(runs):
         with open(work / "stdout", "wb") as so, open(work / "stderr", "wb") as se:
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=so, stderr=se,
-                                    env=env, preexec_fn=limits, cwd=work)
+                                    env=env, preexec_fn=limits, cwd=work)  # noqa: PLW1509 (rlimits, single-threaded harness)
             deadline = time.monotonic() + timeout
             while proc.poll() is None:
                 peak = max(peak, session_rss_mib(proc.pid))
@@ -651,7 +650,7 @@ def problems(r: Result, *, budget: float = 30.0, case: Case | None = None, prefi
         out.append(f"exit {r.rc}: {last[0][:160]}")
     if r.seconds > budget:
         out.append(f"slow: {r.seconds:.1f} s")
-    blobs = [r.stdout, r.stderr.encode()] + list(r.outputs.values())
+    blobs = [r.stdout, r.stderr.encode(), *list(r.outputs.values())]
     if any(SECRET.encode() in b for b in blobs):
         out.append("content from outside the tree in the output")
     if "CHANGED" in r.outputs:
@@ -673,7 +672,7 @@ def problems(r: Result, *, budget: float = 30.0, case: Case | None = None, prefi
         return out
     rep = r.report
     if rep is None and case.command != "lint":
-        return out + ["no JSON report"]
+        return [*out, "no JSON report"]
     if rep is not None:
         if not any(f["path"] == prefix + "good.cu" for f in rep["findings"]):
             out.append("the ordinary file good.cu lost its findings")
@@ -685,9 +684,9 @@ def problems(r: Result, *, budget: float = 30.0, case: Case | None = None, prefi
         for path, words in EXPECT_SKIPPED.get(case.name, {}).items():
             if words.lower() not in skipped.get(path, "").lower():
                 out.append(f"{path}: skip reason {skipped.get(path)!r}, wanted one saying {words!r}")
-        if case.name in EXPECT_FINDING and (path := EXPECT_FINDING[case.name]) is not None:
-            if not any(f["path"] == prefix + path for f in rep["findings"]):
-                out.append(f"no finding in {path} (skipped: {skipped.get(path)!r})")
+        if (case.name in EXPECT_FINDING and (path := EXPECT_FINDING[case.name]) is not None
+                and not any(f["path"] == prefix + path for f in rep["findings"])):
+            out.append(f"no finding in {path} (skipped: {skipped.get(path)!r})")
         text = json.dumps(rep["notes"]) + json.dumps(rep["skipped"]) + r.stderr
         if case.name in EXPECT_MESSAGE and EXPECT_MESSAGE[case.name] not in text:
             out.append(f"nothing says {EXPECT_MESSAGE[case.name]!r} in notes, skipped or stderr")

@@ -15,9 +15,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-
-from migrate.extract import cacheable, extract
-from migrate.extract import budget
+from migrate.extract import budget, cacheable, extract
 from migrate.extract.c import ts
 
 LOOP = (b'""<e(""(>,__banc(\'99999999999999999999999999999999999\r\n/*\xc7\xbe\xe1\x8f\xb9asmm("\\\nthre'
@@ -60,7 +58,7 @@ def test_the_time_limit_stops_a_parse_off_the_main_thread(monkeypatch: pytest.Mo
         try:
             ts.parse(LOOP)
             outcome.append(None)
-        except BaseException as exc:  # noqa: BLE001 - what the thread saw is the result
+        except BaseException as exc:
             outcome.append(exc)
 
     with pytest.raises(budget.BudgetExceeded), budget.time_limit(1.0):
@@ -114,7 +112,7 @@ def test_embedded_cuda_that_does_not_parse_is_a_note_and_the_python_file_is_anal
     assert any(f.name == "pynvml" for f in extraction.facts)
 
 
-def test_a_long_line_is_stored_once_per_file_not_once_per_finding(rulebase) -> None:  # noqa: ANN001 - conftest
+def test_a_long_line_is_stored_once_per_file_not_once_per_finding(rulebase) -> None:
     """A 60 KB line of 5,000 calls: each candidate used to carry the line (clipped to 4,096
     characters) into the file's result row, 20 MB here and 1.3 GB for the hostile test's 4 MB line,
     which orjson then failed to parse under a 4 GiB address-space limit."""

@@ -70,7 +70,7 @@ def _tree(tmp_path: Path) -> Path:
     return tree
 
 
-def _scan(tree: Path, settings, monkeypatch: pytest.MonkeyPatch, counted: str) -> tuple[dict[str, int], str]:  # noqa: ANN001
+def _scan(tree: Path, settings, monkeypatch: pytest.MonkeyPatch, counted: str) -> tuple[dict[str, int], str]:
     """Scan through the report cache; how often each of the tree's files was read (`counted`:
     "read") or stat'ed ("stat"), and the JSON report."""
     import os

@@ -13,7 +13,6 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-
 from tests.conftest import ROOT, SHARED
 
 DOC = ROOT / "docs" / "ci.md"
@@ -50,7 +49,7 @@ def test_the_workflow_runs_here(tmp_path: Path) -> None:
         if "run" not in step or step.get("name") in NEEDS_NETWORK:
             continue
         done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=repo, env=env, capture_output=True, text=True,
-                              timeout=600)
+                              timeout=600, check=False)
         assert done.returncode == 0, done.stderr
         ran.append(step["name"])
     assert ran == ["Scan"]

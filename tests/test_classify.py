@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import pytest
-
-from migrate.workloads.classify import classify
 from migrate.model import Finding
+from migrate.workloads.classify import classify
 
 
 def finding(cls: str, confidence: str = "high", hipify: str = "no", symbol: str = "x", status: str = "") -> Finding:

@@ -2,12 +2,10 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from pathlib import Path
 
 import jsonschema
 import pytest
-
 from tests.conftest import ROOT, run_cli
 
 GOLDEN = Path(__file__).parent / "golden"

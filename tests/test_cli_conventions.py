@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from migrate.cli import outputs
 from tests.conftest import ROOT, run_cli
 
@@ -125,7 +124,6 @@ def test_the_readme_pre_commit_example_names_a_rev_that_exists() -> None:
 
 def test_reports_name_their_schema_and_validate_against_it(tmp_path: Path) -> None:
     import jsonschema
-
     from migrate import schemas
 
     report = json.loads(run_cli("scan", DEMO, "-f", "json", "-q").stdout)
@@ -149,7 +147,7 @@ def test_the_wheel_ships_the_schemas(tmp_path: Path) -> None:
     import zipfile
 
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
-                           capture_output=True, text=True, timeout=600)
+                           capture_output=True, text=True, timeout=600, check=False)
     assert built.returncode == 0, built.stderr[-2000:]
     (wheel,) = tmp_path.glob("rocm_migrate-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())

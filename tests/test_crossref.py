@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from migrate import crossref
 from migrate.cli.lint import lint
 from migrate.cli.scan import scan

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from migrate.rulebase import datafile, targets
-
 from tests.conftest import ROOT
 
 

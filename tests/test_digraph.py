@@ -3,10 +3,10 @@ graphs, cycles and self-loops included: the same shortest path where several are
 from __future__ import annotations
 
 import random
+from itertools import pairwise
 
 import networkx as nx
 import pytest
-
 from migrate.workloads.digraph import DiGraph, NoPath
 
 
@@ -42,8 +42,7 @@ def test_the_same_answers_as_networkx(seed: int) -> None:
             if nx.has_path(theirs, node, target):
                 path = ours.shortest_path(node, target)
                 assert path == nx.shortest_path(theirs, node, target)
-                assert [ours.step(a, b) for a, b in zip(path, path[1:])] == \
-                       [theirs.edges[a, b]["step"] for a, b in zip(path, path[1:])]
+                assert [ours.step(a, b) for a, b in pairwise(path)] == [theirs.edges[a, b]["step"] for a, b in pairwise(path)]
             else:
                 with pytest.raises(NoPath):
                     ours.shortest_path(node, target)

@@ -6,7 +6,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from migrate import pipeline as scan
 from migrate.discover import discover, file_kind
 from migrate.settings import Settings

@@ -4,11 +4,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from migrate.discover import file_kind
 from migrate.extract import extract
 from migrate.extract.text.packages import conda_names, pip_names
-
 
 STRUCTURE = frozenset({"cmake_target", "cmake_link", "cmake_include", "cmake_project", "distribution", "extension"})
 
@@ -19,7 +17,7 @@ def facts(kind: str, text: str, fact_kind: str | None = None, *, flags: bool = T
     extraction = extract(kind, text.encode())
     assert extraction.error is None
     return sorted((f.line, f.column, f.name) for f in extraction.facts
-                  if (f.kind == fact_kind or fact_kind is None and f.kind not in STRUCTURE)
+                  if (f.kind == fact_kind or (fact_kind is None and f.kind not in STRUCTURE))
                   and (flags or fact_kind == "flag" or f.kind != "flag"))
 
 

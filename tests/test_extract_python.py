@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 import textwrap
 
-from migrate.extract.python import notebook
 from migrate.extract.python import extractor as python_ast
+from migrate.extract.python import notebook
 
 
 def facts(source: str):

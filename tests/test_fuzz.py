@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import random
 import time
-from pathlib import Path
 
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis", reason="hypothesis is in the test extra")
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
-
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 from tests import fuzzing  # noqa: E402
 
 BUDGET_SECONDS = 30.0  # per test: a slow machine runs fewer examples, never longer
@@ -50,7 +49,7 @@ def test_extractors_never_fail(item: tuple[str, bytes]) -> None:
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(item=inputs())
 def test_one_file_scan_renders_every_format(item: tuple[str, bytes], tmp_path_factory: pytest.TempPathFactory,
-                                            rulebase) -> None:  # noqa: ANN001 - the conftest fixture
+                                            rulebase) -> None:
     if not within_budget("scan"):
         return
     kind, data = item

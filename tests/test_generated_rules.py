@@ -6,7 +6,6 @@ import importlib.util
 import sys
 
 import pytest
-
 from tests.conftest import ROOT, SHARED
 
 TABLES = SHARED / "reference" / "hipify-tables-7" / "hipify_tables_flat.csv"

@@ -14,18 +14,28 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
-from migrate.hipify import tool as hipify
 from migrate.cli.convert import convert as convert_command
-from migrate.hipify.convert import ConvertError, check_paths, line_map, unified_diff
 from migrate.discover import file_kind
 from migrate.extract import extract
+from migrate.hipify import tool as hipify
 from migrate.hipify.compare import (
-    CONVERTED_IN_COMMENT, CONVERTED_IN_STRING, DIFFERENT, FALSE_ALARM, NOT_CONVERTED, RULES_DIFFER, SILENT_MISS,
-    UNKNOWN, Coverage, compare_file, coverage, coverage_by_workload, rule_kinds,
+    CONVERTED_IN_COMMENT,
+    CONVERTED_IN_STRING,
+    DIFFERENT,
+    FALSE_ALARM,
+    NOT_CONVERTED,
+    RULES_DIFFER,
+    SILENT_MISS,
+    UNKNOWN,
+    Coverage,
+    compare_file,
+    coverage,
+    coverage_by_workload,
+    rule_kinds,
 )
-from migrate.hipify.parse import parse_examine, parse_version, parse_warning
+from migrate.hipify.convert import ConvertError, check_paths, line_map, unified_diff
 from migrate.hipify.lexer import mask
+from migrate.hipify.parse import parse_examine, parse_version, parse_warning
 from migrate.match import RuleIndex, match_file
 from migrate.model import Target, Workload
 
@@ -48,7 +58,7 @@ def oracle(text: str) -> tuple[Counter, Counter, list[tuple[str, tuple[int, int,
     blocks: list[tuple[str, tuple[int, int, int]]] = []
     lines = text.split("\n")
     for i, line in enumerate(lines):
-        if line.startswith("  warning: ") or ": warning: " in line and line.startswith("  "):
+        if line.startswith("  warning: ") or (": warning: " in line and line.startswith("  ")):
             warnings[line.strip()] += 1
         elif line.startswith("[HIPIFY] info: file '"):
             numbers = tuple(int(lines[i + k].rsplit(": ", 1)[1]) for k in (1, 2, 3))
@@ -100,13 +110,14 @@ def test_recorded_2024_examine_of_t04() -> None:
     assert kinds == {"unsupported": 9, "removed": 6, "deprecated": 4, "leftover": 8}
     assert {c.cuda: (c.hip, c.count) for c in item.conversions}["cudaThreadSynchronize"] == ("hipDeviceSynchronize", 1)
     assert item.renamed().get("texture") is None  # `texture => texture: 2` is counted but rewrites nothing
-    leftover = [w for w in item.warnings if w.kind == "leftover" and w.line == 16][0]
+    leftover = next(w for w in item.warnings if w.kind == "leftover" and w.line == 16)
     assert leftover.names == ("cudaDeviceFlushGPUDirectRDMAWrites", "cudaFlushGPUDirectRDMAWritesTargetCurrentDevice")
 
 
 def test_both_warning_formats_and_every_message() -> None:
     table = parse_warning("  a.cu:16: warning: unsupported ROCm HIP identifier: cudaStreamGetId")
-    assert (table.path, table.line, table.kind, table.name, table.scope) == ("a.cu", 16, "unsupported", "cudaStreamGetId", "ROCm HIP")
+    assert (table.path, table.line, table.kind, table.name, table.scope) == (
+        "a.cu", 16, "unsupported", "cudaStreamGetId", "ROCm HIP")
     assert parse_warning("  a.cu:2: warning: unsupported HIP identifier: X").scope == "HIP"
     assert parse_warning("  a.cu:2: warning: unsupported ROC identifier: X").scope == "ROC"
     deprecated = parse_warning("  d/a b.cu:20: warning: deprecated CUDA identifier: cudnnFoo since CUDNN 8.0")
@@ -115,10 +126,13 @@ def test_both_warning_formats_and_every_message() -> None:
     assert (removed.kind, removed.name, removed.since) == ("removed", "texture", "CUDA 12.0")
     experimental = parse_warning("  a.cu:7: warning: experimental ROCm HIP identifier: cudaGraphExecGetFlags 6.3.0")
     assert (experimental.kind, experimental.name, experimental.since) == ("experimental", "cudaGraphExecGetFlags", "6.3.0")
-    device = parse_warning('  a.cu:21: warning: unsupported device function "__shfl_sync":   v = __shfl_sync(m, v, 0); // x: warning: y')
-    assert (device.kind, device.name, device.text) == ("device-function", "__shfl_sync", "  v = __shfl_sync(m, v, 0); // x: warning: y")
+    device = parse_warning('  a.cu:21: warning: unsupported device function "__shfl_sync":'
+                           '   v = __shfl_sync(m, v, 0); // x: warning: y')
+    assert (device.kind, device.name, device.text) == (
+        "device-function", "__shfl_sync", "  v = __shfl_sync(m, v, 0); // x: warning: y")
     leftover = parse_warning("  warning: a.cu:#21 :   cudaMyOwnHelper(d);  cudaOther(x);")
-    assert (leftover.path, leftover.line, leftover.kind, leftover.names) == ("a.cu", 21, "leftover", ("cudaMyOwnHelper", "cudaOther"))
+    assert (leftover.path, leftover.line, leftover.kind, leftover.names) == (
+        "a.cu", 21, "leftover", ("cudaMyOwnHelper", "cudaOther"))
     launch = parse_warning("  warning: a.cu:#29 :   saxpy<<<g, b, 0, s>>>(n);")
     assert (launch.kind, launch.name) == ("launch", None)
     assert parse_warning("  a.cu:3: warning: something new: X").kind == "other"
@@ -166,7 +180,7 @@ def test_errors_show_command_exit_code_and_both_streams(tmp_path: Path) -> None:
     assert "-examine a b.cu" in message and "exit code 3" in message and "out text" in message and "err text" in message
     slow = tmp_path / "slow"
     slow.write_text("sleep 5;\n")
-    with pytest.raises(hipify.HipifyFailed, match="timed out after 0.5 s"):
+    with pytest.raises(hipify.HipifyFailed, match=r"timed out after 0\.5 s"):
         hipify.run(hipify.Tool(path=slow, version=None, interpreter=tool.interpreter), [], timeout=0.5)
 
 
@@ -362,7 +376,7 @@ def test_convert_refuses_non_empty_dir_without_force(project: Path, tmp_path: Pa
     out = tmp_path / "out"
     out.mkdir()
     (out / "keep.txt").write_text("x")
-    with pytest.raises(ConvertError, match="not empty.*--force"):
+    with pytest.raises(ConvertError, match=r"not empty.*--force"):
         check_paths(project, out)
     assert check_paths(project, out, force=True) == out.resolve()
     result = CliRunner().invoke(convert_command, [str(project), "--out", str(out)])

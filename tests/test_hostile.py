@@ -16,11 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tests.conftest import ROOT
 
 os.environ.setdefault("HOSTILE_SCALE", "0.25")
-from tests import hostile  # noqa: E402 - reads HOSTILE_SCALE
+from tests import hostile
 
 TOGETHER = [c for c in hostile.CASES if c.combinable]
 ALONE = [c for c in hostile.CASES if not c.combinable]

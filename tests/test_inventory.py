@@ -13,7 +13,6 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from migrate.inventory import merge, record, render
 from migrate.inventory.html import render as render_html
 from migrate.inventory.repolist import RepoListError, read
@@ -136,8 +135,10 @@ def report(name: str, cls: str, rules: list[tuple[str, str]], effort: float = 10
 
 
 def test_merge_totals_owners_and_shared_blockers(tmp_path: Path) -> None:
-    records = [record.from_report(report("a", "incompatible", [("HIP5010", "incompatible"), ("HIP1100", "migration-required")]), name="a", source="a"),
-               record.from_report(report("b", "migration-required", [("HIP1100", "migration-required")] * 3), name="b", source="b"),
+    records = [record.from_report(report("a", "incompatible", [("HIP5010", "incompatible"), ("HIP1100", "migration-required")]),
+                                  name="a", source="a"),
+               record.from_report(report("b", "migration-required", [("HIP1100", "migration-required")] * 3),
+                                  name="b", source="b"),
                record.from_report(report("c", "native", []), name="c", source="c"),
                record.failed(name="d", source="d", error="boom </script><b>")]
     owners = tmp_path / "owners.csv"

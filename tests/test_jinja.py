@@ -4,7 +4,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from migrate.extract import jinja
 from migrate.extract.c import cuda_cpp
 

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
-from migrate.rulebase import precompiled as rulecache
-from migrate.rulebase import load as rules_module
 from migrate.cli.lint import lint
+from migrate.rulebase import load as rules_module
+from migrate.rulebase import precompiled as rulecache
 from tests.conftest import ROOT
 
 MASK = """#include <cuda_runtime.h>
@@ -37,7 +36,7 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def run(*args: str):  # noqa: ANN201
+def run(*args: str):
     return CliRunner().invoke(lint, list(args), catch_exceptions=False)
 
 
@@ -213,7 +212,7 @@ def test_rule_cache_survives_a_corrupt_file(tmp_path: Path) -> None:
     assert rulecache.load(_own_rules(tmp_path), None) == expected
 
 
-def _poison(cached: Path, change) -> None:  # noqa: ANN001 - a function of the decoded file
+def _poison(cached: Path, change) -> None:
     data = json.loads(cached.read_text())
     change(data["files"][0][1][0])
     cached.write_text(json.dumps(data))
@@ -233,7 +232,7 @@ def _poison(cached: Path, change) -> None:  # noqa: ANN001 - a function of the d
     lambda r: r.update(match={"flag": {"map": {"-arch": {"value": "("}}}}),
 ], ids=["int-id", "int-names", "str-effort", "str-hours", "str-arch", "str-flag", "list-text", "missing-key",
         "int-entry", "unknown-entry-field", "bad-entry-pattern"])
-def test_a_wrong_typed_rule_cache_row_is_a_miss(tmp_path: Path, change) -> None:  # noqa: ANN001
+def test_a_wrong_typed_rule_cache_row_is_a_miss(tmp_path: Path, change) -> None:
     expected = rulecache.load(_own_rules(tmp_path), tmp_path)
     (cached,) = (tmp_path / rulecache.SUBDIR).glob("*.json")
     _poison(cached, change)
@@ -273,7 +272,7 @@ class _Trap:
     def __init__(self, path: str) -> None:
         self.path = path
 
-    def __reduce__(self):  # noqa: ANN204 - what a hostile pickle does on load
+    def __reduce__(self):
         return (open, (self.path, "w"))
 
 
@@ -302,7 +301,8 @@ def test_lint_imports_only_what_it_needs(tmp_path: Path) -> None:
     result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
     assert result.returncode == 1, result.stderr
     imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
-    heavy = {"jinja2", "networkx", "rich", "jsonschema", "migrate.pipeline", "migrate.workloads.assemble", "migrate.workloads.graph",
+    heavy = {"jinja2", "networkx", "rich", "jsonschema", "migrate.pipeline", "migrate.workloads.assemble",
+             "migrate.workloads.graph",
              "migrate.workloads.verdict", "migrate.render",
              # the rules and the data files come from JSON (the rule cache, the data files' twins);
              # nothing is walked or excluded, so neither pathspec nor git; no worker processes

@@ -29,7 +29,7 @@ def project_view(report: dict, project: dict | None) -> dict:
     """A project's workloads and findings, paths relative to the project and workloads named by root."""
     prefix = project["root"] if project else None
     members = [w for w in report["workloads"] if project is None or w["name"] in project["workloads"]]
-    local = (lambda p: p) if prefix is None else (lambda p: strip(p, prefix))  # noqa: E731
+    local = (lambda p: p) if prefix is None else (lambda p: strip(p, prefix))
     by_name = {w["name"]: local(w["root"]) for w in members}
     workloads = {
         local(w["root"]): {"kind": w["kind"], "class": w["class"], "effort": w["effort_hours"],

@@ -19,9 +19,9 @@ FILES = ("app.cu", "include/wrap.cuh")
 # -- compile commands: pure Python, always run ---------------------------------------
 
 def test_nvcc_flags_become_clang_flags() -> None:
-    argv = ("-Iinclude -DNDEBUG -gencode arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=[sm_90,compute_90] "
-            "--expt-relaxed-constexpr -Xcompiler -Wall,-fPIC -rdc=true -lineinfo -ccbin g++ -std=c++17 "
-            "-c app.cu -o app.o").split()
+    argv = ["-Iinclude", "-DNDEBUG", "-gencode", "arch=compute_80,code=sm_80", "-gencode=arch=compute_90,code=[sm_90,compute_90]",
+            "--expt-relaxed-constexpr", "-Xcompiler", "-Wall,-fPIC", "-rdc=true", "-lineinfo", "-ccbin", "g++", "-std=c++17",
+            "-c", "app.cu", "-o", "app.o"]
     args, notes = compile_commands.translate(argv, source=Path("app.cu"))
     assert args == ["-Iinclude", "-DNDEBUG", "-Wall", "-fPIC", "-fgpu-rdc", "-std=c++17",
                     "--cuda-gpu-arch=sm_80"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-
 from migrate.extract.python import extractor as python_ast
 
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from migrate import pipeline as scan
 from migrate.render import FORMATS, renderer
 from migrate.rulebase.load import load_rules
@@ -129,7 +128,7 @@ def test_graph_edge_labels_lie_in_the_gaps_and_clear_every_node() -> None:
     for edge in labels:
         half = len(edge["label"]) * EDGE_CHAR_W / 2
         left, right, top, bottom = edge["mx"] - half, edge["mx"] + half, edge["my"] - 10, edge["my"] + 2
-        assert 0 <= left and right <= drawn["width"], edge
+        assert left >= 0 and right <= drawn["width"], edge
         assert not any(left < x2 and x1 < right and top < y2 and y1 < bottom for x1, y1, x2, y2 in boxes), edge
 
 

@@ -5,7 +5,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from migrate.discover import file_kind
 from migrate.extract import extract
 from migrate.lint.run import check_file
@@ -64,7 +63,7 @@ def fired(path: Path, index: RuleIndex, rulebase, rel: str = "", tree: tuple[str
             | precise_fired(path, index) | check_fired(path, rulebase))
 
 
-def stack_fired(name: str, extraction, index: RuleIndex, rulebase) -> set[tuple[int, str]]:  # noqa: ANN001
+def stack_fired(name: str, extraction, index: RuleIndex, rulebase) -> set[tuple[int, str]]:
     """The stack rules (HIP71xx) judge the file's pins against the matrix for the fixture's target."""
     from migrate.stack import assess, matrix
 

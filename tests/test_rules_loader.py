@@ -4,7 +4,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from migrate.rulebase.load import RuleError, load_rules
 from tests.conftest import run_cli
 
@@ -36,10 +35,12 @@ def write(tmp_path: Path, text: str, name: str = "demo.yaml") -> Path:
      "rules/demo.yaml: HIP9990: field 'class': 'hard' is not one of "
      "['native', 'minor-adaptation', 'migration-required', 'incompatible']"),
     (GOOD.replace("  confidence: high\n", ""), "rules/demo.yaml: HIP9990: field '(record)': 'confidence' is a required property"),
-    (GOOD.replace("exact: cudaDemo", "regex: '('"), "rules/demo.yaml: HIP9990: field 'match': bad regex: missing ), unterminated subpattern at position 0"),
+    (GOOD.replace("exact: cudaDemo", "regex: '('"), "rules/demo.yaml: HIP9990: field 'match': bad regex: "
+     "missing ), unterminated subpattern at position 0"),
     (GOOD.replace("name: demo-rule", "name: Demo Rule"),
      "rules/demo.yaml: HIP9990: field 'name': 'Demo Rule' does not match '^[a-z0-9]+(-[a-z0-9]+)*$'"),
-    (GOOD + GOOD.replace("HIP9990", "HIP9991"), "rules/demo.yaml: HIP9991: field 'id/name': 'demo-rule' is also used in rules/demo.yaml"),
+    (GOOD + GOOD.replace("HIP9990", "HIP9991"), "rules/demo.yaml: HIP9991: field 'id/name': "
+     "'demo-rule' is also used in rules/demo.yaml"),
 ])
 def test_malformed_rules(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(RuleError) as info:

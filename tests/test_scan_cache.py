@@ -139,7 +139,7 @@ def test_chunks_cover_every_file_once_largest_first() -> None:
     assert 1 < len(chunks) <= 5
 
 
-def _texts(tree: Path, settings: Settings, formats: tuple[str, ...] = ("json", "sarif", "csv", "markdown")):  # noqa: ANN202
+def _texts(tree: Path, settings: Settings, formats: tuple[str, ...] = ("json", "sarif", "csv", "markdown")):
     from migrate import reportcache
     from migrate.rulebase import precompiled
 
@@ -200,7 +200,7 @@ def test_a_bad_report_file_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyP
     body = good[reportcache.PREFIX + length:]
     assert [name for name, _, _ in header["formats"]] == ["json", "text"] and header["formats"][1][2]
 
-    def shaped(change) -> bytes:  # noqa: ANN001
+    def shaped(change) -> bytes:
         bad = json.loads(json.dumps(header))
         change(bad)
         data = json.dumps(bad).encode()
@@ -239,14 +239,14 @@ def test_a_bad_report_file_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyP
         assert _texts(tree, settings, ("json", "text")) == expected
 
 
-def _rules(settings: Settings):  # noqa: ANN202
+def _rules(settings: Settings):
     from migrate.rulebase import precompiled
 
     return precompiled.load(None, settings.cache_dir)
 
 
 @pytest.mark.parametrize("tree", [ROOT / "fixtures" / "repos" / "demo", None], ids=["demo", "empty"])
-def test_json_pieces_join_to_the_standard_librarys_bytes(tree: Path | None, tmp_path: Path, rulebase) -> None:  # noqa: ANN001
+def test_json_pieces_join_to_the_standard_librarys_bytes(tree: Path | None, tmp_path: Path, rulebase) -> None:
     from migrate.render import json_report
 
     if tree is None:
@@ -260,7 +260,7 @@ def test_json_pieces_join_to_the_standard_librarys_bytes(tree: Path | None, tmp_
 
 
 @pytest.mark.parametrize("tree", [ROOT / "fixtures" / "repos" / "demo", None], ids=["demo", "empty"])
-def test_sarif_and_csv_pieces_join_to_the_whole_texts(tree: Path | None, tmp_path: Path, rulebase,  # noqa: ANN001
+def test_sarif_and_csv_pieces_join_to_the_whole_texts(tree: Path | None, tmp_path: Path, rulebase,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """SARIF (every class and a cap, so that some results are left out) and CSV are written in
     pieces too: the pieces join to the standard library's SARIF bytes and csv.writer's text."""
@@ -295,7 +295,6 @@ def test_a_report_cache_hit_says_on_stderr_what_the_full_scan_said(tmp_path: Pat
     """Text in a file (or a pipe) and JSON: a hit writes the same reports (but for the time) and
     the same notes, skipped files and summary line on stderr, without scanning."""
     from click.testing import CliRunner
-
     from migrate.cli.main import cli
 
     tree = tmp_path / "tree"
@@ -319,7 +318,7 @@ def test_a_report_cache_hit_says_on_stderr_what_the_full_scan_said(tmp_path: Pat
     assert scan(2) == full
 
 
-def test_identifier_names_keep_every_name_a_rule_can_match(rulebase) -> None:  # noqa: ANN001
+def test_identifier_names_keep_every_name_a_rule_can_match(rulebase) -> None:
     """The scan's workers build identifier facts only for names `IdentifierNames` accepts: every
     name any rule of any target matches must be among them (and most others not)."""
     import re
@@ -348,7 +347,7 @@ def _stat_tree(tmp_path: Path) -> Path:
     return tree
 
 
-def _digests(tree: Path, cache_dir: Path, reader=None):  # noqa: ANN001, ANN202
+def _digests(tree: Path, cache_dir: Path, reader=None):
     from migrate import statcache
     from migrate.discover import discover
 
@@ -509,9 +508,9 @@ def test_a_warm_rescan_is_served_until_the_tree_config_or_rules_change(tmp_path:
 def test_the_cli_writes_the_same_bytes_cold_stored_and_warm(tmp_path: Path, jobs: str) -> None:
     """The real CLI: --no-cache, the first cached scan and the warm hit write the same files and
     stdout (the text's one time line aside), and the hit rewrites no cache file."""
-    from tests.conftest import run_cli
-
     import shutil
+
+    from tests.conftest import run_cli
 
     tree = tmp_path / "tree"
     shutil.copytree(ROOT / "fixtures" / "repos" / "demo", tree)

@@ -4,7 +4,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from migrate import settings as config
 from migrate.lint.selection import RuleFilter, SelectorError
 from migrate.settings import Choice, Settings, SettingsError, resolve

@@ -5,10 +5,9 @@ import json
 from pathlib import Path
 
 import pytest
-
-from migrate.lint import suppression
 from migrate.discover import file_kind
 from migrate.extract import extract
+from migrate.lint import suppression
 from migrate.lint.run import Checker
 from migrate.model import Finding
 from migrate.settings import Settings, resolve
@@ -96,7 +95,7 @@ def finding(rule: str, line: int, cell: int | None = None) -> Finding:
                    cell=cell)
 
 
-def apply(source: str, findings: list[Finding], rulebase, active=lambda rule: True):  # noqa: ANN001, ANN201
+def apply(source: str, findings: list[Finding], rulebase, active=lambda rule: True):
     return suppression.apply("a.cu", findings, suppression.parse("cuda", source.encode()), rulebase, active)
 
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import pytest
-
 from migrate import settings
 from migrate.rulebase import targets
 

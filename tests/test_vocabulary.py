@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from migrate import vocabulary
 from migrate.discover import file_kind
 from migrate.extract import extract

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from migrate import pipeline as scan
 from migrate.render.json_report import to_json
 from migrate.settings import Settings

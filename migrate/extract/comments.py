@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from migrate.extract.text.lines import hash_comment_start
 
 C_KINDS = frozenset({"cuda", "cpp", "hip"})
-MAGIC = re.compile(r"^\s*[!%]")  # notebook shell and magic lines, as in extract/notebook.py
+MAGIC = re.compile(r"^\s*[!%]")  # notebook shell and magic lines, as in extract/python/notebook.py
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -2,7 +2,7 @@
 
 Both generations of hipify-perl are read (the 2024 HIP 6.3 script and the 2026 HIP 7.x
 one): their line layouts are the same, only some message texts differ. See
-`docs/design-notes.md` and `../shared/reference/hipify-perl-runs/README.md`."""
+`docs/decisions/2026-11-29-hipify-perl.md` and `../shared/reference/hipify-perl-runs/README.md`."""
 from __future__ import annotations
 
 import re

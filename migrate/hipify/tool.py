@@ -3,7 +3,7 @@
 hipify-perl is AMD's regex-based CUDA -> HIP converter (ROCm's HIPIFY package, usually
 /opt/rocm/bin/hipify-perl). It is always run with an argv list (never a shell), with
 stdin closed, a timeout, and a fixed Perl hash seed so that the order of its warnings is
-the same from run to run. Parsing lives in `migrate.hipify_parse`."""
+the same from run to run. Parsing lives in `migrate.hipify.parse`."""
 from __future__ import annotations
 
 import contextlib

@@ -27,7 +27,6 @@ class Tally:
     done: int = 0
     counts: dict[str, int] = field(default_factory=dict)  # ok, skipped, failed
     lines: int = 0
-    scan_seconds: float = 0.0
     peak_rss_mb: dict[str, float] = field(default_factory=dict)  # per worker
 
 
@@ -89,7 +88,6 @@ def _count(tally: Tally, outcome: dict[str, Any]) -> None:
     tally.counts[outcome["status"]] = tally.counts.get(outcome["status"], 0) + 1
     if outcome["status"] == "ok":
         tally.lines += int(outcome.get("lines", 0))
-        tally.scan_seconds += float(outcome.get("seconds", 0.0))
     worker = outcome.get("worker")
     if worker:
         tally.peak_rss_mb[worker] = max(tally.peak_rss_mb.get(worker, 0.0), float(outcome.get("peak_rss_mb", 0.0)))

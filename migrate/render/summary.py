@@ -8,7 +8,6 @@ from migrate.model import CLASSES, Effort, Finding, Report, Workload, class_rank
 
 CONFIDENCE_RANK = {"low": 0, "medium": 1, "high": 2}
 MANUAL_RANK = {"yes": 0, "partial": 1, "no": 2}  # what hipify does not fix is the harder part
-HOURS_PER_WEEK = 40.0
 
 
 def by_class(report: Report) -> dict[str, int]:
@@ -36,10 +35,6 @@ def top_workloads(report: Report, limit: int) -> tuple[list[Workload], Effort | 
     ranked = sorted(report.workloads, key=lambda w: (-w.effort.likely, w.name))
     rest = ranked[limit:]
     return ranked[:limit], (sum_effort(w.effort for w in rest) if rest else None), len(rest)
-
-
-def person_weeks(hours: float) -> float:
-    return hours / HOURS_PER_WEEK
 
 
 def confidence(report: Report) -> dict[str, Any]:

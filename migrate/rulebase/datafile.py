@@ -12,8 +12,9 @@ from typing import Any
 
 from migrate import jsonio
 
-TWINNED = ("targets/gpus.yaml", "alternatives/routes.yaml", "stack/matrix.yaml",
-           "workloads/optional.yaml")  # relative to a rules directory
+# relative to a rules directory
+TWINNED = ("targets/gpus.yaml", "alternatives/routes.yaml", "stack/matrix.yaml", "workloads/optional.yaml",
+           "effort/families.yaml", "validation/checks.yaml", "stack/outcomes.yaml", "layout/backends.yaml")
 
 
 def read(path: Path) -> Any:

@@ -192,7 +192,7 @@ def default_rules_dir() -> Path:
 
 def data_files(directory: Path) -> list[Path]:
     """Every data file of a rule base: the rule files and what the matcher and classifier read
-    beside them (alternatives/routes.yaml, targets/, effort/, stack/), in a stable order."""
+    beside them (alternatives/routes.yaml, targets/, effort/, stack/, validation/), in a stable order."""
     found = [Path(folder, name) for folder, _, names in os.walk(directory) for name in names if name.endswith(".yaml")]
     return sorted(found, key=lambda p: p.relative_to(directory).as_posix())  # os.walk: pathlib's rglob is slower
 

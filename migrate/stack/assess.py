@@ -7,16 +7,13 @@ from typing import Any
 
 from migrate.model import Extraction, Finding, SourceFile
 from migrate.rulebase.load import RuleBase
-from migrate.stack import check
+from migrate.stack import check, outcomes
 from migrate.stack.binaries import coverage
 from migrate.stack.capability import audit
 from migrate.stack.matrix import Matrix, vtuple
 from migrate.stack.model import Problem, StackReport
 from migrate.stack.pins import Pin, Stack, collect
 from migrate.vocabulary import FLOATING_PIN_KINDS
-
-# Rule-base families whose findings name a package with no ROCm build (or one to remove).
-UNPORTED_RULES = ("HIP7002", "HIP7005")
 
 
 def assess(matrix: Matrix, extractions: Mapping[str, Extraction], files: Iterable[SourceFile], *,
@@ -40,7 +37,7 @@ def assess(matrix: Matrix, extractions: Mapping[str, Extraction], files: Iterabl
         floating=tuple(_pin_json(p) for p in check.framework_pins(matrix, stack).values()
                        if p.kind in FLOATING_PIN_KINDS),
         no_rocm_build=tuple({"package": f.symbol, "rule": f.rule, "instead": f.hip, "path": f.path, "line": f.line}
-                            for f in sorted(findings, key=lambda f: f.sort_key) if f.rule in UNPORTED_RULES),
+                            for f in sorted(findings, key=lambda f: f.sort_key) if f.rule in outcomes.load().no_rocm_build),
         targets=tuple(found),
         notes=tuple(dict.fromkeys(notes)),
         binaries=tuple(b.to_json() for b in coverage(matrix, stack, list(dict.fromkeys(arch)))),

@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from migrate.model import worst_class
+from migrate.stack import outcomes
 from migrate.stack.binaries import coverage
 from migrate.stack.matrix import Matrix, Release, minor, vtuple
 from migrate.stack.model import FrameworkVerdict, GpuVerdict, Problem, StackTarget
@@ -13,8 +14,6 @@ from migrate.vocabulary import FLOATING_PIN_KINDS, VERSIONED_PIN_KINDS, pin_rank
 # How much of a version must match a listed one: JAX's plugin and jaxlib pair exactly, the rest by minor.
 DIGITS = {"jax": 3}
 FIRST = ("pytorch", "jax", "tensorflow", "onnxruntime", "vllm", "triton", "cupy")  # which pin a GPU problem is at
-PROBLEM_CLASS = {"HIP7101": "minor-adaptation", "HIP7102": "minor-adaptation", "HIP7103": "incompatible",
-                 "HIP7104": "native", "HIP7105": "minor-adaptation"}
 
 
 def targets(matrix: Matrix, rocm: list[str], arch: list[str]) -> list[tuple[str, Release | None, str]]:
@@ -56,7 +55,7 @@ def check(matrix: Matrix, stack: Stack, rocm: str, release: Release | None, arch
     base = _base_image(matrix, release)
     return StackTarget(rocm=rocm, release=release.version if release else None, arch=arch, gpu=gpu,
                        frameworks=verdicts, base_image=base, images_os=_images_os(stack, gpu), problems=problems,
-                       migration_class=worst_class(PROBLEM_CLASS[p.rule] for p in problems))
+                       migration_class=worst_class(outcomes.load().class_of(p.rule) for p in problems))
 
 
 def gpu_verdict(matrix: Matrix, release: Release | None, arch: str) -> GpuVerdict:
@@ -206,10 +205,11 @@ def _base_image(matrix: Matrix, release: Release | None) -> str | None:
 
 
 def _binary_problems(matrix: Matrix, stack: Stack, arch: str) -> Iterator[Problem]:
-    """HIP7105: a pinned prebuilt binary compiled without the GPU's gfx target."""
+    """A pinned prebuilt binary compiled without the GPU's gfx target."""
     for binary in coverage(matrix, stack, [arch]):
         if binary.missing:
-            yield Problem(rule="HIP7105", arch=arch, symbol=binary.name.split(" ")[0], where=binary.where,
+            yield Problem(rule=outcomes.load().rule["binary-without-gpu-target"], arch=arch,
+                          symbol=binary.name.split(" ")[0], where=binary.where,
                           message=f"{binary.name} carries {', '.join(binary.carries or ())}; not {arch} "
                                   "(\"invalid device function\" on that GPU)")
 
@@ -219,21 +219,22 @@ def _problems(gpu: GpuVerdict, verdicts: tuple[FrameworkVerdict, ...], release: 
     if release is None:
         return
     rocm = release.version
+    rule = outcomes.load().rule
     if verdicts and gpu.status in ("unlisted", "other-release"):
         first = min(verdicts, key=lambda v: FIRST.index(v.framework) if v.framework in FIRST else len(FIRST))
         names = ", ".join(v.package for v in verdicts)
         if gpu.status == "unlisted":
-            yield Problem(rule="HIP7103", arch=arch, symbol=first.package, where=first.where,
+            yield Problem(rule=rule["gpu-unlisted"], arch=arch, symbol=first.package, where=first.where,
                           message=f"{names}: no ROCm release in the compatibility matrix supports {arch}")
         else:
-            yield Problem(rule="HIP7102", arch=arch, symbol=first.package, where=first.where,
+            yield Problem(rule=rule["gpu-other-release"], arch=arch, symbol=first.package, where=first.where,
                           message=f"{names}: ROCm {rocm} does not support {arch}; ROCm {gpu.newest} does")
     for v in verdicts:
         if v.status == "bump":
             stay = f" (or stay on ROCm {', '.join(v.other_releases[:3])})" if v.other_releases else ""
-            yield Problem(rule="HIP7101", arch=arch, symbol=v.package, where=v.where,
+            yield Problem(rule=rule["pin-without-rocm-build"], arch=arch, symbol=v.package, where=v.where,
                           message=f"{v.package}=={v.pinned}: no ROCm {rocm} build; nearest is {v.nearest}{stay}")
         if v.pin_kind in FLOATING_PIN_KINDS:
-            yield Problem(rule="HIP7104", arch=arch, symbol=v.package, where=v.where,
+            yield Problem(rule=rule["floating-pin"], arch=arch, symbol=v.package, where=v.where,
                           message=f"{v.package}: not pinned to a version ({v.pinned})"
                                   + (f"; ROCm {rocm} lists {', '.join(v.supported)}" if v.supported else ""))

@@ -28,7 +28,6 @@ CONDA_ALIASES = {"pytorch": "torch", "pytorch-gpu": "torch"}
 # Conda packages whose version is the CUDA release (pytorch-cuda=12.1, cudatoolkit=11.3).
 CUDA_PACKAGES = frozenset({"pytorch-cuda", "cudatoolkit", "cuda-toolkit", "cuda-version", "cuda-runtime"})
 CUDA_TAG = re.compile(r"^(?:cu|cuda)(\d{2,3})$|^pt\d+cu(\d{2,3})$")
-ROCM_TAG = re.compile(r"^rocm(\d+(?:\.\d+){0,2})$")
 CUDA_INDEX = re.compile(r"/whl/(?:nightly/|test/)?cu(\d{2,3})(?:/|$)")
 ROCM_INDEX = re.compile(r"/whl/(?:nightly/|test/)?rocm(\d+(?:\.\d+){0,2})(?:/|$)")
 PYTHON_REQUIRES = re.compile(r"python_requires\s*[=:]\s*['\"]?([^'\"\n,)]+)")

@@ -6,7 +6,6 @@ import platform
 import subprocess
 from typing import Any
 
-DTYPE_NAMES = ("float32", "bfloat16", "float16")
 # Environment variables that change which kernels run or how they round (PyTorch, cuBLAS, ROCm's hipBLASLt).
 NUMERICS_ENV = ("TORCH_BLAS_PREFER_HIPBLASLT", "TORCH_BLAS_PREFER_CUBLASLT", "HIPBLASLT_ALLOW_TF32",
                 "NVIDIA_TF32_OVERRIDE", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "ROCBLAS_DEFAULT_ATOMICS_MODE",

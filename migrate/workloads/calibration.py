@@ -1,4 +1,5 @@
-"""The measured effort constants (rules/effort/): rule families and their fitted hand lines."""
+"""The measured effort constants (rules/effort/calibrated.yaml): the rule families' fitted hand lines
+(the families themselves are rulebase.families')."""
 from __future__ import annotations
 
 import math
@@ -9,17 +10,11 @@ from pathlib import Path
 import yaml
 
 from migrate.model import Effort
+from migrate.rulebase import families as rule_families
+from migrate.rulebase.families import Family
 from migrate.rulebase.load import default_rules_dir
 
 SIZE_FACTOR_RANGE = (0.25, 2.0)
-
-
-@dataclass(frozen=True, slots=True)
-class Family:
-    name: str
-    title: str
-    ids: frozenset[str]
-    prefixes: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +37,7 @@ class Calibration:
         return min(SIZE_FACTOR_RANGE[1], max(SIZE_FACTOR_RANGE[0], math.sqrt(c_files / max(1, self.median_c_files))))
 
     def family_of(self, rule: str) -> Family | None:
-        return next((f for f in self.families if rule in f.ids or rule.startswith(f.prefixes)), None)
+        return next((f for f in self.families if f.holds(rule)), None)
 
     def units(self, count: int, in_project: int) -> float:
         """`count` occurrences of a family that has `in_project` in its project, in first-occurrence
@@ -69,13 +64,11 @@ def _curve(learning_rate: float, total: int) -> float:
 @lru_cache(maxsize=4)
 def load(directory: Path | None = None) -> Calibration:
     folder = (directory or default_rules_dir()) / "effort"
-    families = yaml.load((folder / "families.yaml").read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     fitted = yaml.load((folder / "calibrated.yaml").read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     return Calibration(
         hours_per_line=float(fitted["productivity"]["hours_per_line"]),
         source=str(fitted["productivity"]["source"]), url=str(fitted["productivity"]["url"]),
-        families=tuple(Family(name=f["name"], title=f["title"], ids=frozenset(f.get("ids", ())),
-                              prefixes=tuple(f.get("prefixes", ()))) for f in families),
+        families=rule_families.load(directory).families,
         lines_first_occurrence={name: float(v["lines_first_occurrence"]) for name, v in fitted["families"].items()},
         learning_rate=float(fitted["learning_rate"]),
         build_lines_first_unit=float(fitted["project"]["build_lines_first_unit"]),

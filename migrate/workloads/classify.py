@@ -1,13 +1,14 @@
 """classify: one class per workload and target, from its findings and what it depends on.
 
 Every finding gets one *effective class*, the class it counts as; the same value is shown
-everywhere (summary.by_class, lint --fail-on, SARIF levels, HTML). See docs/design-notes.md."""
+everywhere (summary.by_class, lint --fail-on, SARIF levels, HTML). See docs/decisions/2026-11-29-confidence-ceilings.md."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 from migrate.model import CLASSES, CONFIDENCES, Finding, class_rank
+from migrate.rulebase import families
 
 # Distinct symbols of medium confidence that together confirm their class.
 CORROBORATING_SYMBOLS = 3
@@ -16,7 +17,6 @@ CORROBORATING_SYMBOLS = 3
 # module CuPy loads. CUDA source embedded in Python strings is compiled by the framework that
 # receives it (CuPy's hipRTC path, load_inline's hipify), so it counts the same way.
 AUTO_HIPIFIED_KINDS = frozenset({"torch-extension", "gpu-module"})
-C_FAMILIES = ("HIP0", "HIP1", "HIP2", "HIP3", "HIP4", "HIP5")
 PYTHON_SUFFIXES = (".py", ".ipynb")
 class Agreement:
     """What the findings of at least each class say (not counting ported ones): their best
@@ -43,7 +43,8 @@ def converted_by_build(finding: Finding, kind: str, torch_hipified: frozenset[st
     """Whether the workload's own build converts this CUDA automatically: hipify says "yes", or
     PyTorch's hipify maps the header in a torch extension (`cub/...` -> hipcub), or it is CUDA
     embedded in a Python string (a C-family finding in a Python file)."""
-    auto = kind in AUTO_HIPIFIED_KINDS or (finding.path.endswith(PYTHON_SUFFIXES) and finding.rule.startswith(C_FAMILIES))
+    auto = kind in AUTO_HIPIFIED_KINDS or (finding.path.endswith(PYTHON_SUFFIXES)
+                                           and families.load().is_code(finding.rule, "c"))
     return auto and (finding.hipify == "yes" or (kind == "torch-extension" and finding.symbol in torch_hipified))
 
 
@@ -100,6 +101,3 @@ def classify(findings: Sequence[Finding], kind: str = "directory", everything: b
         return worst, ()
     return worst, tuple(f for f in required if effective[f] == worst)
 
-
-def worst_of(findings: Iterable[Finding], kind: str = "directory") -> str:
-    return classify(list(findings), kind)[0]

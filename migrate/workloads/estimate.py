@@ -39,7 +39,7 @@ KERNEL_STEM = re.compile(r"(_?v?\d+|_(naive|opt|optimized|fast|slow|simple|ref|b
 class EffortModel:
     learning_rate: float = 0.8  # uncalibrated rules: each doubling of occurrences costs this fraction each
     hipify_factor: Mapping[str, float] = field(default_factory=lambda: {"yes": 0.5, "partial": 0.75, "no": 1.0})
-    kernel_rules: tuple[str, ...] = ("HIP4002",)
+    kernel_family: str = "kernel"  # rules/effort/families.yaml: reviewed once per group of variants
     kernel_review: float = 0.5  # used only with calibrated = false
     kernel_validation: float = 1.0  # numerical validation of one group of kernel variants (assumed)
     fixed: Mapping[str, Mapping[str, float]] = field(default_factory=lambda: FIXED_COSTS)  # per project
@@ -160,7 +160,7 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
     for name, occurrences in sorted(by_family.items()):
         lines = calibration.lines_first_occurrence[name]
         total = (in_project or {}).get(name, 0)
-        if name == "kernel":
+        if name == model.kernel_family:
             groups = len(kernel_groups(occurrences))
             items.add(f"kernel: hand edits ×{groups} groups of variants ({len(occurrences)} kernels)",
                       calibration.hours(lines, calibration.units(groups, total)), True)
@@ -170,7 +170,7 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
                       calibration.hours(lines, calibration.units(len(occurrences), total)), True)
     kernels = 0
     for rule, occurrences in sorted(by_rule.items()):
-        if rule in model.kernel_rules:
+        if (family := calibration.family_of(rule)) is not None and family.name == model.kernel_family:
             kernels = len(kernel_groups(occurrences))
             continue
         per_occurrence, first_use = rule_effort(rule)

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from migrate.model import Effort, Finding, Report, RuleInfo, Workload, class_rank, sum_effort
+from migrate.rulebase import families
 from migrate.workloads.digraph import DiGraph
 
 HAND_WORK_ROWS = 5
@@ -146,15 +147,17 @@ def _class(rule: str, findings: Sequence[Finding]) -> str:
 
 
 def validation(w: Workload, findings: Sequence[Finding]) -> list[str]:
-    kernels = sorted({f.symbol for f in findings if f.rule == "HIP4002"})
+    rule_families = families.load()
+    called = frozenset().union(*(rule_families.checks_for(rule) for rule in {f.rule for f in findings}))
+    kernels = sorted({f.symbol for f in findings if "kernel-outputs" in rule_families.checks_for(f.rule)})
     checks = ["builds with hipcc / the ROCm build of its framework, without warnings it did not have"]
     if kernels:
         shown = ", ".join(kernels[:VALIDATED_KERNELS]) + (f" and {len(kernels) - VALIDATED_KERNELS} more"
                                                          if len(kernels) > VALIDATED_KERNELS else "")
         checks.append(f"outputs of its kernels match the CUDA build within tolerance: {shown}")
-    if any(f.rule.startswith(("HIP401", "HIP4027", "HIP4028")) for f in findings):
+    if "wave64" in called:
         checks.append("warp-level code gives the same results with 64-lane wavefronts (run on a wave64 GPU)")
-    if any(f.rule.startswith("HIP3") for f in findings):
+    if "library-results" in called:
         checks.append("library calls (BLAS, FFT, RNG, sparse, CUB) give the same results as on CUDA")
     checks.append("its tests pass on ROCm; performance is within the agreed margin of the CUDA build")
     return checks

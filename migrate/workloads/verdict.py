@@ -21,7 +21,7 @@ from migrate.workloads.route import choose
 SHOWN_EVIDENCE = 4  # evidence lines an optional part lists
 
 
-def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Finding], archs: Sequence[str],
+def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Finding], *, archs: Sequence[str],
           model: EffortModel, rules: RuleBase, calibration: Calibration,
           parts: ProjectParts | None = None) -> tuple[list[Workload], list[Finding]]:
     """Workloads with one verdict per target architecture, and the findings tagged with their

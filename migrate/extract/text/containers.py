@@ -1,5 +1,5 @@
 """extract, containers and clusters: compose files, Kubernetes manifests, Helm values and CI
-workflows (Dockerfiles are in migrate.extract.docker)."""
+workflows (Dockerfiles are in migrate.extract.text.docker)."""
 from __future__ import annotations
 
 import re

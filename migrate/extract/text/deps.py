@@ -1,6 +1,6 @@
 """extract, dependency manifests: requirements files, conda environment files, setup.cfg, pyproject.toml.
 
-Requirement facts and their names are described in migrate.extract.packages."""
+Requirement facts and their names are described in migrate.extract.text.packages."""
 from __future__ import annotations
 
 import re
