@@ -613,7 +613,7 @@ EXPECT_SKIPPED.update({
 EXPECT_MESSAGE_29 = {
     "config-link-outside": "symbolic link to outside", "workload-glob-absolute": "must be relative",
     "gitdir-outside": "outside the scanned tree", "core-worktree-outside": "core.worktree",
-    "twenty-4mb-lines": "budget", "precise-flags-write-outside": "allow-list",
+    "twenty-4mb-lines": "facts; only the first", "precise-flags-write-outside": "allow-list",
     "precise-include-outside": "precise mode:", "precise-include-fifo": "precise mode:",
 }
 EXPECT_MESSAGE = {  # case -> words that must appear in the notes, skipped reasons or stderr

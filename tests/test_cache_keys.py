@@ -82,12 +82,14 @@ def _scan(tree: Path, settings, monkeypatch: pytest.MonkeyPatch, counted: str) -
 
     def count(path: object) -> None:
         text = os.fspath(path)  # type: ignore[call-overload]
-        if isinstance(text, str) and text.startswith(str(tree) + os.sep):
+        if isinstance(text, str) and text.startswith(str(tree) + os.sep) and "/.git" not in text:  # files, not git
             calls[text[len(str(tree)) + 1:]] = calls.get(text[len(str(tree)) + 1:], 0) + 1
 
-    real_read, real_stat = readfile.read_regular, os.stat
-    if counted == "read":
+    real_read, real_inside, real_stat = readfile.read_regular, readfile.read_inside, os.stat
+    if counted == "read":  # every read of a scanned file goes through one of the two
         monkeypatch.setattr(readfile, "read_regular", lambda path, limit: count(path) or real_read(path, limit))
+        monkeypatch.setattr(readfile, "read_inside",
+                            lambda path, top, limit: count(path) or real_inside(path, top, limit))
     else:
         monkeypatch.setattr(os, "stat", lambda path, *a, **k: count(path) or real_stat(path, *a, **k))
     got: list[str] = []

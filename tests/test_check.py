@@ -126,7 +126,7 @@ def test_check_with_the_pip_only_toolchain(tmp_path: Path) -> None:
     assert "compiler-confirmed" in (tmp_path / "r.sarif").read_text()
     assert "1 of 4 translation unit compiles" in (tmp_path / "r.md").read_text()
     assert "compile-errors" in (tmp_path / "r.html").read_text()
-    assert (tmp_path / "r.csv").read_text().splitlines()[0].endswith(",compiler")
+    assert (tmp_path / "r.csv").read_text().splitlines()[0].endswith(',"compiler"')  # every CSV field quoted
     assert not (KERNELS / "rocm-migrate.diff").exists()  # only the copy was written
 
 

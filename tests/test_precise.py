@@ -116,7 +116,8 @@ def test_fast_mode_misses_and_over_reports(result: precise.PreciseResult, index:
     hidden = {(pf.path, pf.fact.line, pf.symbol) for pf in comparison.precise_only}
     # over-reported by the fast scan: the call in the dead branch, and the user's look-alike mock::cudaMallocHost
     assert labels[("app.cu", 25, "cudaMemcpyToSymbol")] == "fast-only"
-    assert labels[("app.cu", 28, "cudaMallocHost")] == "fast-only"
+    # the look-alike mock::cudaMallocHost is in a namespace the project opens: the fast scan no longer reports it
+    assert ("app.cu", 28, "cudaMallocHost") not in labels
     # missed by the fast scan: token-pasted calls
     assert {("app.cu", 21, "cudaMemset"), ("app.cu", 23, "cudaDeviceSynchronize")} <= hidden
     # a real call next to a look-alike in the user's namespace: both modes see it
@@ -128,7 +129,7 @@ def test_fast_mode_misses_and_over_reports(result: precise.PreciseResult, index:
     assert labels[("app.cu", 22, "scale")] == "confirmed"
     assert not any(s == "cudaMallocHelper" for _, _, s in labels) and not any(s == "cudaMallocHelper" for *_, s in hidden)
     assert set(labels.values()) == {"confirmed", "fast-only"}
-    assert comparison.counts["fast-only"] == 2 and comparison.counts["precise-only"] == len(hidden)
+    assert comparison.counts["fast-only"] == 1 and comparison.counts["precise-only"] == len(hidden)
     # precise facts become findings through the same rule base
     findings = {(f.path, f.line, f.symbol) for f in precise.to_findings([result], index)}
     assert ("app.cu", 21, "cudaMemset") in findings and ("app.cu", 25, "cudaMemcpyToSymbol") not in findings

@@ -71,6 +71,7 @@ def lint(targets: Sequence[Path], settings: Settings, rules: RuleBase, *, cwd: P
     project_root = project.root_of(targets or [cwd], root)
     if project_root is not None:  # ported and optional, as a scan of the project says
         findings = project.with_status(findings, project.parts_of(project_root, settings, rules), project_root, cwd)
+    findings = _as_the_project(findings, rules)
     findings = judged(findings)  # the effective class, as a scan gives it
     baselined = 0
     if baseline is not None:
@@ -78,6 +79,16 @@ def lint(targets: Sequence[Path], settings: Settings, rules: RuleBase, *, cwd: P
     return LintResult(findings=tuple(sorted(findings, key=lambda f: f.sort_key)),
                       skipped=tuple(sorted(skipped, key=lambda s: s.path)), files=len(read.files),
                       lines=read.lines, suppressed=suppressed, baselined=baselined)
+
+
+def _as_the_project(findings: list[Finding], rules: RuleBase) -> list[Finding]:
+    """The scan's project-wide rewrite decision (workloads.components.whole_rewrites) over the linted
+    files: kernels with no mechanical port that are all the linted code has are new development."""
+    from migrate.rulebase import alternatives
+    from migrate.workloads.components import kernel_rules, whole_rewrites
+
+    lanes = alternatives.rewrite_lanes(rules.directory, rules.version)
+    return whole_rewrites(findings, lanes, kernel_rules(rules)) if lanes else findings
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from migrate.rulebase.load import RuleBase
 from migrate.workloads.assemble import Spec
 from migrate.workloads.calibration import Calibration
 from migrate.workloads.classify import Agreement, classify, effective_class
-from migrate.workloads.components import whole_rewrites
+from migrate.workloads.components import kernel_rules, whole_rewrites
 from migrate.workloads.estimate import EffortModel, estimate, family_counts
 from migrate.workloads.graph import DependencyGraph
 from migrate.workloads.parts import ProjectParts, optional_root
@@ -33,7 +33,7 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
     hipified = alternatives.torch_hipified(rules.directory, rules.version)
     tagged = [parts.apply(evolve(f, workload=graph.owner.get(f.path, ""))) for f in findings
               if not (f.rule in imports and graph.own_module(f.path, f.symbol))]
-    tagged = whole_rewrites(tagged, alternatives.rewrite_lanes(rules.directory, rules.version))
+    tagged = whole_rewrites(tagged, alternatives.rewrite_lanes(rules.directory, rules.version), kernel_rules(rules))
     mine: dict[str, list[Finding]] = {s.name: [] for s in specs}
     for finding in tagged:
         if finding.workload in mine:
