@@ -16,7 +16,7 @@ from migrate.model import CompiledUnit, CompileError, CompileSummary, Finding, P
 from migrate.readfile import read_regular
 from migrate.rulebase.load import RuleBase
 
-MISS_RULE = "HIP0960"
+MISS_CONSTRUCT = "compiler-error-unpredicted"  # its rule: rules/meta.yaml
 PORTING = frozenset({"confirmed", "miss"})
 LINES_BYTES = 16 << 20
 
@@ -103,7 +103,7 @@ def _on(finding: Finding, lines: set[tuple[str, int]]) -> bool:
 
 
 def _misses(errors: list[CompileError], rules: RuleBase, source_line: Callable[[str, int], str]) -> list[Finding]:
-    rule = rules.get(MISS_RULE)
+    rule = next((r for r in rules.rules if r.matcher.kind == "construct" and MISS_CONSTRUCT in r.matcher.exact), None)
     if rule is None:
         return []
     return [Finding(rule=rule.id, path=e.path, line=e.line, column=e.column, end_line=e.line, end_column=e.column,

@@ -76,7 +76,7 @@ def compile_lines(report: Report) -> list[str]:
              f"{device}; flags: {block.flags_from})",
              f"{block.passed} of {len(block.units)} translation unit compiles ({', '.join(block.archs)}) pass after "
              f"hipify alone; {block.checked} checked; errors: {block.count('confirmed')} confirm a finding, "
-             f"{block.count('miss')} misses (HIP0960), {block.count('newer-rocm')} need a newer ROCm, "
+             f"{block.count('miss')} misses (compiler-error-unpredicted), {block.count('newer-rocm')} need a newer ROCm, "
              f"{block.count('not-checked')} not checked, {block.count('toolchain')} in the toolchain's headers"]
     lines += list(block.not_checked[:COMPILE_ERRORS_SHOWN])
     shown = [e for e in block.errors if e.meaning in ("miss", "confirmed", "newer-rocm")][:COMPILE_ERRORS_SHOWN]

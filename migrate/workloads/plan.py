@@ -103,7 +103,7 @@ def compiler_evidence(w: Workload, report: Report) -> str | None:
     if passed == len(checked) and not misses:
         return f"all {passed} checked unit compiles pass after hipify alone: evidence for mechanical work"
     return (f"{passed} of {len(checked)} checked unit compiles pass after hipify alone; "
-            f"{misses} errors no rule explains (HIP0960): the estimate is less certain")
+            f"{misses} errors no rule explains (compiler-error-unpredicted): the estimate is less certain")
 
 
 def routes(w: Workload) -> list[dict[str, Any]]:
