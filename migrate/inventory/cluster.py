@@ -36,7 +36,7 @@ def connect(scheduler: str | None, workers: int | None) -> Iterator[Any]:
         return
     local = LocalCluster(  # type: ignore[no-untyped-call]
         n_workers=workers or max(1, os.cpu_count() or 1), threads_per_worker=1, processes=True,
-        dashboard_address=None, silence_logs=logging.ERROR)
+        dashboard_address=None, silence_logs=logging.CRITICAL)  # a failure is the repository's record, not a log line
     with local, Client(local) as client:  # type: ignore[no-untyped-call]
         yield client
 

@@ -82,10 +82,10 @@ def lint(targets: Sequence[Path], settings: Settings, rules: RuleBase, *, cwd: P
 
 
 def _as_the_project(findings: list[Finding], rules: RuleBase) -> list[Finding]:
-    """The scan's project-wide rewrite decision (workloads.components.whole_rewrites) over the linted
+    """The scan's project-wide rewrite decision (workloads.rewrite_project.whole_rewrites) over the linted
     files: kernels with no mechanical port that are all the linted code has are new development."""
     from migrate.rulebase import alternatives
-    from migrate.workloads.components import kernel_rules, whole_rewrites
+    from migrate.workloads.rewrite_project import kernel_rules, whole_rewrites
 
     lanes = alternatives.rewrite_lanes(rules.directory, rules.version)
     return whole_rewrites(findings, lanes, kernel_rules(rules)) if lanes else findings

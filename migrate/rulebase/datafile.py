@@ -14,7 +14,8 @@ from migrate import jsonio
 
 # relative to a rules directory
 TWINNED = ("targets/gpus.yaml", "alternatives/routes.yaml", "stack/matrix.yaml", "workloads/optional.yaml",
-           "effort/families.yaml", "validation/checks.yaml", "stack/outcomes.yaml", "layout/backends.yaml")
+           "effort/families.yaml", "validation/checks.yaml", "stack/outcomes.yaml", "layout/backends.yaml",
+           "alternatives/rewrites.yaml", "alternatives/ported-elsewhere.yaml")
 
 
 def read(path: Path) -> Any:

@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from migrate.model import Component, Fact, Finding, Workload, evolve, worst_class
+from migrate.model import Component, Fact, Finding, Workload, worst_class
 from migrate.rulebase import alternatives, ported_elsewhere
 from migrate.rulebase.alternatives import Lane
 from migrate.rulebase.load import RuleBase
@@ -16,27 +16,6 @@ from migrate.workloads.parts import optional_root
 
 DEPENDENCY_KINDS = frozenset({"requirement", "python_import"})
 EVIDENCE_SHOWN = 4
-KERNEL_CONSTRUCT = "kernel-definition"  # a __global__ kernel definition (the rule that matches it: rules/device.yaml)
-
-
-def kernel_rules(rules: RuleBase) -> frozenset[str]:
-    """The rules that match a __global__ kernel definition (the construct, not an id written here)."""
-    return frozenset(r.id for r in rules.rules if r.matcher.kind == "construct" and KERNEL_CONSTRUCT in r.matcher.exact)
-
-
-def whole_rewrites(findings: Sequence[Finding], lanes: Mapping[str, Lane], kernels: frozenset[str]) -> list[Finding]:
-    """The findings of one project, with its rewrite findings made `incompatible` when the project is
-    nothing but rewrite kernels: new development, not a port. A project is a port with a named rewrite
-    when its plain kernels (kernel definitions in files without a rewrite finding) sit in at least as
-    many files as its rewrite kernels do, whichever of its workloads holds them (an attention extension
-    of its own beside the GEMMs); otherwise the rewrite kernels are the project (a CUTLASS library, a
-    Hopper GEMM repository). Ported and optional findings are left as they are."""
-    required = [f for f in findings if f.status == ""]
-    rewrite_files = {f.path for f in required if f.rule in lanes}
-    plain_files = {f.path for f in required if f.rule in kernels} - rewrite_files
-    if not rewrite_files or len(plain_files) >= len(rewrite_files):
-        return list(findings)
-    return [evolve(f, migration_class="incompatible") if f.status == "" and f.rule in lanes else f for f in findings]
 
 
 def attach(workloads: Sequence[Workload], findings: Sequence[Finding], facts: Mapping[str, tuple[Fact, ...]],

@@ -12,10 +12,10 @@ from migrate.rulebase.load import RuleBase
 from migrate.workloads.assemble import Spec
 from migrate.workloads.calibration import Calibration
 from migrate.workloads.classify import Agreement, classify, effective_class
-from migrate.workloads.components import kernel_rules, whole_rewrites
 from migrate.workloads.estimate import EffortModel, estimate, family_counts
 from migrate.workloads.graph import DependencyGraph
 from migrate.workloads.parts import ProjectParts, optional_root
+from migrate.workloads.rewrite_project import kernel_rules, whole_rewrites
 from migrate.workloads.route import choose
 
 SHOWN_EVIDENCE = 4  # evidence lines an optional part lists
