@@ -1,4 +1,5 @@
-"""The values that flow through the pipeline: files, facts, findings, workloads, report."""
+"""The values that flow through the pipeline up to matching: files, facts, findings, rule facts, effort.
+The records after matching (workloads, the report) are in `migrate.model_report`."""
 from __future__ import annotations
 
 import hashlib
@@ -6,18 +7,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 CLASSES = ("native", "minor-adaptation", "migration-required", "incompatible")
 CONFIDENCES = ("low", "medium", "high")
 SCHEMA_VERSION = 1
-
-
-def required_class(workloads: Iterable[Workload]) -> str:
-    """The worst class of the required workloads (of all of them, when every one is optional)."""
-    items = list(workloads)
-    required = [w for w in items if not w.optional] or items
-    return worst_class(w.migration_class for w in required)
 
 
 def class_rank(name: str) -> int:
@@ -232,37 +226,3 @@ class RuleInfo:
     confidence: str
     rationale: str
     docs: str
-
-
-# The records after matching (workloads and their verdicts, the report, hipify's summary) are
-# defined in model_report and imported on first use: defining their ten dataclasses costs ~5 ms,
-# which lint, the pre-commit path, never needs.
-_LATER = frozenset({"TargetVerdict", "OptionalPart", "Component", "Workload", "Project", "ProjectCost",
-                    "HipifyCoverage", "HipifyDisagreement", "HipifySummary", "PassResult", "Report", "CompileError",
-                    "CompiledUnit", "CompileSummary"})
-
-if TYPE_CHECKING:
-    from migrate import model_report
-
-    TargetVerdict = model_report.TargetVerdict
-    OptionalPart = model_report.OptionalPart
-    Component = model_report.Component
-    Workload = model_report.Workload
-    Project = model_report.Project
-    ProjectCost = model_report.ProjectCost
-    HipifyCoverage = model_report.HipifyCoverage
-    HipifyDisagreement = model_report.HipifyDisagreement
-    HipifySummary = model_report.HipifySummary
-    PassResult = model_report.PassResult
-    Report = model_report.Report
-    CompileError = model_report.CompileError
-    CompiledUnit = model_report.CompiledUnit
-    CompileSummary = model_report.CompileSummary
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LATER:
-        from migrate import model_report
-
-        return getattr(model_report, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

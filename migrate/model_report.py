@@ -1,8 +1,9 @@
 """The records after matching: workloads and their verdicts per target, the report, hipify-perl's
-summary, a late pass's result. Part of the model (`migrate.model` gives them too); a module of
-their own so that lint, which builds none of them, does not pay for defining them."""
+summary, a late pass's result. They build on `migrate.model` (files, facts, findings) and sit in a
+module of their own so that lint, which builds none of them, does not pay for defining them."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -14,10 +15,16 @@ from migrate.model import (
     Skipped,
     Target,
     class_rank,
-    required_class,
     sum_effort,
     worst_class,
 )
+
+
+def required_class(workloads: Iterable[Workload]) -> str:
+    """The worst class of the required workloads (of all of them, when every one is optional)."""
+    items = list(workloads)
+    required = [w for w in items if not w.optional] or items
+    return worst_class(w.migration_class for w in required)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

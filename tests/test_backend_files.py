@@ -6,7 +6,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 from migrate.cli.lint import lint
-from migrate.scan import pipeline
+from migrate.scan import project
 from migrate.scan.match import backend_files
 from migrate.settings import Settings
 
@@ -27,7 +27,7 @@ def test_scan_leaves_ginkgo_cuda_executor_in_a_backend_tree(tmp_path: Path, rule
         (tmp_path / rel).write_text(use)
     (tmp_path / "core/hip/test").mkdir(parents=True)
     (tmp_path / "core/hip/test/memory.hip.cpp").write_text("#include <ginkgo/ginkgo.hpp>\n")
-    report = pipeline.scan_project([tmp_path], Settings(jobs=1, cache_dir=None), rulebase)
+    report = project.scan_project([tmp_path], Settings(jobs=1, cache_dir=None), rulebase)
     assert sorted(f.path for f in report.findings if f.rule == "HIP3062") == ["app/solver.cpp"]
 
 
@@ -73,7 +73,7 @@ def test_lint_never_looks_above_its_root_for_backend_folders(tmp_path: Path, rul
     cuda/ has not: the sibling above the root is not read."""
     root = _tree(tmp_path, {"core/cuda/test/memory.cpp": GINKGO_USE, "core/hip/test/memory.hip.cpp": "int x;\n"})
     assert _lint_hip3062(root / "core" / "cuda", "test/memory.cpp") == ["test/memory.cpp"]
-    report = pipeline.scan_project([root / "core" / "cuda"], Settings(jobs=1, cache_dir=None), rulebase)
+    report = project.scan_project([root / "core" / "cuda"], Settings(jobs=1, cache_dir=None), rulebase)
     assert [f.path for f in report.findings if f.rule == "HIP3062"] == ["test/memory.cpp"]
     empty = _tree(tmp_path / "alone", {"cuda/memory.cpp": GINKGO_USE, "notes/hip.txt": "x\n"})
     assert _lint_hip3062(empty, "cuda/memory.cpp") == ["cuda/memory.cpp"]

@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 
 from migrate.hipify.lexer import CODE, COMMENT, STRING, Masked, mask, plain, where, word, words
 from migrate.hipify.parse import FileExamine, HipifyWarning
-from migrate.model import Extraction, Fact, Finding, Workload
+from migrate.model import Extraction, Fact, Finding
+from migrate.model_report import Workload
 from migrate.rulebase.load import Rule
 from migrate.scan.match import RuleIndex, match_file
 

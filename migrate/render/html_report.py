@@ -9,7 +9,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from migrate.model import CLASSES, Effort, Finding, Report, Workload, class_rank, sum_effort, worst_class
+from migrate.model import CLASSES, Effort, Finding, class_rank, sum_effort, worst_class
+from migrate.model_report import Report, Workload
 from migrate.render import graph_layout
 from migrate.render.escape import script_json
 from migrate.render.summary import blockers, by_class, compile_lines, confidence, top_workloads

@@ -6,18 +6,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from migrate import jsonio, schemas
-from migrate.model import (
-    SCHEMA_VERSION,
-    Component,
-    Effort,
-    Finding,
-    Project,
-    Report,
-    Workload,
-    class_rank,
-    required_class,
-    worst_class,
-)
+from migrate.model import SCHEMA_VERSION, Effort, Finding, class_rank, worst_class
+from migrate.model_report import Component, Project, Report, Workload, required_class
 from migrate.render.summary import confidence
 from migrate.safetext import json_escaped
 

@@ -9,7 +9,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from migrate.model import Effort, Finding, Report, RuleInfo, Workload, class_rank, sum_effort
+from migrate.model import Effort, Finding, RuleInfo, class_rank, sum_effort
+from migrate.model_report import Report, Workload
 from migrate.rulebase import families
 from migrate.workloads.digraph import DiGraph
 

@@ -6,7 +6,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
-from migrate.model import Finding, OptionalPart, TargetVerdict, Workload, class_rank, evolve, worst_class
+from migrate.model import Finding, class_rank, evolve, worst_class
+from migrate.model_report import OptionalPart, TargetVerdict, Workload
 from migrate.rulebase import alternatives
 from migrate.rulebase.load import RuleBase
 from migrate.workloads.assemble import Spec
