@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from migrate.extract import jinja
 from migrate.extract.budget import MAX_FACTS
-from migrate.extract.c import device, guards, hazards, mlports, ports, ts, xref
+from migrate.extract.c import device, guards, hazards, lanemasks, language, runtime, ts, wavefront, xref
 from migrate.extract.c.guards import GuardMap
 from migrate.extract.c.tree import in_device_code, qualifiers, walk
 from migrate.extract.c.tree import text as _text
@@ -127,8 +127,10 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
 
     device.constructs(caps, emit)
     hazards.constructs(caps, source, emit)
-    ports.constructs(caps, source, emit)
-    mlports.constructs(caps, source, emit, ctx.guards)
+    wavefront.constructs(caps, source, emit)
+    runtime.constructs(caps, source, emit)
+    language.constructs(caps, emit)
+    lanemasks.constructs(caps, source, emit, ctx.guards)
     xref.facts(caps, source, lambda kind, name, node, role="", text="": ctx.add(kind, name, node, role=role, text=text))
     notes = []
     if errors := ts.error_lines(root):
