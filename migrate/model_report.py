@@ -11,6 +11,7 @@ from migrate.model import (
     NO_EFFORT,
     Effort,
     Finding,
+    MigrationClass,
     RuleInfo,
     Skipped,
     Target,
@@ -20,7 +21,7 @@ from migrate.model import (
 )
 
 
-def required_class(workloads: Iterable[Workload]) -> str:
+def required_class(workloads: Iterable[Workload]) -> MigrationClass:
     """The worst class of the required workloads (of all of them, when every one is optional)."""
     items = list(workloads)
     required = [w for w in items if not w.optional] or items
@@ -32,8 +33,8 @@ class TargetVerdict:
     """A workload's class and effort for one GPU architecture."""
 
     arch: str
-    migration_class: str
-    own_class: str  # from its own findings, before what it depends on
+    migration_class: MigrationClass
+    own_class: MigrationClass  # from its own findings, before what it depends on
     reasons: tuple[Finding, ...]  # the findings that decided the class
     chain: tuple[str, ...]  # how an inherited class reaches this workload, step by step
     effort: Effort
@@ -48,7 +49,7 @@ class OptionalPart:
     code), with its own class and what makes it optional."""
 
     root: str
-    migration_class: str
+    migration_class: MigrationClass
     findings: int
     evidence: tuple[str, ...] = ()
 
@@ -69,7 +70,7 @@ class Component:
     kind: ComponentKind
     id: str  # the lane or the registry entry
     title: str
-    migration_class: str
+    migration_class: MigrationClass
     alternatives: tuple[tuple[str, str], ...]  # (name, url) of each AMD route
     source: str
     band: str | None = None  # rewrite: small | medium | large (rewrites.yaml)
@@ -104,7 +105,7 @@ class Workload:
         return self.verdicts[0]
 
     @property
-    def migration_class(self) -> str:
+    def migration_class(self) -> MigrationClass:
         """The worst class over the target architectures."""
         return worst_class(v.migration_class for v in self.verdicts)
 
@@ -132,7 +133,7 @@ class ProjectCost:
     """What a project costs once, whatever its workloads and targets (build port, CI ...)."""
 
     name: str
-    migration_class: str
+    migration_class: MigrationClass
     kloc: float  # C/C++/CUDA with findings, in thousands of lines
     effort: Effort
     breakdown: tuple[tuple[str, float], ...]
@@ -291,7 +292,7 @@ class Report:
     rule_hours: dict[str, float] = field(default_factory=dict)  # expected hand hours per rule, for ranking
 
     @property
-    def migration_class(self) -> str:
+    def migration_class(self) -> MigrationClass:
         """The worst class of the required workloads (of all, when every workload is optional)."""
         return required_class(self.workloads)
 
