@@ -106,6 +106,16 @@ class Effort:
 NO_EFFORT = Effort(low=0.0, likely=0.0, high=0.0)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EffortItem:
+    """One contributor to an estimate's likely hours."""
+
+    label: str  # as a person reads it: "warp: warp-width assumptions x3" (with a multiplication sign)
+    hours: float  # likely
+    kind: str  # what it is about, summed across workloads: a rule family, a rule id, or the item itself
+    name: str  # the label without its detail in parentheses (a project's set-up steps)
+
+
 def sum_effort(efforts: object) -> Effort:
     items = list(efforts)  # type: ignore[call-overload]
     return Effort(low=sum(e.low for e in items), likely=sum(e.likely for e in items), high=sum(e.high for e in items))

@@ -10,6 +10,7 @@ from typing import Any, Literal
 from migrate.model import (
     NO_EFFORT,
     Effort,
+    EffortItem,
     Finding,
     MigrationClass,
     RuleInfo,
@@ -38,7 +39,7 @@ class TargetVerdict:
     reasons: tuple[Finding, ...]  # the findings that decided the class
     chain: tuple[str, ...]  # how an inherited class reaches this workload, step by step
     effort: Effort
-    breakdown: tuple[tuple[str, float], ...]  # every contributor to the likely effort, largest first
+    breakdown: tuple[EffortItem, ...]  # every contributor to the likely effort, largest first
     calibrated: float = 0.0  # likely hours that rest on measured constants
     validation: Effort = NO_EFFORT  # the assumed validation steps within effort
 
@@ -136,7 +137,7 @@ class ProjectCost:
     migration_class: MigrationClass
     kloc: float  # C/C++/CUDA with findings, in thousands of lines
     effort: Effort
-    breakdown: tuple[tuple[str, float], ...]
+    breakdown: tuple[EffortItem, ...]
     calibrated: float = 0.0
     validation: Effort = NO_EFFORT  # the assumed validation steps within effort
 

@@ -45,9 +45,7 @@ ALLOWED: dict[str, set[str]] = {
 EXCEPTIONS = {("migrate/hipify/convert.py", "scan.pipeline"), ("migrate/hipify/todo.py", "scan.pipeline"),
               ("migrate/hipclang/check.py", "scan.pipeline"),
               ("migrate/lint/run.py", "workloads"),  # lint: workloads.classify only, for the effective class
-              ("migrate/lint/project.py", "workloads"),  # lint: workloads.parts, the project around the files
-              # the rule families of the effort calibration: to move into the report
-              ("migrate/render/html_report.py", "workloads")}
+              ("migrate/lint/project.py", "workloads")}  # lint: workloads.parts, the project around the files
 
 
 # packages each module of which is a layer of its own (the scan path: discover -> read -> cache ->

@@ -81,7 +81,7 @@ def _effort(report: Report) -> dict[str, Any]:
         "validation_hours": report.validation_effort.to_json(),
         "optional_hours": report.optional_effort.to_json(),
         "projects": [{"name": p.name, "class": p.migration_class, "kloc": p.kloc, "effort_hours": p.effort.to_json(),
-                      "effort_breakdown": [{"item": item, "hours": hours} for item, hours in p.breakdown]}
+                      "effort_breakdown": [{"item": i.label, "hours": i.hours} for i in p.breakdown]}
                      for p in report.project_costs],
         "confidence": confidence(report),
     }
@@ -105,7 +105,7 @@ def _workload(w: Workload, ids: dict[Finding, str]) -> dict[str, Any]:
         "reason_rules": sorted({f.rule for f in worst.reasons}),
         "chain": list(worst.chain),
         "effort_hours": w.effort.to_json(),
-        "effort_breakdown": [{"item": item, "hours": hours} for item, hours in w.primary.breakdown],
+        "effort_breakdown": [{"item": i.label, "hours": i.hours} for i in w.primary.breakdown],
         "files": list(w.files), "depends_on": list(w.depends_on),
         "rocm_path": list(w.rocm_path), "optional": w.optional,
         "optional_parts": [p.to_json() for p in w.optional_parts],
