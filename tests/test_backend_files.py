@@ -84,3 +84,15 @@ def test_a_folder_of_cutlass_code_is_a_cuda_back_end_without_its_twin() -> None:
              "src/quantize/quantize.cu", "src/cutlassish/k.cu", "docs/cutlass.cu"]
     assert backend_files(paths) == {"src/quantize/cutlass_extensions/f8.cu", "kernels/cutlass_ops/gemm.cu",
                                     "ao/rowwise_scaled_linear_cutlass/k.cu"}
+
+
+def test_identifiers_of_a_sycl_source_are_sycls(tmp_path: Path, rulebase) -> None:
+    """A file that includes a SYCL header (rules/layout/backends.yaml) names SYCL's API and the project's:
+    no identifier rule is reported there, its includes still are; the same code without it is CUDA."""
+    body = "void k(sycl::nd_item<3> it) { auto g = group::this_grid(it); cudaFree(0); }\n"
+    (tmp_path / "sycl.dp.cpp").write_text("#include <sycl/sycl.hpp>\n#include <cuda_runtime.h>\n" + body)
+    (tmp_path / "cuda.cu").write_text("#include <cooperative_groups.h>\n#include <cuda_runtime.h>\n" + body)
+    report = project.scan_project([tmp_path], Settings(jobs=1, cache_dir=None), rulebase)
+    symbols = {path: {f.symbol for f in report.findings if f.path == path} for path in ("sycl.dp.cpp", "cuda.cu")}
+    assert symbols["sycl.dp.cpp"] == {"cuda_runtime.h"}
+    assert {"cuda_runtime.h", "cudaFree", "this_grid"} <= symbols["cuda.cu"], symbols["cuda.cu"]
