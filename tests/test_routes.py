@@ -31,6 +31,7 @@ def workloads(tree: str, tmp_path: Path, arch: str = "gfx942") -> list[dict[str,
     ("port", "gfx942", "port", None, None),                       # plain CUDA C++ on gfx942: SCALE has no CI there
     ("amd-build", "gfx942", "amd-build", None, None),             # the same code with a ROCm CI job
     ("amd-build-registry", "gfx942", "amd-build", "FlashAttention", None),  # GPU code in a registry dependency
+    ("registry-own-kernels", "gfx942", "port", None, None),       # CuPy is in the registry, the kernel is its own
     ("framework-migraphx", "gfx942", "framework", "MIGraphX", None),  # a TensorRT engine builder
     ("framework-triton", "gfx942", "framework", "Triton", None),      # Triton kernels, no CUDA sources
     ("scale", "gfx90a", "port", None, "SCALE"),                   # plain CUDA C++ on a GPU SCALE validates publicly
@@ -96,10 +97,10 @@ def test_scale_is_not_offered_where_its_record_does_not_support_it(tree: str, ar
         route["notes"]
 
 
-@pytest.mark.parametrize("tree", ["framework-triton", "amd-build-registry"])
-def test_scale_is_never_offered_for_python_workloads(tree: str, tmp_path: Path) -> None:
-    route = workloads(tree, tmp_path, "gfx90a")[0]["route"]
-    assert route["alternative"] is None and not any("SCALE" in n for n in route["notes"])
+@pytest.mark.parametrize("tree", ["framework-triton", "amd-build-registry", "scale-not-for-extensions"])
+def test_scale_is_never_offered_for_python_or_framework_workloads(tree: str, tmp_path: Path) -> None:
+    for found in workloads(tree, tmp_path, "gfx90a"):  # a PyTorch extension and its Python package alike
+        assert found["route"]["alternative"] is None and not any("SCALE" in n for n in found["route"]["notes"])
 
 
 def test_a_target_scale_does_not_list_gets_no_scale() -> None:

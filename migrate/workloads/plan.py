@@ -117,7 +117,7 @@ def actions(w: Workload, findings: Sequence[Finding]) -> list[str]:
     installed, a framework carries the code, and only a port converts with hipify."""
     route = w.route or {}
     kind = route.get("route", "port")
-    fix = [f"fix what the {len(findings)} findings name (the hand work below)"] if findings else []
+    fix = [f"fix what its findings name ({len(findings)}; the hand work below)"] if findings else []
     if kind == "amd-build" and route.get("uses"):
         return [*(f"install the AMD build of {u['name']} instead of porting it: {u['amd']} ({u['amd_url']}; "
                   f"{u['source']})" for u in route["uses"]), *fix]
@@ -126,7 +126,8 @@ def actions(w: Workload, findings: Sequence[Finding]) -> list[str]:
         return [f"build and test the project's existing ROCm path{where} instead of porting", *fix]
     if kind == "framework":
         return [f"move through {route.get('via') or 'the framework'}: {route.get('why', '')}", *fix]
-    steps = ["convert the CUDA code with hipify-perl", *fix]
+    convert = ["convert the CUDA code with hipify-perl"] if any(f.rule.startswith(C_FAMILIES) for f in findings) else []
+    steps = [*convert, *fix]
     alternative = route.get("alternative")
     if alternative:
         steps.append(f"or {alternative['route'].replace('-', ' ')} with {alternative['via']}: {alternative['why']} "

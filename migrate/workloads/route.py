@@ -23,7 +23,8 @@ RouteId = Literal["port", "amd-build", "framework"]
 SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hip")
 CUDA_SUFFIXES = (".cu", ".cuh")
 PYTHON_SUFFIXES = (".py", ".pyx", ".ipynb")
-FRAMEWORK_KINDS = frozenset({"extension", "python"})  # a torch extension or a Python project: never SCALE
+# a PyTorch extension, a Python project, notebooks, a kernel module Python loads: never SCALE
+FRAMEWORK_KINDS = frozenset({"torch-extension", "python", "notebooks", "gpu-module"})
 SHOWN_USES = 3
 
 
@@ -95,6 +96,8 @@ def choose(*, workload: Workload, findings: Iterable[Finding], facts: Mapping[st
         if when.get("no_sources") and has_sources:
             continue
         if when.get("ported_elsewhere") and not elsewhere:
+            continue
+        if any(rule.startswith(tuple(when.get("no_rule_families", ()))) for rule in rules):
             continue
         source = data["sources"][entry["source"]]["url"]
         if entry.get("via") == "ported-elsewhere":
