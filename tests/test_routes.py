@@ -34,6 +34,7 @@ def workloads(tree: str, tmp_path: Path, arch: str = "gfx942") -> list[dict[str,
     ("registry-own-kernels", "gfx942", "port", None, None),       # CuPy is in the registry, the kernel is its own
     ("framework-migraphx", "gfx942", "framework", "MIGraphX", None),  # a TensorRT engine builder
     ("framework-triton", "gfx942", "framework", "Triton", None),      # Triton kernels, no CUDA sources
+    ("framework-pytorch", "gfx942", "framework", "PyTorch", None),    # torch.cuda code: PyTorch's ROCm build
     ("scale", "gfx90a", "port", None, "SCALE"),                   # plain CUDA C++ on a GPU SCALE validates publicly
 ])
 def test_route_per_workload(tree: str, arch: str, route: str, via: str | None, alternative: str | None,
@@ -138,6 +139,7 @@ def test_zluda_is_only_a_workstation_note_for_consumer_radeon(tmp_path: Path) ->
     ("amd-build", "gfx942", " | amd-build | "),
     ("amd-build-registry", "gfx942", " | amd-build via FlashAttention | "),
     ("framework-triton", "gfx942", " | framework via Triton | "),
+    ("framework-pytorch", "gfx942", " | framework via PyTorch | "),
     ("scale", "gfx90a", " | port, or compile unchanged via SCALE | "),
 ])
 def test_the_markdown_report_has_the_route_column(tree: str, arch: str, cell: str, tmp_path: Path) -> None:

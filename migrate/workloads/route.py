@@ -99,6 +99,8 @@ def choose(*, workload: Workload, findings: Iterable[Finding], facts: Mapping[st
             continue
         if any(rule.startswith(tuple(when.get("no_rule_families", ()))) for rule in rules):
             continue
+        if "imports" in when and not _imports(workload, facts) & set(when["imports"]):
+            continue
         source = data["sources"][entry["source"]]["url"]
         if entry.get("via") == "ported-elsewhere":
             uses = tuple(_use(c) for c in elsewhere)
@@ -109,6 +111,12 @@ def choose(*, workload: Workload, findings: Iterable[Finding], facts: Mapping[st
     alternative, why_not = _scale(workload, facts, arch, record)
     return Route(id="port", via=None, why="convert the CUDA code (hipify) and fix what the findings name",
                  source=None, notes=notes + why_not, alternative=alternative)
+
+
+def _imports(workload: Workload, facts: Mapping[str, tuple[Fact, ...]]) -> set[str]:
+    """The top-level Python modules the workload's files import."""
+    return {fact.name.split(".", 1)[0] for path in workload.files for fact in facts.get(path, ())
+            if fact.kind == "python_import"}
 
 
 def _use(component: Component) -> dict[str, str]:
