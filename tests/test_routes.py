@@ -125,6 +125,8 @@ def test_the_scale_record_reads_the_public_matrix() -> None:
         assert {r for _, r in by_name[name].results} == {"not-expected"}, name
     assert by_name["CUTLASS"].result("gfx90a") == "pass" and by_name["CUTLASS"].result("gfx900") == "fail"
     assert by_name["thrust"].used_by("thrust/sort.h") and not by_name["thrust"].used_by("mythrust/sort.h")
+    assert by_name["llm.c"].used_by("../../llmc/cuda_common.h")  # llm.c's own tests: the project itself
+    assert by_name["OpenCV"].used_by("opencv2/cudaarithm.hpp") and not by_name["OpenCV"].used_by("opencv2/core.hpp")
 
 
 def test_zluda_is_only_a_workstation_note_for_consumer_radeon(tmp_path: Path) -> None:

@@ -26,7 +26,8 @@ class Project:
         return dict(self.results).get(arch)
 
     def used_by(self, include: str) -> bool:
-        return any(include.startswith(u) if u.endswith("/") else include == u or include.endswith("/" + u)
+        """A header name matches the include's last part; a folder ("thrust/") any whole folder of its path."""
+        return any(f"/{u}" in f"/{include}" if u.endswith("/") else include == u or include.endswith("/" + u)
                    for u in self.uses)
 
 
