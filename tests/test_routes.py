@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from migrate.model import Workload
+from migrate.model import Effort, TargetVerdict, Workload
 from migrate.rulebase import scale
 from migrate.workloads import route
 from tests.conftest import run_cli
@@ -28,6 +28,7 @@ def workloads(tree: str, tmp_path: Path, arch: str = "gfx942") -> list[dict[str,
 
 
 @pytest.mark.parametrize(("tree", "arch", "route", "via", "alternative"), [
+    ("native", "gfx942", "native", None, None),                   # nothing CUDA-specific: runs as it is
     ("port", "gfx942", "port", None, None),                       # plain CUDA C++ on gfx942: SCALE has no CI there
     ("amd-build", "gfx942", "amd-build", None, None),             # the same code with a ROCm CI job
     ("amd-build-registry", "gfx942", "amd-build", "FlashAttention", None),  # GPU code in a registry dependency
@@ -35,6 +36,7 @@ def workloads(tree: str, tmp_path: Path, arch: str = "gfx942") -> list[dict[str,
     ("framework-migraphx", "gfx942", "framework", "MIGraphX", None),  # a TensorRT engine builder
     ("framework-triton", "gfx942", "framework", "Triton", None),      # Triton kernels, no CUDA sources
     ("framework-pytorch", "gfx942", "framework", "PyTorch", None),    # torch.cuda code: PyTorch's ROCm build
+    ("framework-jax", "gfx942", "framework", "JAX", None),            # JAX code: the ROCm plugin
     ("scale", "gfx90a", "port", None, "SCALE"),                   # plain CUDA C++ on a GPU SCALE validates publicly
 ])
 def test_route_per_workload(tree: str, arch: str, route: str, via: str | None, alternative: str | None,
@@ -43,7 +45,7 @@ def test_route_per_workload(tree: str, arch: str, route: str, via: str | None, a
     assert [(w["route"]["route"], w["route"]["via"]) for w in found] == [(route, via)]
     assert (found[0]["route"]["alternative"] or {}).get("via") == alternative
     assert not any("ZLUDA" in n for n in found[0]["route"]["notes"])  # Instinct GPUs: no ZLUDA note
-    if route != "port":
+    if route not in ("port", "native"):
         assert found[0]["route"]["source"].startswith("https://")
 
 
@@ -109,7 +111,9 @@ def test_a_target_scale_does_not_list_gets_no_scale() -> None:
     record = scale.load()
     assert record is not None
     narrowed = replace(record, supported=record.supported - {"gfx90a"})
-    workload = Workload(name="w", root=".", kind="directory", files=("saxpy.cu",), verdicts=())
+    verdict = TargetVerdict(arch="gfx90a", migration_class="migration-required", own_class="migration-required",
+                            reasons=(), chain=(), effort=Effort(low=1, likely=2, high=3), breakdown=())
+    workload = Workload(name="w", root=".", kind="directory", files=("saxpy.cu",), verdicts=(verdict,))
     chosen = route.choose(workload=workload, findings=(), facts={}, arch=("gfx90a",), record=narrowed)
     assert chosen.alternative is None
     assert chosen.notes[0].startswith("SCALE (compile unchanged) not offered: gfx90a not on SCALE's list")

@@ -19,7 +19,7 @@ from migrate.rulebase import datafile, scale
 from migrate.rulebase.load import default_rules_dir
 from migrate.rulebase.scale import ScaleRecord
 
-RouteId = Literal["port", "amd-build", "framework"]
+RouteId = Literal["native", "port", "amd-build", "framework"]
 SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hip")
 CUDA_SUFFIXES = (".cu", ".cuh")
 PYTHON_SUFFIXES = (".py", ".pyx", ".ipynb")
@@ -89,6 +89,8 @@ def choose(*, workload: Workload, findings: Iterable[Finding], facts: Mapping[st
     notes = _notes(data, arch)
     for entry in data["routes"]:
         when = entry["when"]
+        if when.get("native") and (rules or workload.migration_class != "native"):
+            continue
         if when.get("rocm_path") and not workload.rocm_path:
             continue
         if "rules" in when and not rules & set(when["rules"]):
@@ -101,7 +103,7 @@ def choose(*, workload: Workload, findings: Iterable[Finding], facts: Mapping[st
             continue
         if "imports" in when and not _imports(workload, facts) & set(when["imports"]):
             continue
-        source = data["sources"][entry["source"]]["url"]
+        source = data["sources"][entry["source"]]["url"] if entry.get("source") else None
         if entry.get("via") == "ported-elsewhere":
             uses = tuple(_use(c) for c in elsewhere)
             named = "; ".join(f"{u['name']} -> {u['amd']} ({u['kind']}, {u['source']})" for u in uses)
