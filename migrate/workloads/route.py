@@ -83,6 +83,7 @@ def choose(*, workload: Workload, findings: Iterable[Finding], facts: Mapping[st
     alternative where SCALE's record supports the workload on every target)."""
     data = load()
     files = workload.files
+    findings = tuple(findings)
     rules = {f.rule for f in findings}
     has_sources = any(f.endswith(SOURCE_SUFFIXES) for f in files)
     elsewhere = [c for c in workload.components if c.kind == "ported-elsewhere" and not c.optional]
@@ -110,7 +111,7 @@ def choose(*, workload: Workload, findings: Iterable[Finding], facts: Mapping[st
             return Route(id=entry["id"], via=", ".join(c.title for c in elsewhere), why=f"{entry['why']}: {named}",
                          source=source, notes=notes, uses=uses)
         return Route(id=entry["id"], via=entry.get("via"), why=entry["why"], source=source, notes=notes)
-    alternative, why_not = _scale(workload, facts, arch, record)
+    alternative, why_not = _scale(workload, findings, facts, arch, record)
     return Route(id="port", via=None, why="convert the CUDA code (hipify) and fix what the findings name",
                  source=None, notes=notes + why_not, alternative=alternative)
 
@@ -127,16 +128,17 @@ def _use(component: Component) -> dict[str, str]:
             "amd_url": url, "source": component.source}
 
 
-def plain_cuda(workload: Workload) -> bool:
-    """CUDA C++ sources and no Python: the only kind of workload SCALE may compile unchanged."""
+def plain_cuda(workload: Workload, findings: Iterable[Finding]) -> bool:
+    """CUDA C++ sources built by the project's own build, and no GPU code in Python (no finding in a Python
+    file; a helper script beside the C++ does not count): the only workload SCALE may compile unchanged."""
     return (workload.kind not in FRAMEWORK_KINDS and any(f.endswith(CUDA_SUFFIXES) for f in workload.files)
-            and not any(f.endswith(PYTHON_SUFFIXES) for f in workload.files))
+            and not any(f.path.endswith(PYTHON_SUFFIXES) for f in findings))
 
 
-def _scale(workload: Workload, facts: Mapping[str, tuple[Fact, ...]], arch: Sequence[str],
-           record: ScaleRecord | None) -> tuple[Alternative | None, tuple[str, ...]]:
+def _scale(workload: Workload, findings: Sequence[Finding], facts: Mapping[str, tuple[Fact, ...]],
+           arch: Sequence[str], record: ScaleRecord | None) -> tuple[Alternative | None, tuple[str, ...]]:
     """SCALE as the port's alternative, or the note saying why a plain CUDA C++ workload does not get it."""
-    if record is None or not plain_cuda(workload):
+    if record is None or not plain_cuda(workload, findings):
         return None, ()
     unlisted = [a for a in arch if a not in record.supported]
     if unlisted:
