@@ -91,13 +91,15 @@ def test_scale_gives_its_evidence_and_caveats_with_sources(tmp_path: Path) -> No
 @pytest.mark.parametrize(("tree", "arch", "why"), [
     ("port", "gfx942", "gfx942 on SCALE's supported list but not in its public validation matrix"),
     ("scale-not-offered", "gfx90a", "thrust not-expected on gfx90a"),
+    ("scale-a-tested-project", "gfx90a", "llm.c not-expected on gfx90a"),
 ])
 def test_scale_is_not_offered_where_its_record_does_not_support_it(tree: str, arch: str, why: str,
                                                                   tmp_path: Path) -> None:
-    route = workloads(tree, tmp_path, arch)[0]["route"]
-    assert route["route"] == "port" and route["alternative"] is None
-    assert [n for n in route["notes"] if n.startswith("SCALE (compile unchanged) not offered") and why in n], \
-        route["notes"]
+    for found in workloads(tree, tmp_path, arch):
+        route = found["route"]
+        assert route["route"] == "port" and route["alternative"] is None
+        assert [n for n in route["notes"] if n.startswith("SCALE (compile unchanged) not offered") and why in n], \
+            route["notes"]
 
 
 @pytest.mark.parametrize("tree", ["framework-triton", "amd-build-registry", "scale-not-for-extensions"])
@@ -130,6 +132,8 @@ def test_the_scale_record_reads_the_public_matrix() -> None:
     assert by_name["CUTLASS"].result("gfx90a") == "pass" and by_name["CUTLASS"].result("gfx900") == "fail"
     assert by_name["thrust"].used_by("thrust/sort.h") and not by_name["thrust"].used_by("mythrust/sort.h")
     assert by_name["llm.c"].used_by("../../llmc/cuda_common.h")  # llm.c's own tests: the project itself
+    assert by_name["llm.c"].is_scan_of(frozenset({"dev/cuda/adamw.cu", "train_gpt2.cu"}))
+    assert not by_name["llm.c"].is_scan_of(frozenset({"my_train_gpt2.cu"}))
     assert by_name["OpenCV"].used_by("opencv2/cudaarithm.hpp") and not by_name["OpenCV"].used_by("opencv2/core.hpp")
 
 

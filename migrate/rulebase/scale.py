@@ -21,9 +21,13 @@ class Project:
     version: str
     results: tuple[tuple[str, Result], ...]  # (gfx target, result) per matrix column
     uses: tuple[str, ...] = ()  # a header name, or a folder prefix ending in "/"
+    identity: tuple[str, ...] = ()  # paths only this project's tree has: a scan holding one is that project
 
     def result(self, arch: str) -> Result | None:
         return dict(self.results).get(arch)
+
+    def is_scan_of(self, paths: frozenset[str]) -> bool:
+        return any(p == i or p.endswith("/" + i) for p in paths for i in self.identity)
 
     def used_by(self, include: str) -> bool:
         """A header name matches the include's last part; a folder ("thrust/") any whole folder of its path."""
@@ -68,7 +72,8 @@ def load(directory: Path | None = None, version: str = "") -> ScaleRecord | None
             raise RuleError(f"{path}: project {item.get('name')!r}: results must give one of {RESULTS} "
                             f"for each of {validated}")
         projects.append(Project(name=str(item["name"]), version=str(item.get("version", "")), results=results,
-                                uses=tuple(str(u) for u in item.get("uses") or ())))
+                                uses=tuple(str(u) for u in item.get("uses") or ()),
+                                identity=tuple(str(i) for i in item.get("identity") or ())))
     caveats = []
     for item in data["caveats"]:
         if item["source"] not in sources:

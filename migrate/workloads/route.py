@@ -72,13 +72,14 @@ def attach(workloads: Sequence[Workload], findings: Iterable[Finding], facts: Ma
     for f in findings:
         mine[f.workload].append(f)
     record = scale.load(rules_dir)
+    scanned = frozenset(facts).union(*(w.files for w in workloads))
     return [replace(w, route=choose(workload=w, findings=mine[w.name], facts=facts, arch=archs,
-                                    record=record).to_json())
+                                    record=record, scanned=scanned).to_json())
             for w in workloads]
 
 
 def choose(*, workload: Workload, findings: Iterable[Finding], facts: Mapping[str, tuple[Fact, ...]],
-           arch: Sequence[str], record: ScaleRecord | None) -> Route:
+           arch: Sequence[str], record: ScaleRecord | None, scanned: frozenset[str] = frozenset()) -> Route:
     """The first route of rules/routes/routes.yaml whose condition holds, else `port` (with SCALE as its
     alternative where SCALE's record supports the workload on every target)."""
     data = load()
@@ -111,7 +112,7 @@ def choose(*, workload: Workload, findings: Iterable[Finding], facts: Mapping[st
             return Route(id=entry["id"], via=", ".join(c.title for c in elsewhere), why=f"{entry['why']}: {named}",
                          source=source, notes=notes, uses=uses)
         return Route(id=entry["id"], via=entry.get("via"), why=entry["why"], source=source, notes=notes)
-    alternative, why_not = _scale(workload, findings, facts, arch, record)
+    alternative, why_not = _scale(workload, findings, facts, arch, record, scanned)
     return Route(id="port", via=None, why="convert the CUDA code (hipify) and fix what the findings name",
                  source=None, notes=notes + why_not, alternative=alternative)
 
@@ -136,7 +137,8 @@ def plain_cuda(workload: Workload, findings: Iterable[Finding]) -> bool:
 
 
 def _scale(workload: Workload, findings: Sequence[Finding], facts: Mapping[str, tuple[Fact, ...]],
-           arch: Sequence[str], record: ScaleRecord | None) -> tuple[Alternative | None, tuple[str, ...]]:
+           arch: Sequence[str], record: ScaleRecord | None,
+           scanned: frozenset[str]) -> tuple[Alternative | None, tuple[str, ...]]:
     """SCALE as the port's alternative, or the note saying why a plain CUDA C++ workload does not get it."""
     if record is None or not plain_cuda(workload, findings):
         return None, ()
@@ -149,12 +151,12 @@ def _scale(workload: Workload, findings: Sequence[Finding], facts: Mapping[str, 
         return None, (f"SCALE (compile unchanged) not offered: {', '.join(untested)} on SCALE's supported list but "
                       f"not in its public validation matrix ({', '.join(record.validated)}; {record.matrix_source})",)
     includes = {fact.name for path in workload.files for fact in facts.get(path, ()) if fact.kind == "include"}
-    used = [p for p in record.projects if any(p.used_by(i) for i in includes)]
+    used = [p for p in record.projects if any(p.used_by(i) for i in includes) or p.is_scan_of(scanned)]
     blocked = [(p, a, p.result(a)) for p in used for a in arch if p.result(a) != "pass"]
     if blocked:
         shown = "; ".join(f"{p.name} {result} on {a}" for p, a, result in blocked[:SHOWN_USES])
-        return None, (f"SCALE (compile unchanged) not offered: the workload uses projects SCALE's public matrix does "
-                      f"not pass ({shown}; {record.matrix_version}, {record.matrix_source})",)
+        return None, (f"SCALE (compile unchanged) not offered: the workload is or uses projects SCALE's public "
+                      f"matrix does not pass ({shown}; {record.matrix_version}, {record.matrix_source})",)
     evidence = [f"{a}: {record.passing(a)} of {len(record.projects)} projects in SCALE's public matrix pass "
                 f"({record.matrix_version})" for a in arch]
     evidence += [f"uses {p.name}: passes on {', '.join(arch)}" for p in used]
