@@ -8,11 +8,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from migrate.model import Effort, TargetVerdict, Workload
 from migrate.rulebase import scale
 from migrate.workloads import route
-from tests.conftest import run_cli
+from tests.conftest import ROOT, run_cli
+
+SCHEMA = json.loads((ROOT / "docs" / "report.schema.json").read_text())
 
 
 def scan(tree: str, tmp_path: Path, arch: str, fmt: str = "json") -> str:
@@ -23,7 +26,9 @@ def scan(tree: str, tmp_path: Path, arch: str, fmt: str = "json") -> str:
 
 
 def workloads(tree: str, tmp_path: Path, arch: str = "gfx942") -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = json.loads(scan(tree, tmp_path, arch))["workloads"]
+    report = json.loads(scan(tree, tmp_path, arch))
+    jsonschema.Draft202012Validator(SCHEMA).validate(report)  # route, uses, alternative, plan steps' route and do
+    found: list[dict[str, Any]] = report["workloads"]
     return found
 
 
