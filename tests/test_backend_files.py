@@ -1,4 +1,4 @@
-"""Files of a project's own per-back-end family (match.backend_files) and the rules that leave them alone."""
+"""Files of a project's own per-back-end family (layout.backend_files) and the rules that leave them alone."""
 from __future__ import annotations
 
 import os
@@ -7,7 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner
 from migrate.cli.lint import lint
 from migrate.scan import project
-from migrate.scan.match import backend_files
+from migrate.scan.layout import backend_files
 from migrate.settings import Settings
 
 

@@ -17,7 +17,8 @@ from migrate.rulebase.load import RuleBase
 from migrate.scan.analyse import Outcome, analyse_all, skipped
 from migrate.scan.cache import Known
 from migrate.scan.discover import Discovery, discover
-from migrate.scan.match import capped_notes, indexes, left_in_backend_files, merge_targets
+from migrate.scan.layout import left_in_backend_files
+from migrate.scan.match import capped_notes, indexes, merge_targets
 from migrate.settings import Settings
 from migrate.workloads import assemble, components, parts
 from migrate.workloads import calibration as effort_calibration
