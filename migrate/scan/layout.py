@@ -1,7 +1,8 @@
 """A project's layout, read from the scanned paths and facts only: the files of its own per-back-end
 families (a `cuda` member beside a `hip` or `dpcpp` one, a folder of its CUTLASS code), which rules
-leave alone, and the sources of another programming model (SYCL), whose identifiers are not CUDA's.
-What names these (back ends, the CUTLASS folder word, the headers) is data with its sources:
+leave alone, and the sources of another programming model (SYCL) or vendor (a compat header that maps
+CUDA's names to MUSA's), whose identifiers are not CUDA's. What names these (back ends, the CUTLASS
+folder word, the headers, the names) is data with its sources:
 rules/layout/backends.yaml."""
 from __future__ import annotations
 
@@ -17,15 +18,31 @@ BACKENDS_FILE = "layout/backends.yaml"
 
 
 def other_model_source(facts: Iterable[Fact]) -> bool:
-    """Whether the file includes a header only another programming model's sources include (SYCL/DPC++,
-    rules/layout/backends.yaml): its identifiers are that model's and the project's, not CUDA's."""
+    """Whether the file is another programming model's or another vendor's (rules/layout/backends.yaml):
+    it includes a header only SYCL/DPC++ sources include, or it is a compat header that maps CUDA's
+    names to another vendor's. Its identifiers are that model's or vendor's and the project's, not CUDA's."""
     headers = _other_model_headers()
-    return any(f.kind == "include" and f.name in headers for f in facts)
+    return any((f.kind == "include" and f.name in headers) or other_vendor_alias(f) for f in facts)
+
+
+def other_vendor_alias(fact: Fact) -> bool:
+    """`#define cudaMalloc musaMalloc` (a `defined` fact whose text is the macro's one-identifier value):
+    a CUDA name mapped to another vendor's, for that vendor's build; the CUDA build still calls CUDA's."""
+    if fact.kind != "defined" or not fact.text:
+        return False
+    cuda_name, vendor_name = _vendor_alias()
+    return bool(vendor_name.match(fact.text)) and bool(cuda_name.match(fact.name))
 
 
 @lru_cache(maxsize=1)
 def _other_model_headers() -> frozenset[str]:
     return frozenset(str(h) for h in datafile.read(default_rules_dir() / BACKENDS_FILE)["other_model_headers"])
+
+
+@lru_cache(maxsize=1)
+def _vendor_alias() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    data = datafile.read(default_rules_dir() / BACKENDS_FILE)["other_vendor_alias"]
+    return re.compile(str(data["cuda_name"])), re.compile(str(data["vendor_name"]))
 
 
 def left_in_backend_files(rules: RuleBase, paths: Iterable[str]) -> Callable[[Finding], bool] | None:

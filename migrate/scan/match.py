@@ -10,7 +10,7 @@ from migrate.model import Candidate, Extraction, Fact, FileResult, Finding, Targ
 from migrate.rulebase import alternatives, targets
 from migrate.rulebase.load import Entry, Rule, RuleBase, version_tuple
 from migrate.scan import crossref
-from migrate.scan.layout import left_in_backend_files, other_model_source
+from migrate.scan.layout import left_in_backend_files, other_model_source, other_vendor_alias
 
 MAX_FINDINGS_PER_FILE = 10_000  # real files have hundreds at most; past this a file is reported as capped
 # Facts on either side of a HIP guard are already handled by the authors.
@@ -161,7 +161,7 @@ def own_defined(facts: Iterable[Fact]) -> tuple[str, ...]:
     """Macros this file defines (`#define ncclCheck(x) ...`, or `#define cudaMalloc hipMalloc` in a
     compatibility header): using them is not using CUDA; the scan takes the union over the repository.
     Functions are left out: a `mock::cudaMallocHost` must not hide the real one."""
-    return tuple(sorted({f.name for f in facts if f.kind == "defined"}))
+    return tuple(sorted({f.name for f in facts if f.kind == "defined" and not other_vendor_alias(f)}))
 
 
 def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candidate]:
