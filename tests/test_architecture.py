@@ -194,3 +194,20 @@ def test_no_import_cycle_at_run_time() -> None:
 def test_the_cycle_check_finds_a_cycle() -> None:
     assert _a_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
     assert _a_cycle({"a": {"b"}, "b": {"c"}, "d": {"a", "c"}}) == []
+
+
+# Packages whose public functions take at most three positional parameters, the rest keyword-only
+# (the owners' standard; the others follow as they are worked on).
+KEYWORD_ONLY_PACKAGES = ("scan",)
+
+
+def test_public_functions_take_at_most_three_positional_parameters() -> None:
+    wrong = []
+    for package in KEYWORD_ONLY_PACKAGES:
+        for path in sorted((PACKAGE / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not node.name.startswith("_"):
+                    positional = [a for a in [*node.args.posonlyargs, *node.args.args] if a.arg not in ("self", "cls")]
+                    if len(positional) > 3:
+                        wrong.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert not wrong, "more than three positional parameters:\n" + "\n".join(wrong)

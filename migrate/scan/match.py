@@ -220,7 +220,7 @@ def _uncovered(found: list[tuple[Candidate, Rule]]) -> list[Candidate]:
     return [c for c, rule in found if rule.covers_file or class_rank(c.finding.migration_class) >= top]
 
 
-def select(found: Iterable[Candidate], portable: frozenset[str] = frozenset(),
+def select(found: Iterable[Candidate], *, portable: frozenset[str] = frozenset(),
            defined: frozenset[str] = frozenset(), masks: frozenset[str] = frozenset()) -> list[Finding]:
     """The findings of one file's candidates once the project's own names, portable namespaces
     and lane-mask types are known: one per rule, line and symbol, in sort order."""
@@ -237,10 +237,10 @@ def select(found: Iterable[Candidate], portable: frozenset[str] = frozenset(),
     return sorted(findings.values(), key=lambda f: f.sort_key)
 
 
-def match_file(rel: str, extraction: Extraction, index: RuleIndex,
+def match_file(rel: str, extraction: Extraction, index: RuleIndex, *,
                portable: frozenset[str] = frozenset(), defined: frozenset[str] = frozenset()) -> list[Finding]:
     """Turn one file's facts into findings; guarded facts and the project's own names never do."""
-    return select(candidates(rel, extraction, index), portable, defined)
+    return select(candidates(rel, extraction, index), portable=portable, defined=defined)
 
 
 def indexes(rules: RuleBase, *, rocm: str, archs: Sequence[str]) -> tuple[RuleIndex, ...]:
@@ -290,7 +290,7 @@ def merge_targets(results: Sequence[FileResult], archs: Sequence[str],
     line_text = {path: r.line_text for path, r in zip(paths, results, strict=True)} if joined else {}
     for position, arch in enumerate(archs):
         cross = _cross_findings(joined, indexes[position], line_text) if joined else []
-        for found in [*(select(r.found[position], portable, defined, masks) for r in results), cross]:
+        for found in [*(select(r.found[position], portable=portable, defined=defined, masks=masks) for r in results), cross]:
             for finding in found:
                 if leave is not None and leave(finding):
                     continue

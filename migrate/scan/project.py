@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from migrate.model_report import CompileSummary
 
 
-def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progress: Progress | None = None, *,
+def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, *, progress: Progress | None = None,
                  found: Discovery | None = None, known: dict[str, Known] | None = None,
                  compiled: Compilation | None = None) -> Report:
     """`found` and `known`: the targets' discovery and what was learnt of its files."""
