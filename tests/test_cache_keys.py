@@ -95,8 +95,8 @@ def _scan(tree: Path, settings, monkeypatch: pytest.MonkeyPatch, counted: str) -
         monkeypatch.setattr(os, "stat", lambda path, *a, **k: count(path) or real_stat(path, *a, **k))
     got: list[str] = []
     try:
-        reportcache.scan([tree], settings, None, lambda: precompiled.load(None, settings.cache_dir), ["json"],
-                         lambda done: got.append(b"".join(done.reports["json"]()).decode()))
+        reportcache.scan([tree], settings, rules_dir=None, load_rules=lambda: precompiled.load(None, settings.cache_dir),
+                         formats=["json"], write=lambda done: got.append(b"".join(done.reports["json"]()).decode()))
     finally:
         monkeypatch.undo()
     return calls, got[0]

@@ -72,7 +72,8 @@ def parts_of(root: Path, settings: Settings, rules: RuleBase) -> ProjectParts:
 
 def _decide(outcomes: Sequence[Outcome], files: Sequence[SourceFile], settings: Settings, rules: RuleBase,
             known: Words) -> ProjectParts:
-    from migrate.scan.match import indexes, left_in_backend_files, merge_targets
+    from migrate.scan.layout import left_in_backend_files
+    from migrate.scan.match import indexes, merge_targets
     from migrate.workloads import parts
 
     scanned = [(o.file, o.result) for o in outcomes if o.ok and o.result is not None]

@@ -20,7 +20,8 @@ from migrate.model import Extraction, Finding, Skipped, SourceFile, class_rank, 
 from migrate.rulebase.load import RuleBase
 from migrate.scan.cache import Cache
 from migrate.scan.discover import discover
-from migrate.scan.match import RuleIndex, left_in_backend_files, match_targets, merge_targets
+from migrate.scan.layout import left_in_backend_files
+from migrate.scan.match import RuleIndex, match_targets, merge_targets
 from migrate.scan.match import indexes as target_indexes
 from migrate.settings import Settings
 from migrate.workloads.classify import judged
@@ -210,7 +211,7 @@ def collect(targets: Sequence[Path], settings: Settings, *, root: Path,
 
 def backend_siblings(paths: Sequence[Path], *, root: Path, cwd: Path) -> list[str]:
     """Paths on disk that may make a linted file one of the project's per-back-end family, as a scan
-    of the whole tree would see them (match.backend_files decides): the folders beside each `cuda`
+    of the whole tree would see them (layout.backend_files decides): the folders beside each `cuda`
     folder above the file, and the files beside a `cuda_x` file. Only folders inside
     `root` are listed, never above it; the paths are relative to `cwd`, like the findings'."""
     top = root.resolve()
@@ -230,7 +231,7 @@ def backend_siblings(paths: Sequence[Path], *, root: Path, cwd: Path) -> list[st
 
 
 def _entries(folder: Path, cwd: Path, *, folders: bool) -> set[str]:
-    """One folder's sub-folders (as `x/hip/`) or files; match.backend_files decides which are named
+    """One folder's sub-folders (as `x/hip/`) or files; layout.backend_files decides which are named
     for another back end, as it does for a scan's paths."""
     try:
         entries = list(folder.iterdir())

@@ -142,7 +142,7 @@ class Rule:
     arch: tuple[str, ...] = ()
     fallback: bool = False
     covers_file: bool = False  # a finding means the whole file is rewritten: its lower-class findings go
-    in_backend_files: bool = True  # False: not reported in a file of a per-back-end family (match.backend_files)
+    in_backend_files: bool = True  # False: not reported in a file of a per-back-end family (layout.backend_files)
     mask_elsewhere: bool = False  # True: reported only where another file of the project knows the symbol as a lane mask
     known_name: bool = False  # True: a construct reported only when its name is one an identifier rule matches
     when: str | None = None  # "unavailable": report an entry only if the target ROCm predates it

@@ -320,26 +320,23 @@ def _includes(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
 
 
 def _macros(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
-    """Macro names are definitions of the project's own; macro bodies are re-parsed as code."""
-    vendor_header = False  # a compat header of another vendor: its macro values are that vendor's
+    """Macro names are definitions (text: the value, when it is one identifier: `#define cudaMalloc
+    musaMalloc`, which the matcher judges); macro bodies are re-parsed as code."""
     for node in caps.get("macro.name", []):
-        if _other_vendor_alias(node):
-            vendor_header = True
-        else:
-            ctx.add("defined", _text(node), node)
-    for node in [] if vendor_header else caps.get("macro.value", []) + caps.get("macro.body", []):
+        ctx.add("defined", _text(node), node, text=_alias_of(node))
+    for node in caps.get("macro.value", []) + caps.get("macro.body", []):
         _reparse(ctx, node)
 
 
-# `#define cudaMalloc musaMalloc`: another vendor's compat layer (ggml's vendors/musa.h) maps CUDA's
-# names for its own build; the CUDA build still calls CUDA's, so the name stays CUDA's to port.
-OTHER_VENDOR_ALIAS = re.compile(r"^(mu[A-Z]\w*|musa\w*|MUSA\w*|mu(blas|sparse|rand|fft|dnn)\w*|MUBLAS\w*|MUSPARSE\w*)$")
-CUDA_NAME = re.compile(r"^(cuda|cu[A-Z]|CU[A-Z_]|CUDA|cublas|cusparse|curand|cufft|cudnn|nccl)")
+LONE_IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
 
 
-def _other_vendor_alias(name: ts.Node) -> bool:
-    value = name.parent.child_by_field_name("value") if name.parent is not None else None
-    return value is not None and bool(CUDA_NAME.match(_text(name))) and bool(OTHER_VENDOR_ALIAS.match(_text(value).strip()))
+def _alias_of(name: ts.Node) -> str:
+    """The identifier an object-like macro stands for (`#define cudaMalloc musaMalloc`), else ""."""
+    value = name.parent.child_by_field_name("value") if name.parent is not None and name.parent.type == "preproc_def" \
+        else None
+    text = _text(value).strip() if value is not None else ""
+    return text if LONE_IDENTIFIER.match(text) else ""
 
 # Facts of macro bodies already parsed in this process, relative to the body's start: bodies
 # repeat (half of cuda-samples' 12k are copies), and each parse is a tree-sitter run.
