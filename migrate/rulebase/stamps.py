@@ -1,4 +1,4 @@
-"""The rule data's digests known by the files' stat stamps, as migrate.statcache knows a scanned
+"""The rule data's digests known by the files' stat stamps, as migrate.scan.statcache knows a scanned
 tree's: the version digest of every data file (load.data_digest) and the SHA-256 of each rule file
 (what the compiled copy is checked against), kept in the cache directory with each file's (size,
 mtime, ctime, inode, device). A run whose rule files all have the stamps recorded (and are not racy,
@@ -17,7 +17,7 @@ from typing import Any
 
 from migrate import jsonio
 from migrate.rulebase import load
-from migrate.statcache import RACY_NS, Stamp, stamp_of
+from migrate.scan.statcache import RACY_NS, Stamp, stamp_of
 
 FORMAT = 1
 SUBDIR = "rules"
