@@ -173,3 +173,15 @@ def test_a_rule_file_changed_as_the_memo_was_written_is_hashed_again(tmp_path: P
     monkeypatch.setattr(stamps, "RACY_NS", 0)
     assert stamps._read(memo, rels, current) is not None
     assert stamps._read(memo, rels, [(*current[0][:1], current[0][1] + 1, *current[0][2:]), *current[1:]]) is None
+
+
+def test_the_rule_data_stamps_follow_the_stat_cache_rule() -> None:
+    """rulebase/stamps.py sits below the scan package, so it keeps its own copy of statcache's stamp and margin."""
+    import os
+
+    from migrate.rulebase import stamps
+    from migrate.scan import statcache
+
+    assert stamps.RACY_NS == statcache.RACY_NS
+    info = os.stat(__file__)
+    assert stamps.stamp_of(info) == statcache.stamp_of(info)

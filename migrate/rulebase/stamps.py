@@ -17,10 +17,15 @@ from typing import Any
 
 from migrate import jsonio
 from migrate.rulebase import load
-from migrate.scan.statcache import RACY_NS, Stamp, stamp_of
 
 FORMAT = 1
 SUBDIR = "rules"
+RACY_NS = 3 * 10**9  # as migrate.scan.statcache (a layer above the rule base): FAT's 2 s and the clock's lag
+Stamp = tuple[int, int, int, int, int]  # size, mtime_ns, ctime_ns, inode, device
+
+
+def stamp_of(info: os.stat_result) -> Stamp:
+    return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev
 
 
 @dataclass(frozen=True, slots=True)
