@@ -1,6 +1,7 @@
 """The C/C++/CUDA extractor: identifiers by role, no facts from comments or strings, guards, macros."""
 from __future__ import annotations
 
+import pytest
 from migrate.extract.c import cuda_cpp
 
 
@@ -174,3 +175,22 @@ def test_architecture_option_strings() -> None:
         'const char* h = "use -arch=sm_80";\n'
         'const char* p = "-gencode=arch=compute_" "80";\n', "construct") if f.name == "cuda-arch-option"}
     assert got == {(1, "--gpu-architecture=compute_80"), (3, "-arch=sm_"), (5, "-gencode=arch=compute_")}
+
+
+def test_the_macro_body_memo_gives_the_facts_of_a_fresh_parse_and_keeps_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bodies served from the in-process memo give the facts of parsing them again; past its bound in
+    bytes the memo lets the older half go and goes on (no clear-all that parses every body again)."""
+    src = "".join(f"#define CHECK{i}(x) do {{ cudaError_t e = (x); if (e != cudaSuccess) cudaFree(p{i}); }} while (0)\n"
+                  f"#define SHFL{i}(v) __shfl_down_sync(0xffffffff, v, {i})\n" for i in range(40))
+    cuda_cpp._BODIES.clear()
+    cuda_cpp._BODY_BYTES[0] = 0
+    fresh = cuda_cpp.extract(src.encode()).facts
+    assert cuda_cpp._BODY_BYTES[0] == sum(len(body) for body, _ in cuda_cpp._BODIES) > 0
+    assert cuda_cpp.extract(src.encode()).facts == fresh  # every body from the memo
+    monkeypatch.setattr(cuda_cpp, "BODY_MEMO_BYTES", 600)
+    cuda_cpp._BODIES.clear()
+    cuda_cpp._BODY_BYTES[0] = 0
+    assert cuda_cpp.extract(src.encode()).facts == fresh
+    assert 0 < len(cuda_cpp._BODIES) < 80 and cuda_cpp._BODY_BYTES[0] <= 600
+    assert [f for f in fresh if f.kind == "identifier" and f.name == "cudaFree"] and \
+        [f for f in fresh if f.kind == "construct"]

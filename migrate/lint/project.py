@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 from migrate.model import Finding, SourceFile, evolve
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
-from migrate.workloads.parts import ProjectParts, Words
 
 if TYPE_CHECKING:
     from migrate.scan.analyse import Outcome
+    from migrate.workloads.parts import ProjectParts, Words  # imported when a project is read: a file linted alone never is
 
 PARTS_FORMAT = "3"
 

@@ -216,17 +216,22 @@ def backend_siblings(paths: Sequence[Path], *, root: Path, cwd: Path) -> list[st
     `root` are listed, never above it; the paths are relative to `cwd`, like the findings'."""
     top = root.resolve()
     found: set[str] = set()
+    folders: dict[Path, Path] = {}  # a folder as given -> resolved: the files of a tree share a few
+    listed: set[tuple[Path, bool]] = set()
     for path in paths:
-        folder = path.resolve().parent
+        if path.is_symlink():
+            folder = path.resolve().parent
+        else:  # path.resolve().parent, one resolve per folder
+            folder = folders.get(path.parent) or folders.setdefault(path.parent, path.parent.resolve())
         if top not in folder.parents and folder != top:
             continue
         parts = folder.relative_to(top).parts
         cuda_stem = "cuda" in re.split(r"[_-]", path.name.split(".")[0].lower())
-        for i, part in enumerate(parts):
-            if part.lower() == "cuda":
-                found |= _entries(top.joinpath(*parts[:i]), cwd, folders=True)
-        if cuda_stem:
-            found |= _entries(folder, cwd, folders=False)
+        wanted = [(top.joinpath(*parts[:i]), True) for i, part in enumerate(parts) if part.lower() == "cuda"]
+        for where in [*wanted, *([(folder, False)] if cuda_stem else [])]:
+            if where not in listed:
+                listed.add(where)
+                found |= _entries(where[0], cwd, folders=where[1])
     return sorted(found)
 
 

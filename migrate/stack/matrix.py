@@ -173,15 +173,18 @@ def load(path: Path | None = None) -> Matrix:
 def _cached(path: str) -> Matrix:
     """From the JSON twin that scripts/generate_docs.py wrote after checking the YAML (while it is
     the YAML's), else the YAML parsed and checked now."""
-    import yaml
-
     try:
         data = datafile.fresh_twin(Path(path))
-        if data is None:
-            data = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-            check(data, path)
-    except (OSError, yaml.YAMLError) as exc:
+    except OSError as exc:
         raise MatrixError(f"{path}: {exc}".splitlines()[0]) from None
+    if data is None:  # YAML is imported only here: the twin serves every run of unchanged data
+        import yaml
+
+        try:
+            data = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        except (OSError, yaml.YAMLError) as exc:
+            raise MatrixError(f"{path}: {exc}".splitlines()[0]) from None
+        check(data, path)
     return _build(data)
 
 

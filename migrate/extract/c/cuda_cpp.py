@@ -339,9 +339,13 @@ def _alias_of(name: ts.Node) -> str:
     return text if LONE_IDENTIFIER.match(text) else ""
 
 # Facts of macro bodies already parsed in this process, relative to the body's start: bodies
-# repeat (half of cuda-samples' 12k are copies), and each parse is a tree-sitter run.
+# repeat (half of cuda-samples' 12k are copies; a project's headers define the same macros in file
+# after file), and each is two tree-sitter parses and every fact pass (~0.2 ms). Bounded by the
+# bodies' bytes; when full, the older half is let go (a clear-all made a scan of cuda-samples,
+# 6,180 distinct bodies, parse 1,372 of them again).
 _BODIES: dict[tuple[bytes, Callable[[str], bool] | None], tuple[tuple[Fact, ...], int]] = {}
-BODY_MEMO = 4096
+BODY_MEMO_BYTES = 8 << 20
+_BODY_BYTES = [0]  # bytes of the bodies held in _BODIES
 
 
 def _reparse(ctx: _Ctx, node: ts.Node) -> None:
@@ -355,9 +359,7 @@ def _reparse(ctx: _Ctx, node: ts.Node) -> None:
     if found is None:
         inner, _ = _snippet(body, names=ctx.names)
         found = (tuple(inner.facts), inner.dropped)
-        if len(_BODIES) >= BODY_MEMO:
-            _BODIES.clear()
-        _BODIES[key] = found
+        _remember(key, found)
     facts, dropped = found
     ctx.dropped += dropped
     guard = ctx.guards.at(node.start_byte)
@@ -368,6 +370,15 @@ def _reparse(ctx: _Ctx, node: ts.Node) -> None:
             end_line=f.end_line + row0, end_column=f.end_column + (col0 if f.end_line == 1 else 0),
             guard=f.guard if f.guard or not guard else guard,
         ))
+
+
+def _remember(key: tuple[bytes, Callable[[str], bool] | None], found: tuple[tuple[Fact, ...], int]) -> None:
+    if _BODY_BYTES[0] + len(key[0]) > BODY_MEMO_BYTES:
+        for old in list(_BODIES)[:len(_BODIES) // 2 + 1]:  # the older half (dicts keep insertion order)
+            del _BODIES[old]
+        _BODY_BYTES[0] = sum(len(body) for body, _ in _BODIES)
+    _BODIES[key] = found
+    _BODY_BYTES[0] += len(key[0])
 
 
 def _kernels_and_launches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
