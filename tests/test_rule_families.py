@@ -93,3 +93,11 @@ def test_no_rule_id_in_python_code_outside_lints_own_rules() -> None:
     hits = [f"{path.relative_to(ROOT)}:{line}: {text[:60]}" for path in sorted((ROOT / "migrate").rglob("*.py"))
             for line, text in _code_strings(path) if ids.search(text) and not text.startswith(HELP_EXAMPLES)]
     assert hits == []
+
+
+def test_rule_ids_in_migrate_are_lints_own_only() -> None:
+    """Not in comments or help either (the issue's grep): recognisers and examples name rules by name."""
+    ids = re.compile(r"\bHIP(?!09\d\d)\d{4}")
+    hits = [f"{path.relative_to(ROOT)}:{n}" for path in sorted((ROOT / "migrate").rglob("*.py"))
+            for n, line in enumerate(path.read_text().splitlines(), 1) if ids.search(line)]
+    assert hits == []

@@ -40,7 +40,7 @@ def counts(result: LintResult, rules: RuleBase) -> list[dict[str, Any]]:
 
 def statistics(result: LintResult, rules: RuleBase) -> str:
     rows = counts(result, rules)
-    width = max((len(row["rule"]) for row in rows), default=0)  # ids run from 7 (HIP4010) to 9 characters
+    width = max((len(row["rule"]) for row in rows), default=0)  # rule ids run from 7 to 9 characters
     return "".join(f"{row['count']:>6}  {row['rule']:<{width}}  {row['name']}\n" for row in rows)
 
 

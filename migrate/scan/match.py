@@ -150,7 +150,7 @@ def own_portable(facts: Iterable[Fact]) -> tuple[str, ...]:
 
 
 def own_masks(facts: Iterable[Fact]) -> tuple[str, ...]:
-    """Names this file knows as 32-bit lane-mask types (HIP4040 by name or use, HIP4101's aliases;
+    """Names this file knows as 32-bit lane-mask types (lane-mask-type-32bit by name or use, ballot-returned-32bit's aliases;
     the latter's construct also names ballot wrappers, which no alias shares): a `mask_elsewhere`
     rule reports an alias of the same name in another file. The scan takes the union."""
     return tuple(sorted({f.text for f in facts if f.kind == "construct" and f.name in MASK_TYPE_CONSTRUCTS

@@ -124,7 +124,7 @@ def _aliases_used_as_masks(caps: dict[str, list[ts.Node]], aliases: dict[str, ts
     """The 32-bit aliases named for no mask (`using look_up_bits_t = uint32_t;`) that the file uses as
     one: a variable of the type is initialised or assigned from a ballot, or is the mask argument of a
     *_sync intrinsic. On wave64 the ballot has 64 bits, so the alias is the declaration a port widens
-    (HIP4040, on the alias). Variables are matched by name in the whole file, as the alias is; uses in
+    (lane-mask-type-32bit, on the alias). Variables are matched by name in the whole file, as the alias is; uses in
     a HIP-guarded branch (or its CUDA side) are the port's own and do not count."""
     typed: dict[str, str] = {}  # variable -> the alias it is declared with
     known: set[str] = set()
@@ -183,7 +183,7 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit, guards
         returned |= _ballot_returned_32(node, aliases, emit)
     synced = {m.decode() for m in SYNC_MASK_ARGUMENT.findall(source)}
     # aliases named for no mask (those are hazards.py's), nor as an integer (`u32`, `hypre_uint` is the
-    # project's integer type, not a mask type: a ballot stored in one is HIP4011's), nor returned by a ballot
+    # project's integer type, not a mask type: a ballot stored in one is ballot-stored-32bit's), nor returned by a ballot
     plain = {a: n for a, n in aliases.items() if a not in returned and not UNSIGNED_32.match(a) and not MASK_NAME.search(a)}
     used = _aliases_used_as_masks(caps, plain, source, guards) if plain and BALLOT_WORDS.search(source) else set()
     for alias in sorted(plain):
