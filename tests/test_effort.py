@@ -78,7 +78,7 @@ def test_effort_configuration_from_pyproject(tmp_path) -> None:
     report = scan.run([tmp_path], config, load_rules())
     kernels = next(w for w in report.workloads if w.name == "kernels")
     assert kernels.kind == "declared" and kernels.files == ("k.cu",)
-    assert dict(kernels.primary.breakdown)["validation, assumed: kernel numerics ×1"] == 3.0
+    assert dict(kernels.primary.breakdown)["validation, assumed: kernel numerics ×1 (learning curve)"] == 3.0
     (tmp_path / "pyproject.toml").write_text("[tool.rocm-migrate.effort]\ncalibrated = false\n")
     report = scan.run([tmp_path], settings.load(tmp_path, {}), load_rules())
     assert dict(report.workloads[0].primary.breakdown)["kernel review and validation ×1"] == 1.5
@@ -110,3 +110,61 @@ def test_a_rewrite_component_is_costed_by_its_band_not_again_by_its_findings() -
     assert items["rewrite, assumed band: Tensor-core PTX (mma.sync) (large)"] == rewrite_bands()["large"].likely == 80.0
     assert not any(label.startswith("asm:") for label in items) and any(label.startswith("runtime:") for label in items)
     assert result.effort.high >= result.effort.likely + 120.0
+
+
+def _scan_tree(tmp_path, files: dict[str, str], rulebase):
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    return scan.run([tmp_path], Settings(jobs=1), rulebase)
+
+
+SETUP_WITH_ROCM = """import torch
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+if torch.version.hip:
+    flags = ["-DUSE_ROCM"]
+setup(name="ext", ext_modules=[CUDAExtension("ext", ["csrc/guarded.cu", "csrc/plain.cu"])],
+      cmdclass={"build_ext": BuildExtension})
+"""
+GUARDED = """#ifdef USE_ROCM
+#include <hip/hip_runtime.h>
+#endif
+__global__ void a(float* x) { x[threadIdx.x & 31] = __shfl_xor_sync(0xffffffff, x[0], 16); }
+"""
+PLAIN = """#include <cuda_runtime.h>
+__global__ void b(float* x) { x[threadIdx.x & 31] = __shfl_xor_sync(0xffffffff, x[0], 16); }
+"""
+
+
+def test_a_rocm_build_does_not_settle_lane_assumptions_in_files_without_hip_branches(tmp_path, rulebase) -> None:
+    report = _scan_tree(tmp_path, {"setup.py": SETUP_WITH_ROCM, "csrc/guarded.cu": GUARDED,
+                                   "csrc/plain.cu": PLAIN}, rulebase)
+    warp = {"HIP4010", "HIP4013", "HIP4015"}
+    guarded = [f for f in report.findings if f.path == "csrc/guarded.cu"]
+    plain = [f for f in report.findings if f.path == "csrc/plain.cu"]
+    assert guarded and all(f.status == "ported" for f in guarded)
+    assert {f.rule for f in plain if not f.status} & warp  # the lane assumptions are still to do
+    assert all(f.status == "ported" for f in plain if f.rule not in warp and f.rule < "HIP4")  # the rest builds
+    assert report.hand_effort.likely > 0
+
+
+def test_a_per_backend_cuda_folder_is_costed_as_its_hip_twin(tmp_path, rulebase) -> None:
+    kernel = "#include <cuda_runtime.h>\n__global__ void k(float* x) { x[threadIdx.x] = 1; }\n" + "// body\n" * 98
+    report = _scan_tree(tmp_path, {
+        "CMakeLists.txt": "project(p LANGUAGES CXX CUDA)\nadd_library(p src/cuda/k.cu src/openmp/k.cpp)\n",
+        "src/cuda/k.cu": kernel, "src/openmp/k.cpp": "void k(float* x) { x[0] = 1; }\n"}, rulebase)
+    (project,) = report.project_costs
+    twins = [(item, hours) for item, hours in project.breakdown if item.startswith("HIP twins of 1 CUDA back-end files")]
+    assert twins and "(101 lines" in twins[0][0] and twins[0][1] > 0
+    assert not any(item.startswith("integration glue") for item, _ in project.breakdown)  # its only C file is the twin
+
+
+def test_a_rewrite_component_replaces_its_findings_in_the_scan(tmp_path, rulebase) -> None:
+    report = _scan_tree(tmp_path, {
+        "CMakeLists.txt": "project(p LANGUAGES CXX CUDA)\nadd_library(p gemm.cu)\n",
+        "gemm.cu": "#include <cutlass/gemm/device/gemm.h>\n#include <cuda_runtime.h>\n"
+                   "__global__ void k(float* x) { x[0] = 1; }\n"}, rulebase)
+    breakdown = dict(report.workloads[0].primary.breakdown)
+    assert any(item.startswith("rewrite, assumed band: ") for item in breakdown)
+    assert not any(item.startswith("headers: ") and "×2" in item for item in breakdown)  # cutlass not costed twice
