@@ -5,11 +5,11 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from functools import lru_cache
 
 from migrate.model import Candidate, Extraction, Fact, FileResult, Finding, Target, class_rank, evolve
-from migrate.rulebase import alternatives, datafile, targets
-from migrate.rulebase.load import Entry, Rule, RuleBase, default_rules_dir, version_tuple
+from migrate.rulebase import alternatives, targets
+from migrate.rulebase.layout import backend_files
+from migrate.rulebase.load import Entry, Rule, RuleBase, version_tuple
 from migrate.scan import crossref
 
 MAX_FINDINGS_PER_FILE = 10_000  # real files have hundreds at most; past this a file is reported as capped
@@ -17,9 +17,6 @@ MAX_FINDINGS_PER_FILE = 10_000  # real files have hundreds at most; past this a 
 GUARDED = frozenset({"hip", "cuda"})
 # Identifiers of a SYCL/DPC++ source (extract/c/cuda_cpp.py) name SYCL's and the project's own API.
 OTHER_MODEL = "sycl"
-# The back ends a project keeps beside its CUDA one and the word that names a folder of its own
-# CUTLASS code: data, with their sources (backend_files).
-BACKENDS_FILE = "layout/backends.yaml"
 # Constructs that name a 32-bit lane-mask type of the file (own_masks)
 MASK_TYPE_CONSTRUCTS = frozenset({"mask-type-32", "ballot-returned-32bit"})
 # Facts in an optional Python scope (an ImportError fallback, an env-var opt-in) become optional findings.
@@ -288,39 +285,6 @@ def left_in_backend_files(rules: RuleBase, paths: Iterable[str]) -> Callable[[Fi
         return None
     files = backend_files(paths)
     return (lambda finding: finding.rule in ids and finding.path in files) if files else None
-
-
-def backend_files(paths: Iterable[str]) -> frozenset[str]:
-    """The paths of a per-back-end family: under a `cuda` folder whose parent also holds a folder
-    named for another back end (Ginkgo's cuda/test/base/memory.cpp beside hip/ or dpcpp/), or named
-    `cuda_x` (or `x_cuda`, `x-cuda-y`) beside the same name for another back end in the same folder
-    (cuda_timer.cpp beside hip_timer.hip.cpp or dpcpp_timer.dp.cpp), or under a folder of the
-    project's CUTLASS code, the CUDA member of its family with or without the twin in the tree
-    (rules/layout/backends.yaml). Only the scanned paths are read."""
-    other_backends, cutlass_folder = _layout()
-    paths = list(paths)
-    split = [tuple(p.replace("\\", "/").lower().split("/")) for p in paths]
-    folders = {parts[:i + 1] for parts in split for i in range(len(parts) - 1)}
-    stems = {(parts[:-1], parts[-1].split(".")[0]) for parts in split}
-    found = set()
-    for path, parts in zip(paths, split, strict=True):
-        if any(part == "cuda" and any((*parts[:i], other) in folders for other in other_backends)
-               for i, part in enumerate(parts[:-1])) or any(cutlass_folder.search(part) for part in parts[:-1]):
-            found.add(path)
-        words = re.split(r"([_-])", parts[-1].split(".")[0])
-        if "cuda" in words:
-            at = words.index("cuda")
-            if any((parts[:-1], "".join([*words[:at], other, *words[at + 1:]])) in stems for other in other_backends):
-                found.add(path)
-    return frozenset(found)
-
-
-@lru_cache(maxsize=1)
-def _layout() -> tuple[tuple[str, ...], re.Pattern[str]]:
-    """(other back ends, the pattern of a CUTLASS folder's name), from rules/layout/backends.yaml."""
-    data = datafile.read(default_rules_dir() / BACKENDS_FILE)
-    word = re.escape(str(data["cutlass_folder_word"]))
-    return tuple(str(b) for b in data["other_backends"]), re.compile(rf"(^|[_-]){word}([_-]|$)")
 
 
 def merge_targets(results: Sequence[FileResult], archs: Sequence[str],
