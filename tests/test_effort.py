@@ -119,36 +119,6 @@ def _scan_tree(tmp_path, files: dict[str, str], rulebase):
     return scan.run([tmp_path], Settings(jobs=1), rulebase)
 
 
-SETUP_WITH_ROCM = """import torch
-from setuptools import setup
-from torch.utils.cpp_extension import BuildExtension, CUDAExtension
-if torch.version.hip:
-    flags = ["-DUSE_ROCM"]
-setup(name="ext", ext_modules=[CUDAExtension("ext", ["csrc/guarded.cu", "csrc/plain.cu"])],
-      cmdclass={"build_ext": BuildExtension})
-"""
-GUARDED = """#ifdef USE_ROCM
-#include <hip/hip_runtime.h>
-#endif
-__global__ void a(float* x) { x[threadIdx.x & 31] = __shfl_xor_sync(0xffffffff, x[0], 16); }
-"""
-PLAIN = """#include <cuda_runtime.h>
-__global__ void b(float* x) { x[threadIdx.x & 31] = __shfl_xor_sync(0xffffffff, x[0], 16); }
-"""
-
-
-def test_a_rocm_build_does_not_settle_lane_assumptions_in_files_without_hip_branches(tmp_path, rulebase) -> None:
-    report = _scan_tree(tmp_path, {"setup.py": SETUP_WITH_ROCM, "csrc/guarded.cu": GUARDED,
-                                   "csrc/plain.cu": PLAIN}, rulebase)
-    warp = {"HIP4010", "HIP4013", "HIP4015"}
-    guarded = [f for f in report.findings if f.path == "csrc/guarded.cu"]
-    plain = [f for f in report.findings if f.path == "csrc/plain.cu"]
-    assert guarded and all(f.status == "ported" for f in guarded)
-    assert {f.rule for f in plain if not f.status} & warp  # the lane assumptions are still to do
-    assert all(f.status == "ported" for f in plain if f.rule not in warp and f.rule < "HIP4")  # the rest builds
-    assert report.hand_effort.likely > 0
-
-
 def test_a_per_backend_cuda_folder_is_costed_as_its_hip_twin(tmp_path, rulebase) -> None:
     kernel = "#include <cuda_runtime.h>\n__global__ void k(float* x) { x[threadIdx.x] = 1; }\n" + "// body\n" * 98
     report = _scan_tree(tmp_path, {

@@ -24,7 +24,6 @@ class Family:
     code: Code
     ids: frozenset[str]
     prefixes: tuple[str, ...]
-    settled_by_rocm_build: bool = True  # false: code a ROCm build compiles can still be wrong on AMD
 
     def holds(self, rule: str) -> bool:
         return rule in self.ids or rule.startswith(self.prefixes)
@@ -48,12 +47,6 @@ class Families:
 
     def named(self, name: str) -> Family:
         return next(f for f in self.families if f.name == name)
-
-    def settled_by_rocm_build(self, rule: str) -> bool:
-        """Whether a project's working ROCm build settles a finding of `rule` (false for a 32-lane
-        assumption: it compiles for a 64-lane GPU and computes the wrong thing)."""
-        family = self.of(rule)
-        return family is None or family.settled_by_rocm_build
 
     def is_code(self, rule: str, code: Code) -> bool:
         family = self.of(rule)
@@ -81,5 +74,4 @@ def _family(entry: dict[str, object]) -> Family:
         raise ValueError(f"{FAMILIES_FILE}: family {entry.get('name')!r}: code must be one of {get_args(Code)}, not {code!r}")
     return Family(name=str(entry["name"]), title=str(entry["title"]), code=cast(Code, code),
                   ids=frozenset(cast("list[str]", entry.get("ids", ()))),
-                  prefixes=tuple(cast("list[str]", entry.get("prefixes", ()))),
-                  settled_by_rocm_build=bool(entry.get("settled_by_rocm_build", True)))
+                  prefixes=tuple(cast("list[str]", entry.get("prefixes", ()))))

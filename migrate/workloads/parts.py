@@ -11,8 +11,7 @@ Optional, each with the evidence that makes it so (the words are data: rules/wor
 
 A project with a ROCm path (workloads/ported.py) has its findings marked `ported`, except in the files its
 HIP build leaves out: sources CMake names only in a branch a HIP build skips (`if(NOT USE_ROCM)`), and
-files that stop a HIP build with `#error` on the HIP side of a guard; and except 32-lane assumptions in a file
-with no HIP branch of its own (a ROCm build compiles them; they compute the wrong thing on a 64-lane GPU)."""
+files that stop a HIP build with `#error` on the HIP side of a guard."""
 from __future__ import annotations
 
 import posixpath
@@ -24,7 +23,6 @@ from typing import Any
 
 from migrate.model import Fact, Finding, class_rank, evolve
 from migrate.rulebase import datafile
-from migrate.rulebase import families as rule_families
 from migrate.rulebase.load import default_rules_dir
 from migrate.workloads import ported
 from migrate.workloads.ported import Evidence
@@ -156,12 +154,9 @@ class ProjectParts:
     def apply(self, finding: Finding) -> Finding:
         """The finding with its status: `ported` where the ROCm path covers its file (a test or benchmark
         only when it has HIP branches of its own: a CUDA-only microbenchmark is not ported by the project's
-        HIP build; a 32-lane assumption only when its file has HIP branches: a ROCm build compiles it and
-        computes the wrong thing, rules/effort/families.yaml), `optional` in an optional part, else as it came."""
-        own_hip = finding.path in self.hip_aware
+        HIP build), `optional` in an optional part, else as it came."""
         if self.rocm_path and finding.path not in self.left_out_of_hip and \
-                (own_hip or (optional_root(finding.path, self.known or words()) is None
-                             and rule_families.load().settled_by_rocm_build(finding.rule))):
+                (finding.path in self.hip_aware or optional_root(finding.path, self.known or words()) is None):
             return evolve(finding, status="ported")
         if finding.status != "optional" and self.part(finding) is not None:
             return evolve(finding, status="optional")
