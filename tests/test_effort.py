@@ -19,7 +19,8 @@ def test_worked_example_matches_the_model(rulebase) -> None:
     report = scan.run([ROOT / "fixtures" / "workloads" / "effort_example"], Settings(jobs=1), rulebase)
     (workload,) = report.workloads
     (project,) = report.project_costs
-    computed = dict(workload.primary.breakdown) | {f"project: {item}": h for item, h in project.breakdown}
+    computed = {i.label: i.hours for i in workload.primary.breakdown} | {f"project: {i.label}": i.hours
+                                                                         for i in project.breakdown}
     documented = {item: float(hours) for item, hours in ROW.findall(EXAMPLE)}
     assert documented.keys() == computed.keys()
     for item, hours in documented.items():
@@ -36,9 +37,9 @@ def test_breakdowns_add_up_to_their_totals(rulebase) -> None:
     report = scan.run([ROOT / "fixtures" / "repos" / "demo"], Settings(jobs=1), rulebase)
     for w in report.workloads:
         for v in w.verdicts:
-            assert sum(h for _, h in v.breakdown) == pytest.approx(v.effort.likely, abs=1e-6), w.name
+            assert sum(i.hours for i in v.breakdown) == pytest.approx(v.effort.likely, abs=1e-6), w.name
     for p in report.project_costs:
-        assert sum(h for _, h in p.breakdown) == pytest.approx(p.effort.likely, abs=1e-6)
+        assert sum(i.hours for i in p.breakdown) == pytest.approx(p.effort.likely, abs=1e-6)
     assert report.effort.likely == pytest.approx(
         sum(w.effort.likely for w in report.workloads if not w.optional) + sum(p.effort.likely for p in report.project_costs))
     assert report.optional_effort.likely == pytest.approx(sum(w.effort.likely for w in report.workloads if w.optional))
@@ -78,10 +79,11 @@ def test_effort_configuration_from_pyproject(tmp_path) -> None:
     report = scan.run([tmp_path], config, load_rules())
     kernels = next(w for w in report.workloads if w.name == "kernels")
     assert kernels.kind == "declared" and kernels.files == ("k.cu",)
-    assert dict(kernels.primary.breakdown)["validation, assumed: kernel numerics ×1 (learning curve)"] == 3.0
+    assert {i.label: i.hours for i in kernels.primary.breakdown}[
+        "validation, assumed: kernel numerics ×1 (learning curve)"] == 3.0
     (tmp_path / "pyproject.toml").write_text("[tool.rocm-migrate.effort]\ncalibrated = false\n")
     report = scan.run([tmp_path], settings.load(tmp_path, {}), load_rules())
-    assert dict(report.workloads[0].primary.breakdown)["kernel review and validation ×1"] == 1.5
+    assert {i.label: i.hours for i in report.workloads[0].primary.breakdown}["kernel review and validation ×1"] == 1.5
 
 
 def test_a_rewrite_component_is_costed_by_its_band_not_again_by_its_findings() -> None:
@@ -102,11 +104,11 @@ def test_a_rewrite_component_is_costed_by_its_band_not_again_by_its_findings() -
 
     mma, malloc = finding("HIP5010", 3), finding("HIP1100", 9)
     args = ("migration-required", EffortModel(), lambda r: (0.5, 1.0), lambda r: r, calibration.load())
-    plain = dict(estimate([mma, malloc], *args).breakdown)
+    plain = {i.label: i.hours for i in estimate([mma, malloc], *args).breakdown}
     assert any(label.startswith("asm:") for label in plain)
     lane = Lane(title="Tensor-core PTX (mma.sync)", band="large", findings=(mma,))
     result = estimate([mma, malloc], *args, rewrites=[lane])
-    items = dict(result.breakdown)
+    items = {i.label: i.hours for i in result.breakdown}
     assert items["rewrite, assumed band: Tensor-core PTX (mma.sync) (large)"] == rewrite_bands()["large"].likely == 80.0
     assert not any(label.startswith("asm:") for label in items) and any(label.startswith("runtime:") for label in items)
     assert result.effort.high >= result.effort.likely + 120.0
@@ -125,9 +127,9 @@ def test_a_per_backend_cuda_folder_is_costed_as_its_hip_twin(tmp_path, rulebase)
         "CMakeLists.txt": "project(p LANGUAGES CXX CUDA)\nadd_library(p src/cuda/k.cu src/openmp/k.cpp)\n",
         "src/cuda/k.cu": kernel, "src/openmp/k.cpp": "void k(float* x) { x[0] = 1; }\n"}, rulebase)
     (project,) = report.project_costs
-    twins = [(item, hours) for item, hours in project.breakdown if item.startswith("HIP twins of 1 CUDA back-end files")]
+    twins = [(i.label, i.hours) for i in project.breakdown if i.label.startswith("HIP twins of 1 CUDA back-end files")]
     assert twins and "(101 lines" in twins[0][0] and twins[0][1] > 0
-    assert not any(item.startswith("integration glue") for item, _ in project.breakdown)  # its only C file is the twin
+    assert not any(i.label.startswith("integration glue") for i in project.breakdown)  # its only C file is the twin
 
 
 def test_a_rewrite_component_replaces_its_findings_in_the_scan(tmp_path, rulebase) -> None:
@@ -135,6 +137,6 @@ def test_a_rewrite_component_replaces_its_findings_in_the_scan(tmp_path, rulebas
         "CMakeLists.txt": "project(p LANGUAGES CXX CUDA)\nadd_library(p gemm.cu)\n",
         "gemm.cu": "#include <cutlass/gemm/device/gemm.h>\n#include <cuda_runtime.h>\n"
                    "__global__ void k(float* x) { x[0] = 1; }\n"}, rulebase)
-    breakdown = dict(report.workloads[0].primary.breakdown)
+    breakdown = {i.label: i.hours for i in report.workloads[0].primary.breakdown}
     assert any(item.startswith("rewrite, assumed band: ") for item in breakdown)
     assert not any(item.startswith("headers: ") and "×2" in item for item in breakdown)  # cutlass not costed twice
