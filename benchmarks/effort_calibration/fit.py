@@ -19,7 +19,7 @@ costs k^log2(0.8) of the first):
   targets, nvcc-only flags, CUDA libraries ...), counted as one more than their number (the
   build system itself is one unit of work even with no finding);
 * the HIP twins of a per-back-end layout (a `cuda/` folder or `x_cuda` file beside another back
-  end's, migrate.rulebase.layout.backend_files): the hand lines of the CUDA member's files and of the HIP
+  end's, migrate.scan.layout.backend_files): the hand lines of the CUDA member's files and of the HIP
   twins the port wrote, per line of those CUDA files (scan facts `backend_lines`); such files are
   left out of the other terms;
 * integration glue: hand lines at no finding (a compat header, include guards, a dispatch

@@ -193,10 +193,10 @@ def scan(tree: Path, out: Path) -> dict[str, Any]:
 
 
 def backend_twins(tree: Path) -> dict[str, int]:
-    """C/C++/CUDA files of the base in a per-back-end layout (migrate.rulebase.layout.backend_files: a `cuda` folder
+    """C/C++/CUDA files of the base in a per-back-end layout (migrate.scan.layout.backend_files: a `cuda` folder
     or `x_cuda` file beside another back end's), outside optional folders, with their lines: a port
     writes a HIP twin of each."""
-    from migrate.rulebase.layout import backend_files
+    from migrate.scan.layout import backend_files
     from migrate.workloads.parts import optional_root
     paths = [str(p.relative_to(tree)) for p in tree.rglob("*") if p.is_file()]
     return {p: len((tree / p).read_bytes().splitlines()) for p in sorted(backend_files(paths))

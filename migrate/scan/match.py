@@ -5,13 +5,12 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from functools import lru_cache
 
 from migrate.model import Candidate, Extraction, Fact, FileResult, Finding, Target, class_rank, evolve
-from migrate.rulebase import alternatives, datafile, targets
-from migrate.rulebase.layout import BACKENDS_FILE, backend_files  # and the other model's headers
-from migrate.rulebase.load import Entry, Rule, RuleBase, default_rules_dir, version_tuple
+from migrate.rulebase import alternatives, targets
+from migrate.rulebase.load import Entry, Rule, RuleBase, version_tuple
 from migrate.scan import crossref
+from migrate.scan.layout import left_in_backend_files, other_model_source, other_vendor_alias
 
 MAX_FINDINGS_PER_FILE = 10_000  # real files have hundreds at most; past this a file is reported as capped
 # Facts on either side of a HIP guard are already handled by the authors.
@@ -162,7 +161,7 @@ def own_defined(facts: Iterable[Fact]) -> tuple[str, ...]:
     """Macros this file defines (`#define ncclCheck(x) ...`, or `#define cudaMalloc hipMalloc` in a
     compatibility header): using them is not using CUDA; the scan takes the union over the repository.
     Functions are left out: a `mock::cudaMallocHost` must not hide the real one."""
-    return tuple(sorted({f.name for f in facts if f.kind == "defined"}))
+    return tuple(sorted({f.name for f in facts if f.kind == "defined" and not other_vendor_alias(f)}))
 
 
 def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candidate]:
@@ -194,18 +193,6 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
     return _uncovered(out)
 
 
-def other_model_source(facts: Iterable[Fact]) -> bool:
-    """Whether the file includes a header only another programming model's sources include (SYCL/DPC++,
-    rules/layout/backends.yaml): its identifiers are that model's and the project's, not CUDA's."""
-    headers = _other_model_headers()
-    return any(f.kind == "include" and f.name in headers for f in facts)
-
-
-@lru_cache(maxsize=1)
-def _other_model_headers() -> frozenset[str]:
-    return frozenset(str(h) for h in datafile.read(default_rules_dir() / BACKENDS_FILE)["other_model_headers"])
-
-
 def _known_identifier(name: str, index: RuleIndex) -> bool:
     """Whether an identifier rule of the index matches `name` as a call (a CUDA API the rule base knows)."""
     probe = Fact(kind="identifier", name=name, line=1, column=1, end_line=1, end_column=1, role="call")
@@ -233,7 +220,7 @@ def _uncovered(found: list[tuple[Candidate, Rule]]) -> list[Candidate]:
     return [c for c, rule in found if rule.covers_file or class_rank(c.finding.migration_class) >= top]
 
 
-def select(found: Iterable[Candidate], portable: frozenset[str] = frozenset(),
+def select(found: Iterable[Candidate], *, portable: frozenset[str] = frozenset(),
            defined: frozenset[str] = frozenset(), masks: frozenset[str] = frozenset()) -> list[Finding]:
     """The findings of one file's candidates once the project's own names, portable namespaces
     and lane-mask types are known: one per rule, line and symbol, in sort order."""
@@ -250,10 +237,10 @@ def select(found: Iterable[Candidate], portable: frozenset[str] = frozenset(),
     return sorted(findings.values(), key=lambda f: f.sort_key)
 
 
-def match_file(rel: str, extraction: Extraction, index: RuleIndex,
+def match_file(rel: str, extraction: Extraction, index: RuleIndex, *,
                portable: frozenset[str] = frozenset(), defined: frozenset[str] = frozenset()) -> list[Finding]:
     """Turn one file's facts into findings; guarded facts and the project's own names never do."""
-    return select(candidates(rel, extraction, index), portable, defined)
+    return select(candidates(rel, extraction, index), portable=portable, defined=defined)
 
 
 def indexes(rules: RuleBase, *, rocm: str, archs: Sequence[str]) -> tuple[RuleIndex, ...]:
@@ -288,17 +275,6 @@ def match_targets(files: Sequence[tuple[str, Extraction]], rules: RuleBase, *, r
                          paths=[rel for rel, _ in files], indexes=by_target)
 
 
-def left_in_backend_files(rules: RuleBase, paths: Iterable[str]) -> Callable[[Finding], bool] | None:
-    """Whether a finding is one of a rule with `in_backend_files: false` in a file of the project's
-    own per-back-end family (`backend_files` of the scanned paths): a port adds the HIP twin of such a
-    file and leaves the CUDA one as it is."""
-    ids = frozenset(rule.id for rule in rules.rules if not rule.in_backend_files)
-    if not ids:
-        return None
-    files = backend_files(paths)
-    return (lambda finding: finding.rule in ids and finding.path in files) if files else None
-
-
 def merge_targets(results: Sequence[FileResult], archs: Sequence[str],
                   leave: Callable[[Finding], bool] | None = None, *, paths: Sequence[str] = (),
                   indexes: Sequence[RuleIndex] = ()) -> list[Finding]:
@@ -314,7 +290,7 @@ def merge_targets(results: Sequence[FileResult], archs: Sequence[str],
     line_text = {path: r.line_text for path, r in zip(paths, results, strict=True)} if joined else {}
     for position, arch in enumerate(archs):
         cross = _cross_findings(joined, indexes[position], line_text) if joined else []
-        for found in [*(select(r.found[position], portable, defined, masks) for r in results), cross]:
+        for found in [*(select(r.found[position], portable=portable, defined=defined, masks=masks) for r in results), cross]:
             for finding in found:
                 if leave is not None and leave(finding):
                     continue

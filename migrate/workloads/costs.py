@@ -5,7 +5,7 @@ from collections.abc import Mapping, Sequence
 
 from migrate.model import Finding
 from migrate.model_report import Project, ProjectCost, Workload, required_class
-from migrate.rulebase.layout import backend_files
+from migrate.scan.layout import backend_files
 from migrate.workloads.calibration import Calibration
 from migrate.workloads.estimate import EffortModel, project_estimate
 from migrate.workloads.parts import optional_root
@@ -40,7 +40,7 @@ def project_costs(projects: Sequence[Project], root_name: str, workloads: Sequen
 
 
 def twin_files(project: Project, files: Mapping[str, tuple[str, int]], optional_files: set[str]) -> set[str]:
-    """The project's C/C++/CUDA files in a per-back-end layout (rulebase.layout.backend_files), outside optional
+    """The project's C/C++/CUDA files in a per-back-end layout (scan.layout.backend_files), outside optional
     folders and workloads: a port writes a HIP twin of each (a project with a ROCm path has them already)."""
     root = "" if project.root in ("", ".") else project.root.rstrip("/") + "/"
     mine = [p for p in files if p.startswith(root) and files[p][0] in C_KINDS and p not in optional_files

@@ -1,8 +1,9 @@
 """32-bit lane masks where HIP's are 64 bits on wave64: a type alias of a 32-bit integer used as a
-mask (mask-type-32, HIP4040) or only declared (HIP4068), a ballot returned as 32 bits (HIP4101), a
-variable named like a lane mask declared 32-bit (HIP4083), a compare with the full 32-lane mask
-(HIP4065). Aliases named for a mask are hazards.py's. Each recogniser emits a `construct` fact;
-rules/device.yaml says what it means."""
+mask (mask-type-32) or only declared (unsigned-32-alias), a ballot returned as 32 bits
+(ballot-returned-32bit), a variable named like a lane mask declared 32-bit (lane-mask-variable-32),
+a compare with the full 32-lane mask (full-mask-compare-32). Aliases named for a mask are hazards.py's.
+Each recogniser emits a `construct` fact of that name; the rules that match it (rules/device.yaml) say
+what it means."""
 from __future__ import annotations
 
 import re
