@@ -79,7 +79,8 @@ def test_effort_configuration_from_pyproject(tmp_path) -> None:
     report = scan.run([tmp_path], config, load_rules())
     kernels = next(w for w in report.workloads if w.name == "kernels")
     assert kernels.kind == "declared" and kernels.files == ("k.cu",)
-    assert {i.label: i.hours for i in kernels.primary.breakdown}["validation, assumed: kernel numerics ×1"] == 3.0
+    assert {i.label: i.hours for i in kernels.primary.breakdown}[
+        "validation, assumed: kernel numerics ×1 (learning curve)"] == 3.0
     (tmp_path / "pyproject.toml").write_text("[tool.rocm-migrate.effort]\ncalibrated = false\n")
     report = scan.run([tmp_path], settings.load(tmp_path, {}), load_rules())
     assert {i.label: i.hours for i in report.workloads[0].primary.breakdown}["kernel review and validation ×1"] == 1.5
@@ -111,3 +112,31 @@ def test_a_rewrite_component_is_costed_by_its_band_not_again_by_its_findings() -
     assert items["rewrite, assumed band: Tensor-core PTX (mma.sync) (large)"] == rewrite_bands()["large"].likely == 80.0
     assert not any(label.startswith("asm:") for label in items) and any(label.startswith("runtime:") for label in items)
     assert result.effort.high >= result.effort.likely + 120.0
+
+
+def _scan_tree(tmp_path, files: dict[str, str], rulebase):
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    return scan.run([tmp_path], Settings(jobs=1), rulebase)
+
+
+def test_a_per_backend_cuda_folder_is_costed_as_its_hip_twin(tmp_path, rulebase) -> None:
+    kernel = "#include <cuda_runtime.h>\n__global__ void k(float* x) { x[threadIdx.x] = 1; }\n" + "// body\n" * 98
+    report = _scan_tree(tmp_path, {
+        "CMakeLists.txt": "project(p LANGUAGES CXX CUDA)\nadd_library(p src/cuda/k.cu src/openmp/k.cpp)\n",
+        "src/cuda/k.cu": kernel, "src/openmp/k.cpp": "void k(float* x) { x[0] = 1; }\n"}, rulebase)
+    (project,) = report.project_costs
+    twins = [(i.label, i.hours) for i in project.breakdown if i.label.startswith("HIP twins of 1 CUDA back-end files")]
+    assert twins and "(101 lines" in twins[0][0] and twins[0][1] > 0
+    assert not any(i.label.startswith("integration glue") for i in project.breakdown)  # its only C file is the twin
+
+
+def test_a_rewrite_component_replaces_its_findings_in_the_scan(tmp_path, rulebase) -> None:
+    report = _scan_tree(tmp_path, {
+        "CMakeLists.txt": "project(p LANGUAGES CXX CUDA)\nadd_library(p gemm.cu)\n",
+        "gemm.cu": "#include <cutlass/gemm/device/gemm.h>\n#include <cuda_runtime.h>\n"
+                   "__global__ void k(float* x) { x[0] = 1; }\n"}, rulebase)
+    breakdown = {i.label: i.hours for i in report.workloads[0].primary.breakdown}
+    assert any(item.startswith("rewrite, assumed band: ") for item in breakdown)
+    assert not any(item.startswith("headers: ") and "×2" in item for item in breakdown)  # cutlass not costed twice

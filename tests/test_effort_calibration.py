@@ -40,7 +40,7 @@ def test_held_out_ports_are_not_fitted() -> None:
     fit, measurements, families, result = _fitted()
     manifest = yaml.safe_load((BENCH / "ports.yaml").read_text())["ports"]
     held_out = {p["name"] for p in manifest if p["split"] == "test"}
-    assert len(held_out) == 8 and not held_out & set(result["projects"])
+    assert len(held_out) >= 8 and not held_out & set(result["projects"])
     # changing a held-out port's hand lines changes no fitted constant
     for port in measurements["ports"]:
         if port["name"] in held_out:

@@ -1,6 +1,7 @@
 """Re-estimate every measured port with rocm-migrate itself and compare with its measured hand work.
 
     python benchmarks/effort_calibration/evaluate.py            # Markdown table, held-out ports first
+    python benchmarks/effort_calibration/evaluate.py fit        # one split only (fit or test)
 
 Needs the base trees ports.py unpacked (PORTS_WORK). Runs `python -m migrate scan BASE --format json
 --no-hipify` with this checkout's code and reads `effort.hand_work_hours` (the headline less the
@@ -36,10 +37,11 @@ def largest_line(report: dict[str, Any]) -> tuple[str, float]:
     return max(items, key=lambda kv: kv[1], default=("", 0.0))
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
     hours_per_line = yaml.safe_load((ROOT / "rules" / "effort" / "calibrated.yaml").read_text())["productivity"][
         "hours_per_line"]
-    ports = yaml.safe_load((HERE / "measurements.yaml").read_text())["ports"]
+    ports = [p for p in yaml.safe_load((HERE / "measurements.yaml").read_text())["ports"]
+             if not argv or p["split"] in argv]
     rows = ["| split | port | shape | measured h (code + build lines) | estimated hand work h low / likely / high | "
             "likely / measured | inside | largest line of the estimate |", "|---|---|---|---|---|---|---|---|"]
     score = {"test": [0, 0, 0], "fit": [0, 0, 0]}
@@ -60,11 +62,11 @@ def main() -> int:
                     f"{hand['low']:.1f} / {hand['likely']:.1f} / {hand['high']:.1f} | {factor:.2f} | "
                     f"{'yes' if inside else 'no'} | {label} ({top:.1f} h) |")
     print("\n".join(rows))
-    for split, (n, within, inside) in score.items():
+    for split, (n, within, inside) in ((s, v) for s, v in score.items() if v[0]):
         print(f"\n{split}: likely within a factor of 2 of measured for {within} of {n}; measured inside low–high for "
               f"{inside} of {n}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

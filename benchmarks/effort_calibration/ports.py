@@ -21,6 +21,7 @@ Hand lines are charged to the findings `rocm-migrate scan --no-hipify` reports o
 at the lines a site touches (measure.py's `attribute`, at most 3 lines per finding).
 
     python benchmarks/effort_calibration/ports.py NAME [NAME ...]   # prints measurement records
+    python benchmarks/effort_calibration/ports.py --rescan [NAME ...]  # refresh the base scan facts
 """
 from __future__ import annotations
 
@@ -191,22 +192,55 @@ def scan(tree: Path, out: Path) -> dict[str, Any]:
     return yaml.safe_load(out.read_text()) if out.exists() else {"findings": []}
 
 
-def scan_facts(report: dict[str, Any]) -> dict[str, Any]:
+def backend_twins(tree: Path) -> dict[str, int]:
+    """C/C++/CUDA files of the base in a per-back-end layout (migrate.scan.layout.backend_files: a `cuda` folder
+    or `x_cuda` file beside another back end's), outside optional folders, with their lines: a port
+    writes a HIP twin of each."""
+    from migrate.scan.layout import backend_files
+    from migrate.workloads.parts import optional_root
+    paths = [str(p.relative_to(tree)) for p in tree.rglob("*") if p.is_file()]
+    return {p: len((tree / p).read_bytes().splitlines()) for p in sorted(backend_files(paths))
+            if Path(p).suffix in C_EXT and optional_root(p) is None}
+
+
+def scan_facts(report: dict[str, Any], tree: Path) -> dict[str, Any]:
     """What the estimate reads of the base: findings per rule (required parts, not already ported),
-    the C/C++/CUDA files they are in, and the estimate the scan gave then."""
+    the C/C++/CUDA files they are in (those of a per-back-end layout apart, with the lines of that
+    layout's files), and the estimate the scan gave then."""
     optional = {w["name"] for w in report.get("workloads", []) if w.get("optional")}
     counted = [f for f in report.get("findings", []) if not f.get("status") and f.get("workload") not in optional]
     rules: dict[str, int] = {}
     for f in counted:
         rules[f["rule"]] = rules.get(f["rule"], 0) + 1
-    c_files = sorted({f["path"] for f in counted if Path(f["path"]).suffix in C_EXT})
+    twins = backend_twins(tree)
+    c_files = sorted({f["path"] for f in counted if Path(f["path"]).suffix in C_EXT and f["path"] not in twins})
     stem = re.compile(r"(_?v?\d+|_(naive|opt|optimized|fast|slow|simple|ref|baseline|vec|tiled))+$")  # estimate.KERNEL_STEM
     kernels = {(str(Path(f["path"]).parent), stem.sub("", f["symbol"]) or f["symbol"]) for f in counted
                if f["rule"] == "HIP4002"}
     return {"rules": dict(sorted(rules.items())), "c_files_with_findings": len(c_files), "kernel_groups": len(kernels),
+            "backend_files": sorted(twins), "backend_lines": sum(twins.values()),
             "ported_findings": sum(1 for f in report.get("findings", []) if f.get("status") == "ported"),
             "optional_findings": sum(1 for f in report.get("findings", []) if f.get("workload") in optional),
             "estimate_then": report.get("summary", {}).get("effort_hours")}
+
+
+def unpack(gitdir: Path, commit: str, paths: list[str], tree: Path) -> None:
+    """The tree at a commit; a mirror may leave its largest files out (data, not code): those are skipped."""
+    archive = subprocess.run(["git", "--git-dir", str(gitdir), "archive", commit, *paths], capture_output=True,
+                             check=False)
+    if archive.returncode == 0:
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+        return
+    for row in git(gitdir, "ls-tree", "-r", commit, *paths).splitlines():
+        meta, path = row.split("\t", 1)
+        mode, kind, blob = meta.split()
+        if kind != "blob" or mode == "120000":
+            continue
+        data = subprocess.run(["git", "--git-dir", str(gitdir), "cat-file", "blob", blob], capture_output=True,
+                              check=False)
+        if data.returncode == 0:
+            (tree / path).parent.mkdir(parents=True, exist_ok=True)
+            (tree / path).write_bytes(data.stdout)
 
 
 def measure(entry: dict[str, Any]) -> dict[str, Any]:
@@ -216,9 +250,7 @@ def measure(entry: dict[str, Any]) -> dict[str, Any]:
     tree = work / "base"
     if not tree.exists():
         tree.mkdir(parents=True)
-        archive = subprocess.run(["git", "--git-dir", str(gitdir), "archive", base, *paths], capture_output=True,
-                                 check=True).stdout
-        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+        unpack(gitdir, base, paths, tree)
     report = scan(tree, work / "base.json")
     findings: dict[str, list[dict[str, Any]]] = {}
     for f in report.get("findings", []):
@@ -265,11 +297,31 @@ def measure(entry: dict[str, Any]) -> dict[str, Any]:
                       "lines": len(old.splitlines()), "sites": charged["sites"], "hand_lines": charged["hand_lines"],
                       "rules": {r: [v["occurrences"], v["hand_lines"], v["sites"]] for r, v in charged["rules"].items()}})
     return {**{k: entry[k] for k in ("name", "repo", "shape", "base", "port")}, "paths": paths,
-            "what": entry.get("what", ""), "split": entry["split"], "scan": scan_facts(report),
+            "what": entry.get("what", ""), "split": entry["split"], "scan": scan_facts(report, tree),
             "build_files": build_files, "files": files}
 
 
+def rescan(names: set[str]) -> None:
+    """Refresh the `scan` facts (and the split) of measured records from their base trees with the scanner
+    at SCANNER: the hand lines stay, what the estimate reads of the base follows the scanner."""
+    manifest = {e["name"]: e for e in yaml.safe_load((HERE / "ports.yaml").read_text())["ports"]}
+    for name in sorted(names or manifest):
+        done = WORK / f"{name}.yaml"
+        if not done.exists():
+            continue
+        record = yaml.safe_load(done.read_text())[0]
+        tree, out = WORK / name / "base", WORK / name / "base.json"
+        out.unlink(missing_ok=True)
+        record["scan"] = scan_facts(scan(tree, out), tree)
+        record["split"] = manifest[name]["split"]
+        done.write_text(yaml.safe_dump([record], sort_keys=False, width=120))
+        print(name, "rescanned", flush=True)
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--rescan"]:
+        rescan(set(argv[1:]))
+        return 0
     manifest = yaml.safe_load((HERE / "ports.yaml").read_text())
     wanted = set(argv)
     for entry in manifest["ports"]:

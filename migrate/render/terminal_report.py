@@ -34,7 +34,8 @@ def render(report: Report, *, color: bool = False, width: int = 100, plan: bool 
     console.print(f"Scanned {report.files_scanned} files ({report.lines} lines) in {report.seconds:.2f}s; "
                   f"{len(report.skipped)} skipped; {len(report.findings)} findings.")
     console.print(f"Class: [{STYLES[report.migration_class]}]{report.migration_class}[/]   " + (
-        f"Effort: {effort.low:.1f}–{effort.high:.1f} h (likely {effort.likely:.1f} h)" if report.hand_effort.likely else
+        f"Effort: {effort.low:.1f}–{effort.high:.1f} h (likely {effort.likely:.1f} h: {report.hand_effort.likely:.1f} h "
+        f"hand work, {report.validation_effort.likely:.1f} h validation, assumed)" if report.hand_effort.likely else
         "Effort: no porting work" + (f" (validation on ROCm only: {effort.likely:.1f} h)" if effort.likely else "")))
     trust = confidence(report)
     console.print(f"Confidence: {trust['level']}: {trust['statement']}", markup=False)

@@ -27,6 +27,7 @@ class Calibration:
     learning_rate: float  # the k-th occurrence in a project costs k^log2(rate) of the first
     build_lines_first_unit: float  # the build port: per build finding, plus one for the build system
     glue_lines_per_sqrt_file: float  # hand lines no finding explains, per √(C/C++/CUDA files with findings)
+    twin_lines_per_backend_line: float  # hand lines of a HIP twin per line of a per-back-end CUDA file
     spread: tuple[float, float]  # measured / estimated over the fitting ports: lowest, highest
     spread_basis: str
     median_c_files: int  # C/C++/CUDA files with findings of the median measured project
@@ -73,6 +74,7 @@ def load(directory: Path | None = None) -> Calibration:
         learning_rate=float(fitted["learning_rate"]),
         build_lines_first_unit=float(fitted["project"]["build_lines_first_unit"]),
         glue_lines_per_sqrt_file=float(fitted["project"]["glue_lines_per_sqrt_file"]),
+        twin_lines_per_backend_line=float(fitted["project"].get("twin_lines_per_backend_line", 0.0)),
         spread=(float(fitted["spread"]["low"]), float(fitted["spread"]["high"])),
         spread_basis=str(fitted["spread"]["basis"]),
         median_c_files=int(fitted["project"]["median_c_files"]),

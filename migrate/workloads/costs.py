@@ -5,8 +5,10 @@ from collections.abc import Mapping, Sequence
 
 from migrate.model import Finding
 from migrate.model_report import Project, ProjectCost, Workload, required_class
+from migrate.scan.layout import backend_files
 from migrate.workloads.calibration import Calibration
 from migrate.workloads.estimate import EffortModel, project_estimate
+from migrate.workloads.parts import optional_root
 
 C_KINDS = frozenset({"cuda", "cpp"})
 
@@ -18,6 +20,7 @@ def project_costs(projects: Sequence[Project], root_name: str, workloads: Sequen
     groups = list(projects) or [Project(name=root_name, root=".", workloads=tuple(w.name for w in workloads))]
     out = []
     optional = {w.name for w in workloads if w.optional}
+    optional_files = {p for w in workloads if w.optional for p in w.files}
     for project in groups:
         members = set(project.workloads)
         cls = required_class(w for w in workloads if w.name in members)
@@ -25,8 +28,21 @@ def project_costs(projects: Sequence[Project], root_name: str, workloads: Sequen
         paths = {f.path for f in counted if files.get(f.path, ("", 0))[0] in C_KINDS}
         kloc = sum(files[p][1] for p in paths) / 1000
         build = sum(1 for f in counted if (family := calibration.family_of(f.rule)) is not None and family.name == "build")
-        result = project_estimate(cls, c_files=len(paths), build_findings=build, model=model, calibration=calibration)
+        rocm_path = any(w.rocm_path for w in workloads if w.name in members)
+        twins = set() if rocm_path else twin_files(project, files, optional_files)
+        result = project_estimate(cls, c_files=len(paths - twins), build_findings=build, model=model,
+                                  calibration=calibration, backend_files=len(twins),
+                                  backend_lines=sum(files[p][1] for p in twins), rocm_path=rocm_path)
         out.append(ProjectCost(name=project.name, migration_class=cls, kloc=round(kloc, 2), effort=result.effort,
                                breakdown=result.breakdown, calibrated=result.calibrated,
                                validation=result.validation))
     return tuple(out)
+
+
+def twin_files(project: Project, files: Mapping[str, tuple[str, int]], optional_files: set[str]) -> set[str]:
+    """The project's C/C++/CUDA files in a per-back-end layout (scan.layout.backend_files), outside optional
+    folders and workloads: a port writes a HIP twin of each (a project with a ROCm path has them already)."""
+    root = "" if project.root in ("", ".") else project.root.rstrip("/") + "/"
+    mine = [p for p in files if p.startswith(root) and files[p][0] in C_KINDS and p not in optional_files
+            and optional_root(p[len(root):]) is None]
+    return set(backend_files(mine))

@@ -42,7 +42,8 @@ class EffortModel:
     hipify_factor: Mapping[str, float] = field(default_factory=lambda: {"yes": 0.5, "partial": 0.75, "no": 1.0})
     kernel_family: str = "kernel"  # rules/effort/families.yaml: reviewed once per group of variants
     kernel_review: float = 0.5  # used only with calibrated = false
-    kernel_validation: float = 1.0  # numerical validation of one group of kernel variants (assumed)
+    kernel_validation: float = 1.0  # numerical validation of the first group of kernel variants (assumed;
+    # later groups follow the learning curve: the harness built for the first serves the rest)
     fixed: Mapping[str, Mapping[str, float]] = field(default_factory=lambda: FIXED_COSTS)  # per project
     uncertainty: Mapping[str, tuple[float, float]] = field(default_factory=lambda: UNCERTAINTY)
     calibrated: bool = True  # false: every finding costs its rule's own figures
@@ -169,8 +170,8 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
             groups = len(kernel_groups(occurrences))
             items.add(f"kernel: hand edits ×{groups} groups of variants ({len(occurrences)} kernels)",
                       calibration.hours(lines, calibration.units(groups, total)), True, kind=name)
-            items.spread(f"{VALIDATION}kernel numerics ×{groups}", groups * model.kernel_validation, factors,
-                         kind=VALIDATION_KIND)
+            items.spread(f"{VALIDATION}kernel numerics ×{groups} (learning curve)",
+                         model.kernel_validation * calibration.units(groups, total), factors, kind=VALIDATION_KIND)
         else:
             items.add(f"{name}: {titles[name]} ×{len(occurrences)}",
                       calibration.hours(lines, calibration.units(len(occurrences), total)), True, kind=name)
@@ -192,12 +193,16 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
 
 
 def project_estimate(project_class: str, *, c_files: int, build_findings: int, model: EffortModel,
-                     calibration: Calibration) -> Estimate:
+                     calibration: Calibration, backend_files: int = 0, backend_lines: int = 0,
+                     rocm_path: bool = False) -> Estimate:
     """Costs a project has once, whatever its number of workloads and targets: its build port,
     from what its build files contain (one unit for the build system plus one per build finding:
     CUDA language, targets, nvcc-only flags, CUDA libraries); the integration glue no finding
     explains (a compat header, include guards, dispatch branches), growing with the square root of
-    its C/C++/CUDA files with findings; and the plan's assumed validation steps (CI, performance check)."""
+    its C/C++/CUDA files with findings; the HIP twins of CUDA files kept in a per-back-end layout (a
+    `cuda/` folder beside `openmp/`: a port writes the HIP member of the family), in proportion to their
+    lines (none where the project already builds on ROCm, `rocm_path`: it has them); and the plan's
+    assumed validation steps (CI, performance check)."""
     items = _Items()
     if project_class in ("migration-required", "incompatible") and model.calibrated:
         items.add(f"build system port ({build_findings} build findings + the build system; "
@@ -209,6 +214,11 @@ def project_estimate(project_class: str, *, c_files: int, build_findings: int, m
                       f"{calibration.glue_lines_per_sqrt_file:.1f} lines × √{c_files} C/C++/CUDA files with findings)",
                       calibration.hours(calibration.glue_lines_per_sqrt_file, math.sqrt(c_files)), True,
                       kind="integration glue", name="integration glue no finding explains")
+        if backend_lines and calibration.twin_lines_per_backend_line and not rocm_path:
+            items.add(f"HIP twins of {backend_files} CUDA back-end files ({backend_lines} lines × "
+                      f"{calibration.twin_lines_per_backend_line:.2f} hand lines each)",
+                      calibration.hours(calibration.twin_lines_per_backend_line, backend_lines), True,
+                      kind="HIP twins", name="HIP twins of CUDA back-end files")
     size = calibration.size_factor(c_files)
     factors = model.uncertainty.get(project_class, (1.0, 1.0))
     for item, hours in model.fixed.get(project_class, {}).items():

@@ -13,6 +13,7 @@ from migrate.rulebase.load import RuleBase
 from migrate.workloads.assemble import Spec
 from migrate.workloads.calibration import Calibration
 from migrate.workloads.classify import Agreement, classify, effective_class
+from migrate.workloads.components import rewrites
 from migrate.workloads.estimate import EffortModel, estimate, family_counts
 from migrate.workloads.graph import DependencyGraph
 from migrate.workloads.parts import ProjectParts, optional_root
@@ -33,7 +34,8 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
     hipified = alternatives.torch_hipified(rules.directory, rules.version)
     tagged = [parts.apply(evolve(f, workload=graph.owner.get(f.path, ""))) for f in findings
               if not (f.rule in imports and graph.own_module(f.path, f.symbol))]
-    tagged = whole_rewrites(tagged, alternatives.rewrite_lanes(rules.directory, rules.version), kernel_rules(rules))
+    lanes = alternatives.rewrite_lanes(rules.directory, rules.version)
+    tagged = whole_rewrites(tagged, lanes, kernel_rules(rules))
     mine: dict[str, list[Finding]] = {s.name: [] for s in specs}
     for finding in tagged:
         if finding.workload in mine:
@@ -69,7 +71,7 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
                 cls, reasons = own[worst]
                 chain = tuple(graph.chain(spec.name, worst)) + tuple(_where(f) for f in reasons[:1])
             result = estimate(counted_of[spec.name], own[spec.name][0], model, efforts.__getitem__, names.__getitem__,
-                              calibration, in_project)
+                              calibration, in_project, rewrites=rewrites(counted_of[spec.name], lanes))
             verdicts[spec.name].append(TargetVerdict(
                 arch=arch, migration_class=cls, own_class=own[spec.name][0], reasons=reasons, chain=chain,
                 effort=result.effort, breakdown=result.breakdown, calibrated=result.calibrated,
