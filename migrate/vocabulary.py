@@ -60,6 +60,9 @@ STRUCTURE_KINDS: dict[str, str] = {
     "build_source": "a source file a CMake command or a Makefile assignment names (`list(APPEND SRCS csrc/a.cu)`, "
                     "`SRCS += a.cu`), relative to its folder",
     "cmake_subdirectory": "`add_subdirectory(dir)`",
+    "hip_branch": "the code of a HIP branch of a HIP guard (`short`, or `long` past the kept length): whether it "
+                  "only refuses HIP (`TORCH_CHECK(false, ...)`, rules/workloads/optional.yaml) decides if the guard "
+                  "is evidence of a ROCm path",
     "hip_rejected": "`#error` on the HIP side of a HIP guard: a HIP build of the file stops there",
     "rocm_path": "evidence of an upstream ROCm path (a HIP build branch, a ROCm CI job, an `is_hip` branch); "
                  "the name is its strength",

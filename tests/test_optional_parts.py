@@ -153,3 +153,39 @@ def test_a_feature_switch_inside_the_platform_switch_is_optional_beside_the_proj
     assert (project.apply(cudnn).status, project.apply(kernel).status) == ("optional", "")
     alone = parts.build(facts, {"a.cu": "cuda"}, [cudnn])  # no kernel of its own: cuDNN is the GPU path
     assert alone.switches == {}
+
+
+def scanned(tree: Path, rulebase) -> dict:
+    return to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
+
+
+def test_a_hip_branch_that_only_refuses_hip_and_an_unused_rocm_home_are_no_rocm_path(rulebase) -> None:
+    """MinkowskiEngine: `#if defined __HIP_PLATFORM_HCC__ TORCH_CHECK(false, "... not supported on HIP")` and a
+    test setup.py that imports ROCM_HOME and never reads it: the project has no HIP build, nothing is ported."""
+    data = scanned(ROOT / "fixtures" / "workloads" / "ported_refused", rulebase)
+    assert all(w["rocm_path"] == [] for w in data["workloads"])
+    assert data["summary"]["class"] == "minor-adaptation"
+    assert "ported" not in {f["status"] for f in data["findings"]}
+
+
+def test_a_hip_branch_with_code_and_a_rocm_home_the_build_reads_are_a_rocm_path(rulebase) -> None:
+    """Near miss: the HIP branch calls hipSPARSE and setup.py builds with ROCM_HOME."""
+    data = scanned(ROOT / "fixtures" / "workloads" / "ported_refused_near", rulebase)
+    evidence = {e for w in data["workloads"] for e in w["rocm_path"]}
+    assert "setup.py:4 from torch.utils.cpp_extension import ROCM_HOME" in evidence
+    assert "src/spmm.cu:3 defined(__HIP_PLATFORM_AMD__)" in evidence
+    assert data["summary"]["class"] == "native"
+
+
+@pytest.mark.parametrize(("code", "refuses"), [
+    ('TORCH_CHECK(false, "spmm sparse-dense is not supported on HIP; use CUDA");', True),
+    ('TORCH_CHECK(false,\n"not on HIP");\nreturn {};', True),
+    ('#error "HIP is not supported"', True),
+    ('throw std::runtime_error("no HIP");', True),
+    ('TORCH_CHECK(x.is_cuda());', False),  # a check that passes on HIP
+    ('TORCH_CHECK(false, "no");\nhipsparseCreate(&handle);', False),
+    ('return 0;', False),
+    ('#include <hip/hip_runtime.h>', False),
+])
+def test_which_hip_branches_only_refuse_hip(code: str, refuses: bool) -> None:
+    assert parts.words().refuses(code) is refuses

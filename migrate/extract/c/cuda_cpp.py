@@ -17,6 +17,10 @@ from migrate.extract.text.lines import line_texts
 from migrate.model import Extraction, Fact
 
 HASH_ERROR = re.compile(rb"(?m)^[ \t]*#[ \t]*error\b[^\n]*")
+HIP_BODY_MAX = 400  # characters of a HIP branch's code kept (a refusal is a statement or two)
+LINE_COMMENT = re.compile(r"//[^\n]*")
+BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+ENDIF = re.compile(r"#\s*endif\b[^\n]*\s*\Z")  # the chain's own, at the end of its last branch
 
 
 @dataclass
@@ -214,11 +218,29 @@ def _called_identifier(function: ts.Node) -> ts.Node | None:
 
 
 def _hip_branches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
-    """Evidence of a ROCm path: each #if/#ifdef chain that branches on a HIP/ROCm macro."""
+    """Evidence of a ROCm path: each #if/#ifdef chain that branches on a HIP/ROCm macro, and the code of
+    each of its HIP branches (`hip_branch`, comments and blank space left out, cut at HIP_BODY_MAX: the
+    project's data says which bodies only refuse HIP, `TORCH_CHECK(false, "not supported on HIP")`)."""
     for node in caps.get("conditional", []):
-        conditions = [cond for cond, _, _, _ in guards.branches(node) if guards.mentions_hip(cond)]
-        if conditions:
-            ctx.add("rocm_path", "source", node, text=conditions[0][:120])
+        chain = list(guards.branches(node))
+        conditions = [cond for cond, _, _, _ in chain if guards.mentions_hip(cond)]
+        if not conditions:
+            continue
+        ctx.add("rocm_path", "source", node, text=conditions[0][:120])
+        for start, end, label in guards.labels(chain):
+            if label == "hip":
+                body = _branch_body(ctx.source[start:end])
+                ctx.add_span("hip_branch", "long" if len(body) > HIP_BODY_MAX else "short", start, end,
+                             text=body[:HIP_BODY_MAX])
+
+
+def _branch_body(raw: bytes) -> str:
+    """A preprocessor branch's code: without its directive line, a closing #endif, comments, blank lines
+    and runs of space."""
+    text = raw.decode("utf-8", "replace").split("\n", 1)[1] if b"\n" in raw else ""
+    text = BLOCK_COMMENT.sub(" ", LINE_COMMENT.sub("", text))
+    text = ENDIF.sub("", text)
+    return "\n".join(" ".join(line.split()) for line in text.split("\n") if line.strip())
 
 
 def _switch_branches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:

@@ -137,6 +137,11 @@ def branches(node: ts.Node | None) -> Iterator[tuple[str, bool, int, int]]:
         node = alternative
 
 
+def labels(branches: list[tuple[str, bool, int, int]]) -> list[tuple[int, int, str]]:
+    """(start, end, 'hip' or 'cuda') for each branch of a chain on a HIP macro."""
+    return _label(branches)
+
+
 def _label(branches: list[tuple[str, bool, int, int]]) -> list[tuple[int, int, str]]:
     out = []
     hip_seen = False

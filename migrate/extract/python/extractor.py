@@ -77,6 +77,7 @@ class _Visitor(ast.NodeVisitor):
         self.alternatives: frozenset[int] = frozenset()  # id() of imports of a non-default branch (optional.py)
         self.facts: list[Fact] = []
         self.notes: list[str] = []
+        self.used: frozenset[str] = frozenset()  # every name the module reads or binds (ast.Name)
 
     def prescan(self, tree: ast.Module) -> None:
         """One pass before the visit: every import, and what each function returns."""
@@ -92,6 +93,7 @@ class _Visitor(ast.NodeVisitor):
                 function = node.name
             if isinstance(node, (ast.stmt, ast.Module, ast.excepthandler, ast.match_case)):
                 todo.extend((child, function) for child in ast.iter_child_nodes(node))
+        self.used = frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
         self.guards.prescan(tree, returns)
         self.selected = selected_functions(tree)
         self.alternatives = alternative_imports(tree)
@@ -174,7 +176,8 @@ class _Visitor(ast.NodeVisitor):
             return
         self._bind(node)
         self.add("python_import", node.module, node)
-        hip_names = [a.name for a in node.names if f"{node.module}.{a.name}" in HIP_MARKERS or a.name in HIP_HOMES]
+        hip_names = [a.name for a in node.names if (f"{node.module}.{a.name}" in HIP_MARKERS or a.name in HIP_HOMES)
+                     and (a.asname or a.name) in self.used]  # an import never used builds nothing for ROCm
         if hip_names:
             self.add("rocm_path", "python", node, text=f"from {node.module} import {', '.join(hip_names)}")
 
