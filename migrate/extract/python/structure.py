@@ -98,4 +98,14 @@ def _path(visitor: _Visitor, node: ast.expr, depth: int = 0) -> str | None:
     if isinstance(node, ast.Call) and visitor.call_name(node) in ("glob.glob", "glob.iglob") and node.args:
         pattern = _path(visitor, node.args[0])
         return f"glob:{pattern}" if pattern else None
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp)):  # [join(root, f) for root, _, files in os.walk(src) ...]
+        walked = node.generators[0].iter
+        if isinstance(walked, ast.Call) and visitor.call_name(walked) == "os.walk" and walked.args:
+            folder = _path(visitor, walked.args[0], depth + 1)
+            suffixes = [a.value for g in node.generators for test in g.ifs for call in ast.walk(test)
+                        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                        and call.func.attr == "endswith" for a in call.args
+                        if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            # one pattern per suffix the comprehension keeps (fnmatch's * crosses folders, as os.walk does)
+            return "\n".join(f"glob:{folder.rstrip('/')}/*{s}" for s in suffixes or [""]) if folder else None
     return None
