@@ -109,6 +109,7 @@ C_CONSTRUCTS: dict[str, str] = {
     "kernel-launch": "a `<<<...>>>` launch in host code",
     "device-kernel-launch": "a launch in device code (dynamic parallelism)",
     "device-runtime-call": "a `cuda*` runtime call in device code",
+    "device-alloca": "`alloca` (or `__builtin_alloca`) called in device code",
     "lane-mask-32": "a mask covering at most 32 lanes passed to a `*_sync` intrinsic or `__syncwarp`",
     "ballot-32bit-store": "a ballot result stored in a 32-bit integer",
     "popc-ballot": "`__popc` of a ballot (a 32-bit population count of a 64-bit mask)",
