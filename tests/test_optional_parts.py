@@ -189,3 +189,13 @@ def test_a_hip_branch_with_code_and_a_rocm_home_the_build_reads_are_a_rocm_path(
 ])
 def test_which_hip_branches_only_refuse_hip(code: str, refuses: bool) -> None:
     assert parts.words().refuses(code) is refuses
+
+
+def test_a_cargo_feature_on_rocm_is_a_rocm_path_and_a_crate_named_like_rocm_is_not(rulebase) -> None:
+    """supranational/sppark: its Rust build offers `rocm = []` beside `cuda = []` (build.rs runs hipcc)."""
+    ported = scanned(ROOT / "fixtures" / "workloads" / "ported_cargo", rulebase)
+    assert {e for w in ported["workloads"] for e in w["rocm_path"]} == {"rust/Cargo.toml:15 rocm = ["}
+    assert ported["summary"]["class"] == "native"
+    near = scanned(ROOT / "fixtures" / "workloads" / "ported_cargo_near", rulebase)
+    assert all(w["rocm_path"] == [] for w in near["workloads"])
+    assert near["summary"]["class"] == "migration-required"
