@@ -16,6 +16,7 @@ SETUP_WITH_HIP = """from setuptools import setup
 from torch.utils.cpp_extension import CUDAExtension, BuildExtension, ROCM_HOME
 import torch
 IS_ROCM = torch.version.hip is not None
+HIP_FLAGS = ["-DUSE_ROCM"] if ROCM_HOME else []
 setup(name="scaler", ext_modules=[CUDAExtension("scaler_ext", ["csrc/scale.cu"])],
       cmdclass={"build_ext": BuildExtension})
 """
@@ -62,6 +63,43 @@ def test_a_build_branch_without_hip_sources_is_not_a_rocm_path(tmp_path: Path) -
     assert "ported" not in {f["status"] for f in report["findings"]}
 
 
+REJECTING_KERNEL = """#include <cuda_runtime.h>
+#include <cusparse.h>
+torch::Tensor coo_spmm(torch::Tensor const &rows) {
+#if defined __HIP_PLATFORM_HCC__
+  TORCH_CHECK(false, "spmm sparse-dense is not supported on HIP");
+#elif defined(_WIN32) || defined(_WIN64)
+  TORCH_CHECK(false, "spmm sparse-dense CUDA is not supported on Windows");
+#endif
+  cusparseSpMMAlg_t mm_alg;
+  return rows;
+}
+"""
+TEST_SETUP_IMPORTING_ROCM_HOME = """from setuptools import setup
+from torch.utils.cpp_extension import CUDA_HOME, ROCM_HOME, CUDAExtension, BuildExtension
+setup(name="t", ext_modules=[CUDAExtension("t", ["t.cu"], include_dirs=[CUDA_HOME + "/include"])],
+      cmdclass={"build_ext": BuildExtension})
+"""
+
+
+def test_a_hip_branch_that_only_fails_and_an_unread_rocm_home_are_no_rocm_path(tmp_path: Path) -> None:
+    """Cut from MinkowskiEngine 02fc608 (src/spmm.cu:84, tests/cpp/setup.py:11): no HIP build at all."""
+    tree = write(tmp_path / "engine", {"setup.py": SETUP_WITH_HIP.replace("csrc/scale.cu", "src/spmm.cu"),
+                                       "src/spmm.cu": REJECTING_KERNEL, "src/scale.cu": KERNEL,
+                                       "tests/cpp/setup.py": TEST_SETUP_IMPORTING_ROCM_HOME})
+    report = scan(tree)
+    assert report["workloads"][0]["rocm_path"] == []
+    assert "ported" not in {f["status"] for f in report["findings"]}
+    assert report["summary"]["class"] != "native"
+    # near miss: a HIP side that does something (includes the HIP runtime) is a HIP branch
+    working = REJECTING_KERNEL.replace('  TORCH_CHECK(false, "spmm sparse-dense is not supported on HIP");\n',
+                                       "  hipsparseSpMM_stub();\n")
+    write(tree, {"src/spmm.cu": working})
+    evidence = scan(tree)["workloads"][0]["rocm_path"]
+    assert any(e.startswith("src/spmm.cu:4 ") for e in evidence)
+    assert any(e.startswith("setup.py:2 ") for e in evidence)
+
+
 def test_a_rocm_ci_job_is_a_rocm_path(tmp_path: Path) -> None:
     tree = write(tmp_path / "lib", {"CMakeLists.txt": "project(lib LANGUAGES CXX CUDA)\nadd_library(lib a.cu)\n",
                                     "a.cu": KERNEL,
@@ -96,8 +134,9 @@ def test_a_single_medium_finding_does_not_decide_the_class(tmp_path: Path) -> No
 
 
 def test_summary_sarif_and_lint_use_the_same_effective_class(tmp_path: Path) -> None:
-    tree = write(tmp_path / "scaler", {"setup.py": SETUP_WITH_HIP.replace(", ROCM_HOME", "").replace(
-        "IS_ROCM = torch.version.hip is not None\n", ""), "csrc/scale.cu": KERNEL})
+    plain = SETUP_WITH_HIP.replace(", ROCM_HOME", "").replace("IS_ROCM = torch.version.hip is not None\n", "")
+    plain = plain.replace('HIP_FLAGS = ["-DUSE_ROCM"] if ROCM_HOME else []\n', "")
+    tree = write(tmp_path / "scaler", {"setup.py": plain, "csrc/scale.cu": KERNEL})
     report = scan(tree)
     by_class = report["summary"]["by_class"]
     assert by_class == dict(Counter(f["class"] for f in report["findings"]))

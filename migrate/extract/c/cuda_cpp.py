@@ -214,11 +214,34 @@ def _called_identifier(function: ts.Node) -> ts.Node | None:
 
 
 def _hip_branches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
-    """Evidence of a ROCm path: each #if/#ifdef chain that branches on a HIP/ROCm macro."""
+    """Evidence of a ROCm path: each #if/#ifdef chain that branches on a HIP/ROCm macro, unless its HIP
+    side only fails (`#if defined __HIP_PLATFORM_HCC__` / `TORCH_CHECK(false, "not supported on HIP")`)."""
     for node in caps.get("conditional", []):
-        conditions = [cond for cond, _, _, _ in guards.branches(node) if guards.mentions_hip(cond)]
-        if conditions:
+        chain = list(guards.branches(node))
+        conditions = [cond for cond, _, _, _ in chain if guards.mentions_hip(cond)]
+        if conditions and not _hip_side_fails(node, chain):
             ctx.add("rocm_path", "source", node, text=conditions[0][:120])
+
+
+def _hip_side_fails(node: ts.Node, chain: list[tuple[str, bool, int, int]]) -> bool:
+    """Whether every statement on the HIP side of a chain fails (a throw, `#error`, a check of `false`)."""
+    statements: list[ts.Node] = []
+    branch: ts.Node | None = node
+    for label in guards.labels(chain):
+        if branch is None:
+            return False
+        if label == "hip":
+            skip = {branch.child_by_field_name(f) for f in ("condition", "name", "alternative")}
+            statements += [c for c in branch.named_children if c not in skip and c.type != "comment"]
+        branch = branch.child_by_field_name("alternative")
+    return bool(statements) and all(_fails(s) for s in statements)
+
+
+def _fails(statement: ts.Node) -> bool:
+    if statement.type == "preproc_call":
+        directive = statement.child_by_field_name("directive")
+        return directive is not None and _text(directive).strip() == "#error"
+    return xref.fails(statement)
 
 
 def _switch_branches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:

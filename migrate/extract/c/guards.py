@@ -137,6 +137,11 @@ def branches(node: ts.Node | None) -> Iterator[tuple[str, bool, int, int]]:
         node = alternative
 
 
+def labels(chain: list[tuple[str, bool, int, int]]) -> list[str]:
+    """Each branch's side, 'hip' or 'cuda', in order."""
+    return [label for _, _, label in _label(chain)]
+
+
 def _label(branches: list[tuple[str, bool, int, int]]) -> list[tuple[int, int, str]]:
     out = []
     hip_seen = False

@@ -75,6 +75,7 @@ class _Visitor(ast.NodeVisitor):
         self.selected: frozenset[str] = frozenset()  # functions a dispatch table picks (python/optional.py)
         self.in_selected = 0  # depth of such functions being visited: their imports are optional
         self.alternatives: frozenset[int] = frozenset()  # id() of imports of a non-default branch (optional.py)
+        self.unused_homes: dict[str, tuple[ast.ImportFrom, str]] = {}  # ROCM_HOME imported, not yet read
         self.facts: list[Fact] = []
         self.notes: list[str] = []
 
@@ -174,9 +175,9 @@ class _Visitor(ast.NodeVisitor):
             return
         self._bind(node)
         self.add("python_import", node.module, node)
-        hip_names = [a.name for a in node.names if f"{node.module}.{a.name}" in HIP_MARKERS or a.name in HIP_HOMES]
-        if hip_names:
-            self.add("rocm_path", "python", node, text=f"from {node.module} import {', '.join(hip_names)}")
+        for alias in node.names:  # ROCM_HOME & co. are evidence once read: an import alone builds nothing for HIP
+            if f"{node.module}.{alias.name}" in HIP_MARKERS or alias.name in HIP_HOMES:
+                self.unused_homes[alias.asname or alias.name] = (node, f"from {node.module} import {alias.name}")
 
     def visit_Assign(self, node: ast.Assign) -> None:
         capability, properties = constructs.is_capability(self, node.value), self.is_properties(node.value)
@@ -293,6 +294,9 @@ class _Visitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load) and node.id in self.unused_homes:
+            statement, text = self.unused_homes.pop(node.id)
+            self.add("rocm_path", "python", statement, text=text)
         target = self.aliases.get(node.id)
         if target and "." in target and isinstance(node.ctx, ast.Load):
             self.add("python_attr", target, node, role=self._use(node))
@@ -432,7 +436,7 @@ def _strings(node: ast.AST) -> list[ast.Constant]:
     return [n for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
 
 
-# torch.utils.cpp_extension names that only a ROCm-aware build imports.
+# torch.utils.cpp_extension names that only a ROCm-aware build reads (an import never read is no evidence).
 HIP_HOMES = frozenset({"ROCM_HOME", "HIP_HOME", "IS_HIP_EXTENSION", "COMMON_HIP_FLAGS", "ROCM_VERSION"})
 
 
