@@ -125,6 +125,44 @@ def test_an_optional_part_does_not_decide_the_workload(tmp_path: Path) -> None:
     assert (trt["status"], trt["rule_class"]) == ("optional", "incompatible")
 
 
+OPT_IN_SETUP = """import os
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+nvcc_flags = ["-std=c++17"]
+if os.environ.get("GROUPED_GEMM_CUTLASS", "0") == "1":
+    nvcc_flags.extend(["-DGROUPED_GEMM_CUTLASS"])
+setup(name="gg", ext_modules=[CUDAExtension("gg_backend", ["csrc/gg.cu"], extra_compile_args={"nvcc": nvcc_flags})],
+      cmdclass={"build_ext": BuildExtension})
+"""
+CUTLASS_ELSE = """#include <cublas_v2.h>
+__global__ void fill(float *x) { x[threadIdx.x] = 0.0f; }
+void gemm(cublasHandle_t h, const float *a, const float *b, float *c) {
+#if !defined(GROUPED_GEMM_CUTLASS)
+  float one = 1.0f;
+  cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, a, 4, b, 4, &one, c, 4);
+#else
+  using Gemm = cutlass::gemm::device::GemmGrouped<cutlass::gemm::kernel::DefaultGemmGrouped<float>>;
+  Gemm gemm_op;
+  gemm_op.run();
+#endif
+}
+"""
+
+
+def test_a_macro_an_environment_opt_in_defines_gates_an_optional_else(tmp_path: Path) -> None:
+    """Cut from tgale96/grouped_gemm ebeae0b (setup.py:30, csrc/grouped_gemm.cu:542): the CUTLASS path
+    is built only with GROUPED_GEMM_CUTLASS=1; the default build calls cuBLAS."""
+    tree = write(tmp_path / "gg", {"setup.py": OPT_IN_SETUP, "csrc/gg.cu": CUTLASS_ELSE})
+    workload = next(w for w in scan(tree)["workloads"] if w["name"] == "gg_backend")
+    (part,) = workload["optional_parts"]
+    assert (part["root"], workload["class"]) == ("build switch GROUPED_GEMM_CUTLASS", "minor-adaptation")
+    assert "setup.py:6 environment-opt-in(GROUPED_GEMM_CUTLASS) default 0" in part["evidence"]
+    # near miss: the same flag added on every build is no switch
+    write(tree, {"setup.py": OPT_IN_SETUP.replace('if os.environ.get("GROUPED_GEMM_CUTLASS", "0") == "1":\n    ', "")})
+    workload = next(w for w in scan(tree)["workloads"] if w["name"] == "gg_backend")
+    assert workload["optional_parts"] == [] and workload["class"] != "minor-adaptation"  # CUTLASS is required now
+
+
 def test_a_single_medium_finding_does_not_decide_the_class(tmp_path: Path) -> None:
     tree = write(tmp_path / "k", {"k.cu": "__device__ float f(float a, float b) { return __bfloat162int_rz(a) + b; }\n"})
     report = scan(tree)

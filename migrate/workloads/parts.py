@@ -232,10 +232,11 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             outside = True
     switches: dict[str, tuple[str, ...]] = {}
     for name in sorted(uses):
-        turns_on = feature(name, known)
+        where, default = declared.get(name, ("", ""))
+        # a switch declared off by default without a switch word (`-DGROUPED_GEMM_CUTLASS` on an opt-in) turns on itself
+        turns_on = feature(name, known) or (name if where and default.upper() in known.off else None)
         if turns_on is None:
             continue
-        where, default = declared.get(name, ("", ""))
         said = (f"{where} default {default}",) if where else ()
         if where and default.upper() in known.off:
             switches[name] = (*said, f"{name} is off by default: the default build has none of its code")

@@ -248,8 +248,10 @@ def _switch_branches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
     """Branches taken on a build switch (`#ifdef USE_CUDNN`: `switch_branch`, one per switch and branch)
     and `#error` directives on the HIP side of a HIP guard (`hip_rejected`: HIP builds stop here)."""
     for node in caps.get("conditional", []):
-        for cond, positive, start, end in guards.branches(node):
-            for name in guards.switch_names(cond, positive):
+        chain = list(guards.branches(node))
+        negated = guards.else_switch(chain)
+        for cond, positive, start, end in chain:
+            for name in guards.switch_names(cond, positive) or ([negated] if negated and not cond else []):
                 line_end = ctx.source.find(b"\n", start)
                 directive = ctx.source[start:line_end if line_end >= 0 else end].decode("utf-8", "replace")
                 ctx.add_span("switch_branch", name, start, end, text=directive.strip()[:120])

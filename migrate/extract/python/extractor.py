@@ -277,6 +277,16 @@ class _Visitor(ast.NodeVisitor):
         value = node.value.decode("latin-1") if isinstance(node.value, bytes) else node.value
         if isinstance(value, str) and not self.tests and len(value) < 200 and ARCH_OPTION.match(value):
             self.add("construct", "cuda-arch-option", node, text=value)
+        if isinstance(value, str) and self.guard == "optional" and (macro := DEFINE_OPTION.match(value)):
+            self.add("build_switch", macro.group(1), node, text="0 environment-opt-in")
+
+    def visit_Tuple(self, node: ast.Tuple) -> None:
+        """`define_macros=[("WITH_X", None)]` in an environment opt-in: the macro is a switch, off unset."""
+        first = node.elts[0] if len(node.elts) == 2 else None
+        if self.guard == "optional" and isinstance(first, ast.Constant) and isinstance(first.value, str) \
+                and MACRO_NAME.match(first.value):
+            self.add("build_switch", first.value, node, text="0 environment-opt-in")
+        self.generic_visit(node)
 
     def _use(self, node: ast.expr) -> str:
         """The role of a name's use: called, printed or logged, compared, or any other value."""
@@ -436,6 +446,10 @@ def _strings(node: ast.AST) -> list[ast.Constant]:
     return [n for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
 
 
+# A compiler option that defines a macro (`-DGROUPED_GEMM_CUTLASS`, `-DWITH_X=1`): in a scope that runs only when
+# an environment variable is set, the macro is a build switch that is off by default (workloads/parts.py).
+DEFINE_OPTION = re.compile(r"^-D([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:=1)?$")
+MACRO_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 # torch.utils.cpp_extension names that only a ROCm-aware build reads (an import never read is no evidence).
 HIP_HOMES = frozenset({"ROCM_HOME", "HIP_HOME", "IS_HIP_EXTENSION", "COMMON_HIP_FLAGS", "ROCM_VERSION"})
 
