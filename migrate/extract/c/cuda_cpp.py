@@ -335,8 +335,47 @@ def _role(node: ts.Node, calls: set[int]) -> str:
             and parent.children[0].type.endswith("ndef"):
         negated = not negated
     if parent is not None and parent.type in ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"):
+        if _only_pragmas(parent):
+            return "tuning_macro"
         return "negated_macro" if negated else "macro"
     return "value"
+
+
+BRANCH_FIELDS = ("condition", "name", "alternative")
+CONDITIONALS = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"})
+
+
+def _only_pragmas(branch: ts.Node) -> bool:
+    """Whether every branch of the chain holding `branch` only sets a pragma: `#pragma unroll`, or a macro
+    defined as one or as nothing (moderngpu's `#ifdef __CUDA_ARCH__ #define PRAGMA_UNROLL #pragma unroll
+    #else #define PRAGMA_UNROLL #endif`); whichever branch a compiler takes, the code is the same."""
+    top = branch
+    while top.parent is not None and top.parent.type in CONDITIONALS and top.parent.child_by_field_name(
+            "alternative") == top:
+        top = top.parent
+    node: ts.Node | None = top
+    seen = False
+    while node is not None:
+        skip = {node.child_by_field_name(f) for f in BRANCH_FIELDS}
+        for child in node.named_children:
+            if child in skip or child.type == "comment":
+                continue
+            if not _sets_pragma(child):
+                return False
+            seen = True
+        node = node.child_by_field_name("alternative")
+    return seen
+
+
+def _sets_pragma(node: ts.Node) -> bool:
+    if node.type == "preproc_call":
+        directive = node.child_by_field_name("directive")
+        return directive is not None and _text(directive).strip() == "#pragma"
+    if node.type in ("preproc_def", "preproc_function_def"):
+        value = node.child_by_field_name("value")
+        body = _text(value).strip() if value is not None else ""
+        return body == "" or body.startswith(("#pragma", "_Pragma", "__pragma"))
+    return False
 
 
 def _namespace_aliases(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
