@@ -55,14 +55,12 @@ STRUCTURE_KINDS: dict[str, str] = {
     "backend_branch": "a CMake branch a HIP build takes (`hip`) or skips (`cuda`: `if(NOT USE_ROCM)`, "
                       "`if(GPU_LANG STREQUAL \"CUDA\")`), over its lines",
     "build_switch": "a CMake `option()`, `cmake_dependent_option()`, project `*_option()` or `set(X 0 CACHE BOOL)`, a "
-                    "Makefile `X ?= 0` or a commented-out `# X := 1`: the name is the switch, the text its default and "
+                    "Makefile `X ?= 0`, a commented-out `# X := 1` or a macro a setup.py defines only when an "
+                    "environment variable is set (`-DX`, `(\"X\", None)`): the name is the switch, the text its default and "
                     "how it was declared (`OFF option`)",
     "build_source": "a source file a CMake command or a Makefile assignment names (`list(APPEND SRCS csrc/a.cu)`, "
                     "`SRCS += a.cu`), relative to its folder",
     "cmake_subdirectory": "`add_subdirectory(dir)`",
-    "hip_branch": "the code of a HIP branch of a HIP guard (`short`, or `long` past the kept length): whether it "
-                  "only refuses HIP (`TORCH_CHECK(false, ...)`, rules/workloads/optional.yaml) decides if the guard "
-                  "is evidence of a ROCm path",
     "hip_rejected": "`#error` on the HIP side of a HIP guard: a HIP build of the file stops there",
     "rocm_path": "evidence of an upstream ROCm path (a HIP build branch, a ROCm CI job, an `is_hip` branch); "
                  "the name is its strength",
@@ -77,6 +75,8 @@ ROLES: dict[str, str] = {
     "value": "any other use of the name",
     "macro": "a name in a preprocessor condition",
     "negated_macro": "a name tested only negated in a preprocessor condition (`#ifndef X`, `!defined(X)`)",
+    "tuning_macro": "a name in the condition of a preprocessor chain whose every branch only sets a pragma "
+                    "(`#ifdef __CUDA_ARCH__` / `#define PRAGMA_UNROLL #pragma unroll` / `#else` / `#define PRAGMA_UNROLL`)",
     "compare": "a Python name compared with (`dtype == torch.float8_e4m3fn`, `x in (...)`) or "
                "checked by `isinstance`",
     "message": "a Python name printed or logged (an argument of `print`, `logging`/`logger` calls, "

@@ -177,20 +177,6 @@ def test_a_hip_branch_with_code_and_a_rocm_home_the_build_reads_are_a_rocm_path(
     assert data["summary"]["class"] == "native"
 
 
-@pytest.mark.parametrize(("code", "refuses"), [
-    ('TORCH_CHECK(false, "spmm sparse-dense is not supported on HIP; use CUDA");', True),
-    ('TORCH_CHECK(false,\n"not on HIP");\nreturn {};', True),
-    ('#error "HIP is not supported"', True),
-    ('throw std::runtime_error("no HIP");', True),
-    ('TORCH_CHECK(x.is_cuda());', False),  # a check that passes on HIP
-    ('TORCH_CHECK(false, "no");\nhipsparseCreate(&handle);', False),
-    ('return 0;', False),
-    ('#include <hip/hip_runtime.h>', False),
-])
-def test_which_hip_branches_only_refuse_hip(code: str, refuses: bool) -> None:
-    assert parts.words().refuses(code) is refuses
-
-
 def test_a_cargo_feature_on_rocm_is_a_rocm_path_and_a_crate_named_like_rocm_is_not(rulebase) -> None:
     """supranational/sppark: its Rust build offers `rocm = []` beside `cuda = []` (build.rs runs hipcc)."""
     ported = scanned(ROOT / "fixtures" / "workloads" / "ported_cargo", rulebase)

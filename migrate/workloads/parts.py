@@ -15,7 +15,6 @@ files that stop a HIP build with `#error` on the HIP side of a guard."""
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -32,8 +31,7 @@ C_FAMILIES = ("HIP0", "HIP1", "HIP2", "HIP3", "HIP4", "HIP5")
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".cuh", ".inl")
 HEADER_DEPTH = 3  # headers included only by gated headers, this many levels down
 MODULE_DEPTH = 4  # modules imported only by optional modules, this many levels down
-SECTIONS = ("folders", "scratch_folders", "switches", "hip_rejections")
-STRING_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+SECTIONS = ("folders", "scratch_folders", "switches")
 
 
 class DataError(ValueError):
@@ -50,33 +48,6 @@ class Words:
     switch_words: frozenset[str]
     platform_words: frozenset[str]
     off: frozenset[str]
-    rejections: tuple[re.Pattern[str], ...] = ()
-    after_rejection: tuple[re.Pattern[str], ...] = ()
-
-    def refuses(self, code: str) -> bool:
-        """Whether a HIP branch's code (hip_branch facts: one line per source line) only refuses HIP: every
-        statement a rejection, or a statement allowed after one."""
-        refused = False
-        for piece in _statements(code):
-            if any(r.search(piece) for r in self.rejections):
-                refused = True
-            elif not (refused and any(r.search(piece) for r in self.after_rejection)):
-                return False
-        return refused
-
-
-def _statements(code: str) -> list[str]:
-    """A branch's statements in order: each directive line, and the code between them split at `;`
-    (string literals emptied first, so a `;` in a message splits nothing)."""
-    out: list[str] = []
-    run = ""
-    for line in STRING_LITERAL.sub('""', code).split("\n"):
-        if line.lstrip().startswith("#"):
-            out += [p.strip() for p in run.split(";") if p.strip()] + [line.strip()]
-            run = ""
-        else:
-            run += " " + line
-    return out + [p.strip() for p in run.split(";") if p.strip()]
 
 
 @lru_cache(maxsize=4)
@@ -98,9 +69,7 @@ def words(directory: Path | None = None) -> Words:
                  scratch=frozenset(n.lower() for n in names("scratch_folders", "names")),
                  switch_words=frozenset(names("switches", "words")),
                  platform_words=frozenset(names("switches", "platform_words")),
-                 off=frozenset(n.upper() for n in names("switches", "off_values")),
-                 rejections=tuple(re.compile(r) for r in names("hip_rejections", "statements")),
-                 after_rejection=tuple(re.compile(r) for r in names("hip_rejections", "then")))
+                 off=frozenset(n.upper() for n in names("switches", "off_values")))
 
 
 def optional_root(path: str, known: Words | None = None) -> str | None:
@@ -239,7 +208,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
           known: Words | None = None) -> ProjectParts:
     """A project's parts from its files' facts (paths relative to its root) and its findings."""
     known = known or words()
-    collected = ported.collect(facts, kinds, known.refuses)
+    collected = ported.collect(facts, kinds)
     evidence = ported.rocm_path(collected, has_cuda_sources="cuda" in kinds.values())
     regions = _regions(facts)
     gated = _gated(facts, regions)
@@ -263,10 +232,11 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             outside = True
     switches: dict[str, tuple[str, ...]] = {}
     for name in sorted(uses):
-        turns_on = feature(name, known)
+        where, default = declared.get(name, ("", ""))
+        # a switch declared off by default without a switch word (`-DGROUPED_GEMM_CUTLASS` on an opt-in) turns on itself
+        turns_on = feature(name, known) or (name if where and default.upper() in known.off else None)
         if turns_on is None:
             continue
-        where, default = declared.get(name, ("", ""))
         said = (f"{where} default {default}",) if where else ()
         if where and default.upper() in known.off:
             switches[name] = (*said, f"{name} is off by default: the default build has none of its code")

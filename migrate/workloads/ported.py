@@ -2,14 +2,15 @@
 
 Strong evidence on its own: a ROCm job in CI (`ci`) or a ROCm package/extra (`package`).
 A HIP branch of the build (`build`: CMake HIP options and languages, hipcc, a setup.py that
-tests `torch.version.hip` or imports `ROCM_HOME`) counts when the sources carry HIP branches
+tests `torch.version.hip` or reads `ROCM_HOME`) counts when the sources carry HIP branches
 too (`source`: `#if defined(__HIP_PLATFORM_AMD__)`/`USE_ROCM` chains, `hip/` includes, .hip
-files), or when there is no CUDA source to port. A runtime `if torch.version.hip:` in a module
+files; a branch whose HIP side only fails, `TORCH_CHECK(false, "not supported on HIP")`, is none),
+or when there is no CUDA source to port. A runtime `if torch.version.hip:` in a module
 is not enough: its own branches are already dropped at match time."""
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from migrate.model import Fact
@@ -30,20 +31,15 @@ class Evidence:
         return f"{self.path}:{self.line} {self.text}" if self.line else f"{self.path} {self.text}"
 
 
-def collect(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
-            refuses: Callable[[str], bool] = lambda _: False) -> list[Evidence]:
-    """Every piece of ROCm-path evidence in the files, in path order. A HIP guard whose every HIP branch
-    only refuses HIP (`refuses(code)`: `TORCH_CHECK(false, "not supported on HIP")`) is none."""
+def collect(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> list[Evidence]:
+    """Every piece of ROCm-path evidence in the files, in path order."""
     out: list[Evidence] = []
     for path in sorted(facts):
         kind = kinds.get(path, "")
         if kind == "hip":
             out.append(Evidence(path, 0, "source", "(HIP source file)"))
         first_source = True
-        refusals = _refusals(facts[path], refuses)
         for fact in facts[path]:
-            if fact.kind == "rocm_path" and fact.name == "source" and (fact.line, fact.end_line) in refusals:
-                continue
             if fact.kind == "include" and fact.name.startswith(("hip/", "hipblas", "hipcub/", "rocprim/")) \
                     and first_source:
                 out.append(Evidence(path, fact.line, "source", f"#include <{fact.name}>"))
@@ -58,18 +54,6 @@ def collect(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
                     continue
                 first_source = False
             out.append(Evidence(path, fact.line, strength, fact.text))
-    return out
-
-
-def _refusals(facts: Sequence[Fact], refuses: Callable[[str], bool]) -> set[tuple[int, int]]:
-    """The line spans of the HIP guards in a file whose HIP branches (`hip_branch` facts) all refuse HIP."""
-    guards = [(f.line, f.end_line) for f in facts if f.kind == "rocm_path" and f.name == "source"]
-    bodies = [f for f in facts if f.kind == "hip_branch"]
-    out = set()
-    for start, end in guards:
-        own = [b for b in bodies if start <= b.line and b.end_line <= end]
-        if own and all(b.name == "short" and refuses(b.text) for b in own):
-            out.add((start, end))
     return out
 
 

@@ -54,6 +54,16 @@ def switch_names(condition: str, positive: bool) -> list[str]:
     return out
 
 
+def else_switch(chain: list[tuple[str, bool, int, int]]) -> str:
+    """The switch an `#else` is taken on: X of `#ifndef X` / `#if !defined(X)` followed by a plain `#else`
+    (grouped_gemm's `#if !defined(GROUPED_GEMM_CUTLASS)` cuBLAS path `#else` CUTLASS path), or ""."""
+    if len(chain) != 2 or chain[1][0] or chain[0][1]:
+        return ""
+    m = SWITCH_TERM.match(chain[0][0].strip().lstrip("!").strip())
+    name = next((g for g in m.groups() if g), "") if m else ""
+    return name if SWITCH_NAME.match(name) and not _hip_name(name) else ""
+
+
 def _negated(condition: str) -> bool:
     return condition.lstrip().startswith("!")
 
@@ -137,9 +147,9 @@ def branches(node: ts.Node | None) -> Iterator[tuple[str, bool, int, int]]:
         node = alternative
 
 
-def labels(branches: list[tuple[str, bool, int, int]]) -> list[tuple[int, int, str]]:
-    """(start, end, 'hip' or 'cuda') for each branch of a chain on a HIP macro."""
-    return _label(branches)
+def labels(chain: list[tuple[str, bool, int, int]]) -> list[str]:
+    """Each branch's side, 'hip' or 'cuda', in order."""
+    return [label for _, _, label in _label(chain)]
 
 
 def _label(branches: list[tuple[str, bool, int, int]]) -> list[tuple[int, int, str]]:
