@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from migrate import pipeline as scan
 from migrate.render.json_report import to_json
+from migrate.scan import pipeline as scan
 from migrate.settings import Settings
 from migrate.workloads import parts
 from tests.conftest import ROOT
@@ -28,7 +28,7 @@ def test_cudnn_behind_a_switch_beside_the_projects_own_kernels_is_optional(ruleb
     data = report("caffe_cudnn", rulebase)
     assert data["summary"]["class"] == "migration-required"
     part = optional_parts(data)["build switch USE_CUDNN"]
-    assert part["class"] == "incompatible"
+    assert part["class"] == "migration-required"  # cuDNN's classic calls have MIOpen routes (HIP3063)
     assert part["evidence"][:3] == ["CMakeLists.txt:5 caffe_option(USE_CUDNN) default ON",
                                     "the project's own GPU code builds without USE_CUDNN",
                                     "src/caffe/layers/cudnn_conv_layer.cu:1 #ifdef USE_CUDNN"]
@@ -38,8 +38,10 @@ def test_cudnn_behind_a_switch_beside_the_projects_own_kernels_is_optional(ruleb
 
 def test_a_switch_that_gates_the_only_gpu_path_is_not_optional(rulebase) -> None:
     data = report("cudnn_only", rulebase)
-    assert data["summary"]["class"] == "incompatible"
+    assert data["summary"]["class"] == "migration-required"
     assert optional_parts(data) == {}
+    cudnn = [f for f in data["findings"] if f["symbol"].startswith("cudnn")]
+    assert cudnn and {f["status"] for f in cudnn} == {""}
 
 
 def test_a_cmake_option_with_its_external_project_and_subdirectory_is_optional(rulebase) -> None:
@@ -119,7 +121,7 @@ def test_a_makefile_switch_left_commented_out_makes_its_sources_optional(rulebas
     data = report("make_cudnn", rulebase)
     assert data["summary"]["class"] == "migration-required"
     part = optional_parts(data)["build switch USE_CUDNN"]
-    assert part["class"] == "incompatible"
+    assert part["class"] == "migration-required"
     assert part["evidence"][0] == "Makefile.config.example:3 commented-out(USE_CUDNN) default 0"
 
 
