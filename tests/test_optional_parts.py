@@ -187,3 +187,25 @@ def test_a_cargo_feature_on_rocm_is_a_rocm_path_and_a_crate_named_like_rocm_is_n
     near = scanned(ROOT / "fixtures" / "workloads" / "ported_cargo_near", rulebase)
     assert all(w["rocm_path"] == [] for w in near["workloads"])
     assert near["summary"]["class"] == "migration-required"
+
+
+def test_a_build_script_and_ci_that_turn_the_gpu_switch_on_belong_to_its_part(rulebase) -> None:
+    """prismatic: `set(PRISMATIC_ENABLE_GPU 0 CACHE BOOL ...)`; its conda recipe configures with
+    `-D PRISMATIC_ENABLE_GPU=$enable_gpu -D CUDA_TOOLKIT_ROOT_DIR=$CUDA_HOME` (beside the GUI switch), and a CI
+    workflow builds with the switch on: both configure the optional GPU part, not the CPU project."""
+    data = report("gpu_build_script", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch PRISMATIC_ENABLE_GPU"]
+    assert "recipe/combined_build_install.sh:4 cmake -DPRISMATIC_ENABLE_GPU=$enable_gpu" in part["evidence"]
+    assert "build switch PRISMATIC_ENABLE_GUI" not in optional_parts(data)  # the GPU platform's part, not the GUI's
+    tied = [f for f in data["findings"] if f["path"].startswith(("recipe/", ".github/"))]
+    assert tied and {f["status"] for f in tied} == {"optional"}
+
+
+def test_a_cmake_command_is_a_branch_of_each_switch_it_does_not_turn_off() -> None:
+    from migrate.extract.text import buildfiles
+
+    source = b"cmake -DUSE_X=ON -D USE_Y=0 -DWITH_Z:BOOL=OFF \\\n  -DCMAKE_CUDA_ARCHITECTURES=80 ..\nmake\n"
+    branches = {(f.name, f.line, f.end_line) for f in buildfiles.shell(source).facts if f.kind == "switch_branch"}
+    assert ("USE_X", 1, 2) in branches and ("CMAKE_CUDA_ARCHITECTURES", 1, 2) in branches
+    assert not {name for name, _, _ in branches} & {"USE_Y", "WITH_Z"}

@@ -140,6 +140,10 @@ class ProjectParts:
         if path in self.optional_modules:
             return Part(path, (self.optional_modules[path],))
         region = next((r for r in self._switches(path, finding.line) if r.switch in self.switches), None)
+        if region is not None:  # of switches set on one line (a cmake command), the GPU platform's first
+            region = next((r for r in self._switches(path, finding.line) if r.switch in self.switches
+                           and (r.path, r.start, r.end) == (region.path, region.start, region.end)
+                           and is_platform(feature(r.switch, known) or "", known)), region)
         if region is not None:
             return Part(f"build switch {region.switch}",
                         (*self.switches[region.switch], f"{region.path}:{region.start} {region.text}"))
