@@ -163,6 +163,51 @@ def test_a_macro_an_environment_opt_in_defines_gates_an_optional_else(tmp_path: 
     assert workload["optional_parts"] == [] and workload["class"] != "minor-adaptation"  # CUTLASS is required now
 
 
+JIT_LOADER = """import os
+from torch.utils.cpp_extension import load
+
+
+def load_cpp_ext(ext_name):
+    ext_csrc = os.path.join(os.path.split(__file__)[0], "csrc")
+    ext_sources = [
+        os.path.join(ext_csrc, "cuda", "{}.cpp".format(ext_name)),
+        os.path.join(ext_csrc, "cuda", "{}.cu".format(ext_name)),
+    ]
+    return load(name=ext_name, sources=ext_sources, extra_cuda_cflags=["-DCUDA_HAS_FP16=1"], with_cuda=True)
+
+
+_knn = load_cpp_ext("knn")
+"""
+COMPREHENSION_SETUP = """import os
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+_src_path = os.path.dirname(os.path.abspath(__file__))
+setup(name="raymarching", ext_modules=[CUDAExtension(name="_raymarching",
+      sources=[os.path.join(_src_path, "src", f) for f in ["raymarching.cu", "bindings.cpp"]])],
+      cmdclass={"build_ext": BuildExtension})
+"""
+BINDINGS = "#include <torch/extension.h>\nvoid run(float *x);\n"
+
+
+def test_torch_extension_sources_named_by_format_or_comprehension_get_hipify_credit(tmp_path: Path) -> None:
+    """Cut from unlimblue/KNN_CUDA 619617b (knn_cuda/__init__.py: "{}.cu".format(ext_name)) and
+    ashawkey/torch-ngp b6e0804 (raymarching/setup.py: [os.path.join(_src_path, 'src', f) for f in [...]]):
+    PyTorch's ROCm build hipifies these plain kernels, so they are minor-adaptation."""
+    tree = write(tmp_path / "p", {"knn_cuda/__init__.py": JIT_LOADER, "knn_cuda/csrc/cuda/knn.cu": KERNEL,
+                                  "knn_cuda/csrc/cuda/knn.cpp": BINDINGS,
+                                  "raymarching/setup.py": COMPREHENSION_SETUP, "raymarching/src/raymarching.cu": KERNEL,
+                                  "raymarching/src/bindings.cpp": BINDINGS})
+    report = scan(tree)
+    kinds = {w["name"]: (w["kind"], w["class"]) for w in report["workloads"]}
+    assert kinds["knn_cuda"] == ("torch-extension", "minor-adaptation")
+    assert kinds["_raymarching"] == ("torch-extension", "minor-adaptation")
+    # near miss: a comprehension over names the scan cannot read builds nothing it can credit
+    write(tree, {"raymarching/setup.py": COMPREHENSION_SETUP.replace('["raymarching.cu", "bindings.cpp"]', "NAMES")})
+    launch = next(f for f in scan(tree)["findings"] if f["path"] == "raymarching/src/raymarching.cu"
+                  and f["rule"] == "HIP4001")
+    assert launch["class"] == "migration-required"
+
+
 def test_a_single_medium_finding_does_not_decide_the_class(tmp_path: Path) -> None:
     tree = write(tmp_path / "k", {"k.cu": "__device__ float f(float a, float b) { return __bfloat162int_rz(a) + b; }\n"})
     report = scan(tree)
