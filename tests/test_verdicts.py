@@ -208,6 +208,40 @@ def test_torch_extension_sources_named_by_format_or_comprehension_get_hipify_cre
     assert launch["class"] == "migration-required"
 
 
+TWO_BACKEND_CMAKE = """cmake_minimum_required(VERSION 3.18)
+project(fastllm LANGUAGES CXX)
+option(USE_CUDA "use cuda" OFF)
+option(USE_ROCM "use ROCm" OFF)
+if (USE_CUDA)
+    enable_language(CUDA)
+    set(FASTLLM_CUDA_SOURCES src/devices/cuda/fastllm-cuda.cu
+        src/devices/cuda/attention/fastllm-attention.cu)
+endif()
+if(USE_ROCM)
+    enable_language(HIP)
+    hipify(CUDA_SOURCE_DIR ${PROJECT_SOURCE_DIR}/src/devices/cuda HIP_SOURCE_DIR ${PROJECT_SOURCE_DIR}/src/devices/hip)
+    set(FASTLLM_CUDA_SOURCES src/devices/hip/fastllm-hip.hip)
+endif()
+add_library(fastllm ${FASTLLM_CUDA_SOURCES})
+"""
+
+
+def test_sources_only_the_cuda_switchs_branch_builds_beside_a_rocm_branch_are_not_ported(tmp_path: Path) -> None:
+    """Cut from ztxz16/fastllm d3aea32 (CMakeLists.txt:243 if (USE_CUDA), :448 if(USE_ROCM)): the ROCm build
+    compiles the hipified fastllm-cuda.cu (listed as src/devices/hip/fastllm-hip.hip) and leaves the
+    attention kernels out."""
+    tree = write(tmp_path / "fastllm", {"CMakeLists.txt": TWO_BACKEND_CMAKE, "include/compat.h": GUARDED_HEADER,
+                                        "src/devices/cuda/fastllm-cuda.cu": KERNEL,
+                                        "src/devices/cuda/attention/fastllm-attention.cu": KERNEL})
+    status = {f["path"]: f["status"] for f in scan(tree)["findings"] if f["rule"] == "HIP4001"}
+    assert status["src/devices/cuda/fastllm-cuda.cu"] == "ported"
+    assert status["src/devices/cuda/attention/fastllm-attention.cu"] != "ported"
+    # near miss: the ROCm branch lists the attention kernels' hipified twin too
+    write(tree, {"CMakeLists.txt": TWO_BACKEND_CMAKE.replace(
+        "src/devices/hip/fastllm-hip.hip)", "src/devices/hip/fastllm-hip.hip src/devices/hip/attention/fastllm-attention.hip)")})
+    assert {f["status"] for f in scan(tree)["findings"] if f["rule"] == "HIP4001"} == {"ported"}
+
+
 def test_a_single_medium_finding_does_not_decide_the_class(tmp_path: Path) -> None:
     tree = write(tmp_path / "k", {"k.cu": "__device__ float f(float a, float b) { return __bfloat162int_rz(a) + b; }\n"})
     report = scan(tree)
