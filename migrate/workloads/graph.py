@@ -76,9 +76,8 @@ class DependencyGraph:
                 namespace = fact.name.split(".")[2] if fact.name.count(".") >= 2 else ""
                 if namespace in extensions:
                     self._link_workload(rel, namespace, f"calls {'.'.join(fact.name.split('.')[:4])}")
-            elif fact.kind == "extension" and fact.name in extensions:  # building an extension is no use of it
-                self._link_workload(rel, fact.name, f"{'loads' if fact.role == 'jit' else 'builds'} {fact.name}",
-                                    use=fact.role == "jit")
+            elif fact.kind == "extension" and fact.name in extensions:
+                self._link_workload(rel, fact.name, f"{'loads' if fact.role == 'jit' else 'builds'} {fact.name}")
             elif fact.kind == "cmake_link" and fact.name in targets:
                 for lib in fact.text.split("\n"):
                     if lib in targets and lib != fact.name:
@@ -88,14 +87,13 @@ class DependencyGraph:
         if target is not None and target in self.owner:
             self._link_workload(rel, self.owner[target], step)
 
-    def _link_workload(self, rel: str, workload: str, step: str, *, use: bool = True) -> None:
+    def _link_workload(self, rel: str, workload: str, step: str) -> None:
         source = self.owner[rel]
         if source == workload:
             return
         if not self.graph.has_edge(source, workload):
             self.graph.add_edge(source, workload, f"{rel} {step}")
-        if use:
-            self._only_optional[workload] = self._only_optional.get(workload, True) and self._optional_use
+        self._only_optional[workload] = self._only_optional.get(workload, True) and self._optional_use
 
     def only_optionally_used(self, workload: str) -> bool:
         """Whether every use of a workload by another comes from optional code (and there is one)."""
