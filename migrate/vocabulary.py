@@ -75,6 +75,8 @@ ROLES: dict[str, str] = {
     "value": "any other use of the name",
     "macro": "a name in a preprocessor condition",
     "negated_macro": "a name tested only negated in a preprocessor condition (`#ifndef X`, `!defined(X)`)",
+    "legacy_gate": "a name in a preprocessor condition only an older NVIDIA GPU passes "
+                   "(`defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600`): false under hip-clang, which takes the other path",
     "tuning_macro": "a name in the condition of a preprocessor chain whose every branch only sets a pragma "
                     "(`#ifdef __CUDA_ARCH__` / `#define PRAGMA_UNROLL #pragma unroll` / `#else` / `#define PRAGMA_UNROLL`)",
     "compare": "a Python name compared with (`dtype == torch.float8_e4m3fn`, `x in (...)`) or "
