@@ -28,7 +28,7 @@ MARKED = frozenset({"cuda", "cpp", "hip"})
 
 def build(source: Path, out: Path, lines: int) -> tuple[int, int]:
     """Fill `out` with copies of `source`'s scanned files; (files, lines) written."""
-    from migrate.discover import discover
+    from migrate.scan.discover import discover
 
     found = discover([source], include_vendored=False, exclude=())
     originals = [(f, f.path.read_bytes()) for f in found.files]

@@ -34,9 +34,9 @@ CLI_FORMATS = ("json", "sarif", "csv")
 
 
 def rendered(tree: Path, *, jobs: int, cache: Path | None, full: bool) -> dict[str, str]:
-    from migrate import analyse, pipeline
     from migrate.cli.rules import load_rules
     from migrate.render import renderer
+    from migrate.scan import analyse, pipeline
     from migrate.settings import Settings
 
     real = analyse.analyse_all

@@ -72,7 +72,7 @@ PHASES = (
     ("migrate.extract.c.device", "constructs"), ("migrate.extract.c.hazards", "constructs"),
     ("migrate.extract.c.ports", "constructs"), ("migrate.extract.c.mlports", "constructs"),
     ("migrate.extract.c.xref", "facts"), ("migrate.extract.text.lines", "line_texts"),
-    ("migrate.analyse", "summarise"), ("migrate.analyse", "encode"),
+    ("migrate.scan.analyse", "summarise"), ("migrate.scan.analyse", "encode"),
 )
 
 
@@ -82,11 +82,10 @@ def phases(path: Path, repeat: int) -> None:
     import time
 
     sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
-    from migrate import analyse
     from migrate.cli.rules import load_rules
-    from migrate.discover import discover
-    from migrate.match import IdentifierNames, indexes
-
+    from migrate.scan import analyse
+    from migrate.scan.discover import discover
+    from migrate.scan.match import IdentifierNames, indexes
     from migrate.settings import Settings
 
     rules, settings = load_rules(None), Settings()

@@ -38,7 +38,7 @@ QUIET = "hipify-perl -quiet-warnings -examine"
 
 def hipify_files(root: Path) -> list[str]:
     """The files `scan` gives hipify-perl: C/C++/CUDA sources, relative to the root."""
-    from migrate.discover import discover
+    from migrate.scan.discover import discover
     from migrate.hipify.scan_pass import EXAMINED_KINDS
 
     found = discover([root], include_vendored=False, exclude=())

@@ -117,7 +117,7 @@ def _read_toml(path: Path, *, ours: bool) -> dict[str, Any]:
     """The file's TOML. A pyproject.toml (not `ours`) that does not parse is an error only when it
     names rocm-migrate: a scanned project's broken packaging file is not a broken configuration."""
     from migrate.compat import tomllib
-    from migrate.readfile import Outside, read_inside
+    from migrate.scan.readfile import Outside, read_inside
 
     data = b""
     try:  # a link to a file outside its own folder is not read (the tree is the boundary)

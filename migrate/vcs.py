@@ -32,7 +32,7 @@ def git_dir(checkout: Path) -> Path | None:
     worktree's `gitdir` file, a submodule's core.worktree), as git's own layouts do. None for any
     other (`gitdir: /elsewhere`, a `.git` link out): a scanned repository must not make git read
     another repository."""
-    from migrate.readfile import inside, read_inside
+    from migrate.scan.readfile import inside, read_inside
 
     top, dot_git = os.path.realpath(checkout), checkout / ".git"
     try:
@@ -52,7 +52,7 @@ def git_dir(checkout: Path) -> Path | None:
 def _names_back(repository: Path, dot_git: Path, top: str) -> bool:
     """A linked worktree's repository folder holds a `gitdir` file naming the worktree's `.git`
     file; a submodule's sets core.worktree to the submodule's folder."""
-    from migrate.readfile import read_regular
+    from migrate.scan.readfile import read_regular
 
     try:
         back = read_regular(repository / "gitdir", GITFILE_BYTES).decode("utf-8", "replace").strip()

@@ -164,7 +164,7 @@ C_CONSTRUCTS: dict[str, str] = {
     "half-directed-rounding-host": "`__float2half_rz` / `_rd` / `_ru` called in host-only code",
     "cutlass-only-function-reference": "a registration, op schema, header declaration or call of a function whose every "
                                        "definition (stubs aside) is CUTLASS/CuTe code, outside that code (a cross-file "
-                                       "join, `migrate/crossref.py`)",
+                                       "join, `migrate/scan/crossref.py`)",
     "sync-alias-mask-32": "a macro that aliases a *_sync intrinsic (`#define SHFL_DOWN __shfl_down_sync`) and is passed "
                           "a 32-bit mask",
 }

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from migrate.extract import EXTRACTORS, extract
 from migrate.model import Extraction
-from migrate.readfile import BYTE_PARSED
 from migrate.rulebase.load import RuleBase
+from migrate.scan.readfile import BYTE_PARSED
 
 COMMON = ["\n", "\n", " ", "\t", "\\\n", "\r\n", "#", "\"", "'", "(", ")", "[", "]", "{", "}", ",", ":", ";", "=",
           "\ufeff", "\u202e", "\x1b[2J", "é", "\U0001f600", "0", "32", "0xffffffff", "-1", "9" * 50, "cuda", "nvidia",
@@ -117,8 +117,8 @@ def fuzz_scan(kind: str, data: bytes, folder: Path, rules: RuleBase) -> list[str
     """Scan a folder holding one fuzzed file and render the report in every format."""
     import json
 
-    from migrate import pipeline
     from migrate.render import FORMATS, renderer
+    from migrate.scan import pipeline
     from migrate.settings import Settings
 
     (folder / FILE_NAMES[kind]).write_bytes(data)

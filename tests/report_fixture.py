@@ -4,9 +4,9 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import lru_cache
 
-from migrate import pipeline as scan
 from migrate.model import Report
 from migrate.rulebase.load import load_rules
+from migrate.scan import pipeline as scan
 from migrate.settings import Settings
 from tests.conftest import ROOT
 

@@ -5,9 +5,9 @@ import os
 from pathlib import Path
 
 from click.testing import CliRunner
-from migrate import pipeline
 from migrate.cli.lint import lint
-from migrate.match import backend_files
+from migrate.scan import pipeline
+from migrate.scan.match import backend_files
 from migrate.settings import Settings
 
 

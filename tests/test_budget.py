@@ -116,7 +116,7 @@ def test_a_long_line_is_stored_once_per_file_not_once_per_finding(rulebase) -> N
     """A 60 KB line of 5,000 calls: each candidate used to carry the line (clipped to 4,096
     characters) into the file's result row, 20 MB here and 1.3 GB for the hostile test's 4 MB line,
     which orjson then failed to parse under a 4 GiB address-space limit."""
-    from migrate import analyse, match
+    from migrate.scan import analyse, match
 
     source = b"void f(){" + b"cudaFree(0);" * 5_000 + b"}\n"
     index = match.indexes(rulebase, rocm="7.2", archs=["gfx942"])
@@ -131,7 +131,7 @@ def test_a_long_line_is_stored_once_per_file_not_once_per_finding(rulebase) -> N
 def test_the_scan_has_a_budget_and_ends_with_a_report(tmp_path, rulebase) -> None:
     """Twenty one-line 4 MB files took 619 s and 4 GB, then SIGSEGV with no report (the limits were
     per file). The scan's own budget (here 3 s) leaves the rest as skipped, with one note."""
-    from migrate import pipeline
+    from migrate.scan import pipeline
     from migrate.settings import Settings
 
     line = "void f(){" + "cudaFree(0);" * 330_000 + "}\n"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from migrate import extract
-from migrate.cache import Cache
 from migrate.extract import run as extract_run
 from migrate.model import SourceFile
+from migrate.scan.cache import Cache
 from tests.conftest import ROOT
 
 
@@ -20,6 +20,7 @@ def _package_copy(tmp_path: Path) -> Path:
     copy = tmp_path / "migrate"
     shutil.copytree(ROOT / "migrate" / "extract", copy / "extract", ignore=shutil.ignore_patterns("__pycache__"))
     for name in extract.BESIDE:
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / "migrate" / name, copy / name)
     return copy / "extract"
 
@@ -34,7 +35,7 @@ def test_the_extractor_version_is_a_digest_of_its_sources(tmp_path: Path) -> Non
     assert extract.version_of(package) == first
     seen = {first}
     for edited in (package / "c" / "ports.py", package / "c" / "queries" / "cuda.scm", package / "text" / "deps.py",
-                   package.parent / "model.py", package.parent / "readfile.py"):
+                   package.parent / "model.py", package.parent / "scan" / "readfile.py"):
         original = edited.read_bytes()
         edited.write_bytes(original + b"\n")
         seen.add(extract.version_of(package))
@@ -75,8 +76,8 @@ def _scan(tree: Path, settings, monkeypatch: pytest.MonkeyPatch, counted: str) -
     "read") or stat'ed ("stat"), and the JSON report."""
     import os
 
-    from migrate import readfile, reportcache
     from migrate.rulebase import precompiled
+    from migrate.scan import readfile, reportcache
 
     calls: dict[str, int] = {}
 
@@ -107,7 +108,7 @@ def test_a_report_cache_miss_reads_each_file_once(tmp_path: Path, monkeypatch: p
     whose files are unchanged reads none, and one changed file is read once."""
     import dataclasses
 
-    from migrate import analyse, statcache
+    from migrate.scan import analyse, statcache
     from migrate.settings import Settings
 
     monkeypatch.setattr(analyse, "PARALLEL_THRESHOLD", 1)
@@ -130,10 +131,10 @@ def test_a_report_cache_miss_reads_each_file_once(tmp_path: Path, monkeypatch: p
 def test_a_file_changed_after_its_digest_is_analysed_as_read(tmp_path: Path) -> None:
     """A file known by a digest whose bytes were not kept is read when it must be analysed: what
     was read then is analysed and stored under its own digest, not the stale one."""
-    from migrate import analyse, pipeline
-    from migrate.cache import Known, content_digest
-    from migrate.discover import discover
     from migrate.rulebase import precompiled
+    from migrate.scan import analyse, pipeline
+    from migrate.scan.cache import Known, content_digest
+    from migrate.scan.discover import discover
     from migrate.settings import Settings
 
     tree = _tree(tmp_path)
@@ -152,7 +153,7 @@ def test_a_file_changed_after_its_digest_is_analysed_as_read(tmp_path: Path) -> 
 
 def test_the_stat_cache_takes_discoverys_stat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A warm rescan stats each scanned file once (discovery's stat is the stat cache's)."""
-    from migrate import statcache
+    from migrate.scan import statcache
     from migrate.settings import Settings
 
     monkeypatch.setattr(statcache, "RACY_NS", 0)
@@ -168,7 +169,7 @@ def test_the_stat_cache_takes_discoverys_stat(tmp_path: Path, monkeypatch: pytes
 def test_stamps_taken_before_the_digests_began_are_used_only_when_said(tmp_path: Path) -> None:
     """Digests trust a file's own stamp (discovery's) only when told when that stat began (the
     racy rule measures from there); otherwise it stats the file itself."""
-    from migrate import statcache
+    from migrate.scan import statcache
 
     tree = _tree(tmp_path)
     path = tree / "src" / "a.cu"
@@ -186,9 +187,9 @@ def test_a_stat_row_read_while_old_is_kept_before_newer_unread_ones(tmp_path: Pa
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Stat rows are evicted by last use: a tree's row read when STATS_KEPT - 1 others came after it
     survives more of them; one read while among the newer half is not rewritten."""
-    from migrate import cache as caches
-    from migrate import statcache
-    from migrate.discover import discover
+    from migrate.scan import cache as caches
+    from migrate.scan import statcache
+    from migrate.scan.discover import discover
 
     monkeypatch.setattr(statcache, "RACY_NS", 0)
     tree = _tree(tmp_path)
@@ -226,8 +227,8 @@ def test_a_report_read_while_old_is_kept_before_newer_unread_ones(tmp_path: Path
     to the front, so the next stored ones evict the unread; a hit on a recent one touches nothing."""
     import os
 
-    from migrate import cache as caches
-    from migrate import pipeline
+    from migrate.scan import cache as caches
+    from migrate.scan import pipeline
     from migrate.settings import Settings
 
     tree = _tree(tmp_path)

@@ -63,8 +63,8 @@ def test_every_registry_entry_has_an_amd_route_with_its_source() -> None:
 def test_a_registry_package_is_at_most_a_dependency_swap(rulebase) -> None:
     """Credit in the class: a requirement of a package the registry lists never makes its workload
     migration-required (the package is swapped for its AMD build, not ported)."""
-    from migrate.match import match_targets
     from migrate.model import Extraction
+    from migrate.scan.match import match_targets
 
     matched = 0
     for port in ported_elsewhere.load().ports:

@@ -1,4 +1,4 @@
-"""The cross-file join of CUTLASS-only functions (migrate/crossref.py, rule HIP3027): what links a
+"""The cross-file join of CUTLASS-only functions (migrate/scan/crossref.py, rule HIP3027): what links a
 use to a definition, what makes a name available, and what scan and lint see."""
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from migrate import crossref
 from migrate.cli.lint import lint
 from migrate.cli.scan import scan
 from migrate.extract import extract
+from migrate.scan import crossref
 from tests.conftest import ROOT
 
 FIXTURE = ROOT / "fixtures" / "rules" / "HIP3027"

@@ -6,8 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from migrate import pipeline as scan
-from migrate.discover import discover, file_kind
+from migrate.scan import pipeline as scan
+from migrate.scan.discover import discover, file_kind
 from migrate.settings import Settings
 
 
@@ -59,7 +59,7 @@ def test_bad_inputs_are_skipped_with_reasons(tmp_path: Path, monkeypatch: pytest
     (tmp_path / "dangling.cu").symlink_to(tmp_path / "missing.cu")
     os.mkfifo(tmp_path / "pipe.cu")
     (tmp_path / "secret.cu").write_text("void s() {}\n")
-    from migrate import readfile
+    from migrate.scan import readfile
 
     real_read = readfile.read_inside
 
@@ -120,8 +120,8 @@ def test_folders_a_thousand_deep_are_walked_without_recursion(tmp_path: Path) ->
 
 
 def test_no_file_is_read_past_the_read_cap_whatever_the_size_limit(tmp_path: Path) -> None:
-    from migrate import readfile
     from migrate.model import SourceFile
+    from migrate.scan import readfile
 
     sparse = tmp_path / "big.cu"
     with open(sparse, "wb") as handle:

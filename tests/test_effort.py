@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from migrate import pipeline as scan
 from migrate.model import Finding
+from migrate.scan import pipeline as scan
 from migrate.settings import Settings
 from migrate.workloads.estimate import EffortModel, kernel_groups, occurrence_weight
 from tests.conftest import ROOT

@@ -123,8 +123,8 @@ def test_syntax_errors_are_noted_and_the_rest_extracted() -> None:
 
 
 def test_guarded_namespace_alias_makes_the_namespace_portable(tmp_path) -> None:
-    from migrate import pipeline as scan
     from migrate.rulebase.load import load_rules
+    from migrate.scan import pipeline as scan
     from migrate.settings import Settings
 
     (tmp_path / "compat.cuh").write_text(
@@ -137,8 +137,8 @@ def test_guarded_namespace_alias_makes_the_namespace_portable(tmp_path) -> None:
 
 
 def test_names_the_project_defines_are_not_api_uses(tmp_path) -> None:
-    from migrate import pipeline as scan
     from migrate.rulebase.load import load_rules
+    from migrate.scan import pipeline as scan
     from migrate.settings import Settings
 
     (tmp_path / "check.h").write_text("#define ncclCheck(cmd) do { ncclResult_t r = cmd; (void)r; } while (0)\n"

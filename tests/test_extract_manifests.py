@@ -4,9 +4,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from migrate.discover import file_kind
 from migrate.extract import extract
 from migrate.extract.text.packages import conda_names, pip_names
+from migrate.scan.discover import file_kind
 
 STRUCTURE = frozenset({"cmake_target", "cmake_link", "cmake_include", "cmake_project", "distribution", "extension"})
 
@@ -205,7 +205,7 @@ PORTABLE = {
 
 
 def test_rocm_builds_are_not_reported(tmp_path: Path, rulebase) -> None:
-    from migrate import pipeline as scan
+    from migrate.scan import pipeline as scan
     from migrate.settings import Settings
 
     for name, text in PORTABLE.items():

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from migrate.discover import discover
+from migrate.scan.discover import discover
 from tests.conftest import run_cli
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from migrate.cli.convert import convert as convert_command
-from migrate.discover import file_kind
 from migrate.extract import extract
 from migrate.hipify import tool as hipify
 from migrate.hipify.compare import (
@@ -36,8 +35,9 @@ from migrate.hipify.compare import (
 from migrate.hipify.convert import ConvertError, check_paths, line_map, unified_diff
 from migrate.hipify.lexer import mask
 from migrate.hipify.parse import parse_examine, parse_version, parse_warning
-from migrate.match import RuleIndex, match_file
 from migrate.model import Target, Workload
+from migrate.scan.discover import file_kind
+from migrate.scan.match import RuleIndex, match_file
 
 RUNS = Path(__file__).resolve().parents[2] / "shared" / "reference" / "hipify-perl-runs"
 needs_runs = pytest.mark.skipif(not RUNS.is_dir(), reason=f"recorded hipify-perl runs not found at {RUNS}")
@@ -563,9 +563,9 @@ def test_demo_report_with_hipify_perl_is_its_own_golden(update_golden: bool) -> 
     """The renderer goldens are made without hipify-perl; this one with the 2026 script (HIP 7.14.0)."""
     from dataclasses import replace as with_values
 
-    from migrate import pipeline
     from migrate.render import renderer
     from migrate.rulebase.load import load_rules
+    from migrate.scan import pipeline
     from migrate.settings import Settings
 
     if REAL.version != "7.14.0":

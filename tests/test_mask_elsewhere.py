@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from migrate import pipeline
+from migrate.scan import pipeline
 from migrate.settings import Settings
 
 HEADER = "#pragma once\nusing bitmask_t = unsigned int;\n" \

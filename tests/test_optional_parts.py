@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from migrate import pipeline as scan
 from migrate.render.json_report import to_json
+from migrate.scan import pipeline as scan
 from migrate.settings import Settings
 from migrate.workloads import parts
 from tests.conftest import ROOT

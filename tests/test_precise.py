@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 from migrate.extract import extract
-from migrate.match import RuleIndex, defined_names, match_file
 from migrate.model import Target
 from migrate.precise import analyse as precise
 from migrate.precise import compile_commands
+from migrate.scan.match import RuleIndex, defined_names, match_file
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "fixtures" / "precise"

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from migrate import readfile
 from migrate.model import SourceFile
+from migrate.scan import readfile
 from tests.conftest import run_cli
 
 SECRET = "OUTSIDE_SECRET_boundary"
@@ -85,8 +85,8 @@ def _flip(link: Path, inside: Path, outside: Path, stop: threading.Event) -> Non
 
 
 def test_the_link_flip_race_in_a_whole_scan_leaks_nothing_in_20_runs(tmp_path: Path, rulebase) -> None:
-    from migrate import pipeline
     from migrate.render import renderer
+    from migrate.scan import pipeline
     from migrate.settings import Settings
 
     tree, outside = tmp_path / "tree", tmp_path / "outside"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from migrate import pipeline as scan
 from migrate.render import FORMATS, renderer
 from migrate.rulebase.load import load_rules
+from migrate.scan import pipeline as scan
 from migrate.settings import Settings
 from tests.conftest import ROOT, SHARED
 from tests.report_fixture import demo_report

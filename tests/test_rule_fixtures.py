@@ -5,11 +5,11 @@ import re
 from pathlib import Path
 
 import pytest
-from migrate.discover import file_kind
 from migrate.extract import extract
 from migrate.lint.run import check_file
-from migrate.match import RuleIndex
 from migrate.model import Target
+from migrate.scan.discover import file_kind
+from migrate.scan.match import RuleIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "rules"
@@ -95,7 +95,7 @@ def check_fired(path: Path, rulebase) -> set[tuple[int, str]]:
     return {(f.line, f.rule) for f in checked_findings(path, rulebase)}
 
 
-# rules of the cross-file join (migrate/crossref.py) and of the project's lane-mask names (HIP4068, match.own_masks):
+# rules of the cross-file join (migrate/scan/crossref.py) and of the project's lane-mask names (HIP4068, match.own_masks):
 # their fixtures are read together
 CROSS_FILE = frozenset({"HIP3027", "HIP4068"})
 

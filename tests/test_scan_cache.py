@@ -9,9 +9,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from migrate import analyse, pipeline
-from migrate.cache import Cache
 from migrate.render import renderer
+from migrate.scan import analyse, pipeline
+from migrate.scan.cache import Cache
 from migrate.settings import Settings
 from tests.conftest import ROOT
 
@@ -140,8 +140,8 @@ def test_chunks_cover_every_file_once_largest_first() -> None:
 
 
 def _texts(tree: Path, settings: Settings, formats: tuple[str, ...] = ("json", "sarif", "csv", "markdown")):
-    from migrate import reportcache
     from migrate.rulebase import precompiled
+    from migrate.scan import reportcache
 
     got = []
     reportcache.scan([tree], settings, None, lambda: precompiled.load(None, settings.cache_dir), formats,
@@ -157,7 +157,7 @@ def test_report_cache_serves_the_bytes_of_a_full_scan_until_anything_changes(tmp
                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil
 
-    from migrate import reportcache
+    from migrate.scan import reportcache
 
     tree = tmp_path / "tree"
     shutil.copytree(ROOT / "fixtures" / "repos" / "demo", tree)
@@ -188,7 +188,7 @@ def test_a_bad_report_file_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyP
     a folder in its place: a full scan, and its report stored again."""
     import os
 
-    from migrate import reportcache
+    from migrate.scan import reportcache
 
     settings = Settings(jobs=1, cache_dir=tmp_path / "cache", use_hipify=False)
     tree = ROOT / "fixtures" / "trees" / "cmake_cuda_lib"
@@ -323,8 +323,8 @@ def test_identifier_names_keep_every_name_a_rule_can_match(rulebase) -> None:
     name any rule of any target matches must be among them (and most others not)."""
     import re
 
-    from migrate.match import IdentifierNames, _one_pattern, indexes
     from migrate.model import Fact
+    from migrate.scan.match import IdentifierNames, _one_pattern, indexes
 
     by_target = indexes(rulebase, rocm="7.2", archs=["gfx942", "gfx1100", "gfx90a"])
     wanted = IdentifierNames(by_target)
@@ -348,8 +348,8 @@ def _stat_tree(tmp_path: Path) -> Path:
 
 
 def _digests(tree: Path, cache_dir: Path, reader=None):
-    from migrate import statcache
-    from migrate.discover import discover
+    from migrate.scan import statcache
+    from migrate.scan.discover import discover
 
     found = discover([tree])
     digests = statcache.Digests(Cache(cache_dir), f"{found.root}\0{5 << 20}", reader or statcache.read)
@@ -363,7 +363,7 @@ def test_the_stat_cache_reads_no_unchanged_file_and_rehashes_racy_ones(tmp_path:
     and one older than that is not read at all."""
     import hashlib
 
-    from migrate import statcache
+    from migrate.scan import statcache
 
     tree, cache_dir = _stat_tree(tmp_path), tmp_path / "cache"
     first, digests = _digests(tree, cache_dir)
@@ -394,7 +394,7 @@ def test_the_stat_cache_notices_a_rewrite_that_keeps_size_and_mtime(tmp_path: Pa
     import os
     import time
 
-    from migrate import statcache
+    from migrate.scan import statcache
 
     monkeypatch.setattr(statcache, "RACY_NS", 0)
     tree, cache_dir = _stat_tree(tmp_path), tmp_path / "cache"
@@ -436,7 +436,7 @@ def test_a_warm_rescan_is_served_until_the_tree_config_or_rules_change(tmp_path:
     import shutil
     import time
 
-    from migrate import statcache
+    from migrate.scan import statcache
 
     monkeypatch.setattr(statcache, "RACY_NS", 0)  # the stat entries are trusted at once
     tree = _stat_tree(tmp_path)
@@ -484,8 +484,8 @@ def test_a_warm_rescan_is_served_until_the_tree_config_or_rules_change(tmp_path:
     (tree / ".rocm-migrate.toml").unlink()
     rules = tmp_path / "rules"
     shutil.copytree(ROOT / "rules", rules)
-    from migrate import reportcache
     from migrate.rulebase import precompiled
+    from migrate.scan import reportcache
 
     def with_rules() -> list[object]:
         got: list[object] = []
@@ -532,7 +532,7 @@ def test_the_cli_writes_the_same_bytes_cold_stored_and_warm(tmp_path: Path, jobs
 
     import time
 
-    from migrate import statcache
+    from migrate.scan import statcache
 
     cold = scan("cold", "--no-cache")
     newest = max(p.stat().st_ctime_ns for p in tree.rglob("*"))
@@ -547,8 +547,8 @@ def test_the_cli_writes_the_same_bytes_cold_stored_and_warm(tmp_path: Path, jobs
 def test_the_tools_own_files_are_digested_byte_for_byte(tmp_path: Path) -> None:
     """The code key's digests read every byte (`statcache.raw`): a binary data file that changes
     changes its digest, where the scan's reader gives every binary file the same empty digest."""
-    from migrate import statcache
     from migrate.model import SourceFile
+    from migrate.scan import statcache
 
     blob = tmp_path / "font.bin"
     digests = []

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from migrate.cache import Cache
-from migrate.discover import discover
 from migrate.extract.run import extract_all, extracted
+from migrate.scan.cache import Cache
+from migrate.scan.discover import discover
 from migrate.stack import assess, matrix
 from migrate.stack.pins import Where, image_pin, requirement_pin
 

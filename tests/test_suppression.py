@@ -5,11 +5,11 @@ import json
 from pathlib import Path
 
 import pytest
-from migrate.discover import file_kind
 from migrate.extract import extract
 from migrate.lint import suppression
 from migrate.lint.run import Checker
 from migrate.model import Finding
+from migrate.scan.discover import file_kind
 from migrate.settings import Settings, resolve
 from tests.test_rule_fixtures import annotations
 

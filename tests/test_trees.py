@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from migrate import pipeline as scan
+from migrate.scan import pipeline as scan
 from migrate.settings import Settings
 from tests.conftest import ROOT
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 from migrate import vocabulary
-from migrate.discover import file_kind
 from migrate.extract import extract
 from migrate.rulebase.load import load_rules, schema
+from migrate.scan.discover import file_kind
 from tests.conftest import ROOT
 
 FIXTURES = sorted(p for p in (ROOT / "fixtures").rglob("*") if p.is_file() and file_kind(p))

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from migrate import pipeline as scan
 from migrate.render.json_report import to_json
+from migrate.scan import pipeline as scan
 from migrate.settings import Settings
 from tests.conftest import ROOT, run_cli
 

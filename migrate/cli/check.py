@@ -71,11 +71,11 @@ def check(path: Path, out: Path, force: bool, formats: tuple[str, ...], output: 
 
 
 def _prepare(path: Path, out: Path, force: bool, given: dict[str, Any]) -> tuple[Path, Any, Any]:
-    from migrate import cache
     from migrate import settings as config
     from migrate.hipify import convert as converting
     from migrate.hipify import tool as hipify
     from migrate.rulebase import targets as gpus
+    from migrate.scan import cache
 
     overrides = {"arch": tuple(a for item in given["arch"] for a in item.split(",") if a), "rocm": given["rocm"],
                  "jobs": given["jobs"], "cache_dir": cache.default_dir(), "exclude": given["exclude"]}

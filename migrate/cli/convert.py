@@ -37,12 +37,12 @@ inside the source or not empty), 3 internal error."""
 def convert(path: Path, out: Path | None, force: bool, in_place: bool, yes: bool, hipify_path: Path | None,
             jobs: int | None, hipify_warnings: bool, rules_dir: Path | None) -> None:
     """Copy PATH to DIR, run hipify-perl on its CUDA/C++ files, and write a diff and the hand work left."""
-    from migrate import cache
     from migrate import settings as config
     from migrate.hipify import convert as converting
     from migrate.hipify import tool as hipify
     from migrate.rulebase import precompiled
     from migrate.rulebase.load import RuleError
+    from migrate.scan import cache
 
     try:
         destination = converting.check_paths(path, out, force=force, in_place=in_place)

@@ -107,9 +107,9 @@ def _progress_line(outcome: dict[str, Any], tally: Any) -> None:
 
 
 def _titles(rules_dir: Path | None) -> dict[str, str]:
-    from migrate import cache
     from migrate.rulebase import precompiled
     from migrate.rulebase.load import RuleError
+    from migrate.scan import cache
 
     try:
         return {r.id: r.title for r in precompiled.load(rules_dir, cache.default_dir()).rules}

@@ -74,9 +74,9 @@ def lint(files: tuple[Path, ...], select: tuple[str, ...], ignore: tuple[str, ..
     """Check FILES (default: the tree under .) for CUDA ties: `path:line:col: RULE message`.
 
     Exits 1 when a finding at or above --fail-on remains, 2 on a usage or input error."""
-    from migrate import cache
     from migrate import settings as config
     from migrate.lint import run as linting
+    from migrate.scan import cache
 
     if baseline and write_baseline:
         raise UsageError("use either --baseline or --write-baseline")
@@ -111,8 +111,8 @@ def lint(files: tuple[Path, ...], select: tuple[str, ...], ignore: tuple[str, ..
 
 
 def _settings(files: tuple[Path, ...], cwd: Path, *, quiet: bool, given: dict[str, Any]) -> Settings:
-    from migrate import cache
     from migrate import settings as config
+    from migrate.scan import cache
 
     start = Path(os.path.commonpath([f.resolve() for f in files])) if files else cwd
     no_cache = given.pop("no_cache")

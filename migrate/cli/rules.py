@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 def load_rules(rules_dir: Path | None) -> RuleBase:
     """The rule base, from the precompiled cache when the rule files are unchanged (whatever
     --no-cache says: that is about the per-file caches; the rules are validated once per change)."""
-    from migrate import cache
     from migrate.rulebase import precompiled
     from migrate.rulebase.load import RuleError
+    from migrate.scan import cache
 
     try:
         return precompiled.load(rules_dir, cache.default_dir())

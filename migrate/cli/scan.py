@@ -17,8 +17,8 @@ from migrate.safetext import terminal
 
 if TYPE_CHECKING:
     from migrate.model import Report
-    from migrate.reportcache import TextOptions
     from migrate.rulebase.load import RuleBase
+    from migrate.scan.reportcache import TextOptions
     from migrate.settings import Settings
 
 FORMATS = ("text", "json", "html", "markdown", "sarif", "csv")
@@ -75,7 +75,7 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, 
     jobs_out = outputs.destinations(formats, output, extra)
     targets = list(paths) or [Path(".")]
     per_root, settings = _settings(targets, given)  # its warnings are notes of the report, said once below
-    from migrate import reportcache
+    from migrate.scan import reportcache
 
     default_sarif = (sarif_level, sarif_max) == ("minor-adaptation", 5000)  # the report cache renders with defaults
     text = _plain_text(jobs_out)
@@ -92,7 +92,7 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, 
                               show_plan=show_plan, show_info=show_info), destination)
     if not quiet:
         _say(report, verbose=verbose)
-    from migrate import portfolio
+    from migrate.scan import portfolio
 
     if portfolio.reaches_fail_on(report, [s.fail_on for _, s in per_root] or [settings.fail_on]):
         sys.exit(1)
@@ -100,9 +100,9 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, 
 
 def _settings(targets: list[Path], given: dict[str, Any]) -> tuple[list[tuple[Path, Settings]], Settings]:
     """Each project's settings (a portfolio: each folder's own configuration file), the command line on top."""
-    from migrate import cache
     from migrate import settings as config
     from migrate.rulebase import targets as gpus
+    from migrate.scan import cache
 
     overrides = {
         "arch": tuple(a for item in given["arch"] for a in item.split(",") if a), "rocm": given["rocm"],
@@ -127,14 +127,14 @@ def _settings(targets: list[Path], given: dict[str, Any]) -> tuple[list[tuple[Pa
 def _portfolio(targets: list[Path]) -> bool:
     if len(targets) < 2:  # one target is never a portfolio (and a scan need not import it then)
         return False
-    from migrate import portfolio
+    from migrate.scan import portfolio
 
     return portfolio.is_portfolio(targets)
 
 
 def _run(targets: list[Path], per_root: list[tuple[Path, Settings]], settings: Settings, rules: RuleBase, *,
          quiet: bool) -> Report:
-    from migrate import pipeline, portfolio
+    from migrate.scan import pipeline, portfolio
 
     with _progress(quiet) as progress:
         try:
@@ -156,10 +156,10 @@ def _plain_text(jobs_out: list[tuple[str, str]]) -> int | None:
 
 def _scan_cached(targets: list[Path], settings: Settings, rules_dir: Path | None, jobs_out: list[tuple[str, str]],
                  text: TextOptions, *, quiet: bool, verbose: bool) -> None:
-    """A scan whose reports may come from the report cache (migrate.reportcache); a hit says on
+    """A scan whose reports may come from the report cache (migrate.scan.reportcache); a hit says on
     stderr what the full scan said."""
-    from migrate import reportcache
     from migrate.model import class_rank
+    from migrate.scan import reportcache
 
     def rules() -> RuleBase:
         from migrate.cli.rules import load_rules

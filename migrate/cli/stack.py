@@ -44,8 +44,8 @@ def stack(path: Path | None, rocm: tuple[str, ...], arch: tuple[str, ...], forma
           output: str | None, details: bool | None, exclude: tuple[str, ...], no_cache: bool, quiet: bool,
           **extra: str | None) -> None:
     """Check PATH's pinned frameworks, Python, OS and images against ROCm's compatibility matrix."""
-    from migrate import cache
     from migrate import settings as config
+    from migrate.scan import cache
     from migrate.stack import matrix as compat
 
     jobs_out = outputs.destinations(formats, output, {name: extra[f"{name}_output"] for name in FORMATS})
@@ -83,11 +83,11 @@ def _check_archs(gpus: list[str]) -> None:
 
 
 def _assess(root: Path, settings: Any, table: Any, releases: list[str], gpus: list[str]) -> dict[str, Any]:
-    from migrate.cache import Cache
     from migrate.cli.rules import load_rules
-    from migrate.discover import discover
     from migrate.extract.run import extract_all, extracted
-    from migrate.match import match_targets
+    from migrate.scan.cache import Cache
+    from migrate.scan.discover import discover
+    from migrate.scan.match import match_targets
     from migrate.stack import assess
 
     found = discover([root], include_vendored=settings.include_vendored, exclude=settings.exclude)

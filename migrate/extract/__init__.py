@@ -19,7 +19,7 @@ from migrate.model import Extraction, Fact
 # sources and queries, the modules beside it that read the bytes and shape the facts, Python's
 # release (ast) and the parsers' (their dist-info names: reading a 7 MB grammar would cost more).
 OWN_SUFFIXES = (".py", ".scm")
-BESIDE = ("model.py", "readfile.py", "compat.py", "cache.py")
+BESIDE = ("model.py", "scan/readfile.py", "compat.py", "scan/cache.py")
 PARSERS = ("tree_sitter", "tree_sitter_cuda", "jinja2")
 
 

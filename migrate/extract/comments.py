@@ -31,7 +31,7 @@ class Comment:
 
 
 def of(kind: str, source: bytes) -> list[Comment]:
-    """Every comment of one file of the given kind (a file kind from migrate.discover)."""
+    """Every comment of one file of the given kind (a file kind from migrate.scan.discover)."""
     if kind in C_KINDS:
         from migrate.extract.budget import BudgetExceeded, WorkExceeded
 

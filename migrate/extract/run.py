@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from migrate.cache import Cache, key
 from migrate.extract import cacheable, extract, extractor_version
 from migrate.model import Extraction, Skipped, SourceFile
-from migrate.readfile import read
+from migrate.scan.cache import Cache, key
+from migrate.scan.readfile import read
 
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
 # A write to the cache costs a commit (about 20 ms on a disk that syncs), more than extracting a few

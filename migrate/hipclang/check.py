@@ -10,14 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from migrate import pipeline
 from migrate.hipclang import check_pass, explain, units
 from migrate.hipclang.toolchain import HipToolchain
 from migrate.hipify import convert
 from migrate.hipify import tool as hipify
 from migrate.model import Report
-from migrate.readfile import read_regular
 from migrate.rulebase.load import RuleBase
+from migrate.scan import pipeline
+from migrate.scan.readfile import read_regular
 from migrate.settings import Settings
 
 FILE_BYTES = 64 << 20

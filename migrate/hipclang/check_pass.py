@@ -13,8 +13,8 @@ from migrate.hipclang import compiler, explain
 from migrate.hipclang.toolchain import HipToolchain
 from migrate.hipclang.units import Unit
 from migrate.model import CompiledUnit, CompileError, CompileSummary, Finding, PassResult, evolve
-from migrate.readfile import read_regular
 from migrate.rulebase.load import RuleBase
+from migrate.scan.readfile import read_regular
 
 MISS_CONSTRUCT = "compiler-error-unpredicted"  # its rule: rules/meta.yaml
 PORTING = frozenset({"confirmed", "miss"})

@@ -15,7 +15,7 @@ from pathlib import Path
 from migrate.extract import extract
 from migrate.precise import compile_commands
 from migrate.precise.safe_flags import filter_flags
-from migrate.readfile import read_regular
+from migrate.scan.readfile import read_regular
 
 CLANG_ONLY = ("--cuda-gpu-arch=", "--cuda-path=", "-fgpu-rdc")  # nvcc's table gives these for clang's CUDA mode
 UNIT_SUFFIXES = frozenset({".cu"})

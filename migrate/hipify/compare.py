@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 
 from migrate.hipify.lexer import CODE, COMMENT, STRING, Masked, mask, plain, where, word, words
 from migrate.hipify.parse import FileExamine, HipifyWarning
-from migrate.match import RuleIndex, match_file
 from migrate.model import Extraction, Fact, Finding, Workload
 from migrate.rulebase.load import Rule
+from migrate.scan.match import RuleIndex, match_file
 
 FALSE_ALARM = "false-alarm"  # the warned name is not a whole word of code on that line
 CONVERTED_IN_COMMENT = "converted-in-comment"

@@ -15,15 +15,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from migrate import pipeline as scan
-from migrate.discover import discover, file_kind
 from migrate.hipify import tool as hipify
 from migrate.hipify import writes
 from migrate.hipify.compare import compare_file, needs_hand_work, rule_kinds
 from migrate.hipify.todo import REVIEW_KINDS, Review, render_todo
-from migrate.match import RuleIndex
 from migrate.model import Finding, Target
 from migrate.rulebase.load import RuleBase
+from migrate.scan import pipeline as scan
+from migrate.scan.discover import discover, file_kind
+from migrate.scan.match import RuleIndex
 from migrate.settings import Settings
 
 DIFF_NAME = "rocm-migrate.diff"

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from migrate.hipify import tool as hipify
 from migrate.hipify.compare import Coverage, Disagreement, FileComparison, compare_file, coverage_by_workload, rule_kinds
-from migrate.match import RuleIndex
 from migrate.model import (
     Extraction,
     Finding,
@@ -24,8 +23,9 @@ from migrate.model import (
     Target,
     Workload,
 )
-from migrate.readfile import read_inside, tree_of
 from migrate.rulebase.load import RuleBase
+from migrate.scan.match import RuleIndex
+from migrate.scan.readfile import read_inside, tree_of
 from migrate.settings import Settings
 
 MAX_COMPARED_BYTES = 64 << 20  # a file is compared with what hipify-perl made of it only up to this size

@@ -71,7 +71,7 @@ def _copy_dir(src: Path, dest: Path, top: Path, skip: frozenset[str], left_out: 
 
 
 def _copy_file(src: Path, target: Path) -> None:
-    from migrate.readfile import OPEN_FLAGS
+    from migrate.scan.readfile import OPEN_FLAGS
 
     fd = os.open(src, OPEN_FLAGS | getattr(os, "O_NOFOLLOW", 0))
     with os.fdopen(fd, "rb") as source:

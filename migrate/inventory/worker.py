@@ -83,8 +83,9 @@ def failure(spec: RepoSpec, options: ScanOptions, error: str, *, started: float)
 
 
 def _scan(spec: RepoSpec, rules: RuleBase, options: ScanOptions) -> dict[str, Any]:
-    from migrate import cache, pipeline, settings
+    from migrate import settings
     from migrate.render.json_report import to_json
+    from migrate.scan import cache, pipeline
 
     overrides = {**options.overrides, "jobs": 1, "cache_dir": cache.default_dir() if options.use_cache else None}
     if not spec.is_url:
@@ -108,8 +109,8 @@ def rules_for(options: ScanOptions) -> RuleBase:
 @lru_cache(maxsize=4)
 def _rules(rules_dir: str | None, use_cache: bool) -> RuleBase:
     """The rule base, loaded once per worker process."""
-    from migrate import cache
     from migrate.rulebase import precompiled
+    from migrate.scan import cache
 
     return precompiled.load(Path(rules_dir) if rules_dir else None, cache.default_dir() if use_cache else None)
 

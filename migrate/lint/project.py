@@ -16,7 +16,7 @@ from migrate.settings import Settings
 from migrate.workloads.parts import ProjectParts, Words
 
 if TYPE_CHECKING:
-    from migrate.analyse import Outcome
+    from migrate.scan.analyse import Outcome
 
 PARTS_FORMAT = "3"
 
@@ -43,10 +43,10 @@ def parts_of(root: Path, settings: Settings, rules: RuleBase) -> ProjectParts:
     """The project's parts, from every file a scan of `root` reads; kept in the cache under the
     project's content (every file's digest), the rules, the targets and the code that decides them."""
     from migrate import jsonio
-    from migrate.analyse import analyse_all, result_version
-    from migrate.cache import Cache
-    from migrate.discover import discover
-    from migrate.statcache import Digests
+    from migrate.scan.analyse import analyse_all, result_version
+    from migrate.scan.cache import Cache
+    from migrate.scan.discover import discover
+    from migrate.scan.statcache import Digests
     from migrate.workloads import parts
 
     found = discover([root], include_vendored=settings.include_vendored, exclude=settings.exclude)
@@ -72,7 +72,7 @@ def parts_of(root: Path, settings: Settings, rules: RuleBase) -> ProjectParts:
 
 def _decide(outcomes: Sequence[Outcome], files: Sequence[SourceFile], settings: Settings, rules: RuleBase,
             known: Words) -> ProjectParts:
-    from migrate.match import indexes, left_in_backend_files, merge_targets
+    from migrate.scan.match import indexes, left_in_backend_files, merge_targets
     from migrate.workloads import parts
 
     scanned = [(o.file, o.result) for o in outcomes if o.ok and o.result is not None]

@@ -11,17 +11,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from migrate.cache import Cache
-from migrate.discover import discover
 from migrate.extract.run import extract_all
 from migrate.extract.run import skipped as skipped_files
 from migrate.lint import project, suppression
 from migrate.lint.baseline import new_findings
 from migrate.lint.selection import RuleFilter
-from migrate.match import RuleIndex, left_in_backend_files, match_targets, merge_targets
-from migrate.match import indexes as target_indexes
 from migrate.model import Extraction, Finding, Skipped, SourceFile, class_rank, evolve
 from migrate.rulebase.load import RuleBase
+from migrate.scan.cache import Cache
+from migrate.scan.discover import discover
+from migrate.scan.match import RuleIndex, left_in_backend_files, match_targets, merge_targets
+from migrate.scan.match import indexes as target_indexes
 from migrate.settings import Settings
 from migrate.workloads.classify import judged
 
@@ -118,8 +118,8 @@ def _matched_as_a_scan(files: Sequence[SourceFile], settings: Settings, rules: R
     """Many files (a tree): read as a scan reads them (analyse: each file's matched candidates, cached by
     content, in parallel), so a warm lint of a tree costs what a warm scan does; the same findings as
     `_matched` (tests/test_lint.py holds them equal). Bytes are read again only for suppressions."""
-    from migrate.analyse import analyse_all
-    from migrate.readfile import read
+    from migrate.scan.analyse import analyse_all
+    from migrate.scan.readfile import read
 
     outcomes = analyse_all(files, settings, rules)
     done = [(o.file, o.result) for o in outcomes if o.ok and o.result is not None]

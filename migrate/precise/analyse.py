@@ -20,9 +20,9 @@ from migrate.model import Extraction, Fact, Finding
 from migrate.precise import compile_commands
 
 if TYPE_CHECKING:
-    from migrate.match import RuleIndex
     from migrate.precise.clang import Diagnostic, Ref, Toolchain
     from migrate.rulebase.load import RuleBase
+    from migrate.scan.match import RuleIndex
 
 MAX_ERRORS = 5
 # Header names (or folders) of CUDA and its libraries, wherever they are installed.
@@ -100,7 +100,7 @@ def tree_files(root: Path) -> dict[str, str]:
     """The regular files of the tree clang may read, name -> real path, found without recursion:
     a link is listed only when what it points at is a regular file inside the tree; FIFOs,
     devices and sockets never; nothing under .git."""
-    from migrate.readfile import inside
+    from migrate.scan.readfile import inside
 
     top = os.path.realpath(root)
     files: dict[str, str] = {}
@@ -282,7 +282,7 @@ def _rejected(diagnostics: Iterable[Diagnostic], classify: _Classifier) -> tuple
 
 def rejected_findings(results: Iterable[PreciseResult], index: RuleIndex) -> list[Finding]:
     """clang's errors through the rule base (HIP4050), for every unit, whether it parsed cleanly or not."""
-    from migrate.match import match_file
+    from migrate.scan.match import match_file
 
     out: dict[tuple[str, str, int, int, str], Finding] = {}
     for result in results:
@@ -304,7 +304,7 @@ def _relative(text: str, root: Path) -> str:
 
 def to_findings(results: Iterable[PreciseResult], index: RuleIndex) -> list[Finding]:
     """Precise facts through the rule base: findings in the same shape as the fast scan's."""
-    from migrate.match import match_file
+    from migrate.scan.match import match_file
 
     out: dict[tuple[str, str, int, int, str], Finding] = {}
     for result in results:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from migrate.precise.flag_policy import allowed
 from migrate.precise.nvcc_flags import CLANG_MAX_SM, translate
-from migrate.readfile import read_regular
+from migrate.scan.readfile import read_regular
 
 __all__ = ["CLANG_MAX_SM", "Command", "allowed", "find", "load", "translate"]
 

@@ -11,7 +11,7 @@ import os
 import re
 from pathlib import Path
 
-from migrate.readfile import inside
+from migrate.scan.readfile import inside
 
 MACRO_FLAGS = ("-D", "-U")
 FOLDER_FLAGS = ("-I", "-isystem", "-iquote", "-idirafter")

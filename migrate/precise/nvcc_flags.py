@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from migrate.readfile import NotRegular, Outside, read_inside, read_regular
+from migrate.scan.readfile import NotRegular, Outside, read_inside, read_regular
 
 CLANG_MAX_SM = 90  # the newest architecture libclang 18 knows
 OPTIONS_FILE_BYTES = 1 << 20

@@ -11,9 +11,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from migrate.match import RuleIndex
 from migrate.model import Finding, PassResult, Target
 from migrate.rulebase.load import RuleBase
+from migrate.scan.match import RuleIndex
 from migrate.settings import Settings
 
 if TYPE_CHECKING:

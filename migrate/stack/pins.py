@@ -16,7 +16,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from migrate.model import Extraction, Fact, SourceFile
-from migrate.readfile import read_inside, tree_of
+from migrate.scan.readfile import read_inside, tree_of
 from migrate.vocabulary import PinKind
 
 try:

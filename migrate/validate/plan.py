@@ -143,13 +143,13 @@ class Scanned:
 
 def scan(paths: list[Path], use_cache: bool = True) -> Scanned:
     """Scan the paths as one project, as `rocm-migrate scan` does (configuration and cache included)."""
-    from migrate import cache, pipeline
     from migrate import settings as config
-    from migrate.cache import Cache
-    from migrate.discover import discover
     from migrate.extract.run import extract_all, extracted
     from migrate.rulebase import precompiled
     from migrate.rulebase.load import RuleError
+    from migrate.scan import cache, pipeline
+    from migrate.scan.cache import Cache
+    from migrate.scan.discover import discover
 
     try:
         settings = config.load(paths[0].resolve(), {"cache_dir": cache.default_dir() if use_cache else None,

@@ -1,4 +1,4 @@
-"""Facts for the cross-file join of functions defined only in CUTLASS/CuTe code (migrate/crossref.py):
+"""Facts for the cross-file join of functions defined only in CUTLASS/CuTe code (migrate/scan/crossref.py):
 each function definition with what its own body shows, and the names other code uses to reach a
 function (calls and function values, op registrations and schemas, declarations). Per file, like
 every extractor; which names are CUTLASS-only is decided once all files are read."""

@@ -54,7 +54,7 @@ def run(projects: Sequence[tuple[Path, Settings]], rules: RuleBase,
     taken: set[str] = set()
     parts: list[tuple[Report, Project]] = []
     for folder, (_, settings) in zip(folders, projects, strict=True):
-        from migrate import pipeline  # here: the command line asks is_portfolio before it needs a scan
+        from migrate.scan import pipeline  # here: the command line asks is_portfolio before it needs a scan
 
         solo = pipeline.scan_project([folder], settings, rules, progress)
         prefix = folder.relative_to(common).as_posix() if folder != common else "."

@@ -12,15 +12,15 @@ from pathlib import Path
 from sys import intern
 from typing import Any, TypeVar
 
-from migrate import cache as rows
 from migrate import jsonio
-from migrate.cache import BadRow, Cache, Known, content_digest
 from migrate.extract import budget, extract, extractor_version, prepare
 from migrate.extract.run import Progress, extract_all
-from migrate.match import IdentifierNames, RuleIndex, candidates, indexes, own_defined, own_masks, own_portable
 from migrate.model import Candidate, Extraction, FileResult, Finding, Skipped, SourceFile
-from migrate.readfile import read
 from migrate.rulebase.load import RuleBase, default_rules_dir
+from migrate.scan import cache as rows
+from migrate.scan.cache import BadRow, Cache, Known, content_digest
+from migrate.scan.match import IdentifierNames, RuleIndex, candidates, indexes, own_defined, own_masks, own_portable
+from migrate.scan.readfile import read
 from migrate.settings import Settings
 from migrate.workloads import UNREAD_KINDS
 
@@ -412,8 +412,9 @@ def result_version(rules: RuleBase, settings: Settings) -> str:
 
 @lru_cache(maxsize=1)
 def _code_key() -> str:
-    from migrate import match, model
+    from migrate import model
     from migrate.rulebase import targets
+    from migrate.scan import match
 
     digest = hashlib.sha256()
     for module in (match, model, targets):

@@ -7,10 +7,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 
-from migrate import crossref
 from migrate.model import Candidate, Extraction, Fact, FileResult, Finding, Target, class_rank, evolve
 from migrate.rulebase import alternatives, datafile, targets
 from migrate.rulebase.load import Entry, Rule, RuleBase, default_rules_dir, version_tuple
+from migrate.scan import crossref
 
 MAX_FINDINGS_PER_FILE = 10_000  # real files have hundreds at most; past this a file is reported as capped
 # Facts on either side of a HIP guard are already handled by the authors.

@@ -27,15 +27,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from migrate import __version__, jsonio, statcache, vcs
-from migrate.cache import Cache, Known
-from migrate.discover import Discovery, discover
+from migrate import __version__, jsonio, vcs
 from migrate.hipify import where
 from migrate.model import Report, SourceFile
 from migrate.rulebase.load import RuleBase, default_rules_dir
 from migrate.safetext import unicode_text
+from migrate.scan import statcache
+from migrate.scan.cache import Cache, Known
+from migrate.scan.discover import Discovery, discover
+from migrate.scan.statcache import Digests
 from migrate.settings import Settings
-from migrate.statcache import Digests
 
 FORMATS = frozenset({"json", "sarif", "csv", "markdown", "text"})  # "text": plain (no colour)
 SECONDS = 987654.321  # stand-ins for the run-dependent values while a report is stored
@@ -135,7 +136,7 @@ def scan(targets: list[Path], settings: Settings, rules_dir: Path | None, load_r
                 write(Outputs({name: _pieces(stored, body, values) for name, body in hit.bodies.items()},
                               hit.migration_class, hit.said))
                 return
-    from migrate import pipeline
+    from migrate.scan import pipeline
 
     # The files the key read are not read again: the scan gets the discovery and what the key learnt
     # of each file (its digest, its bytes where they were read), and empties `known` as it goes.
@@ -287,7 +288,7 @@ def _key(targets: list[Path], settings: Settings, rules_key: str, formats: tuple
 def _code_key(cache: Cache) -> str:
     """The tool's code and data (rules, targets, templates, queries) and Python's version: any
     change is a miss. The files' digests come from the stat cache, like the scanned tree's."""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # migrate/
     digest = hashlib.blake2b(f"{__version__}\0{sys.version_info[:2]}".encode(), digest_size=32)
     digests = Digests(cache, f"code\0{package}", statcache.raw)  # every byte: a binary data file too
     for n, root in enumerate((package, default_rules_dir(), package.parent / "templates")):

@@ -1,7 +1,7 @@
 """The per-file cache, an sqlite file of plain JSON rows (no pickle: the directory may be shared):
 extractions keyed by file content (lint, and scans that need every fact), a file's matched
 result keyed by content, rules, targets and code versions (scan), and a tree's stat entries
-(migrate.statcache); beside it, the report cache's files (migrate.reportcache). A row that does
+(migrate.scan.statcache); beside it, the report cache's files (migrate.scan.reportcache). A row that does
 not decode to values of the right types is a miss."""
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ FACT_TYPES = {"kind": _STR, "name": _STR, "line": _INT, "column": _INT, "end_lin
               "role": _STR, "text": _STR, "guard": _OPT_STR, "cell": _OPT_INT, "value": _OPT_INT}
 FACT_ROW = tuple(FACT_TYPES[name] for name in FACT_FIELDS)
 TABLES = ("facts", "results", "stats")
-REPORTS_DIR = "reports"  # rendered reports of the most recently used scans, one file each (see migrate.reportcache)
+REPORTS_DIR = "reports"  # rendered reports of the most recently used scans, one file each (see migrate.scan.reportcache)
 REPORTS_KEPT = 8
-STATS_KEPT = 64  # trees whose files' stat entries are kept (migrate.statcache)
+STATS_KEPT = 64  # trees whose files' stat entries are kept (migrate.scan.statcache)
 # Reports and stat rows are evicted least recently used first, as cheaply as that goes: one that is
 # read while among the older half of those kept is moved to the front (a utime, a rowid update), so a
 # rescan of one of the trees most recently used writes nothing, and one read is kept for at least
@@ -158,7 +158,7 @@ class Cache:
         self._put("results", items)
 
     def get_stats(self, key: str) -> bytes | None:
-        """A tree's stat entries (migrate.statcache)."""
+        """A tree's stat entries (migrate.scan.statcache)."""
         row = self._get("stats", [key]).get(key)
         return row if isinstance(row, bytes) else None
 

@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from migrate import __version__, vcs
-from migrate.analyse import Outcome, analyse_all, skipped
-from migrate.cache import Known
-from migrate.discover import Discovery, discover
 from migrate.extract.run import Progress
-from migrate.match import capped_notes, indexes, left_in_backend_files, merge_targets
 from migrate.model import Extraction, Finding, PassResult, Report, SourceFile, Target
 from migrate.rulebase.load import RuleBase
+from migrate.scan.analyse import Outcome, analyse_all, skipped
+from migrate.scan.cache import Known
+from migrate.scan.discover import Discovery, discover
+from migrate.scan.match import capped_notes, indexes, left_in_backend_files, merge_targets
 from migrate.settings import Settings
 from migrate.workloads import assemble, components, parts
 from migrate.workloads import calibration as effort_calibration
@@ -33,9 +33,9 @@ if TYPE_CHECKING:
 def run(targets: list[Path], settings: Settings, rules: RuleBase, progress: Progress | None = None, *,
         found: Discovery | None = None, known: dict[str, Known] | None = None,
         compiled: Compilation | None = None) -> Report:
-    """One project; several folders are a portfolio, each folder its own project (migrate.portfolio).
+    """One project; several folders are a portfolio, each folder its own project (migrate.scan.portfolio).
     `found` and `known`: the targets' discovery and what was learnt of its files (for one project)."""
-    from migrate import portfolio
+    from migrate.scan import portfolio
 
     if portfolio.is_portfolio(targets):
         if known:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from migrate.model import Skipped, SourceFile
-from migrate.readfile import read_regular
+from migrate.scan.readfile import read_regular
 
 if TYPE_CHECKING:  # pathspec (and git, in _listing) only when a folder is walked or a pattern given:
     import pathspec  # lint of named files, the pre-commit case, needs neither

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from migrate import jsonio
-from migrate.cache import BadRow, Cache, Known, content_digest, typed_row
 from migrate.model import SourceFile
-from migrate.readfile import read, read_regular
+from migrate.scan.cache import BadRow, Cache, Known, content_digest, typed_row
+from migrate.scan.readfile import read, read_regular
 
 FORMAT = "1"
 # The coarsest file-time granularity allowed for (FAT's 2 s; ext4 and tmpfs tick with the coarse
