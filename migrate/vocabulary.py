@@ -56,7 +56,8 @@ STRUCTURE_KINDS: dict[str, str] = {
                       "`if(GPU_LANG STREQUAL \"CUDA\")`), over its lines",
     "build_switch": "a CMake `option()`, `cmake_dependent_option()`, project `*_option()` or `set(X 0 CACHE BOOL)`, a "
                     "Makefile `X ?= 0`, a commented-out `# X := 1` or a macro a setup.py defines only when an "
-                    "environment variable is set (`-DX`, `(\"X\", None)`): the name is the switch, the text its default and "
+                    "environment variable is set (`-DX`, `(\"X\", None)`; text `0 environment-opt-in`) or in flags every "
+                    "build passes (`1 always-defined`): the name is the switch, the text its default and "
                     "how it was declared (`OFF option`)",
     "build_source": "a source file a CMake command or a Makefile assignment names (`list(APPEND SRCS csrc/a.cu)`, "
                     "`SRCS += a.cu`), relative to its folder",

@@ -242,6 +242,31 @@ def test_sources_only_the_cuda_switchs_branch_builds_beside_a_rocm_branch_are_no
     assert {f["status"] for f in scan(tree)["findings"] if f["rule"] == "HIP4001"} == {"ported"}
 
 
+ALWAYS_BF16_SETUP = """from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+NVCC_FLAGS = ["-O2", "-std=c++17", "-DENABLE_BF16"]
+setup(name="q", ext_modules=[CUDAExtension("q_ops", ["csrc/ops.cu"], extra_compile_args={"nvcc": NVCC_FLAGS})],
+      cmdclass={"build_ext": BuildExtension})
+"""
+BF16_OPS = """#include <cuda_runtime.h>
+__global__ void scale(float *x) { x[threadIdx.x] *= 2.0f; }
+#ifdef ENABLE_BF16
+__device__ int pack(unsigned v) { return __popc(v) + __ffs(v) + (threadIdx.x % 32); }
+#endif
+"""
+
+
+def test_a_switch_every_build_defines_is_not_optional(tmp_path: Path) -> None:
+    """Cut from mit-han-lab/qserve de6a2ec (kernels/setup.py:19 NVCC_FLAGS with -DENABLE_BF16): the
+    #ifdef ENABLE_BF16 code is always built, so it is no optional part."""
+    tree = write(tmp_path / "q", {"setup.py": ALWAYS_BF16_SETUP, "csrc/ops.cu": BF16_OPS})
+    assert all(not w["optional_parts"] for w in scan(tree)["workloads"])
+    # near miss: without the flag the switch's code is an alternative the project builds without
+    write(tree, {"setup.py": ALWAYS_BF16_SETUP.replace(', "-DENABLE_BF16"', "")})
+    roots = [o["root"] for w in scan(tree)["workloads"] for o in w["optional_parts"]]
+    assert "build switch ENABLE_BF16" in roots
+
+
 def test_a_single_medium_finding_does_not_decide_the_class(tmp_path: Path) -> None:
     tree = write(tmp_path / "k", {"k.cu": "__device__ float f(float a, float b) { return __bfloat162int_rz(a) + b; }\n"})
     report = scan(tree)

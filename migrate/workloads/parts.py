@@ -231,7 +231,9 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                 and class_rank(f.migration_class) >= class_rank("migration-required"):
             outside = True
     switches: dict[str, tuple[str, ...]] = {}
-    for name in sorted(uses):
+    always = {f.name for items in facts.values() for f in items
+              if f.kind == "build_switch" and f.text.endswith(" always-defined")}  # extract/python/extractor.py
+    for name in sorted(set(uses) - always):
         where, default = declared.get(name, ("", ""))
         # a switch declared off by default without a switch word (`-DGROUPED_GEMM_CUTLASS` on an opt-in) turns on itself
         turns_on = feature(name, known) or (name if where and default.upper() in known.off else None)
