@@ -56,7 +56,8 @@ STRUCTURE_KINDS: dict[str, str] = {
                       "`if(GPU_LANG STREQUAL \"CUDA\")`), over its lines",
     "build_switch": "a CMake `option()`, `cmake_dependent_option()`, project `*_option()` or `set(X 0 CACHE BOOL)`, a "
                     "Makefile `X ?= 0`, a commented-out `# X := 1` or a macro a setup.py defines only when an "
-                    "environment variable is set (`-DX`, `(\"X\", None)`): the name is the switch, the text its default and "
+                    "environment variable is set (`-DX`, `(\"X\", None)`; text `0 environment-opt-in`) or in flags every "
+                    "build passes (`1 always-defined`): the name is the switch, the text its default and "
                     "how it was declared (`OFF option`)",
     "build_source": "a source file a CMake command or a Makefile assignment names (`list(APPEND SRCS csrc/a.cu)`, "
                     "`SRCS += a.cu`), relative to its folder",
@@ -75,6 +76,8 @@ ROLES: dict[str, str] = {
     "value": "any other use of the name",
     "macro": "a name in a preprocessor condition",
     "negated_macro": "a name tested only negated in a preprocessor condition (`#ifndef X`, `!defined(X)`)",
+    "legacy_gate": "a name in a preprocessor condition only an older NVIDIA GPU passes "
+                   "(`defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600`): false under hip-clang, which takes the other path",
     "tuning_macro": "a name in the condition of a preprocessor chain whose every branch only sets a pragma "
                     "(`#ifdef __CUDA_ARCH__` / `#define PRAGMA_UNROLL #pragma unroll` / `#else` / `#define PRAGMA_UNROLL`)",
     "compare": "a Python name compared with (`dtype == torch.float8_e4m3fn`, `x in (...)`) or "

@@ -337,6 +337,9 @@ def _role(node: ts.Node, calls: set[int]) -> str:
     if parent is not None and parent.type in ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"):
         if _only_pragmas(parent):
             return "tuning_macro"
+        condition = parent.child_by_field_name("condition")
+        if condition is not None and guards.LEGACY_ARCH_GATE.match(_text(condition)):
+            return "legacy_gate"
         return "negated_macro" if negated else "macro"
     return "value"
 

@@ -456,8 +456,10 @@ def _launch_shared_memory(node: ts.Node, emit: Emit) -> None:
 
 
 def _launch_bounds(node: ts.Node, emit: Emit) -> None:
+    """`__launch_bounds__(T, MIN)`; a minimum of 1 asks for nothing under either reading of it (one block
+    per SM, one warp per execution unit), so it needs no conversion."""
     bounds = next((c for c in node.children if c.type == "launch_bounds"), None)
-    if bounds is not None and len(bounds.named_children) >= 2:
+    if bounds is not None and len(bounds.named_children) >= 2 and text(bounds.named_children[1]).strip() != "1":
         emit("launch-bounds-min-blocks", bounds, "__launch_bounds__")
 
 

@@ -277,8 +277,9 @@ class _Visitor(ast.NodeVisitor):
         value = node.value.decode("latin-1") if isinstance(node.value, bytes) else node.value
         if isinstance(value, str) and not self.tests and len(value) < 200 and ARCH_OPTION.match(value):
             self.add("construct", "cuda-arch-option", node, text=value)
-        if isinstance(value, str) and self.guard == "optional" and (macro := DEFINE_OPTION.match(value)):
-            self.add("build_switch", macro.group(1), node, text="0 environment-opt-in")
+        if isinstance(value, str) and self.guard in (None, "optional") and (macro := DEFINE_OPTION.match(value)):
+            self.add("build_switch", macro.group(1), node,
+                     text="0 environment-opt-in" if self.guard == "optional" else f"1 {ALWAYS_DEFINED}")
 
     def visit_Tuple(self, node: ast.Tuple) -> None:
         """`define_macros=[("WITH_X", None)]` in an environment opt-in: the macro is a switch, off unset."""
@@ -450,6 +451,7 @@ def _strings(node: ast.AST) -> list[ast.Constant]:
 # an environment variable is set, the macro is a build switch that is off by default (workloads/parts.py).
 DEFINE_OPTION = re.compile(r"^-D([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:=1)?$")
 MACRO_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+ALWAYS_DEFINED = "always-defined"  # `-DENABLE_BF16` in flags every build passes: the macro's code is always built
 # torch.utils.cpp_extension names that only a ROCm-aware build reads (an import never read is no evidence).
 HIP_HOMES = frozenset({"ROCM_HOME", "HIP_HOME", "IS_HIP_EXTENSION", "COMMON_HIP_FLAGS", "ROCM_VERSION"})
 
