@@ -55,7 +55,9 @@ STRUCTURE_KINDS: dict[str, str] = {
     "backend_branch": "a CMake branch a HIP build takes (`hip`) or skips (`cuda`: `if(NOT USE_ROCM)`, "
                       "`if(GPU_LANG STREQUAL \"CUDA\")`), over its lines",
     "build_switch": "a CMake `option()`, `cmake_dependent_option()`, project `*_option()` or `set(X 0 CACHE BOOL)`, a "
-                    "Makefile `X ?= 0` or a commented-out `# X := 1`: the name is the switch, the text its default and "
+                    "Makefile `X ?= 0`, a commented-out `# X := 1` or a macro a setup.py defines only when an "
+                    "environment variable is set (`-DX`, `(\"X\", None)`; text `0 environment-opt-in`) or in flags every "
+                    "build passes (`1 always-defined`): the name is the switch, the text its default and "
                     "how it was declared (`OFF option`)",
     "build_source": "a source file a CMake command or a Makefile assignment names (`list(APPEND SRCS csrc/a.cu)`, "
                     "`SRCS += a.cu`), relative to its folder",
@@ -74,6 +76,10 @@ ROLES: dict[str, str] = {
     "value": "any other use of the name",
     "macro": "a name in a preprocessor condition",
     "negated_macro": "a name tested only negated in a preprocessor condition (`#ifndef X`, `!defined(X)`)",
+    "legacy_gate": "a name in a preprocessor condition only an older NVIDIA GPU passes "
+                   "(`defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600`): false under hip-clang, which takes the other path",
+    "tuning_macro": "a name in the condition of a preprocessor chain whose every branch only sets a pragma "
+                    "(`#ifdef __CUDA_ARCH__` / `#define PRAGMA_UNROLL #pragma unroll` / `#else` / `#define PRAGMA_UNROLL`)",
     "compare": "a Python name compared with (`dtype == torch.float8_e4m3fn`, `x in (...)`) or "
                "checked by `isinstance`",
     "message": "a Python name printed or logged (an argument of `print`, `logging`/`logger` calls, "
@@ -106,6 +112,7 @@ C_CONSTRUCTS: dict[str, str] = {
     "kernel-launch": "a `<<<...>>>` launch in host code",
     "device-kernel-launch": "a launch in device code (dynamic parallelism)",
     "device-runtime-call": "a `cuda*` runtime call in device code",
+    "device-alloca": "`alloca` (or `__builtin_alloca`) called in device code",
     "lane-mask-32": "a mask covering at most 32 lanes passed to a `*_sync` intrinsic or `__syncwarp`",
     "ballot-32bit-store": "a ballot result stored in a 32-bit integer",
     "popc-ballot": "`__popc` of a ballot (a 32-bit population count of a 64-bit mask)",

@@ -8,7 +8,8 @@ from migrate.extract import extract
 from migrate.extract.text.packages import conda_names, pip_names
 from migrate.scan.discover import file_kind
 
-STRUCTURE = frozenset({"cmake_target", "cmake_link", "cmake_include", "cmake_project", "distribution", "extension"})
+STRUCTURE = frozenset({"cmake_target", "cmake_link", "cmake_include", "cmake_project", "distribution", "extension",
+                       "switch_branch"})
 
 
 def facts(kind: str, text: str, fact_kind: str | None = None, *, flags: bool = True) -> list[tuple[int, int, str]]:

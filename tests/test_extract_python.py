@@ -131,3 +131,32 @@ def test_architecture_option_strings() -> None:
             assert args == ["-gencode=arch=compute_80,code=sm_80"]
     ''') if f.name == "cuda-arch-option"}
     assert got == {(2, "--gpu-architecture=compute_80"), (2, "-arch=sm_90a"), (3, "-arch=sm_")}
+
+
+def test_extension_sources_walked_from_a_folder() -> None:
+    """Pointcept's libs/pointops/setup.py: the sources are every .cpp/.cu os.walk finds under src/."""
+    got = [f.text for f in facts('''
+        import os
+        from setuptools import setup
+        from torch.utils.cpp_extension import CUDAExtension
+        src = "src"
+        sources = [os.path.join(root, file) for root, dirs, files in os.walk(src) for file in files
+                   if file.endswith(".cpp") or file.endswith(".cu")]
+        everything = [os.path.join(r, f) for r, _, fs in os.walk("csrc") for f in fs]
+        setup(ext_modules=[CUDAExtension(name="pointops._C", sources=sources),
+                           CUDAExtension("all", everything), CUDAExtension("other", [f for f in names])])
+    ''') if f.kind == "extension"]
+    assert got == ["glob:src/*.cpp\nglob:src/*.cu", "glob:csrc/*", ""]
+
+
+def test_a_rocm_home_import_counts_only_where_the_module_reads_it() -> None:
+    """MinkowskiEngine's tests/cpp/setup.py imports ROCM_HOME and never reads it: no ROCm path."""
+    unused = [f for f in facts('''
+        from torch.utils.cpp_extension import CUDA_HOME, ROCM_HOME
+        print(CUDA_HOME)
+    ''') if f.kind == "rocm_path"]
+    used = [f.text for f in facts('''
+        from torch.utils.cpp_extension import ROCM_HOME
+        flags = ["-DUSE_ROCM"] if ROCM_HOME else []
+    ''') if f.kind == "rocm_path"]
+    assert unused == [] and "from torch.utils.cpp_extension import ROCM_HOME" in used

@@ -28,7 +28,7 @@ def test_cudnn_behind_a_switch_beside_the_projects_own_kernels_is_optional(ruleb
     data = report("caffe_cudnn", rulebase)
     assert data["summary"]["class"] == "migration-required"
     part = optional_parts(data)["build switch USE_CUDNN"]
-    assert part["class"] == "incompatible"
+    assert part["class"] == "migration-required"  # cuDNN's classic calls have MIOpen routes (HIP3063)
     assert part["evidence"][:3] == ["CMakeLists.txt:5 caffe_option(USE_CUDNN) default ON",
                                     "the project's own GPU code builds without USE_CUDNN",
                                     "src/caffe/layers/cudnn_conv_layer.cu:1 #ifdef USE_CUDNN"]
@@ -38,8 +38,10 @@ def test_cudnn_behind_a_switch_beside_the_projects_own_kernels_is_optional(ruleb
 
 def test_a_switch_that_gates_the_only_gpu_path_is_not_optional(rulebase) -> None:
     data = report("cudnn_only", rulebase)
-    assert data["summary"]["class"] == "incompatible"
+    assert data["summary"]["class"] == "migration-required"
     assert optional_parts(data) == {}
+    cudnn = [f for f in data["findings"] if f["symbol"].startswith("cudnn")]
+    assert cudnn and {f["status"] for f in cudnn} == {""}
 
 
 def test_a_cmake_option_with_its_external_project_and_subdirectory_is_optional(rulebase) -> None:
@@ -99,7 +101,8 @@ def test_an_alternative_back_end_picked_on_the_command_line_is_optional(rulebase
     data = report("ngp_ffmlp", rulebase)
     assert data["summary"]["class"] == "native"
     by_name = {w["name"]: w for w in data["workloads"]}
-    assert by_name["ffmlp"]["optional"] is True and by_name["ffmlp"]["class"] == "incompatible"
+    # the extension backend.py loads (sources by a comprehension over names) is its own workload
+    assert by_name["_ffmlp"]["optional"] is True and by_name["_ffmlp"]["class"] == "incompatible"
     assert by_name["ngp_ffmlp"]["class"] == "native"
 
 
@@ -119,7 +122,7 @@ def test_a_makefile_switch_left_commented_out_makes_its_sources_optional(rulebas
     data = report("make_cudnn", rulebase)
     assert data["summary"]["class"] == "migration-required"
     part = optional_parts(data)["build switch USE_CUDNN"]
-    assert part["class"] == "incompatible"
+    assert part["class"] == "migration-required"
     assert part["evidence"][0] == "Makefile.config.example:3 commented-out(USE_CUDNN) default 0"
 
 
@@ -153,3 +156,57 @@ def test_a_feature_switch_inside_the_platform_switch_is_optional_beside_the_proj
     assert (project.apply(cudnn).status, project.apply(kernel).status) == ("optional", "")
     alone = parts.build(facts, {"a.cu": "cuda"}, [cudnn])  # no kernel of its own: cuDNN is the GPU path
     assert alone.switches == {}
+
+
+def scanned(tree: Path, rulebase) -> dict:
+    return to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
+
+
+def test_a_hip_branch_that_only_refuses_hip_and_an_unused_rocm_home_are_no_rocm_path(rulebase) -> None:
+    """MinkowskiEngine: `#if defined __HIP_PLATFORM_HCC__ TORCH_CHECK(false, "... not supported on HIP")` and a
+    test setup.py that imports ROCM_HOME and never reads it: the project has no HIP build, nothing is ported."""
+    data = scanned(ROOT / "fixtures" / "workloads" / "ported_refused", rulebase)
+    assert all(w["rocm_path"] == [] for w in data["workloads"])
+    assert data["summary"]["class"] == "minor-adaptation"
+    assert "ported" not in {f["status"] for f in data["findings"]}
+
+
+def test_a_hip_branch_with_code_and_a_rocm_home_the_build_reads_are_a_rocm_path(rulebase) -> None:
+    """Near miss: the HIP branch calls hipSPARSE and setup.py builds with ROCM_HOME."""
+    data = scanned(ROOT / "fixtures" / "workloads" / "ported_refused_near", rulebase)
+    evidence = {e for w in data["workloads"] for e in w["rocm_path"]}
+    assert "setup.py:4 from torch.utils.cpp_extension import ROCM_HOME" in evidence
+    assert "src/spmm.cu:3 defined(__HIP_PLATFORM_AMD__)" in evidence
+    assert data["summary"]["class"] == "native"
+
+
+def test_a_cargo_feature_on_rocm_is_a_rocm_path_and_a_crate_named_like_rocm_is_not(rulebase) -> None:
+    """supranational/sppark: its Rust build offers `rocm = []` beside `cuda = []` (build.rs runs hipcc)."""
+    ported = scanned(ROOT / "fixtures" / "workloads" / "ported_cargo", rulebase)
+    assert {e for w in ported["workloads"] for e in w["rocm_path"]} == {"rust/Cargo.toml:15 rocm = ["}
+    assert ported["summary"]["class"] == "native"
+    near = scanned(ROOT / "fixtures" / "workloads" / "ported_cargo_near", rulebase)
+    assert all(w["rocm_path"] == [] for w in near["workloads"])
+    assert near["summary"]["class"] == "migration-required"
+
+
+def test_a_build_script_and_ci_that_turn_the_gpu_switch_on_belong_to_its_part(rulebase) -> None:
+    """prismatic: `set(PRISMATIC_ENABLE_GPU 0 CACHE BOOL ...)`; its conda recipe configures with
+    `-D PRISMATIC_ENABLE_GPU=$enable_gpu -D CUDA_TOOLKIT_ROOT_DIR=$CUDA_HOME` (beside the GUI switch), and a CI
+    workflow builds with the switch on: both configure the optional GPU part, not the CPU project."""
+    data = report("gpu_build_script", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch PRISMATIC_ENABLE_GPU"]
+    assert "recipe/combined_build_install.sh:4 cmake -DPRISMATIC_ENABLE_GPU=$enable_gpu" in part["evidence"]
+    assert "build switch PRISMATIC_ENABLE_GUI" not in optional_parts(data)  # the GPU platform's part, not the GUI's
+    tied = [f for f in data["findings"] if f["path"].startswith(("recipe/", ".github/"))]
+    assert tied and {f["status"] for f in tied} == {"optional"}
+
+
+def test_a_cmake_command_is_a_branch_of_each_switch_it_does_not_turn_off() -> None:
+    from migrate.extract.text import buildfiles
+
+    source = b"cmake -DUSE_X=ON -D USE_Y=0 -DWITH_Z:BOOL=OFF \\\n  -DCMAKE_CUDA_ARCHITECTURES=80 ..\nmake\n"
+    branches = {(f.name, f.line, f.end_line) for f in buildfiles.shell(source).facts if f.kind == "switch_branch"}
+    assert ("USE_X", 1, 2) in branches and ("CMAKE_CUDA_ARCHITECTURES", 1, 2) in branches
+    assert not {name for name, _, _ in branches} & {"USE_Y", "WITH_Z"}

@@ -16,6 +16,7 @@ SETUP_WITH_HIP = """from setuptools import setup
 from torch.utils.cpp_extension import CUDAExtension, BuildExtension, ROCM_HOME
 import torch
 IS_ROCM = torch.version.hip is not None
+HIP_FLAGS = ["-DUSE_ROCM"] if ROCM_HOME else []
 setup(name="scaler", ext_modules=[CUDAExtension("scaler_ext", ["csrc/scale.cu"])],
       cmdclass={"build_ext": BuildExtension})
 """
@@ -62,6 +63,43 @@ def test_a_build_branch_without_hip_sources_is_not_a_rocm_path(tmp_path: Path) -
     assert "ported" not in {f["status"] for f in report["findings"]}
 
 
+REJECTING_KERNEL = """#include <cuda_runtime.h>
+#include <cusparse.h>
+torch::Tensor coo_spmm(torch::Tensor const &rows) {
+#if defined __HIP_PLATFORM_HCC__
+  TORCH_CHECK(false, "spmm sparse-dense is not supported on HIP");
+#elif defined(_WIN32) || defined(_WIN64)
+  TORCH_CHECK(false, "spmm sparse-dense CUDA is not supported on Windows");
+#endif
+  cusparseSpMMAlg_t mm_alg;
+  return rows;
+}
+"""
+TEST_SETUP_IMPORTING_ROCM_HOME = """from setuptools import setup
+from torch.utils.cpp_extension import CUDA_HOME, ROCM_HOME, CUDAExtension, BuildExtension
+setup(name="t", ext_modules=[CUDAExtension("t", ["t.cu"], include_dirs=[CUDA_HOME + "/include"])],
+      cmdclass={"build_ext": BuildExtension})
+"""
+
+
+def test_a_hip_branch_that_only_fails_and_an_unread_rocm_home_are_no_rocm_path(tmp_path: Path) -> None:
+    """Cut from MinkowskiEngine 02fc608 (src/spmm.cu:84, tests/cpp/setup.py:11): no HIP build at all."""
+    tree = write(tmp_path / "engine", {"setup.py": SETUP_WITH_HIP.replace("csrc/scale.cu", "src/spmm.cu"),
+                                       "src/spmm.cu": REJECTING_KERNEL, "src/scale.cu": KERNEL,
+                                       "tests/cpp/setup.py": TEST_SETUP_IMPORTING_ROCM_HOME})
+    report = scan(tree)
+    assert report["workloads"][0]["rocm_path"] == []
+    assert "ported" not in {f["status"] for f in report["findings"]}
+    assert report["summary"]["class"] != "native"
+    # near miss: a HIP side that does something (includes the HIP runtime) is a HIP branch
+    working = REJECTING_KERNEL.replace('  TORCH_CHECK(false, "spmm sparse-dense is not supported on HIP");\n',
+                                       "  hipsparseSpMM_stub();\n")
+    write(tree, {"src/spmm.cu": working})
+    evidence = scan(tree)["workloads"][0]["rocm_path"]
+    assert any(e.startswith("src/spmm.cu:4 ") for e in evidence)
+    assert any(e.startswith("setup.py:2 ") for e in evidence)
+
+
 def test_a_rocm_ci_job_is_a_rocm_path(tmp_path: Path) -> None:
     tree = write(tmp_path / "lib", {"CMakeLists.txt": "project(lib LANGUAGES CXX CUDA)\nadd_library(lib a.cu)\n",
                                     "a.cu": KERNEL,
@@ -87,6 +125,148 @@ def test_an_optional_part_does_not_decide_the_workload(tmp_path: Path) -> None:
     assert (trt["status"], trt["rule_class"]) == ("optional", "incompatible")
 
 
+OPT_IN_SETUP = """import os
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+nvcc_flags = ["-std=c++17"]
+if os.environ.get("GROUPED_GEMM_CUTLASS", "0") == "1":
+    nvcc_flags.extend(["-DGROUPED_GEMM_CUTLASS"])
+setup(name="gg", ext_modules=[CUDAExtension("gg_backend", ["csrc/gg.cu"], extra_compile_args={"nvcc": nvcc_flags})],
+      cmdclass={"build_ext": BuildExtension})
+"""
+CUTLASS_ELSE = """#include <cublas_v2.h>
+__global__ void fill(float *x) { x[threadIdx.x] = 0.0f; }
+void gemm(cublasHandle_t h, const float *a, const float *b, float *c) {
+#if !defined(GROUPED_GEMM_CUTLASS)
+  float one = 1.0f;
+  cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, a, 4, b, 4, &one, c, 4);
+#else
+  using Gemm = cutlass::gemm::device::GemmGrouped<cutlass::gemm::kernel::DefaultGemmGrouped<float>>;
+  Gemm gemm_op;
+  gemm_op.run();
+#endif
+}
+"""
+
+
+def test_a_macro_an_environment_opt_in_defines_gates_an_optional_else(tmp_path: Path) -> None:
+    """Cut from tgale96/grouped_gemm ebeae0b (setup.py:30, csrc/grouped_gemm.cu:542): the CUTLASS path
+    is built only with GROUPED_GEMM_CUTLASS=1; the default build calls cuBLAS."""
+    tree = write(tmp_path / "gg", {"setup.py": OPT_IN_SETUP, "csrc/gg.cu": CUTLASS_ELSE})
+    workload = next(w for w in scan(tree)["workloads"] if w["name"] == "gg_backend")
+    (part,) = workload["optional_parts"]
+    assert (part["root"], workload["class"]) == ("build switch GROUPED_GEMM_CUTLASS", "minor-adaptation")
+    assert "setup.py:6 environment-opt-in(GROUPED_GEMM_CUTLASS) default 0" in part["evidence"]
+    # near miss: the same flag added on every build is no switch
+    write(tree, {"setup.py": OPT_IN_SETUP.replace('if os.environ.get("GROUPED_GEMM_CUTLASS", "0") == "1":\n    ', "")})
+    workload = next(w for w in scan(tree)["workloads"] if w["name"] == "gg_backend")
+    assert workload["optional_parts"] == [] and workload["class"] != "minor-adaptation"  # CUTLASS is required now
+
+
+JIT_LOADER = """import os
+from torch.utils.cpp_extension import load
+
+
+def load_cpp_ext(ext_name):
+    ext_csrc = os.path.join(os.path.split(__file__)[0], "csrc")
+    ext_sources = [
+        os.path.join(ext_csrc, "cuda", "{}.cpp".format(ext_name)),
+        os.path.join(ext_csrc, "cuda", "{}.cu".format(ext_name)),
+    ]
+    return load(name=ext_name, sources=ext_sources, extra_cuda_cflags=["-DCUDA_HAS_FP16=1"], with_cuda=True)
+
+
+_knn = load_cpp_ext("knn")
+"""
+COMPREHENSION_SETUP = """import os
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+_src_path = os.path.dirname(os.path.abspath(__file__))
+setup(name="raymarching", ext_modules=[CUDAExtension(name="_raymarching",
+      sources=[os.path.join(_src_path, "src", f) for f in ["raymarching.cu", "bindings.cpp"]])],
+      cmdclass={"build_ext": BuildExtension})
+"""
+BINDINGS = "#include <torch/extension.h>\nvoid run(float *x);\n"
+
+
+def test_torch_extension_sources_named_by_format_or_comprehension_get_hipify_credit(tmp_path: Path) -> None:
+    """Cut from unlimblue/KNN_CUDA 619617b (knn_cuda/__init__.py: "{}.cu".format(ext_name)) and
+    ashawkey/torch-ngp b6e0804 (raymarching/setup.py: [os.path.join(_src_path, 'src', f) for f in [...]]):
+    PyTorch's ROCm build hipifies these plain kernels, so they are minor-adaptation."""
+    tree = write(tmp_path / "p", {"knn_cuda/__init__.py": JIT_LOADER, "knn_cuda/csrc/cuda/knn.cu": KERNEL,
+                                  "knn_cuda/csrc/cuda/knn.cpp": BINDINGS,
+                                  "raymarching/setup.py": COMPREHENSION_SETUP, "raymarching/src/raymarching.cu": KERNEL,
+                                  "raymarching/src/bindings.cpp": BINDINGS})
+    report = scan(tree)
+    kinds = {w["name"]: (w["kind"], w["class"]) for w in report["workloads"]}
+    assert kinds["knn_cuda"] == ("torch-extension", "minor-adaptation")
+    assert kinds["_raymarching"] == ("torch-extension", "minor-adaptation")
+    # near miss: a comprehension over names the scan cannot read builds nothing it can credit
+    write(tree, {"raymarching/setup.py": COMPREHENSION_SETUP.replace('["raymarching.cu", "bindings.cpp"]', "NAMES")})
+    launch = next(f for f in scan(tree)["findings"] if f["path"] == "raymarching/src/raymarching.cu"
+                  and f["rule"] == "HIP4001")
+    assert launch["class"] == "migration-required"
+
+
+TWO_BACKEND_CMAKE = """cmake_minimum_required(VERSION 3.18)
+project(fastllm LANGUAGES CXX)
+option(USE_CUDA "use cuda" OFF)
+option(USE_ROCM "use ROCm" OFF)
+if (USE_CUDA)
+    enable_language(CUDA)
+    set(FASTLLM_CUDA_SOURCES src/devices/cuda/fastllm-cuda.cu
+        src/devices/cuda/attention/fastllm-attention.cu)
+endif()
+if(USE_ROCM)
+    enable_language(HIP)
+    hipify(CUDA_SOURCE_DIR ${PROJECT_SOURCE_DIR}/src/devices/cuda HIP_SOURCE_DIR ${PROJECT_SOURCE_DIR}/src/devices/hip)
+    set(FASTLLM_CUDA_SOURCES src/devices/hip/fastllm-hip.hip)
+endif()
+add_library(fastllm ${FASTLLM_CUDA_SOURCES})
+"""
+
+
+def test_sources_only_the_cuda_switchs_branch_builds_beside_a_rocm_branch_are_not_ported(tmp_path: Path) -> None:
+    """Cut from ztxz16/fastllm d3aea32 (CMakeLists.txt:243 if (USE_CUDA), :448 if(USE_ROCM)): the ROCm build
+    compiles the hipified fastllm-cuda.cu (listed as src/devices/hip/fastllm-hip.hip) and leaves the
+    attention kernels out."""
+    tree = write(tmp_path / "fastllm", {"CMakeLists.txt": TWO_BACKEND_CMAKE, "include/compat.h": GUARDED_HEADER,
+                                        "src/devices/cuda/fastllm-cuda.cu": KERNEL,
+                                        "src/devices/cuda/attention/fastllm-attention.cu": KERNEL})
+    status = {f["path"]: f["status"] for f in scan(tree)["findings"] if f["rule"] == "HIP4001"}
+    assert status["src/devices/cuda/fastllm-cuda.cu"] == "ported"
+    assert status["src/devices/cuda/attention/fastllm-attention.cu"] != "ported"
+    # near miss: the ROCm branch lists the attention kernels' hipified twin too
+    write(tree, {"CMakeLists.txt": TWO_BACKEND_CMAKE.replace(
+        "src/devices/hip/fastllm-hip.hip)", "src/devices/hip/fastllm-hip.hip src/devices/hip/attention/fastllm-attention.hip)")})
+    assert {f["status"] for f in scan(tree)["findings"] if f["rule"] == "HIP4001"} == {"ported"}
+
+
+ALWAYS_BF16_SETUP = """from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+NVCC_FLAGS = ["-O2", "-std=c++17", "-DENABLE_BF16"]
+setup(name="q", ext_modules=[CUDAExtension("q_ops", ["csrc/ops.cu"], extra_compile_args={"nvcc": NVCC_FLAGS})],
+      cmdclass={"build_ext": BuildExtension})
+"""
+BF16_OPS = """#include <cuda_runtime.h>
+__global__ void scale(float *x) { x[threadIdx.x] *= 2.0f; }
+#ifdef ENABLE_BF16
+__device__ int pack(unsigned v) { return __popc(v) + __ffs(v) + (threadIdx.x % 32); }
+#endif
+"""
+
+
+def test_a_switch_every_build_defines_is_not_optional(tmp_path: Path) -> None:
+    """Cut from mit-han-lab/qserve de6a2ec (kernels/setup.py:19 NVCC_FLAGS with -DENABLE_BF16): the
+    #ifdef ENABLE_BF16 code is always built, so it is no optional part."""
+    tree = write(tmp_path / "q", {"setup.py": ALWAYS_BF16_SETUP, "csrc/ops.cu": BF16_OPS})
+    assert all(not w["optional_parts"] for w in scan(tree)["workloads"])
+    # near miss: without the flag the switch's code is an alternative the project builds without
+    write(tree, {"setup.py": ALWAYS_BF16_SETUP.replace(', "-DENABLE_BF16"', "")})
+    roots = [o["root"] for w in scan(tree)["workloads"] for o in w["optional_parts"]]
+    assert "build switch ENABLE_BF16" in roots
+
+
 def test_a_single_medium_finding_does_not_decide_the_class(tmp_path: Path) -> None:
     tree = write(tmp_path / "k", {"k.cu": "__device__ float f(float a, float b) { return __bfloat162int_rz(a) + b; }\n"})
     report = scan(tree)
@@ -96,8 +276,9 @@ def test_a_single_medium_finding_does_not_decide_the_class(tmp_path: Path) -> No
 
 
 def test_summary_sarif_and_lint_use_the_same_effective_class(tmp_path: Path) -> None:
-    tree = write(tmp_path / "scaler", {"setup.py": SETUP_WITH_HIP.replace(", ROCM_HOME", "").replace(
-        "IS_ROCM = torch.version.hip is not None\n", ""), "csrc/scale.cu": KERNEL})
+    plain = SETUP_WITH_HIP.replace(", ROCM_HOME", "").replace("IS_ROCM = torch.version.hip is not None\n", "")
+    plain = plain.replace('HIP_FLAGS = ["-DUSE_ROCM"] if ROCM_HOME else []\n', "")
+    tree = write(tmp_path / "scaler", {"setup.py": plain, "csrc/scale.cu": KERNEL})
     report = scan(tree)
     by_class = report["summary"]["by_class"]
     assert by_class == dict(Counter(f["class"] for f in report["findings"]))

@@ -40,7 +40,7 @@ SUFFIX_KINDS = {
 NAME_KINDS = {
     "cmakelists.txt": "cmake", "makefile": "makefile", "gnumakefile": "makefile",
     "pyproject.toml": "pyproject", "pipfile": "pyproject", "setup.cfg": "setupcfg", ".gitlab-ci.yml": "manifest",
-    ".gitmodules": "gitmodules",
+    ".gitmodules": "gitmodules", "cargo.toml": "cargo",
 }
 NAME_GLOBS = (
     ("dockerfile*", "dockerfile"), ("*.dockerfile", "dockerfile"), ("containerfile*", "dockerfile"),

@@ -62,7 +62,8 @@ def _explicit(pool: set[str], facts: Mapping[str, tuple[Fact, ...]]) -> list[Spe
         base = posixpath.dirname(rel)
         if fact.kind == "extension":
             sources = _resolve_sources(fact.text, base, pool)
-            spec = Spec(fact.name, _common_dir(sources) or base or ".", "torch-extension")
+            root = _common_dir(sources) or base or "."
+            spec = Spec(fact.name or posixpath.basename(base or root) or root, root, "torch-extension")
             specs.append(_claim(spec, pool, sources + _sibling_headers(sources, pool)))
         elif fact.kind == "cmake_target":
             sources = _resolve_sources(fact.text, base, pool)

@@ -27,5 +27,12 @@ class ModuleIndex:
         return module, self.modules.get(module, [])
 
     def resolve(self, rel: str, module: str) -> str | None:
-        """The project file an import in `rel` names (the shortest path of that name), or None."""
-        return min(self.candidates(rel, module)[1], key=len, default=None)
+        """The project file an import in `rel` names, or None: the one whose path is the name from the
+        fewest folders up (`ffmlp` is ffmlp/__init__.py before ffmlp/ffmlp.py), then the shortest."""
+        name, found = self.candidates(rel, module)
+        depth = name.count(".") + 1
+
+        def skipped(path: str) -> int:
+            return len(path.split("/")) - (path.endswith("/__init__.py") or path == "__init__.py") - depth
+
+        return min(found, key=lambda p: (skipped(p), len(p)), default=None)

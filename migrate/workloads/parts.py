@@ -140,6 +140,10 @@ class ProjectParts:
         if path in self.optional_modules:
             return Part(path, (self.optional_modules[path],))
         region = next((r for r in self._switches(path, finding.line) if r.switch in self.switches), None)
+        if region is not None:  # of switches set on one line (a cmake command), the GPU platform's first
+            region = next((r for r in self._switches(path, finding.line) if r.switch in self.switches
+                           and (r.path, r.start, r.end) == (region.path, region.start, region.end)
+                           and is_platform(feature(r.switch, known) or "", known)), region)
         if region is not None:
             return Part(f"build switch {region.switch}",
                         (*self.switches[region.switch], f"{region.path}:{region.start} {region.text}"))
@@ -231,17 +235,20 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                 and class_rank(f.migration_class) >= class_rank("migration-required"):
             outside = True
     switches: dict[str, tuple[str, ...]] = {}
-    for name in sorted(uses):
-        turns_on = feature(name, known)
+    always = {f.name for items in facts.values() for f in items
+              if f.kind == "build_switch" and f.text.endswith(" always-defined")}  # extract/python/extractor.py
+    for name in sorted(set(uses) - always):
+        where, default = declared.get(name, ("", ""))
+        # a switch declared off by default without a switch word (`-DGROUPED_GEMM_CUTLASS` on an opt-in) turns on itself
+        turns_on = feature(name, known) or (name if where and default.upper() in known.off else None)
         if turns_on is None:
             continue
-        where, default = declared.get(name, ("", ""))
         said = (f"{where} default {default}",) if where else ()
         if where and default.upper() in known.off:
             switches[name] = (*said, f"{name} is off by default: the default build has none of its code")
         elif outside and not is_platform(turns_on, known):
             switches[name] = (*said, f"the project's own GPU code builds without {name}")
-    return ProjectParts(rocm_path=evidence, left_out_of_hip=_left_out(facts) if evidence else {},
+    return ProjectParts(rocm_path=evidence, left_out_of_hip=_left_out(facts, known) if evidence else {},
                         hip_aware=frozenset(e.path for e in collected if e.strength == "source"),
                         optional_modules=_optional_modules(facts), switches=switches, regions=regions, gated=gated,
                         known=known)
@@ -304,24 +311,39 @@ def _gated_headers(facts: Mapping[str, Sequence[Fact]], probe: ProjectParts) -> 
     return out
 
 
-def _left_out(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
+def _left_out(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str]:
     """Files a HIP build does not compile: named by CMake only in branches a HIP build skips, or stopped
-    with #error on the HIP side of a guard."""
+    with #error on the HIP side of a guard. Beside a HIP branch of the same file (`if(USE_ROCM)` with its
+    own source list), the branch of the CUDA platform's switch (`if(USE_CUDA)`) is one a HIP build skips."""
     listed: dict[str, list[tuple[bool, str]]] = {}  # file -> (named in a CUDA-only branch?, where) per mention
+    twins: set[str] = set()  # sources a HIP branch names by their hipified name (src/devices/hip/x-hip.hip)
     out: dict[str, str] = {}
     for path, items in facts.items():
         cuda_only = [(f.line, f.end_line) for f in items if f.kind == "backend_branch" and f.name == "cuda"]
+        hip_only = [(f.line, f.end_line) for f in items if f.kind == "backend_branch" and f.name == "hip"]
+        if hip_only:
+            cuda_only += [(f.line, f.end_line) for f in items
+                          if f.kind == "switch_branch" and feature(f.name, known) in known.platform_words]
         here = posixpath.dirname(path)
         for f in items:
             if f.kind == "build_source":
                 skipped = any(a <= f.line <= b for a, b in cuda_only)
                 listed.setdefault(_join(here, f.name), []).append((skipped, f"{path}:{f.line}"))
+                if any(a <= f.line <= b for a, b in hip_only):
+                    twins.add(_cuda_twin(_join(here, f.name)))
             elif f.kind == "hip_rejected" and path not in out:
                 out[path] = f"{path}:{f.line} {f.text.strip()} (a HIP build stops here)"
     for source, mentions in listed.items():
-        if all(skipped for skipped, _ in mentions):
+        if all(skipped for skipped, _ in mentions) and source not in twins:
             out.setdefault(source, f"{mentions[0][1]} names {source} only where a HIP build does not")
     return out
+
+
+def _cuda_twin(path: str) -> str:
+    """The CUDA file a hipified source is made from: hipify renames cuda to hip in paths and .cu to .hip
+    (PyTorch's hipify_torch: src/devices/hip/fastllm-hip.hip from src/devices/cuda/fastllm-cuda.cu)."""
+    stem, suffix = posixpath.splitext(path)
+    return stem.replace("hip", "cuda") + (".cu" if suffix == ".hip" else suffix)
 
 
 def _optional_modules(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:

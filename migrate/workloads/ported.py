@@ -2,9 +2,10 @@
 
 Strong evidence on its own: a ROCm job in CI (`ci`) or a ROCm package/extra (`package`).
 A HIP branch of the build (`build`: CMake HIP options and languages, hipcc, a setup.py that
-tests `torch.version.hip` or imports `ROCM_HOME`) counts when the sources carry HIP branches
+tests `torch.version.hip` or reads `ROCM_HOME`) counts when the sources carry HIP branches
 too (`source`: `#if defined(__HIP_PLATFORM_AMD__)`/`USE_ROCM` chains, `hip/` includes, .hip
-files), or when there is no CUDA source to port. A runtime `if torch.version.hip:` in a module
+files; a branch whose HIP side only fails, `TORCH_CHECK(false, "not supported on HIP")`, is none),
+or when there is no CUDA source to port. A runtime `if torch.version.hip:` in a module
 is not enough: its own branches are already dropped at match time."""
 from __future__ import annotations
 

@@ -204,19 +204,44 @@ def _called_identifier(function: ts.Node) -> ts.Node | None:
 
 
 def _hip_branches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
-    """Evidence of a ROCm path: each #if/#ifdef chain that branches on a HIP/ROCm macro."""
+    """Evidence of a ROCm path: each #if/#ifdef chain that branches on a HIP/ROCm macro, unless its HIP
+    side only fails (`#if defined __HIP_PLATFORM_HCC__` / `TORCH_CHECK(false, "not supported on HIP")`)."""
     for node in caps.get("conditional", []):
-        conditions = [cond for cond, _, _, _ in guards.branches(node) if guards.mentions_hip(cond)]
-        if conditions:
+        chain = list(guards.branches(node))
+        conditions = [cond for cond, _, _, _ in chain if guards.mentions_hip(cond)]
+        if conditions and not _hip_side_fails(node, chain):
             ctx.add("rocm_path", "source", node, text=conditions[0][:120])
+
+
+def _hip_side_fails(node: ts.Node, chain: list[tuple[str, bool, int, int]]) -> bool:
+    """Whether every statement on the HIP side of a chain fails (a throw, `#error`, a check of `false`)."""
+    statements: list[ts.Node] = []
+    branch: ts.Node | None = node
+    for label in guards.labels(chain):
+        if branch is None:
+            return False
+        if label == "hip":
+            skip = {branch.child_by_field_name(f) for f in ("condition", "name", "alternative")}
+            statements += [c for c in branch.named_children if c not in skip and c.type != "comment"]
+        branch = branch.child_by_field_name("alternative")
+    return bool(statements) and all(_fails(s) for s in statements)
+
+
+def _fails(statement: ts.Node) -> bool:
+    if statement.type == "preproc_call":
+        directive = statement.child_by_field_name("directive")
+        return directive is not None and _text(directive).strip() == "#error"
+    return xref.fails(statement)
 
 
 def _switch_branches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
     """Branches taken on a build switch (`#ifdef USE_CUDNN`: `switch_branch`, one per switch and branch)
     and `#error` directives on the HIP side of a HIP guard (`hip_rejected`: HIP builds stop here)."""
     for node in caps.get("conditional", []):
-        for cond, positive, start, end in guards.branches(node):
-            for name in guards.switch_names(cond, positive):
+        chain = list(guards.branches(node))
+        negated = guards.else_switch(chain)
+        for cond, positive, start, end in chain:
+            for name in guards.switch_names(cond, positive) or ([negated] if negated and not cond else []):
                 line_end = ctx.source.find(b"\n", start)
                 directive = ctx.source[start:line_end if line_end >= 0 else end].decode("utf-8", "replace")
                 ctx.add_span("switch_branch", name, start, end, text=directive.strip()[:120])
@@ -300,8 +325,50 @@ def _role(node: ts.Node, calls: set[int]) -> str:
             and parent.children[0].type.endswith("ndef"):
         negated = not negated
     if parent is not None and parent.type in ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"):
+        if _only_pragmas(parent):
+            return "tuning_macro"
+        condition = parent.child_by_field_name("condition")
+        if condition is not None and guards.LEGACY_ARCH_GATE.match(_text(condition)):
+            return "legacy_gate"
         return "negated_macro" if negated else "macro"
     return "value"
+
+
+BRANCH_FIELDS = ("condition", "name", "alternative")
+CONDITIONALS = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"})
+
+
+def _only_pragmas(branch: ts.Node) -> bool:
+    """Whether every branch of the chain holding `branch` only sets a pragma: `#pragma unroll`, or a macro
+    defined as one or as nothing (moderngpu's `#ifdef __CUDA_ARCH__ #define PRAGMA_UNROLL #pragma unroll
+    #else #define PRAGMA_UNROLL #endif`); whichever branch a compiler takes, the code is the same."""
+    top = branch
+    while top.parent is not None and top.parent.type in CONDITIONALS and top.parent.child_by_field_name(
+            "alternative") == top:
+        top = top.parent
+    node: ts.Node | None = top
+    seen = False
+    while node is not None:
+        skip = {node.child_by_field_name(f) for f in BRANCH_FIELDS}
+        for child in node.named_children:
+            if child in skip or child.type == "comment":
+                continue
+            if not _sets_pragma(child):
+                return False
+            seen = True
+        node = node.child_by_field_name("alternative")
+    return seen
+
+
+def _sets_pragma(node: ts.Node) -> bool:
+    if node.type == "preproc_call":
+        directive = node.child_by_field_name("directive")
+        return directive is not None and _text(directive).strip() == "#pragma"
+    if node.type in ("preproc_def", "preproc_function_def"):
+        value = node.child_by_field_name("value")
+        body = _text(value).strip() if value is not None else ""
+        return body == "" or body.startswith(("#pragma", "_Pragma", "__pragma"))
+    return False
 
 
 def _namespace_aliases(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:

@@ -35,6 +35,7 @@ SIZES = {"char": 1, "signed char": 1, "unsigned char": 1, "int8_t": 1, "uint8_t"
 DYNAMIC_SHARED_ATTRIBUTE = frozenset({"cudaFuncAttributeMaxDynamicSharedMemorySize",
                                       "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"})
 DEVICE_RUNTIME_OK = frozenset({"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString", "cudaGetErrorName"})
+ALLOCA = frozenset({"alloca", "__builtin_alloca"})  # C's stack allocation of a run-time size
 
 # float -> half with a directed rounding: HIP's host versions round to nearest (amd_hip_fp16.h:
 # "TODO: rounding behaviour is not correct for host functions")
@@ -249,6 +250,8 @@ def _call(fn_node: ts.Node, scopes: Scopes, emit: Emit) -> None:
     values = args.named_children if args is not None else []
     if name.startswith("cuda") and name not in DEVICE_RUNTIME_OK and call is not None and in_device_code(call):
         emit("device-runtime-call", fn_node, name)
+    if name in ALLOCA and call is not None and in_device_code(call):
+        emit("device-alloca", fn_node, name)
     if not values:
         return
     first = values[0]
@@ -453,8 +456,10 @@ def _launch_shared_memory(node: ts.Node, emit: Emit) -> None:
 
 
 def _launch_bounds(node: ts.Node, emit: Emit) -> None:
+    """`__launch_bounds__(T, MIN)`; a minimum of 1 asks for nothing under either reading of it (one block
+    per SM, one warp per execution unit), so it needs no conversion."""
     bounds = next((c for c in node.children if c.type == "launch_bounds"), None)
-    if bounds is not None and len(bounds.named_children) >= 2:
+    if bounds is not None and len(bounds.named_children) >= 2 and text(bounds.named_children[1]).strip() != "1":
         emit("launch-bounds-min-blocks", bounds, "__launch_bounds__")
 
 

@@ -20,6 +20,11 @@ CUDA_VERSION_GATE = re.compile(
     r"^\s*(?:defined\s*\(?\s*(CUDA_VERSION|CUDART_VERSION)\s*\)?\s*&&\s*)?\(?\s*(CUDA_VERSION|CUDART_VERSION)\s*>=?\s*"
     r"\(?\s*\d+\s*\)?\s*\)?\s*$")
 ERROR_DIRECTIVE = re.compile(rb"^\s*#\s*error\b", re.MULTILINE)
+# `#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600`: code for older NVIDIA GPUs only (the CUDA guide's double
+# atomicAdd for pre-Pascal). False under hip-clang, which defines no __CUDA_ARCH__, so HIP never compiles it.
+# The bare `#if __CUDA_ARCH__ < 600` is another matter: an undefined name reads as 0, so it is true there.
+LEGACY_ARCH_GATE = re.compile(
+    r"^\s*defined\s*\(?\s*__CUDA_ARCH__\s*\)?\s*&&\s*\(?\s*__CUDA_ARCH__\s*<=?\s*\(?\s*\d+\s*\)?\s*\)?\s*$")
 
 # A name that also says CUDA (MFEM_USE_CUDA_OR_HIP, an include guard GKO_CUDA_HIP_MATH_HPP_) covers both builds.
 BOTH_TOKEN = re.compile(r"^(CUDA|GPU|HPP|H|CUH|INCLUDED)$")
@@ -54,6 +59,16 @@ def switch_names(condition: str, positive: bool) -> list[str]:
     return out
 
 
+def else_switch(chain: list[tuple[str, bool, int, int]]) -> str:
+    """The switch an `#else` is taken on: X of `#ifndef X` / `#if !defined(X)` followed by a plain `#else`
+    (grouped_gemm's `#if !defined(GROUPED_GEMM_CUTLASS)` cuBLAS path `#else` CUTLASS path), or ""."""
+    if len(chain) != 2 or chain[1][0] or chain[0][1]:
+        return ""
+    m = SWITCH_TERM.match(chain[0][0].strip().lstrip("!").strip())
+    name = next((g for g in m.groups() if g), "") if m else ""
+    return name if SWITCH_NAME.match(name) and not _hip_name(name) else ""
+
+
 def _negated(condition: str) -> bool:
     return condition.lstrip().startswith("!")
 
@@ -76,6 +91,8 @@ class GuardMap:
                 ranges.extend(_label(chain))
             elif _version_gate_with_else(node, chain):
                 ranges.extend((start, end, "cuda") for cond, _, start, end in chain if cond)
+            elif chain and LEGACY_ARCH_GATE.match(chain[0][0]):
+                ranges.append((chain[0][2], chain[0][3], "cuda"))
         ordered = tuple(sorted(ranges))
         points = _breakpoints(ordered)
         return cls(ordered, tuple(p for p, _ in points), tuple(label for _, label in points))
@@ -135,6 +152,11 @@ def branches(node: ts.Node | None) -> Iterator[tuple[str, bool, int, int]]:
             positive = not _negated(cond)
         yield cond, positive, node.start_byte, end
         node = alternative
+
+
+def labels(chain: list[tuple[str, bool, int, int]]) -> list[str]:
+    """Each branch's side, 'hip' or 'cuda', in order."""
+    return [label for _, _, label in _label(chain)]
 
 
 def _label(branches: list[tuple[str, bool, int, int]]) -> list[tuple[int, int, str]]:

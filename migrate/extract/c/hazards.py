@@ -319,8 +319,9 @@ def _cuda_scoped_name(scope: ts.Node, layers: set[str], emit: Emit) -> None:
     if qualified is None or qualified.type != "qualified_identifier" or qualified.child_by_field_name("scope") != scope:
         return
     outer = qualified.parent
-    if outer is not None and outer.type == "qualified_identifier" and outer.child_by_field_name("name") == qualified:
-        return  # a::cuda::x: the scope is nested in another namespace (gko::kernels::cuda)
+    if outer is not None and outer.type == "qualified_identifier" and outer.child_by_field_name("name") == qualified \
+            and outer.child_by_field_name("scope") is not None:
+        return  # a::cuda::x: the scope is nested in another namespace (gko::kernels::cuda); ::cuda::x is global
     inner = qualified.child_by_field_name("name")
     first = text(inner).split("::")[0].split("<")[0].strip() if inner is not None else ""
     head = text(scope)

@@ -117,10 +117,11 @@ def _function_name(declarator: ts.Node | None) -> ts.Node | None:
 
 def _declines(body: ts.Node) -> bool:
     statements = [c for c in body.named_children if c.type != "comment"]
-    return bool(statements) and all(_fails(s) for s in statements)
+    return bool(statements) and all(fails(s) for s in statements)
 
 
-def _fails(statement: ts.Node) -> bool:
+def fails(statement: ts.Node) -> bool:
+    """A statement that only fails: a throw, abort(), AT_ERROR(...), a check of `false` or `0`."""
     if statement.type == "throw_statement":
         return True
     call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children \

@@ -75,6 +75,7 @@ class _Visitor(ast.NodeVisitor):
         self.selected: frozenset[str] = frozenset()  # functions a dispatch table picks (python/optional.py)
         self.in_selected = 0  # depth of such functions being visited: their imports are optional
         self.alternatives: frozenset[int] = frozenset()  # id() of imports of a non-default branch (optional.py)
+        self.unused_homes: dict[str, tuple[ast.ImportFrom, str]] = {}  # ROCM_HOME imported, not yet read
         self.facts: list[Fact] = []
         self.notes: list[str] = []
 
@@ -174,9 +175,9 @@ class _Visitor(ast.NodeVisitor):
             return
         self._bind(node)
         self.add("python_import", node.module, node)
-        hip_names = [a.name for a in node.names if f"{node.module}.{a.name}" in HIP_MARKERS or a.name in HIP_HOMES]
-        if hip_names:
-            self.add("rocm_path", "python", node, text=f"from {node.module} import {', '.join(hip_names)}")
+        for alias in node.names:  # ROCM_HOME & co. are evidence once read: an import alone builds nothing for HIP
+            if f"{node.module}.{alias.name}" in HIP_MARKERS or alias.name in HIP_HOMES:
+                self.unused_homes[alias.asname or alias.name] = (node, f"from {node.module} import {alias.name}")
 
     def visit_Assign(self, node: ast.Assign) -> None:
         capability, properties = constructs.is_capability(self, node.value), self.is_properties(node.value)
@@ -276,6 +277,17 @@ class _Visitor(ast.NodeVisitor):
         value = node.value.decode("latin-1") if isinstance(node.value, bytes) else node.value
         if isinstance(value, str) and not self.tests and len(value) < 200 and ARCH_OPTION.match(value):
             self.add("construct", "cuda-arch-option", node, text=value)
+        if isinstance(value, str) and self.guard in (None, "optional") and (macro := DEFINE_OPTION.match(value)):
+            self.add("build_switch", macro.group(1), node,
+                     text="0 environment-opt-in" if self.guard == "optional" else f"1 {ALWAYS_DEFINED}")
+
+    def visit_Tuple(self, node: ast.Tuple) -> None:
+        """`define_macros=[("WITH_X", None)]` in an environment opt-in: the macro is a switch, off unset."""
+        first = node.elts[0] if len(node.elts) == 2 else None
+        if self.guard == "optional" and isinstance(first, ast.Constant) and isinstance(first.value, str) \
+                and MACRO_NAME.match(first.value):
+            self.add("build_switch", first.value, node, text="0 environment-opt-in")
+        self.generic_visit(node)
 
     def _use(self, node: ast.expr) -> str:
         """The role of a name's use: called, printed or logged, compared, or any other value."""
@@ -293,6 +305,9 @@ class _Visitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load) and node.id in self.unused_homes:
+            statement, text = self.unused_homes.pop(node.id)
+            self.add("rocm_path", "python", statement, text=text)
         target = self.aliases.get(node.id)
         if target and "." in target and isinstance(node.ctx, ast.Load):
             self.add("python_attr", target, node, role=self._use(node))
@@ -432,7 +447,12 @@ def _strings(node: ast.AST) -> list[ast.Constant]:
     return [n for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
 
 
-# torch.utils.cpp_extension names that only a ROCm-aware build imports.
+# A compiler option that defines a macro (`-DGROUPED_GEMM_CUTLASS`, `-DWITH_X=1`): in a scope that runs only when
+# an environment variable is set, the macro is a build switch that is off by default (workloads/parts.py).
+DEFINE_OPTION = re.compile(r"^-D([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:=1)?$")
+MACRO_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+ALWAYS_DEFINED = "always-defined"  # `-DENABLE_BF16` in flags every build passes: the macro's code is always built
+# torch.utils.cpp_extension names that only a ROCm-aware build reads (an import never read is no evidence).
 HIP_HOMES = frozenset({"ROCM_HOME", "HIP_HOME", "IS_HIP_EXTENSION", "COMMON_HIP_FLAGS", "ROCM_VERSION"})
 
 

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import ast
+import copy
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -58,11 +60,16 @@ def _structure(visitor: _Visitor, node: ast.Call, name: str | None) -> None:
     if role is None:
         return
     module = _argument(node, 0, "name")
-    if not (isinstance(module, ast.Constant) and isinstance(module.value, str)):
+    if isinstance(module, ast.Constant) and isinstance(module.value, str):
+        label = module.value.rsplit(".", 1)[-1]
+    elif module is not None and role == "jit":
+        label = ""  # load(name=ext_name, ...) in a helper: named by its sources' folder (workloads/assemble.py)
+    else:
         return
     sources = _argument(node, 1, "sources") if role == "setup" or (name or "").endswith(".load") else None
     paths = [p for p in (_path(visitor, e) for e in _elements(visitor, sources)) if p]
-    visitor.add("extension", module.value.rsplit(".", 1)[-1], node, text="\n".join(paths), role=role)
+    paths = [f"glob:{p}" if UNKNOWN in p and not p.startswith("glob:") else p for p in paths]
+    visitor.add("extension", label, node, text="\n".join(paths), role=role)
 
 
 def _argument(call: ast.Call, position: int | None, keyword: str) -> ast.expr | None:
@@ -79,7 +86,28 @@ def _elements(visitor: _Visitor, node: ast.expr | None) -> list[ast.expr]:
         return list(node.elts)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return _elements(visitor, node.left) + _elements(visitor, node.right)
+    if isinstance(node, ast.ListComp) and len(node.generators) == 1:
+        return _expanded(node.elt, node.generators[0])
     return [node] if node is not None else []
+
+
+def _expanded(element: ast.expr, loop: ast.comprehension) -> list[ast.expr]:
+    """`[os.path.join(src, f) for f in ["a.cu", "b.cpp"]]`: the element once per string of a literal list."""
+    if not (isinstance(loop.target, ast.Name) and isinstance(loop.iter, (ast.List, ast.Tuple)) and not loop.ifs):
+        return []
+    out = []
+    for item in loop.iter.elts:
+        if isinstance(item, ast.Constant) and isinstance(item.value, str):
+            out.append(_Substitute(loop.target.id, item).visit(copy.deepcopy(element)))
+    return out
+
+
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, name: str, value: ast.Constant) -> None:
+        self.name, self.value = name, value
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return self.value if node.id == self.name else node
 
 
 def _path(visitor: _Visitor, node: ast.expr, depth: int = 0) -> str | None:
@@ -98,4 +126,33 @@ def _path(visitor: _Visitor, node: ast.expr, depth: int = 0) -> str | None:
     if isinstance(node, ast.Call) and visitor.call_name(node) in ("glob.glob", "glob.iglob") and node.args:
         pattern = _path(visitor, node.args[0])
         return f"glob:{pattern}" if pattern else None
-    return None
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp)):  # [join(root, f) for root, _, files in os.walk(src) ...]
+        walked = node.generators[0].iter
+        if isinstance(walked, ast.Call) and visitor.call_name(walked) == "os.walk" and walked.args:
+            folder = _path(visitor, walked.args[0], depth + 1)
+            suffixes = [a.value for g in node.generators for test in g.ifs for call in ast.walk(test)
+                        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                        and call.func.attr == "endswith" for a in call.args
+                        if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            # one pattern per suffix the comprehension keeps (fnmatch's * crosses folders, as os.walk does)
+            return "\n".join(f"glob:{folder.rstrip('/')}/*{s}" for s in suffixes or [""]) if folder else None
+    return _formatted(node)
+
+
+UNKNOWN = "*"  # a part of a file name only known at run time (`"{}.cu".format(name)`): any name
+
+
+def _formatted(node: ast.expr) -> str | None:
+    """A file name made by formatting (`"{}.cu".format(name)`, f"{name}.cu", `"%s.cu" % name`), with `*`
+    for what is filled in; None unless a suffix is known."""
+    pattern = None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" \
+            and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str):
+        pattern = re.sub(r"\{[^{}]*\}", UNKNOWN, node.func.value.value)
+    elif isinstance(node, ast.JoinedStr):
+        pattern = "".join(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else UNKNOWN
+                          for v in node.values)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant) \
+            and isinstance(node.left.value, str):
+        pattern = re.sub(r"%[sd]", UNKNOWN, node.left.value)
+    return pattern if pattern and "." in pattern.rsplit("/", 1)[-1] and pattern != UNKNOWN else None

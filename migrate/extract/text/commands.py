@@ -83,7 +83,8 @@ def analyse(logical: Logical, *, start: int = 0) -> list[Fact]:
         elif program in ("docker", "podman", "nerdctl", "nvidia-docker"):
             out += _docker(logical, words, program)
         elif program in ("cmake", "cmake3", "ccmake"):
-            out += _defines(logical, args)
+            defined = _defines(logical, args)
+            out += defined + _switched(logical, words, defined)
         elif program in ("srun", "sbatch", "salloc"):
             out += slurm_options(logical, args)
         elif program in ("module", "ml") or (program == "spack" and names[:1] == ["load"]):
@@ -218,6 +219,9 @@ def _docker(logical: Logical, words: Words, program: str) -> list[Fact]:
     return out
 
 
+LITERAL_OFF = frozenset({"0", "OFF", "FALSE", "NO", "N"})  # CMake's false constants (if() documentation)
+
+
 def _defines(logical: Logical, args: Words) -> list[Fact]:
     """cmake -DVAR=value and -D VAR=value."""
     out = []
@@ -226,6 +230,21 @@ def _defines(logical: Logical, args: Words) -> list[Fact]:
             start, end, value = args[i + 1][0], args[i + 1][1], "-D" + args[i + 1][2]
         if m := DASH_D.match(value):
             out.append(logical.fact("cmake", m.group(1), start, end, text=value))
+    return out
+
+
+def _switched(logical: Logical, words: Words, defined: list[Fact]) -> list[Fact]:
+    """The cmake command's lines as a branch of each switch it sets to anything but a literal off
+    (`cmake -DENABLE_CUDA=${GPU} -DCMAKE_CUDA_ARCHITECTURES=...`): what else the command says
+    (CUDA architectures, toolkit paths) configures that switch's part (workloads/parts.py)."""
+    first, last = logical.where(words[0][0])[0], logical.where(words[-1][1])[0]
+    out = []
+    for define in defined:
+        if define.kind == "cmake":
+            value = define.text.partition("=")[2].strip("\"'")
+            if value.upper() not in LITERAL_OFF:
+                out.append(Fact(kind="switch_branch", name=define.name, line=first, column=1, end_line=last,
+                                end_column=1, text=f"cmake -D{define.name}={value}"[:120]))
     return out
 
 

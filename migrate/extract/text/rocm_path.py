@@ -20,6 +20,9 @@ CI = re.compile(r"(?i)\brocm\b|\brocm/|\bmi(?:100|200|210|250x?|300[ax]?|325x?|3
                 r"|\bhip\b")
 PACKAGE = re.compile(r"(?i)\bwhl/rocm|\brocm\d*\s*[\]=:]|\[rocm\w*\]|^\s*\"?rocm[\w-]*\"?\s*=|\bpytorch-triton-rocm\b"
                      r"|\bamdsmi\b|\bcupy-rocm")
+# A Cargo feature on ROCm or HIP (`rocm = []`, supranational/sppark's rust/Cargo.toml): a ROCm build the crate
+# offers, as a Python extra does. A feature's value is a list; a dependency's is a version or a table.
+CARGO_FEATURE = re.compile(r"^\s*\"?(?:rocm|hip)(?:[-_]\w+)?\"?\s*=\s*\[")
 KIND_PATTERNS = {
     "cmake": ("build", (BUILD, HIP_IDENT)),
     "makefile": ("build", (BUILD, HIP_IDENT)),
@@ -27,6 +30,7 @@ KIND_PATTERNS = {
     "manifest": ("ci", (CI,)),
     "pyproject": ("package", (PACKAGE,)),
     "setupcfg": ("package", (PACKAGE,)),
+    "cargo": ("package", (CARGO_FEATURE,)),
     "requirements": ("package", (PACKAGE,)),
     "conda": ("package", (PACKAGE,)),
 }
