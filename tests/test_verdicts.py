@@ -267,6 +267,30 @@ def test_a_switch_every_build_defines_is_not_optional(tmp_path: Path) -> None:
     assert "build switch ENABLE_BF16" in roots
 
 
+DETECTED_FEATURE_CMAKE = """cmake_minimum_required(VERSION 3.18)
+project(engine LANGUAGES CXX CUDA)
+set(SOURCES src/plain.cu)
+if (ENGINE_CUTLASS_FP8_SM120_ENABLED AND CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 12.9)
+    set(SM120_SOURCE src/gemm_sm120.cu)
+    list(APPEND SOURCES ${SM120_SOURCE})
+endif()
+add_library(engine ${SOURCES})
+"""
+CUTLASS_GEMM = "#include <cutlass/gemm/device/gemm.h>\nusing Gemm = cutlass::gemm::device::Gemm<float, float>;\n"
+
+
+def test_a_feature_flag_named_x_enabled_gates_an_optional_part(tmp_path: Path) -> None:
+    """Cut from ztxz16/fastllm d3aea32 (CMakeLists.txt:358): the SM120 DeepGEMM sources are added once the
+    build has detected FASTLLM_CUTLASS_FP8_SM120_ENABLED; the plain kernels build without them."""
+    tree = write(tmp_path / "engine", {"CMakeLists.txt": DETECTED_FEATURE_CMAKE, "src/plain.cu": KERNEL,
+                                       "src/gemm_sm120.cu": CUTLASS_GEMM})
+    roots = [o["root"] for w in scan(tree)["workloads"] for o in w["optional_parts"]]
+    assert "build switch ENGINE_CUTLASS_FP8_SM120_ENABLED" in roots
+    # near miss: a flag of the GPU platform itself gates the GPU path, never an optional part
+    write(tree, {"CMakeLists.txt": DETECTED_FEATURE_CMAKE.replace("ENGINE_CUTLASS_FP8_SM120_ENABLED", "ENGINE_CUDA_ENABLED")})
+    assert not [o for w in scan(tree)["workloads"] for o in w["optional_parts"]]
+
+
 def test_a_single_medium_finding_does_not_decide_the_class(tmp_path: Path) -> None:
     tree = write(tmp_path / "k", {"k.cu": "__device__ float f(float a, float b) { return __bfloat162int_rz(a) + b; }\n"})
     report = scan(tree)

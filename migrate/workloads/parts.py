@@ -46,6 +46,7 @@ class Words:
     prefixes: tuple[str, ...]
     scratch: frozenset[str]
     switch_words: frozenset[str]
+    suffix_words: frozenset[str]
     platform_words: frozenset[str]
     off: frozenset[str]
 
@@ -68,6 +69,7 @@ def words(directory: Path | None = None) -> Words:
                  prefixes=tuple(names("folders", "prefixes")),
                  scratch=frozenset(n.lower() for n in names("scratch_folders", "names")),
                  switch_words=frozenset(names("switches", "words")),
+                 suffix_words=frozenset(names("switches", "suffix_words")),
                  platform_words=frozenset(names("switches", "platform_words")),
                  off=frozenset(n.upper() for n in names("switches", "off_values")))
 
@@ -86,12 +88,14 @@ def optional_root(path: str, known: Words | None = None) -> str | None:
 
 
 def feature(switch: str, known: Words) -> str | None:
-    """What a switch turns on (USE_CUDNN -> CUDNN, CAFFE_WITH_NCCL -> NCCL, GGML_USE_CUDA -> CUDA), or
-    None when the name has no switch word."""
+    """What a switch turns on (USE_CUDNN -> CUDNN, CAFFE_WITH_NCCL -> NCCL, GGML_USE_CUDA -> CUDA,
+    X_CUTLASS_ENABLED -> X_CUTLASS), or None when the name has no switch word."""
     tokens = switch.split("_")
     for i, token in enumerate(tokens[:-1]):
         if token in known.switch_words:
             return "_".join(tokens[i + 1:])
+    if len(tokens) > 1 and tokens[-1] in known.suffix_words:  # the project's prefix stays: GGML_CUDA_ENABLED
+        return next((t for t in tokens[:-1] if t in known.platform_words), "_".join(tokens[:-1]))
     return None
 
 
