@@ -291,6 +291,29 @@ def test_a_feature_flag_named_x_enabled_gates_an_optional_part(tmp_path: Path) -
     assert not [o for w in scan(tree)["workloads"] for o in w["optional_parts"]]
 
 
+EXT_CUDA = """typedef enum cudaError_enum { CUDA_SUCCESS = 0, CUDA_ERROR_DEINITIALIZED = 4 } CUresult;
+typedef struct CUctx_st *CUcontext;
+typedef CUresult (*CUDA_CUCTXCREATE)(CUcontext *, unsigned int, int);
+int hc_cuCtxCreate(void *hashcat_ctx, CUcontext *pctx, unsigned int flags, int dev);
+"""
+EXT_HIP = """typedef enum hipError_t { hipSuccess = 0 } hipError_t;
+typedef struct ihipCtx_t *hipCtx_t;
+typedef hipError_t (*HIP_HIPCTXCREATE)(hipCtx_t *, unsigned int, int);
+"""
+
+
+def test_a_cuda_back_end_beside_its_hip_twin_is_ported(tmp_path: Path) -> None:
+    """Cut from hashcat d3983ed (include/ext_cuda.h beside include/ext_hip.h, both loaded at run time):
+    the project already runs on AMD through the twin, whatever its build says."""
+    tree = write(tmp_path / "hc", {"include/ext_cuda.h": EXT_CUDA, "include/ext_hip.h": EXT_HIP,
+                                   "src/backend.c": "#include \"ext_cuda.h\"\n#include \"ext_hip.h\"\n"})
+    statuses = {f["status"] for f in scan(tree)["findings"] if f["path"] == "include/ext_cuda.h"}
+    assert statuses == {"ported"}
+    # near miss: without the HIP member the CUDA back end is what a port has to write
+    (tree / "include" / "ext_hip.h").unlink()
+    assert "ported" not in {f["status"] for f in scan(tree)["findings"]}
+
+
 def test_a_single_medium_finding_does_not_decide_the_class(tmp_path: Path) -> None:
     tree = write(tmp_path / "k", {"k.cu": "__device__ float f(float a, float b) { return __bfloat162int_rz(a) + b; }\n"})
     report = scan(tree)
