@@ -314,6 +314,30 @@ def test_a_cuda_back_end_beside_its_hip_twin_is_ported(tmp_path: Path) -> None:
     assert "ported" not in {f["status"] for f in scan(tree)["findings"]}
 
 
+EXT_SETUP = """from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+setup(name="monarch", ext_modules=[CUDAExtension("monarch_cuda", ["csrc/monarch.cu"], include_dirs=["include"])],
+      cmdclass={"build_ext": BuildExtension})
+"""
+BF16_HEADER = "#include <cuda_bf16.h>\n__device__ __nv_bfloat16 half_of(float x) { return __nv_bfloat16(x * 0.5f); }\n"
+
+
+def test_headers_a_torch_extension_includes_from_other_folders_are_hipified_with_it(tmp_path: Path) -> None:
+    """Cut from HazyResearch/flash-fft-conv b877102 (monarch_cuda/*.cu include kernels_bf16/*.h) and
+    princeton-vl/lietorch e7df865 (include/lietorch_gpu.h through include_dirs): PyTorch's hipify converts
+    what the extension's sources include, so a bf16 type there is minor-adaptation."""
+    tree = write(tmp_path / "m", {"setup.py": EXT_SETUP,
+                                  "csrc/monarch.cu": '#include "kernels_bf16/k.h"\n#include "gpu.h"\n' + KERNEL,
+                                  "csrc/kernels_bf16/k.h": BF16_HEADER, "include/gpu.h": BF16_HEADER.replace("half_of", "g"),
+                                  "tools/unused.h": BF16_HEADER.replace("half_of", "u")})
+    report = scan(tree)
+    classes = {f["path"]: f["class"] for f in report["findings"] if f["rule"] == "HIP4920"}
+    assert classes["csrc/kernels_bf16/k.h"] == classes["include/gpu.h"] == "minor-adaptation"
+    # near miss: a header nothing of the extension includes is not the extension's
+    owner = {path: w["name"] for w in report["workloads"] for path in w.get("files", [])}
+    assert owner.get("csrc/kernels_bf16/k.h") == "monarch_cuda" and owner.get("tools/unused.h") != "monarch_cuda"
+
+
 def test_a_single_medium_finding_does_not_decide_the_class(tmp_path: Path) -> None:
     tree = write(tmp_path / "k", {"k.cu": "__device__ float f(float a, float b) { return __bfloat162int_rz(a) + b; }\n"})
     report = scan(tree)
