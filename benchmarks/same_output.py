@@ -36,15 +36,15 @@ CLI_FORMATS = ("json", "sarif", "csv")
 def rendered(tree: Path, *, jobs: int, cache: Path | None, full: bool) -> dict[str, str]:
     from migrate.cli.rules import load_rules
     from migrate.render import renderer
-    from migrate.scan import analyse, pipeline
+    from migrate.scan import analyse, pipeline, project
     from migrate.settings import Settings
 
     real = analyse.analyse_all
-    pipeline.analyse_all = lambda *a, **k: real(*a, **{**k, "keep_extractions": full})  # type: ignore[assignment]
+    project.analyse_all = lambda *a, **k: real(*a, **{**k, "keep_extractions": full})  # type: ignore[assignment]
     try:
         report = pipeline.run([tree], Settings(jobs=jobs, cache_dir=cache, use_hipify=False), load_rules(None))
     finally:
-        pipeline.analyse_all = real  # type: ignore[assignment]
+        project.analyse_all = real  # type: ignore[assignment]
     report = dataclasses.replace(report, seconds=0.0, scanned_at="")
     return {name: renderer(name)(report) for name in FORMATS}
 

@@ -70,7 +70,8 @@ PHASES = (
     ("migrate.extract.c.cuda_cpp", "_snippet"), ("migrate.extract.c.cuda_cpp", "extract"),
     ("migrate.extract.c.guards.GuardMap", "build"),
     ("migrate.extract.c.device", "constructs"), ("migrate.extract.c.hazards", "constructs"),
-    ("migrate.extract.c.ports", "constructs"), ("migrate.extract.c.mlports", "constructs"),
+    ("migrate.extract.c.wavefront", "constructs"), ("migrate.extract.c.runtime", "constructs"),
+    ("migrate.extract.c.language", "constructs"), ("migrate.extract.c.lanemasks", "constructs"),
     ("migrate.extract.c.xref", "facts"), ("migrate.extract.text.lines", "line_texts"),
     ("migrate.scan.analyse", "summarise"), ("migrate.scan.analyse", "encode"),
 )

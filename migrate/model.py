@@ -1,4 +1,5 @@
-"""The values that flow through the pipeline: files, facts, findings, workloads, report."""
+"""The values that flow through the pipeline up to matching: files, facts, findings, rule facts, effort.
+The records after matching (workloads, the report) are in `migrate.model_report`."""
 from __future__ import annotations
 
 import hashlib
@@ -6,27 +7,42 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal, TypeVar, get_args
 
-CLASSES = ("native", "minor-adaptation", "migration-required", "incompatible")
-CONFIDENCES = ("low", "medium", "high")
+# The vocabularies of a finding, as types: a value outside them is a type error (mypy) and, where text
+# from outside is read (a cached row, a baseline), refused by `vocabulary_value`.
+MigrationClass = Literal["native", "minor-adaptation", "migration-required", "incompatible"]  # least to most work
+Confidence = Literal["low", "medium", "high"]
+HipifyState = Literal["yes", "partial", "no"]  # whether hipify-perl converts it: the rule's word or measured
+Status = Literal["", "ported", "optional"]  # a ROCm path covers it; in an optional part or import; neither
+PreciseState = Literal["confirmed", "fast-only", "unchecked", "precise-only"]  # with --precise (libclang)
+CompilerState = Literal["", "confirmed", "miss"]  # with `check`: a hip-clang error on its line; one no finding predicted
+CLASSES: tuple[MigrationClass, ...] = get_args(MigrationClass)
+CONFIDENCES: tuple[Confidence, ...] = get_args(Confidence)
+HIPIFY_STATES: tuple[HipifyState, ...] = get_args(HipifyState)
+STATUSES: tuple[Status, ...] = get_args(Status)
 SCHEMA_VERSION = 1
 
 
-def required_class(workloads: Iterable[Workload]) -> str:
-    """The worst class of the required workloads (of all of them, when every one is optional)."""
-    items = list(workloads)
-    required = [w for w in items if not w.optional] or items
-    return worst_class(w.migration_class for w in required)
-
-
 def class_rank(name: str) -> int:
+    """A class's place from least to most work; ValueError for a word that is no class (a report read back)."""
     return CLASSES.index(name)
 
 
-def worst_class(names: Iterable[str]) -> str:
+def worst_class(names: Iterable[str]) -> MigrationClass:
     ranks = [class_rank(n) for n in names]
     return CLASSES[max(ranks)] if ranks else "native"
+
+
+Word = TypeVar("Word", bound=str)
+
+
+def vocabulary_value(value: str, words: tuple[Word, ...]) -> Word:
+    """`value` as a word of the vocabulary `words` (text read from outside); ValueError otherwise."""
+    for word in words:
+        if word == value:
+            return word
+    raise ValueError(f"{value!r} is not one of {', '.join(repr(w) for w in words)}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -90,6 +106,16 @@ class Effort:
 NO_EFFORT = Effort(low=0.0, likely=0.0, high=0.0)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EffortItem:
+    """One contributor to an estimate's likely hours."""
+
+    label: str  # as a person reads it: "warp: warp-width assumptions x3" (with a multiplication sign)
+    hours: float  # likely
+    kind: str  # what it is about, summed across workloads: a rule family, a rule id, or the item itself
+    name: str  # the label without its detail in parentheses (a project's set-up steps)
+
+
 def sum_effort(efforts: object) -> Effort:
     items = list(efforts)  # type: ignore[call-overload]
     return Effort(low=sum(e.low for e in items), likely=sum(e.likely for e in items), high=sum(e.high for e in items))
@@ -106,21 +132,21 @@ class Finding:
     symbol: str
     message: str
     hip: str | None
-    hipify: str
-    confidence: str
-    migration_class: str
+    hipify: HipifyState
+    confidence: Confidence
+    migration_class: MigrationClass
     source_line: str = ""
     cell: int | None = None
     workload: str = ""
     targets: tuple[str, ...] = ()  # the architectures the finding applies to
     source: str = "rules"  # "hipify" for findings hipify-perl reported that the extractor did not see
-    precise: str | None = None  # with --precise: confirmed, fast-only, unchecked or precise-only
-    status: str = ""  # "ported" (a ROCm path covers it), "optional" (an optional part or import), else ""
-    effective_class: str = ""  # the class it counts as (classify.effective_class); "" until judged
-    compiler: str = ""  # with `check`: "confirmed" (a hip-clang error on its line) or "miss" (an error no finding predicted)
+    precise: PreciseState | None = None  # with --precise
+    status: Status = ""  # "ported" (a ROCm path covers it), "optional" (an optional part or import), else ""
+    effective_class: MigrationClass | Literal[""] = ""  # the class it counts as (classify.effective_class); "" until judged
+    compiler: CompilerState = ""  # with `check`
 
     @property
-    def cls(self) -> str:
+    def cls(self) -> MigrationClass:
         """The one class used everywhere (summary, lint, SARIF, HTML): effective once judged."""
         return self.effective_class or self.migration_class
 
@@ -226,43 +252,9 @@ class RuleInfo:
     id: str
     name: str
     title: str
-    migration_class: str
+    migration_class: MigrationClass
     hip: str | None
-    hipify: str
-    confidence: str
+    hipify: HipifyState
+    confidence: Confidence
     rationale: str
     docs: str
-
-
-# The records after matching (workloads and their verdicts, the report, hipify's summary) are
-# defined in model_report and imported on first use: defining their ten dataclasses costs ~5 ms,
-# which lint, the pre-commit path, never needs.
-_LATER = frozenset({"TargetVerdict", "OptionalPart", "Component", "Workload", "Project", "ProjectCost",
-                    "HipifyCoverage", "HipifyDisagreement", "HipifySummary", "PassResult", "Report", "CompileError",
-                    "CompiledUnit", "CompileSummary"})
-
-if TYPE_CHECKING:
-    from migrate import model_report
-
-    TargetVerdict = model_report.TargetVerdict
-    OptionalPart = model_report.OptionalPart
-    Component = model_report.Component
-    Workload = model_report.Workload
-    Project = model_report.Project
-    ProjectCost = model_report.ProjectCost
-    HipifyCoverage = model_report.HipifyCoverage
-    HipifyDisagreement = model_report.HipifyDisagreement
-    HipifySummary = model_report.HipifySummary
-    PassResult = model_report.PassResult
-    Report = model_report.Report
-    CompileError = model_report.CompileError
-    CompiledUnit = model_report.CompiledUnit
-    CompileSummary = model_report.CompileSummary
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LATER:
-        from migrate import model_report
-
-        return getattr(model_report, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,23 +1,32 @@
 """The records after matching: workloads and their verdicts per target, the report, hipify-perl's
-summary, a late pass's result. Part of the model (`migrate.model` gives them too); a module of
-their own so that lint, which builds none of them, does not pay for defining them."""
+summary, a late pass's result. They build on `migrate.model` (files, facts, findings) and sit in a
+module of their own so that lint, which builds none of them, does not pay for defining them."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from migrate.model import (
     NO_EFFORT,
     Effort,
+    EffortItem,
     Finding,
+    MigrationClass,
     RuleInfo,
     Skipped,
     Target,
     class_rank,
-    required_class,
     sum_effort,
     worst_class,
 )
+
+
+def required_class(workloads: Iterable[Workload]) -> MigrationClass:
+    """The worst class of the required workloads (of all of them, when every one is optional)."""
+    items = list(workloads)
+    required = [w for w in items if not w.optional] or items
+    return worst_class(w.migration_class for w in required)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -25,12 +34,12 @@ class TargetVerdict:
     """A workload's class and effort for one GPU architecture."""
 
     arch: str
-    migration_class: str
-    own_class: str  # from its own findings, before what it depends on
+    migration_class: MigrationClass
+    own_class: MigrationClass  # from its own findings, before what it depends on
     reasons: tuple[Finding, ...]  # the findings that decided the class
     chain: tuple[str, ...]  # how an inherited class reaches this workload, step by step
     effort: Effort
-    breakdown: tuple[tuple[str, float], ...]  # every contributor to the likely effort, largest first
+    breakdown: tuple[EffortItem, ...]  # every contributor to the likely effort, largest first
     calibrated: float = 0.0  # likely hours that rest on measured constants
     validation: Effort = NO_EFFORT  # the assumed validation steps within effort
 
@@ -41,7 +50,7 @@ class OptionalPart:
     code), with its own class and what makes it optional."""
 
     root: str
-    migration_class: str
+    migration_class: MigrationClass
     findings: int
     evidence: tuple[str, ...] = ()
 
@@ -62,7 +71,7 @@ class Component:
     kind: ComponentKind
     id: str  # the lane or the registry entry
     title: str
-    migration_class: str
+    migration_class: MigrationClass
     alternatives: tuple[tuple[str, str], ...]  # (name, url) of each AMD route
     source: str
     band: str | None = None  # rewrite: small | medium | large (rewrites.yaml)
@@ -97,7 +106,7 @@ class Workload:
         return self.verdicts[0]
 
     @property
-    def migration_class(self) -> str:
+    def migration_class(self) -> MigrationClass:
         """The worst class over the target architectures."""
         return worst_class(v.migration_class for v in self.verdicts)
 
@@ -125,10 +134,10 @@ class ProjectCost:
     """What a project costs once, whatever its workloads and targets (build port, CI ...)."""
 
     name: str
-    migration_class: str
+    migration_class: MigrationClass
     kloc: float  # C/C++/CUDA with findings, in thousands of lines
     effort: Effort
-    breakdown: tuple[tuple[str, float], ...]
+    breakdown: tuple[EffortItem, ...]
     calibrated: float = 0.0
     validation: Effort = NO_EFFORT  # the assumed validation steps within effort
 
@@ -284,7 +293,7 @@ class Report:
     rule_hours: dict[str, float] = field(default_factory=dict)  # expected hand hours per rule, for ranking
 
     @property
-    def migration_class(self) -> str:
+    def migration_class(self) -> MigrationClass:
         """The worst class of the required workloads (of all, when every workload is optional)."""
         return required_class(self.workloads)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import lru_cache
 
-from migrate.model import Report
+from migrate.model_report import Report
 from migrate.rulebase.load import load_rules
 from migrate.scan import pipeline as scan
 from migrate.settings import Settings

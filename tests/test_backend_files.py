@@ -6,7 +6,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 from migrate.cli.lint import lint
-from migrate.scan import pipeline
+from migrate.scan import project
 from migrate.scan.match import backend_files
 from migrate.settings import Settings
 
@@ -27,7 +27,7 @@ def test_scan_leaves_ginkgo_cuda_executor_in_a_backend_tree(tmp_path: Path, rule
         (tmp_path / rel).write_text(use)
     (tmp_path / "core/hip/test").mkdir(parents=True)
     (tmp_path / "core/hip/test/memory.hip.cpp").write_text("#include <ginkgo/ginkgo.hpp>\n")
-    report = pipeline.scan_project([tmp_path], Settings(jobs=1, cache_dir=None), rulebase)
+    report = project.scan_project([tmp_path], Settings(jobs=1, cache_dir=None), rulebase)
     assert sorted(f.path for f in report.findings if f.rule == "HIP3062") == ["app/solver.cpp"]
 
 
@@ -73,7 +73,7 @@ def test_lint_never_looks_above_its_root_for_backend_folders(tmp_path: Path, rul
     cuda/ has not: the sibling above the root is not read."""
     root = _tree(tmp_path, {"core/cuda/test/memory.cpp": GINKGO_USE, "core/hip/test/memory.hip.cpp": "int x;\n"})
     assert _lint_hip3062(root / "core" / "cuda", "test/memory.cpp") == ["test/memory.cpp"]
-    report = pipeline.scan_project([root / "core" / "cuda"], Settings(jobs=1, cache_dir=None), rulebase)
+    report = project.scan_project([root / "core" / "cuda"], Settings(jobs=1, cache_dir=None), rulebase)
     assert [f.path for f in report.findings if f.rule == "HIP3062"] == ["test/memory.cpp"]
     empty = _tree(tmp_path / "alone", {"cuda/memory.cpp": GINKGO_USE, "notes/hip.txt": "x\n"})
     assert _lint_hip3062(empty, "cuda/memory.cpp") == ["cuda/memory.cpp"]
@@ -84,3 +84,15 @@ def test_a_folder_of_cutlass_code_is_a_cuda_back_end_without_its_twin() -> None:
              "src/quantize/quantize.cu", "src/cutlassish/k.cu", "docs/cutlass.cu"]
     assert backend_files(paths) == {"src/quantize/cutlass_extensions/f8.cu", "kernels/cutlass_ops/gemm.cu",
                                     "ao/rowwise_scaled_linear_cutlass/k.cu"}
+
+
+def test_identifiers_of_a_sycl_source_are_sycls(tmp_path: Path, rulebase) -> None:
+    """A file that includes a SYCL header (rules/layout/backends.yaml) names SYCL's API and the project's:
+    no identifier rule is reported there, its includes still are; the same code without it is CUDA."""
+    body = "void k(sycl::nd_item<3> it) { auto g = group::this_grid(it); cudaFree(0); }\n"
+    (tmp_path / "sycl.dp.cpp").write_text("#include <sycl/sycl.hpp>\n#include <cuda_runtime.h>\n" + body)
+    (tmp_path / "cuda.cu").write_text("#include <cooperative_groups.h>\n#include <cuda_runtime.h>\n" + body)
+    report = project.scan_project([tmp_path], Settings(jobs=1, cache_dir=None), rulebase)
+    symbols = {path: {f.symbol for f in report.findings if f.path == path} for path in ("sycl.dp.cpp", "cuda.cu")}
+    assert symbols["sycl.dp.cpp"] == {"cuda_runtime.h"}
+    assert {"cuda_runtime.h", "cudaFree", "this_grid"} <= symbols["cuda.cu"], symbols["cuda.cu"]

@@ -34,7 +34,7 @@ def test_the_extractor_version_is_a_digest_of_its_sources(tmp_path: Path) -> Non
     (package / "notes.txt").write_text("not a source\n")
     assert extract.version_of(package) == first
     seen = {first}
-    for edited in (package / "c" / "ports.py", package / "c" / "queries" / "cuda.scm", package / "text" / "deps.py",
+    for edited in (package / "c" / "wavefront.py", package / "c" / "queries" / "cuda.scm", package / "text" / "deps.py",
                    package.parent / "model.py", package.parent / "scan" / "readfile.py"):
         original = edited.read_bytes()
         edited.write_bytes(original + b"\n")

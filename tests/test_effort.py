@@ -19,7 +19,8 @@ def test_worked_example_matches_the_model(rulebase) -> None:
     report = scan.run([ROOT / "fixtures" / "workloads" / "effort_example"], Settings(jobs=1), rulebase)
     (workload,) = report.workloads
     (project,) = report.project_costs
-    computed = dict(workload.primary.breakdown) | {f"project: {item}": h for item, h in project.breakdown}
+    computed = {i.label: i.hours for i in workload.primary.breakdown} | {f"project: {i.label}": i.hours
+                                                                         for i in project.breakdown}
     documented = {item: float(hours) for item, hours in ROW.findall(EXAMPLE)}
     assert documented.keys() == computed.keys()
     for item, hours in documented.items():
@@ -36,9 +37,9 @@ def test_breakdowns_add_up_to_their_totals(rulebase) -> None:
     report = scan.run([ROOT / "fixtures" / "repos" / "demo"], Settings(jobs=1), rulebase)
     for w in report.workloads:
         for v in w.verdicts:
-            assert sum(h for _, h in v.breakdown) == pytest.approx(v.effort.likely, abs=1e-6), w.name
+            assert sum(i.hours for i in v.breakdown) == pytest.approx(v.effort.likely, abs=1e-6), w.name
     for p in report.project_costs:
-        assert sum(h for _, h in p.breakdown) == pytest.approx(p.effort.likely, abs=1e-6)
+        assert sum(i.hours for i in p.breakdown) == pytest.approx(p.effort.likely, abs=1e-6)
     assert report.effort.likely == pytest.approx(
         sum(w.effort.likely for w in report.workloads if not w.optional) + sum(p.effort.likely for p in report.project_costs))
     assert report.optional_effort.likely == pytest.approx(sum(w.effort.likely for w in report.workloads if w.optional))
@@ -78,10 +79,10 @@ def test_effort_configuration_from_pyproject(tmp_path) -> None:
     report = scan.run([tmp_path], config, load_rules())
     kernels = next(w for w in report.workloads if w.name == "kernels")
     assert kernels.kind == "declared" and kernels.files == ("k.cu",)
-    assert dict(kernels.primary.breakdown)["validation, assumed: kernel numerics ×1"] == 3.0
+    assert {i.label: i.hours for i in kernels.primary.breakdown}["validation, assumed: kernel numerics ×1"] == 3.0
     (tmp_path / "pyproject.toml").write_text("[tool.rocm-migrate.effort]\ncalibrated = false\n")
     report = scan.run([tmp_path], settings.load(tmp_path, {}), load_rules())
-    assert dict(report.workloads[0].primary.breakdown)["kernel review and validation ×1"] == 1.5
+    assert {i.label: i.hours for i in report.workloads[0].primary.breakdown}["kernel review and validation ×1"] == 1.5
 
 
 def test_a_rewrite_component_is_costed_by_its_band_not_again_by_its_findings() -> None:
@@ -102,11 +103,11 @@ def test_a_rewrite_component_is_costed_by_its_band_not_again_by_its_findings() -
 
     mma, malloc = finding("HIP5010", 3), finding("HIP1100", 9)
     args = ("migration-required", EffortModel(), lambda r: (0.5, 1.0), lambda r: r, calibration.load())
-    plain = dict(estimate([mma, malloc], *args).breakdown)
+    plain = {i.label: i.hours for i in estimate([mma, malloc], *args).breakdown}
     assert any(label.startswith("asm:") for label in plain)
     lane = Lane(title="Tensor-core PTX (mma.sync)", band="large", findings=(mma,))
     result = estimate([mma, malloc], *args, rewrites=[lane])
-    items = dict(result.breakdown)
+    items = {i.label: i.hours for i in result.breakdown}
     assert items["rewrite, assumed band: Tensor-core PTX (mma.sync) (large)"] == rewrite_bands()["large"].likely == 80.0
     assert not any(label.startswith("asm:") for label in items) and any(label.startswith("runtime:") for label in items)
     assert result.effort.high >= result.effort.likely + 120.0

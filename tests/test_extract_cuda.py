@@ -172,14 +172,6 @@ def test_negated_preprocessor_tests_have_their_own_role() -> None:
                    (5, "__CUDACC__", "macro"), (7, "__CUDA_ARCH__", "negated_macro"), (7, "__CUDACC__", "macro")]
 
 
-def test_identifiers_of_a_sycl_source_are_sycls() -> None:
-    body = "void k(sycl::nd_item<3> it) { auto g = group::this_grid(it); cudaFree(0); }\n"
-    sycl = facts('#include <sycl/sycl.hpp>\n#include <cuda_runtime.h>\n' + body)
-    assert {f.guard for f in sycl if f.kind == "identifier"} == {"sycl"}
-    assert {f.name for f in sycl if f.kind == "include" and f.guard is None} == {"sycl/sycl.hpp", "cuda_runtime.h"}
-    assert {f.guard for f in facts('#include <cooperative_groups.h>\n' + body) if f.kind == "identifier"} == {None}
-
-
 def test_architecture_option_strings() -> None:
     got = {(f.line, f.text) for f in facts(
         'const char* o[] = {"--gpu-architecture=compute_80", "-std=c++17"};\n'

@@ -35,7 +35,8 @@ from migrate.hipify.compare import (
 from migrate.hipify.convert import ConvertError, check_paths, line_map, unified_diff
 from migrate.hipify.lexer import mask
 from migrate.hipify.parse import parse_examine, parse_version, parse_warning
-from migrate.model import Target, Workload
+from migrate.model import Target
+from migrate.model_report import Workload
 from migrate.scan.discover import file_kind
 from migrate.scan.match import RuleIndex, match_file
 

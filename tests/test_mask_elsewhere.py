@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from migrate.scan import pipeline
+from migrate.scan import project
 from migrate.settings import Settings
 
 HEADER = "#pragma once\nusing bitmask_t = unsigned int;\n" \
@@ -14,7 +14,7 @@ USER = '#pragma once\n#include "kernel.h"\nusing bitmask_t = unsigned int;\n' \
 
 
 def _hip4068(root: Path, cache: Path, rulebase) -> list[tuple[str, int]]:
-    report = pipeline.scan_project([root], Settings(jobs=1, cache_dir=cache), rulebase)
+    report = project.scan_project([root], Settings(jobs=1, cache_dir=cache), rulebase)
     return sorted((f.path, f.line) for f in report.findings if f.rule == "HIP4068")
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from migrate.render import renderer
-from migrate.scan import analyse, pipeline
+from migrate.scan import analyse, pipeline, project
 from migrate.scan.cache import Cache
 from migrate.settings import Settings
 from tests.conftest import ROOT
@@ -27,7 +27,7 @@ def rendered(tree: Path, settings: Settings, rulebase) -> dict[str, str]:
 def full_extraction(monkeypatch: pytest.MonkeyPatch) -> None:
     """The slower path: every fact of every file kept, as a hipify-perl pass needs."""
     real = analyse.analyse_all
-    monkeypatch.setattr(pipeline, "analyse_all", lambda *a, **k: real(*a, **{**k, "keep_extractions": True}))
+    monkeypatch.setattr(project, "analyse_all", lambda *a, **k: real(*a, **{**k, "keep_extractions": True}))
 
 
 @pytest.mark.parametrize("tree", [t for t in TREES if t.is_dir()], ids=lambda p: p.name)

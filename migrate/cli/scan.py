@@ -16,7 +16,7 @@ from migrate.model import CLASSES
 from migrate.safetext import terminal
 
 if TYPE_CHECKING:
-    from migrate.model import Report
+    from migrate.model_report import Report
     from migrate.rulebase.load import RuleBase
     from migrate.scan.reportcache import TextOptions
     from migrate.settings import Settings

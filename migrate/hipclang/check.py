@@ -14,7 +14,7 @@ from migrate.hipclang import check_pass, explain, units
 from migrate.hipclang.toolchain import HipToolchain
 from migrate.hipify import convert
 from migrate.hipify import tool as hipify
-from migrate.model import Report
+from migrate.model_report import Report
 from migrate.rulebase.load import RuleBase
 from migrate.scan import pipeline
 from migrate.scan.readfile import read_regular

@@ -12,7 +12,8 @@ from pathlib import Path
 from migrate.hipclang import compiler, explain
 from migrate.hipclang.toolchain import HipToolchain
 from migrate.hipclang.units import Unit
-from migrate.model import CompiledUnit, CompileError, CompileSummary, Finding, PassResult, evolve
+from migrate.model import Finding, evolve
+from migrate.model_report import CompiledUnit, CompileError, CompileSummary, PassResult
 from migrate.rulebase.load import RuleBase
 from migrate.scan.readfile import read_regular
 

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Literal
 
 from migrate.hipclang.compiler import Diagnostic
-from migrate.model import CompileError, Finding
+from migrate.model import Finding
+from migrate.model_report import CompileError
 from migrate.rulebase.load import RuleBase, version_tuple
 
 Meaning = Literal["confirmed", "newer-rocm", "not-checked", "toolchain", "miss"]

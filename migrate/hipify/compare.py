@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 
 from migrate.hipify.lexer import CODE, COMMENT, STRING, Masked, mask, plain, where, word, words
 from migrate.hipify.parse import FileExamine, HipifyWarning
-from migrate.model import Extraction, Fact, Finding, Workload
+from migrate.model import Extraction, Fact, Finding, HipifyState
+from migrate.model_report import Workload
 from migrate.rulebase.load import Rule
 from migrate.scan.match import RuleIndex, match_file
 
@@ -39,7 +40,7 @@ class Verdict:
     finding: Finding
     converted: bool  # measured: hipify rewrites the symbol on the finding's line
     hip_name: str | None  # what hipify writes instead
-    hipify: str  # the merged value for Finding.hipify: yes | no | partial
+    hipify: HipifyState  # the merged value for Finding.hipify
     basis: str  # "measured", or "rule" for a construct that is valid HIP as written (nothing to rewrite)
     warnings: tuple[HipifyWarning, ...] = ()  # hipify's warnings about this symbol on this line
 

@@ -12,17 +12,8 @@ from pathlib import Path
 
 from migrate.hipify import tool as hipify
 from migrate.hipify.compare import Coverage, Disagreement, FileComparison, compare_file, coverage_by_workload, rule_kinds
-from migrate.model import (
-    Extraction,
-    Finding,
-    HipifyCoverage,
-    HipifyDisagreement,
-    HipifySummary,
-    PassResult,
-    SourceFile,
-    Target,
-    Workload,
-)
+from migrate.model import Extraction, Finding, SourceFile, Target
+from migrate.model_report import HipifyCoverage, HipifyDisagreement, HipifySummary, PassResult, Workload
 from migrate.rulebase.load import RuleBase
 from migrate.scan.match import RuleIndex
 from migrate.scan.readfile import read_inside, tree_of

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from migrate.inventory import cluster
+from migrate.inventory.isolate import scan_within_limits
 from migrate.inventory.repolist import RepoSpec
-from migrate.inventory.worker import Previous, ScanOptions, scan_repo
+from migrate.inventory.worker import Previous, ScanOptions
 from migrate.safetext import unicode_text
 
 REPORTS = "repos"
@@ -38,7 +39,7 @@ def run(specs: Iterable[RepoSpec], out: Path, options: ScanOptions, *, scheduler
     tally = Tally(total=len(specs))
     calls = [(s.slug, (s, previous(folder / f"{s.slug}.json"), options)) for s in specs]
     with cluster.connect(scheduler, workers) as client, (out / LOG).open("a", encoding="utf-8") as log:
-        for slug, result in cluster.run_each(client, scan_repo, calls):
+        for slug, result in cluster.run_each(client, scan_within_limits, calls):
             outcome = result if isinstance(result, dict) else _lost(next(s for s in specs if s.slug == slug), result)
             _record(folder, outcome)
             summary = {k: v for k, v in outcome.items() if k not in ("report", "failure")}

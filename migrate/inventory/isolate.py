@@ -16,17 +16,21 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from migrate.inventory.repolist import RepoSpec
-from migrate.inventory.worker import Previous, ScanOptions, failure, scan_repo
+from migrate.inventory.worker import Previous, ScanOptions, failure, rules_for, scan_repo
 from migrate.safetext import unicode_text
 
 if TYPE_CHECKING:
     from migrate.rulebase.load import RuleBase
 
+def scan_within_limits(spec: RepoSpec, previous: Previous | None, options: ScanOptions) -> dict[str, Any]:
+    """One repository's outcome: in a process of its own, ended at the limits, when `options.isolated`
+    (the default); else in this process."""
+    return scan_isolated(spec, previous, options) if options.isolated else scan_repo(spec, previous, options)
+
+
 def scan_isolated(spec: RepoSpec, previous: Previous | None, options: ScanOptions) -> dict[str, Any]:
     """scan_repo in a child process; past `options.repo_seconds` or `options.repo_memory_mib` the
     child is ended and the outcome is a failure that says which limit it reached."""
-    from migrate.inventory.worker import rules_for
-
     try:  # loaded once per worker process and handed down: the child need not load them again
         rules: RuleBase | None = rules_for(options)
     except Exception:  # the rules themselves may fail: the child reports it as this repository's error

@@ -41,10 +41,6 @@ class Previous:
 
 def scan_repo(spec: RepoSpec, previous: Previous | None, options: ScanOptions, *,
               rules: RuleBase | None = None) -> dict[str, Any]:
-    if options.isolated:
-        from migrate.inventory.isolate import scan_isolated
-
-        return scan_isolated(spec, previous, options)
     started = time.perf_counter()
     outcome: dict[str, Any] = {"name": spec.name, "slug": spec.slug, "source": spec.source,
                                "worker": f"{socket.gethostname()}:{os.getpid()}"}

@@ -69,7 +69,7 @@ def sarif(result: LintResult, rules: RuleBase, *, target: Target, root: str) -> 
             raise
         raise FormatUnavailable("sarif output not available") from None
     from migrate import vcs
-    from migrate.model import Report  # here: text and JSON output never build a report
+    from migrate.model_report import Report  # here: text and JSON output never build a report
 
     findings = tuple(replace(f, path=_from_top(f.path, root)) for f in result.findings)
     report = Report(tool_version=__version__, rules_version=rules.version, target=target, root=root,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
-from migrate.model import Extraction, Fact, Finding
+from migrate.model import Extraction, Fact, Finding, PreciseState
 from migrate.precise import compile_commands
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ class PreciseResult:
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
-    labels: dict[Finding, str]  # fast finding -> confirmed | fast-only | unchecked
+    labels: dict[Finding, PreciseState]  # fast finding -> confirmed | fast-only | unchecked
     precise_only: tuple[PreciseFact, ...]  # what macros or templates hid from the fast scan
     counts: dict[str, int] = field(default_factory=dict)
 
@@ -339,7 +339,7 @@ def compare(fast: Iterable[Finding], results: Iterable[PreciseResult], *, rules:
             if pf.fact.kind == "asm":
                 asm_lines.setdefault((pf.path, pf.fact.line), []).append(pf.fact.name)
     unjudged = _unjudged_rules(rules)
-    labels: dict[Finding, str] = {}
+    labels: dict[Finding, PreciseState] = {}
     seen: set[tuple[str, int, str]] = set()
     for finding in fast:
         if finding.path not in covered:

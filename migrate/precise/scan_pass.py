@@ -11,7 +11,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from migrate.model import Finding, PassResult, Target
+from migrate.model import Finding, Target
+from migrate.model_report import PassResult
 from migrate.rulebase.load import RuleBase
 from migrate.scan.match import RuleIndex
 from migrate.settings import Settings

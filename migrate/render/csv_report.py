@@ -5,7 +5,7 @@ import csv
 import io
 from collections.abc import Iterator
 
-from migrate.model import Report
+from migrate.model_report import Report
 from migrate.safetext import csv_cell
 
 COLUMNS = ("id", "rule", "class", "confidence", "hipify", "path", "line", "column", "end_line", "end_column",

@@ -12,7 +12,7 @@ from typing import Any
 
 import networkx as nx
 
-from migrate.model import Report, Workload
+from migrate.model_report import Report, Workload
 
 MAX_NODES = 24
 NODE_W, NODE_H, COL_GAP, ROW_GAP = 190, 30, 90, 16

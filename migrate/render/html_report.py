@@ -9,12 +9,12 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from migrate.model import CLASSES, Effort, Finding, Report, Workload, class_rank, sum_effort, worst_class
+from migrate.model import CLASSES, Effort, Finding, class_rank, sum_effort, worst_class
+from migrate.model_report import Report, Workload
 from migrate.render import graph_layout
 from migrate.render.escape import script_json
 from migrate.render.summary import blockers, by_class, compile_lines, confidence, top_workloads
 from migrate.render.templates import environment
-from migrate.workloads.calibration import load as load_calibration
 
 LOCATIONS_PER_RULE = 20
 SNIPPET_CHARS = 160
@@ -71,23 +71,14 @@ def _by_folder(report: Report) -> list[tuple[str, Effort]]:
     return rows
 
 
-def _kind(label: str) -> str:
-    """A breakdown item's kind of finding: its rule family, or the item itself."""
-    head = label.split(" ×", maxsplit=1)[0]
-    if head.startswith("HIP"):
-        family = load_calibration().family_of(head.split()[0])
-        return family.name if family else head.split()[0]
-    return head.split(":")[0].split(" (")[0]
-
-
 def _by_kind(report: Report) -> list[tuple[str, Effort]]:
     likely: dict[str, float] = defaultdict(float)
     for w in report.workloads:
-        for label, hours in w.primary.breakdown:
-            likely[_kind(label)] += hours
+        for item in w.primary.breakdown:
+            likely[item.kind] += item.hours
     for p in report.project_costs:
-        for label, hours in p.breakdown:
-            likely[f"project: {label.split(' (')[0]}"] += hours
+        for item in p.breakdown:
+            likely[f"project: {item.name}"] += item.hours
     return [(k, Effort(low=v, likely=v, high=v)) for k, v in likely.items() if v > 0]
 
 
@@ -131,10 +122,10 @@ def _workload(w: Workload, report: Report) -> dict[str, Any]:
         if f.workload == w.name:
             groups[f.rule].append(f)
     ordered = sorted(groups.items(), key=lambda kv: (-class_rank(kv[1][0].cls), -len(kv[1]), kv[0]))
-    breakdown = list(w.primary.breakdown[:TOP_BREAKDOWN])
+    breakdown = [(i.label, i.hours) for i in w.primary.breakdown[:TOP_BREAKDOWN]]
     rest = w.primary.breakdown[TOP_BREAKDOWN:]
     if rest:
-        breakdown.append((f"{len(rest)} other items", round(sum(h for _, h in rest), 2)))
+        breakdown.append((f"{len(rest)} other items", round(sum(i.hours for i in rest), 2)))
     return {"w": w, "groups": [(rule, fs[:LOCATIONS_PER_RULE], len(fs)) for rule, fs in ordered[:12]],
             "more_rules": max(0, len(ordered) - 12), "breakdown": breakdown,
             "worst": max(w.verdicts, key=lambda v: class_rank(v.migration_class)),

@@ -6,18 +6,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from migrate import jsonio, schemas
-from migrate.model import (
-    SCHEMA_VERSION,
-    Component,
-    Effort,
-    Finding,
-    Project,
-    Report,
-    Workload,
-    class_rank,
-    required_class,
-    worst_class,
-)
+from migrate.model import SCHEMA_VERSION, Effort, Finding, class_rank, worst_class
+from migrate.model_report import Component, Project, Report, Workload, required_class
 from migrate.render.summary import confidence
 from migrate.safetext import json_escaped
 
@@ -91,7 +81,7 @@ def _effort(report: Report) -> dict[str, Any]:
         "validation_hours": report.validation_effort.to_json(),
         "optional_hours": report.optional_effort.to_json(),
         "projects": [{"name": p.name, "class": p.migration_class, "kloc": p.kloc, "effort_hours": p.effort.to_json(),
-                      "effort_breakdown": [{"item": item, "hours": hours} for item, hours in p.breakdown]}
+                      "effort_breakdown": [{"item": i.label, "hours": i.hours} for i in p.breakdown]}
                      for p in report.project_costs],
         "confidence": confidence(report),
     }
@@ -115,7 +105,7 @@ def _workload(w: Workload, ids: dict[Finding, str]) -> dict[str, Any]:
         "reason_rules": sorted({f.rule for f in worst.reasons}),
         "chain": list(worst.chain),
         "effort_hours": w.effort.to_json(),
-        "effort_breakdown": [{"item": item, "hours": hours} for item, hours in w.primary.breakdown],
+        "effort_breakdown": [{"item": i.label, "hours": i.hours} for i in w.primary.breakdown],
         "files": list(w.files), "depends_on": list(w.depends_on),
         "rocm_path": list(w.rocm_path), "optional": w.optional,
         "optional_parts": [p.to_json() for p in w.optional_parts],

@@ -1,7 +1,7 @@
 """Markdown: a compact summary for a pull-request comment or a wiki page."""
 from __future__ import annotations
 
-from migrate.model import Report
+from migrate.model_report import Report
 from migrate.render.escape import md
 from migrate.render.summary import blockers, by_class, compile_lines, confidence, top_workloads
 from migrate.render.templates import environment

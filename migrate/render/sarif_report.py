@@ -9,7 +9,8 @@ from typing import Any
 from urllib.parse import quote
 
 from migrate import jsonio
-from migrate.model import Finding, Report, RuleInfo, class_rank
+from migrate.model import Finding, RuleInfo, class_rank
+from migrate.model_report import Report
 from migrate.render.escape import md as _md
 from migrate.safetext import visible_data
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from migrate.model import CLASSES, Effort, Finding, Report, Workload, class_rank, sum_effort
+from migrate.model import CLASSES, Effort, Finding, class_rank, sum_effort
+from migrate.model_report import Report, Workload
 
 CONFIDENCE_RANK = {"low": 0, "medium": 1, "high": 2}
 MANUAL_RANK = {"yes": 0, "partial": 1, "no": 2}  # what hipify does not fix is the harder part

@@ -9,7 +9,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from migrate.model import CLASSES, Finding, Report, Workload, class_rank, sum_effort
+from migrate.model import CLASSES, Finding, class_rank, sum_effort
+from migrate.model_report import Report, Workload
 from migrate.render.json_report import target_differences
 from migrate.render.summary import compile_lines, confidence
 from migrate.safetext import sanitized, terminal

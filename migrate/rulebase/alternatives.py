@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from migrate.model import CLASSES
+from migrate.model import CLASSES, MigrationClass
 from migrate.rulebase import datafile
 from migrate.rulebase.load import RuleError, default_rules_dir
 
@@ -17,7 +17,7 @@ from migrate.rulebase.load import RuleError, default_rules_dir
 @dataclass(frozen=True, slots=True)
 class Route:
     symbol: str
-    migration_class: str
+    migration_class: MigrationClass
     hip: str | None
     source: str
 

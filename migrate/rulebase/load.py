@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from migrate import __version__
-from migrate.model import RuleInfo
+from migrate.model import Confidence, HipifyState, MigrationClass, RuleInfo
 from migrate.vocabulary import CONSTRUCTS, FACT_KINDS, ROLES
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ def version_tuple(text: str) -> tuple[int, ...]:
 class Entry:
     hip: str | None = None
     since: str | None = None
-    hipify: str | None = None
+    hipify: HipifyState | None = None
     note: str | None = None
     deprecated: str | None = None
     removed: str | None = None
@@ -126,12 +126,12 @@ class Rule:
     name: str
     title: str
     matcher: Matcher
-    migration_class: str
+    migration_class: MigrationClass
     hip: str | None
-    hipify: str
+    hipify: HipifyState
     effort_per_occurrence: float
     effort_first_use: float
-    confidence: str
+    confidence: Confidence
     status: str
     rationale: str
     docs: str

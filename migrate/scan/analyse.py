@@ -15,7 +15,19 @@ from typing import Any, TypeVar
 from migrate import jsonio
 from migrate.extract import budget, extract, extractor_version, prepare
 from migrate.extract.run import Progress, extract_all
-from migrate.model import Candidate, Extraction, FileResult, Finding, Skipped, SourceFile
+from migrate.model import (
+    CLASSES,
+    CONFIDENCES,
+    HIPIFY_STATES,
+    STATUSES,
+    Candidate,
+    Extraction,
+    FileResult,
+    Finding,
+    Skipped,
+    SourceFile,
+    vocabulary_value,
+)
 from migrate.rulebase.load import RuleBase, default_rules_dir
 from migrate.scan import cache as rows
 from migrate.scan.cache import BadRow, Cache, Known, content_digest
@@ -392,8 +404,9 @@ def _candidate(rel: str, row: object, line_text: dict[tuple[int, int], str]) -> 
     (rule, line, column, end_line, end_column, symbol, message, hip, hipify, confidence, cls, source_line, cell,
      status, defined_as, namespace, needs_mask) = rows.typed_row(row, CANDIDATE_ROW)
     # interned: every file's candidates are held at once, and rules, messages and names recur
-    rule, symbol, message, hipify, confidence, cls, status = map(intern, (rule, symbol, message, hipify, confidence,
-                                                                       cls, status))
+    rule, symbol, message = map(intern, (rule, symbol, message))
+    hipify, confidence = vocabulary_value(hipify, HIPIFY_STATES), vocabulary_value(confidence, CONFIDENCES)
+    cls, status = vocabulary_value(cls, CLASSES), vocabulary_value(status, STATUSES)
     hip, defined_as, namespace = (None if v is None else intern(v) for v in (hip, defined_as, namespace))
     if source_line is None:
         source_line = line_text[(cell or 0, line)]

@@ -15,10 +15,9 @@ from migrate.scan import crossref
 MAX_FINDINGS_PER_FILE = 10_000  # real files have hundreds at most; past this a file is reported as capped
 # Facts on either side of a HIP guard are already handled by the authors.
 GUARDED = frozenset({"hip", "cuda"})
-# Identifiers of a SYCL/DPC++ source (extract/c/cuda_cpp.py) name SYCL's and the project's own API.
-OTHER_MODEL = "sycl"
-# The back ends a project keeps beside its CUDA one and the word that names a folder of its own
-# CUTLASS code: data, with their sources (backend_files).
+# The back ends a project keeps beside its CUDA one, the word that names a folder of its own CUTLASS
+# code (backend_files) and the headers of another programming model's sources (other_model_source):
+# data, with their sources.
 BACKENDS_FILE = "layout/backends.yaml"
 # Constructs that name a 32-bit lane-mask type of the file (own_masks)
 MASK_TYPE_CONSTRUCTS = frozenset({"mask-type-32", "ballot-returned-32bit"})
@@ -172,8 +171,9 @@ def own_defined(facts: Iterable[Fact]) -> tuple[str, ...]:
 def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candidate]:
     """Every finding the file's facts give, in fact order; `select` applies the repo-wide part."""
     out: list[tuple[Candidate, Rule]] = []
+    other_model = other_model_source(extraction.facts)
     for fact in extraction.facts:
-        if fact.guard in GUARDED or fact.guard == OTHER_MODEL:
+        if fact.guard in GUARDED or (other_model and fact.kind == "identifier" and fact.guard is None):
             continue
         hits = index.lookup(fact)
         if not hits:
@@ -195,6 +195,18 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
             out.append((Candidate(_finding(rel, fact, rule, entry, symbol, extraction, index),
                                   defined_as, namespace, symbol if rule.mask_elsewhere else None), rule))
     return _uncovered(out)
+
+
+def other_model_source(facts: Iterable[Fact]) -> bool:
+    """Whether the file includes a header only another programming model's sources include (SYCL/DPC++,
+    rules/layout/backends.yaml): its identifiers are that model's and the project's, not CUDA's."""
+    headers = _other_model_headers()
+    return any(f.kind == "include" and f.name in headers for f in facts)
+
+
+@lru_cache(maxsize=1)
+def _other_model_headers() -> frozenset[str]:
+    return frozenset(str(h) for h in datafile.read(default_rules_dir() / BACKENDS_FILE)["other_model_headers"])
 
 
 def _known_identifier(name: str, index: RuleIndex) -> bool:

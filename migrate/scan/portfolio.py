@@ -12,17 +12,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from migrate.model import (
-    Finding,
-    HipifySummary,
-    Project,
-    Report,
-    Skipped,
-    TargetVerdict,
-    class_rank,
-    required_class,
-)
+from migrate.model import Finding, Skipped, class_rank
+from migrate.model_report import HipifySummary, Project, Report, TargetVerdict, required_class
 from migrate.rulebase.load import RuleBase
+from migrate.scan.project import scan_project
 from migrate.settings import Settings
 
 
@@ -54,9 +47,7 @@ def run(projects: Sequence[tuple[Path, Settings]], rules: RuleBase,
     taken: set[str] = set()
     parts: list[tuple[Report, Project]] = []
     for folder, (_, settings) in zip(folders, projects, strict=True):
-        from migrate.scan import pipeline  # here: the command line asks is_portfolio before it needs a scan
-
-        solo = pipeline.scan_project([folder], settings, rules, progress)
+        solo = scan_project([folder], settings, rules, progress)
         prefix = folder.relative_to(common).as_posix() if folder != common else "."
         rebased = rebase(solo, prefix, taken)
         taken |= {w.name for w in rebased.workloads}

@@ -29,7 +29,8 @@ from typing import Any, BinaryIO
 
 from migrate import __version__, jsonio, vcs
 from migrate.hipify import where
-from migrate.model import Report, SourceFile
+from migrate.model import SourceFile
+from migrate.model_report import Report
 from migrate.rulebase.load import RuleBase, default_rules_dir
 from migrate.safetext import unicode_text
 from migrate.scan import statcache

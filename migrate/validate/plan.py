@@ -10,7 +10,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from migrate.model import Fact, Report, Workload
+from migrate.model import Fact
+from migrate.model_report import Report, Workload
 
 MAX_EVIDENCE = 5
 CODE_SUFFIXES = (".py", ".ipynb", ".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hip")
@@ -147,7 +148,7 @@ def scan(paths: list[Path], use_cache: bool = True) -> Scanned:
     from migrate.extract.run import extract_all, extracted
     from migrate.rulebase import precompiled
     from migrate.rulebase.load import RuleError
-    from migrate.scan import cache, pipeline
+    from migrate.scan import cache, project
     from migrate.scan.cache import Cache
     from migrate.scan.discover import discover
 
@@ -157,7 +158,7 @@ def scan(paths: list[Path], use_cache: bool = True) -> Scanned:
         rules = precompiled.load(None, cache.default_dir() if use_cache else None)
     except (config.SettingsError, RuleError) as exc:
         raise PlanError(str(exc)) from None
-    report = pipeline.scan_project(paths, settings, rules)
+    report = project.scan_project(paths, settings, rules)
     found = discover(paths, include_vendored=settings.include_vendored, exclude=settings.exclude)
     outcomes = extract_all(found.files, max_file_size=settings.max_file_size, cache=Cache(settings.cache_dir))
     return Scanned(report=report, facts={f.rel: e.facts for f, e in extracted(outcomes)},

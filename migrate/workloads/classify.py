@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from migrate.model import CLASSES, CONFIDENCES, Finding, class_rank
+from migrate.model import CLASSES, CONFIDENCES, Finding, MigrationClass, class_rank
 from migrate.rulebase import families
 
 # Distinct symbols of medium confidence that together confirm their class.
@@ -49,7 +49,7 @@ def converted_by_build(finding: Finding, kind: str, torch_hipified: frozenset[st
 
 
 def effective_class(finding: Finding, findings: Sequence[Finding], kind: str,
-                    agreement: Agreement | None = None, torch_hipified: frozenset[str] = frozenset()) -> str:
+                    agreement: Agreement | None = None, torch_hipified: frozenset[str] = frozenset()) -> MigrationClass:
     """A finding's weight among `findings` (its workload's required findings, or one optional part).
 
     Code a ROCm path already covers counts as native. In a PyTorch extension, CUDA that hipify
@@ -87,7 +87,7 @@ def judged(findings: Sequence[Finding], kind: str = "directory") -> list[Finding
 
 
 def classify(findings: Sequence[Finding], kind: str = "directory", everything: bool = False,
-             torch_hipified: frozenset[str] = frozenset()) -> tuple[str, tuple[Finding, ...]]:
+             torch_hipified: frozenset[str] = frozenset()) -> tuple[MigrationClass, tuple[Finding, ...]]:
     """The class of required findings and those that decided it (worst effective class).
     Optional findings (status "optional") are classified apart, as optional parts, unless
     `everything` (an optional part itself, or a workload that is optional as a whole)."""

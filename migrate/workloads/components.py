@@ -7,7 +7,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from migrate.model import Component, Fact, Finding, Workload, worst_class
+from migrate.model import Fact, Finding, worst_class
+from migrate.model_report import Component, Workload
 from migrate.rulebase import alternatives, ported_elsewhere
 from migrate.rulebase.alternatives import Lane
 from migrate.rulebase.load import RuleBase

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from migrate.model import Finding, Project, ProjectCost, Workload, required_class
+from migrate.model import Finding
+from migrate.model_report import Project, ProjectCost, Workload, required_class
 from migrate.workloads.calibration import Calibration
 from migrate.workloads.estimate import EffortModel, project_estimate
 

@@ -18,7 +18,7 @@ from typing import Protocol
 
 import yaml
 
-from migrate.model import NO_EFFORT, Effort, Finding
+from migrate.model import NO_EFFORT, Effort, EffortItem, Finding
 from migrate.rulebase.load import default_rules_dir
 from migrate.workloads.calibration import Calibration
 
@@ -32,6 +32,7 @@ FIXED_COSTS = {
 UNCERTAINTY = {"native": (1.0, 1.5), "minor-adaptation": (0.8, 1.5), "migration-required": (0.7, 2.0),
                "incompatible": (0.6, 3.0)}
 VALIDATION = "validation, assumed: "  # the label of the plan's assumed validation steps (not hand work)
+VALIDATION_KIND = "validation, assumed"
 KERNEL_STEM = re.compile(r"(_?v?\d+|_(naive|opt|optimized|fast|slow|simple|ref|baseline|vec|tiled))+$")
 
 
@@ -84,7 +85,7 @@ def rewrite_bands(directory: Path | None = None) -> dict[str, Effort]:
 @dataclass(frozen=True)
 class Estimate:
     effort: Effort
-    breakdown: tuple[tuple[str, float], ...]  # every contributor to the likely hours, largest first
+    breakdown: tuple[EffortItem, ...]  # every contributor to the likely hours, largest first
     calibrated: float = 0.0  # likely hours that rest on measured constants
     validation: Effort = NO_EFFORT  # the assumed validation steps within effort
 
@@ -111,22 +112,26 @@ def family_counts(findings: Iterable[Finding], calibration: Calibration) -> dict
 
 class _Items:
     def __init__(self) -> None:
-        self.items: dict[str, Effort] = {}
+        self.items: dict[str, tuple[Effort, str, str]] = {}  # label -> effort, kind, name
         self.calibrated = 0.0
 
-    def add(self, label: str, effort: Effort, calibrated: bool) -> None:
-        self.items[label] = effort
+    def add(self, label: str, effort: Effort, calibrated: bool, *, kind: str, name: str | None = None) -> None:
+        self.items[label] = (effort, kind, label if name is None else name)
         self.calibrated += effort.likely if calibrated else 0.0
 
-    def spread(self, label: str, likely: float, factors: tuple[float, float]) -> None:
-        self.add(label, Effort(low=likely * factors[0], likely=likely, high=likely * factors[1]), False)
+    def spread(self, label: str, likely: float, factors: tuple[float, float], *, kind: str,
+               name: str | None = None) -> None:
+        self.add(label, Effort(low=likely * factors[0], likely=likely, high=likely * factors[1]), False, kind=kind,
+                 name=name)
 
     def estimate(self) -> Estimate:
-        ranked = sorted(self.items.items(), key=lambda kv: (-kv[1].likely, kv[0]))
-        breakdown = tuple((label, round(e.likely, 2)) for label, e in ranked)
-        checks = [e for label, e in self.items.items() if label.startswith(VALIDATION)]
-        return Estimate(Effort(low=sum(e.low for e in self.items.values()), likely=sum(h for _, h in breakdown),
-                               high=sum(e.high for e in self.items.values())), breakdown, round(self.calibrated, 2),
+        ranked = sorted(self.items.items(), key=lambda kv: (-kv[1][0].likely, kv[0]))
+        breakdown = tuple(EffortItem(label=label, hours=round(e.likely, 2), kind=kind, name=name)
+                          for label, (e, kind, name) in ranked)
+        efforts = [e for e, _, _ in self.items.values()]
+        checks = [e for e, kind, _ in self.items.values() if kind == VALIDATION_KIND]
+        return Estimate(Effort(low=sum(e.low for e in efforts), likely=sum(i.hours for i in breakdown),
+                               high=sum(e.high for e in efforts)), breakdown, round(self.calibrated, 2),
                         Effort(low=sum(e.low for e in checks), likely=sum(round(e.likely, 2) for e in checks),
                                high=sum(e.high for e in checks)))
 
@@ -143,7 +148,7 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
     bands = rewrite_bands() if rewrites else {}
     for r in rewrites:
         band = r.band if r.band in bands else "large"
-        items.add(f"rewrite, assumed band: {r.title} ({band})", bands[band], False)
+        items.add(f"rewrite, assumed band: {r.title} ({band})", bands[band], False, kind="rewrite, assumed band")
     findings = [f for f in findings if f not in rewritten]
     factors = model.uncertainty.get(own_class, (1.0, 1.0))
     by_family: dict[str, list[Finding]] = defaultdict(list)
@@ -163,11 +168,12 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
         if name == model.kernel_family:
             groups = len(kernel_groups(occurrences))
             items.add(f"kernel: hand edits ×{groups} groups of variants ({len(occurrences)} kernels)",
-                      calibration.hours(lines, calibration.units(groups, total)), True)
-            items.spread(f"{VALIDATION}kernel numerics ×{groups}", groups * model.kernel_validation, factors)
+                      calibration.hours(lines, calibration.units(groups, total)), True, kind=name)
+            items.spread(f"{VALIDATION}kernel numerics ×{groups}", groups * model.kernel_validation, factors,
+                         kind=VALIDATION_KIND)
         else:
             items.add(f"{name}: {titles[name]} ×{len(occurrences)}",
-                      calibration.hours(lines, calibration.units(len(occurrences), total)), True)
+                      calibration.hours(lines, calibration.units(len(occurrences), total)), True, kind=name)
     kernels = 0
     for rule, occurrences in sorted(by_rule.items()):
         if (family := calibration.family_of(rule)) is not None and family.name == model.kernel_family:
@@ -177,10 +183,11 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
         hours = first_use + sum(per_occurrence * model.hipify_factor.get(f.hipify, 1.0)
                                 * occurrence_weight(k, model.learning_rate)
                                 for k, f in enumerate(occurrences, start=1))
-        items.spread(f"{rule} {rule_name(rule)} ×{len(occurrences)}", hours, factors)
+        items.spread(f"{rule} {rule_name(rule)} ×{len(occurrences)}", hours, factors,
+                     kind=family.name if family is not None else rule)
     if kernels:
         items.spread(f"kernel review and validation ×{kernels}", kernels * (model.kernel_review + model.kernel_validation),
-                     factors)
+                     factors, kind="kernel review and validation")
     return items.estimate()
 
 
@@ -195,15 +202,18 @@ def project_estimate(project_class: str, *, c_files: int, build_findings: int, m
     if project_class in ("migration-required", "incompatible") and model.calibrated:
         items.add(f"build system port ({build_findings} build findings + the build system; "
                   f"{calibration.build_lines_first_unit:.1f} lines the first, learning curve)",
-                  calibration.hours(calibration.build_lines_first_unit, calibration.curve(build_findings + 1)), True)
+                  calibration.hours(calibration.build_lines_first_unit, calibration.curve(build_findings + 1)), True,
+                  kind="build system port", name="build system port")
         if c_files:
             items.add(f"integration glue no finding explains (compat header, include guards: "
                       f"{calibration.glue_lines_per_sqrt_file:.1f} lines × √{c_files} C/C++/CUDA files with findings)",
-                      calibration.hours(calibration.glue_lines_per_sqrt_file, math.sqrt(c_files)), True)
+                      calibration.hours(calibration.glue_lines_per_sqrt_file, math.sqrt(c_files)), True,
+                      kind="integration glue", name="integration glue no finding explains")
     size = calibration.size_factor(c_files)
     factors = model.uncertainty.get(project_class, (1.0, 1.0))
     for item, hours in model.fixed.get(project_class, {}).items():
-        items.spread(f"{VALIDATION}{item} (size ×{size:.2f})", hours * size, factors)
+        items.spread(f"{VALIDATION}{item} (size ×{size:.2f})", hours * size, factors, kind=VALIDATION_KIND,
+                     name=f"{VALIDATION}{item}")
     return items.estimate()
 
 

@@ -9,7 +9,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from migrate.model import Effort, Finding, Report, RuleInfo, Workload, class_rank, sum_effort
+from migrate.model import Effort, Finding, RuleInfo, class_rank, sum_effort
+from migrate.model_report import Report, Workload
 from migrate.rulebase import families
 from migrate.workloads.digraph import DiGraph
 
@@ -66,7 +67,7 @@ def _title(after: str | None, count: int) -> str:
 
 def _setup(report: Report) -> dict[str, Any]:
     effort = sum_effort(p.effort for p in report.project_costs)
-    items = sorted({item.split(" (")[0] for p in report.project_costs for item, _ in p.breakdown})
+    items = sorted({item.name for p in report.project_costs for item in p.breakdown})
     return {"name": "M1", "title": "Project set-up: " + ", ".join(items), "parallel": False, "steps": [],
             "effort_hours": effort.to_json(),
             "validation": ["the project builds for every target GPU with the ROCm toolchain",

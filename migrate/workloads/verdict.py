@@ -6,7 +6,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
-from migrate.model import Finding, OptionalPart, TargetVerdict, Workload, class_rank, evolve, worst_class
+from migrate.model import Finding, MigrationClass, class_rank, evolve, worst_class
+from migrate.model_report import OptionalPart, TargetVerdict, Workload
 from migrate.rulebase import alternatives
 from migrate.rulebase.load import RuleBase
 from migrate.workloads.assemble import Spec
@@ -48,7 +49,7 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
         scoped = {name: [f for f in fs if arch in f.targets] for name, fs in mine.items()}
         own = {name: classify(fs, kinds[name], everything=optional[name], torch_hipified=hipified)
                for name, fs in scoped.items()}
-        here: dict[Finding, str] = {}
+        here: dict[Finding, MigrationClass] = {}
         for name, fs in scoped.items():
             for group in _groups(fs, optional[name], parts):
                 agreement = Agreement(group)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from migrate.extract import jinja
 from migrate.extract.budget import MAX_FACTS
-from migrate.extract.c import device, guards, hazards, mlports, ports, ts, xref
+from migrate.extract.c import device, guards, hazards, lanemasks, language, runtime, ts, wavefront, xref
 from migrate.extract.c.guards import GuardMap
 from migrate.extract.c.tree import in_device_code, qualifiers, walk
 from migrate.extract.c.tree import text as _text
@@ -30,7 +30,6 @@ class _Ctx:
     col0: int = 0  # column (0-based, characters) of its first line
     cell: int | None = None
     names: Callable[[str], bool] | None = None  # identifier names worth a fact (None: every name)
-    sycl: bool = False  # a SYCL/DPC++ source: its identifiers are SYCL's and the project's (guard "sycl")
     facts: list[Fact] = field(default_factory=list)
     dropped: int = 0  # identifier facts left out by `names`
     _newlines: list[int] = field(default_factory=list)  # offsets of the source's line ends, on first use
@@ -50,7 +49,7 @@ class _Ctx:
             kind=kind, name=name, role=role, text=text, cell=self.cell,
             line=r1 + self.row0 + 1, column=self._col(r1, c1),
             end_line=r2 + self.row0 + 1, end_column=self._col(r2, c2),
-            guard=self.guards.at(node.start_byte) or (SYCL if self.sycl and kind == "identifier" else None),
+            guard=self.guards.at(node.start_byte),
             value=value,
         ))
 
@@ -112,7 +111,7 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
     root = ts.parse(source)
     caps = captures(root)
     ctx = _Ctx(source=source, guards=GuardMap.build(caps.get("conditional", [])), original=original,
-               row0=row0, col0=col0, cell=cell, names=names, sycl=_is_sycl(caps))
+               row0=row0, col0=col0, cell=cell, names=names)
     _identifiers(ctx, caps)
     _own_namespaces(ctx, root)
     _hip_branches(ctx, caps)
@@ -127,8 +126,10 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
 
     device.constructs(caps, emit)
     hazards.constructs(caps, source, emit)
-    ports.constructs(caps, source, emit)
-    mlports.constructs(caps, source, emit, ctx.guards)
+    wavefront.constructs(caps, source, emit)
+    runtime.constructs(caps, source, emit)
+    language.constructs(caps, emit)
+    lanemasks.constructs(caps, source, emit, ctx.guards)
     xref.facts(caps, source, lambda kind, name, node, role="", text="": ctx.add(kind, name, node, role=role, text=text))
     notes = []
     if errors := ts.error_lines(root):
@@ -188,17 +189,6 @@ def captures(root: ts.Node) -> dict[str, list[ts.Node]]:
     for capture, nodes in derived.items():
         caps[capture] = sorted(nodes, key=lambda n: n.start_byte)
     return caps
-
-
-# Headers only a SYCL/DPC++ translation unit includes (ginkgo's dpcpp/*.dp.cpp, SYCLomatic output).
-SYCL_HEADERS = frozenset({"sycl/sycl.hpp", "CL/sycl.hpp", "sycl.hpp", "dpct/dpct.hpp"})
-SYCL = "sycl"
-
-
-def _is_sycl(caps: dict[str, list[ts.Node]]) -> bool:
-    """Whether the source is SYCL: names such as ginkgo's `group::this_grid(item)` are its own there,
-    not CUDA's cooperative groups (its includes and inline assembly are still facts as usual)."""
-    return any(_text(node).strip()[1:-1].strip() in SYCL_HEADERS for node in caps.get("include", []))
 
 
 def _called_identifier(function: ts.Node) -> ts.Node | None:
