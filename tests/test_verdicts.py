@@ -309,6 +309,11 @@ def test_a_cuda_back_end_beside_its_hip_twin_is_ported(tmp_path: Path) -> None:
                                    "src/backend.c": "#include \"ext_cuda.h\"\n#include \"ext_hip.h\"\n"})
     statuses = {f["status"] for f in scan(tree)["findings"] if f["path"] == "include/ext_cuda.h"}
     assert statuses == {"ported"}
+    # named in CamelCase (Umpire 5bf5bc1 src/umpire/alloc/CudaMallocAllocator.hpp beside HipMallocAllocator.hpp)
+    write(tree, {"alloc/CudaMallocAllocator.hpp": "void* a(unsigned long n) { void* p; cudaMalloc(&p, n); return p; }\n",
+                 "alloc/HipMallocAllocator.hpp": "void* a(unsigned long n) { void* p; hipMalloc(&p, n); return p; }\n"})
+    assert {f["status"] for f in scan(tree)["findings"] if f["path"] == "alloc/CudaMallocAllocator.hpp"} == {"ported"}
+    (tree / "alloc" / "HipMallocAllocator.hpp").unlink()
     # near miss: without the HIP member the CUDA back end is what a port has to write
     (tree / "include" / "ext_hip.h").unlink()
     assert "ported" not in {f["status"] for f in scan(tree)["findings"]}

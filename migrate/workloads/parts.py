@@ -262,7 +262,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
 
 def hip_twinned(paths: Iterable[str]) -> frozenset[str]:
     """CUDA members of a per-back-end family whose HIP member is in the tree (rules/layout/backends.yaml,
-    hip_twins): ext_cuda.h beside ext_hip.h, x_nvidia.c beside x_amdgpu.c, cuda/... beside hip/."""
+    hip_twins): ext_cuda.h beside ext_hip.h, x_nvidia.c beside x_amdgpu.c, CudaMallocAllocator.hpp beside
+    HipMallocAllocator.hpp, cuda/... beside hip/."""
     data = datafile.read(default_rules_dir() / "layout" / "backends.yaml").get("hip_twins") or {}
     cuda_words, hip_words = set(data.get("cuda_words", [])), list(data.get("hip_words", []))
     paths = list(paths)
@@ -275,11 +276,11 @@ def hip_twinned(paths: Iterable[str]) -> frozenset[str]:
                for i, part in enumerate(parts[:-1])):
             found.add(path)
             continue
-        words = re.split(r"([_-])", parts[-1].split(".")[0])
-        for at, word in enumerate(words):
-            if word in cuda_words and any((parts[:-1], "".join([*words[:at], h, *words[at + 1:]])) in stems
-                                          for h in hip_words):
-                found.add(path)
+        stem = parts[-1].split(".")[0]  # lower case: CudaMallocAllocator beside HipMallocAllocator too
+        for word in cuda_words:
+            for at in (m.start() for m in re.finditer(re.escape(word), stem)):
+                if any((parts[:-1], stem[:at] + h + stem[at + len(word):]) in stems for h in hip_words):
+                    found.add(path)
     return frozenset(found)
 
 
