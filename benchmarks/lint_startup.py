@@ -1,24 +1,29 @@
 #!/usr/bin/env python3
 """Wall time of `rocm-migrate lint` on one small file, each run a new process.
 
-    python benchmarks/lint_startup.py [--repeat 7] [--importtime]
+    python benchmarks/lint_startup.py [--repeat 7] [--importtime] [--instructions] [--before CHECKOUT]
 
 Rows: the interpreter alone, the CLI's --version, lint with an empty cache (rules parsed,
 validated and precompiled), lint with the rule cache warm (the pre-commit case; the file's
 text changes between runs so it is extracted every time), lint --no-cache, and a scan of
 the same file for comparison. --importtime adds the slowest imports of a warm lint run
-(`python -X importtime`).
+(`python -X importtime`). --instructions adds the instructions each run executes (valgrind's
+cachegrind, where installed): a count that does not depend on the machine's load, for comparing
+two versions of the code on a busy machine (`--before`: an older checkout, alternated with this one).
 """
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 KERNEL = """#include <cuda_runtime.h>
@@ -46,7 +51,7 @@ def timed_cpu(args: list[str], env: dict[str, str]) -> tuple[float, float]:
     return wall, after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime
 
 
-def measure(name: str, repeat: int, make_args, env: dict[str, str], before=None) -> None:  # noqa: ANN001
+def measure(name: str, repeat: int, make_args, env: dict[str, str], before=None) -> None:  # type: ignore[no-untyped-def]
     times, cpu = [], []
     for run in range(repeat):
         if before:
@@ -58,9 +63,38 @@ def measure(name: str, repeat: int, make_args, env: dict[str, str], before=None)
           f"CPU median {statistics.median(cpu) * 1000:7.1f} ms")
 
 
+def alternated(envs: dict[str, dict[str, str]], repeat: int, args: list[str],
+               before: Callable[[int], None]) -> None:
+    """The same command under each environment, one run of each in turn (load drifts alike for all)."""
+    times: dict[str, list[float]] = {name: [] for name in envs}
+    cpu: dict[str, list[float]] = {name: [] for name in envs}
+    for run in range(repeat):
+        for name, env in envs.items():
+            before(run)
+            wall, used = timed_cpu(args, env)
+            times[name].append(wall)
+            cpu[name].append(used)
+    for name in envs:
+        print(f"{name:<44} min {min(times[name]) * 1000:7.1f} ms   median "
+              f"{statistics.median(times[name]) * 1000:7.1f} ms   CPU median {statistics.median(cpu[name]) * 1000:7.1f} ms"
+              f"   (alternated)")
+
+
+def instructions(args: list[str], env: dict[str, str]) -> int | None:
+    """Instructions executed by one run of `args` (valgrind --tool=cachegrind), None without valgrind."""
+    if not shutil.which("valgrind"):
+        return None
+    out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *args],
+                         env=env, capture_output=True, text=True, check=False,
+                         cwd=env["PYTHONPATH"].split(os.pathsep)[0]).stderr
+    found = re.search(r"I\s+refs:\s+([\d,]+)", out)
+    return int(found.group(1).replace(",", "")) if found else None
+
+
 def importtime(source: Path, env: dict[str, str], top: int = 15) -> None:
     out = subprocess.run([sys.executable, "-X", "importtime", "-m", "migrate", "lint", str(source)],
-                         env=env, capture_output=True, text=True, cwd=env["PYTHONPATH"].split(os.pathsep)[0]).stderr
+                         env=env, capture_output=True, text=True, check=False,
+                         cwd=env["PYTHONPATH"].split(os.pathsep)[0]).stderr
     rows = []
     for line in out.splitlines():
         if line.startswith("import time:") and "|" in line and "cumulative" not in line:
@@ -75,6 +109,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--importtime", action="store_true")
+    parser.add_argument("--instructions", action="store_true", help="instructions per run (valgrind)")
     parser.add_argument("--before", type=Path, help="a checkout of other code (an older commit): its warm lint too")
     args = parser.parse_args()
     root = Path(__file__).resolve().parent.parent
@@ -104,11 +139,20 @@ def main() -> int:
         if args.before:
             before = {**env, "PYTHONPATH": str(args.before.resolve()), "ROCM_MIGRATE_CACHE_DIR": str(cache) + "-before"}
             timed(lint, before)
-            measure("--before's code: lint, rule cache warm", args.repeat, lambda: lint, before, new_text)
-            measure("lint, rule cache warm (again, after --before)", args.repeat, lambda: lint, env, new_text)
+            alternated({"this code: lint, rule cache warm": env, "--before's code: lint, rule cache warm": before},
+                       args.repeat, lint, new_text)
         measure("lint --no-cache", args.repeat, lambda: [*lint, "--no-cache"], env)
         measure("scan -f json --no-cache (for comparison)", args.repeat,
                 lambda: [sys.executable, "-m", "migrate", "scan", str(source), "-f", "json", "--no-cache"], env)
+        if args.instructions:
+            print("\ninstructions executed (cachegrind; independent of the load):")
+            rows = {"python -c pass": ([sys.executable, "-c", "pass"], env), "lint, rule cache warm": (lint, env)}
+            if args.before:
+                rows["--before's code: lint, rule cache warm"] = (lint, before)
+            for name, (command, where) in rows.items():
+                new_text(args.repeat + len(name))
+                count = instructions(command, where)
+                print(f"  {name:<42} {'valgrind not found' if count is None else f'{count / 1e6:8.1f} M'}")
         if args.importtime:
             importtime(source, env)
     return 0

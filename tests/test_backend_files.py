@@ -1,4 +1,4 @@
-"""Files of a project's own per-back-end family (match.backend_files) and the rules that leave them alone."""
+"""Files of a project's own per-back-end family (layout.backend_files) and the rules that leave them alone."""
 from __future__ import annotations
 
 import os
@@ -7,7 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner
 from migrate.cli.lint import lint
 from migrate.scan import project
-from migrate.scan.match import backend_files
+from migrate.scan.layout import backend_files
 from migrate.settings import Settings
 
 
@@ -96,3 +96,19 @@ def test_identifiers_of_a_sycl_source_are_sycls(tmp_path: Path, rulebase) -> Non
     symbols = {path: {f.symbol for f in report.findings if f.path == path} for path in ("sycl.dp.cpp", "cuda.cu")}
     assert symbols["sycl.dp.cpp"] == {"cuda_runtime.h"}
     assert {"cuda_runtime.h", "cudaFree", "this_grid"} <= symbols["cuda.cu"], symbols["cuda.cu"]
+
+
+def test_another_vendors_compat_header_is_that_vendors(tmp_path: Path, rulebase) -> None:
+    """ggml's vendors/musa.h maps CUDA's names to MUSA's for the MUSA build only (rules/layout/backends.yaml):
+    the names stay CUDA's to port elsewhere, and the header's own identifiers give no finding. A HIP
+    compat header (`#define cudaMalloc hipMalloc`) and the project's own macros stay the project's own."""
+    (tmp_path / "musa.h").write_text("#include <musa_runtime.h>\n#define cudaFuncSetAttribute musaFuncSetAttribute\n"
+                                     "#define cudaDataType_t musaDataType_t\n#define CUBLAS_COMPUTE_16F CUDA_R_16F\n")
+    (tmp_path / "hip.h").write_text("#define cudaMalloc hipMalloc\n#define MY_WARP 32\n")
+    (tmp_path / "k.cu").write_text("void f(void* k) { cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,"
+                                   " 0); cudaMalloc(&k, 4); int w = MY_WARP; }\n")
+    report = project.scan_project([tmp_path], Settings(jobs=1, cache_dir=None), rulebase)
+    symbols = {path: {f.symbol for f in report.findings if f.path == path} for path in ("musa.h", "k.cu")}
+    assert not symbols["musa.h"] & {"CUDA_R_16F", "cudaDataType_t", "cudaFuncSetAttribute"}, symbols["musa.h"]
+    assert "cudaFuncSetAttribute" in symbols["k.cu"]
+    assert "cudaMalloc" not in symbols["k.cu"]

@@ -95,8 +95,8 @@ def _scan(tree: Path, settings, monkeypatch: pytest.MonkeyPatch, counted: str) -
         monkeypatch.setattr(os, "stat", lambda path, *a, **k: count(path) or real_stat(path, *a, **k))
     got: list[str] = []
     try:
-        reportcache.scan([tree], settings, None, lambda: precompiled.load(None, settings.cache_dir), ["json"],
-                         lambda done: got.append(b"".join(done.reports["json"]()).decode()))
+        reportcache.scan([tree], settings, rules_dir=None, load_rules=lambda: precompiled.load(None, settings.cache_dir),
+                         formats=["json"], write=lambda done: got.append(b"".join(done.reports["json"]()).decode()))
     finally:
         monkeypatch.undo()
     return calls, got[0]
@@ -252,3 +252,23 @@ def test_a_report_read_while_old_is_kept_before_newer_unread_ones(tmp_path: Path
     assert report.exists() and not (settings.cache_dir / "reports" / "other-0").exists()
     monkeypatch.setattr(pipeline, "run", lambda *a, **k: pytest.fail("scanned again"))
     assert _scan(tree, settings, monkeypatch, "read")[1] == first
+
+
+def test_a_few_small_files_are_not_cached_but_many_are(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One small file (lint's pre-commit case) is not worth a cache write; WORTH_CACHING_FILES small
+    files (a stack run's manifests) are, and a second run extracts none of them."""
+    files = []
+    for n in range(extract_run.WORTH_CACHING_FILES):
+        source = tmp_path / f"requirements-{n}.txt"
+        source.write_text(f"torch=={n}.0\n")
+        files.append(SourceFile(path=source, rel=source.name, kind="requirements", size=source.stat().st_size))
+    calls: list[int] = []
+    real = extract_run._run
+    monkeypatch.setattr(extract_run, "_run", lambda work, *a: calls.append(len(work)) or real(work, *a))
+    one = Cache(tmp_path / "one")
+    extract_run.extract_all(files[:1], max_file_size=1 << 20, cache=one)
+    extract_run.extract_all(files[:1], max_file_size=1 << 20, cache=one)
+    many = Cache(tmp_path / "many")
+    extract_run.extract_all(files, max_file_size=1 << 20, cache=many)
+    extract_run.extract_all(files, max_file_size=1 << 20, cache=many)
+    assert calls == [1, 1, len(files), 0]

@@ -1,6 +1,7 @@
 """The C/C++/CUDA extractor: identifiers by role, no facts from comments or strings, guards, macros."""
 from __future__ import annotations
 
+import pytest
 from migrate.extract.c import cuda_cpp
 
 
@@ -151,17 +152,11 @@ def test_names_the_project_defines_are_not_api_uses(tmp_path) -> None:
     assert {("comm.cu", "ncclCommDestroy"), ("comm.cu", "cudaMalloc"), ("check.h", "ncclResult_t")} <= symbols
 
 
-def test_another_vendors_alias_of_a_cuda_name_is_not_the_projects_own() -> None:
-    # ggml's vendors/musa.h maps CUDA's names to MUSA's for the MUSA build only; a HIP compat
-    # header (`#define cudaMalloc hipMalloc`) and the project's own macros stay its own.
-    src = "#define cudaFuncSetAttribute musaFuncSetAttribute\n#define CUBLAS_OP_N MUBLAS_OP_N\n" \
-          "#define cudaMalloc hipMalloc\n#define MY_WARP 32\n"
-    assert names(src, "defined") == {"cudaMalloc", "MY_WARP"}
-
-
-def test_another_vendors_compat_header_yields_no_facts_from_its_macro_values() -> None:
-    src = "#define cudaDataType_t musaDataType_t\n#define CUBLAS_COMPUTE_16F CUDA_R_16F\n"
-    assert "CUDA_R_16F" not in names(src)
+def test_a_macro_that_stands_for_one_identifier_carries_it() -> None:
+    """What the name maps to is the matcher's to judge (another vendor's alias: tests/test_backend_files.py)."""
+    src = "#define cudaFuncSetAttribute musaFuncSetAttribute\n#define MY_WARP 32\n#define CHECK(x) do { x; } while (0)\n"
+    assert {(f.name, f.text) for f in facts(src, "defined")} == {
+        ("cudaFuncSetAttribute", "musaFuncSetAttribute"), ("MY_WARP", ""), ("CHECK", "")}
 
 
 def test_negated_preprocessor_tests_have_their_own_role() -> None:
@@ -180,3 +175,22 @@ def test_architecture_option_strings() -> None:
         'const char* h = "use -arch=sm_80";\n'
         'const char* p = "-gencode=arch=compute_" "80";\n', "construct") if f.name == "cuda-arch-option"}
     assert got == {(1, "--gpu-architecture=compute_80"), (3, "-arch=sm_"), (5, "-gencode=arch=compute_")}
+
+
+def test_the_macro_body_memo_gives_the_facts_of_a_fresh_parse_and_keeps_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bodies served from the in-process memo give the facts of parsing them again; past its bound in
+    bytes the memo lets the older half go and goes on (no clear-all that parses every body again)."""
+    src = "".join(f"#define CHECK{i}(x) do {{ cudaError_t e = (x); if (e != cudaSuccess) cudaFree(p{i}); }} while (0)\n"
+                  f"#define SHFL{i}(v) __shfl_down_sync(0xffffffff, v, {i})\n" for i in range(40))
+    cuda_cpp._BODIES.clear()
+    cuda_cpp._BODY_BYTES[0] = 0
+    fresh = cuda_cpp.extract(src.encode()).facts
+    assert cuda_cpp._BODY_BYTES[0] == sum(len(body) for body, _ in cuda_cpp._BODIES) > 0
+    assert cuda_cpp.extract(src.encode()).facts == fresh  # every body from the memo
+    monkeypatch.setattr(cuda_cpp, "BODY_MEMO_BYTES", 600)
+    cuda_cpp._BODIES.clear()
+    cuda_cpp._BODY_BYTES[0] = 0
+    assert cuda_cpp.extract(src.encode()).facts == fresh
+    assert 0 < len(cuda_cpp._BODIES) < 80 and cuda_cpp._BODY_BYTES[0] <= 600
+    assert [f for f in fresh if f.kind == "identifier" and f.name == "cudaFree"] and \
+        [f for f in fresh if f.kind == "construct"]

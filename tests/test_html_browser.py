@@ -78,3 +78,32 @@ def test_two_hundred_workloads_stay_short_at_1400_px(browser, tmp_path: Path) ->
     assert len(browser.find_elements("css selector", "#workload-table tbody tr")) == 25
     assert "others" in browser.find_element("id", "workload-table").text
     assert len(browser.find_elements("css selector", ".graph g rect")) <= 24
+
+
+def test_routes_show_in_their_column_and_detail_escaped(browser, tmp_path: Path) -> None:
+    """The route column (workloads/route.py via render/route_view.py) and the route detail of a workload in a
+    real browser: an alternative with its evidence and caveats, and a hostile name shown as text, never run."""
+    base = demo_report()
+    hostile = "<img src=x onerror=alert(1)>"
+    routed = {"route": "port", "via": None, "why": "convert", "source": None, "notes": [f"note {hostile}"],
+              "uses": [], "alternative": {"route": "compile-unchanged", "via": "SCALE", "why": f"why {hostile}",
+                                          "evidence": ["gfx90a: 18 of 44 projects pass"],
+                                          "caveats": ["free for non-commercial use only"],
+                                          "source": "https://github.com/spectral-compute/scale-validation"}}
+    first = replace(base.workloads[0], route=routed)
+    registry = {"route": "amd-build", "via": f"FlashAttention {hostile}", "why": "install", "source": "https://a.b",
+                "notes": [], "uses": [], "alternative": None}
+    second = replace(base.workloads[1], route=registry)
+    page = tmp_path / "routes.html"
+    page.write_text(renderer("html")(replace(base, workloads=(first, second, *base.workloads[2:]))))
+    browser.get(page.as_uri())
+    headers = [th.text for th in browser.find_elements("css selector", "#workload-table thead th")]
+    assert headers[:4] == ["workload", "kind", "route", "class"]
+    cells = {row.find_element("css selector", "td").text: row.find_element("css selector", "td.route").text
+             for row in browser.find_elements("css selector", "#workload-table tbody tr")}
+    assert cells[first.name] == "port, or compile unchanged via SCALE"
+    assert cells[second.name] == f"amd-build via FlashAttention {hostile}"  # the markup shown as text
+    detail = browser.find_element("css selector", ".route-detail").get_attribute("textContent")
+    assert "evidence: gfx90a: 18 of 44 projects pass" in detail and "caveat: free for non-commercial use only" in detail
+    assert browser.find_elements("css selector", "img[src=x]") == []
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []

@@ -75,7 +75,7 @@ def result() -> precise.PreciseResult:
 def _fast(index: RuleIndex):
     extractions = {rel: extract("cuda", (FIXTURE / rel).read_bytes()) for rel in FILES}
     defined = defined_names(extractions.values())
-    return [f for rel, e in extractions.items() for f in match_file(rel, e, index, frozenset(), defined)]
+    return [f for rel, e in extractions.items() for f in match_file(rel, e, index, defined=defined)]
 
 
 def _seen(facts, name: str) -> set[tuple[str, int]]:

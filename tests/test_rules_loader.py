@@ -120,3 +120,68 @@ def test_a_broken_or_foreign_compiled_copy_is_not_used(tmp_path: Path, head: str
     (tmp_path / compiled.NAME).write_text(head + '\n["demo.yaml", "x", []]\n')
     assert compiled.read(tmp_path) == {}
     assert [r.id for r in load_rules(tmp_path).rules] == ["HIP9990"]
+
+
+def test_the_rule_data_digests_are_known_by_stamp_on_a_second_load(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second load with the cache directory reads no rule data file for its digests (the version and
+    the compiled copy's check are the same as when every file is hashed); an edit, even one that keeps
+    the file's size, is seen by its stamp, and the edited file is validated again."""
+    import shutil
+
+    from migrate.rulebase import load, precompiled, stamps
+    from tests.conftest import ROOT
+
+    rules = tmp_path / "rules"
+    shutil.copytree(ROOT / "rules", rules)
+    monkeypatch.setattr(stamps, "RACY_NS", 0)  # the copies' ctimes are this second's
+    cache = tmp_path / "cache"
+    first = precompiled.load(rules, cache)
+    assert first.version == load.rules_version(rules)
+    hashed: list[str] = []
+    computed = stamps._computed
+    monkeypatch.setattr(stamps, "_computed", lambda d, paths, rels: hashed.append("all") or computed(d, paths, rels))
+    again = precompiled.load(rules, cache)
+    assert hashed == [] and again.version == first.version and [r.id for r in again.rules] == [r.id for r in first.rules]
+    edited = rules / "asm.yaml"
+    edited.write_text(edited.read_text().replace("class: migration-required", "class: migration-requirex", 1))
+    with pytest.raises(RuleError, match=r"rules/asm\.yaml: .*field 'class'"):
+        precompiled.load(rules, cache)
+    assert hashed == ["all"]
+
+
+def test_a_rule_file_changed_as_the_memo_was_written_is_hashed_again(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Racy stamps (statcache's rule): a file changed within RACY_NS of the hashing run is not trusted."""
+    import shutil
+
+    from migrate.rulebase import stamps
+    from tests.conftest import ROOT
+
+    rules = tmp_path / "rules"
+    shutil.copytree(ROOT / "rules", rules)
+    cache = tmp_path / "cache"
+    stamps.digests(rules, cache)
+    paths = stamps.load.data_files(rules)
+    rels = [p.relative_to(rules).as_posix() for p in paths]
+    import os
+
+    current = [stamps.stamp_of(os.stat(p)) for p in paths]
+    memo = stamps._memo_path(rules, cache)
+    assert memo is not None and memo.exists()
+    assert stamps._read(memo, rels, current) is None  # just written: every ctime is racy
+    monkeypatch.setattr(stamps, "RACY_NS", 0)
+    assert stamps._read(memo, rels, current) is not None
+    assert stamps._read(memo, rels, [(*current[0][:1], current[0][1] + 1, *current[0][2:]), *current[1:]]) is None
+
+
+def test_the_rule_data_stamps_follow_the_stat_cache_rule() -> None:
+    """rulebase/stamps.py sits below the scan package, so it keeps its own copy of statcache's stamp and margin."""
+    import os
+
+    from migrate.rulebase import stamps
+    from migrate.scan import statcache
+
+    assert stamps.RACY_NS == statcache.RACY_NS
+    info = os.stat(__file__)
+    assert stamps.stamp_of(info) == statcache.stamp_of(info)

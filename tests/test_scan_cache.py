@@ -144,9 +144,11 @@ def _texts(tree: Path, settings: Settings, formats: tuple[str, ...] = ("json", "
     from migrate.scan import reportcache
 
     got = []
-    reportcache.scan([tree], settings, None, lambda: precompiled.load(None, settings.cache_dir), formats,
-                     lambda done: got.append(({name: b"".join(pieces()).decode() for name, pieces in done.reports.items()},
-                                              done.migration_class)))
+    def write(done: reportcache.Outputs) -> None:
+        got.append(({name: b"".join(pieces()).decode() for name, pieces in done.reports.items()}, done.migration_class))
+
+    reportcache.scan([tree], settings, rules_dir=None, load_rules=lambda: precompiled.load(None, settings.cache_dir),
+                     formats=formats, write=write)
     texts, cls = got[0]
     return {name: "\n".join(line for line in text.split("\n") if '"seconds"' not in line and "scanned_at" not in line
                             and not line.startswith("Scanned "))
@@ -489,8 +491,8 @@ def test_a_warm_rescan_is_served_until_the_tree_config_or_rules_change(tmp_path:
 
     def with_rules() -> list[object]:
         got: list[object] = []
-        reportcache.scan([tree], settings, rules, lambda: precompiled.load(rules, settings.cache_dir), ["json"],
-                         got.append)
+        reportcache.scan([tree], settings, rules_dir=rules, load_rules=lambda: precompiled.load(rules, settings.cache_dir),
+                         formats=["json"], write=got.append)
         return got
 
     assert with_rules()  # a full scan (other rules than the default ones)

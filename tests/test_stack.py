@@ -246,6 +246,24 @@ def test_binary_coverage_reports_a_wheel_pinned_without_the_fleet_target() -> No
     text = run_cli("stack", "fixtures/rules/HIP7105", "--rocm", "7.14", "--target-arch", "gfx942", "-f", "markdown")
     assert "torch\\[device-gfx1151\\]==2.12.0\\+rocm7.14.0 \\(strix-wheel-on-mi300-requirements.txt:4\\) lacks gfx942" \
         in text.stdout
+    family = binaries["rocm/vllm:rocm7.12.0_gfx94x-dcgpu_ubuntu24.04_py3.12_pytorch_2.9.1_vllm_0.16.0"]
+    assert (family["kind"], family["carries"], family["missing"]) == ("image", ["gfx942"], ["gfx950"])
+    assert family["source"].startswith("https://github.com/ROCm/TheRock/")  # the family's targets, with the source
+    assert binaries["rocm/vllm:rocm7.12.0_gfx950-dcgpu_ubuntu24.04_py3.12_pytorch_2.9.1_vllm_0.16.0"]["missing"] \
+        == ["gfx942"]
+
+
+def test_an_image_whose_tag_names_no_family_stays_unknown(tmp_path: Path) -> None:
+    """Only a tag naming a TheRock family (or a bare gfx target) gives an image's targets; a legacy tag does not."""
+    import json
+
+    from tests.conftest import run_cli
+
+    (tmp_path / "Dockerfile").write_text("FROM rocm/vllm:rocm6.4.1_vllm_0.9.0.1_20250605\n"
+                                         "FROM rocm/pytorch:rocm7.12.0_gfx1151_ubuntu24.04_py3.12_pytorch_2.9.1\n")
+    result = run_cli("stack", str(tmp_path), "--rocm", "7.2", "--target-arch", "gfx942", "-f", "json")
+    binaries = [(b["binary"].split(":")[1][:12], b["status"], b["carries"]) for b in json.loads(result.stdout)["binaries"]]
+    assert binaries == [("rocm6.4.1_vl", "unknown", None), ("rocm7.12.0_g", "missing", ["gfx1151"])]
 
 
 def test_a_variable_pin_renders(tmp_path: Path) -> None:

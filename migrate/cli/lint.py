@@ -35,7 +35,8 @@ RULES_HELP = "ids, names or id prefixes, comma-separated"
 EPILOG = """\b
 Examples:
   rocm-migrate lint src/reduce.cu                    one line per finding
-  rocm-migrate lint --select HIP4 --ignore HIP4002   device-code rules but kernel definitions
+  rocm-migrate lint --select HIP4 --ignore kernel-definition
+                                                     device-code rules but kernel definitions
   rocm-migrate lint -f sarif -o lint.sarif           for code scanning
   rocm-migrate lint --write-baseline .rocm-migrate-baseline.json
 

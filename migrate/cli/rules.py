@@ -49,8 +49,8 @@ def list_rules(family: str | None, class_: str | None, rules_dir: Path | None) -
 
 @click.command(epilog="""\b
 Examples:
-  rocm-migrate explain HIP4010               by id
-  rocm-migrate explain sync-mask-32bit       by name (any case)
+  rocm-migrate explain sync-mask-32bit       by name (or by id)
+  rocm-migrate explain Sync-Mask-32bit       any case
 
 \b
 Exit codes: 0 done, 2 no such rule (with the nearest names).""")

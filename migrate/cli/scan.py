@@ -140,7 +140,7 @@ def _run(targets: list[Path], per_root: list[tuple[Path, Settings]], settings: S
         try:
             if per_root:
                 return pipeline.with_plan(portfolio.run(per_root, rules, progress))
-            return pipeline.run(targets, settings, rules, progress)
+            return pipeline.run(targets, settings, rules, progress=progress)
         except portfolio.PortfolioError as exc:
             raise UsageError(str(exc)) from None
 
@@ -174,7 +174,8 @@ def _scan_cached(targets: list[Path], settings: Settings, rules_dir: Path | None
         said.append(done)
 
     with _progress(quiet) as progress:
-        reportcache.scan(targets, settings, rules_dir, rules, [name for name, _ in jobs_out], write, progress, text)
+        reportcache.scan(targets, settings, rules_dir=rules_dir, load_rules=rules, formats=[name for name, _ in jobs_out],
+                         write=write, progress=progress, text=text)
     done = said[0]
     if not quiet:
         _say_counts(done.said.notes, done.said.skipped, done.said.files_scanned, done.said.findings,

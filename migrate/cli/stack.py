@@ -105,10 +105,10 @@ def _assess(root: Path, settings: Any, table: Any, releases: list[str], gpus: li
 
 def _render(block: dict[str, Any], fmt: str, details: bool) -> str:
     """`fmt` is one of FORMATS ("terminal" is read as "text" by the outputs)."""
-    from migrate.render import stack_view
-
     if fmt == "json":
         return json.dumps(block, indent=2, ensure_ascii=False) + "\n"
+    from migrate.render import stack_view  # rich: not for JSON
+
     if fmt == "markdown":
         return stack_view.markdown(block)
     return stack_view.terminal(block, detail=details)

@@ -14,8 +14,11 @@ from migrate.scan.readfile import read
 
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
 # A write to the cache costs a commit (about 20 ms on a disk that syncs), more than extracting a few
-# small files again: below this many bytes extracted in all, nothing is written (lint of one file).
+# small files again: below this many bytes extracted in all, nothing is written (lint of one file)...
 WORTH_CACHING_BYTES = 64 << 10
+# ...unless there are this many files: each kind of file first met in a process costs its extractor's
+# import (`stack` reads ~15 small manifests, build and container files: 0.2 s again at every run).
+WORTH_CACHING_FILES = 8
 
 Progress = Callable[[int, int], None]
 
@@ -64,7 +67,7 @@ def extract_all(files: Sequence[SourceFile], *, max_file_size: int, cache: Cache
         outcomes[position] = Outcome(outcome.file, extraction, extraction.error, outcome.data)
         if cacheable(extraction):  # a time limit that ran out depends on the machine, not the bytes
             fresh.append((cache_key, extraction))
-    if sum(len(data) for _, _, data in pending) >= WORTH_CACHING_BYTES:
+    if len(pending) >= WORTH_CACHING_FILES or sum(len(data) for _, _, data in pending) >= WORTH_CACHING_BYTES:
         cache.put_many(fresh)
     return outcomes
 

@@ -1,6 +1,6 @@
 """The check's late pass: hip-clang's errors over the converted copy, explained against the scan's
 findings. Confirmed findings get `compiler` = "confirmed"; an error no finding predicted becomes a
-finding of its own (HIP0960, `compiler` = "miss"); the report gets the `compile` block."""
+finding of its own (compiler-error-unpredicted, `compiler` = "miss"); the report gets the `compile` block."""
 from __future__ import annotations
 
 import time

@@ -39,7 +39,7 @@ def since_index(rules: RuleBase) -> dict[str, str]:
 
 def until_index(rules: RuleBase) -> dict[str, tuple[str, str]]:
     """Name -> (rule, last ROCm release it applies to) for the rules in force only up to a release
-    (`rocm: {max: ...}`, HIP4033: the *_sync builtins before ROCm 7.0)."""
+    (`rocm: {max: ...}`, warp-sync-builtins-before-rocm7: the *_sync builtins before ROCm 7.0)."""
     return {name: (rule.id, rule.rocm_max) for rule in rules.rules if rule.rocm_max for name in rule.matcher.exact}
 
 

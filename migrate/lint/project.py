@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 from migrate.model import Finding, SourceFile, evolve
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
-from migrate.workloads.parts import ProjectParts, Words
 
 if TYPE_CHECKING:
     from migrate.scan.analyse import Outcome
+    from migrate.workloads.parts import ProjectParts, Words  # imported when a project is read: a file linted alone never is
 
 PARTS_FORMAT = "3"
 
@@ -72,7 +72,8 @@ def parts_of(root: Path, settings: Settings, rules: RuleBase) -> ProjectParts:
 
 def _decide(outcomes: Sequence[Outcome], files: Sequence[SourceFile], settings: Settings, rules: RuleBase,
             known: Words) -> ProjectParts:
-    from migrate.scan.match import indexes, left_in_backend_files, merge_targets
+    from migrate.scan.layout import left_in_backend_files
+    from migrate.scan.match import indexes, merge_targets
     from migrate.workloads import parts
 
     scanned = [(o.file, o.result) for o in outcomes if o.ok and o.result is not None]

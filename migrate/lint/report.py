@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from migrate import __version__, schemas
+from migrate import __version__, jsonio, schemas
 from migrate.lint.run import LintResult
 from migrate.model import SCHEMA_VERSION, Finding, Target
 from migrate.rulebase.load import RuleBase
@@ -40,7 +40,7 @@ def counts(result: LintResult, rules: RuleBase) -> list[dict[str, Any]]:
 
 def statistics(result: LintResult, rules: RuleBase) -> str:
     rows = counts(result, rules)
-    width = max((len(row["rule"]) for row in rows), default=0)  # ids run from 7 (HIP4010) to 9 characters
+    width = max((len(row["rule"]) for row in rows), default=0)  # rule ids run from 7 to 9 characters
     return "".join(f"{row['count']:>6}  {row['rule']:<{width}}  {row['name']}\n" for row in rows)
 
 
@@ -57,7 +57,7 @@ def json_text(result: LintResult, rules: RuleBase, *, fail_on: str, statistics_o
         "findings": [f.to_json(f"F{i}") for i, f in enumerate(result.findings, start=1)],
         "skipped": [s.to_json() for s in result.skipped],
     }
-    return json_escaped(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
+    return json_escaped(jsonio.dumps_indented(document)) + "\n"
 
 
 def sarif(result: LintResult, rules: RuleBase, *, target: Target, root: str) -> str:

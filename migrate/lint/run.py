@@ -20,7 +20,8 @@ from migrate.model import Extraction, Finding, Skipped, SourceFile, class_rank, 
 from migrate.rulebase.load import RuleBase
 from migrate.scan.cache import Cache
 from migrate.scan.discover import discover
-from migrate.scan.match import RuleIndex, left_in_backend_files, match_targets, merge_targets
+from migrate.scan.layout import left_in_backend_files
+from migrate.scan.match import RuleIndex, match_targets, merge_targets
 from migrate.scan.match import indexes as target_indexes
 from migrate.settings import Settings
 from migrate.workloads.classify import judged
@@ -210,27 +211,32 @@ def collect(targets: Sequence[Path], settings: Settings, *, root: Path,
 
 def backend_siblings(paths: Sequence[Path], *, root: Path, cwd: Path) -> list[str]:
     """Paths on disk that may make a linted file one of the project's per-back-end family, as a scan
-    of the whole tree would see them (match.backend_files decides): the folders beside each `cuda`
+    of the whole tree would see them (layout.backend_files decides): the folders beside each `cuda`
     folder above the file, and the files beside a `cuda_x` file. Only folders inside
     `root` are listed, never above it; the paths are relative to `cwd`, like the findings'."""
     top = root.resolve()
     found: set[str] = set()
+    folders: dict[Path, Path] = {}  # a folder as given -> resolved: the files of a tree share a few
+    listed: set[tuple[Path, bool]] = set()
     for path in paths:
-        folder = path.resolve().parent
+        if path.is_symlink():
+            folder = path.resolve().parent
+        else:  # path.resolve().parent, one resolve per folder
+            folder = folders.get(path.parent) or folders.setdefault(path.parent, path.parent.resolve())
         if top not in folder.parents and folder != top:
             continue
         parts = folder.relative_to(top).parts
         cuda_stem = "cuda" in re.split(r"[_-]", path.name.split(".")[0].lower())
-        for i, part in enumerate(parts):
-            if part.lower() == "cuda":
-                found |= _entries(top.joinpath(*parts[:i]), cwd, folders=True)
-        if cuda_stem:
-            found |= _entries(folder, cwd, folders=False)
+        wanted = [(top.joinpath(*parts[:i]), True) for i, part in enumerate(parts) if part.lower() == "cuda"]
+        for where in [*wanted, *([(folder, False)] if cuda_stem else [])]:
+            if where not in listed:
+                listed.add(where)
+                found |= _entries(where[0], cwd, folders=where[1])
     return sorted(found)
 
 
 def _entries(folder: Path, cwd: Path, *, folders: bool) -> set[str]:
-    """One folder's sub-folders (as `x/hip/`) or files; match.backend_files decides which are named
+    """One folder's sub-folders (as `x/hip/`) or files; layout.backend_files decides which are named
     for another back end, as it does for a scan's paths."""
     try:
         entries = list(folder.iterdir())

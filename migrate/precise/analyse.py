@@ -281,7 +281,7 @@ def _rejected(diagnostics: Iterable[Diagnostic], classify: _Classifier) -> tuple
 
 
 def rejected_findings(results: Iterable[PreciseResult], index: RuleIndex) -> list[Finding]:
-    """clang's errors through the rule base (HIP4050), for every unit, whether it parsed cleanly or not."""
+    """clang's errors through the rule base (clang-rejects-cuda), for every unit, whether it parsed cleanly or not."""
     from migrate.scan.match import match_file
 
     out: dict[tuple[str, str, int, int, str], Finding] = {}

@@ -13,6 +13,7 @@ from migrate.model import CLASSES, Effort, Finding, class_rank, sum_effort, wors
 from migrate.model_report import Report, Workload
 from migrate.render import graph_layout
 from migrate.render.escape import script_json
+from migrate.render.route_view import explained
 from migrate.render.summary import blockers, by_class, compile_lines, confidence, top_workloads
 from migrate.render.templates import environment
 
@@ -129,7 +130,7 @@ def _workload(w: Workload, report: Report) -> dict[str, Any]:
     return {"w": w, "groups": [(rule, fs[:LOCATIONS_PER_RULE], len(fs)) for rule, fs in ordered[:12]],
             "more_rules": max(0, len(ordered) - 12), "breakdown": breakdown,
             "worst": max(w.verdicts, key=lambda v: class_rank(v.migration_class)),
-            "folder": posixpath.dirname(w.root)}
+            "folder": posixpath.dirname(w.root), "route": next(iter(explained([w])), None)}
 
 
 def _findings(report: Report, show_info: bool) -> list[list[Any]]:

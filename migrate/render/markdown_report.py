@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from migrate.model_report import Report
 from migrate.render.escape import md
+from migrate.render.route_view import explained
 from migrate.render.summary import blockers, by_class, compile_lines, confidence, top_workloads
 from migrate.render.templates import environment
 
@@ -19,7 +20,8 @@ def render(report: Report) -> str:
     return template.render(report=report, counts=by_class(report), blockers=blockers(report, TOP_BLOCKERS),
                            rules={r.id: r for r in report.rules}, confidence=confidence(report), plan=report.plan,
                            workloads=shown, rest=rest, rest_count=rest_count, top_steps=TOP_STEPS, top_risks=TOP_RISKS,
-                           stack_md=_stack(report), compile_lines=compile_lines(report))
+                           stack_md=_stack(report), compile_lines=compile_lines(report),
+                           routes=explained(report.workloads))
 
 
 def _stack(report: Report) -> str:

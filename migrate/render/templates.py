@@ -8,6 +8,7 @@ import jinja2
 import markupsafe
 
 from migrate.render.escape import md
+from migrate.render.route_view import label
 from migrate.safetext import visible
 
 
@@ -30,6 +31,7 @@ def environment(autoescape: bool) -> jinja2.Environment:
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
                              keep_trailing_newline=True, finalize=_shown)
     env.filters["md"] = md
+    env.filters["route_label"] = label
     env.filters["hours"] = lambda v: f"{v:.1f}"
     env.filters["weeks"] = lambda v: f"{v / 40:.1f}"
     env.filters["pct"] = lambda v: "n/a" if v is None else f"{v:.0%}"

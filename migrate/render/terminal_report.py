@@ -12,6 +12,7 @@ from rich.table import Table
 from migrate.model import CLASSES, Finding, class_rank, sum_effort
 from migrate.model_report import Report, Workload
 from migrate.render.json_report import target_differences
+from migrate.render.route_view import label
 from migrate.render.summary import compile_lines, confidence
 from migrate.safetext import sanitized, terminal
 
@@ -170,15 +171,22 @@ def _ported_and_optional(report: Report) -> list[str]:
 
 
 def route_lines(workloads: Sequence[Workload]) -> list[str]:
-    """Each workload whose route is not the default port, and each route note once (ZLUDA on Radeon)."""
+    """Each workload whose route is not the default port or that has an alternative, and each route note and
+    caveat once (ZLUDA on Radeon, why SCALE was not offered, SCALE's caveats)."""
     lines: list[str] = []
     notes: list[str] = []
     for w in workloads:
         route = w.route or {}
+        alternative = route.get("alternative")
         if route.get("route", "port") != "port":
-            via = f" via {route['via']}" if route.get("via") else ""
-            lines.append(f"Route for {w.name}: {route['route']}{via}: {route['why']}")
+            lines.append(f"Route for {w.name}: {label(route)}: {route['why']}")
+        elif alternative:
+            evidence = "; ".join(alternative["evidence"])
+            lines.append(f"Route for {w.name}: {label(route)}: {alternative['why']} ({evidence})")
         notes += [n for n in route.get("notes", ()) if n not in notes]
+        if alternative:
+            caveats = [f"{alternative['via']} caveat: {c}" for c in alternative.get("caveats", ())]
+            notes += [c for c in caveats if c not in notes]
     return lines + [f"Note: {n}" for n in notes]
 
 

@@ -18,6 +18,7 @@ from migrate.vocabulary import CONSTRUCTS, FACT_KINDS, ROLES
 if TYPE_CHECKING:
     import jsonschema
 
+    from migrate.rulebase.stamps import Digests
     from migrate.rulebase.targets import Arch
 
 SCHEMA_PATH = Path(__file__).with_name("rule.schema.json")
@@ -142,7 +143,7 @@ class Rule:
     arch: tuple[str, ...] = ()
     fallback: bool = False
     covers_file: bool = False  # a finding means the whole file is rewritten: its lower-class findings go
-    in_backend_files: bool = True  # False: not reported in a file of a per-back-end family (match.backend_files)
+    in_backend_files: bool = True  # False: not reported in a file of a per-back-end family (layout.backend_files)
     mask_elsewhere: bool = False  # True: reported only where another file of the project knows the symbol as a lane mask
     known_name: bool = False  # True: a construct reported only when its name is one an identifier rule matches
     when: str | None = None  # "unavailable": report an entry only if the target ROCm predates it
@@ -201,8 +202,13 @@ def data_digest(directory: Path) -> str:
     """A digest of every data file (relative name and bytes): any edit under rules/ changes it."""
     digest = hashlib.sha256()
     for path in data_files(directory):
-        digest.update(path.relative_to(directory).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(digest_part(path.relative_to(directory).as_posix(), path.read_bytes()))
     return digest.hexdigest()[:10]
+
+
+def digest_part(rel: str, raw: bytes) -> bytes:
+    """What one data file adds to the data digest: its relative name and its bytes."""
+    return rel.encode() + b"\0" + raw + b"\0"
 
 
 def rules_version(directory: Path | None = None) -> str:
@@ -217,11 +223,12 @@ def load_rules(directory: Path | None = None) -> RuleBase:
     return from_records(files, version, directory=directory)
 
 
-def validated_records(directory: Path | None = None, *, known: Mapping[str, tuple[str, list[dict[str, Any]]]]
-                      ) -> tuple[list[tuple[str, list[dict[str, Any]]]], str]:
+def validated_records(directory: Path | None = None, *, known: Mapping[str, tuple[str, list[dict[str, Any]]]],
+                      digests: Digests | None = None) -> tuple[list[tuple[str, list[dict[str, Any]]]], str]:
     """Every rule file's records (plain values, schema-checked) and the rule-set version. `known`:
     file name -> (SHA-256 of its bytes, its records) validated before (the compiled copy): a file
-    with those bytes is not parsed or validated again."""
+    with those bytes is not parsed or validated again. `digests`: the rule files' SHA-256 and the
+    version digest known without reading the files (rulebase.stamps)."""
     directory = directory or default_rules_dir()
     files = sorted(directory.glob("*.yaml"))
     if not files:
@@ -229,14 +236,15 @@ def validated_records(directory: Path | None = None, *, known: Mapping[str, tupl
     records: list[tuple[str, list[dict[str, Any]]]] = []
     validator: jsonschema.Draft202012Validator | None = None
     for path in files:
-        raw = path.read_bytes()
         before = known.get(path.name)
-        if before is not None and before[0] == hashlib.sha256(raw).hexdigest():
+        sha = digests.rule_files.get(path.name) if digests else None
+        raw = path.read_bytes() if sha is None or before is None or before[0] != sha else b""
+        if before is not None and before[0] == (sha or hashlib.sha256(raw).hexdigest()):
             records.append((path.name, before[1]))
             continue
         validator = validator or _validator()
         records.append((path.name, _records(path, raw, validator)))
-    return records, rules_version(directory)
+    return records, f"{__version__}+{digests.version}" if digests else rules_version(directory)
 
 
 def from_records(files: list[tuple[str, list[dict[str, Any]]]], version: str, *, checked: bool = False,

@@ -55,7 +55,10 @@ def load(directory: Path | None = None, cache_dir: Path | None = None) -> RuleBa
     directory = directory or default_rules_dir()
     shipped = compiled.read(directory)
     if shipped:  # validated when the copy was written: only files edited since are validated now
-        files, version = rules.validated_records(directory, known=shipped)
+        from migrate.rulebase import stamps
+
+        files, version = rules.validated_records(directory, known=shipped,
+                                                 digests=stamps.digests(directory, cache_dir))
         unchanged = all(shipped.get(name, ("", None))[1] is records for name, records in files)
         return from_records(files, version, checked=unchanged, directory=directory)
     if cache_dir is None:

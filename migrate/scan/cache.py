@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import os
 import sqlite3
 import stat
@@ -69,11 +70,30 @@ class Known:
 
 def typed_row(row: object, types: tuple[tuple[type, ...], ...]) -> list[Any]:
     """`row` if it is a list whose items have exactly these types (as JSON decodes them: a bool
-    is not an int here), else BadRow."""
-    if type(row) is not list or len(row) != len(types) \
-            or not all(type(v) in allowed for v, allowed in zip(row, types, strict=True)):
+    is not an int here), else BadRow. Checked as one lookup of the row's types among the shapes
+    `types` allows (a warm lint of a tree decodes every file's facts and candidates this way)."""
+    shapes = _SHAPES.get(types)
+    if shapes is None:
+        shapes = _shapes(types)
+    if type(row) is not list or (tuple(map(type, row)) not in shapes if shapes else (
+            len(row) != len(types) or not all(type(v) in allowed for v, allowed in zip(row, types, strict=True)))):
         raise BadRow(f"expected a row of {len(types)} typed fields")
     return row
+
+
+_SHAPES: dict[tuple[tuple[type, ...], ...], frozenset[tuple[type, ...]]] = {}
+MAX_SHAPES = 1024  # rows with more combinations of allowed types are checked field by field
+
+
+def _shapes(types: tuple[tuple[type, ...], ...]) -> frozenset[tuple[type, ...]]:
+    """Every tuple of item types a row of `types` may have (empty: too many to list)."""
+    count = 1
+    for allowed in types:
+        count *= len(allowed)
+    shapes = frozenset(itertools.product(*types)) if count <= MAX_SHAPES else frozenset()
+    if len(_SHAPES) < 256:
+        _SHAPES[types] = shapes
+    return shapes
 
 
 def typed_list(value: object, item: tuple[type, ...]) -> list[Any]:

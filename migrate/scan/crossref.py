@@ -4,6 +4,7 @@ declarations, calls). One pass over the files' `function_defined` / `function_re
 (extract/c/xref.py), after the per-file cache: no file is read or parsed again."""
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -162,14 +163,20 @@ def _nearest(path: str, numbers: list[int], definitions: list[_Definition]) -> i
 
 def _enclosing(definitions: list[_Definition], references: list[tuple[str, Fact]]) -> list[int | None]:
     """The innermost definition around each reference (None at namespace scope or in a macro block)."""
-    spans: dict[str, list[tuple[int, int, int]]] = {}
+    spans: dict[str, list[tuple[int, int, int]]] = {}  # (start, n, end) of each file's definitions, sorted
     for n, d in enumerate(definitions):
-        spans.setdefault(d.path, []).append((d.fact.line, d.fact.end_line, n))
+        spans.setdefault(d.path, []).append((d.fact.line, n, d.fact.end_line))
+    starts: dict[str, list[int]] = {}
+    for path, found in spans.items():
+        found.sort()
+        starts[path] = [start for start, _, _ in found]
     out: list[int | None] = []
     for path, ref in references:
-        around = [(start, n) for start, end, n in spans.get(path, ()) if start <= ref.line <= end
-                  and (ref.role == "call" or start != ref.line)]
-        out.append(max(around)[1] if around else None)
+        found = spans.get(path, [])
+        # the largest (start, n) with start <= line that holds the line: from the last that starts by then
+        last = bisect.bisect_right(starts.get(path, []), ref.line)
+        out.append(next((n for start, n, end in reversed(found[:last])
+                         if ref.line <= end and (ref.role == "call" or start != ref.line)), None))
     return out
 
 

@@ -5,20 +5,16 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from functools import lru_cache
 
 from migrate.model import Candidate, Extraction, Fact, FileResult, Finding, Target, class_rank, evolve
-from migrate.rulebase import alternatives, datafile, targets
-from migrate.rulebase.load import Entry, Rule, RuleBase, default_rules_dir, version_tuple
+from migrate.rulebase import alternatives, targets
+from migrate.rulebase.load import Entry, Rule, RuleBase, version_tuple
 from migrate.scan import crossref
+from migrate.scan.layout import left_in_backend_files, other_model_source, other_vendor_alias
 
 MAX_FINDINGS_PER_FILE = 10_000  # real files have hundreds at most; past this a file is reported as capped
 # Facts on either side of a HIP guard are already handled by the authors.
 GUARDED = frozenset({"hip", "cuda"})
-# The back ends a project keeps beside its CUDA one, the word that names a folder of its own CUTLASS
-# code (backend_files) and the headers of another programming model's sources (other_model_source):
-# data, with their sources.
-BACKENDS_FILE = "layout/backends.yaml"
 # Constructs that name a 32-bit lane-mask type of the file (own_masks)
 MASK_TYPE_CONSTRUCTS = frozenset({"mask-type-32", "ballot-returned-32bit"})
 # Facts in an optional Python scope (an ImportError fallback, an env-var opt-in) become optional findings.
@@ -154,7 +150,7 @@ def own_portable(facts: Iterable[Fact]) -> tuple[str, ...]:
 
 
 def own_masks(facts: Iterable[Fact]) -> tuple[str, ...]:
-    """Names this file knows as 32-bit lane-mask types (HIP4040 by name or use, HIP4101's aliases;
+    """Names this file knows as 32-bit lane-mask types (lane-mask-type-32bit by name or use, ballot-returned-32bit's aliases;
     the latter's construct also names ballot wrappers, which no alias shares): a `mask_elsewhere`
     rule reports an alias of the same name in another file. The scan takes the union."""
     return tuple(sorted({f.text for f in facts if f.kind == "construct" and f.name in MASK_TYPE_CONSTRUCTS
@@ -165,7 +161,7 @@ def own_defined(facts: Iterable[Fact]) -> tuple[str, ...]:
     """Macros this file defines (`#define ncclCheck(x) ...`, or `#define cudaMalloc hipMalloc` in a
     compatibility header): using them is not using CUDA; the scan takes the union over the repository.
     Functions are left out: a `mock::cudaMallocHost` must not hide the real one."""
-    return tuple(sorted({f.name for f in facts if f.kind == "defined"}))
+    return tuple(sorted({f.name for f in facts if f.kind == "defined" and not other_vendor_alias(f)}))
 
 
 def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candidate]:
@@ -197,18 +193,6 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
     return _uncovered(out)
 
 
-def other_model_source(facts: Iterable[Fact]) -> bool:
-    """Whether the file includes a header only another programming model's sources include (SYCL/DPC++,
-    rules/layout/backends.yaml): its identifiers are that model's and the project's, not CUDA's."""
-    headers = _other_model_headers()
-    return any(f.kind == "include" and f.name in headers for f in facts)
-
-
-@lru_cache(maxsize=1)
-def _other_model_headers() -> frozenset[str]:
-    return frozenset(str(h) for h in datafile.read(default_rules_dir() / BACKENDS_FILE)["other_model_headers"])
-
-
 def _known_identifier(name: str, index: RuleIndex) -> bool:
     """Whether an identifier rule of the index matches `name` as a call (a CUDA API the rule base knows)."""
     probe = Fact(kind="identifier", name=name, line=1, column=1, end_line=1, end_column=1, role="call")
@@ -236,7 +220,7 @@ def _uncovered(found: list[tuple[Candidate, Rule]]) -> list[Candidate]:
     return [c for c, rule in found if rule.covers_file or class_rank(c.finding.migration_class) >= top]
 
 
-def select(found: Iterable[Candidate], portable: frozenset[str] = frozenset(),
+def select(found: Iterable[Candidate], *, portable: frozenset[str] = frozenset(),
            defined: frozenset[str] = frozenset(), masks: frozenset[str] = frozenset()) -> list[Finding]:
     """The findings of one file's candidates once the project's own names, portable namespaces
     and lane-mask types are known: one per rule, line and symbol, in sort order."""
@@ -253,10 +237,10 @@ def select(found: Iterable[Candidate], portable: frozenset[str] = frozenset(),
     return sorted(findings.values(), key=lambda f: f.sort_key)
 
 
-def match_file(rel: str, extraction: Extraction, index: RuleIndex,
+def match_file(rel: str, extraction: Extraction, index: RuleIndex, *,
                portable: frozenset[str] = frozenset(), defined: frozenset[str] = frozenset()) -> list[Finding]:
     """Turn one file's facts into findings; guarded facts and the project's own names never do."""
-    return select(candidates(rel, extraction, index), portable, defined)
+    return select(candidates(rel, extraction, index), portable=portable, defined=defined)
 
 
 def indexes(rules: RuleBase, *, rocm: str, archs: Sequence[str]) -> tuple[RuleIndex, ...]:
@@ -291,50 +275,6 @@ def match_targets(files: Sequence[tuple[str, Extraction]], rules: RuleBase, *, r
                          paths=[rel for rel, _ in files], indexes=by_target)
 
 
-def left_in_backend_files(rules: RuleBase, paths: Iterable[str]) -> Callable[[Finding], bool] | None:
-    """Whether a finding is one of a rule with `in_backend_files: false` in a file of the project's
-    own per-back-end family (`backend_files` of the scanned paths): a port adds the HIP twin of such a
-    file and leaves the CUDA one as it is."""
-    ids = frozenset(rule.id for rule in rules.rules if not rule.in_backend_files)
-    if not ids:
-        return None
-    files = backend_files(paths)
-    return (lambda finding: finding.rule in ids and finding.path in files) if files else None
-
-
-def backend_files(paths: Iterable[str]) -> frozenset[str]:
-    """The paths of a per-back-end family: under a `cuda` folder whose parent also holds a folder
-    named for another back end (Ginkgo's cuda/test/base/memory.cpp beside hip/ or dpcpp/), or named
-    `cuda_x` (or `x_cuda`, `x-cuda-y`) beside the same name for another back end in the same folder
-    (cuda_timer.cpp beside hip_timer.hip.cpp or dpcpp_timer.dp.cpp), or under a folder of the
-    project's CUTLASS code, the CUDA member of its family with or without the twin in the tree
-    (rules/layout/backends.yaml). Only the scanned paths are read."""
-    other_backends, cutlass_folder = _layout()
-    paths = list(paths)
-    split = [tuple(p.replace("\\", "/").lower().split("/")) for p in paths]
-    folders = {parts[:i + 1] for parts in split for i in range(len(parts) - 1)}
-    stems = {(parts[:-1], parts[-1].split(".")[0]) for parts in split}
-    found = set()
-    for path, parts in zip(paths, split, strict=True):
-        if any(part == "cuda" and any((*parts[:i], other) in folders for other in other_backends)
-               for i, part in enumerate(parts[:-1])) or any(cutlass_folder.search(part) for part in parts[:-1]):
-            found.add(path)
-        words = re.split(r"([_-])", parts[-1].split(".")[0])
-        if "cuda" in words:
-            at = words.index("cuda")
-            if any((parts[:-1], "".join([*words[:at], other, *words[at + 1:]])) in stems for other in other_backends):
-                found.add(path)
-    return frozenset(found)
-
-
-@lru_cache(maxsize=1)
-def _layout() -> tuple[tuple[str, ...], re.Pattern[str]]:
-    """(other back ends, the pattern of a CUTLASS folder's name), from rules/layout/backends.yaml."""
-    data = datafile.read(default_rules_dir() / BACKENDS_FILE)
-    word = re.escape(str(data["cutlass_folder_word"]))
-    return tuple(str(b) for b in data["other_backends"]), re.compile(rf"(^|[_-]){word}([_-]|$)")
-
-
 def merge_targets(results: Sequence[FileResult], archs: Sequence[str],
                   leave: Callable[[Finding], bool] | None = None, *, paths: Sequence[str] = (),
                   indexes: Sequence[RuleIndex] = ()) -> list[Finding]:
@@ -350,7 +290,7 @@ def merge_targets(results: Sequence[FileResult], archs: Sequence[str],
     line_text = {path: r.line_text for path, r in zip(paths, results, strict=True)} if joined else {}
     for position, arch in enumerate(archs):
         cross = _cross_findings(joined, indexes[position], line_text) if joined else []
-        for found in [*(select(r.found[position], portable, defined, masks) for r in results), cross]:
+        for found in [*(select(r.found[position], portable=portable, defined=defined, masks=masks) for r in results), cross]:
             for finding in found:
                 if leave is not None and leave(finding):
                     continue

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from migrate.hipclang.check_pass import Compilation
 
 
-def run(targets: list[Path], settings: Settings, rules: RuleBase, progress: Progress | None = None, *,
+def run(targets: list[Path], settings: Settings, rules: RuleBase, *, progress: Progress | None = None,
         found: Discovery | None = None, known: dict[str, Known] | None = None,
         compiled: Compilation | None = None) -> Report:
     """One project; several folders are a portfolio, each folder its own project (migrate.scan.portfolio).
@@ -27,9 +27,9 @@ def run(targets: list[Path], settings: Settings, rules: RuleBase, progress: Prog
     if portfolio.is_portfolio(targets):
         if known:
             known.clear()  # each project discovers and reads its own files
-        report = portfolio.run([(t, settings) for t in targets], rules, progress)
+        report = portfolio.run([(t, settings) for t in targets], rules, progress=progress)
     else:
-        report = scan_project(targets, settings, rules, progress, found=found, known=known, compiled=compiled)
+        report = scan_project(targets, settings, rules, progress=progress, found=found, known=known, compiled=compiled)
     return with_plan(report)
 
 

@@ -47,7 +47,7 @@ def run(projects: Sequence[tuple[Path, Settings]], rules: RuleBase,
     taken: set[str] = set()
     parts: list[tuple[Report, Project]] = []
     for folder, (_, settings) in zip(folders, projects, strict=True):
-        solo = scan_project([folder], settings, rules, progress)
+        solo = scan_project([folder], settings, rules, progress=progress)
         prefix = folder.relative_to(common).as_posix() if folder != common else "."
         rebased = rebase(solo, prefix, taken)
         taken |= {w.name for w in rebased.workloads}

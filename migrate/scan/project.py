@@ -17,9 +17,10 @@ from migrate.rulebase.load import RuleBase
 from migrate.scan.analyse import Outcome, analyse_all, skipped
 from migrate.scan.cache import Known
 from migrate.scan.discover import Discovery, discover
-from migrate.scan.match import capped_notes, indexes, left_in_backend_files, merge_targets
+from migrate.scan.layout import left_in_backend_files
+from migrate.scan.match import capped_notes, indexes, merge_targets
 from migrate.settings import Settings
-from migrate.workloads import assemble, components, parts
+from migrate.workloads import assemble, components, parts, route
 from migrate.workloads import calibration as effort_calibration
 from migrate.workloads.costs import project_costs
 from migrate.workloads.estimate import EffortModel, rule_hours
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from migrate.model_report import CompileSummary
 
 
-def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progress: Progress | None = None, *,
+def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, *, progress: Progress | None = None,
                  found: Discovery | None = None, known: dict[str, Known] | None = None,
                  compiled: Compilation | None = None) -> Report:
     """`found` and `known`: the targets' discovery and what was learnt of its files."""
@@ -63,6 +64,7 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, progr
                               archs=settings.arch, model=model, rules=rules, calibration=effort_calibration.load(),
                               parts=project)
     workloads = components.attach(workloads, judged, facts, rules)
+    workloads = route.attach(workloads, judged, facts, archs=settings.arch, rules_dir=rules.directory)
     files = {f.rel: (f.kind, r.lines) for f, r in scanned}
     costs = project_costs((), found.root.name or "root", workloads, judged, files, model, effort_calibration.load())
     optional = {w.name for w in workloads if w.optional}

@@ -113,7 +113,7 @@ def applies(settings: Settings, formats: Sequence[str]) -> bool:
             and all(f in FORMATS for f in formats) and not where.scan_runs(settings))
 
 
-def scan(targets: list[Path], settings: Settings, rules_dir: Path | None, load_rules: Callable[[], RuleBase],
+def scan(targets: list[Path], settings: Settings, *, rules_dir: Path | None, load_rules: Callable[[], RuleBase],
          formats: Sequence[str], write: Callable[[Outputs], None], progress: Progress | None = None,
          text: TextOptions = TextOptions()) -> None:
     """The rendered reports, from the cache when nothing they depend on changed, else scanned
@@ -141,7 +141,7 @@ def scan(targets: list[Path], settings: Settings, rules_dir: Path | None, load_r
 
     # The files the key read are not read again: the scan gets the discovery and what the key learnt
     # of each file (its digest, its bytes where they were read), and empties `known` as it goes.
-    report = dataclasses.replace(pipeline.run(targets, settings, load_rules(), progress, found=found, known=known),
+    report = dataclasses.replace(pipeline.run(targets, settings, load_rules(), progress=progress, found=found, known=known),
                                  seconds=SECONDS, scanned_at=SCANNED_AT)
     texts = {name: unicode_text(_render(report, name, text)).encode("utf-8") for name in wanted}
     done = _Stored({name: _Body(0, len(data), _marks(data)) for name, data in texts.items()}, report.migration_class,

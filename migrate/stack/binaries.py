@@ -2,7 +2,8 @@
 
 A prebuilt wheel or image runs only on the GPUs it was compiled for ("invalid device function" otherwise).
 What each binary carries is data (rules/stack/matrix.yaml: `pytorch_wheel_archs` per pytorch.org ROCm
-index; a TheRock per-GPU wheel carries the device packs its `device-gfxNNNN` extras name)."""
+index; a TheRock per-GPU wheel carries the device packs its `device-gfxNNNN` extras name; a rocm/* image whose
+tag names a TheRock GPU family carries that family's targets, `gpu_families`)."""
 from __future__ import annotations
 
 import re
@@ -15,6 +16,9 @@ from migrate.stack.pins import Pin, Stack, Where
 BinaryKind = Literal["pytorch-wheel", "device-wheel", "image"]
 DEVICE_EXTRA = re.compile(r"device-(gfx[0-9a-z]+)")
 ROCM_TAG = re.compile(r"^rocm(\d+\.\d+)")
+FAMILY_TOKEN = re.compile(r"(?<![0-9A-Za-z])((?:gfx[0-9a-fA-FxX]+(?:-(?:all|dcgpu|dgpu|igpu))?)|(?:dcgpu|dgpu)-all)"
+                          r"(?![0-9A-Za-z-])")
+GFX_TARGET = re.compile(r"gfx[0-9a-f]+")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -61,9 +65,26 @@ def coverage(matrix: Matrix, stack: Stack, fleet: list[str]) -> tuple[Binary, ..
                                 carries=archs, fleet=tuple(fleet), where=pin.where, source=source))
     for image in stack.images:
         if image.rocm and image.framework:
-            found.append(Binary(name=image.ref, kind="image", carries=None, fleet=tuple(fleet), where=image.where,
-                                source=None))
+            carries = _image_family(matrix, image.ref)
+            found.append(Binary(name=image.ref, kind="image", carries=carries, fleet=tuple(fleet), where=image.where,
+                                source=_families_source(matrix) if carries is not None else None))
     return tuple(found)
+
+
+def _image_family(matrix: Matrix, ref: str) -> tuple[str, ...] | None:
+    """The targets of the TheRock GPU family (or the bare gfx target, its own family) an image tag names."""
+    tag = ref.rsplit(":", 1)[1] if ":" in ref.rsplit("/", 1)[-1] else ""
+    families = {name.lower(): targets for name, targets in matrix.families.items()}  # image refs are lower case
+    for token in FAMILY_TOKEN.findall(tag):
+        if token.lower() in families:
+            return families[token.lower()]
+        if GFX_TARGET.fullmatch(token) and matrix.families:
+            return (token,)
+    return None
+
+
+def _families_source(matrix: Matrix) -> str | None:
+    return matrix.url(matrix.families_source) if matrix.families_source else None
 
 
 def _rocm_index(pin: Pin, indexes: list[tuple[str, Where]]) -> str | None:

@@ -10,9 +10,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from migrate.model import Finding
+from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
 
 TUPLE_GATE = re.compile(r"(>=|<=|==|!=|>|<)\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)")
@@ -23,7 +22,7 @@ OPS = {">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b, "==": lambda a, b: 
 
 @lru_cache(maxsize=2)
 def load(path: Path | None = None) -> dict[str, Any]:
-    data: dict[str, Any] = yaml.safe_load((path or default_rules_dir() / "targets" / "capability.yaml").read_text())
+    data: dict[str, Any] = datafile.read(path or default_rules_dir() / "targets" / "capability.yaml")
     return data
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -140,6 +140,9 @@ class Matrix:
     kernels: dict[str, tuple[str | None, str | None]]  # os -> (kernel, glibc)
     unconfirmed: tuple[str, ...]
     streams: tuple[Stream, ...] = ()
+    families: dict[str, tuple[str, ...]] = field(default_factory=dict)  # TheRock GPU family -> its gfx targets
+    families_source: str | None = None  # where the families are defined
+    family_tags_source: str | None = None  # where image tags are seen naming a family
 
     def release(self, requested: str) -> Release | None:
         """The column for a version: an exact patch release, or the newest patch of a minor release."""
@@ -170,15 +173,18 @@ def load(path: Path | None = None) -> Matrix:
 def _cached(path: str) -> Matrix:
     """From the JSON twin that scripts/generate_docs.py wrote after checking the YAML (while it is
     the YAML's), else the YAML parsed and checked now."""
-    import yaml
-
     try:
         data = datafile.fresh_twin(Path(path))
-        if data is None:
-            data = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-            check(data, path)
-    except (OSError, yaml.YAMLError) as exc:
+    except OSError as exc:
         raise MatrixError(f"{path}: {exc}".splitlines()[0]) from None
+    if data is None:  # YAML is imported only here: the twin serves every run of unchanged data
+        import yaml
+
+        try:
+            data = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        except (OSError, yaml.YAMLError) as exc:
+            raise MatrixError(f"{path}: {exc}".splitlines()[0]) from None
+        check(data, path)
     return _build(data)
 
 
@@ -201,6 +207,10 @@ def check(data: Any, where: str = "matrix.yaml") -> None:
         for ref in (entry["source"], entry.get("device_wheels", {}).get("source", entry["source"])):
             if ref not in known:
                 raise MatrixError(f"{where}: streams/{number}: source {ref!r} is not in sources")
+    families = data.get("gpu_families", {})
+    for key in ("source", "tags_source"):
+        if families and families[key] not in known:
+            raise MatrixError(f"{where}: gpu_families/{key}: source {families[key]!r} is not in sources")
     for name, entry in data["frameworks"].items():
         if entry.get("source") not in known:
             raise MatrixError(f"{where}: frameworks/{name}: source {entry.get('source')!r} is not in sources")
@@ -237,4 +247,7 @@ def _build(data: dict[str, Any]) -> Matrix:
                              install_dir=x["install_dir"], packages=x["packages"], frameworks=x["frameworks"],
                              device_wheel_line=x.get("device_wheels", {}).get("line"), source=x["source"])
                       for x in data.get("streams", ())),
+        families={k: tuple(v) for k, v in data.get("gpu_families", {}).get("families", {}).items()},
+        families_source=data.get("gpu_families", {}).get("source"),
+        family_tags_source=data.get("gpu_families", {}).get("tags_source"),
     )

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
-from migrate.rulebase import datafile
+from migrate.rulebase import compiled, datafile
 from migrate.rulebase.load import default_rules_dir
 
 Outcome = Literal["gpu-unlisted", "gpu-other-release", "pin-without-rocm-build", "floating-pin",
@@ -35,6 +35,16 @@ def load(directory: Path | None = None) -> Outcomes:
     if missing:
         raise ValueError(f"{OUTCOMES_FILE}: no rule for {', '.join(missing)}")
     rule: dict[Outcome, str] = {o: str(data[o]) for o in get_args(Outcome)}
-    classes = {str(r["id"]): str(r["class"]) for r in datafile.parse((folder / RULES_FILE).read_bytes())
-               if r["id"] in rule.values()}
+    classes = {str(r["id"]): str(r["class"]) for r in _rule_records(folder) if r["id"] in rule.values()}
     return Outcomes(rule=rule, no_rocm_build=frozenset(data["no-rocm-build"]), classes=classes)
+
+
+def _rule_records(folder: Path) -> list[dict[str, Any]]:
+    """The records of the stack's rule file: from the compiled rule base while it holds these bytes
+    (no YAML import), else parsed."""
+    raw = (folder / RULES_FILE).read_bytes()
+    shipped = compiled.read(folder).get(RULES_FILE)
+    if shipped is not None and shipped[0] == compiled.file_digest(raw):
+        return shipped[1]
+    records: list[dict[str, Any]] = datafile.parse(raw)
+    return records

@@ -159,10 +159,11 @@ def _cuda_version(digits: str) -> str:
 
 
 IMAGE_PATTERNS: tuple[re.Pattern[str], ...] = (
-    re.compile(r"^rocm/pytorch:rocm(?P<rocm>[\d.]+)_(?P<os>ubuntu[\d.]+)_py(?P<python>[\d.]+)"
-               r"_pytorch_(?:release_)?(?P<version>[\d.]+)"),
+    re.compile(r"^rocm/pytorch:rocm(?P<rocm>[\d.]+)_(?:gfx[0-9a-z]+(?:-[a-z]+)?_)?(?P<os>ubuntu[\d.]+)"
+               r"_py(?P<python>[\d.]+)_pytorch_(?:release_)?(?P<version>[\d.]+)"),
     re.compile(r"^rocm/jax(?:-community)?:rocm(?P<rocm>[\d.]+)-jax(?P<version>[\d.]+)-py(?P<python>\d+\.\d+)"),
-    re.compile(r"^rocm/vllm:rocm(?P<rocm>[\d.]+)_vllm_(?P<version>[\d.]+)"),
+    re.compile(r"^rocm/vllm:rocm(?P<rocm>[\d.]+)_(?:gfx[0-9a-z]+(?:-[a-z]+)?_)?(?:(?P<os>ubuntu[\d.]+)"
+               r"_py(?P<python>[\d.]+)_pytorch_[\d.]+_)?vllm_(?P<version>[\d.]+)"),
     re.compile(r"^rocm/dev-(?P<os>ubuntu-[\d.]+|almalinux-\d+):(?P<rocm>[\d.]+)"),
     re.compile(r"^(?:docker\.io/)?nvidia/cuda:(?P<cuda>\d+\.\d+)[\d.]*-.*?(?P<os>ubuntu[\d.]+|ubi\d+|rockylinux\d+)?$"),
     re.compile(r"^(?:docker\.io/)?pytorch/pytorch:(?P<version>\d+\.\d+\.\d+)-cuda(?P<cuda>\d+\.\d+)"),

@@ -26,7 +26,10 @@ def build(report: Report) -> dict[str, Any]:
     for f in report.findings:
         if f.status != "ported":
             by_workload[f.workload].append(f)
-    todo = [w for w in report.workloads if w.effort.likely > 0 or by_workload.get(w.name)]
+    gpu_code = {f.workload for f in report.findings}  # ported findings too: an existing ROCm path is built and tested
+    todo = [w for w in report.workloads
+            if w.effort.likely > 0 or by_workload.get(w.name) or any(not c.optional for c in w.components)
+            or ((w.route or {}).get("route", "port") != "port" and w.name in gpu_code)]
     levels = _levels(todo)
     steps = []
     for order, w in enumerate(sorted(todo, key=lambda w: (levels[w.name], -w.effort.likely, w.name)), start=1):
@@ -78,10 +81,13 @@ def _step(order: int, w: Workload, level: int, findings: list[Finding], rules: d
           report: Report) -> dict[str, Any]:
     measured = report.hipify.coverage.get(w.name) if report.hipify else None
     share = measured.ratio if measured is not None and measured.ratio is not None else automatic_share(findings)
+    route = w.route or {}
+    ported = route.get("route", "port") == "port"
     return {
         "order": order, "workload": w.name, "class": w.migration_class, "milestone_level": level,
         "depends_on": list(w.depends_on), "effort_hours": w.effort.to_json(),
-        "automatic_share": None if share is None else round(share, 3),
+        "route": route.get("route", "port"), "do": actions(w, findings),
+        "automatic_share": None if share is None or not ported else round(share, 3),
         "automatic_share_source": "hipify-perl" if measured is not None and measured.ratio is not None else "rule base",
         "hand_work": hand_work(findings, rules),
         "routes": routes(w),
@@ -105,6 +111,29 @@ def compiler_evidence(w: Workload, report: Report) -> str | None:
         return f"all {passed} checked unit compiles pass after hipify alone: evidence for mechanical work"
     return (f"{passed} of {len(checked)} checked unit compiles pass after hipify alone; "
             f"{misses} errors no rule explains (compiler-error-unpredicted): the estimate is less certain")
+
+
+def actions(w: Workload, findings: Sequence[Finding]) -> list[str]:
+    """What the step does, in order: it follows the workload's route (workloads/route.py). An AMD build is
+    installed, a framework carries the code, and only a port converts with hipify."""
+    route = w.route or {}
+    kind = route.get("route", "port")
+    fix = [f"fix what its findings name ({len(findings)}; the hand work below)"] if findings else []
+    if kind == "amd-build" and route.get("uses"):
+        return [*(f"install the AMD build of {u['name']} instead of porting it: {u['amd']} ({u['amd_url']}; "
+                  f"{u['source']})" for u in route["uses"]), *fix]
+    if kind == "amd-build":
+        where = f" ({w.rocm_path[0]})" if w.rocm_path else ""
+        return [f"build and test the project's existing ROCm path{where} instead of porting", *fix]
+    if kind == "framework":
+        return [f"move through {route.get('via') or 'the framework'}: {route.get('why', '')}", *fix]
+    convert = ["convert the CUDA code with hipify-perl"] if any(f.rule.startswith(C_FAMILIES) for f in findings) else []
+    steps = [*convert, *fix]
+    alternative = route.get("alternative")
+    if alternative:
+        steps.append(f"or {alternative['route'].replace('-', ' ')} with {alternative['via']}: {alternative['why']} "
+                     f"(caveats in the route)")
+    return steps
 
 
 def routes(w: Workload) -> list[dict[str, Any]]:
@@ -151,7 +180,10 @@ def validation(w: Workload, findings: Sequence[Finding]) -> list[str]:
     rule_families = families.load()
     called = frozenset().union(*(rule_families.checks_for(rule) for rule in {f.rule for f in findings}))
     kernels = sorted({f.symbol for f in findings if "kernel-outputs" in rule_families.checks_for(f.rule)})
-    checks = ["builds with hipcc / the ROCm build of its framework, without warnings it did not have"]
+    uses = (w.route or {}).get("uses") or ()
+    checks = ([f"the AMD builds it installs ({', '.join(u['amd'] for u in uses)}) import and run on every target GPU "
+               "(built for its gfx target)"] if uses else
+              ["builds with hipcc / the ROCm build of its framework, without warnings it did not have"])
     if kernels:
         shown = ", ".join(kernels[:VALIDATED_KERNELS]) + (f" and {len(kernels) - VALIDATED_KERNELS} more"
                                                          if len(kernels) > VALIDATED_KERNELS else "")

@@ -17,7 +17,6 @@ from migrate.workloads.estimate import EffortModel, estimate, family_counts
 from migrate.workloads.graph import DependencyGraph
 from migrate.workloads.parts import ProjectParts, optional_root
 from migrate.workloads.rewrite_project import kernel_rules, whole_rewrites
-from migrate.workloads.route import choose
 
 SHOWN_EVIDENCE = 4  # evidence lines an optional part lists
 
@@ -83,9 +82,7 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
                           depends_why=tuple(graph.graph.step(s.name, d) for d in graph.direct(s.name)),
                           rocm_path=evidence, optional=optional[s.name],
                           optional_parts=_optional_parts(mine[s.name], optional[s.name], kinds[s.name], hipified,
-                                                         parts),
-                          route=choose(files=s.files, findings=mine[s.name], rocm_path=bool(evidence),
-                                       arch=archs).to_json())
+                                                         parts))
                  for s in specs]
     return sorted(workloads, key=lambda w: w.name), judged_findings
 

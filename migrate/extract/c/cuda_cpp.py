@@ -387,31 +387,32 @@ def _includes(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
 
 
 def _macros(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
-    """Macro names are definitions of the project's own; macro bodies are re-parsed as code."""
-    vendor_header = False  # a compat header of another vendor: its macro values are that vendor's
+    """Macro names are definitions (text: the value, when it is one identifier: `#define cudaMalloc
+    musaMalloc`, which the matcher judges); macro bodies are re-parsed as code."""
     for node in caps.get("macro.name", []):
-        if _other_vendor_alias(node):
-            vendor_header = True
-        else:
-            ctx.add("defined", _text(node), node)
-    for node in [] if vendor_header else caps.get("macro.value", []) + caps.get("macro.body", []):
+        ctx.add("defined", _text(node), node, text=_alias_of(node))
+    for node in caps.get("macro.value", []) + caps.get("macro.body", []):
         _reparse(ctx, node)
 
 
-# `#define cudaMalloc musaMalloc`: another vendor's compat layer (ggml's vendors/musa.h) maps CUDA's
-# names for its own build; the CUDA build still calls CUDA's, so the name stays CUDA's to port.
-OTHER_VENDOR_ALIAS = re.compile(r"^(mu[A-Z]\w*|musa\w*|MUSA\w*|mu(blas|sparse|rand|fft|dnn)\w*|MUBLAS\w*|MUSPARSE\w*)$")
-CUDA_NAME = re.compile(r"^(cuda|cu[A-Z]|CU[A-Z_]|CUDA|cublas|cusparse|curand|cufft|cudnn|nccl)")
+LONE_IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
 
 
-def _other_vendor_alias(name: ts.Node) -> bool:
-    value = name.parent.child_by_field_name("value") if name.parent is not None else None
-    return value is not None and bool(CUDA_NAME.match(_text(name))) and bool(OTHER_VENDOR_ALIAS.match(_text(value).strip()))
+def _alias_of(name: ts.Node) -> str:
+    """The identifier an object-like macro stands for (`#define cudaMalloc musaMalloc`), else ""."""
+    value = name.parent.child_by_field_name("value") if name.parent is not None and name.parent.type == "preproc_def" \
+        else None
+    text = _text(value).strip() if value is not None else ""
+    return text if LONE_IDENTIFIER.match(text) else ""
 
 # Facts of macro bodies already parsed in this process, relative to the body's start: bodies
-# repeat (half of cuda-samples' 12k are copies), and each parse is a tree-sitter run.
+# repeat (half of cuda-samples' 12k are copies; a project's headers define the same macros in file
+# after file), and each is two tree-sitter parses and every fact pass (~0.2 ms). Bounded by the
+# bodies' bytes; when full, the older half is let go (a clear-all made a scan of cuda-samples,
+# 6,180 distinct bodies, parse 1,372 of them again).
 _BODIES: dict[tuple[bytes, Callable[[str], bool] | None], tuple[tuple[Fact, ...], int]] = {}
-BODY_MEMO = 4096
+BODY_MEMO_BYTES = 8 << 20
+_BODY_BYTES = [0]  # bytes of the bodies held in _BODIES
 
 
 def _reparse(ctx: _Ctx, node: ts.Node) -> None:
@@ -425,9 +426,7 @@ def _reparse(ctx: _Ctx, node: ts.Node) -> None:
     if found is None:
         inner, _ = _snippet(body, names=ctx.names)
         found = (tuple(inner.facts), inner.dropped)
-        if len(_BODIES) >= BODY_MEMO:
-            _BODIES.clear()
-        _BODIES[key] = found
+        _remember(key, found)
     facts, dropped = found
     ctx.dropped += dropped
     guard = ctx.guards.at(node.start_byte)
@@ -438,6 +437,15 @@ def _reparse(ctx: _Ctx, node: ts.Node) -> None:
             end_line=f.end_line + row0, end_column=f.end_column + (col0 if f.end_line == 1 else 0),
             guard=f.guard if f.guard or not guard else guard,
         ))
+
+
+def _remember(key: tuple[bytes, Callable[[str], bool] | None], found: tuple[tuple[Fact, ...], int]) -> None:
+    if _BODY_BYTES[0] + len(key[0]) > BODY_MEMO_BYTES:
+        for old in list(_BODIES)[:len(_BODIES) // 2 + 1]:  # the older half (dicts keep insertion order)
+            del _BODIES[old]
+        _BODY_BYTES[0] = sum(len(body) for body, _ in _BODIES)
+    _BODIES[key] = found
+    _BODY_BYTES[0] += len(key[0])
 
 
 def _kernels_and_launches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:

@@ -384,7 +384,7 @@ def _cuda_version_decode(node: ts.Node, emit: Emit) -> None:
         return
     m = THOUSANDS.match(re.sub(r"\s+", " ", text(node)))
     if m is None or m.group(1) in ("CUDART_VERSION", "CUDA_VERSION"):
-        return  # the macros themselves are HIP4038's, on the same token
+        return  # the macros themselves are cuda-toolkit-version-gate's, on the same token
     scope = node.parent
     while scope is not None and scope.type != "function_definition":
         scope = scope.parent

@@ -1,8 +1,9 @@
 """32-bit lane masks where HIP's are 64 bits on wave64: a type alias of a 32-bit integer used as a
-mask (mask-type-32, HIP4040) or only declared (HIP4068), a ballot returned as 32 bits (HIP4101), a
-variable named like a lane mask declared 32-bit (HIP4083), a compare with the full 32-lane mask
-(HIP4065). Aliases named for a mask are hazards.py's. Each recogniser emits a `construct` fact;
-rules/device.yaml says what it means."""
+mask (mask-type-32) or only declared (unsigned-32-alias), a ballot returned as 32 bits
+(ballot-returned-32bit), a variable named like a lane mask declared 32-bit (lane-mask-variable-32),
+a compare with the full 32-lane mask (full-mask-compare-32). Aliases named for a mask are hazards.py's.
+Each recogniser emits a `construct` fact of that name; the rules that match it (rules/device.yaml) say
+what it means."""
 from __future__ import annotations
 
 import re
@@ -123,7 +124,7 @@ def _aliases_used_as_masks(caps: dict[str, list[ts.Node]], aliases: dict[str, ts
     """The 32-bit aliases named for no mask (`using look_up_bits_t = uint32_t;`) that the file uses as
     one: a variable of the type is initialised or assigned from a ballot, or is the mask argument of a
     *_sync intrinsic. On wave64 the ballot has 64 bits, so the alias is the declaration a port widens
-    (HIP4040, on the alias). Variables are matched by name in the whole file, as the alias is; uses in
+    (lane-mask-type-32bit, on the alias). Variables are matched by name in the whole file, as the alias is; uses in
     a HIP-guarded branch (or its CUDA side) are the port's own and do not count."""
     typed: dict[str, str] = {}  # variable -> the alias it is declared with
     known: set[str] = set()
@@ -182,7 +183,7 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit, guards
         returned |= _ballot_returned_32(node, aliases, emit)
     synced = {m.decode() for m in SYNC_MASK_ARGUMENT.findall(source)}
     # aliases named for no mask (those are hazards.py's), nor as an integer (`u32`, `hypre_uint` is the
-    # project's integer type, not a mask type: a ballot stored in one is HIP4011's), nor returned by a ballot
+    # project's integer type, not a mask type: a ballot stored in one is ballot-stored-32bit's), nor returned by a ballot
     plain = {a: n for a, n in aliases.items() if a not in returned and not UNSIGNED_32.match(a) and not MASK_NAME.search(a)}
     used = _aliases_used_as_masks(caps, plain, source, guards) if plain and BALLOT_WORDS.search(source) else set()
     for alias in sorted(plain):

@@ -1,6 +1,6 @@
 """C++ that nvcc accepts and clang rejects: a member template of a dependent class template called
-without `::template` (HIP4081). The recogniser emits a `construct` fact; rules/device.yaml says what
-it means."""
+without `::template` (member-template-without-keyword). The recogniser emits a `construct` fact of
+that name; the rule that matches it (rules/device.yaml) says what it means."""
 from __future__ import annotations
 
 import re

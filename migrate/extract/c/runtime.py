@@ -1,8 +1,9 @@
 """What code asks the CUDA runtime and expects CUDA's answer to: the compute capability compared as
-an NVIDIA generation (HIP4059, HIP4060), the opt-in shared-memory limit read as the limit (HIP4100),
-pointer attributes checked for CUDA's answer on unregistered memory (HIP3061), Ginkgo's CUDA executor
-named directly (HIP3062). Each recogniser emits a `construct` fact; rules/device.yaml and
-rules/libraries.yaml say what it means."""
+an NVIDIA generation (device-capability-compare, device-capability-gate-above-instinct), the opt-in
+shared-memory limit read as the limit (shared-memory-optin-field), pointer attributes checked for
+CUDA's answer on unregistered memory (pointer-attributes-unregistered), Ginkgo's CUDA executor named
+directly (ginkgo-cuda-executor). Each recogniser emits a `construct` fact of that name; the rules that
+match it (rules/device.yaml, rules/libraries.yaml) say what it means."""
 from __future__ import annotations
 
 import re

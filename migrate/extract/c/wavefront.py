@@ -1,9 +1,10 @@
 """Code shaped for a 32-lane warp, where the CUDA text shows it: a block whose x-dimension is one warp
-(`dim3(32, nwarps)`, HIP4057), a template argument of 32 for a parameter named like the warp size
-(HIP4058), a block that is no whole number of wavefronts given to hipCUB's warp-transpose loads and
-stores (HIP4064), and kernels that give each row one warp (`blockIdx.x * blockDim.y + threadIdx.y`)
-without a grid-stride loop or that return early per row (HIP4082, HIP4084). Each recogniser emits
-a `construct` fact; rules/device.yaml says what it means."""
+(`dim3(32, nwarps)`: warp-width-block), a template argument of 32 for a parameter named like the warp
+size (warp-size-template-argument), a block that is no whole number of wavefronts given to hipCUB's
+warp-transpose loads and stores (warp-transpose-partial-wave), and kernels that give each row one warp
+(`blockIdx.x * blockDim.y + threadIdx.y`) without a grid-stride loop or that return early per row
+(warp-row-index-no-grid-stride, warp-row-early-return). Each recogniser emits a `construct` fact of
+that name; the rules that match it (rules/device.yaml) say what it means."""
 from __future__ import annotations
 
 import re

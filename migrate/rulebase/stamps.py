@@ -1,0 +1,107 @@
+"""The rule data's digests known by the files' stat stamps, as migrate.scan.statcache knows a scanned
+tree's: the version digest of every data file (load.data_digest) and the SHA-256 of each rule file
+(what the compiled copy is checked against), kept in the cache directory with each file's (size,
+mtime, ctime, inode, device). A run whose rule files all have the stamps recorded (and are not racy,
+as statcache defines it) reads and hashes none of them: a lint of one file starts ~10 ms sooner.
+
+Data only; a memo of the wrong shape, or one whose files or stamps differ in any way, is a miss
+that hashes the files again and rewrites it."""
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from migrate import jsonio
+from migrate.rulebase import load
+
+FORMAT = 1
+SUBDIR = "rules"
+RACY_NS = 3 * 10**9  # as migrate.scan.statcache (a layer above the rule base): FAT's 2 s and the clock's lag
+Stamp = tuple[int, int, int, int, int]  # size, mtime_ns, ctime_ns, inode, device
+
+
+def stamp_of(info: os.stat_result) -> Stamp:
+    return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev
+
+
+@dataclass(frozen=True, slots=True)
+class Digests:
+    version: str  # load.data_digest of the directory
+    rule_files: dict[str, str]  # rule file name (top-level *.yaml) -> SHA-256 hex of its bytes
+
+
+def digests(directory: Path, cache_dir: Path | None) -> Digests:
+    """The directory's digests: from the memo in `cache_dir` when every data file's stamp is the one
+    recorded, else computed from the files' bytes (and the memo written)."""
+    started = time.time_ns()
+    paths = load.data_files(directory)
+    rels = [p.relative_to(directory).as_posix() for p in paths]
+    try:
+        stamps = [stamp_of(os.stat(p)) for p in paths]
+    except OSError:
+        return _computed(directory, paths, rels)
+    memo = _memo_path(directory, cache_dir)
+    if memo is not None:
+        known = _read(memo, rels, stamps)
+        if known is not None:
+            return known
+    found = _computed(directory, paths, rels)
+    if memo is not None:
+        _write(memo, rels, stamps, started, found)
+    return found
+
+
+def _computed(directory: Path, paths: list[Path], rels: list[str]) -> Digests:
+    """Every file read once: load.data_digest's digest and the rule files' own."""
+    whole = hashlib.sha256()
+    rule_files: dict[str, str] = {}
+    for path, rel in zip(paths, rels, strict=True):
+        raw = path.read_bytes()
+        whole.update(load.digest_part(rel, raw))
+        if "/" not in rel:
+            rule_files[rel] = hashlib.sha256(raw).hexdigest()
+    return Digests(version=whole.hexdigest()[:10], rule_files=rule_files)
+
+
+def _memo_path(directory: Path, cache_dir: Path | None) -> Path | None:
+    if cache_dir is None:
+        return None
+    where = hashlib.sha256(os.fsencode(directory.resolve())).hexdigest()[:16]
+    return cache_dir / SUBDIR / f"stamps-{where}.json"
+
+
+def _read(memo: Path, rels: list[str], stamps: list[Stamp]) -> Digests | None:
+    try:
+        data: Any = jsonio.loads(memo.read_bytes())
+        if type(data) is not dict or data.get("format") != FORMAT:
+            return None
+        checked, recorded = data["checked_ns"], data["files"]
+        if type(checked) is not int or recorded != [[rel, *stamp] for rel, stamp in zip(rels, stamps, strict=True)]:
+            return None
+        if any(max(stamp[1], stamp[2]) >= checked - RACY_NS for stamp in stamps):
+            return None  # changed too close to the hashing run to be told apart by its stamp
+        version, rule_files = data["version"], data["rule_files"]
+        if type(version) is not str or type(rule_files) is not dict \
+                or not all(type(k) is str and type(v) is str for k, v in rule_files.items()):
+            return None
+        if sorted(rule_files) != sorted(rel for rel in rels if "/" not in rel):
+            return None
+        return Digests(version=version, rule_files=rule_files)
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        return None
+
+
+def _write(memo: Path, rels: list[str], stamps: list[Stamp], started: int, found: Digests) -> None:
+    data = {"format": FORMAT, "checked_ns": started, "version": found.version, "rule_files": found.rule_files,
+            "files": [[rel, *stamp] for rel, stamp in zip(rels, stamps, strict=True)]}
+    try:
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        partial = memo.with_name(f"{memo.name}.{os.getpid()}.tmp")
+        partial.write_bytes(jsonio.dumps(data))
+        os.replace(partial, memo)
+    except OSError:
+        pass

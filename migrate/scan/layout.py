@@ -1,0 +1,89 @@
+"""A project's layout, read from the scanned paths and facts only: the files of its own per-back-end
+families (a `cuda` member beside a `hip` or `dpcpp` one, a folder of its CUTLASS code), which rules
+leave alone, and the sources of another programming model (SYCL) or vendor (a compat header that maps
+CUDA's names to MUSA's), whose identifiers are not CUDA's. What names these (back ends, the CUTLASS
+folder word, the headers, the names) is data with its sources:
+rules/layout/backends.yaml."""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+
+from migrate.model import Fact, Finding
+from migrate.rulebase import datafile
+from migrate.rulebase.load import RuleBase, default_rules_dir
+
+BACKENDS_FILE = "layout/backends.yaml"
+
+
+def other_model_source(facts: Iterable[Fact]) -> bool:
+    """Whether the file is another programming model's or another vendor's (rules/layout/backends.yaml):
+    it includes a header only SYCL/DPC++ sources include, or it is a compat header that maps CUDA's
+    names to another vendor's. Its identifiers are that model's or vendor's and the project's, not CUDA's."""
+    headers = _other_model_headers()
+    return any((f.kind == "include" and f.name in headers) or other_vendor_alias(f) for f in facts)
+
+
+def other_vendor_alias(fact: Fact) -> bool:
+    """`#define cudaMalloc musaMalloc` (a `defined` fact whose text is the macro's one-identifier value):
+    a CUDA name mapped to another vendor's, for that vendor's build; the CUDA build still calls CUDA's."""
+    if fact.kind != "defined" or not fact.text:
+        return False
+    cuda_name, vendor_name = _vendor_alias()
+    return bool(vendor_name.match(fact.text)) and bool(cuda_name.match(fact.name))
+
+
+@lru_cache(maxsize=1)
+def _other_model_headers() -> frozenset[str]:
+    return frozenset(str(h) for h in datafile.read(default_rules_dir() / BACKENDS_FILE)["other_model_headers"])
+
+
+@lru_cache(maxsize=1)
+def _vendor_alias() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    data = datafile.read(default_rules_dir() / BACKENDS_FILE)["other_vendor_alias"]
+    return re.compile(str(data["cuda_name"])), re.compile(str(data["vendor_name"]))
+
+
+def left_in_backend_files(rules: RuleBase, paths: Iterable[str]) -> Callable[[Finding], bool] | None:
+    """Whether a finding is one of a rule with `in_backend_files: false` in a file of the project's
+    own per-back-end family (`backend_files` of the scanned paths): a port adds the HIP twin of such a
+    file and leaves the CUDA one as it is."""
+    ids = frozenset(rule.id for rule in rules.rules if not rule.in_backend_files)
+    if not ids:
+        return None
+    files = backend_files(paths)
+    return (lambda finding: finding.rule in ids and finding.path in files) if files else None
+
+
+def backend_files(paths: Iterable[str]) -> frozenset[str]:
+    """The paths of a per-back-end family: under a `cuda` folder whose parent also holds a folder
+    named for another back end (Ginkgo's cuda/test/base/memory.cpp beside hip/ or dpcpp/), or named
+    `cuda_x` (or `x_cuda`, `x-cuda-y`) beside the same name for another back end in the same folder
+    (cuda_timer.cpp beside hip_timer.hip.cpp or dpcpp_timer.dp.cpp), or under a folder of the
+    project's CUTLASS code, the CUDA member of its family with or without the twin in the tree
+    (rules/layout/backends.yaml). Only the scanned paths are read."""
+    other_backends, cutlass_folder = _layout()
+    paths = list(paths)
+    split = [tuple(p.replace("\\", "/").lower().split("/")) for p in paths]
+    folders = {parts[:i + 1] for parts in split for i in range(len(parts) - 1)}
+    stems = {(parts[:-1], parts[-1].split(".")[0]) for parts in split}
+    found = set()
+    for path, parts in zip(paths, split, strict=True):
+        if any(part == "cuda" and any((*parts[:i], other) in folders for other in other_backends)
+               for i, part in enumerate(parts[:-1])) or any(cutlass_folder.search(part) for part in parts[:-1]):
+            found.add(path)
+        words = re.split(r"([_-])", parts[-1].split(".")[0])
+        if "cuda" in words:
+            at = words.index("cuda")
+            if any((parts[:-1], "".join([*words[:at], other, *words[at + 1:]])) in stems for other in other_backends):
+                found.add(path)
+    return frozenset(found)
+
+
+@lru_cache(maxsize=1)
+def _layout() -> tuple[tuple[str, ...], re.Pattern[str]]:
+    """(other back ends, the pattern of a CUTLASS folder's name), from rules/layout/backends.yaml."""
+    data = datafile.read(default_rules_dir() / BACKENDS_FILE)
+    word = re.escape(str(data["cutlass_folder_word"]))
+    return tuple(str(b) for b in data["other_backends"]), re.compile(rf"(^|[_-]){word}([_-]|$)")
