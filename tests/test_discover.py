@@ -36,13 +36,13 @@ def test_gitignore_and_vendored_dirs(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / ".gitignore").write_text("generated/\n*.gen.cu\n")
     for rel in ("src/a.cu", "src/b.gen.cu", "generated/c.cu", "third_party/cutlass/d.cu", "build/e.cu",
-                "pkg.egg-info/f.py", "sub/.gitignore", "sub/keep.cu", "sub/drop.cu"):
+                "pkg.egg-info/f.py", "sub/.gitignore", "sub/keep.cu", "sub/drop.cu", "dependencies/optix/optix.h"):
         path = tmp_path / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("drop.cu\n" if rel == "sub/.gitignore" else "int x;\n")
     found = discover([tmp_path])
     assert [f.rel for f in found.files] == ["src/a.cu", "sub/keep.cu"]
-    assert {s.path for s in found.skipped} == {"build/", "pkg.egg-info/", "third_party/"}
+    assert {s.path for s in found.skipped} == {"build/", "pkg.egg-info/", "third_party/", "dependencies/"}
     vendored = discover([tmp_path], include_vendored=True)
     assert "third_party/cutlass/d.cu" in {f.rel for f in vendored.files}
 

@@ -267,6 +267,82 @@ def test_a_switch_every_build_defines_is_not_optional(tmp_path: Path) -> None:
     assert "build switch ENABLE_BF16" in roots
 
 
+DETECTED_FEATURE_CMAKE = """cmake_minimum_required(VERSION 3.18)
+project(engine LANGUAGES CXX CUDA)
+set(SOURCES src/plain.cu)
+if (ENGINE_CUTLASS_FP8_SM120_ENABLED AND CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 12.9)
+    set(SM120_SOURCE src/gemm_sm120.cu)
+    list(APPEND SOURCES ${SM120_SOURCE})
+endif()
+add_library(engine ${SOURCES})
+"""
+CUTLASS_GEMM = "#include <cutlass/gemm/device/gemm.h>\nusing Gemm = cutlass::gemm::device::Gemm<float, float>;\n"
+
+
+def test_a_feature_flag_named_x_enabled_gates_an_optional_part(tmp_path: Path) -> None:
+    """Cut from ztxz16/fastllm d3aea32 (CMakeLists.txt:358): the SM120 DeepGEMM sources are added once the
+    build has detected FASTLLM_CUTLASS_FP8_SM120_ENABLED; the plain kernels build without them."""
+    tree = write(tmp_path / "engine", {"CMakeLists.txt": DETECTED_FEATURE_CMAKE, "src/plain.cu": KERNEL,
+                                       "src/gemm_sm120.cu": CUTLASS_GEMM})
+    roots = [o["root"] for w in scan(tree)["workloads"] for o in w["optional_parts"]]
+    assert "build switch ENGINE_CUTLASS_FP8_SM120_ENABLED" in roots
+    # near miss: a flag of the GPU platform itself gates the GPU path, never an optional part
+    write(tree, {"CMakeLists.txt": DETECTED_FEATURE_CMAKE.replace("ENGINE_CUTLASS_FP8_SM120_ENABLED", "ENGINE_CUDA_ENABLED")})
+    assert not [o for w in scan(tree)["workloads"] for o in w["optional_parts"]]
+
+
+EXT_CUDA = """typedef enum cudaError_enum { CUDA_SUCCESS = 0, CUDA_ERROR_DEINITIALIZED = 4 } CUresult;
+typedef struct CUctx_st *CUcontext;
+typedef CUresult (*CUDA_CUCTXCREATE)(CUcontext *, unsigned int, int);
+int hc_cuCtxCreate(void *hashcat_ctx, CUcontext *pctx, unsigned int flags, int dev);
+"""
+EXT_HIP = """typedef enum hipError_t { hipSuccess = 0 } hipError_t;
+typedef struct ihipCtx_t *hipCtx_t;
+typedef hipError_t (*HIP_HIPCTXCREATE)(hipCtx_t *, unsigned int, int);
+"""
+
+
+def test_a_cuda_back_end_beside_its_hip_twin_is_ported(tmp_path: Path) -> None:
+    """Cut from hashcat d3983ed (include/ext_cuda.h beside include/ext_hip.h, both loaded at run time):
+    the project already runs on AMD through the twin, whatever its build says."""
+    tree = write(tmp_path / "hc", {"include/ext_cuda.h": EXT_CUDA, "include/ext_hip.h": EXT_HIP,
+                                   "src/backend.c": "#include \"ext_cuda.h\"\n#include \"ext_hip.h\"\n"})
+    statuses = {f["status"] for f in scan(tree)["findings"] if f["path"] == "include/ext_cuda.h"}
+    assert statuses == {"ported"}
+    # named in CamelCase (Umpire 5bf5bc1 src/umpire/alloc/CudaMallocAllocator.hpp beside HipMallocAllocator.hpp)
+    write(tree, {"alloc/CudaMallocAllocator.hpp": "void* a(unsigned long n) { void* p; cudaMalloc(&p, n); return p; }\n",
+                 "alloc/HipMallocAllocator.hpp": "void* a(unsigned long n) { void* p; hipMalloc(&p, n); return p; }\n"})
+    assert {f["status"] for f in scan(tree)["findings"] if f["path"] == "alloc/CudaMallocAllocator.hpp"} == {"ported"}
+    (tree / "alloc" / "HipMallocAllocator.hpp").unlink()
+    # near miss: without the HIP member the CUDA back end is what a port has to write
+    (tree / "include" / "ext_hip.h").unlink()
+    assert "ported" not in {f["status"] for f in scan(tree)["findings"]}
+
+
+EXT_SETUP = """from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+setup(name="monarch", ext_modules=[CUDAExtension("monarch_cuda", ["csrc/monarch.cu"], include_dirs=["include"])],
+      cmdclass={"build_ext": BuildExtension})
+"""
+BF16_HEADER = "#include <cuda_bf16.h>\n__device__ __nv_bfloat16 half_of(float x) { return __nv_bfloat16(x * 0.5f); }\n"
+
+
+def test_headers_a_torch_extension_includes_from_other_folders_are_hipified_with_it(tmp_path: Path) -> None:
+    """Cut from HazyResearch/flash-fft-conv b877102 (monarch_cuda/*.cu include kernels_bf16/*.h) and
+    princeton-vl/lietorch e7df865 (include/lietorch_gpu.h through include_dirs): PyTorch's hipify converts
+    what the extension's sources include, so a bf16 type there is minor-adaptation."""
+    tree = write(tmp_path / "m", {"setup.py": EXT_SETUP,
+                                  "csrc/monarch.cu": '#include "kernels_bf16/k.h"\n#include "gpu.h"\n' + KERNEL,
+                                  "csrc/kernels_bf16/k.h": BF16_HEADER, "include/gpu.h": BF16_HEADER.replace("half_of", "g"),
+                                  "tools/unused.h": BF16_HEADER.replace("half_of", "u")})
+    report = scan(tree)
+    classes = {f["path"]: f["class"] for f in report["findings"] if f["rule"] == "HIP4920"}
+    assert classes["csrc/kernels_bf16/k.h"] == classes["include/gpu.h"] == "minor-adaptation"
+    # near miss: a header nothing of the extension includes is not the extension's
+    owner = {path: w["name"] for w in report["workloads"] for path in w.get("files", [])}
+    assert owner.get("csrc/kernels_bf16/k.h") == "monarch_cuda" and owner.get("tools/unused.h") != "monarch_cuda"
+
+
 def test_a_single_medium_finding_does_not_decide_the_class(tmp_path: Path) -> None:
     tree = write(tmp_path / "k", {"k.cu": "__device__ float f(float a, float b) { return __bfloat162int_rz(a) + b; }\n"})
     report = scan(tree)

@@ -64,9 +64,35 @@ def score(path: Path) -> None:
         print(f"{prefix}xxx {name}: {share([r for r in rows if r['rule'].startswith(prefix)])}")
 
 
+def recheck(path: Path, reports: Path) -> None:
+    """Each judged finding against later scans of the same commits: `same` (shown, same class and status),
+    `changed` (shown, another class, status or class-moving: judge it again), `hidden` (now info or gone)."""
+    with path.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    loaded: dict[str, tuple[dict, dict]] = {}
+    for row in rows:
+        key = row["repo"].replace("/", "+", 1)
+        if key not in loaded:
+            report = json.loads((reports / f"{key}.json").read_text())
+            loaded[key] = ({(f["path"], f["line"], f["rule"]): f for f in report["findings"]},
+                           {w["name"]: w for w in report["workloads"]})
+        findings, workloads = loaded[key]
+        found = findings.get((row["path"], int(row["line"]), row["rule"]))
+        if found is None or found.get("info"):
+            state, now = "hidden", ""
+        else:
+            moving = "yes" if class_moving(found, workloads) else "no"
+            now = f"{found['class']} {found.get('status') or '-'} moving={moving}"
+            before = f"{row['class']} {row.get('status') or '-'} moving={row['class_moving']}"
+            state = "same" if (found["class"], moving) == (row["class"], row["class_moving"]) else "changed"
+            now = now if state == "changed" else before
+        print(f"{state:7} {row['verdict']:5} {row['repo']} {row['path']}:{row['line']} {row['rule']} {now}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--score", type=Path, help="a judged CSV: print the figures and stop")
+    ap.add_argument("--recheck", type=Path, help="a judged CSV: compare it with the scans in --reports")
     ap.add_argument("--reports", type=Path)
     ap.add_argument("--repos", type=Path)
     ap.add_argument("--commits", type=Path, help="lines '<owner>+<name> <commit>'")
@@ -76,6 +102,9 @@ def main() -> None:
     args = ap.parse_args()
     if args.score:
         score(args.score)
+        return
+    if args.recheck and args.reports:
+        recheck(args.recheck, args.reports)
         return
     if not (args.reports and args.repos and args.commits and args.out):
         ap.error("--reports, --repos, --commits and --out are needed to draw a sample")

@@ -25,8 +25,9 @@ from migrate.scan.readfile import read_regular
 if TYPE_CHECKING:  # pathspec (and git, in _listing) only when a folder is walked or a pattern given:
     import pathspec  # lint of named files, the pre-commit case, needs neither
 
+# "dependencies": copied SDKs and submodules (instant-ngp's dependencies/optix, NVIDIA's OptiX headers)
 VENDORED = frozenset({
-    ".git", ".hg", ".svn", "third_party", "thirdparty", "3rdparty", "external", "extern", "vendor",
+    ".git", ".hg", ".svn", "third_party", "thirdparty", "3rdparty", "external", "extern", "vendor", "dependencies",
     "node_modules", "build", "site-packages", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache",
 })
 VENDORED_GLOBS = ("*.egg-info", "cmake-build-*")

@@ -64,7 +64,8 @@ def _explicit(pool: set[str], facts: Mapping[str, tuple[Fact, ...]]) -> list[Spe
             sources = _resolve_sources(fact.text, base, pool)
             root = _common_dir(sources) or base or "."
             spec = Spec(fact.name or posixpath.basename(base or root) or root, root, "torch-extension")
-            specs.append(_claim(spec, pool, sources + _sibling_headers(sources, pool)))
+            headers = _sibling_headers(sources, pool)
+            specs.append(_claim(spec, pool, sources + headers + _included_headers(sources + headers, facts, pool)))
         elif fact.kind == "cmake_target":
             sources = _resolve_sources(fact.text, base, pool)
             existing = next((s for s in specs if s.name == fact.name and s.kind == "cmake-target"), None)
@@ -109,6 +110,36 @@ def _resolve_sources(text: str, base: str, pool: set[str]) -> list[str]:
                 out.append(path)
                 break
     return out
+
+
+INCLUDE_DEPTH = 3  # headers an extension's sources include, this many levels down
+
+
+def _included_headers(files: list[str], facts: Mapping[str, tuple[Fact, ...]], pool: set[str]) -> list[str]:
+    """Project headers an extension's files include with quotes (kernels_bf16/x.h, an include directory's
+    lietorch_gpu.h): PyTorch's hipify converts what the extension's sources include, so they are the
+    extension's. A name is resolved beside the includer, else to the one pool path ending in it."""
+    by_name: dict[str, list[str]] = {}
+    for path in pool:
+        if path.endswith(HEADER_SUFFIXES):
+            by_name.setdefault(posixpath.basename(path), []).append(path)
+    found: list[str] = []
+    todo = list(files)
+    for _ in range(INCLUDE_DEPTH):
+        more = []
+        for rel in todo:
+            for fact in facts.get(rel, ()):
+                if fact.kind != "include" or fact.text.startswith("<"):
+                    continue
+                local = posixpath.normpath(posixpath.join(posixpath.dirname(rel), fact.name))
+                matches = [p for p in by_name.get(posixpath.basename(fact.name), ()) if p.endswith("/" + fact.name)
+                           or p == fact.name]
+                header = local if local in pool else (matches[0] if len(matches) == 1 else None)
+                if header is not None and header not in found and header not in files:
+                    found.append(header)
+                    more.append(header)
+        todo = more
+    return found
 
 
 def _sibling_headers(sources: list[str], pool: set[str]) -> list[str]:

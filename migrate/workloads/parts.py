@@ -15,6 +15,7 @@ files that stop a HIP build with `#error` on the HIP side of a guard."""
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -46,6 +47,7 @@ class Words:
     prefixes: tuple[str, ...]
     scratch: frozenset[str]
     switch_words: frozenset[str]
+    suffix_words: frozenset[str]
     platform_words: frozenset[str]
     off: frozenset[str]
 
@@ -68,6 +70,7 @@ def words(directory: Path | None = None) -> Words:
                  prefixes=tuple(names("folders", "prefixes")),
                  scratch=frozenset(n.lower() for n in names("scratch_folders", "names")),
                  switch_words=frozenset(names("switches", "words")),
+                 suffix_words=frozenset(names("switches", "suffix_words")),
                  platform_words=frozenset(names("switches", "platform_words")),
                  off=frozenset(n.upper() for n in names("switches", "off_values")))
 
@@ -86,12 +89,14 @@ def optional_root(path: str, known: Words | None = None) -> str | None:
 
 
 def feature(switch: str, known: Words) -> str | None:
-    """What a switch turns on (USE_CUDNN -> CUDNN, CAFFE_WITH_NCCL -> NCCL, GGML_USE_CUDA -> CUDA), or
-    None when the name has no switch word."""
+    """What a switch turns on (USE_CUDNN -> CUDNN, CAFFE_WITH_NCCL -> NCCL, GGML_USE_CUDA -> CUDA,
+    X_CUTLASS_ENABLED -> X_CUTLASS), or None when the name has no switch word."""
     tokens = switch.split("_")
     for i, token in enumerate(tokens[:-1]):
         if token in known.switch_words:
             return "_".join(tokens[i + 1:])
+    if len(tokens) > 1 and tokens[-1] in known.suffix_words:  # the project's prefix stays: GGML_CUDA_ENABLED
+        return next((t for t in tokens[:-1] if t in known.platform_words), "_".join(tokens[:-1]))
     return None
 
 
@@ -124,6 +129,7 @@ class ProjectParts:
     rocm_path: tuple[Evidence, ...] = ()
     left_out_of_hip: Mapping[str, str] = field(default_factory=dict)  # path -> why the HIP build skips it
     hip_aware: frozenset[str] = frozenset()  # files with HIP branches or HIP includes of their own
+    hip_twinned: frozenset[str] = frozenset()  # CUDA members of a back-end family whose HIP member is there
     optional_modules: Mapping[str, str] = field(default_factory=dict)  # path -> the optional import of it
     switches: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # optional switch -> evidence
     regions: Mapping[str, tuple[_Region, ...]] = field(default_factory=dict)  # path -> switch branches in it
@@ -159,6 +165,8 @@ class ProjectParts:
         """The finding with its status: `ported` where the ROCm path covers its file (a test or benchmark
         only when it has HIP branches of its own: a CUDA-only microbenchmark is not ported by the project's
         HIP build), `optional` in an optional part, else as it came."""
+        if finding.path in self.hip_twinned:
+            return evolve(finding, status="ported")
         if self.rocm_path and finding.path not in self.left_out_of_hip and \
                 (finding.path in self.hip_aware or optional_root(finding.path, self.known or words()) is None):
             return evolve(finding, status="ported")
@@ -179,7 +187,7 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
 
     return {"rocm_path": [[e.path, e.line, e.strength, e.text] for e in parts.rocm_path],
             "left_out_of_hip": dict(parts.left_out_of_hip), "optional_modules": dict(parts.optional_modules),
-            "hip_aware": sorted(parts.hip_aware),
+            "hip_aware": sorted(parts.hip_aware), "hip_twinned": sorted(parts.hip_twinned),
             "switches": {k: list(v) for k, v in parts.switches.items()},
             "regions": {k: [region(r) for r in v] for k, v in parts.regions.items()},
             "gated": {k: region(r) for k, r in parts.gated.items()}}
@@ -203,6 +211,7 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         rocm_path=tuple(Evidence(str(p), int(n), str(s), str(t)) for p, n, s, t in data["rocm_path"]),
         left_out_of_hip=strings(data["left_out_of_hip"]), optional_modules=strings(data["optional_modules"]),
         hip_aware=frozenset(str(p) for p in data["hip_aware"]),
+        hip_twinned=frozenset(str(p) for p in data.get("hip_twinned", [])),
         switches={str(k): tuple(str(e) for e in v) for k, v in data["switches"].items()},
         regions={str(k): tuple(region(r) for r in v) for k, v in data["regions"].items()},
         gated={str(k): region(r) for k, r in data["gated"].items()}, known=known)
@@ -250,8 +259,33 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             switches[name] = (*said, f"the project's own GPU code builds without {name}")
     return ProjectParts(rocm_path=evidence, left_out_of_hip=_left_out(facts, known) if evidence else {},
                         hip_aware=frozenset(e.path for e in collected if e.strength == "source"),
+                        hip_twinned=hip_twinned(kinds),
                         optional_modules=_optional_modules(facts), switches=switches, regions=regions, gated=gated,
                         known=known)
+
+
+def hip_twinned(paths: Iterable[str]) -> frozenset[str]:
+    """CUDA members of a per-back-end family whose HIP member is in the tree (rules/layout/backends.yaml,
+    hip_twins): ext_cuda.h beside ext_hip.h, x_nvidia.c beside x_amdgpu.c, CudaMallocAllocator.hpp beside
+    HipMallocAllocator.hpp, cuda/... beside hip/."""
+    data = datafile.read(default_rules_dir() / "layout" / "backends.yaml").get("hip_twins") or {}
+    cuda_words, hip_words = set(data.get("cuda_words", [])), list(data.get("hip_words", []))
+    paths = list(paths)
+    split = [tuple(p.lower().split("/")) for p in paths]
+    folders = {parts[:i + 1] for parts in split for i in range(len(parts) - 1)}
+    stems = {(parts[:-1], parts[-1].split(".")[0]) for parts in split}
+    found = set()
+    for path, parts in zip(paths, split, strict=True):
+        if any(part in cuda_words and any((*parts[:i], h) in folders for h in hip_words)
+               for i, part in enumerate(parts[:-1])):
+            found.add(path)
+            continue
+        stem = parts[-1].split(".")[0]  # lower case: CudaMallocAllocator beside HipMallocAllocator too
+        for word in cuda_words:
+            for at in (m.start() for m in re.finditer(re.escape(word), stem)):
+                if any((parts[:-1], stem[:at] + h + stem[at + len(word):]) in stems for h in hip_words):
+                    found.add(path)
+    return frozenset(found)
 
 
 def _regions(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[_Region, ...]]:
