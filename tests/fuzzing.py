@@ -55,6 +55,8 @@ TOKENS: dict[str, list[str]] = {
               "#SBATCH --gres=gpu:2", "pip install cupy-cuda12x", "docker run --gpus all", "$(", "`", "<<EOF", "EOF", "|",
               "&&", "'", "\"", "conda install pytorch-cuda=12.1"],
 }
+TOKENS["cargo"] = ["[package]", "name = \"x\"", "[features]", "rocm = [\"dep/rocm\"]", "cuda = []", "[dependencies]",
+                   "cudarc = { version = \"0.12\", features = [\"cuda-12040\"] }", "default = [", "]", "\"", "{", "}", "#"]
 TOKENS["cpp"] = TOKENS["hip"] = TOKENS["cuda"]
 KINDS = sorted(EXTRACTORS)
 
@@ -110,7 +112,7 @@ FILE_NAMES = {"cuda": "k.cu", "cpp": "k.cpp", "hip": "k.hip", "python": "m.py", 
               "requirements": "requirements.txt", "conda": "environment.yml", "pyproject": "pyproject.toml",
               "setupcfg": "setup.cfg", "dockerfile": "Dockerfile", "manifest": "docker-compose.yml",
               "cmake": "CMakeLists.txt", "makefile": "Makefile", "shell": "run.sh",
-              "gitmodules": ".gitmodules"}
+              "gitmodules": ".gitmodules", "cargo": "Cargo.toml"}
 
 
 def fuzz_scan(kind: str, data: bytes, folder: Path, rules: RuleBase) -> list[str]:
