@@ -33,11 +33,7 @@ def load(directory: Path | None = None, version: str = "") -> dict[str, Route]:
     for item in datafile.read(path).get("routes", []):
         symbols = item.get("symbol")
         names = symbols if isinstance(symbols, list) else [symbols]
-        for field in ("class", "source"):
-            if not item.get(field):
-                raise RuleError(f"{path}: route {names[0]!r}: missing {field}")
-        if item["class"] not in CLASSES:
-            raise RuleError(f"{path}: route {names[0]!r}: class {item['class']!r} is not one of {CLASSES}")
+        checked(path, f"route {names[0]!r}", item, required=("class", "source"), choices={"class": CLASSES})
         for name in names:
             routes[str(name)] = Route(symbol=str(name), migration_class=item["class"], hip=item.get("hip"),
                                       source=item["source"])
@@ -102,14 +98,23 @@ def rewrite_lanes(directory: Path | None = None, version: str = "") -> dict[str,
 
 def _lane(path: Path, item: dict[str, Any]) -> Lane:
     name = item.get("id", "?")
-    for field in ("id", "title", "rules", "band", "alternatives", "source"):
-        if not item.get(field):
-            raise RuleError(f"{path}: lane {name!r}: missing {field}")
-    if item["band"] not in BANDS:
-        raise RuleError(f"{path}: lane {name!r}: band {item['band']!r} is not one of {BANDS}")
+    checked(path, f"lane {name!r}", item, required=("id", "title", "rules", "band", "alternatives", "source"),
+            choices={"band": BANDS})
     return Lane(id=str(item["id"]), title=str(item["title"]), rules=tuple(str(r) for r in item["rules"]),
                 band=item["band"], alternatives=alternatives_of(path, name, item["alternatives"]),
                 source=_url(path, name, item["source"]))
+
+
+def checked(path: Path, entry: str, item: dict[str, Any], *, required: tuple[str, ...],
+            choices: dict[str, tuple[str, ...]]) -> None:
+    """A data file's entry has every `required` field, and each field of `choices` one of its words;
+    RuleError names the file, the entry and the field."""
+    for field in required:
+        if not item.get(field):
+            raise RuleError(f"{path}: {entry}: missing {field}")
+    for field, words in choices.items():
+        if item[field] not in words:
+            raise RuleError(f"{path}: {entry}: {field} {item[field]!r} is not one of {words}")
 
 
 def alternatives_of(path: Path, owner: str, items: list[dict[str, Any]]) -> tuple[Alternative, ...]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from migrate.rulebase import datafile
-from migrate.rulebase.alternatives import Alternative, alternatives_of
+from migrate.rulebase.alternatives import Alternative, alternatives_of, checked
 from migrate.rulebase.load import RuleError, default_rules_dir
 
 PortRoute = Literal["upstream", "fork", "equivalent"]
@@ -74,11 +74,8 @@ def load(directory: Path | None = None, version: str = "") -> Registry:
 
 def _port(path: Path, item: dict[str, Any]) -> Port:
     name = item.get("id", "?")
-    for field in ("id", "name", "match", "route", "amd", "source"):
-        if not item.get(field):
-            raise RuleError(f"{path}: entry {name!r}: missing {field}")
-    if item["route"] not in ROUTES:
-        raise RuleError(f"{path}: entry {name!r}: route {item['route']!r} is not one of {ROUTES}")
+    checked(path, f"entry {name!r}", item, required=("id", "name", "match", "route", "amd", "source"),
+            choices={"route": ROUTES})
     match = item["match"]
     unknown = set(match) - {"packages", "imports", "repositories"}
     if unknown:
