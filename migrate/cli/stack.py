@@ -67,8 +67,9 @@ def stack(path: Path | None, rocm: tuple[str, ...], arch: tuple[str, ...], forma
     for name, destination in jobs_out:
         outputs.write(_render(block, name, len(block["targets"]) == 1 if details is None else details), destination)
     if not quiet:
-        click.echo(f"rocm-migrate: stack: {len(block.get('pins', []))} pins checked against "
-                   f"{len(block['targets'])} target(s)", err=True)
+        pins, targets = len(block.get("pins", [])), len(block["targets"])
+        click.echo(f"rocm-migrate: stack: {pins} pin{'s' if pins != 1 else ''} checked against "
+                   f"{targets} target{'s' if targets != 1 else ''}", err=True)
 
 
 def _check_archs(gpus: list[str]) -> None:

@@ -121,7 +121,8 @@ def _cell(target: dict[str, Any]) -> str:
     return f"[{STYLES[name]}]{name}[/]{gpu}" + (f" {escape(', '.join(bumps))}" if bumps else "")
 
 
-def _target(target: dict[str, Any]) -> Table:
+def _target(target: dict[str, Any]) -> Table | str:
+    """The target's line, with its table of pinned frameworks when there are any."""
     gpu = target["gpu"]
     where = "; ".join(gpu["os"]) if gpu["os"] else "-"
     title = (f"ROCm {target['rocm']} ({target['release'] or 'not in matrix'}) on {target['arch']}: "
@@ -131,6 +132,8 @@ def _target(target: dict[str, Any]) -> Table:
              + (f" · base image: {target['base_image']}" if target["base_image"] else "")
              + "".join(f" · {escape(i['image'])}: {i['os']} {'supported' if i['supported'] else 'NOT supported'}"
                        for i in target["images_os"]))
+    if not target["frameworks"]:
+        return title
     table = Table(title=title, title_justify="left")
     for column in ("framework", "pinned", "status", "use", "install / image"):
         table.add_column(column, overflow="fold")

@@ -31,8 +31,8 @@ def render(report: Report, *, color: bool = False, width: int = 100, plan: bool 
     effort = report.effort
     console.print(f"[bold]rocm-migrate[/] {report.tool_version} · target ROCm {report.target.rocm} "
                   f"on {', '.join(report.target.arch)}")
-    console.print(f"Scanned {report.files_scanned} files ({report.lines} lines) in {report.seconds:.2f}s; "
-                  f"{len(report.skipped)} skipped; {len(report.findings)} findings.")
+    console.print(f"Scanned {_count(report.files_scanned, 'file')} ({_count(report.lines, 'line')}) in "
+                  f"{report.seconds:.2f}s; {len(report.skipped)} skipped; {_count(len(report.findings), 'finding')}.")
     console.print(f"Class: [{STYLES[report.migration_class]}]{report.migration_class}[/]   " + (
         f"Effort: {effort.low:.1f}–{effort.high:.1f} h (likely {effort.likely:.1f} h: {report.hand_effort.likely:.1f} h "
         f"hand work, {report.validation_effort.likely:.1f} h validation, assumed)" if report.hand_effort.likely else
@@ -119,6 +119,10 @@ def _workloads(report: Report) -> Table:
     return table
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _plan_line(plan: dict) -> str:  # type: ignore[type-arg]
     steps = plan["steps"]
     if not steps:
@@ -126,7 +130,9 @@ def _plan_line(plan: dict) -> str:  # type: ignore[type-arg]
     first = ", ".join(s["workload"] for s in steps[:3]) + (" …" if len(steps) > 3 else "")
     share = plan["automatic_share"]
     auto = f"; hipify converts {share:.0%} of the CUDA references" if share is not None else ""
-    return (f"Plan: {len(plan['milestones'])} milestones, {len(steps)} steps, {len(plan['risks'])} risks{auto}; "
+    counts = (f"{_count(len(plan['milestones']), 'milestone')}, {_count(len(steps), 'step')}, "
+              f"{_count(len(plan['risks']), 'risk')}")
+    return (f"Plan: {counts}{auto}; "
             f"start with {first} (--plan for the steps)")
 
 

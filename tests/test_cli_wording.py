@@ -1,0 +1,37 @@
+"""What a newcomer reads first, through the real CLI: counts agree with their nouns, and `stack` on a
+project without framework pins prints its target line without an empty table."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import run_cli
+
+NO_HIPIFY = {"PATH": "/usr/bin:/bin", "HIPIFY_PERL": "", "ROCM_PATH": "/nonexistent", "COLUMNS": "200"}
+
+
+def _one_kernel(tmp_path: Path) -> Path:
+    (tmp_path / "k.cu").write_text("__global__ void k(float* v) { v[0] = 1; }\n")
+    return tmp_path
+
+
+def test_scan_counts_of_one_are_singular(tmp_path: Path) -> None:
+    result = run_cli("scan", str(_one_kernel(tmp_path)), "--no-cache", env=NO_HIPIFY)
+    assert result.returncode == 0, result.stderr
+    assert "Scanned 1 file (" in result.stdout and "; 1 finding." in result.stdout
+    assert "Plan: 2 milestones, 1 step, 0 risks" in result.stdout
+
+
+def test_stack_without_pins_has_no_empty_table_and_counts_in_the_singular(tmp_path: Path) -> None:
+    result = run_cli("stack", str(_one_kernel(tmp_path)), "--rocm", "7.2", "--no-cache", env=NO_HIPIFY)
+    assert result.returncode == 0, result.stderr
+    assert "ROCm 7.2 (7.2.4) on gfx942: native" in result.stdout
+    assert "┃ framework" not in result.stdout and "┏" not in result.stdout
+    assert result.stderr.strip() == "rocm-migrate: stack: 0 pins checked against 1 target"
+
+
+def test_stack_with_a_pin_keeps_its_table(tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("triton==2.0.0\n")
+    result = run_cli("stack", str(tmp_path), "--rocm", "7.2,7.0", "--details", "--no-cache", env=NO_HIPIFY)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("┃ framework") == 2 and "triton (requirements.txt:1)" in result.stdout
+    assert result.stderr.strip() == "rocm-migrate: stack: 1 pin checked against 2 targets"
