@@ -2,9 +2,10 @@
 project without framework pins prints its target line without an empty table."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from tests.conftest import run_cli
+from tests.conftest import ROOT, run_cli
 
 NO_HIPIFY = {"PATH": "/usr/bin:/bin", "HIPIFY_PERL": "", "ROCM_PATH": "/nonexistent", "COLUMNS": "200"}
 
@@ -35,3 +36,12 @@ def test_stack_with_a_pin_keeps_its_table(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("┃ framework") == 2 and "triton (requirements.txt:1)" in result.stdout
     assert result.stderr.strip() == "rocm-migrate: stack: 1 pin checked against 2 targets"
+
+
+def test_the_readme_names_each_report_by_an_option_scan_shows_in_its_help() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    reports = readme.split("\n## Reports\n", 1)[1].split("\n## ", 1)[0]
+    named = re.findall(r"`(--[a-z-]+) FILE`", reports)
+    assert sorted(named) == ["--csv-output", "--html-output", "--markdown-output", "--sarif-output"]
+    shown = run_cli("scan", "--help").stdout
+    assert all(f"{option} FILE" in shown for option in named)
