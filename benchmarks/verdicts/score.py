@@ -10,7 +10,8 @@ entry has `workload`, otherwise the report's summary class). Prints one row per 
 class exact-match rate, the exact-or-defensible rate (an answer is defensible when it is one of the
 entry's `defensible` classes, fixed in verdicts.yaml before any scan), the confusion matrix (rows:
 label, columns: predicted) and, for every wrong verdict, the findings that decided it.
-`--batch NAME` keeps the entries of one labelling batch (`batch` field; unset is `original`).
+`--batch NAME` keeps the entries of one labelling batch (`batch` field; unset is `original`); the
+default is `original`, so a later batch that nobody may tune on is scored only when named (`all`: every batch).
 `--prepare` first unpacks missing checkouts from the fetched snapshots in `--mirror`
 (`<mirror>/<owner>+<name>/repo`) at the listed commit, skipping blobs the snapshot lacks.
 Reports are kept (and reused) in `--out`; delete it to rescan after a tool change.
@@ -37,6 +38,7 @@ CLASSES, SHORT = corpus.CLASSES, corpus.SHORT
 
 SPLIT_SALT = "verdicts-59"  # fixed before any scan; see README.md, "The split"
 ORIGINAL_BATCH = "original"  # entries without a `batch` field; see README.md, "The fresh batch"
+ALL_BATCHES = "all"
 
 
 def side(repo: str) -> str:
@@ -49,16 +51,16 @@ def batch_of(entry: dict) -> str:
     return str(entry.get("batch", ORIGINAL_BATCH))
 
 
-def load(path: Path, split: str, only: list[str] | None, batch: str | None = None) -> list[dict]:
-    """The entries of one split (and batch), after checking every entry's split against the rule."""
+def load(path: Path, split: str, only: list[str] | None, batch: str = ORIGINAL_BATCH) -> list[dict]:
+    """The entries of one split and batch, after checking every entry's split against the rule."""
     entries = yaml.safe_load(path.read_text())["workloads"]
     wrong = [e["id"] for e in entries if e["split"] != side(e["repo"])]
     if wrong:
         raise SystemExit(f"split field disagrees with the split rule for: {', '.join(wrong)}")
-    if batch is not None and batch not in {batch_of(e) for e in entries}:
+    if batch != ALL_BATCHES and batch not in {batch_of(e) for e in entries}:
         raise SystemExit(f"no entry of batch {batch!r} in {path}")
     return [e for e in entries if (split == "all" or e["split"] == split) and (not only or e["id"] in only)
-            and (batch is None or batch_of(e) == batch)]
+            and batch in (ALL_BATCHES, batch_of(e))]
 
 
 def git_dir(mirror: Path, repo: str) -> Path:
@@ -115,8 +117,9 @@ def main() -> int:
     parser.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
     parser.add_argument("--prepare", action="store_true", help="unpack missing checkouts from --mirror first")
     parser.add_argument("--only", nargs="*", default=None)
-    parser.add_argument("--batch", default=None,
-                        help=f"only the entries of this labelling batch (unset `batch` is {ORIGINAL_BATCH!r})")
+    parser.add_argument("--batch", default=ORIGINAL_BATCH,
+                        help=f"the labelling batch to score (unset `batch` is {ORIGINAL_BATCH!r}, the default;"
+                             f" {ALL_BATCHES!r} scores every batch)")
     parser.add_argument("--json", type=Path, default=None, help="also write the per-workload rows as JSON")
     parser.add_argument("--missing", action="store_true",
                         help="only list the repositories with neither a checkout nor a snapshot (to fetch)")
