@@ -2,6 +2,7 @@
 project without framework pins prints its target line without an empty table."""
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -45,3 +46,19 @@ def test_the_readme_names_each_report_by_an_option_scan_shows_in_its_help() -> N
     assert sorted(named) == ["--csv-output", "--html-output", "--markdown-output", "--sarif-output"]
     shown = run_cli("scan", "--help").stdout
     assert all(f"{option} FILE" in shown for option in named)
+
+
+def test_confidence_says_hipify_ran_when_it_found_nothing_to_convert(tmp_path: Path) -> None:
+    from tests.check_toolchain import hipify_perl
+
+    tool = hipify_perl()
+    (tmp_path / "kernels.py").write_text("import triton\n\n\n@triton.autotune(configs=[triton.Config({}, num_warps=4)], "
+                                         "key=[])\n@triton.jit\ndef k(x):\n    pass\n")
+
+    def statement(*args: str) -> str:
+        ran = run_cli("scan", str(tmp_path), "--no-cache", "-f", "json", *args)
+        assert ran.returncode == 0, ran.stderr
+        return str(json.loads(ran.stdout)["effort"]["confidence"]["statement"])
+
+    assert "hipify-perl found no CUDA references to convert" in statement("--hipify", str(tool.path))
+    assert "hipify-perl was not run, so its automatic share is the rule base's claim" in statement("--no-hipify")

@@ -51,7 +51,8 @@ def confidence(report: Report) -> dict[str, Any]:
         "medium" if share >= 0.5 else "low"
     parts = [f"{share:.0%} of the likely hours rest on constants measured on real ports"]
     parts.append(f"hipify-perl converted {hipify_share:.0%} of the CUDA references it was run on"
-                 if hipify_share is not None else "hipify-perl was not run, so its automatic share is the rule base's claim")
+                 if hipify_share is not None else "hipify-perl found no CUDA references to convert"
+                 if report.hipify is not None else "hipify-perl was not run, so its automatic share is the rule base's claim")
     parts.append("libclang confirmed the findings" if report.precise else "findings were not checked with libclang (--precise)")
     if report.compile is not None:  # `check`: errors no rule explains lower the confidence one step
         misses = report.compile.count("miss")
