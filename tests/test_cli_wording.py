@@ -62,3 +62,19 @@ def test_confidence_says_hipify_ran_when_it_found_nothing_to_convert(tmp_path: P
 
     assert "hipify-perl found no CUDA references to convert" in statement("--hipify", str(tool.path))
     assert "hipify-perl was not run, so its automatic share is the rule base's claim" in statement("--no-hipify")
+
+
+def test_convert_todo_gives_each_finding_the_class_the_scan_gives_it(tmp_path: Path) -> None:
+    from tests.check_toolchain import hipify_perl
+
+    tool = hipify_perl()
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "kernels.py").write_text("import triton\n\n\n@triton.autotune(configs=[triton.Config({}, num_warps=4)], "
+                                       "key=[])\n@triton.jit\ndef k(x):\n    pass\n")
+    scanned = run_cli("scan", str(source), "--no-cache", "--no-hipify", "-f", "json")
+    assert [f["class"] for f in json.loads(scanned.stdout)["findings"]] == ["native"]  # a hint: num_warps
+    converted = run_cli("convert", str(source), "--out", str(tmp_path / "out"), "--hipify", str(tool.path))
+    assert converted.returncode == 0, converted.stderr
+    todo = (tmp_path / "out" / "rocm-migrate-todo.md").read_text()
+    assert "**HIP6015**" in todo and "(class native, confidence low)" in todo

@@ -72,7 +72,7 @@ def render_todo(result: ConvertResult) -> str:
             out += [f"### `{f.path}`", ""]
             current = f.path
         out.append(f"- [ ] line {f.line}, column {f.column}: **{f.rule}** {f.message.rstrip('.')}. "
-                   f"(class {f.migration_class}, confidence {f.confidence})")
+                   f"(class {f.cls}, confidence {f.confidence})")
     if result.todo:
         out.append("")
     for kinds, title, intro in SECTIONS:
