@@ -43,7 +43,9 @@ def test_breakdowns_add_up_to_their_totals(rulebase) -> None:
         assert sum(i.hours for i in p.breakdown) == pytest.approx(p.effort.likely, abs=1e-6)
     assert report.effort.likely == pytest.approx(
         sum(w.effort.likely for w in report.workloads if not w.optional) + sum(p.effort.likely for p in report.project_costs))
-    assert report.optional_effort.likely == pytest.approx(sum(w.effort.likely for w in report.workloads if w.optional))
+    assert report.optional_effort.likely == pytest.approx(
+        sum(w.effort.likely for w in report.workloads if w.optional)
+        + sum(p.effort.likely for w in report.workloads if not w.optional for p in w.optional_parts))
     assert report.hand_effort.likely + report.validation_effort.likely == pytest.approx(report.effort.likely)
 
 
