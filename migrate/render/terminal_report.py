@@ -169,7 +169,8 @@ def _ported_and_optional(report: Report) -> list[str]:
             lines.append(f"Optional workload {w.name}: {w.migration_class}")
         for part in w.optional_parts:
             why = "".join(f"; {e}" for e in part.evidence[:2])
-            lines.append(f"Optional part of {w.name}: {part.root}: {part.migration_class} ({part.findings} findings{why})")
+            lines.append(f"Optional part of {w.name}: {part.root}: {part.migration_class} "
+                         f"({_count(part.findings, 'finding')}{why})")
         for c in w.components:
             routes = ", ".join(name for name, _ in c.alternatives[:3])
             what = f"rewrite ({c.band})" if c.kind == "rewrite" else f"ported elsewhere ({c.route})"
