@@ -63,8 +63,9 @@ def convert(path: Path, out: Path | None, force: bool, in_place: bool, yes: bool
     click.echo(f"hipify-perl {tool.version or ''} rewrote {len(result.changed)} of {len(result.files)} "
                f"CUDA/C++ files into {destination} in {result.seconds:.1f} s")
     click.echo(f"diff: {result.diff_path}")
-    click.echo(f"hand work left: {len(result.todo)} findings, {len(result.review)} hipify rewrites or warnings "
-               f"to review, in {result.todo_path}")
+    todo, review = len(result.todo), len(result.review)
+    click.echo(f"hand work left: {todo} finding{'' if todo == 1 else 's'}, {review} hipify "
+               f"{'rewrite or warning' if review == 1 else 'rewrites or warnings'} to review, in {result.todo_path}")
     for rel, error in result.failed:
         click.echo(f"rocm-migrate: warning: hipify-perl failed on {terminal(rel)}: {terminal(error.splitlines()[0])}",
                    err=True)
