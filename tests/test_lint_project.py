@@ -115,5 +115,31 @@ def test_the_project_root_is_the_nearest_checkout_inside_the_working_directory(t
     source.write_text("")
     stray.write_text("")
     assert root_of([source], tmp_path / "home") == (tmp_path / "home" / "proj").resolve()  # not all of home
-    assert root_of([source], tmp_path / "home" / "proj" / "src") == (tmp_path / "home" / "proj" / "src").resolve()
+    src = (tmp_path / "home" / "proj" / "src").resolve()
+    assert root_of([source], src) is None  # below the checkout's top: no configuration, no build file
+    assert root_of([source], src, declared=True) == src  # its configuration's folder
+    (src / "CMakeLists.txt").write_text("add_library(a a.cu)\n")
+    assert root_of([source], src) == src  # a build at its top
     assert root_of([stray], tmp_path / "home") is None  # outside the working directory and any checkout
+    assert root_of([tmp_path / "other" / "b.cu"], tmp_path) is None  # a folder of projects is no project
+
+
+def test_lint_from_a_folder_of_projects_reads_the_project_not_the_folder(tmp_path: Path, env: dict[str, str]) -> None:
+    """A newcomer in a folder of unpacked repositories (no .git, no configuration, no build file at its
+    top) lints one project's folder: the project is the highest folder with a build file, not the whole
+    working directory (which used to be scanned whole: ten minutes over two hundred checkouts)."""
+    from migrate.lint.project import root_of
+
+    repos = tmp_path / "repos"
+    tree = copy(GGML, repos)
+    copy(CAFFE, repos)
+    assert root_of([tree / "src" / "ggml-cuda"], repos) == tree.resolve()
+    assert root_of([tree / "src" / "ggml-cuda"], tmp_path / "repos" / "ported_ggml" / "src") == (tree / "src").resolve()
+    scanned = run_cli("scan", ".", "-f", "json", "--no-hipify", cwd=tree, env=env)
+    linted = run_cli("lint", "ported_ggml/src/ggml-cuda", "-f", "json", cwd=repos, env=env)
+    assert linted.returncode in (0, 1), linted.stderr
+    scan = {(f["path"], f["line"], f["rule"]): f["class"] for f in json.loads(scanned.stdout)["findings"]
+            if f["path"].startswith("src/ggml-cuda/")}
+    lint = {(f["path"].removeprefix("ported_ggml/"), f["line"], f["rule"]): f["class"]
+            for f in json.loads(linted.stdout)["findings"]}
+    assert scan and scan == lint  # the ROCm build of the project is seen from its parent folder too

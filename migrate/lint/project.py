@@ -21,21 +21,30 @@ if TYPE_CHECKING:
 PARTS_FORMAT = "3"
 
 
-def root_of(targets: Sequence[Path], lint_root: Path) -> Path | None:
-    """The nearest project root above the targets: the nearest folder with `.git` that holds them all, up to
-    the lint root (the working directory or the configuration file's folder), else the lint root where it
-    holds them; None for files outside both (they are linted alone)."""
+PROJECT_FILES = ("CMakeLists.txt", "Makefile", "GNUmakefile", "makefile", "setup.py", "pyproject.toml",
+                 "meson.build", "Cargo.toml", "configure.ac", "configure")  # a build at the folder's top
+
+
+def root_of(targets: Sequence[Path], lint_root: Path, *, declared: bool = False) -> Path | None:
+    """The project around the targets, never above the lint root (the working directory, or the configuration
+    file's folder: `declared`): the nearest folder with `.git` that holds them all; else the lint root where it
+    holds them and is declared or has a build file at its top; else the highest folder below it with a build
+    file at its top (a working directory of many unpacked projects is never read whole); None when the targets
+    are outside the lint root or no folder qualifies: they are linted alone."""
     paths = [t.resolve() for t in targets]
     if not paths:
         return None
     top = lint_root.resolve()
     start = paths[0] if paths[0].is_dir() else paths[0].parent
+    built: Path | None = None
     for folder in (start, *start.parents):
         holds = all(p == folder or folder in p.parents for p in paths)
-        if holds and (folder == top or (folder / ".git").exists()):
+        if holds and (folder / ".git").exists():
             return folder
+        has_build = holds and any((folder / name).is_file() for name in PROJECT_FILES)
         if folder == top:
-            break
+            return folder if holds and (declared or has_build) else built
+        built = folder if has_build else built
     return None
 
 

@@ -69,7 +69,7 @@ def lint(targets: Sequence[Path], settings: Settings, rules: RuleBase, *, cwd: P
         found, hidden = checker.select(rel, file.kind, data(), by_path.get(rel, []), where=display(file.path, root))
         findings += found
         suppressed += hidden
-    project_root = project.root_of(targets or [cwd], root)
+    project_root = project.root_of(targets or [cwd], root, declared=settings.config_file is not None)
     if project_root is not None:  # ported and optional, as a scan of the project says
         findings = project.with_status(findings, project.parts_of(project_root, settings, rules), project_root, cwd)
     findings = _as_the_project(findings, rules)
