@@ -1,0 +1,339 @@
+"""A command served whole from its last run: the bytes it wrote on stdout and stderr, in their
+order, and its exit code, kept with what that run read, and given again while none of it changed.
+
+The key is what the process is started with: the arguments, the working folder, the environment,
+which streams are terminals and their sizes, the interpreter. On a miss the command runs as usual
+while a recorder notes what it reads, seen where the process sees it, not where the code says it:
+Python's audit hooks give every file opened and every folder listed, `os.stat`, `os.lstat` and
+`os.access` are wrapped for what is only looked at (an absent configuration file too), and every
+module the run imported is an input (the tool's own code, its libraries). On a hit each input is
+stat'ed again (statcache's racy-stamp rule: an input changed within RACY_NS of the recorded run's
+start is never trusted) and the stored bytes are written. A run is not stored when it did what the
+recorder cannot see through: started a process (git, workers), wrote or changed a file outside the
+cache directory (`-o FILE`), changed folder, or ended in an internal error. Only commands whose
+output holds no time of day or duration are served (COMMANDS; `scan` has its report cache, which
+writes its time lines anew). An entry is a file of the cache directory (a prefix, a JSON header,
+the bytes: data only); one of the wrong shape is a miss. Nothing here imports beyond the standard
+library's os layer: a hit costs the interpreter's start, the stats and the copy."""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import stat
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from migrate.scan import storedfiles
+
+COMMANDS = frozenset({"lint", "stack"})  # their output is a function of what they read, and has no time in it
+FOLDER = "commands"
+KEPT = 32
+FORMAT = "1"
+MAGIC = b"rocm-migrate replay 1 "
+PREFIX = len(MAGIC) + 17  # the magic, the header's length in 16 digits, a newline
+HEADER_MAX = 1 << 26
+RACY_NS = 3 * 10**9  # statcache.RACY_NS (a change within this of a run's start keeps its stamp)
+STORED_CODES = frozenset({0, 1, 2})  # done, --fail-on reached, usage or input error (not 3: an internal error)
+# set by the shell at each command, not read by the tool
+VOLATILE_ENVIRONMENT = frozenset({"_", "OLDPWD", "SHLVL"})
+# audit events after which the run's output may depend on what the recorder does not see, or the
+# run changed something besides its output
+STARTS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+                    "os.forkpty", "os.startfile", "socket.connect", "socket.bind", "os.chdir", "os.fchdir",
+                    "ctypes.dlopen", "urllib.Request"})
+CHANGES = frozenset({"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.symlink", "os.link", "os.truncate",
+                     "os.chmod", "os.chown", "os.utime", "os.chflags", "os.lchflags", "os.mkfifo", "os.mknod",
+                     "shutil.rmtree", "shutil.move", "shutil.copyfile", "tempfile.mkstemp", "tempfile.mkdtemp",
+                     "sqlite3.connect"})
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+View = list[int]  # what a stat of an input shows (see _view)
+# how an input was met: "f" opened or listed (its whole stamp), "s" stat'ed, "l" lstat'ed (a folder's identity only)
+HOW = frozenset({"f", "s", "l"})
+
+
+def serve(argv: list[str]) -> int | None:
+    """Write the stored output of this command line and return its exit code, when an entry for
+    it exists and nothing it read changed; else None (nothing written)."""
+    folder = _folder(argv)
+    if folder is None:
+        return None
+    stored = storedfiles.open_file(folder, _key(argv))
+    if stored is None:
+        return None
+    with stored:
+        entry = _read(stored.read())
+        if entry is None or not _unchanged(entry.started, entry.inputs):
+            return None
+        storedfiles.used(folder, stored, KEPT)
+    for stream, data in entry.chunks:
+        out = (sys.stdout if stream == 1 else sys.stderr).buffer
+        out.write(data)
+        out.flush()
+    return entry.code
+
+
+def record(argv: list[str], run: Callable[[], int]) -> int:
+    """Run the command (`run` returns its exit code) and store what it wrote with what it read,
+    when it can be replayed; without a cache folder for it, just run it."""
+    folder = _folder(argv)
+    if folder is None or not all(isinstance(s, io.TextIOWrapper) for s in (sys.stdout, sys.stderr)):
+        return run()
+    recorder = _Recorder(str(folder.parent))
+    started = time.time_ns()
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = (_tee(1, sys.stdout, recorder), _tee(2, sys.stderr, recorder))
+    recorder.start()
+    code: object = 3
+    try:
+        code = run()
+    except SystemExit as exc:
+        code = 0 if exc.code is None else exc.code
+        raise
+    except BaseException:
+        recorder.spoiled = True
+        raise
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            recorder.spoiled = True
+        sys.stdout, sys.stderr = streams
+        recorder.stop()
+        if type(code) is int and code in STORED_CODES and not recorder.spoiled:
+            inputs = recorder.inputs()
+            if _settled(inputs, started):
+                storedfiles.put(folder, _key(argv), _encode(started, code, inputs, recorder.chunks), KEPT)
+    return code
+
+
+def _folder(argv: list[str]) -> Path | None:
+    """The folder of stored commands, for a command line that may be served; else None."""
+    if not argv or argv[0] not in COMMANDS or "--no-cache" in argv:
+        return None
+    return storedfiles.default_dir().absolute() / FOLDER
+
+
+def _key(argv: list[str]) -> str:
+    ttys = [os.isatty(fd) for fd in (0, 1, 2)]
+    sizes = [tuple(os.get_terminal_size(fd)) if ttys[fd] else None for fd in (1, 2)]
+    environment = sorted((k, v) for k, v in os.environ.items() if k not in VOLATILE_ENVIRONMENT)
+    digest = hashlib.blake2b(digest_size=32)
+    for part in (FORMAT, sys.version, sys.executable, repr(sys.flags), os.getcwd(), repr(argv), repr(ttys), repr(sizes),
+                 repr(environment)):
+        digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    return digest.hexdigest()
+
+
+def _view(path: str, how: str, real_stat: Callable[..., os.stat_result] = os.stat) -> View:
+    """What a stat of the input shows: a folder only stat'ed, its identity (kind, inode, device);
+    anything else, its kind, size, mtime, ctime, inode and device; an error, its number negated."""
+    try:
+        info = real_stat(path, follow_symlinks=how != "l")
+    except OSError as exc:
+        return [-(exc.errno or 1)]
+    kind = stat.S_IFMT(info.st_mode)
+    if how != "f" and stat.S_ISDIR(info.st_mode):
+        return [kind, info.st_ino, info.st_dev]
+    return [kind, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev]
+
+
+def _settled(inputs: list[tuple[str, str, View]], started: int) -> bool:
+    """Whether every input was last changed well before the run started (else a change in the
+    same tick as the run's read could keep its stamp: the entry could never be trusted)."""
+    return all(len(view) < 6 or max(view[2], view[3]) < started - RACY_NS for _, _, view in inputs)
+
+
+def _unchanged(started: int, inputs: list[tuple[str, str, View]]) -> bool:
+    return _settled(inputs, started) and all(_view(path, how) == view for path, how, view in inputs)
+
+
+class _Recorder:
+    """What a run reads, and whether it did anything that keeps it from being stored."""
+
+    def __init__(self, cache_dir: str) -> None:
+        self.cwd = os.getcwd()
+        self.cache_dir = cache_dir
+        self.ignored = (*(os.path.join(p, "") for p in {cache_dir, os.path.realpath(cache_dir)}), "/proc/", "/dev/")
+        self.met: dict[tuple[str, str], None] = {}
+        self.chunks: list[tuple[int, bytes]] = []
+        self.spoiled = False
+        self.active = False
+        self.real = os.stat, os.lstat, os.access
+
+    def start(self) -> None:
+        real_stat, real_lstat, real_access = self.real
+
+        def stat_(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+            self._met(path, "s" if kwargs.get("follow_symlinks", True) else "l")
+            return real_stat(path, *args, **kwargs)
+
+        def lstat_(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+            self._met(path, "l")
+            return real_lstat(path, *args, **kwargs)
+
+        def access_(path: Any, *args: Any, **kwargs: Any) -> bool:
+            self._met(path, "s")
+            return real_access(path, *args, **kwargs)
+
+        setattr(os, "stat", stat_)  # noqa: B010 (assigned for the recorded run only, put back by stop)
+        setattr(os, "lstat", lstat_)  # noqa: B010
+        setattr(os, "access", access_)  # noqa: B010
+        self.active = True
+        if not _Recorder.hooked:
+            sys.addaudithook(_Recorder._event)
+            _Recorder.hooked = True
+        _Recorder.current = self
+
+    def stop(self) -> None:
+        self.active = False
+        _Recorder.current = None
+        for name, function in zip(("stat", "lstat", "access"), self.real, strict=True):
+            setattr(os, name, function)
+
+    hooked = False
+    current: _Recorder | None = None
+
+    @staticmethod
+    def _event(name: str, args: tuple[Any, ...]) -> None:
+        recorder = _Recorder.current
+        if recorder is None or not recorder.active:
+            return
+        if name == "open":
+            path, mode, flags = args
+            if isinstance(path, int):
+                return
+            writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) \
+                or (isinstance(flags, int) and flags & WRITE_FLAGS)
+            if writes:
+                recorder._changed(path)
+            elif not os.fsdecode(path).endswith(".pyc"):  # the module's source is the input
+                recorder._met(path, "f")
+        elif name in ("os.listdir", "os.scandir"):
+            recorder._met("." if args[0] is None else args[0], "f")
+        elif name in CHANGES:
+            recorder._changed(args[0])
+        elif name in STARTS:
+            recorder.spoiled = True
+
+    def _met(self, path: Any, how: str) -> None:
+        if not self.active:
+            return
+        if isinstance(path, int):  # a descriptor: a folder listed through it is not known by name
+            self.spoiled = self.spoiled or how == "f"
+            return
+        try:
+            name = os.fsdecode(os.fspath(path))
+        except TypeError:
+            self.spoiled = True
+            return
+        if not self._ignored(name):
+            self.met[(name, how)] = None
+
+    def _changed(self, path: Any) -> None:
+        try:
+            name = os.fsdecode(os.fspath(path))
+        except TypeError:
+            name = ""
+        if not name or not (self._ignored(name) or os.path.join(self.cache_dir, "").startswith(os.path.join(name, ""))):
+            self.spoiled = True  # (the cache folder's own ancestors are made when missing)
+
+    def _ignored(self, name: str) -> bool:
+        """Whether `name` is in the cache folder (or the system's pseudo-files), not an input."""
+        return os.path.join(self.cwd, name, "").startswith(self.ignored)
+
+    def inputs(self) -> list[tuple[str, str, View]]:
+        """Each input with what a stat of it shows now, the modules the run imported among them."""
+        for module in list(sys.modules.values()):
+            file = getattr(module, "__file__", None)
+            if isinstance(file, str) and not self._ignored(file):
+                self.met[(file, "f")] = None
+        # a path opened or listed needs no stat of its own: its whole stamp is kept
+        return [(path, how, _view(path, how, self.real[0])) for path, how in self.met
+                if how != "s" or (path, "f") not in self.met]
+
+
+def _tee(fd: int, stream: TextIO, recorder: _Recorder) -> TextIO:
+    """A text stream like `stream` (encoding, errors, buffering, isatty) whose bytes go to it and
+    are kept, in order with the other stream's, in `recorder.chunks`."""
+    assert isinstance(stream, io.TextIOWrapper)
+    raw = _Tee(fd, stream, recorder)
+    return io.TextIOWrapper(io.BufferedWriter(raw), encoding=stream.encoding, errors=stream.errors,
+                            line_buffering=stream.line_buffering, write_through=stream.write_through)
+
+
+class _Tee(io.RawIOBase):
+    def __init__(self, fd: int, stream: io.TextIOWrapper, recorder: _Recorder) -> None:
+        self.fd, self.stream, self.recorder = fd, stream, recorder
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    def write(self, data: Any) -> int:
+        piece = bytes(data)
+        chunks = self.recorder.chunks
+        if chunks and chunks[-1][0] == self.fd:
+            chunks[-1] = (self.fd, chunks[-1][1] + piece)
+        else:
+            chunks.append((self.fd, piece))
+        self.stream.buffer.write(piece)
+        self.stream.buffer.flush()
+        return len(piece)
+
+
+class _Entry:
+    def __init__(self, started: int, code: int, inputs: list[tuple[str, str, View]],
+                 chunks: list[tuple[int, bytes]]) -> None:
+        self.started, self.code, self.inputs, self.chunks = started, code, inputs, chunks
+
+
+def _encode(started: int, code: int, inputs: list[tuple[str, str, View]], chunks: list[tuple[int, bytes]]) -> list[bytes]:
+    header = json.dumps({"started": started, "code": code, "inputs": [list(i) for i in inputs],
+                         "chunks": [[stream, len(data)] for stream, data in chunks]},
+                        ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogateescape")
+    return [MAGIC + b"%016d\n" % len(header) + header, *(data for _, data in chunks)]
+
+
+def _read(data: bytes) -> _Entry | None:
+    """The entry stored in `data`; None unless every field has its type and the sizes add up."""
+    prefix = data[:PREFIX]
+    if len(prefix) != PREFIX or not prefix.startswith(MAGIC) or not prefix[len(MAGIC):-1].isdigit():
+        return None
+    length = int(prefix[len(MAGIC):-1])
+    if length > HEADER_MAX:
+        return None
+    try:
+        header: Any = json.loads(data[PREFIX:PREFIX + length].decode("utf-8", "surrogateescape"))
+        started, code, inputs, sizes = header["started"], header["code"], header["inputs"], header["chunks"]
+    except (ValueError, KeyError, TypeError, RecursionError):
+        return None
+    if type(started) is not int or type(code) is not int or code not in STORED_CODES \
+            or type(inputs) is not list or type(sizes) is not list:
+        return None
+    checked: list[tuple[str, str, View]] = []
+    for item in inputs:
+        if not (type(item) is list and len(item) == 3 and type(item[0]) is str and item[1] in HOW
+                and type(item[2]) is list and len(item[2]) in (1, 3, 6) and all(type(n) is int for n in item[2])):
+            return None
+        checked.append((item[0], item[1], item[2]))
+    chunks, at = [], PREFIX + length
+    for item in sizes:
+        if not (type(item) is list and len(item) == 2 and item[0] in (1, 2) and type(item[1]) is int and item[1] >= 0):
+            return None
+        chunks.append((item[0], data[at:at + item[1]]))
+        at += item[1]
+    if at != len(data):
+        return None
+    return _Entry(started, code, checked, chunks)
