@@ -17,9 +17,7 @@ the bytes: data only); one of the wrong shape is a miss. Nothing here imports be
 library's os layer: a hit costs the interpreter's start, the stats and the copy."""
 from __future__ import annotations
 
-import hashlib
 import io
-import json
 import os
 import stat
 import sys
@@ -29,6 +27,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from migrate.scan import storedfiles
+
+try:  # hashlib's blake2b itself, without the ~2 ms of importing hashlib (OpenSSL's binding)
+    from _blake2 import blake2b as _blake2b
+except ImportError:  # an interpreter built without it
+    from hashlib import blake2b as _blake2b
 
 COMMANDS = frozenset({"lint", "stack"})  # their output is a function of what they read, and has no time in it
 FOLDER = "commands"
@@ -124,7 +127,7 @@ def _key(argv: list[str]) -> str:
     ttys = [os.isatty(fd) for fd in (0, 1, 2)]
     sizes = [tuple(os.get_terminal_size(fd)) if ttys[fd] else None for fd in (1, 2)]
     environment = sorted((k, v) for k, v in os.environ.items() if k not in VOLATILE_ENVIRONMENT)
-    digest = hashlib.blake2b(digest_size=32)
+    digest = _blake2b(digest_size=32)
     for part in (FORMAT, sys.version, sys.executable, repr(sys.flags), os.getcwd(), repr(argv), repr(ttys), repr(sizes),
                  repr(environment)):
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
@@ -252,11 +255,19 @@ class _Recorder:
         """Each input with what a stat of it shows now, the modules the run imported among them."""
         for module in list(sys.modules.values()):
             file = getattr(module, "__file__", None)
-            if isinstance(file, str) and not self._ignored(file):
+            if isinstance(file, str) and not self._ignored(file) and not _standard_library(file):
                 self.met[(file, "f")] = None
         # a path opened or listed needs no stat of its own: its whole stamp is kept
         return [(path, how, _view(path, how, self.real[0])) for path, how in self.met
                 if how != "s" or (path, "f") not in self.met]
+
+
+STANDARD_LIBRARY = os.path.join(os.path.dirname(os.__file__), "")
+
+
+def _standard_library(file: str) -> bool:
+    """Whether a module is the interpreter's own (its release, in the key, stands for it), not an installed one."""
+    return file.startswith(STANDARD_LIBRARY) and "-packages" not in file[len(STANDARD_LIBRARY):]
 
 
 def _tee(fd: int, stream: TextIO, recorder: _Recorder) -> TextIO:
@@ -300,9 +311,12 @@ class _Entry:
 
 
 def _encode(started: int, code: int, inputs: list[tuple[str, str, View]], chunks: list[tuple[int, bytes]]) -> list[bytes]:
-    header = json.dumps({"started": started, "code": code, "inputs": [list(i) for i in inputs],
-                         "chunks": [[stream, len(data)] for stream, data in chunks]},
-                        ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogateescape")
+    """The prefix (magic, header length), the header (fields separated by NUL, which no path holds:
+    the run's start, its exit code, each chunk's stream and size, each input's way, name and view),
+    then the chunks' bytes."""
+    fields = [str(started), str(code), str(len(chunks)), *(f"{stream}\0{len(data)}" for stream, data in chunks),
+              str(len(inputs)), *(f"{how}\0{path}\0{','.join(map(str, view))}" for path, how, view in inputs)]
+    header = "\0".join(fields).encode("utf-8", "surrogateescape")
     return [MAGIC + b"%016d\n" % len(header) + header, *(data for _, data in chunks)]
 
 
@@ -312,28 +326,33 @@ def _read(data: bytes) -> _Entry | None:
     if len(prefix) != PREFIX or not prefix.startswith(MAGIC) or not prefix[len(MAGIC):-1].isdigit():
         return None
     length = int(prefix[len(MAGIC):-1])
-    if length > HEADER_MAX:
+    if length > HEADER_MAX or PREFIX + length > len(data):
         return None
     try:
-        header: Any = json.loads(data[PREFIX:PREFIX + length].decode("utf-8", "surrogateescape"))
-        started, code, inputs, sizes = header["started"], header["code"], header["inputs"], header["chunks"]
-    except (ValueError, KeyError, TypeError, RecursionError):
-        return None
-    if type(started) is not int or type(code) is not int or code not in STORED_CODES \
-            or type(inputs) is not list or type(sizes) is not list:
-        return None
-    checked: list[tuple[str, str, View]] = []
-    for item in inputs:
-        if not (type(item) is list and len(item) == 3 and type(item[0]) is str and item[1] in HOW
-                and type(item[2]) is list and len(item[2]) in (1, 3, 6) and all(type(n) is int for n in item[2])):
+        fields = iter(data[PREFIX:PREFIX + length].decode("utf-8", "surrogateescape").split("\0"))
+        started, code = _number(next(fields)), _number(next(fields))
+        chunks, at = [], PREFIX + length
+        for _ in range(_number(next(fields))):
+            stream, size = _number(next(fields)), _number(next(fields))
+            if stream not in (1, 2):
+                return None
+            chunks.append((stream, data[at:at + size]))
+            at += size
+        inputs = []
+        for _ in range(_number(next(fields))):
+            how, path, view = next(fields), next(fields), [int(n) for n in next(fields).split(",")]
+            if how not in HOW or len(view) not in (1, 3, 6):
+                return None
+            inputs.append((path, how, view))
+        if next(fields, None) is not None or at != len(data) or code not in STORED_CODES:
             return None
-        checked.append((item[0], item[1], item[2]))
-    chunks, at = [], PREFIX + length
-    for item in sizes:
-        if not (type(item) is list and len(item) == 2 and item[0] in (1, 2) and type(item[1]) is int and item[1] >= 0):
-            return None
-        chunks.append((item[0], data[at:at + item[1]]))
-        at += item[1]
-    if at != len(data):
+    except (ValueError, StopIteration):
         return None
-    return _Entry(started, code, checked, chunks)
+    return _Entry(started, code, inputs, chunks)
+
+
+def _number(field: str) -> int:
+    """A non-negative decimal number, else ValueError."""
+    if not field.isdigit() or not field.isascii():
+        raise ValueError(field)
+    return int(field)

@@ -166,20 +166,36 @@ def test_options_and_environment_are_part_of_the_key(trees: Path, tmp_path: Path
     assert cli(cwd, "lint", "kernel.cu", "--no-cache", cache=cache).computed
 
 
+def _rewritten(data: bytes, *, code: int | None = None, extra_input: tuple[str, str, list[int]] | None = None,
+               stream: int | None = None) -> bytes:
+    """The stored entry with one field changed, written as a well-formed entry (lengths right)."""
+    entry = replay._read(data)
+    assert entry is not None
+    inputs = [*entry.inputs, *([extra_input] if extra_input else [])]
+    chunks = [(stream, chunk) for _, chunk in entry.chunks] if stream else entry.chunks
+    return b"".join(replay._encode(entry.started, entry.code if code is None else code, inputs, chunks))
+
+
 @pytest.mark.parametrize("spoil", [
     lambda data: data[:len(data) // 2],                                        # cut short
     lambda data: b"garbage",
-    lambda data: data.replace(b'"code":', b'"code":"x","c":', 1),              # a string where a number belongs
-    lambda data: data.replace(b'"inputs":[', b'"inputs":[["/etc/hostname","f",[1,2,3,4]],', 1),  # a view of no shape
-    lambda data: data[:len(replay.MAGIC)] + b"9" * 16 + data[len(replay.MAGIC) + 16:],  # a header too long
     lambda data: data + b"trailing",
-], ids=["short", "garbage", "typed", "shape", "length", "trailing"])
+    lambda data: data[:len(replay.MAGIC)] + b"9" * 16 + data[len(replay.MAGIC) + 16:],  # a header too long
+    lambda data: data.replace(b"\x001\x00", b"\x00x\x00", 1),                   # a word where a number belongs
+    lambda data: _rewritten(data, code=3),                                     # an internal error is never stored
+    lambda data: _rewritten(data, stream=3),
+    lambda data: _rewritten(data, extra_input=("/etc/hostname", "f", [1, 2, 3, 4])),  # a view of no shape
+    lambda data: _rewritten(data, extra_input=("/etc/hostname", "x", [1])),            # no such way
+    lambda data: _rewritten(data, extra_input=("/etc/hostname", "f", [32768, 0, 0, 0, 0, 0])),  # not as it is
+], ids=["short", "garbage", "trailing", "length", "word", "code", "stream", "shape", "way", "stale"])
 def test_a_bad_entry_is_a_miss_not_a_crash(trees: Path, tmp_path: Path, spoil) -> None:  # type: ignore[no-untyped-def]
     cwd = trees / "corrupt"
     cache = tmp_path / "cache"
     first = cli(cwd, "lint", "kernel.cu", cache=cache)
     (entry,) = (cache / replay.FOLDER).iterdir()
-    entry.write_bytes(spoil(entry.read_bytes()))
+    stored = entry.read_bytes()
+    assert replay._read(stored) is not None and spoil(stored) != stored
+    entry.write_bytes(spoil(stored))
     again = cli(cwd, "lint", "kernel.cu", cache=cache)
     assert again.computed and (again.code, again.out, again.err) == (first.code, first.out, first.err)
 
