@@ -35,7 +35,7 @@ __global__ void reduce(float* v, int n) {{
 """
 
 
-RACY_SECONDS = 3.5  # migrate.replay.RACY_NS and a margin
+RACY_SECONDS = 3.5  # migrate.scan.replay.RACY_NS and a margin
 
 
 def timed(args: list[str], env: dict[str, str]) -> float:
@@ -144,7 +144,7 @@ def main() -> int:
             timed(lint, before)
             alternated({"this code: lint, rule cache warm": env, "--before's code: lint, rule cache warm": before},
                        args.repeat, lint, new_text)
-        # the same file again, nothing changed: served from the last run (migrate.replay), once the
+        # the same file again, nothing changed: served from the last run (migrate.scan.replay), once the
         # file and its folder are older than the racy-stamp margin
         source.write_text(KERNEL.format(run=0))
         time.sleep(RACY_SECONDS)

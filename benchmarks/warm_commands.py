@@ -65,7 +65,7 @@ def main() -> int:
         first = {name: measure.run(command, env=env, cwd=str(ROOT)) for name, command in commands.items()}
         for name, run in first.items():
             print(f"  {name:<6} first run {run.seconds:.2f} s (exit {run.returncode})")
-        # a first run with workers is not stored whole (migrate.replay): the second, warm one is
+        # a first run with workers is not stored whole (migrate.scan.replay): the second, warm one is
         for command in commands.values():
             measure.run(command, env=env, cwd=str(ROOT))
         runs: dict[str, list[measure.Run]] = {name: [] for name in commands}

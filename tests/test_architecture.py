@@ -14,7 +14,7 @@ BASE = {"model", "model_report", "vocabulary", "compat", "jsonio", "safetext", "
 ALLOWED: dict[str, set[str]] = {
     "model": set(), "model_report": set(), "vocabulary": set(), "compat": set(), "jsonio": set(), "safetext": set(),
     "schemas": set(), "settings_schema": set(),
-    "scan.cache": {"model", "scan.storedfiles"}, "scan.storedfiles": set(), "replay": {"scan.storedfiles"},
+    "scan.cache": {"model", "scan.storedfiles"}, "scan.storedfiles": set(), "scan.replay": {"scan.storedfiles"},
     "scan.readfile": {"model"}, "scan.statcache": {"scan.cache", "scan.readfile"},
     "scan.discover": {"model", "vcs"},
     "rulebase": set(), "settings": {"rulebase", "settings_schema"},
@@ -27,7 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "precise": {"scan.match", "rulebase", "settings"},
     "hipclang": {"rulebase", "precise", "settings", "hipify", "extract"},
     "workloads": {"rulebase"},
-    "vcs": set(),
+    "vcs": {"scan.replay"},
     "scan.project": {"scan.cache", "scan.discover", "extract", "scan.match", "scan.layout", "scan.analyse", "hipify",
                      "precise",
                      "hipclang", "workloads", "rulebase", "settings", "vcs", "stack"},

@@ -1,4 +1,4 @@
-"""A lint or stack served whole from its last run (migrate.replay), through the real CLI in a
+"""A lint or stack served whole from its last run (migrate.scan.replay), through the real CLI in a
 subprocess: the same bytes, streams and exit code as a run that computes them; served without
 importing click or the extractors; never served after anything it read changed; a bad entry is
 a miss."""
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from migrate import replay
+from migrate.scan import replay
 from tests.conftest import ROOT
 
 # The CLI's process entry, noting at exit which modules the run imported (in the file named first).
@@ -25,7 +25,7 @@ run()
 """
 KERNEL = "#include <cuda_runtime.h>\n__global__ void k(float* v) { v[threadIdx.x] = 0; }\n" \
          "void f(float** p) { cudaMalloc(p, 4); }\n"
-TREES = ("hit", "edit", "folder", "config", "rule", "stack", "env", "corrupt", "output", "merged")
+TREES = ("hit", "edit", "folder", "config", "rule", "stack", "env", "corrupt", "output", "merged", "git", "index")
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,12 @@ def trees(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (top / name / "kernel.cu").write_text(KERNEL)
     (top / "stack" / "requirements.txt").write_text("torch==2.6.0\n")
     (top / "env" / "requirements.txt").write_text("torch==2.6.0\n")
+    for checkout in (top / "git", top / "index") if shutil.which("git") else ():
+        subprocess.run(["git", "init", "-q", str(checkout)], check=True)
+        (checkout / "other.cu").write_text("void g(void* p) { cudaFree(p); }\n")
+        (checkout / "tracked.cu").write_text("void h(void* p) { cudaFree(p); }\n")
+        (checkout / ".gitignore").write_text("tracked.cu\n")
+        subprocess.run(["git", "-C", str(checkout), "add", "-f", "tracked.cu"], check=True)  # tracked, so listed
     shutil.copytree(ROOT / "rules", top / "rule" / "own-rules", ignore=shutil.ignore_patterns("compiled.json"))
     time.sleep(replay.RACY_NS / 1e9 + 0.3)
     return top
@@ -173,7 +179,7 @@ def _rewritten(data: bytes, *, code: int | None = None, extra_input: tuple[str, 
     assert entry is not None
     inputs = [*entry.inputs, *([extra_input] if extra_input else [])]
     chunks = [(stream, chunk) for _, chunk in entry.chunks] if stream else entry.chunks
-    return b"".join(replay._encode(entry.started, entry.code if code is None else code, inputs, chunks))
+    return b"".join(replay._encode(entry.started, entry.code if code is None else code, inputs, chunks, entry.queries))
 
 
 @pytest.mark.parametrize("spoil", [
@@ -228,3 +234,26 @@ def test_an_input_changed_just_before_the_run_is_never_trusted(tmp_path: Path) -
     for _ in range(2):
         assert cli(tmp_path, "lint", "kernel.cu", cache=tmp_path / "cache").computed
     assert not (tmp_path / "cache" / replay.FOLDER).exists()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_in_a_git_checkout_what_git_answers_is_an_input(trees: Path, tmp_path: Path) -> None:
+    """lint asks git which files it would not ignore: a hit asks again and compares the answer."""
+    cwd = trees / "git"
+    first = cli(cwd, "lint", cache=tmp_path / "cache")
+    assert b"other.cu" in first.out and not cli(cwd, "lint", cache=tmp_path / "cache").computed
+    exclude = cwd / ".git" / "info" / "exclude"
+    exclude.write_text(exclude.read_text() + "other.cu\n")
+    ignored = cli(cwd, "lint", cache=tmp_path / "cache")
+    assert ignored.computed and b"other.cu" not in ignored.out and b"kernel.cu" in ignored.out
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_change_only_git_sees_is_a_miss(trees: Path, tmp_path: Path) -> None:
+    """An ignored file leaves the index: no file the run read changed, only git's answer."""
+    cwd = trees / "index"
+    first = cli(cwd, "lint", "-f", "json", cache=tmp_path / "cache")
+    assert b"tracked.cu" in first.out and not cli(cwd, "lint", "-f", "json", cache=tmp_path / "cache").computed
+    subprocess.run(["git", "-C", str(cwd), "rm", "-q", "--cached", "tracked.cu"], check=True)
+    untracked = cli(cwd, "lint", "-f", "json", cache=tmp_path / "cache")
+    assert untracked.computed and b"tracked.cu" not in untracked.out

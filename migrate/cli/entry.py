@@ -1,12 +1,12 @@
 """The process entry (the console script, `python -m migrate`). A command line whose output is
-stored and whose inputs did not change is replayed (migrate.replay) before click or any command
+stored and whose inputs did not change is replayed (migrate.scan.replay) before click or any command
 is imported; otherwise main() runs, recorded for the next time."""
 from __future__ import annotations
 
 import sys
 from typing import NoReturn
 
-from migrate import replay
+from migrate.scan import replay
 
 
 def run() -> NoReturn:

@@ -203,7 +203,7 @@ class Cache:
     def put_report(self, key: str, parts: Iterable[bytes]) -> None:
         """Store a report's bytes under `key`, keeping the REPORTS_KEPT most recently used."""
         if self.path is not None:
-            storedfiles.put(self.path.parent / REPORTS_DIR, key, parts, REPORTS_KEPT)
+            storedfiles.put(self.path.parent / REPORTS_DIR, key, parts, kept=REPORTS_KEPT)
 
     def _keep(self, table: str, count: int) -> None:
         db = self._connect()

@@ -1,6 +1,6 @@
 """Files kept in the cache directory, one per key, least recently used first out: the report
 cache's rendered reports (migrate.scan.reportcache) and the replayed outputs of whole commands
-(migrate.replay). Imports nothing but the standard library's os layer, so that a command served
+(migrate.scan.replay). Imports nothing but the standard library's os layer, so that a command served
 from here starts as lightly as the interpreter."""
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def used(folder: Path, stored: BinaryIO, kept: int) -> None:
         pass
 
 
-def put(folder: Path, key: str, parts: Iterable[bytes], kept: int) -> None:
+def put(folder: Path, key: str, parts: Iterable[bytes], *, kept: int) -> None:
     """Store `parts` under `key` (written aside, then renamed into place), keeping the `kept` most
     recently used files of the folder."""
     aside = folder / f".{key}.{os.getpid()}"

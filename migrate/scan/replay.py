@@ -22,7 +22,7 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -71,7 +71,7 @@ def serve(argv: list[str]) -> int | None:
         return None
     with stored:
         entry = _read(stored.read())
-        if entry is None or not _unchanged(entry.started, entry.inputs):
+        if entry is None or not _unchanged(entry.started, entry.inputs) or not _same_answers(entry.queries):
             return None
         storedfiles.used(folder, stored, KEPT)
     for stream, data in entry.chunks:
@@ -112,8 +112,58 @@ def record(argv: list[str], run: Callable[[], int]) -> int:
         if type(code) is int and code in STORED_CODES and not recorder.spoiled:
             inputs = recorder.inputs()
             if _settled(inputs, started):
-                storedfiles.put(folder, _key(argv), _encode(started, code, inputs, recorder.chunks), KEPT)
+                storedfiles.put(folder, _key(argv), _encode(started, code, inputs, recorder.chunks, recorder.queries), kept=KEPT)
     return code
+
+
+Query = tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...], int, str]  # argv, dropped, set, timeout, digest
+
+
+def query(argv: list[str], *, env: dict[str, str], timeout: int) -> tuple[int, bytes, bytes]:
+    """Run a program that only reads and answers (`git ls-files`, `git config --get`): its exit
+    code, stdout and stderr. In a recorded run its answer is an input: the command line, the
+    environment it got (as names dropped from this process's and values set over it) and a digest
+    of the answer are kept, and a hit runs it again and compares. Raises subprocess.TimeoutExpired."""
+    import subprocess
+
+    recorder = _Recorder.current
+    if recorder is not None:
+        recorder.querying = True
+    try:
+        done = subprocess.run(argv, env=env, capture_output=True, stdin=subprocess.DEVNULL, timeout=timeout, check=False)
+    finally:
+        if recorder is not None:
+            recorder.querying = False
+    if recorder is not None and recorder.active:
+        dropped = tuple(sorted(k for k in os.environ if k not in env))
+        given = tuple(sorted((k, v) for k, v in env.items() if os.environ.get(k) != v))
+        recorder.queries.append((tuple(argv), dropped, given, timeout, _answer(done.returncode, done.stdout, done.stderr)))
+    return done.returncode, done.stdout, done.stderr
+
+
+def _answer(code: int, out: bytes, err: bytes) -> str:
+    digest = _blake2b(digest_size=32)
+    for part in (str(code).encode(), out, err):
+        digest.update(b"%d\0" % len(part) + part)
+    return digest.hexdigest()
+
+
+def _same_answers(queries: list[Query]) -> bool:
+    """Whether each program asked in the recorded run answers the same now."""
+    if not queries:
+        return True
+    import subprocess
+
+    for argv, dropped, given, timeout, answer in queries:
+        env = {**{k: v for k, v in os.environ.items() if k not in dropped}, **dict(given)}
+        try:
+            done = subprocess.run(list(argv), env=env, capture_output=True, stdin=subprocess.DEVNULL, timeout=timeout,
+                                  check=False)
+        except (OSError, subprocess.SubprocessError):
+            return False
+        if _answer(done.returncode, done.stdout, done.stderr) != answer:
+            return False
+    return True
 
 
 def _folder(argv: list[str]) -> Path | None:
@@ -168,6 +218,8 @@ class _Recorder:
         self.chunks: list[tuple[int, bytes]] = []
         self.spoiled = False
         self.active = False
+        self.querying = False  # a program started by `query` (its answer is an input)
+        self.queries: list[Query] = []
         self.real = os.stat, os.lstat, os.access
 
     def start(self) -> None:
@@ -222,7 +274,7 @@ class _Recorder:
             recorder._met("." if args[0] is None else args[0], "f")
         elif name in CHANGES:
             recorder._changed(args[0])
-        elif name in STARTS:
+        elif name in STARTS and not (name == "subprocess.Popen" and recorder.querying):
             recorder.spoiled = True
 
     def _met(self, path: Any, how: str) -> None:
@@ -306,16 +358,18 @@ class _Tee(io.RawIOBase):
 
 class _Entry:
     def __init__(self, started: int, code: int, inputs: list[tuple[str, str, View]],
-                 chunks: list[tuple[int, bytes]]) -> None:
-        self.started, self.code, self.inputs, self.chunks = started, code, inputs, chunks
+                 chunks: list[tuple[int, bytes]], queries: list[Query]) -> None:
+        self.started, self.code, self.inputs, self.chunks, self.queries = started, code, inputs, chunks, queries
 
 
-def _encode(started: int, code: int, inputs: list[tuple[str, str, View]], chunks: list[tuple[int, bytes]]) -> list[bytes]:
+def _encode(started: int, code: int, inputs: list[tuple[str, str, View]], chunks: list[tuple[int, bytes]],
+            queries: Sequence[Query] = ()) -> list[bytes]:
     """The prefix (magic, header length), the header (fields separated by NUL, which no path holds:
     the run's start, its exit code, each chunk's stream and size, each input's way, name and view),
     then the chunks' bytes."""
     fields = [str(started), str(code), str(len(chunks)), *(f"{stream}\0{len(data)}" for stream, data in chunks),
-              str(len(inputs)), *(f"{how}\0{path}\0{','.join(map(str, view))}" for path, how, view in inputs)]
+              str(len(inputs)), *(f"{how}\0{path}\0{','.join(map(str, view))}" for path, how, view in inputs),
+              str(len(queries)), *("\0".join(_query_fields(q)) for q in queries)]
     header = "\0".join(fields).encode("utf-8", "surrogateescape")
     return [MAGIC + b"%016d\n" % len(header) + header, *(data for _, data in chunks)]
 
@@ -344,11 +398,28 @@ def _read(data: bytes) -> _Entry | None:
             if how not in HOW or len(view) not in (1, 3, 6):
                 return None
             inputs.append((path, how, view))
+        queries = [_query(fields) for _ in range(_number(next(fields)))]
         if next(fields, None) is not None or at != len(data) or code not in STORED_CODES:
             return None
     except (ValueError, StopIteration):
         return None
-    return _Entry(started, code, inputs, chunks)
+    return _Entry(started, code, inputs, chunks, queries)
+
+
+def _query_fields(query: Query) -> list[str]:
+    argv, dropped, given, timeout, answer = query
+    return [str(len(argv)), *argv, str(len(dropped)), *dropped, str(len(given)), *(f for item in given for f in item),
+            str(timeout), answer]
+
+
+def _query(fields: Iterator[str]) -> Query:
+    argv = tuple(next(fields) for _ in range(_number(next(fields))))
+    dropped = tuple(next(fields) for _ in range(_number(next(fields))))
+    given = tuple((next(fields), next(fields)) for _ in range(_number(next(fields))))
+    timeout, answer = _number(next(fields)), next(fields)
+    if not argv or len(answer) != 64:
+        raise ValueError("a query of no shape")
+    return argv, dropped, given, timeout, answer
 
 
 def _number(field: str) -> int:
