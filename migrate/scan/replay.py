@@ -64,7 +64,7 @@ def serve(argv: list[str]) -> int | None:
     """Write the stored output of this command line and return its exit code, when an entry for
     it exists and nothing it read changed; else None (nothing written)."""
     folder = _folder(argv)
-    if folder is None:
+    if folder is None or not _plain_streams():
         return None
     stored = storedfiles.open_file(folder, _key(argv))
     if stored is None:
@@ -85,8 +85,9 @@ def record(argv: list[str], run: Callable[[], int]) -> int:
     """Run the command (`run` returns its exit code) and store what it wrote with what it read,
     when it can be replayed; without a cache folder for it, just run it."""
     folder = _folder(argv)
-    if folder is None or not all(isinstance(s, io.TextIOWrapper) for s in (sys.stdout, sys.stderr)):
+    if folder is None or not _plain_streams():
         return run()
+    key = _key(argv)  # as the process started: the run may change its own environment
     recorder = _Recorder(str(folder.parent))
     started = time.time_ns()
     streams = sys.stdout, sys.stderr
@@ -112,7 +113,7 @@ def record(argv: list[str], run: Callable[[], int]) -> int:
         if type(code) is int and code in STORED_CODES and not recorder.spoiled:
             inputs = recorder.inputs()
             if _settled(inputs, started):
-                storedfiles.put(folder, _key(argv), _encode(started, code, inputs, recorder.chunks, recorder.queries), kept=KEPT)
+                storedfiles.put(folder, key, _encode(started, code, inputs, recorder.chunks, recorder.queries), kept=KEPT)
     return code
 
 
@@ -164,6 +165,11 @@ def _same_answers(queries: list[Query]) -> bool:
         if _answer(done.returncode, done.stdout, done.stderr) != answer:
             return False
     return True
+
+
+def _plain_streams() -> bool:
+    """Whether stdout and stderr are the interpreter's own kind of stream (not closed, not replaced)."""
+    return all(isinstance(s, io.TextIOWrapper) for s in (sys.stdout, sys.stderr))
 
 
 def _folder(argv: list[str]) -> Path | None:
