@@ -60,7 +60,7 @@ def main() -> int:
                                      "PYTHONPATH": path_env})
         commands = {name: [sys.executable, "-m", "migrate", *(a.format(path=path) for a in COMMANDS[name])]
                     for name in args.commands}
-        print(f"{path}: {os.cpu_count()} CPUs, {args.repeat} alternated runs each after one that fills the caches; "
+        print(f"{path}: {os.cpu_count()} CPUs, {args.repeat} alternated runs each after two that fill the caches; "
               f"load average now {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         first = {name: measure.run(command, env=env, cwd=str(ROOT)) for name, command in commands.items()}
         for name, run in first.items():
