@@ -173,13 +173,18 @@ def test_options_and_environment_are_part_of_the_key(trees: Path, tmp_path: Path
 
 
 def _rewritten(data: bytes, *, code: int | None = None, extra_input: tuple[str, str, list[int]] | None = None,
-               stream: int | None = None) -> bytes:
+               stream: int | None = None, query: tuple[str, ...] = ()) -> bytes:
     """The stored entry with one field changed, written as a well-formed entry (lengths right)."""
     entry = replay._read(data)
     assert entry is not None
     inputs = [*entry.inputs, *([extra_input] if extra_input else [])]
     chunks = [(stream, chunk) for _, chunk in entry.chunks] if stream else entry.chunks
-    return b"".join(replay._encode(entry.started, entry.code if code is None else code, inputs, chunks, entry.queries))
+    queries = [*entry.queries, *([(query, (), (), 30, "0" * 64)] if query else [])]
+    return b"".join(replay._encode(entry.started, entry.code if code is None else code, inputs, chunks, queries))
+
+
+PWNED = Path(os.environ.get("TMPDIR", "/tmp")) / f"rocm-migrate-replay-ran-{os.getpid()}"
+GIT_PINNED = ("--git-dir", ".git", "--work-tree", ".", "-C", ".")
 
 
 @pytest.mark.parametrize("spoil", [
@@ -193,7 +198,13 @@ def _rewritten(data: bytes, *, code: int | None = None, extra_input: tuple[str, 
     lambda data: _rewritten(data, extra_input=("/etc/hostname", "f", [1, 2, 3, 4])),  # a view of no shape
     lambda data: _rewritten(data, extra_input=("/etc/hostname", "x", [1])),            # no such way
     lambda data: _rewritten(data, extra_input=("/etc/hostname", "f", [32768, 0, 0, 0, 0, 0])),  # not as it is
-], ids=["short", "garbage", "trailing", "length", "word", "code", "stream", "shape", "way", "stale"])
+    lambda data: _rewritten(data, query=("sh", "-c", f"touch {PWNED}")),            # a cache must not run a program
+    lambda data: _rewritten(data, query=("git", *GIT_PINNED, "ls-files", "-z", "--cached", "--others",
+                                         "--exclude-per-directory=.gitignore")),  # without the fsmonitor pins
+    lambda data: _rewritten(data, query=("git", *replay.GIT_SAFE_CONFIG, *GIT_PINNED, "-c",
+                                         f"alias.x=!touch {PWNED}", "x")),
+], ids=["short", "garbage", "trailing", "length", "word", "code", "stream", "shape", "way", "stale", "program",
+        "unpinned", "alias"])
 def test_a_bad_entry_is_a_miss_not_a_crash(trees: Path, tmp_path: Path, spoil) -> None:  # type: ignore[no-untyped-def]
     cwd = trees / "corrupt"
     cache = tmp_path / "cache"
@@ -204,6 +215,13 @@ def test_a_bad_entry_is_a_miss_not_a_crash(trees: Path, tmp_path: Path, spoil) -
     entry.write_bytes(spoil(stored))
     again = cli(cwd, "lint", "kernel.cu", cache=cache)
     assert again.computed and (again.code, again.out, again.err) == (first.code, first.out, first.err)
+    assert not PWNED.exists()
+
+
+def test_the_git_shapes_a_hit_may_ask_are_those_vcs_asks() -> None:
+    from migrate import vcs
+
+    assert replay.GIT_SAFE_CONFIG == vcs.SAFE_CONFIG and set(vcs.ENV.items()) == replay.GIT_ENV
 
 
 def test_an_entry_that_is_a_link_is_not_followed(trees: Path, tmp_path: Path) -> None:

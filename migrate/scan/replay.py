@@ -149,17 +149,47 @@ def _answer(code: int, out: bytes, err: bytes) -> str:
     return digest.hexdigest()
 
 
+# What may be asked again on a hit. The entry is data from the cache folder, which must not be a
+# way to run a program: only git, only in the shapes vcs.py asks (its SAFE_CONFIG pins before any
+# command that could start core.fsmonitor; paths only where git takes a path), only vcs.py's ENV set.
+QUERY_SECONDS = 120  # the longest a hit waits for an answer
+GIT_SAFE_CONFIG = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.untrackedCache=false")
+GIT_ENV = frozenset({("GIT_TERMINAL_PROMPT", "0"), ("GIT_ASKPASS", "true")})
+GIT_ASKED = {("config", "--get", "core.worktree"): False, ("rev-parse", "HEAD"): False,  # words: needs GIT_SAFE_CONFIG
+             ("config", "--path", "--get", "core.excludesFile"): False,
+             ("ls-files", "-z", "--cached", "--others", "--exclude-per-directory=.gitignore"): True}
+
+
+def _askable(argv: tuple[str, ...], given: tuple[tuple[str, str], ...]) -> bool:
+    """Whether a recorded query has a shape vcs.py asks (see GIT_ASKED)."""
+    if argv[:1] != ("git",) or not set(given) <= GIT_ENV:
+        return False
+    rest = argv[1:]
+    safe = rest[:len(GIT_SAFE_CONFIG)] == GIT_SAFE_CONFIG
+    rest = rest[len(GIT_SAFE_CONFIG):] if safe else rest
+    if len(rest) < 6 or rest[0::2][:3] != ("--git-dir", "--work-tree", "-C"):
+        return False
+    asked = rest[6:]
+    for words, needs_safe in GIT_ASKED.items():
+        if asked[:len(words)] == words and (safe or not needs_safe):
+            extra = asked[len(words):]
+            return not extra or (words[0] == "ls-files" and all(e.startswith("--exclude-from=") for e in extra))
+    return False
+
+
 def _same_answers(queries: list[Query]) -> bool:
     """Whether each program asked in the recorded run answers the same now."""
     if not queries:
         return True
+    if not all(_askable(argv, given) for argv, _, given, _, _ in queries):
+        return False
     import subprocess
 
     for argv, dropped, given, timeout, answer in queries:
         env = {**{k: v for k, v in os.environ.items() if k not in dropped}, **dict(given)}
         try:
-            done = subprocess.run(list(argv), env=env, capture_output=True, stdin=subprocess.DEVNULL, timeout=timeout,
-                                  check=False)
+            done = subprocess.run(list(argv), env=env, capture_output=True, stdin=subprocess.DEVNULL,
+                                  timeout=min(timeout, QUERY_SECONDS), check=False)
         except (OSError, subprocess.SubprocessError):
             return False
         if _answer(done.returncode, done.stdout, done.stderr) != answer:
