@@ -48,7 +48,8 @@ VOLATILE_ENVIRONMENT = frozenset({"_", "OLDPWD", "SHLVL"})
 # run changed something besides its output
 STARTS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
                     "os.forkpty", "os.startfile", "socket.connect", "socket.bind", "os.chdir", "os.fchdir",
-                    "ctypes.dlopen", "urllib.Request"})
+                    "ctypes.dlopen", "urllib.Request",
+                    "_winapi.CreateProcess"})  # multiprocessing's spawn on Windows (on POSIX the pool forks: os.fork)
 CHANGES = frozenset({"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.symlink", "os.link", "os.truncate",
                      "os.chmod", "os.chown", "os.utime", "os.chflags", "os.lchflags", "os.mkfifo", "os.mknod",
                      "shutil.rmtree", "shutil.move", "shutil.copyfile", "tempfile.mkstemp", "tempfile.mkdtemp",
