@@ -18,7 +18,7 @@ ALLOWED: dict[str, set[str]] = {
     "scan.readfile": {"model"}, "scan.statcache": {"scan.cache", "scan.readfile"},
     "scan.discover": {"model", "vcs"},
     "rulebase": set(), "settings": {"rulebase", "settings_schema"},
-    "extract": {"scan.cache", "scan.readfile"},
+    "extract": {"scan.cache", "scan.readfile", "scan.replay"},
     "scan.crossref": set(),
     "scan.layout": {"rulebase"},
     "scan.match": {"rulebase", "scan.crossref", "scan.layout"},

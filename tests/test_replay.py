@@ -275,3 +275,17 @@ def test_a_change_only_git_sees_is_a_miss(trees: Path, tmp_path: Path) -> None:
     subprocess.run(["git", "-C", str(cwd), "rm", "-q", "--cached", "tracked.cu"], check=True)
     untracked = cli(cwd, "lint", "-f", "json", cache=tmp_path / "cache")
     assert untracked.computed and b"tracked.cu" not in untracked.out
+
+
+def test_a_result_that_depends_on_the_machine_is_not_stored(tmp_path: Path) -> None:
+    """A file's analysis stopped by a time or memory budget (extract.budget's TRANSIENT reasons)."""
+    script = ("import sys\nfrom migrate.extract import budget\nfrom migrate.scan import replay\n"
+              "def run():\n"
+              "    if sys.argv[1] == 'stopped':\n"
+              "        budget.failed(b'', budget.TRANSIENT + ' over the time limit')\n"
+              "    return 0\n"
+              "replay.record(['lint', sys.argv[1]], run)\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "ROCM_MIGRATE_CACHE_DIR": str(tmp_path / "cache")}
+    for case in ("done", "stopped"):
+        subprocess.run([sys.executable, "-c", script, case], cwd="/", env=env, check=True, timeout=120)
+    assert len(list((tmp_path / "cache" / replay.FOLDER).iterdir())) == 1  # the first only

@@ -118,6 +118,13 @@ def record(argv: list[str], run: Callable[[], int]) -> int:
     return code
 
 
+def unrepeatable() -> None:
+    """The running command's result depends on the machine, not only on what it read (a file's
+    analysis stopped by a time or memory budget): it is not stored."""
+    if _Recorder.current is not None:
+        _Recorder.current.spoiled = True
+
+
 Query = tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...], int, str]  # argv, dropped, set, timeout, digest
 
 
