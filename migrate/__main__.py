@@ -1,3 +1,3 @@
-from migrate.cli.main import run
+from migrate.cli.entry import run
 
 run()

@@ -3,12 +3,15 @@ files git would not ignore. Only a folder that is itself the top of a checkout (
 another repository does not take that repository's commit."""
 from __future__ import annotations
 
+import locale
 import os
 import re
 import shutil
 import stat
 import subprocess
 from pathlib import Path
+
+from migrate.scan import replay
 
 TIMEOUT = 600
 ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true"}  # never wait for a password
@@ -170,14 +173,18 @@ def _git(*args: str, timeout: int, codes: tuple[int, ...] = (0,)) -> str:
     if shutil.which("git") is None:
         raise GitError("git is not installed")
     try:
-        done = subprocess.run(["git", *args], check=False, capture_output=True, text=True, timeout=timeout,
-                              env=_env(), stdin=subprocess.DEVNULL, errors="surrogateescape")
+        code, out, err = replay.query(["git", *args], env=_env(), timeout=timeout)
     except subprocess.TimeoutExpired:
         raise GitError(f"git {_verb(args)}: timed out after {timeout} s") from None
-    if done.returncode not in codes:
-        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+    if code not in codes:
+        last = (_text(err).strip().splitlines() or [f"exit status {code}"])[-1]
         raise GitError(f"git {_verb(args)}: {last}")
-    return done.stdout
+    return _text(out)
+
+
+def _text(data: bytes) -> str:
+    """A program's output as subprocess's text mode gives it (the locale's encoding, universal newlines)."""
+    return data.decode(locale.getpreferredencoding(False), "surrogateescape").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _env() -> dict[str, str]:

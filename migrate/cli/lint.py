@@ -62,7 +62,7 @@ Exit codes: 0 nothing at or above --fail-on, 1 something is, 2 usage or input er
               help="Report only findings this baseline does not account for.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path),
               help="Record today's findings in this file.")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the per-file extraction cache.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the per-file extraction cache, nor replay an earlier run.")
 @click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="Use these rules.")
 @click.option("-q", "--quiet", is_flag=True, help="No warnings or summary line on stderr.")
 @click.option("-v", "--verbose", is_flag=True, help="Also the configuration file used and a summary line when "

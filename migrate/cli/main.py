@@ -57,7 +57,7 @@ def cli() -> None:
 
 
 def run() -> NoReturn:
-    """The process entry (the console script, `python -m migrate`): main(), then exit. What is still
+    """The process entry of installs made before migrate.cli.entry (which replays stored runs): main(), then exit. What is still
     alive then (the modules, the rule base: ~100k objects) is frozen first, out of reach of the
     collection the interpreter runs on its way out, which cost a lint of one file ~20 ms of its
     ~120: the interpreter frees it all as it ends anyway. Output is flushed and closed as before."""

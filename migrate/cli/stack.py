@@ -38,7 +38,7 @@ Exit codes: 0 done, 2 usage or input error, 3 internal error."""
 @outputs.options(FORMATS)
 @click.option("--details/--no-details", default=None, help="One table per target (default: only for a single target).")
 @click.option("--exclude", multiple=True, help="Gitignore-style pattern to leave out (repeatable).")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the extraction cache.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the extraction cache, nor replay an earlier run.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary line on stderr.")
 def stack(path: Path | None, rocm: tuple[str, ...], arch: tuple[str, ...], formats: tuple[str, ...],
           output: str | None, details: bool | None, exclude: tuple[str, ...], no_cache: bool, quiet: bool,

@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from migrate.model import Extraction
+from migrate.scan import replay
 
 FILE_SECONDS = 60.0
 SCAN_SECONDS = 1800.0  # the whole analysis of one scan; files not analysed by then are listed as skipped
@@ -67,6 +68,7 @@ def scan_deadline(seconds: float | None = None) -> float:
 def over_scan_budget() -> str | None:
     """Why this process must analyse no further file of the scan: its time or memory budget is spent."""
     if _Limit.scan_deadline is not None and time.time() >= _Limit.scan_deadline:
+        replay.unrepeatable()
         return f"{SCAN_OVER} of {_Limit.scan_seconds or SCAN_SECONDS:g} s ran out before this file"
     return over_memory()
 
@@ -74,6 +76,7 @@ def over_scan_budget() -> str | None:
 def over_memory() -> str | None:
     """Why this process must take no further file: it holds more than SCAN_MEMORY."""
     if _resident() > SCAN_MEMORY:
+        replay.unrepeatable()
         return f"{SCAN_OVER} of {SCAN_MEMORY >> 20} MiB of memory was used up before this file"
     return None
 
@@ -130,6 +133,8 @@ def capped(extraction: Extraction) -> Extraction:
 
 
 def failed(source: bytes, reason: str) -> Extraction:
+    if reason.startswith(TRANSIENT):
+        replay.unrepeatable()
     return Extraction(facts=(), lines=source.count(b"\n") + 1, error=reason)
 
 

@@ -5,12 +5,9 @@ result keyed by content, rules, targets and code versions (scan), and a tree's s
 not decode to values of the right types is a miss."""
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import itertools
-import os
 import sqlite3
-import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +16,7 @@ from typing import Any, BinaryIO
 
 from migrate import jsonio
 from migrate.model import Extraction, Fact
+from migrate.scan import storedfiles
 
 FACT_FIELDS = Fact.__slots__
 _INT, _STR, _OPT_STR, _OPT_INT = (int,), (str,), (str, type(None)), (int, type(None))
@@ -34,19 +32,12 @@ STATS_KEPT = 64  # trees whose files' stat entries are kept (migrate.scan.statca
 # read while among the older half of those kept is moved to the front (a utime, a rowid update), so a
 # rescan of one of the trees most recently used writes nothing, and one read is kept for at least
 # half as many newer ones as a new one is.
-NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-READ_FLAGS = os.O_RDONLY | NO_FOLLOW | getattr(os, "O_NONBLOCK", 0)
 
 
 class BadRow(ValueError):
     """A cache row of the wrong shape or type."""
 
-
-def default_dir() -> Path:
-    if env := os.environ.get("ROCM_MIGRATE_CACHE_DIR"):
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "rocm-migrate"
+default_dir = storedfiles.default_dir  # where the cache directory is
 
 
 def key(kind: str, data: bytes, version: str) -> str:
@@ -202,55 +193,17 @@ class Cache:
 
     def open_report(self, key: str) -> BinaryIO | None:
         """A stored report's file, open (a regular file, not a link), or None."""
-        if self.path is None:
-            return None
-        try:
-            fd = os.open(self.path.parent / REPORTS_DIR / key, READ_FLAGS)
-        except OSError:
-            return None
-        try:
-            if stat.S_ISREG(os.fstat(fd).st_mode):
-                return os.fdopen(fd, "rb")
-        except OSError:
-            pass
-        os.close(fd)
-        return None
+        return None if self.path is None else storedfiles.open_file(self.path.parent / REPORTS_DIR, key)
 
     def used_report(self, stored: BinaryIO) -> None:
-        """A stored report (open, from `open_report`) was read: moved to the front (its mtime set
-        to now) if it is among the older half of those kept."""
-        if self.path is None:
-            return
-        try:
-            mine = os.fstat(stored.fileno()).st_mtime_ns
-            with os.scandir(self.path.parent / REPORTS_DIR) as entries:
-                newer = sum(1 for e in entries
-                            if not e.name.startswith(".") and e.stat(follow_symlinks=False).st_mtime_ns > mine)
-            if newer >= REPORTS_KEPT // 2:
-                os.utime(stored.fileno())
-        except (OSError, NotImplementedError):
-            pass
+        """A stored report (open, from `open_report`) was read: moved to the front if among the older half."""
+        if self.path is not None:
+            storedfiles.used(self.path.parent / REPORTS_DIR, stored, REPORTS_KEPT)
 
     def put_report(self, key: str, parts: Iterable[bytes]) -> None:
-        """Store a report's bytes under `key` (written aside, then renamed into place), keeping
-        the REPORTS_KEPT most recently used."""
-        if self.path is None:
-            return
-        folder = self.path.parent / REPORTS_DIR
-        aside = folder / f".{key}.{os.getpid()}"
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            with open(os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | NO_FOLLOW, 0o644), "wb") as out:
-                for part in parts:
-                    out.write(part)
-            os.replace(aside, folder / key)
-            kept = sorted((e for e in os.scandir(folder) if not e.name.startswith(".")),
-                          key=lambda e: e.stat(follow_symlinks=False).st_mtime_ns, reverse=True)
-            for old in kept[REPORTS_KEPT:]:
-                os.unlink(old.path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(aside)
+        """Store a report's bytes under `key`, keeping the REPORTS_KEPT most recently used."""
+        if self.path is not None:
+            storedfiles.put(self.path.parent / REPORTS_DIR, key, parts, kept=REPORTS_KEPT)
 
     def _keep(self, table: str, count: int) -> None:
         db = self._connect()

@@ -1,0 +1,291 @@
+"""A lint or stack served whole from its last run (migrate.scan.replay), through the real CLI in a
+subprocess: the same bytes, streams and exit code as a run that computes them; served without
+importing click or the extractors; never served after anything it read changed; a bad entry is
+a miss."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from migrate.scan import replay
+from tests.conftest import ROOT
+
+# The CLI's process entry, noting at exit which modules the run imported (in the file named first).
+PROBE = """import atexit, sys
+out = sys.argv.pop(1)
+atexit.register(lambda: open(out, "w").write("\\n".join(sorted(sys.modules))))
+from migrate.cli.entry import run
+run()
+"""
+KERNEL = "#include <cuda_runtime.h>\n__global__ void k(float* v) { v[threadIdx.x] = 0; }\n" \
+         "void f(float** p) { cudaMalloc(p, 4); }\n"
+TREES = ("hit", "edit", "folder", "config", "rule", "stack", "env", "corrupt", "output", "merged", "git", "index")
+
+
+@dataclass(frozen=True)
+class Run:
+    code: int
+    out: bytes
+    err: bytes
+    modules: frozenset[str]
+
+    @property
+    def computed(self) -> bool:
+        """Whether the run imported the command (click, the extractors): not served from its last run."""
+        return "click" in self.modules
+
+
+@pytest.fixture(scope="module")
+def trees(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder per test, all made at once and then left alone past the racy-stamp margin, so that
+    a first run can be stored (an input changed within the margin of a run is never trusted)."""
+    top = tmp_path_factory.mktemp("replay")
+    for name in TREES:
+        (top / name).mkdir()
+        (top / name / "kernel.cu").write_text(KERNEL)
+    (top / "stack" / "requirements.txt").write_text("torch==2.6.0\n")
+    (top / "env" / "requirements.txt").write_text("torch==2.6.0\n")
+    for checkout in (top / "git", top / "index") if shutil.which("git") else ():
+        subprocess.run(["git", "init", "-q", str(checkout)], check=True)
+        (checkout / "other.cu").write_text("void g(void* p) { cudaFree(p); }\n")
+        (checkout / "tracked.cu").write_text("void h(void* p) { cudaFree(p); }\n")
+        (checkout / ".gitignore").write_text("tracked.cu\n")
+        subprocess.run(["git", "-C", str(checkout), "add", "-f", "tracked.cu"], check=True)  # tracked, so listed
+    shutil.copytree(ROOT / "rules", top / "rule" / "own-rules", ignore=shutil.ignore_patterns("compiled.json"))
+    time.sleep(replay.RACY_NS / 1e9 + 0.3)
+    return top
+
+
+def cli(cwd: Path, *args: str, cache: Path, env: dict[str, str] | None = None, merged: bool = False) -> Run:
+    modules = cwd.parent / f"modules-{cwd.name}"
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT), "ROCM_MIGRATE_CACHE_DIR": str(cache), **(env or {})}
+    done = subprocess.run([sys.executable, "-c", PROBE, str(modules), *args], cwd=cwd, env=full_env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT if merged else subprocess.PIPE,
+                          timeout=300, check=False)
+    return Run(done.returncode, done.stdout, done.stderr or b"", frozenset(modules.read_text().split()))
+
+
+def fresh(cwd: Path, *args: str, tmp_path: Path, **kw: object) -> Run:
+    """The run computed from nothing stored (a cache folder of its own)."""
+    return cli(cwd, *args, cache=tmp_path / f"fresh-{time.monotonic_ns()}", **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("command", "args"), [
+    ("lint", ("kernel.cu",)), ("lint", ("kernel.cu", "-f", "json")), ("lint", ("kernel.cu", "-f", "sarif")),
+    ("lint", ("--statistics",)), ("lint", ("kernel.cu", "--fail-on", "minor-adaptation", "-v")),
+    ("stack", ()), ("stack", ("-f", "json")), ("stack", ("-f", "markdown")),
+])
+def test_a_hit_gives_the_same_bytes_without_importing_the_command(trees: Path, tmp_path: Path, command: str,
+                                                                   args: tuple[str, ...]) -> None:
+    cwd = trees / ("stack" if command == "stack" else "hit")
+    first = cli(cwd, command, *args, cache=tmp_path / "cache")
+    second = cli(cwd, command, *args, cache=tmp_path / "cache")
+    assert first.computed and not second.computed
+    assert not {m for m in second.modules if m.startswith(("migrate.extract", "migrate.model", "migrate.lint"))}
+    assert (second.code, second.out, second.err) == (first.code, first.out, first.err)
+    assert first.out or first.err
+
+
+def test_stdout_and_stderr_keep_their_order_in_one_stream(trees: Path, tmp_path: Path) -> None:
+    cwd = trees / "merged"
+    (cwd / "binary.cu").write_bytes(b"\xff\xfe\x00 not text")  # a warning on stderr before the findings
+    time.sleep(replay.RACY_NS / 1e9 + 0.3)
+    first = cli(cwd, "lint", ".", "-v", cache=tmp_path / "cache", merged=True)
+    second = cli(cwd, "lint", ".", "-v", cache=tmp_path / "cache", merged=True)
+    assert first.computed and not second.computed
+    assert second.out == first.out and b"rocm-migrate:" in first.out.splitlines()[0]
+
+
+def test_an_edited_file_is_read_again(trees: Path, tmp_path: Path) -> None:
+    """Same size, mtime put back: the ctime still tells."""
+    cwd = trees / "edit"
+    source = cwd / "kernel.cu"
+    first = cli(cwd, "lint", "kernel.cu", cache=tmp_path / "cache")
+    assert not cli(cwd, "lint", "kernel.cu", cache=tmp_path / "cache").computed
+    info = source.stat()
+    source.write_text(KERNEL.replace("cudaMalloc(p, 4)", "cudaFree(*p)    "))
+    os.utime(source, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert source.stat().st_size == info.st_size
+    edited = cli(cwd, "lint", "kernel.cu", cache=tmp_path / "cache")
+    assert edited.computed and edited.out != first.out and b"cudaFree" in edited.out
+    assert edited.out == fresh(cwd, "lint", "kernel.cu", tmp_path=tmp_path).out
+
+
+def test_a_file_added_to_the_folder_is_linted(trees: Path, tmp_path: Path) -> None:
+    cwd = trees / "folder"
+    first = cli(cwd, "lint", cache=tmp_path / "cache")
+    assert not cli(cwd, "lint", cache=tmp_path / "cache").computed
+    (cwd / "more.cu").write_text("void g(void* p) { cudaFree(p); }\n")
+    added = cli(cwd, "lint", cache=tmp_path / "cache")
+    assert added.computed and b"more.cu" in added.out and added.out != first.out
+    computed = fresh(cwd, "lint", tmp_path=tmp_path)
+    assert (added.code, added.out, added.err) == (computed.code, computed.out, computed.err)
+
+
+def test_a_new_configuration_file_is_read(trees: Path, tmp_path: Path) -> None:
+    """A file that was absent when the run was stored is an input too."""
+    cwd = trees / "config"
+    first = cli(cwd, "lint", "kernel.cu", cache=tmp_path / "cache")
+    assert b"HIP1100" in first.out and not cli(cwd, "lint", "kernel.cu", cache=tmp_path / "cache").computed
+    (cwd / ".rocm-migrate.toml").write_text('ignore = ["HIP1100"]\n')
+    configured = cli(cwd, "lint", "kernel.cu", cache=tmp_path / "cache")
+    assert configured.computed and b"HIP1100" not in configured.out and b"HIP4002" in configured.out
+
+
+def test_an_edited_user_rule_is_read(trees: Path, tmp_path: Path) -> None:
+    cwd = trees / "rule"
+    args = ("lint", "kernel.cu", "--rules-dir", "own-rules")
+    first = cli(cwd, *args, cache=tmp_path / "cache")
+    assert b"has a HIP runtime equivalent" in first.out and not cli(cwd, *args, cache=tmp_path / "cache").computed
+    rules = cwd / "own-rules" / "hipify-runtime.yaml"
+    rules.write_text(rules.read_text().replace("Memory Management: has a HIP runtime equivalent",
+                                               "Memory Management: edited by its user"))
+    edited = cli(cwd, *args, cache=tmp_path / "cache")
+    assert edited.computed and b"edited by its user" in edited.out
+
+
+def test_a_changed_requirement_is_read_by_stack(trees: Path, tmp_path: Path) -> None:
+    cwd = trees / "env"
+    first = cli(cwd, "stack", "-f", "json", cache=tmp_path / "cache")
+    assert not cli(cwd, "stack", "-f", "json", cache=tmp_path / "cache").computed
+    (cwd / "requirements.txt").write_text("torch==2.5.1\n")
+    changed = cli(cwd, "stack", "-f", "json", cache=tmp_path / "cache")
+    assert changed.computed and changed.out != first.out and b"2.5.1" in changed.out
+
+
+def test_options_and_environment_are_part_of_the_key(trees: Path, tmp_path: Path) -> None:
+    cwd = trees / "hit"
+    cache = tmp_path / "cache"
+    cli(cwd, "lint", "kernel.cu", cache=cache)
+    assert not cli(cwd, "lint", "kernel.cu", cache=cache).computed
+    ignored = cli(cwd, "lint", "kernel.cu", "--ignore", "HIP1100", cache=cache)
+    assert ignored.computed and b"HIP1100" not in ignored.out
+    other_env = cli(cwd, "lint", "kernel.cu", cache=cache, env={"ROCM_MIGRATE_SOMETHING_NEW": "1"})
+    assert other_env.computed
+    assert not cli(cwd, "lint", "kernel.cu", cache=cache).computed
+    assert cli(cwd, "lint", "kernel.cu", "--no-cache", cache=cache).computed
+
+
+def _rewritten(data: bytes, *, code: int | None = None, extra_input: tuple[str, str, list[int]] | None = None,
+               stream: int | None = None, query: tuple[str, ...] = ()) -> bytes:
+    """The stored entry with one field changed, written as a well-formed entry (lengths right)."""
+    entry = replay._read(data)
+    assert entry is not None
+    inputs = [*entry.inputs, *([extra_input] if extra_input else [])]
+    chunks = [(stream, chunk) for _, chunk in entry.chunks] if stream else entry.chunks
+    queries = [*entry.queries, *([(query, (), (), 30, "0" * 64)] if query else [])]
+    return b"".join(replay._encode(entry.started, entry.code if code is None else code, inputs, chunks, queries))
+
+
+PWNED = Path(os.environ.get("TMPDIR", "/tmp")) / f"rocm-migrate-replay-ran-{os.getpid()}"
+GIT_PINNED = ("--git-dir", ".git", "--work-tree", ".", "-C", ".")
+
+
+@pytest.mark.parametrize("spoil", [
+    lambda data: data[:len(data) // 2],                                        # cut short
+    lambda data: b"garbage",
+    lambda data: data + b"trailing",
+    lambda data: data[:len(replay.MAGIC)] + b"9" * 16 + data[len(replay.MAGIC) + 16:],  # a header too long
+    lambda data: data.replace(b"\x001\x00", b"\x00x\x00", 1),                   # a word where a number belongs
+    lambda data: _rewritten(data, code=3),                                     # an internal error is never stored
+    lambda data: _rewritten(data, stream=3),
+    lambda data: _rewritten(data, extra_input=("/etc/hostname", "f", [1, 2, 3, 4])),  # a view of no shape
+    lambda data: _rewritten(data, extra_input=("/etc/hostname", "x", [1])),            # no such way
+    lambda data: _rewritten(data, extra_input=("/etc/hostname", "f", [32768, 0, 0, 0, 0, 0])),  # not as it is
+    lambda data: _rewritten(data, query=("sh", "-c", f"touch {PWNED}")),            # a cache must not run a program
+    lambda data: _rewritten(data, query=("git", *GIT_PINNED, "ls-files", "-z", "--cached", "--others",
+                                         "--exclude-per-directory=.gitignore")),  # without the fsmonitor pins
+    lambda data: _rewritten(data, query=("git", *replay.GIT_SAFE_CONFIG, *GIT_PINNED, "-c",
+                                         f"alias.x=!touch {PWNED}", "x")),
+], ids=["short", "garbage", "trailing", "length", "word", "code", "stream", "shape", "way", "stale", "program",
+        "unpinned", "alias"])
+def test_a_bad_entry_is_a_miss_not_a_crash(trees: Path, tmp_path: Path, spoil) -> None:  # type: ignore[no-untyped-def]
+    cwd = trees / "corrupt"
+    cache = tmp_path / "cache"
+    first = cli(cwd, "lint", "kernel.cu", cache=cache)
+    (entry,) = (cache / replay.FOLDER).iterdir()
+    stored = entry.read_bytes()
+    assert replay._read(stored) is not None and spoil(stored) != stored
+    entry.write_bytes(spoil(stored))
+    again = cli(cwd, "lint", "kernel.cu", cache=cache)
+    assert again.computed and (again.code, again.out, again.err) == (first.code, first.out, first.err)
+    assert not PWNED.exists()
+
+
+def test_the_git_shapes_a_hit_may_ask_are_those_vcs_asks() -> None:
+    from migrate import vcs
+
+    assert replay.GIT_SAFE_CONFIG == vcs.SAFE_CONFIG and set(vcs.ENV.items()) == replay.GIT_ENV
+
+
+def test_an_entry_that_is_a_link_is_not_followed(trees: Path, tmp_path: Path) -> None:
+    cwd = trees / "corrupt"
+    cache = tmp_path / "cache"
+    cli(cwd, "lint", "kernel.cu", cache=cache)
+    (entry,) = (cache / replay.FOLDER).iterdir()
+    moved = tmp_path / "elsewhere"
+    entry.rename(moved)
+    entry.symlink_to(moved)
+    assert cli(cwd, "lint", "kernel.cu", cache=cache).computed
+
+
+def test_a_run_that_writes_a_file_is_not_stored(trees: Path, tmp_path: Path) -> None:
+    cwd = trees / "output"
+    out = tmp_path / "lint.json"
+    for _ in range(2):
+        run = cli(cwd, "lint", "kernel.cu", "-f", "json", "-o", str(out), cache=tmp_path / "cache")
+        assert run.computed and b"HIP1100" in out.read_bytes()
+        out.unlink()
+    assert not (tmp_path / "cache" / replay.FOLDER).exists()
+
+
+def test_an_input_changed_just_before_the_run_is_never_trusted(tmp_path: Path) -> None:
+    """statcache's racy-stamp rule: a file changed within RACY_NS of the run that recorded it could
+    change again in the same tick without a new stamp, so its entry is not stored."""
+    (tmp_path / "kernel.cu").write_text(KERNEL)
+    for _ in range(2):
+        assert cli(tmp_path, "lint", "kernel.cu", cache=tmp_path / "cache").computed
+    assert not (tmp_path / "cache" / replay.FOLDER).exists()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_in_a_git_checkout_what_git_answers_is_an_input(trees: Path, tmp_path: Path) -> None:
+    """lint asks git which files it would not ignore: a hit asks again and compares the answer."""
+    cwd = trees / "git"
+    first = cli(cwd, "lint", cache=tmp_path / "cache")
+    assert b"other.cu" in first.out and not cli(cwd, "lint", cache=tmp_path / "cache").computed
+    exclude = cwd / ".git" / "info" / "exclude"
+    exclude.write_text(exclude.read_text() + "other.cu\n")
+    ignored = cli(cwd, "lint", cache=tmp_path / "cache")
+    assert ignored.computed and b"other.cu" not in ignored.out and b"kernel.cu" in ignored.out
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_change_only_git_sees_is_a_miss(trees: Path, tmp_path: Path) -> None:
+    """An ignored file leaves the index: no file the run read changed, only git's answer."""
+    cwd = trees / "index"
+    first = cli(cwd, "lint", "-f", "json", cache=tmp_path / "cache")
+    assert b"tracked.cu" in first.out and not cli(cwd, "lint", "-f", "json", cache=tmp_path / "cache").computed
+    subprocess.run(["git", "-C", str(cwd), "rm", "-q", "--cached", "tracked.cu"], check=True)
+    untracked = cli(cwd, "lint", "-f", "json", cache=tmp_path / "cache")
+    assert untracked.computed and b"tracked.cu" not in untracked.out
+
+
+def test_a_result_that_depends_on_the_machine_is_not_stored(tmp_path: Path) -> None:
+    """A file's analysis stopped by a time or memory budget (extract.budget's TRANSIENT reasons)."""
+    script = ("import sys\nfrom migrate.extract import budget\nfrom migrate.scan import replay\n"
+              "def run():\n"
+              "    if sys.argv[1] == 'stopped':\n"
+              "        budget.failed(b'', budget.TRANSIENT + ' over the time limit')\n"
+              "    return 0\n"
+              "replay.record(['lint', sys.argv[1]], run)\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "ROCM_MIGRATE_CACHE_DIR": str(tmp_path / "cache")}
+    for case in ("done", "stopped"):
+        subprocess.run([sys.executable, "-c", script, case], cwd="/", env=env, check=True, timeout=120)
+    assert len(list((tmp_path / "cache" / replay.FOLDER).iterdir())) == 1  # the first only
