@@ -210,3 +210,58 @@ def test_a_cmake_command_is_a_branch_of_each_switch_it_does_not_turn_off() -> No
     branches = {(f.name, f.line, f.end_line) for f in buildfiles.shell(source).facts if f.kind == "switch_branch"}
     assert ("USE_X", 1, 2) in branches and ("CMAKE_CUDA_ARCHITECTURES", 1, 2) in branches
     assert not {name for name, _, _ in branches} & {"USE_Y", "WITH_Z"}
+
+
+def _copy(case: str, tmp_path: Path) -> Path:
+    import shutil
+
+    return Path(shutil.copytree(CASES / case, tmp_path / case))
+
+
+@pytest.mark.parametrize(("case", "switch", "evidence"), [
+    ("cmake_module_sources", "ENABLE_CUDA", "cmake/Cuda.cmake:2 if(ENABLE_CUDA)"),
+    ("cmake_glob_branch", "SOLVER_CUDA_ENABLED", "CMakeLists.txt:6 if(SOLVER_CUDA_ENABLED)"),
+    ("cmake_env_default", "USE_CUDA", "CMakeLists.txt:6 if(USE_CUDA)"),
+    ("make_value_backend", "DEVICE_CUDA", "Makefile:4 make: DEVICE=CUDA"),
+])
+def test_gpu_sources_a_default_build_leaves_out_are_optional(case: str, switch: str, evidence: str, rulebase) -> None:
+    """Sources named from an include()d CMake module (relative to the including folder), globbed in a switch's
+    branch, behind an option whose default is an unset `$ENV{...}`, or picked by a make variable's value."""
+    data = report(case, rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)[f"build switch {switch}"]
+    assert part["class"] == "migration-required" and evidence in part["evidence"]
+    kernels = [f for f in data["findings"] if f["path"].endswith(".cu")]
+    assert kernels and {f["status"] for f in kernels} == {"optional"}
+
+
+@pytest.mark.parametrize(("case", "path", "old", "new"), [
+    ("cmake_module_sources", "CMakeLists.txt", '" OFF)', '" ON)'),
+    ("cmake_glob_branch", "CMakeLists.txt", '" OFF)', '" ON)'),
+    ("cmake_env_default", "CMakeLists.txt", "$ENV{USE_CUDA})", "ON)"),
+    ("make_value_backend", "Makefile", "DEVICE ?= OPENCL", "DEVICE ?= CUDA"),
+])
+def test_the_same_sources_on_by_default_are_required(case: str, path: str, old: str, new: str, tmp_path: Path,
+                                                     rulebase) -> None:
+    tree = _copy(case, tmp_path)
+    text = (tree / path).read_text()
+    assert old in text
+    (tree / path).write_text(text.replace(old, new))
+    data = to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
+    assert data["summary"]["class"] == "migration-required"
+    assert optional_parts(data) == {}
+
+
+def test_globs_and_value_selected_make_branches_are_read_as_build_sources() -> None:
+    from migrate.extract.text import buildfiles, cmakelists
+
+    facts = cmakelists.extract(b'file(GLOB_RECURSE K CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/*.cu)\n'
+                               b'option(USE_X "x" $ENV{USE_X})\n').facts
+    assert [(f.name, f.text) for f in facts if f.kind == "build_source"] == [("src/*.cu", "GLOB_RECURSE K")]
+    assert [f.text for f in facts if f.kind == "build_switch"] == ["OFF option"]
+    facts = buildfiles.makefile(b"GPU=0\nifeq ($(GPU), 1)\nOBJ += $(wildcard src/*.cu)\nendif\n"
+                                b"ifeq ($(BACKEND),cuda)\n\tnvcc -c k.cu\nendif\n").facts
+    assert [(f.name, f.line, f.end_line) for f in facts if f.kind == "switch_branch"] == [("GPU", 2, 4),
+                                                                                          ("BACKEND_CUDA", 5, 7)]
+    assert {f.name: f.text for f in facts if f.kind == "build_switch"} == {"GPU": "0 make", "BACKEND_CUDA": "OFF make"}
+    assert [f.name for f in facts if f.kind == "build_source"] == ["src/*.cu", "k.cu"]

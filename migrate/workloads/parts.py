@@ -14,6 +14,7 @@ HIP build leaves out: sources CMake names only in a branch a HIP build skips (`i
 files that stop a HIP build with `#error` on the HIP side of a guard."""
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -33,6 +34,7 @@ HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".cuh", ".inl")
 HEADER_DEPTH = 3  # headers included only by gated headers, this many levels down
 MODULE_DEPTH = 4  # modules imported only by optional modules, this many levels down
 SECTIONS = ("folders", "scratch_folders", "switches")
+GLOB_CHARS = frozenset("*?[")
 
 
 class DataError(ValueError):
@@ -304,6 +306,7 @@ def _inside(fact: Fact, regions: Sequence[_Region]) -> _Region | None:
 def _gated(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[_Region, ...]]) -> dict[str, _Region]:
     """Files and folders (`dir/`) that CMake or make adds only in a switch's branch, relative to the project."""
     out: dict[str, _Region] = {}
+    files = frozenset(facts)
     for path, items in facts.items():
         if path not in regions:
             continue
@@ -315,8 +318,35 @@ def _gated(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[_Reg
             if f.kind == "cmake_subdirectory":
                 out[_join(here, f.name) + "/"] = region
             elif f.kind == "build_source":
-                out[_join(here, f.name)] = region
+                for source in _named(path, f, files):
+                    out[source] = region
     return out
+
+
+def _named(path: str, source: Fact, files: frozenset[str]) -> list[str]:
+    """The project files a `build_source` fact of a build file names. A relative name in a CMake module
+    (`cmake/CUDA.cmake`, include()d by a CMakeLists) resolves against the including folder
+    (CMAKE_CURRENT_SOURCE_DIR, https://cmake.org/cmake/help/latest/command/include.html): the module's own
+    folder or the nearest one above it where the file is. A glob (`*.cu`, GLOB_RECURSE) expands over the
+    project's files (https://cmake.org/cmake/help/latest/command/file.html#glob)."""
+    here = posixpath.dirname(path)
+    bases = [here]
+    if path.endswith(".cmake") and here:
+        parts = here.split("/")
+        bases += ["/".join(parts[:i]) for i in range(len(parts) - 1, -1, -1)]
+    if not any(c in source.name for c in GLOB_CHARS):
+        return next(([_join(b, source.name)] for b in bases if _join(b, source.name) in files),
+                    [_join(here, source.name)])
+    recurse = source.text.startswith("GLOB_RECURSE")
+    for base in bases:
+        folder = _join(base, posixpath.dirname(source.name)) if posixpath.dirname(source.name) else base
+        name = posixpath.basename(source.name)
+        found = sorted(f for f in files if fnmatch.fnmatchcase(posixpath.basename(f), name)
+                       and (fnmatch.fnmatchcase(posixpath.dirname(f), folder)
+                            or (recurse and (folder in ("", ".") or f.startswith(folder + "/")))))
+        if found:
+            return found
+    return []
 
 
 def _gated_headers(facts: Mapping[str, Sequence[Fact]], probe: ProjectParts) -> dict[str, _Region]:
@@ -352,19 +382,20 @@ def _left_out(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, st
     listed: dict[str, list[tuple[bool, str]]] = {}  # file -> (named in a CUDA-only branch?, where) per mention
     twins: set[str] = set()  # sources a HIP branch names by their hipified name (src/devices/hip/x-hip.hip)
     out: dict[str, str] = {}
+    files = frozenset(facts)
     for path, items in facts.items():
         cuda_only = [(f.line, f.end_line) for f in items if f.kind == "backend_branch" and f.name == "cuda"]
         hip_only = [(f.line, f.end_line) for f in items if f.kind == "backend_branch" and f.name == "hip"]
         if hip_only:
             cuda_only += [(f.line, f.end_line) for f in items
                           if f.kind == "switch_branch" and feature(f.name, known) in known.platform_words]
-        here = posixpath.dirname(path)
         for f in items:
             if f.kind == "build_source":
                 skipped = any(a <= f.line <= b for a, b in cuda_only)
-                listed.setdefault(_join(here, f.name), []).append((skipped, f"{path}:{f.line}"))
-                if any(a <= f.line <= b for a, b in hip_only):
-                    twins.add(_cuda_twin(_join(here, f.name)))
+                for source in _named(path, f, files):
+                    listed.setdefault(source, []).append((skipped, f"{path}:{f.line}"))
+                    if any(a <= f.line <= b for a, b in hip_only):
+                        twins.add(_cuda_twin(source))
             elif f.kind == "hip_rejected" and path not in out:
                 out[path] = f"{path}:{f.line} {f.text.strip()} (a HIP build stops here)"
     for source, mentions in listed.items():
