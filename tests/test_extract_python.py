@@ -160,3 +160,23 @@ def test_a_rocm_home_import_counts_only_where_the_module_reads_it() -> None:
         flags = ["-DUSE_ROCM"] if ROCM_HOME else []
     ''') if f.kind == "rocm_path"]
     assert unused == [] and "from torch.utils.cpp_extension import ROCM_HOME" in used
+
+
+def test_extension_sources_grown_and_the_extension_picked_into_a_variable() -> None:
+    got = [(f.name, f.text) for f in facts('''
+        import glob
+        from torch.utils.cpp_extension import CppExtension, CUDAExtension
+        sources = glob.glob("csrc/*.cpp")
+        extension = CppExtension
+        if cuda:
+            extension = CUDAExtension
+            sources += glob.glob("csrc/**/*.cu", recursive=True)
+        sources.append("csrc/extra.cu")
+        sources.extend(["csrc/more.cu"])
+        ext = extension(name="pkg._C", sources=sources)
+        fresh = ["a.cu"]
+        fresh = ["b.cu"]
+        other = CUDAExtension("other", fresh)
+        unrelated = sorted(names)(1)
+    ''') if f.kind == "extension"]
+    assert got == [("_C", "glob:csrc/*.cpp\nglob:csrc/**/*.cu\ncsrc/extra.cu\ncsrc/more.cu"), ("other", "b.cu")]

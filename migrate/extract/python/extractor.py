@@ -65,6 +65,7 @@ class _Visitor(ast.NodeVisitor):
         self.decorates: dict[int, str] = {}  # id() of a decorator call -> the function it decorates
         self.assigned: dict[str, set[str]] = {}  # extension = CUDAExtension -> {"extension": {...CUDAExtension}}
         self.exprs: dict[str, ast.expr] = {}  # the last value assigned to each plain name
+        self.grown: dict[str, list[ast.expr]] = {}  # sources += [...], sources.append(x): what was added since
         self.strings: dict[str, ast.expr] = {}
         self.capability_vars: set[str] = set()
         self.property_vars: set[str] = set()
@@ -185,6 +186,7 @@ class _Visitor(ast.NodeVisitor):
         for target in node.targets:
             if isinstance(target, ast.Name):
                 self.exprs[target.id] = node.value
+                self.grown.pop(target.id, None)
                 if value_name:
                     self.assigned.setdefault(target.id, set()).add(value_name)
             if isinstance(target, ast.Name) and _is_stringish(node.value):
@@ -228,6 +230,11 @@ class _Visitor(ast.NodeVisitor):
         else:
             self.visit(nodes)
         self.guard = saved
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):
+            self.grown.setdefault(node.target.id, []).append(node.value)
+        self.generic_visit(node)
 
     def visit_Try(self, node: ast.Try) -> None:
         """`try: import X` with an ImportError fallback: the body is optional (python/optional.py)."""
@@ -315,6 +322,11 @@ class _Visitor(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         self.called.add(id(node.func))
         name = self.call_name(node)
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and node.args \
+                and func.attr in ("append", "extend"):  # sources.append("x.cu"), sources.extend(glob(...))
+            added = node.args[0] if func.attr == "extend" else ast.List(elts=[node.args[0]], ctx=ast.Load())
+            self.grown.setdefault(func.value.id, []).append(added)
         if name in SETUP_CALLS:
             self._requirements(node)
         if isinstance(node.func, ast.Name) and node.func.id not in self.aliases:
