@@ -265,3 +265,30 @@ def test_globs_and_value_selected_make_branches_are_read_as_build_sources() -> N
                                                                                           ("BACKEND_CUDA", 5, 7)]
     assert {f.name: f.text for f in facts if f.kind == "build_switch"} == {"GPU": "0 make", "BACKEND_CUDA": "OFF make"}
     assert [f.name for f in facts if f.kind == "build_source"] == ["src/*.cu", "k.cu"]
+
+
+def test_a_cuda_source_commented_out_of_an_explicit_list_is_built_by_nothing(rulebase) -> None:
+    data = report("unbuilt_source", rulebase)
+    parts_found = optional_parts(data)
+    assert set(parts_found) == {"src/cuda/gl_buffer_map.cu (built by nothing)",
+                                "src/cuda/gl_buffer_map.cuh (built by nothing)"}
+    assert parts_found["src/cuda/gl_buffer_map.cu (built by nothing)"]["evidence"][0].startswith(
+        "CMakeLists.txt:8 names src/cuda/kernels.cu beside it")
+    statuses = {f["path"]: f["status"] for f in data["findings"] if f["path"].startswith("src/cuda/")}
+    assert statuses == {"src/cuda/gl_buffer_map.cu": "optional", "src/cuda/gl_buffer_map.cuh": "optional",
+                        "src/cuda/kernels.cu": ""}
+
+
+@pytest.mark.parametrize("change", ["listed", "included"])
+def test_a_listed_or_included_cuda_source_is_built(change: str, tmp_path: Path, rulebase) -> None:
+    """Near misses: the same file named in the list, or #included by a built source (a unity build)."""
+    tree = _copy("unbuilt_source", tmp_path)
+    if change == "listed":
+        cmake = tree / "CMakeLists.txt"
+        cmake.write_text(cmake.read_text().replace("# src/cuda/gl_buffer_map.cu", "src/cuda/gl_buffer_map.cu"))
+    else:
+        kernels = tree / "src" / "cuda" / "kernels.cu"
+        kernels.write_text('#include "gl_buffer_map.cu"\n' + kernels.read_text())
+    data = to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
+    assert optional_parts(data) == {}
+    assert {f["status"] for f in data["findings"] if f["path"].startswith("src/cuda/")} == {""}

@@ -136,6 +136,7 @@ class ProjectParts:
     switches: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # optional switch -> evidence
     regions: Mapping[str, tuple[_Region, ...]] = field(default_factory=dict)  # path -> switch branches in it
     gated: Mapping[str, _Region] = field(default_factory=dict)  # file or folder/ -> the CMake branch adding it
+    unbuilt: Mapping[str, str] = field(default_factory=dict)  # path -> why no build compiles it
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -147,6 +148,8 @@ class ProjectParts:
             return Part(root, (f"{root}/: {what} (rules/workloads/optional.yaml)",))
         if path in self.optional_modules:
             return Part(path, (self.optional_modules[path],))
+        if path in self.unbuilt:
+            return Part(f"{path} (built by nothing)", (self.unbuilt[path],))
         region = next((r for r in self._switches(path, finding.line) if r.switch in self.switches), None)
         if region is not None:  # of switches set on one line (a cmake command), the GPU platform's first
             region = next((r for r in self._switches(path, finding.line) if r.switch in self.switches
@@ -192,7 +195,7 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "hip_aware": sorted(parts.hip_aware), "hip_twinned": sorted(parts.hip_twinned),
             "switches": {k: list(v) for k, v in parts.switches.items()},
             "regions": {k: [region(r) for r in v] for k, v in parts.regions.items()},
-            "gated": {k: region(r) for k, r in parts.gated.items()}}
+            "gated": {k: region(r) for k, r in parts.gated.items()}, "unbuilt": dict(parts.unbuilt)}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -216,7 +219,8 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         hip_twinned=frozenset(str(p) for p in data.get("hip_twinned", [])),
         switches={str(k): tuple(str(e) for e in v) for k, v in data["switches"].items()},
         regions={str(k): tuple(region(r) for r in v) for k, v in data["regions"].items()},
-        gated={str(k): region(r) for k, r in data["gated"].items()}, known=known)
+        gated={str(k): region(r) for k, r in data["gated"].items()}, unbuilt=strings(data.get("unbuilt", {})),
+        known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -263,7 +267,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         hip_aware=frozenset(e.path for e in collected if e.strength == "source"),
                         hip_twinned=hip_twinned(kinds),
                         optional_modules=_optional_modules(facts), switches=switches, regions=regions, gated=gated,
-                        known=known)
+                        unbuilt=_unbuilt(facts), known=known)
 
 
 def hip_twinned(paths: Iterable[str]) -> frozenset[str]:
@@ -401,6 +405,57 @@ def _left_out(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, st
     for source, mentions in listed.items():
         if all(skipped for skipped, _ in mentions) and source not in twins:
             out.setdefault(source, f"{mentions[0][1]} names {source} only where a HIP build does not")
+    return out
+
+
+UNBUILT_SUFFIXES = (".cu",)
+
+
+def _unbuilt(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
+    """CUDA sources no build compiles: a .cu file that no build file names (nor any glob or extension
+    source list) and no file includes, beside a .cu file of the same folder that a build file names by
+    name (a source left out of, or commented out of, an explicit list); and the headers only such files
+    include. A project whose build names no source of a folder says nothing about that folder."""
+    files = frozenset(facts)
+    named: dict[str, str] = {}  # file -> where a build names it
+    explicit: set[str] = set()
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "build_source":
+                for source in _named(path, f, files):
+                    named.setdefault(source, f"{path}:{f.line}")
+                    if not any(c in f.name for c in GLOB_CHARS):
+                        explicit.add(source)
+            elif f.kind == "extension":
+                for item in filter(None, f.text.split("\n")):
+                    pattern = _join(posixpath.dirname(path), item.removeprefix("glob:"))
+                    named.update({p: f"{path}:{f.line}" for p in files if fnmatch.fnmatch(p, pattern.replace("**/", ""))
+                                  or fnmatch.fnmatch(p, pattern)})
+    includers: dict[str, set[str]] = {}  # basename -> the files that include it
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "include":
+                includers.setdefault(posixpath.basename(f.name), set()).add(path)
+    siblings: dict[str, str] = {}  # folder -> the first .cu file a build names there by name
+    for source in sorted(explicit):
+        if source.endswith(UNBUILT_SUFFIXES):
+            siblings.setdefault(posixpath.dirname(source), source)
+    out: dict[str, str] = {}
+    for path in sorted(files):
+        if not path.endswith(UNBUILT_SUFFIXES) or path in named or includers.get(posixpath.basename(path)):
+            continue
+        sibling = siblings.get(posixpath.dirname(path))
+        if sibling is not None:
+            out[path] = f"{named[sibling]} names {sibling} beside it; no build file names {path} and nothing includes it"
+    for _ in range(HEADER_DEPTH):
+        more = {}
+        for header in files - set(out) - set(named):
+            if header.endswith(HEADER_SUFFIXES) and (by := includers.get(posixpath.basename(header))) \
+                    and by <= set(out) and header not in by:
+                more[header] = f"included only by sources no build compiles ({', '.join(sorted(by))})"
+        if not more:
+            break
+        out.update(more)
     return out
 
 
