@@ -180,3 +180,19 @@ def test_extension_sources_grown_and_the_extension_picked_into_a_variable() -> N
         unrelated = sorted(names)(1)
     ''') if f.kind == "extension"]
     assert got == [("_C", "glob:csrc/*.cpp\nglob:csrc/**/*.cu\ncsrc/extra.cu\ncsrc/more.cu"), ("other", "b.cu")]
+
+
+def test_extension_class_and_sources_returned_by_a_helper_of_the_file() -> None:
+    got = [(f.name, f.text) for f in facts('''
+        from torch.utils.cpp_extension import CppExtension, CUDAExtension
+        def pick():
+            if hip:
+                return CppExtension, ["ssim_hip.cpp"]
+            return CUDAExtension, ["ssim.cu", "ext.cpp"]
+        def backend():
+            return CUDAExtension, ["ssim.cu", "ext.cpp"]
+        ext_cls, srcs = backend()
+        a, b, c = backend()
+        setup(ext_modules=[ext_cls(name="fused_ssim_cuda", sources=srcs)])
+    ''') if f.kind == "extension"]
+    assert got == [("fused_ssim_cuda", "ssim.cu\next.cpp")]

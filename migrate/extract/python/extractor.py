@@ -66,6 +66,7 @@ class _Visitor(ast.NodeVisitor):
         self.assigned: dict[str, set[str]] = {}  # extension = CUDAExtension -> {"extension": {...CUDAExtension}}
         self.exprs: dict[str, ast.expr] = {}  # the last value assigned to each plain name
         self.grown: dict[str, list[ast.expr]] = {}  # sources += [...], sources.append(x): what was added since
+        self.returns: dict[str, ast.Tuple] = {}  # function -> the one tuple it returns
         self.strings: dict[str, ast.expr] = {}
         self.capability_vars: set[str] = set()
         self.property_vars: set[str] = set()
@@ -181,6 +182,7 @@ class _Visitor(ast.NodeVisitor):
                 self.unused_homes[alias.asname or alias.name] = (node, f"from {node.module} import {alias.name}")
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        self._unpack_returned(node)
         capability, properties = constructs.is_capability(self, node.value), self.is_properties(node.value)
         value_name = self.dotted(node.value)
         for target in node.targets:
@@ -230,6 +232,21 @@ class _Visitor(ast.NodeVisitor):
         else:
             self.visit(nodes)
         self.guard = saved
+
+    def _unpack_returned(self, node: ast.Assign) -> None:
+        """`ext, sources = helper()` where the helper of this file returns one tuple: each name gets its item."""
+        value, target = node.value, node.targets[0] if len(node.targets) == 1 else None
+        if not (isinstance(target, ast.Tuple) and isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
+            return
+        returned = self.returns.get(value.func.id)
+        if returned is None or len(returned.elts) != len(target.elts):
+            return
+        for name, item in zip(target.elts, returned.elts, strict=True):
+            if isinstance(name, ast.Name):
+                self.exprs[name.id] = item
+                self.grown.pop(name.id, None)
+                if dotted := self.dotted(item):
+                    self.assigned.setdefault(name.id, set()).add(dotted)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         if isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):
@@ -376,6 +393,9 @@ class _Visitor(ast.NodeVisitor):
                 self.decorates[id(deco)] = node.name
             else:
                 constructs.on_decorator(self, deco, node.name)
+        returned = [r.value for r in ast.walk(node) if isinstance(r, ast.Return) and isinstance(r.value, ast.Tuple)]
+        if len(returned) == 1:  # `return CUDAExtension, ["a.cu"]`: unpacked by a caller of this file
+            self.returns[node.name] = returned[0]
         test = node.name.startswith("test")
         selected = node.name in self.selected
         self.tests += test
