@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
+from tests.deep_folders import deep_folders, remove_deep
+
 SECRET = "OUTSIDE_SECRET_7f3a"
 SCALE = float(os.environ.get("HOSTILE_SCALE", "1"))  # the test runs the big cases at a quarter of their size
 
@@ -327,18 +329,7 @@ def _outside_header(outside: Path) -> None:
 
 
 def _deep_folders(root: Path, depth: int = 1100) -> None:
-    fd = os.open(root, os.O_RDONLY)
-    try:
-        for _ in range(depth):
-            os.mkdir("d", dir_fd=fd)
-            inner = os.open("d", os.O_RDONLY, dir_fd=fd)
-            os.close(fd)
-            fd = inner
-        with os.fdopen(os.open("k.cu", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as handle:
-            handle.write(CUDA)
-    finally:
-        with contextlib.suppress(OSError):
-            os.close(fd)
+    deep_folders(root, depth, CUDA.encode())
 
 
 def _sparse(path: Path, size: int) -> None:
@@ -511,7 +502,7 @@ def run_case(case: Case, work: Path, *, pythonpath: str, timeout: float = 60, me
     report = _report(report_path)
     after = tree_digest(outside) if deep else tree_digest(root, outside)
     if deep:  # pytest's and tempfile's clean-ups recurse: remove the chain here
-        subprocess.run(["rm", "-rf", str(root)], check=False)
+        remove_deep(root)
     if before != after:
         outputs["CHANGED"] = repr(sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))).encode()
     return Result(case, rc, seconds, peak, stdout, stderr, report, outputs, timed_out, root, outside)

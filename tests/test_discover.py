@@ -9,6 +9,7 @@ import pytest
 from migrate.scan import pipeline as scan
 from migrate.scan.discover import discover, file_kind
 from migrate.settings import Settings
+from tests.deep_folders import deep_folders, remove_deep
 
 
 @pytest.mark.parametrize(("name", "kind"), [
@@ -89,34 +90,19 @@ def test_bad_inputs_are_skipped_with_reasons(tmp_path: Path, monkeypatch: pytest
     assert any(n.startswith("broken.cu: syntax errors") for n in report.notes)
 
 
-def _deep_tree(root: Path, depth: int) -> None:
-    fd = os.open(root, os.O_RDONLY)
-    try:
-        for _ in range(depth):
-            os.mkdir("d", dir_fd=fd)
-            inner = os.open("d", os.O_RDONLY, dir_fd=fd)
-            os.close(fd)
-            fd = inner
-        handle = os.open("k.cu", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
-        os.write(handle, b"void f(float** p) { cudaMalloc(p, 4); }\n")
-        os.close(handle)
-    finally:
-        os.close(fd)
-
-
 def test_folders_a_thousand_deep_are_walked_without_recursion(tmp_path: Path) -> None:
     from tests.conftest import run_cli
 
     (tmp_path / "deep").mkdir()
-    _deep_tree(tmp_path / "deep", 1200)
+    deep_folders(tmp_path / "deep", 1200, b"void f(float** p) { cudaMalloc(p, 4); }\n")
     try:
         found = discover([tmp_path / "deep"], include_vendored=False, exclude=())
         assert [f.rel for f in found.files] == ["d/" * 1200 + "k.cu"]
         for command in (("scan", str(tmp_path / "deep"), "-f", "json", "--no-cache"), ("lint", str(tmp_path / "deep"))):
             result = run_cli(*command)
             assert result.returncode in (0, 1) and "RecursionError" not in result.stderr and "Traceback" not in result.stderr
-    finally:  # pytest's own clean-up of old temporary folders recurses, and would fail on this one
-        subprocess.run(["rm", "-rf", str(tmp_path / "deep")], check=False)
+    finally:
+        remove_deep(tmp_path / "deep")
 
 
 def test_no_file_is_read_past_the_read_cap_whatever_the_size_limit(tmp_path: Path) -> None:
