@@ -292,3 +292,19 @@ def test_a_listed_or_included_cuda_source_is_built(change: str, tmp_path: Path, 
     data = to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
     assert optional_parts(data) == {}
     assert {f["status"] for f in data["findings"] if f["path"].startswith("src/cuda/")} == {""}
+
+
+@pytest.mark.parametrize(("default", "expected"), [("0", "native"), ("1", "migration-required")])
+def test_an_extension_behind_an_environment_helper_of_setup_py_is_opt_in(default: str, expected: str,
+                                                                        tmp_path: Path) -> None:
+    """`def enable_cuda_impl(): return os.environ.get("X", "0") == "1"` then `if enable_cuda_impl():` opts in
+    as the direct test does; with the default "1" (near miss) the extension is built by default."""
+    import json
+
+    from tests.conftest import run_cli
+
+    tree = _copy("env_helper_extension", tmp_path)
+    setup_py = tree / "setup.py"
+    setup_py.write_text(setup_py.read_text().replace('"ENABLE_FFPA_CUDA_IMPL", "0"', f'"ENABLE_FFPA_CUDA_IMPL", "{default}"'))
+    result = run_cli("scan", str(tree), "--format", "json", "--no-cache", "--no-hipify")
+    assert json.loads(result.stdout)["summary"]["class"] == expected
