@@ -196,3 +196,17 @@ def test_extension_class_and_sources_returned_by_a_helper_of_the_file() -> None:
         setup(ext_modules=[ext_cls(name="fused_ssim_cuda", sources=srcs)])
     ''') if f.kind == "extension"]
     assert got == [("fused_ssim_cuda", "ssim.cu\next.cpp")]
+
+
+def test_a_source_list_filtered_by_a_comprehension_of_itself_keeps_its_files() -> None:
+    """splatad-style setup.py: `sources = glob(...) + glob(...)`, then `sources = [p for p in sources if "hip" not in p]`."""
+    got = [f.text for f in facts('''
+        import glob
+        from torch.utils.cpp_extension import CUDAExtension
+        sources = glob.glob("csrc/*.cu") + glob.glob("csrc/*.cpp")
+        sources = [path for path in sources if "hip" not in path]
+        others = [path for path in names if path]
+        ext = CUDAExtension("k", sources)
+        other = CUDAExtension("o", others)
+    ''') if f.kind == "extension"]
+    assert got == ["glob:csrc/*.cu\nglob:csrc/*.cpp", ""]

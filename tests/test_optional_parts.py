@@ -308,3 +308,16 @@ def test_an_extension_behind_an_environment_helper_of_setup_py_is_opt_in(default
     setup_py.write_text(setup_py.read_text().replace('"ENABLE_FFPA_CUDA_IMPL", "0"', f'"ENABLE_FFPA_CUDA_IMPL", "{default}"'))
     result = run_cli("scan", str(tree), "--format", "json", "--no-cache", "--no-hipify")
     assert json.loads(result.stdout)["summary"]["class"] == expected
+
+
+def test_a_source_a_makefile_rule_builds_or_an_unknown_extension_list_could_build_is_not_unbuilt(
+        tmp_path: Path, rulebase) -> None:
+    """Near misses of unbuilt_source: a Makefile rule names the file (`x.o: src/cuda/gl_buffer_map.cu`), or a
+    setup.py extension's source list is not known (it could build any file)."""
+    for extra, text in (("Makefile", "build/map.o: src/cuda/gl_buffer_map.cu\n\tnvcc -c $< -o $@\n"),
+                        ("setup.py", "from torch.utils.cpp_extension import CUDAExtension\n"
+                                     "ext = CUDAExtension('m', [p for p in found if p])\n")):
+        tree = _copy("unbuilt_source", tmp_path / extra)
+        (tree / extra).write_text(text)
+        data = to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
+        assert not [r for r in optional_parts(data) if "built by nothing" in r], extra

@@ -394,7 +394,7 @@ def _left_out(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, st
             cuda_only += [(f.line, f.end_line) for f in items
                           if f.kind == "switch_branch" and feature(f.name, known) in known.platform_words]
         for f in items:
-            if f.kind == "build_source":
+            if f.kind == "build_source" and f.text != "make rule":  # a Makefile's rule builds for its own back end
                 skipped = any(a <= f.line <= b for a, b in cuda_only)
                 for source in _named(path, f, files):
                     listed.setdefault(source, []).append((skipped, f"{path}:{f.line}"))
@@ -419,6 +419,8 @@ def _unbuilt(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
     files = frozenset(facts)
     named: dict[str, str] = {}  # file -> where a build names it
     explicit: set[str] = set()
+    if any(f.kind == "extension" and not f.text for items in facts.values() for f in items):
+        return {}  # an extension whose sources are not known could build any of them
     for path, items in facts.items():
         for f in items:
             if f.kind == "build_source":

@@ -186,7 +186,7 @@ class _Visitor(ast.NodeVisitor):
         capability, properties = constructs.is_capability(self, node.value), self.is_properties(node.value)
         value_name = self.dotted(node.value)
         for target in node.targets:
-            if isinstance(target, ast.Name):
+            if isinstance(target, ast.Name) and not _filters_itself(target.id, node.value):
                 self.exprs[target.id] = node.value
                 self.grown.pop(target.id, None)
                 if value_name:
@@ -493,3 +493,10 @@ def _segment(lines: list[str], node: ast.AST) -> str:
     """The first line of a node's source, for evidence text."""
     line = getattr(node, "lineno", 0)
     return lines[line - 1].strip()[:120] if 0 < line <= len(lines) else ""
+
+
+def _filters_itself(name: str, value: ast.expr) -> bool:
+    """`sources = [p for p in sources if "hip" not in p]`: a subset of what the name held, which stays its
+    best known value (every file the build may compile)."""
+    return isinstance(value, ast.ListComp) and len(value.generators) == 1 \
+        and isinstance(value.generators[0].iter, ast.Name) and value.generators[0].iter.id == name

@@ -81,8 +81,10 @@ def _make_switches(text: str) -> list[Fact]:
             out += [fact("build_source", pattern, number, 0, 0, text="GLOB make")
                     for patterns in MAKE_WILDCARD.findall(m.group(1)) for pattern in patterns.split()
                     if pattern.endswith(SOURCE_SUFFIXES) and "$" not in pattern]
-        elif any(name for _, name in stack) and not raw.lstrip().startswith(("ifeq", "ifneq", "ifdef", "ifndef")):
-            out += [fact("build_source", word, number, 0, 0) for word in raw.split()  # a recipe in a switch's branch
+        elif not raw.lstrip().startswith(("ifeq", "ifneq", "ifdef", "ifndef", "#")):
+            # a rule's prerequisites or a recipe (`x.o: src/x.cu`, `nvcc -c k.cu`): sources it builds
+            out += [fact("build_source", word, number, 0, 0, text="" if any(name for _, name in stack) else "make rule")
+                    for word in raw.replace(":", " ").split()
                     if word.endswith(SOURCE_SUFFIXES) and not any(c in word for c in "$%*")]
         if m := COMMENTED_SWITCH.match(raw):
             out.append(fact("build_switch", m.group(1), number, 0, len(raw), text="0 commented-out"))
