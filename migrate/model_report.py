@@ -53,6 +53,7 @@ class OptionalPart:
     migration_class: MigrationClass
     findings: int
     evidence: tuple[str, ...] = ()
+    effort: Effort = NO_EFFORT  # its findings' cost, apart from the headline (Report.optional_effort)
 
     def to_json(self) -> dict[str, object]:
         return {"root": self.root, "class": self.migration_class, "findings": self.findings,
@@ -304,7 +305,9 @@ class Report:
 
     @property
     def optional_effort(self) -> Effort:
-        return sum_effort(w.effort for w in self.workloads if w.optional)
+        """Optional workloads, and the optional parts of required ones (a build switch's CUDA back end)."""
+        return sum_effort([*(w.effort for w in self.workloads if w.optional),
+                           *(p.effort for w in self.workloads if not w.optional for p in w.optional_parts)])
 
     @property
     def validation_effort(self) -> Effort:

@@ -7,6 +7,7 @@ import pytest
 from migrate.model import Finding
 from migrate.scan import pipeline as scan
 from migrate.settings import Settings
+from migrate.workloads.calibration import load as calibration_load
 from migrate.workloads.estimate import EffortModel, kernel_groups, occurrence_weight
 from tests.conftest import ROOT
 
@@ -42,7 +43,9 @@ def test_breakdowns_add_up_to_their_totals(rulebase) -> None:
         assert sum(i.hours for i in p.breakdown) == pytest.approx(p.effort.likely, abs=1e-6)
     assert report.effort.likely == pytest.approx(
         sum(w.effort.likely for w in report.workloads if not w.optional) + sum(p.effort.likely for p in report.project_costs))
-    assert report.optional_effort.likely == pytest.approx(sum(w.effort.likely for w in report.workloads if w.optional))
+    assert report.optional_effort.likely == pytest.approx(
+        sum(w.effort.likely for w in report.workloads if w.optional)
+        + sum(p.effort.likely for w in report.workloads if not w.optional for p in w.optional_parts))
     assert report.hand_effort.likely + report.validation_effort.likely == pytest.approx(report.effort.likely)
 
 
@@ -140,3 +143,33 @@ def test_a_rewrite_component_replaces_its_findings_in_the_scan(tmp_path, rulebas
     breakdown = {i.label: i.hours for i in report.workloads[0].primary.breakdown}
     assert any(item.startswith("rewrite, assumed band: ") for item in breakdown)
     assert not any(item.startswith("headers: ") and "×2" in item for item in breakdown)  # cutlass not costed twice
+
+
+def test_the_build_port_counts_build_files_not_each_finding_in_them(tmp_path, rulebase) -> None:
+    """llm.c: one Makefile with many nvcc-flag findings is one build file to port, not one unit per finding."""
+    report = _scan_tree(tmp_path, {
+        "Makefile": "NVCC = nvcc\nNVCC_FLAGS = -O3 --use_fast_math -arch=sm_80 -lcublas -lcublasLt\n"
+                    "train: train.cu\n\t$(NVCC) $(NVCC_FLAGS) train.cu -o train -lcublas\n",
+        "train.cu": "#include <cuda_runtime.h>\n__global__ void k(float* x) { x[threadIdx.x] = 1; }\n"}, rulebase)
+    build = [f for f in report.findings if f.rule.startswith("HIP8") and not f.status]
+    assert len(build) > 1 and {f.path for f in build} == {"Makefile"}
+    (project,) = report.project_costs
+    (line,) = [i for i in project.breakdown if i.label.startswith("build system port")]
+    assert line.label.startswith(f"build system port (1 build files with {len(build)} build findings")
+    calibration = calibration_load()
+    expected = calibration.build_lines_first_unit * calibration.curve(2) * calibration.hours_per_line
+    assert line.hours == pytest.approx(expected, abs=0.005)
+
+
+def test_a_project_that_builds_on_rocm_costs_its_next_increment_and_stays_native(rulebase) -> None:
+    """A base whose ROCm build covers its CUDA code: nothing to port, but the measured increments on such
+    bases (a feature's HIP side, a roctx twin of NVTX) were 2 to 302 hand lines, not 0."""
+    report = scan.run([ROOT / "fixtures" / "workloads" / "ported_refused_near"],
+                      Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase)
+    assert report.migration_class == "native"
+    (project,) = report.project_costs
+    calibration = calibration_load()
+    (line,) = [i for i in project.breakdown if i.label.startswith("next increment of the existing ROCm build")]
+    assert calibration.increments >= 5
+    assert line.hours == pytest.approx(calibration.increment_lines * calibration.hours_per_line, abs=0.005)
+    assert report.hand_effort.likely == pytest.approx(line.hours, abs=0.01)

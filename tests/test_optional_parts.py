@@ -212,6 +212,19 @@ def test_a_cmake_command_is_a_branch_of_each_switch_it_does_not_turn_off() -> No
     assert not {name for name, _, _ in branches} & {"USE_Y", "WITH_Z"}
 
 
+def test_a_build_switchs_gpu_part_is_costed_apart_from_the_headline(rulebase) -> None:
+    """spatter, whisper.cpp: the CUDA back end behind an off-by-default switch is the part a port writes. Its
+    findings' cost is the report's optional effort (not 0, not in the headline)."""
+    result = scan.run([CASES / "gpu_build_script"], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase)
+    parts_cost = [p.effort for w in result.workloads if not w.optional for p in w.optional_parts]
+    switch = [p for w in result.workloads for p in w.optional_parts if p.root == "build switch PRISMATIC_ENABLE_GPU"]
+    assert switch and switch[0].effort.likely > 0
+    assert result.optional_effort.likely == pytest.approx(
+        sum(e.likely for e in parts_cost) + sum(w.effort.likely for w in result.workloads if w.optional))
+    assert result.migration_class == "native" and result.hand_effort.likely == 0
+    assert to_json(result)["effort"]["optional_hours"]["likely"] == pytest.approx(result.optional_effort.likely, abs=0.01)
+
+
 def _copy(case: str, tmp_path: Path) -> Path:
     import shutil
 

@@ -205,8 +205,8 @@ def backend_twins(tree: Path) -> dict[str, int]:
 
 def scan_facts(report: dict[str, Any], tree: Path) -> dict[str, Any]:
     """What the estimate reads of the base: findings per rule (required parts, not already ported),
-    the C/C++/CUDA files they are in (those of a per-back-end layout apart, with the lines of that
-    layout's files), and the estimate the scan gave then."""
+    the build files with build findings, the C/C++/CUDA files they are in (those of a per-back-end layout
+    apart, with the lines of that layout's files), and the estimate the scan gave then."""
     optional = {w["name"] for w in report.get("workloads", []) if w.get("optional")}
     counted = [f for f in report.get("findings", []) if not f.get("status") and f.get("workload") not in optional]
     rules: dict[str, int] = {}
@@ -217,7 +217,9 @@ def scan_facts(report: dict[str, Any], tree: Path) -> dict[str, Any]:
     stem = re.compile(r"(_?v?\d+|_(naive|opt|optimized|fast|slow|simple|ref|baseline|vec|tiled))+$")  # estimate.KERNEL_STEM
     kernels = {(str(Path(f["path"]).parent), stem.sub("", f["symbol"]) or f["symbol"]) for f in counted
                if f["rule"] == "HIP4002"}
+    build_files = {f["path"] for f in counted if f["rule"].startswith("HIP8")}  # families.yaml: build
     return {"rules": dict(sorted(rules.items())), "c_files_with_findings": len(c_files), "kernel_groups": len(kernels),
+            "build_files_with_findings": len(build_files),
             "backend_files": sorted(twins), "backend_lines": sum(twins.values()),
             "ported_findings": sum(1 for f in report.get("findings", []) if f.get("status") == "ported"),
             "optional_findings": sum(1 for f in report.get("findings", []) if f.get("workload") in optional),

@@ -25,9 +25,11 @@ class Calibration:
     families: tuple[Family, ...]
     lines_first_occurrence: dict[str, float]  # only the families the measurements cover
     learning_rate: float  # the k-th occurrence in a project costs k^log2(rate) of the first
-    build_lines_first_unit: float  # the build port: per build finding, plus one for the build system
+    build_lines_first_unit: float  # the build port: per build file with build findings, plus one for the build system
     glue_lines_per_sqrt_file: float  # hand lines no finding explains, per √(C/C++/CUDA files with findings)
     twin_lines_per_backend_line: float  # hand lines of a HIP twin per line of a per-back-end CUDA file
+    increment_lines: float  # median hand lines of an increment on a project that already builds on ROCm
+    increments: int  # how many such increments were measured
     spread: tuple[float, float]  # measured / estimated over the fitting ports: lowest, highest
     spread_basis: str
     median_c_files: int  # C/C++/CUDA files with findings of the median measured project
@@ -75,6 +77,8 @@ def load(directory: Path | None = None) -> Calibration:
         build_lines_first_unit=float(fitted["project"]["build_lines_first_unit"]),
         glue_lines_per_sqrt_file=float(fitted["project"]["glue_lines_per_sqrt_file"]),
         twin_lines_per_backend_line=float(fitted["project"].get("twin_lines_per_backend_line", 0.0)),
+        increment_lines=float(fitted["project"].get("increment_lines", 0.0)),
+        increments=int(fitted["project"].get("increments", 0)),
         spread=(float(fitted["spread"]["low"]), float(fitted["spread"]["high"])),
         spread_basis=str(fitted["spread"]["basis"]),
         median_c_files=int(fitted["project"]["median_c_files"]),

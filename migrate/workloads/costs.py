@@ -27,11 +27,12 @@ def project_costs(projects: Sequence[Project], root_name: str, workloads: Sequen
         counted = [f for f in findings if f.workload in members and f.workload not in optional and not f.status]
         paths = {f.path for f in counted if files.get(f.path, ("", 0))[0] in C_KINDS}
         kloc = sum(files[p][1] for p in paths) / 1000
-        build = sum(1 for f in counted if (family := calibration.family_of(f.rule)) is not None and family.name == "build")
+        build = [f for f in counted if (family := calibration.family_of(f.rule)) is not None and family.name == "build"]
         rocm_path = any(w.rocm_path for w in workloads if w.name in members)
         twins = set() if rocm_path else twin_files(project, files, optional_files)
-        result = project_estimate(cls, c_files=len(paths - twins), build_findings=build, model=model,
-                                  calibration=calibration, backend_files=len(twins),
+        result = project_estimate(cls, c_files=len(paths - twins), build_findings=len(build), model=model,
+                                  calibration=calibration, build_files=len({f.path for f in build}),
+                                  backend_files=len(twins),
                                   backend_lines=sum(files[p][1] for p in twins), rocm_path=rocm_path)
         out.append(ProjectCost(name=project.name, migration_class=cls, kloc=round(kloc, 2), effort=result.effort,
                                breakdown=result.breakdown, calibrated=result.calibrated,

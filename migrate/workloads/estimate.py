@@ -193,21 +193,22 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
 
 
 def project_estimate(project_class: str, *, c_files: int, build_findings: int, model: EffortModel,
-                     calibration: Calibration, backend_files: int = 0, backend_lines: int = 0,
+                     calibration: Calibration, build_files: int = 0, backend_files: int = 0, backend_lines: int = 0,
                      rocm_path: bool = False) -> Estimate:
     """Costs a project has once, whatever its number of workloads and targets: its build port,
-    from what its build files contain (one unit for the build system plus one per build finding:
+    from its build files (one unit for the build system plus one per build file with build findings:
     CUDA language, targets, nvcc-only flags, CUDA libraries); the integration glue no finding
     explains (a compat header, include guards, dispatch branches), growing with the square root of
     its C/C++/CUDA files with findings; the HIP twins of CUDA files kept in a per-back-end layout (a
     `cuda/` folder beside `openmp/`: a port writes the HIP member of the family), in proportion to their
-    lines (none where the project already builds on ROCm, `rocm_path`: it has them); and the plan's
-    assumed validation steps (CI, performance check)."""
+    lines (none where the project already builds on ROCm, `rocm_path`: it has them); where the project
+    already builds on ROCm and leaves nothing to port, the next increment of its ROCm side (the median
+    measured increment); and the plan's assumed validation steps (CI, performance check)."""
     items = _Items()
     if project_class in ("migration-required", "incompatible") and model.calibrated:
-        items.add(f"build system port ({build_findings} build findings + the build system; "
-                  f"{calibration.build_lines_first_unit:.1f} lines the first, learning curve)",
-                  calibration.hours(calibration.build_lines_first_unit, calibration.curve(build_findings + 1)), True,
+        items.add(f"build system port ({build_files} build files with {build_findings} build findings + the build "
+                  f"system; {calibration.build_lines_first_unit:.1f} lines the first, learning curve)",
+                  calibration.hours(calibration.build_lines_first_unit, calibration.curve(build_files + 1)), True,
                   kind="build system port", name="build system port")
         if c_files:
             items.add(f"integration glue no finding explains (compat header, include guards: "
@@ -219,6 +220,11 @@ def project_estimate(project_class: str, *, c_files: int, build_findings: int, m
                       f"{calibration.twin_lines_per_backend_line:.2f} hand lines each)",
                       calibration.hours(calibration.twin_lines_per_backend_line, backend_lines), True,
                       kind="HIP twins", name="HIP twins of CUDA back-end files")
+    elif rocm_path and model.calibrated and calibration.increment_lines:
+        items.add(f"next increment of the existing ROCm build (median of {calibration.increments} measured "
+                  f"increments: {calibration.increment_lines:.0f} lines)",
+                  calibration.hours(calibration.increment_lines), True,
+                  kind="ROCm build increment", name="next increment of the existing ROCm build")
     size = calibration.size_factor(c_files)
     factors = model.uncertainty.get(project_class, (1.0, 1.0))
     for item, hours in model.fixed.get(project_class, {}).items():
@@ -246,7 +252,9 @@ def rule_hours(findings: Iterable[Finding], model: EffortModel, rule_effort: Cal
         family = calibration.family_of(rule) if model.calibrated else None
         if family is not None and family.name == "build":
             total = family_total["build"]
-            port = calibration.build_lines_first_unit * (calibration.curve(total + 1) - 1.0)
+            files = len({f.path for rule_, fs in by_rule.items() for f in fs
+                         if (fam := calibration.family_of(rule_)) is not None and fam.name == "build"})
+            port = calibration.build_lines_first_unit * (calibration.curve(files + 1) - 1.0)
             out[rule] = port * calibration.hours_per_line * len(found) / total
         elif family is not None and family.name in calibration.lines_first_occurrence:
             total = family_total[family.name]

@@ -3,10 +3,10 @@ chain that carries it), optional parts, the ROCm path already present, and the e
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from migrate.model import Finding, MigrationClass, class_rank, evolve, worst_class
+from migrate.model import Effort, Finding, MigrationClass, class_rank, evolve, worst_class
 from migrate.model_report import OptionalPart, TargetVerdict, Workload
 from migrate.rulebase import alternatives
 from migrate.rulebase.load import RuleBase
@@ -84,7 +84,10 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
                           depends_why=tuple(graph.graph.step(s.name, d) for d in graph.direct(s.name)),
                           rocm_path=evidence, optional=optional[s.name],
                           optional_parts=_optional_parts(mine[s.name], optional[s.name], kinds[s.name], hipified,
-                                                         parts))
+                                                         parts, cost=lambda fs, cls: estimate(
+                                                             [f for f in fs if effective.get(f, cls) != "native"], cls,
+                                                             model, efforts.__getitem__, names.__getitem__,
+                                                             calibration).effort))
                  for s in specs]
     return sorted(workloads, key=lambda w: w.name), judged_findings
 
@@ -112,7 +115,10 @@ def _part(finding: Finding, parts: ProjectParts) -> tuple[str, tuple[str, ...]]:
 
 
 def _optional_parts(findings: list[Finding], workload_optional: bool, kind: str,
-                    hipified: frozenset[str], parts: ProjectParts) -> tuple[OptionalPart, ...]:
+                    hipified: frozenset[str], parts: ProjectParts, *,
+                    cost: Callable[[list[Finding], str], Effort]) -> tuple[OptionalPart, ...]:
+    """Each optional part of a required workload, with its class and its findings' cost (`cost`: the workload
+    estimate of those findings, without project costs), which the report keeps apart from the headline."""
     if workload_optional:
         return ()
     groups: dict[str, list[Finding]] = defaultdict(list)
@@ -126,8 +132,9 @@ def _optional_parts(findings: list[Finding], workload_optional: bool, kind: str,
     for root, fs in sorted(groups.items()):
         classes = [classify([f for f in fs if arch in f.targets], kind, everything=True, torch_hipified=hipified)[0]
                    for arch in sorted({a for f in fs for a in f.targets})]
-        out.append(OptionalPart(root=root, migration_class=worst_class(classes), findings=len(fs),
-                                evidence=tuple(evidence[root][:SHOWN_EVIDENCE])))
+        cls = worst_class(classes)
+        out.append(OptionalPart(root=root, migration_class=cls, findings=len(fs),
+                                evidence=tuple(evidence[root][:SHOWN_EVIDENCE]), effort=cost(fs, cls)))
     return tuple(out)
 
 
