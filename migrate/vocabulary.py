@@ -60,7 +60,8 @@ STRUCTURE_KINDS: dict[str, str] = {
                     "build passes (`1 always-defined`): the name is the switch, the text its default and "
                     "how it was declared (`OFF option`)",
     "build_source": "a source file a CMake command or a Makefile assignment names (`list(APPEND SRCS csrc/a.cu)`, "
-                    "`SRCS += a.cu`), relative to its folder",
+                    "`SRCS += a.cu`), or a pattern that globs them (`file(GLOB_RECURSE SRCS *.cu)`, make "
+                    "`$(wildcard cuda/*.cu)`; text: the mode and variable), relative to its folder",
     "cmake_subdirectory": "`add_subdirectory(dir)`",
     "hip_rejected": "`#error` on the HIP side of a HIP guard: a HIP build of the file stops there",
     "rocm_path": "evidence of an upstream ROCm path (a HIP build branch, a ROCm CI job, an `is_hip` branch); "
@@ -93,6 +94,9 @@ ROLES: dict[str, str] = {
     "add_executable": "the command that made a CMake target",
     "cuda_add_library": "the command that made a CMake target (FindCUDA)",
     "cuda_add_executable": "the command that made a CMake target (FindCUDA)",
+    "hip_add_library": "the command that made a CMake target (FindHIP)",
+    "hip_add_executable": "the command that made a CMake target (FindHIP)",
+    "target_sources": "the command that added sources to a CMake target",
     "include_directories": "facts of kind `cmake_include`",
     "target_include_directories": "facts of kind `cmake_include`",
     "target_link_libraries": "facts of kind `cmake_link`",

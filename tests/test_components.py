@@ -120,3 +120,26 @@ def test_a_workload_that_is_nothing_but_rewrite_kernels_stays_incompatible(tmp_p
     assert report["summary"]["class"] == "incompatible"
     [rewrite] = [c for w in report["workloads"] for c in w["components"] if c["kind"] == "rewrite"]
     assert (rewrite["id"], rewrite["class"]) == ("tensor-core-fragments", "incompatible")
+
+
+def test_a_device_side_launch_among_plain_kernels_is_a_named_rewrite() -> None:
+    """Dynamic parallelism has no HIP equivalent but an AMD route: the host launches each level, or the
+    child becomes a device function of the parent. One such kernel is a rewrite, not a dead end."""
+    report = scan(TREES / "device_launch_lane")
+    assert report["summary"]["class"] == "migration-required"
+    [workload] = report["workloads"]
+    [rewrite] = [c for c in workload["components"] if c["kind"] == "rewrite"]
+    assert (rewrite["id"], rewrite["band"], rewrite["files"]) == ("device-side-launch", "medium", ["src/refine.cu"])
+    by_id = {f["id"]: f for f in report["findings"]}
+    assert {by_id[i]["rule"] for i in rewrite["findings"]} == {"HIP4003"}
+
+
+def test_a_project_of_nothing_but_device_side_launches_stays_incompatible(tmp_path: Path) -> None:
+    """Near miss of device_launch_lane: the nested-launch kernel alone is new development."""
+    tree = tmp_path / "quadtree"
+    (tree / "src").mkdir(parents=True)
+    (tree / "src" / "refine.cu").write_text((TREES / "device_launch_lane" / "src" / "refine.cu").read_text())
+    report = scan(tree)
+    assert report["summary"]["class"] == "incompatible"
+    [rewrite] = [c for w in report["workloads"] for c in w["components"] if c["kind"] == "rewrite"]
+    assert (rewrite["id"], rewrite["class"]) == ("device-side-launch", "incompatible")

@@ -160,3 +160,53 @@ def test_a_rocm_home_import_counts_only_where_the_module_reads_it() -> None:
         flags = ["-DUSE_ROCM"] if ROCM_HOME else []
     ''') if f.kind == "rocm_path"]
     assert unused == [] and "from torch.utils.cpp_extension import ROCM_HOME" in used
+
+
+def test_extension_sources_grown_and_the_extension_picked_into_a_variable() -> None:
+    got = [(f.name, f.text) for f in facts('''
+        import glob
+        from torch.utils.cpp_extension import CppExtension, CUDAExtension
+        sources = glob.glob("csrc/*.cpp")
+        extension = CppExtension
+        if cuda:
+            extension = CUDAExtension
+            sources += glob.glob("csrc/**/*.cu", recursive=True)
+        sources.append("csrc/extra.cu")
+        sources.extend(["csrc/more.cu"])
+        ext = extension(name="pkg._C", sources=sources)
+        fresh = ["a.cu"]
+        fresh = ["b.cu"]
+        other = CUDAExtension("other", fresh)
+        unrelated = sorted(names)(1)
+    ''') if f.kind == "extension"]
+    assert got == [("_C", "glob:csrc/*.cpp\nglob:csrc/**/*.cu\ncsrc/extra.cu\ncsrc/more.cu"), ("other", "b.cu")]
+
+
+def test_extension_class_and_sources_returned_by_a_helper_of_the_file() -> None:
+    got = [(f.name, f.text) for f in facts('''
+        from torch.utils.cpp_extension import CppExtension, CUDAExtension
+        def pick():
+            if hip:
+                return CppExtension, ["ssim_hip.cpp"]
+            return CUDAExtension, ["ssim.cu", "ext.cpp"]
+        def backend():
+            return CUDAExtension, ["ssim.cu", "ext.cpp"]
+        ext_cls, srcs = backend()
+        a, b, c = backend()
+        setup(ext_modules=[ext_cls(name="fused_ssim_cuda", sources=srcs)])
+    ''') if f.kind == "extension"]
+    assert got == [("fused_ssim_cuda", "ssim.cu\next.cpp")]
+
+
+def test_a_source_list_filtered_by_a_comprehension_of_itself_keeps_its_files() -> None:
+    """splatad-style setup.py: `sources = glob(...) + glob(...)`, then `sources = [p for p in sources if "hip" not in p]`."""
+    got = [f.text for f in facts('''
+        import glob
+        from torch.utils.cpp_extension import CUDAExtension
+        sources = glob.glob("csrc/*.cu") + glob.glob("csrc/*.cpp")
+        sources = [path for path in sources if "hip" not in path]
+        others = [path for path in names if path]
+        ext = CUDAExtension("k", sources)
+        other = CUDAExtension("o", others)
+    ''') if f.kind == "extension"]
+    assert got == ["glob:csrc/*.cu\nglob:csrc/*.cpp", ""]

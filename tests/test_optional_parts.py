@@ -223,3 +223,114 @@ def test_a_build_switchs_gpu_part_is_costed_apart_from_the_headline(rulebase) ->
         sum(e.likely for e in parts_cost) + sum(w.effort.likely for w in result.workloads if w.optional))
     assert result.migration_class == "native" and result.hand_effort.likely == 0
     assert to_json(result)["effort"]["optional_hours"]["likely"] == pytest.approx(result.optional_effort.likely, abs=0.01)
+
+
+def _copy(case: str, tmp_path: Path) -> Path:
+    import shutil
+
+    return Path(shutil.copytree(CASES / case, tmp_path / case))
+
+
+@pytest.mark.parametrize(("case", "switch", "evidence"), [
+    ("cmake_module_sources", "ENABLE_CUDA", "cmake/Cuda.cmake:2 if(ENABLE_CUDA)"),
+    ("cmake_glob_branch", "SOLVER_CUDA_ENABLED", "CMakeLists.txt:6 if(SOLVER_CUDA_ENABLED)"),
+    ("cmake_env_default", "USE_CUDA", "CMakeLists.txt:6 if(USE_CUDA)"),
+    ("make_value_backend", "DEVICE_CUDA", "Makefile:4 make: DEVICE=CUDA"),
+])
+def test_gpu_sources_a_default_build_leaves_out_are_optional(case: str, switch: str, evidence: str, rulebase) -> None:
+    """Sources named from an include()d CMake module (relative to the including folder), globbed in a switch's
+    branch, behind an option whose default is an unset `$ENV{...}`, or picked by a make variable's value."""
+    data = report(case, rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)[f"build switch {switch}"]
+    assert part["class"] == "migration-required" and evidence in part["evidence"]
+    kernels = [f for f in data["findings"] if f["path"].endswith(".cu")]
+    assert kernels and {f["status"] for f in kernels} == {"optional"}
+
+
+@pytest.mark.parametrize(("case", "path", "old", "new"), [
+    ("cmake_module_sources", "CMakeLists.txt", '" OFF)', '" ON)'),
+    ("cmake_glob_branch", "CMakeLists.txt", '" OFF)', '" ON)'),
+    ("cmake_env_default", "CMakeLists.txt", "$ENV{USE_CUDA})", "ON)"),
+    ("make_value_backend", "Makefile", "DEVICE ?= OPENCL", "DEVICE ?= CUDA"),
+])
+def test_the_same_sources_on_by_default_are_required(case: str, path: str, old: str, new: str, tmp_path: Path,
+                                                     rulebase) -> None:
+    tree = _copy(case, tmp_path)
+    text = (tree / path).read_text()
+    assert old in text
+    (tree / path).write_text(text.replace(old, new))
+    data = to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
+    assert data["summary"]["class"] == "migration-required"
+    assert optional_parts(data) == {}
+
+
+def test_globs_and_value_selected_make_branches_are_read_as_build_sources() -> None:
+    from migrate.extract.text import buildfiles, cmakelists
+
+    facts = cmakelists.extract(b'file(GLOB_RECURSE K CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/*.cu)\n'
+                               b'option(USE_X "x" $ENV{USE_X})\n').facts
+    assert [(f.name, f.text) for f in facts if f.kind == "build_source"] == [("src/*.cu", "GLOB_RECURSE K")]
+    assert [f.text for f in facts if f.kind == "build_switch"] == ["OFF option"]
+    facts = buildfiles.makefile(b"GPU=0\nifeq ($(GPU), 1)\nOBJ += $(wildcard src/*.cu)\nendif\n"
+                                b"ifeq ($(BACKEND),cuda)\n\tnvcc -c k.cu\nendif\n").facts
+    assert [(f.name, f.line, f.end_line) for f in facts if f.kind == "switch_branch"] == [("GPU", 2, 4),
+                                                                                          ("BACKEND_CUDA", 5, 7)]
+    assert {f.name: f.text for f in facts if f.kind == "build_switch"} == {"GPU": "0 make", "BACKEND_CUDA": "OFF make"}
+    assert [f.name for f in facts if f.kind == "build_source"] == ["src/*.cu", "k.cu"]
+
+
+def test_a_cuda_source_commented_out_of_an_explicit_list_is_built_by_nothing(rulebase) -> None:
+    data = report("unbuilt_source", rulebase)
+    parts_found = optional_parts(data)
+    assert set(parts_found) == {"src/cuda/gl_buffer_map.cu (built by nothing)",
+                                "src/cuda/gl_buffer_map.cuh (built by nothing)"}
+    assert parts_found["src/cuda/gl_buffer_map.cu (built by nothing)"]["evidence"][0].startswith(
+        "CMakeLists.txt:8 names src/cuda/kernels.cu beside it")
+    statuses = {f["path"]: f["status"] for f in data["findings"] if f["path"].startswith("src/cuda/")}
+    assert statuses == {"src/cuda/gl_buffer_map.cu": "optional", "src/cuda/gl_buffer_map.cuh": "optional",
+                        "src/cuda/kernels.cu": ""}
+
+
+@pytest.mark.parametrize("change", ["listed", "included"])
+def test_a_listed_or_included_cuda_source_is_built(change: str, tmp_path: Path, rulebase) -> None:
+    """Near misses: the same file named in the list, or #included by a built source (a unity build)."""
+    tree = _copy("unbuilt_source", tmp_path)
+    if change == "listed":
+        cmake = tree / "CMakeLists.txt"
+        cmake.write_text(cmake.read_text().replace("# src/cuda/gl_buffer_map.cu", "src/cuda/gl_buffer_map.cu"))
+    else:
+        kernels = tree / "src" / "cuda" / "kernels.cu"
+        kernels.write_text('#include "gl_buffer_map.cu"\n' + kernels.read_text())
+    data = to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
+    assert optional_parts(data) == {}
+    assert {f["status"] for f in data["findings"] if f["path"].startswith("src/cuda/")} == {""}
+
+
+@pytest.mark.parametrize(("default", "expected"), [("0", "native"), ("1", "migration-required")])
+def test_an_extension_behind_an_environment_helper_of_setup_py_is_opt_in(default: str, expected: str,
+                                                                        tmp_path: Path) -> None:
+    """`def enable_cuda_impl(): return os.environ.get("X", "0") == "1"` then `if enable_cuda_impl():` opts in
+    as the direct test does; with the default "1" (near miss) the extension is built by default."""
+    import json
+
+    from tests.conftest import run_cli
+
+    tree = _copy("env_helper_extension", tmp_path)
+    setup_py = tree / "setup.py"
+    setup_py.write_text(setup_py.read_text().replace('"ENABLE_FFPA_CUDA_IMPL", "0"', f'"ENABLE_FFPA_CUDA_IMPL", "{default}"'))
+    result = run_cli("scan", str(tree), "--format", "json", "--no-cache", "--no-hipify")
+    assert json.loads(result.stdout)["summary"]["class"] == expected
+
+
+def test_a_source_a_makefile_rule_builds_or_an_unknown_extension_list_could_build_is_not_unbuilt(
+        tmp_path: Path, rulebase) -> None:
+    """Near misses of unbuilt_source: a Makefile rule names the file (`x.o: src/cuda/gl_buffer_map.cu`), or a
+    setup.py extension's source list is not known (it could build any file)."""
+    for extra, text in (("Makefile", "build/map.o: src/cuda/gl_buffer_map.cu\n\tnvcc -c $< -o $@\n"),
+                        ("setup.py", "from torch.utils.cpp_extension import CUDAExtension\n"
+                                     "ext = CUDAExtension('m', [p for p in found if p])\n")):
+        tree = _copy("unbuilt_source", tmp_path / extra)
+        (tree / extra).write_text(text)
+        data = to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
+        assert not [r for r in optional_parts(data) if "built by nothing" in r], extra

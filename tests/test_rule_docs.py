@@ -14,9 +14,11 @@ def test_rule_docs_are_current() -> None:
 
 
 def test_rules_listing_filters() -> None:
-    lines = run_cli("rules", "--family", "device", "--class", "incompatible").stdout.splitlines()
-    assert lines and all(line.startswith("HIP4") and " incompatible " in line for line in lines)
+    lines = run_cli("rules", "--family", "device", "--class", "migration-required").stdout.splitlines()
+    assert lines and all(line.startswith("HIP4") and " migration-required " in line for line in lines)
     assert any(line.startswith("HIP4003 ") for line in lines)
+    assert not any(line.startswith("HIP4030 ") for line in run_cli(
+        "rules", "--family", "device", "--class", "incompatible").stdout.splitlines())
 
 
 def test_explain_by_name_shows_table_entries() -> None:

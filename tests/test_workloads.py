@@ -88,3 +88,13 @@ def test_portfolio_cli_lists_projects() -> None:
     assert [(p["name"], p["class"]) for p in report["projects"]] == [("repo_a", "native"),
                                                                       ("repo_b", "migration-required")]
     assert report["summary"]["class"] == "migration-required"
+
+
+def test_a_torch_extension_whose_sources_are_grown_and_whose_class_is_picked_is_hipified_by_torch() -> None:
+    """`extension = CUDAExtension` then `extension(sources=sources)`, the list grown by `+= glob(..., **)` and
+    `.append(...)`: every file is the extension's, so PyTorch's hipify covers them (minor-adaptation)."""
+    result = run_cli("scan", str(WORKLOADS / "torch_ext_grown"), "--format", "json", "--no-cache", "--no-hipify")
+    data = json.loads(result.stdout)
+    assert data["summary"]["class"] == "minor-adaptation"
+    [ext] = [w for w in data["workloads"] if w["kind"] == "torch-extension"]
+    assert ext["files"] == ["csrc/cuda/extra_kernels.cu", "csrc/cuda/geodis_kernel.cu", "csrc/geodis.cpp"]

@@ -102,7 +102,8 @@ def _resolve_sources(text: str, base: str, pool: set[str]) -> list[str]:
     for item in filter(None, text.split("\n")):
         if item.startswith("glob:"):
             pattern = posixpath.normpath(posixpath.join(base, item[5:]))
-            out += [p for p in pool if fnmatch.fnmatch(p, pattern)]
+            flat = pattern.replace("**/", "")  # glob(..., recursive=True): `**/` matches no folder too
+            out += [p for p in pool if fnmatch.fnmatch(p, pattern) or fnmatch.fnmatch(p, flat)]
             continue
         for candidate in (posixpath.join(base, item), item):
             path = posixpath.normpath(candidate)

@@ -14,6 +14,7 @@ HIP build leaves out: sources CMake names only in a branch a HIP build skips (`i
 files that stop a HIP build with `#error` on the HIP side of a guard."""
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -33,6 +34,7 @@ HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".cuh", ".inl")
 HEADER_DEPTH = 3  # headers included only by gated headers, this many levels down
 MODULE_DEPTH = 4  # modules imported only by optional modules, this many levels down
 SECTIONS = ("folders", "scratch_folders", "switches")
+GLOB_CHARS = frozenset("*?[")
 
 
 class DataError(ValueError):
@@ -134,6 +136,7 @@ class ProjectParts:
     switches: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # optional switch -> evidence
     regions: Mapping[str, tuple[_Region, ...]] = field(default_factory=dict)  # path -> switch branches in it
     gated: Mapping[str, _Region] = field(default_factory=dict)  # file or folder/ -> the CMake branch adding it
+    unbuilt: Mapping[str, str] = field(default_factory=dict)  # path -> why no build compiles it
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -145,6 +148,8 @@ class ProjectParts:
             return Part(root, (f"{root}/: {what} (rules/workloads/optional.yaml)",))
         if path in self.optional_modules:
             return Part(path, (self.optional_modules[path],))
+        if path in self.unbuilt:
+            return Part(f"{path} (built by nothing)", (self.unbuilt[path],))
         region = next((r for r in self._switches(path, finding.line) if r.switch in self.switches), None)
         if region is not None:  # of switches set on one line (a cmake command), the GPU platform's first
             region = next((r for r in self._switches(path, finding.line) if r.switch in self.switches
@@ -190,7 +195,7 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "hip_aware": sorted(parts.hip_aware), "hip_twinned": sorted(parts.hip_twinned),
             "switches": {k: list(v) for k, v in parts.switches.items()},
             "regions": {k: [region(r) for r in v] for k, v in parts.regions.items()},
-            "gated": {k: region(r) for k, r in parts.gated.items()}}
+            "gated": {k: region(r) for k, r in parts.gated.items()}, "unbuilt": dict(parts.unbuilt)}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -214,7 +219,8 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         hip_twinned=frozenset(str(p) for p in data.get("hip_twinned", [])),
         switches={str(k): tuple(str(e) for e in v) for k, v in data["switches"].items()},
         regions={str(k): tuple(region(r) for r in v) for k, v in data["regions"].items()},
-        gated={str(k): region(r) for k, r in data["gated"].items()}, known=known)
+        gated={str(k): region(r) for k, r in data["gated"].items()}, unbuilt=strings(data.get("unbuilt", {})),
+        known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -261,7 +267,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         hip_aware=frozenset(e.path for e in collected if e.strength == "source"),
                         hip_twinned=hip_twinned(kinds),
                         optional_modules=_optional_modules(facts), switches=switches, regions=regions, gated=gated,
-                        known=known)
+                        unbuilt=_unbuilt(facts), known=known)
 
 
 def hip_twinned(paths: Iterable[str]) -> frozenset[str]:
@@ -304,6 +310,7 @@ def _inside(fact: Fact, regions: Sequence[_Region]) -> _Region | None:
 def _gated(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[_Region, ...]]) -> dict[str, _Region]:
     """Files and folders (`dir/`) that CMake or make adds only in a switch's branch, relative to the project."""
     out: dict[str, _Region] = {}
+    files = frozenset(facts)
     for path, items in facts.items():
         if path not in regions:
             continue
@@ -315,8 +322,35 @@ def _gated(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[_Reg
             if f.kind == "cmake_subdirectory":
                 out[_join(here, f.name) + "/"] = region
             elif f.kind == "build_source":
-                out[_join(here, f.name)] = region
+                for source in _named(path, f, files):
+                    out[source] = region
     return out
+
+
+def _named(path: str, source: Fact, files: frozenset[str]) -> list[str]:
+    """The project files a `build_source` fact of a build file names. A relative name in a CMake module
+    (`cmake/CUDA.cmake`, include()d by a CMakeLists) resolves against the including folder
+    (CMAKE_CURRENT_SOURCE_DIR, https://cmake.org/cmake/help/latest/command/include.html): the module's own
+    folder or the nearest one above it where the file is. A glob (`*.cu`, GLOB_RECURSE) expands over the
+    project's files (https://cmake.org/cmake/help/latest/command/file.html#glob)."""
+    here = posixpath.dirname(path)
+    bases = [here]
+    if path.endswith(".cmake") and here:
+        parts = here.split("/")
+        bases += ["/".join(parts[:i]) for i in range(len(parts) - 1, -1, -1)]
+    if not any(c in source.name for c in GLOB_CHARS):
+        return next(([_join(b, source.name)] for b in bases if _join(b, source.name) in files),
+                    [_join(here, source.name)])
+    recurse = source.text.startswith("GLOB_RECURSE")
+    for base in bases:
+        folder = _join(base, posixpath.dirname(source.name)) if posixpath.dirname(source.name) else base
+        name = posixpath.basename(source.name)
+        found = sorted(f for f in files if fnmatch.fnmatchcase(posixpath.basename(f), name)
+                       and (fnmatch.fnmatchcase(posixpath.dirname(f), folder)
+                            or (recurse and (folder in ("", ".") or f.startswith(folder + "/")))))
+        if found:
+            return found
+    return []
 
 
 def _gated_headers(facts: Mapping[str, Sequence[Fact]], probe: ProjectParts) -> dict[str, _Region]:
@@ -352,24 +386,78 @@ def _left_out(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, st
     listed: dict[str, list[tuple[bool, str]]] = {}  # file -> (named in a CUDA-only branch?, where) per mention
     twins: set[str] = set()  # sources a HIP branch names by their hipified name (src/devices/hip/x-hip.hip)
     out: dict[str, str] = {}
+    files = frozenset(facts)
     for path, items in facts.items():
         cuda_only = [(f.line, f.end_line) for f in items if f.kind == "backend_branch" and f.name == "cuda"]
         hip_only = [(f.line, f.end_line) for f in items if f.kind == "backend_branch" and f.name == "hip"]
         if hip_only:
             cuda_only += [(f.line, f.end_line) for f in items
                           if f.kind == "switch_branch" and feature(f.name, known) in known.platform_words]
-        here = posixpath.dirname(path)
         for f in items:
-            if f.kind == "build_source":
+            if f.kind == "build_source" and f.text != "make rule":  # a Makefile's rule builds for its own back end
                 skipped = any(a <= f.line <= b for a, b in cuda_only)
-                listed.setdefault(_join(here, f.name), []).append((skipped, f"{path}:{f.line}"))
-                if any(a <= f.line <= b for a, b in hip_only):
-                    twins.add(_cuda_twin(_join(here, f.name)))
+                for source in _named(path, f, files):
+                    listed.setdefault(source, []).append((skipped, f"{path}:{f.line}"))
+                    if any(a <= f.line <= b for a, b in hip_only):
+                        twins.add(_cuda_twin(source))
             elif f.kind == "hip_rejected" and path not in out:
                 out[path] = f"{path}:{f.line} {f.text.strip()} (a HIP build stops here)"
     for source, mentions in listed.items():
         if all(skipped for skipped, _ in mentions) and source not in twins:
             out.setdefault(source, f"{mentions[0][1]} names {source} only where a HIP build does not")
+    return out
+
+
+UNBUILT_SUFFIXES = (".cu",)
+
+
+def _unbuilt(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
+    """CUDA sources no build compiles: a .cu file that no build file names (nor any glob or extension
+    source list) and no file includes, beside a .cu file of the same folder that a build file names by
+    name (a source left out of, or commented out of, an explicit list); and the headers only such files
+    include. A project whose build names no source of a folder says nothing about that folder."""
+    files = frozenset(facts)
+    named: dict[str, str] = {}  # file -> where a build names it
+    explicit: set[str] = set()
+    if any(f.kind == "extension" and not f.text for items in facts.values() for f in items):
+        return {}  # an extension whose sources are not known could build any of them
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "build_source":
+                for source in _named(path, f, files):
+                    named.setdefault(source, f"{path}:{f.line}")
+                    if not any(c in f.name for c in GLOB_CHARS):
+                        explicit.add(source)
+            elif f.kind == "extension":
+                for item in filter(None, f.text.split("\n")):
+                    pattern = _join(posixpath.dirname(path), item.removeprefix("glob:"))
+                    named.update({p: f"{path}:{f.line}" for p in files if fnmatch.fnmatch(p, pattern.replace("**/", ""))
+                                  or fnmatch.fnmatch(p, pattern)})
+    includers: dict[str, set[str]] = {}  # basename -> the files that include it
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "include":
+                includers.setdefault(posixpath.basename(f.name), set()).add(path)
+    siblings: dict[str, str] = {}  # folder -> the first .cu file a build names there by name
+    for source in sorted(explicit):
+        if source.endswith(UNBUILT_SUFFIXES):
+            siblings.setdefault(posixpath.dirname(source), source)
+    out: dict[str, str] = {}
+    for path in sorted(files):
+        if not path.endswith(UNBUILT_SUFFIXES) or path in named or includers.get(posixpath.basename(path)):
+            continue
+        sibling = siblings.get(posixpath.dirname(path))
+        if sibling is not None:
+            out[path] = f"{named[sibling]} names {sibling} beside it; no build file names {path} and nothing includes it"
+    for _ in range(HEADER_DEPTH):
+        more = {}
+        for header in files - set(out) - set(named):
+            if header.endswith(HEADER_SUFFIXES) and (by := includers.get(posixpath.basename(header))) \
+                    and by <= set(out) and header not in by:
+                more[header] = f"included only by sources no build compiles ({', '.join(sorted(by))})"
+        if not more:
+            break
+        out.update(more)
     return out
 
 

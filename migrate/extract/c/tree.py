@@ -32,9 +32,38 @@ def qualifiers(function: ts.Node) -> set[str]:
 
 
 def in_device_code(node: ts.Node) -> bool:
-    parent = node.parent
+    """Inside a __device__/__global__ function, and not in the host pass's branch of a device-pass test
+    (`#ifdef __CUDA_ARCH__ ... #else <host> #endif`, `#if !defined(__CUDA_ARCH__) <host> #endif`): nvcc
+    compiles that branch for the host only (https://docs.nvidia.com/cuda/cuda-c-programming-guide/#cuda-arch)."""
+    child, parent = node, node.parent
     while parent is not None:
         if parent.type == "function_definition":
             return bool(qualifiers(parent) & DEVICE_QUALIFIERS)
-        parent = parent.parent
+        if _host_branch(child, parent):
+            return False
+        child, parent = parent, parent.parent
     return False
+
+
+DEVICE_PASS_MACROS = frozenset({"__CUDA_ARCH__", "__HIP_DEVICE_COMPILE__"})
+
+
+def _host_branch(child: ts.Node, conditional: ts.Node) -> bool:
+    """Whether `child` is the branch of a preprocessor conditional that only the host pass compiles."""
+    if conditional.type not in ("preproc_ifdef", "preproc_if"):
+        return False
+    in_else = child.type in ("preproc_else", "preproc_elif", "preproc_elifdef")
+    if conditional.type == "preproc_ifdef":
+        if text(conditional.child_by_field_name("name")) not in DEVICE_PASS_MACROS:
+            return False
+        negated = text(conditional.children[0]) == "#ifndef"
+    else:
+        condition = "".join(text(conditional.child_by_field_name("condition")).split())
+        bare = {m for macro in DEVICE_PASS_MACROS for m in (macro, f"defined({macro})", f"defined{macro}")}
+        if condition in bare:
+            negated = False
+        elif condition.startswith("!") and condition[1:] in bare:
+            negated = True
+        else:
+            return False
+    return in_else != negated

@@ -65,6 +65,8 @@ class _Visitor(ast.NodeVisitor):
         self.decorates: dict[int, str] = {}  # id() of a decorator call -> the function it decorates
         self.assigned: dict[str, set[str]] = {}  # extension = CUDAExtension -> {"extension": {...CUDAExtension}}
         self.exprs: dict[str, ast.expr] = {}  # the last value assigned to each plain name
+        self.grown: dict[str, list[ast.expr]] = {}  # sources += [...], sources.append(x): what was added since
+        self.returns: dict[str, ast.Tuple] = {}  # function -> the one tuple it returns
         self.strings: dict[str, ast.expr] = {}
         self.capability_vars: set[str] = set()
         self.property_vars: set[str] = set()
@@ -180,11 +182,13 @@ class _Visitor(ast.NodeVisitor):
                 self.unused_homes[alias.asname or alias.name] = (node, f"from {node.module} import {alias.name}")
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        self._unpack_returned(node)
         capability, properties = constructs.is_capability(self, node.value), self.is_properties(node.value)
         value_name = self.dotted(node.value)
         for target in node.targets:
-            if isinstance(target, ast.Name):
+            if isinstance(target, ast.Name) and not _filters_itself(target.id, node.value):
                 self.exprs[target.id] = node.value
+                self.grown.pop(target.id, None)
                 if value_name:
                     self.assigned.setdefault(target.id, set()).add(value_name)
             if isinstance(target, ast.Name) and _is_stringish(node.value):
@@ -228,6 +232,26 @@ class _Visitor(ast.NodeVisitor):
         else:
             self.visit(nodes)
         self.guard = saved
+
+    def _unpack_returned(self, node: ast.Assign) -> None:
+        """`ext, sources = helper()` where the helper of this file returns one tuple: each name gets its item."""
+        value, target = node.value, node.targets[0] if len(node.targets) == 1 else None
+        if not (isinstance(target, ast.Tuple) and isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
+            return
+        returned = self.returns.get(value.func.id)
+        if returned is None or len(returned.elts) != len(target.elts):
+            return
+        for name, item in zip(target.elts, returned.elts, strict=True):
+            if isinstance(name, ast.Name):
+                self.exprs[name.id] = item
+                self.grown.pop(name.id, None)
+                if dotted := self.dotted(item):
+                    self.assigned.setdefault(name.id, set()).add(dotted)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):
+            self.grown.setdefault(node.target.id, []).append(node.value)
+        self.generic_visit(node)
 
     def visit_Try(self, node: ast.Try) -> None:
         """`try: import X` with an ImportError fallback: the body is optional (python/optional.py)."""
@@ -315,6 +339,11 @@ class _Visitor(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         self.called.add(id(node.func))
         name = self.call_name(node)
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and node.args \
+                and func.attr in ("append", "extend"):  # sources.append("x.cu"), sources.extend(glob(...))
+            added = node.args[0] if func.attr == "extend" else ast.List(elts=[node.args[0]], ctx=ast.Load())
+            self.grown.setdefault(func.value.id, []).append(added)
         if name in SETUP_CALLS:
             self._requirements(node)
         if isinstance(node.func, ast.Name) and node.func.id not in self.aliases:
@@ -364,6 +393,10 @@ class _Visitor(ast.NodeVisitor):
                 self.decorates[id(deco)] = node.name
             else:
                 constructs.on_decorator(self, deco, node.name)
+        self.opt_ins.note_function(node)
+        returned = [r.value for r in ast.walk(node) if isinstance(r, ast.Return) and isinstance(r.value, ast.Tuple)]
+        if len(returned) == 1:  # `return CUDAExtension, ["a.cu"]`: unpacked by a caller of this file
+            self.returns[node.name] = returned[0]
         test = node.name.startswith("test")
         selected = node.name in self.selected
         self.tests += test
@@ -460,3 +493,10 @@ def _segment(lines: list[str], node: ast.AST) -> str:
     """The first line of a node's source, for evidence text."""
     line = getattr(node, "lineno", 0)
     return lines[line - 1].strip()[:120] if 0 < line <= len(lines) else ""
+
+
+def _filters_itself(name: str, value: ast.expr) -> bool:
+    """`sources = [p for p in sources if "hip" not in p]`: a subset of what the name held, which stays its
+    best known value (every file the build may compile)."""
+    return isinstance(value, ast.ListComp) and len(value.generators) == 1 \
+        and isinstance(value.generators[0].iter, ast.Name) and value.generators[0].iter.id == name

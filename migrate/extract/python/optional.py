@@ -46,6 +46,7 @@ class EnvOptIns:
     def __init__(self, resolve: Callable[[ast.expr], str | None]) -> None:
         self.resolve = resolve
         self.flags: dict[str, object] = {}  # module flag -> its value with every variable unset
+        self.helpers: dict[str, object] = {}  # function of the file returning an env test -> its value unset
 
     def note_assignment(self, node: ast.Assign) -> None:
         value = self.unset_value(node.value) if self._reads_env(node.value) else UNSET
@@ -55,6 +56,15 @@ class EnvOptIns:
                     self.flags.pop(target.id, None)
                 else:
                     self.flags[target.id] = value
+
+    def note_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """`def enabled(): return os.environ.get("X", "0") == "1"` (one return statement): calling it is an
+        environment test, whatever the arguments (`flag("USE_X")` reads the variable it is given)."""
+        returns = [r for r in ast.walk(node) if isinstance(r, ast.Return)]
+        if len(returns) == 1 and returns[0].value is not None and self._reads_env(returns[0].value):
+            value = self.unset_value(returns[0].value)
+            if value is not UNSET:
+                self.helpers[node.name] = value
 
     def opt_in(self, test: ast.expr) -> bool:
         """True when the test reads the environment (or a flag that does) and is false unset."""
@@ -68,6 +78,8 @@ class EnvOptIns:
             if isinstance(sub, ast.Call) and self.resolve(sub.func) in ENV_GETTERS:
                 return True
             if isinstance(sub, ast.Compare) and any(self.resolve(c) == "os.environ" for c in sub.comparators):
+                return True
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in self.helpers:
                 return True
         return False
 
@@ -99,6 +111,8 @@ class EnvOptIns:
         if name in ENV_GETTERS and node.args:
             return self.unset_value(node.args[1]) if len(node.args) > 1 else None
         func = node.func
+        if isinstance(func, ast.Name) and func.id in self.helpers:
+            return self.helpers[func.id]
         if isinstance(func, ast.Name) and func.id in CONVERSIONS and len(node.args) == 1:
             inner = self.unset_value(node.args[0])
             try:

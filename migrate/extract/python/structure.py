@@ -56,6 +56,8 @@ def _structure(visitor: _Visitor, node: ast.Call, name: str | None) -> None:
         dist = _argument(node, None, "name")
         if isinstance(dist, ast.Constant) and isinstance(dist.value, str):
             visitor.add("distribution", dist.value, node)
+    if name not in EXTENSION_CALLS and isinstance(node.func, ast.Name):  # extension = CUDAExtension; extension(...)
+        name = next((v for v in sorted(visitor.assigned.get(node.func.id, ())) if v in EXTENSION_CALLS), name)
     role = EXTENSION_CALLS.get(name or "")
     if role is None:
         return
@@ -79,13 +81,18 @@ def _argument(call: ast.Call, position: int | None, keyword: str) -> ast.expr | 
     return call.args[position] if position is not None and position < len(call.args) else None
 
 
-def _elements(visitor: _Visitor, node: ast.expr | None) -> list[ast.expr]:
-    if isinstance(node, ast.Name) and node.id in visitor.exprs:
-        node = visitor.exprs[node.id]
+def _elements(visitor: _Visitor, node: ast.expr | None, depth: int = 0) -> list[ast.expr]:
+    """The items of a source list: a literal, a name with what was added to it (`+=`, append, extend, in a
+    branch or not: every source the build may compile), a sum, a comprehension."""
+    if depth > 4:
+        return []
+    if isinstance(node, ast.Name) and (node.id in visitor.exprs or node.id in visitor.grown):
+        grown = [e for added in visitor.grown.get(node.id, []) for e in _elements(visitor, added, depth + 1)]
+        return (_elements(visitor, visitor.exprs[node.id], depth + 1) if node.id in visitor.exprs else []) + grown
     if isinstance(node, (ast.List, ast.Tuple)):
         return list(node.elts)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return _elements(visitor, node.left) + _elements(visitor, node.right)
+        return _elements(visitor, node.left, depth + 1) + _elements(visitor, node.right, depth + 1)
     if isinstance(node, ast.ListComp) and len(node.generators) == 1:
         return _expanded(node.elt, node.generators[0])
     return [node] if node is not None else []

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import re
 
-from migrate.extract.c.guards import SWITCH_NAME
 from migrate.extract.text import commands
 from migrate.extract.text.cmakelists import SOURCE_SUFFIXES
 from migrate.extract.text.lines import Logical, fact, finish, flags, logical_lines, numbered
@@ -22,7 +21,11 @@ MAKE_MESSAGE = re.compile(r"^\s*\$[({](info|warning|error)\s")
 SBATCH = re.compile(r"^\s*#SBATCH\s+")
 COMMENTED_SWITCH = re.compile(r"^\s*#\s*([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\s*:?=\s*1\s*$")
 SOURCE_ASSIGNMENT = re.compile(r"^\s*[A-Za-z_]\w*\s*(?:\+=|:=|\?=|::=|=)\s*([^#]*)")
+MAKE_WILDCARD = re.compile(r"\$[({]wildcard\s+([^)}]*)[)}]")  # $(wildcard cuda/*.cu): the files that match
 MAKE_TEST = re.compile(r"^\(\s*\$[({]([A-Za-z_]\w*)[)}]\s*,\s*([^)]*)\)$")
+# make variables are switches by their values (GPU=0, ifeq ($(GPU),1)), with or without a `_` in the name
+MAKE_SWITCH = re.compile(r"^[A-Z][A-Z0-9_]*$")
+SELECTED_VALUE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 SWITCH_VALUES = frozenset({"0", "1", "ON", "OFF", "on", "off", "yes", "no", "true", "false"})
 
 
@@ -34,18 +37,36 @@ def cmake(source: bytes) -> Extraction:
 
 def makefile(source: bytes) -> Extraction:
     text = source.decode("utf-8")
-    facts = _tool_lines(text) + _make_switches(text)
+    branches = _make_switches(text)
+    facts = _tool_lines(text) + branches
+    assigned: dict[str, str] = {}  # variable -> its first value in this file
     for logical in logical_lines(text):
         if not logical.text.startswith("\t") and (m := MAKE_ASSIGNMENT.match(logical.text)):
             facts += commands.variable(logical, m.group(1), m.group(2), m.start(1), len(logical.text.rstrip()))
-            if SWITCH_NAME.match(m.group(1)) and m.group(2) in SWITCH_VALUES:
+            assigned.setdefault(m.group(1), m.group(2))
+            if MAKE_SWITCH.match(m.group(1)) and m.group(2) in SWITCH_VALUES:
                 facts.append(fact("build_switch", m.group(1), logical.line, 0, len(m.group(1)), text=f"{m.group(2)} make"))
             continue
         if MAKE_MESSAGE.match(logical.text):
             continue
         prefix = RECIPE_PREFIX.match(logical.text)
         facts += commands.analyse(logical, start=prefix.end() if prefix else 0)
+    facts += _selected_values(branches, assigned)
     return finish(text, facts)
+
+
+def _selected_values(branches: list[Fact], assigned: dict[str, str]) -> list[Fact]:
+    """A back end chosen by a variable's value (`DEVICE ?= OPENCL` ... `ifeq ($(DEVICE),CUDA)`): the switch
+    `DEVICE_CUDA`, on by default only when the variable's value in the file is that one (an unset variable
+    is empty: https://www.gnu.org/software/make/manual/html_node/Conditional-Syntax.html)."""
+    out, seen = [], set()
+    for branch in branches:
+        variable, _, value = branch.text.removeprefix("make: ").partition("=")
+        if value and branch.name not in seen:
+            seen.add(branch.name)
+            default = "ON" if assigned.get(variable, "").upper() == value.upper() else "OFF"
+            out.append(fact("build_switch", branch.name, branch.line, 0, 0, text=f"{default} make"))
+    return out
 
 
 def _make_switches(text: str) -> list[Fact]:
@@ -57,6 +78,14 @@ def _make_switches(text: str) -> list[Fact]:
         if m := SOURCE_ASSIGNMENT.match(raw):  # also indented by a tab inside ifeq/endif, as Caffe's are
             out += [fact("build_source", word, number, 0, 0) for word in m.group(1).split()
                     if word.endswith(SOURCE_SUFFIXES) and not any(c in word for c in "$%*")]
+            out += [fact("build_source", pattern, number, 0, 0, text="GLOB make")
+                    for patterns in MAKE_WILDCARD.findall(m.group(1)) for pattern in patterns.split()
+                    if pattern.endswith(SOURCE_SUFFIXES) and "$" not in pattern]
+        elif not raw.lstrip().startswith(("ifeq", "ifneq", "ifdef", "ifndef", "#")):
+            # a rule's prerequisites or a recipe (`x.o: src/x.cu`, `nvcc -c k.cu`): sources it builds
+            out += [fact("build_source", word, number, 0, 0, text="" if any(name for _, name in stack) else "make rule")
+                    for word in raw.replace(":", " ").split()
+                    if word.endswith(SOURCE_SUFFIXES) and not any(c in word for c in "$%*")]
         if m := COMMENTED_SWITCH.match(raw):
             out.append(fact("build_switch", m.group(1), number, 0, len(raw), text="0 commented-out"))
             continue
@@ -67,8 +96,9 @@ def _make_switches(text: str) -> list[Fact]:
         elif directive in ("else", "endif") and stack:
             first, name = stack.pop()
             if name:
-                out.append(Fact(kind="switch_branch", name=name, line=first, column=1, end_line=number, end_column=1,
-                                text=f"make: {name}"))
+                variable, _, value = name.partition("=")
+                out.append(Fact(kind="switch_branch", name=f"{variable}_{value.upper()}" if value else name, line=first,
+                                column=1, end_line=number, end_column=1, text=f"make: {name}"))
             if directive == "else":
                 stack.append((number, ""))
     return out
@@ -80,12 +110,14 @@ def _make_switch(directive: str, condition: str) -> str:
         name = condition.strip()
     elif m := MAKE_TEST.match(condition.strip()):
         name, value = m.group(1), m.group(2).strip()
+        if directive == "ifeq" and SELECTED_VALUE.match(value) and value not in SWITCH_VALUES:
+            return f"{name}={value}" if MAKE_SWITCH.match(name) else ""  # a value-selected back end
         on = value not in ("", "0") if directive == "ifeq" else value in ("", "0")
         if not on:
             return ""
     else:
         return ""
-    return name if SWITCH_NAME.match(name) else ""
+    return name if MAKE_SWITCH.match(name) else ""
 
 
 def shell(source: bytes) -> Extraction:

@@ -244,6 +244,10 @@ SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".h
 DIRECTORY_VARIABLES = re.compile(r"^\$\{(?:CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|PROJECT_SOURCE_DIR"
                                  r"|CMAKE_SOURCE_DIR)\}/")
 OPPOSITE = {"hip": "cuda", "cuda": "hip"}
+# `$ENV{X}` expands to the empty string, which if() reads as false, when X is not set:
+# https://cmake.org/cmake/help/latest/variable/ENV.html , https://cmake.org/cmake/help/latest/command/if.html#basic-expressions
+ENVIRONMENT_DEFAULT = re.compile(r"\$ENV\{\w+\}")
+GLOB_KEYWORDS = frozenset({"LIST_DIRECTORIES", "CONFIGURE_DEPENDS", "FOLLOW_SYMLINKS", "RELATIVE"})
 
 
 def _condition(args: tuple[Argument, ...]) -> tuple[str, list[str]]:
@@ -301,6 +305,8 @@ def _build_parts(command: Command, where: _Positions) -> list[Fact]:
     if (command.name in ("option", "cmake_dependent_option") or command.name.endswith("_option")) and args \
             and not args[0].quoted:
         default = args[2].text.upper() if len(args) > 2 else ("OFF" if command.name == "option" else "")
+        if ENVIRONMENT_DEFAULT.fullmatch(default):  # option(USE_CUDA "doc" $ENV{USE_CUDA}): empty, so off, when unset
+            default = "OFF"
         return [fact("build_switch", args[0].text, line, col, col + len(command.name), text=f"{default} {command.name}")]
     if command.name == "set" and len(args) > 3 and args[2].text == "CACHE" and args[3].text == "BOOL" \
             and not args[0].quoted:  # set(X 0 CACHE BOOL "doc"): an option by another name
@@ -311,10 +317,31 @@ def _build_parts(command: Command, where: _Positions) -> list[Fact]:
                      col + len(command.name))]
     if command.name in MESSAGE_COMMANDS:
         return []
+    if command.name == "file" and len(args) > 2 and args[0].text in ("GLOB", "GLOB_RECURSE"):
+        return _globs(command, where)
     out = []
     for arg in args:
         path = DIRECTORY_VARIABLES.sub("", arg.text)
         if path.endswith(SOURCE_SUFFIXES) and "${" not in path and "*" not in path and "\n" not in path:
             at, at_col = where(arg.start)
             out.append(fact("build_source", path, at, at_col, at_col + len(arg.text)))
+    return out
+
+
+def _globs(command: Command, where: _Positions) -> list[Fact]:
+    """file(GLOB[_RECURSE] VAR [options] patterns...): one `build_source` per source pattern (relative to the
+    listing's folder; the text is the mode and the variable), expanded against the project's files by
+    workloads/parts.py. https://cmake.org/cmake/help/latest/command/file.html#glob"""
+    mode, variable, *rest = command.arguments
+    out = []
+    skip = False
+    for arg in rest:
+        if skip or arg.text in GLOB_KEYWORDS:
+            skip = arg.text in ("RELATIVE", "LIST_DIRECTORIES")  # each takes a value
+            continue
+        pattern = DIRECTORY_VARIABLES.sub("", arg.text)
+        if pattern.endswith(SOURCE_SUFFIXES) and "${" not in pattern and "\n" not in pattern:
+            line, col = where(arg.start)
+            out.append(fact("build_source", pattern, line, col, col + len(arg.text),
+                            text=f"{mode.text} {variable.text}"))
     return out
