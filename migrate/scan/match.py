@@ -14,8 +14,8 @@ from migrate.scan import crossref
 from migrate.scan.layout import left_in_backend_files, other_model_source, other_vendor_alias
 
 MAX_FINDINGS_PER_FILE = 10_000  # real files have hundreds at most; past this a file is reported as capped
-# Facts on either side of a HIP guard are already handled by the authors.
-GUARDED = frozenset({"hip", "cuda"})
+# Facts on either side of a HIP guard are already handled by the authors; "off": a branch no build compiles.
+GUARDED = frozenset({"hip", "cuda", "off"})
 # Constructs that name a 32-bit lane-mask type of the file (own_masks)
 MASK_TYPE_CONSTRUCTS = frozenset({"mask-type-32", "ballot-returned-32bit"})
 # Facts in an optional Python scope (an ImportError fallback, an env-var opt-in) become optional findings.

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from migrate.extract import jinja
 from migrate.extract.budget import MAX_FACTS
 from migrate.extract.c import device, guards, hazards, lanemasks, language, runtime, ts, wavefront, xref
-from migrate.extract.c.guards import GuardMap
+from migrate.extract.c.guards import GuardMap, off_macros
 from migrate.extract.c.tree import in_device_code, qualifiers, walk
 from migrate.extract.c.tree import text as _text
 from migrate.extract.columns import Columns
@@ -110,7 +110,9 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
              names: Callable[[str], bool] | None = None, original: bytes | None = None) -> tuple[_Ctx, list[str]]:
     root = ts.parse(source)
     caps = captures(root)
-    ctx = _Ctx(source=source, guards=GuardMap.build(caps.get("conditional", [])), original=original,
+    defines = [n.parent for n in caps.get("macro.name", []) if n.parent is not None]
+    guard_map = GuardMap.build(caps.get("conditional", []), off_macros(defines, source))
+    ctx = _Ctx(source=source, guards=guard_map, original=original,
                row0=row0, col0=col0, cell=cell, names=names)
     _identifiers(ctx, caps)
     _own_namespaces(ctx, root)
