@@ -251,7 +251,7 @@ setup(name="q", ext_modules=[CUDAExtension("q_ops", ["csrc/ops.cu"], extra_compi
 BF16_OPS = """#include <cuda_runtime.h>
 __global__ void scale(float *x) { x[threadIdx.x] *= 2.0f; }
 #ifdef ENABLE_BF16
-__device__ int pack(unsigned v) { return __popc(v) + __ffs(v) + (threadIdx.x % 32); }
+__device__ int pack(unsigned v) { return __shfl_xor_sync(0xffffffff, (int)v, 1) + (threadIdx.x % 32); }
 #endif
 """
 
@@ -295,6 +295,7 @@ EXT_CUDA = """typedef enum cudaError_enum { CUDA_SUCCESS = 0, CUDA_ERROR_DEINITI
 typedef struct CUctx_st *CUcontext;
 typedef CUresult (*CUDA_CUCTXCREATE)(CUcontext *, unsigned int, int);
 int hc_cuCtxCreate(void *hashcat_ctx, CUcontext *pctx, unsigned int flags, int dev);
+static inline int hc_cuInit(void) { return cuInit(0); }
 """
 EXT_HIP = """typedef enum hipError_t { hipSuccess = 0 } hipError_t;
 typedef struct ihipCtx_t *hipCtx_t;
@@ -524,3 +525,18 @@ def test_every_generated_no_equivalent_rule_carries_its_reviewed_class() -> None
                and reviewed[r.id]["reason"] in r.rationale for r in generated)
     assert {r.id for r in generated if r.migration_class == "incompatible"} >= {"HIP2301", "HIP2161", "HIP1241"}
     assert next(r for r in generated if r.id == "HIP4911").migration_class == "migration-required"
+
+
+def test_a_sub_project_with_its_own_setup_py_gets_no_credit_from_the_roots_rocm_build(tmp_path: Path) -> None:
+    # detectron2's projects/TensorMask: its own setup.py builds the op for CUDA only; HIP branches its
+    # sources copied from the parent are no ROCm build of its own
+    plain_setup = ("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                   "setup(name='sub', ext_modules=[CUDAExtension('sub._C', ['csrc/op.cu'])])\n")
+    tree = write(tmp_path / "scaler", {"setup.py": SETUP_WITH_HIP, "csrc/scale.cu": KERNEL,
+                                       "csrc/compat.h": GUARDED_HEADER,
+                                       "projects/sub/setup.py": plain_setup, "projects/sub/csrc/op.cu": KERNEL,
+                                       "projects/sub/csrc/compat.h": GUARDED_HEADER})
+    report = scan(tree)
+    status = {f["path"]: f["status"] for f in report["findings"]}
+    assert status["csrc/scale.cu"] == "ported"
+    assert status["projects/sub/csrc/op.cu"] != "ported"
