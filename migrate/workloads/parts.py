@@ -378,9 +378,9 @@ def _left_out(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, st
 def _own_builds_without_rocm(facts: Mapping[str, Sequence[Fact]],
                              listed: Mapping[str, list[tuple[bool, str]]]) -> dict[str, str]:
     """Files of a sub-project: a folder below the root with a setup.py of its own and no ROCm build
-    evidence anywhere under it (HIP branches in sources copied from the parent are none) (detectron2's projects/TensorMask builds its op with its own setup.py,
-    which never asks for HIP). The root's HIP build does not reach them unless a build file outside
-    the folder names them as sources."""
+    evidence under it (HIP branches in sources copied from the parent are none): detectron2's
+    projects/TensorMask builds its op with a setup.py that never asks for HIP. The root's HIP build does
+    not reach them unless a build file outside the folder names them as sources."""
     scripts = sorted(posixpath.dirname(p) for p in facts
                      if posixpath.basename(p) == "setup.py" and "/" in p)
     out: dict[str, str] = {}
