@@ -540,3 +540,48 @@ def test_a_sub_project_with_its_own_setup_py_gets_no_credit_from_the_roots_rocm_
     status = {f["path"]: f["status"] for f in report["findings"]}
     assert status["csrc/scale.cu"] == "ported"
     assert status["projects/sub/csrc/op.cu"] != "ported"
+
+
+GLOB_SETUP = '''import glob
+import os
+import torch
+from setuptools import setup
+from torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension
+
+
+def get_extensions():
+    this_dir = os.path.dirname(os.path.abspath(__file__))
+    extensions_dir = os.path.join(this_dir, "src")
+    main_file = glob.glob(os.path.join(extensions_dir, "*.cpp"))
+    source_cuda = glob.glob(os.path.join(extensions_dir, "cuda", "*.cu"))
+    sources = main_file
+    extension = CppExtension
+    if torch.cuda.is_available() and CUDA_HOME is not None:
+        extension = CUDAExtension
+        sources += source_cuda
+    sources = [os.path.join(extensions_dir, s) for s in sources]
+    return [extension("MultiScaleDeformableAttention", sources, include_dirs=[extensions_dir])]
+
+
+setup(name="ops", ext_modules=get_extensions())
+'''
+RUN_FOLDER_LOADER = '''from torch.utils.cpp_extension import load
+wkv = load(name="wkv", sources=["cuda/wkv_op.cpp", "cuda/wkv_cuda.cu"], verbose=True)
+'''
+
+
+def test_torch_extension_sources_from_globs_an_aliased_extension_or_the_run_folder_get_hipify_credit(tmp_path: Path) -> None:
+    """Cut from fundamentalvision/Deformable-DETR 11169a6 models/ops/setup.py (maskrcnn-benchmark's pattern:
+    `extension = CUDAExtension` over globbed sources) and BlinkDL/RWKV-LM 524481d (train_temp/src/model.py
+    loads cuda/*.cu relative to train_temp/, where it runs): the kernels are hipified by PyTorch."""
+    tree = write(tmp_path / "ops", {"setup.py": GLOB_SETUP, "src/vision.cpp": "int main() { return 0; }\n",
+                                    "src/cuda/attn_cuda.cu": KERNEL})
+    assert {f["class"] for f in scan(tree)["findings"] if f["path"] == "src/cuda/attn_cuda.cu"} == {"minor-adaptation"}
+    tree = write(tmp_path / "rwkv", {"train_temp/src/model.py": RUN_FOLDER_LOADER,
+                                     "train_temp/cuda/wkv_op.cpp": "int f() { return 0; }\n",
+                                     "train_temp/cuda/wkv_cuda.cu": KERNEL})
+    assert {f["class"] for f in scan(tree)["findings"] if f["path"].endswith("wkv_cuda.cu")} == {"minor-adaptation"}
+    # near miss: without the extension call the globbed kernel is a plain CUDA source to migrate
+    write(tmp_path / "ops", {"setup.py": GLOB_SETUP.replace('return [extension("MultiScaleDeformableAttention", '
+                                                            'sources, include_dirs=[extensions_dir])]', "return []")})
+    assert "migration-required" in {f["class"] for f in scan(tmp_path / "ops")["findings"]}

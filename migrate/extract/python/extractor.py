@@ -65,6 +65,7 @@ class _Visitor(ast.NodeVisitor):
         self.decorates: dict[int, str] = {}  # id() of a decorator call -> the function it decorates
         self.assigned: dict[str, set[str]] = {}  # extension = CUDAExtension -> {"extension": {...CUDAExtension}}
         self.exprs: dict[str, ast.expr] = {}  # the last value assigned to each plain name
+        self.globbed: list[str] = []  # source patterns of the glob.glob calls seen so far (structure.py)
         self.strings: dict[str, ast.expr] = {}
         self.capability_vars: set[str] = set()
         self.property_vars: set[str] = set()

@@ -56,20 +56,36 @@ def _structure(visitor: _Visitor, node: ast.Call, name: str | None) -> None:
         dist = _argument(node, None, "name")
         if isinstance(dist, ast.Constant) and isinstance(dist.value, str):
             visitor.add("distribution", dist.value, node)
-    role = EXTENSION_CALLS.get(name or "")
+    if name in ("glob.glob", "glob.iglob") and node.args and (pattern := _path(visitor, node.args[0])):
+        visitor.globbed.append(pattern)
+    role = EXTENSION_CALLS.get(name or "") or _aliased_extension(visitor, node)
     if role is None:
         return
     module = _argument(node, 0, "name")
     if isinstance(module, ast.Constant) and isinstance(module.value, str):
         label = module.value.rsplit(".", 1)[-1]
-    elif module is not None and role == "jit":
-        label = ""  # load(name=ext_name, ...) in a helper: named by its sources' folder (workloads/assemble.py)
+    elif module is not None:
+        label = ""  # CUDAExtension(pkg_name, ...), load(name=ext_name, ...): named by its sources' folder (assemble.py)
     else:
         return
     sources = _argument(node, 1, "sources") if role == "setup" or (name or "").endswith(".load") else None
     paths = [p for p in (_path(visitor, e) for e in _elements(visitor, sources)) if p]
+    if not paths and role == "setup" and sources is not None:
+        # `sources = [join(extensions_dir, s) for s in sources]` after globs (maskrcnn-benchmark's setup.py,
+        # copied by detectron2, Deformable-DETR, GroundingDINO): the file's glob patterns are the sources
+        paths = [f"glob:{p}" for p in visitor.globbed]
     paths = [f"glob:{p}" if UNKNOWN in p and not p.startswith("glob:") else p for p in paths]
     visitor.add("extension", label, node, text="\n".join(paths), role=role)
+
+
+def _aliased_extension(visitor: _Visitor, node: ast.Call) -> str | None:
+    """`extension = CUDAExtension` (or CppExtension, chosen by whether CUDA is found), then
+    `extension(name, sources, ...)`: an extension the CUDA build compiles with CUDAExtension."""
+    if not isinstance(node.func, ast.Name):
+        return None
+    values = visitor.assigned.get(node.func.id, set())
+    cuda = "torch.utils.cpp_extension.CUDAExtension"
+    return EXTENSION_CALLS[cuda] if cuda in values else None
 
 
 def _argument(call: ast.Call, position: int | None, keyword: str) -> ast.expr | None:
