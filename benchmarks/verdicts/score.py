@@ -2,6 +2,7 @@
 """Score rocm-migrate's classes against the held-out verdict benchmark (verdicts.yaml).
 
     python benchmarks/verdicts/score.py --split dev --src /work/repos --out /tmp/v [--prepare] [--only ID ...]
+        [--batch NAME]
 
 Each workload is a scan of `<src>/<owner>+<name>/<path>` through the real CLI (the scan and the
 choice of the predicted class are benchmarks/corpus/score.py's: the named tool workload when the
@@ -9,6 +10,8 @@ entry has `workload`, otherwise the report's summary class). Prints one row per 
 class exact-match rate, the exact-or-defensible rate (an answer is defensible when it is one of the
 entry's `defensible` classes, fixed in verdicts.yaml before any scan), the confusion matrix (rows:
 label, columns: predicted) and, for every wrong verdict, the findings that decided it.
+`--batch NAME` keeps the entries of one labelling batch (`batch` field; unset is `original`); the
+default is `original`, so a later batch that nobody may tune on is scored only when named (`all`: every batch).
 `--prepare` first unpacks missing checkouts from the fetched snapshots in `--mirror`
 (`<mirror>/<owner>+<name>/repo`) at the listed commit, skipping blobs the snapshot lacks.
 Reports are kept (and reused) in `--out`; delete it to rescan after a tool change.
@@ -34,6 +37,8 @@ CLASSES, SHORT = corpus.CLASSES, corpus.SHORT
 
 
 SPLIT_SALT = "verdicts-59"  # fixed before any scan; see README.md, "The split"
+ORIGINAL_BATCH = "original"  # entries without a `batch` field; see README.md, "The fresh batch"
+ALL_BATCHES = "all"
 
 
 def side(repo: str) -> str:
@@ -42,12 +47,20 @@ def side(repo: str) -> str:
     return "test" if int(digest[:8], 16) % 2 else "dev"
 
 
-def load(path: Path, split: str, only: list[str] | None) -> list[dict]:
+def batch_of(entry: dict) -> str:
+    return str(entry.get("batch", ORIGINAL_BATCH))
+
+
+def load(path: Path, split: str, only: list[str] | None, batch: str = ORIGINAL_BATCH) -> list[dict]:
+    """The entries of one split and batch, after checking every entry's split against the rule."""
     entries = yaml.safe_load(path.read_text())["workloads"]
     wrong = [e["id"] for e in entries if e["split"] != side(e["repo"])]
     if wrong:
         raise SystemExit(f"split field disagrees with the split rule for: {', '.join(wrong)}")
-    return [e for e in entries if (split == "all" or e["split"] == split) and (not only or e["id"] in only)]
+    if batch != ALL_BATCHES and batch not in {batch_of(e) for e in entries}:
+        raise SystemExit(f"no entry of batch {batch!r} in {path}")
+    return [e for e in entries if (split == "all" or e["split"] == split) and (not only or e["id"] in only)
+            and batch in (ALL_BATCHES, batch_of(e))]
 
 
 def git_dir(mirror: Path, repo: str) -> Path:
@@ -104,11 +117,14 @@ def main() -> int:
     parser.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
     parser.add_argument("--prepare", action="store_true", help="unpack missing checkouts from --mirror first")
     parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument("--batch", default=ORIGINAL_BATCH,
+                        help=f"the labelling batch to score (unset `batch` is {ORIGINAL_BATCH!r}, the default;"
+                             f" {ALL_BATCHES!r} scores every batch)")
     parser.add_argument("--json", type=Path, default=None, help="also write the per-workload rows as JSON")
     parser.add_argument("--missing", action="store_true",
                         help="only list the repositories with neither a checkout nor a snapshot (to fetch)")
     args = parser.parse_args()
-    entries = load(args.data, args.split, args.only)
+    entries = load(args.data, args.split, args.only, args.batch)
     if args.missing:
         for repo in sorted({e["repo"] for e in entries}):
             if not (args.src / repo.replace("/", "+")).is_dir() and not git_dir(args.mirror, repo).is_dir():
@@ -131,7 +147,8 @@ def main() -> int:
         defensible = exact or cls in entry.get("defensible", [])
         confusion[entry["label"]][cls] += 1
         mark = "ok " if exact else ("def" if defensible else "ERR")
-        rows.append({"id": entry["id"], "split": entry["split"], "label": entry["label"], "predicted": cls,
+        rows.append({"id": entry["id"], "split": entry["split"], "batch": batch_of(entry),
+                     "label": entry["label"], "predicted": cls,
                      "exact": exact, "defensible": defensible, "involves": entry.get("involves", "none"),
                      "findings": report["summary"]["findings"]})
         print(f"{mark} {entry['id']:30} {entry['split']:4} label {SHORT[entry['label']]} got {SHORT[cls]}"
@@ -146,6 +163,10 @@ def main() -> int:
     defensible_n = sum(r["defensible"] for r in rows)
     print(f"\nclass exact: {exact_n}/{scored} = {100 * exact_n / scored:.1f} %")
     print(f"exact or defensible: {defensible_n}/{scored} = {100 * defensible_n / scored:.1f} %")
+    for split in sorted({r["split"] for r in rows}) if args.split == "all" else []:
+        part = [r for r in rows if r["split"] == split]
+        print(f"  {split}: exact {sum(r['exact'] for r in part)}/{len(part)},"
+              f" exact or defensible {sum(r['defensible'] for r in part)}/{len(part)}")
     print("confusion (rows: label, columns: predicted)")
     print(" " * 20 + "".join(f"{SHORT[c]:>6}" for c in CLASSES))
     for label in CLASSES:
