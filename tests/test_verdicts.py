@@ -581,6 +581,12 @@ def test_torch_extension_sources_from_globs_an_aliased_extension_or_the_run_fold
                                      "train_temp/cuda/wkv_op.cpp": "int f() { return 0; }\n",
                                      "train_temp/cuda/wkv_cuda.cu": KERNEL})
     assert {f["class"] for f in scan(tree)["findings"] if f["path"].endswith("wkv_cuda.cu")} == {"minor-adaptation"}
+    # detectron2's variant refers to the list itself (`sources = [main_source] + sources`): still the globs
+    write(tmp_path / "ops", {"setup.py": GLOB_SETUP.replace(
+        "sources = [os.path.join(extensions_dir, s) for s in sources]",
+        'main_source = os.path.join(extensions_dir, "vision.cpp")\n    sources = [main_source] + sources')})
+    assert {f["class"] for f in scan(tree.parent / "ops")["findings"]
+            if f["path"] == "src/cuda/attn_cuda.cu"} == {"minor-adaptation"}
     # near miss: without the extension call the globbed kernel is a plain CUDA source to migrate
     write(tmp_path / "ops", {"setup.py": GLOB_SETUP.replace('return [extension("MultiScaleDeformableAttention", '
                                                             'sources, include_dirs=[extensions_dir])]', "return []")})

@@ -70,10 +70,11 @@ def _structure(visitor: _Visitor, node: ast.Call, name: str | None) -> None:
         return
     sources = _argument(node, 1, "sources") if role == "setup" or (name or "").endswith(".load") else None
     paths = [p for p in (_path(visitor, e) for e in _elements(visitor, sources)) if p]
-    if not paths and role == "setup" and sources is not None:
-        # `sources = [join(extensions_dir, s) for s in sources]` after globs (maskrcnn-benchmark's setup.py,
-        # copied by detectron2, Deformable-DETR, GroundingDINO): the file's glob patterns are the sources
-        paths = [f"glob:{p}" for p in visitor.globbed]
+    if role == "setup" and sources is not None and not any(p.endswith(".cu") for p in paths):
+        # `sources = [main_source] + sources`, `[join(extensions_dir, s) for s in sources]` after globs
+        # (maskrcnn-benchmark's setup.py, copied by detectron2, Deformable-DETR, GroundingDINO): the list
+        # names no .cu the file can follow, so the file's glob patterns are its sources
+        paths += [f"glob:{p}" for p in visitor.globbed if f"glob:{p}" not in paths]
     paths = [f"glob:{p}" if UNKNOWN in p and not p.startswith("glob:") else p for p in paths]
     visitor.add("extension", label, node, text="\n".join(paths), role=role)
 
@@ -95,13 +96,18 @@ def _argument(call: ast.Call, position: int | None, keyword: str) -> ast.expr | 
     return call.args[position] if position is not None and position < len(call.args) else None
 
 
-def _elements(visitor: _Visitor, node: ast.expr | None) -> list[ast.expr]:
+def _elements(visitor: _Visitor, node: ast.expr | None, seen: frozenset[str] = frozenset()) -> list[ast.expr]:
+    """The items of a source list; `seen`: the names being followed (`sources = [main] + sources` refers
+    to itself through the last value assigned)."""
     if isinstance(node, ast.Name) and node.id in visitor.exprs:
+        if node.id in seen:
+            return []
+        seen = seen | {node.id}
         node = visitor.exprs[node.id]
     if isinstance(node, (ast.List, ast.Tuple)):
         return list(node.elts)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return _elements(visitor, node.left) + _elements(visitor, node.right)
+        return _elements(visitor, node.left, seen) + _elements(visitor, node.right, seen)
     if isinstance(node, ast.ListComp) and len(node.generators) == 1:
         return _expanded(node.elt, node.generators[0])
     return [node] if node is not None else []
