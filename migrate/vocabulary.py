@@ -136,7 +136,8 @@ C_CONSTRUCTS: dict[str, str] = {
     "flat-index-early-return": "a kernel indexed by one flat global id, with an early return and no grid-stride loop",
     "warp-size-constant-64": "HIP code that fixes the wavefront size at 64",
     "fp8-e4m3-max": "the OCP FP8 E4M3 maximum (448) used as a constant",
-    "device-atomic-overload": "a device function that defines its own atomicMax / atomicMin / atomicAdd overload",
+    "device-atomic-overload": "a device function that defines its own atomicMax / atomicMin / atomicAdd overload "
+                              "with a floating signature HIP declares itself (float* with float, double* with double)",
     "raw-half-init": "a raw half / bfloat16 value brace-initialised from bit patterns",
     "libcudacxx-name": "a libcu++ name spelled `cuda::std::...` or `cuda::atomic_ref` and the like",
     "portability-cuda-gate": "a preprocessor branch taken only when Kokkos, RAJA, PETSc or SUNDIALS was built for CUDA",

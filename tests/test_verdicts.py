@@ -251,7 +251,7 @@ setup(name="q", ext_modules=[CUDAExtension("q_ops", ["csrc/ops.cu"], extra_compi
 BF16_OPS = """#include <cuda_runtime.h>
 __global__ void scale(float *x) { x[threadIdx.x] *= 2.0f; }
 #ifdef ENABLE_BF16
-__device__ int pack(unsigned v) { return __popc(v) + __ffs(v) + (threadIdx.x % 32); }
+__device__ int pack(unsigned v) { return __shfl_xor_sync(0xffffffff, (int)v, 1) + (threadIdx.x % 32); }
 #endif
 """
 
@@ -295,6 +295,7 @@ EXT_CUDA = """typedef enum cudaError_enum { CUDA_SUCCESS = 0, CUDA_ERROR_DEINITI
 typedef struct CUctx_st *CUcontext;
 typedef CUresult (*CUDA_CUCTXCREATE)(CUcontext *, unsigned int, int);
 int hc_cuCtxCreate(void *hashcat_ctx, CUcontext *pctx, unsigned int flags, int dev);
+static inline int hc_cuInit(void) { return cuInit(0); }
 """
 EXT_HIP = """typedef enum hipError_t { hipSuccess = 0 } hipError_t;
 typedef struct ihipCtx_t *hipCtx_t;
@@ -524,3 +525,69 @@ def test_every_generated_no_equivalent_rule_carries_its_reviewed_class() -> None
                and reviewed[r.id]["reason"] in r.rationale for r in generated)
     assert {r.id for r in generated if r.migration_class == "incompatible"} >= {"HIP2301", "HIP2161", "HIP1241"}
     assert next(r for r in generated if r.id == "HIP4911").migration_class == "migration-required"
+
+
+def test_a_sub_project_with_its_own_setup_py_gets_no_credit_from_the_roots_rocm_build(tmp_path: Path) -> None:
+    # detectron2's projects/TensorMask: its own setup.py builds the op for CUDA only; HIP branches its
+    # sources copied from the parent are no ROCm build of its own
+    plain_setup = ("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                   "setup(name='sub', ext_modules=[CUDAExtension('sub._C', ['csrc/op.cu'])])\n")
+    tree = write(tmp_path / "scaler", {"setup.py": SETUP_WITH_HIP, "csrc/scale.cu": KERNEL,
+                                       "csrc/compat.h": GUARDED_HEADER,
+                                       "projects/sub/setup.py": plain_setup, "projects/sub/csrc/op.cu": KERNEL,
+                                       "projects/sub/csrc/compat.h": GUARDED_HEADER})
+    report = scan(tree)
+    status = {f["path"]: f["status"] for f in report["findings"]}
+    assert status["csrc/scale.cu"] == "ported"
+    assert status["projects/sub/csrc/op.cu"] != "ported"
+
+
+GLOB_SETUP = '''import glob
+import os
+import torch
+from setuptools import setup
+from torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension
+
+
+def get_extensions():
+    this_dir = os.path.dirname(os.path.abspath(__file__))
+    extensions_dir = os.path.join(this_dir, "src")
+    main_file = glob.glob(os.path.join(extensions_dir, "*.cpp"))
+    source_cuda = glob.glob(os.path.join(extensions_dir, "cuda", "*.cu"))
+    sources = main_file
+    extension = CppExtension
+    if torch.cuda.is_available() and CUDA_HOME is not None:
+        extension = CUDAExtension
+        sources += source_cuda
+    sources = [os.path.join(extensions_dir, s) for s in sources]
+    return [extension("MultiScaleDeformableAttention", sources, include_dirs=[extensions_dir])]
+
+
+setup(name="ops", ext_modules=get_extensions())
+'''
+RUN_FOLDER_LOADER = '''from torch.utils.cpp_extension import load
+wkv = load(name="wkv", sources=["cuda/wkv_op.cpp", "cuda/wkv_cuda.cu"], verbose=True)
+'''
+
+
+def test_torch_extension_sources_from_globs_an_aliased_extension_or_the_run_folder_get_hipify_credit(tmp_path: Path) -> None:
+    """Cut from fundamentalvision/Deformable-DETR 11169a6 models/ops/setup.py (maskrcnn-benchmark's pattern:
+    `extension = CUDAExtension` over globbed sources) and BlinkDL/RWKV-LM 524481d (train_temp/src/model.py
+    loads cuda/*.cu relative to train_temp/, where it runs): the kernels are hipified by PyTorch."""
+    tree = write(tmp_path / "ops", {"setup.py": GLOB_SETUP, "src/vision.cpp": "int main() { return 0; }\n",
+                                    "src/cuda/attn_cuda.cu": KERNEL})
+    assert {f["class"] for f in scan(tree)["findings"] if f["path"] == "src/cuda/attn_cuda.cu"} == {"minor-adaptation"}
+    tree = write(tmp_path / "rwkv", {"train_temp/src/model.py": RUN_FOLDER_LOADER,
+                                     "train_temp/cuda/wkv_op.cpp": "int f() { return 0; }\n",
+                                     "train_temp/cuda/wkv_cuda.cu": KERNEL})
+    assert {f["class"] for f in scan(tree)["findings"] if f["path"].endswith("wkv_cuda.cu")} == {"minor-adaptation"}
+    # detectron2's variant refers to the list itself (`sources = [main_source] + sources`): still the globs
+    write(tmp_path / "ops", {"setup.py": GLOB_SETUP.replace(
+        "sources = [os.path.join(extensions_dir, s) for s in sources]",
+        'main_source = os.path.join(extensions_dir, "vision.cpp")\n    sources = [main_source] + sources')})
+    assert {f["class"] for f in scan(tree.parent / "ops")["findings"]
+            if f["path"] == "src/cuda/attn_cuda.cu"} == {"minor-adaptation"}
+    # near miss: without the extension call the globbed kernel is a plain CUDA source to migrate
+    write(tmp_path / "ops", {"setup.py": GLOB_SETUP.replace('return [extension("MultiScaleDeformableAttention", '
+                                                            'sources, include_dirs=[extensions_dir])]', "return []")})
+    assert "migration-required" in {f["class"] for f in scan(tmp_path / "ops")["findings"]}

@@ -57,6 +57,8 @@ def conditions(rule: Rule) -> list[str]:
     if rule.known_name:
         out.append("only when the construct names a function an identifier rule knows (a CUDA API, not a "
                    "project helper named like one)")
+    if rule.file_has_what:
+        out.append(f"only in a file that also shows {rule.file_has_what}")
     if rule.mask_elsewhere:
         out.append("only when another file of the project knows a type of the same name as a lane mask "
                    "(by its name, a ballot stored in it or returned through it)")

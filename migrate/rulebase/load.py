@@ -146,6 +146,8 @@ class Rule:
     in_backend_files: bool = True  # False: not reported in a file of a per-back-end family (layout.backend_files)
     mask_elsewhere: bool = False  # True: reported only where another file of the project knows the symbol as a lane mask
     known_name: bool = False  # True: a construct reported only when its name is one an identifier rule matches
+    file_has: str | None = None  # reported only in a file with an unguarded fact whose name this regex finds
+    file_has_what: str | None = None  # what that evidence is, in words (the rule docs)
     when: str | None = None  # "unavailable": report an entry only if the target ROCm predates it
     target: tuple[tuple[str, object], ...] = ()  # conditions on the GPU architecture (targets.Arch fields)
     exceeds: str | None = None  # fire only when the fact's value exceeds this Arch property
@@ -359,6 +361,8 @@ def _build(record: dict[str, Any], filename: str, *, lazy: bool = False) -> Rule
         in_backend_files=bool(record.get("in_backend_files", True)),
         mask_elsewhere=bool(record.get("mask_elsewhere", False)),
         known_name=bool(record.get("known_name", False)),
+        file_has=record["file_has"]["regex"] if "file_has" in record else None,
+        file_has_what=record["file_has"]["what"] if "file_has" in record else None,
         when=record.get("when"), target=tuple(sorted(record.get("target", {}).items())),
         exceeds=record.get("exceeds"),
     )

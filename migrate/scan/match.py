@@ -1,6 +1,7 @@
 """match: facts x rules -> findings."""
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -13,8 +14,8 @@ from migrate.scan import crossref
 from migrate.scan.layout import left_in_backend_files, other_model_source, other_vendor_alias
 
 MAX_FINDINGS_PER_FILE = 10_000  # real files have hundreds at most; past this a file is reported as capped
-# Facts on either side of a HIP guard are already handled by the authors.
-GUARDED = frozenset({"hip", "cuda"})
+# Facts on either side of a HIP guard are already handled by the authors; "off": a branch no build compiles.
+GUARDED = frozenset({"hip", "cuda", "off"})
 # Constructs that name a 32-bit lane-mask type of the file (own_masks)
 MASK_TYPE_CONSTRUCTS = frozenset({"mask-type-32", "ballot-returned-32bit"})
 # Facts in an optional Python scope (an ImportError fallback, an env-var opt-in) become optional findings.
@@ -186,11 +187,28 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
                 continue
             if rule.known_name and not _known_identifier(fact.text, index):
                 continue
+            if rule.file_has is not None and not _file_has(rule.file_has, extraction):
+                continue
             if fact.kind == "construct" and fact.text:
                 symbol = fact.text
             out.append((Candidate(_finding(rel, fact, rule, entry, symbol, extraction, index),
                                   defined_as, namespace, symbol if rule.mask_elsewhere else None), rule))
     return _uncovered(out)
+
+
+# Fact kinds a rule's `file_has` reads: what the code calls, defines, spells in asm or builds
+EVIDENCE_KINDS = frozenset({"identifier", "asm", "construct", "function_reference", "function_defined", "python_attr"})
+
+
+def _file_has(pattern: str, extraction: Extraction) -> bool:
+    """Whether an unguarded fact of the file names what `pattern` finds (a rule's `file_has`)."""
+    found = _pattern(pattern)
+    return any(f.kind in EVIDENCE_KINDS and f.guard not in GUARDED and found.search(f.name) for f in extraction.facts)
+
+
+@functools.lru_cache(maxsize=64)
+def _pattern(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 def _known_identifier(name: str, index: RuleIndex) -> bool:

@@ -105,12 +105,22 @@ def _resolve_sources(text: str, base: str, pool: set[str]) -> list[str]:
             flat = pattern.replace("**/", "")  # glob(..., recursive=True): `**/` matches no folder too
             out += [p for p in pool if fnmatch.fnmatch(p, pattern) or fnmatch.fnmatch(p, flat)]
             continue
-        for candidate in (posixpath.join(base, item), item):
+        for candidate in (*(posixpath.join(folder, item) for folder in _upward(base)), item):
             path = posixpath.normpath(candidate)
             if path in pool or path in out:
                 out.append(path)
                 break
     return out
+
+
+def _upward(base: str) -> list[str]:
+    """The loading file's folder, then its parents: `load(sources=["cuda/x.cu"])` is relative to the folder
+    the program runs in, often the parent of the module's own (RWKV's train_temp/ for train_temp/src/model.py)."""
+    folders = [base]
+    while base:
+        base = posixpath.dirname(base)
+        folders.append(base)
+    return folders
 
 
 INCLUDE_DEPTH = 3  # headers an extension's sources include, this many levels down

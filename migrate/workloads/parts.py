@@ -405,6 +405,8 @@ def _left_out(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, st
     for source, mentions in listed.items():
         if all(skipped for skipped, _ in mentions) and source not in twins:
             out.setdefault(source, f"{mentions[0][1]} names {source} only where a HIP build does not")
+    for path, why in _own_builds_without_rocm(facts, listed).items():
+        out.setdefault(path, why)
     return out
 
 
@@ -459,6 +461,33 @@ def _unbuilt(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
             break
         out.update(more)
     return out
+
+
+def _own_builds_without_rocm(facts: Mapping[str, Sequence[Fact]],
+                             listed: Mapping[str, list[tuple[bool, str]]]) -> dict[str, str]:
+    """Files of a sub-project: a folder below the root with a setup.py of its own and no ROCm build
+    evidence under it (HIP branches in sources copied from the parent are none): detectron2's
+    projects/TensorMask builds its op with a setup.py that never asks for HIP. The root's HIP build does
+    not reach them unless a build file outside the folder names them as sources."""
+    scripts = sorted(posixpath.dirname(p) for p in facts
+                     if posixpath.basename(p) == "setup.py" and "/" in p)
+    out: dict[str, str] = {}
+    for folder in scripts:
+        inside = [p for p in facts if p.startswith(folder + "/")]
+        if any(_builds_for_rocm(p, f) for p in inside for f in facts[p]):
+            continue
+        for path in inside:
+            named_outside = any(not where.startswith(folder + "/") for _, where in listed.get(path, []))
+            if not named_outside:
+                out.setdefault(path, f"{folder}/setup.py builds {folder} on its own, with no ROCm path")
+    return out
+
+
+def _builds_for_rocm(path: str, fact: Fact) -> bool:
+    """ROCm-path evidence of a build (CI, a package, a HIP branch of a build file, a setup.py that asks
+    for HIP), as `ported.collect` ranks it; a HIP branch in a source is not."""
+    return fact.kind == "rocm_path" and (fact.name in ported.STRONG or fact.name == "build" or (
+        fact.name == "python" and posixpath.basename(path) in ported.BUILD_SCRIPTS))
 
 
 def _cuda_twin(path: str) -> str:

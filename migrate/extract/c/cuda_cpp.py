@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from migrate.extract import jinja
 from migrate.extract.budget import MAX_FACTS
 from migrate.extract.c import device, guards, hazards, lanemasks, language, runtime, ts, wavefront, xref
-from migrate.extract.c.guards import GuardMap
+from migrate.extract.c.guards import GuardMap, off_macros
 from migrate.extract.c.tree import in_device_code, qualifiers, walk
 from migrate.extract.c.tree import text as _text
 from migrate.extract.columns import Columns
@@ -110,7 +110,9 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
              names: Callable[[str], bool] | None = None, original: bytes | None = None) -> tuple[_Ctx, list[str]]:
     root = ts.parse(source)
     caps = captures(root)
-    ctx = _Ctx(source=source, guards=GuardMap.build(caps.get("conditional", [])), original=original,
+    defines = [n.parent for n in caps.get("macro.name", []) if n.parent is not None]
+    guard_map = GuardMap.build(caps.get("conditional", []), off_macros(defines, source))
+    ctx = _Ctx(source=source, guards=guard_map, original=original,
                row0=row0, col0=col0, cell=cell, names=names)
     _identifiers(ctx, caps)
     _own_namespaces(ctx, root)
@@ -119,6 +121,7 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
     _includes(ctx, caps)
     _namespace_aliases(ctx, caps)
     _macros(ctx, caps)
+    _own_types(ctx, caps)
     _kernels_and_launches(ctx, caps)
     _asm(ctx, caps)
     def emit(name: str, node: ts.Node, label: str, value: int | None = None) -> None:
@@ -393,6 +396,59 @@ def _macros(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
         ctx.add("defined", _text(node), node, text=_alias_of(node))
     for node in caps.get("macro.value", []) + caps.get("macro.body", []):
         _reparse(ctx, node)
+
+
+# Where a file-scope declaration may sit: a namespace or extern "C" block, or an include guard
+FILE_SCOPE = frozenset({"translation_unit", "linkage_specification", "declaration_list"})
+INCLUDE_GUARD = re.compile(r"(^_*[A-Z0-9_]*_(H|HPP|HH|CUH|INCLUDED)_*$)")
+
+
+def _own_types(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
+    """Types the file declares at file scope itself (`typedef struct nvmlDevice_st* nvmlDevice_t;`,
+    `typedef nvrtcResult (*NVRTC_CREATE)(...)`): a project that copies a vendor library's declarations
+    to load it at run time (dlopen) names its own types, not the vendor header's. A typedef under
+    any #if other than an include guard (a stub for builds without CUDA) is left out."""
+    for node in caps.get("typedef", []):
+        if node.type != "type_definition" or not _file_scope(node):
+            continue
+        kind = node.child_by_field_name("type")
+        if kind is not None and kind.type in ("struct_specifier", "enum_specifier", "union_specifier"):
+            tag = kind.child_by_field_name("name")
+            if tag is not None:  # `typedef struct nvmlDevice_st* nvmlDevice_t;`: the tag too, opaque or not
+                ctx.add("defined", _text(tag), tag)
+            body = kind.child_by_field_name("body")
+            for item in body.named_children if body is not None and kind.type == "enum_specifier" else []:
+                if item.type == "enumerator" and (label := item.child_by_field_name("name")) is not None:
+                    ctx.add("defined", _text(label), label)
+        for declarator in node.children_by_field_name("declarator"):
+            name = _declared_type(declarator)
+            if name is not None:
+                ctx.add("defined", _text(name), name)
+
+
+def _file_scope(node: ts.Node) -> bool:
+    parent = node.parent
+    while parent is not None and parent.type not in ("translation_unit", "function_definition"):
+        if parent.type == "preproc_ifdef":
+            guard = parent.child_by_field_name("name")
+            if not parent.children[0].type.endswith("ndef") or guard is None or not INCLUDE_GUARD.match(_text(guard)):
+                return False
+        elif parent.type not in FILE_SCOPE and parent.type != "namespace_definition":
+            return False
+        parent = parent.parent
+    return parent is not None and parent.type == "translation_unit"
+
+
+def _declared_type(declarator: ts.Node) -> ts.Node | None:
+    """The name a typedef declarator declares, following the declarator chain (pointers, a function
+    pointer's parentheses) and never into parameter lists."""
+    node: ts.Node | None = declarator
+    while node is not None and node.type != "type_identifier":
+        inner = node.child_by_field_name("declarator")
+        if inner is None and node.type == "parenthesized_declarator":  # past a calling-convention macro
+            inner = next((c for c in node.named_children if c.type not in ("ERROR", "comment")), None)
+        node = inner
+    return node
 
 
 LONE_IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")

@@ -83,10 +83,13 @@ class GuardMap:
     labels: tuple[str | None, ...] = ()
 
     @classmethod
-    def build(cls, conditionals: list[ts.Node]) -> GuardMap:
+    def build(cls, conditionals: list[ts.Node], off: frozenset[str] = frozenset()) -> GuardMap:
+        """`off`: macros the file defines as 0 once and unconditionally; a branch on one of them (or on
+        a literal 0) is compiled by no build and labelled 'off'."""
         ranges: list[tuple[int, int, str]] = []
         for node in conditionals:
             chain = list(branches(node))
+            ranges.extend((start, end, "off") for cond, _, start, end in chain if _always_false(cond, off))
             if any(mentions_hip(cond) for cond, _, _, _ in chain):
                 ranges.extend(_label(chain))
             elif _version_gate_with_else(node, chain):
@@ -101,6 +104,35 @@ class GuardMap:
         """The label of the innermost HIP-guarded branch containing the byte offset."""
         index = bisect.bisect_right(self.starts, offset) - 1
         return self.labels[index] if index >= 0 else None
+
+
+def _always_false(condition: str, off: frozenset[str]) -> bool:
+    bare = condition.strip().strip("()").strip()
+    return bare == "0" or bare in off
+
+
+def off_macros(defines: list[ts.Node], source: bytes) -> frozenset[str]:
+    """Object-like macros defined as 0 exactly once, outside every #if, and never #undef'd: a feature
+    the file turns off for every build (`#define USE_NO_CACHE_ALLOCATE_FOR_WEIGHT_LOADS 0`). A default
+    under `#ifndef X` is a switch a build may set, so it is not one of them."""
+    counts: dict[str, int] = {}
+    zero: set[str] = set()
+    for define in defines:
+        name = define.child_by_field_name("name")
+        if name is None or name.text is None:
+            continue
+        label = name.text.decode("utf-8", "replace")
+        counts[label] = counts.get(label, 0) + 1
+        value = define.child_by_field_name("value")
+        literal = value.text.decode("utf-8", "replace").strip().strip("()").strip() if value is not None and value.text else ""
+        if define.type == "preproc_def" and literal == "0" and define.parent is not None \
+                and define.parent.type == "translation_unit":
+            zero.add(label)
+    undefined = set(UNDEF.findall(source.decode("utf-8", "replace")))
+    return frozenset(n for n in zero if counts[n] == 1 and n not in undefined)
+
+
+UNDEF = re.compile(r"^\s*#\s*undef\s+(\w+)", re.MULTILINE)
 
 
 def _breakpoints(ranges: tuple[tuple[int, int, str], ...]) -> list[tuple[int, str | None]]:

@@ -249,8 +249,19 @@ def _atomic_overload(node: ts.Node, emit: Emit) -> None:
     declarator = node.child_by_field_name("declarator")
     name = declarator.child_by_field_name("declarator") if declarator is not None else None
     params = declarator.child_by_field_name("parameters") if declarator is not None else None
-    if name is not None and text(name) in ATOMICS and FLOATING.search(text(params)):
+    if name is not None and text(name) in ATOMICS and params is not None and _same_floating_value(params):
         emit("device-atomic-overload", name, text(name))
+
+
+def _same_floating_value(params: ts.Node) -> bool:
+    """`(float* address, float val)`: the signature HIP declares itself; `(float* address, c10::BFloat16 val)`
+    (flash-cosine-sim-attention) is a new overload that clashes with nothing."""
+    declared = [p for p in params.named_children if p.type == "parameter_declaration"]
+    if len(declared) < 2:
+        return False
+    pointer = FLOATING.search(text(declared[0]))
+    value = declared[1].child_by_field_name("type")
+    return pointer is not None and value is not None and text(value).strip() == pointer.group(1)
 
 
 def _raw_half_init(node: ts.Node, emit: Emit) -> None:

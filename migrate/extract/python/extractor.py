@@ -67,6 +67,7 @@ class _Visitor(ast.NodeVisitor):
         self.exprs: dict[str, ast.expr] = {}  # the last value assigned to each plain name
         self.grown: dict[str, list[ast.expr]] = {}  # sources += [...], sources.append(x): what was added since
         self.returns: dict[str, ast.Tuple] = {}  # function -> the one tuple it returns
+        self.globbed: list[str] = []  # source patterns of the glob.glob calls seen so far (structure.py)
         self.strings: dict[str, ast.expr] = {}
         self.capability_vars: set[str] = set()
         self.property_vars: set[str] = set()

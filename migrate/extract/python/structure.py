@@ -58,18 +58,25 @@ def _structure(visitor: _Visitor, node: ast.Call, name: str | None) -> None:
             visitor.add("distribution", dist.value, node)
     if name not in EXTENSION_CALLS and isinstance(node.func, ast.Name):  # extension = CUDAExtension; extension(...)
         name = next((v for v in sorted(visitor.assigned.get(node.func.id, ())) if v in EXTENSION_CALLS), name)
+    if name in ("glob.glob", "glob.iglob") and node.args and (pattern := _path(visitor, node.args[0])):
+        visitor.globbed.append(pattern)
     role = EXTENSION_CALLS.get(name or "")
     if role is None:
         return
     module = _argument(node, 0, "name")
     if isinstance(module, ast.Constant) and isinstance(module.value, str):
         label = module.value.rsplit(".", 1)[-1]
-    elif module is not None and role == "jit":
-        label = ""  # load(name=ext_name, ...) in a helper: named by its sources' folder (workloads/assemble.py)
+    elif module is not None:
+        label = ""  # CUDAExtension(pkg_name, ...), load(name=ext_name, ...): named by its sources' folder (assemble.py)
     else:
         return
     sources = _argument(node, 1, "sources") if role == "setup" or (name or "").endswith(".load") else None
     paths = [p for p in (_path(visitor, e) for e in _elements(visitor, sources)) if p]
+    if role == "setup" and sources is not None and not any(p.endswith(".cu") for p in paths):
+        # `sources = [main_source] + sources`, `[join(extensions_dir, s) for s in sources]` after globs
+        # (maskrcnn-benchmark's setup.py, copied by detectron2, Deformable-DETR, GroundingDINO): the list
+        # names no .cu the file can follow, so the file's glob patterns are its sources
+        paths += [f"glob:{p}" for p in visitor.globbed if f"glob:{p}" not in paths]
     paths = [f"glob:{p}" if UNKNOWN in p and not p.startswith("glob:") else p for p in paths]
     visitor.add("extension", label, node, text="\n".join(paths), role=role)
 
