@@ -100,7 +100,7 @@ def test_precise_mode_gets_every_case_right(result: precise.PreciseResult) -> No
     # look-alikes: the project's own functions are never facts; the real API next to them is
     assert not _seen(facts, "cudaMallocHelper")
     assert _seen(facts, "cudaMallocHost") == {("app.cu", 29)}
-    # dead #if 0 branch: nothing
+    # a branch the compile command leaves out (LEGACY_SYMBOLS undefined): nothing
     assert not _seen(facts, "cudaMemcpyToSymbol")
     # kernels and includes
     assert ("app.cu", 16) in _seen(facts, "scale") and ("app.cu", 22) in _seen(facts, "scale")
@@ -114,7 +114,7 @@ def test_fast_mode_misses_and_over_reports(result: precise.PreciseResult, index:
     comparison = precise.compare(fast, [result], rules=load_rules(), index=index)
     labels = {(f.path, f.line, f.symbol): label for f, label in comparison.labels.items()}
     hidden = {(pf.path, pf.fact.line, pf.symbol) for pf in comparison.precise_only}
-    # over-reported by the fast scan: the call in the dead branch, and the user's look-alike mock::cudaMallocHost
+    # over-reported by the fast scan: the call in the branch the build leaves out, and the user's look-alike mock::cudaMallocHost
     assert labels[("app.cu", 25, "cudaMemcpyToSymbol")] == "fast-only"
     # the look-alike mock::cudaMallocHost is in a namespace the project opens: the fast scan no longer reports it
     assert ("app.cu", 28, "cudaMallocHost") not in labels
