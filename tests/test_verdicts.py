@@ -542,6 +542,18 @@ def test_a_sub_project_with_its_own_setup_py_gets_no_credit_from_the_roots_rocm_
     assert status["projects/sub/csrc/op.cu"] != "ported"
 
 
+def test_a_python_package_that_compiles_nothing_keeps_the_roots_rocm_credit(tmp_path: Path) -> None:
+    # a pure-Python package folder with its own setup.py (no extension) whose kernels the root's build
+    # or a code generator compiles: no build of its own, so the root's ROCm build still reaches it
+    package_setup = "from setuptools import setup, find_packages\nsetup(name='pkg', packages=find_packages())\n"
+    tree = write(tmp_path / "scaler", {"setup.py": SETUP_WITH_HIP, "csrc/scale.cu": KERNEL,
+                                       "csrc/compat.h": GUARDED_HEADER,
+                                       "python/setup.py": package_setup, "python/pkg/backend/op.cu": KERNEL})
+    status = {f["path"]: f["status"] for f in scan(tree)["findings"]}
+    assert status["csrc/scale.cu"] == "ported"
+    assert status["python/pkg/backend/op.cu"] == status["csrc/scale.cu"]
+
+
 GLOB_SETUP = '''import glob
 import os
 import torch

@@ -465,12 +465,15 @@ def _unbuilt(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
 
 def _own_builds_without_rocm(facts: Mapping[str, Sequence[Fact]],
                              listed: Mapping[str, list[tuple[bool, str]]]) -> dict[str, str]:
-    """Files of a sub-project: a folder below the root with a setup.py of its own and no ROCm build
-    evidence under it (HIP branches in sources copied from the parent are none): detectron2's
-    projects/TensorMask builds its op with a setup.py that never asks for HIP. The root's HIP build does
-    not reach them unless a build file outside the folder names them as sources."""
-    scripts = sorted(posixpath.dirname(p) for p in facts
-                     if posixpath.basename(p) == "setup.py" and "/" in p)
+    """Files of a sub-project: a folder below the root with a setup.py of its own that compiles an
+    extension, and no ROCm build evidence under it (HIP branches in sources copied from the parent are
+    none): detectron2's projects/TensorMask builds its op with a setup.py that never asks for HIP. The
+    root's HIP build does not reach them unless a build file outside the folder names them as sources.
+    A setup.py that compiles nothing (a pure Python package whose GPU sources are generated or built
+    otherwise) makes no sub-project: there is no build of its own to lack a ROCm path."""
+    scripts = sorted(posixpath.dirname(p) for p, items in facts.items()
+                     if posixpath.basename(p) == "setup.py" and "/" in p
+                     and any(f.kind == "extension" for f in items))
     out: dict[str, str] = {}
     for folder in scripts:
         inside = [p for p in facts if p.startswith(folder + "/")]
