@@ -5,6 +5,7 @@ by content), and an unchanged tree is not read again: the stat cache gives its d
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -21,8 +22,7 @@ if TYPE_CHECKING:
 PARTS_FORMAT = "3"
 
 
-PROJECT_FILES = ("CMakeLists.txt", "Makefile", "GNUmakefile", "makefile", "setup.py", "pyproject.toml",
-                 "meson.build", "Cargo.toml", "configure.ac", "configure")  # a build at the folder's top
+BUILD_KINDS = frozenset({"cmake", "makefile", "pyproject", "setupcfg", "cargo"})  # discover's kinds of a build file
 
 
 def root_of(targets: Sequence[Path], lint_root: Path, *, declared: bool = False) -> Path | None:
@@ -41,11 +41,24 @@ def root_of(targets: Sequence[Path], lint_root: Path, *, declared: bool = False)
         holds = all(p == folder or folder in p.parents for p in paths)
         if holds and (folder / ".git").exists():
             return folder
-        has_build = holds and any((folder / name).is_file() for name in PROJECT_FILES)
+        has_build = holds and _has_build_file(folder)
         if folder == top:
             return folder if holds and (declared or has_build) else built
         built = folder if has_build else built
     return None
+
+
+def _has_build_file(folder: Path) -> bool:
+    """A build file at the folder's top, by the names the scan reads builds from (discover's name kinds,
+    the build scripts the ported-path evidence knows)."""
+    from migrate.scan.discover import NAME_KINDS
+    from migrate.workloads.ported import BUILD_SCRIPTS
+
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return False
+    return any(NAME_KINDS.get(name.lower()) in BUILD_KINDS or name in BUILD_SCRIPTS for name in names)
 
 
 def parts_of(root: Path, settings: Settings, rules: RuleBase) -> ProjectParts:
