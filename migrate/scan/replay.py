@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from migrate import filestamp
 from migrate.scan import storedfiles
 
 try:  # hashlib's blake2b itself, without the ~2 ms of importing hashlib (OpenSSL's binding)
@@ -40,7 +41,7 @@ FORMAT = "1"
 MAGIC = b"rocm-migrate replay 1 "
 PREFIX = len(MAGIC) + 17  # the magic, the header's length in 16 digits, a newline
 HEADER_MAX = 1 << 26
-RACY_NS = 3 * 10**9  # statcache.RACY_NS (a change within this of a run's start keeps its stamp)
+RACY_NS = filestamp.RACY_NS  # a change within this of a run's start keeps its stamp
 STORED_CODES = frozenset({0, 1, 2})  # done, --fail-on reached, usage or input error (not 3: an internal error)
 # set by the shell at each command, not read by the tool
 VOLATILE_ENVIRONMENT = frozenset({"_", "OLDPWD", "SHLVL"})
