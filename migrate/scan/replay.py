@@ -231,7 +231,8 @@ def _key(argv: list[str]) -> str:
 
 def _view(path: str, how: str, real_stat: Callable[..., os.stat_result] = os.stat) -> View:
     """What a stat of the input shows: a folder only stat'ed, its identity (kind, inode, device);
-    anything else, its kind, size, mtime, ctime, inode and device; an error, its number negated."""
+    anything else, its kind and stamp (filestamp.Stamp: size, mtime, ctime, inode, device); an error,
+    its number negated."""
     try:
         info = real_stat(path, follow_symlinks=how != "l")
     except OSError as exc:
@@ -239,7 +240,7 @@ def _view(path: str, how: str, real_stat: Callable[..., os.stat_result] = os.sta
     kind = stat.S_IFMT(info.st_mode)
     if how != "f" and stat.S_ISDIR(info.st_mode):
         return [kind, info.st_ino, info.st_dev]
-    return [kind, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev]
+    return [kind, *filestamp.stamp_of(info)]
 
 
 def _settled(inputs: list[tuple[str, str, View]], started: int) -> bool:
