@@ -15,17 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from migrate import jsonio
+from migrate import filestamp, jsonio
 from migrate.rulebase import load
 
 FORMAT = 1
 SUBDIR = "rules"
-RACY_NS = 3 * 10**9  # as migrate.scan.statcache (a layer above the rule base): FAT's 2 s and the clock's lag
-Stamp = tuple[int, int, int, int, int]  # size, mtime_ns, ctime_ns, inode, device
-
-
-def stamp_of(info: os.stat_result) -> Stamp:
-    return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev
+RACY_NS = filestamp.RACY_NS  # this module's own name, so that a test can set it for the rule base alone
+Stamp = filestamp.Stamp
+stamp_of = filestamp.stamp_of
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from migrate import filestamp
 from migrate.scan import storedfiles
 
 try:  # hashlib's blake2b itself, without the ~2 ms of importing hashlib (OpenSSL's binding)
@@ -40,7 +41,7 @@ FORMAT = "1"
 MAGIC = b"rocm-migrate replay 1 "
 PREFIX = len(MAGIC) + 17  # the magic, the header's length in 16 digits, a newline
 HEADER_MAX = 1 << 26
-RACY_NS = 3 * 10**9  # statcache.RACY_NS (a change within this of a run's start keeps its stamp)
+RACY_NS = filestamp.RACY_NS  # a change within this of a run's start keeps its stamp
 STORED_CODES = frozenset({0, 1, 2})  # done, --fail-on reached, usage or input error (not 3: an internal error)
 # set by the shell at each command, not read by the tool
 VOLATILE_ENVIRONMENT = frozenset({"_", "OLDPWD", "SHLVL"})
@@ -230,7 +231,8 @@ def _key(argv: list[str]) -> str:
 
 def _view(path: str, how: str, real_stat: Callable[..., os.stat_result] = os.stat) -> View:
     """What a stat of the input shows: a folder only stat'ed, its identity (kind, inode, device);
-    anything else, its kind, size, mtime, ctime, inode and device; an error, its number negated."""
+    anything else, its kind and stamp (filestamp.Stamp: size, mtime, ctime, inode, device); an error,
+    its number negated."""
     try:
         info = real_stat(path, follow_symlinks=how != "l")
     except OSError as exc:
@@ -238,7 +240,7 @@ def _view(path: str, how: str, real_stat: Callable[..., os.stat_result] = os.sta
     kind = stat.S_IFMT(info.st_mode)
     if how != "f" and stat.S_ISDIR(info.st_mode):
         return [kind, info.st_ino, info.st_dev]
-    return [kind, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev]
+    return [kind, *filestamp.stamp_of(info)]
 
 
 def _settled(inputs: list[tuple[str, str, View]], started: int) -> bool:

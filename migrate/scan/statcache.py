@@ -18,21 +18,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from migrate import jsonio
+from migrate import filestamp, jsonio
 from migrate.model import SourceFile
 from migrate.scan.cache import BadRow, Cache, Known, content_digest, typed_row
 from migrate.scan.readfile import read, read_regular
 
 FORMAT = "1"
-# The coarsest file-time granularity allowed for (FAT's 2 s; ext4 and tmpfs tick with the coarse
-# kernel clock, a few ms behind time.time_ns()) plus that lag: a change after a run's start gets
-# an mtime and ctime no older than this before the start.
-RACY_NS = 3 * 10**9
+RACY_NS = filestamp.RACY_NS  # a name of this module's own, so that a test can set it for statcache alone
 _I, _S, _OS = (int,), (str,), (str, type(None))
 # rel, kind, size, mtime_ns, ctime_ns, inode, device, checked_ns (the hashing run's start), digest, reason
 ENTRY = (_S, _S, _I, _I, _I, _I, _I, _I, _S, _OS)
 
-Stamp = tuple[int, int, int, int, int]  # size, mtime_ns, ctime_ns, inode, device
+Stamp = filestamp.Stamp
 Reader = Callable[[SourceFile, int], tuple[bytes | None, str | None]]  # readfile.read's shape
 
 
@@ -50,8 +47,7 @@ class Entry:
             and max(stamp[1], stamp[2]) < self.checked_ns - RACY_NS
 
 
-def stamp_of(info: os.stat_result) -> Stamp:
-    return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev
+stamp_of = filestamp.stamp_of
 
 
 class Digests:
