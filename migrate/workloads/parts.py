@@ -489,8 +489,7 @@ def _own_builds_without_rocm(facts: Mapping[str, Sequence[Fact]],
 def _builds_for_rocm(path: str, fact: Fact) -> bool:
     """ROCm-path evidence of a build (CI, a package, a HIP branch of a build file, a setup.py that asks
     for HIP), as `ported.collect` ranks it; a HIP branch in a source is not."""
-    return fact.kind == "rocm_path" and (fact.name in ported.STRONG or fact.name == "build" or (
-        fact.name == "python" and posixpath.basename(path) in ported.BUILD_SCRIPTS))
+    return fact.kind == "rocm_path" and ported.fact_strength(path, fact) in {*ported.STRONG, "build"}
 
 
 def _cuda_twin(path: str) -> str:
