@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -26,6 +25,7 @@ from typing import Any
 from migrate.model import Fact, Finding, class_rank, evolve
 from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
+from migrate.scan.layout import hip_twinned
 from migrate.workloads import ported
 from migrate.workloads.ported import Evidence
 
@@ -268,30 +268,6 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         hip_twinned=hip_twinned(kinds),
                         optional_modules=_optional_modules(facts), switches=switches, regions=regions, gated=gated,
                         unbuilt=_unbuilt(facts), known=known)
-
-
-def hip_twinned(paths: Iterable[str]) -> frozenset[str]:
-    """CUDA members of a per-back-end family whose HIP member is in the tree (rules/layout/backends.yaml,
-    hip_twins): ext_cuda.h beside ext_hip.h, x_nvidia.c beside x_amdgpu.c, CudaMallocAllocator.hpp beside
-    HipMallocAllocator.hpp, cuda/... beside hip/."""
-    data = datafile.read(default_rules_dir() / "layout" / "backends.yaml").get("hip_twins") or {}
-    cuda_words, hip_words = set(data.get("cuda_words", [])), list(data.get("hip_words", []))
-    paths = list(paths)
-    split = [tuple(p.lower().split("/")) for p in paths]
-    folders = {parts[:i + 1] for parts in split for i in range(len(parts) - 1)}
-    stems = {(parts[:-1], parts[-1].split(".")[0]) for parts in split}
-    found = set()
-    for path, parts in zip(paths, split, strict=True):
-        if any(part in cuda_words and any((*parts[:i], h) in folders for h in hip_words)
-               for i, part in enumerate(parts[:-1])):
-            found.add(path)
-            continue
-        stem = parts[-1].split(".")[0]  # lower case: CudaMallocAllocator beside HipMallocAllocator too
-        for word in cuda_words:
-            for at in (m.start() for m in re.finditer(re.escape(word), stem)):
-                if any((parts[:-1], stem[:at] + h + stem[at + len(word):]) in stems for h in hip_words):
-                    found.add(path)
-    return frozenset(found)
 
 
 def _regions(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[_Region, ...]]:
