@@ -150,12 +150,11 @@ class ProjectParts:
             return Part(path, (self.optional_modules[path],))
         if path in self.unbuilt:
             return Part(f"{path} (built by nothing)", (self.unbuilt[path],))
-        region = next((r for r in self._switches(path, finding.line) if r.switch in self.switches), None)
-        if region is not None:  # of switches set on one line (a cmake command), the GPU platform's first
-            region = next((r for r in self._switches(path, finding.line) if r.switch in self.switches
-                           and (r.path, r.start, r.end) == (region.path, region.start, region.end)
-                           and is_platform(feature(r.switch, known) or "", known)), region)
-        if region is not None:
+        optional = [r for r in self._switches(path, finding.line) if r.switch in self.switches]
+        if optional:  # of switches set on one line (a cmake command), the GPU platform's first
+            first = optional[0]
+            region = next((r for r in optional if (r.path, r.start, r.end) == (first.path, first.start, first.end)
+                           and is_platform(feature(r.switch, known) or "", known)), first)
             return Part(f"build switch {region.switch}",
                         (*self.switches[region.switch], f"{region.path}:{region.start} {region.text}"))
         if finding.status == "optional":
