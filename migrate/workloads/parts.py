@@ -27,6 +27,7 @@ from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
 from migrate.scan.layout import hip_twinned
 from migrate.workloads import ported
+from migrate.workloads.assemble import resolve_sources
 from migrate.workloads.ported import Evidence
 
 C_FAMILIES = ("HIP0", "HIP1", "HIP2", "HIP3", "HIP4", "HIP5")
@@ -406,10 +407,7 @@ def _unbuilt(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
                     if not any(c in f.name for c in GLOB_CHARS):
                         explicit.add(source)
             elif f.kind == "extension":
-                for item in filter(None, f.text.split("\n")):
-                    pattern = _join(posixpath.dirname(path), item.removeprefix("glob:"))
-                    named.update({p: f"{path}:{f.line}" for p in files if fnmatch.fnmatch(p, pattern.replace("**/", ""))
-                                  or fnmatch.fnmatch(p, pattern)})
+                named.update(dict.fromkeys(resolve_sources(f.text, posixpath.dirname(path), files), f"{path}:{f.line}"))
     includers: dict[str, set[str]] = {}  # basename -> the files that include it
     for path, items in facts.items():
         for f in items:
