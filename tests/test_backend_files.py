@@ -7,7 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner
 from migrate.cli.lint import lint
 from migrate.scan import project
-from migrate.scan.layout import backend_files
+from migrate.scan.layout import backend_files, hip_twinned
 from migrate.settings import Settings
 
 
@@ -18,6 +18,17 @@ def test_backend_files_need_a_sibling_for_another_back_end() -> None:
              "app/cuda/solver.cu", "app/main.cpp", "lib/kernel_cuda.cu", "lib/kernel_sycl.cpp"]
     assert backend_files(paths) == {"cuda/test/base/memory.cpp", "benchmark/utils/cuda_timer.cpp",
                                     "src/Cuda/kernels.cu", "lib/kernel_cuda.cu"}
+
+
+def test_hip_twinned_needs_the_hip_member_beside_it() -> None:
+    # hashcat d3983ed include/ext_cuda.h beside ext_hip.h; nvtop 3d4a953 src/extract_gpuinfo_nvidia.c beside
+    # extract_gpuinfo_amdgpu.c; Umpire 5bf5bc1 CudaMallocAllocator.hpp beside HipMallocAllocator.hpp; cuda/ beside hip/
+    paths = ["include/ext_cuda.h", "include/ext_hip.h", "src/extract_gpuinfo_nvidia.c",
+             "src/extract_gpuinfo_amdgpu.c", "alloc/CudaMallocAllocator.hpp", "alloc/HipMallocAllocator.hpp",
+             "core/cuda/kernels.cu", "core/hip/kernels.hip", "lone/ext_cuda.h", "lone/other_hip.h",
+             "app/cuda/solver.cu", "app/sycl/solver.cpp"]
+    assert hip_twinned(paths) == {"include/ext_cuda.h", "src/extract_gpuinfo_nvidia.c",
+                                  "alloc/CudaMallocAllocator.hpp", "core/cuda/kernels.cu"}
 
 
 def test_scan_leaves_ginkgo_cuda_executor_in_a_backend_tree(tmp_path: Path, rulebase) -> None:

@@ -307,6 +307,17 @@ def test_a_listed_or_included_cuda_source_is_built(change: str, tmp_path: Path, 
     assert {f["status"] for f in data["findings"] if f["path"].startswith("src/cuda/")} == {""}
 
 
+def test_a_source_an_extension_names_from_the_folder_above_its_loader_is_built(tmp_path: Path, rulebase) -> None:
+    """Near miss of unbuilt_source: tools/jit.py loads `src/cuda/gl_buffer_map.cu`, a path relative to the folder
+    the program runs in (the loader's parent), as assemble resolves an extension's sources (RWKV's train_temp/)."""
+    tree = _copy("unbuilt_source", tmp_path)
+    (tree / "tools").mkdir()
+    (tree / "tools" / "jit.py").write_text("from torch.utils.cpp_extension import load\n"
+                                           "m = load(name='m', sources=['src/cuda/gl_buffer_map.cu'])\n")
+    data = to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
+    assert not [r for r in optional_parts(data) if "built by nothing" in r]
+
+
 @pytest.mark.parametrize(("default", "expected"), [("0", "native"), ("1", "migration-required")])
 def test_an_extension_behind_an_environment_helper_of_setup_py_is_opt_in(default: str, expected: str,
                                                                         tmp_path: Path) -> None:

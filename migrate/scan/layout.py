@@ -65,9 +65,7 @@ def backend_files(paths: Iterable[str]) -> frozenset[str]:
     (rules/layout/backends.yaml). Only the scanned paths are read."""
     other_backends, cutlass_folder = _layout()
     paths = list(paths)
-    split = [tuple(p.replace("\\", "/").lower().split("/")) for p in paths]
-    folders = {parts[:i + 1] for parts in split for i in range(len(parts) - 1)}
-    stems = {(parts[:-1], parts[-1].split(".")[0]) for parts in split}
+    split, folders, stems = _tree([p.replace("\\", "/") for p in paths])
     found = set()
     for path, parts in zip(paths, split, strict=True):
         if any(part == "cuda" and any((*parts[:i], other) in folders for other in other_backends)
@@ -79,6 +77,45 @@ def backend_files(paths: Iterable[str]) -> frozenset[str]:
             if any((parts[:-1], "".join([*words[:at], other, *words[at + 1:]])) in stems for other in other_backends):
                 found.add(path)
     return frozenset(found)
+
+
+def hip_twinned(paths: Iterable[str]) -> frozenset[str]:
+    """CUDA members of a per-back-end family whose HIP member is in the tree (rules/layout/backends.yaml,
+    hip_twins): ext_cuda.h beside ext_hip.h, x_nvidia.c beside x_amdgpu.c, CudaMallocAllocator.hpp beside
+    HipMallocAllocator.hpp, cuda/... beside hip/."""
+    cuda_words, hip_words = _hip_twins()
+    paths = list(paths)
+    split, folders, stems = _tree(paths)
+    found = set()
+    for path, parts in zip(paths, split, strict=True):
+        if any(part in cuda_words and any((*parts[:i], h) in folders for h in hip_words)
+               for i, part in enumerate(parts[:-1])):
+            found.add(path)
+            continue
+        stem = parts[-1].split(".")[0]  # lower case: CudaMallocAllocator beside HipMallocAllocator too
+        for word in cuda_words:
+            for at in (m.start() for m in re.finditer(re.escape(word), stem)):
+                if any((parts[:-1], stem[:at] + h + stem[at + len(word):]) in stems for h in hip_words):
+                    found.add(path)
+    return frozenset(found)
+
+
+PathParts = tuple[str, ...]
+
+
+def _tree(paths: Iterable[str]) -> tuple[list[PathParts], set[PathParts], set[tuple[PathParts, str]]]:
+    """Each path's lower-case parts, every folder of them, and every (folder, file stem) pair."""
+    split = [tuple(p.lower().split("/")) for p in paths]
+    folders = {parts[:i + 1] for parts in split for i in range(len(parts) - 1)}
+    stems = {(parts[:-1], parts[-1].split(".")[0]) for parts in split}
+    return split, folders, stems
+
+
+@lru_cache(maxsize=1)
+def _hip_twins() -> tuple[frozenset[str], tuple[str, ...]]:
+    """(CUDA words, HIP words) of rules/layout/backends.yaml's hip_twins."""
+    data = datafile.read(default_rules_dir() / BACKENDS_FILE).get("hip_twins") or {}
+    return frozenset(str(w) for w in data.get("cuda_words", [])), tuple(str(w) for w in data.get("hip_words", []))
 
 
 @lru_cache(maxsize=1)

@@ -169,6 +169,7 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
     """Every finding the file's facts give, in fact order; `select` applies the repo-wide part."""
     out: list[tuple[Candidate, Rule]] = []
     other_model = other_model_source(extraction.facts)
+    has: dict[str, bool] = {}  # a rule's `file_has` pattern -> whether this file has it (read once per file)
     for fact in extraction.facts:
         if fact.guard in GUARDED or (other_model and fact.kind == "identifier" and fact.guard is None):
             continue
@@ -187,8 +188,11 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
                 continue
             if rule.known_name and not _known_identifier(fact.text, index):
                 continue
-            if rule.file_has is not None and not _file_has(rule.file_has, extraction):
-                continue
+            if rule.file_has is not None:
+                if rule.file_has not in has:
+                    has[rule.file_has] = _file_has(rule.file_has, extraction)
+                if not has[rule.file_has]:
+                    continue
             if fact.kind == "construct" and fact.text:
                 symbol = fact.text
             out.append((Candidate(_finding(rel, fact, rule, entry, symbol, extraction, index),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, field
 
 import pathspec
@@ -61,13 +61,13 @@ def _explicit(pool: set[str], facts: Mapping[str, tuple[Fact, ...]]) -> list[Spe
     for rel, fact in ordered:
         base = posixpath.dirname(rel)
         if fact.kind == "extension":
-            sources = _resolve_sources(fact.text, base, pool)
+            sources = resolve_sources(fact.text, base, pool)
             root = _common_dir(sources) or base or "."
             spec = Spec(fact.name or posixpath.basename(base or root) or root, root, "torch-extension")
             headers = _sibling_headers(sources, pool)
             specs.append(_claim(spec, pool, sources + headers + _included_headers(sources + headers, facts, pool)))
         elif fact.kind == "cmake_target":
-            sources = _resolve_sources(fact.text, base, pool)
+            sources = resolve_sources(fact.text, base, pool)
             existing = next((s for s in specs if s.name == fact.name and s.kind == "cmake-target"), None)
             spec = existing or Spec(fact.name, base or ".", "cmake-target")
             _claim(spec, pool, sources)
@@ -97,7 +97,8 @@ def _gpu_modules(pool: set[str], facts: Mapping[str, tuple[Fact, ...]]) -> list[
     return specs
 
 
-def _resolve_sources(text: str, base: str, pool: set[str]) -> list[str]:
+def resolve_sources(text: str, base: str, pool: Set[str]) -> list[str]:
+    """The pool's files an extension's source list (`extension` fact text) names, from the loader's folder `base`."""
     out = []
     for item in filter(None, text.split("\n")):
         if item.startswith("glob:"):

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -26,7 +25,9 @@ from typing import Any
 from migrate.model import Fact, Finding, class_rank, evolve
 from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
+from migrate.scan.layout import hip_twinned
 from migrate.workloads import ported
+from migrate.workloads.assemble import resolve_sources
 from migrate.workloads.ported import Evidence
 
 C_FAMILIES = ("HIP0", "HIP1", "HIP2", "HIP3", "HIP4", "HIP5")
@@ -150,12 +151,11 @@ class ProjectParts:
             return Part(path, (self.optional_modules[path],))
         if path in self.unbuilt:
             return Part(f"{path} (built by nothing)", (self.unbuilt[path],))
-        region = next((r for r in self._switches(path, finding.line) if r.switch in self.switches), None)
-        if region is not None:  # of switches set on one line (a cmake command), the GPU platform's first
-            region = next((r for r in self._switches(path, finding.line) if r.switch in self.switches
-                           and (r.path, r.start, r.end) == (region.path, region.start, region.end)
-                           and is_platform(feature(r.switch, known) or "", known)), region)
-        if region is not None:
+        optional = [r for r in self._switches(path, finding.line) if r.switch in self.switches]
+        if optional:  # of switches set on one line (a cmake command), the GPU platform's first
+            first = optional[0]
+            region = next((r for r in optional if (r.path, r.start, r.end) == (first.path, first.start, first.end)
+                           and is_platform(feature(r.switch, known) or "", known)), first)
             return Part(f"build switch {region.switch}",
                         (*self.switches[region.switch], f"{region.path}:{region.start} {region.text}"))
         if finding.status == "optional":
@@ -268,30 +268,6 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         hip_twinned=hip_twinned(kinds),
                         optional_modules=_optional_modules(facts), switches=switches, regions=regions, gated=gated,
                         unbuilt=_unbuilt(facts), known=known)
-
-
-def hip_twinned(paths: Iterable[str]) -> frozenset[str]:
-    """CUDA members of a per-back-end family whose HIP member is in the tree (rules/layout/backends.yaml,
-    hip_twins): ext_cuda.h beside ext_hip.h, x_nvidia.c beside x_amdgpu.c, CudaMallocAllocator.hpp beside
-    HipMallocAllocator.hpp, cuda/... beside hip/."""
-    data = datafile.read(default_rules_dir() / "layout" / "backends.yaml").get("hip_twins") or {}
-    cuda_words, hip_words = set(data.get("cuda_words", [])), list(data.get("hip_words", []))
-    paths = list(paths)
-    split = [tuple(p.lower().split("/")) for p in paths]
-    folders = {parts[:i + 1] for parts in split for i in range(len(parts) - 1)}
-    stems = {(parts[:-1], parts[-1].split(".")[0]) for parts in split}
-    found = set()
-    for path, parts in zip(paths, split, strict=True):
-        if any(part in cuda_words and any((*parts[:i], h) in folders for h in hip_words)
-               for i, part in enumerate(parts[:-1])):
-            found.add(path)
-            continue
-        stem = parts[-1].split(".")[0]  # lower case: CudaMallocAllocator beside HipMallocAllocator too
-        for word in cuda_words:
-            for at in (m.start() for m in re.finditer(re.escape(word), stem)):
-                if any((parts[:-1], stem[:at] + h + stem[at + len(word):]) in stems for h in hip_words):
-                    found.add(path)
-    return frozenset(found)
 
 
 def _regions(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[_Region, ...]]:
@@ -431,10 +407,7 @@ def _unbuilt(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
                     if not any(c in f.name for c in GLOB_CHARS):
                         explicit.add(source)
             elif f.kind == "extension":
-                for item in filter(None, f.text.split("\n")):
-                    pattern = _join(posixpath.dirname(path), item.removeprefix("glob:"))
-                    named.update({p: f"{path}:{f.line}" for p in files if fnmatch.fnmatch(p, pattern.replace("**/", ""))
-                                  or fnmatch.fnmatch(p, pattern)})
+                named.update(dict.fromkeys(resolve_sources(f.text, posixpath.dirname(path), files), f"{path}:{f.line}"))
     includers: dict[str, set[str]] = {}  # basename -> the files that include it
     for path, items in facts.items():
         for f in items:
@@ -489,8 +462,7 @@ def _own_builds_without_rocm(facts: Mapping[str, Sequence[Fact]],
 def _builds_for_rocm(path: str, fact: Fact) -> bool:
     """ROCm-path evidence of a build (CI, a package, a HIP branch of a build file, a setup.py that asks
     for HIP), as `ported.collect` ranks it; a HIP branch in a source is not."""
-    return fact.kind == "rocm_path" and (fact.name in ported.STRONG or fact.name == "build" or (
-        fact.name == "python" and posixpath.basename(path) in ported.BUILD_SCRIPTS))
+    return fact.kind == "rocm_path" and ported.fact_strength(path, fact) in {*ported.STRONG, "build"}
 
 
 def _cuda_twin(path: str) -> str:

@@ -46,15 +46,21 @@ def collect(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> li
                 first_source = False
             if fact.kind != "rocm_path":
                 continue
-            strength = fact.name
-            if strength == "python":
-                strength = "build" if posixpath.basename(path) in BUILD_SCRIPTS else "runtime"
+            strength = fact_strength(path, fact)
             if strength == "source":
                 if not first_source:
                     continue
                 first_source = False
             out.append(Evidence(path, fact.line, strength, fact.text))
     return out
+
+
+def fact_strength(path: str, fact: Fact) -> str:
+    """The strength of a `rocm_path` fact: its name, except a Python test of HIP, which is `build` in a
+    build script (setup.py) and `runtime` elsewhere."""
+    if fact.name == "python":
+        return "build" if posixpath.basename(path) in BUILD_SCRIPTS else "runtime"
+    return fact.name
 
 
 def rocm_path(evidence: Iterable[Evidence], has_cuda_sources: bool) -> tuple[Evidence, ...]:
