@@ -194,3 +194,13 @@ def test_the_macro_body_memo_gives_the_facts_of_a_fresh_parse_and_keeps_its_boun
     assert 0 < len(cuda_cpp._BODIES) < 80 and cuda_cpp._BODY_BYTES[0] <= 600
     assert [f for f in fresh if f.kind == "identifier" and f.name == "cudaFree"] and \
         [f for f in fresh if f.kind == "construct"]
+
+
+def test_a_branch_on_a_macro_the_file_defines_as_0_once_is_off() -> None:
+    """`#define X 0` once, at file scope and never #undef'd: `#if X` is compiled by no build."""
+    body = "#if USE_FAST\nvoid f() { cudaFree(0); }\n#endif\n"
+    guards = {f.guard for f in facts("#define USE_FAST 0\n" + body) if f.name == "cudaFree"}
+    assert guards == {"off"}
+    for defines in ("#define USE_FAST 0\n#undef USE_FAST\n#define USE_FAST 1\n", "#define USE_FAST 0\n#undef USE_FAST\n",
+                    "#ifndef USE_FAST\n#define USE_FAST 0\n#endif\n", "#define OTHER 0\n"):
+        assert {f.guard for f in facts(defines + body) if f.name == "cudaFree"} == {None}, defines

@@ -128,11 +128,14 @@ def off_macros(defines: list[ts.Node], source: bytes) -> frozenset[str]:
         if define.type == "preproc_def" and literal == "0" and define.parent is not None \
                 and define.parent.type == "translation_unit":
             zero.add(label)
-    undefined = set(UNDEF.findall(source.decode("utf-8", "replace")))
-    return frozenset(n for n in zero if counts[n] == 1 and n not in undefined)
+    once = {n for n in zero if counts[n] == 1}
+    if not once:  # most files and every macro body: no scan of the source for #undef
+        return frozenset()
+    undefined = {m.decode("utf-8", "replace") for m in UNDEF.findall(source)}
+    return frozenset(once - undefined)
 
 
-UNDEF = re.compile(r"^\s*#\s*undef\s+(\w+)", re.MULTILINE)
+UNDEF = re.compile(rb"^\s*#\s*undef\s+(\w+)", re.MULTILINE)
 
 
 def _breakpoints(ranges: tuple[tuple[int, int, str], ...]) -> list[tuple[int, str | None]]:
