@@ -46,6 +46,8 @@ def in_device_code(node: ts.Node) -> bool:
 
 
 DEVICE_PASS_MACROS = frozenset({"__CUDA_ARCH__", "__HIP_DEVICE_COMPILE__"})
+# `#if X`, `#if defined(X)`, `#if defined X` of a device-pass macro, spaces removed
+DEVICE_PASS_TESTS = frozenset(m for macro in DEVICE_PASS_MACROS for m in (macro, f"defined({macro})", f"defined{macro}"))
 
 
 def _host_branch(child: ts.Node, conditional: ts.Node) -> bool:
@@ -59,10 +61,9 @@ def _host_branch(child: ts.Node, conditional: ts.Node) -> bool:
         negated = text(conditional.children[0]) == "#ifndef"
     else:
         condition = "".join(text(conditional.child_by_field_name("condition")).split())
-        bare = {m for macro in DEVICE_PASS_MACROS for m in (macro, f"defined({macro})", f"defined{macro}")}
-        if condition in bare:
+        if condition in DEVICE_PASS_TESTS:
             negated = False
-        elif condition.startswith("!") and condition[1:] in bare:
+        elif condition.startswith("!") and condition[1:] in DEVICE_PASS_TESTS:
             negated = True
         else:
             return False
