@@ -204,3 +204,17 @@ def test_a_branch_on_a_macro_the_file_defines_as_0_once_is_off() -> None:
     for defines in ("#define USE_FAST 0\n#undef USE_FAST\n#define USE_FAST 1\n", "#define USE_FAST 0\n#undef USE_FAST\n",
                     "#ifndef USE_FAST\n#define USE_FAST 0\n#endif\n", "#define OTHER 0\n"):
         assert {f.guard for f in facts(defines + body) if f.name == "cudaFree"} == {None}, defines
+
+
+def test_a_hip_branch_that_only_stops_the_build_is_no_rocm_path() -> None:
+    refusing = "#ifdef __HIP_PLATFORM_AMD__\n// no HIP port\n#error not supported\n#else\nvoid f();\n#endif\n"
+    working = "#ifdef __HIP_PLATFORM_AMD__\n#include <hip/hip_runtime.h>\n#else\nvoid f();\n#endif\n"
+    assert not facts(refusing, "rocm_path")
+    assert [f.name for f in facts(working, "rocm_path")] == ["source"]
+
+
+def test_a_device_pass_test_that_only_picks_a_pragma_is_a_tuning_macro() -> None:
+    pragma = "#ifdef __CUDA_ARCH__\n#define PRAGMA_UNROLL #pragma unroll\n#else\n#define PRAGMA_UNROLL\n#endif\n"
+    code = "#ifdef __CUDA_ARCH__\nint f();\n#else\n#define PRAGMA_UNROLL\n#endif\n"
+    assert {f.role for f in facts(pragma) if f.name == "__CUDA_ARCH__"} == {"tuning_macro"}
+    assert {f.role for f in facts(code) if f.name == "__CUDA_ARCH__"} == {"macro"}

@@ -224,17 +224,31 @@ def _hip_side_fails(node: ts.Node, chain: list[tuple[str, bool, int, int]]) -> b
         if branch is None:
             return False
         if label == "hip":
-            skip = {branch.child_by_field_name(f) for f in ("condition", "name", "alternative")}
-            statements += [c for c in branch.named_children if c not in skip and c.type != "comment"]
+            statements += _branch_statements(branch)
         branch = branch.child_by_field_name("alternative")
     return bool(statements) and all(_fails(s) for s in statements)
 
 
 def _fails(statement: ts.Node) -> bool:
     if statement.type == "preproc_call":
-        directive = statement.child_by_field_name("directive")
-        return directive is not None and _text(directive).strip() == "#error"
+        return _directive(statement) == "#error"
     return xref.fails(statement)
+
+
+BRANCH_FIELDS = ("condition", "name", "alternative")
+
+
+def _branch_statements(branch: ts.Node) -> list[ts.Node]:
+    """What one branch of a preprocessor chain holds: its children but its condition, name, next branch
+    and comments."""
+    skip = {branch.child_by_field_name(f) for f in BRANCH_FIELDS}
+    return [c for c in branch.named_children if c not in skip and c.type != "comment"]
+
+
+def _directive(node: ts.Node) -> str:
+    """`#error`, `#pragma`, ... of a preproc_call; "" when it has none."""
+    directive = node.child_by_field_name("directive")
+    return _text(directive).strip() if directive is not None else ""
 
 
 def _switch_branches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
@@ -337,7 +351,6 @@ def _role(node: ts.Node, calls: set[int]) -> str:
     return "value"
 
 
-BRANCH_FIELDS = ("condition", "name", "alternative")
 CONDITIONALS = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"})
 
 
@@ -352,10 +365,7 @@ def _only_pragmas(branch: ts.Node) -> bool:
     node: ts.Node | None = top
     seen = False
     while node is not None:
-        skip = {node.child_by_field_name(f) for f in BRANCH_FIELDS}
-        for child in node.named_children:
-            if child in skip or child.type == "comment":
-                continue
+        for child in _branch_statements(node):
             if not _sets_pragma(child):
                 return False
             seen = True
@@ -365,8 +375,7 @@ def _only_pragmas(branch: ts.Node) -> bool:
 
 def _sets_pragma(node: ts.Node) -> bool:
     if node.type == "preproc_call":
-        directive = node.child_by_field_name("directive")
-        return directive is not None and _text(directive).strip() == "#pragma"
+        return _directive(node) == "#pragma"
     if node.type in ("preproc_def", "preproc_function_def"):
         value = node.child_by_field_name("value")
         body = _text(value).strip() if value is not None else ""
