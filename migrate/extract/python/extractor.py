@@ -394,8 +394,9 @@ class _Visitor(ast.NodeVisitor):
                 self.decorates[id(deco)] = node.name
             else:
                 constructs.on_decorator(self, deco, node.name)
-        self.opt_ins.note_function(node)
-        returned = [r.value for r in ast.walk(node) if isinstance(r, ast.Return) and isinstance(r.value, ast.Tuple)]
+        returns = [r for r in ast.walk(node) if isinstance(r, ast.Return)]  # one walk for both readers
+        self.opt_ins.note_function(node.name, returns)
+        returned = [r.value for r in returns if isinstance(r.value, ast.Tuple)]
         if len(returned) == 1:  # `return CUDAExtension, ["a.cu"]`: unpacked by a caller of this file
             self.returns[node.name] = returned[0]
         test = node.name.startswith("test")
