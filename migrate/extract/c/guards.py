@@ -41,7 +41,8 @@ def _hip_name(ident: str) -> bool:
 
 # A macro named like a build switch (USE_CUDNN, CAFFE_WITH_NCCL): upper case words joined by `_`. Whether
 # the switch makes its code optional is the project's to say (rules/workloads/optional.yaml, workloads/parts.py).
-SWITCH_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+SWITCH = r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"  # for patterns that find such a name in a flag or a comment
+SWITCH_NAME = re.compile(rf"^{SWITCH}$")
 SWITCH_TERM = re.compile(r"^\(*\s*(?:defined\s*\(\s*([A-Za-z_]\w*)\s*\)|defined\s+([A-Za-z_]\w*)|([A-Za-z_]\w*))\s*\)*$")
 
 

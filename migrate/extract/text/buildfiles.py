@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from migrate.extract.c.guards import SWITCH
 from migrate.extract.text import commands
 from migrate.extract.text.cmakelists import SOURCE_SUFFIXES
 from migrate.extract.text.lines import Logical, fact, finish, flags, logical_lines, numbered
@@ -19,7 +20,7 @@ RECIPE_PREFIX = re.compile(r"^\t[@+\-\s]*")
 # make's message functions print their text (`$(info ... try `apt install libnccl-dev`)`): nothing runs.
 MAKE_MESSAGE = re.compile(r"^\s*\$[({](info|warning|error)\s")
 SBATCH = re.compile(r"^\s*#SBATCH\s+")
-COMMENTED_SWITCH = re.compile(r"^\s*#\s*([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\s*:?=\s*1\s*$")
+COMMENTED_SWITCH = re.compile(rf"^\s*#\s*({SWITCH})\s*:?=\s*1\s*$")
 SOURCE_ASSIGNMENT = re.compile(r"^\s*[A-Za-z_]\w*\s*(?:\+=|:=|\?=|::=|=)\s*([^#]*)")
 MAKE_WILDCARD = re.compile(r"\$[({]wildcard\s+([^)}]*)[)}]")  # $(wildcard cuda/*.cu): the files that match
 MAKE_TEST = re.compile(r"^\(\s*\$[({]([A-Za-z_]\w*)[)}]\s*,\s*([^)]*)\)$")
