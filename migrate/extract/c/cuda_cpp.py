@@ -111,13 +111,14 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
     root = ts.parse(source)
     caps = captures(root)
     defines = [n.parent for n in caps.get("macro.name", []) if n.parent is not None]
-    guard_map = GuardMap.build(caps.get("conditional", []), off_macros(defines, source))
+    chains = guards.chains_of(caps.get("conditional", []))
+    guard_map = GuardMap.build(chains, off_macros(defines, source))
     ctx = _Ctx(source=source, guards=guard_map, original=original,
                row0=row0, col0=col0, cell=cell, names=names)
     _identifiers(ctx, caps)
     _own_namespaces(ctx, root)
-    _hip_branches(ctx, caps)
-    _switch_branches(ctx, caps)
+    _hip_branches(ctx, chains)
+    _switch_branches(ctx, chains)
     _includes(ctx, caps)
     _namespace_aliases(ctx, caps)
     _macros(ctx, caps)
@@ -206,11 +207,10 @@ def _called_identifier(function: ts.Node) -> ts.Node | None:
     return node if node is not None and node.type == "identifier" else None
 
 
-def _hip_branches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
+def _hip_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> None:
     """Evidence of a ROCm path: each #if/#ifdef chain that branches on a HIP/ROCm macro, unless its HIP
     side only fails (`#if defined __HIP_PLATFORM_HCC__` / `TORCH_CHECK(false, "not supported on HIP")`)."""
-    for node in caps.get("conditional", []):
-        chain = list(guards.branches(node))
+    for node, chain in chains:
         conditions = [cond for cond, _, _, _ in chain if guards.mentions_hip(cond)]
         if conditions and not _hip_side_fails(node, chain):
             ctx.add("rocm_path", "source", node, text=conditions[0][:120])
@@ -251,11 +251,10 @@ def _directive(node: ts.Node) -> str:
     return _text(directive).strip() if directive is not None else ""
 
 
-def _switch_branches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
+def _switch_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> None:
     """Branches taken on a build switch (`#ifdef USE_CUDNN`: `switch_branch`, one per switch and branch)
     and `#error` directives on the HIP side of a HIP guard (`hip_rejected`: HIP builds stop here)."""
-    for node in caps.get("conditional", []):
-        chain = list(guards.branches(node))
+    for _, chain in chains:
         negated = guards.else_switch(chain)
         for cond, positive, start, end in chain:
             for name in guards.switch_names(cond, positive) or ([negated] if negated and not cond else []):

@@ -84,12 +84,12 @@ class GuardMap:
     labels: tuple[str | None, ...] = ()
 
     @classmethod
-    def build(cls, conditionals: list[ts.Node], off: frozenset[str] = frozenset()) -> GuardMap:
-        """`off`: macros the file defines as 0 once and unconditionally; a branch on one of them (or on
-        a literal 0) is compiled by no build and labelled 'off'."""
+    def build(cls, chains: list[tuple[ts.Node, Chain]], off: frozenset[str] = frozenset()) -> GuardMap:
+        """`chains`: each conditional of the file with its branches (chains_of). `off`: macros the file
+        defines as 0 once and unconditionally; a branch on one of them (or on a literal 0) is compiled by
+        no build and labelled 'off'."""
         ranges: list[tuple[int, int, str]] = []
-        for node in conditionals:
-            chain = list(branches(node))
+        for node, chain in chains:
             ranges.extend((start, end, "off") for cond, _, start, end in chain if _always_false(cond, off))
             if any(mentions_hip(cond) for cond, _, _, _ in chain):
                 ranges.extend(_label(chain))
@@ -167,6 +167,14 @@ def _version_gate_with_else(node: ts.Node, chain: list[tuple[str, bool, int, int
     while (following := last.child_by_field_name("alternative")) is not None:
         last = following
     return not ERROR_DIRECTIVE.search(last.text or b"")
+
+
+Chain = list[tuple[str, bool, int, int]]  # (condition text, positive?, start, end) per branch of one #if chain
+
+
+def chains_of(conditionals: list[ts.Node]) -> list[tuple[ts.Node, Chain]]:
+    """Each conditional with its branches, read once for every reader of the file's guards."""
+    return [(node, list(branches(node))) for node in conditionals]
 
 
 def branches(node: ts.Node | None) -> Iterator[tuple[str, bool, int, int]]:
