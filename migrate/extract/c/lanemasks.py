@@ -7,15 +7,11 @@ what it means."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from migrate.extract.c import ts
 from migrate.extract.c.guards import GuardMap
 from migrate.extract.c.hazards import MASK_NAME, UNSIGNED_32
-from migrate.extract.c.tree import text, walk
-
-Emit = Callable[..., None]
-
+from migrate.extract.c.tree import Emit, text, walk
 
 LANE_MASK_NAME = re.compile(r"(?i)(warp|lane|sub_?warp|ballot|wave)_?mask")
 

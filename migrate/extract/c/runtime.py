@@ -7,13 +7,9 @@ match it (rules/device.yaml, rules/libraries.yaml) say what it means."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from migrate.extract.c import ts
-from migrate.extract.c.tree import text
-
-Emit = Callable[..., None]
-
+from migrate.extract.c.tree import Emit, text
 
 POINTER_ATTRIBUTES = re.compile(rb"\bcudaPointerAttributes\s*(\*\s*)?(\w+)")
 

@@ -1,10 +1,11 @@
 """Small helpers over tree-sitter nodes, shared by the C/C++/CUDA extractors."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from migrate.extract.c import ts
 
+Emit = Callable[..., None]  # how a recogniser reports a construct: emit(name, node, label, [value])
 DEVICE_QUALIFIERS = frozenset({"__global__", "__device__"})
 
 

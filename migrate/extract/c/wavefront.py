@@ -12,10 +12,7 @@ from collections.abc import Callable, Iterator
 
 from migrate.extract.c import ts
 from migrate.extract.c.hazards import UNSIGNED_32
-from migrate.extract.c.tree import qualifiers, text, walk
-
-Emit = Callable[..., None]
-
+from migrate.extract.c.tree import Emit, qualifiers, text, walk
 
 # the other dimensions of a block counted in warps: WARPS_PER_BLOCK, nwarps, kNWarps, num_warps
 WARPS_NAME = re.compile(r"(?i)^(k_?)?(n_?|num_?)?warps(_?per_?(block|cta|group|tb))?$|^(k_?)?warp_?count$")
