@@ -21,6 +21,13 @@ def walk(node: ts.Node) -> Iterator[ts.Node]:
         stack.extend(reversed(current.children))
 
 
+def root(node: ts.Node) -> ts.Node:
+    """The tree's root, from any node of it (for what the query captures nothing of)."""
+    while node.parent is not None:
+        node = node.parent
+    return node
+
+
 def first_call(node: ts.Node, names: frozenset[str]) -> ts.Node | None:
     for current in walk(node):
         if current.type == "call_expression" and text(current.child_by_field_name("function")) in names:
