@@ -194,3 +194,27 @@ def test_the_macro_body_memo_gives_the_facts_of_a_fresh_parse_and_keeps_its_boun
     assert 0 < len(cuda_cpp._BODIES) < 80 and cuda_cpp._BODY_BYTES[0] <= 600
     assert [f for f in fresh if f.kind == "identifier" and f.name == "cudaFree"] and \
         [f for f in fresh if f.kind == "construct"]
+
+
+def test_a_branch_on_a_macro_the_file_defines_as_0_once_is_off() -> None:
+    """`#define X 0` once, at file scope and never #undef'd: `#if X` is compiled by no build."""
+    body = "#if USE_FAST\nvoid f() { cudaFree(0); }\n#endif\n"
+    guards = {f.guard for f in facts("#define USE_FAST 0\n" + body) if f.name == "cudaFree"}
+    assert guards == {"off"}
+    for defines in ("#define USE_FAST 0\n#undef USE_FAST\n#define USE_FAST 1\n", "#define USE_FAST 0\n#undef USE_FAST\n",
+                    "#ifndef USE_FAST\n#define USE_FAST 0\n#endif\n", "#define OTHER 0\n"):
+        assert {f.guard for f in facts(defines + body) if f.name == "cudaFree"} == {None}, defines
+
+
+def test_a_hip_branch_that_only_stops_the_build_is_no_rocm_path() -> None:
+    refusing = "#ifdef __HIP_PLATFORM_AMD__\n// no HIP port\n#error not supported\n#else\nvoid f();\n#endif\n"
+    working = "#ifdef __HIP_PLATFORM_AMD__\n#include <hip/hip_runtime.h>\n#else\nvoid f();\n#endif\n"
+    assert not facts(refusing, "rocm_path")
+    assert [f.name for f in facts(working, "rocm_path")] == ["source"]
+
+
+def test_a_device_pass_test_that_only_picks_a_pragma_is_a_tuning_macro() -> None:
+    pragma = "#ifdef __CUDA_ARCH__\n#define PRAGMA_UNROLL #pragma unroll\n#else\n#define PRAGMA_UNROLL\n#endif\n"
+    code = "#ifdef __CUDA_ARCH__\nint f();\n#else\n#define PRAGMA_UNROLL\n#endif\n"
+    assert {f.role for f in facts(pragma) if f.name == "__CUDA_ARCH__"} == {"tuning_macro"}
+    assert {f.role for f in facts(code) if f.name == "__CUDA_ARCH__"} == {"macro"}

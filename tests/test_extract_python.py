@@ -212,3 +212,20 @@ def test_a_source_list_filtered_by_a_comprehension_of_itself_keeps_its_files() -
     # `others` cannot be followed: a list that names no .cu in a file that globs its sources is taken as
     # those patterns (maskrcnn-benchmark's `[join(extensions_dir, s) for s in sources]`)
     assert got == ["glob:csrc/*.cu\nglob:csrc/*.cpp", "glob:csrc/*.cu\nglob:csrc/*.cpp"]
+
+
+def test_a_helper_with_several_returns_is_not_unpacked() -> None:
+    """The near miss of the helper above, called: which of its returns a build takes is unknown."""
+    got = [(f.name, f.text) for f in facts('''
+        from torch.utils.cpp_extension import CppExtension, CUDAExtension
+        def pick():
+            if hip:
+                return CppExtension, ["ssim_hip.cpp"]
+            return CUDAExtension, ["ssim.cu", "ext.cpp"]
+        def backend():
+            return CUDAExtension, ["ssim.cu", "ext.cpp"]
+        p_cls, p_srcs = pick()
+        ext_cls, srcs = backend()
+        setup(ext_modules=[p_cls(name="picked", sources=p_srcs), ext_cls(name="fused_ssim_cuda", sources=srcs)])
+    ''') if f.kind == "extension"]
+    assert got == [("fused_ssim_cuda", "ssim.cu\next.cpp")]

@@ -111,13 +111,14 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
     root = ts.parse(source)
     caps = captures(root)
     defines = [n.parent for n in caps.get("macro.name", []) if n.parent is not None]
-    guard_map = GuardMap.build(caps.get("conditional", []), off_macros(defines, source))
+    chains = guards.chains_of(caps.get("conditional", []))
+    guard_map = GuardMap.build(chains, off_macros(defines, source))
     ctx = _Ctx(source=source, guards=guard_map, original=original,
                row0=row0, col0=col0, cell=cell, names=names)
     _identifiers(ctx, caps)
     _own_namespaces(ctx, root)
-    _hip_branches(ctx, caps)
-    _switch_branches(ctx, caps)
+    _hip_branches(ctx, chains)
+    _switch_branches(ctx, chains)
     _includes(ctx, caps)
     _namespace_aliases(ctx, caps)
     _macros(ctx, caps)
@@ -206,11 +207,10 @@ def _called_identifier(function: ts.Node) -> ts.Node | None:
     return node if node is not None and node.type == "identifier" else None
 
 
-def _hip_branches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
+def _hip_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> None:
     """Evidence of a ROCm path: each #if/#ifdef chain that branches on a HIP/ROCm macro, unless its HIP
     side only fails (`#if defined __HIP_PLATFORM_HCC__` / `TORCH_CHECK(false, "not supported on HIP")`)."""
-    for node in caps.get("conditional", []):
-        chain = list(guards.branches(node))
+    for node, chain in chains:
         conditions = [cond for cond, _, _, _ in chain if guards.mentions_hip(cond)]
         if conditions and not _hip_side_fails(node, chain):
             ctx.add("rocm_path", "source", node, text=conditions[0][:120])
@@ -224,24 +224,37 @@ def _hip_side_fails(node: ts.Node, chain: list[tuple[str, bool, int, int]]) -> b
         if branch is None:
             return False
         if label == "hip":
-            skip = {branch.child_by_field_name(f) for f in ("condition", "name", "alternative")}
-            statements += [c for c in branch.named_children if c not in skip and c.type != "comment"]
+            statements += _branch_statements(branch)
         branch = branch.child_by_field_name("alternative")
     return bool(statements) and all(_fails(s) for s in statements)
 
 
 def _fails(statement: ts.Node) -> bool:
     if statement.type == "preproc_call":
-        directive = statement.child_by_field_name("directive")
-        return directive is not None and _text(directive).strip() == "#error"
+        return _directive(statement) == "#error"
     return xref.fails(statement)
 
 
-def _switch_branches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
+BRANCH_FIELDS = ("condition", "name", "alternative")
+
+
+def _branch_statements(branch: ts.Node) -> list[ts.Node]:
+    """What one branch of a preprocessor chain holds: its children but its condition, name, next branch
+    and comments."""
+    skip = {branch.child_by_field_name(f) for f in BRANCH_FIELDS}
+    return [c for c in branch.named_children if c not in skip and c.type != "comment"]
+
+
+def _directive(node: ts.Node) -> str:
+    """`#error`, `#pragma`, ... of a preproc_call; "" when it has none."""
+    directive = node.child_by_field_name("directive")
+    return _text(directive).strip() if directive is not None else ""
+
+
+def _switch_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> None:
     """Branches taken on a build switch (`#ifdef USE_CUDNN`: `switch_branch`, one per switch and branch)
     and `#error` directives on the HIP side of a HIP guard (`hip_rejected`: HIP builds stop here)."""
-    for node in caps.get("conditional", []):
-        chain = list(guards.branches(node))
+    for _, chain in chains:
         negated = guards.else_switch(chain)
         for cond, positive, start, end in chain:
             for name in guards.switch_names(cond, positive) or ([negated] if negated and not cond else []):
@@ -337,7 +350,6 @@ def _role(node: ts.Node, calls: set[int]) -> str:
     return "value"
 
 
-BRANCH_FIELDS = ("condition", "name", "alternative")
 CONDITIONALS = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"})
 
 
@@ -352,10 +364,7 @@ def _only_pragmas(branch: ts.Node) -> bool:
     node: ts.Node | None = top
     seen = False
     while node is not None:
-        skip = {node.child_by_field_name(f) for f in BRANCH_FIELDS}
-        for child in node.named_children:
-            if child in skip or child.type == "comment":
-                continue
+        for child in _branch_statements(node):
             if not _sets_pragma(child):
                 return False
             seen = True
@@ -365,8 +374,7 @@ def _only_pragmas(branch: ts.Node) -> bool:
 
 def _sets_pragma(node: ts.Node) -> bool:
     if node.type == "preproc_call":
-        directive = node.child_by_field_name("directive")
-        return directive is not None and _text(directive).strip() == "#pragma"
+        return _directive(node) == "#pragma"
     if node.type in ("preproc_def", "preproc_function_def"):
         value = node.child_by_field_name("value")
         body = _text(value).strip() if value is not None else ""

@@ -8,10 +8,10 @@ import bisect
 import itertools
 import re
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from migrate.extract.c import ts
-from migrate.extract.c.tree import first_call, in_device_code, text, walk
+from migrate.extract.c.tree import Emit, first_call, in_device_code, text, walk
 
 SYNC_MASK_INTRINSICS = re.compile(
     r"^__(shfl(_up|_down|_xor)?|ballot|any|all|match_any|match_all|reduce_\w+)_sync$|^__syncwarp$"
@@ -43,7 +43,6 @@ HOST_ROUNDED_HALF = frozenset({"__float2half_rz", "__float2half_rd", "__float2ha
 # words of the qualifiers or macros before a function's name that make it (also) device code
 DEVICE_WORDS = re.compile(r"(?i)device|global|gpu|kernel")
 
-Emit = Callable[..., None]
 
 
 def integer(value: str) -> int | None:

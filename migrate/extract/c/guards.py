@@ -41,7 +41,8 @@ def _hip_name(ident: str) -> bool:
 
 # A macro named like a build switch (USE_CUDNN, CAFFE_WITH_NCCL): upper case words joined by `_`. Whether
 # the switch makes its code optional is the project's to say (rules/workloads/optional.yaml, workloads/parts.py).
-SWITCH_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+SWITCH = r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"  # for patterns that find such a name in a flag or a comment
+SWITCH_NAME = re.compile(rf"^{SWITCH}$")
 SWITCH_TERM = re.compile(r"^\(*\s*(?:defined\s*\(\s*([A-Za-z_]\w*)\s*\)|defined\s+([A-Za-z_]\w*)|([A-Za-z_]\w*))\s*\)*$")
 
 
@@ -83,12 +84,12 @@ class GuardMap:
     labels: tuple[str | None, ...] = ()
 
     @classmethod
-    def build(cls, conditionals: list[ts.Node], off: frozenset[str] = frozenset()) -> GuardMap:
-        """`off`: macros the file defines as 0 once and unconditionally; a branch on one of them (or on
-        a literal 0) is compiled by no build and labelled 'off'."""
+    def build(cls, chains: list[tuple[ts.Node, Chain]], off: frozenset[str] = frozenset()) -> GuardMap:
+        """`chains`: each conditional of the file with its branches (chains_of). `off`: macros the file
+        defines as 0 once and unconditionally; a branch on one of them (or on a literal 0) is compiled by
+        no build and labelled 'off'."""
         ranges: list[tuple[int, int, str]] = []
-        for node in conditionals:
-            chain = list(branches(node))
+        for node, chain in chains:
             ranges.extend((start, end, "off") for cond, _, start, end in chain if _always_false(cond, off))
             if any(mentions_hip(cond) for cond, _, _, _ in chain):
                 ranges.extend(_label(chain))
@@ -128,11 +129,14 @@ def off_macros(defines: list[ts.Node], source: bytes) -> frozenset[str]:
         if define.type == "preproc_def" and literal == "0" and define.parent is not None \
                 and define.parent.type == "translation_unit":
             zero.add(label)
-    undefined = set(UNDEF.findall(source.decode("utf-8", "replace")))
-    return frozenset(n for n in zero if counts[n] == 1 and n not in undefined)
+    once = {n for n in zero if counts[n] == 1}
+    if not once:  # most files and every macro body: no scan of the source for #undef
+        return frozenset()
+    undefined = {m.decode("utf-8", "replace") for m in UNDEF.findall(source)}
+    return frozenset(once - undefined)
 
 
-UNDEF = re.compile(r"^\s*#\s*undef\s+(\w+)", re.MULTILINE)
+UNDEF = re.compile(rb"^\s*#\s*undef\s+(\w+)", re.MULTILINE)
 
 
 def _breakpoints(ranges: tuple[tuple[int, int, str], ...]) -> list[tuple[int, str | None]]:
@@ -163,6 +167,14 @@ def _version_gate_with_else(node: ts.Node, chain: list[tuple[str, bool, int, int
     while (following := last.child_by_field_name("alternative")) is not None:
         last = following
     return not ERROR_DIRECTIVE.search(last.text or b"")
+
+
+Chain = list[tuple[str, bool, int, int]]  # (condition text, positive?, start, end) per branch of one #if chain
+
+
+def chains_of(conditionals: list[ts.Node]) -> list[tuple[ts.Node, Chain]]:
+    """Each conditional with its branches, read once for every reader of the file's guards."""
+    return [(node, list(branches(node))) for node in conditionals]
 
 
 def branches(node: ts.Node | None) -> Iterator[tuple[str, bool, int, int]]:

@@ -6,13 +6,11 @@ Each recogniser emits a `construct` fact; rules/device.yaml says what it means."
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from migrate.extract.c import ts
-from migrate.extract.c.tree import qualifiers, text, walk
+from migrate.extract.c.tree import Emit, qualifiers, text, walk
 from migrate.extract.text.lines import ARCH_OPTION
-
-Emit = Callable[..., None]
 
 MASK_NAME = re.compile(r"(?i)(^|_)(lane_?|warp_?|active_?|thread_?|ballot_?|sub_?warp_?|group_?)?mask(_t|_type)?$|"
                        r"^(lane|warp|active|ballot|thread|group)[A-Z_]?\w*Mask\w*$|^[A-Z]?\w*LaneMask\w*$")

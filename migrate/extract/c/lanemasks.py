@@ -7,15 +7,11 @@ what it means."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from migrate.extract.c import ts
 from migrate.extract.c.guards import GuardMap
 from migrate.extract.c.hazards import MASK_NAME, UNSIGNED_32
-from migrate.extract.c.tree import text, walk
-
-Emit = Callable[..., None]
-
+from migrate.extract.c.tree import Emit, text, walk
 
 LANE_MASK_NAME = re.compile(r"(?i)(warp|lane|sub_?warp|ballot|wave)_?mask")
 
@@ -178,14 +174,15 @@ def _is_ballot(node: ts.Node) -> bool:
 
 def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit, guards: GuardMap) -> None:
     aliases = _unsigned_32_aliases(caps)
+    ballots = BALLOT_WORDS.search(source) is not None  # no ballot named in the file: no function returns one
     returned: set[str] = set()
-    for node in caps.get("definition.function", []):
+    for node in caps.get("definition.function", []) if ballots else []:
         returned |= _ballot_returned_32(node, aliases, emit)
     synced = {m.decode() for m in SYNC_MASK_ARGUMENT.findall(source)}
     # aliases named for no mask (those are hazards.py's), nor as an integer (`u32`, `hypre_uint` is the
     # project's integer type, not a mask type: a ballot stored in one is ballot-stored-32bit's), nor returned by a ballot
     plain = {a: n for a, n in aliases.items() if a not in returned and not UNSIGNED_32.match(a) and not MASK_NAME.search(a)}
-    used = _aliases_used_as_masks(caps, plain, source, guards) if plain and BALLOT_WORDS.search(source) else set()
+    used = _aliases_used_as_masks(caps, plain, source, guards) if plain and ballots else set()
     for alias in sorted(plain):
         emit("mask-type-32" if alias in used else "unsigned-32-alias", plain[alias], alias)
     for node in caps.get("declaration", []) + caps.get("binding", []):

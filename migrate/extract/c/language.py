@@ -4,13 +4,9 @@ that name; the rule that matches it (rules/device.yaml) says what it means."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from migrate.extract.c import ts
-from migrate.extract.c.tree import text, walk
-
-Emit = Callable[..., None]
-
+from migrate.extract.c.tree import Emit, text, walk
 
 # `Outer<A, B>::member<C>(`: a member template of a class template named without `template`
 MEMBER_TEMPLATE_CALL = re.compile(rb"\b[A-Za-z_]\w*\s*<(?P<args>[A-Za-z_][\w\s,]*)>\s*::\s*(?!template\b)"

@@ -7,13 +7,9 @@ match it (rules/device.yaml, rules/libraries.yaml) say what it means."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from migrate.extract.c import ts
-from migrate.extract.c.tree import text
-
-Emit = Callable[..., None]
-
+from migrate.extract.c.tree import Emit, root, text
 
 POINTER_ATTRIBUTES = re.compile(rb"\bcudaPointerAttributes\s*(\*\s*)?(\w+)")
 
@@ -136,13 +132,12 @@ def _optin_field(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> N
     code (a field identifier of the tree, so comments and strings that name it do not count)."""
     if not OPTIN_FIELD.search(source):
         return
-    root = next((n for nodes in caps.values() for n in nodes), None)
-    while root is not None and root.parent is not None:
-        root = root.parent
-    if root is None:
+    first = next((n for nodes in caps.values() for n in nodes), None)
+    if first is None:
         return
+    top = root(first)
     for m in OPTIN_FIELD.finditer(source):
-        node = root.descendant_for_byte_range(m.start(1), m.end(1))
+        node = top.descendant_for_byte_range(m.start(1), m.end(1))
         if node is not None and node.type == "field_identifier":
             emit("shared-memory-optin-field", node, m.group(1).decode())
 

@@ -1,10 +1,11 @@
 """Small helpers over tree-sitter nodes, shared by the C/C++/CUDA extractors."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from migrate.extract.c import ts
 
+Emit = Callable[..., None]  # how a recogniser reports a construct: emit(name, node, label, [value])
 DEVICE_QUALIFIERS = frozenset({"__global__", "__device__"})
 
 
@@ -18,6 +19,13 @@ def walk(node: ts.Node) -> Iterator[ts.Node]:
         current = stack.pop()
         yield current
         stack.extend(reversed(current.children))
+
+
+def root(node: ts.Node) -> ts.Node:
+    """The tree's root, from any node of it (for what the query captures nothing of)."""
+    while node.parent is not None:
+        node = node.parent
+    return node
 
 
 def first_call(node: ts.Node, names: frozenset[str]) -> ts.Node | None:
@@ -46,6 +54,8 @@ def in_device_code(node: ts.Node) -> bool:
 
 
 DEVICE_PASS_MACROS = frozenset({"__CUDA_ARCH__", "__HIP_DEVICE_COMPILE__"})
+# `#if X`, `#if defined(X)`, `#if defined X` of a device-pass macro, spaces removed
+DEVICE_PASS_TESTS = frozenset(m for macro in DEVICE_PASS_MACROS for m in (macro, f"defined({macro})", f"defined{macro}"))
 
 
 def _host_branch(child: ts.Node, conditional: ts.Node) -> bool:
@@ -59,10 +69,9 @@ def _host_branch(child: ts.Node, conditional: ts.Node) -> bool:
         negated = text(conditional.children[0]) == "#ifndef"
     else:
         condition = "".join(text(conditional.child_by_field_name("condition")).split())
-        bare = {m for macro in DEVICE_PASS_MACROS for m in (macro, f"defined({macro})", f"defined{macro}")}
-        if condition in bare:
+        if condition in DEVICE_PASS_TESTS:
             negated = False
-        elif condition.startswith("!") and condition[1:] in bare:
+        elif condition.startswith("!") and condition[1:] in DEVICE_PASS_TESTS:
             negated = True
         else:
             return False

@@ -12,10 +12,7 @@ from collections.abc import Callable, Iterator
 
 from migrate.extract.c import ts
 from migrate.extract.c.hazards import UNSIGNED_32
-from migrate.extract.c.tree import qualifiers, text, walk
-
-Emit = Callable[..., None]
-
+from migrate.extract.c.tree import Emit, qualifiers, root, text, walk
 
 # the other dimensions of a block counted in warps: WARPS_PER_BLOCK, nwarps, kNWarps, num_warps
 WARPS_NAME = re.compile(r"(?i)^(k_?)?(n_?|num_?)?warps(_?per_?(block|cta|group|tb))?$|^(k_?)?warp_?count$")
@@ -161,11 +158,8 @@ def _template_arguments(caps: dict[str, list[ts.Node]],
 def _template_positions(caps: dict[str, list[ts.Node]], wanted: Callable[[str], bool]) -> dict[str, set[int]]:
     """Per template declared in the file, the positions of its parameters whose name is wanted."""
     nodes = caps.get("definition.function", []) or caps.get("declaration", [])
-    root = nodes[0] if nodes else None
-    while root is not None and root.parent is not None:
-        root = root.parent
     positions: dict[str, set[int]] = {}
-    for node in walk(root) if root is not None else ():
+    for node in walk(root(nodes[0])) if nodes else ():
         if node.type == "template_declaration":
             template = _template_name(node)
             params = node.child_by_field_name("parameters")

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 
 from migrate.extract.c import ts
-from migrate.extract.c.tree import text, walk
+from migrate.extract.c.tree import root, text, walk
 
 Add = Callable[..., None]
 
@@ -60,10 +60,7 @@ def _type_specifiers(functions: list[tuple[ts.Node, ts.Node]]) -> list[ts.Node]:
     no capture of their own) in a file that names CUTLASS."""
     if not functions:
         return []
-    root = functions[0][0]
-    while root.parent is not None:
-        root = root.parent
-    return [n for n in walk(root) if n.type in ("struct_specifier", "class_specifier")
+    return [n for n in walk(root(functions[0][0])) if n.type in ("struct_specifier", "class_specifier")
             and n.child_by_field_name("body") is not None]
 
 

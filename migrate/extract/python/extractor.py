@@ -6,6 +6,7 @@ import ast
 import re
 import warnings
 
+from migrate.extract.c.guards import SWITCH, SWITCH_NAME
 from migrate.extract.columns import Columns
 from migrate.extract.python import constructs, embedded, structure
 from migrate.extract.python.guards import HIP_MARKERS, HipGuards
@@ -310,7 +311,7 @@ class _Visitor(ast.NodeVisitor):
         """`define_macros=[("WITH_X", None)]` in an environment opt-in: the macro is a switch, off unset."""
         first = node.elts[0] if len(node.elts) == 2 else None
         if self.guard == "optional" and isinstance(first, ast.Constant) and isinstance(first.value, str) \
-                and MACRO_NAME.match(first.value):
+                and SWITCH_NAME.match(first.value):
             self.add("build_switch", first.value, node, text="0 environment-opt-in")
         self.generic_visit(node)
 
@@ -394,8 +395,9 @@ class _Visitor(ast.NodeVisitor):
                 self.decorates[id(deco)] = node.name
             else:
                 constructs.on_decorator(self, deco, node.name)
-        self.opt_ins.note_function(node)
-        returned = [r.value for r in ast.walk(node) if isinstance(r, ast.Return) and isinstance(r.value, ast.Tuple)]
+        returns = [r for r in ast.walk(node) if isinstance(r, ast.Return)]  # one walk for both readers
+        self.opt_ins.note_function(node.name, returns)
+        returned = [r.value for r in returns if isinstance(r.value, ast.Tuple)]
         if len(returned) == 1:  # `return CUDAExtension, ["a.cu"]`: unpacked by a caller of this file
             self.returns[node.name] = returned[0]
         test = node.name.startswith("test")
@@ -483,8 +485,7 @@ def _strings(node: ast.AST) -> list[ast.Constant]:
 
 # A compiler option that defines a macro (`-DGROUPED_GEMM_CUTLASS`, `-DWITH_X=1`): in a scope that runs only when
 # an environment variable is set, the macro is a build switch that is off by default (workloads/parts.py).
-DEFINE_OPTION = re.compile(r"^-D([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:=1)?$")
-MACRO_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+DEFINE_OPTION = re.compile(rf"^-D({SWITCH})(?:=1)?$")
 ALWAYS_DEFINED = "always-defined"  # `-DENABLE_BF16` in flags every build passes: the macro's code is always built
 # torch.utils.cpp_extension names that only a ROCm-aware build reads (an import never read is no evidence).
 HIP_HOMES = frozenset({"ROCM_HOME", "HIP_HOME", "IS_HIP_EXTENSION", "COMMON_HIP_FLAGS", "ROCM_VERSION"})

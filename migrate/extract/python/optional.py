@@ -57,14 +57,14 @@ class EnvOptIns:
                 else:
                     self.flags[target.id] = value
 
-    def note_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        """`def enabled(): return os.environ.get("X", "0") == "1"` (one return statement): calling it is an
-        environment test, whatever the arguments (`flag("USE_X")` reads the variable it is given)."""
-        returns = [r for r in ast.walk(node) if isinstance(r, ast.Return)]
+    def note_function(self, name: str, returns: list[ast.Return]) -> None:
+        """`def enabled(): return os.environ.get("X", "0") == "1"` (`returns`: every return statement under
+        the function, one here): calling it is an environment test, whatever the arguments (`flag("USE_X")`
+        reads the variable it is given)."""
         if len(returns) == 1 and returns[0].value is not None and self._reads_env(returns[0].value):
             value = self.unset_value(returns[0].value)
             if value is not UNSET:
-                self.helpers[node.name] = value
+                self.helpers[name] = value
 
     def opt_in(self, test: ast.expr) -> bool:
         """True when the test reads the environment (or a flag that does) and is false unset."""

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from migrate.extract.c.guards import SWITCH
 from migrate.extract.text import commands
 from migrate.extract.text.cmakelists import SOURCE_SUFFIXES
 from migrate.extract.text.lines import Logical, fact, finish, flags, logical_lines, numbered
@@ -19,13 +20,14 @@ RECIPE_PREFIX = re.compile(r"^\t[@+\-\s]*")
 # make's message functions print their text (`$(info ... try `apt install libnccl-dev`)`): nothing runs.
 MAKE_MESSAGE = re.compile(r"^\s*\$[({](info|warning|error)\s")
 SBATCH = re.compile(r"^\s*#SBATCH\s+")
-COMMENTED_SWITCH = re.compile(r"^\s*#\s*([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\s*:?=\s*1\s*$")
+COMMENTED_SWITCH = re.compile(rf"^\s*#\s*({SWITCH})\s*:?=\s*1\s*$")
 SOURCE_ASSIGNMENT = re.compile(r"^\s*[A-Za-z_]\w*\s*(?:\+=|:=|\?=|::=|=)\s*([^#]*)")
 MAKE_WILDCARD = re.compile(r"\$[({]wildcard\s+([^)}]*)[)}]")  # $(wildcard cuda/*.cu): the files that match
 MAKE_TEST = re.compile(r"^\(\s*\$[({]([A-Za-z_]\w*)[)}]\s*,\s*([^)]*)\)$")
 # make variables are switches by their values (GPU=0, ifeq ($(GPU),1)), with or without a `_` in the name
 MAKE_SWITCH = re.compile(r"^[A-Z][A-Z0-9_]*$")
 SELECTED_VALUE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
+MAKE_CONDITIONALS = ("ifeq", "ifneq", "ifdef", "ifndef")
 SWITCH_VALUES = frozenset({"0", "1", "ON", "OFF", "on", "off", "yes", "no", "true", "false"})
 
 
@@ -76,22 +78,20 @@ def _make_switches(text: str) -> list[Fact]:
     stack: list[tuple[int, str]] = []  # (first line, switch or "")
     for number, _, raw in numbered(text, strip_hash_comments=False):
         if m := SOURCE_ASSIGNMENT.match(raw):  # also indented by a tab inside ifeq/endif, as Caffe's are
-            out += [fact("build_source", word, number, 0, 0) for word in m.group(1).split()
-                    if word.endswith(SOURCE_SUFFIXES) and not any(c in word for c in "$%*")]
+            out += [fact("build_source", word, number, 0, 0) for word in _plain_sources(m.group(1).split())]
             out += [fact("build_source", pattern, number, 0, 0, text="GLOB make")
                     for patterns in MAKE_WILDCARD.findall(m.group(1)) for pattern in patterns.split()
                     if pattern.endswith(SOURCE_SUFFIXES) and "$" not in pattern]
-        elif not raw.lstrip().startswith(("ifeq", "ifneq", "ifdef", "ifndef", "#")):
+        elif not raw.lstrip().startswith((*MAKE_CONDITIONALS, "#")):
             # a rule's prerequisites or a recipe (`x.o: src/x.cu`, `nvcc -c k.cu`): sources it builds
             out += [fact("build_source", word, number, 0, 0, text="" if any(name for _, name in stack) else "make rule")
-                    for word in raw.replace(":", " ").split()
-                    if word.endswith(SOURCE_SUFFIXES) and not any(c in word for c in "$%*")]
+                    for word in _plain_sources(raw.replace(":", " ").split())]
         if m := COMMENTED_SWITCH.match(raw):
             out.append(fact("build_switch", m.group(1), number, 0, len(raw), text="0 commented-out"))
             continue
         words = raw.split(None, 1)
         directive = words[0] if words else ""
-        if directive in ("ifeq", "ifneq", "ifdef", "ifndef"):
+        if directive in MAKE_CONDITIONALS:
             stack.append((number, _make_switch(directive, words[1] if len(words) > 1 else "")))
         elif directive in ("else", "endif") and stack:
             first, name = stack.pop()
@@ -102,6 +102,11 @@ def _make_switches(text: str) -> list[Fact]:
             if directive == "else":
                 stack.append((number, ""))
     return out
+
+
+def _plain_sources(words: list[str]) -> list[str]:
+    """The words that name a source file outright (no variable, pattern or wildcard in them)."""
+    return [word for word in words if word.endswith(SOURCE_SUFFIXES) and not any(c in word for c in "$%*")]
 
 
 def _make_switch(directive: str, condition: str) -> str:
