@@ -214,8 +214,9 @@ def scan_facts(report: dict[str, Any], tree: Path) -> dict[str, Any]:
         rules[f["rule"]] = rules.get(f["rule"], 0) + 1
     twins = backend_twins(tree)
     c_files = sorted({f["path"] for f in counted if Path(f["path"]).suffix in C_EXT and f["path"] not in twins})
-    stem = re.compile(r"(_?v?\d+|_(naive|opt|optimized|fast|slow|simple|ref|baseline|vec|tiled))+$")  # estimate.KERNEL_STEM
-    kernels = {(str(Path(f["path"]).parent), stem.sub("", f["symbol"]) or f["symbol"]) for f in counted
+    from migrate.workloads.estimate import KERNEL_STEM
+
+    kernels = {(str(Path(f["path"]).parent), KERNEL_STEM.sub("", f["symbol"]) or f["symbol"]) for f in counted
                if f["rule"] == "HIP4002"}
     from migrate.rulebase import families
 
