@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -25,6 +23,10 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from measure import instructions as cachegrind
 
 KERNEL = """#include <cuda_runtime.h>
 __global__ void reduce(float* v, int n) {{
@@ -84,14 +86,8 @@ def alternated(envs: dict[str, dict[str, str]], repeat: int, args: list[str],
 
 
 def instructions(args: list[str], env: dict[str, str]) -> int | None:
-    """Instructions executed by one run of `args` (valgrind --tool=cachegrind), None without valgrind."""
-    if not shutil.which("valgrind"):
-        return None
-    out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *args],
-                         env=env, capture_output=True, text=True, check=False,
-                         cwd=env["PYTHONPATH"].split(os.pathsep)[0]).stderr
-    found = re.search(r"I\s+refs:\s+([\d,]+)", out)
-    return int(found.group(1).replace(",", "")) if found else None
+    """Instructions executed by one run of `args`, in the folder of the code measured (see timed_cpu)."""
+    return cachegrind(args, env=env, cwd=env["PYTHONPATH"].split(os.pathsep)[0])
 
 
 def importtime(source: Path, env: dict[str, str], top: int = 15) -> None:

@@ -3,6 +3,8 @@ process tree (workers included), sampled from /proc; the load average around it.
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -110,3 +112,14 @@ def describe(runs: list[Run]) -> str:
     times = " ".join(f"{r.seconds:.2f}" for r in runs)
     loads = " ".join(f"{r.load:.1f}" for r in runs)
     return f"median {median(runs):.2f} s, CPU {median_cpu(runs):.2f} s (runs: {times}; load average at start: {loads})"
+
+
+def instructions(command: list[str], *, env: dict[str, str], cwd: str) -> int | None:
+    """Instructions executed by one run of `command` (valgrind --tool=cachegrind): a count that does not
+    depend on the machine's load; None without valgrind."""
+    if not shutil.which("valgrind"):
+        return None
+    out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                          *command], env=env, cwd=cwd, capture_output=True, text=True, check=False).stderr
+    found = re.search(r"I\s+refs:\s+([\d,]+)", out)
+    return int(found.group(1).replace(",", "")) if found else None

@@ -13,9 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -35,15 +32,8 @@ COMMANDS = {
 def _instructions(command: list[str], env: dict[str, str]) -> int | None:
     """Instructions of a warm run (valgrind's cachegrind): the second of two, as valgrind's variables
     are in the environment that a stored command's key covers."""
-    if not shutil.which("valgrind"):
-        return None
-    count = None
-    for _ in range(2):
-        out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-                              *command], env=env, cwd=str(ROOT), capture_output=True, text=True, check=False).stderr
-        found = re.search(r"I\s+refs:\s+([\d,]+)", out)
-        count = int(found.group(1).replace(",", "")) if found else None
-    return count
+    measure.instructions(command, env=env, cwd=str(ROOT))
+    return measure.instructions(command, env=env, cwd=str(ROOT))
 
 
 def main() -> int:

@@ -33,6 +33,15 @@ def rulebase():
     return load_rules()
 
 
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    """`files` (relative path -> text) written under `root`, folders made as needed; returns `root`."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
 def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None):
     """The real CLI in a subprocess."""
     import subprocess

@@ -9,6 +9,7 @@ from migrate.cli.lint import lint
 from migrate.scan import project
 from migrate.scan.layout import backend_files, hip_twinned
 from migrate.settings import Settings
+from tests.conftest import write_tree
 
 
 def test_backend_files_need_a_sibling_for_another_back_end() -> None:
@@ -56,16 +57,9 @@ def _lint_hip3062(cwd: Path, *targets: str) -> list[str]:
     return [line.split(":")[0] for line in result.stdout.splitlines()]
 
 
-def _tree(root: Path, files: dict[str, str]) -> Path:
-    for rel, body in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(body)
-    return root
-
-
 def test_lint_of_one_file_sees_the_backend_folders_beside_its_cuda_folder(tmp_path: Path) -> None:
     """`lint core/cuda/test/memory.cpp` answers as a scan of the tree does: hip/ beside cuda/."""
-    root = _tree(tmp_path, {"core/cuda/test/memory.cpp": GINKGO_USE, "core/hip/test/memory.hip.cpp": "int x;\n",
+    root = write_tree(tmp_path, {"core/cuda/test/memory.cpp": GINKGO_USE, "core/hip/test/memory.hip.cpp": "int x;\n",
                             "app/solver.cpp": GINKGO_USE})
     assert _lint_hip3062(root, "core/cuda/test/memory.cpp") == []
     assert _lint_hip3062(root, "app/solver.cpp") == ["app/solver.cpp"]
@@ -73,7 +67,7 @@ def test_lint_of_one_file_sees_the_backend_folders_beside_its_cuda_folder(tmp_pa
 
 
 def test_lint_of_one_file_sees_a_backend_twin_file_beside_it(tmp_path: Path) -> None:
-    root = _tree(tmp_path, {"utils/cuda_timer.cpp": GINKGO_USE, "utils/hip_timer.hip.cpp": "int x;\n",
+    root = write_tree(tmp_path, {"utils/cuda_timer.cpp": GINKGO_USE, "utils/hip_timer.hip.cpp": "int x;\n",
                             "utils/cuda_linops.cpp": GINKGO_USE})
     assert _lint_hip3062(root, "utils/cuda_timer.cpp") == []
     assert _lint_hip3062(root, "utils/cuda_linops.cpp") == ["utils/cuda_linops.cpp"]
@@ -82,11 +76,11 @@ def test_lint_of_one_file_sees_a_backend_twin_file_beside_it(tmp_path: Path) -> 
 def test_lint_never_looks_above_its_root_for_backend_folders(tmp_path: Path, rulebase) -> None:
     """Run inside cuda/ itself, the tree lint sees has no hip/ beside any cuda/ folder, as a scan of
     cuda/ has not: the sibling above the root is not read."""
-    root = _tree(tmp_path, {"core/cuda/test/memory.cpp": GINKGO_USE, "core/hip/test/memory.hip.cpp": "int x;\n"})
+    root = write_tree(tmp_path, {"core/cuda/test/memory.cpp": GINKGO_USE, "core/hip/test/memory.hip.cpp": "int x;\n"})
     assert _lint_hip3062(root / "core" / "cuda", "test/memory.cpp") == ["test/memory.cpp"]
     report = project.scan_project([root / "core" / "cuda"], Settings(jobs=1, cache_dir=None), rulebase)
     assert [f.path for f in report.findings if f.rule == "HIP3062"] == ["test/memory.cpp"]
-    empty = _tree(tmp_path / "alone", {"cuda/memory.cpp": GINKGO_USE, "notes/hip.txt": "x\n"})
+    empty = write_tree(tmp_path / "alone", {"cuda/memory.cpp": GINKGO_USE, "notes/hip.txt": "x\n"})
     assert _lint_hip3062(empty, "cuda/memory.cpp") == ["cuda/memory.cpp"]
 
 

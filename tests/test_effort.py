@@ -9,7 +9,7 @@ from migrate.scan import pipeline as scan
 from migrate.settings import Settings
 from migrate.workloads.calibration import load as calibration_load
 from migrate.workloads.estimate import EffortModel, kernel_groups, occurrence_weight
-from tests.conftest import ROOT
+from tests.conftest import ROOT, write_tree
 
 DOC = (ROOT / "docs" / "effort.md").read_text()
 EXAMPLE = DOC[DOC.index("## Worked example"):DOC.index("## Known limits")]
@@ -118,10 +118,7 @@ def test_a_rewrite_component_is_costed_by_its_band_not_again_by_its_findings() -
 
 
 def _scan_tree(tmp_path, files: dict[str, str], rulebase):
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    return scan.run([tmp_path], Settings(jobs=1), rulebase)
+    return scan.run([write_tree(tmp_path, files)], Settings(jobs=1), rulebase)
 
 
 def test_a_per_backend_cuda_folder_is_costed_as_its_hip_twin(tmp_path, rulebase) -> None:

@@ -15,8 +15,12 @@ from tests.conftest import ROOT
 CASES = ROOT / "fixtures" / "workloads" / "optional"
 
 
+def scanned(tree: Path, rulebase) -> dict:
+    return to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
+
+
 def report(case: str, rulebase) -> dict:
-    return to_json(scan.run([CASES / case], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
+    return scanned(CASES / case, rulebase)
 
 
 def optional_parts(data: dict) -> dict[str, dict]:
@@ -158,15 +162,11 @@ def test_a_feature_switch_inside_the_platform_switch_is_optional_beside_the_proj
     assert alone.switches == {}
 
 
-def scanned(tree: Path, rulebase) -> dict:
-    return to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
-
-
 def test_a_hip_branch_that_only_refuses_hip_and_an_unused_rocm_home_are_no_rocm_path(rulebase) -> None:
     """MinkowskiEngine: `#if defined __HIP_PLATFORM_HCC__ TORCH_CHECK(false, "... not supported on HIP")` and a
     test setup.py that imports ROCM_HOME and never reads it: the project has no HIP build, nothing is ported."""
     data = scanned(ROOT / "fixtures" / "workloads" / "ported_refused", rulebase)
-    assert all(w["rocm_path"] == [] for w in data["workloads"])
+    assert data["workloads"] and all(w["rocm_path"] == [] for w in data["workloads"])
     assert data["summary"]["class"] == "minor-adaptation"
     assert "ported" not in {f["status"] for f in data["findings"]}
 
@@ -186,7 +186,7 @@ def test_a_cargo_feature_on_rocm_is_a_rocm_path_and_a_crate_named_like_rocm_is_n
     assert {e for w in ported["workloads"] for e in w["rocm_path"]} == {"rust/Cargo.toml:15 rocm = ["}
     assert ported["summary"]["class"] == "native"
     near = scanned(ROOT / "fixtures" / "workloads" / "ported_cargo_near", rulebase)
-    assert all(w["rocm_path"] == [] for w in near["workloads"])
+    assert near["workloads"] and all(w["rocm_path"] == [] for w in near["workloads"])
     assert near["summary"]["class"] == "migration-required"
 
 
@@ -260,7 +260,7 @@ def test_the_same_sources_on_by_default_are_required(case: str, path: str, old: 
     text = (tree / path).read_text()
     assert old in text
     (tree / path).write_text(text.replace(old, new))
-    data = to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
+    data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert optional_parts(data) == {}
 
@@ -302,7 +302,7 @@ def test_a_listed_or_included_cuda_source_is_built(change: str, tmp_path: Path, 
     else:
         kernels = tree / "src" / "cuda" / "kernels.cu"
         kernels.write_text('#include "gl_buffer_map.cu"\n' + kernels.read_text())
-    data = to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
+    data = scanned(tree, rulebase)
     assert optional_parts(data) == {}
     assert {f["status"] for f in data["findings"] if f["path"].startswith("src/cuda/")} == {""}
 
@@ -343,5 +343,5 @@ def test_a_source_a_makefile_rule_builds_or_an_unknown_extension_list_could_buil
                                      "ext = CUDAExtension('m', [p for p in found if p])\n")):
         tree = _copy("unbuilt_source", tmp_path / extra)
         (tree / extra).write_text(text)
-        data = to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
+        data = scanned(tree, rulebase)
         assert not [r for r in optional_parts(data) if "built by nothing" in r], extra

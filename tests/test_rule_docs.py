@@ -17,6 +17,7 @@ def test_rules_listing_filters() -> None:
     lines = run_cli("rules", "--family", "device", "--class", "migration-required").stdout.splitlines()
     assert lines and all(line.startswith("HIP4") and " migration-required " in line for line in lines)
     assert any(line.startswith("HIP4003 ") for line in lines)
+    assert any(line.startswith("HIP4030 ") for line in lines)  # listed under its class, not only absent elsewhere
     assert not any(line.startswith("HIP4030 ") for line in run_cli(
         "rules", "--family", "device", "--class", "incompatible").stdout.splitlines())
 

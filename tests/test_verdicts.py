@@ -6,7 +6,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from tests.conftest import run_cli
+from tests.conftest import run_cli, write_tree
 
 KERNEL = """#include <cuda_runtime.h>
 __global__ void scale(float *x) { x[threadIdx.x] *= 2.0f; }
@@ -35,16 +35,8 @@ def scan(tree: Path, *extra: str) -> dict:
     return json.loads(result.stdout)
 
 
-def write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
-
-
 def test_rocm_path_marks_findings_ported_and_the_workload_native(tmp_path: Path) -> None:
-    tree = write(tmp_path / "scaler", {"setup.py": SETUP_WITH_HIP, "csrc/scale.cu": KERNEL,
+    tree = write_tree(tmp_path / "scaler", {"setup.py": SETUP_WITH_HIP, "csrc/scale.cu": KERNEL,
                                        "csrc/compat.h": GUARDED_HEADER})
     report = scan(tree)
     assert report["summary"]["class"] == "native"
@@ -56,7 +48,7 @@ def test_rocm_path_marks_findings_ported_and_the_workload_native(tmp_path: Path)
 
 
 def test_a_build_branch_without_hip_sources_is_not_a_rocm_path(tmp_path: Path) -> None:
-    tree = write(tmp_path / "scaler", {"setup.py": SETUP_WITH_HIP, "csrc/scale.cu": KERNEL})
+    tree = write_tree(tmp_path / "scaler", {"setup.py": SETUP_WITH_HIP, "csrc/scale.cu": KERNEL})
     report = scan(tree)
     assert report["workloads"][0]["rocm_path"] == []
     assert report["summary"]["class"] == "minor-adaptation"  # a torch extension that hipify converts
@@ -84,7 +76,7 @@ setup(name="t", ext_modules=[CUDAExtension("t", ["t.cu"], include_dirs=[CUDA_HOM
 
 def test_a_hip_branch_that_only_fails_and_an_unread_rocm_home_are_no_rocm_path(tmp_path: Path) -> None:
     """Cut from MinkowskiEngine 02fc608 (src/spmm.cu:84, tests/cpp/setup.py:11): no HIP build at all."""
-    tree = write(tmp_path / "engine", {"setup.py": SETUP_WITH_HIP.replace("csrc/scale.cu", "src/spmm.cu"),
+    tree = write_tree(tmp_path / "engine", {"setup.py": SETUP_WITH_HIP.replace("csrc/scale.cu", "src/spmm.cu"),
                                        "src/spmm.cu": REJECTING_KERNEL, "src/scale.cu": KERNEL,
                                        "tests/cpp/setup.py": TEST_SETUP_IMPORTING_ROCM_HOME})
     report = scan(tree)
@@ -94,14 +86,14 @@ def test_a_hip_branch_that_only_fails_and_an_unread_rocm_home_are_no_rocm_path(t
     # near miss: a HIP side that does something (includes the HIP runtime) is a HIP branch
     working = REJECTING_KERNEL.replace('  TORCH_CHECK(false, "spmm sparse-dense is not supported on HIP");\n',
                                        "  hipsparseSpMM_stub();\n")
-    write(tree, {"src/spmm.cu": working})
+    write_tree(tree, {"src/spmm.cu": working})
     evidence = scan(tree)["workloads"][0]["rocm_path"]
     assert any(e.startswith("src/spmm.cu:4 ") for e in evidence)
     assert any(e.startswith("setup.py:2 ") for e in evidence)
 
 
 def test_a_rocm_ci_job_is_a_rocm_path(tmp_path: Path) -> None:
-    tree = write(tmp_path / "lib", {"CMakeLists.txt": "project(lib LANGUAGES CXX CUDA)\nadd_library(lib a.cu)\n",
+    tree = write_tree(tmp_path / "lib", {"CMakeLists.txt": "project(lib LANGUAGES CXX CUDA)\nadd_library(lib a.cu)\n",
                                     "a.cu": KERNEL,
                                     ".github/workflows/amd.yml": "jobs:\n  test:\n    runs-on: linux-mi300-gpu-1\n"})
     report = scan(tree)
@@ -110,7 +102,7 @@ def test_a_rocm_ci_job_is_a_rocm_path(tmp_path: Path) -> None:
 
 
 def test_an_optional_part_does_not_decide_the_workload(tmp_path: Path) -> None:
-    tree = write(tmp_path / "pkg", {
+    tree = write_tree(tmp_path / "pkg", {
         "pyproject.toml": '[project]\nname = "pkg"\n',
         "pkg/__init__.py": "import subprocess\nsubprocess.run(['nvidia-smi'])\n",
         "pkg/experimental/fast.py": "import tensorrt\n",
@@ -152,13 +144,13 @@ void gemm(cublasHandle_t h, const float *a, const float *b, float *c) {
 def test_a_macro_an_environment_opt_in_defines_gates_an_optional_else(tmp_path: Path) -> None:
     """Cut from tgale96/grouped_gemm ebeae0b (setup.py:30, csrc/grouped_gemm.cu:542): the CUTLASS path
     is built only with GROUPED_GEMM_CUTLASS=1; the default build calls cuBLAS."""
-    tree = write(tmp_path / "gg", {"setup.py": OPT_IN_SETUP, "csrc/gg.cu": CUTLASS_ELSE})
+    tree = write_tree(tmp_path / "gg", {"setup.py": OPT_IN_SETUP, "csrc/gg.cu": CUTLASS_ELSE})
     workload = next(w for w in scan(tree)["workloads"] if w["name"] == "gg_backend")
     (part,) = workload["optional_parts"]
     assert (part["root"], workload["class"]) == ("build switch GROUPED_GEMM_CUTLASS", "minor-adaptation")
     assert "setup.py:6 environment-opt-in(GROUPED_GEMM_CUTLASS) default 0" in part["evidence"]
     # near miss: the same flag added on every build is no switch
-    write(tree, {"setup.py": OPT_IN_SETUP.replace('if os.environ.get("GROUPED_GEMM_CUTLASS", "0") == "1":\n    ', "")})
+    write_tree(tree, {"setup.py": OPT_IN_SETUP.replace('if os.environ.get("GROUPED_GEMM_CUTLASS", "0") == "1":\n    ', "")})
     workload = next(w for w in scan(tree)["workloads"] if w["name"] == "gg_backend")
     assert workload["optional_parts"] == [] and workload["class"] != "minor-adaptation"  # CUTLASS is required now
 
@@ -193,7 +185,7 @@ def test_torch_extension_sources_named_by_format_or_comprehension_get_hipify_cre
     """Cut from unlimblue/KNN_CUDA 619617b (knn_cuda/__init__.py: "{}.cu".format(ext_name)) and
     ashawkey/torch-ngp b6e0804 (raymarching/setup.py: [os.path.join(_src_path, 'src', f) for f in [...]]):
     PyTorch's ROCm build hipifies these plain kernels, so they are minor-adaptation."""
-    tree = write(tmp_path / "p", {"knn_cuda/__init__.py": JIT_LOADER, "knn_cuda/csrc/cuda/knn.cu": KERNEL,
+    tree = write_tree(tmp_path / "p", {"knn_cuda/__init__.py": JIT_LOADER, "knn_cuda/csrc/cuda/knn.cu": KERNEL,
                                   "knn_cuda/csrc/cuda/knn.cpp": BINDINGS,
                                   "raymarching/setup.py": COMPREHENSION_SETUP, "raymarching/src/raymarching.cu": KERNEL,
                                   "raymarching/src/bindings.cpp": BINDINGS})
@@ -202,7 +194,7 @@ def test_torch_extension_sources_named_by_format_or_comprehension_get_hipify_cre
     assert kinds["knn_cuda"] == ("torch-extension", "minor-adaptation")
     assert kinds["_raymarching"] == ("torch-extension", "minor-adaptation")
     # near miss: a comprehension over names the scan cannot read builds nothing it can credit
-    write(tree, {"raymarching/setup.py": COMPREHENSION_SETUP.replace('["raymarching.cu", "bindings.cpp"]', "NAMES")})
+    write_tree(tree, {"raymarching/setup.py": COMPREHENSION_SETUP.replace('["raymarching.cu", "bindings.cpp"]', "NAMES")})
     launch = next(f for f in scan(tree)["findings"] if f["path"] == "raymarching/src/raymarching.cu"
                   and f["rule"] == "HIP4001")
     assert launch["class"] == "migration-required"
@@ -230,14 +222,14 @@ def test_sources_only_the_cuda_switchs_branch_builds_beside_a_rocm_branch_are_no
     """Cut from ztxz16/fastllm d3aea32 (CMakeLists.txt:243 if (USE_CUDA), :448 if(USE_ROCM)): the ROCm build
     compiles the hipified fastllm-cuda.cu (listed as src/devices/hip/fastllm-hip.hip) and leaves the
     attention kernels out."""
-    tree = write(tmp_path / "fastllm", {"CMakeLists.txt": TWO_BACKEND_CMAKE, "include/compat.h": GUARDED_HEADER,
+    tree = write_tree(tmp_path / "fastllm", {"CMakeLists.txt": TWO_BACKEND_CMAKE, "include/compat.h": GUARDED_HEADER,
                                         "src/devices/cuda/fastllm-cuda.cu": KERNEL,
                                         "src/devices/cuda/attention/fastllm-attention.cu": KERNEL})
     status = {f["path"]: f["status"] for f in scan(tree)["findings"] if f["rule"] == "HIP4001"}
     assert status["src/devices/cuda/fastllm-cuda.cu"] == "ported"
     assert status["src/devices/cuda/attention/fastllm-attention.cu"] != "ported"
     # near miss: the ROCm branch lists the attention kernels' hipified twin too
-    write(tree, {"CMakeLists.txt": TWO_BACKEND_CMAKE.replace(
+    write_tree(tree, {"CMakeLists.txt": TWO_BACKEND_CMAKE.replace(
         "src/devices/hip/fastllm-hip.hip)", "src/devices/hip/fastllm-hip.hip src/devices/hip/attention/fastllm-attention.hip)")})
     assert {f["status"] for f in scan(tree)["findings"] if f["rule"] == "HIP4001"} == {"ported"}
 
@@ -259,10 +251,10 @@ __device__ int pack(unsigned v) { return __shfl_xor_sync(0xffffffff, (int)v, 1) 
 def test_a_switch_every_build_defines_is_not_optional(tmp_path: Path) -> None:
     """Cut from mit-han-lab/qserve de6a2ec (kernels/setup.py:19 NVCC_FLAGS with -DENABLE_BF16): the
     #ifdef ENABLE_BF16 code is always built, so it is no optional part."""
-    tree = write(tmp_path / "q", {"setup.py": ALWAYS_BF16_SETUP, "csrc/ops.cu": BF16_OPS})
+    tree = write_tree(tmp_path / "q", {"setup.py": ALWAYS_BF16_SETUP, "csrc/ops.cu": BF16_OPS})
     assert all(not w["optional_parts"] for w in scan(tree)["workloads"])
     # near miss: without the flag the switch's code is an alternative the project builds without
-    write(tree, {"setup.py": ALWAYS_BF16_SETUP.replace(', "-DENABLE_BF16"', "")})
+    write_tree(tree, {"setup.py": ALWAYS_BF16_SETUP.replace(', "-DENABLE_BF16"', "")})
     roots = [o["root"] for w in scan(tree)["workloads"] for o in w["optional_parts"]]
     assert "build switch ENABLE_BF16" in roots
 
@@ -282,12 +274,13 @@ CUTLASS_GEMM = "#include <cutlass/gemm/device/gemm.h>\nusing Gemm = cutlass::gem
 def test_a_feature_flag_named_x_enabled_gates_an_optional_part(tmp_path: Path) -> None:
     """Cut from ztxz16/fastllm d3aea32 (CMakeLists.txt:358): the SM120 DeepGEMM sources are added once the
     build has detected FASTLLM_CUTLASS_FP8_SM120_ENABLED; the plain kernels build without them."""
-    tree = write(tmp_path / "engine", {"CMakeLists.txt": DETECTED_FEATURE_CMAKE, "src/plain.cu": KERNEL,
+    tree = write_tree(tmp_path / "engine", {"CMakeLists.txt": DETECTED_FEATURE_CMAKE, "src/plain.cu": KERNEL,
                                        "src/gemm_sm120.cu": CUTLASS_GEMM})
     roots = [o["root"] for w in scan(tree)["workloads"] for o in w["optional_parts"]]
     assert "build switch ENGINE_CUTLASS_FP8_SM120_ENABLED" in roots
     # near miss: a flag of the GPU platform itself gates the GPU path, never an optional part
-    write(tree, {"CMakeLists.txt": DETECTED_FEATURE_CMAKE.replace("ENGINE_CUTLASS_FP8_SM120_ENABLED", "ENGINE_CUDA_ENABLED")})
+    write_tree(tree, {"CMakeLists.txt": DETECTED_FEATURE_CMAKE.replace("ENGINE_CUTLASS_FP8_SM120_ENABLED",
+                                                                       "ENGINE_CUDA_ENABLED")})
     assert not [o for w in scan(tree)["workloads"] for o in w["optional_parts"]]
 
 
@@ -306,12 +299,12 @@ typedef hipError_t (*HIP_HIPCTXCREATE)(hipCtx_t *, unsigned int, int);
 def test_a_cuda_back_end_beside_its_hip_twin_is_ported(tmp_path: Path) -> None:
     """Cut from hashcat d3983ed (include/ext_cuda.h beside include/ext_hip.h, both loaded at run time):
     the project already runs on AMD through the twin, whatever its build says."""
-    tree = write(tmp_path / "hc", {"include/ext_cuda.h": EXT_CUDA, "include/ext_hip.h": EXT_HIP,
+    tree = write_tree(tmp_path / "hc", {"include/ext_cuda.h": EXT_CUDA, "include/ext_hip.h": EXT_HIP,
                                    "src/backend.c": "#include \"ext_cuda.h\"\n#include \"ext_hip.h\"\n"})
     statuses = {f["status"] for f in scan(tree)["findings"] if f["path"] == "include/ext_cuda.h"}
     assert statuses == {"ported"}
     # named in CamelCase (Umpire 5bf5bc1 src/umpire/alloc/CudaMallocAllocator.hpp beside HipMallocAllocator.hpp)
-    write(tree, {"alloc/CudaMallocAllocator.hpp": "void* a(unsigned long n) { void* p; cudaMalloc(&p, n); return p; }\n",
+    write_tree(tree, {"alloc/CudaMallocAllocator.hpp": "void* a(unsigned long n) { void* p; cudaMalloc(&p, n); return p; }\n",
                  "alloc/HipMallocAllocator.hpp": "void* a(unsigned long n) { void* p; hipMalloc(&p, n); return p; }\n"})
     assert {f["status"] for f in scan(tree)["findings"] if f["path"] == "alloc/CudaMallocAllocator.hpp"} == {"ported"}
     (tree / "alloc" / "HipMallocAllocator.hpp").unlink()
@@ -332,7 +325,7 @@ def test_headers_a_torch_extension_includes_from_other_folders_are_hipified_with
     """Cut from HazyResearch/flash-fft-conv b877102 (monarch_cuda/*.cu include kernels_bf16/*.h) and
     princeton-vl/lietorch e7df865 (include/lietorch_gpu.h through include_dirs): PyTorch's hipify converts
     what the extension's sources include, so a bf16 type there is minor-adaptation."""
-    tree = write(tmp_path / "m", {"setup.py": EXT_SETUP,
+    tree = write_tree(tmp_path / "m", {"setup.py": EXT_SETUP,
                                   "csrc/monarch.cu": '#include "kernels_bf16/k.h"\n#include "gpu.h"\n' + KERNEL,
                                   "csrc/kernels_bf16/k.h": BF16_HEADER, "include/gpu.h": BF16_HEADER.replace("half_of", "g"),
                                   "tools/unused.h": BF16_HEADER.replace("half_of", "u")})
@@ -345,7 +338,7 @@ def test_headers_a_torch_extension_includes_from_other_folders_are_hipified_with
 
 
 def test_a_single_medium_finding_does_not_decide_the_class(tmp_path: Path) -> None:
-    tree = write(tmp_path / "k", {"k.cu": "__device__ float f(float a, float b) { return __bfloat162int_rz(a) + b; }\n"})
+    tree = write_tree(tmp_path / "k", {"k.cu": "__device__ float f(float a, float b) { return __bfloat162int_rz(a) + b; }\n"})
     report = scan(tree)
     (finding,) = [f for f in report["findings"] if f["symbol"] == "__bfloat162int_rz"]
     assert finding["confidence"] == "medium"
@@ -355,7 +348,7 @@ def test_a_single_medium_finding_does_not_decide_the_class(tmp_path: Path) -> No
 def test_summary_sarif_and_lint_use_the_same_effective_class(tmp_path: Path) -> None:
     plain = SETUP_WITH_HIP.replace(", ROCM_HOME", "").replace("IS_ROCM = torch.version.hip is not None\n", "")
     plain = plain.replace('HIP_FLAGS = ["-DUSE_ROCM"] if ROCM_HOME else []\n', "")
-    tree = write(tmp_path / "scaler", {"setup.py": plain, "csrc/scale.cu": KERNEL})
+    tree = write_tree(tmp_path / "scaler", {"setup.py": plain, "csrc/scale.cu": KERNEL})
     report = scan(tree)
     by_class = report["summary"]["by_class"]
     assert by_class == dict(Counter(f["class"] for f in report["findings"]))
@@ -371,7 +364,7 @@ def test_summary_sarif_and_lint_use_the_same_effective_class(tmp_path: Path) -> 
 
 
 def test_a_documented_rocm_route_decides_the_class(tmp_path: Path) -> None:
-    tree = write(tmp_path / "gemm", {"gemm.cu": (
+    tree = write_tree(tmp_path / "gemm", {"gemm.cu": (
         "#include <cublasLt.h>\n"
         "void f(cublasLtMatmulDesc_t d) { cublasLtMatmulDescInit(d, CUBLAS_COMPUTE_32F, CUDA_R_32F); }\n"
         "__global__ void k(const __grid_constant__ CUtensorMap map) {}\n")})
@@ -400,7 +393,7 @@ def test_an_edited_route_invalidates_cached_findings_and_the_rules_version(tmp_p
 
     rules = tmp_path / "rules"
     shutil.copytree(default_rules_dir(), rules)
-    tree = write(tmp_path / "gemm", {"gemm.cu": "#include <cublasLt.h>\nvoid f(cublasLtMatmulDesc_t d) "
+    tree = write_tree(tmp_path / "gemm", {"gemm.cu": "#include <cublasLt.h>\nvoid f(cublasLtMatmulDesc_t d) "
                                                 "{ cublasLtMatmulDescInit(d, CUBLAS_COMPUTE_32F, CUDA_R_32F); }\n"})
     def init_finding() -> dict:
         result = run_cli("scan", str(tree), "--format", "json", "--no-hipify", "--rules-dir", str(rules),
@@ -437,7 +430,7 @@ if os.getenv("PKG_USE_NVML", "1") == "1":
 
 
 def test_an_import_fallback_and_an_env_var_opt_in_are_optional_parts(tmp_path: Path) -> None:
-    tree = write(tmp_path / "opt", {"pyproject.toml": '[project]\nname = "pkg"\n', "pkg/__init__.py": "",
+    tree = write_tree(tmp_path / "opt", {"pyproject.toml": '[project]\nname = "pkg"\n', "pkg/__init__.py": "",
                                     "pkg/backends.py": OPTIONAL_BACKENDS})
     report = scan(tree)
     found = {f["symbol"]: f for f in report["findings"]}
@@ -451,7 +444,7 @@ def test_an_import_fallback_and_an_env_var_opt_in_are_optional_parts(tmp_path: P
 
 
 def test_a_reraising_handler_and_a_default_on_variable_are_required(tmp_path: Path) -> None:
-    tree = write(tmp_path / "req", {"pyproject.toml": '[project]\nname = "pkg"\n', "pkg/__init__.py": "",
+    tree = write_tree(tmp_path / "req", {"pyproject.toml": '[project]\nname = "pkg"\n', "pkg/__init__.py": "",
                                     "pkg/backends.py": REQUIRED_BACKENDS})
     report = scan(tree)
     assert {f["symbol"]: f["status"] for f in report["findings"] if f["rule"].startswith("HIP6")} == \
@@ -464,7 +457,7 @@ def test_a_kernel_in_an_nvidia_only_dsl_covers_its_files_lesser_findings(tmp_pat
             "def launch(num_threads):\n    assert num_threads % 32 == 0\n"
             "    major, _ = torch.cuda.get_device_capability()\n    assert major >= 9\n")
     plain = "import torch\n\ndef launch(num_threads):\n    assert num_threads % 32 == 0\n"
-    tree = write(tmp_path / "dsl", {"pyproject.toml": '[project]\nname = "pkg"\n', "pkg/__init__.py": "",
+    tree = write_tree(tmp_path / "dsl", {"pyproject.toml": '[project]\nname = "pkg"\n', "pkg/__init__.py": "",
                                     "pkg/cute_kernel.py": cute, "pkg/triton_kernel.py": plain})
     by_file = Counter((f["path"], f["rule"]) for f in scan(tree)["findings"])
     assert {rule for path, rule in by_file if path == "pkg/cute_kernel.py"} == {"HIP6029"}
@@ -472,7 +465,7 @@ def test_a_kernel_in_an_nvidia_only_dsl_covers_its_files_lesser_findings(tmp_pat
 
 
 def test_an_import_of_the_projects_own_module_is_not_a_use_of_that_package(tmp_path: Path) -> None:
-    tree = write(tmp_path / "nvitop", {"pyproject.toml": '[project]\nname = "nvitop"\n',
+    tree = write_tree(tmp_path / "nvitop", {"pyproject.toml": '[project]\nname = "nvitop"\n',
                                        "nvitop/__init__.py": "from nvitop.api import libnvml\n",
                                        "nvitop/api/__init__.py": "", "nvitop/api/libnvml.py": "import pynvml\n",
                                        "tools/top.py": "import gpustat\n"})
@@ -489,7 +482,7 @@ def test_a_kernel_module_cupy_loads_is_graded_by_what_is_inside_it(tmp_path: Pat
              'extern "C" __global__ void scale(float *x) { x[threadIdx.x] *= 2.0f; }\n')
     masked = ('extern "C" __global__ void vote(int *x) {\n'
               "  unsigned m = __ballot_sync(0xffffffff, x[threadIdx.x] > 0);\n  x[0] = m;\n}\n")
-    tree = write(tmp_path / "sig", {"pyproject.toml": '[project]\nname = "sig"\n', "sig/__init__.py": "",
+    tree = write_tree(tmp_path / "sig", {"pyproject.toml": '[project]\nname = "sig"\n', "sig/__init__.py": "",
                                     "sig/load.py": loader, "cpp/kernels/_scale.cu": plain,
                                     "cpp/kernels/_masked.cu": masked})
     workloads = {w["name"]: w for w in scan(tree)["workloads"]}
@@ -504,7 +497,7 @@ def test_pytorchs_own_hipify_grades_the_headers_of_a_torch_extension(tmp_path: P
     sort = ("#include <cub/device/device_radix_sort.cuh>\n"
             "void sort(unsigned *k, unsigned *o, int n, void *t, size_t b) {\n"
             "  cub::DeviceRadixSort::SortKeys(t, b, k, o, n);\n}\n")
-    report = scan(write(tmp_path / "sorter", {"setup.py": setup, "csrc/sort.cu": sort}))
+    report = scan(write_tree(tmp_path / "sorter", {"setup.py": setup, "csrc/sort.cu": sort}))
     header = next(f for f in report["findings"] if f["symbol"] == "cub/device/device_radix_sort.cuh")
     assert (header["rule_class"], header["hipify"], header["class"]) == ("migration-required", "no", "minor-adaptation")
     assert {w["name"]: w["class"] for w in report["workloads"]}["sorter_ext"] == "minor-adaptation"
@@ -532,7 +525,7 @@ def test_a_sub_project_with_its_own_setup_py_gets_no_credit_from_the_roots_rocm_
     # sources copied from the parent are no ROCm build of its own
     plain_setup = ("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
                    "setup(name='sub', ext_modules=[CUDAExtension('sub._C', ['csrc/op.cu'])])\n")
-    tree = write(tmp_path / "scaler", {"setup.py": SETUP_WITH_HIP, "csrc/scale.cu": KERNEL,
+    tree = write_tree(tmp_path / "scaler", {"setup.py": SETUP_WITH_HIP, "csrc/scale.cu": KERNEL,
                                        "csrc/compat.h": GUARDED_HEADER,
                                        "projects/sub/setup.py": plain_setup, "projects/sub/csrc/op.cu": KERNEL,
                                        "projects/sub/csrc/compat.h": GUARDED_HEADER})
@@ -546,7 +539,7 @@ def test_a_python_package_that_compiles_nothing_keeps_the_roots_rocm_credit(tmp_
     # a pure-Python package folder with its own setup.py (no extension) whose kernels the root's build
     # or a code generator compiles: no build of its own, so the root's ROCm build still reaches it
     package_setup = "from setuptools import setup, find_packages\nsetup(name='pkg', packages=find_packages())\n"
-    tree = write(tmp_path / "scaler", {"setup.py": SETUP_WITH_HIP, "csrc/scale.cu": KERNEL,
+    tree = write_tree(tmp_path / "scaler", {"setup.py": SETUP_WITH_HIP, "csrc/scale.cu": KERNEL,
                                        "csrc/compat.h": GUARDED_HEADER,
                                        "python/setup.py": package_setup, "python/pkg/backend/op.cu": KERNEL})
     status = {f["path"]: f["status"] for f in scan(tree)["findings"]}
@@ -586,20 +579,20 @@ def test_torch_extension_sources_from_globs_an_aliased_extension_or_the_run_fold
     """Cut from fundamentalvision/Deformable-DETR 11169a6 models/ops/setup.py (maskrcnn-benchmark's pattern:
     `extension = CUDAExtension` over globbed sources) and BlinkDL/RWKV-LM 524481d (train_temp/src/model.py
     loads cuda/*.cu relative to train_temp/, where it runs): the kernels are hipified by PyTorch."""
-    tree = write(tmp_path / "ops", {"setup.py": GLOB_SETUP, "src/vision.cpp": "int main() { return 0; }\n",
+    tree = write_tree(tmp_path / "ops", {"setup.py": GLOB_SETUP, "src/vision.cpp": "int main() { return 0; }\n",
                                     "src/cuda/attn_cuda.cu": KERNEL})
     assert {f["class"] for f in scan(tree)["findings"] if f["path"] == "src/cuda/attn_cuda.cu"} == {"minor-adaptation"}
-    tree = write(tmp_path / "rwkv", {"train_temp/src/model.py": RUN_FOLDER_LOADER,
+    tree = write_tree(tmp_path / "rwkv", {"train_temp/src/model.py": RUN_FOLDER_LOADER,
                                      "train_temp/cuda/wkv_op.cpp": "int f() { return 0; }\n",
                                      "train_temp/cuda/wkv_cuda.cu": KERNEL})
     assert {f["class"] for f in scan(tree)["findings"] if f["path"].endswith("wkv_cuda.cu")} == {"minor-adaptation"}
     # detectron2's variant refers to the list itself (`sources = [main_source] + sources`): still the globs
-    write(tmp_path / "ops", {"setup.py": GLOB_SETUP.replace(
+    write_tree(tmp_path / "ops", {"setup.py": GLOB_SETUP.replace(
         "sources = [os.path.join(extensions_dir, s) for s in sources]",
         'main_source = os.path.join(extensions_dir, "vision.cpp")\n    sources = [main_source] + sources')})
     assert {f["class"] for f in scan(tree.parent / "ops")["findings"]
             if f["path"] == "src/cuda/attn_cuda.cu"} == {"minor-adaptation"}
     # near miss: without the extension call the globbed kernel is a plain CUDA source to migrate
-    write(tmp_path / "ops", {"setup.py": GLOB_SETUP.replace('return [extension("MultiScaleDeformableAttention", '
+    write_tree(tmp_path / "ops", {"setup.py": GLOB_SETUP.replace('return [extension("MultiScaleDeformableAttention", '
                                                             'sources, include_dirs=[extensions_dir])]', "return []")})
     assert "migration-required" in {f["class"] for f in scan(tmp_path / "ops")["findings"]}

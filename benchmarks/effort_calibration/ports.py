@@ -214,10 +214,14 @@ def scan_facts(report: dict[str, Any], tree: Path) -> dict[str, Any]:
         rules[f["rule"]] = rules.get(f["rule"], 0) + 1
     twins = backend_twins(tree)
     c_files = sorted({f["path"] for f in counted if Path(f["path"]).suffix in C_EXT and f["path"] not in twins})
-    stem = re.compile(r"(_?v?\d+|_(naive|opt|optimized|fast|slow|simple|ref|baseline|vec|tiled))+$")  # estimate.KERNEL_STEM
-    kernels = {(str(Path(f["path"]).parent), stem.sub("", f["symbol"]) or f["symbol"]) for f in counted
+    from migrate.workloads.estimate import KERNEL_STEM
+
+    kernels = {(str(Path(f["path"]).parent), KERNEL_STEM.sub("", f["symbol"]) or f["symbol"]) for f in counted
                if f["rule"] == "HIP4002"}
-    build_files = {f["path"] for f in counted if f["rule"].startswith("HIP8")}  # families.yaml: build
+    from migrate.rulebase import families
+
+    family_of = families.load().of  # the build family as workloads/costs.py reads it (rules/effort/families.yaml)
+    build_files = {f["path"] for f in counted if (family := family_of(f["rule"])) is not None and family.name == "build"}
     return {"rules": dict(sorted(rules.items())), "c_files_with_findings": len(c_files), "kernel_groups": len(kernels),
             "build_files_with_findings": len(build_files),
             "backend_files": sorted(twins), "backend_lines": sum(twins.values()),
