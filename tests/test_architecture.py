@@ -14,8 +14,8 @@ BASE = {"model", "model_report", "vocabulary", "compat", "jsonio", "safetext", "
 ALLOWED: dict[str, set[str]] = {
     "model": set(), "model_report": set(), "vocabulary": set(), "compat": set(), "jsonio": set(), "safetext": set(),
     "schemas": set(), "settings_schema": set(),
-    "scan.cache": {"model", "scan.storedfiles"}, "scan.storedfiles": set(), "scan.replay": {"scan.storedfiles"},
-    "scan.readfile": {"model"}, "scan.statcache": {"scan.cache", "scan.readfile"},
+    "scan.cache": {"model", "scan.storedfiles"}, "scan.storedfiles": set(), "scan.replay": {"scan.storedfiles", "rulebase"},
+    "scan.readfile": {"model"}, "scan.statcache": {"scan.cache", "scan.readfile", "rulebase"},
     "scan.discover": {"model", "vcs"},
     "rulebase": set(), "settings": {"rulebase", "settings_schema"},
     "extract": {"scan.cache", "scan.readfile", "scan.replay"},

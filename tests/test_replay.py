@@ -293,7 +293,7 @@ def test_a_result_that_depends_on_the_machine_is_not_stored(tmp_path: Path) -> N
 
 def test_the_racy_window_is_statcaches() -> None:
     """One racy-clean rule for every memo trusted by stamps: replay's window is statcache's."""
-    from migrate import filestamp
+    from migrate.rulebase import filestamp
     from migrate.scan import statcache
 
     assert replay.RACY_NS == statcache.RACY_NS == filestamp.RACY_NS > 0

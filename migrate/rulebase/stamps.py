@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from migrate import filestamp, jsonio
-from migrate.rulebase import load
+from migrate import jsonio
+from migrate.rulebase import filestamp, load
 
 FORMAT = 1
 SUBDIR = "rules"

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from migrate import filestamp
+from migrate.rulebase import filestamp
 from migrate.scan import storedfiles
 
 try:  # hashlib's blake2b itself, without the ~2 ms of importing hashlib (OpenSSL's binding)

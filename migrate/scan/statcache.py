@@ -18,8 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from migrate import filestamp, jsonio
+from migrate import jsonio
 from migrate.model import SourceFile
+from migrate.rulebase import filestamp
 from migrate.scan.cache import BadRow, Cache, Known, content_digest, typed_row
 from migrate.scan.readfile import read, read_regular
 
