@@ -22,6 +22,9 @@ at the lines a site touches (measure.py's `attribute`, at most 3 lines per findi
 
     python benchmarks/effort_calibration/ports.py NAME [NAME ...]   # prints measurement records
     python benchmarks/effort_calibration/ports.py --rescan [NAME ...]  # refresh the base scan facts
+    python benchmarks/effort_calibration/ports.py --set s9 --no-scan [NAME ...]  # a held-out set's own
+        # manifest (ports-s9.yaml); --no-scan measures hand lines without scanning the base (nothing is
+        # estimated on a held-out set before it is scored; the hand lines do not depend on the scan)
 """
 from __future__ import annotations
 
@@ -249,15 +252,21 @@ def unpack(gitdir: Path, commit: str, paths: list[str], tree: Path) -> None:
             (tree / path).write_bytes(data.stdout)
 
 
-def measure(entry: dict[str, Any]) -> dict[str, Any]:
+def base_tree(entry: dict[str, Any]) -> Path:
+    """The tree before the port, unpacked once under PORTS_WORK."""
+    tree = WORK / entry["name"] / "base"
+    if not tree.exists():
+        tree.mkdir(parents=True)
+        unpack(MIRRORS / entry["repo"].replace("/", "+") / "repo", entry["base"], entry.get("paths", []), tree)
+    return tree
+
+
+def measure(entry: dict[str, Any], *, scanned: bool = True) -> dict[str, Any]:
     gitdir = MIRRORS / entry["repo"].replace("/", "+") / "repo"
     base, port, paths = entry["base"], entry["port"], entry.get("paths", [])
     work = WORK / entry["name"]
-    tree = work / "base"
-    if not tree.exists():
-        tree.mkdir(parents=True)
-        unpack(gitdir, base, paths, tree)
-    report = scan(tree, work / "base.json")
+    tree = base_tree(entry)
+    report = scan(tree, work / "base.json") if scanned else {"findings": []}
     findings: dict[str, list[dict[str, Any]]] = {}
     for f in report.get("findings", []):
         findings.setdefault(f["path"], []).append(f)
@@ -303,14 +312,23 @@ def measure(entry: dict[str, Any]) -> dict[str, Any]:
                       "lines": len(old.splitlines()), "sites": charged["sites"], "hand_lines": charged["hand_lines"],
                       "rules": {r: [v["occurrences"], v["hand_lines"], v["sites"]] for r, v in charged["rules"].items()}})
     return {**{k: entry[k] for k in ("name", "repo", "shape", "base", "port")}, "paths": paths,
-            "what": entry.get("what", ""), "split": entry["split"], "scan": scan_facts(report, tree),
+            "what": entry.get("what", ""), "split": entry["split"],
+            **({"scan": scan_facts(report, tree)} if scanned else {}),
             "build_files": build_files, "files": files}
 
 
-def rescan(names: set[str]) -> None:
+def manifest_path(argv: list[str]) -> tuple[Path, list[str]]:
+    """ports.yaml, or a held-out set's own ports-<set>.yaml with `--set <set>`; the other arguments."""
+    if "--set" not in argv:
+        return HERE / "ports.yaml", argv
+    at = argv.index("--set")
+    return HERE / f"ports-{argv[at + 1]}.yaml", argv[:at] + argv[at + 2:]
+
+
+def rescan(names: set[str], manifest_file: Path) -> None:
     """Refresh the `scan` facts (and the split) of measured records from their base trees with the scanner
     at SCANNER: the hand lines stay, what the estimate reads of the base follows the scanner."""
-    manifest = {e["name"]: e for e in yaml.safe_load((HERE / "ports.yaml").read_text())["ports"]}
+    manifest = {e["name"]: e for e in yaml.safe_load(manifest_file.read_text())["ports"]}
     for name in sorted(names or manifest):
         done = WORK / f"{name}.yaml"
         if not done.exists():
@@ -325,15 +343,18 @@ def rescan(names: set[str]) -> None:
 
 
 def main(argv: list[str]) -> int:
+    manifest_file, argv = manifest_path(argv)
     if argv[:1] == ["--rescan"]:
-        rescan(set(argv[1:]))
+        rescan(set(argv[1:]), manifest_file)
         return 0
-    manifest = yaml.safe_load((HERE / "ports.yaml").read_text())
+    scanned = "--no-scan" not in argv
+    argv = [a for a in argv if a != "--no-scan"]
+    manifest = yaml.safe_load(manifest_file.read_text())
     wanted = set(argv)
     for entry in manifest["ports"]:
         done = WORK / f"{entry['name']}.yaml"
         if (not wanted and not done.exists()) or entry["name"] in wanted:
-            record = measure(entry)
+            record = measure(entry, scanned=scanned)
             (WORK / f"{entry['name']}.yaml").write_text(yaml.safe_dump([record], sort_keys=False, width=120))
             print(entry["name"], sum(f["hand_lines"] for f in record["files"]),
                   sum(b["hand_lines"] for b in record["build_files"]), flush=True)
