@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import re
 
+import pytest
 import yaml
 from migrate.workloads import calibration
 from tests.conftest import ROOT
@@ -82,11 +83,15 @@ def _evaluate_module():
     return module
 
 
-def test_the_s9_held_out_set_is_measured_apart_and_never_fitted() -> None:
+def test_the_s9_held_out_set_is_measured_apart_and_never_fitted(capsys: pytest.CaptureFixture[str]) -> None:
     _, measurements, _, result = _fitted()
     manifest = yaml.safe_load((BENCH / "ports-s9.yaml").read_text())["ports"]
-    measured = _evaluate_module().load_ports("s9", [])
+    evaluate = _evaluate_module()
+    source, rest = evaluate.measurement_source(["--set", "s9", "--measured-only"])  # reads the set, scans nothing
+    measured = evaluate.load_ports(source, [])
+    assert rest is None and source.name == "measurements-s9.yaml"
     assert len(measured) >= 8 and [p["name"] for p in measured] == [p["name"] for p in manifest]
+    assert [row.split(" | ")[1] for row in capsys.readouterr().out.splitlines()[2:]] == [p["name"] for p in manifest]
     used = {p["repo"] for p in measurements["ports"]} | {p["repo"] for p in measurements["projects"]}
     for entry, port in zip(manifest, measured, strict=True):
         assert port["split"] == entry["split"] == "test" and port["name"] not in result["projects"]

@@ -1,13 +1,12 @@
 """Re-estimate every measured port with rocm-migrate itself and compare with its measured hand work.
 
+    python benchmarks/effort_calibration/evaluate.py --set s9   # a held-out set kept in its own files
+                                                                # (measurements-s9.yaml; fit.py never reads it)
+    python benchmarks/effort_calibration/evaluate.py --set s9 --measured-only  # its measured hours, no scan
     python benchmarks/effort_calibration/evaluate.py            # Markdown table, held-out ports first
     python benchmarks/effort_calibration/evaluate.py fit        # one split only (fit or test)
-    python benchmarks/effort_calibration/evaluate.py --set s9   # a held-out set in its own files
-                                                                # (measurements-s9.yaml, ports-s9.yaml)
-    python benchmarks/effort_calibration/evaluate.py --set s9 --measured-only  # its measured hours, no scan
 
-Needs the base trees ports.py unpacked (PORTS_WORK); a missing one of a held-out set is unpacked from its
-mirror (MIRRORS) at the base commit. Runs `python -m migrate scan BASE --format json
+Needs the base trees ports.py unpacked (PORTS_WORK). Runs `python -m migrate scan BASE --format json
 --no-hipify` with this checkout's code and reads `effort.hand_work_hours` (the headline less the
 plan's assumed validation steps: what a measured port measures) and the largest line of each
 estimate. Measured hours are measured hand lines (code + build) at the model's hours per line.
@@ -34,38 +33,23 @@ def estimate(tree: Path) -> dict[str, Any]:
     return dict(json.loads(run.stdout))
 
 
-def largest_line(report: dict[str, Any]) -> tuple[str, float]:
-    items = [(i["item"], i["hours"]) for p in report["effort"]["projects"] for i in p["effort_breakdown"]]
-    items += [(i["item"], i["hours"]) for w in report["workloads"] if not w.get("optional")
-              for i in w.get("effort_breakdown", [])]
-    return max(items, key=lambda kv: kv[1], default=("", 0.0))
+def load_ports(measurements: Path, splits: list[str]) -> list[dict[str, Any]]:
+    """The measured ports of a measurements file in the splits asked for (all when none)."""
+    return [p for p in yaml.safe_load(measurements.read_text())["ports"] if not splits or p["split"] in splits]
 
 
-def load_ports(set_name: str | None, splits: list[str]) -> list[dict[str, Any]]:
-    """The measured ports of measurements.yaml, or of a held-out set's measurements-<set>.yaml, in the splits
-    asked for (all when none)."""
-    suffix = f"-{set_name}" if set_name else ""
-    return [p for p in yaml.safe_load((HERE / f"measurements{suffix}.yaml").read_text())["ports"]
-            if not splits or p["split"] in splits]
-
-
-def base_tree(port: dict[str, Any]) -> Path:
-    tree = WORK / port["name"] / "base"
-    if not tree.exists():
-        sys.path.insert(0, str(HERE))
-        import ports as manifest_tools  # the same unpacking ports.py measured from
-
-        manifest_tools.WORK = WORK
-        manifest_tools.base_tree(port)
-    return tree
-
-
-def main(argv: list[str]) -> int:
+def measurement_source(argv: list[str]) -> tuple[Path, list[str] | None]:
+    """measurements.yaml, or with `--set NAME` a held-out set in its own files (measurements-NAME.yaml), whose
+    missing base trees are unpacked from their mirrors as ports.py did; `--measured-only` prints the set's
+    measured hours, scans nothing and gives no arguments back (None)."""
+    if "--set" not in argv:
+        return HERE / "measurements.yaml", argv
+    at = argv.index("--set")
+    measurements = HERE / f"measurements-{argv[at + 1]}.yaml"
+    rest = [a for a in argv[:at] + argv[at + 2:] if a != "--measured-only"]
+    ports = load_ports(measurements, rest)
     hours_per_line = yaml.safe_load((ROOT / "rules" / "effort" / "calibrated.yaml").read_text())["productivity"][
         "hours_per_line"]
-    set_name = argv[argv.index("--set") + 1] if "--set" in argv else None
-    splits = [a for a in argv if a in ("fit", "test")]
-    ports = load_ports(set_name, splits)
     if "--measured-only" in argv:
         print("| split | port | shape | measured h (code + build lines) |\n|---|---|---|---|")
         for port in ports:
@@ -73,7 +57,32 @@ def main(argv: list[str]) -> int:
             build = sum(b["hand_lines"] for b in port["build_files"])
             print(f"| {port['split']} | {port['name']} | {port['shape']} | {(code + build) * hours_per_line:.1f} "
                   f"({code:.0f} + {build:.0f}) |")
+        return measurements, None
+    sys.path.insert(0, str(HERE))
+    import ports as manifest_tools  # the unpacking ports.py measured from
+
+    manifest_tools.WORK = WORK
+    for port in ports:
+        manifest_tools.base_tree(port)
+    return measurements, rest
+
+
+def largest_line(report: dict[str, Any]) -> tuple[str, float]:
+    items = [(i["item"], i["hours"]) for p in report["effort"]["projects"] for i in p["effort_breakdown"]]
+    items += [(i["item"], i["hours"]) for w in report["workloads"] if not w.get("optional")
+              for i in w.get("effort_breakdown", [])]
+    return max(items, key=lambda kv: kv[1], default=("", 0.0))
+
+
+def main(argv: list[str]) -> int:
+    measurements, rest = measurement_source(argv)
+    if rest is None:
         return 0
+    argv = rest
+    hours_per_line = yaml.safe_load((ROOT / "rules" / "effort" / "calibrated.yaml").read_text())["productivity"][
+        "hours_per_line"]
+    ports = [p for p in yaml.safe_load(measurements.read_text())["ports"]
+             if not argv or p["split"] in argv]
     rows = ["| split | port | shape | measured h (code + build lines) | estimated hand work h low / likely / high | "
             "likely / measured | inside | largest line of the estimate |", "|---|---|---|---|---|---|---|---|"]
     score = {"test": [0, 0, 0], "fit": [0, 0, 0]}
@@ -81,7 +90,7 @@ def main(argv: list[str]) -> int:
         code = sum(f["hand_lines"] for f in port["files"])
         build = sum(b["hand_lines"] for b in port["build_files"])
         measured = (code + build) * hours_per_line
-        report = estimate(base_tree(port))
+        report = estimate(WORK / port["name"] / "base")
         hand = report["effort"]["hand_work_hours"]
         factor = hand["likely"] / measured if measured else float("inf")
         inside = hand["low"] <= measured <= hand["high"]

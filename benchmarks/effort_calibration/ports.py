@@ -20,11 +20,11 @@ hipify-perl). For one entry of ports.yaml:
 Hand lines are charged to the findings `rocm-migrate scan --no-hipify` reports on the base tree
 at the lines a site touches (measure.py's `attribute`, at most 3 lines per finding).
 
-    python benchmarks/effort_calibration/ports.py NAME [NAME ...]   # prints measurement records
-    python benchmarks/effort_calibration/ports.py --rescan [NAME ...]  # refresh the base scan facts
     python benchmarks/effort_calibration/ports.py --set s9 --no-scan [NAME ...]  # a held-out set's own
         # manifest (ports-s9.yaml); --no-scan measures hand lines without scanning the base (nothing is
         # estimated on a held-out set before it is scored; the hand lines do not depend on the scan)
+    python benchmarks/effort_calibration/ports.py NAME [NAME ...]   # prints measurement records
+    python benchmarks/effort_calibration/ports.py --rescan [NAME ...]  # refresh the base scan facts
 """
 from __future__ import annotations
 
@@ -317,15 +317,27 @@ def measure(entry: dict[str, Any], *, scanned: bool = True) -> dict[str, Any]:
             "build_files": build_files, "files": files}
 
 
-def manifest_path(argv: list[str]) -> tuple[Path, list[str]]:
-    """ports.yaml, or a held-out set's own ports-<set>.yaml with `--set <set>`; the other arguments."""
-    if "--set" not in argv:
-        return HERE / "ports.yaml", argv
+def measure_set(argv: list[str]) -> int:
+    """`--set NAME [--no-scan] [--rescan] [PORT ...]`: ports.py on a held-out set's own manifest, ports-NAME.yaml."""
     at = argv.index("--set")
-    return HERE / f"ports-{argv[at + 1]}.yaml", argv[:at] + argv[at + 2:]
+    manifest_file = HERE / f"ports-{argv[at + 1]}.yaml"
+    rest = argv[:at] + argv[at + 2:]
+    if rest[:1] == ["--rescan"]:
+        rescan(set(rest[1:]), manifest_file=manifest_file)
+        return 0
+    scanned = "--no-scan" not in rest
+    wanted = {a for a in rest if a != "--no-scan"}
+    for entry in yaml.safe_load(manifest_file.read_text())["ports"]:
+        done = WORK / f"{entry['name']}.yaml"
+        if (not wanted and not done.exists()) or entry["name"] in wanted:
+            record = measure(entry, scanned=scanned)
+            done.write_text(yaml.safe_dump([record], sort_keys=False, width=120))
+            print(entry["name"], sum(f["hand_lines"] for f in record["files"]),
+                  sum(b["hand_lines"] for b in record["build_files"]), flush=True)
+    return 0
 
 
-def rescan(names: set[str], manifest_file: Path) -> None:
+def rescan(names: set[str], *, manifest_file: Path = HERE / "ports.yaml") -> None:
     """Refresh the `scan` facts (and the split) of measured records from their base trees with the scanner
     at SCANNER: the hand lines stay, what the estimate reads of the base follows the scanner."""
     manifest = {e["name"]: e for e in yaml.safe_load(manifest_file.read_text())["ports"]}
@@ -343,18 +355,17 @@ def rescan(names: set[str], manifest_file: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
-    manifest_file, argv = manifest_path(argv)
+    if "--set" in argv:
+        return measure_set(argv)
     if argv[:1] == ["--rescan"]:
-        rescan(set(argv[1:]), manifest_file)
+        rescan(set(argv[1:]))
         return 0
-    scanned = "--no-scan" not in argv
-    argv = [a for a in argv if a != "--no-scan"]
-    manifest = yaml.safe_load(manifest_file.read_text())
+    manifest = yaml.safe_load((HERE / "ports.yaml").read_text())
     wanted = set(argv)
     for entry in manifest["ports"]:
         done = WORK / f"{entry['name']}.yaml"
         if (not wanted and not done.exists()) or entry["name"] in wanted:
-            record = measure(entry, scanned=scanned)
+            record = measure(entry)
             (WORK / f"{entry['name']}.yaml").write_text(yaml.safe_dump([record], sort_keys=False, width=120))
             print(entry["name"], sum(f["hand_lines"] for f in record["files"]),
                   sum(b["hand_lines"] for b in record["build_files"]), flush=True)
