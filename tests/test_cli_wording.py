@@ -83,3 +83,20 @@ def test_convert_todo_gives_each_finding_the_class_the_scan_gives_it(tmp_path: P
     assert (tmp_path / "quiet" / "rocm-migrate-todo.md").is_file()
     todo = (tmp_path / "out" / "rocm-migrate-todo.md").read_text()
     assert "**HIP6015**" in todo and "(class native, confidence low)" in todo
+
+
+def test_stack_says_alike_capability_checks_once_and_json_keeps_each(tmp_path: Path) -> None:
+    arches = [70, 75, 80, 86, 89, 90]
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(p LANGUAGES CXX CUDA)\nset(CUDA_ARCH\n"
+        + "".join(f"    -gencode=arch=compute_{a},code=sm_{a}\n" for a in arches)
+        + ")\nadd_library(p k.cu)\n")
+    _one_kernel(tmp_path)
+    text = run_cli("stack", str(tmp_path), "--rocm", "7.2", "--no-cache", env=NO_HIPIFY)
+    assert text.returncode == 0, text.stderr
+    lines = [line for line in text.stdout.replace("\n--", " --").splitlines() if "capability check HIP8010" in line]
+    assert len(lines) == 1, text.stdout
+    assert "(CMakeLists.txt:4) `-gencode=arch=compute_70,code=sm_70` and 5 more like it (CMakeLists.txt:5, 6, 7, 8 ...)" \
+        in " ".join(text.stdout.split())
+    data = json.loads(run_cli("stack", str(tmp_path), "--rocm", "7.2", "--no-cache", "-f", "json", env=NO_HIPIFY).stdout)
+    assert [c["line"] for c in data["capabilities"] if c["rule"] == "HIP8010"] == [4, 5, 6, 7, 8, 9]
