@@ -100,3 +100,29 @@ def test_stack_says_alike_capability_checks_once_and_json_keeps_each(tmp_path: P
         in " ".join(text.stdout.split())
     data = json.loads(run_cli("stack", str(tmp_path), "--rocm", "7.2", "--no-cache", "-f", "json", env=NO_HIPIFY).stdout)
     assert [c["line"] for c in data["capabilities"] if c["rule"] == "HIP8010"] == [4, 5, 6, 7, 8, 9]
+
+
+def test_the_readme_says_seconds_is_null_unless_timing_and_so_it_is(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert '"seconds": null' in readme and "`scan --timing` puts the elapsed times in" in readme
+    _one_kernel(tmp_path)
+
+    def seconds(*args: str) -> object:
+        ran = run_cli("scan", str(tmp_path), "--no-cache", "-f", "json", *args, env=NO_HIPIFY)
+        assert ran.returncode == 0, ran.stderr
+        return json.loads(ran.stdout)["summary"]["seconds"]
+
+    assert seconds() is None
+    assert isinstance(seconds("--timing"), float)
+
+
+def test_the_readme_installs_extras_from_the_checkout_and_each_exists() -> None:
+    from migrate.compat import tomllib
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"])
+    named = {e for group in re.findall(r"pip install -?e? ?'\.\[([a-z,-]+)\]'", readme) for e in group.split(",")}
+    assert {"cluster", "check", "precise", "validate", "test"} <= named <= extras
+    assert "pip install 'rocm-migrate[" not in readme  # no release on an index: the quick start installs `.`
+    inventory = next(line for line in readme.splitlines() if line.startswith("rocm-migrate inventory --scan"))
+    assert "'.[cluster]'" in inventory
