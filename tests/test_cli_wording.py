@@ -126,3 +126,27 @@ def test_the_readme_installs_extras_from_the_checkout_and_each_exists() -> None:
     assert "pip install 'rocm-migrate[" not in readme  # no release on an index: the quick start installs `.`
     inventory = next(line for line in readme.splitlines() if line.startswith("rocm-migrate inventory --scan"))
     assert "'.[cluster]'" in inventory
+
+
+def _folders(tmp_path: Path, count: int) -> Path:
+    """`count` top folders, each a workload of one kernel and one runtime call."""
+    for i in range(count):
+        (tmp_path / f"p{i:02}").mkdir(parents=True)
+        (tmp_path / f"p{i:02}" / "k.cu").write_text(
+            f"#include <cuda_runtime.h>\n__global__ void k{i}(float* v) {{ v[0] = 1; }}\n"
+            f"void f() {{ float* p; cudaMalloc(&p, {i + 1}); }}\n")
+    return tmp_path
+
+
+def test_one_workload_past_a_limit_is_shown_not_counted_as_1_others(tmp_path: Path) -> None:
+    def scan(tree: Path, *args: str) -> str:
+        ran = run_cli("scan", str(tree), "--no-cache", *args, env=NO_HIPIFY)
+        assert ran.returncode == 0, ran.stderr
+        return ran.stdout
+
+    text = scan(_folders(tmp_path / "t21", 21))  # the terminal shows 20 workloads
+    assert "others" not in text and all(f"p{i:02}" in text for i in range(21))
+    markdown = scan(_folders(tmp_path / "t11", 11), "-f", "markdown")  # Markdown shows 10
+    assert "others" not in markdown and all(f"| p{i:02} |" in markdown for i in range(11))
+    html = scan(_folders(tmp_path / "t8", 8), "-f", "html")  # 8 workloads and the project costs: 9 bars of 8
+    assert "1 others" not in html and "<title>project costs: t8:" in html
