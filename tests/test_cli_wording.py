@@ -150,3 +150,15 @@ def test_one_workload_past_a_limit_is_shown_not_counted_as_1_others(tmp_path: Pa
     assert "others" not in markdown and all(f"| p{i:02} |" in markdown for i in range(11))
     html = scan(_folders(tmp_path / "t8", 8), "-f", "html")  # 8 workloads and the project costs: 9 bars of 8
     assert "1 others" not in html and "<title>project costs: t8:" in html
+
+
+def test_validate_plan_says_what_it_planned_on_stderr_and_q_hides_it(tmp_path: Path) -> None:
+    _one_kernel(tmp_path)
+    said = run_cli("validate", "plan", str(tmp_path), "--no-cache", "-f", "json", env=NO_HIPIFY)
+    assert said.returncode == 0, said.stderr
+    planned = json.loads(said.stdout)["workloads"]
+    checks = sum(len(w["checks"]) for w in planned)
+    assert checks and len(planned) == 1
+    assert said.stderr.strip() == f"rocm-migrate: validate plan: {checks} check{'' if checks == 1 else 's'} for 1 of 1 workload"
+    quiet = run_cli("validate", "plan", str(tmp_path), "--no-cache", "-q", env=NO_HIPIFY)
+    assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout
