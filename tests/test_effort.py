@@ -170,3 +170,16 @@ def test_a_project_that_builds_on_rocm_costs_its_next_increment_and_stays_native
     assert calibration.increments >= 5
     assert line.hours == pytest.approx(calibration.increment_lines * calibration.hours_per_line, abs=0.005)
     assert report.hand_effort.likely == pytest.approx(line.hours, abs=0.01)
+
+
+def test_a_minor_adaptation_project_has_its_build_port_costed(rulebase) -> None:
+    """A torch extension whose CUDA torch's own hipify converts is minor-adaptation; its port still edits its
+    build (setup.py's CUDAExtension, nvcc flags) and its glue, as the measured ports of that shape did
+    (OpenSplat, AutoAWQ): the build port is a line of its project costs, not 0."""
+    report = scan.run([ROOT / "fixtures" / "workloads" / "torch_ext_clean"], Settings(jobs=1, use_hipify=False),
+                      rulebase)
+    (project,) = report.project_costs
+    assert project.migration_class == "minor-adaptation"
+    port = [i for i in project.breakdown if i.kind == "build system port"]
+    assert port and port[0].hours > 0
+    assert report.hand_effort.likely >= port[0].hours
