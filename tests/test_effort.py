@@ -183,3 +183,17 @@ def test_a_minor_adaptation_project_has_its_build_port_costed(rulebase) -> None:
     port = [i for i in project.breakdown if i.kind == "build system port"]
     assert port and port[0].hours > 0
     assert report.hand_effort.likely >= port[0].hours
+
+
+def test_a_project_that_builds_on_rocm_with_findings_left_is_an_increment_plus_those_findings(rulebase) -> None:
+    """A ROCm-built base whose HIP build leaves files out (here an incompatible one): its ROCm build has the
+    build system and the glue, so its project costs are the next increment, and what is left is costed in
+    its workloads (fit.py models it so since s9)."""
+    report = scan.run([ROOT / "fixtures" / "workloads" / "ported_scoped"],
+                      Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase)
+    assert report.migration_class != "native" and any(w.rocm_path for w in report.workloads)
+    (project,) = report.project_costs
+    kinds = {i.kind for i in project.breakdown}
+    assert "ROCm build increment" in kinds
+    assert not kinds & {"build system port", "integration glue", "HIP twins"}
+    assert report.workload_effort.likely > 0

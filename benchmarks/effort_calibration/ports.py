@@ -217,9 +217,7 @@ def scan_facts(report: dict[str, Any], tree: Path) -> dict[str, Any]:
     rules: dict[str, int] = {}
     for f in counted:
         rules[f["rule"]] = rules.get(f["rule"], 0) + 1
-    in_parts = {f["path"] for f in report.get("findings", []) if f.get("status") == "optional"} - \
-        {f["path"] for f in counted}  # a build switch's back end: costed with its optional part, not twinned
-    twins = {p: n for p, n in backend_twins(tree).items() if p not in in_parts}
+    twins = backend_twins(tree)  # a build switch's back end too: the rate of its twins is the same
     c_files = sorted({f["path"] for f in counted if Path(f["path"]).suffix in C_EXT and f["path"] not in twins})
     from migrate.workloads.estimate import KERNEL_STEM
 

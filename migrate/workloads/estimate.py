@@ -196,15 +196,14 @@ def project_estimate(project_class: str, *, c_files: int, build_findings: int, m
                      calibration: Calibration, build_files: int = 0, backend_files: int = 0, backend_lines: int = 0,
                      rocm_path: bool = False) -> Estimate:
     """Costs a project has once, whatever its number of workloads and targets: where it has anything to
-    port (any class but native), its port costs (`port_costs`: build port, glue, HIP twins; none of the
-    twins where the project already builds on ROCm, `rocm_path`: it has them); where it already builds on
-    ROCm and leaves nothing to port, the next increment of its ROCm side (the median measured increment);
-    and the plan's assumed validation steps (CI, performance check)."""
+    port (any class but native), its port costs (`port_costs`: build port, glue, HIP twins); where it
+    already builds on ROCm (`rocm_path`), instead, the next increment of its ROCm side (the median measured
+    increment; the findings it leaves to port are its workloads' costs, its ROCm build has the build system,
+    the glue and the twins); and the plan's assumed validation steps (CI, performance check)."""
     items = _Items()
-    if project_class != "native" and model.calibrated:
+    if project_class != "native" and model.calibrated and not rocm_path:
         port_costs(items, c_files=c_files, build_findings=build_findings, calibration=calibration,
-                   build_files=build_files, system=True, backend_files=0 if rocm_path else backend_files,
-                   backend_lines=0 if rocm_path else backend_lines)
+                   build_files=build_files, system=True, backend_files=backend_files, backend_lines=backend_lines)
     elif rocm_path and model.calibrated and calibration.increment_lines:
         items.add(f"next increment of the existing ROCm build (median of {calibration.increments} measured "
                   f"increments: {calibration.increment_lines:.0f} lines)",
