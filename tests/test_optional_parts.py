@@ -345,3 +345,59 @@ def test_a_source_a_makefile_rule_builds_or_an_unknown_extension_list_could_buil
         (tree / extra).write_text(text)
         data = scanned(tree, rulebase)
         assert not [r for r in optional_parts(data) if "built by nothing" in r], extra
+
+
+@pytest.mark.parametrize(("case", "switch", "evidence", "part_class"), [
+    ("cmake_defined_in_function", "USE_CUDA",
+     "cmake/Utils.cmake:2 boostlib_set_cuda_flags() is called only in cmake/Utils.cmake:9 if(USE_CUDA)",
+     "migration-required"),
+    ("cmake_loop_sources", "ENABLE_OPTIX", "tracer/CMakeLists.txt:2 if(ENABLE_OPTIX)", "incompatible"),
+    ("cmake_unset_switch", "USE_CUDA", "cmake/linux.cmake:2 if(USE_CUDA) (no build file sets USE_CUDA) default OFF",
+     "migration-required"),
+])
+def test_what_only_an_off_switch_builds_defines_or_names_through_a_variable_is_its_part(
+        case: str, switch: str, evidence: str, part_class: str, rulebase) -> None:
+    """A macro the build defines only in a function called under the switch (`#if defined(X_USE_CUDA)` in a .cc);
+    PTX sources named through a foreach variable (`gpu/${ptx_file}.cu`) with `#ifdef __CUDACC__` branches in
+    the headers the CPU build shares; a switch tested in an include()d module that no build file sets, with a
+    macro only its branch defines (`add_definitions(-DRUN_ON_CUDA)`)."""
+    data = report(case, rulebase)
+    assert data["summary"]["class"] == "native"
+    found = [p for w in data["workloads"] for p in w["optional_parts"] if p["root"] == f"build switch {switch}"]
+    assert found and {p["class"] for p in found} >= {part_class}
+    assert any(evidence in p["evidence"] for p in found)
+    assert data["findings"] and {f["status"] for f in data["findings"]} == {"optional"}
+
+
+@pytest.mark.parametrize(("case", "path", "old", "new", "required"), [
+    # the helper called outside the switch: the macro is always defined
+    ("cmake_defined_in_function", "cmake/Utils.cmake", "  if(USE_CUDA)\n    boostlib_set_cuda_flags(${target})\n  endif()",
+     "  boostlib_set_cuda_flags(${target})", "src/device_info.cc"),
+    # a CUDA source the CPU build compiles: nvcc runs in the default build, so its __CUDACC__ branches are required
+    ("cmake_loop_sources", "tracer/CMakeLists.txt", "add_library(_cpu cpu/Tracer.cc)",
+     "add_library(_cpu cpu/Tracer.cc gpu/path.cu)", "tracer/common/VectorMath.h"),
+    # the project sets the switch itself
+    ("cmake_unset_switch", "CMakeLists.txt", "include(cmake/linux.cmake)", "set(USE_CUDA ON)\ninclude(cmake/linux.cmake)",
+     "src/main.cpp"),
+])
+def test_the_same_code_on_in_the_default_build_is_required(case: str, path: str, old: str, new: str, required: str,
+                                                           tmp_path: Path, rulebase) -> None:
+    tree = _copy(case, tmp_path)
+    text = (tree / path).read_text()
+    assert old in text
+    (tree / path).write_text(text.replace(old, new))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] != "native"
+    assert {f["status"] for f in data["findings"] if f["path"] == required} == {""}
+
+
+def test_definitions_and_loop_named_sources_are_read_from_cmake() -> None:
+    from migrate.extract.text import cmakelists
+
+    facts = cmakelists.extract(b'function(f t)\n  target_compile_definitions(${t} PRIVATE A_USE_X B=2 -DC_ON)\n'
+                               b'endfunction()\nforeach(n a b)\n  list(APPEND s "gpu/${n}.cu" "${DIR}/k.cu")\n'
+                               b'endforeach()\nset(USE_Y ON)\n').facts
+    assert sorted(f.name for f in facts if f.kind == "flag") == ["-DA_USE_X", "-DB", "-DC_ON"]
+    assert [(f.name, f.text) for f in facts if f.kind == "build_source"] == [("gpu/*.cu", "GLOB variable")]
+    assert {(f.name, f.text) for f in facts if f.kind == "cmake" and f.name in ("function", "set")} == {
+        ("function", "f"), ("set", "USE_Y")}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -34,7 +35,11 @@ C_FAMILIES = ("HIP0", "HIP1", "HIP2", "HIP3", "HIP4", "HIP5")
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".cuh", ".inl")
 HEADER_DEPTH = 3  # headers included only by gated headers, this many levels down
 MODULE_DEPTH = 4  # modules imported only by optional modules, this many levels down
-SECTIONS = ("folders", "scratch_folders", "switches")
+CALL_DEPTH = 3  # functions called only by such functions, this many levels down
+SECTIONS = ("folders", "scratch_folders", "switches", "compile_pass")
+CUDA_UNITS = (".cu",)  # CUDA translation units: what nvcc compiles
+BUILD_KINDS = frozenset({"cmake", "makefile"})  # files whose `-DX` flags define macros for what they compile
+DEFINE_FLAG = re.compile(r"^-D\s*([A-Za-z_]\w*)")
 GLOB_CHARS = frozenset("*?[")
 
 
@@ -51,6 +56,8 @@ class Words:
     scratch: frozenset[str]
     switch_words: frozenset[str]
     suffix_words: frozenset[str]
+    request_words: frozenset[str]
+    compile_pass: frozenset[str]
     platform_words: frozenset[str]
     off: frozenset[str]
 
@@ -74,6 +81,8 @@ def words(directory: Path | None = None) -> Words:
                  scratch=frozenset(n.lower() for n in names("scratch_folders", "names")),
                  switch_words=frozenset(names("switches", "words")),
                  suffix_words=frozenset(names("switches", "suffix_words")),
+                 request_words=frozenset(names("switches", "request_words")),
+                 compile_pass=frozenset(names("compile_pass", "names")),
                  platform_words=frozenset(names("switches", "platform_words")),
                  off=frozenset(n.upper() for n in names("switches", "off_values")))
 
@@ -230,8 +239,12 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     collected = ported.collect(facts, kinds)
     evidence = ported.rocm_path(collected, has_cuda_sources="cuda" in kinds.values())
     regions = _regions(facts)
+    for _ in range(CALL_DEPTH):  # a function called only in a switch's branch, and the functions it calls
+        if not _extend(regions, _called_only_under(facts, regions)):
+            break
+    _extend(regions, _defined_only_under(facts, kinds, regions))
     gated = _gated(facts, regions)
-    declared = _declared(facts)
+    declared = {**_never_set(facts, kinds, known), **_declared(facts)}
     probe = ProjectParts(regions=regions, gated=gated, known=known)
     for _ in range(HEADER_DEPTH):
         more = _gated_headers(facts, probe)
@@ -263,11 +276,43 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             switches[name] = (*said, f"{name} is off by default: the default build has none of its code")
         elif outside and not is_platform(turns_on, known):
             switches[name] = (*said, f"the project's own GPU code builds without {name}")
+    unbuilt = _unbuilt(facts)
+    carrier = _cuda_build_switch(kinds, gated, switches, unbuilt, known)
+    if carrier is not None and _extend(regions, _compile_passes(regions, carrier, known)):
+        for _ in range(HEADER_DEPTH):  # headers included only under `#ifdef __CUDACC__` go with it
+            more = _gated_headers(facts, probe)
+            if not more:
+                break
+            gated.update(more)
     return ProjectParts(rocm_path=evidence, left_out_of_hip=_left_out(facts, known) if evidence else {},
                         hip_aware=frozenset(e.path for e in collected if e.strength == "source"),
                         hip_twinned=hip_twinned(kinds),
                         optional_modules=_optional_modules(facts), switches=switches, regions=regions, gated=gated,
-                        unbuilt=_unbuilt(facts), known=known)
+                        unbuilt=unbuilt, known=known)
+
+
+def _cuda_build_switch(kinds: Mapping[str, str], gated: Mapping[str, _Region], switches: Mapping[str, tuple[str, ...]],
+                       unbuilt: Mapping[str, str], known: Words) -> str | None:
+    """The optional switch the project's CUDA translation units are built under, when every one of them (outside
+    folders a package does not need, and sources no build compiles) is built only under an optional switch: then
+    nothing but that switch's build runs nvcc. None when any is required, or there is none."""
+    counts: dict[str, int] = {}
+    for path in sorted(kinds):
+        if not path.endswith(CUDA_UNITS) or optional_root(path, known) is not None or path in unbuilt:
+            continue
+        on = [gated[p].switch for p in _prefixes(path) if p in gated and gated[p].switch in switches]
+        if not on:
+            return None
+        counts[on[0]] = counts.get(on[0], 0) + 1
+    return max(counts, key=lambda name: (counts[name], name)) if counts else None
+
+
+def _compile_passes(regions: Mapping[str, tuple[_Region, ...]], carrier: str, known: Words) -> list[_Region]:
+    """Branches on a macro only a CUDA compile defines (`#ifdef __CUDACC__`, `__CUDA_ARCH__`: rules/workloads/
+    optional.yaml `compile_pass`), as branches of the switch every CUDA compile of the project is under."""
+    return [_Region(r.path, r.start, r.end, carrier,
+                    f"{r.text} (only a CUDA compile defines {r.switch}, and every CUDA source is built under {carrier})")
+            for items in regions.values() for r in items if r.switch in known.compile_pass]
 
 
 def _regions(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[_Region, ...]]:
@@ -279,28 +324,99 @@ def _regions(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[_Region, ..
     return out
 
 
+def _extend(regions: dict[str, tuple[_Region, ...]], more: Iterable[_Region]) -> bool:
+    """Add the regions not there yet; whether any was."""
+    added = False
+    for region in more:
+        here = regions.get(region.path, ())
+        if not any((r.start, r.end, r.switch) == (region.start, region.end, region.switch) for r in here):
+            regions[region.path] = (*here, region)
+            added = True
+    return added
+
+
+def _common_switch(sites: Sequence[Sequence[_Region]]) -> _Region | None:
+    """The first branch around the first site whose switch is around every site, or None."""
+    if not sites or not all(sites):
+        return None
+    common = set.intersection(*({r.switch for r in site} for site in sites))
+    return next((r for r in sites[0] if r.switch in common), None)
+
+
+def _around(regions: Mapping[str, tuple[_Region, ...]], path: str, line: int) -> list[_Region]:
+    return [r for r in regions.get(path, ()) if r.start <= line <= r.end]
+
+
+def _called_only_under(facts: Mapping[str, Sequence[Fact]],
+                       regions: Mapping[str, tuple[_Region, ...]]) -> list[_Region]:
+    """The body of a CMake function() or macro() every call of which sits in one switch's branch is in that
+    branch too: what it defines and compiles happens only when the switch is on
+    (https://cmake.org/cmake/help/latest/command/function.html)."""
+    bodies: list[tuple[str, str, int, int]] = []  # (file, name, first line, last line)
+    calls: dict[str, list[tuple[str, int]]] = {}
+    for path, items in facts.items():
+        opened: tuple[str, int] | None = None
+        for f in sorted((f for f in items if f.kind == "cmake" and f.role == "command"), key=lambda f: f.line):
+            calls.setdefault(f.name, []).append((path, f.line))
+            if f.name in ("function", "macro") and f.text:
+                opened = (f.text.lower(), f.line)
+            elif f.name in ("endfunction", "endmacro") and opened is not None:
+                bodies.append((path, opened[0], opened[1], f.line))
+                opened = None
+    out = []
+    for path, name, first, last in bodies:
+        sites = [(p, n) for p, n in calls.get(name, []) if not (p == path and first <= n <= last)]
+        branch = _common_switch([_around(regions, p, n) for p, n in sites])
+        if branch is not None:
+            out.append(_Region(path, first, last, branch.switch,
+                               f"{name}() is called only in {branch.path}:{branch.start} {branch.text}"))
+    return out
+
+
+def _defined_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
+                        regions: Mapping[str, tuple[_Region, ...]]) -> list[_Region]:
+    """A macro the build defines (`add_definitions(-DX)`, `target_compile_definitions(t X)`, make's
+    `CXXFLAGS += -DX`) only in one switch's branch, and no source #defines, is on exactly when that switch is:
+    its `#ifdef X` branches are that switch's branches too."""
+    sites: dict[str, list[list[_Region]]] = {}
+    for path, items in facts.items():
+        if kinds.get(path) not in BUILD_KINDS:
+            continue
+        for f in items:
+            if f.kind == "flag" and (m := DEFINE_FLAG.match(f.text if f.name == "-D" else f.name)):
+                sites.setdefault(m.group(1), []).append(_around(regions, path, f.line))
+    defined = {f.name for items in facts.values() for f in items if f.kind == "defined"}
+    by_macro = {macro: branch for macro, around in sites.items()
+                if macro not in defined and (branch := _common_switch(around)) is not None and branch.switch != macro}
+    return [_Region(r.path, r.start, r.end, branch.switch,
+                    f"{r.text} ({r.switch} is defined only in {branch.path}:{branch.start} {branch.text})")
+            for items in regions.values() for r in items if (branch := by_macro.get(r.switch)) is not None]
+
+
 def _inside(fact: Fact, regions: Sequence[_Region]) -> _Region | None:
     return next((r for r in regions if r.start <= fact.line <= r.end), None)
 
 
 def _gated(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[_Region, ...]]) -> dict[str, _Region]:
-    """Files and folders (`dir/`) that CMake or make adds only in a switch's branch, relative to the project."""
+    """Files and folders (`dir/`) that CMake or make adds only in a switch's branch, relative to the project
+    (a file a build names by name outside every branch as well is built without the switch)."""
     out: dict[str, _Region] = {}
     files = frozenset(facts)
+    unconditional: set[str] = set()
     for path, items in facts.items():
-        if path not in regions:
-            continue
         here = posixpath.dirname(path)
         for f in items:
-            region = _inside(f, regions[path])
+            region = _inside(f, regions.get(path, ()))
             if region is None:
+                if f.kind == "build_source" and f.text == "" and not any(c in f.name for c in GLOB_CHARS):
+                    unconditional.update(_named(path, f, files))
                 continue
             if f.kind == "cmake_subdirectory":
                 out[_join(here, f.name) + "/"] = region
             elif f.kind == "build_source":
                 for source in _named(path, f, files):
                     out[source] = region
-    return out
+    return {k: v for k, v in out.items() if k not in unconditional}
 
 
 def _named(path: str, source: Fact, files: frozenset[str]) -> list[str]:
@@ -505,6 +621,22 @@ def _prefixes(path: str) -> Iterable[str]:
     parts = path.split("/")
     for i in range(len(parts) - 1, 0, -1):
         yield "/".join(parts[:i]) + "/"
+
+
+def _never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], known: Words) -> dict[str, tuple[str, str]]:
+    """CMake switches a user asks for (USE_X, WITH_X: rules/workloads/optional.yaml `request_words`) that an
+    if() tests and no build file of the project sets: off by default, as an undefined variable is false."""
+    set_names = {f.text if f.kind == "cmake" else f.name for items in facts.values() for f in items
+                 if (f.kind == "cmake" and f.name == "set" and f.role == "command") or f.kind == "build_switch"}
+    out: dict[str, tuple[str, str]] = {}
+    for path in sorted(facts):
+        if kinds.get(path) != "cmake":
+            continue
+        for f in facts[path]:
+            if f.kind == "switch_branch" and f.name not in set_names and f.name not in out \
+                    and any(word in known.request_words for word in f.name.split("_")[:-1]):
+                out[f.name] = (f"{path}:{f.line} {f.text} (no build file sets {f.name})", "OFF")
+    return out
 
 
 def _declared(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[str, str]]:
