@@ -375,7 +375,7 @@ def test_what_only_an_off_switch_builds_defines_or_names_through_a_variable_is_i
      "  boostlib_set_cuda_flags(${target})", "src/device_info.cc"),
     # a CUDA source the CPU build compiles: nvcc runs in the default build, so its __CUDACC__ branches are required
     ("cmake_loop_sources", "tracer/CMakeLists.txt", "add_library(_cpu cpu/Tracer.cc)",
-     "add_library(_cpu cpu/Tracer.cc gpu/path.cu)", "tracer/common/VectorMath.h"),
+     "add_library(_cpu cpu/Tracer.cc cpu/bvh.cu)", "tracer/common/VectorMath.h"),
     # the project sets the switch itself
     ("cmake_unset_switch", "CMakeLists.txt", "include(cmake/linux.cmake)", "set(USE_CUDA ON)\ninclude(cmake/linux.cmake)",
      "src/main.cpp"),
@@ -386,6 +386,9 @@ def test_the_same_code_on_in_the_default_build_is_required(case: str, path: str,
     text = (tree / path).read_text()
     assert old in text
     (tree / path).write_text(text.replace(old, new))
+    if "cpu/bvh.cu" in new:
+        (tree / "tracer" / "cpu" / "bvh.cu").write_text('#include "../common/VectorMath.h"\n'
+                                                        "__global__ void build_bvh(vec3* p) { p[0] = p[0] + p[1]; }\n")
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] != "native"
     assert {f["status"] for f in data["findings"] if f["path"] == required} == {""}
@@ -401,3 +404,30 @@ def test_definitions_and_loop_named_sources_are_read_from_cmake() -> None:
     assert [(f.name, f.text) for f in facts if f.kind == "build_source"] == [("gpu/*.cu", "GLOB variable")]
     assert {(f.name, f.text) for f in facts if f.kind == "cmake" and f.name in ("function", "set")} == {
         ("function", "f"), ("set", "USE_Y")}
+
+
+def test_a_module_imported_only_in_a_comment_and_the_kernels_it_loads_are_optional(tmp_path: Path, rulebase) -> None:
+    """The package's __init__ imports the pure-PyTorch ops; the import of the CUDA ops is commented out. Near miss:
+    the same import live (the CUDA ops are what the package uses) makes them required."""
+    data = report("commented_out_ops", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["models/op/fused_act.py"]
+    assert part["evidence"][0].startswith("models/op/__init__.py:2 `#     from .fused_act import")
+    kernels = [f for f in data["findings"] if f["path"].endswith(".cu")]
+    assert kernels and {f["status"] for f in kernels} == {"optional"}
+
+    tree = _copy("commented_out_ops", tmp_path)
+    init = tree / "models" / "op" / "__init__.py"
+    init.write_text("from .fused_act import FusedLeakyReLU, fused_leaky_relu\nfrom .native_ops import upfirdn2d\n")
+    live = scanned(tree, rulebase)
+    assert live["summary"]["class"] != "native"
+    assert {f["status"] for f in live["findings"] if f["path"].endswith(".cu")} == {""}
+
+
+def test_commented_out_imports_are_read_as_such() -> None:
+    from migrate.extract.python.extractor import extract_text
+
+    facts, _ = extract_text("# from .fused_act import A, b\n#import pkg.mod\n# from . import x, y\n"
+                            "# this imports nothing: from here\nimport os\n")
+    assert [(f.name, f.line) for f in facts if f.kind == "commented_import"] == [
+        (".fused_act", 1), ("pkg.mod", 2), (".x", 3), (".y", 3)]

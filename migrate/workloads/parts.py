@@ -58,6 +58,7 @@ class Words:
     suffix_words: frozenset[str]
     request_words: frozenset[str]
     compile_pass: frozenset[str]
+    cuda_settings: tuple[str, ...]
     platform_words: frozenset[str]
     off: frozenset[str]
 
@@ -83,6 +84,7 @@ def words(directory: Path | None = None) -> Words:
                  suffix_words=frozenset(names("switches", "suffix_words")),
                  request_words=frozenset(names("switches", "request_words")),
                  compile_pass=frozenset(names("compile_pass", "names")),
+                 cuda_settings=tuple(names("compile_pass", "cmake_prefixes")),
                  platform_words=frozenset(names("switches", "platform_words")),
                  off=frozenset(n.upper() for n in names("switches", "off_values")))
 
@@ -147,6 +149,7 @@ class ProjectParts:
     regions: Mapping[str, tuple[_Region, ...]] = field(default_factory=dict)  # path -> switch branches in it
     gated: Mapping[str, _Region] = field(default_factory=dict)  # file or folder/ -> the CMake branch adding it
     unbuilt: Mapping[str, str] = field(default_factory=dict)  # path -> why no build compiles it
+    cuda_build: str = ""  # the optional switch every CUDA translation unit is built under, if there is one
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -167,6 +170,11 @@ class ProjectParts:
                            and is_platform(feature(r.switch, known) or "", known)), first)
             return Part(f"build switch {region.switch}",
                         (*self.switches[region.switch], f"{region.path}:{region.start} {region.text}"))
+        if self.cuda_build in self.switches and (finding.symbol in known.compile_pass
+                                                  or finding.symbol.startswith(known.cuda_settings)):
+            return Part(f"build switch {self.cuda_build}",
+                        (*self.switches[self.cuda_build], f"{path}:{finding.line} {finding.symbol}: takes effect only "
+                         f"where CUDA is compiled, and every CUDA source is built under {self.cuda_build}"))
         if finding.status == "optional":
             return Part(f"{path} (optional scope)", (f"{path}:{finding.line}: an optional import or opt-in",))
         return None
@@ -204,7 +212,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "hip_aware": sorted(parts.hip_aware), "hip_twinned": sorted(parts.hip_twinned),
             "switches": {k: list(v) for k, v in parts.switches.items()},
             "regions": {k: [region(r) for r in v] for k, v in parts.regions.items()},
-            "gated": {k: region(r) for k, r in parts.gated.items()}, "unbuilt": dict(parts.unbuilt)}
+            "gated": {k: region(r) for k, r in parts.gated.items()}, "unbuilt": dict(parts.unbuilt),
+            "cuda_build": parts.cuda_build}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -229,7 +238,7 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         switches={str(k): tuple(str(e) for e in v) for k, v in data["switches"].items()},
         regions={str(k): tuple(region(r) for r in v) for k, v in data["regions"].items()},
         gated={str(k): region(r) for k, r in data["gated"].items()}, unbuilt=strings(data.get("unbuilt", {})),
-        known=known)
+        cuda_build=str(data.get("cuda_build", "")), known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -288,7 +297,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         hip_aware=frozenset(e.path for e in collected if e.strength == "source"),
                         hip_twinned=hip_twinned(kinds),
                         optional_modules=_optional_modules(facts), switches=switches, regions=regions, gated=gated,
-                        unbuilt=unbuilt, known=known)
+                        unbuilt=unbuilt, cuda_build=carrier or "", known=known)
 
 
 def _cuda_build_switch(kinds: Mapping[str, str], gated: Mapping[str, _Region], switches: Mapping[str, tuple[str, ...]],
@@ -398,25 +407,23 @@ def _inside(fact: Fact, regions: Sequence[_Region]) -> _Region | None:
 
 
 def _gated(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[_Region, ...]]) -> dict[str, _Region]:
-    """Files and folders (`dir/`) that CMake or make adds only in a switch's branch, relative to the project
-    (a file a build names by name outside every branch as well is built without the switch)."""
+    """Files and folders (`dir/`) that CMake or make adds only in a switch's branch, relative to the project."""
     out: dict[str, _Region] = {}
     files = frozenset(facts)
-    unconditional: set[str] = set()
     for path, items in facts.items():
+        if path not in regions:
+            continue
         here = posixpath.dirname(path)
         for f in items:
-            region = _inside(f, regions.get(path, ()))
+            region = _inside(f, regions[path])
             if region is None:
-                if f.kind == "build_source" and f.text == "" and not any(c in f.name for c in GLOB_CHARS):
-                    unconditional.update(_named(path, f, files))
                 continue
             if f.kind == "cmake_subdirectory":
                 out[_join(here, f.name) + "/"] = region
             elif f.kind == "build_source":
                 for source in _named(path, f, files):
                     out[source] = region
-    return {k: v for k, v in out.items() if k not in unconditional}
+    return out
 
 
 def _named(path: str, source: Fact, files: frozenset[str]) -> list[str]:
@@ -602,6 +609,11 @@ def _optional_modules(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
                 if target is not None and target != path:
                     imports.setdefault(target, []).append((f.guard == "optional", path, f"{path}:{f.line}"))
     out: dict[str, str] = {}
+    for path, items in facts.items():  # imported nowhere but in a comment: switched off by hand
+        for f in items:
+            if f.kind == "commented_import" and (target := index.resolve(path, f.name)) is not None \
+                    and target != path and target not in imports and target not in out:
+                out[target] = f"{path}:{f.line} `{f.text}`: its only import is commented out"
     for _ in range(MODULE_DEPTH):
         found = {module: seen[0][2] for module, seen in imports.items()
                  if module not in out and all(optional or importer in out for optional, importer, _ in seen)}
@@ -609,7 +621,26 @@ def _optional_modules(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
             break
         out.update({m: f"{where} imports it only in an optional scope (a fallback, an opt-in, a loader or back end "
                        "picked by configuration) or from an optional module" for m, where in found.items()})
-    return out
+    return out | _loaded_only_by(facts, out)
+
+
+def _loaded_only_by(facts: Mapping[str, Sequence[Fact]], modules: Mapping[str, str]) -> dict[str, str]:
+    """The sources that only optional modules compile (`load(sources=[...])`, an extension they declare)."""
+    files = frozenset(facts)
+    by: dict[str, list[tuple[bool, str]]] = {}  # source -> (from an optional module?, where)
+    for path, items in facts.items():
+        for f in items:
+            if f.kind != "extension" or not f.text:
+                continue
+            base = posixpath.dirname(path)
+            for item in filter(None, f.text.split("\n")):
+                # a path relative to where the program runs that names no file: the file of that name beside the loader
+                beside = _join(base, posixpath.basename(item))
+                found = resolve_sources(item, base, files) or ([beside] if beside in files else [])
+                for source in found:
+                    by.setdefault(source, []).append((path in modules, f"{path}:{f.line}"))
+    return {source: f"compiled only by {seen[0][1]}, in a module that is optional" for source, seen in by.items()
+            if source not in modules and all(optional for optional, _ in seen)}
 
 
 def _join(folder: str, name: str) -> str:
