@@ -431,3 +431,26 @@ def test_commented_out_imports_are_read_as_such() -> None:
                             "# this imports nothing: from here\nimport os\n")
     assert [(f.name, f.line) for f in facts if f.kind == "commented_import"] == [
         (".fused_act", 1), ("pkg.mod", 2), (".x", 3), (".y", 3)]
+
+
+def test_a_template_a_generator_renders_is_built_by_nothing(tmp_path: Path, rulebase) -> None:
+    """`FieldAccessors.tmpl.cu` is Jinja input (the generated copy is under the off GPU switch); near miss: the
+    same file without the template word in its name is a CUDA source like any other."""
+    data = report("code_templates", rulebase)
+    assert data["summary"]["class"] == "native"
+    template = "maintainer/kernels/templates/FieldAccessors.tmpl.cu"
+    assert optional_parts(data)[f"{template} (built by nothing)"]["evidence"][0].startswith(
+        f"{template} is a template a code generator renders")
+    tree = _copy("code_templates", tmp_path)
+    folder = tree / "maintainer" / "kernels" / "templates"
+    (folder / "FieldAccessors.tmpl.cu").rename(folder / "FieldAccessors.cu")
+    assert scanned(tree, rulebase)["summary"]["class"] == "migration-required"
+
+
+@pytest.mark.parametrize(("path", "root"), [
+    ("prototype/thrust_sort/buc.cu", "prototype"),
+    ("src/prototype/kernels.cu", None),
+    ("docker/tutorial/Dockerfile", "docker/tutorial"),
+])
+def test_prototype_space_at_the_top_and_tutorial_folders_are_optional(path: str, root: str | None) -> None:
+    assert parts.optional_root(path) == root

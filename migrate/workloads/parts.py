@@ -36,7 +36,7 @@ HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".cuh", ".inl")
 HEADER_DEPTH = 3  # headers included only by gated headers, this many levels down
 MODULE_DEPTH = 4  # modules imported only by optional modules, this many levels down
 CALL_DEPTH = 3  # functions called only by such functions, this many levels down
-SECTIONS = ("folders", "scratch_folders", "switches", "compile_pass")
+SECTIONS = ("folders", "scratch_folders", "switches", "compile_pass", "templates")
 CUDA_UNITS = (".cu",)  # CUDA translation units: what nvcc compiles
 BUILD_KINDS = frozenset({"cmake", "makefile"})  # files whose `-DX` flags define macros for what they compile
 DEFINE_FLAG = re.compile(r"^-D\s*([A-Za-z_]\w*)")
@@ -59,6 +59,7 @@ class Words:
     request_words: frozenset[str]
     compile_pass: frozenset[str]
     cuda_settings: tuple[str, ...]
+    templates: frozenset[str]
     platform_words: frozenset[str]
     off: frozenset[str]
 
@@ -85,6 +86,7 @@ def words(directory: Path | None = None) -> Words:
                  request_words=frozenset(names("switches", "request_words")),
                  compile_pass=frozenset(names("compile_pass", "names")),
                  cuda_settings=tuple(names("compile_pass", "cmake_prefixes")),
+                 templates=frozenset(names("templates", "markers")),
                  platform_words=frozenset(names("switches", "platform_words")),
                  off=frozenset(n.upper() for n in names("switches", "off_values")))
 
@@ -285,7 +287,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             switches[name] = (*said, f"{name} is off by default: the default build has none of its code")
         elif outside and not is_platform(turns_on, known):
             switches[name] = (*said, f"the project's own GPU code builds without {name}")
-    unbuilt = _unbuilt(facts)
+    unbuilt = _unbuilt(facts, known)
     carrier = _cuda_build_switch(kinds, gated, switches, unbuilt, known)
     if carrier is not None and _extend(regions, _compile_passes(regions, carrier, known)):
         for _ in range(HEADER_DEPTH):  # headers included only under `#ifdef __CUDACC__` go with it
@@ -512,11 +514,12 @@ def _left_out(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, st
 UNBUILT_SUFFIXES = (".cu",)
 
 
-def _unbuilt(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
+def _unbuilt(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str]:
     """CUDA sources no build compiles: a .cu file that no build file names (nor any glob or extension
     source list) and no file includes, beside a .cu file of the same folder that a build file names by
-    name (a source left out of, or commented out of, an explicit list); and the headers only such files
-    include. A project whose build names no source of a folder says nothing about that folder."""
+    name (a source left out of, or commented out of, an explicit list), or named as a template a code generator
+    renders (`x.tmpl.cu`, rules/workloads/optional.yaml `templates`); and the headers only such files include.
+    A project whose build names no source of a folder says nothing about that folder."""
     files = frozenset(facts)
     named: dict[str, str] = {}  # file -> where a build names it
     explicit: set[str] = set()
@@ -542,10 +545,14 @@ def _unbuilt(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
             siblings.setdefault(posixpath.dirname(source), source)
     out: dict[str, str] = {}
     for path in sorted(files):
-        if not path.endswith(UNBUILT_SUFFIXES) or path in named or includers.get(posixpath.basename(path)):
+        template = bool(set(posixpath.basename(path).lower().split(".")[1:-1]) & known.templates)
+        if not path.endswith(UNBUILT_SUFFIXES + (HEADER_SUFFIXES if template else ())) or path in named \
+                or includers.get(posixpath.basename(path)):
             continue
         sibling = siblings.get(posixpath.dirname(path))
-        if sibling is not None:
+        if template:
+            out[path] = f"{path} is a template a code generator renders (its name says so); no build file names it"
+        elif sibling is not None:
             out[path] = f"{named[sibling]} names {sibling} beside it; no build file names {path} and nothing includes it"
     for _ in range(HEADER_DEPTH):
         more = {}
