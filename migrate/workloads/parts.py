@@ -254,7 +254,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         if not _extend(regions, _called_only_under(facts, regions)):
             break
     _extend(regions, _defined_only_under(facts, kinds, regions))
-    gated = _gated(facts, regions)
+    gated = _gated(facts, regions) | _loaded_only_under(facts, regions)
     declared = {**_never_set(facts, kinds, known), **_declared(facts)}
     probe = ProjectParts(regions=regions, gated=gated, known=known)
     for _ in range(HEADER_DEPTH):
@@ -290,6 +290,9 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     unbuilt = _unbuilt(facts, known)
     carrier = _cuda_build_switch(kinds, gated, switches, unbuilt, known)
     if carrier is not None and _extend(regions, _compile_passes(regions, carrier, known)):
+        for path, r in list(gated.items()):  # a header included only under `#ifdef __CUDACC__` is the switch's too
+            if r.switch in known.compile_pass:
+                gated[path] = next(x for x in regions[r.path] if (x.start, x.end, x.switch) == (r.start, r.end, carrier))
         for _ in range(HEADER_DEPTH):  # headers included only under `#ifdef __CUDACC__` go with it
             more = _gated_headers(facts, probe)
             if not more:
@@ -381,6 +384,28 @@ def _called_only_under(facts: Mapping[str, Sequence[Fact]],
         if branch is not None:
             out.append(_Region(path, first, last, branch.switch,
                                f"{name}() is called only in {branch.path}:{branch.start} {branch.text}"))
+    return out
+
+
+def _loaded_only_under(facts: Mapping[str, Sequence[Fact]],
+                       regions: Mapping[str, tuple[_Region, ...]]) -> dict[str, _Region]:
+    """A CMake module every load of which sits in one switch's branch: `FindX.cmake` loaded by find_package(X)
+    (https://cmake.org/cmake/help/latest/command/find_package.html#search-modes), or a module include()d by
+    name or path. What it sets and checks happens only when the switch is on."""
+    loads: dict[str, list[tuple[str, int]]] = {}  # module stem -> (file, line) of each load
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "cmake" and f.name.startswith("find_package:"):
+                loads.setdefault("Find" + f.name.partition(":")[2], []).append((path, f.line))
+            elif f.kind == "cmake" and f.name == "include" and f.role == "command" and f.text:
+                stem = posixpath.basename(f.text).removesuffix(".cmake")
+                loads.setdefault(stem, []).append((path, f.line))
+    out = {}
+    for path in facts:
+        if path.endswith(".cmake") and (sites := loads.get(posixpath.basename(path).removesuffix(".cmake"))):
+            branch = _common_switch([_around(regions, p, n) for p, n in sites])
+            if branch is not None:
+                out[path] = branch
     return out
 
 

@@ -27,7 +27,7 @@ LINK_KEYWORDS = frozenset({"PUBLIC", "PRIVATE", "INTERFACE", "LINK_PUBLIC", "LIN
                            "LINK_INTERFACE_LIBRARIES", "debug", "optimized", "general"})
 BARE_LIBRARY = re.compile(r"^[A-Za-z][\w+.-]*$")
 MESSAGE_COMMANDS = frozenset({"message"})
-DEFINING_COMMANDS = frozenset({"function", "macro", "set"})
+DEFINING_COMMANDS = frozenset({"function", "macro", "set", "include"})
 # Commands that define preprocessor macros for what they compile, named without `-D`:
 # https://cmake.org/cmake/help/latest/command/target_compile_definitions.html ,
 # https://cmake.org/cmake/help/latest/command/add_compile_definitions.html
@@ -68,7 +68,8 @@ def extract(source: bytes) -> Extraction:
     facts.extend(_branches(commands, where))
     for command in commands:
         line, col = where(command.start)
-        # function()/macro()/set() carry the name they define (a call is told from a body, a set variable from an unset one)
+        # function()/macro()/set()/include() carry the name they define or load (a call is told from a body, a set
+        # variable from an unset one, a module from where it is loaded)
         defines = command.arguments[0].text if command.name in DEFINING_COMMANDS and command.arguments else ""
         facts.append(fact("cmake", command.name, line, col, col + command.end - command.start, text=defines,
                           role="command"))
