@@ -376,6 +376,9 @@ def test_what_only_an_off_switch_builds_defines_or_names_through_a_variable_is_i
     # the CMake module loaded outside the switch too
     ("cmake_defined_in_function", "CMakeLists.txt", "include(cmake/Utils.cmake)",
      "include(cmake/Utils.cmake)\nfind_package(CudaCompiler)", "cmake/FindCudaCompiler.cmake"),
+    # the unit-test helper module used by the library's own build too
+    ("cmake_defined_in_function", "CMakeLists.txt", "include(cmake/Utils.cmake)",
+     "include(cmake/Utils.cmake)\ninclude(boostlib_unit_test)", "cmake/boostlib_unit_test.cmake"),
     # a CUDA source the CPU build compiles: nvcc runs in the default build, so its __CUDACC__ branches are required
     ("cmake_loop_sources", "tracer/CMakeLists.txt", "add_library(_cpu cpu/Tracer.cc)",
      "add_library(_cpu cpu/Tracer.cc cpu/bvh.cu)", "tracer/common/VectorMath.h"),
@@ -454,6 +457,7 @@ def test_a_template_a_generator_renders_is_built_by_nothing(tmp_path: Path, rule
     ("prototype/thrust_sort/buc.cu", "prototype"),
     ("src/prototype/kernels.cu", None),
     ("docker/tutorial/Dockerfile", "docker/tutorial"),
+    ("maintainer/CI/build_cmake.sh", "maintainer/CI"),
 ])
-def test_prototype_space_at_the_top_and_tutorial_folders_are_optional(path: str, root: str | None) -> None:
+def test_prototype_space_at_the_top_tutorial_and_ci_folders_are_optional(path: str, root: str | None) -> None:
     assert parts.optional_root(path) == root

@@ -301,7 +301,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     return ProjectParts(rocm_path=evidence, left_out_of_hip=_left_out(facts, known) if evidence else {},
                         hip_aware=frozenset(e.path for e in collected if e.strength == "source"),
                         hip_twinned=hip_twinned(kinds),
-                        optional_modules=_optional_modules(facts), switches=switches, regions=regions, gated=gated,
+                        optional_modules=_optional_modules(facts) | _loaded_only_by_optional(facts, known),
+                        switches=switches, regions=regions, gated=gated,
                         unbuilt=unbuilt, cuda_build=carrier or "", known=known)
 
 
@@ -407,6 +408,19 @@ def _loaded_only_under(facts: Mapping[str, Sequence[Fact]],
             if branch is not None:
                 out[path] = branch
     return out
+
+
+def _loaded_only_by_optional(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str]:
+    """CMake modules include()d only from folders a package does not need (a test helper in cmake/)."""
+    loads: dict[str, list[str]] = {}
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "cmake" and f.name == "include" and f.role == "command" and f.text:
+                loads.setdefault(posixpath.basename(f.text).removesuffix(".cmake"), []).append(f"{path}:{f.line}")
+    return {path: f"include()d only from folders a package does not need ({', '.join(sites[:3])})"
+            for path in facts if path.endswith(".cmake") and optional_root(path, known) is None
+            and (sites := loads.get(posixpath.basename(path).removesuffix(".cmake")))
+            and all(optional_root(site.partition(":")[0], known) is not None for site in sites)}
 
 
 def _defined_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
