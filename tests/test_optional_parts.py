@@ -461,3 +461,15 @@ def test_a_template_a_generator_renders_is_built_by_nothing(tmp_path: Path, rule
 ])
 def test_prototype_space_at_the_top_tutorial_and_ci_folders_are_optional(path: str, root: str | None) -> None:
     assert parts.optional_root(path) == root
+
+
+def test_uses_of_a_module_imported_only_under_an_importerror_fallback_are_optional() -> None:
+    """`try: import cupyx` / `except ImportError: return False`, then `cupyx.scipy.sparse...`: the use runs only
+    where the import worked. Near miss: the same module imported outside a fallback too."""
+    from migrate.extract.python.extractor import extract_text
+
+    body = ("def is_cupy_csr(d):\n    try:\n        import cupyx\n    except ImportError:\n        return False\n"
+            "    return isinstance(d, cupyx.scipy.sparse.csr_matrix)\n")
+    for prefix, guard in (("", "optional"), ("import cupyx\n", None)):
+        facts, _ = extract_text(prefix + body)
+        assert {f.guard for f in facts if f.kind == "python_attr" and f.name.startswith("cupyx.")} == {guard}, prefix

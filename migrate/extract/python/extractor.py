@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 import warnings
 
@@ -41,7 +42,21 @@ def extract_text(text: str, *, cell: int | None = None) -> tuple[list[Fact], lis
     visitor = _Visitor(text.split("\n"), cell)
     visitor.prescan(tree)
     visitor.visit(tree)
-    return _without_flag_strings(visitor.facts) + _commented_imports(text, cell), visitor.notes
+    return _optional_uses(_without_flag_strings(visitor.facts)) + _commented_imports(text, cell), visitor.notes
+
+
+def _optional_uses(facts: list[Fact]) -> list[Fact]:
+    """Uses of a module this file imports only in an optional scope (`try: import cupyx` / `except ImportError:
+    return False`) are as optional as the import: without the module they never run."""
+    def root(name: str) -> str:
+        return name.split(".", maxsplit=1)[0]
+
+    optional = {root(f.name) for f in facts if f.kind == "python_import" and f.guard == "optional"}
+    optional -= {root(f.name) for f in facts if f.kind == "python_import" and f.guard != "optional"}
+    if not optional:
+        return facts
+    return [dataclasses.replace(f, guard="optional") if f.kind == "python_attr" and f.guard is None
+            and root(f.name) in optional else f for f in facts]
 
 
 # An import left in a comment (`#     from .fused_act import FusedLeakyReLU`): code switched off by hand.
