@@ -382,16 +382,18 @@ def test_what_only_an_off_switch_builds_defines_or_names_through_a_variable_is_i
     # a CUDA source the CPU build compiles: nvcc runs in the default build, so its __CUDACC__ branches are required
     ("cmake_loop_sources", "tracer/CMakeLists.txt", "add_library(_cpu cpu/Tracer.cc)",
      "add_library(_cpu cpu/Tracer.cc cpu/bvh.cu)", "tracer/common/VectorMath.h"),
-    # the project sets the switch itself
+    # the project sets the switch itself, or its build script passes it
     ("cmake_unset_switch", "CMakeLists.txt", "include(cmake/linux.cmake)", "set(USE_CUDA ON)\ninclude(cmake/linux.cmake)",
+     "src/main.cpp"),
+    ("cmake_unset_switch", "build.sh", "", "#!/bin/sh\nmkdir -p build && cd build && cmake -DUSE_CUDA=ON .. && make\n",
      "src/main.cpp"),
 ])
 def test_the_same_code_on_in_the_default_build_is_required(case: str, path: str, old: str, new: str, required: str,
                                                            tmp_path: Path, rulebase) -> None:
     tree = _copy(case, tmp_path)
-    text = (tree / path).read_text()
+    text = (tree / path).read_text() if old else ""  # no `old`: a new file
     assert old in text
-    (tree / path).write_text(text.replace(old, new))
+    (tree / path).write_text(text.replace(old, new) if old else new)
     if "cpu/bvh.cu" in new:
         (tree / "tracer" / "cpu" / "bvh.cu").write_text('#include "../common/VectorMath.h"\n'
                                                         "__global__ void build_bvh(vec3* p) { p[0] = p[0] + p[1]; }\n")

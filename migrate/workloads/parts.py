@@ -702,9 +702,13 @@ def _prefixes(path: str) -> Iterable[str]:
 
 def _never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], known: Words) -> dict[str, tuple[str, str]]:
     """CMake switches a user asks for (USE_X, WITH_X: rules/workloads/optional.yaml `request_words`) that an
-    if() tests and no build file of the project sets: off by default, as an undefined variable is false."""
+    if() tests and no file of the project sets (no option(), set(), cache entry, nor a `-DX=...` that a script,
+    setup.py or CI job passes): off by default, as an undefined variable is false."""
     set_names = {f.text if f.kind == "cmake" else f.name for items in facts.values() for f in items
                  if (f.kind == "cmake" and f.name == "set" and f.role == "command") or f.kind == "build_switch"}
+    # a -DX=ON a script, setup.py or CI job passes to cmake sets it too
+    set_names |= {m.group(1) for items in facts.values() for f in items
+                  if f.kind == "flag" and (m := DEFINE_FLAG.match(f.text if f.name == "-D" else f.name))}
     out: dict[str, tuple[str, str]] = {}
     for path in sorted(facts):
         if kinds.get(path) != "cmake":
