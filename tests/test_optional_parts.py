@@ -385,6 +385,9 @@ def test_what_only_an_off_switch_builds_defines_or_names_through_a_variable_is_i
     # the project sets the switch itself, or its build script passes it
     ("cmake_unset_switch", "CMakeLists.txt", "include(cmake/linux.cmake)", "set(USE_CUDA ON)\ninclude(cmake/linux.cmake)",
      "src/main.cpp"),
+    ("cmake_unset_switch", "CMakeLists.txt", "include(cmake/linux.cmake)",
+     "function(optional_language lang)\n  set(USE_${lang} ON)\nendfunction()\ninclude(cmake/linux.cmake)",
+     "src/main.cpp"),
     ("cmake_unset_switch", "build.sh", "", "#!/bin/sh\nmkdir -p build && cd build && cmake -DUSE_CUDA=ON .. && make\n",
      "src/main.cpp"),
 ])

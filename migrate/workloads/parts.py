@@ -709,12 +709,15 @@ def _never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], kn
     # a -DX=ON a script, setup.py or CI job passes to cmake sets it too
     set_names |= {m.group(1) for items in facts.values() for f in items
                   if f.kind == "flag" and (m := DEFINE_FLAG.match(f.text if f.name == "-D" else f.name))}
+    # a name built from a variable (`set(PROJ_USE_${lang} ...)` in a helper) may set any switch of its shape
+    shapes = [re.sub(r"\$\{[^}]*\}", "*", name) for name in set_names if "${" in name]
     out: dict[str, tuple[str, str]] = {}
     for path in sorted(facts):
         if kinds.get(path) != "cmake":
             continue
         for f in facts[path]:
             if f.kind == "switch_branch" and f.name not in set_names and f.name not in out \
+                    and not any(fnmatch.fnmatchcase(f.name, shape) for shape in shapes) \
                     and any(word in known.request_words for word in f.name.split("_")[:-1]):
                 out[f.name] = (f"{path}:{f.line} {f.text} (no build file sets {f.name})", "OFF")
     return out
