@@ -64,6 +64,8 @@ STRUCTURE_KINDS: dict[str, str] = {
                     "`$(wildcard cuda/*.cu)`; text: the mode and variable), relative to its folder",
     "cmake_subdirectory": "`add_subdirectory(dir)`",
     "hip_rejected": "`#error` on the HIP side of a HIP guard: a HIP build of the file stops there",
+    "commented_import": "an import statement left in a comment (`#     from .fused_act import FusedLeakyReLU`): the "
+                        "module as written (a relative one with its dots)",
     "rocm_path": "evidence of an upstream ROCm path (a HIP build branch, a ROCm CI job, an `is_hip` branch); "
                  "the name is its strength",
 }

@@ -227,5 +227,5 @@ def test_a_hip_branch_that_only_stops_the_build_is_no_rocm_path() -> None:
 def test_a_device_pass_test_that_only_picks_a_pragma_is_a_tuning_macro() -> None:
     pragma = "#ifdef __CUDA_ARCH__\n#define PRAGMA_UNROLL #pragma unroll\n#else\n#define PRAGMA_UNROLL\n#endif\n"
     code = "#ifdef __CUDA_ARCH__\nint f();\n#else\n#define PRAGMA_UNROLL\n#endif\n"
-    assert {f.role for f in facts(pragma) if f.name == "__CUDA_ARCH__"} == {"tuning_macro"}
-    assert {f.role for f in facts(code) if f.name == "__CUDA_ARCH__"} == {"macro"}
+    assert {f.role for f in facts(pragma) if f.name == "__CUDA_ARCH__" and f.kind == "identifier"} == {"tuning_macro"}
+    assert {f.role for f in facts(code) if f.name == "__CUDA_ARCH__" and f.kind == "identifier"} == {"macro"}

@@ -371,3 +371,136 @@ def test_a_source_a_makefile_rule_builds_or_an_unknown_extension_list_could_buil
         (tree / extra).write_text(text)
         data = scanned(tree, rulebase)
         assert not [r for r in optional_parts(data) if "built by nothing" in r], extra
+
+
+@pytest.mark.parametrize(("case", "switch", "evidence", "part_class"), [
+    ("cmake_defined_in_function", "USE_CUDA",
+     "cmake/Utils.cmake:2 boostlib_set_cuda_flags() is called only in cmake/Utils.cmake:9 if(USE_CUDA)",
+     "migration-required"),
+    ("cmake_loop_sources", "ENABLE_OPTIX", "tracer/CMakeLists.txt:2 if(ENABLE_OPTIX)", "incompatible"),
+    ("cmake_unset_switch", "USE_CUDA", "cmake/linux.cmake:2 if(USE_CUDA) (no build file sets USE_CUDA) default OFF",
+     "migration-required"),
+])
+def test_what_only_an_off_switch_builds_defines_or_names_through_a_variable_is_its_part(
+        case: str, switch: str, evidence: str, part_class: str, rulebase) -> None:
+    """A macro the build defines only in a function called under the switch (`#if defined(X_USE_CUDA)` in a .cc);
+    PTX sources named through a foreach variable (`gpu/${ptx_file}.cu`) with `#ifdef __CUDACC__` branches in
+    the headers the CPU build shares; a switch tested in an include()d module that no build file sets, with a
+    macro only its branch defines (`add_definitions(-DRUN_ON_CUDA)`)."""
+    data = report(case, rulebase)
+    assert data["summary"]["class"] == "native"
+    found = [p for w in data["workloads"] for p in w["optional_parts"] if p["root"] == f"build switch {switch}"]
+    assert found and {p["class"] for p in found} >= {part_class}
+    assert any(evidence in p["evidence"] for p in found)
+    assert data["findings"] and {f["status"] for f in data["findings"]} == {"optional"}
+
+
+@pytest.mark.parametrize(("case", "path", "old", "new", "required"), [
+    # the helper called outside the switch: the macro is always defined
+    ("cmake_defined_in_function", "cmake/Utils.cmake", "  if(USE_CUDA)\n    boostlib_set_cuda_flags(${target})\n  endif()",
+     "  boostlib_set_cuda_flags(${target})", "src/device_info.cc"),
+    # the CMake module loaded outside the switch too
+    ("cmake_defined_in_function", "CMakeLists.txt", "include(cmake/Utils.cmake)",
+     "include(cmake/Utils.cmake)\nfind_package(CudaCompiler)", "cmake/FindCudaCompiler.cmake"),
+    # the unit-test helper module used by the library's own build too
+    ("cmake_defined_in_function", "CMakeLists.txt", "include(cmake/Utils.cmake)",
+     "include(cmake/Utils.cmake)\ninclude(boostlib_unit_test)", "cmake/boostlib_unit_test.cmake"),
+    # a CUDA source the CPU build compiles: nvcc runs in the default build, so its __CUDACC__ branches are required
+    ("cmake_loop_sources", "tracer/CMakeLists.txt", "add_library(_cpu cpu/Tracer.cc)",
+     "add_library(_cpu cpu/Tracer.cc cpu/bvh.cu)", "tracer/common/VectorMath.h"),
+    # the project sets the switch itself, or its build script passes it
+    ("cmake_unset_switch", "CMakeLists.txt", "include(cmake/linux.cmake)", "set(USE_CUDA ON)\ninclude(cmake/linux.cmake)",
+     "src/main.cpp"),
+    ("cmake_unset_switch", "CMakeLists.txt", "include(cmake/linux.cmake)",
+     "function(optional_language lang)\n  set(USE_${lang} ON)\nendfunction()\ninclude(cmake/linux.cmake)",
+     "src/main.cpp"),
+    ("cmake_unset_switch", "build.sh", "", "#!/bin/sh\nmkdir -p build && cd build && cmake -DUSE_CUDA=ON .. && make\n",
+     "src/main.cpp"),
+])
+def test_the_same_code_on_in_the_default_build_is_required(case: str, path: str, old: str, new: str, required: str,
+                                                           tmp_path: Path, rulebase) -> None:
+    tree = _copy(case, tmp_path)
+    text = (tree / path).read_text() if old else ""  # no `old`: a new file
+    assert old in text
+    (tree / path).write_text(text.replace(old, new) if old else new)
+    if "cpu/bvh.cu" in new:
+        (tree / "tracer" / "cpu" / "bvh.cu").write_text('#include "../common/VectorMath.h"\n'
+                                                        "__global__ void build_bvh(vec3* p) { p[0] = p[0] + p[1]; }\n")
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] != "native"
+    assert "" in {f["status"] for f in data["findings"] if f["path"] == required}
+
+
+def test_definitions_and_loop_named_sources_are_read_from_cmake() -> None:
+    from migrate.extract.text import cmakelists
+
+    facts = cmakelists.extract(b'function(f t)\n  target_compile_definitions(${t} PRIVATE A_USE_X B=2 -DC_ON)\n'
+                               b'endfunction()\nforeach(n a b)\n  list(APPEND s "gpu/${n}.cu" "${DIR}/k.cu")\n'
+                               b'endforeach()\nset(USE_Y ON)\n').facts
+    assert sorted(f.name for f in facts if f.kind == "flag") == ["-DA_USE_X", "-DB", "-DC_ON"]
+    assert [(f.name, f.text) for f in facts if f.kind == "build_source"] == [("gpu/*.cu", "GLOB variable")]
+    assert {(f.name, f.text) for f in facts if f.kind == "cmake" and f.name in ("function", "set")} == {
+        ("function", "f"), ("set", "USE_Y")}
+
+
+def test_a_module_imported_only_in_a_comment_and_the_kernels_it_loads_are_optional(tmp_path: Path, rulebase) -> None:
+    """The package's __init__ imports the pure-PyTorch ops; the import of the CUDA ops is commented out. Near miss:
+    the same import live (the CUDA ops are what the package uses) makes them required."""
+    data = report("commented_out_ops", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["models/op/fused_act.py"]
+    assert part["evidence"][0].startswith("models/op/__init__.py:2 `#     from .fused_act import")
+    kernels = [f for f in data["findings"] if f["path"].endswith(".cu")]
+    assert kernels and {f["status"] for f in kernels} == {"optional"}
+
+    tree = _copy("commented_out_ops", tmp_path)
+    init = tree / "models" / "op" / "__init__.py"
+    init.write_text("from .fused_act import FusedLeakyReLU, fused_leaky_relu\nfrom .native_ops import upfirdn2d\n")
+    live = scanned(tree, rulebase)
+    assert live["summary"]["class"] != "native"
+    assert {f["status"] for f in live["findings"] if f["path"].endswith(".cu")} == {""}
+
+
+def test_commented_out_imports_are_read_as_such() -> None:
+    from migrate.extract.python.extractor import extract_text
+
+    facts, _ = extract_text("# from .fused_act import A, b\n#import pkg.mod\n# from . import x, y\n"
+                            "# this imports nothing: from here\nimport os\n")
+    assert [(f.name, f.line) for f in facts if f.kind == "commented_import"] == [
+        (".fused_act", 1), ("pkg.mod", 2), (".x", 3), (".y", 3)]
+
+
+def test_a_template_a_generator_renders_is_built_by_nothing(tmp_path: Path, rulebase) -> None:
+    """`FieldAccessors.tmpl.cu` is Jinja input (the generated copy is under the off GPU switch); near miss: the
+    same file without the template word in its name is a CUDA source like any other."""
+    data = report("code_templates", rulebase)
+    assert data["summary"]["class"] == "native"
+    template = "maintainer/kernels/templates/FieldAccessors.tmpl.cu"
+    assert optional_parts(data)[f"{template} (built by nothing)"]["evidence"][0].startswith(
+        f"{template} is a template a code generator renders")
+    tree = _copy("code_templates", tmp_path)
+    folder = tree / "maintainer" / "kernels" / "templates"
+    (folder / "FieldAccessors.tmpl.cu").rename(folder / "FieldAccessors.cu")
+    assert scanned(tree, rulebase)["summary"]["class"] == "migration-required"
+
+
+@pytest.mark.parametrize(("path", "root"), [
+    ("prototype/thrust_sort/buc.cu", "prototype"),
+    ("src/prototype/kernels.cu", None),
+    ("docker/tutorial/Dockerfile", "docker/tutorial"),
+    ("maintainer/CI/build_cmake.sh", "maintainer/CI"),
+])
+def test_prototype_space_at_the_top_tutorial_and_ci_folders_are_optional(path: str, root: str | None) -> None:
+    assert parts.optional_root(path) == root
+
+
+def test_uses_of_a_module_imported_only_under_an_importerror_fallback_are_optional() -> None:
+    """`try: import cupyx` / `except ImportError: return False`, then `cupyx.scipy.sparse...`: the use runs only
+    where the import worked. Near miss: the same module imported outside a fallback too."""
+    from migrate.extract.python.extractor import extract_text
+
+    body = ("def is_cupy_csr(d):\n    try:\n        import cupyx\n    except ImportError:\n        return False\n"
+            "    return isinstance(d, cupyx.scipy.sparse.csr_matrix)\n")
+    for prefix, guard in (("", "optional"), ("import cupyx\n", None)):
+        facts, _ = extract_text(prefix + body)
+        assert {f.guard for f in facts if f.kind == "python_attr" and f.name.startswith("cupyx.")} == {guard}, prefix

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -34,7 +35,11 @@ C_FAMILIES = ("HIP0", "HIP1", "HIP2", "HIP3", "HIP4", "HIP5")
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".cuh", ".inl")
 HEADER_DEPTH = 3  # headers included only by gated headers, this many levels down
 MODULE_DEPTH = 4  # modules imported only by optional modules, this many levels down
-SECTIONS = ("folders", "scratch_folders", "switches")
+CALL_DEPTH = 3  # functions called only by such functions, this many levels down
+SECTIONS = ("folders", "scratch_folders", "switches", "compile_pass", "templates")
+CUDA_UNITS = (".cu",)  # CUDA translation units: what nvcc compiles
+BUILD_KINDS = frozenset({"cmake", "makefile"})  # files whose `-DX` flags define macros for what they compile
+DEFINE_FLAG = re.compile(r"^-D\s*([A-Za-z_]\w*)")
 GLOB_CHARS = frozenset("*?[")
 
 
@@ -51,6 +56,10 @@ class Words:
     scratch: frozenset[str]
     switch_words: frozenset[str]
     suffix_words: frozenset[str]
+    request_words: frozenset[str]
+    compile_pass: frozenset[str]
+    cuda_settings: tuple[str, ...]
+    templates: frozenset[str]
     platform_words: frozenset[str]
     off: frozenset[str]
 
@@ -74,6 +83,10 @@ def words(directory: Path | None = None) -> Words:
                  scratch=frozenset(n.lower() for n in names("scratch_folders", "names")),
                  switch_words=frozenset(names("switches", "words")),
                  suffix_words=frozenset(names("switches", "suffix_words")),
+                 request_words=frozenset(names("switches", "request_words")),
+                 compile_pass=frozenset(names("compile_pass", "names")),
+                 cuda_settings=tuple(names("compile_pass", "cmake_prefixes")),
+                 templates=frozenset(names("templates", "markers")),
                  platform_words=frozenset(names("switches", "platform_words")),
                  off=frozenset(n.upper() for n in names("switches", "off_values")))
 
@@ -138,6 +151,7 @@ class ProjectParts:
     regions: Mapping[str, tuple[_Region, ...]] = field(default_factory=dict)  # path -> switch branches in it
     gated: Mapping[str, _Region] = field(default_factory=dict)  # file or folder/ -> the CMake branch adding it
     unbuilt: Mapping[str, str] = field(default_factory=dict)  # path -> why no build compiles it
+    cuda_build: str = ""  # the optional switch every CUDA translation unit is built under, if there is one
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -158,6 +172,11 @@ class ProjectParts:
                            and is_platform(feature(r.switch, known) or "", known)), first)
             return Part(f"build switch {region.switch}",
                         (*self.switches[region.switch], f"{region.path}:{region.start} {region.text}"))
+        if self.cuda_build in self.switches and (finding.symbol in known.compile_pass
+                                                  or finding.symbol.startswith(known.cuda_settings)):
+            return Part(f"build switch {self.cuda_build}",
+                        (*self.switches[self.cuda_build], f"{path}:{finding.line} {finding.symbol}: takes effect only "
+                         f"where CUDA is compiled, and every CUDA source is built under {self.cuda_build}"))
         if finding.status == "optional":
             return Part(f"{path} (optional scope)", (f"{path}:{finding.line}: an optional import or opt-in",))
         return None
@@ -195,7 +214,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "hip_aware": sorted(parts.hip_aware), "hip_twinned": sorted(parts.hip_twinned),
             "switches": {k: list(v) for k, v in parts.switches.items()},
             "regions": {k: [region(r) for r in v] for k, v in parts.regions.items()},
-            "gated": {k: region(r) for k, r in parts.gated.items()}, "unbuilt": dict(parts.unbuilt)}
+            "gated": {k: region(r) for k, r in parts.gated.items()}, "unbuilt": dict(parts.unbuilt),
+            "cuda_build": parts.cuda_build}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -220,7 +240,7 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         switches={str(k): tuple(str(e) for e in v) for k, v in data["switches"].items()},
         regions={str(k): tuple(region(r) for r in v) for k, v in data["regions"].items()},
         gated={str(k): region(r) for k, r in data["gated"].items()}, unbuilt=strings(data.get("unbuilt", {})),
-        known=known)
+        cuda_build=str(data.get("cuda_build", "")), known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -230,8 +250,12 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     collected = ported.collect(facts, kinds)
     evidence = ported.rocm_path(collected, has_cuda_sources="cuda" in kinds.values())
     regions = _regions(facts)
-    gated = _gated(facts, regions)
-    declared = _declared(facts)
+    for _ in range(CALL_DEPTH):  # a function called only in a switch's branch, and the functions it calls
+        if not _extend(regions, _called_only_under(facts, regions)):
+            break
+    _extend(regions, _defined_only_under(facts, kinds, regions))
+    gated = _gated(facts, regions) | _loaded_only_under(facts, regions)
+    declared = {**_never_set(facts, kinds, known), **_declared(facts)}
     probe = ProjectParts(regions=regions, gated=gated, known=known)
     for _ in range(HEADER_DEPTH):
         more = _gated_headers(facts, probe)
@@ -263,11 +287,47 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             switches[name] = (*said, f"{name} is off by default: the default build has none of its code")
         elif outside and not is_platform(turns_on, known):
             switches[name] = (*said, f"the project's own GPU code builds without {name}")
+    unbuilt = _unbuilt(facts, known)
+    carrier = _cuda_build_switch(kinds, gated, switches, unbuilt, known)
+    if carrier is not None and _extend(regions, _compile_passes(regions, carrier, known)):
+        for path, r in list(gated.items()):  # a header included only under `#ifdef __CUDACC__` is the switch's too
+            if r.switch in known.compile_pass:
+                gated[path] = next(x for x in regions[r.path] if (x.start, x.end, x.switch) == (r.start, r.end, carrier))
+        for _ in range(HEADER_DEPTH):  # headers included only under `#ifdef __CUDACC__` go with it
+            more = _gated_headers(facts, probe)
+            if not more:
+                break
+            gated.update(more)
     return ProjectParts(rocm_path=evidence, left_out_of_hip=_left_out(facts, known) if evidence else {},
                         hip_aware=frozenset(e.path for e in collected if e.strength == "source"),
                         hip_twinned=hip_twinned(kinds),
-                        optional_modules=_optional_modules(facts), switches=switches, regions=regions, gated=gated,
-                        unbuilt=_unbuilt(facts), known=known)
+                        optional_modules=_optional_modules(facts) | _loaded_only_by_optional(facts, known),
+                        switches=switches, regions=regions, gated=gated,
+                        unbuilt=unbuilt, cuda_build=carrier or "", known=known)
+
+
+def _cuda_build_switch(kinds: Mapping[str, str], gated: Mapping[str, _Region], switches: Mapping[str, tuple[str, ...]],
+                       unbuilt: Mapping[str, str], known: Words) -> str | None:
+    """The optional switch the project's CUDA translation units are built under, when every one of them (outside
+    folders a package does not need, and sources no build compiles) is built only under an optional switch: then
+    nothing but that switch's build runs nvcc. None when any is required, or there is none."""
+    counts: dict[str, int] = {}
+    for path in sorted(kinds):
+        if not path.endswith(CUDA_UNITS) or optional_root(path, known) is not None or path in unbuilt:
+            continue
+        on = [gated[p].switch for p in _prefixes(path) if p in gated and gated[p].switch in switches]
+        if not on:
+            return None
+        counts[on[0]] = counts.get(on[0], 0) + 1
+    return max(counts, key=lambda name: (counts[name], name)) if counts else None
+
+
+def _compile_passes(regions: Mapping[str, tuple[_Region, ...]], carrier: str, known: Words) -> list[_Region]:
+    """Branches on a macro only a CUDA compile defines (`#ifdef __CUDACC__`, `__CUDA_ARCH__`: rules/workloads/
+    optional.yaml `compile_pass`), as branches of the switch every CUDA compile of the project is under."""
+    return [_Region(r.path, r.start, r.end, carrier,
+                    f"{r.text} (only a CUDA compile defines {r.switch}, and every CUDA source is built under {carrier})")
+            for items in regions.values() for r in items if r.switch in known.compile_pass]
 
 
 def _regions(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[_Region, ...]]:
@@ -277,6 +337,110 @@ def _regions(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[_Region, ..
         if found:
             out[path] = found
     return out
+
+
+def _extend(regions: dict[str, tuple[_Region, ...]], more: Iterable[_Region]) -> bool:
+    """Add the regions not there yet; whether any was."""
+    added = False
+    for region in more:
+        here = regions.get(region.path, ())
+        if not any((r.start, r.end, r.switch) == (region.start, region.end, region.switch) for r in here):
+            regions[region.path] = (*here, region)
+            added = True
+    return added
+
+
+def _common_switch(sites: Sequence[Sequence[_Region]]) -> _Region | None:
+    """The first branch around the first site whose switch is around every site, or None."""
+    if not sites or not all(sites):
+        return None
+    common = set.intersection(*({r.switch for r in site} for site in sites))
+    return next((r for r in sites[0] if r.switch in common), None)
+
+
+def _around(regions: Mapping[str, tuple[_Region, ...]], path: str, line: int) -> list[_Region]:
+    return [r for r in regions.get(path, ()) if r.start <= line <= r.end]
+
+
+def _called_only_under(facts: Mapping[str, Sequence[Fact]],
+                       regions: Mapping[str, tuple[_Region, ...]]) -> list[_Region]:
+    """The body of a CMake function() or macro() every call of which sits in one switch's branch is in that
+    branch too: what it defines and compiles happens only when the switch is on
+    (https://cmake.org/cmake/help/latest/command/function.html)."""
+    bodies: list[tuple[str, str, int, int]] = []  # (file, name, first line, last line)
+    calls: dict[str, list[tuple[str, int]]] = {}
+    for path, items in facts.items():
+        opened: tuple[str, int] | None = None
+        for f in sorted((f for f in items if f.kind == "cmake" and f.role == "command"), key=lambda f: f.line):
+            calls.setdefault(f.name, []).append((path, f.line))
+            if f.name in ("function", "macro") and f.text:
+                opened = (f.text.lower(), f.line)
+            elif f.name in ("endfunction", "endmacro") and opened is not None:
+                bodies.append((path, opened[0], opened[1], f.line))
+                opened = None
+    out = []
+    for path, name, first, last in bodies:
+        sites = [(p, n) for p, n in calls.get(name, []) if not (p == path and first <= n <= last)]
+        branch = _common_switch([_around(regions, p, n) for p, n in sites])
+        if branch is not None:
+            out.append(_Region(path, first, last, branch.switch,
+                               f"{name}() is called only in {branch.path}:{branch.start} {branch.text}"))
+    return out
+
+
+def _loaded_only_under(facts: Mapping[str, Sequence[Fact]],
+                       regions: Mapping[str, tuple[_Region, ...]]) -> dict[str, _Region]:
+    """A CMake module every load of which sits in one switch's branch: `FindX.cmake` loaded by find_package(X)
+    (https://cmake.org/cmake/help/latest/command/find_package.html#search-modes), or a module include()d by
+    name or path. What it sets and checks happens only when the switch is on."""
+    loads: dict[str, list[tuple[str, int]]] = {}  # module stem -> (file, line) of each load
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "cmake" and f.name.startswith("find_package:"):
+                loads.setdefault("Find" + f.name.partition(":")[2], []).append((path, f.line))
+            elif f.kind == "cmake" and f.name == "include" and f.role == "command" and f.text:
+                stem = posixpath.basename(f.text).removesuffix(".cmake")
+                loads.setdefault(stem, []).append((path, f.line))
+    out = {}
+    for path in facts:
+        if path.endswith(".cmake") and (sites := loads.get(posixpath.basename(path).removesuffix(".cmake"))):
+            branch = _common_switch([_around(regions, p, n) for p, n in sites])
+            if branch is not None:
+                out[path] = branch
+    return out
+
+
+def _loaded_only_by_optional(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str]:
+    """CMake modules include()d only from folders a package does not need (a test helper in cmake/)."""
+    loads: dict[str, list[str]] = {}
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "cmake" and f.name == "include" and f.role == "command" and f.text:
+                loads.setdefault(posixpath.basename(f.text).removesuffix(".cmake"), []).append(f"{path}:{f.line}")
+    return {path: f"include()d only from folders a package does not need ({', '.join(sites[:3])})"
+            for path in facts if path.endswith(".cmake") and optional_root(path, known) is None
+            and (sites := loads.get(posixpath.basename(path).removesuffix(".cmake")))
+            and all(optional_root(site.partition(":")[0], known) is not None for site in sites)}
+
+
+def _defined_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
+                        regions: Mapping[str, tuple[_Region, ...]]) -> list[_Region]:
+    """A macro the build defines (`add_definitions(-DX)`, `target_compile_definitions(t X)`, make's
+    `CXXFLAGS += -DX`) only in one switch's branch, and no source #defines, is on exactly when that switch is:
+    its `#ifdef X` branches are that switch's branches too."""
+    sites: dict[str, list[list[_Region]]] = {}
+    for path, items in facts.items():
+        if kinds.get(path) not in BUILD_KINDS:
+            continue
+        for f in items:
+            if f.kind == "flag" and (m := DEFINE_FLAG.match(f.text if f.name == "-D" else f.name)):
+                sites.setdefault(m.group(1), []).append(_around(regions, path, f.line))
+    defined = {f.name for items in facts.values() for f in items if f.kind == "defined"}
+    by_macro = {macro: branch for macro, around in sites.items()
+                if macro not in defined and (branch := _common_switch(around)) is not None and branch.switch != macro}
+    return [_Region(r.path, r.start, r.end, branch.switch,
+                    f"{r.text} ({r.switch} is defined only in {branch.path}:{branch.start} {branch.text})")
+            for items in regions.values() for r in items if (branch := by_macro.get(r.switch)) is not None]
 
 
 def _inside(fact: Fact, regions: Sequence[_Region]) -> _Region | None:
@@ -389,11 +553,12 @@ def _left_out(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, st
 UNBUILT_SUFFIXES = (".cu",)
 
 
-def _unbuilt(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
+def _unbuilt(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str]:
     """CUDA sources no build compiles: a .cu file that no build file names (nor any glob or extension
     source list) and no file includes, beside a .cu file of the same folder that a build file names by
-    name (a source left out of, or commented out of, an explicit list); and the headers only such files
-    include. A project whose build names no source of a folder says nothing about that folder."""
+    name (a source left out of, or commented out of, an explicit list), or named as a template a code generator
+    renders (`x.tmpl.cu`, rules/workloads/optional.yaml `templates`); and the headers only such files include.
+    A project whose build names no source of a folder says nothing about that folder."""
     files = frozenset(facts)
     named: dict[str, str] = {}  # file -> where a build names it
     explicit: set[str] = set()
@@ -419,10 +584,14 @@ def _unbuilt(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
             siblings.setdefault(posixpath.dirname(source), source)
     out: dict[str, str] = {}
     for path in sorted(files):
-        if not path.endswith(UNBUILT_SUFFIXES) or path in named or includers.get(posixpath.basename(path)):
+        template = bool(set(posixpath.basename(path).lower().split(".")[1:-1]) & known.templates)
+        if not path.endswith(UNBUILT_SUFFIXES + (HEADER_SUFFIXES if template else ())) or path in named \
+                or includers.get(posixpath.basename(path)):
             continue
         sibling = siblings.get(posixpath.dirname(path))
-        if sibling is not None:
+        if template:
+            out[path] = f"{path} is a template a code generator renders (its name says so); no build file names it"
+        elif sibling is not None:
             out[path] = f"{named[sibling]} names {sibling} beside it; no build file names {path} and nothing includes it"
     for _ in range(HEADER_DEPTH):
         more = {}
@@ -486,6 +655,11 @@ def _optional_modules(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
                 if target is not None and target != path:
                     imports.setdefault(target, []).append((f.guard == "optional", path, f"{path}:{f.line}"))
     out: dict[str, str] = {}
+    for path, items in facts.items():  # imported nowhere but in a comment: switched off by hand
+        for f in items:
+            if f.kind == "commented_import" and (target := index.resolve(path, f.name)) is not None \
+                    and target != path and target not in imports and target not in out:
+                out[target] = f"{path}:{f.line} `{f.text}`: its only import is commented out"
     for _ in range(MODULE_DEPTH):
         found = {module: seen[0][2] for module, seen in imports.items()
                  if module not in out and all(optional or importer in out for optional, importer, _ in seen)}
@@ -493,7 +667,26 @@ def _optional_modules(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
             break
         out.update({m: f"{where} imports it only in an optional scope (a fallback, an opt-in, a loader or back end "
                        "picked by configuration) or from an optional module" for m, where in found.items()})
-    return out
+    return out | _loaded_only_by(facts, out)
+
+
+def _loaded_only_by(facts: Mapping[str, Sequence[Fact]], modules: Mapping[str, str]) -> dict[str, str]:
+    """The sources that only optional modules compile (`load(sources=[...])`, an extension they declare)."""
+    files = frozenset(facts)
+    by: dict[str, list[tuple[bool, str]]] = {}  # source -> (from an optional module?, where)
+    for path, items in facts.items():
+        for f in items:
+            if f.kind != "extension" or not f.text:
+                continue
+            base = posixpath.dirname(path)
+            for item in filter(None, f.text.split("\n")):
+                # a path relative to where the program runs that names no file: the file of that name beside the loader
+                beside = _join(base, posixpath.basename(item))
+                found = resolve_sources(item, base, files) or ([beside] if beside in files else [])
+                for source in found:
+                    by.setdefault(source, []).append((path in modules, f"{path}:{f.line}"))
+    return {source: f"compiled only by {seen[0][1]}, in a module that is optional" for source, seen in by.items()
+            if source not in modules and all(optional for optional, _ in seen)}
 
 
 def _join(folder: str, name: str) -> str:
@@ -505,6 +698,29 @@ def _prefixes(path: str) -> Iterable[str]:
     parts = path.split("/")
     for i in range(len(parts) - 1, 0, -1):
         yield "/".join(parts[:i]) + "/"
+
+
+def _never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], known: Words) -> dict[str, tuple[str, str]]:
+    """CMake switches a user asks for (USE_X, WITH_X: rules/workloads/optional.yaml `request_words`) that an
+    if() tests and no file of the project sets (no option(), set(), cache entry, nor a `-DX=...` that a script,
+    setup.py or CI job passes): off by default, as an undefined variable is false."""
+    set_names = {f.text if f.kind == "cmake" else f.name for items in facts.values() for f in items
+                 if (f.kind == "cmake" and f.name == "set" and f.role == "command") or f.kind == "build_switch"}
+    # a -DX=ON a script, setup.py or CI job passes to cmake sets it too
+    set_names |= {m.group(1) for items in facts.values() for f in items
+                  if f.kind == "flag" and (m := DEFINE_FLAG.match(f.text if f.name == "-D" else f.name))}
+    # a name built from a variable (`set(PROJ_USE_${lang} ...)` in a helper) may set any switch of its shape
+    shapes = [re.sub(r"\$\{[^}]*\}", "*", name) for name in set_names if "${" in name]
+    out: dict[str, tuple[str, str]] = {}
+    for path in sorted(facts):
+        if kinds.get(path) != "cmake":
+            continue
+        for f in facts[path]:
+            if f.kind == "switch_branch" and f.name not in set_names and f.name not in out \
+                    and not any(fnmatch.fnmatchcase(f.name, shape) for shape in shapes) \
+                    and any(word in known.request_words for word in f.name.split("_")[:-1]):
+                out[f.name] = (f"{path}:{f.line} {f.text} (no build file sets {f.name})", "OFF")
+    return out
 
 
 def _declared(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[str, str]]:

@@ -43,6 +43,13 @@ def _hip_name(ident: str) -> bool:
 # the switch makes its code optional is the project's to say (rules/workloads/optional.yaml, workloads/parts.py).
 SWITCH = r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"  # for patterns that find such a name in a flag or a comment
 SWITCH_NAME = re.compile(rf"^{SWITCH}$")
+# A macro the compiler predefines (__CUDACC__, __CUDA_ARCH__): a branch on it is kept as a switch's branch too;
+# which of them follow a build's switch is the project's to say (rules/workloads/optional.yaml `compile_pass`).
+PREDEFINED_NAME = re.compile(r"^__[A-Z][A-Z0-9_]*__$")
+
+
+def _switch_like(name: str) -> bool:
+    return bool(SWITCH_NAME.match(name) or PREDEFINED_NAME.match(name)) and not _hip_name(name)
 SWITCH_TERM = re.compile(r"^\(*\s*(?:defined\s*\(\s*([A-Za-z_]\w*)\s*\)|defined\s+([A-Za-z_]\w*)|([A-Za-z_]\w*))\s*\)*$")
 
 
@@ -55,7 +62,7 @@ def switch_names(condition: str, positive: bool) -> list[str]:
     for term in condition.split("&&"):
         m = SWITCH_TERM.match(term.strip())
         name = next((g for g in m.groups() if g), "") if m else ""
-        if SWITCH_NAME.match(name) and not _hip_name(name):
+        if _switch_like(name):
             out.append(name)
     return out
 
@@ -67,7 +74,7 @@ def else_switch(chain: list[tuple[str, bool, int, int]]) -> str:
         return ""
     m = SWITCH_TERM.match(chain[0][0].strip().lstrip("!").strip())
     name = next((g for g in m.groups() if g), "") if m else ""
-    return name if SWITCH_NAME.match(name) and not _hip_name(name) else ""
+    return name if _switch_like(name) else ""
 
 
 def _negated(condition: str) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 import warnings
 
@@ -41,7 +42,41 @@ def extract_text(text: str, *, cell: int | None = None) -> tuple[list[Fact], lis
     visitor = _Visitor(text.split("\n"), cell)
     visitor.prescan(tree)
     visitor.visit(tree)
-    return _without_flag_strings(visitor.facts), visitor.notes
+    return _optional_uses(_without_flag_strings(visitor.facts)) + _commented_imports(text, cell), visitor.notes
+
+
+def _optional_uses(facts: list[Fact]) -> list[Fact]:
+    """Uses of a module this file imports only in an optional scope (`try: import cupyx` / `except ImportError:
+    return False`) are as optional as the import: without the module they never run."""
+    def root(name: str) -> str:
+        return name.split(".", maxsplit=1)[0]
+
+    optional = {root(f.name) for f in facts if f.kind == "python_import" and f.guard == "optional"}
+    optional -= {root(f.name) for f in facts if f.kind == "python_import" and f.guard != "optional"}
+    if not optional:
+        return facts
+    return [dataclasses.replace(f, guard="optional") if f.kind == "python_attr" and f.guard is None
+            and root(f.name) in optional else f for f in facts]
+
+
+# An import left in a comment (`#     from .fused_act import FusedLeakyReLU`): code switched off by hand.
+COMMENTED_IMPORT = re.compile(r"^(\s*#\s*)(?:from\s+(\.+[\w.]*|[A-Za-z_][\w.]*)\s+import\s+([\w., ]+)"
+                              r"|import\s+([A-Za-z_][\w.]*))\s*$")
+
+
+def _commented_imports(text: str, cell: int | None) -> list[Fact]:
+    """`commented_import` facts: the module each commented-out import line names (relative ones with their dots;
+    `from . import x` names `.x`). No rule matches them; workloads/parts.py reads them."""
+    out = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not (m := COMMENTED_IMPORT.match(line)):
+            continue
+        module, names, plain = m.group(2), m.group(3), m.group(4)
+        modules = [plain] if plain else ([module + n.strip() for n in names.split(",") if n.strip()]
+                                         if module and not module.strip(".") else [module])
+        out += [Fact(kind="commented_import", name=name, line=number, column=m.end(1) + 1, end_line=number,
+                     end_column=len(line) + 1, text=line.strip(), cell=cell) for name in modules if name]
+    return out
 
 
 def _without_flag_strings(facts: list[Fact]) -> list[Fact]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import posixpath
 import re
 from dataclasses import dataclass
 
@@ -26,6 +27,13 @@ LINK_KEYWORDS = frozenset({"PUBLIC", "PRIVATE", "INTERFACE", "LINK_PUBLIC", "LIN
                            "LINK_INTERFACE_LIBRARIES", "debug", "optimized", "general"})
 BARE_LIBRARY = re.compile(r"^[A-Za-z][\w+.-]*$")
 MESSAGE_COMMANDS = frozenset({"message"})
+DEFINING_COMMANDS = frozenset({"function", "macro", "set", "include"})
+# Commands that define preprocessor macros for what they compile, named without `-D`:
+# https://cmake.org/cmake/help/latest/command/target_compile_definitions.html ,
+# https://cmake.org/cmake/help/latest/command/add_compile_definitions.html
+DEFINITION_COMMANDS = {"target_compile_definitions": 1, "add_compile_definitions": 0}  # -> arguments before the names
+DEFINITION_KEYWORDS = frozenset({"PUBLIC", "PRIVATE", "INTERFACE"})
+MACRO_NAME = re.compile(r"^(?:-D)?([A-Za-z_]\w*)(?:=.*)?$", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +68,11 @@ def extract(source: bytes) -> Extraction:
     facts.extend(_branches(commands, where))
     for command in commands:
         line, col = where(command.start)
-        facts.append(fact("cmake", command.name, line, col, col + command.end - command.start, role="command"))
+        # function()/macro()/set()/include() carry the name they define or load (a call is told from a body, a set
+        # variable from an unset one, a module from where it is loaded)
+        defines = command.arguments[0].text if command.name in DEFINING_COMMANDS and command.arguments else ""
+        facts.append(fact("cmake", command.name, line, col, col + command.end - command.start, text=defines,
+                          role="command"))
         facts.extend(_language(command, where))
         facts.extend(_arguments(command, where))
         if command.name == "find_package" and command.arguments and not command.arguments[0].quoted:
@@ -317,14 +329,42 @@ def _build_parts(command: Command, where: _Positions) -> list[Fact]:
                      col + len(command.name))]
     if command.name in MESSAGE_COMMANDS:
         return []
+    if command.name in DEFINITION_COMMANDS:
+        return _definitions(command, where)
     if command.name == "file" and len(args) > 2 and args[0].text in ("GLOB", "GLOB_RECURSE"):
         return _globs(command, where)
     out = []
     for arg in args:
         path = DIRECTORY_VARIABLES.sub("", arg.text)
-        if path.endswith(SOURCE_SUFFIXES) and "${" not in path and "*" not in path and "\n" not in path:
-            at, at_col = where(arg.start)
+        if not path.endswith(SOURCE_SUFFIXES) or "*" in path or "\n" in path:
+            continue
+        at, at_col = where(arg.start)
+        if "${" not in path:
             out.append(fact("build_source", path, at, at_col, at_col + len(arg.text)))
+        elif (pattern := _variable_pattern(path)) is not None:
+            out.append(fact("build_source", pattern, at, at_col, at_col + len(arg.text), text="GLOB variable"))
+    return out
+
+
+def _variable_pattern(path: str) -> str | None:
+    """A source named through a variable in its file name (`gpu/${name}.cu` in a foreach over a list): the files
+    of that shape, as a glob. None when a variable names a folder (its value could be anywhere)."""
+    folder, _, name = path.rpartition("/")
+    if "${" in folder or not VARIABLE_REFERENCE.sub("", name).strip("._-"):
+        return None
+    return posixpath.join(folder, VARIABLE_REFERENCE.sub("*", name)) if folder else VARIABLE_REFERENCE.sub("*", name)
+
+
+def _definitions(command: Command, where: _Positions) -> list[Fact]:
+    """target_compile_definitions(t PUBLIC X Y=1), add_compile_definitions(X): each macro as the flag `-DX`
+    (as `add_definitions(-DX)` and compiler flags already are; a `-DX` argument is one of those already)."""
+    out = []
+    for arg in command.arguments[DEFINITION_COMMANDS[command.name]:]:
+        if arg.text in DEFINITION_KEYWORDS or arg.text.startswith("-") or "${" in arg.text \
+                or not (m := MACRO_NAME.match(arg.text)):
+            continue
+        line, col = where(arg.start)
+        out.append(fact("flag", f"-D{m.group(1)}", line, col, col + len(arg.text), text=arg.text))
     return out
 
 
