@@ -3,10 +3,11 @@ weak signals, and one effective class per finding in summary, SARIF and lint."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
 
-from tests.conftest import run_cli, write_tree
+from tests.conftest import ROOT, run_cli, write_tree
 
 KERNEL = """#include <cuda_runtime.h>
 __global__ void scale(float *x) { x[threadIdx.x] *= 2.0f; }
@@ -491,20 +492,15 @@ def test_a_kernel_module_cupy_loads_is_graded_by_what_is_inside_it(tmp_path: Pat
 
 
 def test_a_cuda_file_cupy_compiles_at_run_time_is_graded_as_cupys_hiprtc_compiles_it(tmp_path: Path) -> None:
-    """tike: plain kernels in .cu files read into cupy.RawModule(code=...); the same file read only for
-    its text (not handed to a run-time compiler) stays in the Python workload."""
-    loader = ("from importlib.resources import files\nimport cupy as cp\n\n"
-              "_module = cp.RawModule(\n    code=files('pkg.ops').joinpath('scale.cu').read_text(),\n"
-              "    name_expressions=['scale'],\n)\n")
-    near = "from pathlib import Path\n\nTEXT = Path(__file__).with_name('other.cu').read_text()\n"
-    plain = 'extern "C" __global__ void scale(float *x) { atomicAdd(x, 1.0f); x[threadIdx.x] *= 2.0f; }\n'
-    tree = write_tree(tmp_path / "pkg", {"pyproject.toml": '[project]\nname = "pkg"\n', "pkg/__init__.py": "",
-                                    "pkg/ops/__init__.py": "", "pkg/ops/load.py": loader, "pkg/ops/scale.cu": plain,
-                                    "pkg/ops/text.py": near, "pkg/ops/other.cu": plain})
-    report = scan(tree)
-    owner = {path: w for w in report["workloads"] for path in w["files"]}
+    """tike (fixtures/trees/cupy_runtime): plain kernels in a .cu file read into cupy.RawModule(code=...);
+    near miss: the same kernel in a file read only for its text (no run-time compiler gets it)."""
+    tree = shutil.copytree(ROOT / "fixtures" / "trees" / "cupy_runtime", tmp_path / "pkg")
+    (tree / "pkg/ops/text.py").write_text("from pathlib import Path\n\nTEXT = Path(__file__).with_name('other.cu').read_text()\n")
+    shutil.copy(tree / "pkg/ops/scale.cu", tree / "pkg/ops/other.cu")
+    owner = {path: w for w in scan(tree)["workloads"] for path in w["files"]}
     assert (owner["pkg/ops/scale.cu"]["kind"], owner["pkg/ops/scale.cu"]["class"]) == ("runtime-compiled", "minor-adaptation")
     assert owner["pkg/ops/other.cu"]["kind"] != "runtime-compiled"
+    assert owner["pkg/ops/other.cu"]["class"] == "migration-required"
 
 
 def test_pytorchs_own_hipify_grades_the_headers_of_a_torch_extension(tmp_path: Path) -> None:

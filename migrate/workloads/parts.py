@@ -252,6 +252,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     switches: dict[str, tuple[str, ...]] = {}
     always = {f.name for items in facts.values() for f in items
               if f.kind == "build_switch" and f.text.endswith(" always-defined")}  # extract/python/extractor.py
+    always |= _defined_toggles(facts)
     for name in sorted(set(uses) - always):
         where, default = declared.get(name, ("", ""))
         # a switch declared off by default without a switch word (`-DGROUPED_GEMM_CUTLASS` on an opt-in) turns on itself
@@ -268,6 +269,19 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         hip_twinned=hip_twinned(kinds),
                         optional_modules=_optional_modules(facts), switches=switches, regions=regions, gated=gated,
                         unbuilt=_unbuilt(facts), known=known)
+
+
+COMMENTED_OUT = " commented-out-define"  # extract/c/cuda_cpp.py: `//#define FULLCHECK` beside `#ifdef FULLCHECK`
+
+
+def _defined_toggles(facts: Mapping[str, Sequence[Fact]]) -> set[str]:
+    """Toggles a source leaves commented out (`//#define FULLCHECK`) that another file of the project does
+    #define: compiled there, so not off by default."""
+    toggles = {f.name for items in facts.values() for f in items
+               if f.kind == "build_switch" and f.text.endswith(COMMENTED_OUT)}
+    if not toggles:
+        return set()
+    return {f.name for items in facts.values() for f in items if f.kind == "toggle_define" and f.name in toggles}
 
 
 def _regions(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[_Region, ...]]:

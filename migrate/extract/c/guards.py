@@ -250,6 +250,51 @@ def off_macros(defines: list[ts.Node], source: bytes) -> frozenset[str]:
 
 
 UNDEF = re.compile(rb"^\s*#\s*undef\s+(\w+)", re.MULTILINE)
+# `//#define FULLCHECK` or `/* #define DEBUG_DUMP */` on a line of its own: a toggle the author left off
+COMMENTED_DEFINE = re.compile(rb"^[ \t]*(?://+|/\*)[ \t]*#[ \t]*define[ \t]+([A-Za-z]\w*)[ \t]*(?:\*/)?[ \t]*$", re.MULTILINE)
+LIVE_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
+
+
+def commented_toggles(source: bytes) -> frozenset[str]:
+    """Macros a file defines only in a commented-out line (`//#define FULLCHECK`): off unless a build
+    passes them, like a commented-out `USE_X := 1` in a Makefile (extract/text/buildfiles.py). Whether
+    another file or a build flag defines them is the project's to say (workloads/parts.py)."""
+    if b"define" not in source:
+        return frozenset()
+    commented = {m.decode("utf-8", "replace") for m in COMMENTED_DEFINE.findall(source)}
+    if not commented:
+        return frozenset()
+    return frozenset(commented - {m.decode("utf-8", "replace") for m in LIVE_DEFINE.findall(source)})
+
+
+VALUELESS_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z]\w*)[ \t]*(?://.*|/\*.*)?$", re.MULTILINE)
+IFNDEF = re.compile(rb"#[ \t]*(?:ifndef[ \t]+|if[ \t]+!\s*defined\s*\(?\s*)(\w+)")
+
+
+def valueless_defines(source: bytes) -> list[tuple[str, int, int]]:
+    """Live `#define X` with no value (name, start, end), but for include guards (X tested by #ifndef in
+    the file): what turns a toggle on (parts.py reads them against commented_toggles of other files)."""
+    if b"define" not in source:
+        return []
+    found = [(m.group(1).decode("utf-8", "replace"), m.start(), m.end()) for m in VALUELESS_DEFINE.finditer(source)]
+    if not found:
+        return []
+    guarded = {m.decode("utf-8", "replace") for m in IFNDEF.findall(source)}
+    return [item for item in found if item[0] not in guarded]
+
+
+def toggle_names(condition: str, positive: bool, toggles: frozenset[str]) -> list[str]:
+    """The commented-out toggles a branch is taken on (`#ifdef FULLCHECK`, `#if defined(X) && ...`), for
+    names not already shaped like a switch (switch_names)."""
+    if not toggles or not positive or not condition or "||" in condition:
+        return []
+    out = []
+    for term in condition.split("&&"):
+        m = SWITCH_TERM.match(term.strip())
+        name = next((g for g in m.groups() if g), "") if m else ""
+        if name in toggles and not SWITCH_NAME.match(name):
+            out.append(name)
+    return out
 
 
 def _breakpoints(ranges: tuple[tuple[int, int, str], ...]) -> list[tuple[int, str | None]]:
