@@ -138,6 +138,7 @@ class ProjectParts:
     regions: Mapping[str, tuple[_Region, ...]] = field(default_factory=dict)  # path -> switch branches in it
     gated: Mapping[str, _Region] = field(default_factory=dict)  # file or folder/ -> the CMake branch adding it
     unbuilt: Mapping[str, str] = field(default_factory=dict)  # path -> why no build compiles it
+    optional_includes: Mapping[str, str] = field(default_factory=dict)  # header -> the optional files including it
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -151,6 +152,8 @@ class ProjectParts:
             return Part(path, (self.optional_modules[path],))
         if path in self.unbuilt:
             return Part(f"{path} (built by nothing)", (self.unbuilt[path],))
+        if path in self.optional_includes:
+            return Part(f"{path} (included by optional code only)", (self.optional_includes[path],))
         optional = [r for r in self._switches(path, finding.line) if r.switch in self.switches]
         if optional:  # of switches set on one line (a cmake command), the GPU platform's first
             first = optional[0]
@@ -195,7 +198,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "hip_aware": sorted(parts.hip_aware), "hip_twinned": sorted(parts.hip_twinned),
             "switches": {k: list(v) for k, v in parts.switches.items()},
             "regions": {k: [region(r) for r in v] for k, v in parts.regions.items()},
-            "gated": {k: region(r) for k, r in parts.gated.items()}, "unbuilt": dict(parts.unbuilt)}
+            "gated": {k: region(r) for k, r in parts.gated.items()}, "unbuilt": dict(parts.unbuilt),
+            "optional_includes": dict(parts.optional_includes)}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -220,7 +224,7 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         switches={str(k): tuple(str(e) for e in v) for k, v in data["switches"].items()},
         regions={str(k): tuple(region(r) for r in v) for k, v in data["regions"].items()},
         gated={str(k): region(r) for k, r in data["gated"].items()}, unbuilt=strings(data.get("unbuilt", {})),
-        known=known)
+        optional_includes=strings(data.get("optional_includes", {})), known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -268,7 +272,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         hip_aware=frozenset(e.path for e in collected if e.strength == "source"),
                         hip_twinned=hip_twinned(kinds),
                         optional_modules=_optional_modules(facts), switches=switches, regions=regions, gated=gated,
-                        unbuilt=_unbuilt(facts), known=known)
+                        unbuilt=_unbuilt(facts), optional_includes=_optional_includes(facts, known), known=known)
 
 
 COMMENTED_OUT = " commented-out-define"  # extract/c/cuda_cpp.py: `//#define FULLCHECK` beside `#ifdef FULLCHECK`
@@ -444,6 +448,35 @@ def _unbuilt(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
             if header.endswith(HEADER_SUFFIXES) and (by := includers.get(posixpath.basename(header))) \
                     and by <= set(out) and header not in by:
                 more[header] = f"included only by sources no build compiles ({', '.join(sorted(by))})"
+        if not more:
+            break
+        out.update(more)
+    return out
+
+
+COMPILED_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
+
+
+def _optional_includes(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str]:
+    """Headers that only files of optional folders include (a benchmark's tester.h and the timer and tensor
+    helpers it includes), to HEADER_DEPTH levels: optional with them, as _gated_headers does for a switch's
+    files. Only in a project with a compiled source of its own outside those folders: a header-only library's
+    headers are its product, which its tests and examples are the only files to include."""
+    if not any(p.endswith(COMPILED_SUFFIXES) and optional_root(p, known) is None for p in facts):
+        return {}
+    includers: dict[str, set[str]] = {}  # basename -> the files that include it
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "include":
+                includers.setdefault(posixpath.basename(f.name), set()).add(path)
+    headers = [p for p in facts if p.endswith(HEADER_SUFFIXES) and optional_root(p, known) is None]
+    out: dict[str, str] = {}
+    for _ in range(HEADER_DEPTH):
+        more = {}
+        for header in headers:
+            by = includers.get(posixpath.basename(header), set()) - {header}
+            if header not in out and by and all(p in out or optional_root(p, known) is not None for p in by):
+                more[header] = f"included only by optional files ({', '.join(sorted(by))})"
         if not more:
             break
         out.update(more)
