@@ -109,6 +109,7 @@ class GuardMap:
         return self.labels[index] if index >= 0 else None
 
 
+ARCH_TOKENS = 64  # longer arch tests are not read (hand-written ones have a few terms)
 ARCH_TOKEN = re.compile(r"\s*(__CUDA_ARCH__|defined|\d+[uUlL]*|&&|\|\||[<>=!]=|[<>!()])")
 
 
@@ -122,15 +123,15 @@ def arch_value(condition: str) -> int | None:
     rest = condition.strip()
     while rest:
         m = ARCH_TOKEN.match(rest)
-        if m is None:
+        if m is None or len(tokens) > ARCH_TOKENS:
             return None
         tokens.append(m.group(1))
         rest = rest[m.end():].strip()
-    if not any(t in ("<", ">", "<=", ">=", "==", "!=") for t in tokens):
+    if len(tokens) > ARCH_TOKENS or not any(t in COMPARE for t in tokens):
         return None
     try:
         value, end = _or(tokens, 0)
-    except (IndexError, ValueError):
+    except (IndexError, ValueError, RecursionError):  # RecursionError: a hostile `((((...` condition
         return None
     return value if end == len(tokens) else None
 
