@@ -182,3 +182,12 @@ def test_a_project_that_is_mostly_cutlass_gemms_stays_incompatible(tmp_path: Pat
     report = scan(_write(tmp_path / "quant", files))
     assert report["summary"]["class"] == "incompatible"
     assert {f["class"] for f in report["findings"] if f["rule"] in ("HIP0021", "HIP3023")} == {"incompatible"}
+
+
+def test_a_header_only_cute_library_beside_one_plain_kernel_stays_incompatible(tmp_path: Path) -> None:
+    """tilefusion's shape: CuTe tile headers nothing in the project instantiates, and one plain kernel."""
+    header = "#pragma once\n#include <cute/tensor.hpp>\nusing Layout = cute::Layout<cute::Shape<cute::_16, cute::_16>>;\n"
+    files = {f"include/cell/{name}.hpp": header for name in ("gemm", "copy_atom", "tile_shape")}
+    files["src/kernels/scatter_nd.cu"] = PLAIN_KERNEL.format(name="scatter_nd")
+    report = scan(_write(tmp_path / "tiles", files))
+    assert report["summary"]["class"] == "incompatible"

@@ -36,7 +36,8 @@ def whole_rewrites(findings: Sequence[Finding], lanes: Mapping[str, Lane], kerne
     kernel_files = {f.path for f in required if f.rule in kernels}
     plain = kernel_files - rewrite_files
     instantiating = {posixpath.dirname(p) + "/" for p in rewrite_files - kernel_files if p.endswith(SOURCE_SUFFIXES)}
-    rewrite = (rewrite_files & kernel_files) | instantiating
+    # a header-only library (tilefusion's CuTe tiles): nothing of its own instantiates them, the headers are the product
+    rewrite = ((rewrite_files & kernel_files) | instantiating) or rewrite_files
     if not rewrite_files or len(plain) >= len(rewrite):
         return list(findings)
     return [evolve(f, migration_class="incompatible") if f.status == "" and f.rule in lanes else f for f in findings]
