@@ -152,7 +152,7 @@ def test_the_build_port_counts_build_files_not_each_finding_in_them(tmp_path, ru
     assert len(build) > 1 and {f.path for f in build} == {"Makefile"}
     (project,) = report.project_costs
     (line,) = [i for i in project.breakdown if i.label.startswith("build system port")]
-    assert line.label.startswith(f"build system port (1 build files with {len(build)} build findings")
+    assert line.label.startswith(f"build system port (1 build file with {len(build)} build findings")
     calibration = calibration_load()
     expected = calibration.build_lines_first_unit * calibration.curve(2) * calibration.hours_per_line
     assert line.hours == pytest.approx(expected, abs=0.005)

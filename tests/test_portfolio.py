@@ -78,3 +78,18 @@ def test_a_stdlib_name_does_not_resolve_to_a_deep_module_of_the_same_name() -> N
     imports = {"app/main.py": (Fact(kind="python_import", name="pkg.types", line=1, column=1, end_line=1,
                                     end_column=17),)}
     assert DependencyGraph(specs, imports).direct("app") == ["kernels"]  # a project package still resolves
+
+
+def test_a_portfolios_hand_hours_per_rule_are_the_sum_of_its_projects(rulebase) -> None:
+    from pathlib import Path
+
+    from migrate.scan import pipeline
+    from migrate.settings import Settings
+
+    settings = Settings(jobs=1, cache_dir=None, use_hipify=False)
+    folders = [Path(CLASH) / name for name in ("llmkernels", "splatlib")]
+    solo = [pipeline.run([folder], settings, rulebase).rule_hours for folder in folders]
+    merged = pipeline.run(folders, settings, rulebase).rule_hours
+    shared = set(solo[0]) & set(solo[1])
+    assert shared  # a rule both projects have: the sum is checked, not one side
+    assert merged == {rule: round(solo[0].get(rule, 0.0) + solo[1].get(rule, 0.0), 2) for rule in set(solo[0]) | set(solo[1])}

@@ -70,7 +70,8 @@ def _write(text: str, destination: str) -> None:
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @destinations.options(FORMATS)
 @click.option("--no-cache", is_flag=True, help="Do not read or write the extraction cache.")
-def plan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, no_cache: bool,
+@click.option("-q", "--quiet", is_flag=True, help="No summary line on stderr.")
+def plan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, no_cache: bool, quiet: bool,
          **extra: str | None) -> None:
     """Which checks each workload needs, and why, from a scan of PATH (default: .)."""
     from migrate.validate import plan as planning
@@ -83,6 +84,12 @@ def plan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, 
         raise UsageError(str(exc)) from None
     for fmt, destination in pairs:
         _write(render_plan.RENDERERS[fmt](result), destination)
+    if not quiet:
+        checks = sum(len(w.checks) for w in result.workloads)
+        checked = sum(1 for w in result.workloads if w.checks)
+        total = len(result.workloads)
+        click.echo(f"rocm-migrate: validate plan: {checks} check{'' if checks == 1 else 's'} for {checked} of "
+                   f"{total} workload{'' if total == 1 else 's'}", err=True)
 
 
 @validate.command(epilog=INIT_EPILOG)

@@ -89,10 +89,11 @@ def _by_class(report: Report) -> list[tuple[str, Effort]]:
 
 def _chart(rows: Sequence[tuple[str, Effort]], top: int = TOP_ROWS) -> dict[str, Any]:
     """Horizontal bars (likely, with the low–high range) on a labelled hour axis; the largest
-    `top` rows, then one "others" row, so that the rows add up to the total."""
+    `top` rows, then one "others" row, so that the rows add up to the total (a single row past `top` is
+    shown itself)."""
     ranked = sorted(rows, key=lambda r: (-r[1].likely, r[0]))
-    shown = list(ranked[:top])
-    if len(ranked) > top:
+    shown = list(ranked[:top]) if len(ranked) > top + 1 else list(ranked)
+    if len(shown) < len(ranked):
         rest = ranked[top:]
         shown.append((f"{len(rest)} others", sum_effort(e for _, e in rest)))
     peak = max((e.high for _, e in shown), default=0.0)

@@ -52,14 +52,32 @@ def terminal(stack: dict[str, Any], *, color: bool = False, width: int = 110, de
 
 
 def capability_lines(stack: dict[str, Any]) -> list[str]:
-    """One line per capability check: what it sees on each target, and what a literal gate decides."""
-    lines = []
+    """One line per kind of capability check that sees the same on every target (rule, check and what each
+    target sees and decides): its first place and code, and how many more places are like it (the JSON
+    keeps each place), so thirty `-gencode` lines of one CMakeLists are one line, not thirty."""
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for c in stack.get("capabilities", ()):
         seen = "; ".join(f"{t['arch']}: {t['sees'] or 'unknown'}"
                          + ("" if t["decides"] is None else f" -> {'true' if t['decides'] else 'false'}")
                          for t in c["targets"])
-        lines.append(f"capability check {c['rule']} {c['check']} ({c['path']}:{c['line']}) `{c['code']}`: {seen}")
+        groups.setdefault((c["rule"], c["check"], seen), []).append(c)
+    lines = []
+    for (rule, check, seen), checks in groups.items():
+        first = checks[0]
+        more = f" and {len(checks) - 1} more like it ({_places(checks[1:])})" if len(checks) > 1 else ""
+        lines.append(f"capability check {rule} {check} ({first['path']}:{first['line']}) `{first['code']}`{more}: "
+                     f"{seen}")
     return lines
+
+
+def _places(checks: list[dict[str, Any]], shown: int = 4) -> str:
+    """`CMakeLists.txt:86, 87, setup.py:9 ...`: the places of the further checks, the path said once per run."""
+    parts: list[str] = []
+    path = None
+    for c in checks[:shown]:
+        parts.append(str(c["line"]) if c["path"] == path else f"{c['path']}:{c['line']}")
+        path = c["path"]
+    return ", ".join(parts) + (" ..." if len(checks) > shown else "")
 
 
 def binary_lines(stack: dict[str, Any]) -> list[str]:

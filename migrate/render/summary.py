@@ -32,10 +32,12 @@ def blockers(report: Report, limit: int) -> list[tuple[Finding, int]]:
 
 
 def top_workloads(report: Report, limit: int) -> tuple[list[Workload], Effort | None, int]:
-    """The `limit` largest workloads by likely effort, and the others' total (None when none are left)."""
+    """The `limit` largest workloads by likely effort, and the others' total (None when none are left); one
+    workload past the limit is shown itself, never as "1 others"."""
     ranked = sorted(report.workloads, key=lambda w: (-w.effort.likely, w.name))
-    rest = ranked[limit:]
-    return ranked[:limit], (sum_effort(w.effort for w in rest) if rest else None), len(rest)
+    cut = limit if len(ranked) > limit + 1 else len(ranked)
+    rest = ranked[cut:]
+    return ranked[:cut], (sum_effort(w.effort for w in rest) if rest else None), len(rest)
 
 
 def optional_costs(report: Report) -> list[dict[str, Any]]:

@@ -107,7 +107,7 @@ def _workloads(report: Report) -> Table:
         table.add_column(column)
     several = len(report.target.arch) > 1
     shown = list(report.workloads)
-    if len(shown) > TOP_WORKLOADS:
+    if len(shown) > TOP_WORKLOADS + 1:  # one past the limit is shown itself, never as "1 others"
         shown = sorted(shown, key=lambda w: (-w.effort.likely, w.name))[:TOP_WORKLOADS]
         table.title = f"Workloads (the {TOP_WORKLOADS} largest of {len(report.workloads)})"
     for w in shown:

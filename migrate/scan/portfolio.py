@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -107,7 +107,17 @@ def merge(parts: Sequence[tuple[Report, Project]], root: Path, *, seconds: float
         stack=_merge_stack([r.stack for r in reports]),
         project_costs=tuple(replace(c, name=p.name) for r, p in parts for c in r.project_costs),
         precise=any(r.precise for r in reports),
+        rule_hours=_summed(r.rule_hours for r in reports),
     )
+
+
+def _summed(tables: Iterable[Mapping[str, float]]) -> dict[str, float]:
+    """Each rule's expected hand hours over the projects (each project's are rounded already)."""
+    out: dict[str, float] = {}
+    for table in tables:
+        for rule, hours in table.items():
+            out[rule] = round(out.get(rule, 0.0) + hours, 2)
+    return dict(sorted(out.items()))
 
 
 STACK_LISTS = ("pins", "images", "python", "floating", "no_rocm_build")

@@ -239,7 +239,8 @@ def port_costs(items: _Items, *, c_files: int, build_findings: int, calibration:
     `cuda/` folder beside `openmp/`: a port writes the HIP member of the family), in proportion to their
     lines."""
     if build_files or system:
-        items.add(f"build system port ({build_files} build files with {build_findings} build findings"
+        items.add(f"build system port ({build_files} build file{'' if build_files == 1 else 's'} with {build_findings} "
+                  f"build finding{'' if build_findings == 1 else 's'}"
                   f"{' + the build system' if system else ''}; "
                   f"{calibration.build_lines_first_unit:.1f} lines the first, learning curve)",
                   calibration.hours(calibration.build_lines_first_unit, calibration.curve(build_files + system)), True,
