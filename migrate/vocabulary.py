@@ -43,6 +43,10 @@ STRUCTURE_KINDS: dict[str, str] = {
     "cmake_link": "`target_link_libraries` of a target",
     "distribution": "a Python distribution's name (pyproject, setup.py, setup.cfg)",
     "extension": "a PyTorch extension built by setup.py (role `setup`) or loaded at run time (role `jit`)",
+    "toggle_define": "a live `#define X` with no value (not an include guard): turns on a toggle another file "
+                     "leaves commented out (`//#define X`, a `build_switch`)",
+    "runtime_source": "a CUDA file a run-time compiler reads (`cupy.RawModule(code=Path(...).read_text())` of `x.cu`); "
+                      "the name is the file's",
     "kernel_binary": "a compiled GPU module a Python string names (`_convolution.fatbin`); the name is its stem",
     "function_defined": "a function definition (its span); role `cutlass` when it names cutlass::/cute:: or a type of its "
                         "file that does, `stub` when its body only throws or fails a check (`crossref`)",

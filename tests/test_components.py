@@ -143,3 +143,51 @@ def test_a_project_of_nothing_but_device_side_launches_stays_incompatible(tmp_pa
     assert report["summary"]["class"] == "incompatible"
     [rewrite] = [c for w in report["workloads"] for c in w["components"] if c["kind"] == "rewrite"]
     assert (rewrite["id"], rewrite["class"]) == ("device-side-launch", "incompatible")
+
+
+CUTLASS_GEMM = ("#include <cutlass/gemm/device/gemm.h>\n"
+                "using Gemm = cutlass::gemm::device::Gemm<cutlass::half_t, cutlass::layout::RowMajor,\n"
+                "    cutlass::half_t, cutlass::layout::ColumnMajor, cutlass::half_t, cutlass::layout::RowMajor>;\n"
+                "void run(Gemm::Arguments args) { Gemm op; op(args); }\n")
+PLAIN_KERNEL = ("#include <cuda_runtime.h>\n__global__ void {name}(float *x) {{ x[threadIdx.x] *= 2.0f; }}\n"
+                "void launch_{name}(float *x) {{ {name}<<<1, 32>>>(x); }}\n")
+
+
+def _write(tree: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tree / rel).write_text(text)
+    return tree
+
+
+def test_a_vendored_cutlass_attention_among_plain_kernels_is_a_named_rewrite(tmp_path: Path) -> None:
+    """ppl.llm.kernel.cuda's shape: xformers' CUTLASS attention (one instantiation file with kernels and
+    many CUTLASS headers) beside a library of plain kernels. Headers are no kernels: counted alike, the
+    plain kernels are more, so the project is a port with a named rewrite."""
+    header = "#pragma once\n#include <cutlass/gemm/gemm.h>\nusing Tile = cutlass::gemm::GemmShape<64, 64, 32>;\n"
+    files = {f"attn/gemm/part{i}.h": header for i in range(5)}
+    files["attn/impl/fmha_f16.cu"] = ('#include "../gemm/part0.h"\n'
+                                      "__global__ void fmha_f16(cutlass::half_t *q) { q[threadIdx.x] = q[0]; }\n")
+    files.update({f"ops/{name}.cu": PLAIN_KERNEL.format(name=name) for name in ("rms_norm", "rotary", "sample")})
+    report = scan(_write(tmp_path / "kernels", files))
+    assert report["summary"]["class"] == "migration-required"
+    assert {f["class"] for f in report["findings"] if f["rule"] in ("HIP0021", "HIP3023")} == {"migration-required"}
+
+
+def test_a_project_that_is_mostly_cutlass_gemms_stays_incompatible(tmp_path: Path) -> None:
+    """EETQ's shape, near miss of the above: CUTLASS GEMMs instantiated in translation units of three folders
+    (no __global__ of their own: CUTLASS's kernels) beside two plain kernels: the GEMMs are the project."""
+    files = {f"csrc/{folder}/gemm.cu": CUTLASS_GEMM for folder in ("fpA_intB", "moe_gemm", "int8_gemm")}
+    files.update({f"csrc/{name}/{name}.cu": PLAIN_KERNEL.format(name=name) for name in ("layernorm", "rotary")})
+    report = scan(_write(tmp_path / "quant", files))
+    assert report["summary"]["class"] == "incompatible"
+    assert {f["class"] for f in report["findings"] if f["rule"] in ("HIP0021", "HIP3023")} == {"incompatible"}
+
+
+def test_a_header_only_cute_library_beside_one_plain_kernel_stays_incompatible(tmp_path: Path) -> None:
+    """tilefusion's shape: CuTe tile headers nothing in the project instantiates, and one plain kernel."""
+    header = "#pragma once\n#include <cute/tensor.hpp>\nusing Layout = cute::Layout<cute::Shape<cute::_16, cute::_16>>;\n"
+    files = {f"include/cell/{name}.hpp": header for name in ("gemm", "copy_atom", "tile_shape")}
+    files["src/kernels/scatter_nd.cu"] = PLAIN_KERNEL.format(name="scatter_nd")
+    report = scan(_write(tmp_path / "tiles", files))
+    assert report["summary"]["class"] == "incompatible"

@@ -229,3 +229,16 @@ def test_a_device_pass_test_that_only_picks_a_pragma_is_a_tuning_macro() -> None
     code = "#ifdef __CUDA_ARCH__\nint f();\n#else\n#define PRAGMA_UNROLL\n#endif\n"
     assert {f.role for f in facts(pragma) if f.name == "__CUDA_ARCH__" and f.kind == "identifier"} == {"tuning_macro"}
     assert {f.role for f in facts(code) if f.name == "__CUDA_ARCH__" and f.kind == "identifier"} == {"macro"}
+
+
+@pytest.mark.parametrize(("condition", "value"), [
+    ("__CUDA_ARCH__ < 320", 1), ("__CUDA_ARCH__ >= 200 && __CUDA_ARCH__ < 500", 0), ("(__CUDA_ARCH__ >= 350)", 0),
+    ("!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600", 1), ("defined __CUDA_ARCH__ && __CUDA_ARCH__ < 600", 0),
+    ("__CUDA_ARCH__>=530u", 0),
+    ("defined(__CUDA_ARCH__)", None), ("__CUDA_ARCH__", None),  # device-pass detection: HIP4021's, not evaluated
+    ("__CUDA_ARCH__ >= 800 && USE_TMA", None), ("(" * 5000 + "__CUDA_ARCH__ < 3" + ")" * 5000, None),
+])
+def test_an_arch_version_test_reads_as_under_hip_clang(condition: str, value: int | None) -> None:
+    from migrate.extract.c.guards import arch_value
+
+    assert arch_value(condition) == value

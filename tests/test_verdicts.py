@@ -3,10 +3,11 @@ weak signals, and one effective class per finding in summary, SARIF and lint."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
 
-from tests.conftest import run_cli, write_tree
+from tests.conftest import ROOT, run_cli, write_tree
 
 KERNEL = """#include <cuda_runtime.h>
 __global__ void scale(float *x) { x[threadIdx.x] *= 2.0f; }
@@ -490,6 +491,18 @@ def test_a_kernel_module_cupy_loads_is_graded_by_what_is_inside_it(tmp_path: Pat
     workloads = {w["name"]: w for w in scan(tree)["workloads"]}
     assert (workloads["_scale"]["kind"], workloads["_scale"]["class"]) == ("gpu-module", "minor-adaptation")
     assert workloads["_masked"]["class"] == "migration-required"
+
+
+def test_a_cuda_file_cupy_compiles_at_run_time_is_graded_as_cupys_hiprtc_compiles_it(tmp_path: Path) -> None:
+    """tike (fixtures/trees/cupy_runtime): plain kernels in a .cu file read into cupy.RawModule(code=...);
+    near miss: the same kernel in a file read only for its text (no run-time compiler gets it)."""
+    tree = shutil.copytree(ROOT / "fixtures" / "trees" / "cupy_runtime", tmp_path / "pkg")
+    (tree / "pkg/ops/text.py").write_text("from pathlib import Path\n\nTEXT = Path(__file__).with_name('other.cu').read_text()\n")
+    shutil.copy(tree / "pkg/ops/scale.cu", tree / "pkg/ops/other.cu")
+    owner = {path: w for w in scan(tree)["workloads"] for path in w["files"]}
+    assert (owner["pkg/ops/scale.cu"]["kind"], owner["pkg/ops/scale.cu"]["class"]) == ("runtime-compiled", "minor-adaptation")
+    assert owner["pkg/ops/other.cu"]["kind"] != "runtime-compiled"
+    assert owner["pkg/ops/other.cu"]["class"] == "migration-required"
 
 
 def test_pytorchs_own_hipify_grades_the_headers_of_a_torch_extension(tmp_path: Path) -> None:

@@ -38,6 +38,7 @@ def workloads(files: Iterable[SourceFile], facts: Mapping[str, tuple[Fact, ...]]
         specs.append(_claim(Spec(name, _common_root(globs), "declared"), pool, {p for p in pool if spec_of.match_file(p)}))
     specs += _explicit(pool, facts)
     specs += _gpu_modules(pool, facts)
+    specs += _runtime_compiled(pool, facts)
     specs += _rooted(pool, facts, root_name)
     specs += _leftovers(pool, root_name, {f.rel: f.kind for f in files})
     return _unique([s for s in specs if s.files])
@@ -94,6 +95,24 @@ def _gpu_modules(pool: set[str], facts: Mapping[str, tuple[Fact, ...]]) -> list[
         stem, suffix = posixpath.splitext(posixpath.basename(path))
         if suffix in MODULE_SOURCES and stem in stems:
             specs.append(_claim(Spec(stem, posixpath.dirname(path) or ".", "gpu-module"), pool, [path]))
+    return specs
+
+
+def _runtime_compiled(pool: set[str], facts: Mapping[str, tuple[Fact, ...]]) -> list[Spec]:
+    """CUDA files a Python module reads into a run-time compiler (tike's `cupy.RawModule(code=files(pkg)
+    .joinpath("usfft.cu").read_text())`): compiled by CuPy's hipRTC path on ROCm as it is, like a literal.
+    The file of that name in the loader's folder, else the only one of that name in the project."""
+    specs = []
+    for rel in sorted(facts):
+        for fact in facts[rel]:
+            if fact.kind != "runtime_source":
+                continue
+            here = posixpath.normpath(posixpath.join(posixpath.dirname(rel), fact.name))
+            named = [p for p in pool if posixpath.basename(p) == posixpath.basename(fact.name)]
+            path = here if here in pool else (named[0] if len(named) == 1 else None)
+            if path is not None:
+                stem = posixpath.splitext(posixpath.basename(path))[0]
+                specs.append(_claim(Spec(stem, posixpath.dirname(path) or ".", "runtime-compiled"), pool, [path]))
     return specs
 
 

@@ -16,7 +16,7 @@ CORROBORATING_SYMBOLS = 3
 # torch extension, the project's module build (nvcc --fatbin -> hipify + hipcc --genco) for a kernel
 # module CuPy loads. CUDA source embedded in Python strings is compiled by the framework that
 # receives it (CuPy's hipRTC path, load_inline's hipify), so it counts the same way.
-AUTO_HIPIFIED_KINDS = frozenset({"torch-extension", "gpu-module"})
+AUTO_HIPIFIED_KINDS = frozenset({"torch-extension", "gpu-module", "runtime-compiled"})
 PYTHON_SUFFIXES = (".py", ".ipynb")
 class Agreement:
     """What the findings of at least each class say (not counting ported ones): their best

@@ -152,6 +152,7 @@ class ProjectParts:
     gated: Mapping[str, _Region] = field(default_factory=dict)  # file or folder/ -> the CMake branch adding it
     unbuilt: Mapping[str, str] = field(default_factory=dict)  # path -> why no build compiles it
     cuda_build: str = ""  # the optional switch every CUDA translation unit is built under, if there is one
+    optional_includes: Mapping[str, str] = field(default_factory=dict)  # header -> the optional files including it
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -165,6 +166,8 @@ class ProjectParts:
             return Part(path, (self.optional_modules[path],))
         if path in self.unbuilt:
             return Part(f"{path} (built by nothing)", (self.unbuilt[path],))
+        if path in self.optional_includes:
+            return Part(f"{path} (included by optional code only)", (self.optional_includes[path],))
         optional = [r for r in self._switches(path, finding.line) if r.switch in self.switches]
         if optional:  # of switches set on one line (a cmake command), the GPU platform's first
             first = optional[0]
@@ -215,7 +218,7 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "switches": {k: list(v) for k, v in parts.switches.items()},
             "regions": {k: [region(r) for r in v] for k, v in parts.regions.items()},
             "gated": {k: region(r) for k, r in parts.gated.items()}, "unbuilt": dict(parts.unbuilt),
-            "cuda_build": parts.cuda_build}
+            "cuda_build": parts.cuda_build, "optional_includes": dict(parts.optional_includes)}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -240,7 +243,8 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         switches={str(k): tuple(str(e) for e in v) for k, v in data["switches"].items()},
         regions={str(k): tuple(region(r) for r in v) for k, v in data["regions"].items()},
         gated={str(k): region(r) for k, r in data["gated"].items()}, unbuilt=strings(data.get("unbuilt", {})),
-        cuda_build=str(data.get("cuda_build", "")), known=known)
+        cuda_build=str(data.get("cuda_build", "")), optional_includes=strings(data.get("optional_includes", {})),
+        known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -276,6 +280,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     switches: dict[str, tuple[str, ...]] = {}
     always = {f.name for items in facts.values() for f in items
               if f.kind == "build_switch" and f.text.endswith(" always-defined")}  # extract/python/extractor.py
+    always |= _defined_toggles(facts)
     for name in sorted(set(uses) - always):
         where, default = declared.get(name, ("", ""))
         # a switch declared off by default without a switch word (`-DGROUPED_GEMM_CUTLASS` on an opt-in) turns on itself
@@ -303,7 +308,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         hip_twinned=hip_twinned(kinds),
                         optional_modules=_optional_modules(facts) | _loaded_only_by_optional(facts, known),
                         switches=switches, regions=regions, gated=gated,
-                        unbuilt=unbuilt, cuda_build=carrier or "", known=known)
+                        unbuilt=unbuilt, cuda_build=carrier or "",
+                        optional_includes=_optional_includes(facts, known), known=known)
 
 
 def _cuda_build_switch(kinds: Mapping[str, str], gated: Mapping[str, _Region], switches: Mapping[str, tuple[str, ...]],
@@ -328,6 +334,19 @@ def _compile_passes(regions: Mapping[str, tuple[_Region, ...]], carrier: str, kn
     return [_Region(r.path, r.start, r.end, carrier,
                     f"{r.text} (only a CUDA compile defines {r.switch}, and every CUDA source is built under {carrier})")
             for items in regions.values() for r in items if r.switch in known.compile_pass]
+
+
+COMMENTED_OUT = " commented-out-define"  # extract/c/cuda_cpp.py: `//#define FULLCHECK` beside `#ifdef FULLCHECK`
+
+
+def _defined_toggles(facts: Mapping[str, Sequence[Fact]]) -> set[str]:
+    """Toggles a source leaves commented out (`//#define FULLCHECK`) that another file of the project does
+    #define: compiled there, so not off by default."""
+    toggles = {f.name for items in facts.values() for f in items
+               if f.kind == "build_switch" and f.text.endswith(COMMENTED_OUT)}
+    if not toggles:
+        return set()
+    return {f.name for items in facts.values() for f in items if f.kind == "toggle_define" and f.name in toggles}
 
 
 def _regions(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[_Region, ...]]:
@@ -599,6 +618,35 @@ def _unbuilt(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str
             if header.endswith(HEADER_SUFFIXES) and (by := includers.get(posixpath.basename(header))) \
                     and by <= set(out) and header not in by:
                 more[header] = f"included only by sources no build compiles ({', '.join(sorted(by))})"
+        if not more:
+            break
+        out.update(more)
+    return out
+
+
+COMPILED_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
+
+
+def _optional_includes(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str]:
+    """Headers that only files of optional folders include (a benchmark's tester.h and the timer and tensor
+    helpers it includes), to HEADER_DEPTH levels: optional with them, as _gated_headers does for a switch's
+    files. Only in a project with a compiled source of its own outside those folders: a header-only library's
+    headers are its product, which its tests and examples are the only files to include."""
+    if not any(p.endswith(COMPILED_SUFFIXES) and optional_root(p, known) is None for p in facts):
+        return {}
+    includers: dict[str, set[str]] = {}  # basename -> the files that include it
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "include":
+                includers.setdefault(posixpath.basename(f.name), set()).add(path)
+    headers = [p for p in facts if p.endswith(HEADER_SUFFIXES) and optional_root(p, known) is None]
+    out: dict[str, str] = {}
+    for _ in range(HEADER_DEPTH):
+        more = {}
+        for header in headers:
+            by = includers.get(posixpath.basename(header), set()) - {header}
+            if header not in out and by and all(p in out or optional_root(p, known) is not None for p in by):
+                more[header] = f"included only by optional files ({', '.join(sorted(by))})"
         if not more:
             break
         out.update(more)

@@ -25,7 +25,7 @@ SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".h
 CUDA_SUFFIXES = (".cu", ".cuh")
 PYTHON_SUFFIXES = (".py", ".pyx", ".ipynb")
 # a PyTorch extension, a Python project, notebooks, a kernel module Python loads: never SCALE
-FRAMEWORK_KINDS = frozenset({"torch-extension", "python", "notebooks", "gpu-module"})
+FRAMEWORK_KINDS = frozenset({"torch-extension", "python", "notebooks", "gpu-module", "runtime-compiled"})
 SHOWN_USES = 3
 
 

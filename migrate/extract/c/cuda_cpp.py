@@ -251,16 +251,30 @@ def _directive(node: ts.Node) -> str:
     return _text(directive).strip() if directive is not None else ""
 
 
+COMMENTED_OUT = "commented-out-define"  # a build_switch's declaration: `//#define X` in a source (parts.py)
+
+
 def _switch_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> None:
     """Branches taken on a build switch (`#ifdef USE_CUDNN`: `switch_branch`, one per switch and branch)
     and `#error` directives on the HIP side of a HIP guard (`hip_rejected`: HIP builds stop here)."""
+    toggles = guards.commented_toggles(ctx.source) if chains else frozenset()
+    tested: set[str] = set()
     for _, chain in chains:
         negated = guards.else_switch(chain)
         for cond, positive, start, end in chain:
-            for name in guards.switch_names(cond, positive) or ([negated] if negated and not cond else []):
+            named = guards.toggle_names(cond, positive, toggles)
+            tested.update(named)
+            for name in [*guards.switch_names(cond, positive), *named] or ([negated] if negated and not cond else []):
                 line_end = ctx.source.find(b"\n", start)
                 directive = ctx.source[start:line_end if line_end >= 0 else end].decode("utf-8", "replace")
                 ctx.add_span("switch_branch", name, start, end, text=directive.strip()[:120])
+    for name, start, end in guards.valueless_defines(ctx.source):  # another file's toggle turned on here
+        ctx.add_span("toggle_define", name, start, end)
+    for name in sorted(tested):  # declared off where the file leaves its define commented out
+        spelled = rb"^[ \t]*(?://+|/\*)[ \t]*#[ \t]*define[ \t]+" + re.escape(name.encode()) + rb"\b"
+        m = re.search(spelled, ctx.source, re.MULTILINE)
+        if m is not None:
+            ctx.add_span("build_switch", name, m.start(), m.end(), text=f"0 {COMMENTED_OUT}")
     for m in HASH_ERROR.finditer(ctx.source):
         if ctx.guards.at(m.start()) == "hip":
             ctx.add_span("hip_rejected", "error", m.start(), m.end(), text=m.group(0).decode("utf-8", "replace")[:120])

@@ -104,6 +104,8 @@ class GuardMap:
                 ranges.extend((start, end, "cuda") for cond, _, start, end in chain if cond)
             elif chain and LEGACY_ARCH_GATE.match(chain[0][0]):
                 ranges.append((chain[0][2], chain[0][3], "cuda"))
+            else:
+                ranges.extend(_arch_untaken(node))
         ordered = tuple(sorted(ranges))
         points = _breakpoints(ordered)
         return cls(ordered, tuple(p for p, _ in points), tuple(label for _, label in points))
@@ -112,6 +114,118 @@ class GuardMap:
         """The label of the innermost HIP-guarded branch containing the byte offset."""
         index = bisect.bisect_right(self.starts, offset) - 1
         return self.labels[index] if index >= 0 else None
+
+
+ARCH_TOKENS = 64  # longer arch tests are not read (hand-written ones have a few terms)
+ARCH_TOKEN = re.compile(r"\s*(__CUDA_ARCH__|defined|\d+[uUlL]*|&&|\|\||[<>=!]=|[<>!()])")
+
+
+def arch_value(condition: str) -> int | None:
+    """A condition that tests only __CUDA_ARCH__ against numbers (`__CUDA_ARCH__ >= 350`, `defined(__CUDA_ARCH__)
+    && __CUDA_ARCH__ < 500`, `||`, `!`) evaluated as hip-clang does, which defines no __CUDA_ARCH__ (0 in an #if):
+    https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_porting_guide.html. None for anything else, and
+    for a test with no comparison (`#if __CUDA_ARCH__`, `defined(...)` alone): device-pass detection, which a
+    port keeps under __HIP_DEVICE_COMPILE__ (HIP4021), not code for NVIDIA GPUs only."""
+    tokens: list[str] = []
+    rest = condition.strip()
+    while rest:
+        m = ARCH_TOKEN.match(rest)
+        if m is None or len(tokens) > ARCH_TOKENS:
+            return None
+        tokens.append(m.group(1))
+        rest = rest[m.end():].strip()
+    if len(tokens) > ARCH_TOKENS or not any(t in COMPARE for t in tokens):
+        return None
+    try:
+        value, end = _or(tokens, 0)
+    except (IndexError, ValueError, RecursionError):  # RecursionError: a hostile `((((...` condition
+        return None
+    return value if end == len(tokens) else None
+
+
+def _or(tokens: list[str], i: int) -> tuple[int, int]:
+    value, i = _and(tokens, i)
+    while i < len(tokens) and tokens[i] == "||":
+        right, i = _and(tokens, i + 1)
+        value = int(bool(value) or bool(right))
+    return value, i
+
+
+def _and(tokens: list[str], i: int) -> tuple[int, int]:
+    value, i = _compare(tokens, i)
+    while i < len(tokens) and tokens[i] == "&&":
+        right, i = _compare(tokens, i + 1)
+        value = int(bool(value) and bool(right))
+    return value, i
+
+
+COMPARE = {"<": int.__lt__, ">": int.__gt__, "<=": int.__le__, ">=": int.__ge__, "==": int.__eq__, "!=": int.__ne__}
+
+
+def _compare(tokens: list[str], i: int) -> tuple[int, int]:
+    left, i = _unary(tokens, i)
+    while i < len(tokens) and tokens[i] in COMPARE:
+        right, j = _unary(tokens, i + 1)
+        left, i = int(COMPARE[tokens[i]](left, right)), j
+    return left, i
+
+
+def _unary(tokens: list[str], i: int) -> tuple[int, int]:
+    token = tokens[i]
+    if token == "!":
+        value, i = _unary(tokens, i + 1)
+        return int(not value), i
+    if token == "(":
+        value, i = _or(tokens, i + 1)
+        if tokens[i] != ")":
+            raise ValueError("unbalanced")
+        return value, i + 1
+    if token == "defined":  # defined(__CUDA_ARCH__) or defined __CUDA_ARCH__: false under hip-clang
+        i += 1
+        if tokens[i] == "(":
+            if tokens[i + 1] != "__CUDA_ARCH__" or tokens[i + 2] != ")":
+                raise ValueError("not the arch macro")
+            return 0, i + 3
+        if tokens[i] != "__CUDA_ARCH__":
+            raise ValueError("not the arch macro")
+        return 0, i + 1
+    if token == "__CUDA_ARCH__":
+        return 0, i + 1
+    if token[0].isdigit():
+        return int(token.rstrip("uUlL")), i + 1
+    raise ValueError(token)
+
+
+def _arch_untaken(node: ts.Node) -> list[tuple[int, int, str]]:
+    """The branches of an #if/#elif chain on __CUDA_ARCH__ versions that hip-clang does not take
+    (`#if __CUDA_ARCH__ >= 200 && __CUDA_ARCH__ < 500` kernel `#else` stub; `#if __CUDA_ARCH__ < 320`
+    macros `#else` PTX): code for NVIDIA GPUs only, labelled 'cuda' from after the directive's condition,
+    so the gate itself stays a finding (HIP4021). The branch hip-clang takes keeps its findings. Nothing when
+    a branch before the taken one tests anything else."""
+    out: list[tuple[int, int, str]] = []
+    taken = False
+    current: ts.Node | None = node
+    while current is not None:
+        alternative = current.child_by_field_name("alternative")
+        end = alternative.start_byte if alternative is not None else current.end_byte
+        if current.type == "preproc_else":
+            value: int | None = 1
+            start = current.start_byte
+        elif current.type in ("preproc_if", "preproc_elif"):
+            condition = current.child_by_field_name("condition")
+            text = condition.text.decode("utf-8", "replace") if condition is not None and condition.text else ""
+            value = arch_value(text)
+            start = condition.end_byte if condition is not None else current.start_byte
+        else:
+            value = None
+            start = current.start_byte
+        if value is None:
+            return out if taken else []
+        if taken or not value:
+            out.append((start, end, "cuda"))
+        taken = taken or bool(value)
+        current = alternative
+    return out
 
 
 def _always_false(condition: str, off: frozenset[str]) -> bool:
@@ -144,6 +258,51 @@ def off_macros(defines: list[ts.Node], source: bytes) -> frozenset[str]:
 
 
 UNDEF = re.compile(rb"^\s*#\s*undef\s+(\w+)", re.MULTILINE)
+# `//#define FULLCHECK` or `/* #define DEBUG_DUMP */` on a line of its own: a toggle the author left off
+COMMENTED_DEFINE = re.compile(rb"^[ \t]*(?://+|/\*)[ \t]*#[ \t]*define[ \t]+([A-Za-z]\w*)[ \t]*(?:\*/)?[ \t]*$", re.MULTILINE)
+LIVE_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
+
+
+def commented_toggles(source: bytes) -> frozenset[str]:
+    """Macros a file defines only in a commented-out line (`//#define FULLCHECK`): off unless a build
+    passes them, like a commented-out `USE_X := 1` in a Makefile (extract/text/buildfiles.py). Whether
+    another file or a build flag defines them is the project's to say (workloads/parts.py)."""
+    if b"define" not in source:
+        return frozenset()
+    commented = {m.decode("utf-8", "replace") for m in COMMENTED_DEFINE.findall(source)}
+    if not commented:
+        return frozenset()
+    return frozenset(commented - {m.decode("utf-8", "replace") for m in LIVE_DEFINE.findall(source)})
+
+
+VALUELESS_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z]\w*)[ \t]*(?://.*|/\*.*)?$", re.MULTILINE)
+IFNDEF = re.compile(rb"#[ \t]*(?:ifndef[ \t]+|if[ \t]+!\s*defined\s*\(?\s*)(\w+)")
+
+
+def valueless_defines(source: bytes) -> list[tuple[str, int, int]]:
+    """Live `#define X` with no value (name, start, end), but for include guards (X tested by #ifndef in
+    the file): what turns a toggle on (parts.py reads them against commented_toggles of other files)."""
+    if b"define" not in source:
+        return []
+    found = [(m.group(1).decode("utf-8", "replace"), m.start(), m.end()) for m in VALUELESS_DEFINE.finditer(source)]
+    if not found:
+        return []
+    guarded = {m.decode("utf-8", "replace") for m in IFNDEF.findall(source)}
+    return [item for item in found if item[0] not in guarded]
+
+
+def toggle_names(condition: str, positive: bool, toggles: frozenset[str]) -> list[str]:
+    """The commented-out toggles a branch is taken on (`#ifdef FULLCHECK`, `#if defined(X) && ...`), for
+    names not already shaped like a switch (switch_names)."""
+    if not toggles or not positive or not condition or "||" in condition:
+        return []
+    out = []
+    for term in condition.split("&&"):
+        m = SWITCH_TERM.match(term.strip())
+        name = next((g for g in m.groups() if g), "") if m else ""
+        if name in toggles and not SWITCH_NAME.match(name):
+            out.append(name)
+    return out
 
 
 def _breakpoints(ranges: tuple[tuple[int, int, str], ...]) -> list[tuple[int, str | None]]:

@@ -18,6 +18,37 @@ SOURCE_ARGS: dict[str, tuple[tuple[int | None, str], ...]] = {
     "pycuda.compiler.SourceModule": ((0, "source"),),
 }
 PREFIX = re.compile(r"^[rRbBuUfF]*")
+# Loaders that compile the CUDA source they get at run time: CuPy's ROCm build hands it to hipRTC
+# (https://docs.cupy.dev/en/stable/install.html#using-cupy-on-amd-gpu-experimental), as it does a literal.
+RUNTIME_COMPILERS = frozenset({"cupy.RawKernel", "cupy.RawModule"})
+SOURCE_FILE = re.compile(r"(?:^|/)([\w.-]+\.cuh?)$")
+READS = frozenset({"read_text", "read", "read_bytes", "open"})  # Path.read_text, open(...).read(), resources
+
+
+def source_files(name: str, call: ast.Call, exprs: dict[str, ast.expr]) -> list[tuple[str, ast.expr]]:
+    """The CUDA files a run-time compiler's source argument reads (`code=files(pkg).joinpath("x.cu").read_text()`,
+    `open(path + "/x.cu").read()`, directly or through a name assigned in the file): (file name, its string)."""
+    if name not in RUNTIME_COMPILERS:
+        return []
+    out: list[tuple[str, ast.expr]] = []
+    for position, keyword in SOURCE_ARGS[name]:
+        arg = _argument(call, position, keyword)
+        if isinstance(arg, ast.Name) and arg.id in exprs:
+            arg = exprs[arg.id]
+        if arg is None or not any(_reads(n) for n in ast.walk(arg)):
+            continue
+        for node in ast.walk(arg):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and (found := SOURCE_FILE.search(node.value)):
+                out.append((found.group(1), node))
+    return out
+
+
+def _reads(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    return (isinstance(func, ast.Attribute) and func.attr in READS) or (isinstance(func, ast.Name) and func.id == "open")
 
 
 @dataclass(frozen=True, slots=True)

@@ -399,6 +399,8 @@ class _Visitor(ast.NodeVisitor):
         if name:
             for source, snippet_node in embedded.sources_of(name, node, self.strings, self.lines):
                 self._embedded(source, snippet_node)
+            for file_name, string in embedded.source_files(name, node, self.exprs):
+                self.add("runtime_source", file_name, string)
         if isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2:
             self.compared.update(map(id, _operands(node.args[1])))
         if not _is_message(node, name):

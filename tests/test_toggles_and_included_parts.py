@@ -1,0 +1,71 @@
+"""Code the default build never compiles, from what the sources themselves say: a toggle whose only
+#define is commented out (fixtures/workloads/optional/commented_toggle), and headers only optional files
+include. Each is optional with its evidence; near misses stay required."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from migrate.render.json_report import to_json
+from migrate.scan import pipeline as scan
+from migrate.settings import Settings
+from tests.conftest import ROOT
+
+CASES = ROOT / "fixtures" / "workloads" / "optional"
+
+
+def scanned(tree: Path, rulebase) -> dict:
+    return to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
+
+
+def statuses(data: dict, symbol: str) -> set[str]:
+    return {f["status"] for f in data["findings"] if f["symbol"] == symbol}
+
+
+def test_a_toggle_whose_only_define_is_commented_out_is_off_by_default(rulebase) -> None:
+    """VanitySearch: `//#define FULLCHECK` then `#ifdef FULLCHECK` debug kernels; no build passes it."""
+    data = scanned(CASES / "commented_toggle", rulebase)
+    assert statuses(data, "get_endianness") == {"optional"}
+    assert statuses(data, "comp_keys") == {""}
+    [part] = [p for w in data["workloads"] for p in w["optional_parts"] if p["root"] == "build switch FULLCHECK"]
+    assert part["evidence"][0] == "GPU/GPUEngine.cu:11 commented-out-define(FULLCHECK) default 0"
+
+
+def test_a_toggle_another_file_defines_is_compiled(tmp_path: Path, rulebase) -> None:
+    """Near miss: a header of the project defines FULLCHECK, so the debug kernels are built."""
+    tree = shutil.copytree(CASES / "commented_toggle", tmp_path / "vanity")
+    header = tree / "GPU" / "GPUEngine.h"
+    header.write_text("#pragma once\n#define FULLCHECK\n" + header.read_text().removeprefix("#pragma once\n"))
+    data = scanned(tree, rulebase)
+    assert statuses(data, "get_endianness") == {""}
+
+
+def test_headers_only_a_benchmark_includes_are_optional_with_it(rulebase) -> None:
+    """decoding_attention: tester.h, and the timer and tensor helpers it includes, serve only benchmarks/cpp."""
+    data = scanned(CASES / "benchmark_headers", rulebase)
+    by_path = {f["path"]: f["status"] for f in data["findings"] if f["path"].startswith("csrc/")}
+    assert {by_path[p] for p in ("csrc/common/tester.h", "csrc/common/tensor.h", "csrc/common/cuda_timer.h")} \
+        == {"optional"}
+    assert by_path["csrc/ops/decode.cu"] == ""
+
+
+def test_a_header_a_required_source_also_includes_stays_required(tmp_path: Path, rulebase) -> None:
+    """Near miss: the extension's own source includes tensor.h; the timer stays the benchmark's."""
+    tree = shutil.copytree(CASES / "benchmark_headers", tmp_path / "attn")
+    source = tree / "csrc" / "ops" / "decode.cu"
+    source.write_text('#include "../common/tensor.h"\n' + source.read_text())
+    data = scanned(tree, rulebase)
+    status = {f["path"]: f["status"] for f in data["findings"]}
+    assert status["csrc/common/tensor.h"] == "" and status["csrc/common/cuda_timer.h"] == "optional"
+
+
+def test_a_header_only_librarys_headers_are_not_optional_for_its_tests(tmp_path: Path, rulebase) -> None:
+    """Near miss: with no compiled source outside tests/, the headers the tests include are the product."""
+    tree = tmp_path / "hashlib"
+    (tree / "include").mkdir(parents=True)
+    (tree / "tests").mkdir()
+    (tree / "include" / "table.cuh").write_text("#pragma once\n__global__ void fill(int *t) { t[threadIdx.x] = 0; }\n"
+                                                "inline void clear(int *t) { cudaMemset(t, 0, 64); fill<<<1, 32>>>(t); }\n")
+    (tree / "tests" / "test_table.cu").write_text('#include "../include/table.cuh"\nint main() { clear(nullptr); }\n')
+    data = scanned(tree, rulebase)
+    assert {f["status"] for f in data["findings"] if f["path"] == "include/table.cuh"} == {""}
