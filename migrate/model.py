@@ -224,7 +224,7 @@ def slot_builder(cls: type[T]) -> Callable[[Iterable[object]], T]:
 _FINDING_FIELDS: tuple[str, ...] = Finding.__slots__
 _FINDING_VALUES = attrgetter(*_FINDING_FIELDS)
 _FINDING_PLACE = {name: n for n, name in enumerate(_FINDING_FIELDS)}
-_build_finding = slot_builder(Finding)
+build_finding = slot_builder(Finding)  # the values in Finding's field order
 build_fact = slot_builder(Fact)
 
 
@@ -234,7 +234,7 @@ def evolve(finding: Finding, **changes: object) -> Finding:
     values: list[object] = list(_FINDING_VALUES(finding))
     for name, value in changes.items():
         values[_FINDING_PLACE[name]] = value
-    return _build_finding(values)
+    return build_finding(values)
 
 
 @dataclass(frozen=True, slots=True)
