@@ -20,6 +20,13 @@ times the C/C++/CUDA extraction of every such file of PATH in this process, by p
 phase's own time, the phases it calls left out): the tree-sitter parse, the walk that collects
 the query's node types, each fact pass, the facts of macro bodies, the matching of the facts and
 the row's encoding; the best of --repeat rounds per phase, and the load average.
+
+    python benchmarks/scan_speed.py PATH --serial [--repeat 3]
+
+times the repository-wide work of the "miss" path in this process (per-file rows warm, the report
+cache missing; --jobs 1), by stage, in CPU seconds (each stage's own time, the stages it calls left
+out): the report's key, decoding the rows, the cross-file join, merging the targets, the optional
+parts, the verdicts, the JSON rendering; the best of --repeat rounds per stage, and the load average.
 """
 from __future__ import annotations
 
@@ -163,6 +170,73 @@ def phases(path: Path, repeat: int) -> None:
           f"{bodies['seconds']:.2f} s in all (their parses and fact passes included)")
 
 
+# (module, function) pairs timed by --serial, each as its own CPU time
+SERIAL = (
+    ("migrate.scan.reportcache", "_key"), ("migrate.scan.analyse", "analyse_all"), ("migrate.scan.analyse", "decode"),
+    ("migrate.scan.crossref", "uses"), ("migrate.scan.match", "merge_targets"), ("migrate.workloads.parts", "build"),
+    ("migrate.workloads.verdict", "judge"), ("migrate.workloads.classify", "classify"),
+    ("migrate.workloads.estimate", "estimate"), ("migrate.scan.project", "scan_project"),
+    ("migrate.render.json_report", "render"), ("migrate.scan.pipeline", "run"),
+)
+
+
+def serial(path: Path, repeat: int) -> None:
+    """Each stage's own CPU time on the miss path of `path`, in this process."""
+    import importlib
+    import time
+
+    sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
+    from migrate.cli.rules import load_rules
+    from migrate.scan import reportcache
+    from migrate.settings import Settings
+
+    spent: dict[str, float] = {}
+    stack: list[list[float]] = []  # [started, time of the calls inside]
+
+    def timed(name: str, real):
+        def wrapper(*args, **kwargs):
+            stack.append([time.process_time(), 0.0])
+            try:
+                return real(*args, **kwargs)
+            finally:
+                started, inner = stack.pop()
+                total = time.process_time() - started
+                spent[name] = spent.get(name, 0.0) + total - inner
+                if stack:
+                    stack[-1][1] += total
+        return wrapper
+
+    for module_name, function in SERIAL:  # every module's name for the function, as `from x import f` binds it
+        real = getattr(importlib.import_module(module_name), function)
+        wrapper = timed(f"{module_name.rsplit('.', 1)[-1]}.{function}", real)
+        for module in [m for name, m in list(sys.modules.items()) if name.startswith("migrate")]:
+            for attribute, value in list(vars(module).items()):
+                if value is real:
+                    setattr(module, attribute, wrapper)
+    with tempfile.TemporaryDirectory() as tmp:
+        def scan(n: int) -> float:
+            settings = Settings(jobs=1, cache_dir=Path(tmp), exclude=(f"no-such-file-{n}.bench",))
+            started = time.process_time()
+            reportcache.scan([path], settings, rules_dir=None, load_rules=lambda: load_rules(None), formats=("json",),
+                             write=lambda outputs: None)
+            return time.process_time() - started
+
+        scan(-1)  # rows, stat entries and one report stored
+        best: dict[str, float] = {}
+        cpus, loads = [], []
+        for n in range(repeat):
+            spent.clear()
+            loads.append(os.getloadavg()[0])
+            cpus.append(scan(n))
+            for name, seconds in spent.items():
+                best[name] = min(best.get(name, seconds), seconds)
+    print(f"{path}: the miss path's repository-wide work in one process (--jobs 1): best {min(cpus):.2f} s CPU "
+          f"(runs: {' '.join(f'{c:.2f}' for c in cpus)}; load average at start: {' '.join(f'{x:.1f}' for x in loads)})")
+    for name, seconds in sorted(best.items(), key=lambda item: -item[1]):
+        print(f"  {name:<36} {seconds:7.2f} s own CPU time")
+    print(f"  {'(not in a timed stage)':<36} {min(cpus) - sum(best.values()):7.2f} s")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path")
@@ -170,7 +244,11 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--only", nargs="+", choices=CONFIGS, default=list(CONFIGS))
     parser.add_argument("--phases", action="store_true", help="time the extraction's phases in this process")
+    parser.add_argument("--serial", action="store_true", help="time the miss path's stages in this process")
     args = parser.parse_args()
+    if args.serial:
+        serial(Path(args.path).resolve(), args.repeat)
+        return 0
     if args.phases:
         phases(Path(args.path).resolve(), args.repeat)
         return 0

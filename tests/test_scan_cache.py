@@ -574,3 +574,19 @@ def test_pieces_written_through_text_keep_a_character_split_between_them(tmp_pat
     monkeypatch.setattr(outputs.os, "linesep", "\r\n")
     outputs.write_bytes(lambda: iter([data[i:i + 1] for i in range(len(data))]), str(tmp_path / "r.txt"))
     assert (tmp_path / "r.txt").read_text(encoding="utf-8") == data.decode()
+
+
+def test_a_row_decodes_to_the_same_facts_and_findings() -> None:
+    """Decoding sets each field through its slot, in the dataclasses' field order: a field added or
+    moved must still come back in its place."""
+    from migrate.model import Candidate, Fact, FileResult, Finding
+
+    fact = Fact(kind="call", name="cudaMalloc", line=3, column=5, end_line=3, end_column=15, role="r", text="t",
+                guard="g", cell=None, value=7)
+    finding = Finding(rule="cuda-malloc", path="src/a.cu", line=3, column=5, end_line=3, end_column=15,
+                      symbol="cudaMalloc", message="m", hip="hipMalloc", hipify="yes", confidence="high",
+                      migration_class="minor-adaptation", source_line="x = cudaMalloc(&p, n);", cell=None,
+                      status="optional")
+    result = FileResult(lines=9, notes=("n",), facts=(fact,), defined=("d",), portable=("p",), masks=("m",),
+                        found=((Candidate(finding, "a", "b", "c"),),), line_text={(0, 3): "x = cudaMalloc(&p, n);"})
+    assert analyse.decode("src/a.cu", analyse.encode(result)) == result

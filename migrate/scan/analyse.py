@@ -23,9 +23,9 @@ from migrate.model import (
     Candidate,
     Extraction,
     FileResult,
-    Finding,
     Skipped,
     SourceFile,
+    build_finding,
     vocabulary_value,
 )
 from migrate.rulebase.load import RuleBase, default_rules_dir
@@ -410,10 +410,9 @@ def _candidate(rel: str, row: object, line_text: dict[tuple[int, int], str]) -> 
     hip, defined_as, namespace = (None if v is None else intern(v) for v in (hip, defined_as, namespace))
     if source_line is None:
         source_line = line_text[(cell or 0, line)]
-    return Candidate(Finding(rule=rule, path=rel, line=line, column=column, end_line=end_line,
-                             end_column=end_column, symbol=symbol, message=message, hip=hip, hipify=hipify,
-                             confidence=confidence, migration_class=cls, source_line=source_line, cell=cell,
-                             status=status),
+    # the fields in Finding's order; workload, targets, source, precise, effective_class and compiler as new
+    return Candidate(build_finding((rule, rel, line, column, end_line, end_column, symbol, message, hip, hipify,
+                                    confidence, cls, source_line, cell, "", (), "rules", None, status, "", "")),
                      defined_as, namespace, needs_mask)
 
 

@@ -15,7 +15,7 @@ from sys import intern
 from typing import Any, BinaryIO
 
 from migrate import jsonio
-from migrate.model import Extraction, Fact
+from migrate.model import Extraction, Fact, build_fact
 from migrate.scan import storedfiles
 
 FACT_FIELDS = Fact.__slots__
@@ -100,9 +100,7 @@ def fact_row(fact: Fact) -> list[Any]:
 def fact_of(row: object) -> Fact:
     """The fact of a row; its text fields interned: a scan holds every file's facts at once, and the
     same names, kinds and roles recur in thousands of them (a decoded row's strings are new objects)."""
-    fields: dict[str, Any] = {name: intern(value) if type(value) is str else value
-                              for name, value in zip(FACT_FIELDS, typed_row(row, FACT_ROW), strict=True)}
-    return Fact(**fields)
+    return build_fact([intern(value) if type(value) is str else value for value in typed_row(row, FACT_ROW)])
 
 
 

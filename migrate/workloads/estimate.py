@@ -104,9 +104,10 @@ def kernel_groups(kernels: Iterable[Finding]) -> set[tuple[str, str]]:
 def family_counts(findings: Iterable[Finding], calibration: Calibration) -> dict[str, int]:
     """Occurrences of each calibrated family in a project (kernels: groups of variants)."""
     by_family: dict[str, list[Finding]] = defaultdict(list)
-    for f in findings:
-        family = calibration.family_of(f.rule)
-        if family is not None:
+    found = list(findings)
+    family_of = {rule: calibration.family_of(rule) for rule in {f.rule for f in found}}  # each rule's, once
+    for f in found:
+        if (family := family_of[f.rule]) is not None:
             by_family[family.name].append(f)
     return {name: len(kernel_groups(fs)) if name == "kernel" else len(fs) for name, fs in by_family.items()}
 
@@ -154,8 +155,9 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
     factors = model.uncertainty.get(own_class, (1.0, 1.0))
     by_family: dict[str, list[Finding]] = defaultdict(list)
     by_rule: dict[str, list[Finding]] = defaultdict(list)
+    family_of = {rule: calibration.family_of(rule) if model.calibrated else None for rule in {f.rule for f in findings}}
     for finding in findings:
-        family = calibration.family_of(finding.rule) if model.calibrated else None
+        family = family_of[finding.rule]
         if family is not None and family.name == "build":
             continue  # build files are the project's build port
         if family is not None and family.name in calibration.lines_first_occurrence:

@@ -23,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from migrate.model import Fact, Finding, class_rank, evolve
+from migrate.model import Fact, Finding, Status, class_rank, evolve
 from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
 from migrate.scan.layout import hip_twinned
@@ -192,14 +192,19 @@ class ProjectParts:
         """The finding with its status: `ported` where the ROCm path covers its file (a test or benchmark
         only when it has HIP branches of its own: a CUDA-only microbenchmark is not ported by the project's
         HIP build), `optional` in an optional part, else as it came."""
+        status = self.status(finding)
+        return finding if status == finding.status else evolve(finding, status=status)
+
+    def status(self, finding: Finding) -> Status:
+        """The status `apply` gives the finding."""
         if finding.path in self.hip_twinned:
-            return evolve(finding, status="ported")
+            return "ported"
         if self.rocm_path and finding.path not in self.left_out_of_hip and \
                 (finding.path in self.hip_aware or optional_root(finding.path, self.known or words()) is None):
-            return evolve(finding, status="ported")
+            return "ported"
         if finding.status != "optional" and self.part(finding) is not None:
-            return evolve(finding, status="optional")
-        return finding
+            return "optional"
+        return finding.status
 
     def _switches(self, path: str, line: int) -> list[_Region]:
         """Every switch branch around a line, innermost first, then the CMake branches that add its file."""

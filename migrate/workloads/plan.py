@@ -178,8 +178,9 @@ def _class(rule: str, findings: Sequence[Finding]) -> str:
 
 def validation(w: Workload, findings: Sequence[Finding]) -> list[str]:
     rule_families = families.load()
-    called = frozenset().union(*(rule_families.checks_for(rule) for rule in {f.rule for f in findings}))
-    kernels = sorted({f.symbol for f in findings if "kernel-outputs" in rule_families.checks_for(f.rule)})
+    checks_of = {rule: rule_families.checks_for(rule) for rule in {f.rule for f in findings}}
+    called = frozenset().union(*checks_of.values())
+    kernels = sorted({f.symbol for f in findings if "kernel-outputs" in checks_of[f.rule]})
     uses = (w.route or {}).get("uses") or ()
     checks = ([f"the AMD builds it installs ({', '.join(u['amd'] for u in uses)}) import and run on every target GPU "
                "(built for its gfx target)"] if uses else

@@ -32,7 +32,7 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
     parts = parts or ProjectParts()
     imports = {r.id for r in rules.rules if r.matcher.kind == "python_import"}
     hipified = alternatives.torch_hipified(rules.directory, rules.version)
-    tagged = [parts.apply(evolve(f, workload=graph.owner.get(f.path, ""))) for f in findings
+    tagged = [evolve(f, workload=graph.owner.get(f.path, ""), status=parts.status(f)) for f in findings
               if not (f.rule in imports and graph.own_module(f.path, f.symbol))]
     lanes = alternatives.rewrite_lanes(rules.directory, rules.version)
     tagged = whole_rewrites(tagged, lanes, kernel_rules(rules))
@@ -77,9 +77,10 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
                 effort=result.effort, breakdown=result.breakdown, calibrated=result.calibrated,
                 validation=result.validation))
     judged_findings = [evolve(f, effective_class=effective.get(f, f.migration_class)) for f in tagged]
+    judged = {id(f): j for f, j in zip(tagged, judged_findings, strict=True)}  # the reasons are tagged findings
     evidence = tuple(str(e) for e in parts.rocm_path)
     workloads = [Workload(name=s.name, root=s.root, kind=s.kind, files=tuple(sorted(s.files)),
-                          verdicts=tuple(_relabel(v, effective) for v in verdicts[s.name]),
+                          verdicts=tuple(_relabel(v, effective, judged) for v in verdicts[s.name]),
                           depends_on=tuple(graph.direct(s.name)),
                           depends_why=tuple(graph.graph.step(s.name, d) for d in graph.direct(s.name)),
                           rocm_path=evidence, optional=optional[s.name],
@@ -141,9 +142,10 @@ def _optional_parts(findings: list[Finding], workload_optional: bool, kind: str,
     return tuple(out)
 
 
-def _relabel(verdict: TargetVerdict, effective: dict[Finding, str]) -> TargetVerdict:
-    """Reasons are the judged findings (the report's own objects, with their effective class)."""
-    return replace(verdict, reasons=tuple(evolve(f, effective_class=effective.get(f, f.migration_class))
+def _relabel(verdict: TargetVerdict, effective: dict[Finding, str], judged: dict[int, Finding]) -> TargetVerdict:
+    """Reasons are the judged findings (the report's own objects, with their effective class);
+    `judged`: the judged finding of each tagged one, by identity."""
+    return replace(verdict, reasons=tuple(judged.get(id(f)) or evolve(f, effective_class=effective.get(f, f.migration_class))
                                           for f in verdict.reasons))
 
 
