@@ -74,11 +74,14 @@ def test_an_error_that_refuses_hip_on_nvidia_does_not_leave_the_file_out_of_the_
 
 
 def test_an_error_on_the_amd_side_still_leaves_the_file_out(tmp_path: Path) -> None:
-    # near miss: `#if defined(__HIPCC__)` alone is every HIP build, so the file stops a ROCm build
+    # near miss: `#if defined(__HIPCC__)` alone is every HIP build, so the file stops a ROCm build: not credited,
+    # an optional part of its own (the ROCm build runs without it)
     refusing = VENDORED_MACROS.replace("defined(__NVCC__) && defined(__HIPCC__)", "defined(__HIPCC__)")
     report = scan(accel_tree(tmp_path / "accel", refusing))
-    assert statuses(report, "src/Eigen/Macros.h") == {""}
-    assert report["summary"]["class"] == "migration-required"
+    assert statuses(report, "src/Eigen/Macros.h") == {"optional"}
+    part = next(p for w in report["workloads"] for p in w["optional_parts"]
+                if p["root"] == "src/Eigen/Macros.h (left out of the HIP build)")
+    assert part["evidence"][0].startswith("src/Eigen/Macros.h:3 #error")
 
 
 def test_the_hip_on_nvidia_branch_is_not_the_hip_side_of_a_chain() -> None:
@@ -88,3 +91,69 @@ def test_the_hip_on_nvidia_branch_is_not_the_hip_side_of_a_chain() -> None:
     assert guards.labels([("defined(__HIP_PLATFORM_NVIDIA__)", True, 0, 1), ("", True, 1, 2)]) == ["cuda", "hip"]
     assert guards.labels([("defined(__HIPCC__) || defined(__NVCC__)", True, 0, 1)]) == ["hip"]
     assert guards.labels([("defined(__HIPCC__) && !defined(__CUDA_ARCH__)", True, 0, 1)]) == ["hip"]
+
+
+def parts_of(report: dict) -> dict[str, dict]:
+    return {p["root"]: p for w in report["workloads"] for p in w["optional_parts"]}
+
+
+def test_what_the_hip_build_leaves_out_is_an_optional_part_not_the_class(tmp_path: Path) -> None:
+    """vLLM-shaped (fixtures/workloads/ported_scoped): the project runs on ROCm without the AWQ GEMM its CMake
+    adds only for CUDA and without the file that stops a HIP build; they keep their class, apart."""
+    from tests.conftest import ROOT
+
+    report = scan(ROOT / "fixtures" / "workloads" / "ported_scoped")
+    assert report["summary"]["class"] == "native"
+    found = parts_of(report)
+    awq = found["csrc/quantization/awq/gemm_kernels.cu (left out of the HIP build)"]
+    assert awq["class"] == "migration-required"
+    assert awq["evidence"] == ["CMakeLists.txt:16 names csrc/quantization/awq/gemm_kernels.cu only where a HIP "
+                               "build does not"]
+    rejected = found["csrc/custom_all_reduce.cu (left out of the HIP build)"]
+    assert rejected["evidence"][0].endswith("(a HIP build stops here)")
+    assert statuses(report, "csrc/quantization/awq/gemm_kernels.cu") == {"optional"}
+    assert statuses(report, "csrc/cache_kernels.cu") == {"ported"}
+
+
+def test_without_a_rocm_path_nothing_is_left_out_of_a_hip_build(tmp_path: Path) -> None:
+    # near miss: the same tree with no HIP branch in its build has no ROCm path; every CUDA file is required
+    from tests.conftest import ROOT
+
+    tree = tmp_path / "vllm"
+    files = {p.relative_to(ROOT / "fixtures" / "workloads" / "ported_scoped").as_posix(): p.read_text()
+             for p in (ROOT / "fixtures" / "workloads" / "ported_scoped").rglob("*") if p.is_file()}
+    files["CMakeLists.txt"] = files["CMakeLists.txt"].replace(
+        'if(VLLM_GPU_LANG STREQUAL "HIP")\n  enable_language(HIP)\n  find_package(hip REQUIRED)\nendif()\n', "")
+    files["csrc/cache_kernels.cu"] = "#include <cuda_runtime.h>\n" + "\n".join(
+        line for line in files["csrc/cache_kernels.cu"].splitlines() if "ROCM" not in line and "hip" not in line)
+    report = scan(write_tree(tree, files))
+    assert report["workloads"][0]["rocm_path"] == []
+    assert not any("left out of the HIP build" in root for root in parts_of(report))
+    assert statuses(report, "csrc/quantization/awq/gemm_kernels.cu") == {""}
+    assert report["summary"]["class"] != "native"
+
+
+SUBPROJECT_SETUP = """from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+setup(name="ait_bridge", ext_modules=[CUDAExtension("libbridge", ["bridge/csrc/bridge.cpp"])],
+      cmdclass={"build_ext": BuildExtension})
+"""
+BRIDGE = """#include <cuda_runtime.h>
+void make_stream() { cudaStream_t s; cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); cudaStreamDestroy(s); }
+"""
+
+
+def test_a_sub_project_built_on_its_own_without_rocm_is_one_optional_part(tmp_path: Path) -> None:
+    """A code generator with a ROCm CI job (its HIP back end) and an integration package in a folder of its own
+    whose setup.py builds a torch extension for CUDA only (AITemplate's fx2ait shape)."""
+    tree = write_tree(tmp_path / "gen", {
+        ".github/workflows/rocm_ci.yml": "jobs:\n  test:\n    runs-on: rocm\n",
+        "python/setup.py": "from setuptools import setup, find_packages\nsetup(name='gen', packages=find_packages())\n",
+        "python/gen/backend/cuda/gemm.cu": CUDA_KERNEL, "python/gen/backend/rocm/gemm.hip": HIP_KERNEL,
+        "bridge/setup.py": SUBPROJECT_SETUP.replace("bridge/csrc", "csrc"), "bridge/csrc/bridge.cpp": BRIDGE})
+    report = scan(tree)
+    part = parts_of(report)["bridge (a build of its own without ROCm)"]
+    assert part["class"] == "minor-adaptation"  # a torch extension PyTorch's ROCm build hipifies
+    assert part["evidence"] == ["bridge/setup.py builds bridge on its own, with no ROCm path"]
+    assert statuses(report, "bridge/csrc/bridge.cpp") == {"optional"}
+    assert report["summary"]["class"] == "native"
