@@ -53,11 +53,14 @@ class OptionalPart:
     migration_class: MigrationClass
     findings: int
     evidence: tuple[str, ...] = ()
-    effort: Effort = NO_EFFORT  # its findings' cost, apart from the headline (Report.optional_effort)
+    effort: Effort = NO_EFFORT  # what porting it costs, apart from the headline (Report.optional_effort)
+    breakdown: tuple[EffortItem, ...] = ()  # its findings' items and its own build port, glue, twins; largest first
+    files: tuple[str, ...] = ()  # the files its findings are in
 
     def to_json(self) -> dict[str, object]:
         return {"root": self.root, "class": self.migration_class, "findings": self.findings,
-                "evidence": list(self.evidence)}
+                "evidence": list(self.evidence), "effort_hours": self.effort.to_json(),
+                "effort_breakdown": [{"item": i.label, "hours": i.hours} for i in self.breakdown]}
 
 
 ComponentKind = Literal["rewrite", "ported-elsewhere"]

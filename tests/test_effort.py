@@ -170,3 +170,30 @@ def test_a_project_that_builds_on_rocm_costs_its_next_increment_and_stays_native
     assert calibration.increments >= 5
     assert line.hours == pytest.approx(calibration.increment_lines * calibration.hours_per_line, abs=0.005)
     assert report.hand_effort.likely == pytest.approx(line.hours, abs=0.01)
+
+
+def test_a_minor_adaptation_project_has_its_build_port_costed(rulebase) -> None:
+    """A torch extension whose CUDA torch's own hipify converts is minor-adaptation; its port still edits its
+    build (setup.py's CUDAExtension, nvcc flags) and its glue, as the measured ports of that shape did
+    (OpenSplat, AutoAWQ): the build port is a line of its project costs, not 0."""
+    report = scan.run([ROOT / "fixtures" / "workloads" / "torch_ext_clean"], Settings(jobs=1, use_hipify=False),
+                      rulebase)
+    (project,) = report.project_costs
+    assert project.migration_class == "minor-adaptation"
+    port = [i for i in project.breakdown if i.kind == "build system port"]
+    assert port and port[0].hours > 0
+    assert report.hand_effort.likely >= port[0].hours
+
+
+def test_a_project_that_builds_on_rocm_with_findings_left_is_an_increment_plus_those_findings(rulebase) -> None:
+    """A ROCm-built base whose HIP build leaves files out (here an incompatible one): its ROCm build has the
+    build system and the glue, so its project costs are the next increment, and what is left is costed in
+    its workloads (fit.py models it so since s9)."""
+    report = scan.run([ROOT / "fixtures" / "workloads" / "ported_scoped"],
+                      Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase)
+    assert report.migration_class != "native" and any(w.rocm_path for w in report.workloads)
+    (project,) = report.project_costs
+    kinds = {i.kind for i in project.breakdown}
+    assert "ROCm build increment" in kinds
+    assert not kinds & {"build system port", "integration glue", "HIP twins"}
+    assert report.workload_effort.likely > 0

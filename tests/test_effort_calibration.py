@@ -38,11 +38,16 @@ def test_fitted_constants_are_recomputed_from_the_measurements() -> None:
 
 
 def test_held_out_ports_are_not_fitted() -> None:
-    fit, measurements, families, result = _fitted()
+    """The committed held-out ports (none between two sets: each set joins the fitting set once evaluated) and
+    one port marked held out here: changing a held-out port's hand lines changes no fitted constant."""
+    fit, measurements, families, _ = _fitted()
     manifest = yaml.safe_load((BENCH / "ports.yaml").read_text())["ports"]
-    held_out = {p["name"] for p in manifest if p["split"] == "test"}
-    assert len(held_out) >= 8 and not held_out & set(result["projects"])
-    # changing a held-out port's hand lines changes no fitted constant
+    held_out = {p["name"] for p in manifest if p["split"] == "test"} | {measurements["ports"][0]["name"]}
+    for port in measurements["ports"]:
+        if port["name"] in held_out:
+            port["split"] = "test"
+    result = fit.fit(measurements, families)
+    assert not held_out & set(result["projects"])
     for port in measurements["ports"]:
         if port["name"] in held_out:
             port["build_files"].append({"path": "CMakeLists.txt", "method": "build-diff", "hand_lines": 10_000})

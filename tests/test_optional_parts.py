@@ -225,6 +225,32 @@ def test_a_build_switchs_gpu_part_is_costed_apart_from_the_headline(rulebase) ->
     assert to_json(result)["effort"]["optional_hours"]["likely"] == pytest.approx(result.optional_effort.likely, abs=0.01)
 
 
+def test_a_gpu_part_is_costed_as_a_port_of_its_own_and_shown_once_everywhere(rulebase) -> None:
+    """The CUDA back end behind a switch, in a project whose required code has nothing to port: its findings,
+    its glue, and the build system itself (no build port in the headline to share); a CI folder (no GPU code)
+    keeps its findings' cost. One figure per part in JSON, terminal, Markdown and HTML."""
+    from migrate.render import html_report, markdown_report, terminal_report
+
+    result = scan.run([CASES / "gpu_build_script"], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase)
+    parts_of = {p.root: p for w in result.workloads if not w.optional for p in w.optional_parts}
+    switch = parts_of["build switch PRISMATIC_ENABLE_GPU"]
+    kinds = {i.label.split(" (")[0] for i in switch.breakdown}
+    assert {"build system port", "integration glue no finding explains"} <= kinds
+    assert "+ the build system" in next(i.label for i in switch.breakdown if i.label.startswith("build system port"))
+    assert switch.effort.likely == pytest.approx(sum(i.hours for i in switch.breakdown), abs=0.02)
+    assert not any(i.kind == "build system port" for i in parts_of[".github"].breakdown)
+    entry = next(p for w in to_json(result)["workloads"] for p in w["optional_parts"] if p["root"] == switch.root)
+    shown = f"{switch.effort.likely:.1f}"
+    assert entry["effort_hours"]["likely"] == pytest.approx(switch.effort.likely, abs=0.01)
+    assert f"likely {shown} h, apart from the headline" in terminal_report.render(result, width=400)
+    assert f"(likely {shown})" in markdown_report.render(result)
+    assert f"({shown})</td>" in html_report.render(result)
+    total = f"{result.optional_effort.likely:.1f}"
+    assert f"(likely {total} h)" in terminal_report.render(result, width=400)
+    assert f"(likely {total} h)" in markdown_report.render(result)
+    assert f"(likely {total} h), not in the effort above" in html_report.render(result)
+
+
 def _copy(case: str, tmp_path: Path) -> Path:
     import shutil
 

@@ -25,10 +25,12 @@ at the lines a site touches (measure.py's `attribute`, at most 3 lines per findi
         # estimated on a held-out set before it is scored; the hand lines do not depend on the scan)
     python benchmarks/effort_calibration/ports.py NAME [NAME ...]   # prints measurement records
     python benchmarks/effort_calibration/ports.py --rescan [NAME ...]  # refresh the base scan facts
+    python benchmarks/effort_calibration/ports.py --facts DIR [NAME ...]  # the same from evaluate.py's kept reports
 """
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import re
 import subprocess
@@ -215,7 +217,7 @@ def scan_facts(report: dict[str, Any], tree: Path) -> dict[str, Any]:
     rules: dict[str, int] = {}
     for f in counted:
         rules[f["rule"]] = rules.get(f["rule"], 0) + 1
-    twins = backend_twins(tree)
+    twins = backend_twins(tree)  # a build switch's back end too: the rate of its twins is the same
     c_files = sorted({f["path"] for f in counted if Path(f["path"]).suffix in C_EXT and f["path"] not in twins})
     from migrate.workloads.estimate import KERNEL_STEM
 
@@ -354,11 +356,30 @@ def rescan(names: set[str], *, manifest_file: Path = HERE / "ports.yaml") -> Non
         print(name, "rescanned", flush=True)
 
 
+def refresh_facts(reports: Path, names: set[str]) -> None:
+    """Refresh the `scan` facts of measurements.yaml's ports from the base reports evaluate.py kept
+    (EVALUATE_REPORTS): the hand lines stay, what the estimate reads of the base follows that scanner."""
+    path = HERE / "measurements.yaml"
+    text = path.read_text()
+    head = text[:text.index("\nports:")]
+    data = yaml.safe_load(text)
+    for record in data["ports"]:
+        report = reports / f"{record['name']}.json"
+        if (names and record["name"] not in names) or not report.exists():
+            continue
+        record["scan"] = scan_facts(json.loads(report.read_text()), WORK / record["name"] / "base")
+    body = yaml.safe_dump({"ports": data["ports"]}, sort_keys=False, width=120, default_flow_style=None)
+    path.write_text(head + "\n" + body)
+
+
 def main(argv: list[str]) -> int:
     if "--set" in argv:
         return measure_set(argv)
     if argv[:1] == ["--rescan"]:
         rescan(set(argv[1:]))
+        return 0
+    if argv[:1] == ["--facts"]:
+        refresh_facts(Path(argv[1]), set(argv[2:]))
         return 0
     manifest = yaml.safe_load((HERE / "ports.yaml").read_text())
     wanted = set(argv)

@@ -38,6 +38,20 @@ def top_workloads(report: Report, limit: int) -> tuple[list[Workload], Effort | 
     return ranked[:limit], (sum_effort(w.effort for w in rest) if rest else None), len(rest)
 
 
+def optional_costs(report: Report) -> list[dict[str, Any]]:
+    """What is costed apart from the headline (Report.optional_effort), one row each: the optional parts of
+    required workloads (a build switch's CUDA back end, a tests/ folder), each a port of its own (its
+    findings, build files, glue), then the optional workloads; most hours first."""
+    rows = [{"workload": w.name, "part": p.root, "class": p.migration_class, "findings": p.findings,
+             "effort": p.effort, "largest": p.breakdown[0].label if p.breakdown else ""}
+            for w in report.workloads if not w.optional for p in w.optional_parts]
+    rows += [{"workload": w.name, "part": "(optional workload)", "class": w.migration_class,
+              "findings": sum(1 for f in report.findings if f.workload == w.name), "effort": w.effort,
+              "largest": w.primary.breakdown[0].label if w.primary.breakdown else ""}
+             for w in report.workloads if w.optional]
+    return sorted(rows, key=lambda r: (-r["effort"].likely, r["workload"], r["part"]))
+
+
 def confidence(report: Report) -> dict[str, Any]:
     """How far the estimate can be trusted: the share of its likely hours that rests on measured
     constants, how much of the C/C++/CUDA hipify-perl was seen converting, whether libclang checked."""

@@ -37,6 +37,9 @@ def render(report: Report, *, color: bool = False, width: int = 100, plan: bool 
         f"Effort: {effort.low:.1f}–{effort.high:.1f} h (likely {effort.likely:.1f} h: {report.hand_effort.likely:.1f} h "
         f"hand work, {report.validation_effort.likely:.1f} h validation, assumed)" if report.hand_effort.likely else
         "Effort: no porting work" + (f" (validation on ROCm only: {effort.likely:.1f} h)" if effort.likely else "")))
+    if (apart := report.optional_effort).likely:
+        console.print(f"Apart from the headline: optional parts and workloads {apart.low:.1f}–{apart.high:.1f} h "
+                      f"(likely {apart.likely:.1f} h)", markup=False)
     trust = confidence(report)
     console.print(f"Confidence: {trust['level']}: {trust['statement']}", markup=False)
     the_plan = report.plan
@@ -169,8 +172,10 @@ def _ported_and_optional(report: Report) -> list[str]:
             lines.append(f"Optional workload {w.name}: {w.migration_class}")
         for part in w.optional_parts:
             why = "".join(f"; {e}" for e in part.evidence[:2])
+            cost = (f"; {part.effort.low:.1f}–{part.effort.high:.1f} h, likely {part.effort.likely:.1f} h, apart "
+                    "from the headline" if part.effort.likely else "")
             lines.append(f"Optional part of {w.name}: {part.root}: {part.migration_class} "
-                         f"({_count(part.findings, 'finding')}{why})")
+                         f"({_count(part.findings, 'finding')}{cost}{why})")
         for c in w.components:
             routes = ", ".join(name for name, _ in c.alternatives[:3])
             what = f"rewrite ({c.band})" if c.kind == "rewrite" else f"ported elsewhere ({c.route})"

@@ -22,7 +22,7 @@ from migrate.scan.match import capped_notes, indexes, merge_targets
 from migrate.settings import Settings
 from migrate.workloads import assemble, components, parts, route
 from migrate.workloads import calibration as effort_calibration
-from migrate.workloads.costs import project_costs
+from migrate.workloads.costs import project_costs, with_part_costs
 from migrate.workloads.estimate import EffortModel, rule_hours
 from migrate.workloads.graph import DependencyGraph
 from migrate.workloads.verdict import judge
@@ -67,6 +67,7 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, *, pr
     workloads = route.attach(workloads, judged, facts, archs=settings.arch, rules_dir=rules.directory)
     files = {f.rel: (f.kind, r.lines) for f, r in scanned}
     costs = project_costs((), found.root.name or "root", workloads, judged, files, model, effort_calibration.load())
+    workloads = with_part_costs(workloads, judged, files, costs, effort_calibration.load(), model)
     optional = {w.name for w in workloads if w.optional}
     efforts = {r.id: (r.effort_per_occurrence, r.effort_first_use) for r in rules.rules}
     hand = rule_hours([f for f in judged if f.workload not in optional and f.cls != "native"], model,

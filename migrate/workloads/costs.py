@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
-from migrate.model import Finding
-from migrate.model_report import Project, ProjectCost, Workload, required_class
+from migrate.model import EffortItem, Finding, sum_effort
+from migrate.model_report import OptionalPart, Project, ProjectCost, Workload, required_class
 from migrate.scan.layout import backend_files
 from migrate.workloads.calibration import Calibration
-from migrate.workloads.estimate import EffortModel, project_estimate
+from migrate.workloads.estimate import EffortModel, part_estimate, project_estimate
 from migrate.workloads.parts import optional_root
 
 C_KINDS = frozenset({"cuda", "cpp"})
@@ -21,6 +22,7 @@ def project_costs(projects: Sequence[Project], root_name: str, workloads: Sequen
     out = []
     optional = {w.name for w in workloads if w.optional}
     optional_files = {p for w in workloads if w.optional for p in w.files}
+    part_files = {p for w in workloads if not w.optional for part in w.optional_parts for p in part.files}
     for project in groups:
         members = set(project.workloads)
         cls = required_class(w for w in workloads if w.name in members)
@@ -29,7 +31,7 @@ def project_costs(projects: Sequence[Project], root_name: str, workloads: Sequen
         kloc = sum(files[p][1] for p in paths) / 1000
         build = [f for f in counted if (family := calibration.family_of(f.rule)) is not None and family.name == "build"]
         rocm_path = any(w.rocm_path for w in workloads if w.name in members)
-        twins = set() if rocm_path else twin_files(project, files, optional_files)
+        twins = set() if rocm_path else twin_files(project, files, optional_files | (part_files - paths))
         result = project_estimate(cls, c_files=len(paths - twins), build_findings=len(build), model=model,
                                   calibration=calibration, build_files=len({f.path for f in build}),
                                   backend_files=len(twins),
@@ -42,8 +44,43 @@ def project_costs(projects: Sequence[Project], root_name: str, workloads: Sequen
 
 def twin_files(project: Project, files: Mapping[str, tuple[str, int]], optional_files: set[str]) -> set[str]:
     """The project's C/C++/CUDA files in a per-back-end layout (scan.layout.backend_files), outside optional
-    folders and workloads: a port writes a HIP twin of each (a project with a ROCm path has them already)."""
+    folders, workloads and parts (a build switch's back end is costed with its part): a port writes a HIP twin
+    of each (a project with a ROCm path has them already)."""
     root = "" if project.root in ("", ".") else project.root.rstrip("/") + "/"
     mine = [p for p in files if p.startswith(root) and files[p][0] in C_KINDS and p not in optional_files
             and optional_root(p[len(root):]) is None]
     return set(backend_files(mine))
+
+
+def with_part_costs(workloads: Sequence[Workload], findings: Sequence[Finding], files: Mapping[str, tuple[str, int]],
+                    costs: Sequence[ProjectCost], calibration: Calibration, model: EffortModel) -> list[Workload]:
+    """The workloads with each optional part that holds GPU code (C/C++/CUDA files with findings) costed as a
+    port of its own: its findings' cost plus its build files, glue and HIP twins (estimate.part_estimate), the
+    build system itself too where the required code has no build port to share it with (a build switch's CUDA
+    back end is all of a GPU port when the project's required code has nothing to port). A part without GPU
+    code (CI workflows, a Dockerfile) keeps its findings' cost: the project's assumed CI step covers it."""
+    if not model.calibrated:
+        return list(workloads)
+    system_ported = any(i.kind == "build system port" for p in costs for i in p.breakdown)
+    rocm_path = any(w.rocm_path for w in workloads)
+    return [replace(w, optional_parts=tuple(_part_cost(part, [f for f in findings if f.workload == w.name
+                                                               and f.status == "optional" and f.path in part.files],
+                                                      files, calibration, system_ported=system_ported,
+                                                      rocm_path=rocm_path)
+                                            for part in w.optional_parts)) if w.optional_parts else w
+            for w in workloads]
+
+
+def _part_cost(part: OptionalPart, findings: Sequence[Finding], files: Mapping[str, tuple[str, int]],
+               calibration: Calibration, *, system_ported: bool, rocm_path: bool) -> OptionalPart:
+    paths = {p for p in part.files if files.get(p, ("", 0))[0] in C_KINDS}
+    if not paths:  # no GPU code (CI workflows, a Dockerfile): the project's assumed "CI on ROCm" step covers it
+        return part
+    build = [f for f in findings if (family := calibration.family_of(f.rule)) is not None and family.name == "build"]
+    twins = set() if rocm_path else paths & backend_files(p for p in files if files[p][0] in C_KINDS)
+    own = part_estimate(c_files=len(paths - twins), build_findings=len(build), build_files=len({f.path for f in build}),
+                        calibration=calibration, system_ported=system_ported,
+                        backend_files=len(twins),
+                        backend_lines=sum(files[p][1] for p in twins))
+    items: list[EffortItem] = sorted([*part.breakdown, *own.breakdown], key=lambda i: (-i.hours, i.label))
+    return replace(part, effort=sum_effort([part.effort, own.effort]), breakdown=tuple(items))

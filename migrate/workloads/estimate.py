@@ -195,31 +195,15 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
 def project_estimate(project_class: str, *, c_files: int, build_findings: int, model: EffortModel,
                      calibration: Calibration, build_files: int = 0, backend_files: int = 0, backend_lines: int = 0,
                      rocm_path: bool = False) -> Estimate:
-    """Costs a project has once, whatever its number of workloads and targets: its build port,
-    from its build files (one unit for the build system plus one per build file with build findings:
-    CUDA language, targets, nvcc-only flags, CUDA libraries); the integration glue no finding
-    explains (a compat header, include guards, dispatch branches), growing with the square root of
-    its C/C++/CUDA files with findings; the HIP twins of CUDA files kept in a per-back-end layout (a
-    `cuda/` folder beside `openmp/`: a port writes the HIP member of the family), in proportion to their
-    lines (none where the project already builds on ROCm, `rocm_path`: it has them); where the project
-    already builds on ROCm and leaves nothing to port, the next increment of its ROCm side (the median
-    measured increment); and the plan's assumed validation steps (CI, performance check)."""
+    """Costs a project has once, whatever its number of workloads and targets: where it has anything to
+    port (any class but native), its port costs (`port_costs`: build port, glue, HIP twins); where it
+    already builds on ROCm (`rocm_path`), instead, the next increment of its ROCm side (the median measured
+    increment; the findings it leaves to port are its workloads' costs, its ROCm build has the build system,
+    the glue and the twins); and the plan's assumed validation steps (CI, performance check)."""
     items = _Items()
-    if project_class in ("migration-required", "incompatible") and model.calibrated:
-        items.add(f"build system port ({build_files} build files with {build_findings} build findings + the build "
-                  f"system; {calibration.build_lines_first_unit:.1f} lines the first, learning curve)",
-                  calibration.hours(calibration.build_lines_first_unit, calibration.curve(build_files + 1)), True,
-                  kind="build system port", name="build system port")
-        if c_files:
-            items.add(f"integration glue no finding explains (compat header, include guards: "
-                      f"{calibration.glue_lines_per_sqrt_file:.1f} lines × √{c_files} C/C++/CUDA files with findings)",
-                      calibration.hours(calibration.glue_lines_per_sqrt_file, math.sqrt(c_files)), True,
-                      kind="integration glue", name="integration glue no finding explains")
-        if backend_lines and calibration.twin_lines_per_backend_line and not rocm_path:
-            items.add(f"HIP twins of {backend_files} CUDA back-end files ({backend_lines} lines × "
-                      f"{calibration.twin_lines_per_backend_line:.2f} hand lines each)",
-                      calibration.hours(calibration.twin_lines_per_backend_line, backend_lines), True,
-                      kind="HIP twins", name="HIP twins of CUDA back-end files")
+    if project_class != "native" and model.calibrated and not rocm_path:
+        port_costs(items, c_files=c_files, build_findings=build_findings, calibration=calibration,
+                   build_files=build_files, system=True, backend_files=backend_files, backend_lines=backend_lines)
     elif rocm_path and model.calibrated and calibration.increment_lines:
         items.add(f"next increment of the existing ROCm build (median of {calibration.increments} measured "
                   f"increments: {calibration.increment_lines:.0f} lines)",
@@ -231,6 +215,45 @@ def project_estimate(project_class: str, *, c_files: int, build_findings: int, m
         items.spread(f"{VALIDATION}{item} (size ×{size:.2f})", hours * size, factors, kind=VALIDATION_KIND,
                      name=f"{VALIDATION}{item}")
     return items.estimate()
+
+
+def part_estimate(*, c_files: int, build_findings: int, build_files: int, calibration: Calibration,
+                  system_ported: bool, backend_files: int = 0, backend_lines: int = 0) -> Estimate:
+    """What an optional part (a build switch's CUDA back end, a tests/ folder) costs beyond its findings:
+    the port of its own build files, plus the build system itself where the required part has no build
+    port to share (`system_ported` false: the project's required code has nothing to port), its glue
+    and the HIP twins of its per-back-end files: the same constants as a project's."""
+    items = _Items()
+    port_costs(items, c_files=c_files, build_findings=build_findings, calibration=calibration,
+               build_files=build_files, system=not system_ported, backend_files=backend_files,
+               backend_lines=backend_lines)
+    return items.estimate()
+
+
+def port_costs(items: _Items, *, c_files: int, build_findings: int, calibration: Calibration, build_files: int,
+               system: bool, backend_files: int, backend_lines: int) -> None:
+    """The build port, from the build files (one unit for the build system plus one per build file with
+    build findings: CUDA language, targets, nvcc-only flags, CUDA libraries); the integration glue no
+    finding explains (a compat header, include guards, dispatch branches), growing with the square root
+    of the C/C++/CUDA files with findings; the HIP twins of CUDA files kept in a per-back-end layout (a
+    `cuda/` folder beside `openmp/`: a port writes the HIP member of the family), in proportion to their
+    lines."""
+    if build_files or system:
+        items.add(f"build system port ({build_files} build files with {build_findings} build findings"
+                  f"{' + the build system' if system else ''}; "
+                  f"{calibration.build_lines_first_unit:.1f} lines the first, learning curve)",
+                  calibration.hours(calibration.build_lines_first_unit, calibration.curve(build_files + system)), True,
+                  kind="build system port", name="build system port")
+    if c_files:
+        items.add(f"integration glue no finding explains (compat header, include guards: "
+                  f"{calibration.glue_lines_per_sqrt_file:.1f} lines × √{c_files} C/C++/CUDA files with findings)",
+                  calibration.hours(calibration.glue_lines_per_sqrt_file, math.sqrt(c_files)), True,
+                  kind="integration glue", name="integration glue no finding explains")
+    if backend_lines and calibration.twin_lines_per_backend_line:
+        items.add(f"HIP twins of {backend_files} CUDA back-end files ({backend_lines} lines × "
+                  f"{calibration.twin_lines_per_backend_line:.2f} hand lines each)",
+                  calibration.hours(calibration.twin_lines_per_backend_line, backend_lines), True,
+                  kind="HIP twins", name="HIP twins of CUDA back-end files")
 
 
 def rule_hours(findings: Iterable[Finding], model: EffortModel, rule_effort: Callable[[str], tuple[float, float]],

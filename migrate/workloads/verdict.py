@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from migrate.model import Effort, Finding, MigrationClass, class_rank, evolve, worst_class
+from migrate.model import Finding, MigrationClass, class_rank, evolve, worst_class
 from migrate.model_report import OptionalPart, TargetVerdict, Workload
 from migrate.rulebase import alternatives
 from migrate.rulebase.load import RuleBase
@@ -14,7 +14,7 @@ from migrate.workloads.assemble import Spec
 from migrate.workloads.calibration import Calibration
 from migrate.workloads.classify import Agreement, classify, effective_class
 from migrate.workloads.components import rewrites
-from migrate.workloads.estimate import EffortModel, estimate, family_counts
+from migrate.workloads.estimate import EffortModel, Estimate, estimate, family_counts
 from migrate.workloads.graph import DependencyGraph
 from migrate.workloads.parts import ProjectParts, optional_root
 from migrate.workloads.rewrite_project import kernel_rules, whole_rewrites
@@ -87,7 +87,7 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
                                                          parts, cost=lambda fs, cls: estimate(
                                                              [f for f in fs if effective.get(f, cls) != "native"], cls,
                                                              model, efforts.__getitem__, names.__getitem__,
-                                                             calibration).effort))
+                                                             calibration)))
                  for s in specs]
     return sorted(workloads, key=lambda w: w.name), judged_findings
 
@@ -116,9 +116,10 @@ def _part(finding: Finding, parts: ProjectParts) -> tuple[str, tuple[str, ...]]:
 
 def _optional_parts(findings: list[Finding], workload_optional: bool, kind: str,
                     hipified: frozenset[str], parts: ProjectParts, *,
-                    cost: Callable[[list[Finding], str], Effort]) -> tuple[OptionalPart, ...]:
+                    cost: Callable[[list[Finding], str], Estimate]) -> tuple[OptionalPart, ...]:
     """Each optional part of a required workload, with its class and its findings' cost (`cost`: the workload
-    estimate of those findings, without project costs), which the report keeps apart from the headline."""
+    estimate of those findings; its build port and glue are added with the project's costs, workloads/costs.py),
+    which the report keeps apart from the headline."""
     if workload_optional:
         return ()
     groups: dict[str, list[Finding]] = defaultdict(list)
@@ -133,8 +134,10 @@ def _optional_parts(findings: list[Finding], workload_optional: bool, kind: str,
         classes = [classify([f for f in fs if arch in f.targets], kind, everything=True, torch_hipified=hipified)[0]
                    for arch in sorted({a for f in fs for a in f.targets})]
         cls = worst_class(classes)
+        result = cost(fs, cls)
         out.append(OptionalPart(root=root, migration_class=cls, findings=len(fs),
-                                evidence=tuple(evidence[root][:SHOWN_EVIDENCE]), effort=cost(fs, cls)))
+                                evidence=tuple(evidence[root][:SHOWN_EVIDENCE]), effort=result.effort,
+                                breakdown=result.breakdown, files=tuple(sorted({f.path for f in fs}))))
     return tuple(out)
 
 
