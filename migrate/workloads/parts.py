@@ -10,8 +10,10 @@ Optional, each with the evidence that makes it so (the words are data: rules/wor
   outside every switch. A switch of the GPU platform itself (GGML_USE_CUDA) is never optional.
 
 A project with a ROCm path (workloads/ported.py) has its findings marked `ported`, except in the files its
-HIP build leaves out: sources CMake names only in a branch a HIP build skips (`if(NOT USE_ROCM)`), and
-files that stop a HIP build with `#error` on the HIP side of a guard."""
+HIP build leaves out: sources CMake names only in a branch a HIP build skips (`if(NOT USE_ROCM)`), files
+that stop a HIP build with `#error` on the HIP side of a guard, and sub-projects built on their own without
+a ROCm path. The project runs on ROCm without them, so they are optional parts with their own class: not
+credited, and not deciding the class of a project that already runs there."""
 from __future__ import annotations
 
 import fnmatch
@@ -144,6 +146,7 @@ class ProjectParts:
 
     rocm_path: tuple[Evidence, ...] = ()
     left_out_of_hip: Mapping[str, str] = field(default_factory=dict)  # path -> why the HIP build skips it
+    hip_subprojects: frozenset[str] = frozenset()  # folders with a build of their own that has no ROCm path
     hip_aware: frozenset[str] = frozenset()  # files with HIP branches or HIP includes of their own
     hip_twinned: frozenset[str] = frozenset()  # CUDA members of a back-end family whose HIP member is there
     optional_modules: Mapping[str, str] = field(default_factory=dict)  # path -> the optional import of it
@@ -168,6 +171,11 @@ class ProjectParts:
             return Part(f"{path} (built by nothing)", (self.unbuilt[path],))
         if path in self.optional_includes:
             return Part(f"{path} (included by optional code only)", (self.optional_includes[path],))
+        if path in self.left_out_of_hip:
+            folder = next((p for p in _prefixes(path) if p.rstrip("/") in self.hip_subprojects), None)
+            root = f"{folder.rstrip('/')} (a build of its own without ROCm)" if folder else \
+                f"{path} (left out of the HIP build)"
+            return Part(root, (self.left_out_of_hip[path],))
         optional = [r for r in self._switches(path, finding.line) if r.switch in self.switches]
         if optional:  # of switches set on one line (a cmake command), the GPU platform's first
             first = optional[0]
@@ -218,7 +226,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
         return [r.path, r.start, r.end, r.switch, r.text]
 
     return {"rocm_path": [[e.path, e.line, e.strength, e.text] for e in parts.rocm_path],
-            "left_out_of_hip": dict(parts.left_out_of_hip), "optional_modules": dict(parts.optional_modules),
+            "left_out_of_hip": dict(parts.left_out_of_hip), "hip_subprojects": sorted(parts.hip_subprojects),
+            "optional_modules": dict(parts.optional_modules),
             "hip_aware": sorted(parts.hip_aware), "hip_twinned": sorted(parts.hip_twinned),
             "switches": {k: list(v) for k, v in parts.switches.items()},
             "regions": {k: [region(r) for r in v] for k, v in parts.regions.items()},
@@ -243,6 +252,7 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
     return ProjectParts(
         rocm_path=tuple(Evidence(str(p), int(n), str(s), str(t)) for p, n, s, t in data["rocm_path"]),
         left_out_of_hip=strings(data["left_out_of_hip"]), optional_modules=strings(data["optional_modules"]),
+        hip_subprojects=frozenset(str(p) for p in data.get("hip_subprojects", [])),
         hip_aware=frozenset(str(p) for p in data["hip_aware"]),
         hip_twinned=frozenset(str(p) for p in data.get("hip_twinned", [])),
         switches={str(k): tuple(str(e) for e in v) for k, v in data["switches"].items()},
@@ -308,7 +318,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             if not more:
                 break
             gated.update(more)
-    return ProjectParts(rocm_path=evidence, left_out_of_hip=_left_out(facts, known) if evidence else {},
+    left_out, subprojects = _left_out(facts, known) if evidence else ({}, frozenset[str]())
+    return ProjectParts(rocm_path=evidence, left_out_of_hip=left_out, hip_subprojects=subprojects,
                         hip_aware=frozenset(e.path for e in collected if e.strength == "source"),
                         hip_twinned=hip_twinned(kinds),
                         optional_modules=_optional_modules(facts) | _loaded_only_by_optional(facts, known),
@@ -543,10 +554,11 @@ def _gated_headers(facts: Mapping[str, Sequence[Fact]], probe: ProjectParts) -> 
     return out
 
 
-def _left_out(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str]:
-    """Files a HIP build does not compile: named by CMake only in branches a HIP build skips, or stopped
-    with #error on the HIP side of a guard. Beside a HIP branch of the same file (`if(USE_ROCM)` with its
-    own source list), the branch of the CUDA platform's switch (`if(USE_CUDA)`) is one a HIP build skips."""
+def _left_out(facts: Mapping[str, Sequence[Fact]], known: Words) -> tuple[dict[str, str], frozenset[str]]:
+    """Files a HIP build does not compile: named by CMake only in branches a HIP build skips, stopped
+    with #error on the HIP side of a guard, or built by a sub-project of their own with no ROCm path (its
+    folder is returned too). Beside a HIP branch of the same file (`if(USE_ROCM)` with its own source list),
+    the branch of the CUDA platform's switch (`if(USE_CUDA)`) is one a HIP build skips."""
     listed: dict[str, list[tuple[bool, str]]] = {}  # file -> (named in a CUDA-only branch?, where) per mention
     twins: set[str] = set()  # sources a HIP branch names by their hipified name (src/devices/hip/x-hip.hip)
     out: dict[str, str] = {}
@@ -569,9 +581,10 @@ def _left_out(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, st
     for source, mentions in listed.items():
         if all(skipped for skipped, _ in mentions) and source not in twins:
             out.setdefault(source, f"{mentions[0][1]} names {source} only where a HIP build does not")
-    for path, why in _own_builds_without_rocm(facts, listed).items():
-        out.setdefault(path, why)
-    return out
+    subprojects = _own_builds_without_rocm(facts, listed)
+    for path, folder in subprojects.items():
+        out.setdefault(path, f"{folder}/setup.py builds {folder} on its own, with no ROCm path")
+    return out, frozenset(subprojects.values())
 
 
 UNBUILT_SUFFIXES = (".cu",)
@@ -660,7 +673,7 @@ def _optional_includes(facts: Mapping[str, Sequence[Fact]], known: Words) -> dic
 
 def _own_builds_without_rocm(facts: Mapping[str, Sequence[Fact]],
                              listed: Mapping[str, list[tuple[bool, str]]]) -> dict[str, str]:
-    """Files of a sub-project: a folder below the root with a setup.py of its own that compiles an
+    """Files of a sub-project (path -> its folder): a folder below the root with a setup.py of its own that compiles an
     extension, and no ROCm build evidence under it (HIP branches in sources copied from the parent are
     none): detectron2's projects/TensorMask builds its op with a setup.py that never asks for HIP. The
     root's HIP build does not reach them unless a build file outside the folder names them as sources.
@@ -677,7 +690,7 @@ def _own_builds_without_rocm(facts: Mapping[str, Sequence[Fact]],
         for path in inside:
             named_outside = any(not where.startswith(folder + "/") for _, where in listed.get(path, []))
             if not named_outside:
-                out.setdefault(path, f"{folder}/setup.py builds {folder} on its own, with no ROCm path")
+                out.setdefault(path, folder)
     return out
 
 

@@ -53,6 +53,25 @@ def _switch_like(name: str) -> bool:
 SWITCH_TERM = re.compile(r"^\(*\s*(?:defined\s*\(\s*([A-Za-z_]\w*)\s*\)|defined\s+([A-Za-z_]\w*)|([A-Za-z_]\w*))\s*\)*$")
 
 
+# Macros no ROCm build defines: nvcc's own (__NVCC__, __CUDACC__, __CUDA_ARCH__) and HIP's NVIDIA platform
+# (__HIP_PLATFORM_NVIDIA__, its old name __HIP_PLATFORM_NVCC__): hip-clang on AMD leaves all five undefined
+# (https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_porting_guide.html, "Compiler defines: summary";
+# clang defines __HIP__/__HIPCC__ for HIP and no __CUDA_ARCH__: https://reviews.llvm.org/D45441).
+NVIDIA_ONLY = frozenset({"__NVCC__", "__CUDACC__", "__CUDA_ARCH__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__"})
+
+
+def needs_nvidia(condition: str) -> bool:
+    """Whether a condition is true only under an NVIDIA toolchain: a conjunction (no `||`) with an un-negated
+    term on one of NVIDIA_ONLY (`defined(__NVCC__) && defined(__HIPCC__)`: HIP on NVIDIA, never a ROCm build)."""
+    if "||" in condition:
+        return False
+    for term in condition.split("&&"):
+        m = SWITCH_TERM.match(term.strip())
+        if m and next((g for g in m.groups() if g), "") in NVIDIA_ONLY:
+            return True
+    return False
+
+
 def switch_names(condition: str, positive: bool) -> list[str]:
     """The switch macros a branch is taken on: `#ifdef USE_X`, `#if defined(USE_X) && ...`, `#if USE_X`.
     None for a negated or `||` condition, a HIP macro, or a name not shaped like a switch."""
@@ -373,7 +392,7 @@ def _label(branches: list[tuple[str, bool, int, int]]) -> list[tuple[int, int, s
     out = []
     hip_seen = False
     for cond, positive, start, end in branches:
-        is_hip = mentions_hip(cond) and positive
+        is_hip = mentions_hip(cond) and positive and not needs_nvidia(cond)
         if not cond:  # #else: HIP if no earlier branch was the HIP one
             is_hip = not hip_seen
         hip_seen = hip_seen or is_hip

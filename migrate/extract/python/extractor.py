@@ -104,6 +104,8 @@ class _Visitor(ast.NodeVisitor):
         self.grown: dict[str, list[ast.expr]] = {}  # sources += [...], sources.append(x): what was added since
         self.returns: dict[str, ast.Tuple] = {}  # function -> the one tuple it returns
         self.globbed: list[str] = []  # source patterns of the glob.glob calls seen so far (structure.py)
+        self.tree: ast.Module | None = None
+        self._named_sources: list[str] | None = None
         self.strings: dict[str, ast.expr] = {}
         self.capability_vars: set[str] = set()
         self.property_vars: set[str] = set()
@@ -118,8 +120,18 @@ class _Visitor(ast.NodeVisitor):
         self.facts: list[Fact] = []
         self.notes: list[str] = []
 
+    def named_sources(self) -> list[str]:
+        """Every string of the file that names a C/C++/CUDA source file (`"src/x_cuda.cu"`), once, in order:
+        read only for an extension whose source list cannot be followed (structure.py)."""
+        if self._named_sources is None:
+            found = [n.value for n in ast.walk(self.tree) if isinstance(n, ast.Constant)
+                     and isinstance(n.value, str) and SOURCE_NAME.match(n.value)] if self.tree else []
+            self._named_sources = list(dict.fromkeys(found))
+        return self._named_sources
+
     def prescan(self, tree: ast.Module) -> None:
         """One pass before the visit: every import, and what each function returns."""
+        self.tree = tree
         returns: list[tuple[str, ast.expr]] = []
         todo: list[tuple[ast.AST, str]] = [(tree, "")]
         while todo:
@@ -525,6 +537,8 @@ def _strings(node: ast.AST) -> list[ast.Constant]:
 DEFINE_OPTION = re.compile(rf"^-D({SWITCH})(?:=1)?$")
 ALWAYS_DEFINED = "always-defined"  # `-DENABLE_BF16` in flags every build passes: the macro's code is always built
 # torch.utils.cpp_extension names that only a ROCm-aware build reads (an import never read is no evidence).
+# A relative path of a source file an extension compiles (no folder above, no pattern, no space)
+SOURCE_NAME = re.compile(r"^(?!\.\./)[\w.+-]+(?:/[\w.+-]+)*\.(?:cu|cpp|cc|cxx|c|hip)$")
 HIP_HOMES = frozenset({"ROCM_HOME", "HIP_HOME", "IS_HIP_EXTENSION", "COMMON_HIP_FLAGS", "ROCM_VERSION"})
 
 

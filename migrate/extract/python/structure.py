@@ -77,6 +77,11 @@ def _structure(visitor: _Visitor, node: ast.Call, name: str | None) -> None:
         # (maskrcnn-benchmark's setup.py, copied by detectron2, Deformable-DETR, GroundingDINO): the list
         # names no .cu the file can follow, so the file's glob patterns are its sources
         paths += [f"glob:{p}" for p in visitor.globbed if f"glob:{p}" not in paths]
+    if sources is not None and not any(p.endswith(".cu") or p.startswith("glob:") for p in paths):
+        # still none: the list is built where the file cannot follow it (a helper's parameter joined in a
+        # comprehension, `"/".join(here + ["x.cu"])`, a module-level list appended to in a branch); the
+        # source file names the file spells are its sources, wherever they sit below the loader's folder
+        paths += [f"glob:**/{n}" for n in visitor.named_sources() if f"glob:**/{n}" not in paths]
     paths = [f"glob:{p}" if UNKNOWN in p and not p.startswith("glob:") else p for p in paths]
     visitor.add("extension", label, node, text="\n".join(paths), role=role)
 

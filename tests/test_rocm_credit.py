@@ -1,0 +1,159 @@
+"""Projects that already run on ROCm, through the real CLI: the build and source evidence of their ROCm
+path is recognised, and the credit reaches the code their HIP build compiles (and only that code)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import run_cli, write_tree
+
+
+def scan(tree: Path, *extra: str) -> dict:
+    result = run_cli("scan", str(tree), "--format", "json", "--no-cache", "--no-hipify", *extra)
+    assert result.returncode in (0, 1), result.stderr
+    return json.loads(result.stdout)
+
+
+def statuses(report: dict, path: str) -> set[str]:
+    return {f["status"] for f in report["findings"] if f["path"] == path}
+
+
+# A CMake project with CUDA and HIP back ends of one accelerated path (option(HIP) builds src/acc/hip).
+HIP_OPTION_CMAKE = """cmake_minimum_required(VERSION 3.18)
+project(accel LANGUAGES CXX)
+option(HIP "Enable HIP GPU acceleration" OFF)
+option(CUDA "Enable CUDA GPU acceleration" ON)
+if(HIP)
+  enable_language(HIP)
+  add_library(accel_gpu src/acc/hip/kernels.hip.cpp)
+elseif(CUDA)
+  enable_language(CUDA)
+  add_library(accel_gpu src/acc/cuda/kernels.cu)
+endif()
+add_executable(accel src/main.cpp)
+"""
+CUDA_KERNEL = """#include <cuda_runtime.h>
+__global__ void scale(float *x) { x[threadIdx.x] *= 2.0f; }
+void run(float *x) { scale<<<1, 32>>>(x); cudaDeviceSynchronize(); }
+"""
+HIP_KERNEL = """#include <hip/hip_runtime.h>
+__global__ void scale(float *x) { x[threadIdx.x] *= 2.0f; }
+void run(float *x) { scale<<<1, 32>>>(x); hipDeviceSynchronize(); }
+"""
+# The shape of Eigen's Core/util/Macros.h (vendored by many projects): the #error refuses HIP *on NVIDIA*
+# (hipcc driving nvcc), a combination no ROCm build has; the CUDA branch below it is the CUDA build's.
+VENDORED_MACROS = """#pragma once
+#if defined(__NVCC__) && defined(__HIPCC__)
+  #error "NVCC as the target platform for HIPCC is currently not supported."
+#endif
+#if defined(__CUDACC__) && !defined(EIGEN_NO_CUDA)
+  #define EIGEN_CUDACC __CUDACC__
+#endif
+#if defined(EIGEN_CUDACC)
+#include <cuda.h>
+  #define EIGEN_CUDA_SDK_VER (CUDA_VERSION * 10)
+#endif
+#if defined(__HIPCC__) && !defined(EIGEN_NO_HIP)
+  #define EIGEN_HIPCC __HIPCC__
+  #include <hip/hip_runtime.h>
+#endif
+"""
+
+
+def accel_tree(root: Path, macros: str) -> Path:
+    return write_tree(root, {"CMakeLists.txt": HIP_OPTION_CMAKE, "src/acc/cuda/kernels.cu": CUDA_KERNEL,
+                             "src/acc/hip/kernels.hip.cpp": HIP_KERNEL, "src/main.cpp": '#include "Eigen/Macros.h"\n',
+                             "src/Eigen/Macros.h": macros})
+
+
+def test_an_error_that_refuses_hip_on_nvidia_does_not_leave_the_file_out_of_the_rocm_build(tmp_path: Path) -> None:
+    report = scan(accel_tree(tmp_path / "accel", VENDORED_MACROS))
+    assert report["workloads"][0]["rocm_path"]
+    assert statuses(report, "src/Eigen/Macros.h") == {"ported"}
+    assert report["summary"]["class"] == "native"
+
+
+def test_an_error_on_the_amd_side_still_leaves_the_file_out(tmp_path: Path) -> None:
+    # near miss: `#if defined(__HIPCC__)` alone is every HIP build, so the file stops a ROCm build: not credited,
+    # an optional part of its own (the ROCm build runs without it)
+    refusing = VENDORED_MACROS.replace("defined(__NVCC__) && defined(__HIPCC__)", "defined(__HIPCC__)")
+    report = scan(accel_tree(tmp_path / "accel", refusing))
+    assert statuses(report, "src/Eigen/Macros.h") == {"optional"}
+    part = next(p for w in report["workloads"] for p in w["optional_parts"]
+                if p["root"] == "src/Eigen/Macros.h (left out of the HIP build)")
+    assert part["evidence"][0].startswith("src/Eigen/Macros.h:3 #error")
+
+
+def test_the_hip_on_nvidia_branch_is_not_the_hip_side_of_a_chain() -> None:
+    from migrate.extract.c import guards
+
+    assert guards.labels([("defined(__NVCC__) && defined(__HIPCC__)", True, 0, 1)]) == ["cuda"]
+    assert guards.labels([("defined(__HIP_PLATFORM_NVIDIA__)", True, 0, 1), ("", True, 1, 2)]) == ["cuda", "hip"]
+    assert guards.labels([("defined(__HIPCC__) || defined(__NVCC__)", True, 0, 1)]) == ["hip"]
+    assert guards.labels([("defined(__HIPCC__) && !defined(__CUDA_ARCH__)", True, 0, 1)]) == ["hip"]
+
+
+def parts_of(report: dict) -> dict[str, dict]:
+    return {p["root"]: p for w in report["workloads"] for p in w["optional_parts"]}
+
+
+def test_what_the_hip_build_leaves_out_is_an_optional_part_not_the_class(tmp_path: Path) -> None:
+    """vLLM-shaped (fixtures/workloads/ported_scoped): the project runs on ROCm without the AWQ GEMM its CMake
+    adds only for CUDA and without the file that stops a HIP build; they keep their class, apart."""
+    from tests.conftest import ROOT
+
+    report = scan(ROOT / "fixtures" / "workloads" / "ported_scoped")
+    assert report["summary"]["class"] == "native"
+    found = parts_of(report)
+    awq = found["csrc/quantization/awq/gemm_kernels.cu (left out of the HIP build)"]
+    assert awq["class"] == "migration-required"
+    assert awq["evidence"] == ["CMakeLists.txt:16 names csrc/quantization/awq/gemm_kernels.cu only where a HIP "
+                               "build does not"]
+    rejected = found["csrc/custom_all_reduce.cu (left out of the HIP build)"]
+    assert rejected["evidence"][0].endswith("(a HIP build stops here)")
+    assert statuses(report, "csrc/quantization/awq/gemm_kernels.cu") == {"optional"}
+    assert statuses(report, "csrc/cache_kernels.cu") == {"ported"}
+
+
+def test_without_a_rocm_path_nothing_is_left_out_of_a_hip_build(tmp_path: Path) -> None:
+    # near miss: the same tree with no HIP branch in its build has no ROCm path; every CUDA file is required
+    from tests.conftest import ROOT
+
+    tree = tmp_path / "vllm"
+    files = {p.relative_to(ROOT / "fixtures" / "workloads" / "ported_scoped").as_posix(): p.read_text()
+             for p in (ROOT / "fixtures" / "workloads" / "ported_scoped").rglob("*") if p.is_file()}
+    files["CMakeLists.txt"] = files["CMakeLists.txt"].replace(
+        'if(VLLM_GPU_LANG STREQUAL "HIP")\n  enable_language(HIP)\n  find_package(hip REQUIRED)\nendif()\n', "")
+    files["csrc/cache_kernels.cu"] = "#include <cuda_runtime.h>\n" + "\n".join(
+        line for line in files["csrc/cache_kernels.cu"].splitlines() if "ROCM" not in line and "hip" not in line)
+    report = scan(write_tree(tree, files))
+    assert report["workloads"][0]["rocm_path"] == []
+    assert not any("left out of the HIP build" in root for root in parts_of(report))
+    assert statuses(report, "csrc/quantization/awq/gemm_kernels.cu") == {""}
+    assert report["summary"]["class"] != "native"
+
+
+SUBPROJECT_SETUP = """from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+setup(name="ait_bridge", ext_modules=[CUDAExtension("libbridge", ["bridge/csrc/bridge.cpp"])],
+      cmdclass={"build_ext": BuildExtension})
+"""
+BRIDGE = """#include <cuda_runtime.h>
+void make_stream() { cudaStream_t s; cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); cudaStreamDestroy(s); }
+"""
+
+
+def test_a_sub_project_built_on_its_own_without_rocm_is_one_optional_part(tmp_path: Path) -> None:
+    """A code generator with a ROCm CI job (its HIP back end) and an integration package in a folder of its own
+    whose setup.py builds a torch extension for CUDA only (AITemplate's fx2ait shape)."""
+    tree = write_tree(tmp_path / "gen", {
+        ".github/workflows/rocm_ci.yml": "jobs:\n  test:\n    runs-on: rocm\n",
+        "python/setup.py": "from setuptools import setup, find_packages\nsetup(name='gen', packages=find_packages())\n",
+        "python/gen/backend/cuda/gemm.cu": CUDA_KERNEL, "python/gen/backend/rocm/gemm.hip": HIP_KERNEL,
+        "bridge/setup.py": SUBPROJECT_SETUP.replace("bridge/csrc", "csrc"), "bridge/csrc/bridge.cpp": BRIDGE})
+    report = scan(tree)
+    part = parts_of(report)["bridge (a build of its own without ROCm)"]
+    assert part["class"] == "minor-adaptation"  # a torch extension PyTorch's ROCm build hipifies
+    assert part["evidence"] == ["bridge/setup.py builds bridge on its own, with no ROCm path"]
+    assert statuses(report, "bridge/csrc/bridge.cpp") == {"optional"}
+    assert report["summary"]["class"] == "native"
