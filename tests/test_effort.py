@@ -186,14 +186,15 @@ def test_a_minor_adaptation_project_has_its_build_port_costed(rulebase) -> None:
 
 
 def test_a_project_that_builds_on_rocm_with_findings_left_is_an_increment_plus_those_findings(rulebase) -> None:
-    """A ROCm-built base whose HIP build leaves files out (here an incompatible one): its ROCm build has the
-    build system and the glue, so its project costs are the next increment, and what is left is costed in
-    its workloads (fit.py models it so since s9)."""
+    """A ROCm-built base whose HIP build leaves files out: its ROCm build has the build system and the glue,
+    so its project costs are the next increment (fit.py models it so since s9); the files left out are
+    optional parts, each costed apart (the project itself is native: fixtures/workloads/ported_scoped)."""
     report = scan.run([ROOT / "fixtures" / "workloads" / "ported_scoped"],
                       Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase)
-    assert report.migration_class != "native" and any(w.rocm_path for w in report.workloads)
+    assert report.migration_class == "native" and any(w.rocm_path for w in report.workloads)
+    left_out = [p for w in report.workloads for p in w.optional_parts if "left out of the HIP build" in p.root]
+    assert len(left_out) == 2 and all(p.effort.likely > 0 for p in left_out)
     (project,) = report.project_costs
     kinds = {i.kind for i in project.breakdown}
     assert "ROCm build increment" in kinds
     assert not kinds & {"build system port", "integration glue", "HIP twins"}
-    assert report.workload_effort.likely > 0
