@@ -144,7 +144,7 @@ def arch_value(condition: str) -> int | None:
     && __CUDA_ARCH__ < 500`, `||`, `!`) evaluated as hip-clang does, which defines no __CUDA_ARCH__ (0 in an #if):
     https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_porting_guide.html. None for anything else, and
     for a test with no comparison (`#if __CUDA_ARCH__`, `defined(...)` alone): device-pass detection, which a
-    port keeps under __HIP_DEVICE_COMPILE__ (HIP4021), not code for NVIDIA GPUs only."""
+    port keeps under __HIP_DEVICE_COMPILE__ (the cuda-arch-gate rule), not code for NVIDIA GPUs only."""
     tokens: list[str] = []
     rest = condition.strip()
     while rest:
@@ -219,8 +219,8 @@ def _arch_untaken(node: ts.Node) -> list[tuple[int, int, str]]:
     """The branches of an #if/#elif chain on __CUDA_ARCH__ versions that hip-clang does not take
     (`#if __CUDA_ARCH__ >= 200 && __CUDA_ARCH__ < 500` kernel `#else` stub; `#if __CUDA_ARCH__ < 320`
     macros `#else` PTX): code for NVIDIA GPUs only, labelled 'cuda' from after the directive's condition,
-    so the gate itself stays a finding (HIP4021). The branch hip-clang takes keeps its findings. Nothing when
-    a branch before the taken one tests anything else."""
+    so the gate itself stays a finding (the cuda-arch-gate rule). The branch hip-clang takes keeps its findings.
+    Nothing when    a branch before the taken one tests anything else."""
     out: list[tuple[int, int, str]] = []
     taken = False
     current: ts.Node | None = node
