@@ -220,7 +220,7 @@ def _arch_untaken(node: ts.Node) -> list[tuple[int, int, str]]:
     (`#if __CUDA_ARCH__ >= 200 && __CUDA_ARCH__ < 500` kernel `#else` stub; `#if __CUDA_ARCH__ < 320`
     macros `#else` PTX): code for NVIDIA GPUs only, labelled 'cuda' from after the directive's condition,
     so the gate itself stays a finding (the cuda-arch-gate rule). The branch hip-clang takes keeps its findings.
-    Nothing when    a branch before the taken one tests anything else."""
+    Nothing when a branch before the taken one tests anything else."""
     out: list[tuple[int, int, str]] = []
     taken = False
     current: ts.Node | None = node
