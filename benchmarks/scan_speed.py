@@ -84,6 +84,26 @@ PHASES = (
 )
 
 
+def own_time(spent: dict[str, float], clock):  # noqa: ANN001, ANN201
+    """A wrapper maker that adds each call's own time by `clock` (the calls it makes to other wrapped
+    functions left out) to spent[name]."""
+    stack: list[list[float]] = []  # [started, time of the calls inside]
+
+    def timed(name: str, real):  # noqa: ANN001, ANN202
+        def wrapper(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            stack.append([clock(), 0.0])
+            try:
+                return real(*args, **kwargs)
+            finally:
+                started, inner = stack.pop()
+                total = clock() - started
+                spent[name] = spent.get(name, 0.0) + total - inner
+                if stack:
+                    stack[-1][1] += total
+        return wrapper
+    return timed
+
+
 def phases(path: Path, repeat: int) -> None:
     """Each phase's own time over the C/C++/CUDA files of `path`, in this process."""
     import importlib
@@ -102,20 +122,7 @@ def phases(path: Path, repeat: int) -> None:
     files = [f for f in discover([path], include_vendored=False, exclude=()).files if f.kind in ("cuda", "cpp", "hip")]
     sources = [(f.kind, f.path.read_bytes()) for f in files]
     spent: dict[str, float] = {}
-    stack: list[list[float]] = []  # [started, time of the calls inside]
-
-    def timed(name: str, real):  # noqa: ANN001, ANN202
-        def wrapper(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-            stack.append([time.perf_counter(), 0.0])
-            try:
-                return real(*args, **kwargs)
-            finally:
-                started, inner = stack.pop()
-                total = time.perf_counter() - started
-                spent[name] = spent.get(name, 0.0) + total - inner
-                if stack:
-                    stack[-1][1] += total
-        return wrapper
+    timed = own_time(spent, time.perf_counter)
 
     for module_name, function in PHASES:
         owner_name, _, attribute = module_name.rpartition(".") if module_name.endswith("GuardMap") else (module_name, "", "")
@@ -191,20 +198,7 @@ def serial(path: Path, repeat: int) -> None:
     from migrate.settings import Settings
 
     spent: dict[str, float] = {}
-    stack: list[list[float]] = []  # [started, time of the calls inside]
-
-    def timed(name: str, real):
-        def wrapper(*args, **kwargs):
-            stack.append([time.process_time(), 0.0])
-            try:
-                return real(*args, **kwargs)
-            finally:
-                started, inner = stack.pop()
-                total = time.process_time() - started
-                spent[name] = spent.get(name, 0.0) + total - inner
-                if stack:
-                    stack[-1][1] += total
-        return wrapper
+    timed = own_time(spent, time.process_time)
 
     for module_name, function in SERIAL:  # every module's name for the function, as `from x import f` binds it
         real = getattr(importlib.import_module(module_name), function)
