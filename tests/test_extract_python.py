@@ -182,8 +182,8 @@ def test_extension_sources_grown_and_the_extension_picked_into_a_variable() -> N
     assert got == [("_C", "glob:csrc/*.cpp\nglob:csrc/**/*.cu\ncsrc/extra.cu\ncsrc/more.cu"), ("other", "b.cu")]
 
 
-def test_extension_class_and_sources_returned_by_a_helper_of_the_file() -> None:
-    got = [(f.name, f.text) for f in facts('''
+# fused-ssim's setup.py shape: a helper with one return (followed) and one with two (which one a build takes is unknown)
+SSIM_HELPERS = '''
         from torch.utils.cpp_extension import CppExtension, CUDAExtension
         def pick():
             if hip:
@@ -191,6 +191,11 @@ def test_extension_class_and_sources_returned_by_a_helper_of_the_file() -> None:
             return CUDAExtension, ["ssim.cu", "ext.cpp"]
         def backend():
             return CUDAExtension, ["ssim.cu", "ext.cpp"]
+'''
+
+
+def test_extension_class_and_sources_returned_by_a_helper_of_the_file() -> None:
+    got = [(f.name, f.text) for f in facts(SSIM_HELPERS + '''
         ext_cls, srcs = backend()
         a, b, c = backend()
         setup(ext_modules=[ext_cls(name="fused_ssim_cuda", sources=srcs)])
@@ -216,14 +221,7 @@ def test_a_source_list_filtered_by_a_comprehension_of_itself_keeps_its_files() -
 
 def test_a_helper_with_several_returns_is_not_unpacked() -> None:
     """The near miss of the helper above, called: which of its returns a build takes is unknown."""
-    got = [(f.name, f.text) for f in facts('''
-        from torch.utils.cpp_extension import CppExtension, CUDAExtension
-        def pick():
-            if hip:
-                return CppExtension, ["ssim_hip.cpp"]
-            return CUDAExtension, ["ssim.cu", "ext.cpp"]
-        def backend():
-            return CUDAExtension, ["ssim.cu", "ext.cpp"]
+    got = [(f.name, f.text) for f in facts(SSIM_HELPERS + '''
         p_cls, p_srcs = pick()
         ext_cls, srcs = backend()
         setup(ext_modules=[p_cls(name="picked", sources=p_srcs), ext_cls(name="fused_ssim_cuda", sources=srcs)])
