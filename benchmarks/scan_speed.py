@@ -84,13 +84,13 @@ PHASES = (
 )
 
 
-def own_time(spent: dict[str, float], clock):  # noqa: ANN001, ANN201
+def own_time(spent: dict[str, float], clock):
     """A wrapper maker that adds each call's own time by `clock` (the calls it makes to other wrapped
     functions left out) to spent[name]."""
     stack: list[list[float]] = []  # [started, time of the calls inside]
 
-    def timed(name: str, real):  # noqa: ANN001, ANN202
-        def wrapper(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+    def timed(name: str, real):
+        def wrapper(*args, **kwargs):
             stack.append([clock(), 0.0])
             try:
                 return real(*args, **kwargs)
@@ -136,7 +136,7 @@ def phases(path: Path, repeat: int) -> None:
     bodies = {"looked up": 0, "parsed": 0, "seconds": 0.0}  # macro bodies: inclusive time of _reparse
     reparse, remember = bodies_module._reparse, bodies_module._remember
 
-    def counted_reparse(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+    def counted_reparse(*args, **kwargs):
         started = time.perf_counter()
         bodies["looked up"] += 1
         try:
@@ -144,7 +144,7 @@ def phases(path: Path, repeat: int) -> None:
         finally:
             bodies["seconds"] += time.perf_counter() - started
 
-    def counted_remember(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+    def counted_remember(*args, **kwargs):
         bodies["parsed"] += 1
         return remember(*args, **kwargs)
 
