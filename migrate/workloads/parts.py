@@ -19,7 +19,7 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -610,11 +610,7 @@ def _unbuilt(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str
                         explicit.add(source)
             elif f.kind == "extension":
                 named.update(dict.fromkeys(resolve_sources(f.text, posixpath.dirname(path), files), f"{path}:{f.line}"))
-    includers: dict[str, set[str]] = {}  # basename -> the files that include it
-    for path, items in facts.items():
-        for f in items:
-            if f.kind == "include":
-                includers.setdefault(posixpath.basename(f.name), set()).add(path)
+    includers = _includers(facts)
     siblings: dict[str, str] = {}  # folder -> the first .cu file a build names there by name
     for source in sorted(explicit):
         if source.endswith(UNBUILT_SUFFIXES):
@@ -630,15 +626,9 @@ def _unbuilt(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str
             out[path] = f"{path} is a template a code generator renders (its name says so); no build file names it"
         elif sibling is not None:
             out[path] = f"{named[sibling]} names {sibling} beside it; no build file names {path} and nothing includes it"
-    for _ in range(HEADER_DEPTH):
-        more = {}
-        for header in files - set(out) - set(named):
-            if header.endswith(HEADER_SUFFIXES) and (by := includers.get(posixpath.basename(header))) \
-                    and by <= set(out) and header not in by:
-                more[header] = f"included only by sources no build compiles ({', '.join(sorted(by))})"
-        if not more:
-            break
-        out.update(more)
+    candidates = [p for p in sorted(files - set(out) - set(named)) if p.endswith(HEADER_SUFFIXES)]
+    _close_over_includes(out, candidates, includers, lambda p: p in out,
+                         "included only by sources no build compiles")
     return out
 
 
@@ -652,23 +642,37 @@ def _optional_includes(facts: Mapping[str, Sequence[Fact]], known: Words) -> dic
     headers are its product, which its tests and examples are the only files to include."""
     if not any(p.endswith(COMPILED_SUFFIXES) and optional_root(p, known) is None for p in facts):
         return {}
-    includers: dict[str, set[str]] = {}  # basename -> the files that include it
+    includers = _includers(facts)
+    headers = [p for p in facts if p.endswith(HEADER_SUFFIXES) and optional_root(p, known) is None]
+    out: dict[str, str] = {}
+    _close_over_includes(out, headers, includers, lambda p: p in out or optional_root(p, known) is not None,
+                         "included only by optional files")
+    return out
+
+
+def _includers(facts: Mapping[str, Sequence[Fact]]) -> dict[str, set[str]]:
+    """Each included file name (its basename) -> the files that include it."""
+    out: dict[str, set[str]] = {}
     for path, items in facts.items():
         for f in items:
             if f.kind == "include":
-                includers.setdefault(posixpath.basename(f.name), set()).add(path)
-    headers = [p for p in facts if p.endswith(HEADER_SUFFIXES) and optional_root(p, known) is None]
-    out: dict[str, str] = {}
+                out.setdefault(posixpath.basename(f.name), set()).add(path)
+    return out
+
+
+def _close_over_includes(out: dict[str, str], headers: Sequence[str], includers: Mapping[str, set[str]],
+                         inside: Callable[[str], bool], why: str) -> None:
+    """Adds to `out`, to HEADER_DEPTH levels, each of `headers` that some other file includes and that only
+    files `inside` (which may read `out`) include, with `why` and its includers."""
     for _ in range(HEADER_DEPTH):
         more = {}
         for header in headers:
             by = includers.get(posixpath.basename(header), set()) - {header}
-            if header not in out and by and all(p in out or optional_root(p, known) is not None for p in by):
-                more[header] = f"included only by optional files ({', '.join(sorted(by))})"
+            if header not in out and by and all(inside(p) for p in by):
+                more[header] = f"{why} ({', '.join(sorted(by))})"
         if not more:
             break
         out.update(more)
-    return out
 
 
 def _own_builds_without_rocm(facts: Mapping[str, Sequence[Fact]],
