@@ -276,11 +276,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     gated = _gated(facts, regions) | _loaded_only_under(facts, regions)
     declared = {**_never_set(facts, kinds, known), **_declared(facts)}
     probe = ProjectParts(regions=regions, gated=gated, known=known)
-    for _ in range(HEADER_DEPTH):
-        more = _gated_headers(facts, probe)
-        if not more:
-            break
-        gated.update(more)
+    _gate_headers(facts, probe, gated)
     uses: dict[str, list[Finding]] = {}
     outside = False  # GPU code of the project's own outside every feature switch (a platform one's is its own)
     for f in findings:
@@ -313,11 +309,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         for path, r in list(gated.items()):  # a header included only under `#ifdef __CUDACC__` is the switch's too
             if r.switch in known.compile_pass:
                 gated[path] = next(x for x in regions[r.path] if (x.start, x.end, x.switch) == (r.start, r.end, carrier))
-        for _ in range(HEADER_DEPTH):  # headers included only under `#ifdef __CUDACC__` go with it
-            more = _gated_headers(facts, probe)
-            if not more:
-                break
-            gated.update(more)
+        _gate_headers(facts, probe, gated)  # headers included only under `#ifdef __CUDACC__` go with it
     left_out, subprojects = _left_out(facts, known) if evidence else ({}, frozenset[str]())
     return ProjectParts(rocm_path=evidence, left_out_of_hip=left_out, hip_subprojects=subprojects,
                         hip_aware=frozenset(e.path for e in collected if e.strength == "source"),
@@ -526,6 +518,15 @@ def _named(path: str, source: Fact, files: frozenset[str]) -> list[str]:
         if found:
             return found
     return []
+
+
+def _gate_headers(facts: Mapping[str, Sequence[Fact]], probe: ProjectParts, gated: dict[str, _Region]) -> None:
+    """Adds to `gated` (the probe's own) the headers a switch's code alone includes, to HEADER_DEPTH levels."""
+    for _ in range(HEADER_DEPTH):
+        more = _gated_headers(facts, probe)
+        if not more:
+            break
+        gated.update(more)
 
 
 def _gated_headers(facts: Mapping[str, Sequence[Fact]], probe: ProjectParts) -> dict[str, _Region]:
