@@ -33,6 +33,11 @@ FACT_KINDS: dict[str, tuple[str, str]] = {
 }
 
 # Facts no rule matches: the workload stage and the matcher read them (kind -> what it records).
+# How a build_switch fact's switch was declared, the last word of its text (`<default> <how>`), for those
+# workloads/parts.py reads: a macro in flags every build passes, and a `//#define X` left commented out.
+ALWAYS_DEFINED = "always-defined"
+COMMENTED_OUT_DEFINE = "commented-out-define"
+
 STRUCTURE_KINDS: dict[str, str] = {
     "defined": "a macro the project defines (its uses are the project's names, not CUDA's), or a top-level "
                "namespace a file opens, as `namespace NAME` (a call qualified by it is the project's)",

@@ -29,6 +29,7 @@ from migrate.model import Fact, Finding, Status, class_rank, evolve
 from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
 from migrate.scan.layout import hip_twinned
+from migrate.vocabulary import ALWAYS_DEFINED, COMMENTED_OUT_DEFINE
 from migrate.workloads import ported
 from migrate.workloads.assemble import resolve_sources
 from migrate.workloads.ported import Evidence
@@ -290,7 +291,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             outside = True
     switches: dict[str, tuple[str, ...]] = {}
     always = {f.name for items in facts.values() for f in items
-              if f.kind == "build_switch" and f.text.endswith(" always-defined")}  # extract/python/extractor.py
+              if f.kind == "build_switch" and f.text.endswith(f" {ALWAYS_DEFINED}")}
     always |= _defined_toggles(facts)
     for name in sorted(set(uses) - always):
         where, default = declared.get(name, ("", ""))
@@ -344,14 +345,13 @@ def _compile_passes(regions: Mapping[str, tuple[_Region, ...]], carrier: str, kn
             for items in regions.values() for r in items if r.switch in known.compile_pass]
 
 
-COMMENTED_OUT = " commented-out-define"  # extract/c/cuda_cpp.py: `//#define FULLCHECK` beside `#ifdef FULLCHECK`
 
 
 def _defined_toggles(facts: Mapping[str, Sequence[Fact]]) -> set[str]:
     """Toggles a source leaves commented out (`//#define FULLCHECK`) that another file of the project does
     #define: compiled there, so not off by default."""
     toggles = {f.name for items in facts.values() for f in items
-               if f.kind == "build_switch" and f.text.endswith(COMMENTED_OUT)}
+               if f.kind == "build_switch" and f.text.endswith(f" {COMMENTED_OUT_DEFINE}")}
     if not toggles:
         return set()
     return {f.name for items in facts.values() for f in items if f.kind == "toggle_define" and f.name in toggles}

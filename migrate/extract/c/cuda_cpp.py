@@ -15,6 +15,7 @@ from migrate.extract.c.tree import text as _text
 from migrate.extract.columns import Columns
 from migrate.extract.text.lines import line_texts
 from migrate.model import Extraction, Fact
+from migrate.vocabulary import COMMENTED_OUT_DEFINE
 
 HASH_ERROR = re.compile(rb"(?m)^[ \t]*#[ \t]*error\b[^\n]*")
 
@@ -251,7 +252,6 @@ def _directive(node: ts.Node) -> str:
     return _text(directive).strip() if directive is not None else ""
 
 
-COMMENTED_OUT = "commented-out-define"  # a build_switch's declaration: `//#define X` in a source (parts.py)
 
 
 def _switch_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> None:
@@ -274,7 +274,7 @@ def _switch_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> N
         spelled = rb"^[ \t]*(?://+|/\*)[ \t]*#[ \t]*define[ \t]+" + re.escape(name.encode()) + rb"\b"
         m = re.search(spelled, ctx.source, re.MULTILINE)
         if m is not None:
-            ctx.add_span("build_switch", name, m.start(), m.end(), text=f"0 {COMMENTED_OUT}")
+            ctx.add_span("build_switch", name, m.start(), m.end(), text=f"0 {COMMENTED_OUT_DEFINE}")
     for m in HASH_ERROR.finditer(ctx.source):
         if ctx.guards.at(m.start()) == "hip":
             ctx.add_span("hip_rejected", "error", m.start(), m.end(), text=m.group(0).decode("utf-8", "replace")[:120])

@@ -15,6 +15,7 @@ from migrate.extract.python.optional import EnvOptIns, alternative_imports, is_i
 from migrate.extract.text.deps import REQUIREMENT, normalise
 from migrate.extract.text.lines import ARCH_OPTION, FLAG, flag_text, line_texts
 from migrate.model import Extraction, Fact
+from migrate.vocabulary import ALWAYS_DEFINED
 
 PROPERTY_CALLS = frozenset({"torch.cuda.get_device_properties"})
 NVCC_KEYWORDS = frozenset({"nvcc", "extra_cuda_cflags", "nvcc_flags"})
@@ -535,7 +536,6 @@ def _strings(node: ast.AST) -> list[ast.Constant]:
 # A compiler option that defines a macro (`-DGROUPED_GEMM_CUTLASS`, `-DWITH_X=1`): in a scope that runs only when
 # an environment variable is set, the macro is a build switch that is off by default (workloads/parts.py).
 DEFINE_OPTION = re.compile(rf"^-D({SWITCH})(?:=1)?$")
-ALWAYS_DEFINED = "always-defined"  # `-DENABLE_BF16` in flags every build passes: the macro's code is always built
 # torch.utils.cpp_extension names that only a ROCm-aware build reads (an import never read is no evidence).
 # A relative path of a source file an extension compiles (no folder above, no pattern, no space)
 SOURCE_NAME = re.compile(r"^(?!\.\./)[\w.+-]+(?:/[\w.+-]+)*\.(?:cu|cpp|cc|cxx|c|hip)$")
