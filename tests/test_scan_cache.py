@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -71,6 +72,26 @@ def test_parallel_scan_matches_the_serial_one(tmp_path: Path, rulebase, monkeypa
     symbols = {(f["path"], f["symbol"]) for f in report["findings"]}
     assert ("src/user.cu", "cudaFree") in symbols and ("src/user.cu", "cudaFreeHost") not in symbols
 
+
+
+def test_a_fresh_parallel_scan_analyses_copies_once(tmp_path: Path, rulebase, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(analyse, "PARALLEL_BYTES", 0)
+    tree = many_files(tmp_path)
+    vendored = tree / "third_party" / "copy"
+    shutil.copytree(tree / "src", vendored)
+    (vendored / "k001.cu").write_text((tree / "src" / "k002.cu").read_text())  # a copy of another name
+    (tree / "src" / "k003.cpp").write_text((tree / "src" / "k003.cu").read_text())  # the same bytes, another kind
+    sent: list[str] = []
+    real = analyse.chunks
+    monkeypatch.setattr(analyse, "chunks", lambda todo, *a, **k: sent.extend(i[2].rel for i in todo) or real(todo, *a, **k))
+    serial = rendered(tree, Settings(jobs=1, cache_dir=None, include_vendored=True), rulebase)
+    assert sent == []  # the serial scan sends nothing to workers
+    assert rendered(tree, Settings(jobs=2, cache_dir=None, include_vendored=True), rulebase) == serial
+    assert "src/k003.cpp" in sent  # the same bytes as a .cu file, read as another kind
+    assert [rel for rel in sent if rel.startswith("third_party/")] == ["third_party/copy/blob.cu"]  # skipped: a worker's
+    report = json.loads(serial["json"])
+    assert {s["path"] for s in report["skipped"]} == {"src/blob.cu", "third_party/copy/blob.cu"}
+    assert {f["path"] for f in report["findings"]} >= {"third_party/copy/user.cu", "third_party/copy/k001.cu"}
 
 BAD_ROWS = [
     b"not json",

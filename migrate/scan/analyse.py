@@ -115,7 +115,8 @@ def _analyse_fresh(files: Sequence[SourceFile], settings: Settings, rules: RuleB
     cache = Cache(settings.cache_dir)
     outcomes: list[Outcome | None] = [None] * len(files)
     fresh: list[tuple[str, bytes]] = []
-    pieces = chunks([(n, f.kind, f) for n, f in enumerate(files)], settings.jobs * CHUNKS_PER_WORKER,
+    copies = _copies(files, settings.max_file_size, version)  # position -> the position analysed for it
+    pieces = chunks([(n, f.kind, f) for n, f in enumerate(files) if n not in copies], settings.jobs * CHUNKS_PER_WORKER,
                     size=lambda item: item[2].size)
     with _pool(work, settings.jobs, {f.kind for f in files}) as workers:
         futures: dict[Future[list[tuple[str | None, str, bytes]]], list[int]] = {}
@@ -132,13 +133,46 @@ def _analyse_fresh(files: Sequence[SourceFile], settings: Settings, rules: RuleB
                 if cache.path is not None:
                     fresh.append((key, row))
             if progress:
-                progress(len(done), len(files))
+                progress(len(done), len(files) - len(copies))
     rows_budget = _RowsBudget()
-    for position, row in done.items():  # decoded once the workers are gone: rows are smaller than results
-        outcomes[position] = rows_budget.outcome(files[position], row)
-    done.clear()
+    for position, original in copies.items():
+        if original not in done:  # the original was not read after all (changed since): this one is analysed here
+            _STATE["work"] = work
+            (reason, _, row), = _read_and_analyse([files[position]], settings.max_file_size, version)
+            if reason is not None:
+                outcomes[position] = Outcome(files[position], None, reason)
+                continue
+            done[position] = row
+        else:
+            done[position] = done[original]
+    for position in list(done):  # decoded once the workers are gone: rows are smaller than results
+        outcomes[position] = rows_budget.outcome(files[position], done.pop(position))
     cache.put_rows(fresh)
     return [o for o in outcomes if o is not None]
+
+
+def _copies(files: Sequence[SourceFile], max_file_size: int, version: str) -> dict[int, int]:
+    """Files whose bytes (and kind) equal an earlier file's, by position, with that file's position:
+    a copy is analysed once (vendored copies are common). Only files of the same kind and size as
+    another are read here (then let go: the workers read what they analyse)."""
+    sizes: dict[tuple[str, int], int] = {}
+    for file in files:
+        sizes[file.kind, file.size] = sizes.get((file.kind, file.size), 0) + 1
+    first: dict[str, int] = {}
+    copies: dict[int, int] = {}
+    for position, file in enumerate(files):
+        if sizes[file.kind, file.size] < 2:
+            continue
+        data, _ = read(file, max_file_size)
+        if data is None:
+            continue
+        key = row_key(file.kind, content_digest(data), version)
+        del data
+        if key in first:
+            copies[position] = first[key]
+        else:
+            first[key] = position
+    return copies
 
 
 def _read_and_analyse(files: list[SourceFile], max_file_size: int, version: str) -> list[tuple[str | None, str, bytes]]:
