@@ -10,6 +10,7 @@ from migrate.extract import jinja
 from migrate.extract.budget import MAX_FACTS
 from migrate.extract.c import device, guards, hazards, lanemasks, language, runtime, ts, wavefront, xref
 from migrate.extract.c.guards import GuardMap, off_macros
+from migrate.extract.c.needles import Needled
 from migrate.extract.c.tree import in_device_code, qualifiers, walk
 from migrate.extract.c.tree import text as _text
 from migrate.extract.columns import Columns
@@ -17,7 +18,7 @@ from migrate.extract.text.lines import line_texts
 from migrate.model import Extraction, Fact
 from migrate.vocabulary import COMMENTED_OUT_DEFINE
 
-HASH_ERROR = re.compile(rb"(?m)^[ \t]*#[ \t]*error\b[^\n]*")
+HASH_ERROR = Needled(re.compile(rb"(?m)^[ \t]*#[ \t]*error\b[^\n]*"), b"error")
 
 
 @dataclass

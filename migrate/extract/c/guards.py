@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from migrate.extract.c import ts
+from migrate.extract.c.needles import Needled
 
 # Macros that mark a HIP/ROCm build: __HIP_PLATFORM_AMD__, __HIPCC__, USE_ROCM, TORCH_HIP_VERSION, and the
 # ROCm libraries' switches (KOKKOS_ENABLE_ROCTHRUST) ...
@@ -276,7 +277,7 @@ def off_macros(defines: list[ts.Node], source: bytes) -> frozenset[str]:
     return frozenset(once - undefined)
 
 
-UNDEF = re.compile(rb"^\s*#\s*undef\s+(\w+)", re.MULTILINE)
+UNDEF = Needled(re.compile(rb"^\s*#\s*undef\s+(\w+)", re.MULTILINE), b"undef")
 # `//#define FULLCHECK` or `/* #define DEBUG_DUMP */` on a line of its own: a toggle the author left off
 COMMENTED_DEFINE = re.compile(rb"^[ \t]*(?://+|/\*)[ \t]*#[ \t]*define[ \t]+([A-Za-z]\w*)[ \t]*(?:\*/)?[ \t]*$", re.MULTILINE)
 LIVE_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)

@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 
 from migrate.extract.c import ts
+from migrate.extract.c.needles import Needled
 from migrate.extract.c.tree import Emit, qualifiers, text, walk
 from migrate.extract.text.lines import ARCH_OPTION
 
@@ -23,7 +24,7 @@ WARP_FUNCTION = re.compile(r"(?i)^(\w+_)?(k_?)?(get_?)?(warp_?size|threads_?per_
                            r"(_?host|_?device|_\w+)?$")
 WAVE_NAME = re.compile(r"(?i)^(\w+_)?(k_?)?(warp_?size|warp_?sz|threads_?per_?warp|wave_?front_?size|wave_?size)(_\w+)?$")
 FP8_MAX = re.compile(r"^448(\.0*[fF]?|[fF])$")
-FP8_CONTEXT = re.compile(rb"(?i)fp8|float8|e4m3")
+FP8_CONTEXT = Needled(re.compile(rb"(?i)fp8|float8|e4m3"), b"fp8", b"float8", b"e4m3")
 ATOMICS = frozenset({"atomicMax", "atomicMin", "atomicAdd", "atomicExch", "atomicCAS", "atomicSub"})
 FLOATING = re.compile(r"\b(float|double)\s*\*")
 RAW_HALF = frozenset({"__half_raw", "__half2_raw", "__nv_bfloat16_raw", "__nv_bfloat162_raw"})
@@ -52,7 +53,8 @@ KOKKOS_CUDA = re.compile(r"^(Cuda|CudaSpace|CudaUVMSpace|CudaHostPinnedSpace|Cud
 # macros that portability layers and libraries define only when built for CUDA
 LAYER_CUDA_MACRO = re.compile(r"(!\s*)?(?:defined\s*\(?\s*)?\b(KOKKOS_ENABLE_CUDA|KOKKOS_ENABLE_CUDA_UVM|RAJA_ENABLE_CUDA|"
                               r"RAJA_CUDA_ACTIVE|PETSC_HAVE_CUDA|SUNDIALS_CUDA_ENABLED)\b")
-ARCH_WORDS = re.compile(rb"--gpu-architecture|-arch|-gencode|--generate-code")
+LAYER_NAMESPACE = Needled(re.compile(rb"\bnamespace\s+(Kokkos|RAJA)\b"), b"Kokkos", b"RAJA")
+ARCH_WORDS = Needled(re.compile(rb"--gpu-architecture|-arch|-gencode|--generate-code"), b"-arch", b"-gencode", b"--generate-code")
 RAJA_CUDA = re.compile(r"^(cuda_\w+|Cuda|CudaFromStream|cuda_exec\w*)$")
 
 
@@ -81,7 +83,7 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> Non
     for node in caps.get("macro", []):
         _wave_64_macro(node, emit)
     # code inside `namespace Kokkos {` / `namespace RAJA {` is the layer itself, not a user of it
-    layers = {m.decode() for m in re.findall(rb"\bnamespace\s+(Kokkos|RAJA)\b", source)}
+    layers = {m.decode() for m in LAYER_NAMESPACE.findall(source)}
     for node in caps.get("reference.namespace", []):
         _cuda_scoped_name(node, layers, emit)
     for node in caps.get("conditional", []):
@@ -91,7 +93,7 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> Non
     if ARCH_WORDS.search(source):
         for node in caps.get("string", []):
             _arch_option(node, emit)
-    if FP8_CONTEXT.search(re.sub(rb"//[^\n]*|/\*.*?\*/", b"", source, flags=re.DOTALL)):
+    if FP8_CONTEXT.may_match(source) and FP8_CONTEXT.search(re.sub(rb"//[^\n]*|/\*.*?\*/", b"", source, flags=re.DOTALL)):
         for node in caps.get("number", []):
             if FP8_MAX.match(text(node)):
                 emit("fp8-e4m3-max", node, text(node))
@@ -384,7 +386,7 @@ def _under_negation(condition: str, at: int) -> bool:
 VERSION_SOURCE = re.compile(r"\b(cudaRuntimeGetVersion|cudaDriverGetVersion|cuDriverGetVersion|CUDART_VERSION|"
                             r"CUDA_VERSION|\w*[Cc]uda(?:rt)?_?[Vv]ersion\w*)\b")
 THOUSANDS = re.compile(r"^\(?\s*([A-Za-z_]\w*)\s*\)?\s*/\s*1000$")
-THOUSANDS_BYTES = re.compile(rb"/\s*1000\b")  # a file without one has nothing for _cuda_version_decode
+THOUSANDS_BYTES = Needled(re.compile(rb"/\s*1000\b"), b"1000")  # a file without one has nothing for _cuda_version_decode
 
 
 def _cuda_version_decode(node: ts.Node, emit: Emit) -> None:

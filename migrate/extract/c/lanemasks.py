@@ -11,6 +11,7 @@ import re
 from migrate.extract.c import ts
 from migrate.extract.c.guards import GuardMap
 from migrate.extract.c.hazards import MASK_NAME, UNSIGNED_32
+from migrate.extract.c.needles import Needled
 from migrate.extract.c.tree import Emit, text, walk
 
 LANE_MASK_NAME = re.compile(r"(?i)(warp|lane|sub_?warp|ballot|wave)_?mask")
@@ -21,7 +22,7 @@ FULL_MASK_32 = re.compile(r"^\(?\s*(0[xX](?:[fF]'?){8}[uUlL]*|~\s*0[uU]?[lL]*)\s
 # the 32-lane mask spelled in hex: `~0` of a signed int converts to 64 one-bits, so it is left out
 FULL_MASK_HEX_32 = re.compile(r"^\(?\s*0[xX](?:[fF]'?){8}[uUlL]*\s*\)?$")
 
-SYNC_MASK_ARGUMENT = re.compile(rb"\b__\w+_sync\s*\(\s*(\w+)\s*,")
+SYNC_MASK_ARGUMENT = Needled(re.compile(rb"\b__\w+_sync\s*\(\s*(\w+)\s*,"), b"_sync")
 
 # `return __ballot_sync(mask, p);` (possibly cast): the function's value is the ballot
 BALLOT_RETURN = re.compile(r"^return\s*(?:\(\s*\w+\s*\)\s*|static_cast<[^<>]*>\s*\(\s*)?\(?\s*"
@@ -31,7 +32,8 @@ BALLOT_RETURN = re.compile(r"^return\s*(?:\(\s*\w+\s*\)\s*|static_cast<[^<>]*>\s
 # them named for the ballot (`ballot`, `ballot_sync`, `WARP_BALLOT`, a cooperative group's `.ballot`)
 BALLOT_FUNCTION = re.compile(r"(?i)^(__activemask|__match_any_sync|__match_all_sync|(\w*_)?ballot(_sync)?)$")
 
-BALLOT_WORDS = re.compile(rb"(?i)ballot|__activemask|__match_a(ny|ll)_sync|__\w+_sync\s*\(")
+BALLOT_WORDS = Needled(re.compile(rb"(?i)ballot|__activemask|__match_a(ny|ll)_sync|__\w+_sync\s*\("),
+                       b"ballot", b"__activemask", b"_sync")
 
 def _lane_mask_variable(node: ts.Node, synced: set[str], emit: Emit) -> None:
     """`constexpr uint32_t kFullWarpMask = 0xffffffffu;`, or `const uint32_t subwarp_mask = 0xF << s;`

@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 
 from migrate.extract.c import ts
+from migrate.extract.c.needles import Needled
 from migrate.extract.c.tree import Emit, root, text
 
-POINTER_ATTRIBUTES = re.compile(rb"\bcudaPointerAttributes\s*(\*\s*)?(\w+)")
+POINTER_ATTRIBUTES = Needled(re.compile(rb"\bcudaPointerAttributes\s*(\*\s*)?(\w+)"), b"cudaPointerAttributes")
 
 # what CUDA 11+ reports for memory it did not allocate: type cudaMemoryTypeUnregistered (0), device -2
 UNREGISTERED = {"type": {"0", "cudaMemoryTypeUnregistered"}, "memoryType": {"0", "cudaMemoryTypeUnregistered"},
@@ -19,10 +20,12 @@ UNREGISTERED = {"type": {"0", "cudaMemoryTypeUnregistered"}, "memoryType": {"0",
 
 GINKGO_CUDA = frozenset({"CudaExecutor"})
 
-DEVICE_PROP = re.compile(rb"\bcudaDeviceProp\s*(?:const\s*)?[&*]?\s*(?:const\s*)?(\w+)|"
-                         rb"\bcudaGetDeviceProperties\s*\(\s*&\s*(\w+)")
+DEVICE_PROP = Needled(re.compile(rb"\bcudaDeviceProp\s*(?:const\s*)?[&*]?\s*(?:const\s*)?(\w+)|"
+                                  rb"\bcudaGetDeviceProperties\s*\(\s*&\s*(\w+)"), b"cudaDeviceProp", b"cudaGetDeviceProperties")
 
-CAPABILITY_ATTRIBUTE = re.compile(rb"\bcudaDeviceGetAttribute\s*\(\s*&\s*(\w+)\s*,\s*cudaDevAttrComputeCapabilityMajor\b")
+CAPABILITY_ATTRIBUTE = Needled(
+    re.compile(rb"\bcudaDeviceGetAttribute\s*\(\s*&\s*(\w+)\s*,\s*cudaDevAttrComputeCapabilityMajor\b"),
+    b"cudaDevAttrComputeCapabilityMajor")
 
 # what a declining branch does before it returns: print or log why
 DECLINE_OUTPUT = re.compile(r"^\s*(std::)?(cout|cerr|printf|fprintf|puts|fputs|LOG|TORCH_WARN)\b")
@@ -125,7 +128,7 @@ def _capability_scale(expression: str, props: set[str], majors: set[str]) -> int
     return int(m.group(2) or 1)
 
 # cudaDeviceProp's opt-in shared-memory limit read as a member (`prop.x`, `props->x`)
-OPTIN_FIELD = re.compile(rb"(?:\.|->)\s*(sharedMemPerBlockOptin)\b")
+OPTIN_FIELD = Needled(re.compile(rb"(?:\.|->)\s*(sharedMemPerBlockOptin)\b"), b"sharedMemPerBlockOptin")
 
 def _optin_field(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> None:
     """`properties.sharedMemPerBlockOptin`: the opt-in shared-memory limit of cudaDeviceProp, read in

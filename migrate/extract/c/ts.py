@@ -10,6 +10,7 @@ a callback reads Node.text through it, slowly, so the bytes are parsed once more
 from __future__ import annotations
 
 import re
+import threading
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -65,23 +66,38 @@ def parse(source: bytes) -> Node:
     allowed = CALLS_FREE + int(len(source) * CALLS_PER_BYTE)
     calls = 0
     view = memoryview(source)
-    parser = tree_sitter.Parser(_language())
+    parser = _parser()
     tree = None
-    while tree is None:  # a signal whose handler did not raise: the parse goes on where it stopped
-        with native_call() as expired:
-            def progress(_offset: int, _has_error: bool) -> bool:
-                nonlocal calls
-                calls += 1
-                return calls > allowed or expired()
+    try:
+        while tree is None:  # a signal whose handler did not raise: the parse goes on where it stopped
+            with native_call() as expired:
+                def progress(_offset: int, _has_error: bool) -> bool:
+                    nonlocal calls
+                    calls += 1
+                    return calls > allowed or expired()
 
-            try:
-                tree = parser.parse(lambda offset, _point: view[offset:], progress_callback=progress)
-            except ValueError:  # "Parsing failed": the callback stopped it
-                if calls > allowed:
-                    raise WorkExceeded(f"the C/C++ parser did not finish in {allowed * 100:,} steps") from None
-                if not expired():
-                    raise
-    return parser.parse(source, old_tree=tree).root_node
+                try:
+                    tree = parser.parse(lambda offset, _point: view[offset:], progress_callback=progress)
+                except ValueError:  # "Parsing failed": the callback stopped it
+                    if calls > allowed:
+                        raise WorkExceeded(f"the C/C++ parser did not finish in {allowed * 100:,} steps") from None
+                    if not expired():
+                        raise
+        return parser.parse(source, old_tree=tree).root_node
+    except BaseException:
+        parser.reset()  # a parse left unfinished would go on at the next call
+        raise
+
+
+_PARSERS = threading.local()
+
+
+def _parser() -> tree_sitter.Parser:
+    """This thread's parser: made once (a new one per parse cost a third of a small macro body's parse)."""
+    parser: tree_sitter.Parser | None = getattr(_PARSERS, "parser", None)
+    if parser is None:
+        parser = _PARSERS.parser = tree_sitter.Parser(_language())
+    return parser
 
 
 def captures(query: str, node: Node) -> dict[str, list[Node]]:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 
 from migrate.extract.c import ts
 from migrate.extract.c.hazards import UNSIGNED_32
+from migrate.extract.c.needles import Needled
 from migrate.extract.c.tree import Emit, qualifiers, root, text, walk
 
 # the other dimensions of a block counted in warps: WARPS_PER_BLOCK, nwarps, kNWarps, num_warps
@@ -19,11 +20,12 @@ WARPS_NAME = re.compile(r"(?i)^(k_?)?(n_?|num_?)?warps(_?per_?(block|cta|group|t
 
 WARP_SIZE_PARAMETER = re.compile(r"(?i)^(\w+_)?(k_?)?(warp_?size|warp_?sz|threads_?per_?warp|warp_?width)(_\w+)?$")
 
-WARP_TEMPLATE_HINT = re.compile(rb"(?i)template\s*<[^;{]*?\b\w*(warp_?size|warp_?sz|threads_?per_?warp|warp_?width)\w*")
+WARP_TEMPLATE_HINT = Needled(re.compile(rb"(?i)template\s*<[^;{]*?\b\w*(warp_?size|warp_?sz|threads_?per_?warp|warp_?width)\w*"),
+                              b"warp")
 
 # hipCUB/rocPRIM's warp-transpose block load and store static_assert that the block is a whole number
 # of hardware warps: `cub::BlockLoad<T, kNThreads, N, cub::BLOCK_LOAD_WARP_TRANSPOSE>`
-WARP_TRANSPOSE = re.compile(rb"\bBLOCK_(LOAD|STORE)_WARP_TRANSPOSE\b")
+WARP_TRANSPOSE = Needled(re.compile(rb"\bBLOCK_(LOAD|STORE)_WARP_TRANSPOSE\b"), b"_WARP_TRANSPOSE")
 
 BLOCK_COLLECTIVE = frozenset({"BlockLoad", "BlockStore"})
 

@@ -9,12 +9,14 @@ import re
 from collections.abc import Callable
 
 from migrate.extract.c import ts
+from migrate.extract.c.needles import Needled
 from migrate.extract.c.tree import root, text, walk
 
 Add = Callable[..., None]
 
 CUTLASS_NAMESPACES = frozenset({"cutlass", "cute"})
-CUTLASS_USE = re.compile(rb"\b(?:cutlass|cute)\s*::|namespace\s+(?:cutlass|cute)\b")  # a file worth reading for them
+CUTLASS_USE = Needled(re.compile(rb"\b(?:cutlass|cute)\s*::|namespace\s+(?:cutlass|cute)\b"),
+                      b"cutlass", b"cute")  # a file worth reading for them
 # Namespaces whose names are never the project's own functions: not worth a reference fact.
 FOREIGN = frozenset({"std", "at", "c10", "torch", "cub", "thrust", "cuda", "pybind11", "py", "cutlass", "cute"})
 # `m.impl("op", f)` / `m.def("op", f)` / `m.def("op(Tensor x) -> Tensor")` (torch), `m.def("f", &f)` (pybind)
