@@ -209,15 +209,14 @@ def slot_builder(cls: type[T]) -> Callable[[Iterable[object]], T]:
     """A maker of `cls` (a frozen dataclass with slots) from its fields' values in their order, each
     set through its slot: the dataclass's own __init__ costs twice as much, and a scan decodes and
     evolves tens of thousands of facts and findings. Nothing is checked that __init__ would check."""
-    setters = tuple(getattr(cls, name).__set__ for name in cls.__slots__)  # type: ignore[attr-defined]
-    new = object.__new__
-
-    def build(values: Iterable[object]) -> T:
-        made: T = new(cls)
-        for setter, value in zip(setters, values, strict=True):
-            setter(made, value)
-        return made
-
+    names: tuple[str, ...] = cls.__slots__  # type: ignore[attr-defined]
+    # written out, one slot a line (as dataclasses writes __init__): a loop over the slots cost twice as much
+    lines = [f"def build(values, *, new=new, cls=cls, {', '.join(f'set_{n}=set_{n}' for n in names)}):",
+             f"    {', '.join(f'v_{n}' for n in names)}, = values", "    made = new(cls)",
+             *(f"    set_{n}(made, v_{n})" for n in names), "    return made"]
+    scope: dict[str, Any] = {"new": object.__new__, "cls": cls, **{f"set_{n}": getattr(cls, n).__set__ for n in names}}
+    exec("\n".join(lines), scope)  # our own text, built from the slot names above
+    build: Callable[[Iterable[object]], T] = scope["build"]
     return build
 
 

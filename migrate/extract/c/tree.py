@@ -10,7 +10,10 @@ DEVICE_QUALIFIERS = frozenset({"__global__", "__device__"})
 
 
 def text(node: ts.Node | None) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None and node.text is not None else ""
+    if node is None:
+        return ""
+    data = node.text  # a new bytes object at each access: read once
+    return data.decode("utf-8", "replace") if data is not None else ""
 
 
 def walk(node: ts.Node) -> Iterator[ts.Node]:
