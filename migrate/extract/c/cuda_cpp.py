@@ -15,7 +15,7 @@ from migrate.extract.c.tree import in_device_code, qualifiers, walk
 from migrate.extract.c.tree import text as _text
 from migrate.extract.columns import Columns
 from migrate.extract.text.lines import line_texts
-from migrate.model import Extraction, Fact
+from migrate.model import Extraction, Fact, build_fact
 from migrate.vocabulary import COMMENTED_OUT_DEFINE
 
 HASH_ERROR = Needled(re.compile(rb"(?m)^[ \t]*#[ \t]*error\b[^\n]*"), b"error")
@@ -47,13 +47,9 @@ class _Ctx:
         (r1, c1), (r2, c2) = node.start_point, node.end_point
         if self.original is not None and kind == "construct" and text:
             text = self._unmasked(text, node)
-        self.facts.append(Fact(
-            kind=kind, name=name, role=role, text=text, cell=self.cell,
-            line=r1 + self.row0 + 1, column=self._col(r1, c1),
-            end_line=r2 + self.row0 + 1, end_column=self._col(r2, c2),
-            guard=self.guards.at(node.start_byte),
-            value=value,
-        ))
+        self.facts.append(build_fact((  # Fact's fields in order
+            kind, name, r1 + self.row0 + 1, self._col(r1, c1), r2 + self.row0 + 1, self._col(r2, c2),
+            role, text, self.guards.at(node.start_byte), self.cell, value)))
 
 
     def add_span(self, kind: str, name: str, start: int, end: int, *, text: str = "") -> None:
@@ -510,12 +506,10 @@ def _reparse(ctx: _Ctx, node: ts.Node) -> None:
     ctx.dropped += dropped
     guard = ctx.guards.at(node.start_byte)
     for f in facts:  # moved to where the body is: a column on the body's first line starts at col0
-        ctx.facts.append(Fact(
-            kind=f.kind, name=f.name, role=f.role, text=f.text, cell=ctx.cell, value=f.value,
-            line=f.line + row0, column=f.column + (col0 if f.line == 1 else 0),
-            end_line=f.end_line + row0, end_column=f.end_column + (col0 if f.end_line == 1 else 0),
-            guard=f.guard if f.guard or not guard else guard,
-        ))
+        ctx.facts.append(build_fact((  # Fact's fields in order
+            f.kind, f.name, f.line + row0, f.column + (col0 if f.line == 1 else 0),
+            f.end_line + row0, f.end_column + (col0 if f.end_line == 1 else 0),
+            f.role, f.text, f.guard if f.guard or not guard else guard, ctx.cell, f.value)))
 
 
 def _remember(key: tuple[bytes, Callable[[str], bool] | None], found: tuple[tuple[Fact, ...], int]) -> None:

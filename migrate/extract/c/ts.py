@@ -103,18 +103,19 @@ def _parser() -> tree_sitter.Parser:
 def captures(query: str, node: Node) -> dict[str, list[Node]]:
     """The named nodes of the types queries/<query>.scm lists, by capture name, in document order
     (a node before the nodes inside it)."""
-    types = _types(query)
+    of_type = _types(query).get
     found: dict[str, list[Node]] = {}
     cursor = node.walk()
+    first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
     while True:
         current = cursor.node
-        if current is not None and current.is_named and (names := types.get(current.type)) is not None:
+        if current is not None and (names := of_type(current.type)) is not None and current.is_named:
             for name in names:
                 found.setdefault(name, []).append(current)
-        if cursor.goto_first_child():
+        if first_child():
             continue
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent():
+        while not next_sibling():
+            if not parent():
                 return found
 
 
