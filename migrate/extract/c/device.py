@@ -18,6 +18,7 @@ SYNC_MASK_INTRINSICS = re.compile(
 )
 BALLOTS = frozenset({"__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync"})
 SHUFFLES = frozenset({"__shfl_down_sync", "__shfl_xor_sync", "__shfl_down", "__shfl_xor"})
+SPACES = re.compile(r"\s+")
 QUALIFIERS = re.compile(r"\b(const|constexpr|static|volatile|register|inline|__device__|__constant__|__shared__)\b")
 THIRTY_TWO_BIT_TYPES = frozenset({"unsigned", "unsigned int", "int", "uint32_t", "uint", "int32_t", "signed int"})
 LANE_TOKENS = frozenset({"thread", "threadidx", "tid", "lane", "laneid", "warp", "warpid", "blockdim"})
@@ -186,7 +187,7 @@ def _bindings(caps: dict[str, list[ts.Node]]) -> Iterator[tuple[ts.Node, str, ts
 def _type_of(node: ts.Node) -> str:
     parts = [text(c) for c in node.children
              if c.type in ("type_qualifier", "primitive_type", "sized_type_specifier", "type_identifier")]
-    return re.sub(r"\s+", " ", QUALIFIERS.sub("", " ".join(parts))).strip()
+    return SPACES.sub(" ", QUALIFIERS.sub("", " ".join(parts))).strip()
 
 
 def _binding(name_node: ts.Node, type_text: str, value: ts.Node | None, scopes: Scopes, emit: Emit) -> None:

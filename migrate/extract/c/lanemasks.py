@@ -35,11 +35,15 @@ BALLOT_FUNCTION = re.compile(r"(?i)^(__activemask|__match_any_sync|__match_all_s
 BALLOT_WORDS = Needled(re.compile(rb"(?i)ballot|__activemask|__match_a(ny|ll)_sync|__\w+_sync\s*\("),
                        b"ballot", b"__activemask", b"_sync")
 
+SPACES = re.compile(r"\s+")
+DECLARATION_QUALIFIERS = re.compile(r"\b(const|volatile|constexpr|static)\b")
+
+
 def _lane_mask_variable(node: ts.Node, synced: set[str], emit: Emit) -> None:
     """`constexpr uint32_t kFullWarpMask = 0xffffffffu;`, or `const uint32_t subwarp_mask = 0xF << s;`
     passed to a *_sync intrinsic in the same file (`(1u << 8) - 1` named WARP_MASK is a bit field)."""
     kind = node.child_by_field_name("type")
-    spelled = re.sub(r"\s+", " ", re.sub(r"\b(const|volatile|constexpr|static)\b", "", text(kind))).strip()
+    spelled = SPACES.sub(" ", DECLARATION_QUALIFIERS.sub("", text(kind))).strip()
     if not UNSIGNED_32.match(spelled):
         return
     declarators = [node] if node.type == "field_declaration" else \
