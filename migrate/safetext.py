@@ -93,7 +93,13 @@ UNDECODABLE = re.compile("[\ud800-\udfff]")
 def unicode_text(text: str) -> str:
     """Text that encodes as UTF-8: the lone surrogates that stand for undecodable bytes of a file
     name become U+FFFD (reports are UTF-8 files; SARIF URIs keep the exact bytes, percent-encoded)."""
-    return UNDECODABLE.sub("\ufffd", text)
+    if text.isascii():  # a flag of the string: no lone surrogate
+        return text
+    try:
+        text.encode("utf-8")  # a third of the substitution's time over a whole report; fails only on a surrogate
+    except UnicodeEncodeError:
+        return UNDECODABLE.sub("\ufffd", text)
+    return text
 
 
 def sanitized(value: T) -> T:

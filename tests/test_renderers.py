@@ -166,3 +166,12 @@ def test_top_rules_rank_by_hand_work_with_mechanical_renames_last() -> None:
     hours = [report.rule_hours.get(r, 0.0) for r in hand]
     assert hours == sorted(hours, reverse=True)  # the rest by expected hand hours (one class in the demo)
     assert ranked.index("HIP1100") > ranked.index("HIP4013")  # cudaMalloc after the warp-size arithmetic
+
+
+def test_unicode_text_replaces_only_lone_surrogates() -> None:
+    from migrate.safetext import unicode_text
+
+    assert unicode_text("d\udcff/k.cu") == "d\ufffd/k.cu"
+    assert unicode_text("é \ud800") == "é \ufffd"
+    same = "é ∑ 𝔸 plain"
+    assert unicode_text(same) is same and unicode_text("ascii") == "ascii"
