@@ -16,8 +16,9 @@ Prints each configuration's median, every run's time and the load average when i
 
     python benchmarks/scan_speed.py PATH --phases [--repeat 3]
 
-times the C/C++/CUDA extraction of every such file of PATH in this process, by phase (each
-phase's own time, the phases it calls left out): the tree-sitter parse, the walk that collects
+times the C/C++/CUDA extraction of every such file of PATH in this process, by phase, in CPU
+seconds (each phase's own time, the phases it calls left out: a shared machine's load inflates
+wall time, far less the CPU time): the tree-sitter parse, the walk that collects
 the query's node types, each fact pass, the facts of macro bodies, the matching of the facts and
 the row's encoding; the best of --repeat rounds per phase, and the load average.
 
@@ -122,7 +123,7 @@ def phases(path: Path, repeat: int) -> None:
     files = [f for f in discover([path], include_vendored=False, exclude=()).files if f.kind in ("cuda", "cpp", "hip")]
     sources = [(f.kind, f.path.read_bytes()) for f in files]
     spent: dict[str, float] = {}
-    timed = own_time(spent, time.perf_counter)
+    timed = own_time(spent, time.process_time)
 
     for module_name, function in PHASES:
         owner_name, _, attribute = module_name.rpartition(".") if module_name.endswith("GuardMap") else (module_name, "", "")
@@ -137,12 +138,12 @@ def phases(path: Path, repeat: int) -> None:
     reparse, remember = bodies_module._reparse, bodies_module._remember
 
     def counted_reparse(*args, **kwargs):
-        started = time.perf_counter()
+        started = time.process_time()
         bodies["looked up"] += 1
         try:
             return reparse(*args, **kwargs)
         finally:
-            bodies["seconds"] += time.perf_counter() - started
+            bodies["seconds"] += time.process_time() - started
 
     def counted_remember(*args, **kwargs):
         bodies["parsed"] += 1
@@ -160,10 +161,10 @@ def phases(path: Path, repeat: int) -> None:
 
         cuda_cpp._BODIES.clear()
         cuda_cpp._BODY_BYTES[0] = 0
-        started = time.perf_counter()
+        started = time.process_time()
         for kind, data in sources:
             analyse._analyse(kind, data)
-        walls.append(time.perf_counter() - started)
+        walls.append(time.process_time() - started)
         for name, seconds in spent.items():
             best[name] = min(best.get(name, seconds), seconds)
     lines = sum(data.count(b"\n") + 1 for _, data in sources)
@@ -171,7 +172,7 @@ def phases(path: Path, repeat: int) -> None:
           f"best {min(walls):.2f} s (runs: {' '.join(f'{w:.2f}' for w in walls)}; "
           f"load average at start: {' '.join(f'{x:.1f}' for x in loads)})")
     for name, seconds in sorted(best.items(), key=lambda item: -item[1]):
-        print(f"  {name:<36} {seconds:7.2f} s own time")
+        print(f"  {name:<36} {seconds:7.2f} s own CPU time")
     print(f"  {'(not in a timed phase)':<36} {min(walls) - sum(best.values()):7.2f} s")
     print(f"  macro bodies (last round): {bodies['looked up']} looked up, {bodies['parsed']} parsed on their own, "
           f"{bodies['seconds']:.2f} s in all (their parses and fact passes included)")
