@@ -139,7 +139,8 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
     notes = []
     if errors := ts.error_lines(root):
         where = ", ".join(str(n + row0) for n in errors)
-        notes.append(f"syntax errors near {'lines' if len(errors) > 1 else 'line'} {where}; facts were extracted from what parsed")
+        lines = "lines" if len(errors) > 1 else "line"
+        notes.append(f"syntax errors near {lines} {where}; facts were extracted from what parsed")
     return ctx, notes
 
 
