@@ -2,14 +2,18 @@
 """Wall time of `rocm-migrate lint` on one small file, each run a new process.
 
     python benchmarks/lint_startup.py [--repeat 7] [--importtime] [--instructions] [--before CHECKOUT]
+                                      [--project TREE]
 
 Rows: the interpreter alone, the CLI's --version, lint with an empty cache (rules parsed,
-validated and precompiled), lint with the rule cache warm (the pre-commit case; the file's
-text changes between runs so it is extracted every time), lint --no-cache, and a scan of
-the same file for comparison. --importtime adds the slowest imports of a warm lint run
-(`python -X importtime`). --instructions adds the instructions each run executes (valgrind's
-cachegrind, where installed): a count that does not depend on the machine's load, for comparing
+validated and precompiled), lint of a file EDITED before each run (the pre-commit case after an
+edit: the rule cache warm, the file extracted every time, nothing replayed), lint of an UNCHANGED
+file (served from its last run: migrate.scan.replay), lint --no-cache, and a scan of the same file
+for comparison. --importtime adds the slowest imports of an edited-file run (`python -X importtime`).
+--instructions adds the instructions each run executes (valgrind's cachegrind, where installed) and
+their ratio to `python -c pass`'s: counts that do not depend on the machine's load, for comparing
 two versions of the code on a busy machine (`--before`: an older checkout, alternated with this one).
+--project TREE: also a file inside a copy of TREE, linted from the copy's top (lint then reads the
+project around the file, as a pre-commit hook in a repository does), edited and unchanged.
 """
 from __future__ import annotations
 
@@ -109,11 +113,13 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--importtime", action="store_true")
     parser.add_argument("--instructions", action="store_true", help="instructions per run (valgrind)")
-    parser.add_argument("--before", type=Path, help="a checkout of other code (an older commit): its warm lint too")
+    parser.add_argument("--before", type=Path, help="a checkout of other code (an older commit): its edited-file lint too")
+    parser.add_argument("--project", type=Path, help="a source tree: also lint one of its .cu files from its top")
     args = parser.parse_args()
     root = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory() as tmp:
-        source = Path(tmp) / "reduce.cu"
+        source = Path(tmp) / "src" / "reduce.cu"  # a folder of its own: lint lists the file's folder
+        source.parent.mkdir()
         source.write_text(KERNEL.format(run=0))
         cache = Path(tmp) / "cache"
         path = os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p)
@@ -134,39 +140,89 @@ def main() -> int:
         measure("rocm-migrate --version", args.repeat, lambda: [sys.executable, "-m", "migrate", "--version"], env)
         measure("lint, empty cache (rules validated)", args.repeat, lambda: lint, env, fresh_cache)
         timed(lint, env)
-        measure("lint, rule cache warm (pre-commit case)", args.repeat, lambda: lint, env, new_text)
+        measure("lint, edited file (pre-commit after an edit)", args.repeat, lambda: lint, env, new_text)
         if args.before:
             before = {**env, "PYTHONPATH": str(args.before.resolve()), "ROCM_MIGRATE_CACHE_DIR": str(cache) + "-before"}
             timed(lint, before)
-            alternated({"this code: lint, rule cache warm": env, "--before's code: lint, rule cache warm": before},
+            alternated({"this code: lint, edited file": env, "--before's code: lint, edited file": before},
                        args.repeat, lint, new_text)
         # the same file again, nothing changed: served from the last run (migrate.scan.replay), once the
         # file and its folder are older than the racy-stamp margin
         source.write_text(KERNEL.format(run=0))
         time.sleep(RACY_SECONDS)
         timed(lint, env)
-        measure("lint, nothing changed (replayed)", args.repeat, lambda: lint, env)
+        measure("lint, unchanged file (replayed)", args.repeat, lambda: lint, env)
         measure("lint --no-cache", args.repeat, lambda: [*lint, "--no-cache"], env)
         measure("scan -f json --no-cache (for comparison)", args.repeat,
                 lambda: [sys.executable, "-m", "migrate", "scan", str(source), "-f", "json", "--no-cache"], env)
+        project = _project(args.project, Path(tmp), env, args.repeat) if args.project else None
         if args.instructions:
-            print("\ninstructions executed (cachegrind; independent of the load):")
-            rows = {"python -c pass": ([sys.executable, "-c", "pass"], env), "lint, rule cache warm": (lint, env)}
+            print("\ninstructions executed (cachegrind; independent of the load), and their ratio to python -c pass:")
+            bare = instructions([sys.executable, "-c", "pass"], env)
+            rows: dict[str, Row] = {"lint, edited file": (lint, env, lambda: new_text(args.repeat + 1), None)}
             if args.before:
-                rows["--before's code: lint, rule cache warm"] = (lint, before)
-            for name, (command, where) in rows.items():
-                new_text(args.repeat + len(name))
-                count = instructions(command, where)
-                print(f"  {name:<42} {'valgrind not found' if count is None else f'{count / 1e6:8.1f} M'}")
+                rows["--before's code: lint, edited file"] = (lint, before, lambda: new_text(args.repeat + 2), None)
+            if project:
+                rows["lint in the project, edited file"] = project
+            _counts(bare, rows)
             # valgrind's own variables are in the environment the key covers: its first run stores
             source.write_text(KERNEL.format(run=0))
             time.sleep(RACY_SECONDS)
-            for name in ("lint, changed file (stored for the next)", "lint, nothing changed (replayed)"):
-                count = instructions(lint, env)
-                print(f"  {name:<42} {'valgrind not found' if count is None else f'{count / 1e6:8.1f} M'}")
+            instructions(lint, env)
+            _counts(bare, {"lint, unchanged file (replayed)": (lint, env, lambda: None, None)}, header=False)
         if args.importtime:
+            new_text(args.repeat + 3)
             importtime(source, env)
     return 0
+
+
+Row = tuple[list[str], dict[str, str], Callable[[], None], Path | None]  # command, environment, edit, folder
+
+
+def _counts(bare: int | None, rows: dict[str, Row], *, header: bool = True) -> None:
+    if header:
+        print(f"  {'python -c pass':<42} {'valgrind not found' if bare is None else f'{bare / 1e6:8.1f} M    1.00x'}")
+    for name, (command, where, before, folder) in rows.items():
+        before()
+        count = instructions(command, where) if folder is None else cachegrind(command, env=where, cwd=str(folder))
+        shown = "valgrind not found" if count is None or bare is None else f"{count / 1e6:8.1f} M   {count / bare:5.2f}x"
+        print(f"  {name:<42} {shown}")
+
+
+def _project(tree: Path, tmp: Path, env: dict[str, str], repeat: int) -> Row:
+    """Wall times of a lint of one .cu file of a copy of `tree`, run from the copy's top (edited before
+    each run, then unchanged); the edited run's command, environment and edit, for its instructions."""
+    import shutil
+
+    copy = tmp / "project"
+    shutil.copytree(tree, copy, symlinks=True)
+    target = min(copy.rglob("*.cu"))
+    text = target.read_text(errors="surrogateescape")
+    rel = str(target.relative_to(copy))
+    command = [sys.executable, "-m", "migrate", "lint", rel]
+    here = env  # the code measured is on PYTHONPATH; the project's top is the working folder
+    runs = iter(range(10**6))
+
+    def edit() -> None:
+        target.write_text(f"{text}// edit {next(runs)}\n", errors="surrogateescape")
+
+    def project_times(name: str, before: Callable[[], None]) -> None:
+        times = []
+        for _ in range(repeat):
+            before()
+            started = time.perf_counter()
+            subprocess.run(command, env=here, cwd=copy, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            times.append(time.perf_counter() - started)
+        print(f"{name:<44} min {min(times) * 1000:7.1f} ms   median {statistics.median(times) * 1000:7.1f} ms")
+
+    print(f"project {tree.name} ({rel}), linted from its top; load average {os.getloadavg()[0]:.2f}")
+    edit()
+    subprocess.run(command, env=here, cwd=copy, capture_output=True, check=False)  # the project's rows cached
+    project_times("lint in the project, edited file", edit)
+    time.sleep(RACY_SECONDS)
+    subprocess.run(command, env=here, cwd=copy, capture_output=True, check=False)
+    project_times("lint in the project, unchanged file (replayed)", lambda: None)
+    return (command, here, edit, copy)
 
 
 if __name__ == "__main__":

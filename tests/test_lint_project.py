@@ -124,6 +124,30 @@ def test_the_project_root_is_the_nearest_checkout_inside_the_working_directory(t
     assert root_of([tmp_path / "other" / "b.cu"], tmp_path) is None  # a folder of projects is no project
 
 
+def test_files_outside_the_working_directory_list_no_folder_above_them(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Outside the working directory only a checkout can hold the files: no folder on the way up is
+    listed (a replayed lint would otherwise depend on every change to /tmp or the home folder)."""
+    import os
+
+    from migrate.lint import project
+    from migrate.lint.project import root_of
+
+    (tmp_path / "build" / "src").mkdir(parents=True)
+    (tmp_path / "build" / "CMakeLists.txt").write_text("add_library(a src/a.cu)\n")
+    source = tmp_path / "build" / "src" / "a.cu"
+    source.write_text("")
+    listed: list[str] = []
+    real = os.listdir
+    monkeypatch.setattr(project.os, "listdir", lambda folder: listed.append(str(folder)) or real(folder))
+    assert root_of([source], tmp_path / "elsewhere") is None
+    assert listed == []
+    assert root_of([source], tmp_path) == (tmp_path / "build").resolve()  # inside: listed as before
+    assert listed
+    (tmp_path / "build" / ".git").mkdir()
+    assert root_of([source], tmp_path / "elsewhere") == (tmp_path / "build").resolve()  # a checkout, as before
+
+
 def test_lint_from_a_folder_of_projects_reads_the_project_not_the_folder(tmp_path: Path, env: dict[str, str]) -> None:
     """A newcomer in a folder of unpacked repositories (no .git, no configuration, no build file at its
     top) lints one project's folder: the project is the highest folder with a build file, not the whole

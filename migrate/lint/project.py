@@ -36,12 +36,13 @@ def root_of(targets: Sequence[Path], lint_root: Path, *, declared: bool = False)
         return None
     top = lint_root.resolve()
     start = paths[0] if paths[0].is_dir() else paths[0].parent
+    inside = start == top or top in start.parents  # else only a checkout can hold them: no folder is listed
     built: Path | None = None
     for folder in (start, *start.parents):
         holds = all(p == folder or folder in p.parents for p in paths)
         if holds and (folder / ".git").exists():
             return folder
-        has_build = holds and _has_build_file(folder)
+        has_build = holds and inside and _has_build_file(folder)
         if folder == top:
             return folder if holds and (declared or has_build) else built
         built = folder if has_build else built
