@@ -43,7 +43,7 @@ class Settings:
     max_file_size: int = 5 * 1024 * 1024
     max_scan_seconds: float = 1800.0  # the analysis of one scan; files left by then are skipped, with a note
     include_vendored: bool = False
-    jobs: int = max(1, os.cpu_count() or 1)
+    jobs: int = CORES  # the cores this process may run on (taskset, cgroup cpusets), not the machine's
     fail_on: str | None = None
     cache_dir: Path | None = None
     hipify: str | None = None  # path to hipify-perl; else found on the usual paths

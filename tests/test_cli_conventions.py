@@ -20,7 +20,7 @@ def test_notes_reach_stderr_with_a_summary_line_and_quiet_hides_them(tmp_path: P
     loud = run_cli("scan", str(tmp_path), env=NO_HIPIFY)
     assert loud.returncode == 0, loud.stderr
     assert "rocm-migrate: note: hipify-perl not found" in loud.stderr
-    assert "rocm-migrate: 1 files scanned, 1 skipped (-v lists them); 1 findings; class migration-required" in loud.stderr
+    assert "rocm-migrate: 1 file scanned, 1 skipped (-v lists them); 1 finding; class migration-required" in loud.stderr
     verbose = run_cli("scan", str(tmp_path), "-v", env=NO_HIPIFY)
     assert "rocm-migrate: skipped: broken.py: " in verbose.stderr
     quiet = run_cli("scan", str(tmp_path), "-q", env=NO_HIPIFY)
@@ -161,7 +161,7 @@ def test_a_run_that_writes_only_files_still_says_what_happened(tmp_path: Path) -
         done = run_cli("scan", str(tmp_path), *args, "--no-cache", env=NO_HIPIFY)
         assert done.returncode == 0 and done.stdout == "", done.stderr
         assert "rocm-migrate: note: hipify-perl not found" in done.stderr
-        assert done.stderr.rstrip().endswith("1 findings; class migration-required; 1 note")
+        assert done.stderr.rstrip().endswith("1 finding; class migration-required; 1 note")
     assert run_cli("scan", str(tmp_path), "-f", "json", "-o", str(report), "-q", env=NO_HIPIFY).stderr == ""
 
 

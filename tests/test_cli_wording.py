@@ -76,6 +76,10 @@ def test_convert_todo_gives_each_finding_the_class_the_scan_gives_it(tmp_path: P
     assert [f["class"] for f in json.loads(scanned.stdout)["findings"]] == ["native"]  # a hint: num_warps
     converted = run_cli("convert", str(source), "--out", str(tmp_path / "out"), "--hipify", str(tool.path))
     assert converted.returncode == 0, converted.stderr
-    assert "hand work left: 1 finding, 0 hipify rewrites or warnings to review" in converted.stdout
+    assert "hand work left: 1 finding, 0 hipify rewrites or warnings to review" in converted.stderr
+    assert converted.stdout == ""  # what it did goes to stderr, as in every command
+    quiet = run_cli("convert", str(source), "--out", str(tmp_path / "quiet"), "--hipify", str(tool.path), "-q")
+    assert quiet.returncode == 0 and quiet.stdout == quiet.stderr == ""
+    assert (tmp_path / "quiet" / "rocm-migrate-todo.md").is_file()
     todo = (tmp_path / "out" / "rocm-migrate-todo.md").read_text()
     assert "**HIP6015**" in todo and "(class native, confidence low)" in todo

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import re
 
+import pytest
 import yaml
 from migrate.workloads import calibration
 from tests.conftest import ROOT
@@ -73,3 +74,31 @@ def test_every_measured_port_names_repo_commits_and_method() -> None:
             assert record["method"] in ("diff", "diff-py", "twin", "added")
             charged = sum(lines for _, lines, _ in record["rules"].values())
             assert abs(charged - record["hand_lines"]) < 0.05 * max(1, len(record["rules"])), record["path"]
+
+
+def _evaluate_module():
+    spec = importlib.util.spec_from_file_location("effort_evaluate", BENCH / "evaluate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def test_the_s9_held_out_set_is_measured_apart_and_never_fitted(capsys: pytest.CaptureFixture[str]) -> None:
+    _, measurements, _, result = _fitted()
+    manifest = yaml.safe_load((BENCH / "ports-s9.yaml").read_text())["ports"]
+    evaluate = _evaluate_module()
+    source, rest = evaluate.measurement_source(["--set", "s9", "--measured-only"])  # reads the set, scans nothing
+    measured = evaluate.load_ports(source, [])
+    assert rest is None and source.name == "measurements-s9.yaml"
+    assert len(measured) >= 8 and [p["name"] for p in measured] == [p["name"] for p in manifest]
+    assert [row.split(" | ")[1] for row in capsys.readouterr().out.splitlines()[2:]] == [p["name"] for p in manifest]
+    used = {p["repo"] for p in measurements["ports"]} | {p["repo"] for p in measurements["projects"]}
+    for entry, port in zip(manifest, measured, strict=True):
+        assert port["split"] == entry["split"] == "test" and port["name"] not in result["projects"]
+        assert (port["repo"], port["base"], port["port"]) == (entry["repo"], entry["base"], entry["port"])
+        assert re.fullmatch(r"[0-9a-f]{40}", port["base"]) and re.fullmatch(r"[0-9a-f]{40}", port["port"])
+        assert port["repo"] not in used and "scan" not in port  # measured before any scan of the set
+        for record in port["files"]:
+            assert record["method"] in ("diff", "diff-py", "twin", "added") and record["hand_lines"] >= 0
+        assert sum(f["hand_lines"] for f in port["files"]) + sum(b["hand_lines"] for b in port["build_files"]) > 0
+    assert {p["shape"] for p in measured} >= {"cmake", "makefile", "torch-extension"}

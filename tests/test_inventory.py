@@ -174,6 +174,9 @@ def test_reports_made_elsewhere_are_merged_from_files_and_folders(tmp_path: Path
     single.write_text(json.dumps(report("two", "native", [])))
     result = run_cli("inventory", str(folder), str(single), "--out", str(tmp_path / "inv"))
     assert result.returncode == 0, result.stderr
+    assert result.stdout == "" and "2 repositories (1 native, 1 minor-adaptation" in result.stderr  # said on stderr
+    quiet = run_cli("inventory", str(folder), str(single), "--out", str(tmp_path / "quiet"), "-q")
+    assert quiet.returncode == 0 and quiet.stdout == quiet.stderr == "" and (tmp_path / "quiet" / "inventory.json").is_file()
     merged = json.loads((tmp_path / "inv" / "inventory.json").read_text())
     assert [(r["name"], r["class"]) for r in merged["repos"]] == [("org+one", "minor-adaptation"), ("two", "native")]
     (folder / "bad.json").write_text("{not json")

@@ -314,7 +314,7 @@ def test_a_report_cache_hit_says_on_stderr_what_the_full_scan_said(tmp_path: Pat
         return done.stderr, untimed, json.dumps({**json.loads(report.read_text()), "summary": None, "source": None})
 
     full = scan(1)
-    assert "note: a.cu: syntax errors near line 1" in full[0] and "1 files scanned, 1 skipped" in full[0]
+    assert "note: a.cu: syntax errors near line 1" in full[0] and "1 file scanned, 1 skipped" in full[0]
     assert ("skipped: b.py: Python syntax error" in full[0]) == bool(verbose)
     monkeypatch.setattr(pipeline, "run", lambda *a, **k: pytest.fail("scanned again"))
     assert scan(2) == full

@@ -20,6 +20,9 @@ hipify-perl). For one entry of ports.yaml:
 Hand lines are charged to the findings `rocm-migrate scan --no-hipify` reports on the base tree
 at the lines a site touches (measure.py's `attribute`, at most 3 lines per finding).
 
+    python benchmarks/effort_calibration/ports.py --set s9 --no-scan [NAME ...]  # a held-out set's own
+        # manifest (ports-s9.yaml); --no-scan measures hand lines without scanning the base (nothing is
+        # estimated on a held-out set before it is scored; the hand lines do not depend on the scan)
     python benchmarks/effort_calibration/ports.py NAME [NAME ...]   # prints measurement records
     python benchmarks/effort_calibration/ports.py --rescan [NAME ...]  # refresh the base scan facts
 """
@@ -249,15 +252,21 @@ def unpack(gitdir: Path, commit: str, paths: list[str], tree: Path) -> None:
             (tree / path).write_bytes(data.stdout)
 
 
-def measure(entry: dict[str, Any]) -> dict[str, Any]:
+def base_tree(entry: dict[str, Any]) -> Path:
+    """The tree before the port, unpacked once under PORTS_WORK."""
+    tree = WORK / entry["name"] / "base"
+    if not tree.exists():
+        tree.mkdir(parents=True)
+        unpack(MIRRORS / entry["repo"].replace("/", "+") / "repo", entry["base"], entry.get("paths", []), tree)
+    return tree
+
+
+def measure(entry: dict[str, Any], *, scanned: bool = True) -> dict[str, Any]:
     gitdir = MIRRORS / entry["repo"].replace("/", "+") / "repo"
     base, port, paths = entry["base"], entry["port"], entry.get("paths", [])
     work = WORK / entry["name"]
-    tree = work / "base"
-    if not tree.exists():
-        tree.mkdir(parents=True)
-        unpack(gitdir, base, paths, tree)
-    report = scan(tree, work / "base.json")
+    tree = base_tree(entry)
+    report = scan(tree, work / "base.json") if scanned else {"findings": []}
     findings: dict[str, list[dict[str, Any]]] = {}
     for f in report.get("findings", []):
         findings.setdefault(f["path"], []).append(f)
@@ -303,14 +312,35 @@ def measure(entry: dict[str, Any]) -> dict[str, Any]:
                       "lines": len(old.splitlines()), "sites": charged["sites"], "hand_lines": charged["hand_lines"],
                       "rules": {r: [v["occurrences"], v["hand_lines"], v["sites"]] for r, v in charged["rules"].items()}})
     return {**{k: entry[k] for k in ("name", "repo", "shape", "base", "port")}, "paths": paths,
-            "what": entry.get("what", ""), "split": entry["split"], "scan": scan_facts(report, tree),
+            "what": entry.get("what", ""), "split": entry["split"],
+            **({"scan": scan_facts(report, tree)} if scanned else {}),
             "build_files": build_files, "files": files}
 
 
-def rescan(names: set[str]) -> None:
+def measure_set(argv: list[str]) -> int:
+    """`--set NAME [--no-scan] [--rescan] [PORT ...]`: ports.py on a held-out set's own manifest, ports-NAME.yaml."""
+    at = argv.index("--set")
+    manifest_file = HERE / f"ports-{argv[at + 1]}.yaml"
+    rest = argv[:at] + argv[at + 2:]
+    if rest[:1] == ["--rescan"]:
+        rescan(set(rest[1:]), manifest_file=manifest_file)
+        return 0
+    scanned = "--no-scan" not in rest
+    wanted = {a for a in rest if a != "--no-scan"}
+    for entry in yaml.safe_load(manifest_file.read_text())["ports"]:
+        done = WORK / f"{entry['name']}.yaml"
+        if (not wanted and not done.exists()) or entry["name"] in wanted:
+            record = measure(entry, scanned=scanned)
+            done.write_text(yaml.safe_dump([record], sort_keys=False, width=120))
+            print(entry["name"], sum(f["hand_lines"] for f in record["files"]),
+                  sum(b["hand_lines"] for b in record["build_files"]), flush=True)
+    return 0
+
+
+def rescan(names: set[str], *, manifest_file: Path = HERE / "ports.yaml") -> None:
     """Refresh the `scan` facts (and the split) of measured records from their base trees with the scanner
     at SCANNER: the hand lines stay, what the estimate reads of the base follows the scanner."""
-    manifest = {e["name"]: e for e in yaml.safe_load((HERE / "ports.yaml").read_text())["ports"]}
+    manifest = {e["name"]: e for e in yaml.safe_load(manifest_file.read_text())["ports"]}
     for name in sorted(names or manifest):
         done = WORK / f"{name}.yaml"
         if not done.exists():
@@ -325,6 +355,8 @@ def rescan(names: set[str]) -> None:
 
 
 def main(argv: list[str]) -> int:
+    if "--set" in argv:
+        return measure_set(argv)
     if argv[:1] == ["--rescan"]:
         rescan(set(argv[1:]))
         return 0

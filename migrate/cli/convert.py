@@ -34,8 +34,9 @@ inside the source or not empty), 3 internal error."""
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="hipify-perl processes in parallel.")
 @click.option("--hipify-warnings", is_flag=True, help="Let hipify-perl report its warnings (slow with old versions).")
 @click.option("--rules-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="Use these rules.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress, warnings or summary on stderr.")
 def convert(path: Path, out: Path | None, force: bool, in_place: bool, yes: bool, hipify_path: Path | None,
-            jobs: int | None, hipify_warnings: bool, rules_dir: Path | None) -> None:
+            jobs: int | None, hipify_warnings: bool, rules_dir: Path | None, quiet: bool) -> None:
     """Copy PATH to DIR, run hipify-perl on its CUDA/C++ files, and write a diff and the hand work left."""
     from migrate import settings as config
     from migrate.hipify import convert as converting
@@ -58,23 +59,26 @@ def convert(path: Path, out: Path | None, force: bool, in_place: bool, yes: bool
         if not sys.stdin.isatty():
             raise UsageError(f"--in-place rewrites the files under {path}: confirm with --yes")
         click.confirm(f"Rewrite the CUDA/C++ files under {path} in place with hipify-perl?", abort=True, err=True)
-    with _progress() as progress:
+    with _progress(quiet) as progress:
         result = converting.run(path, destination, tool, settings, rules, in_place=in_place, progress=progress)
+    if quiet:
+        return
     click.echo(f"hipify-perl {tool.version or ''} rewrote {len(result.changed)} of {len(result.files)} "
-               f"CUDA/C++ files into {destination} in {result.seconds:.1f} s")
-    click.echo(f"diff: {result.diff_path}")
+               f"CUDA/C++ files into {destination} in {result.seconds:.1f} s", err=True)
+    click.echo(f"diff: {result.diff_path}", err=True)
     todo, review = len(result.todo), len(result.review)
     click.echo(f"hand work left: {todo} finding{'' if todo == 1 else 's'}, {review} hipify "
-               f"{'rewrite or warning' if review == 1 else 'rewrites or warnings'} to review, in {result.todo_path}")
+               f"{'rewrite or warning' if review == 1 else 'rewrites or warnings'} to review, in {result.todo_path}",
+               err=True)
     for rel, error in result.failed:
         click.echo(f"rocm-migrate: warning: hipify-perl failed on {terminal(rel)}: {terminal(error.splitlines()[0])}",
                    err=True)
 
 
 @contextlib.contextmanager
-def _progress() -> Iterator[Callable[[int, int], None] | None]:
-    """A progress bar on stderr for interactive runs; nothing when stderr is not a terminal."""
-    if not sys.stderr.isatty():
+def _progress(quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr for interactive runs; nothing when stderr is not a terminal or with -q."""
+    if quiet or not sys.stderr.isatty():
         yield None
         return
     from rich.console import Console

@@ -40,9 +40,11 @@ are in the inventory), 2 usage or input error, 3 internal error.""")
               help="End one repository's scan after this long (recorded as its error).")
 @click.option("--repo-memory", type=click.IntRange(min=256), default=8192, show_default=True, metavar="MIB",
               help="End one repository's scan past this much memory (recorded as its error).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress or summary lines on stderr.")
 def inventory(reports: tuple[Path, ...], scan_list: Path | None, out: Path, owners: Path | None,
               scheduler: str | None, workers: int | None, arch: tuple[str, ...], rocm: str | None,
-              no_hipify: bool, no_cache: bool, rules_dir: Path | None, repo_timeout: float, repo_memory: int) -> None:
+              no_hipify: bool, no_cache: bool, rules_dir: Path | None, repo_timeout: float, repo_memory: int,
+              quiet: bool) -> None:
     """Merge scan reports (files or folders of *.json) into one inventory in --out.
 
     With --scan LIST, first scan every repository of LIST on Dask (one task per repository; a
@@ -56,7 +58,7 @@ def inventory(reports: tuple[Path, ...], scan_list: Path | None, out: Path, owne
     if scan_list is not None:
         failed_scans = _scan(scan_list, out, scheduler, workers, {"arch": tuple(a for i in arch for a in i.split(",") if a),
                                                                   "rocm": rocm, "use_hipify": False if no_hipify else None},
-                             rules_dir, not no_cache, limits=(repo_timeout, repo_memory))
+                             rules_dir, not no_cache, limits=(repo_timeout, repo_memory), quiet=quiet)
         reports = (*reports, out / "repos")
     if not reports:
         raise UsageError("give report files or folders, or --scan LIST")
@@ -69,14 +71,15 @@ def inventory(reports: tuple[Path, ...], scan_list: Path | None, out: Path, owne
     _write_outputs(built, out)
     totals = built.totals()
     classes = ", ".join(f"{totals['by_class'][c]['repos']} {c}" for c in CLASSES)
-    click.echo(f"{totals['repos']} repositories ({classes}, {totals['failed']} failed) -> "
-               f"{out / 'inventory.html'} ({time.perf_counter() - started:.1f} s)")
+    if not quiet:
+        click.echo(f"{totals['repos']} repositories ({classes}, {totals['failed']} failed) -> "
+                   f"{out / 'inventory.html'} ({time.perf_counter() - started:.1f} s)", err=True)
     if failed_scans:
         sys.exit(1)
 
 
 def _scan(scan_list: Path, out: Path, scheduler: str | None, workers: int | None, overrides: dict[str, Any],
-          rules_dir: Path | None, use_cache: bool, *, limits: tuple[float, int]) -> int:
+          rules_dir: Path | None, use_cache: bool, *, limits: tuple[float, int], quiet: bool) -> int:
     from migrate.inventory import cluster, fanout, repolist
     from migrate.inventory.worker import ScanOptions
 
@@ -89,11 +92,14 @@ def _scan(scan_list: Path, out: Path, scheduler: str | None, workers: int | None
                           repo_seconds=limits[0], repo_memory_mib=limits[1])
     started = time.perf_counter()
     try:
-        tally = fanout.run(specs, out, options, scheduler=scheduler, workers=workers, progress=_progress_line)
+        tally = fanout.run(specs, out, options, scheduler=scheduler, workers=workers,
+                           progress=(lambda *_: None) if quiet else _progress_line)
     except cluster.ClusterError as exc:
         raise UsageError(str(exc)) from None
     wall = time.perf_counter() - started
     peak = max(tally.peak_rss_mb.values(), default=0.0)
+    if quiet:
+        return tally.counts.get("failed", 0)
     click.echo(f"scanned {tally.total} repositories in {wall:.1f} s: "
                + ", ".join(f"{n} {k}" for k, n in sorted(tally.counts.items()))
                + f"; {tally.total / wall * 60:.1f} repos/min, {tally.lines / wall:,.0f} lines/s, "

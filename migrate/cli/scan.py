@@ -222,8 +222,8 @@ def _say_counts(notes: Sequence[str], skipped: Sequence[tuple[str, str]], files_
             click.echo(f"rocm-migrate: skipped: {terminal(path)}: {terminal(reason)}", err=True)
     listed = f", {len(skipped)} skipped{'' if verbose else ' (-v lists them)'}" if skipped else ""
     noted = f"; {len(notes)} note{'s' if len(notes) != 1 else ''}" if notes else ""
-    click.echo(f"rocm-migrate: {files_scanned} files scanned{listed}; {findings} findings; class {migration_class}"
-               f"{noted}", err=True)
+    click.echo(f"rocm-migrate: {files_scanned} file{'s' if files_scanned != 1 else ''} scanned{listed}; "
+               f"{findings} finding{'s' if findings != 1 else ''}; class {migration_class}{noted}", err=True)
 
 
 @contextlib.contextmanager

@@ -92,7 +92,8 @@ def plan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, 
 @click.option("--workload", help="The workload to write a spec for (default: the first with a PyTorch model).")
 @click.option("--force", is_flag=True, help="Overwrite files already there.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the extraction cache.")
-def init(path: Path, output_dir: Path, workload: str | None, force: bool, no_cache: bool) -> None:
+@click.option("-q", "--quiet", is_flag=True, help="No summary line on stderr.")
+def init(path: Path, output_dir: Path, workload: str | None, force: bool, no_cache: bool, quiet: bool) -> None:
     """Write a spec skeleton for the PyTorch model in PATH, from validate plan's findings."""
     from migrate.validate import plan as planning
     from migrate.validate import skeleton
@@ -114,8 +115,9 @@ def init(path: Path, output_dir: Path, workload: str | None, force: bool, no_cac
         raise UsageError(f"cannot create {output_dir}: {exc.strerror or exc}") from None
     _write(skeleton.spec_text(sk, adapter), str(spec_file))
     _write(skeleton.adapter_text(sk, output_dir), str(adapter_file))
-    click.echo(f"{spec_file}: {sk.model_class} from {sk.model_where} (workload {sk.workload}); "
-               f"{len(sk.ops)} ops; complete the TODOs in {adapter_file}")
+    if not quiet:
+        click.echo(f"{spec_file}: {sk.model_class} from {sk.model_where} (workload {sk.workload}); "
+                   f"{len(sk.ops)} ops; complete the TODOs in {adapter_file}", err=True)
 
 
 @validate.command(epilog=RUN_EPILOG)
