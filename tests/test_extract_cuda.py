@@ -123,6 +123,17 @@ def test_syntax_errors_are_noted_and_the_rest_extracted() -> None:
     assert extraction.notes and "syntax errors" in extraction.notes[0]
 
 
+def test_valid_code_in_the_grammars_gaps_is_not_called_a_syntax_error() -> None:
+    # cuBERT's Dense.cpp (an explicit instantiation in a namespace) and cuBLAS-style declarations decorated
+    # by macros the parse does not expand: valid C++, so no note; a real error beside them is still noted
+    valid = (b"namespace cuBERT {\ntemplate <typename T> class Dense { void f(); };\ntemplate class Dense<float>;\n}\n"
+             b"CUBLASAPI cublasStatus_t CUBLASWINAPI cublasCreate_v2(cublasHandle_t *handle);\n"
+             b"__host__ cudaError_t CUDARTAPI cudaMalloc(void **p, size_t n) { return cudaSuccess; }\n")
+    assert cuda_cpp.extract(valid).notes == ()
+    broken = cuda_cpp.extract(valid + b"int g( { return 1; }\n")
+    assert broken.notes == ("syntax errors near line 7; facts were extracted from what parsed",)
+
+
 def test_guarded_namespace_alias_makes_the_namespace_portable(tmp_path) -> None:
     from migrate.rulebase.load import load_rules
     from migrate.scan import pipeline as scan

@@ -39,6 +39,9 @@ CLASSES, SHORT = corpus.CLASSES, corpus.SHORT
 SPLIT_SALT = "verdicts-59"  # fixed before any scan; see README.md, "The split"
 ORIGINAL_BATCH = "original"  # entries without a `batch` field; see README.md, "The fresh batch"
 ALL_BATCHES = "all"
+# Batches held out whole as a test set (every entry `split: test`), labelled before any tool output and
+# scored only once per tool change under review; see README.md, "The held-out batch".
+TEST_ONLY_BATCHES = frozenset({"fresh-2026-12-04b"})
 
 
 def side(repo: str) -> str:
@@ -51,10 +54,15 @@ def batch_of(entry: dict) -> str:
     return str(entry.get("batch", ORIGINAL_BATCH))
 
 
+def expected_split(entry: dict) -> str:
+    """test for a batch held out whole, otherwise the repository's side by the split rule."""
+    return "test" if batch_of(entry) in TEST_ONLY_BATCHES else side(entry["repo"])
+
+
 def load(path: Path, split: str, only: list[str] | None, batch: str = ORIGINAL_BATCH) -> list[dict]:
     """The entries of one split and batch, after checking every entry's split against the rule."""
     entries = yaml.safe_load(path.read_text())["workloads"]
-    wrong = [e["id"] for e in entries if e["split"] != side(e["repo"])]
+    wrong = [e["id"] for e in entries if e["split"] != expected_split(e)]
     if wrong:
         raise SystemExit(f"split field disagrees with the split rule for: {', '.join(wrong)}")
     if batch != ALL_BATCHES and batch not in {batch_of(e) for e in entries}:

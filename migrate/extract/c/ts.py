@@ -103,15 +103,37 @@ def captures(query: str, node: Node) -> dict[str, list[Node]]:
 
 
 def error_lines(root: Node, limit: int = 5) -> list[int]:
-    """1-based lines of the first syntax errors, if the parse had any."""
+    """1-based lines of the first syntax errors, if the parse had any; the shapes valid code takes in the
+    grammar's gaps (`unexpanded`) are not errors."""
     if not root.has_error:
         return []
     lines: list[int] = []
     stack = [root]
     while stack and len(lines) < limit:
         node = stack.pop()
-        if node.is_error or node.is_missing:
+        if (node.is_error or node.is_missing) and not unexpanded(node):
             lines.append(node.start_point[0] + 1)
         elif node.has_error:
             stack.extend(reversed(node.children))
     return sorted(set(lines))
+
+
+_DECLARATIONS = frozenset({"declaration", "field_declaration", "function_definition", "parameter_declaration"})
+
+
+def unexpanded(node: Node) -> bool:
+    """An error node that valid source leaves in the grammar: the declarator tree-sitter-cuda wants after an
+    explicit instantiation (`template class Dense<float>;`), and names between a declaration's type and its
+    declarator, which are macros the parse does not expand (`CUBLASAPI cublasStatus_t CUBLASWINAPI f(...)`: an
+    ERROR of identifiers, or `T MACRO f(...)` read as `MACRO::f` with the `::` missing)."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if node.is_missing:
+        if parent.type == "template_instantiation" and node.type == "identifier":
+            return True
+        return (node.type == "::" and parent.type == "qualified_identifier" and parent.parent is not None
+                and parent.parent.type == "function_declarator")
+    declarator = parent.child_by_field_name("declarator") if parent.type in _DECLARATIONS else None
+    return (declarator is not None and node.end_byte <= declarator.start_byte
+            and all(c.type == "identifier" for c in node.children))
