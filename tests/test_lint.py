@@ -304,7 +304,7 @@ def test_lint_imports_only_what_it_needs(tmp_path: Path) -> None:
     # what the interpreter itself loads here (a site hook of this machine) is not lint's doing
     bare = subprocess.run([sys.executable, "-X", "importtime", "-c", "pass"], capture_output=True, text=True,
                           env=env, check=False)
-    heavy = {"jinja2", "networkx", "rich", "jsonschema", "migrate.scan.pipeline", "migrate.workloads.assemble",
+    heavy = {"click", "jinja2", "networkx", "rich", "jsonschema", "migrate.scan.pipeline", "migrate.workloads.assemble",
              "migrate.workloads.graph",
              "migrate.workloads.verdict", "migrate.render",
              # the rules and the data files come from JSON (the rule cache, the data files' twins);
