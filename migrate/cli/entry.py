@@ -11,6 +11,8 @@ from typing import NoReturn
 
 from migrate.scan import replay
 
+LINT_GC_THRESHOLD = 100_000  # allocations between young-generation collections (the interpreter's: 700)
+
 
 def run() -> NoReturn:
     """main(), or its replay, then exit. What is still alive after main() (the modules, the rule
@@ -34,6 +36,9 @@ def run() -> NoReturn:
 
             command = main
         else:
+            # a lint process is short-lived and makes little cyclic garbage: collecting every 700
+            # allocations cost an edited-file lint ~23 M of its ~750 M instructions
+            gc.set_threshold(LINT_GC_THRESHOLD)
             from migrate.cli import lint_run
 
             command = partial(lint_run.main, options)
