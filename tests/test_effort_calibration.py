@@ -88,13 +88,14 @@ def _evaluate_module():
     return module
 
 
-def test_the_s9_held_out_set_is_measured_apart_and_never_fitted(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("held_out", ["s9", "s10"])
+def test_a_held_out_set_is_measured_apart_and_never_fitted(held_out: str, capsys: pytest.CaptureFixture[str]) -> None:
     _, measurements, _, result = _fitted()
-    manifest = yaml.safe_load((BENCH / "ports-s9.yaml").read_text())["ports"]
+    manifest = yaml.safe_load((BENCH / f"ports-{held_out}.yaml").read_text())["ports"]
     evaluate = _evaluate_module()
-    source, rest = evaluate.measurement_source(["--set", "s9", "--measured-only"])  # reads the set, scans nothing
+    source, rest = evaluate.measurement_source(["--set", held_out, "--measured-only"])  # reads the set, scans nothing
     measured = evaluate.load_ports(source, [])
-    assert rest is None and source.name == "measurements-s9.yaml"
+    assert rest is None and source.name == f"measurements-{held_out}.yaml"
     assert len(measured) >= 8 and [p["name"] for p in measured] == [p["name"] for p in manifest]
     assert [row.split(" | ")[1] for row in capsys.readouterr().out.splitlines()[2:]] == [p["name"] for p in manifest]
     used = {p["repo"] for p in measurements["ports"]} | {p["repo"] for p in measurements["projects"]}
@@ -107,3 +108,14 @@ def test_the_s9_held_out_set_is_measured_apart_and_never_fitted(capsys: pytest.C
             assert record["method"] in ("diff", "diff-py", "twin", "added") and record["hand_lines"] >= 0
         assert sum(f["hand_lines"] for f in port["files"]) + sum(b["hand_lines"] for b in port["build_files"]) > 0
     assert {p["shape"] for p in measured} >= {"cmake", "makefile", "torch-extension"}
+
+
+def test_held_out_sets_share_no_repository() -> None:
+    """Each held-out set is new code: no repository of one set is in another."""
+    sets = {path.name: {p["repo"].lower() for p in yaml.safe_load(path.read_text())["ports"]}
+            for path in sorted(BENCH.glob("ports-*.yaml"))}
+    assert len(sets) >= 2
+    names = sorted(sets)
+    for i, first in enumerate(names):
+        for second in names[i + 1:]:
+            assert not sets[first] & sets[second], (first, second)

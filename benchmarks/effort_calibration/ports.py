@@ -179,8 +179,8 @@ def changes(gitdir: Path, base: str, port: str) -> list[tuple[str, str | None, s
 def twin_origin(path: str, base_files: set[str]) -> str | None:
     """A new HIP file kept beside its CUDA original (`x.hip` for `x.cu`, `hip/x.hip.cpp` for
     `cuda/x.cu`): the base file whose path, with hip/rocm read as cuda and suffixes dropped, is the same."""
-    def key(p: str) -> str:
-        p = re.sub(r"(\.(cu|cuh|hip|cpp|cc|h|hpp|inl))+$", "", p)
+    def key(p: str) -> str:  # every C/C++/CUDA suffix (`.cxx` twins too), as the measured files are chosen
+        p = re.sub(r"(\.(" + "|".join(sorted(s[1:] for s in C_EXT)) + r"))+$", "", p)
         return re.sub(r"hip|rocm|amd", "cuda", p, flags=re.I)
     wanted = key(path)
     found = sorted(c for c in base_files if c != path and Path(c).suffix in C_EXT and key(c) == wanted)

@@ -1,33 +1,13 @@
-"""The `lint` command: parse the options, resolve Settings, call migrate.lint, map to an exit code.
-Only click is imported up front; everything else is imported when the command runs."""
+"""The `lint` command's click declaration: its options and help. The work is cli/lint_run.py's
+(click-free), which cli/lint_args.py calls directly for the command lines a pre-commit hook gives."""
 from __future__ import annotations
 
-import os
-import sys
-from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from migrate.cli import outputs
-from migrate.cli.errors import UsageError
-from migrate.safetext import terminal
-
-if TYPE_CHECKING:
-    from migrate.lint.run import LintResult
-    from migrate.rulebase.load import RuleBase
-    from migrate.settings import Settings
-
-T = TypeVar("T")
-
-LINT_CLASSES = ("minor-adaptation", "migration-required", "incompatible")
-FORMATS = ("text", "json", "sarif")
-DEFAULTS = {"fail_on": "migration-required"}
-
-
-
+from migrate.cli.lint_run import FORMATS, LINT_CLASSES, LintOptions, run
 
 RULES_HELP = "ids, names or id prefixes, comma-separated"
 
@@ -75,123 +55,8 @@ def lint(files: tuple[Path, ...], select: tuple[str, ...], ignore: tuple[str, ..
     """Check FILES (default: the tree under .) for CUDA ties: `path:line:col: RULE message`.
 
     Exits 1 when a finding at or above --fail-on remains, 2 on a usage or input error."""
-    from migrate import settings as config
-    from migrate.lint import run as linting
-    from migrate.scan import cache
-
-    if baseline and write_baseline:
-        raise UsageError("use either --baseline or --write-baseline")
-    jobs_out = outputs.destinations(formats, output, {"text": text_output, "json": json_output,
-                                                      "sarif": sarif_output})
-    if statistics and any(name == "sarif" for name, _ in jobs_out):
-        raise UsageError("--statistics works with --format text or json")
-    cwd = Path.cwd()
-    settings = _settings(files, cwd, quiet=quiet, given={
-        "select": config.split_list(select) or None, "ignore": config.split_list(ignore),
-        "per_file_ignores": per_file_ignores, "fail_on": fail_on, "arch": config.split_list(arch),
-        "rocm": rocm, "exclude": exclude, "no_cache": no_cache,
-    })
-    rules = _rules(rules_dir, cache.default_dir())
-    if verbose and not quiet:
-        click.echo(f"rocm-migrate: configuration: {terminal(str(settings.config_file or 'none (defaults)'))}", err=True)
-    known = _baseline(baseline)
-    result = _guarded(lambda: linting.lint(files, settings, rules, cwd=cwd, baseline=known,
-                                           baseline_root=baseline.parent if baseline else None))
-    if write_baseline:
-        _write_baseline(write_baseline, result, cwd)
-        return
-    for skipped in () if quiet else result.skipped:
-        click.echo(f"rocm-migrate: warning: {terminal(skipped.path)}: skipped: {terminal(skipped.reason)}", err=True)
-    for name, destination in jobs_out:
-        outputs.write(_render(result, rules, settings, fmt=name, statistics=statistics, root=cwd), destination)
-    fail_on = settings.fail_on or DEFAULTS["fail_on"]
-    if not quiet and (result.findings or verbose):  # quiet when there is nothing to say, as pre-commit hooks are
-        click.echo(_summary(result, fail_on), err=True)
-    if result.failing(settings.fail_on or DEFAULTS["fail_on"]):
-        sys.exit(1)
-
-
-def _settings(files: tuple[Path, ...], cwd: Path, *, quiet: bool, given: dict[str, Any]) -> Settings:
-    from migrate import settings as config
-    from migrate.scan import cache
-
-    start = Path(os.path.commonpath([f.resolve() for f in files])) if files else cwd
-    no_cache = given.pop("no_cache")
-    try:
-        given["per_file_ignores"] = config.parse_per_file_ignores(given["per_file_ignores"])
-        given["cache_dir"] = None if no_cache else cache.default_dir()
-        settings = config.load(start, given, defaults=DEFAULTS)
-    except config.SettingsError as exc:
-        raise UsageError(str(exc)) from None
-    for warning in () if quiet else settings.warnings:
-        click.echo(f"rocm-migrate: warning: {terminal(warning)}", err=True)
-    return settings
-
-
-def _rules(rules_dir: Path | None, cache_dir: Path | None) -> RuleBase:
-    from migrate.rulebase import precompiled as rulecache
-    from migrate.rulebase.load import RuleError
-
-    try:
-        return rulecache.load(rules_dir, cache_dir)
-    except RuleError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def _baseline(path: Path | None) -> Counter[str] | None:
-    from migrate.lint.baseline import BaselineError, read
-
-    if path is None:
-        return None
-    try:
-        return read(path)
-    except BaselineError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def _guarded(run: Callable[[], T]) -> T:
-    """Run the lint; a bad selector or target is a usage error."""
-    from migrate.lint.selection import SelectorError
-    from migrate.rulebase.targets import TargetError
-
-    try:
-        return run()
-    except (SelectorError, TargetError) as exc:
-        raise UsageError(str(exc)) from None
-
-
-def _write_baseline(path: Path, result: LintResult, cwd: Path) -> None:
-    from migrate.lint.baseline import BaselineError, write
-
-    try:
-        count = write(path, result.findings, cwd=cwd)
-    except BaselineError as exc:
-        raise UsageError(str(exc)) from None
-    click.echo(f"rocm-migrate: wrote {count} findings to {path}", err=True)
-
-
-def _render(result: LintResult, rules: RuleBase, settings: Settings, *, fmt: str, statistics: bool,
-            root: Path) -> str:
-    from migrate.lint import report as out
-    from migrate.model import Target
-
-    fail_on = settings.fail_on or DEFAULTS["fail_on"]
-    if fmt == "sarif":
-        try:
-            text = out.sarif(result, rules, target=Target(rocm=settings.rocm, arch=settings.arch), root=str(root))
-        except out.FormatUnavailable as exc:
-            raise UsageError(str(exc)) from None
-    elif fmt == "json":
-        text = out.json_text(result, rules, fail_on=fail_on, statistics_only=statistics)
-    else:
-        text = out.statistics(result, rules) if statistics else out.text(result)
-    return text
-
-
-def _summary(result: LintResult, fail_on: str) -> str:
-    extra = [f"{n} {what}" for n, what in ((result.suppressed, "suppressed inline"),
-                                           (result.baselined, "in the baseline")) if n]
-    count = len(result.findings)
-    found = (f"{result.files} file{'s' if result.files != 1 else ''} checked; {count} finding{'s' if count != 1 else ''}, "
-             f"{len(result.failing(fail_on))} at or above {fail_on}")
-    return f"rocm-migrate: {found}" + (f" ({', '.join(extra)})" if extra else "")
+    run(LintOptions(files=files, select=select, ignore=ignore, per_file_ignores=per_file_ignores, fail_on=fail_on,
+                    arch=arch, rocm=rocm, exclude=exclude, formats=formats, output=output, text_output=text_output,
+                    json_output=json_output, sarif_output=sarif_output, statistics=statistics, baseline=baseline,
+                    write_baseline=write_baseline, no_cache=no_cache, rules_dir=rules_dir, quiet=quiet,
+                    verbose=verbose))

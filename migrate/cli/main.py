@@ -86,6 +86,32 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def shown(exc: BaseException) -> int:
+    """The exit code of a command run without click's parser (cli/lint_args.py) that raised `exc`,
+    shown on stderr as main() and click's Command.main (standalone_mode=False) show it. Anything
+    else is raised again (SystemExit: the command's own exit)."""
+    import errno
+
+    if isinstance(exc, (EOFError, KeyboardInterrupt)):
+        click.echo(file=sys.stderr)
+        return 130
+    if isinstance(exc, UsageError):
+        exc.show()
+        return exc.exit_code
+    if isinstance(exc, click.ClickException):
+        exc.show()
+        return 2
+    if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
+        from click.utils import _PacifyFlushWrapper  # what click's Command.main wraps them in
+
+        sys.stdout = _PacifyFlushWrapper(sys.stdout)
+        sys.stderr = _PacifyFlushWrapper(sys.stderr)
+        sys.exit(1)
+    if isinstance(exc, Exception):
+        return internal_error(exc)
+    raise exc
+
+
 INTERNAL_ERROR = 3
 TRACEBACK_VARIABLE = "ROCM_MIGRATE_TRACEBACK"
 

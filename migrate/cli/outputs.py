@@ -11,9 +11,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
-import click
-
-from migrate.cli.errors import UsageError
+from migrate.cli.echo import echo
 from migrate.safetext import terminal, unicode_text
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -23,6 +21,8 @@ ALIASES = {"terminal": "text"}
 def options(formats: Iterable[str], *, legacy: bool = False) -> Callable[[F], F]:
     """--format/-f, -o/--output and one --FORMAT-output FILE per format; `legacy` adds scan's
     earlier `--json FILE` ... spellings, hidden."""
+    import click
+
     names = list(formats)
 
     def decorate(command: F) -> F:
@@ -45,7 +45,7 @@ def destinations(formats: tuple[str, ...], output: str | None, extra: Mapping[st
     """(format, destination) pairs, '-' for stdout. `extra` maps a format to its --FORMAT-output file."""
     chosen = list(dict.fromkeys(ALIASES.get(f, f) for f in formats))
     if len(chosen) > 1:
-        raise UsageError(f"--format takes one format, not {', '.join(chosen)}: write the others with "
+        raise usage_error(f"--format takes one format, not {', '.join(chosen)}: write the others with "
                          + " ".join(f"--{f}-output FILE" for f in chosen[1:]))
     files = [(name, path) for name, path in extra.items() if path]
     main = chosen[0] if chosen else ("text" if output or not files else None)
@@ -67,14 +67,14 @@ def write(text: str | Iterable[str], destination: str) -> None:
     parts = (unicode_text(part) for part in ([text] if isinstance(text, str) else text))
     if destination == "-":
         for part in parts:
-            click.echo(part, nl=False)
+            echo(part, nl=False)
         return
     try:
         with open(destination, "w", encoding="utf-8") as out:
             for part in parts:
                 out.write(part)
     except OSError as exc:
-        raise UsageError(f"cannot write {destination}: {exc.strerror or exc}") from None
+        raise usage_error(f"cannot write {destination}: {exc.strerror or exc}") from None
 
 
 def write_bytes(pieces: Callable[[], Iterable[bytes]], destination: str) -> None:
@@ -83,6 +83,8 @@ def write_bytes(pieces: Callable[[], Iterable[bytes]], destination: str) -> None
     (a stdout that is not UTF-8, ANSI codes that echo strips off a terminal, a newline that is
     not "\\n")."""
     if destination == "-":
+        import click
+
         if os.linesep == "\n" and _utf8(sys.stdout) and not any(b"\x1b" in part for part in pieces()):
             for part in pieces():
                 click.echo(part, nl=False)
@@ -97,7 +99,7 @@ def write_bytes(pieces: Callable[[], Iterable[bytes]], destination: str) -> None
             for part in pieces():
                 out.write(part)
     except OSError as exc:
-        raise UsageError(f"cannot write {destination}: {exc.strerror or exc}") from None
+        raise usage_error(f"cannot write {destination}: {exc.strerror or exc}") from None
 
 
 def _decoded(pieces: Iterable[bytes]) -> Iterator[str]:
@@ -123,6 +125,13 @@ def notes(lines: Iterable[str], *, verbose: bool, limit: int = 5) -> None:
     """A command's notes on stderr: the first few, or all with -v."""
     shown = list(lines)
     for line in shown if verbose else shown[:limit]:
-        click.echo(f"rocm-migrate: note: {terminal(line)}", err=True)
+        echo(f"rocm-migrate: note: {terminal(line)}", err=True)
     if not verbose and len(shown) > limit:
-        click.echo(f"rocm-migrate: note: ... and {len(shown) - limit} more (-v shows them all)", err=True)
+        echo(f"rocm-migrate: note: ... and {len(shown) - limit} more (-v shows them all)", err=True)
+
+
+def usage_error(message: str) -> Exception:
+    """cli.errors.UsageError (click's exception: imported only when there is an error to show)."""
+    from migrate.cli.errors import UsageError
+
+    return UsageError(message)

@@ -9,11 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from migrate.extract import comments as found_comments
-from migrate.extract.comments import Comment
 from migrate.model import Finding
 from migrate.rulebase.load import Rule, RuleBase
+
+if TYPE_CHECKING:
+    from migrate.extract.comments import Comment
 
 MARKER = re.compile(r"(?<![\w-])rocm-migrate:[ \t]*ignore\b(\[[^\]\n]*\])?")
 BARE, UNUSED = "HIP0901", "HIP0902"
@@ -39,8 +41,10 @@ class Outcome:
 
 def parse(kind: str, source: bytes) -> list[Suppression]:
     """Every suppression marker in the comments of one file of the given kind."""
-    if b"rocm-migrate" not in source:
+    if b"rocm-migrate" not in source:  # most files: their comments are not even read
         return []
+    from migrate.extract import comments as found_comments
+
     return [s for comment in found_comments.of(kind, source) for s in _markers(comment)]
 
 

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from migrate.model import CLASSES, CONFIDENCES, Finding, MigrationClass, class_rank
-from migrate.rulebase import families
 
 # Distinct symbols of medium confidence that together confirm their class.
 CORROBORATING_SYMBOLS = 3
@@ -43,9 +42,16 @@ def converted_by_build(finding: Finding, kind: str, torch_hipified: frozenset[st
     """Whether the workload's own build converts this CUDA automatically: hipify says "yes", or
     PyTorch's hipify maps the header in a torch extension (`cub/...` -> hipcub), or it is CUDA
     embedded in a Python string (a C-family finding in a Python file)."""
-    auto = kind in AUTO_HIPIFIED_KINDS or (finding.path.endswith(PYTHON_SUFFIXES)
-                                           and families.load().is_code(finding.rule, "c"))
+    auto = kind in AUTO_HIPIFIED_KINDS or (finding.path.endswith(PYTHON_SUFFIXES) and _c_family(finding.rule))
     return auto and (finding.hipify == "yes" or (kind == "torch-extension" and finding.symbol in torch_hipified))
+
+
+def _c_family(rule: str) -> bool:
+    """Whether `rule` is of a C-family rule family (rulebase.families, imported on a Python file's first
+    finding: a lint of C/C++/CUDA alone does not load it)."""
+    from migrate.rulebase import families
+
+    return families.load().is_code(rule, "c")
 
 
 def effective_class(finding: Finding, findings: Sequence[Finding], kind: str,

@@ -6,7 +6,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from migrate.extract import jinja
 from migrate.extract.budget import MAX_FACTS
 from migrate.extract.c import device, guards, hazards, lanemasks, language, runtime, ts, wavefront, xref
 from migrate.extract.c.guards import GuardMap, off_macros
@@ -71,6 +70,12 @@ class _Ctx:
         return label if at < 0 else self.original[at:at + len(raw)].decode("utf-8", "replace")
 
 
+def _may_be_template(source: bytes) -> bool:
+    """jinja.is_template's first, cheap test (a statement tag opens somewhere), made here so that the
+    jinja module and its patterns are imported only for a file that passes it."""
+    return b"{%" in source
+
+
 def extract(source: bytes, names: Callable[[str], bool] | None = None) -> Extraction:
     """Facts of one C/C++/CUDA file. A pure function of the bytes (and of `names`).
 
@@ -79,12 +84,15 @@ def extract(source: bytes, names: Callable[[str], bool] | None = None) -> Extrac
     order of the facts kept, is as without it. Should the facts of all names exceed the cap
     (budget.MAX_FACTS keeps the first ones), the file is extracted again in full."""
     parsed, notes = source, []
-    if jinja.is_template(source):
-        try:
-            parsed, count = jinja.mask(source)
-            notes.append(f"a Jinja template: its {count} template tags were masked, ROCm-only branches left out")
-        except jinja.NotATemplate as exc:
-            notes.append(f"looks like a Jinja template, but its lexer stopped ({exc}); read as plain C++")
+    if _may_be_template(source):
+        from migrate.extract import jinja
+
+        if jinja.is_template(source):
+            try:
+                parsed, count = jinja.mask(source)
+                notes.append(f"a Jinja template: its {count} template tags were masked, ROCm-only branches left out")
+            except jinja.NotATemplate as exc:
+                notes.append(f"looks like a Jinja template, but its lexer stopped ({exc}); read as plain C++")
     ctx, more = _snippet(parsed, names=names, original=source if parsed is not source else None)
     if ctx.dropped and len(ctx.facts) + ctx.dropped > MAX_FACTS:
         return extract(source)
