@@ -3,6 +3,7 @@ case, with near misses): a build switch's code, a module only a picked loader im
 keeps its own class, is listed with what makes it optional, and never decides the workload's class."""
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,7 @@ def test_scratch_space_at_the_top_is_optional_and_a_dev_folder_deeper_is_not(rul
 @pytest.mark.parametrize(("switch", "feature"), [
     ("USE_CUDNN", "CUDNN"), ("CAFFE_WITH_NCCL", "NCCL"), ("BUILD_CUTLASS", "CUTLASS"), ("ENABLE_FP8_KV", "FP8_KV"),
     ("GGML_USE_CUDA", "CUDA"), ("WITH_GPU", "GPU"), ("CUDNN_VERSION", None), ("USE", None),
+    ("CMAKE_BUILD_TYPE", None), ("CMAKE_USE_CUDA", None),  # CMake's own variables: never a project's switch
 ])
 def test_what_a_switch_turns_on(switch: str, feature: str | None) -> None:
     assert parts.feature(switch, parts.words()) == feature
@@ -504,3 +506,18 @@ def test_uses_of_a_module_imported_only_under_an_importerror_fallback_are_option
     for prefix, guard in (("", "optional"), ("import cupyx\n", None)):
         facts, _ = extract_text(prefix + body)
         assert {f.guard for f in facts if f.kind == "python_attr" and f.name.startswith("cupyx.")} == {guard}, prefix
+
+
+def test_cmakes_own_variables_on_a_cmake_line_are_no_switch(tmp_path: Path, rulebase) -> None:
+    """tsne-cuda: a Dockerfile's `cmake -DCMAKE_BUILD_TYPE=Release ... -DCMAKE_CUDA_ARCHITECTURES=80` (building a
+    dependency) made "build switch CMAKE_BUILD_TYPE" an optional part. CMAKE_* variables are CMake's own."""
+    data = report("cmake_builtin_variable", rulebase)
+    assert not optional_parts(data)
+    arch = [f for f in data["findings"] if f["path"] == "packaging/Dockerfile"]
+    assert arch and {f["status"] for f in arch} == {""}
+    # near miss: a project switch the same line turns on still makes its part
+    tree = tmp_path / "tree"
+    shutil.copytree(CASES / "cmake_builtin_variable", tree)
+    docker = tree / "packaging" / "Dockerfile"
+    docker.write_text(docker.read_text().replace("-DCMAKE_BUILD_TYPE=Release", "-DUSE_CUTLASS=ON"))
+    assert "build switch USE_CUTLASS" in optional_parts(scanned(tree, rulebase))

@@ -211,7 +211,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     always = {f.name for items in facts.values() for f in items
               if f.kind == "build_switch" and f.text.endswith(f" {ALWAYS_DEFINED}")}
     always |= defined_toggles(facts)
-    for name in sorted(set(uses) - always):
+    for name in sorted(n for n in set(uses) - always if not n.startswith(known.reserved)):  # CMAKE_BUILD_TYPE
         where, default = declared.get(name, ("", ""))
         # a switch declared off by default without a switch word (`-DGROUPED_GEMM_CUTLASS` on an opt-in) turns on itself
         turns_on = feature(name, known) or (name if where and default.upper() in known.off else None)
