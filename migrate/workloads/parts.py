@@ -78,6 +78,8 @@ class ProjectParts:
     unbuilt: Mapping[str, str] = field(default_factory=dict)  # path -> why no build compiles it
     cuda_build: str = ""  # the optional switch every CUDA translation unit is built under, if there is one
     optional_includes: Mapping[str, str] = field(default_factory=dict)  # header -> the optional files including it
+    # file -> the kind of its workload, where that workload's build hipifies it (classify.hipified_by_build)
+    build_kinds: Mapping[str, str] = field(default_factory=dict)
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -152,7 +154,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "switches": {k: list(v) for k, v in parts.switches.items()},
             "regions": {k: [region(r) for r in v] for k, v in parts.regions.items()},
             "gated": {k: region(r) for k, r in parts.gated.items()}, "unbuilt": dict(parts.unbuilt),
-            "cuda_build": parts.cuda_build, "optional_includes": dict(parts.optional_includes)}
+            "cuda_build": parts.cuda_build, "optional_includes": dict(parts.optional_includes),
+            "build_kinds": dict(parts.build_kinds)}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -179,12 +182,13 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         regions={str(k): tuple(region(r) for r in v) for k, v in data["regions"].items()},
         gated={str(k): region(r) for k, r in data["gated"].items()}, unbuilt=strings(data.get("unbuilt", {})),
         cuda_build=str(data.get("cuda_build", "")), optional_includes=strings(data.get("optional_includes", {})),
-        known=known)
+        build_kinds=strings(data.get("build_kinds", {})), known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
-          known: Words | None = None) -> ProjectParts:
-    """A project's parts from its files' facts (paths relative to its root) and its findings."""
+          known: Words | None = None, *, build_kinds: Mapping[str, str] | None = None) -> ProjectParts:
+    """A project's parts from its files' facts (paths relative to its root) and its findings; `build_kinds`:
+    the files whose workload's build hipifies them (classify.hipified_by_build), kept for lint."""
     known = known or words()
     collected = ported.collect(facts, kinds)
     evidence = ported.rocm_path(collected, has_cuda_sources="cuda" in kinds.values())
@@ -236,5 +240,6 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         optional_modules=optional_modules(facts) | loaded_only_by_optional(facts, known),
                         switches=switches, regions=regions, gated=gated,
                         unbuilt=unbuilt, cuda_build=carrier or "",
-                        optional_includes=optional_includes(facts, known), known=known)
+                        optional_includes=optional_includes(facts, known), build_kinds=dict(build_kinds or {}),
+                        known=known)
 
