@@ -521,3 +521,27 @@ def test_cmakes_own_variables_on_a_cmake_line_are_no_switch(tmp_path: Path, rule
     docker = tree / "packaging" / "Dockerfile"
     docker.write_text(docker.read_text().replace("-DCMAKE_BUILD_TYPE=Release", "-DUSE_CUTLASS=ON"))
     assert "build switch USE_CUTLASS" in optional_parts(scanned(tree, rulebase))
+
+
+def test_a_cuda_source_beside_a_torch_extensions_listed_one_is_built_by_nothing(rulebase) -> None:
+    """eggfusion: `CUDAExtension(sources=["src/tracking.cu"])` lists its source by name; src/reduce.cu (32-lane
+    shuffles) beside it is in no build's sources and nothing includes it: an optional part, not the class."""
+    data = report("unbuilt_extension_source", rulebase)
+    assert data["summary"]["class"] == "minor-adaptation"
+    part = optional_parts(data)["src/reduce.cu (built by nothing)"]
+    assert part["class"] == "migration-required"
+    assert part["evidence"][0].startswith("setup.py:6 names src/tracking.cu beside it")
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ('sources=["src/tracking.cu"]', 'sources=["src/tracking.cu", "src/reduce.cu"]'),  # listed
+    ('sources=["src/tracking.cu"]', 'sources=glob.glob("src/*.cu")'),  # a glob builds every .cu there
+])
+def test_a_cuda_source_a_torch_extension_lists_or_globs_is_built(old: str, new: str, tmp_path: Path,
+                                                                 rulebase) -> None:
+    tree = _copy("unbuilt_extension_source", tmp_path)
+    setup = tree / "setup.py"
+    setup.write_text("import glob\n" + setup.read_text().replace(old, new))
+    data = scanned(tree, rulebase)
+    assert optional_parts(data) == {}
+    assert data["summary"]["class"] == "migration-required"
