@@ -545,3 +545,24 @@ def test_a_cuda_source_a_torch_extension_lists_or_globs_is_built(old: str, new: 
     data = scanned(tree, rulebase)
     assert optional_parts(data) == {}
     assert data["summary"]["class"] == "migration-required"
+
+
+def test_a_make_switch_given_on_the_command_line_only_is_off_by_default(rulebase) -> None:
+    """Kangaroo: `ifdef gpu` adds the CUDA engine and -DWITHGPU; nothing assigns `gpu` (`make gpu=1` does)."""
+    data = report("make_command_line_switch", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch gpu"]
+    assert part["class"] == "migration-required" and part["evidence"][0] == "Makefile:2 make(gpu) default OFF"
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("# CPU build by default; `make gpu=1` builds the CUDA engine", "gpu = 1"),  # assigned: on by default
+    ("ifdef gpu", "ifdef CUDA_HOME"),  # an environment variable (uppercase) may well be set
+])
+def test_a_make_switch_the_makefile_or_the_environment_sets_is_not_off(old: str, new: str, tmp_path: Path,
+                                                                      rulebase) -> None:
+    tree = _copy("make_command_line_switch", tmp_path)
+    (tree / "Makefile").write_text((tree / "Makefile").read_text().replace(old, new))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert "build switch gpu" not in optional_parts(data)
