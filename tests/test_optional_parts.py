@@ -566,3 +566,26 @@ def test_a_make_switch_the_makefile_or_the_environment_sets_is_not_off(old: str,
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert "build switch gpu" not in optional_parts(data)
+
+
+def test_a_cuda_image_for_an_optional_cuda_build_is_optional(rulebase) -> None:
+    """MNN: `option(MNN_CUDA OFF)` gates the CUDA back end; tools/script/Dockerfile's nvidia/cuda base image
+    serves only that build, so it goes with the optional part instead of making the engine minor-adaptation."""
+    data = report("cuda_image_for_optional_backend", rulebase)
+    assert data["summary"]["class"] == "native"
+    assert "tools/script/Dockerfile (an image for the optional CUDA build)" in optional_parts(data)
+
+
+@pytest.mark.parametrize(("path", "old", "new"), [
+    ("CMakeLists.txt", 'option(ENGINE_CUDA "Enable CUDA" OFF)', 'option(ENGINE_CUDA "Enable CUDA" ON)'),  # required
+    ("requirements.txt", "", "torch==2.3.1+cu121\n"),  # the package needs a CUDA build of torch elsewhere
+])
+def test_a_cuda_image_stays_required_beside_required_cuda(path: str, old: str, new: str, tmp_path: Path,
+                                                          rulebase) -> None:
+    tree = _copy("cuda_image_for_optional_backend", tmp_path)
+    target = tree / path
+    target.write_text((target.read_text() if target.exists() else "").replace(old, new) if old else new)
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] != "native"
+    image = [f for f in data["findings"] if f["path"] == "tools/script/Dockerfile"]
+    assert image and {f["status"] for f in image} == {""}

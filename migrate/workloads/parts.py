@@ -17,7 +17,7 @@ credited, and not deciding the class of a project that already runs there."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from migrate.model import Fact, Finding, Status, class_rank, evolve
@@ -80,6 +80,7 @@ class ProjectParts:
     optional_includes: Mapping[str, str] = field(default_factory=dict)  # header -> the optional files including it
     # file -> the kind of its workload, where that workload's build hipifies it (classify.hipified_by_build)
     build_kinds: Mapping[str, str] = field(default_factory=dict)
+    images: Mapping[str, str] = field(default_factory=dict)  # container file -> the optional CUDA build it serves
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -93,6 +94,8 @@ class ProjectParts:
             return Part(path, (self.optional_modules[path],))
         if path in self.unbuilt:
             return Part(f"{path} (built by nothing)", (self.unbuilt[path],))
+        if path in self.images:
+            return Part(f"{path} (an image for the optional CUDA build)", (self.images[path],))
         if path in self.optional_includes:
             return Part(f"{path} (included by optional code only)", (self.optional_includes[path],))
         if path in self.left_out_of_hip:
@@ -155,7 +158,7 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "regions": {k: [region(r) for r in v] for k, v in parts.regions.items()},
             "gated": {k: region(r) for k, r in parts.gated.items()}, "unbuilt": dict(parts.unbuilt),
             "cuda_build": parts.cuda_build, "optional_includes": dict(parts.optional_includes),
-            "build_kinds": dict(parts.build_kinds)}
+            "build_kinds": dict(parts.build_kinds), "images": dict(parts.images)}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -182,7 +185,7 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         regions={str(k): tuple(region(r) for r in v) for k, v in data["regions"].items()},
         gated={str(k): region(r) for k, r in data["gated"].items()}, unbuilt=strings(data.get("unbuilt", {})),
         cuda_build=str(data.get("cuda_build", "")), optional_includes=strings(data.get("optional_includes", {})),
-        build_kinds=strings(data.get("build_kinds", {})), known=known)
+        build_kinds=strings(data.get("build_kinds", {})), images=strings(data.get("images", {})), known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -190,6 +193,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     """A project's parts from its files' facts (paths relative to its root) and its findings; `build_kinds`:
     the files whose workload's build hipifies them (classify.hipified_by_build), kept for lint."""
     known = known or words()
+    findings = list(findings)
     collected = ported.collect(facts, kinds)
     evidence = ported.rocm_path(collected, has_cuda_sources="cuda" in kinds.values())
     regions = regions_of(facts)
@@ -234,7 +238,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                 gated[path] = next(x for x in regions[r.path] if (x.start, x.end, x.switch) == (r.start, r.end, carrier))
         gate_headers(facts, regions, gated)  # headers included only under `#ifdef __CUDACC__` go with it
     left_out, subprojects = left_out_of_hip(facts, known) if evidence else ({}, frozenset[str]())
-    return ProjectParts(rocm_path=evidence, left_out_of_hip=left_out, hip_subprojects=subprojects,
+    project = ProjectParts(rocm_path=evidence, left_out_of_hip=left_out, hip_subprojects=subprojects,
                         hip_aware=frozenset(e.path for e in collected if e.strength == "source"),
                         hip_twinned=hip_twinned(kinds),
                         optional_modules=optional_modules(facts) | loaded_only_by_optional(facts, known),
@@ -242,4 +246,28 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         unbuilt=unbuilt, cuda_build=carrier or "",
                         optional_includes=optional_includes(facts, known), build_kinds=dict(build_kinds or {}),
                         known=known)
+    return replace(project, images=_images_of_optional_builds(project, kinds, findings))
+
+
+CONTAINER_KINDS = frozenset({"dockerfile"})  # discover's kind of Dockerfiles and Containerfiles
+
+
+def _images_of_optional_builds(project: ProjectParts, kinds: Mapping[str, str],
+                               findings: Sequence[Finding]) -> dict[str, str]:
+    """Container files (a CUDA base image, nvcc in a RUN line) of a project whose every other finding above
+    native is optional, with optional GPU code among them: what needs CUDA is only the optional part, so an
+    image made for it (MNN's tools/script/Dockerfile beside `option(MNN_CUDA OFF)`; custos's Dockerfile for
+    `cargo test --features=cuda`) goes with it. A project with required CUDA use elsewhere (a torch pin, a
+    kernel built by default), or with no optional GPU code, keeps its image required."""
+    images = sorted(p for p, kind in kinds.items() if kind in CONTAINER_KINDS)
+    if not images or project.rocm_path:
+        return {}
+    others = [f for f in findings if f.path not in images and class_rank(f.migration_class) > 0]
+    gpu_parts = sorted({part.root for f in others if f.rule.startswith(C_FAMILIES)
+                        and class_rank(f.migration_class) >= class_rank("migration-required")
+                        and (part := project.part(f)) is not None})
+    if not gpu_parts or any(project.status(f) not in ("optional", "ported") for f in others):
+        return {}
+    return {path: f"{path}: every CUDA part of the project is optional ({', '.join(gpu_parts[:2])}), and so is "
+                  "an image that builds or runs it" for path in images}
 
