@@ -56,3 +56,40 @@ def test_an_unknown_list_with_no_source_names_stays_unknown(tmp_path: Path) -> N
     (tree / "setup.py").write_text(text)
     kinds = {p: w["kind"] for w in scan(tree)["workloads"] for p in w["files"]}
     assert kinds["src/scatter_cuda.cu"] != "torch-extension"
+
+
+PATHLIB_SETUP = '''from glob import glob
+from pathlib import Path
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+
+module_root = Path(__file__).parent.absolute()
+extension_name = module_root.name
+extension_root = module_root / extension_name
+cuda_modules = [d.name for d in Path(extension_root).iterdir() if d.is_dir() and d.name != 'torch_bindings']
+all_sources = []
+for module in cuda_modules:
+    all_sources += glob(str(extension_root / module / 'src' / '**' / '*.cu'), recursive=True)
+base_sources = [str(extension_root / 'torch_bindings' / 'bindings.cpp')]
+for src in all_sources:
+    base_sources.append(src)
+setup(name=extension_name, ext_modules=[CUDAExtension(name=f'{extension_name}._C', sources=base_sources)],
+      cmdclass={'build_ext': BuildExtension})
+'''
+
+
+def test_a_pathlib_glob_over_module_folders_names_the_extensions_sources(tmp_path: Path) -> None:
+    """HTGS (nerficg-project/HTGS 5ac6e08 HTGSCudaBackend/setup.py:13-22): `glob(str(extension_root / module /
+    'src' / '**' / '*.cu'))` for each module folder; pathlib's `/` with the setup file's folder as nothing and
+    run-time names as `*`."""
+    assert extension_sources(PATHLIB_SETUP) == ["glob:*/torch_bindings/bindings.cpp\nglob:*/*/src/**/*.cu"]
+    tree = tmp_path / "Backend"
+    kernel = "#include <cub/cub.cuh>\n__global__ void k(float *x) { x[threadIdx.x] *= 2.0f; }\n"
+    for path, text in {"setup.py": PATHLIB_SETUP, "Backend/torch_bindings/bindings.cpp": "int bind();\n",
+                       "Backend/raster/src/blend/forward.cu": kernel,
+                       "Backend/raster/tools/probe.cu": kernel}.items():  # near miss: outside any module's src/
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (tree / path).write_text(text)
+    kinds = {p: w["kind"] for w in scan(tree)["workloads"] for p in w["files"]}
+    assert kinds["Backend/raster/src/blend/forward.cu"] == "torch-extension"
+    assert kinds["Backend/raster/tools/probe.cu"] != "torch-extension"

@@ -13,6 +13,7 @@ from tests.conftest import ROOT, run_cli
 GGML = ROOT / "fixtures" / "lint" / "ported_ggml"
 SCOPED = ROOT / "fixtures" / "workloads" / "ported_scoped"
 CAFFE = ROOT / "fixtures" / "workloads" / "optional" / "caffe_cudnn"
+TORCH = ROOT / "fixtures" / "lint" / "torch_extension"
 
 
 def copy(tree: Path, tmp_path: Path) -> Path:
@@ -79,6 +80,31 @@ def test_what_the_hip_build_leaves_out_is_not_credited(tmp_path: Path, env: dict
     bench = run_cli("scan", ".", "-f", "json", "--no-hipify", cwd=tree, env=env)
     statuses = {f["status"] for f in json.loads(bench.stdout)["findings"] if f["path"].startswith("benchmarks/")}
     assert statuses == {"optional"}  # a CUDA-only microbenchmark: its own class, not ported
+
+
+@pytest.mark.parametrize("folder", ["src", "include"])
+def test_lint_and_scan_agree_on_a_torch_extension(folder: str, tmp_path: Path, env: dict[str, str]) -> None:
+    """torch-mesh-isect's shape: PyTorch's ROCm build hipifies the extension's sources and the headers they include,
+    so scan grades them minor-adaptation; lint gives them the same class (it read them as migration-required and
+    failed the hook) through the same decision (classify.hipified_by_build, kept in the project's parts)."""
+    tree = copy(TORCH, tmp_path)
+    scan, lint, code = classes(tree, folder, env)
+    assert scan and scan == lint
+    assert set(lint.values()) == {"minor-adaptation"}
+    assert code == 0
+
+
+def test_the_same_kernels_in_a_plain_cuda_build_fail_lint_and_scan_alike(tmp_path: Path, env: dict[str, str]) -> None:
+    """Near miss: the same sources built by CMake as a CUDA library, no torch extension: nothing hipifies them."""
+    tree = copy(TORCH, tmp_path)
+    (tree / "setup.py").unlink()
+    (tree / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.18)\nproject(bvh LANGUAGES CXX CUDA)\n"
+                                         "add_library(bvh src/bvh_cuda_op.cu src/bvh.cpp)\n"
+                                         "target_include_directories(bvh PRIVATE include)\n")
+    scan, lint, code = classes(tree, "src", env)
+    assert scan and scan == lint
+    assert "migration-required" in lint.values()
+    assert code == 1
 
 
 def test_lint_and_scan_agree_on_an_optional_part(tmp_path: Path, env: dict[str, str]) -> None:

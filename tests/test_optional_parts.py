@@ -3,6 +3,7 @@ case, with near misses): a build switch's code, a module only a picked loader im
 keeps its own class, is listed with what makes it optional, and never decides the workload's class."""
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,7 @@ def test_scratch_space_at_the_top_is_optional_and_a_dev_folder_deeper_is_not(rul
 @pytest.mark.parametrize(("switch", "feature"), [
     ("USE_CUDNN", "CUDNN"), ("CAFFE_WITH_NCCL", "NCCL"), ("BUILD_CUTLASS", "CUTLASS"), ("ENABLE_FP8_KV", "FP8_KV"),
     ("GGML_USE_CUDA", "CUDA"), ("WITH_GPU", "GPU"), ("CUDNN_VERSION", None), ("USE", None),
+    ("CMAKE_BUILD_TYPE", None), ("CMAKE_USE_CUDA", None),  # CMake's own variables: never a project's switch
 ])
 def test_what_a_switch_turns_on(switch: str, feature: str | None) -> None:
     assert parts.feature(switch, parts.words()) == feature
@@ -504,3 +506,86 @@ def test_uses_of_a_module_imported_only_under_an_importerror_fallback_are_option
     for prefix, guard in (("", "optional"), ("import cupyx\n", None)):
         facts, _ = extract_text(prefix + body)
         assert {f.guard for f in facts if f.kind == "python_attr" and f.name.startswith("cupyx.")} == {guard}, prefix
+
+
+def test_cmakes_own_variables_on_a_cmake_line_are_no_switch(tmp_path: Path, rulebase) -> None:
+    """tsne-cuda: a Dockerfile's `cmake -DCMAKE_BUILD_TYPE=Release ... -DCMAKE_CUDA_ARCHITECTURES=80` (building a
+    dependency) made "build switch CMAKE_BUILD_TYPE" an optional part. CMAKE_* variables are CMake's own."""
+    data = report("cmake_builtin_variable", rulebase)
+    assert not optional_parts(data)
+    arch = [f for f in data["findings"] if f["path"] == "packaging/Dockerfile"]
+    assert arch and {f["status"] for f in arch} == {""}
+    # near miss: a project switch the same line turns on still makes its part
+    tree = tmp_path / "tree"
+    shutil.copytree(CASES / "cmake_builtin_variable", tree)
+    docker = tree / "packaging" / "Dockerfile"
+    docker.write_text(docker.read_text().replace("-DCMAKE_BUILD_TYPE=Release", "-DUSE_CUTLASS=ON"))
+    assert "build switch USE_CUTLASS" in optional_parts(scanned(tree, rulebase))
+
+
+def test_a_cuda_source_beside_a_torch_extensions_listed_one_is_built_by_nothing(rulebase) -> None:
+    """eggfusion: `CUDAExtension(sources=["src/tracking.cu"])` lists its source by name; src/reduce.cu (32-lane
+    shuffles) beside it is in no build's sources and nothing includes it: an optional part, not the class."""
+    data = report("unbuilt_extension_source", rulebase)
+    assert data["summary"]["class"] == "minor-adaptation"
+    part = optional_parts(data)["src/reduce.cu (built by nothing)"]
+    assert part["class"] == "migration-required"
+    assert part["evidence"][0].startswith("setup.py:6 names src/tracking.cu beside it")
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ('sources=["src/tracking.cu"]', 'sources=["src/tracking.cu", "src/reduce.cu"]'),  # listed
+    ('sources=["src/tracking.cu"]', 'sources=glob.glob("src/*.cu")'),  # a glob builds every .cu there
+])
+def test_a_cuda_source_a_torch_extension_lists_or_globs_is_built(old: str, new: str, tmp_path: Path,
+                                                                 rulebase) -> None:
+    tree = _copy("unbuilt_extension_source", tmp_path)
+    setup = tree / "setup.py"
+    setup.write_text("import glob\n" + setup.read_text().replace(old, new))
+    data = scanned(tree, rulebase)
+    assert optional_parts(data) == {}
+    assert data["summary"]["class"] == "migration-required"
+
+
+def test_a_make_switch_given_on_the_command_line_only_is_off_by_default(rulebase) -> None:
+    """Kangaroo: `ifdef gpu` adds the CUDA engine and -DWITHGPU; nothing assigns `gpu` (`make gpu=1` does)."""
+    data = report("make_command_line_switch", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch gpu"]
+    assert part["class"] == "migration-required" and part["evidence"][0] == "Makefile:2 make(gpu) default OFF"
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("# CPU build by default; `make gpu=1` builds the CUDA engine", "gpu = 1"),  # assigned: on by default
+    ("ifdef gpu", "ifdef CUDA_HOME"),  # an environment variable (uppercase) may well be set
+])
+def test_a_make_switch_the_makefile_or_the_environment_sets_is_not_off(old: str, new: str, tmp_path: Path,
+                                                                      rulebase) -> None:
+    tree = _copy("make_command_line_switch", tmp_path)
+    (tree / "Makefile").write_text((tree / "Makefile").read_text().replace(old, new))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert "build switch gpu" not in optional_parts(data)
+
+
+def test_a_cuda_image_for_an_optional_cuda_build_is_optional(rulebase) -> None:
+    """MNN: `option(MNN_CUDA OFF)` gates the CUDA back end; tools/script/Dockerfile's nvidia/cuda base image
+    serves only that build, so it goes with the optional part instead of making the engine minor-adaptation."""
+    data = report("cuda_image_for_optional_backend", rulebase)
+    assert data["summary"]["class"] == "native"
+    assert "tools/script/Dockerfile (an image for the optional CUDA build)" in optional_parts(data)
+
+
+@pytest.mark.parametrize(("path", "old", "new"), [
+    ("CMakeLists.txt", 'option(ENGINE_CUDA "Enable CUDA" OFF)', 'option(ENGINE_CUDA "Enable CUDA" ON)'),  # required
+    ("requirements.txt", "", "torch==2.3.1+cu121\n"),  # the package needs a CUDA build of torch elsewhere
+])
+def test_a_cuda_image_stays_required_beside_required_cuda(path: str, old: str, new: str, tmp_path: Path,
+                                                          rulebase) -> None:
+    tree = _copy("cuda_image_for_optional_backend", tmp_path)
+    target = tree / path
+    target.write_text((target.read_text() if target.exists() else "").replace(old, new) if old else new)
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] != "native"
+    image = [f for f in data["findings"] if f["path"] == "tools/script/Dockerfile"]
+    assert image and {f["status"] for f in image} == {""}

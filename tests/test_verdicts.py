@@ -340,6 +340,21 @@ def test_headers_a_torch_extension_includes_from_other_folders_are_hipified_with
     assert owner.get("csrc/kernels_bf16/k.h") == "monarch_cuda" and owner.get("tools/unused.h") != "monarch_cuda"
 
 
+def test_headers_a_torch_extension_includes_in_angle_brackets_from_its_include_dirs_are_hipified(tmp_path: Path) -> None:
+    """Cut from ashawkey/cubvh 7855c00 (src/api_gpu.cu: `#include <gpu/bvh.cuh>`, include_dirs=[include]):
+    hipify_python looks an angle-bracket header up in the extension's include directories and converts it too."""
+    tree = write_tree(tmp_path / "c", {"setup.py": EXT_SETUP,
+                                  "csrc/monarch.cu": '#include <gpu/common.h>\n#include <vector>\n' + KERNEL,
+                                  "include/gpu/common.h": BF16_HEADER,
+                                  "tools/gpu/other.h": BF16_HEADER.replace("half_of", "o")})
+    report = scan(tree)
+    owner = {path: w["name"] for w in report["workloads"] for path in w.get("files", [])}
+    assert owner["include/gpu/common.h"] == "monarch_cuda"
+    assert owner.get("tools/gpu/other.h") != "monarch_cuda"  # near miss: included by nothing of the extension
+    classes = {f["path"]: f["class"] for f in report["findings"] if f["rule"] == "HIP4920"}
+    assert classes["include/gpu/common.h"] == "minor-adaptation"
+
+
 def test_a_single_medium_finding_does_not_decide_the_class(tmp_path: Path) -> None:
     tree = write_tree(tmp_path / "k", {"k.cu": "__device__ float f(float a, float b) { return __bfloat162int_rz(a) + b; }\n"})
     report = scan(tree)

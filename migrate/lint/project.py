@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from migrate.scan.analyse import Outcome
     from migrate.workloads.parts import ProjectParts, Words  # imported when a project is read: a file linted alone never is
 
-PARTS_FORMAT = "3"
+PARTS_FORMAT = "4"
 
 
 BUILD_KINDS = frozenset({"cmake", "makefile", "pyproject", "setupcfg", "cargo"})  # discover's kinds of a build file
@@ -88,32 +88,50 @@ def parts_of(root: Path, settings: Settings, rules: RuleBase) -> ProjectParts:
         except (ValueError, KeyError, TypeError):
             pass  # another shape: decided again below
     outcomes = analyse_all(found.files, settings, rules, known=digests.known)
-    project = _decide(outcomes, found.files, settings, rules, known)
+    project = _decide(outcomes, found.files, settings, rules, known=known, root_name=found.root.name or "root")
     cache.put_rows([(key.hexdigest(), jsonio.dumps(parts.to_json(project)))])
     return project
 
 
-def _decide(outcomes: Sequence[Outcome], files: Sequence[SourceFile], settings: Settings, rules: RuleBase,
-            known: Words) -> ProjectParts:
+def _decide(outcomes: Sequence[Outcome], files: Sequence[SourceFile], settings: Settings, rules: RuleBase, *,
+            known: Words, root_name: str) -> ProjectParts:
     from migrate.scan.layout import left_in_backend_files
     from migrate.scan.match import indexes, merge_targets
-    from migrate.workloads import parts
+    from migrate.workloads import assemble, parts
+    from migrate.workloads.classify import hipified_by_build
 
     scanned = [(o.file, o.result) for o in outcomes if o.ok and o.result is not None]
     findings = merge_targets([r for _, r in scanned], settings.arch,
                              left_in_backend_files(rules, [f.rel for f in files]),
                              paths=[f.rel for f, _ in scanned],
                              indexes=indexes(rules, rocm=settings.rocm, archs=settings.arch))
-    return parts.build({f.rel: r.facts for f, r in scanned}, {f.rel: f.kind for f, _ in scanned}, findings, known)
+    facts = {f.rel: r.facts for f, r in scanned}
+    specs = assemble.workloads([f for f, _ in scanned], facts, root_name=root_name, declared=settings.workloads)
+    return parts.build(facts, {f.rel: f.kind for f, _ in scanned}, findings, known,
+                       build_kinds=hipified_by_build((s.kind, s.files) for s in specs))
 
 
 @lru_cache(maxsize=1)
 def _code_key() -> str:
     """The code that decides the parts from the facts and findings."""
-    from migrate.workloads import modules, parts, ported
+    from migrate.workloads import (
+        assemble,
+        build_sources,
+        classify,
+        includes,
+        left_out,
+        modules,
+        optional_imports,
+        optional_words,
+        parts,
+        ported,
+        switches,
+        unbuilt,
+    )
 
     digest = hashlib.sha256()
-    for module in (parts, ported, modules):
+    for module in (parts, ported, modules, assemble, classify, optional_words, build_sources, switches, includes,
+                   unbuilt, left_out, optional_imports):
         digest.update(Path(module.__file__).read_bytes())  # type: ignore[arg-type]
     return digest.hexdigest()
 
@@ -122,10 +140,25 @@ def with_status(findings: Sequence[Finding], project: ProjectParts, root: Path, 
     """Lint's findings (paths relative to `cwd`) with the status a scan of `root` gives them."""
     out = []
     for f in findings:
-        try:
-            rel = (cwd / f.path).resolve().relative_to(root).as_posix()
-        except ValueError:
-            out.append(f)
-            continue
-        out.append(evolve(project.apply(evolve(f, path=rel)), path=f.path))
+        rel = _in_project(f.path, root, cwd)
+        out.append(f if rel is None else evolve(project.apply(evolve(f, path=rel)), path=f.path))
     return out
+
+
+def build_kinds(findings: Sequence[Finding], project: ProjectParts, root: Path, cwd: Path) -> dict[str, str]:
+    """Lint's paths -> the kind of the scan's workload whose build hipifies the file (a torch extension's sources
+    and the headers they include: PyTorch's ROCm build hipifies them), as `project.build_kinds` has them."""
+    out = {}
+    for path in {f.path for f in findings}:
+        rel = _in_project(path, root, cwd)
+        if rel is not None and rel in project.build_kinds:
+            out[path] = project.build_kinds[rel]
+    return out
+
+
+def _in_project(path: str, root: Path, cwd: Path) -> str | None:
+    """A lint path (relative to `cwd`) relative to the project root, or None outside it."""
+    try:
+        return (cwd / path).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return None

@@ -70,16 +70,26 @@ def lint(targets: Sequence[Path], settings: Settings, rules: RuleBase, *, cwd: P
         findings += found
         suppressed += hidden
     project_root = project.root_of(targets or [cwd], root, declared=settings.config_file is not None)
-    if project_root is not None:  # ported and optional, as a scan of the project says
-        findings = project.with_status(findings, project.parts_of(project_root, settings, rules), project_root, cwd)
+    kinds: dict[str, str] = {}
+    if project_root is not None:  # ported and optional, and the workloads a build hipifies, as a scan says
+        parts = project.parts_of(project_root, settings, rules)
+        findings = project.with_status(findings, parts, project_root, cwd)
+        kinds = project.build_kinds(findings, parts, project_root, cwd)
     findings = _as_the_project(findings, rules)
-    findings = judged(findings)  # the effective class, as a scan gives it
+    findings = judged(findings, kind_of=lambda f: kinds.get(f.path, "directory"),  # the effective class, as a scan
+                      torch_hipified=_torch_hipified(rules) if kinds else frozenset())
     baselined = 0
     if baseline is not None:
         findings, baselined = new_findings(findings, baseline, cwd=cwd, root=baseline_root or cwd)
     return LintResult(findings=tuple(sorted(findings, key=lambda f: f.sort_key)),
                       skipped=tuple(sorted(skipped, key=lambda s: s.path)), files=len(read.files),
                       lines=read.lines, suppressed=suppressed, baselined=baselined)
+
+
+def _torch_hipified(rules: RuleBase) -> frozenset[str]:
+    from migrate.rulebase import alternatives
+
+    return alternatives.torch_hipified(rules.directory, rules.version)
 
 
 def _as_the_project(findings: list[Finding], rules: RuleBase) -> list[Finding]:

@@ -22,6 +22,7 @@ from migrate.scan.match import capped_notes, indexes, merge_targets
 from migrate.settings import Settings
 from migrate.workloads import assemble, components, parts, route
 from migrate.workloads import calibration as effort_calibration
+from migrate.workloads.classify import hipified_by_build
 from migrate.workloads.costs import project_costs, with_part_costs
 from migrate.workloads.estimate import EffortModel, rule_hours
 from migrate.workloads.graph import DependencyGraph
@@ -59,7 +60,8 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, *, pr
     model = EffortModel().with_overrides(settings.effort)
     kinds = {f.rel: f.kind for f, _ in scanned}
     found_findings = [*precise_result.findings, *stack.findings]
-    project = parts.build(facts, kinds, found_findings, parts.words(rules.directory))
+    project = parts.build(facts, kinds, found_findings, parts.words(rules.directory),
+                          build_kinds=hipified_by_build((s.kind, s.files) for s in specs))
     workloads, judged = judge(specs, DependencyGraph(specs, facts, project.optional_files()), found_findings,
                               archs=settings.arch, model=model, rules=rules, calibration=effort_calibration.load(),
                               parts=project)

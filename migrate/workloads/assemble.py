@@ -147,9 +147,12 @@ INCLUDE_DEPTH = 3  # headers an extension's sources include, this many levels do
 
 
 def _included_headers(files: list[str], facts: Mapping[str, tuple[Fact, ...]], pool: set[str]) -> list[str]:
-    """Project headers an extension's files include with quotes (kernels_bf16/x.h, an include directory's
-    lietorch_gpu.h): PyTorch's hipify converts what the extension's sources include, so they are the
-    extension's. A name is resolved beside the includer, else to the one pool path ending in it."""
+    """Project headers an extension's files include (kernels_bf16/x.h, an include directory's lietorch_gpu.h,
+    cubvh's `#include <gpu/bvh.cuh>` through include_dirs): PyTorch's hipify converts what the extension's sources
+    include, quoted or in angle brackets, where it finds the header in the extension's include directories
+    (torch/utils/hipify/hipify_python.py, preprocessor: RE_QUOTE_HEADER and RE_ANGLE_HEADER through mk_repl), so
+    they are the extension's. A quoted name is resolved beside the includer, else (and an angle-bracket name
+    always) to the one pool path ending in it."""
     by_name: dict[str, list[str]] = {}
     for path in pool:
         if path.endswith(HEADER_SUFFIXES):
@@ -160,12 +163,13 @@ def _included_headers(files: list[str], facts: Mapping[str, tuple[Fact, ...]], p
         more = []
         for rel in todo:
             for fact in facts.get(rel, ()):
-                if fact.kind != "include" or fact.text.startswith("<"):
+                if fact.kind != "include":
                     continue
                 local = posixpath.normpath(posixpath.join(posixpath.dirname(rel), fact.name))
                 matches = [p for p in by_name.get(posixpath.basename(fact.name), ()) if p.endswith("/" + fact.name)
                            or p == fact.name]
-                header = local if local in pool else (matches[0] if len(matches) == 1 else None)
+                beside = local in pool and not fact.text.startswith("<")
+                header = local if beside else (matches[0] if len(matches) == 1 else None)
                 if header is not None and header not in found and header not in files:
                     found.append(header)
                     more.append(header)

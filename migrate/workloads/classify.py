@@ -4,7 +4,7 @@ Every finding gets one *effective class*, the class it counts as; the same value
 everywhere (summary.by_class, lint --fail-on, SARIF levels, HTML). See docs/decisions/2026-11-29-confidence-ceilings.md."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from migrate.model import CLASSES, CONFIDENCES, Finding, MigrationClass, class_rank
@@ -80,12 +80,22 @@ def effective_class(finding: Finding, findings: Sequence[Finding], kind: str,
     return CLASSES[class_rank(cls) - 1]
 
 
-def judged(findings: Sequence[Finding], kind: str = "directory") -> list[Finding]:
-    """The findings with their effective class set (worst over earlier judgements)."""
+def hipified_by_build(workloads: Iterable[tuple[str, Sequence[str]]]) -> dict[str, str]:
+    """Each file of a workload whose build hipifies its CUDA on its own (AUTO_HIPIFIED_KINDS: a torch extension,
+    a CuPy kernel module, runtime-compiled CUDA) -> that kind, from (kind, files) per workload. Scan judges a
+    workload's findings by its kind; lint judges each linted file by the kind this gives it, so that both
+    credit PyTorch's ROCm hipify alike."""
+    return {path: kind for kind, files in workloads if kind in AUTO_HIPIFIED_KINDS for path in files}
+
+
+def judged(findings: Sequence[Finding], kind: str = "directory", *, kind_of: Callable[[Finding], str] | None = None,
+           torch_hipified: frozenset[str] = frozenset()) -> list[Finding]:
+    """The findings with their effective class set (worst over earlier judgements); `kind_of`: the kind of the
+    workload a finding's file belongs to, where it is not `kind` (lint: hipified_by_build of the project)."""
     out = []
     agreement = Agreement(findings)
     for f in findings:
-        cls = effective_class(f, findings, kind, agreement)
+        cls = effective_class(f, findings, kind_of(f) if kind_of else kind, agreement, torch_hipified)
         if f.effective_class and class_rank(f.effective_class) > class_rank(cls):
             cls = f.effective_class
         out.append(replace(f, effective_class=cls))

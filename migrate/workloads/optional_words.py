@@ -32,6 +32,7 @@ class Words:
     templates: frozenset[str]
     platform_words: frozenset[str]
     off: frozenset[str]
+    reserved: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=4)
@@ -58,7 +59,8 @@ def words(directory: Path | None = None) -> Words:
                  cuda_settings=tuple(names("compile_pass", "cmake_prefixes")),
                  templates=frozenset(names("templates", "markers")),
                  platform_words=frozenset(names("switches", "platform_words")),
-                 off=frozenset(n.upper() for n in names("switches", "off_values")))
+                 off=frozenset(n.upper() for n in names("switches", "off_values")),
+                 reserved=tuple(names("switches", "reserved_prefixes")))
 
 
 def optional_root(path: str, known: Words | None = None) -> str | None:
@@ -77,6 +79,8 @@ def optional_root(path: str, known: Words | None = None) -> str | None:
 def feature(switch: str, known: Words) -> str | None:
     """What a switch turns on (USE_CUDNN -> CUDNN, CAFFE_WITH_NCCL -> NCCL, GGML_USE_CUDA -> CUDA,
     X_CUTLASS_ENABLED -> X_CUTLASS), or None when the name has no switch word."""
+    if switch.startswith(known.reserved):  # CMake's own variables (CMAKE_BUILD_TYPE) are no project's switch
+        return None
     tokens = switch.split("_")
     for i, token in enumerate(tokens[:-1]):
         if token in known.switch_words:

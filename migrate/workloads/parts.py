@@ -17,7 +17,7 @@ credited, and not deciding the class of a project that already runs there."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from migrate.model import Fact, Finding, Status, class_rank, evolve
@@ -78,6 +78,9 @@ class ProjectParts:
     unbuilt: Mapping[str, str] = field(default_factory=dict)  # path -> why no build compiles it
     cuda_build: str = ""  # the optional switch every CUDA translation unit is built under, if there is one
     optional_includes: Mapping[str, str] = field(default_factory=dict)  # header -> the optional files including it
+    # file -> the kind of its workload, where that workload's build hipifies it (classify.hipified_by_build)
+    build_kinds: Mapping[str, str] = field(default_factory=dict)
+    images: Mapping[str, str] = field(default_factory=dict)  # container file -> the optional CUDA build it serves
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -91,6 +94,8 @@ class ProjectParts:
             return Part(path, (self.optional_modules[path],))
         if path in self.unbuilt:
             return Part(f"{path} (built by nothing)", (self.unbuilt[path],))
+        if path in self.images:
+            return Part(f"{path} (an image for the optional CUDA build)", (self.images[path],))
         if path in self.optional_includes:
             return Part(f"{path} (included by optional code only)", (self.optional_includes[path],))
         if path in self.left_out_of_hip:
@@ -152,7 +157,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "switches": {k: list(v) for k, v in parts.switches.items()},
             "regions": {k: [region(r) for r in v] for k, v in parts.regions.items()},
             "gated": {k: region(r) for k, r in parts.gated.items()}, "unbuilt": dict(parts.unbuilt),
-            "cuda_build": parts.cuda_build, "optional_includes": dict(parts.optional_includes)}
+            "cuda_build": parts.cuda_build, "optional_includes": dict(parts.optional_includes),
+            "build_kinds": dict(parts.build_kinds), "images": dict(parts.images)}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -179,13 +185,15 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         regions={str(k): tuple(region(r) for r in v) for k, v in data["regions"].items()},
         gated={str(k): region(r) for k, r in data["gated"].items()}, unbuilt=strings(data.get("unbuilt", {})),
         cuda_build=str(data.get("cuda_build", "")), optional_includes=strings(data.get("optional_includes", {})),
-        known=known)
+        build_kinds=strings(data.get("build_kinds", {})), images=strings(data.get("images", {})), known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
-          known: Words | None = None) -> ProjectParts:
-    """A project's parts from its files' facts (paths relative to its root) and its findings."""
+          known: Words | None = None, *, build_kinds: Mapping[str, str] | None = None) -> ProjectParts:
+    """A project's parts from its files' facts (paths relative to its root) and its findings; `build_kinds`:
+    the files whose workload's build hipifies them (classify.hipified_by_build), kept for lint."""
     known = known or words()
+    findings = list(findings)
     collected = ported.collect(facts, kinds)
     evidence = ported.rocm_path(collected, has_cuda_sources="cuda" in kinds.values())
     regions = regions_of(facts)
@@ -211,7 +219,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     always = {f.name for items in facts.values() for f in items
               if f.kind == "build_switch" and f.text.endswith(f" {ALWAYS_DEFINED}")}
     always |= defined_toggles(facts)
-    for name in sorted(set(uses) - always):
+    for name in sorted(n for n in set(uses) - always if not n.startswith(known.reserved)):  # CMAKE_BUILD_TYPE
         where, default = declared.get(name, ("", ""))
         # a switch declared off by default without a switch word (`-DGROUPED_GEMM_CUTLASS` on an opt-in) turns on itself
         turns_on = feature(name, known) or (name if where and default.upper() in known.off else None)
@@ -230,11 +238,36 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                 gated[path] = next(x for x in regions[r.path] if (x.start, x.end, x.switch) == (r.start, r.end, carrier))
         gate_headers(facts, regions, gated)  # headers included only under `#ifdef __CUDACC__` go with it
     left_out, subprojects = left_out_of_hip(facts, known) if evidence else ({}, frozenset[str]())
-    return ProjectParts(rocm_path=evidence, left_out_of_hip=left_out, hip_subprojects=subprojects,
+    project = ProjectParts(rocm_path=evidence, left_out_of_hip=left_out, hip_subprojects=subprojects,
                         hip_aware=frozenset(e.path for e in collected if e.strength == "source"),
                         hip_twinned=hip_twinned(kinds),
                         optional_modules=optional_modules(facts) | loaded_only_by_optional(facts, known),
                         switches=switches, regions=regions, gated=gated,
                         unbuilt=unbuilt, cuda_build=carrier or "",
-                        optional_includes=optional_includes(facts, known), known=known)
+                        optional_includes=optional_includes(facts, known), build_kinds=dict(build_kinds or {}),
+                        known=known)
+    return replace(project, images=_images_of_optional_builds(project, kinds, findings))
+
+
+CONTAINER_KINDS = frozenset({"dockerfile"})  # discover's kind of Dockerfiles and Containerfiles
+
+
+def _images_of_optional_builds(project: ProjectParts, kinds: Mapping[str, str],
+                               findings: Sequence[Finding]) -> dict[str, str]:
+    """Container files (a CUDA base image, nvcc in a RUN line) of a project whose every other finding above
+    native is optional, with optional GPU code among them: what needs CUDA is only the optional part, so an
+    image made for it (MNN's tools/script/Dockerfile beside `option(MNN_CUDA OFF)`; custos's Dockerfile for
+    `cargo test --features=cuda`) goes with it. A project with required CUDA use elsewhere (a torch pin, a
+    kernel built by default), or with no optional GPU code, keeps its image required."""
+    images = sorted(p for p, kind in kinds.items() if kind in CONTAINER_KINDS)
+    if not images or project.rocm_path:
+        return {}
+    others = [f for f in findings if f.path not in images and class_rank(f.migration_class) > 0]
+    gpu_parts = sorted({part.root for f in others if f.rule.startswith(C_FAMILIES)
+                        and class_rank(f.migration_class) >= class_rank("migration-required")
+                        and (part := project.part(f)) is not None})
+    if not gpu_parts or any(project.status(f) not in ("optional", "ported") for f in others):
+        return {}
+    return {path: f"{path}: every CUDA part of the project is optional ({', '.join(gpu_parts[:2])}), and so is "
+                  "an image that builds or runs it" for path in images}
 

@@ -179,6 +179,7 @@ def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], kno
         for f in facts[path]:
             if f.kind == "switch_branch" and f.name not in set_names and f.name not in out \
                     and not any(fnmatch.fnmatchcase(f.name, shape) for shape in shapes) \
+                    and not f.name.startswith(known.reserved) \
                     and any(word in known.request_words for word in f.name.split("_")[:-1]):
                 out[f.name] = (f"{path}:{f.line} {f.text} (no build file sets {f.name})", "OFF")
     return out

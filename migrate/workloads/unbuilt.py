@@ -15,11 +15,11 @@ UNBUILT_SUFFIXES = (".cu",)
 
 
 def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str]:
-    """CUDA sources no build compiles: a .cu file that no build file names (nor any glob or extension
-    source list) and no file includes, beside a .cu file of the same folder that a build file names by
-    name (a source left out of, or commented out of, an explicit list), or named as a template a code generator
-    renders (`x.tmpl.cu`, rules/workloads/optional.yaml `templates`); and the headers only such files include.
-    A project whose build names no source of a folder says nothing about that folder."""
+    """CUDA sources no build compiles: a .cu file that no build file names (nor any glob or extension source
+    list) and no file includes, beside a .cu file of the same folder that a build file (or a torch extension's
+    literal source list) names by name (a source left out of, or commented out of, an explicit list), or named
+    as a template a code generator renders (`x.tmpl.cu`, rules/workloads/optional.yaml `templates`); and the
+    headers only such files include. A project whose build names no source of a folder says nothing about it."""
     files = frozenset(facts)
     named: dict[str, str] = {}  # file -> where a build names it
     explicit: set[str] = set()
@@ -33,7 +33,12 @@ def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[s
                     if not any(c in f.name for c in GLOB_CHARS):
                         explicit.add(source)
             elif f.kind == "extension":
-                named.update(dict.fromkeys(resolve_sources(f.text, posixpath.dirname(path), files), f"{path}:{f.line}"))
+                base = posixpath.dirname(path)
+                for item in filter(None, f.text.split("\n")):  # a literal item lists its source by name, as CMake's do
+                    found = resolve_sources(item, base, files)
+                    named.update(dict.fromkeys(found, f"{path}:{f.line}"))
+                    if not item.startswith("glob:"):
+                        explicit.update(found)
     includers = includers_of(facts)
     siblings: dict[str, str] = {}  # folder -> the first .cu file a build names there by name
     for source in sorted(explicit):

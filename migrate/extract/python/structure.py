@@ -145,6 +145,11 @@ def _path(visitor: _Visitor, node: ast.expr, depth: int = 0) -> str | None:
     if isinstance(node, ast.Call) and visitor.call_name(node) in ("glob.glob", "glob.iglob") and node.args:
         pattern = _path(visitor, node.args[0])
         return f"glob:{pattern}" if pattern else None
+    if isinstance(node, ast.Call) and len(node.args) == 1 and (visitor.call_name(node) == "os.fspath" or (
+            isinstance(node.func, ast.Name) and node.func.id == "str" and "str" not in visitor.aliases)):
+        return _path(visitor, node.args[0], depth + 1)  # str(root / "src" / "x.cu")
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        return _pathlib(visitor, node, depth + 1) or None
     if isinstance(node, (ast.ListComp, ast.GeneratorExp)):  # [join(root, f) for root, _, files in os.walk(src) ...]
         walked = node.generators[0].iter
         if isinstance(walked, ast.Call) and visitor.call_name(walked) == "os.walk" and walked.args:
@@ -159,6 +164,25 @@ def _path(visitor: _Visitor, node: ast.expr, depth: int = 0) -> str | None:
 
 
 UNKNOWN = "*"  # a part of a file name only known at run time (`"{}.cu".format(name)`): any name
+
+
+def _pathlib(visitor: _Visitor, node: ast.expr, depth: int) -> str:
+    """A path built with pathlib's `/` (https://docs.python.org/3/library/pathlib.html#operators): strings as
+    they are, the setup file's own folder (anything made from `__file__`) as nothing, and any other part (a loop
+    variable over folders, a folder's `.name`) as UNKNOWN: HTGS's `extension_root / module / 'src' / '**' /
+    '*.cu'` is `*/*/src/**/*.cu` below the file's folder."""
+    if depth > 16:
+        return UNKNOWN
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        return "/".join(p for p in (_pathlib(visitor, node.left, depth + 1),
+                                    _pathlib(visitor, node.right, depth + 1)) if p)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if any(isinstance(n, ast.Name) and n.id == "__file__" for n in ast.walk(node)):
+        return ""
+    if isinstance(node, ast.Name) and node.id in visitor.exprs:
+        return _pathlib(visitor, visitor.exprs[node.id], depth + 1)
+    return UNKNOWN
 
 
 def _formatted(node: ast.expr) -> str | None:

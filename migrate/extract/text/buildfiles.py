@@ -28,6 +28,11 @@ MAKE_TEST = re.compile(r"^\(\s*\$[({]([A-Za-z_]\w*)[)}]\s*,\s*([^)]*)\)$")
 MAKE_SWITCH = re.compile(r"^[A-Z][A-Z0-9_]*$")
 SELECTED_VALUE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 MAKE_CONDITIONALS = ("ifeq", "ifneq", "ifdef", "ifndef")
+# `ifdef gpu`: a lowercase variable is one the user passes on make's command line (`make gpu=1`); make imports
+# every environment variable too, and those are uppercase by convention (CUDA_HOME), so only a lowercase one that
+# the Makefile never assigns is off by default (https://www.gnu.org/software/make/manual/html_node/Environment.html,
+# .../Conditional-Syntax.html: ifdef is false for a variable with no value)
+COMMAND_LINE_SWITCH = re.compile(r"^[a-z][a-z0-9_]*$")
 SWITCH_VALUES = frozenset({"0", "1", "ON", "OFF", "on", "off", "yes", "no", "true", "false"})
 
 
@@ -54,6 +59,8 @@ def makefile(source: bytes) -> Extraction:
         prefix = RECIPE_PREFIX.match(logical.text)
         facts += commands.analyse(logical, start=prefix.end() if prefix else 0)
     facts += _selected_values(branches, assigned)
+    facts += [fact("build_switch", b.name, b.line, 0, 0, text="OFF make") for b in branches
+              if COMMAND_LINE_SWITCH.match(b.name) and b.name not in assigned]
     return finish(text, facts)
 
 
@@ -113,6 +120,8 @@ def _make_switch(directive: str, condition: str) -> str:
     """The switch a make conditional's true branch is taken on, or ""."""
     if directive == "ifdef":
         name = condition.strip()
+        if COMMAND_LINE_SWITCH.match(name):
+            return name
     elif m := MAKE_TEST.match(condition.strip()):
         name, value = m.group(1), m.group(2).strip()
         if directive == "ifeq" and SELECTED_VALUE.match(value) and value not in SWITCH_VALUES:
