@@ -191,3 +191,49 @@ def test_a_header_only_cute_library_beside_one_plain_kernel_stays_incompatible(t
     files["src/kernels/scatter_nd.cu"] = PLAIN_KERNEL.format(name="scatter_nd")
     report = scan(_write(tmp_path / "tiles", files))
     assert report["summary"]["class"] == "incompatible"
+
+
+MMA_HELPERS = ("#pragma once\n#include <cstdint>\n"
+               "__device__ inline void ldmatrix_x4(uint32_t reg[4], uint32_t addr) {\n"
+               '  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"\n'
+               '               : "=r"(reg[0]), "=r"(reg[1]), "=r"(reg[2]), "=r"(reg[3]) : "r"(addr));\n}\n'
+               "__device__ inline void mma_m16n8k16(const uint32_t A[4], const uint32_t B[2], float D[4]) {\n"
+               '  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, '
+               '{%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"\n'
+               '               : "+f"(D[0]), "+f"(D[1]), "+f"(D[2]), "+f"(D[3])\n'
+               '               : "r"(A[0]), "r"(A[1]), "r"(A[2]), "r"(A[3]), "r"(B[0]), "r"(B[1]));\n}\n'
+               "__host__ __device__ inline constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }\n")
+HELPER_KERNEL = ('#include "common.h"\n#include <cstdint>\n'
+                 "__global__ void {name}(const uint32_t *A, float *C) {{\n"
+                 "  uint32_t a[4]; uint32_t b[2] = {{0, 0}}; float acc[4] = {{}};\n"
+                 "  {body}\n  C[threadIdx.x] = acc[0];\n}}\n"
+                 "void launch_{name}(const uint32_t *A, float *C) {{ {name}<<<cdiv(64, 32), 32>>>(A, C); }}\n")
+TENSOR_CORE_BODY = "ldmatrix_x4(a, 0); mma_m16n8k16(a, b, acc);"
+
+
+def test_kernels_that_call_tensor_core_helpers_are_rewrite_kernels(tmp_path: Path) -> None:
+    """gau-nernst/learn-cuda 02b_matmul_sm80's shape: the mma.sync/ldmatrix PTX sits in device helpers of
+    common.h and every matmul_v*.cu kernel calls them. The kernels are tensor-core kernels, not plain ones:
+    nothing but rewrite kernels, so new development."""
+    files = {"common.h": MMA_HELPERS}
+    files.update({f"matmul_v{n}.cu": HELPER_KERNEL.format(name=f"matmul_v{n}", body=TENSOR_CORE_BODY)
+                  for n in (1, 5, 6)})
+    report = scan(_write(tmp_path / "matmul_sm80", files))
+    assert report["summary"]["class"] == "incompatible"
+    assert {f["class"] for f in report["findings"] if f["rule"] == "HIP5010"} == {"incompatible"}
+
+
+def test_kernels_that_only_share_a_header_with_tensor_core_helpers_stay_plain(tmp_path: Path) -> None:
+    """Near miss: the same common.h is included by kernels that call only its `cdiv`, and one kernel calls
+    the mma helpers; a kernel of another file defines its own `mma_m16n8k16` without the header. The
+    plain kernels are more: a port with a named rewrite."""
+    files = {"common.h": MMA_HELPERS, "matmul_v1.cu": HELPER_KERNEL.format(name="matmul_v1", body=TENSOR_CORE_BODY)}
+    files.update({f"{name}.cu": HELPER_KERNEL.format(name=name, body="acc[0] = float(A[cdiv(8, 4)]);")
+                  for name in ("scale", "bias")})
+    files["own.cu"] = ("#include <cstdint>\n__device__ void mma_m16n8k16(const uint32_t *A, const uint32_t *B, float *D)"
+                       " { D[0] += float(A[0] * B[0]); }\n"
+                       "__global__ void own(const uint32_t *A, float *C) { float d[4] = {}; mma_m16n8k16(A, A, d);"
+                       " C[0] = d[0]; }\nvoid launch_own(const uint32_t *A, float *C) { own<<<1, 32>>>(A, C); }\n")
+    report = scan(_write(tmp_path / "kernels", files))
+    assert report["summary"]["class"] == "migration-required"
+    assert {f["class"] for f in report["findings"] if f["rule"] == "HIP5010"} == {"migration-required"}
