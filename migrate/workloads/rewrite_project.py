@@ -78,10 +78,10 @@ def rewrite_callers(required: Sequence[Finding], lanes: Mapping[str, Lane],
     callers: set[str] = set()
     for _ in range(HELPER_DEPTH):
         names = {name for _, name in helpers}
-        more = set()
-        for path, found in calls.items():
+        more: set[tuple[str, str]] = set()
+        for path, called in calls.items():
             seen = {path} | includes.get(path, set())
-            for line, name in found:
+            for line, name in called:
                 if name in names and any((p, name) in helpers for p in seen):
                     callers.add(path)
                     more.update((path, n) for start, end, n in spans.get(path, ()) if start <= line <= end)
