@@ -51,6 +51,8 @@ def test_registry_finds_packages_pins_imports_and_repositories() -> None:
     assert registry.for_import("deep_gemm.jit").id == "deepgemm"  # type: ignore[union-attr]
     assert registry.for_requirement("flash-attn-triton") is None
     assert registry.for_import("flashy") is None
+    assert registry.for_import("warp.sim").id == "warp"  # type: ignore[union-attr]
+    assert registry.for_import("warpctc") is None
     assert registry.for_requirement("index:https://github.com/someone/DeepEP-notes") is None
 
 
