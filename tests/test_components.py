@@ -239,3 +239,34 @@ def test_kernels_that_only_share_a_header_with_tensor_core_helpers_stay_plain(tm
     report = scan(_write(tmp_path / "kernels", files))
     assert report["summary"]["class"] == "migration-required"
     assert {f["class"] for f in report["findings"] if f["rule"] == "HIP5010"} == {"migration-required"}
+
+
+WGMMA_KERNEL = ("#pragma once\n#include <cuda_bf16.h>\n"
+                "__global__ void matmulKernel{n}(float *d) {{\n"
+                '  asm volatile("wgmma.fence.sync.aligned;\\n" ::: "memory");\n'
+                '  asm volatile("wgmma.commit_group.sync.aligned;\\n" ::: "memory");\n  d[threadIdx.x] = 0.f;\n}}\n')
+
+
+def test_an_examples_folder_the_required_code_includes_is_required(tmp_path: Path) -> None:
+    """pranjalssh/fast.cu's shape: the Makefile builds the top-level matmul.cu, which includes the wgmma/TMA
+    kernels of examples/matmul/*.cuh. The folder's name does not make them optional: the kernels are the
+    project, nothing but rewrite kernels beside a plain reduction."""
+    files = {f"examples/matmul/matmul_{n}.cuh": WGMMA_KERNEL.format(n=n) for n in (2, 3, 4)}
+    files["matmul.cu"] = "".join(f'#include "examples/matmul/matmul_{n}.cuh"\n' for n in (2, 3, 4)) + \
+        "int main() { float *d = nullptr; matmulKernel2<<<1, 128>>>(d); return 0; }\n"
+    files["sum.cu"] = PLAIN_KERNEL.format(name="sum")
+    files["Makefile"] = "matmul: matmul.cu\n\tnvcc -arch=sm_90a $^ -o out/matmul\nsum: sum.cu\n\tnvcc $^ -o out/sum\n"
+    report = scan(_write(tmp_path / "fastcu", files))
+    assert report["summary"]["class"] == "incompatible"
+    assert {f["status"] for f in report["findings"] if f["path"].startswith("examples/")} == {""}
+
+
+def test_an_examples_folder_nothing_required_includes_stays_optional(tmp_path: Path) -> None:
+    """Near miss: the same kernels under examples/ with nothing outside it including them: an optional part
+    with its own class, and the project is the plain reduction."""
+    files = {f"examples/matmul/matmul_{n}.cuh": WGMMA_KERNEL.format(n=n) for n in (2, 3, 4)}
+    files["examples/matmul/run.cu"] = '#include "matmul_2.cuh"\nint main() { matmulKernel2<<<1, 128>>>(nullptr); }\n'
+    files["sum.cu"] = PLAIN_KERNEL.format(name="sum")
+    report = scan(_write(tmp_path / "fastcu", files))
+    assert report["summary"]["class"] == "migration-required"
+    assert {f["status"] for f in report["findings"] if f["path"].startswith("examples/")} == {"optional"}

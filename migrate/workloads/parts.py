@@ -157,13 +157,14 @@ class ProjectParts:
     unbuilt: Mapping[str, str] = field(default_factory=dict)  # path -> why no build compiles it
     cuda_build: str = ""  # the optional switch every CUDA translation unit is built under, if there is one
     optional_includes: Mapping[str, str] = field(default_factory=dict)  # header -> the optional files including it
+    included_by_required: frozenset[str] = frozenset()  # files of optional folders that required code includes
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
         """The optional part a finding belongs to, or None where it is required."""
         known = self.known or words()
         path = finding.path
-        if (root := optional_root(path, known)) is not None:
+        if (root := optional_root(path, known)) is not None and path not in self.included_by_required:
             what = "scratch space" if root in known.scratch else "a folder a package does not need to run"
             return Part(root, (f"{root}/: {what} (rules/workloads/optional.yaml)",))
         if path in self.optional_modules:
@@ -233,7 +234,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "switches": {k: list(v) for k, v in parts.switches.items()},
             "regions": {k: [region(r) for r in v] for k, v in parts.regions.items()},
             "gated": {k: region(r) for k, r in parts.gated.items()}, "unbuilt": dict(parts.unbuilt),
-            "cuda_build": parts.cuda_build, "optional_includes": dict(parts.optional_includes)}
+            "cuda_build": parts.cuda_build, "optional_includes": dict(parts.optional_includes),
+            "included_by_required": sorted(parts.included_by_required)}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -260,7 +262,7 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         regions={str(k): tuple(region(r) for r in v) for k, v in data["regions"].items()},
         gated={str(k): region(r) for k, r in data["gated"].items()}, unbuilt=strings(data.get("unbuilt", {})),
         cuda_build=str(data.get("cuda_build", "")), optional_includes=strings(data.get("optional_includes", {})),
-        known=known)
+        included_by_required=frozenset(str(p) for p in data.get("included_by_required", [])), known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -318,7 +320,32 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         optional_modules=_optional_modules(facts) | _loaded_only_by_optional(facts, known),
                         switches=switches, regions=regions, gated=gated,
                         unbuilt=unbuilt, cuda_build=carrier or "",
-                        optional_includes=_optional_includes(facts, known), known=known)
+                        optional_includes=_optional_includes(facts, known),
+                        included_by_required=_included_by_required(facts, known), known=known)
+
+
+def _included_by_required(facts: Mapping[str, Sequence[Fact]], known: Words) -> frozenset[str]:
+    """Files of optional folders that code outside them includes, to HEADER_DEPTH levels (fast.cu's
+    top-level matmul.cu including examples/matmul/matmul_12.cuh): the required build compiles them, so
+    the folder's name does not make them optional. An include reaches the files whose path ends with it."""
+    optional = [p for p in facts if optional_root(p, known) is not None]
+    by_base: dict[str, list[str]] = {}
+    for path in optional:
+        by_base.setdefault(posixpath.basename(path), []).append(path)
+    found: set[str] = set()
+    frontier = [p for p in facts if optional_root(p, known) is None]
+    for _ in range(HEADER_DEPTH):
+        reached: set[str] = set()
+        for path in frontier:
+            for f in facts[path]:
+                if f.kind != "include":
+                    continue
+                name = f.name.replace("\\", "/").lstrip("./")
+                reached.update(p for p in by_base.get(posixpath.basename(name), ())
+                               if (p == name or p.endswith("/" + name)) and p not in found)
+        found |= reached
+        frontier = sorted(reached)
+    return frozenset(found)
 
 
 def _cuda_build_switch(kinds: Mapping[str, str], gated: Mapping[str, _Region], switches: Mapping[str, tuple[str, ...]],
