@@ -288,3 +288,14 @@ def test_tma_copies_in_headers_beside_headers_of_plain_device_code_are_a_named_r
     report = scan(_write(tmp_path / "collectives", files))
     assert report["summary"]["class"] == "migration-required"
     assert {f["class"] for f in report["findings"] if f["rule"] in ("HIP5012", "HIP5014")} == {"migration-required"}
+
+
+def test_an_include_the_required_code_answers_itself_reaches_no_optional_file(tmp_path: Path) -> None:
+    """Near miss of the fast.cu shape: src/scale.cu includes its own "utils.h"; a tests/utils.h of the same name
+    holds wgmma kernels. The include is src/utils.h's, so the tests stay optional and decide nothing."""
+    files = {"src/utils.h": "#pragma once\ninline int cdiv(int a, int b) { return (a + b - 1) / b; }\n",
+             "src/scale.cu": '#include "utils.h"\n' + PLAIN_KERNEL.format(name="scale"),
+             "tests/utils.h": WGMMA_KERNEL.format(n=1), "tests/run.cu": '#include "utils.h"\nint main() { return 0; }\n'}
+    report = scan(_write(tmp_path / "ops", files))
+    assert report["summary"]["class"] == "migration-required"
+    assert {f["status"] for f in report["findings"] if f["path"].startswith("tests/")} == {"optional"}
