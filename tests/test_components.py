@@ -51,6 +51,8 @@ def test_registry_finds_packages_pins_imports_and_repositories() -> None:
     assert registry.for_import("deep_gemm.jit").id == "deepgemm"  # type: ignore[union-attr]
     assert registry.for_requirement("flash-attn-triton") is None
     assert registry.for_import("flashy") is None
+    assert registry.for_import("warp.sim").id == "warp"  # type: ignore[union-attr]
+    assert registry.for_import("warpctc") is None
     assert registry.for_requirement("index:https://github.com/someone/DeepEP-notes") is None
 
 
@@ -191,3 +193,109 @@ def test_a_header_only_cute_library_beside_one_plain_kernel_stays_incompatible(t
     files["src/kernels/scatter_nd.cu"] = PLAIN_KERNEL.format(name="scatter_nd")
     report = scan(_write(tmp_path / "tiles", files))
     assert report["summary"]["class"] == "incompatible"
+
+
+MMA_HELPERS = ("#pragma once\n#include <cstdint>\n"
+               "__device__ inline void ldmatrix_x4(uint32_t reg[4], uint32_t addr) {\n"
+               '  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"\n'
+               '               : "=r"(reg[0]), "=r"(reg[1]), "=r"(reg[2]), "=r"(reg[3]) : "r"(addr));\n}\n'
+               "__device__ inline void mma_m16n8k16(const uint32_t A[4], const uint32_t B[2], float D[4]) {\n"
+               '  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, '
+               '{%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"\n'
+               '               : "+f"(D[0]), "+f"(D[1]), "+f"(D[2]), "+f"(D[3])\n'
+               '               : "r"(A[0]), "r"(A[1]), "r"(A[2]), "r"(A[3]), "r"(B[0]), "r"(B[1]));\n}\n'
+               "__host__ __device__ inline constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }\n")
+HELPER_KERNEL = ('#include "common.h"\n#include <cstdint>\n'
+                 "__global__ void {name}(const uint32_t *A, float *C) {{\n"
+                 "  uint32_t a[4]; uint32_t b[2] = {{0, 0}}; float acc[4] = {{}};\n"
+                 "  {body}\n  C[threadIdx.x] = acc[0];\n}}\n"
+                 "void launch_{name}(const uint32_t *A, float *C) {{ {name}<<<cdiv(64, 32), 32>>>(A, C); }}\n")
+TENSOR_CORE_BODY = "ldmatrix_x4(a, 0); mma_m16n8k16(a, b, acc);"
+
+
+def test_kernels_that_call_tensor_core_helpers_are_rewrite_kernels(tmp_path: Path) -> None:
+    """gau-nernst/learn-cuda 02b_matmul_sm80's shape: the mma.sync/ldmatrix PTX sits in device helpers of
+    common.h and every matmul_v*.cu kernel calls them. The kernels are tensor-core kernels, not plain ones:
+    nothing but rewrite kernels, so new development."""
+    files = {"common.h": MMA_HELPERS}
+    files.update({f"matmul_v{n}.cu": HELPER_KERNEL.format(name=f"matmul_v{n}", body=TENSOR_CORE_BODY)
+                  for n in (1, 5, 6)})
+    report = scan(_write(tmp_path / "matmul_sm80", files))
+    assert report["summary"]["class"] == "incompatible"
+    assert {f["class"] for f in report["findings"] if f["rule"] == "HIP5010"} == {"incompatible"}
+
+
+def test_kernels_that_only_share_a_header_with_tensor_core_helpers_stay_plain(tmp_path: Path) -> None:
+    """Near miss: the same common.h is included by kernels that call only its `cdiv`, and one kernel calls
+    the mma helpers; a kernel of another file defines its own `mma_m16n8k16` without the header. The
+    plain kernels are more: a port with a named rewrite."""
+    files = {"common.h": MMA_HELPERS, "matmul_v1.cu": HELPER_KERNEL.format(name="matmul_v1", body=TENSOR_CORE_BODY)}
+    files.update({f"{name}.cu": HELPER_KERNEL.format(name=name, body="acc[0] = float(A[cdiv(8, 4)]);")
+                  for name in ("scale", "bias")})
+    files["own.cu"] = ("#include <cstdint>\n__device__ void mma_m16n8k16(const uint32_t *A, const uint32_t *B, float *D)"
+                       " { D[0] += float(A[0] * B[0]); }\n"
+                       "__global__ void own(const uint32_t *A, float *C) { float d[4] = {}; mma_m16n8k16(A, A, d);"
+                       " C[0] = d[0]; }\nvoid launch_own(const uint32_t *A, float *C) { own<<<1, 32>>>(A, C); }\n")
+    report = scan(_write(tmp_path / "kernels", files))
+    assert report["summary"]["class"] == "migration-required"
+    assert {f["class"] for f in report["findings"] if f["rule"] == "HIP5010"} == {"migration-required"}
+
+
+WGMMA_KERNEL = ("#pragma once\n#include <cuda_bf16.h>\n"
+                "__global__ void matmulKernel{n}(float *d) {{\n"
+                '  asm volatile("wgmma.fence.sync.aligned;\\n" ::: "memory");\n'
+                '  asm volatile("wgmma.commit_group.sync.aligned;\\n" ::: "memory");\n  d[threadIdx.x] = 0.f;\n}}\n')
+
+
+def test_an_examples_folder_the_required_code_includes_is_required(tmp_path: Path) -> None:
+    """pranjalssh/fast.cu's shape: the Makefile builds the top-level matmul.cu, which includes the wgmma/TMA
+    kernels of examples/matmul/*.cuh. The folder's name does not make them optional: the kernels are the
+    project, nothing but rewrite kernels beside a plain reduction."""
+    files = {f"examples/matmul/matmul_{n}.cuh": WGMMA_KERNEL.format(n=n) for n in (2, 3, 4)}
+    files["matmul.cu"] = "".join(f'#include "examples/matmul/matmul_{n}.cuh"\n' for n in (2, 3, 4)) + \
+        "int main() { float *d = nullptr; matmulKernel2<<<1, 128>>>(d); return 0; }\n"
+    files["sum.cu"] = PLAIN_KERNEL.format(name="sum")
+    files["Makefile"] = "matmul: matmul.cu\n\tnvcc -arch=sm_90a $^ -o out/matmul\nsum: sum.cu\n\tnvcc $^ -o out/sum\n"
+    report = scan(_write(tmp_path / "fastcu", files))
+    assert report["summary"]["class"] == "incompatible"
+    assert {f["status"] for f in report["findings"] if f["path"].startswith("examples/")} == {""}
+
+
+def test_an_examples_folder_nothing_required_includes_stays_optional(tmp_path: Path) -> None:
+    """Near miss: the same kernels under examples/ with nothing outside it including them: an optional part
+    with its own class, and the project is the plain reduction."""
+    files = {f"examples/matmul/matmul_{n}.cuh": WGMMA_KERNEL.format(n=n) for n in (2, 3, 4)}
+    files["examples/matmul/run.cu"] = '#include "matmul_2.cuh"\nint main() { matmulKernel2<<<1, 128>>>(nullptr); }\n'
+    files["sum.cu"] = PLAIN_KERNEL.format(name="sum")
+    report = scan(_write(tmp_path / "fastcu", files))
+    assert report["summary"]["class"] == "migration-required"
+    assert {f["status"] for f in report["findings"] if f["path"].startswith("examples/")} == {"optional"}
+
+
+def test_tma_copies_in_headers_beside_headers_of_plain_device_code_are_a_named_rewrite(tmp_path: Path) -> None:
+    """NVIDIA/nccl's shape: the kernels are written by a generator at build time, so the tree has two kernel
+    files; the collectives are device code in headers (warp reductions, 32-bit lane masks), and two symmetric
+    kernels' headers (three) use TMA bulk copies. The rewrite headers are not the project: a port with a named
+    rewrite (near miss: a header-only CuTe library beside one plain kernel stays incompatible, above)."""
+    bulk = ("#pragma once\n__device__ inline void copy_tile(void *dst, const void *src, unsigned bytes) {\n"
+            '  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"\n'
+            '               :: "r"(0), "l"(src), "r"(bytes), "r"(0) : "memory");\n}\n')
+    reduce = ("#pragma once\n__device__ inline float {name}(float v) {{\n"
+              "  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o);\n  return v;\n}}\n")
+    files = {f"src/device/symmetric/{name}.cuh": bulk for name in ("all_reduce", "reduce_scatter", "all_gather")}
+    files.update({f"src/device/{name}.h": reduce.format(name=name) for name in ("prims_ll", "prims_simple", "reduce_kernel")})
+    files.update({f"src/device/{name}.cu": PLAIN_KERNEL.format(name=name) for name in ("common", "onerank")})
+    report = scan(_write(tmp_path / "collectives", files))
+    assert report["summary"]["class"] == "migration-required"
+    assert {f["class"] for f in report["findings"] if f["rule"] in ("HIP5012", "HIP5014")} == {"migration-required"}
+
+
+def test_an_include_the_required_code_answers_itself_reaches_no_optional_file(tmp_path: Path) -> None:
+    """Near miss of the fast.cu shape: src/scale.cu includes its own "utils.h"; a tests/utils.h of the same name
+    holds wgmma kernels. The include is src/utils.h's, so the tests stay optional and decide nothing."""
+    files = {"src/utils.h": "#pragma once\ninline int cdiv(int a, int b) { return (a + b - 1) / b; }\n",
+             "src/scale.cu": '#include "utils.h"\n' + PLAIN_KERNEL.format(name="scale"),
+             "tests/utils.h": WGMMA_KERNEL.format(n=1), "tests/run.cu": '#include "utils.h"\nint main() { return 0; }\n'}
+    report = scan(_write(tmp_path / "ops", files))
+    assert report["summary"]["class"] == "migration-required"
+    assert {f["status"] for f in report["findings"] if f["path"].startswith("tests/")} == {"optional"}

@@ -90,3 +90,28 @@ def close_over_includes(out: dict[str, str], headers: Sequence[str], includers: 
         if not more:
             break
         out.update(more)
+
+
+def included_by_required(facts: Mapping[str, Sequence[Fact]], known: Words) -> frozenset[str]:
+    """Files of optional folders that code outside them includes, to HEADER_DEPTH levels (fast.cu's
+    top-level matmul.cu including examples/matmul/matmul_12.cuh): the required build compiles them, so
+    the folder's name does not make them optional. An include reaches the files whose path ends with it; one
+    that a file outside optional folders answers (its own `utils.h`) reaches no test's `utils.h`."""
+    by_base: dict[str, list[str]] = {}
+    for path in facts:
+        by_base.setdefault(posixpath.basename(path), []).append(path)
+    found: set[str] = set()
+    frontier = [p for p in facts if optional_root(p, known) is None]
+    for _ in range(HEADER_DEPTH):
+        reached: set[str] = set()
+        for path in frontier:
+            for f in facts[path]:
+                if f.kind != "include":
+                    continue
+                name = f.name.replace("\\", "/").lstrip("./")
+                named = [p for p in by_base.get(posixpath.basename(name), ()) if p == name or p.endswith("/" + name)]
+                if all(optional_root(p, known) is not None for p in named):
+                    reached.update(p for p in named if p not in found)
+        found |= reached
+        frontier = sorted(reached)
+    return frozenset(found)

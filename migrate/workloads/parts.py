@@ -25,7 +25,7 @@ from migrate.scan.layout import hip_twinned
 from migrate.vocabulary import ALWAYS_DEFINED
 from migrate.workloads import ported
 from migrate.workloads.build_sources import prefixes
-from migrate.workloads.includes import gate_headers, optional_includes
+from migrate.workloads.includes import gate_headers, included_by_required, optional_includes
 from migrate.workloads.left_out import left_out_of_hip
 from migrate.workloads.optional_imports import loaded_only_by_optional, optional_modules
 from migrate.workloads.optional_words import DataError, Words, feature, is_platform, optional_root, words
@@ -81,13 +81,14 @@ class ProjectParts:
     # file -> the kind of its workload, where that workload's build hipifies it (classify.hipified_by_build)
     build_kinds: Mapping[str, str] = field(default_factory=dict)
     images: Mapping[str, str] = field(default_factory=dict)  # container file -> the optional CUDA build it serves
+    included_by_required: frozenset[str] = frozenset()  # files of optional folders that required code includes
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
         """The optional part a finding belongs to, or None where it is required."""
         known = self.known or words()
         path = finding.path
-        if (root := optional_root(path, known)) is not None:
+        if (root := optional_root(path, known)) is not None and path not in self.included_by_required:
             what = "scratch space" if root in known.scratch else "a folder a package does not need to run"
             return Part(root, (f"{root}/: {what} (rules/workloads/optional.yaml)",))
         if path in self.optional_modules:
@@ -158,7 +159,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "regions": {k: [region(r) for r in v] for k, v in parts.regions.items()},
             "gated": {k: region(r) for k, r in parts.gated.items()}, "unbuilt": dict(parts.unbuilt),
             "cuda_build": parts.cuda_build, "optional_includes": dict(parts.optional_includes),
-            "build_kinds": dict(parts.build_kinds), "images": dict(parts.images)}
+            "build_kinds": dict(parts.build_kinds), "images": dict(parts.images),
+            "included_by_required": sorted(parts.included_by_required)}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -185,7 +187,8 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         regions={str(k): tuple(region(r) for r in v) for k, v in data["regions"].items()},
         gated={str(k): region(r) for k, r in data["gated"].items()}, unbuilt=strings(data.get("unbuilt", {})),
         cuda_build=str(data.get("cuda_build", "")), optional_includes=strings(data.get("optional_includes", {})),
-        build_kinds=strings(data.get("build_kinds", {})), images=strings(data.get("images", {})), known=known)
+        build_kinds=strings(data.get("build_kinds", {})), images=strings(data.get("images", {})),
+        included_by_required=frozenset(str(p) for p in data.get("included_by_required", [])), known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -245,7 +248,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         switches=switches, regions=regions, gated=gated,
                         unbuilt=unbuilt, cuda_build=carrier or "",
                         optional_includes=optional_includes(facts, known), build_kinds=dict(build_kinds or {}),
-                        known=known)
+                        included_by_required=included_by_required(facts, known), known=known)
     return replace(project, images=_images_of_optional_builds(project, kinds, findings))
 
 

@@ -3,10 +3,10 @@ chain that carries it), optional parts, the ROCm path already present, and the e
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from migrate.model import Finding, MigrationClass, class_rank, evolve, worst_class
+from migrate.model import Fact, Finding, MigrationClass, class_rank, evolve, worst_class
 from migrate.model_report import OptionalPart, TargetVerdict, Workload
 from migrate.rulebase import alternatives
 from migrate.rulebase.load import RuleBase
@@ -24,18 +24,20 @@ SHOWN_EVIDENCE = 4  # evidence lines an optional part lists
 
 def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Finding], *, archs: Sequence[str],
           model: EffortModel, rules: RuleBase, calibration: Calibration,
-          parts: ProjectParts | None = None) -> tuple[list[Workload], list[Finding]]:
+          parts: ProjectParts | None = None,
+          facts: Mapping[str, Sequence[Fact]] | None = None) -> tuple[list[Workload], list[Finding]]:
     """Workloads with one verdict per target architecture, and the findings tagged with their
     workload, status and effective class. An import of the project's own module is not a use of
     the package of that name (nvitop importing `nvitop.api`): its finding is dropped. `parts`: the
-    project's optional parts and ROCm path (workloads/parts.py), which give each finding its status."""
+    project's optional parts and ROCm path (workloads/parts.py), which give each finding its status; `facts`:
+    the files' facts, whose calls make a kernel that uses a rewrite helper a rewrite kernel."""
     parts = parts or ProjectParts()
     imports = {r.id for r in rules.rules if r.matcher.kind == "python_import"}
     hipified = alternatives.torch_hipified(rules.directory, rules.version)
     tagged = [evolve(f, workload=graph.owner.get(f.path, ""), status=parts.status(f)) for f in findings
               if not (f.rule in imports and graph.own_module(f.path, f.symbol))]
     lanes = alternatives.rewrite_lanes(rules.directory, rules.version)
-    tagged = whole_rewrites(tagged, lanes, kernel_rules(rules))
+    tagged = whole_rewrites(tagged, lanes, kernel_rules(rules), facts)
     mine: dict[str, list[Finding]] = {s.name: [] for s in specs}
     for finding in tagged:
         if finding.workload in mine:
