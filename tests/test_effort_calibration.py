@@ -88,8 +88,11 @@ def _evaluate_module():
     return module
 
 
-def test_the_s9_held_out_set_is_measured_apart_and_never_fitted(capsys: pytest.CaptureFixture[str]) -> None:
-    _, measurements, _, result = _fitted()
+def test_the_s9_held_out_set_was_measured_apart_and_joined_the_fit_with_the_same_hand_lines(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """s9 was measured before any scan in its own files, evaluated held out, and joined the fitting set in s10
+    (as s7 and s8 did): re-measured there with the base scan, the same hand lines per port."""
+    fit, measurements, _, result = _fitted()
     manifest = yaml.safe_load((BENCH / "ports-s9.yaml").read_text())["ports"]
     evaluate = _evaluate_module()
     source, rest = evaluate.measurement_source(["--set", "s9", "--measured-only"])  # reads the set, scans nothing
@@ -97,12 +100,18 @@ def test_the_s9_held_out_set_is_measured_apart_and_never_fitted(capsys: pytest.C
     assert rest is None and source.name == "measurements-s9.yaml"
     assert len(measured) >= 8 and [p["name"] for p in measured] == [p["name"] for p in manifest]
     assert [row.split(" | ")[1] for row in capsys.readouterr().out.splitlines()[2:]] == [p["name"] for p in manifest]
-    used = {p["repo"] for p in measurements["ports"]} | {p["repo"] for p in measurements["projects"]}
+    fitted = {p["name"]: p for p in measurements["ports"]}
+    sets = fit.held_out_sets((BENCH / "ports.yaml").read_text())
     for entry, port in zip(manifest, measured, strict=True):
-        assert port["split"] == entry["split"] == "test" and port["name"] not in result["projects"]
+        assert port["split"] == entry["split"] == "test" and port["name"] in result["projects"]
+        joined = fitted[port["name"]]
+        assert sets[port["name"]] == "s9" and joined["split"] == "fit" and "scan" in joined
+        assert (joined["repo"], joined["base"], joined["port"]) == (port["repo"], port["base"], port["port"])
+        for key in ("files", "build_files"):
+            assert sum(f["hand_lines"] for f in joined[key]) == sum(f["hand_lines"] for f in port[key])
         assert (port["repo"], port["base"], port["port"]) == (entry["repo"], entry["base"], entry["port"])
         assert re.fullmatch(r"[0-9a-f]{40}", port["base"]) and re.fullmatch(r"[0-9a-f]{40}", port["port"])
-        assert port["repo"] not in used and "scan" not in port  # measured before any scan of the set
+        assert "scan" not in port  # measured before any scan of the set
         for record in port["files"]:
             assert record["method"] in ("diff", "diff-py", "twin", "added") and record["hand_lines"] >= 0
         assert sum(f["hand_lines"] for f in port["files"]) + sum(b["hand_lines"] for b in port["build_files"]) > 0

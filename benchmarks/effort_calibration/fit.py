@@ -3,6 +3,7 @@
     python benchmarks/effort_calibration/fit.py           # rewrite rules/effort/calibrated.yaml
     python benchmarks/effort_calibration/fit.py --check   # exit 1 when the committed file differs
     python benchmarks/effort_calibration/fit.py --table   # measured against estimated, per port
+    python benchmarks/effort_calibration/fit.py --by-set  # leave one set out: fit on the others, score it
 
 Only projects whose `split` is `fit` are read for the constants; `test` ports (chosen in
 ports.yaml before any fit) are only estimated, with the fitted constants, by `--table`.
@@ -319,12 +320,54 @@ def table(measurements: dict[str, Any], families: list[dict[str, Any]], result: 
     return "\n".join(rows)
 
 
+HELD_OUT_IN = re.compile(r"^- name: (\S+)$|^  split: fit  # held out in (s\d+)", re.M)
+
+
+def held_out_sets(manifest: str) -> dict[str, str]:
+    """The held-out set each port of ports.yaml was first evaluated in (its split comment, "held out in s7
+    and evaluated; fitting set since s8"); ports fitted from the start are "fit"."""
+    sets: dict[str, str] = {}
+    name = ""
+    for port, held in HELD_OUT_IN.findall(manifest):
+        name = port or name
+        sets[name] = held or "fit"
+    return sets
+
+
+def by_set(measurements: dict[str, Any], families: list[dict[str, Any]], sets: dict[str, str]) -> str:
+    """Per set of ports: fit on every other fitting port, estimate the set's (fit.py's terms: no rewrite band,
+    no optional part), and count the likely within a factor of 2 of measured and measured inside low-high."""
+    rows = ["| set | ports | in-sample: within ×2 / inside | left out of the fit: within ×2 / inside |", "|---|---|---|---|"]
+    everything = fit(measurements, families)
+    for name in sorted(set(sets.values()), key=lambda s: (s != "fit", s)):
+        left = {p for p, s in sets.items() if s == name}
+        held = {**measurements, "ports": [{**p, "split": "test" if p["name"] in left else p.get("split", "fit")}
+                                          for p in measurements["ports"]]}
+        without = fit(held, families)
+        ports = [p for p in projects(measurements) if p["name"] in left and _measured(p)]
+        counts = [_score(ports, result, families) for result in (everything, without)]
+        rows.append(f"| {name} | {len(ports)} | {counts[0][0]} / {counts[0][1]} | {counts[1][0]} / {counts[1][1]} |")
+    return "\n".join(rows)
+
+
+def _score(ports: list[dict[str, Any]], result: dict[str, Any], families: list[dict[str, Any]]) -> tuple[int, int]:
+    within = inside = 0
+    for p in ports:
+        estimated = sum(estimate_lines(p, result, families).values())
+        within += 0.5 <= estimated / _measured(p) <= 2.0
+        inside += estimated * result["spread"]["low"] <= _measured(p) <= estimated * result["spread"]["high"]
+    return within, inside
+
+
 def main(argv: list[str]) -> int:
     measurements = yaml.safe_load(MEASUREMENTS.read_text())
     families = yaml.safe_load(FAMILIES.read_text())
     result = fit(measurements, families)
     if "--table" in argv:
         print(table(measurements, families, result))
+        return 0
+    if "--by-set" in argv:
+        print(by_set(measurements, families, held_out_sets((HERE / "ports.yaml").read_text())))
         return 0
     text = render(result)
     if "--check" in argv:
