@@ -116,3 +116,20 @@ def test_the_s9_held_out_set_was_measured_apart_and_joined_the_fit_with_the_same
             assert record["method"] in ("diff", "diff-py", "twin", "added") and record["hand_lines"] >= 0
         assert sum(f["hand_lines"] for f in port["files"]) + sum(b["hand_lines"] for b in port["build_files"]) > 0
     assert {p["shape"] for p in measured} >= {"cmake", "makefile", "torch-extension"}
+
+
+def test_leave_one_set_out_fits_without_the_set_and_scores_every_port_once() -> None:
+    """fit.py --by-set: each held-out set (the split comment in ports.yaml) is scored by a fit without it."""
+    fit, measurements, families, _ = _fitted()
+    sets = fit.held_out_sets((BENCH / "ports.yaml").read_text())
+    assert {p["name"] for p in measurements["ports"]} == set(sets)
+    assert {"fit", "s7", "s8", "s9"} <= set(sets.values()) and sets["kaldi-4882"] == "s9" and sets["qsim-619"] == "s8"
+    rows = [row.split(" | ") for row in fit.by_set(measurements, families, sets).splitlines()[2:]]
+    assert sum(int(row[1]) for row in rows) == sum(1 for p in fit.projects(measurements)
+                                                   if p["name"] in sets and fit._measured(p))
+    for row in rows:
+        within, inside = (int(x) for x in row[3].rstrip(" |").split(" / "))
+        assert 0 <= within <= int(row[1]) and 0 <= inside <= int(row[1])
+    left = {**measurements, "ports": [{**p, "split": "test" if sets[p["name"]] == "s9" else "fit"}
+                                      for p in measurements["ports"]]}
+    assert not {n for n, s in sets.items() if s == "s9"} & set(fit.fit(left, families)["projects"])
