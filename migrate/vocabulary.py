@@ -222,3 +222,11 @@ VERSIONED_PIN_KINDS: frozenset[PinKind] = frozenset({"exact", "locked"})
 def pin_rank(kind: str) -> int:
     """The place of a pin kind in PIN_KINDS; a kind from an older report ranks after all of them."""
     return PIN_KINDS.index(kind) if kind in PIN_KINDS else len(PIN_KINDS)
+
+# The optional extras of pyproject.toml that a command names when it misses one.
+Extra = Literal["check", "cluster", "precise", "validate"]
+
+
+def install_hint(extra: Extra) -> str:
+    """How to get an extra: rocm-migrate has no release on a package index, so it is installed from its checkout."""
+    return f"pip install '.[{extra}]' in rocm-migrate's checkout"

@@ -162,3 +162,16 @@ def test_validate_plan_says_what_it_planned_on_stderr_and_q_hides_it(tmp_path: P
     assert said.stderr.strip() == f"rocm-migrate: validate plan: {checks} check{'' if checks == 1 else 's'} for 1 of 1 workload"
     quiet = run_cli("validate", "plan", str(tmp_path), "--no-cache", "-q", env=NO_HIPIFY)
     assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout
+
+
+def test_messages_name_extras_that_exist_and_install_them_from_the_checkout() -> None:
+    from typing import get_args
+
+    from migrate.compat import tomllib
+    from migrate.vocabulary import Extra, install_hint
+
+    extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"])
+    assert set(get_args(Extra)) <= extras
+    assert install_hint("cluster") == "pip install '.[cluster]' in rocm-migrate's checkout"
+    sources = {p: p.read_text(encoding="utf-8") for p in (ROOT / "migrate").rglob("*.py")}
+    assert not [p for p, text in sources.items() if "pip install 'rocm-migrate[" in text]

@@ -242,3 +242,14 @@ def test_an_arch_version_test_reads_as_under_hip_clang(condition: str, value: in
     from migrate.extract.c.guards import arch_value
 
     assert arch_value(condition) == value
+
+
+def test_a_file_that_parses_as_one_error_is_noted_where_the_errors_are() -> None:
+    # torch-mesh-isect's bvh_cuda_op.cu: a qualifier chosen by `#if` between `__device__` and the return type, five
+    # times, turns the whole translation unit into one ERROR node starting at line 1; the note names the lines inside
+    block = ("template <typename T>\n__device__\n#if FORCE_INLINE == 1\n    __forceinline__\n#endif\nbool\n"
+             "same{i}(const T &a, const T &b) {{\n  return a.x == b.x && a.y == b.y;\n}}\n\n")
+    source = "#include <cuda.h>\n\n__global__ void k(float* a) { a[threadIdx.x] = 1.0f; }\n\n"
+    source += "".join(block.format(i=i) for i in range(5))
+    assert cuda_cpp.extract(source.encode()).notes == (
+        "syntax errors near lines 5, 9, 15, 19, 25; facts were extracted from what parsed",)

@@ -155,6 +155,21 @@ def test_parser_odd_input() -> None:
     assert parse_version("HIP version 6.3.0\n") == "6.3.0" and parse_version("nothing") is None
 
 
+
+def test_an_include_hipify_deletes_is_converted(rulebase, index: RuleIndex) -> None:
+    """hipify-perl prints a deleted include as `name => : 1` (the 2026 script on device_launch_parameters.h)."""
+    text = '#include "device_launch_parameters.h"\n#include <cuda_runtime.h>\n'
+    stderr = ("[HIPIFY] info: file 'a.cu' statistics:\n  CONVERTED refs count: 2\n  TOTAL lines of code: 2\n"
+              "  WARNINGS: 0\n[HIPIFY] info: CONVERTED refs by names:\n  cuda_runtime.h => hip/hip_runtime.h: 1\n"
+              "  device_launch_parameters.h => : 1\n")
+    examined = parse_examine(stderr).get("a.cu")
+    assert [(c.cuda, c.hip) for c in examined.conversions][1] == ("device_launch_parameters.h", "")
+    findings = match_file("a.cu", extract(file_kind(Path("a.cu")), text.encode()), index)
+    result = compare_file("a.cu", text, findings, examined, kinds=rule_kinds(rulebase.rules), index=index)
+    deleted = [v for v in result.verdicts if v.finding.symbol == "device_launch_parameters.h"]
+    assert [(v.converted, v.hipify) for v in deleted] == [(True, "yes")]
+    assert (result.converted, result.references) == (2, 2)
+
 # --- locating and running hipify-perl ---
 
 def test_locate_order_and_not_found(tmp_path: Path) -> None:

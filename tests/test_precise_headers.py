@@ -44,7 +44,7 @@ def test_cuda_headers_newer_than_libclang_supports_are_named(tmp_path: Path) -> 
     assert clang.cuda_version(tmp_path) == (13, 0)
     chain = clang.Toolchain(resource_dir=tmp_path, cuda_path=tmp_path, version="", cuda_version=(13, 0))
     if clang.libclang_major() not in clang.CLANG_NEWEST_CUDA:
-        pytest.skip("the libclang wheel is not installed (pip install 'rocm-migrate[precise]')")
+        pytest.skip("the libclang wheel is not installed (pip install '.[precise]')")
     assert "CUDA 13.0 headers" in chain.header_note() and "up to 12.3" in chain.header_note()
     older = clang.Toolchain(resource_dir=tmp_path, cuda_path=tmp_path, version="", cuda_version=(12, 2))
     assert older.header_note() == ""

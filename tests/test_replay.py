@@ -279,12 +279,14 @@ def test_a_change_only_git_sees_is_a_miss(trees: Path, tmp_path: Path) -> None:
 
 def test_a_result_that_depends_on_the_machine_is_not_stored(tmp_path: Path) -> None:
     """A file's analysis stopped by a time or memory budget (extract.budget's TRANSIENT reasons)."""
-    script = ("import sys\nfrom migrate.extract import budget\nfrom migrate.scan import replay\n"
+    script = ("import sys\nimport migrate.cli.main\nfrom migrate.cli import entry\nfrom migrate.extract import budget\n"
               "def run():\n"
-              "    if sys.argv[1] == 'stopped':\n"
+              "    if sys.argv[2] == 'stopped':\n"
               "        budget.failed(b'', budget.TRANSIENT + ' over the time limit')\n"
               "    return 0\n"
-              "replay.record(['lint', sys.argv[1]], run)\n")
+              "migrate.cli.main.main = run\n"  # the process entry as it is, with a command that reports a budget
+              "sys.argv = ['rocm-migrate', 'lint', sys.argv[1]]\n"
+              "entry.run()\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "ROCM_MIGRATE_CACHE_DIR": str(tmp_path / "cache")}
     for case in ("done", "stopped"):
         subprocess.run([sys.executable, "-c", script, case], cwd="/", env=env, check=True, timeout=120)

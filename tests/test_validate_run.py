@@ -13,7 +13,7 @@ from migrate.validate import compare, fallback, fingerprint, performance
 from migrate.validate import spec as specs
 from tests.conftest import ROOT, run_cli
 
-torch = pytest.importorskip("torch", reason="validate run needs PyTorch: pip install 'rocm-migrate[validate]'")
+torch = pytest.importorskip("torch", reason="validate run needs PyTorch: pip install '.[validate]'")
 
 VALIDATE = ROOT / "fixtures" / "validate"
 PRINTS = VALIDATE / "fingerprints"

@@ -21,7 +21,7 @@ Examples:
 
 \b
 The compiler: --hip-compiler, else $ROCM_PATH/bin/hipcc, hipcc or amdclang++ on PATH, else the
-pip-only toolchain of pip install 'rocm-migrate[check]' (front end only).
+pip-only toolchain of the `check` extra (front end only).
 Exit codes: 0 done, 2 usage or input error (no hipify-perl, no HIP compiler), 3 internal error."""
 
 

@@ -20,7 +20,9 @@ def run() -> NoReturn:
         import gc
 
         from migrate.cli.main import main
+        from migrate.extract import budget
 
+        budget.when_machine_dependent(replay.unrepeatable)
         try:
             code = replay.record(argv, main)
         finally:

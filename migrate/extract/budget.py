@@ -20,7 +20,6 @@ from dataclasses import replace
 from typing import Any
 
 from migrate.model import Extraction
-from migrate.scan import replay
 
 FILE_SECONDS = 60.0
 SCAN_SECONDS = 1800.0  # the whole analysis of one scan; files not analysed by then are listed as skipped
@@ -31,6 +30,20 @@ MESSAGE_CHARS = 200
 MAX_FACTS = 200_000
 TRANSIENT = "analysis stopped:"  # errors that depend on the machine, not on the bytes: never cached
 SCAN_OVER = f"{TRANSIENT} the scan's budget"  # how the reasons of files left by the scan's budget begin
+
+
+_WHEN_MACHINE_DEPENDENT: list[Callable[[], None]] = []
+
+
+def when_machine_dependent(hook: Callable[[], None]) -> None:
+    """Call `hook` when a result of this process comes to depend on the machine (a budget ran out), not only
+    on what was read: the process entry registers scan.replay's, so that such a run is never replayed."""
+    _WHEN_MACHINE_DEPENDENT.append(hook)
+
+
+def _machine_dependent() -> None:
+    for hook in _WHEN_MACHINE_DEPENDENT:
+        hook()
 
 
 class _Limit:
@@ -68,7 +81,7 @@ def scan_deadline(seconds: float | None = None) -> float:
 def over_scan_budget() -> str | None:
     """Why this process must analyse no further file of the scan: its time or memory budget is spent."""
     if _Limit.scan_deadline is not None and time.time() >= _Limit.scan_deadline:
-        replay.unrepeatable()
+        _machine_dependent()
         return f"{SCAN_OVER} of {_Limit.scan_seconds or SCAN_SECONDS:g} s ran out before this file"
     return over_memory()
 
@@ -76,7 +89,7 @@ def over_scan_budget() -> str | None:
 def over_memory() -> str | None:
     """Why this process must take no further file: it holds more than SCAN_MEMORY."""
     if _resident() > SCAN_MEMORY:
-        replay.unrepeatable()
+        _machine_dependent()
         return f"{SCAN_OVER} of {SCAN_MEMORY >> 20} MiB of memory was used up before this file"
     return None
 
@@ -134,7 +147,7 @@ def capped(extraction: Extraction) -> Extraction:
 
 def failed(source: bytes, reason: str) -> Extraction:
     if reason.startswith(TRANSIENT):
-        replay.unrepeatable()
+        _machine_dependent()
     return Extraction(facts=(), lines=source.count(b"\n") + 1, error=reason)
 
 

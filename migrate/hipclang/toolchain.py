@@ -16,11 +16,13 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Literal
 
+from migrate.vocabulary import install_hint
+
 Source = Literal["option", "rocm-path", "hipcc", "amdclang++", "pip"]
 VERSION_TIMEOUT = 60.0
 PIP_ONLY = "pip"  # --hip-compiler pip: the `[check]` extra's toolchain even where ROCm is installed
 HIP_PLATFORM = ("HIP_PLATFORM", "amd")  # hipcc picks NVIDIA's platform when it finds nvcc otherwise
-HOW_TO_GET = ("install ROCm (hipcc), pass --hip-compiler PATH, or pip install 'rocm-migrate[check]' "
+HOW_TO_GET = (f"install ROCm (hipcc), pass --hip-compiler PATH, or {install_hint('check')} "
               "(clang from the ziglang wheel, HIP headers from the triton wheel)")
 
 

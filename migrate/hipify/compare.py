@@ -161,13 +161,17 @@ def _rewriter(renamed: Mapping[str, str]) -> Callable[[str], str]:
     return rewrite
 
 
+def _rewrites(symbol: str, hip_name: str | None) -> str:
+    return f"rewrites {symbol} to {hip_name}" if hip_name else f"deletes {symbol}"
+
+
 def _finding_disagreement(path: str, v: Verdict, examined: FileExamine) -> list[Disagreement]:
     f = v.finding
     side = f"{f.rule}: {f.message} (rule base: hipify {f.hipify})"
     if v.converted and f.hipify == "no":
-        return [Disagreement(DISPUTED, path, f.line, f.symbol, f"rewrites {f.symbol} to {v.hip_name}", side, f.rule)]
+        return [Disagreement(DISPUTED, path, f.line, f.symbol, _rewrites(f.symbol, v.hip_name), side, f.rule)]
     if v.converted and f.hip and PLAIN_NAME.match(f.hip) and f.hip != v.hip_name:
-        return [Disagreement(DIFFERENT, path, f.line, f.symbol, f"rewrites {f.symbol} to {v.hip_name}",
+        return [Disagreement(DIFFERENT, path, f.line, f.symbol, _rewrites(f.symbol, v.hip_name),
                              f"{f.rule}: maps it to {f.hip}", f.rule)]
     if v.converted or v.basis == "rule" or not examined.warned:
         return []

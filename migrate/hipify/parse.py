@@ -15,7 +15,7 @@ LEFTOVER = re.compile(r"^  warning: (?P<path>.+?):#(?P<line>\d+) : (?P<text>.*)$
 STATS = re.compile(r"^\[HIPIFY\] info: file '(?P<path>.*)' statistics:$")
 COUNT = re.compile(r"^  (?P<key>CONVERTED refs count|TOTAL lines of code|WARNINGS): (?P<n>\d+)$")
 BY_NAMES = "[HIPIFY] info: CONVERTED refs by names:"
-CONVERSION = re.compile(r"^  (?P<cuda>\S+) => (?P<hip>\S+): (?P<n>\d+)$")
+CONVERSION = re.compile(r"^  (?P<cuda>\S+) => (?P<hip>\S*): (?P<n>\d+)$")  # an empty HIP side: deleted
 VERSION = re.compile(r"HIP version (\d+(?:\.\d+)*)")
 LEFTOVER_NAME = re.compile(r"\bcuda[A-Z]\w+")  # the exact pattern hipify-perl uses
 
@@ -37,7 +37,7 @@ class Conversion:
     hipDeviceSynchronize, each line shows the total for hipDeviceSynchronize."""
 
     cuda: str
-    hip: str
+    hip: str  # "" when hipify-perl deletes it (`device_launch_parameters.h => : 1`)
     count: int
 
     @property

@@ -9,6 +9,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from migrate.vocabulary import install_hint
+
 ALLOWED_FAILURES = 1  # a repository that kills its worker twice is recorded as failed, not retried forever
 
 
@@ -24,7 +26,7 @@ def connect(scheduler: str | None, workers: int | None) -> Iterator[Any]:
         import dask
         from distributed import Client, LocalCluster
     except ImportError:
-        raise ClusterError("inventory --scan needs Dask: pip install 'rocm-migrate[cluster]'") from None
+        raise ClusterError(f"inventory --scan needs Dask: {install_hint('cluster')}") from None
     dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES})
     if scheduler:
         try:

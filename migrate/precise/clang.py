@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from migrate.vocabulary import install_hint
+
 SHIM_DIR = Path(__file__).parent / "shims"
 WRAPPER = "__clang_cuda_runtime_wrapper.h"
 ENV_RESOURCE_DIR = "ROCM_MIGRATE_CLANG_RESOURCE_DIR"
@@ -100,7 +102,7 @@ def available() -> str | None:
         cindex = _cindex()
         cindex.Index.create()
     except ImportError:
-        return "libclang is not installed (pip install 'rocm-migrate[precise]')"
+        return f"libclang is not installed ({install_hint('precise')})"
     except Exception as exc:
         return f"libclang cannot be loaded: {exc}"
     return None
@@ -203,7 +205,7 @@ def toolchain(cuda_path: str | os.PathLike[str] | None = None) -> Toolchain | st
     if resource is None:
         release = libclang_major()
         return (f"clang {release or ''}'s CUDA headers ({WRAPPER}) not found (the resource directory must be of "
-                f"libclang's release): pip install 'rocm-migrate[precise]' (the ziglang 0.13 wheel carries clang 18's), "
+                f"libclang's release): {install_hint('precise')} (the ziglang 0.13 wheel carries clang 18's), "
                 f"or set ${ENV_RESOURCE_DIR}")
     cuda = find_cuda(cuda_path)
     if cuda is None:

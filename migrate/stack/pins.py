@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
 from migrate.model import Extraction, Fact, SourceFile
@@ -212,9 +213,17 @@ def _python_requires(files: list[SourceFile]) -> Iterable[tuple[str, Where]]:
         for number, line in enumerate(text.split("\n"), start=1):
             m = re.search(r"requires-python\s*=\s*['\"]([^'\"]+)", line) if file.kind == "pyproject" \
                 else PYTHON_REQUIRES.search(line)
-            if m:
+            if m and _is_specifier(m.group(1).strip()):  # not `python_requires=REQUIRES_PYTHON`, a variable
                 yield m.group(1).strip(), Where(path=file.rel, line=number, column=m.start(1) + 1, end_line=number,
                                                 end_column=m.end(1) + 1, text=line)
+
+
+def _is_specifier(text: str) -> bool:
+    try:
+        SpecifierSet(text)
+    except InvalidSpecifier:
+        return False
+    return True
 
 
 def _locked(files: list[SourceFile]) -> Iterable[Pin]:

@@ -3,5 +3,5 @@ into a fingerprint, compare two fingerprints with their cost).
 
 plan.py, skeleton.py, command.py (a project's own program), compare.py, cost.py and margins.py need no
 framework; the model runner (runner.py and the modules it calls) needs PyTorch, installed with the optional
-extra rocm-migrate[validate], and imports it only when it runs.
+extra `validate`, and imports it only when it runs.
 """

@@ -6,6 +6,8 @@ import platform
 import subprocess
 from typing import Any
 
+from migrate.vocabulary import install_hint
+
 # Environment variables that change which kernels run or how they round (PyTorch, cuBLAS, ROCm's hipBLASLt).
 NUMERICS_ENV = ("TORCH_BLAS_PREFER_HIPBLASLT", "TORCH_BLAS_PREFER_CUBLASLT", "HIPBLASLT_ALLOW_TF32",
                 "NVIDIA_TF32_OVERRIDE", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "ROCBLAS_DEFAULT_ATOMICS_MODE",
@@ -17,7 +19,7 @@ def torch_module() -> Any:
     try:
         import torch
     except ImportError:
-        raise RuntimeError("PyTorch is not installed: pip install 'rocm-migrate[validate]'") from None
+        raise RuntimeError(f"PyTorch is not installed: {install_hint('validate')}") from None
     return torch
 
 

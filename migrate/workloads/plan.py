@@ -13,6 +13,7 @@ from migrate.model import Effort, Finding, RuleInfo, class_rank, sum_effort
 from migrate.model_report import Report, Workload
 from migrate.rulebase import families
 from migrate.workloads.digraph import DiGraph
+from migrate.workloads.estimate import VALIDATION
 
 HAND_WORK_ROWS = 5
 VALIDATED_KERNELS = 6
@@ -71,7 +72,10 @@ def _title(after: str | None, count: int) -> str:
 def _setup(report: Report) -> dict[str, Any]:
     effort = sum_effort(p.effort for p in report.project_costs)
     items = sorted({item.name for p in report.project_costs for item in p.breakdown})
-    return {"name": "M1", "title": "Project set-up: " + ", ".join(items), "parallel": False, "steps": [],
+    work = [name for name in items if not name.startswith(VALIDATION)]
+    assumed = [name.removeprefix(VALIDATION) for name in items if name.startswith(VALIDATION)]
+    title = "; ".join(work + ([VALIDATION + ", ".join(assumed)] if assumed else []))
+    return {"name": "M1", "title": "Project set-up: " + title, "parallel": False, "steps": [],
             "effort_hours": effort.to_json(),
             "validation": ["the project builds for every target GPU with the ROCm toolchain",
                            "CI runs the existing test suite on a ROCm runner"]}

@@ -138,8 +138,9 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
     xref.facts(caps, source, lambda kind, name, node, role="", text="": ctx.add(kind, name, node, role=role, text=text))
     notes = []
     if errors := ts.error_lines(root):
-        notes.append("syntax errors near line " + ", ".join(str(n + row0) for n in errors)
-                     + "; facts were extracted from what parsed")
+        where = ", ".join(str(n + row0) for n in errors)
+        lines = "lines" if len(errors) > 1 else "line"
+        notes.append(f"syntax errors near {lines} {where}; facts were extracted from what parsed")
     return ctx, notes
 
 

@@ -104,14 +104,17 @@ def captures(query: str, node: Node) -> dict[str, list[Node]]:
 
 def error_lines(root: Node, limit: int = 5) -> list[int]:
     """1-based lines of the first syntax errors, if the parse had any; the shapes valid code takes in the
-    grammar's gaps (`unexpanded`) are not errors."""
+    grammar's gaps (`unexpanded`) are not errors. An error node with errors inside it is where the parser's
+    recovery began (line 1 when one bad construct turns the whole file into an ERROR), so the errors inside
+    it are reported instead."""
     if not root.has_error:
         return []
     lines: list[int] = []
     stack = [root]
     while stack and len(lines) < limit:
         node = stack.pop()
-        if (node.is_error or node.is_missing) and not unexpanded(node):
+        nested = node.is_error and any(child.has_error for child in node.children)
+        if (node.is_error or node.is_missing) and not nested and not unexpanded(node):
             lines.append(node.start_point[0] + 1)
         elif node.has_error:
             stack.extend(reversed(node.children))

@@ -1,0 +1,50 @@
+"""What a build file names: the project files a `build_source` fact (a CMake source list, a glob, a make rule)
+points at, and the path helpers the parts share."""
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+from collections.abc import Iterable
+
+from migrate.model import Fact
+
+GLOB_CHARS = frozenset("*?[")
+
+
+def named_files(path: str, source: Fact, files: frozenset[str]) -> list[str]:
+    """The project files a `build_source` fact of a build file names. A relative name in a CMake module
+    (`cmake/CUDA.cmake`, include()d by a CMakeLists) resolves against the including folder
+    (CMAKE_CURRENT_SOURCE_DIR, https://cmake.org/cmake/help/latest/command/include.html): the module's own
+    folder or the nearest one above it where the file is. A glob (`*.cu`, GLOB_RECURSE) expands over the
+    project's files (https://cmake.org/cmake/help/latest/command/file.html#glob)."""
+    here = posixpath.dirname(path)
+    bases = [here]
+    if path.endswith(".cmake") and here:
+        parts = here.split("/")
+        bases += ["/".join(parts[:i]) for i in range(len(parts) - 1, -1, -1)]
+    if not any(c in source.name for c in GLOB_CHARS):
+        return next(([join(b, source.name)] for b in bases if join(b, source.name) in files),
+                    [join(here, source.name)])
+    recurse = source.text.startswith("GLOB_RECURSE")
+    for base in bases:
+        folder = join(base, posixpath.dirname(source.name)) if posixpath.dirname(source.name) else base
+        name = posixpath.basename(source.name)
+        found = sorted(f for f in files if fnmatch.fnmatchcase(posixpath.basename(f), name)
+                       and (fnmatch.fnmatchcase(posixpath.dirname(f), folder)
+                            or (recurse and (folder in ("", ".") or f.startswith(folder + "/")))))
+        if found:
+            return found
+    return []
+
+
+def join(folder: str, name: str) -> str:
+    """A name relative to a folder of the project, normalised."""
+    return posixpath.normpath(posixpath.join(folder, name)) if folder else posixpath.normpath(name)
+
+
+def prefixes(path: str) -> Iterable[str]:
+    """The path itself, then each folder above it (`a/b/`, `a/`)."""
+    yield path
+    parts = path.split("/")
+    for i in range(len(parts) - 1, 0, -1):
+        yield "/".join(parts[:i]) + "/"

@@ -1,0 +1,92 @@
+"""Headers that go with the files including them: those only a switch's code includes (gated by it), and
+those only files of optional folders include, to HEADER_DEPTH levels."""
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Mapping, Sequence
+
+from migrate.model import Fact
+from migrate.workloads.build_sources import join
+from migrate.workloads.optional_words import Words, optional_root
+from migrate.workloads.switches import Region, switches_around
+
+HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".cuh", ".inl")
+HEADER_DEPTH = 3  # headers included only by gated headers, this many levels down
+COMPILED_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
+
+
+def gate_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
+                 gated: dict[str, Region]) -> None:
+    """Adds to `gated` the headers a switch's code alone includes, to HEADER_DEPTH levels."""
+    for _ in range(HEADER_DEPTH):
+        more = _gated_headers(facts, regions, gated)
+        if not more:
+            break
+        gated.update(more)
+
+
+def _gated_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
+                   gated: Mapping[str, Region]) -> dict[str, Region]:
+    """Headers every #include of which sits in one switch's code (a branch or a gated file): gated by it."""
+    by_name: dict[str, list[str]] = {}
+    for path in facts:
+        if path.endswith(HEADER_SUFFIXES) and path not in gated:
+            by_name.setdefault(posixpath.basename(path), []).append(path)
+    seen: dict[str, list[list[Region]]] = {}
+    for path, items in facts.items():
+        for f in items:
+            if f.kind != "include" or posixpath.basename(f.name) not in by_name:
+                continue
+            local = join(posixpath.dirname(path), f.name)
+            found = [p for p in by_name[posixpath.basename(f.name)] if p == local or p.endswith("/" + f.name)]
+            header = local if local in found else max(found, key=lambda p: len(posixpath.commonprefix([p, path])),
+                                                      default=None)
+            if header is not None and header != path:
+                seen.setdefault(header, []).append(switches_around(regions, gated, path, line=f.line))
+    out: dict[str, Region] = {}
+    for header, sites in seen.items():
+        common = set.intersection(*({r.switch for r in site} for site in sites))
+        first = next((r for r in sites[0] if r.switch in common), None)
+        if first is not None:
+            out[header] = first
+    return out
+
+
+def optional_includes(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str]:
+    """Headers that only files of optional folders include (a benchmark's tester.h and the timer and tensor
+    helpers it includes), to HEADER_DEPTH levels: optional with them, as _gated_headers does for a switch's
+    files. Only in a project with a compiled source of its own outside those folders: a header-only library's
+    headers are its product, which its tests and examples are the only files to include."""
+    if not any(p.endswith(COMPILED_SUFFIXES) and optional_root(p, known) is None for p in facts):
+        return {}
+    includers = includers_of(facts)
+    headers = [p for p in facts if p.endswith(HEADER_SUFFIXES) and optional_root(p, known) is None]
+    out: dict[str, str] = {}
+    close_over_includes(out, headers, includers, lambda p: p in out or optional_root(p, known) is not None,
+                         "included only by optional files")
+    return out
+
+
+def includers_of(facts: Mapping[str, Sequence[Fact]]) -> dict[str, set[str]]:
+    """Each included file name (its basename) -> the files that include it."""
+    out: dict[str, set[str]] = {}
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "include":
+                out.setdefault(posixpath.basename(f.name), set()).add(path)
+    return out
+
+
+def close_over_includes(out: dict[str, str], headers: Sequence[str], includers: Mapping[str, set[str]],
+                         inside: Callable[[str], bool], why: str) -> None:
+    """Adds to `out`, to HEADER_DEPTH levels, each of `headers` that some other file includes and that only
+    files `inside` (which may read `out`) include, with `why` and its includers."""
+    for _ in range(HEADER_DEPTH):
+        more = {}
+        for header in headers:
+            by = includers.get(posixpath.basename(header), set()) - {header}
+            if header not in out and by and all(inside(p) for p in by):
+                more[header] = f"{why} ({', '.join(sorted(by))})"
+        if not more:
+            break
+        out.update(more)

@@ -1,0 +1,74 @@
+"""Modules and sources only optional code reaches: modules every import of which is in an optional scope
+(or left in a comment), the sources only such modules compile, and CMake modules only optional folders load."""
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping, Sequence
+
+from migrate.model import Fact
+from migrate.workloads.assemble import resolve_sources
+from migrate.workloads.build_sources import join
+from migrate.workloads.optional_words import Words, optional_root
+
+MODULE_DEPTH = 4  # modules imported only by optional modules, this many levels down
+
+
+def optional_modules(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
+    """Project modules every import of which (from another file) sits in an optional scope or in a module
+    that is optional itself: a loader's module, and what only that module imports."""
+    from migrate.workloads.modules import ModuleIndex
+
+    index = ModuleIndex(p for p in facts if p.endswith(".py"))
+    imports: dict[str, list[tuple[bool, str, str]]] = {}  # module -> (optional scope?, importer, where)
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "python_import" and f.guard not in ("hip", "cuda"):
+                target = index.resolve(path, f.name)
+                if target is not None and target != path:
+                    imports.setdefault(target, []).append((f.guard == "optional", path, f"{path}:{f.line}"))
+    out: dict[str, str] = {}
+    for path, items in facts.items():  # imported nowhere but in a comment: switched off by hand
+        for f in items:
+            if f.kind == "commented_import" and (target := index.resolve(path, f.name)) is not None \
+                    and target != path and target not in imports and target not in out:
+                out[target] = f"{path}:{f.line} `{f.text}`: its only import is commented out"
+    for _ in range(MODULE_DEPTH):
+        found = {module: seen[0][2] for module, seen in imports.items()
+                 if module not in out and all(optional or importer in out for optional, importer, _ in seen)}
+        if not found:
+            break
+        out.update({m: f"{where} imports it only in an optional scope (a fallback, an opt-in, a loader or back end "
+                       "picked by configuration) or from an optional module" for m, where in found.items()})
+    return out | _loaded_only_by(facts, out)
+
+
+def _loaded_only_by(facts: Mapping[str, Sequence[Fact]], modules: Mapping[str, str]) -> dict[str, str]:
+    """The sources that only optional modules compile (`load(sources=[...])`, an extension they declare)."""
+    files = frozenset(facts)
+    by: dict[str, list[tuple[bool, str]]] = {}  # source -> (from an optional module?, where)
+    for path, items in facts.items():
+        for f in items:
+            if f.kind != "extension" or not f.text:
+                continue
+            base = posixpath.dirname(path)
+            for item in filter(None, f.text.split("\n")):
+                # a path relative to where the program runs that names no file: the file of that name beside the loader
+                beside = join(base, posixpath.basename(item))
+                found = resolve_sources(item, base, files) or ([beside] if beside in files else [])
+                for source in found:
+                    by.setdefault(source, []).append((path in modules, f"{path}:{f.line}"))
+    return {source: f"compiled only by {seen[0][1]}, in a module that is optional" for source, seen in by.items()
+            if source not in modules and all(optional for optional, _ in seen)}
+
+
+def loaded_only_by_optional(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str]:
+    """CMake modules include()d only from folders a package does not need (a test helper in cmake/)."""
+    loads: dict[str, list[str]] = {}
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "cmake" and f.name == "include" and f.role == "command" and f.text:
+                loads.setdefault(posixpath.basename(f.text).removesuffix(".cmake"), []).append(f"{path}:{f.line}")
+    return {path: f"include()d only from folders a package does not need ({', '.join(sites[:3])})"
+            for path in facts if path.endswith(".cmake") and optional_root(path, known) is None
+            and (sites := loads.get(posixpath.basename(path).removesuffix(".cmake")))
+            and all(optional_root(site.partition(":")[0], known) is not None for site in sites)}

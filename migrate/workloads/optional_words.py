@@ -1,0 +1,91 @@
+"""The words that name a part of a project optional (rules/workloads/optional.yaml, each section with its
+source): folders a package does not need, scratch space, build-switch words, compile-pass macros, templates."""
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from migrate.rulebase import datafile
+from migrate.rulebase.load import default_rules_dir
+
+SECTIONS = ("folders", "scratch_folders", "switches", "compile_pass", "templates")
+
+
+class DataError(ValueError):
+    """rules/workloads/optional.yaml is missing a source or a list."""
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    """What names a part optional (rules/workloads/optional.yaml)."""
+
+    folders: frozenset[str]
+    prefixes: tuple[str, ...]
+    scratch: frozenset[str]
+    switch_words: frozenset[str]
+    suffix_words: frozenset[str]
+    request_words: frozenset[str]
+    compile_pass: frozenset[str]
+    cuda_settings: tuple[str, ...]
+    templates: frozenset[str]
+    platform_words: frozenset[str]
+    off: frozenset[str]
+
+
+@lru_cache(maxsize=4)
+def words(directory: Path | None = None) -> Words:
+    path = (directory or default_rules_dir()) / "workloads" / "optional.yaml"
+    data = datafile.read(path) if path.is_file() else None
+    if not isinstance(data, dict) or any(not str((data.get(s) or {}).get("source", "")).startswith("https://")
+                                         for s in SECTIONS):
+        raise DataError(f"{path}: each of {', '.join(SECTIONS)} needs a source URL")
+
+    def names(section: str, key: str) -> list[str]:
+        value = data[section].get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise DataError(f"{path}: {section}.{key}: a list of names")
+        return value
+
+    return Words(folders=frozenset(n.lower() for n in names("folders", "names")),
+                 prefixes=tuple(names("folders", "prefixes")),
+                 scratch=frozenset(n.lower() for n in names("scratch_folders", "names")),
+                 switch_words=frozenset(names("switches", "words")),
+                 suffix_words=frozenset(names("switches", "suffix_words")),
+                 request_words=frozenset(names("switches", "request_words")),
+                 compile_pass=frozenset(names("compile_pass", "names")),
+                 cuda_settings=tuple(names("compile_pass", "cmake_prefixes")),
+                 templates=frozenset(names("templates", "markers")),
+                 platform_words=frozenset(names("switches", "platform_words")),
+                 off=frozenset(n.upper() for n in names("switches", "off_values")))
+
+
+def optional_root(path: str, known: Words | None = None) -> str | None:
+    """The optional folder a file sits in (`tests`, `pkg/experimental`, a top-level `dev`), or None."""
+    known = known or words()
+    parts = posixpath.dirname(path).split("/")
+    if len(parts) > 1 and parts[0].lower() in known.scratch:
+        return parts[0]
+    for i, part in enumerate(parts):
+        lower = part.lower()
+        if lower in known.folders or lower.startswith(known.prefixes):
+            return "/".join(parts[:i + 1])
+    return None
+
+
+def feature(switch: str, known: Words) -> str | None:
+    """What a switch turns on (USE_CUDNN -> CUDNN, CAFFE_WITH_NCCL -> NCCL, GGML_USE_CUDA -> CUDA,
+    X_CUTLASS_ENABLED -> X_CUTLASS), or None when the name has no switch word."""
+    tokens = switch.split("_")
+    for i, token in enumerate(tokens[:-1]):
+        if token in known.switch_words:
+            return "_".join(tokens[i + 1:])
+    if len(tokens) > 1 and tokens[-1] in known.suffix_words:  # the project's prefix stays: GGML_CUDA_ENABLED
+        return next((t for t in tokens[:-1] if t in known.platform_words), "_".join(tokens[:-1]))
+    return None
+
+
+def is_platform(switch_feature: str, known: Words) -> bool:
+    """Whether a switch's feature is the GPU platform itself (CUDA, GPU), not a library or kernel family."""
+    return switch_feature.split("_", maxsplit=1)[0] in known.platform_words

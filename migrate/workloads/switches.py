@@ -1,0 +1,229 @@
+"""Build switches and the code they gate: the branches of `#ifdef USE_X` / CMake `if(USE_X)`, the files and
+folders a branch adds, functions and modules reached only there, macros only a switch's build defines, where
+each switch is declared and its default, and the switch every CUDA translation unit is built under."""
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from migrate.model import Fact
+from migrate.vocabulary import COMMENTED_OUT_DEFINE
+from migrate.workloads.build_sources import join, named_files, prefixes
+from migrate.workloads.optional_words import Words, optional_root
+
+CUDA_UNITS = (".cu",)  # CUDA translation units: what nvcc compiles
+BUILD_KINDS = frozenset({"cmake", "makefile"})  # files whose `-DX` flags define macros for what they compile
+DEFINE_FLAG = re.compile(r"^-D\s*([A-Za-z_]\w*)")
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """A stretch of a file (lines start..end) that a switch turns on, and the line that says so."""
+
+    path: str
+    start: int
+    end: int
+    switch: str
+    text: str
+
+
+def switches_around(regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region], path: str, *,
+                    line: int) -> list[Region]:
+    """Every switch branch around a line, innermost first, then the CMake branches that add its file."""
+    inside = sorted((r for r in regions.get(path, ()) if r.start <= line <= r.end), key=lambda r: -r.start)
+    return inside + [gated[prefix] for prefix in prefixes(path) if prefix in gated]
+
+
+def regions_of(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[Region, ...]]:
+    out: dict[str, tuple[Region, ...]] = {}
+    for path, items in facts.items():
+        found = tuple(Region(path, f.line, f.end_line, f.name, f.text) for f in items if f.kind == "switch_branch")
+        if found:
+            out[path] = found
+    return out
+
+
+def extend(regions: dict[str, tuple[Region, ...]], more: Iterable[Region]) -> bool:
+    """Add the regions not there yet; whether any was."""
+    added = False
+    for region in more:
+        here = regions.get(region.path, ())
+        if not any((r.start, r.end, r.switch) == (region.start, region.end, region.switch) for r in here):
+            regions[region.path] = (*here, region)
+            added = True
+    return added
+
+
+def common_switch(sites: Sequence[Sequence[Region]]) -> Region | None:
+    """The first branch around the first site whose switch is around every site, or None."""
+    if not sites or not all(sites):
+        return None
+    common = set.intersection(*({r.switch for r in site} for site in sites))
+    return next((r for r in sites[0] if r.switch in common), None)
+
+
+def around(regions: Mapping[str, tuple[Region, ...]], path: str, line: int) -> list[Region]:
+    return [r for r in regions.get(path, ()) if r.start <= line <= r.end]
+
+
+def called_only_under(facts: Mapping[str, Sequence[Fact]],
+                       regions: Mapping[str, tuple[Region, ...]]) -> list[Region]:
+    """The body of a CMake function() or macro() every call of which sits in one switch's branch is in that
+    branch too: what it defines and compiles happens only when the switch is on
+    (https://cmake.org/cmake/help/latest/command/function.html)."""
+    bodies: list[tuple[str, str, int, int]] = []  # (file, name, first line, last line)
+    calls: dict[str, list[tuple[str, int]]] = {}
+    for path, items in facts.items():
+        opened: tuple[str, int] | None = None
+        for f in sorted((f for f in items if f.kind == "cmake" and f.role == "command"), key=lambda f: f.line):
+            calls.setdefault(f.name, []).append((path, f.line))
+            if f.name in ("function", "macro") and f.text:
+                opened = (f.text.lower(), f.line)
+            elif f.name in ("endfunction", "endmacro") and opened is not None:
+                bodies.append((path, opened[0], opened[1], f.line))
+                opened = None
+    out = []
+    for path, name, first, last in bodies:
+        sites = [(p, n) for p, n in calls.get(name, []) if not (p == path and first <= n <= last)]
+        branch = common_switch([around(regions, p, n) for p, n in sites])
+        if branch is not None:
+            out.append(Region(path, first, last, branch.switch,
+                               f"{name}() is called only in {branch.path}:{branch.start} {branch.text}"))
+    return out
+
+
+def loaded_only_under(facts: Mapping[str, Sequence[Fact]],
+                       regions: Mapping[str, tuple[Region, ...]]) -> dict[str, Region]:
+    """A CMake module every load of which sits in one switch's branch: `FindX.cmake` loaded by find_package(X)
+    (https://cmake.org/cmake/help/latest/command/find_package.html#search-modes), or a module include()d by
+    name or path. What it sets and checks happens only when the switch is on."""
+    loads: dict[str, list[tuple[str, int]]] = {}  # module stem -> (file, line) of each load
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "cmake" and f.name.startswith("find_package:"):
+                loads.setdefault("Find" + f.name.partition(":")[2], []).append((path, f.line))
+            elif f.kind == "cmake" and f.name == "include" and f.role == "command" and f.text:
+                stem = posixpath.basename(f.text).removesuffix(".cmake")
+                loads.setdefault(stem, []).append((path, f.line))
+    out = {}
+    for path in facts:
+        if path.endswith(".cmake") and (sites := loads.get(posixpath.basename(path).removesuffix(".cmake"))):
+            branch = common_switch([around(regions, p, n) for p, n in sites])
+            if branch is not None:
+                out[path] = branch
+    return out
+
+
+def defined_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
+                        regions: Mapping[str, tuple[Region, ...]]) -> list[Region]:
+    """A macro the build defines (`add_definitions(-DX)`, `target_compile_definitions(t X)`, make's
+    `CXXFLAGS += -DX`) only in one switch's branch, and no source #defines, is on exactly when that switch is:
+    its `#ifdef X` branches are that switch's branches too."""
+    sites: dict[str, list[list[Region]]] = {}
+    for path, items in facts.items():
+        if kinds.get(path) not in BUILD_KINDS:
+            continue
+        for f in items:
+            if f.kind == "flag" and (m := DEFINE_FLAG.match(f.text if f.name == "-D" else f.name)):
+                sites.setdefault(m.group(1), []).append(around(regions, path, f.line))
+    defined = {f.name for items in facts.values() for f in items if f.kind == "defined"}
+    by_macro = {macro: branch for macro, around in sites.items()
+                if macro not in defined and (branch := common_switch(around)) is not None and branch.switch != macro}
+    return [Region(r.path, r.start, r.end, branch.switch,
+                    f"{r.text} ({r.switch} is defined only in {branch.path}:{branch.start} {branch.text})")
+            for items in regions.values() for r in items if (branch := by_macro.get(r.switch)) is not None]
+
+
+def _inside(fact: Fact, regions: Sequence[Region]) -> Region | None:
+    return next((r for r in regions if r.start <= fact.line <= r.end), None)
+
+
+def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]]) -> dict[str, Region]:
+    """Files and folders (`dir/`) that CMake or make adds only in a switch's branch, relative to the project."""
+    out: dict[str, Region] = {}
+    files = frozenset(facts)
+    for path, items in facts.items():
+        if path not in regions:
+            continue
+        here = posixpath.dirname(path)
+        for f in items:
+            region = _inside(f, regions[path])
+            if region is None:
+                continue
+            if f.kind == "cmake_subdirectory":
+                out[join(here, f.name) + "/"] = region
+            elif f.kind == "build_source":
+                for source in named_files(path, f, files):
+                    out[source] = region
+    return out
+
+
+def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], known: Words) -> dict[str, tuple[str, str]]:
+    """CMake switches a user asks for (USE_X, WITH_X: rules/workloads/optional.yaml `request_words`) that an
+    if() tests and no file of the project sets (no option(), set(), cache entry, nor a `-DX=...` that a script,
+    setup.py or CI job passes): off by default, as an undefined variable is false."""
+    set_names = {f.text if f.kind == "cmake" else f.name for items in facts.values() for f in items
+                 if (f.kind == "cmake" and f.name == "set" and f.role == "command") or f.kind == "build_switch"}
+    # a -DX=ON a script, setup.py or CI job passes to cmake sets it too
+    set_names |= {m.group(1) for items in facts.values() for f in items
+                  if f.kind == "flag" and (m := DEFINE_FLAG.match(f.text if f.name == "-D" else f.name))}
+    # a name built from a variable (`set(PROJ_USE_${lang} ...)` in a helper) may set any switch of its shape
+    shapes = [re.sub(r"\$\{[^}]*\}", "*", name) for name in set_names if "${" in name]
+    out: dict[str, tuple[str, str]] = {}
+    for path in sorted(facts):
+        if kinds.get(path) != "cmake":
+            continue
+        for f in facts[path]:
+            if f.kind == "switch_branch" and f.name not in set_names and f.name not in out \
+                    and not any(fnmatch.fnmatchcase(f.name, shape) for shape in shapes) \
+                    and any(word in known.request_words for word in f.name.split("_")[:-1]):
+                out[f.name] = (f"{path}:{f.line} {f.text} (no build file sets {f.name})", "OFF")
+    return out
+
+
+def declared_switches(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[str, str]]:
+    """Switch -> (where it is declared, its default) from CMake option() and the like."""
+    out: dict[str, tuple[str, str]] = {}
+    for path in sorted(facts):
+        for f in facts[path]:
+            if f.kind == "build_switch" and f.name not in out:
+                default, _, command = f.text.partition(" ")
+                out[f.name] = (f"{path}:{f.line} {command}({f.name})", default)
+    return out
+
+
+def defined_toggles(facts: Mapping[str, Sequence[Fact]]) -> set[str]:
+    """Toggles a source leaves commented out (`//#define FULLCHECK`) that another file of the project does
+    #define: compiled there, so not off by default."""
+    toggles = {f.name for items in facts.values() for f in items
+               if f.kind == "build_switch" and f.text.endswith(f" {COMMENTED_OUT_DEFINE}")}
+    if not toggles:
+        return set()
+    return {f.name for items in facts.values() for f in items if f.kind == "toggle_define" and f.name in toggles}
+
+
+def cuda_build_switch(kinds: Mapping[str, str], gated: Mapping[str, Region], switches: Mapping[str, tuple[str, ...]],
+                       unbuilt: Mapping[str, str], known: Words) -> str | None:
+    """The optional switch the project's CUDA translation units are built under, when every one of them (outside
+    folders a package does not need, and sources no build compiles) is built only under an optional switch: then
+    nothing but that switch's build runs nvcc. None when any is required, or there is none."""
+    counts: dict[str, int] = {}
+    for path in sorted(kinds):
+        if not path.endswith(CUDA_UNITS) or optional_root(path, known) is not None or path in unbuilt:
+            continue
+        on = [gated[p].switch for p in prefixes(path) if p in gated and gated[p].switch in switches]
+        if not on:
+            return None
+        counts[on[0]] = counts.get(on[0], 0) + 1
+    return max(counts, key=lambda name: (counts[name], name)) if counts else None
+
+
+def compile_passes(regions: Mapping[str, tuple[Region, ...]], carrier: str, known: Words) -> list[Region]:
+    """Branches on a macro only a CUDA compile defines (`#ifdef __CUDACC__`, `__CUDA_ARCH__`: rules/workloads/
+    optional.yaml `compile_pass`), as branches of the switch every CUDA compile of the project is under."""
+    return [Region(r.path, r.start, r.end, carrier,
+                    f"{r.text} (only a CUDA compile defines {r.switch}, and every CUDA source is built under {carrier})")
+            for items in regions.values() for r in items if r.switch in known.compile_pass]

@@ -1,0 +1,56 @@
+"""CUDA sources no build compiles (left out of an explicit source list, or a template a code generator
+renders), and the headers only such files include."""
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping, Sequence
+
+from migrate.model import Fact
+from migrate.workloads.assemble import resolve_sources
+from migrate.workloads.build_sources import GLOB_CHARS, named_files
+from migrate.workloads.includes import HEADER_SUFFIXES, close_over_includes, includers_of
+from migrate.workloads.optional_words import Words
+
+UNBUILT_SUFFIXES = (".cu",)
+
+
+def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str]:
+    """CUDA sources no build compiles: a .cu file that no build file names (nor any glob or extension
+    source list) and no file includes, beside a .cu file of the same folder that a build file names by
+    name (a source left out of, or commented out of, an explicit list), or named as a template a code generator
+    renders (`x.tmpl.cu`, rules/workloads/optional.yaml `templates`); and the headers only such files include.
+    A project whose build names no source of a folder says nothing about that folder."""
+    files = frozenset(facts)
+    named: dict[str, str] = {}  # file -> where a build names it
+    explicit: set[str] = set()
+    if any(f.kind == "extension" and not f.text for items in facts.values() for f in items):
+        return {}  # an extension whose sources are not known could build any of them
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "build_source":
+                for source in named_files(path, f, files):
+                    named.setdefault(source, f"{path}:{f.line}")
+                    if not any(c in f.name for c in GLOB_CHARS):
+                        explicit.add(source)
+            elif f.kind == "extension":
+                named.update(dict.fromkeys(resolve_sources(f.text, posixpath.dirname(path), files), f"{path}:{f.line}"))
+    includers = includers_of(facts)
+    siblings: dict[str, str] = {}  # folder -> the first .cu file a build names there by name
+    for source in sorted(explicit):
+        if source.endswith(UNBUILT_SUFFIXES):
+            siblings.setdefault(posixpath.dirname(source), source)
+    out: dict[str, str] = {}
+    for path in sorted(files):
+        template = bool(set(posixpath.basename(path).lower().split(".")[1:-1]) & known.templates)
+        if not path.endswith(UNBUILT_SUFFIXES + (HEADER_SUFFIXES if template else ())) or path in named \
+                or includers.get(posixpath.basename(path)):
+            continue
+        sibling = siblings.get(posixpath.dirname(path))
+        if template:
+            out[path] = f"{path} is a template a code generator renders (its name says so); no build file names it"
+        elif sibling is not None:
+            out[path] = f"{named[sibling]} names {sibling} beside it; no build file names {path} and nothing includes it"
+    candidates = [p for p in sorted(files - set(out) - set(named)) if p.endswith(HEADER_SUFFIXES)]
+    close_over_includes(out, candidates, includers, lambda p: p in out,
+                         "included only by sources no build compiles")
+    return out
