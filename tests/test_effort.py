@@ -142,20 +142,43 @@ def test_a_rewrite_component_replaces_its_findings_in_the_scan(tmp_path, rulebas
     assert not any(item.startswith("headers: ") and "×2" in item for item in breakdown)  # cutlass not costed twice
 
 
-def test_the_build_port_counts_build_files_not_each_finding_in_them(tmp_path, rulebase) -> None:
-    """llm.c: one Makefile with many nvcc-flag findings is one build file to port, not one unit per finding."""
-    report = _scan_tree(tmp_path, {
-        "Makefile": "NVCC = nvcc\nNVCC_FLAGS = -O3 --use_fast_math -arch=sm_80 -lcublas -lcublasLt\n"
-                    "train: train.cu\n\t$(NVCC) $(NVCC_FLAGS) train.cu -o train -lcublas\n",
-        "train.cu": "#include <cuda_runtime.h>\n__global__ void k(float* x) { x[threadIdx.x] = 1; }\n"}, rulebase)
+def test_the_build_port_counts_kinds_of_cuda_build_use_not_files_nor_findings(tmp_path, rulebase) -> None:
+    """kaldi (s9): many small Makefiles that repeat the same nvcc flags are one change per kind (a shared .mk),
+    not one unit per build file (880 files had cost 1,170 h against 101 build lines measured); llm.c: one
+    Makefile with many nvcc-flag findings is not one unit per finding either."""
+    makefile = ("NVCC = nvcc\nNVCC_FLAGS = -O3 --use_fast_math -arch=sm_80\n"
+                "all: k.cu\n\t$(NVCC) $(NVCC_FLAGS) k.cu -o k -lcublas\n")
+    kernel = "#include <cuda_runtime.h>\n__global__ void k(float* x) { x[threadIdx.x] = 1; }\n"
+    report = _scan_tree(tmp_path, {f"src/{d}/{name}": text for d in ("a", "b", "c")
+                                   for name, text in (("Makefile", makefile), ("k.cu", kernel))}, rulebase)
     build = [f for f in report.findings if f.rule.startswith("HIP8") and not f.status]
-    assert len(build) > 1 and {f.path for f in build} == {"Makefile"}
+    kinds = {f.rule for f in build}
+    assert len({f.path for f in build}) == 3 and 1 < len(kinds) < len(build)
     (project,) = report.project_costs
     (line,) = [i for i in project.breakdown if i.label.startswith("build system port")]
-    assert line.label.startswith(f"build system port (1 build file with {len(build)} build findings")
+    assert line.label.startswith(f"build system port ({len(kinds)} kinds of CUDA build use ({len(build)} build "
+                                 f"findings in 3 files) + the build system")
     calibration = calibration_load()
-    expected = calibration.build_lines_first_unit * calibration.curve(2) * calibration.hours_per_line
+    expected = calibration.build_lines_first_unit * calibration.curve(len(kinds) + 1) * calibration.hours_per_line
     assert line.hours == pytest.approx(expected, abs=0.005)
+    one = _scan_tree(tmp_path / "one", {"src/a/Makefile": makefile, "src/a/k.cu": kernel}, rulebase)
+    (single,) = [i for i in one.project_costs[0].breakdown if i.label.startswith("build system port")]
+    assert single.hours == pytest.approx(line.hours, abs=0.005)  # the same kinds in one file: the same port
+
+
+def test_a_cuda_backend_file_whose_hip_twin_is_there_gets_no_twin_line(tmp_path, rulebase) -> None:
+    """ParRes Kernels (s9): nstream-cuda.cu beside nstream-hip.cc and nstream-openmp.cc; the HIP member
+    exists, so no HIP twin is to be written (155 h of twins had been costed)."""
+    kernel = "#include <cuda_runtime.h>\n__global__ void k(float* x) { x[threadIdx.x] = 1; }\n" + "// body\n" * 98
+    files = {"Makefile": "all:\n\tnvcc nstream-cuda.cu -o nstream-cuda\n\tnvcc dgemm-cublas.cu -o dgemm\n",
+             "nstream-cuda.cu": kernel, "nstream-openmp.cc": "void k(float* x) { x[0] = 1; }\n",
+             "dgemm-cublas.cu": "#include <cublas_v2.h>\nvoid g(cublasHandle_t h) { cublasCreate(&h); }\n"}
+    alone = _scan_tree(tmp_path / "alone", files, rulebase)
+    assert any(i.label.startswith("HIP twins of 1 CUDA back-end files") for i in alone.project_costs[0].breakdown)
+    twinned = _scan_tree(tmp_path / "twinned", {**files, "nstream-hip.cc": "#include <hip/hip_runtime.h>\n"}, rulebase)
+    (project,) = twinned.project_costs
+    assert any(i.label.startswith("build system port") for i in project.breakdown)  # still a port, not a ROCm path
+    assert not any(i.label.startswith("HIP twins") for i in project.breakdown)
 
 
 def test_a_project_that_builds_on_rocm_costs_its_next_increment_and_stays_native(rulebase) -> None:

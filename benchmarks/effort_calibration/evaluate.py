@@ -62,13 +62,19 @@ def measurement_source(argv: list[str]) -> tuple[Path, list[str] | None]:
             print(f"| {port['split']} | {port['name']} | {port['shape']} | {(code + build) * hours_per_line:.1f} "
                   f"({code:.0f} + {build:.0f}) |")
         return measurements, None
+    unpack_bases(ports)
+    return measurements, rest
+
+
+def unpack_bases(ports: list[dict[str, Any]]) -> None:
+    """Unpack the base trees missing under PORTS_WORK from their mirrors, as ports.py did (the s9 ports joined
+    measurements.yaml in s10; their trees may be under another PORTS_WORK)."""
     sys.path.insert(0, str(HERE))
     import ports as manifest_tools  # the unpacking ports.py measured from
 
     manifest_tools.WORK = WORK
     for port in ports:
         manifest_tools.base_tree(port)
-    return measurements, rest
 
 
 def largest_line(report: dict[str, Any]) -> tuple[str, float]:
@@ -94,6 +100,7 @@ def main(argv: list[str]) -> int:
         "hours_per_line"]
     ports = [p for p in yaml.safe_load(measurements.read_text())["ports"]
              if not argv or p["split"] in argv]
+    unpack_bases(ports)
     rows = ["| split | port | shape | measured h (code + build lines) | estimated hand work h low / likely / high | "
             "likely / measured | inside | largest line of the estimate | with optional parts: likely / measured, "
             "inside |", "|---|---|---|---|---|---|---|---|---|"]

@@ -3,6 +3,7 @@
     python benchmarks/effort_calibration/fit.py           # rewrite rules/effort/calibrated.yaml
     python benchmarks/effort_calibration/fit.py --check   # exit 1 when the committed file differs
     python benchmarks/effort_calibration/fit.py --table   # measured against estimated, per port
+    python benchmarks/effort_calibration/fit.py --by-set  # leave one set out: fit on the others, score it
 
 Only projects whose `split` is `fit` are read for the constants; `test` ports (chosen in
 ports.yaml before any fit) are only estimated, with the fitted constants, by `--table`.
@@ -15,11 +16,15 @@ costs k^log2(0.8) of the first):
   they touch, over the family's occurrences in the whole base scan (required parts, not ported);
   a family no hand line was charged to keeps its rules' own figures (Python, dependencies,
   containers: their edits lie away from the findings and count as glue);
-* the build port: build-file hand lines over the build files with build findings in the scan (CUDA
-  language, targets, nvcc-only flags, CUDA libraries ...), counted as one more than their number (the
-  build system itself is one unit of work even with no finding); per build file since s8 (one Makefile
-  with 14 nvcc-flag findings is one file to port): leave-one-out on the fitting set gave the same counts
-  per file as per finding (s8: 10 of 39 within a factor of 2, 31 inside, both pooled);
+* the build port: build-file hand lines over the kinds of CUDA build use the scan's build findings name
+  (one build rule each: CUDA language, find_package, imported targets, build variables, nvcc-only flags,
+  CUDA libraries linked ...), counted as one more than their number (the build system itself is one
+  unit of work even with no finding), on the learning curve. Per kind since s10: until then per build file
+  with build findings (s8), which costs a tree of many small Makefiles per file (s9's kaldi: 880 build
+  files, 1,170 h against 101 build lines measured) where a port changes each kind once, in a shared .mk
+  or toolchain variable. On the 48 fitting ports leave-one-out gives the same 19 within a factor of 2 with
+  either unit; s9 (seen, not fitted) 3 of 14 within a factor of 2 and 10 inside against 2 and 10 per file
+  (fit.py's terms, without the scan's rewrite bands and optional parts);
 * the HIP twins of a per-back-end layout (a `cuda/` folder or `x_cuda` file beside another back
   end's, migrate.scan.layout.backend_files): the hand lines of the CUDA member's files and of the HIP
   twins the port wrote, per line of those CUDA files (scan facts `backend_lines`); such files are
@@ -34,8 +39,9 @@ costs k^log2(0.8) of the first):
   lines by its findings (s7) brought leave-one-out from 6 to 9 of 26 within a factor of 2.
 * the next increment of a base that already builds on ROCm (the scan marks its findings `ported`,
   workloads/parts.py): the median hand lines of such increments whose scan leaves nothing to port (s8:
-  9 measured, 2 to 302 lines, median 44; s9: 10, median 73.5); these ports are left out of the build and
-  glue terms. Since s9 a base that builds on ROCm with findings still to port is that increment plus the
+  9 measured, 2 to 302 lines, median 44; s9: 10, median 73.5; s10: 21, 2 to 852 lines, median 48: no scan
+  fact tried predicts their size); these ports are left out of the build and glue terms. Since s9 a base
+  that builds on ROCm with findings still to port is that increment plus the
   families of what is left (no new build system, no glue: its ROCm build has them); until s8 it had one
   build unit and glue instead (s9 leave-one-out on 48 ports: 18 of 48 within a factor of 2 either way,
   median measured / estimated 1.00 against 1.18, range ×0.107–×5.15 against ×0.107–×5.41).
@@ -105,6 +111,7 @@ def projects(measurements: dict[str, Any]) -> list[dict[str, Any]]:
     """Every measured project in one shape: name, split, occurrences per rule in the scope the
     estimate reads, C/C++/CUDA files with findings, build findings, and its hand lines by term."""
     out = []
+    families = yaml.safe_load(FAMILIES.read_text())
     for project in measurements["projects"] + measurements.get("ports", []):
         charged: dict[str, float] = defaultdict(float)
         backend = set(project.get("scan", {}).get("backend_files", ()))
@@ -135,6 +142,7 @@ def projects(measurements: dict[str, Any]) -> list[dict[str, Any]]:
         out.append({"name": project["name"], "split": project.get("split", "fit"), "occurrences": dict(occurrences),
                     "charged": dict(charged), "c_files": c_files,
                     "build_files": scan.get("build_files_with_findings", len(project["build_files"])),
+                    "build_kinds": sum(1 for rule, n in occurrences.items() if n and family_of(rule, families) == "build"),
                     "increment": bool(scan.get("ported_findings")) and not any(scan.get("rules", {}).values()),
                     "rocm_path": bool(scan.get("ported_findings")),
                     "kernel_groups": project.get("scan", {}).get("kernel_groups"),
@@ -194,7 +202,7 @@ def constants(measured: list[dict[str, Any]], families: list[dict[str, Any]]) ->
                           "left_out": found[0][2] if kept is not found else None}
     ported = [p for p in measured if not p["rocm_path"]]
     glue = median_ratio([(p["charged"].get("unattributed", 0.0), math.sqrt(p["c_files"])) for p in ported])
-    build = median_ratio([(p["build_lines"], curve(p["build_files"] + 1)) for p in ported])
+    build = median_ratio([(p["build_lines"], build_units(p)) for p in ported])
     increments = sorted(_measured(p) for p in measured if p["increment"])
     backend = sum(p["backend_lines"] for p in measured)
     return {"families": fitted, "build_lines_first_unit": round(build, 4),
@@ -202,6 +210,14 @@ def constants(measured: list[dict[str, Any]], families: list[dict[str, Any]]) ->
             "increment_lines": round(_percentile(increments, 0.5), 4) if increments else 0.0,
             "increments": len(increments),
             "twin_lines_per_backend_line": round(sum(p["twin_lines"] for p in measured) / backend, 4) if backend else 0.0}
+
+
+def build_units(project: dict[str, Any]) -> float:
+    """The build port in first-unit units: the build system itself plus one per kind of CUDA build use its
+    build findings name (CUDA language, find_package, imported targets, build variables, nvcc-only flags,
+    CUDA libraries linked ...: one rule each), on the learning curve; a kind is changed once for the
+    whole tree (a shared .mk, a toolchain variable), however many build files repeat it (s10)."""
+    return curve(project["build_kinds"] + 1)
 
 
 def median_ratio(items: list[tuple[float, float]]) -> float:
@@ -264,7 +280,7 @@ def estimate_lines(project: dict[str, Any], result: dict[str, Any], families: li
             out[family] = result["families"][family]["lines_first_occurrence"] * curve(n)
     if project["rocm_path"]:  # the base builds on ROCm: one increment of it, plus what its scan leaves to port
         return {**out, "increment": result["project"]["increment_lines"]}
-    out["build"] = result["project"]["build_lines_first_unit"] * curve(project["build_files"] + 1)
+    out["build"] = result["project"]["build_lines_first_unit"] * build_units(project)
     out["glue"] = result["project"]["glue_lines_per_sqrt_file"] * math.sqrt(project["c_files"])
     out["twins"] = result["project"]["twin_lines_per_backend_line"] * project["backend_lines"]
     return out
@@ -305,12 +321,54 @@ def table(measurements: dict[str, Any], families: list[dict[str, Any]], result: 
     return "\n".join(rows)
 
 
+HELD_OUT_IN = re.compile(r"^- name: (\S+)$|^  split: fit  # held out in (s\d+)", re.M)
+
+
+def held_out_sets(manifest: str) -> dict[str, str]:
+    """The held-out set each port of ports.yaml was first evaluated in (its split comment, "held out in s7
+    and evaluated; fitting set since s8"); ports fitted from the start are "fit"."""
+    sets: dict[str, str] = {}
+    name = ""
+    for port, held in HELD_OUT_IN.findall(manifest):
+        name = port or name
+        sets[name] = held or "fit"
+    return sets
+
+
+def by_set(measurements: dict[str, Any], families: list[dict[str, Any]], sets: dict[str, str]) -> str:
+    """Per set of ports: fit on every other fitting port, estimate the set's (fit.py's terms: no rewrite band,
+    no optional part), and count the likely within a factor of 2 of measured and measured inside low-high."""
+    rows = ["| set | ports | in-sample: within ×2 / inside | left out of the fit: within ×2 / inside |", "|---|---|---|---|"]
+    everything = fit(measurements, families)
+    for name in sorted(set(sets.values()), key=lambda s: (s != "fit", s)):
+        left = {p for p, s in sets.items() if s == name}
+        held = {**measurements, "ports": [{**p, "split": "test" if p["name"] in left else p.get("split", "fit")}
+                                          for p in measurements["ports"]]}
+        without = fit(held, families)
+        ports = [p for p in projects(measurements) if p["name"] in left and _measured(p)]
+        counts = [_score(ports, result, families) for result in (everything, without)]
+        rows.append(f"| {name} | {len(ports)} | {counts[0][0]} / {counts[0][1]} | {counts[1][0]} / {counts[1][1]} |")
+    return "\n".join(rows)
+
+
+def _score(ports: list[dict[str, Any]], result: dict[str, Any], families: list[dict[str, Any]]) -> tuple[int, int]:
+    within = inside = 0
+    for p in ports:
+        estimated = sum(estimate_lines(p, result, families).values())
+        within += 0.5 <= estimated / _measured(p) <= 2.0
+        inside += estimated * result["spread"]["low"] <= _measured(p) <= estimated * result["spread"]["high"]
+    return within, inside
+
+
 def main(argv: list[str]) -> int:
     measurements = yaml.safe_load(MEASUREMENTS.read_text())
     families = yaml.safe_load(FAMILIES.read_text())
     result = fit(measurements, families)
     if "--table" in argv:
         print(table(measurements, families, result))
+        return 0
+    if "--by-set" in argv:
+        print(by_set(measurements, families, held_out_sets((HERE / "ports.yaml").read_text())))
         return 0
     text = render(result)
     if "--check" in argv:

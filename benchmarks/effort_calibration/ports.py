@@ -200,11 +200,12 @@ def scan(tree: Path, out: Path) -> dict[str, Any]:
 def backend_twins(tree: Path) -> dict[str, int]:
     """C/C++/CUDA files of the base in a per-back-end layout (migrate.scan.layout.backend_files: a `cuda` folder
     or `x_cuda` file beside another back end's), outside optional folders, with their lines: a port
-    writes a HIP twin of each."""
-    from migrate.scan.layout import backend_files
+    writes a HIP twin of each (not of those whose HIP twin is in the tree, layout.hip_twinned)."""
+    from migrate.scan.layout import backend_files, hip_twinned
     from migrate.workloads.parts import optional_root
     paths = [str(p.relative_to(tree)) for p in tree.rglob("*") if p.is_file()]
-    return {p: len((tree / p).read_bytes().splitlines()) for p in sorted(backend_files(paths))
+    there = hip_twinned(p for p in paths if Path(p).suffix in C_EXT)  # their HIP member is in the tree already
+    return {p: len((tree / p).read_bytes().splitlines()) for p in sorted(backend_files(paths) - there)
             if Path(p).suffix in C_EXT and optional_root(p) is None}
 
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from migrate.model import EffortItem, Finding, sum_effort
 from migrate.model_report import OptionalPart, Project, ProjectCost, Workload, required_class
-from migrate.scan.layout import backend_files
+from migrate.scan.layout import backend_files, hip_twinned
 from migrate.workloads.calibration import Calibration
 from migrate.workloads.estimate import EffortModel, part_estimate, project_estimate
 from migrate.workloads.parts import optional_root
@@ -34,6 +34,7 @@ def project_costs(projects: Sequence[Project], root_name: str, workloads: Sequen
         twins = set() if rocm_path else twin_files(project, files, optional_files | (part_files - paths))
         result = project_estimate(cls, c_files=len(paths - twins), build_findings=len(build), model=model,
                                   calibration=calibration, build_files=len({f.path for f in build}),
+                                  build_kinds=len({f.rule for f in build}),
                                   backend_files=len(twins),
                                   backend_lines=sum(files[p][1] for p in twins), rocm_path=rocm_path)
         out.append(ProjectCost(name=project.name, migration_class=cls, kloc=round(kloc, 2), effort=result.effort,
@@ -45,11 +46,12 @@ def project_costs(projects: Sequence[Project], root_name: str, workloads: Sequen
 def twin_files(project: Project, files: Mapping[str, tuple[str, int]], optional_files: set[str]) -> set[str]:
     """The project's C/C++/CUDA files in a per-back-end layout (scan.layout.backend_files), outside optional
     folders, workloads and parts (a build switch's back end is costed with its part): a port writes a HIP twin
-    of each (a project with a ROCm path has them already)."""
+    of each, unless the tree has it already (scan.layout.hip_twinned: nstream-cuda.cu beside nstream-hip.cc;
+    s9's ParRes Kernels were costed 155 h of twins that were there); a project with a ROCm path has them."""
     root = "" if project.root in ("", ".") else project.root.rstrip("/") + "/"
     mine = [p for p in files if p.startswith(root) and files[p][0] in C_KINDS and p not in optional_files
             and optional_root(p[len(root):]) is None]
-    return set(backend_files(mine))
+    return set(backend_files(mine) - hip_twinned(p for p in files if files[p][0] in C_KINDS))
 
 
 def with_part_costs(workloads: Sequence[Workload], findings: Sequence[Finding], files: Mapping[str, tuple[str, int]],
@@ -77,8 +79,10 @@ def _part_cost(part: OptionalPart, findings: Sequence[Finding], files: Mapping[s
     if not paths:  # no GPU code (CI workflows, a Dockerfile): the project's assumed "CI on ROCm" step covers it
         return part
     build = [f for f in findings if (family := calibration.family_of(f.rule)) is not None and family.name == "build"]
-    twins = set() if rocm_path else paths & backend_files(p for p in files if files[p][0] in C_KINDS)
+    c_paths = [p for p in files if files[p][0] in C_KINDS]
+    twins = set() if rocm_path else paths & (backend_files(c_paths) - hip_twinned(c_paths))
     own = part_estimate(c_files=len(paths - twins), build_findings=len(build), build_files=len({f.path for f in build}),
+                        build_kinds=len({f.rule for f in build}),
                         calibration=calibration, system_ported=system_ported,
                         backend_files=len(twins),
                         backend_lines=sum(files[p][1] for p in twins))

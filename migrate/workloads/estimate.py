@@ -195,8 +195,8 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
 
 
 def project_estimate(project_class: str, *, c_files: int, build_findings: int, model: EffortModel,
-                     calibration: Calibration, build_files: int = 0, backend_files: int = 0, backend_lines: int = 0,
-                     rocm_path: bool = False) -> Estimate:
+                     calibration: Calibration, build_files: int = 0, build_kinds: int = 0, backend_files: int = 0,
+                     backend_lines: int = 0, rocm_path: bool = False) -> Estimate:
     """Costs a project has once, whatever its number of workloads and targets: where it has anything to
     port (any class but native), its port costs (`port_costs`: build port, glue, HIP twins); where it
     already builds on ROCm (`rocm_path`), instead, the next increment of its ROCm side (the median measured
@@ -205,7 +205,8 @@ def project_estimate(project_class: str, *, c_files: int, build_findings: int, m
     items = _Items()
     if project_class != "native" and model.calibrated and not rocm_path:
         port_costs(items, c_files=c_files, build_findings=build_findings, calibration=calibration,
-                   build_files=build_files, system=True, backend_files=backend_files, backend_lines=backend_lines)
+                   build_files=build_files, build_kinds=build_kinds, system=True, backend_files=backend_files,
+                   backend_lines=backend_lines)
     elif rocm_path and model.calibrated and calibration.increment_lines:
         items.add(f"next increment of the existing ROCm build (median of {calibration.increments} measured "
                   f"increments: {calibration.increment_lines:.0f} lines)",
@@ -220,32 +221,34 @@ def project_estimate(project_class: str, *, c_files: int, build_findings: int, m
 
 
 def part_estimate(*, c_files: int, build_findings: int, build_files: int, calibration: Calibration,
-                  system_ported: bool, backend_files: int = 0, backend_lines: int = 0) -> Estimate:
+                  system_ported: bool, build_kinds: int = 0, backend_files: int = 0, backend_lines: int = 0) -> Estimate:
     """What an optional part (a build switch's CUDA back end, a tests/ folder) costs beyond its findings:
     the port of its own build files, plus the build system itself where the required part has no build
     port to share (`system_ported` false: the project's required code has nothing to port), its glue
     and the HIP twins of its per-back-end files: the same constants as a project's."""
     items = _Items()
     port_costs(items, c_files=c_files, build_findings=build_findings, calibration=calibration,
-               build_files=build_files, system=not system_ported, backend_files=backend_files,
+               build_files=build_files, build_kinds=build_kinds, system=not system_ported, backend_files=backend_files,
                backend_lines=backend_lines)
     return items.estimate()
 
 
 def port_costs(items: _Items, *, c_files: int, build_findings: int, calibration: Calibration, build_files: int,
-               system: bool, backend_files: int, backend_lines: int) -> None:
-    """The build port, from the build files (one unit for the build system plus one per build file with
-    build findings: CUDA language, targets, nvcc-only flags, CUDA libraries); the integration glue no
+               build_kinds: int, system: bool, backend_files: int, backend_lines: int) -> None:
+    """The build port, from what the build files contain (one unit for the build system plus one per kind of
+    CUDA build use the build findings name, one rule each: CUDA language, imported targets, nvcc-only flags,
+    CUDA libraries ...; a kind is changed once for the whole tree however many files repeat it); the
+    integration glue no
     finding explains (a compat header, include guards, dispatch branches), growing with the square root
     of the C/C++/CUDA files with findings; the HIP twins of CUDA files kept in a per-back-end layout (a
     `cuda/` folder beside `openmp/`: a port writes the HIP member of the family), in proportion to their
     lines."""
-    if build_files or system:
-        items.add(f"build system port ({build_files} build file{'' if build_files == 1 else 's'} with {build_findings} "
-                  f"build finding{'' if build_findings == 1 else 's'}"
-                  f"{' + the build system' if system else ''}; "
+    if build_kinds or system:
+        items.add(f"build system port ({build_kinds} kind{'' if build_kinds == 1 else 's'} of CUDA build use "
+                  f"({build_findings} build finding{'' if build_findings == 1 else 's'} in {build_files} "
+                  f"file{'' if build_files == 1 else 's'}){' + the build system' if system else ''}; "
                   f"{calibration.build_lines_first_unit:.1f} lines the first, learning curve)",
-                  calibration.hours(calibration.build_lines_first_unit, calibration.curve(build_files + system)), True,
+                  calibration.hours(calibration.build_lines_first_unit, calibration.curve(build_kinds + system)), True,
                   kind="build system port", name="build system port")
     if c_files:
         items.add(f"integration glue no finding explains (compat header, include guards: "
@@ -263,7 +266,8 @@ def rule_hours(findings: Iterable[Finding], model: EffortModel, rule_effort: Cal
                calibration: Calibration) -> dict[str, float]:
     """Expected hand hours of each rule's findings (required parts, not ported), for ranking: a
     calibrated family's project cost shared by its rules in proportion to their findings, a build
-    finding's share of the build port beyond the build system itself, other rules their own figures."""
+    rule's share of the build port beyond the build system itself (one kind of CUDA build use each), other
+    rules their own figures."""
     by_rule: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
         if not f.status:
@@ -277,11 +281,10 @@ def rule_hours(findings: Iterable[Finding], model: EffortModel, rule_effort: Cal
     for rule, found in by_rule.items():
         family = calibration.family_of(rule) if model.calibrated else None
         if family is not None and family.name == "build":
-            total = family_total["build"]
-            files = len({f.path for rule_, fs in by_rule.items() for f in fs
-                         if (fam := calibration.family_of(rule_)) is not None and fam.name == "build"})
-            port = calibration.build_lines_first_unit * (calibration.curve(files + 1) - 1.0)
-            out[rule] = port * calibration.hours_per_line * len(found) / total
+            kinds = sum(1 for rule_ in by_rule if (fam := calibration.family_of(rule_)) is not None
+                        and fam.name == "build")
+            port = calibration.build_lines_first_unit * (calibration.curve(kinds + 1) - 1.0)
+            out[rule] = port * calibration.hours_per_line / kinds  # each build rule is one kind, changed once
         elif family is not None and family.name in calibration.lines_first_occurrence:
             total = family_total[family.name]
             lines = calibration.lines_first_occurrence[family.name] * calibration.curve(total) * len(found) / total
