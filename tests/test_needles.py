@@ -80,3 +80,14 @@ def test_a_text_without_needles_is_not_searched() -> None:
         pattern.search(b"int cudaThingy;")
     with pytest.raises(ValueError, match="lower-case"):
         Needled(re.compile(rb"(?i)Ballot"), b"Ballot")
+
+
+def test_the_positional_fact_builders_follow_facts_field_order() -> None:
+    """cuda_cpp builds facts positionally (build_fact((kind, name, line, ...))) for speed: a field added to or
+    moved in Fact must fail here, not swap two str fields silently."""
+    from dataclasses import fields
+
+    from migrate.model import Fact
+
+    assert [f.name for f in fields(Fact)] == ["kind", "name", "line", "column", "end_line", "end_column", "role",
+                                              "text", "guard", "cell", "value"]

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from migrate.scan.analyse import Outcome
     from migrate.workloads.parts import ProjectParts, Words  # imported when a project is read: a file linted alone never is
 
-PARTS_FORMAT = "4"
+PARTS_FORMAT = "5"
 
 
 BUILD_KINDS = frozenset({"cmake", "makefile", "pyproject", "setupcfg", "cargo"})  # discover's kinds of a build file
@@ -75,7 +75,8 @@ def parts_of(root: Path, settings: Settings, rules: RuleBase) -> ProjectParts:
     found = discover([root], include_vendored=settings.include_vendored, exclude=settings.exclude)
     cache = Cache(settings.cache_dir)
     digests = Digests(cache, f"{found.root}\0{settings.max_file_size}", started=found.started_ns)
-    key = hashlib.sha256(f"project-parts\0{PARTS_FORMAT}\0{result_version(rules, settings)}\0{_code_key()}".encode())
+    key = hashlib.sha256(f"project-parts\0{PARTS_FORMAT}\0{result_version(rules, settings)}\0{_code_key()}\0"
+                         f"{jsonio.dumps(settings.workloads).decode()}".encode())  # declared workloads decide build kinds
     for file in found.files:
         digest, reason = digests.digest(file, settings.max_file_size)
         key.update(f"{file.rel}\0{file.kind}\0{digest}\0{reason}\0".encode("utf-8", "surrogateescape"))

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from migrate.model import Fact, Finding, Status, class_rank, evolve
+from migrate.rulebase import families
 from migrate.scan.layout import hip_twinned
 from migrate.vocabulary import ALWAYS_DEFINED
 from migrate.workloads import ported
@@ -50,7 +51,6 @@ from migrate.workloads.unbuilt import unbuilt_sources
 __all__ = ["DataError", "Part", "ProjectParts", "Words", "build", "feature", "from_json", "is_platform",
            "optional_root", "to_json", "words"]
 
-C_FAMILIES = ("HIP0", "HIP1", "HIP2", "HIP3", "HIP4", "HIP5")
 CALL_DEPTH = 3  # functions called only by such functions, this many levels down
 
 
@@ -215,7 +215,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             uses.setdefault(region.switch, []).append(f)
         features = [feature(r.switch, known) for r in around]
         in_feature = any(x is not None and not is_platform(x, known) for x in features)
-        if not in_feature and f.rule.startswith(C_FAMILIES) and optional_root(f.path, known) is None \
+        if not in_feature and families.load().is_code(f.rule, "c") and optional_root(f.path, known) is None \
                 and class_rank(f.migration_class) >= class_rank("migration-required"):
             outside = True
     switches: dict[str, tuple[str, ...]] = {}
@@ -266,7 +266,7 @@ def _images_of_optional_builds(project: ProjectParts, kinds: Mapping[str, str],
     if not images or project.rocm_path:
         return {}
     others = [f for f in findings if f.path not in images and class_rank(f.migration_class) > 0]
-    gpu_parts = sorted({part.root for f in others if f.rule.startswith(C_FAMILIES)
+    gpu_parts = sorted({part.root for f in others if families.load().is_code(f.rule, "c")
                         and class_rank(f.migration_class) >= class_rank("migration-required")
                         and (part := project.part(f)) is not None})
     if not gpu_parts or any(project.status(f) not in ("optional", "ported") for f in others):

@@ -17,7 +17,6 @@ from migrate.workloads.estimate import VALIDATION
 
 HAND_WORK_ROWS = 5
 VALIDATED_KERNELS = 6
-C_FAMILIES = ("HIP0", "HIP1", "HIP2", "HIP3", "HIP4", "HIP5")
 HIPIFY_WEIGHT = {"yes": 1.0, "partial": 0.5, "no": 0.0}
 
 
@@ -131,7 +130,7 @@ def actions(w: Workload, findings: Sequence[Finding]) -> list[str]:
         return [f"build and test the project's existing ROCm path{where} instead of porting", *fix]
     if kind == "framework":
         return [f"move through {route.get('via') or 'the framework'}: {route.get('why', '')}", *fix]
-    convert = ["convert the CUDA code with hipify-perl"] if any(f.rule.startswith(C_FAMILIES) for f in findings) else []
+    convert = ["convert the CUDA code with hipify-perl"] if any(families.load().is_code(f.rule, "c") for f in findings) else []
     steps = [*convert, *fix]
     alternative = route.get("alternative")
     if alternative:
@@ -164,7 +163,7 @@ def report_automatic_share(report: Report) -> float | None:
 
 def automatic_share(findings: Iterable[Finding]) -> float | None:
     """Of the C/C++/CUDA findings, the share hipify converts on its own (partial counts half)."""
-    counted = [f for f in findings if f.rule.startswith(C_FAMILIES)]
+    counted = [f for f in findings if families.load().is_code(f.rule, "c")]
     return round(sum(HIPIFY_WEIGHT.get(f.hipify, 0.0) for f in counted) / len(counted), 3) if counted else None
 
 
