@@ -272,24 +272,6 @@ def test_an_examples_folder_nothing_required_includes_stays_optional(tmp_path: P
     assert {f["status"] for f in report["findings"] if f["path"].startswith("examples/")} == {"optional"}
 
 
-def test_tma_copies_in_headers_beside_headers_of_plain_device_code_are_a_named_rewrite(tmp_path: Path) -> None:
-    """NVIDIA/nccl's shape: the kernels are written by a generator at build time, so the tree has two kernel
-    files; the collectives are device code in headers (warp reductions, 32-bit lane masks), and two symmetric
-    kernels' headers (three) use TMA bulk copies. The rewrite headers are not the project: a port with a named
-    rewrite (near miss: a header-only CuTe library beside one plain kernel stays incompatible, above)."""
-    bulk = ("#pragma once\n__device__ inline void copy_tile(void *dst, const void *src, unsigned bytes) {\n"
-            '  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"\n'
-            '               :: "r"(0), "l"(src), "r"(bytes), "r"(0) : "memory");\n}\n')
-    reduce = ("#pragma once\n__device__ inline float {name}(float v) {{\n"
-              "  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o);\n  return v;\n}}\n")
-    files = {f"src/device/symmetric/{name}.cuh": bulk for name in ("all_reduce", "reduce_scatter", "all_gather")}
-    files.update({f"src/device/{name}.h": reduce.format(name=name) for name in ("prims_ll", "prims_simple", "reduce_kernel")})
-    files.update({f"src/device/{name}.cu": PLAIN_KERNEL.format(name=name) for name in ("common", "onerank")})
-    report = scan(_write(tmp_path / "collectives", files))
-    assert report["summary"]["class"] == "migration-required"
-    assert {f["class"] for f in report["findings"] if f["rule"] in ("HIP5012", "HIP5014")} == {"migration-required"}
-
-
 def test_an_include_the_required_code_answers_itself_reaches_no_optional_file(tmp_path: Path) -> None:
     """Near miss of the fast.cu shape: src/scale.cu includes its own "utils.h"; a tests/utils.h of the same name
     holds wgmma kernels. The include is src/utils.h's, so the tests stay optional and decide nothing."""

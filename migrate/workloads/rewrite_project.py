@@ -31,8 +31,7 @@ def whole_rewrites(findings: Sequence[Finding], lanes: Mapping[str, Lane], kerne
     file with a rewrite finding that defines or launches a kernel, or a folder of translation units with
     a rewrite finding and no kernel of their own (where a library's kernel templates are instantiated:
     a CUTLASS GEMM's .cc, a folder of per-type instantiation files). The library's own headers (epilogues,
-    iterators) are no kernel; where the rewrite code is all in headers, files of other device code (findings of
-    the device and inline-assembly families) count as plain ones. With the files' `facts`, a kernel file
+    iterators) are no kernel. With the files' `facts`, a kernel file
     that calls a device helper whose body is rewrite code (an `mma_m16n8k16()` wrapping `mma.sync` PTX in a
     header it includes) is a rewrite kernel too. A port with a named rewrite when the plain kernels are at least as many,
     whichever of its workloads holds them (a vendored attention among a library of plain kernels);
@@ -46,17 +45,8 @@ def whole_rewrites(findings: Sequence[Finding], lanes: Mapping[str, Lane], kerne
     calling = rewrite_callers(required, lanes, facts) & kernel_files if facts else set()
     plain = kernel_files - rewrite_files - calling
     instantiating = {posixpath.dirname(p) + "/" for p in rewrite_files - kernel_files if p.endswith(SOURCE_SUFFIXES)}
-    rewrite = (rewrite_files & kernel_files) | calling | instantiating
-    if not rewrite:
-        # rewrite code in headers nothing of the project instantiates: a header-only library (tilefusion's CuTe
-        # tiles) is its headers; beside them, device code in headers too (NCCL's collectives, whose kernels a
-        # generator writes at build time) counts file for file
-        from migrate.rulebase import families  # here: lint imports this module on every run, rarely this branch
-
-        rewrite = rewrite_files
-        code = families.load()
-        device = {f.path for f in required if code.named("device").holds(f.rule) or code.named("asm").holds(f.rule)}
-        plain |= device - rewrite_files
+    # a header-only library (tilefusion's CuTe tiles): nothing of its own instantiates them, the headers are the product
+    rewrite = ((rewrite_files & kernel_files) | calling | instantiating) or rewrite_files
     if len(plain) >= len(rewrite):
         return list(findings)
     return [evolve(f, migration_class="incompatible") if f.status == "" and f.rule in lanes else f for f in findings]
