@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from migrate.model import Fact
 from migrate.workloads.build_sources import join
 from migrate.workloads.optional_words import Words, optional_root
+from migrate.workloads.rewrite_project import resolve_include
 from migrate.workloads.switches import Region, switches_around
 
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".cuh", ".inl")
@@ -108,8 +109,7 @@ def included_by_required(facts: Mapping[str, Sequence[Fact]], known: Words) -> f
             for f in facts[path]:
                 if f.kind != "include":
                     continue
-                name = f.name.replace("\\", "/").lstrip("./")
-                named = [p for p in by_base.get(posixpath.basename(name), ()) if p == name or p.endswith("/" + name)]
+                named = resolve_include(f.name, by_base)
                 if all(optional_root(p, known) is not None for p in named):
                     reached.update(p for p in named if p not in found)
         found |= reached

@@ -74,7 +74,7 @@ def rewrite_callers(required: Sequence[Finding], lanes: Mapping[str, Lane],
             elif fact.kind == "function_reference" and fact.role == "call":
                 calls[path].append((fact.line, fact.name))
             elif fact.kind == "include":
-                includes[path].update(_resolve(fact.name, by_base))
+                includes[path].update(resolve_include(fact.name, by_base))
     helpers = {(path, name) for path, found in spans.items() for start, end, name in found
                if any(start <= line <= end for line in lines.get(path, ()))}
     callers: set[str] = set()
@@ -93,7 +93,7 @@ def rewrite_callers(required: Sequence[Finding], lanes: Mapping[str, Lane],
     return callers
 
 
-def _resolve(header: str, by_base: Mapping[str, list[str]]) -> list[str]:
+def resolve_include(header: str, by_base: Mapping[str, list[str]]) -> list[str]:
     """The scanned files an `#include` names: those whose path ends with it (`./x.h`, `../x.h` trimmed)."""
     header = header.replace("\\", "/")
     while header.startswith(("./", "../")):

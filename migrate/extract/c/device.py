@@ -11,14 +11,13 @@ import warnings
 from collections.abc import Iterator
 
 from migrate.extract.c import ts
-from migrate.extract.c.tree import Emit, first_call, in_device_code, text, walk
+from migrate.extract.c.tree import SPACES, Emit, first_call, in_device_code, text, walk
 
 SYNC_MASK_INTRINSICS = re.compile(
     r"^__(shfl(_up|_down|_xor)?|ballot|any|all|match_any|match_all|reduce_\w+)_sync$|^__syncwarp$"
 )
 BALLOTS = frozenset({"__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync"})
 SHUFFLES = frozenset({"__shfl_down_sync", "__shfl_xor_sync", "__shfl_down", "__shfl_xor"})
-SPACES = re.compile(r"\s+")
 QUALIFIERS = re.compile(r"\b(const|constexpr|static|volatile|register|inline|__device__|__constant__|__shared__)\b")
 THIRTY_TWO_BIT_TYPES = frozenset({"unsigned", "unsigned int", "int", "uint32_t", "uint", "int32_t", "signed int"})
 LANE_TOKENS = frozenset({"thread", "threadidx", "tid", "lane", "laneid", "warp", "warpid", "blockdim"})

@@ -93,7 +93,7 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> Non
     if ARCH_WORDS.search(source):
         for node in caps.get("string", []):
             _arch_option(node, emit)
-    if FP8_CONTEXT.may_match(source) and FP8_CONTEXT.search(re.sub(rb"//[^\n]*|/\*.*?\*/", b"", source, flags=re.DOTALL)):
+    if FP8_CONTEXT.may_match(source) and FP8_CONTEXT.pattern.search(re.sub(rb"//[^\n]*|/\*.*?\*/", b"", source, flags=re.DOTALL)):
         for node in caps.get("number", []):
             if FP8_MAX.match(text(node)):
                 emit("fp8-e4m3-max", node, text(node))

@@ -12,7 +12,7 @@ from migrate.extract.c import ts
 from migrate.extract.c.guards import GuardMap
 from migrate.extract.c.hazards import MASK_NAME, UNSIGNED_32
 from migrate.extract.c.needles import Needled
-from migrate.extract.c.tree import Emit, text, walk
+from migrate.extract.c.tree import SPACES, Emit, text, walk
 
 LANE_MASK_NAME = re.compile(r"(?i)(warp|lane|sub_?warp|ballot|wave)_?mask")
 
@@ -35,7 +35,6 @@ BALLOT_FUNCTION = re.compile(r"(?i)^(__activemask|__match_any_sync|__match_all_s
 BALLOT_WORDS = Needled(re.compile(rb"(?i)ballot|__activemask|__match_a(ny|ll)_sync|__\w+_sync\s*\("),
                        b"ballot", b"__activemask", b"_sync")
 
-SPACES = re.compile(r"\s+")
 DECLARATION_QUALIFIERS = re.compile(r"\b(const|volatile|constexpr|static)\b")
 
 

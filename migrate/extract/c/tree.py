@@ -1,12 +1,14 @@
 """Small helpers over tree-sitter nodes, shared by the C/C++/CUDA extractors."""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
 from migrate.extract.c import ts
 
 Emit = Callable[..., None]  # how a recogniser reports a construct: emit(name, node, label, [value])
 DEVICE_QUALIFIERS = frozenset({"__global__", "__device__"})
+SPACES = re.compile(r"\s+")  # a run of whitespace, collapsed when declarations are compared as text
 
 
 def text(node: ts.Node | None) -> str:
