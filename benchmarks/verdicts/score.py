@@ -41,7 +41,7 @@ ORIGINAL_BATCH = "original"  # entries without a `batch` field; see README.md, "
 ALL_BATCHES = "all"
 # Batches held out whole as a test set (every entry `split: test`), labelled before any tool output and
 # scored only once per tool change under review; see README.md, "The held-out batch".
-TEST_ONLY_BATCHES = frozenset({"fresh-2026-12-04b", "fresh-2026-12-04c"})
+TEST_ONLY_BATCHES = frozenset({"fresh-2026-12-04b", "fresh-2026-12-04c", "fresh-2026-12-04d"})
 
 
 def side(repo: str) -> str:
