@@ -42,6 +42,8 @@ class TargetVerdict:
     breakdown: tuple[EffortItem, ...]  # every contributor to the likely effort, largest first
     calibrated: float = 0.0  # likely hours that rest on measured constants
     validation: Effort = NO_EFFORT  # the assumed validation steps within effort
+    rewrite: Effort = NO_EFFORT  # its rewrite components' bands, apart from effort (Report.rewrite_effort)
+    rewrite_breakdown: tuple[EffortItem, ...] = ()  # one item per rewrite component, largest first
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -311,6 +313,12 @@ class Report:
         """Optional workloads, and the optional parts of required ones (a build switch's CUDA back end)."""
         return sum_effort([*(w.effort for w in self.workloads if w.optional),
                            *(p.effort for w in self.workloads if not w.optional for p in w.optional_parts)])
+
+    @property
+    def rewrite_effort(self) -> Effort:
+        """The rewrite components of the required workloads, each its band: a later milestone, apart from the
+        headline (measured first ports left them out of their first ROCm build; docs/effort.md)."""
+        return sum_effort(w.primary.rewrite for w in self.workloads if not w.optional)
 
     @property
     def validation_effort(self) -> Effort:

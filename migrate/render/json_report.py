@@ -8,7 +8,7 @@ from typing import Any
 from migrate import jsonio, schemas
 from migrate.model import SCHEMA_VERSION, Effort, Finding, class_rank, worst_class
 from migrate.model_report import Component, Project, Report, Workload, required_class
-from migrate.render.summary import confidence
+from migrate.render.summary import confidence, rewrite_costs
 from migrate.safetext import json_escaped
 
 FINDINGS_STAND_IN = "\0rocm-migrate: the findings\0"  # where chunks() puts the findings, one by one
@@ -80,6 +80,8 @@ def _effort(report: Report) -> dict[str, Any]:
         "hand_work_hours": report.hand_effort.to_json(),
         "validation_hours": report.validation_effort.to_json(),
         "optional_hours": report.optional_effort.to_json(),
+        "rewrite_hours": report.rewrite_effort.to_json(),
+        "rewrites": rewrite_costs(report),
         "projects": [{"name": p.name, "class": p.migration_class, "kloc": p.kloc, "effort_hours": p.effort.to_json(),
                       "effort_breakdown": [{"item": i.label, "hours": i.hours} for i in p.breakdown]}
                      for p in report.project_costs],

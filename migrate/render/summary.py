@@ -54,6 +54,14 @@ def optional_costs(report: Report) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (-r["effort"].likely, r["workload"], r["part"]))
 
 
+def rewrite_costs(report: Report) -> list[dict[str, Any]]:
+    """The rewrite components of required workloads (Report.rewrite_effort), one row each with its band's likely
+    hours: a later milestone, apart from the headline; most hours first."""
+    rows = [{"workload": w.name, "item": i.label, "hours": i.hours}
+            for w in report.workloads if not w.optional for i in w.primary.rewrite_breakdown]
+    return sorted(rows, key=lambda r: (-r["hours"], r["workload"], r["item"]))
+
+
 def confidence(report: Report) -> dict[str, Any]:
     """How far the estimate can be trusted: the share of its likely hours that rests on measured
     constants, how much of the C/C++/CUDA hipify-perl was seen converting, whether libclang checked."""

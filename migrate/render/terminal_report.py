@@ -40,6 +40,9 @@ def render(report: Report, *, color: bool = False, width: int = 100, plan: bool 
     if (apart := report.optional_effort).likely:
         console.print(f"Apart from the headline: optional parts and workloads {apart.low:.1f}–{apart.high:.1f} h "
                       f"(likely {apart.likely:.1f} h)", markup=False)
+    if (later := report.rewrite_effort).likely:
+        console.print(f"A later milestone, apart from the headline: rewrite components {later.low:.1f}–{later.high:.1f} h "
+                      f"(likely {later.likely:.1f} h; first ROCm builds leave them out)", markup=False)
     trust = confidence(report)
     console.print(f"Confidence: {trust['level']}: {trust['statement']}", markup=False)
     the_plan = report.plan

@@ -89,6 +89,8 @@ class Estimate:
     breakdown: tuple[EffortItem, ...]  # every contributor to the likely hours, largest first
     calibrated: float = 0.0  # likely hours that rest on measured constants
     validation: Effort = NO_EFFORT  # the assumed validation steps within effort
+    rewrite: Effort = NO_EFFORT  # rewrite components' bands, apart from effort: a later milestone
+    rewrite_breakdown: tuple[EffortItem, ...] = ()  # one item per rewrite component, largest first
 
 
 def occurrence_weight(k: int, learning_rate: float) -> float:
@@ -144,13 +146,15 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
              rewrites: Sequence[Rewrite] = ()) -> Estimate:
     """Effort of one workload from its own findings (its share of project costs is separate).
     `in_project`: occurrences of each family in the whole project (the learning curve's count).
-    `rewrites`: its rewrite components, each costed by its band; their findings are not costed again."""
-    items = _Items()
+    `rewrites`: its rewrite components, each costed by its band apart from the effort (`Estimate.rewrite`: the
+    measured first ports left every rewrite component out of their first ROCm build, a later step); their
+    findings are not costed in the effort either."""
+    items, later = _Items(), _Items()
     rewritten = {f for r in rewrites for f in r.findings}
     bands = rewrite_bands() if rewrites else {}
     for r in rewrites:
         band = r.band if r.band in bands else "large"
-        items.add(f"rewrite, assumed band: {r.title} ({band})", bands[band], False, kind="rewrite, assumed band")
+        later.add(f"rewrite, assumed band: {r.title} ({band})", bands[band], False, kind="rewrite, assumed band")
     findings = [f for f in findings if f not in rewritten]
     factors = model.uncertainty.get(own_class, (1.0, 1.0))
     by_family: dict[str, list[Finding]] = defaultdict(list)
@@ -191,7 +195,8 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
     if kernels:
         items.spread(f"kernel review and validation ×{kernels}", kernels * (model.kernel_review + model.kernel_validation),
                      factors, kind="kernel review and validation")
-    return items.estimate()
+    apart = later.estimate()
+    return replace(items.estimate(), rewrite=apart.effort, rewrite_breakdown=apart.breakdown)
 
 
 def project_estimate(project_class: str, *, c_files: int, build_findings: int, model: EffortModel,

@@ -46,6 +46,8 @@ def build(report: Report) -> dict[str, Any]:
     for s in steps:
         s["milestone"] = next(m["name"] for m in milestones if s["order"] in m.get("steps", ()))
         del s["milestone_level"]
+    if (later := _rewrites(report, len(milestones) + 1)) is not None:
+        milestones.append(later)
     return {"milestones": milestones, "steps": steps, "risks": risks(report, rules),
             "effort_hours": report.effort.to_json(), "automatic_share": report_automatic_share(report)}
 
@@ -66,6 +68,19 @@ def _title(after: str | None, count: int) -> str:
     what = "1 workload" if count == 1 else f"{count} workloads, in parallel"
     return f"Port what uses nothing else that needs porting ({what})" if after is None else \
         f"Port what uses the workloads of {after} ({what})"
+
+
+def _rewrites(report: Report, number: int) -> dict[str, Any] | None:
+    """The rewrite components of the required workloads as a later milestone, apart from the headline: the
+    measured first ports left every such component out of their first ROCm build (docs/effort.md)."""
+    titles = sorted({c.title for w in report.workloads if not w.optional for c in w.components
+                     if c.kind == "rewrite" and not c.optional})
+    if not titles or not report.rewrite_effort.likely:
+        return None
+    return {"name": f"M{number}", "parallel": len(titles) > 1,
+            "title": f"Later, after the first ROCm build (which leaves them out): rewrite {'; '.join(titles)}",
+            "steps": [], "effort_hours": report.rewrite_effort.to_json(),
+            "validation": ["each rewritten kernel against the CUDA original's results on the same inputs"]}
 
 
 def _setup(report: Report) -> dict[str, Any]:
@@ -142,7 +157,8 @@ def actions(w: Workload, findings: Sequence[Finding]) -> list[str]:
 def routes(w: Workload) -> list[dict[str, Any]]:
     """The named AMD routes of the step: each kernel to rewrite, and each dependency to swap for its AMD build."""
     return [{"kind": c.kind, "id": c.id, "title": c.title, "class": c.migration_class,
-             "do": (f"rewrite on {' or '.join(name for name, _ in c.alternatives[:3])}" if c.kind == "rewrite"
+             "do": (f"leave out of the first ROCm build; later, rewrite on "
+                    f"{' or '.join(name for name, _ in c.alternatives[:3])}" if c.kind == "rewrite"
                     else f"install {c.alternatives[0][0]}" if c.alternatives else "install its AMD build")}
             for c in w.components if not c.optional]
 

@@ -77,7 +77,7 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
             verdicts[spec.name].append(TargetVerdict(
                 arch=arch, migration_class=cls, own_class=own[spec.name][0], reasons=reasons, chain=chain,
                 effort=result.effort, breakdown=result.breakdown, calibrated=result.calibrated,
-                validation=result.validation))
+                validation=result.validation, rewrite=result.rewrite, rewrite_breakdown=result.rewrite_breakdown))
     judged_findings = [evolve(f, effective_class=effective.get(f, f.migration_class)) for f in tagged]
     judged = {id(f): j for f, j in zip(tagged, judged_findings, strict=True)}  # the reasons are tagged findings
     evidence = tuple(str(e) for e in parts.rocm_path)
