@@ -287,3 +287,4 @@ class RuleInfo:
     confidence: Confidence
     rationale: str
     docs: str
+    mechanical: bool = False  # its fix is a rename or one-for-one replacement (hipify's, or rules/effort/mechanical.yaml)

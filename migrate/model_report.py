@@ -3,7 +3,7 @@ summary, a late pass's result. They build on `migrate.model` (files, facts, find
 module of their own so that lint, which builds none of them, does not pay for defining them."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -336,6 +336,14 @@ class Report:
     def effort(self) -> Effort:
         """Every required workload once, plus each project's costs once."""
         return sum_effort([self.workload_effort] + [p.effort for p in self.project_costs])
+
+    def hand_work_order(self) -> Callable[[Finding], tuple[int, bool, float]]:
+        """The order of findings by expected hand work, one for every renderer and the plan: worst class first,
+        mechanical changes last (a rename hipify makes, or a rule in rules/effort/mechanical.yaml such as
+        __stcs), then the rule's expected hand hours (rule_hours) most first."""
+        mechanical = frozenset(r.id for r in self.rules if r.mechanical)
+        return lambda f: (-class_rank(f.cls), f.hipify == "yes" or f.rule in mechanical,
+                          -self.rule_hours.get(f.rule, 0.0))
 
     def finding_ids(self) -> dict[Finding, str]:
         return {f: f"F{i}" for i, f in enumerate(self.findings, start=1)}

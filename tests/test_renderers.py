@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -175,3 +176,44 @@ def test_unicode_text_replaces_only_lone_surrogates() -> None:
     assert unicode_text("é \ud800") == "é \ufffd"
     same = "é ∑ 𝔸 plain"
     assert unicode_text(same) is same and unicode_text("ascii") == "ascii"
+
+
+def test_a_mechanical_change_hipify_does_not_make_ranks_last_with_required_counts_in_every_renderer(
+        tmp_path: Path) -> None:
+    """llm.c's "Top rules" was led by `__stcs` ×37 (HIP4036, whose rationale calls it a mechanical change), counted
+    over its scratch folder too; it now ranks after the warp reduction, with the required code's count everywhere."""
+    kernel = ("#include <cuda_runtime.h>\n"
+              "__device__ float warp_sum(float v) {\n"
+              "  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o);\n  return v;\n}\n"
+              "__global__ void k(float* out, const float* in) {\n"
+              "  float v = warp_sum(in[threadIdx.x]);\n"
+              + "".join(f"  __stcs(out + {i}, v);\n" for i in range(6)) + "}\n")
+    scratch = "__global__ void s(float* o) {\n" + "".join(f"  __stcs(o + {i}, 1.0f);\n" for i in range(9)) + "}\n"
+    (tmp_path / "Makefile").write_text("all:\n\tnvcc -O3 train.cu -o train\n")
+    (tmp_path / "train.cu").write_text(kernel)
+    (tmp_path / "dev" / "cuda").mkdir(parents=True)
+    (tmp_path / "dev" / "cuda" / "Makefile").write_text("all:\n\tnvcc -O3 scratch.cu -o scratch\n")
+    (tmp_path / "dev" / "cuda" / "scratch.cu").write_text(scratch)
+    report = scan.run([tmp_path], Settings(jobs=1), load_rules())
+    from migrate.render.summary import ranked_rules
+
+    rows = {f.rule: (f, count) for f, count in ranked_rules(report, list(report.findings))}
+    order = [f.rule for f, _ in ranked_rules(report, list(report.findings))]
+    assert {"HIP4036", "HIP4010"} <= set(order) and order.index("HIP4010") < order.index("HIP4036")
+    stcs, count = rows["HIP4036"]
+    assert count == 6 and stcs.path == "train.cu"  # the required code's six, not the scratch folder's nine too
+    assert next(r for r in report.rules if r.id == "HIP4036").mechanical
+    terminal = renderer("terminal")(report, width=200)
+    table = terminal[terminal.index("Top rules"):]
+    assert table.index("HIP4010") < table.index("HIP4036")
+    assert re.search(r"HIP4036 +│ migration-required +│ +6 │", table)
+    markdown = renderer("markdown")(report)
+    blockers = markdown[markdown.index("Top blockers"):]
+    assert blockers.index("HIP4010") < blockers.index("HIP4036")
+    assert re.search(r"HIP4036[^\n]*\| 6 \|", blockers), blockers[:800]
+    html = renderer("html")(report)
+    findings = html[html.index('id="findings-table"'):] if 'id="findings-table"' in html else html
+    assert findings.index("HIP4010") < findings.index("HIP4036")
+    step = next(s for s in report.plan["steps"] if any(h["rule"] == "HIP4036" for h in s["hand_work"]))
+    planned = [h["rule"] for h in step["hand_work"]]
+    assert planned.index("HIP4010") < planned.index("HIP4036")

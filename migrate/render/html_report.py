@@ -136,10 +136,10 @@ def _workload(w: Workload, report: Report) -> dict[str, Any]:
 
 
 def _findings(report: Report, show_info: bool) -> list[list[Any]]:
-    """The findings table, by expected hand work: worst class first, mechanical renames (what
-    hipify converts) last, then the rule's expected hand hours, then place; hints (info) only when asked for."""
+    """The findings table, by expected hand work (Report.hand_work_order: worst class first, mechanical changes
+    last, then the rule's expected hand hours), then rule and place; hints (info) only when asked for."""
     ids = report.finding_ids()
-    ranked = sorted(report.findings, key=lambda f: (-class_rank(f.cls), f.hipify == "yes",
-                                                    -report.rule_hours.get(f.rule, 0.0), f.rule, f.sort_key))
+    order = report.hand_work_order()
+    ranked = sorted(report.findings, key=lambda f: (*order(f), f.rule, f.sort_key))
     return [[ids[f], f.rule, f.cls, f.workload, f.path, f.line, f.symbol, f.message, f.hipify,
              f.confidence, f.source_line[:SNIPPET_CHARS]] for f in ranked if show_info or not f.info]

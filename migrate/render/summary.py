@@ -18,17 +18,28 @@ def by_class(report: Report) -> dict[str, int]:
 
 
 def blockers(report: Report, limit: int) -> list[tuple[Finding, int]]:
-    """The hardest rules: worst class first, mechanical renames (what hipify converts) last, then
-    the most expected hand hours (Report.rule_hours), then the most occurrences; one row per rule
-    (its first finding as the example) with its count."""
-    seen: dict[str, list[Finding]] = {}
-    for finding in report.findings:
-        if class_rank(finding.cls) >= class_rank("migration-required") and finding.status != "ported":
-            seen.setdefault(finding.rule, []).append(finding)
-    ranked = sorted(seen.values(), key=lambda fs: (-class_rank(fs[0].cls), fs[0].hipify == "yes",
-                                                   -report.rule_hours.get(fs[0].rule, 0.0), -MANUAL_RANK[fs[0].hipify],
-                                                   -len(fs), -CONFIDENCE_RANK[fs[0].confidence], fs[0].rule))
-    return [(fs[0], len(fs)) for fs in ranked[:limit]]
+    """The hardest rules (migration-required and worse, not ported), by expected hand work (ranked_rules)."""
+    worse = [f for f in report.findings if class_rank(f.cls) >= class_rank("migration-required") and f.status != "ported"]
+    return ranked_rules(report, worse)[:limit]
+
+
+def ranked_rules(report: Report, findings: list[Finding]) -> list[tuple[Finding, int]]:
+    """One row per rule of `findings` (its first finding as the example, and its count), by expected hand work
+    (Report.hand_work_order: worst class first, mechanical changes last, then the rule's hand hours), then the
+    most occurrences. Count and example are the required code's, whose hours the rule's figure is, where the
+    rule has findings there; a rule found only in optional parts and workloads comes after those that are not."""
+    order = report.hand_work_order()
+    optional = {w.name for w in report.workloads if w.optional}
+    by_rule: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_rule.setdefault(f.rule, []).append(f)
+    rows = []
+    for rule, found in by_rule.items():
+        required = [f for f in found if f.status != "optional" and f.workload not in optional]
+        shown = required or found
+        rows.append(((not required, *order(shown[0]), -MANUAL_RANK[shown[0].hipify], -len(shown),
+                      -CONFIDENCE_RANK[shown[0].confidence], rule), shown[0], len(shown)))
+    return [(example, count) for _, example, count in sorted(rows, key=lambda row: row[0])]
 
 
 def top_workloads(report: Report, limit: int) -> tuple[list[Workload], Effort | None, int]:

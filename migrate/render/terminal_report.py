@@ -13,7 +13,7 @@ from migrate.model import CLASSES, Finding, class_rank, sum_effort
 from migrate.model_report import Report, Workload
 from migrate.render.json_report import target_differences
 from migrate.render.route_view import label
-from migrate.render.summary import compile_lines, confidence
+from migrate.render.summary import compile_lines, confidence, ranked_rules
 from migrate.safetext import sanitized, terminal
 
 STYLES = {"native": "green", "minor-adaptation": "cyan", "migration-required": "yellow", "incompatible": "bold red"}
@@ -88,19 +88,14 @@ def _by_class(report: Report) -> Table:
 
 
 def _top_rules(report: Report, findings: list[Finding]) -> Table:
-    counts = Counter(f.rule for f in findings)
-    example = {f.rule: f for f in reversed(findings)}
-    table = Table(title="Top rules (by expected hand work; mechanical renames last)", title_justify="left")
+    table = Table(title="Top rules (by expected hand work; mechanical changes last)", title_justify="left")
     for column in ("rule", "class", "count", "hand h", "example"):
         table.add_column(column, justify="right" if column in ("count", "hand h") else "left")
     hours = report.rule_hours
-    ranked = sorted(counts.items(), key=lambda kv: (-class_rank(example[kv[0]].cls), example[kv[0]].hipify == "yes",
-                                                    -hours.get(kv[0], 0.0), -kv[1], kv[0]))
-    for rule, count in ranked[:TOP_RULES]:
-        f = example[rule]
+    for f, count in ranked_rules(report, findings)[:TOP_RULES]:
         label = "[dim]info[/]" if f.info else f"[{STYLES[f.cls]}]{f.cls}[/]"
-        table.add_row(rule, label, str(count),
-                      f"{hours[rule]:.1f}" if rule in hours else "-", escape(terminal(f"{f.path}:{f.line} {f.symbol}")))
+        table.add_row(f.rule, label, str(count),
+                      f"{hours[f.rule]:.1f}" if f.rule in hours else "-", escape(terminal(f"{f.path}:{f.line} {f.symbol}")))
     return table
 
 

@@ -14,8 +14,9 @@ from migrate import jsonio
 
 # relative to a rules directory
 TWINNED = ("targets/gpus.yaml", "alternatives/routes.yaml", "stack/matrix.yaml", "workloads/optional.yaml",
-           "effort/families.yaml", "validation/checks.yaml", "stack/outcomes.yaml", "layout/backends.yaml",
-           "alternatives/rewrites.yaml", "alternatives/ported-elsewhere.yaml", "targets/capability.yaml")
+           "effort/families.yaml", "effort/mechanical.yaml", "validation/checks.yaml", "stack/outcomes.yaml",
+           "layout/backends.yaml", "alternatives/rewrites.yaml", "alternatives/ported-elsewhere.yaml",
+           "targets/capability.yaml")
 
 
 def read(path: Path) -> Any:

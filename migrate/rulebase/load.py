@@ -8,11 +8,13 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from migrate import __version__
 from migrate.model import Confidence, HipifyState, MigrationClass, RuleInfo
+from migrate.rulebase import datafile
 from migrate.vocabulary import CONSTRUCTS, FACT_KINDS, ROLES
 
 if TYPE_CHECKING:
@@ -175,8 +177,10 @@ class RuleBase:
 
     def infos(self, used: set[str]) -> tuple[RuleInfo, ...]:
         """What a report needs of the rules behind its findings."""
+        mechanical = mechanical_rules(self.directory or default_rules_dir())
         return tuple(RuleInfo(id=r.id, name=r.name, title=r.title, migration_class=r.migration_class, hip=r.hip,
-                              hipify=r.hipify, confidence=r.confidence, rationale=r.rationale, docs=r.docs)
+                              hipify=r.hipify, confidence=r.confidence, rationale=r.rationale, docs=r.docs,
+                              mechanical=r.hipify == "yes" or r.id in mechanical)
                      for r in self.rules if r.id in used)
 
     def get(self, key: str) -> Rule | None:
@@ -184,6 +188,17 @@ class RuleBase:
             if key in (rule.id, rule.name):
                 return rule
         return None
+
+
+MECHANICAL_FILE = "effort/mechanical.yaml"
+
+
+@lru_cache(maxsize=4)
+def mechanical_rules(directory: Path) -> frozenset[str]:
+    """Rules whose fix is a mechanical change hipify does not make (rules/effort/mechanical.yaml, each with its
+    source): ranked with hipify's renames, last, wherever findings are ordered by hand work."""
+    path = directory / MECHANICAL_FILE
+    return frozenset(str(entry["id"]) for entry in datafile.read(path)) if path.is_file() else frozenset()
 
 
 def default_rules_dir() -> Path:

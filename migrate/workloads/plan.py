@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from migrate.model import Effort, Finding, RuleInfo, class_rank, sum_effort
+from migrate.model import Effort, Finding, RuleInfo, sum_effort
 from migrate.model_report import Report, Workload
 from migrate.rulebase import families
 from migrate.workloads.digraph import DiGraph
@@ -107,7 +107,7 @@ def _step(order: int, w: Workload, level: int, findings: list[Finding], rules: d
         "route": route.get("route", "port"), "do": actions(w, findings),
         "automatic_share": None if share is None or not ported else round(share, 3),
         "automatic_share_source": "hipify-perl" if measured is not None and measured.ratio is not None else "rule base",
-        "hand_work": hand_work(findings, rules),
+        "hand_work": hand_work(findings, rules, report),
         "routes": routes(w),
         "validation": validation(w, findings),
         "compiler": compiler_evidence(w, report),
@@ -183,16 +183,15 @@ def automatic_share(findings: Iterable[Finding]) -> float | None:
     return round(sum(HIPIFY_WEIGHT.get(f.hipify, 0.0) for f in counted) / len(counted), 3) if counted else None
 
 
-def hand_work(findings: Sequence[Finding], rules: dict[str, RuleInfo]) -> list[dict[str, Any]]:
-    """What hipify leaves to a person, by rule: worst class first, then the most occurrences."""
+def hand_work(findings: Sequence[Finding], rules: dict[str, RuleInfo], report: Report) -> list[dict[str, Any]]:
+    """What hipify leaves to a person, by rule, by expected hand work (Report.hand_work_order: worst class
+    first, mechanical changes last, then the rule's hand hours), then the most occurrences."""
     manual = Counter(f.rule for f in findings if f.hipify != "yes")
-    ranked = sorted(manual, key=lambda r: (-class_rank(_class(r, findings)), -manual[r], r))
+    first = {f.rule: f for f in reversed(findings) if f.hipify != "yes"}
+    order = report.hand_work_order()
+    ranked = sorted(manual, key=lambda r: (*order(first[r]), -manual[r], r))
     return [{"rule": r, "title": rules[r].title if r in rules else r, "occurrences": manual[r],
              "hip": rules[r].hip if r in rules else None} for r in ranked[:HAND_WORK_ROWS]]
-
-
-def _class(rule: str, findings: Sequence[Finding]) -> str:
-    return next(f.cls for f in findings if f.rule == rule)
 
 
 def validation(w: Workload, findings: Sequence[Finding]) -> list[str]:
