@@ -1,0 +1,392 @@
+"""A resident lint process, as mypy's dmypy or eslint_d: `rocm-migrate lint-server start` leaves a
+server that has the lint modules imported and the rule base loaded, and the process entry's
+client (cli/lint_client.py) hands it `rocm-migrate lint ...` command lines.
+
+The server listens on a Unix socket in the user's cache directory (folder 0700, socket 0600, both
+checked for owner and mode by the client; each connection's peer must be the same user: Linux's
+SO_PEERCRED). It answers `status` and `stop` itself; for a lint request it forks, and the child,
+a copy of the warm process that nothing earlier changed, takes the client's working folder,
+environment, argv and stream setup, runs the command as the process entry would (cli/lint_args.py
+or click), and sends back the bytes written to stdout and stderr, in order, and the exit code. The
+child reads what a lint in the client's process would read, nothing else. A server whose code or
+rule files changed since it started (any stamp of its package or rule folder) is stale: it
+refuses the request (the client then runs the lint itself) and stops. It stops too after
+`idle_seconds` without a request. No network port; Linux only (elsewhere the client never finds one)."""
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import select
+import signal
+import stat
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from migrate import __version__
+from migrate.cli import lint_client as client
+
+IDLE_SECONDS = 1800  # the default idle timeout
+REQUEST_SECONDS = 10.0  # the longest the server waits for a request's bytes
+STARTUP_SECONDS = 60.0  # the longest `start` waits for a new server to answer
+# what a lint imports beyond its entry, loaded once by the server (a child imports the rest itself):
+# these modules, and every module of these packages
+WARM_MODULES = ("migrate.cli.lint_args", "migrate.cli.lint_run", "migrate.cli.main", "migrate.cli.lint",
+                "migrate.settings")
+WARM_PACKAGES = ("migrate.lint", "migrate.extract")
+
+Stamps = dict[str, tuple[int, ...]]
+
+
+class ServerError(Exception):
+    """A server could not be started, reached or stopped (a message for the user)."""
+
+
+def status(project: Path) -> dict[str, str] | None:
+    """The running server's facts (pid, version, started, requests, idle timeout), or None."""
+    path = client.socket_path(project)
+    if path is None or not client.usable():
+        return None
+    try:
+        fields = client.exchange(path, [client.PROTOCOL, b"status"], timeout=REQUEST_SECONDS)
+    except (OSError, ValueError):
+        return None
+    if fields[:1] != [b"ok"] or len(fields) % 2 != 1:
+        return None
+    return {fields[i].decode(): fields[i + 1].decode() for i in range(1, len(fields), 2)}
+
+
+def stop(project: Path) -> bool:
+    """Stop the project's server; whether one was running."""
+    path = client.socket_path(project)
+    if path is None:
+        return False
+    try:
+        client.exchange(path, [client.PROTOCOL, b"stop"], timeout=REQUEST_SECONDS)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def start(project: Path, *, idle_seconds: int = IDLE_SECONDS) -> str:
+    """Start a server for `project` (the working folder of the lints it serves) in the background
+    and return its pid once it answers. Raises ServerError."""
+    if not client.usable():
+        raise ServerError("a lint server needs Linux (peer credentials of Unix sockets)")
+    path = client.socket_path(project)
+    if path is None:
+        raise ServerError(f"the cache directory's path is too long for a socket: {client.folder()}")
+    running = status(project)
+    if running:
+        return running["pid"]
+    _private_folder(path.parent)
+    pid = os.fork()
+    if pid == 0:  # the first child: a session of its own, then the server in a grandchild
+        try:
+            os.setsid()
+            if os.fork() == 0:
+                _daemon(path, idle_seconds)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        running = status(project)
+        if running:
+            return running["pid"]
+        time.sleep(0.05)
+    raise ServerError("the lint server did not start")
+
+
+def _private_folder(folder: Path) -> None:
+    """Make the socket's folder (0700), or check one that is there: this user's, shut to others."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        folder.mkdir(mode=0o700)
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise ServerError(f"{folder} is not a folder of this user's, closed to others (mode 0700)")
+
+
+def _daemon(path: Path, idle_seconds: int) -> None:
+    """The server process: standard streams on /dev/null, warm, serve, never return."""
+    code = 0
+    try:
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        Server(path, idle_seconds).run()
+    except BaseException:  # a daemon has no one to tell; the client falls back
+        code = 1
+    finally:
+        os._exit(code)
+
+
+class Server:
+    def __init__(self, path: Path, idle_seconds: int) -> None:
+        self.path, self.idle_seconds = path, idle_seconds
+        self.started = time.time()
+        self.requests = 0
+        self.children: set[int] = set()
+        self.stamps: Stamps = {}
+
+    def run(self) -> None:
+        import gc
+        import socket
+
+        _warm()
+        self.stamps = _stamps(_watched())
+        gc.collect()
+        gc.freeze()  # the warm objects stay out of every child's collections (and its pages shared)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old_umask = os.umask(0o177)
+        try:
+            if os.path.lexists(self.path):  # a dead server's socket (a live one answered status)
+                os.unlink(self.path)
+            listener.bind(os.fsencode(self.path))
+        finally:
+            os.umask(old_umask)
+        os.chmod(self.path, 0o600)
+        identity = os.stat(self.path).st_ino
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        listener.listen(64)
+        try:
+            self._loop(listener)
+        finally:
+            listener.close()
+            try:  # only this server's socket (a newer server may have taken the path)
+                if os.stat(self.path).st_ino == identity:
+                    os.unlink(self.path)
+            except OSError:
+                pass
+
+    def _loop(self, listener: Any) -> None:
+        last = time.monotonic()
+        while True:
+            self._reap()
+            waited = self.idle_seconds - (time.monotonic() - last)
+            if waited <= 0 and not self.children:
+                return
+            ready, _, _ = select.select([listener], [], [], max(min(waited, 60.0), 0.5))
+            if not ready:
+                continue
+            connection, _ = listener.accept()
+            last = time.monotonic()
+            with connection:
+                if not self._answer(connection):
+                    return
+
+    def _answer(self, connection: Any) -> bool:
+        """Serve one connection; False when the server is to stop."""
+        try:
+            if client.peer_uid(connection) != os.getuid():
+                return True
+            connection.settimeout(REQUEST_SECONDS)
+            fields = client.decode(client.receive(connection))
+        except (OSError, ValueError):
+            return True
+        if fields[:1] != [client.PROTOCOL] or len(fields) < 2:
+            return True
+        kind = fields[1]
+        if kind == b"stop":
+            _send(connection, [b"ok"])
+            return False
+        if kind == b"status":
+            facts = {"pid": os.getpid(), "version": __version__, "started": int(self.started),
+                     "requests": self.requests, "idle_timeout": self.idle_seconds, "socket": self.path}
+            _send(connection, [b"ok", *(os.fsencode(str(x)) for item in facts.items() for x in item)])
+            return True
+        if kind != b"lint":
+            return True
+        if fields[2:3] != [__version__.encode()] or _stamps(list(self.stamps)) != self.stamps:
+            _send(connection, [b"stale"])
+            return False
+        self.requests += 1
+        pid = os.fork()
+        if pid == 0:
+            _child(connection, fields)
+        self.children.add(pid)
+        return True
+
+    def _reap(self) -> None:
+        for pid in list(self.children):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid
+            if done:
+                self.children.discard(pid)
+
+
+def _send(connection: Any, fields: list[bytes]) -> None:
+    with contextlib.suppress(OSError):
+        connection.sendall(client.encode(fields))
+
+
+def _warm() -> None:
+    """Import what a lint imports and load the shipped rule base once; later loads of the same
+    rules with the same cache folder are this one (a stale server is never asked)."""
+    import importlib
+    import pkgutil
+
+    for module in WARM_MODULES:
+        importlib.import_module(module)
+    for name in WARM_PACKAGES:
+        package = importlib.import_module(name)
+        for found in pkgutil.walk_packages(package.__path__, f"{name}."):
+            importlib.import_module(found.name)
+    from migrate.rulebase import precompiled
+    from migrate.scan import cache
+
+    cache_dir = cache.default_dir()
+    shipped = precompiled.load(None, cache_dir)
+    loader = precompiled.load
+
+    def load(directory: Path | None = None, cache_dir_: Path | None = None) -> Any:
+        if directory is None and cache_dir_ == cache_dir:
+            return shipped
+        return loader(directory, cache_dir_)
+
+    setattr(precompiled, "load", load)  # noqa: B010 (the server's own process; each child inherits it)
+
+
+def _watched() -> list[str]:
+    """The package's files and folders, and the rule base's: the server's code and data."""
+    import migrate
+    from migrate.rulebase.load import default_rules_dir
+
+    found: list[str] = []
+    for top in (os.path.dirname(os.path.realpath(migrate.__file__)), str(default_rules_dir())):
+        for folder, folders, names in os.walk(top):
+            folders[:] = [f for f in folders if f != "__pycache__"]
+            found.append(folder)
+            found += [os.path.join(folder, name) for name in names if not name.endswith(".pyc")]
+    return found
+
+
+def _stamps(paths: list[str]) -> Stamps:
+    from migrate.rulebase import filestamp
+
+    stamps: Stamps = {}
+    for path in paths:
+        try:
+            stamps[path] = tuple(filestamp.stamp_of(os.stat(path)))
+        except OSError:
+            stamps[path] = ()
+    return stamps
+
+
+def _child(connection: Any, fields: list[bytes]) -> None:
+    """A forked child: run the request as the client's process would and answer; never returns."""
+    code = 0
+    try:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        answer = _run(fields)
+        connection.settimeout(None)
+        connection.sendall(client.encode(answer))
+    except BaseException:  # no answer: the client runs the lint itself
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def _run(fields: list[bytes]) -> list[bytes]:
+    """The answer to a lint request: b"ok", the exit code, and the chunks written."""
+    rest = iter(fields[3:])
+    cwd, argv0 = next(rest), next(rest)
+    argv = [os.fsdecode(next(rest)) for _ in range(int(next(rest)))]
+    environment = [(next(rest), next(rest)) for _ in range(int(next(rest)))]
+    streams = [[next(rest) for _ in range(7)] for _ in (1, 2)]
+    if next(rest, None) is not None:
+        raise ValueError("a request of no shape")
+    os.chdir(cwd)
+    os.environb.clear()
+    os.environb.update(environment)
+    sys.argv = [os.fsdecode(argv0), *argv]
+    chunks: list[tuple[int, bytes]] = []
+    sizes = {}
+    for fd, (encoding, errors, line_buffering, write_through, tty, columns, lines) in zip((1, 2), streams, strict=True):
+        stream: TextIO = io.TextIOWrapper(io.BufferedWriter(_Chunks(fd, chunks, tty=tty == b"1")), encoding=encoding.decode(),
+                                  errors=errors.decode(), line_buffering=line_buffering == b"1",
+                                  write_through=write_through == b"1")
+        setattr(sys, "stdout" if fd == 1 else "stderr", stream)
+        if tty == b"1":
+            sizes[fd] = os.terminal_size((int(columns), int(lines)))
+    os.get_terminal_size = _terminal_size(sizes)
+    code = _command(argv)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    return [b"ok", b"%d" % code, b"%d" % len(chunks), *(part for fd, data in chunks for part in (b"%d" % fd, data))]
+
+
+def _command(argv: list[str]) -> int:
+    """The command's exit code, run as cli/entry.py runs it (without the replay)."""
+    from functools import partial
+
+    from migrate.cli import entry, lint_args
+    from migrate.extract import budget
+    from migrate.scan import replay
+
+    budget.when_machine_dependent(replay.unrepeatable)
+    options = lint_args.read(argv)
+    command: Callable[[], int]
+    if options is None:
+        from migrate.cli.main import main
+
+        command = partial(main, argv)
+    else:
+        import gc
+
+        from migrate.cli import lint_run
+
+        gc.set_threshold(entry.LINT_GC_THRESHOLD)
+        command = partial(lint_run.main, options)
+    try:
+        return command()
+    except SystemExit as exc:
+        return _exit_code(exc.code)
+
+
+def _exit_code(code: object) -> int:
+    """The status the interpreter exits with for SystemExit(code) (a message goes to stderr)."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _terminal_size(sizes: dict[int, os.terminal_size]) -> Callable[..., os.terminal_size]:
+    """os.get_terminal_size as the client's terminals answer it."""
+    def get_terminal_size(fd: int = 1) -> os.terminal_size:
+        if fd not in sizes:
+            raise OSError(25, "Inappropriate ioctl for device")
+        return sizes[fd]
+
+    return get_terminal_size
+
+
+class _Chunks(io.RawIOBase):
+    """A raw stream whose bytes are kept in order with the other stream's (as scan.replay's tee)."""
+
+    def __init__(self, fd: int, chunks: list[tuple[int, bytes]], *, tty: bool) -> None:
+        self.fd, self.chunks, self.tty = fd, chunks, tty
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def write(self, data: Any) -> int:
+        piece = bytes(data)
+        if self.chunks and self.chunks[-1][0] == self.fd:
+            self.chunks[-1] = (self.fd, self.chunks[-1][1] + piece)
+        else:
+            self.chunks.append((self.fd, piece))
+        return len(piece)
