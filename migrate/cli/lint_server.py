@@ -79,10 +79,10 @@ def start(project: Path, *, idle_seconds: int = IDLE_SECONDS) -> str:
     path = client.socket_path(project)
     if path is None:
         raise ServerError(f"the cache directory's path is too long for a socket: {client.folder()}")
+    _private_folder(path.parent)
     running = status(project)
     if running:
         return running["pid"]
-    _private_folder(path.parent)
     pid = os.fork()
     if pid == 0:  # the first child: a session of its own, then the server in a grandchild
         try:
