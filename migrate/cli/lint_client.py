@@ -33,6 +33,7 @@ CONNECT_SECONDS = 2.0  # a server that does not take the request within this is 
 # variables the interpreter reads as it starts (encodings, paths, flags): a server is shared only by
 # processes that agree on them; the rest of the environment goes with each request
 INTERPRETER_VARIABLES = ("LANG", "LC_ALL", "LC_CTYPE")
+INTERRUPTED = 130
 PEERCRED = 17  # SO_PEERCRED on Linux (struct ucred: pid, uid, gid as 32-bit ints)
 
 
@@ -41,13 +42,17 @@ def serve(argv: list[str]) -> int | None:
     written; None when no usable server answered (nothing written)."""
     if not usable():
         return None
-    path = socket_path(Path.cwd())
-    if path is None or not _owned(path, stat.S_IFSOCK):
-        return None
     try:
+        path = socket_path(Path.cwd())
+        if path is None or not _owned(path, stat.S_IFSOCK):
+            return None
         answer = exchange(path, request(argv))
     except (OSError, ValueError):
         return None
+    except KeyboardInterrupt:  # as the lint in this process answers ^C (cli.main.shown)
+        sys.stderr.write("\n")
+        sys.stderr.flush()
+        return INTERRUPTED
     fields = iter(answer)
     if next(fields, None) != b"ok":
         return None
