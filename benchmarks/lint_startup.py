@@ -170,14 +170,14 @@ def main() -> int:
         if args.instructions:
             print("\ninstructions executed (cachegrind; independent of the load), and their ratio to python -c pass:")
             bare = instructions([sys.executable, "-c", "pass"], env)
-            rows: dict[str, Row] = {"lint, edited file": (lint, env, lambda: new_text(args.repeat + 1), None)}
+            edited = "lint, edited file, server on (the client)" if args.server else "lint, edited file"
+            rows: dict[str, Row] = {edited: (lint, env, lambda: new_text(args.repeat + 1), None)}
             if args.before:
                 rows["--before's code: lint, edited file"] = (lint, before, lambda: new_text(args.repeat + 2), None)
             if project:
                 rows["lint in the project, edited file"] = project
             if args.server:
-                rows["lint, edited file, server on (client)"] = (lint, env, lambda: new_text(args.repeat + 4), None)
-                rows["lint, edited file, server off"] = (lint, off, lambda: new_text(args.repeat + 5), None)
+                rows["lint, edited file, server off"] = (lint, off, lambda: new_text(args.repeat + 4), None)
             _counts(bare, rows)
             # valgrind's own variables are in the environment the key covers: its first run stores
             source.write_text(KERNEL.format(run=0))

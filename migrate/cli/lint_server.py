@@ -38,6 +38,16 @@ WARM_MODULES = ("migrate.cli.lint_args", "migrate.cli.lint_run", "migrate.cli.ma
                 "migrate.settings")
 WARM_PACKAGES = ("migrate.lint", "migrate.extract")
 
+WARM_UP_FILES = {
+    "src/kernel.cu": "#include <cuda_runtime.h>\n__global__ void k(float* v) {\n"
+                     "  v[threadIdx.x] += __shfl_down_sync(0xffffffff, v[0], 1);\n}\n"
+                     "void run(float* v) { cudaMalloc(&v, 4); k<<<1, 32>>>(v); }\n",
+    "src/host.cpp": "#include <cuda_runtime.h>\nint main() { return cudaDeviceSynchronize(); }\n",
+    "src/model.py": "import torch\nx = torch.cuda.is_available()\n",
+    "CMakeLists.txt": "project(p LANGUAGES CXX CUDA)\nfind_package(CUDAToolkit)\nadd_library(k src/kernel.cu)\n",
+    "requirements.txt": "torch==2.6.0\n",
+}
+
 Stamps = dict[str, tuple[int, ...]]
 
 
@@ -251,6 +261,36 @@ def _warm() -> None:
         return loader(directory, cache_dir_)
 
     setattr(precompiled, "load", load)  # noqa: B010 (the server's own process; each child inherits it)
+    _warm_up_lint()
+
+
+def _warm_up_lint() -> None:
+    """One lint of a few small files of common kinds in a private temporary project, its output
+    dropped: what the first lint of a process pays once (lazy imports, the parsers, patterns
+    compiled on first use) is paid here, before any child is forked. Its paths are its own, so
+    nothing a lint keeps by path can be met by a request."""
+    import shutil
+    import tempfile
+
+    from migrate.cli import lint_args, lint_run
+
+    here, streams = os.getcwd(), (sys.stdout, sys.stderr)
+    project = tempfile.mkdtemp(prefix="rocm-migrate-lint-server-")
+    try:
+        for rel, text in WARM_UP_FILES.items():
+            path = Path(project, rel)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        os.chdir(project)
+        sys.stdout = sys.stderr = io.StringIO()
+        options = lint_args.read(["lint", *WARM_UP_FILES, "--no-cache", "-q"])
+        if options is not None:
+            with contextlib.suppress(SystemExit):
+                lint_run.main(options)
+    finally:
+        sys.stdout, sys.stderr = streams
+        os.chdir(here)
+        shutil.rmtree(project, ignore_errors=True)
 
 
 def _watched() -> list[str]:
