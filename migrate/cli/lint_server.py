@@ -142,6 +142,8 @@ class Server:
         self.requests = 0
         self.children: set[int] = set()
         self.stamps: Stamps = {}
+        self.last = time.monotonic()  # of the last lint request
+        self.spare: tuple[int, Any] | None = None  # a child forked ahead, and the channel to hand it a request
 
     def run(self) -> None:
         import gc
@@ -166,6 +168,8 @@ class Server:
         try:
             self._loop(listener)
         finally:
+            if self.spare:
+                self.spare[1].close()  # the spare reads the end of its channel and exits
             listener.close()
             try:  # only this server's socket (a newer server may have taken the path)
                 if os.stat(self.path).st_ino == identity:
@@ -174,17 +178,18 @@ class Server:
                 pass
 
     def _loop(self, listener: Any) -> None:
-        last = time.monotonic()
+        self.last = time.monotonic()
         while True:
             self._reap()
-            waited = self.idle_seconds - (time.monotonic() - last)
-            if waited <= 0 and not self.children:
+            if self.spare is None:
+                self._fork_spare(listener)
+            waited = self.idle_seconds - (time.monotonic() - self.last)
+            if waited <= 0 and self.children <= {self.spare[0] if self.spare else 0}:
                 return
             ready, _, _ = select.select([listener], [], [], max(min(waited, 60.0), 0.5))
             if not ready:
                 continue
             connection, _ = listener.accept()
-            last = time.monotonic()
             with connection:
                 if not self._answer(connection):
                     return
@@ -215,10 +220,44 @@ class Server:
             _send(connection, [b"stale"])
             return False
         self.requests += 1
+        self.last = time.monotonic()  # a lint request, not a status, keeps the server up
+        if not self._hand_over(connection, fields):
+            pid = os.fork()
+            if pid == 0:
+                _child(connection, fields)
+            self.children.add(pid)
+        return True
+
+    def _fork_spare(self, listener: Any) -> None:
+        """Fork the child that serves the next request ahead of it (the fork, and the pages the
+        warm-up lint touches, copied on write, are then off the request's path)."""
+        import socket
+
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         pid = os.fork()
         if pid == 0:
-            _child(connection, fields)
+            ours.close()
+            listener.close()
+            _spare(theirs)
+        theirs.close()
         self.children.add(pid)
+        self.spare = (pid, ours)
+
+    def _hand_over(self, connection: Any, fields: list[bytes]) -> bool:
+        """Give the request and its connection to the spare child; False when there is none to take it."""
+        import socket
+
+        if self.spare is None:
+            return False
+        _, channel = self.spare
+        self.spare = None
+        try:
+            socket.send_fds(channel, [b"r"], [connection.fileno()])
+            channel.sendall(client.encode(fields))
+        except OSError:
+            return False
+        finally:
+            channel.close()
         return True
 
     def _reap(self) -> None:
@@ -317,6 +356,24 @@ def _stamps(paths: list[str]) -> Stamps:
         except OSError:
             stamps[path] = ()
     return stamps
+
+
+def _spare(channel: Any) -> None:
+    """The spare child: a warm-up lint of its own, then the request the server hands it, if any;
+    never returns."""
+    import socket
+
+    try:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        _warm_up_lint()
+        _, fds, _, _ = socket.recv_fds(channel, 1, 1)
+        if not fds:
+            os._exit(0)
+        connection = socket.socket(fileno=fds[0])
+        fields = client.decode(client.receive(channel))
+    except BaseException:  # the server stopped, or the request did not come whole: nothing to answer
+        os._exit(1)
+    _child(connection, fields)
 
 
 def _child(connection: Any, fields: list[bytes]) -> None:
