@@ -130,13 +130,31 @@ def _socket_of(project: Path) -> Path:
     return found[0]
 
 
+def _processes_of(cache: Path) -> list[int]:
+    """The processes running with this cache directory (a server and its children)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            environment = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if f"ROCM_MIGRATE_CACHE_DIR={cache}".encode() in environment and entry.name != str(os.getpid()):
+            found.append(int(entry.name))
+    return found
+
+
 def test_a_dead_socket_falls_back_and_start_replaces_it(project: Path) -> None:
     start(project)
+    assert len(_processes_of(Path(os.environ["ROCM_MIGRATE_CACHE_DIR"]))) == 2  # the server and its spare child
     path = _socket_of(project)
     pid = int(cli(project, "lint-server", "status").stdout.split(b",")[0].split()[1])
     os.kill(pid, 9)
     time.sleep(0.2)
     assert path.exists()  # killed: its socket is left behind, and nothing listens
+    deadline = time.monotonic() + 10
+    while _processes_of(Path(os.environ["ROCM_MIGRATE_CACHE_DIR"])):  # its spare child sees it gone and exits
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
     dead = cli(project, "lint", "src/k.cu", "--no-cache")
     assert dead.returncode == 1 and b"HIP4010" in dead.stdout and dead.stderr.startswith(b"rocm-migrate: 1 file")
     stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # a socket file bound by no live process
@@ -147,6 +165,11 @@ def test_a_dead_socket_falls_back_and_start_replaces_it(project: Path) -> None:
     assert cli(project, "lint", "src/k.cu", "--no-cache").stdout == dead.stdout
     start(project)
     assert requests(project) == 0
+    cli(project, "lint-server", "stop")
+    deadline = time.monotonic() + 10
+    while _processes_of(Path(os.environ["ROCM_MIGRATE_CACHE_DIR"])):  # stopped: no child left behind
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
 
 
 def test_permissions_and_owner_are_checked(project: Path) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import mmap
 import os
 import select
 import signal
@@ -47,6 +48,8 @@ WARM_UP_FILES = {
     "CMakeLists.txt": "project(p LANGUAGES CXX CUDA)\nfind_package(CUDAToolkit)\nadd_library(k src/kernel.cu)\n",
     "requirements.txt": "torch==2.6.0\n",
 }
+
+ACCEPTED, LINTED, STOPPING = b"alq"  # what a spare child tells the server through its pipe
 
 Stamps = dict[str, tuple[int, ...]]
 
@@ -136,14 +139,20 @@ def _daemon(path: Path, idle_seconds: int) -> None:
 
 
 class Server:
+    """The server process. One spare child at a time waits in accept() on the listening socket,
+    forked ahead (its warm-up lint done, its pages copied on write): a client talks to it directly.
+    As it accepts, it tells the server through a pipe, which forks the next spare; it then answers
+    the connection (status, stop, a stale refusal or the lint) and exits."""
+
     def __init__(self, path: Path, idle_seconds: int) -> None:
         self.path, self.idle_seconds = path, idle_seconds
         self.started = time.time()
-        self.requests = 0
+        self.requests = mmap.mmap(-1, 8)  # the count of lint requests, shared with the children (they read it)
         self.children: set[int] = set()
         self.stamps: Stamps = {}
         self.last = time.monotonic()  # of the last lint request
-        self.spare: tuple[int, Any] | None = None  # a child forked ahead, and the channel to hand it a request
+        self.spare = 0  # the pid of the child waiting in accept(), 0 when none
+        self.alive = (-1, -1)
 
     def run(self) -> None:
         import gc
@@ -165,11 +174,14 @@ class Server:
         identity = os.stat(self.path).st_ino
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         listener.listen(64)
+        news, told = os.pipe()
+        self.alive = os.pipe()  # held open by the server only: its children see the end of it when it dies
         try:
-            self._loop(listener)
+            self._loop(listener, news, told)
         finally:
             if self.spare:
-                self.spare[1].close()  # the spare reads the end of its channel and exits
+                with contextlib.suppress(OSError):
+                    os.kill(self.spare, signal.SIGTERM)
             listener.close()
             try:  # only this server's socket (a newer server may have taken the path)
                 if os.stat(self.path).st_ino == identity:
@@ -177,88 +189,78 @@ class Server:
             except OSError:
                 pass
 
-    def _loop(self, listener: Any) -> None:
+    def _loop(self, listener: Any, news: int, told: int) -> None:
         self.last = time.monotonic()
         while True:
             self._reap()
-            if self.spare is None:
-                self._fork_spare(listener)
+            if not self.spare:
+                self._fork_spare(listener, news, told)
             waited = self.idle_seconds - (time.monotonic() - self.last)
-            if waited <= 0 and self.children <= {self.spare[0] if self.spare else 0}:
+            if waited <= 0 and self.children <= {self.spare}:
                 return
-            ready, _, _ = select.select([listener], [], [], max(min(waited, 60.0), 0.5))
-            if not ready:
-                continue
-            connection, _ = listener.accept()
-            with connection:
-                if not self._answer(connection):
+            ready, _, _ = select.select([news], [], [], max(min(waited, 1.0), 0.1))
+            for event in os.read(news, 512) if ready else b"":
+                if event == ACCEPTED:
+                    self.spare = 0
+                elif event == LINTED:
+                    self.requests[:] = (int.from_bytes(self.requests[:], "little") + 1).to_bytes(8, "little")
+                    self.last = time.monotonic()  # a lint request, not a status, keeps the server up
+                elif event == STOPPING:
                     return
 
-    def _answer(self, connection: Any) -> bool:
-        """Serve one connection; False when the server is to stop."""
-        try:
-            if client.peer_uid(connection) != os.getuid():
-                return True
-            connection.settimeout(REQUEST_SECONDS)
-            fields = client.decode(client.receive(connection))
-        except (OSError, ValueError):
-            return True
-        if fields[:1] != [client.PROTOCOL] or len(fields) < 2:
-            return True
-        kind = fields[1]
-        if kind == b"stop":
-            _send(connection, [b"ok"])
-            return False
-        if kind == b"status":
-            facts = {"pid": os.getpid(), "version": __version__, "started": int(self.started),
-                     "requests": self.requests, "idle_timeout": self.idle_seconds, "socket": self.path}
-            _send(connection, [b"ok", *(os.fsencode(str(x)) for item in facts.items() for x in item)])
-            return True
-        if kind != b"lint":
-            return True
-        if fields[2:3] != [__version__.encode()] or _stamps(list(self.stamps)) != self.stamps:
-            _send(connection, [b"stale"])
-            return False
-        self.requests += 1
-        self.last = time.monotonic()  # a lint request, not a status, keeps the server up
-        if not self._hand_over(connection, fields):
-            pid = os.fork()
-            if pid == 0:
-                _child(connection, fields)
-            self.children.add(pid)
-        return True
-
-    def _fork_spare(self, listener: Any) -> None:
-        """Fork the child that serves the next request ahead of it (the fork, and the pages the
-        warm-up lint touches, copied on write, are then off the request's path)."""
-        import socket
-
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    def _fork_spare(self, listener: Any, news: int, told: int) -> None:
         pid = os.fork()
         if pid == 0:
-            ours.close()
-            listener.close()
-            _spare(theirs)
-        theirs.close()
+            os.close(news)
+            os.close(self.alive[1])
+            self._spare(listener, told)
         self.children.add(pid)
-        self.spare = (pid, ours)
+        self.spare = pid
 
-    def _hand_over(self, connection: Any, fields: list[bytes]) -> bool:
-        """Give the request and its connection to the spare child; False when there is none to take it."""
-        import socket
-
-        if self.spare is None:
-            return False
-        _, channel = self.spare
-        self.spare = None
+    def _spare(self, listener: Any, told: int) -> None:
+        """The spare child: a warm-up lint, then one connection; never returns."""
+        code = 0
         try:
-            socket.send_fds(channel, [b"r"], [connection.fileno()])
-            channel.sendall(client.encode(fields))
-        except OSError:
-            return False
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            with contextlib.suppress(Exception):
+                _warm_up_lint()
+            ready, _, _ = select.select([listener, self.alive[0]], [], [])
+            if self.alive[0] in ready:  # the server is gone (even killed)
+                return
+            connection, _ = listener.accept()
+            os.write(told, bytes([ACCEPTED]))
+            listener.close()
+            self._answer(connection, told)
+        except BaseException:  # the client, if any, runs the lint itself
+            code = 1
         finally:
-            channel.close()
-        return True
+            os._exit(code)
+
+    def _answer(self, connection: Any, told: int) -> None:
+        """Answer one connection, in the spare child that took it."""
+        if client.peer_uid(connection) != os.getuid():
+            return
+        connection.settimeout(REQUEST_SECONDS)
+        fields = client.decode(client.receive(connection))
+        if fields[:1] != [client.PROTOCOL] or len(fields) < 2:
+            return
+        kind = fields[1]
+        if kind == b"stop":
+            os.write(told, bytes([STOPPING]))
+            connection.sendall(client.encode([b"ok"]))
+        elif kind == b"status":
+            facts = {"pid": os.getppid(), "version": __version__, "started": int(self.started),
+                     "requests": int.from_bytes(self.requests[:], "little"), "idle_timeout": self.idle_seconds,
+                     "socket": self.path}
+            answer = [b"ok", *(os.fsencode(str(x)) for item in facts.items() for x in item)]
+            connection.sendall(client.encode(answer))
+        elif kind == b"lint":
+            if fields[2:3] != [__version__.encode()] or _stamps(list(self.stamps)) != self.stamps:
+                os.write(told, bytes([STOPPING]))
+                connection.sendall(client.encode([b"stale"]))
+                return
+            os.write(told, bytes([LINTED]))
+            _child(connection, fields)
 
     def _reap(self) -> None:
         for pid in list(self.children):
@@ -268,6 +270,8 @@ class Server:
                 done = pid
             if done:
                 self.children.discard(pid)
+                if pid == self.spare:  # it died before taking a connection: fork another
+                    self.spare = 0
 
 
 def _send(connection: Any, fields: list[bytes]) -> None:
@@ -356,24 +360,6 @@ def _stamps(paths: list[str]) -> Stamps:
         except OSError:
             stamps[path] = ()
     return stamps
-
-
-def _spare(channel: Any) -> None:
-    """The spare child: a warm-up lint of its own, then the request the server hands it, if any;
-    never returns."""
-    import socket
-
-    try:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        _warm_up_lint()
-        _, fds, _, _ = socket.recv_fds(channel, 1, 1)
-        if not fds:
-            os._exit(0)
-        connection = socket.socket(fileno=fds[0])
-        fields = client.decode(client.receive(channel))
-    except BaseException:  # the server stopped, or the request did not come whole: nothing to answer
-        os._exit(1)
-    _child(connection, fields)
 
 
 def _child(connection: Any, fields: list[bytes]) -> None:
