@@ -167,6 +167,7 @@ def main() -> int:
             timed(lint, off)
             alternated({"lint, edited file, server on": env, "lint, edited file, server off": off},
                        args.repeat, lint, new_text)
+            _server_cpu(env, args.repeat, lint, new_text)
         if args.instructions:
             print("\ninstructions executed (cachegrind; independent of the load), and their ratio to python -c pass:")
             bare = instructions([sys.executable, "-c", "pass"], env)
@@ -202,6 +203,24 @@ def _server(env: dict[str, str], action: str) -> str:
 def _start_server(env: dict[str, str]) -> None:
     print(_server(env, "start"))
     print(_server(env, "status"))
+
+
+def _server_cpu(env: dict[str, str], repeat: int, lint: list[str], before: Callable[[int], None]) -> None:
+    """The CPU time the server's children spend per served lint (each request's child: its warm-up
+    lint, forked ahead, and the request's own work), from the server's reaped-children times."""
+    pid = int(_server(env, "status").split(",")[0].split()[1])
+
+    def children_cpu() -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")  # cutime, cstime
+
+    time.sleep(1.5)  # the server reaps its children within a second
+    used = children_cpu()
+    for run in range(repeat):
+        before(run)
+        timed(lint, env)
+    time.sleep(1.5)
+    print(f"{'server CPU per served lint (its children)':<44} {(children_cpu() - used) / repeat * 1000:7.1f} ms")
 
 
 Row = tuple[list[str], dict[str, str], Callable[[], None], Path | None]  # command, environment, edit, folder
