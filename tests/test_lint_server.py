@@ -214,3 +214,47 @@ def test_the_client_path_imports_only_the_socket_layer(project: Path) -> None:
     served = subprocess.run([sys.executable, "-c", script.replace("is None", "== 1")], cwd=project,
                             capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert set(served.stdout.split("\n")[-2].split()) <= {"migrate.cli", "migrate.cli.lint_client", "_socket"}
+
+
+def _on_a_terminal(cwd: Path, *args: str) -> tuple[int, bytes]:
+    """The CLI with stdout and stderr on one pseudo-terminal of 132x40: its exit code and bytes."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    main, side = pty.openpty()
+    fcntl.ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 132, 0, 0))
+    process = subprocess.Popen([sys.executable, "-m", "migrate", *args], cwd=cwd, stdout=side, stderr=side,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+    os.close(side)
+    out = b""
+    while True:
+        try:
+            data = os.read(main, 1 << 16)
+        except OSError:  # the terminal's other side closed
+            break
+        if not data:
+            break
+        out += data
+    os.close(main)
+    return process.wait(timeout=300), out
+
+
+def test_the_same_bytes_on_a_terminal_and_side_by_side(project: Path) -> None:
+    lines = [["src/k.cu", "src/m.py", "--no-cache"], ["src/k.cu", "-f", "json", "--no-cache"],
+             ["src/k.cu", "--statistics", "--no-cache"], ["src/k.cu", "--select", "NOPE"]]
+    start(project)
+    served = [_on_a_terminal(project, "lint", *line) for line in lines]
+    together = [subprocess.Popen([sys.executable, "-m", "migrate", "lint", f"src/{name}", "--no-cache"], cwd=project,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                for name in ("k.cu", "m.py", "CMakeLists.txt", "bad.cu")]  # as pre-commit's parallel batches
+    outputs = [p.communicate(timeout=300) for p in together]
+    side_by_side = [(p.returncode, *out) for p, out in zip(together, outputs, strict=True)]
+    assert requests(project) == len(lines) + len(together)
+    cli(project, "lint-server", "stop")
+    assert served == [_on_a_terminal(project, "lint", *line) for line in lines]
+    assert b"\r\n" in served[0][1] and b"HIP4010" in served[0][1]
+    for name, done in zip(("k.cu", "m.py", "CMakeLists.txt", "bad.cu"), side_by_side, strict=True):
+        alone = cli(project, "lint", f"src/{name}", "--no-cache")
+        assert done == (alone.returncode, alone.stdout, alone.stderr), name
