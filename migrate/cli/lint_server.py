@@ -35,8 +35,9 @@ REQUEST_SECONDS = 10.0  # the longest the server waits for a request's bytes
 STARTUP_SECONDS = 60.0  # the longest `start` waits for a new server to answer
 # what a lint imports beyond its entry, loaded once by the server (a child imports the rest itself):
 # these modules, and every module of these packages
-WARM_MODULES = ("migrate.cli.lint_args", "migrate.cli.lint_run", "migrate.cli.main", "migrate.cli.lint",
-                "migrate.settings")
+WARM_MODULES = ("migrate.cli.entry", "migrate.scan.replay", "migrate.cli.lint_args", "migrate.cli.lint_run",
+                "migrate.cli.main", "migrate.cli.lint", "migrate.settings", "click._textwrap",
+                "migrate.render.sarif_report", "migrate.vcs")
 WARM_PACKAGES = ("migrate.lint", "migrate.extract")
 
 WARM_UP_FILES = {
