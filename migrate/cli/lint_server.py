@@ -338,7 +338,9 @@ def _warm_up_lint() -> None:
 
 
 def _watched() -> list[str]:
-    """The package's files and folders, and the rule base's: the server's code and data."""
+    """The package's files and folders, and the rule base's: the server's code and data; and the
+    file of every other module it imported beyond the interpreter's own (its libraries: an upgrade
+    of tree-sitter or click makes it stale too)."""
     import migrate
     from migrate.rulebase.load import default_rules_dir
 
@@ -348,7 +350,19 @@ def _watched() -> list[str]:
             folders[:] = [f for f in folders if f != "__pycache__"]
             found.append(folder)
             found += [os.path.join(folder, name) for name in names if not name.endswith(".pyc")]
+    known = set(found)
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if isinstance(file, str) and file not in known and not _interpreter_s(file):
+            known.add(file)
+            found.append(file)
     return found
+
+
+def _interpreter_s(file: str) -> bool:
+    """Whether a module is the interpreter's own (its version is in the server's key), not an installed one."""
+    standard = os.path.join(os.path.dirname(os.__file__), "")
+    return file.startswith(standard) and "-packages" not in file[len(standard):]
 
 
 def _stamps(paths: list[str]) -> Stamps:
