@@ -8,8 +8,9 @@ SO_PEERCRED). Each connection is taken by a child forked ahead of it (a copy of 
 that no request changed; see Server), which answers `status` and `stop`, or for a lint takes the client's working folder,
 environment, argv and stream setup, runs the command as the process entry would (cli/lint_args.py
 or click), and sends back the bytes written to stdout and stderr, in order, and the exit code. The
-child reads what a lint in the client's process would read, nothing else. A server whose code or
-rule files changed since it started (any stamp of its package or rule folder) is stale: it
+child reads what a lint in the client's process would read, nothing else. A server whose code,
+rule files or libraries changed since it started (any stamp of its package or rule folder, or of
+a library module it imported) is stale: it
 refuses the request (the client then runs the lint itself) and stops. It stops too after
 `idle_seconds` without a lint request. No network port; Linux only (elsewhere the client never finds one)."""
 from __future__ import annotations
