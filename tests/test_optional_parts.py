@@ -589,3 +589,48 @@ def test_a_cuda_image_stays_required_beside_required_cuda(path: str, old: str, n
     assert data["summary"]["class"] != "native"
     image = [f for f in data["findings"] if f["path"] == "tools/script/Dockerfile"]
     assert image and {f["status"] for f in image} == {""}
+
+
+def test_a_subdirectory_built_only_when_the_cuda_toolkit_is_found_is_optional(rulebase) -> None:
+    """LuisaCompute: the CUDA back end's whole CMakeLists.txt sits in `if (CUDAToolkit_FOUND)` after a
+    find_package(CUDAToolkit) without REQUIRED; a machine without CUDA builds the core and the CPU back end."""
+    data = report("cmake_detected_backend", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch CUDAToolkit_FOUND"]
+    assert part["class"] == "migration-required"
+    assert part["evidence"][0].startswith("src/backends/cuda/CMakeLists.txt:3 if(CUDAToolkit_FOUND) (a detection result")
+    embedded = [f for f in data["findings"] if f["path"].startswith("src/backends/cuda/cuda_builtin/")]
+    assert embedded and {f["status"] for f in embedded} == {"optional"}  # its folder is built only there
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    # REQUIRED: the configuration stops without the toolkit, so the branch is always taken
+    ("find_package(CUDAToolkit 11.7 COMPONENTS", "find_package(CUDAToolkit 11.7 REQUIRED COMPONENTS"),
+    # a package found on any machine is no sign of an optional CUDA build
+    ("if (CUDAToolkit_FOUND)", "if (Threads_FOUND)"),
+])
+def test_a_detection_that_holds_everywhere_is_not_optional(old: str, new: str, tmp_path: Path, rulebase) -> None:
+    tree = _copy("cmake_detected_backend", tmp_path)
+    build = tree / "src" / "backends" / "cuda" / "CMakeLists.txt"
+    build.write_text(build.read_text().replace(old, new))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert not any(root.startswith("build switch") for root in optional_parts(data))
+
+
+@pytest.mark.parametrize(("default", "optional"), [("${CUDA_FOUND}", True), ("${cuDNN_FOUND}", True),
+                                                   ("ON", False), ("${OpenCL_FOUND}", False)])
+def test_an_option_whose_default_is_a_cuda_detection_is_off_by_default(default: str, optional: bool, tmp_path: Path,
+                                                                        rulebase) -> None:
+    """ArrayFire: `option(AF_BUILD_CUDA "Build ArrayFire with a CUDA backend" ${CUDA_FOUND})` is false where no
+    CUDA toolkit is found; a default found on any machine (OpenCL) or ON keeps the CUDA back end required."""
+    tree = _copy("cmake_detected_backend", tmp_path)
+    search = f"find_package({default.removeprefix('${').removesuffix('_FOUND}')})\n" if default != "ON" else ""
+    (tree / "CMakeLists.txt").write_text((tree / "CMakeLists.txt").read_text().replace(
+        'option(LUISA_COMPUTE_ENABLE_CUDA "Enable CUDA backend" ON)',
+        f'{search}option(LUISA_COMPUTE_ENABLE_CUDA "Enable CUDA backend" {default})'))
+    build = tree / "src" / "backends" / "cuda" / "CMakeLists.txt"
+    build.write_text(build.read_text().replace("if (CUDAToolkit_FOUND)", "if (NOT LUISA_COMPUTE_NO_SOURCES)"))
+    data = scanned(tree, rulebase)
+    assert (data["summary"]["class"] == "native") == optional
+    assert ("build switch LUISA_COMPUTE_ENABLE_CUDA" in optional_parts(data)) == optional
