@@ -634,3 +634,34 @@ def test_an_option_whose_default_is_a_cuda_detection_is_off_by_default(default: 
     data = scanned(tree, rulebase)
     assert (data["summary"]["class"] == "native") == optional
     assert ("build switch LUISA_COMPUTE_ENABLE_CUDA" in optional_parts(data)) == optional
+
+
+def test_an_extension_imported_only_in_an_import_fallback_is_optional(rulebase) -> None:
+    """Swin Transformer: kernels/window_process/setup.py builds swin_window_process, which only window_process.py
+    imports, and the model imports that in try/except (a plain PyTorch path otherwise); unit_test.py only tests it."""
+    data = report("extension_imported_optionally", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["kernels/window_process/swin_window_process_kernel.cu"]
+    assert part["class"] == "minor-adaptation"
+    assert part["evidence"] == ["swin_window_process (built by kernels/window_process/setup.py:7) is imported only in "
+                                "an optional scope or module (kernels/window_process/window_process.py:2)"]
+
+
+@pytest.mark.parametrize(("path", "old", "new"), [
+    # the model needs the kernel: imported outside the try
+    ("models/swin_transformer.py", "import torch.nn as nn\n",
+     "import torch.nn as nn\nfrom kernels.window_process.window_process import WindowProcess\n"),
+    # the ImportError fallback builds the same sources at run time: the model gets the kernel either way
+    ("models/swin_transformer.py", "import torch.nn as nn\n",
+     "import torch.nn as nn\ntry:\n    import swin_window_process\nexcept ImportError:\n"
+     "    from torch.utils.cpp_extension import load\n    swin_window_process = load('swin_window_process', "
+     "sources=['kernels/window_process/swin_window_process.cpp',\n"
+     "        'kernels/window_process/swin_window_process_kernel.cu'])\n"),
+])
+def test_an_extension_the_project_needs_is_not_optional(path: str, old: str, new: str, tmp_path: Path,
+                                                         rulebase) -> None:
+    tree = _copy("extension_imported_optionally", tmp_path)
+    (tree / path).write_text((tree / path).read_text().replace(old, new))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "minor-adaptation"
+    assert "kernels/window_process/swin_window_process_kernel.cu" not in optional_parts(data)

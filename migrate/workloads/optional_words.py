@@ -33,6 +33,7 @@ class Words:
     platform_words: frozenset[str]
     off: frozenset[str]
     reserved: tuple[str, ...] = ()
+    test_files: tuple[str, ...] = ()  # file name patterns of test modules (test_*.py)
     detected: frozenset[str] = frozenset()  # detection results, upper case (CUDATOOLKIT_FOUND, CMAKE_CUDA_COMPILER)
 
 
@@ -62,6 +63,7 @@ def words(directory: Path | None = None) -> Words:
                  platform_words=frozenset(names("switches", "platform_words")),
                  off=frozenset(n.upper() for n in names("switches", "off_values")),
                  reserved=tuple(names("switches", "reserved_prefixes")),
+                 test_files=tuple(names("folders", "test_files")),
                  detected=frozenset([f"{n.upper()}_FOUND" for n in names("detection", "packages")]
                                     + [n.upper() for n in names("detection", "variables")]))
 

@@ -260,7 +260,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     project = ProjectParts(rocm_path=evidence, left_out_of_hip=left_out, hip_subprojects=subprojects,
                         hip_aware=frozenset(e.path for e in collected if e.strength == "source"),
                         hip_twinned=hip_twinned(kinds),
-                        optional_modules=optional_modules(facts) | loaded_only_by_optional(facts, known),
+                        optional_modules=optional_modules(facts, known) | loaded_only_by_optional(facts, known),
                         switches=switches, regions=regions, gated=gated,
                         unbuilt=unbuilt, cuda_build=carrier or "",
                         optional_includes=optional_includes(facts, known), build_kinds=dict(build_kinds or {}),
