@@ -665,3 +665,26 @@ def test_an_extension_the_project_needs_is_not_optional(path: str, old: str, new
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "minor-adaptation"
     assert "kernels/window_process/swin_window_process_kernel.cu" not in optional_parts(data)
+
+
+def test_headers_only_optional_switches_code_includes_are_optional(rulebase) -> None:
+    """decord: the NVDEC sources are globbed under `if(USE_CUDA)` (OFF); video_reader.cc includes the decoder's header
+    under `#if DECORD_USE_CUDA`, defined only `if(CUDA_FOUND)`: two optional switches, no common one. The NVDEC SDK
+    headers four includes down, and the project's own FindCUDA.cmake, go with them."""
+    data = report("cmake_optional_headers", rulebase)
+    assert data["summary"]["class"] == "native"
+    sdk = [f for f in data["findings"] if f["path"].startswith("src/video/nvcodec/nvcuvid/")]
+    assert sdk and {f["status"] for f in sdk} == {"optional"}
+    find = [f for f in data["findings"] if f["path"] == "cmake/util/FindCUDA.cmake"]
+    assert find and {f["status"] for f in find} == {"optional"}
+
+
+def test_a_header_required_code_includes_stays_required(tmp_path: Path, rulebase) -> None:
+    tree = _copy("cmake_optional_headers", tmp_path)
+    reader = tree / "src" / "video" / "video_reader.cc"
+    reader.write_text(reader.read_text().replace('#include "video_reader.h"\n',
+                                                 '#include "video_reader.h"\n#include "nvcodec/cuda_threaded_decoder.h"\n'))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    sdk = [f for f in data["findings"] if f["path"].startswith("src/video/nvcodec/nvcuvid/")]
+    assert sdk and {f["status"] for f in sdk} == {""}

@@ -249,6 +249,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         elif outside and not is_platform(turns_on, known):
             switches[name] = (*said, f"the project's own GPU code builds without {name}")
     extend(regions, quiet_finds(facts, switches, declared, known))
+    gate_headers(facts, regions, gated, frozenset(switches))  # headers only optional switches' code includes
     unbuilt = unbuilt_sources(facts, known)
     carrier = cuda_build_switch(kinds, gated, switches, unbuilt, known)
     if carrier is not None and extend(regions, compile_passes(regions, carrier, known)):

@@ -247,6 +247,12 @@ def quiet_finds(facts: Mapping[str, Sequence[Fact]], switches: Mapping[str, tupl
             by_result.setdefault(default[2:-1].upper(), name)
     out = []
     for path, items in facts.items():
+        module = posixpath.basename(path)
+        if module.startswith("Find") and module.endswith(".cmake") and items \
+                and (switch := by_result.get(module[4:-6].upper() + "_FOUND")) is not None:
+            # the project's own find module (cmake/FindCUDA.cmake): what it searches for serves only the switch
+            out.append(Region(path, 1, max(f.end_line for f in items), switch,
+                              f"{module} finds {module[4:-6]}, whose result turns on {switch} only"))
         for f in items:
             if f.kind == "cmake" and f.name.startswith("find_package:") and not f.text.endswith(" REQUIRED)") \
                     and (switch := by_result.get(f.name.partition(":")[2].upper() + "_FOUND")) is not None:
