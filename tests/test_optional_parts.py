@@ -608,6 +608,8 @@ def test_a_subdirectory_built_only_when_the_cuda_toolkit_is_found_is_optional(ru
     ("find_package(CUDAToolkit 11.7 COMPONENTS", "find_package(CUDAToolkit 11.7 REQUIRED COMPONENTS"),
     # a package found on any machine is no sign of an optional CUDA build
     ("if (CUDAToolkit_FOUND)", "if (Threads_FOUND)"),
+    # WaveBlender: the else() only reports, so there is no build without CUDA
+    ("endif ()", 'else ()\n    message(STATUS "Building for CPU (not implemented)")\nendif ()'),
 ])
 def test_a_detection_that_holds_everywhere_is_not_optional(old: str, new: str, tmp_path: Path, rulebase) -> None:
     tree = _copy("cmake_detected_backend", tmp_path)
@@ -688,3 +690,25 @@ def test_a_header_required_code_includes_stays_required(tmp_path: Path, rulebase
     assert data["summary"]["class"] == "migration-required"
     sdk = [f for f in data["findings"] if f["path"].startswith("src/video/nvcodec/nvcuvid/")]
     assert sdk and {f["status"] for f in sdk} == {""}
+
+
+def test_a_librarys_header_tree_that_only_examples_include_stays_its_product(tmp_path: Path, rulebase) -> None:
+    """intra-kernel-profiler: include/ holds the library's headers, four includes deep, that only examples/ include;
+    the project compiles a source of its own. The deeper levels of the tree are the library too (HEADER_DEPTH), not
+    an optional part: only a switch's headers are followed further down (GATED_DEPTH)."""
+    tree = tmp_path / "profiler"
+    (tree / "include" / "ikp" / "trace").mkdir(parents=True)
+    (tree / "examples").mkdir()
+    (tree / "src").mkdir()
+    (tree / "src" / "marker.cu").write_text("__global__ void marker() {}\n")
+    (tree / "examples" / "demo.cu").write_text('#include "ikp/profiler.hpp"\nint main() { return 0; }\n')
+    (tree / "include" / "ikp" / "profiler.hpp").write_text('#pragma once\n#include "ikp/trace/trace.cuh"\n')
+    (tree / "include" / "ikp" / "trace" / "trace.cuh").write_text('#pragma once\n#include "ikp/trace/macros.cuh"\n')
+    (tree / "include" / "ikp" / "trace" / "macros.cuh").write_text('#pragma once\n#include "ikp/trace/device_ctx.cuh"\n')
+    (tree / "include" / "ikp" / "trace" / "device_ctx.cuh").write_text(
+        "#pragma once\n__device__ inline unsigned lane() {\n  unsigned id;\n"
+        '  asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));\n  return id;\n}\n')
+    data = scanned(tree, rulebase)
+    deep = [f for f in data["findings"] if f["path"] == "include/ikp/trace/device_ctx.cuh"]
+    assert deep and {f["status"] for f in deep} == {""}
+    assert data["summary"]["class"] == "migration-required"

@@ -12,16 +12,19 @@ from migrate.workloads.rewrite_project import resolve_include
 from migrate.workloads.switches import Region, switches_around
 
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".cuh", ".inl")
-HEADER_DEPTH = 6  # headers included only by gated headers, this many levels down (decord's NVDEC SDK: 4)
+HEADER_DEPTH = 3  # headers included only by optional files, this many levels down
+# headers included only by a switch's code, this many levels down (decord's NVDEC SDK headers sit 4 down); deeper than
+# for optional folders, where a library's own header tree, which only its examples include, is its product
+GATED_DEPTH = 6
 COMPILED_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
 
 
 def gate_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
                  gated: dict[str, Region], optional: frozenset[str] = frozenset()) -> None:
-    """Adds to `gated` the headers a switch's code alone includes, to HEADER_DEPTH levels; with `optional` (the
+    """Adds to `gated` the headers a switch's code alone includes, to GATED_DEPTH levels; with `optional` (the
     switches that make code optional), also those every includer of which is in some optional switch's code
     (decord's NVDEC headers: included by sources a `USE_CUDA` glob adds and under `#if DECORD_USE_CUDA`)."""
-    for _ in range(HEADER_DEPTH):
+    for _ in range(GATED_DEPTH):
         more = _gated_headers(facts, regions, gated, optional)
         if not more:
             break

@@ -226,11 +226,32 @@ def detected_switches(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str,
     for path in sorted(facts):
         for f in facts[path]:
             if f.kind != "switch_branch" or f.name in out or not detection(f.name, known) \
-                    or f.name.upper() in required or (f.name.upper() == "CMAKE_CUDA_COMPILER" and not checked):
+                    or f.name.upper() in required or (f.name.upper() == "CMAKE_CUDA_COMPILER" and not checked) \
+                    or _else_builds_nothing(facts[path], f.end_line):
                 continue
             out[f.name] = (f"{path}:{f.line} {f.text} (a detection result: false where NVIDIA's toolkit is not "
                            "installed)", "OFF")
     return out
+
+
+def _else_builds_nothing(items: Sequence[Fact], end: int) -> bool:
+    """Whether the branch ending on line `end` is followed by an else() that only reports (`else() message("Building
+    for CPU (not implemented)")`): then the project has no build without the branch's condition."""
+    commands = sorted((f for f in items if f.kind == "cmake" and f.role == "command" and f.line > end),
+                      key=lambda f: f.line)
+    if not commands or commands[0].name != "else" or commands[0].line != end + 1:
+        return False
+    depth = 0
+    for f in commands[1:]:
+        if f.name == "if":
+            depth += 1
+        elif f.name == "endif":
+            if depth == 0:
+                return True
+            depth -= 1
+        elif f.name not in NON_BUILDING:
+            return False
+    return True
 
 
 def quiet_finds(facts: Mapping[str, Sequence[Fact]], switches: Mapping[str, tuple[str, ...]],
