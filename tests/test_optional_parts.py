@@ -712,3 +712,12 @@ def test_a_librarys_header_tree_that_only_examples_include_stays_its_product(tmp
     deep = [f for f in data["findings"] if f["path"] == "include/ikp/trace/device_ctx.cuh"]
     assert deep and {f["status"] for f in deep} == {""}
     assert data["summary"]["class"] == "migration-required"
+
+
+def test_a_detection_around_every_target_is_the_build_itself(tmp_path: Path, rulebase) -> None:
+    """LuisaCompute's CUDA back end scanned alone (its own workload): every target of the tree is built only
+    `if (CUDAToolkit_FOUND)`, so there is no build without it and nothing of it is optional."""
+    tree = Path(shutil.copytree(CASES / "cmake_detected_backend" / "src" / "backends" / "cuda", tmp_path / "cuda"))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert "build switch CUDAToolkit_FOUND" not in optional_parts(data)

@@ -213,9 +213,17 @@ def detected_switches(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str,
     default on a machine without it. Not where the project makes the detection required: a find_package(X
     REQUIRED) stops the configuration when X is missing, unless it sits in an optional folder or in the branch of
     a switch `declared` off by default; CMAKE_CUDA_COMPILER is a detection only where the project calls
-    check_language()."""
+    check_language(). None where no CMake target is built outside a detection's branch."""
     def off(switch: str) -> bool:
         return switch in declared and off_by_default(declared[switch][1], known)
+
+    # a tree every target of which is built only on a detection (the CUDA back end's own folder, scanned alone)
+    # has no build without it: there the detection is the build, not an optional part of it
+    targets = [(path, f.line) for path, items in facts.items() if optional_root(path, known) is None
+               for f in items if f.kind == "cmake_target"]
+    if not any(not any(detection(r.switch, known) for r in switches_around(regions, gated, path, line=line))
+               for path, line in targets):
+        return {}
 
     required = {f.name.partition(":")[2].upper() + "_FOUND" for path, items in facts.items() for f in items
                 if f.kind == "cmake" and f.name.startswith("find_package:") and f.text.endswith(" REQUIRED)")
