@@ -219,10 +219,14 @@ def detected_switches(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str,
 
     # a tree every target of which is built only on a detection (the CUDA back end's own folder, scanned alone)
     # has no build without it: there the detection is the build, not an optional part of it
+    def on_detection(path: str, line: int, depth: int = 0) -> bool:  # also through the subdirectory that adds it
+        around = switches_around(regions, gated, path, line=line)
+        return any(detection(r.switch, known) for r in around) or (depth < 4 and any(
+            on_detection(r.path, r.start, depth + 1) for r in around if r.path != path))
+
     targets = [(path, f.line) for path, items in facts.items() if optional_root(path, known) is None
                for f in items if f.kind == "cmake_target"]
-    if not any(not any(detection(r.switch, known) for r in switches_around(regions, gated, path, line=line))
-               for path, line in targets):
+    if all(on_detection(path, line) for path, line in targets):
         return {}
 
     required = {f.name.partition(":")[2].upper() + "_FOUND" for path, items in facts.items() for f in items
