@@ -10,7 +10,7 @@ from migrate.extract.budget import MAX_FACTS
 from migrate.extract.c import device, guards, hazards, lanemasks, language, runtime, ts, wavefront, xref
 from migrate.extract.c.guards import GuardMap, off_macros
 from migrate.extract.c.needles import Needled
-from migrate.extract.c.tree import in_device_code, qualifiers, walk
+from migrate.extract.c.tree import in_device_code, qualifiers, reading, walk
 from migrate.extract.c.tree import text as _text
 from migrate.extract.columns import Columns
 from migrate.extract.text.lines import line_texts
@@ -115,38 +115,39 @@ def extract_snippet(source: bytes, *, row0: int = 0, col0: int = 0,
 def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = None,
              names: Callable[[str], bool] | None = None, original: bytes | None = None) -> tuple[_Ctx, list[str]]:
     root = ts.parse(source)
-    caps = captures(root)
-    defines = [n.parent for n in caps.get("macro.name", []) if n.parent is not None]
-    chains = guards.chains_of(caps.get("conditional", []))
-    guard_map = GuardMap.build(chains, off_macros(defines, source))
-    ctx = _Ctx(source=source, guards=guard_map, original=original,
-               row0=row0, col0=col0, cell=cell, names=names)
-    _identifiers(ctx, caps)
-    _own_namespaces(ctx, root)
-    _hip_branches(ctx, chains)
-    _switch_branches(ctx, chains)
-    _includes(ctx, caps)
-    _namespace_aliases(ctx, caps)
-    _macros(ctx, caps)
-    _own_types(ctx, caps)
-    _kernels_and_launches(ctx, caps)
-    _asm(ctx, caps)
-    def emit(name: str, node: ts.Node, label: str, value: int | None = None) -> None:
-        ctx.add("construct", name, node, text=label, value=value)
+    with reading(source):
+        caps = captures(root)
+        defines = [n.parent for n in caps.get("macro.name", []) if n.parent is not None]
+        chains = guards.chains_of(caps.get("conditional", []))
+        guard_map = GuardMap.build(chains, off_macros(defines, source))
+        ctx = _Ctx(source=source, guards=guard_map, original=original,
+                   row0=row0, col0=col0, cell=cell, names=names)
+        _identifiers(ctx, caps)
+        _own_namespaces(ctx, root)
+        _hip_branches(ctx, chains)
+        _switch_branches(ctx, chains)
+        _includes(ctx, caps)
+        _namespace_aliases(ctx, caps)
+        _macros(ctx, caps)
+        _own_types(ctx, caps)
+        _kernels_and_launches(ctx, caps)
+        _asm(ctx, caps)
+        def emit(name: str, node: ts.Node, label: str, value: int | None = None) -> None:
+            ctx.add("construct", name, node, text=label, value=value)
 
-    device.constructs(caps, emit)
-    hazards.constructs(caps, source, emit)
-    wavefront.constructs(caps, source, emit)
-    runtime.constructs(caps, source, emit)
-    language.constructs(caps, emit)
-    lanemasks.constructs(caps, source, emit, ctx.guards)
-    xref.facts(caps, source, lambda kind, name, node, role="", text="": ctx.add(kind, name, node, role=role, text=text))
-    notes = []
-    if errors := ts.error_lines(root):
-        where = ", ".join(str(n + row0) for n in errors)
-        lines = "lines" if len(errors) > 1 else "line"
-        notes.append(f"syntax errors near {lines} {where}; facts were extracted from what parsed")
-    return ctx, notes
+        device.constructs(caps, emit)
+        hazards.constructs(caps, source, emit)
+        wavefront.constructs(caps, source, emit)
+        runtime.constructs(caps, source, emit)
+        language.constructs(caps, emit)
+        lanemasks.constructs(caps, source, emit, ctx.guards)
+        xref.facts(caps, source, lambda kind, name, node, role="", text="": ctx.add(kind, name, node, role=role, text=text))
+        notes = []
+        if errors := ts.error_lines(root):
+            where = ", ".join(str(n + row0) for n in errors)
+            lines = "lines" if len(errors) > 1 else "line"
+            notes.append(f"syntax errors near {lines} {where}; facts were extracted from what parsed")
+        return ctx, notes
 
 
 def captures(root: ts.Node) -> dict[str, list[ts.Node]]:

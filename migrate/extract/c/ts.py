@@ -5,8 +5,9 @@ recovery loops without end on some inputs (a 309-byte one in tests/test_budget.p
 reads its input through a callback and gets a progress callback, which tree-sitter calls every 100
 operations: it ends the parse at the file's deadline (budget.native_call) and after a budget of
 work linear in the input, CALLS_FREE + CALLS_PER_BYTE * size calls. Real code needs at most 0.022
-calls a byte (19,090 C/C++/CUDA files of 30 projects), fuzzed token soups 0.05. A tree parsed from
-a callback reads Node.text through it, slowly, so the bytes are parsed once more, reusing that tree."""
+calls a byte (19,090 C/C++/CUDA files of 30 projects), fuzzed token soups 0.05. The text is parsed
+once: a tree parsed from a callback would read Node.text through it, a copy of the rest of the text
+each time, so the extractors read a node's text from the bytes by its range (tree.reading)."""
 from __future__ import annotations
 
 import re
@@ -65,7 +66,6 @@ def parse(source: bytes) -> Node:
     the budget of work and budget.BudgetExceeded past the file's time limit."""
     allowed = CALLS_FREE + int(len(source) * CALLS_PER_BYTE)
     calls = 0
-    view = memoryview(source)
     parser = _parser()
     tree = None
     try:
@@ -76,14 +76,14 @@ def parse(source: bytes) -> Node:
                     calls += 1
                     return calls > allowed or expired()
 
-                try:
-                    tree = parser.parse(lambda offset, _point: view[offset:], progress_callback=progress)
+                try:  # bytes, not a memoryview: Node.text of this tree calls the reader again and needs bytes
+                    tree = parser.parse(lambda offset, _point: source[offset:], progress_callback=progress)
                 except ValueError:  # "Parsing failed": the callback stopped it
                     if calls > allowed:
                         raise WorkExceeded(f"the C/C++ parser did not finish in {allowed * 100:,} steps") from None
                     if not expired():
                         raise
-        return parser.parse(source, old_tree=tree).root_node
+        return tree.root_node
     except BaseException:
         parser.reset()  # a parse left unfinished would go on at the next call
         raise
