@@ -36,18 +36,27 @@ class _Ctx:
     _newlines: list[int] = field(default_factory=list)  # offsets of the source's line ends, on first use
 
     def __post_init__(self) -> None:
-        self._columns = Columns((self.original or self.source).split(b"\n"))
+        read = self.original or self.source
+        # ASCII text (most files, nearly every macro body): a character column is the byte column
+        self._columns = None if read.isascii() else Columns(read.split(b"\n"))
 
     def _col(self, row: int, byte_col: int) -> int:
-        return self._columns.chars(row, byte_col) + (self.col0 if row == 0 else 0) + 1
+        chars = byte_col if self._columns is None else self._columns.chars(row, byte_col)
+        return chars + (self.col0 if row == 0 else 0) + 1
 
     def add(self, kind: str, name: str, node: ts.Node, *, role: str = "", text: str = "",
             value: int | None = None) -> None:
         (r1, c1), (r2, c2) = node.start_point, node.end_point
+        if self._columns is not None:
+            c1, c2 = self._columns.chars(r1, c1), self._columns.chars(r2, c2)
+        if r1 == 0:
+            c1 += self.col0
+        if r2 == 0:
+            c2 += self.col0
         if self.original is not None and kind == "construct" and text:
             text = self._unmasked(text, node)
         self.facts.append(build_fact((  # Fact's fields in order
-            kind, name, r1 + self.row0 + 1, self._col(r1, c1), r2 + self.row0 + 1, self._col(r2, c2),
+            kind, name, r1 + self.row0 + 1, c1 + 1, r2 + self.row0 + 1, c2 + 1,
             role, text, self.guards.at(node.start_byte), self.cell, value)))
 
 
