@@ -58,7 +58,7 @@ _NODE_TYPE = re.compile(r"\((\w+)\)")
 
 def prepare() -> None:
     """Read the CUDA query now (before worker processes are forked)."""
-    _types("cuda")
+    _kinds("cuda")
 
 
 def parse(source: bytes) -> Node:
@@ -100,16 +100,30 @@ def _parser() -> tree_sitter.Parser:
     return parser
 
 
+@cache
+def _kinds(name: str) -> dict[int, tuple[str, ...]]:
+    """Node kind id -> capture names, for the named kinds whose type queries/<name>.scm lists. A node's
+    kind_id is the public symbol its type and is_named are read from, so a lookup by kind_id is a lookup
+    by type of a named node, without making the type's string for every node."""
+    language, types = _language(), _types(name)
+    kinds: dict[int, tuple[str, ...]] = {}
+    for kind in range(language.node_kind_count):
+        node_type = language.node_kind_for_id(kind)
+        if node_type in types and language.node_kind_is_named(kind):
+            kinds[kind] = types[node_type]
+    return kinds
+
+
 def captures(query: str, node: Node) -> dict[str, list[Node]]:
     """The named nodes of the types queries/<query>.scm lists, by capture name, in document order
     (a node before the nodes inside it)."""
-    of_type = _types(query).get
+    of_kind = _kinds(query).get
     found: dict[str, list[Node]] = {}
     cursor = node.walk()
     first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
     while True:
         current = cursor.node
-        if current is not None and (names := of_type(current.type)) is not None and current.is_named:
+        if current is not None and (names := of_kind(current.kind_id)) is not None:
             for name in names:
                 found.setdefault(name, []).append(current)
         if first_child():
