@@ -170,7 +170,10 @@ def captures(root: ts.Node) -> dict[str, list[ts.Node]]:
         (preproc_include path: (_) @include)
         (preproc_def name: (identifier) @macro.name value: (preproc_arg)? @macro.value) @macro
         (preproc_function_def value: (preproc_arg) @macro.body)
-        (preproc_function_def name: (identifier) @macro.name)"""
+        (preproc_function_def name: (identifier) @macro.name)
+
+    and macro.own: the children of every #define and macro parameter list (a macro's own name and
+    parameters, which are no identifier facts), so that no identifier's parent is looked up for that."""
     caps = ts.captures("cuda", root)
     derived: dict[str, list[ts.Node]] = {}
 
@@ -193,7 +196,9 @@ def captures(root: ts.Node) -> dict[str, list[ts.Node]]:
         path = node.child_by_field_name("path")
         if path is not None:
             add("include", path)
+    own: list[ts.Node] = []
     for node in caps.pop("define", []):
+        own += node.children
         name = node.child_by_field_name("name")
         if name is not None and name.type == "identifier":
             add("macro", node)
@@ -202,13 +207,18 @@ def captures(root: ts.Node) -> dict[str, list[ts.Node]]:
             if value is not None and value.type == "preproc_arg":
                 add("macro.value", value)
     for node in caps.pop("define.function", []):
+        own += node.children
         value, name = node.child_by_field_name("value"), node.child_by_field_name("name")
         if value is not None and value.type == "preproc_arg":
             add("macro.body", value)
         if name is not None and name.type == "identifier":
             add("macro.name", name)
+    for node in caps.pop("macro.params", []):
+        own += node.children
     for capture, nodes in derived.items():
         caps[capture] = sorted(nodes, key=lambda n: n.start_byte)
+    if own:
+        caps["macro.own"] = own
     return caps
 
 
@@ -299,8 +309,9 @@ def _switch_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> N
 def _identifiers(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
     calls = {n.start_byte for n in caps.get("reference.call", [])}
     wanted = ctx.names
+    own = set(caps.get("macro.own", ()))
     for node in caps.get("reference.identifier", []) + caps.get("reference.namespace", []):
-        if node.parent is not None and node.parent.type in ("preproc_def", "preproc_function_def", "preproc_params"):
+        if node in own:
             continue  # the macro's own name and parameters
         name = _text(node)
         if wanted is not None and not wanted(name):
