@@ -88,8 +88,10 @@ def _evaluate_module():
     return module
 
 
-@pytest.mark.parametrize(("held_out", "shapes"), [("s10", {"cmake", "makefile", "torch-extension"}),
-                                                  ("s11", {"cmake", "makefile", "python-extension", "torch-extension", "python"})])
+@pytest.mark.parametrize(("held_out", "shapes"), [
+    ("s10", {"cmake", "makefile", "torch-extension"}),
+    ("s11", {"cmake", "makefile", "python-extension", "torch-extension", "python"}),
+])
 def test_a_held_out_set_is_measured_apart_and_never_fitted(held_out: str, shapes: set[str],
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     _, measurements, _, result = _fitted()
