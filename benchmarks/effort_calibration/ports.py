@@ -58,6 +58,17 @@ SKIP = re.compile(r"(^|/)(\.github|\.gitlab|\.circleci|docs?|third_party|thirdpa
 FOLD = re.compile(r"^(cuda|hip|gpu|CUDA|HIP|GPU|Cuda|Hip|Gpu|cu|CU|nv|NV)(?=[A-Z_]|blas|rand|fft|sparse|solver|dnn|b\b|"
                   r"Blas|Rand|Fft|Sparse|Solver|Dnn|_|$)")
 PY_COMMENT = re.compile(r"#[^\n]*")
+# A file a build tool wrote (automake's Makefile.in, aclocal.m4, autoconf's configure, a Bison parser, a file marked
+# DO NOT EDIT) or an editor's backup (`Makefile.am~`) is not hand work, whoever committed it (s11). A hipify tool's
+# output is not among them: hand edits follow it, and the twin comparison counts them.
+GENERATED = re.compile(r"generated (automatically )?by (automake|aclocal|GNU Autoconf|autoconf|libtool)|"
+                       r"made by GNU Bison|DO NOT EDIT", re.I)
+BACKUP = re.compile(r"~$")
+
+
+def not_hand_written(path: str, text: str) -> bool:
+    """An editor's backup, or a file whose first lines say a tool generated it."""
+    return bool(BACKUP.search(path)) or bool(GENERATED.search("\n".join(text.splitlines()[:5])))
 
 
 def fold(token: str) -> str:
@@ -178,10 +189,10 @@ def changes(gitdir: Path, base: str, port: str) -> list[tuple[str, str | None, s
 
 def twin_origin(path: str, base_files: set[str]) -> str | None:
     """A new HIP file kept beside its CUDA original (`x.hip` for `x.cu`, `hip/x.hip.cpp` for
-    `cuda/x.cu`): the base file whose path, with hip/rocm read as cuda and suffixes dropped, is the same."""
+    `cuda/x.cu`): the base file whose path, with hip/rocm read as cuda, suffixes dropped and case ignored, is the same."""
     def key(p: str) -> str:  # every C/C++/CUDA suffix (`.cxx` twins too), as the measured files are chosen
         p = re.sub(r"(\.(" + "|".join(sorted(s[1:] for s in C_EXT)) + r"))+$", "", p)
-        return re.sub(r"hip|rocm|amd", "cuda", p, flags=re.I)
+        return re.sub(r"hip|rocm|amd", "cuda", p, flags=re.I).lower()  # a HIP/ folder beside CUDA/ too (s11)
     wanted = key(path)
     found = sorted(c for c in base_files if c != path and Path(c).suffix in C_EXT and key(c) == wanted)
     return found[0] if found else None
@@ -278,19 +289,22 @@ def measure(entry: dict[str, Any], *, scanned: bool = True) -> dict[str, Any]:
     for status, before, after in changes(gitdir, base, port):
         if not in_scope(after, paths):
             continue
-        if BUILD.search(after):
+        suffix = Path(after).suffix
+        python = suffix == ".py"
+        build = bool(BUILD.search(after))
+        if not build and (SKIP.search(after) or not (python or suffix in C_EXT)):
+            continue
+        new = show(gitdir, port, after)
+        if not_hand_written(after, new):
+            continue
+        if build:
             old = show(gitdir, base, before) if before else ""
-            hand = build_hand_lines(old, show(gitdir, port, after))
+            hand = build_hand_lines(old, new)
             if hand:
                 build_files.append({"path": after, "method": "build-diff", "hand_lines": hand})
             continue
-        suffix = Path(after).suffix
-        python = suffix == ".py"
-        if SKIP.search(after) or not (python or suffix in C_EXT):
-            continue
         if before is None and not python:
             before = twin_origin(after, base_files)
-        new = show(gitdir, port, after)
         if before is None:
             files.append({"path": after, "method": "added", "lines": 0, "sites": 1,
                           "hand_lines": added_lines(new, python), "rules": {}})
