@@ -611,3 +611,23 @@ def test_a_row_decodes_to_the_same_facts_and_findings() -> None:
     result = FileResult(lines=9, notes=("n",), facts=(fact,), defined=("d",), portable=("p",), masks=("m",),
                         found=((Candidate(finding, "a", "b", "c"),),), line_text={(0, 3): "x = cudaMalloc(&p, n);"})
     assert analyse.decode("src/a.cu", analyse.encode(result)) == result
+
+
+def test_stand_in_marks_are_the_alternation_regex_answer() -> None:
+    """The stored report's stand-in places, found literal by literal, equal one regex's leftmost
+    non-overlapping matches, on text where the stand-ins abut, repeat and sit inside each other's
+    neighbourhood (a scanned file's text can hold them too)."""
+    import random
+    import re
+
+    from migrate.scan import reportcache
+
+    regex = re.compile(b"|".join(re.escape(s) for s in reportcache.STAND_INS))
+    pieces = [*reportcache.STAND_INS, b'"', b"in ", b" ", b"987654.32", b"x", b"\n",
+              *(s[:n] for s in reportcache.STAND_INS for n in (1, 3, len(s) - 1))]
+    chooser = random.Random(33)
+    texts = [b"".join(chooser.choice(pieces) for _ in range(chooser.randrange(1, 40))) for _ in range(3000)]
+    for text in texts:
+        assert reportcache._marks(text) == tuple((m.start(), reportcache.STAND_INS.index(m.group()))
+                                                 for m in regex.finditer(text))
+    assert sum(len(reportcache._marks(t)) for t in texts) > 1000  # the stand-ins were there to find
