@@ -175,3 +175,12 @@ def test_unicode_text_replaces_only_lone_surrogates() -> None:
     assert unicode_text("é \ud800") == "é \ufffd"
     same = "é ∑ 𝔸 plain"
     assert unicode_text(same) is same and unicode_text("ascii") == "ascii"
+
+
+def test_json_escaped_text_that_is_plain_ascii_is_the_substitutions_answer() -> None:
+    from migrate.safetext import JSON_UNSAFE, _json_code, json_escaped
+
+    every_ascii = "".join(map(chr, range(128)))
+    for text in (every_ascii, "x\x7f", "plain", "é\u202e", "a\x9fb", "\U000e0041"):
+        assert json_escaped(text) == JSON_UNSAFE.sub(_json_code, text)
+    assert json_escaped(every_ascii) != every_ascii  # DEL is escaped: the shortcut does not skip it
