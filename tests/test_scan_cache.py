@@ -268,10 +268,13 @@ def _rules(settings: Settings):
     return precompiled.load(None, settings.cache_dir)
 
 
+@pytest.mark.parametrize("at_once", [1, 2, 256])
 @pytest.mark.parametrize("tree", [ROOT / "fixtures" / "repos" / "demo", None], ids=["demo", "empty"])
-def test_json_pieces_join_to_the_standard_librarys_bytes(tree: Path | None, tmp_path: Path, rulebase) -> None:
+def test_json_pieces_join_to_the_standard_librarys_bytes(tree: Path | None, at_once: int, tmp_path: Path, rulebase,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     from migrate.render import json_report
 
+    monkeypatch.setattr(json_report, "FINDINGS_AT_ONCE", at_once)
     if tree is None:
         tree = tmp_path / "empty"
         tree.mkdir()
@@ -279,7 +282,9 @@ def test_json_pieces_join_to_the_standard_librarys_bytes(tree: Path | None, tmp_
     expected = json.dumps(json_report.to_json(report), indent=2, ensure_ascii=False) + "\n"
     pieces = list(json_report.chunks(report))
     assert "".join(pieces) == expected == json_report.render(report)
-    assert len(pieces) == len(report.findings) + 3 if report.findings else len(pieces) == 3
+    batches = -(-len(report.findings) // at_once)
+    assert len(pieces) == batches + 3 if report.findings else len(pieces) == 3
+    assert batches > 2 or at_once == 256 or not report.findings  # batch ends were crossed
 
 
 @pytest.mark.parametrize("tree", [ROOT / "fixtures" / "repos" / "demo", None], ids=["demo", "empty"])
