@@ -636,3 +636,15 @@ def test_stand_in_marks_are_the_alternation_regex_answer() -> None:
         assert reportcache._marks(text) == tuple((m.start(), reportcache.STAND_INS.index(m.group()))
                                                  for m in regex.finditer(text))
     assert sum(len(reportcache._marks(t)) for t in texts) > 1000  # the stand-ins were there to find
+
+
+def test_rows_a_scan_just_made_decode_alike_without_the_type_checks(tmp_path: Path, rulebase) -> None:
+    """A scan decodes the rows its own workers just encoded without checking their types (cache
+    hits are checked); both give equal results on every row of a real tree."""
+    pipeline.run([ROOT / "fixtures" / "repos" / "demo"], Settings(jobs=1, cache_dir=tmp_path, use_hipify=False),
+                 rulebase)
+    with sqlite3.connect(tmp_path / "facts.sqlite3") as db:
+        stored = [value for (value,) in db.execute("SELECT value FROM results")]
+    decoded = [analyse.decode("d/k.cu", row) for row in stored]
+    assert decoded == [analyse.decode("d/k.cu", row, checked=False) for row in stored]
+    assert sum(len(r.facts) for r in decoded) > 20 and sum(len(c) for r in decoded for c in r.found) > 10
