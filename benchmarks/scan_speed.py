@@ -22,12 +22,14 @@ wall time, far less the CPU time): the tree-sitter parse, the walk that collects
 the query's node types, each fact pass, the facts of macro bodies, the matching of the facts and
 the row's encoding; the best of --repeat rounds per phase, and the load average.
 
-    python benchmarks/scan_speed.py PATH --serial [--repeat 3]
+    python benchmarks/scan_speed.py PATH --serial [--first] [--repeat 3]
 
 times the repository-wide work of the "miss" path in this process (per-file rows warm, the report
 cache missing; --jobs 1), by stage, in CPU seconds (each stage's own time, the stages it calls left
 out): the report's key, decoding the rows, the cross-file join, merging the targets, the optional
-parts, the verdicts, the JSON rendering; the best of --repeat rounds per stage, and the load average.
+parts, the verdicts, the stack, the costs, the plan, the JSON rendering and storing; the best of
+--repeat rounds per stage, and the load average. With --first, each round is a first scan (an empty
+cache directory, --jobs 1), the extraction and matching of every file a stage of its own.
 """
 from __future__ import annotations
 
@@ -185,11 +187,18 @@ SERIAL = (
     ("migrate.workloads.verdict", "judge"), ("migrate.workloads.classify", "classify"),
     ("migrate.workloads.estimate", "estimate"), ("migrate.scan.project", "scan_project"),
     ("migrate.render.json_report", "render"), ("migrate.scan.pipeline", "run"),
+    ("migrate.scan.discover", "discover"), ("migrate.scan.project", "_stack"),
+    ("migrate.workloads.assemble", "workloads"), ("migrate.workloads.components", "attach"),
+    ("migrate.workloads.route", "attach"), ("migrate.workloads.costs", "project_costs"),
+    ("migrate.workloads.costs", "with_part_costs"), ("migrate.scan.pipeline", "with_plan"),
+    ("migrate.scan.reportcache", "_marks"), ("migrate.scan.cache.Cache", "put_report"),
+    ("migrate.scan.cache.Cache", "put_rows"), ("migrate.safetext", "unicode_text"),
 )
+FIRST = (("migrate.scan.analyse", "_analyse"), ("migrate.scan.analyse", "encode"))  # with --first: extract+match, encode
 
 
-def serial(path: Path, repeat: int) -> None:
-    """Each stage's own CPU time on the miss path of `path`, in this process."""
+def serial(path: Path, repeat: int, *, first: bool = False) -> None:
+    """Each stage's own CPU time on the miss path of `path` (with `first`: a first scan's), in this process."""
     import importlib
     import time
 
@@ -201,7 +210,12 @@ def serial(path: Path, repeat: int) -> None:
     spent: dict[str, float] = {}
     timed = own_time(spent, time.process_time)
 
-    for module_name, function in SERIAL:  # every module's name for the function, as `from x import f` binds it
+    for module_name, function in (*SERIAL, *(FIRST if first else ())):
+        if module_name.endswith(".Cache"):  # a method: wrapped on its class
+            owner = importlib.import_module(module_name.rpartition(".")[0]).Cache
+            setattr(owner, function, timed(f"Cache.{function}", getattr(owner, function)))
+            continue
+        # every module's name for the function, as `from x import f` binds it
         real = getattr(importlib.import_module(module_name), function)
         wrapper = timed(f"{module_name.rsplit('.', 1)[-1]}.{function}", real)
         for module in [m for name, m in list(sys.modules.items()) if name.startswith("migrate")]:
@@ -210,13 +224,15 @@ def serial(path: Path, repeat: int) -> None:
                     setattr(module, attribute, wrapper)
     with tempfile.TemporaryDirectory() as tmp:
         def scan(n: int) -> float:
-            settings = Settings(jobs=1, cache_dir=Path(tmp), exclude=(f"no-such-file-{n}.bench",))
+            cache_dir = Path(tmp) / (f"first-{n}" if first else "cache")
+            settings = Settings(jobs=1, cache_dir=cache_dir, exclude=(f"no-such-file-{n}.bench",))
             started = time.process_time()
             reportcache.scan([path], settings, rules_dir=None, load_rules=lambda: load_rules(None), formats=("json",),
                              write=lambda outputs: None)
             return time.process_time() - started
 
-        scan(-1)  # rows, stat entries and one report stored
+        if not first:
+            scan(-1)  # rows, stat entries and one report stored
         best: dict[str, float] = {}
         cpus, loads = [], []
         for n in range(repeat):
@@ -225,7 +241,8 @@ def serial(path: Path, repeat: int) -> None:
             cpus.append(scan(n))
             for name, seconds in spent.items():
                 best[name] = min(best.get(name, seconds), seconds)
-    print(f"{path}: the miss path's repository-wide work in one process (--jobs 1): best {min(cpus):.2f} s CPU "
+    what = "a first scan's work (empty cache directory)" if first else "the miss path's repository-wide work"
+    print(f"{path}: {what} in one process (--jobs 1): best {min(cpus):.2f} s CPU "
           f"(runs: {' '.join(f'{c:.2f}' for c in cpus)}; load average at start: {' '.join(f'{x:.1f}' for x in loads)})")
     for name, seconds in sorted(best.items(), key=lambda item: -item[1]):
         print(f"  {name:<36} {seconds:7.2f} s own CPU time")
@@ -240,9 +257,10 @@ def main() -> int:
     parser.add_argument("--only", nargs="+", choices=CONFIGS, default=list(CONFIGS))
     parser.add_argument("--phases", action="store_true", help="time the extraction's phases in this process")
     parser.add_argument("--serial", action="store_true", help="time the miss path's stages in this process")
+    parser.add_argument("--first", action="store_true", help="with --serial: time a first scan's stages instead")
     args = parser.parse_args()
     if args.serial:
-        serial(Path(args.path).resolve(), args.repeat)
+        serial(Path(args.path).resolve(), args.repeat, first=args.first)
         return 0
     if args.phases:
         phases(Path(args.path).resolve(), args.repeat)

@@ -67,6 +67,8 @@ def csv_cell(value: object) -> object:
 def json_escaped(text: str) -> str:
     """JSON text (from json.dumps with ensure_ascii=False) with bidi, tag, C1 and other invisible
     characters written as \\uXXXX escapes: the same value for a reader, nothing raw on a screen."""
+    if text.isascii() and "\x7f" not in text:  # DEL: the one ASCII character of JSON_UNSAFE
+        return text  # two scans at C speed instead of the regex engine's step per character
     return JSON_UNSAFE.sub(_json_code, text)
 
 

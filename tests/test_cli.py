@@ -131,3 +131,20 @@ def test_unknown_target_is_a_usage_error() -> None:
     result = run_cli("scan", "fixtures/repos/demo", "--target-arch", "gfx9999")
     assert result.returncode == 2
     assert result.stderr.startswith("rocm-migrate: error: unknown GPU architecture 'gfx9999' (known: gfx906, gfx908, ")
+
+
+def test_scan_collects_young_objects_rarely(tmp_path: Path) -> None:
+    """The scan command sets the collector's threshold before any work (and any worker fork)."""
+    import gc
+
+    from click.testing import CliRunner
+    from migrate.cli.scan import SCAN_GC_THRESHOLD, scan
+
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700)
+        result = CliRunner().invoke(scan, [str(ROOT / "fixtures" / "repos" / "demo"), "--no-cache", "--no-hipify", "-q",
+                                           "-f", "json", "-o", str(tmp_path / "r.json")], catch_exceptions=False)
+        assert result.exit_code == 0 and gc.get_threshold()[0] == SCAN_GC_THRESHOLD != 700
+    finally:
+        gc.set_threshold(*before)

@@ -221,3 +221,12 @@ def test_a_mechanical_change_hipify_does_not_make_ranks_last_with_required_count
     step = next(s for s in report.plan["steps"] if any(h["rule"] == "HIP4036" for h in s["hand_work"]))
     planned = [h["rule"] for h in step["hand_work"]]
     assert planned.index("HIP4010") < planned.index("HIP4036")
+
+
+def test_json_escaped_text_that_is_plain_ascii_is_the_substitutions_answer() -> None:
+    from migrate.safetext import JSON_UNSAFE, _json_code, json_escaped
+
+    every_ascii = "".join(map(chr, range(128)))
+    for text in (every_ascii, "x\x7f", "plain", "é\u202e", "a\x9fb", "\U000e0041"):
+        assert json_escaped(text) == JSON_UNSAFE.sub(_json_code, text)
+    assert json_escaped(every_ascii) != every_ascii  # DEL is escaped: the shortcut does not skip it

@@ -268,10 +268,13 @@ def _rules(settings: Settings):
     return precompiled.load(None, settings.cache_dir)
 
 
+@pytest.mark.parametrize("at_once", [1, 2, 256])
 @pytest.mark.parametrize("tree", [ROOT / "fixtures" / "repos" / "demo", None], ids=["demo", "empty"])
-def test_json_pieces_join_to_the_standard_librarys_bytes(tree: Path | None, tmp_path: Path, rulebase) -> None:
+def test_json_pieces_join_to_the_standard_librarys_bytes(tree: Path | None, at_once: int, tmp_path: Path, rulebase,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     from migrate.render import json_report
 
+    monkeypatch.setattr(json_report, "FINDINGS_AT_ONCE", at_once)
     if tree is None:
         tree = tmp_path / "empty"
         tree.mkdir()
@@ -279,7 +282,9 @@ def test_json_pieces_join_to_the_standard_librarys_bytes(tree: Path | None, tmp_
     expected = json.dumps(json_report.to_json(report), indent=2, ensure_ascii=False) + "\n"
     pieces = list(json_report.chunks(report))
     assert "".join(pieces) == expected == json_report.render(report)
-    assert len(pieces) == len(report.findings) + 3 if report.findings else len(pieces) == 3
+    batches = -(-len(report.findings) // at_once)
+    assert len(pieces) == batches + 3 if report.findings else len(pieces) == 3
+    assert batches > 2 or at_once == 256 or not report.findings  # batch ends were crossed
 
 
 @pytest.mark.parametrize("tree", [ROOT / "fixtures" / "repos" / "demo", None], ids=["demo", "empty"])
@@ -611,3 +616,35 @@ def test_a_row_decodes_to_the_same_facts_and_findings() -> None:
     result = FileResult(lines=9, notes=("n",), facts=(fact,), defined=("d",), portable=("p",), masks=("m",),
                         found=((Candidate(finding, "a", "b", "c"),),), line_text={(0, 3): "x = cudaMalloc(&p, n);"})
     assert analyse.decode("src/a.cu", analyse.encode(result)) == result
+
+
+def test_stand_in_marks_are_the_alternation_regex_answer() -> None:
+    """The stored report's stand-in places, found literal by literal, equal one regex's leftmost
+    non-overlapping matches, on text where the stand-ins abut, repeat and sit inside each other's
+    neighbourhood (a scanned file's text can hold them too)."""
+    import random
+    import re
+
+    from migrate.scan import reportcache
+
+    regex = re.compile(b"|".join(re.escape(s) for s in reportcache.STAND_INS))
+    pieces = [*reportcache.STAND_INS, b'"', b"in ", b" ", b"987654.32", b"x", b"\n",
+              *(s[:n] for s in reportcache.STAND_INS for n in (1, 3, len(s) - 1))]
+    chooser = random.Random(33)
+    texts = [b"".join(chooser.choice(pieces) for _ in range(chooser.randrange(1, 40))) for _ in range(3000)]
+    for text in texts:
+        assert reportcache._marks(text) == tuple((m.start(), reportcache.STAND_INS.index(m.group()))
+                                                 for m in regex.finditer(text))
+    assert sum(len(reportcache._marks(t)) for t in texts) > 1000  # the stand-ins were there to find
+
+
+def test_rows_a_scan_just_made_decode_alike_without_the_type_checks(tmp_path: Path, rulebase) -> None:
+    """A scan decodes the rows its own workers just encoded without checking their types (cache
+    hits are checked); both give equal results on every row of a real tree."""
+    pipeline.run([ROOT / "fixtures" / "repos" / "demo"], Settings(jobs=1, cache_dir=tmp_path, use_hipify=False),
+                 rulebase)
+    with sqlite3.connect(tmp_path / "facts.sqlite3") as db:
+        stored = [value for (value,) in db.execute("SELECT value FROM results")]
+    decoded = [analyse.decode("d/k.cu", row) for row in stored]
+    assert decoded == [analyse.decode("d/k.cu", row, checked=False) for row in stored]
+    assert sum(len(r.facts) for r in decoded) > 20 and sum(len(c) for r in decoded for c in r.found) > 10

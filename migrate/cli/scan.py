@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -23,6 +24,10 @@ if TYPE_CHECKING:
 
 FORMATS = ("text", "json", "html", "markdown", "sarif", "csv")
 FAIL_CLASSES = CLASSES[1:]  # every scan is at least native: --fail-on native would always fail
+# Allocations between young-generation collections (the interpreter's: 700). A scan makes few reference
+# cycles: on cuda-samples (--jobs 1) collecting cost 0.56-0.58 s of ~8.9 s CPU, 0.07-0.09 s with this, and the peak
+# memory stayed 135.3 MB (135.8). Set before the workers fork, so they collect as rarely.
+SCAN_GC_THRESHOLD = 100_000
 EPILOG = """\b
 Examples:
   rocm-migrate scan                                   summary of the tree under .
@@ -71,6 +76,7 @@ Exit codes: 0 done, 1 the --fail-on class was reached, 2 usage or input error,
 def scan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, sarif_level: str, sarif_max: int,
          show_plan: bool, show_info: bool, rules_dir: Path | None, quiet: bool, verbose: bool, **given: Any) -> None:
     """Scan PATHS (default: .) and report every CUDA tie with its ROCm equivalent."""
+    gc.set_threshold(SCAN_GC_THRESHOLD)
     extra = {name: given.pop(f"{name}_output") or given.pop(f"{name}_legacy", None) for name in FORMATS}
     jobs_out = outputs.destinations(formats, output, extra)
     targets = list(paths) or [Path(".")]

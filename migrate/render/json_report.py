@@ -150,10 +150,13 @@ def chunks(report: Report) -> Iterator[str]:
     return (json_escaped(piece) for piece in _chunks(report))
 
 
+FINDINGS_AT_ONCE = 256  # findings encoded in one call: bounded memory, without a call and a copy per finding
+
+
 def _chunks(report: Report) -> Iterator[str]:
-    """The report's text in pieces, the findings one at a time (most of a big report), so that
-    neither the findings' JSON objects nor the whole text need to be held at once. The pieces
-    join to exactly json.dumps(to_json(report), indent=2, ensure_ascii=False) + "\n"."""
+    """The report's text in pieces, the findings FINDINGS_AT_ONCE at a time (most of a big report),
+    so that neither all the findings' JSON objects nor the whole text need to be held at once. The
+    pieces join to exactly json.dumps(to_json(report), indent=2, ensure_ascii=False) + "\n"."""
     head, *rest = jsonio.dumps_indented(to_json(report, findings=False)).split(jsonio.dumps_indented(FINDINGS_STAND_IN))
     if len(rest) != 1:  # the stand-in also appears elsewhere: no shortcut
         yield jsonio.dumps_indented(to_json(report)) + "\n"
@@ -163,8 +166,10 @@ def _chunks(report: Report) -> Iterator[str]:
         yield "[]"
     else:
         ids = report.finding_ids()
-        for n, finding in enumerate(report.findings):
-            text = jsonio.dumps_indented(finding.to_json(ids[finding]))
-            yield ("[\n    " if n == 0 else ",\n    ") + text.replace("\n", "\n    ")
+        findings = report.findings
+        for start in range(0, len(findings), FINDINGS_AT_ONCE):
+            # "[\n  {...},\n  {...}\n]": the brackets off, every line two spaces deeper
+            text = jsonio.dumps_indented([f.to_json(ids[f]) for f in findings[start:start + FINDINGS_AT_ONCE]])
+            yield ("[\n    " if start == 0 else ",\n    ") + text[4:-2].replace("\n", "\n  ")
         yield "\n  ]"
     yield rest[0] + "\n"

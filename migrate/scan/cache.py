@@ -97,10 +97,12 @@ def fact_row(fact: Fact) -> list[Any]:
     return [getattr(fact, name) for name in FACT_FIELDS]
 
 
-def fact_of(row: object) -> Fact:
+def fact_of(row: object, *, checked: bool = True) -> Fact:
     """The fact of a row; its text fields interned: a scan holds every file's facts at once, and the
-    same names, kinds and roles recur in thousands of them (a decoded row's strings are new objects)."""
-    return build_fact([intern(value) if type(value) is str else value for value in typed_row(row, FACT_ROW)])
+    same names, kinds and roles recur in thousands of them (a decoded row's strings are new objects).
+    `checked=False` only for a row this process's own code has just written (not read from a cache)."""
+    values: list[Any] = typed_row(row, FACT_ROW) if checked else row  # type: ignore[assignment]
+    return build_fact([intern(value) if type(value) is str else value for value in values])
 
 
 

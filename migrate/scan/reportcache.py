@@ -19,7 +19,6 @@ import dataclasses
 import hashlib
 import io
 import json
-import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -52,7 +51,6 @@ def _values(seconds: float, scanned_at: str) -> tuple[bytes, ...]:
 
 
 STAND_INS = _values(SECONDS, SCANNED_AT)  # the stand-ins as they appear in the rendered bytes
-_STAND_IN = re.compile(b"|".join(re.escape(s) for s in STAND_INS))
 MAGIC = b"rocm-migrate report 1 "
 PREFIX = len(MAGIC) + 17  # the magic, the header's length in 16 digits, a newline
 HEADER_MAX = 1 << 26
@@ -172,7 +170,23 @@ def _render(report: Report, name: str, text: TextOptions) -> str:
 
 
 def _marks(data: bytes) -> tuple[tuple[int, int], ...]:
-    return tuple((m.start(), STAND_INS.index(m.group())) for m in _STAND_IN.finditer(data))
+    """Where the stand-ins are: the leftmost non-overlapping matches, as one alternation regex
+    finds them, but each stand-in looked for by `bytes.find`, which skips ahead (the regex stepped
+    through a 16 MB report a byte at a time: 106 ms against 4 ms). No two stand-ins start alike
+    for long, so at most one starts at a place; one that begins inside the match before is dropped."""
+    starts: list[tuple[int, int]] = []
+    for which, stand_in in enumerate(STAND_INS):
+        at = data.find(stand_in)
+        while at >= 0:
+            starts.append((at, which))
+            at = data.find(stand_in, at + 1)
+    found: list[tuple[int, int]] = []
+    end = 0
+    for at, which in sorted(starts):
+        if at >= end:
+            found.append((at, which))
+            end = at + len(STAND_INS[which])
+    return tuple(found)
 
 
 def _fits(data: bytes | None, body: _Body | None, text: TextOptions) -> bool:
