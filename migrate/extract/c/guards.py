@@ -137,12 +137,17 @@ class GuardMap:
 
 
 ARCH_TOKENS = 64  # longer arch tests are not read (hand-written ones have a few terms)
-ARCH_TOKEN = re.compile(r"\s*(__CUDA_ARCH__|defined|\d+[uUlL]*|&&|\|\||[<>=!]=|[<>!()])")
+ARCH_TOKEN = re.compile(r"\s*([A-Za-z_]\w*|\d+[uUlL]*|&&|\|\||[<>=!]=|[<>!()])")
+# Macros hip-clang defines when it compiles HIP (clang: https://reviews.llvm.org/D45441; HIP porting guide,
+# "Compiler defines: summary"): `defined(X)` of one of them is true in an arch test (`!defined(__CUDA_ARCH__) ||
+# __CUDA_ARCH__ >= 600 || defined(__clang__)`); `defined` of one of NVIDIA_ONLY is false; any other name is unknown.
+HIP_CLANG_DEFINES = frozenset({"__clang__", "__HIP__", "__HIPCC__", "__HIP_PLATFORM_AMD__"})
 
 
 def arch_value(condition: str) -> int | None:
     """A condition that tests only __CUDA_ARCH__ against numbers (`__CUDA_ARCH__ >= 350`, `defined(__CUDA_ARCH__)
-    && __CUDA_ARCH__ < 500`, `||`, `!`) evaluated as hip-clang does, which defines no __CUDA_ARCH__ (0 in an #if):
+    && __CUDA_ARCH__ < 500`, `||`, `!`, `defined` of a compiler's macro) evaluated as hip-clang does, which defines
+    no __CUDA_ARCH__ (0 in an #if) and defines HIP_CLANG_DEFINES:
     https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_porting_guide.html. None for anything else, and
     for a test with no comparison (`#if __CUDA_ARCH__`, `defined(...)` alone): device-pass detection, which a
     port keeps under __HIP_DEVICE_COMPILE__ (the cuda-arch-gate rule), not code for NVIDIA GPUs only."""
@@ -202,13 +207,13 @@ def _unary(tokens: list[str], i: int) -> tuple[int, int]:
         return value, i + 1
     if token == "defined":  # defined(__CUDA_ARCH__) or defined __CUDA_ARCH__: false under hip-clang
         i += 1
-        if tokens[i] == "(":
-            if tokens[i + 1] != "__CUDA_ARCH__" or tokens[i + 2] != ")":
-                raise ValueError("not the arch macro")
-            return 0, i + 3
-        if tokens[i] != "__CUDA_ARCH__":
-            raise ValueError("not the arch macro")
-        return 0, i + 1
+        parenthesised = tokens[i] == "("
+        name = tokens[i + 1] if parenthesised else tokens[i]
+        if parenthesised and tokens[i + 2] != ")":
+            raise ValueError("unbalanced")
+        if name not in HIP_CLANG_DEFINES and name not in NVIDIA_ONLY:
+            raise ValueError("not a compiler's macro")
+        return int(name in HIP_CLANG_DEFINES), i + (3 if parenthesised else 1)
     if token == "__CUDA_ARCH__":
         return 0, i + 1
     if token[0].isdigit():
