@@ -26,6 +26,21 @@ ERROR_DIRECTIVE = re.compile(rb"^\s*#\s*error\b", re.MULTILINE)
 # The bare `#if __CUDA_ARCH__ < 600` is another matter: an undefined name reads as 0, so it is true there.
 LEGACY_ARCH_GATE = re.compile(
     r"^\s*defined\s*\(?\s*__CUDA_ARCH__\s*\)?\s*&&\s*\(?\s*__CUDA_ARCH__\s*<=?\s*\(?\s*\d+\s*\)?\s*\)?\s*$")
+# C++'s alternative tokens for the logical operators, which the preprocessor reads too (`#if __CUDA_ARCH__ < 600 and
+# defined(__CUDA_ARCH__)`): https://en.cppreference.com/w/cpp/language/operator_alternative
+ALTERNATIVE_TOKENS = {"and": "&&", "or": "||", "not": "!"}
+ALTERNATIVE_WORD = re.compile(r"\b(and|or|not)\b")
+
+
+def _plain_operators(condition: str) -> str:
+    return ALTERNATIVE_WORD.sub(lambda m: ALTERNATIVE_TOKENS[m.group(1)], condition)
+
+
+def legacy_arch_gate(condition: str) -> bool:
+    """LEGACY_ARCH_GATE in either order of its two terms, with `&&` or `and`."""
+    terms = _plain_operators(condition).split("&&")
+    return len(terms) == 2 and any(LEGACY_ARCH_GATE.match(f"{first} && {second}")
+                                   for first, second in (terms, terms[::-1]))
 
 # A name that also says CUDA (MFEM_USE_CUDA_OR_HIP, an include guard GKO_CUDA_HIP_MATH_HPP_) covers both builds.
 BOTH_TOKEN = re.compile(r"^(CUDA|GPU|HPP|H|CUH|INCLUDED)$")
@@ -122,7 +137,7 @@ class GuardMap:
                 ranges.extend(_label(chain))
             elif _version_gate_with_else(node, chain):
                 ranges.extend((start, end, "cuda") for cond, _, start, end in chain if cond)
-            elif chain and LEGACY_ARCH_GATE.match(chain[0][0]):
+            elif chain and legacy_arch_gate(chain[0][0]):
                 ranges.append((chain[0][2], chain[0][3], "cuda"))
             else:
                 ranges.extend(_arch_untaken(node))
@@ -157,7 +172,7 @@ def arch_value(condition: str) -> int | None:
         m = ARCH_TOKEN.match(rest)
         if m is None or len(tokens) > ARCH_TOKENS:
             return None
-        tokens.append(m.group(1))
+        tokens.append(ALTERNATIVE_TOKENS.get(m.group(1), m.group(1)))
         rest = rest[m.end():].strip()
     if len(tokens) > ARCH_TOKENS or not any(t in COMPARE for t in tokens):
         return None
