@@ -16,6 +16,7 @@ from migrate.cli.errors import UsageError
 COMMANDS = {
     "scan": ("migrate.cli.scan", "scan"),
     "lint": ("migrate.cli.lint", "lint"),
+    "lint-server": ("migrate.cli.lint_server_command", "lint_server_command"),
     "convert": ("migrate.cli.convert", "convert"),
     "check": ("migrate.cli.check", "check"),
     "validate": ("migrate.cli.validate", "validate"),
