@@ -94,6 +94,8 @@ ROLES: dict[str, str] = {
                     "(`#ifdef __CUDA_ARCH__` / `#define PRAGMA_UNROLL #pragma unroll` / `#else` / `#define PRAGMA_UNROLL`)",
     "compare": "a Python name compared with (`dtype == torch.float8_e4m3fn`, `x in (...)`) or "
                "checked by `isinstance`",
+    "literal_match": "a Python name tested only for equality with string literals (`torch.version.cuda == '12.5'`, "
+                     "`x in ('11.8', '12.1')`): false, not an error, when the name is None",
     "message": "a Python name printed or logged (an argument of `print`, `logging`/`logger` calls, "
                "`warnings.warn`)",
     "namespace": "a namespace qualifier",

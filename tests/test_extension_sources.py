@@ -93,3 +93,49 @@ def test_a_pathlib_glob_over_module_folders_names_the_extensions_sources(tmp_pat
     kinds = {p: w["kind"] for w in scan(tree)["workloads"] for p in w["files"]}
     assert kinds["Backend/raster/src/blend/forward.cu"] == "torch-extension"
     assert kinds["Backend/raster/tools/probe.cu"] != "torch-extension"
+
+
+HELPER_SETUP = '''import glob
+import os
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+
+library_name = "pointops"
+
+
+def create_extension(module_name):
+    cpp_sources = glob.glob(os.path.join(library_name, module_name, "csrc", "*.cpp"))
+    cuda_sources = glob.glob(os.path.join(library_name, module_name, "csrc", "cuda", "*.cu"))
+    sources = cpp_sources
+    sources.extend(cuda_sources)
+    return CUDAExtension(name=f"{library_name}.{module_name}._C", sources=sources)
+
+
+setup(name=library_name, ext_modules=[create_extension(m) for m in ["chamfer", "knn"]],
+      cmdclass={"build_ext": BuildExtension})
+'''
+
+
+def test_a_helper_parameter_inside_a_joined_glob_is_any_folder(tmp_path: Path) -> None:
+    """satyajitghana/torch-point-ops 5cda723 setup.py:64-70: `glob(os.path.join(library_name, module_name, "csrc",
+    "cuda", "*.cu"))` in a helper called once per module: the parameter is a folder known at run time (`*`), not
+    nothing (which made the pattern `pointops/csrc/cuda/*.cu` and left every kernel outside the extension)."""
+    assert extension_sources(HELPER_SETUP) == ["glob:pointops/*/csrc/*.cpp\nglob:pointops/*/csrc/cuda/*.cu"]
+    tree = tmp_path / "ops"
+    kernel = "#include <cuda_runtime.h>\n__global__ void k(float *x) { x[threadIdx.x] *= 2.0f; }\n"
+    for path, text in {"setup.py": HELPER_SETUP, "pointops/chamfer/csrc/bind.cpp": "int bind();\n",
+                       "pointops/chamfer/csrc/cuda/chamfer.cu": kernel,
+                       "pointops/chamfer/bench/probe.cu": kernel}.items():  # near miss: not under csrc/cuda/
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (tree / path).write_text(text)
+    kinds = {p: w["kind"] for w in scan(tree)["workloads"] for p in w["files"]}
+    assert kinds["pointops/chamfer/csrc/cuda/chamfer.cu"] == "torch-extension"
+    assert kinds["pointops/chamfer/bench/probe.cu"] != "torch-extension"
+
+
+def test_a_run_time_name_as_the_joined_root_or_file_name_is_still_nothing() -> None:
+    # near miss: the first part (a root from elsewhere) and the last (a file name from a loop) add no `*`
+    text = ('import os\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n'
+            'def ext(root, name):\n    return CUDAExtension(name, [os.path.join(root, "src", "k.cu")])\n'
+            'setup(name="s", ext_modules=[ext(ROOT, "s._C")])\n')
+    assert extension_sources(text) == ["src/k.cu"]

@@ -385,7 +385,7 @@ def _role(node: ts.Node, calls: set[int]) -> str:
         if _only_pragmas(parent):
             return "tuning_macro"
         condition = parent.child_by_field_name("condition")
-        if condition is not None and guards.LEGACY_ARCH_GATE.match(_text(condition)):
+        if condition is not None and guards.legacy_arch_gate(_text(condition)):
             return "legacy_gate"
         return "negated_macro" if negated else "macro"
     return "value"

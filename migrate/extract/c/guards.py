@@ -26,6 +26,21 @@ ERROR_DIRECTIVE = re.compile(rb"^\s*#\s*error\b", re.MULTILINE)
 # The bare `#if __CUDA_ARCH__ < 600` is another matter: an undefined name reads as 0, so it is true there.
 LEGACY_ARCH_GATE = re.compile(
     r"^\s*defined\s*\(?\s*__CUDA_ARCH__\s*\)?\s*&&\s*\(?\s*__CUDA_ARCH__\s*<=?\s*\(?\s*\d+\s*\)?\s*\)?\s*$")
+# C++'s alternative tokens for the logical operators, which the preprocessor reads too (`#if __CUDA_ARCH__ < 600 and
+# defined(__CUDA_ARCH__)`): https://en.cppreference.com/w/cpp/language/operator_alternative
+ALTERNATIVE_TOKENS = {"and": "&&", "or": "||", "not": "!"}
+ALTERNATIVE_WORD = re.compile(r"\b(and|or|not)\b")
+
+
+def _plain_operators(condition: str) -> str:
+    return ALTERNATIVE_WORD.sub(lambda m: ALTERNATIVE_TOKENS[m.group(1)], condition)
+
+
+def legacy_arch_gate(condition: str) -> bool:
+    """LEGACY_ARCH_GATE in either order of its two terms, with `&&` or `and`."""
+    terms = _plain_operators(condition).split("&&")
+    return len(terms) == 2 and any(LEGACY_ARCH_GATE.match(f"{first} && {second}")
+                                   for first, second in (terms, terms[::-1]))
 
 # A name that also says CUDA (MFEM_USE_CUDA_OR_HIP, an include guard GKO_CUDA_HIP_MATH_HPP_) covers both builds.
 BOTH_TOKEN = re.compile(r"^(CUDA|GPU|HPP|H|CUH|INCLUDED)$")
@@ -122,7 +137,7 @@ class GuardMap:
                 ranges.extend(_label(chain))
             elif _version_gate_with_else(node, chain):
                 ranges.extend((start, end, "cuda") for cond, _, start, end in chain if cond)
-            elif chain and LEGACY_ARCH_GATE.match(chain[0][0]):
+            elif chain and legacy_arch_gate(chain[0][0]):
                 ranges.append((chain[0][2], chain[0][3], "cuda"))
             else:
                 ranges.extend(_arch_untaken(node))
@@ -137,12 +152,17 @@ class GuardMap:
 
 
 ARCH_TOKENS = 64  # longer arch tests are not read (hand-written ones have a few terms)
-ARCH_TOKEN = re.compile(r"\s*(__CUDA_ARCH__|defined|\d+[uUlL]*|&&|\|\||[<>=!]=|[<>!()])")
+ARCH_TOKEN = re.compile(r"\s*([A-Za-z_]\w*|\d+[uUlL]*|&&|\|\||[<>=!]=|[<>!()])")
+# Macros hip-clang defines when it compiles HIP (clang: https://reviews.llvm.org/D45441; HIP porting guide,
+# "Compiler defines: summary"): `defined(X)` of one of them is true in an arch test (`!defined(__CUDA_ARCH__) ||
+# __CUDA_ARCH__ >= 600 || defined(__clang__)`); `defined` of one of NVIDIA_ONLY is false; any other name is unknown.
+HIP_CLANG_DEFINES = frozenset({"__clang__", "__HIP__", "__HIPCC__", "__HIP_PLATFORM_AMD__"})
 
 
 def arch_value(condition: str) -> int | None:
     """A condition that tests only __CUDA_ARCH__ against numbers (`__CUDA_ARCH__ >= 350`, `defined(__CUDA_ARCH__)
-    && __CUDA_ARCH__ < 500`, `||`, `!`) evaluated as hip-clang does, which defines no __CUDA_ARCH__ (0 in an #if):
+    && __CUDA_ARCH__ < 500`, `||`, `!`, `defined` of a compiler's macro) evaluated as hip-clang does, which defines
+    no __CUDA_ARCH__ (0 in an #if) and defines HIP_CLANG_DEFINES:
     https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_porting_guide.html. None for anything else, and
     for a test with no comparison (`#if __CUDA_ARCH__`, `defined(...)` alone): device-pass detection, which a
     port keeps under __HIP_DEVICE_COMPILE__ (the cuda-arch-gate rule), not code for NVIDIA GPUs only."""
@@ -152,7 +172,7 @@ def arch_value(condition: str) -> int | None:
         m = ARCH_TOKEN.match(rest)
         if m is None or len(tokens) > ARCH_TOKENS:
             return None
-        tokens.append(m.group(1))
+        tokens.append(ALTERNATIVE_TOKENS.get(m.group(1), m.group(1)))
         rest = rest[m.end():].strip()
     if len(tokens) > ARCH_TOKENS or not any(t in COMPARE for t in tokens):
         return None
@@ -202,13 +222,13 @@ def _unary(tokens: list[str], i: int) -> tuple[int, int]:
         return value, i + 1
     if token == "defined":  # defined(__CUDA_ARCH__) or defined __CUDA_ARCH__: false under hip-clang
         i += 1
-        if tokens[i] == "(":
-            if tokens[i + 1] != "__CUDA_ARCH__" or tokens[i + 2] != ")":
-                raise ValueError("not the arch macro")
-            return 0, i + 3
-        if tokens[i] != "__CUDA_ARCH__":
-            raise ValueError("not the arch macro")
-        return 0, i + 1
+        parenthesised = tokens[i] == "("
+        name = tokens[i + 1] if parenthesised else tokens[i]
+        if parenthesised and tokens[i + 2] != ")":
+            raise ValueError("unbalanced")
+        if name not in HIP_CLANG_DEFINES and name not in NVIDIA_ONLY:
+            raise ValueError("not a compiler's macro")
+        return int(name in HIP_CLANG_DEFINES), i + (3 if parenthesised else 1)
     if token == "__CUDA_ARCH__":
         return 0, i + 1
     if token[0].isdigit():

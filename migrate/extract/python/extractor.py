@@ -97,6 +97,7 @@ class _Visitor(ast.NodeVisitor):
         self.aliases: dict[str, str] = {}
         self.called: set[int] = set()  # id() of the nodes that are called
         self.compared: set[int] = set()  # id() of the operands of comparisons and isinstance checks
+        self.matched_literal: set[int] = set()  # id() of names tested only for equality with string literals
         self.messages = 0  # depth of print/logging/warn arguments being visited
         self.tests = 0  # depth of test functions (def test*, pytest's prefix) being visited: their strings are expectations
         self.decorates: dict[int, str] = {}  # id() of a decorator call -> the function it decorates
@@ -369,6 +370,8 @@ class _Visitor(ast.NodeVisitor):
             return "call"
         if self.messages:
             return "message"
+        if id(node) in self.matched_literal:
+            return "literal_match"
         return "compare" if id(node) in self.compared else "value"
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
@@ -429,6 +432,8 @@ class _Visitor(ast.NodeVisitor):
         constructs.on_compare(self, node)
         for operand in [node.left, *node.comparators]:
             self.compared.update(map(id, _operands(operand)))
+        if _literal_match(node):
+            self.matched_literal.add(id(node.left))
         self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
@@ -523,6 +528,13 @@ def _is_message(call: ast.Call, name: str | None) -> bool:
 def _operands(node: ast.expr) -> list[ast.expr]:
     """A comparison's operand, or each element of a tuple, list or set it is compared with."""
     return list(node.elts) if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
+
+
+def _literal_match(node: ast.Compare) -> bool:
+    """`x == "12.5"` or `x in ("11.8", "12.1")`: true only for those strings, so false when `x` is None."""
+    return all(isinstance(op, (ast.Eq, ast.In)) for op in node.ops) and all(
+        isinstance(item, ast.Constant) and isinstance(item.value, str)
+        for comparator in node.comparators for item in _operands(comparator))
 
 
 def _is_stringish(node: ast.expr) -> bool:

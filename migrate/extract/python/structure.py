@@ -139,9 +139,10 @@ def _path(visitor: _Visitor, node: ast.expr, depth: int = 0) -> str | None:
     if isinstance(node, ast.Name) and node.id in visitor.exprs:
         return _path(visitor, visitor.exprs[node.id], depth + 1)
     if isinstance(node, ast.Call) and visitor.call_name(node) in PATH_JOINS:
-        parts = [_path(visitor, a, depth + 1) for a in node.args]
+        parts = [_path(visitor, a, depth + 1) or _runtime_folder(visitor, a, inner=0 < i < len(node.args) - 1)
+                 for i, a in enumerate(node.args)]
         known = [p for p in parts if p]
-        return "/".join(known) if known else None
+        return "/".join(known) if known and any(p != UNKNOWN for p in known) else None
     if isinstance(node, ast.Call) and visitor.call_name(node) in ("glob.glob", "glob.iglob") and node.args:
         pattern = _path(visitor, node.args[0])
         return f"glob:{pattern}" if pattern else None
@@ -164,6 +165,16 @@ def _path(visitor: _Visitor, node: ast.expr, depth: int = 0) -> str | None:
 
 
 UNKNOWN = "*"  # a part of a file name only known at run time (`"{}.cu".format(name)`): any name
+
+
+def _runtime_folder(visitor: _Visitor, node: ast.expr, *, inner: bool) -> str:
+    """A name the file never assigns (a helper's parameter) joined between a first and a last part: a folder known
+    only at run time, UNKNOWN (`os.path.join(library_name, module_name, "csrc", "*.cu")` is `library/*/csrc/*.cu`).
+    As the first part it is the root the path starts from (the setup file's folder, a path from elsewhere), as the
+    last a file name the loop supplies: nothing, as before."""
+    if not inner or not isinstance(node, ast.Name) or node.id in visitor.exprs or node.id in visitor.aliases:
+        return ""
+    return UNKNOWN
 
 
 def _pathlib(visitor: _Visitor, node: ast.expr, depth: int) -> str:
