@@ -155,3 +155,32 @@ def test_the_scan_has_a_budget_and_ends_with_a_report(tmp_path, rulebase) -> Non
 
 def test_the_scan_budget_is_off_outside_a_scan() -> None:
     assert budget.current_scan_deadline() is None and budget.over_scan_budget() is None
+
+
+class _CountingParser:
+    """This thread's parser, counting the parses it is asked for."""
+
+    def __init__(self, parser: object) -> None:
+        self.parser, self.calls = parser, 0
+
+    def parse(self, *args: object, **kwargs: object) -> object:
+        self.calls += 1
+        return self.parser.parse(*args, **kwargs)  # type: ignore[attr-defined]
+
+    def reset(self) -> None:
+        self.parser.reset()  # type: ignore[attr-defined]
+
+
+def test_each_text_is_parsed_once_under_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bounded parse reads through a callback; the node text comes from the bytes, not from a second parse."""
+    from migrate.extract.c import cuda_cpp
+
+    counting = _CountingParser(ts._parser())
+    monkeypatch.setattr(ts, "_parser", lambda: counting)
+    unique = f"once_{time.monotonic_ns()}"  # a body no earlier test left in the process's memo of bodies
+    source = (f"#define CHECK_{unique}(x) cudaGetLastError_{unique}(x)\n"
+              "__global__ void scale(float* x) { x[threadIdx.x] *= 2.0f; }\n").encode()
+    facts = cuda_cpp.extract(source).facts
+    assert counting.calls == 2  # the file, the macro's body
+    assert ("construct", "kernel-definition", "scale") in {(f.kind, f.name, f.text) for f in facts}
+    assert ("identifier", f"cudaGetLastError_{unique}") in {(f.kind, f.name) for f in facts}

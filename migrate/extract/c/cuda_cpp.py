@@ -10,7 +10,7 @@ from migrate.extract.budget import MAX_FACTS
 from migrate.extract.c import device, guards, hazards, lanemasks, language, runtime, ts, wavefront, xref
 from migrate.extract.c.guards import GuardMap, off_macros
 from migrate.extract.c.needles import Needled
-from migrate.extract.c.tree import in_device_code, qualifiers, walk
+from migrate.extract.c.tree import in_device_code, qualifiers, reading, walk
 from migrate.extract.c.tree import text as _text
 from migrate.extract.columns import Columns
 from migrate.extract.text.lines import line_texts
@@ -36,18 +36,27 @@ class _Ctx:
     _newlines: list[int] = field(default_factory=list)  # offsets of the source's line ends, on first use
 
     def __post_init__(self) -> None:
-        self._columns = Columns((self.original or self.source).split(b"\n"))
+        read = self.original or self.source
+        # ASCII text (most files, nearly every macro body): a character column is the byte column
+        self._columns = None if read.isascii() else Columns(read.split(b"\n"))
 
     def _col(self, row: int, byte_col: int) -> int:
-        return self._columns.chars(row, byte_col) + (self.col0 if row == 0 else 0) + 1
+        chars = byte_col if self._columns is None else self._columns.chars(row, byte_col)
+        return chars + (self.col0 if row == 0 else 0) + 1
 
     def add(self, kind: str, name: str, node: ts.Node, *, role: str = "", text: str = "",
             value: int | None = None) -> None:
         (r1, c1), (r2, c2) = node.start_point, node.end_point
+        if self._columns is not None:
+            c1, c2 = self._columns.chars(r1, c1), self._columns.chars(r2, c2)
+        if r1 == 0:
+            c1 += self.col0
+        if r2 == 0:
+            c2 += self.col0
         if self.original is not None and kind == "construct" and text:
             text = self._unmasked(text, node)
         self.facts.append(build_fact((  # Fact's fields in order
-            kind, name, r1 + self.row0 + 1, self._col(r1, c1), r2 + self.row0 + 1, self._col(r2, c2),
+            kind, name, r1 + self.row0 + 1, c1 + 1, r2 + self.row0 + 1, c2 + 1,
             role, text, self.guards.at(node.start_byte), self.cell, value)))
 
 
@@ -115,38 +124,39 @@ def extract_snippet(source: bytes, *, row0: int = 0, col0: int = 0,
 def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = None,
              names: Callable[[str], bool] | None = None, original: bytes | None = None) -> tuple[_Ctx, list[str]]:
     root = ts.parse(source)
-    caps = captures(root)
-    defines = [n.parent for n in caps.get("macro.name", []) if n.parent is not None]
-    chains = guards.chains_of(caps.get("conditional", []))
-    guard_map = GuardMap.build(chains, off_macros(defines, source))
-    ctx = _Ctx(source=source, guards=guard_map, original=original,
-               row0=row0, col0=col0, cell=cell, names=names)
-    _identifiers(ctx, caps)
-    _own_namespaces(ctx, root)
-    _hip_branches(ctx, chains)
-    _switch_branches(ctx, chains)
-    _includes(ctx, caps)
-    _namespace_aliases(ctx, caps)
-    _macros(ctx, caps)
-    _own_types(ctx, caps)
-    _kernels_and_launches(ctx, caps)
-    _asm(ctx, caps)
-    def emit(name: str, node: ts.Node, label: str, value: int | None = None) -> None:
-        ctx.add("construct", name, node, text=label, value=value)
+    with reading(source):
+        caps = captures(root)
+        defines = [n.parent for n in caps.get("macro.name", []) if n.parent is not None]
+        chains = guards.chains_of(caps.get("conditional", []))
+        guard_map = GuardMap.build(chains, off_macros(defines, source))
+        ctx = _Ctx(source=source, guards=guard_map, original=original,
+                   row0=row0, col0=col0, cell=cell, names=names)
+        _identifiers(ctx, caps)
+        _own_namespaces(ctx, root)
+        _hip_branches(ctx, chains)
+        _switch_branches(ctx, chains)
+        _includes(ctx, caps)
+        _namespace_aliases(ctx, caps)
+        _macros(ctx, caps)
+        _own_types(ctx, caps)
+        _kernels_and_launches(ctx, caps)
+        _asm(ctx, caps)
+        def emit(name: str, node: ts.Node, label: str, value: int | None = None) -> None:
+            ctx.add("construct", name, node, text=label, value=value)
 
-    device.constructs(caps, emit)
-    hazards.constructs(caps, source, emit)
-    wavefront.constructs(caps, source, emit)
-    runtime.constructs(caps, source, emit)
-    language.constructs(caps, emit)
-    lanemasks.constructs(caps, source, emit, ctx.guards)
-    xref.facts(caps, source, lambda kind, name, node, role="", text="": ctx.add(kind, name, node, role=role, text=text))
-    notes = []
-    if errors := ts.error_lines(root):
-        where = ", ".join(str(n + row0) for n in errors)
-        lines = "lines" if len(errors) > 1 else "line"
-        notes.append(f"syntax errors near {lines} {where}; facts were extracted from what parsed")
-    return ctx, notes
+        device.constructs(caps, emit)
+        hazards.constructs(caps, source, emit)
+        wavefront.constructs(caps, source, emit)
+        runtime.constructs(caps, source, emit)
+        language.constructs(caps, emit)
+        lanemasks.constructs(caps, source, emit, ctx.guards)
+        xref.facts(caps, source, lambda kind, name, node, role="", text="": ctx.add(kind, name, node, role=role, text=text))
+        notes = []
+        if errors := ts.error_lines(root):
+            where = ", ".join(str(n + row0) for n in errors)
+            lines = "lines" if len(errors) > 1 else "line"
+            notes.append(f"syntax errors near {lines} {where}; facts were extracted from what parsed")
+        return ctx, notes
 
 
 def captures(root: ts.Node) -> dict[str, list[ts.Node]]:
@@ -160,7 +170,10 @@ def captures(root: ts.Node) -> dict[str, list[ts.Node]]:
         (preproc_include path: (_) @include)
         (preproc_def name: (identifier) @macro.name value: (preproc_arg)? @macro.value) @macro
         (preproc_function_def value: (preproc_arg) @macro.body)
-        (preproc_function_def name: (identifier) @macro.name)"""
+        (preproc_function_def name: (identifier) @macro.name)
+
+    and macro.own: the children of every #define and macro parameter list (a macro's own name and
+    parameters, which are no identifier facts), so that no identifier's parent is looked up for that."""
     caps = ts.captures("cuda", root)
     derived: dict[str, list[ts.Node]] = {}
 
@@ -183,7 +196,9 @@ def captures(root: ts.Node) -> dict[str, list[ts.Node]]:
         path = node.child_by_field_name("path")
         if path is not None:
             add("include", path)
+    own: list[ts.Node] = []
     for node in caps.pop("define", []):
+        own += node.children
         name = node.child_by_field_name("name")
         if name is not None and name.type == "identifier":
             add("macro", node)
@@ -192,13 +207,18 @@ def captures(root: ts.Node) -> dict[str, list[ts.Node]]:
             if value is not None and value.type == "preproc_arg":
                 add("macro.value", value)
     for node in caps.pop("define.function", []):
+        own += node.children
         value, name = node.child_by_field_name("value"), node.child_by_field_name("name")
         if value is not None and value.type == "preproc_arg":
             add("macro.body", value)
         if name is not None and name.type == "identifier":
             add("macro.name", name)
+    for node in caps.pop("macro.params", []):
+        own += node.children
     for capture, nodes in derived.items():
         caps[capture] = sorted(nodes, key=lambda n: n.start_byte)
+    if own:
+        caps["macro.own"] = own
     return caps
 
 
@@ -289,8 +309,9 @@ def _switch_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> N
 def _identifiers(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
     calls = {n.start_byte for n in caps.get("reference.call", [])}
     wanted = ctx.names
+    own = set(caps.get("macro.own", ()))
     for node in caps.get("reference.identifier", []) + caps.get("reference.namespace", []):
-        if node.parent is not None and node.parent.type in ("preproc_def", "preproc_function_def", "preproc_params"):
+        if node in own:
             continue  # the macro's own name and parameters
         name = _text(node)
         if wanted is not None and not wanted(name):

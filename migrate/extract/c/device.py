@@ -11,7 +11,7 @@ import warnings
 from collections.abc import Iterator
 
 from migrate.extract.c import ts
-from migrate.extract.c.tree import SPACES, Emit, first_call, in_device_code, text, walk
+from migrate.extract.c.tree import SPACES, Emit, first_call, in_device_code, raw, text, walk
 
 SYNC_MASK_INTRINSICS = re.compile(
     r"^__(shfl(_up|_down|_xor)?|ballot|any|all|match_any|match_all|reduce_\w+)_sync$|^__syncwarp$"
@@ -286,9 +286,9 @@ def _host_only(node: ts.Node) -> bool:
             return False
         if parent.type == "function_definition":
             declarator = parent.child_by_field_name("declarator")
-            if declarator is None or parent.text is None:
+            if declarator is None:
                 return False
-            prefix = parent.text[:declarator.start_byte - parent.start_byte].decode("utf-8", "replace")
+            prefix = raw(parent)[:declarator.start_byte - parent.start_byte].decode("utf-8", "replace")
             return not DEVICE_WORDS.search(prefix)
         parent = parent.parent
     return False  # file scope or a macro body: not known to be host code
@@ -421,7 +421,7 @@ def _declaration_text(name_node: ts.Node) -> str:
 
 
 def _shared_and_managed(node: ts.Node, emit: Emit) -> None:
-    source = node.text or b""
+    source = raw(node)
     if b"__shared__" not in source and b"__managed__" not in source:  # no such keyword token below: skip the walk
         return
     qualifiers = {c.type for c in walk(node) if c.type in ("__shared__", "__managed__")}

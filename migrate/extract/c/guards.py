@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from migrate.extract.c import ts
+from migrate.extract.c import tree, ts
 from migrate.extract.c.needles import Needled
 
 # Macros that mark a HIP/ROCm build: __HIP_PLATFORM_AMD__, __HIPCC__, USE_ROCM, TORCH_HIP_VERSION, and the
@@ -233,7 +233,7 @@ def _arch_untaken(node: ts.Node) -> list[tuple[int, int, str]]:
             start = current.start_byte
         elif current.type in ("preproc_if", "preproc_elif"):
             condition = current.child_by_field_name("condition")
-            text = condition.text.decode("utf-8", "replace") if condition is not None and condition.text else ""
+            text = tree.text(condition)
             value = arch_value(text)
             start = condition.end_byte if condition is not None else current.start_byte
         else:
@@ -261,12 +261,12 @@ def off_macros(defines: list[ts.Node], source: bytes) -> frozenset[str]:
     zero: set[str] = set()
     for define in defines:
         name = define.child_by_field_name("name")
-        if name is None or name.text is None:
+        if name is None:
             continue
-        label = name.text.decode("utf-8", "replace")
+        label = tree.text(name)
         counts[label] = counts.get(label, 0) + 1
         value = define.child_by_field_name("value")
-        literal = value.text.decode("utf-8", "replace").strip().strip("()").strip() if value is not None and value.text else ""
+        literal = tree.text(value).strip().strip("()").strip()
         if define.type == "preproc_def" and literal == "0" and define.parent is not None \
                 and define.parent.type == "translation_unit":
             zero.add(label)
@@ -352,7 +352,7 @@ def _version_gate_with_else(node: ts.Node, chain: list[tuple[str, bool, int, int
     last = node
     while (following := last.child_by_field_name("alternative")) is not None:
         last = following
-    return not ERROR_DIRECTIVE.search(last.text or b"")
+    return not ERROR_DIRECTIVE.search(tree.raw(last))
 
 
 Chain = list[tuple[str, bool, int, int]]  # (condition text, positive?, start, end) per branch of one #if chain
@@ -374,11 +374,11 @@ def branches(node: ts.Node | None) -> Iterator[tuple[str, bool, int, int]]:
             return
         if kind in ("preproc_ifdef", "preproc_elifdef"):
             name = node.child_by_field_name("name")
-            cond = name.text.decode("utf-8", "replace") if name is not None and name.text else ""
+            cond = tree.text(name)
             positive = not node.children[0].type.endswith("ndef")
         else:
             condition = node.child_by_field_name("condition")
-            cond = condition.text.decode("utf-8", "replace") if condition is not None and condition.text else ""
+            cond = tree.text(condition)
             positive = not _negated(cond)
         yield cond, positive, node.start_byte, end
         node = alternative

@@ -12,7 +12,7 @@ from migrate.extract.c import ts
 from migrate.extract.c.guards import GuardMap
 from migrate.extract.c.hazards import MASK_NAME, UNSIGNED_32
 from migrate.extract.c.needles import Needled
-from migrate.extract.c.tree import SPACES, Emit, text, walk
+from migrate.extract.c.tree import SPACES, Emit, raw, text, walk
 
 LANE_MASK_NAME = re.compile(r"(?i)(warp|lane|sub_?warp|ballot|wave)_?mask")
 
@@ -100,11 +100,11 @@ def _ballot_returned_32(function: ts.Node, aliases: dict[str, ts.Node], emit: Em
     declarator = function.child_by_field_name("declarator")
     name = declarator.child_by_field_name("declarator") if declarator is not None else None
     body = function.child_by_field_name("body")
-    if name is None or body is None or function.text is None:
+    if name is None or body is None:
         return set()
     # the return type is the last words before the name (a macro like DEVICE_INLINE may come first
     # and take the tree's `type` field)
-    prefix = function.text[:name.start_byte - function.start_byte]
+    prefix = raw(function)[:name.start_byte - function.start_byte]
     last = re.search(rb"(unsigned\s+int|[\w:]+)\s*$", prefix)
     if last is None:
         return set()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from migrate.extract.c import ts
-from migrate.extract.c.tree import Emit, text, walk
+from migrate.extract.c.tree import Emit, raw, text, walk
 
 # `Outer<A, B>::member<C>(`: a member template of a class template named without `template`
 MEMBER_TEMPLATE_CALL = re.compile(rb"\b[A-Za-z_]\w*\s*<(?P<args>[A-Za-z_][\w\s,]*)>\s*::\s*(?!template\b)"
@@ -34,12 +34,12 @@ def _member_template_without_keyword(function: ts.Node, emit: Emit) -> None:
     """`ParallelSums<THREADS, N>::dispatch<CTA>(...)` inside a template over THREADS: the member is a
     dependent template name, which hip-clang accepts only as `::template dispatch<...>`."""
     body = function.child_by_field_name("body")
-    if body is None or body.text is None or b"::" not in body.text:
+    if body is None or b"::" not in (source := raw(body)):
         return
     params = _template_parameters(function)
     if not params:
         return
-    for m in MEMBER_TEMPLATE_CALL.finditer(body.text):
+    for m in MEMBER_TEMPLATE_CALL.finditer(source):
         args = {a.strip() for a in m.group("args").decode().split(",")}
         if not args & params:
             continue  # a qualifier that does not depend on the template: no keyword needed

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from migrate.extract.c import ts
 
@@ -11,11 +13,38 @@ DEVICE_QUALIFIERS = frozenset({"__global__", "__device__"})
 SPACES = re.compile(r"\s+")  # a run of whitespace, collapsed when declarations are compared as text
 
 
+class _Reading(threading.local):
+    """The texts whose nodes are being read in this thread, innermost last (a macro body inside its file)."""
+
+    def __init__(self) -> None:
+        self.sources: list[bytes] = []
+
+
+_READING = _Reading()
+
+
+@contextmanager
+def reading(source: bytes) -> Iterator[None]:
+    """Within the block, `text` and `raw` read nodes of the tree parsed from `source`: a node holds only its
+    byte range, and ts.parse keeps no copy of the bytes a node could read itself (Node.text of a tree parsed
+    through a callback calls it again, a slice of the rest of the text each time)."""
+    _READING.sources.append(source)
+    try:
+        yield
+    finally:
+        _READING.sources.pop()
+
+
+def raw(node: ts.Node) -> bytes:
+    """The node's bytes, in the text being read (`reading`)."""
+    return _READING.sources[-1][node.start_byte:node.end_byte]
+
+
 def text(node: ts.Node | None) -> str:
+    """The node's text, in the text being read (`reading`); bytes that are not UTF-8 replaced."""
     if node is None:
         return ""
-    data = node.text  # a new bytes object at each access: read once
-    return data.decode("utf-8", "replace") if data is not None else ""
+    return _READING.sources[-1][node.start_byte:node.end_byte].decode("utf-8", "replace")
 
 
 def walk(node: ts.Node) -> Iterator[ts.Node]:

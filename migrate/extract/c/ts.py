@@ -5,8 +5,9 @@ recovery loops without end on some inputs (a 309-byte one in tests/test_budget.p
 reads its input through a callback and gets a progress callback, which tree-sitter calls every 100
 operations: it ends the parse at the file's deadline (budget.native_call) and after a budget of
 work linear in the input, CALLS_FREE + CALLS_PER_BYTE * size calls. Real code needs at most 0.022
-calls a byte (19,090 C/C++/CUDA files of 30 projects), fuzzed token soups 0.05. A tree parsed from
-a callback reads Node.text through it, slowly, so the bytes are parsed once more, reusing that tree."""
+calls a byte (19,090 C/C++/CUDA files of 30 projects), fuzzed token soups 0.05. The text is parsed
+once: a tree parsed from a callback would read Node.text through it, a copy of the rest of the text
+each time, so the extractors read a node's text from the bytes by its range (tree.reading)."""
 from __future__ import annotations
 
 import re
@@ -57,7 +58,7 @@ _NODE_TYPE = re.compile(r"\((\w+)\)")
 
 def prepare() -> None:
     """Read the CUDA query now (before worker processes are forked)."""
-    _types("cuda")
+    _kinds("cuda")
 
 
 def parse(source: bytes) -> Node:
@@ -65,7 +66,6 @@ def parse(source: bytes) -> Node:
     the budget of work and budget.BudgetExceeded past the file's time limit."""
     allowed = CALLS_FREE + int(len(source) * CALLS_PER_BYTE)
     calls = 0
-    view = memoryview(source)
     parser = _parser()
     tree = None
     try:
@@ -76,14 +76,14 @@ def parse(source: bytes) -> Node:
                     calls += 1
                     return calls > allowed or expired()
 
-                try:
-                    tree = parser.parse(lambda offset, _point: view[offset:], progress_callback=progress)
+                try:  # bytes, not a memoryview: Node.text of this tree calls the reader again and needs bytes
+                    tree = parser.parse(lambda offset, _point: source[offset:], progress_callback=progress)
                 except ValueError:  # "Parsing failed": the callback stopped it
                     if calls > allowed:
                         raise WorkExceeded(f"the C/C++ parser did not finish in {allowed * 100:,} steps") from None
                     if not expired():
                         raise
-        return parser.parse(source, old_tree=tree).root_node
+        return tree.root_node
     except BaseException:
         parser.reset()  # a parse left unfinished would go on at the next call
         raise
@@ -100,16 +100,30 @@ def _parser() -> tree_sitter.Parser:
     return parser
 
 
+@cache
+def _kinds(name: str) -> dict[int, tuple[str, ...]]:
+    """Node kind id -> capture names, for the named kinds whose type queries/<name>.scm lists. A node's
+    kind_id is the public symbol its type and is_named are read from, so a lookup by kind_id is a lookup
+    by type of a named node, without making the type's string for every node."""
+    language, types = _language(), _types(name)
+    kinds: dict[int, tuple[str, ...]] = {}
+    for kind in range(language.node_kind_count):
+        node_type = language.node_kind_for_id(kind)
+        if node_type in types and language.node_kind_is_named(kind):
+            kinds[kind] = types[node_type]
+    return kinds
+
+
 def captures(query: str, node: Node) -> dict[str, list[Node]]:
     """The named nodes of the types queries/<query>.scm lists, by capture name, in document order
     (a node before the nodes inside it)."""
-    of_type = _types(query).get
+    of_kind = _kinds(query).get
     found: dict[str, list[Node]] = {}
     cursor = node.walk()
     first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
     while True:
         current = cursor.node
-        if current is not None and (names := of_type(current.type)) is not None and current.is_named:
+        if current is not None and (names := of_kind(current.kind_id)) is not None:
             for name in names:
                 found.setdefault(name, []).append(current)
         if first_child():

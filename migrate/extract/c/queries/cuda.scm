@@ -18,6 +18,7 @@
 
 (preproc_def) @define
 (preproc_function_def) @define.function
+(preproc_params) @macro.params
 
 [(preproc_if) (preproc_ifdef)] @conditional
 
