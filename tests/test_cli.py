@@ -122,7 +122,7 @@ def test_target_arch_changes_wave_size_verdicts() -> None:
 
     wave64, target64 = rules()
     wave32, target32 = rules("--target-arch", "gfx1100", "--rocm", "6.4")
-    assert target64 == {"rocm": "7.2", "arch": ["gfx942"]} and target32 == {"rocm": "6.4", "arch": ["gfx1100"]}
+    assert target64 == {"rocm": "10.1", "arch": ["gfx942"]} and target32 == {"rocm": "6.4", "arch": ["gfx1100"]}
     assert {"HIP4013", "HIP4015"} <= wave64 - wave32
     assert "HIP4010" in wave32  # a 32-bit mask fails to compile on every AMD target
 

@@ -26,7 +26,9 @@ def test_an_edited_yaml_is_read_without_its_stale_twin(tmp_path: Path) -> None:
     path = tmp_path / "gpus.yaml"
     shutil.copy(ROOT / "rules" / "targets" / "gpus.yaml", path)
     shutil.copy(ROOT / "rules" / "targets" / "gpus.json", tmp_path / "gpus.json")
-    path.write_text(path.read_text().replace('default_rocm: "7.2"', 'default_rocm: "7.1"'))
+    original = path.read_text()
+    assert 'default_rocm: "10.1"' in original
+    path.write_text(original.replace('default_rocm: "10.1"', 'default_rocm: "7.1"'))
     assert datafile.read(path)["default_rocm"] == "7.1"
     assert targets.load(path).default_rocm == "7.1"
 

@@ -12,7 +12,7 @@ CLI = 2
 
 # (layers: defaults, configuration file, command line) -> expected attributes
 PRECEDENCE = [
-    ("nothing given", [{}, {}, {}], {"fail_on": None, "arch": ("gfx942",), "rocm": "7.2", "exclude": ()}),
+    ("nothing given", [{}, {}, {}], {"fail_on": None, "arch": ("gfx942",), "rocm": "10.1", "exclude": ()}),
     ("command default", [{"fail_on": "migration-required"}, {}, {}], {"fail_on": "migration-required"}),
     ("file beats command default", [{"fail_on": "migration-required"}, {"fail_on": "incompatible"}, {}],
      {"fail_on": "incompatible"}),

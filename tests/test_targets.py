@@ -4,12 +4,22 @@ from __future__ import annotations
 import pytest
 from migrate import settings
 from migrate.rulebase import targets
+from migrate.rulebase.load import version_tuple
 
 
 def test_catalogue_defaults_match_settings() -> None:
     catalogue = targets.load()
     assert catalogue.default_rocm == settings.Settings().rocm
     assert catalogue.default_arch == settings.Settings().arch
+
+
+def test_the_default_target_is_the_newest_release() -> None:
+    catalogue = targets.load()
+    assert version_tuple(catalogue.default_rocm) == max(version_tuple(r) for r in catalogue.rocm_releases)
+
+
+def test_a_release_and_its_dot_zero_are_one_release() -> None:
+    assert version_tuple("7.2") == version_tuple("7.2.0") < version_tuple("7.2.1") < version_tuple("7.10")
 
 
 @pytest.mark.parametrize(("arch", "wave", "lds", "fp8"), [

@@ -33,7 +33,7 @@ Exit codes: 0 done, 2 usage or input error (no hipify-perl, no HIP compiler), 3 
 @outputs.options(FORMATS)
 @click.option("--target-arch", "arch", multiple=True,
               help="GPU architecture(s) to compile for, repeatable or comma-separated  [default: gfx942]")
-@click.option("--rocm", help="ROCm release to assess for  [default: 7.2]")
+@click.option("--rocm", help="ROCm release to assess for  [default: the newest listed, rules/targets/gpus.yaml]")
 @click.option("--hip-compiler", type=click.Path(path_type=Path),
               help="hipcc, amdclang++ or a clang with HIP support; 'pip' for the [check] extra's toolchain.")
 @click.option("--hipify", "hipify_path", type=click.Path(path_type=Path),

@@ -34,7 +34,7 @@ Exit codes: 0 nothing at or above --fail-on, 1 something is, 2 usage or input er
               help="Exit 1 when a finding of this class or worse remains (default migration-required).")
 @click.option("--target-arch", "arch", multiple=True,
               help="GPU architecture(s), repeatable or comma-separated (default gfx942).")
-@click.option("--rocm", help="ROCm version to check for (default 7.2).")
+@click.option("--rocm", help="ROCm version to check for (default: the newest listed, rules/targets/gpus.yaml).")
 @click.option("--exclude", multiple=True, help="Gitignore-style pattern to leave out, also for named files.")
 @outputs.options(FORMATS)
 @click.option("--statistics", is_flag=True, help="Print how often each rule fired instead of the findings.")

@@ -48,7 +48,7 @@ Exit codes: 0 done, 1 the --fail-on class was reached, 2 usage or input error,
 @click.option("--show-info", is_flag=True, help="Also list info findings (hints) in the text and HTML findings lists.")
 @click.option("--target-arch", "arch", multiple=True,
               help="GPU architecture(s) to assess for, repeatable or comma-separated  [default: gfx942]")
-@click.option("--rocm", help="ROCm release to assess for  [default: 7.2]")
+@click.option("--rocm", help="ROCm release to assess for  [default: the newest listed, rules/targets/gpus.yaml]")
 @click.option("--fail-on", type=click.Choice(FAIL_CLASSES), help="Exit 1 if a project's class is at least this.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel processes  [default: the CPU count]")
 @click.option("--include-vendored", is_flag=True, default=None, help="Also scan third_party/, build/ ... trees.")

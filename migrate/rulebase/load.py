@@ -29,7 +29,9 @@ class RuleError(Exception):
 
 
 def version_tuple(text: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in text.split("."))
+    """(major, minor, patch): "7.2" and "7.2.0" are one release, so a name added in 7.2.0 is there on 7.2."""
+    parts = tuple(int(p) for p in text.split("."))
+    return parts + (0,) * (3 - len(parts))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
