@@ -2,7 +2,7 @@
 """Wall time of `rocm-migrate lint` on one small file, each run a new process.
 
     python benchmarks/lint_startup.py [--repeat 7] [--importtime] [--instructions] [--before CHECKOUT]
-                                      [--project TREE]
+                                      [--project TREE] [--server]
 
 Rows: the interpreter alone, the CLI's --version, lint with an empty cache (rules parsed,
 validated and precompiled), lint of a file EDITED before each run (the pre-commit case after an
@@ -14,6 +14,10 @@ their ratio to `python -c pass`'s: counts that do not depend on the machine's lo
 two versions of the code on a busy machine (`--before`: an older checkout, alternated with this one).
 --project TREE: also a file inside a copy of TREE, linted from the copy's top (lint then reads the
 project around the file, as a pre-commit hook in a repository does), edited and unchanged.
+--server: also the edited-file lint served by a resident server (`rocm-migrate lint-server start`,
+cli/lint_server.py), alternated with the same lint in its own process: the wall time is the whole
+command's (the client and the server's forked child); the CPU time and, with --instructions, the
+instruction count are the client process's alone (the server's work shows in the wall time only).
 """
 from __future__ import annotations
 
@@ -115,6 +119,7 @@ def main() -> int:
     parser.add_argument("--instructions", action="store_true", help="instructions per run (valgrind)")
     parser.add_argument("--before", type=Path, help="a checkout of other code (an older commit): its edited-file lint too")
     parser.add_argument("--project", type=Path, help="a source tree: also lint one of its .cu files from its top")
+    parser.add_argument("--server", action="store_true", help="also the edited-file lint served by a lint server")
     args = parser.parse_args()
     root = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory() as tmp:
@@ -156,14 +161,24 @@ def main() -> int:
         measure("scan -f json --no-cache (for comparison)", args.repeat,
                 lambda: [sys.executable, "-m", "migrate", "scan", str(source), "-f", "json", "--no-cache"], env)
         project = _project(args.project, Path(tmp), env, args.repeat) if args.project else None
+        if args.server:
+            _start_server(env)
+            off = {**env, "ROCM_MIGRATE_CACHE_DIR": str(cache) + "-no-server"}  # no server for this cache folder
+            timed(lint, off)
+            alternated({"lint, edited file, server on": env, "lint, edited file, server off": off},
+                       args.repeat, lint, new_text)
+            _server_cpu(env, args.repeat, lint, new_text)
         if args.instructions:
             print("\ninstructions executed (cachegrind; independent of the load), and their ratio to python -c pass:")
             bare = instructions([sys.executable, "-c", "pass"], env)
-            rows: dict[str, Row] = {"lint, edited file": (lint, env, lambda: new_text(args.repeat + 1), None)}
+            edited = "lint, edited file, server on (the client)" if args.server else "lint, edited file"
+            rows: dict[str, Row] = {edited: (lint, env, lambda: new_text(args.repeat + 1), None)}
             if args.before:
                 rows["--before's code: lint, edited file"] = (lint, before, lambda: new_text(args.repeat + 2), None)
             if project:
                 rows["lint in the project, edited file"] = project
+            if args.server:
+                rows["lint, edited file, server off"] = (lint, off, lambda: new_text(args.repeat + 4), None)
             _counts(bare, rows)
             # valgrind's own variables are in the environment the key covers: its first run stores
             source.write_text(KERNEL.format(run=0))
@@ -173,7 +188,39 @@ def main() -> int:
         if args.importtime:
             new_text(args.repeat + 3)
             importtime(source, env)
+        if args.server:
+            _server(env, "stop")
     return 0
+
+
+def _server(env: dict[str, str], action: str) -> str:
+    """`rocm-migrate lint-server ACTION` in the folder the lints run in (a server serves one folder)."""
+    done = subprocess.run([sys.executable, "-m", "migrate", "lint-server", action], env=env, capture_output=True,
+                          text=True, check=False, cwd=env["PYTHONPATH"].split(os.pathsep)[0])
+    return (done.stdout + done.stderr).strip()
+
+
+def _start_server(env: dict[str, str]) -> None:
+    print(_server(env, "start"))
+    print(_server(env, "status"))
+
+
+def _server_cpu(env: dict[str, str], repeat: int, lint: list[str], before: Callable[[int], None]) -> None:
+    """The CPU time the server's children spend per served lint (each request's child: its warm-up
+    lint, forked ahead, and the request's own work), from the server's reaped-children times."""
+    pid = int(_server(env, "status").split(",")[0].split()[1])
+
+    def children_cpu() -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")  # cutime, cstime
+
+    time.sleep(1.5)  # the server reaps its children within a second
+    used = children_cpu()
+    for run in range(repeat):
+        before(run)
+        timed(lint, env)
+    time.sleep(1.5)
+    print(f"{'server CPU per served lint (its children)':<44} {(children_cpu() - used) / repeat * 1000:7.1f} ms")
 
 
 Row = tuple[list[str], dict[str, str], Callable[[], None], Path | None]  # command, environment, edit, folder

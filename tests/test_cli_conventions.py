@@ -206,7 +206,7 @@ def test_sarif_paths_are_relative_to_the_checkout_top_when_a_subfolder_is_scanne
         == {"reduce.cu"}
 
 
-@pytest.mark.parametrize("command", ["scan", "lint", "stack", "convert", "rules", "explain", "inventory"])
+@pytest.mark.parametrize("command", ["scan", "lint", "stack", "convert", "rules", "explain", "inventory", "lint-server"])
 def test_every_command_has_examples_and_exit_codes_in_its_help(command: str) -> None:
     text = run_cli(command, "--help").stdout
     assert "Examples:" in text and "Exit codes: 0 " in text, command

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from migrate.cli.lint import lint
 from migrate.cli.lint_args import read
@@ -92,3 +93,45 @@ def test_the_same_bytes_and_exit_code_as_through_click(tmp_path: Path, monkeypat
         runs.append((done.returncode, done.stdout))
     assert runs[0] == runs[1]
     assert runs[0][1], "nothing was compared"
+
+
+# options that lint_args never reads: a line holding one is always left to click
+LEFT_TO_CLICK = frozenset({"output", "text_output", "json_output", "sarif_output", "baseline", "write_baseline",
+                           "rules_dir", "help"})
+
+
+def test_every_click_option_of_lint_is_read_the_same_way_or_left_to_click() -> None:
+    """A new lint option must be added to lint_args' tables (under click's own name for it, as a flag
+    when click's is a flag) or to LEFT_TO_CLICK; otherwise a changed option could be read differently."""
+    from migrate.cli import lint_args
+
+    tables = {**lint_args.VALUES, **lint_args.FLAGS}
+    for param in lint.params:
+        if not isinstance(param, click.Option) or param.name in LEFT_TO_CLICK:
+            continue
+        for spelling in (*param.opts, *param.secondary_opts):
+            assert tables.get(spelling) == param.name, f"{spelling} ({param.name}) is not in lint_args' tables"
+            assert (spelling in lint_args.FLAGS) == param.is_flag, f"{spelling}: flag in one reader only"
+        assert (param.name in lint_args.MULTIPLE) == param.multiple, f"{param.name}: repeatable in one reader only"
+    for spelling, name in tables.items():
+        assert any(spelling in p.opts for p in lint.params), f"lint_args reads {spelling} ({name}), click has none"
+
+
+def test_a_closed_pipe_on_stdout_exits_1_quietly_as_through_click(tmp_path: Path) -> None:
+    """stdout is a pipe whose reader is gone: both ways exit 1 and say nothing on stderr (no traceback,
+    no 'Exception ignored' at interpreter exit)."""
+    (tmp_path / "kernel.cu").write_text(KERNEL)
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    argv = ["lint", "kernel.cu", "-f", "json"]
+    probe = f"import sys; sys.argv = ['rocm-migrate', *{argv!r}]; from migrate.cli.main import run; run()"
+    runs = []
+    for name, command in (("entry", [sys.executable, "-m", "migrate", *argv]), ("click", [sys.executable, "-c", probe])):
+        env = {**os.environ, "ROCM_MIGRATE_CACHE_DIR": str(tmp_path / f"cache-{name}"), "PYTHONPATH": path}
+        reader, writer = os.pipe()
+        os.close(reader)
+        try:
+            done = subprocess.run(command, cwd=tmp_path, env=env, stdout=writer, stderr=subprocess.PIPE, check=False)
+        finally:
+            os.close(writer)
+        runs.append((done.returncode, done.stderr))
+    assert runs[0] == runs[1] == (1, b"")

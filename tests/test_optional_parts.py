@@ -589,3 +589,135 @@ def test_a_cuda_image_stays_required_beside_required_cuda(path: str, old: str, n
     assert data["summary"]["class"] != "native"
     image = [f for f in data["findings"] if f["path"] == "tools/script/Dockerfile"]
     assert image and {f["status"] for f in image} == {""}
+
+
+def test_a_subdirectory_built_only_when_the_cuda_toolkit_is_found_is_optional(rulebase) -> None:
+    """LuisaCompute: the CUDA back end's whole CMakeLists.txt sits in `if (CUDAToolkit_FOUND)` after a
+    find_package(CUDAToolkit) without REQUIRED; a machine without CUDA builds the core and the CPU back end."""
+    data = report("cmake_detected_backend", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch CUDAToolkit_FOUND"]
+    assert part["class"] == "migration-required"
+    assert part["evidence"][0].startswith("src/backends/cuda/CMakeLists.txt:3 if(CUDAToolkit_FOUND) (a detection result")
+    embedded = [f for f in data["findings"] if f["path"].startswith("src/backends/cuda/cuda_builtin/")]
+    assert embedded and {f["status"] for f in embedded} == {"optional"}  # its folder is built only there
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    # REQUIRED: the configuration stops without the toolkit, so the branch is always taken
+    ("find_package(CUDAToolkit 11.7 COMPONENTS", "find_package(CUDAToolkit 11.7 REQUIRED COMPONENTS"),
+    # a package found on any machine is no sign of an optional CUDA build
+    ("if (CUDAToolkit_FOUND)", "if (Threads_FOUND)"),
+    # WaveBlender: the else() only reports, so there is no build without CUDA
+    ("endif ()", 'else ()\n    message(STATUS "Building for CPU (not implemented)")\nendif ()'),
+])
+def test_a_detection_that_holds_everywhere_is_not_optional(old: str, new: str, tmp_path: Path, rulebase) -> None:
+    tree = _copy("cmake_detected_backend", tmp_path)
+    build = tree / "src" / "backends" / "cuda" / "CMakeLists.txt"
+    build.write_text(build.read_text().replace(old, new))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert not any(root.startswith("build switch") for root in optional_parts(data))
+
+
+@pytest.mark.parametrize(("default", "optional"), [("${CUDA_FOUND}", True), ("${cuDNN_FOUND}", True),
+                                                   ("ON", False), ("${OpenCL_FOUND}", False)])
+def test_an_option_whose_default_is_a_cuda_detection_is_off_by_default(default: str, optional: bool, tmp_path: Path,
+                                                                        rulebase) -> None:
+    """ArrayFire: `option(AF_BUILD_CUDA "Build ArrayFire with a CUDA backend" ${CUDA_FOUND})` is false where no
+    CUDA toolkit is found; a default found on any machine (OpenCL) or ON keeps the CUDA back end required."""
+    tree = _copy("cmake_detected_backend", tmp_path)
+    search = f"find_package({default.removeprefix('${').removesuffix('_FOUND}')})\n" if default != "ON" else ""
+    (tree / "CMakeLists.txt").write_text((tree / "CMakeLists.txt").read_text().replace(
+        'option(LUISA_COMPUTE_ENABLE_CUDA "Enable CUDA backend" ON)',
+        f'{search}option(LUISA_COMPUTE_ENABLE_CUDA "Enable CUDA backend" {default})'))
+    build = tree / "src" / "backends" / "cuda" / "CMakeLists.txt"
+    build.write_text(build.read_text().replace("if (CUDAToolkit_FOUND)", "if (NOT LUISA_COMPUTE_NO_SOURCES)"))
+    data = scanned(tree, rulebase)
+    assert (data["summary"]["class"] == "native") == optional
+    assert ("build switch LUISA_COMPUTE_ENABLE_CUDA" in optional_parts(data)) == optional
+
+
+def test_an_extension_imported_only_in_an_import_fallback_is_optional(rulebase) -> None:
+    """Swin Transformer: kernels/window_process/setup.py builds swin_window_process, which only window_process.py
+    imports, and the model imports that in try/except (a plain PyTorch path otherwise); unit_test.py only tests it."""
+    data = report("extension_imported_optionally", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["kernels/window_process/swin_window_process_kernel.cu"]
+    assert part["class"] == "minor-adaptation"
+    assert part["evidence"] == ["swin_window_process (built by kernels/window_process/setup.py:7) is imported only in "
+                                "an optional scope or module (kernels/window_process/window_process.py:2)"]
+
+
+@pytest.mark.parametrize(("path", "old", "new"), [
+    # the model needs the kernel: imported outside the try
+    ("models/swin_transformer.py", "import torch.nn as nn\n",
+     "import torch.nn as nn\nfrom kernels.window_process.window_process import WindowProcess\n"),
+    # the ImportError fallback builds the same sources at run time: the model gets the kernel either way
+    ("models/swin_transformer.py", "import torch.nn as nn\n",
+     "import torch.nn as nn\ntry:\n    import swin_window_process\nexcept ImportError:\n"
+     "    from torch.utils.cpp_extension import load\n    swin_window_process = load('swin_window_process', "
+     "sources=['kernels/window_process/swin_window_process.cpp',\n"
+     "        'kernels/window_process/swin_window_process_kernel.cu'])\n"),
+])
+def test_an_extension_the_project_needs_is_not_optional(path: str, old: str, new: str, tmp_path: Path,
+                                                         rulebase) -> None:
+    tree = _copy("extension_imported_optionally", tmp_path)
+    (tree / path).write_text((tree / path).read_text().replace(old, new))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "minor-adaptation"
+    assert "kernels/window_process/swin_window_process_kernel.cu" not in optional_parts(data)
+
+
+def test_headers_only_optional_switches_code_includes_are_optional(rulebase) -> None:
+    """decord: the NVDEC sources are globbed under `if(USE_CUDA)` (OFF); video_reader.cc includes the decoder's header
+    under `#if DECORD_USE_CUDA`, defined only `if(CUDA_FOUND)`: two optional switches, no common one. The NVDEC SDK
+    headers four includes down, and the project's own FindCUDA.cmake, go with them."""
+    data = report("cmake_optional_headers", rulebase)
+    assert data["summary"]["class"] == "native"
+    sdk = [f for f in data["findings"] if f["path"].startswith("src/video/nvcodec/nvcuvid/")]
+    assert sdk and {f["status"] for f in sdk} == {"optional"}
+    find = [f for f in data["findings"] if f["path"] == "cmake/util/FindCUDA.cmake"]
+    assert find and {f["status"] for f in find} == {"optional"}
+
+
+def test_a_header_required_code_includes_stays_required(tmp_path: Path, rulebase) -> None:
+    tree = _copy("cmake_optional_headers", tmp_path)
+    reader = tree / "src" / "video" / "video_reader.cc"
+    reader.write_text(reader.read_text().replace('#include "video_reader.h"\n',
+                                                 '#include "video_reader.h"\n#include "nvcodec/cuda_threaded_decoder.h"\n'))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    sdk = [f for f in data["findings"] if f["path"].startswith("src/video/nvcodec/nvcuvid/")]
+    assert sdk and {f["status"] for f in sdk} == {""}
+
+
+def test_a_librarys_header_tree_that_only_examples_include_stays_its_product(tmp_path: Path, rulebase) -> None:
+    """intra-kernel-profiler: include/ holds the library's headers, four includes deep, that only examples/ include;
+    the project compiles a source of its own. The deeper levels of the tree are the library too (HEADER_DEPTH), not
+    an optional part: only a switch's headers are followed further down (GATED_DEPTH)."""
+    tree = tmp_path / "profiler"
+    (tree / "include" / "ikp" / "trace").mkdir(parents=True)
+    (tree / "examples").mkdir()
+    (tree / "src").mkdir()
+    (tree / "src" / "marker.cu").write_text("__global__ void marker() {}\n")
+    (tree / "examples" / "demo.cu").write_text('#include "ikp/profiler.hpp"\nint main() { return 0; }\n')
+    (tree / "include" / "ikp" / "profiler.hpp").write_text('#pragma once\n#include "ikp/trace/trace.cuh"\n')
+    (tree / "include" / "ikp" / "trace" / "trace.cuh").write_text('#pragma once\n#include "ikp/trace/macros.cuh"\n')
+    (tree / "include" / "ikp" / "trace" / "macros.cuh").write_text('#pragma once\n#include "ikp/trace/device_ctx.cuh"\n')
+    (tree / "include" / "ikp" / "trace" / "device_ctx.cuh").write_text(
+        "#pragma once\n__device__ inline unsigned lane() {\n  unsigned id;\n"
+        '  asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));\n  return id;\n}\n')
+    data = scanned(tree, rulebase)
+    deep = [f for f in data["findings"] if f["path"] == "include/ikp/trace/device_ctx.cuh"]
+    assert deep and {f["status"] for f in deep} == {""}
+    assert data["summary"]["class"] == "migration-required"
+
+
+def test_a_detection_around_every_target_is_the_build_itself(tmp_path: Path, rulebase) -> None:
+    """LuisaCompute's CUDA back end scanned alone (its own workload): every target of the tree is built only
+    `if (CUDAToolkit_FOUND)`, so there is no build without it and nothing of it is optional."""
+    tree = Path(shutil.copytree(CASES / "cmake_detected_backend" / "src" / "backends" / "cuda", tmp_path / "cuda"))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert "build switch CUDAToolkit_FOUND" not in optional_parts(data)

@@ -21,6 +21,10 @@ def run() -> NoReturn:
     it ends anyway. Output is flushed and closed as before."""
     argv = sys.argv[1:]
     code = replay.serve(argv)
+    if code is None and argv[:1] == ["lint"]:
+        from migrate.cli import lint_client
+
+        code = lint_client.serve(argv)  # a resident lint server's run, when one is there to ask
     if code is None:
         import gc
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import gc
 import importlib
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 
@@ -16,6 +16,7 @@ from migrate.cli.errors import UsageError
 COMMANDS = {
     "scan": ("migrate.cli.scan", "scan"),
     "lint": ("migrate.cli.lint", "lint"),
+    "lint-server": ("migrate.cli.lint_server_command", "lint_server_command"),
     "convert": ("migrate.cli.convert", "convert"),
     "check": ("migrate.cli.check", "check"),
     "validate": ("migrate.cli.validate", "validate"),
@@ -102,14 +103,32 @@ def shown(exc: BaseException) -> int:
         exc.show()
         return 2
     if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
-        from click.utils import _PacifyFlushWrapper  # what click's Command.main wraps them in
-
-        sys.stdout = _PacifyFlushWrapper(sys.stdout)
-        sys.stderr = _PacifyFlushWrapper(sys.stderr)
+        sys.stdout = _QuietOnBrokenPipe(sys.stdout)  # as click's Command.main wraps them
+        sys.stderr = _QuietOnBrokenPipe(sys.stderr)
         sys.exit(1)
     if isinstance(exc, Exception):
         return internal_error(exc)
     raise exc
+
+
+class _QuietOnBrokenPipe:
+    """A stream whose flush ignores a closed pipe, so the interpreter's exit says nothing more (what
+    click's Command.main does on EPIPE, without importing a private click name)."""
+
+    def __init__(self, wrapped: Any) -> None:
+        self.wrapped = wrapped
+
+    def flush(self) -> None:
+        import errno
+
+        try:
+            self.wrapped.flush()
+        except OSError as exc:
+            if exc.errno != errno.EPIPE:
+                raise
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.wrapped, name)
 
 
 INTERNAL_ERROR = 3

@@ -12,22 +12,27 @@ from migrate.workloads.rewrite_project import resolve_include
 from migrate.workloads.switches import Region, switches_around
 
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".cuh", ".inl")
-HEADER_DEPTH = 3  # headers included only by gated headers, this many levels down
+HEADER_DEPTH = 3  # headers included only by optional files, this many levels down
+# headers included only by a switch's code, this many levels down (decord's NVDEC SDK headers sit 4 down); deeper than
+# for optional folders, where a library's own header tree, which only its examples include, is its product
+GATED_DEPTH = 6
 COMPILED_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
 
 
 def gate_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
-                 gated: dict[str, Region]) -> None:
-    """Adds to `gated` the headers a switch's code alone includes, to HEADER_DEPTH levels."""
-    for _ in range(HEADER_DEPTH):
-        more = _gated_headers(facts, regions, gated)
+                 gated: dict[str, Region], optional: frozenset[str] = frozenset()) -> None:
+    """Adds to `gated` the headers a switch's code alone includes, to GATED_DEPTH levels; with `optional` (the
+    switches that make code optional), also those every includer of which is in some optional switch's code
+    (decord's NVDEC headers: included by sources a `USE_CUDA` glob adds and under `#if DECORD_USE_CUDA`)."""
+    for _ in range(GATED_DEPTH):
+        more = _gated_headers(facts, regions, gated, optional)
         if not more:
             break
         gated.update(more)
 
 
 def _gated_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
-                   gated: Mapping[str, Region]) -> dict[str, Region]:
+                   gated: Mapping[str, Region], optional: frozenset[str]) -> dict[str, Region]:
     """Headers every #include of which sits in one switch's code (a branch or a gated file): gated by it."""
     by_name: dict[str, list[str]] = {}
     for path in facts:
@@ -48,6 +53,8 @@ def _gated_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
     for header, sites in seen.items():
         common = set.intersection(*({r.switch for r in site} for site in sites))
         first = next((r for r in sites[0] if r.switch in common), None)
+        if first is None and optional and all(any(r.switch in optional for r in site) for site in sites):
+            first = next(r for r in sites[0] if r.switch in optional)
         if first is not None:
             out[header] = first
     return out

@@ -2,18 +2,19 @@
 (or left in a comment), the sources only such modules compile, and CMake modules only optional folders load."""
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 from collections.abc import Mapping, Sequence
 
 from migrate.model import Fact
 from migrate.workloads.assemble import resolve_sources
 from migrate.workloads.build_sources import join
-from migrate.workloads.optional_words import Words, optional_root
+from migrate.workloads.optional_words import Words, optional_root, words
 
 MODULE_DEPTH = 4  # modules imported only by optional modules, this many levels down
 
 
-def optional_modules(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
+def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = None) -> dict[str, str]:
     """Project modules every import of which (from another file) sits in an optional scope or in a module
     that is optional itself: a loader's module, and what only that module imports."""
     from migrate.workloads.modules import ModuleIndex
@@ -39,7 +40,7 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
             break
         out.update({m: f"{where} imports it only in an optional scope (a fallback, an opt-in, a loader or back end "
                        "picked by configuration) or from an optional module" for m, where in found.items()})
-    return out | _loaded_only_by(facts, out)
+    return out | _loaded_only_by(facts, out) | _built_for_optional_imports(facts, out, known or words())
 
 
 def _loaded_only_by(facts: Mapping[str, Sequence[Fact]], modules: Mapping[str, str]) -> dict[str, str]:
@@ -72,3 +73,38 @@ def loaded_only_by_optional(facts: Mapping[str, Sequence[Fact]], known: Words) -
             for path in facts if path.endswith(".cmake") and optional_root(path, known) is None
             and (sites := loads.get(posixpath.basename(path).removesuffix(".cmake")))
             and all(optional_root(site.partition(":")[0], known) is not None for site in sites)}
+
+
+def _built_for_optional_imports(facts: Mapping[str, Sequence[Fact]], modules: Mapping[str, str],
+                                known: Words) -> dict[str, str]:
+    """The sources of an extension a setup file builds (`CUDAExtension('swin_window_process', [...])`) whose module
+    the project imports, and only in an optional scope (an ImportError fallback) or from optional modules: the
+    project runs without it. Not where a run-time `load()` also compiles a source (the fallback builds it anyway);
+    the setup file goes with them when it sits in a folder of its own and builds nothing else. A test module's
+    import (test_*.py: rules/workloads/optional.yaml `test_files`) tests the extension; it is no use of it."""
+    imports: dict[str, list[tuple[bool, str]]] = {}  # a module's last name -> (optional?, where)
+    for path, items in facts.items():
+        if any(fnmatch.fnmatch(posixpath.basename(path), pattern) for pattern in known.test_files):
+            continue
+        for f in items:
+            if f.kind == "python_import" and f.guard not in ("hip", "cuda"):
+                scoped = f.guard == "optional" or path in modules
+                imports.setdefault(f.name.rpartition(".")[2], []).append((scoped, f"{path}:{f.line}"))
+    files = frozenset(facts)
+    loaded = {source for path, items in facts.items() for f in items if f.kind == "extension" and f.role != "setup"
+              and f.text for source in resolve_sources(f.text, posixpath.dirname(path), files)}
+    out: dict[str, str] = {}
+    for path, items in facts.items():
+        built = [f for f in items if f.kind == "extension" and f.role == "setup" and f.text]
+        optional = [f for f in built if (seen := imports.get(f.name.rpartition(".")[2]))
+                    and all(flag for flag, _ in seen)]
+        for f in optional:
+            where = imports[f.name.rpartition(".")[2]][0][1]
+            sources = [s for s in resolve_sources(f.text, posixpath.dirname(path), files) if s not in modules]
+            if any(s in loaded for s in sources):
+                continue
+            for source in sources:
+                out[source] = f"{f.name} (built by {path}:{f.line}) is imported only in an optional scope or module ({where})"
+            if optional == built and "/" in path:
+                out[path] = f"{path} builds only {f.name}, which is imported only in an optional scope or module ({where})"
+    return out

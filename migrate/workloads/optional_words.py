@@ -10,7 +10,7 @@ from pathlib import Path
 from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
 
-SECTIONS = ("folders", "scratch_folders", "switches", "compile_pass", "templates")
+SECTIONS = ("folders", "scratch_folders", "switches", "detection", "compile_pass", "templates")
 
 
 class DataError(ValueError):
@@ -33,6 +33,8 @@ class Words:
     platform_words: frozenset[str]
     off: frozenset[str]
     reserved: tuple[str, ...] = ()
+    test_files: tuple[str, ...] = ()  # file name patterns of test modules (test_*.py)
+    detected: frozenset[str] = frozenset()  # detection results, upper case (CUDATOOLKIT_FOUND, CMAKE_CUDA_COMPILER)
 
 
 @lru_cache(maxsize=4)
@@ -60,7 +62,10 @@ def words(directory: Path | None = None) -> Words:
                  templates=frozenset(names("templates", "markers")),
                  platform_words=frozenset(names("switches", "platform_words")),
                  off=frozenset(n.upper() for n in names("switches", "off_values")),
-                 reserved=tuple(names("switches", "reserved_prefixes")))
+                 reserved=tuple(names("switches", "reserved_prefixes")),
+                 test_files=tuple(names("folders", "test_files")),
+                 detected=frozenset([f"{n.upper()}_FOUND" for n in names("detection", "packages")]
+                                    + [n.upper() for n in names("detection", "variables")]))
 
 
 def optional_root(path: str, known: Words | None = None) -> str | None:
@@ -88,6 +93,19 @@ def feature(switch: str, known: Words) -> str | None:
     if len(tokens) > 1 and tokens[-1] in known.suffix_words:  # the project's prefix stays: GGML_CUDA_ENABLED
         return next((t for t in tokens[:-1] if t in known.platform_words), "_".join(tokens[:-1]))
     return None
+
+
+def detection(name: str, known: Words) -> bool:
+    """Whether a CMake variable is a detection result true only where NVIDIA's toolkit is installed
+    (CUDAToolkit_FOUND, CMAKE_CUDA_COMPILER), or a reference to one (`${CUDA_FOUND}`, an option's default)."""
+    if name.startswith("${") and name.endswith("}"):
+        name = name[2:-1]
+    return name.upper() in known.detected
+
+
+def off_by_default(default: str, known: Words) -> bool:
+    """Whether a switch's default leaves it off where no CUDA is installed: OFF, 0, or a detection result."""
+    return default.upper() in known.off or detection(default, known)
 
 
 def is_platform(switch_feature: str, known: Words) -> bool:

@@ -29,7 +29,16 @@ from migrate.workloads.build_sources import prefixes
 from migrate.workloads.includes import gate_headers, included_by_required, optional_includes
 from migrate.workloads.left_out import left_out_of_hip
 from migrate.workloads.optional_imports import loaded_only_by_optional, optional_modules
-from migrate.workloads.optional_words import DataError, Words, feature, is_platform, optional_root, words
+from migrate.workloads.optional_words import (
+    DataError,
+    Words,
+    detection,
+    feature,
+    is_platform,
+    off_by_default,
+    optional_root,
+    words,
+)
 from migrate.workloads.ported import Evidence
 from migrate.workloads.switches import (
     Region,
@@ -39,12 +48,15 @@ from migrate.workloads.switches import (
     declared_switches,
     defined_only_under,
     defined_toggles,
+    detected_switches,
     extend,
     gated_by_build,
     loaded_only_under,
     never_set,
+    quiet_finds,
     regions_of,
     switches_around,
+    wrapped_folders,
 )
 from migrate.workloads.unbuilt import unbuilt_sources
 
@@ -204,8 +216,10 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         if not extend(regions, called_only_under(facts, regions)):
             break
     extend(regions, defined_only_under(facts, kinds, regions))
-    gated = gated_by_build(facts, regions) | loaded_only_under(facts, regions)
+    gated = gated_by_build(facts, regions) | loaded_only_under(facts, regions) | wrapped_folders(facts, regions)
     declared = {**never_set(facts, kinds, known), **declared_switches(facts)}
+    declared = {**never_set(facts, kinds, known), **detected_switches(facts, regions, gated, declared, known),
+                **declared_switches(facts)}
     gate_headers(facts, regions, gated)
     uses: dict[str, list[Finding]] = {}
     outside = False  # GPU code of the project's own outside every feature switch (a platform one's is its own)
@@ -222,17 +236,20 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     always = {f.name for items in facts.values() for f in items
               if f.kind == "build_switch" and f.text.endswith(f" {ALWAYS_DEFINED}")}
     always |= defined_toggles(facts)
-    for name in sorted(n for n in set(uses) - always if not n.startswith(known.reserved)):  # CMAKE_BUILD_TYPE
+    for name in sorted(n for n in set(uses) - always  # not CMAKE_BUILD_TYPE, but CMAKE_CUDA_COMPILER
+                       if not n.startswith(known.reserved) or detection(n, known)):
         where, default = declared.get(name, ("", ""))
         # a switch declared off by default without a switch word (`-DGROUPED_GEMM_CUTLASS` on an opt-in) turns on itself
-        turns_on = feature(name, known) or (name if where and default.upper() in known.off else None)
+        turns_on = feature(name, known) or (name if where and off_by_default(default, known) else None)
         if turns_on is None:
             continue
         said = (f"{where} default {default}",) if where else ()
-        if where and default.upper() in known.off:
+        if where and off_by_default(default, known):
             switches[name] = (*said, f"{name} is off by default: the default build has none of its code")
         elif outside and not is_platform(turns_on, known):
             switches[name] = (*said, f"the project's own GPU code builds without {name}")
+    extend(regions, quiet_finds(facts, switches, declared, known))
+    gate_headers(facts, regions, gated, frozenset(switches))  # headers only optional switches' code includes
     unbuilt = unbuilt_sources(facts, known)
     carrier = cuda_build_switch(kinds, gated, switches, unbuilt, known)
     if carrier is not None and extend(regions, compile_passes(regions, carrier, known)):
@@ -244,7 +261,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     project = ProjectParts(rocm_path=evidence, left_out_of_hip=left_out, hip_subprojects=subprojects,
                         hip_aware=frozenset(e.path for e in collected if e.strength == "source"),
                         hip_twinned=hip_twinned(kinds),
-                        optional_modules=optional_modules(facts) | loaded_only_by_optional(facts, known),
+                        optional_modules=optional_modules(facts, known) | loaded_only_by_optional(facts, known),
                         switches=switches, regions=regions, gated=gated,
                         unbuilt=unbuilt, cuda_build=carrier or "",
                         optional_includes=optional_includes(facts, known), build_kinds=dict(build_kinds or {}),

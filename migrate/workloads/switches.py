@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from migrate.model import Fact
 from migrate.vocabulary import COMMENTED_OUT_DEFINE
 from migrate.workloads.build_sources import join, named_files, prefixes
-from migrate.workloads.optional_words import Words, optional_root
+from migrate.workloads.optional_words import Words, detection, off_by_default, optional_root
 
 CUDA_UNITS = (".cu",)  # CUDA translation units: what nvcc compiles
 BUILD_KINDS = frozenset({"cmake", "makefile"})  # files whose `-DX` flags define macros for what they compile
@@ -161,6 +161,26 @@ def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
     return out
 
 
+# Commands that build nothing: a CMakeLists.txt whose every other command sits in one switch's branch builds its
+# folder only when the switch is on (https://cmake.org/cmake/help/latest/command/if.html).
+NON_BUILDING = frozenset({"if", "elseif", "else", "endif", "find_package", "message", "cmake_minimum_required",
+                          "include", "include_guard", "return", "cmake_policy"})
+
+
+def wrapped_folders(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]]) -> dict[str, Region]:
+    """Folders (`dir/`) whose CMakeLists.txt does all its work in one switch's branch (`if(CUDAToolkit_FOUND)` around
+    the whole file): the folder's code is built only when that switch is on."""
+    out: dict[str, Region] = {}
+    for path, items in facts.items():
+        if posixpath.basename(path) != "CMakeLists.txt" or path not in regions:
+            continue
+        lines = [f.line for f in items if f.kind == "cmake" and f.role == "command" and f.name not in NON_BUILDING]
+        wrapping = [r for r in regions[path] if lines and all(r.start < n <= r.end for n in lines)]
+        if wrapping and (folder := posixpath.dirname(path)):
+            out[folder + "/"] = max(wrapping, key=lambda r: r.start)  # the innermost
+    return out
+
+
 def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], known: Words) -> dict[str, tuple[str, str]]:
     """CMake switches a user asks for (USE_X, WITH_X: rules/workloads/optional.yaml `request_words`) that an
     if() tests and no file of the project sets (no option(), set(), cache entry, nor a `-DX=...` that a script,
@@ -182,6 +202,94 @@ def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], kno
                     and not f.name.startswith(known.reserved) \
                     and any(word in known.request_words for word in f.name.split("_")[:-1]):
                 out[f.name] = (f"{path}:{f.line} {f.text} (no build file sets {f.name})", "OFF")
+    return out
+
+
+def detected_switches(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
+                      gated: Mapping[str, Region], declared: Mapping[str, tuple[str, str]],
+                      known: Words) -> dict[str, tuple[str, str]]:
+    """Branches on a detection result true only where NVIDIA's toolkit is installed (`if(CUDAToolkit_FOUND)`,
+    `if(CMAKE_CUDA_COMPILER)` after check_language(CUDA): rules/workloads/optional.yaml `detection`): off by
+    default on a machine without it. Not where the project makes the detection required: a find_package(X
+    REQUIRED) stops the configuration when X is missing, unless it sits in an optional folder or in the branch of
+    a switch `declared` off by default; CMAKE_CUDA_COMPILER is a detection only where the project calls
+    check_language(). None where no CMake target is built outside a detection's branch."""
+    def off(switch: str) -> bool:
+        return switch in declared and off_by_default(declared[switch][1], known)
+
+    # a tree every target of which is built only on a detection (the CUDA back end's own folder, scanned alone)
+    # has no build without it: there the detection is the build, not an optional part of it
+    def on_detection(path: str, line: int, depth: int = 0) -> bool:  # also through the subdirectory that adds it
+        around = switches_around(regions, gated, path, line=line)
+        return any(detection(r.switch, known) for r in around) or (depth < 4 and any(
+            on_detection(r.path, r.start, depth + 1) for r in around if r.path != path))
+
+    targets = [(path, f.line) for path, items in facts.items() if optional_root(path, known) is None
+               for f in items if f.kind == "cmake_target"]
+    if all(on_detection(path, line) for path, line in targets):
+        return {}
+
+    required = {f.name.partition(":")[2].upper() + "_FOUND" for path, items in facts.items() for f in items
+                if f.kind == "cmake" and f.name.startswith("find_package:") and f.text.endswith(" REQUIRED)")
+                and optional_root(path, known) is None
+                and not any(off(r.switch) for r in switches_around(regions, gated, path, line=f.line))}
+    checked = any(f.kind == "cmake" and f.name == "check_language" for items in facts.values() for f in items)
+    out: dict[str, tuple[str, str]] = {}
+    for path in sorted(facts):
+        for f in facts[path]:
+            if f.kind != "switch_branch" or f.name in out or not detection(f.name, known) \
+                    or f.name.upper() in required or (f.name.upper() == "CMAKE_CUDA_COMPILER" and not checked) \
+                    or _else_builds_nothing(facts[path], f.end_line):
+                continue
+            out[f.name] = (f"{path}:{f.line} {f.text} (a detection result: false where NVIDIA's toolkit is not "
+                           "installed)", "OFF")
+    return out
+
+
+def _else_builds_nothing(items: Sequence[Fact], end: int) -> bool:
+    """Whether the branch ending on line `end` is followed by an else() that only reports (`else() message("Building
+    for CPU (not implemented)")`): then the project has no build without the branch's condition."""
+    commands = sorted((f for f in items if f.kind == "cmake" and f.role == "command" and f.line > end),
+                      key=lambda f: f.line)
+    if not commands or commands[0].name != "else" or commands[0].line != end + 1:
+        return False
+    depth = 0
+    for f in commands[1:]:
+        if f.name == "if":
+            depth += 1
+        elif f.name == "endif":
+            if depth == 0:
+                return True
+            depth -= 1
+        elif f.name not in NON_BUILDING:
+            return False
+    return True
+
+
+def quiet_finds(facts: Mapping[str, Sequence[Fact]], switches: Mapping[str, tuple[str, ...]],
+                declared: Mapping[str, tuple[str, str]], known: Words) -> list[Region]:
+    """The line of each find_package(X) without REQUIRED whose result (X_FOUND) turns on only an optional switch
+    (`if(CUDA_FOUND)`, `option(AF_BUILD_CUDA ... ${CUDA_FOUND})`): a machine without X finds nothing and goes on,
+    so the search goes with that switch's part."""
+    by_result: dict[str, str] = {}  # X_FOUND (upper case) -> the optional switch it turns on
+    for name in sorted(switches):
+        default = declared.get(name, ("", ""))[1]
+        if detection(name, known):
+            by_result.setdefault(name.upper(), name)
+        elif detection(default, known):
+            by_result.setdefault(default[2:-1].upper(), name)
+    out = []
+    for path, items in facts.items():
+        module = posixpath.basename(path)
+        if module.startswith("Find") and module.endswith(".cmake") and items \
+                and (switch := by_result.get(module[4:-6].upper() + "_FOUND")) is not None:
+            # the project's own find module (cmake/FindCUDA.cmake): what it searches for serves only the switch
+            out.append(Region(path, 1, max(f.end_line for f in items), switch,
+                              f"{module} finds {module[4:-6]}, whose result turns on {switch} only"))
+        for f in items:
+            if f.kind == "cmake" and f.name.startswith("find_package:") and not f.text.endswith(" REQUIRED)") \
+                    and (switch := by_result.get(f.name.partition(":")[2].upper() + "_FOUND")) is not None:
+                out.append(Region(path, f.line, f.line, switch, f"{f.text} without REQUIRED: its result turns on {switch}"))
     return out
 
 

@@ -78,8 +78,9 @@ def extract(source: bytes) -> Extraction:
         if command.name == "find_package" and command.arguments and not command.arguments[0].quoted:
             first = command.arguments[0]
             line, col = where(first.start)
+            required = " REQUIRED" if any(a.text == "REQUIRED" and not a.quoted for a in command.arguments) else ""
             facts.append(fact("cmake", f"find_package:{first.text}", line, col, col + len(first.text),
-                              text=f"find_package({first.text})"))
+                              text=f"find_package({first.text}{required})"))
         if command.name in LINK_COMMANDS:
             facts.extend(_bare_libraries(command, where))
         facts.extend(_structure(command, where))
@@ -259,6 +260,9 @@ OPPOSITE = {"hip": "cuda", "cuda": "hip"}
 # `$ENV{X}` expands to the empty string, which if() reads as false, when X is not set:
 # https://cmake.org/cmake/help/latest/variable/ENV.html , https://cmake.org/cmake/help/latest/command/if.html#basic-expressions
 ENVIRONMENT_DEFAULT = re.compile(r"\$ENV\{\w+\}")
+# A find module's result (`CUDAToolkit_FOUND`, in the package's own spelling): a branch on it is kept as a switch's
+# branch; which results are off without NVIDIA's toolkit is data (rules/workloads/optional.yaml `detection`).
+FOUND_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*_FOUND$")
 GLOB_KEYWORDS = frozenset({"LIST_DIRECTORIES", "CONFIGURE_DEPENDS", "FOLLOW_SYMLINKS", "RELATIVE"})
 
 
@@ -276,7 +280,8 @@ def _condition(args: tuple[Argument, ...]) -> tuple[str, list[str]]:
             break
     if "OR" in texts:
         return backend, []
-    switches = [a.text for i, a in enumerate(args) if not a.quoted and SWITCH_NAME.match(a.text)
+    switches = [a.text for i, a in enumerate(args) if not a.quoted
+                and (SWITCH_NAME.match(a.text) or FOUND_NAME.match(a.text))
                 and not HIP_IDENT.fullmatch(a.text) and (i == 0 or texts[i - 1] not in ("NOT", *COMPARISONS))
                 and (i + 1 == len(args) or texts[i + 1] not in COMPARISONS)]
     return backend, switches
