@@ -221,12 +221,12 @@ def test_one_repositorys_bad_name_or_runaway_scan_is_that_repositorys_error(tmp_
         folder.mkdir()
     (Path(os.fsdecode(os.fsencode(bad_name) + b"/k\xff.cu"))).write_text("void f() { cudaMalloc(0, 4); }\n")
     (good / "a.cu").write_text("void f() { cudaFree(0); }\n")
-    for i in range(8):
+    for i in range(16):  # about a minute of scanning on the 2-core machine (8 files took 28.6 s): far past the timeout
         (slow / f"k{i}.cu").write_text("void f(){" + "cudaFree(0);" * 330_000 + "}\n")
     listing = tmp_path / "repos.txt"
     listing.write_text(f"{bad_name}\n{good}\n{slow}\n")
     started = time.monotonic()
-    result = run_cli("inventory", "--workers", "1", "--no-hipify", "--no-cache", "--repo-timeout", "30",
+    result = run_cli("inventory", "--workers", "1", "--no-hipify", "--no-cache", "--repo-timeout", "10",
                      "--scan", str(listing), "--out", str(tmp_path / "out"))
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert time.monotonic() - started < 180
