@@ -82,9 +82,11 @@ def recheck(path: Path, reports: Path) -> None:
             state, now = "hidden", ""
         else:
             moving = "yes" if class_moving(found, workloads) else "no"
-            now = f"{found['class']} {found.get('status') or '-'} moving={moving}"
+            status = found.get("status") or "-"  # compared when the CSV records it (fresh6 on); older CSVs have no column
+            now = f"{found['class']} {status} moving={moving}"
             before = f"{row['class']} {row.get('status') or '-'} moving={row['class_moving']}"
-            state = "same" if (found["class"], moving) == (row["class"], row["class_moving"]) else "changed"
+            state = "same" if ((found["class"], moving) == (row["class"], row["class_moving"])
+                               and row.get("status") in (None, status)) else "changed"
             now = now if state == "changed" else before
         print(f"{state:7} {row['verdict']:5} {row['repo']} {row['path']}:{row['line']} {row['rule']} {now}")
 

@@ -1,0 +1,48 @@
+"""The verdict benchmark's own scripts (benchmarks/verdicts/): what their figures rest on."""
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+VERDICTS = Path(__file__).resolve().parent.parent / "benchmarks" / "verdicts"
+
+
+def _module(name: str):
+    spec = importlib.util.spec_from_file_location(f"verdicts_{name}", VERDICTS / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _recheck(tmp_path: Path, capsys: pytest.CaptureFixture[str], row_status: str | None, now: str) -> str:
+    """`--recheck` of one judged row against a report where the finding's status is `now`."""
+    row = {"repo": "o/p", "commit": "c", "path": "a.cu", "line": "3", "rule": "HIP1001",
+           "class": "migration-required", "confidence": "high", "class_moving": "yes", "verdict": "wrong",
+           "reason": "r"}
+    if row_status is not None:
+        row["status"] = row_status
+    with (tmp_path / "judged.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(row))
+        writer.writeheader()
+        writer.writerow(row)
+    finding = {"id": "f1", "path": "a.cu", "line": 3, "rule": "HIP1001", "class": "migration-required",
+               "workload": "w", "status": now}
+    report = {"findings": [finding], "workloads": [{"name": "w", "class": "migration-required", "reasons": ["f1"]}]}
+    (tmp_path / "o+p.json").write_text(json.dumps(report))
+    _module("precision_unseen").recheck(tmp_path / "judged.csv", tmp_path)
+    return capsys.readouterr().out.split()[0]
+
+
+def test_recheck_reports_a_status_change_as_changed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Sample 7's recheck on the landed code: 12 findings went required -> optional with class and
+    class-moving unchanged; they must come out `changed` (to be judged again), not `same`."""
+    assert _recheck(tmp_path, capsys, "-", "optional") == "changed"
+    assert _recheck(tmp_path, capsys, "optional", "optional") == "same"  # near miss: the same status
+    assert _recheck(tmp_path, capsys, "-", "") == "same"  # a report's empty status is the CSV's `-`
+    assert _recheck(tmp_path, capsys, None, "optional") == "same"  # an older CSV without the column
+
