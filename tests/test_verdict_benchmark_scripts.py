@@ -46,3 +46,14 @@ def test_recheck_reports_a_status_change_as_changed(tmp_path: Path, capsys: pyte
     assert _recheck(tmp_path, capsys, "-", "") == "same"  # a report's empty status is the CSV's `-`
     assert _recheck(tmp_path, capsys, None, "optional") == "same"  # an older CSV without the column
 
+
+def test_every_verdict_entrys_split_follows_the_split_rule() -> None:
+    """score.py refuses to score when a `split` field disagrees with the rule (a held-out batch whole
+    as test, otherwise the repository's hash side); every committed entry must pass."""
+    score = _module("score")
+    entries = score.load(VERDICTS / "verdicts.yaml", "all", None, score.ALL_BATCHES)
+    assert len(entries) > 300
+    batches = {score.batch_of(e) for e in entries}
+    assert batches >= score.TEST_ONLY_BATCHES  # a batch named held out that has no entry is a typo
+    assert all(e["split"] == "test" for e in entries if score.batch_of(e) in score.TEST_ONLY_BATCHES)
+    assert {e["split"] for e in entries if score.batch_of(e) == score.ORIGINAL_BATCH} == {"dev", "test"}

@@ -39,8 +39,9 @@ CLASSES, SHORT = corpus.CLASSES, corpus.SHORT
 SPLIT_SALT = "verdicts-59"  # fixed before any scan; see README.md, "The split"
 ORIGINAL_BATCH = "original"  # entries without a `batch` field; see README.md, "The fresh batch"
 ALL_BATCHES = "all"
-# Batches held out whole as a test set (every entry `split: test`), labelled before any tool output and
-# scored only once per tool change under review; see README.md, "The held-out batch".
+# Batches labelled whole as a test set (every entry `split: test`) before any tool output; see README.md,
+# "The held-out batch". Membership fixes the split field only: b (since session 10) and c (since session 11) have
+# been read and tuned on, d is session 11's held-out batch (docs/decisions/2026-12-04-batch-c-tuned-on-batch-d-held-out.md).
 TEST_ONLY_BATCHES = frozenset({"fresh-2026-12-04b", "fresh-2026-12-04c", "fresh-2026-12-04d"})
 
 
