@@ -140,6 +140,27 @@ def test_rule_fixture(directory: Path, index: RuleIndex, rulebase) -> None:
         pytest.xfail("known gaps: " + "; ".join(gaps))
 
 
+def test_annotations_for_another_rule_hold(index: RuleIndex, rulebase) -> None:
+    """test_rule_fixture reads only its folder's rule, so an annotation for another rule in a fixture
+    (HIP4084/bad.cu's `ruleid: HIP4082`) would be checked by nothing: each such annotation must hold too."""
+    wrong = []
+    for directory in rule_dirs():
+        files = sorted(p for p in directory.rglob("*") if p.is_file())
+        tree = tuple(p.relative_to(directory).as_posix() for p in files)
+        for path, rel in zip(files, tree, strict=True):
+            text = path.read_text(encoding="utf-8")
+            notes = annotations(text)
+            foreign = {(kind, line, rule) for kind in ("ruleid", "ok") for line, rules in notes[kind].items()
+                       for rule in rules if rule != directory.name}
+            if not foreign:
+                continue
+            hits = fired(path, fixture_index(text, rulebase, index), rulebase, rel, tree,
+                         cross=directory.name in CROSS_FILE)
+            wrong += [f"{directory.name}/{rel}:{line} {kind}: {rule}" for kind, line, rule in sorted(foreign)
+                      if ((line, rule) in hits) != (kind == "ruleid")]
+    assert not wrong, f"annotations for another rule that do not hold: {wrong}"
+
+
 def test_every_rule_has_fixtures(rulebase) -> None:
     have = {p.name for p in rule_dirs()}
     missing = [r.id for r in rulebase.rules if r.id not in have and r.status != "removed"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from migrate.model import Fact
 
@@ -48,3 +48,11 @@ def prefixes(path: str) -> Iterable[str]:
     parts = path.split("/")
     for i in range(len(parts) - 1, 0, -1):
         yield "/".join(parts[:i]) + "/"
+
+
+def resolve_include(header: str, by_base: Mapping[str, list[str]]) -> list[str]:
+    """The scanned files an `#include` names: those whose path ends with it (`./x.h`, `../x.h` trimmed)."""
+    header = header.replace("\\", "/")
+    while header.startswith(("./", "../")):
+        header = header.partition("/")[2]
+    return [p for p in by_base.get(posixpath.basename(header), ()) if p == header or p.endswith("/" + header)]

@@ -6,9 +6,8 @@ import posixpath
 from collections.abc import Callable, Mapping, Sequence
 
 from migrate.model import Fact
-from migrate.workloads.build_sources import join
+from migrate.workloads.build_sources import join, resolve_include
 from migrate.workloads.optional_words import Words, optional_root
-from migrate.workloads.rewrite_project import resolve_include
 from migrate.workloads.switches import Region, switches_around
 
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".cuh", ".inl")

@@ -217,9 +217,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             break
     extend(regions, defined_only_under(facts, kinds, regions))
     gated = gated_by_build(facts, regions) | loaded_only_under(facts, regions) | wrapped_folders(facts, regions)
-    declared = {**never_set(facts, kinds, known), **declared_switches(facts)}
-    declared = {**never_set(facts, kinds, known), **detected_switches(facts, regions, gated, declared, known),
-                **declared_switches(facts)}
+    unset, stated = never_set(facts, kinds, known), declared_switches(facts)  # each read once from the facts
+    declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated}
     gate_headers(facts, regions, gated)
     uses: dict[str, list[Finding]] = {}
     outside = False  # GPU code of the project's own outside every feature switch (a platform one's is its own)

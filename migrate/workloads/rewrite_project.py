@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from migrate.model import Fact, Finding, evolve
 from migrate.rulebase.alternatives import Lane
 from migrate.rulebase.load import RuleBase
+from migrate.workloads.build_sources import resolve_include
 
 # a __global__ kernel definition or a host launch (the rules that match them: rules/device.yaml)
 KERNEL_CONSTRUCTS = frozenset({"kernel-definition", "kernel-launch"})
@@ -91,11 +92,3 @@ def rewrite_callers(required: Sequence[Finding], lanes: Mapping[str, Lane],
             break
         helpers |= more
     return callers
-
-
-def resolve_include(header: str, by_base: Mapping[str, list[str]]) -> list[str]:
-    """The scanned files an `#include` names: those whose path ends with it (`./x.h`, `../x.h` trimmed)."""
-    header = header.replace("\\", "/")
-    while header.startswith(("./", "../")):
-        header = header.partition("/")[2]
-    return [p for p in by_base.get(posixpath.basename(header), ()) if p == header or p.endswith("/" + header)]
