@@ -276,11 +276,6 @@ class Server:
                     self.spare = 0
 
 
-def _send(connection: Any, fields: list[bytes]) -> None:
-    with contextlib.suppress(OSError):
-        connection.sendall(client.encode(fields))
-
-
 def _warm() -> None:
     """Import what a lint imports and load the shipped rule base once; later loads of the same
     rules with the same cache folder are this one (a stale server is never asked)."""
