@@ -418,29 +418,12 @@ def _run(fields: list[bytes]) -> list[bytes]:
 
 
 def _command(argv: list[str]) -> int:
-    """The command's exit code, run as cli/entry.py runs it (without the replay)."""
-    from functools import partial
+    """The command's exit code, run as cli/entry.py runs it (without the replay; sys.argv is the
+    client's)."""
+    from migrate.cli import entry
 
-    from migrate.cli import entry, lint_args
-    from migrate.extract import budget
-    from migrate.scan import replay
-
-    budget.when_machine_dependent(replay.unrepeatable)
-    options = lint_args.read(argv)
-    command: Callable[[], int]
-    if options is None:
-        from migrate.cli.main import main
-
-        command = partial(main, argv)
-    else:
-        import gc
-
-        from migrate.cli import lint_run
-
-        gc.set_threshold(entry.LINT_GC_THRESHOLD)
-        command = partial(lint_run.main, options)
     try:
-        return command()
+        return entry.lint_or_main(argv)()
     except SystemExit as exc:
         return _exit_code(exc.code)
 
