@@ -121,8 +121,7 @@ def _private_folder(folder: Path) -> None:
     folder.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(FileExistsError):
         folder.mkdir(mode=0o700)
-    info = os.lstat(folder)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+    if not client.private(os.lstat(folder), stat.S_IFDIR):
         raise ServerError(f"{folder} is not a folder of this user's, closed to others (mode 0700)")
 
 
