@@ -206,8 +206,9 @@ def _start_server(env: dict[str, str]) -> None:
 
 
 def _server_cpu(env: dict[str, str], repeat: int, lint: list[str], before: Callable[[int], None]) -> None:
-    """The CPU time the server's children spend per served lint (each request's child: its warm-up
-    lint, forked ahead, and the request's own work), from the server's reaped-children times."""
+    """The CPU time the server's children spend per served lint (each request's spare
+    child, forked ahead with no warm-up lint of its own, and the request's work in it),
+    from the server's reaped-children times."""
     pid = int(_server(env, "status").split(",")[0].split()[1])
 
     def children_cpu() -> float:

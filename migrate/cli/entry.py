@@ -28,26 +28,32 @@ def run() -> NoReturn:
     if code is None:
         import gc
 
-        from migrate.extract import budget
-
-        budget.when_machine_dependent(replay.unrepeatable)
-        from migrate.cli import lint_args
-
-        options = lint_args.read(argv)
-        command: Callable[[], int]
-        if options is None:
-            from migrate.cli.main import main
-
-            command = main
-        else:
-            # a lint process is short-lived and makes little cyclic garbage: collecting every 700
-            # allocations cost an edited-file lint ~23 M of its ~750 M instructions
-            gc.set_threshold(LINT_GC_THRESHOLD)
-            from migrate.cli import lint_run
-
-            command = partial(lint_run.main, options)
+        command = lint_or_main(argv)
         try:
             code = replay.record(argv, command)
         finally:
             gc.freeze()
     sys.exit(code)
+
+
+def lint_or_main(argv: list[str]) -> Callable[[], int]:
+    """The command that runs `argv` here (the replay and any lint server missed; cli/lint_server.py
+    runs its requests so too): a lint command line of the shapes cli/lint_args.py reads runs
+    cli/lint_run.py without click, any other runs click's cli.main.main (which reads sys.argv)."""
+    import gc
+
+    from migrate.cli import lint_args
+    from migrate.extract import budget
+
+    budget.when_machine_dependent(replay.unrepeatable)
+    options = lint_args.read(argv)
+    if options is None:
+        from migrate.cli.main import main
+
+        return main
+    # a lint process is short-lived and makes little cyclic garbage: collecting every 700
+    # allocations cost an edited-file lint ~23 M of its ~750 M instructions
+    gc.set_threshold(LINT_GC_THRESHOLD)
+    from migrate.cli import lint_run
+
+    return partial(lint_run.main, options)

@@ -109,9 +109,12 @@ def _owned(path: Path, kind: int) -> bool:
         parent, info = os.lstat(path.parent), os.lstat(path)
     except OSError:
         return False
-    uid = os.getuid()
-    return (stat.S_ISDIR(parent.st_mode) and parent.st_uid == uid and not parent.st_mode & 0o077
-            and stat.S_IFMT(info.st_mode) == kind and info.st_uid == uid and not info.st_mode & 0o077)
+    return private(parent, stat.S_IFDIR) and private(info, kind)
+
+
+def private(info: os.stat_result, kind: int) -> bool:
+    """Whether `info` (an lstat) is of a `kind` of file owned by this user and shut to others."""
+    return stat.S_IFMT(info.st_mode) == kind and info.st_uid == os.getuid() and not info.st_mode & 0o077
 
 
 def request(argv: list[str]) -> list[bytes]:

@@ -103,7 +103,7 @@ def run(options: LintOptions) -> None:
     fail_on = settings.fail_on or DEFAULTS["fail_on"]
     if not o.quiet and (result.findings or o.verbose):  # quiet when there is nothing to say, as pre-commit hooks are
         echo(_summary(result, fail_on), err=True)
-    if result.failing(settings.fail_on or DEFAULTS["fail_on"]):
+    if result.failing(fail_on):
         sys.exit(1)
 
 

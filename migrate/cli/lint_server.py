@@ -121,8 +121,7 @@ def _private_folder(folder: Path) -> None:
     folder.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(FileExistsError):
         folder.mkdir(mode=0o700)
-    info = os.lstat(folder)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+    if not client.private(os.lstat(folder), stat.S_IFDIR):
         raise ServerError(f"{folder} is not a folder of this user's, closed to others (mode 0700)")
 
 
@@ -276,11 +275,6 @@ class Server:
                     self.spare = 0
 
 
-def _send(connection: Any, fields: list[bytes]) -> None:
-    with contextlib.suppress(OSError):
-        connection.sendall(client.encode(fields))
-
-
 def _warm() -> None:
     """Import what a lint imports and load the shipped rule base once; later loads of the same
     rules with the same cache folder are this one (a stale server is never asked)."""
@@ -423,29 +417,12 @@ def _run(fields: list[bytes]) -> list[bytes]:
 
 
 def _command(argv: list[str]) -> int:
-    """The command's exit code, run as cli/entry.py runs it (without the replay)."""
-    from functools import partial
+    """The command's exit code, run as cli/entry.py runs it (without the replay; sys.argv is the
+    client's)."""
+    from migrate.cli import entry
 
-    from migrate.cli import entry, lint_args
-    from migrate.extract import budget
-    from migrate.scan import replay
-
-    budget.when_machine_dependent(replay.unrepeatable)
-    options = lint_args.read(argv)
-    command: Callable[[], int]
-    if options is None:
-        from migrate.cli.main import main
-
-        command = partial(main, argv)
-    else:
-        import gc
-
-        from migrate.cli import lint_run
-
-        gc.set_threshold(entry.LINT_GC_THRESHOLD)
-        command = partial(lint_run.main, options)
     try:
-        return command()
+        return entry.lint_or_main(argv)()
     except SystemExit as exc:
         return _exit_code(exc.code)
 
