@@ -66,7 +66,7 @@ def _full_mask_compare(node: ts.Node, emit: Emit) -> None:
         return
     for mask, full in ((left, right), (right, left)):
         if FULL_MASK_HEX_32.match(text(full).strip()) and _is_lane_mask(mask):
-            emit("full-mask-compare-32", node, re.sub(r"\s+", " ", text(node)))
+            emit("full-mask-compare-32", node, SPACES.sub(" ", text(node)))
             return
 
 def _is_lane_mask(node: ts.Node) -> bool:
@@ -83,7 +83,7 @@ def _unsigned_32_aliases(caps: dict[str, list[ts.Node]]) -> dict[str, ts.Node]:
     found: dict[str, ts.Node] = {}
     for node in caps.get("typedef", []):
         kind = node.child_by_field_name("type")
-        spelled = re.sub(r"\s+", " ", re.sub(r"\b(const|volatile)\b", "", text(kind))).strip()
+        spelled = SPACES.sub(" ", re.sub(r"\b(const|volatile)\b", "", text(kind))).strip()
         if not UNSIGNED_32.match(spelled):
             continue
         names = [node.child_by_field_name("name")] if node.type == "alias_declaration" else \
@@ -108,7 +108,7 @@ def _ballot_returned_32(function: ts.Node, aliases: dict[str, ts.Node], emit: Em
     last = re.search(rb"(unsigned\s+int|[\w:]+)\s*$", prefix)
     if last is None:
         return set()
-    spelled = re.sub(r"\s+", " ", last.group(1).decode()).split("::")[-1]
+    spelled = SPACES.sub(" ", last.group(1).decode()).split("::")[-1]
     if not (UNSIGNED_32.match(spelled) or spelled in aliases):
         return set()
     if not any(sub.type == "return_statement" and BALLOT_RETURN.match(text(sub)) for sub in walk(body)):

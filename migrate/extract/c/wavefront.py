@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from migrate.extract.c import ts
 from migrate.extract.c.hazards import UNSIGNED_32
 from migrate.extract.c.needles import Needled
-from migrate.extract.c.tree import Emit, qualifiers, root, text, walk
+from migrate.extract.c.tree import SPACES, Emit, qualifiers, root, text, walk
 
 # the other dimensions of a block counted in warps: WARPS_PER_BLOCK, nwarps, kNWarps, num_warps
 WARPS_NAME = re.compile(r"(?i)^(k_?)?(n_?|num_?)?warps(_?per_?(block|cta|group|tb))?$|^(k_?)?warp_?count$")
@@ -328,7 +328,7 @@ def _factors(code: str, name: str) -> list[str]:
 def _spelled(kind: ts.Node | None) -> str:
     """A declaration's type without its qualifiers: `const uint32_t` -> `uint32_t`."""
     spelled = re.sub(r"\b(const|volatile|constexpr|static)\b", "", text(kind) if kind is not None else "")
-    return re.sub(r"\s+", " ", spelled).strip()
+    return SPACES.sub(" ", spelled).strip()
 
 def _signed_32_names(function: ts.Node) -> set[str]:
     """Names declared with a signed 32-bit int type in the function: its parameters, its locals and the
