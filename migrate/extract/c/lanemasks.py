@@ -12,7 +12,7 @@ from migrate.extract.c import ts
 from migrate.extract.c.guards import GuardMap
 from migrate.extract.c.hazards import MASK_NAME, UNSIGNED_32
 from migrate.extract.c.needles import Needled
-from migrate.extract.c.tree import SPACES, Emit, raw, text, walk
+from migrate.extract.c.tree import SPACES, Emit, raw, spelled_type, text, walk
 
 LANE_MASK_NAME = re.compile(r"(?i)(warp|lane|sub_?warp|ballot|wave)_?mask")
 
@@ -35,14 +35,12 @@ BALLOT_FUNCTION = re.compile(r"(?i)^(__activemask|__match_any_sync|__match_all_s
 BALLOT_WORDS = Needled(re.compile(rb"(?i)ballot|__activemask|__match_a(ny|ll)_sync|__\w+_sync\s*\("),
                        b"ballot", b"__activemask", b"_sync")
 
-DECLARATION_QUALIFIERS = re.compile(r"\b(const|volatile|constexpr|static)\b")
-
 
 def _lane_mask_variable(node: ts.Node, synced: set[str], emit: Emit) -> None:
     """`constexpr uint32_t kFullWarpMask = 0xffffffffu;`, or `const uint32_t subwarp_mask = 0xF << s;`
     passed to a *_sync intrinsic in the same file (`(1u << 8) - 1` named WARP_MASK is a bit field)."""
     kind = node.child_by_field_name("type")
-    spelled = SPACES.sub(" ", DECLARATION_QUALIFIERS.sub("", text(kind))).strip()
+    spelled = spelled_type(kind)
     if not UNSIGNED_32.match(spelled):
         return
     declarators = [node] if node.type == "field_declaration" else \
