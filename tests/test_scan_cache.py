@@ -648,3 +648,20 @@ def test_rows_a_scan_just_made_decode_alike_without_the_type_checks(tmp_path: Pa
     decoded = [analyse.decode("d/k.cu", row) for row in stored]
     assert decoded == [analyse.decode("d/k.cu", row, checked=False) for row in stored]
     assert sum(len(r.facts) for r in decoded) > 20 and sum(len(c) for r in decoded for c in r.found) > 10
+
+
+def test_stand_in_marks_are_the_alternation_regexs_matches() -> None:
+    """reportcache._marks finds each stand-in with bytes.find: the same (offset, which) pairs, in the same order,
+    as one alternation regex over all of them (leftmost, non-overlapping, the first listed at a tie)."""
+    import itertools
+    import re
+
+    from migrate.scan.reportcache import STAND_INS, _marks
+
+    regex = re.compile(b"|".join(re.escape(s) for s in STAND_INS))
+    pieces = [*STAND_INS, b"x", b"\n", STAND_INS[0][:-3], STAND_INS[2][3:], b'"seconds": 987654.321s;']
+    texts = [b"", b"no stand-in here"] + [b"".join(p) for p in itertools.product(pieces, repeat=3)]
+    for data in texts:
+        expected = tuple((m.start(), STAND_INS.index(m.group())) for m in regex.finditer(data))
+        assert _marks(data) == expected, data
+    assert len(_marks(b"".join(STAND_INS) * 2)) == 2 * len(STAND_INS)
