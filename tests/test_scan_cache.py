@@ -665,3 +665,21 @@ def test_stand_in_marks_are_the_alternation_regexs_matches() -> None:
         expected = tuple((m.start(), STAND_INS.index(m.group())) for m in regex.finditer(data))
         assert _marks(data) == expected, data
     assert len(_marks(b"".join(STAND_INS) * 2)) == 2 * len(STAND_INS)
+
+
+def test_an_unchecked_decode_of_a_fresh_row_equals_the_checked_one(rulebase, monkeypatch: pytest.MonkeyPatch) -> None:
+    """decode(checked=False) skips the type checks for rows this scan just made: the same FileResult."""
+    from migrate.scan.match import IdentifierNames, indexes
+
+    settings = Settings()
+    by_target = indexes(rulebase, rocm=settings.rocm, archs=settings.arch)
+    monkeypatch.setitem(analyse._STATE, "work", analyse._Work(by_target, IdentifierNames(by_target)))
+    sources = sorted((ROOT / "fixtures" / "trees").rglob("*.cu"))
+    assert sources
+    decoded = 0
+    for path in sources:
+        row = analyse._analyse("cuda", path.read_bytes())
+        checked = analyse.decode("src/a.cu", row)
+        assert analyse.decode("src/a.cu", row, checked=False) == checked
+        decoded += bool(checked.facts and any(checked.found))
+    assert decoded  # some file had facts and candidates to compare
