@@ -107,9 +107,31 @@ def own_time(spent: dict[str, float], clock):
     return timed
 
 
+def install(timed, targets) -> None:
+    """Wrap each (module, function) of `targets` with `timed`, named `module.function` by the module's last part:
+    a method of a class (`module.Class`, method) on its class; a function under every name a migrate module
+    binds it to, as `from x import f` does (wrapped in its own module only, cuda_cpp's `line_texts` was never timed)."""
+    import importlib
+
+    for module_name, function in targets:
+        name = f"{module_name.rsplit('.', 1)[-1]}.{function}"
+        owner_name, _, last = module_name.rpartition(".")
+        if last[:1].isupper():  # a class
+            owner = getattr(importlib.import_module(owner_name), last)
+            wrapper = timed(name, getattr(owner, function))
+            bound = isinstance(vars(owner)[function], (classmethod, staticmethod))  # getattr gave it bound already
+            setattr(owner, function, staticmethod(wrapper) if bound else wrapper)
+            continue
+        real = getattr(importlib.import_module(module_name), function)
+        wrapper = timed(name, real)
+        for module in [m for m_name, m in list(sys.modules.items()) if m_name.startswith("migrate")]:
+            for attribute, value in list(vars(module).items()):
+                if value is real:
+                    setattr(module, attribute, wrapper)
+
+
 def phases(path: Path, repeat: int) -> None:
     """Each phase's own time over the C/C++/CUDA files of `path`, in this process."""
-    import importlib
     import time
 
     sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
@@ -127,13 +149,7 @@ def phases(path: Path, repeat: int) -> None:
     spent: dict[str, float] = {}
     timed = own_time(spent, time.process_time)
 
-    for module_name, function in PHASES:
-        owner_name, _, attribute = module_name.rpartition(".") if module_name.endswith("GuardMap") else (module_name, "", "")
-        owner = importlib.import_module(owner_name)
-        target = getattr(owner, attribute) if attribute else owner
-        real = getattr(target, function)
-        short = f"{module_name.rsplit('.', 1)[-1]}.{function}"
-        setattr(target, function, staticmethod(timed(short, real)) if attribute else timed(short, real))
+    install(timed, PHASES)
     from migrate.extract.c import cuda_cpp as bodies_module
 
     bodies = {"looked up": 0, "parsed": 0, "seconds": 0.0}  # macro bodies: inclusive time of _reparse
@@ -199,7 +215,6 @@ FIRST = (("migrate.scan.analyse", "_analyse"), ("migrate.scan.analyse", "encode"
 
 def serial(path: Path, repeat: int, *, first: bool = False) -> None:
     """Each stage's own CPU time on the miss path of `path` (with `first`: a first scan's), in this process."""
-    import importlib
     import time
 
     sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
@@ -210,18 +225,7 @@ def serial(path: Path, repeat: int, *, first: bool = False) -> None:
     spent: dict[str, float] = {}
     timed = own_time(spent, time.process_time)
 
-    for module_name, function in (*SERIAL, *(FIRST if first else ())):
-        if module_name.endswith(".Cache"):  # a method: wrapped on its class
-            owner = importlib.import_module(module_name.rpartition(".")[0]).Cache
-            setattr(owner, function, timed(f"Cache.{function}", getattr(owner, function)))
-            continue
-        # every module's name for the function, as `from x import f` binds it
-        real = getattr(importlib.import_module(module_name), function)
-        wrapper = timed(f"{module_name.rsplit('.', 1)[-1]}.{function}", real)
-        for module in [m for name, m in list(sys.modules.items()) if name.startswith("migrate")]:
-            for attribute, value in list(vars(module).items()):
-                if value is real:
-                    setattr(module, attribute, wrapper)
+    install(timed, (*SERIAL, *(FIRST if first else ())))
     with tempfile.TemporaryDirectory() as tmp:
         def scan(n: int) -> float:
             cache_dir = Path(tmp) / (f"first-{n}" if first else "cache")

@@ -253,3 +253,16 @@ def test_a_file_that_parses_as_one_error_is_noted_where_the_errors_are() -> None
     source += "".join(block.format(i=i) for i in range(5))
     assert cuda_cpp.extract(source.encode()).notes == (
         "syntax errors near lines 5, 9, 15, 19, 25; facts were extracted from what parsed",)
+
+
+def test_spelled_type_drops_qualifiers_and_collapses_whitespace() -> None:
+    from migrate.extract.c import tree, ts
+
+    source = b"unsigned   long\n  int mask = 1;\nint f(const volatile unsigned x);"
+    root = ts.parse(source)
+    with tree.reading(source):
+        types = [n.child_by_field_name("type") for n in tree.walk(root)
+                 if n.type in ("declaration", "parameter_declaration")]
+        assert [tree.spelled_type(t) for t in types] == ["unsigned long int", "int", "unsigned"]
+        assert tree.spelled_type(None) == ""
+        assert tree.DECLARATION_QUALIFIERS.sub("", "static constexpr const volatile T").split() == ["T"]

@@ -648,3 +648,38 @@ def test_rows_a_scan_just_made_decode_alike_without_the_type_checks(tmp_path: Pa
     decoded = [analyse.decode("d/k.cu", row) for row in stored]
     assert decoded == [analyse.decode("d/k.cu", row, checked=False) for row in stored]
     assert sum(len(r.facts) for r in decoded) > 20 and sum(len(c) for r in decoded for c in r.found) > 10
+
+
+def test_stand_in_marks_are_the_alternation_regexs_matches() -> None:
+    """reportcache._marks finds each stand-in with bytes.find: the same (offset, which) pairs, in the same order,
+    as one alternation regex over all of them (leftmost, non-overlapping, the first listed at a tie)."""
+    import itertools
+    import re
+
+    from migrate.scan.reportcache import STAND_INS, _marks
+
+    regex = re.compile(b"|".join(re.escape(s) for s in STAND_INS))
+    pieces = [*STAND_INS, b"x", b"\n", STAND_INS[0][:-3], STAND_INS[2][3:], b'"seconds": 987654.321s;']
+    texts = [b"", b"no stand-in here"] + [b"".join(p) for p in itertools.product(pieces, repeat=3)]
+    for data in texts:
+        expected = tuple((m.start(), STAND_INS.index(m.group())) for m in regex.finditer(data))
+        assert _marks(data) == expected, data
+    assert len(_marks(b"".join(STAND_INS) * 2)) == 2 * len(STAND_INS)
+
+
+def test_an_unchecked_decode_of_a_fresh_row_equals_the_checked_one(rulebase, monkeypatch: pytest.MonkeyPatch) -> None:
+    """decode(checked=False) skips the type checks for rows this scan just made: the same FileResult."""
+    from migrate.scan.match import IdentifierNames, indexes
+
+    settings = Settings()
+    by_target = indexes(rulebase, rocm=settings.rocm, archs=settings.arch)
+    monkeypatch.setitem(analyse._STATE, "work", analyse._Work(by_target, IdentifierNames(by_target)))
+    sources = sorted((ROOT / "fixtures" / "trees").rglob("*.cu"))
+    assert sources
+    decoded = 0
+    for path in sources:
+        row = analyse._analyse("cuda", path.read_bytes())
+        checked = analyse.decode("src/a.cu", row)
+        assert analyse.decode("src/a.cu", row, checked=False) == checked
+        decoded += bool(checked.facts and any(checked.found))
+    assert decoded  # some file had facts and candidates to compare

@@ -110,7 +110,7 @@ def size_of(expression: str) -> int | None:
     import ast
 
     def sizeof(m: re.Match[str]) -> str:
-        size = SIZES.get(re.sub(r"\s+", " ", m.group(1).strip()))
+        size = SIZES.get(SPACES.sub(" ", m.group(1).strip()))
         return str(size) if size else "?"
 
     text_ = re.sub(r"sizeof\s*\(\s*([\w ]+?)\s*\)", sizeof, expression)

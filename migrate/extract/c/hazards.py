@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from migrate.extract.c import ts
 from migrate.extract.c.needles import Needled
-from migrate.extract.c.tree import Emit, qualifiers, text, walk
+from migrate.extract.c.tree import SPACES, Emit, qualifiers, text, walk
 from migrate.extract.text.lines import ARCH_OPTION
 
 MASK_NAME = re.compile(r"(?i)(^|_)(lane_?|warp_?|active_?|thread_?|ballot_?|sub_?warp_?|group_?)?mask(_t|_type)?$|"
@@ -115,7 +115,7 @@ def _mask_type(node: ts.Node, emit: Emit) -> None:
         kind = node.child_by_field_name("type")
         pairs = [(d, text(kind)) for d in node.children_by_field_name("declarator")]
     for name_node, type_text in pairs:
-        spelled = re.sub(r"\s+", " ", re.sub(r"\b(const|volatile)\b", "", type_text)).strip()
+        spelled = SPACES.sub(" ", re.sub(r"\b(const|volatile)\b", "", type_text)).strip()
         if name_node is not None and MASK_NAME.search(text(name_node)) and UNSIGNED_32.match(spelled):
             emit("mask-type-32", name_node, text(name_node))
 
@@ -394,7 +394,7 @@ def _cuda_version_decode(node: ts.Node, emit: Emit) -> None:
     version (cudaRuntimeGetVersion, CUDART_VERSION, a get_cuda_version helper): CUDA's encoding decoded."""
     if text(node.child_by_field_name("operator")) != "/":
         return
-    m = THOUSANDS.match(re.sub(r"\s+", " ", text(node)))
+    m = THOUSANDS.match(SPACES.sub(" ", text(node)))
     if m is None or m.group(1) in ("CUDART_VERSION", "CUDA_VERSION"):
         return  # the macros themselves are cuda-toolkit-version-gate's, on the same token
     scope = node.parent

@@ -12,7 +12,7 @@ from migrate.extract.c import ts
 from migrate.extract.c.guards import GuardMap
 from migrate.extract.c.hazards import MASK_NAME, UNSIGNED_32
 from migrate.extract.c.needles import Needled
-from migrate.extract.c.tree import SPACES, Emit, raw, text, walk
+from migrate.extract.c.tree import SPACES, Emit, raw, spelled_type, text, walk
 
 LANE_MASK_NAME = re.compile(r"(?i)(warp|lane|sub_?warp|ballot|wave)_?mask")
 
@@ -35,14 +35,12 @@ BALLOT_FUNCTION = re.compile(r"(?i)^(__activemask|__match_any_sync|__match_all_s
 BALLOT_WORDS = Needled(re.compile(rb"(?i)ballot|__activemask|__match_a(ny|ll)_sync|__\w+_sync\s*\("),
                        b"ballot", b"__activemask", b"_sync")
 
-DECLARATION_QUALIFIERS = re.compile(r"\b(const|volatile|constexpr|static)\b")
-
 
 def _lane_mask_variable(node: ts.Node, synced: set[str], emit: Emit) -> None:
     """`constexpr uint32_t kFullWarpMask = 0xffffffffu;`, or `const uint32_t subwarp_mask = 0xF << s;`
     passed to a *_sync intrinsic in the same file (`(1u << 8) - 1` named WARP_MASK is a bit field)."""
     kind = node.child_by_field_name("type")
-    spelled = SPACES.sub(" ", DECLARATION_QUALIFIERS.sub("", text(kind))).strip()
+    spelled = spelled_type(kind)
     if not UNSIGNED_32.match(spelled):
         return
     declarators = [node] if node.type == "field_declaration" else \
@@ -66,7 +64,7 @@ def _full_mask_compare(node: ts.Node, emit: Emit) -> None:
         return
     for mask, full in ((left, right), (right, left)):
         if FULL_MASK_HEX_32.match(text(full).strip()) and _is_lane_mask(mask):
-            emit("full-mask-compare-32", node, re.sub(r"\s+", " ", text(node)))
+            emit("full-mask-compare-32", node, SPACES.sub(" ", text(node)))
             return
 
 def _is_lane_mask(node: ts.Node) -> bool:
@@ -83,7 +81,7 @@ def _unsigned_32_aliases(caps: dict[str, list[ts.Node]]) -> dict[str, ts.Node]:
     found: dict[str, ts.Node] = {}
     for node in caps.get("typedef", []):
         kind = node.child_by_field_name("type")
-        spelled = re.sub(r"\s+", " ", re.sub(r"\b(const|volatile)\b", "", text(kind))).strip()
+        spelled = SPACES.sub(" ", re.sub(r"\b(const|volatile)\b", "", text(kind))).strip()
         if not UNSIGNED_32.match(spelled):
             continue
         names = [node.child_by_field_name("name")] if node.type == "alias_declaration" else \
@@ -108,7 +106,7 @@ def _ballot_returned_32(function: ts.Node, aliases: dict[str, ts.Node], emit: Em
     last = re.search(rb"(unsigned\s+int|[\w:]+)\s*$", prefix)
     if last is None:
         return set()
-    spelled = re.sub(r"\s+", " ", last.group(1).decode()).split("::")[-1]
+    spelled = SPACES.sub(" ", last.group(1).decode()).split("::")[-1]
     if not (UNSIGNED_32.match(spelled) or spelled in aliases):
         return set()
     if not any(sub.type == "return_statement" and BALLOT_RETURN.match(text(sub)) for sub in walk(body)):

@@ -10,7 +10,7 @@ import re
 
 from migrate.extract.c import ts
 from migrate.extract.c.needles import Needled
-from migrate.extract.c.tree import Emit, root, text
+from migrate.extract.c.tree import SPACES, Emit, root, text
 
 POINTER_ATTRIBUTES = Needled(re.compile(rb"\bcudaPointerAttributes\s*(\*\s*)?(\w+)"), b"cudaPointerAttributes")
 
@@ -47,7 +47,7 @@ def _unregistered_check(at: ts.Node, operands: list[ts.Node | None], names: set[
         target, member = field.child_by_field_name("argument"), field.child_by_field_name("field")
         expected = UNREGISTERED.get(text(member))
         if target is not None and text(target).strip() in names and expected and \
-                re.sub(r"\s+", "", text(other)).split("::")[-1] in expected:
+                SPACES.sub("", text(other)).split("::")[-1] in expected:
             emit("pointer-attributes-unregistered", field, f"{text(target)}.{text(member)}")
             return
 
@@ -75,7 +75,7 @@ def _capability_compare(node: ts.Node, props: set[str], majors: set[str], emit: 
     if op not in FLIP or left is None or right is None:
         return
     for capability, bound, flipped in ((left, right, False), (right, left, True)):
-        scale = _capability_scale(re.sub(r"\s+", "", text(capability)), props, majors)
+        scale = _capability_scale(SPACES.sub("", text(capability)), props, majors)
         value = re.fullmatch(r"\(?(\d+)[uU]?\)?", text(bound).strip())
         if scale is None or value is None:
             continue
@@ -84,13 +84,13 @@ def _capability_compare(node: ts.Node, props: set[str], majors: set[str], emit: 
             return
         if relation == "==":  # true on Instinct only when the major is 9 (gfx90a 9.0, gfx942 9.4, gfx950 9.5)
             if int(value.group(1)) // scale == 9:
-                emit("device-capability-compare", node, re.sub(r"\s+", " ", text(node)))
+                emit("device-capability-compare", node, SPACES.sub(" ", text(node)))
             return
         threshold = int(value.group(1)) / scale + (1 / scale if relation in (">", "<=") else 0)
         if threshold >= 10 and _instinct_declines(node, relation):
-            emit("device-capability-gate-above-instinct", node, re.sub(r"\s+", " ", text(node)))
+            emit("device-capability-gate-above-instinct", node, SPACES.sub(" ", text(node)))
         elif threshold >= 9:
-            emit("device-capability-compare", node, re.sub(r"\s+", " ", text(node)))
+            emit("device-capability-compare", node, SPACES.sub(" ", text(node)))
         return
 
 def _instinct_declines(node: ts.Node, relation: str) -> bool:

@@ -11,6 +11,7 @@ from migrate.extract.c import ts
 Emit = Callable[..., None]  # how a recogniser reports a construct: emit(name, node, label, [value])
 DEVICE_QUALIFIERS = frozenset({"__global__", "__device__"})
 SPACES = re.compile(r"\s+")  # a run of whitespace, collapsed when declarations are compared as text
+DECLARATION_QUALIFIERS = re.compile(r"\b(const|volatile|constexpr|static)\b")
 
 
 class _Reading(threading.local):
@@ -45,6 +46,11 @@ def text(node: ts.Node | None) -> str:
     if node is None:
         return ""
     return _READING.sources[-1][node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def spelled_type(kind: ts.Node | None) -> str:
+    """A declaration's type without its qualifiers, whitespace collapsed: `const  uint32_t` -> `uint32_t`."""
+    return SPACES.sub(" ", DECLARATION_QUALIFIERS.sub("", text(kind))).strip()
 
 
 def walk(node: ts.Node) -> Iterator[ts.Node]:

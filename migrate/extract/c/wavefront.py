@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from migrate.extract.c import ts
 from migrate.extract.c.hazards import UNSIGNED_32
 from migrate.extract.c.needles import Needled
-from migrate.extract.c.tree import Emit, qualifiers, root, text, walk
+from migrate.extract.c.tree import Emit, qualifiers, root, spelled_type, text, walk
 
 # the other dimensions of a block counted in warps: WARPS_PER_BLOCK, nwarps, kNWarps, num_warps
 WARPS_NAME = re.compile(r"(?i)^(k_?)?(n_?|num_?)?warps(_?per_?(block|cta|group|tb))?$|^(k_?)?warp_?count$")
@@ -298,7 +298,7 @@ def _wraps_before_cap(function: ts.Node, body: ts.Node, row: str, declarator: ts
     offset that overflows 2^31 while the rows times their lanes are still under 2^32."""
     declaration = declarator.parent
     kind = declaration.child_by_field_name("type") if declaration is not None else None
-    spelled = _spelled(kind)
+    spelled = spelled_type(kind)
     value = declarator.child_by_field_name("value")
     narrow = spelled in SIGNED_32 or UNSIGNED_32.match(spelled) is not None or \
         (spelled == "auto" and value is not None and not WIDE.search(text(value)))
@@ -325,11 +325,6 @@ def _factors(code: str, name: str) -> list[str]:
             found.append(m.group(1))
     return found
 
-def _spelled(kind: ts.Node | None) -> str:
-    """A declaration's type without its qualifiers: `const uint32_t` -> `uint32_t`."""
-    spelled = re.sub(r"\b(const|volatile|constexpr|static)\b", "", text(kind) if kind is not None else "")
-    return re.sub(r"\s+", " ", spelled).strip()
-
 def _signed_32_names(function: ts.Node) -> set[str]:
     """Names declared with a signed 32-bit int type in the function: its parameters, its locals and the
     non-type parameters of the templates around it (`template <int n_experts>`)."""
@@ -344,7 +339,7 @@ def _signed_32_names(function: ts.Node) -> set[str]:
     for scope in scopes:
         for node in walk(scope):
             if node.type not in ("parameter_declaration", "optional_parameter_declaration", "declaration") or \
-                    _spelled(node.child_by_field_name("type")) not in SIGNED_32:
+                    spelled_type(node.child_by_field_name("type")) not in SIGNED_32:
                 continue
             for child in node.children_by_field_name("declarator"):
                 declarator = child.child_by_field_name("declarator") if child.type == "init_declarator" else child
