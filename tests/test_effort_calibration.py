@@ -208,7 +208,7 @@ def test_leave_one_set_out_fits_without_the_set_and_scores_every_port_once() -> 
     assert {"fit", "s7", "s8", "s9", "s10"} <= set(sets.values()) and sets["kaldi-4882"] == "s9"
     assert sets["qsim-619"] == "s8" and sets["oidn-hip"] == "s10"
     rows = [row.split(" | ") for row in fit.by_set(measurements, families, sets).splitlines()[2:]]
-    assert sum(int(row[1]) for row in rows) == sum(1 for p in fit.projects(measurements)
+    assert sum(int(row[1]) for row in rows) == sum(1 for p in fit.projects(measurements, families)
                                                    if p["name"] in sets and fit._measured(p))
     for row in rows:
         within, inside = (int(x) for x in row[3].rstrip(" |").split(" / "))
