@@ -187,6 +187,11 @@ def test_the_build_port_counts_kinds_of_cuda_build_use_not_files_nor_findings(tm
     one = _scan_tree(tmp_path / "one", {"src/a/Makefile": makefile, "src/a/k.cu": kernel}, rulebase)
     (single,) = [i for i in one.project_costs[0].breakdown if i.label.startswith("build system port")]
     assert single.hours == pytest.approx(line.hours, abs=0.005)  # the same kinds in one file: the same port
+    # ranking (Report.rule_hours): each build rule is one kind, its even share of the port beyond the build
+    # system itself (not per finding: 3 files repeat each kind)
+    share = calibration.build_lines_first_unit * (calibration.curve(len(kinds) + 1) - 1.0) \
+        * calibration.hours_per_line / len(kinds)
+    assert {r: report.rule_hours[r] for r in kinds} == {r: pytest.approx(share, abs=0.005) for r in kinds}
 
 
 def test_a_cuda_backend_file_whose_hip_twin_is_there_gets_no_twin_line(tmp_path, rulebase) -> None:

@@ -277,17 +277,18 @@ def rule_hours(findings: Iterable[Finding], model: EffortModel, rule_effort: Cal
     for f in findings:
         if not f.status:
             by_rule[f.rule].append(f)
-    family_total: dict[str, int] = defaultdict(int)
+    family_total: dict[str, int] = defaultdict(int)  # findings per family
+    family_rules: dict[str, int] = defaultdict(int)  # rules per family: the build family's kinds of CUDA build use
     for rule, found in by_rule.items():
         family = calibration.family_of(rule) if model.calibrated else None
         if family is not None:
             family_total[family.name] += len(found)
+            family_rules[family.name] += 1
     out: dict[str, float] = {}
     for rule, found in by_rule.items():
         family = calibration.family_of(rule) if model.calibrated else None
         if family is not None and family.name == "build":
-            kinds = sum(1 for rule_ in by_rule if (fam := calibration.family_of(rule_)) is not None
-                        and fam.name == "build")
+            kinds = family_rules["build"]
             port = calibration.build_lines_first_unit * (calibration.curve(kinds + 1) - 1.0)
             out[rule] = port * calibration.hours_per_line / kinds  # each build rule is one kind, changed once
         elif family is not None and family.name in calibration.lines_first_occurrence:
