@@ -154,6 +154,7 @@ def test_a_rewrite_component_replaces_its_findings_in_the_scan(tmp_path, rulebas
     assert later["title"].startswith("Later, after the first ROCm build") and later["steps"] == []
     assert later["effort_hours"] == report.rewrite_effort.to_json()
     assert report.effort.likely < report.effort.likely + report.rewrite_effort.likely
+    assert verdict.effort.likely == pytest.approx(sum(breakdown.values()), abs=0.01)  # the band is not in the headline
     from migrate.render import json_report, markdown_report, terminal_report
 
     data = json.loads(json_report.render(report))
