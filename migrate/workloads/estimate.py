@@ -243,9 +243,8 @@ def port_costs(items: _Items, *, c_files: int, build_findings: int, calibration:
     """The build port, from what the build files contain (one unit for the build system plus one per kind of
     CUDA build use the build findings name, one rule each: CUDA language, imported targets, nvcc-only flags,
     CUDA libraries ...; a kind is changed once for the whole tree however many files repeat it); the
-    integration glue no
-    finding explains (a compat header, include guards, dispatch branches), growing with the square root
-    of the C/C++/CUDA files with findings; the HIP twins of CUDA files kept in a per-back-end layout (a
+    integration glue no finding explains (a compat header, include guards, dispatch branches), growing with
+    the square root of the C/C++/CUDA files with findings; the HIP twins of CUDA files kept in a per-back-end layout (a
     `cuda/` folder beside `openmp/`: a port writes the HIP member of the family), in proportion to their
     lines."""
     if build_kinds or system:
