@@ -154,6 +154,7 @@ def test_a_rewrite_component_replaces_its_findings_in_the_scan(tmp_path, rulebas
     assert later["title"].startswith("Later, after the first ROCm build") and later["steps"] == []
     assert later["effort_hours"] == report.rewrite_effort.to_json()
     assert report.effort.likely < report.effort.likely + report.rewrite_effort.likely
+    assert verdict.effort.likely == pytest.approx(sum(breakdown.values()), abs=0.01)  # the band is not in the headline
     from migrate.render import json_report, markdown_report, terminal_report
 
     data = json.loads(json_report.render(report))
@@ -187,6 +188,11 @@ def test_the_build_port_counts_kinds_of_cuda_build_use_not_files_nor_findings(tm
     one = _scan_tree(tmp_path / "one", {"src/a/Makefile": makefile, "src/a/k.cu": kernel}, rulebase)
     (single,) = [i for i in one.project_costs[0].breakdown if i.label.startswith("build system port")]
     assert single.hours == pytest.approx(line.hours, abs=0.005)  # the same kinds in one file: the same port
+    # ranking (Report.rule_hours): each build rule is one kind, its even share of the port beyond the build
+    # system itself (not per finding: 3 files repeat each kind)
+    share = calibration.build_lines_first_unit * (calibration.curve(len(kinds) + 1) - 1.0) \
+        * calibration.hours_per_line / len(kinds)
+    assert {r: report.rule_hours[r] for r in kinds} == {r: pytest.approx(share, abs=0.005) for r in kinds}
 
 
 def test_a_cuda_backend_file_whose_hip_twin_is_there_gets_no_twin_line(tmp_path, rulebase) -> None:

@@ -190,15 +190,25 @@ def test_held_out_sets_share_no_repository() -> None:
             assert not sets[first] & sets[second], (first, second)
 
 
+def test_held_out_in_is_a_field_of_fitting_ports() -> None:
+    """ports.yaml says where a port was held out in its `held_out_in` field, read with yaml, not in a comment:
+    only on fitting ports, a session's name, and no comment left that says it instead."""
+    text = (BENCH / "ports.yaml").read_text()
+    manifest = yaml.safe_load(text)["ports"]
+    held = [p for p in manifest if "held_out_in" in p]
+    assert len(held) >= 60 and all(p["split"] == "fit" and re.fullmatch(r"s\d+", p["held_out_in"]) for p in held)
+    assert not re.search(r"split: \w+\s+# held out in", text)
+
+
 def test_leave_one_set_out_fits_without_the_set_and_scores_every_port_once() -> None:
-    """fit.py --by-set: each held-out set (the split comment in ports.yaml) is scored by a fit without it."""
+    """fit.py --by-set: each held-out set (`held_out_in` in ports.yaml) is scored by a fit without it."""
     fit, measurements, families, _ = _fitted()
     sets = fit.held_out_sets((BENCH / "ports.yaml").read_text())
     assert {p["name"] for p in measurements["ports"]} == set(sets)
     assert {"fit", "s7", "s8", "s9", "s10"} <= set(sets.values()) and sets["kaldi-4882"] == "s9"
     assert sets["qsim-619"] == "s8" and sets["oidn-hip"] == "s10"
     rows = [row.split(" | ") for row in fit.by_set(measurements, families, sets).splitlines()[2:]]
-    assert sum(int(row[1]) for row in rows) == sum(1 for p in fit.projects(measurements)
+    assert sum(int(row[1]) for row in rows) == sum(1 for p in fit.projects(measurements, families)
                                                    if p["name"] in sets and fit._measured(p))
     for row in rows:
         within, inside = (int(x) for x in row[3].rstrip(" |").split(" / "))

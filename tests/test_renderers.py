@@ -10,6 +10,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from migrate.model import class_rank
 from migrate.render import FORMATS, renderer
 from migrate.rulebase.load import load_rules
 from migrate.scan import pipeline as scan
@@ -216,8 +217,13 @@ def test_a_mechanical_change_hipify_does_not_make_ranks_last_with_required_count
     assert blockers.index("HIP4010") < blockers.index("HIP4036")
     assert re.search(r"HIP4036[^\n]*\| 6 \|", blockers), blockers[:800]
     html = renderer("html")(report)
-    findings = html[html.index('id="findings-table"'):] if 'id="findings-table"' in html else html
+    findings = html[html.index('id="findings-data"'):]  # the findings table's rows, in the order shown
     assert findings.index("HIP4010") < findings.index("HIP4036")
+    data = html[html.index('id="findings-data">') + len('id="findings-data">'):]
+    rows = json.loads(data[:data.index("</script>")])
+    mechanical = {r.id for r in report.rules if r.mechanical}
+    shown = [(-class_rank(row[2]), row[8] == "yes" or row[1] in mechanical) for row in rows]
+    assert shown == sorted(shown) and {True, False} <= {m for _, m in shown}  # mechanical rows last in each class
     step = next(s for s in report.plan["steps"] if any(h["rule"] == "HIP4036" for h in s["hand_work"]))
     planned = [h["rule"] for h in step["hand_work"]]
     assert planned.index("HIP4010") < planned.index("HIP4036")

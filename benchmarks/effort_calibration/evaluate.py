@@ -43,18 +43,18 @@ def load_ports(measurements: Path, splits: list[str]) -> list[dict[str, Any]]:
 
 
 def measurement_source(argv: list[str]) -> tuple[Path, list[str] | None]:
-    """measurements.yaml, or with `--set NAME` a held-out set in its own files (measurements-NAME.yaml), whose
-    missing base trees are unpacked from their mirrors as ports.py did; `--measured-only` prints the set's
-    measured hours, scans nothing and gives no arguments back (None)."""
+    """measurements.yaml, or with `--set NAME` a held-out set in its own files (measurements-NAME.yaml) (main
+    unpacks the missing base trees, unpack_bases); `--measured-only` prints the set's measured hours, scans
+    nothing and gives no arguments back (None)."""
     if "--set" not in argv:
         return HERE / "measurements.yaml", argv
     at = argv.index("--set")
     measurements = HERE / f"measurements-{argv[at + 1]}.yaml"
     rest = [a for a in argv[:at] + argv[at + 2:] if a != "--measured-only"]
-    ports = load_ports(measurements, rest)
-    hours_per_line = yaml.safe_load((ROOT / "rules" / "effort" / "calibrated.yaml").read_text())["productivity"][
-        "hours_per_line"]
     if "--measured-only" in argv:
+        ports = load_ports(measurements, rest)
+        hours_per_line = yaml.safe_load((ROOT / "rules" / "effort" / "calibrated.yaml").read_text())["productivity"][
+            "hours_per_line"]
         print("| split | port | shape | measured h (code + build lines) |\n|---|---|---|---|")
         for port in ports:
             code = sum(f["hand_lines"] for f in port["files"])
@@ -62,7 +62,6 @@ def measurement_source(argv: list[str]) -> tuple[Path, list[str] | None]:
             print(f"| {port['split']} | {port['name']} | {port['shape']} | {(code + build) * hours_per_line:.1f} "
                   f"({code:.0f} + {build:.0f}) |")
         return measurements, None
-    unpack_bases(ports)
     return measurements, rest
 
 
@@ -98,8 +97,7 @@ def main(argv: list[str]) -> int:
     argv = rest
     hours_per_line = yaml.safe_load((ROOT / "rules" / "effort" / "calibrated.yaml").read_text())["productivity"][
         "hours_per_line"]
-    ports = [p for p in yaml.safe_load(measurements.read_text())["ports"]
-             if not argv or p["split"] in argv]
+    ports = load_ports(measurements, argv)
     unpack_bases(ports)
     rows = ["| split | port | shape | measured h (code + build lines) | estimated hand work h low / likely / high | "
             "likely / measured | inside | largest line of the estimate | with optional parts: likely / measured, "

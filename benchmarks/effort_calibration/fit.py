@@ -107,11 +107,11 @@ def family_of(rule: str, families: list[dict[str, Any]]) -> str | None:
     return None
 
 
-def projects(measurements: dict[str, Any]) -> list[dict[str, Any]]:
+def projects(measurements: dict[str, Any], families: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every measured project in one shape: name, split, occurrences per rule in the scope the
-    estimate reads, C/C++/CUDA files with findings, build findings, and its hand lines by term."""
+    estimate reads, C/C++/CUDA files with findings, kinds of CUDA build use (build rules found), and its hand
+    lines by term (`families`: rules/effort/families.yaml, read once by the caller)."""
     out = []
-    families = yaml.safe_load(FAMILIES.read_text())
     for project in measurements["projects"] + measurements.get("ports", []):
         charged: dict[str, float] = defaultdict(float)
         backend = set(project.get("scan", {}).get("backend_files", ()))
@@ -141,7 +141,6 @@ def projects(measurements: dict[str, Any]) -> list[dict[str, Any]]:
         scan = project.get("scan", {})
         out.append({"name": project["name"], "split": project.get("split", "fit"), "occurrences": dict(occurrences),
                     "charged": dict(charged), "c_files": c_files,
-                    "build_files": scan.get("build_files_with_findings", len(project["build_files"])),
                     "build_kinds": sum(1 for rule, n in occurrences.items() if n and family_of(rule, families) == "build"),
                     "increment": bool(scan.get("ported_findings")) and not any(scan.get("rules", {}).values()),
                     "rocm_path": bool(scan.get("ported_findings")),
@@ -229,7 +228,7 @@ def median_ratio(items: list[tuple[float, float]]) -> float:
 
 
 def fit(measurements: dict[str, Any], families: list[dict[str, Any]]) -> dict[str, Any]:
-    measured = [p for p in projects(measurements) if p["split"] == "fit"]
+    measured = [p for p in projects(measurements, families) if p["split"] == "fit"]
     fitted = constants(measured, families)
     result: dict[str, Any] = {
         "productivity": PRODUCTIVITY,
@@ -311,7 +310,7 @@ def table(measurements: dict[str, Any], families: list[dict[str, Any]], result: 
     low, high = result["spread"]["low"], result["spread"]["high"]
     rows = ["| split | project | measured h (code + build lines) | estimated h low / likely / high | likely / measured | "
             "inside |", "|---|---|---|---|---|---|"]
-    for p in sorted(projects(measurements), key=lambda p: (p["split"] != "test", p["name"])):
+    for p in sorted(projects(measurements, families), key=lambda p: (p["split"] != "test", p["name"])):
         est = sum(estimate_lines(p, result, families).values()) * hours
         got = (p["code_lines"] + p["build_lines"] + p["twin_lines"]) * hours
         inside = est * low <= got <= est * high
@@ -321,18 +320,10 @@ def table(measurements: dict[str, Any], families: list[dict[str, Any]], result: 
     return "\n".join(rows)
 
 
-HELD_OUT_IN = re.compile(r"^- name: (\S+)$|^  split: fit  # held out in (s\d+)", re.M)
-
-
 def held_out_sets(manifest: str) -> dict[str, str]:
-    """The held-out set each port of ports.yaml was first evaluated in (its split comment, "held out in s7
-    and evaluated; fitting set since s8"); ports fitted from the start are "fit"."""
-    sets: dict[str, str] = {}
-    name = ""
-    for port, held in HELD_OUT_IN.findall(manifest):
-        name = port or name
-        sets[name] = held or "fit"
-    return sets
+    """The held-out set each port of ports.yaml (its text) was first evaluated in (its `held_out_in` field,
+    "s7"); ports fitted from the start, without the field, are "fit"."""
+    return {port["name"]: str(port.get("held_out_in", "fit")) for port in yaml.safe_load(manifest)["ports"]}
 
 
 def by_set(measurements: dict[str, Any], families: list[dict[str, Any]], sets: dict[str, str]) -> str:
@@ -345,7 +336,7 @@ def by_set(measurements: dict[str, Any], families: list[dict[str, Any]], sets: d
         held = {**measurements, "ports": [{**p, "split": "test" if p["name"] in left else p.get("split", "fit")}
                                           for p in measurements["ports"]]}
         without = fit(held, families)
-        ports = [p for p in projects(measurements) if p["name"] in left and _measured(p)]
+        ports = [p for p in projects(measurements, families) if p["name"] in left and _measured(p)]
         counts = [_score(ports, result, families) for result in (everything, without)]
         rows.append(f"| {name} | {len(ports)} | {counts[0][0]} / {counts[0][1]} | {counts[1][0]} / {counts[1][1]} |")
     return "\n".join(rows)

@@ -61,26 +61,27 @@ def with_part_costs(workloads: Sequence[Workload], findings: Sequence[Finding], 
     build system itself too where the required code has no build port to share it with (a build switch's CUDA
     back end is all of a GPU port when the project's required code has nothing to port). A part without GPU
     code (CI workflows, a Dockerfile) keeps its findings' cost: the project's assumed CI step covers it."""
-    if not model.calibrated:
+    if not model.calibrated or not any(w.optional_parts for w in workloads):
         return list(workloads)
     system_ported = any(i.kind == "build system port" for p in costs for i in p.breakdown)
-    rocm_path = any(w.rocm_path for w in workloads)
+    c_paths = [p for p in files if files[p][0] in C_KINDS]
+    # the per-back-end files a port writes a HIP twin of (none where the project has a ROCm path), once for all parts
+    twinnable = frozenset() if any(w.rocm_path for w in workloads) else backend_files(c_paths) - hip_twinned(c_paths)
     return [replace(w, optional_parts=tuple(_part_cost(part, [f for f in findings if f.workload == w.name
                                                                and f.status == "optional" and f.path in part.files],
                                                       files, calibration, system_ported=system_ported,
-                                                      rocm_path=rocm_path)
+                                                      twinnable=twinnable)
                                             for part in w.optional_parts)) if w.optional_parts else w
             for w in workloads]
 
 
 def _part_cost(part: OptionalPart, findings: Sequence[Finding], files: Mapping[str, tuple[str, int]],
-               calibration: Calibration, *, system_ported: bool, rocm_path: bool) -> OptionalPart:
+               calibration: Calibration, *, system_ported: bool, twinnable: frozenset[str]) -> OptionalPart:
     paths = {p for p in part.files if files.get(p, ("", 0))[0] in C_KINDS}
     if not paths:  # no GPU code (CI workflows, a Dockerfile): the project's assumed "CI on ROCm" step covers it
         return part
     build = [f for f in findings if (family := calibration.family_of(f.rule)) is not None and family.name == "build"]
-    c_paths = [p for p in files if files[p][0] in C_KINDS]
-    twins = set() if rocm_path else paths & (backend_files(c_paths) - hip_twinned(c_paths))
+    twins = paths & twinnable
     own = part_estimate(c_files=len(paths - twins), build_findings=len(build), build_files=len({f.path for f in build}),
                         build_kinds=len({f.rule for f in build}),
                         calibration=calibration, system_ported=system_ported,

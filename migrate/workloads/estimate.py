@@ -243,9 +243,8 @@ def port_costs(items: _Items, *, c_files: int, build_findings: int, calibration:
     """The build port, from what the build files contain (one unit for the build system plus one per kind of
     CUDA build use the build findings name, one rule each: CUDA language, imported targets, nvcc-only flags,
     CUDA libraries ...; a kind is changed once for the whole tree however many files repeat it); the
-    integration glue no
-    finding explains (a compat header, include guards, dispatch branches), growing with the square root
-    of the C/C++/CUDA files with findings; the HIP twins of CUDA files kept in a per-back-end layout (a
+    integration glue no finding explains (a compat header, include guards, dispatch branches), growing with
+    the square root of the C/C++/CUDA files with findings; the HIP twins of CUDA files kept in a per-back-end layout (a
     `cuda/` folder beside `openmp/`: a port writes the HIP member of the family), in proportion to their
     lines."""
     if build_kinds or system:
@@ -277,17 +276,18 @@ def rule_hours(findings: Iterable[Finding], model: EffortModel, rule_effort: Cal
     for f in findings:
         if not f.status:
             by_rule[f.rule].append(f)
-    family_total: dict[str, int] = defaultdict(int)
+    family_total: dict[str, int] = defaultdict(int)  # findings per family
+    family_rules: dict[str, int] = defaultdict(int)  # rules per family: the build family's kinds of CUDA build use
     for rule, found in by_rule.items():
         family = calibration.family_of(rule) if model.calibrated else None
         if family is not None:
             family_total[family.name] += len(found)
+            family_rules[family.name] += 1
     out: dict[str, float] = {}
     for rule, found in by_rule.items():
         family = calibration.family_of(rule) if model.calibrated else None
         if family is not None and family.name == "build":
-            kinds = sum(1 for rule_ in by_rule if (fam := calibration.family_of(rule_)) is not None
-                        and fam.name == "build")
+            kinds = family_rules["build"]
             port = calibration.build_lines_first_unit * (calibration.curve(kinds + 1) - 1.0)
             out[rule] = port * calibration.hours_per_line / kinds  # each build rule is one kind, changed once
         elif family is not None and family.name in calibration.lines_first_occurrence:

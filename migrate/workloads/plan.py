@@ -145,7 +145,8 @@ def actions(w: Workload, findings: Sequence[Finding]) -> list[str]:
         return [f"build and test the project's existing ROCm path{where} instead of porting", *fix]
     if kind == "framework":
         return [f"move through {route.get('via') or 'the framework'}: {route.get('why', '')}", *fix]
-    convert = ["convert the CUDA code with hipify-perl"] if any(families.load().is_code(f.rule, "c") for f in findings) else []
+    rule_families = families.load()
+    convert = ["convert the CUDA code with hipify-perl"] if any(rule_families.is_code(f.rule, "c") for f in findings) else []
     steps = [*convert, *fix]
     alternative = route.get("alternative")
     if alternative:
@@ -179,7 +180,8 @@ def report_automatic_share(report: Report) -> float | None:
 
 def automatic_share(findings: Iterable[Finding]) -> float | None:
     """Of the C/C++/CUDA findings, the share hipify converts on its own (partial counts half)."""
-    counted = [f for f in findings if families.load().is_code(f.rule, "c")]
+    rule_families = families.load()
+    counted = [f for f in findings if rule_families.is_code(f.rule, "c")]
     return round(sum(HIPIFY_WEIGHT.get(f.hipify, 0.0) for f in counted) / len(counted), 3) if counted else None
 
 
