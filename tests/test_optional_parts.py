@@ -721,3 +721,26 @@ def test_a_detection_around_every_target_is_the_build_itself(tmp_path: Path, rul
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert "build switch CUDAToolkit_FOUND" not in optional_parts(data)
+
+
+def test_a_source_the_default_target_builds_is_required_though_an_off_switchs_twin_builds_it_too(rulebase) -> None:
+    """cuDSS's examples: `target_sources(x_example simple.cpp)` and, in `if(BUILD_STATIC)` (off), a static twin of
+    the same source. The default build compiles it, so its cuDSS include decides the class."""
+    data = report("cmake_static_twin", rulebase)
+    assert data["summary"]["class"] == "incompatible"
+    assert optional_parts(data) == {}
+    assert {f["status"] for f in data["findings"] if f["path"] == "simple.cpp"} == {""}
+
+
+def test_a_source_only_the_off_switchs_target_builds_is_optional(tmp_path: Path, rulebase) -> None:
+    tree = _copy("cmake_static_twin", tmp_path)
+    text = (tree / "CMakeLists.txt").read_text()
+    default = "target_sources(${EXAMPLE_NAME}_example\n    PUBLIC ${PROJECT_SOURCE_DIR}/${EXAMPLE_NAME}.cpp"
+    assert text.count(default) == 1
+    (tree / "CMakeLists.txt").write_text(text.replace(default, default.replace("${EXAMPLE_NAME}.cpp", "host.cpp")))
+    (tree / "host.cpp").write_text("int main(void) { return 0; }\n")
+    data = scanned(tree, rulebase)
+    solver = [f for f in data["findings"] if f["rule"] == "HIP0040"]
+    assert solver and {f["status"] for f in solver} == {"optional"}
+    assert "BUILD_STATIC is off by default: the default build has none of its code" in \
+        optional_parts(data)["build switch BUILD_STATIC"]["evidence"]
