@@ -157,3 +157,37 @@ def test_a_sub_project_built_on_its_own_without_rocm_is_one_optional_part(tmp_pa
     assert part["evidence"] == ["bridge/setup.py builds bridge on its own, with no ROCm path"]
     assert statuses(report, "bridge/csrc/bridge.cpp") == {"optional"}
     assert report["summary"]["class"] == "native"
+
+
+BUILD_FOLDER_HIP = Path(__file__).resolve().parent.parent / "fixtures" / "trees" / "build_folder_hip"
+
+
+def _scan_json(tree: Path) -> dict:
+    result = run_cli("scan", str(tree), "--format", "json", "--no-cache", "--no-hipify")
+    assert result.returncode in (0, 1), result.stderr
+    return json.loads(result.stdout)
+
+
+def test_a_hip_build_kept_under_build_is_a_rocm_path() -> None:
+    """astra-toolbox's shape: build/linux/Makefile.in compiles the CUDA sources with hipcc too
+    (-DASTRA_BUILDING_HIP, through a cuda->hip shim header). The folder holds the project's build files, not
+    build output, so the HIP build is read and the kernels are ported."""
+    report = _scan_json(BUILD_FOLDER_HIP)
+    assert report["summary"]["class"] == "native"
+    assert any("build/linux/Makefile.in" in e for w in report["workloads"] for e in w["rocm_path"])
+    kernels = [f for f in report["findings"] if f["path"] == "cuda/2d/fan_fp.cu"]
+    assert kernels and {f["status"] for f in kernels} == {"ported"}
+
+
+def test_a_build_folder_a_build_tool_wrote_into_is_skipped(tmp_path: Path) -> None:
+    """Near miss: the same tree with CMake's cache at the top of build/: build output, skipped; the
+    shim alone is no HIP build, so the kernels are to port."""
+    import shutil
+
+    tree = Path(shutil.copytree(BUILD_FOLDER_HIP, tmp_path / "astra"))
+    (tree / "build" / "CMakeCache.txt").write_text("CMAKE_BUILD_TYPE:STRING=Release\n")
+    report = _scan_json(tree)
+    assert "build/" in {s["path"] for s in report["skipped"]}
+    assert not any(f["path"].startswith("build/") for f in report["findings"])
+    kernels = [f for f in report["findings"] if f["path"] == "cuda/2d/fan_fp.cu" and f["rule"] == "HIP4002"]
+    assert kernels and {f["status"] for f in kernels} == {""}
