@@ -744,3 +744,25 @@ def test_a_source_only_the_off_switchs_target_builds_is_optional(tmp_path: Path,
     assert solver and {f["status"] for f in solver} == {"optional"}
     assert "BUILD_STATIC is off by default: the default build has none of its code" in \
         optional_parts(data)["build switch BUILD_STATIC"]["evidence"]
+
+
+def test_a_source_beside_its_header_that_only_an_off_switchs_samples_include_goes_with_them(rulebase) -> None:
+    """gvdb-voxels: sample_utils/optix_scene.cpp implements optix_scene.h, which only the OptiX samples (behind
+    GVDB_BUILD_OPTIX_SAMPLES, off) include; a glob over a module's variable adds the .cpp, and no build file names
+    it. The pair is the samples' code: the library's own kernels decide the class."""
+    data = report("cmake_header_companion", rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    optix = [f for f in data["findings"] if f["path"].startswith("source/sample_utils/optix_scene.")]
+    assert {f["path"] for f in optix} == {"source/sample_utils/optix_scene.cpp", "source/sample_utils/optix_scene.h"}
+    assert {f["status"] for f in optix} == {"optional"}
+
+
+def test_a_source_beside_its_header_that_the_default_build_names_is_required(tmp_path: Path, rulebase) -> None:
+    """Near miss: the library's target names optix_scene.cpp as well: built by default, the OptiX code decides."""
+    tree = _copy("cmake_header_companion", tmp_path)
+    build = tree / "source" / "gvdb_library" / "CMakeLists.txt"
+    build.write_text(build.read_text().replace("kernels/cuda_gvdb_module.cu)",
+                                               "kernels/cuda_gvdb_module.cu ../sample_utils/optix_scene.cpp)"))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "incompatible"
+    assert {f["status"] for f in data["findings"] if f["path"] == "source/sample_utils/optix_scene.cpp"} == {""}
