@@ -133,3 +133,16 @@ def test_a_build_folder_of_the_projects_own_build_files_gives_only_those(tmp_pat
         "dist/build/": "vendored or build directory (use --include-vendored)"}
     everything = discover([tmp_path], include_vendored=True)
     assert "build/linux/helper.cu" in {f.rel for f in everything.files}
+
+
+def test_a_build_link_to_outside_the_tree_is_not_looked_into(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    (outside / "linux").mkdir(parents=True)
+    (outside / "linux" / "Makefile.in").write_text("HIPCC = @HIPCC@\n")
+    tree = tmp_path / "tree"
+    (tree / "src").mkdir(parents=True)
+    (tree / "src" / "a.cu").write_text("int x;\n")
+    (tree / "build").symlink_to(outside, target_is_directory=True)
+    found = discover([tree])
+    assert [f.rel for f in found.files] == ["src/a.cu"]
+    assert {s.path: s.reason for s in found.skipped} == {"build/": "vendored or build directory (use --include-vendored)"}

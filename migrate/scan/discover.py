@@ -260,7 +260,8 @@ class _Walker:
             if is_dir:
                 if directory in self._build_files_only:
                     self._build_files_only.add(path)
-                elif not self.include_vendored and entry.name in SOURCE_BUILD_FOLDERS and _source_build_folder(path):
+                elif not self.include_vendored and entry.name in SOURCE_BUILD_FOLDERS and not _is_link(entry) \
+                        and _source_build_folder(path):  # a link is not looked into before _enter checks where it goes
                     self._build_files_only.add(path)
                     self.skipped.append(Skipped(path=self.rel(path) + "/", reason="the project's build folder: only its "
                                                 "build files are read (use --include-vendored)"))
