@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from migrate.model import Fact
 from migrate.vocabulary import COMMENTED_OUT_DEFINE
-from migrate.workloads.build_sources import join, named_files, prefixes
+from migrate.workloads.build_sources import file_glob, join, named_files, prefixes
 from migrate.workloads.optional_words import Words, detection, off_by_default, optional_root
 
 CUDA_UNITS = (".cu",)  # CUDA translation units: what nvcc compiles
@@ -143,8 +143,9 @@ def _inside(fact: Fact, regions: Sequence[Region]) -> Region | None:
 
 def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]]) -> dict[str, Region]:
     """Files and folders (`dir/`) that CMake or make adds only in a switch's branch, relative to the project: one
-    that a target outside every branch builds too (an example's default target and its `if(BUILD_STATIC)` twin)
-    is built by default."""
+    that a target outside every branch names too (an example's default target and its `if(BUILD_STATIC)` twin)
+    is built by default. A glob outside the branches does not count: decord globs every source for its IDE's
+    source groups, while only `if(USE_CUDA)` builds the .cu files."""
     out: dict[str, Region] = {}
     ungated: list[tuple[str, Fact]] = []
     files = frozenset(facts)
@@ -154,7 +155,8 @@ def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
                 continue
             region = _inside(f, regions[path]) if path in regions else None
             if region is None:
-                ungated.append((path, f))
+                if not (f.kind == "build_source" and file_glob(f)):
+                    ungated.append((path, f))  # a glob outside every switch (an IDE's source_group) builds nothing itself
                 continue
             for name in _added(path, f, files):
                 out[name] = region
