@@ -433,6 +433,25 @@ def test_the_same_code_on_in_the_default_build_is_required(case: str, path: str,
     assert "" in {f["status"] for f in data["findings"] if f["path"] == required}
 
 
+def test_a_macro_also_defined_by_a_folder_only_an_off_switch_adds_is_that_switchs(tmp_path: Path, rulebase) -> None:
+    """OriginDL's shape: WITH_CUDA is defined by `add_definitions(-DWITH_CUDA)` in `if(ENABLE_CUDA)` (OFF), inside
+    a back-end branch, and again by the CUDA folder's own CMakeLists.txt, which only that switch adds: every
+    `#ifdef WITH_CUDA` region of the CPU sources and headers is the switch's part. Near miss: the folder added
+    outside the switch defines the macro in the default build, so the regions are required."""
+    data = report("cmake_nested_define", rulebase)
+    assert data["summary"]["class"] == "native"
+    assert data["findings"] and {f["status"] for f in data["findings"]} == {"optional"}
+    assert "build switch ENABLE_CUDA" in optional_parts(data)
+    tree = _copy("cmake_nested_define", tmp_path)
+    top = tree / "CMakeLists.txt"
+    old = "    if(ENABLE_CUDA)\n        add_subdirectory(${CMAKE_CURRENT_SOURCE_DIR}/src/cuda)\n    endif()"
+    assert old in top.read_text()
+    top.write_text(top.read_text().replace(old, "    add_subdirectory(${CMAKE_CURRENT_SOURCE_DIR}/src/cuda)"))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert "" in {f["status"] for f in data["findings"] if f["path"] == "src/memory/allocator.cpp"}
+
+
 def test_definitions_and_loop_named_sources_are_read_from_cmake() -> None:
     from migrate.extract.text import cmakelists
 

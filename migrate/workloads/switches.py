@@ -118,17 +118,19 @@ def loaded_only_under(facts: Mapping[str, Sequence[Fact]],
 
 
 def defined_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
-                        regions: Mapping[str, tuple[Region, ...]]) -> list[Region]:
+                        regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region]) -> list[Region]:
     """A macro the build defines (`add_definitions(-DX)`, `target_compile_definitions(t X)`, make's
     `CXXFLAGS += -DX`) only in one switch's branch, and no source #defines, is on exactly when that switch is:
-    its `#ifdef X` branches are that switch's branches too."""
+    its `#ifdef X` branches are that switch's branches too. A build file of a folder the build adds only in a
+    switch's branch (`gated`) defines it only under that switch too."""
     sites: dict[str, list[list[Region]]] = {}
     for path, items in facts.items():
         if kinds.get(path) not in BUILD_KINDS:
             continue
+        added_by = [gated[prefix] for prefix in prefixes(path) if prefix in gated]
         for f in items:
             if f.kind == "flag" and (m := DEFINE_FLAG.match(f.text if f.name == "-D" else f.name)):
-                sites.setdefault(m.group(1), []).append(around(regions, path, f.line))
+                sites.setdefault(m.group(1), []).append(around(regions, path, f.line) + added_by)
     defined = {f.name for items in facts.values() for f in items if f.kind == "defined"}
     by_macro = {macro: branch for macro, around in sites.items()
                 if macro not in defined and (branch := common_switch(around)) is not None and branch.switch != macro}
