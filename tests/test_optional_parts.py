@@ -452,6 +452,31 @@ def test_a_macro_also_defined_by_a_folder_only_an_off_switch_adds_is_that_switch
     assert "" in {f["status"] for f in data["findings"] if f["path"] == "src/memory/allocator.cpp"}
 
 
+@pytest.mark.parametrize(("old", "new"), [
+    # the flag set ON outside the detection's branch too: the CUDA sources build wherever the option is on
+    ("set(RAWEDIT_CUDA_ENABLED OFF)", "set(RAWEDIT_CUDA_ENABLED ON)"),
+    # the flag a user sets (a cache entry): its default is the user's, not the detection's
+    ("set(RAWEDIT_CUDA_ENABLED OFF)", "option(RAWEDIT_CUDA_ENABLED \"CUDA back ends\" ON)"),
+])
+def test_a_variable_set_true_only_where_cuda_is_detected_is_off(old: str, new: str, tmp_path: Path, rulebase) -> None:
+    """AlcedoStudio's shape: `set(X_CUDA_ENABLED OFF)`, then `set(X_CUDA_ENABLED ON)` only under
+    `if(X_ENABLE_CUDA AND CUDAToolkit_FOUND)` (the option is ON, the detection is off on an AMD machine); the CUDA
+    sources and the HAVE_CUDA macro come from `if(X_CUDA_ENABLED)` in a sub-folder: all of it is the detection's
+    optional part. Near misses: the same variable set ON outside the branch, or declared an option."""
+    data = report("cmake_set_chain", rulebase)
+    assert data["summary"]["class"] == "native"
+    assert data["findings"] and {f["status"] for f in data["findings"]} == {"optional"}
+    assert any("RAWEDIT_CUDA_ENABLED is set true only in CMakeLists.txt:19" in e
+               for w in data["workloads"] for p in w["optional_parts"] for e in p["evidence"])
+    tree = _copy("cmake_set_chain", tmp_path)
+    top = tree / "CMakeLists.txt"
+    assert old in top.read_text()
+    top.write_text(top.read_text().replace(old, new))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert "" in {f["status"] for f in data["findings"] if f["path"] == "src/gpu/debayer.cu"}
+
+
 def test_definitions_and_loop_named_sources_are_read_from_cmake() -> None:
     from migrate.extract.text import cmakelists
 

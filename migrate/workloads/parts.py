@@ -55,6 +55,7 @@ from migrate.workloads.switches import (
     never_set,
     quiet_finds,
     regions_of,
+    set_only_under,
     switches_around,
     wrapped_folders,
 )
@@ -218,6 +219,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     def gated_files() -> dict[str, Region]:
         return gated_by_build(facts, regions) | loaded_only_under(facts, regions) | wrapped_folders(facts, regions)
 
+    set_only_under(facts, regions, gated_files(), known)
     extend(regions, defined_only_under(facts, kinds, regions, gated_files()))
     gated = gated_files()
     unset, stated = never_set(facts, kinds, known), declared_switches(facts)  # each read once from the facts

@@ -139,6 +139,39 @@ def defined_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, 
             for items in regions.values() for r in items if (branch := by_macro.get(r.switch)) is not None]
 
 
+def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple[Region, ...]],
+                   gated: Mapping[str, Region], known: Words) -> None:
+    """A CMake variable the project sets to a true value (`set(X_CUDA_ENABLED ON)`) only inside switches'
+    branches, and that is no option or cache entry a user sets nor a `-DX` a script passes, is on exactly when
+    those switches are (rules/workloads/optional.yaml `switches.on_values`): its `if(X)` branches become theirs,
+    the one of them off by default (a detection result, an option declared OFF) when there is one."""
+    user_set = {f.name for items in facts.values() for f in items if f.kind == "build_switch"}
+    user_set |= {m.group(1) for items in facts.values() for f in items
+                 if f.kind == "flag" and (m := DEFINE_FLAG.match(f.text if f.name == "-D" else f.name))}
+    sites: dict[str, list[tuple[str, int, set[str]]]] = {}
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "switch_value" and f.text in known.on and f.name not in user_set:
+                under = {r.switch for r in switches_around(regions, gated, path, line=f.line)} - {f.name}
+                sites.setdefault(f.name, []).append((path, f.line, under))
+    declared = declared_switches(facts)
+    chosen: dict[str, tuple[str, str]] = {}  # variable -> (the switch its branches become, where it is set true)
+    for name, found in sites.items():
+        common = sorted(set.intersection(*(s for _, _, s in found)))
+        if common:
+            off = [s for s in common if detection(s, known) or (s in declared and off_by_default(declared[s][1], known))]
+            chosen[name] = ((off or common)[0], f"{found[0][0]}:{found[0][1]}")
+    for name in list(chosen):  # a chain of such variables ends at the switch the first one is set under
+        seen = {name}
+        while (switch := chosen[name][0]) in chosen and switch not in seen:
+            seen.add(switch)
+            chosen[name] = (chosen[switch][0], chosen[name][1])
+    for path, branches in regions.items():
+        regions[path] = tuple(Region(r.path, r.start, r.end, chosen[r.switch][0],
+                                     f"{r.text} ({r.switch} is set true only in {chosen[r.switch][1]}, where "
+                                     f"{chosen[r.switch][0]} is on)") if r.switch in chosen else r for r in branches)
+
+
 def _inside(fact: Fact, regions: Sequence[Region]) -> Region | None:
     return next((r for r in regions if r.start <= fact.line <= r.end), None)
 
