@@ -477,6 +477,21 @@ def test_a_variable_set_true_only_where_cuda_is_detected_is_off(old: str, new: s
     assert "" in {f["status"] for f in data["findings"] if f["path"] == "src/gpu/debayer.cu"}
 
 
+def test_a_find_modules_own_found_flag_stays_a_detection(tmp_path: Path, rulebase) -> None:
+    """decord's cmake/util/FindCUDA.cmake: a macro called under the ON switch sets `CUDA_FOUND TRUE` for a custom
+    toolkit path. The result is still a detection (off without the toolkit), not the ON switch around the set()."""
+    tree = _copy("cmake_set_chain", tmp_path)
+    top = tree / "CMakeLists.txt"
+    old = "    find_package(CUDAToolkit QUIET)"
+    assert old in top.read_text()
+    text = top.read_text().replace(old, "    if(IS_DIRECTORY ${RAWEDIT_CUDA_PATH})\n        set(CUDA_FOUND TRUE)\n"
+                                        "    else()\n        find_package(CUDA QUIET)\n    endif()")
+    top.write_text(text.replace("CUDAToolkit_FOUND", "CUDA_FOUND"))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "native"
+    assert {f["status"] for f in data["findings"] if f["path"] == "src/gpu/debayer.cu"} == {"optional"}
+
+
 def test_definitions_and_loop_named_sources_are_read_from_cmake() -> None:
     from migrate.extract.text import cmakelists
 

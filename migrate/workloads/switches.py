@@ -151,21 +151,27 @@ def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple
     sites: dict[str, list[tuple[str, int, set[str]]]] = {}
     for path, items in facts.items():
         for f in items:
-            if f.kind == "switch_value" and f.text in known.on and f.name not in user_set:
+            if f.kind == "switch_value" and f.text in known.on and f.name not in user_set \
+                    and not detection(f.name, known):  # a find module's own `set(CUDA_FOUND TRUE)`: still a detection
                 under = {r.switch for r in switches_around(regions, gated, path, line=f.line)} - {f.name}
                 sites.setdefault(f.name, []).append((path, f.line, under))
     declared = declared_switches(facts)
+
+    def off(switch: str) -> bool:
+        return detection(switch, known) or (switch in declared and off_by_default(declared[switch][1], known))
+
     chosen: dict[str, tuple[str, str]] = {}  # variable -> (the switch its branches become, where it is set true)
     for name, found in sites.items():
         common = sorted(set.intersection(*(s for _, _, s in found)))
         if common:
-            off = [s for s in common if detection(s, known) or (s in declared and off_by_default(declared[s][1], known))]
-            chosen[name] = ((off or common)[0], f"{found[0][0]}:{found[0][1]}")
+            chosen[name] = (next((s for s in common if off(s)), common[0]), f"{found[0][0]}:{found[0][1]}")
     for name in list(chosen):  # a chain of such variables ends at the switch the first one is set under
         seen = {name}
         while (switch := chosen[name][0]) in chosen and switch not in seen:
             seen.add(switch)
             chosen[name] = (chosen[switch][0], chosen[name][1])
+    # only where that switch is off by default: a branch on a switch that is on says no more than the variable
+    chosen = {name: pick for name, pick in chosen.items() if off(pick[0])}
     for path, branches in regions.items():
         regions[path] = tuple(Region(r.path, r.start, r.end, chosen[r.switch][0],
                                      f"{r.text} ({r.switch} is set true only in {chosen[r.switch][1]}, where "
