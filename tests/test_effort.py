@@ -138,6 +138,27 @@ def test_a_per_backend_cuda_folder_is_costed_as_its_hip_twin(tmp_path, rulebase)
     assert not any(i.label.startswith("integration glue") for i in project.breakdown)  # its only C file is the twin
 
 
+def test_a_cuda_back_end_is_written_once_its_files_on_the_learning_curve(tmp_path, rulebase) -> None:
+    """A library's CUDA back end beside a generic one is a back end to write, not one twin per file at a rate
+    per line (s12: rocThrust's 151 back-end files, 68,278 lines, had been priced 15,444 hand lines where its
+    first step wrote 235): each further file costs less, and the line count does not set the figure."""
+    kernel = "#include <cuda_runtime.h>\n__global__ void k(float* x) { x[threadIdx.x] = 1; }\n"
+
+    def twins(name: str, files: int, body_lines: int) -> float:
+        sources = " ".join(f"src/cuda/k{i}.cu src/omp/k{i}.cpp" for i in range(files))
+        cmake = f"project(p LANGUAGES CXX CUDA)\nadd_library(p {sources})\n"  # the build compiles every file
+        tree = {"CMakeLists.txt": cmake, **{f"src/omp/k{i}.cpp": "void k() {}\n" for i in range(files)},
+                **{f"src/cuda/k{i}.cu": kernel + "// body\n" * body_lines for i in range(files)}}
+        (project,) = _scan_tree(tmp_path / name, tree, rulebase).project_costs
+        (item,) = [i for i in project.breakdown if i.label.startswith(f"HIP twins of {files} CUDA back-end files")]
+        assert "the first file, learning curve" in item.label
+        return float(item.hours)
+
+    one, four, long_four = twins("one", 1, 10), twins("four", 4, 10), twins("long", 4, 400)
+    assert one < four < 4 * one and four == pytest.approx(one * (1 + 0.8 + 0.8 ** 1.585 + 0.8 ** 2), rel=1e-3)
+    assert long_four == pytest.approx(four)
+
+
 def test_a_rewrite_component_replaces_its_findings_in_the_scan(tmp_path, rulebase) -> None:
     report = _scan_tree(tmp_path, {
         "CMakeLists.txt": "project(p LANGUAGES CXX CUDA)\nadd_library(p gemm.cu)\n",

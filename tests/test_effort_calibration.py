@@ -148,7 +148,7 @@ def test_build_tool_output_and_editor_backups_are_not_hand_work() -> None:
     assert not ports.not_hand_written("src/Makefile.am", "bin_PROGRAMS = x\n")
 
 
-@pytest.mark.parametrize("joined_set", ["s9", "s10"])
+@pytest.mark.parametrize("joined_set", ["s9", "s10", "s11"])
 def test_a_held_out_set_was_measured_apart_and_joined_the_fit_with_the_same_hand_lines(
         joined_set: str, capsys: pytest.CaptureFixture[str]) -> None:
     """s9 (s10) was measured before any scan in its own files, evaluated held out, and joined the fitting set in

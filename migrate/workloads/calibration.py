@@ -27,7 +27,7 @@ class Calibration:
     learning_rate: float  # the k-th occurrence in a project costs k^log2(rate) of the first
     build_lines_first_unit: float  # the build port: per build file with build findings, plus one for the build system
     glue_lines_per_sqrt_file: float  # hand lines no finding explains, per √(C/C++/CUDA files with findings)
-    twin_lines_per_backend_line: float  # hand lines of a HIP twin per line of a per-back-end CUDA file
+    twin_lines_first_file: float  # hand lines of the HIP twins of a per-back-end CUDA file, the first (learning curve)
     increment_lines: float  # median hand lines of an increment on a project that already builds on ROCm
     increments: int  # how many such increments were measured
     spread: tuple[float, float]  # measured / estimated over the fitting ports: lowest, highest
@@ -76,7 +76,7 @@ def load(directory: Path | None = None) -> Calibration:
         learning_rate=float(fitted["learning_rate"]),
         build_lines_first_unit=float(fitted["project"]["build_lines_first_unit"]),
         glue_lines_per_sqrt_file=float(fitted["project"]["glue_lines_per_sqrt_file"]),
-        twin_lines_per_backend_line=float(fitted["project"].get("twin_lines_per_backend_line", 0.0)),
+        twin_lines_first_file=float(fitted["project"].get("twin_lines_first_file", 0.0)),
         increment_lines=float(fitted["project"].get("increment_lines", 0.0)),
         increments=int(fitted["project"].get("increments", 0)),
         spread=(float(fitted["spread"]["low"]), float(fitted["spread"]["high"])),

@@ -245,8 +245,9 @@ def port_costs(items: _Items, *, c_files: int, build_findings: int, calibration:
     CUDA libraries ...; a kind is changed once for the whole tree however many files repeat it); the
     integration glue no finding explains (a compat header, include guards, dispatch branches), growing with
     the square root of the C/C++/CUDA files with findings; the HIP twins of CUDA files kept in a per-back-end layout (a
-    `cuda/` folder beside `openmp/`: a port writes the HIP member of the family), in proportion to their
-    lines."""
+    `cuda/` folder beside `openmp/`: a port writes the HIP member of the family), a back end written once:
+    per file on the learning curve (s12: per line priced a library's whole CUDA back end as one twin per
+    file)."""
     if build_kinds or system:
         items.add(f"build system port ({build_kinds} kind{'' if build_kinds == 1 else 's'} of CUDA build use "
                   f"({build_findings} build finding{'' if build_findings == 1 else 's'} in {build_files} "
@@ -259,10 +260,10 @@ def port_costs(items: _Items, *, c_files: int, build_findings: int, calibration:
                   f"{calibration.glue_lines_per_sqrt_file:.1f} lines × √{c_files} C/C++/CUDA files with findings)",
                   calibration.hours(calibration.glue_lines_per_sqrt_file, math.sqrt(c_files)), True,
                   kind="integration glue", name="integration glue no finding explains")
-    if backend_lines and calibration.twin_lines_per_backend_line:
-        items.add(f"HIP twins of {backend_files} CUDA back-end files ({backend_lines} lines × "
-                  f"{calibration.twin_lines_per_backend_line:.2f} hand lines each)",
-                  calibration.hours(calibration.twin_lines_per_backend_line, backend_lines), True,
+    if backend_files and calibration.twin_lines_first_file:
+        items.add(f"HIP twins of {backend_files} CUDA back-end files ({backend_lines} lines; "
+                  f"{calibration.twin_lines_first_file:.1f} hand lines the first file, learning curve)",
+                  calibration.hours(calibration.twin_lines_first_file, calibration.curve(backend_files)), True,
                   kind="HIP twins", name="HIP twins of CUDA back-end files")
 
 
