@@ -96,7 +96,8 @@ def _not_yet_joined() -> list[str]:
 
 
 SHAPES = {"s10": {"cmake", "makefile", "torch-extension"},  # the shapes each set's rule asked for and found
-          "s11": {"cmake", "makefile", "python-extension", "torch-extension", "python"}}
+          "s11": {"cmake", "makefile", "python-extension", "torch-extension", "python"},
+          "s12": {"cmake", "torch-extension", "inference-kernels", "python", "rust"}}
 
 
 @pytest.mark.parametrize("held_out", _not_yet_joined())
