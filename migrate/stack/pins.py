@@ -87,6 +87,9 @@ class Stack:
         return sorted(v for v in found if v)
 
 
+PIN_KINDS = frozenset({"base_image", "requirement"})  # the facts a stack is read from
+
+
 def collect(extractions: Mapping[str, Extraction], files: Iterable[SourceFile] = (),
             locked: frozenset[str] = frozenset()) -> Stack:
     """The stack of the scanned files: `extractions` maps relative paths to their facts; `locked` names the
@@ -96,6 +99,8 @@ def collect(extractions: Mapping[str, Extraction], files: Iterable[SourceFile] =
     indexes: list[tuple[str, str, Where]] = []
     for rel, extraction in sorted(extractions.items()):
         for fact in extraction.facts:
+            if fact.kind not in PIN_KINDS:  # most facts are code's; no place is built for them
+                continue
             where = _where(rel, fact, extraction)
             if fact.kind == "base_image":
                 images.append(image_pin(fact.name, where))
