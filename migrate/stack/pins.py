@@ -12,10 +12,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.utils import canonicalize_name
-
 from migrate.model import Extraction, Fact, SourceFile
 from migrate.scan.readfile import read_inside, tree_of
 from migrate.vocabulary import PinKind
@@ -122,6 +118,8 @@ def requirement_pin(name: str, spec: str, where: Where) -> Pin:
     package = CONDA_ALIASES.get(name, name)
     if "$" in spec or "{{" in spec:  # torch==${{ matrix.torch }}, torch==${TORCH_VERSION}: set elsewhere
         return Pin(package=package, spec=spec, version=None, local=None, kind="variable", where=where)
+    from packaging.requirements import InvalidRequirement, Requirement  # here: most scans pin nothing (~12 ms)
+
     try:
         req = Requirement(spec.strip())
     except InvalidRequirement:
@@ -224,6 +222,8 @@ def _python_requires(files: list[SourceFile]) -> Iterable[tuple[str, Where]]:
 
 
 def _is_specifier(text: str) -> bool:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     try:
         SpecifierSet(text)
     except InvalidSpecifier:
@@ -245,6 +245,8 @@ def _locked(files: list[SourceFile]) -> Iterable[Pin]:
 
 
 def _lock_pins(lock: Path, rel: str, top: str) -> Iterable[Pin]:
+    from packaging.utils import canonicalize_name
+
     text = _read(lock, top)
     try:
         packages = tomllib.loads(text or "").get("package", [])
