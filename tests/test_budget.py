@@ -48,6 +48,16 @@ def test_the_time_limit_stops_a_parse_in_c(monkeypatch: pytest.MonkeyPatch) -> N
     assert extraction.error is not None and extraction.error.startswith("analysis stopped: over the time limit")
 
 
+def test_the_file_limit_is_read_at_the_call_not_at_import(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A limit set after import (as a scan's --file-seconds or a test does) is the one `guarded` obeys."""
+    monkeypatch.setattr(ts, "CALLS_FREE", 10**12)
+    monkeypatch.setattr(budget, "FILE_SECONDS", 1.0)
+    started = time.monotonic()
+    extraction = budget.guarded(lambda data: extract("cuda", data), LOOP)
+    assert time.monotonic() - started < 5
+    assert extraction.error is not None and extraction.error.startswith("analysis stopped: over the time limit")
+
+
 def test_the_time_limit_stops_a_parse_off_the_main_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     """The deep-recursion retry runs in a thread, where no signal is delivered: the parse polls the
     deadline the main thread set."""

@@ -433,6 +433,65 @@ def test_the_same_code_on_in_the_default_build_is_required(case: str, path: str,
     assert "" in {f["status"] for f in data["findings"] if f["path"] == required}
 
 
+def test_a_macro_also_defined_by_a_folder_only_an_off_switch_adds_is_that_switchs(tmp_path: Path, rulebase) -> None:
+    """OriginDL's shape: WITH_CUDA is defined by `add_definitions(-DWITH_CUDA)` in `if(ENABLE_CUDA)` (OFF), inside
+    a back-end branch, and again by the CUDA folder's own CMakeLists.txt, which only that switch adds: every
+    `#ifdef WITH_CUDA` region of the CPU sources and headers is the switch's part. Near miss: the folder added
+    outside the switch defines the macro in the default build, so the regions are required."""
+    data = report("cmake_nested_define", rulebase)
+    assert data["summary"]["class"] == "native"
+    assert data["findings"] and {f["status"] for f in data["findings"]} == {"optional"}
+    assert "build switch ENABLE_CUDA" in optional_parts(data)
+    tree = _copy("cmake_nested_define", tmp_path)
+    top = tree / "CMakeLists.txt"
+    old = "    if(ENABLE_CUDA)\n        add_subdirectory(${CMAKE_CURRENT_SOURCE_DIR}/src/cuda)\n    endif()"
+    assert old in top.read_text()
+    top.write_text(top.read_text().replace(old, "    add_subdirectory(${CMAKE_CURRENT_SOURCE_DIR}/src/cuda)"))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert "" in {f["status"] for f in data["findings"] if f["path"] == "src/memory/allocator.cpp"}
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    # the flag set ON outside the detection's branch too: the CUDA sources build wherever the option is on
+    ("set(RAWEDIT_CUDA_ENABLED OFF)", "set(RAWEDIT_CUDA_ENABLED ON)"),
+    # the flag a user sets (a cache entry): its default is the user's, not the detection's
+    ("set(RAWEDIT_CUDA_ENABLED OFF)", "option(RAWEDIT_CUDA_ENABLED \"CUDA back ends\" ON)"),
+])
+def test_a_variable_set_true_only_where_cuda_is_detected_is_off(old: str, new: str, tmp_path: Path, rulebase) -> None:
+    """AlcedoStudio's shape: `set(X_CUDA_ENABLED OFF)`, then `set(X_CUDA_ENABLED ON)` only under
+    `if(X_ENABLE_CUDA AND CUDAToolkit_FOUND)` (the option is ON, the detection is off on an AMD machine); the CUDA
+    sources and the HAVE_CUDA macro come from `if(X_CUDA_ENABLED)` in a sub-folder: all of it is the detection's
+    optional part. Near misses: the same variable set ON outside the branch, or declared an option."""
+    data = report("cmake_set_chain", rulebase)
+    assert data["summary"]["class"] == "native"
+    assert data["findings"] and {f["status"] for f in data["findings"]} == {"optional"}
+    assert any("RAWEDIT_CUDA_ENABLED is set true only in CMakeLists.txt:19" in e
+               for w in data["workloads"] for p in w["optional_parts"] for e in p["evidence"])
+    tree = _copy("cmake_set_chain", tmp_path)
+    top = tree / "CMakeLists.txt"
+    assert old in top.read_text()
+    top.write_text(top.read_text().replace(old, new))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert "" in {f["status"] for f in data["findings"] if f["path"] == "src/gpu/debayer.cu"}
+
+
+def test_a_find_modules_own_found_flag_stays_a_detection(tmp_path: Path, rulebase) -> None:
+    """decord's cmake/util/FindCUDA.cmake: a macro called under the ON switch sets `CUDA_FOUND TRUE` for a custom
+    toolkit path. The result is still a detection (off without the toolkit), not the ON switch around the set()."""
+    tree = _copy("cmake_set_chain", tmp_path)
+    top = tree / "CMakeLists.txt"
+    old = "    find_package(CUDAToolkit QUIET)"
+    assert old in top.read_text()
+    text = top.read_text().replace(old, "    if(IS_DIRECTORY ${RAWEDIT_CUDA_PATH})\n        set(CUDA_FOUND TRUE)\n"
+                                        "    else()\n        find_package(CUDA QUIET)\n    endif()")
+    top.write_text(text.replace("CUDAToolkit_FOUND", "CUDA_FOUND"))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "native"
+    assert {f["status"] for f in data["findings"] if f["path"] == "src/gpu/debayer.cu"} == {"optional"}
+
+
 def test_definitions_and_loop_named_sources_are_read_from_cmake() -> None:
     from migrate.extract.text import cmakelists
 

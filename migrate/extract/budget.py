@@ -106,8 +106,11 @@ PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 def guarded(extractor: Callable[[bytes], Extraction], source: bytes, *,
-            seconds: float = FILE_SECONDS) -> Extraction:
-    """`extractor(source)`, or an Extraction whose error says why there is none."""
+            seconds: float | None = None) -> Extraction:
+    """`extractor(source)`, or an Extraction whose error says why there is none; `seconds` defaults to
+    FILE_SECONDS as it is at the call, so a caller (or a test) that changes the module's limit is obeyed."""
+    if seconds is None:
+        seconds = FILE_SECONDS
     if (over := over_scan_budget()) is not None:
         return failed(source, over)
     left = _Limit.scan_deadline - time.time() if _Limit.scan_deadline is not None else seconds

@@ -32,6 +32,7 @@ class Words:
     templates: frozenset[str]
     platform_words: frozenset[str]
     off: frozenset[str]
+    on: frozenset[str] = frozenset()  # the constants CMake's if() reads as true (ON, 1, TRUE ...)
     reserved: tuple[str, ...] = ()
     test_files: tuple[str, ...] = ()  # file name patterns of test modules (test_*.py)
     detected: frozenset[str] = frozenset()  # detection results, upper case (CUDATOOLKIT_FOUND, CMAKE_CUDA_COMPILER)
@@ -62,6 +63,7 @@ def words(directory: Path | None = None) -> Words:
                  templates=frozenset(names("templates", "markers")),
                  platform_words=frozenset(names("switches", "platform_words")),
                  off=frozenset(n.upper() for n in names("switches", "off_values")),
+                 on=frozenset(n.upper() for n in names("switches", "on_values")),
                  reserved=tuple(names("switches", "reserved_prefixes")),
                  test_files=tuple(names("folders", "test_files")),
                  detected=frozenset([f"{n.upper()}_FOUND" for n in names("detection", "packages")]

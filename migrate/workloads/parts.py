@@ -55,6 +55,7 @@ from migrate.workloads.switches import (
     never_set,
     quiet_finds,
     regions_of,
+    set_only_under,
     switches_around,
     wrapped_folders,
 )
@@ -215,8 +216,12 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     for _ in range(CALL_DEPTH):  # a function called only in a switch's branch, and the functions it calls
         if not extend(regions, called_only_under(facts, regions)):
             break
-    extend(regions, defined_only_under(facts, kinds, regions))
-    gated = gated_by_build(facts, regions) | loaded_only_under(facts, regions) | wrapped_folders(facts, regions)
+    def gated_files() -> dict[str, Region]:
+        return gated_by_build(facts, regions) | loaded_only_under(facts, regions) | wrapped_folders(facts, regions)
+
+    set_only_under(facts, regions, gated_files(), known)
+    extend(regions, defined_only_under(facts, kinds, regions, gated_files()))
+    gated = gated_files()
     unset, stated = never_set(facts, kinds, known), declared_switches(facts)  # each read once from the facts
     declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated}
     gate_headers(facts, regions, gated)

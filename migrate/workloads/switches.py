@@ -118,23 +118,64 @@ def loaded_only_under(facts: Mapping[str, Sequence[Fact]],
 
 
 def defined_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
-                        regions: Mapping[str, tuple[Region, ...]]) -> list[Region]:
+                        regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region]) -> list[Region]:
     """A macro the build defines (`add_definitions(-DX)`, `target_compile_definitions(t X)`, make's
     `CXXFLAGS += -DX`) only in one switch's branch, and no source #defines, is on exactly when that switch is:
-    its `#ifdef X` branches are that switch's branches too."""
+    its `#ifdef X` branches are that switch's branches too. A build file of a folder the build adds only in a
+    switch's branch (`gated`) defines it only under that switch too."""
     sites: dict[str, list[list[Region]]] = {}
     for path, items in facts.items():
         if kinds.get(path) not in BUILD_KINDS:
             continue
+        added_by = [gated[prefix] for prefix in prefixes(path) if prefix in gated]
         for f in items:
             if f.kind == "flag" and (m := DEFINE_FLAG.match(f.text if f.name == "-D" else f.name)):
-                sites.setdefault(m.group(1), []).append(around(regions, path, f.line))
+                sites.setdefault(m.group(1), []).append(around(regions, path, f.line) + added_by)
     defined = {f.name for items in facts.values() for f in items if f.kind == "defined"}
     by_macro = {macro: branch for macro, around in sites.items()
                 if macro not in defined and (branch := common_switch(around)) is not None and branch.switch != macro}
     return [Region(r.path, r.start, r.end, branch.switch,
                     f"{r.text} ({r.switch} is defined only in {branch.path}:{branch.start} {branch.text})")
             for items in regions.values() for r in items if (branch := by_macro.get(r.switch)) is not None]
+
+
+def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple[Region, ...]],
+                   gated: Mapping[str, Region], known: Words) -> None:
+    """A CMake variable the project sets to a true value (`set(X_CUDA_ENABLED ON)`) only inside switches'
+    branches, and that is no option or cache entry a user sets nor a `-DX` a script passes, is on exactly when
+    those switches are (rules/workloads/optional.yaml `switches.on_values`): its `if(X)` branches become theirs,
+    the one of them off by default (a detection result, an option declared OFF) when there is one."""
+    user_set = {f.name for items in facts.values() for f in items if f.kind == "build_switch"}
+    user_set |= {m.group(1) for items in facts.values() for f in items
+                 if f.kind == "flag" and (m := DEFINE_FLAG.match(f.text if f.name == "-D" else f.name))}
+    sites: dict[str, list[tuple[str, int, set[str]]]] = {}
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "switch_value" and f.text in known.on and f.name not in user_set \
+                    and not detection(f.name, known):  # a find module's own `set(CUDA_FOUND TRUE)`: still a detection
+                under = {r.switch for r in switches_around(regions, gated, path, line=f.line)} - {f.name}
+                sites.setdefault(f.name, []).append((path, f.line, under))
+    declared = declared_switches(facts)
+
+    def off(switch: str) -> bool:
+        return detection(switch, known) or (switch in declared and off_by_default(declared[switch][1], known))
+
+    chosen: dict[str, tuple[str, str]] = {}  # variable -> (the switch its branches become, where it is set true)
+    for name, found in sites.items():
+        common = sorted(set.intersection(*(s for _, _, s in found)))
+        if common:
+            chosen[name] = (next((s for s in common if off(s)), common[0]), f"{found[0][0]}:{found[0][1]}")
+    for name in list(chosen):  # a chain of such variables ends at the switch the first one is set under
+        seen = {name}
+        while (switch := chosen[name][0]) in chosen and switch not in seen:
+            seen.add(switch)
+            chosen[name] = (chosen[switch][0], chosen[name][1])
+    # only where that switch is off by default: a branch on a switch that is on says no more than the variable
+    chosen = {name: pick for name, pick in chosen.items() if off(pick[0])}
+    for path, branches in regions.items():
+        regions[path] = tuple(Region(r.path, r.start, r.end, chosen[r.switch][0],
+                                     f"{r.text} ({r.switch} is set true only in {chosen[r.switch][1]}, where "
+                                     f"{chosen[r.switch][0]} is on)") if r.switch in chosen else r for r in branches)
 
 
 def _inside(fact: Fact, regions: Sequence[Region]) -> Region | None:

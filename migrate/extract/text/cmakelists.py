@@ -85,6 +85,7 @@ def extract(source: bytes) -> Extraction:
             facts.extend(_bare_libraries(command, where))
         facts.extend(_structure(command, where))
         facts.extend(_build_parts(command, where))
+        facts.extend(_switch_value(command, where))
         if command.name in repositories.FETCH_COMMANDS:
             facts.extend(_repositories(command, where))
     return finish(text, facts)
@@ -314,6 +315,20 @@ def _branches(commands: list[Command], where: _Positions) -> list[Fact]:
         elif command.name == "endif" and stack:
             close(line)
     return out
+
+
+PLAIN_VALUE = re.compile(r"^[A-Za-z0-9]+$")  # ON, OFF, 1, TRUE: a constant, not a path or a list
+
+
+def _switch_value(command: Command, where: _Positions) -> list[Fact]:
+    """set(X_ENABLED ON): a constant the build gives a variable here (workloads/switches.py reads which branches
+    set it to a true one)."""
+    args = command.arguments
+    if command.name != "set" or len(args) not in (2, 3) or not SWITCH_NAME.match(args[0].text) or args[0].quoted \
+            or args[1].quoted or not PLAIN_VALUE.match(args[1].text) or (len(args) == 3 and args[2].text != "PARENT_SCOPE"):
+        return []
+    line, col = where(command.start)
+    return [fact("switch_value", args[0].text, line, col, col + len(command.name), text=args[1].text.upper())]
 
 
 def _build_parts(command: Command, where: _Positions) -> list[Fact]:
