@@ -281,3 +281,34 @@ def test_an_include_the_required_code_answers_itself_reaches_no_optional_file(tm
     report = scan(_write(tmp_path / "ops", files))
     assert report["summary"]["class"] == "migration-required"
     assert {f["status"] for f in report["findings"] if f["path"].startswith("tests/")} == {"optional"}
+
+
+MATHDX_ENTRY = '#include "cufftdx/include/cufftdx.hpp"\n'
+MATHDX_WORKSPACE = ("#pragma once\n#include <cuda_runtime_api.h>\n#include \"../traits.hpp\"\n"
+                    "namespace cufftdx { namespace detail { namespace __bluestein_workspace {\n"
+                    "template<class FFT, class T>\n__global__ void kernel(T* w_time, T* w_freq, const double theta0) {\n"
+                    "  w_time[threadIdx.x] = w_freq[threadIdx.x];\n}\n} } }\n")
+FFTCONV = ("#include <cuda/std/complex>\n#include <cufftdx.hpp>\n"
+           "__global__ void fftconv_fwd(float *out) { out[threadIdx.x] = 0.0f; }\n"
+           "void fftconv_cuda(float *out) { fftconv_fwd<<<1, 128>>>(out); }\n")
+
+
+def test_a_kernel_on_a_vendored_mathdx_library_is_the_project_not_a_port(tmp_path: Path) -> None:
+    """HazyResearch/H3 csrc/fftconv's shape: the extension's one kernel runs cuFFTDx block FFTs, and the vendored
+    MathDx tree (include/cufftdx.hpp beside include/cufftdx/) has a workspace kernel of its own, whose headers
+    include each other by relative paths. The library's kernel is no plain kernel of the project: new development."""
+    files = {"fftconv_cuda.cu": FFTCONV, "mathdx/22.02/include/cufftdx.hpp": MATHDX_ENTRY,
+             "mathdx/22.02/include/cufftdx/include/detail/workspace.hpp": MATHDX_WORKSPACE}
+    report = scan(_write(tmp_path / "fftconv", files))
+    assert report["summary"]["class"] == "incompatible"
+    assert {f["class"] for f in report["findings"] if f["rule"] == "HIP0041"} == {"incompatible"}
+
+
+def test_a_kernel_on_mathdx_beside_the_projects_own_plain_kernel_is_a_named_rewrite(tmp_path: Path) -> None:
+    """Near miss: the same workspace kernel in the project's own folder, not the vendored library's: a plain kernel
+    as many as the rewrite one, so a port with a named rewrite."""
+    files = {"fftconv_cuda.cu": FFTCONV, "mathdx/22.02/include/cufftdx.hpp": MATHDX_ENTRY,
+             "kernels/workspace.cuh": MATHDX_WORKSPACE.replace('#include "../traits.hpp"\n', "")}
+    report = scan(_write(tmp_path / "fftconv", files))
+    assert report["summary"]["class"] == "migration-required"
+    assert {f["class"] for f in report["findings"] if f["rule"] == "HIP0041"} == {"migration-required"}

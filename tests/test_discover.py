@@ -115,3 +115,34 @@ def test_no_file_is_read_past_the_read_cap_whatever_the_size_limit(tmp_path: Pat
     file = SourceFile(path=sparse, rel="big.cu", kind="cuda", size=sparse.stat().st_size)
     data, reason = readfile.read(file, 6 << 30)
     assert data is None and reason is not None and "largest file rocm-migrate reads" in reason
+
+
+def test_a_build_folder_of_the_projects_own_build_files_gives_only_those(tmp_path: Path) -> None:
+    """astra-toolbox keeps its autotools build (Makefile.in, configure.ac) under build/linux: its build files are
+    read, nothing else there; a `build/` a build tool wrote into (CMakeCache.txt at its top) stays skipped."""
+    for rel in ("src/a.cu", "build/linux/Makefile.in", "build/linux/configure.ac", "build/linux/helper.cu",
+                "build/conda/build.sh", "out/build/CMakeCache.txt", "out/build/CMakeFiles/x.cmake", "out/build/y.cu",
+                "dist/build/lib.linux-x86_64-3.12/m.py"):
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("int x;\n")
+    found = discover([tmp_path])
+    assert [f.rel for f in found.files] == ["build/linux/Makefile.in", "src/a.cu"]
+    assert {s.path: s.reason.split(":")[0] for s in found.skipped} == {
+        "build/": "the project's build folder", "out/build/": "vendored or build directory (use --include-vendored)",
+        "dist/build/": "vendored or build directory (use --include-vendored)"}
+    everything = discover([tmp_path], include_vendored=True)
+    assert "build/linux/helper.cu" in {f.rel for f in everything.files}
+
+
+def test_a_build_link_to_outside_the_tree_is_not_looked_into(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    (outside / "linux").mkdir(parents=True)
+    (outside / "linux" / "Makefile.in").write_text("HIPCC = @HIPCC@\n")
+    tree = tmp_path / "tree"
+    (tree / "src").mkdir(parents=True)
+    (tree / "src" / "a.cu").write_text("int x;\n")
+    (tree / "build").symlink_to(outside, target_is_directory=True)
+    found = discover([tree])
+    assert [f.rel for f in found.files] == ["src/a.cu"]
+    assert {s.path: s.reason for s in found.skipped} == {"build/": "vendored or build directory (use --include-vendored)"}

@@ -193,3 +193,28 @@ def test_lint_from_a_folder_of_projects_reads_the_project_not_the_folder(tmp_pat
     lint = {(f["path"].removeprefix("ported_ggml/"), f["line"], f["rule"]): f["class"]
             for f in json.loads(linted.stdout)["findings"]}
     assert scan and scan == lint  # the ROCm build of the project is seen from its parent folder too
+
+
+TENSOR_CORE_HELPERS = ROOT / "fixtures" / "lint" / "tensor_core_helpers"
+
+
+def test_lint_and_scan_agree_on_kernels_that_call_tensor_core_helpers(tmp_path: Path, env: dict[str, str]) -> None:
+    """learn-cuda sm80's shape: every kernel calls common.h's mma.sync/ldmatrix helpers, so a scan takes them for
+    rewrite kernels, the project for new development; lint reads the same calls and agrees (HIP5010 incompatible)."""
+    tree = copy(TENSOR_CORE_HELPERS, tmp_path)
+    scan, lint, code = classes(tree, "kernels", env)
+    assert scan and scan == lint
+    assert {c for k, c in lint.items() if k[3] == "HIP5010"} == {"incompatible"}
+    assert code == 1
+
+
+def test_lint_and_scan_agree_on_plain_kernels_beside_one_tensor_core_kernel(tmp_path: Path, env: dict[str, str]) -> None:
+    """Near miss: two of the three kernels call only `cdiv`: plain kernels are more, a port with a named rewrite
+    in both (HIP5010 migration-required)."""
+    tree = copy(TENSOR_CORE_HELPERS, tmp_path)
+    for n in (5, 6):
+        path = tree / "kernels" / f"matmul_v{n}.cu"
+        path.write_text(path.read_text().replace("ldmatrix_x4(a, 0); mma_m16n8k16(a, b, acc);", "acc[0] = float(A[0]);"))
+    scan, lint, _ = classes(tree, "kernels", env)
+    assert scan and scan == lint
+    assert {c for k, c in lint.items() if k[3] == "HIP5010"} == {"migration-required"}

@@ -780,3 +780,64 @@ def test_a_detection_around_every_target_is_the_build_itself(tmp_path: Path, rul
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert "build switch CUDAToolkit_FOUND" not in optional_parts(data)
+
+
+def test_a_source_the_default_target_builds_is_required_though_an_off_switchs_twin_builds_it_too(rulebase) -> None:
+    """cuDSS's examples: `target_sources(x_example simple.cpp)` and, in `if(BUILD_STATIC)` (off), a static twin of
+    the same source. The default build compiles it, so its cuDSS include decides the class (nothing but the
+    solver: new development)."""
+    data = report("cmake_static_twin", rulebase)
+    assert data["summary"]["class"] == "incompatible"
+    assert optional_parts(data) == {}
+    assert {f["status"] for f in data["findings"] if f["path"] == "simple.cpp"} == {""}
+
+
+def test_a_source_only_the_off_switchs_target_builds_is_optional(tmp_path: Path, rulebase) -> None:
+    tree = _copy("cmake_static_twin", tmp_path)
+    text = (tree / "CMakeLists.txt").read_text()
+    default = "target_sources(${EXAMPLE_NAME}_example\n    PUBLIC ${PROJECT_SOURCE_DIR}/${EXAMPLE_NAME}.cpp"
+    assert text.count(default) == 1
+    (tree / "CMakeLists.txt").write_text(text.replace(default, default.replace("${EXAMPLE_NAME}.cpp", "host.cpp")))
+    (tree / "host.cpp").write_text("int main(void) { return 0; }\n")
+    data = scanned(tree, rulebase)
+    solver = [f for f in data["findings"] if f["rule"] == "HIP0042"]
+    assert solver and {f["status"] for f in solver} == {"optional"}
+    assert "BUILD_STATIC is off by default: the default build has none of its code" in \
+        optional_parts(data)["build switch BUILD_STATIC"]["evidence"]
+
+
+def test_a_source_beside_its_header_that_only_an_off_switchs_samples_include_goes_with_them(rulebase) -> None:
+    """gvdb-voxels: sample_utils/optix_scene.cpp implements optix_scene.h, which only the OptiX samples (behind
+    GVDB_BUILD_OPTIX_SAMPLES, off) include; a glob over a module's variable adds the .cpp, and no build file names
+    it. The pair is the samples' code: the library's own kernels decide the class."""
+    data = report("cmake_header_companion", rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    optix = [f for f in data["findings"] if f["path"].startswith("source/sample_utils/optix_scene.")]
+    assert {f["path"] for f in optix} == {"source/sample_utils/optix_scene.cpp", "source/sample_utils/optix_scene.h"}
+    assert {f["status"] for f in optix} == {"optional"}
+
+
+def test_a_source_beside_its_header_that_the_default_build_names_is_required(tmp_path: Path, rulebase) -> None:
+    """Near miss: the library's target names optix_scene.cpp as well: built by default, the OptiX code decides."""
+    tree = _copy("cmake_header_companion", tmp_path)
+    build = tree / "source" / "gvdb_library" / "CMakeLists.txt"
+    build.write_text(build.read_text().replace("kernels/cuda_gvdb_module.cu)",
+                                               "kernels/cuda_gvdb_module.cu ../sample_utils/optix_scene.cpp)"))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "incompatible"
+    assert {f["status"] for f in data["findings"] if f["path"] == "source/sample_utils/optix_scene.cpp"} == {""}
+
+
+def test_a_glob_outside_the_switch_does_not_build_the_off_switchs_source(tmp_path: Path, rulebase) -> None:
+    """Near miss cut from dmlc/decord's CMakeLists.txt: `FILE(GLOB_RECURSE GROUP_SOURCE "src/*.cc" "src/*.cu")` for
+    the IDE's source groups, outside every switch, names the switch's source too; a glob is no target of its own."""
+    tree = _copy("cmake_static_twin", tmp_path)
+    text = (tree / "CMakeLists.txt").read_text()
+    default = "target_sources(${EXAMPLE_NAME}_example\n    PUBLIC ${PROJECT_SOURCE_DIR}/${EXAMPLE_NAME}.cpp"
+    text = text.replace(default, default.replace("${EXAMPLE_NAME}.cpp", "host.cpp"))
+    (tree / "CMakeLists.txt").write_text(text + 'FILE(GLOB_RECURSE GROUP_SOURCE "*.cpp")\n'
+                                         'source_group(TREE ${PROJECT_SOURCE_DIR} FILES ${GROUP_SOURCE})\n')
+    (tree / "host.cpp").write_text("int main(void) { return 0; }\n")
+    data = scanned(tree, rulebase)
+    solver = [f for f in data["findings"] if f["rule"] == "HIP0042"]
+    assert solver and {f["status"] for f in solver} == {"optional"}

@@ -157,3 +157,88 @@ def test_a_sub_project_built_on_its_own_without_rocm_is_one_optional_part(tmp_pa
     assert part["evidence"] == ["bridge/setup.py builds bridge on its own, with no ROCm path"]
     assert statuses(report, "bridge/csrc/bridge.cpp") == {"optional"}
     assert report["summary"]["class"] == "native"
+
+
+BUILD_FOLDER_HIP = Path(__file__).resolve().parent.parent / "fixtures" / "trees" / "build_folder_hip"
+
+
+def _scan_json(tree: Path) -> dict:
+    result = run_cli("scan", str(tree), "--format", "json", "--no-cache", "--no-hipify")
+    assert result.returncode in (0, 1), result.stderr
+    return json.loads(result.stdout)
+
+
+def test_a_hip_build_kept_under_build_is_a_rocm_path() -> None:
+    """astra-toolbox's shape: build/linux/Makefile.in compiles the CUDA sources with hipcc too
+    (-DASTRA_BUILDING_HIP, through a cuda->hip shim header). The folder holds the project's build files, not
+    build output, so the HIP build is read and the kernels are ported."""
+    report = _scan_json(BUILD_FOLDER_HIP)
+    assert report["summary"]["class"] == "native"
+    assert any("build/linux/Makefile.in" in e for w in report["workloads"] for e in w["rocm_path"])
+    kernels = [f for f in report["findings"] if f["path"] == "cuda/2d/fan_fp.cu"]
+    assert kernels and {f["status"] for f in kernels} == {"ported"}
+
+
+def test_a_build_folder_a_build_tool_wrote_into_is_skipped(tmp_path: Path) -> None:
+    """Near miss: the same tree with CMake's cache at the top of build/: build output, skipped; the
+    shim alone is no HIP build, so the kernels are to port."""
+    import shutil
+
+    tree = Path(shutil.copytree(BUILD_FOLDER_HIP, tmp_path / "astra"))
+    (tree / "build" / "CMakeCache.txt").write_text("CMAKE_BUILD_TYPE:STRING=Release\n")
+    report = _scan_json(tree)
+    assert "build/" in {s["path"] for s in report["skipped"]}
+    assert not any(f["path"].startswith("build/") for f in report["findings"])
+    kernels = [f for f in report["findings"] if f["path"] == "cuda/2d/fan_fp.cu" and f["rule"] == "HIP4002"]
+    assert kernels and {f["status"] for f in kernels} == {""}
+
+
+# Cut from Exawind/amr-wind .github/workflows/ci.yml (at 2cfeff8): a GPU-CUDA job and a GPU-HIP job of one workflow.
+CUDA_JOB = """  GPU-Nvidia:
+    name: GPU-CUDA
+    runs-on: ubuntu-24.04
+    steps:
+      - name: Prepare CUDA environment
+        run: |
+          wget https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2404/x86_64/cuda-keyring_1.1-1_all.deb
+          sudo dpkg -i cuda-keyring_1.1-1_all.deb
+          sudo apt-get update
+          sudo apt-get install -y cuda-command-line-tools-12-6 cuda-compiler-12-6 libcurand-dev-12-6 libcusparse-dev-12-6
+      - name: Configure and build
+        run: cmake -B build-cuda -DCUDA:BOOL=ON -DCMAKE_CUDA_ARCHITECTURES=80 .
+"""
+HIP_JOB = """  GPU-AMD:
+    name: GPU-HIP
+    runs-on: ubuntu-24.04
+    steps:
+      - name: Prepare HIP environment
+        run: |
+          wget https://repo.radeon.com/rocm/rocm.gpg.key -O - | gpg --dearmor | sudo tee /etc/apt/keyrings/rocm.gpg
+          echo "deb [arch=amd64] https://repo.radeon.com/rocm/apt/6.3.3 noble main" | sudo tee /etc/apt/sources.list.d/rocm.list
+          sudo apt-get update
+          sudo apt-get install -y rocm-dev rocrand-dev rocprim-dev hiprand-dev rocsparse-dev
+      - name: Configure and build
+        run: cmake -B build-hip -DHIP:BOOL=ON -DCMAKE_HIP_ARCHITECTURES=gfx90a .
+"""
+
+
+def _ci_tree(root: Path, workflows: dict[str, str]) -> Path:
+    files = {"CMakeLists.txt": HIP_OPTION_CMAKE, "src/acc/cuda/kernels.cu": CUDA_KERNEL,
+             "src/acc/hip/kernels.hip.cpp": HIP_KERNEL, "src/main.cpp": "int main() { return 0; }\n"}
+    files.update({f".github/workflows/{name}": "name: CI\non: push\njobs:\n" + text for name, text in workflows.items()})
+    return write_tree(root, files)
+
+
+def test_a_cuda_ci_job_beside_a_hip_job_of_the_same_workflow_is_ported(tmp_path: Path) -> None:
+    """amr-wind: the CUDA job's apt packages are the twin of the HIP job beside them; nothing to edit."""
+    report = scan(_ci_tree(tmp_path / "amr", {"ci.yml": CUDA_JOB + HIP_JOB}))
+    packages = [f for f in report["findings"] if f["path"] == ".github/workflows/ci.yml" and f["rule"] == "HIP7013"]
+    assert packages and {f["status"] for f in packages} == {"ported"}
+
+
+def test_a_cuda_only_workflow_beside_a_hip_build_elsewhere_keeps_its_findings(tmp_path: Path) -> None:
+    """Near miss: the workflow has only the CUDA job (the HIP build is in CMake alone): its packages stay optional
+    CI work (a ROCm job is still to write)."""
+    report = scan(_ci_tree(tmp_path / "amr", {"ci.yml": CUDA_JOB}))
+    packages = [f for f in report["findings"] if f["path"] == ".github/workflows/ci.yml" and f["rule"] == "HIP7013"]
+    assert packages and {f["status"] for f in packages} == {"optional"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -16,7 +16,7 @@ from migrate.extract.run import skipped as skipped_files
 from migrate.lint import project, suppression
 from migrate.lint.baseline import new_findings
 from migrate.lint.selection import RuleFilter
-from migrate.model import Extraction, Finding, Skipped, SourceFile, class_rank, evolve
+from migrate.model import Extraction, Fact, Finding, Skipped, SourceFile, class_rank, evolve
 from migrate.rulebase.load import RuleBase
 from migrate.scan.cache import Cache
 from migrate.scan.discover import discover
@@ -75,7 +75,7 @@ def lint(targets: Sequence[Path], settings: Settings, rules: RuleBase, *, cwd: P
         parts = project.parts_of(project_root, settings, rules)
         findings = project.with_status(findings, parts, project_root, cwd)
         kinds = project.build_kinds(findings, parts, project_root, cwd)
-    findings = _as_the_project(findings, rules)
+    findings = _as_the_project(findings, rules, read.facts)
     findings = judged(findings, kind_of=lambda f: kinds.get(f.path, "directory"),  # the effective class, as a scan
                       torch_hipified=_torch_hipified(rules) if kinds else frozenset())
     baselined = 0
@@ -92,14 +92,15 @@ def _torch_hipified(rules: RuleBase) -> frozenset[str]:
     return alternatives.torch_hipified(rules.directory, rules.version)
 
 
-def _as_the_project(findings: list[Finding], rules: RuleBase) -> list[Finding]:
+def _as_the_project(findings: list[Finding], rules: RuleBase, facts: Mapping[str, Sequence[Fact]]) -> list[Finding]:
     """The scan's project-wide rewrite decision (workloads.rewrite_project.whole_rewrites) over the linted
-    files: kernels with no mechanical port that are all the linted code has are new development."""
+    files, with their facts as a scan has them (a kernel that calls an `mma.sync` helper is a rewrite kernel):
+    kernels with no mechanical port that are all the linted code has are new development."""
     from migrate.rulebase import alternatives
     from migrate.workloads.rewrite_project import kernel_rules, whole_rewrites
 
     lanes = alternatives.rewrite_lanes(rules.directory, rules.version)
-    return whole_rewrites(findings, lanes, kernel_rules(rules)) if lanes else findings
+    return whole_rewrites(findings, lanes, kernel_rules(rules), facts) if lanes else findings
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +112,7 @@ class _Read:
     files: list[tuple[SourceFile, Callable[[], bytes]]]
     skipped: list[Skipped]
     lines: int
+    facts: dict[str, tuple[Fact, ...]]  # display path -> the facts a scan keeps (all but workloads.UNREAD_KINDS)
 
 
 def _matched(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, *, cwd: Path) -> _Read:
@@ -120,9 +122,13 @@ def _matched(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, *
     done = [o for o in outcomes if o.ok and o.extraction is not None]
     findings = match_targets([(display(o.file.path, cwd), o.extraction) for o in done if o.extraction],
                              rules, rocm=settings.rocm, archs=settings.arch)
+    from migrate.workloads import UNREAD_KINDS
+
     return _Read(findings, [(o.file, _given(o.data or b"")) for o in done],
                  skipped_files(outcomes, lambda f: display(f.path, cwd)),
-                 sum(o.extraction.lines for o in done if o.extraction))
+                 sum(o.extraction.lines for o in done if o.extraction),
+                 {display(o.file.path, cwd): tuple(f for f in o.extraction.facts if f.kind not in UNREAD_KINDS)
+                  for o in done if o.extraction})
 
 
 def _matched_as_a_scan(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, *, cwd: Path) -> _Read:
@@ -144,7 +150,7 @@ def _matched_as_a_scan(files: Sequence[SourceFile], settings: Settings, rules: R
     return _Read([evolve(f, path=shown.get(f.path, f.path)) for f in merged], [(file, data(file)) for file, _ in done],
                  [Skipped(path=display(o.file.path, cwd), reason=o.reason or "not extracted")
                   for o in outcomes if not o.ok],
-                 sum(r.lines for _, r in done))
+                 sum(r.lines for _, r in done), {shown[file.rel]: r.facts for file, r in done})
 
 
 def _given(data: bytes) -> Callable[[], bytes]:

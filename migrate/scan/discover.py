@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import fnmatch
+import itertools
 import os
 import re
 import stat
@@ -31,6 +32,19 @@ VENDORED = frozenset({
     "node_modules", "build", "site-packages", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache",
 })
 VENDORED_GLOBS = ("*.egg-info", "cmake-build-*")
+# A `build/` folder is the project's own build system (autotools' Makefile.in and configure.ac under build/linux,
+# MSVC projects under build/msvc) unless a build tool has written into it: its build files are read (the other
+# files are not), so a HIP build kept there is seen. What the tools write at the top of their build folder:
+# https://cmake.org/cmake/help/latest/manual/cmake.1.html (CMakeCache.txt, CMakeFiles/),
+# https://mesonbuild.com/Running-Meson.html (build.ninja, meson-private/),
+# https://www.gnu.org/software/autoconf/manual/autoconf.html#config_002estatus-Invocation (config.status),
+# https://setuptools.pypa.io/en/latest/deprecated/distutils/builtdist.html (lib.*, temp.*, bdist.* folders).
+SOURCE_BUILD_FOLDERS = frozenset({"build"})
+BUILD_OUTPUT_MARKERS = frozenset({"CMakeCache.txt", "CMakeFiles", "build.ninja", ".ninja_log", "meson-private",
+                                  "config.status", "config.log", "compile_commands.json"})
+BUILD_OUTPUT_GLOBS = ("lib.*", "temp.*", "bdist.*", "*.o", "*.obj", "*.so", "*.a")
+BUILD_FILE_KINDS = frozenset({"makefile", "cmake"})
+SOURCE_BUILD_FOLDER_WALK = 64  # folders looked into for a build file before a `build/` folder is taken as output
 SUFFIX_KINDS = {
     ".cu": "cuda", ".cuh": "cuda",
     ".c": "cpp", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp", ".h": "cpp", ".hpp": "cpp",
@@ -184,6 +198,7 @@ class _Walker:
         self.files: dict[str, SourceFile] = {}
         self.skipped: list[Skipped] = []
         self._seen_dirs: set[Path] = set()
+        self._build_files_only: set[Path] = set()  # source build folders (SOURCE_BUILD_FOLDERS) and below
         self.listing: _GitListing | None = None
         self._listed = False  # git is asked when a folder is first walked (named files need no listing)
 
@@ -243,18 +258,27 @@ class _Walker:
             if self._ignored(path, is_dir, specs):
                 continue
             if is_dir:
-                if not self.include_vendored and _vendored(entry.name):
+                if directory in self._build_files_only:
+                    self._build_files_only.add(path)
+                elif not self.include_vendored and entry.name in SOURCE_BUILD_FOLDERS and not _is_link(entry) \
+                        and _source_build_folder(path):  # a link is not looked into before _enter checks where it goes
+                    self._build_files_only.add(path)
+                    self.skipped.append(Skipped(path=self.rel(path) + "/", reason="the project's build folder: only its "
+                                                "build files are read (use --include-vendored)"))
+                elif not self.include_vendored and _vendored(entry.name):
                     if entry.name not in (".git", "__pycache__"):
                         self.skipped.append(Skipped(path=self.rel(path) + "/",
                                                     reason="vendored or build directory (use --include-vendored)"))
                     continue
                 folders.append((path, specs, None if _is_link(entry) else real / entry.name))
             else:
-                self.file(path, explicit=False, link=_is_link(entry))
+                self.file(path, explicit=False, link=_is_link(entry), build_files_only=directory in self._build_files_only)
         return folders
 
-    def file(self, path: Path, *, explicit: bool, link: bool = False) -> None:
+    def file(self, path: Path, *, explicit: bool, link: bool = False, build_files_only: bool = False) -> None:
         rel = self.rel(path)
+        if build_files_only and file_kind(path, sniff=False) not in BUILD_FILE_KINDS:
+            return
         if link:
             try:
                 real = Path(os.path.realpath(path, strict=True))
@@ -411,6 +435,21 @@ def _is_link(entry: os.DirEntry[str]) -> bool:
         return entry.is_symlink()
     except OSError:
         return False
+
+
+def _source_build_folder(path: Path) -> bool:
+    """Whether a `build/` folder holds the project's own build files, not what a build tool wrote: none of the
+    tools' markers at its top, and a build file somewhere below (a Makefile.in, a CMake module)."""
+    try:
+        names = [e.name for e in os.scandir(path)]
+    except OSError:
+        return False
+    if any(n in BUILD_OUTPUT_MARKERS or any(fnmatch.fnmatch(n, g) for g in BUILD_OUTPUT_GLOBS) for n in names):
+        return False
+    for _, _, files in itertools.islice(os.walk(path), SOURCE_BUILD_FOLDER_WALK):
+        if any(file_kind(Path(f), sniff=False) in BUILD_FILE_KINDS for f in files):
+            return True
+    return False
 
 
 def _vendored(name: str) -> bool:

@@ -11,6 +11,13 @@ from migrate.model import Fact
 GLOB_CHARS = frozenset("*?[")
 
 
+def file_glob(source: Fact) -> bool:
+    """Whether a `build_source` fact is a pattern of CMake's file(GLOB|GLOB_RECURSE <variable> ...), which lists
+    files without building them; a source name built from a variable (`${DIR}/x.cpp`, text "GLOB variable" from
+    extract/text/cmakelists.py) is a target's source."""
+    return source.text.startswith(("GLOB ", "GLOB_RECURSE ")) and source.text != "GLOB variable"
+
+
 def named_files(path: str, source: Fact, files: frozenset[str]) -> list[str]:
     """The project files a `build_source` fact of a build file names. A relative name in a CMake module
     (`cmake/CUDA.cmake`, include()d by a CMakeLists) resolves against the including folder

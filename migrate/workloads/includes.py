@@ -6,7 +6,7 @@ import posixpath
 from collections.abc import Callable, Mapping, Sequence
 
 from migrate.model import Fact
-from migrate.workloads.build_sources import join, resolve_include
+from migrate.workloads.build_sources import join, named_files, resolve_include
 from migrate.workloads.optional_words import Words, optional_root
 from migrate.workloads.switches import Region, switches_around
 
@@ -23,16 +23,43 @@ def gate_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tupl
     """Adds to `gated` the headers a switch's code alone includes, to GATED_DEPTH levels; with `optional` (the
     switches that make code optional), also those every includer of which is in some optional switch's code
     (decord's NVDEC headers: included by sources a `USE_CUDA` glob adds and under `#if DECORD_USE_CUDA`)."""
+    companions = _unbuilt_companions(facts)
     for _ in range(GATED_DEPTH):
-        more = _gated_headers(facts, regions, gated, optional)
+        more = _gated_headers(facts, regions, gated, optional, companions)
         if not more:
             break
         gated.update(more)
+        gated.update({source: more[header] for source, header in companions.items() if header in more})
+
+
+def _unbuilt_companions(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
+    """Sources that implement a header of their own (`optix_scene.cpp` beside `optix_scene.h`, which it includes)
+    and that no build file names: compiled only by a build that adds them from a variable scan does not resolve
+    (a sample's `file(GLOB ... "${UTIL_DIR}/optix*.cpp")`), so they go with their header: source -> header. A source
+    a build file names is built on its own and is not one (nor is any, when no build file names a source)."""
+    files = frozenset(facts)
+    named = {source for path, items in facts.items() for f in items if f.kind == "build_source"
+             for source in named_files(path, f, files)}
+    if not named:
+        return {}
+    out: dict[str, str] = {}
+    for path in sorted(files - named):
+        stem, suffix = posixpath.splitext(path)
+        if suffix not in COMPILED_SUFFIXES:
+            continue
+        for header in (stem + h for h in HEADER_SUFFIXES):
+            if header in files and any(f.kind == "include" and posixpath.basename(f.name) == posixpath.basename(header)
+                                       for f in facts[path]):
+                out[path] = header
+                break
+    return out
 
 
 def _gated_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
-                   gated: Mapping[str, Region], optional: frozenset[str]) -> dict[str, Region]:
-    """Headers every #include of which sits in one switch's code (a branch or a gated file): gated by it."""
+                   gated: Mapping[str, Region], optional: frozenset[str],
+                   companions: Mapping[str, str]) -> dict[str, Region]:
+    """Headers every #include of which sits in one switch's code (a branch or a gated file): gated by it. The
+    include of a header's unbuilt companion source (`_unbuilt_companions`) does not count: it goes with the header."""
     by_name: dict[str, list[str]] = {}
     for path in facts:
         if path.endswith(HEADER_SUFFIXES) and path not in gated:
@@ -46,7 +73,7 @@ def _gated_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
             found = [p for p in by_name[posixpath.basename(f.name)] if p == local or p.endswith("/" + f.name)]
             header = local if local in found else max(found, key=lambda p: len(posixpath.commonprefix([p, path])),
                                                       default=None)
-            if header is not None and header != path:
+            if header is not None and header != path and companions.get(path) != header:
                 seen.setdefault(header, []).append(switches_around(regions, gated, path, line=f.line))
     out: dict[str, Region] = {}
     for header, sites in seen.items():

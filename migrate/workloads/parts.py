@@ -82,7 +82,7 @@ class ProjectParts:
     rocm_path: tuple[Evidence, ...] = ()
     left_out_of_hip: Mapping[str, str] = field(default_factory=dict)  # path -> why the HIP build skips it
     hip_subprojects: frozenset[str] = frozenset()  # folders with a build of their own that has no ROCm path
-    hip_aware: frozenset[str] = frozenset()  # files with HIP branches or HIP includes of their own
+    hip_aware: frozenset[str] = frozenset()  # files with HIP branches, HIP includes or a ROCm CI job of their own
     hip_twinned: frozenset[str] = frozenset()  # CUDA members of a back-end family whose HIP member is there
     optional_modules: Mapping[str, str] = field(default_factory=dict)  # path -> the optional import of it
     switches: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # optional switch -> evidence
@@ -263,7 +263,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         gate_headers(facts, regions, gated)  # headers included only under `#ifdef __CUDACC__` go with it
     left_out, subprojects = left_out_of_hip(facts, known) if evidence else ({}, frozenset[str]())
     project = ProjectParts(rocm_path=evidence, left_out_of_hip=left_out, hip_subprojects=subprojects,
-                        hip_aware=frozenset(e.path for e in collected if e.strength == "source"),
+                        hip_aware=frozenset(e.path for e in collected if e.strength in HIP_AWARE_STRENGTHS),
                         hip_twinned=hip_twinned(kinds),
                         optional_modules=optional_modules(facts, known) | loaded_only_by_optional(facts, known),
                         switches=switches, regions=regions, gated=gated,
@@ -273,6 +273,9 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     return replace(project, images=_images_of_optional_builds(project, kinds, findings))
 
 
+# Evidence that makes its own file ROCm-aware: HIP code or includes, and a CI workflow with a ROCm job (its CUDA
+# job beside it is the twin of a route already there, nothing to edit).
+HIP_AWARE_STRENGTHS = frozenset({"source", "ci"})
 CONTAINER_KINDS = frozenset({"dockerfile"})  # discover's kind of Dockerfiles and Containerfiles
 
 

@@ -44,13 +44,23 @@ def whole_rewrites(findings: Sequence[Finding], lanes: Mapping[str, Lane], kerne
         return list(findings)
     kernel_files = {f.path for f in required if f.rule in kernels}
     calling = rewrite_callers(required, lanes, facts) & kernel_files if facts else set()
-    plain = kernel_files - rewrite_files - calling
+    roots = library_roots(required, lanes, set(facts or ()) | {f.path for f in findings})
+    plain = {p for p in kernel_files - rewrite_files - calling if not p.startswith(roots)}
     instantiating = {posixpath.dirname(p) + "/" for p in rewrite_files - kernel_files if p.endswith(SOURCE_SUFFIXES)}
     # a header-only library (tilefusion's CuTe tiles): nothing of its own instantiates them, the headers are the product
     rewrite = ((rewrite_files & kernel_files) | calling | instantiating) or rewrite_files
     if len(plain) >= len(rewrite):
         return list(findings)
     return [evolve(f, migration_class="incompatible") if f.status == "" and f.rule in lanes else f for f in findings]
+
+
+def library_roots(required: Sequence[Finding], lanes: Mapping[str, Lane], paths: set[str]) -> tuple[str, ...]:
+    """The folders of vendored rewrite libraries: beside an entry header that a rewrite finding includes
+    (`include/cufftdx.hpp`), the folder of its stem (`include/cufftdx/`), whose headers include each other by
+    relative paths, so no rule names them. A kernel there is the library's own, no plain kernel of the project."""
+    entries = {f.symbol for f in required if f.rule in lanes and "." in posixpath.basename(f.symbol)}
+    return tuple(sorted(posixpath.splitext(p)[0] + "/" for p in paths
+                        if any(p == name or p.endswith("/" + name) for name in entries)))
 
 
 def rewrite_callers(required: Sequence[Finding], lanes: Mapping[str, Lane],

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from migrate.model import Fact
 from migrate.vocabulary import COMMENTED_OUT_DEFINE
-from migrate.workloads.build_sources import join, named_files, prefixes
+from migrate.workloads.build_sources import file_glob, join, named_files, prefixes
 from migrate.workloads.optional_words import Words, detection, off_by_default, optional_root
 
 CUDA_UNITS = (".cu",)  # CUDA translation units: what nvcc compiles
@@ -183,23 +183,34 @@ def _inside(fact: Fact, regions: Sequence[Region]) -> Region | None:
 
 
 def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]]) -> dict[str, Region]:
-    """Files and folders (`dir/`) that CMake or make adds only in a switch's branch, relative to the project."""
+    """Files and folders (`dir/`) that CMake or make adds only in a switch's branch, relative to the project: one
+    that a target outside every branch names too (an example's default target and its `if(BUILD_STATIC)` twin)
+    is built by default. A glob outside the branches does not count: decord globs every source for its IDE's
+    source groups, while only `if(USE_CUDA)` builds the .cu files."""
     out: dict[str, Region] = {}
+    ungated: list[tuple[str, Fact]] = []
     files = frozenset(facts)
     for path, items in facts.items():
-        if path not in regions:
-            continue
-        here = posixpath.dirname(path)
         for f in items:
-            region = _inside(f, regions[path])
-            if region is None:
+            if f.kind not in ("cmake_subdirectory", "build_source"):
                 continue
-            if f.kind == "cmake_subdirectory":
-                out[join(here, f.name) + "/"] = region
-            elif f.kind == "build_source":
-                for source in named_files(path, f, files):
-                    out[source] = region
+            region = _inside(f, regions[path]) if path in regions else None
+            if region is None:
+                if not (f.kind == "build_source" and file_glob(f)):
+                    ungated.append((path, f))  # a glob outside every switch (an IDE's source_group) builds nothing itself
+                continue
+            for name in _added(path, f, files):
+                out[name] = region
+    if out:  # most projects gate nothing: their ungated sources are not expanded
+        for path, f in ungated:
+            for name in _added(path, f, files):
+                out.pop(name, None)
     return out
+
+
+def _added(path: str, f: Fact, files: frozenset[str]) -> list[str]:
+    """The folder (`dir/`) an add_subdirectory adds or the files a build_source fact names."""
+    return [join(posixpath.dirname(path), f.name) + "/"] if f.kind == "cmake_subdirectory" else named_files(path, f, files)
 
 
 # Commands that build nothing: a CMakeLists.txt whose every other command sits in one switch's branch builds its
