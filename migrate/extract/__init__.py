@@ -56,10 +56,17 @@ def _as_hip(extraction: Extraction) -> Extraction:
     return replace(extraction, facts=kept)
 
 
+# each extractor's module, imported on first use: by `prepare` before workers fork, so that each does not again
+_MODULE_OF: dict[Callable[..., Extraction], str] = {}
+
+
 def _python(source: bytes) -> Extraction:
     from migrate.extract.python import extractor as python_ast
 
     return python_ast.extract(source)
+
+
+_MODULE_OF[_python] = "migrate.extract.python.extractor"
 
 
 def _lazy(module: str, function: str) -> Callable[[bytes], Extraction]:
@@ -69,7 +76,9 @@ def _lazy(module: str, function: str) -> Callable[[bytes], Extraction]:
         extractor: Callable[[bytes], Extraction] = getattr(importlib.import_module(f"migrate.extract.{module}"), function)
         return extractor(source)
 
+    _MODULE_OF[run] = f"migrate.extract.{module}"
     return run
+
 
 
 EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
@@ -140,12 +149,18 @@ def extract(kind: str, source: bytes, names: Names | None = None) -> Extraction:
 
 
 def prepare(kinds: Iterable[str]) -> None:
-    """Do what the extractors of these kinds do once per process (compile the C/C++/CUDA query),
-    so that worker processes forked afterwards inherit it instead of each doing it again."""
-    if NAMED.keys() & set(kinds):
-        from migrate.extract.c import ts
+    """Do what the extractors of these kinds do once per process (import their modules, compile the
+    C/C++/CUDA query), so that worker processes forked afterwards inherit it instead of each doing it again."""
+    import importlib
+
+    kinds = set(kinds)
+    for module in sorted({_MODULE_OF[EXTRACTORS[k]] for k in kinds if EXTRACTORS.get(k) in _MODULE_OF}):
+        importlib.import_module(module)
+    if NAMED.keys() & kinds:
+        from migrate.extract.c import cuda_cpp, ts
 
         ts.prepare()
+        del cuda_cpp  # imported: its fact passes and their patterns
 
 
 def cacheable(extraction: Extraction) -> bool:

@@ -12,10 +12,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.utils import canonicalize_name
-
 from migrate.model import Extraction, Fact, SourceFile
 from migrate.scan.readfile import read_inside, tree_of
 from migrate.vocabulary import PinKind
@@ -87,6 +83,9 @@ class Stack:
         return sorted(v for v in found if v)
 
 
+PIN_KINDS = frozenset({"base_image", "requirement"})  # the facts a stack is read from
+
+
 def collect(extractions: Mapping[str, Extraction], files: Iterable[SourceFile] = (),
             locked: frozenset[str] = frozenset()) -> Stack:
     """The stack of the scanned files: `extractions` maps relative paths to their facts; `locked` names the
@@ -96,6 +95,8 @@ def collect(extractions: Mapping[str, Extraction], files: Iterable[SourceFile] =
     indexes: list[tuple[str, str, Where]] = []
     for rel, extraction in sorted(extractions.items()):
         for fact in extraction.facts:
+            if fact.kind not in PIN_KINDS:  # most facts are code's; no place is built for them
+                continue
             where = _where(rel, fact, extraction)
             if fact.kind == "base_image":
                 images.append(image_pin(fact.name, where))
@@ -117,6 +118,8 @@ def requirement_pin(name: str, spec: str, where: Where) -> Pin:
     package = CONDA_ALIASES.get(name, name)
     if "$" in spec or "{{" in spec:  # torch==${{ matrix.torch }}, torch==${TORCH_VERSION}: set elsewhere
         return Pin(package=package, spec=spec, version=None, local=None, kind="variable", where=where)
+    from packaging.requirements import InvalidRequirement, Requirement  # here: most scans pin nothing (~12 ms)
+
     try:
         req = Requirement(spec.strip())
     except InvalidRequirement:
@@ -219,6 +222,8 @@ def _python_requires(files: list[SourceFile]) -> Iterable[tuple[str, Where]]:
 
 
 def _is_specifier(text: str) -> bool:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     try:
         SpecifierSet(text)
     except InvalidSpecifier:
@@ -240,6 +245,8 @@ def _locked(files: list[SourceFile]) -> Iterable[Pin]:
 
 
 def _lock_pins(lock: Path, rel: str, top: str) -> Iterable[Pin]:
+    from packaging.utils import canonicalize_name
+
     text = _read(lock, top)
     try:
         packages = tomllib.loads(text or "").get("package", [])

@@ -240,8 +240,18 @@ def _assignment(node: ts.Node, scopes: Scopes, emit: Emit) -> None:
         emit("ballot-32bit-store", left, text(ballot.child_by_field_name("function")))
 
 
+def _may_emit(name: str, scopes: Scopes) -> bool:
+    """Whether `_call` can emit for a call of this name: each of its tests names the function (a `cuda`/
+    `cuFuncSetAttribute` or `__` intrinsic, alloca, a sync alias, tiled_partition). Most calls are none of
+    these, and their call node is not looked for (each `parent` step is a walk down from the root)."""
+    return name.startswith(("cuda", "cuFuncSetAttribute", "__")) or name in ALLOCA or name in scopes.sync_aliases \
+        or name.endswith("tiled_partition")
+
+
 def _call(fn_node: ts.Node, scopes: Scopes, emit: Emit) -> None:
     name = text(fn_node)
+    if not _may_emit(name, scopes):
+        return
     call = fn_node.parent
     while call is not None and call.type != "call_expression":
         call = call.parent

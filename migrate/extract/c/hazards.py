@@ -158,8 +158,10 @@ def _grid_names(caps: dict[str, list[ts.Node]]) -> set[str]:
 
 def _grid_sync(field: ts.Node, grids: set[str], emit: Emit) -> None:
     """`grid.sync()` on a grid group, or `this_grid().sync()`."""
+    if text(field) != "sync":  # before `parent`: a walk down from the root
+        return
     expression = field.parent
-    if text(field) != "sync" or expression is None or expression.type != "field_expression":
+    if expression is None or expression.type != "field_expression":
         return
     target = expression.child_by_field_name("argument")
     target_text = text(target).strip()
@@ -323,9 +325,15 @@ def _argument(code: str, start: int) -> str:
     return ""
 
 
+SCOPED_HEADS = frozenset({"cuda", "Kokkos", "RAJA"})  # the scopes _cuda_scoped_name reports under
+
+
 def _cuda_scoped_name(scope: ts.Node, layers: set[str], emit: Emit) -> None:
     """`cuda::std::plus`, `Kokkos::CudaSpace`, `RAJA::cuda_exec<256>`: a qualified name that
     starts with a CUDA-only scope."""
+    head = text(scope)
+    if head not in SCOPED_HEADS or head in layers:  # before `parent`: a walk down from the root
+        return
     qualified = scope.parent
     if qualified is None or qualified.type != "qualified_identifier" or qualified.child_by_field_name("scope") != scope:
         return
@@ -335,9 +343,6 @@ def _cuda_scoped_name(scope: ts.Node, layers: set[str], emit: Emit) -> None:
         return  # a::cuda::x: the scope is nested in another namespace (gko::kernels::cuda); ::cuda::x is global
     inner = qualified.child_by_field_name("name")
     first = text(inner).split("::")[0].split("<")[0].strip() if inner is not None else ""
-    head = text(scope)
-    if head in layers:
-        return
     if head == "cuda" and first in LIBCUDACXX:
         emit("libcudacxx-name", scope, f"cuda::{first}")
     elif head == "Kokkos":
