@@ -318,3 +318,16 @@ def test_cuda_api_names_in_strings_make_no_generator(tmp_path, rulebase) -> None
     generated = _scan_tree(tmp_path / "gen", {"Makefile": "k: k.cu\n\tnvcc -o k k.cu\n", "k.cu": kernel, "gen.py": gen},
                            rulebase)
     assert [i for p in generated.project_costs for i in p.breakdown if i.kind == "code generator"]
+
+
+def test_a_project_whose_only_cuda_is_a_generators_text_still_has_its_back_end_to_write(tmp_path, rulebase) -> None:
+    """StarPlat's base (a DSL compiler whose CUDA back end is C++ writing CUDA as text) has no CUDA the scan
+    sees, so it is native; its generator's HIP back end is hand work all the same (1,435 h measured, estimated
+    0 h before s13)."""
+    gen = ("def emit(src):\n    src.write('__global__ void k(int * out) {\\n')\n"
+           "    src.write('  out[blockIdx.x * blockDim.x + threadIdx.x] = 0;\\n')\n")
+    report = _scan_tree(tmp_path, {"Makefile": "all:\n\tpython gen.py\n", "gen.py": gen}, rulebase)
+    (project,) = report.project_costs
+    assert project.migration_class == "native"
+    (item,) = [i for i in project.breakdown if i.kind == "code generator"]
+    assert item.label.startswith("HIP back end of a code generator (2 lines") and report.hand_effort.likely > 0

@@ -219,6 +219,8 @@ def project_estimate(project_class: str, *, c_files: int, build_findings: int, m
                   f"increments: {calibration.increment_lines:.0f} lines)",
                   calibration.hours(calibration.increment_lines), True,
                   kind="ROCm build increment", name="next increment of the existing ROCm build")
+    elif model.calibrated and not rocm_path:  # native: no CUDA the scan sees, but a generator may write it as text
+        generator_cost(items, generators or {}, calibration)  # (StarPlat's DSL compiler: 1,435 h measured)
     size = calibration.size_factor(c_files)
     factors = model.uncertainty.get(project_class, (1.0, 1.0))
     for item, hours in model.fixed.get(project_class, {}).items():
@@ -269,9 +271,15 @@ def port_costs(items: _Items, *, c_files: int, build_findings: int, calibration:
                   f"{calibration.twin_lines_first_file:.1f} hand lines the first file, learning curve)",
                   calibration.hours(calibration.twin_lines_first_file, calibration.curve(backend_files)), True,
                   kind="HIP twins", name="HIP twins of CUDA back-end files")
-    lines = sum((generators or {}).values())
+    generator_cost(items, generators or {}, calibration)
+
+
+def generator_cost(items: _Items, generators: Mapping[str, int], calibration: Calibration) -> None:
+    """The HIP back end of the code generators that write CUDA as text (file -> lines of CUDA device code in
+    string literals, scan.layout.generator_lines), per such line (s13: fitted on StarPlat, OPS, yaksa, arbor)."""
+    lines = sum(generators.values())
     if lines and calibration.generator_lines_per_line:
-        count = len(generators or {})
+        count = len(generators)
         items.add(f"HIP back end of a code generator ({lines} lines of CUDA device code in string literals in "
                   f"{count} generator file{'' if count == 1 else 's'}; "
                   f"{calibration.generator_lines_per_line:.1f} hand lines each)",
