@@ -117,3 +117,37 @@ def test_another_vendors_compat_header_is_that_vendors(tmp_path: Path, rulebase)
     assert not symbols["musa.h"] & {"CUDA_R_16F", "cudaDataType_t", "cudaFuncSetAttribute"}, symbols["musa.h"]
     assert "cudaFuncSetAttribute" in symbols["k.cu"]
     assert "cudaMalloc" not in symbols["k.cu"]
+
+
+def test_another_vendors_own_sources_are_not_cuda_to_port(tmp_path: Path, rulebase) -> None:
+    """MooreThreads/mutlass's shape (rules/layout/backends.yaml, other_vendor_source): a header whose kernels
+    run on musaStream_t and whose launches check musaGetLastError is MUSA code built by mcc, so its
+    kernels, launches and device calls give no finding (its includes still do). A file that names CUDA's
+    API beside MUSA's (a dual build) keeps its findings, and so does one without MUSA's names."""
+    kernel = ("__global__ void pad(const float* in, float* out) { out[threadIdx.x] = in[threadIdx.x]; }\n"
+              "void run(const float* in, float* out, STREAM s) { pad<<<1, 32, 0, s>>>(in, out); }\n")
+    (tmp_path / "musa_pad.h").write_text("#include <musa_runtime.h>\n#include <cuda_fp16.h>\n"
+                                         + kernel.replace("STREAM", "musaStream_t") + "void check() { musaGetLastError(); }\n")
+    (tmp_path / "dual_pad.h").write_text(kernel.replace("STREAM", "musaStream_t") + "void check() { cudaGetLastError(); }\n")
+    (tmp_path / "cuda_pad.cuh").write_text(kernel.replace("STREAM", "cudaStream_t"))
+    report = project.scan_project([tmp_path], Settings(jobs=1, cache_dir=None), rulebase)
+    rules = {path: {f.rule for f in report.findings if f.path == path}
+             for path in ("musa_pad.h", "dual_pad.h", "cuda_pad.cuh")}
+    assert not any(r.startswith("HIP4") for r in rules["musa_pad.h"]), rules["musa_pad.h"]
+    assert {"HIP4001", "HIP4002"} <= rules["dual_pad.h"], rules["dual_pad.h"]
+    assert {"HIP4001", "HIP4002"} <= rules["cuda_pad.cuh"], rules["cuda_pad.cuh"]
+
+
+def test_another_vendors_offload_arch_is_no_rocm_build() -> None:
+    """`--offload-arch=mp_31` is MUSA's mcc (mutlass CMakeLists.txt:168, FlagPerf's mthreads scripts) and
+    `--offload-arch=sm_80` clang's CUDA: neither is a ROCm path; `--offload-arch=gfx942` and a variable are."""
+    from migrate.extract.text.rocm_path import evidence
+    from migrate.workloads.ported import fact_strength
+
+    def strengths(line: str) -> list[str]:
+        return [fact_strength("CMakeLists.txt", f) for f in evidence("cmake", line + "\n")]
+
+    assert strengths("list(APPEND MCC_ARCH_FLAGS --offload-arch=mp_${ARCH})") == [""]
+    assert strengths('set(FLAGS "--offload-arch=sm_80")') == [""]
+    assert strengths("target_compile_options(k PRIVATE --offload-arch=gfx942)") == ["build"]
+    assert strengths("list(APPEND FLAGS --offload-arch=${GPU_TARGETS})") == ["build"]

@@ -11,11 +11,19 @@ from migrate.model import Candidate, Extraction, Fact, FileResult, Finding, Targ
 from migrate.rulebase import alternatives, targets
 from migrate.rulebase.load import Entry, Rule, RuleBase, version_tuple
 from migrate.scan import crossref
-from migrate.scan.layout import left_in_backend_files, other_model_source, other_vendor_alias
+from migrate.scan.layout import (
+    left_in_backend_files,
+    other_model_source,
+    other_vendor_alias,
+    other_vendor_source,
+    vendor_runtime_name,
+)
 
 MAX_FINDINGS_PER_FILE = 10_000  # real files have hundreds at most; past this a file is reported as capped
 # Facts on either side of a HIP guard are already handled by the authors; "off": a branch no build compiles.
 GUARDED = frozenset({"hip", "cuda", "off"})
+# What another vendor's source (layout.other_vendor_source) writes in its own dialect: names, kernels and launches
+VENDOR_DIALECT_KINDS = frozenset({"identifier", "construct"})
 # Constructs that name a 32-bit lane-mask type of the file (own_masks)
 MASK_TYPE_CONSTRUCTS = frozenset({"mask-type-32", "ballot-returned-32bit"})
 # Facts in an optional Python scope (an ImportError fallback, an env-var opt-in) become optional findings.
@@ -85,7 +93,8 @@ class RuleIndex:
 class IdentifierNames:
     """Whether any of the indexes could match an identifier fact of a name: a name no rule lists,
     no rule's prefix starts and no rule's pattern finds gives no candidate (`RuleIndex._lookup`),
-    so the scan's extractors need not build its facts (`extract(..., names=...)`)."""
+    so the scan's extractors need not build its facts (`extract(..., names=...)`); another vendor's
+    runtime names are kept too: they tell that vendor's sources (layout.other_vendor_source)."""
 
     MEMO = 200_000  # distinct names remembered per process
 
@@ -101,7 +110,7 @@ class IdentifierNames:
         known = self._memo.get(name)
         if known is None:
             known = name in self._names or name.startswith(self._prefixes) \
-                or any(p.search(name) for p in self._patterns)
+                or any(p.search(name) for p in self._patterns) or vendor_runtime_name(name)
             if len(self._memo) >= self.MEMO:
                 self._memo.clear()
             self._memo[name] = known
@@ -169,9 +178,12 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
     """Every finding the file's facts give, in fact order; `select` applies the repo-wide part."""
     out: list[tuple[Candidate, Rule]] = []
     other_model = other_model_source(extraction.facts)
+    vendor = other_vendor_source(extraction.facts)  # another vendor's dialect: its kernels and calls are its own
     has: dict[str, bool] = {}  # a rule's `file_has` pattern -> whether this file has it (read once per file)
     for fact in extraction.facts:
         if fact.guard in GUARDED or (other_model and fact.kind == "identifier" and fact.guard is None):
+            continue
+        if vendor and fact.kind in VENDOR_DIALECT_KINDS and fact.guard is None:
             continue
         hits = index.lookup(fact)
         if not hits:
