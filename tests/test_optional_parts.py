@@ -849,7 +849,8 @@ FP8_GATED = {
                       "{gate}\n"
                       "add_library(kernels src/cast.cu src/gemm.cu)\n",
     "src/cast.cu": "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#ifdef ENABLE_FP8\n#include <cuda_fp8.h>\n"
-                   "__global__ void cast(const float* in, __nv_fp8_e4m3* out) { out[threadIdx.x] = __nv_fp8_e4m3(in[threadIdx.x]); }\n"
+                   "__global__ void cast(const float* in, __nv_fp8_e4m3* out) {\n"
+                   "  out[threadIdx.x] = __nv_fp8_e4m3(in[threadIdx.x]);\n}\n"
                    "void run(const float* in, __nv_fp8_e4m3* out) { cast<<<1, 64>>>(in, out); cudaDeviceSynchronize(); }\n"
                    "#endif\n",
     "src/gemm.cu": "#include <cuda_runtime.h>\n__global__ void scale(float* x) { x[threadIdx.x] *= 2.f; }\n"
@@ -873,7 +874,7 @@ def test_a_macro_the_build_defines_outside_every_switch_is_not_optional(
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text.replace("{gate}", gate))
     data = scanned(tmp_path, rulebase)
-    fp8 = [f for f in data["findings"] if f["path"] == "src/cast.cu" and 3 <= f["line"] <= 7]
+    fp8 = [f for f in data["findings"] if f["path"] == "src/cast.cu" and 3 <= f["line"] <= 9]
     assert fp8 and {f["status"] == "optional" for f in fp8} == {optional}, [(f["line"], f["status"]) for f in fp8]
     assert ("build switch ENABLE_FP8" in optional_parts(data)) == optional
     assert "build switch VERSION_GREATER_EQUAL" not in optional_parts(data)
