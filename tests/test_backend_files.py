@@ -151,3 +151,22 @@ def test_another_vendors_offload_arch_is_no_rocm_build() -> None:
     assert strengths('set(FLAGS "--offload-arch=sm_80")') == [""]
     assert strengths("target_compile_options(k PRIVATE --offload-arch=gfx942)") == ["build"]
     assert strengths("list(APPEND FLAGS --offload-arch=${GPU_TARGETS})") == ["build"]
+
+
+def test_a_function_the_project_defines_under_a_cuda_device_name_is_its_own(tmp_path: Path, rulebase) -> None:
+    """basis_universal's `saturate` (habitat-sim src/deps), LLVM's `umax` (MDL SDK), MDL's `math::saturate`
+    (rules/layout/backends.yaml own_function_names): their calls are the project's, not CUDA's HIP4911 device
+    functions; a name the project does not define (`mulhi` in a kernel) and a CUDA-spelled one it wraps
+    (`cudaMallocHost`) are still reported."""
+    (tmp_path / "deps").mkdir()
+    (tmp_path / "deps/basisu.h").write_text("inline float saturate(float v) { return v < 0 ? 0 : (v > 1 ? 1 : v); }\n"
+                                            "namespace math { unsigned umax(unsigned a, unsigned b); }\n"
+                                            "namespace mock { int cudaMallocHost(void** p, unsigned long n); }\n")
+    (tmp_path / "deps/enc.cpp").write_text('#include "basisu.h"\nfloat f(float l) { return saturate(l * 12.92f); }\n'
+                                           "unsigned g(unsigned a) { return math::umax(a, 3u); }\n")
+    (tmp_path / "k.cu").write_text("#include <cuda_runtime.h>\n__global__ void k(unsigned* x) { x[0] = mulhi(x[0], 3u); }\n"
+                                   "void h(void** p) { cudaMallocHost(p, 4); }\n")
+    report = project.scan_project([tmp_path], Settings(jobs=1, cache_dir=None), rulebase)
+    symbols = {path: {f.symbol for f in report.findings if f.path == path} for path in ("deps/enc.cpp", "k.cu")}
+    assert not symbols["deps/enc.cpp"] & {"saturate", "umax"}, symbols
+    assert {"mulhi", "cudaMallocHost"} <= symbols["k.cu"], symbols

@@ -8,10 +8,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from migrate.model import Candidate, Extraction, Fact, FileResult, Finding, Target, class_rank, evolve
-from migrate.rulebase import alternatives, targets
-from migrate.rulebase.load import Entry, Rule, RuleBase, version_tuple
+from migrate.rulebase import alternatives, datafile, targets
+from migrate.rulebase.load import Entry, Rule, RuleBase, default_rules_dir, version_tuple
 from migrate.scan import crossref
 from migrate.scan.layout import (
+    BACKENDS_FILE,
     left_in_backend_files,
     other_model_source,
     other_vendor_alias,
@@ -170,8 +171,18 @@ def own_masks(facts: Iterable[Fact]) -> tuple[str, ...]:
 def own_defined(facts: Iterable[Fact]) -> tuple[str, ...]:
     """Macros this file defines (`#define ncclCheck(x) ...`, or `#define cudaMalloc hipMalloc` in a
     compatibility header): using them is not using CUDA; the scan takes the union over the repository.
-    Functions are left out: a `mock::cudaMallocHost` must not hide the real one."""
-    return tuple(sorted({f.name for f in facts if f.kind == "defined" and not other_vendor_alias(f)}))
+    Functions it defines or declares count only under a name outside CUDA's API spellings
+    (rules/layout/backends.yaml `own_function_names`): a project's `saturate` or `umax` (LLVM's APInt,
+    half.hpp's `mulhi`) is its own, a `mock::cudaMallocHost` must not hide the real one."""
+    shadows = _own_function_names()
+    return tuple(sorted({f.name for f in facts if (f.kind == "defined" and not other_vendor_alias(f)) or (
+        (f.kind == "function_defined" or (f.kind == "function_reference" and f.role == "declaration"))
+        and shadows.match(f.name))}))
+
+
+@functools.lru_cache(maxsize=1)
+def _own_function_names() -> re.Pattern[str]:
+    return re.compile(str(datafile.read(default_rules_dir() / BACKENDS_FILE)["own_function_names"]))
 
 
 def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candidate]:
@@ -261,6 +272,9 @@ def select(found: Iterable[Candidate], *, portable: frozenset[str] = frozenset()
     findings: dict[tuple[str, int, int | None, str], Finding] = {}
     for c in found:
         if (c.namespace is not None and c.namespace in portable) or (c.defined_as is not None and c.defined_as in defined):
+            continue
+        if c.defined_as is not None and c.defined_as.startswith("namespace ") and c.finding.symbol in defined \
+                and _own_function_names().match(c.finding.symbol):  # `math::saturate(x)`: the project's own saturate
             continue
         if c.needs_mask is not None and c.needs_mask not in masks:
             continue
