@@ -285,3 +285,49 @@ def test_no_estimate_line_is_a_per_kloc_constant_and_the_glue_names_its_basis(ru
         assert not any("kloc" in i.label.lower() or "per line of code" in i.label.lower() for i in items), tree
         glue = [i for i in items if i.label.startswith("integration glue")]
         assert all("× √" in i.label and "C/C++/CUDA files with findings" in i.label for i in glue), tree
+
+
+def test_a_code_generators_hip_back_end_is_costed_per_generator_line(rulebase) -> None:
+    """A generator that writes CUDA as text (CUDA device code in one-line string literals of a Python, C or C++
+    file: StarPlat, OPS, yaksa, arbor, ParRes in the measured ports) has its HIP back end to write by hand (s13:
+    43.9 hand lines per such line, fitted on those ports). CUDA API names in messages, one stray device word, a
+    CuPy kernel in a triple-quoted string and a generator in tests/ (an optional folder) are not counted."""
+    from migrate.scan.layout import generator_lines
+
+    root = ROOT / "fixtures" / "workloads" / "code_generator"
+    assert generator_lines("tools/generate_stencil.py", (root / "tools" / "generate_stencil.py").read_text()) == 3
+    assert generator_lines("tools/errors.py", (root / "tools" / "errors.py").read_text()) == 0
+    assert generator_lines("stencil.cu", (root / "tools" / "generate_stencil.py").read_text()) == 0  # CUDA source
+    assert generator_lines("gen.cpp", 'out << "k<<<grid, block>>>(x);";\nout << "__shared__ float t[32];";\n') == 2
+    report = scan.run([root], Settings(jobs=1), rulebase)
+    (project,) = report.project_costs
+    (item,) = [i for i in project.breakdown if i.kind == "code generator"]
+    assert item.label.startswith("HIP back end of a code generator (3 lines of CUDA device code in string literals "
+                                 "in 1 generator file;")
+    calibration = calibration_load()
+    assert calibration.generator_lines_per_line > 0
+    assert item.hours == pytest.approx(calibration.generator_lines_per_line * 3 * calibration.hours_per_line, abs=0.01)
+
+
+def test_cuda_api_names_in_strings_make_no_generator(tmp_path, rulebase) -> None:
+    kernel = "#include <cuda_runtime.h>\n__global__ void k(float* x) { x[threadIdx.x] = 1; }\n"
+    gen = "def emit(src):\n    src.write('__global__ void k() {\\n')\n    src.write('  int i = threadIdx.x;\\n')\n"
+    plain = _scan_tree(tmp_path / "plain", {"Makefile": "k: k.cu\n\tnvcc -o k k.cu\n", "k.cu": kernel,
+                                            "gen.py": "print('cudaMalloc failed')\n"}, rulebase)
+    assert not [i for p in plain.project_costs for i in p.breakdown if i.kind == "code generator"]
+    generated = _scan_tree(tmp_path / "gen", {"Makefile": "k: k.cu\n\tnvcc -o k k.cu\n", "k.cu": kernel, "gen.py": gen},
+                           rulebase)
+    assert [i for p in generated.project_costs for i in p.breakdown if i.kind == "code generator"]
+
+
+def test_a_project_whose_only_cuda_is_a_generators_text_still_has_its_back_end_to_write(tmp_path, rulebase) -> None:
+    """StarPlat's base (a DSL compiler whose CUDA back end is C++ writing CUDA as text) has no CUDA the scan
+    sees, so it is native; its generator's HIP back end is hand work all the same (1,435 h measured, estimated
+    0 h before s13)."""
+    gen = ("def emit(src):\n    src.write('__global__ void k(int * out) {\\n')\n"
+           "    src.write('  out[blockIdx.x * blockDim.x + threadIdx.x] = 0;\\n')\n")
+    report = _scan_tree(tmp_path, {"Makefile": "all:\n\tpython gen.py\n", "gen.py": gen}, rulebase)
+    (project,) = report.project_costs
+    assert project.migration_class == "native"
+    (item,) = [i for i in project.breakdown if i.kind == "code generator"]
+    assert item.label.startswith("HIP back end of a code generator (2 lines") and report.hand_effort.likely > 0

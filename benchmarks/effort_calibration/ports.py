@@ -220,6 +220,16 @@ def backend_twins(tree: Path) -> dict[str, int]:
             if Path(p).suffix in C_EXT and optional_root(p) is None}
 
 
+def code_generators(tree: Path) -> dict[str, int]:
+    """The base's code generators as the scan finds them (migrate.scan.layout.code_generators over the files
+    discovery keeps: vendored folders left out) outside optional folders (tests, examples), with their lines
+    of CUDA device code in string literals (s13)."""
+    from migrate.scan.discover import discover
+    from migrate.scan.layout import code_generators as found_generators
+    from migrate.workloads.parts import optional_root
+    return {p: n for p, n in sorted(found_generators(discover([tree]).files).items()) if optional_root(p) is None}
+
+
 def scan_facts(report: dict[str, Any], tree: Path) -> dict[str, Any]:
     """What the estimate reads of the base: findings per rule (required parts, not already ported),
     the build files with build findings, the C/C++/CUDA files they are in (those of a per-back-end layout
@@ -242,6 +252,7 @@ def scan_facts(report: dict[str, Any], tree: Path) -> dict[str, Any]:
     return {"rules": dict(sorted(rules.items())), "c_files_with_findings": len(c_files), "kernel_groups": len(kernels),
             "build_files_with_findings": len(build_files),
             "backend_files": sorted(twins), "backend_lines": sum(twins.values()),
+            "generators": code_generators(tree),
             "ported_findings": sum(1 for f in report.get("findings", []) if f.get("status") == "ported"),
             "optional_findings": sum(1 for f in report.get("findings", []) if f.get("workload") in optional),
             "estimate_then": report.get("summary", {}).get("effort_hours")}

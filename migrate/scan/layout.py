@@ -1,16 +1,17 @@
-"""A project's layout, read from the scanned paths and facts only: the files of its own per-back-end
+"""A project's layout, read from the scanned paths and facts: the files of its own per-back-end
 families (a `cuda` member beside a `hip` or `dpcpp` one, a folder of its CUTLASS code), which rules
-leave alone, and the sources of another programming model (SYCL) or vendor (a compat header that maps
-CUDA's names to MUSA's), whose identifiers are not CUDA's. What names these (back ends, the CUTLASS
-folder word, the headers, the names) is data with its sources:
-rules/layout/backends.yaml."""
+leave alone, the sources of another programming model (SYCL) or vendor (a compat header that maps
+CUDA's names to MUSA's), whose identifiers are not CUDA's, and (from their text) the code generators
+that write CUDA as text. What names these (back ends, the CUTLASS folder word, the headers, the names,
+a generator's device words) is data with its sources: rules/layout/backends.yaml."""
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
+from pathlib import Path
 
-from migrate.model import Fact, Finding
+from migrate.model import Fact, Finding, SourceFile
 from migrate.rulebase import datafile
 from migrate.rulebase.load import RuleBase, default_rules_dir
 
@@ -152,3 +153,61 @@ def _layout() -> tuple[tuple[str, ...], re.Pattern[str]]:
     data = datafile.read(default_rules_dir() / BACKENDS_FILE)
     word = re.escape(str(data["cutlass_folder_word"]))
     return tuple(str(b) for b in data["other_backends"]), re.compile(rf"(^|[_-]){word}([_-]|$)")
+
+
+@lru_cache(maxsize=1)
+def _generators() -> tuple[frozenset[str], re.Pattern[str], int]:
+    """(suffixes, the pattern of CUDA device code in a string literal's text, least lines) of
+    rules/layout/backends.yaml's code_generators."""
+    data = datafile.read(default_rules_dir() / BACKENDS_FILE).get("code_generators") or {}
+    words = "|".join(re.escape(str(w)) for w in data.get("device_words", []))
+    launch = str(data.get("launch", ""))
+    device = "|".join(p for p in (rf"\b(?:{words})\b" if words else "", launch) if p) or r"(?!)"
+    return (frozenset(str(s) for s in data.get("suffixes", [])), re.compile(device),
+            int(data.get("min_lines", 1)))
+
+
+C_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+PY_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+
+
+def generator_lines(path: str, text: str) -> int:
+    """The lines of a code generator's CUDA back end in one file (rules/layout/backends.yaml, code_generators):
+    the lines of a source file that is not CUDA (Python, C, C++) whose one-line string literals carry CUDA
+    device code (`__global__`, `threadIdx`, a `<<<...>>>` launch); 0 for any other file or below the least
+    number of such lines (one stray literal is not a generator)."""
+    suffixes, device, least = _generators()
+    suffix = path[path.rfind("."):].lower() if "." in path.rsplit("/", 1)[-1] else ""
+    if suffix not in suffixes:
+        return 0
+    literal = PY_STRING if suffix == ".py" else C_STRING
+    found = sum(1 for line in text.splitlines()
+                if any(device.search(m.group()) for m in literal.finditer(line)))
+    return found if found >= least else 0
+
+
+def code_generators(files: Iterable[SourceFile]) -> dict[str, int]:
+    """The scanned files that are code generators (`generator_lines`), with their lines of CUDA device code in
+    string literals. Only a file with a generator's suffix that holds a device word or a launch is read as text."""
+    suffixes, _, _ = _generators()
+    out: dict[str, int] = {}
+    for f in files:
+        if Path(f.rel).suffix.lower() not in suffixes:
+            continue
+        try:
+            data = f.path.read_bytes()
+        except OSError:
+            continue
+        if not any(needle in data for needle in _needles()):
+            continue
+        lines = generator_lines(f.rel, data.decode("utf-8", "replace"))
+        if lines:
+            out[f.rel] = lines
+    return out
+
+
+@lru_cache(maxsize=1)
+def _needles() -> tuple[bytes, ...]:
+    """Bytes every text with a generator line holds one of: the device words and the launch's `<<<`."""
+    data = datafile.read(default_rules_dir() / BACKENDS_FILE).get("code_generators") or {}
+    return (*(str(w).encode() for w in data.get("device_words", [])), b"<<<")

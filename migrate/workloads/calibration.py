@@ -34,6 +34,7 @@ class Calibration:
     spread_basis: str
     median_c_files: int  # C/C++/CUDA files with findings of the median measured project
     projects: tuple[str, ...]
+    generator_lines_per_line: float = 0.0  # hand lines per line of a code generator's CUDA back end (CUDA in strings)
 
     def size_factor(self, c_files: int) -> float:
         """Assumed fixed costs grow with the square root of a project's size relative to the measured ones."""
@@ -83,4 +84,5 @@ def load(directory: Path | None = None) -> Calibration:
         spread_basis=str(fitted["spread"]["basis"]),
         median_c_files=int(fitted["project"]["median_c_files"]),
         projects=tuple(fitted["projects"]),
+        generator_lines_per_line=float(fitted["project"].get("generator_lines_per_line", 0.0)),
     )

@@ -16,8 +16,10 @@ C_KINDS = frozenset({"cuda", "cpp"})
 
 def project_costs(projects: Sequence[Project], root_name: str, workloads: Sequence[Workload],
                   findings: Sequence[Finding], files: Mapping[str, tuple[str, int]], model: EffortModel,
-                  calibration: Calibration) -> tuple[ProjectCost, ...]:
-    """One entry per project of a portfolio, or one for the whole scan. `files`: path -> (kind, lines)."""
+                  calibration: Calibration, generators: Mapping[str, int] | None = None) -> tuple[ProjectCost, ...]:
+    """One entry per project of a portfolio, or one for the whole scan. `files`: path -> (kind, lines);
+    `generators`: the code generators among them (path -> lines of CUDA device code in string literals,
+    scan.layout.code_generators)."""
     groups = list(projects) or [Project(name=root_name, root=".", workloads=tuple(w.name for w in workloads))]
     out = []
     optional = {w.name for w in workloads if w.optional}
@@ -36,11 +38,19 @@ def project_costs(projects: Sequence[Project], root_name: str, workloads: Sequen
                                   calibration=calibration, build_files=len({f.path for f in build}),
                                   build_kinds=len({f.rule for f in build}),
                                   backend_files=len(twins),
-                                  backend_lines=sum(files[p][1] for p in twins), rocm_path=rocm_path)
+                                  backend_lines=sum(files[p][1] for p in twins), rocm_path=rocm_path,
+                                  generators=_own_generators(project, generators or {}, optional_files))
         out.append(ProjectCost(name=project.name, migration_class=cls, kloc=round(kloc, 2), effort=result.effort,
                                breakdown=result.breakdown, calibrated=result.calibrated,
                                validation=result.validation))
     return tuple(out)
+
+
+def _own_generators(project: Project, generators: Mapping[str, int], optional_files: set[str]) -> dict[str, int]:
+    """The project's code generators outside optional folders and workloads (a tests/ generator is not ported)."""
+    root = "" if project.root in ("", ".") else project.root.rstrip("/") + "/"
+    return {p: n for p, n in generators.items() if p.startswith(root) and p not in optional_files
+            and optional_root(p[len(root):]) is None}
 
 
 def twin_files(project: Project, files: Mapping[str, tuple[str, int]], optional_files: set[str]) -> set[str]:

@@ -201,9 +201,11 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
 
 def project_estimate(project_class: str, *, c_files: int, build_findings: int, model: EffortModel,
                      calibration: Calibration, build_files: int = 0, build_kinds: int = 0, backend_files: int = 0,
-                     backend_lines: int = 0, rocm_path: bool = False) -> Estimate:
+                     backend_lines: int = 0, rocm_path: bool = False, generators: Mapping[str, int] | None = None
+                     ) -> Estimate:
     """Costs a project has once, whatever its number of workloads and targets: where it has anything to
-    port (any class but native), its port costs (`port_costs`: build port, glue, HIP twins); where it
+    port (any class but native), its port costs (`port_costs`: build port, glue, HIP twins, a code generator's
+    HIP back end); where it
     already builds on ROCm (`rocm_path`), instead, the next increment of its ROCm side (the median measured
     increment; the findings it leaves to port are its workloads' costs, its ROCm build has the build system,
     the glue and the twins); and the plan's assumed validation steps (CI, performance check)."""
@@ -211,12 +213,14 @@ def project_estimate(project_class: str, *, c_files: int, build_findings: int, m
     if project_class != "native" and model.calibrated and not rocm_path:
         port_costs(items, c_files=c_files, build_findings=build_findings, calibration=calibration,
                    build_files=build_files, build_kinds=build_kinds, system=True, backend_files=backend_files,
-                   backend_lines=backend_lines)
+                   backend_lines=backend_lines, generators=generators)
     elif rocm_path and model.calibrated and calibration.increment_lines:
         items.add(f"next increment of the existing ROCm build (median of {calibration.increments} measured "
                   f"increments: {calibration.increment_lines:.0f} lines)",
                   calibration.hours(calibration.increment_lines), True,
                   kind="ROCm build increment", name="next increment of the existing ROCm build")
+    elif model.calibrated and not rocm_path:  # native: no CUDA the scan sees, but a generator may write it as text
+        generator_cost(items, generators or {}, calibration)  # (StarPlat's DSL compiler: 1,435 h measured)
     size = calibration.size_factor(c_files)
     factors = model.uncertainty.get(project_class, (1.0, 1.0))
     for item, hours in model.fixed.get(project_class, {}).items():
@@ -239,7 +243,8 @@ def part_estimate(*, c_files: int, build_findings: int, build_files: int, calibr
 
 
 def port_costs(items: _Items, *, c_files: int, build_findings: int, calibration: Calibration, build_files: int,
-               build_kinds: int, system: bool, backend_files: int, backend_lines: int) -> None:
+               build_kinds: int, system: bool, backend_files: int, backend_lines: int,
+               generators: Mapping[str, int] | None = None) -> None:
     """The build port, from what the build files contain (one unit for the build system plus one per kind of
     CUDA build use the build findings name, one rule each: CUDA language, imported targets, nvcc-only flags,
     CUDA libraries ...; a kind is changed once for the whole tree however many files repeat it); the
@@ -247,7 +252,8 @@ def port_costs(items: _Items, *, c_files: int, build_findings: int, calibration:
     the square root of the C/C++/CUDA files with findings; the HIP twins of CUDA files kept in a per-back-end layout (a
     `cuda/` folder beside `openmp/`: a port writes the HIP member of the family), a back end written once:
     per file on the learning curve (s12: per line priced a library's whole CUDA back end as one twin per
-    file)."""
+    file); the HIP back end of a code generator that writes CUDA as text (`generators`: file -> lines whose
+    string literals carry CUDA device code, scan.layout.generator_lines), per such line (s13)."""
     if build_kinds or system:
         items.add(f"build system port ({build_kinds} kind{'' if build_kinds == 1 else 's'} of CUDA build use "
                   f"({build_findings} build finding{'' if build_findings == 1 else 's'} in {build_files} "
@@ -265,6 +271,20 @@ def port_costs(items: _Items, *, c_files: int, build_findings: int, calibration:
                   f"{calibration.twin_lines_first_file:.1f} hand lines the first file, learning curve)",
                   calibration.hours(calibration.twin_lines_first_file, calibration.curve(backend_files)), True,
                   kind="HIP twins", name="HIP twins of CUDA back-end files")
+    generator_cost(items, generators or {}, calibration)
+
+
+def generator_cost(items: _Items, generators: Mapping[str, int], calibration: Calibration) -> None:
+    """The HIP back end of the code generators that write CUDA as text (file -> lines of CUDA device code in
+    string literals, scan.layout.generator_lines), per such line (s13: fitted on StarPlat, OPS, yaksa, arbor)."""
+    lines = sum(generators.values())
+    if lines and calibration.generator_lines_per_line:
+        count = len(generators)
+        items.add(f"HIP back end of a code generator ({lines} lines of CUDA device code in string literals in "
+                  f"{count} generator file{'' if count == 1 else 's'}; "
+                  f"{calibration.generator_lines_per_line:.1f} hand lines each)",
+                  calibration.hours(calibration.generator_lines_per_line, lines), True,
+                  kind="code generator", name="HIP back end of a code generator")
 
 
 def rule_hours(findings: Iterable[Finding], model: EffortModel, rule_effort: Callable[[str], tuple[float, float]],
