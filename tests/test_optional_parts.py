@@ -878,3 +878,31 @@ def test_a_macro_the_build_defines_outside_every_switch_is_not_optional(
     assert fp8 and {f["status"] == "optional" for f in fp8} == {optional}, [(f["line"], f["status"]) for f in fp8]
     assert ("build switch ENABLE_FP8" in optional_parts(data)) == optional
     assert "build switch VERSION_GREATER_EQUAL" not in optional_parts(data)
+
+
+@pytest.mark.parametrize(("name", "text", "package"), [
+    # fjarri/reikna (8aad0ff): pycuda is one of two back-end extras beside pyopencl
+    ("pyproject.toml", '[project]\nname = "reikna"\ndependencies = ["numpy>=2"]\n\n'
+     '[project.optional-dependencies]\npyopencl = ["pyopencl>=2024"]\npycuda = ["pycuda>=2024"]\n', "pycuda"),
+    # thu-pacman/chitu (6261b7a) setup.py: flashinfer-python in extras_require["flashinfer"]
+    ("setup.py", 'from setuptools import setup\nsetup(name="chitu", install_requires=["torch"],\n'
+     '      extras_require={"flashinfer": ["flashinfer-python"]})\n', "flashinfer-python"),
+    ("setup.cfg", "[metadata]\nname = x\n[options]\ninstall_requires =\n    numpy\n"
+     "[options.extras_require]\ngpu =\n    pycuda\n", "pycuda"),
+])
+def test_a_requirement_in_an_extra_is_optional_and_one_installed_is_required(
+        name: str, text: str, package: str, tmp_path: Path, rulebase) -> None:
+    """An extra (PEP 621 optional-dependencies, setup.py extras_require, setup.cfg options.extras_require) is not in a
+    plain install: its CUDA-only pin is an optional finding; the same pin in the dependencies is required."""
+    (tmp_path / name).write_text(text)
+    found = [f for f in scanned(tmp_path, rulebase)["findings"] if f["symbol"] == package]
+    assert found and {f["status"] for f in found} == {"optional"}, found
+    (tmp_path / "required").mkdir()
+    plain = text.replace("[project.optional-dependencies]\npyopencl", "[tool.other]\npyopencl") \
+        .replace('dependencies = ["numpy>=2"]', 'dependencies = ["numpy>=2", "pycuda>=2024"]') \
+        .replace('extras_require={"flashinfer": ["flashinfer-python"]}', 'install_requires=["flashinfer-python"]') \
+        .replace('install_requires=["torch"],\n      install_requires', 'install_requires') \
+        .replace("[options.extras_require]\ngpu =\n    pycuda\n", "").replace("    numpy\n", "    numpy\n    pycuda\n")
+    (tmp_path / "required" / name).write_text(plain)
+    found = [f for f in scanned(tmp_path / "required", rulebase)["findings"] if f["symbol"] == package]
+    assert found and {f["status"] for f in found} == {""}, found
