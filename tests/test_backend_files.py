@@ -117,3 +117,56 @@ def test_another_vendors_compat_header_is_that_vendors(tmp_path: Path, rulebase)
     assert not symbols["musa.h"] & {"CUDA_R_16F", "cudaDataType_t", "cudaFuncSetAttribute"}, symbols["musa.h"]
     assert "cudaFuncSetAttribute" in symbols["k.cu"]
     assert "cudaMalloc" not in symbols["k.cu"]
+
+
+def test_another_vendors_own_sources_are_not_cuda_to_port(tmp_path: Path, rulebase) -> None:
+    """MooreThreads/mutlass's shape (rules/layout/backends.yaml, other_vendor_source): a header whose kernels
+    run on musaStream_t and whose launches check musaGetLastError is MUSA code built by mcc, so its
+    kernels, launches and device calls give no finding (its includes still do). A file that names CUDA's
+    API beside MUSA's (a dual build) keeps its findings, and so does one without MUSA's names."""
+    kernel = ("__global__ void pad(const float* in, float* out) { out[threadIdx.x] = in[threadIdx.x]; }\n"
+              "void run(const float* in, float* out, STREAM s) { pad<<<1, 32, 0, s>>>(in, out); }\n")
+    (tmp_path / "musa_pad.h").write_text("#include <musa_runtime.h>\n#include <cuda_fp16.h>\n"
+                                         + kernel.replace("STREAM", "musaStream_t") + "void check() { musaGetLastError(); }\n")
+    (tmp_path / "dual_pad.h").write_text(kernel.replace("STREAM", "musaStream_t") + "void check() { cudaGetLastError(); }\n")
+    (tmp_path / "cuda_pad.cuh").write_text(kernel.replace("STREAM", "cudaStream_t"))
+    report = project.scan_project([tmp_path], Settings(jobs=1, cache_dir=None), rulebase)
+    rules = {path: {f.rule for f in report.findings if f.path == path}
+             for path in ("musa_pad.h", "dual_pad.h", "cuda_pad.cuh")}
+    assert not any(r.startswith("HIP4") for r in rules["musa_pad.h"]), rules["musa_pad.h"]
+    assert {"HIP4001", "HIP4002"} <= rules["dual_pad.h"], rules["dual_pad.h"]
+    assert {"HIP4001", "HIP4002"} <= rules["cuda_pad.cuh"], rules["cuda_pad.cuh"]
+
+
+def test_another_vendors_offload_arch_is_no_rocm_build() -> None:
+    """`--offload-arch=mp_31` is MUSA's mcc (mutlass CMakeLists.txt:168, FlagPerf's mthreads scripts) and
+    `--offload-arch=sm_80` clang's CUDA: neither is a ROCm path; `--offload-arch=gfx942` and a variable are."""
+    from migrate.extract.text.rocm_path import evidence
+    from migrate.workloads.ported import fact_strength
+
+    def strengths(line: str) -> list[str]:
+        return [fact_strength("CMakeLists.txt", f) for f in evidence("cmake", line + "\n")]
+
+    assert strengths("list(APPEND MCC_ARCH_FLAGS --offload-arch=mp_${ARCH})") == [""]
+    assert strengths('set(FLAGS "--offload-arch=sm_80")') == [""]
+    assert strengths("target_compile_options(k PRIVATE --offload-arch=gfx942)") == ["build"]
+    assert strengths("list(APPEND FLAGS --offload-arch=${GPU_TARGETS})") == ["build"]
+
+
+def test_a_function_the_project_defines_under_a_cuda_device_name_is_its_own(tmp_path: Path, rulebase) -> None:
+    """basis_universal's `saturate` (habitat-sim src/deps), LLVM's `umax` (MDL SDK), MDL's `math::saturate`
+    (rules/layout/backends.yaml own_function_names): their calls are the project's, not CUDA's HIP4911 device
+    functions; a name the project does not define (`mulhi` in a kernel) and a CUDA-spelled one it wraps
+    (`cudaMallocHost`) are still reported."""
+    (tmp_path / "deps").mkdir()
+    (tmp_path / "deps/basisu.h").write_text("inline float saturate(float v) { return v < 0 ? 0 : (v > 1 ? 1 : v); }\n"
+                                            "namespace math { unsigned umax(unsigned a, unsigned b); }\n"
+                                            "namespace mock { int cudaMallocHost(void** p, unsigned long n); }\n")
+    (tmp_path / "deps/enc.cpp").write_text('#include "basisu.h"\nfloat f(float l) { return saturate(l * 12.92f); }\n'
+                                           "unsigned g(unsigned a) { return math::umax(a, 3u); }\n")
+    (tmp_path / "k.cu").write_text("#include <cuda_runtime.h>\n__global__ void k(unsigned* x) { x[0] = mulhi(x[0], 3u); }\n"
+                                   "void h(void** p) { cudaMallocHost(p, 4); }\n")
+    report = project.scan_project([tmp_path], Settings(jobs=1, cache_dir=None), rulebase)
+    symbols = {path: {f.symbol for f in report.findings if f.path == path} for path in ("deps/enc.cpp", "k.cu")}
+    assert not symbols["deps/enc.cpp"] & {"saturate", "umax"}, symbols
+    assert {"mulhi", "cudaMallocHost"} <= symbols["k.cu"], symbols

@@ -841,3 +841,68 @@ def test_a_glob_outside_the_switch_does_not_build_the_off_switchs_source(tmp_pat
     data = scanned(tree, rulebase)
     solver = [f for f in data["findings"] if f["rule"] == "HIP0042"]
     assert solver and {f["status"] for f in solver} == {"optional"}
+
+
+FP8_GATED = {
+    "CMakeLists.txt": "cmake_minimum_required(VERSION 3.18)\nproject(llm LANGUAGES CXX CUDA)\n"
+                      "find_package(CUDAToolkit REQUIRED)\n"
+                      "{gate}\n"
+                      "add_library(kernels src/cast.cu src/gemm.cu)\n",
+    "src/cast.cu": "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#ifdef ENABLE_FP8\n#include <cuda_fp8.h>\n"
+                   "__global__ void cast(const float* in, __nv_fp8_e4m3* out) {\n"
+                   "  out[threadIdx.x] = __nv_fp8_e4m3(in[threadIdx.x]);\n}\n"
+                   "void run(const float* in, __nv_fp8_e4m3* out) { cast<<<1, 64>>>(in, out); cudaDeviceSynchronize(); }\n"
+                   "#endif\n",
+    "src/gemm.cu": "#include <cuda_runtime.h>\n__global__ void scale(float* x) { x[threadIdx.x] *= 2.f; }\n"
+                   "void go(float* x) { scale<<<1, 64>>>(x); cudaDeviceSynchronize(); }\n",
+}
+
+
+@pytest.mark.parametrize(("gate", "optional"), [
+    # TensorRT-LLM's cpp/CMakeLists.txt: defined whenever the CUDA toolkit is new enough, a version test, no switch
+    ('if(${CUDA_VERSION} VERSION_GREATER_EQUAL "11.8")\n  add_definitions("-DENABLE_FP8")\nendif()', False),
+    ("add_definitions(-DENABLE_FP8)", False),
+    # near miss: an option off by default that defines it
+    ('option(ENABLE_FP8 "FP8 kernels" OFF)\nif(ENABLE_FP8)\n  add_definitions(-DENABLE_FP8)\nendif()', True),
+])
+def test_a_macro_the_build_defines_outside_every_switch_is_not_optional(
+        gate: str, optional: bool, tmp_path: Path, rulebase) -> None:
+    """`#ifdef ENABLE_FP8` code is optional only when a switch off by default defines the macro: a version test
+    (`if(${CUDA_VERSION} VERSION_GREATER_EQUAL "11.8")`) is no switch named VERSION_GREATER_EQUAL, and a macro
+    the default build defines is on."""
+    for name, text in FP8_GATED.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text.replace("{gate}", gate))
+    data = scanned(tmp_path, rulebase)
+    fp8 = [f for f in data["findings"] if f["path"] == "src/cast.cu" and 3 <= f["line"] <= 9]
+    assert fp8 and {f["status"] == "optional" for f in fp8} == {optional}, [(f["line"], f["status"]) for f in fp8]
+    assert ("build switch ENABLE_FP8" in optional_parts(data)) == optional
+    assert "build switch VERSION_GREATER_EQUAL" not in optional_parts(data)
+
+
+@pytest.mark.parametrize(("name", "text", "package"), [
+    # fjarri/reikna (8aad0ff): pycuda is one of two back-end extras beside pyopencl
+    ("pyproject.toml", '[project]\nname = "reikna"\ndependencies = ["numpy>=2"]\n\n'
+     '[project.optional-dependencies]\npyopencl = ["pyopencl>=2024"]\npycuda = ["pycuda>=2024"]\n', "pycuda"),
+    # thu-pacman/chitu (6261b7a) setup.py: flashinfer-python in extras_require["flashinfer"]
+    ("setup.py", 'from setuptools import setup\nsetup(name="chitu", install_requires=["torch"],\n'
+     '      extras_require={"flashinfer": ["flashinfer-python"]})\n', "flashinfer-python"),
+    ("setup.cfg", "[metadata]\nname = x\n[options]\ninstall_requires =\n    numpy\n"
+     "[options.extras_require]\ngpu =\n    pycuda\n", "pycuda"),
+])
+def test_a_requirement_in_an_extra_is_optional_and_one_installed_is_required(
+        name: str, text: str, package: str, tmp_path: Path, rulebase) -> None:
+    """An extra (PEP 621 optional-dependencies, setup.py extras_require, setup.cfg options.extras_require) is not in a
+    plain install: its CUDA-only pin is an optional finding; the same pin in the dependencies is required."""
+    (tmp_path / name).write_text(text)
+    found = [f for f in scanned(tmp_path, rulebase)["findings"] if f["symbol"] == package]
+    assert found and {f["status"] for f in found} == {"optional"}, found
+    (tmp_path / "required").mkdir()
+    plain = text.replace("[project.optional-dependencies]\npyopencl", "[tool.other]\npyopencl") \
+        .replace('dependencies = ["numpy>=2"]', 'dependencies = ["numpy>=2", "pycuda>=2024"]') \
+        .replace('extras_require={"flashinfer": ["flashinfer-python"]}', 'install_requires=["flashinfer-python"]') \
+        .replace('install_requires=["torch"],\n      install_requires', 'install_requires') \
+        .replace("[options.extras_require]\ngpu =\n    pycuda\n", "").replace("    numpy\n", "    numpy\n    pycuda\n")
+    (tmp_path / "required" / name).write_text(plain)
+    found = [f for f in scanned(tmp_path / "required", rulebase)["findings"] if f["symbol"] == package]
+    assert found and {f["status"] for f in found} == {""}, found

@@ -491,6 +491,18 @@ def test_an_import_of_the_projects_own_module_is_not_a_use_of_that_package(tmp_p
     assert symbols == {("nvitop/api/libnvml.py", "pynvml"), ("tools/top.py", "gpustat")}
 
 
+def test_a_module_inside_a_package_does_not_shadow_a_top_level_import(tmp_path: Path) -> None:
+    """cuRobo's curobo/_src/util/warp.py (a package module) is `curobo._src.util.warp`, not what `import warp`
+    (NVIDIA Warp, pip warp-lang) names; a module at an import root or beside a script still shadows the package."""
+    tree = write_tree(tmp_path / "curobo", {"pyproject.toml": '[project]\nname = "curobo"\n',
+                                       "curobo/__init__.py": "", "curobo/util/__init__.py": "",
+                                       "curobo/util/warp.py": "X = 1\n",
+                                       "curobo/cost/__init__.py": "", "curobo/cost/pose.py": "import warp as wp\n",
+                                       "scripts/pynvml.py": "X = 1\n", "scripts/run.py": "import pynvml\n"})
+    symbols = {(f["path"], f["symbol"]) for f in scan(tree)["findings"] if f["rule"] in ("HIP6048", "HIP6004")}
+    assert symbols == {("curobo/cost/pose.py", "warp")}
+
+
 def test_a_kernel_module_cupy_loads_is_graded_by_what_is_inside_it(tmp_path: Path) -> None:
     """cusignal: cpp/src/*.cu built with nvcc --fatbin and read by cupy.RawModule(path=...)."""
     loader = ('import os\nimport cupy as cp\n\ndef get(name, stem):\n'

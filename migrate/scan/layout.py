@@ -35,6 +35,34 @@ def other_vendor_alias(fact: Fact) -> bool:
     return bool(vendor_name.match(fact.text)) and bool(cuda_name.match(fact.name))
 
 
+def other_vendor_source(facts: Iterable[Fact]) -> bool:
+    """Whether the file is another vendor's own code in its CUDA-like dialect (rules/layout/backends.yaml,
+    other_vendor_source): it names that vendor's runtime API or includes its headers, and names no CUDA API.
+    Its kernels, launches and device calls are that vendor's, not CUDA code to port."""
+    names, headers = _vendor_source()
+    cuda_name, _ = _vendor_alias()
+    vendor = False
+    for f in facts:
+        if f.kind == "identifier":
+            if cuda_name.match(f.name):
+                return False
+            vendor = vendor or bool(names.match(f.name))
+        elif f.kind == "include" and headers.match(f.name):
+            vendor = True
+    return vendor
+
+
+def vendor_runtime_name(name: str) -> bool:
+    """Whether an identifier names another vendor's runtime API (`musaStream_t`; other_vendor_source)."""
+    return bool(_vendor_source()[0].match(name))
+
+
+@lru_cache(maxsize=1)
+def _vendor_source() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    data = datafile.read(default_rules_dir() / BACKENDS_FILE)["other_vendor_source"]
+    return re.compile(str(data["names"])), re.compile(str(data["headers"]))
+
+
 @lru_cache(maxsize=1)
 def _other_model_headers() -> frozenset[str]:
     return frozenset(str(h) for h in datafile.read(default_rules_dir() / BACKENDS_FILE)["other_model_headers"])

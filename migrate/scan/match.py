@@ -8,14 +8,23 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from migrate.model import Candidate, Extraction, Fact, FileResult, Finding, Target, class_rank, evolve
-from migrate.rulebase import alternatives, targets
-from migrate.rulebase.load import Entry, Rule, RuleBase, version_tuple
+from migrate.rulebase import alternatives, datafile, targets
+from migrate.rulebase.load import Entry, Rule, RuleBase, default_rules_dir, version_tuple
 from migrate.scan import crossref
-from migrate.scan.layout import left_in_backend_files, other_model_source, other_vendor_alias
+from migrate.scan.layout import (
+    BACKENDS_FILE,
+    left_in_backend_files,
+    other_model_source,
+    other_vendor_alias,
+    other_vendor_source,
+    vendor_runtime_name,
+)
 
 MAX_FINDINGS_PER_FILE = 10_000  # real files have hundreds at most; past this a file is reported as capped
 # Facts on either side of a HIP guard are already handled by the authors; "off": a branch no build compiles.
 GUARDED = frozenset({"hip", "cuda", "off"})
+# What another vendor's source (layout.other_vendor_source) writes in its own dialect: names, kernels and launches
+VENDOR_DIALECT_KINDS = frozenset({"identifier", "construct"})
 # Constructs that name a 32-bit lane-mask type of the file (own_masks)
 MASK_TYPE_CONSTRUCTS = frozenset({"mask-type-32", "ballot-returned-32bit"})
 # Facts in an optional Python scope (an ImportError fallback, an env-var opt-in) become optional findings.
@@ -85,7 +94,8 @@ class RuleIndex:
 class IdentifierNames:
     """Whether any of the indexes could match an identifier fact of a name: a name no rule lists,
     no rule's prefix starts and no rule's pattern finds gives no candidate (`RuleIndex._lookup`),
-    so the scan's extractors need not build its facts (`extract(..., names=...)`)."""
+    so the scan's extractors need not build its facts (`extract(..., names=...)`); another vendor's
+    runtime names are kept too: they tell that vendor's sources (layout.other_vendor_source)."""
 
     MEMO = 200_000  # distinct names remembered per process
 
@@ -101,7 +111,7 @@ class IdentifierNames:
         known = self._memo.get(name)
         if known is None:
             known = name in self._names or name.startswith(self._prefixes) \
-                or any(p.search(name) for p in self._patterns)
+                or any(p.search(name) for p in self._patterns) or vendor_runtime_name(name)
             if len(self._memo) >= self.MEMO:
                 self._memo.clear()
             self._memo[name] = known
@@ -161,17 +171,30 @@ def own_masks(facts: Iterable[Fact]) -> tuple[str, ...]:
 def own_defined(facts: Iterable[Fact]) -> tuple[str, ...]:
     """Macros this file defines (`#define ncclCheck(x) ...`, or `#define cudaMalloc hipMalloc` in a
     compatibility header): using them is not using CUDA; the scan takes the union over the repository.
-    Functions are left out: a `mock::cudaMallocHost` must not hide the real one."""
-    return tuple(sorted({f.name for f in facts if f.kind == "defined" and not other_vendor_alias(f)}))
+    Functions it defines or declares count only under a name outside CUDA's API spellings
+    (rules/layout/backends.yaml `own_function_names`): a project's `saturate` or `umax` (LLVM's APInt,
+    half.hpp's `mulhi`) is its own, a `mock::cudaMallocHost` must not hide the real one."""
+    shadows = _own_function_names()
+    return tuple(sorted({f.name for f in facts if (f.kind == "defined" and not other_vendor_alias(f)) or (
+        (f.kind == "function_defined" or (f.kind == "function_reference" and f.role == "declaration"))
+        and shadows.match(f.name))}))
+
+
+@functools.lru_cache(maxsize=1)
+def _own_function_names() -> re.Pattern[str]:
+    return re.compile(str(datafile.read(default_rules_dir() / BACKENDS_FILE)["own_function_names"]))
 
 
 def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candidate]:
     """Every finding the file's facts give, in fact order; `select` applies the repo-wide part."""
     out: list[tuple[Candidate, Rule]] = []
     other_model = other_model_source(extraction.facts)
+    vendor = other_vendor_source(extraction.facts)  # another vendor's dialect: its kernels and calls are its own
     has: dict[str, bool] = {}  # a rule's `file_has` pattern -> whether this file has it (read once per file)
     for fact in extraction.facts:
         if fact.guard in GUARDED or (other_model and fact.kind == "identifier" and fact.guard is None):
+            continue
+        if vendor and fact.kind in VENDOR_DIALECT_KINDS and fact.guard is None:
             continue
         hits = index.lookup(fact)
         if not hits:
@@ -249,6 +272,9 @@ def select(found: Iterable[Candidate], *, portable: frozenset[str] = frozenset()
     findings: dict[tuple[str, int, int | None, str], Finding] = {}
     for c in found:
         if (c.namespace is not None and c.namespace in portable) or (c.defined_as is not None and c.defined_as in defined):
+            continue
+        if c.defined_as is not None and c.defined_as.startswith("namespace ") and c.finding.symbol in defined \
+                and _own_function_names().match(c.finding.symbol):  # `math::saturate(x)`: the project's own saturate
             continue
         if c.needs_mask is not None and c.needs_mask not in masks:
             continue

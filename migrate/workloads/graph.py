@@ -110,10 +110,13 @@ class DependencyGraph:
 
     def _import(self, rel: str, module: str) -> str | None:
         module, candidates = self._modules.candidates(rel, module)
+        roots = {"", "src", posixpath.dirname(rel)}
+        depth = module.count(".") + 1
         if module.split(".")[0] in self._external:  # stdlib or a dependency: only a module at an import root
-            roots = {"", "src", posixpath.dirname(rel)}  # shadows it, never a same-named folder deep inside
-            depth = module.count(".") + 1
-            candidates = [c for c in candidates if _base(c, depth) in roots]
+            candidates = [c for c in candidates if _base(c, depth) in roots]  # shadows it, never one deep inside
+        # a module inside a package (its folder above the name has __init__.py) is not importable by the short
+        # name (Python 3 has no implicit relative import): curobo/_src/util/warp.py is not `import warp`
+        candidates = [c for c in candidates if _base(c, depth) in roots or f"{_base(c, depth)}/__init__.py" not in self.owner]
         return min(candidates, key=len, default=None)
 
     def own_module(self, rel: str, module: str) -> bool:

@@ -46,6 +46,7 @@ from migrate.workloads.switches import (
     compile_passes,
     cuda_build_switch,
     declared_switches,
+    defined_by_build,
     defined_only_under,
     defined_toggles,
     detected_switches,
@@ -239,7 +240,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     switches: dict[str, tuple[str, ...]] = {}
     always = {f.name for items in facts.values() for f in items
               if f.kind == "build_switch" and f.text.endswith(f" {ALWAYS_DEFINED}")}
-    always |= defined_toggles(facts)
+    always |= defined_toggles(facts) | defined_by_build(facts, kinds, regions, gated)
     for name in sorted(n for n in set(uses) - always  # not CMAKE_BUILD_TYPE, but CMAKE_CUDA_COMPILER
                        if not n.startswith(known.reserved) or detection(n, known)):
         where, default = declared.get(name, ("", ""))

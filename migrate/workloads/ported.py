@@ -10,10 +10,14 @@ is not enough: its own branches are already dropped at match time."""
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from migrate.model import Fact
+from migrate.rulebase import datafile
+from migrate.rulebase.load import default_rules_dir
 
 BUILD_SCRIPTS = frozenset({"setup.py", "build.py", "builder.py"})
 STRONG = frozenset({"ci", "package"})
@@ -47,6 +51,8 @@ def collect(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> li
             if fact.kind != "rocm_path":
                 continue
             strength = fact_strength(path, fact)
+            if not strength:
+                continue
             if strength == "source":
                 if not first_source:
                     continue
@@ -57,10 +63,18 @@ def collect(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> li
 
 def fact_strength(path: str, fact: Fact) -> str:
     """The strength of a `rocm_path` fact: its name, except a Python test of HIP, which is `build` in a
-    build script (setup.py) and `runtime` elsewhere."""
+    build script (setup.py) and `runtime` elsewhere, and `--offload-arch=` with another vendor's target
+    (`mp_31` for MUSA's mcc, `sm_80` for clang's CUDA), which is none: "" (rules/layout/backends.yaml)."""
     if fact.name == "python":
         return "build" if posixpath.basename(path) in BUILD_SCRIPTS else "runtime"
+    if fact.text.startswith("--offload-arch=") and _other_vendor_arch().match(fact.text):
+        return ""
     return fact.name
+
+
+@lru_cache(maxsize=1)
+def _other_vendor_arch() -> re.Pattern[str]:
+    return re.compile(str(datafile.read(default_rules_dir() / "layout/backends.yaml")["other_vendor_offload_arch"]))
 
 
 def rocm_path(evidence: Iterable[Evidence], has_cuda_sources: bool) -> tuple[Evidence, ...]:

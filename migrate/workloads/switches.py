@@ -139,6 +139,23 @@ def defined_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, 
             for items in regions.values() for r in items if (branch := by_macro.get(r.switch)) is not None]
 
 
+def defined_by_build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
+                     regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region]) -> set[str]:
+    """Macros a build file defines (`add_definitions(-DX)`, make's `CXXFLAGS += -DX`) outside every switch's
+    branch, in a file the build does not add only under a switch: the default build defines them, so their
+    `#ifdef X` branches are not off by default (trtllm's `add_definitions(-DENABLE_FP8)` under a CUDA-version
+    test, which is no switch)."""
+    out = set()
+    for path, items in facts.items():
+        if kinds.get(path) not in BUILD_KINDS or any(prefix in gated for prefix in prefixes(path)):
+            continue
+        for f in items:
+            if f.kind == "flag" and (m := DEFINE_FLAG.match(f.text if f.name == "-D" else f.name)) \
+                    and not around(regions, path, f.line):
+                out.add(m.group(1))
+    return out
+
+
 def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple[Region, ...]],
                    gated: Mapping[str, Region], known: Words) -> None:
     """A CMake variable the project sets to a true value (`set(X_CUDA_ENABLED ON)`) only inside switches'

@@ -74,6 +74,7 @@ class Scopes:
         self.ballots: dict[int, set[str]] = {}
         self.types: dict[int, dict[str, str]] = {}
         self.warp_constants: dict[int, set[str]] = {}
+        self.warp_definitions: list[ts.Node] = []  # the name nodes of those constants' definitions
         # `#define SHFL_DOWN __shfl_down_sync`: macro name -> its name node and the intrinsic
         self.sync_aliases: dict[str, tuple[ts.Node, str]] = {}
         self.reported_aliases: set[str] = set()
@@ -197,6 +198,7 @@ def _binding(name_node: ts.Node, type_text: str, value: ts.Node | None, scopes: 
     if (WARP_SIZE_NAME.match(name) and value_int == 32) or (LOG_WARP_SIZE_NAME.match(name) and value_int == 5):
         emit("warp-size-constant-32", name_node, name)
         scopes.add(scopes.warp_constants, name_node, name)
+        scopes.warp_definitions.append(name_node)
     if value is not None and "constexpr" in _declaration_text(name_node) and re.search(r"\bwarpSize\b", value_text):
         emit("warpsize-constexpr", value, "warpSize")
     if type_text in THIRTY_TWO_BIT_TYPES or (value is not None and is_32_lane_mask(value_text)):
@@ -217,6 +219,7 @@ def _macro(node: ts.Node, scopes: Scopes, emit: Emit) -> None:
             (LOG_WARP_SIZE_NAME.match(text(name)) and integer(value_text) == 5):
         emit("warp-size-constant-32", name, text(name))
         scopes.add(scopes.warp_constants, node, text(name))
+        scopes.warp_definitions.append(name)
     if is_32_lane_mask(value_text):
         scopes.add(scopes.mask32, node, text(name))
 
@@ -473,15 +476,22 @@ def _launch_bounds(node: ts.Node, emit: Emit) -> None:
 
 
 def _warp_size_uses(caps: dict[str, list[ts.Node]], scopes: Scopes, emit: Emit) -> None:
-    """Each use, in device code, of a constant that fixes the warp size at 32."""
+    """Each use, in device code, of a constant that fixes the warp size at 32; where the file uses none
+    of its constants in device code, each definition again as `warp-size-constant-shared` (the constant
+    is there for other files, whose code this file cannot show)."""
     if not any(scopes.warp_constants.values()):
         return
+    used = False
     for node in caps.get("reference.identifier", []):
         parent = node.parent
         if parent is not None and parent.type in ("preproc_def", "init_declarator", "enumerator"):
             continue
         if scopes.has(scopes.warp_constants, node, text(node)) and in_device_code(node) and not _derived_size(node):
             emit("warp-size-constant-use", node, text(node))
+            used = True
+    if not used:
+        for node in scopes.warp_definitions:
+            emit("warp-size-constant-shared", node, text(node))
 
 
 def _derived_size(node: ts.Node) -> bool:

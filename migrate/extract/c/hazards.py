@@ -181,6 +181,7 @@ def _warp_size_function(node: ts.Node, emit: Emit) -> None:
         value = statements[0].named_children[0] if statements[0].named_children else None
         if value is not None and integer(text(value)) == 32:
             emit("warp-size-constant-32", name, text(name))
+            emit("warp-size-constant-shared", name, text(name))  # its uses are calls: not followed here
 
 
 def _flat_index_kernel(node: ts.Node, source: bytes, emit: Emit) -> None:

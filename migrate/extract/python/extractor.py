@@ -486,9 +486,12 @@ class _Visitor(ast.NodeVisitor):
             if keyword.arg in REQUIRES_KEYWORDS:
                 value = keyword.value
                 values = value.values if isinstance(value, ast.Dict) else [value]
+                before = len(self.facts)
                 for const in (c for v in values for c in _strings(v)):
                     if m := REQUIREMENT.match(str(const.value)):
                         self.add("requirement", normalise(m.group(1)), const, text=str(const.value))
+                if keyword.arg == "extras_require" and self.guard is None:  # extras: not in a plain install
+                    self.facts[before:] = [dataclasses.replace(f, guard="optional") for f in self.facts[before:]]
 
     def _embedded(self, source: embedded.Snippet, node: ast.expr) -> None:
         from migrate.extract.budget import WorkExceeded

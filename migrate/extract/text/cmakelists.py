@@ -254,6 +254,11 @@ def _structure(command: Command, where: _Positions) -> list[Fact]:
 COMPARISONS = frozenset({"STREQUAL", "EQUAL", "MATCHES", "LESS", "GREATER", "LESS_EQUAL", "GREATER_EQUAL",
                          "VERSION_LESS", "VERSION_GREATER", "VERSION_EQUAL", "VERSION_LESS_EQUAL",
                          "VERSION_GREATER_EQUAL", "STRLESS", "STRGREATER", "IN_LIST", "DEFINED"})
+# if()'s own words: `if(${CUDA_VERSION} VERSION_GREATER_EQUAL "11.8")` tests a version, not a switch named
+# VERSION_GREATER_EQUAL (https://cmake.org/cmake/help/latest/command/if.html)
+CONDITION_KEYWORDS = COMPARISONS | {"NOT", "AND", "OR", "EXISTS", "COMMAND", "TARGET", "POLICY", "TEST", "IS_DIRECTORY",
+                                    "IS_ABSOLUTE", "IS_SYMLINK", "IS_NEWER_THAN", "IS_READABLE", "IS_WRITABLE",
+                                    "IS_EXECUTABLE", "PATH_EQUAL", "STREQUAL", "STRLESS_EQUAL", "STRGREATER_EQUAL"}
 SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hip", ".inl")
 DIRECTORY_VARIABLES = re.compile(r"^\$\{(?:CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|PROJECT_SOURCE_DIR"
                                  r"|CMAKE_SOURCE_DIR)\}/")
@@ -281,7 +286,7 @@ def _condition(args: tuple[Argument, ...]) -> tuple[str, list[str]]:
             break
     if "OR" in texts:
         return backend, []
-    switches = [a.text for i, a in enumerate(args) if not a.quoted
+    switches = [a.text for i, a in enumerate(args) if not a.quoted and a.text not in CONDITION_KEYWORDS
                 and (SWITCH_NAME.match(a.text) or FOUND_NAME.match(a.text))
                 and not HIP_IDENT.fullmatch(a.text) and (i == 0 or texts[i - 1] not in ("NOT", *COMPARISONS))
                 and (i + 1 == len(args) or texts[i + 1] not in COMPARISONS)]

@@ -3,6 +3,7 @@
 Requirement facts and their names are described in migrate.extract.text.packages."""
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from migrate.extract.text.lines import fact, finish, logical_lines, numbered
@@ -105,5 +106,7 @@ def setup_cfg(source: bytes) -> Extraction:
             continue
         if in_list:
             for s, e, name, spec in requirement_line(line, start):
-                facts.append(fact("requirement", name, number, s, e, text=spec))
+                made = fact("requirement", name, number, s, e, text=spec)
+                # an extra is not in a plain install: an optional fact, as pyproject's optional-dependencies
+                facts.append(dataclasses.replace(made, guard="optional") if section == "options.extras_require" else made)
     return finish(text, facts)

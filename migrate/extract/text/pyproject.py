@@ -2,6 +2,7 @@
 and Pipfile. The TOML parser gives the values; the lines are scanned only to locate them."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,6 +24,13 @@ PIP_LISTS: tuple[tuple[str, ...], ...] = (
 PIP_LIST_TABLES: tuple[tuple[str, ...], ...] = (
     ("project", "optional-dependencies"), ("dependency-groups",), ("tool", "pdm", "dev-dependencies"))
 URL_KEYS = ("url", "index", "index-url", "extra-index-url", "find-links", "default-index")
+# Tables of requirements a plain install does not pull: extras (PEP 621), dependency groups (PEP 735), dev
+# dependencies (uv, PDM, Poetry, Pipfile). Their requirements are optional facts (guard "optional"): reikna's
+# `pycuda` extra beside `pyopencl` (https://packaging.python.org/en/latest/specifications/pyproject-toml/).
+OPTIONAL_TABLES: tuple[tuple[str, ...], ...] = (
+    ("project", "optional-dependencies"), ("dependency-groups",), ("tool", "pdm", "dev-dependencies"),
+    ("tool", "uv", "dev-dependencies"), ("tool", "poetry", "dev-dependencies"), ("tool", "poetry", "group"),
+    ("dev-packages",))
 
 
 @dataclass
@@ -117,7 +125,9 @@ def extract(source: bytes) -> Extraction:
     for item in _items(data):
         line, start, end = locator.find(item)
         shown = item.needle if item.needle is not None else item.key
-        facts.extend(fact("requirement", name, line + 1, start, end, text=shown) for name in item.names)
+        optional = any(item.table[:len(t)] == t or (*item.table, item.key)[:len(t)] == t for t in OPTIONAL_TABLES)
+        facts.extend(dataclasses.replace(made, guard="optional") if optional else made
+                     for made in (fact("requirement", name, line + 1, start, end, text=shown) for name in item.names))
     name = _table(data.get("project")).get("name") or _table(_table(data.get("tool")).get("poetry")).get("name")
     if isinstance(name, str):
         number = next((i for i, line in enumerate(text.split("\n"), start=1) if line.strip().startswith("name")), 1)

@@ -15,7 +15,7 @@ from migrate.model import Fact
 HIP_IDENT = re.compile(r"\b(?:\w+_)?(?:HIP|ROCM|ROCm)(?:_\w+)?\b")
 BUILD = re.compile(r"\benable_language\s*\(\s*HIP\b|\bLANGUAGES\b[^)]*\bHIP\b|\bfind_package\s*\(\s*(?:hip|HIP|ROCM"
                    r"|roc(?:blas|prim|thrust|rand|fft|solver|sparse)|hip(?:blas|cub|rand|fft|sparse|solver))\b"
-                   r"|\bhipcc\b|\bamdclang\+\+|--offload-arch=|\bSTREQUAL\s+\"?hip\"?")
+                   r"|\bhipcc\b|\bamdclang\+\+|--offload-arch=[^\s)\]\"',;]*|\bSTREQUAL\s+\"?hip\"?")
 CI = re.compile(r"(?i)\brocm\b|\brocm/|\bmi(?:100|200|210|250x?|300[ax]?|325x?|355x?)\b|\bamd[-_ ]?gpu\b|\bgfx9\d\w\b"
                 r"|\bhip\b")
 PACKAGE = re.compile(r"(?i)\bwhl/rocm|\brocm\d*\s*[\]=:]|\[rocm\w*\]|^\s*\"?rocm[\w-]*\"?\s*=|\bpytorch-triton-rocm\b"
