@@ -371,7 +371,10 @@ def _binary(node: ts.Node, emit: Emit) -> None:
     op, left, right = (node.child_by_field_name(f) for f in ("operator", "left", "right"))
     if op is None or left is None or right is None:
         return
-    op_text, lt, rt = text(op), text(left).strip(), text(right).strip()
+    op_text = text(op)
+    if op_text not in ("==", "!=") and op_text not in LANE_ARITH:
+        return  # neither check below can hold: the operands' text is not read (most binaries are `+`, `*`, `&&`...)
+    lt, rt = text(left).strip(), text(right).strip()
     if op_text in ("==", "!=") and ((_is_warp_size(lt) and integer(rt) == 32) or (_is_warp_size(rt) and integer(lt) == 32)):
         emit("warpsize-compare-32", node, "warpSize")
     elif integer(rt) in LANE_ARITH.get(op_text, ()) and _lane_operand(left) and in_device_code(node) \
