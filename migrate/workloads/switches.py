@@ -231,9 +231,10 @@ def _added(path: str, f: Fact, files: frozenset[str]) -> list[str]:
 
 
 # Commands that build nothing: a CMakeLists.txt whose every other command sits in one switch's branch builds its
-# folder only when the switch is on (https://cmake.org/cmake/help/latest/command/if.html).
+# folder only when the switch is on (https://cmake.org/cmake/help/latest/command/if.html). `set` and `option` only
+# name values (a subsystem's name, its switch) ahead of a guard clause that returns when the switch is off.
 NON_BUILDING = frozenset({"if", "elseif", "else", "endif", "find_package", "message", "cmake_minimum_required",
-                          "include", "include_guard", "return", "cmake_policy"})
+                          "include", "include_guard", "return", "cmake_policy", "set", "option"})
 
 
 def wrapped_folders(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]]) -> dict[str, Region]:
