@@ -264,6 +264,7 @@ def _copy(case: str, tmp_path: Path) -> Path:
     ("cmake_glob_branch", "SOLVER_CUDA_ENABLED", "CMakeLists.txt:6 if(SOLVER_CUDA_ENABLED)"),
     ("cmake_env_default", "USE_CUDA", "CMakeLists.txt:6 if(USE_CUDA)"),
     ("make_value_backend", "DEVICE_CUDA", "Makefile:4 make: DEVICE=CUDA"),
+    ("cmake_guard_return", "BUILD_GPU", "gpu/CMakeLists.txt:10 if(BUILD_GPU)"),
 ])
 def test_gpu_sources_a_default_build_leaves_out_are_optional(case: str, switch: str, evidence: str, rulebase) -> None:
     """Sources named from an include()d CMake module (relative to the including folder), globbed in a switch's
@@ -281,6 +282,8 @@ def test_gpu_sources_a_default_build_leaves_out_are_optional(case: str, switch: 
     ("cmake_glob_branch", "CMakeLists.txt", '" OFF)', '" ON)'),
     ("cmake_env_default", "CMakeLists.txt", "$ENV{USE_CUDA})", "ON)"),
     ("make_value_backend", "Makefile", "DEVICE ?= OPENCL", "DEVICE ?= CUDA"),
+    ("cmake_guard_return", "gpu/CMakeLists.txt", "(BUILD_GPU AND CUDA_FOUND)", "BUILD_GPU AND CUDA_FOUND"),
+    ("cmake_guard_return", "gpu/CMakeLists.txt", 'subsystems" OFF)', 'subsystems" ON)'),
 ])
 def test_the_same_sources_on_by_default_are_required(case: str, path: str, old: str, new: str, tmp_path: Path,
                                                      rulebase) -> None:
@@ -291,6 +294,24 @@ def test_the_same_sources_on_by_default_are_required(case: str, path: str, old: 
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert optional_parts(data) == {}
+
+
+def test_a_guard_clause_that_returns_opens_a_branch_to_the_end_of_the_file() -> None:
+    """PCL gpu/CMakeLists.txt: `if(NOT (BUILD_GPU AND CUDA_FOUND)) return() endif()` then the subsystem; without the
+    parentheses (`NOT A AND B`) or with more than return() in the guard, nothing is read."""
+    from migrate.extract.text import cmakelists
+
+    def branches(text: bytes) -> list[tuple[str, int, int]]:
+        return [(f.name, f.line, f.end_line) for f in cmakelists.extract(text).facts
+                if f.kind == "switch_branch" and f.line > 3]
+
+    body = b"add_library(g g.cu)\nadd_subdirectory(kernels)\n"
+    assert branches(b"option(USE_X OFF)\nif(NOT (USE_X AND CUDA_FOUND))\n  return()\nendif()\n" + body) == [
+        ("USE_X", 5, 6), ("CUDA_FOUND", 5, 6)]
+    assert branches(b"option(USE_X OFF)\nif(NOT USE_X)\n  return()\nendif()\n" + body) == [("USE_X", 5, 6)]
+    assert branches(b"option(USE_X OFF)\nif(NOT USE_X AND CUDA_FOUND)\n  return()\nendif()\n" + body) == []
+    assert branches(b"option(USE_X OFF)\nif(NOT USE_X)\n  message(skip)\n  return()\nendif()\n" + body) == []
+    assert branches(b"option(USE_X OFF)\nif(NOT (USE_X OR USE_Y))\n  return()\nendif()\n" + body) == []
 
 
 def test_globs_and_value_selected_make_branches_are_read_as_build_sources() -> None:

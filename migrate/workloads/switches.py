@@ -234,6 +234,9 @@ def _added(path: str, f: Fact, files: frozenset[str]) -> list[str]:
 # folder only when the switch is on (https://cmake.org/cmake/help/latest/command/if.html).
 NON_BUILDING = frozenset({"if", "elseif", "else", "endif", "find_package", "message", "cmake_minimum_required",
                           "include", "include_guard", "return", "cmake_policy"})
+# ... nor do `set` and `option` ahead of the branch: they name values (a subsystem's name, its switch) before a guard
+# clause that returns when the switch is off.
+NAMING_ONLY = frozenset({"set", "option"})
 
 
 def wrapped_folders(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]]) -> dict[str, Region]:
@@ -243,7 +246,8 @@ def wrapped_folders(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, t
     for path, items in facts.items():
         if posixpath.basename(path) != "CMakeLists.txt" or path not in regions:
             continue
-        lines = [f.line for f in items if f.kind == "cmake" and f.role == "command" and f.name not in NON_BUILDING]
+        lines = [f.line for f in items if f.kind == "cmake" and f.role == "command"
+                 and f.name not in NON_BUILDING | NAMING_ONLY]
         wrapping = [r for r in regions[path] if lines and all(r.start < n <= r.end for n in lines)]
         if wrapping and (folder := posixpath.dirname(path)):
             out[folder + "/"] = max(wrapping, key=lambda r: r.start)  # the innermost

@@ -66,6 +66,7 @@ def extract(source: bytes) -> Extraction:
     facts: list[Fact] = []
     commands = parse(text)
     facts.extend(_branches(commands, where))
+    facts.extend(_guards(text, commands, where))
     for command in commands:
         line, col = where(command.start)
         # function()/macro()/set()/include() carry the name they define or load (a call is told from a body, a set
@@ -319,6 +320,39 @@ def _branches(commands: list[Command], where: _Positions) -> list[Fact]:
             stack.append((line, backend, switches, origin))
         elif command.name == "endif" and stack:
             close(line)
+    return out
+
+
+# A guard clause, `if(NOT (BUILD_GPU AND CUDA_FOUND)) return() endif()` at a CMakeLists' top level: the rest of the
+# file runs only when the guarded condition holds, as if an `if(BUILD_GPU AND CUDA_FOUND)` wrapped it
+# (https://cmake.org/cmake/help/latest/command/return.html). Only `NOT X` and `NOT (A AND B ...)` are read: with the
+# parentheses gone `NOT A AND B` would say something else.
+GUARD = re.compile(r"^if\s*\(\s*NOT\s*(?:\(([^()]*)\)|([A-Za-z_]\w*))\s*\)$", re.DOTALL)
+
+
+def _guards(text: str, commands: list[Command], where: _Positions) -> list[Fact]:
+    """switch_branch facts from the guard clause's endif() to the file's last command."""
+    out: list[Fact] = []
+    depth = 0
+    for i, command in enumerate(commands):
+        if command.name == "if":
+            depth += 1
+        elif command.name == "endif":
+            depth -= 1
+        if command.name != "if" or depth != 1 or i + 2 >= len(commands) \
+                or [c.name for c in commands[i + 1:i + 3]] != ["return", "endif"] or commands[i + 1].arguments:
+            continue
+        match = GUARD.match(text[command.start:commands[i + 1].start].strip())
+        inner = match and (match.group(1) or match.group(2) or "").split()
+        if not inner or "OR" in inner or "NOT" in inner:
+            continue
+        _, switches = _condition(tuple(a for a in command.arguments[1:]))
+        first = where(commands[i + 2].end)[0] + 1
+        last = where(commands[-1].end)[0]
+        if last < first:
+            continue
+        out.extend(Fact(kind="switch_branch", name=name, line=first, column=1, end_line=last, end_column=1,
+                        text=f"if({name})") for name in switches)
     return out
 
 
