@@ -813,13 +813,20 @@ def test_a_source_the_default_target_builds_is_required_though_an_off_switchs_tw
     assert {f["status"] for f in data["findings"] if f["path"] == "simple.cpp"} == {""}
 
 
-def test_a_source_only_the_off_switchs_target_builds_is_optional(tmp_path: Path, rulebase) -> None:
+def _static_twin_with_a_host_default(tmp_path: Path, extra_cmake: str = "") -> Path:
+    """cmake_static_twin whose default target builds host.cpp: the solver source is left to the off switch's twin."""
     tree = _copy("cmake_static_twin", tmp_path)
     text = (tree / "CMakeLists.txt").read_text()
     default = "target_sources(${EXAMPLE_NAME}_example\n    PUBLIC ${PROJECT_SOURCE_DIR}/${EXAMPLE_NAME}.cpp"
     assert text.count(default) == 1
-    (tree / "CMakeLists.txt").write_text(text.replace(default, default.replace("${EXAMPLE_NAME}.cpp", "host.cpp")))
+    (tree / "CMakeLists.txt").write_text(text.replace(default, default.replace("${EXAMPLE_NAME}.cpp", "host.cpp"))
+                                         + extra_cmake)
     (tree / "host.cpp").write_text("int main(void) { return 0; }\n")
+    return tree
+
+
+def test_a_source_only_the_off_switchs_target_builds_is_optional(tmp_path: Path, rulebase) -> None:
+    tree = _static_twin_with_a_host_default(tmp_path)
     data = scanned(tree, rulebase)
     solver = [f for f in data["findings"] if f["rule"] == "HIP0042"]
     assert solver and {f["status"] for f in solver} == {"optional"}
@@ -852,13 +859,8 @@ def test_a_source_beside_its_header_that_the_default_build_names_is_required(tmp
 def test_a_glob_outside_the_switch_does_not_build_the_off_switchs_source(tmp_path: Path, rulebase) -> None:
     """Near miss cut from dmlc/decord's CMakeLists.txt: `FILE(GLOB_RECURSE GROUP_SOURCE "src/*.cc" "src/*.cu")` for
     the IDE's source groups, outside every switch, names the switch's source too; a glob is no target of its own."""
-    tree = _copy("cmake_static_twin", tmp_path)
-    text = (tree / "CMakeLists.txt").read_text()
-    default = "target_sources(${EXAMPLE_NAME}_example\n    PUBLIC ${PROJECT_SOURCE_DIR}/${EXAMPLE_NAME}.cpp"
-    text = text.replace(default, default.replace("${EXAMPLE_NAME}.cpp", "host.cpp"))
-    (tree / "CMakeLists.txt").write_text(text + 'FILE(GLOB_RECURSE GROUP_SOURCE "*.cpp")\n'
-                                         'source_group(TREE ${PROJECT_SOURCE_DIR} FILES ${GROUP_SOURCE})\n')
-    (tree / "host.cpp").write_text("int main(void) { return 0; }\n")
+    tree = _static_twin_with_a_host_default(tmp_path, 'FILE(GLOB_RECURSE GROUP_SOURCE "*.cpp")\n'
+                                                      'source_group(TREE ${PROJECT_SOURCE_DIR} FILES ${GROUP_SOURCE})\n')
     data = scanned(tree, rulebase)
     solver = [f for f in data["findings"] if f["rule"] == "HIP0042"]
     assert solver and {f["status"] for f in solver} == {"optional"}
