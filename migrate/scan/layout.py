@@ -156,15 +156,16 @@ def _layout() -> tuple[tuple[str, ...], re.Pattern[str]]:
 
 
 @lru_cache(maxsize=1)
-def _generators() -> tuple[frozenset[str], re.Pattern[str], int]:
-    """(suffixes, the pattern of CUDA device code in a string literal's text, least lines) of
-    rules/layout/backends.yaml's code_generators."""
+def _generators() -> tuple[frozenset[str], re.Pattern[str], int, tuple[bytes, ...]]:
+    """(suffixes, the pattern of CUDA device code in a string literal's text, least lines, the bytes every such
+    text holds one of: the device words and the launch's `<<<`) of rules/layout/backends.yaml's code_generators."""
     data = datafile.read(default_rules_dir() / BACKENDS_FILE).get("code_generators") or {}
-    words = "|".join(re.escape(str(w)) for w in data.get("device_words", []))
+    words = [str(w) for w in data.get("device_words", [])]
     launch = str(data.get("launch", ""))
-    device = "|".join(p for p in (rf"\b(?:{words})\b" if words else "", launch) if p) or r"(?!)"
-    return (frozenset(str(s) for s in data.get("suffixes", [])), re.compile(device),
-            int(data.get("min_lines", 1)))
+    alternatives = "|".join(re.escape(w) for w in words)
+    device = "|".join(p for p in (rf"\b(?:{alternatives})\b" if words else "", launch) if p) or r"(?!)"
+    return (frozenset(str(s) for s in data.get("suffixes", [])), re.compile(device), int(data.get("min_lines", 1)),
+            (*(w.encode() for w in words), b"<<<"))
 
 
 C_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
@@ -176,8 +177,8 @@ def generator_lines(path: str, text: str) -> int:
     the lines of a source file that is not CUDA (Python, C, C++) whose one-line string literals carry CUDA
     device code (`__global__`, `threadIdx`, a `<<<...>>>` launch); 0 for any other file or below the least
     number of such lines (one stray literal is not a generator)."""
-    suffixes, device, least = _generators()
-    suffix = path[path.rfind("."):].lower() if "." in path.rsplit("/", 1)[-1] else ""
+    suffixes, device, least, _ = _generators()
+    suffix = Path(path).suffix.lower()
     if suffix not in suffixes:
         return 0
     literal = PY_STRING if suffix == ".py" else C_STRING
@@ -189,7 +190,7 @@ def generator_lines(path: str, text: str) -> int:
 def code_generators(files: Iterable[SourceFile]) -> dict[str, int]:
     """The scanned files that are code generators (`generator_lines`), with their lines of CUDA device code in
     string literals. Only a file with a generator's suffix that holds a device word or a launch is read as text."""
-    suffixes, _, _ = _generators()
+    suffixes, _, _, needles = _generators()
     out: dict[str, int] = {}
     for f in files:
         if Path(f.rel).suffix.lower() not in suffixes:
@@ -198,16 +199,10 @@ def code_generators(files: Iterable[SourceFile]) -> dict[str, int]:
             data = f.path.read_bytes()
         except OSError:
             continue
-        if not any(needle in data for needle in _needles()):
+        if not any(needle in data for needle in needles):
             continue
         lines = generator_lines(f.rel, data.decode("utf-8", "replace"))
         if lines:
             out[f.rel] = lines
     return out
 
-
-@lru_cache(maxsize=1)
-def _needles() -> tuple[bytes, ...]:
-    """Bytes every text with a generator line holds one of: the device words and the launch's `<<<`."""
-    data = datafile.read(default_rules_dir() / BACKENDS_FILE).get("code_generators") or {}
-    return (*(str(w).encode() for w in data.get("device_words", [])), b"<<<")
