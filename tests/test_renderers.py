@@ -236,3 +236,16 @@ def test_json_escaped_text_that_is_plain_ascii_is_the_substitutions_answer() -> 
     for text in (every_ascii, "x\x7f", "plain", "é\u202e", "a\x9fb", "\U000e0041"):
         assert json_escaped(text) == JSON_UNSAFE.sub(_json_code, text)
     assert json_escaped(every_ascii) != every_ascii  # DEL is escaped: the shortcut does not skip it
+
+
+def test_html_effort_charts_add_up_to_the_headline_and_leave_optional_workloads_apart() -> None:
+    """The folder, kind and class charts show the headline's hours (required workloads and project costs): a scratch
+    folder (llm.c's dev/cuda, cut to fixtures/workloads/optional/llmc_dev) is costed apart in its own table, not
+    the chart's largest row (issue 30)."""
+    from migrate.render import html_report
+
+    report = scan.run([ROOT / "fixtures" / "workloads" / "optional" / "llmc_dev"], Settings(jobs=1), load_rules())
+    assert any(w.optional for w in report.workloads) and report.optional_effort.likely > 0
+    for rows in (html_report._by_folder(report), html_report._by_kind(report), html_report._by_class(report)):
+        assert sum(e.likely for _, e in rows) == pytest.approx(report.effort.likely), rows
+        assert not any(name == "dev" for name, _ in rows)

@@ -64,8 +64,12 @@ def _summary(report: Report, the_plan: dict[str, Any]) -> dict[str, Any]:
 
 
 def _by_folder(report: Report) -> list[tuple[str, Effort]]:
+    """The headline by folder: required workloads and project costs (optional parts and workloads are costed
+    apart, in their own table), so that the rows add up to the headline."""
     groups: dict[str, list[Effort]] = defaultdict(list)
     for w in report.workloads:
+        if w.optional:
+            continue
         top = w.root.split("/")[0] if w.root not in ("", ".") else "(top level)"
         groups[top].append(w.effort)
     rows = [(name, sum_effort(e)) for name, e in groups.items()]
@@ -76,6 +80,8 @@ def _by_folder(report: Report) -> list[tuple[str, Effort]]:
 def _by_kind(report: Report) -> list[tuple[str, Effort]]:
     likely: dict[str, float] = defaultdict(float)
     for w in report.workloads:
+        if w.optional:
+            continue
         for item in w.primary.breakdown:
             likely[item.kind] += item.hours
     for p in report.project_costs:
@@ -85,7 +91,11 @@ def _by_kind(report: Report) -> list[tuple[str, Effort]]:
 
 
 def _by_class(report: Report) -> list[tuple[str, Effort]]:
-    return [(c, sum_effort(w.effort for w in report.workloads if w.migration_class == c)) for c in CLASSES]
+    """The headline by class: each required workload in its class, each project's costs in the project's class
+    (optional parts and workloads apart), so that the rows add up to the headline."""
+    return [(c, sum_effort([*(w.effort for w in report.workloads if not w.optional and w.migration_class == c),
+                            *(p.effort for p in report.project_costs if p.migration_class == c)]))
+            for c in CLASSES]
 
 
 def _chart(rows: Sequence[tuple[str, Effort]], top: int = TOP_ROWS) -> dict[str, Any]:
