@@ -262,6 +262,7 @@ class FileResult:
     masks: tuple[str, ...] = ()  # and of the names of its 32-bit lane-mask types
     found: tuple[tuple[Candidate, ...], ...] = ()  # per target architecture, in the scan's order
     line_text: dict[tuple[int, int], str] = field(default_factory=dict)  # of the kept facts' and candidates' lines
+    string_device_lines: int = 0  # lines whose one-line string literals carry CUDA device code (scan.layout)
 
     def kept(self) -> Extraction:
         """The kept facts as an extraction, for the stages after matching that read facts."""

@@ -614,7 +614,8 @@ def test_a_row_decodes_to_the_same_facts_and_findings() -> None:
                       migration_class="minor-adaptation", source_line="x = cudaMalloc(&p, n);", cell=None,
                       status="optional")
     result = FileResult(lines=9, notes=("n",), facts=(fact,), defined=("d",), portable=("p",), masks=("m",),
-                        found=((Candidate(finding, "a", "b", "c"),),), line_text={(0, 3): "x = cudaMalloc(&p, n);"})
+                        found=((Candidate(finding, "a", "b", "c"),),), line_text={(0, 3): "x = cudaMalloc(&p, n);"},
+                        string_device_lines=4)
     assert analyse.decode("src/a.cu", analyse.encode(result)) == result
 
 

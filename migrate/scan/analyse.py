@@ -31,6 +31,7 @@ from migrate.model import (
 from migrate.rulebase.load import RuleBase, default_rules_dir
 from migrate.scan import cache as rows
 from migrate.scan.cache import BadRow, Cache, Known, content_digest
+from migrate.scan.layout import GENERATOR_KINDS, string_device_lines
 from migrate.scan.match import IdentifierNames, RuleIndex, candidates, indexes, own_defined, own_masks, own_portable
 from migrate.scan.readfile import read
 from migrate.settings import Settings
@@ -40,7 +41,7 @@ T = TypeVar("T")
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
 PARALLEL_BYTES = 2 * 2**20  # nor below this much text (llm.c, 1 MB of C: 1.6-2.0 s serial, 2.4-2.7 s with 2 workers)
 CHUNKS_PER_WORKER = 6  # work is cut into about this many pieces per worker, by bytes
-RESULT_FORMAT = "5"
+RESULT_FORMAT = "6"
 _S, _I, _OS, _OI = (str,), (int,), (str, type(None)), (int, type(None))
 # A candidate row: the finding's fields (path aside: rows are shared by files of equal content)
 # and the two names the repo-wide filters look at. The source line is null when it is the row's
@@ -96,8 +97,9 @@ def _analyse_within_budget(files: Sequence[SourceFile], settings: Settings, rule
                            known: dict[str, Known] | None) -> list[Outcome]:
     by_target = indexes(rules, rocm=settings.rocm, archs=settings.arch)
     if keep_extractions:
-        return [Outcome(o.file, summarise(o.file.rel, o.extraction, by_target) if o.extraction else None, o.reason,
-                        o.extraction)
+        return [Outcome(o.file, summarise(o.file.rel, o.extraction, by_target,
+                                          string_lines=_string_lines(o.file, settings.max_file_size))
+                        if o.extraction else None, o.reason, o.extraction)
                 for o in extract_all(files, max_file_size=settings.max_file_size, cache=Cache(settings.cache_dir),
                                      jobs=settings.jobs, progress=progress)]
     work = _Work(by_target, IdentifierNames(by_target), budget.current_scan_deadline())
@@ -385,11 +387,22 @@ def _analyse_chunk(items: list[tuple[str, bytes]]) -> list[bytes]:
 def _analyse(kind: str, data: bytes) -> bytes:
     """One file's result row, computed in a worker (or in this process for small scans)."""
     work = _STATE["work"]
-    return encode(summarise("", extract(kind, data, work.names), work.indexes))
+    return encode(summarise("", extract(kind, data, work.names), work.indexes,
+                            string_lines=string_device_lines(kind, data)))
 
 
-def summarise(rel: str, extraction: Extraction, indexes: Sequence[RuleIndex]) -> FileResult:
-    """What the rest of the scan needs of one file: its candidates per target and a few facts."""
+def _string_lines(file: SourceFile, max_file_size: int) -> int:
+    """`string_device_lines` of a file whose extraction came without its bytes (`extract.run`'s, every fact
+    kept): read for the kinds a code generator may be, as `_analyse` has them in hand."""
+    if file.kind not in GENERATOR_KINDS:
+        return 0
+    data, _ = read(file, max_file_size)
+    return 0 if data is None else string_device_lines(file.kind, data)
+
+
+def summarise(rel: str, extraction: Extraction, indexes: Sequence[RuleIndex], *, string_lines: int = 0) -> FileResult:
+    """What the rest of the scan needs of one file: its candidates per target and a few facts (`string_lines`:
+    its `layout.string_device_lines`, counted where its bytes are)."""
     if extraction.error:
         return FileResult(lines=extraction.lines, notes=extraction.notes, error=extraction.error)
     kept = tuple(f for f in extraction.facts if f.kind not in UNREAD_KINDS)
@@ -399,7 +412,7 @@ def summarise(rel: str, extraction: Extraction, indexes: Sequence[RuleIndex]) ->
         lines=extraction.lines, notes=extraction.notes, facts=kept,
         line_text={k: t for k, t in extraction.line_text.items() if k in lines},
         defined=own_defined(extraction.facts), portable=own_portable(extraction.facts),
-        masks=own_masks(extraction.facts), found=found,
+        masks=own_masks(extraction.facts), found=found, string_device_lines=string_lines,
     )
 
 
@@ -407,7 +420,8 @@ def encode(result: FileResult) -> bytes:
     return jsonio.dumps([RESULT_FORMAT, result.lines, list(result.notes), result.error,
                          [rows.fact_row(f) for f in result.facts], list(result.defined), list(result.portable),
                          [[_candidate_row(c, result.line_text) for c in found] for found in result.found],
-                         [[c, n, t] for (c, n), t in result.line_text.items()], list(result.masks)])
+                         [[c, n, t] for (c, n), t in result.line_text.items()], list(result.masks),
+                         result.string_device_lines])
 
 
 def _candidate_row(c: Candidate, line_text: dict[tuple[int, int], str]) -> list[object]:
@@ -423,7 +437,8 @@ def decode(rel: str, row: bytes, *, checked: bool = True) -> FileResult:
     `checked=False`: a row this scan's own workers (or this process) have just encoded, never read
     from the cache, whose fields need no type check (a third of decoding cuda-samples' rows)."""
     typed_row, typed_list = (rows.typed_row, rows.typed_list) if checked else (_as_written, _as_written)
-    data = typed_row(jsonio.loads(row), (_S, _I, (list,), _OS, (list,), (list,), (list,), (list,), (list,), (list,)))
+    data = typed_row(jsonio.loads(row), (_S, _I, (list,), _OS, (list,), (list,), (list,), (list,), (list,), (list,),
+                                         _I))
     if data[0] != RESULT_FORMAT:
         raise BadRow("another format")
     line_text = {(c, n): t for c, n, t in (typed_row(r, (_I, _I, _S)) for r in data[8])}
@@ -434,7 +449,7 @@ def decode(rel: str, row: bytes, *, checked: bool = True) -> FileResult:
         masks=tuple(typed_list(data[9], _S)),
         found=tuple(tuple(_candidate(rel, typed_row(r, CANDIDATE_ROW), line_text) for r in typed_list(found, (list,)))
                     for found in data[7]),
-        line_text=line_text,
+        line_text=line_text, string_device_lines=data[10],
     )
 
 
@@ -469,10 +484,10 @@ def result_version(rules: RuleBase, settings: Settings) -> str:
 def _code_key() -> str:
     from migrate import model
     from migrate.rulebase import targets
-    from migrate.scan import match
+    from migrate.scan import layout, match
 
     digest = hashlib.sha256()
-    for module in (match, model, targets):
+    for module in (layout, match, model, targets):
         digest.update(Path(module.__file__).read_bytes())  # type: ignore[arg-type]
     digest.update(Path(__file__).read_bytes())
     digest.update((default_rules_dir() / "targets" / "gpus.yaml").read_bytes())

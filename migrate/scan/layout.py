@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from migrate.model import Fact, Finding, SourceFile
+from migrate.model import Fact, FileResult, Finding, SourceFile
 from migrate.rulebase import datafile
 from migrate.rulebase.load import RuleBase, default_rules_dir
 
@@ -170,6 +170,20 @@ def _generators() -> tuple[frozenset[str], re.Pattern[str], int, tuple[bytes, ..
 
 C_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 PY_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+GENERATOR_KINDS = {"python": PY_STRING, "cpp": C_STRING}  # the kinds of the suffixes a generator may have
+
+
+def string_device_lines(kind: str, data: bytes) -> int:
+    """The lines of a file's bytes whose one-line string literals carry CUDA device code (`__global__`,
+    `threadIdx`, a `<<<...>>>` launch; rules/layout/backends.yaml, code_generators), for a file of a kind a
+    code generator may be (Python: its quotes; C or C++); 0 for other kinds. Counted where the file's bytes
+    are read (scan.analyse, kept in its per-file result); `generators` applies the suffixes and least lines."""
+    literal = GENERATOR_KINDS.get(kind)
+    if literal is None or not any(needle in data for needle in _generators()[3]):
+        return 0
+    device = _generators()[1]
+    return sum(1 for line in data.decode("utf-8", "replace").splitlines()
+               if any(device.search(m.group()) for m in literal.finditer(line)))
 
 
 def generator_lines(path: str, text: str) -> int:
@@ -177,20 +191,27 @@ def generator_lines(path: str, text: str) -> int:
     the lines of a source file that is not CUDA (Python, C, C++) whose one-line string literals carry CUDA
     device code (`__global__`, `threadIdx`, a `<<<...>>>` launch); 0 for any other file or below the least
     number of such lines (one stray literal is not a generator)."""
-    suffixes, device, least, _ = _generators()
     suffix = Path(path).suffix.lower()
-    if suffix not in suffixes:
-        return 0
-    literal = PY_STRING if suffix == ".py" else C_STRING
-    found = sum(1 for line in text.splitlines()
-                if any(device.search(m.group()) for m in literal.finditer(line)))
-    return found if found >= least else 0
+    return _generator(path, string_device_lines("python" if suffix == ".py" else "cpp", text.encode()))
+
+
+def _generator(path: str, lines: int) -> int:
+    """A file's string-literal device lines (`string_device_lines`) when it is a code generator: its suffix is
+    a generator's and it has at least the least number of them; else 0."""
+    suffixes, _, least, _ = _generators()
+    return lines if lines >= least and Path(path).suffix.lower() in suffixes else 0
+
+
+def generators(scanned: Iterable[tuple[SourceFile, FileResult]]) -> dict[str, int]:
+    """The scanned files that are code generators (`generator_lines`), with their lines of CUDA device code in
+    string literals, from their per-file results (nothing is read again)."""
+    return {f.rel: lines for f, result in scanned if (lines := _generator(f.rel, result.string_device_lines))}
 
 
 def code_generators(files: Iterable[SourceFile]) -> dict[str, int]:
-    """The scanned files that are code generators (`generator_lines`), with their lines of CUDA device code in
-    string literals. Only a file with a generator's suffix that holds a device word or a launch is read as text."""
-    suffixes, _, _, needles = _generators()
+    """The code generators among files read from disk (`generators` without a scan's results: a benchmark's
+    tree). Only a file with a generator's suffix is read."""
+    suffixes = _generators()[0]
     out: dict[str, int] = {}
     for f in files:
         if Path(f.rel).suffix.lower() not in suffixes:
@@ -199,10 +220,6 @@ def code_generators(files: Iterable[SourceFile]) -> dict[str, int]:
             data = f.path.read_bytes()
         except OSError:
             continue
-        if not any(needle in data for needle in needles):
-            continue
-        lines = generator_lines(f.rel, data.decode("utf-8", "replace"))
-        if lines:
+        if lines := _generator(f.rel, string_device_lines(f.kind, data)):
             out[f.rel] = lines
     return out
-

@@ -17,7 +17,7 @@ from migrate.rulebase.load import RuleBase
 from migrate.scan.analyse import Outcome, analyse_all, skipped
 from migrate.scan.cache import Known
 from migrate.scan.discover import Discovery, discover
-from migrate.scan.layout import code_generators, left_in_backend_files
+from migrate.scan.layout import generators, left_in_backend_files
 from migrate.scan.match import capped_notes, indexes, merge_targets
 from migrate.settings import Settings
 from migrate.workloads import assemble, components, parts, route
@@ -69,7 +69,7 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, *, pr
     workloads = route.attach(workloads, judged, facts, archs=settings.arch, rules_dir=rules.directory)
     files = {f.rel: (f.kind, r.lines) for f, r in scanned}
     costs = project_costs((), found.root.name or "root", workloads, judged, files, model, effort_calibration.load(),
-                          generators=code_generators(f for f, _ in scanned))
+                          generators=generators(scanned))
     workloads = with_part_costs(workloads, judged, files, costs, effort_calibration.load(), model)
     optional = {w.name for w in workloads if w.optional}
     efforts = {r.id: (r.effort_per_occurrence, r.effort_first_use) for r in rules.rules}

@@ -19,7 +19,7 @@ def project_costs(projects: Sequence[Project], root_name: str, workloads: Sequen
                   calibration: Calibration, generators: Mapping[str, int] | None = None) -> tuple[ProjectCost, ...]:
     """One entry per project of a portfolio, or one for the whole scan. `files`: path -> (kind, lines);
     `generators`: the code generators among them (path -> lines of CUDA device code in string literals,
-    scan.layout.code_generators)."""
+    scan.layout.generators)."""
     groups = list(projects) or [Project(name=root_name, root=".", workloads=tuple(w.name for w in workloads))]
     out = []
     optional = {w.name for w in workloads if w.optional}

@@ -117,6 +117,23 @@ def loaded_only_under(facts: Mapping[str, Sequence[Fact]],
     return out
 
 
+def define_flags(items: Iterable[Fact]) -> Iterable[tuple[Fact, str]]:
+    """The `-DX` flags among a file's facts (`-DX` as one flag, or `-D` with `X` as its text), with the macro."""
+    for f in items:
+        if f.kind == "flag" and (m := DEFINE_FLAG.match(f.text if f.name == "-D" else f.name)):
+            yield f, m.group(1)
+
+
+def _build_defines(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
+                   gated: Mapping[str, Region]) -> Iterable[tuple[str, list[Region], Fact, str]]:
+    """Every `-DX` of a build file (BUILD_KINDS): (path, the switch branches that add its folder, the flag, X)."""
+    for path, items in facts.items():
+        if kinds.get(path) in BUILD_KINDS:
+            added_by = [gated[prefix] for prefix in prefixes(path) if prefix in gated]
+            for f, macro in define_flags(items):
+                yield path, added_by, f, macro
+
+
 def defined_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
                         regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region]) -> list[Region]:
     """A macro the build defines (`add_definitions(-DX)`, `target_compile_definitions(t X)`, make's
@@ -124,13 +141,8 @@ def defined_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, 
     its `#ifdef X` branches are that switch's branches too. A build file of a folder the build adds only in a
     switch's branch (`gated`) defines it only under that switch too."""
     sites: dict[str, list[list[Region]]] = {}
-    for path, items in facts.items():
-        if kinds.get(path) not in BUILD_KINDS:
-            continue
-        added_by = [gated[prefix] for prefix in prefixes(path) if prefix in gated]
-        for f in items:
-            if f.kind == "flag" and (m := DEFINE_FLAG.match(f.text if f.name == "-D" else f.name)):
-                sites.setdefault(m.group(1), []).append(around(regions, path, f.line) + added_by)
+    for path, added_by, f, macro in _build_defines(facts, kinds, gated):
+        sites.setdefault(macro, []).append(around(regions, path, f.line) + added_by)
     defined = {f.name for items in facts.values() for f in items if f.kind == "defined"}
     by_macro = {macro: branch for macro, around in sites.items()
                 if macro not in defined and (branch := common_switch(around)) is not None and branch.switch != macro}
@@ -145,15 +157,8 @@ def defined_by_build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, st
     branch, in a file the build does not add only under a switch: the default build defines them, so their
     `#ifdef X` branches are not off by default (trtllm's `add_definitions(-DENABLE_FP8)` under a CUDA-version
     test, which is no switch)."""
-    out = set()
-    for path, items in facts.items():
-        if kinds.get(path) not in BUILD_KINDS or any(prefix in gated for prefix in prefixes(path)):
-            continue
-        for f in items:
-            if f.kind == "flag" and (m := DEFINE_FLAG.match(f.text if f.name == "-D" else f.name)) \
-                    and not around(regions, path, f.line):
-                out.add(m.group(1))
-    return out
+    return {macro for path, added_by, f, macro in _build_defines(facts, kinds, gated)
+            if not added_by and not around(regions, path, f.line)}
 
 
 def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple[Region, ...]],
@@ -163,8 +168,7 @@ def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple
     those switches are (rules/workloads/optional.yaml `switches.on_values`): its `if(X)` branches become theirs,
     the one of them off by default (a detection result, an option declared OFF) when there is one."""
     user_set = {f.name for items in facts.values() for f in items if f.kind == "build_switch"}
-    user_set |= {m.group(1) for items in facts.values() for f in items
-                 if f.kind == "flag" and (m := DEFINE_FLAG.match(f.text if f.name == "-D" else f.name))}
+    user_set |= {macro for items in facts.values() for _, macro in define_flags(items)}
     sites: dict[str, list[tuple[str, int, set[str]]]] = {}
     for path, items in facts.items():
         for f in items:
@@ -261,8 +265,7 @@ def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], kno
     set_names = {f.text if f.kind == "cmake" else f.name for items in facts.values() for f in items
                  if (f.kind == "cmake" and f.name == "set" and f.role == "command") or f.kind == "build_switch"}
     # a -DX=ON a script, setup.py or CI job passes to cmake sets it too
-    set_names |= {m.group(1) for items in facts.values() for f in items
-                  if f.kind == "flag" and (m := DEFINE_FLAG.match(f.text if f.name == "-D" else f.name))}
+    set_names |= {macro for items in facts.values() for _, macro in define_flags(items)}
     # a name built from a variable (`set(PROJ_USE_${lang} ...)` in a helper) may set any switch of its shape
     shapes = [re.sub(r"\$\{[^}]*\}", "*", name) for name in set_names if "${" in name]
     out: dict[str, tuple[str, str]] = {}

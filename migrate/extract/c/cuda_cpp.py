@@ -10,7 +10,7 @@ from migrate.extract.budget import MAX_FACTS
 from migrate.extract.c import device, guards, hazards, lanemasks, language, runtime, ts, wavefront, xref
 from migrate.extract.c.guards import GuardMap, off_macros
 from migrate.extract.c.needles import Needled
-from migrate.extract.c.tree import in_device_code, qualifiers, reading, walk
+from migrate.extract.c.tree import in_device_code, qualifiers, reading, texts, walk
 from migrate.extract.c.tree import text as _text
 from migrate.extract.columns import Columns
 from migrate.extract.text.lines import line_texts
@@ -126,12 +126,13 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
     root = ts.parse(source)
     with reading(source):
         caps = captures(root)
+        named = texts(caps.get("reference.identifier", []), source)  # read once: _identifiers and xref
         defines = [n.parent for n in caps.get("macro.name", []) if n.parent is not None]
         chains = guards.chains_of(caps.get("conditional", []))
         guard_map = GuardMap.build(chains, off_macros(defines, source))
         ctx = _Ctx(source=source, guards=guard_map, original=original,
                    row0=row0, col0=col0, cell=cell, names=names)
-        _identifiers(ctx, caps)
+        _identifiers(ctx, caps, named)
         _own_namespaces(ctx, root)
         _hip_branches(ctx, chains)
         _switch_branches(ctx, chains)
@@ -150,7 +151,8 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
         runtime.constructs(caps, source, emit)
         language.constructs(caps, emit)
         lanemasks.constructs(caps, source, emit, ctx.guards)
-        xref.facts(caps, source, lambda kind, name, node, role="", text="": ctx.add(kind, name, node, role=role, text=text))
+        xref.facts(caps, source, lambda kind, name, node, role="", text="": ctx.add(kind, name, node, role=role, text=text),
+                   named)
         notes = []
         if errors := ts.error_lines(root):
             where = ", ".join(str(n + row0) for n in errors)
@@ -306,27 +308,29 @@ def _switch_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> N
             ctx.add_span("hip_rejected", "error", m.start(), m.end(), text=m.group(0).decode("utf-8", "replace")[:120])
 
 
-def _identifiers(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
+def _identifiers(ctx: _Ctx, caps: dict[str, list[ts.Node]], named: list[str]) -> None:
+    """`named`: the texts of caps' reference.identifier nodes, in their order."""
     calls = {n.start_byte for n in caps.get("reference.call", [])}
     wanted = ctx.names
     own = set(caps.get("macro.own", ()))
-    for node in caps.get("reference.identifier", []) + caps.get("reference.namespace", []):
+    spaces = caps.get("reference.namespace", [])
+    for node, name in zip(caps.get("reference.identifier", []) + spaces, named + texts(spaces, ctx.source),
+                          strict=True):
         if node in own:
             continue  # the macro's own name and parameters
-        name = _text(node)
         if wanted is not None and not wanted(name):
             ctx.dropped += 1
             continue
         role = _role(node, calls)
         ctx.add("identifier", name, node, role=role, text=_scope(node) if role == "call" else "")
-    for node in caps.get("reference.member", []):
-        name = _text(node)
+    members = caps.get("reference.member", [])
+    for node, name in zip(members, texts(members, ctx.source), strict=True):
         if wanted is not None and not wanted(name):
             ctx.dropped += 1
             continue
         ctx.add("identifier", name, node, role="member")
-    for node in caps.get("reference.type", []):
-        name = _text(node)
+    kinds = caps.get("reference.type", [])
+    for node, name in zip(kinds, texts(kinds, ctx.source), strict=True):
         if wanted is not None and not wanted(name):
             ctx.dropped += 1
             continue

@@ -48,6 +48,12 @@ def text(node: ts.Node | None) -> str:
     return _READING.sources[-1][node.start_byte:node.end_byte].decode("utf-8", "replace")
 
 
+def texts(nodes: list[ts.Node], source: bytes) -> list[str]:
+    """`text` of each node of `source`'s tree, in one pass (the identifiers of a tree: every consumer reads
+    the one list instead of decoding each node again)."""
+    return [source[node.start_byte:node.end_byte].decode("utf-8", "replace") for node in nodes]
+
+
 def spelled_type(kind: ts.Node | None) -> str:
     """A declaration's type without its qualifiers, whitespace collapsed: `const  uint32_t` -> `uint32_t`."""
     return SPACES.sub(" ", DECLARATION_QUALIFIERS.sub("", text(kind))).strip()

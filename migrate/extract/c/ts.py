@@ -119,18 +119,16 @@ def captures(query: str, node: Node) -> dict[str, list[Node]]:
     (a node before the nodes inside it)."""
     of_kind = _kinds(query).get
     found: dict[str, list[Node]] = {}
-    cursor = node.walk()
-    first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
-    while True:
-        current = cursor.node
-        if current is not None and (names := of_kind(current.kind_id)) is not None:
+    stack = [node]  # pre-order: a node, then its children first to last (pushed in reverse)
+    pop, push = stack.pop, stack.extend
+    while stack:  # one Node.children call a node with children, where a TreeCursor took two or three moves a node
+        current = pop()
+        if (names := of_kind(current.kind_id)) is not None:
             for name in names:
                 found.setdefault(name, []).append(current)
-        if first_child():
-            continue
-        while not next_sibling():
-            if not parent():
-                return found
+        if current.child_count:
+            push(reversed(current.children))
+    return found
 
 
 def error_lines(root: Node, limit: int = 5) -> list[int]:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from migrate.extract.c import ts
 from migrate.extract.c.needles import Needled
-from migrate.extract.c.tree import root, text, walk
+from migrate.extract.c.tree import root, text, texts, walk
 
 Add = Callable[..., None]
 
@@ -34,12 +34,13 @@ TYPE_DEFINITIONS = ("alias_declaration", "type_definition", "struct_specifier", 
 DECLARING = ("declaration", "parameter_declaration", "optional_parameter_declaration", "for_range_loop")
 
 
-def facts(caps: dict[str, list[ts.Node]], source: bytes, add: Add) -> None:
+def facts(caps: dict[str, list[ts.Node]], source: bytes, add: Add, named: list[str] | None = None) -> None:
     """`function_defined` (role `cutlass` when the definition names cutlass::/cute:: or a type of this
     file that does, `stub` when its body only throws or fails a check) and `function_reference` facts
     (role `call` once per name and enclosing function, `registration` with the op in its text,
     `schema`, `declaration`). Identifiers and declarations are the query's captures, put into their
-    functions by position: no subtree is walked again, except a definition's in a file naming CUTLASS."""
+    functions by position: no subtree is walked again, except a definition's in a file naming CUTLASS.
+    `named`: the texts of the reference.identifier captures (tree.texts), when the caller has them."""
     functions = [(n, body) for n in caps.get("definition.function", [])
                  if (body := n.child_by_field_name("body")) is not None]
     cutlass = CUTLASS_USE.search(source) is not None
@@ -49,7 +50,9 @@ def facts(caps: dict[str, list[ts.Node]], source: bytes, add: Add) -> None:
         if _definition(node, body, cutlass, cutlass_types, add):
             bodies.append((body.start_byte, body.end_byte, position))
     if bodies:
-        _uses(caps, bodies, [n for n, _ in functions], add)
+        identifiers = caps.get("reference.identifier", [])
+        _uses(caps, bodies, [n for n, _ in functions], add,
+              named if named is not None else texts(identifiers, source))
     for node in caps.get("declaration", []):
         _declaration(node, add)
     for member in caps.get("reference.member", []):
@@ -135,7 +138,7 @@ def fails(statement: ts.Node) -> bool:
 
 
 def _uses(caps: dict[str, list[ts.Node]], bodies: list[tuple[int, int, int]], functions: list[ts.Node],
-          add: Add) -> None:
+          add: Add, named: list[str]) -> None:
     """The names each body reaches a function by (a call, a function value), once each: the names the
     function declares itself (parameters, locals) are left out, as are other libraries' qualified names."""
     inner = _Spans(bodies)
@@ -146,11 +149,10 @@ def _uses(caps: dict[str, list[ts.Node]], bodies: list[tuple[int, int, int]], fu
         if owner is not None:
             local.setdefault(owner, set()).update(_declared(d) for d in node.children_by_field_name("declarator"))
     seen: set[tuple[int, str]] = set()
-    for node in caps.get("reference.identifier", []):
+    for node, label in zip(caps.get("reference.identifier", []), named, strict=True):
         owner = inner.owner(node.start_byte)
         if owner is None:
             continue
-        label = text(node)
         if (owner, label) in seen or label in local.get(owner, ()) or len(label) < 3 or MACRO_NAME.match(label) \
                 or _foreign(node):
             continue
@@ -166,8 +168,12 @@ class _Spans:
     def __init__(self, spans: list[tuple[int, int, int]]) -> None:
         self.spans = sorted(spans)
         self.starts = [start for start, _, _ in self.spans]
+        self.first = self.starts[0] if self.starts else 0
+        self.last = max((end for _, end, _ in self.spans), default=0)  # every span ends by here
 
     def owner(self, at: int) -> int | None:
+        if at < self.first or at >= self.last:
+            return None
         n = bisect.bisect_right(self.starts, at) - 1
         for k in range(n, max(-1, n - self.DEPTH), -1):
             start, end, position = self.spans[k]
