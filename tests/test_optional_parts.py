@@ -329,6 +329,19 @@ def test_globs_and_value_selected_make_branches_are_read_as_build_sources() -> N
     assert [f.name for f in facts if f.kind == "build_source"] == ["src/*.cu", "k.cu"]
 
 
+def test_a_variable_set_to_the_files_folder_names_sources_like_the_folder_variable() -> None:
+    """DeployAI/nndeploy CMakeLists.txt:89 `set(ROOT_PATH ${CMAKE_CURRENT_SOURCE_DIR})`, then the TensorRT back end's
+    `file(GLOB_RECURSE ... "${ROOT_PATH}/source/nndeploy/inference/tensorrt/*.cc")` under its switch (kineto's
+    LIBKINETO_DIR, flashlight's FL_PKG_DIR are the same idiom). Near miss: a variable set to anything else."""
+    from migrate.extract.text import cmakelists
+
+    text = (b'set(ROOT_PATH ${CMAKE_CURRENT_SOURCE_DIR})\nset(OTHER ${SOME_SDK_DIR})\n'
+            b'if (ENABLE_NNDEPLOY_INFERENCE_TENSORRT)\n  file(GLOB_RECURSE S "${ROOT_PATH}/source/trt/*.cc")\nendif()\n'
+            b'add_library(x ${OTHER}/y.cc ${ROOT_PATH}/z.cu)\n')
+    facts = cmakelists.extract(text).facts
+    assert [f.name for f in facts if f.kind == "build_source"] == ["source/trt/*.cc", "z.cu"]
+
+
 def test_a_cuda_source_commented_out_of_an_explicit_list_is_built_by_nothing(rulebase) -> None:
     data = report("unbuilt_source", rulebase)
     parts_found = optional_parts(data)
@@ -929,3 +942,33 @@ def test_a_requirement_in_an_extra_is_optional_and_one_installed_is_required(
     (tmp_path / "required" / name).write_text(plain)
     found = [f for f in scanned(tmp_path / "required", rulebase)["findings"] if f["symbol"] == package]
     assert found and {f["status"] for f in found} == {""}, found
+
+
+def test_a_package_its_body_imports_only_where_a_test_finds_it_is_optional(rulebase) -> None:
+    """yolort: `if is_module_available("tensorrt"): import tensorrt as trt` in the TensorRT export helper of a
+    PyTorch package that does not depend on TensorRT: the body runs only where the package is installed, like
+    `try: import X` / `except ImportError` (the TensorRT part keeps its own class)."""
+    data = report("presence_test", rulebase)
+    assert data["summary"]["class"] == "native"
+    assert {f["status"] for f in data["findings"] if f["rule"] == "HIP6010"} == {"optional"}
+
+
+@pytest.mark.parametrize(("source", "guard"), [
+    # yolort/runtime/trt_helper.py:18: a string naming the package
+    ('if is_module_available("tensorrt"):\n    import tensorrt as trt\n', "optional"),
+    ('if importlib.util.find_spec("cupy") is not None:\n    import cupy\n', "optional"),
+    # scipy/interpolate/_bsplines.py: `if is_cupy(xp):` delegates to CuPy when the caller's arrays are CuPy's
+    ("if is_cupy(xp):\n    import cupyx.scipy.interpolate as csi\n", "optional"),
+    # quip-sharp model/llama.py:54 (transformers' helper)
+    ("if is_flash_attn_2_available():\n    from flash_attn import flash_attn_func\n", "optional"),
+    # near misses: a platform test, a switch over the project's own module, a test of another package
+    ("if torch.cuda.is_available():\n    import tensorrt\n", None),
+    ("if use_cuda():\n    from .cuda import kernels\n", None),
+    ('if is_module_available("onnx"):\n    import tensorrt\n', None),
+])
+def test_a_test_for_the_package_an_if_imports_makes_its_body_optional(source: str, guard: str | None) -> None:
+    from migrate.extract.python.extractor import extract_text
+
+    facts, _ = extract_text(source)
+    imports = [f for f in facts if f.kind == "python_import"]
+    assert imports and {f.guard for f in imports} == {guard}

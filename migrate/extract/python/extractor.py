@@ -11,7 +11,13 @@ from migrate.extract.c.guards import SWITCH, SWITCH_NAME
 from migrate.extract.columns import Columns
 from migrate.extract.python import constructs, embedded, structure
 from migrate.extract.python.guards import HIP_MARKERS, HipGuards
-from migrate.extract.python.optional import EnvOptIns, alternative_imports, is_import_fallback, selected_functions
+from migrate.extract.python.optional import (
+    EnvOptIns,
+    alternative_imports,
+    is_import_fallback,
+    presence_tests,
+    selected_functions,
+)
 from migrate.extract.text.deps import REQUIREMENT, normalise
 from migrate.extract.text.lines import ARCH_OPTION, FLAG, flag_text, line_texts
 from migrate.model import Extraction, Fact
@@ -118,6 +124,7 @@ class _Visitor(ast.NodeVisitor):
         self.selected: frozenset[str] = frozenset()  # functions a dispatch table picks (python/optional.py)
         self.in_selected = 0  # depth of such functions being visited: their imports are optional
         self.alternatives: frozenset[int] = frozenset()  # id() of imports of a non-default branch (optional.py)
+        self.presence: frozenset[int] = frozenset()  # id() of `if` tests for a package their body imports
         self.unused_homes: dict[str, tuple[ast.ImportFrom, str]] = {}  # ROCM_HOME imported, not yet read
         self.facts: list[Fact] = []
         self.notes: list[str] = []
@@ -149,6 +156,7 @@ class _Visitor(ast.NodeVisitor):
         self.guards.prescan(tree, returns)
         self.selected = selected_functions(tree)
         self.alternatives = alternative_imports(tree)
+        self.presence = presence_tests(tree)
 
     # -- locations --------------------------------------------------------
     def _col(self, line: int, byte_col: int) -> int:
@@ -316,8 +324,9 @@ class _Visitor(ast.NodeVisitor):
 
     def visit_If(self, node: ast.If | ast.IfExp) -> None:
         """Code under `if torch.version.hip:` (either branch, or a ternary) is already handled for ROCm;
-        the body of an environment-variable opt-in (`if os.environ.get("USE_X"):`) is optional."""
-        if not self.guard and isinstance(node, ast.If) and self.opt_ins.opt_in(node.test):
+        the body of an environment-variable opt-in (`if os.environ.get("USE_X"):`), or of a test for the package
+        it imports (`if is_module_available("tensorrt"):`), is optional."""
+        if not self.guard and isinstance(node, ast.If) and (id(node) in self.presence or self.opt_ins.opt_in(node.test)):
             self.visit(node.test)
             self._under("optional", node.body)
             self._block(node.orelse)
