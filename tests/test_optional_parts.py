@@ -261,6 +261,8 @@ def _copy(case: str, tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize(("case", "switch", "evidence"), [
     ("cmake_module_sources", "ENABLE_CUDA", "cmake/Cuda.cmake:2 if(ENABLE_CUDA)"),
+    ("cmake_included_module", "PPLNN_USE_CUDA", "CMakeLists.txt:11 if(PPLNN_USE_CUDA)"),
+    ("cmake_included_backend", "FL_USE_CUDNN", "CMakeLists.txt:7 if(FL_USE_CUDNN)"),
     ("cmake_glob_branch", "SOLVER_CUDA_ENABLED", "CMakeLists.txt:6 if(SOLVER_CUDA_ENABLED)"),
     ("cmake_env_default", "USE_CUDA", "CMakeLists.txt:6 if(USE_CUDA)"),
     ("make_value_backend", "DEVICE_CUDA", "Makefile:4 make: DEVICE=CUDA"),
@@ -273,12 +275,15 @@ def test_gpu_sources_a_default_build_leaves_out_are_optional(case: str, switch: 
     assert data["summary"]["class"] == "native"
     part = optional_parts(data)[f"build switch {switch}"]
     assert part["class"] == "migration-required" and evidence in part["evidence"]
-    kernels = [f for f in data["findings"] if f["path"].endswith(".cu")]
+    kernels = [f for f in data["findings"] if f["path"].endswith((".cu", ".cpp"))]
     assert kernels and {f["status"] for f in kernels} == {"optional"}
 
 
 @pytest.mark.parametrize(("case", "path", "old", "new"), [
     ("cmake_module_sources", "CMakeLists.txt", '" OFF)', '" ON)'),
+    ("cmake_included_module", "CMakeLists.txt", 'option(PPLNN_USE_CUDA "" OFF)', 'option(PPLNN_USE_CUDA "" ON)'),
+    # included outside the switch's branch: built by default
+    ("cmake_included_backend", "CMakeLists.txt", "if (FL_USE_CUDNN)\n  include", "if (TRUE)\n  include"),
     ("cmake_glob_branch", "CMakeLists.txt", '" OFF)', '" ON)'),
     ("cmake_env_default", "CMakeLists.txt", "$ENV{USE_CUDA})", "ON)"),
     ("make_value_backend", "Makefile", "DEVICE ?= OPENCL", "DEVICE ?= CUDA"),

@@ -218,7 +218,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         if not extend(regions, called_only_under(facts, regions)):
             break
     def gated_files() -> dict[str, Region]:
-        return gated_by_build(facts, regions) | loaded_only_under(facts, regions) | wrapped_folders(facts, regions)
+        loaded = loaded_only_under(facts, regions)
+        return gated_by_build(facts, regions, loaded) | loaded | wrapped_folders(facts, regions)
 
     set_only_under(facts, regions, gated_files(), known)
     extend(regions, defined_only_under(facts, kinds, regions, gated_files()))
