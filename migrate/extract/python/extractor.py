@@ -105,6 +105,7 @@ class _Visitor(ast.NodeVisitor):
         self.compared: set[int] = set()  # id() of the operands of comparisons and isinstance checks
         self.matched_literal: set[int] = set()  # id() of names tested only for equality with string literals
         self.messages = 0  # depth of print/logging/warn arguments being visited
+        self.raised: set[int] = set()  # id() of the exception calls of raise statements: their arguments are text
         self.tests = 0  # depth of test functions (def test*, pytest's prefix) being visited: their strings are expectations
         self.decorates: dict[int, str] = {}  # id() of a decorator call -> the function it decorates
         self.assigned: dict[str, set[str]] = {}  # extension = CUDAExtension -> {"extension": {...CUDAExtension}}
@@ -428,7 +429,7 @@ class _Visitor(ast.NodeVisitor):
                 self.add("runtime_source", file_name, string)
         if isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2:
             self.compared.update(map(id, _operands(node.args[1])))
-        if not _is_message(node, name):
+        if not (_is_message(node, name) or id(node) in self.raised):
             self.generic_visit(node)
             return
         self.visit(node.func)
@@ -436,6 +437,13 @@ class _Visitor(ast.NodeVisitor):
         for part in [*node.args, *node.keywords]:
             self.visit(part)
         self.messages -= 1
+
+    def visit_Raise(self, node: ast.Raise) -> None:
+        """`raise RuntimeError(f"... cuda={torch.version.cuda} ...")`: the exception's arguments are its message, text
+        for a person like print's (https://docs.python.org/3/library/exceptions.html#BaseException.args)."""
+        if isinstance(node.exc, ast.Call):
+            self.raised.add(id(node.exc))
+        self.generic_visit(node)
 
     def visit_Compare(self, node: ast.Compare) -> None:
         constructs.on_compare(self, node)
