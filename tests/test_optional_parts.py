@@ -977,3 +977,23 @@ def test_a_test_for_the_package_an_if_imports_makes_its_body_optional(source: st
     facts, _ = extract_text(source)
     imports = [f for f in facts if f.kind == "python_import"]
     assert imports and {f.guard for f in imports} == {guard}
+
+
+@pytest.mark.parametrize(("siblings", "optional"), [(("libtorch", "onnxruntime", "ncnn"), True), (("ppq",), False)])
+def test_a_tensorrt_folder_beside_a_portable_runtimes_folder_is_an_alternative(siblings: tuple[str, ...],
+                                                                               optional: bool, tmp_path: Path,
+                                                                               rulebase) -> None:
+    """zhiqwang/yolort deployment/: one C++ app per runtime (libtorch, ncnn, onnxruntime, tensorrt); the TensorRT one is
+    one alternative among them. Near miss: beside a folder that is no runtime (ppq's quantisation scripts), the
+    TensorRT app is the project's one way to deploy and stays required."""
+    app = tmp_path / "deployment"
+    (app / "tensorrt").mkdir(parents=True)
+    (app / "tensorrt" / "CMakeLists.txt").write_text(
+        "project(yolort_trt)\nadd_executable(yolort_trt main.cpp)\ntarget_link_libraries(yolort_trt nvinfer)\n")
+    (app / "tensorrt" / "main.cpp").write_text('#include "NvInfer.h"\nint main() { nvinfer1::IRuntime* r = nullptr; }\n')
+    for name in siblings:
+        (app / name).mkdir()
+        (app / name / "main.cpp").write_text("int main() { return 0; }\n")
+    data = scanned(tmp_path, rulebase)
+    assert (data["summary"]["class"] == "native") == optional
+    assert ("deployment/tensorrt" in optional_parts(data)) == optional
