@@ -266,3 +266,31 @@ def test_spelled_type_drops_qualifiers_and_collapses_whitespace() -> None:
         assert [tree.spelled_type(t) for t in types] == ["unsigned long int", "int", "unsigned"]
         assert tree.spelled_type(None) == ""
         assert tree.DECLARATION_QUALIFIERS.sub("", "static constexpr const volatile T").split() == ["T"]
+
+
+# Cut from kroma-network/tachyon e7b1306 tachyon/device/gpu/gpu_memory.cc:3-35 and pytorch/kineto
+# libkineto/src/DeviceProperties.cpp:35-47: a preprocessor alternative on the project's own macro whose branches
+# are the CUDA and the HIP back end.
+TACHYON = ("#if TACHYON_CUDA\n#define gpuFreeAsync cudaFreeAsync\n#define gpuMemcpy cudaMemcpy\n#else\n"
+           "#define gpuFreeAsync hipFreeAsync\n#define gpuMemcpy hipMemcpy\n#endif\n")
+KINETO = ("#ifdef HAS_CUPTI\n#define gpuDeviceProp cudaDeviceProp\n#define gpuSuccess cudaSuccess\n"
+          "#elif defined(HAS_ROCTRACER)\n#define gpuDeviceProp hipDeviceProp_t\n#define gpuSuccess hipSuccess\n"
+          "#elif defined(HAS_XPUPTI)\n#define gpuDeviceProp int\n#endif\n")
+
+
+@pytest.mark.parametrize("source", [TACHYON, KINETO])
+def test_the_cuda_branch_of_an_alternative_whose_other_branch_is_hip_is_cudas(source: str) -> None:
+    guards = {f.name: f.guard for f in facts(source, "identifier") if f.name.startswith(("cuda", "hip"))}
+    assert guards == {
+        name: ("cuda" if name.startswith("cuda") else "hip") for name in guards}
+    assert any(g == "cuda" for g in guards.values())
+
+
+@pytest.mark.parametrize("source", [
+    # no HIP branch: a CUDA path beside a CPU one
+    "#if TACHYON_CUDA\n#define gpuFree cudaFree\n#else\n#define gpuFree free\n#endif\n",
+    # both APIs in one branch (a compat header mapping one to the other) is no alternative
+    "#if USE_GPU\n#define cudaFree hipFree\n#else\n#define gpuFree cudaFree\n#endif\n",
+])
+def test_an_alternative_without_a_hip_only_branch_keeps_its_cuda_code(source: str) -> None:
+    assert {f.guard for f in facts(source, "identifier") if f.name.startswith("cuda")} == {None}

@@ -121,6 +121,20 @@ def test_compared_and_printed_names_have_their_own_roles() -> None:
                    (9, "compare"), (11, "call")]
 
 
+def test_the_arguments_of_a_raised_exception_are_its_message() -> None:
+    """harleyszhang/lite_llama lite_llama/executor/loader.py:179: the version in an error's text decides nothing (the
+    exception's arguments are its message); the test that raises it still does. Near miss: a call that is not raised."""
+    got = [(f.line, f.role) for f in facts('''
+        import torch
+        if device.startswith("cuda") and not torch.cuda.is_available():
+            raise RuntimeError(f"torch=={torch.__version__} (cuda={torch.version.cuda})")
+        if torch.version.cuda is None:
+            raise RuntimeError("no CUDA")
+        check(torch.version.cuda)
+    ''') if f.kind == "python_attr" and f.name == "torch.version.cuda"]
+    assert got == [(4, "message"), (5, "compare"), (7, "value")]
+
+
 def test_architecture_option_strings() -> None:
     got = {(f.line, f.text) for f in facts('''
         opts = ("--gpu-architecture=compute_80", b"-arch=sm_90a", "-std=c++17")

@@ -261,6 +261,8 @@ def _copy(case: str, tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize(("case", "switch", "evidence"), [
     ("cmake_module_sources", "ENABLE_CUDA", "cmake/Cuda.cmake:2 if(ENABLE_CUDA)"),
+    ("cmake_included_module", "PPLNN_USE_CUDA", "CMakeLists.txt:11 if(PPLNN_USE_CUDA)"),
+    ("cmake_included_backend", "FL_USE_CUDNN", "CMakeLists.txt:7 if(FL_USE_CUDNN)"),
     ("cmake_glob_branch", "SOLVER_CUDA_ENABLED", "CMakeLists.txt:6 if(SOLVER_CUDA_ENABLED)"),
     ("cmake_env_default", "USE_CUDA", "CMakeLists.txt:6 if(USE_CUDA)"),
     ("make_value_backend", "DEVICE_CUDA", "Makefile:4 make: DEVICE=CUDA"),
@@ -273,12 +275,15 @@ def test_gpu_sources_a_default_build_leaves_out_are_optional(case: str, switch: 
     assert data["summary"]["class"] == "native"
     part = optional_parts(data)[f"build switch {switch}"]
     assert part["class"] == "migration-required" and evidence in part["evidence"]
-    kernels = [f for f in data["findings"] if f["path"].endswith(".cu")]
+    kernels = [f for f in data["findings"] if f["path"].endswith((".cu", ".cpp"))]
     assert kernels and {f["status"] for f in kernels} == {"optional"}
 
 
 @pytest.mark.parametrize(("case", "path", "old", "new"), [
     ("cmake_module_sources", "CMakeLists.txt", '" OFF)', '" ON)'),
+    ("cmake_included_module", "CMakeLists.txt", 'option(PPLNN_USE_CUDA "" OFF)', 'option(PPLNN_USE_CUDA "" ON)'),
+    # included outside the switch's branch: built by default
+    ("cmake_included_backend", "CMakeLists.txt", "if (FL_USE_CUDNN)\n  include", "if (TRUE)\n  include"),
     ("cmake_glob_branch", "CMakeLists.txt", '" OFF)', '" ON)'),
     ("cmake_env_default", "CMakeLists.txt", "$ENV{USE_CUDA})", "ON)"),
     ("make_value_backend", "Makefile", "DEVICE ?= OPENCL", "DEVICE ?= CUDA"),
@@ -327,6 +332,19 @@ def test_globs_and_value_selected_make_branches_are_read_as_build_sources() -> N
                                                                                           ("BACKEND_CUDA", 5, 7)]
     assert {f.name: f.text for f in facts if f.kind == "build_switch"} == {"GPU": "0 make", "BACKEND_CUDA": "OFF make"}
     assert [f.name for f in facts if f.kind == "build_source"] == ["src/*.cu", "k.cu"]
+
+
+def test_a_variable_set_to_the_files_folder_names_sources_like_the_folder_variable() -> None:
+    """DeployAI/nndeploy CMakeLists.txt:89 `set(ROOT_PATH ${CMAKE_CURRENT_SOURCE_DIR})`, then the TensorRT back end's
+    `file(GLOB_RECURSE ... "${ROOT_PATH}/source/nndeploy/inference/tensorrt/*.cc")` under its switch (kineto's
+    LIBKINETO_DIR, flashlight's FL_PKG_DIR are the same idiom). Near miss: a variable set to anything else."""
+    from migrate.extract.text import cmakelists
+
+    text = (b'set(ROOT_PATH ${CMAKE_CURRENT_SOURCE_DIR})\nset(OTHER ${SOME_SDK_DIR})\n'
+            b'if (ENABLE_NNDEPLOY_INFERENCE_TENSORRT)\n  file(GLOB_RECURSE S "${ROOT_PATH}/source/trt/*.cc")\nendif()\n'
+            b'add_library(x ${OTHER}/y.cc ${ROOT_PATH}/z.cu)\n')
+    facts = cmakelists.extract(text).facts
+    assert [f.name for f in facts if f.kind == "build_source"] == ["source/trt/*.cc", "z.cu"]
 
 
 def test_a_cuda_source_commented_out_of_an_explicit_list_is_built_by_nothing(rulebase) -> None:
@@ -929,3 +947,53 @@ def test_a_requirement_in_an_extra_is_optional_and_one_installed_is_required(
     (tmp_path / "required" / name).write_text(plain)
     found = [f for f in scanned(tmp_path / "required", rulebase)["findings"] if f["symbol"] == package]
     assert found and {f["status"] for f in found} == {""}, found
+
+
+def test_a_package_its_body_imports_only_where_a_test_finds_it_is_optional(rulebase) -> None:
+    """yolort: `if is_module_available("tensorrt"): import tensorrt as trt` in the TensorRT export helper of a
+    PyTorch package that does not depend on TensorRT: the body runs only where the package is installed, like
+    `try: import X` / `except ImportError` (the TensorRT part keeps its own class)."""
+    data = report("presence_test", rulebase)
+    assert data["summary"]["class"] == "native"
+    assert {f["status"] for f in data["findings"] if f["rule"] == "HIP6010"} == {"optional"}
+
+
+@pytest.mark.parametrize(("source", "guard"), [
+    # yolort/runtime/trt_helper.py:18: a string naming the package
+    ('if is_module_available("tensorrt"):\n    import tensorrt as trt\n', "optional"),
+    ('if importlib.util.find_spec("cupy") is not None:\n    import cupy\n', "optional"),
+    # scipy/interpolate/_bsplines.py: `if is_cupy(xp):` delegates to CuPy when the caller's arrays are CuPy's
+    ("if is_cupy(xp):\n    import cupyx.scipy.interpolate as csi\n", "optional"),
+    # quip-sharp model/llama.py:54 (transformers' helper)
+    ("if is_flash_attn_2_available():\n    from flash_attn import flash_attn_func\n", "optional"),
+    # near misses: a platform test, a switch over the project's own module, a test of another package
+    ("if torch.cuda.is_available():\n    import tensorrt\n", None),
+    ("if use_cuda():\n    from .cuda import kernels\n", None),
+    ('if is_module_available("onnx"):\n    import tensorrt\n', None),
+])
+def test_a_test_for_the_package_an_if_imports_makes_its_body_optional(source: str, guard: str | None) -> None:
+    from migrate.extract.python.extractor import extract_text
+
+    facts, _ = extract_text(source)
+    imports = [f for f in facts if f.kind == "python_import"]
+    assert imports and {f.guard for f in imports} == {guard}
+
+
+@pytest.mark.parametrize(("siblings", "optional"), [(("libtorch", "onnxruntime", "ncnn"), True), (("ppq",), False)])
+def test_a_tensorrt_folder_beside_a_portable_runtimes_folder_is_an_alternative(siblings: tuple[str, ...],
+                                                                               optional: bool, tmp_path: Path,
+                                                                               rulebase) -> None:
+    """zhiqwang/yolort deployment/: one C++ app per runtime (libtorch, ncnn, onnxruntime, tensorrt); the TensorRT one is
+    one alternative among them. Near miss: beside a folder that is no runtime (ppq's quantisation scripts), the
+    TensorRT app is the project's one way to deploy and stays required."""
+    app = tmp_path / "deployment"
+    (app / "tensorrt").mkdir(parents=True)
+    (app / "tensorrt" / "CMakeLists.txt").write_text(
+        "project(yolort_trt)\nadd_executable(yolort_trt main.cpp)\ntarget_link_libraries(yolort_trt nvinfer)\n")
+    (app / "tensorrt" / "main.cpp").write_text('#include "NvInfer.h"\nint main() { nvinfer1::IRuntime* r = nullptr; }\n')
+    for name in siblings:
+        (app / name).mkdir()
+        (app / name / "main.cpp").write_text("int main() { return 0; }\n")
+    data = scanned(tmp_path, rulebase)
+    assert (data["summary"]["class"] == "native") == optional
+    assert ("deployment/tensorrt" in optional_parts(data)) == optional

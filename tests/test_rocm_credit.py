@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from tests.conftest import run_cli, write_tree
 
 
@@ -113,6 +114,37 @@ def test_what_the_hip_build_leaves_out_is_an_optional_part_not_the_class(tmp_pat
     assert rejected["evidence"][0].endswith("(a HIP build stops here)")
     assert statuses(report, "csrc/quantization/awq/gemm_kernels.cu") == {"optional"}
     assert statuses(report, "csrc/cache_kernels.cu") == {"ported"}
+
+
+# Cut from vLLM (csbench/csbench 68d6f39 vllm-main/csrc/quantization/awq/dequantize.cuh, included only by the AWQ GEMM
+# its CMakeLists lists under `if(VLLM_GPU_LANG STREQUAL "CUDA")`)
+DEQUANTIZE_CUH = """#pragma once
+#include <cuda_fp16.h>
+__device__ uint4 dequantize_s4_to_fp16x2(uint32_t const& source) {
+  uint4 result;
+  asm volatile("lop3.b32 %0, %1, %2, %3, %4;\\n" : "=r"(result.x) : "r"(source), "n"(0x000f000f), "n"(0x64006400), "n"(0xea));
+  return result;
+}
+"""
+
+
+@pytest.mark.parametrize(("also", "status"), [("", "optional"), ("csrc/cache_kernels.cu", "ported")])
+def test_a_header_only_what_the_hip_build_leaves_out_includes_is_left_out(also: str, status: str,
+                                                                          tmp_path: Path) -> None:
+    """The AWQ GEMM's dequantize.cuh goes with the GEMM: no HIP build compiles it. Near miss: a source the HIP
+    build compiles includes it too."""
+    from tests.conftest import ROOT
+
+    base = ROOT / "fixtures" / "workloads" / "ported_scoped"
+    files = {p.relative_to(base).as_posix(): p.read_text() for p in base.rglob("*") if p.is_file()}
+    files["csrc/quantization/awq/dequantize.cuh"] = DEQUANTIZE_CUH
+    gemm = "csrc/quantization/awq/gemm_kernels.cu"
+    files[gemm] = '#include "dequantize.cuh"\n' + files[gemm]
+    if also:
+        files[also] = '#include "quantization/awq/dequantize.cuh"\n' + files[also]
+    report = scan(write_tree(tmp_path / "vllm", files))
+    assert statuses(report, "csrc/quantization/awq/dequantize.cuh") == {status}
+    assert statuses(report, gemm) == {"optional"}
 
 
 def test_without_a_rocm_path_nothing_is_left_out_of_a_hip_build(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from migrate.model import Fact
 from migrate.workloads import ported
-from migrate.workloads.build_sources import named_files
+from migrate.workloads.build_sources import named_files, resolve_include
 from migrate.workloads.optional_words import Words, feature
 
 
@@ -39,10 +39,40 @@ def left_out_of_hip(facts: Mapping[str, Sequence[Fact]], known: Words) -> tuple[
     for source, mentions in listed.items():
         if all(skipped for skipped, _ in mentions) and source not in twins:
             out.setdefault(source, f"{mentions[0][1]} names {source} only where a HIP build does not")
+    _headers_of_left_out(facts, out, frozenset(listed))
     subprojects = _own_builds_without_rocm(facts, listed)
     for path, folder in subprojects.items():
         out.setdefault(path, f"{folder}/setup.py builds {folder} on its own, with no ROCm path")
     return out, frozenset(subprojects.values())
+
+
+HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".cuh", ".inl")
+COMPILED_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
+HEADER_DEPTH = 3  # headers included only by left-out files, this many levels down
+
+
+def _headers_of_left_out(facts: Mapping[str, Sequence[Fact]], out: dict[str, str], built: frozenset[str]) -> None:
+    """Adds to `out` the headers that only files a HIP build leaves out include (vLLM's custom_all_reduce.cuh, which
+    only custom_all_reduce.cu, listed under `if(VLLM_GPU_LANG STREQUAL "CUDA")`, and its test include): no HIP build
+    compiles them either. `built`: the files a build file names; a source no build names (that test, compiled by
+    hand) is no includer a HIP build compiles. A header nothing includes, or that any other file includes, stays."""
+    by_base: dict[str, list[str]] = {}
+    for path in facts:
+        by_base.setdefault(posixpath.basename(path), []).append(path)
+    includers: dict[str, set[str]] = {}
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "include":
+                for header in resolve_include(f.name, by_base):
+                    if header.endswith(HEADER_SUFFIXES) and header != path:
+                        includers.setdefault(header, set()).add(path)
+    for _ in range(HEADER_DEPTH):
+        more = {h: sorted(who & out.keys())[0] for h, who in includers.items() if h not in out and who & out.keys()
+                and all(w in out or (w.endswith(COMPILED_SUFFIXES) and w not in built) for w in who)}
+        if not more:
+            return
+        for header, includer in more.items():
+            out[header] = f"only files a HIP build leaves out include {header} ({includer})"
 
 
 def _own_builds_without_rocm(facts: Mapping[str, Sequence[Fact]],

@@ -3,6 +3,8 @@ source): folders a package does not need, scratch space, build-switch words, com
 from __future__ import annotations
 
 import posixpath
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -10,7 +12,7 @@ from pathlib import Path
 from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
 
-SECTIONS = ("folders", "scratch_folders", "switches", "detection", "compile_pass", "templates")
+SECTIONS = ("folders", "scratch_folders", "switches", "detection", "compile_pass", "templates", "alternative_runtimes")
 
 
 class DataError(ValueError):
@@ -36,6 +38,8 @@ class Words:
     reserved: tuple[str, ...] = ()
     test_files: tuple[str, ...] = ()  # file name patterns of test modules (test_*.py)
     detected: frozenset[str] = frozenset()  # detection results, upper case (CUDATOOLKIT_FOUND, CMAKE_CUDA_COMPILER)
+    nvidia_runtimes: frozenset[str] = frozenset()  # inference runtimes only NVIDIA GPUs run (tensorrt)
+    portable_runtimes: frozenset[str] = frozenset()  # runtimes that run on other GPUs or the CPU (onnxruntime)
 
 
 @lru_cache(maxsize=4)
@@ -66,6 +70,8 @@ def words(directory: Path | None = None) -> Words:
                  on=frozenset(n.upper() for n in names("switches", "on_values")),
                  reserved=tuple(names("switches", "reserved_prefixes")),
                  test_files=tuple(names("folders", "test_files")),
+                 nvidia_runtimes=frozenset(n.lower() for n in names("alternative_runtimes", "nvidia_only")),
+                 portable_runtimes=frozenset(n.lower() for n in names("alternative_runtimes", "portable")),
                  detected=frozenset([f"{n.upper()}_FOUND" for n in names("detection", "packages")]
                                     + [n.upper() for n in names("detection", "variables")]))
 
@@ -81,6 +87,30 @@ def optional_root(path: str, known: Words | None = None) -> str | None:
         if lower in known.folders or lower.startswith(known.prefixes):
             return "/".join(parts[:i + 1])
     return None
+
+
+def alternative_runtime_folders(paths: Iterable[str], known: Words) -> dict[str, str]:
+    """Folders named after an NVIDIA-only inference runtime beside a sibling named after a portable one (rules/
+    workloads/optional.yaml `alternative_runtimes`): folder -> the evidence."""
+    children: dict[str, set[str]] = {}
+    for path in paths:
+        parts = path.split("/")[:-1]
+        for i, part in enumerate(parts):
+            children.setdefault("/".join(parts[:i]), set()).add(part)
+    out: dict[str, str] = {}
+    for parent, names in children.items():
+        portable = sorted(n for n in names if _first_word(n) in known.portable_runtimes)
+        if not portable:
+            continue
+        for name in sorted(n for n in names if _first_word(n) in known.nvidia_runtimes):
+            folder = f"{parent}/{name}" if parent else name
+            out[folder] = (f"{folder}/: a {name} back end beside {', '.join(portable[:3])} "
+                           "(rules/workloads/optional.yaml alternative_runtimes)")
+    return out
+
+
+def _first_word(name: str) -> str:
+    return re.split(r"[-_.]", name.lower(), maxsplit=1)[0]
 
 
 def feature(switch: str, known: Words) -> str | None:

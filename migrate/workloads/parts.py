@@ -32,6 +32,7 @@ from migrate.workloads.optional_imports import loaded_only_by_optional, optional
 from migrate.workloads.optional_words import (
     DataError,
     Words,
+    alternative_runtime_folders,
     detection,
     feature,
     is_platform,
@@ -96,6 +97,7 @@ class ProjectParts:
     build_kinds: Mapping[str, str] = field(default_factory=dict)
     images: Mapping[str, str] = field(default_factory=dict)  # container file -> the optional CUDA build it serves
     included_by_required: frozenset[str] = frozenset()  # files of optional folders that required code includes
+    alternatives: Mapping[str, str] = field(default_factory=dict)  # folder of an NVIDIA-only runtime -> evidence
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -105,6 +107,9 @@ class ProjectParts:
         if (root := optional_root(path, known)) is not None and path not in self.included_by_required:
             what = "scratch space" if root in known.scratch else "a folder a package does not need to run"
             return Part(root, (f"{root}/: {what} (rules/workloads/optional.yaml)",))
+        if self.alternatives and (folder := next((p.rstrip("/") for p in prefixes(path)
+                                                  if p.endswith("/") and p.rstrip("/") in self.alternatives), None)):
+            return Part(folder, (self.alternatives[folder],))
         if path in self.optional_modules:
             return Part(path, (self.optional_modules[path],))
         if path in self.unbuilt:
@@ -174,7 +179,7 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "gated": {k: region(r) for k, r in parts.gated.items()}, "unbuilt": dict(parts.unbuilt),
             "cuda_build": parts.cuda_build, "optional_includes": dict(parts.optional_includes),
             "build_kinds": dict(parts.build_kinds), "images": dict(parts.images),
-            "included_by_required": sorted(parts.included_by_required)}
+            "included_by_required": sorted(parts.included_by_required), "alternatives": dict(parts.alternatives)}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -202,7 +207,8 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         gated={str(k): region(r) for k, r in data["gated"].items()}, unbuilt=strings(data.get("unbuilt", {})),
         cuda_build=str(data.get("cuda_build", "")), optional_includes=strings(data.get("optional_includes", {})),
         build_kinds=strings(data.get("build_kinds", {})), images=strings(data.get("images", {})),
-        included_by_required=frozenset(str(p) for p in data.get("included_by_required", [])), known=known)
+        included_by_required=frozenset(str(p) for p in data.get("included_by_required", [])),
+        alternatives=strings(data.get("alternatives", {})), known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -218,7 +224,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         if not extend(regions, called_only_under(facts, regions)):
             break
     def gated_files() -> dict[str, Region]:
-        return gated_by_build(facts, regions) | loaded_only_under(facts, regions) | wrapped_folders(facts, regions)
+        loaded = loaded_only_under(facts, regions)
+        return gated_by_build(facts, regions, loaded) | loaded | wrapped_folders(facts, regions)
 
     set_only_under(facts, regions, gated_files(), known)
     extend(regions, defined_only_under(facts, kinds, regions, gated_files()))
@@ -270,7 +277,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         switches=switches, regions=regions, gated=gated,
                         unbuilt=unbuilt, cuda_build=carrier or "",
                         optional_includes=optional_includes(facts, known), build_kinds=dict(build_kinds or {}),
-                        included_by_required=included_by_required(facts, known), known=known)
+                        included_by_required=included_by_required(facts, known),
+                        alternatives=alternative_runtime_folders(facts, known), known=known)
     return replace(project, images=_images_of_optional_builds(project, kinds, findings))
 
 

@@ -95,12 +95,20 @@ def called_only_under(facts: Mapping[str, Sequence[Fact]],
     return out
 
 
+# The folder of the CMake file being read (https://cmake.org/cmake/help/latest/variable/CMAKE_CURRENT_LIST_DIR.html)
+# or being processed: a path under it is a path relative to that file.
+FOLDER_VARIABLE = re.compile(r"^\$\{(?:CMAKE_CURRENT_LIST_DIR|CMAKE_CURRENT_SOURCE_DIR)\}/")
+
+
 def loaded_only_under(facts: Mapping[str, Sequence[Fact]],
                        regions: Mapping[str, tuple[Region, ...]]) -> dict[str, Region]:
     """A CMake module every load of which sits in one switch's branch: `FindX.cmake` loaded by find_package(X)
     (https://cmake.org/cmake/help/latest/command/find_package.html#search-modes), or a module include()d by
-    name or path. What it sets and checks happens only when the switch is on."""
+    name or path, or another CMake file include()d by its path (flashlight's `if (FL_USE_CUDNN)` /
+    `include(${CMAKE_CURRENT_LIST_DIR}/backend/cudnn/CMakeLists.txt)`). What it sets, checks and compiles happens
+    only when the switch is on (gated_by_build gives the sources it names the same branch)."""
     loads: dict[str, list[tuple[str, int]]] = {}  # module stem -> (file, line) of each load
+    by_path: dict[str, list[tuple[str, int]]] = {}  # a file include()d by its path -> (file, line) of each load
     for path, items in facts.items():
         for f in items:
             if f.kind == "cmake" and f.name.startswith("find_package:"):
@@ -108,9 +116,14 @@ def loaded_only_under(facts: Mapping[str, Sequence[Fact]],
             elif f.kind == "cmake" and f.name == "include" and f.role == "command" and f.text:
                 stem = posixpath.basename(f.text).removesuffix(".cmake")
                 loads.setdefault(stem, []).append((path, f.line))
+                named = FOLDER_VARIABLE.sub("", f.text)
+                if not named.endswith(".cmake") and "${" not in named:
+                    by_path.setdefault(join(posixpath.dirname(path), named), []).append((path, f.line))
     out = {}
     for path in facts:
-        if path.endswith(".cmake") and (sites := loads.get(posixpath.basename(path).removesuffix(".cmake"))):
+        sites = by_path.get(path) or (loads.get(posixpath.basename(path).removesuffix(".cmake"))
+                                      if path.endswith(".cmake") else None)
+        if sites:
             branch = common_switch([around(regions, p, n) for p, n in sites])
             if branch is not None:
                 out[path] = branch
@@ -203,19 +216,22 @@ def _inside(fact: Fact, regions: Sequence[Region]) -> Region | None:
     return next((r for r in regions if r.start <= fact.line <= r.end), None)
 
 
-def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]]) -> dict[str, Region]:
+def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
+                   loaded: Mapping[str, Region] | None = None) -> dict[str, Region]:
     """Files and folders (`dir/`) that CMake or make adds only in a switch's branch, relative to the project: one
     that a target outside every branch names too (an example's default target and its `if(BUILD_STATIC)` twin)
     is built by default. A glob outside the branches does not count: decord globs every source for its IDE's
-    source groups, while only `if(USE_CUDA)` builds the .cu files."""
+    source groups, while only `if(USE_CUDA)` builds the .cu files. `loaded`: CMake files loaded only in a switch's
+    branch (loaded_only_under): what they name outside their own branches is built in that one."""
     out: dict[str, Region] = {}
+    loaded = loaded or {}
     ungated: list[tuple[str, Fact]] = []
     files = frozenset(facts)
     for path, items in facts.items():
         for f in items:
             if f.kind not in ("cmake_subdirectory", "build_source"):
                 continue
-            region = _inside(f, regions[path]) if path in regions else None
+            region = (_inside(f, regions[path]) if path in regions else None) or loaded.get(path)
             if region is None:
                 if not (f.kind == "build_source" and file_glob(f)):
                     ungated.append((path, f))  # a glob outside every switch (an IDE's source_group) builds nothing itself

@@ -129,7 +129,7 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
         named = texts(caps.get("reference.identifier", []), source)  # read once: _identifiers and xref
         defines = [n.parent for n in caps.get("macro.name", []) if n.parent is not None]
         chains = guards.chains_of(caps.get("conditional", []))
-        guard_map = GuardMap.build(chains, off_macros(defines, source))
+        guard_map = GuardMap.build(chains, off_macros(defines, source), source)
         ctx = _Ctx(source=source, guards=guard_map, original=original,
                    row0=row0, col0=col0, cell=cell, names=names)
         _identifiers(ctx, caps, named)

@@ -126,15 +126,19 @@ class GuardMap:
     labels: tuple[str | None, ...] = ()
 
     @classmethod
-    def build(cls, chains: list[tuple[ts.Node, Chain]], off: frozenset[str] = frozenset()) -> GuardMap:
+    def build(cls, chains: list[tuple[ts.Node, Chain]], off: frozenset[str] = frozenset(),
+              source: bytes = b"") -> GuardMap:
         """`chains`: each conditional of the file with its branches (chains_of). `off`: macros the file
         defines as 0 once and unconditionally; a branch on one of them (or on a literal 0) is compiled by
-        no build and labelled 'off'."""
+        no build and labelled 'off'. `source`: the file's bytes, for chains whose branches name the APIs."""
         ranges: list[tuple[int, int, str]] = []
+        hip_text = b"hip" in source
         for node, chain in chains:
             ranges.extend((start, end, "off") for cond, _, start, end in chain if _always_false(cond, off))
             if any(mentions_hip(cond) for cond, _, _, _ in chain):
                 ranges.extend(_label(chain))
+            elif hip_text and (sides := api_sides(chain, source)):
+                ranges.extend(sides)
             elif _version_gate_with_else(node, chain):
                 ranges.extend((start, end, "cuda") for cond, _, start, end in chain if cond)
             elif chain and legacy_arch_gate(chain[0][0]):
@@ -362,6 +366,31 @@ def _breakpoints(ranges: tuple[tuple[int, int, str], ...]) -> list[tuple[int, st
         points.append((start, label))
     close(float("inf"))
     return points
+
+
+# HIP's runtime API by its names (hipMalloc, hipError_t, hipStream_t: the HIP runtime API reference,
+# https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/modules.html) and CUDA's (cudaMalloc, cudaError_t:
+# https://docs.nvidia.com/cuda/cuda-runtime-api/), as whole identifiers.
+HIP_API_NAME = re.compile(rb"(?<![\w])hip[A-Z]\w*")
+CUDA_API_NAME = re.compile(rb"(?<![\w])cuda[A-Z]\w*")
+
+
+def api_sides(chain: Chain, source: bytes) -> list[tuple[int, int, str]]:
+    """A preprocessor alternative on a project's own macro whose branches are the two back ends: one branch
+    names HIP's runtime API and none of CUDA's, another CUDA's and none of HIP's (`#if TACHYON_CUDA` /
+    `#define gpuMalloc cudaMalloc` / `#else` / `#define gpuMalloc hipMalloc`; kineto's `#ifdef HAS_CUPTI` /
+    `#elif defined(HAS_ROCTRACER)`). The HIP build takes the HIP branch, so the CUDA one is labelled 'cuda'
+    and the HIP one 'hip' (as on a chain that names a HIP macro); a branch naming neither keeps no label."""
+    if len(chain) < 2:
+        return []
+    sides = []
+    for _, _, start, end in chain:
+        text = source[start:end]
+        hip, cuda = bool(HIP_API_NAME.search(text)), bool(CUDA_API_NAME.search(text))
+        sides.append("hip" if hip and not cuda else "cuda" if cuda and not hip else "")
+    if "hip" not in sides or "cuda" not in sides:
+        return []
+    return [(start, end, side) for (_, _, start, end), side in zip(chain, sides, strict=True) if side]
 
 
 def _version_gate_with_else(node: ts.Node, chain: list[tuple[str, bool, int, int]]) -> bool:

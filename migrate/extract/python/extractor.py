@@ -11,7 +11,13 @@ from migrate.extract.c.guards import SWITCH, SWITCH_NAME
 from migrate.extract.columns import Columns
 from migrate.extract.python import constructs, embedded, structure
 from migrate.extract.python.guards import HIP_MARKERS, HipGuards
-from migrate.extract.python.optional import EnvOptIns, alternative_imports, is_import_fallback, selected_functions
+from migrate.extract.python.optional import (
+    EnvOptIns,
+    alternative_imports,
+    is_import_fallback,
+    presence_tests,
+    selected_functions,
+)
 from migrate.extract.text.deps import REQUIREMENT, normalise
 from migrate.extract.text.lines import ARCH_OPTION, FLAG, flag_text, line_texts
 from migrate.model import Extraction, Fact
@@ -99,6 +105,7 @@ class _Visitor(ast.NodeVisitor):
         self.compared: set[int] = set()  # id() of the operands of comparisons and isinstance checks
         self.matched_literal: set[int] = set()  # id() of names tested only for equality with string literals
         self.messages = 0  # depth of print/logging/warn arguments being visited
+        self.raised: set[int] = set()  # id() of the exception calls of raise statements: their arguments are text
         self.tests = 0  # depth of test functions (def test*, pytest's prefix) being visited: their strings are expectations
         self.decorates: dict[int, str] = {}  # id() of a decorator call -> the function it decorates
         self.assigned: dict[str, set[str]] = {}  # extension = CUDAExtension -> {"extension": {...CUDAExtension}}
@@ -118,6 +125,7 @@ class _Visitor(ast.NodeVisitor):
         self.selected: frozenset[str] = frozenset()  # functions a dispatch table picks (python/optional.py)
         self.in_selected = 0  # depth of such functions being visited: their imports are optional
         self.alternatives: frozenset[int] = frozenset()  # id() of imports of a non-default branch (optional.py)
+        self.presence: frozenset[int] = frozenset()  # id() of `if` tests for a package their body imports
         self.unused_homes: dict[str, tuple[ast.ImportFrom, str]] = {}  # ROCM_HOME imported, not yet read
         self.facts: list[Fact] = []
         self.notes: list[str] = []
@@ -149,6 +157,7 @@ class _Visitor(ast.NodeVisitor):
         self.guards.prescan(tree, returns)
         self.selected = selected_functions(tree)
         self.alternatives = alternative_imports(tree)
+        self.presence = presence_tests(tree)
 
     # -- locations --------------------------------------------------------
     def _col(self, line: int, byte_col: int) -> int:
@@ -316,8 +325,9 @@ class _Visitor(ast.NodeVisitor):
 
     def visit_If(self, node: ast.If | ast.IfExp) -> None:
         """Code under `if torch.version.hip:` (either branch, or a ternary) is already handled for ROCm;
-        the body of an environment-variable opt-in (`if os.environ.get("USE_X"):`) is optional."""
-        if not self.guard and isinstance(node, ast.If) and self.opt_ins.opt_in(node.test):
+        the body of an environment-variable opt-in (`if os.environ.get("USE_X"):`), or of a test for the package
+        it imports (`if is_module_available("tensorrt"):`), is optional."""
+        if not self.guard and isinstance(node, ast.If) and (id(node) in self.presence or self.opt_ins.opt_in(node.test)):
             self.visit(node.test)
             self._under("optional", node.body)
             self._block(node.orelse)
@@ -419,7 +429,7 @@ class _Visitor(ast.NodeVisitor):
                 self.add("runtime_source", file_name, string)
         if isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2:
             self.compared.update(map(id, _operands(node.args[1])))
-        if not _is_message(node, name):
+        if not (_is_message(node, name) or id(node) in self.raised):
             self.generic_visit(node)
             return
         self.visit(node.func)
@@ -427,6 +437,13 @@ class _Visitor(ast.NodeVisitor):
         for part in [*node.args, *node.keywords]:
             self.visit(part)
         self.messages -= 1
+
+    def visit_Raise(self, node: ast.Raise) -> None:
+        """`raise RuntimeError(f"... cuda={torch.version.cuda} ...")`: the exception's arguments are its message, text
+        for a person like print's (https://docs.python.org/3/library/exceptions.html#BaseException.args)."""
+        if isinstance(node.exc, ast.Call):
+            self.raised.add(id(node.exc))
+        self.generic_visit(node)
 
     def visit_Compare(self, node: ast.Compare) -> None:
         constructs.on_compare(self, node)

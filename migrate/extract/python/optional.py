@@ -7,7 +7,9 @@ also through a module flag (`USE_X = os.getenv("USE_X", "0") == "1"`). Facts in 
 the guard "optional"; their findings are optional parts and do not decide the workload's class.
 An import inside a function that a dispatch table selects (`{"TensorRT-LLM": TensorRT_LLM_loader, ...}`)
 runs only when the user picks that entry: the import is optional too, even where its `except` re-raises.
-So are the imports of an if/elif chain that picks another module for the name its `else` imports."""
+So are the imports of an if/elif chain that picks another module for the name its `else` imports.
+`if is_module_available("tensorrt"): import tensorrt` and `if is_cupy(xp): import cupyx...` test for the
+package they import (by a string naming it or the test's own name): the body runs only where it is there."""
 from __future__ import annotations
 
 import ast
@@ -181,3 +183,50 @@ def alternative_imports(tree: ast.Module) -> frozenset[int]:
             continue
         out |= {id(s) for body in branches for s in body if isinstance(s, (ast.Import, ast.ImportFrom))}
     return frozenset(out)
+
+
+def presence_tests(tree: ast.Module) -> frozenset[int]:
+    """id() of the `if` statements whose test asks whether a package that their body imports is there: a call
+    naming the package in a string (`is_module_available("tensorrt")`, `importlib.util.find_spec("cupy")`) or in
+    its own name (`is_flash_attn_2_available()`, `is_cupy(xp)` before `import cupyx.scipy...`). Like
+    `try: import X` / `except ImportError`, the body runs only where the package is installed (or the caller
+    handed in its arrays), so it is optional. Only absolute imports count: a project's own module is no package
+    to test for (`if use_cuda(): from .cuda import ...` is a switch, not a presence test)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.If):
+            continue
+        roots = {name.split(".")[0].lower() for s in node.body for sub in ast.walk(s)
+                 for name in _absolute_imports(sub)}
+        if roots and any(_names_package(call, roots) for call in _test_calls(node.test)):
+            out.add(id(node))
+    return frozenset(out)
+
+
+def _absolute_imports(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+        return [node.module]
+    return []
+
+
+def _test_calls(test: ast.expr) -> list[ast.Call]:
+    """The calls a test holds true: `f(...)`, `f(...) is not None`, and each operand of an `and`."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [c for value in test.values for c in _test_calls(value)]
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot) \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+        test = test.left
+    return [test] if isinstance(test, ast.Call) else []
+
+
+def _names_package(call: ast.Call, roots: set[str]) -> bool:
+    for arg in call.args:
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str) \
+                and arg.value.split(".")[0].lower() in roots:
+            return True
+    func = call.func
+    name = (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")).lower()
+    words = [w for w in name.split("_") if len(w) > 2]
+    return any(root in name or any(root.startswith(w) for w in words) for root in roots)

@@ -65,6 +65,7 @@ def extract(source: bytes) -> Extraction:
     where = _Positions(text)
     facts: list[Fact] = []
     commands = parse(text)
+    roots = _root_names(commands)
     facts.extend(_branches(commands, where))
     facts.extend(_guards(text, commands, where))
     for command in commands:
@@ -85,7 +86,7 @@ def extract(source: bytes) -> Extraction:
         if command.name in LINK_COMMANDS:
             facts.extend(_bare_libraries(command, where))
         facts.extend(_structure(command, where))
-        facts.extend(_build_parts(command, where))
+        facts.extend(_build_parts(command, where, roots))
         facts.extend(_switch_value(command, where))
         if command.name in repositories.FETCH_COMMANDS:
             facts.extend(_repositories(command, where))
@@ -370,7 +371,24 @@ def _switch_value(command: Command, where: _Positions) -> list[Fact]:
     return [fact("switch_value", args[0].text, line, col, col + len(command.name), text=args[1].text.upper())]
 
 
-def _build_parts(command: Command, where: _Positions) -> list[Fact]:
+def _root_names(commands: list[Command]) -> frozenset[str]:
+    """Variables the file sets to its own folder (`set(ROOT_PATH ${CMAKE_CURRENT_SOURCE_DIR})`, DeployAI/nndeploy
+    CMakeLists.txt:89, then `file(GLOB_RECURSE ... "${ROOT_PATH}/source/nndeploy/inference/tensorrt/*.cc")`):
+    a path under one of them is a path under the folder, as under the variable itself."""
+    return frozenset(c.arguments[0].text for c in commands if c.name == "set" and len(c.arguments) == 2
+                     and DIRECTORY_VARIABLES.sub("", c.arguments[1].text + "/") == "")
+
+
+def _from_folder(path: str, roots: frozenset[str]) -> str:
+    """The path with a leading folder variable (DIRECTORY_VARIABLES, or one of the file's `roots`) taken off."""
+    if roots and path.startswith("${"):
+        name, close, rest = path[2:].partition("}")
+        if close and name in roots and rest.startswith("/"):
+            return rest[1:]
+    return DIRECTORY_VARIABLES.sub("", path)
+
+
+def _build_parts(command: Command, where: _Positions, roots: frozenset[str] = frozenset()) -> list[Fact]:
     args = command.arguments
     line, col = where(command.start)
     if (command.name in ("option", "cmake_dependent_option") or command.name.endswith("_option")) and args \
@@ -384,17 +402,17 @@ def _build_parts(command: Command, where: _Positions) -> list[Fact]:
         return [fact("build_switch", args[0].text, line, col, col + len(command.name),
                      text=f"{args[1].text.upper()} set")]
     if command.name == "add_subdirectory" and args:
-        return [fact("cmake_subdirectory", DIRECTORY_VARIABLES.sub("", args[0].text), line, col,
+        return [fact("cmake_subdirectory", _from_folder(args[0].text, roots), line, col,
                      col + len(command.name))]
     if command.name in MESSAGE_COMMANDS:
         return []
     if command.name in DEFINITION_COMMANDS:
         return _definitions(command, where)
     if command.name == "file" and len(args) > 2 and args[0].text in ("GLOB", "GLOB_RECURSE"):
-        return _globs(command, where)
+        return _globs(command, where, roots)
     out = []
     for arg in args:
-        path = DIRECTORY_VARIABLES.sub("", arg.text)
+        path = _from_folder(arg.text, roots)
         if not path.endswith(SOURCE_SUFFIXES) or "*" in path or "\n" in path:
             continue
         at, at_col = where(arg.start)
@@ -427,7 +445,7 @@ def _definitions(command: Command, where: _Positions) -> list[Fact]:
     return out
 
 
-def _globs(command: Command, where: _Positions) -> list[Fact]:
+def _globs(command: Command, where: _Positions, roots: frozenset[str] = frozenset()) -> list[Fact]:
     """file(GLOB[_RECURSE] VAR [options] patterns...): one `build_source` per source pattern (relative to the
     listing's folder; the text is the mode and the variable), expanded against the project's files by
     workloads/parts.py. https://cmake.org/cmake/help/latest/command/file.html#glob"""
@@ -438,7 +456,7 @@ def _globs(command: Command, where: _Positions) -> list[Fact]:
         if skip or arg.text in GLOB_KEYWORDS:
             skip = arg.text in ("RELATIVE", "LIST_DIRECTORIES")  # each takes a value
             continue
-        pattern = DIRECTORY_VARIABLES.sub("", arg.text)
+        pattern = _from_folder(arg.text, roots)
         if pattern.endswith(SOURCE_SUFFIXES) and "${" not in pattern and "\n" not in pattern:
             line, col = where(arg.start)
             out.append(fact("build_source", pattern, line, col, col + len(arg.text),
