@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 
 from migrate.model import Fact
 from migrate.workloads import ported
-from migrate.workloads.build_sources import named_files, resolve_include
+from migrate.workloads.build_sources import named_files
+from migrate.workloads.includes import COMPILED_SUFFIXES, HEADER_SUFFIXES, close_over_includes, includers_of
 from migrate.workloads.optional_words import Words, feature
 
 
@@ -46,33 +47,21 @@ def left_out_of_hip(facts: Mapping[str, Sequence[Fact]], known: Words) -> tuple[
     return out, frozenset(subprojects.values())
 
 
-HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".cuh", ".inl")
-COMPILED_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
-HEADER_DEPTH = 3  # headers included only by left-out files, this many levels down
-
-
 def _headers_of_left_out(facts: Mapping[str, Sequence[Fact]], out: dict[str, str], built: frozenset[str]) -> None:
     """Adds to `out` the headers that only files a HIP build leaves out include (vLLM's custom_all_reduce.cuh, which
     only custom_all_reduce.cu, listed under `if(VLLM_GPU_LANG STREQUAL "CUDA")`, and its test include): no HIP build
     compiles them either. `built`: the files a build file names; a source no build names (that test, compiled by
-    hand) is no includer a HIP build compiles. A header nothing includes, or that any other file includes, stays."""
-    by_base: dict[str, list[str]] = {}
-    for path in facts:
-        by_base.setdefault(posixpath.basename(path), []).append(path)
-    includers: dict[str, set[str]] = {}
-    for path, items in facts.items():
-        for f in items:
-            if f.kind == "include":
-                for header in resolve_include(f.name, by_base):
-                    if header.endswith(HEADER_SUFFIXES) and header != path:
-                        includers.setdefault(header, set()).add(path)
-    for _ in range(HEADER_DEPTH):
-        more = {h: sorted(who & out.keys())[0] for h, who in includers.items() if h not in out and who & out.keys()
-                and all(w in out or (w.endswith(COMPILED_SUFFIXES) and w not in built) for w in who)}
-        if not more:
-            return
-        for header, includer in more.items():
-            out[header] = f"only files a HIP build leaves out include {header} ({includer})"
+    hand) is no includer a HIP build compiles, but a header only such sources include is not left out by the HIP
+    build. A header nothing includes, or that any other file includes, stays."""
+    includers = includers_of(facts)
+
+    def by_hand(path: str) -> bool:
+        return path.endswith(COMPILED_SUFFIXES) and path not in built
+
+    headers = [p for p in facts if p.endswith(HEADER_SUFFIXES)
+               and not all(by_hand(w) for w in includers.get(posixpath.basename(p), ()))]
+    close_over_includes(out, headers, includers, lambda path: path in out or by_hand(path),
+                        "only files a HIP build leaves out include it")
 
 
 def _own_builds_without_rocm(facts: Mapping[str, Sequence[Fact]],
