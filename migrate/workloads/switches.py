@@ -217,14 +217,13 @@ def _inside(fact: Fact, regions: Sequence[Region]) -> Region | None:
 
 
 def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
-                   loaded: Mapping[str, Region] | None = None) -> dict[str, Region]:
+                   loaded: Mapping[str, Region]) -> dict[str, Region]:
     """Files and folders (`dir/`) that CMake or make adds only in a switch's branch, relative to the project: one
     that a target outside every branch names too (an example's default target and its `if(BUILD_STATIC)` twin)
     is built by default. A glob outside the branches does not count: decord globs every source for its IDE's
     source groups, while only `if(USE_CUDA)` builds the .cu files. `loaded`: CMake files loaded only in a switch's
     branch (loaded_only_under): what they name outside their own branches is built in that one."""
     out: dict[str, Region] = {}
-    loaded = loaded or {}
     ungated: list[tuple[str, Fact]] = []
     files = frozenset(facts)
     for path, items in facts.items():

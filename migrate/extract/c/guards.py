@@ -126,8 +126,7 @@ class GuardMap:
     labels: tuple[str | None, ...] = ()
 
     @classmethod
-    def build(cls, chains: list[tuple[ts.Node, Chain]], off: frozenset[str] = frozenset(),
-              source: bytes = b"") -> GuardMap:
+    def build(cls, chains: list[tuple[ts.Node, Chain]], off: frozenset[str], source: bytes) -> GuardMap:
         """`chains`: each conditional of the file with its branches (chains_of). `off`: macros the file
         defines as 0 once and unconditionally; a branch on one of them (or on a literal 0) is compiled by
         no build and labelled 'off'. `source`: the file's bytes, for chains whose branches name the APIs."""

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from migrate.extract.c import ts
 from migrate.extract.c.needles import Needled
-from migrate.extract.c.tree import root, text, texts, walk
+from migrate.extract.c.tree import root, text, walk
 
 Add = Callable[..., None]
 
@@ -34,13 +34,13 @@ TYPE_DEFINITIONS = ("alias_declaration", "type_definition", "struct_specifier", 
 DECLARING = ("declaration", "parameter_declaration", "optional_parameter_declaration", "for_range_loop")
 
 
-def facts(caps: dict[str, list[ts.Node]], source: bytes, add: Add, named: list[str] | None = None) -> None:
+def facts(caps: dict[str, list[ts.Node]], source: bytes, add: Add, named: list[str]) -> None:
     """`function_defined` (role `cutlass` when the definition names cutlass::/cute:: or a type of this
     file that does, `stub` when its body only throws or fails a check) and `function_reference` facts
     (role `call` once per name and enclosing function, `registration` with the op in its text,
     `schema`, `declaration`). Identifiers and declarations are the query's captures, put into their
     functions by position: no subtree is walked again, except a definition's in a file naming CUTLASS.
-    `named`: the texts of the reference.identifier captures (tree.texts), when the caller has them."""
+    `named`: the texts of the reference.identifier captures (tree.texts), read once for every consumer."""
     functions = [(n, body) for n in caps.get("definition.function", [])
                  if (body := n.child_by_field_name("body")) is not None]
     cutlass = CUTLASS_USE.search(source) is not None
@@ -50,9 +50,7 @@ def facts(caps: dict[str, list[ts.Node]], source: bytes, add: Add, named: list[s
         if _definition(node, body, cutlass, cutlass_types, add):
             bodies.append((body.start_byte, body.end_byte, position))
     if bodies:
-        identifiers = caps.get("reference.identifier", [])
-        _uses(caps, bodies, [n for n, _ in functions], add,
-              named if named is not None else texts(identifiers, source))
+        _uses(caps, bodies, [n for n, _ in functions], add, named)
     for node in caps.get("declaration", []):
         _declaration(node, add)
     for member in caps.get("reference.member", []):

@@ -388,7 +388,7 @@ def _from_folder(path: str, roots: frozenset[str]) -> str:
     return DIRECTORY_VARIABLES.sub("", path)
 
 
-def _build_parts(command: Command, where: _Positions, roots: frozenset[str] = frozenset()) -> list[Fact]:
+def _build_parts(command: Command, where: _Positions, roots: frozenset[str]) -> list[Fact]:
     args = command.arguments
     line, col = where(command.start)
     if (command.name in ("option", "cmake_dependent_option") or command.name.endswith("_option")) and args \
@@ -445,7 +445,7 @@ def _definitions(command: Command, where: _Positions) -> list[Fact]:
     return out
 
 
-def _globs(command: Command, where: _Positions, roots: frozenset[str] = frozenset()) -> list[Fact]:
+def _globs(command: Command, where: _Positions, roots: frozenset[str]) -> list[Fact]:
     """file(GLOB[_RECURSE] VAR [options] patterns...): one `build_source` per source pattern (relative to the
     listing's folder; the text is the mode and the variable), expanded against the project's files by
     workloads/parts.py. https://cmake.org/cmake/help/latest/command/file.html#glob"""
