@@ -38,8 +38,8 @@ QUIET = "hipify-perl -quiet-warnings -examine"
 
 def hipify_files(root: Path) -> list[str]:
     """The files `scan` gives hipify-perl: C/C++/CUDA sources, relative to the root."""
-    from migrate.scan.discover import discover
     from migrate.hipify.scan_pass import EXAMINED_KINDS
+    from migrate.scan.discover import discover
 
     found = discover([root], include_vendored=False, exclude=())
     return [f.rel for f in found.files if f.kind in EXAMINED_KINDS]
@@ -73,6 +73,8 @@ def main() -> int:
                         help="time hipify-perl only with -quiet-warnings (the 2024 warning pass takes minutes)")
     args = parser.parse_args()
     roots = [p.resolve() for p in args.paths]
+    if args.hipify:  # hipify-perl runs in each tree's folder: a relative path would not be found there
+        args.hipify = str(Path(args.hipify).resolve())
     rows: dict[Path, dict[str, list[measure.Run]]] = {root: {} for root in roots}
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -93,12 +95,14 @@ def main() -> int:
                     # `python -m` puts the working directory first on sys.path: a scan runs in its code's folder
                     cwd = str(root) if name.startswith("hipify") else str(args.before.resolve() if name == BEFORE else CODE)
                     rows[root].setdefault(name, []).append(measure.run(command, env=env, cwd=cwd))
+    broken = 0
     print(f"{os.cpu_count()} cores; load average now {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for root in roots:
         found = rows[root]
         print(f"{root.name}: {len(hipify_files(root))} C/C++/CUDA files for hipify-perl")
         for name, runs in found.items():
             failed = [r.returncode for r in runs if r.returncode not in (0, 1)]
+            broken += bool(failed)
             print(f"  {name:<44} {measure.describe(runs)}" + (f" FAILED {failed}" if failed else ""))
         first_scan, cold = measure.median(found[FIRST]), measure.median(found[COLD])
         serial, warm = measure.median(found[SERIAL]), measure.median(found[WARM])
@@ -108,8 +112,11 @@ def main() -> int:
               f"cold/warm: {cold / warm:.1f}x")
         for name in (EXAMINE, QUIET):
             if name in found:
-                print(f"  {name} / rocm-migrate first scan: {measure.median(found[name]) / first_scan:.2f}x")
-    return 0
+                if any(r.returncode not in (0, 1) for r in found[name]):
+                    print(f"  {name} / rocm-migrate first scan: not compared ({name} failed)")
+                else:
+                    print(f"  {name} / rocm-migrate first scan: {measure.median(found[name]) / first_scan:.2f}x")
+    return 1 if broken else 0
 
 
 if __name__ == "__main__":
