@@ -997,3 +997,45 @@ def test_a_tensorrt_folder_beside_a_portable_runtimes_folder_is_an_alternative(s
     data = scanned(tmp_path, rulebase)
     assert (data["summary"]["class"] == "native") == optional
     assert ("deployment/tensorrt" in optional_parts(data)) == optional
+
+
+@pytest.mark.parametrize(("case", "path", "old", "new", "expected"), [
+    ("cmake_detected_default", "CMakeLists.txt", "", "", "native"),
+    # the option's default variable set ON outside the detection's branch: the CUDA filters build by default
+    ("cmake_detected_default", "CMakeLists.txt", "set(RTK_USE_CUDA_DEFAULT OFF)", "set(RTK_USE_CUDA_DEFAULT ON)",
+     "migration-required"),
+    ("cmake_python_module_detected", "CMakeLists.txt", "", "", "native"),
+    # the CUDA sources added to the module outside the detection's branch: built by default
+    ("cmake_python_module_detected", "cxx/CMakeLists.txt", "if (CMAKE_CUDA_COMPILER)", "if (TRUE)",
+     "migration-required"),
+    # an nvcc-only flag for every language, not in a CUDA-only generator expression: the default build's own
+    ("cmake_python_module_detected", "CMakeLists.txt", "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=/utf-8>",
+     "-Xcompiler=/utf-8", "minor-adaptation"),
+])
+def test_cuda_a_detection_turns_on_is_optional_however_the_build_spells_it(
+        case: str, path: str, old: str, new: str, expected: str, tmp_path: Path, rulebase) -> None:
+    """RTK: `option(RTK_USE_CUDA ... ${RTK_USE_CUDA_DEFAULT})` whose default variable is set ON only under
+    `if(CMAKE_CUDA_COMPILER)` after check_language(CUDA); torchmcubes: a module made by Python_add_library (a target
+    outside the detection) whose .cu sources target_sources() adds only under it, and an nvcc flag inside
+    `$<$<COMPILE_LANGUAGE:CUDA>:...>`. Near misses: the same code on by default, the flag for every language."""
+    tree = _copy(case, tmp_path)
+    text = (tree / path).read_text()
+    assert old in text
+    (tree / path).write_text(text.replace(old, new))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == expected
+    kernels = {f["status"] for f in data["findings"] if f["path"].endswith(".cu")}
+    assert kernels == ({""} if expected == "migration-required" else {"optional"})
+
+
+@pytest.mark.parametrize(("line", "column", "inside"), [
+    ('add_compile_options("$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=/utf-8>")', 49, True),
+    ('add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:/utf-8>" "$<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>")', 85, True),
+    ('add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-Xcompiler>")', 48, False),
+    ('add_compile_options(-Xcompiler=/utf-8)', 21, False),
+    ('target_compile_options(t PRIVATE $<$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>:--use_fast_math>)', 71, True),
+])
+def test_a_cuda_only_generator_expression_holds_its_flags(line: str, column: int, inside: bool) -> None:
+    from migrate.workloads.optional_words import in_cuda_genex
+
+    assert in_cuda_genex(line, column, parts.words()) is inside
