@@ -1039,3 +1039,27 @@ def test_a_cuda_only_generator_expression_holds_its_flags(line: str, column: int
     from migrate.workloads.optional_words import in_cuda_genex
 
     assert in_cuda_genex(line, column, parts.words()) is inside
+
+
+@pytest.mark.parametrize(("old", "new", "required"), [
+    ("", "", set()),
+    # the same switch on unless the user turns it off: every kernel is built by default
+    ("os.environ.get('RWKV_CUDA_ON') == '1'", "os.environ.get('RWKV_CUDA_ON', '1') == '1'",
+     {"operators.cu", "gemm_fp16_cublas.cpp", "rwkv5.cu"}),
+    # an item of a variable the module never reads through a getter: no default to read, the load is required
+    ('os.environ["RWKV_CUDA_ON"] == \'1\'', 'os.environ["RWKV_KERNELS"] == \'1\'', {"rwkv5.cu"}),
+])
+def test_kernels_a_run_time_load_compiles_only_on_an_environment_opt_in_are_optional(
+        old: str, new: str, required: set[str], tmp_path: Path, rulebase) -> None:
+    """ChatRWKV's rwkv package: `if os.environ.get('RWKV_CUDA_ON') == '1': load(sources=[f"{current_path}/cuda/..."])`
+    (the f-string's folder is the loader's own), and later `os.environ["RWKV_CUDA_ON"] == '1'` (the module set "0"
+    where it was unset). Near misses: a default of "1"; an item no getter reads first."""
+    tree = _copy("env_opt_in_load", tmp_path)
+    model = tree / "src" / "rwkv" / "model.py"
+    assert old in model.read_text()
+    model.write_text(model.read_text().replace(old, new))
+    data = scanned(tree, rulebase)
+    kernels = {f["path"].rpartition("/")[2] for f in data["findings"]
+               if f["path"].startswith("src/rwkv/cuda/") and f["status"] != "optional"}
+    assert kernels == required
+    assert (data["summary"]["class"] == "native") is not required
