@@ -1063,3 +1063,26 @@ def test_kernels_a_run_time_load_compiles_only_on_an_environment_opt_in_are_opti
                if f["path"].startswith("src/rwkv/cuda/") and f["status"] != "optional"}
     assert kernels == required
     assert (data["summary"]["class"] == "native") is not required
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    ("", "", "native"),
+    # ON in both branches: the platform builds by default
+    ('SET(NN_BUILD_CUDA_LIB OFF CACHE BOOL', 'SET(NN_BUILD_CUDA_LIB ON CACHE BOOL', "migration-required"),
+    # the toolkit required: the detection is always true where the project configures at all
+    ("FIND_PACKAGE(CUDAToolkit QUIET)", "FIND_PACKAGE(CUDAToolkit REQUIRED)", "migration-required"),
+])
+def test_a_cache_entry_set_on_only_where_the_toolkit_is_found_is_off(old: str, new: str, expected: str,
+                                                                     tmp_path: Path, rulebase) -> None:
+    """OpenMM and its plugins (openmm-torch): `IF(CUDAToolkit_FOUND) SET(NN_BUILD_CUDA_LIB ON CACHE BOOL ...)
+    ELSE SET(NN_BUILD_CUDA_LIB OFF CACHE BOOL ...)`, then `IF(NN_BUILD_CUDA_LIB) ADD_SUBDIRECTORY(platforms/cuda)`."""
+    tree = _copy("cmake_cache_on_detection", tmp_path)
+    top = tree / "CMakeLists.txt"
+    assert old in top.read_text()
+    top.write_text(top.read_text().replace(old, new))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == expected
+    if expected == "native":
+        part = optional_parts(data)["build switch NN_BUILD_CUDA_LIB"]
+        assert part["class"] == "migration-required"
+        assert any("true only where CUDAToolkit_FOUND is" in e for e in part["evidence"])

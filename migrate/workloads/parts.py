@@ -47,6 +47,7 @@ from migrate.workloads.switches import (
     called_only_under,
     compile_passes,
     cuda_build_switch,
+    declared_on_detection,
     declared_switches,
     defined_by_build,
     defined_only_under,
@@ -234,7 +235,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     extend(regions, defined_only_under(facts, kinds, regions, gated_files()))
     gated = gated_files()
     unset = never_set(facts, kinds, known)  # each read once from the facts
-    stated = follow_defaults(declared_switches(facts), chosen)
+    stated = follow_defaults(declared_switches(facts), chosen) | declared_on_detection(facts, regions, gated, known)
     declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated}
     gate_headers(facts, regions, gated)
     uses: dict[str, list[Finding]] = {}

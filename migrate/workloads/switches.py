@@ -400,6 +400,35 @@ def quiet_finds(facts: Mapping[str, Sequence[Fact]], switches: Mapping[str, tupl
     return out
 
 
+def declared_on_detection(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
+                          gated: Mapping[str, Region], known: Words) -> dict[str, tuple[str, str]]:
+    """Switches declared true only inside a detection's branch and false elsewhere (OpenMM and its plugins:
+    `IF(CUDAToolkit_FOUND) SET(NN_BUILD_CUDA_LIB ON CACHE BOOL ...) ELSE SET(NN_BUILD_CUDA_LIB OFF CACHE BOOL ...)`):
+    the default is that detection's, as for `option(X ... ${CUDA_FOUND})`. Not where a find_package(... REQUIRED)
+    outside optional folders makes the detection always true."""
+    sites: dict[str, list[tuple[str, int, str]]] = {}
+    for path in sorted(facts):
+        for f in facts[path]:
+            if f.kind == "build_switch":
+                sites.setdefault(f.name, []).append((path, f.line, f.text.partition(" ")[0].upper()))
+    required = {f.name.partition(":")[2].upper() + "_FOUND" for path, items in facts.items() for f in items
+                if f.kind == "cmake" and f.name.startswith("find_package:") and f.text.endswith(" REQUIRED)")
+                and optional_root(path, known) is None}
+    out: dict[str, tuple[str, str]] = {}
+    for name, found in sites.items():
+        on = [(path, line) for path, line, value in found if value in known.on]
+        if not on or len(on) == len(found) or any(v not in known.on | known.off for _, _, v in found):
+            continue
+        common = set.intersection(*({r.switch for r in switches_around(regions, gated, path, line=line)
+                                     if detection(r.switch, known) and r.switch.upper() not in required}
+                                    for path, line in on))
+        if common:
+            switch = sorted(common)[0]
+            out[name] = (f"{on[0][0]}:{on[0][1]} set({name}) (true only where {switch} is, false elsewhere)",
+                         f"${{{switch}}}")
+    return out
+
+
 def declared_switches(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[str, str]]:
     """Switch -> (where it is declared, its default) from CMake option() and the like."""
     out: dict[str, tuple[str, str]] = {}
