@@ -1086,3 +1086,16 @@ def test_a_cache_entry_set_on_only_where_the_toolkit_is_found_is_off(old: str, n
         part = optional_parts(data)["build switch NN_BUILD_CUDA_LIB"]
         assert part["class"] == "migration-required"
         assert any("true only where CUDAToolkit_FOUND is" in e for e in part["evidence"])
+
+
+@pytest.mark.parametrize(("line", "cuda_only"), [
+    ('    set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -Xcompiler=/bigobj")', True),  # pcl CMakeLists.txt:167
+    ('string(APPEND CMAKE_CUDA_FLAGS " --expt-relaxed-constexpr")', True),
+    ('    target_include_directories(${_name} PRIVATE ${CUDA_TOOLKIT_INCLUDE})', False),  # a use, not a setting
+    ('set(CMAKE_CXX_FLAGS "${CMAKE_CXX_FLAGS} -Xcompiler=/bigobj")', False),
+    ('set(NVCC_FLAGS "-Xcompiler=/bigobj")', False),
+])
+def test_a_flag_set_into_a_cuda_only_variable_goes_with_the_cuda_build(line: str, cuda_only: bool) -> None:
+    from migrate.workloads.optional_words import sets_cuda_setting
+
+    assert sets_cuda_setting(line, parts.words()) is cuda_only

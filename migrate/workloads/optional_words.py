@@ -93,6 +93,16 @@ def in_cuda_genex(line: str, column: int, known: Words) -> bool:
     return False
 
 
+SETTING = re.compile(r"\s*(?:set|list|string)\s*\(\s*(?:APPEND\s+)?(\w+)", re.IGNORECASE)
+
+
+def sets_cuda_setting(line: str, known: Words) -> bool:
+    """Whether a CMake line sets or appends to a variable that applies only to CUDA compiles
+    (`set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -Xcompiler=/bigobj")`, `string(APPEND CMAKE_CUDA_FLAGS ...)`)."""
+    m = SETTING.match(line)
+    return m is not None and m.group(1).startswith(known.cuda_settings)
+
+
 def optional_root(path: str, known: Words | None = None) -> str | None:
     """The optional folder a file sits in (`tests`, `pkg/experimental`, a top-level `dev`), or None."""
     known = known or words()

@@ -39,6 +39,7 @@ from migrate.workloads.optional_words import (
     is_platform,
     off_by_default,
     optional_root,
+    sets_cuda_setting,
     words,
 )
 from migrate.workloads.ported import Evidence
@@ -135,7 +136,8 @@ class ProjectParts:
                         (*self.switches[region.switch], f"{region.path}:{region.start} {region.text}"))
         if self.cuda_build in self.switches and (finding.symbol in known.compile_pass
                                                   or finding.symbol.startswith(known.cuda_settings)
-                                                  or in_cuda_genex(finding.source_line, finding.column, known)):
+                                                  or in_cuda_genex(finding.source_line, finding.column, known)
+                                                  or sets_cuda_setting(finding.source_line, known)):
             return Part(f"build switch {self.cuda_build}",
                         (*self.switches[self.cuda_build], f"{path}:{finding.line} {finding.symbol}: takes effect only "
                          f"where CUDA is compiled, and every CUDA source is built under {self.cuda_build}"))
