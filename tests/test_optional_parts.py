@@ -997,3 +997,105 @@ def test_a_tensorrt_folder_beside_a_portable_runtimes_folder_is_an_alternative(s
     data = scanned(tmp_path, rulebase)
     assert (data["summary"]["class"] == "native") == optional
     assert ("deployment/tensorrt" in optional_parts(data)) == optional
+
+
+@pytest.mark.parametrize(("case", "path", "old", "new", "expected"), [
+    ("cmake_detected_default", "CMakeLists.txt", "", "", "native"),
+    # the option's default variable set ON outside the detection's branch: the CUDA filters build by default
+    ("cmake_detected_default", "CMakeLists.txt", "set(RTK_USE_CUDA_DEFAULT OFF)", "set(RTK_USE_CUDA_DEFAULT ON)",
+     "migration-required"),
+    ("cmake_python_module_detected", "CMakeLists.txt", "", "", "native"),
+    # the CUDA sources added to the module outside the detection's branch: built by default
+    ("cmake_python_module_detected", "cxx/CMakeLists.txt", "if (CMAKE_CUDA_COMPILER)", "if (TRUE)",
+     "migration-required"),
+    # an nvcc-only flag for every language, not in a CUDA-only generator expression: the default build's own
+    ("cmake_python_module_detected", "CMakeLists.txt", "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=/utf-8>",
+     "-Xcompiler=/utf-8", "minor-adaptation"),
+])
+def test_cuda_a_detection_turns_on_is_optional_however_the_build_spells_it(
+        case: str, path: str, old: str, new: str, expected: str, tmp_path: Path, rulebase) -> None:
+    """RTK: `option(RTK_USE_CUDA ... ${RTK_USE_CUDA_DEFAULT})` whose default variable is set ON only under
+    `if(CMAKE_CUDA_COMPILER)` after check_language(CUDA); torchmcubes: a module made by Python_add_library (a target
+    outside the detection) whose .cu sources target_sources() adds only under it, and an nvcc flag inside
+    `$<$<COMPILE_LANGUAGE:CUDA>:...>`. Near misses: the same code on by default, the flag for every language."""
+    tree = _copy(case, tmp_path)
+    text = (tree / path).read_text()
+    assert old in text
+    (tree / path).write_text(text.replace(old, new))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == expected
+    kernels = {f["status"] for f in data["findings"] if f["path"].endswith(".cu")}
+    assert kernels == ({""} if expected == "migration-required" else {"optional"})
+
+
+@pytest.mark.parametrize(("line", "column", "inside"), [
+    ('add_compile_options("$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=/utf-8>")', 49, True),
+    ('add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:/utf-8>" "$<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>")', 85, True),
+    ('add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-Xcompiler>")', 48, False),
+    ('add_compile_options(-Xcompiler=/utf-8)', 21, False),
+    ('target_compile_options(t PRIVATE $<$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>:--use_fast_math>)', 71, True),
+])
+def test_a_cuda_only_generator_expression_holds_its_flags(line: str, column: int, inside: bool) -> None:
+    from migrate.workloads.optional_words import in_cuda_genex
+
+    assert in_cuda_genex(line, column, parts.words()) is inside
+
+
+@pytest.mark.parametrize(("old", "new", "required"), [
+    ("", "", set()),
+    # the same switch on unless the user turns it off: every kernel is built by default
+    ("os.environ.get('RWKV_CUDA_ON') == '1'", "os.environ.get('RWKV_CUDA_ON', '1') == '1'",
+     {"operators.cu", "gemm_fp16_cublas.cpp", "rwkv5.cu"}),
+    # an item of a variable the module never reads through a getter: no default to read, the load is required
+    ('os.environ["RWKV_CUDA_ON"] == \'1\'', 'os.environ["RWKV_KERNELS"] == \'1\'', {"rwkv5.cu"}),
+])
+def test_kernels_a_run_time_load_compiles_only_on_an_environment_opt_in_are_optional(
+        old: str, new: str, required: set[str], tmp_path: Path, rulebase) -> None:
+    """ChatRWKV's rwkv package: `if os.environ.get('RWKV_CUDA_ON') == '1': load(sources=[f"{current_path}/cuda/..."])`
+    (the f-string's folder is the loader's own), and later `os.environ["RWKV_CUDA_ON"] == '1'` (the module set "0"
+    where it was unset). Near misses: a default of "1"; an item no getter reads first."""
+    tree = _copy("env_opt_in_load", tmp_path)
+    model = tree / "src" / "rwkv" / "model.py"
+    assert old in model.read_text()
+    model.write_text(model.read_text().replace(old, new))
+    data = scanned(tree, rulebase)
+    kernels = {f["path"].rpartition("/")[2] for f in data["findings"]
+               if f["path"].startswith("src/rwkv/cuda/") and f["status"] != "optional"}
+    assert kernels == required
+    assert (data["summary"]["class"] == "native") is not required
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    ("", "", "native"),
+    # ON in both branches: the platform builds by default
+    ('SET(NN_BUILD_CUDA_LIB OFF CACHE BOOL', 'SET(NN_BUILD_CUDA_LIB ON CACHE BOOL', "migration-required"),
+    # the toolkit required: the detection is always true where the project configures at all
+    ("FIND_PACKAGE(CUDAToolkit QUIET)", "FIND_PACKAGE(CUDAToolkit REQUIRED)", "migration-required"),
+])
+def test_a_cache_entry_set_on_only_where_the_toolkit_is_found_is_off(old: str, new: str, expected: str,
+                                                                     tmp_path: Path, rulebase) -> None:
+    """OpenMM and its plugins (openmm-torch): `IF(CUDAToolkit_FOUND) SET(NN_BUILD_CUDA_LIB ON CACHE BOOL ...)
+    ELSE SET(NN_BUILD_CUDA_LIB OFF CACHE BOOL ...)`, then `IF(NN_BUILD_CUDA_LIB) ADD_SUBDIRECTORY(platforms/cuda)`."""
+    tree = _copy("cmake_cache_on_detection", tmp_path)
+    top = tree / "CMakeLists.txt"
+    assert old in top.read_text()
+    top.write_text(top.read_text().replace(old, new))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == expected
+    if expected == "native":
+        part = optional_parts(data)["build switch NN_BUILD_CUDA_LIB"]
+        assert part["class"] == "migration-required"
+        assert any("true only where CUDAToolkit_FOUND is" in e for e in part["evidence"])
+
+
+@pytest.mark.parametrize(("line", "cuda_only"), [
+    ('    set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -Xcompiler=/bigobj")', True),  # pcl CMakeLists.txt:167
+    ('string(APPEND CMAKE_CUDA_FLAGS " --expt-relaxed-constexpr")', True),
+    ('    target_include_directories(${_name} PRIVATE ${CUDA_TOOLKIT_INCLUDE})', False),  # a use, not a setting
+    ('set(CMAKE_CXX_FLAGS "${CMAKE_CXX_FLAGS} -Xcompiler=/bigobj")', False),
+    ('set(NVCC_FLAGS "-Xcompiler=/bigobj")', False),
+])
+def test_a_flag_set_into_a_cuda_only_variable_goes_with_the_cuda_build(line: str, cuda_only: bool) -> None:
+    from migrate.workloads.optional_words import sets_cuda_setting
+
+    assert sets_cuda_setting(line, parts.words()) is cuda_only

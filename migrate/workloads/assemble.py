@@ -123,7 +123,10 @@ def resolve_sources(text: str, base: str, pool: Set[str]) -> list[str]:
         if item.startswith("glob:"):
             pattern = posixpath.normpath(posixpath.join(base, item[5:]))
             flat = pattern.replace("**/", "")  # glob(..., recursive=True): `**/` matches no folder too
-            out += [p for p in pool if fnmatch.fnmatch(p, pattern) or fnmatch.fnmatch(p, flat)]
+            # a leading `*/` is a folder the program computes (f"{current_path}/cuda/x.cu"), most often the
+            # loader's own (`os.path.dirname(__file__)`: ChatRWKV's rwkv/model.py)
+            here = posixpath.normpath(posixpath.join(base, item[7:])) if item[5:].startswith("*/") else pattern
+            out += [p for p in pool if fnmatch.fnmatch(p, pattern) or fnmatch.fnmatch(p, flat) or p == here]
             continue
         for candidate in (*(posixpath.join(folder, item) for folder in _upward(base)), item):
             path = posixpath.normpath(candidate)

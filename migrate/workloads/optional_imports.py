@@ -44,7 +44,8 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
 
 
 def _loaded_only_by(facts: Mapping[str, Sequence[Fact]], modules: Mapping[str, str]) -> dict[str, str]:
-    """The sources that only optional modules compile (`load(sources=[...])`, an extension they declare)."""
+    """The sources that only optional modules, or only calls in optional scopes, compile (`load(sources=[...])`
+    under `if os.environ.get("RWKV_CUDA_ON") == "1":`, an extension they declare)."""
     files = frozenset(facts)
     by: dict[str, list[tuple[bool, str]]] = {}  # source -> (from an optional module?, where)
     for path, items in facts.items():
@@ -56,10 +57,10 @@ def _loaded_only_by(facts: Mapping[str, Sequence[Fact]], modules: Mapping[str, s
                 # a path relative to where the program runs that names no file: the file of that name beside the loader
                 beside = join(base, posixpath.basename(item))
                 found = resolve_sources(item, base, files) or ([beside] if beside in files else [])
-                for source in found:
-                    by.setdefault(source, []).append((path in modules, f"{path}:{f.line}"))
-    return {source: f"compiled only by {seen[0][1]}, in a module that is optional" for source, seen in by.items()
-            if source not in modules and all(optional for optional, _ in seen)}
+                for source in found:  # from an optional module, or in an optional scope (an opt-in's body)
+                    by.setdefault(source, []).append((path in modules or f.guard == "optional", f"{path}:{f.line}"))
+    return {source: f"compiled only by {seen[0][1]}, in a module or scope that is optional (an opt-in, a fallback)"
+            for source, seen in by.items() if source not in modules and all(optional for optional, _ in seen)}
 
 
 def loaded_only_by_optional(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str]:

@@ -40,6 +40,7 @@ class Words:
     detected: frozenset[str] = frozenset()  # detection results, upper case (CUDATOOLKIT_FOUND, CMAKE_CUDA_COMPILER)
     nvidia_runtimes: frozenset[str] = frozenset()  # inference runtimes only NVIDIA GPUs run (tensorrt)
     portable_runtimes: frozenset[str] = frozenset()  # runtimes that run on other GPUs or the CPU (onnxruntime)
+    cuda_genex: tuple[str, ...] = ()  # generator expressions true only for CUDA sources (COMPILE_LANGUAGE:CUDA)
 
 
 @lru_cache(maxsize=4)
@@ -64,6 +65,7 @@ def words(directory: Path | None = None) -> Words:
                  request_words=frozenset(names("switches", "request_words")),
                  compile_pass=frozenset(names("compile_pass", "names")),
                  cuda_settings=tuple(names("compile_pass", "cmake_prefixes")),
+                 cuda_genex=tuple(names("compile_pass", "generator_expressions")),
                  templates=frozenset(names("templates", "markers")),
                  platform_words=frozenset(names("switches", "platform_words")),
                  off=frozenset(n.upper() for n in names("switches", "off_values")),
@@ -74,6 +76,31 @@ def words(directory: Path | None = None) -> Words:
                  portable_runtimes=frozenset(n.lower() for n in names("alternative_runtimes", "portable")),
                  detected=frozenset([f"{n.upper()}_FOUND" for n in names("detection", "packages")]
                                     + [n.upper() for n in names("detection", "variables")]))
+
+
+def in_cuda_genex(line: str, column: int, known: Words) -> bool:
+    """Whether the text at `column` (1-based) of a CMake line sits inside a generator expression that applies only
+    to CUDA sources (`$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=/utf-8>`: rules/workloads/optional.yaml
+    `compile_pass.generator_expressions`)."""
+    for condition in known.cuda_genex:
+        start = line.find(f"$<$<{condition}")
+        while start >= 0:
+            body = line.find(">:", start + 4 + len(condition))
+            end = line.find(">", body + 2) if body >= 0 else -1
+            if body >= 0 and body + 2 <= column - 1 < (end if end >= 0 else len(line)):
+                return True
+            start = line.find(f"$<$<{condition}", start + 1)
+    return False
+
+
+SETTING = re.compile(r"\s*(?:set|list|string)\s*\(\s*(?:APPEND\s+)?(\w+)", re.IGNORECASE)
+
+
+def sets_cuda_setting(line: str, known: Words) -> bool:
+    """Whether a CMake line sets or appends to a variable that applies only to CUDA compiles
+    (`set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -Xcompiler=/bigobj")`, `string(APPEND CMAKE_CUDA_FLAGS ...)`)."""
+    m = SETTING.match(line)
+    return m is not None and m.group(1).startswith(known.cuda_settings)
 
 
 def optional_root(path: str, known: Words | None = None) -> str | None:

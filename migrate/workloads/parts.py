@@ -35,9 +35,11 @@ from migrate.workloads.optional_words import (
     alternative_runtime_folders,
     detection,
     feature,
+    in_cuda_genex,
     is_platform,
     off_by_default,
     optional_root,
+    sets_cuda_setting,
     words,
 )
 from migrate.workloads.ported import Evidence
@@ -46,12 +48,14 @@ from migrate.workloads.switches import (
     called_only_under,
     compile_passes,
     cuda_build_switch,
+    declared_on_detection,
     declared_switches,
     defined_by_build,
     defined_only_under,
     defined_toggles,
     detected_switches,
     extend,
+    follow_defaults,
     gated_by_build,
     loaded_only_under,
     never_set,
@@ -131,7 +135,9 @@ class ProjectParts:
             return Part(f"build switch {region.switch}",
                         (*self.switches[region.switch], f"{region.path}:{region.start} {region.text}"))
         if self.cuda_build in self.switches and (finding.symbol in known.compile_pass
-                                                  or finding.symbol.startswith(known.cuda_settings)):
+                                                  or finding.symbol.startswith(known.cuda_settings)
+                                                  or in_cuda_genex(finding.source_line, finding.column, known)
+                                                  or sets_cuda_setting(finding.source_line, known)):
             return Part(f"build switch {self.cuda_build}",
                         (*self.switches[self.cuda_build], f"{path}:{finding.line} {finding.symbol}: takes effect only "
                          f"where CUDA is compiled, and every CUDA source is built under {self.cuda_build}"))
@@ -227,10 +233,11 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         loaded = loaded_only_under(facts, regions)
         return gated_by_build(facts, regions, loaded) | loaded | wrapped_folders(facts, regions)
 
-    set_only_under(facts, regions, gated_files(), known)
+    chosen = set_only_under(facts, regions, gated_files(), known)
     extend(regions, defined_only_under(facts, kinds, regions, gated_files()))
     gated = gated_files()
-    unset, stated = never_set(facts, kinds, known), declared_switches(facts)  # each read once from the facts
+    unset = never_set(facts, kinds, known)  # each read once from the facts
+    stated = follow_defaults(declared_switches(facts), chosen) | declared_on_detection(facts, regions, gated, known)
     declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated}
     gate_headers(facts, regions, gated)
     uses: dict[str, list[Finding]] = {}

@@ -175,11 +175,12 @@ def defined_by_build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, st
 
 
 def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple[Region, ...]],
-                   gated: Mapping[str, Region], known: Words) -> None:
+                   gated: Mapping[str, Region], known: Words) -> dict[str, tuple[str, str]]:
     """A CMake variable the project sets to a true value (`set(X_CUDA_ENABLED ON)`) only inside switches'
     branches, and that is no option or cache entry a user sets nor a `-DX` a script passes, is on exactly when
     those switches are (rules/workloads/optional.yaml `switches.on_values`): its `if(X)` branches become theirs,
-    the one of them off by default (a detection result, an option declared OFF) when there is one."""
+    the one of them off by default (a detection result, an option declared OFF) when there is one. Returns
+    those variables: name -> (the switch off by default they follow, where the variable is set true)."""
     user_set = {f.name for items in facts.values() for f in items if f.kind == "build_switch"}
     user_set |= {macro for items in facts.values() for _, macro in define_flags(items)}
     sites: dict[str, list[tuple[str, int, set[str]]]] = {}
@@ -210,6 +211,21 @@ def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple
         regions[path] = tuple(Region(r.path, r.start, r.end, chosen[r.switch][0],
                                      f"{r.text} ({r.switch} is set true only in {chosen[r.switch][1]}, where "
                                      f"{chosen[r.switch][0]} is on)") if r.switch in chosen else r for r in branches)
+    return chosen
+
+
+def follow_defaults(declared: Mapping[str, tuple[str, str]],
+                    chosen: Mapping[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """Options whose default is such a variable (`set(RTK_USE_CUDA_DEFAULT OFF)`, `set(RTK_USE_CUDA_DEFAULT ON)` only
+    under `if(CMAKE_CUDA_COMPILER)`, then `option(RTK_USE_CUDA "..." ${RTK_USE_CUDA_DEFAULT})`): CMake reads the
+    default when option() runs, so the option is on exactly where that switch is, and its default is that switch's."""
+    out = dict(declared)
+    for name, (where, default) in declared.items():
+        variable = default[2:-1] if default.startswith("${") and default.endswith("}") else ""
+        if variable in chosen:
+            switch, set_at = chosen[variable]
+            out[name] = (f"{where} ({variable} is set true only in {set_at}, where {switch} is on)", f"${{{switch}}}")
+    return out
 
 
 def _inside(fact: Fact, regions: Sequence[Region]) -> Region | None:
@@ -381,6 +397,35 @@ def quiet_finds(facts: Mapping[str, Sequence[Fact]], switches: Mapping[str, tupl
             if f.kind == "cmake" and f.name.startswith("find_package:") and not f.text.endswith(" REQUIRED)") \
                     and (switch := by_result.get(f.name.partition(":")[2].upper() + "_FOUND")) is not None:
                 out.append(Region(path, f.line, f.line, switch, f"{f.text} without REQUIRED: its result turns on {switch}"))
+    return out
+
+
+def declared_on_detection(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
+                          gated: Mapping[str, Region], known: Words) -> dict[str, tuple[str, str]]:
+    """Switches declared true only inside a detection's branch and false elsewhere (OpenMM and its plugins:
+    `IF(CUDAToolkit_FOUND) SET(NN_BUILD_CUDA_LIB ON CACHE BOOL ...) ELSE SET(NN_BUILD_CUDA_LIB OFF CACHE BOOL ...)`):
+    the default is that detection's, as for `option(X ... ${CUDA_FOUND})`. Not where a find_package(... REQUIRED)
+    outside optional folders makes the detection always true."""
+    sites: dict[str, list[tuple[str, int, str]]] = {}
+    for path in sorted(facts):
+        for f in facts[path]:
+            if f.kind == "build_switch":
+                sites.setdefault(f.name, []).append((path, f.line, f.text.partition(" ")[0].upper()))
+    required = {f.name.partition(":")[2].upper() + "_FOUND" for path, items in facts.items() for f in items
+                if f.kind == "cmake" and f.name.startswith("find_package:") and f.text.endswith(" REQUIRED)")
+                and optional_root(path, known) is None}
+    out: dict[str, tuple[str, str]] = {}
+    for name, found in sites.items():
+        on = [(path, line) for path, line, value in found if value in known.on]
+        if not on or len(on) == len(found) or any(v not in known.on | known.off for _, _, v in found):
+            continue
+        common = set.intersection(*({r.switch for r in switches_around(regions, gated, path, line=line)
+                                     if detection(r.switch, known) and r.switch.upper() not in required}
+                                    for path, line in on))
+        if common:
+            switch = sorted(common)[0]
+            out[name] = (f"{on[0][0]}:{on[0][1]} set({name}) (true only where {switch} is, false elsewhere)",
+                         f"${{{switch}}}")
     return out
 
 

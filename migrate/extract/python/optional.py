@@ -49,6 +49,7 @@ class EnvOptIns:
         self.resolve = resolve
         self.flags: dict[str, object] = {}  # module flag -> its value with every variable unset
         self.helpers: dict[str, object] = {}  # function of the file returning an env test -> its value unset
+        self.read: dict[str, object] = {}  # variable the file reads through a getter -> the getter's value unset
 
     def note_assignment(self, node: ast.Assign) -> None:
         value = self.unset_value(node.value) if self._reads_env(node.value) else UNSET
@@ -83,7 +84,16 @@ class EnvOptIns:
                 return True
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in self.helpers:
                 return True
+            if self._environ_item(sub) is not None:
+                return True
         return False
+
+    def _environ_item(self, node: ast.AST) -> str | None:
+        """`os.environ["X"]` where the file reads X through a getter too (`os.environ.get("X")`, before): the name."""
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.expr) and self.resolve(node.value) == "os.environ" \
+                and isinstance(node.slice, ast.Constant) and node.slice.value in self.read:
+            return str(node.slice.value)
+        return None
 
     def unset_value(self, node: ast.expr) -> object:
         """The expression's value when no environment variable is set, or UNSET."""
@@ -106,12 +116,19 @@ class EnvOptIns:
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
             items = [self.unset_value(e) for e in node.elts]
             return UNSET if any(i is UNSET for i in items) else tuple(items)
+        if (name := self._environ_item(node)) is not None:
+            # the file reads the variable with a getter first (and sets its own default where it is unset:
+            # ChatRWKV's `else: os.environ["RWKV_CUDA_ON"] = '0'`): an item read later sees no more than that
+            return self.read[name]
         return UNSET
 
     def _call(self, node: ast.Call) -> object:
         name = self.resolve(node.func)
         if name in ENV_GETTERS and node.args:
-            return self.unset_value(node.args[1]) if len(node.args) > 1 else None
+            value = self.unset_value(node.args[1]) if len(node.args) > 1 else None
+            if isinstance(key := node.args[0], ast.Constant) and isinstance(key.value, str) and value is not UNSET:
+                self.read.setdefault(key.value, value)
+            return value
         func = node.func
         if isinstance(func, ast.Name) and func.id in self.helpers:
             return self.helpers[func.id]

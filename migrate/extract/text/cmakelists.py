@@ -224,11 +224,18 @@ def _bare_libraries(command: Command, where: _Positions) -> list[Fact]:
     return out
 
 
+# ... and the commands that make a Python extension module target: FindPython's python_add_library
+# (https://cmake.org/cmake/help/latest/module/FindPython.html#commands), pybind11's pybind11_add_module
+# (https://pybind11.readthedocs.io/en/stable/compiling.html#pybind11-add-module) and nanobind's nanobind_add_module
+# (https://nanobind.readthedocs.io/en/latest/api_cmake.html); their option words are no sources
 TARGET_COMMANDS = frozenset({"add_library", "add_executable", "cuda_add_library", "cuda_add_executable",
-                             "hip_add_library", "hip_add_executable", "target_sources"})
+                             "hip_add_library", "hip_add_executable", "target_sources", "python_add_library",
+                             "python3_add_library", "pybind11_add_module", "nanobind_add_module"})
 TARGET_KEYWORDS = frozenset({"STATIC", "SHARED", "MODULE", "OBJECT", "INTERFACE", "IMPORTED", "ALIAS", "GLOBAL",
                              "EXCLUDE_FROM_ALL", "WIN32", "MACOSX_BUNDLE", "PUBLIC", "PRIVATE", "FILE_SET", "BASE_DIRS",
-                             "FILES", "TYPE", "HEADERS", "CXX_MODULES", "SYSTEM", "BEFORE", "AFTER"})
+                             "FILES", "TYPE", "HEADERS", "CXX_MODULES", "SYSTEM", "BEFORE", "AFTER", "WITH_SOABI",
+                             "USE_SABI", "NO_EXTRAS", "THIN_LTO", "OPT_SIZE", "NB_STATIC", "NB_SHARED", "STABLE_ABI",
+                             "NOMINSIZE", "NOSTRIP", "LTO", "PROTECT_STACK", "FREE_THREADED", "NB_SUPPRESS_WARNINGS"})
 STRUCTURE = {"target_link_libraries": "cmake_link", "target_include_directories": "cmake_include",
              "include_directories": "cmake_include", "project": "cmake_project"}
 
