@@ -260,7 +260,7 @@ def test_the_plan_puts_optional_workloads_last_in_a_milestone_apart_from_the_hea
     optional = {w.name for w in report.workloads if w.optional}
     apart = [m for m in plan["milestones"] if m.get("optional")]
     assert optional and len(apart) == 1 and apart[0] is plan["milestones"][-1]
-    assert apart[0]["title"].startswith("Optional parts, apart from the headline")
+    assert apart[0]["title"].startswith("Optional workloads, apart from the headline")
     in_apart = {s["workload"] for s in plan["steps"] if s["order"] in apart[0]["steps"]}
     assert in_apart == {s["workload"] for s in plan["steps"]} & optional
     required = [m for m in plan["milestones"] if not m.get("optional")]

@@ -80,7 +80,7 @@ def _title(after: str | None, count: int) -> str:
 
 def _optional_title(count: int) -> str:
     what = "1 workload" if count == 1 else f"{count} workloads, each a port of its own"
-    return f"Optional parts, apart from the headline ({what})"
+    return f"Optional workloads, apart from the headline ({what})"
 
 
 def _rewrites(report: Report, number: int) -> dict[str, Any] | None:
