@@ -331,3 +331,22 @@ def test_a_project_whose_only_cuda_is_a_generators_text_still_has_its_back_end_t
     assert project.migration_class == "native"
     (item,) = [i for i in project.breakdown if i.kind == "code generator"]
     assert item.label.startswith("HIP back end of a code generator (2 lines") and report.hand_effort.likely > 0
+
+
+def test_a_base_whose_findings_lie_in_no_c_file_costs_the_median_measured_port_of_that_shape(rulebase) -> None:
+    """A Numba/Triton/Python or build-only base (findings in Python code or build files, none in a C/C++/CUDA
+    file): the measured ports of that shape (gemlite's Triton, parameter-golf, mpi4jax, pixlstash ...: 14 to 571
+    hand lines) were estimated from the build unit alone, 13-40 lines; since s15 the port is the median measured
+    one, in place of the build port (fit.py --by-set, left out: 42 / 91 -> 45 / 92 of 118)."""
+    calibration = calibration_load()
+    report = scan.run([ROOT / "fixtures" / "trees" / "numba_project"], Settings(jobs=1, cache_dir=None, use_hipify=False),
+                      rulebase)
+    (project,) = report.project_costs
+    (line,) = [i for i in project.breakdown if i.kind == "no C/C++/CUDA port"]
+    assert calibration.no_c_code_ports >= 5 and calibration.no_c_code_lines > calibration.build_lines_first_unit
+    assert line.hours == pytest.approx(calibration.no_c_code_lines * calibration.hours_per_line, abs=0.005)
+    assert f"median of {calibration.no_c_code_ports} measured such ports" in line.label
+    assert not {i.kind for i in project.breakdown} & {"build system port", "integration glue"}
+    deploy = scan.run([ROOT / "fixtures" / "workloads" / "deploy_only"], Settings(jobs=1, cache_dir=None,
+                      use_hipify=False), rulebase)  # containers only: no measured port of that shape
+    assert not [i for p in deploy.project_costs for i in p.breakdown if i.kind == "no C/C++/CUDA port"]

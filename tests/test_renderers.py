@@ -249,3 +249,20 @@ def test_html_effort_charts_add_up_to_the_headline_and_leave_optional_workloads_
     for rows in (html_report._by_folder(report), html_report._by_kind(report), html_report._by_class(report)):
         assert sum(e.likely for _, e in rows) == pytest.approx(report.effort.likely), rows
         assert not any(name == "dev" for name, _ in rows)
+
+
+def test_the_plan_puts_optional_workloads_last_in_a_milestone_apart_from_the_headline() -> None:
+    """llm.c's scratch folder (dev/cuda, cut to fixtures/workloads/optional/llmc_dev) was in the plan's second milestone
+    beside the required code, so that the milestones added up to more than the headline (issue 30, s15): optional
+    workloads come last, in a milestone of their own marked optional, and the others add up to the headline."""
+    report = scan.run([ROOT / "fixtures" / "workloads" / "optional" / "llmc_dev"], Settings(jobs=1), load_rules())
+    plan = report.plan
+    optional = {w.name for w in report.workloads if w.optional}
+    apart = [m for m in plan["milestones"] if m.get("optional")]
+    assert optional and len(apart) == 1 and apart[0] is plan["milestones"][-1]
+    assert apart[0]["title"].startswith("Optional workloads, apart from the headline")
+    in_apart = {s["workload"] for s in plan["steps"] if s["order"] in apart[0]["steps"]}
+    assert in_apart == {s["workload"] for s in plan["steps"]} & optional
+    required = [m for m in plan["milestones"] if not m.get("optional")]
+    assert sum(m["effort_hours"]["likely"] for m in required) == pytest.approx(report.effort.likely, abs=0.05)
+    assert max(s["order"] for s in plan["steps"] if s["workload"] not in optional) < min(apart[0]["steps"])

@@ -35,6 +35,8 @@ class Calibration:
     median_c_files: int  # C/C++/CUDA files with findings of the median measured project
     projects: tuple[str, ...]
     generator_lines_per_line: float = 0.0  # hand lines per line of a code generator's CUDA back end (CUDA in strings)
+    no_c_code_lines: float = 0.0  # median hand lines of a first port whose base has findings but none in C/C++/CUDA
+    no_c_code_ports: int = 0  # how many such ports were measured
 
     def size_factor(self, c_files: int) -> float:
         """Assumed fixed costs grow with the square root of a project's size relative to the measured ones."""
@@ -85,4 +87,6 @@ def load(directory: Path | None = None) -> Calibration:
         median_c_files=int(fitted["project"]["median_c_files"]),
         projects=tuple(fitted["projects"]),
         generator_lines_per_line=float(fitted["project"].get("generator_lines_per_line", 0.0)),
+        no_c_code_lines=float(fitted["project"].get("no_c_code_lines", 0.0)),
+        no_c_code_ports=int(fitted["project"].get("no_c_code_ports", 0)),
     )

@@ -39,7 +39,9 @@ def project_costs(projects: Sequence[Project], root_name: str, workloads: Sequen
                                   build_kinds=len({f.rule for f in build}),
                                   backend_files=len(twins),
                                   backend_lines=sum(files[p][1] for p in twins), rocm_path=rocm_path,
-                                  generators=_own_generators(project, generators or {}, optional_files))
+                                  generators=_own_generators(project, generators or {}, optional_files),
+                                  python_or_build=any((family := calibration.family_of(f.rule)) is not None
+                                                      and family.name in ("python", "build") for f in counted))
         out.append(ProjectCost(name=project.name, migration_class=cls, kloc=round(kloc, 2), effort=result.effort,
                                breakdown=result.breakdown, calibrated=result.calibrated,
                                validation=result.validation))

@@ -201,16 +201,26 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
 
 def project_estimate(project_class: str, *, c_files: int, build_findings: int, model: EffortModel,
                      calibration: Calibration, build_files: int = 0, build_kinds: int = 0, backend_files: int = 0,
-                     backend_lines: int = 0, rocm_path: bool = False, generators: Mapping[str, int] | None = None
-                     ) -> Estimate:
+                     backend_lines: int = 0, rocm_path: bool = False, generators: Mapping[str, int] | None = None,
+                     python_or_build: bool = False) -> Estimate:
     """Costs a project has once, whatever its number of workloads and targets: where it has anything to
     port (any class but native), its port costs (`port_costs`: build port, glue, HIP twins, a code generator's
     HIP back end); where it
     already builds on ROCm (`rocm_path`), instead, the next increment of its ROCm side (the median measured
     increment; the findings it leaves to port are its workloads' costs, its ROCm build has the build system,
-    the glue and the twins); and the plan's assumed validation steps (CI, performance check)."""
+    the glue and the twins); where its findings lie in no C/C++/CUDA file and some in Python code or build files
+    (`python_or_build`: a Triton, Python or build-only base, the 7 measured ports of that shape), the
+    median measured port of such a base in place of the build port (s15: fit.py --by-set 42 / 91 -> 45 / 92 of
+    118); and the plan's assumed validation steps (CI, performance check)."""
     items = _Items()
-    if project_class != "native" and model.calibrated and not rocm_path:
+    no_c_code = python_or_build and not c_files and not backend_files and not any((generators or {}).values())
+    if project_class != "native" and model.calibrated and not rocm_path and no_c_code and calibration.no_c_code_lines:
+        # findings, none in C/C++/CUDA: a Triton, Python or build-only base; its port is measured whole (s15)
+        items.add(f"port of a base with no C/C++/CUDA finding (Python, Triton, build files; median of "
+                  f"{calibration.no_c_code_ports} measured such ports: {calibration.no_c_code_lines:.0f} lines)",
+                  calibration.hours(calibration.no_c_code_lines), True,
+                  kind="no C/C++/CUDA port", name="port of a base with no C/C++/CUDA finding")
+    elif project_class != "native" and model.calibrated and not rocm_path:
         port_costs(items, c_files=c_files, build_findings=build_findings, calibration=calibration,
                    build_files=build_files, build_kinds=build_kinds, system=True, backend_files=backend_files,
                    backend_lines=backend_lines, generators=generators)

@@ -30,18 +30,26 @@ def build(report: Report) -> dict[str, Any]:
     todo = [w for w in report.workloads
             if w.effort.likely > 0 or by_workload.get(w.name) or any(not c.optional for c in w.components)
             or ((w.route or {}).get("route", "port") != "port" and w.name in gpu_code)]
-    levels = _levels(todo)
+    # An optional workload (a scratch folder, examples, tests) is a port of its own, apart from the headline: it comes
+    # after the required ones, in a milestone of its own, so that the required milestones add up to the headline (s15).
+    required = [w for w in todo if not w.optional]
+    levels = _levels(required)
+    apart = 1 + max(levels.values(), default=-1)
+    levels.update({w.name: apart for w in todo if w.optional})
     steps = []
     for order, w in enumerate(sorted(todo, key=lambda w: (levels[w.name], -w.effort.likely, w.name)), start=1):
         steps.append(_step(order, w, levels[w.name], by_workload.get(w.name, []), rules, report))
     milestones = [_setup(report)] if report.project_costs else []
     for level in sorted({s["milestone_level"] for s in steps}):
         members = [s for s in steps if s["milestone_level"] == level]
+        optional = level == apart and len(required) < len(todo)
         milestones.append({
             "name": f"M{len(milestones) + 1}", "parallel": len(members) > 1,
-            "title": _title(milestones[-1]["name"] if level else None, len(members)),
+            "title": _optional_title(len(members)) if optional else
+            _title(milestones[-1]["name"] if level else None, len(members)),
             "steps": [s["order"] for s in members],
             "effort_hours": sum_effort(_effort(s) for s in members).to_json(),
+            **({"optional": True} if optional else {}),
         })
     for s in steps:
         s["milestone"] = next(m["name"] for m in milestones if s["order"] in m.get("steps", ()))
@@ -68,6 +76,11 @@ def _title(after: str | None, count: int) -> str:
     what = "1 workload" if count == 1 else f"{count} workloads, in parallel"
     return f"Port what uses nothing else that needs porting ({what})" if after is None else \
         f"Port what uses the workloads of {after} ({what})"
+
+
+def _optional_title(count: int) -> str:
+    what = "1 workload" if count == 1 else f"{count} workloads, each a port of its own"
+    return f"Optional workloads, apart from the headline ({what})"
 
 
 def _rewrites(report: Report, number: int) -> dict[str, Any] | None:
