@@ -34,6 +34,9 @@ BALLOT_FUNCTION = re.compile(r"(?i)^(__activemask|__match_any_sync|__match_all_s
 
 BALLOT_WORDS = Needled(re.compile(rb"(?i)ballot|__activemask|__match_a(ny|ll)_sync|__\w+_sync\s*\("),
                        b"ballot", b"__activemask", b"_sync")
+# What every construct of this module holds (inert.py): an alias is declared by typedef or using, a mask
+# is named as one or is a ballot, a full mask is written 0xffffffff
+NEEDLES = (b"typedef", b"using", b"mask", b"ballot", b"sync", b"activemask", b"wave", b"lane", b"ffffffff")
 
 
 def _lane_mask_variable(node: ts.Node, synced: set[str], emit: Emit) -> None:
