@@ -27,6 +27,7 @@ from migrate.extract.c import device, hazards, lanemasks, runtime, wavefront, xr
 OWN_NEEDLES = (b"namespace", b"typedef", b"asm", b"global")
 NEEDLES = tuple(dict.fromkeys((*OWN_NEEDLES, *device.NEEDLES, *hazards.NEEDLES, *lanemasks.NEEDLES, *runtime.NEEDLES,
                                *wavefront.NEEDLES, *xref.NEEDLES)))
+NEEDLE = re.compile(b"|".join(re.escape(needle) for needle in NEEDLES))  # one search: 10x the `in` of each
 STRUCTURE = re.compile(
     rb"[{$]|<<<|#\s*(?:if|el|endif|include|define|undef|error|pragma|line|warning)"  # a block, a launch, a directive
     rb"|[A-Za-z_0-9>][\s*&]+[A-Za-z_]\w*\s*\("  # `T f(`, `T *f(`, `vector<T> f(`: a function declared
@@ -38,8 +39,7 @@ def words(body: bytes, names: Callable[[str], bool]) -> int | None:
     """The count of identifier words of an inert body; None when the body may yield a fact."""
     if not body.isascii() or STRUCTURE.search(body):
         return None
-    lowered = body.lower()
-    if any(needle in lowered for needle in NEEDLES):
+    if NEEDLE.search(body.lower()):
         return None
     found = WORD.findall(body)
     if any(names(word.decode()) for word in set(found)):
