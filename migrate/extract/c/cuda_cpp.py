@@ -316,11 +316,15 @@ def _switch_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> N
 def _identifiers(ctx: _Ctx, caps: dict[str, list[ts.Node]], named: list[str]) -> None:
     """`named`: the texts of caps' reference.identifier nodes, in their order."""
     calls = {n.start_byte for n in caps.get("reference.call", [])}
-    wanted = ctx.names
     own = set(caps.get("macro.own", ()))
     spaces = caps.get("reference.namespace", [])
-    for node, name in zip(caps.get("reference.identifier", []) + spaces, named + texts(spaces, ctx.source),
-                          strict=True):
+    members, kinds = caps.get("reference.member", []), caps.get("reference.type", [])
+    everything = named + texts(spaces, ctx.source)
+    member_names, kind_names = texts(members, ctx.source), texts(kinds, ctx.source)
+    # `names` asked once per distinct name of the file (a file names each identifier ~4 times)
+    wanted = None if ctx.names is None else \
+        {n for n in {*everything, *member_names, *kind_names} if ctx.names(n)}.__contains__
+    for node, name in zip(caps.get("reference.identifier", []) + spaces, everything, strict=True):
         if node in own:
             continue  # the macro's own name and parameters
         if wanted is not None and not wanted(name):
@@ -328,14 +332,12 @@ def _identifiers(ctx: _Ctx, caps: dict[str, list[ts.Node]], named: list[str]) ->
             continue
         role = _role(node, calls)
         ctx.add("identifier", name, node, role=role, text=_scope(node) if role == "call" else "")
-    members = caps.get("reference.member", [])
-    for node, name in zip(members, texts(members, ctx.source), strict=True):
+    for node, name in zip(members, member_names, strict=True):
         if wanted is not None and not wanted(name):
             ctx.dropped += 1
             continue
         ctx.add("identifier", name, node, role="member")
-    kinds = caps.get("reference.type", [])
-    for node, name in zip(kinds, texts(kinds, ctx.source), strict=True):
+    for node, name in zip(kinds, kind_names, strict=True):
         if wanted is not None and not wanted(name):
             ctx.dropped += 1
             continue

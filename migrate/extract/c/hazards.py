@@ -81,8 +81,9 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> Non
         _warp_size_function(node, emit)
         _flat_index_kernel(node, source, emit)
         _atomic_overload(node, emit)
-    for node in caps.get("declaration", []):
-        _raw_half_init(node, emit)
+    if b"_raw" in source:  # every RAW_HALF type's name holds it
+        for node in caps.get("declaration", []):
+            _raw_half_init(node, emit)
     if THOUSANDS_BYTES.search(source):
         for node in caps.get("binary", []):
             _cuda_version_decode(node, emit)
