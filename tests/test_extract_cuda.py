@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from migrate.extract.c import cuda_cpp
+from migrate.extract.c import cuda_cpp, inert
 
 
 def facts(source: str, kind: str | None = None):
@@ -196,7 +196,7 @@ def test_the_macro_body_memo_gives_the_facts_of_a_fresh_parse_and_keeps_its_boun
     cuda_cpp._BODIES.clear()
     cuda_cpp._BODY_BYTES[0] = 0
     fresh = cuda_cpp.extract(src.encode()).facts
-    assert cuda_cpp._BODY_BYTES[0] == sum(len(body) for body, _ in cuda_cpp._BODIES) > 0
+    assert cuda_cpp._BODY_BYTES[0] == sum(len(body) for body, _, _ in cuda_cpp._BODIES) > 0
     assert cuda_cpp.extract(src.encode()).facts == fresh  # every body from the memo
     monkeypatch.setattr(cuda_cpp, "BODY_MEMO_BYTES", 600)
     cuda_cpp._BODIES.clear()
@@ -205,6 +205,39 @@ def test_the_macro_body_memo_gives_the_facts_of_a_fresh_parse_and_keeps_its_boun
     assert 0 < len(cuda_cpp._BODIES) < 80 and cuda_cpp._BODY_BYTES[0] <= 600
     assert [f for f in fresh if f.kind == "identifier" and f.name == "cudaFree"] and \
         [f for f in fresh if f.kind == "construct"]
+
+
+def test_a_macro_body_with_no_needle_is_not_parsed_and_the_facts_are_those_of_parsing_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the scan's names, a body holding no needle (inert.words) is not parsed; the facts are the same
+    as when every body is parsed, and bodies with a rule's name, a consumer's word or a block still are."""
+    names = {"cudaFree", "cudaMalloc"}.__contains__
+    src = (b"#define AREA(w, h) ((w) * (h))\n"               # inert
+           b"#define GLEW_FN(x) GLEW_GET_FUN(__glew##x)\n"  # inert
+           b"#define RELEASE(p) cudaFree(p)\n"               # a rule's name
+           b"#define LANE(lane) ((lane) & 31)\n"                   # a consumer's word (lane arithmetic)
+           b"#define DEF(f) void f(int x) { gather(x); }\n"       # a definition and a use: xref facts
+           b"#define DECL(T) T helper(T a)\n")               # a function declared
+    assert inert.words(b"((w) * (h))", names) == 2
+    for body in (b"cudaFree(p)", b"((lane) & 31)", b"void f(int x) { gather(x); }", b"T helper(T a)", b"x$y", b"\xc3\xa9"):
+        assert inert.words(body, names) is None
+    parsed: list[bytes] = []
+    real = cuda_cpp._snippet
+
+    def spy(source: bytes, **kw: object) -> tuple[cuda_cpp._Ctx, list[str]]:
+        parsed.append(source)
+        return real(source, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cuda_cpp, "_snippet", spy)
+    cuda_cpp._BODIES.clear()
+    cuda_cpp._BODY_BYTES[0] = 0
+    fast = cuda_cpp.extract(src, names)
+    assert b"((w) * (h))" not in parsed and b"cudaFree(p)" in parsed
+    cuda_cpp._BODIES.clear()
+    cuda_cpp._BODY_BYTES[0] = 0
+    ctx, _ = real(src, names=names, skip_inert=False)
+    assert fast.facts == tuple(ctx.facts)
+    assert {f.name for f in fast.facts if f.kind == "function_reference"} >= {"gather", "helper"}
 
 
 def test_a_branch_on_a_macro_the_file_defines_as_0_once_is_off() -> None:

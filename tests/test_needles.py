@@ -21,6 +21,8 @@ EXAMPLES: dict[str, tuple[bytes, ...]] = {
     "hazards.THOUSANDS_BYTES": (b"v / 1000", b"v/1000;"),
     "lanemasks.SYNC_MASK_ARGUMENT": (b"__shfl_sync(mask, v, 0)",),
     "lanemasks.BALLOT_WORDS": (b"__BALLOT(x)", b"__ACTIVEMASK()", b"__match_any_sync", b"__ANY_SYNC ("),
+    "lanemasks.MASK_WORD": (b"kFullWarpMask", b"lane_mask", b"WARP_MASK"),
+    "lanemasks.HEX_F": (b"0xffffffff", b"0XFFFF'FFFFu"),
     "runtime.POINTER_ATTRIBUTES": (b"cudaPointerAttributes *attr",),
     "runtime.DEVICE_PROP": (b"cudaDeviceProp const& prop", b"cudaGetDeviceProperties(&p, 0)"),
     "runtime.CAPABILITY_ATTRIBUTE": (b"cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0)",),

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from migrate.extract.budget import MAX_FACTS
-from migrate.extract.c import device, guards, hazards, lanemasks, language, runtime, ts, wavefront, xref
+from migrate.extract.c import device, guards, hazards, inert, lanemasks, language, runtime, ts, wavefront, xref
 from migrate.extract.c.guards import GuardMap, off_macros
 from migrate.extract.c.needles import Needled
 from migrate.extract.c.tree import in_device_code, qualifiers, reading, texts, walk
@@ -33,6 +33,8 @@ class _Ctx:
     names: Callable[[str], bool] | None = None  # identifier names worth a fact (None: every name)
     facts: list[Fact] = field(default_factory=list)
     dropped: int = 0  # identifier facts left out by `names`
+    unsure: int = 0  # at most this many more left out, in macro bodies not parsed (inert.words)
+    skip_inert: bool = True  # whether macro bodies with no needle go unparsed (with `names` only)
     _newlines: list[int] = field(default_factory=list)  # offsets of the source's line ends, on first use
 
     def __post_init__(self) -> None:
@@ -103,6 +105,8 @@ def extract(source: bytes, names: Callable[[str], bool] | None = None) -> Extrac
             except jinja.NotATemplate as exc:
                 notes.append(f"looks like a Jinja template, but its lexer stopped ({exc}); read as plain C++")
     ctx, more = _snippet(parsed, names=names, original=source if parsed is not source else None)
+    if ctx.unsure and len(ctx.facts) + ctx.dropped + ctx.unsure > MAX_FACTS:  # the exact count decides
+        ctx, more = _snippet(parsed, names=names, original=source if parsed is not source else None, skip_inert=False)
     if ctx.dropped and len(ctx.facts) + ctx.dropped > MAX_FACTS:
         return extract(source)
     facts, notes = ctx.facts, notes + more
@@ -122,7 +126,8 @@ def extract_snippet(source: bytes, *, row0: int = 0, col0: int = 0,
 
 
 def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = None,
-             names: Callable[[str], bool] | None = None, original: bytes | None = None) -> tuple[_Ctx, list[str]]:
+             names: Callable[[str], bool] | None = None, original: bytes | None = None,
+             skip_inert: bool = True) -> tuple[_Ctx, list[str]]:
     root = ts.parse(source)
     with reading(source):
         caps = captures(root)
@@ -131,7 +136,7 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
         chains = guards.chains_of(caps.get("conditional", []))
         guard_map = GuardMap.build(chains, off_macros(defines, source), source)
         ctx = _Ctx(source=source, guards=guard_map, original=original,
-                   row0=row0, col0=col0, cell=cell, names=names)
+                   row0=row0, col0=col0, cell=cell, names=names, skip_inert=skip_inert)
         _identifiers(ctx, caps, named)
         _own_namespaces(ctx, root)
         _hip_branches(ctx, chains)
@@ -311,11 +316,15 @@ def _switch_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> N
 def _identifiers(ctx: _Ctx, caps: dict[str, list[ts.Node]], named: list[str]) -> None:
     """`named`: the texts of caps' reference.identifier nodes, in their order."""
     calls = {n.start_byte for n in caps.get("reference.call", [])}
-    wanted = ctx.names
     own = set(caps.get("macro.own", ()))
     spaces = caps.get("reference.namespace", [])
-    for node, name in zip(caps.get("reference.identifier", []) + spaces, named + texts(spaces, ctx.source),
-                          strict=True):
+    members, kinds = caps.get("reference.member", []), caps.get("reference.type", [])
+    everything = named + texts(spaces, ctx.source)
+    member_names, kind_names = texts(members, ctx.source), texts(kinds, ctx.source)
+    # `names` asked once per distinct name of the file (a file names each identifier ~4 times)
+    wanted = None if ctx.names is None else \
+        {n for n in {*everything, *member_names, *kind_names} if ctx.names(n)}.__contains__
+    for node, name in zip(caps.get("reference.identifier", []) + spaces, everything, strict=True):
         if node in own:
             continue  # the macro's own name and parameters
         if wanted is not None and not wanted(name):
@@ -323,14 +332,12 @@ def _identifiers(ctx: _Ctx, caps: dict[str, list[ts.Node]], named: list[str]) ->
             continue
         role = _role(node, calls)
         ctx.add("identifier", name, node, role=role, text=_scope(node) if role == "call" else "")
-    members = caps.get("reference.member", [])
-    for node, name in zip(members, texts(members, ctx.source), strict=True):
+    for node, name in zip(members, member_names, strict=True):
         if wanted is not None and not wanted(name):
             ctx.dropped += 1
             continue
         ctx.add("identifier", name, node, role="member")
-    kinds = caps.get("reference.type", [])
-    for node, name in zip(kinds, texts(kinds, ctx.source), strict=True):
+    for node, name in zip(kinds, kind_names, strict=True):
         if wanted is not None and not wanted(name):
             ctx.dropped += 1
             continue
@@ -518,8 +525,10 @@ def _alias_of(name: ts.Node) -> str:
 # repeat (half of cuda-samples' 12k are copies; a project's headers define the same macros in file
 # after file), and each is two tree-sitter parses and every fact pass (~0.2 ms). Bounded by the
 # bodies' bytes; when full, the older half is let go (a clear-all made a scan of cuda-samples,
-# 6,180 distinct bodies, parse 1,372 of them again).
-_BODIES: dict[tuple[bytes, Callable[[str], bool] | None], tuple[tuple[Fact, ...], int]] = {}
+# 6,180 distinct bodies, parse 1,372 of them again). Key: the body, `names`, whether an inert body
+# goes unparsed; value: its facts, the identifier facts `names` left out, and (unparsed) at most how many.
+_BodyKey = tuple[bytes, Callable[[str], bool] | None, bool]
+_BODIES: dict[_BodyKey, tuple[tuple[Fact, ...], int, int]] = {}
 BODY_MEMO_BYTES = 8 << 20
 _BODY_BYTES = [0]  # bytes of the bodies held in _BODIES
 
@@ -530,14 +539,20 @@ def _reparse(ctx: _Ctx, node: ts.Node) -> None:
         return
     row, col = node.start_point
     row0, col0 = ctx.row0 + row, ctx._col(row, col) - 1
-    key = (body, ctx.names)
+    skip = ctx.skip_inert and ctx.names is not None
+    key = (body, ctx.names, skip)
     found = _BODIES.get(key)
     if found is None:
-        inner, _ = _snippet(body, names=ctx.names)
-        found = (tuple(inner.facts), inner.dropped)
+        count = inert.words(body, ctx.names) if skip and ctx.names is not None else None
+        if count is not None:
+            found = ((), 0, count)
+        else:
+            inner, _ = _snippet(body, names=ctx.names)
+            found = (tuple(inner.facts), inner.dropped, 0)
         _remember(key, found)
-    facts, dropped = found
+    facts, dropped, unsure = found
     ctx.dropped += dropped
+    ctx.unsure += unsure
     guard = ctx.guards.at(node.start_byte)
     for f in facts:  # moved to where the body is: a column on the body's first line starts at col0
         ctx.facts.append(build_fact((  # Fact's fields in order
@@ -546,11 +561,11 @@ def _reparse(ctx: _Ctx, node: ts.Node) -> None:
             f.role, f.text, f.guard if f.guard or not guard else guard, ctx.cell, f.value)))
 
 
-def _remember(key: tuple[bytes, Callable[[str], bool] | None], found: tuple[tuple[Fact, ...], int]) -> None:
+def _remember(key: _BodyKey, found: tuple[tuple[Fact, ...], int, int]) -> None:
     if _BODY_BYTES[0] + len(key[0]) > BODY_MEMO_BYTES:
         for old in list(_BODIES)[:len(_BODIES) // 2 + 1]:  # the older half (dicts keep insertion order)
             del _BODIES[old]
-        _BODY_BYTES[0] = sum(len(body) for body, _ in _BODIES)
+        _BODY_BYTES[0] = sum(len(body) for body, _, _ in _BODIES)
     _BODIES[key] = found
     _BODY_BYTES[0] += len(key[0])
 

@@ -42,6 +42,11 @@ ALLOCA = frozenset({"alloca", "__builtin_alloca"})  # C's stack allocation of a 
 HOST_ROUNDED_HALF = frozenset({"__float2half_rz", "__float2half_rd", "__float2half_ru"})
 # words of the qualifiers or macros before a function's name that make it (also) device code
 DEVICE_WORDS = re.compile(r"(?i)device|global|gpu|kernel")
+# What every construct of this module holds (inert.py: a macro body with none of them, and no
+# other needle, yields no fact): lower-case pieces of the names above, and the keywords they key on
+NEEDLES = (b"warp", b"wave", b"shfl", b"ballot", b"sync", b"match", b"reduce", b"activemask", b"thread", b"tid",
+           b"lane", b"blockdim", b"popc", b"alloca", b"half", b"cuda", b"cufunc", b"tile", b"partition", b"shared",
+           b"managed", b"launch", b"mask")
 
 
 

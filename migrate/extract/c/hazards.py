@@ -56,6 +56,12 @@ LAYER_CUDA_MACRO = re.compile(r"(!\s*)?(?:defined\s*\(?\s*)?\b(KOKKOS_ENABLE_CUD
 LAYER_NAMESPACE = Needled(re.compile(rb"\bnamespace\s+(Kokkos|RAJA)\b"), b"Kokkos", b"RAJA")
 ARCH_WORDS = Needled(re.compile(rb"--gpu-architecture|-arch|-gencode|--generate-code"), b"-arch", b"-gencode", b"--generate-code")
 RAJA_CUDA = re.compile(r"^(cuda_\w+|Cuda|CudaFromStream|cuda_exec\w*)$")
+# What every construct of this module holds (inert.py): lower-case pieces of the names above, the values
+# it looks for (1000, 448 under an FP8 name) and the words of its gates; a kernel, a #if, a declaration are
+# inert.STRUCTURE's
+NEEDLES = (b"mask", b"ballot", b"vote", b"active", b"popc", b"ffs", b"clz", b"brev", b"fns", b"grid", b"sync", b"warp",
+           b"wave", b"atomic", b"half", b"bfloat16", b"raw", b"blockidx", b"threadidx", b"kokkos", b"raja", b"cuda",
+           b"1000", b"arch", b"gencode", b"generate-code", b"fp8", b"float8", b"e4m3", b"448")
 
 
 def integer(value: str) -> int | None:
@@ -75,8 +81,9 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> Non
         _warp_size_function(node, emit)
         _flat_index_kernel(node, source, emit)
         _atomic_overload(node, emit)
-    for node in caps.get("declaration", []):
-        _raw_half_init(node, emit)
+    if b"_raw" in source:  # every RAW_HALF type's name holds it
+        for node in caps.get("declaration", []):
+            _raw_half_init(node, emit)
     if THOUSANDS_BYTES.search(source):
         for node in caps.get("binary", []):
             _cuda_version_decode(node, emit)

@@ -21,6 +21,10 @@ FULL_MASK_32 = re.compile(r"^\(?\s*(0[xX](?:[fF]'?){8}[uUlL]*|~\s*0[uU]?[lL]*)\s
 
 # the 32-lane mask spelled in hex: `~0` of a signed int converts to 64 one-bits, so it is left out
 FULL_MASK_HEX_32 = re.compile(r"^\(?\s*0[xX](?:[fF]'?){8}[uUlL]*\s*\)?$")
+# a file with neither has no lane-mask variable (LANE_MASK_NAME) / no full mask (FULL_MASK_HEX_32) to compare:
+# their loops over every declaration and binary expression are not run
+MASK_WORD = Needled(re.compile(rb"(?i)mask"), b"mask")
+HEX_F = Needled(re.compile(rb"0[xX][fF]"), b"0x", b"0X")
 
 SYNC_MASK_ARGUMENT = Needled(re.compile(rb"\b__\w+_sync\s*\(\s*(\w+)\s*,"), b"_sync")
 
@@ -34,6 +38,9 @@ BALLOT_FUNCTION = re.compile(r"(?i)^(__activemask|__match_any_sync|__match_all_s
 
 BALLOT_WORDS = Needled(re.compile(rb"(?i)ballot|__activemask|__match_a(ny|ll)_sync|__\w+_sync\s*\("),
                        b"ballot", b"__activemask", b"_sync")
+# What every construct of this module holds (inert.py): an alias is declared by typedef or using, a mask
+# is named as one or is a ballot, a full mask is written 0xffffffff
+NEEDLES = (b"typedef", b"using", b"mask", b"ballot", b"sync", b"activemask", b"wave", b"lane", b"ffffffff")
 
 
 def _lane_mask_variable(node: ts.Node, synced: set[str], emit: Emit) -> None:
@@ -188,7 +195,9 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit, guards
     used = _aliases_used_as_masks(caps, plain, source, guards) if plain and ballots else set()
     for alias in sorted(plain):
         emit("mask-type-32" if alias in used else "unsigned-32-alias", plain[alias], alias)
-    for node in caps.get("declaration", []) + caps.get("binding", []):
-        _lane_mask_variable(node, synced, emit)
-    for node in caps.get("binary", []):
-        _full_mask_compare(node, emit)
+    if MASK_WORD.search(source):
+        for node in caps.get("declaration", []) + caps.get("binding", []):
+            _lane_mask_variable(node, synced, emit)
+    if HEX_F.search(source):
+        for node in caps.get("binary", []):
+            _full_mask_compare(node, emit)

@@ -129,6 +129,8 @@ def _capability_scale(expression: str, props: set[str], majors: set[str]) -> int
 
 # cudaDeviceProp's opt-in shared-memory limit read as a member (`prop.x`, `props->x`)
 OPTIN_FIELD = Needled(re.compile(rb"(?:\.|->)\s*(sharedMemPerBlockOptin)\b"), b"sharedMemPerBlockOptin")
+# What every construct of this module holds (inert.py): each of its gates needs one of these in the text
+NEEDLES = (b"cuda", b"gko", b"executor", b"optin")
 
 def _optin_field(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> None:
     """`properties.sharedMemPerBlockOptin`: the opt-in shared-memory limit of cudaDeviceProp, read in

@@ -33,6 +33,8 @@ BLOCK_COLLECTIVE = frozenset({"BlockLoad", "BlockStore"})
 # fragments, warp votes and barriers, warpSize, inline PTX (a shuffle without a width is checked apart)
 HARDWARE_WARP = re.compile(r"\b(wmma|nvcuda|mma)\s*::|\b(__syncwarp|__ballot\w*|__activemask|__any_sync|__all_sync|"
                            r"__uni_sync|__match_\w+|__reduce_\w+_sync|warpSize)\b|\basm\b")
+# What every construct of this module holds (inert.py); a kernel is inert.STRUCTURE's
+NEEDLES = (b"warp", b"dim3", b"blockload", b"blockstore", b"transpose", b"wmma", b"nvcuda", b"mma", b"blockidx")
 
 def _kernels(caps: dict[str, list[ts.Node]]) -> dict[str, list[ts.Node]]:
     """The bodies of the file's __global__ functions by name (a template has one per definition)."""

@@ -27,6 +27,9 @@ FAILING_CALLS = frozenset({"TORCH_CHECK", "TORCH_INTERNAL_ASSERT", "TORCH_CHECK_
 MACRO_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")  # TORCH_LIBRARY_IMPL(...) { }, DEFINE_FLASH_FORWARD_KERNEL(...) { }
 # Blocks that register a module's functions: their statements are uses, never part of what they name.
 REGISTRATION_BLOCK = re.compile(r"^(?:STABLE_)?TORCH_LIBRARY\w*$|^PYBIND11_MODULE$|^NB_MODULE$|^TORCH_EXTENSION\w*$")
+# What every fact of this module holds (inert.py): a registration is a call of a member in REGISTERING;
+# a definition, a use (inside one) and a declaration are inert.STRUCTURE's
+NEEDLES = (b"impl", b"def", b"torch", b"pybind11", b"nb_module")
 # A block a macro turns into a function (`DEFINE_FLASH_FORWARD_KERNEL(name, ...) { ... }`): its code can
 # be CUTLASS code (it holds uses), but the macro's name is no function's.
 MACRO = "macro"
