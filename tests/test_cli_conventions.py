@@ -190,13 +190,15 @@ def test_sarif_paths_are_relative_to_the_checkout_top_when_a_subfolder_is_scanne
     (src / "reduce.cu").write_text("__global__ void k(unsigned m, float v) { v += __shfl_down_sync(m, v, 16); }\n")
     subprocess.run(["git", "init", "-q", str(tmp_path / "mono")], check=True)
     sarif = tmp_path / "r.sarif"
-    for command in ("scan", "lint"):
-        done = run_cli(command, str(src), "-f", "sarif", "-o", str(sarif), "--no-cache", env=NO_HIPIFY)
+    elsewhere = tmp_path / "no-checkout"  # lint run from a folder outside any git checkout
+    elsewhere.mkdir()
+    for command, cwd in (("scan", None), ("lint", None), ("lint", elsewhere)):
+        done = run_cli(command, str(src), "-f", "sarif", "-o", str(sarif), "--no-cache", env=NO_HIPIFY, cwd=cwd)
         assert done.returncode in (0, 1), done.stderr
         run = json.loads(sarif.read_text())["runs"][0]
         uris = {loc["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"] for loc in r["locations"]}
-        assert uris == {"services/gpu/reduce.cu"}, (command, uris)
-        assert "top of the git checkout" in run["originalUriBaseIds"]["%SRCROOT%"]["description"]["text"]
+        assert uris == {"services/gpu/reduce.cu"}, (command, cwd, uris)
+        assert "top of the git checkout" in run["originalUriBaseIds"]["%SRCROOT%"]["description"]["text"], (command, cwd)
     outside = tmp_path / "plain"
     outside.mkdir()
     (outside / "reduce.cu").write_text((src / "reduce.cu").read_text())

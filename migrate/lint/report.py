@@ -72,10 +72,14 @@ def sarif(result: LintResult, rules: RuleBase, *, target: Target, root: str) -> 
     from migrate.model_report import Report  # here: text and JSON output never build a report
 
     findings = tuple(replace(f, path=_from_top(f.path, root)) for f in result.findings)
+    # %SRCROOT% is the checkout top when the paths were made relative to one (_from_top): that is
+    # where the linted files are, not where lint runs from
+    in_checkout = any(vcs.checkout_top(Path(os.path.abspath(os.path.join(root, f.path))).parent) is not None
+                      for f in result.findings) or vcs.checkout_top(Path(root)) is not None
     report = Report(tool_version=__version__, rules_version=rules.version, target=target, root=root,
                     files_scanned=result.files, lines=result.lines, seconds=0.0, workloads=(),
                     findings=findings, skipped=result.skipped, rules=rules.infos({f.rule for f in findings}),
-                    repository_prefix="" if vcs.checkout_top(Path(root)) is not None else None)
+                    repository_prefix="" if in_checkout else None)
     return sarif_report.render(report)
 
 
