@@ -71,11 +71,11 @@ def sarif(result: LintResult, rules: RuleBase, *, target: Target, root: str) -> 
     from migrate import vcs
     from migrate.model_report import Report  # here: text and JSON output never build a report
 
-    findings = tuple(replace(f, path=_from_top(f.path, root)) for f in result.findings)
-    # %SRCROOT% is the checkout top when the paths were made relative to one (_from_top): that is
-    # where the linted files are, not where lint runs from
-    in_checkout = any(vcs.checkout_top(Path(os.path.abspath(os.path.join(root, f.path))).parent) is not None
-                      for f in result.findings) or vcs.checkout_top(Path(root)) is not None
+    moved = [(f, _from_top(f.path, root)) for f in result.findings]
+    findings = tuple(replace(f, path=top_path or f.path) for f, top_path in moved)
+    # %SRCROOT% is the checkout top when the paths were made relative to one: where the linted files are,
+    # not where lint runs from
+    in_checkout = any(top_path is not None for _, top_path in moved) or vcs.checkout_top(Path(root)) is not None
     report = Report(tool_version=__version__, rules_version=rules.version, target=target, root=root,
                     files_scanned=result.files, lines=result.lines, seconds=0.0, workloads=(),
                     findings=findings, skipped=result.skipped, rules=rules.infos({f.rule for f in findings}),
@@ -83,13 +83,11 @@ def sarif(result: LintResult, rules: RuleBase, *, target: Target, root: str) -> 
     return sarif_report.render(report)
 
 
-def _from_top(path: str, root: str) -> str:
+def _from_top(path: str, root: str) -> str | None:
     """A lint path (as given: relative to the working folder, or absolute) relative to the top of the
-    checkout that holds the file, which code scanning resolves %SRCROOT% to; unchanged outside one."""
+    checkout that holds the file, which code scanning resolves %SRCROOT% to; None outside one."""
     from migrate import vcs
 
     absolute = Path(os.path.abspath(os.path.join(root, path)))
     top = vcs.checkout_top(absolute.parent)
-    if top is None:
-        return path
-    return absolute.relative_to(top).as_posix()
+    return None if top is None else absolute.relative_to(top).as_posix()
