@@ -23,6 +23,7 @@ atexit.register(lambda: open(out, "w").write("\\n".join(sorted(sys.modules))))
 from migrate.cli.entry import run
 run()
 """
+BARE_PROBE = PROBE.partition("from migrate")[0]  # the interpreter's own start, noted the same way
 KERNEL = "#include <cuda_runtime.h>\n__global__ void k(float* v) { v[threadIdx.x] = 0; }\n" \
          "void f(float** p) { cudaMalloc(p, 4); }\n"
 TREES = ("hit", "edit", "folder", "config", "rule", "stack", "env", "corrupt", "output", "merged", "git", "index")
@@ -90,6 +91,34 @@ def test_a_hit_gives_the_same_bytes_without_importing_the_command(trees: Path, t
     assert not {m for m in second.modules if m.startswith(("migrate.extract", "migrate.model", "migrate.lint"))}
     assert (second.code, second.out, second.err) == (first.code, first.out, first.err)
     assert first.out or first.err
+
+
+def test_a_hit_imports_nothing_beyond_the_os_layer(trees: Path, tmp_path: Path) -> None:
+    """typing, pathlib, re and collections cost a replayed lint ~20 ms of its ~50: a hit imports none.
+    Run without site hooks (-S, the libraries on PYTHONPATH instead), whose .pth files may import
+    them in the interpreter's own start on some machines and hide what the hit adds."""
+    import site
+
+    cwd = trees / "hit"
+    libraries = [*site.getsitepackages(), site.getusersitepackages()]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *libraries]),
+           "ROCM_MIGRATE_CACHE_DIR": str(tmp_path / "cache")}
+
+    def imported(*args: str) -> set[str]:
+        out = tmp_path / f"modules-{len(args)}"
+        subprocess.run([sys.executable, "-S", "-c", PROBE if args else BARE_PROBE, str(out), *args],
+                       cwd=cwd, env=env, capture_output=True, check=False, timeout=300)
+        return set(out.read_text().split())
+
+    first, hit = imported("lint", "kernel.cu", "-q"), imported("lint", "kernel.cu", "-q")
+    bare = imported()
+    client = tmp_path / "modules-client"  # the way to a lint server (cli/lint_client.py), tried after a miss
+    subprocess.run([sys.executable, "-S", "-c", BARE_PROBE + "import migrate.cli.lint_client\n",
+                    str(client)], cwd=cwd, env=env, check=True, timeout=60)
+    heavy = {"typing", "pathlib", "re", "collections", "contextlib", "functools", "hashlib", "dataclasses"}
+    assert "migrate.cli.lint_run" in first and "migrate.scan.replay" in hit - bare and "migrate.cli.lint_run" not in hit
+    assert not (hit - bare) & heavy
+    assert not (set(client.read_text().split()) - bare) & heavy
 
 
 def test_stdout_and_stderr_keep_their_order_in_one_stream(trees: Path, tmp_path: Path) -> None:

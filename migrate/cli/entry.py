@@ -5,11 +5,13 @@ plain shapes cli/lint_args.py reads without click, any other through click (cli.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from functools import partial
-from typing import NoReturn
 
 from migrate.scan import replay
+
+TYPE_CHECKING = False  # as in scan.storedfiles: nothing beyond the os layer before a replay or a served lint
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import NoReturn
 
 LINT_GC_THRESHOLD = 100_000  # allocations between young-generation collections (the interpreter's: 700)
 
@@ -41,6 +43,7 @@ def lint_or_main(argv: list[str]) -> Callable[[], int]:
     runs its requests so too): a lint command line of the shapes cli/lint_args.py reads runs
     cli/lint_run.py without click, any other runs click's cli.main.main (which reads sys.argv)."""
     import gc
+    from functools import partial
 
     from migrate.cli import lint_args
     from migrate.extract import budget

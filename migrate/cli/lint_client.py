@@ -14,8 +14,6 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Iterator
-from pathlib import Path
 
 from migrate import __version__
 from migrate.scan import storedfiles
@@ -24,6 +22,12 @@ try:  # as in scan.replay: blake2b without importing hashlib
     from _blake2 import blake2b as _blake2b
 except ImportError:
     from hashlib import blake2b as _blake2b
+
+TYPE_CHECKING = False  # as in scan.storedfiles: typing and pathlib are not imported on the way to a server
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    Folder = str | os.PathLike[str]
 
 PROTOCOL = b"rocm-migrate lint-server 1"
 FOLDER = "lint-server"
@@ -43,7 +47,7 @@ def serve(argv: list[str]) -> int | None:
     if not usable():
         return None
     try:
-        path = socket_path(Path.cwd())
+        path = socket_path(os.getcwd())
         if path is None or not _owned(path, stat.S_IFSOCK):
             return None
         answer = exchange(path, request(argv))
@@ -79,34 +83,34 @@ def usable() -> bool:
             and all(isinstance(s, io.TextIOWrapper) for s in (sys.stdout, sys.stderr)))
 
 
-def key(project: Path) -> str:
+def key(project: Folder) -> str:
     """Who may share a server: the user, the project, this rocm-migrate and this interpreter."""
     import migrate
 
     digest = _blake2b(digest_size=10)
     parts = (PROTOCOL.decode(), __version__, os.path.dirname(os.path.realpath(migrate.__file__)), sys.executable,
-             sys.version, repr(sys.flags), sys.getfilesystemencoding(), str(os.getuid()), str(project),
+             sys.version, repr(sys.flags), sys.getfilesystemencoding(), str(os.getuid()), os.fspath(project),
              repr(sorted((k, v) for k, v in os.environ.items() if k in INTERPRETER_VARIABLES or k.startswith("PYTHON"))))
     for part in parts:
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
     return digest.hexdigest()
 
 
-def folder() -> Path:
-    return storedfiles.default_dir().absolute() / FOLDER
+def folder() -> str:
+    return os.path.join(os.path.abspath(storedfiles.default_dir()), FOLDER)
 
 
-def socket_path(project: Path) -> Path | None:
+def socket_path(project: Folder) -> str | None:
     """The socket of the server for `project`, or None where the path is too long for a socket."""
-    path = folder() / f"{key(project)}.sock"
+    path = os.path.join(folder(), f"{key(project)}.sock")
     return path if len(os.fsencode(path)) <= SOCKET_PATH_MAX else None
 
 
-def _owned(path: Path, kind: int) -> bool:
+def _owned(path: str, kind: int) -> bool:
     """Whether `path` is a `kind` (not a link) owned by this user and shut to others, in a folder
     that is too (0700)."""
     try:
-        parent, info = os.lstat(path.parent), os.lstat(path)
+        parent, info = os.lstat(os.path.dirname(path)), os.lstat(path)
     except OSError:
         return False
     return private(parent, stat.S_IFDIR) and private(info, kind)
@@ -130,7 +134,7 @@ def request(argv: list[str]) -> list[bytes]:
             b"%d" % len(argv), *map(os.fsencode, argv), b"%d" % (len(environment) // 2), *environment, *streams]
 
 
-def exchange(path: Path, message: list[bytes], *, timeout: float | None = None) -> list[bytes]:
+def exchange(path: Folder, message: list[bytes], *, timeout: float | None = None) -> list[bytes]:
     """Send `message` to the server at `path` and return its answer's fields. Raises OSError (no
     server, not this user's, a dead socket) or ValueError (an answer of no shape)."""
     import _socket

@@ -91,9 +91,10 @@ def start(project: Path, *, idle_seconds: int = IDLE_SECONDS) -> str:
     and return its pid once it answers. Raises ServerError."""
     if not client.usable():
         raise ServerError("a lint server needs Linux (peer credentials of Unix sockets)")
-    path = client.socket_path(project)
-    if path is None:
+    socket = client.socket_path(project)
+    if socket is None:
         raise ServerError(f"the cache directory's path is too long for a socket: {client.folder()}")
+    path = Path(socket)
     _private_folder(path.parent)
     running = status(project)
     if running:

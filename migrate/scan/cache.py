@@ -37,7 +37,9 @@ STATS_KEPT = 64  # trees whose files' stat entries are kept (migrate.scan.statca
 class BadRow(ValueError):
     """A cache row of the wrong shape or type."""
 
-default_dir = storedfiles.default_dir  # where the cache directory is
+def default_dir() -> Path:
+    """Where the cache directory is (storedfiles.default_dir, as a Path)."""
+    return Path(storedfiles.default_dir())
 
 
 def key(kind: str, data: bytes, version: str) -> str:

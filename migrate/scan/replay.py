@@ -22,9 +22,6 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
-from typing import Any, TextIO
 
 from migrate.rulebase import filestamp
 from migrate.scan import storedfiles
@@ -33,6 +30,11 @@ try:  # hashlib's blake2b itself, without the ~2 ms of importing hashlib (OpenSS
     from _blake2 import blake2b as _blake2b
 except ImportError:  # an interpreter built without it
     from hashlib import blake2b as _blake2b
+
+TYPE_CHECKING = False  # as in scan.storedfiles: typing is not imported on the way to a hit
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+    from typing import Any, TextIO
 
 COMMANDS = frozenset({"lint", "stack"})  # their output is a function of what they read, and has no time in it
 FOLDER = "commands"
@@ -90,7 +92,7 @@ def record(argv: list[str], run: Callable[[], int]) -> int:
     if folder is None or not _plain_streams():
         return run()
     key = _key(argv)  # as the process started: the run may change its own environment
-    recorder = _Recorder(str(folder.parent))
+    recorder = _Recorder(os.path.dirname(folder))
     started = time.time_ns()
     streams = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = (_tee(1, sys.stdout, recorder), _tee(2, sys.stderr, recorder))
@@ -211,11 +213,11 @@ def _plain_streams() -> bool:
     return all(isinstance(s, io.TextIOWrapper) for s in (sys.stdout, sys.stderr))
 
 
-def _folder(argv: list[str]) -> Path | None:
+def _folder(argv: list[str]) -> str | None:
     """The folder of stored commands, for a command line that may be served; else None."""
     if not argv or argv[0] not in COMMANDS or "--no-cache" in argv:
         return None
-    return storedfiles.default_dir().absolute() / FOLDER
+    return os.path.join(os.path.abspath(storedfiles.default_dir()), FOLDER)
 
 
 def _key(argv: list[str]) -> str:
