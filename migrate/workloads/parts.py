@@ -24,7 +24,7 @@ from migrate.model import Fact, Finding, Status, class_rank, evolve
 from migrate.rulebase import families
 from migrate.scan.layout import hip_twinned
 from migrate.vocabulary import ALWAYS_DEFINED
-from migrate.workloads import ported
+from migrate.workloads import build_scopes, ported
 from migrate.workloads.build_sources import prefixes
 from migrate.workloads.includes import gate_headers, included_by_required, optional_includes
 from migrate.workloads.left_out import left_out_of_hip
@@ -86,6 +86,8 @@ class ProjectParts:
     """One project's parts; `apply` gives a finding its status (paths relative to the project root)."""
 
     rocm_path: tuple[Evidence, ...] = ()
+    # the folders the ROCm path covers (build_scopes.WHOLE: all): the builds that hold its evidence
+    rocm_scopes: tuple[str, ...] = (build_scopes.WHOLE,)
     left_out_of_hip: Mapping[str, str] = field(default_factory=dict)  # path -> why the HIP build skips it
     hip_subprojects: frozenset[str] = frozenset()  # folders with a build of their own that has no ROCm path
     hip_aware: frozenset[str] = frozenset()  # files with HIP branches, HIP includes or a ROCm CI job of their own
@@ -160,12 +162,23 @@ class ProjectParts:
         """The status `apply` gives the finding."""
         if finding.path in self.hip_twinned:
             return "ported"
-        if self.rocm_path and finding.path not in self.left_out_of_hip and \
+        if self.rocm_path and finding.path not in self.left_out_of_hip and self.credited(finding.path) and \
                 (finding.path in self.hip_aware or optional_root(finding.path, self.known or words()) is None):
             return "ported"
         if finding.status != "optional" and self.part(finding) is not None:
             return "optional"
         return finding.status
+
+    def credited(self, path: str) -> bool:
+        """Whether the project's ROCm path covers a file: it lies under a build that holds ROCm evidence."""
+        return bool(self.rocm_path) and build_scopes.inside(path, self.rocm_scopes)
+
+    def rocm_path_of(self, files: Iterable[str]) -> tuple[Evidence, ...]:
+        """The ROCm path a workload of these files shows: the project's, where it covers one of them."""
+        files = list(files)
+        if not files:
+            return self.rocm_path if build_scopes.WHOLE in self.rocm_scopes else ()
+        return self.rocm_path if any(self.credited(p) for p in files) else ()
 
     def _switches(self, path: str, line: int) -> list[Region]:
         return switches_around(self.regions, self.gated, path, line=line)
@@ -177,6 +190,7 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
         return [r.path, r.start, r.end, r.switch, r.text]
 
     return {"rocm_path": [[e.path, e.line, e.strength, e.text] for e in parts.rocm_path],
+            "rocm_scopes": list(parts.rocm_scopes),
             "left_out_of_hip": dict(parts.left_out_of_hip), "hip_subprojects": sorted(parts.hip_subprojects),
             "optional_modules": dict(parts.optional_modules),
             "hip_aware": sorted(parts.hip_aware), "hip_twinned": sorted(parts.hip_twinned),
@@ -204,6 +218,7 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
 
     return ProjectParts(
         rocm_path=tuple(Evidence(str(p), int(n), str(s), str(t)) for p, n, s, t in data["rocm_path"]),
+        rocm_scopes=tuple(str(p) for p in data.get("rocm_scopes", [build_scopes.WHOLE])),
         left_out_of_hip=strings(data["left_out_of_hip"]), optional_modules=strings(data["optional_modules"]),
         hip_subprojects=frozenset(str(p) for p in data.get("hip_subprojects", [])),
         hip_aware=frozenset(str(p) for p in data["hip_aware"]),
@@ -224,7 +239,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     known = known or words()
     findings = list(findings)
     collected = ported.collect(facts, kinds)
-    evidence = ported.rocm_path(collected, has_cuda_sources="cuda" in kinds.values())
+    evidence, scopes = build_scopes.covered(facts, kinds, collected)
     regions = regions_of(facts)
     for _ in range(CALL_DEPTH):  # a function called only in a switch's branch, and the functions it calls
         if not extend(regions, called_only_under(facts, regions)):
@@ -269,7 +284,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             switches[name] = (*said, f"the project's own GPU code builds without {name}")
     extend(regions, quiet_finds(facts, switches, declared, known))
     gate_headers(facts, regions, gated, frozenset(switches))  # headers only optional switches' code includes
-    unbuilt = unbuilt_sources(facts, known)
+    unbuilt = unbuilt_sources(facts, known, builds_cuda=builds_cuda(facts, kinds, findings))
     carrier = cuda_build_switch(kinds, gated, switches, unbuilt, known)
     if carrier is not None and extend(regions, compile_passes(regions, carrier, known)):
         for path, r in list(gated.items()):  # a header included only under `#ifdef __CUDACC__` is the switch's too
@@ -277,7 +292,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                 gated[path] = next(x for x in regions[r.path] if (x.start, x.end, x.switch) == (r.start, r.end, carrier))
         gate_headers(facts, regions, gated)  # headers included only under `#ifdef __CUDACC__` go with it
     left_out, subprojects = left_out_of_hip(facts, known) if evidence else ({}, frozenset[str]())
-    project = ProjectParts(rocm_path=evidence, left_out_of_hip=left_out, hip_subprojects=subprojects,
+    project = ProjectParts(rocm_path=evidence, rocm_scopes=scopes, left_out_of_hip=left_out,
+                        hip_subprojects=subprojects,
                         hip_aware=frozenset(e.path for e in collected if e.strength in HIP_AWARE_STRENGTHS),
                         hip_twinned=hip_twinned(kinds),
                         optional_modules=optional_modules(facts, known) | loaded_only_by_optional(facts, known),
@@ -287,6 +303,22 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         included_by_required=included_by_required(facts, known),
                         alternatives=alternative_runtime_folders(facts, known), known=known)
     return replace(project, images=_images_of_optional_builds(project, kinds, findings))
+
+
+BUILD_FILE_KINDS = frozenset({"cmake", "makefile", "pyproject", "setupcfg", "cargo"})  # discover's kinds of build files
+LOADER_KINDS = frozenset({"python", "notebook"})  # code that can read a .cu file and compile it at run time
+
+
+def builds_cuda(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding]) -> bool:
+    """Whether a build of the project may compile CUDA: a build file (or a setup.py) with a CUDA finding, a CMake
+    project that enables the CUDA language, or Python code with a CUDA tie (CuPy, PyCUDA and torch can read a .cu
+    file and compile it at run time). False for a Vulkan renderer's CMake project (`project(x LANGUAGES C CXX)`,
+    only .cc sources) that keeps CUDA interop sources beside its own."""
+    for f in findings:
+        kind = kinds.get(f.path, "")
+        if kind in BUILD_FILE_KINDS or kind in LOADER_KINDS:
+            return True
+    return any(f.kind == "cmake" and f.name == "language:CUDA" for items in facts.values() for f in items)
 
 
 # Evidence that makes its own file ROCm-aware: HIP code or includes, and a CI workflow with a ROCm job (its CUDA

@@ -14,12 +14,17 @@ from migrate.workloads.optional_words import Words
 UNBUILT_SUFFIXES = (".cu",)
 
 
-def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str]:
+def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds_cuda: bool = True) -> dict[str, str]:
     """CUDA sources no build compiles: a .cu file that no build file names (nor any glob or extension source
     list) and no file includes, beside a .cu file of the same folder that a build file (or a torch extension's
     literal source list) names by name (a source left out of, or commented out of, an explicit list), or named
     as a template a code generator renders (`x.tmpl.cu`, rules/workloads/optional.yaml `templates`); and the
-    headers only such files include. A project whose build names no source of a folder says nothing about it."""
+    headers only such files include. A project whose build names no source of a folder says nothing about it.
+    Where no build of the project compiles CUDA at all (`builds_cuda` false: no build file has a CUDA finding,
+    no CMake project enables the CUDA language, no Python code has a CUDA tie that could load a .cu at run time),
+    a .cu file below a folder whose sources a build file names one by one is built by nothing either: CMake
+    compiles only the sources its targets list, and only in the languages the project enables
+    (https://cmake.org/cmake/help/latest/command/project.html: LANGUAGES, C and CXX by default)."""
     files = frozenset(facts)
     named: dict[str, str] = {}  # file -> where a build names it
     explicit: set[str] = set()
@@ -41,9 +46,11 @@ def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[s
                         explicit.update(found)
     includers = includers_of(facts)
     siblings: dict[str, str] = {}  # folder -> the first .cu file a build names there by name
+    listing: dict[str, str] = {}  # folder -> the first source a build names there by name (any language)
     for source in sorted(explicit):
         if source.endswith(UNBUILT_SUFFIXES):
             siblings.setdefault(posixpath.dirname(source), source)
+        listing.setdefault(posixpath.dirname(source), source)
     out: dict[str, str] = {}
     for path in sorted(files):
         template = bool(set(posixpath.basename(path).lower().split(".")[1:-1]) & known.templates)
@@ -55,7 +62,21 @@ def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[s
             out[path] = f"{path} is a template a code generator renders (its name says so); no build file names it"
         elif sibling is not None:
             out[path] = f"{named[sibling]} names {sibling} beside it; no build file names {path} and nothing includes it"
+        elif not builds_cuda and (above := _listed_above(path, listing)) is not None:
+            out[path] = (f"{named[above]} names {above} one by one, and no build of the project compiles CUDA; "
+                         f"no build file names {path} and nothing includes it")
     candidates = [p for p in sorted(files - set(out) - set(named)) if p.endswith(HEADER_SUFFIXES)]
     close_over_includes(out, candidates, includers, lambda p: p in out,
                          "included only by sources no build compiles")
     return out
+
+
+def _listed_above(path: str, listing: Mapping[str, str]) -> str | None:
+    """A source a build file names by name in the file's folder or a folder above it (not the top folder alone:
+    a build that lists only top-level files says nothing of the tree below)."""
+    folder = posixpath.dirname(path)
+    while folder:
+        if folder in listing:
+            return listing[folder]
+        folder = posixpath.dirname(folder)
+    return None

@@ -80,12 +80,11 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
                 validation=result.validation, rewrite=result.rewrite, rewrite_breakdown=result.rewrite_breakdown))
     judged_findings = [evolve(f, effective_class=effective.get(f, f.migration_class)) for f in tagged]
     judged = {id(f): j for f, j in zip(tagged, judged_findings, strict=True)}  # the reasons are tagged findings
-    evidence = tuple(str(e) for e in parts.rocm_path)
     workloads = [Workload(name=s.name, root=s.root, kind=s.kind, files=tuple(sorted(s.files)),
                           verdicts=tuple(_relabel(v, effective, judged) for v in verdicts[s.name]),
                           depends_on=tuple(graph.direct(s.name)),
                           depends_why=tuple(graph.graph.step(s.name, d) for d in graph.direct(s.name)),
-                          rocm_path=evidence, optional=optional[s.name],
+                          rocm_path=tuple(str(e) for e in parts.rocm_path_of(s.files)), optional=optional[s.name],
                           optional_parts=_optional_parts(mine[s.name], optional[s.name], kinds[s.name], hipified,
                                                          parts, cost=lambda fs, cls: estimate(
                                                              [f for f in fs if effective.get(f, cls) != "native"], cls,
