@@ -12,7 +12,8 @@ from pathlib import Path
 from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
 
-SECTIONS = ("folders", "scratch_folders", "switches", "detection", "compile_pass", "templates", "alternative_runtimes")
+SECTIONS = ("folders", "scratch_folders", "unused_folders", "switches", "detection", "compile_pass", "templates",
+            "alternative_runtimes")
 
 
 class DataError(ValueError):
@@ -41,6 +42,7 @@ class Words:
     nvidia_runtimes: frozenset[str] = frozenset()  # inference runtimes only NVIDIA GPUs run (tensorrt)
     portable_runtimes: frozenset[str] = frozenset()  # runtimes that run on other GPUs or the CPU (onnxruntime)
     cuda_genex: tuple[str, ...] = ()  # generator expressions true only for CUDA sources (COMPILE_LANGUAGE:CUDA)
+    unused: frozenset[str] = frozenset()  # folder names of code no longer used (unused, legacy), lower case
 
 
 @lru_cache(maxsize=4)
@@ -60,6 +62,7 @@ def words(directory: Path | None = None) -> Words:
     return Words(folders=frozenset(n.lower() for n in names("folders", "names")),
                  prefixes=tuple(names("folders", "prefixes")),
                  scratch=frozenset(n.lower() for n in names("scratch_folders", "names")),
+                 unused=frozenset(n.lower() for n in names("unused_folders", "names")),
                  switch_words=frozenset(names("switches", "words")),
                  suffix_words=frozenset(names("switches", "suffix_words")),
                  request_words=frozenset(names("switches", "request_words")),

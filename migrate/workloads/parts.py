@@ -66,6 +66,8 @@ from migrate.workloads.switches import (
     wrapped_folders,
 )
 from migrate.workloads.unbuilt import unbuilt_sources
+from migrate.workloads.unused import evidence as unused_evidence
+from migrate.workloads.unused import unused_folders
 
 __all__ = ["DataError", "Part", "ProjectParts", "Words", "build", "feature", "from_json", "is_platform",
            "optional_root", "to_json", "words"]
@@ -104,6 +106,9 @@ class ProjectParts:
     images: Mapping[str, str] = field(default_factory=dict)  # container file -> the optional CUDA build it serves
     included_by_required: frozenset[str] = frozenset()  # files of optional folders that required code includes
     alternatives: Mapping[str, str] = field(default_factory=dict)  # folder of an NVIDIA-only runtime -> evidence
+    unused: Mapping[str, str] = field(default_factory=dict)  # file -> its folder of code no longer used (legacy/)
+    # optional switches off by default that turn on a feature, not the GPU platform (REALM_BUILD_CUHOOK, not USE_CUDA)
+    off_features: frozenset[str] = frozenset()
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -113,6 +118,8 @@ class ProjectParts:
         if (root := optional_root(path, known)) is not None and path not in self.included_by_required:
             what = "scratch space" if root in known.scratch else "a folder a package does not need to run"
             return Part(root, (f"{root}/: {what} (rules/workloads/optional.yaml)",))
+        if path in self.unused:
+            return Part(f"{self.unused[path]} (no longer used)", (unused_evidence(self.unused[path]),))
         if self.alternatives and (folder := next((p.rstrip("/") for p in prefixes(path)
                                                   if p.endswith("/") and p.rstrip("/") in self.alternatives), None)):
             return Part(folder, (self.alternatives[folder],))
@@ -160,10 +167,15 @@ class ProjectParts:
 
     def status(self, finding: Finding) -> Status:
         """The status `apply` gives the finding."""
-        if finding.path in self.hip_twinned:
-            return "ported"
-        if self.rocm_path and finding.path not in self.left_out_of_hip and self.credited(finding.path) and \
-                (finding.path in self.hip_aware or optional_root(finding.path, self.known or words()) is None):
+        if finding.path in self.hip_twinned or (
+                self.rocm_path and finding.path not in self.left_out_of_hip and finding.path not in self.unused
+                and self.credited(finding.path)
+                and (finding.path in self.hip_aware or optional_root(finding.path, self.known or words()) is None)):
+            # a feature the default build leaves off (REALM_BUILD_CUHOOK OFF), with no HIP side of its own, is in no
+            # default build, the HIP one neither: an optional part, not ported code
+            if finding.path not in self.hip_aware and any(r.switch in self.off_features
+                                                          for r in self._switches(finding.path, finding.line)):
+                return "optional"
             return "ported"
         if finding.status != "optional" and self.part(finding) is not None:
             return "optional"
@@ -199,7 +211,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "gated": {k: region(r) for k, r in parts.gated.items()}, "unbuilt": dict(parts.unbuilt),
             "cuda_build": parts.cuda_build, "optional_includes": dict(parts.optional_includes),
             "build_kinds": dict(parts.build_kinds), "images": dict(parts.images),
-            "included_by_required": sorted(parts.included_by_required), "alternatives": dict(parts.alternatives)}
+            "included_by_required": sorted(parts.included_by_required), "alternatives": dict(parts.alternatives),
+            "unused": dict(parts.unused), "off_features": sorted(parts.off_features)}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -229,7 +242,8 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         cuda_build=str(data.get("cuda_build", "")), optional_includes=strings(data.get("optional_includes", {})),
         build_kinds=strings(data.get("build_kinds", {})), images=strings(data.get("images", {})),
         included_by_required=frozenset(str(p) for p in data.get("included_by_required", [])),
-        alternatives=strings(data.get("alternatives", {})), known=known)
+        alternatives=strings(data.get("alternatives", {})), unused=strings(data.get("unused", {})),
+        off_features=frozenset(str(s) for s in data.get("off_features", [])), known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -267,6 +281,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                 and class_rank(f.migration_class) >= class_rank("migration-required"):
             outside = True
     switches: dict[str, tuple[str, ...]] = {}
+    off_features: set[str] = set()
     always = {f.name for items in facts.values() for f in items
               if f.kind == "build_switch" and f.text.endswith(f" {ALWAYS_DEFINED}")}
     always |= defined_toggles(facts) | defined_by_build(facts, kinds, regions, gated)
@@ -280,6 +295,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         said = (f"{where} default {default}",) if where else ()
         if where and off_by_default(default, known):
             switches[name] = (*said, f"{name} is off by default: the default build has none of its code")
+            if not is_platform(turns_on, known):
+                off_features.add(name)
         elif outside and not is_platform(turns_on, known):
             switches[name] = (*said, f"the project's own GPU code builds without {name}")
     extend(regions, quiet_finds(facts, switches, declared, known))
@@ -301,7 +318,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         unbuilt=unbuilt, cuda_build=carrier or "",
                         optional_includes=optional_includes(facts, known), build_kinds=dict(build_kinds or {}),
                         included_by_required=included_by_required(facts, known),
-                        alternatives=alternative_runtime_folders(facts, known), known=known)
+                        alternatives=alternative_runtime_folders(facts, known), unused=unused_folders(facts, known),
+                        off_features=frozenset(off_features), known=known)
     return replace(project, images=_images_of_optional_builds(project, kinds, findings))
 
 
