@@ -295,8 +295,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         said = (f"{where} default {default}",) if where else ()
         if where and off_by_default(default, known):
             switches[name] = (*said, f"{name} is off by default: the default build has none of its code")
-            if not is_platform(turns_on, known):
-                off_features.add(name)
+            if (named := feature(name, known)) is not None and not is_platform(named, known):
+                off_features.add(name)  # a feature's switch word (REALM_BUILD_CUHOOK), not GGML_CUDA's own name
         elif outside and not is_platform(turns_on, known):
             switches[name] = (*said, f"the project's own GPU code builds without {name}")
     extend(regions, quiet_finds(facts, switches, declared, known))

@@ -1,0 +1,183 @@
+"""Ported credit and optional status scoped to what each build compiles (issue 28, precision samples 10 and 11):
+ROCm evidence covers the build that holds it, not the repository; CUDA sources no build of the project can compile,
+evaluation folders, folders of code no longer used and default-off features of a ported project are optional parts.
+Each case is a fixture cut from the real code, with near misses."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from migrate.model import Fact
+from migrate.render.json_report import to_json
+from migrate.scan import pipeline as scan
+from migrate.settings import Settings
+from migrate.workloads import build_scopes
+from tests.conftest import ROOT, run_cli
+
+WORKLOADS = ROOT / "fixtures" / "workloads"
+OPTIONAL = WORKLOADS / "optional"
+
+
+def scanned(tree: Path, rulebase) -> dict:
+    return to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
+
+
+def copy(tree: Path, tmp_path: Path) -> Path:
+    target = tmp_path / tree.name
+    shutil.copytree(tree, target)
+    return target
+
+
+def statuses(data: dict, prefix: str) -> set[str]:
+    return {f["status"] for f in data["findings"] if f["path"].startswith(prefix)}
+
+
+def workloads(data: dict) -> dict[str, dict]:
+    return {w["name"]: w for w in data["workloads"]}
+
+
+def part_roots(data: dict) -> set[str]:
+    return {p["root"] for w in data["workloads"] for p in w["optional_parts"]}
+
+
+# --- ported credit from the build that holds the evidence (glake) ---
+
+def test_a_hip_build_in_one_folder_ports_nothing_of_the_projects_beside_it(rulebase) -> None:
+    data = scanned(WORKLOADS / "ported_collection", rulebase)
+    assert statuses(data, "GLakeServe/") == {"ported"}
+    assert statuses(data, "MultiPath/") == {""}
+    assert statuses(data, "GMLake/") == {""}
+    by_name = workloads(data)
+    assert by_name["vllm_extensions"]["class"] == "native" and by_name["vllm_extensions"]["rocm_path"]
+    for name in ("src", "GMLake"):
+        assert by_name[name]["class"] == "migration-required"
+        assert by_name[name]["rocm_path"] == []
+
+
+def test_a_build_file_at_the_top_makes_the_repository_one_scope(tmp_path: Path, rulebase) -> None:
+    """Near miss: a top-level CMake project builds every folder; its ROCm path covers them all, as before."""
+    tree = copy(WORKLOADS / "ported_collection", tmp_path)
+    (tree / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\nproject(glake LANGUAGES CXX)\n"
+                                         "add_subdirectory(GLakeServe)\n")
+    data = scanned(tree, rulebase)
+    assert statuses(data, "MultiPath/") == {"ported"}
+    assert statuses(data, "GMLake/") == {"ported"}
+
+
+def test_a_build_that_names_sources_of_another_folder_shares_its_rocm_path(tmp_path: Path, rulebase) -> None:
+    """Near miss: the Makefile compiles a source of the folder with the HIP build, so the two are one scope."""
+    tree = copy(WORKLOADS / "ported_collection", tmp_path)
+    makefile = tree / "MultiPath" / "src" / "Makefile"
+    makefile.write_text(makefile.read_text() + "\nattn.o: ../../GLakeServe/csrc/attention/attention_kernels.cu\n"
+                        "\tnvcc -c $< -o $@\n")
+    data = scanned(tree, rulebase)
+    assert statuses(data, "MultiPath/") == {"ported"}
+    assert statuses(data, "GMLake/") == {""}  # no build at all: nothing covers it
+
+
+def test_scopes_are_the_top_build_folders() -> None:
+    def cmake(name: str) -> tuple[Fact, ...]:
+        return (Fact(kind="cmake_project", name=name, line=1, column=1, end_line=1, end_column=1),)
+
+    facts: dict[str, tuple[Fact, ...]] = {"a/CMakeLists.txt": cmake("a"), "a/sub/CMakeLists.txt": cmake("sub"),
+                                          "b/src/Makefile": (), "c/x.h": (), "README.md": ()}
+    assert build_scopes.top_scopes(facts) == {"a": "a", "b/src": "b/src"}
+    assert build_scopes.top_scopes({**facts, "setup.py": ()}) == {"": ""}
+    assert build_scopes.inside("a/sub/x.cu", ("a",)) and not build_scopes.inside("ab/x.cu", ("a",))
+
+
+def test_lint_of_a_folder_beside_the_hip_build_blocks_as_the_scan_says(tmp_path: Path) -> None:
+    """lint reads the nearest project (MultiPath/src's Makefile), scan the repository: both grade the interposer
+    as a port to do."""
+    tree = copy(WORKLOADS / "ported_collection", tmp_path)
+    env = {"ROCM_MIGRATE_CACHE_DIR": str(tmp_path / "cache")}
+    scanned_report = json.loads(run_cli("scan", ".", "-f", "json", "--no-hipify", cwd=tree, env=env).stdout)
+    linted = run_cli("lint", "MultiPath/src", "-f", "json", "--fail-on", "migration-required", cwd=tree, env=env)
+    key = ("path", "line", "column", "rule", "symbol")
+    scan_classes = {tuple(f[k] for k in key): f["class"] for f in scanned_report["findings"]
+                    if f["path"].startswith("MultiPath/src/")}
+    lint_classes = {tuple(f[k] for k in key): f["class"] for f in json.loads(linted.stdout)["findings"]}
+    assert scan_classes and scan_classes == lint_classes
+    assert linted.returncode == 1
+
+
+# --- CUDA sources in a project no build of which compiles CUDA (vkgs) ---
+
+def test_cuda_interop_beside_a_build_without_cuda_is_built_by_nothing(rulebase) -> None:
+    data = scanned(OPTIONAL / "unbuilt_no_cuda_build", rulebase)
+    assert part_roots(data) == {"src/vkgs/engine/interop/cuda_image.cu (built by nothing)"}
+    assert statuses(data, "src/") == {"optional"}
+    assert {w["class"] for w in data["workloads"]} == {"native"}
+
+
+@pytest.mark.parametrize("change", ["cuda_language", "glob"])
+def test_a_build_that_can_compile_the_file_keeps_it_required(change: str, tmp_path: Path, rulebase) -> None:
+    """Near misses: the project enables CUDA (its targets may list .cu files through variables), or a glob names it."""
+    tree = copy(OPTIONAL / "unbuilt_no_cuda_build", tmp_path)
+    cmake = tree / "CMakeLists.txt"
+    if change == "cuda_language":
+        cmake.write_text(cmake.read_text().replace("LANGUAGES C CXX", "LANGUAGES C CXX CUDA"))
+    else:
+        cmake.write_text(cmake.read_text() + 'file(GLOB_RECURSE INTEROP "src/vkgs/engine/interop/*.cu")\n'
+                                             "add_library(interop ${INTEROP})\n")
+    data = scanned(tree, rulebase)
+    assert not any("built by nothing" in r for r in part_roots(data))
+    assert statuses(data, "src/vkgs/engine/interop/") == {""}
+
+
+# --- evaluation and experiment folders (MInference) ---
+
+def test_evaluation_servers_are_an_optional_part_not_the_package(rulebase) -> None:
+    data = scanned(OPTIONAL / "eval_folder", rulebase)
+    assert {"LeanK/eval", "experiments"} <= part_roots(data)
+    assert statuses(data, "LeanK/") == {"optional"} and statuses(data, "experiments/") == {"optional"}
+    assert workloads(data)["minference"]["class"] != "incompatible"
+
+
+def test_the_same_import_in_the_package_is_required(tmp_path: Path, rulebase) -> None:
+    tree = copy(OPTIONAL / "eval_folder", tmp_path)
+    shutil.copy(tree / "LeanK" / "eval" / "RULER" / "pred" / "serve_trt.py", tree / "minference" / "serve_trt.py")
+    data = scanned(tree, rulebase)
+    assert statuses(data, "minference/") == {""}
+    assert workloads(data)["minference"]["class"] == "incompatible"
+
+
+# --- folders of code no longer used (fastflow, Heteroflow) ---
+
+@pytest.mark.parametrize(("case", "root"), [("unused_cmake_module", "cmake.modules/unused (no longer used)"),
+                                            ("legacy_header", "legacy (no longer used)")])
+def test_a_folder_of_code_no_longer_used_that_nothing_references_is_optional(case: str, root: str,
+                                                                             rulebase) -> None:
+    data = scanned(OPTIONAL / case, rulebase)
+    assert root in part_roots(data)
+    assert statuses(data, root.split(" ", maxsplit=1)[0] + "/") == {"optional"}
+
+
+@pytest.mark.parametrize(("case", "path", "line"), [
+    ("unused_cmake_module", "CMakeLists.txt", "include(${PROJECT_SOURCE_DIR}/cmake.modules/unused/FindCUDA.cmake)\n"),
+    ("legacy_header", "unittests/basics.cu", '#include "legacy/20190828/task.hpp"\n')])
+def test_a_referenced_legacy_folder_is_required(case: str, path: str, line: str, tmp_path: Path, rulebase) -> None:
+    tree = copy(OPTIONAL / case, tmp_path)
+    (tree / path).write_text((tree / path).read_text() + line)
+    data = scanned(tree, rulebase)
+    assert not any("no longer used" in r for r in part_roots(data))
+
+
+# --- a default-off feature of a ported project (Legion's realm_cuhook) ---
+
+def test_a_default_off_feature_without_a_hip_side_is_optional_in_a_ported_project(rulebase) -> None:
+    data = scanned(OPTIONAL / "ported_default_off_feature", rulebase)
+    assert statuses(data, "runtime/realm/cuda/cuda_hook.cc") == {"optional"}
+    assert statuses(data, "runtime/realm/cuda/cuda_module.cc") == {"ported"}
+    assert "build switch REALM_BUILD_CUHOOK" in part_roots(data)
+    assert {w["class"] for w in data["workloads"]} == {"native"}
+
+
+def test_the_same_feature_on_by_default_is_ported(tmp_path: Path, rulebase) -> None:
+    tree = copy(OPTIONAL / "ported_default_off_feature", tmp_path)
+    cmake = tree / "runtime" / "CMakeLists.txt"
+    cmake.write_text(cmake.read_text().replace('injection library" OFF)', 'injection library" ON)'))
+    data = scanned(tree, rulebase)
+    assert statuses(data, "runtime/realm/cuda/cuda_hook.cc") == {"ported"}
