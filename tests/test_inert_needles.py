@@ -12,6 +12,7 @@ import inspect
 import re
 import warnings
 from types import ModuleType
+from typing import Any, TypeGuard
 
 import pytest
 from migrate.extract.c import cuda_cpp, inert, ts
@@ -78,29 +79,29 @@ def _holds(text: str, needles: tuple[str, ...]) -> bool:
     return any(needle in text.lower() for needle in needles)
 
 
-def _needled(items: sre_parse.SubPattern | list[tuple[object, object]], needles: tuple[str, ...]) -> bool:
+def _needled(items: Any, needles: tuple[str, ...]) -> bool:
     """Whether every match of a parsed pattern holds a literal run (case folded) containing a needle."""
     run = ""
     for op, av in items:
         if op is sre_constants.LITERAL:
-            run += chr(av)  # type: ignore[arg-type]
+            run += chr(av)
             if _holds(run, needles):
                 return True
             continue
         if op is sre_constants.AT:  # \b, ^, $: zero width, the run goes on
             continue
         run = ""
-        if op is sre_constants.SUBPATTERN and _needled(av[3], needles):  # type: ignore[index]
+        if op is sre_constants.SUBPATTERN and _needled(av[3], needles):
             return True
-        if op is sre_constants.BRANCH and all(_needled(branch, needles) for branch in av[1]):  # type: ignore[index]
+        if op is sre_constants.BRANCH and all(_needled(branch, needles) for branch in av[1]):
             return True
         if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and av[0] >= 1 \
-                and _needled(av[2], needles):  # type: ignore[index,operator]
+                and _needled(av[2], needles):
             return True
     return False
 
 
-def _pattern(call: ast.expr) -> str | None:
+def _pattern(call: ast.AST) -> str | None:
     if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "compile" \
             and call.args and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, (str, bytes)):
         value = call.args[0].value
@@ -116,9 +117,8 @@ def unneedled(source: str, needles: tuple[str, ...]) -> list[str]:
     tree_words = {language.node_kind_for_id(i) for i in range(language.node_kind_count)}
     tree_words |= {language.field_name_for_id(i) for i in range(1, language.field_count + 1)}
     tree_words |= {name for names in ts._types("cuda").values() for name in names}
-    tree_words.discard(None)  # type: ignore[arg-type]
 
-    def loose(word: object) -> bool:
+    def loose(word: object) -> TypeGuard[str]:
         return isinstance(word, str) and bool(IDENTIFIER.match(word)) and word not in tree_words \
             and not _holds(word, needles)
 
@@ -134,15 +134,15 @@ def unneedled(source: str, needles: tuple[str, ...]) -> list[str]:
                 found.append(name)
             if isinstance(part, ast.Constant) and loose(part.value) and pattern is None:
                 found.append(name)
-    for node in ast.walk(module):  # words compared inside functions
-        if isinstance(node, ast.Compare):
-            for side in (node.left, *node.comparators):
-                for part in ([side] if isinstance(side, ast.Constant) else getattr(side, "elts", [])):
-                    if isinstance(part, ast.Constant) and loose(part.value):
-                        found.append(part.value)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr in ("startswith", "endswith", "search", "match", "fullmatch"):
-            for arg in node.args:
+    for part in ast.walk(module):  # words compared inside functions
+        if isinstance(part, ast.Compare):
+            for side in (part.left, *part.comparators):
+                for item in ([side] if isinstance(side, ast.Constant) else getattr(side, "elts", [])):
+                    if isinstance(item, ast.Constant) and loose(item.value):
+                        found.append(item.value)
+        if isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute) \
+                and part.func.attr in ("startswith", "endswith", "search", "match", "fullmatch"):
+            for arg in part.args:
                 if isinstance(arg, ast.Constant) and loose(arg.value):
                     found.append(arg.value)
     return list(dict.fromkeys(found))
