@@ -117,3 +117,20 @@ def test_a_query_that_is_more_than_node_types_is_refused(tmp_path: Path, monkeyp
         with pytest.raises(ValueError, match="only node-type patterns"):
             ts._types("x")
     ts._types.cache_clear()
+
+
+def test_no_anonymous_node_has_children_on_every_c_fixture_and_its_broken_halves() -> None:
+    """ts.captures walks named children only: it relies on anonymous nodes (tokens) being leaves."""
+    files = sorted(p for folder in ("fixtures", "examples") for p in (ROOT / folder).rglob("*")
+                   if p.suffix in (".cu", ".cuh", ".cpp", ".h", ".hpp", ".c", ".cc", ".hip") and p.is_file())
+    sources = [p.read_bytes() for p in files] + ODD
+    sources += [source[:len(source) // 2] for source in sources]
+    parents = set()
+    for source in sources:
+        stack = [ts.parse(source)]
+        while stack:
+            node = stack.pop()
+            if not node.is_named and node.child_count:
+                parents.add(node.type)
+            stack.extend(node.children)
+    assert parents == set()

@@ -106,9 +106,28 @@ def sets_cuda_setting(line: str, known: Words) -> bool:
     return m is not None and m.group(1).startswith(known.cuda_settings)
 
 
+# optional_root's answers for one Words (the last asked; compared by identity, no hash of its sets a call):
+# asked per finding (31k times for cuda-samples) of a few hundred paths
+# optional_root's answers for the Words last asked of (told by identity: no hash of its sets a call); it is
+# asked per finding (31k times for cuda-samples' report), of a few hundred paths
+_ROOTS: dict[str, str | None] = {}
+_ROOTS_OF: list[Words | None] = [None]
+
+
 def optional_root(path: str, known: Words | None = None) -> str | None:
     """The optional folder a file sits in (`tests`, `pkg/experimental`, a top-level `dev`), or None."""
     known = known or words()
+    if _ROOTS_OF[0] is not known or len(_ROOTS) > 100_000:
+        _ROOTS.clear()
+        _ROOTS_OF[0] = known
+    try:
+        return _ROOTS[path]
+    except KeyError:
+        root = _ROOTS[path] = _optional_root(path, known)
+        return root
+
+
+def _optional_root(path: str, known: Words) -> str | None:
     parts = posixpath.dirname(path).split("/")
     if len(parts) > 1 and parts[0].lower() in known.scratch:
         return parts[0]

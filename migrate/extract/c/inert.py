@@ -25,8 +25,10 @@ from migrate.extract.c import device, hazards, lanemasks, runtime, wavefront, xr
 
 # cuda_cpp's own facts: namespaces it opens or aliases, typedefs, inline assembly, kernels
 OWN_NEEDLES = (b"namespace", b"typedef", b"asm", b"global")
-NEEDLES = tuple(dict.fromkeys((*OWN_NEEDLES, *device.NEEDLES, *hazards.NEEDLES, *lanemasks.NEEDLES, *runtime.NEEDLES,
-                               *wavefront.NEEDLES, *xref.NEEDLES)))
+# the modules whose constructs run over a reparsed body; tests/test_inert_needles.py checks that every word,
+# word list and pattern each of them (and cuda_cpp) keys on holds one of NEEDLES, or says why not
+CONSUMERS = (device, hazards, lanemasks, runtime, wavefront, xref)
+NEEDLES = tuple(dict.fromkeys((*OWN_NEEDLES, *(needle for module in CONSUMERS for needle in module.NEEDLES))))
 NEEDLE = re.compile(b"|".join(re.escape(needle) for needle in NEEDLES))  # one search: 10x the `in` of each
 STRUCTURE = re.compile(
     rb"[{$]|<<<|#\s*(?:if|el|endif|include|define|undef|error|pragma|line|warning)"  # a block, a launch, a directive

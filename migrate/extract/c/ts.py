@@ -119,15 +119,19 @@ def captures(query: str, node: Node) -> dict[str, list[Node]]:
     (a node before the nodes inside it)."""
     of_kind = _kinds(query).get
     found: dict[str, list[Node]] = {}
-    stack = [node]  # pre-order: a node, then its children first to last (pushed in reverse)
+    # pre-order: a node, then its named children first to last (pushed in reverse). Only named nodes are
+    # captured, and an anonymous node (a token: punctuation, a keyword) has no children in this grammar
+    # (tests/test_c_captures.py), so Node objects are made for the named ones only: cuda-samples' trees
+    # walked in 1.1-1.6 s CPU instead of 1.5-3.0 s (3 alternated rounds, loaded machine)
+    stack = [node]
     pop, push = stack.pop, stack.extend
-    while stack:  # one Node.children call a node with children, where a TreeCursor took two or three moves a node
+    while stack:  # one Node.named_children call a node with children, where a TreeCursor took two or three moves a node
         current = pop()
         if (names := of_kind(current.kind_id)) is not None:
             for name in names:
                 found.setdefault(name, []).append(current)
-        if current.child_count:
-            push(reversed(current.children))
+        if current.named_child_count:
+            push(reversed(current.named_children))
     return found
 
 
