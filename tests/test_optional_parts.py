@@ -1099,3 +1099,28 @@ def test_a_flag_set_into_a_cuda_only_variable_goes_with_the_cuda_build(line: str
     from migrate.workloads.optional_words import sets_cuda_setting
 
     assert sets_cuda_setting(line, parts.words()) is cuda_only
+
+
+def test_a_back_end_module_imported_from_its_package_in_a_fallback_is_optional(rulebase) -> None:
+    """InsightFace-REST: `from if_rest.core.model_zoo.exec_backends import trt_backend` in a try whose handler falls
+    back to None imports the submodule trt_backend (Python's `from package import name`); what only it imports
+    (trt_loader.py, `import tensorrt`) is optional with it."""
+    data = report("backend_submodule_import", rulebase)
+    assert data["summary"]["class"] == "native"
+    found = optional_parts(data)
+    assert found["if_rest/core/model_zoo/exec_backends/trt_loader.py"]["class"] == "incompatible"
+    assert found["if_rest/core/model_zoo/exec_backends/trt_loader.py"]["evidence"][0].startswith(
+        "if_rest/core/model_zoo/exec_backends/trt_backend.py:1 imports it only in an optional scope")
+
+
+def test_a_back_end_module_imported_from_its_package_outside_a_fallback_is_required(tmp_path: Path, rulebase) -> None:
+    """Near miss: the same `from <package> import trt_backend` at the top of the module, no try."""
+    tree = tmp_path / "svc"
+    shutil.copytree(CASES / "backend_submodule_import", tree)
+    getter = tree / "if_rest" / "core" / "model_zoo" / "getter.py"
+    text = getter.read_text()
+    start, end = text.index("try:"), text.index("\n\n\ndef ")
+    getter.write_text(text[:start] + "from if_rest.core.model_zoo.exec_backends import trt_backend" + text[end:])
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "incompatible"
+    assert "if_rest/core/model_zoo/exec_backends/trt_loader.py" not in optional_parts(data)

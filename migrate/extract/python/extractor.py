@@ -227,16 +227,21 @@ class _Visitor(ast.NodeVisitor):
     visit_ImportFrom = visit_Import
 
     def _import_from(self, node: ast.ImportFrom) -> None:
+        # the names imported from the module (text, one a line): each may be a submodule, which `from package
+        # import name` imports when the package has no attribute of that name
+        # (https://docs.python.org/3/reference/simple_stmts.html#the-import-statement)
+        imported = "\n".join(a.name for a in node.names if a.name != "*")
         if node.level:  # relative: kept for the import graph, resolved by assemble
             prefix = "." * node.level
-            names = [f"{prefix}{node.module}"] if node.module else [prefix + a.name for a in node.names]
-            for name in names:
-                self.add("python_import", name, node)
+            if node.module:
+                self.add("python_import", f"{prefix}{node.module}", node, text=imported)
+            for alias in [] if node.module else node.names:
+                self.add("python_import", prefix + alias.name, node)
             return
         if not node.module:
             return
         self._bind(node)
-        self.add("python_import", node.module, node)
+        self.add("python_import", node.module, node, text=imported)
         for alias in node.names:  # ROCM_HOME & co. are evidence once read: an import alone builds nothing for HIP
             if f"{node.module}.{alias.name}" in HIP_MARKERS or alias.name in HIP_HOMES:
                 self.unused_homes[alias.asname or alias.name] = (node, f"from {node.module} import {alias.name}")
