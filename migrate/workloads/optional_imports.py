@@ -28,8 +28,8 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
     for path, items in facts.items():
         for f in items:
             if f.kind == "python_import" and f.guard not in ("hip", "cuda"):
-                for target in _imported_files(index, path, f):
-                    imports.setdefault(target, []).append((f.guard == "optional", path, f"{path}:{f.line}"))
+                for module in _imported_files(index, path, f):
+                    imports.setdefault(module, []).append((f.guard == "optional", path, f"{path}:{f.line}"))
     out: dict[str, str] = {}
     for path, items in facts.items():  # imported nowhere but in a comment: switched off by hand
         for f in items:
