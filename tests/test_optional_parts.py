@@ -1124,3 +1124,47 @@ def test_a_back_end_module_imported_from_its_package_outside_a_fallback_is_requi
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "incompatible"
     assert "if_rest/core/model_zoo/exec_backends/trt_loader.py" not in optional_parts(data)
+
+
+def test_an_nvidia_only_runtime_picked_per_format_beside_portable_ones_is_optional(rulebase) -> None:
+    """yolov5: `elif engine:` imports tensorrt beside `elif onnx:` (onnxruntime), `elif xml:` (openvino) and
+    `elif saved_model:` (tensorflow); export.py's export_engine beside export_openvino."""
+    data = report("runtime_per_format", rulebase)
+    assert data["summary"]["class"] == "native"
+    found = optional_parts(data)
+    branch = found["models/common.py:25-29 (an alternative runtime)"]
+    assert branch["class"] == "incompatible"
+    assert branch["evidence"][0].startswith("models/common.py:25 imports tensorrt only in this function or branch")
+    assert found["export.py:14-24 (an alternative runtime)"]["class"] == "incompatible"
+    trt = [f for f in data["findings"] if f["symbol"] == "tensorrt"]
+    assert len(trt) == 3 and {f["status"] for f in trt} == {"optional"}
+
+
+def test_an_nvidia_only_runtime_with_no_portable_alternative_is_required(tmp_path: Path, rulebase) -> None:
+    """Near miss: the same branches and functions with no portable runtime imported beside TensorRT."""
+    tree = tmp_path / "det"
+    shutil.copytree(CASES / "runtime_per_format", tree)
+    for name in ("models/common.py", "export.py"):
+        text = (tree / name).read_text()
+        for portable in ("import onnxruntime", "from openvino import Core", "import openvino as ov",
+                         "import tensorflow as tf"):
+            text = text.replace(portable, "import json")
+        (tree / name).write_text(text)
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "incompatible"
+    # export.py:16 sits in a try whose handler carries on (optional before this rule); the handler's import does not
+    required = {(f["path"], f["line"]) for f in data["findings"] if f["symbol"] == "tensorrt" and f["status"] == ""}
+    assert required == {("models/common.py", 25), ("export.py", 20)}
+
+
+def test_a_converter_that_imports_both_runtimes_in_one_function_is_required(tmp_path: Path, rulebase) -> None:
+    """Near miss: export_engine also imports onnxruntime itself (an ONNX-to-TensorRT step needs TensorRT)."""
+    tree = tmp_path / "det"
+    shutil.copytree(CASES / "runtime_per_format", tree)
+    export = tree / "export.py"
+    export.write_text(export.read_text().replace("    try:\n        import tensorrt as trt\n",
+                                                 "    import onnxruntime\n    try:\n        import tensorrt as trt\n"))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "incompatible"
+    assert [f["line"] for f in data["findings"] if f["path"] == "export.py" and f["symbol"] == "tensorrt"
+            and f["status"] == ""] == [21]

@@ -14,6 +14,7 @@ from migrate.extract.python.guards import HIP_MARKERS, HipGuards
 from migrate.extract.python.optional import (
     EnvOptIns,
     alternative_imports,
+    import_scopes,
     is_import_fallback,
     presence_tests,
     selected_functions,
@@ -125,6 +126,7 @@ class _Visitor(ast.NodeVisitor):
         self.selected: frozenset[str] = frozenset()  # functions a dispatch table picks (python/optional.py)
         self.in_selected = 0  # depth of such functions being visited: their imports are optional
         self.alternatives: frozenset[int] = frozenset()  # id() of imports of a non-default branch (optional.py)
+        self.scopes: dict[int, tuple[int, int]] = {}  # id() of an import below the top level -> its scope (optional.py)
         self.presence: frozenset[int] = frozenset()  # id() of `if` tests for a package their body imports
         self.unused_homes: dict[str, tuple[ast.ImportFrom, str]] = {}  # ROCM_HOME imported, not yet read
         self.facts: list[Fact] = []
@@ -158,6 +160,7 @@ class _Visitor(ast.NodeVisitor):
         self.selected = selected_functions(tree)
         self.alternatives = alternative_imports(tree)
         self.presence = presence_tests(tree)
+        self.scopes = import_scopes(tree)
 
     # -- locations --------------------------------------------------------
     def _col(self, line: int, byte_col: int) -> int:
@@ -220,11 +223,16 @@ class _Visitor(ast.NodeVisitor):
         elif isinstance(node, ast.Import):
             self._bind(node)
             for alias in node.names:
-                self.add("python_import", alias.name, node)
+                self.add("python_import", alias.name, node, role=self._scope(node))
         else:
             self._import_from(node)
 
     visit_ImportFrom = visit_Import
+
+    def _scope(self, node: ast.Import | ast.ImportFrom) -> str:
+        """The role of an import below the top level: `local:<first>-<last>`, the lines of its function or branch."""
+        scope = self.scopes.get(id(node))
+        return f"local:{scope[0]}-{scope[1]}" if scope else ""
 
     def _import_from(self, node: ast.ImportFrom) -> None:
         # the names imported from the module (text, one a line): each may be a submodule, which `from package
@@ -234,14 +242,14 @@ class _Visitor(ast.NodeVisitor):
         if node.level:  # relative: kept for the import graph, resolved by assemble
             prefix = "." * node.level
             if node.module:
-                self.add("python_import", f"{prefix}{node.module}", node, text=imported)
+                self.add("python_import", f"{prefix}{node.module}", node, role=self._scope(node), text=imported)
             for alias in [] if node.module else node.names:
-                self.add("python_import", prefix + alias.name, node)
+                self.add("python_import", prefix + alias.name, node, role=self._scope(node))
             return
         if not node.module:
             return
         self._bind(node)
-        self.add("python_import", node.module, node, text=imported)
+        self.add("python_import", node.module, node, role=self._scope(node), text=imported)
         for alias in node.names:  # ROCM_HOME & co. are evidence once read: an import alone builds nothing for HIP
             if f"{node.module}.{alias.name}" in HIP_MARKERS or alias.name in HIP_HOMES:
                 self.unused_homes[alias.asname or alias.name] = (node, f"from {node.module} import {alias.name}")
