@@ -1168,3 +1168,38 @@ def test_a_converter_that_imports_both_runtimes_in_one_function_is_required(tmp_
     assert data["summary"]["class"] == "incompatible"
     assert [f["line"] for f in data["findings"] if f["path"] == "export.py" and f["symbol"] == "tensorrt"
             and f["status"] == ""] == [21]
+
+
+def test_back_ends_picked_by_a_cache_strings_value_are_optional(rulebase) -> None:
+    """KataGo: `set(USE_BACKEND CACHE STRING ...)` (empty by default) and one `if(USE_BACKEND STREQUAL "...")` branch per
+    back end; TensorRT's macro, defined only in its branch, gates sandbox.cpp's NvInfer.h."""
+    data = report("cmake_value_backend", rulebase)
+    assert data["summary"]["class"] == "native"
+    found = optional_parts(data)
+    assert found["build switch USE_BACKEND_CUDA"]["class"] == "migration-required"
+    trt = found["build switch USE_BACKEND_TENSORRT"]
+    assert trt["class"] == "incompatible"
+    assert trt["evidence"][:3] == ["cpp/CMakeLists.txt:4 set(USE_BACKEND_TENSORRT) default OFF",
+                                   "USE_BACKEND_TENSORRT is off by default: the default build has none of its code",
+                                   'cpp/CMakeLists.txt:46 if(USE_BACKEND STREQUAL "TENSORRT")']
+    sandbox = [f for f in data["findings"] if f["path"] == "cpp/command/sandbox.cpp"]
+    assert sandbox and {f["status"] for f in sandbox} == {"optional"}
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    # the cache entry's default is TensorRT: its branch is the default build
+    ('set(USE_BACKEND CACHE STRING "Neural net backend")', 'set(USE_BACKEND TENSORRT CACHE STRING "Neural net backend")',
+     "incompatible"),
+    # the variable is set in no file of the tree (a parent project may set it): no default is read, nothing optional
+    ('set(USE_BACKEND CACHE STRING "Neural net backend")', "", "incompatible"),
+])
+def test_a_value_switch_on_by_default_or_set_elsewhere_is_required(tmp_path: Path, rulebase, old: str, new: str,
+                                                                   expected: str) -> None:
+    tree = tmp_path / "kg"
+    shutil.copytree(CASES / "cmake_value_backend", tree)
+    cmake = tree / "cpp" / "CMakeLists.txt"
+    assert old in cmake.read_text()
+    cmake.write_text(cmake.read_text().replace(old, new))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == expected
+    assert "build switch USE_BACKEND_TENSORRT" not in optional_parts(data)
