@@ -114,6 +114,7 @@ class _Visitor(ast.NodeVisitor):
         self.grown: dict[str, list[ast.expr]] = {}  # sources += [...], sources.append(x): what was added since
         self.returns: dict[str, ast.Tuple] = {}  # function -> the one tuple it returns
         self.globbed: list[str] = []  # source patterns of the glob.glob calls seen so far (structure.py)
+        self.walkers: frozenset[str] = frozenset()  # functions of the file that os.walk their first parameter
         self.tree: ast.Module | None = None
         self._named_sources: list[str] | None = None
         self.strings: dict[str, ast.expr] = {}
@@ -161,6 +162,10 @@ class _Visitor(ast.NodeVisitor):
         self.alternatives = alternative_imports(tree)
         self.presence = presence_tests(tree)
         self.scopes = import_scopes(tree)
+        self.walkers = frozenset(
+            fn.name for fn in ast.walk(tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.args.args
+            and any(isinstance(c, ast.Call) and self.call_name(c) == "os.walk" and c.args
+                    and isinstance(c.args[0], ast.Name) and c.args[0].id == fn.args.args[0].arg for c in ast.walk(fn)))
 
     # -- locations --------------------------------------------------------
     def _col(self, line: int, byte_col: int) -> int:
