@@ -139,3 +139,37 @@ def test_a_run_time_name_as_the_joined_root_or_file_name_is_still_nothing() -> N
             'def ext(root, name):\n    return CUDAExtension(name, [os.path.join(root, "src", "k.cu")])\n'
             'setup(name="s", ext_modules=[ext(ROOT, "s._C")])\n')
     assert extension_sources(text) == ["src/k.cu"]
+
+
+WALKED = '''from os import path, walk
+
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+
+
+def find_sources(root_dir, with_cuda=True):
+    extensions = [".cpp", ".cu"] if with_cuda else [".cpp"]
+    sources = []
+    for subdir, _, files in walk(root_dir):
+        for filename in files:
+            _, ext = path.splitext(filename)
+            if ext in extensions:
+                sources.append(path.join(subdir, filename))
+    return sources
+
+
+setup(name="inplace-abn", ext_modules=[CUDAExtension(name="inplace_abn._backend", sources=find_sources("src"))],
+      cmdclass={"build_ext": BuildExtension})
+'''
+
+
+def test_a_helper_that_walks_a_folder_names_the_files_below_it() -> None:
+    """mapillary/inplace_abn setup.py:10-20: `sources=find_sources("src")`, a helper of the file that os.walk()s
+    its first parameter (os.walk imported by name)."""
+    assert extension_sources(WALKED) == ["glob:src/*"]
+
+
+def test_a_helper_that_does_not_walk_its_parameter_names_nothing() -> None:
+    # near miss: the helper walks a fixed folder, not the one it is given
+    text = WALKED.replace("walk(root_dir)", 'walk("vendor")')
+    assert extension_sources(text) != ["glob:src/*"]

@@ -1099,3 +1099,107 @@ def test_a_flag_set_into_a_cuda_only_variable_goes_with_the_cuda_build(line: str
     from migrate.workloads.optional_words import sets_cuda_setting
 
     assert sets_cuda_setting(line, parts.words()) is cuda_only
+
+
+def test_a_back_end_module_imported_from_its_package_in_a_fallback_is_optional(rulebase) -> None:
+    """InsightFace-REST: `from if_rest.core.model_zoo.exec_backends import trt_backend` in a try whose handler falls
+    back to None imports the submodule trt_backend (Python's `from package import name`); what only it imports
+    (trt_loader.py, `import tensorrt`) is optional with it."""
+    data = report("backend_submodule_import", rulebase)
+    assert data["summary"]["class"] == "native"
+    found = optional_parts(data)
+    assert found["if_rest/core/model_zoo/exec_backends/trt_loader.py"]["class"] == "incompatible"
+    assert found["if_rest/core/model_zoo/exec_backends/trt_loader.py"]["evidence"][0].startswith(
+        "if_rest/core/model_zoo/exec_backends/trt_backend.py:1 imports it only in an optional scope")
+
+
+def test_a_back_end_module_imported_from_its_package_outside_a_fallback_is_required(tmp_path: Path, rulebase) -> None:
+    """Near miss: the same `from <package> import trt_backend` at the top of the module, no try."""
+    tree = tmp_path / "svc"
+    shutil.copytree(CASES / "backend_submodule_import", tree)
+    getter = tree / "if_rest" / "core" / "model_zoo" / "getter.py"
+    text = getter.read_text()
+    start, end = text.index("try:"), text.index("\n\n\ndef ")
+    getter.write_text(text[:start] + "from if_rest.core.model_zoo.exec_backends import trt_backend" + text[end:])
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "incompatible"
+    assert "if_rest/core/model_zoo/exec_backends/trt_loader.py" not in optional_parts(data)
+
+
+def test_an_nvidia_only_runtime_picked_per_format_beside_portable_ones_is_optional(rulebase) -> None:
+    """yolov5: `elif engine:` imports tensorrt beside `elif onnx:` (onnxruntime), `elif xml:` (openvino) and
+    `elif saved_model:` (tensorflow); export.py's export_engine beside export_openvino."""
+    data = report("runtime_per_format", rulebase)
+    assert data["summary"]["class"] == "native"
+    found = optional_parts(data)
+    branch = found["models/common.py:25-29 (an alternative runtime)"]
+    assert branch["class"] == "incompatible"
+    assert branch["evidence"][0].startswith("models/common.py:25 imports tensorrt only in this function or branch")
+    assert found["export.py:14-24 (an alternative runtime)"]["class"] == "incompatible"
+    trt = [f for f in data["findings"] if f["symbol"] == "tensorrt"]
+    assert len(trt) == 3 and {f["status"] for f in trt} == {"optional"}
+
+
+def test_an_nvidia_only_runtime_with_no_portable_alternative_is_required(tmp_path: Path, rulebase) -> None:
+    """Near miss: the same branches and functions with no portable runtime imported beside TensorRT."""
+    tree = tmp_path / "det"
+    shutil.copytree(CASES / "runtime_per_format", tree)
+    for name in ("models/common.py", "export.py"):
+        text = (tree / name).read_text()
+        for portable in ("import onnxruntime", "from openvino import Core", "import openvino as ov",
+                         "import tensorflow as tf"):
+            text = text.replace(portable, "import json")
+        (tree / name).write_text(text)
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "incompatible"
+    # export.py:16 sits in a try whose handler carries on (optional before this rule); the handler's import does not
+    required = {(f["path"], f["line"]) for f in data["findings"] if f["symbol"] == "tensorrt" and f["status"] == ""}
+    assert required == {("models/common.py", 25), ("export.py", 20)}
+
+
+def test_a_converter_that_imports_both_runtimes_in_one_function_is_required(tmp_path: Path, rulebase) -> None:
+    """Near miss: export_engine also imports onnxruntime itself (an ONNX-to-TensorRT step needs TensorRT)."""
+    tree = tmp_path / "det"
+    shutil.copytree(CASES / "runtime_per_format", tree)
+    export = tree / "export.py"
+    export.write_text(export.read_text().replace("    try:\n        import tensorrt as trt\n",
+                                                 "    import onnxruntime\n    try:\n        import tensorrt as trt\n"))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "incompatible"
+    assert [f["line"] for f in data["findings"] if f["path"] == "export.py" and f["symbol"] == "tensorrt"
+            and f["status"] == ""] == [21]
+
+
+def test_back_ends_picked_by_a_cache_strings_value_are_optional(rulebase) -> None:
+    """KataGo: `set(USE_BACKEND CACHE STRING ...)` (empty by default) and one `if(USE_BACKEND STREQUAL "...")` branch per
+    back end; TensorRT's macro, defined only in its branch, gates sandbox.cpp's NvInfer.h."""
+    data = report("cmake_value_backend", rulebase)
+    assert data["summary"]["class"] == "native"
+    found = optional_parts(data)
+    assert found["build switch USE_BACKEND_CUDA"]["class"] == "migration-required"
+    trt = found["build switch USE_BACKEND_TENSORRT"]
+    assert trt["class"] == "incompatible"
+    assert trt["evidence"][:3] == ["cpp/CMakeLists.txt:4 set(USE_BACKEND_TENSORRT) default OFF",
+                                   "USE_BACKEND_TENSORRT is off by default: the default build has none of its code",
+                                   'cpp/CMakeLists.txt:46 if(USE_BACKEND STREQUAL "TENSORRT")']
+    sandbox = [f for f in data["findings"] if f["path"] == "cpp/command/sandbox.cpp"]
+    assert sandbox and {f["status"] for f in sandbox} == {"optional"}
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    # the cache entry's default is TensorRT: its branch is the default build
+    ('set(USE_BACKEND CACHE STRING "Neural net backend")', 'set(USE_BACKEND TENSORRT CACHE STRING "Neural net backend")',
+     "incompatible"),
+    # the variable is set in no file of the tree (a parent project may set it): no default is read, nothing optional
+    ('set(USE_BACKEND CACHE STRING "Neural net backend")', "", "incompatible"),
+])
+def test_a_value_switch_on_by_default_or_set_elsewhere_is_required(tmp_path: Path, rulebase, old: str, new: str,
+                                                                   expected: str) -> None:
+    tree = tmp_path / "kg"
+    shutil.copytree(CASES / "cmake_value_backend", tree)
+    cmake = tree / "cpp" / "CMakeLists.txt"
+    assert old in cmake.read_text()
+    cmake.write_text(cmake.read_text().replace(old, new))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == expected
+    assert "build switch USE_BACKEND_TENSORRT" not in optional_parts(data)

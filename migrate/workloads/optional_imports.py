@@ -5,11 +5,15 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from migrate.model import Fact
 from migrate.workloads.assemble import resolve_sources
 from migrate.workloads.build_sources import join
 from migrate.workloads.optional_words import Words, optional_root, words
+
+if TYPE_CHECKING:
+    from migrate.workloads.modules import ModuleIndex
 
 MODULE_DEPTH = 4  # modules imported only by optional modules, this many levels down
 
@@ -24,9 +28,8 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
     for path, items in facts.items():
         for f in items:
             if f.kind == "python_import" and f.guard not in ("hip", "cuda"):
-                target = index.resolve(path, f.name)
-                if target is not None and target != path:
-                    imports.setdefault(target, []).append((f.guard == "optional", path, f"{path}:{f.line}"))
+                for module in _imported_files(index, path, f):
+                    imports.setdefault(module, []).append((f.guard == "optional", path, f"{path}:{f.line}"))
     out: dict[str, str] = {}
     for path, items in facts.items():  # imported nowhere but in a comment: switched off by hand
         for f in items:
@@ -41,6 +44,16 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
         out.update({m: f"{where} imports it only in an optional scope (a fallback, an opt-in, a loader or back end "
                        "picked by configuration) or from an optional module" for m, where in found.items()})
     return out | _loaded_only_by(facts, out) | _built_for_optional_imports(facts, out, known or words())
+
+
+def _imported_files(index: ModuleIndex, path: str, fact: Fact) -> list[str]:
+    """The project files an import names other than the importer: the module, and each name of `from package
+    import name` that is a submodule of the package (Python imports it: "if not [an attribute], attempts to import
+    a submodule with that name", https://docs.python.org/3/reference/simple_stmts.html#the-import-statement;
+    InsightFace-REST's `from if_rest.core.model_zoo.exec_backends import trt_backend` in a `try:`)."""
+    found = [index.resolve(path, fact.name)]
+    found += [index.resolve(path, f"{fact.name}.{name}") for name in fact.text.split("\n") if name]
+    return [target for target in dict.fromkeys(found) if target is not None and target != path]
 
 
 def _loaded_only_by(facts: Mapping[str, Sequence[Fact]], modules: Mapping[str, str]) -> dict[str, str]:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from migrate.model import Fact
 from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
 
@@ -156,6 +157,43 @@ def alternative_runtime_folders(paths: Iterable[str], known: Words) -> dict[str,
             out[folder] = (f"{folder}/: a {name} back end beside {', '.join(portable[:3])} "
                            "(rules/workloads/optional.yaml alternative_runtimes)")
     return out
+
+
+def alternative_runtime_scopes(facts: Mapping[str, Sequence[Fact]],
+                               known: Words) -> dict[str, tuple[tuple[int, int, str], ...]]:
+    """Functions and branches of a Python file that import an NVIDIA-only runtime (`import tensorrt` in
+    `elif engine:` or in `def export_engine`) where another function or branch of the file imports a portable one
+    (`import onnxruntime` in `elif onnx:`): one back end among alternatives the user picks, like the folders above.
+    A scope that imports a portable runtime itself (an ONNX-to-TensorRT converter) stays required: path -> the
+    (first line, last line, evidence) of each such scope."""
+    out: dict[str, tuple[tuple[int, int, str], ...]] = {}
+    for path, items in facts.items():
+        local = [(f, _scope_lines(f.role)) for f in items if f.kind == "python_import" and f.role.startswith("local:")]
+        portable = [(f, scope) for f, scope in local if _runtime(f.name, known.portable_runtimes)]
+        found: dict[tuple[int, int], str] = {}
+        for f, scope in local:
+            if scope in found or not _runtime(f.name, known.nvidia_runtimes):
+                continue
+            first, last = scope
+            others = [(p, s) for p, s in portable if s != scope and not first <= p.line <= last]
+            if others and not any(first <= p.line <= last for p, _ in portable):
+                p, _ = others[0]
+                found[scope] = (f"{path}:{f.line} imports {f.name} only in this function or branch (lines {first}-"
+                                f"{last}); {path}:{p.line} imports {p.name} in another: one runtime among alternatives "
+                                "(rules/workloads/optional.yaml alternative_runtimes)")
+        if found:
+            out[path] = tuple((first, last, why) for (first, last), why in found.items())
+    return out
+
+
+def _scope_lines(role: str) -> tuple[int, int]:
+    first, _, last = role.removeprefix("local:").partition("-")
+    return int(first), int(last)
+
+
+def _runtime(module: str, names: frozenset[str]) -> bool:
+    root = module.split(".", maxsplit=1)[0].lower()
+    return root in names or _first_word(root) in names
 
 
 def _first_word(name: str) -> str:

@@ -33,6 +33,7 @@ from migrate.workloads.optional_words import (
     DataError,
     Words,
     alternative_runtime_folders,
+    alternative_runtime_scopes,
     detection,
     feature,
     in_cuda_genex,
@@ -109,6 +110,8 @@ class ProjectParts:
     unused: Mapping[str, str] = field(default_factory=dict)  # file -> its folder of code no longer used (legacy/)
     # optional switches off by default that turn on a feature, not the GPU platform (REALM_BUILD_CUHOOK, not USE_CUDA)
     off_features: frozenset[str] = frozenset()
+    # Python file -> (first line, last line, evidence) of each function or branch that picks an NVIDIA-only runtime
+    runtime_scopes: Mapping[str, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -125,6 +128,9 @@ class ProjectParts:
             return Part(folder, (self.alternatives[folder],))
         if path in self.optional_modules:
             return Part(path, (self.optional_modules[path],))
+        scope = next((s for s in self.runtime_scopes.get(path, ()) if s[0] <= finding.line <= s[1]), None)
+        if scope is not None:
+            return Part(f"{path}:{scope[0]}-{scope[1]} (an alternative runtime)", (scope[2],))
         if path in self.unbuilt:
             return Part(f"{path} (built by nothing)", (self.unbuilt[path],))
         if path in self.images:
@@ -212,7 +218,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "cuda_build": parts.cuda_build, "optional_includes": dict(parts.optional_includes),
             "build_kinds": dict(parts.build_kinds), "images": dict(parts.images),
             "included_by_required": sorted(parts.included_by_required), "alternatives": dict(parts.alternatives),
-            "unused": dict(parts.unused), "off_features": sorted(parts.off_features)}
+            "unused": dict(parts.unused), "off_features": sorted(parts.off_features),
+            "runtime_scopes": {k: [list(s) for s in v] for k, v in parts.runtime_scopes.items()}}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -243,7 +250,9 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         build_kinds=strings(data.get("build_kinds", {})), images=strings(data.get("images", {})),
         included_by_required=frozenset(str(p) for p in data.get("included_by_required", [])),
         alternatives=strings(data.get("alternatives", {})), unused=strings(data.get("unused", {})),
-        off_features=frozenset(str(s) for s in data.get("off_features", [])), known=known)
+        off_features=frozenset(str(s) for s in data.get("off_features", [])),
+        runtime_scopes={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
+                        for k, v in data.get("runtime_scopes", {}).items()}, known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -319,7 +328,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         optional_includes=optional_includes(facts, known), build_kinds=dict(build_kinds or {}),
                         included_by_required=included_by_required(facts, known),
                         alternatives=alternative_runtime_folders(facts, known), unused=unused_folders(facts, known),
-                        off_features=frozenset(off_features), known=known)
+                        off_features=frozenset(off_features),
+                        runtime_scopes=alternative_runtime_scopes(facts, known), known=known)
     return replace(project, images=_images_of_optional_builds(project, kinds, findings))
 
 

@@ -292,7 +292,8 @@ def wrapped_folders(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, t
 def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], known: Words) -> dict[str, tuple[str, str]]:
     """CMake switches a user asks for (USE_X, WITH_X: rules/workloads/optional.yaml `request_words`) that an
     if() tests and no file of the project sets (no option(), set(), cache entry, nor a `-DX=...` that a script,
-    setup.py or CI job passes): off by default, as an undefined variable is false."""
+    setup.py or CI job passes): off by default, as an undefined variable is false. Not a value switch
+    (`if(USE_BACKEND STREQUAL "X")`: its variable is set in another file, or its default is the file's set())."""
     set_names = {f.text if f.kind == "cmake" else f.name for items in facts.values() for f in items
                  if (f.kind == "cmake" and f.name == "set" and f.role == "command") or f.kind == "build_switch"}
     # a -DX=ON a script, setup.py or CI job passes to cmake sets it too
@@ -305,6 +306,7 @@ def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], kno
             continue
         for f in facts[path]:
             if f.kind == "switch_branch" and f.name not in set_names and f.name not in out \
+                    and " STREQUAL " not in f.text \
                     and not any(fnmatch.fnmatchcase(f.name, shape) for shape in shapes) \
                     and not f.name.startswith(known.reserved) \
                     and any(word in known.request_words for word in f.name.split("_")[:-1]):

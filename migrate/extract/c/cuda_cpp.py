@@ -158,12 +158,31 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
         lanemasks.constructs(caps, source, emit, ctx.guards)
         xref.facts(caps, source, lambda kind, name, node, role="", text="": ctx.add(kind, name, node, role=role, text=text),
                    named)
+        _per_platform_warp_sizes(ctx)
         notes = []
         if errors := ts.error_lines(root):
             where = ", ".join(str(n + row0) for n in errors)
             lines = "lines" if len(errors) > 1 else "line"
             notes.append(f"syntax errors near {lines} {where}; facts were extracted from what parsed")
         return ctx, notes
+
+
+WARP_SIZE_USES = frozenset({"warp-size-constant-use", "warp-size-constant-shared"})
+
+
+def _per_platform_warp_sizes(ctx: _Ctx) -> None:
+    """A warp-size constant the file defines as 32 only on the CUDA side of a HIP guard (`#if
+    defined(__HIP_PLATFORM_HCC__)` / `constexpr int WARP_SIZE = 64;` / `#else` / `... = 32;`: mapillary/inplace_abn
+    include/cuda_utils.cuh:8-12, the same shape as PyTorch's C10_WARP_SIZE) has the HIP build's own value there:
+    its uses fix nothing at 32, so they are no warp-size findings."""
+    defined: dict[str, set[str | None]] = {}
+    for f in ctx.facts:
+        if f.kind == "construct" and f.name == "warp-size-constant-32":
+            defined.setdefault(f.text, set()).add(f.guard)
+    per_platform = {name for name, sides in defined.items() if sides == {"cuda"}}
+    if per_platform:
+        ctx.facts[:] = [f for f in ctx.facts if not (f.kind == "construct" and f.name in WARP_SIZE_USES
+                                                     and f.text in per_platform)]
 
 
 def captures(root: ts.Node) -> dict[str, list[ts.Node]]:

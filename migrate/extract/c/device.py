@@ -436,7 +436,10 @@ def _tile32_template(node: ts.Node, emit: Emit) -> None:
 
 def _declaration_text(name_node: ts.Node) -> str:
     node = name_node.parent
-    while node is not None and node.type not in ("declaration", "field_declaration", "translation_unit"):
+    # a parameter's default (`int width = warpSize`) is its own declaration: no constant expression (C++ [dcl.fct.default]:
+    # evaluated at each call), and never the enclosing file's text
+    while node is not None and node.type not in ("declaration", "field_declaration", "optional_parameter_declaration",
+                                                 "translation_unit"):
         node = node.parent
     return text(node)[:200] if node is not None else ""
 

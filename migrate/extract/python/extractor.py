@@ -14,6 +14,7 @@ from migrate.extract.python.guards import HIP_MARKERS, HipGuards
 from migrate.extract.python.optional import (
     EnvOptIns,
     alternative_imports,
+    import_scopes,
     is_import_fallback,
     presence_tests,
     selected_functions,
@@ -113,6 +114,7 @@ class _Visitor(ast.NodeVisitor):
         self.grown: dict[str, list[ast.expr]] = {}  # sources += [...], sources.append(x): what was added since
         self.returns: dict[str, ast.Tuple] = {}  # function -> the one tuple it returns
         self.globbed: list[str] = []  # source patterns of the glob.glob calls seen so far (structure.py)
+        self.walkers: frozenset[str] = frozenset()  # functions of the file that os.walk their first parameter
         self.tree: ast.Module | None = None
         self._named_sources: list[str] | None = None
         self.strings: dict[str, ast.expr] = {}
@@ -125,6 +127,7 @@ class _Visitor(ast.NodeVisitor):
         self.selected: frozenset[str] = frozenset()  # functions a dispatch table picks (python/optional.py)
         self.in_selected = 0  # depth of such functions being visited: their imports are optional
         self.alternatives: frozenset[int] = frozenset()  # id() of imports of a non-default branch (optional.py)
+        self.scopes: dict[int, tuple[int, int]] = {}  # id() of an import below the top level -> its scope (optional.py)
         self.presence: frozenset[int] = frozenset()  # id() of `if` tests for a package their body imports
         self.unused_homes: dict[str, tuple[ast.ImportFrom, str]] = {}  # ROCM_HOME imported, not yet read
         self.facts: list[Fact] = []
@@ -158,6 +161,11 @@ class _Visitor(ast.NodeVisitor):
         self.selected = selected_functions(tree)
         self.alternatives = alternative_imports(tree)
         self.presence = presence_tests(tree)
+        self.scopes = import_scopes(tree)
+        self.walkers = frozenset(
+            fn.name for fn in ast.walk(tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.args.args
+            and any(isinstance(c, ast.Call) and self.call_name(c) == "os.walk" and c.args
+                    and isinstance(c.args[0], ast.Name) and c.args[0].id == fn.args.args[0].arg for c in ast.walk(fn)))
 
     # -- locations --------------------------------------------------------
     def _col(self, line: int, byte_col: int) -> int:
@@ -220,23 +228,33 @@ class _Visitor(ast.NodeVisitor):
         elif isinstance(node, ast.Import):
             self._bind(node)
             for alias in node.names:
-                self.add("python_import", alias.name, node)
+                self.add("python_import", alias.name, node, role=self._scope(node))
         else:
             self._import_from(node)
 
     visit_ImportFrom = visit_Import
 
+    def _scope(self, node: ast.Import | ast.ImportFrom) -> str:
+        """The role of an import below the top level: `local:<first>-<last>`, the lines of its function or branch."""
+        scope = self.scopes.get(id(node))
+        return f"local:{scope[0]}-{scope[1]}" if scope else ""
+
     def _import_from(self, node: ast.ImportFrom) -> None:
+        # the names imported from the module (text, one a line): each may be a submodule, which `from package
+        # import name` imports when the package has no attribute of that name
+        # (https://docs.python.org/3/reference/simple_stmts.html#the-import-statement)
+        imported = "\n".join(a.name for a in node.names if a.name != "*")
         if node.level:  # relative: kept for the import graph, resolved by assemble
             prefix = "." * node.level
-            names = [f"{prefix}{node.module}"] if node.module else [prefix + a.name for a in node.names]
-            for name in names:
-                self.add("python_import", name, node)
+            if node.module:
+                self.add("python_import", f"{prefix}{node.module}", node, role=self._scope(node), text=imported)
+            for alias in [] if node.module else node.names:
+                self.add("python_import", prefix + alias.name, node, role=self._scope(node))
             return
         if not node.module:
             return
         self._bind(node)
-        self.add("python_import", node.module, node)
+        self.add("python_import", node.module, node, role=self._scope(node), text=imported)
         for alias in node.names:  # ROCM_HOME & co. are evidence once read: an import alone builds nothing for HIP
             if f"{node.module}.{alias.name}" in HIP_MARKERS or alias.name in HIP_HOMES:
                 self.unused_homes[alias.asname or alias.name] = (node, f"from {node.module} import {alias.name}")

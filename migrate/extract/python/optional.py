@@ -247,3 +247,35 @@ def _names_package(call: ast.Call, roots: set[str]) -> bool:
     name = (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")).lower()
     words = [w for w in name.split("_") if len(w) > 2]
     return any(root in name or any(root.startswith(w) for w in words) for root in roots)
+
+
+def import_scopes(tree: ast.Module) -> dict[int, tuple[int, int]]:
+    """id() of each import below the module's top level -> the lines of its innermost scope: the body of the
+    function it is in, or of the if/elif/else branch (whichever is nearer). Which runtime a scope picks is the
+    project's to say (rules/workloads/optional.yaml `alternative_runtimes`, workloads/parts.py)."""
+    out: dict[int, tuple[int, int]] = {}
+
+    def span(body: list[ast.stmt]) -> tuple[int, int]:
+        return body[0].lineno, max(getattr(s, "end_lineno", None) or s.lineno for s in body)
+
+    def walk(statements: list[ast.stmt], scope: tuple[int, int] | None) -> None:
+        for node in statements:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                if scope is not None:
+                    out[id(node)] = scope
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                walk(node.body, span(node.body))
+            elif isinstance(node, ast.If):
+                walk(node.body, span(node.body))
+                if node.orelse:
+                    walk(node.orelse, span(node.orelse) if not (len(node.orelse) == 1
+                                                                and isinstance(node.orelse[0], ast.If)) else scope)
+            else:
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    inner = getattr(node, field, None)
+                    if isinstance(inner, list):
+                        walk([s for s in inner if isinstance(s, ast.stmt)]
+                             + [s for h in inner if isinstance(h, ast.ExceptHandler) for s in h.body], scope)
+
+    walk(tree.body, None)
+    return out

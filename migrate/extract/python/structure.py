@@ -151,6 +151,11 @@ def _path(visitor: _Visitor, node: ast.expr, depth: int = 0) -> str | None:
         return _path(visitor, node.args[0], depth + 1)  # str(root / "src" / "x.cu")
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
         return _pathlib(visitor, node, depth + 1) or None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in visitor.walkers and node.args:
+        # `sources=find_sources("src")`, a helper of the file that os.walk()s its first parameter and collects what it
+        # finds (mapillary/inplace_abn setup.py:10-20): the files below that folder
+        folder = _path(visitor, node.args[0], depth + 1)
+        return f"glob:{folder.rstrip('/')}/*" if folder else None
     if isinstance(node, (ast.ListComp, ast.GeneratorExp)):  # [join(root, f) for root, _, files in os.walk(src) ...]
         walked = node.generators[0].iter
         if isinstance(walked, ast.Call) and visitor.call_name(walked) == "os.walk" and walked.args:

@@ -66,7 +66,9 @@ def extract(source: bytes) -> Extraction:
     facts: list[Fact] = []
     commands = parse(text)
     roots = _root_names(commands)
-    facts.extend(_branches(commands, where))
+    branches = _branches(commands, where)
+    facts.extend(branches)
+    facts.extend(_value_defaults(commands, where))
     facts.extend(_guards(text, commands, where))
     for command in commands:
         line, col = where(command.start)
@@ -299,13 +301,63 @@ def _condition(args: tuple[Argument, ...]) -> tuple[str, list[str]]:
                 and (SWITCH_NAME.match(a.text) or FOUND_NAME.match(a.text))
                 and not HIP_IDENT.fullmatch(a.text) and (i == 0 or texts[i - 1] not in ("NOT", *COMPARISONS))
                 and (i + 1 == len(args) or texts[i + 1] not in COMPARISONS)]
-    return backend, switches
+    return backend, switches + [name for name, _, _ in _value_switches(args)]
+
+
+# `if(USE_BACKEND STREQUAL "TENSORRT")`: a back end picked by a variable's value. The branch is the switch
+# `USE_BACKEND_TENSORRT` (as make's `ifeq ($(DEVICE),CUDA)` is DEVICE_CUDA, buildfiles.py), on by default only where the
+# build sets the variable to that value (_value_defaults); STREQUAL compares the variable's value with the string
+# (https://cmake.org/cmake/help/latest/command/if.html#comparisons), and a cache entry's choices are strings
+# (https://cmake.org/cmake/help/latest/prop_cache/STRINGS.html; lightvector/KataGo cpp/CMakeLists.txt:45-47).
+VALUE_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+def _value_switches(args: tuple[Argument, ...]) -> list[tuple[str, str, str]]:
+    """(switch, variable, value) of each `X STREQUAL "VALUE"` of a condition."""
+    out = []
+    for i in range(1, len(args) - 1):
+        if args[i].text != "STREQUAL" or (i > 1 and args[i - 2].text == "NOT"):
+            continue
+        variable, value = args[i - 1].text, args[i + 1].text
+        if variable.startswith("${") and variable.endswith("}"):
+            variable = variable[2:-1]
+        if SWITCH_NAME.match(variable) and not HIP_IDENT.fullmatch(variable) and VALUE_WORD.match(value):
+            out.append((f"{variable}_{value.upper()}", variable, value.upper()))
+    return out
+
+
+def _value_defaults(commands: list[Command], where: _Positions) -> list[Fact]:
+    """The default of each value switch the file's if()s test (`USE_BACKEND_TENSORRT`): ON where a set() of the file
+    gives the variable that value (a cache entry's default or a plain set()), OFF where the file sets it only to others
+    (`set(USE_BACKEND CACHE STRING "...")`: empty); none where the file does not set it (another file may)."""
+    values: dict[str, list[str]] = {}  # variable -> the values the file's set()s give it, upper case
+    first: dict[str, Command] = {}
+    for command in commands:
+        if command.name == "set" and command.arguments and not command.arguments[0].quoted:
+            args = command.arguments
+            value = args[1].text if len(args) > 1 and args[1].text not in ("CACHE", "PARENT_SCOPE") else ""
+            values.setdefault(args[0].text, []).append(value.upper())
+            first.setdefault(args[0].text, command)
+    out: list[Fact] = []
+    seen: set[str] = set()
+    for command in commands:
+        if command.name not in ("if", "elseif") or "OR" in (a.text for a in command.arguments):
+            continue
+        for name, variable, value in _value_switches(command.arguments):
+            if name in seen or variable not in values:
+                continue
+            seen.add(name)
+            line, col = where(first[variable].start)
+            default = "ON" if value in values[variable] else "OFF"
+            out.append(fact("build_switch", name, line, col, col + 3, text=f"{default} set"))
+    return out
 
 
 def _branches(commands: list[Command], where: _Positions) -> list[Fact]:
     """One fact per branch of if()/elseif()/else() that a back end or a switch decides, over its lines."""
     out: list[Fact] = []
     stack: list[tuple[int, str, list[str], str]] = []  # (first line, back end, switches, the if()'s back end)
+    values: dict[str, str] = {}  # value switch -> its test (`if(USE_BACKEND STREQUAL "TENSORRT")`)
 
     def close(upto: int) -> None:
         first, backend, switches, _ = stack.pop()
@@ -313,10 +365,13 @@ def _branches(commands: list[Command], where: _Positions) -> list[Fact]:
             out.append(Fact(kind="backend_branch", name=backend, line=first, column=1, end_line=upto, end_column=1))
         for name in switches:
             out.append(Fact(kind="switch_branch", name=name, line=first, column=1, end_line=upto, end_column=1,
-                            text=f"if({name})"))
+                            text=values.get(name, f"if({name})")))
 
     for command in commands:
         line = where(command.start)[0]
+        if command.name in ("if", "elseif"):
+            values.update((name, f'if({variable} STREQUAL "{value}")')
+                          for name, variable, value in _value_switches(command.arguments))
         if command.name == "if":
             backend, switches = _condition(command.arguments)
             stack.append((line, backend, switches, backend))
