@@ -245,6 +245,25 @@ def test_a_project_that_builds_on_rocm_costs_its_next_increment_and_stays_native
     assert report.hand_effort.likely == pytest.approx(line.hours, abs=0.01)
 
 
+def test_a_project_with_a_rocm_path_still_writes_the_hip_twins_of_its_cuda_back_end() -> None:
+    """PLSSVM #16 and Morpheus #43 (s16): a ROCm path of another back end (PLSSVM's SYCL back end built with
+    hipSYCL) gives the CUDA back end no HIP member; those ports wrote the twins (308 and 256 hand lines) where the
+    increment alone priced 59 lines. Without CUDA back-end files lacking a HIP member, the increment alone."""
+    from migrate.workloads.estimate import project_estimate
+
+    calibration = calibration_load()
+    model = EffortModel()
+    result = project_estimate("native", c_files=0, build_findings=0, model=model, calibration=calibration,
+                              backend_files=3, backend_lines=90, rocm_path=True)
+    assert any(i.label.startswith("next increment of the existing ROCm build") for i in result.breakdown)
+    (twins,) = [i for i in result.breakdown if i.label.startswith("HIP twins of 3 CUDA back-end files")]
+    assert twins.hours == pytest.approx(calibration.twin_lines_first_file * calibration.curve(3)
+                                        * calibration.hours_per_line, abs=0.005)
+    alone = project_estimate("native", c_files=0, build_findings=0, model=model, calibration=calibration,
+                             backend_files=0, backend_lines=0, rocm_path=True)
+    assert not any(i.label.startswith("HIP twins") for i in alone.breakdown)
+
+
 def test_a_minor_adaptation_project_has_its_build_port_costed(rulebase) -> None:
     """A torch extension whose CUDA torch's own hipify converts is minor-adaptation; its port still edits its
     build (setup.py's CUDAExtension, nvcc flags) and its glue, as the measured ports of that shape did

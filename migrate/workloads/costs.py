@@ -33,7 +33,7 @@ def project_costs(projects: Sequence[Project], root_name: str, workloads: Sequen
         kloc = sum(files[p][1] for p in paths) / 1000
         build = [f for f in counted if (family := calibration.family_of(f.rule)) is not None and family.name == "build"]
         rocm_path = any(w.rocm_path for w in workloads if w.name in members)
-        twins = set() if rocm_path else twin_files(project, files, optional_files | (part_files - paths))
+        twins = twin_files(project, files, optional_files | (part_files - paths))  # a ROCm path of another back end too
         result = project_estimate(cls, c_files=len(paths - twins), build_findings=len(build), model=model,
                                   calibration=calibration, build_files=len({f.path for f in build}),
                                   build_kinds=len({f.rule for f in build}),
@@ -59,7 +59,9 @@ def twin_files(project: Project, files: Mapping[str, tuple[str, int]], optional_
     """The project's C/C++/CUDA files in a per-back-end layout (scan.layout.backend_files), outside optional
     folders, workloads and parts (a build switch's back end is costed with its part): a port writes a HIP twin
     of each, unless the tree has it already (scan.layout.hip_twinned: nstream-cuda.cu beside nstream-hip.cc;
-    s9's ParRes Kernels were costed 155 h of twins that were there); a project with a ROCm path has them."""
+    s9's ParRes Kernels were costed 155 h of twins that were there). A project with a ROCm path gets them too: the
+    path may be another back end's (PLSSVM's SYCL back end built with hipSYCL), which writes no HIP member of the
+    CUDA back end's files (s16: PLSSVM and Morpheus wrote them, 308 and 256 twin-term hand lines)."""
     root = "" if project.root in ("", ".") else project.root.rstrip("/") + "/"
     mine = [p for p in files if p.startswith(root) and files[p][0] in C_KINDS and p not in optional_files
             and optional_root(p[len(root):]) is None]
@@ -78,7 +80,7 @@ def with_part_costs(workloads: Sequence[Workload], findings: Sequence[Finding], 
     system_ported = any(i.kind == "build system port" for p in costs for i in p.breakdown)
     c_paths = [p for p in files if files[p][0] in C_KINDS]
     # the per-back-end files a port writes a HIP twin of (none where the project has a ROCm path), once for all parts
-    twinnable = frozenset() if any(w.rocm_path for w in workloads) else backend_files(c_paths) - hip_twinned(c_paths)
+    twinnable = backend_files(c_paths) - hip_twinned(c_paths)  # with a ROCm path too: it may be another back end's
     return [replace(w, optional_parts=tuple(_part_cost(part, [f for f in findings if f.workload == w.name
                                                                and f.status == "optional" and f.path in part.files],
                                                       files, calibration, system_ported=system_ported,

@@ -209,9 +209,9 @@ def project_estimate(project_class: str, *, c_files: int, build_findings: int, m
     already builds on ROCm (`rocm_path`), instead, the next increment of its ROCm side (the median measured
     increment; the findings it leaves to port are its workloads' costs, its ROCm build has the build system,
     the glue and the twins); where its findings lie in no C/C++/CUDA file and some in Python code or build files
-    (`python_or_build`: a Triton, Python or build-only base, the 7 measured ports of that shape), the
-    median measured port of such a base in place of the build port (s15: fit.py --by-set 42 / 91 -> 45 / 92 of
-    118); and the plan's assumed validation steps (CI, performance check)."""
+    (`python_or_build`: a Triton, Python or build-only base), the median measured port of such a base in place of
+    the build port; and the plan's assumed validation steps (CI, performance check). The fitted figures and the
+    leave-one-set-out scores behind each term are in docs/effort.md, not here: they change with every refit."""
     items = _Items()
     no_c_code = python_or_build and not c_files and not backend_files and not any((generators or {}).values())
     if project_class != "native" and model.calibrated and not rocm_path and no_c_code and calibration.no_c_code_lines:
@@ -229,6 +229,7 @@ def project_estimate(project_class: str, *, c_files: int, build_findings: int, m
                   f"increments: {calibration.increment_lines:.0f} lines)",
                   calibration.hours(calibration.increment_lines), True,
                   kind="ROCm build increment", name="next increment of the existing ROCm build")
+        twin_cost(items, backend_files, backend_lines, calibration)  # CUDA back-end files no HIP member has yet
     elif model.calibrated and not rocm_path:  # native: no CUDA the scan sees, but a generator may write it as text
         generator_cost(items, generators or {}, calibration)  # (StarPlat's DSL compiler: 1,435 h measured)
     size = calibration.size_factor(c_files)
@@ -276,12 +277,18 @@ def port_costs(items: _Items, *, c_files: int, build_findings: int, calibration:
                   f"{calibration.glue_lines_per_sqrt_file:.1f} lines × √{c_files} C/C++/CUDA files with findings)",
                   calibration.hours(calibration.glue_lines_per_sqrt_file, math.sqrt(c_files)), True,
                   kind="integration glue", name="integration glue no finding explains")
+    twin_cost(items, backend_files, backend_lines, calibration)
+    generator_cost(items, generators or {}, calibration)
+
+
+def twin_cost(items: _Items, backend_files: int, backend_lines: int, calibration: Calibration) -> None:
+    """The HIP twins of the CUDA files of a per-back-end layout that have no HIP member yet, a back end written
+    once: per file on the learning curve."""
     if backend_files and calibration.twin_lines_first_file:
         items.add(f"HIP twins of {backend_files} CUDA back-end files ({backend_lines} lines; "
                   f"{calibration.twin_lines_first_file:.1f} hand lines the first file, learning curve)",
                   calibration.hours(calibration.twin_lines_first_file, calibration.curve(backend_files)), True,
                   kind="HIP twins", name="HIP twins of CUDA back-end files")
-    generator_cost(items, generators or {}, calibration)
 
 
 def generator_cost(items: _Items, generators: Mapping[str, int], calibration: Calibration) -> None:

@@ -201,6 +201,14 @@ class _Visitor(ast.NodeVisitor):
             return self.resolve(node)
         return self.aliases.get(node.id) if isinstance(node, ast.Name) else None
 
+    def chosen(self, node: ast.expr) -> set[str]:
+        """The imported names a value may stand for: one name, or each branch of a conditional expression
+        (`ExtensionType = CppExtension if not use_cuda else CUDAExtension`, torchmd-net's and NNPOps' setup.py)."""
+        if isinstance(node, ast.IfExp):
+            return self.chosen(node.body) | self.chosen(node.orelse)
+        name = self.dotted(node)
+        return {name} if name else set()
+
     def call_name(self, call: ast.Call) -> str | None:
         return self.dotted(call.func)
 
@@ -262,13 +270,13 @@ class _Visitor(ast.NodeVisitor):
     def visit_Assign(self, node: ast.Assign) -> None:
         self._unpack_returned(node)
         capability, properties = constructs.is_capability(self, node.value), self.is_properties(node.value)
-        value_name = self.dotted(node.value)
+        value_names = self.chosen(node.value)
         for target in node.targets:
             if isinstance(target, ast.Name) and not _filters_itself(target.id, node.value):
                 self.exprs[target.id] = node.value
                 self.grown.pop(target.id, None)
-                if value_name:
-                    self.assigned.setdefault(target.id, set()).add(value_name)
+                if value_names:
+                    self.assigned.setdefault(target.id, set()).update(value_names)
             if isinstance(target, ast.Name) and _is_stringish(node.value):
                 self.strings[target.id] = node.value
             if isinstance(target, ast.Name) and isinstance(node.value, (ast.List, ast.Tuple)):
