@@ -43,10 +43,11 @@ ALL_BATCHES = "all"
 # "The held-out batch". Membership fixes the split field only: b (since session 10) and c (since session 11) have
 # been read and tuned on, d is session 11's held-out batch (docs/decisions/2026-12-04-batch-c-tuned-on-batch-d-held-out.md);
 # g is session 14's held-out batch (labelled by helper labg, README "The held-out batch of session 14");
-# h is session 15's held-out batch (labelled by helper labh, README "The held-out batch of session 15").
+# h is session 15's held-out batch (labelled by helper labh, README "The held-out batch of session 15");
+# i is session 16's held-out batch (labelled by helper labi, README "The held-out batch of session 16").
 TEST_ONLY_BATCHES = frozenset(
     {"fresh-2026-12-04b", "fresh-2026-12-04c", "fresh-2026-12-04d", "fresh-2026-12-04e", "fresh-2026-12-05f",
-     "fresh-2026-12-05g", "fresh-2026-12-05h"}
+     "fresh-2026-12-05g", "fresh-2026-12-05h", "fresh-2026-12-05i"}
 )
 
 
