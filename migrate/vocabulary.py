@@ -82,6 +82,20 @@ STRUCTURE_KINDS: dict[str, str] = {
 }
 
 # Fact roles; a rule without `roles` matches every role but `definition` and `alias`.
+# Roles that carry a value after a colon (`local:12-30`): a family, not one word, so no rule matches them by
+# equality (they stay out of the rule schema's enum); what reads them parses the value.
+ROLE_FAMILIES: dict[str, str] = {
+    "local": "a Python import below the top level: `local:<first line>-<last line>`, the lines of its function "
+             "or branch (workloads/optional_words.py reads them)",
+}
+
+
+def role_known(role: str) -> bool:
+    """Whether `role` is a word of ROLES or a `family:value` of ROLE_FAMILIES."""
+    family, colon, _ = role.partition(":")
+    return role in ROLES or (bool(colon) and family in ROLE_FAMILIES)
+
+
 ROLES: dict[str, str] = {
     "call": "a call `f()`",
     "member": "a member call `obj.f()`",
