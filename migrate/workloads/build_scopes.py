@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from migrate.model import Fact
 from migrate.workloads import ported
-from migrate.workloads.assemble import PYTHON_PROJECT_FILES, resolve_sources
-from migrate.workloads.build_sources import named_files
+from migrate.workloads.assemble import PYTHON_PROJECT_FILES
+from migrate.workloads.build_sources import sources_named
 from migrate.workloads.ported import Evidence
 
 MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile"})
@@ -67,9 +67,9 @@ def covered(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], colle
     project with no ROCm path as a whole has none in a scope."""
     has_cuda = "cuda" in kinds.values()
     evidence = ported.rocm_path(collected, has_cuda_sources=has_cuda)
-    scopes = top_scopes(facts)
     if not evidence:
         return (), ()
+    scopes = top_scopes(facts)
     tops = sorted(scopes)
     wide = [e for e in collected if _scope(e.path, tops) is None]
     if set(scopes) <= {WHOLE} or ported.rocm_path(wide, has_cuda_sources=has_cuda):
@@ -99,11 +99,5 @@ def _scope(path: str, tops: Sequence[str]) -> str | None:
 
 def _named(path: str, items: Sequence[Fact], files: frozenset[str]) -> Iterable[str]:
     """The project files a build file names as sources (CMake lists, make rules, a setup.py's extensions)."""
-    base = posixpath.dirname(path)
     for f in items:
-        if f.kind == "build_source":
-            yield from named_files(path, f, files)
-        elif f.kind == "extension":
-            for item in filter(None, f.text.split("\n")):
-                yield from resolve_sources(item, base, files)
-
+        yield from sources_named(path, f, files)

@@ -7,6 +7,7 @@ import posixpath
 from collections.abc import Iterable, Mapping
 
 from migrate.model import Fact
+from migrate.workloads.assemble import resolve_sources
 
 GLOB_CHARS = frozenset("*?[")
 
@@ -41,6 +42,17 @@ def named_files(path: str, source: Fact, files: frozenset[str]) -> list[str]:
                             or (recurse and (folder in ("", ".") or f.startswith(folder + "/")))))
         if found:
             return found
+    return []
+
+
+def sources_named(path: str, fact: Fact, files: frozenset[str]) -> list[str]:
+    """The project files a fact of a build file names as sources: a `build_source` (named_files) or each
+    item of a setup.py `extension`'s source list (assemble.resolve_sources); none for any other fact."""
+    if fact.kind == "build_source":
+        return named_files(path, fact, files)
+    if fact.kind == "extension":
+        base = posixpath.dirname(path)
+        return [n for item in filter(None, fact.text.split("\n")) for n in resolve_sources(item, base, files)]
     return []
 
 

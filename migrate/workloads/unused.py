@@ -8,8 +8,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from migrate.model import Fact
-from migrate.workloads.assemble import resolve_sources
-from migrate.workloads.build_sources import named_files, resolve_include
+from migrate.workloads.build_sources import resolve_include, sources_named
 from migrate.workloads.optional_words import Words
 
 WORD = re.compile(r"[A-Za-z0-9_.+-]+")
@@ -55,16 +54,10 @@ def _referenced(folder: str, name: str, facts: Mapping[str, Sequence[Fact]], fil
     for path, items in facts.items():
         if path.startswith(folder + "/"):
             continue
-        base = posixpath.dirname(path)
         for f in items:
-            if f.kind == "build_source":
-                if any(n.startswith(folder + "/") for n in named_files(path, f, files)):
-                    return True
-            elif f.kind == "extension":
-                for item in filter(None, f.text.split("\n")):
-                    if any(n.startswith(folder + "/") for n in resolve_sources(item, base, files)):
-                        return True
-            elif f.kind == "include" and (found := resolve_include(f.name, by_base)) \
+            if any(n.startswith(folder + "/") for n in sources_named(path, f, files)):
+                return True
+            if f.kind == "include" and (found := resolve_include(f.name, by_base)) \
                     and all(n.startswith(folder + "/") for n in found):  # not a same-named header elsewhere
                 return True
             if f.kind in REFERENCE_KINDS \
