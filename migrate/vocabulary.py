@@ -33,6 +33,10 @@ FACT_KINDS: dict[str, tuple[str, str]] = {
 }
 
 # Facts no rule matches: the workload stage and the matcher read them (kind -> what it records).
+# The kinds scan/discover.py gives a project's build files (CMakeLists and .cmake, Makefiles, pyproject/Pipfile,
+# setup.cfg, Cargo.toml): lint finds a project's root by them, the parts read which build may compile CUDA.
+BUILD_FILE_KINDS = frozenset({"cmake", "makefile", "pyproject", "setupcfg", "cargo"})
+
 # How a build_switch fact's switch was declared, the last word of its text (`<default> <how>`), for those
 # workloads/parts.py reads: a macro in flags every build passes, and a `//#define X` left commented out.
 ALWAYS_DEFINED = "always-defined"

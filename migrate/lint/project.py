@@ -14,15 +14,13 @@ from typing import TYPE_CHECKING
 from migrate.model import Finding, SourceFile, evolve
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
+from migrate.vocabulary import BUILD_FILE_KINDS
 
 if TYPE_CHECKING:
     from migrate.scan.analyse import Outcome
     from migrate.workloads.parts import ProjectParts, Words  # imported when a project is read: a file linted alone never is
 
 PARTS_FORMAT = "5"
-
-
-BUILD_KINDS = frozenset({"cmake", "makefile", "pyproject", "setupcfg", "cargo"})  # discover's kinds of a build file
 
 
 def root_of(targets: Sequence[Path], lint_root: Path, *, declared: bool = False) -> Path | None:
@@ -59,7 +57,7 @@ def _has_build_file(folder: Path) -> bool:
         names = os.listdir(folder)
     except OSError:
         return False
-    return any(NAME_KINDS.get(name.lower()) in BUILD_KINDS or name in BUILD_SCRIPTS for name in names)
+    return any(NAME_KINDS.get(name.lower()) in BUILD_FILE_KINDS or name in BUILD_SCRIPTS for name in names)
 
 
 def parts_of(root: Path, settings: Settings, rules: RuleBase) -> ProjectParts:

@@ -23,7 +23,7 @@ from typing import Any
 from migrate.model import Fact, Finding, Status, class_rank, evolve
 from migrate.rulebase import families
 from migrate.scan.layout import hip_twinned
-from migrate.vocabulary import ALWAYS_DEFINED
+from migrate.vocabulary import ALWAYS_DEFINED, BUILD_FILE_KINDS
 from migrate.workloads import build_scopes, ported
 from migrate.workloads.build_sources import prefixes
 from migrate.workloads.includes import gate_headers, included_by_required, optional_includes
@@ -333,7 +333,6 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     return replace(project, images=_images_of_optional_builds(project, kinds, findings))
 
 
-BUILD_FILE_KINDS = frozenset({"cmake", "makefile", "pyproject", "setupcfg", "cargo"})  # discover's kinds of build files
 LOADER_KINDS = frozenset({"python", "notebook"})  # code that can read a .cu file and compile it at run time
 
 
