@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import re
 import warnings
 
@@ -114,7 +115,6 @@ class _Visitor(ast.NodeVisitor):
         self.grown: dict[str, list[ast.expr]] = {}  # sources += [...], sources.append(x): what was added since
         self.returns: dict[str, ast.Tuple] = {}  # function -> the one tuple it returns
         self.globbed: list[str] = []  # source patterns of the glob.glob calls seen so far (structure.py)
-        self.walkers: frozenset[str] = frozenset()  # functions of the file that os.walk their first parameter
         self.tree: ast.Module | None = None
         self._named_sources: list[str] | None = None
         self.strings: dict[str, ast.expr] = {}
@@ -162,10 +162,19 @@ class _Visitor(ast.NodeVisitor):
         self.alternatives = alternative_imports(tree)
         self.presence = presence_tests(tree)
         self.scopes = import_scopes(tree)
-        self.walkers = frozenset(
-            fn.name for fn in ast.walk(tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.args.args
-            and any(isinstance(c, ast.Call) and self.call_name(c) == "os.walk" and c.args
-                    and isinstance(c.args[0], ast.Name) and c.args[0].id == fn.args.args[0].arg for c in ast.walk(fn)))
+
+    @functools.cached_property
+    def walkers(self) -> frozenset[str]:
+        """Functions of the file that os.walk() their first parameter (structure.py: `sources=find_sources("src")`),
+        found the first time a source list asks: most files have none to ask about."""
+        def walks_first_parameter(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+            first = fn.args.args[0].arg
+            return any(isinstance(c, ast.Call) and self.call_name(c) == "os.walk" and c.args
+                       and isinstance(c.args[0], ast.Name) and c.args[0].id == first for c in ast.walk(fn))
+
+        return frozenset(fn.name for fn in ast.walk(self.tree or ast.Module(body=[], type_ignores=[]))
+                         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.args.args
+                         and walks_first_parameter(fn))
 
     # -- locations --------------------------------------------------------
     def _col(self, line: int, byte_col: int) -> int:
