@@ -79,7 +79,7 @@ def with_part_costs(workloads: Sequence[Workload], findings: Sequence[Finding], 
         return list(workloads)
     system_ported = any(i.kind == "build system port" for p in costs for i in p.breakdown)
     c_paths = [p for p in files if files[p][0] in C_KINDS]
-    # the per-back-end files a port writes a HIP twin of (none where the project has a ROCm path), once for all parts
+    # the per-back-end files a port writes a HIP twin of, once for all parts
     twinnable = backend_files(c_paths) - hip_twinned(c_paths)  # with a ROCm path too: it may be another back end's
     return [replace(w, optional_parts=tuple(_part_cost(part, [f for f in findings if f.workload == w.name
                                                                and f.status == "optional" and f.path in part.files],

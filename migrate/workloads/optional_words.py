@@ -107,8 +107,6 @@ def sets_cuda_setting(line: str, known: Words) -> bool:
     return m is not None and m.group(1).startswith(known.cuda_settings)
 
 
-# optional_root's answers for one Words (the last asked; compared by identity, no hash of its sets a call):
-# asked per finding (31k times for cuda-samples) of a few hundred paths
 # optional_root's answers for the Words last asked of (told by identity: no hash of its sets a call); it is
 # asked per finding (31k times for cuda-samples' report), of a few hundred paths
 _ROOTS: dict[str, str | None] = {}

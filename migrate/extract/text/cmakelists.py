@@ -66,8 +66,7 @@ def extract(source: bytes) -> Extraction:
     facts: list[Fact] = []
     commands = parse(text)
     roots = _root_names(commands)
-    branches = _branches(commands, where)
-    facts.extend(branches)
+    facts.extend(_branches(commands, where))
     facts.extend(_value_defaults(commands, where))
     facts.extend(_guards(text, commands, where))
     for command in commands:
