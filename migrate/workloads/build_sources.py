@@ -7,7 +7,6 @@ import posixpath
 from collections.abc import Iterable, Mapping
 
 from migrate.model import Fact
-from migrate.workloads.assemble import resolve_sources
 
 GLOB_CHARS = frozenset("*?[")
 
@@ -51,6 +50,9 @@ def sources_named(path: str, fact: Fact, files: frozenset[str]) -> list[str]:
     if fact.kind == "build_source":
         return named_files(path, fact, files)
     if fact.kind == "extension":
+        # imported here: lint reads build names through this module and must not load assemble (and pathspec)
+        from migrate.workloads.assemble import resolve_sources
+
         base = posixpath.dirname(path)
         return [n for item in filter(None, fact.text.split("\n")) for n in resolve_sources(item, base, files)]
     return []
