@@ -122,6 +122,8 @@ ROLES: dict[str, str] = {
     "definition": "a function's own name",
     "alias": "`namespace a = b;`",
     "command": "a CMake command (facts of kind `cmake`)",
+    "required": "a CMake find_package the configuration stops without (REQUIRED, or `if(NOT X_FOUND)` + FATAL_ERROR)",
+    "found": "a CMake find_package the configuration goes on without (its result is only tested)",
     "project": "`project()` (facts of kind `cmake_project`)",
     "add_library": "the command that made a CMake target",
     "add_executable": "the command that made a CMake target",

@@ -1,0 +1,32 @@
+"""Session 17, nvsdk8 (issue 28): NVIDIA-only stacks seen, code with no CUDA left alone."""
+from __future__ import annotations
+
+from migrate.extract.text import cmakelists
+from migrate.extract.text.rocm_path import evidence
+
+
+def test_a_ci_setting_that_turns_rocm_off_is_no_rocm_job() -> None:
+    """pytorch/TensorRT's workflows pass `with-rocm: false` to pytorch/test-infra's build matrix: no ROCm job."""
+    found = evidence("manifest", "      with-rocm: false\n      with-cpu: false\n  - use_hip: '0'  # off\n")
+    assert found == []
+    # near misses: a ROCm image, a ROCm switch turned on
+    found = evidence("manifest", "  image: rocm/pytorch:latest\n      with-rocm: true\n")
+    assert [f.line for f in found] == [1, 2]
+
+
+def _find_packages(source: bytes) -> dict[str, str]:
+    return {f.name: f.role for f in cmakelists.extract(source).facts if f.name.startswith("find_package:")}
+
+
+def test_a_package_the_configuration_stops_without_is_required() -> None:
+    """Tencent/Forward: `find_package(TensorRT)` then `if(NOT TensorRT_FOUND) message(FATAL_ERROR ...)`."""
+    source = (b"find_package(TensorRT)\nif(NOT TensorRT_FOUND) # use sources\n  message(\n    FATAL_ERROR\n"
+              b"      \"Can NOT find TensorRT\")\nendif()\nfind_package(OptiX 7 REQUIRED)\n")
+    assert _find_packages(source) == {"find_package:TensorRT": "required", "find_package:OptiX": "required"}
+
+
+def test_a_package_the_configuration_goes_on_without_is_only_found() -> None:
+    source = (b"find_package(TensorRT)\nif(NOT TensorRT_FOUND)\n  message(STATUS \"no TensorRT\")\nendif()\n"
+              b"find_package(OptiX)\nif(NOT OptiX_FOUND)\n  if(WIN32)\n    message(FATAL_ERROR x)\n  endif()\nendif()\n"
+              b"find_package(CUTLASS)\nif(NOT CUTLASS_FOUND AND WITH_CUTLASS)\n  message(FATAL_ERROR y)\nendif()\n")
+    assert set(_find_packages(source).values()) == {"found"}
