@@ -195,6 +195,8 @@ C_CONSTRUCTS: dict[str, str] = {
                         "`\"-arch=sm_90a\"`): NVRTC options or an nvcc command built in code (also in Python)",
     "clang-error": "C++ that clang rejects when it parses the code as CUDA (precise mode only)",
     "member-template-without-keyword": "`Outer<T>::member<N>(...)` in a template over T, without `::template`",
+    "shading-language-directive": "a GLSL `#extension GL_...: behavior` directive: the file is shader code "
+                                  "(or a header shared with shaders), not C++",
     "warp-row-index-no-grid-stride": "a kernel with one warp per row (`blockIdx.x * blockDim.y + threadIdx.y`), "
                                      "bounded by an `if`, with no grid-stride loop",
     "warp-row-early-return": "a `return` (or `#define GO_NEXT return`) after the row id of such a kernel, which ends "

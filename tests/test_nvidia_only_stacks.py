@@ -30,3 +30,19 @@ def test_a_package_the_configuration_goes_on_without_is_only_found() -> None:
               b"find_package(OptiX)\nif(NOT OptiX_FOUND)\n  if(WIN32)\n    message(FATAL_ERROR x)\n  endif()\nendif()\n"
               b"find_package(CUTLASS)\nif(NOT CUTLASS_FOUND AND WITH_CUTLASS)\n  message(FATAL_ERROR y)\nendif()\n")
     assert set(_find_packages(source).values()) == {"found"}
+
+
+def test_a_header_with_a_glsl_extension_directive_is_shader_code() -> None:
+    """NVIDIA/Q2RTX's vendored FidelityFX ffx_a.h: GLSL `#extension` lines in one branch, HLSL's `saturate` in another."""
+    from migrate.extract.c import cuda_cpp
+    from migrate.scan.layout import other_model_source
+
+    shader = (b"#if defined(A_GLSL) && defined(A_GPU)\n   #extension GL_EXT_shader_16bit_storage:require\n#endif\n"
+              b"#if defined(A_HLSL) && defined(A_GPU)\n AF1 ASatF1(AF1 x){return saturate(x);}\n#endif\n")
+    facts = cuda_cpp.extract(shader).facts
+    assert [f.line for f in facts if f.name == "shading-language-directive"] == [2]
+    assert other_model_source(facts)
+    # near miss: CUDA device code calling saturate, and a comment that names the directive
+    cuda = (b"// a GLSL #extension GL_EXT_x : require would go in the shader\n#include <cuda_runtime.h>\n"
+            b"__global__ void k(float* x) { x[0] = saturate(x[0]); }\n")
+    assert not other_model_source(cuda_cpp.extract(cuda).facts)
