@@ -46,3 +46,16 @@ def test_a_header_with_a_glsl_extension_directive_is_shader_code() -> None:
     cuda = (b"// a GLSL #extension GL_EXT_x : require would go in the shader\n#include <cuda_runtime.h>\n"
             b"__global__ void k(float* x) { x[0] = saturate(x[0]); }\n")
     assert not other_model_source(cuda_cpp.extract(cuda).facts)
+
+
+def test_a_cuda_image_of_a_project_whose_code_has_no_cuda_tie_is_a_deployment_part(rulebase) -> None:
+    """pytorch-faster-rcnn's shape: torchvision.ops code, an nvidia/cuda image in docker/: native, the image listed apart."""
+    from tests.test_optional_parts import optional_parts, report
+
+    data = report("deployment_image", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["docker/Dockerfile (a deployment image)"]
+    assert part["class"] == "minor-adaptation"
+    near = report("deployment_image_near", rulebase)  # a kernel the package builds: the image goes with it
+    assert near["summary"]["class"] != "native"
+    assert not any(root.startswith("docker/Dockerfile") for root in optional_parts(near))
