@@ -134,7 +134,8 @@ class ProjectParts:
         if path in self.unbuilt:
             return Part(f"{path} (built by nothing)", (self.unbuilt[path],))
         if path in self.images:
-            what = "a deployment image" if self.images[path].endswith(DEPLOYMENT_IMAGE) else "an image for the optional CUDA build"
+            deployment = self.images[path].endswith(DEPLOYMENT_IMAGE)
+            what = "a deployment image" if deployment else "an image for the optional CUDA build"
             return Part(f"{path} ({what})", (self.images[path],))
         if path in self.optional_includes:
             return Part(f"{path} (included by optional code only)", (self.optional_includes[path],))
