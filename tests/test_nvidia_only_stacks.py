@@ -54,8 +54,9 @@ def test_a_cuda_image_of_a_project_whose_code_has_no_cuda_tie_is_a_deployment_pa
 
     data = report("deployment_image", rulebase)
     assert data["summary"]["class"] == "native"
-    part = optional_parts(data)["docker/Dockerfile (a deployment image)"]
+    part = optional_parts(data)["docker/Dockerfile (a container deployment)"]
     assert part["class"] == "minor-adaptation"
+    assert "compose/docker-compose.yml (a container deployment)" in optional_parts(data)  # InsightFace-REST's compose file
     near = report("deployment_image_near", rulebase)  # a kernel the package builds: the image goes with it
     assert near["summary"]["class"] != "native"
-    assert not any(root.startswith("docker/Dockerfile") for root in optional_parts(near))
+    assert not any(root.startswith(("docker/Dockerfile", "compose/")) for root in optional_parts(near))
