@@ -122,6 +122,8 @@ ROLES: dict[str, str] = {
     "definition": "a function's own name",
     "alias": "`namespace a = b;`",
     "command": "a CMake command (facts of kind `cmake`)",
+    "required": "a CMake find_package the configuration stops without (REQUIRED, or `if(NOT X_FOUND)` + FATAL_ERROR)",
+    "found": "a CMake find_package the configuration goes on without (its result is only tested)",
     "project": "`project()` (facts of kind `cmake_project`)",
     "add_library": "the command that made a CMake target",
     "add_executable": "the command that made a CMake target",
@@ -193,6 +195,8 @@ C_CONSTRUCTS: dict[str, str] = {
                         "`\"-arch=sm_90a\"`): NVRTC options or an nvcc command built in code (also in Python)",
     "clang-error": "C++ that clang rejects when it parses the code as CUDA (precise mode only)",
     "member-template-without-keyword": "`Outer<T>::member<N>(...)` in a template over T, without `::template`",
+    "shading-language-directive": "a GLSL `#extension GL_...: behavior` directive: the file is shader code "
+                                  "(or a header shared with shaders), not C++",
     "warp-row-index-no-grid-stride": "a kernel with one warp per row (`blockIdx.x * blockDim.y + threadIdx.y`), "
                                      "bounded by an `if`, with no grid-stride loop",
     "warp-row-early-return": "a `return` (or `#define GO_NEXT return`) after the row id of such a kernel, which ends "

@@ -20,10 +20,12 @@ BACKENDS_FILE = "layout/backends.yaml"
 
 def other_model_source(facts: Iterable[Fact]) -> bool:
     """Whether the file is another programming model's or another vendor's (rules/layout/backends.yaml):
-    it includes a header only SYCL/DPC++ sources include, or it is a compat header that maps CUDA's
+    it includes a header only SYCL/DPC++ sources include, holds a construct only another language has (a GLSL
+    `#extension` directive: shader code), or it is a compat header that maps CUDA's
     names to another vendor's. Its identifiers are that model's or vendor's and the project's, not CUDA's."""
-    headers = _other_model_headers()
-    return any((f.kind == "include" and f.name in headers) or other_vendor_alias(f) for f in facts)
+    headers, constructs = _other_model_headers(), _other_model_constructs()
+    return any((f.kind == "include" and f.name in headers) or (f.kind == "construct" and f.name in constructs)
+               or other_vendor_alias(f) for f in facts)
 
 
 def other_vendor_alias(fact: Fact) -> bool:
@@ -66,6 +68,11 @@ def _vendor_source() -> tuple[re.Pattern[str], re.Pattern[str]]:
 @lru_cache(maxsize=1)
 def _other_model_headers() -> frozenset[str]:
     return frozenset(str(h) for h in datafile.read(default_rules_dir() / BACKENDS_FILE)["other_model_headers"])
+
+
+@lru_cache(maxsize=1)
+def _other_model_constructs() -> frozenset[str]:
+    return frozenset(str(c) for c in datafile.read(default_rules_dir() / BACKENDS_FILE)["other_model_constructs"])
 
 
 @lru_cache(maxsize=1)

@@ -16,6 +16,8 @@ a ROCm path. The project runs on ROCm without them, so they are optional parts w
 credited, and not deciding the class of a project that already runs there."""
 from __future__ import annotations
 
+import posixpath
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -134,7 +136,9 @@ class ProjectParts:
         if path in self.unbuilt:
             return Part(f"{path} (built by nothing)", (self.unbuilt[path],))
         if path in self.images:
-            return Part(f"{path} (an image for the optional CUDA build)", (self.images[path],))
+            deployment = self.images[path].endswith(DEPLOYMENT_IMAGE)
+            what = "a container deployment" if deployment else "an image for the optional CUDA build"
+            return Part(f"{path} ({what})", (self.images[path],))
         if path in self.optional_includes:
             return Part(f"{path} (included by optional code only)", (self.optional_includes[path],))
         if path in self.left_out_of_hip:
@@ -352,6 +356,14 @@ def builds_cuda(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], f
 # job beside it is the twin of a route already there, nothing to edit).
 HIP_AWARE_STRENGTHS = frozenset({"source", "ci"})
 CONTAINER_KINDS = frozenset({"dockerfile"})  # discover's kind of Dockerfiles and Containerfiles
+# Kinds of the project's own code: with one of them, a container file is how the code is deployed, not the code
+# (docs/decisions/2026-12-05-container-files-are-a-deployment-part.md).
+CODE_KINDS = frozenset({"python", "notebook", "cuda", "cpp", "hip", "cmake", "makefile"})
+DEPLOYMENT_IMAGE = "the image is a deployment part of its own"
+# A Compose file runs the project's images (compose.yaml, or docker-compose.yml for backwards compatibility:
+# https://docs.docker.com/compose/intro/compose-application-model/#the-compose-file); InsightFace-REST keeps
+# compose/docker-compose-v2.yml beside its Dockerfiles.
+COMPOSE_FILE = re.compile(r"^(?:docker-)?compose[\w.-]*\.ya?ml$")
 
 
 def _images_of_optional_builds(project: ProjectParts, kinds: Mapping[str, str],
@@ -359,17 +371,24 @@ def _images_of_optional_builds(project: ProjectParts, kinds: Mapping[str, str],
     """Container files (a CUDA base image, nvcc in a RUN line) of a project whose every other finding above
     native is optional, with optional GPU code among them: what needs CUDA is only the optional part, so an
     image made for it (MNN's tools/script/Dockerfile beside `option(MNN_CUDA OFF)`; custos's Dockerfile for
-    `cargo test --features=cuda`) goes with it. A project with required CUDA use elsewhere (a torch pin, a
-    kernel built by default), or with no optional GPU code, keeps its image required."""
-    images = sorted(p for p, kind in kinds.items() if kind in CONTAINER_KINDS)
+    `cargo test --features=cuda`) goes with it. A project whose code has no required CUDA tie at all (a PyTorch
+    project with an nvidia/cuda Dockerfile) deploys through the image but does not need it: the image is a
+    deployment part of its own, with its class (docs/decisions/2026-12-05-container-files-are-a-deployment-part.md).
+    A project with required CUDA use elsewhere (a torch pin, a kernel built by default), or one with no code of
+    its own (a repository of images), keeps its images required."""
+    images = sorted(p for p, kind in kinds.items() if kind in CONTAINER_KINDS or COMPOSE_FILE.match(posixpath.basename(p)))
     if not images or project.rocm_path:
         return {}
     others = [f for f in findings if f.path not in images and class_rank(f.migration_class) > 0]
     gpu_parts = sorted({part.root for f in others if families.load().is_code(f.rule, "c")
                         and class_rank(f.migration_class) >= class_rank("migration-required")
                         and (part := project.part(f)) is not None})
-    if not gpu_parts or any(project.status(f) not in ("optional", "ported") for f in others):
+    if any(project.status(f) not in ("optional", "ported") for f in others):
         return {}
-    return {path: f"{path}: every CUDA part of the project is optional ({', '.join(gpu_parts[:2])}), and so is "
-                  "an image that builds or runs it" for path in images}
+    if gpu_parts:
+        return {path: f"{path}: every CUDA part of the project is optional ({', '.join(gpu_parts[:2])}), and so is "
+                      "an image that builds or runs it" for path in images}
+    if any(kind in CODE_KINDS for path, kind in kinds.items() if path not in images):
+        return {path: f"{path}: the project's code has no required CUDA tie; {DEPLOYMENT_IMAGE}" for path in images}
+    return {}
 

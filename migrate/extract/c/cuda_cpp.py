@@ -81,6 +81,11 @@ class _Ctx:
         return label if at < 0 else self.original[at:at + len(raw)].decode("utf-8", "replace")
 
 
+# A GLSL directive no C or C++ preprocessor accepts (GLSL 4.60, 3.3): the file is shader code or a header shared
+# with shaders (rules/layout/backends.yaml, other_model_constructs).
+SHADING_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*extension[ \t]+GL_\w+[ \t]*:", re.MULTILINE)
+
+
 def _may_be_template(source: bytes) -> bool:
     """jinja.is_template's first, cheap test (a statement tag opens somewhere), made here so that the
     jinja module and its patterns are imported only for a file that passes it."""
@@ -110,6 +115,10 @@ def extract(source: bytes, names: Callable[[str], bool] | None = None) -> Extrac
     if ctx.dropped and len(ctx.facts) + ctx.dropped > MAX_FACTS:
         return extract(source)
     facts, notes = ctx.facts, notes + more
+    if b"extension" in source and (directive := SHADING_DIRECTIVE.search(source)):
+        line = source.count(b"\n", 0, directive.start()) + 1
+        facts = [*facts, Fact(kind="construct", name="shading-language-directive", line=line, column=1, end_line=line,
+                              end_column=len(directive.group(0).strip()) + 1, text=directive.group(0).strip().decode())]
     try:
         source.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -66,6 +66,7 @@ def extract(source: bytes) -> Extraction:
     facts: list[Fact] = []
     commands = parse(text)
     roots = _root_names(commands)
+    stops = _stops_without(commands)
     facts.extend(_branches(commands, where))
     facts.extend(_value_defaults(commands, where))
     facts.extend(_guards(text, commands, where))
@@ -82,8 +83,9 @@ def extract(source: bytes) -> Extraction:
             first = command.arguments[0]
             line, col = where(first.start)
             required = " REQUIRED" if any(a.text == "REQUIRED" and not a.quoted for a in command.arguments) else ""
+            needed = required or first.text.upper() in stops
             facts.append(fact("cmake", f"find_package:{first.text}", line, col, col + len(first.text),
-                              text=f"find_package({first.text}{required})"))
+                              text=f"find_package({first.text}{required})", role="required" if needed else "found"))
         if command.name in LINK_COMMANDS:
             facts.extend(_bare_libraries(command, where))
         facts.extend(_structure(command, where))
@@ -92,6 +94,36 @@ def extract(source: bytes) -> Extraction:
         if command.name in repositories.FETCH_COMMANDS:
             facts.extend(_repositories(command, where))
     return finish(text, facts)
+
+
+def _stops_without(commands: list[Command]) -> frozenset[str]:
+    """Packages (upper case) whose absence stops the configuration: `if(NOT X_FOUND)` (or `NOT X_FOUND` among
+    OR'ed conditions) whose branch runs `message(FATAL_ERROR ...)` before its else/endif, as find_package(X REQUIRED)
+    would (Tencent/Forward's `find_package(TensorRT)` + `if(NOT TensorRT_FOUND) message(FATAL_ERROR ...)`)."""
+    out: set[str] = set()
+    for i, command in enumerate(commands):
+        if command.name != "if":
+            continue
+        words = [a.text for a in command.arguments if not a.quoted]
+        if "AND" in words:
+            continue
+        names = [w[:-len("_FOUND")].upper() for k, w in enumerate(words[1:], 1)
+                 if words[k - 1] == "NOT" and w.upper().endswith("_FOUND")]
+        if not names:
+            continue
+        depth = 0
+        for later in commands[i + 1:]:
+            if later.name == "if":
+                depth += 1
+            elif later.name == "endif" and depth:
+                depth -= 1
+            elif later.name in ("else", "elseif", "endif") and not depth:
+                break
+            elif not depth and later.name in MESSAGE_COMMANDS and later.arguments \
+                    and later.arguments[0].text == "FATAL_ERROR":
+                out.update(names)
+                break
+    return frozenset(out)
 
 
 def parse(text: str) -> list[Command]:

@@ -18,6 +18,9 @@ BUILD = re.compile(r"\benable_language\s*\(\s*HIP\b|\bLANGUAGES\b[^)]*\bHIP\b|\b
                    r"|\bhipcc\b|\bamdclang\+\+|--offload-arch=[^\s)\]\"',;]*|\bSTREQUAL\s+\"?hip\"?")
 CI = re.compile(r"(?i)\brocm\b|\brocm/|\bmi(?:100|200|210|250x?|300[ax]?|325x?|355x?)\b|\bamd[-_ ]?gpu\b|\bgfx9\d\w\b"
                 r"|\bhip\b")
+# A CI setting that turns ROCm off for the job (pytorch/test-infra's `with-rocm: false`, which pytorch/TensorRT's
+# workflows pass to generate_binary_build_matrix.yml): a ROCm word on such a line is no ROCm job.
+CI_OFF = re.compile(r"(?i)^\s*-?\s*[\w-]*(?:rocm|hip)[\w-]*\s*:\s*[\"']?(?:false|no|off|0)[\"']?\s*(?:#.*)?$")
 PACKAGE = re.compile(r"(?i)\bwhl/rocm|\brocm\d*\s*[\]=:]|\[rocm\w*\]|^\s*\"?rocm[\w-]*\"?\s*=|\bpytorch-triton-rocm\b"
                      r"|\bamdsmi\b|\bcupy-rocm")
 # A Cargo feature on ROCm or HIP (`rocm = []`, supranational/sppark's rust/Cargo.toml): a ROCm build the crate
@@ -41,6 +44,8 @@ def evidence(kind: str, text: str) -> list[Fact]:
     strength, patterns = KIND_PATTERNS.get(kind, ("", ()))
     out: list[Fact] = []
     for number, line, _ in numbered(text):
+        if kind == "manifest" and CI_OFF.match(line):
+            continue
         for pattern in patterns:
             if m := pattern.search(line):
                 out.append(fact("rocm_path", strength, number, m.start(), m.end(), text=m.group(0)))

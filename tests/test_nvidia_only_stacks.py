@@ -1,0 +1,62 @@
+"""Session 17, nvsdk8 (issue 28): NVIDIA-only stacks seen, code with no CUDA left alone."""
+from __future__ import annotations
+
+from migrate.extract.text import cmakelists
+from migrate.extract.text.rocm_path import evidence
+
+
+def test_a_ci_setting_that_turns_rocm_off_is_no_rocm_job() -> None:
+    """pytorch/TensorRT's workflows pass `with-rocm: false` to pytorch/test-infra's build matrix: no ROCm job."""
+    found = evidence("manifest", "      with-rocm: false\n      with-cpu: false\n  - use_hip: '0'  # off\n")
+    assert found == []
+    # near misses: a ROCm image, a ROCm switch turned on
+    found = evidence("manifest", "  image: rocm/pytorch:latest\n      with-rocm: true\n")
+    assert [f.line for f in found] == [1, 2]
+
+
+def _find_packages(source: bytes) -> dict[str, str]:
+    return {f.name: f.role for f in cmakelists.extract(source).facts if f.name.startswith("find_package:")}
+
+
+def test_a_package_the_configuration_stops_without_is_required() -> None:
+    """Tencent/Forward: `find_package(TensorRT)` then `if(NOT TensorRT_FOUND) message(FATAL_ERROR ...)`."""
+    source = (b"find_package(TensorRT)\nif(NOT TensorRT_FOUND) # use sources\n  message(\n    FATAL_ERROR\n"
+              b"      \"Can NOT find TensorRT\")\nendif()\nfind_package(OptiX 7 REQUIRED)\n")
+    assert _find_packages(source) == {"find_package:TensorRT": "required", "find_package:OptiX": "required"}
+
+
+def test_a_package_the_configuration_goes_on_without_is_only_found() -> None:
+    source = (b"find_package(TensorRT)\nif(NOT TensorRT_FOUND)\n  message(STATUS \"no TensorRT\")\nendif()\n"
+              b"find_package(OptiX)\nif(NOT OptiX_FOUND)\n  if(WIN32)\n    message(FATAL_ERROR x)\n  endif()\nendif()\n"
+              b"find_package(CUTLASS)\nif(NOT CUTLASS_FOUND AND WITH_CUTLASS)\n  message(FATAL_ERROR y)\nendif()\n")
+    assert set(_find_packages(source).values()) == {"found"}
+
+
+def test_a_header_with_a_glsl_extension_directive_is_shader_code() -> None:
+    """NVIDIA/Q2RTX's vendored FidelityFX ffx_a.h: GLSL `#extension` lines in one branch, HLSL's `saturate` in another."""
+    from migrate.extract.c import cuda_cpp
+    from migrate.scan.layout import other_model_source
+
+    shader = (b"#if defined(A_GLSL) && defined(A_GPU)\n   #extension GL_EXT_shader_16bit_storage:require\n#endif\n"
+              b"#if defined(A_HLSL) && defined(A_GPU)\n AF1 ASatF1(AF1 x){return saturate(x);}\n#endif\n")
+    facts = cuda_cpp.extract(shader).facts
+    assert [f.line for f in facts if f.name == "shading-language-directive"] == [2]
+    assert other_model_source(facts)
+    # near miss: CUDA device code calling saturate, and a comment that names the directive
+    cuda = (b"// a GLSL #extension GL_EXT_x : require would go in the shader\n#include <cuda_runtime.h>\n"
+            b"__global__ void k(float* x) { x[0] = saturate(x[0]); }\n")
+    assert not other_model_source(cuda_cpp.extract(cuda).facts)
+
+
+def test_a_cuda_image_of_a_project_whose_code_has_no_cuda_tie_is_a_deployment_part(rulebase) -> None:
+    """pytorch-faster-rcnn's shape: torchvision.ops code, an nvidia/cuda image in docker/: native, the image listed apart."""
+    from tests.test_optional_parts import optional_parts, report
+
+    data = report("deployment_image", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["docker/Dockerfile (a container deployment)"]
+    assert part["class"] == "minor-adaptation"
+    assert "compose/docker-compose.yml (a container deployment)" in optional_parts(data)  # InsightFace-REST's compose file
+    near = report("deployment_image_near", rulebase)  # a kernel the package builds: the image goes with it
+    assert near["summary"]["class"] != "native"
+    assert not any(root.startswith(("docker/Dockerfile", "compose/")) for root in optional_parts(near))
