@@ -50,7 +50,10 @@ costs k^log2(0.8) of the first):
   no finding (a new compat header, a Python loader). Glue's basis was chosen in s6 by leave-one-out
   among per file (learning curve), per √file, per log2(1 + files) and per project, each alone and per
   conversion route: per √file gives a one-file project one file's glue; sharing a file's unattributed
-  lines by its findings (s7) brought leave-one-out from 6 to 9 of 26 within a factor of 2.
+  lines by its findings (s7) brought leave-one-out from 6 to 9 of 26 within a factor of 2. Since s17 (GLUE_PER_PORT)
+  one measured constant per first port with C/C++/CUDA findings, the median of those ports' glue: a compat header
+  or a loader is written once, whatever the size of the base (leave one set out over s6-s16: 48 / 113 of 141 within a
+  factor of 2 / inside per √file, 50 / 114 per port).
 * the next increment of a base that already builds on ROCm (the scan marks its findings `ported`,
   workloads/parts.py): the median hand lines of such increments whose scan leaves nothing to port (s8:
   9 measured, 2 to 302 lines, median 44; s9: 10, median 73.5; s10: 21, 2 to 852 lines, median 48: no scan
@@ -114,6 +117,7 @@ SHARE_IN_FILE = True  # hand lines at no finding in a file with findings are sha
 GENERATORS = True  # a code generator's CUDA back end (CUDA device code in string literals) is its own term (s13)
 NO_C_CODE = True  # a first port of a base with findings but none in C/C++/CUDA files is its own term (s15)
 TWINS_ON_ROCM_PATH = True  # a base with a ROCm path still writes the HIP twins its CUDA back-end files lack (s16)
+GLUE_PER_PORT = True  # integration glue: one measured constant per first port with C/C++/CUDA findings, not per √file (s17)
 
 
 def curve(n: float) -> float:
@@ -227,13 +231,14 @@ def constants(measured: list[dict[str, Any]], families: list[dict[str, Any]]) ->
                           "occurrences": count[family], "hand_lines": round(total, 2), "projects": len(found),
                           "left_out": found[0][2] if kept is not found else None}
     ported = [p for p in measured if not p["rocm_path"]]
-    glue = median_ratio([(p["charged"].get("unattributed", 0.0), math.sqrt(p["c_files"])) for p in ported])
+    glue = median_ratio([(p["charged"].get("unattributed", 0.0), glue_units(p)) for p in ported])
     build = median_ratio([(p["build_lines"], build_units(p)) for p in ported])
     no_c = sorted(_measured(p) for p in measured if p.get("no_c_code")) if NO_C_CODE else []
     increments = sorted(_measured(p) for p in measured if p["increment"])
     backend = sum(curve(p["backend_files"]) for p in measured)
     out = {"families": fitted, "build_lines_first_unit": round(build, 4),
-           "glue_lines_per_sqrt_file": round(glue, 4),
+           "glue_lines_per_port": round(glue, 4),
+           "glue_ports": sum(1 for p in ported if glue_units(p)),
            "increment_lines": round(_percentile(increments, 0.5), 4) if increments else 0.0,
            "increments": len(increments),
            "no_c_code_lines": round(_percentile(no_c, 0.5), 4) if no_c else 0.0,
@@ -257,7 +262,7 @@ def generator_rate(measured: list[dict[str, Any]], fitted: dict[str, Any], famil
 
 def _project(fitted: dict[str, Any]) -> dict[str, float]:
     """The project-level constants of `constants()`, as estimate_lines reads them."""
-    return {key: fitted[key] for key in ("build_lines_first_unit", "glue_lines_per_sqrt_file", "twin_lines_first_file",
+    return {key: fitted[key] for key in ("build_lines_first_unit", "glue_lines_per_port", "twin_lines_first_file",
                                          "increment_lines", "generator_lines_per_line", "no_c_code_lines")
             if key in fitted}
 
@@ -268,6 +273,14 @@ def build_units(project: dict[str, Any]) -> float:
     CUDA libraries linked ...: one rule each), on the learning curve; a kind is changed once for the
     whole tree (a shared .mk, a toolchain variable), however many build files repeat it (s10)."""
     return curve(project["build_kinds"] + 1)
+
+
+def glue_units(project: dict[str, Any]) -> float:
+    """The glue term's units for a project: √(C/C++/CUDA files with findings), or one per first port that has such
+    files (GLUE_PER_PORT)."""
+    if GLUE_PER_PORT:
+        return 1.0 if project["c_files"] else 0.0
+    return math.sqrt(project["c_files"])
 
 
 def median_ratio(items: list[tuple[float, float]]) -> float:
@@ -287,7 +300,8 @@ def fit(measurements: dict[str, Any], families: list[dict[str, Any]]) -> dict[st
         "families": fitted["families"],
         "project": {
             "build_lines_first_unit": fitted["build_lines_first_unit"],
-            "glue_lines_per_sqrt_file": fitted["glue_lines_per_sqrt_file"],
+            "glue_lines_per_port": fitted["glue_lines_per_port"],
+            "glue_ports": fitted["glue_ports"],
             "twin_lines_first_file": fitted["twin_lines_first_file"],
             "generator_lines_per_line": fitted["generator_lines_per_line"],
             "increment_lines": fitted["increment_lines"],
@@ -335,7 +349,7 @@ def estimate_lines(project: dict[str, Any], result: dict[str, Any], families: li
     if project.get("no_c_code") and result["project"].get("no_c_code_lines"):  # Python, Triton, build files (s15)
         return {**out, "no_c_code": result["project"]["no_c_code_lines"]}
     out["build"] = result["project"]["build_lines_first_unit"] * build_units(project)
-    out["glue"] = result["project"]["glue_lines_per_sqrt_file"] * math.sqrt(project["c_files"])
+    out["glue"] = result["project"]["glue_lines_per_port"] * glue_units(project)
     out["twins"] = result["project"]["twin_lines_first_file"] * curve(project["backend_files"])
     out["generator"] = result["project"].get("generator_lines_per_line", 0.0) * project["generator_lines"]
     return out
@@ -353,7 +367,7 @@ def ratio(project: dict[str, Any], result: dict[str, Any], families: list[dict[s
 
 HEADER = ("# Generated by benchmarks/effort_calibration/fit.py from measurements.yaml (fitting split only): do not edit.\n"
           "# Hand lines for the first occurrence of each rule family and of the build port (later occurrences follow\n"
-          "# the learning curve), integration glue per √(C/C++/CUDA files with findings), HIP twins per CUDA\n"
+          "# the learning curve), integration glue once per first port with C/C++/CUDA findings, HIP twins per CUDA\n"
           "# back-end file (learning curve), a code generator's HIP back end per generator line, the range's measured\n"
           "# spread.\n")
 

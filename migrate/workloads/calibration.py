@@ -26,7 +26,7 @@ class Calibration:
     lines_first_occurrence: dict[str, float]  # only the families the measurements cover
     learning_rate: float  # the k-th occurrence in a project costs k^log2(rate) of the first
     build_lines_first_unit: float  # the build port: per build file with build findings, plus one for the build system
-    glue_lines_per_sqrt_file: float  # hand lines no finding explains, per √(C/C++/CUDA files with findings)
+    glue_lines_per_port: float  # hand lines no finding explains, once per first port with C/C++/CUDA findings (s17)
     twin_lines_first_file: float  # hand lines of the HIP twins of a per-back-end CUDA file, the first (learning curve)
     increment_lines: float  # median hand lines of an increment on a project that already builds on ROCm
     increments: int  # how many such increments were measured
@@ -37,6 +37,7 @@ class Calibration:
     generator_lines_per_line: float = 0.0  # hand lines per line of a code generator's CUDA back end (CUDA in strings)
     no_c_code_lines: float = 0.0  # median hand lines of a first port whose base has findings but none in C/C++/CUDA
     no_c_code_ports: int = 0  # how many such ports were measured
+    glue_ports: int = 0  # the first ports with C/C++/CUDA findings whose glue was measured
 
     def size_factor(self, c_files: int) -> float:
         """Assumed fixed costs grow with the square root of a project's size relative to the measured ones."""
@@ -78,7 +79,7 @@ def load(directory: Path | None = None) -> Calibration:
         lines_first_occurrence={name: float(v["lines_first_occurrence"]) for name, v in fitted["families"].items()},
         learning_rate=float(fitted["learning_rate"]),
         build_lines_first_unit=float(fitted["project"]["build_lines_first_unit"]),
-        glue_lines_per_sqrt_file=float(fitted["project"]["glue_lines_per_sqrt_file"]),
+        glue_lines_per_port=float(fitted["project"]["glue_lines_per_port"]),
         twin_lines_first_file=float(fitted["project"].get("twin_lines_first_file", 0.0)),
         increment_lines=float(fitted["project"].get("increment_lines", 0.0)),
         increments=int(fitted["project"].get("increments", 0)),
@@ -89,4 +90,5 @@ def load(directory: Path | None = None) -> Calibration:
         generator_lines_per_line=float(fitted["project"].get("generator_lines_per_line", 0.0)),
         no_c_code_lines=float(fitted["project"].get("no_c_code_lines", 0.0)),
         no_c_code_ports=int(fitted["project"].get("no_c_code_ports", 0)),
+        glue_ports=int(fitted["project"].get("glue_ports", 0)),
     )

@@ -259,9 +259,10 @@ def port_costs(items: _Items, *, c_files: int, build_findings: int, calibration:
     """The build port, from what the build files contain (one unit for the build system plus one per kind of
     CUDA build use the build findings name, one rule each: CUDA language, imported targets, nvcc-only flags,
     CUDA libraries ...; a kind is changed once for the whole tree however many files repeat it); the
-    integration glue no finding explains (a compat header, include guards, dispatch branches), growing with
-    the square root of the C/C++/CUDA files with findings; the HIP twins of CUDA files kept in a per-back-end layout (a
-    `cuda/` folder beside `openmp/`: a port writes the HIP member of the family), a back end written once:
+    integration glue no finding explains (a compat header, include guards, dispatch branches), once for a port
+    with C/C++/CUDA findings (the median measured first port's; per √file until s16); the HIP twins of CUDA files
+    kept in a per-back-end layout (a `cuda/` folder beside `openmp/`: a port writes the HIP member of the family), a
+    back end written once:
     per file on the learning curve (s12: per line priced a library's whole CUDA back end as one twin per
     file); the HIP back end of a code generator that writes CUDA as text (`generators`: file -> lines whose
     string literals carry CUDA device code, scan.layout.generator_lines), per such line (s13)."""
@@ -272,10 +273,11 @@ def port_costs(items: _Items, *, c_files: int, build_findings: int, calibration:
                   f"{calibration.build_lines_first_unit:.1f} lines the first, learning curve)",
                   calibration.hours(calibration.build_lines_first_unit, calibration.curve(build_kinds + system)), True,
                   kind="build system port", name="build system port")
-    if c_files:
+    if c_files:  # once per port, whatever its size (s17: per √file until s16)
         items.add(f"integration glue no finding explains (compat header, include guards: "
-                  f"{calibration.glue_lines_per_sqrt_file:.1f} lines × √{c_files} C/C++/CUDA files with findings)",
-                  calibration.hours(calibration.glue_lines_per_sqrt_file, math.sqrt(c_files)), True,
+                  f"{calibration.glue_lines_per_port:.1f} lines, the median of {calibration.glue_ports} measured first "
+                  f"ports with C/C++/CUDA findings)",
+                  calibration.hours(calibration.glue_lines_per_port), True,
                   kind="integration glue", name="integration glue no finding explains")
     twin_cost(items, backend_files, backend_lines, calibration)
     generator_cost(items, generators or {}, calibration)
