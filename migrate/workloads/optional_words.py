@@ -201,8 +201,8 @@ def _first_word(name: str) -> str:
 def feature(switch: str, known: Words) -> str | None:
     """What a switch turns on (USE_CUDNN -> CUDNN, CAFFE_WITH_NCCL -> NCCL, GGML_USE_CUDA -> CUDA,
     X_CUTLASS_ENABLED -> X_CUTLASS), or None when the name has no switch word."""
-    if switch.startswith(known.reserved):  # CMake's own variables (CMAKE_BUILD_TYPE) are no project's switch
-        return None
+    if switch.startswith(known.reserved) or " " in switch:  # CMake's own variables (CMAKE_BUILD_TYPE) are no
+        return None  # project's switch, nor is `A OR B` one switch (switches.either_switches reads it)
     tokens = switch.split("_")
     for i, token in enumerate(tokens[:-1]):
         if token in known.switch_words:

@@ -48,6 +48,7 @@ from migrate.workloads.switches import (
     Region,
     called_only_under,
     compile_passes,
+    compiled_only_under,
     cuda_build_switch,
     declared_on_detection,
     declared_switches,
@@ -55,6 +56,7 @@ from migrate.workloads.switches import (
     defined_only_under,
     defined_toggles,
     detected_switches,
+    either_switches,
     extend,
     follow_defaults,
     gated_by_build,
@@ -272,7 +274,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         return gated_by_build(facts, regions, loaded) | loaded | wrapped_folders(facts, regions)
 
     chosen = set_only_under(facts, regions, gated_files(), known)
-    extend(regions, defined_only_under(facts, kinds, regions, gated_files()))
+    extend(regions, defined_only_under(facts, kinds, regions, gated_files(), known))
     gated = gated_files()
     unset = never_set(facts, kinds, known)  # each read once from the facts
     stated = follow_defaults(declared_switches(facts), chosen) | declared_on_detection(facts, regions, gated, known)
@@ -284,6 +286,9 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         around = switches_around(regions, gated, f.path, line=f.line)
         for region in around:
             uses.setdefault(region.switch, []).append(f)
+            if " OR " in region.switch:  # `if(A OR B)`: each of its switches is asked about too (either_switches)
+                for name in region.switch.split(" OR "):
+                    uses.setdefault(name, [])
         features = [feature(r.switch, known) for r in around]
         in_feature = any(x is not None and not is_platform(x, known) for x in features)
         if not in_feature and families.load().is_code(f.rule, "c") and optional_root(f.path, known) is None \
@@ -306,12 +311,14 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             switches[name] = (*said, f"{name} is off by default: the default build has none of its code")
             if (named := feature(name, known)) is not None and not is_platform(named, known):
                 off_features.add(name)  # a feature's switch word (REALM_BUILD_CUHOOK), not GGML_CUDA's own name
-        elif outside and not is_platform(turns_on, known):
+        elif outside and not is_platform(turns_on, known) and not name.startswith("_"):  # not _GLIBCXX_USE_CXX11_ABI
             switches[name] = (*said, f"the project's own GPU code builds without {name}")
+    either_switches(regions, gated, switches)
+    gated.update(compiled_only_under(facts, kinds, regions, gated, switches, known))
     extend(regions, quiet_finds(facts, switches, declared, known))
     gate_headers(facts, regions, gated, frozenset(switches))  # headers only optional switches' code includes
     unbuilt = unbuilt_sources(facts, known, builds_cuda=builds_cuda(facts, kinds, findings))
-    carrier = cuda_build_switch(kinds, gated, switches, unbuilt, known)
+    carrier = cuda_build_switch(kinds, gated, switches, unbuilt, known, facts=facts, regions=regions)
     if carrier is not None and extend(regions, compile_passes(regions, carrier, known)):
         for path, r in list(gated.items()):  # a header included only under `#ifdef __CUDACC__` is the switch's too
             if r.switch in known.compile_pass:
