@@ -148,3 +148,32 @@ def test_a_leading_underscore_switch_counts_only_where_the_build_sets_it() -> No
     facts = cmakelists.extract(b"if(CUDA_FOUND)\n  set(_USE_CUDA TRUE)\nendif()\nif(_USE_CUDA)\n  set(X 1)\nendif()\n").facts
     assert ("switch_value", "_USE_CUDA") in {(f.kind, f.name) for f in facts}
     assert "_USE_CUDA" in {f.name for f in facts if f.kind == "switch_branch"}
+
+
+def test_a_cuda_back_end_beside_a_portable_one_on_by_default_is_optional(rulebase) -> None:
+    """ethminer: `option(ETHASHCL ... ON)` adds the OpenCL miner (CLMiner.h includes CL/cl2.hpp), `option(ETHASHCUDA ...
+    ON)` the CUDA one and the `#if ETH_ETHASHCUDA` code of the program: the CUDA miner is one the user turns off."""
+    data = report("cmake_portable_backend_beside", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch ETHASHCUDA"]
+    assert part["class"] == "migration-required"
+    assert part["evidence"][0] == "CMakeLists.txt:5 option(ETHASHCUDA) default ON"
+    assert part["evidence"][1].startswith("ETHASHCL builds a portable back end beside it, on by default: ")
+    for path in ("libethash-cuda/CUDAMiner_cuda.cu", "libethash-cuda/CUDAMiner.cpp", "ethminer/main.cpp"):
+        assert statuses(data, path) == {"optional"}, path
+
+
+@pytest.mark.parametrize(("path", "old", "new"), [
+    # the OpenCL miner off by default: the default build is the CUDA one
+    ("CMakeLists.txt", 'option(ETHASHCL "Build with OpenCL mining" ON)', 'option(ETHASHCL "Build with OpenCL mining" OFF)'),
+    # the other option builds no portable GPU back end (a CPU miner)
+    ("libethash-cl/CLMiner.h", '#include "CL/cl2.hpp"', "#include <vector>"),
+])
+def test_a_cuda_back_end_without_a_portable_default_beside_it_is_required(tmp_path: Path, rulebase, path: str, old: str,
+                                                                          new: str) -> None:
+    tree = edited("cmake_portable_backend_beside", tmp_path, path, old, new)
+    if path.endswith(".h"):
+        (tree / "libethash-cl" / "CL" / "cl2.hpp").unlink()
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert statuses(data, "libethash-cuda/CUDAMiner_cuda.cu") == {""}

@@ -62,6 +62,7 @@ from migrate.workloads.switches import (
     gated_by_build,
     loaded_only_under,
     never_set,
+    portable_backends,
     quiet_finds,
     regions_of,
     set_only_under,
@@ -299,9 +300,17 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     always = {f.name for items in facts.values() for f in items
               if f.kind == "build_switch" and f.text.endswith(f" {ALWAYS_DEFINED}")}
     always |= defined_toggles(facts) | defined_by_build(facts, kinds, regions, gated)
+    portable = portable_backends(facts, regions, gated, declared, known)
     for name in sorted(n for n in set(uses) - always  # not CMAKE_BUILD_TYPE, but CMAKE_CUDA_COMPILER
                        if not n.startswith(known.reserved) or detection(n, known)):
         where, default = declared.get(name, ("", ""))
+        beside = next((other for other in sorted(portable) if other != name), None)
+        if where and beside is not None and name not in portable and default.upper() in known.on \
+                and _builds_cuda_code(uses[name], known):
+            # an option the user may turn off, beside a portable back end on by default: the CUDA one is an alternative
+            switches[name] = (f"{where} default {default}", f"{beside} builds a portable back end beside it, on by "
+                              f"default: {portable[beside]}")
+            continue
         # a switch declared off by default without a switch word (`-DGROUPED_GEMM_CUTLASS` on an opt-in) turns on itself
         turns_on = feature(name, known) or (name if where and off_by_default(default, known) else None)
         if turns_on is None:
@@ -338,6 +347,12 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         off_features=frozenset(off_features),
                         runtime_scopes=alternative_runtime_scopes(facts, known), known=known)
     return replace(project, images=_images_of_optional_builds(project, kinds, findings))
+
+
+def _builds_cuda_code(found: Sequence[Finding], known: Words) -> bool:
+    """Whether a switch's findings hold CUDA code of the project's own (outside optional folders) that needs a port."""
+    return any(families.load().is_code(f.rule, "c") and optional_root(f.path, known) is None
+               and class_rank(f.migration_class) >= class_rank("migration-required") for f in found)
 
 
 LOADER_KINDS = frozenset({"python", "notebook"})  # code that can read a .cu file and compile it at run time

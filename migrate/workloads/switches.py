@@ -542,6 +542,24 @@ def compiled_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str,
             and named_by.get(path) == {"cmake"} and not any(p in gated for p in prefixes(path))}
 
 
+def portable_backends(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
+                      gated: Mapping[str, Region], declared: Mapping[str, tuple[str, str]], known: Words) -> dict[str, str]:
+    """Options on by default whose code (a branch, or a file or folder only the branch adds) includes the header of a GPU
+    interface AMD GPUs run too (rules/workloads/optional.yaml `portable_backends`): option -> where. Folders a
+    package does not need are left out (a test's OpenCL include is no back end)."""
+    out: dict[str, str] = {}
+    for path in sorted(facts):
+        if optional_root(path, known) is not None:
+            continue
+        for f in facts[path]:
+            if f.kind != "include" or f.name not in known.portable_headers:
+                continue
+            for r in switches_around(regions, gated, path, line=f.line):
+                if r.switch in declared and declared[r.switch][1].upper() in known.on:
+                    out.setdefault(r.switch, f"{path}:{f.line} includes {f.name} (built under {r.path}:{r.start} {r.text})")
+    return out
+
+
 def either_switches(regions: dict[str, tuple[Region, ...]], gated: dict[str, Region],
                     switches: Mapping[str, tuple[str, ...]]) -> None:
     """A branch on `A OR B` of switches (extract/text/cmakelists.py EITHER) is on when any of them is: it is the
