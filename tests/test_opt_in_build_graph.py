@@ -40,7 +40,11 @@ def test_a_one_word_option_off_by_default_gates_its_sources(rulebase) -> None:
 
 
 def test_a_one_word_option_on_by_default_is_required(tmp_path: Path, rulebase) -> None:
+    """The CUDA API picked by default and the OpenCL one off (with OpenCL on too, the OpenCL back end is a portable
+    default beside it: test_a_cuda_back_end_beside_a_portable_one_on_by_default_is_optional)."""
     tree = edited("cmake_word_option", tmp_path, "CMakeLists.txt", 'API (beta)" OFF)', 'API (beta)" ON)')
+    cmake = tree / "CMakeLists.txt"
+    cmake.write_text(cmake.read_text().replace('OpenCL API (default)" ON)', 'OpenCL API (default)" OFF)'))
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert statuses(data, "src/clblast_cuda.cpp") == {""}
