@@ -62,7 +62,9 @@ def _gated_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
     include of a header's unbuilt companion source (`_unbuilt_companions`) does not count: it goes with the header."""
     by_name: dict[str, list[str]] = {}
     for path in facts:
-        if path.endswith(HEADER_SUFFIXES) and path not in gated:
+        # with `optional`, a header gated by a switch that is none of them is looked at again: its includes may sit in
+        # an optional switch's code too (`#if defined(VEXCL_BACKEND_CUDA)`, a macro defined only where a detection is)
+        if path.endswith(HEADER_SUFFIXES) and (path not in gated or (optional and gated[path].switch not in optional)):
             by_name.setdefault(posixpath.basename(path), []).append(path)
     seen: dict[str, list[list[Region]]] = {}
     for path, items in facts.items():
@@ -70,7 +72,9 @@ def _gated_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
             if f.kind != "include" or posixpath.basename(f.name) not in by_name:
                 continue
             local = join(posixpath.dirname(path), f.name)
-            found = [p for p in by_name[posixpath.basename(f.name)] if p == local or p.endswith("/" + f.name)]
+            # an include path from the project's top (`<vexcl/backend/cuda.hpp>` in vexcl/backend.hpp) names that file
+            found = [p for p in by_name[posixpath.basename(f.name)]
+                     if p in (local, f.name) or p.endswith("/" + f.name)]
             header = local if local in found else max(found, key=lambda p: len(posixpath.commonprefix([p, path])),
                                                       default=None)
             if header is not None and header != path and companions.get(path) != header:
@@ -78,10 +82,11 @@ def _gated_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
     out: dict[str, Region] = {}
     for header, sites in seen.items():
         common = set.intersection(*({r.switch for r in site} for site in sites))
-        first = next((r for r in sites[0] if r.switch in common), None)
+        first = next((r for r in sites[0] if r.switch in common and r.switch in optional), None) \
+            or next((r for r in sites[0] if r.switch in common), None)
         if first is None and optional and all(any(r.switch in optional for r in site) for site in sites):
             first = next(r for r in sites[0] if r.switch in optional)
-        if first is not None:
+        if first is not None and gated.get(header) != first:
             out[header] = first
     return out
 

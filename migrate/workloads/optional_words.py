@@ -14,7 +14,7 @@ from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
 
 SECTIONS = ("folders", "scratch_folders", "unused_folders", "switches", "detection", "compile_pass", "templates",
-            "alternative_runtimes")
+            "alternative_runtimes", "portable_backends")
 
 
 class DataError(ValueError):
@@ -44,6 +44,7 @@ class Words:
     portable_runtimes: frozenset[str] = frozenset()  # runtimes that run on other GPUs or the CPU (onnxruntime)
     cuda_genex: tuple[str, ...] = ()  # generator expressions true only for CUDA sources (COMPILE_LANGUAGE:CUDA)
     unused: frozenset[str] = frozenset()  # folder names of code no longer used (unused, legacy), lower case
+    portable_headers: frozenset[str] = frozenset()  # headers of GPU interfaces AMD GPUs run (CL/cl.h, vulkan/vulkan.h)
 
 
 @lru_cache(maxsize=4)
@@ -78,6 +79,7 @@ def words(directory: Path | None = None) -> Words:
                  test_files=tuple(names("folders", "test_files")),
                  nvidia_runtimes=frozenset(n.lower() for n in names("alternative_runtimes", "nvidia_only")),
                  portable_runtimes=frozenset(n.lower() for n in names("alternative_runtimes", "portable")),
+                 portable_headers=frozenset(names("portable_backends", "headers")),
                  detected=frozenset([f"{n.upper()}_FOUND" for n in names("detection", "packages")]
                                     + [n.upper() for n in names("detection", "variables")]))
 
@@ -201,8 +203,8 @@ def _first_word(name: str) -> str:
 def feature(switch: str, known: Words) -> str | None:
     """What a switch turns on (USE_CUDNN -> CUDNN, CAFFE_WITH_NCCL -> NCCL, GGML_USE_CUDA -> CUDA,
     X_CUTLASS_ENABLED -> X_CUTLASS), or None when the name has no switch word."""
-    if switch.startswith(known.reserved):  # CMake's own variables (CMAKE_BUILD_TYPE) are no project's switch
-        return None
+    if switch.startswith(known.reserved) or " " in switch:  # CMake's own variables (CMAKE_BUILD_TYPE) are no
+        return None  # project's switch, nor is `A OR B` one switch (switches.either_switches reads it)
     tokens = switch.split("_")
     for i, token in enumerate(tokens[:-1]):
         if token in known.switch_words:

@@ -50,6 +50,7 @@ from migrate.workloads.switches import (
     Region,
     called_only_under,
     compile_passes,
+    compiled_only_under,
     cuda_build_switch,
     declared_on_detection,
     declared_switches,
@@ -57,11 +58,13 @@ from migrate.workloads.switches import (
     defined_only_under,
     defined_toggles,
     detected_switches,
+    either_switches,
     extend,
     follow_defaults,
     gated_by_build,
     loaded_only_under,
     never_set,
+    portable_backends,
     quiet_finds,
     regions_of,
     set_only_under,
@@ -276,7 +279,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         return gated_by_build(facts, regions, loaded) | loaded | wrapped_folders(facts, regions)
 
     chosen = set_only_under(facts, regions, gated_files(), known)
-    extend(regions, defined_only_under(facts, kinds, regions, gated_files()))
+    extend(regions, defined_only_under(facts, kinds, regions, gated_files(), known))
     gated = gated_files()
     unset = never_set(facts, kinds, known)  # each read once from the facts
     stated = follow_defaults(declared_switches(facts), chosen) | declared_on_detection(facts, regions, gated, known)
@@ -288,6 +291,9 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         around = switches_around(regions, gated, f.path, line=f.line)
         for region in around:
             uses.setdefault(region.switch, []).append(f)
+            if " OR " in region.switch:  # `if(A OR B)`: each of its switches is asked about too (either_switches)
+                for name in region.switch.split(" OR "):
+                    uses.setdefault(name, [])
         features = [feature(r.switch, known) for r in around]
         in_feature = any(x is not None and not is_platform(x, known) for x in features)
         if not in_feature and families.load().is_code(f.rule, "c") and optional_root(f.path, known) is None \
@@ -298,9 +304,17 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     always = {f.name for items in facts.values() for f in items
               if f.kind == "build_switch" and f.text.endswith(f" {ALWAYS_DEFINED}")}
     always |= defined_toggles(facts) | defined_by_build(facts, kinds, regions, gated)
+    portable = portable_backends(facts, regions, gated, declared, known)
     for name in sorted(n for n in set(uses) - always  # not CMAKE_BUILD_TYPE, but CMAKE_CUDA_COMPILER
                        if not n.startswith(known.reserved) or detection(n, known)):
         where, default = declared.get(name, ("", ""))
+        beside = next((other for other in sorted(portable) if other != name), None)
+        if where and beside is not None and name not in portable and default.upper() in known.on \
+                and _builds_cuda_code(uses[name], known):
+            # an option the user may turn off, beside a portable back end on by default: the CUDA one is an alternative
+            switches[name] = (f"{where} default {default}", f"{beside} builds a portable back end beside it, on by "
+                              f"default: {portable[beside]}")
+            continue
         # a switch declared off by default without a switch word (`-DGROUPED_GEMM_CUTLASS` on an opt-in) turns on itself
         turns_on = feature(name, known) or (name if where and off_by_default(default, known) else None)
         if turns_on is None:
@@ -310,12 +324,14 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             switches[name] = (*said, f"{name} is off by default: the default build has none of its code")
             if (named := feature(name, known)) is not None and not is_platform(named, known):
                 off_features.add(name)  # a feature's switch word (REALM_BUILD_CUHOOK), not GGML_CUDA's own name
-        elif outside and not is_platform(turns_on, known):
+        elif outside and not is_platform(turns_on, known) and not name.startswith("_"):  # not _GLIBCXX_USE_CXX11_ABI
             switches[name] = (*said, f"the project's own GPU code builds without {name}")
+    either_switches(regions, gated, switches)
+    gated.update(compiled_only_under(facts, kinds, regions, gated, switches, known))
     extend(regions, quiet_finds(facts, switches, declared, known))
     gate_headers(facts, regions, gated, frozenset(switches))  # headers only optional switches' code includes
     unbuilt = unbuilt_sources(facts, known, builds_cuda=builds_cuda(facts, kinds, findings))
-    carrier = cuda_build_switch(kinds, gated, switches, unbuilt, known)
+    carrier = cuda_build_switch(kinds, gated, switches, unbuilt, known, facts=facts, regions=regions)
     if carrier is not None and extend(regions, compile_passes(regions, carrier, known)):
         for path, r in list(gated.items()):  # a header included only under `#ifdef __CUDACC__` is the switch's too
             if r.switch in known.compile_pass:
@@ -335,6 +351,12 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         off_features=frozenset(off_features),
                         runtime_scopes=alternative_runtime_scopes(facts, known), known=known)
     return replace(project, images=_images_of_optional_builds(project, kinds, findings))
+
+
+def _builds_cuda_code(found: Sequence[Finding], known: Words) -> bool:
+    """Whether a switch's findings hold CUDA code of the project's own (outside optional folders) that needs a port."""
+    return any(families.load().is_code(f.rule, "c") and optional_root(f.path, known) is None
+               and class_rank(f.migration_class) >= class_rank("migration-required") for f in found)
 
 
 LOADER_KINDS = frozenset({"python", "notebook"})  # code that can read a .cu file and compile it at run time

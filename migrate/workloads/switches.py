@@ -148,17 +148,32 @@ def _build_defines(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]
 
 
 def defined_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
-                        regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region]) -> list[Region]:
+                        regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region],
+                        known: Words | None = None) -> list[Region]:
     """A macro the build defines (`add_definitions(-DX)`, `target_compile_definitions(t X)`, make's
     `CXXFLAGS += -DX`) only in one switch's branch, and no source #defines, is on exactly when that switch is:
     its `#ifdef X` branches are that switch's branches too. A build file of a folder the build adds only in a
-    switch's branch (`gated`) defines it only under that switch too."""
+    switch's branch (`gated`) defines it only under that switch too. With `known`, branches on different
+    detections of NVIDIA's toolkit count as one (ddemidov/vexcl 1bfbcb33 CMakeLists.txt:166 and :183 define
+    VEXCL_BACKEND_CUDA under `if (CUDA_FOUND)` on old CMake and `if (CUDAToolkit_FOUND)` on new: both are true only
+    where the toolkit is installed)."""
     sites: dict[str, list[list[Region]]] = {}
     for path, added_by, f, macro in _build_defines(facts, kinds, gated):
         sites.setdefault(macro, []).append(around(regions, path, f.line) + added_by)
     defined = {f.name for items in facts.values() for f in items if f.kind == "defined"}
+    # a detection a find_package(X REQUIRED) makes always true is no opt-in (as in detected_switches)
+    required = {f.name.partition(":")[2].upper() + "_FOUND" for items in facts.values() for f in items
+                if f.kind == "cmake" and f.name.startswith("find_package:") and f.text.endswith(" REQUIRED)")}
+
+    def branch_of(sites: list[list[Region]]) -> Region | None:
+        if (branch := common_switch(sites)) is not None or known is None:
+            return branch
+        found = [next((r for r in site if detection(r.switch, known) and r.switch.upper() not in required), None)
+                 for site in sites]
+        return found[0] if found and all(r is not None for r in found) else None
+
     by_macro = {macro: branch for macro, around in sites.items()
-                if macro not in defined and (branch := common_switch(around)) is not None and branch.switch != macro}
+                if macro not in defined and (branch := branch_of(around)) is not None and branch.switch != macro}
     return [Region(r.path, r.start, r.end, branch.switch,
                     f"{r.text} ({r.switch} is defined only in {branch.path}:{branch.start} {branch.text})")
             for items in regions.values() for r in items if (branch := by_macro.get(r.switch)) is not None]
@@ -306,7 +321,7 @@ def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], kno
             continue
         for f in facts[path]:
             if f.kind == "switch_branch" and f.name not in set_names and f.name not in out \
-                    and " STREQUAL " not in f.text \
+                    and " STREQUAL " not in f.text and " " not in f.name \
                     and not any(fnmatch.fnmatchcase(f.name, shape) for shape in shapes) \
                     and not f.name.startswith(known.reserved) \
                     and any(word in known.request_words for word in f.name.split("_")[:-1]):
@@ -453,10 +468,16 @@ def defined_toggles(facts: Mapping[str, Sequence[Fact]]) -> set[str]:
 
 
 def cuda_build_switch(kinds: Mapping[str, str], gated: Mapping[str, Region], switches: Mapping[str, tuple[str, ...]],
-                       unbuilt: Mapping[str, str], known: Words) -> str | None:
+                       unbuilt: Mapping[str, str], known: Words, *,
+                       facts: Mapping[str, Sequence[Fact]] | None = None,
+                       regions: Mapping[str, tuple[Region, ...]] | None = None) -> str | None:
     """The optional switch the project's CUDA translation units are built under, when every one of them (outside
     folders a package does not need, and sources no build compiles) is built only under an optional switch: then
-    nothing but that switch's build runs nvcc. None when any is required, or there is none."""
+    nothing but that switch's build runs nvcc. None when any is required, or there is none. A project with no
+    required CUDA translation unit whose CMake enables the CUDA language (`enable_language(CUDA)`, `project(... CUDA)`)
+    only under optional switches has that switch too: CMake's CUDA settings take effect only where the language is
+    enabled (NVIDIAGameWorks/Falcor eb540f67 CMakeLists.txt:129 sets CMAKE_CUDA_ARCHITECTURES, :137 enables CUDA only
+    under `if(CMAKE_CUDA_COMPILER)` after check_language(CUDA))."""
     counts: dict[str, int] = {}
     for path in sorted(kinds):
         if not path.endswith(CUDA_UNITS) or optional_root(path, known) is not None or path in unbuilt:
@@ -465,7 +486,94 @@ def cuda_build_switch(kinds: Mapping[str, str], gated: Mapping[str, Region], swi
         if not on:
             return None
         counts[on[0]] = counts.get(on[0], 0) + 1
+    if not counts and facts is not None and regions is not None:
+        return language_switch(facts, regions, gated, switches, known)
     return max(counts, key=lambda name: (counts[name], name)) if counts else None
+
+
+def language_switch(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
+                    gated: Mapping[str, Region], switches: Mapping[str, tuple[str, ...]], known: Words) -> str | None:
+    """The optional switch every place the project's CMake enables the CUDA language (outside optional folders) sits
+    under, or None (none enables it, or one does outside every optional switch)."""
+    sites = [[r for r in switches_around(regions, gated, path, line=f.line) if r.switch in switches]
+             for path, items in facts.items() if optional_root(path, known) is None
+             for f in items if f.kind == "cmake" and f.name == "language:CUDA"]
+    branch = common_switch(sites)
+    return branch.switch if branch is not None else None
+
+
+# The commands that compile CUDA sources in CMake: FindCUDA's cuda_add_library()/cuda_add_executable()/cuda_compile()
+# (https://cmake.org/cmake/help/latest/module/FindCUDA.html), besides the CUDA language itself (language:CUDA facts:
+# project(... CUDA), enable_language(CUDA)); a plain add_library() of a .cu file compiles it only where that language is on.
+CUDA_COMPILE_COMMANDS = frozenset({"cuda_add_library", "cuda_add_executable", "cuda_compile", "cuda_compile_ptx",
+                                   "cuda_compile_fatbin", "cuda_compile_cubin"})
+
+
+def compiled_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
+                        regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region],
+                        switches: Mapping[str, tuple[str, ...]], known: Words) -> dict[str, Region]:
+    """CUDA translation units that only CMake names, in a project that compiles CUDA with FindCUDA's cuda_add_*
+    commands and whose every way of compiling CUDA (those commands, the CUDA language enabled) sits in one optional
+    switch's branch: those sources are compiled only when that switch is on, even where an unconditional source list
+    names them (zhihu/cuBERT
+    CMakeLists.txt:89-106 lists the .cu files beside the .cpp ones; :109-115 `if (cuBERT_ENABLE_GPU)
+    cuda_add_library(...) else() add_library(...)`, and the CUDA language is never enabled). path -> that branch."""
+    found = [(path, f) for path, items in facts.items() if kinds.get(path) == "cmake" and optional_root(path, known) is None
+             for f in items if f.kind == "cmake" and (f.name == "language:CUDA"
+                                                      or (f.role == "command" and f.name in CUDA_COMPILE_COMMANDS))]
+    # FindCUDA's shape only: where the build compiles CUDA as a language, a .cu file in a plain target outside the
+    # branch is meant to be compiled by it (a CPU library listing a .cu file is required code, not an opt-in)
+    if not any(f.name in CUDA_COMPILE_COMMANDS for _, f in found):
+        return {}
+    branch = common_switch([[r for r in switches_around(regions, gated, path, line=f.line) if r.switch in switches]
+                            for path, f in found])
+    if branch is None:
+        return {}
+    files = frozenset(facts)
+    named_by: dict[str, set[str]] = {}
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "build_source":
+                for name in named_files(path, f, files):
+                    named_by.setdefault(name, set()).add(kinds.get(path, ""))
+    why = Region(branch.path, branch.start, branch.end, branch.switch,
+                 f"{branch.text} (the project compiles CUDA only in this branch)")
+    return {path: why for path in sorted(kinds) if path.endswith(CUDA_UNITS) and optional_root(path, known) is None
+            and named_by.get(path) == {"cmake"} and not any(p in gated for p in prefixes(path))}
+
+
+def portable_backends(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
+                      gated: Mapping[str, Region], declared: Mapping[str, tuple[str, str]], known: Words) -> dict[str, str]:
+    """Options on by default whose code (a branch, or a file or folder only the branch adds) includes the header of a GPU
+    interface AMD GPUs run too (rules/workloads/optional.yaml `portable_backends`): option -> where. Folders a
+    package does not need are left out (a test's OpenCL include is no back end)."""
+    out: dict[str, str] = {}
+    for path in sorted(facts):
+        if optional_root(path, known) is not None:
+            continue
+        for f in facts[path]:
+            if f.kind != "include" or f.name not in known.portable_headers:
+                continue
+            for r in switches_around(regions, gated, path, line=f.line):
+                if r.switch in declared and declared[r.switch][1].upper() in known.on:
+                    out.setdefault(r.switch, f"{path}:{f.line} includes {f.name} (built under {r.path}:{r.start} {r.text})")
+    return out
+
+
+def either_switches(regions: dict[str, tuple[Region, ...]], gated: dict[str, Region],
+                    switches: Mapping[str, tuple[str, ...]]) -> None:
+    """A branch on `A OR B` of switches (extract/text/cmakelists.py EITHER) is on when any of them is: it is the
+    first one's optional part when every one of them is optional, and stays no switch's otherwise (one of them on by
+    default builds it by default)."""
+    def resolved(r: Region) -> Region:
+        names = r.switch.split(" OR ")
+        if len(names) < 2 or not all(n in switches for n in names):
+            return r
+        return Region(r.path, r.start, r.end, names[0], f"{r.text} (each of {', '.join(names)} is optional)")
+    for path, items in regions.items():
+        regions[path] = tuple(resolved(r) for r in items)
+    for name, r in gated.items():
+        gated[name] = resolved(r)
 
 
 def compile_passes(regions: Mapping[str, tuple[Region, ...]], carrier: str, known: Words) -> list[Region]:

@@ -321,11 +321,11 @@ def _switch_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> N
     toggles = guards.commented_toggles(ctx.source) if chains else frozenset()
     tested: set[str] = set()
     for _, chain in chains:
-        negated = guards.else_switch(chain)
+        negated = guards.else_switches(chain)
         for cond, positive, start, end in chain:
             named = guards.toggle_names(cond, positive, toggles)
             tested.update(named)
-            for name in [*guards.switch_names(cond, positive), *named] or ([negated] if negated and not cond else []):
+            for name in [*guards.switch_names(cond, positive), *named] or (negated if not cond else []):
                 line_end = ctx.source.find(b"\n", start)
                 directive = ctx.source[start:line_end if line_end >= 0 else end].decode("utf-8", "replace")
                 ctx.add_span("switch_branch", name, start, end, text=directive.strip()[:120])

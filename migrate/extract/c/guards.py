@@ -64,8 +64,16 @@ SWITCH_NAME = re.compile(rf"^{SWITCH}$")
 PREDEFINED_NAME = re.compile(r"^__[A-Z][A-Z0-9_]*__$")
 
 
+# A project's switch spelled with one leading underscore (cdcseacave/openMVS 5c6ab5a9 build/Templates/ConfigLocal.h.in:54
+# `#cmakedefine _USE_CUDA`, a variable its CMakeLists.txt:158 sets TRUE only under `if(CUDA_FOUND)`; sources test
+# `#ifdef _USE_CUDA`): kept as a switch's branch. workloads/parts.py counts such a name only where the project's build
+# declares or sets it, so a compiler's or a library's own (_MSC_VER, _GLIBCXX_USE_CXX11_ABI) is never a switch.
+UNDERSCORED_SWITCH_NAME = re.compile(rf"^_{SWITCH}$")
+
+
 def _switch_like(name: str) -> bool:
-    return bool(SWITCH_NAME.match(name) or PREDEFINED_NAME.match(name)) and not _hip_name(name)
+    return bool(SWITCH_NAME.match(name) or UNDERSCORED_SWITCH_NAME.match(name) or PREDEFINED_NAME.match(name)) \
+        and not _hip_name(name)
 SWITCH_TERM = re.compile(r"^\(*\s*(?:defined\s*\(\s*([A-Za-z_]\w*)\s*\)|defined\s+([A-Za-z_]\w*)|([A-Za-z_]\w*))\s*\)*$")
 
 
@@ -102,14 +110,25 @@ def switch_names(condition: str, positive: bool) -> list[str]:
     return out
 
 
-def else_switch(chain: list[tuple[str, bool, int, int]]) -> str:
-    """The switch an `#else` is taken on: X of `#ifndef X` / `#if !defined(X)` followed by a plain `#else`
-    (grouped_gemm's `#if !defined(GROUPED_GEMM_CUTLASS)` cuBLAS path `#else` CUTLASS path), or ""."""
+def else_switches(chain: list[tuple[str, bool, int, int]]) -> list[str]:
+    """The switches an `#else` is taken on: X of `#ifndef X` / `#if !defined(X)` followed by a plain `#else`
+    (grouped_gemm's `#if !defined(GROUPED_GEMM_CUTLASS)` cuBLAS path `#else` CUTLASS path), and each of A, B of
+    `#if !defined(A) || !defined(B)` (its `#else` is taken on A && B: ddemidov/vexcl 1bfbcb33 vexcl/spmat.hpp:259
+    `#if !defined(VEXCL_BACKEND_CUDA) || !defined(VEXCL_USE_CUSPARSE)` ... `#else` includes the cuSPARSE headers)."""
     if len(chain) != 2 or chain[1][0] or chain[0][1]:
-        return ""
-    m = SWITCH_TERM.match(chain[0][0].strip().lstrip("!").strip())
-    name = next((g for g in m.groups() if g), "") if m else ""
-    return name if _switch_like(name) else ""
+        return []
+    terms = chain[0][0].split("||")
+    out = []
+    for term in terms:
+        term = term.strip()
+        if not term.startswith("!") and len(terms) > 1:
+            return []
+        m = SWITCH_TERM.match(term.lstrip("!").strip())
+        name = next((g for g in m.groups() if g), "") if m else ""
+        if not _switch_like(name):
+            return []
+        out.append(name)
+    return out
 
 
 def _negated(condition: str) -> bool:

@@ -8,7 +8,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 
-from migrate.extract.c.guards import SWITCH_NAME
+from migrate.extract.c.guards import SWITCH_NAME, UNDERSCORED_SWITCH_NAME
 from migrate.extract.text import repositories
 from migrate.extract.text.lines import fact, finish, flags
 from migrate.extract.text.rocm_path import HIP_IDENT
@@ -314,6 +314,28 @@ FOUND_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*_FOUND$")
 GLOB_KEYWORDS = frozenset({"LIST_DIRECTORIES", "CONFIGURE_DEPENDS", "FOLLOW_SYMLINKS", "RELATIVE"})
 
 
+# A one-word variable an if() tests (`if(CUDA)`, `elseif(CUBLAS)`: CNugteren/CLBlast eeff2514 CMakeLists.txt:62
+# `option(CUDA "Build CLBlast with a CUDA API (beta)" OFF)`, :296 `elseif(CUDA)` adds src/clblast_cuda.cpp): a branch
+# on it is kept as a switch's branch; whether it is one is what the project declares (an option() off by default:
+# workloads/parts.py), so CMake's platform variables (WIN32, MSVC) never become one. if()'s constants are left out.
+WORD_NAME = re.compile(r"^[A-Z][A-Z0-9]+$")
+# CMake variables are case-sensitive names a project spells its own way: `option(cuBERT_ENABLE_GPU "Enable GPU support"
+# OFF)` (zhihu/cuBERT CMakeLists.txt:10), `SET(OpenMVS_USE_CUDA ON CACHE BOOL ...)` (cdcseacave/openMVS CMakeLists.txt:24).
+# A branch on such a name is kept too; what it is, is again what the project declares.
+MIXED_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+$")
+CONSTANTS = frozenset({"ON", "OFF", "TRUE", "FALSE", "YES", "NO", "NOTFOUND", "IGNORE"})
+# `if(A OR B)` of plain switches: on when any is, so off by default only when every one is. Kept as one branch named
+# by the switches joined with " OR " (TENGINE_ENABLE_CUDA OR TENGINE_ENABLE_TENSORRT: OAID/Tengine c73708ce
+# cmake/cuda.cmake:22); workloads/parts.py gives it the first one's part when all of them are optional.
+EITHER = " OR "
+
+
+def _switch_word(text: str) -> bool:
+    return bool(SWITCH_NAME.match(text) or UNDERSCORED_SWITCH_NAME.match(text) or FOUND_NAME.match(text)
+                or MIXED_NAME.match(text)
+                or (WORD_NAME.match(text) and text not in CONSTANTS and text not in CONDITION_KEYWORDS))
+
+
 def _condition(args: tuple[Argument, ...]) -> tuple[str, list[str]]:
     """The back end ("hip", "cuda" or "") and the switches a positive branch of if(...) is taken on."""
     texts = [a.text for a in args]
@@ -327,9 +349,13 @@ def _condition(args: tuple[Argument, ...]) -> tuple[str, list[str]]:
             backend = "cuda"
             break
     if "OR" in texts:
-        return backend, []
+        either = texts[::2]
+        if backend or len(args) % 2 == 0 or any(t != "OR" for t in texts[1::2]) or any(a.quoted for a in args) \
+                or not all(_switch_word(t) and not HIP_IDENT.fullmatch(t) for t in either):
+            return backend, []
+        return backend, [EITHER.join(either)]
     switches = [a.text for i, a in enumerate(args) if not a.quoted and a.text not in CONDITION_KEYWORDS
-                and (SWITCH_NAME.match(a.text) or FOUND_NAME.match(a.text))
+                and _switch_word(a.text)
                 and not HIP_IDENT.fullmatch(a.text) and (i == 0 or texts[i - 1] not in ("NOT", *COMPARISONS))
                 and (i + 1 == len(args) or texts[i + 1] not in COMPARISONS)]
     return backend, switches + [name for name, _, _ in _value_switches(args)]
@@ -457,7 +483,9 @@ def _switch_value(command: Command, where: _Positions) -> list[Fact]:
     """set(X_ENABLED ON): a constant the build gives a variable here (workloads/switches.py reads which branches
     set it to a true one)."""
     args = command.arguments
-    if command.name != "set" or len(args) not in (2, 3) or not SWITCH_NAME.match(args[0].text) or args[0].quoted \
+    if command.name != "set" or len(args) not in (2, 3) or args[0].quoted \
+            or not (SWITCH_NAME.match(args[0].text) or UNDERSCORED_SWITCH_NAME.match(args[0].text)
+                    or MIXED_NAME.match(args[0].text)) \
             or args[1].quoted or not PLAIN_VALUE.match(args[1].text) or (len(args) == 3 and args[2].text != "PARENT_SCOPE"):
         return []
     line, col = where(command.start)
