@@ -88,3 +88,15 @@ def test_a_switch_the_build_defines_is_compiled_though_a_header_comments_it_out(
     cmake.write_text(cmake.read_text() + "add_definitions(-DWITH_CUDA)\n")
     data = scanned(tree, rulebase)
     assert {f["status"] for f in data["findings"] if f["path"] == "src/hierarchy.cpp"} == {""}
+
+
+def test_an_option_of_the_build_outranks_a_define_a_header_comments_out(tmp_path: Path, rulebase) -> None:
+    """Near miss: CMake declares `option(WITH_CUDA ... ON)` and defines the macro under it; a header's
+    `// #define WITH_CUDA` (sorted first by path) declares nothing."""
+    tree = shutil.copytree(CASES / "config_header_toggle", tmp_path / "quadriflow")
+    (tree / "APIConfig.h").write_text((tree / "src" / "config.hpp").read_text())
+    cmake = tree / "CMakeLists.txt"
+    cmake.write_text(cmake.read_text() + 'option(WITH_CUDA "CUDA" ON)\nif (WITH_CUDA)\n    add_definitions(-DWITH_CUDA)\n'
+                     "endif()\n")
+    data = scanned(tree, rulebase)
+    assert {f["status"] for f in data["findings"] if f["path"] == "src/hierarchy.cpp"} == {""}
