@@ -127,6 +127,26 @@ def test_a_build_that_can_compile_the_file_keeps_it_required(change: str, tmp_pa
     assert statuses(data, "src/vkgs/engine/interop/") == {""}
 
 
+def test_a_cuda_source_beside_those_a_make_pattern_lists_is_built_by_nothing(rulebase) -> None:
+    """libSTARK's algebra/FFT: the Makefile compiles `$(shell ls src/*.cpp)`; GPU_FFT.cu beside them (and the header
+    only it includes) is compiled by no build of the project."""
+    data = scanned(OPTIONAL / "make_shell_ls", rulebase)
+    assert part_roots(data) == {"src/GPU_FFT.cu (built by nothing)", "src/GPU_FFT.cuh (built by nothing)"}
+    assert statuses(data, "src/") == {"optional"}
+    assert {w["class"] for w in data["workloads"]} == {"native"}
+
+
+@pytest.mark.parametrize("line", ["SRCS:= $(shell ls src/*.cpp src/*.cu)",  # the pattern lists it
+                                  "CU_SRCS:= $(shell ls src/*.cu)"])  # another list of the Makefile names it
+def test_a_cuda_source_a_make_pattern_lists_is_built(line: str, tmp_path: Path, rulebase) -> None:
+    tree = copy(OPTIONAL / "make_shell_ls", tmp_path)
+    makefile = tree / "Makefile"
+    makefile.write_text(makefile.read_text() + line + "\n")
+    data = scanned(tree, rulebase)
+    assert not any("built by nothing" in r for r in part_roots(data))
+    assert statuses(data, "src/GPU_FFT.cu") == {""}
+
+
 # --- evaluation and experiment folders (MInference) ---
 
 def test_evaluation_servers_are_an_optional_part_not_the_package(rulebase) -> None:

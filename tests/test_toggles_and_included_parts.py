@@ -69,3 +69,34 @@ def test_a_header_only_librarys_headers_are_not_optional_for_its_tests(tmp_path:
     (tree / "tests" / "test_table.cu").write_text('#include "../include/table.cuh"\nint main() { clear(nullptr); }\n')
     data = scanned(tree, rulebase)
     assert {f["status"] for f in data["findings"] if f["path"] == "include/table.cuh"} == {""}
+
+
+def test_a_switch_left_commented_out_in_the_config_header_is_off_by_default(rulebase) -> None:
+    """QuadriFlow: the CUDA lines of built sources sit under `#ifdef WITH_CUDA`, and the one definition of WITH_CUDA
+    is commented out in the config header they include (src/config.hpp:7); CMake never passes it."""
+    data = scanned(CASES / "config_header_toggle", rulebase)
+    assert {f["status"] for f in data["findings"] if f["path"] == "src/hierarchy.cpp"} == {"optional"}
+    [part] = [p for w in data["workloads"] for p in w["optional_parts"] if p["root"] == "build switch WITH_CUDA"]
+    assert part["evidence"][0] == "src/config.hpp:7 commented-out-define(WITH_CUDA) default 0"
+    assert {w["class"] for w in data["workloads"]} == {"native"}
+
+
+def test_a_switch_the_build_defines_is_compiled_though_a_header_comments_it_out(tmp_path: Path, rulebase) -> None:
+    """Near miss: CMake passes -DWITH_CUDA, so the commented-out line in the header turns nothing off."""
+    tree = shutil.copytree(CASES / "config_header_toggle", tmp_path / "quadriflow")
+    cmake = tree / "CMakeLists.txt"
+    cmake.write_text(cmake.read_text() + "add_definitions(-DWITH_CUDA)\n")
+    data = scanned(tree, rulebase)
+    assert {f["status"] for f in data["findings"] if f["path"] == "src/hierarchy.cpp"} == {""}
+
+
+def test_an_option_of_the_build_outranks_a_define_a_header_comments_out(tmp_path: Path, rulebase) -> None:
+    """Near miss: CMake declares `option(WITH_CUDA ... ON)` and defines the macro under it; a header's
+    `// #define WITH_CUDA` (sorted first by path) declares nothing."""
+    tree = shutil.copytree(CASES / "config_header_toggle", tmp_path / "quadriflow")
+    (tree / "APIConfig.h").write_text((tree / "src" / "config.hpp").read_text())
+    cmake = tree / "CMakeLists.txt"
+    cmake.write_text(cmake.read_text() + 'option(WITH_CUDA "CUDA" ON)\nif (WITH_CUDA)\n    add_definitions(-DWITH_CUDA)\n'
+                     "endif()\n")
+    data = scanned(tree, rulebase)
+    assert {f["status"] for f in data["findings"] if f["path"] == "src/hierarchy.cpp"} == {""}

@@ -447,14 +447,17 @@ def declared_on_detection(facts: Mapping[str, Sequence[Fact]], regions: Mapping[
 
 
 def declared_switches(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[str, str]]:
-    """Switch -> (where it is declared, its default) from CMake option() and the like."""
+    """Switch -> (where it is declared, its default) from CMake option() and the like. A `// #define X` left
+    commented out (a config header's) yields to any other declaration of X (an option(), a make assignment)."""
     out: dict[str, tuple[str, str]] = {}
+    commented: dict[str, tuple[str, str]] = {}
     for path in sorted(facts):
         for f in facts[path]:
             if f.kind == "build_switch" and f.name not in out:
                 default, _, command = f.text.partition(" ")
-                out[f.name] = (f"{path}:{f.line} {command}({f.name})", default)
-    return out
+                into = commented if command == COMMENTED_OUT_DEFINE else out
+                into.setdefault(f.name, (f"{path}:{f.line} {command}({f.name})", default))
+    return {**out, **{k: v for k, v in commented.items() if k not in out}}
 
 
 def defined_toggles(facts: Mapping[str, Sequence[Fact]]) -> set[str]:

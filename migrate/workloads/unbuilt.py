@@ -22,8 +22,9 @@ def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds
     headers only such files include. A project whose build names no source of a folder says nothing about it.
     Where no build of the project compiles CUDA at all (`builds_cuda` false: no build file has a CUDA finding,
     no CMake project enables the CUDA language, no Python code has a CUDA tie that could load a .cu at run time),
-    a .cu file below a folder whose sources a build file names one by one is built by nothing either: CMake
-    compiles only the sources its targets list, and only in the languages the project enables
+    a .cu file below a folder whose sources a build file names, one by one or by a pattern that leaves it out
+    (`$(shell ls src/*.cpp)`, `file(GLOB SRC src/*.cpp)`), is built by nothing either: CMake and make compile only
+    the sources their targets list, and CMake only in the languages the project enables
     (https://cmake.org/cmake/help/latest/command/project.html: LANGUAGES, C and CXX by default)."""
     files = frozenset(facts)
     named: dict[str, str] = {}  # file -> where a build names it
@@ -50,6 +51,7 @@ def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds
     for source in sorted(explicit):
         if source.endswith(UNBUILT_SUFFIXES):
             siblings.setdefault(posixpath.dirname(source), source)
+    for source in sorted(named):  # by name or by a pattern (`$(shell ls src/*.cpp)`, `file(GLOB ... *.cpp)`)
         listing.setdefault(posixpath.dirname(source), source)
     out: dict[str, str] = {}
     for path in sorted(files):
@@ -63,7 +65,8 @@ def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds
         elif sibling is not None:
             out[path] = f"{named[sibling]} names {sibling} beside it; no build file names {path} and nothing includes it"
         elif not builds_cuda and (above := _listed_above(path, listing)) is not None:
-            out[path] = (f"{named[above]} names {above} one by one, and no build of the project compiles CUDA; "
+            how = "one by one" if above in explicit else "by a pattern that leaves this file out"
+            out[path] = (f"{named[above]} names {above} {how}, and no build of the project compiles CUDA; "
                          f"no build file names {path} and nothing includes it")
     candidates = [p for p in sorted(files - set(out) - set(named)) if p.endswith(HEADER_SUFFIXES)]
     close_over_includes(out, candidates, includers, lambda p: p in out,

@@ -168,6 +168,7 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
         xref.facts(caps, source, lambda kind, name, node, role="", text="": ctx.add(kind, name, node, role=role, text=text),
                    named)
         _per_platform_warp_sizes(ctx)
+        _renamed_own_functions(ctx)
         notes = []
         if errors := ts.error_lines(root):
             where = ", ".join(str(n + row0) for n in errors)
@@ -177,6 +178,17 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
 
 
 WARP_SIZE_USES = frozenset({"warp-size-constant-use", "warp-size-constant-shared"})
+
+
+def _renamed_own_functions(ctx: _Ctx) -> None:
+    """`#define nvmlInit nvmlInit_v2` where the file then defines `nvmlInit(void) { ... }` itself: the macro
+    renames the file's own definition to the versioned symbol (a stand-in library exporting the names the vendor's
+    header would bind to: OvenMediaEngine's misc/stubs/libnvidia-ml_stub.c), so its value is no use of the vendor's
+    API. A macro whose name the file only calls keeps its value (a call of the vendor's versioned function)."""
+    own = {f.name for f in ctx.facts if f.kind == "function_defined"}
+    renamed = {(f.line, f.text) for f in ctx.facts if f.kind == "defined" and f.text and f.name in own}
+    if renamed:
+        ctx.facts[:] = [f for f in ctx.facts if not (f.kind == "identifier" and (f.line, f.name) in renamed)]
 
 
 def _per_platform_warp_sizes(ctx: _Ctx) -> None:
@@ -318,7 +330,7 @@ def _directive(node: ts.Node) -> str:
 def _switch_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> None:
     """Branches taken on a build switch (`#ifdef USE_CUDNN`: `switch_branch`, one per switch and branch)
     and `#error` directives on the HIP side of a HIP guard (`hip_rejected`: HIP builds stop here)."""
-    toggles = guards.commented_toggles(ctx.source) if chains else frozenset()
+    toggles = guards.commented_toggles(ctx.source)
     tested: set[str] = set()
     for _, chain in chains:
         negated = guards.else_switches(chain)
@@ -331,7 +343,10 @@ def _switch_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> N
                 ctx.add_span("switch_branch", name, start, end, text=directive.strip()[:120])
     for name, start, end in guards.valueless_defines(ctx.source):  # another file's toggle turned on here
         ctx.add_span("toggle_define", name, start, end)
-    for name in sorted(tested):  # declared off where the file leaves its define commented out
+    # declared off where the file leaves its define commented out: a toggle this file tests, or a switch-shaped
+    # name (`// #define WITH_CUDA` in a config header that the sources testing `#ifdef WITH_CUDA` include)
+    tested.update(name for name in toggles if guards.SWITCH_NAME.match(name))
+    for name in sorted(tested):
         spelled = rb"^[ \t]*(?://+|/\*)[ \t]*#[ \t]*define[ \t]+" + re.escape(name.encode()) + rb"\b"
         m = re.search(spelled, ctx.source, re.MULTILINE)
         if m is not None:
@@ -489,13 +504,19 @@ def _macros(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
 # Where a file-scope declaration may sit: a namespace or extern "C" block, or an include guard
 FILE_SCOPE = frozenset({"translation_unit", "linkage_specification", "declaration_list"})
 INCLUDE_GUARD = re.compile(r"(^_*[A-Z0-9_]*_(H|HPP|HH|CUH|INCLUDED)_*$)")
+# `#ifdef __cplusplus` / `extern "C" {` / `#endif`: the C/C++ linkage idiom, which tree-sitter reads as an #ifdef
+# around the rest of the file. `__cplusplus` is defined by every C++ compiler and by none for C (ISO C++
+# [cpp.predefined]); it says which language compiles the file, never whether CUDA is there, so a declaration under
+# it is no stand-in for builds without CUDA (OvenMediaEngine's misc/stubs/libcublas_stub.c)
+LANGUAGE_GUARD = re.compile(r"^!?\s*(?:defined\s*\(?\s*)?__cplusplus\s*\)?$")
 
 
 def _own_types(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
     """Types the file declares at file scope itself (`typedef struct nvmlDevice_st* nvmlDevice_t;`,
     `typedef nvrtcResult (*NVRTC_CREATE)(...)`): a project that copies a vendor library's declarations
     to load it at run time (dlopen) names its own types, not the vendor header's. A typedef under
-    any #if other than an include guard (a stub for builds without CUDA) is left out."""
+    any #if other than an include guard or the `__cplusplus` linkage idiom (a stub for builds without
+    CUDA) is left out."""
     for node in caps.get("typedef", []):
         if node.type != "type_definition" or not _file_scope(node):
             continue
@@ -519,7 +540,13 @@ def _file_scope(node: ts.Node) -> bool:
     while parent is not None and parent.type not in ("translation_unit", "function_definition"):
         if parent.type == "preproc_ifdef":
             guard = parent.child_by_field_name("name")
-            if not parent.children[0].type.endswith("ndef") or guard is None or not INCLUDE_GUARD.match(_text(guard)):
+            if guard is not None and LANGUAGE_GUARD.match(_text(guard)):
+                pass
+            elif not parent.children[0].type.endswith("ndef") or guard is None or not INCLUDE_GUARD.match(_text(guard)):
+                return False
+        elif parent.type == "preproc_if":
+            condition = parent.child_by_field_name("condition")
+            if condition is None or not LANGUAGE_GUARD.match(_text(condition).strip()):
                 return False
         elif parent.type not in FILE_SCOPE and parent.type != "namespace_definition":
             return False

@@ -23,6 +23,8 @@ SBATCH = re.compile(r"^\s*#SBATCH\s+")
 COMMENTED_SWITCH = re.compile(rf"^\s*#\s*({SWITCH})\s*:?=\s*1\s*$")
 SOURCE_ASSIGNMENT = re.compile(r"^\s*[A-Za-z_]\w*\s*(?:\+=|:=|\?=|::=|=)\s*([^#]*)")
 MAKE_WILDCARD = re.compile(r"\$[({]wildcard\s+([^)}]*)[)}]")  # $(wildcard cuda/*.cu): the files that match
+# $(shell ls src/*.cpp): the shell lists the files that match, as $(wildcard) does (libSTARK's algebra/FFT/Makefile)
+MAKE_SHELL_LS = re.compile(r"\$[({]shell\s+ls\s+(?:-[A-Za-z1]+\s+)*([^)}|;&`$]*)[)}]")
 MAKE_TEST = re.compile(r"^\(\s*\$[({]([A-Za-z_]\w*)[)}]\s*,\s*([^)]*)\)$")
 # make variables are switches by their values (GPU=0, ifeq ($(GPU),1)), with or without a `_` in the name
 MAKE_SWITCH = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -87,7 +89,8 @@ def _make_switches(text: str) -> list[Fact]:
         if m := SOURCE_ASSIGNMENT.match(raw):  # also indented by a tab inside ifeq/endif, as Caffe's are
             out += [fact("build_source", word, number, 0, 0) for word in _plain_sources(m.group(1).split())]
             out += [fact("build_source", pattern, number, 0, 0, text="GLOB make")
-                    for patterns in MAKE_WILDCARD.findall(m.group(1)) for pattern in patterns.split()
+                    for patterns in MAKE_WILDCARD.findall(m.group(1)) + MAKE_SHELL_LS.findall(m.group(1))
+                    for pattern in patterns.split()
                     if pattern.endswith(SOURCE_SUFFIXES) and "$" not in pattern]
         elif not raw.lstrip().startswith((*MAKE_CONDITIONALS, "#")):
             # a rule's prerequisites or a recipe (`x.o: src/x.cu`, `nvcc -c k.cu`): sources it builds
