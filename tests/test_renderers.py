@@ -146,6 +146,17 @@ def test_a_project_with_nothing_to_port_says_no_porting_work(tmp_path: Path) -> 
     assert effort["hand_work_hours"]["likely"] == 0 and effort["optional_hours"]["likely"] == 0
 
 
+def test_a_class_or_workload_with_no_hours_gets_no_zero_bar_in_html() -> None:
+    """The demo has porting work and a workload with none: the class chart draws only classes with hours, and
+    a workload with no hours says "No porting work" instead of a breakdown of 0.0 h (issue 30: one figure, no zeros)."""
+    report = demo_report()
+    assert report.hand_effort.likely > 0
+    assert any(not w.effort.high for w in report.workloads)
+    html = renderer("html")(report)
+    assert "0.0–0.0" not in html and "likely 0.0 h" not in html
+    assert "No porting work." in html
+
+
 def test_the_automatic_share_is_one_figure_across_renderers() -> None:
     report = demo_report()
     share = report.plan["automatic_share"]

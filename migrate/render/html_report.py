@@ -92,10 +92,12 @@ def _by_kind(report: Report) -> list[tuple[str, Effort]]:
 
 def _by_class(report: Report) -> list[tuple[str, Effort]]:
     """The headline by class: each required workload in its class, each project's costs in the project's class
-    (optional parts and workloads apart), so that the rows add up to the headline."""
-    return [(c, sum_effort([*(w.effort for w in report.workloads if not w.optional and w.migration_class == c),
+    (optional parts and workloads apart), so that the rows add up to the headline; a class with no hours has no
+    bar (a native class is "no porting work", not a bar of 0.0 h)."""
+    rows = [(c, sum_effort([*(w.effort for w in report.workloads if not w.optional and w.migration_class == c),
                             *(p.effort for p in report.project_costs if p.migration_class == c)]))
             for c in CLASSES]
+    return [(c, e) for c, e in rows if e.high > 0]
 
 
 def _chart(rows: Sequence[tuple[str, Effort]], top: int = TOP_ROWS) -> dict[str, Any]:
