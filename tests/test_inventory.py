@@ -166,6 +166,17 @@ def test_merge_totals_owners_and_shared_blockers(tmp_path: Path) -> None:
     assert [row[0] for row in table["rows"]] == ["a", "b", "c", "d"] and table["rows"][3][-1] == "boom </script><b>"
 
 
+def test_a_class_card_with_no_hours_says_no_porting_work() -> None:
+    """The class cards of the dashboard: hours where a class has some, "no porting work" where it has none
+    (a native repository), never "likely 0.0 h" (issue 30: one figure, no zeros)."""
+    records = [record.from_report(report("a", "migration-required", [("HIP1100", "migration-required")]), name="a", source="a"),
+               record.from_report(report("c", "native", [], effort=0.0), name="c", source="c")]
+    page = render_html(merge.build(records, {}, {}))
+    card = page.split('id="count-native"', 1)[1].split("</div></div>", 1)[0]
+    assert "no porting work" in card and "0.0 h" not in card
+    assert "likely 10.0 h" in page.split('id="count-migration-required"', 1)[1].split("</div></div>", 1)[0]
+
+
 def test_reports_made_elsewhere_are_merged_from_files_and_folders(tmp_path: Path) -> None:
     folder = tmp_path / "ci-artifacts"
     folder.mkdir()
