@@ -355,8 +355,12 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
 
 def _builds_cuda_code(found: Sequence[Finding], known: Words) -> bool:
     """Whether a switch's findings hold CUDA code of the project's own (outside optional folders) that needs a port."""
-    return any(families.load().is_code(f.rule, "c") and optional_root(f.path, known) is None
-               and class_rank(f.migration_class) >= class_rank("migration-required") for f in found)
+    return any(_cuda_code_to_port(f) and optional_root(f.path, known) is None for f in found)
+
+
+def _cuda_code_to_port(f: Finding) -> bool:
+    """A finding in C/C++/CUDA code at or above migration-required."""
+    return families.load().is_code(f.rule, "c") and class_rank(f.migration_class) >= class_rank("migration-required")
 
 
 LOADER_KINDS = frozenset({"python", "notebook"})  # code that can read a .cu file and compile it at run time
@@ -402,9 +406,7 @@ def _images_of_optional_builds(project: ProjectParts, kinds: Mapping[str, str],
     if not images or project.rocm_path:
         return {}
     others = [f for f in findings if f.path not in images and class_rank(f.migration_class) > 0]
-    gpu_parts = sorted({part.root for f in others if families.load().is_code(f.rule, "c")
-                        and class_rank(f.migration_class) >= class_rank("migration-required")
-                        and (part := project.part(f)) is not None})
+    gpu_parts = sorted({part.root for f in others if _cuda_code_to_port(f) and (part := project.part(f)) is not None})
     if any(project.status(f) not in ("optional", "ported") for f in others):
         return {}
     if gpu_parts:

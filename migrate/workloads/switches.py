@@ -6,7 +6,7 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from migrate.model import Fact
@@ -147,6 +147,15 @@ def _build_defines(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]
                 yield path, added_by, f, macro
 
 
+def required_results(facts: Mapping[str, Sequence[Fact]],
+                     keep: Callable[[str, Fact], bool] = lambda path, f: True) -> set[str]:
+    """`X_FOUND` for each `find_package(X REQUIRED)` that `keep` accepts: a detection such a call makes always true
+    (the configuration stops without X) is no opt-in."""
+    return {f.name.partition(":")[2].upper() + "_FOUND" for path, items in facts.items() for f in items
+            if f.kind == "cmake" and f.name.startswith("find_package:") and f.text.endswith(" REQUIRED)")
+            and keep(path, f)}
+
+
 def defined_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
                         regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region],
                         known: Words | None = None) -> list[Region]:
@@ -161,9 +170,7 @@ def defined_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, 
     for path, added_by, f, macro in _build_defines(facts, kinds, gated):
         sites.setdefault(macro, []).append(around(regions, path, f.line) + added_by)
     defined = {f.name for items in facts.values() for f in items if f.kind == "defined"}
-    # a detection a find_package(X REQUIRED) makes always true is no opt-in (as in detected_switches)
-    required = {f.name.partition(":")[2].upper() + "_FOUND" for items in facts.values() for f in items
-                if f.kind == "cmake" and f.name.startswith("find_package:") and f.text.endswith(" REQUIRED)")}
+    required = required_results(facts)
 
     def branch_of(sites: list[list[Region]]) -> Region | None:
         if (branch := common_switch(sites)) is not None or known is None:
@@ -353,10 +360,8 @@ def detected_switches(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str,
     if all(on_detection(path, line) for path, line in targets):
         return {}
 
-    required = {f.name.partition(":")[2].upper() + "_FOUND" for path, items in facts.items() for f in items
-                if f.kind == "cmake" and f.name.startswith("find_package:") and f.text.endswith(" REQUIRED)")
-                and optional_root(path, known) is None
-                and not any(off(r.switch) for r in switches_around(regions, gated, path, line=f.line))}
+    required = required_results(facts, lambda path, f: optional_root(path, known) is None and not any(
+        off(r.switch) for r in switches_around(regions, gated, path, line=f.line)))
     checked = any(f.kind == "cmake" and f.name == "check_language" for items in facts.values() for f in items)
     out: dict[str, tuple[str, str]] = {}
     for path in sorted(facts):
@@ -428,9 +433,7 @@ def declared_on_detection(facts: Mapping[str, Sequence[Fact]], regions: Mapping[
         for f in facts[path]:
             if f.kind == "build_switch":
                 sites.setdefault(f.name, []).append((path, f.line, f.text.partition(" ")[0].upper()))
-    required = {f.name.partition(":")[2].upper() + "_FOUND" for path, items in facts.items() for f in items
-                if f.kind == "cmake" and f.name.startswith("find_package:") and f.text.endswith(" REQUIRED)")
-                and optional_root(path, known) is None}
+    required = required_results(facts, lambda path, f: optional_root(path, known) is None)
     out: dict[str, tuple[str, str]] = {}
     for name, found in sites.items():
         on = [(path, line) for path, line, value in found if value in known.on]
