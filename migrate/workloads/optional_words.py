@@ -45,6 +45,7 @@ class Words:
     cuda_genex: tuple[str, ...] = ()  # generator expressions true only for CUDA sources (COMPILE_LANGUAGE:CUDA)
     unused: frozenset[str] = frozenset()  # folder names of code no longer used (unused, legacy), lower case
     portable_headers: frozenset[str] = frozenset()  # headers of GPU interfaces AMD GPUs run (CL/cl.h, vulkan/vulkan.h)
+    cuda_commands: frozenset[str] = frozenset()  # CMake commands that compile CUDA sources (FindCUDA's cuda_add_library)
 
 
 @lru_cache(maxsize=4)
@@ -80,6 +81,7 @@ def words(directory: Path | None = None) -> Words:
                  nvidia_runtimes=frozenset(n.lower() for n in names("alternative_runtimes", "nvidia_only")),
                  portable_runtimes=frozenset(n.lower() for n in names("alternative_runtimes", "portable")),
                  portable_headers=frozenset(names("portable_backends", "headers")),
+                 cuda_commands=frozenset(names("detection", "cmake_commands")),
                  detected=frozenset([f"{n.upper()}_FOUND" for n in names("detection", "packages")]
                                     + [n.upper() for n in names("detection", "variables")]))
 

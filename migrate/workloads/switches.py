@@ -508,28 +508,21 @@ def language_switch(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, t
     return branch.switch if branch is not None else None
 
 
-# The commands that compile CUDA sources in CMake: FindCUDA's cuda_add_library()/cuda_add_executable()/cuda_compile()
-# (https://cmake.org/cmake/help/latest/module/FindCUDA.html), besides the CUDA language itself (language:CUDA facts:
-# project(... CUDA), enable_language(CUDA)); a plain add_library() of a .cu file compiles it only where that language is on.
-CUDA_COMPILE_COMMANDS = frozenset({"cuda_add_library", "cuda_add_executable", "cuda_compile", "cuda_compile_ptx",
-                                   "cuda_compile_fatbin", "cuda_compile_cubin"})
-
-
 def compiled_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
                         regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region],
                         switches: Mapping[str, tuple[str, ...]], known: Words) -> dict[str, Region]:
     """CUDA translation units that only CMake names, in a project that compiles CUDA with FindCUDA's cuda_add_*
-    commands and whose every way of compiling CUDA (those commands, the CUDA language enabled) sits in one optional
-    switch's branch: those sources are compiled only when that switch is on, even where an unconditional source list
-    names them (zhihu/cuBERT
-    CMakeLists.txt:89-106 lists the .cu files beside the .cpp ones; :109-115 `if (cuBERT_ENABLE_GPU)
-    cuda_add_library(...) else() add_library(...)`, and the CUDA language is never enabled). path -> that branch."""
+    commands (rules/workloads/optional.yaml `detection.cmake_commands`) and whose every way of compiling CUDA (those
+    commands, the CUDA language enabled) sits in one optional switch's branch: those sources are compiled only when
+    that switch is on, even where an unconditional source list names them (zhihu/cuBERT CMakeLists.txt:89-106 lists
+    the .cu files beside the .cpp ones; :109-115 `if (cuBERT_ENABLE_GPU) cuda_add_library(...) else()
+    add_library(...)`, and the CUDA language is never enabled). path -> that branch."""
     found = [(path, f) for path, items in facts.items() if kinds.get(path) == "cmake" and optional_root(path, known) is None
              for f in items if f.kind == "cmake" and (f.name == "language:CUDA"
-                                                      or (f.role == "command" and f.name in CUDA_COMPILE_COMMANDS))]
+                                                      or (f.role == "command" and f.name in known.cuda_commands))]
     # FindCUDA's shape only: where the build compiles CUDA as a language, a .cu file in a plain target outside the
     # branch is meant to be compiled by it (a CPU library listing a .cu file is required code, not an opt-in)
-    if not any(f.name in CUDA_COMPILE_COMMANDS for _, f in found):
+    if not any(f.name in known.cuda_commands for _, f in found):
         return {}
     branch = common_switch([[r for r in switches_around(regions, gated, path, line=f.line) if r.switch in switches]
                             for path, f in found])
