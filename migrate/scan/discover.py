@@ -57,14 +57,11 @@ NAME_KINDS = {
     "pyproject.toml": "pyproject", "pipfile": "pyproject", "setup.cfg": "setupcfg", ".gitlab-ci.yml": "manifest",
     ".gitmodules": "gitmodules", "cargo.toml": "cargo",
 }
-# Compose files (compose.yaml, or docker-compose.yml for backwards compatibility:
-# https://docs.docker.com/compose/intro/compose-application-model/#the-compose-file): manifests that run images
-COMPOSE_GLOBS = ("docker-compose*.y*ml", "compose*.y*ml")
 NAME_GLOBS = (
     ("dockerfile*", "dockerfile"), ("*.dockerfile", "dockerfile"), ("containerfile*", "dockerfile"),
     ("*.containerfile", "dockerfile"), ("makefile.*", "makefile"),
     ("*requirements*.txt", "requirements"), ("*requirements*.in", "requirements"), ("constraints*.txt", "requirements"),
-    *((pattern, "manifest") for pattern in COMPOSE_GLOBS),
+    ("docker-compose*.y*ml", "manifest"), ("compose*.y*ml", "manifest"),
     ("environment*.y*ml", "conda"), ("*[-_]environment*.y*ml", "conda"), ("conda*.y*ml", "conda"),
 )
 REQUIREMENTS_DIRS = frozenset({"requirements", "reqs"})
@@ -75,12 +72,6 @@ PATTERN_WILDCARDS = 32
 STARS = re.compile(r"\*{3,}")
 K8S = re.compile(rb"^(apiVersion|kind):", re.MULTILINE)
 SHEBANG = re.compile(rb"^#!.*\b(?:(ba|z|da)?sh|python3?)\b")
-def compose_file(path: str) -> bool:
-    """Whether a scanned path (posix, relative) names a Compose file."""
-    name = path.rpartition("/")[2].lower()
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in COMPOSE_GLOBS)
-
-
 # Whether any of NAME_GLOBS matches (fnmatch's own regexes, one alternation): most names match
 # none, and a failed search costs one regex instead of one fnmatch per glob.
 ANY_NAME_GLOB = re.compile("|".join(fnmatch.translate(pattern) for pattern, _ in NAME_GLOBS))

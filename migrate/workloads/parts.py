@@ -16,13 +16,14 @@ a ROCm path. The project runs on ROCm without them, so they are optional parts w
 credited, and not deciding the class of a project that already runs there."""
 from __future__ import annotations
 
+import posixpath
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from migrate.model import Fact, Finding, Status, class_rank, evolve
 from migrate.rulebase import families
-from migrate.scan.discover import compose_file
 from migrate.scan.layout import hip_twinned
 from migrate.vocabulary import ALWAYS_DEFINED, BUILD_FILE_KINDS
 from migrate.workloads import build_scopes, ported
@@ -385,6 +386,10 @@ CONTAINER_KINDS = frozenset({"dockerfile"})  # discover's kind of Dockerfiles an
 # (docs/decisions/2026-12-05-container-files-are-a-deployment-part.md).
 CODE_KINDS = frozenset({"python", "notebook", "cuda", "cpp", "hip", "cmake", "makefile"})
 DEPLOYMENT_IMAGE = "the image is a deployment part of its own"
+# A Compose file runs the project's images (compose.yaml, or docker-compose.yml for backwards compatibility:
+# https://docs.docker.com/compose/intro/compose-application-model/#the-compose-file); InsightFace-REST keeps
+# compose/docker-compose-v2.yml beside its Dockerfiles.
+COMPOSE_FILE = re.compile(r"^(?:docker-)?compose[\w.-]*\.ya?ml$")
 
 
 def _images_of_optional_builds(project: ProjectParts, kinds: Mapping[str, str],
@@ -397,7 +402,7 @@ def _images_of_optional_builds(project: ProjectParts, kinds: Mapping[str, str],
     deployment part of its own, with its class (docs/decisions/2026-12-05-container-files-are-a-deployment-part.md).
     A project with required CUDA use elsewhere (a torch pin, a kernel built by default), or one with no code of
     its own (a repository of images), keeps its images required."""
-    images = sorted(p for p, kind in kinds.items() if kind in CONTAINER_KINDS or compose_file(p))  # a Compose file runs them
+    images = sorted(p for p, kind in kinds.items() if kind in CONTAINER_KINDS or COMPOSE_FILE.match(posixpath.basename(p)))
     if not images or project.rocm_path:
         return {}
     others = [f for f in findings if f.path not in images and class_rank(f.migration_class) > 0]
