@@ -24,8 +24,8 @@ import measure
 
 
 def converted_files(root: Path) -> list[str]:
-    from migrate.scan.discover import discover
     from migrate.hipify.convert import HIPIFY_KINDS
+    from migrate.scan.discover import discover
 
     return [f.rel for f in discover([root], include_vendored=False, exclude=()).files if f.kind in HIPIFY_KINDS]
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from migrate.render import renderer  # noqa: E402
-from tests.report_fixture import demo_report  # noqa: E402
+from migrate.render import renderer
+from tests.report_fixture import demo_report
 
 
 def main() -> int:

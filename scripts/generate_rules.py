@@ -278,7 +278,7 @@ def fixtures(api: Api, rule: dict) -> dict[str, str]:
         good += [f"  // ok: {rid}", f"  int {names[0]} = 0;", f"  // ok: {rid}", f"  (void){names[0]};"]
     good += ["#if defined(__HIP_PLATFORM_AMD__)", "  (void)0;", "#else", f"  // ok: {rid}", use.format(names[0]),
              "#endif"]
-    return {"bad.cu": head + "\n".join(bad + ["}"]) + "\n", "good.cu": head + "\n".join(good + ["}"]) + "\n"}
+    return {"bad.cu": head + "\n".join([*bad, "}"]) + "\n", "good.cu": head + "\n".join([*good, "}"]) + "\n"}
 
 
 def _before(version: str) -> str:

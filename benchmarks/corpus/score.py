@@ -34,7 +34,7 @@ def scan(target: Path, out: Path) -> dict:
     if not out.exists():
         args = [sys.executable, "-m", "migrate", "scan", str(target), "-f", "json", "-o", str(out),
                 "--no-hipify", "--jobs", os.environ.get("CORPUS_JOBS", "1")]
-        done = subprocess.run(args, capture_output=True, text=True)
+        done = subprocess.run(args, check=False, capture_output=True, text=True)
         if done.returncode not in (0, 1):
             raise SystemExit(f"scan of {target} failed ({done.returncode}): {done.stderr.strip()}")
     return json.loads(out.read_text())
@@ -76,7 +76,7 @@ def main() -> int:
     entries = [e for e in load(args.corpus) if not args.only or e["id"] in args.only]
     reports_dir = args.reports or Path(os.environ.get("TMPDIR", "/tmp")) / f"corpus-reports-{os.getpid()}"
     reports_dir.mkdir(parents=True, exist_ok=True)
-    confusion = {a: {b: 0 for b in CLASSES} for a in CLASSES}
+    confusion = {a: dict.fromkeys(CLASSES, 0) for a in CLASSES}
     errors = 0
     for entry in entries:
         folder = args.src / entry["repo"].replace("/", "+")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import os
 import re
@@ -29,7 +30,6 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import io
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,7 +113,7 @@ def unifdef(text: bytes, defs: dict[str, int], undefs: list[str]) -> bytes | Non
     args = ["unifdef", "-b", "-x", "2"]
     args += [f"-D{k}={v}" for k, v in defs.items()]
     args += [f"-U{u}" for u in undefs]
-    proc = subprocess.run(args, input=text, capture_output=True)
+    proc = subprocess.run(args, check=False, input=text, capture_output=True)
     if proc.returncode == 2:
         print("   ", proc.stderr.decode()[:300].strip().replace("\n", " "), file=sys.stderr)
         return None
@@ -150,7 +150,7 @@ def strip_file(project: Project, raw: bytes) -> tuple[str, str, str] | None:
     if masked != raw:
         out = strip_file(project, masked)
         return None if out is None else tuple(t.replace(SEPARATOR_MASK.decode(), "'") for t in out)  # type: ignore[return-value]
-    cuda_defs = {m: 1 for m in project.cuda}
+    cuda_defs = dict.fromkeys(project.cuda, 1)
     hip_undef = list(project.hip) + project.drop
     cuda = unifdef(raw, cuda_defs, hip_undef)
     hip = unifdef(raw, project.hip, project.cuda + project.drop)
@@ -219,12 +219,9 @@ def sites_of(project: Project, path: str, orig: str, cuda: str, hip: str, host: 
     governing = [m for m in project.hip if not m.startswith(("HIP_VERSION", "ROCM_VERSION"))]
     governed, kinds = hip_governed(o, governing)
     hip_names = re.compile(r"\b(?:" + "|".join(re.escape(m) for m in governing) + r")\b")
-    if project.perf:
-        perf_only = hip_governed(o, [m for m in governing if m not in project.perf])[0]
-    else:
-        perf_only = governed
+    perf_only = hip_governed(o, [m for m in governing if m not in project.perf])[0] if project.perf else governed
     state = []  # per line: "c" cuda only, "h" hip only, "b" both, "" neither
-    for lo, lc, lh, gov, kind in zip(o, c, h, governed, kinds):
+    for lo, lc, lh, gov, kind in zip(o, c, h, governed, kinds, strict=False):
         if not lo.strip() or kind in ("else", "endif"):
             state.append("")
             continue
@@ -281,7 +278,7 @@ def _renamed(cuda_text: str, hip_text: str, own: frozenset[str]) -> list[str] | 
     if not ht or len(ct) != len(ht):
         return None
     names = []
-    for a, b in zip(ct, ht):
+    for a, b in zip(ct, ht, strict=False):
         if a != b:
             if VENDOR.sub("V", a) != VENDOR.sub("V", b) or a not in own:
                 return None
@@ -381,7 +378,8 @@ def tokens(text: str) -> list[str]:
     return re.findall(r"[A-Za-z_]\w*|\d[\w.]*|\S", code_of(text))
 
 
-GATE = r"\b(__CUDA_ARCH__|__CUDA_ARCH_\w+|CUDA_VERSION|CUDART_VERSION|__CUDACC_VER\w*|__CUDACC\w*|__NVCC__|__NVCOMPILER\w*|CUB_VERSION|THRUST_VERSION|CUSPARSE_VERSION|CUBLAS_VER\w*|__CUDA\w*)\b"
+GATE = (r"\b(__CUDA_ARCH__|__CUDA_ARCH_\w+|CUDA_VERSION|CUDART_VERSION|__CUDACC_VER\w*|__CUDACC\w*|__NVCC__|"
+        r"__NVCOMPILER\w*|CUB_VERSION|THRUST_VERSION|CUSPARSE_VERSION|CUBLAS_VER\w*|__CUDA\w*)\b")
 
 
 def classify(cuda_text: str, hip_text: str, gate: bool = False) -> tuple[str, str]:
@@ -400,7 +398,7 @@ def classify(cuda_text: str, hip_text: str, gate: bool = False) -> tuple[str, st
             return "build", inc
     ct, ht = tokens(cuda_text), tokens(hip_text)
     if ht and ct != ht and len(ct) == len(ht):
-        diff = [(a, b) for a, b in zip(ct, ht) if a != b]
+        diff = [(a, b) for a, b in zip(ct, ht, strict=True) if a != b]
         if all(re.fullmatch(r"\d[\w.]*", a) and re.fullmatch(r"\d[\w.]*", b) for a, b in diff):
             if any(a.rstrip("uUlL") == "32" and b.rstrip("uUlL") == "64" for a, b in diff):
                 return "warp", "32 -> 64"
@@ -414,9 +412,9 @@ def classify(cuda_text: str, hip_text: str, gate: bool = False) -> tuple[str, st
     warp = _any(WARP, code)
     if warp and (re.search(r"\b64\b|0x[fF]{16}|uint64|unsigned long long|__AMDGCN_WAVEFRONT_SIZE|warpSize|"
                            r"WAVEFRONT|wavefront|lane", hip_code) or not hip_code.strip()
-                 or re.search(r"warp|lane|mask|WARP", code)):
-        if not re.fullmatch(r"\b32\b", warp) or re.search(r"warp|lane|WARP|mask|thread", code, re.I):
-            return "warp", warp
+                 or re.search(r"warp|lane|mask|WARP", code)) and (
+            not re.fullmatch(r"\b32\b", warp) or re.search(r"warp|lane|WARP|mask|thread", code, re.I)):
+        return "warp", warp
     intr = _any(INTR, code)
     if intr:
         return "intrinsics", intr
@@ -429,7 +427,8 @@ def classify(cuda_text: str, hip_text: str, gate: bool = False) -> tuple[str, st
     if hip_lib:
         return "library", "HIP side uses " + hip_lib
     if not hip_code.strip() or _any(UNAVAIL_HIP, hip_code):
-        return "unavailable", "HIP side " + ("empty" if not hip_code.strip() else "stubbed: " + (_any(UNAVAIL_HIP, hip_code) or ""))
+        stub = "empty" if not hip_code.strip() else "stubbed: " + (_any(UNAVAIL_HIP, hip_code) or "")
+        return "unavailable", "HIP side " + stub
     if ht and _cxx_only(ct, ht):
         return "cxx", "HIP side differs by C++ keywords only"
     return "other", ""
@@ -493,7 +492,8 @@ def build(src_root: Path, out_root: Path, only: list[str]) -> list[Site]:
             sites.extend(kept[project.name])
             continue
         src = src_root / project.checkout
-        head = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+        head = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], check=False, capture_output=True,
+                              text=True).stdout.strip()
         if head != project.commit:
             sys.exit(f"{project.name}: checkout is at {head}, the list is for {project.commit}")
         dest = out_root / project.name
@@ -558,7 +558,7 @@ def read_sites() -> list[Site]:
 def scan(tree: Path, cache: str) -> list[dict]:
     env = {**os.environ, "ROCM_MIGRATE_CACHE_DIR": cache}
     proc = subprocess.run([sys.executable, "-m", "migrate", "scan", str(tree), "-f", "json", "--jobs", "2"],
-                          capture_output=True, text=True, env=env)
+                          check=False, capture_output=True, text=True, env=env)
     if proc.returncode not in (0, 1):
         sys.exit(f"scan of {tree} failed: {proc.stderr[-2000:]}")
     return json.loads(proc.stdout)["findings"]
