@@ -27,6 +27,7 @@ from migrate.rulebase import families
 from migrate.scan.layout import hip_twinned
 from migrate.vocabulary import ALWAYS_DEFINED, BUILD_FILE_KINDS
 from migrate.workloads import build_scopes, ported
+from migrate.workloads.alternatives import covering, run_time_alternatives
 from migrate.workloads.build_sources import prefixes
 from migrate.workloads.includes import gate_headers, included_by_required, optional_includes
 from migrate.workloads.left_out import left_out_of_hip
@@ -117,6 +118,8 @@ class ProjectParts:
     off_features: frozenset[str] = frozenset()
     # Python file -> (first line, last line, evidence) of each function or branch that picks an NVIDIA-only runtime
     runtime_scopes: Mapping[str, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
+    # a file, a folder/ or a path:line -> evidence: an NVIDIA part chosen at run time beside peers (workloads/alternatives.py)
+    run_time: Mapping[str, str] = field(default_factory=dict)
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -133,6 +136,8 @@ class ProjectParts:
             return Part(folder, (self.alternatives[folder],))
         if path in self.optional_modules:
             return Part(path, (self.optional_modules[path],))
+        if self.run_time and (key := covering(self.run_time, path, finding.line)) is not None:
+            return Part(f"{key.rstrip('/')} (chosen at run time)", (self.run_time[key],))
         scope = next((s for s in self.runtime_scopes.get(path, ()) if s[0] <= finding.line <= s[1]), None)
         if scope is not None:
             return Part(f"{path}:{scope[0]}-{scope[1]} (an alternative runtime)", (scope[2],))
@@ -226,7 +231,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "build_kinds": dict(parts.build_kinds), "images": dict(parts.images),
             "included_by_required": sorted(parts.included_by_required), "alternatives": dict(parts.alternatives),
             "unused": dict(parts.unused), "off_features": sorted(parts.off_features),
-            "runtime_scopes": {k: [list(s) for s in v] for k, v in parts.runtime_scopes.items()}}
+            "runtime_scopes": {k: [list(s) for s in v] for k, v in parts.runtime_scopes.items()},
+            "run_time": dict(parts.run_time)}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -259,7 +265,8 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         alternatives=strings(data.get("alternatives", {})), unused=strings(data.get("unused", {})),
         off_features=frozenset(str(s) for s in data.get("off_features", [])),
         runtime_scopes={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
-                        for k, v in data.get("runtime_scopes", {}).items()}, known=known)
+                        for k, v in data.get("runtime_scopes", {}).items()},
+        run_time=strings(data.get("run_time", {})), known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -349,7 +356,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         included_by_required=included_by_required(facts, known),
                         alternatives=alternative_runtime_folders(facts, known), unused=unused_folders(facts, known),
                         off_features=frozenset(off_features),
-                        runtime_scopes=alternative_runtime_scopes(facts, known), known=known)
+                        runtime_scopes=alternative_runtime_scopes(facts, known),
+                        run_time=run_time_alternatives(facts, kinds, findings), known=known)
     return replace(project, images=_images_of_optional_builds(project, kinds, findings))
 
 

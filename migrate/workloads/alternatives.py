@@ -1,0 +1,205 @@
+"""NVIDIA parts a user chooses at run time, beside peers that run elsewhere (rules/workloads/alternatives.yaml):
+- a file or folder named after NVIDIA's implementation of a role (an NVENC encoder, DLSS, an NVML monitor, a TensorRT
+  demo) beside a sibling named after another vendor's or a portable one (QSV, AMF, XeSS, ADL, ONNX);
+- a build script or container file with an NVIDIA word in its name beside a sibling of the same kind without one:
+  one of several ways to build or deploy;
+- the NVIDIA provider of an ONNX Runtime providers list that names a portable provider after it (the runtime falls
+  back to the next provider);
+- a requirements file for development (requirements-dev.txt), not for running the project.
+Each is an optional part with its own class and the evidence that makes it one (workloads/parts.py)."""
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from migrate.model import Fact, Finding
+from migrate.rulebase import datafile
+from migrate.rulebase.load import default_rules_dir
+from migrate.workloads.modules import ModuleIndex
+from migrate.workloads.optional_words import DataError, optional_root
+
+SECTIONS = ("vendor_roles", "build_variants", "execution_providers", "development_requirements")
+WORD = re.compile(r"[a-z]+")
+RULES = "rules/workloads/alternatives.yaml"
+
+
+@dataclass(frozen=True, slots=True)
+class Role:
+    """One role (video encoder): the words naming NVIDIA's implementation, and the words naming its peers."""
+
+    name: str
+    nvidia: frozenset[str]
+    peers: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Alternatives:
+    """The data of rules/workloads/alternatives.yaml."""
+
+    roles: tuple[Role, ...]
+    variant_words: frozenset[str]
+    variant_kinds: frozenset[str]
+    nvidia_providers: frozenset[str]
+    portable_providers: frozenset[str]
+    development_words: frozenset[str]
+
+
+@lru_cache(maxsize=4)
+def load(directory: Path | None = None) -> Alternatives:
+    path = (directory or default_rules_dir()) / "workloads" / "alternatives.yaml"
+    if not path.is_file():  # a rules directory without the file: no such parts
+        return Alternatives((), frozenset(), frozenset(), frozenset(), frozenset(), frozenset())
+    data = datafile.read(path)
+    if not isinstance(data, dict) or any(not str((data.get(s) or {}).get("source", "")).startswith("https://")
+                                         for s in SECTIONS):
+        raise DataError(f"{path}: each of {', '.join(SECTIONS)} needs a source URL")
+
+    def names(value: object, where: str) -> frozenset[str]:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise DataError(f"{path}: {where}: a list of names")
+        return frozenset(value)
+
+    roles_data = data["vendor_roles"]
+    common = frozenset(n.lower() for n in names(roles_data.get("any_peers", []), "vendor_roles.any_peers"))
+    roles = tuple(Role(str(r["role"]), frozenset(n.lower() for n in names(r["nvidia"], "vendor_roles.nvidia")),
+                       frozenset(n.lower() for n in names(r["peers"], "vendor_roles.peers")) | common)
+                  for r in roles_data["roles"])
+    return Alternatives(
+        roles=roles,
+        variant_words=frozenset(n.lower() for n in names(data["build_variants"]["words"], "build_variants.words")),
+        variant_kinds=names(data["build_variants"]["kinds"], "build_variants.kinds"),
+        nvidia_providers=names(data["execution_providers"]["nvidia"], "execution_providers.nvidia"),
+        portable_providers=names(data["execution_providers"]["portable"], "execution_providers.portable"),
+        development_words=frozenset(n.lower() for n in names(data["development_requirements"]["words"],
+                                                              "development_requirements.words")))
+
+
+def words_of(name: str) -> frozenset[str]:
+    """The words of a file or folder name: lower case, split at every character that is not a letter."""
+    return frozenset(WORD.findall(name.lower()))
+
+
+def run_time_alternatives(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
+                          data: Alternatives | None = None) -> dict[str, str]:
+    """Optional parts chosen at run time: a file path, a folder (ending in `/`) or a `path:line` -> the evidence."""
+    data = data or load()
+    paths = sorted(set(facts) | set(kinds))
+    out = _vendor_peers(paths, data)
+    imported = _imported_unguarded(facts)
+    out = {part: why for part, why in out.items()  # a Python module required code imports is no run-time choice
+           if not any(_inside(target, part) and not _inside(importer, part) for importer, target in imported)}
+    out.update(_build_variants(paths, kinds, data))
+    out.update(_development_requirements(kinds, data))
+    out.update(_fallback_providers(findings, data))
+    return out
+
+
+def covering(parts: Mapping[str, str], path: str, line: int) -> str | None:
+    """The key of `parts` a finding at path:line belongs to: the line, the file, or a folder holding it."""
+    for key in (f"{path}:{line}", path):
+        if key in parts:
+            return key
+    folder = posixpath.dirname(path)
+    while folder:
+        if f"{folder}/" in parts:
+            return f"{folder}/"
+        folder = posixpath.dirname(folder)
+    return None
+
+
+def _children(paths: Sequence[str]) -> dict[str, dict[str, bool]]:
+    """Folder -> its entries (files and folders) -> whether the entry is a folder."""
+    out: dict[str, dict[str, bool]] = {}
+    for path in paths:
+        parts = path.split("/")
+        for i, part in enumerate(parts):
+            parent = "/".join(parts[:i])
+            is_folder = i < len(parts) - 1
+            out.setdefault(parent, {})[part] = out.get(parent, {}).get(part, False) or is_folder
+    return out
+
+
+def _stem(name: str) -> str:
+    return name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
+
+
+def _vendor_peers(paths: Sequence[str], data: Alternatives) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for parent, entries in _children(paths).items():
+        named = {name: words_of(_stem(name) if not folder else name) for name, folder in entries.items()}
+        for role in data.roles:
+            peers = sorted(n for n, w in named.items() if w & role.peers and not w & role.nvidia)
+            if not peers:
+                continue
+            for name in sorted(n for n, w in named.items() if w & role.nvidia):
+                key = f"{parent}/{name}" if parent else name
+                key += "/" if entries[name] else ""
+                out.setdefault(key, f"{key}: NVIDIA's {role.name} ({', '.join(sorted(named[name] & role.nvidia))}) "
+                                    f"beside {', '.join(peers[:3])} in the same folder: one {role.name} among peers "
+                                    f"the user or the machine picks at run time ({RULES} vendor_roles)")
+    return out
+
+
+def _build_variants(paths: Sequence[str], kinds: Mapping[str, str], data: Alternatives) -> dict[str, str]:
+    out: dict[str, str] = {}
+    by_folder: dict[tuple[str, str], list[str]] = {}
+    for path in paths:
+        if (kind := kinds.get(path, "")) in data.variant_kinds:
+            by_folder.setdefault((posixpath.dirname(path), kind), []).append(path)
+    for (_, kind), files in by_folder.items():
+        plain = [p for p in files if not words_of(posixpath.basename(p)) & data.variant_words]
+        if not plain:
+            continue
+        for path in files:
+            said = words_of(posixpath.basename(path)) & data.variant_words
+            if said:
+                out[path] = (f"{path}: a {kind} file for an NVIDIA build ({', '.join(sorted(said))}) beside "
+                             f"{', '.join(posixpath.basename(p) for p in sorted(plain)[:3])}: one of several ways to "
+                             f"build or deploy the project ({RULES} build_variants)")
+    return out
+
+
+def _development_requirements(kinds: Mapping[str, str], data: Alternatives) -> dict[str, str]:
+    return {path: (f"{path}: requirements for developing the project ({', '.join(sorted(said))}), not for running it "
+                   f"({RULES} development_requirements)")
+            for path, kind in kinds.items() if kind == "requirements"
+            and (said := words_of(_stem(posixpath.basename(path))) & data.development_words)}
+
+
+def _fallback_providers(findings: Iterable[Finding], data: Alternatives) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for f in findings:
+        if f.symbol not in data.nvidia_providers or not f.source_line:
+            continue
+        after = f.source_line[f.source_line.find(f.symbol) + len(f.symbol):] if f.symbol in f.source_line else ""
+        portable = [p for p in sorted(data.portable_providers) if p in after]
+        if portable:
+            out[f"{f.path}:{f.line}"] = (f"{f.path}:{f.line}: {f.symbol} before {portable[0]} in one providers list: "
+                                         "ONNX Runtime falls back to the next provider where one is not available "
+                                         f"({RULES} execution_providers)")
+    return out
+
+
+def _inside(path: str, part: str) -> bool:
+    return path == part or (part.endswith("/") and path.startswith(part))
+
+
+def _imported_unguarded(facts: Mapping[str, Sequence[Fact]]) -> frozenset[tuple[str, str]]:
+    """(importer, module file) of each import outside an optional scope, from a file outside optional folders."""
+    index = ModuleIndex(p for p in facts if p.endswith(".py"))
+    found: set[tuple[str, str]] = set()
+    for path, items in facts.items():
+        if optional_root(path) is not None:  # a test or an example importing the module does not need it
+            continue
+        for f in items:
+            if f.kind != "python_import" or f.guard == "optional":
+                continue
+            for module in [f.name, *(f"{f.name}.{n}" for n in f.text.split("\n") if n)]:
+                target = index.resolve(path, module)
+                if target is not None and target != path:
+                    found.add((path, target))
+    return frozenset(found)

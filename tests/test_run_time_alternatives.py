@@ -1,0 +1,97 @@
+"""Session 18, lazy8 (issue 28): NVIDIA parts a user chooses at run time, beside peers of the same role
+(rules/workloads/alternatives.yaml; fixtures cut from real code, each with a near miss)."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from migrate.workloads.alternatives import covering, load, run_time_alternatives, words_of
+from tests.test_optional_parts import CASES, optional_parts, report, scanned
+
+
+def _statuses(data: dict, prefix: str) -> set[str]:
+    return {f["status"] for f in data["findings"] if f["path"].startswith(prefix) and f["class"] != "native"}
+
+
+def test_name_words_split_at_every_non_letter() -> None:
+    assert words_of("obs-qsv11") == {"obs", "qsv"}
+    assert words_of("demo_darknet2onnx") == {"demo", "darknet", "onnx"}
+    assert words_of("Dockerfile.cuda12_ubuntu22") == {"dockerfile", "cuda", "ubuntu"}
+
+
+def test_nvidia_implementations_beside_peers_of_their_role_are_optional(rulebase) -> None:
+    """HandBrake's NVENC beside QSV and VCE, ethminer's NVML monitor beside ADL and amdgpu sysfs, pytorch-YOLOv4's
+    TensorRT demo and DeepStream plugin beside its TensorFlow and ONNX demos: the project runs without them."""
+    data = report("vendor_peers", rulebase)
+    assert data["summary"]["class"] == "native"
+    found = optional_parts(data)
+    assert found["libhb/nvenc_common.c (chosen at run time)"]["class"] == "incompatible"
+    assert "qsv_common.c" in found["libhb/nvenc_common.c (chosen at run time)"]["evidence"][0]
+    assert "libhwmon/wrapnvml.cpp (chosen at run time)" in found
+    assert "yolo/demo_trt.py (chosen at run time)" in found
+    assert "yolo/DeepStream (chosen at run time)" in found
+    for prefix in ("libhb/nvenc", "libhwmon/wrapnvml", "yolo/demo_trt", "yolo/DeepStream"):
+        assert _statuses(data, prefix) == {"optional"}, prefix
+
+
+def test_an_nvidia_implementation_without_peers_or_imported_by_required_code_stays_required(rulebase) -> None:
+    data = report("vendor_peers_near", rulebase)
+    assert data["summary"]["class"] == "incompatible"
+    assert not any("chosen at run time" in root for root in optional_parts(data))
+    assert "optional" not in _statuses(data, "libhb/nvenc_common.c")
+    assert "optional" not in _statuses(data, "yolo/demo_trt.py")
+
+
+def test_an_nvidia_build_script_or_image_beside_a_plain_one_is_one_way_to_build(rulebase, tmp_path: Path) -> None:
+    """InspireFace: build_linux_tensorrt.sh beside build_linux_ubuntu18.sh, Dockerfile.cuda.ubuntu20 beside
+    Dockerfile.ubuntu18; the SDK (MNN by default) has no CUDA."""
+    data = report("build_variants", rulebase)
+    assert data["summary"]["class"] == "native"
+    found = optional_parts(data)
+    assert "command/build_linux_tensorrt.sh (chosen at run time)" in found
+    assert "docker/Dockerfile.cuda.ubuntu20 (chosen at run time)" in found
+    near = report("build_variants_near", rulebase)  # the TensorRT script alone: no other way to build
+    assert not any("chosen at run time" in root for root in optional_parts(near))
+    assert "optional" not in _statuses(near, "command/")
+
+
+def test_a_cuda_provider_with_a_portable_fallback_is_optional(rulebase) -> None:
+    """yolov5 models/common.py: ["CUDAExecutionProvider", "CPUExecutionProvider"]; ONNX Runtime falls back."""
+    data = report("fallback_providers", rulebase)
+    assert data["summary"]["class"] == "native"
+    assert _statuses(data, "models/common.py") == {"optional"}
+    near = report("fallback_providers_near", rulebase)  # the CUDA provider alone
+    assert near["summary"]["class"] != "native"
+    assert "optional" not in _statuses(near, "models/common.py")
+
+
+def test_development_requirements_are_optional(rulebase, tmp_path: Path) -> None:
+    """tfjs-converter: jax/tensorflow pins in requirements-dev_lock.txt; the same pins in requirements.txt count."""
+    data = report("dev_requirements", rulebase)
+    assert data["summary"]["class"] == "native"
+    assert _statuses(data, "python/requirements-dev_lock.txt") <= {"optional"}
+    tree = tmp_path / "near"
+    shutil.copytree(CASES / "dev_requirements", tree)
+    (tree / "python" / "requirements.txt").write_text((tree / "python" / "requirements-dev_lock.txt").read_text())
+    (tree / "python" / "requirements-dev_lock.txt").unlink()
+    near = scanned(tree, rulebase)
+    assert near["summary"]["class"] != "native"
+
+
+def test_parts_are_keyed_by_line_file_or_folder() -> None:
+    parts = {"a/b.c": "x", "d/": "y", "e.py:3": "z"}
+    assert covering(parts, "a/b.c", 1) == "a/b.c"
+    assert covering(parts, "d/e/f.cpp", 9) == "d/"
+    assert covering(parts, "e.py", 3) == "e.py:3"
+    assert covering(parts, "e.py", 4) is None
+    assert covering(parts, "dd/x.c", 1) is None
+
+
+def test_a_module_imported_from_inside_its_own_folder_stays_an_alternative() -> None:
+    """DeepStream/ importing its own helper is no import from required code."""
+    from migrate.model import Fact
+
+    helper = Fact(kind="python_import", name="helper", line=1, column=1, end_line=1, end_column=10)
+    facts = {"DeepStream/run.py": [helper], "DeepStream/helper.py": [], "demo_onnx.py": []}
+    found = run_time_alternatives(facts, dict.fromkeys(facts, "python"), [], load())
+    assert "DeepStream/" in found
