@@ -92,6 +92,12 @@ def test_a_module_imported_from_inside_its_own_folder_stays_an_alternative() -> 
     from migrate.model import Fact
 
     helper = Fact(kind="python_import", name="helper", line=1, column=1, end_line=1, end_column=10)
-    facts = {"DeepStream/run.py": [helper], "DeepStream/helper.py": [], "demo_onnx.py": []}
+    facts = {"DeepStream/run.py": [helper], "DeepStream/helper.py": [], "demo_onnxruntime.py": []}
     found = run_time_alternatives(facts, dict.fromkeys(facts, "python"), [], load())
     assert "DeepStream/" in found
+
+
+def test_an_onnx_parser_beside_a_tensorrt_engine_is_no_other_runtime() -> None:
+    """A TensorRT project's ONNX parser feeds TensorRT (TensorRT reads ONNX): the engine stays required."""
+    files = ("src/trt_engine.cpp", "src/onnx_parser.cpp", "src/main.cpp")
+    assert run_time_alternatives(dict.fromkeys(files, ()), dict.fromkeys(files, "cpp"), [], load()) == {}
