@@ -101,3 +101,10 @@ def test_an_onnx_parser_beside_a_tensorrt_engine_is_no_other_runtime() -> None:
     """A TensorRT project's ONNX parser feeds TensorRT (TensorRT reads ONNX): the engine stays required."""
     files = ("src/trt_engine.cpp", "src/onnx_parser.cpp", "src/main.cpp")
     assert run_time_alternatives(dict.fromkeys(files, ()), dict.fromkeys(files, "cpp"), [], load()) == {}
+
+
+def test_a_gpu_image_for_amd_is_no_nvidia_build_variant() -> None:
+    """MIVisionX's docker/zenDNN/zenDNN-gpu-hip.dockerfile beside the CPU ones: a GPU image, for AMD's GPUs."""
+    files = ("docker/zenDNN-gpu-hip.dockerfile", "docker/zenDNN.dockerfile", "docker/Dockerfile.cuda")
+    found = run_time_alternatives(dict.fromkeys(files, ()), dict.fromkeys(files, "dockerfile"), [], load())
+    assert set(found) == {"docker/Dockerfile.cuda"}

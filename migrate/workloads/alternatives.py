@@ -46,6 +46,7 @@ class Alternatives:
     nvidia_providers: frozenset[str]
     portable_providers: frozenset[str]
     development_words: frozenset[str]
+    amd_words: frozenset[str] = frozenset()  # words naming AMD's implementation of any role (amd, rocm, hip)
 
 
 @lru_cache(maxsize=4)
@@ -75,7 +76,8 @@ def load(directory: Path | None = None) -> Alternatives:
         nvidia_providers=names(data["execution_providers"]["nvidia"], "execution_providers.nvidia"),
         portable_providers=names(data["execution_providers"]["portable"], "execution_providers.portable"),
         development_words=frozenset(n.lower() for n in names(data["development_requirements"]["words"],
-                                                              "development_requirements.words")))
+                                                              "development_requirements.words")),
+        amd_words=common)
 
 
 def words_of(name: str) -> frozenset[str]:
@@ -155,8 +157,9 @@ def _build_variants(paths: Sequence[str], kinds: Mapping[str, str], data: Altern
         if not plain:
             continue
         for path in files:
-            said = words_of(posixpath.basename(path)) & data.variant_words
-            if said:
+            named = words_of(posixpath.basename(path))
+            said = named & data.variant_words
+            if said and not named & data.amd_words:  # not `zenDNN-gpu-hip.dockerfile`: a GPU image for AMD
                 out[path] = (f"{path}: a {kind} file for an NVIDIA build ({', '.join(sorted(said))}) beside "
                              f"{', '.join(posixpath.basename(p) for p in sorted(plain)[:3])}: one of several ways to "
                              f"build or deploy the project ({RULES} build_variants)")
