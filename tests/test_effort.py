@@ -187,6 +187,52 @@ def test_a_rewrite_component_replaces_its_findings_in_the_scan(tmp_path, rulebas
     assert f"(likely {shown} h). Measured first ports left" in markdown_report.render(report)
 
 
+def test_a_first_port_of_a_base_with_rewrite_lane_kernels_costs_the_measured_extra_per_lane(tmp_path, rulebase) -> None:
+    """s18: the first ports whose base has findings of a rewrite lane (DeepEP, pyg-lib, laghos, lc0 ...) wrote more
+    than their findings say; the project line prices that per lane, with its basis, next to the rewrite band that
+    stays apart from the headline. A base that builds on ROCm already, or a native one, gets no such line."""
+    from migrate.workloads.estimate import project_estimate
+
+    report = _scan_tree(tmp_path, {
+        "CMakeLists.txt": "project(p LANGUAGES CXX CUDA)\nadd_library(p gemm.cu)\n",
+        "gemm.cu": "#include <cutlass/gemm/device/gemm.h>\n#include <cuda_runtime.h>\n"
+                   "__global__ void k(float* x) { x[0] = 1; }\n"}, rulebase)
+    calibration = calibration_load()
+    (project,) = report.project_costs
+    (line,) = [i for i in project.breakdown if i.kind == "rewrite-lane base"]
+    assert line.label.startswith("first port of a base with rewrite-lane kernels (1 lane: CUTLASS / CuTe kernel; ")
+    assert f"pooled over {calibration.lane_ports} measured such first ports" in line.label
+    assert line.hours == pytest.approx(calibration.lane_lines_per_lane * calibration.hours_per_line, abs=0.005)
+    assert report.rewrite_effort.likely > 0  # the rewrite itself, apart
+    model = EffortModel()
+    for cls, rocm_path in (("migration-required", True), ("native", False)):
+        other = project_estimate(cls, c_files=1, build_findings=0, model=model, calibration=calibration,
+                                 rocm_path=rocm_path, rewrite_lanes=("CUTLASS / CuTe kernel",))
+        assert not any(i.kind == "rewrite-lane base" for i in other.breakdown)
+
+
+def test_a_build_port_whose_findings_name_no_kind_is_the_build_system_alone_as_measured() -> None:
+    """s18: 38 measured first ports whose build findings name no kind of CUDA build use (a setup.py, a plain Makefile)
+    changed 6.5 build lines at the median, where one first unit fitted on all ports priced 12.8 (stable-fast-3d-76:
+    2 build lines). Such a port costs that median; a port whose findings name kinds keeps the unit and its curve."""
+    from migrate.workloads.estimate import project_estimate
+
+    calibration = calibration_load()
+    model = EffortModel()
+    bare = project_estimate("migration-required", c_files=1, build_findings=0, model=model, calibration=calibration)
+    (build,) = [i for i in bare.breakdown if i.kind == "build system port"]
+    assert build.label.startswith("build system port (no build finding names a kind of CUDA build use: the build "
+                                  f"system alone; {calibration.build_lines_no_kind:.1f} lines, the median of "
+                                  f"{calibration.build_no_kind_ports} measured first ports with none)")
+    assert build.hours == pytest.approx(calibration.build_lines_no_kind * calibration.hours_per_line, abs=0.005)
+    kinds = project_estimate("migration-required", c_files=1, build_findings=3, build_files=1, build_kinds=1,
+                             model=model, calibration=calibration)
+    (port,) = [i for i in kinds.breakdown if i.kind == "build system port"]
+    assert port.hours == pytest.approx(calibration.build_lines_first_unit * calibration.curve(2)
+                                       * calibration.hours_per_line, abs=0.005)
+    assert 0 < calibration.build_lines_no_kind < calibration.build_lines_first_unit
+
+
 def test_the_build_port_counts_kinds_of_cuda_build_use_not_files_nor_findings(tmp_path, rulebase) -> None:
     """kaldi (s9): many small Makefiles that repeat the same nvcc flags are one change per kind (a shared .mk),
     not one unit per build file (880 files had cost 1,170 h against 101 build lines measured); llm.c: one

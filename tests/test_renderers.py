@@ -157,6 +157,19 @@ def test_a_class_or_workload_with_no_hours_gets_no_zero_bar_in_html() -> None:
     assert "No porting work." in html
 
 
+def test_a_required_folder_with_no_hours_gets_no_zero_bar_in_html() -> None:
+    """llm.c's `dev` folder (native, no hours) was drawn as a bar of "0.0–0.0 h, likely 0.0 h" in the folder chart: a
+    folder with no hours has no bar, as a class with none has no bar (issue 30: one figure, no zeros)."""
+    report = demo_report()
+    (idle, *_) = [w for w in report.workloads if not w.effort.high]
+    report = replace(report, workloads=(*report.workloads, replace(idle, name="dev-idle", root="dev-idle",
+                                                                   optional=False)))
+    html = renderer("html")(report)
+    folders = html[html.index('<figure id="chart-folder"'):]
+    folders = folders[:folders.index("</figure>")]
+    assert "dev-idle" not in folders and "likely 0.0 h" not in folders and "native" in folders
+
+
 def test_the_automatic_share_is_one_figure_across_renderers() -> None:
     report = demo_report()
     share = report.plan["automatic_share"]

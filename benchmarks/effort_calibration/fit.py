@@ -54,6 +54,13 @@ costs k^log2(0.8) of the first):
   one measured constant per first port with C/C++/CUDA findings, the median of those ports' glue: a compat header
   or a loader is written once, whatever the size of the base (leave one set out over s6-s16: 48 / 113 of 141 within a
   factor of 2 / inside per √file, 50 / 114 per port).
+* a first port whose base has findings of a rewrite lane (rules/alternatives/rewrites.yaml; s18): the hand lines the
+  other terms leave unexplained in the fitting first ports of such bases, pooled per distinct lane (13 of 155 ports:
+  DeepEP, pyg-lib, laghos, lc0, triton ...). Leave one set out over s6-s17: 54 / 121 of 153 within a factor of 2 /
+  inside without it, 56 / 122 with it. The lanes' kernels themselves are a later milestone, priced by their band;
+* since s18 (BUILD_NO_KIND) a build port whose build findings name no kind of CUDA build use is the build system
+  alone: the median build lines of such fitting first ports (6.5 lines over 38), where one first unit fitted on all
+  had priced 12.8; the first unit is then fitted on the ports whose findings name a kind;
 * the next increment of a base that already builds on ROCm (the scan marks its findings `ported`,
   workloads/parts.py): the median hand lines of such increments whose scan leaves nothing to port (s8:
   9 measured, 2 to 302 lines, median 44; s9: 10, median 73.5; s10: 21, 2 to 852 lines, median 48: no scan
@@ -99,6 +106,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 MEASUREMENTS = HERE / "measurements.yaml"
 FAMILIES = ROOT / "rules" / "effort" / "families.yaml"
+LANES = ROOT / "rules" / "alternatives" / "rewrites.yaml"  # the rewrite lanes of the verdicts (rule -> lane)
 OUTPUT = ROOT / "rules" / "effort" / "calibrated.yaml"
 C_EXT = (".cu", ".cuh", ".h", ".hpp", ".hh", ".cpp", ".cc", ".cxx", ".c", ".hip", ".inl", ".cuinc")
 
@@ -118,11 +126,25 @@ GENERATORS = True  # a code generator's CUDA back end (CUDA device code in strin
 NO_C_CODE = True  # a first port of a base with findings but none in C/C++/CUDA files is its own term (s15)
 TWINS_ON_ROCM_PATH = True  # a base with a ROCm path still writes the HIP twins its CUDA back-end files lack (s16)
 GLUE_PER_PORT = True  # integration glue: one measured constant per first port with C/C++/CUDA findings, not per √file (s17)
+REWRITE_LANES = True  # a first port of a base with rewrite-lane kernels: measured extra hand lines per lane (s18)
+BUILD_NO_KIND = True  # a build port whose build findings name no kind of CUDA build use: its own measured median (s18)
 
 
 def curve(n: float) -> float:
     """Sum of k^log2(LEARNING_RATE) for k = 1..n: what n occurrences cost in first-occurrence units."""
     return sum(k ** math.log2(LEARNING_RATE) for k in range(1, int(n) + 1))
+
+
+_LANE_OF: dict[str, str] = {}
+
+
+def lane_of(rule: str) -> str | None:
+    """The rewrite lane of a rule (rules/alternatives/rewrites.yaml: CUTLASS/CuTe, tensor-core PTX, warpgroup kernels,
+    TMA/cp.async pipelines ...), or None."""
+    if not _LANE_OF:
+        _LANE_OF.update({str(r): str(lane["id"]) for lane in yaml.safe_load(LANES.read_text())["lanes"]
+                         for r in lane["rules"]})
+    return _LANE_OF.get(rule)
 
 
 def family_of(rule: str, families: list[dict[str, Any]]) -> str | None:
@@ -179,6 +201,7 @@ def projects(measurements: dict[str, Any], families: list[dict[str, Any]]) -> li
                     "backend_files": len(project.get("scan", {}).get("backend_files", ())),
                     "twin_lines": twin_lines,
                     "generator_lines": float(sum(scan.get("generators", {}).values())),
+                    "lanes": len({lane for rule, n in occurrences.items() if n and (lane := lane_of(rule))}),
                     "code_lines": float(sum(r["hand_lines"] for r in project["files"])) - twin_lines})
     return out
 
@@ -232,11 +255,14 @@ def constants(measured: list[dict[str, Any]], families: list[dict[str, Any]]) ->
                           "left_out": found[0][2] if kept is not found else None}
     ported = [p for p in measured if not p["rocm_path"]]
     glue = median_ratio([(p["charged"].get("unattributed", 0.0), glue_units(p)) for p in ported])
-    build = median_ratio([(p["build_lines"], build_units(p)) for p in ported])
+    build = median_ratio([(p["build_lines"], build_units(p)) for p in ported if p["build_kinds"] or not BUILD_NO_KIND])
+    no_kind = sorted(p["build_lines"] for p in ported if not p["build_kinds"] and not p.get("no_c_code"))
     no_c = sorted(_measured(p) for p in measured if p.get("no_c_code")) if NO_C_CODE else []
     increments = sorted(_measured(p) for p in measured if p["increment"])
     backend = sum(curve(p["backend_files"]) for p in measured)
     out = {"families": fitted, "build_lines_first_unit": round(build, 4),
+           "build_lines_no_kind": round(_percentile(no_kind, 0.5), 4) if no_kind and BUILD_NO_KIND else None,
+           "build_no_kind_ports": len(no_kind) if BUILD_NO_KIND else 0,
            "glue_lines_per_port": round(glue, 4),
            "glue_ports": sum(1 for p in ported if glue_units(p)),
            "increment_lines": round(_percentile(increments, 0.5), 4) if increments else 0.0,
@@ -245,7 +271,22 @@ def constants(measured: list[dict[str, Any]], families: list[dict[str, Any]]) ->
            "no_c_code_ports": len(no_c),
            "twin_lines_first_file": round(sum(p["twin_lines"] for p in measured) / backend, 4) if backend else 0.0}
     out["generator_lines_per_line"] = round(generator_rate(measured, out, families), 4) if GENERATORS else 0.0
+    out["lane_lines_per_lane"], out["lane_ports"] = lane_rate(measured, out, families) if REWRITE_LANES else (0.0, 0)
     return out
+
+
+def lane_rate(measured: list[dict[str, Any]], fitted: dict[str, Any], families: list[dict[str, Any]]) -> tuple[float, int]:
+    """Hand lines per rewrite lane (rules/alternatives/rewrites.yaml) of a first port's base: what the other terms leave
+    unexplained in the fitting first ports whose base (required parts, not ported) has findings of a rewrite lane,
+    pooled over their distinct lanes (s18), and how many such ports. It is not the rewrite of the lane's kernels: the
+    four such first ports examined in s11 (AutoAWQ_kernels, pyg-lib, DeepEP, kaldi) changed no line of them; the
+    ports of such bases were larger than their findings say (DeepEP 1,259 hand lines, pyg-lib 996, laghos 1,417)."""
+    ports = [p for p in measured if p["lanes"] and not p["rocm_path"]]
+    if not ports:
+        return 0.0, 0
+    others = {"families": fitted["families"], "project": {**_project(fitted), "lane_lines_per_lane": 0.0}}
+    unexplained = sum(max(0.0, _measured(p) - sum(estimate_lines(p, others, families).values())) for p in ports)
+    return round(unexplained / sum(p["lanes"] for p in ports), 4), len(ports)
 
 
 def generator_rate(measured: list[dict[str, Any]], fitted: dict[str, Any], families: list[dict[str, Any]]) -> float:
@@ -262,8 +303,10 @@ def generator_rate(measured: list[dict[str, Any]], fitted: dict[str, Any], famil
 
 def _project(fitted: dict[str, Any]) -> dict[str, float]:
     """The project-level constants of `constants()`, as estimate_lines reads them."""
-    return {key: fitted[key] for key in ("build_lines_first_unit", "glue_lines_per_port", "twin_lines_first_file",
-                                         "increment_lines", "generator_lines_per_line", "no_c_code_lines")
+    return {key: fitted[key] for key in ("build_lines_first_unit", "build_lines_no_kind", "glue_lines_per_port",
+                                         "twin_lines_first_file",
+                                         "increment_lines", "generator_lines_per_line", "no_c_code_lines",
+                                         "lane_lines_per_lane")
             if key in fitted}
 
 
@@ -300,10 +343,14 @@ def fit(measurements: dict[str, Any], families: list[dict[str, Any]]) -> dict[st
         "families": fitted["families"],
         "project": {
             "build_lines_first_unit": fitted["build_lines_first_unit"],
+            "build_lines_no_kind": fitted["build_lines_no_kind"],
+            "build_no_kind_ports": fitted["build_no_kind_ports"],
             "glue_lines_per_port": fitted["glue_lines_per_port"],
             "glue_ports": fitted["glue_ports"],
             "twin_lines_first_file": fitted["twin_lines_first_file"],
             "generator_lines_per_line": fitted["generator_lines_per_line"],
+            "lane_lines_per_lane": fitted["lane_lines_per_lane"],
+            "lane_ports": fitted["lane_ports"],
             "increment_lines": fitted["increment_lines"],
             "increments": fitted["increments"],
             "no_c_code_lines": fitted["no_c_code_lines"],
@@ -346,9 +393,14 @@ def estimate_lines(project: dict[str, Any], result: dict[str, Any], families: li
         if project["backend_files"] and TWINS_ON_ROCM_PATH:  # have no HIP member: the path is another back end's (s16)
             out["twins"] = result["project"]["twin_lines_first_file"] * curve(project["backend_files"])
         return out
+    if project["lanes"] and result["project"].get("lane_lines_per_lane"):  # a base with rewrite-lane kernels (s18)
+        out["lanes"] = result["project"]["lane_lines_per_lane"] * project["lanes"]
     if project.get("no_c_code") and result["project"].get("no_c_code_lines"):  # Python, Triton, build files (s15)
         return {**out, "no_c_code": result["project"]["no_c_code_lines"]}
-    out["build"] = result["project"]["build_lines_first_unit"] * build_units(project)
+    if not project["build_kinds"] and result["project"].get("build_lines_no_kind") is not None:
+        out["build"] = result["project"]["build_lines_no_kind"]  # the build system alone, measured (s18)
+    else:
+        out["build"] = result["project"]["build_lines_first_unit"] * build_units(project)
     out["glue"] = result["project"]["glue_lines_per_port"] * glue_units(project)
     out["twins"] = result["project"]["twin_lines_first_file"] * curve(project["backend_files"])
     out["generator"] = result["project"].get("generator_lines_per_line", 0.0) * project["generator_lines"]
@@ -367,8 +419,9 @@ def ratio(project: dict[str, Any], result: dict[str, Any], families: list[dict[s
 
 HEADER = ("# Generated by benchmarks/effort_calibration/fit.py from measurements.yaml (fitting split only): do not edit.\n"
           "# Hand lines for the first occurrence of each rule family and of the build port (later occurrences follow\n"
-          "# the learning curve), integration glue once per first port with C/C++/CUDA findings, HIP twins per CUDA\n"
-          "# back-end file (learning curve), a code generator's HIP back end per generator line, the range's measured\n"
+          "# the learning curve; the build system alone where no build finding names a kind), integration glue once per\n"
+          "# first port with C/C++/CUDA findings, HIP twins per CUDA back-end file (learning curve), a code generator's\n"
+          "# HIP back end per generator line, a first port's extra per rewrite lane of its base, the range's measured\n"
           "# spread.\n")
 
 

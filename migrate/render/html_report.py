@@ -65,7 +65,8 @@ def _summary(report: Report, the_plan: dict[str, Any]) -> dict[str, Any]:
 
 def _by_folder(report: Report) -> list[tuple[str, Effort]]:
     """The headline by folder: required workloads and project costs (optional parts and workloads are costed
-    apart, in their own table), so that the rows add up to the headline."""
+    apart, in their own table), so that the rows add up to the headline; a folder with no hours has no bar (llm.c's
+    `dev`, native: "no porting work", not a bar of 0.0 h)."""
     groups: dict[str, list[Effort]] = defaultdict(list)
     for w in report.workloads:
         if w.optional:
@@ -74,7 +75,7 @@ def _by_folder(report: Report) -> list[tuple[str, Effort]]:
         groups[top].append(w.effort)
     rows = [(name, sum_effort(e)) for name, e in groups.items()]
     rows += [(f"project costs: {p.name}", p.effort) for p in report.project_costs]
-    return rows
+    return [(name, e) for name, e in rows if e.high > 0]
 
 
 def _by_kind(report: Report) -> list[tuple[str, Effort]]:

@@ -25,7 +25,7 @@ class Calibration:
     families: tuple[Family, ...]
     lines_first_occurrence: dict[str, float]  # only the families the measurements cover
     learning_rate: float  # the k-th occurrence in a project costs k^log2(rate) of the first
-    build_lines_first_unit: float  # the build port: per build file with build findings, plus one for the build system
+    build_lines_first_unit: float  # the build port: per kind of CUDA build use, plus one for the build system
     glue_lines_per_port: float  # hand lines no finding explains, once per first port with C/C++/CUDA findings (s17)
     twin_lines_first_file: float  # hand lines of the HIP twins of a per-back-end CUDA file, the first (learning curve)
     increment_lines: float  # median hand lines of an increment on a project that already builds on ROCm
@@ -38,6 +38,10 @@ class Calibration:
     no_c_code_lines: float = 0.0  # median hand lines of a first port whose base has findings but none in C/C++/CUDA
     no_c_code_ports: int = 0  # how many such ports were measured
     glue_ports: int = 0  # the first ports with C/C++/CUDA findings whose glue was measured
+    lane_lines_per_lane: float = 0.0  # extra hand lines of a first port per rewrite lane its base's findings fall in (s18)
+    lane_ports: int = 0  # the measured first ports whose base has findings of a rewrite lane
+    build_lines_no_kind: float = 0.0  # the build port where no build finding names a kind of CUDA build use (s18)
+    build_no_kind_ports: int = 0  # the measured first ports with C/C++/CUDA findings and no such build finding
 
     def size_factor(self, c_files: int) -> float:
         """Assumed fixed costs grow with the square root of a project's size relative to the measured ones."""
@@ -91,4 +95,8 @@ def load(directory: Path | None = None) -> Calibration:
         no_c_code_lines=float(fitted["project"].get("no_c_code_lines", 0.0)),
         no_c_code_ports=int(fitted["project"].get("no_c_code_ports", 0)),
         glue_ports=int(fitted["project"].get("glue_ports", 0)),
+        lane_lines_per_lane=float(fitted["project"].get("lane_lines_per_lane", 0.0)),
+        lane_ports=int(fitted["project"].get("lane_ports", 0)),
+        build_lines_no_kind=float(fitted["project"].get("build_lines_no_kind") or 0.0),
+        build_no_kind_ports=int(fitted["project"].get("build_no_kind_ports", 0)),
     )

@@ -33,6 +33,8 @@ def project_costs(projects: Sequence[Project], root_name: str, workloads: Sequen
         kloc = sum(files[p][1] for p in paths) / 1000
         build = [f for f in counted if (family := calibration.family_of(f.rule)) is not None and family.name == "build"]
         rocm_path = any(w.rocm_path for w in workloads if w.name in members)
+        lanes = sorted({c.title for w in workloads if w.name in members and not w.optional for c in w.components
+                        if c.kind == "rewrite" and not c.optional})
         twins = twin_files(project, files, optional_files | (part_files - paths))  # a ROCm path of another back end too
         result = project_estimate(cls, c_files=len(paths - twins), build_findings=len(build), model=model,
                                   calibration=calibration, build_files=len({f.path for f in build}),
@@ -41,7 +43,8 @@ def project_costs(projects: Sequence[Project], root_name: str, workloads: Sequen
                                   backend_lines=sum(files[p][1] for p in twins), rocm_path=rocm_path,
                                   generators=_own_generators(project, generators or {}, optional_files),
                                   python_or_build=any((family := calibration.family_of(f.rule)) is not None
-                                                      and family.name in ("python", "build") for f in counted))
+                                                      and family.name in ("python", "build") for f in counted),
+                                  rewrite_lanes=lanes)
         out.append(ProjectCost(name=project.name, migration_class=cls, kloc=round(kloc, 2), effort=result.effort,
                                breakdown=result.breakdown, calibrated=result.calibrated,
                                validation=result.validation))

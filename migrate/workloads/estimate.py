@@ -202,7 +202,7 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
 def project_estimate(project_class: str, *, c_files: int, build_findings: int, model: EffortModel,
                      calibration: Calibration, build_files: int = 0, build_kinds: int = 0, backend_files: int = 0,
                      backend_lines: int = 0, rocm_path: bool = False, generators: Mapping[str, int] | None = None,
-                     python_or_build: bool = False) -> Estimate:
+                     python_or_build: bool = False, rewrite_lanes: Sequence[str] = ()) -> Estimate:
     """Costs a project has once, whatever its number of workloads and targets: where it has anything to
     port (any class but native), its port costs (`port_costs`: build port, glue, HIP twins, a code generator's
     HIP back end); where it
@@ -210,7 +210,9 @@ def project_estimate(project_class: str, *, c_files: int, build_findings: int, m
     increment; the findings it leaves to port are its workloads' costs, its ROCm build has the build system,
     the glue and the twins); where its findings lie in no C/C++/CUDA file and some in Python code or build files
     (`python_or_build`: a Triton, Python or build-only base), the median measured port of such a base in place of
-    the build port; and the plan's assumed validation steps (CI, performance check). The fitted figures and the
+    the build port; for a first port whose base has kernels of rewrite lanes (`rewrite_lanes`: their titles), the extra
+    hand work measured on such first ports, per lane (`lane_cost`); and the plan's assumed validation steps (CI,
+    performance check). The fitted figures and the
     leave-one-set-out scores behind each term are in docs/effort.md, not here: they change with every refit."""
     items = _Items()
     no_c_code = python_or_build and not c_files and not backend_files and not any((generators or {}).values())
@@ -220,10 +222,12 @@ def project_estimate(project_class: str, *, c_files: int, build_findings: int, m
                   f"{calibration.no_c_code_ports} measured such ports: {calibration.no_c_code_lines:.0f} lines)",
                   calibration.hours(calibration.no_c_code_lines), True,
                   kind="no C/C++/CUDA port", name="port of a base with no C/C++/CUDA finding")
+        lane_cost(items, rewrite_lanes, calibration)
     elif project_class != "native" and model.calibrated and not rocm_path:
         port_costs(items, c_files=c_files, build_findings=build_findings, calibration=calibration,
                    build_files=build_files, build_kinds=build_kinds, system=True, backend_files=backend_files,
                    backend_lines=backend_lines, generators=generators)
+        lane_cost(items, rewrite_lanes, calibration)
     elif rocm_path and model.calibrated and calibration.increment_lines:
         items.add(f"next increment of the existing ROCm build (median of {calibration.increments} measured "
                   f"increments: {calibration.increment_lines:.0f} lines)",
@@ -238,6 +242,19 @@ def project_estimate(project_class: str, *, c_files: int, build_findings: int, m
         items.spread(f"{VALIDATION}{item} (size ×{size:.2f})", hours * size, factors, kind=VALIDATION_KIND,
                      name=f"{VALIDATION}{item}")
     return items.estimate()
+
+
+def lane_cost(items: _Items, lanes: Sequence[str], calibration: Calibration) -> None:
+    """A first port of a base whose findings fall in rewrite lanes (rules/alternatives/rewrites.yaml): the hand lines
+    the other terms leave unexplained in the measured first ports of such bases, pooled per lane (s18). It is not the
+    rewrite of the lane's kernels (a later milestone, costed apart by its band): the four such first ports examined in
+    s11 changed no line of them."""
+    if lanes and calibration.lane_lines_per_lane:
+        items.add(f"first port of a base with rewrite-lane kernels ({len(lanes)} lane{'' if len(lanes) == 1 else 's'}: "
+                  f"{', '.join(lanes)}; {calibration.lane_lines_per_lane:.0f} hand lines a lane beyond the findings, "
+                  f"pooled over {calibration.lane_ports} measured such first ports; the rewrites themselves apart)",
+                  calibration.hours(calibration.lane_lines_per_lane, len(lanes)), True,
+                  kind="rewrite-lane base", name="first port of a base with rewrite-lane kernels")
 
 
 def part_estimate(*, c_files: int, build_findings: int, build_files: int, calibration: Calibration,
@@ -258,7 +275,8 @@ def port_costs(items: _Items, *, c_files: int, build_findings: int, calibration:
                generators: Mapping[str, int] | None = None) -> None:
     """The build port, from what the build files contain (one unit for the build system plus one per kind of
     CUDA build use the build findings name, one rule each: CUDA language, imported targets, nvcc-only flags,
-    CUDA libraries ...; a kind is changed once for the whole tree however many files repeat it); the
+    CUDA libraries ...; a kind is changed once for the whole tree however many files repeat it; where no build finding
+    names a kind, the measured median of such first ports, since s18); the
     integration glue no finding explains (a compat header, include guards, dispatch branches), once for a port
     with C/C++/CUDA findings (the median measured first port's; per √file until s16); the HIP twins of CUDA files
     kept in a per-back-end layout (a `cuda/` folder beside `openmp/`: a port writes the HIP member of the family), a
@@ -266,7 +284,13 @@ def port_costs(items: _Items, *, c_files: int, build_findings: int, calibration:
     per file on the learning curve (s12: per line priced a library's whole CUDA back end as one twin per
     file); the HIP back end of a code generator that writes CUDA as text (`generators`: file -> lines whose
     string literals carry CUDA device code, scan.layout.generator_lines), per such line (s13)."""
-    if build_kinds or system:
+    if system and not build_kinds and calibration.build_lines_no_kind:  # the build system alone, measured (s18)
+        items.add(f"build system port (no build finding names a kind of CUDA build use: the build system alone; "
+                  f"{calibration.build_lines_no_kind:.1f} lines, the median of {calibration.build_no_kind_ports} "
+                  f"measured first ports with none)",
+                  calibration.hours(calibration.build_lines_no_kind), True,
+                  kind="build system port", name="build system port")
+    elif build_kinds or system:
         items.add(f"build system port ({build_kinds} kind{'' if build_kinds == 1 else 's'} of CUDA build use "
                   f"({build_findings} build finding{'' if build_findings == 1 else 's'} in {build_files} "
                   f"file{'' if build_files == 1 else 's'}){' + the build system' if system else ''}; "
