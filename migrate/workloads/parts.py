@@ -26,7 +26,7 @@ from migrate.model import Fact, Finding, Status, class_rank, evolve
 from migrate.rulebase import families
 from migrate.scan.layout import hip_twinned
 from migrate.vocabulary import ALWAYS_DEFINED, BUILD_FILE_KINDS
-from migrate.workloads import build_scopes, ported
+from migrate.workloads import build_scopes, make_goals, ported
 from migrate.workloads.build_sources import prefixes
 from migrate.workloads.includes import gate_headers, included_by_required, optional_includes
 from migrate.workloads.left_out import left_out_of_hip
@@ -52,6 +52,7 @@ from migrate.workloads.switches import (
     compile_passes,
     compiled_only_under,
     cuda_build_switch,
+    cuda_genexes,
     declared_on_detection,
     declared_switches,
     defined_by_build,
@@ -78,6 +79,9 @@ from migrate.workloads.unused import unused_folders
 __all__ = ["DataError", "Part", "ProjectParts", "Words", "build", "feature", "from_json", "is_platform",
            "optional_root", "to_json", "words"]
 
+# C/C++ sources and headers a host compiler builds: a finding that holds only on some GPU architectures (its
+# `targets`: the FP8 maximum of gfx942, a wave size of 64) concerns such code only where it runs on a GPU
+HOST_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".inl", ".ipp")
 CALL_DEPTH = 3  # functions called only by such functions, this many levels down
 
 
@@ -154,7 +158,8 @@ class ProjectParts:
             first = optional[0]
             region = next((r for r in optional if (r.path, r.start, r.end) == (first.path, first.start, first.end)
                            and is_platform(feature(r.switch, known) or "", known)), first)
-            return Part(f"build switch {region.switch}",
+            name = region.switch if region.switch.startswith(make_goals.GOAL_PREFIX) else f"build switch {region.switch}"
+            return Part(name,
                         (*self.switches[region.switch], f"{region.path}:{region.start} {region.text}"))
         if self.cuda_build in self.switches and (finding.symbol in known.compile_pass
                                                   or finding.symbol.startswith(known.cuda_settings)
@@ -163,6 +168,11 @@ class ProjectParts:
             return Part(f"build switch {self.cuda_build}",
                         (*self.switches[self.cuda_build], f"{path}:{finding.line} {finding.symbol}: takes effect only "
                          f"where CUDA is compiled, and every CUDA source is built under {self.cuda_build}"))
+        if self.cuda_build in self.switches and finding.targets and path.endswith(HOST_SUFFIXES):
+            return Part(f"build switch {self.cuda_build}",
+                        (*self.switches[self.cuda_build], f"{path}:{finding.line} {finding.symbol}: holds only where code "
+                         f"runs on {', '.join(finding.targets)} through HIP, and every CUDA source is built under "
+                         f"{self.cuda_build}"))
         if finding.status == "optional":
             return Part(f"{path} (optional scope)", (f"{path}:{finding.line}: an optional import or opt-in",))
         return None
@@ -281,6 +291,10 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     chosen = set_only_under(facts, regions, gated_files(), known)
     extend(regions, defined_only_under(facts, kinds, regions, gated_files(), known))
     gated = gated_files()
+    goals = make_goals.outside_default_goal(facts)  # rules make's default goal does not reach, and what only they name
+    extend(regions, goals.regions)
+    for path, region in goals.gated.items():
+        gated.setdefault(path, region)
     unset = never_set(facts, kinds, known)  # each read once from the facts
     stated = follow_defaults(declared_switches(facts), chosen) | declared_on_detection(facts, regions, gated, known)
     declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated}
@@ -295,7 +309,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                 for name in region.switch.split(" OR "):
                     uses.setdefault(name, [])
         features = [feature(r.switch, known) for r in around]
-        in_feature = any(x is not None and not is_platform(x, known) for x in features)
+        in_feature = any(x is not None and not is_platform(x, known) for x in features) \
+            or any(r.switch in goals.switches for r in around)
         if not in_feature and families.load().is_code(f.rule, "c") and optional_root(f.path, known) is None \
                 and class_rank(f.migration_class) >= class_rank("migration-required"):
             outside = True
@@ -326,12 +341,15 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                 off_features.add(name)  # a feature's switch word (REALM_BUILD_CUHOOK), not GGML_CUDA's own name
         elif outside and not is_platform(turns_on, known) and not name.startswith("_"):  # not _GLIBCXX_USE_CXX11_ABI
             switches[name] = (*said, f"the project's own GPU code builds without {name}")
+    switches.update(goals.switches)
     either_switches(regions, gated, switches)
     gated.update(compiled_only_under(facts, kinds, regions, gated, switches, known))
     extend(regions, quiet_finds(facts, switches, declared, known))
     gate_headers(facts, regions, gated, frozenset(switches))  # headers only optional switches' code includes
     unbuilt = unbuilt_sources(facts, known, builds_cuda=builds_cuda(facts, kinds, findings))
     carrier = cuda_build_switch(kinds, gated, switches, unbuilt, known, facts=facts, regions=regions)
+    if carrier is not None:  # `$<$<COMPILE_LANGUAGE:CUDA>:...>` over several lines of a command
+        extend(regions, cuda_genexes(facts, carrier, known))
     if carrier is not None and extend(regions, compile_passes(regions, carrier, known)):
         for path, r in list(gated.items()):  # a header included only under `#ifdef __CUDACC__` is the switch's too
             if r.switch in known.compile_pass:
