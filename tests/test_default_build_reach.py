@@ -16,6 +16,10 @@ def statuses(data: dict, path: str) -> set[str]:
     return {f["status"] for f in data["findings"] if f["path"] == path}
 
 
+def evidence(data: dict) -> list[str]:
+    return [e for w in data["workloads"] for p in w["optional_parts"] for e in p["evidence"]]
+
+
 def edited(case: str, tmp_path: Path, path: str, old: str, new: str) -> Path:
     tree = tmp_path / case
     if not tree.exists():
@@ -80,3 +84,65 @@ def test_a_generator_expression_is_read_over_its_lines() -> None:
             b"  PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=/wd4244\n  -Xcompiler=$<IF:$<BOOL:X>,/a,/b>>)\n")
     found = [(f.name, f.line, f.end_line) for f in cmakelists.extract(text).facts if f.kind == "cmake_genex"]
     assert found == [("COMPILE_LANGUAGE:CXX", 2, 2), ("COMPILE_LANGUAGE:CUDA", 3, 4)]
+
+
+def test_a_cuda_back_end_off_by_default_takes_its_flags_and_target_only_findings(rulebase) -> None:
+    """MLX: `-Xcompiler` in a two-line `$<$<COMPILE_LANGUAGE:CUDA>:...>`, and `448.0f` in portable FP8 code."""
+    data = report("cmake_cuda_backend_off", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch MLX_BUILD_CUDA"]
+    assert part["class"] == "migration-required"
+    for path in ("mlx/CMakeLists.txt", "mlx/ops.cpp", "mlx/backend/cpu/quantized.cpp", "mlx/backend/cuda/copy.cu"):
+        assert statuses(data, path) == {"optional"}, path
+
+
+def test_a_cuda_back_end_on_by_default_keeps_them(tmp_path: Path, rulebase) -> None:
+    tree = edited("cmake_cuda_backend_off", tmp_path, "CMakeLists.txt", '"Build cuda backend" OFF)',
+                  '"Build cuda backend" ON)')
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert statuses(data, "mlx/ops.cpp") == {""}
+    assert statuses(data, "mlx/CMakeLists.txt") == {""}
+
+
+def test_results_of_a_find_only_an_opt_in_runs_go_with_it(rulebase) -> None:
+    """OSL: CUDA is found (through the project's checked_find_package) only under `if (OSL_USE_OPTIX)`, OFF; its
+    CUDA_VERSION and CUDA_TOOLKIT_ROOT_DIR are read in test and library CMake files; an OptiX direct-callable sits under
+    `#ifdef __CUDA_ARCH__`; testsuite/ holds a CUDA example."""
+    data = report("cmake_found_only_under", rulebase)
+    assert data["summary"]["class"] == "native"
+    for path in ("src/cmake/testing.cmake", "src/liboslexec/CMakeLists.txt", "src/liboslexec/llvm_ops.cpp",
+                 "testsuite/example-cuda/example-cuda.cpp"):
+        assert statuses(data, path) == {"optional"}, path
+    assert any("CUDA_VERSION: a result of find_package(CUDA), which runs only under" in e for e in evidence(data))
+
+
+def test_results_of_a_find_the_default_build_runs_are_required(tmp_path: Path, rulebase) -> None:
+    tree = edited("cmake_found_only_under", tmp_path, "src/cmake/externalpackages.cmake",
+                  "if (OSL_USE_OPTIX)\n", "if (OSL_USE_OPTIX)\nendif ()\nif (TRUE)\n")
+    data = scanned(tree, rulebase)
+    assert "" in statuses(data, "src/liboslexec/CMakeLists.txt")
+
+
+def test_a_variable_only_a_dependency_sets_is_off_by_default(rulebase) -> None:
+    """KWIVER: `if(fletch_BUILT_WITH_CUDA)`, set by the fletch package only; a helper's `set(${out} ...)` beside it."""
+    data = report("cmake_dependency_built_with", rulebase)
+    assert data["summary"]["class"] == "native"
+    assert statuses(data, "CMake/kwiver-setup-scripts.cmake") == {"optional"}
+    assert optional_parts(data)["build switch fletch_BUILT_WITH_CUDA"]["evidence"][0] == (
+        "CMake/kwiver-setup-scripts.cmake:2 if(fletch_BUILT_WITH_CUDA) (no build file sets fletch_BUILT_WITH_CUDA) "
+        "default OFF")
+
+
+def test_a_variable_the_project_sets_is_no_opt_in(tmp_path: Path, rulebase) -> None:
+    tree = edited("cmake_dependency_built_with", tmp_path, "CMakeLists.txt", "find_package(fletch)\n",
+                  "find_package(fletch)\nset(fletch_BUILT_WITH_CUDA ${fletch_FOUND})\n")
+    data = scanned(tree, rulebase)
+    assert statuses(data, "CMake/kwiver-setup-scripts.cmake") == {""}
+
+
+def test_target_rules_are_the_c_rules_with_a_target() -> None:
+    from migrate.rulebase.load import load_rules
+    from migrate.workloads.optional_words import words
+
+    assert words().target_rules == {r.id for r in load_rules().rules if r.target and r.id.startswith("HIP4")}

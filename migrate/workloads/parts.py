@@ -62,6 +62,7 @@ from migrate.workloads.switches import (
     either_switches,
     extend,
     follow_defaults,
+    found_only_under,
     gated_by_build,
     loaded_only_under,
     never_set,
@@ -79,8 +80,10 @@ from migrate.workloads.unused import unused_folders
 __all__ = ["DataError", "Part", "ProjectParts", "Words", "build", "feature", "from_json", "is_platform",
            "optional_root", "to_json", "words"]
 
-# C/C++ sources and headers a host compiler builds: a finding that holds only on some GPU architectures (its
-# `targets`: the FP8 maximum of gfx942, a wave size of 64) concerns such code only where it runs on a GPU
+# C/C++ sources and headers a host compiler builds: a finding that holds only on some GPU targets (rules/workloads/
+# optional.yaml `compile_pass.target_rules`: the FP8 maximum of gfx942, a wave size of 64) concerns such code only where
+# it runs on a GPU
+CMAKE_SUFFIXES = ("CMakeLists.txt", ".cmake")
 HOST_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".inl", ".ipp")
 CALL_DEPTH = 3  # functions called only by such functions, this many levels down
 
@@ -121,6 +124,7 @@ class ProjectParts:
     off_features: frozenset[str] = frozenset()
     # Python file -> (first line, last line, evidence) of each function or branch that picks an NVIDIA-only runtime
     runtime_scopes: Mapping[str, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
+    found_under: Mapping[str, Region] = field(default_factory=dict)  # CUDA -> the optional branch of its every find_package
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -168,11 +172,17 @@ class ProjectParts:
             return Part(f"build switch {self.cuda_build}",
                         (*self.switches[self.cuda_build], f"{path}:{finding.line} {finding.symbol}: takes effect only "
                          f"where CUDA is compiled, and every CUDA source is built under {self.cuda_build}"))
-        if self.cuda_build in self.switches and finding.targets and path.endswith(HOST_SUFFIXES):
+        if self.cuda_build in self.switches and finding.rule in known.target_rules and path.endswith(HOST_SUFFIXES):
             return Part(f"build switch {self.cuda_build}",
                         (*self.switches[self.cuda_build], f"{path}:{finding.line} {finding.symbol}: holds only where code "
                          f"runs on {', '.join(finding.targets)} through HIP, and every CUDA source is built under "
                          f"{self.cuda_build}"))
+        if path.endswith(CMAKE_SUFFIXES) and (found := next((r for p, r in self.found_under.items()
+                                                              if finding.symbol.startswith(f"{p}_")), None)) is not None:
+            return Part(f"build switch {found.switch}",
+                        (*self.switches[found.switch], f"{path}:{finding.line} {finding.symbol}: a result of "
+                         f"find_package({finding.symbol.partition('_')[0]}), which runs only under {found.path}:"
+                         f"{found.start} {found.text}"))
         if finding.status == "optional":
             return Part(f"{path} (optional scope)", (f"{path}:{finding.line}: an optional import or opt-in",))
         return None
@@ -236,7 +246,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "build_kinds": dict(parts.build_kinds), "images": dict(parts.images),
             "included_by_required": sorted(parts.included_by_required), "alternatives": dict(parts.alternatives),
             "unused": dict(parts.unused), "off_features": sorted(parts.off_features),
-            "runtime_scopes": {k: [list(s) for s in v] for k, v in parts.runtime_scopes.items()}}
+            "runtime_scopes": {k: [list(s) for s in v] for k, v in parts.runtime_scopes.items()},
+            "found_under": {k: region(r) for k, r in parts.found_under.items()}}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -269,7 +280,8 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         alternatives=strings(data.get("alternatives", {})), unused=strings(data.get("unused", {})),
         off_features=frozenset(str(s) for s in data.get("off_features", [])),
         runtime_scopes={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
-                        for k, v in data.get("runtime_scopes", {}).items()}, known=known)
+                        for k, v in data.get("runtime_scopes", {}).items()},
+        found_under={str(k): region(r) for k, r in data.get("found_under", {}).items()}, known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -367,7 +379,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         included_by_required=included_by_required(facts, known),
                         alternatives=alternative_runtime_folders(facts, known), unused=unused_folders(facts, known),
                         off_features=frozenset(off_features),
-                        runtime_scopes=alternative_runtime_scopes(facts, known), known=known)
+                        runtime_scopes=alternative_runtime_scopes(facts, known),
+                        found_under=found_only_under(facts, regions, gated, switches, known), known=known)
     return replace(project, images=_images_of_optional_builds(project, kinds, findings))
 
 

@@ -591,3 +591,23 @@ def cuda_genexes(facts: Mapping[str, Sequence[Fact]], carrier: str, known: Words
     return [Region(path, f.line, f.end_line, carrier,
                    f"$<$<{f.name}>:...> (applies only to CUDA sources, and every CUDA source is built under {carrier})")
             for path, items in facts.items() for f in items if f.kind == "cmake_genex" and f.name in known.cuda_genex]
+
+
+def found_only_under(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
+                     gated: Mapping[str, Region], switches: Mapping[str, tuple[str, ...]], known: Words) -> dict[str, Region]:
+    """Packages found only with NVIDIA's toolkit (rules/workloads/optional.yaml `detection.packages`: CUDA, CUDAToolkit)
+    every find_package() of which (outside folders a package does not need) sits in one optional switch's branch:
+    package -> that branch. Their result variables (`CUDA_VERSION`, `CUDA_TOOLKIT_ROOT_DIR`, set by FindCUDA:
+    https://cmake.org/cmake/help/latest/module/FindCUDA.html) hold a value only where that switch is on, wherever the
+    project reads them (AcademySoftwareFoundation/OpenShadingLanguage ad63273a src/cmake/externalpackages.cmake:111
+    finds CUDA only under `if (OSL_USE_OPTIX)`, OFF; src/cmake/testing.cmake:104 reads CUDA_TOOLKIT_ROOT_DIR)."""
+    sites: dict[str, list[list[Region]]] = {}
+    for path, items in facts.items():
+        if optional_root(path, known) is not None:
+            continue
+        for f in items:
+            if f.kind == "cmake" and f.name.startswith("find_package:") \
+                    and (package := f.name.partition(":")[2]) in known.detected_packages:
+                sites.setdefault(package, []).append(
+                    [r for r in switches_around(regions, gated, path, line=f.line) if r.switch in switches])
+    return {package: branch for package, found in sites.items() if (branch := common_switch(found)) is not None}

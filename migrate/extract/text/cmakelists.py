@@ -80,7 +80,9 @@ def extract(source: bytes) -> Extraction:
                           role="command"))
         facts.extend(_language(command, where))
         facts.extend(_arguments(command, where))
-        if command.name == "find_package" and command.arguments and not command.arguments[0].quoted:
+        # a project's own wrapper of find_package (OpenImageIO's and OSL's `checked_find_package (CUDA REQUIRED ...)`,
+        # src/cmake/checked_find_package.cmake) takes find_package's arguments and finds the same package
+        if command.name.lower().endswith("find_package") and command.arguments and not command.arguments[0].quoted:
             first = command.arguments[0]
             line, col = where(first.start)
             required = " REQUIRED" if any(a.text == "REQUIRED" and not a.quoted for a in command.arguments) else ""
