@@ -146,3 +146,14 @@ def test_target_rules_are_the_c_rules_with_a_target() -> None:
     from migrate.workloads.optional_words import words
 
     assert words().target_rules == {r.id for r in load_rules().rules if r.target and r.id.startswith("HIP4")}
+
+
+def test_results_of_a_find_every_build_runs_are_required(tmp_path: Path, rulebase) -> None:
+    """f4exb/sdrangel: `find_package(CUDA)` without REQUIRED runs in every build; CUDA_TOOLKIT_ROOT_DIR read outside
+    `if(CUDA_FOUND)` (sdrbase/CMakeLists.txt:63) is not gated by the find's own line."""
+    tree = tmp_path / "cmake_found_only_under"
+    shutil.copytree(CASES / "cmake_found_only_under", tree)
+    (tree / "src/cmake/externalpackages.cmake").write_text(
+        "find_package (CUDA)\nif (CUDA_FOUND)\n    include_directories (BEFORE \"${CUDA_INCLUDE_DIRS}\")\nendif ()\n")
+    data = scanned(tree, rulebase)
+    assert "" in statuses(data, "src/liboslexec/CMakeLists.txt")

@@ -608,6 +608,9 @@ def found_only_under(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, 
         for f in items:
             if f.kind == "cmake" and f.name.startswith("find_package:") \
                     and (package := f.name.partition(":")[2]) in known.detected_packages:
+                # not the find's own line (quiet_finds gives it its result's switch: `find_package(CUDA)` run by
+                # every build, whose CUDA_FOUND then turns a branch on, finds for every build)
                 sites.setdefault(package, []).append(
-                    [r for r in switches_around(regions, gated, path, line=f.line) if r.switch in switches])
+                    [r for r in switches_around(regions, gated, path, line=f.line) if r.switch in switches
+                     and not (r.path == path and r.start == r.end == f.line)])
     return {package: branch for package, found in sites.items() if (branch := common_switch(found)) is not None}
