@@ -78,6 +78,11 @@ STRUCTURE_KINDS: dict[str, str] = {
                     "`SRCS += a.cu`), or a pattern that globs them (`file(GLOB_RECURSE SRCS *.cu)`, make "
                     "`$(wildcard cuda/*.cu)`; text: the mode and variable), relative to its folder",
     "cmake_subdirectory": "`add_subdirectory(dir)`",
+    "cmake_genex": "a conditional generator expression (`$<$<COMPILE_LANGUAGE:CUDA>:...>`) over its lines; the name is "
+                   "its condition",
+    "make_goal_only": "a Makefile rule (or the assignment of a variable only such rules use) that make's default goal "
+                      "does not reach, over its lines: the name is the goal that runs it, the text the default goal",
+    "make_call": "a goal a recipe asks make for (`$(MAKE) -C gpu cuda`); `*` where the goal is a variable",
     "hip_rejected": "`#error` on the HIP side of a HIP guard: a HIP build of the file stops there",
     "commented_import": "an import statement left in a comment (`#     from .fused_act import FusedLeakyReLU`): the "
                         "module as written (a relative one with its dots)",

@@ -46,6 +46,8 @@ class Words:
     unused: frozenset[str] = frozenset()  # folder names of code no longer used (unused, legacy), lower case
     portable_headers: frozenset[str] = frozenset()  # headers of GPU interfaces AMD GPUs run (CL/cl.h, vulkan/vulkan.h)
     cuda_commands: frozenset[str] = frozenset()  # CMake commands that compile CUDA sources (FindCUDA's cuda_add_library)
+    target_rules: frozenset[str] = frozenset()  # C/C++ rules that hold only on some GPU targets (FP8 format, wave size)
+    detected_packages: tuple[str, ...] = ()  # find_package() names found only with NVIDIA's toolkit (CUDA, CUDAToolkit)
 
 
 @lru_cache(maxsize=4)
@@ -82,6 +84,8 @@ def words(directory: Path | None = None) -> Words:
                  portable_runtimes=frozenset(n.lower() for n in names("alternative_runtimes", "portable")),
                  portable_headers=frozenset(names("portable_backends", "headers")),
                  cuda_commands=frozenset(names("detection", "cmake_commands")),
+                 detected_packages=tuple(names("detection", "packages")),
+                 target_rules=frozenset(names("compile_pass", "target_rules")),
                  detected=frozenset([f"{n.upper()}_FOUND" for n in names("detection", "packages")]
                                     + [n.upper() for n in names("detection", "variables")]))
 

@@ -26,7 +26,7 @@ from migrate.model import Fact, Finding, Status, class_rank, evolve
 from migrate.rulebase import families
 from migrate.scan.layout import hip_twinned
 from migrate.vocabulary import ALWAYS_DEFINED, BUILD_FILE_KINDS
-from migrate.workloads import build_scopes, ported
+from migrate.workloads import build_scopes, make_goals, ported
 from migrate.workloads.alternatives import covering, run_time_alternatives
 from migrate.workloads.build_sources import prefixes
 from migrate.workloads.includes import gate_headers, included_by_required, optional_includes
@@ -53,6 +53,7 @@ from migrate.workloads.switches import (
     compile_passes,
     compiled_only_under,
     cuda_build_switch,
+    cuda_genexes,
     declared_on_detection,
     declared_switches,
     defined_by_build,
@@ -62,6 +63,7 @@ from migrate.workloads.switches import (
     either_switches,
     extend,
     follow_defaults,
+    found_only_under,
     gated_by_build,
     loaded_only_under,
     never_set,
@@ -79,6 +81,11 @@ from migrate.workloads.unused import unused_folders
 __all__ = ["DataError", "Part", "ProjectParts", "Words", "build", "feature", "from_json", "is_platform",
            "optional_root", "to_json", "words"]
 
+# C/C++ sources and headers a host compiler builds: a finding that holds only on some GPU targets (rules/workloads/
+# optional.yaml `compile_pass.target_rules`: the FP8 maximum of gfx942, a wave size of 64) concerns such code only where
+# it runs on a GPU
+CMAKE_SUFFIXES = ("CMakeLists.txt", ".cmake")
+HOST_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".inl", ".ipp")
 CALL_DEPTH = 3  # functions called only by such functions, this many levels down
 
 
@@ -120,6 +127,7 @@ class ProjectParts:
     runtime_scopes: Mapping[str, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
     # a file, a folder/ or a path:line -> evidence: an NVIDIA part chosen at run time beside peers (workloads/alternatives.py)
     run_time: Mapping[str, str] = field(default_factory=dict)
+    found_under: Mapping[str, Region] = field(default_factory=dict)  # CUDA -> the optional branch of its every find_package
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -159,7 +167,8 @@ class ProjectParts:
             first = optional[0]
             region = next((r for r in optional if (r.path, r.start, r.end) == (first.path, first.start, first.end)
                            and is_platform(feature(r.switch, known) or "", known)), first)
-            return Part(f"build switch {region.switch}",
+            name = region.switch if region.switch.startswith(make_goals.GOAL_PREFIX) else f"build switch {region.switch}"
+            return Part(name,
                         (*self.switches[region.switch], f"{region.path}:{region.start} {region.text}"))
         if self.cuda_build in self.switches and (finding.symbol in known.compile_pass
                                                   or finding.symbol.startswith(known.cuda_settings)
@@ -168,6 +177,17 @@ class ProjectParts:
             return Part(f"build switch {self.cuda_build}",
                         (*self.switches[self.cuda_build], f"{path}:{finding.line} {finding.symbol}: takes effect only "
                          f"where CUDA is compiled, and every CUDA source is built under {self.cuda_build}"))
+        if self.cuda_build in self.switches and finding.rule in known.target_rules and path.endswith(HOST_SUFFIXES):
+            return Part(f"build switch {self.cuda_build}",
+                        (*self.switches[self.cuda_build], f"{path}:{finding.line} {finding.symbol}: holds only where code "
+                         f"runs on {', '.join(finding.targets)} through HIP, and every CUDA source is built under "
+                         f"{self.cuda_build}"))
+        if path.endswith(CMAKE_SUFFIXES) and (found := next((r for p, r in self.found_under.items()
+                                                              if finding.symbol.startswith(f"{p}_")), None)) is not None:
+            return Part(f"build switch {found.switch}",
+                        (*self.switches[found.switch], f"{path}:{finding.line} {finding.symbol}: a result of "
+                         f"find_package({finding.symbol.partition('_')[0]}), which runs only under {found.path}:"
+                         f"{found.start} {found.text}"))
         if finding.status == "optional":
             return Part(f"{path} (optional scope)", (f"{path}:{finding.line}: an optional import or opt-in",))
         return None
@@ -232,7 +252,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "included_by_required": sorted(parts.included_by_required), "alternatives": dict(parts.alternatives),
             "unused": dict(parts.unused), "off_features": sorted(parts.off_features),
             "runtime_scopes": {k: [list(s) for s in v] for k, v in parts.runtime_scopes.items()},
-            "run_time": dict(parts.run_time)}
+            "run_time": dict(parts.run_time),
+            "found_under": {k: region(r) for k, r in parts.found_under.items()}}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -266,7 +287,8 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         off_features=frozenset(str(s) for s in data.get("off_features", [])),
         runtime_scopes={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
                         for k, v in data.get("runtime_scopes", {}).items()},
-        run_time=strings(data.get("run_time", {})), known=known)
+        run_time=strings(data.get("run_time", {})),
+        found_under={str(k): region(r) for k, r in data.get("found_under", {}).items()}, known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -288,6 +310,10 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     chosen = set_only_under(facts, regions, gated_files(), known)
     extend(regions, defined_only_under(facts, kinds, regions, gated_files(), known))
     gated = gated_files()
+    goals = make_goals.outside_default_goal(facts)  # rules make's default goal does not reach, and what only they name
+    extend(regions, goals.regions)
+    for path, region in goals.gated.items():
+        gated.setdefault(path, region)
     unset = never_set(facts, kinds, known)  # each read once from the facts
     stated = follow_defaults(declared_switches(facts), chosen) | declared_on_detection(facts, regions, gated, known)
     declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated}
@@ -302,7 +328,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                 for name in region.switch.split(" OR "):
                     uses.setdefault(name, [])
         features = [feature(r.switch, known) for r in around]
-        in_feature = any(x is not None and not is_platform(x, known) for x in features)
+        in_feature = any(x is not None and not is_platform(x, known) for x in features) \
+            or any(r.switch in goals.switches for r in around)
         if not in_feature and families.load().is_code(f.rule, "c") and optional_root(f.path, known) is None \
                 and class_rank(f.migration_class) >= class_rank("migration-required"):
             outside = True
@@ -333,12 +360,15 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                 off_features.add(name)  # a feature's switch word (REALM_BUILD_CUHOOK), not GGML_CUDA's own name
         elif outside and not is_platform(turns_on, known) and not name.startswith("_"):  # not _GLIBCXX_USE_CXX11_ABI
             switches[name] = (*said, f"the project's own GPU code builds without {name}")
+    switches.update(goals.switches)
     either_switches(regions, gated, switches)
     gated.update(compiled_only_under(facts, kinds, regions, gated, switches, known))
     extend(regions, quiet_finds(facts, switches, declared, known))
     gate_headers(facts, regions, gated, frozenset(switches))  # headers only optional switches' code includes
     unbuilt = unbuilt_sources(facts, known, builds_cuda=builds_cuda(facts, kinds, findings))
     carrier = cuda_build_switch(kinds, gated, switches, unbuilt, known, facts=facts, regions=regions)
+    if carrier is not None:  # `$<$<COMPILE_LANGUAGE:CUDA>:...>` over several lines of a command
+        extend(regions, cuda_genexes(facts, carrier, known))
     if carrier is not None and extend(regions, compile_passes(regions, carrier, known)):
         for path, r in list(gated.items()):  # a header included only under `#ifdef __CUDACC__` is the switch's too
             if r.switch in known.compile_pass:
@@ -357,7 +387,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         alternatives=alternative_runtime_folders(facts, known), unused=unused_folders(facts, known),
                         off_features=frozenset(off_features),
                         runtime_scopes=alternative_runtime_scopes(facts, known),
-                        run_time=run_time_alternatives(facts, kinds, findings), known=known)
+                        run_time=run_time_alternatives(facts, kinds, findings),
+                        found_under=found_only_under(facts, regions, gated, switches, known), known=known)
     return replace(project, images=_images_of_optional_builds(project, kinds, findings))
 
 

@@ -321,7 +321,8 @@ def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], kno
     # a -DX=ON a script, setup.py or CI job passes to cmake sets it too
     set_names |= {macro for items in facts.values() for _, macro in define_flags(items)}
     # a name built from a variable (`set(PROJ_USE_${lang} ...)` in a helper) may set any switch of its shape
-    shapes = [re.sub(r"\$\{[^}]*\}", "*", name) for name in set_names if "${" in name]
+    # (not a name that is one variable, `set(${out} ... PARENT_SCOPE)` in a helper: that sets the name its caller passes)
+    shapes = [shape for name in set_names if "${" in name and (shape := re.sub(r"\$\{[^}]*\}", "*", name)).strip("*")]
     out: dict[str, tuple[str, str]] = {}
     for path in sorted(facts):
         if kinds.get(path) != "cmake":
@@ -581,3 +582,35 @@ def compile_passes(regions: Mapping[str, tuple[Region, ...]], carrier: str, know
     return [Region(r.path, r.start, r.end, carrier,
                     f"{r.text} (only a CUDA compile defines {r.switch}, and every CUDA source is built under {carrier})")
             for items in regions.values() for r in items if r.switch in known.compile_pass]
+
+
+def cuda_genexes(facts: Mapping[str, Sequence[Fact]], carrier: str, known: Words) -> list[Region]:
+    """Generator expressions that apply only to CUDA sources (`$<$<COMPILE_LANGUAGE:CUDA>:...>`, rules/workloads/
+    optional.yaml `compile_pass.generator_expressions`), over all their lines, as branches of the switch every CUDA
+    compile of the project is under: what they pass (`-Xcompiler=/bigobj`) reaches only that build."""
+    return [Region(path, f.line, f.end_line, carrier,
+                   f"$<$<{f.name}>:...> (applies only to CUDA sources, and every CUDA source is built under {carrier})")
+            for path, items in facts.items() for f in items if f.kind == "cmake_genex" and f.name in known.cuda_genex]
+
+
+def found_only_under(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
+                     gated: Mapping[str, Region], switches: Mapping[str, tuple[str, ...]], known: Words) -> dict[str, Region]:
+    """Packages found only with NVIDIA's toolkit (rules/workloads/optional.yaml `detection.packages`: CUDA, CUDAToolkit)
+    every find_package() of which (outside folders a package does not need) sits in one optional switch's branch:
+    package -> that branch. Their result variables (`CUDA_VERSION`, `CUDA_TOOLKIT_ROOT_DIR`, set by FindCUDA:
+    https://cmake.org/cmake/help/latest/module/FindCUDA.html) hold a value only where that switch is on, wherever the
+    project reads them (AcademySoftwareFoundation/OpenShadingLanguage ad63273a src/cmake/externalpackages.cmake:111
+    finds CUDA only under `if (OSL_USE_OPTIX)`, OFF; src/cmake/testing.cmake:104 reads CUDA_TOOLKIT_ROOT_DIR)."""
+    sites: dict[str, list[list[Region]]] = {}
+    for path, items in facts.items():
+        if optional_root(path, known) is not None:
+            continue
+        for f in items:
+            if f.kind == "cmake" and f.name.startswith("find_package:") \
+                    and (package := f.name.partition(":")[2]) in known.detected_packages:
+                # not the find's own line (quiet_finds gives it its result's switch: `find_package(CUDA)` run by
+                # every build, whose CUDA_FOUND then turns a branch on, finds for every build)
+                sites.setdefault(package, []).append(
+                    [r for r in switches_around(regions, gated, path, line=f.line) if r.switch in switches
+                     and not (r.path == path and r.start == r.end == f.line)])
+    return {package: branch for package, found in sites.items() if (branch := common_switch(found)) is not None}

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from migrate.extract.c.guards import SWITCH
-from migrate.extract.text import commands
+from migrate.extract.text import commands, make_goals
 from migrate.extract.text.cmakelists import SOURCE_SUFFIXES
 from migrate.extract.text.lines import Logical, fact, finish, flags, logical_lines, numbered
 from migrate.model import Extraction, Fact
@@ -63,6 +63,7 @@ def makefile(source: bytes) -> Extraction:
     facts += _selected_values(branches, assigned)
     facts += [fact("build_switch", b.name, b.line, 0, 0, text="OFF make") for b in branches
               if COMMAND_LINE_SWITCH.match(b.name) and b.name not in assigned]
+    facts += make_goals.goal_facts(text)
     return finish(text, facts)
 
 

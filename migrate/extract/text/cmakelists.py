@@ -70,6 +70,7 @@ def extract(source: bytes) -> Extraction:
     facts.extend(_branches(commands, where))
     facts.extend(_value_defaults(commands, where))
     facts.extend(_guards(text, commands, where))
+    facts.extend(_generator_expressions(text, where))
     for command in commands:
         line, col = where(command.start)
         # function()/macro()/set()/include() carry the name they define or load (a call is told from a body, a set
@@ -79,7 +80,9 @@ def extract(source: bytes) -> Extraction:
                           role="command"))
         facts.extend(_language(command, where))
         facts.extend(_arguments(command, where))
-        if command.name == "find_package" and command.arguments and not command.arguments[0].quoted:
+        # a project's own wrapper of find_package (OpenImageIO's and OSL's `checked_find_package (CUDA REQUIRED ...)`,
+        # src/cmake/checked_find_package.cmake) takes find_package's arguments and finds the same package
+        if command.name.lower().endswith("find_package") and command.arguments and not command.arguments[0].quoted:
             first = command.arguments[0]
             line, col = where(first.start)
             required = " REQUIRED" if any(a.text == "REQUIRED" and not a.quoted for a in command.arguments) else ""
@@ -94,6 +97,33 @@ def extract(source: bytes) -> Extraction:
         if command.name in repositories.FETCH_COMMANDS:
             facts.extend(_repositories(command, where))
     return finish(text, facts)
+
+
+GENEX_CONDITION = re.compile(r"\$<\$<([A-Z_]+:[^<>$]*)>:")
+
+
+def _generator_expressions(text: str, where: _Positions) -> list[Fact]:
+    """`$<$<COMPILE_LANGUAGE:CUDA>:...>` and other conditional generator expressions over their lines (`cmake_genex`,
+    the condition as name): an expression may run over several lines of one command (ml-explore/mlx 846d1762
+    mlx/CMakeLists.txt:68-69 `$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=/wd4244` / `-Xcompiler=/wd4267>)`), which a
+    look at one line does not see (https://cmake.org/cmake/help/latest/manual/cmake-generator-expressions.7.html)."""
+    out: list[Fact] = []
+    for m in GENEX_CONDITION.finditer(text):
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            if text.startswith("$<", i):
+                depth, i = depth + 1, i + 2
+                continue
+            if text[i] == ">":
+                depth -= 1
+            i += 1
+        if depth:
+            continue
+        line, col = where(m.start())
+        end_line, end_col = where(i - 1)
+        out.append(Fact(kind="cmake_genex", name=m.group(1), line=line, column=col + 1, end_line=end_line,
+                        end_column=end_col + 1))
+    return out
 
 
 def _stops_without(commands: list[Command]) -> frozenset[str]:

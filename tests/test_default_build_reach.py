@@ -1,0 +1,159 @@
+"""What the default build reaches (issue 28): a part is optional when the project's default build does not reach it.
+make's default goal and what its prerequisites reach; a CMake generator expression for CUDA sources over several
+lines; a finding that holds only on some GPU targets in host code of a project whose every CUDA compile is optional;
+a branch on a variable a dependency's package sets (never the project); a testsuite/ folder. Each fixture is cut from
+a real case (its README says where); each near miss puts the part back in the default build, and it is then required."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from migrate.extract.text import buildfiles, cmakelists
+from tests.test_optional_parts import CASES, optional_parts, report, scanned
+
+
+def statuses(data: dict, path: str) -> set[str]:
+    return {f["status"] for f in data["findings"] if f["path"] == path}
+
+
+def evidence(data: dict) -> list[str]:
+    return [e for w in data["workloads"] for p in w["optional_parts"] for e in p["evidence"]]
+
+
+def edited(case: str, tmp_path: Path, path: str, old: str, new: str) -> Path:
+    tree = tmp_path / case
+    if not tree.exists():
+        shutil.copytree(CASES / case, tree)
+    text = (tree / path).read_text()
+    assert old in text
+    (tree / path).write_text(text.replace(old, new))
+    return tree
+
+
+MAKEFILE = "src/solver/Makefile"
+
+
+def test_a_goal_outside_makes_default_goal_is_optional(rulebase) -> None:
+    """Cuckoo Cycle: `all : simpletest meantest` builds the CPU solvers; only `make cuda29` builds mean.cu."""
+    data = report("make_goal_outside_default", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)[f"make goal cuda29 of {MAKEFILE}"]
+    assert part["class"] == "migration-required"
+    assert part["evidence"][0] == (f"{MAKEFILE}: make's default goal `all` (line 9) does not reach `cuda29`; "
+                                   "only `make cuda29` builds it")
+    for path in ("src/solver/mean.cu", "src/solver/kernel.cuh"):
+        assert statuses(data, path) == {"optional"}, path
+    assert statuses(data, MAKEFILE) == {"optional"}  # `NVCC ?= nvcc` (used only by cuda29's recipe) and -arch
+
+
+def test_a_goal_the_default_goal_reaches_is_required(tmp_path: Path, rulebase) -> None:
+    tree = edited("make_goal_outside_default", tmp_path, MAKEFILE, "all : simpletest meantest # cudatest",
+                  "all : simpletest meantest cuda29")
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert statuses(data, "src/solver/mean.cu") == {""}
+
+
+def test_a_goal_another_makefile_asks_for_is_required(tmp_path: Path, rulebase) -> None:
+    tree = edited("make_goal_outside_default", tmp_path, "src/Makefile", "\t$(MAKE) -C $@", "\t$(MAKE) -C $@ all cuda29")
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+
+
+def test_a_default_goal_that_builds_nothing_says_nothing() -> None:
+    """NVlabs/CGBN samples: the first rule `pick:` only prints which `make <arch>` to run; every goal builds CUDA."""
+    text = b"pick:\n\t@echo Please run one of the following:\n\t@echo \"   make ampere\"\n\nampere:\n\tnvcc -o add add.cu\n"
+    facts = buildfiles.makefile(text).facts
+    assert not [f for f in facts if f.kind in ("make_goal_only", "make_call")]
+
+
+def test_the_default_goal_is_read_as_make_reads_it() -> None:
+    text = (b"include config.mk\nall: a\na: a.cpp\n\tg++ a.cpp\ngpu: g.cu\n\tnvcc g.cu\n", b"all: $(OBJS)\n\tg++ x.cpp\n"
+            b"gpu: g.cu\n\tnvcc g.cu\n", b".PHONY: all\n.DEFAULT_GOAL := gpu\nall: a.cpp\n\tg++ a.cpp\ngpu: g.cu\n\tnvcc g.cu\n",
+            b"%.o: %.cu\n\tnvcc -c $<\nall: a.cpp\n\tg++ a.cpp\ngpu: g.o\n\tnvcc g.o\n")
+    found = [[(f.name, f.line, f.end_line) for f in buildfiles.makefile(t).facts if f.kind == "make_goal_only"]
+             for t in text]
+    # an include before the first rule may hold the default goal; a variable the file does not set may name any
+    # target; .DEFAULT_GOAL picks the goal; a pattern rule is no default goal
+    assert found == [[], [], [("all", 3, 4)], [("gpu", 5, 6)]]
+
+
+def test_a_generator_expression_is_read_over_its_lines() -> None:
+    """mlx/CMakeLists.txt:68-69: `$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=/wd4244` / `-Xcompiler=/wd4267>)`."""
+    text = (b"target_compile_options(\n  mlx PUBLIC $<$<COMPILE_LANGUAGE:CXX>:/wd4244 /wd4267>\n"
+            b"  PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=/wd4244\n  -Xcompiler=$<IF:$<BOOL:X>,/a,/b>>)\n")
+    found = [(f.name, f.line, f.end_line) for f in cmakelists.extract(text).facts if f.kind == "cmake_genex"]
+    assert found == [("COMPILE_LANGUAGE:CXX", 2, 2), ("COMPILE_LANGUAGE:CUDA", 3, 4)]
+
+
+def test_a_cuda_back_end_off_by_default_takes_its_flags_and_target_only_findings(rulebase) -> None:
+    """MLX: `-Xcompiler` in a two-line `$<$<COMPILE_LANGUAGE:CUDA>:...>`, and `448.0f` in portable FP8 code."""
+    data = report("cmake_cuda_backend_off", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch MLX_BUILD_CUDA"]
+    assert part["class"] == "migration-required"
+    for path in ("mlx/CMakeLists.txt", "mlx/ops.cpp", "mlx/backend/cpu/quantized.cpp", "mlx/backend/cuda/copy.cu"):
+        assert statuses(data, path) == {"optional"}, path
+
+
+def test_a_cuda_back_end_on_by_default_keeps_them(tmp_path: Path, rulebase) -> None:
+    tree = edited("cmake_cuda_backend_off", tmp_path, "CMakeLists.txt", '"Build cuda backend" OFF)',
+                  '"Build cuda backend" ON)')
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert statuses(data, "mlx/ops.cpp") == {""}
+    assert statuses(data, "mlx/CMakeLists.txt") == {""}
+
+
+def test_results_of_a_find_only_an_opt_in_runs_go_with_it(rulebase) -> None:
+    """OSL: CUDA is found (through the project's checked_find_package) only under `if (OSL_USE_OPTIX)`, OFF; its
+    CUDA_VERSION and CUDA_TOOLKIT_ROOT_DIR are read in test and library CMake files; an OptiX direct-callable sits under
+    `#ifdef __CUDA_ARCH__`; testsuite/ holds a CUDA example."""
+    data = report("cmake_found_only_under", rulebase)
+    assert data["summary"]["class"] == "native"
+    for path in ("src/cmake/testing.cmake", "src/liboslexec/CMakeLists.txt", "src/liboslexec/llvm_ops.cpp",
+                 "testsuite/example-cuda/example-cuda.cpp"):
+        assert statuses(data, path) == {"optional"}, path
+    assert any("CUDA_VERSION: a result of find_package(CUDA), which runs only under" in e for e in evidence(data))
+
+
+def test_results_of_a_find_the_default_build_runs_are_required(tmp_path: Path, rulebase) -> None:
+    tree = edited("cmake_found_only_under", tmp_path, "src/cmake/externalpackages.cmake",
+                  "if (OSL_USE_OPTIX)\n", "if (OSL_USE_OPTIX)\nendif ()\nif (TRUE)\n")
+    data = scanned(tree, rulebase)
+    assert "" in statuses(data, "src/liboslexec/CMakeLists.txt")
+
+
+def test_a_variable_only_a_dependency_sets_is_off_by_default(rulebase) -> None:
+    """KWIVER: `if(fletch_BUILT_WITH_CUDA)`, set by the fletch package only; a helper's `set(${out} ...)` beside it."""
+    data = report("cmake_dependency_built_with", rulebase)
+    assert data["summary"]["class"] == "native"
+    assert statuses(data, "CMake/kwiver-setup-scripts.cmake") == {"optional"}
+    assert optional_parts(data)["build switch fletch_BUILT_WITH_CUDA"]["evidence"][0] == (
+        "CMake/kwiver-setup-scripts.cmake:2 if(fletch_BUILT_WITH_CUDA) (no build file sets fletch_BUILT_WITH_CUDA) "
+        "default OFF")
+
+
+def test_a_variable_the_project_sets_is_no_opt_in(tmp_path: Path, rulebase) -> None:
+    tree = edited("cmake_dependency_built_with", tmp_path, "CMakeLists.txt", "find_package(fletch)\n",
+                  "find_package(fletch)\nset(fletch_BUILT_WITH_CUDA ${fletch_FOUND})\n")
+    data = scanned(tree, rulebase)
+    assert statuses(data, "CMake/kwiver-setup-scripts.cmake") == {""}
+
+
+def test_target_rules_are_the_c_rules_with_a_target() -> None:
+    from migrate.rulebase.load import load_rules
+    from migrate.workloads.optional_words import words
+
+    assert words().target_rules == {r.id for r in load_rules().rules if r.target and r.id.startswith("HIP4")}
+
+
+def test_results_of_a_find_every_build_runs_are_required(tmp_path: Path, rulebase) -> None:
+    """f4exb/sdrangel: `find_package(CUDA)` without REQUIRED runs in every build; CUDA_TOOLKIT_ROOT_DIR read outside
+    `if(CUDA_FOUND)` (sdrbase/CMakeLists.txt:63) is not gated by the find's own line."""
+    tree = tmp_path / "cmake_found_only_under"
+    shutil.copytree(CASES / "cmake_found_only_under", tree)
+    (tree / "src/cmake/externalpackages.cmake").write_text(
+        "find_package (CUDA)\nif (CUDA_FOUND)\n    include_directories (BEFORE \"${CUDA_INCLUDE_DIRS}\")\nendif ()\n")
+    data = scanned(tree, rulebase)
+    assert "" in statuses(data, "src/liboslexec/CMakeLists.txt")
