@@ -241,3 +241,24 @@ def test_a_helper_with_several_returns_is_not_unpacked() -> None:
         setup(ext_modules=[p_cls(name="picked", sources=p_srcs), ext_cls(name="fused_ssim_cuda", sources=srcs)])
     ''') if f.kind == "extension"]
     assert got == [("fused_ssim_cuda", "ssim.cu\next.cpp")]
+
+
+def test_an_nvidia_tool_run_from_a_command_string_or_argv_list() -> None:
+    """trtexec built as a command line in Python (jetson_benchmarks, nanoowl, trt-samples) is the run a shell
+    script reports; prose naming it, a path check and a list of tool names are not."""
+    got = [(f.line, f.name, f.text) for f in facts('''
+        import os, subprocess
+        os.system("trtexec --onnx=" + d + "/m.onnx --fp16")
+        cmd = str('./trtexec' + " " + base + " " + fmt)
+        args = ["/usr/src/tensorrt/bin/trtexec"]
+        command = ["trtexec", f"--loadEngine={e}"]
+        subprocess.run(f"trtexec --onnx={p}", shell=True)
+        subprocess.run(("nsys", "profile", script))
+        log.warning("trtexec failed with code %d", 3)
+        x = "trtexec" + "-style summary"
+        tools = ["nsys", "ncu"]
+        ok = os.path.isfile('/usr/src/tensorrt/bin/trtexec')
+    ''') if f.kind == "manifest"]
+    assert got == [(3, "tool:trtexec", "trtexec"), (4, "tool:trtexec", "./trtexec"),
+                   (5, "tool:trtexec", "/usr/src/tensorrt/bin/trtexec"), (6, "tool:trtexec", "trtexec"),
+                   (7, "tool:trtexec", "trtexec"), (8, "tool:nsys", "nsys")]

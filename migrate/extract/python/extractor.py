@@ -10,7 +10,7 @@ import warnings
 
 from migrate.extract.c.guards import SWITCH, SWITCH_NAME
 from migrate.extract.columns import Columns
-from migrate.extract.python import constructs, embedded, structure
+from migrate.extract.python import commands, constructs, embedded, structure
 from migrate.extract.python.guards import HIP_MARKERS, HipGuards
 from migrate.extract.python.optional import (
     EnvOptIns,
@@ -108,6 +108,7 @@ class _Visitor(ast.NodeVisitor):
         self.matched_literal: set[int] = set()  # id() of names tested only for equality with string literals
         self.messages = 0  # depth of print/logging/warn arguments being visited
         self.raised: set[int] = set()  # id() of the exception calls of raise statements: their arguments are text
+        self.runs: set[int] = set()  # id() of the command arguments of subprocess calls (a string or an argv list)
         self.tests = 0  # depth of test functions (def test*, pytest's prefix) being visited: their strings are expectations
         self.decorates: dict[int, str] = {}  # id() of a decorator call -> the function it decorates
         self.assigned: dict[str, set[str]] = {}  # extension = CUDAExtension -> {"extension": {...CUDAExtension}}
@@ -401,8 +402,17 @@ class _Visitor(ast.NodeVisitor):
             self.add("build_switch", macro.group(1), node,
                      text="0 environment-opt-in" if self.guard == "optional" else f"1 {ALWAYS_DEFINED}")
 
+    def visit_List(self, node: ast.List) -> None:
+        commands.on_sequence(self, node)
+        self.generic_visit(node)
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
+        commands.on_joined(self, node)
+        self.generic_visit(node)
+
     def visit_Tuple(self, node: ast.Tuple) -> None:
         """`define_macros=[("WITH_X", None)]` in an environment opt-in: the macro is a switch, off unset."""
+        commands.on_sequence(self, node)
         first = node.elts[0] if len(node.elts) == 2 else None
         if self.guard == "optional" and isinstance(first, ast.Constant) and isinstance(first.value, str) \
                 and SWITCH_NAME.match(first.value):
@@ -456,6 +466,9 @@ class _Visitor(ast.NodeVisitor):
             if keyword.arg in NVCC_KEYWORDS:
                 self._nvcc_flags(keyword.value)
         constructs.on_call(self, node, name)
+        if name in constructs.SUBPROCESS_CALLS and node.args:
+            self.runs.add(id(node.args[0]))
+            commands.on_head(self, node.args[0], argv=True)
         structure.on_call(self, node, name)
         if name:
             for source, snippet_node in embedded.sources_of(name, node, self.strings, self.lines):
@@ -494,6 +507,7 @@ class _Visitor(ast.NodeVisitor):
 
     def visit_BinOp(self, node: ast.BinOp) -> None:
         constructs.on_binop(self, node)
+        commands.on_binop(self, node)
         self.generic_visit(node)
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
