@@ -45,10 +45,12 @@ ALL_BATCHES = "all"
 # g is session 14's held-out batch (labelled by helper labg, README "The held-out batch of session 14");
 # h is session 15's held-out batch (labelled by helper labh, README "The held-out batch of session 15");
 # i is session 16's held-out batch (labelled by helper labi, README "The held-out batch of session 16");
-# j is session 17's held-out batch (labelled by helper labj, README "The held-out batch of session 17").
+# j is session 17's held-out batch (labelled by helper labj, README "The held-out batch of session 17");
+# k is session 18's held-out batch (labelled by helper labk, README "The held-out batch of session 18").
 TEST_ONLY_BATCHES = frozenset(
     {"fresh-2026-12-04b", "fresh-2026-12-04c", "fresh-2026-12-04d", "fresh-2026-12-04e", "fresh-2026-12-05f",
-     "fresh-2026-12-05g", "fresh-2026-12-05h", "fresh-2026-12-05i", "fresh-2026-12-05j"}
+     "fresh-2026-12-05g", "fresh-2026-12-05h", "fresh-2026-12-05i", "fresh-2026-12-05j",
+     "fresh-2026-12-05k"}
 )
 
 
