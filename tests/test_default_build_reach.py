@@ -55,8 +55,7 @@ def test_a_goal_the_default_goal_reaches_is_required(tmp_path: Path, rulebase) -
 
 
 def test_a_goal_another_makefile_asks_for_is_required(tmp_path: Path, rulebase) -> None:
-    tree = edited("make_goal_outside_default", tmp_path, "src/Makefile", "\t$(MAKE) -C $@", "\t$(MAKE) -C $@ all cuda29")
-    data = scanned(tree, rulebase)
+    data = scanned(CASES / "make_goal_asked", rulebase)
     assert data["summary"]["class"] == "migration-required"
 
 
