@@ -20,6 +20,7 @@ from migrate.model import Fact, Finding
 from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
 from migrate.workloads.modules import ModuleIndex
+from migrate.workloads.optional_imports import imported_files
 from migrate.workloads.optional_words import DataError, optional_root
 
 SECTIONS = ("vendor_roles", "build_variants", "execution_providers", "development_requirements")
@@ -121,7 +122,8 @@ def _children(paths: Sequence[str]) -> dict[str, dict[str, bool]]:
         for i, part in enumerate(parts):
             parent = "/".join(parts[:i])
             is_folder = i < len(parts) - 1
-            out.setdefault(parent, {})[part] = out.get(parent, {}).get(part, False) or is_folder
+            entries = out.setdefault(parent, {})
+            entries[part] = entries.get(part, False) or is_folder
     return out
 
 
@@ -198,11 +200,6 @@ def _imported_unguarded(facts: Mapping[str, Sequence[Fact]]) -> frozenset[tuple[
     for path, items in facts.items():
         if optional_root(path) is not None:  # a test or an example importing the module does not need it
             continue
-        for f in items:
-            if f.kind != "python_import" or f.guard == "optional":
-                continue
-            for module in [f.name, *(f"{f.name}.{n}" for n in f.text.split("\n") if n)]:
-                target = index.resolve(path, module)
-                if target is not None and target != path:
-                    found.add((path, target))
+        found.update((path, target) for f in items if f.kind == "python_import" and f.guard != "optional"
+                     for target in imported_files(index, path, f))
     return frozenset(found)

@@ -28,7 +28,7 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
     for path, items in facts.items():
         for f in items:
             if f.kind == "python_import" and f.guard not in ("hip", "cuda"):
-                for module in _imported_files(index, path, f):
+                for module in imported_files(index, path, f):
                     imports.setdefault(module, []).append((f.guard == "optional", path, f"{path}:{f.line}"))
     out: dict[str, str] = {}
     for path, items in facts.items():  # imported nowhere but in a comment: switched off by hand
@@ -46,7 +46,7 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
     return out | _loaded_only_by(facts, out) | _built_for_optional_imports(facts, out, known or words())
 
 
-def _imported_files(index: ModuleIndex, path: str, fact: Fact) -> list[str]:
+def imported_files(index: ModuleIndex, path: str, fact: Fact) -> list[str]:
     """The project files an import names other than the importer: the module, and each name of `from package
     import name` that is a submodule of the package (Python imports it: "if not [an attribute], attempts to import
     a submodule with that name", https://docs.python.org/3/reference/simple_stmts.html#the-import-statement;
