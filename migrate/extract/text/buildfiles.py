@@ -49,7 +49,8 @@ def makefile(source: bytes) -> Extraction:
     branches = _make_switches(text)
     facts = _tool_lines(text) + branches
     assigned: dict[str, str] = {}  # variable -> its first value in this file
-    for logical in logical_lines(text):
+    logicals = list(logical_lines(text))  # read once: the goals' reading below walks the same lines
+    for logical in logicals:
         if not logical.text.startswith("\t") and (m := MAKE_ASSIGNMENT.match(logical.text)):
             facts += commands.variable(logical, m.group(1), m.group(2), m.start(1), len(logical.text.rstrip()))
             assigned.setdefault(m.group(1), m.group(2))
@@ -63,7 +64,7 @@ def makefile(source: bytes) -> Extraction:
     facts += _selected_values(branches, assigned)
     facts += [fact("build_switch", b.name, b.line, 0, 0, text="OFF make") for b in branches
               if COMMAND_LINE_SWITCH.match(b.name) and b.name not in assigned]
-    facts += make_goals.goal_facts(text)
+    facts += make_goals.goal_facts(text, logicals)
     return finish(text, facts)
 
 

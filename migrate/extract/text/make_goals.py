@@ -12,10 +12,11 @@ variable only such rules use, `NVCC ?= nvcc`); `make_call` facts name the goals 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from migrate.extract.text.cmakelists import SOURCE_SUFFIXES
-from migrate.extract.text.lines import Logical, fact, logical_lines
+from migrate.extract.text.lines import Logical, fact
 from migrate.model import Fact
 
 ASSIGNMENT = re.compile(r"^\s*(?:export\s+|override\s+)*(\.?[A-Za-z_][\w.]*)\s*(\+|\?|:{1,3}|!)?=\s*(.*?)\s*$")
@@ -41,7 +42,7 @@ class _Rule:
     builds: bool = False  # names a source file or runs make itself
 
 
-def goal_facts(text: str) -> list[Fact]:
+def goal_facts(text: str, logicals: Sequence[Logical]) -> list[Fact]:
     """`make_goal_only` facts over the rules (and variables) the default goal does not reach, and `make_call` facts for
     the goals recipes ask for; none when the default goal cannot be told (a file `include`d before the first rule, a
     prerequisite of a reached rule that names a variable this file does not set)."""
@@ -52,7 +53,7 @@ def goal_facts(text: str) -> list[Fact]:
     default = ""
     included_first = False
     current: _Rule | None = None
-    for logical in logical_lines(text):
+    for logical in logicals:
         first, last = logical.pieces[0][1], logical.pieces[-1][1]
         if logical.text.startswith("\t"):
             if current is not None:
