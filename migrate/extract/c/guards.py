@@ -68,7 +68,10 @@ PREDEFINED_NAME = re.compile(r"^__[A-Z][A-Z0-9_]*__$")
 # `#cmakedefine _USE_CUDA`, a variable its CMakeLists.txt:158 sets TRUE only under `if(CUDA_FOUND)`; sources test
 # `#ifdef _USE_CUDA`): kept as a switch's branch. workloads/parts.py counts such a name only where the project's build
 # declares or sets it, so a compiler's or a library's own (_MSC_VER, _GLIBCXX_USE_CXX11_ABI) is never a switch.
-UNDERSCORED_SWITCH_NAME = re.compile(rf"^_{SWITCH}$")
+# Irrlicht's spelling closes the name with one more underscore (buildaworldnet/IrrlichtBAW 9033b2a9
+# include/irr/config/BuildConfigOptions.h.in:20 `#cmakedefine _IRR_COMPILE_WITH_CUDA_`, set from the option
+# IRR_COMPILE_WITH_CUDA in source/Irrlicht/CMakeLists.txt:54; sources test `#ifdef _IRR_COMPILE_WITH_CUDA_`).
+UNDERSCORED_SWITCH_NAME = re.compile(rf"^_{SWITCH}_?$")
 
 
 def _switch_like(name: str) -> bool:
