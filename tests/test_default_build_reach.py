@@ -239,3 +239,18 @@ def test_a_config_macro_set_outside_the_options_branch_is_required(tmp_path: Pat
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert statuses(data, "src/irr/video/CCUDAHandler.h") == {""}
+
+
+def test_a_file_that_does_not_parse_has_its_switch_branches_read_line_by_line() -> None:
+    """IrrlichtBAW CCUDAHandler.cpp: an `#if` inside a call's arguments misnests the parse; the file-wide
+    `#ifdef _IRR_COMPILE_WITH_CUDA_` is read from the directives' lines. A file that parses gets the tree's branches only."""
+    from migrate.extract.c import cuda_cpp, guards
+
+    path = CASES / CONFIG / "src/irr/video/CCUDAHandler.cpp"
+    branches = {(f.name, f.line) for f in cuda_cpp.extract(path.read_bytes()).facts if f.kind == "switch_branch"}
+    assert ("_IRR_COMPILE_WITH_CUDA_", 4) in branches
+    text = b"#ifdef USE_X\nint a;\n#else\nint b;\n#endif\n#if !defined(USE_Y) // c\nint c;\n#elif USE_Z\nint d;\n#endif\n"
+    assert guards.text_chains(text) == [[("USE_X", True, 0, 20), ("", True, 20, 33)],
+                                        [("!defined(USE_Y)", False, 40, 72), ("USE_Z", True, 72, 91)]]
+    clean = b"#ifdef USE_X\nint a;\n#endif\n"
+    assert [(f.name, f.line) for f in cuda_cpp.extract(clean).facts if f.kind == "switch_branch"] == [("USE_X", 1)]
