@@ -73,7 +73,7 @@ STRUCTURE_KINDS: dict[str, str] = {
                     "build passes (`1 always-defined`): the name is the switch, the text its default and "
                     "how it was declared (`OFF option`)",
     "switch_value": "a CMake `set(X VALUE)` of one unquoted value (not a cache entry): the name is the variable, "
-                    "the text the value in upper case (`ON`)",
+                    "the text the value in upper case (`ON`), or another variable's value as written (`${USE_X}`)",
     "build_source": "a source file a CMake command or a Makefile assignment names (`list(APPEND SRCS csrc/a.cu)`, "
                     "`SRCS += a.cu`), or a pattern that globs them (`file(GLOB_RECURSE SRCS *.cu)`, make "
                     "`$(wildcard cuda/*.cu)`; text: the mode and variable), relative to its folder",

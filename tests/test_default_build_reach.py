@@ -9,6 +9,8 @@ import shutil
 from pathlib import Path
 
 from migrate.extract.text import buildfiles, cmakelists
+from migrate.model import Fact
+from migrate.workloads.build_sources import named_files
 from tests.test_optional_parts import CASES, optional_parts, report, scanned
 
 
@@ -156,3 +158,99 @@ def test_results_of_a_find_every_build_runs_are_required(tmp_path: Path, rulebas
         "find_package (CUDA)\nif (CUDA_FOUND)\n    include_directories (BEFORE \"${CUDA_INCLUDE_DIRS}\")\nendif ()\n")
     data = scanned(tree, rulebase)
     assert "" in statuses(data, "src/liboslexec/CMakeLists.txt")
+
+
+NESTED = "cmake_nested_detection"
+OSD = "opensubdiv/osd/CMakeLists.txt"
+
+
+def test_a_source_listed_in_a_branch_inside_a_detection_goes_with_the_detection(rulebase) -> None:
+    """OpenSubdiv: the Direct3D 11 interop buffer is listed under `if( DXSDK_FOUND )` inside `if( CUDA_FOUND )`, and the
+    kernel file `osd/cudaKernel.cu` is handed up with PARENT_SCOPE to the folder above, whose target resolves it."""
+    data = report(NESTED, rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch CUDA_FOUND"]
+    assert part["class"] == "incompatible"
+    for path in ("opensubdiv/osd/cudaD3D11VertexBuffer.cpp", "opensubdiv/osd/cudaKernel.cu",
+                 "opensubdiv/osd/cudaVertexBuffer.cpp"):
+        assert statuses(data, path) == {"optional"}, path
+
+
+def test_a_source_listed_in_the_inner_branch_alone_is_required(tmp_path: Path, rulebase) -> None:
+    """Near miss: the DirectX branch outside the CUDA one (DXSDK_FOUND is no NVIDIA detection)."""
+    tree = edited(NESTED, tmp_path, OSD, "    if( DXSDK_FOUND )\n        list(APPEND GPU_SOURCE_FILES\n"
+                  "            cudaD3D11VertexBuffer.cpp\n        )\n    endif()\nendif()\n",
+                  "endif()\nif( DXSDK_FOUND )\n    list(APPEND GPU_SOURCE_FILES\n        cudaD3D11VertexBuffer.cpp\n"
+                  "    )\nendif()\n")
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "incompatible"
+    assert statuses(data, "opensubdiv/osd/cudaD3D11VertexBuffer.cpp") == {""}
+
+
+def test_a_name_handed_up_resolves_in_the_folder_above_only_when_its_own_folder_lacks_it() -> None:
+    """`osd/cudaKernel.cu` in opensubdiv/osd/CMakeLists.txt is opensubdiv/osd/cudaKernel.cu (the folder above resolves
+    the list handed up to it); near misses: a file of that name in the listing folder is that file, a plain name is not
+    looked for above, nor is a name a non-CMakeLists file lists."""
+    fact = Fact(kind="build_source", name="osd/cudaKernel.cu", line=1, column=1, end_line=1, end_column=1)
+    plain = Fact(kind="build_source", name="cudaKernel.cu", line=1, column=1, end_line=1, end_column=1)
+    files = frozenset({"opensubdiv/osd/cudaKernel.cu"})
+    assert named_files("opensubdiv/osd/CMakeLists.txt", fact, files) == ["opensubdiv/osd/cudaKernel.cu"]
+    assert named_files("opensubdiv/osd/CMakeLists.txt", fact, files | {"opensubdiv/osd/osd/cudaKernel.cu"}) == [
+        "opensubdiv/osd/osd/cudaKernel.cu"]
+    assert named_files("opensubdiv/osd/sub/CMakeLists.txt", plain, files) == ["opensubdiv/osd/sub/cudaKernel.cu"]
+    assert named_files("opensubdiv/osd/Makefile", fact, files) == ["opensubdiv/osd/osd/cudaKernel.cu"]
+
+
+def test_a_detection_around_an_option_on_by_default_keeps_it_optional(tmp_path: Path, rulebase) -> None:
+    """PCL's guard `if(NOT (BUILD_GPU AND CUDA_FOUND)) return()` with BUILD_GPU turned ON: the GPU subsystem is still
+    built only where a CUDA toolkit is found."""
+    tree = edited("cmake_guard_return", tmp_path, "gpu/CMakeLists.txt", 'subsystems" OFF)', 'subsystems" ON)')
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "native"
+    assert "build switch CUDA_FOUND" in optional_parts(data)
+
+
+def test_a_variable_set_to_an_option_in_its_branch_follows_the_option() -> None:
+    """IrrlichtBAW source/Irrlicht/CMakeLists.txt:54: `set(_IRR_COMPILE_WITH_CUDA_ ${IRR_COMPILE_WITH_CUDA})`, a name
+    closed by an underscore, then `#cmakedefine _IRR_COMPILE_WITH_CUDA_`."""
+    facts = cmakelists.extract(b"if (IRR_COMPILE_WITH_CUDA)\n\tset(_IRR_COMPILE_WITH_CUDA_ ${IRR_COMPILE_WITH_CUDA})\n"
+                               b"endif()\nset(X_PATH ${CMAKE_SOURCE_DIR}/x)\n").facts
+    assert [(f.name, f.text) for f in facts if f.kind == "switch_value"] == [
+        ("_IRR_COMPILE_WITH_CUDA_", "${IRR_COMPILE_WITH_CUDA}")]
+
+
+CONFIG = "cmake_config_value_follows_option"
+
+
+def test_a_config_macro_set_to_an_options_value_follows_the_option(rulebase) -> None:
+    """IrrlichtBAW: `set(_IRR_COMPILE_WITH_CUDA_ ${IRR_COMPILE_WITH_CUDA})` under `if (IRR_COMPILE_WITH_CUDA)` (OFF),
+    configured into a header by `#cmakedefine`; the CUDA handler sits under `#ifdef _IRR_COMPILE_WITH_CUDA_`."""
+    data = report(CONFIG, rulebase)
+    assert data["summary"]["class"] == "native"
+    assert "build switch IRR_COMPILE_WITH_CUDA" in optional_parts(data)
+    for path in ("src/irr/video/CCUDAHandler.h", "src/irr/video/CCUDAHandler.cpp"):
+        assert statuses(data, path) == {"optional"}, path
+
+
+def test_a_config_macro_set_outside_the_options_branch_is_required(tmp_path: Path, rulebase) -> None:
+    """Near miss: the macro set to another variable's value outside the branch: it may be on in any build."""
+    tree = edited(CONFIG, tmp_path, "source/Irrlicht/CMakeLists.txt", "endif()\n",
+                  "endif()\nset(_IRR_COMPILE_WITH_CUDA_ ${IRR_CUDA_DEFAULT})\n")
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert statuses(data, "src/irr/video/CCUDAHandler.h") == {""}
+
+
+def test_a_file_that_does_not_parse_has_its_switch_branches_read_line_by_line() -> None:
+    """IrrlichtBAW CCUDAHandler.cpp: an `#if` inside a call's arguments misnests the parse; the file-wide
+    `#ifdef _IRR_COMPILE_WITH_CUDA_` is read from the directives' lines. A file that parses gets the tree's branches only."""
+    from migrate.extract.c import cuda_cpp, guards
+
+    path = CASES / CONFIG / "src/irr/video/CCUDAHandler.cpp"
+    branches = {(f.name, f.line) for f in cuda_cpp.extract(path.read_bytes()).facts if f.kind == "switch_branch"}
+    assert ("_IRR_COMPILE_WITH_CUDA_", 4) in branches
+    text = b"#ifdef USE_X\nint a;\n#else\nint b;\n#endif\n#if !defined(USE_Y) // c\nint c;\n#elif USE_Z\nint d;\n#endif\n"
+    assert guards.text_chains(text) == [[("USE_X", True, 0, 20), ("", True, 20, 33)],
+                                        [("!defined(USE_Y)", False, 40, 72), ("USE_Z", True, 72, 91)]]
+    clean = b"#ifdef USE_X\nint a;\n#endif\n"
+    assert [(f.name, f.line) for f in cuda_cpp.extract(clean).facts if f.kind == "switch_branch"] == [("USE_X", 1)]

@@ -23,13 +23,20 @@ def named_files(path: str, source: Fact, files: frozenset[str]) -> list[str]:
     (`cmake/CUDA.cmake`, include()d by a CMakeLists) resolves against the including folder
     (CMAKE_CURRENT_SOURCE_DIR, https://cmake.org/cmake/help/latest/command/include.html): the module's own
     folder or the nearest one above it where the file is. A glob (`*.cu`, GLOB_RECURSE) expands over the
-    project's files (https://cmake.org/cmake/help/latest/command/file.html#glob)."""
+    project's files (https://cmake.org/cmake/help/latest/command/file.html#glob). A name with a folder in it that a
+    CMakeLists.txt lists but its own folder lacks is one of a list handed up (`set(X ${X} PARENT_SCOPE)`,
+    https://cmake.org/cmake/help/latest/command/set.html#set-normal-variable) to a folder above, whose targets
+    resolve it (PixarAnimationStudios/OpenSubdiv 7d0ab553 opensubdiv/osd/CMakeLists.txt:341-344 lists
+    `osd/cudaKernel.cu` for opensubdiv/CMakeLists.txt:161): the nearest folder above where the file is."""
     here = posixpath.dirname(path)
     bases = [here]
     if path.endswith(".cmake") and here:
         parts = here.split("/")
         bases += ["/".join(parts[:i]) for i in range(len(parts) - 1, -1, -1)]
     if not any(c in source.name for c in GLOB_CHARS):
+        if "/" in source.name and here and path.endswith("CMakeLists.txt"):
+            parts = here.split("/")
+            bases += [b for b in ("/".join(parts[:i]) for i in range(len(parts) - 1, -1, -1)) if b not in bases]
         return next(([join(b, source.name)] for b in bases if join(b, source.name) in files),
                     [join(here, source.name)])
     recurse = source.text.startswith("GLOB_RECURSE")

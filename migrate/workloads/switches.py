@@ -32,9 +32,32 @@ class Region:
 
 def switches_around(regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region], path: str, *,
                     line: int) -> list[Region]:
-    """Every switch branch around a line, innermost first, then the CMake branches that add its file."""
+    """Every switch branch around a line, innermost first, then the CMake branches that add its file (gates)."""
     inside = sorted((r for r in regions.get(path, ()) if r.start <= line <= r.end), key=lambda r: -r.start)
-    return inside + [gated[prefix] for prefix in prefixes(path) if prefix in gated]
+    return inside + gates(regions, gated, path)
+
+
+GATE_DEPTH = 4  # build files that add build files that add a source: deeper chains are not followed
+
+
+def gates(regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region], path: str,
+          depth: int = 0) -> list[Region]:
+    """The CMake branches that add a file or a folder above it, each followed by the branches around it in its own build
+    file and those that add that build file: a source listed in an inner branch is built only when every branch
+    around the listing holds (https://cmake.org/cmake/help/latest/command/if.html). PixarAnimationStudios/OpenSubdiv
+    7d0ab553 opensubdiv/osd/CMakeLists.txt:334-362 lists cudaD3D11VertexBuffer.cpp under `if( DXSDK_FOUND )` (:354)
+    inside `if( CUDA_FOUND )`: no CUDA toolkit, no such source, whatever the DirectX SDK."""
+    out: list[Region] = []
+    for prefix in prefixes(path):
+        r = gated.get(prefix)
+        if r is None:
+            continue
+        out.append(r)
+        out.extend(sorted((x for x in regions.get(r.path, ()) if x.start <= r.start and r.end <= x.end and x != r),
+                          key=lambda x: -x.start))
+        if depth < GATE_DEPTH and r.path != path:
+            out.extend(gates(regions, gated, r.path, depth + 1))
+    return out if depth or len(out) < 2 else list(dict.fromkeys(out))
 
 
 def regions_of(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[Region, ...]]:
@@ -137,12 +160,12 @@ def define_flags(items: Iterable[Fact]) -> Iterable[tuple[Fact, str]]:
             yield f, m.group(1)
 
 
-def _build_defines(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
+def _build_defines(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], regions: Mapping[str, tuple[Region, ...]],
                    gated: Mapping[str, Region]) -> Iterable[tuple[str, list[Region], Fact, str]]:
     """Every `-DX` of a build file (BUILD_KINDS): (path, the switch branches that add its folder, the flag, X)."""
     for path, items in facts.items():
         if kinds.get(path) in BUILD_KINDS:
-            added_by = [gated[prefix] for prefix in prefixes(path) if prefix in gated]
+            added_by = gates(regions, gated, path)
             for f, macro in define_flags(items):
                 yield path, added_by, f, macro
 
@@ -167,7 +190,7 @@ def defined_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, 
     VEXCL_BACKEND_CUDA under `if (CUDA_FOUND)` on old CMake and `if (CUDAToolkit_FOUND)` on new: both are true only
     where the toolkit is installed)."""
     sites: dict[str, list[list[Region]]] = {}
-    for path, added_by, f, macro in _build_defines(facts, kinds, gated):
+    for path, added_by, f, macro in _build_defines(facts, kinds, regions, gated):
         sites.setdefault(macro, []).append(around(regions, path, f.line) + added_by)
     defined = {f.name for items in facts.values() for f in items if f.kind == "defined"}
     required = required_results(facts)
@@ -192,7 +215,7 @@ def defined_by_build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, st
     branch, in a file the build does not add only under a switch: the default build defines them, so their
     `#ifdef X` branches are not off by default (trtllm's `add_definitions(-DENABLE_FP8)` under a CUDA-version
     test, which is no switch)."""
-    return {macro for path, added_by, f, macro in _build_defines(facts, kinds, gated)
+    return {macro for path, added_by, f, macro in _build_defines(facts, kinds, regions, gated)
             if not added_by and not around(regions, path, f.line)}
 
 
@@ -200,16 +223,20 @@ def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple
                    gated: Mapping[str, Region], known: Words) -> dict[str, tuple[str, str]]:
     """A CMake variable the project sets to a true value (`set(X_CUDA_ENABLED ON)`) only inside switches'
     branches, and that is no option or cache entry a user sets nor a `-DX` a script passes, is on exactly when
-    those switches are (rules/workloads/optional.yaml `switches.on_values`): its `if(X)` branches become theirs,
-    the one of them off by default (a detection result, an option declared OFF) when there is one. Returns
-    those variables: name -> (the switch off by default they follow, where the variable is set true)."""
+    those switches are (rules/workloads/optional.yaml `switches.on_values`); a set() to another variable's value may
+    be true, so it counts as such a site (buildaworldnet/IrrlichtBAW 9033b2a9 source/Irrlicht/CMakeLists.txt:52-54
+    `if (IRR_COMPILE_WITH_CUDA)` `set(_IRR_COMPILE_WITH_CUDA_ ${IRR_COMPILE_WITH_CUDA})`, then `#cmakedefine
+    _IRR_COMPILE_WITH_CUDA_` in a configured header): its `if(X)` branches become theirs, the one of them off by default
+    (a detection result, an option declared OFF) when there is one. Returns those variables: name -> (the switch off by default
+    they follow, where the variable is set true)."""
     user_set = {f.name for items in facts.values() for f in items if f.kind == "build_switch"}
     user_set |= {macro for items in facts.values() for _, macro in define_flags(items)}
     sites: dict[str, list[tuple[str, int, set[str]]]] = {}
     for path, items in facts.items():
         for f in items:
-            if f.kind == "switch_value" and f.text in known.on and f.name not in user_set \
+            if f.kind == "switch_value" and (f.text in known.on or f.text.startswith("${")) and f.name not in user_set \
                     and not detection(f.name, known):  # a find module's own `set(CUDA_FOUND TRUE)`: still a detection
+                # `set(X ${Y})` may be true (Y's value is not known here): a site as a true constant is
                 under = {r.switch for r in switches_around(regions, gated, path, line=f.line)} - {f.name}
                 sites.setdefault(f.name, []).append((path, f.line, under))
     declared = declared_switches(facts)
@@ -489,7 +516,7 @@ def cuda_build_switch(kinds: Mapping[str, str], gated: Mapping[str, Region], swi
     for path in sorted(kinds):
         if not path.endswith(CUDA_UNITS) or optional_root(path, known) is not None or path in unbuilt:
             continue
-        on = [gated[p].switch for p in prefixes(path) if p in gated and gated[p].switch in switches]
+        on = [r.switch for r in gates(regions or {}, gated, path) if r.switch in switches]
         if not on:
             return None
         counts[on[0]] = counts.get(on[0], 0) + 1

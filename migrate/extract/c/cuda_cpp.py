@@ -150,6 +150,9 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
         _own_namespaces(ctx, root)
         _hip_branches(ctx, chains)
         _switch_branches(ctx, chains)
+        errors = ts.error_lines(root)
+        if errors:
+            _switch_branches_by_lines(ctx)
         _includes(ctx, caps)
         _namespace_aliases(ctx, caps)
         _macros(ctx, caps)
@@ -170,7 +173,7 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
         _per_platform_warp_sizes(ctx)
         _renamed_own_functions(ctx)
         notes = []
-        if errors := ts.error_lines(root):
+        if errors:
             where = ", ".join(str(n + row0) for n in errors)
             lines = "lines" if len(errors) > 1 else "line"
             notes.append(f"syntax errors near {lines} {where}; facts were extracted from what parsed")
@@ -325,6 +328,23 @@ def _directive(node: ts.Node) -> str:
     return _text(directive).strip() if directive is not None else ""
 
 
+
+
+def _switch_branches_by_lines(ctx: _Ctx) -> None:
+    """In a file that did not parse, the switch branches of its #if chains read line by line (guards.text_chains) that
+    the syntax tree's chains missed: a branch on the same switch from the same line is there already."""
+    seen = {(f.name, f.line) for f in ctx.facts if f.kind == "switch_branch"}
+    for chain in guards.text_chains(ctx.source):
+        negated = guards.else_switches(chain)
+        for cond, positive, start, end in chain:
+            for name in guards.switch_names(cond, positive) or (negated if not cond else []):
+                line = ctx.source.count(b"\n", 0, start) + ctx.row0 + 1
+                if (name, line) in seen:
+                    continue
+                seen.add((name, line))
+                line_end = ctx.source.find(b"\n", start)
+                directive = ctx.source[start:line_end if line_end >= 0 else end].decode("utf-8", "replace")
+                ctx.add_span("switch_branch", name, start, end, text=directive.strip()[:120])
 
 
 def _switch_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> None:

@@ -68,7 +68,10 @@ PREDEFINED_NAME = re.compile(r"^__[A-Z][A-Z0-9_]*__$")
 # `#cmakedefine _USE_CUDA`, a variable its CMakeLists.txt:158 sets TRUE only under `if(CUDA_FOUND)`; sources test
 # `#ifdef _USE_CUDA`): kept as a switch's branch. workloads/parts.py counts such a name only where the project's build
 # declares or sets it, so a compiler's or a library's own (_MSC_VER, _GLIBCXX_USE_CXX11_ABI) is never a switch.
-UNDERSCORED_SWITCH_NAME = re.compile(rf"^_{SWITCH}$")
+# Irrlicht's spelling closes the name with one more underscore (buildaworldnet/IrrlichtBAW 9033b2a9
+# include/irr/config/BuildConfigOptions.h.in:20 `#cmakedefine _IRR_COMPILE_WITH_CUDA_`, set from the option
+# IRR_COMPILE_WITH_CUDA in source/Irrlicht/CMakeLists.txt:54; sources test `#ifdef _IRR_COMPILE_WITH_CUDA_`).
+UNDERSCORED_SWITCH_NAME = re.compile(rf"^_{SWITCH}_?$")
 
 
 def _switch_like(name: str) -> bool:
@@ -423,6 +426,33 @@ def _version_gate_with_else(node: ts.Node, chain: list[tuple[str, bool, int, int
 
 
 Chain = list[tuple[str, bool, int, int]]  # (condition text, positive?, start, end) per branch of one #if chain
+
+# A conditional directive at the start of a line (https://gcc.gnu.org/onlinedocs/cpp/Conditionals.html)
+DIRECTIVE_LINE = re.compile(rb"^[ \t]*#[ \t]*(ifdef|ifndef|if|elif|else|endif)\b([^\n]*)", re.MULTILINE)
+
+
+def text_chains(source: bytes) -> list[Chain]:
+    """The #if chains of a file read line by line, as the preprocessor reads them, not from the syntax tree: where the
+    parse failed, a directive inside an expression (buildaworldnet/IrrlichtBAW 9033b2a9 src/irr/video/CCUDAHandler.cpp:41-46
+    `cuda = CUDA(` / `#if defined(_IRR_WINDOWS_API_)` ... `#endif` / `);`) leaves the tree's chains misnested and the
+    file-wide `#ifdef _IRR_COMPILE_WITH_CUDA_` (:4-693) out of them. Comments after a directive are dropped."""
+    chains: list[Chain] = []
+    open_: list[tuple[Chain, str, bool, int]] = []  # (the chain, the open branch's condition, positive?, start)
+    for m in DIRECTIVE_LINE.finditer(source):
+        word = m.group(1).decode()
+        rest = re.sub(r"/\*.*?\*/|//.*$", "", m.group(2).decode("utf-8", "replace")).strip()
+        if word in ("if", "ifdef", "ifndef"):
+            open_.append(([], rest, word != "ifndef" and not (word == "if" and _negated(rest)), m.start()))
+            continue
+        if not open_:
+            continue
+        chain, cond, positive, start = open_.pop()
+        chain.append((cond, positive, start, m.start()))
+        if word == "endif":
+            chains.append(chain)
+        else:  # elif, else: the next branch of the same chain
+            open_.append((chain, rest if word == "elif" else "", word == "else" or not _negated(rest), m.start()))
+    return chains
 
 
 def chains_of(conditionals: list[ts.Node]) -> list[tuple[ts.Node, Chain]]:

@@ -507,19 +507,23 @@ def _guards(text: str, commands: list[Command], where: _Positions) -> list[Fact]
 
 
 PLAIN_VALUE = re.compile(r"^[A-Za-z0-9]+$")  # ON, OFF, 1, TRUE: a constant, not a path or a list
+# `${X}`: the value of one variable (`set(_IRR_COMPILE_WITH_CUDA_ ${IRR_COMPILE_WITH_CUDA})`), kept as written
+VARIABLE_VALUE = re.compile(r"^\$\{[A-Za-z_]\w*\}$")
 
 
 def _switch_value(command: Command, where: _Positions) -> list[Fact]:
-    """set(X_ENABLED ON): a constant the build gives a variable here (workloads/switches.py reads which branches
-    set it to a true one)."""
+    """set(X_ENABLED ON): a constant the build gives a variable here, or another variable's value (`${Y}`, as
+    written): workloads/switches.py reads which branches set it to a true one."""
     args = command.arguments
     if command.name != "set" or len(args) not in (2, 3) or args[0].quoted \
             or not (SWITCH_NAME.match(args[0].text) or UNDERSCORED_SWITCH_NAME.match(args[0].text)
                     or MIXED_NAME.match(args[0].text)) \
-            or args[1].quoted or not PLAIN_VALUE.match(args[1].text) or (len(args) == 3 and args[2].text != "PARENT_SCOPE"):
+            or args[1].quoted or not (PLAIN_VALUE.match(args[1].text) or VARIABLE_VALUE.match(args[1].text)) \
+            or (len(args) == 3 and args[2].text != "PARENT_SCOPE"):
         return []
     line, col = where(command.start)
-    return [fact("switch_value", args[0].text, line, col, col + len(command.name), text=args[1].text.upper())]
+    value = args[1].text if args[1].text.startswith("${") else args[1].text.upper()
+    return [fact("switch_value", args[0].text, line, col, col + len(command.name), text=value)]
 
 
 def _root_names(commands: list[Command]) -> frozenset[str]:
