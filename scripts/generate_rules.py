@@ -202,13 +202,16 @@ def section_rules(api: Api, number: int, title: str, rows: list[dict[str, str]])
         review = reviews().get(f"{api.id_prefix}{section}1")
         cls = review["class"] if review else "migration-required" if types else "incompatible"
         reviewed = f" Reviewed: {cls}; {review['reason']} ({review['source']})." if review else ""
+        # A review that checked the whole section against the vendor's API reference (every name one feature
+        # ROCm lacks) may make the absence certain: `confidence: high` with what it was checked against.
+        certain = bool(review) and review.get("confidence") == "high"
         rules.append({
             "id": f"{api.id_prefix}{section}1", "name": f"{name_base}-unsupported",
             "title": f"{api.label}, {clean}: no {api.target} equivalent",
             "match": matcher(api, title, by_bucket[UNSUPPORTED]),
             "class": cls, "hip": None, "hipify": "no",
             "effort": {"per_occurrence": api.missing[0] / (4 if types else 1), "first_use": api.missing[1] / (4 if types else 1)},
-            "confidence": "medium", "status": "stable",
+            "confidence": "high" if certain else "medium", "status": "stable",
             "message": "{symbol}: " + f"{api.label} ({clean}) with no {api.target} equivalent in ROCm 7.x",
             "rationale": (f"HIPIFY's support table for HIP 7.x lists no {api.target} equivalent for these "
                           f"{api.label} names ({clean}): hipify leaves them unchanged and warns. "
@@ -218,8 +221,9 @@ def section_rules(api: Api, number: int, title: str, rows: list[dict[str, str]])
                              "Calling one means new code or a different design on ROCm. " if cls == "incompatible" else
                              "The names have a ROCm route under other names or libraries, so calling one is "
                              "migration work. ")
-                          + "The tables can lag the ROCm headers, so confidence is medium: check the current "
-                          "API reference before planning a rewrite." + reviewed),
+                          + (f"Confidence is high: {review['certain']}." if certain else
+                             "The tables can lag the ROCm headers, so confidence is medium: check the current "
+                             "API reference before planning a rewrite.") + reviewed),
             "docs": docs,
         })
     if SAME_NAME in by_bucket:

@@ -274,3 +274,39 @@ def test_a_cuda_only_workflow_beside_a_hip_build_elsewhere_keeps_its_findings(tm
     report = scan(_ci_tree(tmp_path / "amr", {"ci.yml": CUDA_JOB}))
     packages = [f for f in report["findings"] if f["path"] == ".github/workflows/ci.yml" and f["rule"] == "HIP7013"]
     assert packages and {f["status"] for f in packages} == {"optional"}
+
+
+# HIP's API defined over CUDA (ROCm/hipother's hipnv shape, tests/fixtures/trees/hip_nvidia_side for the cut): HIP's own
+# NVIDIA side, never compiled on AMD.
+HIP_OVER_CUDA = """#include <cuda_runtime_api.h>
+typedef int hipError_t;
+hipError_t hipCUDAErrorTohipError(cudaError_t e);
+inline static hipError_t hipMalloc(void** p, size_t n) { return hipCUDAErrorTohipError(cudaMalloc(p, n)); }
+inline static hipError_t hipFree(void* p) { return hipCUDAErrorTohipError(cudaFree(p)); }
+inline static hipError_t hipDeviceSynchronize() { return hipCUDAErrorTohipError(cudaDeviceSynchronize()); }
+"""
+
+
+def test_a_project_that_implements_hip_over_cuda_is_hip(tmp_path: Path) -> None:
+    report = scan(write_tree(tmp_path / "hipnv", {"include/hip/nvidia_detail/nvidia_hip_runtime_api.h": HIP_OVER_CUDA,
+                                                  "include/hip/nvidia_detail/nvidia_hip_texture_types.h":
+                                                      "#include <texture_types.h>\n"}))
+    assert report["summary"]["class"] == "native"
+    assert statuses(report, "include/hip/nvidia_detail/nvidia_hip_texture_types.h") == {"ported"}
+    assert any("defines 3 HIP API names over CUDA" in e for w in report["workloads"] for e in w["rocm_path"])
+
+
+def test_hip_definitions_beside_most_of_the_cuda_are_no_rocm_path(tmp_path: Path) -> None:
+    """Near miss: the same three definitions in a CUDA project whose kernels hold most of its CUDA are a compat
+    header, not the project's platform layer; a helper named hip* wrapping another call defines no HIP API name."""
+    kernels = "".join(f"void run{i}(float *x) {{ cudaMemset(x, 0, 4); cudaDeviceSynchronize(); cudaGetLastError(); }}\n"
+                      for i in range(3))
+    report = scan(write_tree(tmp_path / "app", {"src/compat.h": HIP_OVER_CUDA, "src/main.cu": CUDA_KERNEL + kernels}))
+    assert report["summary"]["class"] == "migration-required"
+    assert all(not w["rocm_path"] for w in report["workloads"])
+    helper = scan(write_tree(tmp_path / "helper", {
+        "check.h": "#include <cuda_runtime.h>\n"
+                   "inline int hipCheck() { return (int)cudaGetLastError(); }\n"
+                   "inline int hipSync() { return (int)cudaDeviceSynchronize(); }\n"
+                   "inline int hipAlloc(void **p) { return (int)cudaMalloc(p, 4); }\n"}))
+    assert helper["summary"]["class"] == "migration-required"

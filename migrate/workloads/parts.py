@@ -297,7 +297,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     the files whose workload's build hipifies them (classify.hipified_by_build), kept for lint."""
     known = known or words()
     findings = list(findings)
-    collected = ported.collect(facts, kinds)
+    collected = ported.collect(facts, kinds) + ported.implemented_over_cuda(facts, findings)
     evidence, scopes = build_scopes.covered(facts, kinds, collected)
     regions = regions_of(facts)
     for _ in range(CALL_DEPTH):  # a function called only in a switch's branch, and the functions it calls
@@ -419,7 +419,7 @@ def builds_cuda(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], f
 
 # Evidence that makes its own file ROCm-aware: HIP code or includes, and a CI workflow with a ROCm job (its CUDA
 # job beside it is the twin of a route already there, nothing to edit).
-HIP_AWARE_STRENGTHS = frozenset({"source", "ci"})
+HIP_AWARE_STRENGTHS = frozenset({"source", "ci", "platform"})
 CONTAINER_KINDS = frozenset({"dockerfile"})  # discover's kind of Dockerfiles and Containerfiles
 # Kinds of the project's own code: with one of them, a container file is how the code is deployed, not the code
 # (docs/decisions/2026-12-05-container-files-are-a-deployment-part.md).

@@ -6,7 +6,13 @@ tests `torch.version.hip` or reads `ROCM_HOME`) counts when the sources carry HI
 too (`source`: `#if defined(__HIP_PLATFORM_AMD__)`/`USE_ROCM` chains, `hip/` includes, .hip
 files; a branch whose HIP side only fails, `TORCH_CHECK(false, "not supported on HIP")`, is none),
 or when there is no CUDA source to port. A runtime `if torch.version.hip:` in a module
-is not enough: its own branches are already dropped at match time."""
+is not enough: its own branches are already dropped at match time.
+
+HIP's own NVIDIA side (`platform`, strong): files that define HIP's API over the CUDA names hipify maps to it
+(`hipError_t hipMalloc(...) { return ...(cudaMalloc(...)); }`, `#define hipMemcpyHostToHost cudaMemcpyHostToHost`)
+are the NVIDIA back end of HIP (hipother's hipnv, a copy of it in a HIP-first library). On AMD the HIP API comes from
+ROCm itself and such a file is never compiled; where those files hold most of the project's CUDA findings the
+project is HIP already (docs/decisions/2026-12-06-hip-implemented-over-cuda-is-hip.md)."""
 from __future__ import annotations
 
 import posixpath
@@ -15,12 +21,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from migrate.model import Fact
+from migrate.model import Fact, Finding
 from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
 
 BUILD_SCRIPTS = frozenset({"setup.py", "build.py", "builder.py"})
-STRONG = frozenset({"ci", "package"})
+STRONG = frozenset({"ci", "package", "platform"})
+# A file implements HIP over CUDA when it defines at least this many distinct HIP API names over their CUDA
+# counterparts (one wrapper is a project's helper; hipother's hipnv defines hundreds, Orochi's copy of it as many).
+IMPLEMENTED_NAMES = 3
+# ... and those files are the project's NVIDIA platform layer when they hold at least this share of its CUDA findings.
+PLATFORM_SHARE = 0.5
+HIP_API_NAME = re.compile(r"^hip[a-zA-Z]\w*$")  # hipMalloc, hipblasSgemm, hipsolverDnCreate
 SHOWN = 6  # evidence items a workload lists
 
 
@@ -84,10 +96,36 @@ def rocm_path(evidence: Iterable[Evidence], has_cuda_sources: bool) -> tuple[Evi
     present = bool(strengths & STRONG) or ("build" in strengths and ("source" in strengths or not has_cuda_sources))
     if not present:
         return ()
-    order = {"ci": 0, "package": 1, "build": 2, "source": 3, "runtime": 4}
+    order = {"ci": 0, "package": 1, "platform": 2, "build": 3, "source": 4, "runtime": 5}
     ranked = sorted(items, key=lambda e: (order[e.strength], e.path, e.line))
     shown: list[Evidence] = []
     for strength in order:  # one of each strength first, then the rest
         shown += [e for e in ranked if e.strength == strength][:1]
     shown += [e for e in ranked if e not in shown]
     return tuple(shown[:SHOWN])
+
+
+def implemented_over_cuda(facts: Mapping[str, Sequence[Fact]], findings: Iterable[Finding]) -> list[Evidence]:
+    """`platform` evidence, one per file that defines HIP's API over CUDA, when those files hold PLATFORM_SHARE of
+    the findings: a finding whose HIP counterpart (its `hip`, from hipify's tables) is what its file defines there,
+    as a macro, typedef or enumerator on the finding's line or a function whose body holds the finding."""
+    findings = [f for f in findings if f.status != "optional"]
+    named: dict[str, dict[str, int]] = {}  # path -> HIP API name -> the line defining it over CUDA
+    spans: dict[str, dict[str, list[tuple[int, int]]]] = {}
+    for path, items in facts.items():
+        for fact in items:
+            if fact.kind in ("defined", "function_defined") and HIP_API_NAME.match(fact.name):
+                spans.setdefault(path, {}).setdefault(fact.name, []).append(
+                    (fact.line, fact.end_line if fact.kind == "function_defined" else fact.line))
+    for f in findings:
+        hip = (f.hip or "").split(" ", 1)[0]
+        where = spans.get(f.path, {}).get(hip, ())
+        if any(start <= f.line <= end for start, end in where):
+            named.setdefault(f.path, {}).setdefault(hip, f.line)
+    layers = {path: names for path, names in named.items() if len(names) >= IMPLEMENTED_NAMES}
+    if not layers or sum(f.path in layers for f in findings) < PLATFORM_SHARE * len(findings):
+        return []
+    return [Evidence(path, min(names.values()), "platform",
+                     f"defines {len(names)} HIP API names over CUDA ({', '.join(sorted(names, key=names.__getitem__)[:3])}"
+                     f"{', ...' if len(names) > 3 else ''}): HIP's NVIDIA side")
+            for path, names in sorted(layers.items())]
