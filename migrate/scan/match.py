@@ -220,7 +220,29 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
                 symbol = fact.text
             out.append((Candidate(_finding(rel, fact, rule, entry, symbol, extraction, index),
                                   defined_as, namespace, symbol if rule.mask_elsewhere else None), rule))
-    return _uncovered(out)
+    return _uncovered(_in_context(rel, out))
+
+
+# Files whose names alone put them in CUDA context: CUDA sources and headers (a header's translation unit is
+# whoever includes it, which one file does not tell)
+CONTEXT_SUFFIXES = (".cu", ".cuh", *crossref.HEADERS)
+
+
+def _in_context(rel: str, found: list[tuple[Candidate, Rule]]) -> list[tuple[Candidate, Rule]]:
+    """The candidates less those of `needs_context` rules whose symbol is a plain name (one a project could
+    define: backends.yaml `own_function_names`; for a construct rule every symbol, a project constant) in a
+    source file with no CUDA context: not a .cu/.cuh file or a header, and no other finding of a certain kind
+    (a CUDA include, a CUDA-spelled name, a kernel; low-confidence hints do not count). `saturate` in a
+    renderer's C++, a Vulkan `memoryBarrier` variable, a C file's `warp_size = 32` are the project's own names
+    there (docs/decisions/2026-12-06-plain-names-need-cuda-context.md)."""
+    if not any(rule.needs_context for _, rule in found) or rel.lower().endswith(CONTEXT_SUFFIXES):
+        return found
+    plain = _own_function_names()
+    certain = [not (rule.needs_context and (rule.matcher.kind != "identifier" or plain.match(c.finding.symbol)))
+               for c, rule in found]
+    if any(sure and rule.confidence != "low" for sure, (_, rule) in zip(certain, found, strict=True)):
+        return found
+    return [pair for sure, pair in zip(certain, found, strict=True) if sure]
 
 
 # Fact kinds a rule's `file_has` reads: what the code calls, defines, spells in asm or builds
