@@ -24,6 +24,9 @@ FILES = {
     "julia.cu": "struct cuComplex { float r; float i; __device__ cuComplex(float a, float b) : r(a), i(b) {} };\n"
                 "__device__ int julia() { cuComplex a(1, 2); return a.r > 0; }\n",
     "fft/uses.cu": "#include <cuComplex.h>\nstruct cuDoubleComplex;\n__device__ float re(cuFloatComplex z) { return z.x; }\n",
+    # a header copying the vendor's declarations (LumenPT's vendor/Include/Cuda/cuda_runtime_api.h) hides nothing
+    "inc/cuda_runtime_api.h": "struct cudaDeviceProp { int major; int minor; };\n",
+    "props.cu": "#include <cuda_runtime.h>\nint major(int d) { cudaDeviceProp p; cudaGetDeviceProperties(&p, d); return p.major; }\n",
 }
 
 
@@ -60,3 +63,4 @@ def test_a_header_keeps_its_plain_names() -> None:
 def test_a_struct_the_file_defines_is_its_own(found: dict[str, set[tuple[str, str]]]) -> None:
     assert not {s for s in found["julia.cu"] if s[1] == "cuComplex"}, found
     assert ("HIP309010", "cuFloatComplex") in found["fft/uses.cu"], found
+    assert {s[1] for s in found["props.cu"]} >= {"cudaDeviceProp", "cudaGetDeviceProperties"}, found

@@ -19,6 +19,7 @@ from migrate.scan.layout import (
     other_vendor_source,
     vendor_runtime_name,
 )
+from migrate.vocabulary import OWN_RECORD
 
 MAX_FINDINGS_PER_FILE = 10_000  # real files have hundreds at most; past this a file is reported as capped
 # Facts on either side of a HIP guard are already handled by the authors; "off": a branch no build compiles.
@@ -175,7 +176,8 @@ def own_defined(facts: Iterable[Fact]) -> tuple[str, ...]:
     (rules/layout/backends.yaml `own_function_names`): a project's `saturate` or `umax` (LLVM's APInt,
     half.hpp's `mulhi`) is its own, a `mock::cudaMallocHost` must not hide the real one."""
     shadows = _own_function_names()
-    return tuple(sorted({f.name for f in facts if (f.kind == "defined" and not other_vendor_alias(f)) or (
+    return tuple(sorted({f.name for f in facts if (f.kind == "defined" and f.text != OWN_RECORD
+                                                    and not other_vendor_alias(f)) or (
         (f.kind == "function_defined" or (f.kind == "function_reference" and f.role == "declaration"))
         and shadows.match(f.name))}))
 
@@ -191,8 +193,11 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
     other_model = other_model_source(extraction.facts)
     vendor = other_vendor_source(extraction.facts)  # another vendor's dialect: its kernels and calls are its own
     has: dict[str, bool] = {}  # a rule's `file_has` pattern -> whether this file has it (read once per file)
+    records = _own_records(rel, extraction.facts)
     for fact in extraction.facts:
         if fact.guard in GUARDED or (other_model and fact.kind == "identifier" and fact.guard is None):
+            continue
+        if records and fact.kind == "identifier" and fact.name in records:
             continue
         if vendor and fact.kind in VENDOR_DIALECT_KINDS and fact.guard is None:
             continue
@@ -221,6 +226,16 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
             out.append((Candidate(_finding(rel, fact, rule, entry, symbol, extraction, index),
                                   defined_as, namespace, symbol if rule.mask_elsewhere else None), rule))
     return _uncovered(_in_context(rel, out))
+
+
+def _own_records(rel: str, facts: Iterable[Fact]) -> frozenset[str]:
+    """Structs, classes and unions a source file (not a header) defines with a body at file scope (`struct cuComplex
+    { float r; float i; ... };` in CUDA by Example's chapter04/julia_gpu.cu): the file's own types, since a file that
+    included the vendor's header could not define them again. A header is left alone: a copy of the vendor's header
+    defines the vendor's types."""
+    if rel.lower().endswith(crossref.HEADERS):
+        return frozenset()
+    return frozenset(f.name for f in facts if f.kind == "defined" and f.text == OWN_RECORD)
 
 
 # Files whose names alone put them in CUDA context: CUDA sources and headers (a header's translation unit is
