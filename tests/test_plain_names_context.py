@@ -26,7 +26,8 @@ FILES = {
     "fft/uses.cu": "#include <cuComplex.h>\nstruct cuDoubleComplex;\n__device__ float re(cuFloatComplex z) { return z.x; }\n",
     # a header copying the vendor's declarations (LumenPT's vendor/Include/Cuda/cuda_runtime_api.h) hides nothing
     "inc/cuda_runtime_api.h": "struct cudaDeviceProp { int major; int minor; };\n",
-    "props.cu": "#include <cuda_runtime.h>\nint major(int d) { cudaDeviceProp p; cudaGetDeviceProperties(&p, d); return p.major; }\n",
+    "props.cu": "#include <cuda_runtime.h>\n"
+                "int major(int d) { cudaDeviceProp p; cudaGetDeviceProperties(&p, d); return p.major; }\n",
 }
 
 
