@@ -41,7 +41,7 @@ BUILD_FILE_KINDS = frozenset({"cmake", "makefile", "pyproject", "setupcfg", "car
 # workloads/parts.py reads: a macro in flags every build passes, and a `//#define X` left commented out.
 ALWAYS_DEFINED = "always-defined"
 COMMENTED_OUT_DEFINE = "commented-out-define"
-# The text of a `defined` fact of a struct, class or union a source file defines with a body (`struct cuComplex {`):
+# The text of a `defined` fact of a struct, class or union a file defines with a body (`struct cuComplex {`):
 # the name is that file's own type there (match.candidates), not a repo-wide name (a header copying a vendor's
 # declarations must not hide the vendor's type elsewhere).
 OWN_RECORD = "own-record"

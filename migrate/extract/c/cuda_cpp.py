@@ -399,8 +399,9 @@ def _own_record(node: ts.Node, parent: ts.Node | None) -> bool:
     """Whether `node` names a struct, class or union the file defines with a body at file scope (`struct cuComplex {
     float r; float i; ... };`: CUDA by Example's chapter04/julia_gpu.cu, copied into other repositories): a file
     that includes the vendor's header cannot define its type again, so the name is the project's, as a typedef's
-    is (`_own_types`), in that file (match.candidates: a header copying the vendor's declarations names the vendor's
-    type). A forward declaration or a definition under a build switch is not."""
+    is (`_own_types`), in that file only (match.candidates; not repo-wide: a header copying the vendor's declarations
+    must not hide the vendor's type in other files). A forward declaration or a definition under a build switch is
+    not."""
     return (parent is not None and parent.type in RECORDS and parent.child_by_field_name("name") == node
             and parent.child_by_field_name("body") is not None and _file_scope(parent))
 
