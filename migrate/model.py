@@ -246,6 +246,7 @@ class Candidate:
     defined_as: str | None = None
     namespace: str | None = None
     needs_mask: str | None = None  # kept only when some file of the project knows this name as a lane mask
+    needs_context: bool = False  # kept only in a .cu/.cuh file or a header (match.in_context): a plain name, no CUDA beside
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

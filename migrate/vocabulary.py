@@ -41,10 +41,15 @@ BUILD_FILE_KINDS = frozenset({"cmake", "makefile", "pyproject", "setupcfg", "car
 # workloads/parts.py reads: a macro in flags every build passes, and a `//#define X` left commented out.
 ALWAYS_DEFINED = "always-defined"
 COMMENTED_OUT_DEFINE = "commented-out-define"
+# The text of a `defined` fact of a struct, class or union a file defines with a body (`struct cuComplex {`):
+# the name is that file's own type there (match.candidates), not a repo-wide name (a header copying a vendor's
+# declarations must not hide the vendor's type elsewhere).
+OWN_RECORD = "own-record"
 
 STRUCTURE_KINDS: dict[str, str] = {
     "defined": "a macro the project defines (its uses are the project's names, not CUDA's), or a top-level "
-               "namespace a file opens, as `namespace NAME` (a call qualified by it is the project's)",
+               "namespace a file opens, as `namespace NAME` (a call qualified by it is the project's), or a struct a "
+               "file defines with a body (text `own-record`: the file's own type there)",
     "namespace_alias": "`namespace a = b;` (a HIP-guarded alias makes `a::` portable repo-wide)",
     "cmake_project": "a CMake `project()`",
     "cmake_target": "a CMake target; the role is the command that made it",

@@ -254,8 +254,25 @@ def generate(api: Api, rows: list[dict[str, str]], claimed: dict[str, str],
     rules = []
     for (number, title), section in sorted(sections.items()):
         rules.extend(section_rules(api, number, title, section))
+    rules = [with_context(rule) for rule in rules]
     text = GENERATED + yaml.safe_dump(rules, sort_keys=False, width=120, allow_unicode=True)
     return text, {rule["id"]: fixtures(api, rule) for rule in rules}
+
+
+BACKENDS = ROOT / "rules" / "layout" / "backends.yaml"
+CONTEXT_WHAT = ("a name outside CUDA's spellings, which other code defines for itself (a shader-style `saturate` in a "
+                "renderer's C++, a Vulkan `memoryBarrier` variable, FFTW's own `FFTW_FORWARD`)")
+
+
+def with_context(rule: dict) -> dict:
+    """A rule with a name outside CUDA's spellings (backends.yaml `own_function_names`: `saturate`, `memoryBarrier`)
+    reports it only in CUDA context (match._in_context); the table that lists it as CUDA's is the source."""
+    plain = re.compile(yaml.safe_load(BACKENDS.read_text())["own_function_names"])
+    if not any(plain.match(name) for name in rule["match"]["identifier"]["map"]):
+        return rule
+    at = list(rule).index("status") + 1
+    items = list(rule.items())
+    return dict([*items[:at], ("needs_context", {"what": CONTEXT_WHAT, "source": rule["docs"]}), *items[at:]])
 
 
 def fixtures(api: Api, rule: dict) -> dict[str, str]:

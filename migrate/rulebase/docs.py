@@ -59,6 +59,9 @@ def conditions(rule: Rule) -> list[str]:
                    "project helper named like one)")
     if rule.file_has_what:
         out.append(f"only in a file that also shows {rule.file_has_what}")
+    if rule.needs_context:
+        out.append("a name outside CUDA's spellings only in CUDA context (a .cu/.cuh file, a header, or a file with "
+                   f"another CUDA finding): elsewhere it is {rule.needs_context}")
     if rule.mask_elsewhere:
         out.append("only when another file of the project knows a type of the same name as a lane mask "
                    "(by its name, a ballot stored in it or returned through it)")

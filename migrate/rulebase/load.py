@@ -152,6 +152,9 @@ class Rule:
     known_name: bool = False  # True: a construct reported only when its name is one an identifier rule matches
     file_has: str | None = None  # reported only in a file with an unguarded fact whose name this regex finds
     file_has_what: str | None = None  # what that evidence is, in words (the rule docs)
+    # a name outside CUDA's spellings (backends.yaml own_function_names) is reported only in a file with CUDA
+    # context: a .cu/.cuh file, a header, or a file with another CUDA finding; the text says what the name is elsewhere
+    needs_context: str | None = None
     when: str | None = None  # "unavailable": report an entry only if the target ROCm predates it
     target: tuple[tuple[str, object], ...] = ()  # conditions on the GPU architecture (targets.Arch fields)
     exceeds: str | None = None  # fire only when the fact's value exceeds this Arch property
@@ -380,6 +383,7 @@ def _build(record: dict[str, Any], filename: str, *, lazy: bool = False) -> Rule
         known_name=bool(record.get("known_name", False)),
         file_has=record["file_has"]["regex"] if "file_has" in record else None,
         file_has_what=record["file_has"]["what"] if "file_has" in record else None,
+        needs_context=record["needs_context"]["what"] if "needs_context" in record else None,
         when=record.get("when"), target=tuple(sorted(record.get("target", {}).items())),
         exceeds=record.get("exceeds"),
     )

@@ -31,7 +31,8 @@ FORMAT = 2  # of the cached file; 1 was a pickle
 # What a cached file of the wrong shape raises while it is rebuilt: any of these means "miss".
 BAD_ROW = (KeyError, IndexError, TypeError, ValueError, AttributeError, re.error, RuleError, RecursionError)
 STR_FIELDS = ("id", "name", "title", "migration_class", "hipify", "confidence", "status", "rationale", "docs", "file")
-OPTIONAL_STR_FIELDS = ("hip", "message", "rocm_min", "rocm_max", "when", "exceeds", "file_has", "file_has_what")
+OPTIONAL_STR_FIELDS = ("hip", "message", "rocm_min", "rocm_max", "when", "exceeds", "file_has", "file_has_what",
+                       "needs_context")
 
 
 def _debug(message: str, *args: object) -> None:

@@ -41,12 +41,12 @@ T = TypeVar("T")
 PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
 PARALLEL_BYTES = 2 * 2**20  # nor below this much text (llm.c, 1 MB of C: 1.6-2.0 s serial, 2.4-2.7 s with 2 workers)
 CHUNKS_PER_WORKER = 6  # work is cut into about this many pieces per worker, by bytes
-RESULT_FORMAT = "6"
+RESULT_FORMAT = "7"
 _S, _I, _OS, _OI = (str,), (int,), (str, type(None)), (int, type(None))
 # A candidate row: the finding's fields (path aside: rows are shared by files of equal content)
 # and the two names the repo-wide filters look at. The source line is null when it is the row's
 # text of that line: a 4 MB line of 330,000 calls would otherwise be copied into every candidate.
-CANDIDATE_ROW = (_S, _I, _I, _I, _I, _S, _S, _OS, _S, _S, _S, _OS, _OI, _S, _OS, _OS, _OS)
+CANDIDATE_ROW = (_S, _I, _I, _I, _I, _S, _S, _OS, _S, _S, _S, _OS, _OI, _S, _OS, _OS, _OS, (bool,))
 
 
 @dataclass(frozen=True, slots=True)
@@ -429,7 +429,7 @@ def _candidate_row(c: Candidate, line_text: dict[tuple[int, int], str]) -> list[
     shared = line_text.get((f.cell or 0, f.line)) == f.source_line
     return [f.rule, f.line, f.column, f.end_line, f.end_column, f.symbol, f.message, f.hip, f.hipify,
             f.confidence, f.migration_class, None if shared else f.source_line, f.cell, f.status, c.defined_as,
-            c.namespace, c.needs_mask]
+            c.namespace, c.needs_mask, c.needs_context]
 
 
 def decode(rel: str, row: bytes, *, checked: bool = True) -> FileResult:
@@ -460,7 +460,7 @@ def _as_written(value: Any, types: object) -> Any:
 
 def _candidate(rel: str, row: list[Any], line_text: dict[tuple[int, int], str]) -> Candidate:
     (rule, line, column, end_line, end_column, symbol, message, hip, hipify, confidence, cls, source_line, cell,
-     status, defined_as, namespace, needs_mask) = row
+     status, defined_as, namespace, needs_mask, needs_context) = row
     # interned: every file's candidates are held at once, and rules, messages and names recur
     rule, symbol, message = map(intern, (rule, symbol, message))
     hipify, confidence = vocabulary_value(hipify, HIPIFY_STATES), vocabulary_value(confidence, CONFIDENCES)
@@ -471,7 +471,7 @@ def _candidate(rel: str, row: list[Any], line_text: dict[tuple[int, int], str]) 
     # the fields in Finding's order; workload, targets, source, precise, effective_class and compiler as new
     return Candidate(build_finding((rule, rel, line, column, end_line, end_column, symbol, message, hip, hipify,
                                     confidence, cls, source_line, cell, "", (), "rules", None, status, "", "")),
-                     defined_as, namespace, needs_mask)
+                     defined_as, namespace, needs_mask, needs_context)
 
 
 def result_version(rules: RuleBase, settings: Settings) -> str:

@@ -19,6 +19,7 @@ from migrate.scan.layout import (
     other_vendor_source,
     vendor_runtime_name,
 )
+from migrate.vocabulary import OWN_RECORD
 
 MAX_FINDINGS_PER_FILE = 10_000  # real files have hundreds at most; past this a file is reported as capped
 # Facts on either side of a HIP guard are already handled by the authors; "off": a branch no build compiles.
@@ -175,7 +176,8 @@ def own_defined(facts: Iterable[Fact]) -> tuple[str, ...]:
     (rules/layout/backends.yaml `own_function_names`): a project's `saturate` or `umax` (LLVM's APInt,
     half.hpp's `mulhi`) is its own, a `mock::cudaMallocHost` must not hide the real one."""
     shadows = _own_function_names()
-    return tuple(sorted({f.name for f in facts if (f.kind == "defined" and not other_vendor_alias(f)) or (
+    return tuple(sorted({f.name for f in facts if (f.kind == "defined" and f.text != OWN_RECORD
+                                                    and not other_vendor_alias(f)) or (
         (f.kind == "function_defined" or (f.kind == "function_reference" and f.role == "declaration"))
         and shadows.match(f.name))}))
 
@@ -191,8 +193,11 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
     other_model = other_model_source(extraction.facts)
     vendor = other_vendor_source(extraction.facts)  # another vendor's dialect: its kernels and calls are its own
     has: dict[str, bool] = {}  # a rule's `file_has` pattern -> whether this file has it (read once per file)
+    records = frozenset(f.name for f in extraction.facts if f.kind == "defined" and f.text == OWN_RECORD)
     for fact in extraction.facts:
         if fact.guard in GUARDED or (other_model and fact.kind == "identifier" and fact.guard is None):
+            continue
+        if records and fact.kind == "identifier" and fact.name in records:
             continue
         if vendor and fact.kind in VENDOR_DIALECT_KINDS and fact.guard is None:
             continue
@@ -220,7 +225,37 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
                 symbol = fact.text
             out.append((Candidate(_finding(rel, fact, rule, entry, symbol, extraction, index),
                                   defined_as, namespace, symbol if rule.mask_elsewhere else None), rule))
-    return _uncovered(out)
+    return _uncovered(_context(out))
+
+
+# Files whose names alone put them in CUDA context: CUDA sources and headers (a header's translation unit is
+# whoever includes it, which one file does not tell)
+CONTEXT_SUFFIXES = (".cu", ".cuh", *crossref.HEADERS)
+
+
+def _context(found: list[tuple[Candidate, Rule]]) -> list[tuple[Candidate, Rule]]:
+    """The candidates, those of `needs_context` rules whose symbol is a plain name (one a project could define:
+    backends.yaml `own_function_names`; for a construct rule every symbol, a project constant) marked
+    `needs_context` when the file has no other finding of a certain kind (a CUDA include, a CUDA-spelled name, a
+    kernel; low-confidence hints do not count). Whether the file is a source is `in_context`'s to say: a cached
+    result is shared by files of equal content under any name."""
+    if not any(rule.needs_context for _, rule in found):
+        return found
+    plain = _own_function_names()
+    certain = [not (rule.needs_context and (rule.matcher.kind != "identifier" or plain.match(c.finding.symbol)))
+               for c, rule in found]
+    if any(sure and rule.confidence != "low" for sure, (_, rule) in zip(certain, found, strict=True)):
+        return found
+    return [(pair[0] if sure else replace(pair[0], needs_context=True), pair[1])
+            for sure, pair in zip(certain, found, strict=True)]
+
+
+def in_context(path: str) -> bool:
+    """Whether a file's name alone puts it in CUDA context: a .cu/.cuh file or a header (a header's translation
+    unit is whoever includes it, which one file does not tell). Elsewhere a `needs_context` candidate is dropped:
+    `saturate` in a renderer's C++, a Vulkan `memoryBarrier` variable, a C file's `warp_size = 32` are the project's
+    own names there (docs/decisions/2026-12-06-plain-names-need-cuda-context.md)."""
+    return path.lower().endswith(CONTEXT_SUFFIXES)
 
 
 # Fact kinds a rule's `file_has` reads: what the code calls, defines, spells in asm or builds
@@ -277,6 +312,8 @@ def select(found: Iterable[Candidate], *, portable: frozenset[str] = frozenset()
                 and _own_function_names().match(c.finding.symbol):  # `math::saturate(x)`: the project's own saturate
             continue
         if c.needs_mask is not None and c.needs_mask not in masks:
+            continue
+        if c.needs_context and not in_context(c.finding.path):
             continue
         f = c.finding
         findings.setdefault((f.rule, f.line, f.cell, f.symbol), f)  # one per issue per line

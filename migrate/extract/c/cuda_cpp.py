@@ -15,7 +15,7 @@ from migrate.extract.c.tree import text as _text
 from migrate.extract.columns import Columns
 from migrate.extract.text.lines import line_texts
 from migrate.model import Extraction, Fact, build_fact
-from migrate.vocabulary import COMMENTED_OUT_DEFINE
+from migrate.vocabulary import COMMENTED_OUT_DEFINE, OWN_RECORD
 
 HASH_ERROR = Needled(re.compile(rb"(?m)^[ \t]*#[ \t]*error\b[^\n]*"), b"error")
 
@@ -405,8 +405,25 @@ def _identifiers(ctx: _Ctx, caps: dict[str, list[ts.Node]], named: list[str]) ->
             ctx.dropped += 1
             continue
         parent = node.parent
+        if _own_record(node, parent):
+            ctx.add("defined", name, node, text=OWN_RECORD)  # the file's own `struct cuComplex { ... };`
+            continue
         is_template = parent is not None and parent.type == "template_type" and parent.child_by_field_name("name") == node
         ctx.add("identifier", name, node, role="template" if is_template else "type")
+
+
+RECORDS = frozenset({"struct_specifier", "class_specifier", "union_specifier"})
+
+
+def _own_record(node: ts.Node, parent: ts.Node | None) -> bool:
+    """Whether `node` names a struct, class or union the file defines with a body at file scope (`struct cuComplex {
+    float r; float i; ... };`: CUDA by Example's chapter04/julia_gpu.cu, copied into other repositories): a file
+    that includes the vendor's header cannot define its type again, so the name is the project's, as a typedef's
+    is (`_own_types`), in that file only (match.candidates; not repo-wide: a header copying the vendor's declarations
+    must not hide the vendor's type in other files). A forward declaration or a definition under a build switch is
+    not."""
+    return (parent is not None and parent.type in RECORDS and parent.child_by_field_name("name") == node
+            and parent.child_by_field_name("body") is not None and _file_scope(parent))
 
 
 NAMESPACE_PREFIX = "namespace "  # a `defined` fact of a namespace the file opens: `namespace amgx`
