@@ -86,6 +86,8 @@ STRUCTURE_KINDS: dict[str, str] = {
     "hip_rejected": "`#error` on the HIP side of a HIP guard: a HIP build of the file stops there",
     "commented_import": "an import statement left in a comment (`#     from .fused_act import FusedLeakyReLU`): the "
                         "module as written (a relative one with its dots)",
+    "import_unbound": "an import in `try:` whose ImportError handler binds no name (`except ImportError: pass`): "
+                      "the module as its `python_import` names it; the code that uses it has no fallback",
     "rocm_path": "evidence of an upstream ROCm path (a HIP build branch, a ROCm CI job, an `is_hip` branch); "
                  "the name is its strength",
 }

@@ -16,6 +16,7 @@ from migrate.extract.python.optional import (
     EnvOptIns,
     alternative_imports,
     import_scopes,
+    binds_names,
     is_import_fallback,
     presence_tests,
     selected_functions,
@@ -354,7 +355,11 @@ class _Visitor(ast.NodeVisitor):
         if self.guard or not is_import_fallback(node):
             self.generic_visit(node)
             return
+        first = len(self.facts)
         self._under("optional", node.body)
+        if not any(binds_names(h.body) for h in node.handlers):  # `except ImportError: pass`: no fallback
+            self.facts += [dataclasses.replace(f, kind="import_unbound", guard=None) for f in self.facts[first:]
+                           if f.kind == "python_import"]
         for part in (node.handlers, node.orelse, node.finalbody):
             for child in part:
                 self.visit(child)
