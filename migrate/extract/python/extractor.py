@@ -15,8 +15,8 @@ from migrate.extract.python.guards import HIP_MARKERS, HipGuards
 from migrate.extract.python.optional import (
     EnvOptIns,
     alternative_imports,
-    import_scopes,
     binds_names,
+    import_scopes,
     is_import_fallback,
     presence_tests,
     selected_functions,
