@@ -440,11 +440,15 @@ def _images_of_optional_builds(project: ProjectParts, kinds: Mapping[str, str],
     project with an nvidia/cuda Dockerfile) deploys through the image but does not need it: the image is a
     deployment part of its own, with its class (docs/decisions/2026-12-05-container-files-are-a-deployment-part.md).
     A project with required CUDA use elsewhere (a torch pin, a kernel built by default), or one with no code of
-    its own (a repository of images), keeps its images required."""
+    its own (a repository of images), keeps its images required. A low-confidence finding is no such use: it never
+    moves a class (classify.effective_class), so it does not keep an image required either."""
     images = sorted(p for p, kind in kinds.items() if kind in CONTAINER_KINDS or COMPOSE_FILE.match(posixpath.basename(p)))
     if not images or project.rocm_path:
         return {}
-    others = [f for f in findings if f.path not in images and class_rank(f.migration_class) > 0]
+    # a low-confidence finding never moves a class (classify.effective_class): no required tie either (an mmcv pin
+    # without ROCm wheels, HIP7011, beside OpenMMLab's CUDA base images)
+    others = [f for f in findings if f.path not in images and class_rank(f.migration_class) > 0
+              and f.confidence != "low"]
     gpu_parts = sorted({part.root for f in others if _cuda_code_to_port(f) and (part := project.part(f)) is not None})
     if any(project.status(f) not in ("optional", "ported") for f in others):
         return {}
