@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from migrate.model import Fact
 from migrate.workloads.assemble import resolve_sources
 from migrate.workloads.build_sources import join
+from migrate.workloads.option_branches import branches_not_taken
 from migrate.workloads.optional_words import Words, optional_root, words
 
 if TYPE_CHECKING:
@@ -25,11 +26,13 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
 
     index = ModuleIndex(p for p in facts if p.endswith(".py"))
     imports: dict[str, list[tuple[bool, str, str]]] = {}  # module -> (optional scope?, importer, where)
+    untaken = branches_not_taken(facts)
     for path, items in facts.items():
         for f in items:
             if f.kind == "python_import" and f.guard not in ("hip", "cuda"):
+                optional = f.guard == "optional" or any(a <= f.line <= b for a, b, _ in untaken.get(path, ()))
                 for module in imported_files(index, path, f):
-                    imports.setdefault(module, []).append((f.guard == "optional", path, f"{path}:{f.line}"))
+                    imports.setdefault(module, []).append((optional, path, f"{path}:{f.line}"))
     out: dict[str, str] = {}
     for path, items in facts.items():  # imported nowhere but in a comment: switched off by hand
         for f in items:

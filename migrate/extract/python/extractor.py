@@ -10,7 +10,7 @@ import warnings
 
 from migrate.extract.c.guards import SWITCH, SWITCH_NAME
 from migrate.extract.columns import Columns
-from migrate.extract.python import commands, constructs, embedded, structure
+from migrate.extract.python import commands, constructs, embedded, options, structure
 from migrate.extract.python.guards import HIP_MARKERS, HipGuards
 from migrate.extract.python.optional import (
     EnvOptIns,
@@ -52,7 +52,8 @@ def extract_text(text: str, *, cell: int | None = None) -> tuple[list[Fact], lis
     visitor = _Visitor(text.split("\n"), cell)
     visitor.prescan(tree)
     visitor.visit(tree)
-    return _optional_uses(_without_flag_strings(visitor.facts)) + _commented_imports(text, cell), visitor.notes
+    return (_optional_uses(_without_flag_strings(visitor.facts)) + _commented_imports(text, cell)
+            + options.facts(tree, cell)), visitor.notes
 
 
 def _optional_uses(facts: list[Fact]) -> list[Fact]:
