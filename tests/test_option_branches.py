@@ -25,7 +25,10 @@ def test_options_are_read_with_their_argparse_defaults() -> None:
 def test_a_branch_with_an_import_under_an_options_test_is_recorded() -> None:
     found = _facts("if not opt.engine and not opt.onnx:\n    model = create(opt)\nelse:\n    from run_engine import run\n"
                    "if self.opt.fp16:\n    from apex import amp\nif use_trt(opt):\n    import tensorrt\n"
-                   "if opt.fp16:\n    x = 1\n")
+                   "if opt.fp16:\n    x = 1\n"
+                   # an object's own attribute, a module's: no option namespace (curobo's `if self.device is None:`)
+                   "import sys\nif self.device is None:\n    from cuda.core import Device\n"
+                   "if sys.platform == 'win32':\n    import winreg\n")
     assert [(f.name, f.line, f.end_line, f.text) for f in found] == [
         ("else", 4, 4, "not opt.engine and (not opt.onnx)"), ("then", 6, 6, "self.opt.fp16")]
 

@@ -27,10 +27,12 @@ COMPARISONS = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)
 def facts(tree: ast.Module, cell: int | None = None) -> list[Fact]:
     """The `cli_option` and `option_branch` facts of a module."""
     out: list[Fact] = []
+    modules = {(a.asname or a.name).split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+               for a in n.names}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
             out += _option(node, cell)
-        elif isinstance(node, ast.If) and _reads_options_only(node.test):
+        elif isinstance(node, ast.If) and _reads_options_only(node.test, modules):
             test = ast.unparse(node.test)
             for name, body in (("then", node.body), ("else", node.orelse)):
                 if body and any(isinstance(n, (ast.Import, ast.ImportFrom)) for s in body for n in ast.walk(s)):
@@ -67,12 +69,18 @@ def _option(call: ast.Call, cell: int | None) -> list[Fact]:
                  end_line=call.end_lineno or call.lineno, end_column=1, text=text, cell=cell)]
 
 
-def _reads_options_only(test: ast.expr) -> bool:
-    """A test made of `name.attr` reads, not/and/or, comparisons with constants and constants, with one read at least."""
+def _reads_options_only(test: ast.expr, modules: set[str]) -> bool:
+    """A test made of attribute reads of a namespace (`opt.engine`, `self.opt.fp16`), not/and/or, comparisons with
+    constants and constants, with one read at least. An object's own attribute (`self.device`, `cls.x`) or a module's
+    (`sys.platform`, an imported name) is no option namespace."""
     reads = False
     for node in ast.walk(test):
-        if isinstance(node, ast.Attribute):  # `opt.engine`, `self.opt.fp16`
-            if not isinstance(node.value, (ast.Name, ast.Attribute)):
+        if isinstance(node, ast.Attribute):
+            base = node.value
+            if not isinstance(base, (ast.Name, ast.Attribute)):
+                return False
+            if isinstance(base, ast.Name) and (base.id in ("self", "cls") or base.id in modules) \
+                    and not any(isinstance(n, ast.Attribute) and n.value is node for n in ast.walk(test)):
                 return False
             reads = True
         elif isinstance(node, ast.Compare):
