@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Literal, get_args
 
 # kind -> (produced from, what the fact's name is)
+UNKNOWN_DEFAULT = "?"  # a `cli_option`'s default that is no constant (`default=os.cpu_count()`)
+
 FACT_KINDS: dict[str, tuple[str, str]] = {
     "identifier": ("C/C++/CUDA code outside comments and strings", "the identifier (`cudaMalloc`)"),
     "include": ("`#include`", "the header as written (`cuda_runtime.h`)"),
@@ -91,6 +93,12 @@ STRUCTURE_KINDS: dict[str, str] = {
     "hip_rejected": "`#error` on the HIP side of a HIP guard: a HIP build of the file stops there",
     "commented_import": "an import statement left in a comment (`#     from .fused_act import FusedLeakyReLU`): the "
                         "module as written (a relative one with its dots)",
+    "cli_option": "a command-line option (`parser.add_argument(\"--engine\", type=str)`): the name is its "
+                  "destination, the text the repr() of its default on a run that does not give it (`?`: no constant)",
+    "option_branch": "an `if` branch holding an import, whose test reads only attributes (`opt.engine`), constants, "
+                     "not/and/or and comparisons: the name is the branch (`then`, `else`), the text the test",
+    "import_unbound": "an import in `try:` whose ImportError handler binds no name (`except ImportError: pass`): "
+                      "the module as its `python_import` names it; the code that uses it has no fallback",
     "rocm_path": "evidence of an upstream ROCm path (a HIP build branch, a ROCm CI job, an `is_hip` branch); "
                  "the name is its strength",
 }

@@ -60,3 +60,20 @@ def test_a_cuda_image_of_a_project_whose_code_has_no_cuda_tie_is_a_deployment_pa
     near = report("deployment_image_near", rulebase)  # a kernel the package builds: the image goes with it
     assert near["summary"]["class"] != "native"
     assert not any(root.startswith(("docker/Dockerfile", "compose/")) for root in optional_parts(near))
+
+
+def test_a_low_confidence_pin_does_not_keep_a_deployment_image_required(rulebase, tmp_path) -> None:
+    """mmpose (and mmaction2): a PyTorch toolbox with a CUDA base image in docker/ and an mmcv pin (HIP7011, low
+    confidence: it never moves a class). The pin is no required CUDA tie: the image is a deployment part, native."""
+    from tests.test_optional_parts import _copy, optional_parts, report, scanned
+
+    data = report("deployment_image_low_tie", rulebase)
+    assert data["summary"]["class"] == "native"
+    assert "docker/Dockerfile (a container deployment)" in optional_parts(data)
+    # near miss: a CUDA build of a package pinned beside it (cupy-cuda12x, high confidence) is a required tie
+    tree = _copy("deployment_image_low_tie", tmp_path)
+    with (tree / "requirements" / "mminstall.txt").open("a") as out:
+        out.write("cupy-cuda12x==13.0.0\n")
+    near = scanned(tree, rulebase)
+    assert near["summary"]["class"] != "native"
+    assert not any(root.startswith("docker/Dockerfile") for root in optional_parts(near))

@@ -770,6 +770,29 @@ def test_an_extension_the_project_needs_is_not_optional(path: str, old: str, new
     assert "kernels/window_process/swin_window_process_kernel.cu" not in optional_parts(data)
 
 
+def test_an_extension_imported_in_a_try_whose_handler_binds_nothing_is_required(rulebase) -> None:
+    """NSVF: the root setup.py always builds fairnr.clib._ext; clib/__init__.py imports it in `try:` with
+    `except ImportError: pass` and calls `_ext.ball_intersect(...)` with no other path: no fallback, required."""
+    data = report("extension_import_without_fallback", rulebase)
+    assert data["summary"]["class"] == "minor-adaptation"
+    kernels = [f for f in data["findings"] if f["path"] == "fairnr/clib/src/sample_gpu.cu"]
+    assert kernels and {f["status"] for f in kernels} == {""}
+    assert "fairnr/clib/src/sample_gpu.cu" not in optional_parts(data)
+
+
+def test_an_extension_import_whose_handler_binds_a_fallback_stays_optional(tmp_path: Path, rulebase) -> None:
+    """The near miss: the same handler binding `_ext = None` (Swin's `WindowProcess = None`) is a fallback."""
+    tree = _copy("extension_import_without_fallback", tmp_path)
+    init = tree / "fairnr" / "clib" / "__init__.py"
+    text = init.read_text()
+    assert "except ImportError:\n    pass\n" in text
+    init.write_text(text.replace("except ImportError:\n    pass\n", "except ImportError:\n    _ext = None\n"))
+    data = scanned(tree, rulebase)
+    kernels = [f for f in data["findings"] if f["path"] == "fairnr/clib/src/sample_gpu.cu"]
+    assert kernels and {f["status"] for f in kernels} == {"optional"}
+    assert "fairnr/clib/src/sample_gpu.cu" in optional_parts(data)
+
+
 def test_headers_only_optional_switches_code_includes_are_optional(rulebase) -> None:
     """decord: the NVDEC sources are globbed under `if(USE_CUDA)` (OFF); video_reader.cc includes the decoder's header
     under `#if DECORD_USE_CUDA`, defined only `if(CUDA_FOUND)`: two optional switches, no common one. The NVDEC SDK

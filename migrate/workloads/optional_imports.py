@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from migrate.model import Fact
 from migrate.workloads.assemble import resolve_sources
 from migrate.workloads.build_sources import join
+from migrate.workloads.option_branches import branches_not_taken
 from migrate.workloads.optional_words import Words, optional_root, words
 
 if TYPE_CHECKING:
@@ -25,11 +26,13 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
 
     index = ModuleIndex(p for p in facts if p.endswith(".py"))
     imports: dict[str, list[tuple[bool, str, str]]] = {}  # module -> (optional scope?, importer, where)
+    untaken = branches_not_taken(facts)
     for path, items in facts.items():
         for f in items:
             if f.kind == "python_import" and f.guard not in ("hip", "cuda"):
+                optional = f.guard == "optional" or any(a <= f.line <= b for a, b, _ in untaken.get(path, ()))
                 for module in imported_files(index, path, f):
-                    imports.setdefault(module, []).append((f.guard == "optional", path, f"{path}:{f.line}"))
+                    imports.setdefault(module, []).append((optional, path, f"{path}:{f.line}"))
     out: dict[str, str] = {}
     for path, items in facts.items():  # imported nowhere but in a comment: switched off by hand
         for f in items:
@@ -94,15 +97,20 @@ def _built_for_optional_imports(facts: Mapping[str, Sequence[Fact]], modules: Ma
     """The sources of an extension a setup file builds (`CUDAExtension('swin_window_process', [...])`) whose module
     the project imports, and only in an optional scope (an ImportError fallback) or from optional modules: the
     project runs without it. Not where a run-time `load()` also compiles a source (the fallback builds it anyway);
-    the setup file goes with them when it sits in a folder of its own and builds nothing else. A test module's
+    the setup file goes with them when it sits in a folder of its own and builds nothing else. An import whose
+    ImportError handler binds nothing (`except ImportError: pass`) is no fallback: the code calling the extension fails
+    without it (NSVF's fairnr/clib/__init__.py, fast-transformers' aggregate/__init__.py). A test module's
     import (test_*.py: rules/workloads/optional.yaml `test_files`) tests the extension; it is no use of it."""
     imports: dict[str, list[tuple[bool, str]]] = {}  # a module's last name -> (optional?, where)
     for path, items in facts.items():
         if any(fnmatch.fnmatch(posixpath.basename(path), pattern) for pattern in known.test_files):
             continue
+        unbound = {(f.name, f.line) for f in items if f.kind == "import_unbound"}
         for f in items:
             if f.kind == "python_import" and f.guard not in ("hip", "cuda"):
-                scoped = f.guard == "optional" or path in modules
+                # `try: import ext` / `except ImportError: pass` binds nothing in its place: the module's code that
+                # calls the extension has no fallback, so the import is no optional scope (NSVF's fairnr/clib)
+                scoped = (f.guard == "optional" and (f.name, f.line) not in unbound) or path in modules
                 imports.setdefault(f.name.rpartition(".")[2], []).append((scoped, f"{path}:{f.line}"))
     files = frozenset(facts)
     loaded = {source for path, items in facts.items() for f in items if f.kind == "extension" and f.role != "setup"

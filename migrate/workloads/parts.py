@@ -31,6 +31,7 @@ from migrate.workloads.alternatives import covering, run_time_alternatives
 from migrate.workloads.build_sources import prefixes
 from migrate.workloads.includes import gate_headers, included_by_required, optional_includes
 from migrate.workloads.left_out import left_out_of_hip
+from migrate.workloads.option_branches import branches_not_taken
 from migrate.workloads.optional_imports import loaded_only_by_optional, optional_modules
 from migrate.workloads.optional_words import (
     DataError,
@@ -128,6 +129,9 @@ class ProjectParts:
     # a file, a folder/ or a path:line -> evidence: an NVIDIA part chosen at run time beside peers (workloads/alternatives.py)
     run_time: Mapping[str, str] = field(default_factory=dict)
     found_under: Mapping[str, Region] = field(default_factory=dict)  # CUDA -> the optional branch of its every find_package
+    # Python file -> (first line, last line, evidence) of each `if` branch with an import that a run without command-line
+    # options does not take (workloads/option_branches.py)
+    unasked: Mapping[str, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -149,6 +153,9 @@ class ProjectParts:
         scope = next((s for s in self.runtime_scopes.get(path, ()) if s[0] <= finding.line <= s[1]), None)
         if scope is not None:
             return Part(f"{path}:{scope[0]}-{scope[1]} (an alternative runtime)", (scope[2],))
+        branch = next((s for s in self.unasked.get(path, ()) if s[0] <= finding.line <= s[1]), None)
+        if branch is not None:
+            return Part(f"{path}:{branch[0]}-{branch[1]} (a command-line option's branch)", (branch[2],))
         if path in self.unbuilt:
             return Part(f"{path} (built by nothing)", (self.unbuilt[path],))
         if path in self.images:
@@ -253,7 +260,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "unused": dict(parts.unused), "off_features": sorted(parts.off_features),
             "runtime_scopes": {k: [list(s) for s in v] for k, v in parts.runtime_scopes.items()},
             "run_time": dict(parts.run_time),
-            "found_under": {k: region(r) for k, r in parts.found_under.items()}}
+            "found_under": {k: region(r) for k, r in parts.found_under.items()},
+            "unasked": {k: [list(s) for s in v] for k, v in parts.unasked.items()}}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -288,7 +296,9 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         runtime_scopes={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
                         for k, v in data.get("runtime_scopes", {}).items()},
         run_time=strings(data.get("run_time", {})),
-        found_under={str(k): region(r) for k, r in data.get("found_under", {}).items()}, known=known)
+        found_under={str(k): region(r) for k, r in data.get("found_under", {}).items()},
+        unasked={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v) for k, v in data.get("unasked", {}).items()},
+        known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -388,7 +398,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         off_features=frozenset(off_features),
                         runtime_scopes=alternative_runtime_scopes(facts, known),
                         run_time=run_time_alternatives(facts, kinds, findings),
-                        found_under=found_only_under(facts, regions, gated, switches, known), known=known)
+                        found_under=found_only_under(facts, regions, gated, switches, known),
+                        unasked={p: tuple(v) for p, v in branches_not_taken(facts).items()}, known=known)
     return replace(project, images=_images_of_optional_builds(project, kinds, findings))
 
 
@@ -440,11 +451,15 @@ def _images_of_optional_builds(project: ProjectParts, kinds: Mapping[str, str],
     project with an nvidia/cuda Dockerfile) deploys through the image but does not need it: the image is a
     deployment part of its own, with its class (docs/decisions/2026-12-05-container-files-are-a-deployment-part.md).
     A project with required CUDA use elsewhere (a torch pin, a kernel built by default), or one with no code of
-    its own (a repository of images), keeps its images required."""
+    its own (a repository of images), keeps its images required. A low-confidence finding is no such use: it never
+    moves a class (classify.effective_class), so it does not keep an image required either."""
     images = sorted(p for p, kind in kinds.items() if kind in CONTAINER_KINDS or COMPOSE_FILE.match(posixpath.basename(p)))
     if not images or project.rocm_path:
         return {}
-    others = [f for f in findings if f.path not in images and class_rank(f.migration_class) > 0]
+    # a low-confidence finding never moves a class (classify.effective_class): no required tie either (an mmcv pin
+    # without ROCm wheels, HIP7011, beside OpenMMLab's CUDA base images)
+    others = [f for f in findings if f.path not in images and class_rank(f.migration_class) > 0
+              and f.confidence != "low"]
     gpu_parts = sorted({part.root for f in others if _cuda_code_to_port(f) and (part := project.part(f)) is not None})
     if any(project.status(f) not in ("optional", "ported") for f in others):
         return {}

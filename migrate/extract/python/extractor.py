@@ -10,11 +10,12 @@ import warnings
 
 from migrate.extract.c.guards import SWITCH, SWITCH_NAME
 from migrate.extract.columns import Columns
-from migrate.extract.python import commands, constructs, embedded, structure
+from migrate.extract.python import commands, constructs, embedded, options, structure
 from migrate.extract.python.guards import HIP_MARKERS, HipGuards
 from migrate.extract.python.optional import (
     EnvOptIns,
     alternative_imports,
+    binds_names,
     import_scopes,
     is_import_fallback,
     presence_tests,
@@ -51,7 +52,8 @@ def extract_text(text: str, *, cell: int | None = None) -> tuple[list[Fact], lis
     visitor = _Visitor(text.split("\n"), cell)
     visitor.prescan(tree)
     visitor.visit(tree)
-    return _optional_uses(_without_flag_strings(visitor.facts)) + _commented_imports(text, cell), visitor.notes
+    return (_optional_uses(_without_flag_strings(visitor.facts)) + _commented_imports(text, cell)
+            + options.facts(tree, cell)), visitor.notes
 
 
 def _optional_uses(facts: list[Fact]) -> list[Fact]:
@@ -354,7 +356,11 @@ class _Visitor(ast.NodeVisitor):
         if self.guard or not is_import_fallback(node):
             self.generic_visit(node)
             return
+        first = len(self.facts)
         self._under("optional", node.body)
+        if not any(binds_names(h.body) for h in node.handlers):  # `except ImportError: pass`: no fallback
+            self.facts += [dataclasses.replace(f, kind="import_unbound", guard=None) for f in self.facts[first:]
+                           if f.kind == "python_import"]
         for part in (node.handlers, node.orelse, node.finalbody):
             for child in part:
                 self.visit(child)

@@ -29,6 +29,17 @@ def is_import_fallback(node: ast.Try) -> bool:
     return bool(handlers) and all(not _reraises(h.body) for h in handlers)
 
 
+def binds_names(body: list[ast.stmt]) -> bool:
+    """Whether a handler binds a name: an assignment (`fastattn_cuda = None`, `_HAS_EXT = False`), a definition or an
+    import of its own, anywhere in its body. A handler that binds nothing (`except ImportError: pass`, a warning)
+    leaves the module without the names the import would have bound: "if the module is not found, ImportError is
+    raised" and nothing is bound (https://docs.python.org/3/reference/simple_stmts.html#the-import-statement), so
+    the code that uses them fails where it runs. Such a guard postpones the failure; it is no fallback."""
+    binders = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+               ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal)
+    return any(isinstance(node, binders) for stmt in body for node in ast.walk(stmt))
+
+
 def _catches_import_error(handler: ast.ExceptHandler) -> bool:
     if handler.type is None:
         return True

@@ -1,0 +1,92 @@
+"""Command-line options and the branches they pick, in Python.
+
+A script's default run is the one with no option given: argparse gives an option its `default=`, `False` for
+`action="store_true"`, `True` for `store_false`, and `None` otherwise
+(https://docs.python.org/3/library/argparse.html#default, #action). An `if` whose test reads only such options
+(`if not opt.engine and not opt.onnx:` ... `else: from run_engine import run_trt_engine`, pix2pixHD's test.py;
+`if opt.fp16: from apex import amp`, vid2vid's train.py) takes the same branch on every default run: the imports of
+the other branch run only when the user asks for them. The options are often declared in another file
+(options/test_options.py), so this module only records facts; workloads/optional_imports.py evaluates them over the
+project.
+- `cli_option`: `parser.add_argument("--engine", type=str)`; the name is its destination (`engine`), the text the
+  repr() of its default, or "?" where that is no constant.
+- `option_branch`: an `if` branch holding an import whose test reads attributes only (`opt.engine`) with
+  not/and/or, comparisons with constants and constants: the name is the branch (`then` or `else`), the text the test.
+"""
+from __future__ import annotations
+
+import ast
+
+from migrate.model import Fact
+from migrate.vocabulary import UNKNOWN_DEFAULT as UNKNOWN
+
+ACTION_DEFAULTS = {"store_true": False, "store_false": True}
+COMPARISONS = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)
+
+
+def facts(tree: ast.Module, cell: int | None = None) -> list[Fact]:
+    """The `cli_option` and `option_branch` facts of a module."""
+    out: list[Fact] = []
+    modules = {(a.asname or a.name).split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+               for a in n.names}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
+            out += _option(node, cell)
+        elif isinstance(node, ast.If) and _reads_options_only(node.test, modules):
+            test = ast.unparse(node.test)
+            for name, body in (("then", node.body), ("else", node.orelse)):
+                if body and any(isinstance(n, (ast.Import, ast.ImportFrom)) for s in body for n in ast.walk(s)):
+                    end = max(getattr(s, "end_lineno", None) or s.lineno for s in body)
+                    out.append(Fact(kind="option_branch", name=name, line=body[0].lineno, column=body[0].col_offset + 1,
+                                    end_line=end, end_column=1, text=test, cell=cell))
+    return out
+
+
+def _option(call: ast.Call, cell: int | None) -> list[Fact]:
+    flags = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    if not flags or not all(f.startswith("-") for f in flags):
+        return []  # a positional argument: always given
+    keywords = {k.arg: k.value for k in call.keywords if k.arg}
+    dest = keywords.get("dest")
+    if isinstance(dest, ast.Constant) and isinstance(dest.value, str):
+        name = dest.value
+    else:
+        long = next((f for f in flags if f.startswith("--")), flags[0])
+        name = long.lstrip("-").replace("-", "_")
+    if not name.isidentifier():
+        return []
+    default: object = None
+    action = keywords.get("action")
+    if isinstance(action, ast.Constant) and action.value in ACTION_DEFAULTS:
+        default = ACTION_DEFAULTS[str(action.value)]
+    if "default" in keywords:
+        value = keywords["default"]
+        default = value.value if isinstance(value, ast.Constant) else UNKNOWN
+    elif action is not None and not (isinstance(action, ast.Constant) and action.value in (*ACTION_DEFAULTS, "store")):
+        default = UNKNOWN  # store_const, count, append, a custom Action: left alone
+    text = UNKNOWN if default is UNKNOWN else repr(default)
+    return [Fact(kind="cli_option", name=name, line=call.lineno, column=call.col_offset + 1,
+                 end_line=call.end_lineno or call.lineno, end_column=1, text=text, cell=cell)]
+
+
+def _reads_options_only(test: ast.expr, modules: set[str]) -> bool:
+    """A test made of attribute reads of a namespace (`opt.engine`, `self.opt.fp16`), not/and/or, comparisons with
+    constants and constants, with one read at least. An object's own attribute (`self.device`, `cls.x`) or a module's
+    (`sys.platform`, an imported name) is no option namespace."""
+    reads = False
+    for node in ast.walk(test):
+        if isinstance(node, ast.Attribute):
+            base = node.value
+            if not isinstance(base, (ast.Name, ast.Attribute)):
+                return False
+            if isinstance(base, ast.Name) and (base.id in ("self", "cls") or base.id in modules) \
+                    and not any(isinstance(n, ast.Attribute) and n.value is node for n in ast.walk(test)):
+                return False
+            reads = True
+        elif isinstance(node, ast.Compare):
+            if len(node.ops) != 1 or not isinstance(node.ops[0], COMPARISONS):
+                return False
+        elif not isinstance(node, (ast.Name, ast.Constant, ast.BoolOp, ast.UnaryOp, ast.Not, ast.And, ast.Or,
+                                   ast.Load, *COMPARISONS)):
+            return False
+    return reads

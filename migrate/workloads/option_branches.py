@@ -1,0 +1,97 @@
+"""Which `if` branches a default run of a script takes: the command-line options a project declares (`cli_option`
+facts, extract/python/options.py) at their argparse defaults, put into each `option_branch` test. A branch the
+default run does not take (pix2pixHD's `else: from run_engine import run_trt_engine` under
+`if not opt.engine and not opt.onnx:`; vid2vid's `if opt.fp16: from apex import amp`) runs only when the user asks:
+what it imports is an optional part."""
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping, Sequence
+
+from migrate.model import Fact
+from migrate.vocabulary import UNKNOWN_DEFAULT
+
+
+def option_defaults(facts: Mapping[str, Sequence[Fact]]) -> dict[str, object]:
+    """Each command-line option the project declares -> its default on a run that does not give it, where every
+    declaration of that name agrees on one constant default."""
+    seen: dict[str, set[str]] = {}
+    for items in facts.values():
+        for f in items:
+            if f.kind == "cli_option":
+                seen.setdefault(f.name, set()).add(f.text)
+    out: dict[str, object] = {}
+    for name, texts in seen.items():
+        if len(texts) == 1 and (text := next(iter(texts))) != UNKNOWN_DEFAULT:
+            try:
+                out[name] = ast.literal_eval(text)
+            except (ValueError, SyntaxError):
+                continue
+    return out
+
+
+def branches_not_taken(facts: Mapping[str, Sequence[Fact]]) -> dict[str, list[tuple[int, int, str]]]:
+    """Per file, (first line, last line, evidence) of each `if` branch a default run does not take: its test reads
+    only command-line options of the project and is false (`then`) or true (`else`) with each at its default."""
+    defaults: dict[str, object] | None = None
+    out: dict[str, list[tuple[int, int, str]]] = {}
+    for path, items in facts.items():
+        for f in items:
+            if f.kind != "option_branch":
+                continue
+            if defaults is None:
+                defaults = option_defaults(facts)
+            holds = taken(f.text, defaults)
+            if holds is None or holds == (f.name == "then"):
+                continue
+            out.setdefault(path, []).append((f.line, f.end_line, f"{path}:{f.line}: in the `{f.name}` branch of "
+                                             f"`if {f.text}`, which a run without those command-line options does not "
+                                             "take (each at its argparse default)"))
+    return out
+
+
+def taken(test: str, defaults: dict[str, object]) -> bool | None:
+    """Whether a recorded test holds on a default run (`defaults`: each option's default), None where it cannot be
+    told: an attribute that is no option of the project, a default that is no constant."""
+    try:
+        node = ast.parse(test, mode="eval").body
+    except SyntaxError:
+        return None
+    value = _value(node, defaults)
+    return None if value is _UNSET else bool(value)
+
+
+_UNSET = object()
+
+
+def _value(node: ast.expr, defaults: dict[str, object]) -> object:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Attribute):
+        return defaults.get(node.attr, _UNSET)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = _value(node.operand, defaults)
+        return _UNSET if inner is _UNSET else not inner
+    if isinstance(node, ast.BoolOp):
+        values = [_value(v, defaults) for v in node.values]
+        if isinstance(node.op, ast.And):
+            if any(v is not _UNSET and not v for v in values):
+                return False
+            return _UNSET if any(v is _UNSET for v in values) else True
+        if any(v is not _UNSET and v for v in values):
+            return True
+        return _UNSET if any(v is _UNSET for v in values) else False
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        a, b = _value(node.left, defaults), _value(node.comparators[0], defaults)
+        if a is _UNSET or b is _UNSET:
+            return _UNSET
+        op = node.ops[0]
+        if isinstance(op, ast.Eq):
+            return a == b
+        if isinstance(op, ast.NotEq):
+            return a != b
+        if isinstance(op, ast.Is):
+            return a is b
+        if isinstance(op, ast.IsNot):
+            return a is not b
+    return _UNSET
