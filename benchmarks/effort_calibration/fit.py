@@ -128,6 +128,7 @@ TWINS_ON_ROCM_PATH = True  # a base with a ROCm path still writes the HIP twins 
 GLUE_PER_PORT = True  # integration glue: one measured constant per first port with C/C++/CUDA findings, not per √file (s17)
 REWRITE_LANES = True  # a first port of a base with rewrite-lane kernels: measured extra hand lines per lane (s18)
 BUILD_NO_KIND = True  # a build port whose build findings name no kind of CUDA build use: its own measured median (s18)
+OPTIONAL_PARTS = True  # a port of an optional part of a base whose required code has no CUDA: compared with the part (s19)
 
 
 def curve(n: float) -> float:
@@ -186,7 +187,16 @@ def projects(measurements: dict[str, Any], families: list[dict[str, Any]]) -> li
                         occurrences[rule] += count
             c_files = sum(1 for r in project["files"] if any(k != "unattributed" for k in r["rules"]))
         scan = project.get("scan", {})
+        parts = compared_parts(project, families) if OPTIONAL_PARTS else []
+        if parts:  # the base's required code has no CUDA; the port changed an optional part's files: that part (s19)
+            occurrences = defaultdict(int)
+            for part in parts:
+                for rule, n in part["rules"].items():
+                    occurrences[rule] += n
+            c_files = sum(part["c_files_with_findings"] for part in parts)
+            scan = {**scan, "kernel_groups": None}
         out.append({"name": project["name"], "split": project.get("split", "fit"), "occurrences": dict(occurrences),
+                    "compared": "optional part: " + ", ".join(p["root"] for p in parts) if parts else "headline",
                     "charged": dict(charged), "c_files": c_files,
                     "build_kinds": sum(1 for rule, n in occurrences.items() if n and family_of(rule, families) == "build"),
                     "increment": bool(scan.get("ported_findings")) and not any(scan.get("rules", {}).values()),
@@ -195,7 +205,7 @@ def projects(measurements: dict[str, Any], families: list[dict[str, Any]]) -> li
                                   any(n and family_of(rule, families) in ("python", "build")
                                       for rule, n in occurrences.items()) and not scan.get("backend_files") and
                                   not any(scan.get("generators", {}).values()),
-                    "kernel_groups": project.get("scan", {}).get("kernel_groups"),
+                    "kernel_groups": scan.get("kernel_groups"),
                     "build_lines": float(sum(b["hand_lines"] for b in project["build_files"])),
                     "backend_lines": float(project.get("scan", {}).get("backend_lines", 0)),
                     "backend_files": len(project.get("scan", {}).get("backend_files", ())),
@@ -204,6 +214,24 @@ def projects(measurements: dict[str, Any], families: list[dict[str, Any]]) -> li
                     "lanes": len({lane for rule, n in occurrences.items() if n and (lane := lane_of(rule))}),
                     "code_lines": float(sum(r["hand_lines"] for r in project["files"])) - twin_lines})
     return out
+
+
+def compared_parts(project: dict[str, Any], families: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The optional parts a measured port is compared with (s19, decision 2026-12-06-s19-effort-optional-part-ports):
+    where the base's required code has no CUDA (no finding but build-file ones, none in a C/C++/CUDA file, no code
+    generator, no ROCm path) and the port changed files of optional parts that hold GPU code (scan facts
+    `optional_parts`: a build switch's CUDA back end, a tests/ folder), those parts: the scan shows them with their own
+    cost, apart from the headline, and the measured hand work belongs to them. Otherwise none: the headline. Records
+    measured before s19 have no `optional_parts` facts unless rescanned (spatter-246, rlkernel-1: mirrors absent)."""
+    scan = project.get("scan", {})
+    if not scan.get("optional_parts") or scan.get("ported_findings") or scan.get("rocm_path") or \
+            scan.get("c_files_with_findings") or \
+            any(scan.get("generators", {}).values()) or \
+            any(n and family_of(rule, families) != "build" for rule, n in scan.get("rules", {}).items()):
+        return []
+    changed = {record["path"].partition(" -> ")[0] for record in project["files"] + project["build_files"]
+               if record["hand_lines"]}
+    return [part for part in scan["optional_parts"] if changed & set(part["files"])]
 
 
 HIP_TWIN = re.compile(r"(^|[/_.-])(hip|rocm|amd)([/_.-]|$)", re.I)
@@ -433,14 +461,15 @@ def table(measurements: dict[str, Any], families: list[dict[str, Any]], result: 
     hours = result["productivity"]["hours_per_line"]
     low, high = result["spread"]["low"], result["spread"]["high"]
     rows = ["| split | project | measured h (code + build lines) | estimated h low / likely / high | likely / measured | "
-            "inside |", "|---|---|---|---|---|---|"]
+            "inside | compared with |", "|---|---|---|---|---|---|---|"]
     for p in sorted(projects(measurements, families), key=lambda p: (p["split"] != "test", p["name"])):
         est = sum(estimate_lines(p, result, families).values()) * hours
         got = (p["code_lines"] + p["build_lines"] + p["twin_lines"]) * hours
         inside = est * low <= got <= est * high
         factor = est / got if got else float("inf")
         rows.append(f"| {p['split']} | {p['name']} | {got:.1f} ({p['code_lines']:.0f} + {p['build_lines']:.0f}) | "
-                    f"{est * low:.1f} / {est:.1f} / {est * high:.1f} | {factor:.2f} | {'yes' if inside else 'no'} |")
+                    f"{est * low:.1f} / {est:.1f} / {est * high:.1f} | {factor:.2f} | {'yes' if inside else 'no'} | "
+                    f"{p['compared']} |")
     return "\n".join(rows)
 
 
