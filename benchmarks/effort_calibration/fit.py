@@ -61,6 +61,15 @@ costs k^log2(0.8) of the first):
 * since s18 (BUILD_NO_KIND) a build port whose build findings name no kind of CUDA build use is the build system
   alone: the median build lines of such fitting first ports (6.5 lines over 38), where one first unit fitted on all
   had priced 12.8; the first unit is then fitted on the ports whose findings name a kind;
+* since s19 (BUILD_KINDS_PER_FILE) the kinds of CUDA build use are counted at most once per build file that carries
+  build findings: one Makefile with four kinds of nvcc use is one compiler line to change (cuda-hip-comparison, chapel-gpu:
+  13 and 15 build lines). Leave one set out over s6-s18: 60 / 133 of 165 within a factor of 2 / inside without it,
+  61 / 133 with it (scratch folds), no set worse;
+* since s19 (OPTIONAL_PARTS) a port whose base's required code has no CUDA and which changed files of an optional part
+  (a build switch's CUDA back end: bricklib, covfie) is compared with that part, as the scan prices it apart from the
+  headline: the part's findings and C/C++/CUDA files stand for the project's (`compared_parts`, scan facts
+  `optional_parts`; decision 2026-12-06-s19-effort-optional-part-ports). `--table` names the figure each port is
+  compared with;
 * the next increment of a base that already builds on ROCm (the scan marks its findings `ported`,
   workloads/parts.py): the median hand lines of such increments whose scan leaves nothing to port (s8:
   9 measured, 2 to 302 lines, median 44; s9: 10, median 73.5; s10: 21, 2 to 852 lines, median 48: no scan
@@ -129,6 +138,7 @@ GLUE_PER_PORT = True  # integration glue: one measured constant per first port w
 REWRITE_LANES = True  # a first port of a base with rewrite-lane kernels: measured extra hand lines per lane (s18)
 BUILD_NO_KIND = True  # a build port whose build findings name no kind of CUDA build use: its own measured median (s18)
 OPTIONAL_PARTS = True  # a port of an optional part of a base whose required code has no CUDA: compared with the part (s19)
+BUILD_KINDS_PER_FILE = True  # kinds of CUDA build use counted at most once per build file that carries them (s19)
 
 
 def curve(n: float) -> float:
@@ -194,11 +204,12 @@ def projects(measurements: dict[str, Any], families: list[dict[str, Any]]) -> li
                 for rule, n in part["rules"].items():
                     occurrences[rule] += n
             c_files = sum(part["c_files_with_findings"] for part in parts)
-            scan = {**scan, "kernel_groups": None}
+            scan = {**scan, "kernel_groups": None, "build_files_with_findings": sum(
+                1 for part in parts for path in part["files"] if BUILD_FILE.search(path))}
         out.append({"name": project["name"], "split": project.get("split", "fit"), "occurrences": dict(occurrences),
                     "compared": "optional part: " + ", ".join(p["root"] for p in parts) if parts else "headline",
                     "charged": dict(charged), "c_files": c_files,
-                    "build_kinds": sum(1 for rule, n in occurrences.items() if n and family_of(rule, families) == "build"),
+                    "build_kinds": _build_kinds(occurrences, scan, families),
                     "increment": bool(scan.get("ported_findings")) and not any(scan.get("rules", {}).values()),
                     "rocm_path": bool(scan.get("ported_findings")),
                     "no_c_code": "scan" in project and not scan.get("ported_findings") and not c_files and
@@ -214,6 +225,20 @@ def projects(measurements: dict[str, Any], families: list[dict[str, Any]]) -> li
                     "lanes": len({lane for rule, n in occurrences.items() if n and (lane := lane_of(rule))}),
                     "code_lines": float(sum(r["hand_lines"] for r in project["files"])) - twin_lines})
     return out
+
+
+BUILD_FILE = re.compile(r"(^|/)(CMakeLists\.txt|[^/]*\.cmake|(?i:makefile)[^/]*|GNUmakefile|[^/]*\.mk|setup\.py|"
+                        r"pyproject\.toml|meson\.build|BUILD(\.bazel)?|[^/]*\.bzl)$")
+
+
+def _build_kinds(occurrences: dict[str, int], scan: dict[str, Any], families: list[dict[str, Any]]) -> int:
+    """The kinds of CUDA build use the build findings name (one build rule each), counted at most once per build file
+    that carries build findings (BUILD_KINDS_PER_FILE, s19): one Makefile with four kinds of nvcc use is one compiler
+    line to change (cuda-hip-comparison 13 build lines, chapel-gpu 15, where four and three kinds had priced 51 and 43).
+    Leave one set out over s6-s18: 60 / 133 of 165 within a factor of 2 / inside without it, 61 / 133 with it."""
+    kinds = sum(1 for rule, n in occurrences.items() if n and family_of(rule, families) == "build")
+    files = scan.get("build_files_with_findings")
+    return min(kinds, files) if BUILD_KINDS_PER_FILE and files is not None else kinds
 
 
 def compared_parts(project: dict[str, Any], families: list[dict[str, Any]]) -> list[dict[str, Any]]:
