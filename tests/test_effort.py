@@ -258,7 +258,7 @@ def test_the_build_port_counts_kinds_of_cuda_build_use_not_files_nor_findings(tm
     (single,) = [i for i in one.project_costs[0].breakdown if i.label.startswith("build system port")]
     # the same kinds in one Makefile: one compiler line to change (s19: cuda-hip-comparison, 4 kinds in 1 file, 13
     # build lines measured; chapel-gpu, 3 kinds in 2 files, 15), counted once
-    assert f"in 1 file, counted once per build file: 1) + the build system" in single.label
+    assert "in 1 file, counted once per build file: 1) + the build system" in single.label
     assert single.hours == pytest.approx(calibration.build_lines_first_unit * calibration.curve(2)
                                          * calibration.hours_per_line, abs=0.005)
     # ranking (Report.rule_hours): each build rule is one kind, its even share of the port beyond the build
