@@ -62,7 +62,8 @@ class OptionalPart:
     def to_json(self) -> dict[str, object]:
         return {"root": self.root, "class": self.migration_class, "findings": self.findings,
                 "evidence": list(self.evidence), "effort_hours": self.effort.to_json(),
-                "effort_breakdown": [{"item": i.label, "hours": i.hours} for i in self.breakdown]}
+                "effort_breakdown": [{"item": i.label, "hours": i.hours} for i in self.breakdown],
+                "files": list(self.files)}
 
 
 ComponentKind = Literal["rewrite", "ported-elsewhere"]

@@ -165,12 +165,12 @@ def test_build_tool_output_and_editor_backups_are_not_hand_work() -> None:
     assert not ports.not_hand_written("src/Makefile.am", "bin_PROGRAMS = x\n")
 
 
-@pytest.mark.parametrize("joined_set", ["s9", "s10", "s11", "s12", "s13", "s14", "s15", "s16", "s17"])
+@pytest.mark.parametrize("joined_set", ["s9", "s10", "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18"])
 def test_a_held_out_set_was_measured_apart_and_joined_the_fit_with_the_same_hand_lines(
     joined_set: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """s9 (s10, s11, s12, s13, s14, s15, s16, s17) was measured before any scan in its own files, evaluated held out,
-    and joined the fitting set in s10 (s11, s12, s13, s14, s15, s16, s17, s18), as s7 and s8 did: re-measured there
+    """s9 (s10, s11, s12, s13, s14, s15, s16, s17, s18) was measured before any scan in its own files, evaluated held out,
+    and joined the fitting set in s10 (s11, s12, s13, s14, s15, s16, s17, s18, s19), as s7 and s8 did: re-measured there
     with the base scan, the same hand lines per file. A port ports.yaml names under `not_joined` (its base has no
     CUDA source: not a CUDA port, s17) is measured and scored with its set, and neither fitted nor in ports.yaml."""
     fit, measurements, _, result = _fitted()
@@ -246,3 +246,34 @@ def test_leave_one_set_out_fits_without_the_set_and_scores_every_port_once() -> 
         "ports": [{**p, "split": "test" if sets[p["name"]] == "s9" else "fit"} for p in measurements["ports"]],
     }
     assert not {n for n, s in sets.items() if s == "s9"} & set(fit.fit(left, families)["projects"])
+
+
+def test_a_port_of_an_optional_part_is_compared_with_that_part() -> None:
+    """s19 (decision 2026-12-06-s19-effort-optional-part-ports): bricklib-hip and covfie-53 ported a CUDA back end that
+    sits behind a build switch off by default, in bases whose required code has no CUDA; the scan prices that part
+    apart from the headline, and fit.py compares each port with the parts whose files it changed. A base whose required
+    code has CUDA, or a port that changed no file of a part, is compared with the headline."""
+    fit, measurements, families, _ = _fitted()
+    ports = {p["name"]: p for p in fit.projects(measurements, families)}
+    for name in ("bricklib-hip", "covfie-53"):
+        assert ports[name]["compared"].startswith("optional part: build switch") or \
+            ports[name]["compared"].startswith("optional part: benchmarks"), name
+        assert ports[name]["c_files"] > 0 and sum(fit.estimate_lines(ports[name], fit.fit(measurements, families),
+                                                                      families).values()) > 50
+    assert ports["chapter12-hip"]["compared"] == "headline" and ports["aws-ofi-nccl-rocm"]["compared"] == "headline"
+    record = next(p for p in measurements["ports"] if p["name"] == "covfie-53")
+    untouched = {**record, "files": [{**f, "path": "lib/core/untouched.hpp"} for f in record["files"]],
+                 "build_files": []}
+    assert not fit.compared_parts(untouched, families)
+    with_cuda = {**record, "scan": {**record["scan"], "c_files_with_findings": 3, "rules": {"HIP1001": 3}}}
+    assert not fit.compared_parts(with_cuda, families)
+
+
+def test_kinds_of_cuda_build_use_count_at_most_once_per_build_file() -> None:
+    """s19: cuda-hip-comparison's one CMakeLists.txt names four kinds of CUDA build use; its port changed 13 build
+    lines. The kinds are counted at most once per build file that carries build findings."""
+    fit, measurements, families, _ = _fitted()
+    port = next(p for p in fit.projects(measurements, families) if p["name"] == "cuda-hip-comparison")
+    record = next(p for p in measurements["ports"] if p["name"] == "cuda-hip-comparison")
+    named = sum(1 for rule, n in record["scan"]["rules"].items() if n and fit.family_of(rule, families) == "build")
+    assert record["scan"]["build_files_with_findings"] == 1 and named == 4 and port["build_kinds"] == 1

@@ -4,6 +4,7 @@ keeps its own class, is listed with what makes it optional, and never decides th
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -251,6 +252,37 @@ def test_a_gpu_part_is_costed_as_a_port_of_its_own_and_shown_once_everywhere(rul
     assert f"(likely {total} h)" in terminal_report.render(result, width=400)
     assert f"(likely {total} h)" in markdown_report.render(result)
     assert f"(likely {total} h), not in the effort above" in html_report.render(result)
+
+
+def test_a_base_with_no_cuda_to_port_names_its_gpu_parts_estimate_beside_the_headline(rulebase) -> None:
+    """bricklib, covfie, pwdft (s17, s18): the required code has no CUDA, the CUDA back end sits behind a switch off by
+    default, and the port wrote that back end. The headline says "no porting work" and, beside it in every format, the
+    largest optional part's estimate (the same figures as its row): what a manager asking "what does the CUDA back end
+    cost" looks for. The JSON names the part's files (what a port of it changes first; evaluate.py and fit.py compare
+    a port of those files with the part, decision 2026-12-06-s19-effort-optional-part-ports)."""
+    from migrate.render import html_report, markdown_report, terminal_report
+    from migrate.render.summary import optional_gpu_line
+
+    result = scan.run([CASES / "gpu_build_script"], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase)
+    switch = next(p for w in result.workloads for p in w.optional_parts if p.root == "build switch PRISMATIC_ENABLE_GPU")
+    line = optional_gpu_line(result)
+    assert result.hand_effort.likely == 0 and switch.effort.likely == max(
+        p.effort.likely for w in result.workloads for p in w.optional_parts)
+    assert line.startswith("The default build has no CUDA to port; porting its optional part build switch "
+                           "PRISMATIC_ENABLE_GPU")
+    assert f"{switch.effort.low:.1f}–{switch.effort.high:.1f} h (likely {switch.effort.likely:.1f} h)" in line
+    assert line in terminal_report.render(result, width=400)
+    assert line in markdown_report.render(result).replace("\\", "")
+    assert '<div id="optional-gpu-part">' in html_report.render(result)
+    entry = next(p for w in to_json(result)["workloads"] for p in w["optional_parts"] if p["root"] == switch.root)
+    assert entry["files"] == list(switch.files) and entry["files"]
+
+
+def test_a_report_with_no_optional_part_with_hours_has_no_optional_part_line(rulebase) -> None:
+    from migrate.render.summary import optional_gpu_line
+
+    result = scan.run([CASES / "gpu_build_script"], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase)
+    assert optional_gpu_line(replace(result, workloads=())) == ""  # no part with hours: no line
 
 
 def _copy(case: str, tmp_path: Path) -> Path:

@@ -114,7 +114,8 @@ def test_an_optional_part_does_not_decide_the_workload(tmp_path: Path) -> None:
     (workload,) = report["workloads"]
     assert [{k: v for k, v in part.items() if k not in COST_KEYS} for part in workload["optional_parts"]] == [
         {"root": "pkg/experimental", "class": "incompatible", "findings": 1,
-         "evidence": ["pkg/experimental/: a folder a package does not need to run (rules/workloads/optional.yaml)"]}]
+         "evidence": ["pkg/experimental/: a folder a package does not need to run (rules/workloads/optional.yaml)"],
+         "files": ["pkg/experimental/fast.py"]}]
     assert workload["optional_parts"][0]["effort_hours"]["likely"] > 0  # its one incompatible import, apart
     trt = next(f for f in report["findings"] if f["path"] == "pkg/experimental/fast.py")
     assert (trt["status"], trt["rule_class"]) == ("optional", "incompatible")
@@ -458,7 +459,8 @@ def test_an_import_fallback_and_an_env_var_opt_in_are_optional_parts(tmp_path: P
     parts = [{k: v for k, v in part.items() if k not in COST_KEYS} for part in report["workloads"][0]["optional_parts"]]
     assert parts == [{"root": "pkg/backends.py (optional scope)", "class": "incompatible", "findings": 2,
                       "evidence": ["pkg/backends.py:3: an optional import or opt-in",
-                                   "pkg/backends.py:9: an optional import or opt-in"]}]
+                                   "pkg/backends.py:9: an optional import or opt-in"],
+                      "files": ["pkg/backends.py"]}]
 
 
 def test_a_reraising_handler_and_a_default_on_variable_are_required(tmp_path: Path) -> None:

@@ -13,6 +13,11 @@ estimate. Measured hours are measured hand lines (code + build) at the model's h
 A second figure adds the optional parts of required workloads (a build switch's CUDA back end, each costed
 as a port of its own: `optional_parts[].effort_hours`), for ports whose GPU code sits behind such a switch
 (spatter, MMseqs2): the headline leaves them out by design, so a port of that part is compared with both.
+Since s19 each port is also compared with its own figure, named in the last column (decision
+2026-12-06-s19-effort-optional-part-ports): where the headline has no porting hand work (the base's required code has
+no CUDA) and the port changed files of optional parts with hours of their own (the report's
+`optional_parts[].files`), the hand work belongs to those parts and is compared with the headline plus those parts
+(bricklib-hip, covfie-53); otherwise with the headline. The summary line counts all three ways.
 """
 from __future__ import annotations
 
@@ -90,6 +95,19 @@ def optional_parts(report: dict[str, Any]) -> dict[str, float]:
     return {k: sum(p[k] for p in parts) for k in ("low", "likely", "high")}
 
 
+def compared_parts(report: dict[str, Any], port: dict[str, Any]) -> list[dict[str, Any]]:
+    """The optional parts a port is compared with (s19, decision 2026-12-06-s19-effort-optional-part-ports, as
+    fit.py's `compared_parts`): where the headline has no porting hand work (the base's required code has no CUDA)
+    and the port changed files of optional parts with hours of their own (a build switch's CUDA back end), those
+    parts; otherwise none, and the port is compared with the headline."""
+    if report["effort"]["hand_work_hours"]["likely"]:
+        return []
+    changed = {record["path"].partition(" -> ")[0] for record in port["files"] + port["build_files"]
+               if record["hand_lines"]}
+    return [part for w in report["workloads"] if not w.get("optional") for part in w.get("optional_parts", ())
+            if part.get("effort_hours", {}).get("likely") and changed & set(part.get("files", ()))]
+
+
 def main(argv: list[str]) -> int:
     measurements, rest = measurement_source(argv)
     if rest is None:
@@ -101,8 +119,8 @@ def main(argv: list[str]) -> int:
     unpack_bases(ports)
     rows = ["| split | port | shape | measured h (code + build lines) | estimated hand work h low / likely / high | "
             "likely / measured | inside | largest line of the estimate | with optional parts: likely / measured, "
-            "inside |", "|---|---|---|---|---|---|---|---|---|"]
-    score = {"test": [0, 0, 0, 0, 0], "fit": [0, 0, 0, 0, 0]}
+            "inside | compared with: likely / measured, inside |", "|---|---|---|---|---|---|---|---|---|---|"]
+    score = {"test": [0, 0, 0, 0, 0, 0, 0], "fit": [0, 0, 0, 0, 0, 0, 0]}
     for port in sorted(ports, key=lambda p: (p["split"] != "test", p["name"])):
         code = sum(f["hand_lines"] for f in port["files"])
         build = sum(b["hand_lines"] for b in port["build_files"])
@@ -119,20 +137,31 @@ def main(argv: list[str]) -> int:
         whole = {k: hand[k] + extra[k] for k in extra}
         factor_whole = whole["likely"] / measured if measured else float("inf")
         inside_whole = whole["low"] <= measured <= whole["high"]
+        parts = compared_parts(report, port)
+        compared = {k: hand[k] + sum(p["effort_hours"][k] for p in parts) for k in ("low", "likely", "high")}
+        factor_compared = compared["likely"] / measured if measured else float("inf")
+        inside_compared = compared["low"] <= measured <= compared["high"]
         tally = score[port["split"]]
         tally[0] += 1
         tally[1] += 0.5 <= factor <= 2.0
         tally[2] += inside
         tally[3] += 0.5 <= factor_whole <= 2.0
         tally[4] += inside_whole
+        tally[5] += 0.5 <= factor_compared <= 2.0
+        tally[6] += inside_compared
         rows.append(f"| {port['split']} | {port['name']} | {port['shape']} | {measured:.1f} ({code:.0f} + {build:.0f}) | "
                     f"{hand['low']:.1f} / {hand['likely']:.1f} / {hand['high']:.1f} | {factor:.2f} | "
                     f"{'yes' if inside else 'no'} | {label} ({top:.1f} h) | "
-                    + (f"{factor_whole:.2f}, {'yes' if inside_whole else 'no'} |" if extra["likely"] else "- |"))
+                    + (f"{factor_whole:.2f}, {'yes' if inside_whole else 'no'} |" if extra["likely"] else "- |")
+                    + (f" optional part {', '.join(p['root'] for p in parts)}: {compared['likely']:.1f} h, "
+                       f"{factor_compared:.2f}, {'yes' if inside_compared else 'no'} |" if parts else " headline |"))
     print("\n".join(rows))
-    for split, (n, within, inside, within_whole, inside_whole) in ((s, v) for s, v in score.items() if v[0]):
+    for split, (n, within, inside, within_whole, inside_whole, within_compared, inside_compared) in (
+            (s, v) for s, v in score.items() if v[0]):
         print(f"\n{split}: likely within a factor of 2 of measured for {within} of {n}; measured inside low–high for "
-              f"{inside} of {n}; with the optional parts added: {within_whole} and {inside_whole} of {n}")
+              f"{inside} of {n}; with the optional parts added: {within_whole} and {inside_whole} of {n}; each compared "
+              f"with its own figure (the optional part it ports where the headline has no porting work): "
+              f"{within_compared} and {inside_compared} of {n}")
     return 0
 
 

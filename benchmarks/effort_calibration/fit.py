@@ -61,6 +61,15 @@ costs k^log2(0.8) of the first):
 * since s18 (BUILD_NO_KIND) a build port whose build findings name no kind of CUDA build use is the build system
   alone: the median build lines of such fitting first ports (6.5 lines over 38), where one first unit fitted on all
   had priced 12.8; the first unit is then fitted on the ports whose findings name a kind;
+* since s19 (BUILD_KINDS_PER_FILE) the kinds of CUDA build use are counted at most once per build file that carries
+  build findings: one Makefile with four kinds of nvcc use is one compiler line to change (cuda-hip-comparison, chapel-gpu:
+  13 and 15 build lines). Leave one set out over s6-s18: 60 / 133 of 165 within a factor of 2 / inside without it,
+  61 / 133 with it (scratch folds), no set worse;
+* since s19 (OPTIONAL_PARTS) a port whose base's required code has no CUDA and which changed files of an optional part
+  (a build switch's CUDA back end: bricklib, covfie) is compared with that part, as the scan prices it apart from the
+  headline: the part's findings and C/C++/CUDA files stand for the project's (`compared_parts`, scan facts
+  `optional_parts`; decision 2026-12-06-s19-effort-optional-part-ports). `--table` names the figure each port is
+  compared with;
 * the next increment of a base that already builds on ROCm (the scan marks its findings `ported`,
   workloads/parts.py): the median hand lines of such increments whose scan leaves nothing to port (s8:
   9 measured, 2 to 302 lines, median 44; s9: 10, median 73.5; s10: 21, 2 to 852 lines, median 48: no scan
@@ -128,6 +137,8 @@ TWINS_ON_ROCM_PATH = True  # a base with a ROCm path still writes the HIP twins 
 GLUE_PER_PORT = True  # integration glue: one measured constant per first port with C/C++/CUDA findings, not per √file (s17)
 REWRITE_LANES = True  # a first port of a base with rewrite-lane kernels: measured extra hand lines per lane (s18)
 BUILD_NO_KIND = True  # a build port whose build findings name no kind of CUDA build use: its own measured median (s18)
+OPTIONAL_PARTS = True  # a port of an optional part of a base whose required code has no CUDA: compared with the part (s19)
+BUILD_KINDS_PER_FILE = True  # kinds of CUDA build use counted at most once per build file that carries them (s19)
 
 
 def curve(n: float) -> float:
@@ -186,16 +197,26 @@ def projects(measurements: dict[str, Any], families: list[dict[str, Any]]) -> li
                         occurrences[rule] += count
             c_files = sum(1 for r in project["files"] if any(k != "unattributed" for k in r["rules"]))
         scan = project.get("scan", {})
+        parts = compared_parts(project, families) if OPTIONAL_PARTS else []
+        if parts:  # the base's required code has no CUDA; the port changed an optional part's files: that part (s19)
+            occurrences = defaultdict(int)
+            for part in parts:
+                for rule, n in part["rules"].items():
+                    occurrences[rule] += n
+            c_files = sum(part["c_files_with_findings"] for part in parts)
+            scan = {**scan, "kernel_groups": None, "build_files_with_findings": sum(
+                1 for part in parts for path in part["files"] if BUILD_FILE.search(path))}
         out.append({"name": project["name"], "split": project.get("split", "fit"), "occurrences": dict(occurrences),
+                    "compared": "optional part: " + ", ".join(p["root"] for p in parts) if parts else "headline",
                     "charged": dict(charged), "c_files": c_files,
-                    "build_kinds": sum(1 for rule, n in occurrences.items() if n and family_of(rule, families) == "build"),
+                    "build_kinds": _build_kinds(occurrences, scan, families),
                     "increment": bool(scan.get("ported_findings")) and not any(scan.get("rules", {}).values()),
                     "rocm_path": bool(scan.get("ported_findings")),
                     "no_c_code": "scan" in project and not scan.get("ported_findings") and not c_files and
                                   any(n and family_of(rule, families) in ("python", "build")
                                       for rule, n in occurrences.items()) and not scan.get("backend_files") and
                                   not any(scan.get("generators", {}).values()),
-                    "kernel_groups": project.get("scan", {}).get("kernel_groups"),
+                    "kernel_groups": scan.get("kernel_groups"),
                     "build_lines": float(sum(b["hand_lines"] for b in project["build_files"])),
                     "backend_lines": float(project.get("scan", {}).get("backend_lines", 0)),
                     "backend_files": len(project.get("scan", {}).get("backend_files", ())),
@@ -204,6 +225,38 @@ def projects(measurements: dict[str, Any], families: list[dict[str, Any]]) -> li
                     "lanes": len({lane for rule, n in occurrences.items() if n and (lane := lane_of(rule))}),
                     "code_lines": float(sum(r["hand_lines"] for r in project["files"])) - twin_lines})
     return out
+
+
+BUILD_FILE = re.compile(r"(^|/)(CMakeLists\.txt|[^/]*\.cmake|(?i:makefile)[^/]*|GNUmakefile|[^/]*\.mk|setup\.py|"
+                        r"pyproject\.toml|meson\.build|BUILD(\.bazel)?|[^/]*\.bzl)$")
+
+
+def _build_kinds(occurrences: dict[str, int], scan: dict[str, Any], families: list[dict[str, Any]]) -> int:
+    """The kinds of CUDA build use the build findings name (one build rule each), counted at most once per build file
+    that carries build findings (BUILD_KINDS_PER_FILE, s19): one Makefile with four kinds of nvcc use is one compiler
+    line to change (cuda-hip-comparison 13 build lines, chapel-gpu 15, where four and three kinds had priced 51 and 43).
+    Leave one set out over s6-s18: 60 / 133 of 165 within a factor of 2 / inside without it, 61 / 133 with it."""
+    kinds = sum(1 for rule, n in occurrences.items() if n and family_of(rule, families) == "build")
+    files = scan.get("build_files_with_findings")
+    return min(kinds, files) if BUILD_KINDS_PER_FILE and files is not None else kinds
+
+
+def compared_parts(project: dict[str, Any], families: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The optional parts a measured port is compared with (s19, decision 2026-12-06-s19-effort-optional-part-ports):
+    where the base's required code has no CUDA (no finding but build-file ones, none in a C/C++/CUDA file, no code
+    generator, no ROCm path) and the port changed files of optional parts that hold GPU code (scan facts
+    `optional_parts`: a build switch's CUDA back end, a tests/ folder), those parts: the scan shows them with their own
+    cost, apart from the headline, and the measured hand work belongs to them. Otherwise none: the headline. Records
+    measured before s19 have no `optional_parts` facts unless rescanned (spatter-246, rlkernel-1: mirrors absent)."""
+    scan = project.get("scan", {})
+    if not scan.get("optional_parts") or scan.get("ported_findings") or scan.get("rocm_path") or \
+            scan.get("c_files_with_findings") or \
+            any(scan.get("generators", {}).values()) or \
+            any(n and family_of(rule, families) != "build" for rule, n in scan.get("rules", {}).items()):
+        return []
+    changed = {record["path"].partition(" -> ")[0] for record in project["files"] + project["build_files"]
+               if record["hand_lines"]}
+    return [part for part in scan["optional_parts"] if changed & set(part["files"])]
 
 
 HIP_TWIN = re.compile(r"(^|[/_.-])(hip|rocm|amd)([/_.-]|$)", re.I)
@@ -433,14 +486,15 @@ def table(measurements: dict[str, Any], families: list[dict[str, Any]], result: 
     hours = result["productivity"]["hours_per_line"]
     low, high = result["spread"]["low"], result["spread"]["high"]
     rows = ["| split | project | measured h (code + build lines) | estimated h low / likely / high | likely / measured | "
-            "inside |", "|---|---|---|---|---|---|"]
+            "inside | compared with |", "|---|---|---|---|---|---|---|"]
     for p in sorted(projects(measurements, families), key=lambda p: (p["split"] != "test", p["name"])):
         est = sum(estimate_lines(p, result, families).values()) * hours
         got = (p["code_lines"] + p["build_lines"] + p["twin_lines"]) * hours
         inside = est * low <= got <= est * high
         factor = est / got if got else float("inf")
         rows.append(f"| {p['split']} | {p['name']} | {got:.1f} ({p['code_lines']:.0f} + {p['build_lines']:.0f}) | "
-                    f"{est * low:.1f} / {est:.1f} / {est * high:.1f} | {factor:.2f} | {'yes' if inside else 'no'} |")
+                    f"{est * low:.1f} / {est:.1f} / {est * high:.1f} | {factor:.2f} | {'yes' if inside else 'no'} | "
+                    f"{p['compared']} |")
     return "\n".join(rows)
 
 

@@ -255,7 +255,34 @@ def scan_facts(report: dict[str, Any], tree: Path) -> dict[str, Any]:
             "generators": code_generators(tree),
             "ported_findings": sum(1 for f in report.get("findings", []) if f.get("status") == "ported"),
             "optional_findings": sum(1 for f in report.get("findings", []) if f.get("workload") in optional),
+            "rocm_path": any(w.get("rocm_path") for w in report.get("workloads", []) if not w.get("optional")),
+            "optional_parts": optional_part_facts(report),
             "estimate_then": report.get("summary", {}).get("effort_hours")}
+
+
+def optional_part_facts(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The optional parts of required workloads that hold GPU code (C/C++/CUDA files with findings: a build switch's
+    CUDA back end, a tests/ folder), each as the estimate prices it apart from the headline: its findings per rule and
+    the C/C++/CUDA files they are in, and its files (the report's `optional_parts[].files`, since s19). fit.py compares
+    a port with a part when the base's required code has no CUDA and the port changed the part's files (s19)."""
+    out = []
+    for workload in report.get("workloads", []):
+        if workload.get("optional"):
+            continue
+        for part in workload.get("optional_parts", ()):
+            files = set(part.get("files", ()))
+            found = [f for f in report.get("findings", []) if f.get("workload") == workload["name"]
+                     and f.get("status") == "optional" and f["path"] in files]
+            c_files = sorted({f["path"] for f in found if Path(f["path"]).suffix in C_EXT})
+            if not c_files:
+                continue  # no GPU code (CI workflows, a Dockerfile): the assumed CI step covers it
+            rules: dict[str, int] = {}
+            for f in found:
+                rules[f["rule"]] = rules.get(f["rule"], 0) + 1
+            out.append({"workload": workload["name"], "root": part["root"], "rules": dict(sorted(rules.items())),
+                        "c_files_with_findings": len(c_files), "files": sorted(files),
+                        "estimate_then": part.get("effort_hours")})
+    return out
 
 
 def unpack(gitdir: Path, commit: str, paths: list[str], tree: Path) -> None:

@@ -14,7 +14,16 @@ from migrate.model_report import Report, Workload
 from migrate.render import graph_layout
 from migrate.render.escape import script_json
 from migrate.render.route_view import explained
-from migrate.render.summary import blockers, by_class, compile_lines, confidence, optional_costs, rewrite_costs, top_workloads
+from migrate.render.summary import (
+    blockers,
+    by_class,
+    compile_lines,
+    confidence,
+    optional_costs,
+    optional_gpu_line,
+    rewrite_costs,
+    top_workloads,
+)
 from migrate.render.templates import environment
 
 LOCATIONS_PER_RULE = 20
@@ -43,7 +52,7 @@ def render(report: Report, *, show_info: bool = False) -> str:
         info_hidden=0 if show_info else sum(f.info for f in report.findings),
         filters={"rule": sorted({f.rule for f in report.findings}), "workload": [w.name for w in report.workloads]},
         top_skipped=TOP_SKIPPED, compile_lines=compile_lines(report), optional=optional_costs(report),
-        rewrites=rewrite_costs(report),
+        rewrites=rewrite_costs(report), gpu_part=optional_gpu_line(report),
     )
 
 

@@ -4,7 +4,16 @@ from __future__ import annotations
 from migrate.model_report import Report
 from migrate.render.escape import md
 from migrate.render.route_view import explained
-from migrate.render.summary import blockers, by_class, compile_lines, confidence, optional_costs, rewrite_costs, top_workloads
+from migrate.render.summary import (
+    blockers,
+    by_class,
+    compile_lines,
+    confidence,
+    optional_costs,
+    optional_gpu_line,
+    rewrite_costs,
+    top_workloads,
+)
 from migrate.render.templates import environment
 
 __all__ = ["md", "render"]
@@ -21,7 +30,8 @@ def render(report: Report) -> str:
                            rules={r.id: r for r in report.rules}, confidence=confidence(report), plan=report.plan,
                            workloads=shown, rest=rest, rest_count=rest_count, top_steps=TOP_STEPS, top_risks=TOP_RISKS,
                            stack_md=_stack(report), compile_lines=compile_lines(report),
-                           routes=explained(report.workloads), optional=optional_costs(report), rewrites=rewrite_costs(report))
+                           routes=explained(report.workloads), optional=optional_costs(report), rewrites=rewrite_costs(report),
+                           gpu_part=optional_gpu_line(report))
 
 
 def _stack(report: Report) -> str:

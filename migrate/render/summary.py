@@ -65,6 +65,26 @@ def optional_costs(report: Report) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (-r["effort"].likely, r["workload"], r["part"]))
 
 
+def optional_gpu_line(report: Report) -> str:
+    """Where the headline has no porting work but optional parts of required workloads hold porting work of their own
+    (a build switch's CUDA back end off by default: bricklib, covfie, pwdft), one sentence beside the headline naming
+    the largest such part and its estimate, the same figures as its row in the optional-parts table: a port of that
+    part is what the measured ports of such bases did (s19, decision 2026-12-06-s19-effort-optional-part-ports).
+    Empty otherwise."""
+    if report.hand_effort.likely:
+        return ""
+    parts = sorted(((w.name, p) for w in report.workloads if not w.optional for p in w.optional_parts
+                    if p.effort.likely), key=lambda wp: (-wp[1].effort.likely, wp[0], wp[1].root))
+    if not parts:
+        return ""
+    name, part = parts[0]
+    effort = part.effort
+    more = f", the largest of {len(parts)} optional parts with porting work" if len(parts) > 1 else ""
+    return (f"The default build has no CUDA to port; porting its optional part {part.root} of {name} "
+            f"({part.migration_class}){more} costs {effort.low:.1f}–{effort.high:.1f} h (likely {effort.likely:.1f} h), "
+            "apart from the headline.")
+
+
 def rewrite_costs(report: Report) -> list[dict[str, Any]]:
     """The rewrite components of required workloads (Report.rewrite_effort), one row each with its band's likely
     hours: a later milestone, apart from the headline; most hours first."""

@@ -13,7 +13,7 @@ from migrate.model import CLASSES, Finding, class_rank, sum_effort
 from migrate.model_report import Report, Workload
 from migrate.render.json_report import target_differences
 from migrate.render.route_view import label
-from migrate.render.summary import compile_lines, confidence, ranked_rules
+from migrate.render.summary import compile_lines, confidence, optional_gpu_line, ranked_rules
 from migrate.safetext import sanitized, terminal
 
 STYLES = {"native": "green", "minor-adaptation": "cyan", "migration-required": "yellow", "incompatible": "bold red"}
@@ -37,6 +37,8 @@ def render(report: Report, *, color: bool = False, width: int = 100, plan: bool 
         f"Effort: {effort.low:.1f}–{effort.high:.1f} h (likely {effort.likely:.1f} h: {report.hand_effort.likely:.1f} h "
         f"hand work, {report.validation_effort.likely:.1f} h validation, assumed)" if report.hand_effort.likely else
         "Effort: no porting work" + (f" (validation on ROCm only: {effort.likely:.1f} h)" if effort.likely else "")))
+    if gpu_part := optional_gpu_line(report):
+        console.print(gpu_part, markup=False)
     if (apart := report.optional_effort).likely:
         console.print(f"Apart from the headline: optional parts and workloads {apart.low:.1f}–{apart.high:.1f} h "
                       f"(likely {apart.likely:.1f} h)", markup=False)

@@ -275,8 +275,9 @@ def port_costs(items: _Items, *, c_files: int, build_findings: int, calibration:
                generators: Mapping[str, int] | None = None) -> None:
     """The build port, from what the build files contain (one unit for the build system plus one per kind of
     CUDA build use the build findings name, one rule each: CUDA language, imported targets, nvcc-only flags,
-    CUDA libraries ...; a kind is changed once for the whole tree however many files repeat it; where no build finding
-    names a kind, the measured median of such first ports, since s18); the
+    CUDA libraries ...; a kind is changed once for the whole tree however many files repeat it, and counted at most
+    once per build file that carries build findings, since s19: one Makefile with four kinds of nvcc use is one compiler
+    line to change; where no build finding names a kind, the measured median of such first ports, since s18); the
     integration glue no finding explains (a compat header, include guards, dispatch branches), once for a port
     with C/C++/CUDA findings (the median measured first port's; per √file until s16); the HIP twins of CUDA files
     kept in a per-back-end layout (a `cuda/` folder beside `openmp/`: a port writes the HIP member of the family), a
@@ -284,6 +285,8 @@ def port_costs(items: _Items, *, c_files: int, build_findings: int, calibration:
     per file on the learning curve (s12: per line priced a library's whole CUDA back end as one twin per
     file); the HIP back end of a code generator that writes CUDA as text (`generators`: file -> lines whose
     string literals carry CUDA device code, scan.layout.generator_lines), per such line (s13)."""
+    named = build_kinds
+    build_kinds = min(build_kinds, build_files)  # each build file changes at most once (s19): one compiler line
     if system and not build_kinds and calibration.build_lines_no_kind:  # the build system alone, measured (s18)
         items.add(f"build system port (no build finding names a kind of CUDA build use: the build system alone; "
                   f"{calibration.build_lines_no_kind:.1f} lines, the median of {calibration.build_no_kind_ports} "
@@ -291,9 +294,10 @@ def port_costs(items: _Items, *, c_files: int, build_findings: int, calibration:
                   calibration.hours(calibration.build_lines_no_kind), True,
                   kind="build system port", name="build system port")
     elif build_kinds or system:
-        items.add(f"build system port ({build_kinds} kind{'' if build_kinds == 1 else 's'} of CUDA build use "
+        counted = f", counted once per build file: {build_kinds}" if named > build_kinds else ""
+        items.add(f"build system port ({named} kind{'' if named == 1 else 's'} of CUDA build use "
                   f"({build_findings} build finding{'' if build_findings == 1 else 's'} in {build_files} "
-                  f"file{'' if build_files == 1 else 's'}){' + the build system' if system else ''}; "
+                  f"file{'' if build_files == 1 else 's'}{counted}){' + the build system' if system else ''}; "
                   f"{calibration.build_lines_first_unit:.1f} lines the first, learning curve)",
                   calibration.hours(calibration.build_lines_first_unit, calibration.curve(build_kinds + system)), True,
                   kind="build system port", name="build system port")
@@ -342,18 +346,22 @@ def rule_hours(findings: Iterable[Finding], model: EffortModel, rule_effort: Cal
             by_rule[f.rule].append(f)
     family_total: dict[str, int] = defaultdict(int)  # findings per family
     family_rules: dict[str, int] = defaultdict(int)  # rules per family: the build family's kinds of CUDA build use
+    build_paths: set[str] = set()  # the build files that carry them: a kind is counted at most once a file (s19)
     for rule, found in by_rule.items():
         family = calibration.family_of(rule) if model.calibrated else None
         if family is not None:
             family_total[family.name] += len(found)
             family_rules[family.name] += 1
+            if family.name == "build":
+                build_paths.update(f.path for f in found)
     out: dict[str, float] = {}
     for rule, found in by_rule.items():
         family = calibration.family_of(rule) if model.calibrated else None
         if family is not None and family.name == "build":
             kinds = family_rules["build"]
-            port = calibration.build_lines_first_unit * (calibration.curve(kinds + 1) - 1.0)
-            out[rule] = port * calibration.hours_per_line / kinds  # each build rule is one kind, changed once
+            counted = min(kinds, len(build_paths))
+            port = calibration.build_lines_first_unit * (calibration.curve(counted + 1) - 1.0)
+            out[rule] = port * calibration.hours_per_line / kinds  # the port beyond the build system, shared by its kinds
         elif family is not None and family.name in calibration.lines_first_occurrence:
             total = family_total[family.name]
             lines = calibration.lines_first_occurrence[family.name] * calibration.curve(total) * len(found) / total
