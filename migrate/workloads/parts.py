@@ -457,7 +457,7 @@ def _images_of_optional_builds(project: ProjectParts, kinds: Mapping[str, str],
     if not images or project.rocm_path:
         return {}
     # a low-confidence finding never moves a class (classify.effective_class): no required tie either (an mmcv pin
-    # without ROCm wheels, HIP7011, beside OpenMMLab's CUDA base images)
+    # without ROCm wheels beside OpenMMLab's CUDA base images)
     others = [f for f in findings if f.path not in images and class_rank(f.migration_class) > 0
               and f.confidence != "low"]
     gpu_parts = sorted({part.root for f in others if _cuda_code_to_port(f) and (part := project.part(f)) is not None})
