@@ -91,12 +91,15 @@ def main() -> int:
                     cache = first[root] if name in (FIRST, BEFORE) else caches[root]
                     env = measure.installed_env({**os.environ, "ROCM_MIGRATE_CACHE_DIR": str(cache)})
                     if name == BEFORE:
-                        env["PYTHONPATH"] = str(args.before.resolve())
+                        # the older code first; the rest of the path (installed libraries) kept, this checkout left out
+                        kept = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).resolve() != CODE]
+                        env["PYTHONPATH"] = os.pathsep.join([str(args.before.resolve()), *kept])
                     # `python -m` puts the working directory first on sys.path: a scan runs in its code's folder
                     cwd = str(root) if name.startswith("hipify") else str(args.before.resolve() if name == BEFORE else CODE)
                     rows[root].setdefault(name, []).append(measure.run(command, env=env, cwd=cwd))
     broken = 0
-    print(f"{os.cpu_count()} cores; load average now {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"{len(os.sched_getaffinity(0))} cores usable (of {os.cpu_count()}); load average now {load}")
     for root in roots:
         found = rows[root]
         print(f"{root.name}: {len(hipify_files(root))} C/C++/CUDA files for hipify-perl")
