@@ -105,6 +105,7 @@ class ProjectParts:
     rocm_path: tuple[Evidence, ...] = ()
     # the folders the ROCm path covers (build_scopes.WHOLE: all): the builds that hold its evidence
     rocm_scopes: tuple[str, ...] = (build_scopes.WHOLE,)
+    rocm_unreached: tuple[str, ...] = ()  # nested builds in those folders that the ROCm path does not reach
     left_out_of_hip: Mapping[str, str] = field(default_factory=dict)  # path -> why the HIP build skips it
     hip_subprojects: frozenset[str] = frozenset()  # folders with a build of their own that has no ROCm path
     hip_aware: frozenset[str] = frozenset()  # files with HIP branches, HIP includes or a ROCm CI job of their own
@@ -228,7 +229,8 @@ class ProjectParts:
 
     def credited(self, path: str) -> bool:
         """Whether the project's ROCm path covers a file: it lies under a build that holds ROCm evidence."""
-        return bool(self.rocm_path) and build_scopes.inside(path, self.rocm_scopes)
+        return bool(self.rocm_path) and build_scopes.inside(path, self.rocm_scopes) \
+            and not any(path.startswith(root + "/") for root in self.rocm_unreached)
 
     def rocm_path_of(self, files: Iterable[str]) -> tuple[Evidence, ...]:
         """The ROCm path a workload of these files shows: the project's, where it covers one of them."""
@@ -247,7 +249,7 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
         return [r.path, r.start, r.end, r.switch, r.text]
 
     return {"rocm_path": [[e.path, e.line, e.strength, e.text] for e in parts.rocm_path],
-            "rocm_scopes": list(parts.rocm_scopes),
+            "rocm_scopes": list(parts.rocm_scopes), "rocm_unreached": list(parts.rocm_unreached),
             "left_out_of_hip": dict(parts.left_out_of_hip), "hip_subprojects": sorted(parts.hip_subprojects),
             "optional_modules": dict(parts.optional_modules),
             "hip_aware": sorted(parts.hip_aware), "hip_twinned": sorted(parts.hip_twinned),
@@ -281,6 +283,7 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
     return ProjectParts(
         rocm_path=tuple(Evidence(str(p), int(n), str(s), str(t)) for p, n, s, t in data["rocm_path"]),
         rocm_scopes=tuple(str(p) for p in data.get("rocm_scopes", [build_scopes.WHOLE])),
+        rocm_unreached=tuple(str(p) for p in data.get("rocm_unreached", [])),
         left_out_of_hip=strings(data["left_out_of_hip"]), optional_modules=strings(data["optional_modules"]),
         hip_subprojects=frozenset(str(p) for p in data.get("hip_subprojects", [])),
         hip_aware=frozenset(str(p) for p in data["hip_aware"]),
@@ -386,6 +389,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         gate_headers(facts, regions, gated)  # headers included only under `#ifdef __CUDACC__` go with it
     left_out, subprojects = left_out_of_hip(facts, known) if evidence else ({}, frozenset[str]())
     project = ProjectParts(rocm_path=evidence, rocm_scopes=scopes, left_out_of_hip=left_out,
+                        rocm_unreached=build_scopes.unreached(facts, kinds, collected, scopes) if evidence else (),
                         hip_subprojects=subprojects,
                         hip_aware=frozenset(e.path for e in collected if e.strength in HIP_AWARE_STRENGTHS),
                         hip_twinned=hip_twinned(kinds),
