@@ -248,3 +248,26 @@ def test_unreached_lists_nested_builds_without_evidence_that_reaches_them() -> N
     assert build_scopes.unreached(facts, kinds, ci, (build_scopes.WHOLE,)) == ()
     at_top = [build_scopes.Evidence("build.sh", 3, "build", "hipcc")]
     assert build_scopes.unreached(facts, kinds, at_top, (build_scopes.WHOLE,)) == ()
+
+
+# --- a CUDA file with a HIP twin file of its own, in a default-off back end (Elemental, Traccc) ---
+
+def test_a_cuda_file_with_its_own_hip_twin_is_ported_in_a_default_off_backend(rulebase) -> None:
+    data = scanned(WORKLOADS / "hip_twin_members", rulebase)
+    assert statuses(data, "device/cuBLAS.cpp") == {"ported"}
+    assert statuses(data, "device/cuda/src/reify_cluster_data.cu") == {"ported"}
+    # near misses: no twin of its own (cuFFT.cpp: no rocFFT/hipFFT file; greedy_ambiguity.cu: only its folder is)
+    assert statuses(data, "device/cuFFT.cpp") == {"optional"}
+    assert statuses(data, "device/cuda/src/greedy_ambiguity.cu") == {"optional"}
+
+
+def test_hip_members_are_files_with_a_hip_twin_of_their_own() -> None:
+    from migrate.scan.layout import hip_members, hip_twinned
+
+    paths = ["d/cuBLAS.cpp", "d/rocBLAS.cpp", "d/cuFFT.cpp", "d/cuSOLVER_API.cpp", "d/hipSOLVER_API.cpp",
+             "t/device/cuda/src/a.cu", "t/device/cuda/src/b.cu", "t/device/hip/src/a.hip",
+             "t/tests/device/cuda/propagator_cuda_kernel.cu", "t/tests/device/hip/propagator_hip_kernel.hip"]
+    assert hip_twinned(paths) >= {"d/cuBLAS.cpp", "d/cuSOLVER_API.cpp", "t/device/cuda/src/b.cu"}
+    assert "d/cuFFT.cpp" not in hip_twinned(paths)
+    assert hip_members(paths) == {"d/cuBLAS.cpp", "d/cuSOLVER_API.cpp", "t/device/cuda/src/a.cu",
+                                  "t/tests/device/cuda/propagator_cuda_kernel.cu"}

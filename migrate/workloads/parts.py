@@ -24,7 +24,7 @@ from typing import Any
 
 from migrate.model import Fact, Finding, Status, class_rank, evolve
 from migrate.rulebase import families
-from migrate.scan.layout import hip_twinned
+from migrate.scan.layout import hip_members, hip_twinned
 from migrate.vocabulary import ALWAYS_DEFINED, BUILD_FILE_KINDS
 from migrate.workloads import build_scopes, make_goals, ported
 from migrate.workloads.alternatives import covering, run_time_alternatives
@@ -110,6 +110,7 @@ class ProjectParts:
     hip_subprojects: frozenset[str] = frozenset()  # folders with a build of their own that has no ROCm path
     hip_aware: frozenset[str] = frozenset()  # files with HIP branches, HIP includes or a ROCm CI job of their own
     hip_twinned: frozenset[str] = frozenset()  # CUDA members of a back-end family whose HIP member is there
+    hip_members: frozenset[str] = frozenset()  # ... whose own HIP member file is there (layout.hip_members)
     optional_modules: Mapping[str, str] = field(default_factory=dict)  # path -> the optional import of it
     switches: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # optional switch -> evidence
     regions: Mapping[str, tuple[Region, ...]] = field(default_factory=dict)  # path -> switch branches in it
@@ -217,10 +218,11 @@ class ProjectParts:
                 self.rocm_path and finding.path not in self.left_out_of_hip and finding.path not in self.unused
                 and self.credited(finding.path)
                 and (finding.path in self.hip_aware or optional_root(finding.path, self.known or words()) is None)):
-            # a feature the default build leaves off (REALM_BUILD_CUHOOK OFF), with no HIP side of its own, is in no
-            # default build, the HIP one neither: an optional part, not ported code
-            if finding.path not in self.hip_aware and any(r.switch in self.off_features
-                                                          for r in self._switches(finding.path, finding.line)):
+            # a feature the default build leaves off (REALM_BUILD_CUHOOK OFF), with no HIP side of its own (HIP
+            # branches, or a HIP twin file of its own: Traccc's device/cuda/.../contiguous_on.cuh beside device/hip/...), is
+            # in no default build, the HIP one neither: an optional part, not ported code
+            if finding.path not in self.hip_aware and finding.path not in self.hip_members \
+                    and any(r.switch in self.off_features for r in self._switches(finding.path, finding.line)):
                 return "optional"
             return "ported"
         if finding.status != "optional" and self.part(finding) is not None:
@@ -253,6 +255,7 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "left_out_of_hip": dict(parts.left_out_of_hip), "hip_subprojects": sorted(parts.hip_subprojects),
             "optional_modules": dict(parts.optional_modules),
             "hip_aware": sorted(parts.hip_aware), "hip_twinned": sorted(parts.hip_twinned),
+            "hip_members": sorted(parts.hip_members),
             "switches": {k: list(v) for k, v in parts.switches.items()},
             "regions": {k: [region(r) for r in v] for k, v in parts.regions.items()},
             "gated": {k: region(r) for k, r in parts.gated.items()}, "unbuilt": dict(parts.unbuilt),
@@ -288,6 +291,7 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         hip_subprojects=frozenset(str(p) for p in data.get("hip_subprojects", [])),
         hip_aware=frozenset(str(p) for p in data["hip_aware"]),
         hip_twinned=frozenset(str(p) for p in data.get("hip_twinned", [])),
+        hip_members=frozenset(str(p) for p in data.get("hip_members", [])),
         switches={str(k): tuple(str(e) for e in v) for k, v in data["switches"].items()},
         regions={str(k): tuple(region(r) for r in v) for k, v in data["regions"].items()},
         gated={str(k): region(r) for k, r in data["gated"].items()}, unbuilt=strings(data.get("unbuilt", {})),
@@ -392,7 +396,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         rocm_unreached=build_scopes.unreached(facts, kinds, collected, scopes) if evidence else (),
                         hip_subprojects=subprojects,
                         hip_aware=frozenset(e.path for e in collected if e.strength in HIP_AWARE_STRENGTHS),
-                        hip_twinned=hip_twinned(kinds),
+                        hip_twinned=hip_twinned(kinds), hip_members=hip_members(kinds),
                         optional_modules=optional_modules(facts, known) | loaded_only_by_optional(facts, known),
                         switches=switches, regions=regions, gated=gated,
                         unbuilt=unbuilt, cuda_build=carrier or "",
