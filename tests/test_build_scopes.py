@@ -203,3 +203,71 @@ def test_the_same_feature_on_by_default_is_ported(tmp_path: Path, rulebase) -> N
     cmake.write_text(cmake.read_text().replace('injection library" OFF)', 'injection library" ON)'))
     data = scanned(tree, rulebase)
     assert statuses(data, "runtime/realm/cuda/cuda_hook.cc") == {"ported"}
+
+
+# --- ROCm evidence in a sibling folder does not reach a nested build (sedacs) ---
+
+def test_a_sibling_folders_hip_script_does_not_port_the_nested_cuda_build(rulebase) -> None:
+    data = scanned(WORKLOADS / "ported_sibling_folder", rulebase)
+    assert statuses(data, "src/pkg/gpu/nvda/") == {""}
+    assert statuses(data, "src/pkg/gpu/amd/") == {"ported"}
+    by_name = workloads(data)
+    assert by_name["libnvda"]["class"] == "migration-required" and by_name["libnvda"]["rocm_path"] == []
+
+
+@pytest.mark.parametrize("move", ["script_at_top", "cmake_module"])
+def test_evidence_above_the_nested_build_or_in_a_build_file_reaches_it(move: str, tmp_path: Path, rulebase) -> None:
+    """Near misses: the hipcc build script sits in the top folder (the build that drives nvda/), or a CMake module of
+    the project asks for HIP: the ROCm path reaches the nested build, as before."""
+    tree = copy(WORKLOADS / "ported_sibling_folder", tmp_path)
+    script = tree / "src/pkg/gpu/amd/darwin_shared-gpu-amd-mi250_build.sh"
+    if move == "script_at_top":
+        script.rename(tree / script.name)
+    else:
+        script.unlink()
+        (tree / "cmake").mkdir()
+        (tree / "cmake" / "hip.cmake").write_text("enable_language(HIP)\nfind_package(hip REQUIRED)\n")
+    data = scanned(tree, rulebase)
+    assert statuses(data, "src/pkg/gpu/nvda/") == {"ported"}
+    assert workloads(data)["libnvda"]["class"] == "native"
+
+
+def test_unreached_lists_nested_builds_without_evidence_that_reaches_them() -> None:
+    def cmake(name: str) -> tuple[Fact, ...]:
+        return (Fact(kind="cmake_project", name=name, line=1, column=1, end_line=1, end_column=1),)
+
+    facts: dict[str, tuple[Fact, ...]] = {"setup.py": (), "a/CMakeLists.txt": cmake("a"), "b/Makefile": (),
+                                          "b/x.cu": (), "c/build.sh": ()}
+    kinds = {"setup.py": "python", "a/CMakeLists.txt": "cmake", "b/Makefile": "makefile", "b/x.cu": "cuda",
+             "c/build.sh": "shell"}
+    sibling = [build_scopes.Evidence("c/build.sh", 3, "build", "hipcc")]
+    assert build_scopes.unreached(facts, kinds, sibling, (build_scopes.WHOLE,)) == ("a", "b")
+    inside_b = [*sibling, build_scopes.Evidence("b/x.cu", 1, "source", "#include <hip/hip_runtime.h>")]
+    assert build_scopes.unreached(facts, kinds, inside_b, (build_scopes.WHOLE,)) == ("a",)
+    ci = [*sibling, build_scopes.Evidence(".github/workflows/rocm.yml", 5, "ci", "rocm")]
+    assert build_scopes.unreached(facts, kinds, ci, (build_scopes.WHOLE,)) == ()
+    at_top = [build_scopes.Evidence("build.sh", 3, "build", "hipcc")]
+    assert build_scopes.unreached(facts, kinds, at_top, (build_scopes.WHOLE,)) == ()
+
+
+# --- a CUDA file with a HIP twin file of its own, in a default-off back end (Elemental, Traccc) ---
+
+def test_a_cuda_file_with_its_own_hip_twin_is_ported_in_a_default_off_backend(rulebase) -> None:
+    data = scanned(WORKLOADS / "hip_twin_members", rulebase)
+    assert statuses(data, "device/cuBLAS.cpp") == {"ported"}
+    assert statuses(data, "device/cuda/src/reify_cluster_data.cu") == {"ported"}
+    # near misses: no twin of its own (cuFFT.cpp: no rocFFT/hipFFT file; greedy_ambiguity.cu: only its folder is)
+    assert statuses(data, "device/cuFFT.cpp") == {"optional"}
+    assert statuses(data, "device/cuda/src/greedy_ambiguity.cu") == {"optional"}
+
+
+def test_hip_members_are_files_with_a_hip_twin_of_their_own() -> None:
+    from migrate.scan.layout import hip_members, hip_twinned
+
+    paths = ["d/cuBLAS.cpp", "d/rocBLAS.cpp", "d/cuFFT.cpp", "d/cuSOLVER_API.cpp", "d/hipSOLVER_API.cpp",
+             "t/device/cuda/src/a.cu", "t/device/cuda/src/b.cu", "t/device/hip/src/a.hip",
+             "t/tests/device/cuda/propagator_cuda_kernel.cu", "t/tests/device/hip/propagator_hip_kernel.hip"]
+    assert hip_twinned(paths) >= {"d/cuBLAS.cpp", "d/cuSOLVER_API.cpp", "t/device/cuda/src/b.cu"}
+    assert "d/cuFFT.cpp" not in hip_twinned(paths)
+    assert hip_members(paths) == {"d/cuBLAS.cpp", "d/cuSOLVER_API.cpp", "t/device/cuda/src/a.cu",
+                                  "t/tests/device/cuda/propagator_cuda_kernel.cu"}

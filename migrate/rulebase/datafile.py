@@ -16,7 +16,7 @@ from migrate import jsonio
 TWINNED = ("targets/gpus.yaml", "alternatives/routes.yaml", "stack/matrix.yaml", "workloads/optional.yaml",
            "effort/families.yaml", "effort/mechanical.yaml", "validation/checks.yaml", "stack/outcomes.yaml",
            "layout/backends.yaml", "alternatives/rewrites.yaml", "alternatives/ported-elsewhere.yaml",
-           "targets/capability.yaml", "workloads/alternatives.yaml")
+           "targets/capability.yaml", "workloads/alternatives.yaml", "layout/build-output.yaml")
 
 
 def read(path: Path) -> Any:

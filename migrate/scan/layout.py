@@ -118,21 +118,49 @@ def backend_files(paths: Iterable[str]) -> frozenset[str]:
 def hip_twinned(paths: Iterable[str]) -> frozenset[str]:
     """CUDA members of a per-back-end family whose HIP member is in the tree (rules/layout/backends.yaml,
     hip_twins): ext_cuda.h beside ext_hip.h, x_nvidia.c beside x_amdgpu.c, CudaMallocAllocator.hpp beside
-    HipMallocAllocator.hpp, cuda/... beside hip/."""
-    cuda_words, hip_words = _hip_twins()
+    HipMallocAllocator.hpp, cuda/... beside hip/, a CUDA library's wrapper beside its ROCm library's (cuBLAS.cpp
+    beside rocBLAS.cpp)."""
+    cuda_words, hip_words, library_words = _hip_twins()
     paths = list(paths)
     split, folders, stems = _tree(paths)
     found = set()
+    stem_words = {**dict.fromkeys(cuda_words, hip_words), **library_words}
     for path, parts in zip(paths, split, strict=True):
         if any(part in cuda_words and any((*parts[:i], h) in folders for h in hip_words)
                for i, part in enumerate(parts[:-1])):
             found.add(path)
             continue
         stem = parts[-1].split(".")[0]  # lower case: CudaMallocAllocator beside HipMallocAllocator too
-        for word in cuda_words:
+        for word, twins in stem_words.items():
             for at in (m.start() for m in re.finditer(re.escape(word), stem)):
-                if any((parts[:-1], stem[:at] + h + stem[at + len(word):]) in stems for h in hip_words):
+                if any((parts[:-1], stem[:at] + h + stem[at + len(word):]) in stems for h in twins):
                     found.add(path)
+    return frozenset(found)
+
+
+def hip_members(paths: Iterable[str]) -> frozenset[str]:
+    """CUDA members of a per-back-end family whose own HIP member file is in the tree (`hip_twinned`, file by
+    file): under a `cuda/` folder beside `hip/`, the same path under `hip/` with the same stem, or the stem's
+    CUDA word turned into a HIP word, whatever the suffix (Traccc's device/cuda/src/sanity/contiguous_on.cuh beside
+    device/hip/src/sanity/contiguous_on.hpp; Detray's device/cuda/propagator_cuda_kernel.cu beside
+    device/hip/propagator_hip_kernel.hip); or a stem twin in the same folder (ext_cuda.h beside ext_hip.h)."""
+    cuda_words, hip_words, _ = _hip_twins()
+    paths = list(paths)
+    split, _, stems = _tree(paths)
+    twinned = hip_twinned(paths)
+    found = set()
+    for path, parts in zip(paths, split, strict=True):
+        if path not in twinned:
+            continue
+        stem = parts[-1].split(".")[0]
+        for i, part in enumerate(parts[:-1]):
+            if part not in cuda_words:
+                continue
+            names = {stem, *(stem.replace(word, h) for word in cuda_words for h in hip_words)}
+            if any(((*parts[:i], h, *parts[i + 1:-1]), name) in stems for h in hip_words for name in names):
+                found.add(path)
+        if not any(part in cuda_words for part in parts[:-1]):
+            found.add(path)  # twinned by its name in its own folder
     return frozenset(found)
 
 
@@ -148,10 +176,13 @@ def _tree(paths: Iterable[str]) -> tuple[list[PathParts], set[PathParts], set[tu
 
 
 @lru_cache(maxsize=1)
-def _hip_twins() -> tuple[frozenset[str], tuple[str, ...]]:
-    """(CUDA words, HIP words) of rules/layout/backends.yaml's hip_twins."""
+def _hip_twins() -> tuple[frozenset[str], tuple[str, ...], dict[str, tuple[str, ...]]]:
+    """(CUDA words, HIP words, CUDA library word -> its ROCm libraries' words) of rules/layout/backends.yaml's
+    hip_twins."""
     data = datafile.read(default_rules_dir() / BACKENDS_FILE).get("hip_twins") or {}
-    return frozenset(str(w) for w in data.get("cuda_words", [])), tuple(str(w) for w in data.get("hip_words", []))
+    libraries = {str(k).lower(): tuple(str(w).lower() for w in v) for k, v in (data.get("library_words") or {}).items()}
+    return (frozenset(str(w) for w in data.get("cuda_words", [])), tuple(str(w) for w in data.get("hip_words", [])),
+            libraries)
 
 
 @lru_cache(maxsize=1)

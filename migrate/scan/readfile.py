@@ -11,6 +11,7 @@ import stat
 from pathlib import Path
 
 from migrate.model import SourceFile
+from migrate.scan.build_output import nvcc_intermediate
 
 BINARY_PROBE = 8192
 BYTE_PARSED = frozenset({"cuda", "cpp", "hip"})  # tree-sitter reads bytes: Latin-1 comments do not stop a scan
@@ -114,6 +115,8 @@ def read(file: SourceFile, max_size: int) -> tuple[bytes | None, str | None]:
         return None, "binary file (contains NUL bytes)"
     if nul >= 0:
         return None, f"binary file (a NUL byte at offset {nul})"
+    if file.kind in BYTE_PARSED and (generated := nvcc_intermediate(file.rel, data)):
+        return None, generated
     if file.kind not in BYTE_PARSED:
         try:
             data.decode("utf-8")

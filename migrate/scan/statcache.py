@@ -24,7 +24,7 @@ from migrate.rulebase import filestamp
 from migrate.scan.cache import BadRow, Cache, Known, content_digest, typed_row
 from migrate.scan.readfile import read, read_regular
 
-FORMAT = "1"
+FORMAT = "2"  # 2: readfile skips nvcc's intermediates (scan.build_output): a stored verdict may be stale
 RACY_NS = filestamp.RACY_NS  # a name of this module's own, so that a test can set it for statcache alone
 _I, _S, _OS = (int,), (str,), (str, type(None))
 # rel, kind, size, mtime_ns, ctime_ns, inode, device, checked_ns (the hashing run's start), digest, reason

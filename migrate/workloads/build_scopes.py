@@ -21,6 +21,7 @@ from migrate.workloads.ported import Evidence
 
 MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile"})
 WHOLE = ""  # the scope of the whole project
+BUILD_KINDS = frozenset({"cmake", "makefile", "pyproject", "setupcfg", "manifest", "dockerfile"})  # build, CI, images
 
 
 def build_roots(facts: Mapping[str, Sequence[Fact]]) -> set[str]:
@@ -86,6 +87,31 @@ def covered(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], colle
         return (), ()
     shown = tuple(dict.fromkeys(e for found in lit.values() for e in found))[:ported.SHOWN]
     return shown, tuple(t for t in tops if scopes[t] in lit)
+
+
+def unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], collected: Sequence[Evidence],
+              scopes: Sequence[str]) -> tuple[str, ...]:
+    """Builds nested in a covered scope (a folder below it with a build of its own: a CMake project(), a Makefile, a
+    setup.py) that the ROCm path does not reach: none of its evidence lies inside the nested build, in a folder above
+    it (the build that drives it, a script beside that build), in a build file anywhere (a CMake module, a
+    pyproject) or is strong (CI, a package). Evidence in a sibling folder's sources or shell scripts is that folder's
+    own: sedacs' amd/ (a build script setting CXX=hipcc, one hipified source) ports nothing of libnvda, the CMake
+    project pip builds beside it in nvda/."""
+    if not collected:
+        return ()
+    nested = sorted(r for r in build_roots(facts) if r != WHOLE and any(_below(r, s) for s in scopes))
+    return tuple(r for r in nested if not any(_reaches(e, r, kinds) for e in collected))
+
+
+def _reaches(e: Evidence, root: str, kinds: Mapping[str, str]) -> bool:
+    folder = posixpath.dirname(e.path)
+    return e.strength in ported.STRONG or e.path.startswith(root + "/") or _below(root, folder) \
+        or kinds.get(e.path) in BUILD_KINDS or posixpath.basename(e.path) in ported.BUILD_SCRIPTS
+
+
+def _below(folder: str, above: str) -> bool:
+    """Whether `folder` lies strictly below `above` (WHOLE: the top folder)."""
+    return folder != above and (above == WHOLE or folder.startswith(above + "/"))
 
 
 def inside(path: str, folders: Iterable[str]) -> bool:

@@ -24,7 +24,7 @@ from typing import Any
 
 from migrate.model import Fact, Finding, Status, class_rank, evolve
 from migrate.rulebase import families
-from migrate.scan.layout import hip_twinned
+from migrate.scan.layout import hip_members, hip_twinned
 from migrate.vocabulary import ALWAYS_DEFINED, BUILD_FILE_KINDS
 from migrate.workloads import build_scopes, make_goals, ported
 from migrate.workloads.alternatives import covering, run_time_alternatives
@@ -105,10 +105,12 @@ class ProjectParts:
     rocm_path: tuple[Evidence, ...] = ()
     # the folders the ROCm path covers (build_scopes.WHOLE: all): the builds that hold its evidence
     rocm_scopes: tuple[str, ...] = (build_scopes.WHOLE,)
+    rocm_unreached: tuple[str, ...] = ()  # nested builds in those folders that the ROCm path does not reach
     left_out_of_hip: Mapping[str, str] = field(default_factory=dict)  # path -> why the HIP build skips it
     hip_subprojects: frozenset[str] = frozenset()  # folders with a build of their own that has no ROCm path
     hip_aware: frozenset[str] = frozenset()  # files with HIP branches, HIP includes or a ROCm CI job of their own
     hip_twinned: frozenset[str] = frozenset()  # CUDA members of a back-end family whose HIP member is there
+    hip_members: frozenset[str] = frozenset()  # ... whose own HIP member file is there (layout.hip_members)
     optional_modules: Mapping[str, str] = field(default_factory=dict)  # path -> the optional import of it
     switches: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # optional switch -> evidence
     regions: Mapping[str, tuple[Region, ...]] = field(default_factory=dict)  # path -> switch branches in it
@@ -216,10 +218,11 @@ class ProjectParts:
                 self.rocm_path and finding.path not in self.left_out_of_hip and finding.path not in self.unused
                 and self.credited(finding.path)
                 and (finding.path in self.hip_aware or optional_root(finding.path, self.known or words()) is None)):
-            # a feature the default build leaves off (REALM_BUILD_CUHOOK OFF), with no HIP side of its own, is in no
-            # default build, the HIP one neither: an optional part, not ported code
-            if finding.path not in self.hip_aware and any(r.switch in self.off_features
-                                                          for r in self._switches(finding.path, finding.line)):
+            # a feature the default build leaves off (REALM_BUILD_CUHOOK OFF), with no HIP side of its own (HIP
+            # branches, or a HIP twin file of its own: Traccc's device/cuda/.../contiguous_on.cuh beside device/hip/...), is
+            # in no default build, the HIP one neither: an optional part, not ported code
+            if finding.path not in self.hip_aware and finding.path not in self.hip_members \
+                    and any(r.switch in self.off_features for r in self._switches(finding.path, finding.line)):
                 return "optional"
             return "ported"
         if finding.status != "optional" and self.part(finding) is not None:
@@ -228,7 +231,8 @@ class ProjectParts:
 
     def credited(self, path: str) -> bool:
         """Whether the project's ROCm path covers a file: it lies under a build that holds ROCm evidence."""
-        return bool(self.rocm_path) and build_scopes.inside(path, self.rocm_scopes)
+        return bool(self.rocm_path) and build_scopes.inside(path, self.rocm_scopes) \
+            and not any(path.startswith(root + "/") for root in self.rocm_unreached)
 
     def rocm_path_of(self, files: Iterable[str]) -> tuple[Evidence, ...]:
         """The ROCm path a workload of these files shows: the project's, where it covers one of them."""
@@ -247,10 +251,11 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
         return [r.path, r.start, r.end, r.switch, r.text]
 
     return {"rocm_path": [[e.path, e.line, e.strength, e.text] for e in parts.rocm_path],
-            "rocm_scopes": list(parts.rocm_scopes),
+            "rocm_scopes": list(parts.rocm_scopes), "rocm_unreached": list(parts.rocm_unreached),
             "left_out_of_hip": dict(parts.left_out_of_hip), "hip_subprojects": sorted(parts.hip_subprojects),
             "optional_modules": dict(parts.optional_modules),
             "hip_aware": sorted(parts.hip_aware), "hip_twinned": sorted(parts.hip_twinned),
+            "hip_members": sorted(parts.hip_members),
             "switches": {k: list(v) for k, v in parts.switches.items()},
             "regions": {k: [region(r) for r in v] for k, v in parts.regions.items()},
             "gated": {k: region(r) for k, r in parts.gated.items()}, "unbuilt": dict(parts.unbuilt),
@@ -281,10 +286,12 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
     return ProjectParts(
         rocm_path=tuple(Evidence(str(p), int(n), str(s), str(t)) for p, n, s, t in data["rocm_path"]),
         rocm_scopes=tuple(str(p) for p in data.get("rocm_scopes", [build_scopes.WHOLE])),
+        rocm_unreached=tuple(str(p) for p in data.get("rocm_unreached", [])),
         left_out_of_hip=strings(data["left_out_of_hip"]), optional_modules=strings(data["optional_modules"]),
         hip_subprojects=frozenset(str(p) for p in data.get("hip_subprojects", [])),
         hip_aware=frozenset(str(p) for p in data["hip_aware"]),
         hip_twinned=frozenset(str(p) for p in data.get("hip_twinned", [])),
+        hip_members=frozenset(str(p) for p in data.get("hip_members", [])),
         switches={str(k): tuple(str(e) for e in v) for k, v in data["switches"].items()},
         regions={str(k): tuple(region(r) for r in v) for k, v in data["regions"].items()},
         gated={str(k): region(r) for k, r in data["gated"].items()}, unbuilt=strings(data.get("unbuilt", {})),
@@ -386,9 +393,10 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         gate_headers(facts, regions, gated)  # headers included only under `#ifdef __CUDACC__` go with it
     left_out, subprojects = left_out_of_hip(facts, known) if evidence else ({}, frozenset[str]())
     project = ProjectParts(rocm_path=evidence, rocm_scopes=scopes, left_out_of_hip=left_out,
+                        rocm_unreached=build_scopes.unreached(facts, kinds, collected, scopes) if evidence else (),
                         hip_subprojects=subprojects,
                         hip_aware=frozenset(e.path for e in collected if e.strength in HIP_AWARE_STRENGTHS),
-                        hip_twinned=hip_twinned(kinds),
+                        hip_twinned=hip_twinned(kinds), hip_members=hip_members(kinds),
                         optional_modules=optional_modules(facts, known) | loaded_only_by_optional(facts, known),
                         switches=switches, regions=regions, gated=gated,
                         unbuilt=unbuilt, cuda_build=carrier or "",
