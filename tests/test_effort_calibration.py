@@ -165,12 +165,12 @@ def test_build_tool_output_and_editor_backups_are_not_hand_work() -> None:
     assert not ports.not_hand_written("src/Makefile.am", "bin_PROGRAMS = x\n")
 
 
-@pytest.mark.parametrize("joined_set", ["s9", "s10", "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18"])
+@pytest.mark.parametrize("joined_set", ["s9", "s10", "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s19"])
 def test_a_held_out_set_was_measured_apart_and_joined_the_fit_with_the_same_hand_lines(
     joined_set: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """s9 (s10, s11, s12, s13, s14, s15, s16, s17, s18) was measured before any scan in its own files, evaluated held out,
-    and joined the fitting set in s10 (s11, s12, s13, s14, s15, s16, s17, s18, s19), as s7 and s8 did: re-measured there
+    """s9 (s10, s11, s12, s13, s14, s15, s16, s17, s18, s19) was measured before any scan in its own files, evaluated held out,
+    and joined the fitting set in s10 (s11, s12, s13, s14, s15, s16, s17, s18, s19, s20), as s7 and s8 did: re-measured there
     with the base scan, the same hand lines per file. A port ports.yaml names under `not_joined` (its base has no
     CUDA source: not a CUDA port, s17) is measured and scored with its set, and neither fitted nor in ports.yaml."""
     fit, measurements, _, result = _fitted()
@@ -251,8 +251,9 @@ def test_leave_one_set_out_fits_without_the_set_and_scores_every_port_once() -> 
 def test_a_port_of_an_optional_part_is_compared_with_that_part() -> None:
     """s19 (decision 2026-12-06-s19-effort-optional-part-ports): bricklib-hip and covfie-53 ported a CUDA back end that
     sits behind a build switch off by default, in bases whose required code has no CUDA; the scan prices that part
-    apart from the headline, and fit.py compares each port with the parts whose files it changed. A base whose required
-    code has CUDA, or a port that changed no file of a part, is compared with the headline."""
+    apart from the headline, and fit.py compares each port with the parts whose files it changed. A port that changed
+    no file of a part, or one on a base with a ROCm path, is compared with the headline (a base whose required code has
+    CUDA too since s20: the next test)."""
     fit, measurements, families, _ = _fitted()
     ports = {p["name"]: p for p in fit.projects(measurements, families)}
     for name in ("bricklib-hip", "covfie-53"):
@@ -265,8 +266,33 @@ def test_a_port_of_an_optional_part_is_compared_with_that_part() -> None:
     untouched = {**record, "files": [{**f, "path": "lib/core/untouched.hpp"} for f in record["files"]],
                  "build_files": []}
     assert not fit.compared_parts(untouched, families)
-    with_cuda = {**record, "scan": {**record["scan"], "c_files_with_findings": 3, "rules": {"HIP1001": 3}}}
-    assert not fit.compared_parts(with_cuda, families)
+    on_rocm = {**record, "scan": {**record["scan"], "ported_findings": 12, "rocm_path": True}}
+    assert not fit.compared_parts(on_rocm, families)
+
+
+def test_a_port_of_an_optional_part_beside_required_cuda_is_compared_with_the_headline_plus_that_part(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """s20 (decision 2026-12-06-s20-effort-parts-beside-code): octotiger-389's required code has CUDA findings in three
+    files, and most of its CUDA sits behind the build switch OCTOTIGER_WITH_CUDA (an optional part the scan prices
+    apart); its port changed that part's files, so it is compared with the headline plus the part: the required
+    code's findings and files and the part's together. Until s20 (PARTS_BESIDE_CODE off) it was compared with the
+    headline alone; cuda-battery-5's tests part likewise; a port that changed no file of a part keeps the headline."""
+    fit, measurements, families, _ = _fitted()
+    ports = {p["name"]: p for p in fit.projects(measurements, families)}
+    record = next(p for p in measurements["ports"] if p["name"] == "octotiger-389")
+    assert record["scan"]["c_files_with_findings"] == 3 and fit.required_cuda(record, families)
+    parts = fit.compared_parts(record, families)
+    assert {part["root"] for part in parts} >= {"build switch OCTOTIGER_WITH_CUDA"}
+    assert ports["octotiger-389"]["compared"].startswith("headline + optional part: ")
+    assert ports["octotiger-389"]["c_files"] == 3 + sum(part["c_files_with_findings"] for part in parts)
+    for rule, n in record["scan"]["rules"].items():
+        assert ports["octotiger-389"]["occurrences"][rule] >= n
+    assert ports["cuda-battery-5"]["compared"].startswith("headline + optional part: ")
+    untouched = {**record, "files": [{**f, "path": "src/untouched.cpp"} for f in record["files"]], "build_files": []}
+    assert not fit.compared_parts(untouched, families)
+    monkeypatch.setattr(fit, "PARTS_BESIDE_CODE", False)
+    assert not fit.compared_parts(record, families)
+    assert {p["name"]: p for p in fit.projects(measurements, families)}["octotiger-389"]["compared"] == "headline"
 
 
 def test_kinds_of_cuda_build_use_count_at_most_once_per_build_file() -> None:
@@ -277,3 +303,22 @@ def test_kinds_of_cuda_build_use_count_at_most_once_per_build_file() -> None:
     record = next(p for p in measurements["ports"] if p["name"] == "cuda-hip-comparison")
     named = sum(1 for rule, n in record["scan"]["rules"].items() if n and fit.family_of(rule, families) == "build")
     assert record["scan"]["build_files_with_findings"] == 1 and named == 4 and port["build_kinds"] == 1
+
+
+def test_evaluate_compares_a_port_of_an_optional_part_with_the_headline_plus_that_part() -> None:
+    """s20: evaluate.py compares a port that changed an optional part's files with the headline plus that part, whether
+    or not the headline has porting work of its own; not on a base with a ROCm path, nor where the port changed no file
+    of the part (the headline alone)."""
+    evaluate = _evaluate_module()
+    part = {"root": "build switch WITH_CUDA", "files": ["src/cuda/kernel.cu"],
+            "effort_hours": {"low": 2.0, "likely": 20.0, "high": 100.0}}
+    report = {"effort": {"hand_work_hours": {"low": 1.0, "likely": 10.0, "high": 50.0}},
+              "findings": [{"path": "src/main.cpp", "rule": "HIP1001"}],
+              "workloads": [{"name": "lib", "optional_parts": [part]}]}
+    port = {"files": [{"path": "src/cuda/kernel.cu", "hand_lines": 40}], "build_files": []}
+    assert evaluate.compared_parts(report, port) == [part]
+    assert not evaluate.compared_parts(report, {"files": [{"path": "src/main.cpp", "hand_lines": 4}], "build_files": []})
+    ported = {**report, "findings": [{"path": "src/main.cpp", "rule": "HIP1001", "status": "ported"}]}
+    assert not evaluate.compared_parts(ported, port)
+    on_rocm = {**report, "workloads": [{"name": "lib", "rocm_path": True, "optional_parts": [part]}]}
+    assert not evaluate.compared_parts(on_rocm, port)

@@ -14,10 +14,11 @@ A second figure adds the optional parts of required workloads (a build switch's 
 as a port of its own: `optional_parts[].effort_hours`), for ports whose GPU code sits behind such a switch
 (spatter, MMseqs2): the headline leaves them out by design, so a port of that part is compared with both.
 Since s19 each port is also compared with its own figure, named in the last column (decision
-2026-12-06-s19-effort-optional-part-ports): where the headline has no porting hand work (the base's required code has
-no CUDA) and the port changed files of optional parts with hours of their own (the report's
-`optional_parts[].files`), the hand work belongs to those parts and is compared with the headline plus those parts
-(bricklib-hip, covfie-53); otherwise with the headline. The summary line counts all three ways.
+2026-12-06-s19-effort-optional-part-ports): where the port changed files of optional parts with hours of their own
+(the report's `optional_parts[].files`) on a base with no ROCm path, that hand work belongs to those parts and the port
+is compared with the headline plus those parts (bricklib-hip, covfie-53; until s20 only where the headline had no
+porting hand work, since s20 beside the required code's CUDA too: octotiger-389, cuda-battery-5); otherwise with the
+headline. The summary line counts all three ways.
 """
 from __future__ import annotations
 
@@ -97,10 +98,12 @@ def optional_parts(report: dict[str, Any]) -> dict[str, float]:
 
 def compared_parts(report: dict[str, Any], port: dict[str, Any]) -> list[dict[str, Any]]:
     """The optional parts a port is compared with (s19, decision 2026-12-06-s19-effort-optional-part-ports, as
-    fit.py's `compared_parts`): where the headline has no porting hand work (the base's required code has no CUDA)
-    and the port changed files of optional parts with hours of their own (a build switch's CUDA back end), those
-    parts; otherwise none, and the port is compared with the headline."""
-    if report["effort"]["hand_work_hours"]["likely"]:
+    fit.py's `compared_parts`): where the port changed files of optional parts with hours of their own (a build
+    switch's CUDA back end) of a base with no ROCm path, those parts, compared with the headline plus them; until s20
+    only where the headline had no porting hand work (the base's required code has no CUDA), since s20 beside the
+    required code's CUDA too (decision 2026-12-06-s20-effort-parts-beside-code). Otherwise none: the headline."""
+    if any(f.get("status") == "ported" for f in report["findings"]) or \
+            any(w.get("rocm_path") for w in report["workloads"] if not w.get("optional")):
         return []
     changed = {record["path"].partition(" -> ")[0] for record in port["files"] + port["build_files"]
                if record["hand_lines"]}
@@ -160,7 +163,7 @@ def main(argv: list[str]) -> int:
             (s, v) for s, v in score.items() if v[0]):
         print(f"\n{split}: likely within a factor of 2 of measured for {within} of {n}; measured inside low–high for "
               f"{inside} of {n}; with the optional parts added: {within_whole} and {inside_whole} of {n}; each compared "
-              f"with its own figure (the optional part it ports where the headline has no porting work): "
+              f"with its own figure (the headline plus the optional parts it ports): "
               f"{within_compared} and {inside_compared} of {n}")
     return 0
 

@@ -139,6 +139,7 @@ REWRITE_LANES = True  # a first port of a base with rewrite-lane kernels: measur
 BUILD_NO_KIND = True  # a build port whose build findings name no kind of CUDA build use: its own measured median (s18)
 OPTIONAL_PARTS = True  # a port of an optional part of a base whose required code has no CUDA: compared with the part (s19)
 BUILD_KINDS_PER_FILE = True  # kinds of CUDA build use counted at most once per build file that carries them (s19)
+PARTS_BESIDE_CODE = True  # a port that changed an optional part's files is compared with it beside the required code (s20)
 
 
 def curve(n: float) -> float:
@@ -198,16 +199,19 @@ def projects(measurements: dict[str, Any], families: list[dict[str, Any]]) -> li
             c_files = sum(1 for r in project["files"] if any(k != "unattributed" for k in r["rules"]))
         scan = project.get("scan", {})
         parts = compared_parts(project, families) if OPTIONAL_PARTS else []
-        if parts:  # the base's required code has no CUDA; the port changed an optional part's files: that part (s19)
-            occurrences = defaultdict(int)
+        required = bool(parts) and required_cuda(project, families) and PARTS_BESIDE_CODE
+        if parts:  # the port changed an optional part's files: that part (s19), beside the required code's CUDA (s20)
+            occurrences = defaultdict(int, occurrences if required else {})
             for part in parts:
                 for rule, n in part["rules"].items():
                     occurrences[rule] += n
-            c_files = sum(part["c_files_with_findings"] for part in parts)
-            scan = {**scan, "kernel_groups": None, "build_files_with_findings": sum(
+            c_files = (c_files if required else 0) + sum(part["c_files_with_findings"] for part in parts)
+            scan = {**scan, "kernel_groups": None, "build_files_with_findings": (
+                (scan.get("build_files_with_findings") or 0) if required else 0) + sum(
                 1 for part in parts for path in part["files"] if BUILD_FILE.search(path))}
         out.append({"name": project["name"], "split": project.get("split", "fit"), "occurrences": dict(occurrences),
-                    "compared": "optional part: " + ", ".join(p["root"] for p in parts) if parts else "headline",
+                    "compared": ("headline + " if required else "") + "optional part: " + ", ".join(p["root"] for p in parts)
+                    if parts else "headline",
                     "charged": dict(charged), "c_files": c_files,
                     "build_kinds": _build_kinds(occurrences, scan, families),
                     "increment": bool(scan.get("ported_findings")) and not any(scan.get("rules", {}).values()),
@@ -241,18 +245,26 @@ def _build_kinds(occurrences: dict[str, int], scan: dict[str, Any], families: li
     return min(kinds, files) if BUILD_KINDS_PER_FILE and files is not None else kinds
 
 
+def required_cuda(project: dict[str, Any], families: list[dict[str, Any]]) -> bool:
+    """Whether the base's required code has CUDA to port: a finding in a C/C++/CUDA file, or one that is not a
+    build-file finding (scan facts)."""
+    scan = project.get("scan", {})
+    return bool(scan.get("c_files_with_findings")) or \
+        any(n and family_of(rule, families) != "build" for rule, n in scan.get("rules", {}).items())
+
+
 def compared_parts(project: dict[str, Any], families: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The optional parts a measured port is compared with (s19, decision 2026-12-06-s19-effort-optional-part-ports):
-    where the base's required code has no CUDA (no finding but build-file ones, none in a C/C++/CUDA file, no code
-    generator, no ROCm path) and the port changed files of optional parts that hold GPU code (scan facts
-    `optional_parts`: a build switch's CUDA back end, a tests/ folder), those parts: the scan shows them with their own
-    cost, apart from the headline, and the measured hand work belongs to them. Otherwise none: the headline. Records
-    measured before s19 have no `optional_parts` facts unless rescanned (spatter-246, rlkernel-1: mirrors absent)."""
+    where the port changed files of optional parts that hold GPU code (scan facts `optional_parts`: a build switch's
+    CUDA back end, a tests/ folder) of a base with no ROCm path and no code generator, those parts: the scan shows
+    them with their own cost, apart from the headline, and the measured hand work belongs to them. Until s20 only where
+    the base's required code has no CUDA (no finding but build-file ones, none in a C/C++/CUDA file); since s20
+    (PARTS_BESIDE_CODE, decision 2026-12-06-s20-effort-parts-beside-code) also beside the required code's CUDA, the
+    port then compared with the headline plus those parts. Otherwise none: the headline. Records measured before s19
+    have no `optional_parts` facts unless rescanned (spatter-246, rlkernel-1: mirrors absent)."""
     scan = project.get("scan", {})
     if not scan.get("optional_parts") or scan.get("ported_findings") or scan.get("rocm_path") or \
-            scan.get("c_files_with_findings") or \
-            any(scan.get("generators", {}).values()) or \
-            any(n and family_of(rule, families) != "build" for rule, n in scan.get("rules", {}).items()):
+            any(scan.get("generators", {}).values()) or (required_cuda(project, families) and not PARTS_BESIDE_CODE):
         return []
     changed = {record["path"].partition(" -> ")[0] for record in project["files"] + project["build_files"]
                if record["hand_lines"]}
