@@ -136,6 +136,8 @@ ROLES: dict[str, str] = {
                      "`x in ('11.8', '12.1')`): false, not an error, when the name is None",
     "message": "a Python name printed or logged (an argument of `print`, `logging`/`logger` calls, "
                "`warnings.warn`)",
+    "framework_runtime": "a CUDA runtime pin (cudatoolkit, pytorch-cuda, cuda-version) of a conda environment that "
+                         "installs PyTorch from conda: PyTorch's runtime, which its ROCm build brings itself",
     "namespace": "a namespace qualifier",
     "definition": "a function's own name",
     "alias": "`namespace a = b;`",

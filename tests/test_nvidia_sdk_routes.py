@@ -75,3 +75,14 @@ def test_a_closed_optix_engine_loaded_with_ctypes_is_incompatible(tmp_path: Path
     near = _scan(tmp_path / "near", {"pkg/_load_lib.py": loader.replace("librndSharpOptiX7", "librndSharpEncoder")},
                  rulebase)
     assert near["summary"]["class"] == "native"
+
+
+def test_a_cuda_runtime_pinned_for_conda_pytorch_leaves_the_project_native(tmp_path: Path, rulebase) -> None:
+    """ToMe: plain PyTorch patches and `cudatoolkit` beside `pytorch>=1.12.1` in environment.yml."""
+    env = (FIXTURES / "HIP7019" / "environment.yml").read_text()
+    code = {"tome/patch.py": "import torch\n\ndef merge(x):\n    return torch.cat([x, x]).cuda()\n"}
+    data = _scan(tmp_path, {**code, "environment.yml": env}, rulebase)
+    assert data["summary"]["class"] == "native"
+    assert "HIP7019" in {f["rule"] for f in data["findings"]}
+    near = _scan(tmp_path / "near", {**code, "environment.yml": env.replace("  - pytorch>=1.12.1\n", "")}, rulebase)
+    assert near["summary"]["class"] == "minor-adaptation"  # no PyTorch from conda: the pin is the project's
