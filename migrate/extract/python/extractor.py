@@ -73,8 +73,9 @@ def _optional_uses(facts: list[Fact]) -> list[Fact]:
 # A package's count of CUDA devices that is 0 where the package was built without CUDA, and the calls that count
 # guards: "If OpenCV is compiled without CUDA support, this function returns 0"
 # (cv::cuda::getCudaEnabledDeviceCount, https://docs.opencv.org/3.0.0/d8/d40/group__cudacore__init.html and
-# https://docs.opencv.org/2.4.1/modules/gpu/doc/initalization_and_information.html). OpenCV has no ROCm build of its CUDA modules, so on ROCm the count is 0 and a file
-# that asks for it runs its cv2.cuda calls on no path (the CPU path it keeps for machines without CUDA runs).
+# https://docs.opencv.org/2.4.1/modules/gpu/doc/initalization_and_information.html). OpenCV has no ROCm build of its
+# CUDA modules, so on ROCm the count is 0 and a file that asks for it runs its cv2.cuda calls on no path (the CPU
+# path it keeps for machines without CUDA runs).
 DEVICE_COUNT_GUARDS = {"cv2.cuda.getCudaEnabledDeviceCount": ("cv2.cuda.", "cv2.cuda_", "cv2.cudacodec.")}
 
 
