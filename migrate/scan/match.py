@@ -141,7 +141,7 @@ def _one_pattern(patterns: list[str]) -> tuple[re.Pattern[str], ...]:
 
 
 # A definition or alias of a name is not a use of the API, unless a rule asks for it; nor is a CUDA runtime pin
-# that a conda environment installs for PyTorch (HIP7019 asks for those).
+# that a conda environment installs for PyTorch (conda-pytorch-cuda-runtime asks for those).
 NOT_USES = frozenset({"definition", "alias", "framework_runtime"})
 
 

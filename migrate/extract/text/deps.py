@@ -17,7 +17,7 @@ TOP_KEY = re.compile(r"^([A-Za-z_-]+):\s*(.*?)\s*$")
 # PyTorch from conda, and the CUDA runtime it is installed with: `conda install pytorch torchvision cudatoolkit=11.3
 # -c pytorch`, later `pytorch-cuda=12.1 -c pytorch -c nvidia` (https://pytorch.org/get-started/previous-versions/).
 # In an environment that installs PyTorch from conda these pins are PyTorch's runtime, which its ROCm build brings
-# itself; they get the role `framework_runtime` (rules/dependencies.yaml HIP7019).
+# itself; they get the role `framework_runtime` (rules/dependencies.yaml, conda-pytorch-cuda-runtime).
 CONDA_PYTORCH = frozenset({"pytorch", "torch"})
 CONDA_RUNTIME_PINS = frozenset({"cudatoolkit", "pytorch-cuda", "cuda-version", "cuda-runtime", "cuda-cudart", "cudnn",
                                 "nccl", "channel:nvidia"})
