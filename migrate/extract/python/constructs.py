@@ -89,7 +89,10 @@ def _cuda_library(v: _Visitor, argument: ast.expr) -> None:
     if isinstance(argument, ast.Constant) and isinstance(argument.value, str) and CUDA_LIBRARY.match(argument.value):
         v.add("construct", "cuda-library-load", argument, text=argument.value)
         return
-    name = _library_file_name(argument)
+    named = argument
+    if isinstance(argument, ast.Name) and isinstance(assigned := v.exprs.get(argument.id), ast.expr):
+        named = assigned  # `dll_name = os.path.join(here, "bin", "RnD.SharpOptiX.dll")` before the load
+    name = _library_file_name(named)
     if name is not None and NVIDIA_SDK_LIBRARY.search(name):
         v.add("construct", "nvidia-sdk-library-load", argument, text=name)
 
