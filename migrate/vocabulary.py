@@ -136,6 +136,8 @@ ROLES: dict[str, str] = {
                      "`x in ('11.8', '12.1')`): false, not an error, when the name is None",
     "message": "a Python name printed or logged (an argument of `print`, `logging`/`logger` calls, "
                "`warnings.warn`)",
+    "framework_runtime": "a CUDA runtime pin (cudatoolkit, pytorch-cuda, cuda-version) of a conda environment that "
+                         "installs PyTorch from conda: PyTorch's runtime, which its ROCm build brings itself",
     "namespace": "a namespace qualifier",
     "definition": "a function's own name",
     "alias": "`namespace a = b;`",
@@ -243,6 +245,8 @@ PYTHON_CONSTRUCTS: dict[str, str] = {
     "triton-inline-asm": "`tl.inline_asm_elementwise`",
     "triton-num-warps": "a `num_warps` value",
     "cuda-library-load": "a CUDA library loaded by name through ctypes (`ctypes.CDLL(\"libcublas.so\")`, `find_library`)",
+    "nvidia-sdk-library-load": "a closed NVIDIA SDK's binary (OptiX, TensorRT, NVENC/NVDEC) loaded by file name through "
+                               "ctypes (`cdll.LoadLibrary(os.path.join(here, \"librndSharpOptiX7.so\"))`)",
     "warp-size-32-python": "a warp size of 32 in Python code",
     "onnxruntime-nvidia-provider": "an NVIDIA execution provider of ONNX Runtime",
     "jax-cuda-platform": "JAX's `cuda` platform name",

@@ -140,8 +140,9 @@ def _one_pattern(patterns: list[str]) -> tuple[re.Pattern[str], ...]:
     return tuple(compiled)
 
 
-# A definition or alias of a name is not a use of the API, unless a rule asks for it.
-NOT_USES = frozenset({"definition", "alias"})
+# A definition or alias of a name is not a use of the API, unless a rule asks for it; nor is a CUDA runtime pin
+# that a conda environment installs for PyTorch (conda-pytorch-cuda-runtime asks for those).
+NOT_USES = frozenset({"definition", "alias", "framework_runtime"})
 
 
 def _role_matches(rule: Rule, role: str) -> bool:

@@ -55,6 +55,14 @@ CUDA_LIBRARY = re.compile(
     r"^(?:.*[/\\])?(?:lib)?(cuda|cudart|nvcuda|cublas|cublasLt|cufft|curand|cusparse|cusolver|nvrtc|nccl|cudnn|"
     r"nvToolsExt|nvjpeg|nvidia-ml|nvml|cutensor|cufile)(?:64)?(?:_\d+)*(?:\.(?:so|dll|dylib)(?:\.[\d.]+)?)?$")
 
+# Closed NVIDIA SDKs shipped as binaries with no ROCm build, by the library's file name: OptiX (the driver's
+# nvoptix, and engines built over it that carry the name: RnD.SharpOptiX.dll, librndSharpOptiX7.so), TensorRT's
+# nvinfer, the Video Codec SDK's nvEncodeAPI / nvcuvid (rocm-facts.md a: OptiX, TensorRT and NVENC have no ROCm
+# build; https://raytracing-docs.nvidia.com/optix8/guide/index.html#introduction#driver-model (nvoptix in the driver),
+# https://docs.nvidia.com/video-technologies/video-codec-sdk/12.2/nvenc-video-encoder-api-prog-guide/).
+NVIDIA_SDK_LIBRARY = re.compile(r"optix|^(?:lib)?(?:nvinfer(?:_plugin)?|nvonnxparser|nvEncodeAPI|nvcuvid|nvidia-encode)"
+                                r"(?:64)?(?:_\d+)*(?:\.(?:so|dll|dylib)(?:\.[\d.]+)?)?$", re.IGNORECASE)
+
 
 def on_call(v: _Visitor, call: ast.Call, name: str | None) -> None:
     if name in SUBPROCESS_CALLS and any("nvidia-smi" in str(c.value) for c in literals(v, call)):
@@ -76,9 +84,29 @@ def on_call(v: _Visitor, call: ast.Call, name: str | None) -> None:
 
 
 def _cuda_library(v: _Visitor, argument: ast.expr) -> None:
-    """`ctypes.CDLL("libcublas.so.12")`, `find_library("cublasLt")`: a binding to a CUDA library."""
+    """`ctypes.CDLL("libcublas.so.12")`, `find_library("cublasLt")`: a binding to a CUDA library;
+    `cdll.LoadLibrary(os.path.join(here, "bin", "librndSharpOptiX7.so"))`: to a closed NVIDIA SDK's binary."""
     if isinstance(argument, ast.Constant) and isinstance(argument.value, str) and CUDA_LIBRARY.match(argument.value):
         v.add("construct", "cuda-library-load", argument, text=argument.value)
+        return
+    named = argument
+    if isinstance(argument, ast.Name) and isinstance(assigned := v.exprs.get(argument.id), ast.expr):
+        named = assigned  # `dll_name = os.path.join(here, "bin", "RnD.SharpOptiX.dll")` before the load
+    name = _library_file_name(named)
+    if name is not None and NVIDIA_SDK_LIBRARY.search(name):
+        v.add("construct", "nvidia-sdk-library-load", argument, text=name)
+
+
+def _library_file_name(argument: ast.expr) -> str | None:
+    """The file name a library load names: a string, the last part of a path joined from strings
+    (`os.path.join(dir, "bin", "x.dll")`), or the last literal part of an f-string ending in it."""
+    if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+        return argument.value.replace("\\", "/").rsplit("/", 1)[-1]
+    if isinstance(argument, ast.Call) and argument.args:
+        return _library_file_name(argument.args[-1])
+    if isinstance(argument, ast.JoinedStr) and argument.values:
+        return _library_file_name(argument.values[-1])
+    return None
 
 
 def on_compare(v: _Visitor, node: ast.Compare) -> None:

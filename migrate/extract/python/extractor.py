@@ -52,7 +52,7 @@ def extract_text(text: str, *, cell: int | None = None) -> tuple[list[Fact], lis
     visitor = _Visitor(text.split("\n"), cell)
     visitor.prescan(tree)
     visitor.visit(tree)
-    return (_optional_uses(_without_flag_strings(visitor.facts)) + _commented_imports(text, cell)
+    return (_behind_device_count(_optional_uses(_without_flag_strings(visitor.facts))) + _commented_imports(text, cell)
             + options.facts(tree, cell)), visitor.notes
 
 
@@ -68,6 +68,27 @@ def _optional_uses(facts: list[Fact]) -> list[Fact]:
         return facts
     return [dataclasses.replace(f, guard="optional") if f.kind == "python_attr" and f.guard is None
             and root(f.name) in optional else f for f in facts]
+
+
+# A package's count of CUDA devices that is 0 where the package was built without CUDA, and the calls that count
+# guards: "If OpenCV is compiled without CUDA support, this function returns 0"
+# (cv::cuda::getCudaEnabledDeviceCount, https://docs.opencv.org/3.0.0/d8/d40/group__cudacore__init.html and
+# https://docs.opencv.org/2.4.1/modules/gpu/doc/initalization_and_information.html). OpenCV has no ROCm build of its
+# CUDA modules, so on ROCm the count is 0 and a file that asks for it runs its cv2.cuda calls on no path (the CPU
+# path it keeps for machines without CUDA runs).
+DEVICE_COUNT_GUARDS = {"cv2.cuda.getCudaEnabledDeviceCount": ("cv2.cuda.", "cv2.cuda_", "cv2.cudacodec.")}
+
+
+def _behind_device_count(facts: list[Fact]) -> list[Fact]:
+    """A file that asks a package for its CUDA device count (DEVICE_COUNT_GUARDS) before calling its CUDA module:
+    those calls are optional, as the count is 0 on a build without CUDA."""
+    prefixes = tuple(p for query, guarded in DEVICE_COUNT_GUARDS.items()
+                     if any(f.kind == "python_attr" and f.name == query and f.guard is None for f in facts)
+                     for p in guarded)
+    if not prefixes:
+        return facts
+    return [dataclasses.replace(f, guard="optional") if f.kind == "python_attr" and f.guard is None
+            and f.name.startswith(prefixes) and f.name not in DEVICE_COUNT_GUARDS else f for f in facts]
 
 
 # An import left in a comment (`#     from .fused_act import FusedLeakyReLU`): code switched off by hand.

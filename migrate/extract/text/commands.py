@@ -50,6 +50,12 @@ NVIDIA_TOOLS = frozenset({"trtexec", "nsys", "ncu", "nv-nsight-cu-cli", "nvprof"
 # Programs that run the command given in their arguments (mpirun -np 4 nsys profile ...).
 LAUNCHERS = frozenset({"mpirun", "mpiexec", "srun", "jsrun", "flux", "timeout", "numactl", "taskset", "torchrun",
                        "chrt", "nice", "ionice", "stdbuf"})
+# Programs whose own options share a spelling with nvcc's: `gzip -dc` / `xz -dc` decompress to standard output
+# (automake's distcheck recipe), not nvcc's relocatable device code. A flag given to one of them is its own.
+# https://www.gnu.org/software/gzip/manual/gzip.html#Invoking-gzip (-d, -c), https://tukaani.org/xz/man.html,
+# https://sourceware.org/bzip2/manual/manual.html, https://facebook.github.io/zstd/zstd_manual.html
+ARCHIVERS = frozenset({"gzip", "gunzip", "zcat", "bzip2", "bunzip2", "bzcat", "xz", "unxz", "xzcat", "lzip", "lzma",
+                       "unlzma", "zstd", "unzstd", "zstdcat", "pigz", "pbzip2", "compress", "uncompress", "tar"})
 DASH_D = re.compile(r"^-D\s*([A-Za-z_][A-Za-z0-9_]*)(?::\w+)?=")
 
 
@@ -280,3 +286,18 @@ def _modules(logical: Logical, args: Words, program: str) -> list[Fact]:
     first = 1 if program in ("module", "spack") or names[:1] in (["load"], ["add"]) else 0
     return [logical.fact("manifest", f"module:{re.split(r'[/@]', value)[0].lower()}", start, end, text=value)
             for start, end, value in args[first:] if not value.startswith("-")]
+
+
+def drop_foreign_flags(facts: list[Fact], logicals: list[Logical]) -> list[Fact]:
+    """The facts without the flags that an archiver's command line carries (ARCHIVERS: `gzip -dc x.tar.gz`)."""
+    spans: set[tuple[int, int]] = set()
+    for logical in logicals:
+        if not any(name in logical.text for name in ARCHIVERS):
+            continue  # cheap: most lines run no archiver
+        for words in commands(logical.words()):
+            words = [w for w in words if not ASSIGNMENT.match(w[2]) and w[2] not in PREFIXES] or words
+            if words[0][2].rsplit("/", 1)[-1] in ARCHIVERS:
+                spans |= {logical.where(w[0]) for w in words[1:] if w[2].startswith("-")}
+    if not spans:
+        return facts
+    return [f for f in facts if not (f.kind == "flag" and (f.line, f.column - 1) in spans)]

@@ -14,6 +14,17 @@ from migrate.model import Extraction, Fact
 REQUIREMENT = re.compile(r"^\s*(?:-\s+)?([A-Za-z0-9][A-Za-z0-9._-]*)")
 CONDA_ITEM = re.compile(r"^(\s*)-\s+(.*?)\s*$")
 TOP_KEY = re.compile(r"^([A-Za-z_-]+):\s*(.*?)\s*$")
+# PyTorch from conda, and the CUDA runtime it is installed with: `conda install pytorch torchvision cudatoolkit=11.3
+# -c pytorch`, later `pytorch-cuda=12.1 -c pytorch -c nvidia` (https://pytorch.org/get-started/previous-versions/).
+# In an environment that installs PyTorch from conda these pins are PyTorch's runtime, which its ROCm build brings
+# itself; they get the role `framework_runtime` (rules/dependencies.yaml, conda-pytorch-cuda-runtime).
+CONDA_PYTORCH = frozenset({"pytorch", "torch"})
+CONDA_RUNTIME_PINS = frozenset({"cudatoolkit", "pytorch-cuda", "cuda-version", "cuda-runtime", "cuda-cudart", "cudnn",
+                                "nccl", "channel:nvidia"})
+# A CUDA compiler or development package in the same environment: the project builds CUDA code of its own, and
+# the runtime is not PyTorch's alone.
+CONDA_TOOLCHAIN = frozenset({"cuda-nvcc", "cuda-toolkit", "cuda-compiler", "cuda-libraries-dev", "cudatoolkit-dev",
+                             "cuda-cccl", "cuda-nvrtc", "cuda-nvrtc-dev", "cuda-cudart-dev"})
 SETUP_CFG_LISTS = frozenset({"install_requires", "setup_requires", "tests_require", "dependency_links"})
 
 
@@ -35,13 +46,16 @@ def conda(source: bytes) -> Extraction:
     """Conda environment files: channels, dependencies, and the pip section's entries."""
     text = source.decode("utf-8")
     facts: list[Fact] = []
+    conda_torch = False  # PyTorch among the conda dependencies (not the pip section's)
     section, pip_indent = "", -1
     for number, line, _ in numbered(text):
         if m := TOP_KEY.match(line):
             section, pip_indent = m.group(1), -1
             if m.group(2).startswith("["):
                 for item in re.finditer(r"[^\[\],\s'\"]+", m.group(2)):
-                    facts.extend(_conda_item(section, item.group(0), number, m.start(2) + item.start()))
+                    items = _conda_item(section, item.group(0), number, m.start(2) + item.start())
+                    conda_torch = conda_torch or any(f.name in CONDA_PYTORCH for f in items)
+                    facts.extend(items)
             continue
         entry = CONDA_ITEM.match(line)
         if not entry or not entry.group(2):
@@ -57,8 +71,18 @@ def conda(source: bytes) -> Extraction:
             for s, e, name, spec in requirement_line(line, offset, offset + len(unquoted)):
                 facts.append(fact("requirement", name, number, s, e, text=spec))
         else:
-            facts.extend(_conda_item(section, value, number, start))
-    return finish(text, facts)
+            items = _conda_item(section, value, number, start)
+            conda_torch = conda_torch or any(f.name in CONDA_PYTORCH for f in items)
+            facts.extend(items)
+    return finish(text, _framework_runtime(facts, conda_torch))
+
+
+def _framework_runtime(facts: list[Fact], conda_torch: bool) -> list[Fact]:
+    """The CUDA runtime pins of an environment that installs PyTorch from conda and no CUDA toolchain, with the role
+    `framework_runtime`."""
+    if not conda_torch or any(f.name in CONDA_TOOLCHAIN for f in facts):
+        return facts
+    return [dataclasses.replace(f, role="framework_runtime") if f.name in CONDA_RUNTIME_PINS else f for f in facts]
 
 
 def _conda_item(section: str, value: str, number: int, start: int) -> list[Fact]:
