@@ -85,6 +85,8 @@ STRUCTURE_KINDS: dict[str, str] = {
                     "`SRCS += a.cu`), or a pattern that globs them (`file(GLOB_RECURSE SRCS *.cu)`, make "
                     "`$(wildcard cuda/*.cu)`; text: the mode and variable), relative to its folder",
     "cmake_subdirectory": "`add_subdirectory(dir)`",
+    "build_filter": "`list(FILTER SRC EXCLUDE REGEX re)` in the first branch of a top-level `if(NOT X)`: the name is the "
+                    "regular expression, the text the list variable and X",
     "cargo_package": "a Cargo.toml `[package]` name",
     "cargo_member": "a Cargo workspace member as written (a path or glob); text `default` or `not-default` where "
                     "`default-members` is given, `only-default` for a default member `members` omits, `exclude`",

@@ -52,7 +52,8 @@ def test_a_member_a_default_feature_reaches_is_required(tmp_path: Path, rulebase
 
 
 def test_a_default_member_is_required(tmp_path: Path, rulebase) -> None:
-    tree = edited(CARGO, tmp_path, {"Cargo.toml": ('    "api/ffi",\n]\n\n[workspace.dep', '    "api/ffi",\n    "cuda",\n]\n\n[workspace.dep')})
+    tail = '    "api/ffi",\n]\n\n[workspace.dep'
+    tree = edited(CARGO, tmp_path, {"Cargo.toml": (tail, tail.replace('"api/ffi",', '"api/ffi",\n    "cuda",'))})
     assert statuses(scanned(tree, rulebase), KERNEL) == {""}
 
 
@@ -123,3 +124,32 @@ def test_an_else_ifeq_chain_is_read_test_by_test() -> None:
         ("LYS_BACKEND_OPENCL", 2, 4), ("LYS_BACKEND_CUDA", 4, 6)}
     assert {(f.name, f.text) for f in facts if f.kind == "build_switch"} == {
         ("LYS_BACKEND_OPENCL", "ON make"), ("LYS_BACKEND_CUDA", "OFF make")}
+
+
+FILTER = "cmake_filter_out_cuda"
+
+
+def test_sources_a_default_branch_filters_out_of_the_list_are_the_switchs(rulebase) -> None:
+    """GraPaSim: `if(NOT CUDA) list(FILTER MY_SRC EXCLUDE REGEX ".*\\.cu")` after a glob of *.cpp and *.cu."""
+    data = report(FILTER, rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch CUDA"]
+    assert part["class"] == "migration-required"
+    assert "src/CMakeLists.txt:8 if(NOT CUDA) list(FILTER MY_SRC EXCLUDE REGEX .*\\.cu)" in part["evidence"]
+    assert statuses(data, "src/Particles/LinkedCellsImpl.cu") == {"optional"}
+
+
+def test_a_filter_under_another_switch_keeps_the_sources(tmp_path: Path, rulebase) -> None:
+    tree = edited(FILTER, tmp_path, {"src/CMakeLists.txt": ("if(NOT CUDA)", "if(NOT ENABLE_VTK)")})
+    data = scanned(tree, rulebase)
+    assert statuses(data, "src/Particles/LinkedCellsImpl.cu") == {""}
+
+
+def test_a_filter_fact_needs_a_negated_switch_at_the_top_level() -> None:
+    def filters(text: bytes) -> list[tuple[str, str]]:
+        return [(f.name, f.text) for f in buildfiles.cmake(text).facts if f.kind == "build_filter"]
+
+    assert filters(b'if(NOT CUDA)\n  list(FILTER SRC EXCLUDE REGEX ".*\\\\.cu")\nendif()\n') == [(r".*\.cu", "SRC CUDA")]
+    assert filters(b'if(NOT CUDA)\nelse()\n  list(FILTER SRC EXCLUDE REGEX ".*\\\\.cu")\nendif()\n') == []
+    assert filters(b'list(FILTER SRC EXCLUDE REGEX ".*\\\\.cu")\n') == []
+    assert filters(b'if(NOT CUDA)\n  list(FILTER SRC INCLUDE REGEX ".*\\\\.cu")\nendif()\n') == []

@@ -331,6 +331,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     extend(regions, goals.regions)
     for path, region in goals.gated.items():
         gated.setdefault(path, region)
+    for path, region in reach.filtered_out(facts, kinds).items():  # `if(NOT CUDA) list(FILTER SRC EXCLUDE ...)`
+        gated.setdefault(path, region)
     unset = never_set(facts, kinds, known)  # each read once from the facts
     stated = follow_defaults(declared_switches(facts), chosen) | declared_on_detection(facts, regions, gated, known)
     declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated}

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from migrate.model import Fact
 from migrate.workloads.build_sources import named_files, prefixes
 from migrate.workloads.includes import includers_of
+from migrate.workloads.switches import Region
 
 MANIFEST = "Cargo.toml"
 DEFAULT_FEATURE = "default"
@@ -245,3 +247,37 @@ def _target(crate: _Crate, key: str, table: Mapping[str, Fact], root: str) -> st
         return None
     folder = posixpath.normpath(posixpath.join(base, source[len("path="):]))
     return "" if folder == "." else folder
+
+
+def filtered_out(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, Region]:
+    """Source -> the branch that keeps it: a source a CMake file names only through a glob into a list that an
+    `if(NOT X)` branch of the same file filters it out of (`build_filter`: GraPaSim's `if(NOT CUDA) list(FILTER MY_SRC
+    EXCLUDE REGEX ".*\\.cu")` after `file(GLOB_RECURSE MY_SRC "*.cpp" "*.cu")`) is compiled only when X is on, as if
+    an `if(X)` listed it. A source any build file names otherwise keeps its reading."""
+    files = frozenset(kinds)
+    others: set[str] = set()
+    out: dict[str, Region] = {}
+    for path, items in facts.items():
+        filters = [f for f in items if f.kind == "build_filter"]
+        for f in items:
+            if f.kind != "build_source":
+                continue
+            named = named_files(path, f, files)
+            variable = f.text.split()[-1] if f.text.startswith("GLOB") else ""
+            for cut in (c for c in filters if variable and c.text.split()[0] == variable):
+                pattern = _regex(cut.name)
+                for source in named:
+                    if pattern is not None and pattern.search(source):
+                        switch = cut.text.split()[1]
+                        out.setdefault(source, Region(path, cut.line, cut.line, switch,
+                                                      f"if(NOT {switch}) list(FILTER {variable} EXCLUDE REGEX {cut.name})"))
+            if not any(variable and c.text.split()[0] == variable for c in filters):
+                others.update(named)
+    return {p: r for p, r in out.items() if p not in others}
+
+
+def _regex(text: str) -> re.Pattern[str] | None:
+    try:
+        return re.compile(text)
+    except re.error:
+        return None
