@@ -153,3 +153,10 @@ def test_a_filter_fact_needs_a_negated_switch_at_the_top_level() -> None:
     assert filters(b'if(NOT CUDA)\nelse()\n  list(FILTER SRC EXCLUDE REGEX ".*\\\\.cu")\nendif()\n') == []
     assert filters(b'list(FILTER SRC EXCLUDE REGEX ".*\\\\.cu")\n') == []
     assert filters(b'if(NOT CUDA)\n  list(FILTER SRC INCLUDE REGEX ".*\\\\.cu")\nendif()\n') == []
+
+
+def test_a_folder_another_cmakelists_includes_by_path_is_reached(tmp_path: Path, rulebase) -> None:
+    """flashlight's shape: `include(${CMAKE_CURRENT_LIST_DIR}/backend/cudnn/CMakeLists.txt)` reads that folder's file."""
+    tree = edited(CMAKE, tmp_path, {"CMakeLists.txt": ("# add_subdirectory(cuda_sample)",
+                                                       "include(${CMAKE_CURRENT_LIST_DIR}/cuda_sample/CMakeLists.txt)")})
+    assert statuses(scanned(tree, rulebase), "cuda_sample/vec_add.cu") == {""}

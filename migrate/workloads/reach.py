@@ -8,7 +8,8 @@ Read today, two roots:
   with a CMakeLists.txt of its own that no add_subdirectory reaches (read in every CMakeLists.txt reached and every
   .cmake module, whichever folder includes it, and under any switch) is a build of its own, run only on request.
   Its files are unreached unless a reached build file names them as sources or a file outside it includes them.
-  Nothing is said where an add_subdirectory names a folder through a variable, or an ExternalProject/FetchContent/
+  A CMakeLists.txt another one include()s by its path is reached too. Nothing is said where an add_subdirectory or
+  such an include() names a folder through another variable, or an ExternalProject/FetchContent/
   `subdirs` command could configure any folder;
 - a Cargo workspace (https://doc.rust-lang.org/cargo/reference/workspaces.html). `cargo build` at its
 root compiles the default members (`default-members`; without it the root package, or every member of a virtual
@@ -91,6 +92,9 @@ CMAKE_ROOT = "CMakeLists.txt"
 # build files beside a top CMakeLists.txt that may configure any of its folders themselves (`cmake -S sub`)
 OTHER_ROOTS = frozenset({"setup.py", "pyproject.toml", "Makefile", "makefile", "GNUmakefile", "Cargo.toml",
                          "meson.build", "build.sh", "configure"})
+# folder variables an include() of another folder's CMakeLists.txt starts from
+DIRECTORY_VARIABLE = re.compile(
+    r"^\$\{(?:CMAKE_CURRENT_LIST_DIR|CMAKE_CURRENT_SOURCE_DIR|PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR)\}/?")
 # commands that may configure a folder of the project no add_subdirectory names
 OPAQUE_COMMANDS = frozenset({"externalproject_add", "fetchcontent_declare", "fetchcontent_populate", "subdirs",
                              "add_subdirectories"})
@@ -126,11 +130,17 @@ def _cmake_unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, st
                    for items in cmake.values() for f in items):
         return {}
     folders = set(_cmake_folders(kinds))
-    modules = [(p, f) for p, items in cmake.items() if p.endswith(".cmake") for f in items
-               if f.kind == "cmake_subdirectory"]
+    tails = [f.name for p, items in cmake.items() if p.endswith(".cmake") for f in items
+             if f.kind == "cmake_subdirectory"]
+    for f in (f for items in cmake.values() for f in items if f.kind == "cmake" and f.name.lower() == "include"
+              and f.text.endswith(CMAKE_ROOT)):  # include(${CMAKE_CURRENT_LIST_DIR}/backend/cudnn/CMakeLists.txt)
+        folder = DIRECTORY_VARIABLE.sub("", f.text)[:-len(CMAKE_ROOT)].strip("/")
+        if "$" in folder:
+            return {}
+        tails.append(folder)
     reached, todo = {""}, [""]
-    for _, f in modules:  # a module may be included from any folder: it reaches the folders of that name anywhere
-        tail = posixpath.normpath(f.name).lstrip("./")
+    for name in tails:  # a module may be included from any folder: it reaches the folders of that name anywhere
+        tail = posixpath.normpath(name).lstrip("./")
         reached |= {d for d in folders if d == tail or d.endswith(f"/{tail}")}
     todo += sorted(reached - {""})
     while todo:

@@ -55,17 +55,15 @@ def extract(source: bytes) -> Extraction:
 
 
 def _members(workspace: Mapping[str, Any], where: _Where) -> list[Fact]:
-    members = [m for m in workspace.get("members", []) if isinstance(m, str)]
-    defaults = [m for m in workspace.get("default-members", []) if isinstance(m, str)] \
-        if isinstance(workspace.get("default-members"), list) else None
+    members = _strings(workspace.get("members"))
+    defaults = _strings(workspace.get("default-members")) if isinstance(workspace.get("default-members"), list) else None
     out = []
     for member in members:
         text = "" if defaults is None else ("default" if _norm(member) in map(_norm, defaults) else "not-default")
         out.append(where.fact("cargo_member", _norm(member), f'"{member}"', text=text))
     out += [where.fact("cargo_member", _norm(m), f'"{m}"', text="only-default") for m in defaults or []
             if _norm(m) not in map(_norm, members)]
-    out += [where.fact("cargo_member", _norm(m), f'"{m}"', text="exclude") for m in workspace.get("exclude", [])
-            if isinstance(m, str)]
+    out += [where.fact("cargo_member", _norm(m), f'"{m}"', text="exclude") for m in _strings(workspace.get("exclude"))]
     return out
 
 
@@ -96,6 +94,10 @@ def _dependencies(table: Mapping[str, Any], where: _Where, role: str) -> list[Fa
         if wanted:
             out.append(where.fact("cargo_feature", f"{key}/", str(key), text="\n".join(wanted)))
     return out
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _norm(path: str) -> str:
