@@ -85,6 +85,16 @@ STRUCTURE_KINDS: dict[str, str] = {
                     "`SRCS += a.cu`), or a pattern that globs them (`file(GLOB_RECURSE SRCS *.cu)`, make "
                     "`$(wildcard cuda/*.cu)`; text: the mode and variable), relative to its folder",
     "cmake_subdirectory": "`add_subdirectory(dir)`",
+    "build_filter": "`list(FILTER SRC EXCLUDE REGEX re)` in the first branch of a top-level `if(NOT X)`: the name is the "
+                    "regular expression, the text the list variable and X",
+    "cargo_package": "a Cargo.toml `[package]` name",
+    "cargo_member": "a Cargo workspace member as written (a path or glob); text `default` or `not-default` where "
+                    "`default-members` is given, `only-default` for a default member `members` omits, `exclude`",
+    "cargo_dependency": "a Cargo dependency `cargo build` may compile (not dev-dependencies): the name is the package, "
+                        "the text `path=<folder>`, `workspace` or empty; role words `optional`, `workspace-table`, "
+                        "`no-default-features`",
+    "cargo_feature": "a Cargo `[features]` entry (the name; its items one a line in the text), or the features a "
+                     "dependency asks for (named `<dependency key>/`)",
     "cmake_genex": "a conditional generator expression (`$<$<COMPILE_LANGUAGE:CUDA>:...>`) over its lines; the name is "
                    "its condition",
     "make_goal_only": "a Makefile rule (or the assignment of a variable only such rules use) that make's default goal "

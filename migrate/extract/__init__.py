@@ -97,7 +97,7 @@ EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
     "makefile": _lazy("text.buildfiles", "makefile"),
     "shell": _lazy("text.buildfiles", "shell"),
     "gitmodules": _lazy("text.repositories", "gitmodules"),
-    "cargo": _lazy("text.deps", "cargo"),
+    "cargo": _lazy("text.cargo", "extract"),
 }
 
 

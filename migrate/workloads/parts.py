@@ -26,7 +26,7 @@ from migrate.model import Fact, Finding, Status, class_rank, evolve
 from migrate.rulebase import families
 from migrate.scan.layout import hip_members, hip_twinned
 from migrate.vocabulary import ALWAYS_DEFINED, BUILD_FILE_KINDS
-from migrate.workloads import build_scopes, make_goals, ported
+from migrate.workloads import build_scopes, make_goals, ported, reach
 from migrate.workloads.alternatives import covering, run_time_alternatives
 from migrate.workloads.build_sources import prefixes
 from migrate.workloads.includes import gate_headers, included_by_required, optional_includes
@@ -134,6 +134,9 @@ class ProjectParts:
     # Python file -> (first line, last line, evidence) of each `if` branch with an import that a run without command-line
     # options does not take (workloads/option_branches.py)
     unasked: Mapping[str, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
+    # file -> (folder/ of its part, evidence): a part with a build of its own that the default build does not reach
+    # (workloads/reach.py)
+    unreached: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -150,6 +153,9 @@ class ProjectParts:
             return Part(folder, (self.alternatives[folder],))
         if path in self.optional_modules:
             return Part(path, (self.optional_modules[path],))
+        if path in self.unreached:
+            folder, why = self.unreached[path]
+            return Part(f"{folder.rstrip('/')} (not reached by the default build)", (why,))
         if self.run_time and (key := covering(self.run_time, path, finding.line)) is not None:
             return Part(f"{key.rstrip('/')} (chosen at run time)", (self.run_time[key],))
         scope = next((s for s in self.runtime_scopes.get(path, ()) if s[0] <= finding.line <= s[1]), None)
@@ -266,7 +272,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "runtime_scopes": {k: [list(s) for s in v] for k, v in parts.runtime_scopes.items()},
             "run_time": dict(parts.run_time),
             "found_under": {k: region(r) for k, r in parts.found_under.items()},
-            "unasked": {k: [list(s) for s in v] for k, v in parts.unasked.items()}}
+            "unasked": {k: [list(s) for s in v] for k, v in parts.unasked.items()},
+            "unreached": {k: list(v) for k, v in parts.unreached.items()}}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -305,7 +312,7 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         run_time=strings(data.get("run_time", {})),
         found_under={str(k): region(r) for k, r in data.get("found_under", {}).items()},
         unasked={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v) for k, v in data.get("unasked", {}).items()},
-        known=known)
+        unreached={str(k): (str(a), str(b)) for k, (a, b) in data.get("unreached", {}).items()}, known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -330,6 +337,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     goals = make_goals.outside_default_goal(facts)  # rules make's default goal does not reach, and what only they name
     extend(regions, goals.regions)
     for path, region in goals.gated.items():
+        gated.setdefault(path, region)
+    for path, region in reach.filtered_out(facts, kinds).items():  # `if(NOT CUDA) list(FILTER SRC EXCLUDE ...)`
         gated.setdefault(path, region)
     unset = never_set(facts, kinds, known)  # each read once from the facts
     stated = follow_defaults(declared_switches(facts), chosen) | declared_on_detection(facts, regions, gated, known)
@@ -407,7 +416,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         runtime_scopes=alternative_runtime_scopes(facts, known),
                         run_time=run_time_alternatives(facts, kinds, findings),
                         found_under=found_only_under(facts, regions, gated, switches, known),
-                        unasked={p: tuple(v) for p, v in branches_not_taken(facts).items()}, known=known)
+                        unasked={p: tuple(v) for p, v in branches_not_taken(facts).items()},
+                        unreached=reach.unreached(facts, kinds), known=known)
     return replace(project, images=_images_of_optional_builds(project, kinds, findings))
 
 

@@ -120,8 +120,11 @@ def _make_switches(text: str) -> list[Fact]:
                 variable, _, value = name.partition("=")
                 out.append(Fact(kind="switch_branch", name=f"{variable}_{value.upper()}" if value else name, line=first,
                                 column=1, end_line=number, end_column=1, text=f"make: {name}"))
-            if directive == "else":
-                stack.append((number, ""))
+            if directive == "else":  # `else ifeq ($(BACKEND),cuda)`: the next test of one chain, closed by one endif
+                chained = (words[1] if len(words) > 1 else "").split(None, 1)
+                test = _make_switch(chained[0], chained[1] if len(chained) > 1 else "") \
+                    if chained and chained[0] in MAKE_CONDITIONALS else ""
+                stack.append((number, test))
     return out
 
 

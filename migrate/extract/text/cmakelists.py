@@ -68,6 +68,7 @@ def extract(source: bytes) -> Extraction:
     roots = _root_names(commands)
     stops = _stops_without(commands)
     facts.extend(_branches(commands, where))
+    facts.extend(_source_filters(commands, where))
     facts.extend(_value_defaults(commands, where))
     facts.extend(_guards(text, commands, where))
     facts.extend(_generator_expressions(text, where))
@@ -470,6 +471,30 @@ def _branches(commands: list[Command], where: _Positions) -> list[Fact]:
             stack.append((line, backend, switches, origin))
         elif command.name == "endif" and stack:
             close(line)
+    return out
+
+
+def _source_filters(commands: list[Command], where: _Positions) -> list[Fact]:
+    """`list(FILTER SRC EXCLUDE REGEX ".*\\.cu")` in the first branch of an `if(NOT X)` at a file's top level
+    (`build_filter`: the name is the regular expression, the text `<list variable> <X>`): the list loses those sources
+    unless X is on (https://cmake.org/cmake/help/latest/command/list.html#filter)."""
+    out: list[Fact] = []
+    stack: list[tuple[str, bool]] = []  # (the X of an `if(NOT X)`, or "", whether still in its first branch)
+    for command in commands:
+        args = command.arguments
+        if command.name == "if":
+            texts = [a.text for a in args]
+            negated = len(texts) == 2 and texts[0] == "NOT" and _switch_word(texts[1]) and not args[1].quoted
+            stack.append((texts[1] if negated else "", True))
+        elif command.name in ("elseif", "else") and stack:
+            stack[-1] = (stack[-1][0], False)
+        elif command.name == "endif" and stack:
+            stack.pop()
+        elif command.name == "list" and len(args) == 5 and [a.text.upper() for a in args[:4]] == \
+                ["FILTER", args[1].text.upper(), "EXCLUDE", "REGEX"] and len(stack) == 1 and stack[0][0] and stack[0][1]:
+            line, col = where(command.start)
+            out.append(fact("build_filter", args[4].text.replace("\\\\", "\\"), line, col, col + len(command.name),
+                            text=f"{args[1].text} {stack[0][0]}"))
     return out
 
 

@@ -104,13 +104,6 @@ def pyproject(source: bytes) -> Extraction:
     return toml_manifest.extract(source)
 
 
-def cargo(source: bytes) -> Extraction:
-    """Cargo.toml: Rust crates are no CUDA dependency; the file is read for its ROCm features only
-    (extract/text/rocm_path.py)."""
-    text = source.decode("utf-8")
-    return finish(text, [])
-
-
 def setup_cfg(source: bytes) -> Extraction:
     """setup.cfg: install_requires, extras_require and dependency_links entries, one per line."""
     text = source.decode("utf-8")

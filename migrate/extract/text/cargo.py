@@ -1,0 +1,122 @@
+"""extract, Cargo.toml: what `cargo build` at a workspace root compiles (the workspace's members and default
+members, each crate's path dependencies and default features), read by workloads/reach.py. Rust crates are no CUDA
+dependency themselves; the file's ROCm features are read by extract/text/rocm_path.py.
+
+Facts (https://doc.rust-lang.org/cargo/reference/workspaces.html, .../specifying-dependencies.html, .../features.html):
+- `cargo_package`: the `[package]` name;
+- `cargo_member`: a `[workspace]` member as written (a path or a glob); text `default` when `default-members` lists
+  it too, `exclude` for an `exclude` entry, `only-default` for a default member `members` does not list;
+- `cargo_dependency`: a dependency `cargo build` may compile (`[dependencies]`, `[build-dependencies]`, their
+  `[target.*]` forms and `[workspace.dependencies]`; not dev-dependencies): the name is its key (the name features use),
+  the text `path=<folder>` (`workspace` for `x.workspace = true`, empty from a registry), role `optional` for
+  `optional = true`, `workspace-table` for an entry of `[workspace.dependencies]`, `no-default-features` where
+  `default-features = false`;
+- `cargo_feature`: a `[features]` entry: the name is the feature, the text its items one a line; a dependency's
+  requested features come as `cargo_feature` facts named `<dependency key>/` with the features in the text."""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from migrate.compat import tomllib
+from migrate.extract.text.lines import fact, finish
+from migrate.model import Extraction, Fact
+
+DEPENDENCY_TABLES = ("dependencies", "build-dependencies", "build_dependencies")
+
+
+def extract(source: bytes) -> Extraction:
+    text = source.decode("utf-8")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return finish(text, [], [f"Cargo.toml not read: {exc}"])
+    where = _Where(text)
+    facts: list[Fact] = []
+    package = data.get("package")
+    if isinstance(package, dict) and isinstance(package.get("name"), str):
+        facts.append(where.fact("cargo_package", package["name"], "name"))
+    workspace = data.get("workspace")
+    if isinstance(workspace, dict):
+        facts += _members(workspace, where)  # before the dependencies: a member's line is its `"path"` entry
+        table = workspace.get("dependencies")
+        if isinstance(table, dict):
+            facts += _dependencies(table, where, "workspace-table")
+    for table in _dependency_tables(data):
+        facts += _dependencies(table, where, "")
+    features = data.get("features")
+    if isinstance(features, dict):
+        for name, items in features.items():
+            if isinstance(items, list):
+                facts.append(where.fact("cargo_feature", str(name), str(name),
+                                        text="\n".join(str(i) for i in items if isinstance(i, str))))
+    return finish(text, facts)
+
+
+def _members(workspace: Mapping[str, Any], where: _Where) -> list[Fact]:
+    members = _strings(workspace.get("members"))
+    defaults = _strings(workspace.get("default-members")) if isinstance(workspace.get("default-members"), list) else None
+    out = []
+    for member in members:
+        text = "" if defaults is None else ("default" if _norm(member) in map(_norm, defaults) else "not-default")
+        out.append(where.fact("cargo_member", _norm(member), f'"{member}"', text=text))
+    out += [where.fact("cargo_member", _norm(m), f'"{m}"', text="only-default") for m in defaults or []
+            if _norm(m) not in map(_norm, members)]
+    out += [where.fact("cargo_member", _norm(m), f'"{m}"', text="exclude") for m in _strings(workspace.get("exclude"))]
+    return out
+
+
+def _dependency_tables(data: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    for key in DEPENDENCY_TABLES:
+        if isinstance(data.get(key), dict):
+            yield data[key]
+    targets = data.get("target")
+    if isinstance(targets, dict):
+        for spec in targets.values():
+            if isinstance(spec, dict):
+                yield from (spec[k] for k in DEPENDENCY_TABLES if isinstance(spec.get(k), dict))
+
+
+def _dependencies(table: Mapping[str, Any], where: _Where, role: str) -> list[Fact]:
+    out = []
+    for key, spec in table.items():
+        if not isinstance(spec, dict):
+            out.append(where.fact("cargo_dependency", str(key), str(key), role=role))  # `x = "1.0"`: a registry's
+            continue
+        source = f"path={_norm(spec['path'])}" if isinstance(spec.get("path"), str) else \
+            "workspace" if spec.get("workspace") is True else ""
+        roles = [r for r, on in ((role, bool(role)), ("optional", spec.get("optional") is True),
+                                 ("no-default-features", spec.get("default-features") is False)) if on]
+        out.append(where.fact("cargo_dependency", str(key), str(key), text=source, role=" ".join(roles)))
+        wanted = [str(f) for f in spec.get("features", []) if isinstance(f, str)] \
+            if isinstance(spec.get("features"), list) else []
+        if wanted:
+            out.append(where.fact("cargo_feature", f"{key}/", str(key), text="\n".join(wanted)))
+    return out
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _norm(path: str) -> str:
+    return path.strip().strip("/").removeprefix("./")
+
+
+class _Where:
+    """The line a key or value is first written on (TOML's parser keeps no positions)."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.split("\n")
+
+    def fact(self, kind: str, name: str, needle: str, *, text: str = "", role: str = "") -> Fact:
+        pattern = re.compile(rf"(?<![\w-]){re.escape(needle)}(?![\w-])")
+        single = needle.replace('"', "'")  # a member may be written in single quotes
+        for number, line in enumerate(self.lines, start=1):
+            code = line.split("#", 1)[0]
+            if (m := pattern.search(code) or pattern.search(code.replace(single, needle))) is not None:
+                start = m.start() + (1 if needle.startswith('"') else 0)
+                return fact(kind, name, number, start, m.end() - (1 if needle.startswith('"') else 0),
+                            text=text, role=role)
+        return fact(kind, name, 1, 0, 1, text=text, role=role)

@@ -1,0 +1,293 @@
+"""What the project's default build reaches, read from a root the tool understands; a part with CUDA ties that
+such a root does not reach is optional (docs/decisions/2026-12-06-required-is-what-the-default-reaches.md).
+
+Read today, two roots:
+- a CMake project whose top folder holds its only build (a CMakeLists.txt and no setup.py, pyproject.toml,
+  Makefile, Cargo.toml or meson.build beside it): CMake configures a folder's CMakeLists.txt only when a configured
+  one names it in `add_subdirectory` (https://cmake.org/cmake/help/latest/command/add_subdirectory.html). A folder
+  with a CMakeLists.txt of its own that no add_subdirectory reaches (read in every CMakeLists.txt reached and every
+  .cmake module, whichever folder includes it, and under any switch) is a build of its own, run only on request.
+  Its files are unreached unless a reached build file names them as sources or a file outside it includes them.
+  A CMakeLists.txt another one include()s by its path is reached too. Nothing is said where an add_subdirectory or
+  such an include() names a folder through another variable, or an ExternalProject/FetchContent/
+  `subdirs` command could configure any folder;
+- a Cargo workspace (https://doc.rust-lang.org/cargo/reference/workspaces.html). `cargo build` at its
+root compiles the default members (`default-members`; without it the root package, or every member of a virtual
+manifest), each with its default features, and what they depend on: path and workspace dependencies, an optional
+one only where an enabled feature turns it on (`dep:x`, `x`, `x/f`, not `x?/f`), and dev-dependencies never. A
+member nothing of that reaches is built only on request (`cargo build -p tract-cuda`, `--features cuda`). Where
+the tool cannot tell what the default reaches (no workspace manifest, a member glob naming no crate it sees), it
+says nothing: the old readings stand."""
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from migrate.model import Fact
+from migrate.workloads.build_sources import named_files, prefixes
+from migrate.workloads.includes import includers_of
+from migrate.workloads.switches import Region
+
+MANIFEST = "Cargo.toml"
+DEFAULT_FEATURE = "default"
+ROUNDS = 64  # features reach crates that enable features: a fixed point well within this many rounds
+
+
+@dataclass(slots=True)
+class _Crate:
+    folder: str
+    facts: Sequence[Fact]
+    features: dict[str, list[str]] = field(default_factory=dict)
+    dependencies: dict[str, Fact] = field(default_factory=dict)
+    asks: dict[str, list[str]] = field(default_factory=dict)  # dependency key -> features its entry asks for
+
+    @classmethod
+    def read(cls, folder: str, facts: Sequence[Fact]) -> _Crate:
+        crate = cls(folder, facts)
+        for f in facts:
+            if f.kind == "cargo_feature" and f.name.endswith("/"):
+                crate.asks[f.name[:-1]] = f.text.split("\n")
+            elif f.kind == "cargo_feature":
+                crate.features[f.name] = [i for i in f.text.split("\n") if i]
+            elif f.kind == "cargo_dependency" and "workspace-table" not in f.role.split():
+                crate.dependencies[f.name] = f
+        return crate
+
+    def enabled(self, asked: set[str]) -> set[str]:
+        """The feature items on with these features asked for (a feature names others, items and dependencies)."""
+        on: set[str] = set()
+        todo = [a for a in asked if a in self.features or a == DEFAULT_FEATURE]
+        while todo:
+            name = todo.pop()
+            if name in on:
+                continue
+            on.add(name)
+            for item in self.features.get(name, ()):
+                if item in self.features:
+                    todo.append(item)
+                else:
+                    on.add(item)
+        return on
+
+    def needs(self, asked: set[str]) -> dict[str, set[str]]:
+        """Dependency key -> the features asked of it, for the dependencies this crate compiles with these on."""
+        on = self.enabled(asked)
+        out: dict[str, set[str]] = {}
+        for key, dep in self.dependencies.items():
+            turned_on = key in on or f"dep:{key}" in on or any(i.startswith(f"{key}/") for i in on)
+            if "optional" in dep.role.split() and not turned_on:
+                continue
+            wanted = set(self.asks.get(key, ())) | {i.partition("/")[2] for i in on
+                                                    if i.startswith((f"{key}/", f"{key}?/"))}
+            if "no-default-features" not in dep.role.split():
+                wanted.add(DEFAULT_FEATURE)
+            out[key] = wanted
+        return out
+
+
+CMAKE_ROOT = "CMakeLists.txt"
+# build files beside a top CMakeLists.txt that may configure any of its folders themselves (`cmake -S sub`)
+OTHER_ROOTS = frozenset({"setup.py", "pyproject.toml", "Makefile", "makefile", "GNUmakefile", "Cargo.toml",
+                         "meson.build", "build.sh", "configure"})
+# folder variables an include() of another folder's CMakeLists.txt starts from
+DIRECTORY_VARIABLE = re.compile(
+    r"^\$\{(?:CMAKE_CURRENT_LIST_DIR|CMAKE_CURRENT_SOURCE_DIR|PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR)\}/?")
+# commands that may configure a folder of the project no add_subdirectory names
+OPAQUE_COMMANDS = frozenset({"externalproject_add", "fetchcontent_declare", "fetchcontent_populate", "subdirs",
+                             "add_subdirectories"})
+
+
+def unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, tuple[str, str]]:
+    """File -> (its part's folder/, evidence), for each file of a part the project's default build does not reach."""
+    folders = {**_cmake_unreached(facts, kinds), **_cargo_unreached(facts)}
+    if not folders:
+        return {}
+    owners = {**dict.fromkeys(_cmake_folders(kinds), ""), **dict.fromkeys(
+        (posixpath.dirname(p) for p in kinds if posixpath.basename(p) == MANIFEST), "")}
+    out: dict[str, str] = {}
+    for path in kinds:
+        owner = next((p for p in prefixes(posixpath.dirname(path) + "/") if p in folders or p.rstrip("/") in owners),
+                     None) if "/" in path else None
+        if owner is not None and owner in folders:
+            out[path] = owner
+    return {path: (owner, folders[owner]) for path, owner in _keep_needed(out, facts, kinds).items()}
+
+
+def _cmake_folders(kinds: Mapping[str, str]) -> list[str]:
+    return [posixpath.dirname(p) for p in kinds if posixpath.basename(p) == CMAKE_ROOT]
+
+
+def _cmake_unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, str]:
+    """Folder/ -> evidence, for each folder with a CMakeLists.txt that the top one does not reach."""
+    if CMAKE_ROOT not in kinds or any(p in kinds for p in OTHER_ROOTS):
+        return {}
+    cmake = {p: facts.get(p, ()) for p in kinds if p.endswith((CMAKE_ROOT, ".cmake"))}
+    if any(f.kind == "cmake" and f.name.lower() in OPAQUE_COMMANDS for items in cmake.values() for f in items) \
+            or any(f.kind == "cmake_subdirectory" and ("${" in f.name or "$" in f.name)
+                   for items in cmake.values() for f in items):
+        return {}
+    folders = set(_cmake_folders(kinds))
+    tails = [f.name for p, items in cmake.items() if p.endswith(".cmake") for f in items
+             if f.kind == "cmake_subdirectory"]
+    for f in (f for items in cmake.values() for f in items if f.kind == "cmake" and f.name.lower() == "include"
+              and f.text.endswith(CMAKE_ROOT)):  # include(${CMAKE_CURRENT_LIST_DIR}/backend/cudnn/CMakeLists.txt)
+        folder = DIRECTORY_VARIABLE.sub("", f.text)[:-len(CMAKE_ROOT)].strip("/")
+        if "$" in folder:
+            return {}
+        tails.append(folder)
+    reached, todo = {""}, [""]
+    for name in tails:  # a module may be included from any folder: it reaches the folders of that name anywhere
+        tail = posixpath.normpath(name).lstrip("./")
+        reached |= {d for d in folders if d == tail or d.endswith(f"/{tail}")}
+    todo += sorted(reached - {""})
+    while todo:
+        folder = todo.pop()
+        for f in cmake.get(posixpath.join(folder, CMAKE_ROOT), ()):
+            if f.kind != "cmake_subdirectory":
+                continue
+            target = posixpath.normpath(posixpath.join(folder, f.name))
+            if target in folders and target not in reached:
+                reached.add(target)
+                todo.append(target)
+    out = {}
+    for folder in sorted(folders - reached):  # a folder below one unreached is its own too: nearest build wins
+        out[f"{folder}/"] = (f"{folder}/{CMAKE_ROOT}: a build of its own; no add_subdirectory of the top "
+                                 f"{CMAKE_ROOT} (nor of a folder it reaches, nor of a .cmake module) names {folder}")
+    return out
+
+
+def _keep_needed(out: dict[str, str], facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, str]:
+    """Drops the files a reached build file names as sources, and those a file outside the unreached parts includes."""
+    files = frozenset(kinds)
+    for path, items in facts.items():
+        if path in out or not path.endswith((CMAKE_ROOT, ".cmake")):
+            continue
+        for f in items:
+            if f.kind == "build_source":
+                for named in named_files(path, f, files):
+                    out.pop(named, None)
+    includers = includers_of(facts)
+    changed = True
+    while changed:
+        changed = False
+        for path in sorted(out):
+            if any(p not in out for p in includers.get(posixpath.basename(path), ())):
+                del out[path]
+                changed = True
+    return out
+
+
+def _cargo_unreached(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
+    """Folder/ -> evidence, for each Cargo workspace member the workspace's default build does not reach."""
+    out: dict[str, str] = {}
+    manifests = {posixpath.dirname(p): items for p, items in facts.items() if posixpath.basename(p) == MANIFEST}
+    for root, items in sorted(manifests.items()):
+        members = [f for f in items if f.kind == "cargo_member"]
+        if members:
+            out.update(_workspace(root, items, members, manifests))
+    return out
+
+
+def _workspace(root: str, items: Sequence[Fact], members: Sequence[Fact],
+               manifests: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
+    folders = {f: _expand(root, f, manifests) for f in members}
+    if any(not found for f, found in folders.items() if f.text != "exclude"):
+        return {}  # a member the scan does not see: it could be anything, the reach is not known
+    excluded = {p for f, found in folders.items() if f.text == "exclude" for p in found}
+    every = {p for f, found in folders.items() if f.text != "exclude" for p in found} - excluded
+    if any(f.text in ("default", "only-default") for f in members):
+        defaults = {p for f, found in folders.items() if f.text in ("default", "only-default") for p in found}
+        said = "its default-members"
+    elif any(f.kind == "cargo_package" for f in items):
+        defaults, said = {root}, "its root package"
+    else:
+        defaults, said = every, "every member"
+    table = {f.name: f for f in items if f.kind == "cargo_dependency" and "workspace-table" in f.role.split()}
+    reached = _reach(defaults, manifests, table, root)
+    manifest = posixpath.join(root, MANIFEST)
+    out = {}
+    for member in sorted(every - reached - {""}):
+        line = next((f.line for f, found in folders.items() if member in found), 1)
+        out[f"{member}/"] = (
+            f"{manifest}:{line}: `cargo build` at the workspace root compiles {said} with their default features; "
+            f"nothing they depend on by default reaches {posixpath.join(member, MANIFEST)}")
+    return out
+
+
+def _expand(root: str, member: Fact, manifests: Mapping[str, Sequence[Fact]]) -> set[str]:
+    pattern = posixpath.normpath(posixpath.join(root, member.name)) if member.name else root
+    pattern = "" if pattern == "." else pattern
+    if not any(c in pattern for c in "*?["):
+        return {pattern} if pattern in manifests else set()
+    return {folder for folder in manifests if fnmatch.fnmatchcase(folder, pattern)}
+
+
+def _reach(defaults: set[str], manifests: Mapping[str, Sequence[Fact]], table: Mapping[str, Fact],
+           root: str) -> set[str]:
+    """The crate folders compiled from the default members, with the features each is asked for."""
+    crates = {folder: _Crate.read(folder, items) for folder, items in manifests.items()}
+    asked: dict[str, set[str]] = {d: {DEFAULT_FEATURE} for d in defaults}
+    for _ in range(ROUNDS):
+        grown = False
+        for folder, features in list(asked.items()):
+            for key, wanted in crates[folder].needs(features).items():
+                target = _target(crates[folder], key, table, root)
+                if target is None or target not in crates:
+                    continue
+                before = asked.get(target)
+                if before is None or not wanted <= before:
+                    asked[target] = (before or set()) | wanted
+                    grown = True
+        if not grown:
+            break
+    return set(asked)
+
+
+def _target(crate: _Crate, key: str, table: Mapping[str, Fact], root: str) -> str | None:
+    dep = crate.dependencies[key]
+    source = dep.text
+    if source == "workspace" and key in table:
+        source, base = table[key].text, root
+    else:
+        base = crate.folder
+    if not source.startswith("path="):
+        return None
+    folder = posixpath.normpath(posixpath.join(base, source[len("path="):]))
+    return "" if folder == "." else folder
+
+
+def filtered_out(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, Region]:
+    """Source -> the branch that keeps it: a source a CMake file names only through a glob into a list that an
+    `if(NOT X)` branch of the same file filters it out of (`build_filter`: GraPaSim's `if(NOT CUDA) list(FILTER MY_SRC
+    EXCLUDE REGEX ".*\\.cu")` after `file(GLOB_RECURSE MY_SRC "*.cpp" "*.cu")`) is compiled only when X is on, as if
+    an `if(X)` listed it. A source any build file names otherwise keeps its reading."""
+    files = frozenset(kinds)
+    others: set[str] = set()
+    out: dict[str, Region] = {}
+    for path, items in facts.items():
+        filters = [f for f in items if f.kind == "build_filter"]
+        for f in items:
+            if f.kind != "build_source":
+                continue
+            named = named_files(path, f, files)
+            variable = f.text.split()[-1] if f.text.startswith("GLOB") else ""
+            for cut in (c for c in filters if variable and c.text.split()[0] == variable):
+                pattern = _regex(cut.name)
+                for source in named:
+                    if pattern is not None and pattern.search(source):
+                        switch = cut.text.split()[1]
+                        out.setdefault(source, Region(path, cut.line, cut.line, switch,
+                                                      f"if(NOT {switch}) list(FILTER {variable} EXCLUDE REGEX {cut.name})"))
+            if not any(variable and c.text.split()[0] == variable for c in filters):
+                others.update(named)
+    return {p: r for p, r in out.items() if p not in others}
+
+
+def _regex(text: str) -> re.Pattern[str] | None:
+    try:
+        return re.compile(text)
+    except re.error:
+        return None

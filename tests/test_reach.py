@@ -1,0 +1,162 @@
+"""Required is what the default build reaches (issue 28): a part with a build of its own that the project's default
+build does not reach is optional, with the root and what it reaches as evidence (workloads/reach.py). Each fixture is
+cut from a real case (its README says where); each near miss puts the part back in the default build's reach, and it
+is then required."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from migrate.extract.text import buildfiles
+from migrate.extract.text.cargo import extract as cargo
+from migrate.workloads.reach import unreached
+from tests.test_optional_parts import CASES, optional_parts, report, scanned
+
+CARGO = "cargo_member_not_default"
+CMAKE = "cmake_folder_not_added"
+KERNEL = "cuda/src/kernels/cu/binary.cu"
+
+
+def statuses(data: dict, path: str) -> set[str]:
+    return {f["status"] for f in data["findings"] if f["path"] == path}
+
+
+def edited(case: str, tmp_path: Path, edits: dict[str, tuple[str, str]]) -> Path:
+    tree = tmp_path / case
+    shutil.copytree(CASES / case, tree)
+    for path, (old, new) in edits.items():
+        text = (tree / path).read_text()
+        assert old in text, path
+        (tree / path).write_text(text.replace(old, new))
+    return tree
+
+
+def test_a_workspace_member_no_default_member_reaches_is_optional(rulebase) -> None:
+    """tract: `default-members` leaves out the CUDA crate; the Rust API depends on it only through a feature."""
+    data = report(CARGO, rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["cuda (not reached by the default build)"]
+    assert part["class"] == "migration-required"
+    assert part["evidence"][0].startswith("Cargo.toml:")
+    assert "default-members" in part["evidence"][0] and "cuda/Cargo.toml" in part["evidence"][0]
+    for path in (KERNEL, "cuda/src/kernels/cu/common.cuh"):
+        assert statuses(data, path) == {"optional"}, path
+
+
+def test_a_member_a_default_feature_reaches_is_required(tmp_path: Path, rulebase) -> None:
+    """tract itself: the C API's default features turn on the Rust API's `cuda-13000`, which turns on tract-cuda."""
+    tree = edited(CARGO, tmp_path, {"api/ffi/Cargo.toml": ("default = []", 'default = ["cuda-13000"]')})
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert statuses(data, KERNEL) == {""}
+
+
+def test_a_default_member_is_required(tmp_path: Path, rulebase) -> None:
+    tail = '    "api/ffi",\n]\n\n[workspace.dep'
+    tree = edited(CARGO, tmp_path, {"Cargo.toml": (tail, tail.replace('"api/ffi",', '"api/ffi",\n    "cuda",'))})
+    assert statuses(scanned(tree, rulebase), KERNEL) == {""}
+
+
+def test_a_virtual_workspace_without_default_members_builds_every_member(tmp_path: Path, rulebase) -> None:
+    tree = edited(CARGO, tmp_path, {"Cargo.toml": ("default-members = [", "not-default-members = [")})
+    assert statuses(scanned(tree, rulebase), KERNEL) == {""}
+
+
+def test_cargo_facts_read_members_dependencies_and_features() -> None:
+    facts = cargo((CASES / CARGO / "api/rs/Cargo.toml").read_bytes()).facts
+    dep = next(f for f in facts if f.kind == "cargo_dependency" and f.name == "tract-cuda")
+    assert (dep.text, dep.role.split(), dep.line) == ("workspace", ["optional", "no-default-features"], 11)
+    feature = next(f for f in facts if f.kind == "cargo_feature" and f.name == "cuda-13000")
+    assert feature.text.split("\n") == ["cuda", "dep:tract-cuda", "tract-cuda/cuda-13000"]
+    root = cargo((CASES / CARGO / "Cargo.toml").read_bytes()).facts
+    assert {(f.name, f.text, f.line) for f in root if f.kind == "cargo_member"} == {
+        ("core", "default", 4), ("api/rs", "default", 5), ("api/ffi", "default", 6), ("cuda", "not-default", 7)}
+    assert cargo(b"[workspace\nmembers = [").notes  # unreadable TOML: a note, no facts
+
+
+def test_a_member_glob_naming_no_crate_says_nothing() -> None:
+    facts = {"Cargo.toml": cargo(b'[workspace]\nmembers = ["crates/*", "cuda"]\ndefault-members = ["crates/*"]\n').facts,
+             "cuda/Cargo.toml": cargo(b'[package]\nname = "x-cuda"\n').facts}
+    kinds = dict.fromkeys([*facts, "cuda/k.cu"], "cargo")
+    assert unreached(facts, kinds) == {}  # crates/* names no crate the scan sees: what the default builds is unknown
+
+
+def test_a_folder_no_add_subdirectory_reaches_is_optional(rulebase) -> None:
+    """A CMake template: `# add_subdirectory(cuda_sample)` is commented out; cuda_sample/ is a build of its own."""
+    data = report(CMAKE, rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["cuda_sample (not reached by the default build)"]
+    assert part["class"] == "migration-required"
+    assert part["evidence"][0].startswith("cuda_sample/CMakeLists.txt: a build of its own")
+    assert statuses(data, "cuda_sample/vec_add.cu") == {"optional"}
+
+
+def test_a_folder_add_subdirectory_reaches_is_required(tmp_path: Path, rulebase) -> None:
+    tree = edited(CMAKE, tmp_path, {"CMakeLists.txt": ("# add_subdirectory(cuda_sample)", "add_subdirectory(cuda_sample)")})
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert statuses(data, "cuda_sample/vec_add.cu") == {""}
+
+
+def test_a_header_reached_code_includes_stays_required(tmp_path: Path, rulebase) -> None:
+    tree = edited(CMAKE, tmp_path, {"src/main.cpp": ("#include <iostream>", '#include <iostream>\n#include "vec_add.h"')})
+    (tree / "cuda_sample/vec_add.h").write_text("#pragma once\n#include <cuda_runtime.h>\n")
+    data = scanned(tree, rulebase)
+    assert statuses(data, "cuda_sample/vec_add.h") == {""}
+    assert statuses(data, "cuda_sample/vec_add.cu") == {"optional"}
+
+
+def test_a_folder_named_through_a_variable_or_another_root_says_nothing(tmp_path: Path, rulebase) -> None:
+    for name, edits in {"variable": {"CMakeLists.txt": ("add_subdirectory(src)", "add_subdirectory(${SUB})")},
+                        "setup": {}}.items():
+        tree = edited(CMAKE, tmp_path / name, edits)
+        if name == "setup":  # a setup.py beside the top CMakeLists.txt may configure any folder itself
+            (tree / "setup.py").write_text("from setuptools import setup\nsetup(name='x')\n")
+        assert statuses(scanned(tree, rulebase), "cuda_sample/vec_add.cu") == {""}, name
+
+
+def test_an_else_ifeq_chain_is_read_test_by_test() -> None:
+    """lys (diku-dk/lys setup_flags.mk): `LYS_BACKEND?=opencl`, then `else ifeq ($(LYS_BACKEND),cuda)`."""
+    text = (b"LYS_BACKEND?=opencl\nifeq ($(LYS_BACKEND),opencl)\nDEVICE_LDFLAGS=-lOpenCL\n"
+            b"else ifeq ($(LYS_BACKEND),cuda)\nDEVICE_LDFLAGS=-lcuda -lnvrtc -lcudart\nelse\n$(error no)\nendif\n")
+    facts = buildfiles.makefile(text).facts
+    assert {(f.name, f.line, f.end_line) for f in facts if f.kind == "switch_branch"} == {
+        ("LYS_BACKEND_OPENCL", 2, 4), ("LYS_BACKEND_CUDA", 4, 6)}
+    assert {(f.name, f.text) for f in facts if f.kind == "build_switch"} == {
+        ("LYS_BACKEND_OPENCL", "ON make"), ("LYS_BACKEND_CUDA", "OFF make")}
+
+
+FILTER = "cmake_filter_out_cuda"
+
+
+def test_sources_a_default_branch_filters_out_of_the_list_are_the_switchs(rulebase) -> None:
+    """GraPaSim: `if(NOT CUDA) list(FILTER MY_SRC EXCLUDE REGEX ".*\\.cu")` after a glob of *.cpp and *.cu."""
+    data = report(FILTER, rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch CUDA"]
+    assert part["class"] == "migration-required"
+    assert "src/CMakeLists.txt:8 if(NOT CUDA) list(FILTER MY_SRC EXCLUDE REGEX .*\\.cu)" in part["evidence"]
+    assert statuses(data, "src/Particles/LinkedCellsImpl.cu") == {"optional"}
+
+
+def test_a_filter_under_another_switch_keeps_the_sources(tmp_path: Path, rulebase) -> None:
+    tree = edited(FILTER, tmp_path, {"src/CMakeLists.txt": ("if(NOT CUDA)", "if(NOT ENABLE_VTK)")})
+    data = scanned(tree, rulebase)
+    assert statuses(data, "src/Particles/LinkedCellsImpl.cu") == {""}
+
+
+def test_a_filter_fact_needs_a_negated_switch_at_the_top_level() -> None:
+    def filters(text: bytes) -> list[tuple[str, str]]:
+        return [(f.name, f.text) for f in buildfiles.cmake(text).facts if f.kind == "build_filter"]
+
+    assert filters(b'if(NOT CUDA)\n  list(FILTER SRC EXCLUDE REGEX ".*\\\\.cu")\nendif()\n') == [(r".*\.cu", "SRC CUDA")]
+    assert filters(b'if(NOT CUDA)\nelse()\n  list(FILTER SRC EXCLUDE REGEX ".*\\\\.cu")\nendif()\n') == []
+    assert filters(b'list(FILTER SRC EXCLUDE REGEX ".*\\\\.cu")\n') == []
+    assert filters(b'if(NOT CUDA)\n  list(FILTER SRC INCLUDE REGEX ".*\\\\.cu")\nendif()\n') == []
+
+
+def test_a_folder_another_cmakelists_includes_by_path_is_reached(tmp_path: Path, rulebase) -> None:
+    """flashlight's shape: `include(${CMAKE_CURRENT_LIST_DIR}/backend/cudnn/CMakeLists.txt)` reads that folder's file."""
+    tree = edited(CMAKE, tmp_path, {"CMakeLists.txt": ("# add_subdirectory(cuda_sample)",
+                                                       "include(${CMAKE_CURRENT_LIST_DIR}/cuda_sample/CMakeLists.txt)")})
+    assert statuses(scanned(tree, rulebase), "cuda_sample/vec_add.cu") == {""}
