@@ -18,6 +18,7 @@ from pathlib import Path
 import tree_sitter
 import tree_sitter_cuda
 
+from migrate.extract import budget
 from migrate.extract.budget import WorkExceeded, native_call
 
 Node = tree_sitter.Node
@@ -63,8 +64,11 @@ def prepare() -> None:
 
 def parse(source: bytes) -> Node:
     """Parse C/C++/CUDA source (error-tolerant) and return the root node. Raises WorkExceeded past
-    the budget of work and budget.BudgetExceeded past the file's time limit."""
+    the parse's budget of work or the file's (budget.charge: each progress call is a unit) and
+    budget.BudgetExceeded past the file's wall-clock safety net."""
     allowed = CALLS_FREE + int(len(source) * CALLS_PER_BYTE)
+    left = budget.work_left()
+    stop = allowed if left is None else min(allowed, left)
     calls = 0
     parser = _parser()
     tree = None
@@ -74,15 +78,18 @@ def parse(source: bytes) -> Node:
                 def progress(_offset: int, _has_error: bool) -> bool:
                     nonlocal calls
                     calls += 1
-                    return calls > allowed or expired()
+                    return calls > stop or expired()
 
                 try:  # bytes, not a memoryview: Node.text of this tree calls the reader again and needs bytes
                     tree = parser.parse(lambda offset, _point: source[offset:], progress_callback=progress)
                 except ValueError:  # "Parsing failed": the callback stopped it
                     if calls > allowed:
                         raise WorkExceeded(f"the C/C++ parser did not finish in {allowed * 100:,} steps") from None
+                    if calls > stop:
+                        budget.charge(calls, "parsing C/C++")
                     if not expired():
                         raise
+        budget.charge(calls, "parsing C/C++")
         return tree.root_node
     except BaseException:
         parser.reset()  # a parse left unfinished would go on at the next call
@@ -118,6 +125,7 @@ def captures(query: str, node: Node) -> dict[str, list[Node]]:
     """The named nodes of the types queries/<query>.scm lists, by capture name, in document order
     (a node before the nodes inside it)."""
     of_kind = _kinds(query).get
+    budget.charge(node.descendant_count, "walking the C/C++ tree")
     found: dict[str, list[Node]] = {}
     # pre-order: a node, then its named children first to last (pushed in reverse). Only named nodes are
     # captured, and an anonymous node (a token: punctuation, a keyword) has no children in this grammar
