@@ -236,7 +236,8 @@ def test_real_code_uses_a_small_part_of_its_budget_of_work(monkeypatch: pytest.M
     2026-12-06-work-budget-per-file.md): a tenth of WORK_PER_BYTE still analyses it."""
     monkeypatch.setattr(budget, "WORK_PER_BYTE", budget.WORK_PER_BYTE // 10)
     monkeypatch.setattr(budget, "WORK_FREE", 0)
-    kernel = b"__global__ void k%d(float* x) { if (threadIdx.x < 32) { x[threadIdx.x] = __shfl_down_sync(0xffffffff, x[0], 1); } }\n"
+    kernel = (b"__global__ void k%d(float* x) { if (threadIdx.x < 32) {"
+              b" x[threadIdx.x] = __shfl_down_sync(0xffffffff, x[0], 1); } }\n")
     source = b"".join(kernel % i for i in range(8_000))
     extraction = extract("cuda", source)
     assert extraction.error is None and len(extraction.facts) >= 8_000
