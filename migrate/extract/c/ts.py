@@ -1,11 +1,12 @@
 """The one module that drives the tree-sitter API: the CUDA parser and its queries.
 
-A parse runs in C, where the per-file time limit's signal cannot stop it, and tree-sitter's error
+A parse runs in C, where the wall-clock safety net's signal cannot stop it, and tree-sitter's error
 recovery loops without end on some inputs (a 309-byte one in tests/test_budget.py). So a parse
 reads its input through a callback and gets a progress callback, which tree-sitter calls every 100
-operations: it ends the parse at the file's deadline (budget.native_call) and after a budget of
-work linear in the input, CALLS_FREE + CALLS_PER_BYTE * size calls. Real code needs at most 0.022
-calls a byte (19,090 C/C++/CUDA files of 30 projects), fuzzed token soups 0.05. The text is parsed
+operations: it ends the parse after a budget of work linear in the input, CALLS_FREE +
+CALLS_PER_BYTE * size calls, or once the file's budget of work (budget.charge: every parse of the
+file and every node walked draw on it) or its safety net (budget.native_call) runs out. Real code
+needs at most 0.022 calls a byte (19,090 C/C++/CUDA files of 30 projects), fuzzed token soups 0.05. The text is parsed
 once: a tree parsed from a callback would read Node.text through it, a copy of the rest of the text
 each time, so the extractors read a node's text from the bytes by its range (tree.reading)."""
 from __future__ import annotations
