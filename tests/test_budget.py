@@ -256,3 +256,21 @@ def test_the_parse_counts_against_the_files_budget_of_work(monkeypatch: pytest.M
 def test_outside_an_extraction_nothing_is_charged() -> None:
     budget.charge(10**15, "no file")  # a lint's one comment, a test of one stage: no budget, no error
     assert budget.work_left() is None
+
+
+def test_a_tree_nested_past_the_depth_bound_is_refused_by_count_not_by_time() -> None:
+    """benchmarks/hostile.py's deep-braces (100,000 nested blocks) ran until the 60-s wall-clock limit: every
+    `Node.parent` walks down from the root, so readings that look at parents are quadratic in the depth."""
+    deep = ("void f()" + "{" * 100_000 + "cudaFree(0);" + "}" * 100_000).encode()
+    started = time.process_time()
+    extraction = extract("cuda", deep)
+    assert time.process_time() - started < 5
+    assert extraction.error == f"too much work to analyse: the C/C++ tree is nested more than {ts.MAX_DEPTH:,} levels deep"
+    assert cacheable(extraction)
+
+
+def test_a_nest_within_the_depth_bound_is_analysed() -> None:
+    """The near miss: 2,000 nested blocks (clang's default -fbracket-depth is 256) keep their finding."""
+    nested = ("void f()" + "{" * 2_000 + "cudaFree(0);" + "}" * 2_000).encode()
+    extraction = extract("cuda", nested)
+    assert extraction.error is None and any(f.name == "cudaFree" for f in extraction.facts)
