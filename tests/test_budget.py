@@ -42,20 +42,22 @@ def test_the_budget_is_linear_in_the_input_and_far_above_real_code() -> None:
 
 def test_the_time_limit_stops_a_parse_in_c(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ts, "CALLS_FREE", 10**12)  # no budget of work: only the deadline stops it
+    monkeypatch.setattr(budget, "WORK_FREE", 10**12)
     started = time.monotonic()
     extraction = budget.guarded(lambda data: extract("cuda", data), LOOP, seconds=1.0)
     assert time.monotonic() - started < 5
-    assert extraction.error is not None and extraction.error.startswith("analysis stopped: over the time limit")
+    assert extraction.error is not None and extraction.error.startswith("analysis stopped: over the wall-clock safety net of 1 s")
 
 
 def test_the_file_limit_is_read_at_the_call_not_at_import(monkeypatch: pytest.MonkeyPatch) -> None:
     """A limit set after import (as a scan's --file-seconds or a test does) is the one `guarded` obeys."""
     monkeypatch.setattr(ts, "CALLS_FREE", 10**12)
+    monkeypatch.setattr(budget, "WORK_FREE", 10**12)
     monkeypatch.setattr(budget, "FILE_SECONDS", 1.0)
     started = time.monotonic()
     extraction = budget.guarded(lambda data: extract("cuda", data), LOOP)
     assert time.monotonic() - started < 5
-    assert extraction.error is not None and extraction.error.startswith("analysis stopped: over the time limit")
+    assert extraction.error is not None and extraction.error.startswith("analysis stopped: over the wall-clock safety net of 1 s")
 
 
 def test_the_time_limit_stops_a_parse_off_the_main_thread(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -102,6 +104,7 @@ def ctrl_c() -> Iterator[None]:
 def test_an_interrupt_during_a_parse_is_raised_after_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl-C while tree-sitter runs: not lost, not a SystemError, not a skipped file."""
     monkeypatch.setattr(ts, "CALLS_FREE", 10**12)
+    monkeypatch.setattr(budget, "WORK_FREE", 10**12)
     timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     started = time.monotonic()
@@ -194,3 +197,80 @@ def test_each_text_is_parsed_once_under_the_budget(monkeypatch: pytest.MonkeyPat
     assert counting.calls == 2  # the file, the macro's body
     assert ("construct", "kernel-definition", "scale") in {(f.kind, f.name, f.text) for f in facts}
     assert ("identifier", f"cudaGetLastError_{unique}") in {(f.kind, f.name) for f in facts}
+
+
+KERNEL = b"__global__ void k(float* x) { x[threadIdx.x] = 0; }\n"  # a function: the file's types are read
+
+
+def _nested_structs(depth: int, *, mention_inside: bool) -> bytes:
+    """`depth` structs one inside the other in a file that names CUTLASS, whose definitions are each walked for a
+    CUTLASS name (xref._names_cutlass). With the name inside every struct (mention_inside) each walk stops at its
+    first node of the body: linear work. With the name only in the outermost struct, after the nest, each walk reads
+    the whole nest below it: work quadratic in the depth (2,000 deep took 10.8 s of CPU before the budget of work)."""
+    if mention_inside:
+        return (b"#include <cutlass/cutlass.h>\n" + b"".join(b"struct S%d { cutlass::half_t h%d;\n" % (i, i)
+                                                            for i in range(depth)) + b"};\n" * depth + KERNEL)
+    return (b"#include <cutlass/cutlass.h>\n" + b"".join(b"struct S%d {\n" % i for i in range(depth))
+            + b"int x; };\n" * (depth - 1) + b"cutlass::half_t h; };\n" + KERNEL)
+
+
+def test_work_quadratic_in_the_input_ends_at_the_files_budget_of_work_whatever_the_load() -> None:
+    source = _nested_structs(2_000, mention_inside=False)
+    started = time.process_time()
+    extraction = extract("cuda", source)
+    assert time.process_time() - started < 8  # 10.8 s without the budget (idle machine), 1.6 s with it
+    assert extraction.error is not None and extraction.error.startswith(
+        "too much work to analyse: the file's budget of ")
+    assert cacheable(extraction)  # counted, not timed: the same bytes, the same result on any machine
+    assert extract("cuda", source).error == extraction.error
+
+
+def test_a_walk_left_early_pays_for_what_it_read_not_for_the_whole_subtree() -> None:
+    """The near miss: as deep a nest, but each walk stops at once: analysed in full."""
+    extraction = extract("cuda", _nested_structs(2_000, mention_inside=True))
+    assert extraction.error is None and len(extraction.facts) > 2_000
+
+
+def test_real_code_uses_a_small_part_of_its_budget_of_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """1 MB of kernels uses ~0.2 units a byte (cuda-samples and llm.c at most 0.64, docs/decisions/
+    2026-12-06-work-budget-per-file.md): a tenth of WORK_PER_BYTE still analyses it."""
+    monkeypatch.setattr(budget, "WORK_PER_BYTE", budget.WORK_PER_BYTE // 10)
+    monkeypatch.setattr(budget, "WORK_FREE", 0)
+    kernel = (b"__global__ void k%d(float* x) { if (threadIdx.x < 32) {"
+              b" x[threadIdx.x] = __shfl_down_sync(0xffffffff, x[0], 1); } }\n")
+    source = b"".join(kernel % i for i in range(8_000))
+    extraction = extract("cuda", source)
+    assert extraction.error is None and len(extraction.facts) >= 8_000
+
+
+def test_the_parse_counts_against_the_files_budget_of_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A parse stopped by what the file has left, not only by its own bound of steps: every parse of a file (its
+    macro bodies, a second try) draws on one budget."""
+    monkeypatch.setattr(ts, "CALLS_FREE", 10**12)  # no bound of the parse's own
+    monkeypatch.setattr(budget, "WORK_FREE", 10_000)
+    extraction = extract("cuda", LOOP)
+    assert extraction.error is not None and "the file's budget of " in extraction.error
+    assert "(parsing C/C++)" in extraction.error and cacheable(extraction)
+
+
+def test_outside_an_extraction_nothing_is_charged() -> None:
+    budget.charge(10**15, "no file")  # a lint's one comment, a test of one stage: no budget, no error
+    assert budget.work_left() is None
+
+
+def test_a_tree_nested_past_the_depth_bound_is_refused_by_count_not_by_time() -> None:
+    """benchmarks/hostile.py's deep-braces (100,000 nested blocks) ran until the 60-s wall-clock limit: every
+    `Node.parent` walks down from the root, so readings that look at parents are quadratic in the depth."""
+    deep = ("void f()" + "{" * 100_000 + "cudaFree(0);" + "}" * 100_000).encode()
+    started = time.process_time()
+    extraction = extract("cuda", deep)
+    assert time.process_time() - started < 5
+    assert extraction.error == f"too much work to analyse: the C/C++ tree is nested more than {ts.MAX_DEPTH:,} levels deep"
+    assert cacheable(extraction)
+
+
+def test_a_nest_within_the_depth_bound_is_analysed() -> None:
+    """The near miss: 2,000 nested blocks (clang's default -fbracket-depth is 256) keep their finding."""
+    nested = ("void f()" + "{" * 2_000 + "cudaFree(0);" + "}" * 2_000).encode()
+    extraction = extract("cuda", nested)
+    assert extraction.error is None and any(f.name == "cudaFree" for f in extraction.facts)

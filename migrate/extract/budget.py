@@ -4,9 +4,17 @@ exception that ends the scan.
 
 Deep but valid input (a 3,000-term `a + a + ...`, a 5,000-deep TOML array) is retried once in a
 thread with a large stack and a higher recursion limit, so that what the parser accepts the
-visitors can walk; what is deeper still becomes the error. The time limit (SIGALRM) applies
-where signals can be delivered, the main thread of a scan or of a worker process. A signal cannot
-stop a C call (a tree-sitter parse), so such calls poll the same deadline through `native_call`."""
+visitors can walk; what is deeper still becomes the error.
+
+What bounds a file is its budget of work, counted, not timed (docs/decisions/2026-12-06-work-budget-per-file.md):
+WORK_FREE + WORK_PER_BYTE * size units, charged by the C/C++ extractor as it works (`charge`: a
+tree-sitter progress call, a node a query walk visits), so the same bytes get the same answer on
+an idle and on a loaded machine (a wall-clock limit of 60 s dropped a project's two largest files,
+and 16,000 of its findings, on a loaded host only). The wall-clock limit (SIGALRM) stays as a
+safety net, FILE_SECONDS, far above what the budget of work allows: its error says that it is one
+and that the result depends on the machine. It applies where signals can be delivered, the main
+thread of a scan or of a worker process. A signal cannot stop a C call (a tree-sitter parse), so
+such calls poll the same deadline through `native_call`."""
 from __future__ import annotations
 
 import contextlib
@@ -21,7 +29,9 @@ from typing import Any
 
 from migrate.model import Extraction
 
-FILE_SECONDS = 60.0
+FILE_SECONDS = 600.0  # the wall-clock safety net per file; the budget of work (WORK_*) is what bounds a file
+WORK_FREE = 1_000_000  # units of work any file may use (a unit: a node walked, a tree-sitter progress call)
+WORK_PER_BYTE = 20  # and per byte of the file: real code uses at most ~2 (docs/decisions/2026-12-06-work-budget-per-file.md)
 SCAN_SECONDS = 1800.0  # the whole analysis of one scan; files not analysed by then are listed as skipped
 SCAN_MEMORY = 2 << 30  # resident bytes of one process past which it takes no further file
 DEEP_RECURSION = 20_000
@@ -57,11 +67,60 @@ class _Limit:
 
 
 class BudgetExceeded(Exception):
-    """The time limit of one file ran out."""
+    """The wall-clock safety net of one file ran out."""
 
 
 class WorkExceeded(Exception):
     """A stage used up its bound of work for this input (a parser that makes no progress)."""
+
+
+class _Work:
+    """The budget of work of the file being extracted in this process: None outside `guarded`."""
+
+    left: int | None = None
+    allowed = 0
+
+
+def work_allowed(size: int) -> int:
+    """The units of work a file of `size` bytes may use."""
+    return WORK_FREE + WORK_PER_BYTE * size
+
+
+def charge(units: int, what: str) -> None:
+    """Count `units` of work of the current file; WorkExceeded once its budget is spent (a no-op outside
+    `guarded`: a lint of one comment, a test of one stage)."""
+    left = _Work.left
+    if left is None:
+        return
+    left -= units
+    _Work.left = left
+    if left < 0:
+        _Work.left = None  # once: the handler's own work is not charged again
+        raise WorkExceeded(f"the file's budget of {_Work.allowed:,} units of work was spent ({what})")
+
+
+def spend(units: int) -> None:
+    """Count `units` of work done without raising (the end of a walk, which a caller may leave early: in a
+    generator's `finally`); the next `charge` raises if the budget is spent."""
+    if _Work.left is not None:
+        _Work.left -= units
+
+
+def work_left() -> int | None:
+    """The units of work the current file has left (None outside `guarded`): for a C call, which cannot raise from
+    its callback, to stop at."""
+    return _Work.left
+
+
+@contextlib.contextmanager
+def work_budget(size: int) -> Iterator[None]:
+    """Give the extraction of a file of `size` bytes its budget of work (a budget inside a budget: the inner one)."""
+    outer = _Work.left, _Work.allowed
+    _Work.left = _Work.allowed = work_allowed(size)
+    try:
+        yield
+    finally:
+        _Work.left, _Work.allowed = outer
 
 
 def begin_scan(deadline: float | None) -> None:
@@ -123,14 +182,21 @@ def guarded(extractor: Callable[[bytes], Extraction], source: bytes, *,
 
 
 def _guarded(extractor: Callable[[bytes], Extraction], source: bytes, seconds: float) -> Extraction:
+    def counted(data: bytes) -> Extraction:  # each try with its whole budget: the deep retry starts again
+        with work_budget(len(data)):
+            return extractor(data)
+
+    if _Limit.deadline is not None:  # a limit inside a limit: the outer one may end first
+        seconds = min(seconds, max(_Limit.deadline - time.monotonic(), 1e-3))
     try:
         with time_limit(seconds):
             try:
-                return capped(extractor(source))
+                return capped(counted(source))
             except RecursionError:
-                return capped(_deep(extractor, source))
+                return capped(_deep(counted, source))
     except BudgetExceeded:
-        return failed(source, f"{TRANSIENT} over the time limit of {seconds:g} s per file")
+        return failed(source, f"{TRANSIENT} over the wall-clock safety net of {seconds:.3g} s per file (a backstop: the "
+                              "file's budget of work was not spent; where this stops a file depends on the machine)")
     except WorkExceeded as exc:
         return failed(source, f"too much work to analyse: {_one_line(exc)}")
     except RecursionError:

@@ -204,7 +204,8 @@ def _binding(name_node: ts.Node, type_text: str, value: ts.Node | None, scopes: 
         emit("warp-size-constant-32", name_node, name)
         scopes.add(scopes.warp_constants, name_node, name)
         scopes.warp_definitions.append(name_node)
-    if value is not None and "constexpr" in _declaration_text(name_node) and re.search(r"\bwarpSize\b", value_text):
+    if value is not None and "warpSize" in value_text and re.search(r"\bwarpSize\b", value_text) \
+            and "constexpr" in _declaration_text(name_node):  # the declaration's text last: at file scope, the file's
         emit("warpsize-constexpr", value, "warpSize")
     if type_text in THIRTY_TWO_BIT_TYPES or (value is not None and is_32_lane_mask(value_text)):
         scopes.add(scopes.mask32, name_node, name)

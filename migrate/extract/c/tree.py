@@ -6,6 +6,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from migrate.extract import budget
 from migrate.extract.c import ts
 
 Emit = Callable[..., None]  # how a recogniser reports a construct: emit(name, node, label, [value])
@@ -60,11 +61,18 @@ def spelled_type(kind: ts.Node | None) -> str:
 
 
 def walk(node: ts.Node) -> Iterator[ts.Node]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(current.children))
+    """Every node of the subtree, pre-order. The nodes it yields are the file's work (budget.spend), counted
+    as visited: a caller that stops at the first match pays for what it read, not for the whole subtree."""
+    budget.charge(0, "walking the C/C++ tree")
+    stack, visited = [node], 0
+    try:
+        while stack:
+            current = stack.pop()
+            visited += 1
+            yield current
+            stack.extend(reversed(current.children))
+    finally:
+        budget.spend(visited)
 
 
 def root(node: ts.Node) -> ts.Node:

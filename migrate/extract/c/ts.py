@@ -1,11 +1,12 @@
 """The one module that drives the tree-sitter API: the CUDA parser and its queries.
 
-A parse runs in C, where the per-file time limit's signal cannot stop it, and tree-sitter's error
+A parse runs in C, where the wall-clock safety net's signal cannot stop it, and tree-sitter's error
 recovery loops without end on some inputs (a 309-byte one in tests/test_budget.py). So a parse
 reads its input through a callback and gets a progress callback, which tree-sitter calls every 100
-operations: it ends the parse at the file's deadline (budget.native_call) and after a budget of
-work linear in the input, CALLS_FREE + CALLS_PER_BYTE * size calls. Real code needs at most 0.022
-calls a byte (19,090 C/C++/CUDA files of 30 projects), fuzzed token soups 0.05. The text is parsed
+operations: it ends the parse after a budget of work linear in the input, CALLS_FREE +
+CALLS_PER_BYTE * size calls, or once the file's budget of work (budget.charge: every parse of the
+file and every node walked draw on it) or its safety net (budget.native_call) runs out. Real code
+needs at most 0.022 calls a byte (19,090 C/C++/CUDA files of 30 projects), fuzzed token soups 0.05. The text is parsed
 once: a tree parsed from a callback would read Node.text through it, a copy of the rest of the text
 each time, so the extractors read a node's text from the bytes by its range (tree.reading)."""
 from __future__ import annotations
@@ -18,11 +19,13 @@ from pathlib import Path
 import tree_sitter
 import tree_sitter_cuda
 
+from migrate.extract import budget
 from migrate.extract.budget import WorkExceeded, native_call
 
 Node = tree_sitter.Node
 CALLS_FREE = 1_000
 CALLS_PER_BYTE = 0.25
+MAX_DEPTH = 10_000  # levels of named nodes; cuda-samples' deepest tree has 34, clang's default -fbracket-depth is 256
 
 
 @lru_cache(maxsize=1)
@@ -63,8 +66,11 @@ def prepare() -> None:
 
 def parse(source: bytes) -> Node:
     """Parse C/C++/CUDA source (error-tolerant) and return the root node. Raises WorkExceeded past
-    the budget of work and budget.BudgetExceeded past the file's time limit."""
+    the parse's budget of work or the file's (budget.charge: each progress call is a unit) and
+    budget.BudgetExceeded past the file's wall-clock safety net."""
     allowed = CALLS_FREE + int(len(source) * CALLS_PER_BYTE)
+    left = budget.work_left()
+    stop = allowed if left is None else min(allowed, left)
     calls = 0
     parser = _parser()
     tree = None
@@ -74,15 +80,18 @@ def parse(source: bytes) -> Node:
                 def progress(_offset: int, _has_error: bool) -> bool:
                     nonlocal calls
                     calls += 1
-                    return calls > allowed or expired()
+                    return calls > stop or expired()
 
                 try:  # bytes, not a memoryview: Node.text of this tree calls the reader again and needs bytes
                     tree = parser.parse(lambda offset, _point: source[offset:], progress_callback=progress)
                 except ValueError:  # "Parsing failed": the callback stopped it
                     if calls > allowed:
                         raise WorkExceeded(f"the C/C++ parser did not finish in {allowed * 100:,} steps") from None
+                    if calls > stop:
+                        budget.charge(calls, "parsing C/C++")
                     if not expired():
                         raise
+        budget.charge(calls, "parsing C/C++")
         return tree.root_node
     except BaseException:
         parser.reset()  # a parse left unfinished would go on at the next call
@@ -116,21 +125,33 @@ def _kinds(name: str) -> dict[int, tuple[str, ...]]:
 
 def captures(query: str, node: Node) -> dict[str, list[Node]]:
     """The named nodes of the types queries/<query>.scm lists, by capture name, in document order
-    (a node before the nodes inside it)."""
+    (a node before the nodes inside it). Raises WorkExceeded for a tree nested more than MAX_DEPTH
+    levels: `Node.parent` costs tree-sitter a walk down from the root, so every reading that looks up a
+    node's parents is quadratic in the depth (a 100,000-deep brace nest took minutes; 10,000 takes ~1 s)."""
     of_kind = _kinds(query).get
+    budget.charge(node.descendant_count, "walking the C/C++ tree")
     found: dict[str, list[Node]] = {}
     # pre-order: a node, then its named children first to last (pushed in reverse). Only named nodes are
     # captured, and an anonymous node (a token: punctuation, a keyword) has no children in this grammar
     # (tests/test_c_captures.py), so Node objects are made for the named ones only: cuda-samples' trees
-    # walked in 1.1-1.6 s CPU instead of 1.5-3.0 s (3 alternated rounds, loaded machine)
-    stack = [node]
-    pop, push = stack.pop, stack.extend
+    # walked in 1.1-1.6 s CPU instead of 1.5-3.0 s (3 alternated rounds, loaded machine). A None below a
+    # node's children marks the end of its level (the depth, at ~12 % of the walk's time).
+    stack: list[Node | None] = [node]
+    pop, push, append = stack.pop, stack.extend, stack.append
+    depth = 0
     while stack:  # one Node.named_children call a node with children, where a TreeCursor took two or three moves a node
         current = pop()
+        if current is None:
+            depth -= 1
+            continue
         if (names := of_kind(current.kind_id)) is not None:
             for name in names:
                 found.setdefault(name, []).append(current)
         if current.named_child_count:
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise WorkExceeded(f"the C/C++ tree is nested more than {MAX_DEPTH:,} levels deep")
+            append(None)
             push(reversed(current.named_children))
     return found
 

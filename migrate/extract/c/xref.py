@@ -150,12 +150,14 @@ def _uses(caps: dict[str, list[ts.Node]], bodies: list[tuple[int, int, int]], fu
         if owner is not None:
             local.setdefault(owner, set()).update(_declared(d) for d in node.children_by_field_name("declarator"))
     seen: set[tuple[int, str]] = set()
-    identifiers = caps.get("reference.identifier", [])
-    for node, label, owner in zip(identifiers, named, inner.owners([n.start_byte for n in identifiers]), strict=True):
+    worth: dict[str, bool] = {}  # a name that can be a function's: 3 characters or more, not a macro's spelling
+    candidates = [(node, label) for node, label in zip(caps.get("reference.identifier", []), named, strict=True)
+                  if worth.get(label) or (label not in worth and worth.setdefault(
+                      label, len(label) >= 3 and MACRO_NAME.match(label) is None))]
+    for (node, label), owner in zip(candidates, inner.owners([n.start_byte for n, _ in candidates]), strict=True):
         if owner is None:
             continue
-        if (owner, label) in seen or label in local.get(owner, ()) or len(label) < 3 or MACRO_NAME.match(label) \
-                or _foreign(node):
+        if (owner, label) in seen or label in local.get(owner, ()) or _foreign(node):
             continue
         seen.add((owner, label))
         add("function_reference", label, node, role="call")
