@@ -122,10 +122,20 @@ ROLE_FAMILIES: dict[str, str] = {
 }
 
 
+# Roles written as several words joined by spaces (a Cargo dependency both `optional` and from the workspace table):
+# what reads them splits the role; no rule matches them (they stay out of the rule schema's enum).
+ROLE_WORDS: dict[str, str] = {
+    "optional": "a Cargo dependency with `optional = true`: compiled only when a feature turns it on",
+    "workspace-table": "an entry of a Cargo `[workspace.dependencies]` table (what members inherit)",
+    "no-default-features": "a Cargo dependency with `default-features = false`",
+}
+
+
 def role_known(role: str) -> bool:
-    """Whether `role` is a word of ROLES or a `family:value` of ROLE_FAMILIES."""
+    """Whether `role` is a word of ROLES, a `family:value` of ROLE_FAMILIES or words of ROLE_WORDS."""
     family, colon, _ = role.partition(":")
-    return role in ROLES or (bool(colon) and family in ROLE_FAMILIES)
+    words = role.split()
+    return role in ROLES or (bool(colon) and family in ROLE_FAMILIES) or (bool(words) and all(w in ROLE_WORDS for w in words))
 
 
 ROLES: dict[str, str] = {
