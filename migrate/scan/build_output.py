@@ -35,15 +35,15 @@ def nvcc_intermediate(rel: str, data: bytes) -> str | None:
     if not data.startswith(b"#"):
         return None
     head = data[:4096].split(b"\n", screen.head_lines)[:screen.head_lines]
-    marked = [m.group(1).decode("utf-8", "replace") for m in map(LINE_MARKER.match, head) if m]
     first = LINE_MARKER.match(head[0])
-    if first is None:
+    if first is None:  # most sources: `#include`, `#pragma` first
         return None
     named = first.group(1).decode("utf-8", "replace")
     base = named.rsplit("/", 1)[-1]
     if screen.marked_name.search(named):
         return f"nvcc's intermediate file, its first line names {base} (build output, not source to port)"
-    if screen.preprocessed_source.search(named) and screen.pseudo_files.intersection(marked):
+    marked = (m.group(1).decode("utf-8", "replace") for m in map(LINE_MARKER.match, head) if m)
+    if screen.preprocessed_source.search(named) and not screen.pseudo_files.isdisjoint(marked):
         return f"preprocessor output of {base} (build output, not source to port)"
     return None
 
