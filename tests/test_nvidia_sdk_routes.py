@@ -87,3 +87,14 @@ def test_a_cuda_runtime_pinned_for_conda_pytorch_leaves_the_project_native(tmp_p
     assert "HIP7019" in {f["rule"] for f in data["findings"]}
     near = _scan(tmp_path / "near", {**code, "environment.yml": env.replace("  - pytorch>=1.12.1\n", "")}, rulebase)
     assert near["summary"]["class"] == "minor-adaptation"  # no PyTorch from conda: the pin is the project's
+
+
+def test_the_runtime_pins_the_conda_reader_marks_are_the_rules_names(rulebase) -> None:
+    """The conda reader gives the role `framework_runtime` to the pins of CONDA_RUNTIME_PINS and only the rule
+    conda-pytorch-cuda-runtime matches that role: the two lists of names are one list, written twice."""
+    from migrate.extract.text.deps import CONDA_RUNTIME_PINS
+
+    rule = rulebase.get("conda-pytorch-cuda-runtime")
+    assert rule is not None
+    assert set(rule.matcher.roles) == {"framework_runtime"}
+    assert set(rule.matcher.exact) == set(CONDA_RUNTIME_PINS)
