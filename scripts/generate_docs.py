@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from migrate.rulebase import compiled, datafile  # noqa: E402
 from migrate.rulebase.alternatives import rewrite_lanes  # noqa: E402
-from migrate.rulebase.docs import family, fill_markers, markdown, vocabulary_tables  # noqa: E402
+from migrate.rulebase.docs import family, fill_markers, markdown, name_lists, vocabulary_tables  # noqa: E402
 from migrate.rulebase.load import load_rules  # noqa: E402
 
 DOCS = ROOT / "docs" / "rules"
@@ -52,7 +52,10 @@ def outputs() -> dict[Path, str]:
                                                   ("native", "minor-adaptation", "migration-required", "incompatible")) + " |")
     index += ["", "| id | name | class | title |", "|---|---|---|---|"]
     index += [f"| [{r.id}]({r.id}.md) | `{r.name}` | {r.migration_class} | {r.title} |" for r in rules]
+    index += ["", "The name lists the extractors read (`rules/names/`): [names.md](names.md)."]
     files[DOCS / "README.md"] = "\n".join(index) + "\n"
+    areas = {p.stem: datafile.parse(p.read_bytes()) for p in sorted((ROOT / "rules" / "names").glob("*.yaml"))}
+    files[DOCS / "names.md"] = name_lists(areas)
     files[FORMAT] = fill_markers(FORMAT.read_text(encoding="utf-8"), vocabulary_tables())
     files[compiled.path_in(ROOT / "rules")] = compiled.text(ROOT / "rules")
     for name in datafile.TWINNED:

@@ -19,7 +19,7 @@ ALLOWED: dict[str, set[str]] = {
     "scan.statcache": {"scan.cache", "scan.readfile", "rulebase"},
     "scan.discover": {"model", "vcs"},
     "rulebase": set(), "settings": {"rulebase", "settings_schema"},
-    "extract": {"scan.cache", "scan.readfile", "scan.replay"},
+    "extract": {"scan.cache", "scan.readfile", "scan.replay", "rulebase"},  # rulebase: datafile, name lists
     "scan.crossref": set(),
     "scan.layout": {"rulebase"},
     "scan.match": {"rulebase", "scan.crossref", "scan.layout"},

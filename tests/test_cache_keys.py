@@ -22,6 +22,7 @@ def _package_copy(tmp_path: Path) -> Path:
     for name in extract.BESIDE:
         (copy / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / "migrate" / name, copy / name)
+    shutil.copytree(ROOT / "rules" / "names", tmp_path / "names")
     return copy / "extract"
 
 
@@ -29,20 +30,22 @@ def test_the_extractor_version_is_a_digest_of_its_sources(tmp_path: Path) -> Non
     """Any edit to an extractor's source, a query or a module the facts are built with gives
     another version; a file that is none of them does not."""
     package = _package_copy(tmp_path)
-    first = extract.version_of(package)
-    assert first == extract.version_of(package) == extract.extractor_version()
+    lists = tmp_path / "names"
+    first = extract.version_of(package, lists)
+    assert first == extract.version_of(package, lists) == extract.extractor_version()
     (package / "notes.txt").write_text("not a source\n")
-    assert extract.version_of(package) == first
+    (lists / "device.json").write_text("{}\n")  # a twin: the YAML is what counts
+    assert extract.version_of(package, lists) == first
     seen = {first}
     for edited in (package / "c" / "wavefront.py", package / "c" / "queries" / "cuda.scm", package / "text" / "deps.py",
-                   package.parent / "model.py", package.parent / "scan" / "readfile.py"):
+                   package.parent / "model.py", package.parent / "scan" / "readfile.py", lists / "device.yaml"):
         original = edited.read_bytes()
         edited.write_bytes(original + b"\n")
-        seen.add(extract.version_of(package))
+        seen.add(extract.version_of(package, lists))
         edited.write_bytes(original)
     (package / "python" / "new.py").write_text("X = 1\n")
-    seen.add(extract.version_of(package))
-    assert len(seen) == 7
+    seen.add(extract.version_of(package, lists))
+    assert len(seen) == 8
 
 
 def test_the_extraction_cache_misses_when_the_extractor_version_changes(tmp_path: Path,

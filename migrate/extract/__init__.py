@@ -11,7 +11,9 @@ from importlib.util import find_spec
 from pathlib import Path
 
 from migrate import __version__
+from migrate.extract import names as name_lists
 from migrate.extract.budget import TRANSIENT, guarded
+from migrate.extract.names import name_list
 from migrate.extract.text import rocm_path
 from migrate.model import Extraction, Fact
 
@@ -27,7 +29,7 @@ Names = Callable[[str], bool]  # identifier names worth a fact (the C extractor 
 
 
 KERNEL_CONSTRUCTS = ("kernel-definition", "kernel-launch")
-HIP_RUNTIME_HEADERS = ("hip/hip_runtime.h", "hip/hip_runtime_api.h")
+HIP_RUNTIME_HEADERS = name_list("device", "hip_runtime_headers")
 
 
 def _cuda(source: bytes, names: Names | None = None) -> Extraction:
@@ -111,14 +113,19 @@ def extractor_version() -> str:
     return version_of(Path(__file__).resolve().parent)
 
 
-def version_of(package: Path) -> str:
-    """The extractor version of the sources in `package` (a copy of this one, in tests)."""
+def version_of(package: Path, lists: Path | None = None) -> str:
+    """The extractor version of the sources in `package` (a copy of this one, in tests) and of the
+    name lists in `lists` (rules/names/ by default: names.folder())."""
     digest = hashlib.sha256(f"{sys.version_info[:2]}\0".encode())
+    lists = name_lists.folder() if lists is None else lists
     try:
         paths = sorted(p for p in package.rglob("*") if p.suffix in OWN_SUFFIXES)
         for path in [*paths, *(package.parent / name for name in BESIDE)]:
             data = path.read_bytes()
             digest.update(f"{path.relative_to(package.parent).as_posix()}\0{len(data)}\0".encode() + data)
+        for path in sorted(lists.glob("*.yaml")):
+            data = path.read_bytes()
+            digest.update(f"names/{path.name}\0{len(data)}\0".encode() + data)
     except OSError:  # sources not readable as files (a zip import): the release stands in for them
         digest.update(f"release {__version__}".encode())
     for name in PARSERS:

@@ -16,7 +16,8 @@ from migrate import jsonio
 TWINNED = ("targets/gpus.yaml", "alternatives/routes.yaml", "stack/matrix.yaml", "workloads/optional.yaml",
            "effort/families.yaml", "effort/mechanical.yaml", "validation/checks.yaml", "stack/outcomes.yaml",
            "layout/backends.yaml", "alternatives/rewrites.yaml", "alternatives/ported-elsewhere.yaml",
-           "targets/capability.yaml", "workloads/alternatives.yaml", "layout/build-output.yaml")
+           "targets/capability.yaml", "workloads/alternatives.yaml", "layout/build-output.yaml",
+           "names/device.yaml", "names/python.yaml", "names/build.yaml")
 
 
 def read(path: Path) -> Any:

@@ -12,12 +12,13 @@ from collections.abc import Iterator
 
 from migrate.extract.c import ts
 from migrate.extract.c.tree import SPACES, Emit, first_call, in_device_code, raw, text, walk
+from migrate.extract.names import name_list
 
 SYNC_MASK_INTRINSICS = re.compile(
     r"^__(shfl(_up|_down|_xor)?|ballot|any|all|match_any|match_all|reduce_\w+)_sync$|^__syncwarp$"
 )
-BALLOTS = frozenset({"__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync"})
-SHUFFLES = frozenset({"__shfl_down_sync", "__shfl_xor_sync", "__shfl_down", "__shfl_xor"})
+BALLOTS = name_list("device", "warp_votes")
+SHUFFLES = name_list("device", "warp_shuffles")
 QUALIFIERS = re.compile(r"\b(const|constexpr|static|volatile|register|inline|__device__|__constant__|__shared__)\b")
 THIRTY_TWO_BIT_TYPES = frozenset({"unsigned", "unsigned int", "int", "uint32_t", "uint", "int32_t", "signed int"})
 LANE_TOKENS = frozenset({"thread", "threadidx", "tid", "lane", "laneid", "warp", "warpid", "blockdim"})
@@ -32,14 +33,13 @@ SIZES = {"char": 1, "signed char": 1, "unsigned char": 1, "int8_t": 1, "uint8_t"
          "unsigned": 4, "unsigned int": 4, "float": 4, "int32_t": 4, "uint32_t": 4, "half2": 4, "__half2": 4,
          "double": 8, "long": 8, "long long": 8, "unsigned long long": 8, "int64_t": 8, "uint64_t": 8,
          "size_t": 8, "float2": 8, "int2": 8, "float4": 16, "int4": 16, "double2": 16}
-DYNAMIC_SHARED_ATTRIBUTE = frozenset({"cudaFuncAttributeMaxDynamicSharedMemorySize",
-                                      "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"})
-DEVICE_RUNTIME_OK = frozenset({"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString", "cudaGetErrorName"})
+DYNAMIC_SHARED_ATTRIBUTE = name_list("device", "dynamic_shared_attributes")
+DEVICE_RUNTIME_OK = name_list("device", "device_runtime_calls")
 ALLOCA = frozenset({"alloca", "__builtin_alloca"})  # C's stack allocation of a run-time size
 
 # float -> half with a directed rounding: HIP's host versions round to nearest (amd_hip_fp16.h:
 # "TODO: rounding behaviour is not correct for host functions")
-HOST_ROUNDED_HALF = frozenset({"__float2half_rz", "__float2half_rd", "__float2half_ru"})
+HOST_ROUNDED_HALF = name_list("device", "host_rounded_half")
 # words of the qualifiers or macros before a function's name that make it (also) device code
 DEVICE_WORDS = re.compile(r"(?i)device|global|gpu|kernel")
 # What every construct of this module holds (inert.py: a macro body with none of them, and no

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from migrate.extract.c import tree, ts
 from migrate.extract.c.needles import Needled
+from migrate.extract.names import name_list
 
 # Macros that mark a HIP/ROCm build: __HIP_PLATFORM_AMD__, __HIPCC__, USE_ROCM, TORCH_HIP_VERSION, and the
 # ROCm libraries' switches (KOKKOS_ENABLE_ROCTHRUST) ...
@@ -84,7 +85,7 @@ SWITCH_TERM = re.compile(r"^\(*\s*(?:defined\s*\(\s*([A-Za-z_]\w*)\s*\)|defined\
 # (__HIP_PLATFORM_NVIDIA__, its old name __HIP_PLATFORM_NVCC__): hip-clang on AMD leaves all five undefined
 # (https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_porting_guide.html, "Compiler defines: summary";
 # clang defines __HIP__/__HIPCC__ for HIP and no __CUDA_ARCH__: https://reviews.llvm.org/D45441).
-NVIDIA_ONLY = frozenset({"__NVCC__", "__CUDACC__", "__CUDA_ARCH__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__"})
+NVIDIA_ONLY = name_list("device", "nvidia_only_macros")
 
 
 def needs_nvidia(condition: str) -> bool:
@@ -181,7 +182,7 @@ ARCH_TOKEN = re.compile(r"\s*([A-Za-z_]\w*|\d+[uUlL]*|&&|\|\||[<>=!]=|[<>!()])")
 # Macros hip-clang defines when it compiles HIP (clang: https://reviews.llvm.org/D45441; HIP porting guide,
 # "Compiler defines: summary"): `defined(X)` of one of them is true in an arch test (`!defined(__CUDA_ARCH__) ||
 # __CUDA_ARCH__ >= 600 || defined(__clang__)`); `defined` of one of NVIDIA_ONLY is false; any other name is unknown.
-HIP_CLANG_DEFINES = frozenset({"__clang__", "__HIP__", "__HIPCC__", "__HIP_PLATFORM_AMD__"})
+HIP_CLANG_DEFINES = name_list("device", "hip_clang_macros")
 
 
 def arch_value(condition: str) -> int | None:

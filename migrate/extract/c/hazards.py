@@ -11,12 +11,13 @@ from collections.abc import Iterator
 from migrate.extract.c import ts
 from migrate.extract.c.needles import Needled
 from migrate.extract.c.tree import SPACES, Emit, qualifiers, text, walk
+from migrate.extract.names import name_list
 from migrate.extract.text.lines import ARCH_OPTION
 
 MASK_NAME = re.compile(r"(?i)(^|_)(lane_?|warp_?|active_?|thread_?|ballot_?|sub_?warp_?|group_?)?mask(_t|_type)?$|"
                        r"^(lane|warp|active|ballot|thread|group)[A-Z_]?\w*Mask\w*$|^[A-Z]?\w*LaneMask\w*$")
 UNSIGNED_32 = re.compile(r"^(unsigned|unsigned int|uint32_t|std::uint32_t|uint|u32|uint32|\w+_uint|\w+_uint32(_t)?)$")
-MASK_BIT_OPS = frozenset({"__popc", "__ffs", "__clz", "__brev", "__fns"})
+MASK_BIT_OPS = name_list("device", "mask_bit_operations")
 MASK_WORD = re.compile(r"(?i)mask|ballot|vote|active")
 FLAT_INDEX = re.compile(r"blockIdx\.x\s*\*\s*blockDim\.x\s*\+\s*threadIdx\.x|threadIdx\.x\s*\+\s*blockIdx\.x\s*\*\s*blockDim\.x|"
                         r"blockDim\.x\s*\*\s*blockIdx\.x\s*\+\s*threadIdx\.x|threadIdx\.x\s*\+\s*blockDim\.x\s*\*\s*blockIdx\.x")
@@ -25,9 +26,9 @@ WARP_FUNCTION = re.compile(r"(?i)^(\w+_)?(k_?)?(get_?)?(warp_?size|threads_?per_
 WAVE_NAME = re.compile(r"(?i)^(\w+_)?(k_?)?(warp_?size|warp_?sz|threads_?per_?warp|wave_?front_?size|wave_?size)(_\w+)?$")
 FP8_MAX = re.compile(r"^448(\.0*[fF]?|[fF])$")
 FP8_CONTEXT = Needled(re.compile(rb"(?i)fp8|float8|e4m3"), b"fp8", b"float8", b"e4m3")
-ATOMICS = frozenset({"atomicMax", "atomicMin", "atomicAdd", "atomicExch", "atomicCAS", "atomicSub"})
+ATOMICS = name_list("device", "atomics")
 FLOATING = re.compile(r"\b(float|double)\s*\*")
-RAW_HALF = frozenset({"__half_raw", "__half2_raw", "__nv_bfloat16_raw", "__nv_bfloat162_raw"})
+RAW_HALF = name_list("device", "raw_half_types")
 COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 # the id is computed in 64 bits: `blockIdx.x * blockDim.x` alone is a 32-bit product that wraps at
 # 2^32 on CUDA too, so only a widened product reaches past HIP's launch cap
@@ -44,10 +45,7 @@ CEIL_DIV = re.compile(r"\+\s*[\w:.()]+\s*(-\s*1\s*)?\)\s*/|"
 LAUNCH_CALL = r"\b(?:FBGEMM_LAUNCH_KERNEL|FBGEMM_LAUNCH_DSA_KERNEL|hipLaunchKernelGGL|cudaLaunchKernel)\s*\(\s*\(?\s*" \
               r"(?:\(\s*(?:const\s+)?void\s*\*\s*\)\s*)?&?\s*(?:[\w:]*::)?{name}\s*(?:<[^;()]*?>)?\s*\)?\s*,"
 # libcu++ names that start a qualified name with cuda:: (cuda::std::..., cuda::atomic_ref, ...)
-LIBCUDACXX = frozenset({"std", "atomic", "atomic_ref", "barrier", "pipeline", "memcpy_async", "aligned_size_t",
-                        "binary_semaphore", "counting_semaphore", "latch", "annotated_ptr", "access_property",
-                        "thread_scope", "thread_scope_system", "thread_scope_device", "thread_scope_block",
-                        "ptx", "device", "stream_ref", "mr", "launch", "make_config", "ceil_div", "proclaim_return_type"})
+LIBCUDACXX = name_list("device", "libcudacxx_members")
 # CUDA back ends of portability layers that user code names directly (HIP spelling in rules/device.yaml)
 KOKKOS_CUDA = re.compile(r"^(Cuda|CudaSpace|CudaUVMSpace|CudaHostPinnedSpace|CudaTraits|CudaInternal)$")
 # macros that portability layers and libraries define only when built for CUDA

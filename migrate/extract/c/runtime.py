@@ -11,6 +11,7 @@ import re
 from migrate.extract.c import ts
 from migrate.extract.c.needles import Needled
 from migrate.extract.c.tree import SPACES, Emit, root, text
+from migrate.extract.names import name_list
 
 POINTER_ATTRIBUTES = Needled(re.compile(rb"\bcudaPointerAttributes\s*(\*\s*)?(\w+)"), b"cudaPointerAttributes")
 
@@ -18,7 +19,7 @@ POINTER_ATTRIBUTES = Needled(re.compile(rb"\bcudaPointerAttributes\s*(\*\s*)?(\w
 UNREGISTERED = {"type": {"0", "cudaMemoryTypeUnregistered"}, "memoryType": {"0", "cudaMemoryTypeUnregistered"},
                 "device": {"-2"}}
 
-GINKGO_CUDA = frozenset({"CudaExecutor"})
+GINKGO_CUDA = name_list("device", "ginkgo_cuda_executors")
 
 DEVICE_PROP = Needled(re.compile(rb"\bcudaDeviceProp\s*(?:const\s*)?[&*]?\s*(?:const\s*)?(\w+)|"
                                   rb"\bcudaGetDeviceProperties\s*\(\s*&\s*(\w+)"), b"cudaDeviceProp", b"cudaGetDeviceProperties")

@@ -14,6 +14,7 @@ from migrate.extract.c import ts
 from migrate.extract.c.hazards import UNSIGNED_32
 from migrate.extract.c.needles import Needled
 from migrate.extract.c.tree import Emit, qualifiers, root, spelled_type, text, walk
+from migrate.extract.names import name_list
 
 # the other dimensions of a block counted in warps: WARPS_PER_BLOCK, nwarps, kNWarps, num_warps
 WARPS_NAME = re.compile(r"(?i)^(k_?)?(n_?|num_?)?warps(_?per_?(block|cta|group|tb))?$|^(k_?)?warp_?count$")
@@ -27,7 +28,7 @@ WARP_TEMPLATE_HINT = Needled(re.compile(rb"(?i)template\s*<[^;{]*?\b\w*(warp_?si
 # of hardware warps: `cub::BlockLoad<T, kNThreads, N, cub::BLOCK_LOAD_WARP_TRANSPOSE>`
 WARP_TRANSPOSE = Needled(re.compile(rb"\bBLOCK_(LOAD|STORE)_WARP_TRANSPOSE\b"), b"_WARP_TRANSPOSE")
 
-BLOCK_COLLECTIVE = frozenset({"BlockLoad", "BlockStore"})
+BLOCK_COLLECTIVE = name_list("device", "cub_block_collectives")
 
 # what ties a kernel to the hardware warp rather than to 32 threads of its own choosing: warp matrix
 # fragments, warp votes and barriers, warpSize, inline PTX (a shuffle without a width is checked apart)

@@ -11,10 +11,11 @@ from collections.abc import Callable, Iterator
 from migrate.extract.c import ts
 from migrate.extract.c.needles import Needled
 from migrate.extract.c.tree import root, text, walk
+from migrate.extract.names import name_list
 
 Add = Callable[..., None]
 
-CUTLASS_NAMESPACES = frozenset({"cutlass", "cute"})
+CUTLASS_NAMESPACES = name_list("device", "cutlass_namespaces")
 CUTLASS_USE = Needled(re.compile(rb"\b(?:cutlass|cute)\s*::|namespace\s+(?:cutlass|cute)\b"),
                       b"cutlass", b"cute")  # a file worth reading for them
 # Namespaces whose names are never the project's own functions: not worth a reference fact.

@@ -11,34 +11,34 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from migrate.extract.names import name_list
+
 if TYPE_CHECKING:
     from migrate.extract.python.extractor import _Visitor
 
-CAPABILITY_CALLS = frozenset({"torch.cuda.get_device_capability", "cupy.cuda.Device.compute_capability"})
+CAPABILITY_CALLS = name_list("python", "capability_calls")
 CONVERSIONS = frozenset({"int", "float", "str", "tuple", "list", "max", "min", "sum", "round", "divmod"})
 SUBPROCESS_CALLS = frozenset({
     "subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output",
     "subprocess.Popen", "subprocess.getoutput", "subprocess.getstatusoutput", "os.system", "os.popen",
     "asyncio.create_subprocess_exec", "asyncio.create_subprocess_shell",
 })
-NUMBA_KERNELS = frozenset({"numba.cuda.jit", "numba.cuda.reduce"})
-NUMBA_UFUNCS = frozenset({"numba.vectorize", "numba.guvectorize", "numba.np.ufunc.vectorize",
-                          "numba.np.ufunc.guvectorize"})
-TRITON_ASM = frozenset({"triton.language.inline_asm_elementwise", "triton.language.core.inline_asm_elementwise"})
-TRITON_CONFIG = frozenset({"triton.Config", "triton.runtime.Config", "triton.runtime.autotuner.Config"})
+NUMBA_KERNELS = name_list("python", "numba_kernels")
+NUMBA_UFUNCS = name_list("python", "numba_ufuncs")
+TRITON_ASM = name_list("python", "triton_inline_asm")
+TRITON_CONFIG = name_list("python", "triton_configs")
 PTX_OPCODE = re.compile(r"\b[a-z][a-z0-9_]*(\.[a-z0-9_:]+)+")
 AMDGCN_OPCODE = re.compile(r"\b[vs]_[a-z0-9_]+")
 WARP_CONSTANT = re.compile(r"^_?(warp_?size|threads_per_warp|lanes_per_warp|warp_threads)$", re.IGNORECASE)
-NVIDIA_PROVIDERS = frozenset({"CUDAExecutionProvider", "TensorrtExecutionProvider", "NvTensorRTRTXExecutionProvider"})
-PROVIDER_QUERIES = frozenset({"get_available_providers", "get_providers"})
-JAX_BACKEND_ARG = frozenset({"jax.devices", "jax.local_devices", "jax.device_count", "jax.local_device_count",
-                             "jax.extend.backend.get_backend", "jax.lib.xla_bridge.get_backend"})
+NVIDIA_PROVIDERS = name_list("python", "nvidia_execution_providers")
+PROVIDER_QUERIES = name_list("python", "provider_queries")
+JAX_BACKEND_ARG = name_list("python", "jax_backend_calls")
 JAX_BACKEND_KEYWORD = JAX_BACKEND_ARG | {"jax.jit", "jax.pmap"}
-JAX_PLATFORM_OPTIONS = frozenset({"jax_platforms", "jax_platform_name"})
-JAX_FFI_REGISTER = frozenset({"jax.ffi.register_ffi_target", "jax.extend.ffi.register_ffi_target"})
+JAX_PLATFORM_OPTIONS = name_list("python", "jax_platform_options")
+JAX_FFI_REGISTER = name_list("python", "jax_ffi_registrations")
 ENV_CALLS = frozenset({"os.environ.get", "os.getenv", "os.environ.setdefault", "os.environ.pop", "os.putenv"})
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-DEVICE_NAME_CALLS = frozenset({"torch.cuda.get_device_name", "torch.cuda.get_arch_list"})
+DEVICE_NAME_CALLS = name_list("python", "device_name_calls")
 NVIDIA_GPU_NAME = re.compile(
     r"\b(sm_?\d{2,3}[a-z]?|[ABHLPTV]\d{1,3}[A-Z]?|GH200|GB200|RTX|GeForce|Tesla|Quadro|NVIDIA|Jetson|Titan)\b",
     re.IGNORECASE)
@@ -49,8 +49,7 @@ TF32_SWITCHES = frozenset({"torch.backends.cuda.matmul.allow_tf32", "torch.backe
                            "torch.backends.cudnn.rnn.fp32_precision"})
 TF32_OFF = (False, "ieee", "highest", "none")
 # Loading a native library by name (ctypes); the name tells whether it is one of NVIDIA's CUDA libraries.
-LIBRARY_LOADS = frozenset({"ctypes.CDLL", "ctypes.PyDLL", "ctypes.WinDLL", "ctypes.cdll.LoadLibrary",
-                           "ctypes.windll.LoadLibrary", "ctypes.util.find_library"})
+LIBRARY_LOADS = name_list("python", "library_loads")
 CUDA_LIBRARY = re.compile(
     r"^(?:.*[/\\])?(?:lib)?(cuda|cudart|nvcuda|cublas|cublasLt|cufft|curand|cusparse|cusolver|nvrtc|nccl|cudnn|"
     r"nvToolsExt|nvjpeg|nvidia-ml|nvml|cutensor|cufile)(?:64)?(?:_\d+)*(?:\.(?:so|dll|dylib)(?:\.[\d.]+)?)?$")

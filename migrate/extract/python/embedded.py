@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from migrate.extract.names import name_list
 from migrate.model import Fact
 
 # Call -> (positional index or None, keyword) of every argument that holds CUDA source.
@@ -20,7 +21,7 @@ SOURCE_ARGS: dict[str, tuple[tuple[int | None, str], ...]] = {
 PREFIX = re.compile(r"^[rRbBuUfF]*")
 # Loaders that compile the CUDA source they get at run time: CuPy's ROCm build hands it to hipRTC
 # (https://docs.cupy.dev/en/stable/install.html#using-cupy-on-amd-gpu-experimental), as it does a literal.
-RUNTIME_COMPILERS = frozenset({"cupy.RawKernel", "cupy.RawModule"})
+RUNTIME_COMPILERS = name_list("python", "runtime_compilers")
 SOURCE_FILE = re.compile(r"(?:^|/)([\w.-]+\.cuh?)$")
 READS = frozenset({"read_text", "read", "read_bytes", "open"})  # Path.read_text, open(...).read(), resources
 

@@ -10,6 +10,7 @@ import warnings
 
 from migrate.extract.c.guards import SWITCH, SWITCH_NAME
 from migrate.extract.columns import Columns
+from migrate.extract.names import guard_map, name_list
 from migrate.extract.python import commands, constructs, embedded, options, structure
 from migrate.extract.python.guards import HIP_MARKERS, HipGuards
 from migrate.extract.python.optional import (
@@ -26,8 +27,8 @@ from migrate.extract.text.lines import ARCH_OPTION, FLAG, flag_text, line_texts
 from migrate.model import Extraction, Fact
 from migrate.vocabulary import ALWAYS_DEFINED
 
-PROPERTY_CALLS = frozenset({"torch.cuda.get_device_properties"})
-NVCC_KEYWORDS = frozenset({"nvcc", "extra_cuda_cflags", "nvcc_flags"})
+PROPERTY_CALLS = name_list("python", "property_calls")
+NVCC_KEYWORDS = name_list("python", "nvcc_keywords")
 SETUP_CALLS = frozenset({"setuptools.setup", "distutils.core.setup", "skbuild.setup"})
 REQUIRES_KEYWORDS = frozenset({"install_requires", "setup_requires", "extras_require"})
 KERNEL_BINARY = re.compile(r"(?:^|/)([A-Za-z_][\w-]*)\.(?:fatbin|cubin|ptx)$")
@@ -76,7 +77,7 @@ def _optional_uses(facts: list[Fact]) -> list[Fact]:
 # https://docs.opencv.org/2.4.1/modules/gpu/doc/initalization_and_information.html). OpenCV has no ROCm build of its
 # CUDA modules, so on ROCm the count is 0 and a file that asks for it runs its cv2.cuda calls on no path (the CPU
 # path it keeps for machines without CUDA runs).
-DEVICE_COUNT_GUARDS = {"cv2.cuda.getCudaEnabledDeviceCount": ("cv2.cuda.", "cv2.cuda_", "cv2.cudacodec.")}
+DEVICE_COUNT_GUARDS = guard_map("python", "device_count_guards")
 
 
 def _behind_device_count(facts: list[Fact]) -> list[Fact]:
@@ -647,7 +648,7 @@ DEFINE_OPTION = re.compile(rf"^-D({SWITCH})(?:=1)?$")
 # torch.utils.cpp_extension names that only a ROCm-aware build reads (an import never read is no evidence).
 # A relative path of a source file an extension compiles (no folder above, no pattern, no space)
 SOURCE_NAME = re.compile(r"^(?!\.\./)[\w.+-]+(?:/[\w.+-]+)*\.(?:cu|cpp|cc|cxx|c|hip)$")
-HIP_HOMES = frozenset({"ROCM_HOME", "HIP_HOME", "IS_HIP_EXTENSION", "COMMON_HIP_FLAGS", "ROCM_VERSION"})
+HIP_HOMES = name_list("python", "hip_homes")
 
 
 def _segment(lines: list[str], node: ast.AST) -> str:

@@ -8,11 +8,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-HIP_MARKERS = frozenset({"torch.version.hip", "torch.utils.cpp_extension.IS_HIP_EXTENSION",
-                         "torch.utils.cpp_extension.ROCM_HOME", "torch.cuda.is_rocm"})
+from migrate.extract.names import name_list
+
+HIP_MARKERS = name_list("python", "hip_markers")
 # Helpers by these names (vLLM's current_platform.is_rocm(), Triton tutorials' is_hip()).
-HIP_PREDICATES = frozenset({"is_hip", "is_rocm", "_is_hip", "_is_rocm", "is_hip_available",
-                            "is_rocm_available", "is_hip_build", "is_rocm_pytorch", "is_amd"})
+HIP_PREDICATES = name_list("python", "hip_predicates")
 HIP_WORDS = frozenset({"hip", "rocm"})
 # Names compared with "hip": Triton's target.backend, a device's platform, a `backend` variable.
 BACKEND_NAMES = ("backend", "platform")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from migrate.extract.names import name_list
 from migrate.extract.text import repositories
 from migrate.extract.text.lines import Logical, commands
 from migrate.extract.text.packages import INDEX_OPTIONS, conda_names, pip_names, url_names
@@ -37,25 +38,21 @@ DOCKER_VALUED = frozenset({"-v", "--volume", "-p", "--publish", "--name", "-w", 
                            "--expose", "--link", "--cpuset-cpus", "--memory-swap", "--stop-signal", "--health-cmd"})
 # Environment variables that CMake or PyTorch's extension builder read: reported as cmake facts.
 # Runtime variables that make ROCm treat a GPU as another target (a workaround a port reports).
-RUNTIME_VARIABLES = frozenset({"HSA_OVERRIDE_GFX_VERSION"})
-BUILD_VARIABLES = frozenset({"TORCH_CUDA_ARCH_LIST", "CUDAARCHS", "CUDACXX", "CUDAHOSTCXX", "CUDAFLAGS"})
-INDEX_VARIABLES = frozenset({"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "UV_INDEX_URL",
-                             "UV_EXTRA_INDEX_URL", "UV_INDEX", "UV_DEFAULT_INDEX", "UV_FIND_LINKS"})
+RUNTIME_VARIABLES = name_list("build", "runtime_variables")
+BUILD_VARIABLES = name_list("build", "build_variables")
+INDEX_VARIABLES = name_list("build", "index_variables")
 SLURM_GPU_OPTIONS = {"--gres": "gres", "--gpus": "gpus", "-G": "gpus", "--gpus-per-node": "gpus",
                      "--gpus-per-task": "gpus", "--gpus-per-socket": "gpus", "--constraint": "constraint",
                      "-C": "constraint"}
 # NVIDIA-only command-line tools, reported as manifest facts `tool:NAME` where a command runs them.
-NVIDIA_TOOLS = frozenset({"trtexec", "nsys", "ncu", "nv-nsight-cu-cli", "nvprof", "cuda-gdb", "compute-sanitizer",
-                          "cuda-memcheck"})
+NVIDIA_TOOLS = name_list("build", "nvidia_tools")
 # Programs that run the command given in their arguments (mpirun -np 4 nsys profile ...).
-LAUNCHERS = frozenset({"mpirun", "mpiexec", "srun", "jsrun", "flux", "timeout", "numactl", "taskset", "torchrun",
-                       "chrt", "nice", "ionice", "stdbuf"})
+LAUNCHERS = name_list("build", "launchers")
 # Programs whose own options share a spelling with nvcc's: `gzip -dc` / `xz -dc` decompress to standard output
 # (automake's distcheck recipe), not nvcc's relocatable device code. A flag given to one of them is its own.
 # https://www.gnu.org/software/gzip/manual/gzip.html#Invoking-gzip (-d, -c), https://tukaani.org/xz/man.html,
 # https://sourceware.org/bzip2/manual/manual.html, https://facebook.github.io/zstd/zstd_manual.html
-ARCHIVERS = frozenset({"gzip", "gunzip", "zcat", "bzip2", "bunzip2", "bzcat", "xz", "unxz", "xzcat", "lzip", "lzma",
-                       "unlzma", "zstd", "unzstd", "zstdcat", "pigz", "pbzip2", "compress", "uncompress", "tar"})
+ARCHIVERS = name_list("build", "archivers")
 DASH_D = re.compile(r"^-D\s*([A-Za-z_][A-Za-z0-9_]*)(?::\w+)?=")
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from migrate.extract.names import name_list
 from migrate.extract.text.lines import fact, finish, logical_lines, numbered
 from migrate.extract.text.packages import conda_names, requirement_line
 from migrate.model import Extraction, Fact
@@ -18,13 +19,11 @@ TOP_KEY = re.compile(r"^([A-Za-z_-]+):\s*(.*?)\s*$")
 # -c pytorch`, later `pytorch-cuda=12.1 -c pytorch -c nvidia` (https://pytorch.org/get-started/previous-versions/).
 # In an environment that installs PyTorch from conda these pins are PyTorch's runtime, which its ROCm build brings
 # itself; they get the role `framework_runtime` (rules/dependencies.yaml, conda-pytorch-cuda-runtime).
-CONDA_PYTORCH = frozenset({"pytorch", "torch"})
-CONDA_RUNTIME_PINS = frozenset({"cudatoolkit", "pytorch-cuda", "cuda-version", "cuda-runtime", "cuda-cudart", "cudnn",
-                                "nccl", "channel:nvidia"})
+CONDA_PYTORCH = name_list("build", "conda_pytorch")
+CONDA_RUNTIME_PINS = name_list("build", "conda_runtime_pins")
 # A CUDA compiler or development package in the same environment: the project builds CUDA code of its own, and
 # the runtime is not PyTorch's alone.
-CONDA_TOOLCHAIN = frozenset({"cuda-nvcc", "cuda-toolkit", "cuda-compiler", "cuda-libraries-dev", "cudatoolkit-dev",
-                             "cuda-cccl", "cuda-nvrtc", "cuda-nvrtc-dev", "cuda-cudart-dev"})
+CONDA_TOOLCHAIN = name_list("build", "conda_toolchain")
 SETUP_CFG_LISTS = frozenset({"install_requires", "setup_requires", "tests_require", "dependency_links"})
 
 

@@ -1,0 +1,36 @@
+"""The names the extractors recognise (CUDA, HIP and NVIDIA API names, tools, packages): data in
+rules/names/<area>.yaml, each list with what it means and its source, read through the file's JSON
+twin (rulebase/datafile.py) once per process. The extractors' version hashes these files, so an
+edited list gives new cache keys (extract.version_of)."""
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from migrate.rulebase import datafile
+
+FOLDER = "names"
+
+
+def folder() -> Path:
+    """The name lists of the bundled rule base (a user's --rules-dir changes rules, not extraction)."""
+    from migrate.rulebase.load import default_rules_dir
+
+    return default_rules_dir() / FOLDER
+
+
+@cache
+def _area(area: str) -> dict[str, Any]:
+    content: dict[str, Any] = datafile.read(folder() / f"{area}.yaml")
+    return content
+
+
+def name_list(area: str, key: str) -> frozenset[str]:
+    """The list `key` of rules/names/<area>.yaml."""
+    return frozenset(str(name) for name in _area(area)[key]["names"])
+
+
+def guard_map(area: str, key: str) -> dict[str, tuple[str, ...]]:
+    """The mapping `key` of rules/names/<area>.yaml: a name to the prefixes it guards."""
+    return {str(name): tuple(str(p) for p in prefixes) for name, prefixes in _area(area)[key]["guards"].items()}
