@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from migrate.extract import names
 from migrate.extract.c import device, guards
-from migrate.extract.python import extractor
+from migrate.extract.python import constructs, extractor
 from migrate.extract.text import commands, deps
 from migrate.rulebase import datafile
 from tests.conftest import ROOT
@@ -16,6 +16,7 @@ from tests.conftest import ROOT
 FILES = sorted((ROOT / "rules" / "names").glob("*.yaml"))
 SOURCE = re.compile(r"https?://\S+")
 READ = re.compile(r"""\b(?:name_list|guard_map)\("(\w+)", "(\w+)"\)""")
+ALTERNATION = re.compile(r"""\b_alternatives\("(\w+)"\)""")  # python/constructs.py: a pattern built from a list
 
 
 def _lists() -> list[tuple[str, str, dict[str, object]]]:
@@ -41,6 +42,8 @@ def test_every_list_means_something_and_names_its_source(area: str, key: str, en
 def test_every_list_is_read_by_an_extractor_and_every_read_list_exists() -> None:
     read = {m.groups() for path in (ROOT / "migrate" / "extract").rglob("*.py")
             for m in READ.finditer(path.read_text(encoding="utf-8"))}
+    constructs = (ROOT / "migrate" / "extract" / "python" / "constructs.py").read_text(encoding="utf-8")
+    read |= {("python", key) for key in ALTERNATION.findall(constructs)}
     declared = {(area, key) for area, key, _ in _lists()}
     assert read == declared
 
@@ -50,6 +53,9 @@ def test_the_extractors_hold_the_lists() -> None:
     assert "__CUDA_ARCH__" in guards.NVIDIA_ONLY and "__HIP__" in guards.HIP_CLANG_DEFINES
     assert {"gzip", "tar"} <= commands.ARCHIVERS and "nsys" in commands.NVIDIA_TOOLS
     assert "pytorch-cuda" in deps.CONDA_RUNTIME_PINS and "cuda-nvcc" in deps.CONDA_TOOLCHAIN
+    assert constructs.CUDA_LIBRARY.match("libcublasLt.so.12") and constructs.CUDA_LIBRARY.match("cudart64_12.dll")
+    assert not constructs.CUDA_LIBRARY.match("libcublasx.so") and constructs.NVIDIA_SDK_LIBRARY.search("RnD.SharpOptiX.dll")
+    assert constructs.NVIDIA_GPU_NAME.search("NVIDIA GeForce RTX 4090") and not constructs.NVIDIA_GPU_NAME.search("gfx90a")
     assert extractor.DEVICE_COUNT_GUARDS == {"cv2.cuda.getCudaEnabledDeviceCount": ("cv2.cuda.", "cv2.cuda_",
                                                                                     "cv2.cudacodec.")}
 

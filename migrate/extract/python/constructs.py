@@ -39,9 +39,13 @@ JAX_FFI_REGISTER = name_list("python", "jax_ffi_registrations")
 ENV_CALLS = frozenset({"os.environ.get", "os.getenv", "os.environ.setdefault", "os.environ.pop", "os.putenv"})
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 DEVICE_NAME_CALLS = name_list("python", "device_name_calls")
-NVIDIA_GPU_NAME = re.compile(
-    r"\b(sm_?\d{2,3}[a-z]?|[ABHLPTV]\d{1,3}[A-Z]?|GH200|GB200|RTX|GeForce|Tesla|Quadro|NVIDIA|Jetson|Titan)\b",
-    re.IGNORECASE)
+def _alternatives(key: str) -> str:
+    """A regular-expression alternation of the names of rules/names/python.yaml's list `key`."""
+    return "|".join(re.escape(name) for name in sorted(name_list("python", key), key=lambda n: (-len(n), n)))
+
+
+NVIDIA_GPU_NAME = re.compile(r"\b(sm_?\d{2,3}[a-z]?|[ABHLPTV]\d{1,3}[A-Z]?|"
+                             + _alternatives("nvidia_product_names") + r")\b", re.IGNORECASE)
 STRING_TESTS = frozenset({"startswith", "endswith", "find", "index", "count"})
 TF32_SWITCHES = frozenset({"torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.allow_tf32",
                            "torch.backends.fp32_precision", "torch.backends.cuda.matmul.fp32_precision",
@@ -50,17 +54,16 @@ TF32_SWITCHES = frozenset({"torch.backends.cuda.matmul.allow_tf32", "torch.backe
 TF32_OFF = (False, "ieee", "highest", "none")
 # Loading a native library by name (ctypes); the name tells whether it is one of NVIDIA's CUDA libraries.
 LIBRARY_LOADS = name_list("python", "library_loads")
-CUDA_LIBRARY = re.compile(
-    r"^(?:.*[/\\])?(?:lib)?(cuda|cudart|nvcuda|cublas|cublasLt|cufft|curand|cusparse|cusolver|nvrtc|nccl|cudnn|"
-    r"nvToolsExt|nvjpeg|nvidia-ml|nvml|cutensor|cufile)(?:64)?(?:_\d+)*(?:\.(?:so|dll|dylib)(?:\.[\d.]+)?)?$")
+LIBRARY_FILE = r"(?:64)?(?:_\d+)*(?:\.(?:so|dll|dylib)(?:\.[\d.]+)?)?$"  # lib<stem>64_12.so.12.1, <stem>64_12.dll
+CUDA_LIBRARY = re.compile(r"^(?:.*[/\\])?(?:lib)?(" + _alternatives("cuda_libraries") + ")" + LIBRARY_FILE)
 
 # Closed NVIDIA SDKs shipped as binaries with no ROCm build, by the library's file name: OptiX (the driver's
 # nvoptix, and engines built over it that carry the name: RnD.SharpOptiX.dll, librndSharpOptiX7.so), TensorRT's
 # nvinfer, the Video Codec SDK's nvEncodeAPI / nvcuvid (rocm-facts.md a: OptiX, TensorRT and NVENC have no ROCm
 # build; https://raytracing-docs.nvidia.com/optix8/guide/index.html#introduction#driver-model (nvoptix in the driver),
 # https://docs.nvidia.com/video-technologies/video-codec-sdk/12.2/nvenc-video-encoder-api-prog-guide/).
-NVIDIA_SDK_LIBRARY = re.compile(r"optix|^(?:lib)?(?:nvinfer(?:_plugin)?|nvonnxparser|nvEncodeAPI|nvcuvid|nvidia-encode)"
-                                r"(?:64)?(?:_\d+)*(?:\.(?:so|dll|dylib)(?:\.[\d.]+)?)?$", re.IGNORECASE)
+NVIDIA_SDK_LIBRARY = re.compile(_alternatives("nvidia_sdk_name_parts") + "|^(?:lib)?(?:"
+                                + _alternatives("nvidia_sdk_libraries") + ")" + LIBRARY_FILE, re.IGNORECASE)
 
 
 def on_call(v: _Visitor, call: ast.Call, name: str | None) -> None:
