@@ -35,7 +35,7 @@ def run() -> NoReturn:
             code = replay.record(argv, command)
         finally:
             gc.freeze()
-            from migrate import startcache
+            from migrate.cli import startcache
 
             startcache.save()  # after the recorded run (a file written outside the cache folder keeps a run from being stored)
     sys.exit(code)
@@ -49,7 +49,7 @@ def lint_or_main(argv: list[str]) -> Callable[[], int]:
     from functools import partial
 
     if argv[:1] == ["lint"]:  # before lint's modules: their patterns and dataclasses come from the table
-        from migrate import startcache
+        from migrate.cli import startcache
 
         startcache.install()
     from migrate.cli import lint_args
