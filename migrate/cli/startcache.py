@@ -46,6 +46,7 @@ class _Table:
 
     def __init__(self, path: str, patterns: dict[tuple[object, int], Program], sources: dict[str, Any]) -> None:
         self.path = path
+        self.original: Callable[..., Any] | None = None  # re's own compiler, which the hook calls on a miss
         self.patterns = patterns
         self.sources = sources
         self.new_patterns: list[tuple[str | bytes, int]] = []
@@ -54,6 +55,7 @@ class _Table:
 
     def compile_hook(self, original: Callable[..., Any], sre_compile: Callable[..., Any]) -> Callable[..., Any]:
         patterns, used, new = self.patterns, self.used_patterns, self.new_patterns
+        self.original = original
 
         def compile_(p: Any, flags: Any = 0) -> Any:
             if type(flags) is int and type(p) in (str, bytes) and not flags & DEBUG_FLAG:
