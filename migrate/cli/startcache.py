@@ -53,6 +53,8 @@ class _Table:
         self.new_sources: dict[str, Any] = {}
         self.used_patterns: set[tuple[object, int]] = set()
 
+    current: _Table | None = None  # the table this process installed
+
     def compile_hook(self, original: Callable[..., Any], sre_compile: Callable[..., Any]) -> Callable[..., Any]:
         patterns, used, new = self.patterns, self.used_patterns, self.new_patterns
         self.original = original
@@ -83,9 +85,6 @@ class _Table:
         return exec_
 
 
-_table: _Table | None = None
-
-
 def table_path() -> str | None:
     """The table's file: this module's bytecode file with `.marshal` for `.pyc` (None where Python keeps no bytecode)."""
     cached = globals().get("__cached__")
@@ -96,7 +95,7 @@ def table_path() -> str | None:
 
 def interpreter() -> tuple[object, ...]:
     """What the stored programs and code objects depend on besides their text."""
-    import _sre
+    import _sre  # type: ignore[import-not-found]
 
     return (FORMAT, sys.version, sys.implementation.cache_tag, _sre.MAGIC, _sre.CODESIZE, sys.flags.optimize,
             marshal.version)
@@ -105,16 +104,14 @@ def interpreter() -> tuple[object, ...]:
 def install() -> None:
     """Serve patterns and dataclass methods from the table from now on, and note the new ones for `save`.
     Does nothing when there is no place for a table or re's compiler is not the one this reads."""
-    global _table
-    if _table is not None:
+    if _Table.current is not None:
         return
     path = table_path()
     if path is None:
         return
+    import _sre
     import dataclasses
     import re
-
-    import _sre
 
     compiler = getattr(re, "_compiler", None)
     if compiler is None or not callable(getattr(compiler, "compile", None)) or not callable(getattr(compiler, "_code", None)):
@@ -123,7 +120,7 @@ def install() -> None:
     table = _Table(path, patterns, sources)
     compiler.compile = table.compile_hook(compiler.compile, _sre.compile)
     dataclasses.exec = table.exec_hook()  # type: ignore[attr-defined]  # the module's global shadows the builtin
-    _table = table
+    _Table.current = table
 
 
 def _read(path: str) -> tuple[dict[tuple[object, int], Program], dict[str, Any]]:
@@ -143,7 +140,7 @@ def _read(path: str) -> tuple[dict[tuple[object, int], Program], dict[str, Any]]
 def save() -> None:
     """Write the table with what this process compiled that it did not hold, where Python writes
     bytecode; any failure leaves the table as it was."""
-    table = _table
+    table = _Table.current
     if table is None or sys.dont_write_bytecode or not (table.new_patterns or table.new_sources):
         return
     programs = _programs(table.new_patterns)
@@ -154,25 +151,25 @@ def save() -> None:
         sources = dict(table.new_sources)
     partial = f"{table.path}.{os.getpid()}.tmp"
     try:
-        data = marshal.dumps((interpreter(), patterns, sources))
+        whole: Any = (interpreter(), patterns, sources)
+        data = marshal.dumps(whole)
         os.makedirs(os.path.dirname(table.path), exist_ok=True)
         with open(partial, "wb") as handle:
             handle.write(data)
         os.replace(partial, table.path)
     except (OSError, ValueError):
-        try:
+        from contextlib import suppress
+
+        with suppress(OSError):
             os.unlink(partial)
-        except OSError:
-            pass
 
 
 def _programs(keys: list[tuple[str | bytes, int]]) -> dict[tuple[object, int], Program]:
     """Each pattern's program as re's compiler makes it, kept only when the pattern `_sre.compile`
     builds from it equals the one re compiles, groups included."""
+    import _sre
     import re
     from re import _compiler, _parser  # type: ignore[attr-defined]
-
-    import _sre
 
     found: dict[tuple[object, int], Program] = {}
     for pattern, flags in dict.fromkeys(keys):
@@ -185,7 +182,7 @@ def _programs(keys: list[tuple[str | bytes, int]]) -> dict[tuple[object, int], P
                 indexgroup[index] = name
             program: Program = (int(flags | tree.state.flags), code, tree.state.groups - 1, groupindex, tuple(indexgroup))
             rebuilt, compiled = _sre.compile(pattern, *program), re.compile(pattern, flags)
-        except Exception:  # noqa: BLE001 (whatever the parse says, the pattern is simply not kept)
+        except Exception:  # whatever the parse says, the pattern is simply not kept
             continue
         if rebuilt == compiled and rebuilt.groups == compiled.groups and rebuilt.groupindex == compiled.groupindex:
             found[(pattern, flags)] = program
