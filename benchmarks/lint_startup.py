@@ -6,7 +6,9 @@
 
 Rows: the interpreter alone, the CLI's --version, lint with an empty cache (rules parsed,
 validated and precompiled), lint of a file EDITED before each run (the pre-commit case after an
-edit: the rule cache warm, the file extracted every time, nothing replayed), lint of an UNCHANGED
+edit: the rule cache warm, the file extracted every time, nothing replayed), the same with no start
+table (migrate/cli/startcache.py: the patterns and dataclass methods compiled again, as by the first
+lint after an install; only for code that has it), lint of an UNCHANGED
 file (served from its last run: migrate.scan.replay), lint --no-cache, and a scan of the same file
 for comparison. --importtime adds the slowest imports of an edited-file run (`python -X importtime`).
 --instructions adds the instructions each run executes (valgrind's cachegrind, where installed) and
@@ -146,6 +148,15 @@ def main() -> int:
         measure("lint, empty cache (rules validated)", args.repeat, lambda: lint, env, fresh_cache)
         timed(lint, env)
         measure("lint, edited file (pre-commit after an edit)", args.repeat, lambda: lint, env, new_text)
+        table = _start_table(env)
+        if table is not None:  # the patterns and dataclass methods compiled as by a first run after an install
+
+            def no_table(run: int) -> None:
+                new_text(run)
+                Path(table).unlink(missing_ok=True)
+
+            measure("lint, edited file, no start table", args.repeat, lambda: lint, env, no_table)
+            timed(lint, env)  # the table written again for the rows below
         if args.before:
             before = {**env, "PYTHONPATH": str(args.before.resolve()), "ROCM_MIGRATE_CACHE_DIR": str(cache) + "-before"}
             timed(lint, before)
@@ -191,6 +202,15 @@ def main() -> int:
         if args.server:
             _server(env, "stop")
     return 0
+
+
+def _start_table(env: dict[str, str]) -> str | None:
+    """Where a lint process keeps the compiled patterns and dataclass methods (migrate/cli/startcache.py)
+    for the next one, as the code measured names it; None for code without it."""
+    done = subprocess.run([sys.executable, "-c", "from migrate.cli import startcache; print(startcache.table_path())"],
+                          env=env, capture_output=True, text=True, check=False, cwd=env["PYTHONPATH"].split(os.pathsep)[0])
+    path = done.stdout.strip()
+    return path if done.returncode == 0 and path not in ("", "None") else None
 
 
 def _server(env: dict[str, str], action: str) -> str:

@@ -35,6 +35,9 @@ def run() -> NoReturn:
             code = replay.record(argv, command)
         finally:
             gc.freeze()
+            from migrate.cli import startcache
+
+            startcache.save()  # after the recorded run (a file written outside the cache folder keeps a run from being stored)
     sys.exit(code)
 
 
@@ -45,6 +48,10 @@ def lint_or_main(argv: list[str]) -> Callable[[], int]:
     import gc
     from functools import partial
 
+    if argv[:1] == ["lint"]:  # before lint's modules: their patterns and dataclasses come from the table
+        from migrate.cli import startcache
+
+        startcache.install()
     from migrate.cli import lint_args
     from migrate.extract import budget
 

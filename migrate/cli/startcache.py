@@ -1,0 +1,189 @@
+"""What every new process compiles again, kept from one lint process to the next beside the
+package's bytecode: the programs of regular expressions and the methods dataclasses generate.
+
+Both are compiled by Python code at each start. re's parser and code generator take about a
+million instructions a pattern (~150 M of an edited-file lint's ~730 M: the extractors' and the
+rules' patterns); `dataclasses` writes each class's `__init__`, `__eq__`, `__repr__`, ... as source
+text and compiles it (~4.7 M instructions a class, 37 classes on lint's path: ~140 M).
+
+- A pattern is rebuilt by `_sre.compile` from the program re's compiler made for the same pattern
+  and flags in an earlier process of the same interpreter: the last step of `re._compiler.compile`,
+  with its parse's results kept. A pattern not in the table is compiled by re as before; `save`
+  stores its program only when the rebuilt pattern equals the one re compiles (Pattern equality
+  compares the flags and the program) with the same groups.
+- A dataclass method's source is compiled once and its code object kept, keyed by the source text:
+  `exec` in the `dataclasses` module runs the stored code object, which is what `exec` of the text
+  compiles (file `<string>`, no inherited future flags: dataclasses.py has none).
+
+The table is a marshal file named after this module's bytecode (`__cached__`, so
+PYTHONPYCACHEPREFIX is honoured), with the same trust as bytecode: whoever can write it can run
+code, as with the `.pyc` files beside it. Hence not the cache directory, which holds data only.
+It is written only where Python writes bytecode (not under PYTHONDONTWRITEBYTECODE), and keyed by
+the interpreter (version, bytecode tag, regex engine magic, optimisation level): a table of another
+interpreter, or of the wrong shape, is not used. Nothing here changes what a pattern or a class
+is; a process without the table (an unwritable install) compiles as before."""
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+
+TYPE_CHECKING = False  # typing is not imported on lint's way in
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+FORMAT = 1
+MAX_PATTERNS = 4000  # past this (patterns built from what a run read), only a run's own are kept
+MAX_SOURCES = 2000
+DEBUG_FLAG = 128  # re.DEBUG: such a pattern prints its program; never served from the table
+
+Program = tuple[int, list[int], int, dict[str, int], tuple[object, ...]]  # _sre.compile's arguments after the pattern
+
+
+class _Table:
+    """The table read at the start, what this process added, and the hooks that serve it."""
+
+    def __init__(self, path: str, patterns: dict[tuple[object, int], Program], sources: dict[str, Any]) -> None:
+        self.path = path
+        self.original: Callable[..., Any] | None = None  # re's own compiler, which the hook calls on a miss
+        self.patterns = patterns
+        self.sources = sources
+        self.new_patterns: list[tuple[str | bytes, int]] = []
+        self.new_sources: dict[str, Any] = {}
+        self.used_patterns: set[tuple[object, int]] = set()
+
+    current: _Table | None = None  # the table this process installed
+
+    def compile_hook(self, original: Callable[..., Any], sre_compile: Callable[..., Any]) -> Callable[..., Any]:
+        patterns, used, new = self.patterns, self.used_patterns, self.new_patterns
+        self.original = original
+
+        def compile_(p: Any, flags: Any = 0) -> Any:
+            if type(flags) is int and type(p) in (str, bytes) and not flags & DEBUG_FLAG:
+                key = (p, flags)
+                found = patterns.get(key)
+                if found is not None:
+                    used.add(key)
+                    return sre_compile(p, *found)
+                new.append(key)
+            return original(p, flags)
+
+        return compile_
+
+    def exec_hook(self) -> Callable[..., None]:
+        sources, new = self.sources, self.new_sources
+
+        def exec_(source: Any, globals_: Any = None, locals_: Any = None) -> None:
+            if type(source) is str:
+                code = sources.get(source) or new.get(source)
+                if code is None:
+                    code = new[source] = compile(source, "<string>", "exec", dont_inherit=True)
+                source = code
+            exec(source, globals_, locals_)
+
+        return exec_
+
+
+def table_path() -> str | None:
+    """The table's file: this module's bytecode file with `.marshal` for `.pyc` (None where Python keeps no bytecode)."""
+    cached = globals().get("__cached__")
+    if not isinstance(cached, str) or not cached.endswith(".pyc"):
+        return None
+    return cached[:-len(".pyc")] + ".marshal"
+
+
+def interpreter() -> tuple[object, ...]:
+    """What the stored programs and code objects depend on besides their text."""
+    import _sre  # type: ignore[import-not-found]
+
+    return (FORMAT, sys.version, sys.implementation.cache_tag, _sre.MAGIC, _sre.CODESIZE, sys.flags.optimize,
+            marshal.version)
+
+
+def install() -> None:
+    """Serve patterns and dataclass methods from the table from now on, and note the new ones for `save`.
+    Does nothing when there is no place for a table or re's compiler is not the one this reads."""
+    if _Table.current is not None:
+        return
+    path = table_path()
+    if path is None:
+        return
+    import _sre
+    import dataclasses
+    import re
+
+    compiler = getattr(re, "_compiler", None)
+    if compiler is None or not callable(getattr(compiler, "compile", None)) or not callable(getattr(compiler, "_code", None)):
+        return
+    patterns, sources = _read(path)
+    table = _Table(path, patterns, sources)
+    compiler.compile = table.compile_hook(compiler.compile, _sre.compile)
+    dataclasses.exec = table.exec_hook()  # type: ignore[attr-defined]  # the module's global shadows the builtin
+    _Table.current = table
+
+
+def _read(path: str) -> tuple[dict[tuple[object, int], Program], dict[str, Any]]:
+    try:
+        with open(path, "rb") as handle:
+            data = marshal.loads(handle.read())
+    except (OSError, ValueError, EOFError, TypeError):
+        return {}, {}
+    if type(data) is not tuple or len(data) != 3 or data[0] != interpreter():
+        return {}, {}
+    _, patterns, sources = data
+    if type(patterns) is not dict or type(sources) is not dict:
+        return {}, {}
+    return patterns, sources
+
+
+def save() -> None:
+    """Write the table with what this process compiled that it did not hold, where Python writes
+    bytecode; any failure leaves the table as it was."""
+    table = _Table.current
+    if table is None or sys.dont_write_bytecode or not (table.new_patterns or table.new_sources):
+        return
+    programs = _programs(table.new_patterns)
+    patterns, sources = {**table.patterns, **programs}, {**table.sources, **table.new_sources}
+    if len(patterns) > MAX_PATTERNS:
+        patterns = {**{k: v for k, v in table.patterns.items() if k in table.used_patterns}, **programs}
+    if len(sources) > MAX_SOURCES:
+        sources = dict(table.new_sources)
+    partial = f"{table.path}.{os.getpid()}.tmp"
+    try:
+        whole: Any = (interpreter(), patterns, sources)
+        data = marshal.dumps(whole)
+        os.makedirs(os.path.dirname(table.path), exist_ok=True)
+        with open(partial, "wb") as handle:
+            handle.write(data)
+        os.replace(partial, table.path)
+    except (OSError, ValueError):
+        from contextlib import suppress
+
+        with suppress(OSError):
+            os.unlink(partial)
+
+
+def _programs(keys: list[tuple[str | bytes, int]]) -> dict[tuple[object, int], Program]:
+    """Each pattern's program as re's compiler makes it, kept only when the pattern `_sre.compile`
+    builds from it equals the one re compiles, groups included."""
+    import _sre
+    import re
+    from re import _compiler, _parser  # type: ignore[attr-defined]
+
+    found: dict[tuple[object, int], Program] = {}
+    for pattern, flags in dict.fromkeys(keys):
+        try:
+            tree = _parser.parse(pattern, flags)
+            code = [int(c) for c in _compiler._code(tree, flags)]
+            groupindex = {str(k): int(v) for k, v in tree.state.groupdict.items()}
+            indexgroup: list[object] = [None] * tree.state.groups
+            for name, index in groupindex.items():
+                indexgroup[index] = name
+            program: Program = (int(flags | tree.state.flags), code, tree.state.groups - 1, groupindex, tuple(indexgroup))
+            rebuilt, compiled = _sre.compile(pattern, *program), re.compile(pattern, flags)
+        except Exception:  # whatever the parse says, the pattern is simply not kept
+            continue
+        if rebuilt == compiled and rebuilt.groups == compiled.groups and rebuilt.groupindex == compiled.groupindex:
+            found[(pattern, flags)] = program
+    return found

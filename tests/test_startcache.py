@@ -1,0 +1,150 @@
+"""The compiled forms a lint process keeps for the next one (migrate/cli/startcache.py): a second
+process compiles no regular expression and no dataclass method, what it serves equals what re and
+dataclasses make, the output is the same, and a table that does not fit is not used. Every process
+that installs the hooks is a subprocess: the test process keeps re and dataclasses as they are."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from migrate.cli import startcache
+from tests.conftest import ROOT
+
+KERNEL = ("#include <cuda_runtime.h>\n__global__ void reduce(float* v, int n) {\n  float x = v[threadIdx.x];\n"
+          "  for (int offset = 16; offset > 0; offset /= 2) x += __shfl_down_sync(0xffffffff, x, offset);\n"
+          "  if (threadIdx.x == 0) v[0] = x;\n}\n")
+# the process entry, then what the start table did in this process (on stderr's last line, as JSON)
+PROBE = """import atexit, json, sys
+def said():
+    from migrate.cli import startcache as s
+    t = s._Table.current
+    print(json.dumps(None if t is None else {"new_patterns": len(t.new_patterns), "new_sources": len(t.new_sources),
+          "served": len(t.used_patterns), "path": t.path}), file=sys.stderr)
+atexit.register(said)
+from migrate.cli.entry import run
+run()
+"""
+# patterns of every shape re compiles: flags, bytes, named groups, look-behind, a Unicode class
+PATTERNS = [(r"(?P<name>cuda\w+)\s*\(", 0), (r"^\s*#\s*include\s*[<\"]([^>\"]+)", re.M), (rb"\x00|\xff{2,}", 0),
+            (r"(?<=\bwarp)Size", re.I), (r"[\u00e9\w]+ # comment", re.X), (r"a|b|(c(d)e)?", re.S | re.I)]
+SERVE = """import json, re, sys
+from migrate.cli import startcache
+startcache.install()
+cases = [(p.encode('latin-1') if b else p, f) for p, f, b in json.loads(sys.argv[1])]
+compiled = [re.compile(p, f) for p, f in cases]
+t = startcache._Table.current
+served = [(p, f) in t.used_patterns for p, f in cases]
+same = [c == t.original(p, f) and c.groupindex == t.original(p, f).groupindex for c, (p, f) in zip(compiled, cases)]
+startcache.save()
+print(json.dumps({"served": served, "same": same}))
+"""
+
+
+def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p),
+               PYTHONPYCACHEPREFIX=str(tmp_path / "pycache"), ROCM_MIGRATE_CACHE_DIR=str(tmp_path / "cache"), **extra)
+    return env
+
+
+def _lint(tmp_path: Path, source: Path, env: dict[str, str]) -> tuple[int, str, str, dict[str, object] | None]:
+    done = subprocess.run([sys.executable, "-c", PROBE, "lint", str(source)], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, check=False)
+    err, _, said = done.stderr.rstrip("\n").rpartition("\n")
+    return done.returncode, done.stdout, err, json.loads(said)
+
+
+def test_a_second_lint_process_compiles_no_pattern_and_no_dataclass_method(tmp_path: Path) -> None:
+    source = tmp_path / "kernel.cu"
+    source.write_text(KERNEL)
+    env = _env(tmp_path)
+    first = _lint(tmp_path, source, env)
+    source.write_text(KERNEL.replace("v[0]", "v[1]"))  # edited: extracted again, not replayed
+    second = _lint(tmp_path, source, env)
+    assert first[3] is not None and second[3] is not None
+    counts = [{k: int(str(v)) for k, v in said.items() if k != "path"} for said in (first[3], second[3])]
+    assert counts[0]["new_patterns"] > 50 and counts[0]["new_sources"] > 100  # nothing stored yet: all compiled here
+    assert counts[1]["new_patterns"] == 0 and counts[1]["new_sources"] == 0  # all served from the table
+    assert counts[1]["served"] > 50
+    assert Path(str(second[3]["path"])).is_file() and str(second[3]["path"]).startswith(str(tmp_path / "pycache"))
+    assert first[0] == second[0] == 1
+    assert first[1] == second[1] and "HIP4010" in second[1]
+    assert first[2] == second[2]
+
+
+def test_the_output_is_the_same_without_a_table_and_with_a_bad_one(tmp_path: Path) -> None:
+    source = tmp_path / "kernel.cu"
+    source.write_text(KERNEL)
+    env = _env(tmp_path)
+    outputs = [_lint(tmp_path, source, env)[:3]]
+    path = _lint(tmp_path, source, env)[3]
+    assert path is not None
+    Path(str(path["path"])).write_bytes(b"\xe3not marshal")  # a corrupt table: not used, compiled as without one
+    bad = _lint(tmp_path, source, env)
+    assert bad[3] is not None and bad[3]["served"] == 0
+    outputs.append(bad[:3])
+    outputs.append(_lint(tmp_path, source, {**env, "ROCM_MIGRATE_CACHE_DIR": str(tmp_path / "other")})[:3])
+    assert outputs[0] == outputs[1] == outputs[2]
+
+
+def test_served_patterns_equal_what_re_compiles(tmp_path: Path) -> None:
+    cases = json.dumps([(p.decode("latin-1") if isinstance(p, bytes) else p, int(f), isinstance(p, bytes))
+                        for p, f in PATTERNS])
+    command = [sys.executable, "-c", SERVE, cases]
+    first = json.loads(subprocess.run(command, capture_output=True, text=True, env=_env(tmp_path), check=True).stdout)
+    second = json.loads(subprocess.run(command, capture_output=True, text=True, env=_env(tmp_path), check=True).stdout)
+    assert first["served"] == [False] * len(PATTERNS)
+    assert second["served"] == [True] * len(PATTERNS)
+    assert second["same"] == [True] * len(PATTERNS)
+
+
+def test_a_table_of_another_interpreter_is_not_used(tmp_path: Path) -> None:
+    """The near miss: the same patterns, stored under another interpreter's key."""
+    cases = json.dumps([(r"cuda\w+", 0, False)])
+    command = [sys.executable, "-c", SERVE, cases]
+    subprocess.run(command, capture_output=True, text=True, env=_env(tmp_path), check=True)
+    table = next((tmp_path / "pycache").rglob("startcache.*.marshal"))
+    import marshal
+
+    header, patterns, sources = marshal.loads(table.read_bytes())
+    assert patterns
+    table.write_bytes(marshal.dumps((("another", *header[1:]), patterns, sources)))
+    again = json.loads(subprocess.run(command, capture_output=True, text=True, env=_env(tmp_path), check=True).stdout)
+    assert again["served"] == [False]
+
+
+def test_nothing_is_written_where_python_writes_no_bytecode(tmp_path: Path) -> None:
+    source = tmp_path / "kernel.cu"
+    source.write_text(KERNEL)
+    said = _lint(tmp_path, source, _env(tmp_path, PYTHONDONTWRITEBYTECODE="1"))[3]
+    assert said is not None and said["new_patterns"]
+    assert not list(tmp_path.rglob("startcache.*.marshal"))
+
+
+def test_a_program_that_does_not_rebuild_the_same_pattern_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """save() keeps a program only when _sre builds from it the pattern re compiles."""
+    from re import _compiler  # type: ignore[attr-defined]
+
+    assert startcache._programs([(r"cuda(Malloc|Free)", 0)])  # the control: kept
+    real = _compiler._code
+    monkeypatch.setattr(_compiler, "_code", lambda tree, flags: [*real(_compiler._parser.parse("x", 0), flags)])
+    assert startcache._programs([(r"cuda(Malloc|Free)", 0)]) == {}
+
+
+def test_a_debug_pattern_is_never_served(tmp_path: Path) -> None:
+    table = startcache._Table(str(tmp_path / "t.marshal"), {}, {})
+    calls: list[object] = []
+    def original(p: str, f: int = 0) -> str:
+        calls.append((p, f))
+        return "compiled"
+
+    hook = table.compile_hook(original, lambda *a: "served")
+    table.patterns[("x", int(re.DEBUG))] = (0, [], 0, {}, ())
+    table.patterns[("x", 0)] = (0, [], 0, {}, ())
+    assert hook("x", int(re.DEBUG)) == "compiled" and hook("x", 0) == "served"
+    assert table.new_patterns == [] and calls == [("x", int(re.DEBUG))]
