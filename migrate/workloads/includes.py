@@ -67,6 +67,7 @@ def _gated_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
         if path.endswith(HEADER_SUFFIXES) and (path not in gated or (optional and gated[path].switch not in optional)):
             by_name.setdefault(posixpath.basename(path), []).append(path)
     seen: dict[str, list[list[Region]]] = {}
+    memo: dict[str, list[Region]] = {}  # regions and gated stay as they are through this loop
     for path, items in facts.items():
         for f in items:
             if f.kind != "include" or posixpath.basename(f.name) not in by_name:
@@ -78,7 +79,7 @@ def _gated_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
             header = local if local in found else max(found, key=lambda p: len(posixpath.commonprefix([p, path])),
                                                       default=None)
             if header is not None and header != path and companions.get(path) != header:
-                seen.setdefault(header, []).append(switches_around(regions, gated, path, line=f.line))
+                seen.setdefault(header, []).append(switches_around(regions, gated, path, line=f.line, memo=memo))
     out: dict[str, Region] = {}
     for header, sites in seen.items():
         common = set.intersection(*({r.switch for r in site} for site in sites))
