@@ -254,7 +254,7 @@ def analyse_trace(trace: Path, cores: int, wall: float, cpu_tree: float) -> dict
             ends[c["pid"]] = max(ends.get(c["pid"], 0.0), c["end"])
         if ends:
             out["workers: first to last worker's end (wall)"] = max(ends.values()) - min(ends.values())
-        decode = sum(s["own"] for s in stages if s["name"] == "analyse._RowsBudget.outcome")
+        decode = sum(s["own"] for s in stages if s["name"] == "_RowsBudget.outcome")
         out["parent: decoding rows (own CPU)"] = decode
         serial_est = before + after
         makespan = schedule([c["cpu"] for c in chunks], max(1, len(workers) or len(ends)))
