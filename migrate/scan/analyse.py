@@ -76,8 +76,12 @@ _STATE: dict[str, _Work] = {}  # "work": what this process matches with (inherit
 
 
 def analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, *, keep_extractions: bool = False,
-                progress: Progress | None = None, known: dict[str, Known] | None = None) -> list[Outcome]:
+                progress: Progress | None = None, known: dict[str, Known] | None = None,
+                meanwhile: Callable[[], object] | None = None) -> list[Outcome]:
     """Read every file once; serve unchanged ones from the cache, analyse the rest in parallel.
+
+    `meanwhile`: work of this process's own that needs no result of the files (loading the later
+    stages), run once: while the worker processes analyse, where there are any, else first.
 
     `known`: what was learnt of files before (rel -> digest, why skipped, bytes if they were read),
     taken out as it is used: a file's row is looked up by that digest, and it is read only when it
@@ -87,15 +91,34 @@ def analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase
     budget.begin_scan(budget.scan_deadline(settings.max_scan_seconds))
     try:
         return _analyse_within_budget(files, settings, rules, keep_extractions=keep_extractions, progress=progress,
-                                      known=known)
+                                      known=known, meanwhile=_once(meanwhile))
     finally:
         budget.begin_scan(None)
 
 
 def _analyse_within_budget(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, *,
                            keep_extractions: bool, progress: Progress | None,
-                           known: dict[str, Known] | None) -> list[Outcome]:
+                           known: dict[str, Known] | None, meanwhile: Callable[[], None]) -> list[Outcome]:
     by_target = indexes(rules, rocm=settings.rocm, archs=settings.arch)
+    outcomes = _analyse_by_way(files, settings, rules, by_target, keep_extractions=keep_extractions, progress=progress,
+                               known=known, meanwhile=meanwhile)
+    meanwhile()  # where no pool ran it (every file from the cache, a serial scan): now
+    return outcomes
+
+
+def _once(work: Callable[[], object] | None) -> Callable[[], None]:
+    """`work` as a call that runs it the first time only (nothing for None)."""
+    pending = [work] if work is not None else []
+
+    def run() -> None:
+        if pending:
+            pending.pop()()
+    return run
+
+
+def _analyse_by_way(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, by_target: tuple[RuleIndex, ...],
+                    *, keep_extractions: bool, progress: Progress | None, known: dict[str, Known] | None,
+                    meanwhile: Callable[[], None]) -> list[Outcome]:
     if keep_extractions:
         return [Outcome(o.file, summarise(o.file.rel, o.extraction, by_target,
                                           string_lines=_string_lines(o.file, settings.max_file_size))
@@ -104,12 +127,12 @@ def _analyse_within_budget(files: Sequence[SourceFile], settings: Settings, rule
                                      jobs=settings.jobs, progress=progress)]
     work = _Work(by_target, IdentifierNames(by_target), budget.current_scan_deadline())
     if known is None and not Cache(settings.cache_dir).exists() and _parallel(settings.jobs, [f.size for f in files]):
-        return _analyse_fresh(files, settings, rules, work, progress)
-    return _analyse_all(files, settings, rules, work, progress, known or {})
+        return _analyse_fresh(files, settings, rules, work, progress, meanwhile)
+    return _analyse_all(files, settings, rules, work, progress, known or {}, meanwhile)
 
 
 def _analyse_fresh(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, work: _Work,
-                   progress: Progress | None) -> list[Outcome]:
+                   progress: Progress | None, meanwhile: Callable[[], None]) -> list[Outcome]:
     """Nothing can come from the cache (none, or an empty one) and there is enough to do: the
     workers read the files themselves (in parallel, and this process never holds their bytes)
     and return each file's key with its row."""
@@ -125,6 +148,7 @@ def _analyse_fresh(files: Sequence[SourceFile], settings: Settings, rules: RuleB
         for piece in pieces:
             futures[workers.submit(_read_and_analyse, [f for _, _, f in piece], settings.max_file_size,
                                    version)] = [n for n, _, _ in piece]
+        meanwhile()
         done: dict[int, bytes] = {}
         for future in as_completed(futures):
             for position, (reason, key, row) in zip(futures.pop(future), future.result(), strict=True):
@@ -190,7 +214,7 @@ def _read_and_analyse(files: list[SourceFile], max_file_size: int, version: str)
 
 
 def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, work: _Work,
-                 progress: Progress | None, known: dict[str, Known]) -> list[Outcome]:
+                 progress: Progress | None, known: dict[str, Known], meanwhile: Callable[[], None]) -> list[Outcome]:
     cache = Cache(settings.cache_dir)
     version = result_version(rules, settings)
     outcomes: list[Outcome | None] = []
@@ -242,7 +266,7 @@ def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBas
         if position in originals:
             originals[position] = row
 
-    _run(todo, work, settings.jobs, progress, done)
+    _run(todo, work, settings.jobs, progress, done, meanwhile)
     for position, original in copies:
         outcomes[position] = rows_budget.outcome(files[position], originals[original])
     cache.put_rows(fresh)
@@ -308,9 +332,10 @@ def _pool(work: _Work, jobs: int, kinds: set[str]) -> ProcessPoolExecutor:
 
 
 def _run(todo: list[tuple[int, str, bytes]], work: _Work, jobs: int, progress: Progress | None,
-         on_row: Callable[[int, bytes], None]) -> None:
+         on_row: Callable[[int, bytes], None], meanwhile: Callable[[], None] | None = None) -> None:
     """Analyse every todo (emptying the list, so that each file's bytes go once sent) and tell
-    `on_row` of each row as soon as it is there; enough work goes to worker processes."""
+    `on_row` of each row as soon as it is there; enough work goes to worker processes, and while they
+    have it, this process runs `meanwhile` (then reads their rows as they come)."""
     total = len(todo)
     count = 0
     if not _parallel(jobs, [len(d) for _, _, d in todo]):
@@ -334,6 +359,8 @@ def _run(todo: list[tuple[int, str, bytes]], work: _Work, jobs: int, progress: P
             piece = pieces.pop(0)
             futures[workers.submit(_analyse_chunk, [(k, d) for _, k, d in piece])] = [p for p, _, _ in piece]
             del piece
+        if meanwhile is not None:
+            meanwhile()
         for future in as_completed(futures):
             for position, row in zip(futures.pop(future), future.result(), strict=True):
                 on_row(position, row)

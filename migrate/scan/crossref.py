@@ -50,6 +50,8 @@ def uses(files: Sequence[tuple[str, Sequence[Fact]]]) -> list[Use]:
     """Every registration, schema, header declaration and call, outside CUTLASS code, of a function
     whose definitions (stubs aside) all are, or only call, CUTLASS/CuTe code."""
     definitions, references = _collect(files)
+    if not any(d.tainted for d in definitions):  # no CUTLASS code: nothing for a use to name (most projects)
+        return []
     by_name: dict[str, list[int]] = {}
     for n, d in enumerate(definitions):
         if d.fact.text != MACRO:

@@ -132,6 +132,8 @@ def hip_twinned(paths: Iterable[str]) -> frozenset[str]:
             continue
         stem = parts[-1].split(".")[0]  # lower case: CudaMallocAllocator beside HipMallocAllocator too
         for word, twins in stem_words.items():
+            if word not in stem:  # most are not: no pattern to build and run
+                continue
             for at in (m.start() for m in re.finditer(re.escape(word), stem)):
                 if any((parts[:-1], stem[:at] + h + stem[at + len(word):]) in stems for h in twins):
                     found.add(path)

@@ -16,20 +16,24 @@ from migrate.scan.project import scan_project
 from migrate.settings import Settings
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from migrate.hipclang.check_pass import Compilation
 
 
 def run(targets: list[Path], settings: Settings, rules: RuleBase, *, progress: Progress | None = None,
         found: Discovery | None = None, known: dict[str, Known] | None = None,
-        compiled: Compilation | None = None) -> Report:
+        compiled: Compilation | None = None, meanwhile: Callable[[], object] | None = None) -> Report:
     """One project; several folders are a portfolio, each folder its own project (migrate.scan.portfolio).
-    `found` and `known`: the targets' discovery and what was learnt of its files (for one project)."""
+    `found` and `known`: the targets' discovery and what was learnt of its files (for one project);
+    `meanwhile`: the caller's work that needs no file's result, run while one project's files are analysed."""
     if portfolio.is_portfolio(targets):
         if known:
             known.clear()  # each project discovers and reads its own files
         report = portfolio.run([(t, settings) for t in targets], rules, progress=progress)
     else:
-        report = scan_project(targets, settings, rules, progress=progress, found=found, known=known, compiled=compiled)
+        report = scan_project(targets, settings, rules, progress=progress, found=found, known=known, compiled=compiled,
+                              meanwhile=meanwhile)
     return with_plan(report)
 
 

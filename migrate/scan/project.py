@@ -20,15 +20,10 @@ from migrate.scan.discover import Discovery, discover
 from migrate.scan.layout import generators, left_in_backend_files
 from migrate.scan.match import capped_notes, indexes, merge_targets
 from migrate.settings import Settings
-from migrate.workloads import assemble, components, parts, route
-from migrate.workloads import calibration as effort_calibration
-from migrate.workloads.classify import hipified_by_build
-from migrate.workloads.costs import project_costs, with_part_costs
-from migrate.workloads.estimate import EffortModel, rule_hours
-from migrate.workloads.graph import DependencyGraph
-from migrate.workloads.verdict import judge
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from migrate.hipclang.check_pass import Compilation
     from migrate.hipify.scan_pass import HipifyPass
     from migrate.model_report import CompileSummary
@@ -36,13 +31,28 @@ if TYPE_CHECKING:
 
 def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, *, progress: Progress | None = None,
                  found: Discovery | None = None, known: dict[str, Known] | None = None,
-                 compiled: Compilation | None = None) -> Report:
-    """`found` and `known`: the targets' discovery and what was learnt of its files."""
+                 compiled: Compilation | None = None, meanwhile: Callable[[], object] | None = None) -> Report:
+    """`found` and `known`: the targets' discovery and what was learnt of its files; `meanwhile`: the
+    caller's own work that needs no file's result, run with loading the later stages (`load_later_stages`)."""
     started = time.perf_counter()
     scanned_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     found = found or discover(targets, include_vendored=settings.include_vendored, exclude=settings.exclude)
+
+    def later() -> None:
+        load_later_stages()
+        if meanwhile is not None:
+            meanwhile()
+
     outcomes = analyse_all(found.files, settings, rules, keep_extractions=_needs_facts(settings), progress=progress,
-                           known=known)
+                           known=known, meanwhile=later)
+    from migrate.workloads import assemble, components, parts, route
+    from migrate.workloads import calibration as effort_calibration
+    from migrate.workloads.classify import hipified_by_build
+    from migrate.workloads.costs import project_costs, with_part_costs
+    from migrate.workloads.estimate import EffortModel, rule_hours
+    from migrate.workloads.graph import DependencyGraph
+    from migrate.workloads.verdict import judge
+
     scanned = [(o.file, o.result) for o in outcomes if o.ok and o.result is not None]
     findings = merge_targets([r for _, r in scanned], settings.arch,
                              left_in_backend_files(rules, [f.rel for f in found.files]),
@@ -93,6 +103,27 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, *, pr
         stack=stack.block,
         project_costs=costs, precise=settings.precise, timing=settings.timing, compile=compile_summary,
         rule_hours=hand,
+    )
+
+
+def load_later_stages() -> None:
+    """Import the stages after the files' analysis (workloads, verdicts, costs, the stack's matrix, the plan).
+    `analyse_all` runs this while its worker processes analyse the files: the parent of a parallel first scan
+    only waits for their rows then, and these modules (with pathspec, YAML, packaging) no longer delay the
+    workers' start (docs/decisions/2026-12-06-later-stages-load-while-workers-analyse.md)."""
+    from migrate.stack import assess, matrix  # noqa: F401
+    from migrate.workloads import (  # noqa: F401
+        assemble,
+        calibration,
+        classify,
+        components,
+        costs,
+        estimate,
+        graph,
+        parts,
+        plan,
+        route,
+        verdict,
     )
 
 

@@ -139,7 +139,8 @@ def scan(targets: list[Path], settings: Settings, *, rules_dir: Path | None, loa
 
     # The files the key read are not read again: the scan gets the discovery and what the key learnt
     # of each file (its digest, its bytes where they were read), and empties `known` as it goes.
-    report = dataclasses.replace(pipeline.run(targets, settings, load_rules(), progress=progress, found=found, known=known),
+    report = dataclasses.replace(pipeline.run(targets, settings, load_rules(), progress=progress, found=found, known=known,
+                                              meanwhile=lambda: _renderers(wanted)),
                                  seconds=SECONDS, scanned_at=SCANNED_AT)
     texts = {name: unicode_text(_render(report, name, text)).encode("utf-8") for name in wanted}
     done = _Stored({name: _Body(0, len(data), _marks(data)) for name, data in texts.items()}, report.migration_class,
@@ -157,6 +158,17 @@ def _rules_key(rules_dir: Path) -> str:
     from migrate.rulebase import precompiled
 
     return precompiled.content_key(rules_dir)
+
+
+def _renderers(formats: Sequence[str]) -> None:
+    """Import the formats' renderers (while the files are analysed: project.load_later_stages)."""
+    from migrate.render import renderer
+
+    for name in formats:
+        renderer(_RENDERERS.get(name, name))
+
+
+_RENDERERS = {"text": "terminal"}  # a format's renderer, where its name is another
 
 
 def _render(report: Report, name: str, text: TextOptions) -> str:

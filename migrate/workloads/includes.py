@@ -24,8 +24,9 @@ def gate_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tupl
     switches that make code optional), also those every includer of which is in some optional switch's code
     (decord's NVDEC headers: included by sources a `USE_CUDA` glob adds and under `#if DECORD_USE_CUDA`)."""
     companions = _unbuilt_companions(facts)
+    includes = _include_sites(facts)  # the same at every level: read once
     for _ in range(GATED_DEPTH):
-        more = _gated_headers(facts, regions, gated, optional, companions)
+        more = _gated_headers(facts, includes, regions, gated, optional, companions)
         if not more:
             break
         gated.update(more)
@@ -55,8 +56,17 @@ def _unbuilt_companions(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
     return out
 
 
-def _gated_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
-                   gated: Mapping[str, Region], optional: frozenset[str],
+IncludeSite = tuple[str, int, str, str, str]  # the including file, the line, the name written, its base name, local path
+
+
+def _include_sites(facts: Mapping[str, Sequence[Fact]]) -> list[IncludeSite]:
+    """Every #include of the project: where it is, what it names, and the path that name has beside the file."""
+    return [(path, f.line, f.name, posixpath.basename(f.name), join(posixpath.dirname(path), f.name))
+            for path, items in facts.items() for f in items if f.kind == "include"]
+
+
+def _gated_headers(facts: Mapping[str, Sequence[Fact]], includes: Sequence[IncludeSite],
+                   regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region], optional: frozenset[str],
                    companions: Mapping[str, str]) -> dict[str, Region]:
     """Headers every #include of which sits in one switch's code (a branch or a gated file): gated by it. The
     include of a header's unbuilt companion source (`_unbuilt_companions`) does not count: it goes with the header."""
@@ -67,18 +77,16 @@ def _gated_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
         if path.endswith(HEADER_SUFFIXES) and (path not in gated or (optional and gated[path].switch not in optional)):
             by_name.setdefault(posixpath.basename(path), []).append(path)
     seen: dict[str, list[list[Region]]] = {}
-    for path, items in facts.items():
-        for f in items:
-            if f.kind != "include" or posixpath.basename(f.name) not in by_name:
-                continue
-            local = join(posixpath.dirname(path), f.name)
-            # an include path from the project's top (`<vexcl/backend/cuda.hpp>` in vexcl/backend.hpp) names that file
-            found = [p for p in by_name[posixpath.basename(f.name)]
-                     if p in (local, f.name) or p.endswith("/" + f.name)]
-            header = local if local in found else max(found, key=lambda p: len(posixpath.commonprefix([p, path])),
-                                                      default=None)
-            if header is not None and header != path and companions.get(path) != header:
-                seen.setdefault(header, []).append(switches_around(regions, gated, path, line=f.line))
+    memo: dict[str, list[Region]] = {}  # regions and gated stay as they are through this loop
+    for path, line, name, base, local in includes:
+        if base not in by_name:
+            continue
+        # an include path from the project's top (`<vexcl/backend/cuda.hpp>` in vexcl/backend.hpp) names that file
+        found = [p for p in by_name[base] if p in (local, name) or p.endswith("/" + name)]
+        header = local if local in found else max(found, key=lambda p: len(posixpath.commonprefix([p, path])),
+                                                  default=None)
+        if header is not None and header != path and companions.get(path) != header:
+            seen.setdefault(header, []).append(switches_around(regions, gated, path, line=line, memo=memo))
     out: dict[str, Region] = {}
     for header, sites in seen.items():
         common = set.intersection(*({r.switch for r in site} for site in sites))

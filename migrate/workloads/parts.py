@@ -346,8 +346,9 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     gate_headers(facts, regions, gated)
     uses: dict[str, list[Finding]] = {}
     outside = False  # GPU code of the project's own outside every feature switch (a platform one's is its own)
+    memo: dict[str, list[Region]] = {}  # regions and gated stay as they are through this loop
     for f in findings:
-        around = switches_around(regions, gated, f.path, line=f.line)
+        around = switches_around(regions, gated, f.path, line=f.line, memo=memo)
         for region in around:
             uses.setdefault(region.switch, []).append(f)
             if " OR " in region.switch:  # `if(A OR B)`: each of its switches is asked about too (either_switches)

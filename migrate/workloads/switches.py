@@ -31,10 +31,17 @@ class Region:
 
 
 def switches_around(regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region], path: str, *,
-                    line: int) -> list[Region]:
-    """Every switch branch around a line, innermost first, then the CMake branches that add its file (gates)."""
+                    line: int, memo: dict[str, list[Region]] | None = None) -> list[Region]:
+    """Every switch branch around a line, innermost first, then the CMake branches that add its file (gates).
+    `memo`: each file's gates, kept for a loop over many lines while `regions` and `gated` do not change
+    (a project's findings: gates walked each folder above the file again for every one of them)."""
     inside = sorted((r for r in regions.get(path, ()) if r.start <= line <= r.end), key=lambda r: -r.start)
-    return inside + gates(regions, gated, path)
+    if memo is None:
+        return inside + gates(regions, gated, path)
+    added = memo.get(path)
+    if added is None:
+        added = memo[path] = gates(regions, gated, path)
+    return inside + added
 
 
 GATE_DEPTH = 4  # build files that add build files that add a source: deeper chains are not followed
