@@ -203,12 +203,3 @@ def test_a_defined_test_reads_no_plain_switch_and_no_parsed_argument() -> None:
     assert [f.text for f in facts if f.kind == "cmake" and f.name == "cmake_parse_arguments"] == ["arg"]
     assert set(never_set({"CMakeLists.txt": facts}, {"CMakeLists.txt": "cmake"}, words())) == {"DEFINED USE_CUDA"}
 
-
-def test_a_value_with_an_underscore_selects_a_back_end() -> None:
-    """SHYFEM's fem3d/Makefile: `ifeq (${SOLVER},PETSC_AmgX)` links cuSOLVER/cuBLAS for NVIDIA's AmgX; the solver
-    variable defaults to SPARSKIT (Rules.make:178)."""
-    text = (b"SOLVER = SPARSKIT\nifeq (${SOLVER},PETSC_AmgX)\n  LIBG_AmgX = -lcusolver -lcublas -lcudart\nendif\n"
-            b"ifeq ($(SOLVER),SPARSKIT)\n  SOLVER_FILES = spk.o\nendif\n")
-    facts = buildfiles.makefile(text).facts
-    assert {(f.name, f.text) for f in facts if f.kind == "build_switch"} == {
-        ("SOLVER_PETSC_AMGX", "OFF make"), ("SOLVER_SPARSKIT", "ON make")}

@@ -28,7 +28,7 @@ MAKE_SHELL_LS = re.compile(r"\$[({]shell\s+ls\s+(?:-[A-Za-z1]+\s+)*([^)}|;&`$]*)
 MAKE_TEST = re.compile(r"^\(\s*\$[({]([A-Za-z_]\w*)[)}]\s*,\s*([^)]*)\)$")
 # make variables are switches by their values (GPU=0, ifeq ($(GPU),1)), with or without a `_` in the name
 MAKE_SWITCH = re.compile(r"^[A-Z][A-Z0-9_]*$")
-SELECTED_VALUE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")  # a word, as CMake's value switches' (cmakelists.VALUE_WORD)
+SELECTED_VALUE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 MAKE_CONDITIONALS = ("ifeq", "ifneq", "ifdef", "ifndef")
 # `ifdef gpu`: a lowercase variable is one the user passes on make's command line (`make gpu=1`); make imports
 # every environment variable too, and those are uppercase by convention (CUDA_HOME), so only a lowercase one that
