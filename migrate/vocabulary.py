@@ -43,6 +43,13 @@ BUILD_FILE_KINDS = frozenset({"cmake", "makefile", "pyproject", "setupcfg", "car
 # workloads/parts.py reads: a macro in flags every build passes, and a `//#define X` left commented out.
 ALWAYS_DEFINED = "always-defined"
 COMMENTED_OUT_DEFINE = "commented-out-define"
+# The prefix of a switch_branch fact's name for CMake's `if(DEFINED X)` (true when X is set at all, to any value): the
+# switch `DEFINED X`, off by default only where nothing sets X (workloads/switches.never_set).
+DEFINED_PREFIX = "DEFINED "
+# cmake_parse_arguments(<prefix> ...) and cmake_parse_arguments(PARSE_ARGV <N> <prefix> ...) set `<prefix>_<keyword>`
+# for each keyword a caller passes (https://cmake.org/cmake/help/latest/command/cmake_parse_arguments.html): its cmake
+# fact carries the prefix (`if(DEFINED arg_USE_CUDA)` in a helper tests what its caller asked for)
+PARSE_ARGUMENTS = "cmake_parse_arguments"
 # The text of a `defined` fact of a struct, class or union a file defines with a body (`struct cuComplex {`):
 # the name is that file's own type there (match.candidates), not a repo-wide name (a header copying a vendor's
 # declarations must not hide the vendor's type elsewhere).

@@ -9,7 +9,9 @@ from pathlib import Path
 
 from migrate.extract.text import buildfiles
 from migrate.extract.text.cargo import extract as cargo
+from migrate.workloads.parts import words
 from migrate.workloads.reach import unreached
+from migrate.workloads.switches import never_set
 from tests.test_optional_parts import CASES, optional_parts, report, scanned
 
 CARGO = "cargo_member_not_default"
@@ -160,3 +162,44 @@ def test_a_folder_another_cmakelists_includes_by_path_is_reached(tmp_path: Path,
     tree = edited(CMAKE, tmp_path, {"CMakeLists.txt": ("# add_subdirectory(cuda_sample)",
                                                        "include(${CMAKE_CURRENT_LIST_DIR}/cuda_sample/CMakeLists.txt)")})
     assert statuses(scanned(tree, rulebase), "cuda_sample/vec_add.cu") == {""}
+
+
+DEFINED = "cmake_defined_switch"
+MATCHER = "src/featureMatching/featureMatchingCUDA.cpp"
+
+
+def test_a_defined_test_of_a_variable_nothing_sets_is_an_optional_switch(rulebase) -> None:
+    """slam-indoor-code: `if (DEFINED USE_CUDA)` adds the OpenCV CUDA matcher; only rebuild_and_run_cuda.sh, the CUDA
+    variant of rebuild_and_run.sh, passes `-D USE_CUDA=YES`."""
+    data = report(DEFINED, rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch DEFINED USE_CUDA"]
+    assert part["class"] == "incompatible"
+    assert part["evidence"][0] == ("CMakeLists.txt:13 if(DEFINED USE_CUDA) (no build file sets USE_CUDA) default OFF")
+    assert statuses(data, MATCHER) == {"optional"}
+
+
+def test_a_defined_test_of_a_declared_or_default_passed_variable_is_required(tmp_path: Path, rulebase) -> None:
+    """DEFINED is true wherever the variable is set: by an option() (ON here: an OFF one is read by the C macro's own
+    `#ifdef USE_CUDA` as off), by a -D the default script passes; and a CUDA script with no plain sibling is the build."""
+    declared = {"CMakeLists.txt": ("find_package( OpenCV REQUIRED )",
+                                   'option(USE_CUDA "Use CUDA" ON)\nfind_package( OpenCV REQUIRED )')}
+    passed = {"rebuild_and_run.sh": ("cmake . -B build", "cmake . -B build -D USE_CUDA=YES")}
+    for number, edits in enumerate((declared, passed)):
+        tree = edited(DEFINED, tmp_path / str(number), edits)
+        assert statuses(scanned(tree, rulebase), MATCHER) == {""}, edits
+    alone = edited(DEFINED, tmp_path / "alone", {})
+    (alone / "rebuild_and_run.sh").unlink()
+    assert statuses(scanned(alone, rulebase), MATCHER) == {""}
+
+
+def test_a_defined_test_reads_no_plain_switch_and_no_parsed_argument() -> None:
+    """`if(DEFINED X)` is the switch `DEFINED X`, not X's own branch; cmake_parse_arguments(arg ...) sets arg_<KEY>."""
+    text = (b"cmake_parse_arguments(arg \"\" \"\" \"\" ${ARGN})\nif(DEFINED arg_USE_CUDA)\n  set(x y)\nendif()\n"
+            b"if(NOT DEFINED USE_HIP)\nendif()\nif(DEFINED USE_CUDA)\nendif()\n")
+    facts = buildfiles.cmake(text).facts
+    assert [(f.name, f.line) for f in facts if f.kind == "switch_branch"] == [
+        ("DEFINED arg_USE_CUDA", 2), ("DEFINED USE_CUDA", 7)]
+    assert [f.text for f in facts if f.kind == "cmake" and f.name == "cmake_parse_arguments"] == ["arg"]
+    assert set(never_set({"CMakeLists.txt": facts}, {"CMakeLists.txt": "cmake"}, words())) == {"DEFINED USE_CUDA"}
+

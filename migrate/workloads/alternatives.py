@@ -101,6 +101,12 @@ def run_time_alternatives(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[st
     return out
 
 
+def build_variants(kinds: Mapping[str, str], data: Alternatives | None = None) -> dict[str, str]:
+    """Scripts and container files for an NVIDIA build beside plain ones (`rebuild_and_run_cuda.sh` beside
+    `rebuild_and_run.sh`) -> the evidence: the plain one is the default build, the variant an opt-in."""
+    return _build_variants(sorted(kinds), kinds, data or load())
+
+
 def covering(parts: Mapping[str, str], path: str, line: int) -> str | None:
     """The key of `parts` a finding at path:line belongs to: the line, the file, or a folder holding it."""
     for key in (f"{path}:{line}", path):

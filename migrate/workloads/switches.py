@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from migrate.model import Fact
-from migrate.vocabulary import COMMENTED_OUT_DEFINE
+from migrate.vocabulary import COMMENTED_OUT_DEFINE, DEFINED_PREFIX, PARSE_ARGUMENTS
 from migrate.workloads.build_sources import file_glob, join, named_files, prefixes
 from migrate.workloads.optional_words import Words, detection, off_by_default, optional_root
 
@@ -345,15 +345,26 @@ def wrapped_folders(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, t
     return out
 
 
-def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], known: Words) -> dict[str, tuple[str, str]]:
+def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], known: Words,
+              variants: Iterable[str] = ()) -> dict[str, tuple[str, str]]:
     """CMake switches a user asks for (USE_X, WITH_X: rules/workloads/optional.yaml `request_words`) that an
     if() tests and no file of the project sets (no option(), set(), cache entry, nor a `-DX=...` that a script,
     setup.py or CI job passes): off by default, as an undefined variable is false. Not a value switch
-    (`if(USE_BACKEND STREQUAL "X")`: its variable is set in another file, or its default is the file's set())."""
+    (`if(USE_BACKEND STREQUAL "X")`: its variable is set in another file, or its default is the file's set()).
+    `variants`: scripts for an NVIDIA build beside plain ones (alternatives.build_variants): the plain one is the
+    default build, so a `-D USE_CUDA=YES` only a variant passes is the opt-in, not a default.
+    `if(DEFINED X)` (the switch `DEFINED X`) is false exactly where nothing sets X; for it a -DX in CMake's own files
+    (add_definitions(-DUSE_CUDA) in its branch) defines the C macro, not the CMake variable."""
     set_names = {f.text if f.kind == "cmake" else f.name for items in facts.values() for f in items
                  if (f.kind == "cmake" and f.name == "set" and f.role == "command") or f.kind == "build_switch"}
-    # a -DX=ON a script, setup.py or CI job passes to cmake sets it too
-    set_names |= {macro for items in facts.values() for _, macro in define_flags(items)}
+    # cmake_parse_arguments(arg ...) sets arg_USE_CUDA where a caller passes USE_CUDA (a prefix not known: any name)
+    parsed = tuple(f"{f.text}_" if f.text and "$" not in f.text else "" for items in facts.values() for f in items
+                   if f.kind == "cmake" and f.name == PARSE_ARGUMENTS and f.role == "command")
+    skipped = frozenset(variants)
+    flags = [(kinds.get(path), macro) for path, items in facts.items() if path not in skipped
+             for _, macro in define_flags(items)]
+    passed = set_names | {macro for kind, macro in flags if kind != "cmake"}  # to cmake, by a script, setup.py or CI
+    set_names |= {macro for _, macro in flags}
     # a name built from a variable (`set(PROJ_USE_${lang} ...)` in a helper) may set any switch of its shape
     # (not a name that is one variable, `set(${out} ... PARENT_SCOPE)` in a helper: that sets the name its caller passes)
     shapes = [shape for name in set_names if "${" in name and (shape := re.sub(r"\$\{[^}]*\}", "*", name)).strip("*")]
@@ -362,12 +373,15 @@ def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], kno
         if kinds.get(path) != "cmake":
             continue
         for f in facts[path]:
-            if f.kind == "switch_branch" and f.name not in set_names and f.name not in out \
-                    and " STREQUAL " not in f.text and " " not in f.name \
-                    and not any(fnmatch.fnmatchcase(f.name, shape) for shape in shapes) \
-                    and not f.name.startswith(known.reserved) \
-                    and any(word in known.request_words for word in f.name.split("_")[:-1]):
-                out[f.name] = (f"{path}:{f.line} {f.text} (no build file sets {f.name})", "OFF")
+            # `if(DEFINED USE_CUDA)` is false exactly where nothing sets USE_CUDA (cmakelists.DEFINED_PREFIX)
+            name = f.name.removeprefix(DEFINED_PREFIX)
+            if f.kind == "switch_branch" and name not in (passed if name != f.name else set_names) and f.name not in out \
+                    and " STREQUAL " not in f.text and " " not in name \
+                    and not any(fnmatch.fnmatchcase(name, shape) for shape in shapes) \
+                    and not name.startswith(parsed) \
+                    and not name.startswith(known.reserved) \
+                    and any(word in known.request_words for word in name.split("_")[:-1]):
+                out[f.name] = (f"{path}:{f.line} {f.text} (no build file sets {name})", "OFF")
     return out
 
 

@@ -13,6 +13,7 @@ from migrate.extract.text import repositories
 from migrate.extract.text.lines import fact, finish, flags
 from migrate.extract.text.rocm_path import HIP_IDENT
 from migrate.model import Extraction, Fact
+from migrate.vocabulary import DEFINED_PREFIX, PARSE_ARGUMENTS
 
 COMMAND = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
 BRACKET_OPEN = re.compile(r"\[(=*)\[")
@@ -77,6 +78,8 @@ def extract(source: bytes) -> Extraction:
         # function()/macro()/set()/include() carry the name they define or load (a call is told from a body, a set
         # variable from an unset one, a module from where it is loaded)
         defines = command.arguments[0].text if command.name in DEFINING_COMMANDS and command.arguments else ""
+        if command.name == PARSE_ARGUMENTS:  # the prefix of the `<prefix>_<keyword>` variables it sets
+            defines = _parse_prefix(command.arguments)
         facts.append(fact("cmake", command.name, line, col, col + command.end - command.start, text=defines,
                           role="command"))
         facts.extend(_language(command, where))
@@ -361,6 +364,11 @@ CONSTANTS = frozenset({"ON", "OFF", "TRUE", "FALSE", "YES", "NO", "NOTFOUND", "I
 EITHER = " OR "
 
 
+def _parse_prefix(args: tuple[Argument, ...]) -> str:
+    texts = [a.text for a in args]
+    return (texts[2] if len(texts) > 2 else "") if texts[:1] == ["PARSE_ARGV"] else (texts[0] if texts else "")
+
+
 def _switch_word(text: str) -> bool:
     return bool(SWITCH_NAME.match(text) or UNDERSCORED_SWITCH_NAME.match(text) or FOUND_NAME.match(text)
                 or MIXED_NAME.match(text)
@@ -389,7 +397,18 @@ def _condition(args: tuple[Argument, ...]) -> tuple[str, list[str]]:
                 and _switch_word(a.text)
                 and not HIP_IDENT.fullmatch(a.text) and (i == 0 or texts[i - 1] not in ("NOT", *COMPARISONS))
                 and (i + 1 == len(args) or texts[i + 1] not in COMPARISONS)]
-    return backend, switches + [name for name, _, _ in _value_switches(args)]
+    return backend, switches + [name for name, _, _ in _value_switches(args)] + _defined_switches(args)
+
+
+# `if(DEFINED USE_CUDA)`: true when the variable is set at all, to any value, OFF included
+# (https://cmake.org/cmake/help/latest/command/if.html#defined). Kept as the switch `DEFINED USE_CUDA`
+# (vocabulary.DEFINED_PREFIX), apart from USE_CUDA's own branches: an option() or set() of the variable makes it true
+# whatever its value, so only a variable that nothing sets leaves it false (workloads/switches.never_set).
+def _defined_switches(args: tuple[Argument, ...]) -> list[str]:
+    texts = [a.text for a in args]
+    return [f"{DEFINED_PREFIX}{a.text}" for i, a in enumerate(args)
+            if i > 0 and texts[i - 1] == "DEFINED" and (i < 2 or texts[i - 2] != "NOT") and not a.quoted
+            and _switch_word(a.text) and not HIP_IDENT.fullmatch(a.text)]
 
 
 # `if(USE_BACKEND STREQUAL "TENSORRT")`: a back end picked by a variable's value. The branch is the switch
