@@ -327,11 +327,14 @@ def join_table(ports: list[Port], measurements: dict[str, Any], families: list[d
             out.append(f"| {value} | {count} | {b[0]} / {b[1]} | {a[0]} / {a[1]} |")
         b, a = summary(before), summary(after)
         out += [f"| all | {len(ports)} | {b[0]} / {b[1]} | {a[0]} / {a[1]} |", ""]
-    moved = [(p["name"], round(lb / p["measured"], 2), round(la / p["measured"], 2))
+    moved = [(p["name"], lb / p["measured"], la / p["measured"])
              for (p, lb, _), (_, la, _) in zip(before, after, strict=True)
              if (0.5 <= lb / p["measured"] <= 2.0) != (0.5 <= la / p["measured"] <= 2.0)]
     out.append("within ×2 changed side (estimated / measured, before -> after): " +
-               ", ".join(f"{n} {b} -> {a}" for n, b, a in moved))
+               ", ".join(f"{n} {b:.3f} -> {a:.3f}" for n, b, a in moved))
+    crossed = [(p["name"], i, j) for (p, _, i), (_, _, j) in zip(before, after, strict=True) if i != j]
+    out.append("inside changed side (before -> after): " +
+               ", ".join(f"{n} {'inside' if i else 'outside'} -> {'inside' if j else 'outside'}" for n, i, j in crossed))
     return out
 
 
