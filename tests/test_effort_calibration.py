@@ -166,12 +166,13 @@ def test_build_tool_output_and_editor_backups_are_not_hand_work() -> None:
     assert not ports.not_hand_written("src/Makefile.am", "bin_PROGRAMS = x\n")
 
 
-@pytest.mark.parametrize("joined_set", ["s9", "s10", "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s19"])
+@pytest.mark.parametrize("joined_set", ["s9", "s10", "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s19",
+                                       "s20"])
 def test_a_held_out_set_was_measured_apart_and_joined_the_fit_with_the_same_hand_lines(
     joined_set: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """s9 (s10, s11, s12, s13, s14, s15, s16, s17, s18, s19) was measured before any scan in its own files, evaluated held out,
-    and joined the fitting set in s10 (s11, s12, s13, s14, s15, s16, s17, s18, s19, s20), as s7 and s8 did: re-measured there
+    """s9 (s10, ..., s20) was measured before any scan in its own files, evaluated held out, and joined the fitting set
+    in s10 (s11, ..., s21), as s7 and s8 did: re-measured there
     with the base scan, the same hand lines per file. A port ports.yaml names under `not_joined` (its base has no
     CUDA source: not a CUDA port, s17) is measured and scored with its set, and neither fitted nor in ports.yaml."""
     fit, measurements, _, result = _fitted()
@@ -323,3 +324,29 @@ def test_evaluate_compares_a_port_of_an_optional_part_with_the_headline_plus_tha
     assert not evaluate.compared_parts(ported, port)
     on_rocm = {**report, "workloads": [{"name": "lib", "rocm_path": True, "optional_parts": [part]}]}
     assert not evaluate.compared_parts(on_rocm, port)
+
+
+def _ceiling_module():
+    spec = importlib.util.spec_from_file_location("effort_ceiling", BENCH / "ceiling.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def test_the_ceiling_script_fits_and_scores_each_set_without_itself() -> None:
+    """ceiling.py (s21): least squares recovers a known log-linear law, the best ×4 window counts what one estimate can
+    put within ×2, and leave-one-set-out scores every port once with a model that never saw its set."""
+    ceiling = _ceiling_module()
+    assert ceiling.least_squares([[1.0, x] for x in (0.0, 1.0, 2.0, 3.0)], [1.0, 3.0, 5.0, 7.0]) == pytest.approx([1.0, 2.0])
+    assert ceiling.best_window([1, 2, 4, 9, 100, 300]) == 3 and ceiling.best_window([5]) == 1
+    ports = [{"name": f"p{i}", "set": f"s{i % 3}", "measured": 10.0 * (i + 1), "features": {}} for i in range(9)]
+    seen: list[set[str]] = []
+
+    def train(fold: list[dict[str, object]]) -> tuple[object, tuple[float, float]]:
+        seen.append({str(p["set"]) for p in fold})
+        return (lambda p: 50.0), (0.5, 2.0)
+
+    scored = ceiling.leave_one_set_out(ports, train)
+    assert sorted(p["name"] for p, _, _ in scored) == sorted(p["name"] for p in ports)
+    assert all(len(s) == 2 for s in seen) and len(seen) == 3
+    assert [(p["name"], inside) for p, _, inside in scored if p["set"] == "s0"] == [("p0", False), ("p3", True), ("p6", True)]
