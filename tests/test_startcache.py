@@ -111,9 +111,9 @@ def test_a_table_of_another_interpreter_is_not_used(tmp_path: Path) -> None:
     table = next((tmp_path / "pycache").rglob("startcache.*.marshal"))
     import marshal
 
-    header, patterns, sources = marshal.loads(table.read_bytes())
-    assert patterns
-    table.write_bytes(marshal.dumps((("another", *header[1:]), patterns, sources)))
+    header, digest, payload = marshal.loads(table.read_bytes())
+    assert marshal.loads(payload)[0]
+    table.write_bytes(marshal.dumps((("another", *header[1:]), digest, payload)))
     again = json.loads(subprocess.run(command, capture_output=True, text=True, env=_env(tmp_path), check=True).stdout)
     assert again["served"] == [False]
 
@@ -148,3 +148,19 @@ def test_a_debug_pattern_is_never_served(tmp_path: Path) -> None:
     table.patterns[("x", 0)] = (0, [], 0, {}, ())
     assert hook("x", int(re.DEBUG)) == "compiled" and hook("x", 0) == "served"
     assert table.new_patterns == [] and calls == [("x", int(re.DEBUG))]
+
+
+def test_a_damaged_table_is_not_used(tmp_path: Path) -> None:
+    """A table that still loads after a bit of it flipped (a stored program's number, a pattern's
+    text) would serve another pattern than re compiles: each such table reads as none, the
+    undamaged one as what was stored (the near miss)."""
+    cases = json.dumps([(r"cuda(Malloc|Free)\w*", 0, False), (r"^\s*#\s*include", int(re.M), False)])
+    subprocess.run([sys.executable, "-c", SERVE, cases], capture_output=True, text=True, env=_env(tmp_path), check=True)
+    table = next((tmp_path / "pycache").rglob("startcache.*.marshal"))
+    data = table.read_bytes()
+    stored = startcache._read(str(table))
+    assert len(stored[0]) == 2
+    damaged = tmp_path / "damaged.marshal"
+    for at in range(len(data)):
+        damaged.write_bytes(data[:at] + bytes([data[at] ^ 1]) + data[at + 1:])
+        assert startcache._read(str(damaged)) in (({}, {}), stored), at

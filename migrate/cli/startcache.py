@@ -20,8 +20,10 @@ PYTHONPYCACHEPREFIX is honoured), with the same trust as bytecode: whoever can w
 code, as with the `.pyc` files beside it. Hence not the cache directory, which holds data only.
 It is written only where Python writes bytecode (not under PYTHONDONTWRITEBYTECODE), and keyed by
 the interpreter (version, bytecode tag, regex engine magic, optimisation level): a table of another
-interpreter, or of the wrong shape, is not used. Nothing here changes what a pattern or a class
-is; a process without the table (an unwritable install) compiles as before."""
+interpreter, or of the wrong shape, is not used. The patterns and code objects are stored as one
+marshal payload with its BLAKE2b digest: a table damaged on disk (a flipped bit in a stored program
+or code object, which would still load) fails the digest and is not used either. Nothing here
+changes what a pattern or a class is; a process without the table (an unwritable install) compiles as before."""
 from __future__ import annotations
 
 import marshal
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-FORMAT = 1
+FORMAT = 2  # 2: the payload with its digest
 MAX_PATTERNS = 4000  # past this (patterns built from what a run read), only a run's own are kept
 MAX_SOURCES = 2000
 DEBUG_FLAG = 128  # re.DEBUG: such a pattern prints its program; never served from the table
@@ -124,17 +126,31 @@ def install() -> None:
 
 
 def _read(path: str) -> tuple[dict[tuple[object, int], Program], dict[str, Any]]:
+    """The table at `path`: its key, the payload's digest and the payload (bytes, unmarshalled only
+    when the key and the digest match); empty where any of them does not."""
     try:
         with open(path, "rb") as handle:
             data = marshal.loads(handle.read())
-    except (OSError, ValueError, EOFError, TypeError):
+        if type(data) is not tuple or len(data) != 3 or data[0] != interpreter() or type(data[2]) is not bytes \
+                or data[1] != _digest(data[2]):
+            return {}, {}
+        content = marshal.loads(data[2])
+    except (OSError, ValueError, EOFError, TypeError, MemoryError):
         return {}, {}
-    if type(data) is not tuple or len(data) != 3 or data[0] != interpreter():
+    if type(content) is not tuple or len(content) != 2:
         return {}, {}
-    _, patterns, sources = data
+    patterns, sources = content
     if type(patterns) is not dict or type(sources) is not dict:
         return {}, {}
     return patterns, sources
+
+
+def _digest(payload: bytes) -> str:
+    try:  # hashlib's blake2b itself, without importing hashlib (as scan/replay.py)
+        from _blake2 import blake2b
+    except ImportError:  # an interpreter built without it
+        from hashlib import blake2b
+    return str(blake2b(payload, digest_size=16).hexdigest())
 
 
 def save() -> None:
@@ -151,7 +167,9 @@ def save() -> None:
         sources = dict(table.new_sources)
     partial = f"{table.path}.{os.getpid()}.tmp"
     try:
-        whole: Any = (interpreter(), patterns, sources)
+        content: Any = (patterns, sources)
+        payload = marshal.dumps(content)
+        whole: Any = (interpreter(), _digest(payload), payload)
         data = marshal.dumps(whole)
         os.makedirs(os.path.dirname(table.path), exist_ok=True)
         with open(partial, "wb") as handle:
