@@ -59,6 +59,9 @@ STRUCTURE_KINDS: dict[str, str] = {
     "cmake_link": "`target_link_libraries` of a target",
     "distribution": "a Python distribution's name (pyproject, setup.py, setup.cfg)",
     "extension": "a PyTorch extension built by setup.py (role `setup`) or loaded at run time (role `jit`)",
+    "build_script": "a script or tool a CMake execute_process()/add_custom_command() runs, or a set() of such a "
+                    "command line holds (`.../build_amd.py`, `hipify-perl`); the name is its file name",
+    "switch_define": "a live `#define X [value]` of a switch-shaped name; the text is its value (empty for none)",
     "toggle_define": "a live `#define X` with no value (not an include guard): turns on a toggle another file "
                      "leaves commented out (`//#define X`, a `build_switch`)",
     "runtime_source": "a CUDA file a run-time compiler reads (`cupy.RawModule(code=Path(...).read_text())` of `x.cu`); "

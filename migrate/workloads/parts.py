@@ -66,7 +66,9 @@ from migrate.workloads.switches import (
     follow_defaults,
     found_only_under,
     gated_by_build,
+    hard_off,
     loaded_only_under,
+    never_defined,
     never_set,
     portable_backends,
     quiet_finds,
@@ -340,9 +342,10 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         gated.setdefault(path, region)
     for path, region in reach.filtered_out(facts, kinds).items():  # `if(NOT CUDA) list(FILTER SRC EXCLUDE ...)`
         gated.setdefault(path, region)
-    unset = never_set(facts, kinds, known)  # each read once from the facts
+    unset = never_set(facts, kinds, known) | never_defined(facts, kinds, known)  # each read once from the facts
     stated = follow_defaults(declared_switches(facts), chosen) | declared_on_detection(facts, regions, gated, known)
-    declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated}
+    declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated,
+                **hard_off(facts, kinds, known)}
     gate_headers(facts, regions, gated)
     uses: dict[str, list[Finding]] = {}
     outside = False  # GPU code of the project's own outside every feature switch (a platform one's is its own)

@@ -363,6 +363,8 @@ def _switch_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> N
                 ctx.add_span("switch_branch", name, start, end, text=directive.strip()[:120])
     for name, start, end in guards.valueless_defines(ctx.source):  # another file's toggle turned on here
         ctx.add_span("toggle_define", name, start, end)
+    for name, value, start, end in guards.switch_defines(ctx.source):
+        ctx.add_span("switch_define", name, start, end, text=value)
     # declared off where the file leaves its define commented out: a toggle this file tests, or a switch-shaped
     # name (`// #define WITH_CUDA` in a config header that the sources testing `#ifdef WITH_CUDA` include)
     tested.update(name for name in toggles if guards.SWITCH_NAME.match(name))
