@@ -61,6 +61,8 @@ STRUCTURE_KINDS: dict[str, str] = {
     "extension": "a PyTorch extension built by setup.py (role `setup`) or loaded at run time (role `jit`)",
     "build_script": "a script or tool a CMake execute_process()/add_custom_command() runs, or a set() of such a "
                     "command line holds (`.../build_amd.py`, `hipify-perl`); the name is its file name",
+    "link_library": "a native library a file links by name (`-lNAME` of a Go file's `#cgo LDFLAGS:`); the text: the "
+                    "`-L` folders of the same directive, one a line",
     "switch_define": "a live `#define X [value]` of a switch-shaped name; the text is its value (empty for none)",
     "toggle_define": "a live `#define X` with no value (not an include guard): turns on a toggle another file "
                      "leaves commented out (`//#define X`, a `build_switch`)",

@@ -133,3 +133,42 @@ def test_a_script_that_imports_no_converter_is_no_configure_time_hipify(tmp_path
     tree = copy("configure_hipify", tmp_path)
     edit(tree, "tools/amd_build/build_amd.py", "from pyHIPIFY import hipify_python", "import generator as hipify_python")
     assert statuses(scanned(tree, rulebase), "gloo/cuda.cu") == {"optional"}
+
+
+def test_cgo_ldflags_name_the_libraries_a_go_file_links() -> None:
+    from migrate.extract.text import cgo
+
+    facts = cgo.extract(b'/*\n   #cgo LDFLAGS: -lexampleshared -L${SRCDIR}/../example/build -lcuda\n*/\nimport "C"\n'
+                        b"// #cgo linux CFLAGS: -I/usr/include -lnot\n").facts
+    assert [(f.name, f.line, f.column, f.text) for f in facts] == [
+        ("exampleshared", 2, 18, "${SRCDIR}/../example/build"), ("cuda", 2, 63, "${SRCDIR}/../example/build")]
+
+
+def test_a_library_in_an_example_folder_that_a_go_package_links_is_required(rulebase) -> None:
+    """cuda-example: the project's only native library is example/'s `exampleshared`, which shared/ links by cgo."""
+    data = scanned(CASES / "linked_example_library", rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert statuses(data, "example/library.cu") == {""}
+    assert not {w["name"]: w for w in data["workloads"]}["examplestatic"]["optional"]
+
+
+def test_an_example_folder_nothing_links_stays_optional(tmp_path: Path, rulebase) -> None:
+    tree = copy("linked_example_library", tmp_path)
+    edit(tree, "shared/cuda_wrapper.go", "-lexampleshared ", "")
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "native"
+    assert statuses(data, "example/library.cu") == {"optional"}
+
+
+@pytest.mark.parametrize(("link", "required"), [("examplestatic", True), ("other_lib", False)])
+def test_a_library_in_an_example_folder_a_required_target_links_is_required(link: str, required: bool, tmp_path: Path,
+                                                                            rulebase) -> None:
+    """The CMake spelling: the top build adds example/ and links its library into the project's own program."""
+    tree = copy("linked_example_library", tmp_path)
+    (tree / "shared" / "cuda_wrapper.go").unlink()
+    (tree / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.22)\nproject(app CXX)\n"
+                                         "add_subdirectory(example)\nadd_executable(app main.cpp)\n"
+                                         f"target_link_libraries(app {link})\n")
+    (tree / "main.cpp").write_text('#include "example/library.cuh"\nint main() { return 0; }\n')
+    data = scanned(tree, rulebase)
+    assert statuses(data, "example/library.cu") == ({""} if required else {"optional"})

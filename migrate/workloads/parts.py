@@ -29,7 +29,7 @@ from migrate.vocabulary import ALWAYS_DEFINED, BUILD_FILE_KINDS
 from migrate.workloads import build_scopes, make_goals, ported, reach
 from migrate.workloads.alternatives import covering, run_time_alternatives
 from migrate.workloads.build_sources import prefixes
-from migrate.workloads.includes import gate_headers, included_by_required, optional_includes
+from migrate.workloads.includes import gate_headers, included_by_required, linked_by_required, optional_includes
 from migrate.workloads.left_out import left_out_of_hip
 from migrate.workloads.option_branches import branches_not_taken
 from migrate.workloads.optional_imports import loaded_only_by_optional, optional_modules
@@ -413,7 +413,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         switches=switches, regions=regions, gated=gated,
                         unbuilt=unbuilt, cuda_build=carrier or "",
                         optional_includes=optional_includes(facts, known), build_kinds=dict(build_kinds or {}),
-                        included_by_required=included_by_required(facts, known),
+                        included_by_required=included_by_required(facts, known) | linked_by_required(facts, known),
                         alternatives=alternative_runtime_folders(facts, known), unused=unused_folders(facts, known),
                         off_features=frozenset(off_features),
                         runtime_scopes=alternative_runtime_scopes(facts, known),
