@@ -186,6 +186,8 @@ ROLES: dict[str, str] = {
     "target_link_libraries": "facts of kind `cmake_link`",
     "setup": "an extension built by setup.py",
     "jit": "an extension loaded at run time (`load`, `load_inline`)",
+    "cgo": "a library a Go file's `#cgo LDFLAGS:` directive links (facts of kind `link_library`)",
+    "top": "a CMake set() in no block of its file (no if(), function(), macro() or loop; facts of kind `switch_value`)",
     "ptx": "inline assembly written in PTX's syntax, its statements ended by `;` (facts of kind `asm`)",
     "cutlass": "a function definition that names cutlass::/cute:: (facts of kind `function_defined`)",
     "stub": "a function definition whose body only throws or fails a check (facts of kind `function_defined`)",

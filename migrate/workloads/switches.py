@@ -655,8 +655,9 @@ def never_defined(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
     hanjingo/high-jump 4e363022 hj/hardware/gpu.h:645 `#elif GPU_ENABLE_CUDA`, which no file defines (tests and benchs
     define CUDA_ENABLE). A switch every `#define` of which gives 0 (`#define USE_CUDA 0`), tested only by value
     (`#if USE_CUDA`, never `#ifdef`), is hard-coded off the same way."""
-    if any(f.kind == "extension" for items in facts.values() for f in items):
-        return {}
+    if any(f.kind == "extension" for items in facts.values() for f in items) \
+            or not any(kinds.get(path) in BUILD_KINDS for path in facts):
+        return {}  # a setup.py's define_macros may define it; with no build file, the user's flags do
     defined: dict[str, set[str]] = {}  # macro -> the values its #defines give it
     named: set[str] = set()  # names a build file, script or option gives a value to
     for items in facts.values():
