@@ -172,3 +172,12 @@ def test_a_library_in_an_example_folder_a_required_target_links_is_required(link
     (tree / "main.cpp").write_text('#include "example/library.cuh"\nint main() { return 0; }\n')
     data = scanned(tree, rulebase)
     assert statuses(data, "example/library.cu") == ({""} if required else {"optional"})
+
+
+def test_a_setup_py_reading_the_hipify_version_is_no_configure_time_hipify(tmp_path: Path, rulebase) -> None:
+    """Near miss (Dao-AILab/flash-attention setup.py:182): `from torch.utils.hipify import __version__` picks a flag."""
+    tree = copy("configure_hipify", tmp_path)
+    edit(tree, "cmake/Hipify.cmake", "  ${HIPIFY_SCRIPTS_DIR}/build_amd.py", "  ${HIPIFY_SCRIPTS_DIR}/gen.py")
+    (tree / "setup.py").write_text("def detect_hipify_v2():\n    from torch.utils.hipify import __version__\n"
+                                   "    return __version__\n")
+    assert statuses(scanned(tree, rulebase), "gloo/cuda.cu") == {"optional"}

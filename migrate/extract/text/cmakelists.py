@@ -555,7 +555,7 @@ def _scripts(command: Command, where: _Positions) -> list[Fact]:
         name = arg.text.rsplit("/", 1)[-1]
         if "\n" not in name and (name.endswith(SCRIPT_SUFFIXES) or HIPIFY_TOOL.match(name)) and "${" not in name:
             line, col = where(arg.start)
-            out.append(fact("build_script", name, line, col, col + len(arg.text)))
+            out.append(fact("build_script", name, line, col, col + len(arg.text), role=command.name))
     return out
 
 
