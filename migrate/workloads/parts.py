@@ -333,7 +333,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         loaded = loaded_only_under(facts, regions)
         return gated_by_build(facts, regions, loaded) | loaded | wrapped_folders(facts, regions)
 
-    chosen = set_only_under(facts, regions, gated_files(), known)
+    hard = hard_off(facts, kinds, known)
+    chosen = set_only_under(facts, regions, gated_files(), known, hard)
     extend(regions, defined_only_under(facts, kinds, regions, gated_files(), known))
     gated = gated_files()
     goals = make_goals.outside_default_goal(facts)  # rules make's default goal does not reach, and what only they name
@@ -345,7 +346,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     unset = never_set(facts, kinds, known) | never_defined(facts, kinds, known)  # each read once from the facts
     stated = follow_defaults(declared_switches(facts), chosen) | declared_on_detection(facts, regions, gated, known)
     declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated,
-                **hard_off(facts, kinds, known)}
+                **hard}
     gate_headers(facts, regions, gated)
     uses: dict[str, list[Finding]] = {}
     outside = False  # GPU code of the project's own outside every feature switch (a platform one's is its own)

@@ -220,7 +220,8 @@ def defined_by_build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, st
 
 
 def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple[Region, ...]],
-                   gated: Mapping[str, Region], known: Words) -> dict[str, tuple[str, str]]:
+                   gated: Mapping[str, Region], known: Words,
+                   hard: Mapping[str, tuple[str, str]] | None = None) -> dict[str, tuple[str, str]]:
     """A CMake variable the project sets to a true value (`set(X_CUDA_ENABLED ON)`) only inside switches'
     branches, and that is no option or cache entry a user sets nor a `-DX` a script passes, is on exactly when
     those switches are (rules/workloads/optional.yaml `switches.on_values`); a set() to another variable's value may
@@ -242,13 +243,15 @@ def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple
     declared = declared_switches(facts)
 
     def off(switch: str) -> bool:
-        return detection(switch, known) or (switch in declared and off_by_default(declared[switch][1], known))
+        return detection(switch, known) or (switch in declared and off_by_default(declared[switch][1], known)) \
+            or switch in (hard or {})
 
     chosen: dict[str, tuple[str, str]] = {}  # variable -> (the switch its branches become, where it is set true)
     for name, found in sites.items():
         common = sorted(set.intersection(*(s for _, _, s in found)))
-        if common:
-            chosen[name] = (next((s for s in common if off(s)), common[0]), f"{found[0][0]}:{found[0][1]}")
+        if common:  # a switch off in every configuration first (`hard`: SuiteSparse's GRAPHBLAS_USE_CUDA)
+            pick = next((s for s in common if s in (hard or {})), None) or next((s for s in common if off(s)), common[0])
+            chosen[name] = (pick, f"{found[0][0]}:{found[0][1]}")
     for name in list(chosen):  # a chain of such variables ends at the switch the first one is set under
         seen = {name}
         while (switch := chosen[name][0]) in chosen and switch not in seen:
