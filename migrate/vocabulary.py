@@ -66,6 +66,11 @@ STRUCTURE_KINDS: dict[str, str] = {
     "cmake_link": "`target_link_libraries` of a target",
     "distribution": "a Python distribution's name (pyproject, setup.py, setup.cfg)",
     "extension": "a PyTorch extension built by setup.py (role `setup`) or loaded at run time (role `jit`)",
+    "build_script": "a script or tool a CMake execute_process()/add_custom_command() runs, or a set() of such a "
+                    "command line holds (`.../build_amd.py`, `hipify-perl`); the name is its file name",
+    "link_library": "a native library a file links by name (`-lNAME` of a Go file's `#cgo LDFLAGS:`); the text: the "
+                    "`-L` folders of the same directive, one a line",
+    "switch_define": "a live `#define X [value]` of a switch-shaped name; the text is its value (empty for none)",
     "toggle_define": "a live `#define X` with no value (not an include guard): turns on a toggle another file "
                      "leaves commented out (`//#define X`, a `build_switch`)",
     "runtime_source": "a CUDA file a run-time compiler reads (`cupy.RawModule(code=Path(...).read_text())` of `x.cu`); "
@@ -188,6 +193,12 @@ ROLES: dict[str, str] = {
     "target_link_libraries": "facts of kind `cmake_link`",
     "setup": "an extension built by setup.py",
     "jit": "an extension loaded at run time (`load`, `load_inline`)",
+    "cgo": "a library a Go file's `#cgo LDFLAGS:` directive links (facts of kind `link_library`)",
+    "set": "a CMake set() (facts of kind `build_script`: the command line it holds runs a script)",
+    "execute_process": "a CMake execute_process() (facts of kind `build_script`: the script it runs at configure time)",
+    "add_custom_command": "a CMake add_custom_command() (facts of kind `build_script`: the script it runs at build time)",
+    "add_custom_target": "a CMake add_custom_target() (facts of kind `build_script`: the script it runs at build time)",
+    "top": "a CMake set() in no block of its file (no if(), function(), macro() or loop; facts of kind `switch_value`)",
     "ptx": "inline assembly written in PTX's syntax, its statements ended by `;` (facts of kind `asm`)",
     "cutlass": "a function definition that names cutlass::/cute:: (facts of kind `function_defined`)",
     "stub": "a function definition whose body only throws or fails a check (facts of kind `function_defined`)",

@@ -32,6 +32,7 @@ EXEMPT: dict[tuple[str, str], str] = {
     ("cuda_cpp", "INCLUDE_GUARD"): "read on #ifndef names: a directive, inert.STRUCTURE's",
     ("cuda_cpp", "LONE_IDENTIFIER"): "shape of a name already captured",
     ("cuda_cpp", "HASH_ERROR"): "#error: a directive, inert.STRUCTURE's",
+    ("cuda_cpp", "VISA"): "searched in the text of an asm statement, which the `asm` needle finds",
     ("cuda_cpp", "LANGUAGE_GUARD"): "an #if __cplusplus condition: a directive, inert.STRUCTURE's",
     ("cuda_cpp", "SHADING_DIRECTIVE"): "a GLSL #extension line searched over the whole file, not a body",
     ("cuda_cpp", "hip"): "a guard label: guards come from directives, inert.STRUCTURE's",

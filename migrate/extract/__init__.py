@@ -100,6 +100,7 @@ EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
     "shell": _lazy("text.buildfiles", "shell"),
     "gitmodules": _lazy("text.repositories", "gitmodules"),
     "cargo": _lazy("text.cargo", "extract"),
+    "go": _lazy("text.cgo", "extract"),
 }
 
 

@@ -161,3 +161,42 @@ def included_by_required(facts: Mapping[str, Sequence[Fact]], known: Words) -> f
         found |= reached
         frontier = sorted(reached)
     return frozenset(found)
+
+
+def linked_by_required(facts: Mapping[str, Sequence[Fact]], known: Words) -> frozenset[str]:
+    """Files of optional folders that build a library code outside them links by name: a CMake `add_library(NAME ...)`
+    in an optional folder (and no library of that name outside one) that a Go file's `#cgo LDFLAGS: -lNAME` or a
+    `target_link_libraries(... NAME)` of a build file outside optional folders links; its build file, its sources and
+    the headers they include, to HEADER_DEPTH levels. The required build needs them, so the folder's name does not
+    make them optional: GeneTinderholm/cuda-example 860fe1c6 keeps its only native library in example/ (CMake
+    `exampleshared`, `examplestatic`), which the Go packages shared/ and static/ link (`-lexampleshared`)."""
+    linked: set[str] = set()
+    own: set[str] = set()  # libraries defined outside optional folders
+    defined: list[tuple[str, Fact]] = []
+    for path, items in facts.items():
+        optional = optional_root(path, known) is not None
+        for f in items:
+            if f.kind == "cmake_target" and f.role == "add_library" and optional:
+                defined.append((path, f))
+            elif f.kind == "cmake_target" and f.role == "add_library":
+                own.add(f.name)
+            elif not optional and f.kind == "link_library":
+                linked.add(f.name)
+            elif not optional and f.kind == "cmake_link":
+                linked.update(f.text.split("\n"))
+    found: set[str] = set()
+    for path, f in defined:
+        if f.name in linked and f.name not in own:
+            found.add(path)
+            base = posixpath.dirname(path)
+            found.update(p for item in f.text.split("\n") if (p := join(base, item)) in facts)
+    by_base: dict[str, list[str]] = {}
+    for path in facts:
+        by_base.setdefault(posixpath.basename(path), []).append(path)
+    frontier = sorted(found)
+    for _ in range(HEADER_DEPTH):
+        reached = {p for path in frontier for f in facts[path] if f.kind == "include"
+                   for p in resolve_include(f.name, by_base) if p not in found and optional_root(p, known) is not None}
+        found |= reached
+        frontier = sorted(reached)
+    return frozenset(found)

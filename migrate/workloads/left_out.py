@@ -13,11 +13,37 @@ from migrate.workloads.includes import COMPILED_SUFFIXES, HEADER_SUFFIXES, close
 from migrate.workloads.optional_words import Words, feature
 
 
+def hipified_at_configure(facts: Mapping[str, Sequence[Fact]], known: Words) -> str | None:
+    """Where the build runs a hipify converter at configure time (rules/workloads/optional.yaml `configure_hipify`):
+    a CMake command that runs a converter by name or a project script importing a converter module, or a build script
+    (setup.py) importing one. None when it does not."""
+    drivers: dict[str, str] = {}  # script file name -> the import that makes it a converter's driver
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "python_import" and _hipify_module(f, known):
+                name = posixpath.basename(path)
+                drivers.setdefault(name, f"{path}:{f.line} imports {f.name}")
+                if name in ported.BUILD_SCRIPTS:
+                    return drivers[name]
+    for path, items in sorted(facts.items()):
+        for f in items:
+            if f.kind == "build_script" and (f.name in known.hipify_tools or f.name in drivers):
+                how = f"runs {f.name}" + (f" ({drivers[f.name]})" if f.name in drivers else "")
+                return f"{path}:{f.line} {how}"
+    return None
+
+
+def _hipify_module(f: Fact, known: Words) -> bool:
+    names = {f.name, *f.name.split("."), *f.text.replace(",", " ").split()}
+    return bool(names & known.hipify_modules) or any(f.name.startswith(f"{m}.") for m in known.hipify_modules)
+
+
 def left_out_of_hip(facts: Mapping[str, Sequence[Fact]], known: Words) -> tuple[dict[str, str], frozenset[str]]:
     """Files a HIP build does not compile: named by CMake only in branches a HIP build skips, stopped
     with #error on the HIP side of a guard, or built by a sub-project of their own with no ROCm path (its
     folder is returned too). Beside a HIP branch of the same file (`if(USE_ROCM)` with its own source list),
-    the branch of the CUDA platform's switch (`if(USE_CUDA)`) is one a HIP build skips."""
+    the branch of the CUDA platform's switch (`if(USE_CUDA)`) is one a HIP build skips, unless the build hipifies
+    at configure time (`hipified_at_configure`): then it builds the converted copies of what it skips."""
     listed: dict[str, list[tuple[bool, str]]] = {}  # file -> (named in a CUDA-only branch?, where) per mention
     twins: set[str] = set()  # sources a HIP branch names by their hipified name (src/devices/hip/x-hip.hip)
     out: dict[str, str] = {}
@@ -37,8 +63,9 @@ def left_out_of_hip(facts: Mapping[str, Sequence[Fact]], known: Words) -> tuple[
                         twins.add(_cuda_twin(source))
             elif f.kind == "hip_rejected" and path not in out:
                 out[path] = f"{path}:{f.line} {f.text.strip()} (a HIP build stops here)"
+    converted = hipified_at_configure(facts, known) is not None  # the sources the HIP build skips are hipified
     for source, mentions in listed.items():
-        if all(skipped for skipped, _ in mentions) and source not in twins:
+        if all(skipped for skipped, _ in mentions) and source not in twins and not converted:
             out.setdefault(source, f"{mentions[0][1]} names {source} only where a HIP build does not")
     _headers_of_left_out(facts, out, frozenset(listed))
     subprojects = _own_builds_without_rocm(facts, listed)

@@ -14,7 +14,7 @@ from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
 
 SECTIONS = ("folders", "scratch_folders", "unused_folders", "switches", "detection", "compile_pass", "templates",
-            "alternative_runtimes", "portable_backends")
+            "alternative_runtimes", "portable_backends", "configure_hipify")
 
 
 class DataError(ValueError):
@@ -48,6 +48,8 @@ class Words:
     cuda_commands: frozenset[str] = frozenset()  # CMake commands that compile CUDA sources (FindCUDA's cuda_add_library)
     target_rules: frozenset[str] = frozenset()  # C/C++ rules that hold only on some GPU targets (FP8 format, wave size)
     detected_packages: tuple[str, ...] = ()  # find_package() names found only with NVIDIA's toolkit (CUDA, CUDAToolkit)
+    hipify_modules: frozenset[str] = frozenset()  # modules a build script imports to hipify at configure time
+    hipify_tools: frozenset[str] = frozenset()  # converters a build command runs by name (hipify-perl)
 
 
 @lru_cache(maxsize=4)
@@ -86,6 +88,8 @@ def words(directory: Path | None = None) -> Words:
                  cuda_commands=frozenset(names("detection", "cmake_commands")),
                  detected_packages=tuple(names("detection", "packages")),
                  target_rules=frozenset(names("compile_pass", "target_rules")),
+                 hipify_modules=frozenset(names("configure_hipify", "modules")),
+                 hipify_tools=frozenset(names("configure_hipify", "tools")),
                  detected=frozenset([f"{n.upper()}_FOUND" for n in names("detection", "packages")]
                                     + [n.upper() for n in names("detection", "variables")]))
 

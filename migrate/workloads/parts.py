@@ -29,7 +29,7 @@ from migrate.vocabulary import ALWAYS_DEFINED, BUILD_FILE_KINDS
 from migrate.workloads import build_scopes, make_goals, ported, reach
 from migrate.workloads.alternatives import build_variants, covering, run_time_alternatives
 from migrate.workloads.build_sources import prefixes
-from migrate.workloads.includes import gate_headers, included_by_required, optional_includes
+from migrate.workloads.includes import gate_headers, included_by_required, linked_by_required, optional_includes
 from migrate.workloads.left_out import left_out_of_hip
 from migrate.workloads.option_branches import branches_not_taken
 from migrate.workloads.optional_imports import loaded_only_by_optional, optional_modules
@@ -66,7 +66,9 @@ from migrate.workloads.switches import (
     follow_defaults,
     found_only_under,
     gated_by_build,
+    hard_off,
     loaded_only_under,
+    never_defined,
     never_set,
     portable_backends,
     quiet_finds,
@@ -331,7 +333,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         loaded = loaded_only_under(facts, regions)
         return gated_by_build(facts, regions, loaded) | loaded | wrapped_folders(facts, regions)
 
-    chosen = set_only_under(facts, regions, gated_files(), known)
+    hard = hard_off(facts, kinds, known)
+    chosen = set_only_under(facts, regions, gated_files(), known, hard)
     extend(regions, defined_only_under(facts, kinds, regions, gated_files(), known))
     gated = gated_files()
     goals = make_goals.outside_default_goal(facts)  # rules make's default goal does not reach, and what only they name
@@ -340,9 +343,10 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         gated.setdefault(path, region)
     for path, region in reach.filtered_out(facts, kinds).items():  # `if(NOT CUDA) list(FILTER SRC EXCLUDE ...)`
         gated.setdefault(path, region)
-    unset = never_set(facts, kinds, known, build_variants(kinds))  # each read once from the facts
+    unset = never_set(facts, kinds, known, build_variants(kinds)) | never_defined(facts, kinds, known)  # each read once
     stated = follow_defaults(declared_switches(facts), chosen) | declared_on_detection(facts, regions, gated, known)
-    declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated}
+    declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated,
+                **hard}
     gate_headers(facts, regions, gated)
     uses: dict[str, list[Finding]] = {}
     outside = False  # GPU code of the project's own outside every feature switch (a platform one's is its own)
@@ -411,7 +415,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         switches=switches, regions=regions, gated=gated,
                         unbuilt=unbuilt, cuda_build=carrier or "",
                         optional_includes=optional_includes(facts, known), build_kinds=dict(build_kinds or {}),
-                        included_by_required=included_by_required(facts, known),
+                        included_by_required=included_by_required(facts, known) | linked_by_required(facts, known),
                         alternatives=alternative_runtime_folders(facts, known), unused=unused_folders(facts, known),
                         off_features=frozenset(off_features),
                         runtime_scopes=alternative_runtime_scopes(facts, known),

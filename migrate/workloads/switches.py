@@ -227,7 +227,8 @@ def defined_by_build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, st
 
 
 def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple[Region, ...]],
-                   gated: Mapping[str, Region], known: Words) -> dict[str, tuple[str, str]]:
+                   gated: Mapping[str, Region], known: Words,
+                   hard: Mapping[str, tuple[str, str]] | None = None) -> dict[str, tuple[str, str]]:
     """A CMake variable the project sets to a true value (`set(X_CUDA_ENABLED ON)`) only inside switches'
     branches, and that is no option or cache entry a user sets nor a `-DX` a script passes, is on exactly when
     those switches are (rules/workloads/optional.yaml `switches.on_values`); a set() to another variable's value may
@@ -249,13 +250,15 @@ def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple
     declared = declared_switches(facts)
 
     def off(switch: str) -> bool:
-        return detection(switch, known) or (switch in declared and off_by_default(declared[switch][1], known))
+        return detection(switch, known) or (switch in declared and off_by_default(declared[switch][1], known)) \
+            or switch in (hard or {})
 
     chosen: dict[str, tuple[str, str]] = {}  # variable -> (the switch its branches become, where it is set true)
     for name, found in sites.items():
         common = sorted(set.intersection(*(s for _, _, s in found)))
-        if common:
-            chosen[name] = (next((s for s in common if off(s)), common[0]), f"{found[0][0]}:{found[0][1]}")
+        if common:  # a switch off in every configuration first (`hard`: SuiteSparse's GRAPHBLAS_USE_CUDA)
+            pick = next((s for s in common if s in (hard or {})), None) or next((s for s in common if off(s)), common[0])
+            chosen[name] = (pick, f"{found[0][0]}:{found[0][1]}")
     for name in list(chosen):  # a chain of such variables ends at the switch the first one is set under
         seen = {name}
         while (switch := chosen[name][0]) in chosen and switch not in seen:
@@ -662,3 +665,77 @@ def found_only_under(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, 
                     [r for r in switches_around(regions, gated, path, line=f.line) if r.switch in switches
                      and not (r.path == path and r.start == r.end == f.line)])
     return {package: branch for package, found in sites.items() if (branch := common_switch(found)) is not None}
+
+
+C_KINDS = frozenset({"cuda", "cpp", "hip"})
+
+
+def never_defined(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], known: Words) -> dict[str, tuple[str, str]]:
+    """Macros a user asks for (USE_X, WITH_X, GPU_ENABLE_X: rules/workloads/optional.yaml `request_words`) that a
+    C/C++/CUDA source tests (`#ifdef`, `#if`, `#elif`) and that nothing of the project defines: no `#define` (but one
+    to 0, below), no `-DX` of a build file, script or CI job, no build variable or option of that name (a configured
+    header may carry it), no extension a setup.py builds (its `define_macros` may). Undefined, the macro is false
+    (C17 6.10.1: an identifier left in an #if expression is replaced by 0), so its branch is in no default build:
+    hanjingo/high-jump 4e363022 hj/hardware/gpu.h:645 `#elif GPU_ENABLE_CUDA`, which no file defines (tests and benchs
+    define CUDA_ENABLE). A switch every `#define` of which gives 0 (`#define USE_CUDA 0`), tested only by value
+    (`#if USE_CUDA`, never `#ifdef`), is hard-coded off the same way."""
+    if any(f.kind == "extension" for items in facts.values() for f in items) \
+            or not any(kinds.get(path) in BUILD_KINDS for path in facts):
+        return {}  # a setup.py's define_macros may define it; with no build file, the user's flags do
+    defined: dict[str, set[str]] = {}  # macro -> the values its #defines give it
+    named: set[str] = set()  # names a build file, script or option gives a value to
+    for items in facts.values():
+        for f in items:
+            if f.kind == "switch_define":
+                defined.setdefault(f.name, set()).add(f.text)
+            elif f.kind in ("toggle_define", "build_switch", "switch_value"):
+                named.add(f.name)
+            elif f.kind == "cmake" and f.name == "set" and f.role == "command":
+                named.add(f.text)
+        named.update(macro for _, macro in define_flags(items))
+    out: dict[str, tuple[str, str]] = {}
+    tests: dict[str, list[tuple[str, Fact]]] = {}
+    for path in sorted(facts):
+        if kinds.get(path) in C_KINDS:
+            for f in facts[path]:
+                if f.kind == "switch_branch" and not f.name.startswith("_") and not f.name.startswith(known.reserved) \
+                        and any(word in known.request_words for word in f.name.split("_")[:-1]):
+                    tests.setdefault(f.name, []).append((path, f))
+    for name, sites in tests.items():
+        if name in named:
+            continue
+        values = defined.get(name)
+        path, first = sites[0]
+        if values is None:
+            out[name] = (f"{path}:{first.line} {first.text} (nothing in the project defines {name})", "OFF")
+        elif values <= {"0"} and all(_value_test(f.text) for _, f in sites):
+            out[name] = (f"{path}:{first.line} {first.text} (every #define of {name} gives it 0)", "OFF")
+    return out
+
+
+def _value_test(directive: str) -> bool:
+    """Whether a directive tests a macro's value (`#if X`, `#elif X && Y`), not whether it is defined."""
+    head = directive.lstrip("#").strip()
+    return head.startswith(("if ", "elif ")) and "defined" not in head
+
+
+def hard_off(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], known: Words) -> dict[str, tuple[str, str]]:
+    """CMake switches a file sets to a false constant in no block (`set(GRAPHBLAS_USE_CUDA OFF)` at its top level) before
+    it tests them, and that the project never sets true: the plain variable hides any cache entry or `-DX=ON` of the
+    same name (https://cmake.org/cmake/help/latest/command/set.html#set-normal-variable; policy CMP0126), so every
+    configuration reads it false. DrTimothyAldenDavis/SuiteSparse 038d6635 GraphBLAS/CMakeLists.txt:43-45 ("CUDA is under
+    development for now, and not deployed in production": `set ( GRAPHBLAS_USE_CUDA OFF )`, the ON line commented out)."""
+    true_set = {f.name for items in facts.values() for f in items
+                if f.kind == "switch_value" and f.text.upper() not in known.off}
+    out: dict[str, tuple[str, str]] = {}
+    for path in sorted(facts):
+        if kinds.get(path) != "cmake":
+            continue
+        offs = {f.name: f for f in facts[path] if f.kind == "switch_value" and f.role == "top"
+                and f.text.upper() in known.off and f.name not in true_set}
+        for f in facts[path]:
+            if f.kind == "switch_branch" and f.name in offs and offs[f.name].line < f.line and f.name not in out:
+                off = offs[f.name]
+                out[f.name] = (f"{path}:{off.line} set({f.name} {off.text}) in no block, before {path}:{f.line} "
+                               f"{f.text}", "OFF")
+    return out

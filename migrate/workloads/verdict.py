@@ -43,7 +43,8 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
         if finding.workload in mine:
             mine[finding.workload].append(finding)
     kinds = {s.name: s.kind for s in specs}
-    optional = {s.name: _all_optional(s) or graph.only_optionally_used(s.name) for s in specs}
+    optional = {s.name: _all_optional(s, parts.included_by_required) or graph.only_optionally_used(s.name)
+                for s in specs}
     efforts = {r.id: (r.effort_per_occurrence, r.effort_first_use) for r in rules.rules}
     names = {r.id: r.name for r in rules.rules}
     verdicts: dict[str, list[TargetVerdict]] = {s.name: [] for s in specs}
@@ -94,9 +95,10 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
     return sorted(workloads, key=lambda w: w.name), judged_findings
 
 
-def _all_optional(spec: Spec) -> bool:
-    """A workload whose every file sits in an optional folder (a tests/ or examples/ project)."""
-    return bool(spec.files) and all(optional_root(p) is not None for p in spec.files)
+def _all_optional(spec: Spec, required: frozenset[str] = frozenset()) -> bool:
+    """A workload whose every file sits in an optional folder (a tests/ or examples/ project), none of them one that
+    required code includes or links (`required`: ProjectParts.included_by_required)."""
+    return bool(spec.files) and all(optional_root(p) is not None and p not in required for p in spec.files)
 
 
 def _groups(findings: list[Finding], workload_optional: bool, parts: ProjectParts) -> list[list[Finding]]:

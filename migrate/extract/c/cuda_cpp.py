@@ -363,6 +363,8 @@ def _switch_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> N
                 ctx.add_span("switch_branch", name, start, end, text=directive.strip()[:120])
     for name, start, end in guards.valueless_defines(ctx.source):  # another file's toggle turned on here
         ctx.add_span("toggle_define", name, start, end)
+    for name, value, start, end in guards.switch_defines(ctx.source):
+        ctx.add_span("switch_define", name, start, end, text=value)
     # declared off where the file leaves its define commented out: a toggle this file tests, or a switch-shaped
     # name (`// #define WITH_CUDA` in a config header that the sources testing `#ifdef WITH_CUDA` include)
     tested.update(name for name in toggles if guards.SWITCH_NAME.match(name))
@@ -677,14 +679,21 @@ def _kernels_and_launches(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
         ctx.add("construct", construct, config, text=name.split("<")[0].strip())
 
 
+# Intel vISA: https://github.com/intel/llvm/blob/sycl/sycl/doc/extensions/supported/sycl_ext_intel_esimd/sycl_ext_intel_esimd.md
+# (inline assembly in ESIMD kernels is vISA); intel/llvm-test-suite bb842e3e SYCL/InlineAsm/asm_loop.cpp:31-35
+VISA = re.compile(r"\.decl\s+\w+\s+v_type=|\(\s*M\d+(?:_NM)?\s*,\s*\d+\s*\)")
+
+
 def _asm(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
     for node in caps.get("asm", []):
         code = node.child_by_field_name("assembly_code")
         if code is None:
             continue
         text = "".join(_text(c) for c in walk(code) if c.type == "string_content") or _text(code)
-        # PTX ends every statement with ';'; GCC assembly for CPUs (x86, Arm, RISC-V) separates lines
-        ctx.add("asm", text, node, role="ptx" if ";" in text else "")
+        # PTX ends every statement with ';'; GCC assembly for CPUs (x86, Arm, RISC-V) separates lines; Intel's vISA
+        # (SYCL ESIMD inline assembly) declares its variables with `.decl V v_type=...` and gives each instruction an
+        # execution mask and size `(M1, 8)`, neither of which PTX has (its `;` are region separators: `<1;1,0>`)
+        ctx.add("asm", text, node, role="ptx" if ";" in text and not VISA.search(text) else "")
 
 
 # -- small tree helpers -------------------------------------------------------

@@ -345,6 +345,20 @@ VALUELESS_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z]\w*)[ \t]*(?
 IFNDEF = re.compile(rb"#[ \t]*(?:ifndef[ \t]+|if[ \t]+!\s*defined\s*\(?\s*)(\w+)")
 
 
+# A live `#define X [value]` of a switch-shaped name: what defines a switch a source tests (`#elif GPU_ENABLE_CUDA`);
+# workloads/switches.py `never_defined` reads a tested switch that no file, flag or build variable defines as off.
+SWITCH_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(" + SWITCH.encode() + rb")(?![\w(])[ \t]*([^\n]*)$", re.MULTILINE)
+COMMENT_TAIL = re.compile(r"\s*(?://.*|/\*.*)$")
+
+
+def switch_defines(source: bytes) -> list[tuple[str, str, int, int]]:
+    """Live `#define X [value]` of switch-shaped names: (name, value without a trailing comment, start, end)."""
+    if b"define" not in source:
+        return []
+    return [(m.group(1).decode("ascii"), COMMENT_TAIL.sub("", m.group(2).decode("utf-8", "replace")).strip()[:40],
+             m.start(), m.end()) for m in SWITCH_DEFINE.finditer(source)]
+
+
 def valueless_defines(source: bytes) -> list[tuple[str, int, int]]:
     """Live `#define X` with no value (name, start, end), but for include guards (X tested by #ifndef in
     the file): what turns a toggle on (parts.py reads them against commented_toggles of other files)."""

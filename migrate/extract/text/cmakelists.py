@@ -73,7 +73,9 @@ def extract(source: bytes) -> Extraction:
     facts.extend(_value_defaults(commands, where))
     facts.extend(_guards(text, commands, where))
     facts.extend(_generator_expressions(text, where))
+    depth = 0  # blocks open around the command (if, function, macro, foreach, while, block)
     for command in commands:
+        depth -= command.name in BLOCK_ENDS
         line, col = where(command.start)
         # function()/macro()/set()/include() carry the name they define or load (a call is told from a body, a set
         # variable from an unset one, a module from where it is loaded)
@@ -97,7 +99,9 @@ def extract(source: bytes) -> Extraction:
             facts.extend(_bare_libraries(command, where))
         facts.extend(_structure(command, where))
         facts.extend(_build_parts(command, where, roots))
-        facts.extend(_switch_value(command, where))
+        facts.extend(_switch_value(command, where, top=depth <= 0))
+        facts.extend(_scripts(command, where))
+        depth += command.name in BLOCK_STARTS
         if command.name in repositories.FETCH_COMMANDS:
             facts.extend(_repositories(command, where))
     return finish(text, facts)
@@ -555,9 +559,33 @@ PLAIN_VALUE = re.compile(r"^[A-Za-z0-9]+$")  # ON, OFF, 1, TRUE: a constant, not
 VARIABLE_VALUE = re.compile(r"^\$\{[A-Za-z_]\w*\}$")
 
 
-def _switch_value(command: Command, where: _Positions) -> list[Fact]:
+SCRIPT_COMMANDS = frozenset({"execute_process", "add_custom_command", "add_custom_target", "set"})
+SCRIPT_SUFFIXES = (".py", ".sh", ".pl")
+HIPIFY_TOOL = re.compile(r"^hipify-(?:perl|clang)$")  # AMD's converters, run by name (https://github.com/ROCm/HIPIFY)
+
+
+def _scripts(command: Command, where: _Positions) -> list[Fact]:
+    """A script or tool a configure- or build-time command runs (`execute_process(COMMAND .../build_amd.py ...)`, or
+    a set() of the command line a later execute_process() runs): `build_script`, the name its file name."""
+    if command.name not in SCRIPT_COMMANDS:
+        return []
+    out = []
+    for arg in command.arguments[1 if command.name == "set" else 0:]:
+        name = arg.text.rsplit("/", 1)[-1]
+        if "\n" not in name and (name.endswith(SCRIPT_SUFFIXES) or HIPIFY_TOOL.match(name)) and "${" not in name:
+            line, col = where(arg.start)
+            out.append(fact("build_script", name, line, col, col + len(arg.text), role=command.name))
+    return out
+
+
+BLOCK_STARTS = frozenset({"if", "function", "macro", "foreach", "while", "block"})
+BLOCK_ENDS = frozenset({"endif", "endfunction", "endmacro", "endforeach", "endwhile", "endblock"})
+
+
+def _switch_value(command: Command, where: _Positions, *, top: bool = False) -> list[Fact]:
     """set(X_ENABLED ON): a constant the build gives a variable here, or another variable's value (`${Y}`, as
-    written): workloads/switches.py reads which branches set it to a true one."""
+    written): workloads/switches.py reads which branches set it to a true one. Role `top` where the set() is in no
+    block of its file (no if(), function(), macro() or loop): every configuration of the file runs it."""
     args = command.arguments
     if command.name != "set" or len(args) not in (2, 3) or args[0].quoted \
             or not (SWITCH_NAME.match(args[0].text) or UNDERSCORED_SWITCH_NAME.match(args[0].text)
@@ -567,7 +595,8 @@ def _switch_value(command: Command, where: _Positions) -> list[Fact]:
         return []
     line, col = where(command.start)
     value = args[1].text if args[1].text.startswith("${") else args[1].text.upper()
-    return [fact("switch_value", args[0].text, line, col, col + len(command.name), text=value)]
+    return [fact("switch_value", args[0].text, line, col, col + len(command.name), text=value,
+                 role="top" if top else "")]
 
 
 def _root_names(commands: list[Command]) -> frozenset[str]:

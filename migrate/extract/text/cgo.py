@@ -1,0 +1,27 @@
+"""Go files that use cgo: the native libraries their `#cgo LDFLAGS:` directives link
+(https://pkg.go.dev/cmd/cgo: `#cgo [GOOS/GOARCH constraints] LDFLAGS: -L${SRCDIR}/libs -lfoo` in the comment above
+`import "C"`). A library a Go package links is part of what `go build` needs: workloads/includes.py reads these."""
+from __future__ import annotations
+
+import re
+
+from migrate.extract.text.lines import fact, finish
+from migrate.model import Extraction
+
+CGO_LDFLAGS = re.compile(r"^[ \t]*(?://)?[ \t]*#cgo[ \t]+(?:[^:\n]*[ \t])?LDFLAGS:[ \t]*(.*)$", re.MULTILINE)
+
+
+def extract(source: bytes) -> Extraction:
+    """`link_library` per `-lNAME` (the text: the `-L` folders of the same directive, one a line; role `cgo`)."""
+    text = source.decode("utf-8")
+    facts = []
+    for m in CGO_LDFLAGS.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        start = m.start(1) - (text.rfind("\n", 0, m.start(1)) + 1)
+        flags = m.group(1).split()
+        folders = "\n".join(f[2:] for f in flags if f.startswith("-L") and len(f) > 2)
+        for flag in flags:
+            if flag.startswith("-l") and len(flag) > 2:
+                at = start + m.group(1).find(flag)
+                facts.append(fact("link_library", flag[2:], line, at, at + len(flag), text=folders, role="cgo"))
+    return finish(text, facts)
