@@ -4,12 +4,12 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from migrate.model import Candidate, Extraction, Fact, FileResult, Finding, Target, class_rank, evolve
 from migrate.rulebase import alternatives, datafile, targets
-from migrate.rulebase.load import Entry, Rule, RuleBase, default_rules_dir, version_tuple
+from migrate.rulebase.load import Entries, Entry, Rule, RuleBase, default_rules_dir, version_tuple
 from migrate.scan import crossref
 from migrate.scan.layout import (
     BACKENDS_FILE,
@@ -30,6 +30,7 @@ VENDOR_DIALECT_KINDS = frozenset({"identifier", "construct"})
 MASK_TYPE_CONSTRUCTS = frozenset({"mask-type-32", "ballot-returned-32bit"})
 # Facts in an optional Python scope (an ImportError fallback, an env-var opt-in) become optional findings.
 OPTIONAL = "optional"
+_NONE: dict[str, tuple[tuple[Rule, bool], ...]] = {}  # no rule lists a name of this kind (never written)
 
 
 class RuleIndex:
@@ -40,7 +41,9 @@ class RuleIndex:
         self.archs = targets.load().resolve(target.arch, target.rocm)
         self.routes = alternatives.load(rulebase.directory, rulebase.version)
         self._memo: dict[tuple[str, str, str], list[tuple[Rule, Entry | None, str]]] = {}
-        self._by_name: dict[tuple[str, str], list[tuple[Rule, bool]]] = {}  # True: the name has a map entry
+        # kind -> name -> the rules listing it, in rule order (True: the name has a map entry); tuples, so that
+        # a map's names are entered at once (dict.fromkeys) and a name shared by rules is a new tuple
+        self._by_name: dict[str, dict[str, tuple[tuple[Rule, bool], ...]]] = {}
         self._prefix: dict[str, list[tuple[str, Rule]]] = {}
         self._regex: dict[str, list[Rule]] = {}
         for rule in rulebase.rules:
@@ -49,14 +52,21 @@ class RuleIndex:
 
     def _add(self, rule: Rule) -> None:
         m = rule.matcher
-        for name in m.exact:
-            self._by_name.setdefault((m.kind, name), []).append((rule, False))
-        for name in m.entries:  # the names only: an entry is built when a fact looks it up
-            self._by_name.setdefault((m.kind, name), []).append((rule, True))
+        if m.exact:
+            self._enter(m.kind, dict.fromkeys(m.exact), (rule, False))
+        if m.entries:  # the names only: an entry is built when a fact looks it up
+            self._enter(m.kind, m.entries.raw if isinstance(m.entries, Entries) else m.entries, (rule, True))
         for prefix in m.prefixes:
             self._prefix.setdefault(m.kind, []).append((prefix, rule))
         if m.regex is not None:
             self._regex.setdefault(m.kind, []).append(rule)
+
+    def _enter(self, kind: str, names: Mapping[str, object], hit: tuple[Rule, bool]) -> None:
+        """`hit` appended to each name's rules: the names no earlier rule lists in one step (11k at each lint start)."""
+        table = self._by_name.setdefault(kind, {})
+        shared = {name: table[name] + (hit,) for name in table.keys() & names.keys()} if table else {}
+        table.update(dict.fromkeys(names, (hit,)))
+        table.update(shared)
 
     def lookup(self, fact: Fact) -> list[tuple[Rule, Entry | None, str]]:
         """Rules matching a fact, each with its map entry and the matched symbol.
@@ -75,7 +85,7 @@ class RuleIndex:
         return hits
 
     def _lookup(self, fact: Fact) -> list[tuple[Rule, Entry | None, str]]:
-        named = self._by_name.get((fact.kind, fact.name))
+        named = self._by_name.get(fact.kind, _NONE).get(fact.name)
         prefixed, patterns = self._prefix.get(fact.kind), self._regex.get(fact.kind)
         if not (named or prefixed or patterns):
             return []
@@ -101,7 +111,7 @@ class IdentifierNames:
     MEMO = 200_000  # distinct names remembered per process
 
     def __init__(self, by_target: Sequence[RuleIndex]) -> None:
-        self._names = frozenset(name for index in by_target for kind, name in index._by_name if kind == "identifier")
+        self._names = frozenset(name for index in by_target for name in index._by_name.get("identifier", _NONE))
         self._prefixes = tuple(p for index in by_target for p, _ in index._prefix.get("identifier", ()))
         self._patterns = _one_pattern(list(dict.fromkeys(
             rule.matcher.regex.pattern for index in by_target for rule in index._regex.get("identifier", ())
