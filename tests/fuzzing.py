@@ -57,6 +57,9 @@ TOKENS: dict[str, list[str]] = {
 }
 TOKENS["cargo"] = ["[package]", "name = \"x\"", "[features]", "rocm = [\"dep/rocm\"]", "cuda = []", "[dependencies]",
                    "cudarc = { version = \"0.12\", features = [\"cuda-12040\"] }", "default = [", "]", "\"", "{", "}", "#"]
+TOKENS["go"] = ["package main", "/*", "*/", "// ", "#cgo LDFLAGS: -L${SRCDIR}/lib -lcudart -lkernels", "#cgo ",
+                "linux,amd64 ", "CFLAGS: -I/usr/local/cuda/include", "LDFLAGS:", " -l", "-L", "import \"C\"",
+                "#include <cuda_runtime.h>", "func main() {", "}", "\"", "`"]
 TOKENS["cpp"] = TOKENS["hip"] = TOKENS["cuda"]
 KINDS = sorted(EXTRACTORS)
 
@@ -112,7 +115,7 @@ FILE_NAMES = {"cuda": "k.cu", "cpp": "k.cpp", "hip": "k.hip", "python": "m.py", 
               "requirements": "requirements.txt", "conda": "environment.yml", "pyproject": "pyproject.toml",
               "setupcfg": "setup.cfg", "dockerfile": "Dockerfile", "manifest": "docker-compose.yml",
               "cmake": "CMakeLists.txt", "makefile": "Makefile", "shell": "run.sh",
-              "gitmodules": ".gitmodules", "cargo": "Cargo.toml"}
+              "gitmodules": ".gitmodules", "cargo": "Cargo.toml", "go": "main.go"}
 
 
 def fuzz_scan(kind: str, data: bytes, folder: Path, rules: RuleBase) -> list[str]:
