@@ -111,6 +111,7 @@ SHAPES = {
     "s18": {"cmake", "makefile"},
     "s19": {"cmake", "makefile", "torch-extension", "python"},
     "s20": {"cmake", "makefile", "torch-extension"},
+    "s21": {"cmake", "makefile", "python"},
 }
 # The fewest ports a set may hold: 8, except s13, which is 1 port because the fetch tool refused every repository in
 # session 13 and the machine's mirrors were all but used (ports-s13.yaml's addenda 3 and 4); it tests nothing alone.
