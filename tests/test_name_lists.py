@@ -60,15 +60,22 @@ def test_the_extractors_hold_the_lists() -> None:
                                                                                     "cv2.cudacodec.")}
 
 
-def test_an_edited_list_is_what_the_extractor_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The lists are read from the rule base's names folder (no copy of them in Python)."""
+def test_an_edited_list_is_what_the_extractor_reads(tmp_path: Path) -> None:
+    """The lists are read from the rule base's names folder (no copy of them in Python): a new process whose
+    names folder holds an edited list builds the extractor's constant from it."""
+    import subprocess
+    import sys
+
     folder = tmp_path / "names"
     folder.mkdir()
-    text = (ROOT / "rules" / "names" / "build.yaml").read_text(encoding="utf-8")
-    (folder / "build.yaml").write_text(text.replace("[compute-sanitizer,", "[my-profiler, compute-sanitizer,"))
-    monkeypatch.setattr(names, "folder", lambda: folder)
-    names._area.cache_clear()
-    try:
-        assert "my-profiler" in names.name_list("build", "nvidia_tools")
-    finally:
-        names._area.cache_clear()
+    for area in ("device", "python", "build"):
+        text = (ROOT / "rules" / "names" / f"{area}.yaml").read_text(encoding="utf-8")
+        (folder / f"{area}.yaml").write_text(text.replace("[compute-sanitizer,", "[my-profiler, compute-sanitizer,"))
+    probe = ("import pathlib, sys\n"
+             "from migrate.extract import names\n"
+             f"names.folder = lambda: pathlib.Path({str(folder)!r})\n"
+             "names._area.cache_clear()\n"
+             "from migrate.extract.text import commands\n"
+             "print('my-profiler' in commands.NVIDIA_TOOLS, 'nsys' in commands.NVIDIA_TOOLS)\n")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "True"]
