@@ -38,6 +38,8 @@ FACT_KINDS: dict[str, tuple[str, str]] = {
 # The kinds scan/discover.py gives a project's build files (CMakeLists and .cmake, Makefiles, pyproject/Pipfile,
 # setup.cfg, Cargo.toml): lint finds a project's root by them, the parts read which build may compile CUDA.
 BUILD_FILE_KINDS = frozenset({"cmake", "makefile", "pyproject", "setupcfg", "cargo"})
+# File kinds of C, C++, CUDA and HIP source (one C/C++ extractor, tree-sitter, reads them all)
+C_SOURCE_KINDS = frozenset({"cuda", "cpp", "hip"})
 
 # How a build_switch fact's switch was declared, the last word of its text (`<default> <how>`), for those
 # workloads/parts.py reads: a macro in flags every build passes, and a `//#define X` left commented out.

@@ -11,6 +11,7 @@ import click
 
 from migrate.cli import outputs
 from migrate.cli.errors import UsageError
+from migrate.vocabulary import C_SOURCE_KINDS
 
 
 def _split(items: tuple[str, ...]) -> list[str]:
@@ -18,7 +19,6 @@ def _split(items: tuple[str, ...]) -> list[str]:
 
 
 FORMATS = ("text", "json", "markdown")
-SOURCE_KINDS = frozenset({"cuda", "cpp", "hip"})
 EPILOG = """\b
 Examples:
   rocm-migrate stack                                  the tree under ., newest release per GPU
@@ -94,7 +94,7 @@ def _assess(root: Path, settings: Any, table: Any, releases: list[str], gpus: li
     found = discover([root], include_vendored=settings.include_vendored, exclude=settings.exclude)
     # pins, images and Python requirements come from manifests, build and container files: the stack
     # never reads C/C++/CUDA sources, the slow part of a scan
-    files = [f for f in found.files if f.kind not in SOURCE_KINDS]
+    files = [f for f in found.files if f.kind not in C_SOURCE_KINDS]
     scanned = extracted(extract_all(files, max_file_size=settings.max_file_size,
                                     cache=Cache(settings.cache_dir), jobs=settings.jobs))
     findings = match_targets([(f.rel, e) for f, e in scanned], load_rules(None), rocm=table.releases[0].version,

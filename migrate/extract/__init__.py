@@ -13,7 +13,6 @@ from pathlib import Path
 from migrate import __version__
 from migrate.extract import names as name_lists
 from migrate.extract.budget import TRANSIENT, guarded
-from migrate.extract.names import name_list
 from migrate.extract.text import rocm_path
 from migrate.model import Extraction, Fact
 
@@ -29,7 +28,7 @@ Names = Callable[[str], bool]  # identifier names worth a fact (the C extractor 
 
 
 KERNEL_CONSTRUCTS = ("kernel-definition", "kernel-launch")
-HIP_RUNTIME_HEADERS = name_list("device", "hip_runtime_headers")
+HIP_RUNTIME_HEADERS = name_lists.name_list("device", "hip_runtime_headers")
 
 
 def _cuda(source: bytes, names: Names | None = None) -> Extraction:

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from migrate.extract.text.lines import hash_comment_start
+from migrate.vocabulary import C_SOURCE_KINDS
 
-C_KINDS = frozenset({"cuda", "cpp", "hip"})
 MAGIC = re.compile(r"^\s*[!%]")  # notebook shell and magic lines, as in extract/python/notebook.py
 
 
@@ -32,7 +32,7 @@ class Comment:
 
 def of(kind: str, source: bytes) -> list[Comment]:
     """Every comment of one file of the given kind (a file kind from migrate.scan.discover)."""
-    if kind in C_KINDS:
+    if kind in C_SOURCE_KINDS:
         from migrate.extract.budget import BudgetExceeded, WorkExceeded
 
         try:

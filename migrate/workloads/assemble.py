@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import pathspec
 
 from migrate.model import Fact, SourceFile
+from migrate.vocabulary import C_SOURCE_KINDS
 
 HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".cuh", ".inl", ".inc")
 PYTHON_PROJECT_FILES = frozenset({"pyproject.toml", "setup.py", "setup.cfg"})
@@ -211,7 +212,6 @@ def _rooted(pool: set[str], facts: Mapping[str, tuple[Fact, ...]], root_name: st
 
 
 DEPLOYMENT_KINDS = frozenset({"dockerfile", "manifest", "shell"})
-SOURCE_KINDS = frozenset({"cuda", "cpp", "hip"})
 
 
 def _leftovers(pool: set[str], root_name: str, kinds: Mapping[str, str]) -> list[Spec]:
@@ -227,7 +227,7 @@ def _leftovers(pool: set[str], root_name: str, kinds: Mapping[str, str]) -> list
                 del groups[top]
     for spec in groups.values():
         found = {kinds.get(p) for p in spec.files}
-        if found & {"python", "notebook"} and not found & SOURCE_KINDS:
+        if found & {"python", "notebook"} and not found & C_SOURCE_KINDS:
             spec.kind = "python"
     root = groups.get(".")
     if root is not None and root.kind == "python":  # a Python project without packaging metadata is one workload

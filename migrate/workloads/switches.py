@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from migrate.model import Fact
-from migrate.vocabulary import COMMENTED_OUT_DEFINE, DEFINED_PREFIX, PARSE_ARGUMENTS
+from migrate.vocabulary import C_SOURCE_KINDS, COMMENTED_OUT_DEFINE, DEFINED_PREFIX, PARSE_ARGUMENTS
 from migrate.workloads.build_sources import file_glob, join, named_files, prefixes
 from migrate.workloads.optional_words import Words, detection, off_by_default, optional_root
 
@@ -667,7 +667,6 @@ def found_only_under(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, 
     return {package: branch for package, found in sites.items() if (branch := common_switch(found)) is not None}
 
 
-C_KINDS = frozenset({"cuda", "cpp", "hip"})
 
 
 def never_defined(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], known: Words) -> dict[str, tuple[str, str]]:
@@ -696,7 +695,7 @@ def never_defined(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
     out: dict[str, tuple[str, str]] = {}
     tests: dict[str, list[tuple[str, Fact]]] = {}
     for path in sorted(facts):
-        if kinds.get(path) in C_KINDS:
+        if kinds.get(path) in C_SOURCE_KINDS:
             for f in facts[path]:
                 if f.kind == "switch_branch" and not f.name.startswith("_") and not f.name.startswith(known.reserved) \
                         and any(word in known.request_words for word in f.name.split("_")[:-1]):
