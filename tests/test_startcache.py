@@ -36,7 +36,9 @@ SERVE = """import json, re, sys
 from migrate.cli import startcache
 startcache.install()
 cases = [(p.encode('latin-1') if b else p, f) for p, f, b in json.loads(sys.argv[1])]
-compiled = [re.compile(p, f) for p, f in cases]
+compiled = []
+for p, f in cases:  # a module body's patterns (composed at import time) are the code's own
+    compiled.append(re.compile(p, f))
 t = startcache._Table.current
 served = [(p, f) in t.used_patterns for p, f in cases]
 same = [c == t.original(p, f) and c.groupindex == t.original(p, f).groupindex for c, (p, f) in zip(compiled, cases)]
@@ -101,6 +103,32 @@ def test_served_patterns_equal_what_re_compiles(tmp_path: Path) -> None:
     assert first["served"] == [False] * len(PATTERNS)
     assert second["served"] == [True] * len(PATTERNS)
     assert second["same"] == [True] * len(PATTERNS)
+
+
+OWN = """import fnmatch, json, re, sys
+from migrate.cli import startcache
+startcache.install()
+def literal():
+    return re.compile(r"cuda(Malloc|Free)Async")
+def composed(name):
+    return re.compile(rf"\\b{re.escape(name)}\\s*<<<")
+literal(); composed(sys.argv[1]); fnmatch.fnmatch("src/a.cu", sys.argv[2])
+startcache.save()
+"""
+
+
+def test_only_the_code_s_own_patterns_are_stored(tmp_path: Path) -> None:
+    """A scanned project's names and a configuration's globs, composed into patterns at run time,
+    never reach the table beside the bytecode; a literal of the code does."""
+    command = [sys.executable, "-c", OWN, "zzprojectKernel", "src/zzuniqueC*.cu"]
+    subprocess.run(command, capture_output=True, text=True, env=_env(tmp_path), check=True)
+    table = next((tmp_path / "pycache").rglob("startcache.*.marshal"))
+    import marshal
+
+    patterns = marshal.loads(marshal.loads(table.read_bytes())[2])[0]
+    texts = [str(p) for p, _ in patterns]
+    assert r"cuda(Malloc|Free)Async" in texts
+    assert not [t for t in texts if "zzprojectKernel" in t or "zzuniqueC" in t]
 
 
 def test_a_table_of_another_interpreter_is_not_used(tmp_path: Path) -> None:

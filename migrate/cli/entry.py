@@ -31,13 +31,18 @@ def run() -> NoReturn:
         import gc
 
         command = lint_or_main(argv)
+        interrupted = False
         try:
             code = replay.record(argv, command)
+        except KeyboardInterrupt:
+            interrupted = True  # a Ctrl-C'd run exits now, without compiling its new patterns for the table
+            raise
         finally:
             gc.freeze()
-            from migrate.cli import startcache
+            if not interrupted:
+                from migrate.cli import startcache
 
-            startcache.save()  # after the recorded run (a file written outside the cache folder keeps a run from being stored)
+                startcache.save()  # after the recorded run (a file written outside the cache folder keeps it from being stored)
     sys.exit(code)
 
 

@@ -10,7 +10,9 @@ text and compiles it (~4.7 M instructions a class, 37 classes on lint's path: ~1
   and flags in an earlier process of the same interpreter: the last step of `re._compiler.compile`,
   with its parse's results kept. A pattern not in the table is compiled by re as before; `save`
   stores its program only when the rebuilt pattern equals the one re compiles (Pattern equality
-  compares the flags and the program) with the same groups.
+  compares the flags and the program) with the same groups, and only for the installed code's own
+  patterns (`_own`): text a run read (a scanned project's names, globs, configuration) never
+  reaches the table, which is world-readable beside the bytecode.
 - A dataclass method's source is compiled once and its code object kept, keyed by the source text:
   `exec` in the `dataclasses` module runs the stored code object, which is what `exec` of the text
   compiles (file `<string>`, no inherited future flags: dataclasses.py has none).
@@ -36,9 +38,12 @@ if TYPE_CHECKING:
     from typing import Any
 
 FORMAT = 2  # 2: the payload with its digest
-MAX_PATTERNS = 4000  # past this (patterns built from what a run read), only a run's own are kept
+MAX_PATTERNS = 4000  # past this, only what this run used and added is kept
 MAX_SOURCES = 2000
 DEBUG_FLAG = 128  # re.DEBUG: such a pattern prints its program; never served from the table
+MAX_BYTES = 2_000_000  # past this payload, only what this run used and added is kept
+RE_MODULES = frozenset({"re", "sre_compile", "functools"})  # frames between a caller and re's compiler
+RULE_BASE = "migrate.rulebase."  # the rule base's patterns are data the installed package (or its user) ships
 
 Program = tuple[int, list[int], int, dict[str, int], tuple[object, ...]]  # _sre.compile's arguments after the pattern
 
@@ -68,7 +73,8 @@ class _Table:
                 if found is not None:
                     used.add(key)
                     return sre_compile(p, *found)
-                new.append(key)
+                if _own(p):
+                    new.append(key)
             return original(p, flags)
 
         return compile_
@@ -85,6 +91,22 @@ class _Table:
             exec(source, globals_, locals_)
 
         return exec_
+
+
+def _own(pattern: str | bytes) -> bool:
+    """Whether a pattern is one of the installed code's own, not text a run read: the code that asked
+    re for it (the first frame outside re) holds it as a literal, runs at import time (a module body
+    composing it from the package's lists), or is the rule base's (the rules shipped, or the user's
+    own rule files). Patterns composed at run time from a scanned project's names, build lines,
+    configuration or globs (fnmatch, pathspec) are compiled by re each time and never stored."""
+    frame: Any = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] in RE_MODULES:
+        frame = frame.f_back
+    if frame is None:
+        return False
+    code = frame.f_code
+    return (code.co_name == "<module>" or pattern in code.co_consts
+            or frame.f_globals.get("__name__", "").startswith(RULE_BASE))
 
 
 def table_path() -> str | None:
@@ -169,6 +191,9 @@ def save() -> None:
     try:
         content: Any = (patterns, sources)
         payload = marshal.dumps(content)
+        if len(payload) > MAX_BYTES:
+            used = {k: v for k, v in table.patterns.items() if k in table.used_patterns}
+            payload = marshal.dumps(({**used, **programs}, dict(table.new_sources)))
         whole: Any = (interpreter(), _digest(payload), payload)
         data = marshal.dumps(whole)
         os.makedirs(os.path.dirname(table.path), exist_ok=True)
