@@ -78,6 +78,7 @@ from migrate.workloads.switches import (
     wrapped_folders,
 )
 from migrate.workloads.unbuilt import unbuilt_sources
+from migrate.workloads.undeclared import undeclared_scopes
 from migrate.workloads.unused import evidence as unused_evidence
 from migrate.workloads.unused import unused_folders
 
@@ -139,6 +140,9 @@ class ProjectParts:
     # file -> (folder/ of its part, evidence): a part with a build of its own that the default build does not reach
     # (workloads/reach.py)
     unreached: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    # Python file -> (first line, last line, evidence) of each scope ((0, 0): the whole file) that imports a GPU package
+    # the project's declared dependencies do not bring (workloads/undeclared.py)
+    undeclared: Mapping[str, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -166,6 +170,10 @@ class ProjectParts:
         branch = next((s for s in self.unasked.get(path, ()) if s[0] <= finding.line <= s[1]), None)
         if branch is not None:
             return Part(f"{path}:{branch[0]}-{branch[1]} (a command-line option's branch)", (branch[2],))
+        needs = next((s for s in self.undeclared.get(path, ()) if s[0] == 0 or s[0] <= finding.line <= s[1]), None)
+        if needs is not None:
+            where = path if needs[0] == 0 else f"{path}:{needs[0]}-{needs[1]}"
+            return Part(f"{where} (a package the install does not bring)", (needs[2],))
         if path in self.unbuilt:
             return Part(f"{path} (built by nothing)", (self.unbuilt[path],))
         if path in self.images:
@@ -275,7 +283,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "run_time": dict(parts.run_time),
             "found_under": {k: region(r) for k, r in parts.found_under.items()},
             "unasked": {k: [list(s) for s in v] for k, v in parts.unasked.items()},
-            "unreached": {k: list(v) for k, v in parts.unreached.items()}}
+            "unreached": {k: list(v) for k, v in parts.unreached.items()},
+            "undeclared": {k: [list(s) for s in v] for k, v in parts.undeclared.items()}}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -314,7 +323,9 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         run_time=strings(data.get("run_time", {})),
         found_under={str(k): region(r) for k, r in data.get("found_under", {}).items()},
         unasked={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v) for k, v in data.get("unasked", {}).items()},
-        unreached={str(k): (str(a), str(b)) for k, (a, b) in data.get("unreached", {}).items()}, known=known)
+        unreached={str(k): (str(a), str(b)) for k, (a, b) in data.get("unreached", {}).items()},
+        undeclared={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
+                    for k, v in data.get("undeclared", {}).items()}, known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -422,7 +433,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         run_time=run_time_alternatives(facts, kinds, findings),
                         found_under=found_only_under(facts, regions, gated, switches, known),
                         unasked={p: tuple(v) for p, v in branches_not_taken(facts).items()},
-                        unreached=reach.unreached(facts, kinds), known=known)
+                        unreached=reach.unreached(facts, kinds), undeclared=undeclared_scopes(facts, kinds),
+                        known=known)
     return replace(project, images=_images_of_optional_builds(project, kinds, findings))
 
 
