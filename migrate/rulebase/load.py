@@ -38,6 +38,8 @@ def version_tuple(text: str) -> tuple[int, ...]:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Entry:
+    """What a rule's map says of one name: its HIP equivalent, when it came or went, what hipify does."""
+
     hip: str | None = None
     since: str | None = None
     hipify: HipifyState | None = None
@@ -113,6 +115,8 @@ class LazyPattern:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Matcher:
+    """What facts a rule matches: one fact kind, and the names, prefixes, pattern or map it looks for."""
+
     kind: str
     exact: frozenset[str] = frozenset()
     prefixes: tuple[str, ...] = ()
@@ -127,6 +131,8 @@ class Matcher:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Rule:
+    """One rule of rules/*.yaml, validated: what it matches and what it says of a match."""
+
     id: str
     name: str
     title: str
@@ -176,6 +182,8 @@ class Rule:
 
 @dataclass(frozen=True, slots=True)
 class RuleBase:
+    """The rules in file order, the rule-set version, and the folder they were read from."""
+
     rules: tuple[Rule, ...]
     version: str
     directory: Path | None = None  # where the rule data beside the rules (alternatives/, targets/) is read
