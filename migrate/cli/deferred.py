@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import _thread
 import sys
+from types import ModuleType
 
-ModuleType = type(sys)
 _LOCK = _thread.RLock()
 _RUNNING: set[str] = set()
 
