@@ -47,6 +47,8 @@ def vocabulary_value(value: str, words: tuple[Word, ...]) -> Word:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SourceFile:
+    """A file discovery chose to read: where it is, its path relative to the scanned root, its kind and size."""
+
     path: Path
     rel: str
     kind: str
@@ -58,6 +60,8 @@ class SourceFile:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Skipped:
+    """A file that was not read, and why."""
+
     path: str
     reason: str
 
@@ -95,6 +99,8 @@ class Extraction:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Effort:
+    """Estimated engineer-hours: low, likely and high."""
+
     low: float
     likely: float
     high: float
@@ -123,6 +129,8 @@ def sum_effort(efforts: object) -> Effort:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Finding:
+    """One rule matched at one place of one file; never changed after creation (replace() makes a new one)."""
+
     rule: str
     path: str
     line: int
@@ -270,6 +278,8 @@ class FileResult:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Target:
+    """The ROCm release and GPU architectures findings are judged against."""
+
     rocm: str
     arch: tuple[str, ...]
 

@@ -37,6 +37,8 @@ class Choice:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Settings:
+    """The options of a run, from the command line, the configuration file and the defaults."""
+
     rocm: str = field(default_factory=lambda: targets.load().default_rocm)  # rules/targets/gpus.yaml
     arch: tuple[str, ...] = field(default_factory=lambda: targets.load().default_arch)
     exclude: tuple[str, ...] = ()

@@ -54,8 +54,9 @@ def lint_or_main(argv: list[str]) -> Callable[[], int]:
     from functools import partial
 
     if argv[:1] == ["lint"]:  # before lint's modules: their patterns and dataclasses come from the table
-        from migrate.cli import startcache
+        from migrate.cli import deferred, startcache
 
+        deferred.defer("inspect", "ipaddress")  # asked only for a dataclass without a docstring, a URL's [host]
         startcache.install()
     from migrate.cli import lint_args
     from migrate.extract import budget

@@ -25,6 +25,8 @@ Progress = Callable[[int, int], None]
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
+    """One file's extraction: its facts, or why it was skipped."""
+
     file: SourceFile
     extraction: Extraction | None
     reason: str | None = None  # why the file was skipped (unreadable, binary, too large, syntax error)

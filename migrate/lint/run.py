@@ -32,6 +32,8 @@ SCAN_PATH_FROM = 32  # more files than this are read as a scan reads them (cache
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LintResult:
+    """What a lint found: findings, files skipped, counts of files, lines, suppressed and baselined findings."""
+
     findings: tuple[Finding, ...]  # sorted; paths relative to the working directory
     skipped: tuple[Skipped, ...]
     files: int

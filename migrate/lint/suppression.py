@@ -23,6 +23,8 @@ BARE, UNUSED = "HIP0901", "HIP0902"
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Suppression:
+    """One inline suppression marker: where it is, the rules it names, the lines it covers."""
+
     line: int
     column: int
     end_column: int
@@ -34,6 +36,8 @@ class Suppression:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Outcome:
+    """A file's findings after its suppression comments: those kept, those about the comments, the count hidden."""
+
     kept: tuple[Finding, ...]
     meta: tuple[Finding, ...]  # HIP0901/HIP0902 findings
     suppressed: int

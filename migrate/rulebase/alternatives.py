@@ -16,6 +16,8 @@ from migrate.rulebase.load import RuleError, default_rules_dir
 
 @dataclass(frozen=True, slots=True)
 class Route:
+    """Where a CUDA symbol goes on ROCm (rules/alternatives/routes.yaml), with its class and source."""
+
     symbol: str
     migration_class: MigrationClass
     hip: str | None

@@ -27,6 +27,8 @@ stamp_of = filestamp.stamp_of
 
 @dataclass(frozen=True, slots=True)
 class Digests:
+    """The rule data's version digest and each rule file's SHA-256, known without reading the files."""
+
     version: str  # load.data_digest of the directory
     rule_files: dict[str, str]  # rule file name (top-level *.yaml) -> SHA-256 hex of its bytes
 

@@ -16,6 +16,8 @@ class TargetError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Arch:
+    """One GPU architecture of rules/targets/gpus.yaml and its properties."""
+
     name: str
     products: str
     family: str
@@ -37,6 +39,8 @@ class Arch:
 
 @dataclass(frozen=True, slots=True)
 class Catalogue:
+    """The targets data: default ROCm release and architectures, the releases and architectures known."""
+
     default_rocm: str
     default_arch: tuple[str, ...]
     rocm_releases: tuple[str, ...]

@@ -17,6 +17,8 @@ LINE_MARKER = re.compile(rb'^#\s*(?:line\s+)?\d+\s+"((?:[^"\\\n]|\\.)*)"')
 
 @dataclass(frozen=True, slots=True)
 class _Screen:
+    """What build output looks like: its suffixes and the patterns that name or show it."""
+
     suffixes: tuple[str, ...]
     marked_name: re.Pattern[str]
     preprocessed_source: re.Pattern[str]

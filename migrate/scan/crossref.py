@@ -25,6 +25,8 @@ PRIORITY = ("registration", "schema", "declaration", "call")  # one finding per 
 
 @dataclass(slots=True)
 class _Definition:
+    """A definition of a name seen while cross-referencing: its file, its fact, whether it reaches CUTLASS code (tainted)."""
+
     path: str
     fact: Fact
     tainted: bool = False

@@ -80,6 +80,8 @@ ANY_NAME_GLOB = re.compile("|".join(fnmatch.translate(pattern) for pattern, _ in
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Discovery:
+    """The files found under a root, those skipped, notes, and when the walk started."""
+
     root: Path
     files: tuple[SourceFile, ...]
     skipped: tuple[Skipped, ...]
