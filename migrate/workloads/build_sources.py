@@ -9,6 +9,8 @@ from collections.abc import Iterable, Mapping
 from migrate.model import Fact
 
 GLOB_CHARS = frozenset("*?[")
+MAKE_NAMES = ("makefile", "gnumakefile")  # and their `Makefile.in`, `Makefile.am`, `makefile.gpu` forms
+MAKE_SUFFIXES = (".mk", ".mak")
 
 
 def file_glob(source: Fact) -> bool:
@@ -27,14 +29,15 @@ def named_files(path: str, source: Fact, files: frozenset[str]) -> list[str]:
     CMakeLists.txt lists but its own folder lacks is one of a list handed up (`set(X ${X} PARENT_SCOPE)`,
     https://cmake.org/cmake/help/latest/command/set.html#set-normal-variable) to a folder above, whose targets
     resolve it (PixarAnimationStudios/OpenSubdiv 7d0ab553 opensubdiv/osd/CMakeLists.txt:341-344 lists
-    `osd/cudaKernel.cu` for opensubdiv/CMakeLists.txt:161): the nearest folder above where the file is."""
+    `osd/cudaKernel.cu` for opensubdiv/CMakeLists.txt:161): the nearest folder above where the file is. A name with a
+    folder in it that a make file names resolves the same way (make runs in a folder above an included `rules.mk`)."""
     here = posixpath.dirname(path)
     bases = [here]
     if path.endswith(".cmake") and here:
         parts = here.split("/")
         bases += ["/".join(parts[:i]) for i in range(len(parts) - 1, -1, -1)]
     if not any(c in source.name for c in GLOB_CHARS):
-        if "/" in source.name and here and path.endswith("CMakeLists.txt"):
+        if "/" in source.name and here and (path.endswith("CMakeLists.txt") or _make_file(path)):
             parts = here.split("/")
             bases += [b for b in ("/".join(parts[:i]) for i in range(len(parts) - 1, -1, -1)) if b not in bases]
         return next(([join(b, source.name)] for b in bases if join(b, source.name) in files),
@@ -49,6 +52,13 @@ def named_files(path: str, source: Fact, files: frozenset[str]) -> list[str]:
         if found:
             return found
     return []
+
+
+def _make_file(path: str) -> bool:
+    """A Makefile or a file one includes (`src/gpu/rules.mk`): make reads the names in it from the folder make runs
+    in, the top one of an `include src/gpu/rules.mk` (https://www.gnu.org/software/make/manual/html_node/Include.html)."""
+    name = posixpath.basename(path).lower()
+    return name.startswith(MAKE_NAMES) or name.endswith(MAKE_SUFFIXES)
 
 
 def sources_named(path: str, fact: Fact, files: frozenset[str]) -> list[str]:

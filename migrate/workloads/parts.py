@@ -68,6 +68,7 @@ from migrate.workloads.switches import (
     gated_by_build,
     hard_off,
     loaded_only_under,
+    make_unset,
     never_defined,
     never_set,
     portable_backends,
@@ -343,7 +344,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         gated.setdefault(path, region)
     for path, region in reach.filtered_out(facts, kinds).items():  # `if(NOT CUDA) list(FILTER SRC EXCLUDE ...)`
         gated.setdefault(path, region)
-    unset = never_set(facts, kinds, known, build_variants(kinds)) | never_defined(facts, kinds, known)  # each read once
+    unset = never_set(facts, kinds, known, build_variants(kinds)) | never_defined(facts, kinds, known) \
+        | make_unset(facts, known)  # each read once
     stated = follow_defaults(declared_switches(facts), chosen) | declared_on_detection(facts, regions, gated, known)
     declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated,
                 **hard}
