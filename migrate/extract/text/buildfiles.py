@@ -98,9 +98,9 @@ def makefile(source: bytes) -> Extraction:
 
 def _automake_lines(text: str) -> tuple[str, dict[int, str]]:
     """The Makefile with automake's `@NAME_TRUE@` / `@NAME_FALSE@` line prefixes taken off, and line -> NAME for the
-    `@NAME_TRUE@` lines ("" for a `@NAME_FALSE@` one): configure makes the prefix empty where the conditional NAME holds and `#` where it does not
-    (https://www.gnu.org/software/automake/manual/html_node/Usage-of-Conditionals.html), so such a line is in effect
-    only where NAME is on."""
+    `@NAME_TRUE@` lines ("" for a `@NAME_FALSE@` one): configure makes the prefix empty where the conditional NAME
+    holds and `#` where it does not (https://www.gnu.org/software/automake/manual/html_node/Usage-of-Conditionals.html),
+    so such a line is in effect only where NAME is on."""
     if "_TRUE@" not in text and "_FALSE@" not in text:
         return text, {}
     lines = text.split("\n")
