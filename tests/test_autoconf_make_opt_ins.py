@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from migrate.extract.text import autoconf, buildfiles
+from migrate.model import Fact
+from migrate.workloads.build_sources import named_files
 from tests.test_optional_parts import CASES, optional_parts, report, scanned
 
 AUTOCONF = "autoconf_with_cuda"
@@ -125,3 +127,12 @@ def test_cuda_codecs_a_default_make_may_build_are_required(old: str, new: str, t
     data = scanned(edited(MAKE, tmp_path, "Makefile", old, new), rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert statuses(data, "lz/gpucompact/kernels.cu") == {""}
+
+
+def test_a_make_fragment_names_sources_from_the_folder_make_runs_in() -> None:
+    """specfem2d's src/gpu/rules.mk, included by the top Makefile: `src/gpu/x.cu` is the top folder's path; a
+    Makefile's own names stay its folder's (test_default_build_reach's near miss)."""
+    fact = Fact(kind="build_source", name="src/gpu/x.cu", line=1, column=1, end_line=1, end_column=1)
+    files = frozenset({"src/gpu/x.cu"})
+    assert named_files("src/gpu/rules.mk", fact, files) == ["src/gpu/x.cu"]
+    assert named_files("src/gpu/Makefile", fact, files) == ["src/gpu/src/gpu/x.cu"]

@@ -9,8 +9,10 @@ from collections.abc import Iterable, Mapping
 from migrate.model import Fact
 
 GLOB_CHARS = frozenset("*?[")
-MAKE_NAMES = ("makefile", "gnumakefile")  # and their `Makefile.in`, `Makefile.am`, `makefile.gpu` forms
-MAKE_SUFFIXES = (".mk", ".mak")
+# make fragments another Makefile includes (`include src/gpu/rules.mk`): make reads the names in them from the folder
+# it runs in, the includer's, above the fragment (https://www.gnu.org/software/make/manual/html_node/Include.html);
+# a Makefile's own names are its folder's (make runs there)
+MAKE_FRAGMENTS = (".mk", ".mak")
 
 
 def file_glob(source: Fact) -> bool:
@@ -30,14 +32,15 @@ def named_files(path: str, source: Fact, files: frozenset[str]) -> list[str]:
     https://cmake.org/cmake/help/latest/command/set.html#set-normal-variable) to a folder above, whose targets
     resolve it (PixarAnimationStudios/OpenSubdiv 7d0ab553 opensubdiv/osd/CMakeLists.txt:341-344 lists
     `osd/cudaKernel.cu` for opensubdiv/CMakeLists.txt:161): the nearest folder above where the file is. A name with a
-    folder in it that a make file names resolves the same way (make runs in a folder above an included `rules.mk`)."""
+    folder in it that a make fragment (`src/gpu/rules.mk`) names resolves the same way (make runs in the includer's
+    folder above it)."""
     here = posixpath.dirname(path)
     bases = [here]
     if path.endswith(".cmake") and here:
         parts = here.split("/")
         bases += ["/".join(parts[:i]) for i in range(len(parts) - 1, -1, -1)]
     if not any(c in source.name for c in GLOB_CHARS):
-        if "/" in source.name and here and (path.endswith("CMakeLists.txt") or _make_file(path)):
+        if "/" in source.name and here and (path.endswith("CMakeLists.txt") or path.endswith(MAKE_FRAGMENTS)):
             parts = here.split("/")
             bases += [b for b in ("/".join(parts[:i]) for i in range(len(parts) - 1, -1, -1)) if b not in bases]
         return next(([join(b, source.name)] for b in bases if join(b, source.name) in files),
@@ -52,13 +55,6 @@ def named_files(path: str, source: Fact, files: frozenset[str]) -> list[str]:
         if found:
             return found
     return []
-
-
-def _make_file(path: str) -> bool:
-    """A Makefile or a file one includes (`src/gpu/rules.mk`): make reads the names in it from the folder make runs
-    in, the top one of an `include src/gpu/rules.mk` (https://www.gnu.org/software/make/manual/html_node/Include.html)."""
-    name = posixpath.basename(path).lower()
-    return name.startswith(MAKE_NAMES) or name.endswith(MAKE_SUFFIXES)
 
 
 def sources_named(path: str, fact: Fact, files: frozenset[str]) -> list[str]:
