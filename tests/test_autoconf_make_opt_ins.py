@@ -136,3 +136,45 @@ def test_a_make_fragment_names_sources_from_the_folder_make_runs_in() -> None:
     files = frozenset({"src/gpu/x.cu"})
     assert named_files("src/gpu/rules.mk", fact, files) == ["src/gpu/x.cu"]
     assert named_files("src/gpu/Makefile", fact, files) == ["src/gpu/src/gpu/x.cu"]
+
+
+HARD_OFF = "cmake_hard_off"
+DEFINED = "cmake_defined_opt_in"
+HAS_CUDA = ("    target_link_libraries ( GraphBLAS PRIVATE GraphBLAS_CUDA )\nendif ( )",
+            "    target_link_libraries ( GraphBLAS PRIVATE GraphBLAS_CUDA )\nendif ( )\n"
+            "if ( SUITESPARSE_HAS_CUDA AND GRAPHBLAS_USE_CUDA )\n"
+            "    target_compile_definitions ( GraphBLAS PRIVATE \"GRAPHBLAS_HAS_CUDA\" )\nendif ( )")
+
+
+def test_a_macro_cmake_defines_is_not_the_variable_set_true_only_under_a_switch_off(tmp_path: Path, rulebase) -> None:
+    """GraphBLAS e3f309cc CMakeLists.txt:298 defines the C macro GRAPHBLAS_HAS_CUDA under the test that sets the CMake
+    variable of that name true (:66): the variable still follows GRAPHBLAS_USE_CUDA, hard-coded OFF."""
+    data = scanned(edited(HARD_OFF, tmp_path, "CMakeLists.txt", *HAS_CUDA), rulebase)
+    assert data["summary"]["class"] == "native"
+    assert statuses(data, "CUDA/GB_cuda_colscale.cu") == {"optional"}
+
+
+def test_a_variable_a_script_passes_is_the_users(tmp_path: Path, rulebase) -> None:
+    tree = edited(HARD_OFF, tmp_path, "CMakeLists.txt", *HAS_CUDA)
+    (tree / "build.sh").write_text("#!/bin/sh\ncmake -B build -DGRAPHBLAS_HAS_CUDA=ON .\n")
+    assert statuses(scanned(tree, rulebase), "CUDA/GB_cuda_colscale.cu") == {""}
+
+
+def test_cuda_enabled_only_where_the_user_defines_a_variable_is_optional(rulebase) -> None:
+    """cunqa: `if (DEFINED AER_GPU)` around enable_language(CUDA); nothing sets AER_GPU (no request word in it)."""
+    data = report(DEFINED, rulebase)
+    assert data["summary"]["class"] == "native"
+    assert optional_parts(data)["build switch DEFINED AER_GPU"]["evidence"][0] == \
+        "CMakeLists.txt:7 if(DEFINED AER_GPU) (no build file sets AER_GPU) default OFF"
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("set(COMPILATION_FOR_GPU FALSE)", "set(COMPILATION_FOR_GPU FALSE)\nset(AER_GPU TRUE)"),  # the project sets it
+    ("find_package(Threads REQUIRED)\n\nif (DEFINED AER_GPU)",  # a result find_package() sets
+     "find_package(Threads REQUIRED)\nfind_package(AER)\n\nif (DEFINED AER_GPU)"),
+])
+def test_a_defined_test_of_a_variable_the_project_or_a_package_sets_is_not_off(old: str, new: str, tmp_path: Path,
+                                                                              rulebase) -> None:
+    data = scanned(edited(DEFINED, tmp_path, "CMakeLists.txt", old, new), rulebase)
+    assert data["summary"]["class"] == "minor-adaptation"
+    assert "build switch DEFINED AER_GPU" not in optional_parts(data)

@@ -15,6 +15,7 @@ from migrate.workloads.build_sources import file_glob, join, named_files, prefix
 from migrate.workloads.optional_words import Words, detection, off_by_default, optional_root
 
 CUDA_UNITS = (".cu",)  # CUDA translation units: what nvcc compiles
+CMAKE_FILES = ("CMakeLists.txt", ".cmake")
 BUILD_KINDS = frozenset({"cmake", "makefile"})  # files whose `-DX` flags define macros for what they compile
 DEFINE_FLAG = re.compile(r"^-D\s*([A-Za-z_]\w*)")
 
@@ -239,7 +240,12 @@ def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple
     they follow, where the variable is set true)."""
     user_set = {f.name for items in facts.values() for f in items
                 if f.kind == "build_switch" and not f.text.endswith(f" {MAKE_UNSET}")}
-    user_set |= {macro for items in facts.values() for _, macro in define_flags(items)}
+    # a `-DX` a script or CI job passes sets the variable; one in CMake's own files (target_compile_definitions(t X),
+    # add_definitions(-DX)) defines the C macro X, not the CMake variable (DrTimothyAldenDavis/GraphBLAS e3f309cc
+    # CMakeLists.txt:66 `set(GRAPHBLAS_HAS_CUDA ON)` only under `if(SUITESPARSE_HAS_CUDA AND GRAPHBLAS_USE_CUDA)`,
+    # :298 target_compile_definitions(GraphBLAS PRIVATE "GRAPHBLAS_HAS_CUDA") under the same test)
+    user_set |= {macro for path, items in facts.items() if not path.endswith(CMAKE_FILES)
+                 for _, macro in define_flags(items)}
     sites: dict[str, list[tuple[str, int, set[str]]]] = {}
     for path, items in facts.items():
         for f in items:
@@ -365,6 +371,11 @@ def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], kno
     # cmake_parse_arguments(arg ...) sets arg_USE_CUDA where a caller passes USE_CUDA (a prefix not known: any name)
     parsed = tuple(f"{f.text}_" if f.text and "$" not in f.text else "" for items in facts.values() for f in items
                    if f.kind == "cmake" and f.name == PARSE_ARGUMENTS and f.role == "command")
+    # `if(DEFINED AER_GPU)` with any name: only the user's `-DAER_GPU=...` defines a variable nothing of the project
+    # sets (CESGA-Quantum-Spain/cunqa 10bc5a81 CMakeLists.txt:323, enable_language(CUDA) inside), unless it is a
+    # result a find_package() sets (`<Package>_...`)
+    found = tuple(f"{f.name.partition(':')[2].upper()}_" for items in facts.values() for f in items
+                  if f.kind == "cmake" and f.name.startswith("find_package:")) or ("\0",)
     skipped = frozenset(variants)
     flags = [(kinds.get(path), macro) for path, items in facts.items() if path not in skipped
              for _, macro in define_flags(items)]
@@ -385,7 +396,8 @@ def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], kno
                     and not any(fnmatch.fnmatchcase(name, shape) for shape in shapes) \
                     and not name.startswith(parsed) \
                     and not name.startswith(known.reserved) \
-                    and any(word in known.request_words for word in name.split("_")[:-1]):
+                    and (any(word in known.request_words for word in name.split("_")[:-1])
+                         or (name != f.name and "_" in name and "{" not in name and not name.upper().startswith(found))):
                 out[f.name] = (f"{path}:{f.line} {f.text} (no build file sets {name})", "OFF")
     return out
 
