@@ -178,3 +178,14 @@ def test_a_defined_test_of_a_variable_the_project_or_a_package_sets_is_not_off(o
     data = scanned(edited(DEFINED, tmp_path, "CMakeLists.txt", old, new), rulebase)
     assert data["summary"]["class"] == "minor-adaptation"
     assert "build switch DEFINED AER_GPU" not in optional_parts(data)
+
+
+def test_a_flag_passed_to_cmake_does_not_turn_on_a_hard_off_switch(tmp_path: Path, rulebase) -> None:
+    """GraphBLAS's Makefile runs `cmake -DGRAPHBLAS_USE_CUDA=1`; the plain `set(GRAPHBLAS_USE_CUDA OFF)` hides it."""
+    tree = edited(HARD_OFF, tmp_path, "CMakeLists.txt", *HAS_CUDA)
+    (tree / "Makefile").write_text("JOBS ?= 8\ndefault: library\n\nlibrary:\n\t( cd build && cmake $(CMAKE_OPTIONS) .. )\n\n"
+                                   "cuda:\n\t( cd build && cmake $(CMAKE_OPTIONS) -DGRAPHBLAS_USE_CUDA=1 .. && "
+                                   "cmake --build . --config Release -j$(JOBS) )\n")
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "native"
+    assert statuses(data, "CUDA/GB_cuda_colscale.cu") == {"optional"}

@@ -371,6 +371,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     always = {f.name for items in facts.values() for f in items
               if f.kind == "build_switch" and f.text.endswith(f" {ALWAYS_DEFINED}")}
     always |= defined_toggles(facts) | defined_by_build(facts, kinds, regions, gated)
+    always -= set(hard)  # a `-DGRAPHBLAS_USE_CUDA=1` cannot turn on what a plain set() hides (switches.hard_off)
     portable = portable_backends(facts, regions, gated, declared, known)
     for name in sorted(n for n in set(uses) - always  # not CMAKE_BUILD_TYPE, but CMAKE_CUDA_COMPILER
                        if not n.startswith(known.reserved) or detection(n, known)):
