@@ -45,6 +45,9 @@ C_SOURCE_KINDS = frozenset({"cuda", "cpp", "hip"})
 # workloads/parts.py reads: a macro in flags every build passes, and a `//#define X` left commented out.
 ALWAYS_DEFINED = "always-defined"
 COMMENTED_OUT_DEFINE = "commented-out-define"
+# a make variable a Makefile tests (`ifeq "$(ENABLE_CUDA)" "1"`) and does not assign: off by default only where no
+# build file of the project assigns it and its name asks for something (workloads/switches.make_unset)
+MAKE_UNSET = "make-unset"
 # The prefix of a switch_branch fact's name for CMake's `if(DEFINED X)` (true when X is set at all, to any value): the
 # switch `DEFINED X`, off by default only where nothing sets X (workloads/switches.never_set).
 DEFINED_PREFIX = "DEFINED "

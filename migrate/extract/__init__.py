@@ -99,6 +99,7 @@ EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
     "shell": _lazy("text.buildfiles", "shell"),
     "gitmodules": _lazy("text.repositories", "gitmodules"),
     "cargo": _lazy("text.cargo", "extract"),
+    "autoconf": _lazy("text.autoconf", "extract"),
     "go": _lazy("text.cgo", "extract"),
 }
 

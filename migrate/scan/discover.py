@@ -55,7 +55,7 @@ SUFFIX_KINDS = {
 NAME_KINDS = {
     "cmakelists.txt": "cmake", "makefile": "makefile", "gnumakefile": "makefile",
     "pyproject.toml": "pyproject", "pipfile": "pyproject", "setup.cfg": "setupcfg", ".gitlab-ci.yml": "manifest",
-    ".gitmodules": "gitmodules", "cargo.toml": "cargo",
+    ".gitmodules": "gitmodules", "cargo.toml": "cargo", "configure.ac": "autoconf", "configure.in": "autoconf",
 }
 NAME_GLOBS = (
     ("dockerfile*", "dockerfile"), ("*.dockerfile", "dockerfile"), ("containerfile*", "dockerfile"),

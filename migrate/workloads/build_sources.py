@@ -9,6 +9,10 @@ from collections.abc import Iterable, Mapping
 from migrate.model import Fact
 
 GLOB_CHARS = frozenset("*?[")
+# make fragments another Makefile includes (`include src/gpu/rules.mk`): make reads the names in them from the folder
+# it runs in, the includer's, above the fragment (https://www.gnu.org/software/make/manual/html_node/Include.html);
+# a Makefile's own names are its folder's (make runs there)
+MAKE_FRAGMENTS = (".mk", ".mak")
 
 
 def file_glob(source: Fact) -> bool:
@@ -27,14 +31,16 @@ def named_files(path: str, source: Fact, files: frozenset[str]) -> list[str]:
     CMakeLists.txt lists but its own folder lacks is one of a list handed up (`set(X ${X} PARENT_SCOPE)`,
     https://cmake.org/cmake/help/latest/command/set.html#set-normal-variable) to a folder above, whose targets
     resolve it (PixarAnimationStudios/OpenSubdiv 7d0ab553 opensubdiv/osd/CMakeLists.txt:341-344 lists
-    `osd/cudaKernel.cu` for opensubdiv/CMakeLists.txt:161): the nearest folder above where the file is."""
+    `osd/cudaKernel.cu` for opensubdiv/CMakeLists.txt:161): the nearest folder above where the file is. A name with a
+    folder in it that a make fragment (`src/gpu/rules.mk`) names resolves the same way (make runs in the includer's
+    folder above it)."""
     here = posixpath.dirname(path)
     bases = [here]
     if path.endswith(".cmake") and here:
         parts = here.split("/")
         bases += ["/".join(parts[:i]) for i in range(len(parts) - 1, -1, -1)]
     if not any(c in source.name for c in GLOB_CHARS):
-        if "/" in source.name and here and path.endswith("CMakeLists.txt"):
+        if "/" in source.name and here and (path.endswith("CMakeLists.txt") or path.endswith(MAKE_FRAGMENTS)):
             parts = here.split("/")
             bases += [b for b in ("/".join(parts[:i]) for i in range(len(parts) - 1, -1, -1)) if b not in bases]
         return next(([join(b, source.name)] for b in bases if join(b, source.name) in files),

@@ -68,6 +68,7 @@ from migrate.workloads.switches import (
     gated_by_build,
     hard_off,
     loaded_only_under,
+    make_unset,
     never_defined,
     never_set,
     portable_backends,
@@ -354,7 +355,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         gated.setdefault(path, region)
     for path, region in reach.filtered_out(facts, kinds).items():  # `if(NOT CUDA) list(FILTER SRC EXCLUDE ...)`
         gated.setdefault(path, region)
-    unset = never_set(facts, kinds, known, build_variants(kinds)) | never_defined(facts, kinds, known)  # each read once
+    unset = never_set(facts, kinds, known, build_variants(kinds)) | never_defined(facts, kinds, known) \
+        | make_unset(facts, known)  # each read once
     stated = follow_defaults(declared_switches(facts), chosen) | declared_on_detection(facts, regions, gated, known)
     declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated,
                 **hard}
@@ -380,6 +382,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     always = {f.name for items in facts.values() for f in items
               if f.kind == "build_switch" and f.text.endswith(f" {ALWAYS_DEFINED}")}
     always |= defined_toggles(facts) | defined_by_build(facts, kinds, regions, gated)
+    always -= set(hard)  # a `-DGRAPHBLAS_USE_CUDA=1` cannot turn on what a plain set() hides (switches.hard_off)
     portable = portable_backends(facts, regions, gated, declared, known)
     for name in sorted(n for n in set(uses) - always  # not CMAKE_BUILD_TYPE, but CMAKE_CUDA_COMPILER
                        if not n.startswith(known.reserved) or detection(n, known)):

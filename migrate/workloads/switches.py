@@ -10,11 +10,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from migrate.model import Fact
-from migrate.vocabulary import C_SOURCE_KINDS, COMMENTED_OUT_DEFINE, DEFINED_PREFIX, PARSE_ARGUMENTS
+from migrate.vocabulary import C_SOURCE_KINDS, COMMENTED_OUT_DEFINE, DEFINED_PREFIX, MAKE_UNSET, PARSE_ARGUMENTS
 from migrate.workloads.build_sources import file_glob, join, named_files, prefixes
 from migrate.workloads.optional_words import Words, detection, off_by_default, optional_root
 
 CUDA_UNITS = (".cu",)  # CUDA translation units: what nvcc compiles
+CMAKE_FILES = ("CMakeLists.txt", ".cmake")
 BUILD_KINDS = frozenset({"cmake", "makefile"})  # files whose `-DX` flags define macros for what they compile
 DEFINE_FLAG = re.compile(r"^-D\s*([A-Za-z_]\w*)")
 
@@ -237,8 +238,14 @@ def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple
     _IRR_COMPILE_WITH_CUDA_` in a configured header): its `if(X)` branches become theirs, the one of them off by default
     (a detection result, an option declared OFF) when there is one. Returns those variables: name -> (the switch off by default
     they follow, where the variable is set true)."""
-    user_set = {f.name for items in facts.values() for f in items if f.kind == "build_switch"}
-    user_set |= {macro for items in facts.values() for _, macro in define_flags(items)}
+    user_set = {f.name for items in facts.values() for f in items
+                if f.kind == "build_switch" and not f.text.endswith(f" {MAKE_UNSET}")}
+    # a `-DX` a script or CI job passes sets the variable; one in CMake's own files (target_compile_definitions(t X),
+    # add_definitions(-DX)) defines the C macro X, not the CMake variable (DrTimothyAldenDavis/GraphBLAS e3f309cc
+    # CMakeLists.txt:66 `set(GRAPHBLAS_HAS_CUDA ON)` only under `if(SUITESPARSE_HAS_CUDA AND GRAPHBLAS_USE_CUDA)`,
+    # :298 target_compile_definitions(GraphBLAS PRIVATE "GRAPHBLAS_HAS_CUDA") under the same test)
+    user_set |= {macro for path, items in facts.items() if not path.endswith(CMAKE_FILES)
+                 for _, macro in define_flags(items)}
     sites: dict[str, list[tuple[str, int, set[str]]]] = {}
     for path, items in facts.items():
         for f in items:
@@ -359,10 +366,16 @@ def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], kno
     `if(DEFINED X)` (the switch `DEFINED X`) is false exactly where nothing sets X; for it a -DX in CMake's own files
     (add_definitions(-DUSE_CUDA) in its branch) defines the C macro, not the CMake variable."""
     set_names = {f.text if f.kind == "cmake" else f.name for items in facts.values() for f in items
-                 if (f.kind == "cmake" and f.name == "set" and f.role == "command") or f.kind == "build_switch"}
+                 if (f.kind == "cmake" and f.name == "set" and f.role == "command")
+                 or (f.kind == "build_switch" and not f.text.endswith(f" {MAKE_UNSET}"))}
     # cmake_parse_arguments(arg ...) sets arg_USE_CUDA where a caller passes USE_CUDA (a prefix not known: any name)
     parsed = tuple(f"{f.text}_" if f.text and "$" not in f.text else "" for items in facts.values() for f in items
                    if f.kind == "cmake" and f.name == PARSE_ARGUMENTS and f.role == "command")
+    # `if(DEFINED AER_GPU)` with any name: only the user's `-DAER_GPU=...` defines a variable nothing of the project
+    # sets (CESGA-Quantum-Spain/cunqa 10bc5a81 CMakeLists.txt:323, enable_language(CUDA) inside), unless it is a
+    # result a find_package() sets (`<Package>_...`)
+    found = tuple(f"{f.name.partition(':')[2].upper()}_" for items in facts.values() for f in items
+                  if f.kind == "cmake" and f.name.startswith("find_package:")) or ("\0",)
     skipped = frozenset(variants)
     flags = [(kinds.get(path), macro) for path, items in facts.items() if path not in skipped
              for _, macro in define_flags(items)]
@@ -383,8 +396,26 @@ def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], kno
                     and not any(fnmatch.fnmatchcase(name, shape) for shape in shapes) \
                     and not name.startswith(parsed) \
                     and not name.startswith(known.reserved) \
-                    and any(word in known.request_words for word in name.split("_")[:-1]):
+                    and (any(word in known.request_words for word in name.split("_")[:-1])
+                         or (name != f.name and "_" in name and "{" not in name and not name.upper().startswith(found))):
                 out[f.name] = (f"{path}:{f.line} {f.text} (no build file sets {name})", "OFF")
+    return out
+
+
+def make_unset(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, tuple[str, str]]:
+    """make variables a user asks for (ENABLE_CUDA, USE_X: rules/workloads/optional.yaml `request_words`) that a
+    Makefile tests for an on value and no build file of the project declares or assigns: a variable make never
+    assigned is empty (https://www.gnu.org/software/make/manual/html_node/Conditional-Syntax.html), so its branch is
+    in no default `make`; the user turns it on (`make ENABLE_CUDA=1`, inikep/lzbench ef6505cd Makefile:1073)."""
+    declared = {f.name for items in facts.values() for f in items
+                if f.kind == "build_switch" and not f.text.endswith(f" {MAKE_UNSET}")}
+    out: dict[str, tuple[str, str]] = {}
+    for path in sorted(facts):
+        for f in facts[path]:
+            if f.kind == "build_switch" and f.text.endswith(f" {MAKE_UNSET}") and f.name not in declared \
+                    and f.name not in out and not f.name.startswith(known.reserved) \
+                    and any(word in known.request_words for word in f.name.split("_")[:-1]):
+                out[f.name] = (f"{path}:{f.line} make({f.name}), which no build file of the project assigns,", "OFF")
     return out
 
 
@@ -483,7 +514,7 @@ def declared_on_detection(facts: Mapping[str, Sequence[Fact]], regions: Mapping[
     sites: dict[str, list[tuple[str, int, str]]] = {}
     for path in sorted(facts):
         for f in facts[path]:
-            if f.kind == "build_switch":
+            if f.kind == "build_switch" and not f.text.endswith(f" {MAKE_UNSET}"):
                 sites.setdefault(f.name, []).append((path, f.line, f.text.partition(" ")[0].upper()))
     required = required_results(facts, lambda path, f: optional_root(path, known) is None)
     out: dict[str, tuple[str, str]] = {}
@@ -508,7 +539,7 @@ def declared_switches(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[st
     commented: dict[str, tuple[str, str]] = {}
     for path in sorted(facts):
         for f in facts[path]:
-            if f.kind == "build_switch" and f.name not in out:
+            if f.kind == "build_switch" and f.name not in out and not f.text.endswith(f" {MAKE_UNSET}"):
                 default, _, command = f.text.partition(" ")
                 into = commented if command == COMMENTED_OUT_DEFINE else out
                 into.setdefault(f.name, (f"{path}:{f.line} {command}({f.name})", default))
@@ -687,7 +718,7 @@ def never_defined(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
         for f in items:
             if f.kind == "switch_define":
                 defined.setdefault(f.name, set()).add(f.text)
-            elif f.kind in ("toggle_define", "build_switch", "switch_value"):
+            elif f.kind in ("toggle_define", "build_switch", "switch_value") and not f.text.endswith(f" {MAKE_UNSET}"):
                 named.add(f.name)
             elif f.kind == "cmake" and f.name == "set" and f.role == "command":
                 named.add(f.text)

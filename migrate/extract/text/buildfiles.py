@@ -8,6 +8,7 @@ from migrate.extract.text import commands, make_goals
 from migrate.extract.text.cmakelists import SOURCE_SUFFIXES
 from migrate.extract.text.lines import Logical, fact, finish, flags, logical_lines, numbered
 from migrate.model import Extraction, Fact
+from migrate.vocabulary import MAKE_UNSET
 
 WORD_NVIDIA_SMI = re.compile(r"\bnvidia-smi\b")
 WORD_NVCC = re.compile(r"(?<![\w-])(?:[\w$(){}.~/-]*/)?nvcc\b(?![.-])")
@@ -26,9 +27,13 @@ MAKE_WILDCARD = re.compile(r"\$[({]wildcard\s+([^)}]*)[)}]")  # $(wildcard cuda/
 # $(shell ls src/*.cpp): the shell lists the files that match, as $(wildcard) does (libSTARK's algebra/FFT/Makefile)
 MAKE_SHELL_LS = re.compile(r"\$[({]shell\s+ls\s+(?:-[A-Za-z1]+\s+)*([^)}|;&`$]*)[)}]")
 MAKE_TEST = re.compile(r"^\(\s*\$[({]([A-Za-z_]\w*)[)}]\s*,\s*([^)]*)\)$")
+# make's quoted form of the same test, `ifeq "$(ENABLE_CUDA)" "1"` or with single quotes (either quote on each
+# argument: https://www.gnu.org/software/make/manual/html_node/Conditional-Syntax.html)
+MAKE_TEST_QUOTED = re.compile(r"""^(["'])\$[({]([A-Za-z_]\w*)[)}]\1\s+(["'])([^"']*)\3$""")
 # make variables are switches by their values (GPU=0, ifeq ($(GPU),1)), with or without a `_` in the name
 MAKE_SWITCH = re.compile(r"^[A-Z][A-Z0-9_]*$")
 SELECTED_VALUE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
+OBJECT_SUFFIX = ".o"  # an object file named after its whole source name (`x.cu.o`)
 MAKE_CONDITIONALS = ("ifeq", "ifneq", "ifdef", "ifndef")
 # `ifdef gpu`: a lowercase variable is one the user passes on make's command line (`make gpu=1`); make imports
 # every environment variable too, and those are uppercase by convention (CUDA_HOME), so only a lowercase one that
@@ -36,6 +41,12 @@ MAKE_CONDITIONALS = ("ifeq", "ifneq", "ifdef", "ifndef")
 # .../Conditional-Syntax.html: ifdef is false for a variable with no value)
 COMMAND_LINE_SWITCH = re.compile(r"^[a-z][a-z0-9_]*$")
 SWITCH_VALUES = frozenset({"0", "1", "ON", "OFF", "on", "off", "yes", "no", "true", "false"})
+SWITCH_ON_VALUES = frozenset({"1", "ON", "YES", "TRUE"})
+# automake's conditional line prefix in a Makefile.in (`@COND_CUDA_TRUE@CUDA = yes`)
+AUTOMAKE_PREFIX = re.compile(r"^@([A-Za-z_]\w*)_(TRUE|FALSE)@")
+# automake's `if NAME` / `if !NAME` at the start of a Makefile.am line (never a recipe's: those start with a tab)
+AUTOMAKE_MARK = "@"  # marks an automake conditional on the stack of open branches
+AUTOMAKE_IF = re.compile(r"^if\s+(!?)\s*([A-Za-z_]\w*)\s*(?:#.*)?$")
 # Files GNU Autoconf and GNU libtool write (a `configure` script, `ltmain.sh`) say so in their first lines. Their
 # compiler tables cover every compiler libtool knows, nvcc among them (`nvcc*) # Cuda Compiler Driver 2.2`,
 # `-Xcompiler` as libtool's own option): they tell nothing of the project's toolchain, which its Makefile.am/.in
@@ -53,16 +64,18 @@ def cmake(source: bytes) -> Extraction:
 
 
 def makefile(source: bytes) -> Extraction:
-    text = source.decode("utf-8")
+    original = source.decode("utf-8")
+    text, conditional = _automake_lines(original)
     branches = _make_switches(text)
-    facts = _tool_lines(text) + branches
+    facts = _tool_lines(text) + branches + _conditional_lines(text, conditional)
     assigned: dict[str, str] = {}  # variable -> its first value in this file
     logicals = list(logical_lines(text))  # read once: the goals' reading below walks the same lines
     for logical in logicals:
         if not logical.text.startswith("\t") and (m := MAKE_ASSIGNMENT.match(logical.text)):
             facts += commands.variable(logical, m.group(1), m.group(2), m.start(1), len(logical.text.rstrip()))
             assigned.setdefault(m.group(1), m.group(2))
-            if MAKE_SWITCH.match(m.group(1)) and m.group(2) in SWITCH_VALUES:
+            if MAKE_SWITCH.match(m.group(1)) and m.group(2) in SWITCH_VALUES and logical.line not in conditional:
+                # (a value set on an automake conditional's line follows that conditional: _conditional_lines)
                 facts.append(fact("build_switch", m.group(1), logical.line, 0, len(m.group(1)), text=f"{m.group(2)} make"))
             continue
         if MAKE_MESSAGE.match(logical.text):
@@ -73,8 +86,44 @@ def makefile(source: bytes) -> Extraction:
     facts += _selected_values(branches, assigned)
     facts += [fact("build_switch", b.name, b.line, 0, 0, text="OFF make") for b in branches
               if COMMAND_LINE_SWITCH.match(b.name) and b.name not in assigned]
+    # an upper-case switch this file tests and never assigns: make imports the environment too, so only where no
+    # build file of the project assigns it and its name asks for something (ENABLE_CUDA) is it off by default
+    # (workloads/switches.make_unset)
+    facts += [fact("build_switch", b.name, b.line, 0, 0, text=f"OFF {MAKE_UNSET}") for b in branches
+              if not COMMAND_LINE_SWITCH.match(b.name) and b.text.startswith("make: ") and "=" not in b.text
+              and b.name not in assigned]
     facts += make_goals.goal_facts(text, logicals)
-    return finish(text, facts)
+    return finish(original, facts)
+
+
+def _automake_lines(text: str) -> tuple[str, dict[int, str]]:
+    """The Makefile with automake's `@NAME_TRUE@` / `@NAME_FALSE@` line prefixes taken off, and line -> NAME for the
+    `@NAME_TRUE@` lines ("" for a `@NAME_FALSE@` one): configure makes the prefix empty where the conditional NAME
+    holds and `#` where it does not (https://www.gnu.org/software/automake/manual/html_node/Usage-of-Conditionals.html),
+    so such a line is in effect only where NAME is on."""
+    if "_TRUE@" not in text and "_FALSE@" not in text:
+        return text, {}
+    lines = text.split("\n")
+    conditional: dict[int, str] = {}
+    for number, line in enumerate(lines, start=1):
+        if m := AUTOMAKE_PREFIX.match(line):
+            lines[number - 1] = line[m.end():]
+            conditional[number] = m.group(1) if m.group(2) == "TRUE" else ""
+    return "\n".join(lines), conditional
+
+
+def _conditional_lines(text: str, conditional: dict[int, str]) -> list[Fact]:
+    """A `switch_branch` over each `@NAME_TRUE@` line, and a `switch_value` for a variable such a line sets to an on
+    value (`@COND_CUDA_TRUE@CUDA = yes`, SPECFEM/specfem2d 98741db1 Makefile.in:121): true only where NAME is on
+    (workloads/switches.set_only_under ties `ifeq ($(CUDA),yes)` to NAME)."""
+    out: list[Fact] = []
+    lines = text.split("\n")
+    for number, name in sorted((n, c) for n, c in conditional.items() if c):
+        out.append(Fact(kind="switch_branch", name=name, line=number, column=1, end_line=number, end_column=1,
+                        text=f"automake: @{name}_TRUE@"))
+        if (m := MAKE_ASSIGNMENT.match(lines[number - 1])) and m.group(2).upper() in SWITCH_ON_VALUES:
+            out.append(fact("switch_value", m.group(1), number, 0, len(m.group(1)), text=m.group(2).upper()))
+    return out
 
 
 def _selected_values(branches: list[Fact], assigned: dict[str, str]) -> list[Fact]:
@@ -95,7 +144,7 @@ def _make_switches(text: str) -> list[Fact]:
     """`ifeq ($(USE_CUDNN), 1)` / `ifdef USE_CUDNN` branches (`switch_branch`, to their `else` or `endif`), and
     switches a Makefile.config leaves commented out (`# USE_CUDNN := 1`: off unless the user turns it on)."""
     out: list[Fact] = []
-    stack: list[tuple[int, str]] = []  # (first line, switch or "")
+    stack: list[tuple[int, str, str]] = []  # (first line, switch or "", the switch of its automake `else` or "")
     for number, _, raw in numbered(text, strip_hash_comments=False):
         if m := SOURCE_ASSIGNMENT.match(raw):  # also indented by a tab inside ifeq/endif, as Caffe's are
             out += [fact("build_source", word, number, 0, 0) for word in _plain_sources(m.group(1).split())]
@@ -105,7 +154,7 @@ def _make_switches(text: str) -> list[Fact]:
                     if pattern.endswith(SOURCE_SUFFIXES) and "$" not in pattern]
         elif not raw.lstrip().startswith((*MAKE_CONDITIONALS, "#")):
             # a rule's prerequisites or a recipe (`x.o: src/x.cu`, `nvcc -c k.cu`): sources it builds
-            out += [fact("build_source", word, number, 0, 0, text="" if any(name for _, name in stack) else "make rule")
+            out += [fact("build_source", word, number, 0, 0, text="" if any(name for _, name, _ in stack) else "make rule")
                     for word in _plain_sources(raw.replace(":", " ").split())]
         if m := COMMENTED_SWITCH.match(raw):
             out.append(fact("build_switch", m.group(1), number, 0, len(raw), text="0 commented-out"))
@@ -113,24 +162,35 @@ def _make_switches(text: str) -> list[Fact]:
         words = raw.split(None, 1)
         directive = words[0] if words else ""
         if directive in MAKE_CONDITIONALS:
-            stack.append((number, _make_switch(directive, words[1] if len(words) > 1 else "")))
+            stack.append((number, _make_switch(directive, words[1] if len(words) > 1 else ""), ""))
+        elif m := AUTOMAKE_IF.match(raw):  # automake's `if COND` (`if !COND`: its else is COND's branch)
+            named = AUTOMAKE_MARK + m.group(2)
+            stack.append((number, "", named) if m.group(1) else (number, named, ""))
+            continue
         elif directive in ("else", "endif") and stack:
-            first, name = stack.pop()
-            if name:
+            first, name, otherwise = stack.pop()
+            if name.startswith(AUTOMAKE_MARK):
+                out.append(Fact(kind="switch_branch", name=name[1:], line=first, column=1, end_line=number,
+                                end_column=1, text=f"automake: if {name[1:]}"))
+            elif name:
                 variable, _, value = name.partition("=")
                 out.append(Fact(kind="switch_branch", name=f"{variable}_{value.upper()}" if value else name, line=first,
                                 column=1, end_line=number, end_column=1, text=f"make: {name}"))
-            if directive == "else":  # `else ifeq ($(BACKEND),cuda)`: the next test of one chain, closed by one endif
+            if directive == "else" and otherwise:
+                stack.append((number, otherwise, ""))
+            elif directive == "else":  # `else ifeq ($(BACKEND),cuda)`: the next test of one chain, closed by one endif
                 chained = (words[1] if len(words) > 1 else "").split(None, 1)
                 test = _make_switch(chained[0], chained[1] if len(chained) > 1 else "") \
                     if chained and chained[0] in MAKE_CONDITIONALS else ""
-                stack.append((number, test))
+                stack.append((number, test, ""))
     return out
 
 
 def _plain_sources(words: list[str]) -> list[str]:
-    """The words that name a source file outright (no variable, pattern or wildcard in them)."""
-    return [word for word in words if word.endswith(SOURCE_SUFFIXES) and not any(c in word for c in "$%*")]
+    """The words that name a source file outright (no variable, pattern or wildcard in them), or through the object
+    named after it (`lz/gpucompact/kernels.cu.o`: the object a `%.cu.o: %.cu` rule compiles from that source)."""
+    named = (word.removesuffix(OBJECT_SUFFIX) for word in words)
+    return [word for word in named if word.endswith(SOURCE_SUFFIXES) and not any(c in word for c in "$%*")]
 
 
 def _make_switch(directive: str, condition: str) -> str:
@@ -139,8 +199,8 @@ def _make_switch(directive: str, condition: str) -> str:
         name = condition.strip()
         if COMMAND_LINE_SWITCH.match(name):
             return name
-    elif m := MAKE_TEST.match(condition.strip()):
-        name, value = m.group(1), m.group(2).strip()
+    elif test := _make_test(condition.strip()):
+        name, value = test
         if directive == "ifeq" and SELECTED_VALUE.match(value) and value not in SWITCH_VALUES:
             return f"{name}={value}" if MAKE_SWITCH.match(name) else ""  # a value-selected back end
         on = value not in ("", "0") if directive == "ifeq" else value in ("", "0")
@@ -149,6 +209,15 @@ def _make_switch(directive: str, condition: str) -> str:
     else:
         return ""
     return name if MAKE_SWITCH.match(name) else ""
+
+
+def _make_test(condition: str) -> tuple[str, str] | None:
+    """(variable, value) of `($(X),value)` or `"$(X)" "value"`, else None."""
+    if m := MAKE_TEST.match(condition):
+        return m.group(1), m.group(2).strip()
+    if m := MAKE_TEST_QUOTED.match(condition):
+        return m.group(2), m.group(4).strip()
+    return None
 
 
 def shell(source: bytes) -> Extraction:

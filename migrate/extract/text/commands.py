@@ -15,7 +15,7 @@ Words = list[tuple[int, int, str]]
 
 ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
 PREFIXES = frozenset({"sudo", "env", "exec", "time", "nohup", "if", "elif", "while", "until", "then", "do", "else",
-                      "!", "{", "command", "xargs", "export", "declare", "local", "readonly"})
+                      "!", "{", "command", "xargs", "export", "declare", "local", "readonly", "eval"})
 PYTHON = re.compile(r"^python(\d(\.\d+)?)?$")
 PIP = re.compile(r"^pip(\d(\.\d+)?)?$")
 # Options of pip, uv and conda that take a value, so the value is not read as a package.

@@ -1,0 +1,191 @@
+"""What `./configure && make` builds by default (issue 28): automake conditionals read at the defaults configure.ac
+gives them, Makefile.am `if` blocks and Makefile.in `@X_TRUE@` lines as their branches, make's quoted `ifeq`, and
+request-word make variables no build file assigns. Each fixture is cut from a real case (its README says where); each
+near miss turns the default on, and the CUDA part is then required."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from migrate.extract.text import autoconf, buildfiles
+from migrate.model import Fact
+from migrate.workloads.build_sources import named_files
+from tests.test_optional_parts import CASES, optional_parts, report, scanned
+
+AUTOCONF = "autoconf_with_cuda"
+AUTOMAKE = "automake_nvcc_found"
+MAKE = "make_quoted_opt_in"
+
+
+def statuses(data: dict, path: str) -> set[str]:
+    return {f["status"] for f in data["findings"] if f["path"] == path}
+
+
+def edited(case: str, tmp_path: Path, path: str, old: str, new: str) -> Path:
+    tree = tmp_path / case
+    shutil.copytree(CASES / case, tree)
+    text = (tree / path).read_text()
+    assert old in text, path
+    (tree / path).write_text(text.replace(old, new))
+    return tree
+
+
+def switches(source: str) -> dict[str, str]:
+    return {f.name: f.text for f in autoconf.extract(source.encode()).facts if f.kind == "build_switch"}
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ('AC_ARG_WITH([cuda], [help], [want_cuda="$withval"], [want_cuda=no])\n'
+     'AM_CONDITIONAL([COND_CUDA], [test x"$want_cuda" != xno])', {"COND_CUDA": "OFF AM_CONDITIONAL"}),
+    ('AC_ARG_WITH([cuda], [help], [want_cuda="$withval"], [want_cuda=yes])\n'
+     'AM_CONDITIONAL([COND_CUDA], [test x"$want_cuda" != xno])', {"COND_CUDA": "ON AM_CONDITIONAL"}),
+    # no action-if-not-given: enable_cuda (and what the given action sets) is unset
+    ('AC_ARG_ENABLE([cuda], [AS_HELP_STRING([--enable-cuda], [x])], [use_cuda=$enableval])\n'
+     'AM_CONDITIONAL([USE_CUDA], [test "x$use_cuda" = "xyes"])', {"USE_CUDA": "OFF AM_CONDITIONAL"}),
+    ('AC_ARG_ENABLE([cuda-dxt])\nAM_CONDITIONAL([DXT], [test "$enable_cuda_dxt" = yes -o "$x" = 1])', {}),
+    ("AC_PATH_PROG([NVCC], [nvcc], [], [$PATH])\nAM_CONDITIONAL([HAVE_CUDA], [test -n \"$NVCC\"])",
+     {"HAVE_CUDA": "OFF AM_CONDITIONAL"}),
+    ("AC_CHECK_PROG([NVCC], [nvcc], [nvcc], [no])\nAM_CONDITIONAL([HAVE_CUDA], [test \"$NVCC\" != no])",
+     {"HAVE_CUDA": "OFF AM_CONDITIONAL"}),
+    # a variable without a known default, or a command: nothing said
+    ('AM_CONDITIONAL([GPU], [test "$want_gpu" = yes])', {}),
+    ('AM_CONDITIONAL([LINUX], [test "`uname`" = Linux])', {}),
+    ("dnl AM_CONDITIONAL([X], [test a = a])\n", {}),
+])
+def test_an_automake_conditional_is_read_at_configures_defaults(source: str, expected: dict[str, str]) -> None:
+    assert switches(source) == expected
+
+
+def test_automake_branches_and_conditional_lines() -> None:
+    source = ("app_SOURCES = main.c\nif USE_CUDA\napp_SOURCES += k.cu\nendif\nif !HAVE_X\nA = 1\nelse\n"
+              "B = 2\nendif\n@COND_CUDA_TRUE@CUDA = yes\n@COND_CUDA_FALSE@CUDA = no\nall:\n\tif true; then :; fi\n")
+    facts = buildfiles.makefile(source.encode()).facts
+    branches = {(f.name, f.line, f.end_line) for f in facts if f.kind == "switch_branch"}
+    assert branches == {("USE_CUDA", 2, 4), ("HAVE_X", 7, 9), ("COND_CUDA", 10, 10)}
+    assert [(f.name, f.text) for f in facts if f.kind == "switch_value"] == [("CUDA", "YES")]
+    # a value an automake line sets follows its conditional: no plain default of CUDA
+    assert not [f for f in facts if f.kind == "build_switch" and f.name == "CUDA"]
+
+
+def test_makes_quoted_conditional_is_a_test() -> None:
+    facts = buildfiles.makefile(b'ifeq "$(ENABLE_CUDA)" "1"\nX = k.cu.o\nendif\nifeq \'$(USE_GPU)\' \'0\'\nendif\n').facts
+    assert [(f.name, f.line, f.end_line) for f in facts if f.kind == "switch_branch"] == [("ENABLE_CUDA", 1, 3)]
+    assert [f.name for f in facts if f.kind == "build_source"] == ["k.cu"]
+    assert [(f.name, f.text) for f in facts if f.kind == "build_switch"] == [("ENABLE_CUDA", "OFF make-unset")]
+
+
+def test_cuda_built_only_with_configure_with_cuda_is_optional(rulebase) -> None:
+    """specfem2d: `--with-cuda` defaults to no; Makefile.in sets CUDA = yes only on @COND_CUDA_TRUE@ lines."""
+    data = report(AUTOCONF, rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch COND_CUDA"]
+    assert part["class"] == "migration-required"
+    assert part["evidence"][0] == "configure.ac:21 AM_CONDITIONAL(COND_CUDA) default OFF"
+    assert "CUDA is set true only in Makefile.in:7" in part["evidence"][-1]
+    assert statuses(data, "src/gpu/update_cuda.cu") == {"optional"}
+
+
+def test_cuda_configure_builds_by_default_is_required(tmp_path: Path, rulebase) -> None:
+    """The near miss: `--with-cuda` on by default (a project that stops configure without nvcc)."""
+    tree = edited(AUTOCONF, tmp_path, "configure.ac", "[want_cuda=no])", "[want_cuda=yes])")
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert statuses(data, "src/gpu/update_cuda.cu") == {""}
+
+
+def test_cuda_sources_compiled_when_configure_finds_nvcc_are_optional(rulebase) -> None:
+    data = report(AUTOMAKE, rulebase)
+    assert data["summary"]["class"] == "native"
+    assert optional_parts(data)["build switch HAVE_CUDA"]["evidence"][0] == \
+        "configure.ac:6 AM_CONDITIONAL(HAVE_CUDA) default OFF"
+    assert statuses(data, "src/cuda/convert_cuda.cu") == {"optional"}
+
+
+def test_cuda_sources_outside_the_automake_conditional_are_required(tmp_path: Path, rulebase) -> None:
+    tree = edited(AUTOMAKE, tmp_path, "Makefile.am", "vtool_SOURCES = src/main.c src/convert.c",
+                  "vtool_SOURCES = src/main.c src/convert.c src/cuda/convert_cuda.cu")
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert statuses(data, "src/cuda/convert_cuda.cu") == {""}
+
+
+def test_cuda_codecs_only_make_enable_cuda_builds_are_optional(rulebase) -> None:
+    """lzbench: `ifeq "$(ENABLE_CUDA)" "1"` adds lz/gpucompact/kernels.cu.o; no file assigns ENABLE_CUDA."""
+    data = report(MAKE, rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch ENABLE_CUDA"]
+    assert part["evidence"][0] == "Makefile:11 make(ENABLE_CUDA), which no build file of the project assigns, default OFF"
+    assert statuses(data, "lz/gpucompact/kernels.cu") == {"optional"}
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("CXXFLAGS = -O2 -Ibench", "CXXFLAGS = -O2 -Ibench\nENABLE_CUDA ?= 1"),  # assigned on: the default build has it
+    ('ifeq "$(ENABLE_CUDA)" "1"', 'ifeq "$(CUDA_FOUND)" "1"'),  # no request word: the environment may set it
+])
+def test_cuda_codecs_a_default_make_may_build_are_required(old: str, new: str, tmp_path: Path, rulebase) -> None:
+    data = scanned(edited(MAKE, tmp_path, "Makefile", old, new), rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert statuses(data, "lz/gpucompact/kernels.cu") == {""}
+
+
+def test_a_make_fragment_names_sources_from_the_folder_make_runs_in() -> None:
+    """specfem2d's src/gpu/rules.mk, included by the top Makefile: `src/gpu/x.cu` is the top folder's path; a
+    Makefile's own names stay its folder's (test_default_build_reach's near miss)."""
+    fact = Fact(kind="build_source", name="src/gpu/x.cu", line=1, column=1, end_line=1, end_column=1)
+    files = frozenset({"src/gpu/x.cu"})
+    assert named_files("src/gpu/rules.mk", fact, files) == ["src/gpu/x.cu"]
+    assert named_files("src/gpu/Makefile", fact, files) == ["src/gpu/src/gpu/x.cu"]
+
+
+HARD_OFF = "cmake_hard_off"
+DEFINED = "cmake_defined_opt_in"
+HAS_CUDA = ("    target_link_libraries ( GraphBLAS PRIVATE GraphBLAS_CUDA )\nendif ( )",
+            "    target_link_libraries ( GraphBLAS PRIVATE GraphBLAS_CUDA )\nendif ( )\n"
+            "if ( SUITESPARSE_HAS_CUDA AND GRAPHBLAS_USE_CUDA )\n"
+            "    target_compile_definitions ( GraphBLAS PRIVATE \"GRAPHBLAS_HAS_CUDA\" )\nendif ( )")
+
+
+def test_a_macro_cmake_defines_is_not_the_variable_set_true_only_under_a_switch_off(tmp_path: Path, rulebase) -> None:
+    """GraphBLAS e3f309cc CMakeLists.txt:298 defines the C macro GRAPHBLAS_HAS_CUDA under the test that sets the CMake
+    variable of that name true (:66): the variable still follows GRAPHBLAS_USE_CUDA, hard-coded OFF."""
+    data = scanned(edited(HARD_OFF, tmp_path, "CMakeLists.txt", *HAS_CUDA), rulebase)
+    assert data["summary"]["class"] == "native"
+    assert statuses(data, "CUDA/GB_cuda_colscale.cu") == {"optional"}
+
+
+def test_a_variable_a_script_passes_is_the_users(tmp_path: Path, rulebase) -> None:
+    tree = edited(HARD_OFF, tmp_path, "CMakeLists.txt", *HAS_CUDA)
+    (tree / "build.sh").write_text("#!/bin/sh\ncmake -B build -DGRAPHBLAS_HAS_CUDA=ON .\n")
+    assert statuses(scanned(tree, rulebase), "CUDA/GB_cuda_colscale.cu") == {""}
+
+
+def test_cuda_enabled_only_where_the_user_defines_a_variable_is_optional(rulebase) -> None:
+    """cunqa: `if (DEFINED AER_GPU)` around enable_language(CUDA); nothing sets AER_GPU (no request word in it)."""
+    data = report(DEFINED, rulebase)
+    assert data["summary"]["class"] == "native"
+    assert optional_parts(data)["build switch DEFINED AER_GPU"]["evidence"][0] == \
+        "CMakeLists.txt:7 if(DEFINED AER_GPU) (no build file sets AER_GPU) default OFF"
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("set(COMPILATION_FOR_GPU FALSE)", "set(COMPILATION_FOR_GPU FALSE)\nset(AER_GPU TRUE)"),  # the project sets it
+    ("find_package(Threads REQUIRED)\n\nif (DEFINED AER_GPU)",  # a result find_package() sets
+     "find_package(Threads REQUIRED)\nfind_package(AER)\n\nif (DEFINED AER_GPU)"),
+])
+def test_a_defined_test_of_a_variable_the_project_or_a_package_sets_is_not_off(old: str, new: str, tmp_path: Path,
+                                                                              rulebase) -> None:
+    data = scanned(edited(DEFINED, tmp_path, "CMakeLists.txt", old, new), rulebase)
+    assert data["summary"]["class"] == "minor-adaptation"
+    assert "build switch DEFINED AER_GPU" not in optional_parts(data)
+
+
+def test_a_flag_passed_to_cmake_does_not_turn_on_a_hard_off_switch(tmp_path: Path, rulebase) -> None:
+    """GraphBLAS's Makefile runs `cmake -DGRAPHBLAS_USE_CUDA=1`; the plain `set(GRAPHBLAS_USE_CUDA OFF)` hides it."""
+    tree = edited(HARD_OFF, tmp_path, "CMakeLists.txt", *HAS_CUDA)
+    (tree / "Makefile").write_text("JOBS ?= 8\ndefault: library\n\nlibrary:\n\t( cd build && cmake $(CMAKE_OPTIONS) .. )\n\n"
+                                   "cuda:\n\t( cd build && cmake $(CMAKE_OPTIONS) -DGRAPHBLAS_USE_CUDA=1 .. && "
+                                   "cmake --build . --config Release -j$(JOBS) )\n")
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "native"
+    assert statuses(data, "CUDA/GB_cuda_colscale.cu") == {"optional"}
