@@ -48,6 +48,7 @@ from migrate.workloads.optional_words import (
     words,
 )
 from migrate.workloads.ported import Evidence
+from migrate.workloads.reached_files import only_programs, unreferenced
 from migrate.workloads.switches import (
     Region,
     called_only_under,
@@ -406,6 +407,11 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                 gated[path] = next(x for x in regions[r.path] if (x.start, x.end, x.switch) == (r.start, r.end, carrier))
         gate_headers(facts, regions, gated)  # headers included only under `#ifdef __CUDACC__` go with it
     left_out, subprojects = left_out_of_hip(facts, known) if evidence else ({}, frozenset[str]())
+    unreached = reach.unreached(facts, kinds)
+    toolkit = frozenset((f.path, f.line, f.symbol) for f in findings)  # `#include <mma.h>`: CUDA's, by the rule base
+    for path, part in unreferenced(facts, kinds, unreached, toolkit).items():  # file by file, what the only build reaches
+        if path not in unbuilt:
+            unreached.setdefault(path, part)
     project = ProjectParts(rocm_path=evidence, rocm_scopes=scopes, left_out_of_hip=left_out,
                         rocm_unreached=build_scopes.unreached(facts, kinds, collected, scopes) if evidence else (),
                         hip_subprojects=subprojects,
@@ -415,14 +421,15 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         switches=switches, regions=regions, gated=gated,
                         unbuilt=unbuilt, cuda_build=carrier or "",
                         optional_includes=optional_includes(facts, known), build_kinds=dict(build_kinds or {}),
-                        included_by_required=included_by_required(facts, known) | linked_by_required(facts, known),
+                        included_by_required=included_by_required(facts, known) | linked_by_required(facts, known)
+                        | only_programs(facts, kinds, known),
                         alternatives=alternative_runtime_folders(facts, known), unused=unused_folders(facts, known),
                         off_features=frozenset(off_features),
                         runtime_scopes=alternative_runtime_scopes(facts, known),
                         run_time=run_time_alternatives(facts, kinds, findings),
                         found_under=found_only_under(facts, regions, gated, switches, known),
                         unasked={p: tuple(v) for p, v in branches_not_taken(facts).items()},
-                        unreached=reach.unreached(facts, kinds), known=known)
+                        unreached=unreached, known=known)
     return replace(project, images=_images_of_optional_builds(project, kinds, findings))
 
 

@@ -648,6 +648,9 @@ def _build_parts(command: Command, where: _Positions, roots: frozenset[str]) -> 
             out.append(fact("build_source", path, at, at_col, at_col + len(arg.text)))
         elif (pattern := _variable_pattern(path)) is not None:
             out.append(fact("build_source", pattern, at, at_col, at_col + len(arg.text), text="GLOB variable"))
+        else:  # `${SRC_DIR}/kernel.cu`: the folder is a variable's value; the file's name is all that is known
+            name = VARIABLE_REFERENCE.sub("*", path.rpartition("/")[2])
+            out.append(fact("source_in_variable_folder", name, at, at_col, at_col + len(arg.text), text=path))
     return out
 
 
