@@ -6,9 +6,10 @@ tool reads completely (workloads/reach.py `cmake_reached`), a C/C++/CUDA file th
 compiled by no build: a copy of someone else's headers beside the project's own (a CuTe/CUTLASS tree no built
 source includes), a draft `.cu` no target lists. It is reported as a part of its own, not reached by the default
 build, and never decides the class. The tool says nothing where it cannot tell: another build beside the CMake one,
-a shell or Python script that runs nvcc itself, a source named below a folder variable (`${SRC_DIR}/k.cu`, matched
-by its file name), a file any build file, script or run-time compiler names, or an install() that may ship headers
-(then only sources are read, headers keep their reading).
+a shell or Python script that runs nvcc itself, a file any build file, script or run-time compiler names, a source
+named below a folder variable (`${SRC_DIR}/k.cu`) or by a list entry or glob that names no file where the tool looks
+(`${PROJECT_SOURCE_DIR}/src/*.cu` in a subfolder's CMakeLists.txt): every file of that name or pattern counts as
+named; and an install() that may ship headers (then only sources are read, headers keep their reading).
 
 The same reading gives way the other way round (`only_programs`): a folder named as optional (`benchmarks/`,
 rules/workloads/optional.yaml) that the top CMakeLists.txt reaches through add_subdirectory, where every C/C++/CUDA
@@ -51,12 +52,16 @@ def unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
         return {}
     files = frozenset(kinds)
     roots = {p for p in files if p in unreached}
+    patterns = [posixpath.basename(f.name) for items in facts.values() for f in items
+                if f.kind == "source_in_variable_folder"]
     for path, items in facts.items():
         for f in items:
-            roots.update(sources_named(path, f, files))
+            found = [p for p in sources_named(path, f, files) if p in files]
+            roots.update(found)
+            if f.kind == "build_source" and not found:  # a list entry or glob the tool cannot place (a path from
+                patterns.append(posixpath.basename(f.name))  # another folder variable): every file of its name
     reached = _close(roots, facts, files, toolkit)
     named = _named_words(facts, kinds)
-    patterns = [f.name for items in facts.values() for f in items if f.kind == "source_in_variable_folder"]
     headers = not any(f.kind == "cmake" and f.name == "install" for p, items in facts.items()
                       if p.endswith((CMAKE_ROOT, ".cmake")) for f in items)
     code = {p for p, kind in kinds.items() if kind in C_SOURCE_KINDS}
