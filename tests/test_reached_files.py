@@ -105,3 +105,24 @@ def test_benchmarks_the_top_build_does_not_add_stay_optional(tmp_path: Path, rul
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] != "migration-required"
     assert statuses(data, KERNEL) == {"optional"}
+
+
+PASS = "compile_pass_without_cuda"
+SETUP = "src/glm/detail/setup.hpp"
+
+
+def test_a_cuda_compiler_branch_no_compile_takes_is_optional(rulebase) -> None:
+    """xsngine: GLM's `#elif defined(__CUDACC__)` in an OpenGL engine with no CUDA source and no CUDA build."""
+    data = report(PASS, rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch __CUDACC__"]
+    assert part["evidence"][0].startswith("only a CUDA compile defines __CUDACC__")
+    assert statuses(data, SETUP) == {"optional"}
+
+
+def test_a_cuda_compiler_branch_beside_a_cuda_source_is_required(tmp_path: Path, rulebase) -> None:
+    tree = edited(PASS, tmp_path, {})
+    (tree / "src/Renderer/blur.cu").write_text('#include "../glm/detail/setup.hpp"\n__global__ void blur(float *x) {}\n')
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert statuses(data, SETUP) == {""}
