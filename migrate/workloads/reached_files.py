@@ -131,7 +131,7 @@ def _part(path: str, out: set[str], code: set[str]) -> str:
 
 
 def _evidence(part: str) -> str:
-    what = "no C/C++/CUDA file in it is" if part.endswith("/") else "it is"
+    what = "no C/C++/CUDA file in it is" if part.endswith("/") else "it is not"
     return (f"{part}: {what} named by a build file, a script or a run-time compiler, nor included by a file the "
             f"build compiles; the top {CMAKE_ROOT} is the project's only build, and it and the folders it reaches "
             "name every source it compiles")
