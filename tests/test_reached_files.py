@@ -58,9 +58,12 @@ def test_a_source_below_a_folder_variable_is_named_by_its_file_name(tmp_path: Pa
     assert statuses(data, "gpu/profiler.cu") == {""}
     assert statuses(data, "cute/config.hpp") == {"optional"}
     facts = buildfiles.cmake(b"add_executable(prof ${GPU_DIR}/profiler.cu ${DIR}/${name}_kernel.cu)\n").facts
-    assert [(f.kind, f.name, f.text) for f in facts if f.kind == "source_in_variable_folder"] == [
-        ("source_in_variable_folder", "profiler.cu", "${GPU_DIR}/profiler.cu"),
-        ("source_in_variable_folder", "*_kernel.cu", "${DIR}/${name}_kernel.cu")]
+    assert [(f.kind, f.name, f.text) for f in facts if f.kind == "source_unplaced"] == [
+        ("source_unplaced", "profiler.cu", "${GPU_DIR}/profiler.cu"),
+        ("source_unplaced", "*_kernel.cu", "${DIR}/${name}_kernel.cu")]
+    globs = buildfiles.cmake(b"file(GLOB_RECURSE SRCS src/ios/* ${DIR}/*.cu src/*.cu)\n").facts  # inter-operator-scheduler
+    assert [(f.kind, f.name) for f in globs if f.kind in ("source_unplaced", "build_source")] == [
+        ("source_unplaced", "*"), ("source_unplaced", "*.cu"), ("build_source", "src/*.cu")]
 
 
 def _include(name: str, text: str, line: int = 1) -> Fact:

@@ -7,9 +7,10 @@ compiled by no build: a copy of someone else's headers beside the project's own 
 source includes), a draft `.cu` no target lists. It is reported as a part of its own, not reached by the default
 build, and never decides the class. The tool says nothing where it cannot tell: another build beside the CMake one,
 a shell or Python script that runs nvcc itself, a file any build file, script or run-time compiler names, a source
-named below a folder variable (`${SRC_DIR}/k.cu`) or by a list entry or glob that names no file where the tool looks
-(`${PROJECT_SOURCE_DIR}/src/*.cu` in a subfolder's CMakeLists.txt): every file of that name or pattern counts as
-named; and an install() that may ship headers (then only sources are read, headers keep their reading).
+named below a folder variable (`${SRC_DIR}/k.cu`), by a file(GLOB) pattern not read as sources (`src/ios/*`) or by a
+list entry or glob that names no file where the tool looks (`${PROJECT_SOURCE_DIR}/src/*.cu` in a subfolder's
+CMakeLists.txt): every file of that name or pattern counts as named; and an install() that may ship headers (then only
+sources are read, headers keep their reading).
 
 The same reading gives way the other way round (`only_programs`): a folder named as optional (`benchmarks/`,
 rules/workloads/optional.yaml) that the top CMakeLists.txt reaches through add_subdirectory, where every C/C++/CUDA
@@ -34,7 +35,7 @@ SCRIPT_KINDS = frozenset({"shell", "python", "notebook", "dockerfile"})
 COMPILERS = frozenset({"nvcc"})
 NAME_WORD = re.compile(r"[A-Za-z0-9_.+-]+")
 # facts that name a file of the project outside the include graph and the build's source lists
-NAMING_KINDS = frozenset({"runtime_source", "source_in_variable_folder"})
+NAMING_KINDS = frozenset({"runtime_source", "source_unplaced"})
 
 
 def unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
@@ -53,7 +54,7 @@ def unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
     files = frozenset(kinds)
     roots = {p for p in files if p in unreached}
     patterns = [posixpath.basename(f.name) for items in facts.values() for f in items
-                if f.kind == "source_in_variable_folder"]
+                if f.kind == "source_unplaced"]
     for path, items in facts.items():
         for f in items:
             found = [p for p in sources_named(path, f, files) if p in files]
