@@ -101,6 +101,10 @@ STRUCTURE_KINDS: dict[str, str] = {
     "build_source": "a source file a CMake command or a Makefile assignment names (`list(APPEND SRCS csrc/a.cu)`, "
                     "`SRCS += a.cu`), or a pattern that globs them (`file(GLOB_RECURSE SRCS *.cu)`, make "
                     "`$(wildcard cuda/*.cu)`; text: the mode and variable), relative to its folder",
+    "source_unplaced": "a source a CMake command names where the extractor cannot place it: below a folder "
+                       "variable (`${SRC_DIR}/kernel.cu`), or a file(GLOB) pattern not read as sources (`src/ios/*`, "
+                       "`${DIR}/*.cu`): the name is the file name as a pattern (`kernel.cu`, `*.cu` for `${name}.cu`, "
+                       "`*`), the text the path as written",
     "cmake_subdirectory": "`add_subdirectory(dir)`",
     "build_filter": "`list(FILTER SRC EXCLUDE REGEX re)` in the first branch of a top-level `if(NOT X)`: the name is the "
                     "regular expression, the text the list variable and X",

@@ -114,11 +114,14 @@ def test_cuda_interop_beside_a_build_without_cuda_is_built_by_nothing(rulebase) 
 
 @pytest.mark.parametrize("change", ["cuda_language", "glob"])
 def test_a_build_that_can_compile_the_file_keeps_it_required(change: str, tmp_path: Path, rulebase) -> None:
-    """Near misses: the project enables CUDA (its targets may list .cu files through variables), or a glob names it."""
+    """Near misses: the project enables CUDA and a target lists the .cu file below a folder variable (since session 22
+    a CUDA project whose build names every source it compiles, and names no such file, leaves it unreached:
+    workloads/reached_files.py), or a glob names it."""
     tree = copy(OPTIONAL / "unbuilt_no_cuda_build", tmp_path)
     cmake = tree / "CMakeLists.txt"
     if change == "cuda_language":
-        cmake.write_text(cmake.read_text().replace("LANGUAGES C CXX", "LANGUAGES C CXX CUDA"))
+        cmake.write_text(cmake.read_text().replace("LANGUAGES C CXX", "LANGUAGES C CXX CUDA")
+                         + "set(INTEROP_DIR src/vkgs/engine/interop)\nadd_library(interop ${INTEROP_DIR}/cuda_image.cu)\n")
     else:
         cmake.write_text(cmake.read_text() + 'file(GLOB_RECURSE INTEROP "src/vkgs/engine/interop/*.cu")\n'
                                              "add_library(interop ${INTEROP})\n")

@@ -48,6 +48,7 @@ from migrate.workloads.optional_words import (
     words,
 )
 from migrate.workloads.ported import Evidence
+from migrate.workloads.reached_files import only_programs, unreferenced
 from migrate.workloads.switches import (
     Region,
     called_only_under,
@@ -406,11 +407,13 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         elif outside and not is_platform(turns_on, known) and not name.startswith("_"):  # not _GLIBCXX_USE_CXX11_ABI
             switches[name] = (*said, f"the project's own GPU code builds without {name}")
     switches.update(goals.switches)
+    compiles_cuda = builds_cuda(facts, kinds, findings)
+    switches.update(never_compiled_passes(kinds, regions, compiles_cuda, known))
     either_switches(regions, gated, switches)
     gated.update(compiled_only_under(facts, kinds, regions, gated, switches, known))
     extend(regions, quiet_finds(facts, switches, declared, known))
     gate_headers(facts, regions, gated, frozenset(switches))  # headers only optional switches' code includes
-    unbuilt = unbuilt_sources(facts, known, builds_cuda=builds_cuda(facts, kinds, findings))
+    unbuilt = unbuilt_sources(facts, known, builds_cuda=compiles_cuda)
     carrier = cuda_build_switch(kinds, gated, switches, unbuilt, known, facts=facts, regions=regions)
     if carrier is not None:  # `$<$<COMPILE_LANGUAGE:CUDA>:...>` over several lines of a command
         extend(regions, cuda_genexes(facts, carrier, known))
@@ -420,6 +423,11 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                 gated[path] = next(x for x in regions[r.path] if (x.start, x.end, x.switch) == (r.start, r.end, carrier))
         gate_headers(facts, regions, gated)  # headers included only under `#ifdef __CUDACC__` go with it
     left_out, subprojects = left_out_of_hip(facts, known) if evidence else ({}, frozenset[str]())
+    unreached = reach.unreached(facts, kinds)
+    toolkit = frozenset((f.path, f.line, f.symbol) for f in findings)  # `#include <mma.h>`: CUDA's, by the rule base
+    for path, part in unreferenced(facts, kinds, unreached, toolkit).items():  # file by file, what the only build reaches
+        if path not in unbuilt:
+            unreached.setdefault(path, part)
     project = ProjectParts(rocm_path=evidence, rocm_scopes=scopes, left_out_of_hip=left_out,
                         rocm_unreached=build_scopes.unreached(facts, kinds, collected, scopes) if evidence else (),
                         hip_subprojects=subprojects,
@@ -429,15 +437,15 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         switches=switches, regions=regions, gated=gated,
                         unbuilt=unbuilt, cuda_build=carrier or "",
                         optional_includes=optional_includes(facts, known), build_kinds=dict(build_kinds or {}),
-                        included_by_required=included_by_required(facts, known) | linked_by_required(facts, known),
+                        included_by_required=included_by_required(facts, known) | linked_by_required(facts, known)
+                        | only_programs(facts, kinds, known),
                         alternatives=alternative_runtime_folders(facts, known), unused=unused_folders(facts, known),
                         off_features=frozenset(off_features),
                         runtime_scopes=alternative_runtime_scopes(facts, known),
                         run_time=run_time_alternatives(facts, kinds, findings),
                         found_under=found_only_under(facts, regions, gated, switches, known),
                         unasked={p: tuple(v) for p, v in branches_not_taken(facts).items()},
-                        unreached=reach.unreached(facts, kinds), undeclared=undeclared_scopes(facts, kinds),
-                        known=known)
+                        unreached=unreached, undeclared=undeclared_scopes(facts, kinds), known=known)
     return replace(project, images=_images_of_optional_builds(project, kinds, findings))
 
 
@@ -449,6 +457,22 @@ def _builds_cuda_code(found: Sequence[Finding], known: Words) -> bool:
 def _cuda_code_to_port(f: Finding) -> bool:
     """A finding in C/C++/CUDA code at or above migration-required."""
     return families.load().is_code(f.rule, "c") and class_rank(f.migration_class) >= class_rank("migration-required")
+
+
+def never_compiled_passes(kinds: Mapping[str, str], regions: Mapping[str, tuple[Region, ...]], compiles_cuda: bool,
+                          known: Words) -> dict[str, tuple[str, ...]]:
+    """Compile-pass macros (rules/workloads/optional.yaml `compile_pass`: __CUDACC__, __NVCC__, __CUDA_ARCH__) whose
+    branches no compile of the project takes: it has no CUDA source file (.cu, .cuh) and no build of it compiles
+    CUDA (`builds_cuda`). Only nvcc (or clang in CUDA mode) defines them, so `#if defined(__CUDACC__)` in a header a
+    C++ build includes is a portability guard of that header, not the project's CUDA use (Razish/xsngine cb81a29f
+    src/glm/detail/setup.hpp:208, a copy of GLM whose `#elif defined(__CUDACC__)` includes cuda.h, in an OpenGL
+    engine built by SCons with no CUDA). The branches are an optional part of their own; a project with a .cu file,
+    or a build that compiles CUDA, keeps them."""
+    if compiles_cuda or any(kind == "cuda" for kind in kinds.values()):
+        return {}
+    seen = {r.switch for items in regions.values() for r in items if r.switch in known.compile_pass}
+    return {name: (f"only a CUDA compile defines {name}; the project has no CUDA source file and no build of it "
+                   "compiles CUDA, so no compile takes this branch",) for name in sorted(seen)}
 
 
 LOADER_KINDS = frozenset({"python", "notebook"})  # code that can read a .cu file and compile it at run time

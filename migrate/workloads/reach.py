@@ -122,13 +122,26 @@ def _cmake_folders(kinds: Mapping[str, str]) -> list[str]:
 
 def _cmake_unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, str]:
     """Folder/ -> evidence, for each folder with a CMakeLists.txt that the top one does not reach."""
-    if CMAKE_ROOT not in kinds or any(p in kinds for p in OTHER_ROOTS):
+    reached = cmake_reached(facts, kinds)
+    if reached is None:
         return {}
+    out = {}
+    for folder in sorted(set(_cmake_folders(kinds)) - reached):  # a folder below one unreached is its own too
+        out[f"{folder}/"] = (f"{folder}/{CMAKE_ROOT}: a build of its own; no add_subdirectory of the top "
+                                 f"{CMAKE_ROOT} (nor of a folder it reaches, nor of a .cmake module) names {folder}")
+    return out
+
+
+def cmake_reached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> set[str] | None:
+    """The folders ("" the top) whose CMakeLists.txt the top one's configure reads, in a project whose only build
+    is that CMake project (the module docstring's conditions); None where the tool cannot tell."""
+    if CMAKE_ROOT not in kinds or any(p in kinds for p in OTHER_ROOTS):
+        return None
     cmake = {p: facts.get(p, ()) for p in kinds if p.endswith((CMAKE_ROOT, ".cmake"))}
     if any(f.kind == "cmake" and f.name.lower() in OPAQUE_COMMANDS for items in cmake.values() for f in items) \
             or any(f.kind == "cmake_subdirectory" and ("${" in f.name or "$" in f.name)
                    for items in cmake.values() for f in items):
-        return {}
+        return None
     folders = set(_cmake_folders(kinds))
     tails = [f.name for p, items in cmake.items() if p.endswith(".cmake") for f in items
              if f.kind == "cmake_subdirectory"]
@@ -136,8 +149,14 @@ def _cmake_unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, st
               and f.text.endswith(CMAKE_ROOT)):  # include(${CMAKE_CURRENT_LIST_DIR}/backend/cudnn/CMakeLists.txt)
         folder = DIRECTORY_VARIABLE.sub("", f.text)[:-len(CMAKE_ROOT)].strip("/")
         if "$" in folder:
-            return {}
+            return None
         tails.append(folder)
+    return subdirectories_reached(cmake, folders, tails)
+
+
+def subdirectories_reached(cmake: Mapping[str, Sequence[Fact]], folders: set[str], tails: Sequence[str] = ()) -> set[str]:
+    """The folders of `folders` (those with a CMakeLists.txt) that add_subdirectory chains from the top one reach,
+    with those named by `tails` (a module's add_subdirectory, an include() of a CMakeLists.txt) and what they reach."""
     reached, todo = {""}, [""]
     for name in tails:  # a module may be included from any folder: it reaches the folders of that name anywhere
         tail = posixpath.normpath(name).lstrip("./")
@@ -152,11 +171,7 @@ def _cmake_unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, st
             if target in folders and target not in reached:
                 reached.add(target)
                 todo.append(target)
-    out = {}
-    for folder in sorted(folders - reached):  # a folder below one unreached is its own too: nearest build wins
-        out[f"{folder}/"] = (f"{folder}/{CMAKE_ROOT}: a build of its own; no add_subdirectory of the top "
-                                 f"{CMAKE_ROOT} (nor of a folder it reaches, nor of a .cmake module) names {folder}")
-    return out
+    return reached
 
 
 def _keep_needed(out: dict[str, str], facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, str]:

@@ -648,6 +648,9 @@ def _build_parts(command: Command, where: _Positions, roots: frozenset[str]) -> 
             out.append(fact("build_source", path, at, at_col, at_col + len(arg.text)))
         elif (pattern := _variable_pattern(path)) is not None:
             out.append(fact("build_source", pattern, at, at_col, at_col + len(arg.text), text="GLOB variable"))
+        else:  # `${SRC_DIR}/kernel.cu`: the folder is a variable's value; the file's name is all that is known
+            name = VARIABLE_REFERENCE.sub("*", path.rpartition("/")[2])
+            out.append(fact("source_unplaced", name, at, at_col, at_col + len(arg.text), text=path))
     return out
 
 
@@ -685,8 +688,11 @@ def _globs(command: Command, where: _Positions, roots: frozenset[str]) -> list[F
             skip = arg.text in ("RELATIVE", "LIST_DIRECTORIES")  # each takes a value
             continue
         pattern = _from_folder(arg.text, roots)
+        line, col = where(arg.start)
         if pattern.endswith(SOURCE_SUFFIXES) and "${" not in pattern and "\n" not in pattern:
-            line, col = where(arg.start)
             out.append(fact("build_source", pattern, line, col, col + len(arg.text),
                             text=f"{mode.text} {variable.text}"))
+        elif "\n" not in pattern:  # `src/ios/*`, `${DIR}/*.cu`: which files it lists is not read; their name pattern is
+            out.append(fact("source_unplaced", VARIABLE_REFERENCE.sub("*", pattern.rpartition("/")[2]) or "*", line,
+                            col, col + len(arg.text), text=pattern))
     return out

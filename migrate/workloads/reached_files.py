@@ -1,0 +1,160 @@
+"""What the project's build reaches, file by file (docs/decisions/2026-12-06-reached-from-the-build.md).
+
+A source file is compiled when a build file names it (by name or by a glob that matches it), and a header when a
+compiled file includes it, directly or through other headers. In a project whose only build is a CMake project the
+tool reads completely (workloads/reach.py `cmake_reached`), a C/C++/CUDA file that nothing of that reaches is
+compiled by no build: a copy of someone else's headers beside the project's own (a CuTe/CUTLASS tree no built
+source includes), a draft `.cu` no target lists. It is reported as a part of its own, not reached by the default
+build, and never decides the class. The tool says nothing where it cannot tell: another build beside the CMake one,
+a shell or Python script that runs nvcc itself, a file any build file, script or run-time compiler names, a source
+named below a folder variable (`${SRC_DIR}/k.cu`), by a file(GLOB) pattern not read as sources (`src/ios/*`) or by a
+list entry or glob that names no file where the tool looks (`${PROJECT_SOURCE_DIR}/src/*.cu` in a subfolder's
+CMakeLists.txt): every file of that name or pattern counts as named; and an install() that may ship headers (then only
+sources are read, headers keep their reading).
+
+The same reading gives way the other way round (`only_programs`): a folder named as optional (`benchmarks/`,
+rules/workloads/optional.yaml) that the top CMakeLists.txt reaches through add_subdirectory, where every C/C++/CUDA
+file of the project lies in such folders and the targets they define are all the project builds, holds the
+project's only program: the default build compiles it, and the folder's name does not make it optional."""
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from collections.abc import Mapping, Sequence
+
+from migrate.model import Fact
+from migrate.vocabulary import C_SOURCE_KINDS
+from migrate.workloads.build_sources import resolve_include, sources_named
+from migrate.workloads.includes import HEADER_SUFFIXES
+from migrate.workloads.optional_words import Words, optional_root
+from migrate.workloads.reach import CMAKE_ROOT, cmake_reached, subdirectories_reached
+
+# kinds of files that run commands: one that runs nvcc may compile any .cu file of the project by hand
+SCRIPT_KINDS = frozenset({"shell", "python", "notebook", "dockerfile"})
+COMPILERS = frozenset({"nvcc"})
+NAME_WORD = re.compile(r"[A-Za-z0-9_.+-]+")
+# facts that name a file of the project outside the include graph and the build's source lists
+NAMING_KINDS = frozenset({"runtime_source", "source_unplaced"})
+
+
+def unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
+                 unreached: Mapping[str, tuple[str, str]], toolkit: frozenset[tuple[str, int, str]] = frozenset()
+                 ) -> dict[str, tuple[str, str]]:
+    """File -> (its part: the outermost folder/ whose every C/C++/CUDA file is unreached, or the file itself;
+    evidence), for the C/C++/CUDA files the project's only build does not reach. Files of parts `unreached`
+    already holds (a folder with a build of its own) keep that reading. `toolkit`: the (file, line, header) of
+    the includes the rule base maps as an NVIDIA toolkit or library header (a finding on the include): written
+    `<mma.h>`, with no folder, such an include is the toolkit's header, not a same-named file of a copy in the
+    project (cutlass/gemm/thread/mma.h)."""
+    folders = cmake_reached(facts, kinds)
+    if folders is None or _compiled_by_hand(facts, kinds) \
+            or any(f.kind == "extension" and not f.text for items in facts.values() for f in items):
+        return {}
+    files = frozenset(kinds)
+    roots = {p for p in files if p in unreached}
+    patterns = [posixpath.basename(f.name) for items in facts.values() for f in items
+                if f.kind == "source_unplaced"]
+    for path, items in facts.items():
+        for f in items:
+            found = [p for p in sources_named(path, f, files) if p in files]
+            roots.update(found)
+            if f.kind == "build_source" and not found:  # a list entry or glob the tool cannot place (a path from
+                patterns.append(posixpath.basename(f.name))  # another folder variable): every file of its name
+    reached = _close(roots, facts, files, toolkit)
+    named = _named_words(facts, kinds)
+    headers = not any(f.kind == "cmake" and f.name == "install" for p, items in facts.items()
+                      if p.endswith((CMAKE_ROOT, ".cmake")) for f in items)
+    code = {p for p, kind in kinds.items() if kind in C_SOURCE_KINDS}
+    out = {p for p in code - reached
+           if (headers or not p.endswith(HEADER_SUFFIXES)) and posixpath.basename(p) not in named
+           and not any(_matches(posixpath.basename(p), pattern) for pattern in patterns)}
+    if not out:
+        return {}
+    grown = {p: _part(p, out, code) for p in sorted(out)}
+    return {p: (part, _evidence(part)) for p, part in grown.items()}
+
+
+def _close(roots: set[str], facts: Mapping[str, Sequence[Fact]], files: frozenset[str],
+           toolkit: frozenset[tuple[str, int, str]]) -> set[str]:
+    """The roots and every file they include, through other files, to a fixed point. An include reaches each
+    scanned file whose path ends with it (a `tensor.hpp` any folder holds), never fewer, except a toolkit header
+    (`unreferenced`)."""
+    by_base: dict[str, list[str]] = {}
+    for path in files:
+        by_base.setdefault(posixpath.basename(path), []).append(path)
+    reached = set(roots)
+    todo = sorted(roots)
+    while todo:
+        path = todo.pop()
+        for f in facts.get(path, ()):
+            if f.kind != "include" or ((path, f.line, f.name) in toolkit and f.text.startswith("<") and "/" not in f.name):
+                continue
+            for found in resolve_include(f.name, by_base):
+                if found not in reached:
+                    reached.add(found)
+                    todo.append(found)
+    return reached
+
+
+def _compiled_by_hand(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> bool:
+    """Whether a script runs a CUDA compiler itself (`nvcc -o k kern.cu` in run.sh): what it compiles is not known."""
+    return any(kinds.get(path) in SCRIPT_KINDS and f.kind == "flag" and f.name in COMPILERS
+               for path, items in facts.items() for f in items)
+
+
+def _named_words(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> set[str]:
+    """The words of every fact of a file that is not C/C++/CUDA code (build files, scripts, Python), and the file
+    names NAMING_KINDS facts give: a file named there may be compiled or read by them."""
+    out: set[str] = set()
+    for path, items in facts.items():
+        own = kinds.get(path) not in C_SOURCE_KINDS
+        for f in items:
+            if f.kind in NAMING_KINDS:
+                out.add(posixpath.basename(f.name))
+            elif own:
+                out.update(w.rpartition("/")[2] for w in NAME_WORD.findall(f"{f.name} {f.text}"))
+    return out
+
+
+def _matches(name: str, pattern: str) -> bool:
+    return fnmatch.fnmatchcase(name, pattern)
+
+
+def _part(path: str, out: set[str], code: set[str]) -> str:
+    """The outermost folder/ above the file whose every C/C++/CUDA file is unreached, else the file itself."""
+    parts = path.split("/")
+    for i in range(1, len(parts)):
+        folder = "/".join(parts[:i]) + "/"
+        if all(p in out for p in code if p.startswith(folder)):
+            return folder
+    return path
+
+
+def _evidence(part: str) -> str:
+    what = "no C/C++/CUDA file in it is" if part.endswith("/") else "it is not"
+    return (f"{part}: {what} named by a build file, a script or a run-time compiler, nor included by a file the "
+            f"build compiles; the top {CMAKE_ROOT} is the project's only build, and it and the folders it reaches "
+            "name every source it compiles")
+
+
+def only_programs(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], known: Words) -> frozenset[str]:
+    """Files of optional-named folders that hold the project's only program: every C/C++/CUDA file of the project
+    lies in optional folders, and the top CMakeLists.txt reaches (through add_subdirectory) a folder among them that
+    defines a target (chanzhennan/cuda_reduce_benchmark 4ada8eb3: `add_subdirectory(benchmarks)`,
+    `cuda_add_executable(cuda_benchmark ...)` in benchmarks/CMakeLists.txt). The files of that optional folder (not
+    those of another optional folder below it, `benchmarks/tests/`) are required."""
+    if CMAKE_ROOT not in kinds:
+        return frozenset()
+    code = [p for p, kind in kinds.items() if kind in C_SOURCE_KINDS]
+    if not code or any(optional_root(p, known) is None for p in code):
+        return frozenset()
+    cmake = {p: facts.get(p, ()) for p in kinds if posixpath.basename(p) == CMAKE_ROOT}
+    folders = {posixpath.dirname(p) for p in cmake}
+    reached = subdirectories_reached(cmake, folders)
+    roots = {root for folder in reached if folder
+             and any(f.kind == "cmake_target" and f.role != "target_sources"
+                     for f in cmake[posixpath.join(folder, CMAKE_ROOT)])
+             and (root := optional_root(posixpath.join(folder, CMAKE_ROOT), known)) is not None}
+    return frozenset(p for p in kinds if (root := optional_root(p, known)) in roots
+                     and optional_root(p[len(root) + 1:], known) is None)

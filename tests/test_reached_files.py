@@ -1,0 +1,131 @@
+"""What the build reaches, file by file (issue 28; workloads/reached_files.py): in a project whose only build is a
+CMake project the tool reads completely, C/C++/CUDA files no build names and no built file includes are a part the
+default build does not reach; a folder of optional name that holds the project's only program is required. Each
+fixture is cut from a real case (its README says where); each near miss puts the file back in reach, or takes away
+what the tool needs to tell, and today's reading stands."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from migrate.extract.text import buildfiles
+from migrate.model import Fact
+from migrate.workloads.reached_files import unreferenced
+from tests.test_optional_parts import optional_parts, report, scanned
+from tests.test_reach import edited, statuses
+
+COPY = "cmake_unreferenced_copy"
+PROGRAM = "cmake_only_program_in_benchmarks"
+KERNEL = "benchmarks/ReduceArray1/no_divergence_branch.cu"
+
+
+def test_a_copy_no_built_file_includes_is_not_reached(rulebase) -> None:
+    """MatrixMultiplicationCUDA: the CuTe/CUTLASS copy and hipeac's draft profiler.cu do not decide the class."""
+    data = report(COPY, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    parts = optional_parts(data)
+    assert parts["cutlass (not reached by the default build)"]["class"] == "incompatible"
+    assert parts["cute (not reached by the default build)"]["evidence"][0].startswith(
+        "cute/: no C/C++/CUDA file in it is named by a build file")
+    assert "gpu/profiler.cu (not reached by the default build)" in parts
+    for path in ("cutlass/gemm/gemm_sm90.hpp", "cute/container/array.hpp", "gpu/profiler.cu"):
+        assert statuses(data, path) == {"optional"}, path
+    for path in ("src/kernels.cu", "gpu/utils.cu", "main.cu"):  # named by the target, or included by a built file
+        assert statuses(data, path) == {""}, path
+
+
+def test_a_copy_a_built_file_includes_decides(tmp_path: Path, rulebase) -> None:
+    tree = edited(COPY, tmp_path, {"main.cu": ('// #include "cutlass/gemm/gemm_sm90.hpp"',
+                                               '#include "cutlass/gemm/gemm_sm90.hpp"')})
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "incompatible"
+    for path in ("cutlass/gemm/gemm_sm90.hpp", "cute/container/array.hpp", "cute/config.hpp"):
+        assert statuses(data, path) == {""}, path
+    assert statuses(data, "gpu/profiler.cu") == {"optional"}
+
+
+def test_a_script_that_runs_nvcc_itself_says_nothing(tmp_path: Path, rulebase) -> None:
+    tree = edited(COPY, tmp_path, {})
+    (tree / "profile.sh").write_text("#!/bin/bash\nnvcc -O2 -o profiler gpu/profiler.cu -lcupti\n")
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "incompatible"
+    assert statuses(data, "gpu/profiler.cu") == {""}
+
+
+def test_a_source_below_a_folder_variable_is_named_by_its_file_name(tmp_path: Path, rulebase) -> None:
+    tail = "target_link_libraries(matrix_multiplication"
+    tree = edited(COPY, tmp_path, {"CMakeLists.txt": (tail, "add_executable(prof ${GPU_DIR}/profiler.cu)\n" + tail)})
+    data = scanned(tree, rulebase)
+    assert statuses(data, "gpu/profiler.cu") == {""}
+    assert statuses(data, "cute/config.hpp") == {"optional"}
+    facts = buildfiles.cmake(b"add_executable(prof ${GPU_DIR}/profiler.cu ${DIR}/${name}_kernel.cu)\n").facts
+    assert [(f.kind, f.name, f.text) for f in facts if f.kind == "source_unplaced"] == [
+        ("source_unplaced", "profiler.cu", "${GPU_DIR}/profiler.cu"),
+        ("source_unplaced", "*_kernel.cu", "${DIR}/${name}_kernel.cu")]
+    globs = buildfiles.cmake(b"file(GLOB_RECURSE SRCS src/ios/* ${DIR}/*.cu src/*.cu)\n").facts  # inter-operator-scheduler
+    assert [(f.kind, f.name) for f in globs if f.kind in ("source_unplaced", "build_source")] == [
+        ("source_unplaced", "*"), ("source_unplaced", "*.cu"), ("build_source", "src/*.cu")]
+
+
+def _include(name: str, text: str, line: int = 1) -> Fact:
+    return Fact(kind="include", name=name, line=line, column=1, end_line=line, end_column=1, text=text)
+
+
+def test_a_toolkit_header_by_its_bare_name_is_not_a_copys_file() -> None:
+    """`#include <mma.h>` in a built header is CUDA's WMMA header, not the copy's cutlass/gemm/thread/mma.h."""
+    facts = {"CMakeLists.txt": buildfiles.cmake(b"project(x LANGUAGES CXX CUDA)\nadd_executable(x k.cu)\n").facts,
+             "k.cu": (_include("mma.h", "<mma.h>"),),
+             "cutlass/gemm/thread/mma.h": (_include("cutlass/array.h", '"cutlass/array.h"'),),
+             "cutlass/array.h": ()}
+    kinds = {"CMakeLists.txt": "cmake", "k.cu": "cuda", "cutlass/gemm/thread/mma.h": "cpp", "cutlass/array.h": "cpp"}
+    assert unreferenced(facts, kinds, {}) == {}  # without the rule base's word, the copy's mma.h may be the one
+    found = unreferenced(facts, kinds, {}, frozenset({("k.cu", 1, "mma.h")}))
+    assert {p: part for p, (part, _) in found.items()} == {"cutlass/gemm/thread/mma.h": "cutlass/",
+                                                             "cutlass/array.h": "cutlass/"}
+    facts["k.cu"] = (_include("mma.h", '"mma.h"'),)  # written in quotes: a file of the project may answer
+    assert unreferenced(facts, kinds, {}, frozenset({("k.cu", 1, "mma.h")})) == {}
+
+
+def test_the_only_program_in_a_benchmarks_folder_is_required(rulebase) -> None:
+    """cuda_reduce_benchmark: the top CMakeLists.txt adds benchmarks/, which holds every file and the only target."""
+    data = report(PROGRAM, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert statuses(data, KERNEL) == {""}
+    assert statuses(data, "benchmarks/bm_base/benchmark_entry.cc") == {""}
+
+
+def test_benchmarks_beside_a_library_stay_optional(tmp_path: Path, rulebase) -> None:
+    tree = edited(PROGRAM, tmp_path, {"CMakeLists.txt": ("add_subdirectory(benchmarks)",
+                                                         "add_library(reduce src/reduce.cu)\nadd_subdirectory(benchmarks)")})
+    (tree / "src").mkdir()
+    (tree / "src/reduce.cu").write_text("__global__ void r(float *x) { x[threadIdx.x] = 0; }\n")
+    data = scanned(tree, rulebase)
+    assert statuses(data, KERNEL) == {"optional"}
+    assert statuses(data, "src/reduce.cu") == {""}
+
+
+def test_benchmarks_the_top_build_does_not_add_stay_optional(tmp_path: Path, rulebase) -> None:
+    tree = edited(PROGRAM, tmp_path, {"CMakeLists.txt": ("add_subdirectory(benchmarks)", "# add_subdirectory(benchmarks)")})
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] != "migration-required"
+    assert statuses(data, KERNEL) == {"optional"}
+
+
+PASS = "compile_pass_without_cuda"
+SETUP = "src/glm/detail/setup.hpp"
+
+
+def test_a_cuda_compiler_branch_no_compile_takes_is_optional(rulebase) -> None:
+    """xsngine: GLM's `#elif defined(__CUDACC__)` in an OpenGL engine with no CUDA source and no CUDA build."""
+    data = report(PASS, rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch __CUDACC__"]
+    assert part["evidence"][0].startswith("only a CUDA compile defines __CUDACC__")
+    assert statuses(data, SETUP) == {"optional"}
+
+
+def test_a_cuda_compiler_branch_beside_a_cuda_source_is_required(tmp_path: Path, rulebase) -> None:
+    tree = edited(PASS, tmp_path, {})
+    (tree / "src/Renderer/blur.cu").write_text('#include "../glm/detail/setup.hpp"\n__global__ void blur(float *x) {}\n')
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert statuses(data, SETUP) == {""}
