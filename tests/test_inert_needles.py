@@ -120,8 +120,9 @@ Lists = Callable[[str, str], Iterable[str]]
 
 
 def _list_read(call: ast.AST, lists: Lists) -> list[str] | None:
-    """The words of a `name_list("area", "key")` the module reads from rules/names/, else None."""
-    if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "name_list" \
+    """The words of a `name_list("area", "key")` (or an `alternatives("area", "key")` a pattern is built
+    from) the module reads from rules/names/, else None."""
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in ("name_list", "alternatives") \
             and len(call.args) == 2 and all(isinstance(a, ast.Constant) for a in call.args):
         area, key = (a.value for a in call.args if isinstance(a, ast.Constant))
         return sorted(lists(str(area), str(key)))
@@ -152,11 +153,16 @@ def unneedled(source: str, needles: tuple[str, ...], lists: Lists = name_lists.n
         if listed is not None:
             found += [name] if any(loose(word) for word in listed) else []
             continue
+        arguments: set[int] = set()  # the area and key of a list read are no source text
         for part in ast.walk(node.value):
+            built = _list_read(part, lists)  # a pattern built from a list: each of its names is keyed on
+            if built is not None:
+                found += [name] if any(loose(word) for word in built) else []
+                arguments |= {id(a) for a in getattr(part, "args", [])}
             pattern = _pattern(part)
             if pattern is not None and not _needled(sre_parse.parse(pattern), needles):
                 found.append(name)
-            if isinstance(part, ast.Constant) and loose(part.value) and pattern is None:
+            if isinstance(part, ast.Constant) and loose(part.value) and pattern is None and id(part) not in arguments:
                 found.append(name)
     for part in ast.walk(module):  # words compared inside functions
         if isinstance(part, ast.Compare):
@@ -211,6 +217,14 @@ def test_a_planted_omission_fails() -> None:
     assert "SLEEP" in unneedled(source + '\nSLEEP = re.compile(r"\\b__nanosleep\\s*\\(")\n', NEEDLES)
     assert "__nanosleep" in unneedled(source + '\ndef f(name):\n    return name == "__nanosleep"\n', NEEDLES)
     assert "__nanosleep" in unneedled(source + '\ndef f(name):\n    return name.startswith("__nanosleep")\n', NEEDLES)
+    from migrate.extract.c import hazards  # a pattern built from a list (alternatives) is read through the list
+    assert "LAYER_CUDA_MACRO" not in unneedled(inspect.getsource(hazards), NEEDLES)
+
+    def planted_macro(area: str, key: str) -> Iterable[str]:
+        listed = name_lists.name_list(area, key)
+        return listed | {"SYCL_ENABLED"} if key == "layer_cuda_macros" else listed
+
+    assert "LAYER_CUDA_MACRO" in unneedled(inspect.getsource(hazards), NEEDLES, planted_macro)
     without_shfl = tuple(needle for needle in NEEDLES if needle != "shfl")
     assert "SHUFFLES" in unneedled(source, without_shfl)
     # a pattern is needled only when every alternative is

@@ -77,3 +77,18 @@ def test_a_low_confidence_pin_does_not_keep_a_deployment_image_required(rulebase
     near = scanned(tree, rulebase)
     assert near["summary"]["class"] != "native"
     assert not any(root.startswith("docker/Dockerfile") for root in optional_parts(near))
+
+
+def test_an_nvidia_smi_script_beside_a_hip_machine_build_is_a_deployment_note(rulebase) -> None:
+    """E3SM's shape (session 22, nvstack): a per-machine script counts GPUs with nvidia-smi, another machine's file
+    builds with hipcc, the script lies outside every build: a deployment part, not the project's class."""
+    from tests.test_optional_parts import optional_parts, report
+
+    data = report("deployment_script", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["cime_config/machines/scripts/pm-gpu_set_affinity_npergpu.sh (a deployment script)"]
+    assert part["class"] == "minor-adaptation"
+    assert "hipcc" in " ".join(part["evidence"])
+    near = report("deployment_script_near", rulebase)  # no ROCm build anywhere: the script is the project's to edit
+    assert near["summary"]["class"] == "minor-adaptation"
+    assert not any("deployment script" in root for root in optional_parts(near))

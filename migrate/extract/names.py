@@ -4,6 +4,7 @@ twin (rulebase/datafile.py) once per process. The extractors' version hashes the
 edited list gives new cache keys (extract.version_of)."""
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,12 @@ def _area(area: str) -> dict[str, Any]:
 def name_list(area: str, key: str) -> frozenset[str]:
     """The list `key` of rules/names/<area>.yaml."""
     return frozenset(str(name) for name in _area(area)[key]["names"])
+
+
+def alternatives(area: str, key: str) -> str:
+    """The names of rules/names/<area>.yaml's list `key` as a regular-expression alternation (escaped,
+    longest first: a name that starts another is tried after it)."""
+    return "|".join(re.escape(name) for name in sorted(name_list(area, key), key=lambda n: (-len(n), n)))
 
 
 def guard_map(area: str, key: str) -> dict[str, tuple[str, ...]]:

@@ -14,7 +14,7 @@ from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
 
 SECTIONS = ("folders", "scratch_folders", "unused_folders", "switches", "detection", "compile_pass", "templates",
-            "alternative_runtimes", "portable_backends", "configure_hipify")
+            "alternative_runtimes", "portable_backends", "configure_hipify", "deployment")
 
 
 class DataError(ValueError):
@@ -50,6 +50,8 @@ class Words:
     detected_packages: tuple[str, ...] = ()  # find_package() names found only with NVIDIA's toolkit (CUDA, CUDAToolkit)
     hipify_modules: frozenset[str] = frozenset()  # modules a build script imports to hipify at configure time
     hipify_tools: frozenset[str] = frozenset()  # converters a build command runs by name (hipify-perl)
+    driver_queries: frozenset[str] = frozenset()  # rules whose findings query NVIDIA's driver at run time (nvidia-smi)
+    script_kinds: frozenset[str] = frozenset()  # file kinds of scripts a machine runs (shell)
 
 
 @lru_cache(maxsize=4)
@@ -90,6 +92,8 @@ def words(directory: Path | None = None) -> Words:
                  target_rules=frozenset(names("compile_pass", "target_rules")),
                  hipify_modules=frozenset(names("configure_hipify", "modules")),
                  hipify_tools=frozenset(names("configure_hipify", "tools")),
+                 driver_queries=frozenset(names("deployment", "driver_queries")),
+                 script_kinds=frozenset(names("deployment", "script_kinds")),
                  detected=frozenset([f"{n.upper()}_FOUND" for n in names("detection", "packages")]
                                     + [n.upper() for n in names("detection", "variables")]))
 

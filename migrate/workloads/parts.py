@@ -125,7 +125,8 @@ class ProjectParts:
     optional_includes: Mapping[str, str] = field(default_factory=dict)  # header -> the optional files including it
     # file -> the kind of its workload, where that workload's build hipifies it (classify.hipified_by_build)
     build_kinds: Mapping[str, str] = field(default_factory=dict)
-    images: Mapping[str, str] = field(default_factory=dict)  # container file -> the optional CUDA build it serves
+    # container file -> the optional CUDA build it serves, or why it (or a script) is a deployment part of its own
+    images: Mapping[str, str] = field(default_factory=dict)
     included_by_required: frozenset[str] = frozenset()  # files of optional folders that required code includes
     alternatives: Mapping[str, str] = field(default_factory=dict)  # folder of an NVIDIA-only runtime -> evidence
     unused: Mapping[str, str] = field(default_factory=dict)  # file -> its folder of code no longer used (legacy/)
@@ -179,8 +180,9 @@ class ProjectParts:
         if path in self.unbuilt:
             return Part(f"{path} (built by nothing)", (self.unbuilt[path],))
         if path in self.images:
-            deployment = self.images[path].endswith(DEPLOYMENT_IMAGE)
-            what = "a container deployment" if deployment else "an image for the optional CUDA build"
+            why = self.images[path]
+            what = "a container deployment" if why.endswith(DEPLOYMENT_IMAGE) else \
+                "a deployment script" if why.endswith(DEPLOYMENT_SCRIPT) else "an image for the optional CUDA build"
             return Part(f"{path} ({what})", (self.images[path],))
         if path in self.optional_includes:
             return Part(f"{path} (included by optional code only)", (self.optional_includes[path],))
@@ -446,7 +448,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         found_under=found_only_under(facts, regions, gated, switches, known),
                         unasked={p: tuple(v) for p, v in branches_not_taken(facts).items()},
                         unreached=unreached, undeclared=undeclared_scopes(facts, kinds), known=known)
-    return replace(project, images=_images_of_optional_builds(project, kinds, findings))
+    images = _images_of_optional_builds(project, kinds, findings) | _deployment_scripts(project, kinds, findings, known)
+    return replace(project, images=images)
 
 
 def _builds_cuda_code(found: Sequence[Finding], known: Words) -> bool:
@@ -502,6 +505,27 @@ DEPLOYMENT_IMAGE = "the image is a deployment part of its own"
 # https://docs.docker.com/compose/intro/compose-application-model/#the-compose-file); InsightFace-REST keeps
 # compose/docker-compose-v2.yml beside its Dockerfiles.
 COMPOSE_FILE = re.compile(r"^(?:docker-)?compose[\w.-]*\.ya?ml$")
+
+
+DEPLOYMENT_SCRIPT = "a deployment note beside the ROCm build"
+
+
+def _deployment_scripts(project: ProjectParts, kinds: Mapping[str, str], findings: Sequence[Finding],
+                        known: Words) -> dict[str, str]:
+    """Scripts (rules/workloads/optional.yaml `deployment.script_kinds`) of a project with a ROCm path whose every
+    finding above native queries NVIDIA's driver (`deployment.driver_queries`: nvidia-smi counting a node's GPUs):
+    how the project runs on its NVIDIA machines, beside the HIP build it has for others. A deployment note with its
+    class, never the project's. A script with anything else (nvcc, a CUDA build step) stays with the code."""
+    if not project.rocm_path or not known.driver_queries:
+        return {}
+    by_file: dict[str, list[Finding]] = {}
+    for f in findings:
+        if kinds.get(f.path) in known.script_kinds and class_rank(f.migration_class) > 0:
+            by_file.setdefault(f.path, []).append(f)
+    hip = project.rocm_path[0]
+    return {path: f"{path}: {', '.join(sorted({f.symbol for f in found}))} run on NVIDIA machines of a project with a "
+                  f"ROCm build ({hip.path}:{hip.line} {hip.text}); {DEPLOYMENT_SCRIPT}"
+            for path, found in sorted(by_file.items()) if all(f.rule in known.driver_queries for f in found)}
 
 
 def _images_of_optional_builds(project: ProjectParts, kinds: Mapping[str, str],

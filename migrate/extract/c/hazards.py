@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from migrate.extract.c import ts
 from migrate.extract.c.needles import Needled
 from migrate.extract.c.tree import SPACES, Emit, qualifiers, text, walk
-from migrate.extract.names import name_list
+from migrate.extract.names import alternatives, name_list
 from migrate.extract.text.lines import ARCH_OPTION
 
 MASK_NAME = re.compile(r"(?i)(^|_)(lane_?|warp_?|active_?|thread_?|ballot_?|sub_?warp_?|group_?)?mask(_t|_type)?$|"
@@ -47,13 +47,13 @@ LAUNCH_CALL = r"\b(?:FBGEMM_LAUNCH_KERNEL|FBGEMM_LAUNCH_DSA_KERNEL|hipLaunchKern
 # libcu++ names that start a qualified name with cuda:: (cuda::std::..., cuda::atomic_ref, ...)
 LIBCUDACXX = name_list("device", "libcudacxx_members")
 # CUDA back ends of portability layers that user code names directly (HIP spelling in rules/device.yaml)
-KOKKOS_CUDA = re.compile(r"^(Cuda|CudaSpace|CudaUVMSpace|CudaHostPinnedSpace|CudaTraits|CudaInternal)$")
+KOKKOS_CUDA = name_list("device", "kokkos_cuda_backend")
 # macros that portability layers and libraries define only when built for CUDA
-LAYER_CUDA_MACRO = re.compile(r"(!\s*)?(?:defined\s*\(?\s*)?\b(KOKKOS_ENABLE_CUDA|KOKKOS_ENABLE_CUDA_UVM|RAJA_ENABLE_CUDA|"
-                              r"RAJA_CUDA_ACTIVE|PETSC_HAVE_CUDA|SUNDIALS_CUDA_ENABLED)\b")
+LAYER_CUDA_MACRO = re.compile(r"(!\s*)?(?:defined\s*\(?\s*)?\b(" + alternatives("device", "layer_cuda_macros") + r")\b")
 LAYER_NAMESPACE = Needled(re.compile(rb"\bnamespace\s+(Kokkos|RAJA)\b"), b"Kokkos", b"RAJA")
 ARCH_WORDS = Needled(re.compile(rb"--gpu-architecture|-arch|-gencode|--generate-code"), b"-arch", b"-gencode", b"--generate-code")
-RAJA_CUDA = re.compile(r"^(cuda_\w+|Cuda|CudaFromStream|cuda_exec\w*)$")
+RAJA_CUDA = name_list("device", "raja_cuda_backend")
+RAJA_CUDA_POLICY = re.compile(r"^(?:" + alternatives("device", "raja_cuda_prefixes") + r")\w+$")
 # What every construct of this module holds (inert.py): lower-case pieces of the names above, the values
 # it looks for (1000, 448 under an FP8 name) and the words of its gates; a kernel, a #if, a declaration are
 # inert.STRUCTURE's
@@ -354,12 +354,12 @@ def _cuda_scoped_name(scope: ts.Node, layers: set[str], emit: Emit) -> None:
     elif head == "Kokkos":
         parts = [p.split("<")[0].strip() for p in text(inner).split("::")] if inner is not None else []
         parts = parts[1:] if parts and parts[0] in ("Impl", "Experimental") else parts
-        if parts and KOKKOS_CUDA.match(parts[0]):
+        if parts and parts[0] in KOKKOS_CUDA:
             emit("portability-cuda-backend", scope, f"Kokkos::{parts[0]}")
     elif head == "RAJA":
         parts = [p.split("<")[0].strip() for p in text(inner).split("::")] if inner is not None else []
         parts = parts[1:] if parts and parts[0] in ("resources", "expt", "policy") else parts
-        if parts and RAJA_CUDA.match(parts[0]):
+        if parts and (parts[0] in RAJA_CUDA or RAJA_CUDA_POLICY.match(parts[0])):
             emit("portability-cuda-backend", scope, f"RAJA::{parts[0]}")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from migrate.extract.names import name_list
+from migrate.extract.names import alternatives, name_list
 from migrate.extract.text import repositories
 from migrate.extract.text.lines import Logical, commands
 from migrate.extract.text.packages import INDEX_OPTIONS, conda_names, pip_names, url_names
@@ -53,6 +53,15 @@ LAUNCHERS = name_list("build", "launchers")
 # https://www.gnu.org/software/gzip/manual/gzip.html#Invoking-gzip (-d, -c), https://tukaani.org/xz/man.html,
 # https://sourceware.org/bzip2/manual/manual.html, https://facebook.github.io/zstd/zstd_manual.html
 ARCHIVERS = name_list("build", "archivers")
+# nvcc's options that other programs spell the same (gzip/lz4/zstd -dc, tr -dc): nvcc's only on a command that runs
+# nvcc, a variable that may hold it ($(NVCC), ${CXX}), or in a variable's value (rules/names/build.yaml)
+NVCC_ONLY_FLAGS = name_list("build", "nvcc_only_flags")
+CUDA_COMPILER_DRIVERS = name_list("build", "cuda_compiler_drivers")
+NVCC_ONLY_FLAG = re.compile(r"(?<![\w-])(?:" + alternatives("build", "nvcc_only_flags") + r")(?![\w-])")
+# the last one before a flag starts its simple command: ; | & ` and the parentheses of a subshell or a case
+# pattern (`*.tar.gz*) gzip -dc`), not those of a variable ($(NVCC) -dc, $(CUDA_PATH)/bin/nvcc)
+COMMAND_SEPARATOR = re.compile(r";|\||&|`|\)(?=\s)|(?<![$\w])\(")
+MAKE_ASSIGNING = frozenset({"=", ":=", "::=", "+=", "?=", "!="})
 DASH_D = re.compile(r"^-D\s*([A-Za-z_][A-Za-z0-9_]*)(?::\w+)?=")
 
 
@@ -286,9 +295,12 @@ def _modules(logical: Logical, args: Words, program: str) -> list[Fact]:
 
 
 def drop_foreign_flags(facts: list[Fact], logicals: list[Logical]) -> list[Fact]:
-    """The facts without the flags that an archiver's command line carries (ARCHIVERS: `gzip -dc x.tar.gz`)."""
+    """The facts without the flags that an archiver's command line carries (ARCHIVERS: `gzip -dc x.tar.gz`),
+    nor nvcc's shared spellings given to another program (NVCC_ONLY_FLAGS: `eval GZIP= gzip -dc`, `lz4 -dc`)."""
     spans: set[tuple[int, int]] = set()
     for logical in logicals:
+        spans |= {logical.where(m.start()) for m in NVCC_ONLY_FLAG.finditer(logical.text)
+                  if _given_to_another_program(logical.text, m.start())}
         if not any(name in logical.text for name in ARCHIVERS):
             continue  # cheap: most lines run no archiver
         for words in commands(logical.words()):
@@ -298,3 +310,20 @@ def drop_foreign_flags(facts: list[Fact], logicals: list[Logical]) -> list[Fact]
     if not spans:
         return facts
     return [f for f in facts if not (f.kind == "flag" and (f.line, f.column - 1) in spans)]
+
+
+def _given_to_another_program(text: str, at: int) -> bool:
+    """Whether the flag at `at` belongs to a simple command whose words before it (past `eval`, PREFIXES and
+    assignments) name a program and none is nvcc. A word held in a variable ($(NVCC), ${CXX}, `$NVCC`) may be nvcc;
+    a variable's value (`NVCCFLAGS += -dc`, `FLAGS="-dc"`) is no command; a flag that starts the command (a
+    continued flag list) has no program to tell."""
+    start = max((m.end() for m in COMMAND_SEPARATOR.finditer(text, 0, at)), default=0)
+    words = text[start:at].split()
+    if any(w in MAKE_ASSIGNING for w in words):  # `NVCCFLAGS += -dc`, `override X = -dc`, `x.o: X += -dc`
+        return False
+    words = [w for w in words if w not in PREFIXES and w != "eval" and not ASSIGNMENT.match(w)]
+    if not words:
+        return False
+    # the program, or a launcher before it (`ccache nvcc`), may be nvcc
+    named = [w.lstrip("@+-") for w in words]  # make's recipe prefixes (@nvcc)
+    return not any("$" in w or w.startswith(("(", "{")) or w.rsplit("/", 1)[-1] in CUDA_COMPILER_DRIVERS for w in named)
