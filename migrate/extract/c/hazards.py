@@ -68,7 +68,8 @@ def integer(value: str) -> int | None:
 
 
 def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> None:
-    grids = _grid_names(caps)
+    # a declaration whose text names neither is none of them: a file without either has no grid name
+    grids = _grid_names(caps) if b"grid_group" in source or b"this_grid" in source else set()
     for node in caps.get("typedef", []):
         _mask_type(node, emit)
     for node in caps.get("reference.call", []):
