@@ -104,7 +104,10 @@ def fact_of(row: object, *, checked: bool = True) -> Fact:
     same names, kinds and roles recur in thousands of them (a decoded row's strings are new objects).
     `checked=False` only for a row this process's own code has just written (not read from a cache)."""
     values: list[Any] = typed_row(row, FACT_ROW) if checked else row  # type: ignore[assignment]
-    return build_fact([intern(value) if type(value) is str else value for value in values])
+    # the str fields by place (FACT_ROW: kind, name, role, text; guard or None), not a type test of every value
+    kind, name, line, column, end_line, end_column, role, text, guard, cell, value = values
+    return build_fact((intern(kind), intern(name), line, column, end_line, end_column, intern(role), intern(text),
+                       guard if guard is None else intern(guard), cell, value))
 
 
 

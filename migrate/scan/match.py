@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from migrate.model import Candidate, Extraction, Fact, FileResult, Finding, Target, class_rank, evolve
+from migrate.model import Candidate, Extraction, Fact, FileResult, Finding, Target, build_finding, class_rank, evolve
 from migrate.rulebase import alternatives, datafile, targets
 from migrate.rulebase.load import Entries, Entry, Rule, RuleBase, default_rules_dir, version_tuple
 from migrate.scan import crossref
@@ -430,7 +430,12 @@ def _limit(rule: Rule, index: RuleIndex) -> int | None:
 
 
 def _unavailable(entry: Entry | None, target: Target) -> bool:
-    return bool(entry and entry.since and version_tuple(entry.since) > version_tuple(target.rocm))
+    return bool(entry and entry.since and _release(entry.since) > _release(target.rocm))
+
+
+# version_tuple of a release, read once per process: a scan asks for each entry's `since` and the target's
+# twice per finding (cuda-samples: 37k times, for a few dozen distinct releases)
+_release = functools.lru_cache(maxsize=1024)(version_tuple)
 
 
 def _finding(rel: str, fact: Fact, rule: Rule, entry: Entry | None, symbol: str,
@@ -447,13 +452,11 @@ def _finding(rel: str, fact: Fact, rule: Rule, entry: Entry | None, symbol: str,
     if route is not None:  # a documented ROCm route (or a known redesign) decides the class
         cls, confidence, hip = route.migration_class, "high", route.hip
         message += f"; ROCm route: {route.hip} ({route.source})" if route.hip else f"; no ROCm route ({route.source})"
-    return Finding(
-        rule=rule.id, path=rel, line=fact.line, column=fact.column,
-        end_line=fact.end_line, end_column=fact.end_column, symbol=symbol, message=message,
-        hip=hip, hipify=hipify, confidence=confidence, migration_class=cls,
-        source_line=extraction.line_text.get((fact.cell or 0, fact.line), ""), cell=fact.cell,
-        status="optional" if fact.guard == OPTIONAL else "",
-    )
+    # Finding's fields in order (build_finding: the dataclass's __init__ cost twice as much), the rest at their defaults:
+    # workload, targets, source, precise, status, effective_class, compiler
+    return build_finding((rule.id, rel, fact.line, fact.column, fact.end_line, fact.end_column, symbol, message, hip,
+                          hipify, confidence, cls, extraction.line_text.get((fact.cell or 0, fact.line), ""), fact.cell,
+                          "", (), "rules", None, "optional" if fact.guard == OPTIONAL else "", "", ""))
 
 
 def _message(rule: Rule, symbol: str, hip: str | None, entry: Entry | None, value: int | None = None) -> str:

@@ -119,12 +119,13 @@ def extract(source: bytes, names: Callable[[str], bool] | None = None) -> Extrac
         line = source.count(b"\n", 0, directive.start()) + 1
         facts = [*facts, Fact(kind="construct", name="shading-language-directive", line=line, column=1, end_line=line,
                               end_column=len(directive.group(0).strip()) + 1, text=directive.group(0).strip().decode())]
-    try:
-        source.decode("utf-8")
+    try:  # decoded once: text that is UTF-8 decodes the same with "replace"
+        decoded = source.decode("utf-8")
     except UnicodeDecodeError as exc:
         notes.append(f"not UTF-8 (byte {exc.start}); bytes that are not UTF-8 were read as one character each")
+        decoded = source.decode("utf-8", "replace")
     return Extraction(facts=tuple(facts), lines=source.count(b"\n") + 1,
-                      line_text=line_texts(source.decode("utf-8", "replace").split("\n"), facts), notes=tuple(notes))
+                      line_text=line_texts(decoded.split("\n"), facts), notes=tuple(notes))
 
 
 def extract_snippet(source: bytes, *, row0: int = 0, col0: int = 0,

@@ -68,7 +68,8 @@ def integer(value: str) -> int | None:
 
 
 def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> None:
-    grids = _grid_names(caps)
+    # a declaration whose text names neither is none of them: a file without either has no grid name
+    grids = _grid_names(caps) if b"grid_group" in source or b"this_grid" in source else set()
     for node in caps.get("typedef", []):
         _mask_type(node, emit)
     for node in caps.get("reference.call", []):
@@ -229,9 +230,17 @@ def _runs(value: str) -> bool:
     return m is not None and not (m.group(1).isdigit() and int(m.group(1)) < 8)
 
 
+def _may_be_64(value: str) -> bool:
+    """Whether `integer(value)` can be 64, read before the name's pattern (most values are no 64): its digits are
+    64 (leading zeros aside) in the text, unless a comment between them goes (`integer` drops comments, and a
+    comment holds a `/`) or they are other digits than ASCII's (`\\d` and int() read every script's)."""
+    return "64" in value or "/" in value or not value.isascii()
+
+
 def _wave_64_macro(node: ts.Node, emit: Emit) -> None:
     name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
-    if name is not None and value is not None and WAVE_NAME.match(text(name)) and integer(text(value)) == 64:
+    if name is not None and value is not None and _may_be_64(text(value)) and WAVE_NAME.match(text(name)) \
+            and integer(text(value)) == 64:
         emit("warp-size-constant-64", name, text(name))
 
 
@@ -246,7 +255,7 @@ def _initialised(caps: dict[str, list[ts.Node]]) -> Iterator[tuple[ts.Node, ts.N
 
 
 def _wave_64_binding(name_node: ts.Node, value: ts.Node, emit: Emit) -> None:
-    if WAVE_NAME.match(text(name_node)) and integer(text(value)) == 64:
+    if _may_be_64(value_text := text(value)) and WAVE_NAME.match(text(name_node)) and integer(value_text) == 64:
         emit("warp-size-constant-64", name_node, text(name_node))
 
 

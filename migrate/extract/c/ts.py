@@ -136,6 +136,9 @@ def captures(query: str, node: Node) -> dict[str, list[Node]]:
     # (tests/test_c_captures.py), so Node objects are made for the named ones only: cuda-samples' trees
     # walked in 1.1-1.6 s CPU instead of 1.5-3.0 s (3 alternated rounds, loaded machine). A None below a
     # node's children marks the end of its level (the depth, at ~12 % of the walk's time).
+    # A subtree that cannot reach below MAX_DEPTH (its level plus its descendants, itself counted, at most
+    # MAX_DEPTH + 1: no path down it is longer) is walked in the inner loop, in the same order, without the
+    # depth's marks: every tree of cuda-samples' smaller files, each top-level declaration of the larger ones.
     stack: list[Node | None] = [node]
     pop, push, append = stack.pop, stack.extend, stack.append
     depth = 0
@@ -143,6 +146,19 @@ def captures(query: str, node: Node) -> dict[str, list[Node]]:
         current = pop()
         if current is None:
             depth -= 1
+            continue
+        if depth + current.descendant_count <= MAX_DEPTH + 1:
+            below = [current]
+            pop_below, push_below = below.pop, below.extend
+            while below:
+                current = pop_below()
+                if (names := of_kind(current.kind_id)) is not None:
+                    for name in names:
+                        if (sink := found.get(name)) is None:
+                            found[name] = sink = []
+                        sink.append(current)
+                if current.named_child_count:
+                    push_below(reversed(current.named_children))
             continue
         if (names := of_kind(current.kind_id)) is not None:
             for name in names:

@@ -39,9 +39,17 @@ KIND_PATTERNS = {
 }
 
 
+# Kinds whose patterns hold no `^` or `$`: a match in a line (or in its part before a # comment) is one in the whole
+# text too (a \b at a line's ends is one beside the newline or the `#`), so a text none of them finds has no evidence
+# and its lines are not read one by one (cuda-samples: 215 CMakeLists.txt, nearly all without any)
+WHOLE_TEXT_FIRST = frozenset({"cmake", "makefile", "shell", "manifest"})
+
+
 def evidence(kind: str, text: str) -> list[Fact]:
     """At most one `rocm_path` fact per line: the first match of the kind's patterns."""
     strength, patterns = KIND_PATTERNS.get(kind, ("", ()))
+    if kind in WHOLE_TEXT_FIRST and not any(pattern.search(text) for pattern in patterns):
+        return []
     out: list[Fact] = []
     for number, line, _ in numbered(text):
         if kind == "manifest" and CI_OFF.match(line):
