@@ -60,6 +60,11 @@ TOKENS["cargo"] = ["[package]", "name = \"x\"", "[features]", "rocm = [\"dep/roc
 TOKENS["go"] = ["package main", "/*", "*/", "// ", "#cgo LDFLAGS: -L${SRCDIR}/lib -lcudart -lkernels", "#cgo ",
                 "linux,amd64 ", "CFLAGS: -I/usr/local/cuda/include", "LDFLAGS:", " -l", "-L", "import \"C\"",
                 "#include <cuda_runtime.h>", "func main() {", "}", "\"", "`"]
+TOKENS["autoconf"] = ["AC_INIT([x], [1.0])", "AC_ARG_WITH([cuda],", "AC_ARG_ENABLE([gpu],", "AS_HELP_STRING([--with-cuda])",
+                      "[with_cuda=no]", "[enable_gpu=yes]", "AC_PATH_PROG([NVCC], [nvcc], [no])",
+                      "AC_CHECK_PROG(NVCC, nvcc, nvcc)", "AM_CONDITIONAL([COND_CUDA], [test x$with_cuda = xyes])",
+                      "AM_CONDITIONAL([USE_NVCC], [test \"$NVCC\" != no])", "if test ", "then", "fi", "dnl ", "#",
+                      "[", "]", "(", ")", ",", "$", "AC_SUBST([NVCC])", "AC_OUTPUT"]
 TOKENS["cpp"] = TOKENS["hip"] = TOKENS["cuda"]
 KINDS = sorted(EXTRACTORS)
 
@@ -115,7 +120,8 @@ FILE_NAMES = {"cuda": "k.cu", "cpp": "k.cpp", "hip": "k.hip", "python": "m.py", 
               "requirements": "requirements.txt", "conda": "environment.yml", "pyproject": "pyproject.toml",
               "setupcfg": "setup.cfg", "dockerfile": "Dockerfile", "manifest": "docker-compose.yml",
               "cmake": "CMakeLists.txt", "makefile": "Makefile", "shell": "run.sh",
-              "gitmodules": ".gitmodules", "cargo": "Cargo.toml", "go": "main.go"}
+              "gitmodules": ".gitmodules", "cargo": "Cargo.toml", "go": "main.go",
+              "autoconf": "configure.ac"}
 
 
 def fuzz_scan(kind: str, data: bytes, folder: Path, rules: RuleBase) -> list[str]:
