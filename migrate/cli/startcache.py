@@ -43,7 +43,8 @@ MAX_SOURCES = 2000
 DEBUG_FLAG = 128  # re.DEBUG: such a pattern prints its program; never served from the table
 MAX_BYTES = 2_000_000  # past this payload, only what this run used and added is kept
 RE_MODULES = frozenset({"re", "sre_compile", "functools"})  # frames between a caller and re's compiler
-RULE_BASE = "migrate.rulebase."  # the rule base's patterns are data the installed package (or its user) ships
+# stages whose composed patterns come from rule data the package (or its user) ships, never from a scanned project
+DATA_STAGES = ("migrate.rulebase.", "migrate.scan.")
 
 Program = tuple[int, list[int], int, dict[str, int], tuple[object, ...]]  # _sre.compile's arguments after the pattern
 
@@ -96,9 +97,10 @@ class _Table:
 def _own(pattern: str | bytes) -> bool:
     """Whether a pattern is one of the installed code's own, not text a run read: the code that asked
     re for it (the first frame outside re) holds it as a literal, runs at import time (a module body
-    composing it from the package's lists), or is the rule base's (the rules shipped, or the user's
-    own rule files). Patterns composed at run time from a scanned project's names, build lines,
-    configuration or globs (fnmatch, pathspec) are compiled by re each time and never stored."""
+    composing it from the package's lists), or is a stage that composes patterns from rule data (the
+    rule base, the matcher and layout readings: rules shipped, or the user's own rule files). Patterns
+    composed at run time from a scanned project's names (the extractors), build lines, configuration
+    or globs (fnmatch, pathspec) are compiled by re each time and never stored."""
     frame: Any = sys._getframe(2)
     while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] in RE_MODULES:
         frame = frame.f_back
@@ -106,7 +108,7 @@ def _own(pattern: str | bytes) -> bool:
         return False
     code = frame.f_code
     return (code.co_name == "<module>" or pattern in code.co_consts
-            or frame.f_globals.get("__name__", "").startswith(RULE_BASE))
+            or frame.f_globals.get("__name__", "").startswith(DATA_STAGES))
 
 
 def table_path() -> str | None:
