@@ -47,7 +47,8 @@ SWITCH_ON_VALUES = frozenset({"1", "ON", "YES", "TRUE"})
 AUTOMAKE_PREFIX = re.compile(r"^@([A-Za-z_]\w*)_(TRUE|FALSE)@")
 # automake's `if NAME` / `if !NAME` at the start of a Makefile.am line (never a recipe's: those start with a tab)
 AUTOMAKE_MARK = "@"  # marks an automake conditional on the stack of open branches
-AUTOMAKE_IF = re.compile(r"^if\s+(!?)\s*([A-Za-z_]\w*)\s*(?:#.*)?$")
+# (the space after `!` only with the `!`: `\s+!?\s*` would try every split of a run of spaces, quadratic on a long line)
+AUTOMAKE_IF = re.compile(r"^if\s+(?:(!)\s*)?([A-Za-z_]\w*)\s*(?:#.*)?$")
 # Files GNU Autoconf and GNU libtool write (a `configure` script, `ltmain.sh`) say so in their header comment
 # (rules/names/build.yaml, autotools_stamps and autotools_templates): they tell nothing of the project's toolchain.
 AUTOTOOLS_STAMP = re.compile(r"^#.*(?:" + alternatives("build", "autotools_stamps") + r"|generated from \S*(?:"
