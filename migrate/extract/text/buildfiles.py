@@ -15,7 +15,7 @@ WORD_NVIDIA_SMI = re.compile(r"\bnvidia-smi\b")
 WORD_NVCC = re.compile(r"(?<![\w-])(?:[\w$(){}.~/-]*/)?nvcc\b(?![.-])")
 # Lines that only mention a tool (messages, existence checks) do not run it.
 MENTION_ONLY = re.compile(
-    r"^\s*(?:if\s+!?\s*|!\s*)?(echo|printf|@echo|command\s+-v|which|type|hash)\b|\$\(\s*(command\s+-v|which)\b"
+    r"^\s*(?:if\s+(?:!\s*)?|!\s*)?(echo|printf|@echo|command\s+-v|which|type|hash)\b|\$\(\s*(command\s+-v|which)\b"
 )
 MAKE_ASSIGNMENT = re.compile(r"^\s*(?:export\s+|override\s+)*([A-Za-z_]\w*)\s*(?::{1,3}|\?|\+|!)?=\s*(.*?)\s*$")
 RECIPE_PREFIX = re.compile(r"^\t[@+\-\s]*")
