@@ -1,4 +1,4 @@
-"""Rules are built as drafts of Rule's slots whose class is then set to Rule (rulebase/load.py _build):
+"""Rules are made by model.slot_builder from their fields by name (rulebase/load.py _build):
 each is the object Rule's own constructor makes from the same fields, every field set, frozen."""
 from __future__ import annotations
 
@@ -36,9 +36,9 @@ def test_a_drafted_rule_is_frozen_and_replace_works(tmp_path: Path) -> None:
     assert dataclasses.replace(rule, title="t").title == "t" and rule.title != "t"
 
 
-def test_the_drafts_have_the_slots_of_their_classes() -> None:
-    assert load._RuleDraft.__slots__ == Rule.__slots__ == tuple(f.name for f in dataclasses.fields(Rule))
-    assert load._MatcherDraft.__slots__ == Matcher.__slots__
+def test_the_makers_fill_the_slots_of_their_classes_in_field_order() -> None:
+    assert Rule.__slots__ == tuple(f.name for f in dataclasses.fields(Rule))
+    assert Matcher.__slots__ == tuple(f.name for f in dataclasses.fields(Matcher))
 
 
 def test_a_field_left_unset_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -48,7 +48,7 @@ def test_a_field_left_unset_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
               "first_use": 0.0}, "confidence": "high", "status": "stable", "rationale": "r", "docs": "d"}
     rule = load._build(record, "probe.yaml")
     assert _constructed(rule) == rule
-    draft = load._RuleDraft()
-    draft.id = "HIP9998"  # type: ignore[attr-defined]
-    with pytest.raises(AttributeError):
-        _ = draft.name  # type: ignore[attr-defined]
+    fields = {f.name: getattr(rule, f.name) for f in dataclasses.fields(Rule)}
+    del fields["name"]
+    with pytest.raises(KeyError):  # a field _build forgets is no object at all
+        load._made(load._make_rule, Rule.__slots__, fields)

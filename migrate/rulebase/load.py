@@ -6,14 +6,14 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from migrate import __version__
-from migrate.model import Confidence, HipifyState, MigrationClass, RuleInfo
+from migrate.model import Confidence, HipifyState, MigrationClass, RuleInfo, slot_builder
 from migrate.rulebase import datafile
 from migrate.vocabulary import CONSTRUCTS, FACT_KINDS, ROLES
 
@@ -364,56 +364,46 @@ def _entry(value: object) -> Entry:
     return Entry(**fields, value=re.compile(pattern) if pattern else None)
 
 
-class _RuleDraft:
-    """A Rule while _build fills it in: Rule's slots, none of its methods; made a Rule once full."""
+T = TypeVar("T")
+_make_matcher = slot_builder(Matcher)
+_make_rule = slot_builder(Rule)
 
-    __slots__ = Rule.__slots__
 
-
-class _MatcherDraft:
-    """A Matcher while _build fills it in (as _RuleDraft)."""
-
-    __slots__ = Matcher.__slots__
+def _made(make: Callable[[Iterable[object]], T], slots: tuple[str, ...], fields: dict[str, object]) -> T:
+    """An object from every one of its fields by name, through model.slot_builder's maker."""
+    return make(fields[name] for name in slots)
 
 
 def _build(record: dict[str, Any], filename: str, *, lazy: bool = False) -> Rule:
     """One rule from its validated record. Every lint start builds the 450 rules: a frozen dataclass's
     `__init__` sets each field through `object.__setattr__` (~29 M instructions for 450 x 37 fields, 6 % of
-    an edited-file lint), so the fields are stored into a draft of the same slots, whose class is then
-    set to Rule (Matcher): the same frozen object its constructor makes (tests/test_rules_drafted.py
-    holds every rule equal to Rule(**its fields), every field set)."""
+    an edited-file lint), so they are made by model.slot_builder, as the scan makes facts and findings
+    (tests/test_rules_drafted.py holds every rule equal to Rule(**its fields), every field set)."""
     (kind, spec), = record["match"].items()
-    m: Any = _MatcherDraft()
-    m.kind = kind
-    m.exact = frozenset(_as_tuple(spec.get("exact")))
-    m.prefixes = _as_tuple(spec.get("prefix"))
-    m.regex = None if "regex" not in spec else LazyPattern(spec["regex"]) if lazy else re.compile(spec["regex"])
-    m.entries = Entries(spec.get("map") or {}) if lazy else {k: _entry(v) for k, v in (spec.get("map") or {}).items()}
-    m.roles = frozenset(spec.get("roles", ()))
-    m.value = re.compile(spec["value"]) if "value" in spec else None
-    m.__class__ = Matcher
+    matcher = _made(_make_matcher, Matcher.__slots__, {
+        "kind": kind, "exact": frozenset(_as_tuple(spec.get("exact"))), "prefixes": _as_tuple(spec.get("prefix")),
+        "regex": None if "regex" not in spec else LazyPattern(spec["regex"]) if lazy else re.compile(spec["regex"]),
+        "entries": Entries(spec.get("map") or {}) if lazy else {k: _entry(v) for k, v in (spec.get("map") or {}).items()},
+        "roles": frozenset(spec.get("roles", ())), "value": re.compile(spec["value"]) if "value" in spec else None})
     rocm = record.get("rocm", {})
-    r: Any = _RuleDraft()
-    r.id, r.name, r.title, r.matcher = record["id"], record["name"], record["title"], m
-    r.migration_class, r.hip, r.hipify = record["class"], record["hip"], record["hipify"]
-    r.effort_per_occurrence = float(record["effort"]["per_occurrence"])
-    r.effort_first_use = float(record["effort"]["first_use"])
-    r.confidence, r.status = record["confidence"], record["status"]
-    r.rationale, r.docs, r.file = record["rationale"].strip(), record["docs"], filename
-    r.message, r.rocm_min, r.rocm_max = record.get("message"), rocm.get("min"), rocm.get("max")
-    r.arch, r.fallback = tuple(record.get("arch", ())), bool(record.get("fallback", False))
-    r.covers_file = bool(record.get("covers_file", False))
-    r.in_backend_files = bool(record.get("in_backend_files", True))
-    r.mask_elsewhere = bool(record.get("mask_elsewhere", False))
-    r.known_name = bool(record.get("known_name", False))
-    r.file_has = record["file_has"]["regex"] if "file_has" in record else None
-    r.file_has_what = record["file_has"]["what"] if "file_has" in record else None
-    r.needs_context = record["needs_context"]["what"] if "needs_context" in record else None
-    r.when, r.target = record.get("when"), tuple(sorted(record.get("target", {}).items()))
-    r.exceeds = record.get("exceeds")
-    r.__class__ = Rule
-    rule: Rule = r
-    return rule
+    return _made(_make_rule, Rule.__slots__, {
+        "id": record["id"], "name": record["name"], "title": record["title"], "matcher": matcher,
+        "migration_class": record["class"], "hip": record["hip"], "hipify": record["hipify"],
+        "effort_per_occurrence": float(record["effort"]["per_occurrence"]),
+        "effort_first_use": float(record["effort"]["first_use"]),
+        "confidence": record["confidence"], "status": record["status"],
+        "rationale": record["rationale"].strip(), "docs": record["docs"], "file": filename,
+        "message": record.get("message"), "rocm_min": rocm.get("min"), "rocm_max": rocm.get("max"),
+        "arch": tuple(record.get("arch", ())), "fallback": bool(record.get("fallback", False)),
+        "covers_file": bool(record.get("covers_file", False)),
+        "in_backend_files": bool(record.get("in_backend_files", True)),
+        "mask_elsewhere": bool(record.get("mask_elsewhere", False)),
+        "known_name": bool(record.get("known_name", False)),
+        "file_has": record["file_has"]["regex"] if "file_has" in record else None,
+        "file_has_what": record["file_has"]["what"] if "file_has" in record else None,
+        "needs_context": record["needs_context"]["what"] if "needs_context" in record else None,
+        "when": record.get("when"), "target": tuple(sorted(record.get("target", {}).items())),
+        "exceeds": record.get("exceeds")})
 
 
 def _check_unique(rules: list[Rule]) -> None:
