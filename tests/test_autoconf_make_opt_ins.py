@@ -4,31 +4,18 @@ request-word make variables no build file assigns. Each fixture is cut from a re
 near miss turns the default on, and the CUDA part is then required."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from migrate.extract.text import autoconf, buildfiles
 from migrate.model import Fact
 from migrate.workloads.build_sources import named_files
-from tests.test_optional_parts import CASES, optional_parts, report, scanned
+from tests.test_opt_in_build_graph import edited, statuses
+from tests.test_optional_parts import optional_parts, report, scanned
 
 AUTOCONF = "autoconf_with_cuda"
 AUTOMAKE = "automake_nvcc_found"
 MAKE = "make_quoted_opt_in"
-
-
-def statuses(data: dict, path: str) -> set[str]:
-    return {f["status"] for f in data["findings"] if f["path"] == path}
-
-
-def edited(case: str, tmp_path: Path, path: str, old: str, new: str) -> Path:
-    tree = tmp_path / case
-    shutil.copytree(CASES / case, tree)
-    text = (tree / path).read_text()
-    assert old in text, path
-    (tree / path).write_text(text.replace(old, new))
-    return tree
 
 
 def switches(source: str) -> dict[str, str]:
