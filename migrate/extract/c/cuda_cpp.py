@@ -548,7 +548,7 @@ INCLUDE_GUARD = re.compile(r"(^_*[A-Z0-9_]*_(H|HPP|HH|CUH|INCLUDED)_*$)")
 # around the rest of the file. `__cplusplus` is defined by every C++ compiler and by none for C (ISO C++
 # [cpp.predefined]); it says which language compiles the file, never whether CUDA is there, so a declaration under
 # it is no stand-in for builds without CUDA (OvenMediaEngine's misc/stubs/libcublas_stub.c)
-LANGUAGE_GUARD = re.compile(r"^!?\s*(?:defined\s*\(?\s*)?__cplusplus\s*\)?$")
+LANGUAGE_GUARD = re.compile(r"^!?\s*(?:defined\s*(?:\(\s*)?)?__cplusplus\s*\)?$")
 
 
 def _own_types(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:

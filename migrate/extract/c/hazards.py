@@ -42,14 +42,14 @@ CEIL_DIV = re.compile(r"\+\s*[\w:.()]+\s*(-\s*1\s*)?\)\s*/|"
                       r"\b\w*([Cc]eil_?[Dd]iv|[Dd]iv_?[Uu]p|DIV_?UP|CEIL_?DIV|cdiv|div_?round_?up|calc_x?block_count)\w*\s*\(")
 # launches written as calls whose first argument is the kernel and second the grid: FBGEMM's launch
 # macros, hipLaunchKernelGGL, cudaLaunchKernel (kernel possibly parenthesised, templated, cast to void*)
-LAUNCH_CALL = r"\b(?:FBGEMM_LAUNCH_KERNEL|FBGEMM_LAUNCH_DSA_KERNEL|hipLaunchKernelGGL|cudaLaunchKernel)\s*\(\s*\(?\s*" \
-              r"(?:\(\s*(?:const\s+)?void\s*\*\s*\)\s*)?&?\s*(?:[\w:]*::)?{name}\s*(?:<[^;()]*?>)?\s*\)?\s*,"
+LAUNCH_CALL = r"\b(?:FBGEMM_LAUNCH_KERNEL|FBGEMM_LAUNCH_DSA_KERNEL|hipLaunchKernelGGL|cudaLaunchKernel)\s*\(\s*(?:\(\s*)?" \
+              r"(?:\(\s*(?:const\s+)?void\s*\*\s*\)\s*)?&?\s*(?:[\w:]*::)?{name}\s*(?:<[^;()]*?>)?\s*(?:\)\s*)?,"
 # libcu++ names that start a qualified name with cuda:: (cuda::std::..., cuda::atomic_ref, ...)
 LIBCUDACXX = name_list("device", "libcudacxx_members")
 # CUDA back ends of portability layers that user code names directly (HIP spelling in rules/device.yaml)
 KOKKOS_CUDA = name_list("device", "kokkos_cuda_backend")
 # macros that portability layers and libraries define only when built for CUDA
-LAYER_CUDA_MACRO = re.compile(r"(!\s*)?(?:defined\s*\(?\s*)?\b(" + alternatives("device", "layer_cuda_macros") + r")\b")
+LAYER_CUDA_MACRO = re.compile(r"(!\s*)?(?:defined\s*(?:\(\s*)?)?\b(" + alternatives("device", "layer_cuda_macros") + r")\b")
 LAYER_NAMESPACE = Needled(re.compile(rb"\bnamespace\s+(Kokkos|RAJA)\b"), b"Kokkos", b"RAJA")
 ARCH_WORDS = Needled(re.compile(rb"--gpu-architecture|-arch|-gencode|--generate-code"), b"-arch", b"-gencode", b"--generate-code")
 RAJA_CUDA = name_list("device", "raja_cuda_backend")
@@ -405,7 +405,7 @@ def _under_negation(condition: str, at: int) -> bool:
 # CUDA's version numbers are major * 1000 + minor * 10 (12040 is 12.4)
 VERSION_SOURCE = re.compile(r"\b(cudaRuntimeGetVersion|cudaDriverGetVersion|cuDriverGetVersion|CUDART_VERSION|"
                             r"CUDA_VERSION|\w*[Cc]uda(?:rt)?_?[Vv]ersion\w*)\b")
-THOUSANDS = re.compile(r"^\(?\s*([A-Za-z_]\w*)\s*\)?\s*/\s*1000$")
+THOUSANDS = re.compile(r"^\(?\s*([A-Za-z_]\w*)\s*(?:\)\s*)?/\s*1000$")
 THOUSANDS_BYTES = Needled(re.compile(rb"/\s*1000\b"), b"1000")  # a file without one has nothing for _cuda_version_decode
 
 
@@ -422,6 +422,7 @@ def _cuda_version_decode(node: ts.Node, emit: Emit) -> None:
         scope = scope.parent
     body = text(scope) if scope is not None else ""
     name = re.escape(m.group(1))
-    minor = re.compile(rf"\b{name}\s*\)?\s*(%\s*100\b(?!0)|/\s*10\s*\)?\s*%\s*100\b(?!0)|%\s*1000\s*\)?\s*/\s*10\b(?!0))")
+    minor = re.compile(rf"\b{name}\s*(?:\)\s*)?"
+                       r"(%\s*100\b(?!0)|/\s*10\s*(?:\)\s*)?%\s*100\b(?!0)|%\s*1000\s*(?:\)\s*)?/\s*10\b(?!0))")
     if minor.search(body) and VERSION_SOURCE.search(body):
         emit("cuda-version-decode", node, text(node))

@@ -10,18 +10,18 @@ from migrate.extract.text.lines import Logical, fact, finish, numbered
 from migrate.model import Extraction, Fact
 
 # image: x, container: x (CI), repository: x (Helm), baseImage:/BASE_IMAGE: x (build arguments)
-IMAGE = re.compile(r"^\s*-?\s*[\"']?(image|container|repository|[\w.-]*(?i:image)[\w.-]*)[\"']?\s*:\s*[\"']?"
+IMAGE = re.compile(r"^\s*(?:-\s*)?[\"']?(image|container|repository|[\w.-]*(?i:image)[\w.-]*)[\"']?\s*:\s*[\"']?"
                    r"([^\s\"'#{}\[\],]+)")
 GPU_KEYS = re.compile(
     r"(?<![\w./-])nvidia\.com/[\w.-]+|\b(?:runtime|driver|runtimeClassName):\s*[\"']?nvidia\b"
     r"|\bNVIDIA_[A-Z_]+\b|\bnvidia-smi\b"
 )
-CAPABILITIES = re.compile(r"^(\s*-?\s*)capabilities:\s*(.*)$")
+CAPABILITIES = re.compile(r"^(\s*(?:-\s*)?)capabilities:\s*(.*)$")
 COMPOSE_GPUS = re.compile(r"^\s+(gpus:\s*[\"']?[^\s\"'#]+)")
 # Cloud node labels that select NVIDIA accelerators (GKE, EKS, Karpenter, AKS ...).
 ACCELERATOR_KEY = r"[\w./-]*(?:accelerator|instance-gpu-manufacturer|gpu-type)"
 ACCELERATOR = re.compile(rf"(?i)(?<![\w.-])({ACCELERATOR_KEY})[\"']?\s*[:=]\s*[\"']?((?:nvidia|tesla)[\w.-]*)")
-ACCELERATOR_SELECTOR = re.compile(rf"(?i)^\s*-?\s*key:\s*[\"']?{ACCELERATOR_KEY}[\"']?\s*$")
+ACCELERATOR_SELECTOR = re.compile(rf"(?i)^\s*(?:-\s*)?key:\s*[\"']?{ACCELERATOR_KEY}[\"']?\s*$")
 VALUES = re.compile(r"^\s*values:\s*\[(.*)\]")
 # CI steps: GitHub's run:, GitLab's script: (inline, block scalar, or a list of commands)
 SHELL_KEY = re.compile(r"^(\s*)(?:-\s+)?(?:run|script|before_script|after_script)\s*:\s*(.*?)\s*$")
@@ -54,7 +54,7 @@ def manifest(source: bytes) -> Extraction:
         for m in ACCELERATOR.finditer(line):
             facts.append(fact("manifest", f"accelerator: {m.group(2).lower()}", number, m.start(), m.end(),
                               text=m.group(0)))
-        if re.match(r"^\s*-?\s*key:", line):
+        if re.match(r"^\s*(?:-\s*)?key:", line):
             in_selector = bool(ACCELERATOR_SELECTOR.match(line))
         elif in_selector and (m := VALUES.match(line)):
             in_selector = False

@@ -20,7 +20,7 @@ from migrate.extract.text.lines import Logical, fact
 from migrate.model import Fact
 
 ASSIGNMENT = re.compile(r"^\s*(?:export\s+|override\s+)*(\.?[A-Za-z_][\w.]*)\s*(\+|\?|:{1,3}|!)?=\s*(.*?)\s*$")
-RULE = re.compile(r"^([^\t:=#][^:=#]*?)\s*(::?)(?!=)\s*(.*)$")
+RULE = re.compile(r"^([^\t:=#][^:=#]*)(::?)(?!=)\s*(.*)$")  # group 1 keeps trailing blanks: its words are split
 REFERENCE = re.compile(r"\$[({]([A-Za-z_][\w.]*)[)}]")
 # lines whose first word is a make directive, not a rule (https://www.gnu.org/software/make/manual/html_node/Quick-Reference.html)
 DIRECTIVES = frozenset({"ifeq", "ifneq", "ifdef", "ifndef", "else", "endif", "define", "endef", "export", "unexport",
