@@ -192,6 +192,9 @@ def test_hostile_configure_ac_and_makefile_am_read_in_bounded_time() -> None:
     started = time.monotonic()  # the regular expression alone: other readings of such a line are older (review22 notes)
     assert buildfiles.AUTOMAKE_IF.match("if" + " " * 30000 + "X" + " " * 30000 + "y") is None
     assert time.monotonic() - started < 1
+    stopped = autoconf.extract(b"AC_ARG_WITH([a])\n" + b"AC_ARG_WITH(((((\n" * 40000)
+    assert [n.split(":")[0] for n in stopped.notes] == ["macro calls from line 6 on not read"]  # said, not silent
+    assert autoconf.extract(b"AC_ARG_WITH([a])\n" * 3).notes == ()
     # the line of a fact after many macros is still counted right
     assert [f.line for f in autoconf.extract(b"AC_ARG_WITH([a])\n" * 3 + b"AM_CONDITIONAL([X], [test a = a])").facts
             if f.kind == "build_switch"] == [4]

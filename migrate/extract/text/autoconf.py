@@ -39,7 +39,7 @@ SPECIAL = re.compile(r"[][(),]")  # the characters an argument scan reads
 # from its `(` on, a nested call's again, so a real configure.ac reads each character a few times; unclosed calls
 # (`AC_ARG_WITH(` repeated) would read the rest of the file once per call (34 configure.ac/.in of /work/repos: at most
 # 0.64 characters read per character). Past the budget no further call is read
-# (no fact: the old readings stand).
+# (no fact: the old readings stand) and the file gets a note.
 SCAN_BUDGET_PER_CHAR = 4
 
 
@@ -50,10 +50,14 @@ def extract(source: bytes) -> Extraction:
     facts: list[Fact] = []
     budget = SCAN_BUDGET_PER_CHAR * len(clean) + 4096
     line, counted = 1, 0
+    notes: list[str] = []
     for m in MACROS.finditer(clean):
         args, scanned = _arguments(clean, m.end(), m.end() + budget)
         budget -= scanned
         if budget <= 0:
+            line += clean.count("\n", counted, m.start())
+            notes.append(f"macro calls from line {line} on not read: their arguments are unclosed or nested past the"
+                         f" reading budget ({SCAN_BUDGET_PER_CHAR} characters per character of the file)")
             break
         if args is None:
             continue
@@ -76,7 +80,7 @@ def extract(source: bytes) -> Extraction:
             if value is not None:
                 state = "ON" if value else "OFF"
                 facts.append(fact("build_switch", args[0], line, 0, len(args[0]), text=f"{state} AM_CONDITIONAL"))
-    return finish(text, facts)
+    return finish(text, facts, notes)
 
 
 def _arguments(text: str, start: int, stop: int) -> tuple[list[str] | None, int]:
