@@ -24,6 +24,11 @@ CONDA_RUNTIME_PINS = name_list("build", "conda_runtime_pins")
 # A CUDA compiler or development package in the same environment: the project builds CUDA code of its own, and
 # the runtime is not PyTorch's alone.
 CONDA_TOOLCHAIN = name_list("build", "conda_toolchain")
+# A requirements file a resolver wrote (its header says so, or every requirement carries a `--hash=`, pip's
+# hash-checking mode that `pip-compile --generate-hashes`, `uv pip compile --generate-hashes` and `poetry export`
+# write): its pins are the resolver's record, the role `locked` (migrate/stack/pins.py reads them as a lock file's).
+RESOLVER_STAMPS = name_list("build", "resolver_stamps")
+HEADER_LINES = 12  # where a resolver's header comment sits
 SETUP_CFG_LISTS = frozenset({"install_requires", "setup_requires", "tests_require", "dependency_links"})
 
 
@@ -35,10 +40,23 @@ def requirements(source: bytes) -> Extraction:
     """requirements.txt and constraints files: one requirement or option per (continued) line."""
     text = source.decode("utf-8")
     facts: list[Fact] = []
+    pins = unhashed = 0
     for logical in logical_lines(text):
-        for start, end, name, spec in requirement_line(logical.text):
+        found = requirement_line(logical.text)
+        if any("==" in spec for _, _, _, spec in found):
+            pins += 1
+            unhashed += "--hash=" not in logical.text
+        for start, end, name, spec in found:
             facts.append(logical.fact("requirement", name, start, end, text=spec))
+    if facts and ((pins and not unhashed) or _resolver_header(text)):
+        facts = [dataclasses.replace(f, role="locked") for f in facts]
     return finish(text, facts)
+
+
+def _resolver_header(text: str) -> bool:
+    """Whether the file's leading comment names the resolver that wrote it (RESOLVER_STAMPS)."""
+    head = " ".join(line.lstrip("# ").lower() for line in text.splitlines()[:HEADER_LINES] if line.startswith("#"))
+    return any(stamp in head for stamp in RESOLVER_STAMPS)
 
 
 def conda(source: bytes) -> Extraction:
