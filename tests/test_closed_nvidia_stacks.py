@@ -31,6 +31,29 @@ def test_a_requirements_file_the_project_wrote_is_not_locked() -> None:
     assert _roles(b"# update with pip-compile when a version changes\ntorch==2.1.2\n") == {""}
 
 
+FREEZE = "".join(f"pkg{i:02d}==1.{i}\n" for i in range(14))
+
+
+def test_pip_freeze_output_is_locked() -> None:
+    """torch-NeRF's requirements.txt: 60 exact pins in name order, torch==1.11.0+cu113 and gpustat among them."""
+    assert _roles((FREEZE + "torch==1.11.0+cu113\n").encode()) == {"locked"}
+
+
+def test_a_short_or_unordered_or_ranged_list_is_no_freeze() -> None:
+    """Near misses: 14 pins; 15 pins out of name order; 15 in order with one range."""
+    assert _roles(FREEZE.encode()) == {""}
+    assert _roles(("zlib==1.0\n" + FREEZE).encode()) == {""}
+    assert _roles((FREEZE + "torch>=1.11\n").encode()) == {""}
+
+
+def test_no_dependency_rule_reads_a_locked_requirement(tmp_path: Path) -> None:
+    """The CUDA wheel and NVIDIA monitoring package of a frozen environment are its record, not the project's ask."""
+    data = _scan(tmp_path / "frozen", {"requirements.txt": "gpustat==0.6.0\n" + FREEZE + "torch==2.9.1+cu128\n",
+                                       "train.py": "import torch\n"})
+    assert not [f for f in data["findings"] if f["rule"].startswith("HIP70")]
+    assert data["summary"]["class"] == "native"
+
+
 def _scan(tree: Path, files: dict[str, str]) -> dict:
     for rel, text in files.items():
         (tree / rel).parent.mkdir(parents=True, exist_ok=True)
