@@ -32,7 +32,9 @@ CONDA_TOOLCHAIN = name_list("build", "conda_toolchain")
 # poetry.lock gives no requirement facts either) and migrate/stack/pins.py reads as a lock file's pins.
 RESOLVER_STAMPS = name_list("build", "resolver_stamps")
 HEADER_LINES = 12  # where a resolver's header comment sits
-FREEZE_MIN = 15  # pip freeze lists every installed distribution; a hand-kept list of pins is seldom this long
+# pip freeze lists every installed distribution, dependencies included (torch-NeRF's 60, mediapipe's locks 25-106);
+# a hand-kept list of a project's own pins is seldom this long (aerial-ran's pyaerial/container list has 15)
+FREEZE_MIN = 20
 EXACT = re.compile(r"^[A-Za-z0-9][\w.-]*(\[[\w,.-]*\])?==[^=<>~!,;\s]+(\s*;.*)?$")
 SETUP_CFG_LISTS = frozenset({"install_requires", "setup_requires", "tests_require", "dependency_links"})
 
