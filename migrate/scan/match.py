@@ -151,8 +151,9 @@ def _one_pattern(patterns: list[str]) -> tuple[re.Pattern[str], ...]:
 
 
 # A definition or alias of a name is not a use of the API, unless a rule asks for it; nor is a CUDA runtime pin
-# that a conda environment installs for PyTorch (conda-pytorch-cuda-runtime asks for those).
-NOT_USES = frozenset({"definition", "alias", "framework_runtime"})
+# that a conda environment installs for PyTorch (conda-pytorch-cuda-runtime asks for those), nor a requirement of
+# a file a resolver or `pip freeze` wrote (extract/text/deps.py: the record of one resolution, read by the stack).
+NOT_USES = frozenset({"definition", "alias", "framework_runtime", "locked"})
 
 
 def _role_matches(rule: Rule, role: str) -> bool:

@@ -230,7 +230,11 @@ def _problems(gpu: GpuVerdict, verdicts: tuple[FrameworkVerdict, ...], release: 
             yield Problem(rule=rule["gpu-other-release"], arch=arch, symbol=first.package, where=first.where,
                           message=f"{names}: ROCm {rocm} does not support {arch}; ROCm {gpu.newest} does")
     for v in verdicts:
-        if v.status == "bump":
+        if v.status == "bump" and v.pin_kind == "locked":  # the resolver's record: re-resolved for ROCm
+            yield Problem(rule=rule["locked-pin-without-rocm-build"], arch=arch, symbol=v.package, where=v.where,
+                          message=f"{v.package}=={v.pinned} (locked): no ROCm {rocm} build; re-resolve the lock "
+                                  f"against the ROCm build ({v.nearest})")
+        elif v.status == "bump":
             stay = f" (or stay on ROCm {', '.join(v.other_releases[:3])})" if v.other_releases else ""
             yield Problem(rule=rule["pin-without-rocm-build"], arch=arch, symbol=v.package, where=v.where,
                           message=f"{v.package}=={v.pinned}: no ROCm {rocm} build; nearest is {v.nearest}{stay}")

@@ -4,12 +4,13 @@ Requirement facts (requirements files, pyproject, setup.py/setup.cfg, conda envi
 script `pip install` lines) give framework pins, CUDA wheel tags (+cu121) and CUDA indexes (.../whl/cu121);
 base_image facts give images and what their names say (ROCm, CUDA, OS, Python, framework). Two things no
 extractor records are read here, cheaply: `requires-python`/`python_requires`, and the versions locked in
-uv.lock and poetry.lock."""
+uv.lock and poetry.lock. The exact pins of a requirements file a resolver wrote (requirement facts with the role
+`locked`) are locked pins as well."""
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from migrate.model import Extraction, Fact, SourceFile
@@ -107,6 +108,8 @@ def collect(extractions: Mapping[str, Extraction], files: Iterable[SourceFile] =
                     indexes.append(("cuda", m.group(1), where))
             elif fact.kind == "requirement" and _plain(fact.name):
                 pin = requirement_pin(fact.name, fact.text, where)
+                if fact.role == "locked" and pin.kind == "exact":  # a resolver's record (extract/text/deps.py)
+                    pin = replace(pin, kind="locked")
                 pins.setdefault((rel, fact.line, fact.column, pin.package), pin)
     files = list(files)
     locks = tuple(p for p in _locked(files) if p.package in locked)

@@ -24,6 +24,18 @@ CONDA_RUNTIME_PINS = name_list("build", "conda_runtime_pins")
 # A CUDA compiler or development package in the same environment: the project builds CUDA code of its own, and
 # the runtime is not PyTorch's alone.
 CONDA_TOOLCHAIN = name_list("build", "conda_toolchain")
+# A requirements file a resolver or an installer wrote: its header says so (RESOLVER_STAMPS), every requirement
+# carries a `--hash=` (pip's hash-checking mode, which `pip-compile --generate-hashes`, `uv pip compile
+# --generate-hashes` and `poetry export` write), or it is `pip freeze` output (FREEZE_MIN or more requirements,
+# every one `name==version`, in name order). Its pins are the record of one resolution or one environment, not
+# the project's requirements: the role `locked`, which no dependency rule matches (match.NOT_USES; a uv.lock or
+# poetry.lock gives no requirement facts either) and migrate/stack/pins.py reads as a lock file's pins.
+RESOLVER_STAMPS = name_list("build", "resolver_stamps")
+HEADER_LINES = 12  # where a resolver's header comment sits
+# pip freeze lists every installed distribution, dependencies included (torch-NeRF's 60, mediapipe's locks 25-106);
+# a hand-kept list of a project's own pins is seldom this long (aerial-ran's pyaerial/container list has 15)
+FREEZE_MIN = 20
+EXACT = re.compile(r"^[A-Za-z0-9][\w.-]*(\[[\w,.-]*\])?==[^=<>~!,;\s]+(\s*;.*)?$")
 SETUP_CFG_LISTS = frozenset({"install_requires", "setup_requires", "tests_require", "dependency_links"})
 
 
@@ -35,10 +47,31 @@ def requirements(source: bytes) -> Extraction:
     """requirements.txt and constraints files: one requirement or option per (continued) line."""
     text = source.decode("utf-8")
     facts: list[Fact] = []
+    pins = unhashed = 0
+    listed: list[tuple[str, str]] = []  # (name, spec) of each requirement line, for the freeze test
     for logical in logical_lines(text):
-        for start, end, name, spec in requirement_line(logical.text):
+        found = requirement_line(logical.text)
+        if any("==" in spec for _, _, _, spec in found):
+            pins += 1
+            unhashed += "--hash=" not in logical.text
+        listed += [(name, spec) for _, _, name, spec in found[:1] if not name.startswith("index:")]
+        for start, end, name, spec in found:
             facts.append(logical.fact("requirement", name, start, end, text=spec))
+    if facts and ((pins and not unhashed) or _resolver_header(text) or _frozen(listed)):
+        facts = [dataclasses.replace(f, role="locked") for f in facts]
     return finish(text, facts)
+
+
+def _frozen(listed: list[tuple[str, str]]) -> bool:
+    """`pip freeze` output: FREEZE_MIN or more requirements, each an exact pin, in the order of their names."""
+    names = [normalise(name) for name, _ in listed]
+    return len(listed) >= FREEZE_MIN and all(EXACT.match(spec.strip()) for _, spec in listed) and names == sorted(names)
+
+
+def _resolver_header(text: str) -> bool:
+    """Whether the file's leading comment names the resolver that wrote it (RESOLVER_STAMPS)."""
+    head = " ".join(line.lstrip("# ").lower() for line in text.splitlines()[:HEADER_LINES] if line.startswith("#"))
+    return any(stamp in head for stamp in RESOLVER_STAMPS)
 
 
 def conda(source: bytes) -> Extraction:
