@@ -70,7 +70,8 @@ STRUCTURE_KINDS: dict[str, str] = {
     "cmake_include": "include directories of a target",
     "cmake_link": "`target_link_libraries` of a target",
     "distribution": "a Python distribution's name (pyproject, setup.py, setup.cfg)",
-    "extension": "a PyTorch extension built by setup.py (role `setup`) or loaded at run time (role `jit`)",
+    "extension": "an extension module built by setup.py (role `setup`: torch's CUDAExtension or a setuptools Extension; "
+                 "the declaring file's builder decides the workload kind) or loaded at run time (role `jit`)",
     "build_script": "a script or tool a CMake execute_process()/add_custom_command() runs, or a set() of such a "
                     "command line holds (`.../build_amd.py`, `hipify-perl`); the name is its file name",
     "link_library": "a native library a file links by name (`-lNAME` of a Go file's `#cgo LDFLAGS:`); the text: the "
