@@ -106,6 +106,8 @@ STRUCTURE_KINDS: dict[str, str] = {
                        "variable (`${SRC_DIR}/kernel.cu`), or a file(GLOB) pattern not read as sources (`src/ios/*`, "
                        "`${DIR}/*.cu`): the name is the file name as a pattern (`kernel.cu`, `*.cu` for `${name}.cu`, "
                        "`*`), the text the path as written",
+    "vs_source": "a file a Visual Studio project lists (`<CudaCompile Include=\"k.cu\" />` of a .vcxproj, `<File "
+                 "RelativePath=\".\\k.cu\">` of a .vcproj), relative to the project's folder; the text is the element",
     "cmake_subdirectory": "`add_subdirectory(dir)`",
     "build_filter": "`list(FILTER SRC EXCLUDE REGEX re)` in the first branch of a top-level `if(NOT X)`: the name is the "
                     "regular expression, the text the list variable and X",
