@@ -15,15 +15,24 @@ CASE = ROOT / "fixtures" / "workloads" / "plain_ext_nvcc"
 
 
 @pytest.fixture(scope="module")
-def by_root() -> dict[str, tuple[str, str]]:
+def report() -> dict:
     result = run_cli("scan", str(CASE), "--format", "json", "--no-cache", "--no-hipify")
     assert result.returncode in (0, 1), result.stderr
-    report = json.loads(result.stdout)
+    return json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def by_root(report: dict) -> dict[str, tuple[str, str]]:
     return {w["root"]: (w["kind"], w["class"]) for w in report["workloads"] if w["kind"] != "python"}
 
 
 def test_a_plain_extension_whose_build_ext_runs_nvcc_is_ported(by_root: dict[str, tuple[str, str]]) -> None:
     assert by_root["nvcc_in_pip"] == ("python-extension", "migration-required")
+
+
+def test_python_that_builds_or_imports_a_plain_extension_depends_on_it(report: dict) -> None:
+    [package] = [w for w in report["workloads"] if w["kind"] == "python" and w["root"] == "nvcc_in_pip"]
+    assert package["depends_on"] == ["fastcuda"]  # demo.py's `import fastcuda`, setup.py's Extension
 
 
 @pytest.mark.parametrize("root", ["torch_build_ext", "torch_cuda_ext"])
