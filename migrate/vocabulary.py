@@ -70,7 +70,8 @@ STRUCTURE_KINDS: dict[str, str] = {
     "cmake_include": "include directories of a target",
     "cmake_link": "`target_link_libraries` of a target",
     "distribution": "a Python distribution's name (pyproject, setup.py, setup.cfg)",
-    "extension": "a PyTorch extension built by setup.py (role `setup`) or loaded at run time (role `jit`)",
+    "extension": "an extension module built by setup.py (role `setup`: torch's CUDAExtension or a setuptools Extension; "
+                 "the declaring file's builder decides the workload kind) or loaded at run time (role `jit`)",
     "build_script": "a script or tool a CMake execute_process()/add_custom_command() runs, or a set() of such a "
                     "command line holds (`.../build_amd.py`, `hipify-perl`); the name is its file name",
     "link_library": "a native library a file links by name (`-lNAME` of a Go file's `#cgo LDFLAGS:`); the text: the "
@@ -105,6 +106,8 @@ STRUCTURE_KINDS: dict[str, str] = {
                        "variable (`${SRC_DIR}/kernel.cu`), or a file(GLOB) pattern not read as sources (`src/ios/*`, "
                        "`${DIR}/*.cu`): the name is the file name as a pattern (`kernel.cu`, `*.cu` for `${name}.cu`, "
                        "`*`), the text the path as written",
+    "vs_source": "a file a Visual Studio project lists (`<CudaCompile Include=\"k.cu\" />` of a .vcxproj, `<File "
+                 "RelativePath=\".\\k.cu\">` of a .vcproj), relative to the project's folder; the text is the element",
     "cmake_subdirectory": "`add_subdirectory(dir)`",
     "build_filter": "`list(FILTER SRC EXCLUDE REGEX re)` in the first branch of a top-level `if(NOT X)`: the name is the "
                     "regular expression, the text the list variable and X",

@@ -50,6 +50,7 @@ SUFFIX_KINDS = {
     ".c": "cpp", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp", ".h": "cpp", ".hpp": "cpp",
     ".hh": "cpp", ".hxx": "cpp", ".inl": "cpp", ".ipp": "cpp", ".tpp": "cpp", ".hip": "hip",
     ".py": "python", ".ipynb": "notebook", ".cmake": "cmake", ".mk": "makefile", ".mak": "makefile",
+    ".vcxproj": "vsproject", ".vcproj": "vsproject",
     ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".sbatch": "shell", ".slurm": "shell",
 }
 NAME_KINDS = {

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from migrate.model import Fact
-from migrate.workloads.assemble import Spec
+from migrate.workloads.assemble import EXTENSION_KINDS, Spec
 from migrate.workloads.digraph import DiGraph
 from migrate.workloads.modules import ModuleIndex
 
@@ -53,7 +53,7 @@ class DependencyGraph:
             self._by_basename.setdefault(posixpath.basename(path), []).append(path)
         self._modules = ModuleIndex(p for p in self._files if p.endswith(PY_SUFFIXES))
         self._external = STDLIB | declared_packages(facts)
-        extensions = {s.name: s for s in self.specs.values() if s.kind == "torch-extension"}
+        extensions = {s.name: s for s in self.specs.values() if s.kind in EXTENSION_KINDS}
         targets = {s.name for s in self.specs.values() if s.kind.startswith("cmake")}
         for rel, file_facts in facts.items():
             if rel in self.owner:

@@ -48,7 +48,7 @@ from migrate.workloads.optional_words import (
     words,
 )
 from migrate.workloads.ported import Evidence
-from migrate.workloads.reached_files import only_programs, unreferenced
+from migrate.workloads.reached_files import only_programs, unlisted_by_vs_project, unreferenced
 from migrate.workloads.switches import (
     Region,
     called_only_under,
@@ -427,8 +427,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     left_out, subprojects = left_out_of_hip(facts, known) if evidence else ({}, frozenset[str]())
     unreached = reach.unreached(facts, kinds)
     toolkit = frozenset((f.path, f.line, f.symbol) for f in findings)  # `#include <mma.h>`: CUDA's, by the rule base
-    for path, part in unreferenced(facts, kinds, unreached, toolkit).items():  # file by file, what the only build reaches
-        if path not in unbuilt:
+    for path, part in (unreferenced(facts, kinds, unreached, toolkit) | unlisted_by_vs_project(facts, kinds, toolkit)).items():
+        if path not in unbuilt:  # file by file, what the only build (or a Visual Studio project) reaches
             unreached.setdefault(path, part)
     project = ProjectParts(rocm_path=evidence, rocm_scopes=scopes, left_out_of_hip=left_out,
                         rocm_unreached=build_scopes.unreached(facts, kinds, collected, scopes) if evidence else (),

@@ -24,11 +24,11 @@ import re
 from collections.abc import Mapping, Sequence
 
 from migrate.model import Fact
-from migrate.vocabulary import C_SOURCE_KINDS
-from migrate.workloads.build_sources import resolve_include, sources_named
+from migrate.vocabulary import BUILD_FILE_KINDS, C_SOURCE_KINDS
+from migrate.workloads.build_sources import join, prefixes, resolve_include, sources_named
 from migrate.workloads.includes import HEADER_SUFFIXES
 from migrate.workloads.optional_words import Words, optional_root
-from migrate.workloads.reach import CMAKE_ROOT, cmake_reached, subdirectories_reached
+from migrate.workloads.reach import CMAKE_ROOT, OTHER_ROOTS, cmake_reached, subdirectories_reached
 
 # kinds of files that run commands: one that runs nvcc may compile any .cu file of the project by hand
 SCRIPT_KINDS = frozenset({"shell", "python", "notebook", "dockerfile"})
@@ -73,6 +73,49 @@ def unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
         return {}
     grown = {p: _part(p, out, code) for p in sorted(out)}
     return {p: (part, _evidence(part)) for p, part in grown.items()}
+
+
+VS_PROJECT = "vsproject"  # discover's kind of .vcxproj / .vcproj files
+# build files of other systems: one in or above a Visual Studio project's folder may build what the project does not list
+OTHER_BUILD_KINDS = BUILD_FILE_KINDS | {"autoconf"}
+
+
+def unlisted_by_vs_project(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
+                           toolkit: frozenset[tuple[str, int, str]] = frozenset()) -> dict[str, tuple[str, str]]:
+    """File -> (its part, evidence), for the C/C++/CUDA files below a folder holding a Visual Studio project that no
+    project of the repository lists (`vs_source`, extract/text/vsproject.py) and no listed file includes: MSBuild
+    compiles the items a project lists and nothing else (a copy of the CUDA wizard's `kernel.cu` beside a project
+    that lists its own sources, jdinkla/parallel2012_gpucomputing e78edf11 C-Cpp/Copy/kernel.cu). Files with any
+    other build file (CMake, make, setup.py, ...) in or above their folder keep their reading, as do all files where
+    a script runs a CUDA compiler itself; a listed path the tool cannot place (`$(SolutionDir)`, a wildcard) names
+    every file of its name."""
+    projects = sorted(p for p, kind in kinds.items() if kind == VS_PROJECT)
+    if not projects or _compiled_by_hand(facts, kinds):
+        return {}
+    files = frozenset(kinds)
+    roots: set[str] = set()
+    patterns: list[str] = []
+    for project in projects:
+        for f in facts.get(project, ()):
+            if f.kind != "vs_source":
+                continue
+            if "$(" not in f.name and (listed := join(posixpath.dirname(project), f.name)) in files:
+                roots.add(listed)
+            else:
+                patterns.append(posixpath.basename(f.name))
+    folders = {posixpath.dirname(p) + "/" for p in projects}
+    others = {posixpath.dirname(p) + "/" for p, kind in kinds.items()
+              if kind in OTHER_BUILD_KINDS or posixpath.basename(p) in OTHER_ROOTS}
+    governed = {p for p, kind in kinds.items() if kind in C_SOURCE_KINDS
+                and (above := set(prefixes(posixpath.dirname(p) + "/")) | {"/"}) & folders and not above & others}
+    reached = _close(roots, facts, files, toolkit)
+    named = _named_words(facts, kinds)
+    out = {p for p in governed - reached if posixpath.basename(p) not in named
+           and not any(_matches(posixpath.basename(p), pattern) for pattern in patterns)}
+    code = {p for p, kind in kinds.items() if kind in C_SOURCE_KINDS}
+    return {p: (part, f"{part}: no Visual Studio project of the repository lists it, nor does a file they list include "
+                      "it, and no other build file sits in or above its folder")
+            for p in sorted(out) for part in [_part(p, out, code)]}
 
 
 def _close(roots: set[str], facts: Mapping[str, Sequence[Fact]], files: frozenset[str],
