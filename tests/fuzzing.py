@@ -65,6 +65,10 @@ TOKENS["autoconf"] = ["AC_INIT([x], [1.0])", "AC_ARG_WITH([cuda],", "AC_ARG_ENAB
                       "AC_CHECK_PROG(NVCC, nvcc, nvcc)", "AM_CONDITIONAL([COND_CUDA], [test x$with_cuda = xyes])",
                       "AM_CONDITIONAL([USE_NVCC], [test \"$NVCC\" != no])", "if test ", "then", "fi", "dnl ", "#",
                       "[", "]", "(", ")", ",", "$", "AC_SUBST([NVCC])", "AC_OUTPUT"]
+TOKENS["vsproject"] = ["<?xml version=\"1.0\" encoding=\"utf-8\"?>", "<Project>", "</Project>", "<ItemGroup>",
+                       "</ItemGroup>", "<CudaCompile Include=\"kernel.cu\" />", "<ClCompile Include=\"a.cpp;b.cpp\" />",
+                       "<File RelativePath=\".\\\\k.cu\">", "</File>", "<ProjectReference Include=\"x.vcxproj\" />",
+                       " Include=\"", " RelativePath=", "\"", "<", ">", "/>", "$(CudaToolkitDir)", "\\", ";", "=", "\xff\xfe"]
 TOKENS["cpp"] = TOKENS["hip"] = TOKENS["cuda"]
 KINDS = sorted(EXTRACTORS)
 
@@ -121,7 +125,7 @@ FILE_NAMES = {"cuda": "k.cu", "cpp": "k.cpp", "hip": "k.hip", "python": "m.py", 
               "setupcfg": "setup.cfg", "dockerfile": "Dockerfile", "manifest": "docker-compose.yml",
               "cmake": "CMakeLists.txt", "makefile": "Makefile", "shell": "run.sh",
               "gitmodules": ".gitmodules", "cargo": "Cargo.toml", "go": "main.go",
-              "autoconf": "configure.ac"}
+              "autoconf": "configure.ac", "vsproject": "k.vcxproj"}
 
 
 def fuzz_scan(kind: str, data: bytes, folder: Path, rules: RuleBase) -> list[str]:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import pytest
 from migrate.extract.c import cuda_cpp, guards, hazards
-from migrate.extract.text import containers, make_goals, rocm_path
+from migrate.extract.text import containers, make_goals, rocm_path, vsproject
 
 BLANKS = " " * 30000
 
@@ -23,6 +23,7 @@ BLANKS = " " * 30000
     ("language guard", lambda: cuda_cpp.LANGUAGE_GUARD.match("defined" + BLANKS + "+")),
     ("capabilities", lambda: containers.CAPABILITIES.match(BLANKS + "-" + BLANKS + "+")),
     ("ci off", lambda: rocm_path.CI_OFF.match(BLANKS + "-" + BLANKS + "+")),
+    ("vs project tags", lambda: vsproject.extract(b"<a " * 20000)),  # every unclosed tag read to the end: 47 s
 ])
 def test_a_long_run_of_blanks_is_read_in_linear_time(name: str, attempt: Callable[[], object]) -> None:
     started = time.monotonic()

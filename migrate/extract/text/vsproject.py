@@ -14,7 +14,7 @@ from migrate.extract.text.lines import fact, finish
 from migrate.model import Extraction, Fact
 
 # an item's Include (MSBuild) or a File's RelativePath (.vcproj); a `;` list in one Include names several items
-LISTED = re.compile(r"<(\w+)\s[^>]*?\b(Include|RelativePath)\s*=\s*\"([^\"]*)\"", re.IGNORECASE)
+LISTED = re.compile(r"<(\w+)\s[^<>]*?\b(Include|RelativePath)\s*=\s*\"([^\"]*)\"", re.IGNORECASE)
 NOT_FILES = frozenset({"projectreference", "reference", "projectconfiguration", "import", "packagereference"})
 
 
