@@ -23,6 +23,7 @@ BLANKS = " " * 30000
     ("language guard", lambda: cuda_cpp.LANGUAGE_GUARD.match("defined" + BLANKS + "+")),
     ("capabilities", lambda: containers.CAPABILITIES.match(BLANKS + "-" + BLANKS + "+")),
     ("ci off", lambda: rocm_path.CI_OFF.match(BLANKS + "-" + BLANKS + "+")),
+    ("image key", lambda: containers.IMAGE.match("image" * 6000 + "!")),  # a split per `image`: 4.6 s
     ("vs project tags", lambda: vsproject.extract(b"<a " * 20000)),  # every unclosed tag read to the end: 47 s
 ])
 def test_a_long_run_of_blanks_is_read_in_linear_time(name: str, attempt: Callable[[], object]) -> None:
@@ -41,3 +42,5 @@ def test_the_rewritten_patterns_read_real_lines_as_before() -> None:
     assert cuda_cpp.LANGUAGE_GUARD.match("defined( __cplusplus )")
     assert containers.CAPABILITIES.match("  - capabilities: [gpu]").group(1, 2) == ("  - ", "[gpu]")
     assert rocm_path.CI_OFF.match("  - with-rocm: false  # later")
+    assert containers.IMAGE.match('- baseImage: "nvcr.io/nvidia/pytorch:24.01"').group(1, 2) == \
+        ("baseImage", "nvcr.io/nvidia/pytorch:24.01")

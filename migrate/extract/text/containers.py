@@ -10,7 +10,7 @@ from migrate.extract.text.lines import Logical, fact, finish, numbered
 from migrate.model import Extraction, Fact
 
 # image: x, container: x (CI), repository: x (Helm), baseImage:/BASE_IMAGE: x (build arguments)
-IMAGE = re.compile(r"^\s*(?:-\s*)?[\"']?(image|container|repository|[\w.-]*(?i:image)[\w.-]*)[\"']?\s*:\s*[\"']?"
+IMAGE = re.compile(r"^\s*(?:-\s*)?[\"']?(image|container|repository|(?=[\w.-]*(?i:image))[\w.-]+)[\"']?\s*:\s*[\"']?"
                    r"([^\s\"'#{}\[\],]+)")
 GPU_KEYS = re.compile(
     r"(?<![\w./-])nvidia\.com/[\w.-]+|\b(?:runtime|driver|runtimeClassName):\s*[\"']?nvidia\b"
