@@ -1,7 +1,6 @@
 """extract: one function per file kind, each a pure function of the file's bytes."""
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -154,6 +153,8 @@ def _parts(path: str) -> list[str]:
 
 
 def _digest(named: list[tuple[str, str]] | None) -> str:
+    import hashlib  # here: a process whose version is kept (versionmemo) hashes no more than a few small inputs
+
     digest = hashlib.sha256(f"{sys.version_info[:2]}\0".encode())
     try:
         if named is None:

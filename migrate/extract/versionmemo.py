@@ -12,7 +12,6 @@ Data only; the memo is a file of its own (`extract-version-<digest of the packag
 release>.json`)."""
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 import time
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from migrate import jsonio
+from migrate.compat import sha256_hex
 from migrate.rulebase import filestamp
 
 FORMAT = 1
@@ -38,7 +38,7 @@ def version(package: Path, lists: Path, memo_dir: Path, sources: list[str], pars
         found = [_parser(name) for name in parsers]
     except OSError:
         return compute()
-    where = hashlib.sha256(os.fsencode(package) + f"\0{sys.version_info[:2]}".encode()).hexdigest()[:16]
+    where = sha256_hex(os.fsencode(package) + f"\0{sys.version_info[:2]}".encode())[:16]
     memo = memo_dir / f"extract-version-{where}.json"
     key = {"format": FORMAT, "python": list(sys.version_info[:2]), "package": os.fsdecode(package),
            "lists": os.fsdecode(lists), "files": files, "parsers": found}

@@ -5,12 +5,12 @@ it writes the matrix's only once the matrix passes its checks). A twin is used o
 digest is that of the YAML's bytes, so an edited file or a --rules-dir without twins is parsed."""
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 from migrate import jsonio
+from migrate.compat import sha256_hex
 
 # relative to a rules directory
 TWINNED = ("targets/gpus.yaml", "alternatives/routes.yaml", "stack/matrix.yaml", "workloads/optional.yaml",
@@ -66,4 +66,4 @@ def _refuse(value: object) -> None:
 
 
 def _digest(raw: bytes) -> str:
-    return hashlib.sha256(raw).hexdigest()
+    return sha256_hex(raw)

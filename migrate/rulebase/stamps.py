@@ -8,7 +8,6 @@ Data only; a memo of the wrong shape, or one whose files or stamps differ in any
 that hashes the files again and rewrites it."""
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from migrate import jsonio
+from migrate.compat import sha256_hex
 from migrate.rulebase import filestamp, load
 
 FORMAT = 1
@@ -56,6 +56,8 @@ def digests(directory: Path, cache_dir: Path | None) -> Digests:
 
 def _computed(directory: Path, paths: list[Path], rels: list[str]) -> Digests:
     """Every file read once: load.data_digest's digest and the rule files' own."""
+    import hashlib  # here: a run whose stamps are the memo's hashes none of the files
+
     whole = hashlib.sha256()
     rule_files: dict[str, str] = {}
     for path, rel in zip(paths, rels, strict=True):
@@ -69,7 +71,7 @@ def _computed(directory: Path, paths: list[Path], rels: list[str]) -> Digests:
 def _memo_path(directory: Path, cache_dir: Path | None) -> Path | None:
     if cache_dir is None:
         return None
-    where = hashlib.sha256(os.fsencode(directory.resolve())).hexdigest()[:16]
+    where = sha256_hex(os.fsencode(directory.resolve()))[:16]
     return cache_dir / SUBDIR / f"stamps-{where}.json"
 
 
