@@ -11,18 +11,25 @@ hashlib's is used. Imports nothing else."""
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import tomllib
 
-try:
-    from _sha256 import sha256 as _builtin_sha256  # Python 3.11
-except ImportError:  # pragma: no cover - the module's name from 3.12
-    try:
-        from _sha2 import sha256 as _builtin_sha256  # type: ignore[import-not-found,no-redef]
-    except ImportError:  # pragma: no cover - a build without CPython's own hashes
-        _builtin_sha256 = None  # type: ignore[assignment]
+
+def _own_sha256() -> Callable[[bytes], Any] | None:
+    """CPython's own SHA-256 constructor, by its module's name in this release; None in a build without it."""
+    for name in ("_sha256", "_sha2"):  # up to 3.11, from 3.12
+        try:
+            constructor: Callable[[bytes], Any] = __import__(name).sha256
+        except (ImportError, AttributeError):
+            continue
+        return constructor
+    return None
+
+
+_builtin_sha256 = _own_sha256()
 
 SHA256_BUDGET = 256 << 10  # bytes: the builtin's extra time (~8 ns a byte) for this many stays below hashlib's import
 _SHA256_USED = [0]  # bytes hashed by the builtin in this process
