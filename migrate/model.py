@@ -2,12 +2,13 @@
 The records after matching (workloads, the report) are in `migrate.model_report`."""
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
+
+from migrate.compat import sha256_hex
 
 # The vocabularies of a finding, as types: a value outside them is a type error (mypy) and, where text
 # from outside is read (a cached row, a baseline), refused by `vocabulary_value`.
@@ -178,7 +179,7 @@ class Finding:
         """Stable across line shifts: rule, path, symbol and the whitespace-folded line."""
         norm = "".join(self.source_line.split())  # every whitespace character out: what re's \s+ took (str.isspace)
         raw = "\0".join((self.rule, self.path, self.symbol, norm))
-        return hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        return sha256_hex(raw.encode("utf-8", "surrogateescape"))[:16]
 
     def to_json(self, finding_id: str) -> dict[str, Any]:
         return {

@@ -59,7 +59,7 @@ def test_the_extraction_cache_misses_when_the_extractor_version_changes(tmp_path
     real = extract_run._run
     monkeypatch.setattr(extract_run, "_run", lambda work, *a: calls.append(len(work)) or real(work, *a))
     extract_run.extract_all([file], max_file_size=1 << 20, cache=cache)
-    monkeypatch.setattr(extract_run, "extractor_version", lambda: "another")
+    monkeypatch.setattr(extract_run, "extractor_version", lambda *_: "another")
     extract_run.extract_all([file], max_file_size=1 << 20, cache=cache)
     assert calls == [0, 1]
 
@@ -275,3 +275,66 @@ def test_a_few_small_files_are_not_cached_but_many_are(tmp_path: Path, monkeypat
     extract_run.extract_all(files, max_file_size=1 << 20, cache=many)
     extract_run.extract_all(files, max_file_size=1 << 20, cache=many)
     assert calls == [1, 1, len(files), 0]
+
+
+def test_the_extractor_sources_are_listed_as_rglob_lists_them(tmp_path: Path) -> None:
+    """extract.sources walks the package with os.walk and strings: the same files, in the order of
+    the sorted Paths that pathlib's rglob gave (the version hashes them in that order), a name that
+    only ends like a source (a folder `x.py`, a file called `.py`) as rglob's suffix test takes it."""
+    package = _package_copy(tmp_path)
+    lists = tmp_path / "names"
+    (package / "c" / "a-b.py").write_text("A = 1\n")  # '-' sorts before '/' in a string, after it in a Path
+    (package / "c" / "a").mkdir()
+    (package / "c" / "a" / "z.py").write_text("Z = 1\n")
+    (package / ".py").write_text("not a source: no suffix\n")
+    (package / "folder.scm").mkdir()
+    expected = [*sorted(p for p in package.rglob("*") if p.suffix in extract.OWN_SUFFIXES),
+                *(package.parent / name for name in extract.BESIDE), *sorted(lists.glob("*.yaml"))]
+    named = extract.sources(str(package), str(lists))
+    assert [Path(path) for _, path in named] == expected
+    assert [name for name, _ in named] == [p.relative_to(package.parent).as_posix() for p in expected[:-len(
+        list(lists.glob("*.yaml")))]] + [f"names/{p.name}" for p in sorted(lists.glob("*.yaml"))]
+    assert extract.sources(str(package), str(tmp_path / "no-lists"))[-1][0] == extract.BESIDE[-1]
+
+
+def test_the_extractor_version_is_kept_by_its_sources_stamps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A memo in the cache directory (extract/versionmemo.py) gives the version computed from the
+    bytes without reading them again while every source's stamp is the one recorded; an edited,
+    added or racy source, or a memo of the wrong shape, is hashed again."""
+    from migrate.extract import versionmemo
+
+    package = _package_copy(tmp_path)
+    lists = tmp_path / "names"
+    memo_dir = tmp_path / "cache"
+    monkeypatch.setattr(versionmemo, "RACY_NS", 0)  # the copies' ctimes are this second's
+    hashed: list[int] = []
+    digest = extract._digest
+    monkeypatch.setattr(extract, "_digest", lambda named: hashed.append(1) or digest(named))
+    first = extract.version_of(package, lists, memo_dir=memo_dir)
+    assert hashed == [1] and first == extract.version_of(package, lists)
+    hashed.clear()
+    assert extract.version_of(package, lists, memo_dir=memo_dir) == first and hashed == []  # from the memo
+    edited = package / "c" / "wavefront.py"
+    edited.write_bytes(edited.read_bytes() + b"\n")
+    second = extract.version_of(package, lists, memo_dir=memo_dir)
+    assert hashed == [1] and second != first and second == extract.version_of(package, lists)
+    hashed.clear()
+    (package / "python" / "new.py").write_text("X = 1\n")
+    third = extract.version_of(package, lists, memo_dir=memo_dir)
+    assert hashed == [1] and third not in (first, second)
+    hashed.clear()
+    (memo,) = memo_dir.glob("extract-version-*.json")
+    memo.write_text('{"key": 1}')
+    assert extract.version_of(package, lists, memo_dir=memo_dir) == third and hashed == [1]
+    hashed.clear()
+    monkeypatch.setattr(versionmemo, "RACY_NS", 10**18)  # every stamp racy: never trusted
+    assert extract.version_of(package, lists, memo_dir=memo_dir) == third and hashed == [1]
+
+
+def test_a_lint_without_a_cache_keeps_no_extractor_version(tmp_path: Path) -> None:
+    """Only a cache directory holds the memo: extract_all with a disabled cache writes nothing."""
+    source = tmp_path / "k.cu"
+    source.write_text("void f(void** p) { cudaMalloc(p, 4); }\n")
+    file = SourceFile(path=source, rel="k.cu", kind="cuda", size=source.stat().st_size)
+    (outcome,) = extract_run.extract_all([file], max_file_size=1 << 20, cache=Cache(None))
+    assert outcome.ok and sorted(p.name for p in tmp_path.iterdir()) == ["k.cu"]

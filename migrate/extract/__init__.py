@@ -1,8 +1,6 @@
 """extract: one function per file kind, each a pure function of the file's bytes."""
 from __future__ import annotations
 
-import functools
-import hashlib
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -108,26 +106,64 @@ EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
 NAMED = {"cuda": _cuda, "cpp": _cuda, "hip": _hip}  # the extractors that take `names`
 
 
-@functools.cache
-def extractor_version() -> str:
-    """A digest of what extraction depends on (computed once per process, 1-2 ms): any edit to an
-    extractor's source gives new cache keys, so no cached fact outlives the code that made it."""
-    return version_of(Path(__file__).resolve().parent)
+_VERSION: list[str] = []  # the one extractor version of this process, however it was first found
 
 
-def version_of(package: Path, lists: Path | None = None) -> str:
+def extractor_version(memo_dir: Path | None = None) -> str:
+    """A digest of what extraction depends on (found once per process): any edit to an extractor's
+    source gives new cache keys, so no cached fact outlives the code that made it. `memo_dir`: a cache
+    directory where it is kept with its inputs' stamps (extract/versionmemo.py), so that a process whose
+    sources are unchanged does not read and hash them (1-2 ms, ~23 M instructions of a lint of one file)."""
+    if not _VERSION:
+        package = Path(__file__).resolve().parent
+        _VERSION.append(version_of(package) if memo_dir is None else version_of(package, memo_dir=memo_dir))
+    return _VERSION[0]
+
+
+def version_of(package: Path, lists: Path | None = None, *, memo_dir: Path | None = None) -> str:
     """The extractor version of the sources in `package` (a copy of this one, in tests) and of the
-    name lists in `lists` (rules/names/ by default: names.folder())."""
-    digest = hashlib.sha256(f"{sys.version_info[:2]}\0".encode())
+    name lists in `lists` (rules/names/ by default: names.folder()); kept in `memo_dir` by stamps."""
     lists = name_lists.folder() if lists is None else lists
     try:
-        paths = sorted(p for p in package.rglob("*") if p.suffix in OWN_SUFFIXES)
-        for path in [*paths, *(package.parent / name for name in BESIDE)]:
-            data = path.read_bytes()
-            digest.update(f"{path.relative_to(package.parent).as_posix()}\0{len(data)}\0".encode() + data)
-        for path in sorted(lists.glob("*.yaml")):
-            data = path.read_bytes()
-            digest.update(f"names/{path.name}\0{len(data)}\0".encode() + data)
+        named = sources(str(package), str(lists))
+    except OSError:  # sources not listable as files: the release stands in for them
+        return _digest(None)
+    if memo_dir is None:
+        return _digest(named)
+    from migrate.extract import versionmemo
+
+    return versionmemo.version(package, lists, memo_dir, [path for _, path in named], PARSERS, lambda: _digest(named))
+
+
+def sources(package: str, lists: str) -> list[tuple[str, str]]:
+    """What the version hashes, in its order, each source's name (relative to the package's parent;
+    names/ for a name list) and path: this package's sources and queries (at any depth), the modules
+    beside it, the name lists. Listed with os.walk and as strings (pathlib's rglob and Path objects cost
+    ~5 M instructions more), in the order of sorted Paths, and like rglob not into linked folders."""
+    top = os.path.join(os.path.dirname(package), "")
+    own = sorted((os.path.join(folder, name) for folder, dirs, files in os.walk(package) for name in (*dirs, *files)
+                  if name.endswith(OWN_SUFFIXES) and name not in OWN_SUFFIXES), key=_parts)
+    beside = [os.path.join(top, *name.split("/")) for name in BESIDE]
+    lists_named = sorted(n for n in os.listdir(lists) if n.endswith(".yaml")) if os.path.isdir(lists) else []
+    return [*((path[len(top):].replace(os.sep, "/"), path) for path in (*own, *beside)),
+            *((f"names/{name}", os.path.join(lists, name)) for name in lists_named)]
+
+
+def _parts(path: str) -> list[str]:
+    return path.split(os.sep)
+
+
+def _digest(named: list[tuple[str, str]] | None) -> str:
+    import hashlib  # here: a process whose version is kept (versionmemo) hashes no more than a few small inputs
+
+    digest = hashlib.sha256(f"{sys.version_info[:2]}\0".encode())
+    try:
+        if named is None:
+            raise OSError("no sources")
+        for name, path in named:
+            with open(path, "rb") as handle:
+                data = handle.read()
+            digest.update(f"{name}\0{len(data)}\0".encode() + data)
     except OSError:  # sources not readable as files (a zip import): the release stands in for them
         digest.update(f"release {__version__}".encode())
     for name in PARSERS:

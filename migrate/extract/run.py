@@ -52,12 +52,13 @@ def extract_all(files: Sequence[SourceFile], *, max_file_size: int, cache: Cache
     outcomes: list[Outcome] = []
     pending: list[tuple[int, str, bytes]] = []
     fresh: list[tuple[str, Extraction]] = []
+    memo_dir = cache.path.parent if cache.path is not None else None  # where the extractor version is kept
     for file in files:
         data, reason = read(file, max_file_size)
         if data is None:
             outcomes.append(Outcome(file, None, reason))
             continue
-        cache_key = key(file.kind, data, extractor_version())
+        cache_key = key(file.kind, data, extractor_version(memo_dir))
         cached = cache.get(cache_key)
         kept = data if keep_data else None
         outcomes.append(Outcome(file, cached, cached.error if cached else None, kept))

@@ -4,7 +4,6 @@ finding the same class. The project's files are read as a scan reads them (analy
 by content), and an unchanged tree is not read again: the stat cache gives its digests."""
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Sequence
 from functools import lru_cache
@@ -63,6 +62,8 @@ def _has_build_file(folder: Path) -> bool:
 def parts_of(root: Path, settings: Settings, rules: RuleBase) -> ProjectParts:
     """The project's parts, from every file a scan of `root` reads; kept in the cache under the
     project's content (every file's digest), the rules, the targets and the code that decides them."""
+    import hashlib
+
     from migrate import jsonio
     from migrate.scan.analyse import analyse_all, result_version
     from migrate.scan.cache import Cache
@@ -113,6 +114,8 @@ def _decide(outcomes: Sequence[Outcome], files: Sequence[SourceFile], settings: 
 @lru_cache(maxsize=1)
 def _code_key() -> str:
     """The code that decides the parts from the facts and findings."""
+    import hashlib
+
     from migrate.workloads import (
         assemble,
         build_sources,

@@ -8,12 +8,12 @@ set aside when the schema or the vocabulary it was checked against changed.
 One line per rule file, so that two branches that edit different rule files change different lines."""
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 from migrate import jsonio, vocabulary
+from migrate.compat import sha256_hex
 from migrate.rulebase import load
 
 NAME = "compiled.json"
@@ -28,14 +28,12 @@ def path_in(directory: Path) -> Path:
 
 def checked_against() -> str:
     """What validation depends on besides a file's bytes: the schema and the vocabulary that fills it."""
-    digest = hashlib.sha256(f"{FORMAT}\0".encode())
-    for path in (load.SCHEMA_PATH, Path(vocabulary.__file__)):
-        digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    return sha256_hex(b"".join([f"{FORMAT}\0".encode(), *(path.read_bytes() + b"\0" for path in (
+        load.SCHEMA_PATH, Path(vocabulary.__file__)))]))
 
 
 def file_digest(raw: bytes) -> str:
-    return hashlib.sha256(raw).hexdigest()
+    return sha256_hex(raw)
 
 
 def read(directory: Path) -> dict[str, tuple[str, Records]]:

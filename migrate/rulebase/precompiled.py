@@ -4,7 +4,6 @@ schema validation. Data only (no pickle): whoever can write a shared cache canno
 next scan, and a row of the wrong shape or type is a miss that rebuilds it."""
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -44,6 +43,8 @@ def _debug(message: str, *args: object) -> None:
 
 def content_key(directory: Path) -> str:
     """A hash of every rule data file, the loader and its schema, the tool and Python versions."""
+    import hashlib  # here: a lint served by the compiled copy never computes it
+
     digest = hashlib.sha256(f"{__version__}\0{sys.version_info[:2]}\0{FORMAT}\0".encode())
     for path in (Path(rules.__file__), Path(__file__), rules.SCHEMA_PATH, Path(vocabulary.__file__)):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")

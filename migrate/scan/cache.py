@@ -5,7 +5,6 @@ result keyed by content, rules, targets and code versions (scan), and a tree's s
 not decode to values of the right types is a miss."""
 from __future__ import annotations
 
-import hashlib
 import itertools
 import sqlite3
 from collections.abc import Iterable
@@ -15,6 +14,7 @@ from sys import intern
 from typing import Any, BinaryIO
 
 from migrate import jsonio
+from migrate.compat import sha256_hex
 from migrate.model import Extraction, Fact, build_fact
 from migrate.scan import storedfiles
 
@@ -43,11 +43,13 @@ def default_dir() -> Path:
 
 
 def key(kind: str, data: bytes, version: str) -> str:
-    return hashlib.sha256(f"{version}\0{kind}\0".encode() + data).hexdigest()
+    return sha256_hex(f"{version}\0{kind}\0".encode() + data)
 
 
 def content_digest(data: bytes | None) -> str:
     """The digest a file's readable bytes are known by (the stat cache's, the scan's row keys)."""
+    import hashlib  # here: a lint of a few files does not import it (migrate/digest.py)
+
     return hashlib.blake2b(data or b"", digest_size=32).hexdigest()
 
 
