@@ -296,20 +296,25 @@ def _checked_marks(stored: BinaryIO, start: int, size: int, marks: list[Any]) ->
 
 def _key(targets: list[Path], settings: Settings, rules_key: str, formats: tuple[str, ...],
          cache: Cache) -> tuple[str, Discovery, dict[str, Known]]:
-    """The report's key, the discovery it was built from and what it learnt of each file."""
-    found = discover(targets, include_vendored=settings.include_vendored, exclude=settings.exclude)
-    digest = hashlib.blake2b(digest_size=32)
-    neutral = dataclasses.replace(settings, jobs=1, cache_dir=None)
-    for part in (_code_key(cache), rules_key, repr(neutral), repr(formats), str(found.root),
-                 repr([str(t) for t in targets]), repr(found.skipped), str(vcs.head_commit(found.root))):
-        digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
-    digests = Digests(cache, f"{found.root}\0{settings.max_file_size}", started=found.started_ns,
-                      keep_bytes=KEPT_BYTES)
-    for file in found.files:
-        content, reason = digests.digest(file, settings.max_file_size)
-        digest.update(f"{file.rel}\0{file.kind}\0{reason}\0{content}\0".encode("utf-8", "surrogateescape"))
-    digests.save()
-    return digest.hexdigest(), found, digests.known
+    """The report's key, the discovery it was built from and what it learnt of each file. The stat rows of the
+    tool's files and of the tree's are written together, in one transaction (`Cache.hold_writes`)."""
+    cache.hold_writes()
+    try:
+        found = discover(targets, include_vendored=settings.include_vendored, exclude=settings.exclude)
+        digest = hashlib.blake2b(digest_size=32)
+        neutral = dataclasses.replace(settings, jobs=1, cache_dir=None)
+        for part in (_code_key(cache), rules_key, repr(neutral), repr(formats), str(found.root),
+                     repr([str(t) for t in targets]), repr(found.skipped), str(vcs.head_commit(found.root))):
+            digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
+        digests = Digests(cache, f"{found.root}\0{settings.max_file_size}", started=found.started_ns,
+                          keep_bytes=KEPT_BYTES)
+        for file in found.files:
+            content, reason = digests.digest(file, settings.max_file_size)
+            digest.update(f"{file.rel}\0{file.kind}\0{reason}\0{content}\0".encode("utf-8", "surrogateescape"))
+        digests.save()
+        return digest.hexdigest(), found, digests.known
+    finally:
+        cache.write_held()
 
 
 def _code_key(cache: Cache) -> str:
