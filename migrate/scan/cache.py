@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from sys import intern
@@ -151,8 +151,12 @@ class Cache:
     def write_held(self) -> None:
         """The held statements, in their order, in one transaction (any failure: none of them, a miss)."""
         held, self._held = self._held, None
-        if not held or (db := self._connect()) is None:
+        if not held:
             return
+        if self._db is None:  # a first connection: the held statements go in the transaction that makes the tables
+            self._connect(held)
+            return
+        db = self._db
         try:
             with db:
                 for statement, rows in held:
@@ -160,7 +164,9 @@ class Cache:
         except sqlite3.Error:
             pass
 
-    def _connect(self) -> sqlite3.Connection | None:
+    def _connect(self, held: Sequence[tuple[str, list[tuple[object, ...]]]] = ()) -> sqlite3.Connection | None:
+        """The connection, made with the tables the first time; `held`: statements (write_held's) written in the
+        transaction that makes the tables, all or none of them (a savepoint), so that one commit does both."""
         if self._db is None and self.path is not None:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -171,6 +177,14 @@ class Cache:
                     self._db.execute("BEGIN")
                     for table in TABLES:
                         self._db.execute(f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, value)")
+                    if held:
+                        self._db.execute("SAVEPOINT held")
+                        try:
+                            for statement, rows in held:
+                                self._db.executemany(statement, rows)
+                        except sqlite3.Error:  # a failed write is a miss, as in _put: the tables stay
+                            self._db.execute("ROLLBACK TO held")
+                        self._db.execute("RELEASE held")
             except (OSError, sqlite3.Error):
                 self.path, self._db = None, None
         return self._db
