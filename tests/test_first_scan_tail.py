@@ -230,3 +230,10 @@ def test_a_held_write_that_fails_leaves_the_tables_and_none_of_the_held_writes(t
     assert cache.path is not None and cache.get_stats("k") is None  # the cache works; the held rows were not written
     cache.put_stats("k", b"w")
     assert cache.get_stats("k") == b"w"
+
+
+@pytest.mark.parametrize("text", ["plain", "caf\u00e9 \u2014 \U0001f600", "bad \udcff byte", "\ud800", ""])
+def test_unicode_bytes_are_unicode_text_encoded(text: str) -> None:
+    from migrate.safetext import unicode_bytes, unicode_text
+
+    assert unicode_bytes(text) == unicode_text(text).encode("utf-8")

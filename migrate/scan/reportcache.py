@@ -31,7 +31,7 @@ from migrate.hipify import where
 from migrate.model import SourceFile
 from migrate.model_report import Report
 from migrate.rulebase.load import RuleBase, default_rules_dir
-from migrate.safetext import unicode_text
+from migrate.safetext import unicode_bytes
 from migrate.scan import statcache
 from migrate.scan.cache import Cache, Known
 from migrate.scan.discover import Discovery, discover
@@ -142,7 +142,7 @@ def scan(targets: list[Path], settings: Settings, *, rules_dir: Path | None, loa
     report = dataclasses.replace(pipeline.run(targets, settings, load_rules(), progress=progress, found=found, known=known,
                                               meanwhile=lambda: _renderers(wanted)),
                                  seconds=SECONDS, scanned_at=SCANNED_AT)
-    texts = {name: unicode_text(_render(report, name, text)).encode("utf-8") for name in wanted}
+    texts = {name: unicode_bytes(_render(report, name, text)) for name in wanted}
     done = _Stored({name: _Body(0, len(data), _marks(data)) for name, data in texts.items()}, report.migration_class,
                    Said(notes=report.notes, skipped=tuple((s.path, s.reason) for s in report.skipped),
                         files_scanned=report.files_scanned, findings=len(report.findings)))
