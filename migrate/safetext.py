@@ -104,6 +104,15 @@ def unicode_text(text: str) -> str:
     return text
 
 
+def unicode_bytes(text: str) -> bytes:
+    """`unicode_text(text).encode("utf-8")`, encoded once: the check's encoding is the result (a rendered report
+    of 16 MB was encoded twice)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return UNDECODABLE.sub("\ufffd", text).encode("utf-8")
+
+
 def sanitized(value: T) -> T:
     """A copy of a report (or any tree of frozen dataclasses, tuples, lists and dicts) with every
     string passed through terminal(): what the terminal summary prints, whatever field it takes."""

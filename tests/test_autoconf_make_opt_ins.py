@@ -180,18 +180,19 @@ def test_a_flag_passed_to_cmake_does_not_turn_on_a_hard_off_switch(tmp_path: Pat
 
 def test_hostile_configure_ac_and_makefile_am_read_in_bounded_time() -> None:
     """Unclosed macro calls (each read the rest of the file), deep `[...]` quotes (a copy per level) and `if` with long
-    runs of spaces (`\\s+!?\\s*` tried every split) were quadratic: 100 KB took 27 s, 1.2 MB 10 s, 16 KB 8 s."""
+    runs of spaces (`\\s+!?\\s*` tried every split) were quadratic: 100 KB took 27 s, 1.2 MB 10 s, 16 KB 8 s. The limits
+    are on CPU time (3.8 s alone; a loaded machine passed 10 s of wall time)."""
     import time
 
-    started = time.monotonic()
+    started = time.process_time()
     assert switches("AC_ARG_WITH(\n" * 20000) == {}
     deep = "AC_ARG_WITH([cuda], [h], [], [" + "[" * 600000 + "want_cuda=yes" + "]" * 600000 + "])\n"
     assert switches(deep + 'AM_CONDITIONAL([C], [test "$want_cuda" = yes])') == {"C": "ON AM_CONDITIONAL"}
     assert switches("AC_ARG_WITH(((((\n" * 40000 + "AM_CONDITIONAL([X], [test a = a])") == {}  # past the budget
-    assert time.monotonic() - started < 10
-    started = time.monotonic()  # the regular expression alone: other readings of such a line are older (review22 notes)
+    assert time.process_time() - started < 10
+    started = time.process_time()  # the regular expression alone: other readings of such a line are older (review22 notes)
     assert buildfiles.AUTOMAKE_IF.match("if" + " " * 30000 + "X" + " " * 30000 + "y") is None
-    assert time.monotonic() - started < 1
+    assert time.process_time() - started < 1
     stopped = autoconf.extract(b"AC_ARG_WITH([a])\n" + b"AC_ARG_WITH(((((\n" * 40000)
     assert [n.split(":")[0] for n in stopped.notes] == ["macro calls from line 6 on not read"]  # said, not silent
     assert autoconf.extract(b"AC_ARG_WITH([a])\n" * 3).notes == ()

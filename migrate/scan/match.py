@@ -7,7 +7,18 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from migrate.model import Candidate, Extraction, Fact, FileResult, Finding, Target, build_finding, class_rank, evolve
+from migrate.model import (
+    Candidate,
+    Extraction,
+    Fact,
+    FileResult,
+    Finding,
+    Target,
+    build_finding,
+    class_rank,
+    evolve,
+    evolver,
+)
 from migrate.rulebase import alternatives, datafile, targets
 from migrate.rulebase.load import Entries, Entry, Rule, RuleBase, default_rules_dir, version_tuple
 from migrate.scan import crossref
@@ -394,7 +405,8 @@ def merge_targets(results: Sequence[FileResult], archs: Sequence[str],
                 key = (finding.rule, finding.path, finding.cell, finding.line, finding.column, finding.symbol)
                 merged.setdefault(key, finding)
                 found_for.setdefault(key, []).append(arch)
-    return [evolve(f, targets=tuple(found_for[k])) for k, f in merged.items()]
+    with_targets = evolver("targets")
+    return [with_targets(f, tuple(found_for[k])) for k, f in merged.items()]
 
 
 def _cross_findings(joined: Sequence[crossref.Use], index: RuleIndex,

@@ -31,7 +31,7 @@ from migrate.hipify import where
 from migrate.model import SourceFile
 from migrate.model_report import Report
 from migrate.rulebase.load import RuleBase, default_rules_dir
-from migrate.safetext import unicode_text
+from migrate.safetext import unicode_bytes
 from migrate.scan import statcache
 from migrate.scan.cache import Cache, Known
 from migrate.scan.discover import Discovery, discover
@@ -142,7 +142,7 @@ def scan(targets: list[Path], settings: Settings, *, rules_dir: Path | None, loa
     report = dataclasses.replace(pipeline.run(targets, settings, load_rules(), progress=progress, found=found, known=known,
                                               meanwhile=lambda: _renderers(wanted)),
                                  seconds=SECONDS, scanned_at=SCANNED_AT)
-    texts = {name: unicode_text(_render(report, name, text)).encode("utf-8") for name in wanted}
+    texts = {name: unicode_bytes(_render(report, name, text)) for name in wanted}
     done = _Stored({name: _Body(0, len(data), _marks(data)) for name, data in texts.items()}, report.migration_class,
                    Said(notes=report.notes, skipped=tuple((s.path, s.reason) for s in report.skipped),
                         files_scanned=report.files_scanned, findings=len(report.findings)))
@@ -296,20 +296,25 @@ def _checked_marks(stored: BinaryIO, start: int, size: int, marks: list[Any]) ->
 
 def _key(targets: list[Path], settings: Settings, rules_key: str, formats: tuple[str, ...],
          cache: Cache) -> tuple[str, Discovery, dict[str, Known]]:
-    """The report's key, the discovery it was built from and what it learnt of each file."""
-    found = discover(targets, include_vendored=settings.include_vendored, exclude=settings.exclude)
-    digest = hashlib.blake2b(digest_size=32)
-    neutral = dataclasses.replace(settings, jobs=1, cache_dir=None)
-    for part in (_code_key(cache), rules_key, repr(neutral), repr(formats), str(found.root),
-                 repr([str(t) for t in targets]), repr(found.skipped), str(vcs.head_commit(found.root))):
-        digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
-    digests = Digests(cache, f"{found.root}\0{settings.max_file_size}", started=found.started_ns,
-                      keep_bytes=KEPT_BYTES)
-    for file in found.files:
-        content, reason = digests.digest(file, settings.max_file_size)
-        digest.update(f"{file.rel}\0{file.kind}\0{reason}\0{content}\0".encode("utf-8", "surrogateescape"))
-    digests.save()
-    return digest.hexdigest(), found, digests.known
+    """The report's key, the discovery it was built from and what it learnt of each file. The stat rows of the
+    tool's files and of the tree's are written together, in one transaction (`Cache.hold_writes`)."""
+    cache.hold_writes()
+    try:
+        found = discover(targets, include_vendored=settings.include_vendored, exclude=settings.exclude)
+        digest = hashlib.blake2b(digest_size=32)
+        neutral = dataclasses.replace(settings, jobs=1, cache_dir=None)
+        for part in (_code_key(cache), rules_key, repr(neutral), repr(formats), str(found.root),
+                     repr([str(t) for t in targets]), repr(found.skipped), str(vcs.head_commit(found.root))):
+            digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
+        digests = Digests(cache, f"{found.root}\0{settings.max_file_size}", started=found.started_ns,
+                          keep_bytes=KEPT_BYTES)
+        for file in found.files:
+            content, reason = digests.digest(file, settings.max_file_size)
+            digest.update(f"{file.rel}\0{file.kind}\0{reason}\0{content}\0".encode("utf-8", "surrogateescape"))
+        digests.save()
+        return digest.hexdigest(), found, digests.known
+    finally:
+        cache.write_held()
 
 
 def _code_key(cache: Cache) -> str:

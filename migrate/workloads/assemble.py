@@ -102,9 +102,8 @@ def _gpu_modules(pool: set[str], facts: Mapping[str, tuple[Fact, ...]]) -> list[
     """CUDA files built into kernel modules that Python loads (cusignal's cpp/src/*.cu, built with
     nvcc --fatbin and read by cupy.RawModule(path=...)): a string names the module, the .cu of the
     same stem is its source. Only in a project that loads modules with CuPy."""
-    loads = any(f.kind == "python_attr" and f.name in MODULE_LOADERS for fs in facts.values() for f in fs)
     stems = {f.name for fs in facts.values() for f in fs if f.kind == "kernel_binary"}
-    if not (loads and stems):
+    if not (stems and any(f.kind == "python_attr" and f.name in MODULE_LOADERS for fs in facts.values() for f in fs)):
         return []
     specs = []
     for path in sorted(pool):
@@ -217,13 +216,24 @@ def _rooted(pool: set[str], facts: Mapping[str, tuple[Fact, ...]], root_name: st
             roots.setdefault(folder, Spec(label, folder, "make"))
         elif name.endswith(".ipynb"):
             roots.setdefault(folder, Spec(label, folder, "notebooks"))
-    ordered = sorted(roots.values(), key=lambda s: -s.root.count("/") - (s.root != "."))
     for path in sorted(pool):
-        owner = next((s for s in ordered if s.root == "." or path.startswith(s.root + "/")), None)
+        owner = _deepest_root(path, roots)
         if owner is not None:
             owner.files.append(path)
             pool.discard(path)
     return list(roots.values())
+
+
+def _deepest_root(path: str, roots: Mapping[str, Spec]) -> Spec | None:
+    """The spec of the deepest folder above `path` that is a root (keyed by folder, as dirname gives it), else
+    the root's ("."): each folder above looked up, where every root was tried in turn (~200 roots x ~1,000
+    files in cuda-samples). Two roots cannot both hold a path at one depth (the folder there is one)."""
+    folder = path
+    while (cut := folder.rfind("/")) > 0:
+        folder = folder[:cut]
+        if (owner := roots.get(folder)) is not None:
+            return owner
+    return roots.get(".")
 
 
 DEPLOYMENT_KINDS = frozenset({"dockerfile", "manifest", "shell"})

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 
 from migrate.model import Fact
 from migrate.vocabulary import BUILD_FILE_KINDS, C_SOURCE_KINDS
-from migrate.workloads.build_sources import join, prefixes, resolve_include, sources_named
+from migrate.workloads.build_sources import SOURCE_KINDS, join, prefixes, resolve_include, sources_named
 from migrate.workloads.includes import HEADER_SUFFIXES
 from migrate.workloads.optional_words import Words, optional_root
 from migrate.workloads.reach import CMAKE_ROOT, OTHER_ROOTS, cmake_reached, subdirectories_reached
@@ -57,6 +57,8 @@ def unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
                 if f.kind == "source_unplaced"]
     for path, items in facts.items():
         for f in items:
+            if f.kind not in SOURCE_KINDS:  # names no source (a call for each of a project's facts cost ~15 ms)
+                continue
             found = [p for p in sources_named(path, f, files) if p in files]
             roots.update(found)
             if f.kind == "build_source" and not found:  # a list entry or glob the tool cannot place (a path from

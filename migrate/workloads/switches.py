@@ -338,6 +338,7 @@ NON_BUILDING = frozenset({"if", "elseif", "else", "endif", "find_package", "mess
 # ... nor do `set` and `option` ahead of the branch: they name values (a subsystem's name, its switch) before a guard
 # clause that returns when the switch is off.
 NAMING_ONLY = frozenset({"set", "option"})
+_NO_WORK = NON_BUILDING | NAMING_ONLY  # made once: `wrapped_folders` made the union again for every command
 
 
 def wrapped_folders(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]]) -> dict[str, Region]:
@@ -348,7 +349,7 @@ def wrapped_folders(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, t
         if posixpath.basename(path) != "CMakeLists.txt" or path not in regions:
             continue
         lines = [f.line for f in items if f.kind == "cmake" and f.role == "command"
-                 and f.name not in NON_BUILDING | NAMING_ONLY]
+                 and f.name not in _NO_WORK]
         wrapping = [r for r in regions[path] if lines and all(r.start < n <= r.end for n in lines)]
         if wrapping and (folder := posixpath.dirname(path)):
             out[folder + "/"] = max(wrapping, key=lambda r: r.start)  # the innermost

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from migrate.model import Fact, Finding, MigrationClass, class_rank, evolve, worst_class
+from migrate.model import Fact, Finding, MigrationClass, class_rank, evolve, evolver, worst_class
 from migrate.model_report import OptionalPart, TargetVerdict, Workload
 from migrate.rulebase import alternatives
 from migrate.rulebase.load import RuleBase
@@ -34,7 +34,8 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
     parts = parts or ProjectParts()
     imports = {r.id for r in rules.rules if r.matcher.kind == "python_import"}
     hipified = alternatives.torch_hipified(rules.directory, rules.version)
-    tagged = [evolve(f, workload=graph.owner.get(f.path, ""), status=parts.status(f)) for f in findings
+    tag = evolver("workload", "status")
+    tagged = [tag(f, graph.owner.get(f.path, ""), parts.status(f)) for f in findings
               if not (f.rule in imports and graph.own_module(f.path, f.symbol))]
     lanes = alternatives.rewrite_lanes(rules.directory, rules.version)
     tagged = whole_rewrites(tagged, lanes, kernel_rules(rules), facts)
@@ -79,7 +80,8 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
                 arch=arch, migration_class=cls, own_class=own[spec.name][0], reasons=reasons, chain=chain,
                 effort=result.effort, breakdown=result.breakdown, calibrated=result.calibrated,
                 validation=result.validation, rewrite=result.rewrite, rewrite_breakdown=result.rewrite_breakdown))
-    judged_findings = [evolve(f, effective_class=effective.get(f, f.migration_class)) for f in tagged]
+    with_class = evolver("effective_class")
+    judged_findings = [with_class(f, effective.get(f, f.migration_class)) for f in tagged]
     judged = {id(f): j for f, j in zip(tagged, judged_findings, strict=True)}  # the reasons are tagged findings
     workloads = [Workload(name=s.name, root=s.root, kind=s.kind, files=tuple(sorted(s.files)),
                           verdicts=tuple(_relabel(v, effective, judged) for v in verdicts[s.name]),
