@@ -425,8 +425,9 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     unbuilt = unbuilt_sources(facts, known, builds_cuda=compiles_cuda)
     carrier = cuda_build_switch(kinds, gated, switches, unbuilt, known, facts=facts, regions=regions)
     compiler = compiler_reach.compiler_branch(facts, kinds, findings, regions, gated, switches, known)
-    if carrier is None and compiler is not None:  # nvcc named only under one optional switch: no default CUDA compile
-        for path in compiler_reach.units_to_gate(kinds, regions, gated, switches, unbuilt, known):
+    units = compiler_reach.units_to_gate(kinds, regions, gated, switches, unbuilt, known) if compiler else []
+    if carrier is None and compiler is not None and units:  # nvcc named only under one optional switch: no default
+        for path in units:  # CUDA compile, whatever rule names these .cu files
             gated[path] = compiler
         gate_headers(facts, regions, gated, frozenset(switches))
         carrier = compiler.switch
