@@ -212,7 +212,8 @@ class ProjectParts:
                         (*self.switches[self.cuda_build], f"{path}:{finding.line} {finding.symbol}: holds only where code "
                          f"runs on {', '.join(finding.targets)} through HIP, and every CUDA source is built under "
                          f"{self.cuda_build}"))
-        if self.compiler_switch in self.switches and finding.rule in known.nvcc_flag_rules:
+        if self.compiler_switch in self.switches and finding.rule in known.nvcc_flag_rules \
+                and not path.endswith(CMAKE_SUFFIXES):  # CMake gives a plain flag to every language's compiler
             return Part(f"build switch {self.compiler_switch}",
                         (*self.switches[self.compiler_switch], f"{path}:{finding.line} {finding.symbol}: a flag only nvcc "
                          f"takes, and the build names nvcc only under {self.compiler_switch}"))
@@ -425,7 +426,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     unbuilt = unbuilt_sources(facts, known, builds_cuda=compiles_cuda)
     carrier = cuda_build_switch(kinds, gated, switches, unbuilt, known, facts=facts, regions=regions)
     compiler = compiler_reach.compiler_branch(facts, kinds, findings, regions, gated, switches, known)
-    units = compiler_reach.units_to_gate(kinds, regions, gated, switches, unbuilt, known) if compiler else []
+    units = compiler_reach.units_to_gate(facts, kinds, regions, gated, switches, unbuilt, known) if compiler else []
     if carrier is None and compiler is not None and units:  # nvcc named only under one optional switch: no default
         for path in units:  # CUDA compile, whatever rule names these .cu files
             gated[path] = compiler
