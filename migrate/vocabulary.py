@@ -121,8 +121,6 @@ STRUCTURE_KINDS: dict[str, str] = {
     "make_goal_only": "a Makefile rule (or the assignment of a variable only such rules use) that make's default goal "
                       "does not reach, over its lines: the name is the goal that runs it, the text the default goal",
     "make_call": "a goal a recipe asks make for (`$(MAKE) -C gpu cuda`); `*` where the goal is a variable",
-    "make_object": "an object file a Makefile line names through a variable (`$O/update_cuda.o`, `$O/k.cuda-kernel.o`), "
-                   "which a pattern rule makes from the source of the same stem: the name is the stem (`update_cuda`)",
     "hip_rejected": "`#error` on the HIP side of a HIP guard: a HIP build of the file stops there",
     "commented_import": "an import statement left in a comment (`#     from .fused_act import FusedLeakyReLU`): the "
                         "module as written (a relative one with its dots)",

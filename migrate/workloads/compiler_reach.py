@@ -12,7 +12,6 @@ file names the compiler at all (the tool cannot tell how the .cu files are compi
 CUDA rules need not name nvcc (Bazel, Meson, Visual Studio projects; discover does not read their files)."""
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Iterable, Mapping, Sequence
 
 from migrate.model import Fact, Finding
@@ -52,21 +51,17 @@ def compiler_branch(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str
 def units_to_gate(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
                   regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region],
                   switches: Mapping[str, tuple[str, ...]], unbuilt: Mapping[str, str], known: Words) -> list[str]:
-    """The CUDA translation units (outside optional folders) that a build file names, as a source or as the object a
-    pattern rule makes from it (`$O/update_cuda.o`), and no optional switch gates yet (a .cu file nothing names is left
-    to the other readings); not those a CMake file lists outside every optional switch: CMake builds each source of a
-    plain target in the default build, so a CPU library listing a .cu file compiles CUDA there (a make rule naming a
-    source builds it only when a goal reaches the rule: its .cu files go with the compiler)."""
+    """The CUDA translation units (outside optional folders, and built by something) that no optional switch gates
+    yet, whatever rule names them (specfem2d's pattern rule `$O/%.cuda.o: $S/%.cu`) or none (a utility compiled by hand
+    with nvcc); not those a CMake file lists outside every optional switch: CMake builds each source of a plain target
+    in the default build, so a CPU library listing a .cu file compiles CUDA there (a make rule naming a source builds it
+    only when a goal reaches the rule: its .cu files go with the compiler)."""
     files = frozenset(kinds)
     listed = {named for path, items in facts.items() if kinds.get(path) == "cmake" for f in items
               if f.kind == "build_source" and not any(r.switch in switches for r in
                                                       switches_around(regions, gated, path, line=f.line))
               for named in named_files(path, f, files)}
-    objects = {f.name for items in facts.values() for f in items if f.kind == "make_object"}
-    named = {named for path, items in facts.items() for f in items if f.kind == "build_source"
-             for named in named_files(path, f, files)}
     return [path for path in sorted(kinds) if path.endswith(CUDA_UNITS) and optional_root(path, known) is None
             and path not in unbuilt and path not in listed
-            and (path in named or posixpath.basename(path)[:-len(".cu")] in objects)
             and not any(r.switch in switches for r in gates(regions, gated, path))]
 

@@ -35,7 +35,6 @@ MAKE_TEST_QUOTED = re.compile(r"""^(["'])\$[({]([A-Za-z_]\w*)[)}]\1\s+(["'])([^"
 MAKE_SWITCH = re.compile(r"^[A-Z][A-Z0-9_]*$")
 SELECTED_VALUE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 OBJECT_SUFFIX = ".o"  # an object file named after its whole source name (`x.cu.o`)
-OBJECT_STEM = re.compile(r"\..*$")  # `k.cuda-kernel.o` -> `k`: the stem ends at the first dot
 MAKE_CONDITIONALS = ("ifeq", "ifneq", "ifdef", "ifndef")
 # `ifdef gpu`: a lowercase variable is one the user passes on make's command line (`make gpu=1`); make imports
 # every environment variable too, and those are uppercase by convention (CUDA_HOME), so only a lowercase one that
@@ -156,7 +155,6 @@ def _make_switches(text: str) -> list[Fact]:
             # a rule's prerequisites or a recipe (`x.o: src/x.cu`, `nvcc -c k.cu`): sources it builds
             out += [fact("build_source", word, number, 0, 0, text="" if any(name for _, name, _ in stack) else "make rule")
                     for word in _plain_sources(raw.replace(":", " ").split())]
-        out += [fact("make_object", stem, number, 0, 0) for stem in _object_stems(raw)]
         if m := COMMENTED_SWITCH.match(raw):
             out.append(fact("build_switch", m.group(1), number, 0, len(raw), text="0 commented-out"))
             continue
@@ -192,15 +190,6 @@ def _plain_sources(words: list[str]) -> list[str]:
     named after it (`lz/gpucompact/kernels.cu.o`: the object a `%.cu.o: %.cu` rule compiles from that source)."""
     named = (word.removesuffix(OBJECT_SUFFIX) for word in words)
     return [word for word in named if word.endswith(SOURCE_SUFFIXES) and not any(c in word for c in "$%*")]
-
-
-def _object_stems(raw: str) -> list[str]:
-    """The stems of the object files a line names through a variable (`$O/update_cuda.o`, `$O/k.cuda-kernel.o`): a
-    pattern rule (`$O/%.cuda.o: $S/%.cu`) makes each from the source of that stem, which no plain name shows."""
-    if raw.lstrip().startswith("#"):
-        return []
-    return [OBJECT_STEM.sub("", word.rsplit("/", 1)[-1]) for word in raw.replace("=", " ").split()
-            if word.endswith(OBJECT_SUFFIX) and "$" in word and "%" not in word and "*" not in word]
 
 
 def _make_switch(directive: str, condition: str) -> str:
