@@ -254,3 +254,39 @@ def test_a_file_that_does_not_parse_has_its_switch_branches_read_line_by_line() 
                                         [("!defined(USE_Y)", False, 40, 72), ("USE_Z", True, 72, 91)]]
     clean = b"#ifdef USE_X\nint a;\n#endif\n"
     assert [(f.name, f.line) for f in cuda_cpp.extract(clean).facts if f.kind == "switch_branch"] == [("USE_X", 1)]
+
+
+NVCC_CASE = "make_nvcc_only_under_switch"
+NVCC_FILES = ("src/gpu/update_cuda.cu", "src/gpu/smooth_cuda.cu", "src/gpu/mesh_constants_cuda.h",
+              "src/gpu/smooth_cuda.h")
+
+
+def test_cuda_sources_of_a_build_that_names_nvcc_only_under_a_switch_are_optional(rulebase) -> None:
+    """specfem2d: `@COND_CUDA_TRUE@NVCC = nvcc` is the build's only nvcc, so the pattern rule that compiles the .cu
+    files (outside any branch) runs nvcc only with --with-cuda; the -gencode variable goes with it."""
+    data = report(NVCC_CASE, rulebase)
+    assert data["summary"]["class"] == "native"
+    for path in (*NVCC_FILES, "Makefile.in"):
+        assert statuses(data, path) == {"optional"}, path
+    assert any(e.startswith("Makefile.in:17 -gencode: a flag only nvcc takes, and the build names nvcc only under "
+                            "COND_CUDA") for e in evidence(data))
+
+
+def test_cuda_sources_of_a_build_that_names_nvcc_by_default_are_required(tmp_path: Path, rulebase) -> None:
+    tree = edited(NVCC_CASE, tmp_path, "Makefile.in", "@COND_CUDA_TRUE@NVCC = nvcc\n@COND_CUDA_FALSE@NVCC = @CC@",
+                  "NVCC = nvcc")
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    for path in NVCC_FILES:
+        assert statuses(data, path) == {""}, path
+    assert statuses(data, "Makefile.in") == {""}
+
+
+def test_a_second_nvcc_outside_the_switch_keeps_them_required(tmp_path: Path, rulebase) -> None:
+    """A helper script that runs nvcc itself is a CUDA compile the switch does not govern."""
+    tree = tmp_path / NVCC_CASE
+    shutil.copytree(CASES / NVCC_CASE, tree)
+    (tree / "build_gpu.sh").write_text("#!/bin/sh\nnvcc -c src/gpu/update_cuda.cu -o update_cuda.o\n")
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert statuses(data, "src/gpu/update_cuda.cu") == {""}

@@ -23,7 +23,8 @@ def gate_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tupl
     """Adds to `gated` the headers a switch's code alone includes, to GATED_DEPTH levels; with `optional` (the
     switches that make code optional), also those every includer of which is in some optional switch's code
     (decord's NVDEC headers: included by sources a `USE_CUDA` glob adds and under `#if DECORD_USE_CUDA`)."""
-    companions = _unbuilt_companions(facts)
+    # a source a switch already gates is built under that switch: its include of its header is that switch's code
+    companions = {s: h for s, h in _unbuilt_companions(facts).items() if s not in gated}
     includes = _include_sites(facts)  # the same at every level: read once
     for _ in range(GATED_DEPTH):
         more = _gated_headers(facts, includes, regions, gated, optional, companions)

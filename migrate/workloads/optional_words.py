@@ -14,7 +14,7 @@ from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
 
 SECTIONS = ("folders", "scratch_folders", "unused_folders", "switches", "detection", "compile_pass", "templates",
-            "alternative_runtimes", "portable_backends", "configure_hipify", "deployment")
+            "alternative_runtimes", "portable_backends", "configure_hipify", "deployment", "cuda_compiler")
 
 
 class DataError(ValueError):
@@ -52,6 +52,9 @@ class Words:
     hipify_tools: frozenset[str] = frozenset()  # converters a build command runs by name (hipify-perl)
     driver_queries: frozenset[str] = frozenset()  # rules whose findings query NVIDIA's driver at run time (nvidia-smi)
     script_kinds: frozenset[str] = frozenset()  # file kinds of scripts a machine runs (shell)
+    compiler_rules: frozenset[str] = frozenset()  # rules whose findings name the CUDA compiler in a build (nvcc)
+    compiler_packages: frozenset[str] = frozenset()  # find_package() names that set up the CUDA compiler (CUDA)
+    nvcc_flag_rules: frozenset[str] = frozenset()  # rules whose findings are flags only nvcc takes (-gencode)
 
 
 @lru_cache(maxsize=4)
@@ -94,6 +97,9 @@ def words(directory: Path | None = None) -> Words:
                  hipify_tools=frozenset(names("configure_hipify", "tools")),
                  driver_queries=frozenset(names("deployment", "driver_queries")),
                  script_kinds=frozenset(names("deployment", "script_kinds")),
+                 compiler_rules=frozenset(names("cuda_compiler", "rules")),
+                 compiler_packages=frozenset(names("cuda_compiler", "packages")),
+                 nvcc_flag_rules=frozenset(names("cuda_compiler", "flag_rules")),
                  detected=frozenset([f"{n.upper()}_FOUND" for n in names("detection", "packages")]
                                     + [n.upper() for n in names("detection", "variables")]))
 

@@ -26,7 +26,7 @@ from migrate.model import Fact, Finding, Status, class_rank, evolve
 from migrate.rulebase import families
 from migrate.scan.layout import hip_members, hip_twinned
 from migrate.vocabulary import ALWAYS_DEFINED, BUILD_FILE_KINDS
-from migrate.workloads import build_scopes, make_goals, ported, reach
+from migrate.workloads import build_scopes, compiler_reach, make_goals, ported, reach
 from migrate.workloads.alternatives import build_variants, covering, run_time_alternatives
 from migrate.workloads.build_sources import prefixes
 from migrate.workloads.includes import gate_headers, included_by_required, linked_by_required, optional_includes
@@ -122,6 +122,7 @@ class ProjectParts:
     gated: Mapping[str, Region] = field(default_factory=dict)  # file or folder/ -> the CMake branch adding it
     unbuilt: Mapping[str, str] = field(default_factory=dict)  # path -> why no build compiles it
     cuda_build: str = ""  # the optional switch every CUDA translation unit is built under, if there is one
+    compiler_switch: str = ""  # the optional switch every naming of nvcc in the build is under (compiler_reach)
     optional_includes: Mapping[str, str] = field(default_factory=dict)  # header -> the optional files including it
     # file -> the kind of its workload, where that workload's build hipifies it (classify.hipified_by_build)
     build_kinds: Mapping[str, str] = field(default_factory=dict)
@@ -211,6 +212,11 @@ class ProjectParts:
                         (*self.switches[self.cuda_build], f"{path}:{finding.line} {finding.symbol}: holds only where code "
                          f"runs on {', '.join(finding.targets)} through HIP, and every CUDA source is built under "
                          f"{self.cuda_build}"))
+        if self.compiler_switch in self.switches and finding.rule in known.nvcc_flag_rules \
+                and not path.endswith(CMAKE_SUFFIXES):  # CMake gives a plain flag to every language's compiler
+            return Part(f"build switch {self.compiler_switch}",
+                        (*self.switches[self.compiler_switch], f"{path}:{finding.line} {finding.symbol}: a flag only nvcc "
+                         f"takes, and the build names nvcc only under {self.compiler_switch}"))
         if path.endswith(CMAKE_SUFFIXES) and (found := next((r for p, r in self.found_under.items()
                                                               if finding.symbol.startswith(f"{p}_")), None)) is not None:
             return Part(f"build switch {found.switch}",
@@ -279,7 +285,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "switches": {k: list(v) for k, v in parts.switches.items()},
             "regions": {k: [region(r) for r in v] for k, v in parts.regions.items()},
             "gated": {k: region(r) for k, r in parts.gated.items()}, "unbuilt": dict(parts.unbuilt),
-            "cuda_build": parts.cuda_build, "optional_includes": dict(parts.optional_includes),
+            "cuda_build": parts.cuda_build, "compiler_switch": parts.compiler_switch,
+            "optional_includes": dict(parts.optional_includes),
             "build_kinds": dict(parts.build_kinds), "images": dict(parts.images),
             "included_by_required": sorted(parts.included_by_required), "alternatives": dict(parts.alternatives),
             "unused": dict(parts.unused), "off_features": sorted(parts.off_features),
@@ -317,7 +324,8 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         switches={str(k): tuple(str(e) for e in v) for k, v in data["switches"].items()},
         regions={str(k): tuple(region(r) for r in v) for k, v in data["regions"].items()},
         gated={str(k): region(r) for k, r in data["gated"].items()}, unbuilt=strings(data.get("unbuilt", {})),
-        cuda_build=str(data.get("cuda_build", "")), optional_includes=strings(data.get("optional_includes", {})),
+        cuda_build=str(data.get("cuda_build", "")), compiler_switch=str(data.get("compiler_switch", "")),
+        optional_includes=strings(data.get("optional_includes", {})),
         build_kinds=strings(data.get("build_kinds", {})), images=strings(data.get("images", {})),
         included_by_required=frozenset(str(p) for p in data.get("included_by_required", [])),
         alternatives=strings(data.get("alternatives", {})), unused=strings(data.get("unused", {})),
@@ -417,6 +425,13 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     gate_headers(facts, regions, gated, frozenset(switches))  # headers only optional switches' code includes
     unbuilt = unbuilt_sources(facts, known, builds_cuda=compiles_cuda)
     carrier = cuda_build_switch(kinds, gated, switches, unbuilt, known, facts=facts, regions=regions)
+    compiler = compiler_reach.compiler_branch(facts, kinds, findings, regions, gated, switches, known)
+    units = compiler_reach.units_to_gate(facts, kinds, regions, gated, switches, unbuilt, known) if compiler else []
+    if carrier is None and compiler is not None and units:  # nvcc named only under one optional switch: no default
+        for path in units:  # CUDA compile, whatever rule names these .cu files
+            gated[path] = compiler
+        gate_headers(facts, regions, gated, frozenset(switches))
+        carrier = compiler.switch
     if carrier is not None:  # `$<$<COMPILE_LANGUAGE:CUDA>:...>` over several lines of a command
         extend(regions, cuda_genexes(facts, carrier, known))
     if carrier is not None and extend(regions, compile_passes(regions, carrier, known)):
@@ -437,7 +452,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         hip_twinned=hip_twinned(kinds), hip_members=hip_members(kinds),
                         optional_modules=optional_modules(facts, known) | loaded_only_by_optional(facts, known),
                         switches=switches, regions=regions, gated=gated,
-                        unbuilt=unbuilt, cuda_build=carrier or "",
+                        unbuilt=unbuilt, cuda_build=carrier or "", compiler_switch=compiler.switch if compiler else "",
                         optional_includes=optional_includes(facts, known), build_kinds=dict(build_kinds or {}),
                         included_by_required=included_by_required(facts, known) | linked_by_required(facts, known)
                         | only_programs(facts, kinds, known),
