@@ -180,6 +180,9 @@ ROLES: dict[str, str] = {
                      "`x in ('11.8', '12.1')`): false, not an error, when the name is None",
     "message": "a Python name printed or logged (an argument of `print`, `logging`/`logger` calls, "
                "`warnings.warn`)",
+    "locked": "a requirement of a file a resolver wrote (a pip-compile/uv header, `--hash=` on every exact pin, or a "
+              "name-ordered `pip freeze` of 20 or more exact pins): the resolver's record, not the project's requirement "
+              "(extract/text/deps.py); no dependency rule reads it, the stack reads it as a locked pin",
     "framework_runtime": "a CUDA runtime pin (cudatoolkit, pytorch-cuda, cuda-version) of a conda environment that "
                          "installs PyTorch from conda: PyTorch's runtime, which its ROCm build brings itself",
     "namespace": "a namespace qualifier",
