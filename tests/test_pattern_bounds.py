@@ -7,14 +7,24 @@ real lines it was written for (same groups as before the rewrite). Limits are on
 loaded machine does not fail them."""
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 
 import pytest
-from migrate.extract.c import cuda_cpp, guards, hazards
+from migrate.extract.c import cuda_cpp, guards, hazards, ts
+from migrate.extract.c.tree import reading, walk
 from migrate.extract.text import containers, make_goals, rocm_path, vsproject
 
 BLANKS = " " * 30000
+
+
+def _chevron_launch() -> bool:
+    """hazards._grid_sized_to_n over a file where the kernel's name and `<<<` are followed by long blank runs."""
+    source = b"__global__ void k() {}\nk" + BLANKS.encode() + b"x k<<<" + BLANKS.encode() + b"x"
+    with reading(source):
+        kernel = next(n for n in walk(ts.parse(source)) if n.type == "function_definition")
+        return hazards._grid_sized_to_n(kernel, source)
 
 
 @pytest.mark.parametrize(("name", "attempt"), [
@@ -26,6 +36,17 @@ BLANKS = " " * 30000
     ("ci off", lambda: rocm_path.CI_OFF.match(BLANKS + "-" + BLANKS + "+")),
     ("image key", lambda: containers.IMAGE.match("image" * 6000 + "!")),  # a split per `image`: 4.6 s
     ("vs project tags", lambda: vsproject.extract(b"<a " * 20000)),  # every unclosed tag read to the end: 47 s
+    # review23: the blank runs left around an optional `)` or `(` (version gate 14.6 s, legacy gate 6.4 s), the
+    # launch call's around `&?` and a template's `<...>` (over 20 s), a rocm/hip word split at every `rocm` (1.5 s)
+    ("version gate", lambda: guards.CUDA_VERSION_GATE.match(
+        "(" + BLANKS + "CUDA_VERSION>=" + BLANKS + "(" + BLANKS + "1" + BLANKS + ")" + BLANKS + "+")),
+    ("version gate lead", lambda: guards.CUDA_VERSION_GATE.match(BLANKS + "+")),
+    ("legacy gate", lambda: guards.LEGACY_ARCH_GATE.match("defined(__CUDA_ARCH__)&&__CUDA_ARCH__<1" + BLANKS + ")"
+                                                          + BLANKS + "+")),
+    ("launch call", lambda: re.search(hazards.LAUNCH_CALL.format(name="k"),
+                                      "hipLaunchKernelGGL(" + BLANKS + "(" + BLANKS + "k" + BLANKS + ")" + BLANKS + "+")),
+    ("chevron launch", _chevron_launch),
+    ("ci off word", lambda: rocm_path.CI_OFF.match("rocm" * 8000 + "!")),
 ])
 def test_a_long_run_of_blanks_is_read_in_linear_time(name: str, attempt: Callable[[], object]) -> None:
     started = time.process_time()
@@ -45,3 +66,15 @@ def test_the_rewritten_patterns_read_real_lines_as_before() -> None:
     assert rocm_path.CI_OFF.match("  - with-rocm: false  # later")
     assert containers.IMAGE.match('- baseImage: "nvcr.io/nvidia/pytorch:24.01"').group(1, 2) == \
         ("baseImage", "nvcr.io/nvidia/pytorch:24.01")
+    assert guards.CUDA_VERSION_GATE.match("defined(CUDA_VERSION) && (CUDA_VERSION >= (11020) ) ").group(1, 2) == \
+        ("CUDA_VERSION", "CUDA_VERSION")
+    assert guards.CUDA_VERSION_GATE.match(" ( CUDART_VERSION>=11000)").group(1, 2) == (None, "CUDART_VERSION")
+    assert not guards.CUDA_VERSION_GATE.match("CUDA_VERSION >= 11020 ) ) )")
+    assert guards.LEGACY_ARCH_GATE.match("defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < (600) ) ")
+    assert not guards.LEGACY_ARCH_GATE.match("defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600 ) ) )")
+    launch = re.compile(hazards.LAUNCH_CALL.format(name="k"))
+    assert launch.search("hipLaunchKernelGGL(( k<float, 4> ), grid, block, 0, 0, x)")
+    assert launch.search("cudaLaunchKernel((const void*)&ns::k, grid, block, args)")
+    assert not launch.search("hipLaunchKernelGGL(kk, grid, block, 0, 0)")
+    assert rocm_path.CI_OFF.match("  - with-rocm: false  # later") and rocm_path.CI_OFF.match("HIP: off")
+    assert not rocm_path.CI_OFF.match("with-cuda: false")

@@ -28,7 +28,8 @@ def test_a_cuda_file_no_project_lists_is_not_built(statuses: dict[str, set[str]]
     assert statuses["wizard/Copy/kernel_copy1.cu"] == {"required"}  # RelativePath=".\kernel_copy1.cu"
 
 
-@pytest.mark.parametrize("path", ["listed/Sum/sum_kernel.cu", "cmake_beside/Scan/scan_extra.cu"])
+@pytest.mark.parametrize("path", ["listed/Sum/sum_kernel.cu", "cmake_beside/Scan/scan_extra.cu",
+                                  "sibling_cmake/src/linux_only.cu"])  # a sibling folder's CMake glob compiles it
 def test_a_listed_file_or_one_another_build_may_compile_stays_required(statuses: dict[str, set[str]], path: str) -> None:
     assert statuses[path] == {"required"}
 
@@ -41,3 +42,7 @@ def test_a_listed_file_or_one_another_build_may_compile_stays_required(statuses:
 ])
 def test_the_extractor_reads_every_listed_item(text: str, listed: list[tuple[str, int, str]]) -> None:
     assert [(f.name, f.line, f.text) for f in extract(text.encode()).facts] == listed
+
+
+def test_a_file_no_project_and_no_other_build_names_is_not_built(statuses: dict[str, set[str]]) -> None:
+    assert statuses["sibling_cmake/src/old/draft.cu"] == {"optional"}  # not matched by the sibling's ../src/*.cu

@@ -88,8 +88,9 @@ def unlisted_by_vs_project(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[s
     project of the repository lists (`vs_source`, extract/text/vsproject.py) and no listed file includes: MSBuild
     compiles the items a project lists and nothing else (a copy of the CUDA wizard's `kernel.cu` beside a project
     that lists its own sources, jdinkla/parallel2012_gpucomputing e78edf11 C-Cpp/Copy/kernel.cu). Files with any
-    other build file (CMake, make, setup.py, ...) in or above their folder keep their reading, as do all files where
-    a script runs a CUDA compiler itself; a listed path the tool cannot place (`$(SolutionDir)`, a wildcard) names
+    other build file (CMake, make, setup.py, ...) in or above their folder keep their reading, as do files another
+    build file names as its sources from any folder (a path or glob; one it cannot place names every file of its
+    name), and all files where a script runs a CUDA compiler itself; a listed path the tool cannot place (`$(SolutionDir)`, a wildcard) names
     every file of its name."""
     projects = sorted(p for p, kind in kinds.items() if kind == VS_PROJECT)
     if not projects or _compiled_by_hand(facts, kinds):
@@ -104,6 +105,12 @@ def unlisted_by_vs_project(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[s
             if "$(" not in f.name and (listed := join(posixpath.dirname(project), f.name)) in files:
                 roots.add(listed)
             else:
+                patterns.append(posixpath.basename(f.name))
+    for path, items in facts.items():  # what another build names as its sources, from any folder (a sibling
+        for f in items:  # folder's CMakeLists.txt with `file(GLOB ... ../src/*.cu)`), as `unreferenced` reads them
+            found = [p for p in sources_named(path, f, files) if p in files]
+            roots.update(found)
+            if f.kind == "build_source" and not found:
                 patterns.append(posixpath.basename(f.name))
     folders = {posixpath.dirname(p) + "/" for p in projects}
     others = {posixpath.dirname(p) + "/" for p, kind in kinds.items()

@@ -19,14 +19,14 @@ IDENT = re.compile(r"[A-Za-z_]\w*")
 # `#if CUDA_VERSION >= 11020` (or CUDART_VERSION, alone or after `defined(...) &&`): false under hip-clang,
 # which defines neither, so a chain that ends in a plain #else compiles that #else on ROCm.
 CUDA_VERSION_GATE = re.compile(
-    r"^\s*(?:defined\s*(?:\(\s*)?(CUDA_VERSION|CUDART_VERSION)\s*(?:\)\s*)?&&\s*)?\(?\s*(CUDA_VERSION|CUDART_VERSION)\s*>=?\s*"
-    r"\(?\s*\d+\s*(?:\)\s*)?\)?\s*$")
+    r"^\s*(?:defined\s*(?:\(\s*)?(CUDA_VERSION|CUDART_VERSION)\s*(?:\)\s*)?&&\s*)?(?:\(\s*)?(CUDA_VERSION|CUDART_VERSION)"
+    r"\s*>=?\s*(?:\(\s*)?\d+\s*(?:\)\s*){0,2}$")
 ERROR_DIRECTIVE = re.compile(rb"^\s*#\s*error\b", re.MULTILINE)
 # `#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600`: code for older NVIDIA GPUs only (the CUDA guide's double
 # atomicAdd for pre-Pascal). False under hip-clang, which defines no __CUDA_ARCH__, so HIP never compiles it.
 # The bare `#if __CUDA_ARCH__ < 600` is another matter: an undefined name reads as 0, so it is true there.
 LEGACY_ARCH_GATE = re.compile(
-    r"^\s*defined\s*(?:\(\s*)?__CUDA_ARCH__\s*(?:\)\s*)?&&\s*(?:\(\s*)?__CUDA_ARCH__\s*<=?\s*(?:\(\s*)?\d+\s*(?:\)\s*)?\)?\s*$")
+    r"^\s*defined\s*(?:\(\s*)?__CUDA_ARCH__\s*(?:\)\s*)?&&\s*(?:\(\s*)?__CUDA_ARCH__\s*<=?\s*(?:\(\s*)?\d+\s*(?:\)\s*){0,2}$")
 # C++'s alternative tokens for the logical operators, which the preprocessor reads too (`#if __CUDA_ARCH__ < 600 and
 # defined(__CUDA_ARCH__)`): https://en.cppreference.com/w/cpp/language/operator_alternative
 ALTERNATIVE_TOKENS = {"and": "&&", "or": "||", "not": "!"}

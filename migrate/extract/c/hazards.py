@@ -43,7 +43,7 @@ CEIL_DIV = re.compile(r"\+\s*[\w:.()]+\s*(-\s*1\s*)?\)\s*/|"
 # launches written as calls whose first argument is the kernel and second the grid: FBGEMM's launch
 # macros, hipLaunchKernelGGL, cudaLaunchKernel (kernel possibly parenthesised, templated, cast to void*)
 LAUNCH_CALL = r"\b(?:FBGEMM_LAUNCH_KERNEL|FBGEMM_LAUNCH_DSA_KERNEL|hipLaunchKernelGGL|cudaLaunchKernel)\s*\(\s*(?:\(\s*)?" \
-              r"(?:\(\s*(?:const\s+)?void\s*\*\s*\)\s*)?&?\s*(?:[\w:]*::)?{name}\s*(?:<[^;()]*?>)?\s*(?:\)\s*)?,"
+              r"(?:\(\s*(?:const\s+)?void\s*\*\s*\)\s*)?(?:&\s*)?(?:[\w:]*::)?{name}\s*(?:<[^;()]*?>\s*)?(?:\)\s*)?,"
 # libcu++ names that start a qualified name with cuda:: (cuda::std::..., cuda::atomic_ref, ...)
 LIBCUDACXX = name_list("device", "libcudacxx_members")
 # CUDA back ends of portability layers that user code names directly (HIP spelling in rules/device.yaml)
@@ -301,7 +301,7 @@ def _grid_sized_to_n(kernel: ts.Node, source: bytes) -> bool:
     if name is None:
         return False
     code = COMMENT.sub(" ", source.decode("utf-8", "replace"))
-    chevrons = (m.group(1) for m in re.finditer(rf"\b{re.escape(text(name))}\s*(?:<[^;<>]*>)?\s*<<<\s*([^,;]+),", code))
+    chevrons = (m.group(1) for m in re.finditer(rf"\b{re.escape(text(name))}\s*(?:<[^;<>]*>\s*)?<<<([^,;]+),", code))
     calls = (_argument(code, m.end()) for m in re.finditer(LAUNCH_CALL.format(name=re.escape(text(name))), code))
     return any(_covers_n(grid.strip(), code, 2) for grid in (*chevrons, *calls))
 

@@ -20,7 +20,7 @@ CI = re.compile(r"(?i)\brocm\b|\brocm/|\bmi(?:100|200|210|250x?|300[ax]?|325x?|3
                 r"|\bhip\b")
 # A CI setting that turns ROCm off for the job (pytorch/test-infra's `with-rocm: false`, which pytorch/TensorRT's
 # workflows pass to generate_binary_build_matrix.yml): a ROCm word on such a line is no ROCm job.
-CI_OFF = re.compile(r"(?i)^\s*(?:-\s*)?[\w-]*(?:rocm|hip)[\w-]*\s*:\s*[\"']?(?:false|no|off|0)[\"']?\s*(?:#.*)?$")
+CI_OFF = re.compile(r"(?i)^\s*(?:-\s*)?(?=[\w-]*(?:rocm|hip))[\w-]+\s*:\s*[\"']?(?:false|no|off|0)[\"']?\s*(?:#.*)?$")
 PACKAGE = re.compile(r"(?i)\bwhl/rocm|\brocm\d*\s*[\]=:]|\[rocm\w*\]|^\s*\"?rocm[\w-]*\"?\s*=|\bpytorch-triton-rocm\b"
                      r"|\bamdsmi\b|\bcupy-rocm")
 # A Cargo feature on ROCm or HIP (`rocm = []`, supranational/sppark's rust/Cargo.toml): a ROCm build the crate
