@@ -88,8 +88,8 @@ def unlisted_by_vs_project(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[s
     that lists its own sources, jdinkla/parallel2012_gpucomputing e78edf11 C-Cpp/Copy/kernel.cu). Files with any
     other build file (CMake, make, setup.py, ...) in or above their folder keep their reading, as do files another
     build file names as its sources from any folder (a path or glob; one it cannot place names every file of its
-    name), and all files where a script runs a CUDA compiler itself; a listed path the tool cannot place (`$(SolutionDir)`, a wildcard) names
-    every file of its name."""
+    name), and all files where a script runs a CUDA compiler itself; a listed path the tool cannot place
+    (`$(SolutionDir)`, a wildcard) names every file of its name."""
     projects = sorted(p for p, kind in kinds.items() if kind == VS_PROJECT)
     if not projects or _compiled_by_hand(facts, kinds):
         return {}
