@@ -46,3 +46,25 @@ def test_the_extractor_reads_every_listed_item(text: str, listed: list[tuple[str
 
 def test_a_file_no_project_and_no_other_build_names_is_not_built(statuses: dict[str, set[str]]) -> None:
     assert statuses["sibling_cmake/src/old/draft.cu"] == {"optional"}  # not matched by the sibling's ../src/*.cu
+
+
+def test_a_project_listing_many_names_is_read_in_bounded_time() -> None:
+    """review23: 100,000 unplaceable items (`$(A)xN.cu`) against 300 `.cu` files compared every file with every item
+    (1074 s on a 1.4 MB .vcxproj); names are looked up in a set and each file's part counted per folder once."""
+    import time
+
+    from migrate.model import Fact
+    from migrate.workloads.reached_files import unlisted_by_vs_project
+
+    items = [Fact(kind="vs_source", name=f"$(A)x{i}.cu", line=1, column=1, end_line=1, end_column=2, text="CudaCompile")
+             for i in range(100000)]
+    kinds = {"app.vcxproj": "vsproject", **{f"src/d{i % 30}/k{i}.cu": "cuda" for i in range(300)}}
+    facts = {"app.vcxproj": items}
+    started = time.process_time()
+    found = unlisted_by_vs_project(facts, kinds)
+    assert time.process_time() - started < 5
+    assert len(found) == 300 and found["src/d0/k0.cu"][0] == "src/"  # every file unlisted: the whole folder
+    listed = {"app.vcxproj": [*items[:10], Fact(kind="vs_source", name="src/d0/k0.cu", line=2, column=1, end_line=2,
+                                                 end_column=2, text="CudaCompile")]}
+    assert "src/d0/k0.cu" not in unlisted_by_vs_project(listed, kinds)
+    assert unlisted_by_vs_project(listed, kinds)["src/d1/k1.cu"][0] == "src/d1/"  # a folder all unlisted
