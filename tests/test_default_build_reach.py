@@ -290,3 +290,13 @@ def test_a_second_nvcc_outside_the_switch_keeps_them_required(tmp_path: Path, ru
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert statuses(data, "src/gpu/update_cuda.cu") == {""}
+
+
+def test_cuda_sources_a_visual_studio_project_lists_are_required(tmp_path: Path, rulebase) -> None:
+    """A .vcxproj beside the switched Makefile compiles the .cu files with nvcc in every configuration (review of
+    session 23: the compiler reading counted only make and CMake namings)."""
+    tree = edited(NVCC_CASE, tmp_path, "Makefile.in", "@COND_CUDA_TRUE@NVCC = nvcc", "@COND_CUDA_TRUE@NVCC = nvcc")
+    (tree / "specfem2d.vcxproj").write_text('<Project>\n  <ItemGroup>\n    <CudaCompile Include="src\\gpu\\update_cuda.cu" />'
+                                             '\n  </ItemGroup>\n</Project>\n')
+    data = scanned(tree, rulebase)
+    assert statuses(data, "src/gpu/update_cuda.cu") == {""}

@@ -9,7 +9,9 @@ rule `$O/%.cuda.o: $S/%.cu` (src/gpu/rules.mk:151) compiles the .cu files only t
 
 Nothing is said (None) where Python code has a CUDA finding (a loader may compile .cu files at run time) or no build
 file names the compiler at all (the tool cannot tell how the .cu files are compiled). Not seen: a build system whose
-CUDA rules need not name nvcc (Bazel, Meson, Visual Studio projects; discover does not read their files)."""
+CUDA rules need not name nvcc (Bazel, Meson; discover does not read their files). A Visual Studio project that lists a
+.cu file (`<CudaCompile Include=...>`, a `vs_source` fact) compiles it with nvcc in every configuration: a naming
+outside every switch."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -42,7 +44,9 @@ def compiler_branch(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str
         if optional_root(path, known) is not None:
             continue
         for fact in items:
-            if fact.kind == "cmake" and (fact.name in packages or fact.name == CMAKE_LANGUAGE
+            if fact.kind == "vs_source" and fact.name.endswith(CUDA_UNITS):
+                sites.append([])  # MSBuild's CUDA build customization: no switch of the tool's readings around it
+            elif fact.kind == "cmake" and (fact.name in packages or fact.name == CMAKE_LANGUAGE
                                          or fact.name in known.cuda_commands):
                 sites.append([r for r in switches_around(regions, gated, path, line=fact.line) if r.switch in switches])
     return common_switch(sites)
