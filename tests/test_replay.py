@@ -328,3 +328,16 @@ def test_the_racy_window_is_statcaches() -> None:
     from migrate.scan import statcache
 
     assert replay.RACY_NS == statcache.RACY_NS == filestamp.RACY_NS > 0
+
+
+def test_a_memo_write_that_fails_leaves_nothing_behind(tmp_path: Path) -> None:
+    """filestamp.write_memo, shared by the rule-data and extractor-version memos (review23: a failed rename left
+    `memo.<pid>.tmp` in the cache directory)."""
+    from migrate.rulebase import filestamp
+
+    filestamp.write_memo(tmp_path / "memo.json", b"{}")
+    assert (tmp_path / "memo.json").read_bytes() == b"{}"
+    (tmp_path / "taken").mkdir()  # a folder where the memo should go: the rename fails
+    (tmp_path / "taken" / "x").write_text("x")
+    filestamp.write_memo(tmp_path / "taken", b"{}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["memo.json", "taken"]

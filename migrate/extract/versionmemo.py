@@ -81,10 +81,4 @@ def _read(memo: Path, key: dict[str, Any]) -> str | None:
 
 
 def _write(memo: Path, key: dict[str, Any], started: int, result: str) -> None:
-    try:
-        memo.parent.mkdir(parents=True, exist_ok=True)
-        partial = memo.with_name(f"{memo.name}.{os.getpid()}.tmp")
-        partial.write_bytes(jsonio.dumps({"key": key, "checked_ns": started, "version": result}))
-        os.replace(partial, memo)
-    except OSError:
-        pass
+    filestamp.write_memo(memo, jsonio.dumps({"key": key, "checked_ns": started, "version": result}))

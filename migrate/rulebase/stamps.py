@@ -103,10 +103,4 @@ def _read(memo: Path, rels: list[str], stamps: list[Stamp]) -> Digests | None:
 def _write(memo: Path, rels: list[str], stamps: list[Stamp], started: int, found: Digests) -> None:
     data = {"format": FORMAT, "checked_ns": started, "version": found.version, "rule_files": found.rule_files,
             "data_files": found.data_files, "files": [[rel, *stamp] for rel, stamp in zip(rels, stamps, strict=True)]}
-    try:
-        memo.parent.mkdir(parents=True, exist_ok=True)
-        partial = memo.with_name(f"{memo.name}.{os.getpid()}.tmp")
-        partial.write_bytes(jsonio.dumps(data))
-        os.replace(partial, memo)
-    except OSError:
-        pass
+    filestamp.write_memo(memo, jsonio.dumps(data))
