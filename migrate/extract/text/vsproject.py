@@ -15,6 +15,7 @@ from migrate.model import Extraction, Fact
 
 # an item's Include (MSBuild) or a File's RelativePath (.vcproj); a `;` list in one Include names several items
 LISTED = re.compile(r"<(\w+)\s[^<>]*?\b(Include|RelativePath)\s*=\s*\"([^\"]*)\"", re.IGNORECASE)
+DOT_SLASHES = re.compile(r"^(\./)+")
 NOT_FILES = frozenset({"projectreference", "reference", "projectconfiguration", "import", "packagereference"})
 
 
@@ -30,7 +31,8 @@ def extract(source: bytes) -> Extraction:
         while line + 1 < len(starts) and starts[line + 1] <= match.start(3):
             line += 1
         column = match.start(3) - starts[line]
-        for item in filter(None, (i.strip() for i in match.group(3).split(";"))):
-            name = re.sub(r"^(\./)+", "", item.replace("\\", "/"))
-            facts.append(fact("vs_source", name, line + 1, column, column + len(match.group(3)), text=match.group(1)))
+        listed, element = match.group(3), match.group(1)  # each group() copies: once per match, not per item
+        for item in filter(None, (i.strip() for i in listed.split(";"))):
+            name = DOT_SLASHES.sub("", item.replace("\\", "/"))
+            facts.append(fact("vs_source", name, line + 1, column, column + len(listed), text=element))
     return finish(text, facts)
