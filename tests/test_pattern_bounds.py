@@ -88,3 +88,26 @@ def test_a_long_item_list_in_a_vs_project_is_read_in_linear_time() -> None:
     facts = vsproject.extract(source).facts
     assert time.process_time() - started < 4.0
     assert len(facts) == 100000 and facts[-1].name == "$(A)x99999.cu"
+
+
+def test_launch_grids_initialised_from_each_other_are_read_once() -> None:
+    """review23: 300 launches of `k<<<g, 1>>>` and 300 `int g = g;` (15 KB) took 38 s: each launch's grid was
+    looked up in the whole file, and each initialisation's value again, to depth 2."""
+    source = ("__global__ void k() {}\n" + "void f() { k<<<g, 1>>>(); }\n" * 300 + "int g = g;\n" * 300).encode()
+    with reading(source):
+        kernel = next(n for n in walk(ts.parse(source)) if n.type == "function_definition")
+        started = time.process_time()
+        assert not hazards._grid_sized_to_n(kernel, source)
+        assert time.process_time() - started < 0.5
+
+
+def test_a_grid_initialised_with_a_ceiling_division_is_still_found() -> None:
+    source = (b"__global__ void k() {}\nvoid f(int n) {\n  int blocks = (n + 255) / 256;\n  dim3 grid(blocks, 1);\n"
+              b"  k<<<grid, 256>>>();\n}\n")
+    with reading(source):
+        kernel = next(n for n in walk(ts.parse(source)) if n.type == "function_definition")
+        assert hazards._grid_sized_to_n(kernel, source)
+    plain = source.replace(b"(n + 255) / 256", b"n")
+    with reading(plain):
+        kernel = next(n for n in walk(ts.parse(plain)) if n.type == "function_definition")
+        assert not hazards._grid_sized_to_n(kernel, plain)
