@@ -23,8 +23,11 @@ import posixpath
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 
 from migrate.model import Fact
+from migrate.rulebase import datafile
+from migrate.rulebase.load import default_rules_dir
 from migrate.vocabulary import BUILD_FILE_KINDS, C_SOURCE_KINDS
 from migrate.workloads.build_sources import SOURCE_KINDS, join, prefixes, resolve_include, sources_named
 from migrate.workloads.includes import HEADER_SUFFIXES
@@ -33,7 +36,6 @@ from migrate.workloads.reach import CMAKE_ROOT, OTHER_ROOTS, cmake_reached, subd
 
 # kinds of files that run commands: one that runs nvcc may compile any .cu file of the project by hand
 SCRIPT_KINDS = frozenset({"shell", "python", "notebook", "dockerfile"})
-COMPILERS = frozenset({"nvcc"})
 GLOB_CHARS = re.compile(r"[*?[]")  # fnmatch's special characters: a pattern without them names one file name
 NAME_WORD = re.compile(r"[A-Za-z0-9_.+-]+")
 # facts that name a file of the project outside the include graph and the build's source lists
@@ -156,8 +158,16 @@ def _close(roots: set[str], facts: Mapping[str, Sequence[Fact]], files: frozense
 
 def _compiled_by_hand(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> bool:
     """Whether a script runs a CUDA compiler itself (`nvcc -o k kern.cu` in run.sh): what it compiles is not known."""
-    return any(kinds.get(path) in SCRIPT_KINDS and f.kind == "flag" and f.name in COMPILERS
+    compilers = _cuda_compilers()
+    return any(kinds.get(path) in SCRIPT_KINDS and f.kind == "flag" and f.name in compilers
                for path, items in facts.items() for f in items)
+
+
+@cache
+def _cuda_compilers() -> frozenset[str]:
+    """NVIDIA's CUDA compiler drivers: rules/names/build.yaml `cuda_compiler_drivers`, the list the extractors read."""
+    lists = datafile.read(default_rules_dir() / "names" / "build.yaml")
+    return frozenset(str(name) for name in lists["cuda_compiler_drivers"]["names"])
 
 
 def _named_words(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> set[str]:
