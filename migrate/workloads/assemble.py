@@ -12,14 +12,10 @@ from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, field
 
 from migrate.model import Fact, SourceFile
+from migrate.rulebase.name_lists import name_list
 from migrate.vocabulary import C_SOURCE_KINDS
 
 HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".cuh", ".inl", ".inc")
-# What PyTorch builds: CUDAExtension (and load/load_inline, role `jit`) hipify the sources under a ROCm PyTorch,
-# BuildExtension compiles an extension's .cu files with hipcc there
-# (https://github.com/pytorch/pytorch/blob/v2.5.0/torch/utils/cpp_extension.py)
-TORCH_BUILDERS = frozenset({"torch.utils.cpp_extension.CUDAExtension", "torch.utils.cpp_extension.CppExtension",
-                            "torch.utils.cpp_extension.BuildExtension", "torch.utils.cpp_extension.SyclExtension"})
 EXTENSION_KINDS = frozenset({"torch-extension", "python-extension"})  # a module Python imports, built from sources
 PYTHON_PROJECT_FILES = frozenset({"pyproject.toml", "setup.py", "setup.cfg"})
 
@@ -88,7 +84,8 @@ def _extension_kind(fact: Fact, file_facts: tuple[Fact, ...]) -> str:
     """A PyTorch extension where torch builds it: loaded by `load()`, or declared in a file that uses torch's
     builders. A plain setuptools Extension in a file that names none of them is built by the project's own
     build_ext (nvcc run by hand, no hipify): a Python extension, ported like any CUDA source."""
-    torch = fact.role == "jit" or any(f.kind == "python_attr" and ".".join(f.name.split(".")[:4]) in TORCH_BUILDERS
+    builders = name_list("python", "torch_extension_builders")
+    torch = fact.role == "jit" or any(f.kind == "python_attr" and ".".join(f.name.split(".")[:4]) in builders
                                       for f in file_facts)
     return "torch-extension" if torch else "python-extension"
 

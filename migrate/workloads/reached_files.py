@@ -23,11 +23,9 @@ import posixpath
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from functools import cache
 
 from migrate.model import Fact
-from migrate.rulebase import datafile
-from migrate.rulebase.load import default_rules_dir
+from migrate.rulebase.name_lists import name_list
 from migrate.vocabulary import BUILD_FILE_KINDS, C_SOURCE_KINDS
 from migrate.workloads.build_sources import SOURCE_KINDS, join, prefixes, resolve_include, sources_named
 from migrate.workloads.includes import HEADER_SUFFIXES
@@ -158,16 +156,10 @@ def _close(roots: set[str], facts: Mapping[str, Sequence[Fact]], files: frozense
 
 def _compiled_by_hand(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> bool:
     """Whether a script runs a CUDA compiler itself (`nvcc -o k kern.cu` in run.sh): what it compiles is not known."""
-    compilers = _cuda_compilers()
+    compilers = name_list("build", "cuda_compiler_drivers")  # NVIDIA's CUDA compiler drivers
     return any(kinds.get(path) in SCRIPT_KINDS and f.kind == "flag" and f.name in compilers
                for path, items in facts.items() for f in items)
 
-
-@cache
-def _cuda_compilers() -> frozenset[str]:
-    """NVIDIA's CUDA compiler drivers: rules/names/build.yaml `cuda_compiler_drivers`, the list the extractors read."""
-    lists = datafile.read(default_rules_dir() / "names" / "build.yaml")
-    return frozenset(str(name) for name in lists["cuda_compiler_drivers"]["names"])
 
 
 def _named_words(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> set[str]:
