@@ -44,6 +44,7 @@ C_SOURCE_KINDS = frozenset({"cuda", "cpp", "hip"})
 # How a build_switch fact's switch was declared, the last word of its text (`<default> <how>`), for those
 # workloads/parts.py reads: a macro in flags every build passes, and a `//#define X` left commented out.
 ALWAYS_DEFINED = "always-defined"
+REMOVE_ITEM = "REMOVE_ITEM"  # a build_filter fact's last word where its name is an item list(REMOVE_ITEM) drops
 COMMENTED_OUT_DEFINE = "commented-out-define"
 # a make variable a Makefile tests (`ifeq "$(ENABLE_CUDA)" "1"`) and does not assign: off by default only where no
 # build file of the project assigns it and its name asks for something (workloads/switches.make_unset)
@@ -109,8 +110,9 @@ STRUCTURE_KINDS: dict[str, str] = {
     "vs_source": "a file a Visual Studio project lists (`<CudaCompile Include=\"k.cu\" />` of a .vcxproj, `<File "
                  "RelativePath=\".\\k.cu\">` of a .vcproj), relative to the project's folder; the text is the element",
     "cmake_subdirectory": "`add_subdirectory(dir)`",
-    "build_filter": "`list(FILTER SRC EXCLUDE REGEX re)` in the first branch of a top-level `if(NOT X)`: the name is the "
-                    "regular expression, the text the list variable and X",
+    "build_filter": "`list(FILTER SRC EXCLUDE REGEX re)` or `list(REMOVE_ITEM SRC item...)` in the branch of a top-level "
+                    "`if(NOT X)` or `if(X)` taken while X is off: the name is the regular expression (or the item), "
+                    "the text the list variable and X (then `REMOVE_ITEM` for an item)",
     "cargo_package": "a Cargo.toml `[package]` name",
     "cargo_member": "a Cargo workspace member as written (a path or glob); text `default` or `not-default` where "
                     "`default-members` is given, `only-default` for a default member `members` omits, `exclude`",

@@ -157,6 +157,60 @@ def test_a_filter_fact_needs_a_negated_switch_at_the_top_level() -> None:
     assert filters(b'if(NOT CUDA)\n  list(FILTER SRC INCLUDE REGEX ".*\\\\.cu")\nendif()\n') == []
 
 
+FOLDER_CUT = "cmake_folder_filtered_out"
+GPU_INDEX = "engine/index/impl/gpu/gamma_index_ivfpq_gpu.cc"
+CUT = ('if(NOT BUILD_WITH_GPU)\n    list(FILTER ALL_SOURCES EXCLUDE REGEX "${CMAKE_CURRENT_SOURCE_DIR}/index/impl/gpu/.*")'
+       '\nendif()')
+
+
+def test_a_folder_the_default_branch_filters_out_by_its_full_path_is_the_switchs(rulebase) -> None:
+    """vearch: `if(NOT BUILD_WITH_GPU) list(FILTER ALL_SOURCES EXCLUDE REGEX "${CMAKE_CURRENT_SOURCE_DIR}/index/impl/
+    gpu/.*")` after a glob of every .cc below the folder: the expression is written against the glob's absolute paths."""
+    data = report(FOLDER_CUT, rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch BUILD_WITH_GPU"]
+    assert part["class"] == "minor-adaptation"
+    assert ("engine/CMakeLists.txt:16 if(NOT BUILD_WITH_GPU) list(FILTER ALL_SOURCES EXCLUDE REGEX "
+            "${CMAKE_CURRENT_SOURCE_DIR}/index/impl/gpu/.*)") in part["evidence"]
+    assert statuses(data, GPU_INDEX) == statuses(data, "engine/index/impl/gpu/gamma_gpu_index_base.h") == {"optional"}
+
+
+def test_an_item_the_else_branch_removes_is_the_switchs(tmp_path: Path, rulebase) -> None:
+    """Graphitti: `if(ENABLE_CUDA) ... else() list(REMOVE_ITEM Vertices_Source "${CMAKE_CURRENT_SOURCE_DIR}/.../
+    AllLIFNeurons_d.cpp") endif()`: the branch taken while the switch is off drops the item from the globbed list."""
+    removed = ('if(BUILD_WITH_GPU)\nelse()\n    list(REMOVE_ITEM ALL_SOURCES "${CMAKE_CURRENT_SOURCE_DIR}/'
+               'index/impl/gpu/gamma_index_ivfpq_gpu.cc")\nendif()')
+    data = scanned(edited(FOLDER_CUT, tmp_path, {"engine/CMakeLists.txt": (CUT, removed)}), rulebase)
+    assert data["summary"]["class"] == "native"
+    assert statuses(data, GPU_INDEX) == {"optional"}
+
+
+def test_a_cut_the_default_build_does_not_make_keeps_the_folder_required(tmp_path: Path, rulebase) -> None:
+    """Near misses: the filter in the branch taken while the switch is on; an expression naming another folder; an item
+    written without the folder, which matches none of the glob's absolute paths (CMake removes nothing)."""
+    misses = {"on": CUT.replace("if(NOT BUILD_WITH_GPU)", "if(BUILD_WITH_GPU)"),
+              "other": CUT.replace("impl/gpu/", "impl/diskann/"),
+              "relative": 'if(NOT BUILD_WITH_GPU)\n    list(REMOVE_ITEM ALL_SOURCES index/impl/gpu/gamma_index_ivfpq_gpu.cc)'
+                          '\nendif()'}
+    for name, text in misses.items():
+        data = scanned(edited(FOLDER_CUT, tmp_path / name, {"engine/CMakeLists.txt": (CUT, text)}), rulebase)
+        assert data["summary"]["class"] == "minor-adaptation", name
+        assert statuses(data, GPU_INDEX) == {""}, name
+
+
+def test_a_filter_fact_is_read_in_the_branch_a_build_takes_while_the_switch_is_off() -> None:
+    def filters(text: bytes) -> list[tuple[str, str]]:
+        return [(f.name, f.text) for f in buildfiles.cmake(text).facts if f.kind == "build_filter"]
+
+    assert filters(b"if(USE_GPU)\nelse()\n  list(REMOVE_ITEM SRC a.cu b.cu)\nendif()\n") == [
+        ("a.cu", "SRC USE_GPU REMOVE_ITEM"), ("b.cu", "SRC USE_GPU REMOVE_ITEM")]
+    assert filters(b'if(USE_GPU)\nelse()\n  list(FILTER SRC EXCLUDE REGEX "gpu/")\nendif()\n') == [("gpu/", "SRC USE_GPU")]
+    assert filters(b"if(USE_GPU)\n  list(REMOVE_ITEM SRC a.cu)\nendif()\n") == []
+    assert filters(b"if(USE_GPU)\nelseif(WIN32)\n  list(REMOVE_ITEM SRC a.cu)\nelse()\n  list(REMOVE_ITEM SRC b.cu)"
+                   b"\nendif()\n") == []
+    assert filters(b'if("USE_GPU")\nelse()\n  list(REMOVE_ITEM SRC a.cu)\nendif()\n') == []
+
+
 def test_a_folder_another_cmakelists_includes_by_path_is_reached(tmp_path: Path, rulebase) -> None:
     """flashlight's shape: `include(${CMAKE_CURRENT_LIST_DIR}/backend/cudnn/CMakeLists.txt)` reads that folder's file."""
     tree = edited(CMAKE, tmp_path, {"CMakeLists.txt": ("# add_subdirectory(cuda_sample)",

@@ -364,7 +364,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     extend(regions, goals.regions)
     for path, region in goals.gated.items():
         gated.setdefault(path, region)
-    for path, region in reach.filtered_out(facts, kinds).items():  # `if(NOT CUDA) list(FILTER SRC EXCLUDE ...)`
+    for path, region in reach.filtered_out(facts, kinds, regions).items():  # `if(NOT CUDA) list(FILTER SRC EXCLUDE ...)`
         gated.setdefault(path, region)
     unset = never_set(facts, kinds, known, build_variants(kinds)) | never_defined(facts, kinds, known) \
         | make_unset(facts, known)  # each read once

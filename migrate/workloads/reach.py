@@ -23,10 +23,11 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from migrate.model import Fact
+from migrate.vocabulary import REMOVE_ITEM
 from migrate.workloads.build_sources import named_files, prefixes
 from migrate.workloads.includes import includers_of
 from migrate.workloads.switches import Region
@@ -274,31 +275,59 @@ def _target(crate: _Crate, key: str, table: Mapping[str, Fact], root: str) -> st
     return "" if folder == "." else folder
 
 
-def filtered_out(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, Region]:
-    """Source -> the branch that keeps it: a source a CMake file names only through a glob into a list that an
-    `if(NOT X)` branch of the same file filters it out of (`build_filter`: GraPaSim's `if(NOT CUDA) list(FILTER MY_SRC
-    EXCLUDE REGEX ".*\\.cu")` after `file(GLOB_RECURSE MY_SRC "*.cpp" "*.cu")`) is compiled only when X is on, as if
-    an `if(X)` listed it. A source any build file names otherwise keeps its reading."""
+def filtered_out(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
+                 regions: Mapping[str, tuple[Region, ...]] | None = None) -> dict[str, Region]:
+    """Source -> the branch that keeps it: a source a CMake file names only through a glob into a list that the branch
+    a build takes while X is off drops it from (`build_filter`: GraPaSim's `if(NOT CUDA) list(FILTER MY_SRC EXCLUDE
+    REGEX ".*\\.cu")` after `file(GLOB_RECURSE MY_SRC "*.cpp" "*.cu")`; vearch's `if(NOT BUILD_WITH_GPU) list(FILTER
+    ALL_SOURCES EXCLUDE REGEX "${CMAKE_CURRENT_SOURCE_DIR}/index/impl/gpu/.*")`; Graphitti's `if(ENABLE_CUDA) ...
+    else() list(REMOVE_ITEM Core_Source "${CMAKE_CURRENT_SOURCE_DIR}/Simulator/Core/GPUModel.cpp")`) is compiled
+    only when X is on, as if an `if(X)` listed it. A source a build file names otherwise keeps its reading, unless
+    that naming sits in a branch of X itself (`regions`)."""
     files = frozenset(kinds)
-    others: set[str] = set()
+    others: dict[str, set[str]] = {}  # source -> the switches of the branches around its other namings ("": none)
     out: dict[str, Region] = {}
     for path, items in facts.items():
         filters = [f for f in items if f.kind == "build_filter"]
+        cuts = {f.line for f in filters}  # list(REMOVE_ITEM) names its items too: no naming that builds them
         for f in items:
-            if f.kind != "build_source":
+            if f.kind != "build_source" or f.line in cuts:
                 continue
             named = named_files(path, f, files)
             variable = f.text.split()[-1] if f.text.startswith("GLOB") else ""
             for cut in (c for c in filters if variable and c.text.split()[0] == variable):
-                pattern = _regex(cut.name)
+                drops = _drops(path, cut)
                 for source in named:
-                    if pattern is not None and pattern.search(source):
+                    if drops(source):
                         switch = cut.text.split()[1]
+                        how = f"REMOVE_ITEM {variable} {cut.name}" if cut.text.endswith(REMOVE_ITEM) else \
+                            f"FILTER {variable} EXCLUDE REGEX {cut.name}"
                         out.setdefault(source, Region(path, cut.line, cut.line, switch,
-                                                      f"if(NOT {switch}) list(FILTER {variable} EXCLUDE REGEX {cut.name})"))
+                                                      f"if(NOT {switch}) list({how})"))
             if not any(variable and c.text.split()[0] == variable for c in filters):
-                others.update(named)
-    return {p: r for p, r in out.items() if p not in others}
+                under = {r.switch for r in (regions or {}).get(path, ()) if r.start <= f.line <= r.end} or {""}
+                for source in named:
+                    others.setdefault(source, set()).add(next(iter(under)) if len(under) == 1 else "")
+    return {p: r for p, r in out.items() if others.get(p, set()) <= {r.switch}}
+
+
+# CMake's variables for the folder of the CMakeLists.txt being read: a glob gives absolute paths, and a filter written
+# against them starts with one (https://cmake.org/cmake/help/latest/variable/CMAKE_CURRENT_SOURCE_DIR.html)
+FOLDER_VARIABLES = ("${CMAKE_CURRENT_SOURCE_DIR}/", "${CMAKE_CURRENT_LIST_DIR}/")
+
+
+def _drops(path: str, cut: Fact) -> Callable[[str], bool]:
+    """Whether a `build_filter` of the CMake file `path` drops a source (a path relative to the project's root)."""
+    folder = posixpath.dirname(path)
+    text = cut.name
+    start = next((v for v in FOLDER_VARIABLES if text.startswith(v)), None)
+    if cut.text.endswith(REMOVE_ITEM):  # an item matches a glob's absolute path only with the folder spelled out
+        item = posixpath.normpath(posixpath.join(folder, text[len(start):])) if start else None
+        return lambda source: source == item
+    if start is not None:
+        text = "^" + (re.escape(folder + "/") if folder else "") + text[len(start):]
+    pattern = _regex(text)
+    return (lambda source: False) if pattern is None else (lambda source: bool(pattern.search(source)))
 
 
 def _regex(text: str) -> re.Pattern[str] | None:

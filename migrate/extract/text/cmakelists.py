@@ -13,7 +13,7 @@ from migrate.extract.text import repositories
 from migrate.extract.text.lines import fact, finish, flags
 from migrate.extract.text.rocm_path import HIP_IDENT
 from migrate.model import Extraction, Fact
-from migrate.vocabulary import DEFINED_PREFIX, PARSE_ARGUMENTS
+from migrate.vocabulary import DEFINED_PREFIX, PARSE_ARGUMENTS, REMOVE_ITEM
 
 COMMAND = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
 BRACKET_OPEN = re.compile(r"\[(=*)\[")
@@ -498,26 +498,35 @@ def _branches(commands: list[Command], where: _Positions) -> list[Fact]:
 
 
 def _source_filters(commands: list[Command], where: _Positions) -> list[Fact]:
-    """`list(FILTER SRC EXCLUDE REGEX ".*\\.cu")` in the first branch of an `if(NOT X)` at a file's top level
-    (`build_filter`: the name is the regular expression, the text `<list variable> <X>`): the list loses those sources
-    unless X is on (https://cmake.org/cmake/help/latest/command/list.html#filter)."""
+    """`list(FILTER SRC EXCLUDE REGEX ".*\\.cu")` or `list(REMOVE_ITEM SRC a.cpp b.cpp)` in the branch of a top-level
+    `if(NOT X)` / `if(X)` that the build takes while X is off (the first branch of `if(NOT X)`, the else() of `if(X)`):
+    `build_filter`, the name the regular expression or the item, the text `<list variable> <X>` (`REMOVE_ITEM` after
+    them for an item): the list loses those sources unless X is on
+    (https://cmake.org/cmake/help/latest/command/list.html#filter, #remove-item)."""
     out: list[Fact] = []
-    stack: list[tuple[str, bool]] = []  # (the X of an `if(NOT X)`, or "", whether still in its first branch)
+    stack: list[tuple[str, bool]] = []  # (the X of an `if(NOT X)` or `if(X)`, or "", whether in the branch X off takes)
     for command in commands:
         args = command.arguments
         if command.name == "if":
             texts = [a.text for a in args]
             negated = len(texts) == 2 and texts[0] == "NOT" and _switch_word(texts[1]) and not args[1].quoted
-            stack.append((texts[1] if negated else "", True))
-        elif command.name in ("elseif", "else") and stack:
-            stack[-1] = (stack[-1][0], False)
+            plain = len(texts) == 1 and _switch_word(texts[0]) and not args[0].quoted
+            stack.append((texts[1] if negated else texts[0] if plain else "", negated))
+        elif command.name == "elseif" and stack:
+            stack[-1] = ("", False)
+        elif command.name == "else" and stack:
+            stack[-1] = (stack[-1][0], not stack[-1][1])
         elif command.name == "endif" and stack:
             stack.pop()
-        elif command.name == "list" and len(args) == 5 and [a.text.upper() for a in args[:4]] == \
-                ["FILTER", args[1].text.upper(), "EXCLUDE", "REGEX"] and len(stack) == 1 and stack[0][0] and stack[0][1]:
+        elif command.name == "list" and len(stack) == 1 and stack[0][0] and stack[0][1] and len(args) > 2:
             line, col = where(command.start)
-            out.append(fact("build_filter", args[4].text.replace("\\\\", "\\"), line, col, col + len(command.name),
-                            text=f"{args[1].text} {stack[0][0]}"))
+            head = [a.text.upper() for a in args[:4]]
+            if len(args) == 5 and head == ["FILTER", args[1].text.upper(), "EXCLUDE", "REGEX"]:
+                out.append(fact("build_filter", args[4].text.replace("\\\\", "\\"), line, col,
+                                col + len(command.name), text=f"{args[1].text} {stack[0][0]}"))
+            elif head[0] == "REMOVE_ITEM":
+                out.extend(fact("build_filter", item.text, line, col, col + len(command.name),
+                                text=f"{args[1].text} {stack[0][0]} {REMOVE_ITEM}") for item in args[2:])
     return out
 
 
