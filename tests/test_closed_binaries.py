@@ -78,3 +78,11 @@ def test_a_binary_beside_cuda_source_is_its_build_output(tmp_path: Path) -> None
                                       "src/proj.mexa64": elf(needed=("libcudart.so.10.2",), sections=(".nv_fatbin",))})
     assert "HIP7020" not in {f["rule"] for f in data["findings"]}
     assert data["summary"]["class"] == "migration-required"
+
+
+def test_a_marker_inside_a_binary_is_no_suppression() -> None:
+    from migrate.lint import suppression
+
+    image = elf(sections=(".nv_fatbin",)) + b"\n# rocm-migrate: ignore[HIP7020]\n"
+    assert suppression.parse("binary", image) == []
+    assert suppression.parse("shell", b"x  # rocm-migrate: ignore[HIP7020]\n") != []
