@@ -30,8 +30,8 @@ def test_a_pe_image_gives_its_imported_dlls_and_sections() -> None:
 def test_device_code_is_the_fat_binary_section_not_a_cuda_import() -> None:
     """PEEL's PhysXCore.dll imports cudart32_30_9.dll and carries no kernels: it runs its CPU path without a GPU."""
     assert [f.name for f in binary.extract(elf(sections=(".nv_fatbin",))).facts] == ["prebuilt-cuda-device-code"]
-    assert binary.extract(pe(needed=("cudart32_30_9.dll",))).facts == ()
-    assert binary.extract(b"/* GNU ld script */\nINPUT(libcktso.so.1)\n").facts == ()
+    assert binary.extract(pe(needed=("cudart32_30_9.dll",))).error == binary.NO_DEVICE_CODE
+    assert binary.extract(b"/* GNU ld script */\nINPUT(libcktso.so.1)\n").error == binary.NO_IMAGE
 
 
 def test_damaged_headers_are_no_image() -> None:
@@ -78,6 +78,15 @@ def test_a_binary_beside_cuda_source_is_its_build_output(tmp_path: Path) -> None
                                       "src/proj.mexa64": elf(needed=("libcudart.so.10.2",), sections=(".nv_fatbin",))})
     assert "HIP7020" not in {f["rule"] for f in data["findings"]}
     assert data["summary"]["class"] == "migration-required"
+
+
+def test_a_binary_without_device_code_is_skipped_as_before(tmp_path: Path) -> None:
+    """davidAlgis/InteropUnityCUDA ships its plugin DLLs (linked to cudart, no kernels) in a folder of their own:
+    they are skipped with a reason and make no workload of that folder."""
+    data = _scan(tmp_path / "plugins", {"src/main.py": b"import numpy\n",
+                                        "Plugins/Plugin.dll": pe(needed=("cudart64_12.dll", "KERNEL32.dll"))})
+    assert {s["path"]: s["reason"] for s in data["skipped"]} == {"Plugins/Plugin.dll": binary.NO_DEVICE_CODE}
+    assert "Plugins" not in {w["root"] for w in data["workloads"]}
 
 
 def test_a_marker_inside_a_binary_is_no_suppression() -> None:

@@ -22,6 +22,8 @@ PE_IMPORT_DIRECTORY = 1
 # the section nvcc puts a CUDA fat binary (device code) in: `.nv_fatbin` in ELF, cut to 8 characters in PE
 FATBIN_SECTIONS = frozenset({".nv_fatbin", ".nv_fatb"})
 DEVICE_CODE = "prebuilt-cuda-device-code"
+NO_IMAGE = "binary file (no ELF or PE header could be read)"
+NO_DEVICE_CODE = "binary file (a prebuilt library or program without CUDA device code)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,12 +36,16 @@ class Header:
 
 
 def extract(source: bytes) -> Extraction:
-    """A `prebuilt-cuda-device-code` construct when the image carries a CUDA fat binary; nothing otherwise
-    (a file that is no ELF or PE image, such as a linker script named `.so`, or whose headers cannot be read)."""
+    """A `prebuilt-cuda-device-code` construct when the image carries a CUDA fat binary. Any other file is skipped
+    (the error is its reason), as the scan skipped binaries before it read them: it joins no workload and is no
+    scanned file. Such is an image without device code, and a file that is no ELF or PE image (a linker script
+    named `.so`) or whose headers cannot be read."""
     header = read_header(source)
-    sections = [s for s in header.sections if s in FATBIN_SECTIONS] if header is not None else []
-    if header is None or not sections:
-        return Extraction(facts=(), lines=0)
+    if header is None:
+        return Extraction(facts=(), lines=0, error=NO_IMAGE)
+    sections = [s for s in header.sections if s in FATBIN_SECTIONS]
+    if not sections:
+        return Extraction(facts=(), lines=0, error=NO_DEVICE_CODE)
     text = f"{sections[0]} section"
     fact = Fact(kind="construct", name=DEVICE_CODE, line=1, column=1, end_line=1, end_column=1, text=text)
     return Extraction(facts=(fact,), lines=0)
