@@ -78,6 +78,11 @@ def test_a_binary_beside_cuda_source_is_its_build_output(tmp_path: Path) -> None
                                       "src/proj.mexa64": elf(needed=("libcudart.so.10.2",), sections=(".nv_fatbin",))})
     assert "HIP7020" not in {f["rule"] for f in data["findings"]}
     assert data["summary"]["class"] == "migration-required"
+    assert [s["path"] for s in data["skipped"]] == ["src/proj.mexa64"]
+    # davidAlgis/InteropUnityCUDA: plugin DLLs with kernels in a folder of their own, the .cu files elsewhere
+    data = _scan(tmp_path / "unity", {"Plugin/src/k.cu": b"__global__ void k(float *x) { x[0] = 1; }\n",
+                                      "Assets/Plugin/Sample.dll": pe(needed=("cudart64_12.dll",), sections=(".nv_fatb",))})
+    assert "Assets" not in {w["root"] for w in data["workloads"]}
 
 
 def test_a_binary_without_device_code_is_skipped_as_before(tmp_path: Path) -> None:
