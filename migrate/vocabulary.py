@@ -309,6 +309,11 @@ PYTHON_CONSTRUCTS: dict[str, str] = {
     "gpu-name-compare": "a comparison of the GPU's name with an NVIDIA product name",
     "tf32-enabled": "TF32 switched on",
 }
+# what extract/binary.py reads from a prebuilt library or program (its own headers, never its code)
+BINARY_CONSTRUCTS: dict[str, str] = {
+    "prebuilt-cuda-device-code": "a prebuilt library or program (ELF, PE) that carries CUDA device code: an `.nv_fatbin` "
+                                 "(ELF) or `.nv_fatb` (PE) section; the text names the section and the libraries it needs",
+}
 LINT_CONSTRUCTS: dict[str, str] = {
     "suppression-without-rules": "a `rocm-migrate: ignore` marker that names no rule",
     "unused-suppression": "a suppression that matched no finding",
@@ -317,7 +322,8 @@ LINT_CONSTRUCTS: dict[str, str] = {
 CHECK_CONSTRUCTS: dict[str, str] = {
     "compiler-error-unpredicted": "a hip-clang error on a converted line that no finding predicted",
 }
-CONSTRUCTS: dict[str, str] = {**C_CONSTRUCTS, **PYTHON_CONSTRUCTS, **LINT_CONSTRUCTS, **CHECK_CONSTRUCTS}
+CONSTRUCTS: dict[str, str] = {**C_CONSTRUCTS, **PYTHON_CONSTRUCTS, **BINARY_CONSTRUCTS, **LINT_CONSTRUCTS,
+                               **CHECK_CONSTRUCTS}
 
 # How a package's version is pinned, strongest first: the first kind among a package's pins
 # decides it. A `variable` pin (`torch==${{ matrix.torch }}`) is set elsewhere and cannot be checked.

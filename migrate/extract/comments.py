@@ -39,6 +39,8 @@ def of(kind: str, source: bytes) -> list[Comment]:
             return c_comments(source)
         except (WorkExceeded, BudgetExceeded):  # a file tree-sitter cannot parse in bounded time
             return []
+    if kind == "binary":  # a prebuilt library or program: bytes, no comments (a marker there suppresses nothing)
+        return []
     text = source.decode("utf-8", "replace")
     if kind == "python":
         return python_comments(text)

@@ -147,6 +147,7 @@ def vocabulary_tables() -> dict[str, str]:
         "roles": table(("role", "meaning"), ((f"`{k}`", text) for k, text in v.ROLES.items())),
         "c-constructs": table(("construct", "what it is"), ((f"`{k}`", text) for k, text in v.C_CONSTRUCTS.items())),
         "python-constructs": table(("construct", "what it is"), ((f"`{k}`", text) for k, text in v.PYTHON_CONSTRUCTS.items())),
+        "binary-constructs": table(("construct", "what it is"), ((f"`{k}`", text) for k, text in v.BINARY_CONSTRUCTS.items())),
         "lint-constructs": table(("construct", "what it is"), ((f"`{k}`", text) for k, text in v.LINT_CONSTRUCTS.items())),
     }
 

@@ -52,6 +52,9 @@ SUFFIX_KINDS = {
     ".py": "python", ".ipynb": "notebook", ".cmake": "cmake", ".mk": "makefile", ".mak": "makefile",
     ".vcxproj": "vsproject", ".vcproj": "vsproject",
     ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".sbatch": "shell", ".slurm": "shell",
+    # prebuilt libraries and programs: their own headers are read (extract/binary.py), never their code
+    ".so": "binary", ".dll": "binary", ".exe": "binary", ".pyd": "binary", ".dylib": "binary",
+    ".mexa64": "binary", ".mexw64": "binary", ".mexmaci64": "binary",
 }
 NAME_KINDS = {
     "cmakelists.txt": "cmake", "makefile": "makefile", "gnumakefile": "makefile",
@@ -62,11 +65,12 @@ NAME_GLOBS = (
     ("dockerfile*", "dockerfile"), ("*.dockerfile", "dockerfile"), ("containerfile*", "dockerfile"),
     ("*.containerfile", "dockerfile"), ("makefile.*", "makefile"),
     ("*requirements*.txt", "requirements"), ("*requirements*.in", "requirements"), ("constraints*.txt", "requirements"),
-    ("docker-compose*.y*ml", "manifest"), ("compose*.y*ml", "manifest"),
+    ("*.so.[0-9]*", "binary"), ("docker-compose*.y*ml", "manifest"), ("compose*.y*ml", "manifest"),
     ("environment*.y*ml", "conda"), ("*[-_]environment*.y*ml", "conda"), ("conda*.y*ml", "conda"),
 )
 REQUIREMENTS_DIRS = frozenset({"requirements", "reqs"})
 SNIFF_BYTES = 64 * 1024
+ELF_MAGIC = b"\x7fELF"  # a program or library without a suffix (https://refspecs.linuxfoundation.org/elf/gabi4+/ch4.eheader.html)
 IGNORE_FILE_BYTES = 1 << 20  # a .gitignore larger than this is read only this far
 PATTERN_CHARS = 1024  # longer ignore patterns are dropped (their regexes can backtrack for minutes)
 PATTERN_WILDCARDS = 32
@@ -190,7 +194,7 @@ def _sniff(path: Path) -> str | None:
     m = SHEBANG.match(head)
     if m:
         return "python" if b"python" in m.group(0) else "shell"
-    return None
+    return "binary" if head.startswith(ELF_MAGIC) else None
 
 
 class _Walker:

@@ -16,6 +16,8 @@ from migrate.rulebase import datafile
 from migrate.rulebase.load import RuleBase, default_rules_dir
 
 BACKENDS_FILE = "layout/backends.yaml"
+PREBUILT_DEVICE_CODE = "prebuilt-cuda-device-code"  # vocabulary.BINARY_CONSTRUCTS (extract/binary.py)
+DEVICE_SOURCE_SUFFIXES = (".cu", ".cuh", ".hip")  # the suffixes discover gives the kinds cuda and hip
 
 
 def other_model_source(facts: Iterable[Fact]) -> bool:
@@ -84,12 +86,27 @@ def _vendor_alias() -> tuple[re.Pattern[str], re.Pattern[str]]:
 def left_in_backend_files(rules: RuleBase, paths: Iterable[str]) -> Callable[[Finding], bool] | None:
     """Whether a finding is one of a rule with `in_backend_files: false` in a file of the project's
     own per-back-end family (`backend_files` of the scanned paths): a port adds the HIP twin of such a
-    file and leaves the CUDA one as it is."""
+    file and leaves the CUDA one as it is; or one of a prebuilt binary's device code in a project that
+    holds CUDA or HIP source of its own (`left_beside_sources`)."""
+    paths = list(paths)
     ids = frozenset(rule.id for rule in rules.rules if not rule.in_backend_files)
-    if not ids:
+    files = backend_files(paths) if ids else frozenset()
+    built = left_beside_sources(rules, paths)
+    if not files:
+        return built
+    in_family: Callable[[Finding], bool] = lambda finding: finding.rule in ids and finding.path in files  # noqa: E731
+    return in_family if built is None else (lambda finding: in_family(finding) or built(finding))
+
+
+def left_beside_sources(rules: RuleBase, paths: Iterable[str]) -> Callable[[Finding], bool] | None:
+    """Whether a finding is a prebuilt binary's CUDA device code (the `prebuilt-cuda-device-code` construct) in a
+    project with a CUDA or HIP source file of its own: the binary is taken as that source's build output (a MATLAB
+    `.mexa64` beside its `.cu`), and the source is what a port converts."""
+    ids = frozenset(rule.id for rule in rules.rules
+                    if rule.matcher.kind == "construct" and PREBUILT_DEVICE_CODE in rule.matcher.names())
+    if not ids or not any(p.lower().endswith(DEVICE_SOURCE_SUFFIXES) for p in paths):
         return None
-    files = backend_files(paths)
-    return (lambda finding: finding.rule in ids and finding.path in files) if files else None
+    return lambda finding: finding.rule in ids
 
 
 def backend_files(paths: Iterable[str]) -> frozenset[str]:

@@ -17,8 +17,9 @@ from migrate.rulebase.load import RuleBase
 from migrate.scan.analyse import Outcome, analyse_all, skipped
 from migrate.scan.cache import Known
 from migrate.scan.discover import Discovery, discover
-from migrate.scan.layout import generators, left_in_backend_files
+from migrate.scan.layout import DEVICE_SOURCE_SUFFIXES, generators, left_in_backend_files
 from migrate.scan.match import capped_notes, indexes, merge_targets
+from migrate.scan.readfile import BINARY_KIND
 from migrate.settings import Settings
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, *, pr
     from migrate.workloads.graph import DependencyGraph
     from migrate.workloads.verdict import judge
 
+    outcomes = beside_sources(outcomes)
     scanned = [(o.file, o.result) for o in outcomes if o.ok and o.result is not None]
     findings = merge_targets([r for _, r in scanned], settings.arch,
                              left_in_backend_files(rules, [f.rel for f in found.files]),
@@ -104,6 +106,18 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, *, pr
         project_costs=costs, precise=settings.precise, timing=settings.timing, compile=compile_summary,
         rule_hours=hand,
     )
+
+
+BUILD_OUTPUT = "binary file (build output of the project's own CUDA or HIP source, which is read instead)"
+
+
+def beside_sources(outcomes: list[Outcome]) -> list[Outcome]:
+    """A prebuilt binary in a project with CUDA or HIP source of its own is that source's build output
+    (layout.left_beside_sources): skipped with that reason, so it neither reports its device code nor
+    makes a workload of its folder (InteropUnityCUDA's Assets/Runtime/Plugin DLLs)."""
+    if not any(o.file.rel.lower().endswith(DEVICE_SOURCE_SUFFIXES) for o in outcomes):
+        return outcomes
+    return [Outcome(o.file, None, BUILD_OUTPUT) if o.file.kind == BINARY_KIND and o.ok else o for o in outcomes]
 
 
 def load_later_stages() -> None:

@@ -16,6 +16,7 @@ from migrate.scan.build_output import nvcc_intermediate
 BINARY_PROBE = 8192
 BYTE_PARSED = frozenset({"cuda", "cpp", "hip"})  # tree-sitter reads bytes: Latin-1 comments do not stop a scan
 BOM = b"\xef\xbb\xbf"
+BINARY_KIND = "binary"  # the one kind whose bytes are not text (discover: .so, .dll, ELF without a suffix ...)
 READ_CAP = 256 << 20  # no scanned file is read past this, whatever the size limit
 OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
 
@@ -109,6 +110,8 @@ def read(file: SourceFile, max_size: int) -> tuple[bytes | None, str | None]:
         return None, f"unreadable: {exc.strerror or exc}"
     if len(data) > max_size:  # it grew since discovery
         return None, f"larger than the size limit (> {max_size} bytes)"
+    if file.kind == BINARY_KIND:  # a prebuilt library or program: its headers are read, bounded (extract/binary.py)
+        return data, None
     data = data.removeprefix(BOM)
     nul = data.find(b"\0")
     if 0 <= nul < BINARY_PROBE:
