@@ -2,7 +2,8 @@
 
 Shared by tests/test_fuzz.py (hypothesis, a few hundred examples in CI) and scripts/fuzz.py
 (a plain random loop for as long as it is given). An input is what `readfile.read` would hand
-to an extractor: text kinds get valid UTF-8 without NUL bytes, C/C++/CUDA any bytes without NUL."""
+to an extractor: text kinds get valid UTF-8 without NUL bytes, C/C++/CUDA any bytes without NUL, a prebuilt
+binary a real image with runs of its bytes overwritten."""
 from __future__ import annotations
 
 import random
@@ -11,7 +12,8 @@ from pathlib import Path
 from migrate.extract import EXTRACTORS, extract
 from migrate.model import Extraction
 from migrate.rulebase.load import RuleBase
-from migrate.scan.readfile import BYTE_PARSED
+from migrate.scan.readfile import BINARY_KIND, BYTE_PARSED
+from tests.binary_images import elf, pe
 
 COMMON = ["\n", "\n", " ", "\t", "\\\n", "\r\n", "#", "\"", "'", "(", ")", "[", "]", "{", "}", ",", ":", ";", "=",
           "\ufeff", "\u202e", "\x1b[2J", "é", "\U0001f600", "0", "32", "0xffffffff", "-1", "9" * 50, "cuda", "nvidia",
@@ -70,16 +72,30 @@ TOKENS["vsproject"] = ["<?xml version=\"1.0\" encoding=\"utf-8\"?>", "<Project>"
                        "<File RelativePath=\".\\\\k.cu\">", "</File>", "<ProjectReference Include=\"x.vcxproj\" />",
                        " Include=\"", " RelativePath=", "\"", "<", ">", "/>", "$(CudaToolkitDir)", "\\", ";", "=", "\xff\xfe"]
 TOKENS["cpp"] = TOKENS["hip"] = TOKENS["cuda"]
+# a prebuilt binary's soup is a real image (tests/binary_images.py) with runs of its bytes overwritten by these
+IMAGES = [elf(needed=("libcudart.so.12", "libc.so.6"), sections=(".nv_fatbin", ".nvFatBinSegment")),
+          pe(needed=("cudart64_12.dll", "KERNEL32.dll"), sections=(".nv_fatb",))]
+TOKENS["binary"] = ["\x7fELF", "MZ", "PE\0\0", "\0", "\xff" * 8, "\0" * 8, ".nv_fatbin", ".nv_fatb", "libcudart.so",
+                    "nvcuda.dll", "\x01\0\0\0", "\xff\xff\xff\x7f", "\x00\x10\x00\x00", "\x40\0\0\0"]
 KINDS = sorted(EXTRACTORS)
 
 
 def soup(rng: random.Random, kind: str, size: int) -> str:
+    if kind == BINARY_KIND:
+        image = list(rng.choice(IMAGES).decode("latin-1"))
+        for _ in range(max(1, size // 8)):
+            at = rng.randrange(len(image))
+            token = rng.choice(TOKENS[kind])
+            image[at:at + len(token)] = token
+        return "".join(image)
     pool = TOKENS[kind] + COMMON
     return "".join(rng.choice(pool) if rng.random() < 0.9 else chr(rng.randrange(1, 0x3000)) for _ in range(size))
 
 
 def admissible(kind: str, data: bytes) -> bytes | None:
     """What `readfile.read` would pass to the extractor (BOM removed), else None."""
+    if kind == BINARY_KIND:
+        return data
     data = data.removeprefix(b"\xef\xbb\xbf")
     if b"\0" in data:
         return None
@@ -92,6 +108,8 @@ def admissible(kind: str, data: bytes) -> bytes | None:
 
 
 def encode(kind: str, text: str, rng: random.Random | None = None) -> bytes:
+    if kind == BINARY_KIND:
+        return text.encode("latin-1", "replace")
     data = text.encode("utf-8", "surrogatepass")
     if kind in BYTE_PARSED and rng is not None and rng.random() < 0.2:  # Latin-1 bytes in C/C++
         data = data.replace(b"\xc3\xa9", b"\xe9")
@@ -125,7 +143,7 @@ FILE_NAMES = {"cuda": "k.cu", "cpp": "k.cpp", "hip": "k.hip", "python": "m.py", 
               "setupcfg": "setup.cfg", "dockerfile": "Dockerfile", "manifest": "docker-compose.yml",
               "cmake": "CMakeLists.txt", "makefile": "Makefile", "shell": "run.sh",
               "gitmodules": ".gitmodules", "cargo": "Cargo.toml", "go": "main.go",
-              "autoconf": "configure.ac", "vsproject": "k.vcxproj"}
+              "autoconf": "configure.ac", "vsproject": "k.vcxproj", "binary": "libk.so"}
 
 
 def fuzz_scan(kind: str, data: bytes, folder: Path, rules: RuleBase) -> list[str]:

@@ -44,6 +44,8 @@ def test_damaged_headers_are_no_image() -> None:
     assert binary.read_header(bytes(image)) is None
     assert binary.read_header(b"MZ" + bytes(0x3A) + struct.pack("<I", 1 << 30)) is None
     assert binary.read_header(b"\x7fELF") is None
+    struct.pack_into("<Q", image, 0x28, (1 << 64) - 64)  # e_shoff past what an index can hold (scripts/fuzz.py found it)
+    assert binary.read_header(bytes(image)) is None
 
 
 def test_binaries_are_discovered_by_suffix_or_elf_magic(tmp_path: Path) -> None:

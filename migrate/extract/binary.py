@@ -63,7 +63,7 @@ def read_header(data: bytes) -> Header | None:
             return _elf(data)
         if data.startswith(PE_MAGIC):
             return _pe(data)
-    except (struct.error, IndexError, ValueError):
+    except (struct.error, IndexError, ValueError, OverflowError):  # OverflowError: an offset past any index
         return None
     return None
 
