@@ -50,6 +50,7 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, *, pr
     from migrate.workloads.classify import hipified_by_build
     from migrate.workloads.costs import project_costs, with_part_costs
     from migrate.workloads.estimate import EffortModel, rule_hours
+    from migrate.workloads.fact_index import ProjectFacts
     from migrate.workloads.graph import DependencyGraph
     from migrate.workloads.verdict import judge
 
@@ -64,7 +65,7 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, *, pr
     precise_result = _precise(settings, found.root, hipify_result.findings, rules)
     precise_result, compile_summary = _compile(compiled, precise_result, rules)
     stack = _stack(settings, [(f, r.kept()) for f, r in scanned], precise_result.findings, rules)
-    facts = {f.rel: r.facts for f, r in scanned}
+    facts = ProjectFacts((f.rel, r.facts) for f, r in scanned)  # each kind's facts listed once, for the readings
     specs = assemble.workloads([f for f, _ in scanned], facts, root_name=found.root.name or "root",
                                declared=settings.workloads)
     model = EffortModel().with_overrides(settings.effort)
