@@ -45,12 +45,11 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, *, pr
 
     outcomes = analyse_all(found.files, settings, rules, keep_extractions=_needs_facts(settings), progress=progress,
                            known=known, meanwhile=later)
-    from migrate.workloads import assemble, components, parts, route
+    from migrate.workloads import assemble, components, fact_index, parts, route
     from migrate.workloads import calibration as effort_calibration
     from migrate.workloads.classify import hipified_by_build
     from migrate.workloads.costs import project_costs, with_part_costs
     from migrate.workloads.estimate import EffortModel, rule_hours
-    from migrate.workloads.fact_index import ProjectFacts
     from migrate.workloads.graph import DependencyGraph
     from migrate.workloads.verdict import judge
 
@@ -65,7 +64,7 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, *, pr
     precise_result = _precise(settings, found.root, hipify_result.findings, rules)
     precise_result, compile_summary = _compile(compiled, precise_result, rules)
     stack = _stack(settings, [(f, r.kept()) for f, r in scanned], precise_result.findings, rules)
-    facts = ProjectFacts((f.rel, r.facts) for f, r in scanned)  # each kind's facts listed once, for the readings
+    facts = fact_index.indexed((f.rel, r.facts) for f, r in scanned)  # each kind's facts listed once
     specs = assemble.workloads([f for f, _ in scanned], facts, root_name=found.root.name or "root",
                                declared=settings.workloads)
     model = EffortModel().with_overrides(settings.effort)

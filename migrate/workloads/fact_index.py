@@ -86,6 +86,11 @@ class ProjectFacts(dict[str, tuple[Fact, ...]]):
         super().clear()
 
 
+def indexed(pairs: Iterable[tuple[str, tuple[Fact, ...]]]) -> ProjectFacts:
+    """The facts of a scan's files (file, facts) as the readings get them."""
+    return ProjectFacts(pairs)
+
+
 def of_kind(facts: Mapping[str, Sequence[Fact]], kind: str) -> Sequence[Placed]:
     """(file, fact) for every fact of `kind`, files in the mapping's order, each file's facts in theirs."""
     if isinstance(facts, ProjectFacts):
