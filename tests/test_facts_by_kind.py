@@ -81,3 +81,34 @@ def test_a_scans_report_is_the_same_with_the_index_as_with_a_plain_mapping(tree:
     with_index = scanned()
     monkeypatch.setattr(fact_index, "indexed", dict)
     assert scanned() == with_index
+
+
+def test_derived_data_is_made_once_and_again_after_a_change() -> None:
+    made: list[int] = []
+
+    def count(facts) -> int:
+        made.append(len(facts))
+        return len(facts)
+
+    facts = ProjectFacts({"a.cu": ()})
+    assert fact_index.derived(facts, count) == fact_index.derived(facts, count) == 1 and made == [1]
+    facts["b.cu"] = ()
+    assert fact_index.derived(facts, count) == 2 and made == [1, 2]
+    assert fact_index.derived({"a.cu": ()}, count) == 1 and made == [1, 2, 1]  # a plain mapping: made every time
+
+
+def test_the_json_reports_findings_by_their_place_are_what_the_ids_by_finding_give(rulebase) -> None:
+    """Each finding's id from its place where no two are equal; the near miss: two equal findings share the later id."""
+    import dataclasses
+    import json
+
+    from migrate.render.json_report import render
+
+    report = pipeline.run([ROOT / "fixtures" / "repos" / "demo"], Settings(jobs=1, cache_dir=None, use_hipify=False),
+                          rulebase)
+    doubled = dataclasses.replace(report, findings=(report.findings[0], *report.findings))
+    assert len(report.findings) > 2
+    for each in (report, doubled):
+        assert render(each) == json.dumps(to_json(each), indent=2, ensure_ascii=False) + "\n"
+    ids = [f["id"] for f in json.loads(render(doubled))["findings"]]
+    assert ids[:2] == ["F2", "F2"] and ids[2] == "F3"

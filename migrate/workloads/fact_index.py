@@ -6,25 +6,27 @@ times, each a pass over all of them (docs/decisions/2026-12-06-s24-facts-by-kind
 order, for any mapping; for a `ProjectFacts` the list is made once, with every kind's in one pass."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 from migrate.model import Fact
 
 Placed = tuple[str, Fact]  # the file, one of its facts
 _NONE: tuple[Placed, ...] = ()
+T = TypeVar("T")
 
 
 class ProjectFacts(dict[str, tuple[Fact, ...]]):
     """file -> its facts (tuples, never changed), with `of_kind`'s lists kept; any change of the mapping drops
     them (the scan never changes it after it is made)."""
 
-    __slots__ = ("_kinds", "_order")
+    __slots__ = ("_derived", "_kinds", "_order")
 
     def __init__(self, items: Iterable[tuple[str, tuple[Fact, ...]]] | Mapping[str, tuple[Fact, ...]] = ()) -> None:
         super().__init__(items)
         self._kinds: dict[str, list[Placed]] | None = None
         self._order: dict[str, list[int]] = {}  # kind -> each of its facts' place among all the facts
+        self._derived: dict[object, object] = {}  # `derived`'s values, by the function that made each
 
     def of_set(self, kinds: Iterable[str]) -> list[Placed]:
         """The (file, fact) list of these kinds together, in the facts' order (the kinds' lists merged)."""
@@ -54,36 +56,46 @@ class ProjectFacts(dict[str, tuple[Fact, ...]]):
         return index
 
     def __setitem__(self, key: str, value: tuple[Fact, ...]) -> None:
-        self._kinds, self._order = None, {}
+        self._kinds, self._order, self._derived = None, {}, {}
         super().__setitem__(key, value)
 
     def __delitem__(self, key: str) -> None:
-        self._kinds, self._order = None, {}
+        self._kinds, self._order, self._derived = None, {}, {}
         super().__delitem__(key)
 
     def __ior__(self, other: Any) -> ProjectFacts:  # type: ignore[override,misc]
-        self._kinds, self._order = None, {}
+        self._kinds, self._order, self._derived = None, {}, {}
         return super().__ior__(other)
 
     def update(self, *args: Any, **kwargs: tuple[Fact, ...]) -> None:
-        self._kinds, self._order = None, {}
+        self._kinds, self._order, self._derived = None, {}, {}
         super().update(*args, **kwargs)
 
     def setdefault(self, key: str, default: tuple[Fact, ...] = ()) -> tuple[Fact, ...]:
-        self._kinds, self._order = None, {}
+        self._kinds, self._order, self._derived = None, {}, {}
         return super().setdefault(key, default)
 
     def pop(self, key: str, *default: Any) -> Any:
-        self._kinds, self._order = None, {}
+        self._kinds, self._order, self._derived = None, {}, {}
         return super().pop(key, *default)
 
     def popitem(self) -> tuple[str, tuple[Fact, ...]]:
-        self._kinds, self._order = None, {}
+        self._kinds, self._order, self._derived = None, {}, {}
         return super().popitem()
 
     def clear(self) -> None:
-        self._kinds, self._order = None, {}
+        self._kinds, self._order, self._derived = None, {}, {}
         super().clear()
+
+
+def derived(facts: Mapping[str, Sequence[Fact]], make: Callable[[Mapping[str, Sequence[Fact]]], T]) -> T:
+    """`make(facts)`, made once for a `ProjectFacts` (until it changes): for data of the facts alone that several
+    readings, or one reading called several times, make again. The value is shared: never change it."""
+    if not isinstance(facts, ProjectFacts):
+        return make(facts)
+    if make not in facts._derived:
+        facts._derived[make] = make(facts)
+    return facts._derived[make]  # type: ignore[return-value]
 
 
 def indexed(pairs: Iterable[tuple[str, tuple[Fact, ...]]]) -> ProjectFacts:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from migrate.model import Fact
 from migrate.workloads.build_sources import join, named_files, resolve_include
-from migrate.workloads.fact_index import of_kind, of_kinds
+from migrate.workloads.fact_index import derived, of_kind, of_kinds
 from migrate.workloads.optional_words import Words, optional_root
 from migrate.workloads.switches import Region, switches_around
 
@@ -25,8 +25,8 @@ def gate_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tupl
     switches that make code optional), also those every includer of which is in some optional switch's code
     (decord's NVDEC headers: included by sources a `USE_CUDA` glob adds and under `#if DECORD_USE_CUDA`)."""
     # a source a switch already gates is built under that switch: its include of its header is that switch's code
-    companions = {s: h for s, h in _unbuilt_companions(facts).items() if s not in gated}
-    includes = _include_sites(facts)  # the same at every level: read once
+    companions = {s: h for s, h in derived(facts, _unbuilt_companions).items() if s not in gated}
+    includes = derived(facts, _include_sites)  # the same at every level and every call: made once
     for _ in range(GATED_DEPTH):
         more = _gated_headers(facts, includes, regions, gated, optional, companions)
         if not more:
