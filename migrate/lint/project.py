@@ -97,7 +97,7 @@ def _decide(outcomes: Sequence[Outcome], files: Sequence[SourceFile], settings: 
             known: Words, root_name: str) -> ProjectParts:
     from migrate.scan.layout import left_in_backend_files
     from migrate.scan.match import indexes, merge_targets
-    from migrate.workloads import assemble, parts
+    from migrate.workloads import assemble, fact_index, parts
     from migrate.workloads.classify import hipified_by_build
 
     scanned = [(o.file, o.result) for o in outcomes if o.ok and o.result is not None]
@@ -105,7 +105,7 @@ def _decide(outcomes: Sequence[Outcome], files: Sequence[SourceFile], settings: 
                              left_in_backend_files(rules, [f.rel for f in files]),
                              paths=[f.rel for f, _ in scanned],
                              indexes=indexes(rules, rocm=settings.rocm, archs=settings.arch))
-    facts = {f.rel: r.facts for f, r in scanned}
+    facts = fact_index.indexed((f.rel, r.facts) for f, r in scanned)  # each kind's facts listed once
     specs = assemble.workloads([f for f, _ in scanned], facts, root_name=root_name, declared=settings.workloads)
     return parts.build(facts, {f.rel: f.kind for f, _ in scanned}, findings, known,
                        build_kinds=hipified_by_build((s.kind, s.files) for s in specs))

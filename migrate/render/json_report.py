@@ -14,8 +14,9 @@ from migrate.safetext import json_escaped
 FINDINGS_STAND_IN = "\0rocm-migrate: the findings\0"  # where chunks() puts the findings, one by one
 
 
-def to_json(report: Report, *, findings: bool = True) -> dict[str, Any]:
-    ids = report.finding_ids()
+def to_json(report: Report, *, findings: bool = True, ids: dict[Finding, str] | None = None) -> dict[str, Any]:
+    """`ids`: `report.finding_ids()`, where the caller has it already."""
+    ids = report.finding_ids() if ids is None else ids
     return {
         "$schema": schemas.schema_id(schemas.REPORT),
         "schema_version": SCHEMA_VERSION,
@@ -157,7 +158,9 @@ def _chunks(report: Report) -> Iterator[str]:
     """The report's text in pieces, the findings FINDINGS_AT_ONCE at a time (most of a big report),
     so that neither all the findings' JSON objects nor the whole text need to be held at once. The
     pieces join to exactly json.dumps(to_json(report), indent=2, ensure_ascii=False) + "\n"."""
-    head, *rest = jsonio.dumps_indented(to_json(report, findings=False)).split(jsonio.dumps_indented(FINDINGS_STAND_IN))
+    ids = report.finding_ids()
+    head, *rest = jsonio.dumps_indented(to_json(report, findings=False, ids=ids)).split(
+        jsonio.dumps_indented(FINDINGS_STAND_IN))
     if len(rest) != 1:  # the stand-in also appears elsewhere: no shortcut
         yield jsonio.dumps_indented(to_json(report)) + "\n"
         return
@@ -165,11 +168,13 @@ def _chunks(report: Report) -> Iterator[str]:
     if not report.findings:
         yield "[]"
     else:
-        ids = report.finding_ids()
         findings = report.findings
+        distinct = len(ids) == len(findings)  # no two findings equal: each one's id is its place, F1 on
         for start in range(0, len(findings), FINDINGS_AT_ONCE):
+            batch = findings[start:start + FINDINGS_AT_ONCE]
             # "[\n  {...},\n  {...}\n]": the brackets off, every line two spaces deeper
-            text = jsonio.dumps_indented([f.to_json(ids[f]) for f in findings[start:start + FINDINGS_AT_ONCE]])
+            text = jsonio.dumps_indented([f.to_json(f"F{n}") for n, f in enumerate(batch, start + 1)] if distinct
+                                         else [f.to_json(ids[f]) for f in batch])
             yield ("[\n    " if start == 0 else ",\n    ") + text[4:-2].replace("\n", "\n  ")
         yield "\n  ]"
     yield rest[0] + "\n"

@@ -46,7 +46,7 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, *, pr
 
     outcomes = analyse_all(found.files, settings, rules, keep_extractions=_needs_facts(settings), progress=progress,
                            known=known, meanwhile=later)
-    from migrate.workloads import assemble, components, parts, route
+    from migrate.workloads import assemble, components, fact_index, parts, route
     from migrate.workloads import calibration as effort_calibration
     from migrate.workloads.classify import hipified_by_build
     from migrate.workloads.costs import project_costs, with_part_costs
@@ -66,7 +66,7 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, *, pr
     precise_result = _precise(settings, found.root, hipify_result.findings, rules)
     precise_result, compile_summary = _compile(compiled, precise_result, rules)
     stack = _stack(settings, [(f, r.kept()) for f, r in scanned], precise_result.findings, rules)
-    facts = {f.rel: r.facts for f, r in scanned}
+    facts = fact_index.indexed((f.rel, r.facts) for f, r in scanned)  # each kind's facts listed once
     specs = assemble.workloads([f for f, _ in scanned], facts, root_name=found.root.name or "root",
                                declared=settings.workloads)
     model = EffortModel().with_overrides(settings.effort)

@@ -19,6 +19,7 @@ from pathlib import Path
 from migrate.model import Fact, Finding
 from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
+from migrate.workloads.fact_index import of_kind
 from migrate.workloads.modules import ModuleIndex
 from migrate.workloads.optional_imports import imported_files
 from migrate.workloads.optional_words import DataError, optional_root
@@ -203,9 +204,9 @@ def _imported_unguarded(facts: Mapping[str, Sequence[Fact]]) -> frozenset[tuple[
     """(importer, module file) of each import outside an optional scope, from a file outside optional folders."""
     index = ModuleIndex(p for p in facts if p.endswith(".py"))
     found: set[tuple[str, str]] = set()
-    for path, items in facts.items():
+    for path, f in of_kind(facts, "python_import"):
         if optional_root(path) is not None:  # a test or an example importing the module does not need it
             continue
-        found.update((path, target) for f in items if f.kind == "python_import" and f.guard != "optional"
-                     for target in imported_files(index, path, f))
+        if f.guard != "optional":
+            found.update((path, target) for target in imported_files(index, path, f))
     return frozenset(found)

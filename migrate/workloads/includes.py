@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from migrate.model import Fact
 from migrate.workloads.build_sources import join, named_files, resolve_include
+from migrate.workloads.fact_index import derived, of_kind, of_kinds
 from migrate.workloads.optional_words import Words, optional_root
 from migrate.workloads.switches import Region, switches_around
 
@@ -24,8 +25,8 @@ def gate_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tupl
     switches that make code optional), also those every includer of which is in some optional switch's code
     (decord's NVDEC headers: included by sources a `USE_CUDA` glob adds and under `#if DECORD_USE_CUDA`)."""
     # a source a switch already gates is built under that switch: its include of its header is that switch's code
-    companions = {s: h for s, h in _unbuilt_companions(facts).items() if s not in gated}
-    includes = _include_sites(facts)  # the same at every level: read once
+    companions = {s: h for s, h in derived(facts, _unbuilt_companions).items() if s not in gated}
+    includes = derived(facts, _include_sites)  # the same at every level and every call: made once
     for _ in range(GATED_DEPTH):
         more = _gated_headers(facts, includes, regions, gated, optional, companions)
         if not more:
@@ -40,8 +41,7 @@ def _unbuilt_companions(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
     (a sample's `file(GLOB ... "${UTIL_DIR}/optix*.cpp")`), so they go with their header: source -> header. A source
     a build file names is built on its own and is not one (nor is any, when no build file names a source)."""
     files = frozenset(facts)
-    named = {source for path, items in facts.items() for f in items if f.kind == "build_source"
-             for source in named_files(path, f, files)}
+    named = {source for path, f in of_kind(facts, "build_source") for source in named_files(path, f, files)}
     if not named:
         return {}
     out: dict[str, str] = {}
@@ -63,7 +63,7 @@ IncludeSite = tuple[str, int, str, str, str]  # the including file, the line, th
 def _include_sites(facts: Mapping[str, Sequence[Fact]]) -> list[IncludeSite]:
     """Every #include of the project: where it is, what it names, and the path that name has beside the file."""
     return [(path, f.line, f.name, posixpath.basename(f.name), join(posixpath.dirname(path), f.name))
-            for path, items in facts.items() for f in items if f.kind == "include"]
+            for path, f in of_kind(facts, "include")]
 
 
 def _gated_headers(facts: Mapping[str, Sequence[Fact]], includes: Sequence[IncludeSite],
@@ -118,10 +118,8 @@ def optional_includes(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict
 def includers_of(facts: Mapping[str, Sequence[Fact]]) -> dict[str, set[str]]:
     """Each included file name (its basename) -> the files that include it."""
     out: dict[str, set[str]] = {}
-    for path, items in facts.items():
-        for f in items:
-            if f.kind == "include":
-                out.setdefault(posixpath.basename(f.name), set()).add(path)
+    for path, f in of_kind(facts, "include"):
+        out.setdefault(posixpath.basename(f.name), set()).add(path)
     return out
 
 
@@ -174,17 +172,16 @@ def linked_by_required(facts: Mapping[str, Sequence[Fact]], known: Words) -> fro
     linked: set[str] = set()
     own: set[str] = set()  # libraries defined outside optional folders
     defined: list[tuple[str, Fact]] = []
-    for path, items in facts.items():
+    for path, f in of_kinds(facts, "cmake_target", "link_library", "cmake_link"):
         optional = optional_root(path, known) is not None
-        for f in items:
-            if f.kind == "cmake_target" and f.role == "add_library" and optional:
-                defined.append((path, f))
-            elif f.kind == "cmake_target" and f.role == "add_library":
-                own.add(f.name)
-            elif not optional and f.kind == "link_library":
-                linked.add(f.name)
-            elif not optional and f.kind == "cmake_link":
-                linked.update(f.text.split("\n"))
+        if f.kind == "cmake_target" and f.role == "add_library" and optional:
+            defined.append((path, f))
+        elif f.kind == "cmake_target" and f.role == "add_library":
+            own.add(f.name)
+        elif not optional and f.kind == "link_library":
+            linked.add(f.name)
+        elif not optional and f.kind == "cmake_link":
+            linked.update(f.text.split("\n"))
     found: set[str] = set()
     for path, f in defined:
         if f.name in linked and f.name not in own:

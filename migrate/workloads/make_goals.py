@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from migrate.model import Fact
 from migrate.workloads.build_sources import named_files
+from migrate.workloads.fact_index import of_kind
 from migrate.workloads.switches import Region
 
 GOAL_PREFIX = "make goal "  # the switch of a goal outside the default: `make goal cuda29 of src/cuckaroo/Makefile`
@@ -33,7 +34,7 @@ def outside_default_goal(facts: Mapping[str, Sequence[Fact]]) -> Goals:
     the files every build file that names them names only inside such rules (`cuda29: ... mean.cu` /
     `$(NVCC) -o $@ mean.cu`). A file a CMake list, a rule the default goal reaches or a plain make assignment names
     stays required."""
-    asked = {f.name for items in facts.values() for f in items if f.kind == "make_call"}
+    asked = {f.name for _, f in of_kind(facts, "make_call")}
     if UNKNOWN_GOAL in asked:
         return Goals()
     regions: list[Region] = []

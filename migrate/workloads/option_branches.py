@@ -10,16 +10,15 @@ from collections.abc import Mapping, Sequence
 
 from migrate.model import Fact
 from migrate.vocabulary import UNKNOWN_DEFAULT
+from migrate.workloads.fact_index import of_kind
 
 
 def option_defaults(facts: Mapping[str, Sequence[Fact]]) -> dict[str, object]:
     """Each command-line option the project declares -> its default on a run that does not give it, where every
     declaration of that name agrees on one constant default."""
     seen: dict[str, set[str]] = {}
-    for items in facts.values():
-        for f in items:
-            if f.kind == "cli_option":
-                seen.setdefault(f.name, set()).add(f.text)
+    for _, f in of_kind(facts, "cli_option"):
+        seen.setdefault(f.name, set()).add(f.text)
     out: dict[str, object] = {}
     for name, texts in seen.items():
         if len(texts) == 1 and (text := next(iter(texts))) != UNKNOWN_DEFAULT:
@@ -35,18 +34,15 @@ def branches_not_taken(facts: Mapping[str, Sequence[Fact]]) -> dict[str, list[tu
     only command-line options of the project and is false (`then`) or true (`else`) with each at its default."""
     defaults: dict[str, object] | None = None
     out: dict[str, list[tuple[int, int, str]]] = {}
-    for path, items in facts.items():
-        for f in items:
-            if f.kind != "option_branch":
-                continue
-            if defaults is None:
-                defaults = option_defaults(facts)
-            holds = taken(f.text, defaults)
-            if holds is None or holds == (f.name == "then"):
-                continue
-            out.setdefault(path, []).append((f.line, f.end_line, f"{path}:{f.line}: in the `{f.name}` branch of "
-                                             f"`if {f.text}`, which a run without those command-line options does not "
-                                             "take (each at its argparse default)"))
+    for path, f in of_kind(facts, "option_branch"):
+        if defaults is None:
+            defaults = option_defaults(facts)
+        holds = taken(f.text, defaults)
+        if holds is None or holds == (f.name == "then"):
+            continue
+        out.setdefault(path, []).append((f.line, f.end_line, f"{path}:{f.line}: in the `{f.name}` branch of "
+                                         f"`if {f.text}`, which a run without those command-line options does not "
+                                         "take (each at its argparse default)"))
     return out
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from migrate.model import Fact
 from migrate.workloads.assemble import resolve_sources
 from migrate.workloads.build_sources import join
+from migrate.workloads.fact_index import of_kind
 from migrate.workloads.option_branches import branches_not_taken
 from migrate.workloads.optional_words import Words, optional_root, words
 
@@ -27,18 +28,16 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
     index = ModuleIndex(p for p in facts if p.endswith(".py"))
     imports: dict[str, list[tuple[bool, str, str]]] = {}  # module -> (optional scope?, importer, where)
     untaken = branches_not_taken(facts)
-    for path, items in facts.items():
-        for f in items:
-            if f.kind == "python_import" and f.guard not in ("hip", "cuda"):
-                optional = f.guard == "optional" or any(a <= f.line <= b for a, b, _ in untaken.get(path, ()))
-                for module in imported_files(index, path, f):
-                    imports.setdefault(module, []).append((optional, path, f"{path}:{f.line}"))
+    for path, f in of_kind(facts, "python_import"):
+        if f.guard not in ("hip", "cuda"):
+            optional = f.guard == "optional" or any(a <= f.line <= b for a, b, _ in untaken.get(path, ()))
+            for module in imported_files(index, path, f):
+                imports.setdefault(module, []).append((optional, path, f"{path}:{f.line}"))
     out: dict[str, str] = {}
-    for path, items in facts.items():  # imported nowhere but in a comment: switched off by hand
-        for f in items:
-            if f.kind == "commented_import" and (target := index.resolve(path, f.name)) is not None \
-                    and target != path and target not in imports and target not in out:
-                out[target] = f"{path}:{f.line} `{f.text}`: its only import is commented out"
+    for path, f in of_kind(facts, "commented_import"):  # imported nowhere but in a comment: switched off by hand
+        if (target := index.resolve(path, f.name)) is not None \
+                and target != path and target not in imports and target not in out:
+            out[target] = f"{path}:{f.line} `{f.text}`: its only import is commented out"
     for _ in range(MODULE_DEPTH):
         found = {module: seen[0][2] for module, seen in imports.items()
                  if module not in out and all(optional or importer in out for optional, importer, _ in seen)}
@@ -64,17 +63,16 @@ def _loaded_only_by(facts: Mapping[str, Sequence[Fact]], modules: Mapping[str, s
     under `if os.environ.get("RWKV_CUDA_ON") == "1":`, an extension they declare)."""
     files = frozenset(facts)
     by: dict[str, list[tuple[bool, str]]] = {}  # source -> (from an optional module?, where)
-    for path, items in facts.items():
-        for f in items:
-            if f.kind != "extension" or not f.text:
-                continue
-            base = posixpath.dirname(path)
-            for item in filter(None, f.text.split("\n")):
-                # a path relative to where the program runs that names no file: the file of that name beside the loader
-                beside = join(base, posixpath.basename(item))
-                found = resolve_sources(item, base, files) or ([beside] if beside in files else [])
-                for source in found:  # from an optional module, or in an optional scope (an opt-in's body)
-                    by.setdefault(source, []).append((path in modules or f.guard == "optional", f"{path}:{f.line}"))
+    for path, f in of_kind(facts, "extension"):
+        if not f.text:
+            continue
+        base = posixpath.dirname(path)
+        for item in filter(None, f.text.split("\n")):
+            # a path relative to where the program runs that names no file: the file of that name beside the loader
+            beside = join(base, posixpath.basename(item))
+            found = resolve_sources(item, base, files) or ([beside] if beside in files else [])
+            for source in found:  # from an optional module, or in an optional scope (an opt-in's body)
+                by.setdefault(source, []).append((path in modules or f.guard == "optional", f"{path}:{f.line}"))
     return {source: f"compiled only by {seen[0][1]}, in a module or scope that is optional (an opt-in, a fallback)"
             for source, seen in by.items() if source not in modules and all(optional for optional, _ in seen)}
 
@@ -82,10 +80,9 @@ def _loaded_only_by(facts: Mapping[str, Sequence[Fact]], modules: Mapping[str, s
 def loaded_only_by_optional(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str]:
     """CMake modules include()d only from folders a package does not need (a test helper in cmake/)."""
     loads: dict[str, list[str]] = {}
-    for path, items in facts.items():
-        for f in items:
-            if f.kind == "cmake" and f.name == "include" and f.role == "command" and f.text:
-                loads.setdefault(posixpath.basename(f.text).removesuffix(".cmake"), []).append(f"{path}:{f.line}")
+    for path, f in of_kind(facts, "cmake"):
+        if f.name == "include" and f.role == "command" and f.text:
+            loads.setdefault(posixpath.basename(f.text).removesuffix(".cmake"), []).append(f"{path}:{f.line}")
     return {path: f"include()d only from folders a package does not need ({', '.join(sites[:3])})"
             for path in facts if path.endswith(".cmake") and optional_root(path, known) is None
             and (sites := loads.get(posixpath.basename(path).removesuffix(".cmake")))
@@ -113,7 +110,7 @@ def _built_for_optional_imports(facts: Mapping[str, Sequence[Fact]], modules: Ma
                 scoped = (f.guard == "optional" and (f.name, f.line) not in unbound) or path in modules
                 imports.setdefault(f.name.rpartition(".")[2], []).append((scoped, f"{path}:{f.line}"))
     files = frozenset(facts)
-    loaded = {source for path, items in facts.items() for f in items if f.kind == "extension" and f.role != "setup"
+    loaded = {source for path, f in of_kind(facts, "extension") if f.role != "setup"
               and f.text for source in resolve_sources(f.text, posixpath.dirname(path), files)}
     out: dict[str, str] = {}
     for path, items in facts.items():

@@ -29,6 +29,7 @@ from migrate.vocabulary import ALWAYS_DEFINED, BUILD_FILE_KINDS
 from migrate.workloads import build_scopes, compiler_reach, make_goals, ported, reach
 from migrate.workloads.alternatives import build_variants, covering, run_time_alternatives
 from migrate.workloads.build_sources import prefixes
+from migrate.workloads.fact_index import of_kind
 from migrate.workloads.includes import gate_headers, included_by_required, linked_by_required, optional_includes
 from migrate.workloads.left_out import left_out_of_hip
 from migrate.workloads.option_branches import branches_not_taken
@@ -390,8 +391,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             outside = True
     switches: dict[str, tuple[str, ...]] = {}
     off_features: set[str] = set()
-    always = {f.name for items in facts.values() for f in items
-              if f.kind == "build_switch" and f.text.endswith(f" {ALWAYS_DEFINED}")}
+    always = {f.name for _, f in of_kind(facts, "build_switch") if f.text.endswith(f" {ALWAYS_DEFINED}")}
     always |= defined_toggles(facts) | defined_by_build(facts, kinds, regions, gated)
     always -= set(hard)  # a `-DGRAPHBLAS_USE_CUDA=1` cannot turn on what a plain set() hides (switches.hard_off)
     portable = portable_backends(facts, regions, gated, declared, known)
@@ -505,7 +505,7 @@ def builds_cuda(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], f
         kind = kinds.get(f.path, "")
         if kind in BUILD_FILE_KINDS or kind in LOADER_KINDS:
             return True
-    return any(f.kind == "cmake" and f.name == "language:CUDA" for items in facts.values() for f in items)
+    return any(f.name == "language:CUDA" for _, f in of_kind(facts, "cmake"))
 
 
 # Evidence that makes its own file ROCm-aware: HIP code or includes, and a CI workflow with a ROCm job (its CUDA

@@ -24,6 +24,7 @@ from functools import lru_cache
 from migrate.model import Fact, Finding
 from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
+from migrate.workloads.fact_index import of_kinds
 
 BUILD_SCRIPTS = frozenset({"setup.py", "build.py", "builder.py"})
 STRONG = frozenset({"ci", "package", "platform"})
@@ -112,11 +113,10 @@ def implemented_over_cuda(facts: Mapping[str, Sequence[Fact]], findings: Iterabl
     findings = [f for f in findings if f.status != "optional"]
     named: dict[str, dict[str, int]] = {}  # path -> HIP API name -> the line defining it over CUDA
     spans: dict[str, dict[str, list[tuple[int, int]]]] = {}
-    for path, items in facts.items():
-        for fact in items:
-            if fact.kind in ("defined", "function_defined") and HIP_API_NAME.match(fact.name):
-                spans.setdefault(path, {}).setdefault(fact.name, []).append(
-                    (fact.line, fact.end_line if fact.kind == "function_defined" else fact.line))
+    for path, fact in of_kinds(facts, "defined", "function_defined"):
+        if HIP_API_NAME.match(fact.name):
+            spans.setdefault(path, {}).setdefault(fact.name, []).append(
+                (fact.line, fact.end_line if fact.kind == "function_defined" else fact.line))
     for f in findings:
         hip = (f.hip or "").split(" ", 1)[0]
         where = spans.get(f.path, {}).get(hip, ())

@@ -28,6 +28,7 @@ from migrate.model import Fact
 from migrate.rulebase.name_lists import name_list
 from migrate.vocabulary import BUILD_FILE_KINDS, C_SOURCE_KINDS
 from migrate.workloads.build_sources import SOURCE_KINDS, join, prefixes, resolve_include, sources_named
+from migrate.workloads.fact_index import of_kind, of_kinds
 from migrate.workloads.includes import HEADER_SUFFIXES
 from migrate.workloads.optional_words import Words, optional_root
 from migrate.workloads.reach import CMAKE_ROOT, OTHER_ROOTS, cmake_reached, subdirectories_reached
@@ -51,24 +52,19 @@ def unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
     project (cutlass/gemm/thread/mma.h)."""
     folders = cmake_reached(facts, kinds)
     if folders is None or _compiled_by_hand(facts, kinds) \
-            or any(f.kind == "extension" and not f.text for items in facts.values() for f in items):
+            or any(not f.text for _, f in of_kind(facts, "extension")):
         return {}
     files = frozenset(kinds)
     roots = {p for p in files if p in unreached}
-    patterns = [posixpath.basename(f.name) for items in facts.values() for f in items
-                if f.kind == "source_unplaced"]
-    for path, items in facts.items():
-        for f in items:
-            if f.kind not in SOURCE_KINDS:  # names no source (a call for each of a project's facts cost ~15 ms)
-                continue
-            found = [p for p in sources_named(path, f, files) if p in files]
-            roots.update(found)
-            if f.kind == "build_source" and not found:  # a list entry or glob the tool cannot place (a path from
-                patterns.append(posixpath.basename(f.name))  # another folder variable): every file of its name
+    patterns = [posixpath.basename(f.name) for _, f in of_kind(facts, "source_unplaced")]
+    for path, f in of_kinds(facts, *sorted(SOURCE_KINDS)):  # the kinds that name a source (sources_named)
+        found = [p for p in sources_named(path, f, files) if p in files]
+        roots.update(found)
+        if f.kind == "build_source" and not found:  # a list entry or glob the tool cannot place (a path from
+            patterns.append(posixpath.basename(f.name))  # another folder variable): every file of its name
     reached = _close(roots, facts, files, toolkit)
     named = _named_words(facts, kinds)
-    headers = not any(f.kind == "cmake" and f.name == "install" for p, items in facts.items()
-                      if p.endswith((CMAKE_ROOT, ".cmake")) for f in items)
+    headers = not any(f.name == "install" for p, f in of_kind(facts, "cmake") if p.endswith((CMAKE_ROOT, ".cmake")))
     code = {p for p, kind in kinds.items() if kind in C_SOURCE_KINDS}
     matched = _matcher(patterns)
     out = {p for p in code - reached
@@ -157,8 +153,7 @@ def _close(roots: set[str], facts: Mapping[str, Sequence[Fact]], files: frozense
 def _compiled_by_hand(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> bool:
     """Whether a script runs a CUDA compiler itself (`nvcc -o k kern.cu` in run.sh): what it compiles is not known."""
     compilers = name_list("build", "cuda_compiler_drivers")  # NVIDIA's CUDA compiler drivers
-    return any(kinds.get(path) in SCRIPT_KINDS and f.kind == "flag" and f.name in compilers
-               for path, items in facts.items() for f in items)
+    return any(kinds.get(path) in SCRIPT_KINDS and f.name in compilers for path, f in of_kind(facts, "flag"))
 
 
 

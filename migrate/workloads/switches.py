@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from migrate.model import Fact
 from migrate.vocabulary import C_SOURCE_KINDS, COMMENTED_OUT_DEFINE, DEFINED_PREFIX, MAKE_UNSET, PARSE_ARGUMENTS
 from migrate.workloads.build_sources import file_glob, join, named_files, prefixes
+from migrate.workloads.fact_index import each_of_kinds, of_kind, of_kinds
 from migrate.workloads.optional_words import Words, detection, off_by_default, optional_root
 
 CUDA_UNITS = (".cu",)  # CUDA translation units: what nvcc compiles
@@ -69,12 +70,10 @@ def gates(regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region]
 
 
 def regions_of(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[Region, ...]]:
-    out: dict[str, tuple[Region, ...]] = {}
-    for path, items in facts.items():
-        found = tuple(Region(path, f.line, f.end_line, f.name, f.text) for f in items if f.kind == "switch_branch")
-        if found:
-            out[path] = found
-    return out
+    found: dict[str, list[Region]] = {}
+    for path, f in of_kind(facts, "switch_branch"):
+        found.setdefault(path, []).append(Region(path, f.line, f.end_line, f.name, f.text))
+    return {path: tuple(items) for path, items in found.items()}
 
 
 def extend(regions: dict[str, tuple[Region, ...]], more: Iterable[Region]) -> bool:
@@ -107,9 +106,13 @@ def called_only_under(facts: Mapping[str, Sequence[Fact]],
     (https://cmake.org/cmake/help/latest/command/function.html)."""
     bodies: list[tuple[str, str, int, int]] = []  # (file, name, first line, last line)
     calls: dict[str, list[tuple[str, int]]] = {}
-    for path, items in facts.items():
+    commands: dict[str, list[Fact]] = {}
+    for path, f in of_kind(facts, "cmake"):
+        if f.role == "command":
+            commands.setdefault(path, []).append(f)
+    for path, items in commands.items():
         opened: tuple[str, int] | None = None
-        for f in sorted((f for f in items if f.kind == "cmake" and f.role == "command"), key=lambda f: f.line):
+        for f in sorted(items, key=lambda f: f.line):
             calls.setdefault(f.name, []).append((path, f.line))
             if f.name in ("function", "macro") and f.text:
                 opened = (f.text.lower(), f.line)
@@ -140,16 +143,15 @@ def loaded_only_under(facts: Mapping[str, Sequence[Fact]],
     only when the switch is on (gated_by_build gives the sources it names the same branch)."""
     loads: dict[str, list[tuple[str, int]]] = {}  # module stem -> (file, line) of each load
     by_path: dict[str, list[tuple[str, int]]] = {}  # a file include()d by its path -> (file, line) of each load
-    for path, items in facts.items():
-        for f in items:
-            if f.kind == "cmake" and f.name.startswith("find_package:"):
-                loads.setdefault("Find" + f.name.partition(":")[2], []).append((path, f.line))
-            elif f.kind == "cmake" and f.name == "include" and f.role == "command" and f.text:
-                stem = posixpath.basename(f.text).removesuffix(".cmake")
-                loads.setdefault(stem, []).append((path, f.line))
-                named = FOLDER_VARIABLE.sub("", f.text)
-                if not named.endswith(".cmake") and "${" not in named:
-                    by_path.setdefault(join(posixpath.dirname(path), named), []).append((path, f.line))
+    for path, f in of_kind(facts, "cmake"):
+        if f.name.startswith("find_package:"):
+            loads.setdefault("Find" + f.name.partition(":")[2], []).append((path, f.line))
+        elif f.name == "include" and f.role == "command" and f.text:
+            stem = posixpath.basename(f.text).removesuffix(".cmake")
+            loads.setdefault(stem, []).append((path, f.line))
+            named = FOLDER_VARIABLE.sub("", f.text)
+            if not named.endswith(".cmake") and "${" not in named:
+                by_path.setdefault(join(posixpath.dirname(path), named), []).append((path, f.line))
     out = {}
     for path in facts:
         sites = by_path.get(path) or (loads.get(posixpath.basename(path).removesuffix(".cmake"))
@@ -171,20 +173,27 @@ def define_flags(items: Iterable[Fact]) -> Iterable[tuple[Fact, str]]:
 def _build_defines(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], regions: Mapping[str, tuple[Region, ...]],
                    gated: Mapping[str, Region]) -> Iterable[tuple[str, list[Region], Fact, str]]:
     """Every `-DX` of a build file (BUILD_KINDS): (path, the switch branches that add its folder, the flag, X)."""
-    for path, items in facts.items():
+    for path, items in _by_path(of_kind(facts, "flag")).items():  # define_flags reads flags only
         if kinds.get(path) in BUILD_KINDS:
             added_by = gates(regions, gated, path)
             for f, macro in define_flags(items):
                 yield path, added_by, f, macro
 
 
+def _by_path(placed: Iterable[tuple[str, Fact]]) -> dict[str, list[Fact]]:
+    """(file, fact) pairs grouped by file, in their order."""
+    out: dict[str, list[Fact]] = {}
+    for path, f in placed:
+        out.setdefault(path, []).append(f)
+    return out
+
+
 def required_results(facts: Mapping[str, Sequence[Fact]],
                      keep: Callable[[str, Fact], bool] = lambda path, f: True) -> set[str]:
     """`X_FOUND` for each `find_package(X REQUIRED)` that `keep` accepts: a detection such a call makes always true
     (the configuration stops without X) is no opt-in."""
-    return {f.name.partition(":")[2].upper() + "_FOUND" for path, items in facts.items() for f in items
-            if f.kind == "cmake" and f.name.startswith("find_package:") and f.text.endswith(" REQUIRED)")
-            and keep(path, f)}
+    return {f.name.partition(":")[2].upper() + "_FOUND" for path, f in of_kind(facts, "cmake")
+            if f.name.startswith("find_package:") and f.text.endswith(" REQUIRED)") and keep(path, f)}
 
 
 def defined_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
@@ -200,7 +209,7 @@ def defined_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, 
     sites: dict[str, list[list[Region]]] = {}
     for path, added_by, f, macro in _build_defines(facts, kinds, regions, gated):
         sites.setdefault(macro, []).append(around(regions, path, f.line) + added_by)
-    defined = {f.name for items in facts.values() for f in items if f.kind == "defined"}
+    defined = {f.name for _, f in of_kind(facts, "defined")}
     required = required_results(facts)
 
     def branch_of(sites: list[list[Region]]) -> Region | None:
@@ -238,22 +247,20 @@ def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple
     _IRR_COMPILE_WITH_CUDA_` in a configured header): its `if(X)` branches become theirs, the one of them off by default
     (a detection result, an option declared OFF) when there is one. Returns those variables: name -> (the switch off by default
     they follow, where the variable is set true)."""
-    user_set = {f.name for items in facts.values() for f in items
-                if f.kind == "build_switch" and not f.text.endswith(f" {MAKE_UNSET}")}
+    user_set = {f.name for _, f in of_kind(facts, "build_switch") if not f.text.endswith(f" {MAKE_UNSET}")}
     # a `-DX` a script or CI job passes sets the variable; one in CMake's own files (target_compile_definitions(t X),
     # add_definitions(-DX)) defines the C macro X, not the CMake variable (DrTimothyAldenDavis/GraphBLAS e3f309cc
     # CMakeLists.txt:66 `set(GRAPHBLAS_HAS_CUDA ON)` only under `if(SUITESPARSE_HAS_CUDA AND GRAPHBLAS_USE_CUDA)`,
     # :298 target_compile_definitions(GraphBLAS PRIVATE "GRAPHBLAS_HAS_CUDA") under the same test)
-    user_set |= {macro for path, items in facts.items() if not path.endswith(CMAKE_FILES)
-                 for _, macro in define_flags(items)}
+    user_set |= {macro for path, f in of_kind(facts, "flag") if not path.endswith(CMAKE_FILES)
+                 for _, macro in define_flags((f,))}
     sites: dict[str, list[tuple[str, int, set[str]]]] = {}
-    for path, items in facts.items():
-        for f in items:
-            if f.kind == "switch_value" and (f.text in known.on or f.text.startswith("${")) and f.name not in user_set \
-                    and not detection(f.name, known):  # a find module's own `set(CUDA_FOUND TRUE)`: still a detection
-                # `set(X ${Y})` may be true (Y's value is not known here): a site as a true constant is
-                under = {r.switch for r in switches_around(regions, gated, path, line=f.line)} - {f.name}
-                sites.setdefault(f.name, []).append((path, f.line, under))
+    for path, f in of_kind(facts, "switch_value"):
+        if (f.text in known.on or f.text.startswith("${")) and f.name not in user_set \
+                and not detection(f.name, known):  # a find module's own `set(CUDA_FOUND TRUE)`: still a detection
+            # `set(X ${Y})` may be true (Y's value is not known here): a site as a true constant is
+            under = {r.switch for r in switches_around(regions, gated, path, line=f.line)} - {f.name}
+            sites.setdefault(f.name, []).append((path, f.line, under))
     declared = declared_switches(facts)
 
     def off(switch: str) -> bool:
@@ -308,17 +315,14 @@ def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
     out: dict[str, Region] = {}
     ungated: list[tuple[str, Fact]] = []
     files = frozenset(facts)
-    for path, items in facts.items():
-        for f in items:
-            if f.kind not in ("cmake_subdirectory", "build_source"):
-                continue
-            region = (_inside(f, regions[path]) if path in regions else None) or loaded.get(path)
-            if region is None:
-                if not (f.kind == "build_source" and file_glob(f)):
-                    ungated.append((path, f))  # a glob outside every switch (an IDE's source_group) builds nothing itself
-                continue
-            for name in _added(path, f, files):
-                out[name] = region
+    for path, f in of_kinds(facts, "cmake_subdirectory", "build_source"):
+        region = (_inside(f, regions[path]) if path in regions else None) or loaded.get(path)
+        if region is None:
+            if not (f.kind == "build_source" and file_glob(f)):
+                ungated.append((path, f))  # a glob outside every switch (an IDE's source_group) builds nothing itself
+            continue
+        for name in _added(path, f, files):
+            out[name] = region
     if out:  # most projects gate nothing: their ungated sources are not expanded
         for path, f in ungated:
             for name in _added(path, f, files):
@@ -366,20 +370,20 @@ def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], kno
     default build, so a `-D USE_CUDA=YES` only a variant passes is the opt-in, not a default.
     `if(DEFINED X)` (the switch `DEFINED X`) is false exactly where nothing sets X; for it a -DX in CMake's own files
     (add_definitions(-DUSE_CUDA) in its branch) defines the C macro, not the CMake variable."""
-    set_names = {f.text if f.kind == "cmake" else f.name for items in facts.values() for f in items
+    set_names = {f.text if f.kind == "cmake" else f.name for _, f in each_of_kinds(facts, "cmake", "build_switch")
                  if (f.kind == "cmake" and f.name == "set" and f.role == "command")
                  or (f.kind == "build_switch" and not f.text.endswith(f" {MAKE_UNSET}"))}
     # cmake_parse_arguments(arg ...) sets arg_USE_CUDA where a caller passes USE_CUDA (a prefix not known: any name)
-    parsed = tuple(f"{f.text}_" if f.text and "$" not in f.text else "" for items in facts.values() for f in items
-                   if f.kind == "cmake" and f.name == PARSE_ARGUMENTS and f.role == "command")
+    parsed = tuple(f"{f.text}_" if f.text and "$" not in f.text else "" for _, f in of_kind(facts, "cmake")
+                   if f.name == PARSE_ARGUMENTS and f.role == "command")
     # `if(DEFINED AER_GPU)` with any name: only the user's `-DAER_GPU=...` defines a variable nothing of the project
     # sets (CESGA-Quantum-Spain/cunqa 10bc5a81 CMakeLists.txt:323, enable_language(CUDA) inside), unless it is a
     # result a find_package() sets (`<Package>_...`)
-    found = tuple(f"{f.name.partition(':')[2].upper()}_" for items in facts.values() for f in items
-                  if f.kind == "cmake" and f.name.startswith("find_package:")) or ("\0",)
+    found = tuple(f"{f.name.partition(':')[2].upper()}_" for _, f in of_kind(facts, "cmake")
+                  if f.name.startswith("find_package:")) or ("\0",)
     skipped = frozenset(variants)
-    flags = [(kinds.get(path), macro) for path, items in facts.items() if path not in skipped
-             for _, macro in define_flags(items)]
+    flags = [(kinds.get(path), macro) for path, f in of_kind(facts, "flag") if path not in skipped
+             for _, macro in define_flags((f,))]
     passed = set_names | {macro for kind, macro in flags if kind != "cmake"}  # to cmake, by a script, setup.py or CI
     set_names |= {macro for _, macro in flags}
     # a name built from a variable (`set(PROJ_USE_${lang} ...)` in a helper) may set any switch of its shape
@@ -408,8 +412,7 @@ def make_unset(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, t
     Makefile tests for an on value and no build file of the project declares or assigns: a variable make never
     assigned is empty (https://www.gnu.org/software/make/manual/html_node/Conditional-Syntax.html), so its branch is
     in no default `make`; the user turns it on (`make ENABLE_CUDA=1`, inikep/lzbench ef6505cd Makefile:1073)."""
-    declared = {f.name for items in facts.values() for f in items
-                if f.kind == "build_switch" and not f.text.endswith(f" {MAKE_UNSET}")}
+    declared = {f.name for _, f in of_kind(facts, "build_switch") if not f.text.endswith(f" {MAKE_UNSET}")}
     out: dict[str, tuple[str, str]] = {}
     for path in sorted(facts):
         for f in facts[path]:
@@ -439,14 +442,13 @@ def detected_switches(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str,
         return any(detection(r.switch, known) for r in around) or (depth < 4 and any(
             on_detection(r.path, r.start, depth + 1) for r in around if r.path != path))
 
-    targets = [(path, f.line) for path, items in facts.items() if optional_root(path, known) is None
-               for f in items if f.kind == "cmake_target"]
+    targets = [(path, f.line) for path, f in of_kind(facts, "cmake_target") if optional_root(path, known) is None]
     if all(on_detection(path, line) for path, line in targets):
         return {}
 
     required = required_results(facts, lambda path, f: optional_root(path, known) is None and not any(
         off(r.switch) for r in switches_around(regions, gated, path, line=f.line)))
-    checked = any(f.kind == "cmake" and f.name == "check_language" for items in facts.values() for f in items)
+    checked = any(f.name == "check_language" for _, f in of_kind(facts, "cmake"))
     out: dict[str, tuple[str, str]] = {}
     for path in sorted(facts):
         for f in facts[path]:
@@ -550,11 +552,10 @@ def declared_switches(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[st
 def defined_toggles(facts: Mapping[str, Sequence[Fact]]) -> set[str]:
     """Toggles a source leaves commented out (`//#define FULLCHECK`) that another file of the project does
     #define: compiled there, so not off by default."""
-    toggles = {f.name for items in facts.values() for f in items
-               if f.kind == "build_switch" and f.text.endswith(f" {COMMENTED_OUT_DEFINE}")}
+    toggles = {f.name for _, f in of_kind(facts, "build_switch") if f.text.endswith(f" {COMMENTED_OUT_DEFINE}")}
     if not toggles:
         return set()
-    return {f.name for items in facts.values() for f in items if f.kind == "toggle_define" and f.name in toggles}
+    return {f.name for _, f in of_kind(facts, "toggle_define") if f.name in toggles}
 
 
 def cuda_build_switch(kinds: Mapping[str, str], gated: Mapping[str, Region], switches: Mapping[str, tuple[str, ...]],
@@ -710,20 +711,19 @@ def never_defined(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
     hanjingo/high-jump 4e363022 hj/hardware/gpu.h:645 `#elif GPU_ENABLE_CUDA`, which no file defines (tests and benchs
     define CUDA_ENABLE). A switch every `#define` of which gives 0 (`#define USE_CUDA 0`), tested only by value
     (`#if USE_CUDA`, never `#ifdef`), is hard-coded off the same way."""
-    if any(f.kind == "extension" for items in facts.values() for f in items) \
-            or not any(kinds.get(path) in BUILD_KINDS for path in facts):
+    if of_kind(facts, "extension") or not any(kinds.get(path) in BUILD_KINDS for path in facts):
         return {}  # a setup.py's define_macros may define it; with no build file, the user's flags do
     defined: dict[str, set[str]] = {}  # macro -> the values its #defines give it
     named: set[str] = set()  # names a build file, script or option gives a value to
-    for items in facts.values():
-        for f in items:
-            if f.kind == "switch_define":
-                defined.setdefault(f.name, set()).add(f.text)
-            elif f.kind in ("toggle_define", "build_switch", "switch_value") and not f.text.endswith(f" {MAKE_UNSET}"):
-                named.add(f.name)
-            elif f.kind == "cmake" and f.name == "set" and f.role == "command":
-                named.add(f.text)
-        named.update(macro for _, macro in define_flags(items))
+    for _, f in each_of_kinds(facts, "switch_define", "toggle_define", "build_switch", "switch_value", "cmake", "flag"):
+        if f.kind == "switch_define":
+            defined.setdefault(f.name, set()).add(f.text)
+        elif f.kind in ("toggle_define", "build_switch", "switch_value") and not f.text.endswith(f" {MAKE_UNSET}"):
+            named.add(f.name)
+        elif f.kind == "cmake" and f.name == "set" and f.role == "command":
+            named.add(f.text)
+        elif f.kind == "flag":
+            named.update(macro for _, macro in define_flags((f,)))
     out: dict[str, tuple[str, str]] = {}
     tests: dict[str, list[tuple[str, Fact]]] = {}
     for path in sorted(facts):
@@ -756,8 +756,7 @@ def hard_off(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], know
     same name (https://cmake.org/cmake/help/latest/command/set.html#set-normal-variable; policy CMP0126), so every
     configuration reads it false. DrTimothyAldenDavis/SuiteSparse 038d6635 GraphBLAS/CMakeLists.txt:43-45 ("CUDA is under
     development for now, and not deployed in production": `set ( GRAPHBLAS_USE_CUDA OFF )`, the ON line commented out)."""
-    true_set = {f.name for items in facts.values() for f in items
-                if f.kind == "switch_value" and f.text.upper() not in known.off}
+    true_set = {f.name for _, f in of_kind(facts, "switch_value") if f.text.upper() not in known.off}
     out: dict[str, tuple[str, str]] = {}
     for path in sorted(facts):
         if kinds.get(path) != "cmake":

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from migrate.model import Fact
 from migrate.workloads.assemble import resolve_sources
 from migrate.workloads.build_sources import GLOB_CHARS, named_files
+from migrate.workloads.fact_index import of_kind, of_kinds
 from migrate.workloads.includes import HEADER_SUFFIXES, close_over_includes, includers_of
 from migrate.workloads.optional_words import Words
 
@@ -29,22 +30,21 @@ def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds
     files = frozenset(facts)
     named: dict[str, str] = {}  # file -> where a build names it
     explicit: set[str] = set()
-    if any(f.kind == "extension" and not f.text for items in facts.values() for f in items):
+    if any(not f.text for _, f in of_kind(facts, "extension")):
         return {}  # an extension whose sources are not known could build any of them
-    for path, items in facts.items():
-        for f in items:
-            if f.kind == "build_source":
-                for source in named_files(path, f, files):
-                    named.setdefault(source, f"{path}:{f.line}")
-                    if not any(c in f.name for c in GLOB_CHARS):
-                        explicit.add(source)
-            elif f.kind == "extension":
-                base = posixpath.dirname(path)
-                for item in filter(None, f.text.split("\n")):  # a literal item lists its source by name, as CMake's do
-                    found = resolve_sources(item, base, files)
-                    named.update(dict.fromkeys(found, f"{path}:{f.line}"))
-                    if not item.startswith("glob:"):
-                        explicit.update(found)
+    for path, f in of_kinds(facts, "build_source", "extension"):
+        if f.kind == "build_source":
+            for source in named_files(path, f, files):
+                named.setdefault(source, f"{path}:{f.line}")
+                if not any(c in f.name for c in GLOB_CHARS):
+                    explicit.add(source)
+        elif f.kind == "extension":
+            base = posixpath.dirname(path)
+            for item in filter(None, f.text.split("\n")):  # a literal item lists its source by name, as CMake's do
+                found = resolve_sources(item, base, files)
+                named.update(dict.fromkeys(found, f"{path}:{f.line}"))
+                if not item.startswith("glob:"):
+                    explicit.update(found)
     includers = includers_of(facts)
     siblings: dict[str, str] = {}  # folder -> the first .cu file a build names there by name
     listing: dict[str, str] = {}  # folder -> the first source a build names there by name (any language)
