@@ -156,7 +156,6 @@ def _compiled_by_hand(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, s
     return any(kinds.get(path) in SCRIPT_KINDS and f.name in compilers for path, f in of_kind(facts, "flag"))
 
 
-
 def _named_words(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> set[str]:
     """The words of every fact of a file that is not C/C++/CUDA code (build files, scripts, Python), and the file
     names NAMING_KINDS facts give: a file named there may be compiled or read by them."""
