@@ -16,7 +16,7 @@ COPIES = ROOT / "fixtures" / "trees" / "nvidia_library_copies"
 
 @pytest.mark.parametrize(("name", "vendored"), [
     ("third_party", True), ("ThirdParty", True), ("thirdParty", True), ("Third_Party", True), ("3rdParty", True),
-    ("External", True), ("externals", True), ("Vendor", True), ("3rd-party", True), ("pkg.EGG-INFO", True),
+    ("External", True), ("externals", False), ("Vendor", True), ("3rd-party", True), ("pkg.EGG-INFO", True),
     ("thirdparty_kernels", False), ("externalities", False), ("vendored_ops", False), ("src", False),
 ])
 def test_vendored_folder_names_compare_case_insensitively(name: str, vendored: bool) -> None:
