@@ -17,7 +17,7 @@ ALLOWED: dict[str, set[str]] = {
     "scan.cache": {"model", "scan.storedfiles"}, "scan.storedfiles": set(), "scan.replay": {"scan.storedfiles", "rulebase"},
     "scan.readfile": {"model", "scan.build_output"}, "scan.build_output": {"rulebase"},
     "scan.statcache": {"scan.cache", "scan.readfile", "rulebase"},
-    "scan.discover": {"model", "vcs"},
+    "scan.discover": {"model", "vcs", "scan.vendored"}, "scan.vendored": {"rulebase"},
     "rulebase": set(), "settings": {"rulebase", "settings_schema"},
     "extract": {"scan.cache", "scan.readfile", "scan.replay", "rulebase"},  # rulebase: datafile, name lists
     "scan.crossref": set(),

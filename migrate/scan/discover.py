@@ -22,16 +22,11 @@ from typing import TYPE_CHECKING
 
 from migrate.model import Skipped, SourceFile
 from migrate.scan.readfile import read_regular
+from migrate.scan.vendored import MARKER_BYTES, nvidia_copy, vendored_folder
 
 if TYPE_CHECKING:  # pathspec (and git, in _listing) only when a folder is walked or a pattern given:
     import pathspec  # lint of named files, the pre-commit case, needs neither
 
-# "dependencies": copied SDKs and submodules (instant-ngp's dependencies/optix, NVIDIA's OptiX headers)
-VENDORED = frozenset({
-    ".git", ".hg", ".svn", "third_party", "thirdparty", "3rdparty", "external", "extern", "vendor", "dependencies",
-    "node_modules", "build", "site-packages", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache",
-})
-VENDORED_GLOBS = ("*.egg-info", "cmake-build-*")
 # A `build/` folder is the project's own build system (autotools' Makefile.in and configure.ac under build/linux,
 # MSVC projects under build/msvc) unless a build tool has written into it: its build files are read (the other
 # files are not), so a HIP build kept there is seen. What the tools write at the top of their build folder:
@@ -212,6 +207,7 @@ class _Walker:
         self._seen_dirs: set[Path] = set()
         self._build_files_only: set[Path] = set()  # source build folders (SOURCE_BUILD_FOLDERS) and below
         self.listing: _GitListing | None = None
+        self._tops: set[Path] = set()  # the folders named to the scan: never taken for a library's copy
         self._listed = False  # git is asked when a folder is first walked (named files need no listing)
 
     def rel(self, path: Path) -> str:
@@ -222,6 +218,7 @@ class _Walker:
         if not self._listed and self.git_root is not None:
             self.listing = _listing(self.git_root, self.notes)
         self._listed = True
+        self._tops.add(top)
         specs = self._ancestor_specs(top)
         self._walk_dir(top, specs)
 
@@ -262,7 +259,10 @@ class _Walker:
             self._gitignore(directory)  # its notes (too long, patterns dropped), as when it was read first
             self.skipped.append(Skipped(path=self.rel(directory), reason=f"unreadable directory: {exc.strerror}"))
             return []
-        specs = specs + self._gitignore(directory, {e.name for e in entries})
+        names = {e.name for e in entries}
+        if not self.include_vendored and directory not in self._tops and self._library_copy(directory, names):
+            return []
+        specs = specs + self._gitignore(directory, names)
         folders: list[tuple[Path, list[tuple[Path, _Spec]], Path | None]] = []
         for entry in entries:
             path = Path(entry.path)
@@ -272,12 +272,13 @@ class _Walker:
             if is_dir:
                 if directory in self._build_files_only:
                     self._build_files_only.add(path)
-                elif not self.include_vendored and entry.name in SOURCE_BUILD_FOLDERS and not _is_link(entry) \
+                elif not self.include_vendored and entry.name.casefold() in SOURCE_BUILD_FOLDERS \
+                        and not _is_link(entry) \
                         and _source_build_folder(path):  # a link is not looked into before _enter checks where it goes
                     self._build_files_only.add(path)
                     self.skipped.append(Skipped(path=self.rel(path) + "/", reason="the project's build folder: only its "
                                                 "build files are read (use --include-vendored)"))
-                elif not self.include_vendored and _vendored(entry.name):
+                elif not self.include_vendored and vendored_folder(entry.name):
                     if entry.name not in (".git", "__pycache__"):
                         self.skipped.append(Skipped(path=self.rel(path) + "/",
                                                     reason="vendored or build directory (use --include-vendored)"))
@@ -286,6 +287,15 @@ class _Walker:
             else:
                 self.file(path, explicit=False, link=_is_link(entry), build_files_only=directory in self._build_files_only)
         return folders
+
+    def _library_copy(self, directory: Path, names: set[str]) -> bool:
+        """Whether the folder is a copy of an NVIDIA library (scan.vendored.nvidia_copy); it is then listed as skipped."""
+        rel = self.rel(directory)
+        copy = nvidia_copy(rel, names, lambda name: read_regular(directory / name, MARKER_BYTES))
+        if copy is not None:
+            self.skipped.append(Skipped(path=rel + "/", reason=f"a copy of {copy.library}: the library's code, not "
+                                        "the project's (use --include-vendored)"))
+        return copy is not None
 
     def file(self, path: Path, *, explicit: bool, link: bool = False, build_files_only: bool = False) -> None:
         rel = self.rel(path)
@@ -462,10 +472,6 @@ def _source_build_folder(path: Path) -> bool:
         if any(file_kind(Path(f), sniff=False) in BUILD_FILE_KINDS for f in files):
             return True
     return False
-
-
-def _vendored(name: str) -> bool:
-    return name in VENDORED or any(fnmatch.fnmatch(name, g) for g in VENDORED_GLOBS)
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

@@ -1,0 +1,76 @@
+"""Other projects' code kept inside the project, which discover does not walk unless asked: folders named for
+copied or generated code (compared case-insensitively, as NTFS and APFS compare names) and copies of NVIDIA
+libraries known by the files they hold (Thrust's version.h, the CUDA toolkit's cuda_runtime_api.h beside
+driver_types.h), wherever they sit. What names them is data with its sources: rules/layout/vendored.yaml."""
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from functools import lru_cache
+
+VENDORED_FILE = "layout/vendored.yaml"
+MARKER_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Copy:
+    """One NVIDIA library's signature: the files its folder holds, each with a marker in its text."""
+
+    library: str
+    folder: str | None
+    files: tuple[tuple[str, re.Pattern[bytes]], ...]
+    own_layout: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Data:
+    names: frozenset[str]
+    globs: tuple[str, ...]
+    copies: tuple[Copy, ...]
+    copy_files: frozenset[str]  # every file name some signature needs: most folders hold none
+
+
+def vendored_folder(name: str) -> bool:
+    """Whether a folder's name is one of copied or generated code's (case-insensitively)."""
+    data = _data()
+    folded = name.casefold()
+    return folded in data.names or any(fnmatch.fnmatchcase(folded, g) for g in data.globs)
+
+
+def nvidia_copy(rel: str, names: Collection[str], read: Callable[[str], bytes]) -> Copy | None:
+    """The NVIDIA library the folder at `rel` (relative to the scanned root, '/'-separated) is a copy of, or None:
+    it holds every file of a signature with its marker (`read(name)` gives a file's first bytes) and is not where
+    the library's own repository keeps that folder (then the scanned project is the library)."""
+    data = _data()
+    if data.copy_files.isdisjoint(names):
+        return None
+    folder = rel.rsplit("/", 1)[-1]
+    for copy in data.copies:
+        if (copy.folder is not None and folder != copy.folder) or rel in copy.own_layout:
+            continue
+        if all(name in names and marker.search(_head(read, name)) for name, marker in copy.files):
+            return copy
+    return None
+
+
+def _head(read: Callable[[str], bytes], name: str) -> bytes:
+    try:
+        return read(name)[:MARKER_BYTES]
+    except OSError:
+        return b""
+
+
+@lru_cache(maxsize=1)
+def _data() -> _Data:
+    from migrate.rulebase import datafile
+    from migrate.rulebase.load import default_rules_dir
+
+    raw = datafile.read(default_rules_dir() / VENDORED_FILE)
+    copies = tuple(Copy(library=str(c["library"]), folder=c.get("folder"),
+                        files=tuple((str(n), re.compile(str(m).encode())) for n, m in c["files"].items()),
+                        own_layout=frozenset(str(p) for p in c["own_layout"])) for c in raw["nvidia_copies"])
+    return _Data(names=frozenset(str(n).casefold() for n in raw["folders"]["names"]),
+                 globs=tuple(str(g).casefold() for g in raw["folders"]["globs"]),
+                 copies=copies, copy_files=frozenset(n for c in copies for n, _ in c.files))

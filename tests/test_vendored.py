@@ -1,0 +1,89 @@
+"""Other projects' code inside the project (rules/layout/vendored.yaml, migrate/scan/vendored.py): vendored folder
+names compared case-insensitively, and copies of NVIDIA libraries known by the files they hold, wherever they sit."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from migrate.scan import pipeline as scan
+from migrate.scan.discover import discover
+from migrate.scan.vendored import nvidia_copy, vendored_folder
+from migrate.settings import Settings
+from tests.conftest import ROOT
+
+COPIES = ROOT / "fixtures" / "trees" / "nvidia_library_copies"
+
+
+@pytest.mark.parametrize(("name", "vendored"), [
+    ("third_party", True), ("ThirdParty", True), ("thirdParty", True), ("Third_Party", True), ("3rdParty", True),
+    ("External", True), ("externals", False), ("Vendor", True), ("3rd-party", True), ("pkg.EGG-INFO", True),
+    ("thirdparty_kernels", False), ("externalities", False), ("vendored_ops", False), ("src", False),
+])
+def test_vendored_folder_names_compare_case_insensitively(name: str, vendored: bool) -> None:
+    assert vendored_folder(name) is vendored
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+THRUST = {"thrust/version.h": "#pragma once\n#define THRUST_VERSION 100200\n",
+          "thrust/sort.h": "#include <thrust/detail/config.h>\nnamespace thrust { }\n"}
+
+
+def test_a_thrust_copy_is_skipped_wherever_it_sits(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {f"hw/mp4/{k}": v for k, v in THRUST.items()} | {"hw/mp4/mp4.cu": "#include <thrust/sort.h>\n"})
+    found = discover([root])
+    assert [f.rel for f in found.files] == ["hw/mp4/mp4.cu"]
+    assert [(s.path, s.reason.split(":")[0]) for s in found.skipped] == [("hw/mp4/thrust/", "a copy of Thrust")]
+    assert "hw/mp4/thrust/sort.h" in {f.rel for f in discover([root], include_vendored=True).files}
+
+
+def test_thrust_itself_is_not_a_copy(tmp_path: Path) -> None:
+    """Where Thrust's own repository keeps the folder (thrust/ at its root; thrust/thrust in CCCL) the scanned
+    project is Thrust, and a scan of the copy's own folder is a scan of that library."""
+    root = _tree(tmp_path / "thrust-repo", THRUST | {"testing/sort.cu": "#include <thrust/sort.h>\n"})
+    assert {f.rel for f in discover([root]).files} == {"thrust/version.h", "thrust/sort.h", "testing/sort.cu"}
+    cccl = _tree(tmp_path / "cccl", {f"thrust/{k}": v for k, v in THRUST.items()})
+    assert len(discover([cccl]).files) == 2
+    assert len(discover([root / "thrust"]).files) == 2
+
+
+@pytest.mark.parametrize("files", [
+    {"lib/thrust/version.h": "#define THRUST_SOLVER_VERSION 3\n"},  # the project's own folder named thrust
+    {"lib/other/version.h": "#define THRUST_VERSION 100200\n"},  # Thrust's marker, but not in a thrust/ folder
+    {"inc/driver_types.h": "#if !defined(__DRIVER_TYPES_H__)\n#define __DRIVER_TYPES_H__\n#endif\n"},  # one of two
+    {"inc/driver_types.h": "#pragma once\n", "inc/cuda_runtime_api.h": "#pragma once\n"},  # names, not the guards
+])
+def test_near_misses_are_walked(tmp_path: Path, files: dict[str, str]) -> None:
+    root = _tree(tmp_path, files)
+    found = discover([root])
+    assert {f.rel for f in found.files} == set(files)
+    assert not found.skipped
+
+
+def test_signatures_need_every_file_and_marker() -> None:
+    texts = {"cuda_runtime_api.h": b"#define __CUDA_RUNTIME_API_H__\n", "driver_types.h": b"#define __DRIVER_TYPES_H__\n"}
+    copy = nvidia_copy("sdk/include", set(texts), texts.__getitem__)
+    assert copy is not None and copy.library == "the CUDA toolkit's headers"
+    assert nvidia_copy("sdk/include", set(texts), lambda name: b"") is None
+    assert nvidia_copy("cutlass", {"version.h"}, lambda name: b"#define CUTLASS_MAJOR 4\n") is not None
+    assert nvidia_copy("include/cutlass", {"version.h"}, lambda name: b"#define CUTLASS_MAJOR 4\n") is None
+
+
+def test_a_build_folder_of_any_case_keeps_its_build_files(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"Build/linux/Makefile": "all:\n\tnvcc -o a a.cu\n", "Build/linux/a.cu": "int x;\n"})
+    assert [f.rel for f in discover([root]).files] == ["Build/linux/Makefile"]
+
+
+def test_the_sdk_copy_decided_the_class_before(rulebase) -> None:
+    """The copied SDK's cuda_drvapi_dynlink.c names the D3D9 interop driver API (no HIP counterpart): read as the
+    renderer's code it made the renderer incompatible; skipped, the renderer's own CUDA decides."""
+    classes = {include: {w.name: w.migration_class
+                         for w in scan.run([COPIES], Settings(jobs=1, cache_dir=None, include_vendored=include),
+                                           rulebase).workloads} for include in (False, True)}
+    assert classes[False]["renderer"] == "migration-required"
+    assert classes[True]["renderer"] == "incompatible"
