@@ -85,7 +85,7 @@ def left_in_backend_files(rules: RuleBase, paths: Iterable[str]) -> Callable[[Fi
     """Whether a finding is one of a rule with `in_backend_files: false` in a file of the project's
     own per-back-end family (`backend_files` of the scanned paths): a port adds the HIP twin of such a
     file and leaves the CUDA one as it is."""
-    ids = frozenset(rule.id for rule in rules.rules if not rule.in_backend_files)
+    ids = frozenset(rule_id for rule_id, kept in zip(rules.ids, rules.in_backend_files(), strict=True) if not kept)
     if not ids:
         return None
     files = backend_files(paths)
