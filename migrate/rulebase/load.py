@@ -196,7 +196,7 @@ class RuleBase:
     `matchers`, `in_backend_files`): a site that iterates `rules` builds every rule, and
     tests/test_rulebase_lazy.py counts the builds of an edited-file lint (`built`)."""
 
-    __slots__ = ("_by_key", "_lazy", "_records", "_rules", "built", "directory", "version")
+    __slots__ = ("_all", "_by_key", "_lazy", "_records", "_rules", "built", "directory", "version")
 
     def __init__(self, records: list[tuple[str, dict[str, Any]]], version: str, directory: Path | None = None, *,
                  lazy: bool = True) -> None:
@@ -204,6 +204,7 @@ class RuleBase:
         self._rules: list[Rule | None] = [None] * len(records)
         self._lazy = lazy  # the records were compiled before: patterns compile on first use
         self._by_key: dict[str, int] | None = None
+        self._all: tuple[Rule, ...] | None = None
         self.version = version
         self.directory = directory  # where the rule data beside the rules (alternatives/, targets/) is read
         self.built = 0  # rules built so far
@@ -226,7 +227,9 @@ class RuleBase:
     @property
     def rules(self) -> tuple[Rule, ...]:
         """Every rule, in file order (all built)."""
-        return tuple(map(self.rule, range(len(self._records))))
+        if self._all is None:
+            self._all = tuple(map(self.rule, range(len(self._records))))
+        return self._all
 
     @property
     def ids(self) -> list[str]:
