@@ -212,6 +212,14 @@ class RuleBase:
     def __len__(self) -> int:
         return len(self._records)
 
+    def __eq__(self, other: object) -> bool:
+        """Equal rules (all built), version and folder, as when the rules were a tuple field."""
+        if not isinstance(other, RuleBase):
+            return NotImplemented
+        return (self.version, self.directory, self.rules) == (other.version, other.directory, other.rules)
+
+    __hash__ = None  # type: ignore[assignment]  # as before: a rule's map is not hashable
+
     def rule(self, position: int) -> Rule:
         """The rule at a position of the file order, built on first read."""
         rule = self._rules[position]
