@@ -101,6 +101,6 @@ def test_an_edited_file_lint_builds_only_the_rules_it_reports(tmp_path: Path, mo
             rules = seen.pop()
             assert len(rules) > 400
             # the rules the file's facts find (a handful) and no more: lint's all-rule sites read the columns
-            assert 0 < rules.built <= 25, (formats, select, rules.built)
+            assert 0 < rules.built <= 10, (formats, select, rules.built)  # 4: the rules of its 4 findings
     assert os.environ.get("ROCM_MIGRATE_CACHE_DIR")  # conftest's own cache: the compiled copy, not a cache hit
 

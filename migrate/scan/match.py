@@ -21,7 +21,7 @@ from migrate.model import (
     evolver,
 )
 from migrate.rulebase import alternatives, datafile, targets
-from migrate.rulebase.load import Entry, Rule, RuleBase, as_tuple, default_rules_dir, version_tuple
+from migrate.rulebase.load import Entry, LazyPattern, Rule, RuleBase, as_tuple, default_rules_dir, version_tuple
 from migrate.scan import crossref
 from migrate.scan.layout import (
     BACKENDS_FILE,
@@ -59,7 +59,8 @@ class RuleIndex:
         # tuple. Read from the rules' records: a rule is built when a fact finds it (RuleBase.rule)
         self._by_name: dict[str, dict[str, tuple[tuple[int, bool], ...]]] = {}
         self._prefix: dict[str, list[tuple[str, int]]] = {}
-        self._regex: dict[str, list[tuple[str, int]]] = {}  # kind -> (pattern text, position)
+        # kind -> (pattern text, the pattern, position): searched before the rule is built
+        self._regex: dict[str, list[tuple[str, LazyPattern, int]]] = {}
         in_force = rulebase.in_force(target.rocm, self.archs)
         ids = rulebase.ids
         self.in_force = frozenset(ids[i] for i, on in enumerate(in_force) if on)  # the ids of the rules in force
@@ -76,7 +77,7 @@ class RuleIndex:
         for prefix in as_tuple(spec.get("prefix")):
             self._prefix.setdefault(kind, []).append((prefix, position))
         if "regex" in spec:
-            self._regex.setdefault(kind, []).append((spec["regex"], position))
+            self._regex.setdefault(kind, []).append((spec["regex"], LazyPattern(spec["regex"]), position))
 
     def _enter(self, kind: str, names: Mapping[str, object], hit: tuple[int, bool]) -> None:
         """`hit` appended to each name's rules: the names no earlier rule lists in one step (11k at each lint start)."""
@@ -109,9 +110,8 @@ class RuleIndex:
         rule = self.rulebase.rule
         hits = [(rule(p), rule(p).matcher.entries[fact.name] if mapped else None, fact.name) for p, mapped in named or ()]
         hits += [(rule(p), None, fact.name) for prefix, p in prefixed or () if fact.name.startswith(prefix)]
-        for _, p in patterns or ():
-            regex = rule(p).matcher.regex
-            found = regex.search(fact.name) if regex is not None else None
+        for _, regex, p in patterns or ():
+            found = regex.search(fact.name)
             if found:
                 hits.append((rule(p), None, found.group(0) if fact.kind == "asm" else fact.name))
         hits = [h for h in hits if _role_matches(h[0], fact.role)]
@@ -132,7 +132,7 @@ class IdentifierNames:
         self._names = frozenset(name for index in by_target for name in index._by_name.get("identifier", _NONE))
         self._prefixes = tuple(p for index in by_target for p, _ in index._prefix.get("identifier", ()))
         self._patterns = _one_pattern(list(dict.fromkeys(
-            pattern for index in by_target for pattern, _ in index._regex.get("identifier", ()))))
+            pattern for index in by_target for pattern, _, _ in index._regex.get("identifier", ()))))
         self._memo: dict[str, bool] = {}
 
     def __call__(self, name: str) -> bool:
