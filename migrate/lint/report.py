@@ -33,7 +33,7 @@ def text(result: LintResult) -> str:
 
 def counts(result: LintResult, rules: RuleBase) -> list[dict[str, Any]]:
     tally = Counter(f.rule for f in result.findings)
-    names = {rule.id: rule.name for rule in rules.rules}
+    names = dict(zip(rules.ids, rules.names, strict=True))
     return [{"rule": rule, "name": names.get(rule, ""), "count": n}
             for rule, n in sorted(tally.items(), key=lambda item: (-item[1], item[0]))]
 

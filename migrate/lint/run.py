@@ -208,7 +208,10 @@ def _suppress(rel: str, kind: str, data: bytes, findings: Sequence[Finding], rul
 
 def applicable(rules: RuleBase, indexes: Sequence[RuleIndex]) -> set[str]:
     """Ids of the rules in force for at least one of the indexes' targets."""
-    return {r.id for r in rules.rules if any(r.applies_to(i.target.rocm, i.archs) for i in indexes)}
+    if all(index.rulebase is rules for index in indexes):  # each index knows its rules in force
+        return set().union(*(index.in_force for index in indexes))
+    ids = rules.ids
+    return {ids[i] for index in indexes for i, on in enumerate(rules.in_force(index.target.rocm, index.archs)) if on}
 
 
 def collect(targets: Sequence[Path], settings: Settings, *, root: Path,

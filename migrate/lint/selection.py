@@ -20,8 +20,8 @@ class SelectorError(Exception):
 
 class RuleFilter:
     def __init__(self, rules: RuleBase, settings: Settings) -> None:
-        self._ids = tuple(rule.id for rule in rules.rules)
-        self._names = {rule.name: rule.id for rule in rules.rules}
+        self._ids = tuple(rules.ids)
+        self._names = dict(zip(rules.names, self._ids, strict=True))
         self._choices = [(c, *self._resolve(c.selector, LEVELS[c.level])) for c in settings.choices]
         self._per_file = [(glob, [self._resolve(s, "per-file-ignores") for s in selectors])
                           for glob, selectors in settings.per_file_ignores]

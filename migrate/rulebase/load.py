@@ -167,40 +167,121 @@ class Rule:
 
     def applies_to(self, rocm: str, archs: Iterable[Arch]) -> bool:
         """Whether the rule is in force for a ROCm version and at least one of the architectures."""
-        if self.status == "removed":
-            return False
-        if self.rocm_min and version_tuple(rocm) < version_tuple(self.rocm_min):
-            return False
-        if self.rocm_max and version_tuple(rocm) > version_tuple(self.rocm_max):
-            return False
-        return bool(self.matching_archs(archs))
+        return in_force(self.status, self.rocm_min, self.rocm_max, self.arch, dict(self.target), rocm, archs)
 
     def matching_archs(self, archs: Iterable[Arch]) -> list[Arch]:
         conditions = dict(self.target)
         return [a for a in archs if (not self.arch or a.name in self.arch) and a.satisfies(conditions)]
 
 
-@dataclass(frozen=True, slots=True)
-class RuleBase:
-    """The rules in file order, the rule-set version, and the folder they were read from."""
+def in_force(status: str, rocm_min: str | None, rocm_max: str | None, arch: tuple[str, ...],
+             target: Mapping[str, object], rocm: str, archs: Iterable[Arch]) -> bool:
+    """Whether a rule of these fields is in force for a ROCm version and at least one of the
+    architectures (Rule.applies_to; RuleBase.in_force reads the fields from the records)."""
+    if status == "removed":
+        return False
+    if rocm_min and version_tuple(rocm) < version_tuple(rocm_min):
+        return False
+    if rocm_max and version_tuple(rocm) > version_tuple(rocm_max):
+        return False
+    return any((not arch or a.name in arch) and a.satisfies(target) for a in archs)
 
-    rules: tuple[Rule, ...]
-    version: str
-    directory: Path | None = None  # where the rule data beside the rules (alternatives/, targets/) is read
+
+class RuleBase:
+    """The rules in file order, the rule-set version, and the folder they were read from.
+
+    A rule is built from its validated record when first read (`rule(i)`; `rules` builds them all):
+    an edited-file lint reads ~450 records at start and needs the handful its findings name. What
+    every rule's selection needs is read from the records as columns (`ids`, `names`, `in_force`,
+    `matchers`, `in_backend_files`): a site that iterates `rules` builds every rule, and
+    tests/test_rulebase_lazy.py counts the builds of an edited-file lint (`built`)."""
+
+    __slots__ = ("_all", "_by_key", "_lazy", "_records", "_rules", "built", "directory", "version")
+
+    def __init__(self, records: list[tuple[str, dict[str, Any]]], version: str, directory: Path | None = None, *,
+                 lazy: bool = True) -> None:
+        self._records = records  # (rule file name, validated record), in file order
+        self._rules: list[Rule | None] = [None] * len(records)
+        self._lazy = lazy  # the records were compiled before: patterns compile on first use
+        self._by_key: dict[str, int] | None = None
+        self._all: tuple[Rule, ...] | None = None
+        self.version = version
+        self.directory = directory  # where the rule data beside the rules (alternatives/, targets/) is read
+        self.built = 0  # rules built so far
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal rules (all built), version and folder, as when the rules were a tuple field."""
+        if not isinstance(other, RuleBase):
+            return NotImplemented
+        return (self.version, self.directory, self.rules) == (other.version, other.directory, other.rules)
+
+    __hash__ = None  # type: ignore[assignment]  # as before: a rule's map is not hashable
+
+    def rule(self, position: int) -> Rule:
+        """The rule at a position of the file order, built on first read."""
+        rule = self._rules[position]
+        if rule is None:
+            filename, record = self._records[position]
+            try:
+                rule = self._rules[position] = _build(record, filename, lazy=self._lazy)
+            except re.error as exc:
+                raise RuleError(f"rules/{filename}: {record['id']}: field 'match': bad regex: {exc}") from None
+            self.built += 1
+        return rule
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        """Every rule, in file order (all built)."""
+        if self._all is None:
+            self._all = tuple(map(self.rule, range(len(self._records))))
+        return self._all
+
+    @property
+    def ids(self) -> list[str]:
+        return [record["id"] for _, record in self._records]
+
+    @property
+    def names(self) -> list[str]:
+        return [record["name"] for _, record in self._records]
+
+    def in_backend_files(self) -> list[bool]:
+        return [bool(record.get("in_backend_files", True)) for _, record in self._records]
+
+    def matchers(self) -> list[tuple[str, dict[str, Any]]]:
+        """Each rule's fact kind and matcher record (`match` of rule.schema.json), in file order."""
+        return [next(iter(record["match"].items())) for _, record in self._records]
+
+    def in_force(self, rocm: str, archs: Iterable[Arch]) -> list[bool]:
+        """Rule.applies_to of every rule, read from the records."""
+        archs = tuple(archs)
+        return [in_force(r["status"], (rocm_range := r.get("rocm", _EMPTY)).get("min"), rocm_range.get("max"),
+                         tuple(r.get("arch", ())), r.get("target", _EMPTY), rocm, archs) for _, r in self._records]
 
     def infos(self, used: set[str]) -> tuple[RuleInfo, ...]:
         """What a report needs of the rules behind its findings."""
         mechanical = mechanical_rules(self.directory or default_rules_dir())
+        rules = [self.rule(i) for i, rule_id in enumerate(self.ids) if rule_id in used]
         return tuple(RuleInfo(id=r.id, name=r.name, title=r.title, migration_class=r.migration_class, hip=r.hip,
                               hipify=r.hipify, confidence=r.confidence, rationale=r.rationale, docs=r.docs,
                               mechanical=r.hipify == "yes" or r.id in mechanical)
-                     for r in self.rules if r.id in used)
+                     for r in rules)
 
     def get(self, key: str) -> Rule | None:
-        for rule in self.rules:
-            if key in (rule.id, rule.name):
-                return rule
-        return None
+        """The rule of an id or a name (an id first, in file order, as the rules are read)."""
+        if self._by_key is None:
+            by_key: dict[str, int] = {}
+            for position, (_, record) in enumerate(self._records):
+                by_key.setdefault(record["id"], position)
+                by_key.setdefault(record["name"], position)
+            self._by_key = by_key
+        found = self._by_key.get(key)
+        return None if found is None else self.rule(found)
+
+
+_EMPTY: dict[str, Any] = {}
 
 
 MECHANICAL_FILE = "effort/mechanical.yaml"
@@ -282,16 +363,14 @@ def validated_records(directory: Path | None = None, *, known: Mapping[str, tupl
 def from_records(files: list[tuple[str, list[dict[str, Any]]]], version: str, *, checked: bool = False,
                  directory: Path | None = None) -> RuleBase:
     """The rule base from validated records; unique ids and names are checked here. `checked`
-    records were compiled before (the precompiled cache): their patterns compile on first use."""
-    rules: list[Rule] = []
-    for filename, records in files:
-        for record in records:
-            try:
-                rules.append(_build(record, filename, lazy=checked))
-            except re.error as exc:
-                raise RuleError(f"rules/{filename}: {record['id']}: field 'match': bad regex: {exc}") from None
-    _check_unique(rules)
-    return RuleBase(tuple(rules), version, directory)
+    records were compiled before (the compiled copy, the precompiled cache): a rule is built when
+    first read and its patterns compile on first use; others are built now (a bad pattern is a RuleError)."""
+    rulebase = RuleBase([(filename, record) for filename, records in files for record in records], version, directory,
+                        lazy=checked)
+    if not checked:
+        rulebase.rules  # noqa: B018 (every rule built: a pattern that does not compile is an error now)
+    _check_unique(rulebase)
+    return rulebase
 
 
 def _validator() -> jsonschema.Draft202012Validator:
@@ -352,7 +431,7 @@ def _describe(path: Path, records: object, error: jsonschema.ValidationError) ->
     return f"rules/{path.name}: {rule_id}: field '{fieldname}': {reason}"
 
 
-def _as_tuple(value: object) -> tuple[str, ...]:
+def as_tuple(value: object) -> tuple[str, ...]:
     if value is None:
         return ()
     return (value,) if isinstance(value, str) else tuple(str(v) for v in value) if isinstance(value, list) else ()
@@ -383,7 +462,7 @@ def _build(record: dict[str, Any], filename: str, *, lazy: bool = False) -> Rule
     (tests/test_rules_drafted.py holds every rule equal to Rule(**its fields), every field set)."""
     (kind, spec), = record["match"].items()
     matcher = _made(_make_matcher, Matcher.__slots__, {
-        "kind": kind, "exact": frozenset(_as_tuple(spec.get("exact"))), "prefixes": _as_tuple(spec.get("prefix")),
+        "kind": kind, "exact": frozenset(as_tuple(spec.get("exact"))), "prefixes": as_tuple(spec.get("prefix")),
         "regex": None if "regex" not in spec else LazyPattern(spec["regex"]) if lazy else re.compile(spec["regex"]),
         "entries": Entries(spec.get("map") or {}) if lazy else {k: _entry(v) for k, v in (spec.get("map") or {}).items()},
         "roles": frozenset(spec.get("roles", ())), "value": re.compile(spec["value"]) if "value" in spec else None})
@@ -408,10 +487,10 @@ def _build(record: dict[str, Any], filename: str, *, lazy: bool = False) -> Rule
         "exceeds": record.get("exceeds")})
 
 
-def _check_unique(rules: list[Rule]) -> None:
+def _check_unique(rulebase: RuleBase) -> None:
     seen: dict[str, str] = {}
-    for rule in rules:
-        for key in (rule.id, rule.name):
+    for (filename, record) in rulebase._records:
+        for key in (record["id"], record["name"]):
             if key in seen:
-                raise RuleError(f"rules/{rule.file}: {rule.id}: field 'id/name': '{key}' is also used in rules/{seen[key]}")
-            seen[key] = rule.file
+                raise RuleError(f"rules/{filename}: {record['id']}: field 'id/name': '{key}' is also used in rules/{seen[key]}")
+            seen[key] = filename

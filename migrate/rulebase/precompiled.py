@@ -93,10 +93,11 @@ def _read(path: Path, directory: Path) -> RuleBase | None:
         if not all(_record_typed(record) for _, records in files for record in records):
             return None
         rulebase = from_records(files, data["version"], checked=True, directory=directory)
+        typed = all(_well_typed(rule) for rule in rulebase.rules)  # every rule built: a bad row is a miss here
     except BAD_ROW as exc:
         _debug("ignoring rule cache of the wrong shape %s: %s", path, exc)
         return None
-    return rulebase if all(_well_typed(rule) for rule in rulebase.rules) else None
+    return rulebase if typed else None
 
 
 def _well_typed(rule: Rule) -> bool:

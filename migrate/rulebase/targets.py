@@ -1,6 +1,7 @@
 """GPU targets as data (rules/targets/gpus.yaml): what each architecture is, for target-aware rules."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -28,7 +29,7 @@ class Arch:
     matrix: tuple[str, ...]
     since_rocm: str | None = None
 
-    def satisfies(self, conditions: dict[str, Any]) -> bool:
+    def satisfies(self, conditions: Mapping[str, Any]) -> bool:
         """Every condition holds: a value, or a list of accepted values."""
         for key, wanted in conditions.items():
             value = getattr(self, key)

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from migrate.model import Fact, FileResult, Finding, SourceFile
 from migrate.rulebase import datafile
@@ -87,9 +88,9 @@ def left_in_backend_files(rules: RuleBase, paths: Iterable[str]) -> Callable[[Fi
     """Whether a finding is one of a rule with `in_backend_files: false` in a file of the project's
     own per-back-end family (`backend_files` of the scanned paths): a port adds the HIP twin of such a
     file and leaves the CUDA one as it is; or one of a prebuilt binary's device code in a project that
-    holds CUDA or HIP source of its own (`left_beside_sources`)."""
+    holds CUDA or HIP source of its own (`left_beside_sources`). Read from the rule records (no rule is built)."""
     paths = list(paths)
-    ids = frozenset(rule.id for rule in rules.rules if not rule.in_backend_files)
+    ids = frozenset(rule_id for rule_id, kept in zip(rules.ids, rules.in_backend_files(), strict=True) if not kept)
     files = backend_files(paths) if ids else frozenset()
     built = left_beside_sources(rules, paths)
     if not files:
@@ -102,11 +103,19 @@ def left_beside_sources(rules: RuleBase, paths: Iterable[str]) -> Callable[[Find
     """Whether a finding is a prebuilt binary's CUDA device code (the `prebuilt-cuda-device-code` construct) in a
     project with a CUDA or HIP source file of its own: the binary is taken as that source's build output (a MATLAB
     `.mexa64` beside its `.cu`), and the source is what a port converts."""
-    ids = frozenset(rule.id for rule in rules.rules
-                    if rule.matcher.kind == "construct" and PREBUILT_DEVICE_CODE in rule.matcher.names())
-    if not ids or not any(p.lower().endswith(DEVICE_SOURCE_SUFFIXES) for p in paths):
+    if not any(p.lower().endswith(DEVICE_SOURCE_SUFFIXES) for p in paths):
+        return None
+    ids = frozenset(rule_id for rule_id, (kind, matcher) in zip(rules.ids, rules.matchers(), strict=True)
+                    if kind == "construct" and PREBUILT_DEVICE_CODE in _matched_names(matcher))
+    if not ids:
         return None
     return lambda finding: finding.rule in ids
+
+
+def _matched_names(matcher: dict[str, Any]) -> frozenset[str]:
+    """The names a rule's matcher record matches exactly or maps (rule.schema.json `exact`, `map`)."""
+    exact = matcher.get("exact") or ()
+    return frozenset((exact,) if isinstance(exact, str) else exact) | frozenset(matcher.get("map") or {})
 
 
 def backend_files(paths: Iterable[str]) -> frozenset[str]:

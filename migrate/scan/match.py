@@ -6,6 +6,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from migrate.model import (
     Candidate,
@@ -20,7 +21,7 @@ from migrate.model import (
     evolver,
 )
 from migrate.rulebase import alternatives, datafile, targets
-from migrate.rulebase.load import Entries, Entry, Rule, RuleBase, default_rules_dir, version_tuple
+from migrate.rulebase.load import Entry, LazyPattern, Rule, RuleBase, as_tuple, default_rules_dir, version_tuple
 from migrate.scan import crossref
 from migrate.scan.layout import (
     BACKENDS_FILE,
@@ -41,7 +42,7 @@ VENDOR_DIALECT_KINDS = frozenset({"identifier", "construct"})
 MASK_TYPE_CONSTRUCTS = frozenset({"mask-type-32", "ballot-returned-32bit"})
 # Facts in an optional Python scope (an ImportError fallback, an env-var opt-in) become optional findings.
 OPTIONAL = "optional"
-_NONE: dict[str, tuple[tuple[Rule, bool], ...]] = {}  # no rule lists a name of this kind (never written)
+_NONE: dict[str, tuple[tuple[int, bool], ...]] = {}  # no rule lists a name of this kind (never written)
 
 
 class RuleIndex:
@@ -51,28 +52,34 @@ class RuleIndex:
         self.target = target
         self.archs = targets.load().resolve(target.arch, target.rocm)
         self.routes = alternatives.load(rulebase.directory, rulebase.version)
+        self.rulebase = rulebase
         self._memo: dict[tuple[str, str, str], list[tuple[Rule, Entry | None, str]]] = {}
-        # kind -> name -> the rules listing it, in rule order (True: the name has a map entry); tuples, so that
-        # a map's names are entered at once (dict.fromkeys) and a name shared by rules is a new tuple
-        self._by_name: dict[str, dict[str, tuple[tuple[Rule, bool], ...]]] = {}
-        self._prefix: dict[str, list[tuple[str, Rule]]] = {}
-        self._regex: dict[str, list[Rule]] = {}
-        for rule in rulebase.rules:
-            if rule.applies_to(target.rocm, self.archs):
-                self._add(rule)
+        # kind -> name -> the positions of the rules listing it, in rule order (True: the name has a map entry);
+        # tuples, so that a map's names are entered at once (dict.fromkeys) and a name shared by rules is a new
+        # tuple. Read from the rules' records: a rule is built when a fact finds it (RuleBase.rule)
+        self._by_name: dict[str, dict[str, tuple[tuple[int, bool], ...]]] = {}
+        self._prefix: dict[str, list[tuple[str, int]]] = {}
+        # kind -> (pattern text, the pattern, position): searched before the rule is built
+        self._regex: dict[str, list[tuple[str, LazyPattern, int]]] = {}
+        in_force = rulebase.in_force(target.rocm, self.archs)
+        ids = rulebase.ids
+        self.in_force = frozenset(ids[i] for i, on in enumerate(in_force) if on)  # the ids of the rules in force
+        for position, (kind, spec) in enumerate(rulebase.matchers()):
+            if in_force[position]:
+                self._add(position, kind, spec)
 
-    def _add(self, rule: Rule) -> None:
-        m = rule.matcher
-        if m.exact:
-            self._enter(m.kind, dict.fromkeys(m.exact), (rule, False))
-        if m.entries:  # the names only: an entry is built when a fact looks it up
-            self._enter(m.kind, m.entries.raw if isinstance(m.entries, Entries) else m.entries, (rule, True))
-        for prefix in m.prefixes:
-            self._prefix.setdefault(m.kind, []).append((prefix, rule))
-        if m.regex is not None:
-            self._regex.setdefault(m.kind, []).append(rule)
+    def _add(self, position: int, kind: str, spec: Mapping[str, Any]) -> None:
+        exact = as_tuple(spec.get("exact"))
+        if exact:
+            self._enter(kind, dict.fromkeys(exact), (position, False))
+        if spec.get("map"):  # the names only: an entry is built when a fact looks it up
+            self._enter(kind, spec["map"], (position, True))
+        for prefix in as_tuple(spec.get("prefix")):
+            self._prefix.setdefault(kind, []).append((prefix, position))
+        if "regex" in spec:
+            self._regex.setdefault(kind, []).append((spec["regex"], LazyPattern(spec["regex"]), position))
 
-    def _enter(self, kind: str, names: Mapping[str, object], hit: tuple[Rule, bool]) -> None:
+    def _enter(self, kind: str, names: Mapping[str, object], hit: tuple[int, bool]) -> None:
         """`hit` appended to each name's rules: the names no earlier rule lists in one step (11k at each lint start)."""
         table = self._by_name.setdefault(kind, {})
         shared = {name: table[name] + (hit,) for name in table.keys() & names.keys()} if table else {}
@@ -100,13 +107,13 @@ class RuleIndex:
         prefixed, patterns = self._prefix.get(fact.kind), self._regex.get(fact.kind)
         if not (named or prefixed or patterns):
             return []
-        hits = [(rule, rule.matcher.entries[fact.name] if mapped else None, fact.name) for rule, mapped in named or ()]
-        hits += [(rule, None, fact.name) for p, rule in prefixed or () if fact.name.startswith(p)]
-        for rule in patterns or ():
-            regex = rule.matcher.regex
-            found = regex.search(fact.name) if regex is not None else None
+        rule = self.rulebase.rule
+        hits = [(rule(p), rule(p).matcher.entries[fact.name] if mapped else None, fact.name) for p, mapped in named or ()]
+        hits += [(rule(p), None, fact.name) for prefix, p in prefixed or () if fact.name.startswith(prefix)]
+        for _, regex, p in patterns or ():
+            found = regex.search(fact.name)
             if found:
-                hits.append((rule, None, found.group(0) if fact.kind == "asm" else fact.name))
+                hits.append((rule(p), None, found.group(0) if fact.kind == "asm" else fact.name))
         hits = [h for h in hits if _role_matches(h[0], fact.role)]
         if any(not h[0].fallback for h in hits):
             hits = [h for h in hits if not h[0].fallback]
@@ -125,8 +132,7 @@ class IdentifierNames:
         self._names = frozenset(name for index in by_target for name in index._by_name.get("identifier", _NONE))
         self._prefixes = tuple(p for index in by_target for p, _ in index._prefix.get("identifier", ()))
         self._patterns = _one_pattern(list(dict.fromkeys(
-            rule.matcher.regex.pattern for index in by_target for rule in index._regex.get("identifier", ())
-            if rule.matcher.regex is not None)))
+            pattern for index in by_target for pattern, _, _ in index._regex.get("identifier", ()))))
         self._memo: dict[str, bool] = {}
 
     def __call__(self, name: str) -> bool:

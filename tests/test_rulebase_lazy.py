@@ -1,0 +1,106 @@
+"""The rule base builds a rule when first read (load.RuleBase.rule): an edited-file lint reads ~450
+records and builds the few rules its facts find. What every rule's selection needs is read from the
+records as columns; these tests hold the columns equal to the built rules' fields, the lazy index's
+answers equal to the eager one's, and an edited-file lint's builds few (a site that iterates
+`rulebase.rules` on lint's path builds all ~450 and fails the count)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from migrate.cli import lint_run
+from migrate.cli.lint_run import LintOptions
+from migrate.model import Fact, Target
+from migrate.rulebase import load, precompiled, targets
+from migrate.rulebase.load import RuleBase, RuleError, from_records
+from migrate.scan.match import RuleIndex
+
+KERNEL = """#include <cuda_runtime.h>
+__global__ void reduce(float *out, const float *in) {
+  float v = in[threadIdx.x];
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);
+  if (threadIdx.x == 0) out[blockIdx.x] = v;
+}
+"""
+TARGETS = [("10.1", ("gfx942",)), ("6.2", ("gfx90a", "gfx1100")), ("5.7", ("gfx906",)), ("7.0", ("gfx1201",))]
+
+
+def _lazy() -> RuleBase:
+    rules = precompiled.load(None, None)
+    assert rules.built == 0, "the compiled copy serves a lazy rule base"
+    return rules
+
+
+def test_columns_are_the_built_rules_fields() -> None:
+    lazy, built = _lazy(), load.load_rules()
+    assert lazy.ids == [r.id for r in built.rules] and lazy.names == [r.name for r in built.rules]
+    assert lazy.in_backend_files() == [r.in_backend_files for r in built.rules]
+    assert [kind for kind, _ in lazy.matchers()] == [r.matcher.kind for r in built.rules]
+    catalogue = targets.load()
+    for rocm, names in TARGETS:
+        archs = catalogue.resolve(names, rocm)
+        assert lazy.in_force(rocm, archs) == [r.applies_to(rocm, archs) for r in built.rules], rocm
+    assert lazy.built == 0
+    assert lazy.rules == built.rules and lazy.built == len(lazy)
+
+
+def test_get_finds_an_id_or_a_name_and_builds_that_rule_alone() -> None:
+    lazy, built = _lazy(), load.load_rules()
+    first = built.rules[0]
+    assert lazy.get(first.id) == first and lazy.get(first.name) == first and lazy.built == 1
+    assert lazy.get("HIP9999-no-such-rule") is None and lazy.built == 1
+
+
+@pytest.mark.parametrize(("rocm", "archs"), TARGETS)
+def test_the_lazy_index_answers_as_the_eager_one(rocm: str, archs: tuple[str, ...]) -> None:
+    lazy, built = _lazy(), load.load_rules()
+    assert built.built == len(built)  # records not compiled before: every rule built (and its patterns) at once
+    one, other = RuleIndex(lazy, Target(rocm=rocm, arch=archs)), RuleIndex(built, Target(rocm=rocm, arch=archs))
+    assert one.in_force == other.in_force
+    facts = [Fact(kind=kind, name=name, line=1, column=1, end_line=1, end_column=2, role=role) for kind, name, role in [
+        ("identifier", "cudaMalloc", "call"), ("identifier", "__shfl_down_sync", "call"),
+        ("identifier", "cublasSgemm", "call"), ("identifier", "cudaNoSuchThing", "call"),
+        ("include", "cuda_runtime.h", "value"), ("include", "cub/cub.cuh", "value"),
+        ("construct", "kernel-definition", "value"), ("asm", "shfl.sync.bfly.b32", "value"),
+        ("python_attr", "torch.cuda.is_available", "call"), ("python_import", "pycuda.driver", "value")]]
+    for fact in facts:
+        assert one.lookup(fact) == other.lookup(fact), fact
+    assert lazy.built < len(lazy) // 4
+
+
+def test_records_not_compiled_before_are_built_at_once_and_a_bad_pattern_is_an_error() -> None:
+    raw = {"id": "HIP9990", "name": "bad-pattern", "title": "t", "class": "minor-adaptation", "hip": None,
+           "hipify": "yes", "effort": {"per_occurrence": 0, "first_use": 0}, "confidence": "high",
+           "status": "stable", "rationale": "r", "docs": "d", "match": {"identifier": {"regex": "("}}}
+    with pytest.raises(RuleError, match="bad regex"):
+        from_records([("x.yaml", [raw])], "v")
+    lazy = from_records([("x.yaml", [raw])], "v", checked=True)  # compiled before: built (and compiled) when read
+    assert lazy.built == 0 and lazy.ids == ["HIP9990"]
+
+
+def test_an_edited_file_lint_builds_only_the_rules_it_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "reduce.cu"
+    source.write_text(KERNEL)
+    monkeypatch.chdir(tmp_path)
+    seen: list[RuleBase] = []
+    real = lint_run._rules
+
+    def kept(rules_dir: Path | None, cache_dir: Path | None) -> RuleBase:
+        seen.append(real(rules_dir, cache_dir))
+        return seen[-1]
+
+    monkeypatch.setattr(lint_run, "_rules", kept)
+    for formats in [("text",), ("sarif",), ("json",)]:
+        for select in [(), ("HIP4",)]:
+            with pytest.raises(SystemExit) as exited:
+                lint_run.run(LintOptions(files=(source,), formats=formats, select=select, statistics="json" in formats))
+            out = capsys.readouterr().out
+            assert exited.value.code == 1 and "HIP4010" in out, (formats, select)
+            rules = seen.pop()
+            assert len(rules) > 400
+            # the rules the file's facts find (a handful) and no more: lint's all-rule sites read the columns
+            assert 0 < rules.built <= 10, (formats, select, rules.built)  # 4: the rules of its 4 findings
+    assert os.environ.get("ROCM_MIGRATE_CACHE_DIR")  # conftest's own cache: the compiled copy, not a cache hit
+
