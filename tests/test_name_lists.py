@@ -40,7 +40,8 @@ def test_every_list_means_something_and_names_its_source(area: str, key: str, en
 
 
 def test_every_list_is_read_by_an_extractor_and_every_read_list_exists() -> None:
-    read = {m.groups() for path in (ROOT / "migrate" / "extract").rglob("*.py")
+    """Read by the extractors (extract/names.py) or by a later stage (rulebase/name_lists.py: workloads)."""
+    read = {m.groups() for folder in ("extract", "workloads") for path in (ROOT / "migrate" / folder).rglob("*.py")
             for m in READ.finditer(path.read_text(encoding="utf-8"))}
     constructs = (ROOT / "migrate" / "extract" / "python" / "constructs.py").read_text(encoding="utf-8")
     read |= {("python", key) for key in ALTERNATION.findall(constructs)}
