@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 
 import pytest
-from migrate.extract.c import cuda_cpp, guards, hazards, ts
+from migrate.extract.c import cuda_cpp, guards, hazards, ts, wavefront
 from migrate.extract.c.tree import reading, walk
 from migrate.extract.text import containers, make_goals, rocm_path, vsproject
 
@@ -111,3 +111,27 @@ def test_a_grid_initialised_with_a_ceiling_division_is_still_found() -> None:
     with reading(plain):
         kernel = next(n for n in walk(ts.parse(plain)) if n.type == "function_definition")
         assert not hazards._grid_sized_to_n(kernel, plain)
+
+
+def _warp_rows(rows: int, kind: str = "long") -> bytes:
+    """A kernel of `rows` row ids, `rows` values computed from them and `rows` other tests, bounded by the first."""
+    return ("__global__ void k(int n) {\n"
+            + "".join(f"  {kind} r{i} = blockIdx.x * blockDim.y + threadIdx.y;\n" for i in range(rows))
+            + "".join(f"  {kind} b{i} = r{i} / 7 * n;\n" for i in range(rows))
+            + "".join(f"  if (x{i} > 0) y();\n" for i in range(rows))
+            + "  if (r0 >= n) return;\n}\n").encode()
+
+
+@pytest.mark.parametrize("kind", ["long", "int"])
+def test_many_row_ids_of_a_warp_row_kernel_are_looked_up_once(kind: str) -> None:
+    """bounds24: 400 row ids `rI = blockIdx.x * blockDim.y + threadIdx.y`, 400 `bI = rI / 7 * n` and 400 other
+    `if`s (39 KB) took 32 s: every declaration's value and every `if`'s condition was searched once per name,
+    and each 32-bit row id searched the body for its products and walked the function for its ints."""
+    source = _warp_rows(400, kind)
+    with reading(source):
+        kernel = next(n for n in walk(ts.parse(source)) if n.type == "function_definition")
+        found: list[tuple[str, str]] = []
+        started = time.process_time()
+        wavefront._warp_row_kernel(kernel, lambda name, node, label, *_: found.append((name, label)))
+        assert time.process_time() - started < 1.0
+    assert found == [("warp-row-index-no-grid-stride", "r0")]  # the first row id, bounded by the last `if`
