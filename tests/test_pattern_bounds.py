@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pytest
 from migrate.extract.c import cuda_cpp, guards, hazards, ts, wavefront
 from migrate.extract.c.tree import reading, walk
-from migrate.extract.text import containers, make_goals, rocm_path, vsproject
+from migrate.extract.text import cargo, containers, make_goals, rocm_path, vsproject
 
 BLANKS = " " * 30000
 
@@ -135,3 +135,25 @@ def test_many_row_ids_of_a_warp_row_kernel_are_looked_up_once(kind: str) -> None
         wavefront._warp_row_kernel(kernel, lambda name, node, label, *_: found.append((name, label)))
         assert time.process_time() - started < 1.0
     assert found == [("warp-row-index-no-grid-stride", "r0")]  # the first row id, bounded by the last `if`
+
+
+@pytest.mark.parametrize(("toml", "last"), [
+    ("[dependencies]\n" + "".join(f'd{i} = "1"\n' for i in range(8000)), "d7999"),  # 17.5 s before
+    ("[workspace]\nmembers = [\n" + "".join(f'  "m{i}",\n' for i in range(6000)) + "]\n", "m5999"),  # 8.7 s before
+], ids=["dependencies", "members"])
+def test_many_cargo_keys_and_members_are_placed_in_linear_time(toml: str, last: str) -> None:
+    """bounds24: each dependency's and member's line was found by searching every line from the first."""
+    started = time.process_time()
+    facts = cargo.extract(toml.encode()).facts
+    assert time.process_time() - started < 1.0
+    assert (facts[-1].name, facts[-1].line) == (last, toml.count("\n") - (1 if "members" in toml else 0))
+
+
+def test_a_cargo_member_is_placed_on_its_own_line_as_before() -> None:
+    toml = ("[workspace]\n# \"a\"\nmembers = [\"x-a\", 'a', \"b\"]  # \"c\"\nexclude = [\"c\"]\n"
+            "[dependencies]\nb-a = \"1\"\na = 2\n")
+    facts = {(f.kind, f.name, f.text or f.role): (f.line, f.column) for f in cargo.extract(toml.encode()).facts}
+    assert facts[("cargo_member", "a", "")] == (3, 20)  # single-quoted, not in the comment above
+    assert facts[("cargo_member", "c", "exclude")] == (4, 13)  # not in line 3's comment
+    assert facts[("cargo_dependency", "a", "")] == (3, 20)  # the first `a` written as a whole word
+    assert facts[("cargo_dependency", "b-a", "")][0] == 6
