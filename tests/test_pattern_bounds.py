@@ -157,3 +157,18 @@ def test_a_cargo_member_is_placed_on_its_own_line_as_before() -> None:
     assert facts[("cargo_member", "c", "exclude")] == (4, 13)  # not in line 3's comment
     assert facts[("cargo_dependency", "a", "")] == (3, 20)  # the first `a` written as a whole word
     assert facts[("cargo_dependency", "b-a", "")][0] == 6
+
+
+def test_many_mask_operations_in_one_function_read_its_ballots_once() -> None:
+    """bounds24: 4,000 `__popc(mask)` in one function (84 KB) took 6.4 s: the function's text was copied and
+    searched for `mask = __ballot...` once per operation."""
+    source = ("__device__ void f(unsigned mask) {\n" + "  x += __popc(mask);\n" * 4000 + "}\n").encode()
+    with reading(source):
+        calls = [n for n in walk(ts.parse(source)) if n.type == "call_expression"]
+        started = time.process_time()
+        assert not any(hazards._ballot_bound(call, ["mask"]) for call in calls)
+        assert time.process_time() - started < 1.0
+    bound = b"__device__ void f(unsigned v) {\n  unsigned mask = (unsigned)__ballot_sync(~0u, v);\n  x = __popc(mask);\n}\n"
+    with reading(bound):
+        call = [n for n in walk(ts.parse(bound)) if n.type == "call_expression"][-1]
+        assert hazards._ballot_bound(call, ["mask"]) and not hazards._ballot_bound(call, ["other"])
