@@ -172,3 +172,24 @@ def test_many_mask_operations_in_one_function_read_its_ballots_once() -> None:
     with reading(bound):
         call = [n for n in walk(ts.parse(bound)) if n.type == "call_expression"][-1]
         assert hazards._ballot_bound(call, ["mask"]) and not hazards._ballot_bound(call, ["other"])
+
+
+def _version_decodes(source: bytes) -> list[str]:
+    found: list[str] = []
+    with reading(source):
+        for node in walk(ts.parse(source)):
+            if node.type == "binary_expression":
+                hazards._cuda_version_decode(node, lambda name, node, label, *_: found.append(label))
+    return found
+
+
+def test_many_version_divisions_in_one_function_are_read_once() -> None:
+    """bounds24: 5,000 `a = v / 1000;` in one function (80 KB) took 11.5 s: the function's text was copied and
+    searched for the name's minor version once per division."""
+    source = ("int f(int v) {\n" + "  a = v / 1000;\n" * 5000 + "}\n").encode()
+    started = time.process_time()
+    assert _version_decodes(source) == []
+    assert time.process_time() - started < 1.0
+    decoded = b"int f() {\n  int v; cudaRuntimeGetVersion(&v);\n  int major = v / 1000, minor = (v % 1000) / 10;\n}\n"
+    assert _version_decodes(decoded) == ["v / 1000"]
+    assert _version_decodes(decoded.replace(b"(v % 1000) / 10", b"(w % 1000) / 10")) == []
