@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable
 
 import pytest
-from migrate.extract.c import cuda_cpp, guards, hazards, ts
+from migrate.extract.c import cuda_cpp, guards, hazards, ts, wavefront
 from migrate.extract.c.tree import reading, walk
-from migrate.extract.text import containers, make_goals, rocm_path, vsproject
+from migrate.extract.text import cargo, containers, make_goals, rocm_path, vsproject
 
 BLANKS = " " * 30000
 
@@ -111,3 +111,85 @@ def test_a_grid_initialised_with_a_ceiling_division_is_still_found() -> None:
     with reading(plain):
         kernel = next(n for n in walk(ts.parse(plain)) if n.type == "function_definition")
         assert not hazards._grid_sized_to_n(kernel, plain)
+
+
+def _warp_rows(rows: int, kind: str = "long") -> bytes:
+    """A kernel of `rows` row ids, `rows` values computed from them and `rows` other tests, bounded by the first."""
+    return ("__global__ void k(int n) {\n"
+            + "".join(f"  {kind} r{i} = blockIdx.x * blockDim.y + threadIdx.y;\n" for i in range(rows))
+            + "".join(f"  {kind} b{i} = r{i} / 7 * n;\n" for i in range(rows))
+            + "".join(f"  if (x{i} > 0) y();\n" for i in range(rows))
+            + "  if (r0 >= n) return;\n}\n").encode()
+
+
+@pytest.mark.parametrize("kind", ["long", "int"])
+def test_many_row_ids_of_a_warp_row_kernel_are_looked_up_once(kind: str) -> None:
+    """bounds24: 400 row ids `rI = blockIdx.x * blockDim.y + threadIdx.y`, 400 `bI = rI / 7 * n` and 400 other
+    `if`s (39 KB) took 32 s: every declaration's value and every `if`'s condition was searched once per name,
+    and each 32-bit row id searched the body for its products and walked the function for its ints."""
+    source = _warp_rows(400, kind)
+    with reading(source):
+        kernel = next(n for n in walk(ts.parse(source)) if n.type == "function_definition")
+        found: list[tuple[str, str]] = []
+        started = time.process_time()
+        wavefront._warp_row_kernel(kernel, lambda name, node, label, *_: found.append((name, label)))
+        assert time.process_time() - started < 1.0
+    assert found == [("warp-row-index-no-grid-stride", "r0")]  # the first row id, bounded by the last `if`
+
+
+@pytest.mark.parametrize(("toml", "last"), [
+    ("[dependencies]\n" + "".join(f'd{i} = "1"\n' for i in range(8000)), "d7999"),  # 17.5 s before
+    ("[workspace]\nmembers = [\n" + "".join(f'  "m{i}",\n' for i in range(6000)) + "]\n", "m5999"),  # 8.7 s before
+], ids=["dependencies", "members"])
+def test_many_cargo_keys_and_members_are_placed_in_linear_time(toml: str, last: str) -> None:
+    """bounds24: each dependency's and member's line was found by searching every line from the first."""
+    started = time.process_time()
+    facts = cargo.extract(toml.encode()).facts
+    assert time.process_time() - started < 1.0
+    assert (facts[-1].name, facts[-1].line) == (last, toml.count("\n") - (1 if "members" in toml else 0))
+
+
+def test_a_cargo_member_is_placed_on_its_own_line_as_before() -> None:
+    toml = ("[workspace]\n# \"a\"\nmembers = [\"x-a\", 'a', \"b\"]  # \"c\"\nexclude = [\"c\"]\n"
+            "[dependencies]\nb-a = \"1\"\na = 2\n")
+    facts = {(f.kind, f.name, f.text or f.role): (f.line, f.column) for f in cargo.extract(toml.encode()).facts}
+    assert facts[("cargo_member", "a", "")] == (3, 20)  # single-quoted, not in the comment above
+    assert facts[("cargo_member", "c", "exclude")] == (4, 13)  # not in line 3's comment
+    assert facts[("cargo_dependency", "a", "")] == (3, 20)  # the first `a` written as a whole word
+    assert facts[("cargo_dependency", "b-a", "")][0] == 6
+
+
+def test_many_mask_operations_in_one_function_read_its_ballots_once() -> None:
+    """bounds24: 4,000 `__popc(mask)` in one function (84 KB) took 6.4 s: the function's text was copied and
+    searched for `mask = __ballot...` once per operation."""
+    source = ("__device__ void f(unsigned mask) {\n" + "  x += __popc(mask);\n" * 4000 + "}\n").encode()
+    with reading(source):
+        calls = [n for n in walk(ts.parse(source)) if n.type == "call_expression"]
+        started = time.process_time()
+        assert not any(hazards._ballot_bound(call, ["mask"]) for call in calls)
+        assert time.process_time() - started < 1.0
+    bound = b"__device__ void f(unsigned v) {\n  unsigned mask = (unsigned)__ballot_sync(~0u, v);\n  x = __popc(mask);\n}\n"
+    with reading(bound):
+        call = [n for n in walk(ts.parse(bound)) if n.type == "call_expression"][-1]
+        assert hazards._ballot_bound(call, ["mask"]) and not hazards._ballot_bound(call, ["other"])
+
+
+def _version_decodes(source: bytes) -> list[str]:
+    found: list[str] = []
+    with reading(source):
+        for node in walk(ts.parse(source)):
+            if node.type == "binary_expression":
+                hazards._cuda_version_decode(node, lambda name, node, label, *_: found.append(label))
+    return found
+
+
+def test_many_version_divisions_in_one_function_are_read_once() -> None:
+    """bounds24: 5,000 `a = v / 1000;` in one function (80 KB) took 11.5 s: the function's text was copied and
+    searched for the name's minor version once per division."""
+    source = ("int f(int v) {\n" + "  a = v / 1000;\n" * 5000 + "}\n").encode()
+    started = time.process_time()
+    assert _version_decodes(source) == []
+    assert time.process_time() - started < 1.0
+    decoded = b"int f() {\n  int v; cudaRuntimeGetVersion(&v);\n  int major = v / 1000, minor = (v % 1000) / 10;\n}\n"
+    assert _version_decodes(decoded) == ["v / 1000"]
+    assert _version_decodes(decoded.replace(b"(v % 1000) / 10", b"(w % 1000) / 10")) == []

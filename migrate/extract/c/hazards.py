@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from migrate.extract.c import ts
 from migrate.extract.c.needles import Needled
-from migrate.extract.c.tree import SPACES, Emit, qualifiers, text, walk
+from migrate.extract.c.tree import SPACES, Emit, qualifiers, reading_now, text, walk
 from migrate.extract.names import alternatives, name_list
 from migrate.extract.text.lines import ARCH_OPTION
 
@@ -146,9 +146,25 @@ def _ballot_bound(node: ts.Node | None, names: list[str]) -> bool:
     function = node.parent if node is not None else None
     while function is not None and function.type != "function_definition":
         function = function.parent
-    body = text(function)
-    return any("ballot" in n or re.search(rf"\b{re.escape(n)}\s*=\s*(\(\w+\)\s*)?__(ballot|activemask)", body)
-               for n in names)
+    if any("ballot" in n for n in names):
+        return True
+    if function is None:
+        return False
+    assigned = _ballot_assigned(reading_now(), function.start_byte, function.end_byte)
+    return any(n in assigned if BALLOT_NAME.fullmatch(n) else
+               re.search(rf"\b{re.escape(n)}\s*=\s*(\(\w+\)\s*)?__(ballot|activemask)", text(function)) for n in names)
+
+
+# the names a function assigns a ballot to, read once per function: its text copied and searched once per mask
+# operation and name made 4,000 `__popc(mask)` in one function (84 KB) take 6.4 s. Two such assignments cannot
+# overlap, so one pass finds each name its own search would.
+BALLOT_ASSIGNED = re.compile(r"\b(\w+)\s*=\s*(?:\(\w+\)\s*)?__(?:ballot|activemask)")
+BALLOT_NAME = re.compile(r"\w+")
+
+
+@lru_cache(maxsize=1)
+def _ballot_assigned(source: bytes, start: int, end: int) -> frozenset[str]:
+    return frozenset(m.group(1) for m in BALLOT_ASSIGNED.finditer(source[start:end].decode("utf-8", "replace")))
 
 
 def _grid_names(caps: dict[str, list[ts.Node]]) -> set[str]:
@@ -470,9 +486,19 @@ def _cuda_version_decode(node: ts.Node, emit: Emit) -> None:
     scope = node.parent
     while scope is not None and scope.type != "function_definition":
         scope = scope.parent
-    body = text(scope) if scope is not None else ""
-    name = re.escape(m.group(1))
-    minor = re.compile(rf"\b{name}\s*(?:\)\s*)?"
-                       r"(%\s*100\b(?!0)|/\s*10\s*(?:\)\s*)?%\s*100\b(?!0)|%\s*1000\s*(?:\)\s*)?/\s*10\b(?!0))")
-    if minor.search(body) and VERSION_SOURCE.search(body):
+    start, end = (scope.start_byte, scope.end_byte) if scope is not None else (0, 0)
+    if m.group(1) in _version_minors(reading_now(), start, end):
         emit("cuda-version-decode", node, text(node))
+
+
+# `v % 100`, `v / 10 % 100`, `v % 1000 / 10`: the minor version of the name before it
+MINOR = re.compile(r"\b(\w+)\s*(?:\)\s*)?(%\s*100\b(?!0)|/\s*10\s*(?:\)\s*)?%\s*100\b(?!0)|%\s*1000\s*(?:\)\s*)?/\s*10\b(?!0))")
+
+
+@lru_cache(maxsize=1)
+def _version_minors(source: bytes, start: int, end: int) -> frozenset[str]:
+    """The names whose minor version a function that reads a CUDA version takes, read once per function: its
+    text copied and searched once per `/ 1000` made 5,000 of them in one function (80 KB) take 11.5 s. No name
+    starts inside such a decoding, so one pass finds each name a search for it would."""
+    body = source[start:end].decode("utf-8", "replace")
+    return frozenset(m.group(1) for m in MINOR.finditer(body)) if VERSION_SOURCE.search(body) else frozenset()

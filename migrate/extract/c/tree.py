@@ -38,6 +38,11 @@ def reading(source: bytes) -> Iterator[None]:
         _READING.sources.pop()
 
 
+def reading_now() -> bytes:
+    """The text being read (`reading`)."""
+    return _READING.sources[-1]
+
+
 def raw(node: ts.Node) -> bytes:
     """The node's bytes, in the text being read (`reading`)."""
     return _READING.sources[-1][node.start_byte:node.end_byte]

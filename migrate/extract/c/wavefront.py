@@ -8,7 +8,7 @@ that name; the rules that match it (rules/device.yaml) say what it means."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from migrate.extract.c import ts
 from migrate.extract.c.hazards import UNSIGNED_32
@@ -206,28 +206,69 @@ def _warp_row_kernel(function: ts.Node, emit: Emit) -> None:
             if value is not None and decl is not None and decl.type == "identifier" and WARP_ROW_INDEX.search(text(value)) \
                     and not _scaled_in_int(sub, text(value)):
                 rows.setdefault(text(decl), sub)  # the first of a template's alternative declarations
-    rows = {name: decl for name, decl in rows.items() if not _wraps_before_cap(function, body, name, decl)}
+    if not rows:
+        return
+    uses = _Uses(text(body))
+    rows = {name: decl for name, decl in rows.items() if not _wraps_before_cap(function, uses, name, decl)}
     if not rows:
         return
     derived = dict(rows)  # variables computed from a row id (`batch = row / T`) bound it as well
+    names = _Names(rows)
     for sub in walk(body):
-        for name in _computed_from(sub, rows):
-            derived.setdefault(name, rows[next(r for r in rows if re.search(rf"\b{re.escape(r)}\b", text(sub)))])
+        if computed := _computed_from(sub, names):
+            first = rows[names.first_in(text(sub)) or ""]
+            for name in computed:
+                derived.setdefault(name, first)
+    bounded = _Names(derived)
     for sub in walk(body):
         if sub.type != "if_statement":
             continue
-        condition = text(sub.child_by_field_name("condition"))
-        for name, decl in derived.items():
-            if re.search(rf"\b{re.escape(name)}\b\s*(>=|>|<|<=)|(<=|<|>=|>)\s*\b{re.escape(name)}\b", condition):
-                emit("warp-row-index-no-grid-stride", decl, text(decl.child_by_field_name("declarator")))
-                _row_exits(body, rows=set(derived), after=decl.end_byte, bound=sub if name in rows else None, emit=emit)
-                return
+        compared = bounded.first_compared(text(sub.child_by_field_name("condition")))
+        if compared is not None:
+            decl = derived[compared]
+            emit("warp-row-index-no-grid-stride", decl, text(decl.child_by_field_name("declarator")))
+            _row_exits(body, rows=set(derived), after=decl.end_byte, bound=sub if compared in rows else None, emit=emit)
+            return
 
-def _computed_from(node: ts.Node, rows: dict[str, ts.Node] | set[str], *, assigned: bool = False) -> list[str]:
+# a name compared, `name <` or `name >=` (the first character of `<`, `<=`, `>`, `>=`), or compared with, `< name`
+COMPARED_LEFT = re.compile(r"(\w+)\s*[<>]")
+COMPARED_RIGHT = re.compile(r"[<>]=?\s*(\w+)")
+WORD = re.compile(r"\w+")
+
+
+class _Names:
+    r"""Names in their order, looked up among a text's words, which are read once per text: a search of the
+    text per name made a 60 KB kernel of 800 row ids and 800 values computed from them take 34 s (names x
+    declarations x text). A name that is one word (`\w+`, as every name in real code is) is in a text,
+    `\bname\b`, when it is one of the text's words; another (`a$b`, which tree-sitter reads as an
+    identifier) is searched for as before."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.order = {name: i for i, name in enumerate(names)}
+        self.other = [name for name in self.order if not WORD.fullmatch(name)]
+
+    def first_in(self, code: str) -> str | None:
+        r"""The first name that is in `code` (`\bname\b`)."""
+        return self._first(set(WORD.findall(code)),
+                           (n for n in self.other if re.search(rf"\b{re.escape(n)}\b", code)))
+
+    def first_compared(self, condition: str) -> str | None:
+        r"""The first name compared in `condition` (`\bname\b\s*(>=|>|<|<=)|(<=|<|>=|>)\s*\bname\b`)."""
+        words = {m.group(1) for m in COMPARED_LEFT.finditer(condition)} | \
+            {m.group(1) for m in COMPARED_RIGHT.finditer(condition)}
+        return self._first(words, (n for n in self.other if re.search(
+            rf"\b{re.escape(n)}\b\s*(>=|>|<|<=)|(<=|<|>=|>)\s*\b{re.escape(n)}\b", condition)))
+
+    def _first(self, words: set[str], others: Iterable[str]) -> str | None:
+        found = [w for w in words if w in self.order] + list(others)
+        return min(found, key=self.order.__getitem__) if found else None
+
+
+def _computed_from(node: ts.Node, rows: _Names, *, assigned: bool = False) -> list[str]:
     """Variables `node` computes from a row id: `batch = row / T` (also assigned, with `assigned`),
     and FBGEMM's `fd.DivMod(row, &t, &b)`, whose address arguments are its results."""
     def uses_row(sub: ts.Node) -> bool:
-        return any(re.search(rf"\b{re.escape(r)}\b", text(sub)) for r in rows)
+        return rows.first_in(text(sub)) is not None
 
     if node.type == "init_declarator" or (assigned and node.type == "assignment_expression"):
         value = node.child_by_field_name("value" if node.type == "init_declarator" else "right")
@@ -248,7 +289,8 @@ def _row_exits(body: ts.Node, *, rows: set[str], after: int, bound: ts.Node | No
     (the parse ran past the kernel's end), and one whose `if` tests nothing computed from the row
     (`if (4 * threadIdx.x >= D) return;` ends a lane for every row, and may stay before the loop)."""
     for _ in range(8):  # what is computed from what is computed from the row, to a fixed point
-        more = {name for sub in walk(body) for name in _computed_from(sub, rows, assigned=True)} - rows
+        names = _Names(rows)
+        more = {name for sub in walk(body) for name in _computed_from(sub, names, assigned=True)} - rows
         if not more:
             break
         rows |= more
@@ -293,7 +335,7 @@ SIGNED_32 = ("int", "signed", "signed int", "int32_t", "std::int32_t")
 
 WIDE = re.compile(r"\b(int64_t|uint64_t|long|size_t|ptrdiff_t|index_t)\b")
 
-def _wraps_before_cap(function: ts.Node, body: ts.Node, row: str, declarator: ts.Node) -> bool:
+def _wraps_before_cap(function: ts.Node, uses: _Uses, row: str, declarator: ts.Node) -> bool:
     """A row id whose uses break on CUDA before HIP's 2^32-thread cap is reached, so that the cap is
     not what limits the kernel: held in 32 bits and turned into the flat thread id (`j + i *
     blockDim.x`, tiny-cuda-nn's one-blob encoding), which wraps at the cap itself; or held in a
@@ -307,24 +349,75 @@ def _wraps_before_cap(function: ts.Node, body: ts.Node, row: str, declarator: ts
         (spelled == "auto" and value is not None and not WIDE.search(text(value)))
     if not narrow:
         return False
-    code = text(body)
-    if any(factor == "blockDim.x" for factor in _factors(code, row)):
+    if any(factor == "blockDim.x" for factor in uses.factors(row)):
         return True
     if spelled not in SIGNED_32:
         return False
-    ints = _signed_32_names(function) - {row}
-    return any(factor in ints for factor in _factors(code, row))
+    ints = uses.signed_32_names(function) - {row}
+    return any(factor in ints for factor in uses.factors(row))
+
+OPERAND = r"(blockDim\.[xyz]|[A-Za-z_]\w*)"
+# at each place a product of a name and an operand begins (zero-width, so that each place is tried): the name,
+# then the operand `idx * C`, or the operand, then the name `C * idx`; _factors' patterns, with any name
+NAME_TIMES = re.compile(rf"(?<![\w.>])(?=(\w+)\s*\*\s*{OPERAND}(?![\w.(\[]))")
+TIMES_NAME = re.compile(rf"(?<![\w.>])(?=\b{OPERAND}\s*\*\s*(\w+)\b(?![.(\[]))")
+
+
+class _Uses:
+    """A kernel body's products, and the function's signed 32-bit names, each read once per kernel: read
+    again per row id (a search of the body, a walk of the function), a kernel of 400 row ids took 5 s."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        self._products: tuple[dict[str, list[tuple[int, int, str]]], dict[str, list[tuple[int, int, str]]]] | None = None
+        self._signed: set[str] | None = None
+
+    def factors(self, name: str) -> list[str]:
+        """_factors(code, name), from one pass over the code for every name: the places where `name`'s own
+        search would have found a product, in order, less those inside the product found before (a search
+        goes on after its match)."""
+        if not WORD.fullmatch(name):
+            return _factors(self.code, name)
+        if self._products is None:
+            self._products = ({}, {})
+            for m in NAME_TIMES.finditer(self.code):
+                self._products[0].setdefault(m.group(1), []).append((m.start(), m.end(2), m.group(2)))
+            for m in TIMES_NAME.finditer(self.code):
+                self._products[1].setdefault(m.group(2), []).append((m.start(), m.end(2), m.group(1)))
+        found = []
+        for products in self._products:
+            end = 0
+            for start, stop, operand in products.get(name, []):
+                if start >= end:
+                    end = stop
+                    if not _after_parenthesis(self.code, start):
+                        found.append(operand)
+        return found
+
+    def signed_32_names(self, function: ts.Node) -> set[str]:
+        if self._signed is None:
+            self._signed = _signed_32_names(function)
+        return self._signed
+
+
+def _after_parenthesis(code: str, at: int) -> bool:
+    """Whether the last character before `at` that is not blank is `)` (`code[:at].rstrip().endswith(")")`,
+    without the copy: one per product made a body of many products quadratic)."""
+    at -= 1
+    while at >= 0 and code[at].isspace():
+        at -= 1
+    return at >= 0 and code[at] == ")"
+
 
 def _factors(code: str, name: str) -> list[str]:
     """What `name` is multiplied by in `code`, in products that no cast widens: `C * idx`, `idx *
     blockDim.x` (not `(int64_t)idx * C`, `C * (int64_t)idx` or `idx * C.size`)."""
-    operand = r"(blockDim\.[xyz]|[A-Za-z_]\w*)"
     found = []
-    for m in re.finditer(rf"(?<![\w.>])\b{re.escape(name)}\s*\*\s*{operand}(?![\w.(\[])", code):
-        if not code[:m.start()].rstrip().endswith(")"):
+    for m in re.finditer(rf"(?<![\w.>])\b{re.escape(name)}\s*\*\s*{OPERAND}(?![\w.(\[])", code):
+        if not _after_parenthesis(code, m.start()):
             found.append(m.group(1))
-    for m in re.finditer(rf"(?<![\w.>])\b{operand}\s*\*\s*{re.escape(name)}\b(?![.(\[])", code):
-        if not code[:m.start()].rstrip().endswith(")"):
+    for m in re.finditer(rf"(?<![\w.>])\b{OPERAND}\s*\*\s*{re.escape(name)}\b(?![.(\[])", code):
+        if not _after_parenthesis(code, m.start()):
             found.append(m.group(1))
     return found
 
