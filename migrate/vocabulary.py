@@ -131,6 +131,9 @@ STRUCTURE_KINDS: dict[str, str] = {
                   "destination, the text the repr() of its default on a run that does not give it (`?`: no constant)",
     "option_branch": "an `if` branch holding an import, whose test reads only attributes (`opt.engine`), constants, "
                      "not/and/or and comparisons: the name is the branch (`then`, `else`), the text the test",
+    "parameter_branch": "an `if` branch holding an import, in a function, whose test reads a parameter with a "
+                        "True/False default: the name is the branch, the text the test, the role the parameters "
+                        "(`custom_cuda=False`)",
     "import_unbound": "an import in `try:` whose ImportError handler binds no name (`except ImportError: pass`): "
                       "the module as its `python_import` names it; the code that uses it has no fallback",
     "rocm_path": "evidence of an upstream ROCm path (a HIP build branch, a ROCm CI job, an `is_hip` branch); "
