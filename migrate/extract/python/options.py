@@ -32,6 +32,7 @@ from migrate.vocabulary import UNKNOWN_DEFAULT as UNKNOWN
 
 ACTION_DEFAULTS = {"store_true": False, "store_false": True}
 COMPARISONS = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)  # names of their own
 
 
 def facts(tree: ast.Module, cell: int | None = None) -> list[Fact]:
@@ -87,12 +88,11 @@ def _switch_defaults(args: ast.arguments) -> dict[str, bool]:
 def _own_nodes(statements: list[ast.stmt]) -> list[ast.AST]:
     """The nodes of a function's body, not those of the functions, lambdas and classes it defines."""
     out: list[ast.AST] = []
-    todo: list[ast.AST] = list(statements)
+    todo: list[ast.AST] = [s for s in statements if not isinstance(s, SCOPES)]
     while todo:
         node = todo.pop()
         out.append(node)
-        todo += [c for c in ast.iter_child_nodes(node)
-                 if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))]
+        todo += [c for c in ast.iter_child_nodes(node) if not isinstance(c, SCOPES)]
     return sorted(out, key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
 
 
