@@ -133,7 +133,7 @@ STRUCTURE_KINDS: dict[str, str] = {
                      "not/and/or and comparisons: the name is the branch (`then`, `else`), the text the test",
     "parameter_branch": "an `if` branch holding an import, in a function, whose test reads a parameter with a "
                         "True/False default: the name is the branch, the text the test, the role the parameters "
-                        "(`custom_cuda=False`)",
+                        "(`switches:custom_cuda=False`)",
     "import_unbound": "an import in `try:` whose ImportError handler binds no name (`except ImportError: pass`): "
                       "the module as its `python_import` names it; the code that uses it has no fallback",
     "rocm_path": "evidence of an upstream ROCm path (a HIP build branch, a ROCm CI job, an `is_hip` branch); "
@@ -146,6 +146,8 @@ STRUCTURE_KINDS: dict[str, str] = {
 ROLE_FAMILIES: dict[str, str] = {
     "local": "a Python import below the top level: `local:<first line>-<last line>`, the lines of its function "
              "or branch (workloads/optional_words.py reads them)",
+    "switches": "a function's switches a `parameter_branch` test reads: `switches:<name>=<default>,...` "
+                "(workloads/option_branches.py reads them)",
 }
 
 

@@ -95,7 +95,7 @@ def test_a_branch_under_a_functions_switch_is_recorded() -> None:
         "    if A.device.type == 'cuda' and custom_cuda:\n"
         "        from . import custom_extensions\n"
         "    if round:\n        import math\n")
-    assert found == [("then", 4, 4, "A.device.type == 'cuda' and custom_cuda", "custom_cuda=False")]
+    assert found == [("then", 4, 4, "A.device.type == 'cuda' and custom_cuda", "switches:custom_cuda=False")]
 
 
 @pytest.mark.parametrize("source", [
@@ -115,11 +115,12 @@ def test_what_is_no_switch(source: str) -> None:
 
 
 @pytest.mark.parametrize(("text", "role", "branch", "untaken"), [
-    ("custom_cuda", "custom_cuda=False", "then", True),
-    ("custom_cuda", "custom_cuda=False", "else", False),
-    ("not use_cpu", "use_cpu=True", "then", True),
-    ("A.is_cuda and custom_cuda", "custom_cuda=False", "then", True),
-    ("A.is_cuda or custom_cuda", "custom_cuda=False", "then", False),  # cannot be told: A.is_cuda
+    ("custom_cuda", "switches:custom_cuda=False", "then", True),
+    ("custom_cuda", "switches:custom_cuda=False", "else", False),
+    ("not use_cpu", "switches:use_cpu=True", "then", True),
+    ("A.is_cuda and custom_cuda", "switches:custom_cuda=False", "then", True),
+    ("A.is_cuda or custom_cuda", "switches:custom_cuda=False", "then", False),
+    ("a and not b", "switches:a=True,b=True", "then", True),  # cannot be told: A.is_cuda
 ])
 def test_a_switch_branch_is_read_at_the_defaults(text: str, role: str, branch: str, untaken: bool) -> None:
     fact = Fact(kind="parameter_branch", name=branch, line=3, column=5, end_line=4, end_column=1, text=text, role=role)

@@ -60,14 +60,15 @@ def _switch_not_taken(path: str, fact: Fact) -> tuple[int, int, str] | None:
     """(first line, last line, evidence) of a branch that a call leaving the function's switches at their defaults
     does not take; None where it does, or where the test's other reads leave it untold."""
     switches: dict[str, object] = {}
-    for pair in fact.role.split():
+    said = fact.role.removeprefix("switches:")
+    for pair in said.split(","):
         name, _, value = pair.partition("=")
         switches[name] = value == "True"
     holds = taken(fact.text, {}, switches)
     if holds is None or holds == (fact.name == "then"):
         return None
     return (fact.line, fact.end_line, f"{path}:{fact.line}: in the `{fact.name}` branch of `if {fact.text}`, which a "
-                                      f"call leaving the function's switches at their defaults ({fact.role}) does not "
+                                      f"call leaving the function's switches at their defaults ({said}) does not "
                                       "take")
 
 

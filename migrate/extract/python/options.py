@@ -19,7 +19,7 @@ a call that does not pass it gets the default). An `if` in the function that rea
 ... `from . import custom_extensions`, microsoft/microxcaling's mx/elemwise_ops.py) takes one branch on every call
 that leaves the switch alone; the other branch's imports run only when a caller asks.
 - `parameter_branch`: an `if` branch holding an import, in a function, whose test reads a switch of that function: the
-  name is the branch, the text the test, the role the switches as `name=default` pairs. A switch the function
+  name is the branch, the text the test, the role the switches (`switches:custom_cuda=False`). A switch the function
   assigns (other than `x = x and ...` on a False default, `x = x or ...` on a True one, which keep it) or that a
   call in the module passes as the other constant is no switch.
 """
@@ -69,7 +69,7 @@ def _parameter_branches(tree: ast.Module, cell: int | None) -> list[Fact]:
             read = sorted({n.id for n in ast.walk(node.test) if isinstance(n, ast.Name) and n.id in switches})
             if not read:
                 continue
-            role = " ".join(f"{name}={switches[name]!r}" for name in read)
+            role = "switches:" + ",".join(f"{name}={switches[name]!r}" for name in read)
             for name, body in (("then", node.body), ("else", node.orelse)):
                 if body and any(isinstance(n, (ast.Import, ast.ImportFrom)) for s in body for n in ast.walk(s)):
                     end = max(getattr(s, "end_lineno", None) or s.lineno for s in body)
