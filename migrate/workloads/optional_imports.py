@@ -24,25 +24,22 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
     """Project modules every import of which (from another file) sits in an optional scope or in a module
     that is optional itself: a loader's module, and what only that module imports. A test module's import
     (rules/workloads/optional.yaml `test_files`) tests the module and is no use of it, as for extensions below; a
-    module that only tests import is not optional by that."""
+    module that only tests import is read from their imports, as before."""
     from migrate.workloads.modules import ModuleIndex
 
     index = ModuleIndex(p for p in facts if p.endswith(".py"))
     imports: dict[str, list[tuple[bool, str, str]]] = {}  # module -> (optional scope?, importer, where)
     untaken = branches_not_taken(facts)
     known = known or words()
-    tested: set[str] = set()  # modules test modules import: they test them, no use of them
+    tested: dict[str, list[tuple[bool, str, str]]] = {}  # imports from test modules: they test, they do not use
     for path, items in facts.items():
         test = any(fnmatch.fnmatch(posixpath.basename(path), pattern) for pattern in known.test_files)
         for f in items:
             if f.kind == "python_import" and f.guard not in ("hip", "cuda"):
                 optional = f.guard == "optional" or any(a <= f.line <= b for a, b, _ in untaken.get(path, ()))
                 for module in imported_files(index, path, f):
-                    if test:
-                        tested.add(module)
-                    else:
-                        imports.setdefault(module, []).append((optional, path, f"{path}:{f.line}"))
-    imports.update({module: [(False, "", "")] for module in tested - set(imports)})  # only tested: not optional
+                    (tested if test else imports).setdefault(module, []).append((optional, path, f"{path}:{f.line}"))
+    imports.update({module: seen for module, seen in tested.items() if module not in imports})  # only tested: as before
     out: dict[str, str] = {}
     for path, items in facts.items():  # imported nowhere but in a comment: switched off by hand
         for f in items:
