@@ -30,8 +30,8 @@ FACT_KINDS: dict[str, tuple[str, str]] = {
                  "command runs (`tool:nsys`)", "the key or option"),
     "stack": ("no extractor: `migrate/stack` judges the pins against `rules/stack/matrix.yaml` per target "
               "(HIP71xx, see `docs/stack.md`)",
-              "the problem (`pin-no-rocm-build`, `locked-pin-no-rocm-build`, `gpu-not-in-release`, `gpu-unsupported`, "
-              "`floating-pin`, `binary-missing-target`)"),
+              "the problem (`pin-no-rocm-build`, `pin-other-release`, `locked-pin-no-rocm-build`, `gpu-not-in-release`, "
+              "`gpu-unsupported`, `floating-pin`, `binary-missing-target`)"),
 }
 
 # Facts no rule matches: the workload stage and the matcher read them (kind -> what it records).
