@@ -115,8 +115,10 @@ def framework_verdict(matrix: Matrix, release: Release | None, arch: str, framew
         status, nearest = "ok", next(v for v in listed if key(v) == key(version))
     else:
         status, nearest = "bump", _nearest(version, listed, key)
-    others = tuple(r.version for r in matrix.releases if arch in r.gpus and version and
-                   key(version) in {key(v) for v in builds(matrix, r, framework)[0]})
+    others = tuple(r.version for r in matrix.releases if arch in r.gpus and version and r is not release
+                   and key(version) in {key(v) for v in builds(matrix, r, framework)[0]}
+                   and not any(r.version in x.releases and arch in x.gpus and x.framework == framework
+                               and key(version) in {key(v) for v in x.versions} for x in matrix.limits))
     install, image, note, more = _route(matrix, release, arch, framework, nearest)
     note = " ".join([*(x.text + "." for x in excluded), note])
     if pin.cuda:
