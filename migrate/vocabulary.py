@@ -30,8 +30,8 @@ FACT_KINDS: dict[str, tuple[str, str]] = {
                  "command runs (`tool:nsys`)", "the key or option"),
     "stack": ("no extractor: `migrate/stack` judges the pins against `rules/stack/matrix.yaml` per target "
               "(HIP71xx, see `docs/stack.md`)",
-              "the problem (`pin-no-rocm-build`, `locked-pin-no-rocm-build`, `gpu-not-in-release`, `gpu-unsupported`, "
-              "`floating-pin`, `binary-missing-target`)"),
+              "the problem (`pin-no-rocm-build`, `pin-other-release`, `locked-pin-no-rocm-build`, `gpu-not-in-release`, "
+              "`gpu-unsupported`, `floating-pin`, `binary-missing-target`)"),
 }
 
 # Facts no rule matches: the workload stage and the matcher read them (kind -> what it records).
@@ -133,6 +133,9 @@ STRUCTURE_KINDS: dict[str, str] = {
                   "destination, the text the repr() of its default on a run that does not give it (`?`: no constant)",
     "option_branch": "an `if` branch holding an import, whose test reads only attributes (`opt.engine`), constants, "
                      "not/and/or and comparisons: the name is the branch (`then`, `else`), the text the test",
+    "parameter_branch": "an `if` branch holding an import, in a function, whose test reads a parameter with a "
+                        "True/False default: the name is the branch, the text the test, the role the parameters "
+                        "(`switches:custom_cuda=False`)",
     "import_unbound": "an import in `try:` whose ImportError handler binds no name (`except ImportError: pass`): "
                       "the module as its `python_import` names it; the code that uses it has no fallback",
     "rocm_path": "evidence of an upstream ROCm path (a HIP build branch, a ROCm CI job, an `is_hip` branch); "
@@ -145,6 +148,8 @@ STRUCTURE_KINDS: dict[str, str] = {
 ROLE_FAMILIES: dict[str, str] = {
     "local": "a Python import below the top level: `local:<first line>-<last line>`, the lines of its function "
              "or branch (workloads/optional_words.py reads them)",
+    "switches": "a function's switches a `parameter_branch` test reads: `switches:<name>=<default>,...` "
+                "(workloads/option_branches.py reads them)",
 }
 
 

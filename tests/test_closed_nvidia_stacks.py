@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from migrate.extract.text.deps import requirements
 from tests.conftest import run_cli
 
@@ -70,10 +71,26 @@ def test_a_locked_framework_version_is_re_resolved_not_ported(tmp_path: Path) ->
                                        "p/__init__.py": "import torch\n"})
     assert {f["rule"] for f in data["findings"] if f["rule"].startswith("HIP710")} == {"HIP7106"}
     assert data["summary"]["class"] == "native"
-    # near miss: the project pins the same version itself
-    data = _scan(tmp_path / "pinned", {"requirements.txt": "torch==2.1.2\n", "p/__init__.py": "import torch\n"})
+    # near miss: the project pins a version itself that no ROCm release builds for gfx942 (session 24: torch 2.1.2,
+    # which this test pinned before, is built by ROCm 6.0-6.2 for gfx942: HIP7107, below)
+    data = _scan(tmp_path / "pinned", {"requirements.txt": "torch==1.12.1\n", "p/__init__.py": "import torch\n"})
     assert "HIP7101" in {f["rule"] for f in data["findings"]}
     assert data["summary"]["class"] == "minor-adaptation"
+
+
+@pytest.mark.parametrize(("pin", "rule", "klass"), [
+    ("torch==2.2.0", "HIP7107", "native"),  # microxcaling's pin: ROCm 6.x builds 2.2 for gfx942
+    ("torch==2.1.2", "HIP7107", "native"),
+    ("torch==1.12.1", "HIP7101", "minor-adaptation"),  # no release of the matrix builds 1.12 for gfx942
+    ("tensorflow==2.5.0", "HIP7101", "minor-adaptation"),
+])
+def test_a_pin_another_rocm_release_builds_is_a_deployment_choice(pin: str, rule: str, klass: str,
+                                                                  tmp_path: Path) -> None:
+    """A hand-written exact pin of a version that some ROCm release builds for the GPU: the deployment picks that
+    release (HIP7107, native); a version no release builds for the GPU moves (HIP7101, minor-adaptation)."""
+    data = _scan(tmp_path / "p", {"requirements.txt": pin + "\n", "p/__init__.py": "import torch\n"})
+    assert {f["rule"] for f in data["findings"] if f["rule"].startswith("HIP710")} == {rule}
+    assert data["summary"]["class"] == klass
 
 
 def test_isaac_gym_demos_are_incompatible(tmp_path: Path) -> None:

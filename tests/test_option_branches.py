@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from migrate.extract.python.extractor import extract
+from migrate.model import Fact
 from migrate.workloads.option_branches import branches_not_taken, option_defaults, taken
 from tests.test_optional_parts import _copy, optional_parts, report, scanned
 
@@ -79,3 +80,75 @@ def test_a_script_a_default_run_imports_stays_required(path: str, old: str, new:
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "incompatible"
     assert "run_engine.py" not in optional_parts(data)
+
+
+def _switch_facts(source: str) -> list:
+    return [(f.name, f.line, f.end_line, f.text, f.role) for f in extract(source.encode()).facts
+            if f.kind == "parameter_branch"]
+
+
+def test_a_branch_under_a_functions_switch_is_recorded() -> None:
+    """microxcaling's quantize_elemwise_op: `custom_cuda=False`, kept by `custom_cuda = custom_cuda and ...`."""
+    found = _switch_facts(
+        "def q(A, round='nearest', custom_cuda=False):\n"
+        "    custom_cuda = custom_cuda and round in MODES\n"
+        "    if A.device.type == 'cuda' and custom_cuda:\n"
+        "        from . import custom_extensions\n"
+        "    if round:\n        import math\n")
+    assert found == [("then", 4, 4, "A.device.type == 'cuda' and custom_cuda", "switches:custom_cuda=False")]
+
+
+@pytest.mark.parametrize("source", [
+    # reassigned from something else: no switch any more
+    "def q(A, custom_cuda=False):\n    custom_cuda = A.is_cuda\n    if custom_cuda:\n        import ext\n",
+    # `x = x or ...` could turn a False default on
+    "def q(A, custom_cuda=False):\n    custom_cuda = custom_cuda or A.is_cuda\n    if custom_cuda:\n        import ext\n",
+    # a call in the module passes the other constant
+    "def q(A, custom_cuda=False):\n    if custom_cuda:\n        import ext\nq(x, custom_cuda=True)\n",
+    # a default that is no True/False: a value, not a switch
+    "def q(A, mask=None):\n    if mask is not None:\n        import ext\n",
+    # a nested function's own parameter of that name
+    "def q(A, custom_cuda=False):\n    def inner(custom_cuda):\n        if custom_cuda:\n            import ext\n",
+])
+def test_what_is_no_switch(source: str) -> None:
+    assert _switch_facts(source) == []
+
+
+@pytest.mark.parametrize(("text", "role", "branch", "untaken"), [
+    ("custom_cuda", "switches:custom_cuda=False", "then", True),
+    ("custom_cuda", "switches:custom_cuda=False", "else", False),
+    ("not use_cpu", "switches:use_cpu=True", "then", True),
+    ("A.is_cuda and custom_cuda", "switches:custom_cuda=False", "then", True),
+    ("A.is_cuda or custom_cuda", "switches:custom_cuda=False", "then", False),
+    ("a and not b", "switches:a=True,b=True", "then", True),  # cannot be told: A.is_cuda
+])
+def test_a_switch_branch_is_read_at_the_defaults(text: str, role: str, branch: str, untaken: bool) -> None:
+    fact = Fact(kind="parameter_branch", name=branch, line=3, column=5, end_line=4, end_column=1, text=text, role=role)
+    assert bool(branches_not_taken({"m.py": [fact]})) is untaken
+
+
+def test_kernels_only_a_switchs_branch_loads_are_optional(rulebase) -> None:
+    """microxcaling: custom_extensions.py load()s the kernels in mx/cpp; only `if custom_cuda:` imports it."""
+    data = report("parameter_switch_load", rulebase)
+    assert data["summary"]["class"] == "native"
+    parts = optional_parts(data)
+    assert parts["mx/custom_extensions.py"]["class"] == "minor-adaptation"
+    assert "mx/elemwise_ops.py:12" in parts["mx/custom_extensions.py"]["evidence"][0]
+    assert parts["mx/cpp/mx.cu"]["class"] == "migration-required"
+    assert parts["mx/cpp/mx.cuh"]["class"] == "migration-required"  # the header only the optional sources include
+
+
+@pytest.mark.parametrize(("path", "old", "new"), [
+    ("mx/elemwise_ops.py", "custom_cuda=False", "custom_cuda=True"),  # on by default: every call compiles them
+    # reassigned from the tensor: the default says nothing
+    ("mx/elemwise_ops.py", 'custom_cuda and round in ("nearest", "floor")', "A.is_cuda"),
+    ("mx/elemwise_ops.py", "import torch\n", "import torch\nfrom . import custom_extensions\n"),  # imported always
+])
+def test_kernels_a_default_call_loads_stay_required(path: str, old: str, new: str, tmp_path: Path, rulebase) -> None:
+    tree = _copy("parameter_switch_load", tmp_path)
+    text = (tree / path).read_text()
+    assert old in text
+    (tree / path).write_text(text.replace(old, new, 1))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert "mx/cpp/mx.cu" not in optional_parts(data)

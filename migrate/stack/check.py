@@ -115,8 +115,10 @@ def framework_verdict(matrix: Matrix, release: Release | None, arch: str, framew
         status, nearest = "ok", next(v for v in listed if key(v) == key(version))
     else:
         status, nearest = "bump", _nearest(version, listed, key)
-    others = tuple(r.version for r in matrix.releases if arch in r.gpus and version and
-                   key(version) in {key(v) for v in builds(matrix, r, framework)[0]})
+    others = tuple(r.version for r in matrix.releases if arch in r.gpus and version and r is not release
+                   and key(version) in {key(v) for v in builds(matrix, r, framework)[0]}
+                   and not any(r.version in x.releases and arch in x.gpus and x.framework == framework
+                               and key(version) in {key(v) for v in x.versions} for x in matrix.limits))
     install, image, note, more = _route(matrix, release, arch, framework, nearest)
     note = " ".join([*(x.text + "." for x in excluded), note])
     if pin.cuda:
@@ -234,10 +236,13 @@ def _problems(gpu: GpuVerdict, verdicts: tuple[FrameworkVerdict, ...], release: 
             yield Problem(rule=rule["locked-pin-without-rocm-build"], arch=arch, symbol=v.package, where=v.where,
                           message=f"{v.package}=={v.pinned} (locked): no ROCm {rocm} build; re-resolve the lock "
                                   f"against the ROCm build ({v.nearest})")
+        elif v.status == "bump" and v.other_releases:  # a release that supports the GPU builds the pin: pick it
+            yield Problem(rule=rule["pin-in-other-release"], arch=arch, symbol=v.package, where=v.where,
+                          message=f"{v.package}=={v.pinned}: no ROCm {rocm} build; ROCm "
+                                  f"{', '.join(v.other_releases[:3])} build it for {arch} (or bump to {v.nearest})")
         elif v.status == "bump":
-            stay = f" (or stay on ROCm {', '.join(v.other_releases[:3])})" if v.other_releases else ""
             yield Problem(rule=rule["pin-without-rocm-build"], arch=arch, symbol=v.package, where=v.where,
-                          message=f"{v.package}=={v.pinned}: no ROCm {rocm} build; nearest is {v.nearest}{stay}")
+                          message=f"{v.package}=={v.pinned}: no ROCm {rocm} build; nearest is {v.nearest}")
         if v.pin_kind in FLOATING_PIN_KINDS:
             yield Problem(rule=rule["floating-pin"], arch=arch, symbol=v.package, where=v.where,
                           message=f"{v.package}: not pinned to a version ({v.pinned})"

@@ -11,8 +11,8 @@ from typing import Any, Literal, get_args
 from migrate.rulebase import compiled, datafile
 from migrate.rulebase.load import default_rules_dir
 
-Outcome = Literal["gpu-unlisted", "gpu-other-release", "pin-without-rocm-build", "locked-pin-without-rocm-build",
-                  "floating-pin", "binary-without-gpu-target"]
+Outcome = Literal["gpu-unlisted", "gpu-other-release", "pin-without-rocm-build", "pin-in-other-release",
+                  "locked-pin-without-rocm-build", "floating-pin", "binary-without-gpu-target"]
 OUTCOMES_FILE = "stack/outcomes.yaml"
 RULES_FILE = "stack.yaml"
 

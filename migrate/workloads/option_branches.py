@@ -2,7 +2,9 @@
 facts, extract/python/options.py) at their argparse defaults, put into each `option_branch` test. A branch the
 default run does not take (pix2pixHD's `else: from run_engine import run_trt_engine` under
 `if not opt.engine and not opt.onnx:`; vid2vid's `if opt.fp16: from apex import amp`) runs only when the user asks:
-what it imports is an optional part."""
+what it imports is an optional part. A function's switches (`parameter_branch` facts: parameters with a True/False
+default) pick branches the same way on every call that leaves them alone (microxcaling's `if custom_cuda:` ...
+`from . import custom_extensions`, whose module compiles the CUDA kernels with `load()`)."""
 from __future__ import annotations
 
 import ast
@@ -10,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from migrate.model import Fact
 from migrate.vocabulary import UNKNOWN_DEFAULT
-from migrate.workloads.fact_index import of_kind
+from migrate.workloads.fact_index import of_kind, of_kinds
 
 
 def option_defaults(facts: Mapping[str, Sequence[Fact]]) -> dict[str, object]:
@@ -34,7 +36,11 @@ def branches_not_taken(facts: Mapping[str, Sequence[Fact]]) -> dict[str, list[tu
     only command-line options of the project and is false (`then`) or true (`else`) with each at its default."""
     defaults: dict[str, object] | None = None
     out: dict[str, list[tuple[int, int, str]]] = {}
-    for path, f in of_kind(facts, "option_branch"):
+    for path, f in of_kinds(facts, "parameter_branch", "option_branch"):
+        if f.kind == "parameter_branch":
+            if (scope := _switch_not_taken(path, f)) is not None:
+                out.setdefault(path, []).append(scope)
+            continue
         if defaults is None:
             defaults = option_defaults(facts)
         holds = taken(f.text, defaults)
@@ -46,30 +52,49 @@ def branches_not_taken(facts: Mapping[str, Sequence[Fact]]) -> dict[str, list[tu
     return out
 
 
-def taken(test: str, defaults: dict[str, object]) -> bool | None:
-    """Whether a recorded test holds on a default run (`defaults`: each option's default), None where it cannot be
-    told: an attribute that is no option of the project, a default that is no constant."""
+def _switch_not_taken(path: str, fact: Fact) -> tuple[int, int, str] | None:
+    """(first line, last line, evidence) of a branch that a call leaving the function's switches at their defaults
+    does not take; None where it does, or where the test's other reads leave it untold."""
+    switches: dict[str, object] = {}
+    said = fact.role.removeprefix("switches:")
+    for pair in said.split(","):
+        name, _, value = pair.partition("=")
+        switches[name] = value == "True"
+    holds = taken(fact.text, {}, switches)
+    if holds is None or holds == (fact.name == "then"):
+        return None
+    return (fact.line, fact.end_line, f"{path}:{fact.line}: in the `{fact.name}` branch of `if {fact.text}`, which a "
+                                      f"call leaving the function's switches at their defaults ({said}) does not "
+                                      "take")
+
+
+def taken(test: str, defaults: dict[str, object], names: dict[str, object] | None = None) -> bool | None:
+    """Whether a recorded test holds on a default run (`defaults`: each option's default, read as an attribute;
+    `names`: plain names' values, a function's switches), None where it cannot be told: an attribute that is no
+    option of the project, a default that is no constant."""
     try:
         node = ast.parse(test, mode="eval").body
     except SyntaxError:
         return None
-    value = _value(node, defaults)
+    value = _value(node, defaults, names or {})
     return None if value is _UNSET else bool(value)
 
 
 _UNSET = object()
 
 
-def _value(node: ast.expr, defaults: dict[str, object]) -> object:
+def _value(node: ast.expr, defaults: dict[str, object], names: dict[str, object]) -> object:
     if isinstance(node, ast.Constant):
         return node.value
+    if isinstance(node, ast.Name):
+        return names.get(node.id, _UNSET)
     if isinstance(node, ast.Attribute):
         return defaults.get(node.attr, _UNSET)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        inner = _value(node.operand, defaults)
+        inner = _value(node.operand, defaults, names)
         return _UNSET if inner is _UNSET else not inner
     if isinstance(node, ast.BoolOp):
-        values = [_value(v, defaults) for v in node.values]
+        values = [_value(v, defaults, names) for v in node.values]
         if isinstance(node.op, ast.And):
             if any(v is not _UNSET and not v for v in values):
                 return False
@@ -78,7 +103,7 @@ def _value(node: ast.expr, defaults: dict[str, object]) -> object:
             return True
         return _UNSET if any(v is _UNSET for v in values) else False
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
-        a, b = _value(node.left, defaults), _value(node.comparators[0], defaults)
+        a, b = _value(node.left, defaults, names), _value(node.comparators[0], defaults, names)
         if a is _UNSET or b is _UNSET:
             return _UNSET
         op = node.ops[0]

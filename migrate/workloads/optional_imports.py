@@ -11,6 +11,7 @@ from migrate.model import Fact
 from migrate.workloads.assemble import resolve_sources
 from migrate.workloads.build_sources import join
 from migrate.workloads.fact_index import of_kind
+from migrate.workloads.includes import HEADER_SUFFIXES, close_over_includes, includers_of
 from migrate.workloads.option_branches import branches_not_taken
 from migrate.workloads.optional_words import Words, optional_root, words
 
@@ -22,17 +23,23 @@ MODULE_DEPTH = 4  # modules imported only by optional modules, this many levels 
 
 def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = None) -> dict[str, str]:
     """Project modules every import of which (from another file) sits in an optional scope or in a module
-    that is optional itself: a loader's module, and what only that module imports."""
+    that is optional itself: a loader's module, and what only that module imports. A test module's import
+    (rules/workloads/optional.yaml `test_files`) tests the module and is no use of it, as for extensions below; a
+    module that only tests import is read from their imports, as before."""
     from migrate.workloads.modules import ModuleIndex
 
     index = ModuleIndex(p for p in facts if p.endswith(".py"))
     imports: dict[str, list[tuple[bool, str, str]]] = {}  # module -> (optional scope?, importer, where)
     untaken = branches_not_taken(facts)
+    known = known or words()
+    tested: dict[str, list[tuple[bool, str, str]]] = {}  # imports from test modules: they test, they do not use
     for path, f in of_kind(facts, "python_import"):
         if f.guard not in ("hip", "cuda"):
+            test = any(fnmatch.fnmatch(posixpath.basename(path), pattern) for pattern in known.test_files)
             optional = f.guard == "optional" or any(a <= f.line <= b for a, b, _ in untaken.get(path, ()))
             for module in imported_files(index, path, f):
-                imports.setdefault(module, []).append((optional, path, f"{path}:{f.line}"))
+                (tested if test else imports).setdefault(module, []).append((optional, path, f"{path}:{f.line}"))
+    imports.update({module: seen for module, seen in tested.items() if module not in imports})  # only tested: as before
     out: dict[str, str] = {}
     for path, f in of_kind(facts, "commented_import"):  # imported nowhere but in a comment: switched off by hand
         if (target := index.resolve(path, f.name)) is not None \
@@ -45,7 +52,12 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
             break
         out.update({m: f"{where} imports it only in an optional scope (a fallback, an opt-in, a loader or back end "
                        "picked by configuration) or from an optional module" for m, where in found.items()})
-    return out | _loaded_only_by(facts, out) | _built_for_optional_imports(facts, out, known or words())
+    found = out | _loaded_only_by(facts, out) | _built_for_optional_imports(facts, out, known)
+    if len(found) > len(out):  # the headers only the sources optional code compiles include go with them
+        headers = [p for p in facts if p.endswith(HEADER_SUFFIXES) and p not in found]
+        close_over_includes(found, headers, includers_of(facts), lambda p: p in found,
+                            "included only by sources that only optional code compiles")
+    return found
 
 
 def imported_files(index: ModuleIndex, path: str, fact: Fact) -> list[str]:
@@ -68,13 +80,24 @@ def _loaded_only_by(facts: Mapping[str, Sequence[Fact]], modules: Mapping[str, s
             continue
         base = posixpath.dirname(path)
         for item in filter(None, f.text.split("\n")):
-            # a path relative to where the program runs that names no file: the file of that name beside the loader
+            # a path relative to where the program runs that names no file: the file of that name beside the
+            # loader, or for a run-time load() the one file of that name below it (a folder the program joins:
+            # microxcaling's `[os.path.join(file_dir, "cpp", x) for x in sources]`)
             beside = join(base, posixpath.basename(item))
-            found = resolve_sources(item, base, files) or ([beside] if beside in files else [])
+            below = _below(item, base, files) if f.role != "setup" else []
+            found = resolve_sources(item, base, files) or ([beside] if beside in files else below)
             for source in found:  # from an optional module, or in an optional scope (an opt-in's body)
                 by.setdefault(source, []).append((path in modules or f.guard == "optional", f"{path}:{f.line}"))
     return {source: f"compiled only by {seen[0][1]}, in a module or scope that is optional (an opt-in, a fallback)"
             for source, seen in by.items() if source not in modules and all(optional for optional, _ in seen)}
+
+
+def _below(name: str, base: str, files: frozenset[str]) -> list[str]:
+    """The one file named `name` (a bare file name) in the folder `base` or below it, if there is exactly one."""
+    if "/" in name or name.startswith("glob:"):
+        return []
+    found = [p for p in files if posixpath.basename(p) == name and (not base or p.startswith(base + "/"))]
+    return found if len(found) == 1 else []
 
 
 def loaded_only_by_optional(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str]:

@@ -12,6 +12,16 @@ project.
   repr() of its default, or "?" where that is no constant.
 - `option_branch`: an `if` branch holding an import whose test reads attributes only (`opt.engine`) with
   not/and/or, comparisons with constants and constants: the name is the branch (`then` or `else`), the text the test.
+
+A function's switch is the same thing one level down: a parameter whose default is True or False
+(`def quantize(A, custom_cuda=False)`, https://docs.python.org/3/reference/compound_stmts.html#function-definitions:
+a call that does not pass it gets the default). An `if` in the function that reads such a switch (`if custom_cuda:`
+... `from . import custom_extensions`, microsoft/microxcaling's mx/elemwise_ops.py) takes one branch on every call
+that leaves the switch alone; the other branch's imports run only when a caller asks.
+- `parameter_branch`: an `if` branch holding an import, in a function, whose test reads a switch of that function: the
+  name is the branch, the text the test, the role the switches (`switches:custom_cuda=False`). A switch the function
+  assigns (other than `x = x and ...` on a False default, `x = x or ...` on a True one, which keep it) or that a
+  call in the module passes as the other constant is no switch.
 """
 from __future__ import annotations
 
@@ -22,6 +32,7 @@ from migrate.vocabulary import UNKNOWN_DEFAULT as UNKNOWN
 
 ACTION_DEFAULTS = {"store_true": False, "store_false": True}
 COMPARISONS = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)  # names of their own
 
 
 def facts(tree: ast.Module, cell: int | None = None) -> list[Fact]:
@@ -39,7 +50,59 @@ def facts(tree: ast.Module, cell: int | None = None) -> list[Fact]:
                     end = max(getattr(s, "end_lineno", None) or s.lineno for s in body)
                     out.append(Fact(kind="option_branch", name=name, line=body[0].lineno, column=body[0].col_offset + 1,
                                     end_line=end, end_column=1, text=test, cell=cell))
+    return out + _parameter_branches(tree, cell)
+
+
+def _parameter_branches(tree: ast.Module, cell: int | None) -> list[Fact]:
+    asked = {(k.arg, k.value.value) for n in ast.walk(tree) if isinstance(n, ast.Call) for k in n.keywords
+             if k.arg and isinstance(k.value, ast.Constant)}
+    out: list[Fact] = []
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        nodes = list(_own_nodes(fn.body))
+        switches = {name: value for name, value in _switch_defaults(fn.args).items()
+                    if (name, not value) not in asked and _kept(name, value, nodes)}
+        for node in nodes:
+            if not isinstance(node, ast.If):
+                continue
+            read = sorted({n.id for n in ast.walk(node.test) if isinstance(n, ast.Name) and n.id in switches})
+            if not read:
+                continue
+            role = "switches:" + ",".join(f"{name}={switches[name]!r}" for name in read)
+            for name, body in (("then", node.body), ("else", node.orelse)):
+                if body and any(isinstance(n, (ast.Import, ast.ImportFrom)) for s in body for n in ast.walk(s)):
+                    end = max(getattr(s, "end_lineno", None) or s.lineno for s in body)
+                    out.append(Fact(kind="parameter_branch", name=name, line=body[0].lineno, column=body[0].col_offset + 1,
+                                    end_line=end, end_column=1, text=ast.unparse(node.test), role=role, cell=cell))
     return out
+
+
+def _switch_defaults(args: ast.arguments) -> dict[str, bool]:
+    positional = args.posonlyargs + args.args
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults, strict=True))
+    pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None]
+    return {a.arg: d.value for a, d in pairs if isinstance(d, ast.Constant) and isinstance(d.value, bool)}
+
+
+def _own_nodes(statements: list[ast.stmt]) -> list[ast.AST]:
+    """The nodes of a function's body, not those of the functions, lambdas and classes it defines."""
+    out: list[ast.AST] = []
+    todo: list[ast.AST] = [s for s in statements if not isinstance(s, SCOPES)]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        todo += [c for c in ast.iter_child_nodes(node) if not isinstance(c, SCOPES)]
+    return sorted(out, key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
+
+
+def _kept(name: str, default: bool, nodes: list[ast.AST]) -> bool:
+    """Whether every assignment of the switch in the function keeps its default (`x = x and y` keeps False)."""
+    keeps = ast.And if default is False else ast.Or
+    owners = {id(a.targets[0]): a.value for a in nodes if isinstance(a, ast.Assign) and len(a.targets) == 1}
+    stores = [n for n in nodes if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
+    return all(isinstance(value := owners.get(id(n)), ast.BoolOp) and isinstance(value.op, keeps)
+               and isinstance(value.values[0], ast.Name) and value.values[0].id == name for n in stores)
 
 
 def _option(call: ast.Call, cell: int | None) -> list[Fact]:
