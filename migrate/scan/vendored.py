@@ -26,6 +26,8 @@ class Copy:
 
 @dataclass(frozen=True, slots=True)
 class _Data:
+    """rules/layout/vendored.yaml, read: the folder names and globs, the NVIDIA libraries' signatures."""
+
     names: frozenset[str]
     globs: tuple[str, ...]
     copies: tuple[Copy, ...]
