@@ -254,6 +254,13 @@ class RuleBase:
         """Each rule's fact kind and matcher record (`match` of rule.schema.json), in file order."""
         return [next(iter(record["match"].items())) for _, record in self._records]
 
+    def construct_rules(self, constructs: Iterable[str]) -> frozenset[str]:
+        """The ids of the rules that match any of `constructs` exactly (a `construct` matcher's `exact`), read from
+        the records: no rule is built."""
+        wanted = frozenset(constructs)
+        return frozenset(rule_id for rule_id, (kind, spec) in zip(self.ids, self.matchers(), strict=True)
+                         if kind == "construct" and not wanted.isdisjoint(as_tuple(spec.get("exact"))))
+
     def in_force(self, rocm: str, archs: Iterable[Arch]) -> list[bool]:
         """Rule.applies_to of every rule, read from the records."""
         archs = tuple(archs)

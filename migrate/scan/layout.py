@@ -10,7 +10,6 @@ import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from migrate.model import Fact, FileResult, Finding, SourceFile
 from migrate.rulebase import datafile
@@ -105,17 +104,10 @@ def left_beside_sources(rules: RuleBase, paths: Iterable[str]) -> Callable[[Find
     `.mexa64` beside its `.cu`), and the source is what a port converts."""
     if not any(p.lower().endswith(DEVICE_SOURCE_SUFFIXES) for p in paths):
         return None
-    ids = frozenset(rule_id for rule_id, (kind, matcher) in zip(rules.ids, rules.matchers(), strict=True)
-                    if kind == "construct" and PREBUILT_DEVICE_CODE in _matched_names(matcher))
+    ids = rules.construct_rules({PREBUILT_DEVICE_CODE})
     if not ids:
         return None
     return lambda finding: finding.rule in ids
-
-
-def _matched_names(matcher: dict[str, Any]) -> frozenset[str]:
-    """The names a rule's matcher record matches exactly or maps (rule.schema.json `exact`, `map`)."""
-    exact = matcher.get("exact") or ()
-    return frozenset((exact,) if isinstance(exact, str) else exact) | frozenset(matcher.get("map") or {})
 
 
 def backend_files(paths: Iterable[str]) -> frozenset[str]:

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from migrate.model import Fact, Finding, evolve
 from migrate.rulebase.alternatives import Lane
-from migrate.rulebase.load import RuleBase, as_tuple
+from migrate.rulebase.load import RuleBase
 from migrate.workloads.build_sources import resolve_include
 
 # a __global__ kernel definition or a host launch (the rules that match them: rules/device.yaml)
@@ -21,8 +21,7 @@ HELPER_DEPTH = 4  # helpers that call rewrite helpers, this many levels up
 
 def kernel_rules(rules: RuleBase) -> frozenset[str]:
     """The rules that match a kernel definition or launch (the constructs, not ids written here)."""
-    return frozenset(rule_id for rule_id, (kind, spec) in zip(rules.ids, rules.matchers(), strict=True)
-                     if kind == "construct" and KERNEL_CONSTRUCTS & set(as_tuple(spec.get("exact"))))
+    return rules.construct_rules(KERNEL_CONSTRUCTS)
 
 
 def whole_rewrites(findings: Sequence[Finding], lanes: Mapping[str, Lane], kernels: frozenset[str],
