@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from migrate.rulebase import datafile
+from migrate.rulebase import name_lists
 
 FOLDER = "names"
 
@@ -23,8 +23,7 @@ def folder() -> Path:
 
 @cache
 def _area(area: str) -> dict[str, Any]:
-    content: dict[str, Any] = datafile.read(folder() / f"{area}.yaml")
-    return content
+    return name_lists.lists(folder() / f"{area}.yaml")
 
 
 def name_list(area: str, key: str) -> frozenset[str]:

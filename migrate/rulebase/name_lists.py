@@ -1,15 +1,24 @@
-"""The name lists of rules/names/<area>.yaml for the stages after extraction (workloads): the same files
-extract/names.py reads for the extractors, through their JSON twins (rulebase/datafile.py), once per process."""
+"""The name lists of rules/names/<area>.yaml, read through their JSON twins (rulebase/datafile.py) once per process
+and file: by the extractors (extract/names.py, which adds their regular-expression forms) and by the stages after
+extraction (workloads), which may not import the extractors."""
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
+from typing import Any
 
 from migrate.rulebase import datafile
-from migrate.rulebase.load import default_rules_dir
 
 
 @cache
+def lists(path: Path) -> dict[str, Any]:
+    """Every list of one rules/names file."""
+    content: dict[str, Any] = datafile.read(path)
+    return content
+
+
 def name_list(area: str, key: str) -> frozenset[str]:
     """The list `key` of the bundled rules/names/<area>.yaml."""
-    lists = datafile.read(default_rules_dir() / "names" / f"{area}.yaml")
-    return frozenset(str(name) for name in lists[key]["names"])
+    from migrate.rulebase.load import default_rules_dir  # as extract/names.folder: not imported with the extractors
+
+    return frozenset(str(name) for name in lists(default_rules_dir() / "names" / f"{area}.yaml")[key]["names"])
