@@ -33,9 +33,11 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
     untaken = branches_not_taken(facts)
     known = known or words()
     tested: dict[str, list[tuple[bool, str, str]]] = {}  # imports from test modules: they test, they do not use
+    tests: dict[str, bool] = {}  # importer -> whether it is a test module
     for path, f in of_kind(facts, "python_import"):
         if f.guard not in ("hip", "cuda"):
-            test = any(fnmatch.fnmatch(posixpath.basename(path), pattern) for pattern in known.test_files)
+            if (test := tests.get(path)) is None:
+                test = tests[path] = any(fnmatch.fnmatch(posixpath.basename(path), p) for p in known.test_files)
             optional = f.guard == "optional" or any(a <= f.line <= b for a, b, _ in untaken.get(path, ()))
             for module in imported_files(index, path, f):
                 (tested if test else imports).setdefault(module, []).append((optional, path, f"{path}:{f.line}"))
