@@ -10,6 +10,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+from migrate.extract.names import name_list
 from migrate.model import Extraction, Fact
 
 MAX_ENTRIES = 4096  # sections, dynamic entries or import descriptors walked, at most
@@ -19,8 +20,7 @@ PE_MAGIC = b"MZ"
 SHT_DYNAMIC = 6
 DT_NEEDED = 1
 PE_IMPORT_DIRECTORY = 1
-# the section nvcc puts a CUDA fat binary (device code) in: `.nv_fatbin` in ELF, cut to 8 characters in PE
-FATBIN_SECTIONS = frozenset({".nv_fatbin", ".nv_fatb"})
+FATBIN_SECTIONS = name_list("build", "cuda_fatbin_sections")  # where nvcc puts device code
 DEVICE_CODE = "prebuilt-cuda-device-code"
 NO_IMAGE = "binary file (no ELF or PE header could be read)"
 NO_DEVICE_CODE = "binary file (a prebuilt library or program without CUDA device code)"
