@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pytest
 from migrate.extract.c import cuda_cpp, guards, hazards, ts, wavefront
 from migrate.extract.c.tree import reading, walk
-from migrate.extract.text import cargo, containers, make_goals, rocm_path, vsproject
+from migrate.extract.text import buildfiles, cargo, cgo, containers, make_goals, rocm_path, vsproject
 
 BLANKS = " " * 30000
 
@@ -193,3 +193,30 @@ def test_many_version_divisions_in_one_function_are_read_once() -> None:
     decoded = b"int f() {\n  int v; cudaRuntimeGetVersion(&v);\n  int major = v / 1000, minor = (v % 1000) / 10;\n}\n"
     assert _version_decodes(decoded) == ["v / 1000"]
     assert _version_decodes(decoded.replace(b"(v % 1000) / 10", b"(w % 1000) / 10")) == []
+
+
+@pytest.mark.parametrize(("name", "attempt"), [
+    # session 25: a CMake argument's flags were read on a copy padded to its column (40 KB on one line: 16.8 s)
+    ("cmake one line", lambda: buildfiles.cmake(b"project(x CUDA)add_library(k k.cu)" * 1200)),
+    # the path before `nvcc` was re-read from every start in a run of path characters (`${$(` * 25000: 7.5 s)
+    ("nvcc path", lambda: buildfiles.command_line("${$(" * 25000, 1)),
+    ("nvcc path shell", lambda: buildfiles.shell(b"(" * 100000)),
+    # a cgo directive's two blank runs around an optional `//` tried every split (100 KB of blanks: 22 s)
+    ("cgo blanks", lambda: cgo.extract(b" " * 100000)),
+    ("cgo directives", lambda: cgo.extract(b"// #cgo LDFLAGS: -lcudart\n" * 20000)),  # each line counted from the top
+])
+def test_a_long_build_line_is_read_in_linear_time(name: str, attempt: Callable[[], object]) -> None:
+    started = time.process_time()
+    attempt()
+    assert time.process_time() - started < 1.0, name
+
+
+def test_the_bounded_build_readings_place_facts_as_before() -> None:
+    cmake = buildfiles.cmake(b'add_library(k k.cu)\ntarget_compile_options(k PRIVATE "-arch=sm_80" --use_fast_math)\n')
+    assert {(f.name, f.line, f.column) for f in cmake.facts if f.kind == "flag"} == {
+        ("-arch", 2, 35), ("--use_fast_math", 2, 48)}
+    assert [m.span() for m in buildfiles.WORD_NVCC.finditer("$(CUDA)/bin/nvcc -c k.cu && nvcc.exe x")] == [(0, 16)]
+    assert buildfiles.WORD_NVCC.search("/usr/local/cuda/bin/nvcc").span() == (0, 24)
+    go = cgo.extract(b"package x\n\n// #cgo linux LDFLAGS: -L${SRCDIR}/lib -lkern -lcudart\n//#cgo LDFLAGS: -lkern\n")
+    assert [(f.name, f.line, f.column, f.text) for f in go.facts] == [
+        ("kern", 3, 40, "${SRCDIR}/lib"), ("cudart", 3, 47, "${SRCDIR}/lib"), ("kern", 4, 17, "")]

@@ -12,7 +12,8 @@ from migrate.model import Extraction, Fact
 from migrate.vocabulary import MAKE_UNSET
 
 WORD_NVIDIA_SMI = re.compile(r"\bnvidia-smi\b")
-WORD_NVCC = re.compile(r"(?<![\w-])(?:[\w$(){}.~/-]*/)?nvcc\b(?![.-])")
+# the path before nvcc is capped: an unbounded run before a `/` is rescanned from every start (quadratic)
+WORD_NVCC = re.compile(r"(?<![\w-])(?:[\w$(){}.~/-]{0,255}/)?nvcc\b(?![.-])")
 # Lines that only mention a tool (messages, existence checks) do not run it.
 MENTION_ONLY = re.compile(
     r"^\s*(?:if\s+(?:!\s*)?|!\s*)?(echo|printf|@echo|command\s+-v|which|type|hash)\b|\$\(\s*(command\s+-v|which)\b"

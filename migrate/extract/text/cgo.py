@@ -8,20 +8,23 @@ import re
 from migrate.extract.text.lines import fact, finish
 from migrate.model import Extraction
 
-CGO_LDFLAGS = re.compile(r"^[ \t]*(?://)?[ \t]*#cgo[ \t]+(?:[^:\n]*[ \t])?LDFLAGS:[ \t]*(.*)$", re.MULTILINE)
+CGO_LDFLAGS = re.compile(r"^[ \t]*(?://[ \t]*)?#cgo[ \t]+(?:[^:\n]*[ \t])?LDFLAGS:[ \t]*(.*)$", re.MULTILINE)
+WORD = re.compile(r"\S+")
 
 
 def extract(source: bytes) -> Extraction:
     """`link_library` per `-lNAME` (the text: the `-L` folders of the same directive, one a line; role `cgo`)."""
     text = source.decode("utf-8")
     facts = []
+    line, counted = 1, 0
     for m in CGO_LDFLAGS.finditer(text):
-        line = text.count("\n", 0, m.start()) + 1
+        line += text.count("\n", counted, m.start())  # counted from the last directive: linear in the file
+        counted = m.start()
         start = m.start(1) - (text.rfind("\n", 0, m.start(1)) + 1)
-        flags = m.group(1).split()
-        folders = "\n".join(f[2:] for f in flags if f.startswith("-L") and len(f) > 2)
-        for flag in flags:
+        words = [(w.start(), w.group(0)) for w in WORD.finditer(m.group(1))]
+        folders = "\n".join(f[2:] for _, f in words if f.startswith("-L") and len(f) > 2)
+        for at, flag in words:
             if flag.startswith("-l") and len(flag) > 2:
-                at = start + m.group(1).find(flag)
-                facts.append(fact("link_library", flag[2:], line, at, at + len(flag), text=folders, role="cgo"))
+                facts.append(fact("link_library", flag[2:], line, start + at, start + at + len(flag), text=folders,
+                                  role="cgo"))
     return finish(text, facts)

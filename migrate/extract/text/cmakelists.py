@@ -269,7 +269,7 @@ def _arguments(command: Command, where: _Positions) -> list[Fact]:
         offset = arg.start
         for piece in arg.text.split("\n"):
             line, col = where(offset)
-            out.extend(flags(" " * col + piece, line))
+            out.extend(flags(piece, line, col))
             offset += len(piece) + 1
     return out
 

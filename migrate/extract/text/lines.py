@@ -31,10 +31,12 @@ def fact(kind: str, name: str, line: int, start: int, end: int, *, text: str = "
                 text=text, role=role)
 
 
-def flags(line: str, number: int) -> list[Fact]:
+def flags(line: str, number: int, column: int = 0) -> list[Fact]:
     """Every flag on a line, with its value in the text (`-arch=sm_80`, `-x cu`): the rules decide
-    which are nvcc's (a rule's `value:` tells `-arch sm_80` from macOS's `-arch x86_64`)."""
-    return [fact("flag", m.group(1), number, m.start(), m.end(), text=flag_text(m)) for m in FLAG.finditer(line)]
+    which are nvcc's (a rule's `value:` tells `-arch sm_80` from macOS's `-arch x86_64`). `column`: where
+    `line` starts on its physical line (a piece of a longer line is not padded: padding is quadratic)."""
+    return [fact("flag", m.group(1), number, column + m.start(), column + m.end(), text=flag_text(m))
+            for m in FLAG.finditer(line)]
 
 
 def flag_text(m: re.Match[str]) -> str:
