@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 
 import pytest
+from migrate.extract import extract
 from migrate.extract.c import cuda_cpp, guards, hazards, ts, wavefront
 from migrate.extract.c.tree import reading, walk
 from migrate.extract.text import buildfiles, cargo, cgo, containers, make_goals, rocm_path, vsproject
@@ -220,3 +221,15 @@ def test_the_bounded_build_readings_place_facts_as_before() -> None:
     go = cgo.extract(b"package x\n\n// #cgo linux LDFLAGS: -L${SRCDIR}/lib -lkern -lcudart\n//#cgo LDFLAGS: -lkern\n")
     assert [(f.name, f.line, f.column, f.text) for f in go.facts] == [
         ("kern", 3, 40, "${SRCDIR}/lib"), ("cudart", 3, 47, "${SRCDIR}/lib"), ("kern", 4, 17, "")]
+
+
+def test_a_long_attribute_chain_is_read_in_linear_time() -> None:
+    """session 25: `torch.version.cuda` written 5,500 times on one line (a 16,500-link chain, 100 KB) took 55 s:
+    each link resolved the whole chain below it again."""
+    started = time.process_time()
+    extraction = extract("python", b"torch.version.cuda" * 5500)
+    assert time.process_time() - started < 3.0
+    assert extraction.error is None and not extraction.facts
+    chain = extract("python", b"import torch\nx = f().a.torch.cuda\ny = torch.version.cuda.split('.')\n")
+    assert [(f.kind, f.name, f.line) for f in chain.facts if f.kind == "python_attr"] == [
+        ("python_attr", "torch.version.cuda.split", 3)]
