@@ -233,3 +233,35 @@ def test_a_long_attribute_chain_is_read_in_linear_time() -> None:
     chain = extract("python", b"import torch\nx = f().a.torch.cuda\ny = torch.version.cuda.split('.')\n")
     assert [(f.kind, f.name, f.line) for f in chain.facts if f.kind == "python_attr"] == [
         ("python_attr", "torch.version.cuda.split", 3)]
+
+
+def test_a_file_of_many_top_level_nodes_reads_its_identifiers_in_linear_time() -> None:
+    """session 25: 100 KB of `$$(` parses into 66,000 top-level nodes; each identifier's role looked its parent up
+    through tree-sitter, which reads the root's children one by one (32 s)."""
+    started = time.process_time()
+    extraction = extract("cuda", b"$$(" * 33000)
+    assert time.process_time() - started < 3.0
+    assert extraction.error is None and len(extraction.facts) == 33000
+
+
+def test_the_roles_read_through_the_parent_index_are_tree_sitters() -> None:
+    source = (b"namespace cg = cooperative_groups;\nusing namespace nvcuda;\n#if !defined(USE_CUDA) && X\n#endif\n"
+              b"#ifndef __CUDACC__\nint a;\n#endif\nvoid cudaFoo(int n);\nint main() { cudaMalloc(0, 1); return n; }\n")
+    roles = {(f.name, f.role) for f in extract("cuda", source).facts if f.kind == "identifier"}
+    assert {("cooperative_groups", "namespace"), ("nvcuda", "namespace"), ("USE_CUDA", "negated_macro"),
+            ("X", "macro"), ("__CUDACC__", "negated_macro"), ("cudaFoo", "definition"),
+            ("cudaMalloc", "call")} <= roles
+
+
+def test_a_parse_that_re_reads_the_file_stops_at_its_cpu_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """session 25: 100 KB of `/*]` (an unterminated comment at every step of tree-sitter's error recovery) took 13.5 s
+    of parsing in 2,640 progress calls, far inside the budget of calls. The parse's CPU time is bounded (1 s + 20 us a
+    byte by default); the reason is machine-dependent, so it is never cached."""
+    from migrate.extract import budget
+    monkeypatch.setattr(budget, "PARSE_CPU_FREE", 0.3)
+    monkeypatch.setattr(budget, "PARSE_CPU_PER_BYTE", 0.0)
+    started = time.process_time()
+    stopped = extract("cuda", b"/*]" * 33000)
+    assert time.process_time() - started < 2.0
+    assert stopped.error is not None and stopped.error.startswith(budget.TRANSIENT) and "CPU time" in stopped.error
+    assert extract("cuda", b"__global__ void k(int *p) { p[threadIdx.x] = 0; }\n" * 2000).error is None

@@ -32,6 +32,11 @@ from migrate.model import Extraction
 FILE_SECONDS = 600.0  # the wall-clock safety net per file; the budget of work (WORK_*) is what bounds a file
 WORK_FREE = 1_000_000  # units of work any file may use (a unit: a node walked, a tree-sitter progress call)
 WORK_PER_BYTE = 20  # and per byte of the file: real code uses at most ~2 (docs/decisions/2026-12-06-work-budget-per-file.md)
+# CPU time a C/C++ parse may use: tree-sitter's error recovery can re-read the rest of the file at each step (100 KB of
+# `/*]` took 13.5 s in 2,640 progress calls), which the count of progress calls does not see. Real code parses at
+# <= 4.2 us a byte (the 400 largest C/C++ files of 370 projects; docs/decisions/2026-12-06-s25-parse-cpu-time.md)
+PARSE_CPU_FREE = 1.0
+PARSE_CPU_PER_BYTE = 20e-6
 SCAN_SECONDS = 1800.0  # the whole analysis of one scan; files not analysed by then are listed as skipped
 SCAN_MEMORY = 2 << 30  # resident bytes of one process past which it takes no further file
 DEEP_RECURSION = 20_000
@@ -72,6 +77,10 @@ class BudgetExceeded(Exception):
 
 class WorkExceeded(Exception):
     """A stage used up its bound of work for this input (a parser that makes no progress)."""
+
+
+class CpuExceeded(Exception):
+    """A native parse used up its CPU time (PARSE_CPU_*): depends on the machine, so never cached."""
 
 
 class _Work:
@@ -199,6 +208,8 @@ def _guarded(extractor: Callable[[bytes], Extraction], source: bytes, seconds: f
                               "file's budget of work was not spent; where this stops a file depends on the machine)")
     except WorkExceeded as exc:
         return failed(source, f"too much work to analyse: {_one_line(exc)}")
+    except CpuExceeded as exc:
+        return failed(source, f"{TRANSIENT} {_one_line(exc)} (where this stops a file depends on the machine)")
     except RecursionError:
         return failed(source, "nested too deeply to analyse (RecursionError)")
     except Exception as exc:

@@ -10,7 +10,7 @@ from migrate.extract.budget import MAX_FACTS
 from migrate.extract.c import device, guards, hazards, inert, lanemasks, language, runtime, ts, wavefront, xref
 from migrate.extract.c.guards import GuardMap, off_macros
 from migrate.extract.c.needles import Needled
-from migrate.extract.c.tree import in_device_code, qualifiers, reading, texts, walk
+from migrate.extract.c.tree import Parents, in_device_code, qualifiers, reading, texts, walk
 from migrate.extract.c.tree import text as _text
 from migrate.extract.columns import Columns
 from migrate.extract.text.lines import line_texts
@@ -142,12 +142,13 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
     with reading(source):
         caps = captures(root)
         named = texts(caps.get("reference.identifier", []), source)  # read once: _identifiers and xref
-        defines = [n.parent for n in caps.get("macro.name", []) if n.parent is not None]
+        parents = Parents(root)
+        defines = [p for n in caps.get("macro.name", []) if (p := parents.of(n)) is not None]
         chains = guards.chains_of(caps.get("conditional", []))
         guard_map = GuardMap.build(chains, off_macros(defines, source), source)
         ctx = _Ctx(source=source, guards=guard_map, original=original,
                    row0=row0, col0=col0, cell=cell, names=names, skip_inert=skip_inert)
-        _identifiers(ctx, caps, named)
+        _identifiers(ctx, caps, named, parents.of)
         _own_namespaces(ctx, root)
         _hip_branches(ctx, chains)
         _switch_branches(ctx, chains)
@@ -379,7 +380,8 @@ def _switch_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> N
             ctx.add_span("hip_rejected", "error", m.start(), m.end(), text=m.group(0).decode("utf-8", "replace")[:120])
 
 
-def _identifiers(ctx: _Ctx, caps: dict[str, list[ts.Node]], named: list[str]) -> None:
+def _identifiers(ctx: _Ctx, caps: dict[str, list[ts.Node]], named: list[str],
+                 parent_of: Callable[[ts.Node], ts.Node | None]) -> None:
     """`named`: the texts of caps' reference.identifier nodes, in their order."""
     calls = {n.start_byte for n in caps.get("reference.call", [])}
     own = set(caps.get("macro.own", ()))
@@ -396,7 +398,7 @@ def _identifiers(ctx: _Ctx, caps: dict[str, list[ts.Node]], named: list[str]) ->
         if wanted is not None and not wanted(name):
             ctx.dropped += 1
             continue
-        role = _role(node, calls)
+        role = _role(node, calls, parent_of)
         ctx.add("identifier", name, node, role=role, text=_scope(node) if role == "call" else "")
     for node, name in zip(members, member_names, strict=True):
         if wanted is not None and not wanted(name):
@@ -455,10 +457,10 @@ def _own_namespaces(ctx: _Ctx, root: ts.Node) -> None:
             ctx.add("defined", NAMESPACE_PREFIX + _text(name).split("::")[0].strip(), name)
 
 
-def _role(node: ts.Node, calls: set[int]) -> str:
+def _role(node: ts.Node, calls: set[int], parent_of: Callable[[ts.Node], ts.Node | None]) -> str:
     if node.start_byte in calls:
         return "call"
-    parent = node.parent
+    parent = parent_of(node)
     if parent is not None and parent.type == "namespace_alias_definition" and parent.named_children[0] == node:
         return "alias"
     if node.type == "namespace_identifier" or (parent is not None and parent.type == "using_declaration" \
@@ -471,7 +473,7 @@ def _role(node: ts.Node, calls: set[int]) -> str:
                                                    "binary_expression", "preproc_defined"):
         if parent.type == "unary_expression" and parent.children and parent.children[0].type == "!":
             negated = not negated
-        parent = parent.parent
+        parent = parent_of(parent)
     if parent is not None and parent.type in ("preproc_ifdef", "preproc_elifdef") and parent.children \
             and parent.children[0].type.endswith("ndef"):
         negated = not negated

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import tree_sitter
 import tree_sitter_cuda
 
 from migrate.extract import budget
-from migrate.extract.budget import WorkExceeded, native_call
+from migrate.extract.budget import CpuExceeded, WorkExceeded, native_call
 
 Node = tree_sitter.Node
 CALLS_FREE = 1_000
@@ -74,13 +75,15 @@ def parse(source: bytes) -> Node:
     calls = 0
     parser = _parser()
     tree = None
+    cpu_allowed = budget.PARSE_CPU_FREE + len(source) * budget.PARSE_CPU_PER_BYTE
+    cpu_end = time.process_time() + cpu_allowed
     try:
         while tree is None:  # a signal whose handler did not raise: the parse goes on where it stopped
             with native_call() as expired:
                 def progress(_offset: int, _has_error: bool) -> bool:
                     nonlocal calls
                     calls += 1
-                    return calls > stop or expired()
+                    return calls > stop or expired() or time.process_time() > cpu_end
 
                 try:  # bytes, not a memoryview: Node.text of this tree calls the reader again and needs bytes
                     tree = parser.parse(lambda offset, _point: source[offset:], progress_callback=progress)
@@ -89,6 +92,8 @@ def parse(source: bytes) -> Node:
                         raise WorkExceeded(f"the C/C++ parser did not finish in {allowed * 100:,} steps") from None
                     if calls > stop:
                         budget.charge(calls, "parsing C/C++")
+                    if time.process_time() > cpu_end:
+                        raise CpuExceeded(f"the C/C++ parser used over {cpu_allowed:.3g} s of CPU time") from None
                     if not expired():
                         raise
         budget.charge(calls, "parsing C/C++")
