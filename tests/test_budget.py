@@ -247,6 +247,7 @@ def test_the_parse_counts_against_the_files_budget_of_work(monkeypatch: pytest.M
     """A parse stopped by what the file has left, not only by its own bound of steps: every parse of a file (its
     macro bodies, a second try) draws on one budget."""
     monkeypatch.setattr(ts, "CALLS_FREE", 10**12)  # no bound of the parse's own
+    monkeypatch.setattr(budget, "PARSE_CPU_FREE", 10.0**6)  # nor of its CPU time
     monkeypatch.setattr(budget, "WORK_FREE", 10_000)
     extraction = extract("cuda", LOOP)
     assert extraction.error is not None and "the file's budget of " in extraction.error
