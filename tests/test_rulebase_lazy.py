@@ -102,5 +102,49 @@ def test_an_edited_file_lint_builds_only_the_rules_it_reports(tmp_path: Path, mo
             assert len(rules) > 400
             # the rules the file's facts find (a handful) and no more: lint's all-rule sites read the columns
             assert 0 < rules.built <= 10, (formats, select, rules.built)  # 4: the rules of its 4 findings
+            # a compiled map's values are decoded only for a rule a fact found (compiled.json's FORMAT 2)
+            maps = [load.map_names(spec) and spec["map"] for _, spec in rules.matchers()]
+            compiled_maps = [m for m in maps if isinstance(m, load.MapText)]
+            assert len(compiled_maps) > 250 and sum(m.decoded() for m in compiled_maps) <= rules.built
     assert os.environ.get("ROCM_MIGRATE_CACHE_DIR")  # conftest's own cache: the compiled copy, not a cache hit
 
+
+
+def test_a_compiled_map_decodes_its_values_when_first_asked() -> None:
+    """compiled.json writes a map as its names and its values' JSON text; read back it is the map the YAML
+    validates to, and iterating it, its length and its names need no decoding."""
+    from migrate.rulebase import compiled
+
+    record = {"id": "HIP9990", "match": {"identifier": {"map": {"cudaA": "hipA", "cudaB": {"hip": "hipB", "since": "6.0"},
+                                                                "cudaC": None}}}}
+    written = compiled._maps_split(record)
+    assert written["match"]["identifier"]["map"] == [["cudaA", "cudaB", "cudaC"], '["hipA",{"hip":"hipB","since":"6.0"},null]']
+    assert record["match"]["identifier"]["map"]["cudaA"] == "hipA"  # the validated record is left as it was
+    (back,) = compiled._with_maps([written])
+    text = back["match"]["identifier"]["map"]
+    assert isinstance(text, load.MapText) and list(text) == ["cudaA", "cudaB", "cudaC"] and len(text) == 3
+    assert list(load.map_names(back["match"]["identifier"])) == ["cudaA", "cudaB", "cudaC"] and not text.decoded()
+    assert text == record["match"]["identifier"]["map"] and text.decoded()
+    assert text["cudaB"] == {"hip": "hipB", "since": "6.0"} and "cudaD" not in text
+    assert load.Entries(text)["cudaB"].hip == "hipB" and load.Entries(text)["cudaA"].hip == "hipA"
+
+
+@pytest.mark.parametrize("written", [{"cudaA": "hipA"}, [["cudaA"], ["hipA"]], [["cudaA"]], "cudaA"])
+def test_a_compiled_map_of_another_shape_sets_the_copy_aside(tmp_path: Path, written: object) -> None:
+    """Near miss: a map as FORMAT 1 wrote it (an object), or of no known shape, is not read as names and values."""
+    import json
+
+    from migrate.rulebase import compiled
+
+    head = json.dumps({"format": compiled.FORMAT, "checked_against": compiled.checked_against()})
+    good = {"id": "HIP9990", "match": {"identifier": {"map": [["cudaA"], '["hipA"]']}}}
+    (tmp_path / compiled.NAME).write_text(f"{head}\n{json.dumps(['x.yaml', 'd', [good]])}\n")
+    assert list(compiled.read(tmp_path)) == ["x.yaml"]
+    bad = {"id": "HIP9990", "match": {"identifier": {"map": written}}}
+    (tmp_path / compiled.NAME).write_text(f"{head}\n{json.dumps(['x.yaml', 'd', [bad]])}\n")
+    assert compiled.read(tmp_path) == {}
+
+
+def test_a_compiled_map_whose_values_do_not_match_its_names_is_an_error() -> None:
+    with pytest.raises(ValueError, match="do not match its names"):
+        load.MapText(["cudaA", "cudaB"], '["hipA"]')["cudaA"]

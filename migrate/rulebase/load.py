@@ -5,13 +5,13 @@ import copy
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from migrate import __version__
+from migrate import __version__, jsonio
 from migrate.compat import sha256_hex
 from migrate.model import Confidence, HipifyState, MigrationClass, RuleInfo, slot_builder
 from migrate.rulebase import datafile
@@ -75,6 +75,50 @@ class Entries(Mapping[str, Entry]):
 
     def __repr__(self) -> str:
         return f"Entries({len(self.raw)} names)"
+
+
+class MapText(Mapping[str, object]):
+    """A rule's `map` as rules/compiled.json holds it (rulebase/compiled.py): its names, and its
+    values as one JSON text decoded when a value is first asked for; iterating, `len` and
+    `map_names` need no decoding. Equal to the dict of the same items, as any Mapping. Raises
+    ValueError when the text does not decode to one value per name."""
+
+    __slots__ = ("_items", "names", "text")
+
+    def __init__(self, names: list[str], text: str) -> None:
+        self.names = names
+        self.text = text
+        self._items: dict[str, object] | None = None
+
+    def decoded(self) -> bool:
+        """Whether the values were decoded (tests)."""
+        return self._items is not None
+
+    def _decode(self) -> dict[str, object]:
+        if self._items is None:
+            values = jsonio.loads(self.text)
+            if not isinstance(values, list) or len(values) != len(self.names):
+                raise ValueError("a compiled map whose values do not match its names")
+            self._items = dict(zip(self.names, values, strict=True))
+        return self._items
+
+    def __getitem__(self, name: str) -> object:
+        return self._decode()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __repr__(self) -> str:
+        return f"MapText({len(self.names)} names)"
+
+
+def map_names(spec: Mapping[str, Any]) -> Collection[str]:
+    """The names of a matcher record's `map` (empty without one), without decoding a compiled map's values."""
+    names = spec.get("map") or _EMPTY
+    return names.names if isinstance(names, MapText) else names
 
 
 class LazyPattern:

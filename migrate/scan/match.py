@@ -21,7 +21,16 @@ from migrate.model import (
     evolver,
 )
 from migrate.rulebase import alternatives, datafile, targets
-from migrate.rulebase.load import Entry, LazyPattern, Rule, RuleBase, as_tuple, default_rules_dir, version_tuple
+from migrate.rulebase.load import (
+    Entry,
+    LazyPattern,
+    Rule,
+    RuleBase,
+    as_tuple,
+    default_rules_dir,
+    map_names,
+    version_tuple,
+)
 from migrate.scan import crossref
 from migrate.scan.layout import (
     BACKENDS_FILE,
@@ -72,17 +81,18 @@ class RuleIndex:
         exact = as_tuple(spec.get("exact"))
         if exact:
             self._enter(kind, dict.fromkeys(exact), (position, False))
-        if spec.get("map"):  # the names only: an entry is built when a fact looks it up
-            self._enter(kind, spec["map"], (position, True))
+        names = map_names(spec)
+        if names:  # the names only: an entry is built when a fact looks it up
+            self._enter(kind, names, (position, True))
         for prefix in as_tuple(spec.get("prefix")):
             self._prefix.setdefault(kind, []).append((prefix, position))
         if "regex" in spec:
             self._regex.setdefault(kind, []).append((spec["regex"], LazyPattern(spec["regex"]), position))
 
-    def _enter(self, kind: str, names: Mapping[str, object], hit: tuple[int, bool]) -> None:
+    def _enter(self, kind: str, names: Iterable[str], hit: tuple[int, bool]) -> None:
         """`hit` appended to each name's rules: the names no earlier rule lists in one step (11k at each lint start)."""
         table = self._by_name.setdefault(kind, {})
-        shared = {name: table[name] + (hit,) for name in table.keys() & names.keys()} if table else {}
+        shared = {name: table[name] + (hit,) for name in table.keys() & names} if table else {}
         table.update(dict.fromkeys(names, (hit,)))
         table.update(shared)
 
