@@ -137,6 +137,7 @@ class _Visitor(ast.NodeVisitor):
         self.decorates: dict[int, str] = {}  # id() of a decorator call -> the function it decorates
         self.assigned: dict[str, set[str]] = {}  # extension = CUDAExtension -> {"extension": {...CUDAExtension}}
         self.exprs: dict[str, ast.expr] = {}  # the last value assigned to each plain name
+        self.runtime_read: set[int] = set()  # id() of the strings naming a CUDA file a run-time compiler reads
         self.grown: dict[str, list[ast.expr]] = {}  # sources += [...], sources.append(x): what was added since
         self.returns: dict[str, ast.Tuple] = {}  # function -> the one tuple it returns
         self.globbed: list[str] = []  # source patterns of the glob.glob calls seen so far (structure.py)
@@ -187,6 +188,13 @@ class _Visitor(ast.NodeVisitor):
         self.alternatives = alternative_imports(tree)
         self.presence = presence_tests(tree)
         self.scopes = import_scopes(tree)
+
+    @functools.cached_property
+    def compiles_at_run_time(self) -> bool:
+        """Whether the file calls a run-time compiler (embedded.RUNTIME_COMPILERS), found the first time a read of a
+        CUDA file asks: most files read none."""
+        tree = self.tree or ast.Module(body=[], type_ignores=[])
+        return any(isinstance(c, ast.Call) and self.call_name(c) in embedded.RUNTIME_COMPILERS for c in ast.walk(tree))
 
     @functools.cached_property
     def walkers(self) -> frozenset[str]:
@@ -502,7 +510,9 @@ class _Visitor(ast.NodeVisitor):
             for source, snippet_node in embedded.sources_of(name, node, self.strings, self.lines):
                 self._embedded(source, snippet_node)
             for file_name, string in embedded.source_files(name, node, self.exprs):
-                self.add("runtime_source", file_name, string)
+                self._runtime_source(file_name, string)
+        if (read := embedded.read_file(node, self.exprs)) and self.compiles_at_run_time:
+            self._runtime_source(*read)
         if isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2:
             self.compared.update(map(id, _operands(node.args[1])))
         if not (_is_message(node, name) or id(node) in self.raised):
@@ -586,6 +596,13 @@ class _Visitor(ast.NodeVisitor):
                         self.add("requirement", normalise(m.group(1)), const, text=str(const.value))
                 if keyword.arg == "extras_require" and self.guard is None:  # extras: not in a plain install
                     self.facts[before:] = [dataclasses.replace(f, guard="optional") for f in self.facts[before:]]
+
+    def _runtime_source(self, file_name: str, string: ast.expr) -> None:
+        """A CUDA file a run-time compiler reads, once per string that names it (the call's argument and the read
+        inside it name the same file)."""
+        if id(string) not in self.runtime_read:
+            self.runtime_read.add(id(string))
+            self.add("runtime_source", file_name, string)
 
     def _embedded(self, source: embedded.Snippet, node: ast.expr) -> None:
         from migrate.extract.budget import WorkExceeded
