@@ -24,8 +24,16 @@ PREFIX = re.compile(r"^[rRbBuUfF]*")
 # Loaders that compile the CUDA source they get at run time on a ROCm path of their own (CuPy's ROCm build hands it
 # to hipRTC, PyTorch's load_inline hipifies it), as they do a literal (rules/names/python.yaml runtime_compilers).
 RUNTIME_COMPILERS = name_list("python", "runtime_compilers")
+CUPY_COMPILERS = name_list("python", "cupy_compilers")
 SOURCE_FILE = re.compile(r"(?:^|/)([\w.-]+\.cuh?)$")
 READS = frozenset({"read_text", "read", "read_bytes", "open"})  # Path.read_text, open(...).read(), resources
+
+
+def compiles_source(name: str, call: ast.Call) -> bool:
+    """Whether a CuPy call compiles CUDA source it is given (`RawKernel(code, name)`, `RawModule(code=...)`,
+    `compile_with_cache(source)`), not a module built elsewhere (`RawModule(path=...)`, cusignal's fatbins)."""
+    return name in CUPY_COMPILERS and any(_argument(call, position, keyword) is not None
+                                          for position, keyword in SOURCE_ARGS[name])
 
 
 def source_files(name: str, call: ast.Call, exprs: dict[str, ast.expr]) -> list[tuple[str, ast.expr]]:

@@ -57,6 +57,9 @@ def extract_text(text: str, *, cell: int | None = None) -> tuple[list[Fact], lis
             + options.facts(tree, cell)), visitor.notes
 
 
+DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
+
+
 def _optional_uses(facts: list[Fact]) -> list[Fact]:
     """Uses of a module this file imports only in an optional scope (`try: import cupyx` / `except ImportError:
     return False`) are as optional as the import: without the module they never run."""
@@ -67,8 +70,16 @@ def _optional_uses(facts: list[Fact]) -> list[Fact]:
     optional -= {root(f.name) for f in facts if f.kind == "python_import" and f.guard != "optional"}
     if not optional:
         return facts
-    return [dataclasses.replace(f, guard="optional") if f.kind == "python_attr" and f.guard is None
-            and root(f.name) in optional else f for f in facts]
+    return [dataclasses.replace(f, guard="optional") if f.guard is None and root(_used_name(f)) in optional else f
+            for f in facts]
+
+
+def _used_name(fact: Fact) -> str:
+    """The module name a fact uses: a python_attr's name, a construct's call (`cupy-runtime-compile` of
+    cupy.RawKernel); empty for other facts (a construct named after a function: numba's kernels)."""
+    if fact.kind == "python_attr":
+        return fact.name
+    return fact.text if fact.kind == "construct" and DOTTED.match(fact.text) else ""
 
 
 # A package's count of CUDA devices that is 0 where the package was built without CUDA, and the calls that count
@@ -511,6 +522,8 @@ class _Visitor(ast.NodeVisitor):
                 self._embedded(source, snippet_node)
             for file_name, string in embedded.source_files(name, node, self.exprs):
                 self._runtime_source(file_name, string)
+            if embedded.compiles_source(name, node):
+                self.add("construct", "cupy-runtime-compile", node, text=name)
         if (read := embedded.read_file(node, self.exprs)) and self.compiles_at_run_time:
             self._runtime_source(*read)
         if isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2:
