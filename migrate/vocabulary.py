@@ -302,6 +302,7 @@ PYTHON_CONSTRUCTS: dict[str, str] = {
     "capability-compare": "a comparison of the compute capability",
     "capability-floor": "a compute-capability bound below 9 (`cap >= (8, 0)`): decided on ROCm as on the newest GPUs",
     "numba-cuda-kernel": "a `@cuda.jit` kernel",
+    "cupy-runtime-compile": "a CuPy call given CUDA C source to compile at run time (`cupy.RawKernel(code, name)`)",
     "triton-inline-asm": "`tl.inline_asm_elementwise`",
     "triton-num-warps": "a `num_warps` value",
     "cuda-library-load": "a CUDA library loaded by name through ctypes (`ctypes.CDLL(\"libcublas.so\")`, `find_library`)",

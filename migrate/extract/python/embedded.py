@@ -16,14 +16,24 @@ SOURCE_ARGS: dict[str, tuple[tuple[int | None, str], ...]] = {
     "cupy.ElementwiseKernel": ((2, "operation"), (None, "preamble")),
     "cupy.ReductionKernel": ((2, "map_expr"), (3, "reduce_expr"), (4, "post_map_expr"), (None, "preamble")),
     "torch.utils.cpp_extension.load_inline": ((1, "cpp_sources"), (2, "cuda_sources")),
+    "cupy.cuda.compile_with_cache": ((0, "source"),),
+    "cupy.cuda.compiler.compile_with_cache": ((0, "source"),),
     "pycuda.compiler.SourceModule": ((0, "source"),),
 }
 PREFIX = re.compile(r"^[rRbBuUfF]*")
-# Loaders that compile the CUDA source they get at run time: CuPy's ROCm build hands it to hipRTC
-# (https://docs.cupy.dev/en/stable/install.html#using-cupy-on-amd-gpu-experimental), as it does a literal.
+# Loaders that compile the CUDA source they get at run time on a ROCm path of their own (CuPy's ROCm build hands it
+# to hipRTC, PyTorch's load_inline hipifies it), as they do a literal (rules/names/python.yaml runtime_compilers).
 RUNTIME_COMPILERS = name_list("python", "runtime_compilers")
+CUPY_COMPILERS = name_list("python", "cupy_compilers")
 SOURCE_FILE = re.compile(r"(?:^|/)([\w.-]+\.cuh?)$")
 READS = frozenset({"read_text", "read", "read_bytes", "open"})  # Path.read_text, open(...).read(), resources
+
+
+def compiles_source(name: str, call: ast.Call) -> bool:
+    """Whether a CuPy call compiles CUDA source it is given (`RawKernel(code, name)`, `RawModule(code=...)`,
+    `compile_with_cache(source)`), not a module built elsewhere (`RawModule(path=...)`, cusignal's fatbins)."""
+    return name in CUPY_COMPILERS and any(_argument(call, position, keyword) is not None
+                                          for position, keyword in SOURCE_ARGS[name])
 
 
 def source_files(name: str, call: ast.Call, exprs: dict[str, ast.expr]) -> list[tuple[str, ast.expr]]:
@@ -42,6 +52,37 @@ def source_files(name: str, call: ast.Call, exprs: dict[str, ast.expr]) -> list[
             if isinstance(node, ast.Constant) and isinstance(node.value, str) \
                     and (found := SOURCE_FILE.search(node.value)):
                 out.append((found.group(1), node))
+    return out
+
+
+def read_file(call: ast.Call, exprs: dict[str, ast.expr]) -> tuple[str, ast.expr] | None:
+    """The CUDA file a read names (`open(os.path.join(here, "kernel.cu")).read()`, `Path(...).read_text()`, the path
+    directly or through a name assigned before): (file name, its string). gpu-auralization's module reads kernel.cu
+    into a name that a function passes on to load_inline: in a module that compiles at run time (the caller's test),
+    such a read is the compiler's source wherever the text then goes."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id == "open" and call.args:
+        path: ast.expr | None = call.args[0]
+        if len(call.args) > 1 and isinstance(mode := call.args[1], ast.Constant) and set(str(mode.value)) & set("wax+"):
+            return None  # written, not read
+    elif isinstance(func, ast.Attribute) and func.attr in READS - {"read"}:
+        path = func.value
+    else:
+        return None
+    for node in _through_names(path, exprs, depth=0):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and (found := SOURCE_FILE.search(node.value)):
+            return found.group(1), node
+    return None
+
+
+def _through_names(node: ast.expr | None, exprs: dict[str, ast.expr], depth: int) -> list[ast.AST]:
+    if node is None or depth > 2:
+        return []
+    out: list[ast.AST] = []
+    for sub in ast.walk(node):
+        out.append(sub)
+        if isinstance(sub, ast.Name) and sub.id in exprs and exprs[sub.id] is not node:
+            out += _through_names(exprs[sub.id], exprs, depth + 1)
     return out
 
 

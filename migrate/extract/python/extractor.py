@@ -57,6 +57,9 @@ def extract_text(text: str, *, cell: int | None = None) -> tuple[list[Fact], lis
             + options.facts(tree, cell)), visitor.notes
 
 
+DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
+
+
 def _optional_uses(facts: list[Fact]) -> list[Fact]:
     """Uses of a module this file imports only in an optional scope (`try: import cupyx` / `except ImportError:
     return False`) are as optional as the import: without the module they never run."""
@@ -67,8 +70,16 @@ def _optional_uses(facts: list[Fact]) -> list[Fact]:
     optional -= {root(f.name) for f in facts if f.kind == "python_import" and f.guard != "optional"}
     if not optional:
         return facts
-    return [dataclasses.replace(f, guard="optional") if f.kind == "python_attr" and f.guard is None
-            and root(f.name) in optional else f for f in facts]
+    return [dataclasses.replace(f, guard="optional") if f.guard is None and root(_used_name(f)) in optional else f
+            for f in facts]
+
+
+def _used_name(fact: Fact) -> str:
+    """The module name a fact uses: a python_attr's name, a construct's call (`cupy-runtime-compile` of
+    cupy.RawKernel); empty for other facts (a construct named after a function: numba's kernels)."""
+    if fact.kind == "python_attr":
+        return fact.name
+    return fact.text if fact.kind == "construct" and DOTTED.match(fact.text) else ""
 
 
 # A package's count of CUDA devices that is 0 where the package was built without CUDA, and the calls that count
@@ -137,6 +148,7 @@ class _Visitor(ast.NodeVisitor):
         self.decorates: dict[int, str] = {}  # id() of a decorator call -> the function it decorates
         self.assigned: dict[str, set[str]] = {}  # extension = CUDAExtension -> {"extension": {...CUDAExtension}}
         self.exprs: dict[str, ast.expr] = {}  # the last value assigned to each plain name
+        self.runtime_read: set[int] = set()  # id() of the strings naming a CUDA file a run-time compiler reads
         self.grown: dict[str, list[ast.expr]] = {}  # sources += [...], sources.append(x): what was added since
         self.returns: dict[str, ast.Tuple] = {}  # function -> the one tuple it returns
         self.globbed: list[str] = []  # source patterns of the glob.glob calls seen so far (structure.py)
@@ -187,6 +199,13 @@ class _Visitor(ast.NodeVisitor):
         self.alternatives = alternative_imports(tree)
         self.presence = presence_tests(tree)
         self.scopes = import_scopes(tree)
+
+    @functools.cached_property
+    def compiles_at_run_time(self) -> bool:
+        """Whether the file calls a run-time compiler (embedded.RUNTIME_COMPILERS), found the first time a read of a
+        CUDA file asks: most files read none."""
+        tree = self.tree or ast.Module(body=[], type_ignores=[])
+        return any(isinstance(c, ast.Call) and self.call_name(c) in embedded.RUNTIME_COMPILERS for c in ast.walk(tree))
 
     @functools.cached_property
     def walkers(self) -> frozenset[str]:
@@ -505,7 +524,11 @@ class _Visitor(ast.NodeVisitor):
             for source, snippet_node in embedded.sources_of(name, node, self.strings, self.lines):
                 self._embedded(source, snippet_node)
             for file_name, string in embedded.source_files(name, node, self.exprs):
-                self.add("runtime_source", file_name, string)
+                self._runtime_source(file_name, string)
+            if embedded.compiles_source(name, node):
+                self.add("construct", "cupy-runtime-compile", node, text=name)
+        if (read := embedded.read_file(node, self.exprs)) and self.compiles_at_run_time:
+            self._runtime_source(*read)
         if isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2:
             self.compared.update(map(id, _operands(node.args[1])))
         if not (_is_message(node, name) or id(node) in self.raised):
@@ -589,6 +612,13 @@ class _Visitor(ast.NodeVisitor):
                         self.add("requirement", normalise(m.group(1)), const, text=str(const.value))
                 if keyword.arg == "extras_require" and self.guard is None:  # extras: not in a plain install
                     self.facts[before:] = [dataclasses.replace(f, guard="optional") for f in self.facts[before:]]
+
+    def _runtime_source(self, file_name: str, string: ast.expr) -> None:
+        """A CUDA file a run-time compiler reads, once per string that names it (the call's argument and the read
+        inside it name the same file)."""
+        if id(string) not in self.runtime_read:
+            self.runtime_read.add(id(string))
+            self.add("runtime_source", file_name, string)
 
     def _embedded(self, source: embedded.Snippet, node: ast.expr) -> None:
         from migrate.extract.budget import WorkExceeded
