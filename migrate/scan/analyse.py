@@ -25,6 +25,7 @@ from migrate.model import (
     FileResult,
     Skipped,
     SourceFile,
+    build_candidate,
     build_finding,
     vocabulary_value,
 )
@@ -496,9 +497,9 @@ def _candidate(rel: str, row: list[Any], line_text: dict[tuple[int, int], str]) 
     if source_line is None:
         source_line = line_text[(cell or 0, line)]
     # the fields in Finding's order; workload, targets, source, precise, effective_class and compiler as new
-    return Candidate(build_finding((rule, rel, line, column, end_line, end_column, symbol, message, hip, hipify,
-                                    confidence, cls, source_line, cell, "", (), "rules", None, status, "", "")),
-                     defined_as, namespace, needs_mask, needs_context)
+    return build_candidate((build_finding((rule, rel, line, column, end_line, end_column, symbol, message, hip, hipify,
+                                           confidence, cls, source_line, cell, "", (), "rules", None, status, "", "")),
+                            defined_as, namespace, needs_mask, needs_context))
 
 
 def result_version(rules: RuleBase, settings: Settings) -> str:
