@@ -280,6 +280,9 @@ class Candidate:
     needs_context: bool = False  # kept only in a .cu/.cuh file or a header (match.in_context): a plain name, no CUDA beside
 
 
+build_candidate = slot_builder(Candidate)  # (finding, defined_as, namespace, needs_mask, needs_context): every field
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FileResult:
     """What a scan keeps of one file once it is extracted and matched; cached per file by

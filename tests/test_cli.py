@@ -148,3 +148,33 @@ def test_scan_collects_young_objects_rarely(tmp_path: Path) -> None:
         assert result.exit_code == 0 and gc.get_threshold()[0] == SCAN_GC_THRESHOLD != 700
     finally:
         gc.set_threshold(*before)
+
+
+def test_scan_process_does_not_collect_while_it_scans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scan command's own process makes no cyclic collection while it runs; a child it forks collects (the workers,
+    as before); afterwards the collector is on again with an empty young generation (what the scan made is old)."""
+    import gc
+    import os
+
+    from click.testing import CliRunner
+    from migrate.cli.scan import scan
+    from migrate.workloads import parts
+
+    seen: list[tuple[bool, bool]] = []
+    real = parts.build
+
+    def build(*args: object, **kwargs: object) -> object:
+        pid = os.fork()
+        if pid == 0:  # the child says whether it collects by its exit status
+            os._exit(0 if gc.isenabled() else 1)
+        _, status = os.waitpid(pid, 0)
+        seen.append((gc.isenabled(), os.waitstatus_to_exitcode(status) == 0))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(parts, "build", build)
+    assert gc.isenabled()
+    result = CliRunner().invoke(scan, [str(ROOT / "fixtures" / "repos" / "demo"), "--no-cache", "--no-hipify", "-q",
+                                       "--jobs", "1", "-f", "json", "-o", str(tmp_path / "r.json")],
+                                catch_exceptions=False)
+    assert result.exit_code == 0 and seen == [(False, True)]
+    assert gc.isenabled() and gc.get_count()[0] < 1000

@@ -28,6 +28,42 @@ FAIL_CLASSES = CLASSES[1:]  # every scan is at least native: --fail-on native wo
 # cycles: on cuda-samples (--jobs 1) collecting cost 0.56-0.58 s of ~8.9 s CPU, 0.07-0.09 s with this, and the peak
 # memory stayed 135.3 MB (135.8). Set before the workers fork, so they collect as rarely.
 SCAN_GC_THRESHOLD = 100_000
+# The scan's own process does not collect at all while the command runs (the workers it forks collect as before, with
+# SCAN_GC_THRESHOLD): what it holds lives to the end, and a first scan of cuda-samples made no cycle to collect in it.
+# Each young collection walks the young containers, the report's big lists and dicts among them: 33 collections,
+# ~80 ms CPU of that process at load 10, 2 of them in the serial tail (docs/decisions/2026-12-06-s25-scan-parent-no-gc.md).
+_PAUSED = [False]  # the collector is off in this process for a scan: a forked child turns it on again
+
+
+def _collect_in_child() -> None:
+    if _PAUSED[0]:
+        _PAUSED[0] = False
+        gc.enable()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_collect_in_child)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic collection in this process within the block (one that was on before); children forked meanwhile
+    collect, with this process's thresholds. At its end what the block made counts as old: turned on with a young
+    generation of millions, the collector would walk them all at the next allocation (44 ms after a --jobs 1 scan
+    of cuda-samples, load 10): freeze and unfreeze put every tracked object in the oldest generation and start
+    the counts at 0."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    _PAUSED[0] = True
+    try:
+        yield
+    finally:
+        _PAUSED[0] = False
+        gc.freeze()
+        gc.unfreeze()
+        gc.enable()
 EPILOG = """\b
 Examples:
   rocm-migrate scan                                   summary of the tree under .
@@ -77,6 +113,13 @@ def scan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, 
          show_plan: bool, show_info: bool, rules_dir: Path | None, quiet: bool, verbose: bool, **given: Any) -> None:
     """Scan PATHS (default: .) and report every CUDA tie with its ROCm equivalent."""
     gc.set_threshold(SCAN_GC_THRESHOLD)
+    with _collector_paused():
+        _scan(paths, formats, output, sarif_level, sarif_max, show_plan, show_info, rules_dir, quiet, verbose, given)
+
+
+def _scan(paths: tuple[Path, ...], formats: tuple[str, ...], output: str | None, sarif_level: str, sarif_max: int,
+          show_plan: bool, show_info: bool, rules_dir: Path | None, quiet: bool, verbose: bool,
+          given: dict[str, Any]) -> None:
     extra = {name: given.pop(f"{name}_output") or given.pop(f"{name}_legacy", None) for name in FORMATS}
     jobs_out = outputs.destinations(formats, output, extra)
     targets = list(paths) or [Path(".")]

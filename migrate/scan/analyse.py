@@ -25,8 +25,8 @@ from migrate.model import (
     FileResult,
     Skipped,
     SourceFile,
+    build_candidate,
     build_finding,
-    vocabulary_value,
 )
 from migrate.rulebase.load import RuleBase, default_rules_dir
 from migrate.scan import cache as rows
@@ -468,7 +468,8 @@ def decode(rel: str, row: bytes, *, checked: bool = True) -> FileResult:
                                          _I))
     if data[0] != RESULT_FORMAT:
         raise BadRow("another format")
-    line_text = {(c, n): t for c, n, t in (typed_row(r, (_I, _I, _S)) for r in data[8])}
+    line_text = {(c, n): t for c, n, t in (typed_row(r, (_I, _I, _S)) for r in data[8])} if checked else \
+        {(c, n): t for c, n, t in data[8]}
     return FileResult(
         lines=data[1], notes=tuple(typed_list(data[2], _S)), error=data[3],
         facts=tuple(rows.fact_of(r, checked=checked) for r in data[4]),
@@ -485,20 +486,28 @@ def _as_written(value: Any, types: object) -> Any:
     return value
 
 
+_HIPIFY, _CONFIDENCE, _CLASS, _STATUS = ({w: w for w in words} for words in (HIPIFY_STATES, CONFIDENCES, CLASSES, STATUSES))
+
+
 def _candidate(rel: str, row: list[Any], line_text: dict[tuple[int, int], str]) -> Candidate:
     (rule, line, column, end_line, end_column, symbol, message, hip, hipify, confidence, cls, source_line, cell,
      status, defined_as, namespace, needs_mask, needs_context) = row
     # interned: every file's candidates are held at once, and rules, messages and names recur
-    rule, symbol, message = map(intern, (rule, symbol, message))
-    hipify, confidence = vocabulary_value(hipify, HIPIFY_STATES), vocabulary_value(confidence, CONFIDENCES)
-    cls, status = vocabulary_value(cls, CLASSES), vocabulary_value(status, STATUSES)
-    hip, defined_as, namespace = (None if v is None else intern(v) for v in (hip, defined_as, namespace))
+    rule, symbol, message = intern(rule), intern(symbol), intern(message)
+    # each the vocabulary's own word (KeyError for one that is none)
+    hipify, confidence, cls, status = _HIPIFY[hipify], _CONFIDENCE[confidence], _CLASS[cls], _STATUS[status]
+    if hip is not None:  # each by itself: a generator over the three cost more than the interning (20k candidates)
+        hip = intern(hip)
+    if defined_as is not None:
+        defined_as = intern(defined_as)
+    if namespace is not None:
+        namespace = intern(namespace)
     if source_line is None:
         source_line = line_text[(cell or 0, line)]
     # the fields in Finding's order; workload, targets, source, precise, effective_class and compiler as new
-    return Candidate(build_finding((rule, rel, line, column, end_line, end_column, symbol, message, hip, hipify,
-                                    confidence, cls, source_line, cell, "", (), "rules", None, status, "", "")),
-                     defined_as, namespace, needs_mask, needs_context)
+    return build_candidate((build_finding((rule, rel, line, column, end_line, end_column, symbol, message, hip, hipify,
+                                           confidence, cls, source_line, cell, "", (), "rules", None, status, "", "")),
+                            defined_as, namespace, needs_mask, needs_context))
 
 
 def result_version(rules: RuleBase, settings: Settings) -> str:

@@ -138,8 +138,13 @@ def hip_twinned(paths: Iterable[str]) -> frozenset[str]:
     hip_twins): ext_cuda.h beside ext_hip.h, x_nvidia.c beside x_amdgpu.c, CudaMallocAllocator.hpp beside
     HipMallocAllocator.hpp, cuda/... beside hip/, a CUDA library's wrapper beside its ROCm library's (cuBLAS.cpp
     beside rocBLAS.cpp)."""
+    return _hip_twinned(tuple(paths))
+
+
+@lru_cache(maxsize=4)
+def _hip_twinned(paths: tuple[str, ...]) -> frozenset[str]:
+    """`hip_twinned`, read once per tree: a scan asks it for the same files in parts and in `hip_members`."""
     cuda_words, hip_words, library_words = _hip_twins()
-    paths = list(paths)
     split, folders, stems = _tree(paths)
     found = set()
     stem_words = {**dict.fromkeys(cuda_words, hip_words), **library_words}

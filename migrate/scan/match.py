@@ -15,6 +15,7 @@ from migrate.model import (
     FileResult,
     Finding,
     Target,
+    build_candidate,
     build_finding,
     class_rank,
     evolve,
@@ -262,8 +263,8 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
                     continue
             if fact.kind == "construct" and fact.text:
                 symbol = fact.text
-            out.append((Candidate(_finding(rel, fact, rule, entry, symbol, extraction, index),
-                                  defined_as, namespace, symbol if rule.mask_elsewhere else None), rule))
+            out.append((build_candidate((_finding(rel, fact, rule, entry, symbol, extraction, index),
+                                         defined_as, namespace, symbol if rule.mask_elsewhere else None, False)), rule))
     return _uncovered(_context(out))
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from migrate.model import Fact
 from migrate.workloads.assemble import EXTENSION_KINDS, Spec
 from migrate.workloads.digraph import DiGraph
+from migrate.workloads.fact_index import of_kind, of_kinds
 from migrate.workloads.modules import ModuleIndex
 
 PY_SUFFIXES = (".py",)
@@ -34,6 +35,7 @@ SYSTEM_HEADERS = frozenset({
 })
 STDLIB = frozenset(sys.stdlib_module_names)
 PACKAGE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+LINKING_KINDS = ("include", "python_import", "python_attr", "extension", "cmake_link")  # the facts `_edge_of` reads
 
 
 class DependencyGraph:
@@ -55,33 +57,33 @@ class DependencyGraph:
         self._external = STDLIB | declared_packages(facts)
         extensions = {s.name: s for s in self.specs.values() if s.kind in EXTENSION_KINDS}
         targets = {s.name for s in self.specs.values() if s.kind.startswith("cmake")}
-        for rel, file_facts in facts.items():
+        for rel, fact in of_kinds(facts, *LINKING_KINDS):  # in the facts' order: an edge keeps its first reason
             if rel in self.owner:
-                self._edges_of(rel, file_facts, extensions, targets)
+                self._edge_of(rel, fact, extensions, targets)
 
-    def _edges_of(self, rel: str, facts: tuple[Fact, ...], extensions: dict[str, Any], targets: set[str]) -> None:
-        for fact in facts:
-            self._optional_use = fact.guard == "optional" or rel in self._optional_files
-            if fact.kind == "include":
-                if fact.text.startswith("<") and fact.name in SYSTEM_HEADERS:
-                    continue  # <unistd.h> is the system's, even where the project has a file of that name
-                self._link(rel, self._include(rel, fact.name), f"includes {fact.name}")
-            elif fact.kind == "python_import":
-                module = fact.name
-                if module.split(".")[0] in extensions:
-                    self._link_workload(rel, module.split(".")[0], f"imports {module}")
-                else:
-                    self._link(rel, self._import(rel, module), f"imports {module}")
-            elif fact.kind == "python_attr" and fact.name.startswith("torch.ops."):
-                namespace = fact.name.split(".")[2] if fact.name.count(".") >= 2 else ""
-                if namespace in extensions:
-                    self._link_workload(rel, namespace, f"calls {'.'.join(fact.name.split('.')[:4])}")
-            elif fact.kind == "extension" and fact.name in extensions:
-                self._link_workload(rel, fact.name, f"{'loads' if fact.role == 'jit' else 'builds'} {fact.name}")
-            elif fact.kind == "cmake_link" and fact.name in targets:
-                for lib in fact.text.split("\n"):
-                    if lib in targets and lib != fact.name:
-                        self.graph.add_edge(fact.name, lib, f"{rel}: {fact.name} links {lib}")
+    def _edge_of(self, rel: str, fact: Fact, extensions: dict[str, Any], targets: set[str]) -> None:
+        """The edge one fact of LINKING_KINDS makes, if any."""
+        self._optional_use = fact.guard == "optional" or rel in self._optional_files
+        if fact.kind == "include":
+            if fact.text.startswith("<") and fact.name in SYSTEM_HEADERS:
+                return  # <unistd.h> is the system's, even where the project has a file of that name
+            self._link(rel, self._include(rel, fact.name), f"includes {fact.name}")
+        elif fact.kind == "python_import":
+            module = fact.name
+            if module.split(".")[0] in extensions:
+                self._link_workload(rel, module.split(".")[0], f"imports {module}")
+            else:
+                self._link(rel, self._import(rel, module), f"imports {module}")
+        elif fact.kind == "python_attr" and fact.name.startswith("torch.ops."):
+            namespace = fact.name.split(".")[2] if fact.name.count(".") >= 2 else ""
+            if namespace in extensions:
+                self._link_workload(rel, namespace, f"calls {'.'.join(fact.name.split('.')[:4])}")
+        elif fact.kind == "extension" and fact.name in extensions:
+            self._link_workload(rel, fact.name, f"{'loads' if fact.role == 'jit' else 'builds'} {fact.name}")
+        elif fact.kind == "cmake_link" and fact.name in targets:
+            for lib in fact.text.split("\n"):
+                if lib in targets and lib != fact.name:
+                    self.graph.add_edge(fact.name, lib, f"{rel}: {fact.name} links {lib}")
 
     def _link(self, rel: str, target: str | None, step: str) -> None:
         if target is not None and target in self.owner:
@@ -138,8 +140,8 @@ class DependencyGraph:
 
 def declared_packages(facts: Mapping[str, tuple[Fact, ...]]) -> frozenset[str]:
     """Import names of the packages the project depends on (requirement names, `-` as `_`)."""
-    return frozenset(f.name.lower().replace("-", "_").replace(".", "_") for file_facts in facts.values()
-                     for f in file_facts if f.kind == "requirement" and PACKAGE.match(f.name))
+    return frozenset(f.name.lower().replace("-", "_").replace(".", "_") for _, f in of_kind(facts, "requirement")
+                     if PACKAGE.match(f.name))
 
 
 def _base(path: str, depth: int) -> str:

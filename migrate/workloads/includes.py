@@ -84,8 +84,8 @@ def _gated_headers(facts: Mapping[str, Sequence[Fact]], includes: Sequence[Inclu
             continue
         # an include path from the project's top (`<vexcl/backend/cuda.hpp>` in vexcl/backend.hpp) names that file
         found = [p for p in by_name[base] if p in (local, name) or p.endswith("/" + name)]
-        header = local if local in found else max(found, key=lambda p: len(posixpath.commonprefix([p, path])),
-                                                  default=None)
+        header = local if local in found else found[0] if len(found) == 1 else \
+            max(found, key=lambda p: len(posixpath.commonprefix([p, path])), default=None)
         if header is not None and header != path and companions.get(path) != header:
             seen.setdefault(header, []).append(switches_around(regions, gated, path, line=line, memo=memo))
     out: dict[str, Region] = {}

@@ -383,6 +383,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             if " OR " in region.switch:  # `if(A OR B)`: each of its switches is asked about too (either_switches)
                 for name in region.switch.split(" OR "):
                     uses.setdefault(name, [])
+        if outside:  # once found, no later finding changes it
+            continue
         features = [feature(r.switch, known) for r in around]
         in_feature = any(x is not None and not is_platform(x, known) for x in features) \
             or any(r.switch in goals.switches for r in around)

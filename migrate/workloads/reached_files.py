@@ -28,7 +28,7 @@ from migrate.model import Fact
 from migrate.rulebase.name_lists import name_list
 from migrate.vocabulary import BUILD_FILE_KINDS, C_SOURCE_KINDS
 from migrate.workloads.build_sources import SOURCE_KINDS, join, prefixes, resolve_include, sources_named
-from migrate.workloads.fact_index import of_kind, of_kinds
+from migrate.workloads.fact_index import each_of_kinds, of_kind, of_kinds
 from migrate.workloads.includes import HEADER_SUFFIXES
 from migrate.workloads.optional_words import Words, optional_root
 from migrate.workloads.reach import CMAKE_ROOT, OTHER_ROOTS, cmake_reached, subdirectories_reached
@@ -159,14 +159,14 @@ def _compiled_by_hand(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, s
 def _named_words(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> set[str]:
     """The words of every fact of a file that is not C/C++/CUDA code (build files, scripts, Python), and the file
     names NAMING_KINDS facts give: a file named there may be compiled or read by them."""
-    out: set[str] = set()
-    for path, items in facts.items():
-        own = kinds.get(path) not in C_SOURCE_KINDS
-        for f in items:
-            if f.kind in NAMING_KINDS:
-                out.add(posixpath.basename(f.name))
-            elif own:
-                out.update(w.rpartition("/")[2] for w in NAME_WORD.findall(f"{f.name} {f.text}"))
+    out = {posixpath.basename(f.name) for _, f in each_of_kinds(facts, *sorted(NAMING_KINDS))}
+    read: set[str] = set()  # a text read once: build files repeat their lines (215 near-copies in cuda-samples)
+    for path, items in facts.items():  # the words of the other files' other facts (a C/C++/CUDA file's: none)
+        if kinds.get(path) not in C_SOURCE_KINDS:
+            for f in items:
+                if f.kind not in NAMING_KINDS and (said := f"{f.name} {f.text}") not in read:
+                    read.add(said)
+                    out.update(w.rpartition("/")[2] for w in NAME_WORD.findall(said))
     return out
 
 

@@ -37,7 +37,8 @@ def switches_around(regions: Mapping[str, tuple[Region, ...]], gated: Mapping[st
     """Every switch branch around a line, innermost first, then the CMake branches that add its file (gates).
     `memo`: each file's gates, kept for a loop over many lines while `regions` and `gated` do not change
     (a project's findings: gates walked each folder above the file again for every one of them)."""
-    inside = sorted((r for r in regions.get(path, ()) if r.start <= line <= r.end), key=lambda r: -r.start)
+    here = regions.get(path)  # most files have no switch branch: no sort to make
+    inside = sorted((r for r in here if r.start <= line <= r.end), key=lambda r: -r.start) if here else []
     if memo is None:
         return inside + gates(regions, gated, path)
     added = memo.get(path)
