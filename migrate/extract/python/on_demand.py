@@ -15,6 +15,7 @@ import ast
 from migrate.model import Fact
 
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+NAMED = (*DEFINITIONS, ast.ClassDef)  # nodes that carry a name of their own
 
 
 def facts(tree: ast.Module, cell: int | None = None) -> list[Fact]:
@@ -28,7 +29,7 @@ def facts(tree: ast.Module, cell: int | None = None) -> list[Fact]:
     for node in ast.walk(tree):
         word = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else \
             node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else \
-            node.name if isinstance(node, DEFINITIONS + (ast.ClassDef,)) else None
+            node.name if isinstance(node, NAMED) else None
         if word in wanted:
             named[word] = named.get(word, 0) + 1
     out: list[Fact] = []
@@ -43,7 +44,7 @@ def facts(tree: ast.Module, cell: int | None = None) -> list[Fact]:
 def _names(node: ast.AST, name: str) -> bool:
     return (isinstance(node, ast.Name) and node.id == name) or (isinstance(node, ast.Attribute) and node.attr == name) \
         or (isinstance(node, ast.Constant) and node.value == name) \
-        or (isinstance(node, DEFINITIONS + (ast.ClassDef,)) and node.name == name)
+        or (isinstance(node, NAMED) and node.name == name)
 
 
 def _top_level(statements: list[ast.stmt]) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
