@@ -381,23 +381,26 @@ class _Visitor(ast.NodeVisitor):
                 self.generic_visit(node)
                 return
             first = len(self.facts)  # `try: ops = load(...)` / `except Exception: ops = None`: a build it can do without
-            for child in node.body:
-                self.visit(child)
+            for statement in node.body:
+                self.visit(statement)
             if any(f.kind == "extension" and f.role == "jit" for f in self.facts[first:]):
                 self.facts[first:] = [dataclasses.replace(f, guard="optional") if f.guard is None else f
                                       for f in self.facts[first:]]
-            for part in (node.handlers, node.orelse, node.finalbody):
-                for child in part:
-                    self.visit(child)
+            self._rest_of_try(node)
             return
         first = len(self.facts)
         self._under("optional", node.body)
         if not any(binds_names(h.body) for h in node.handlers):  # `except ImportError: pass`: no fallback
             self.facts += [dataclasses.replace(f, kind="import_unbound", guard=None) for f in self.facts[first:]
                            if f.kind == "python_import"]
-        for part in (node.handlers, node.orelse, node.finalbody):
-            for child in part:
-                self.visit(child)
+        self._rest_of_try(node)
+
+    def _rest_of_try(self, node: ast.Try) -> None:
+        """The handlers, `else:` and `finally:` of a `try:` whose body was visited on its own."""
+        for handler in node.handlers:
+            self.visit(handler)
+        for statement in [*node.orelse, *node.finalbody]:
+            self.visit(statement)
 
     def visit_If(self, node: ast.If | ast.IfExp) -> None:
         """Code under `if torch.version.hip:` (either branch, or a ternary) is already handled for ROCm;
