@@ -24,6 +24,8 @@ def test_a_function_its_file_never_names_is_recorded() -> None:
               "def used(x):\n    import cupy\n    return cupy.asarray(x)\n\nresult = used(1)\n\n"
               "def by_name():\n    import cupy\n\nLOSSES = {'x': 'by_name'}\n\n"  # a string naming it: a use
               "@register\ndef registered():\n    import cupy\n\n"  # a decorator may register it
+              "def test_kernel():\n    import cupy\n\n"  # pytest calls it
+              "def __getattr__(name):\n    from .kernels import k\n    return k\n\n"  # Python calls it (PEP 562)
               "def plain(x):\n    return x\n")  # no import: not recorded
     assert _uncalled(source) == ["loss", "again"]
 

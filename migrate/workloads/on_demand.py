@@ -10,6 +10,8 @@ counts as a use, so a function reached that way is never read as uncalled. A use
 configuration file, `getattr(module, name)`) is missed: the reading needs the function's own file silent too."""
 from __future__ import annotations
 
+import fnmatch
+import posixpath
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -20,9 +22,12 @@ if TYPE_CHECKING:
     from migrate.workloads.modules import ModuleIndex
 
 
-def uncalled_scopes(facts: Mapping[str, Sequence[Fact]], index: ModuleIndex) -> dict[str, list[tuple[int, int, str]]]:
-    """Per Python file, (first line, last line, evidence) of each function that nothing in the project calls."""
-    candidates = [(path, f) for path, f in of_kind(facts, "uncalled_function")]
+def uncalled_scopes(facts: Mapping[str, Sequence[Fact]], index: ModuleIndex,
+                    test_files: Sequence[str] = ()) -> dict[str, list[tuple[int, int, str]]]:
+    """Per Python file, (first line, last line, evidence) of each function that nothing in the project calls. Not in
+    test modules (`test_files` patterns): pytest calls their functions, and what they import is read as before."""
+    candidates = [(path, f) for path, f in of_kind(facts, "uncalled_function")
+                  if not any(fnmatch.fnmatch(posixpath.basename(path), p) for p in test_files)]
     if not candidates:
         return {}
     wanted = {f.name for _, f in candidates}

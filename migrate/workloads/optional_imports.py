@@ -33,9 +33,9 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
     index = ModuleIndex(p for p in facts if p.endswith(".py"))
     imports: dict[str, list[tuple[bool, str, str]]] = {}  # module -> (optional scope?, importer, where)
     untaken = branches_not_taken(facts)
-    for path, scopes in uncalled_scopes(facts, index).items():  # imports in functions nothing calls: on demand
-        untaken.setdefault(path, []).extend(scopes)
     known = known or words()
+    for path, scopes in uncalled_scopes(facts, index, known.test_files).items():  # in functions nothing calls
+        untaken.setdefault(path, []).extend(scopes)
     tested: dict[str, list[tuple[bool, str, str]]] = {}  # imports from test modules: they test, they do not use
     tests: dict[str, bool] = {}  # importer -> whether it is a test module
     for path, f in of_kind(facts, "python_import"):

@@ -3,8 +3,9 @@
 An import in a function body runs when the function is called, not when its module is imported
 (https://docs.python.org/3/reference/simple_stmts.html#the-import-statement: the statement binds the name where it
 runs). A module-level function whose file never names it outside its own body (no call, no reference, no string
-equal to its name, no decorator that could register it) is called, if at all, from another file: whether one does is
-the project's to say (workloads/on_demand.py reads the other files' imports and attribute chains).
+equal to its name, no decorator that could register it, not a pytest test function, not a special name such as
+a module's `__getattr__`, which Python calls itself, PEP 562) is called, if at all, from another file: whether one does
+is the project's to say (workloads/on_demand.py reads the other files' imports and attribute chains).
 SpeechSeparation's vendored SpeechBrain: `def transducer_loss(...)` in speechbrain/nnet/losses.py imports
 `speechbrain.nnet.loss.transducer_loss` (numba.cuda kernels) in its body, and nothing in the project calls it.
 - `uncalled_function`: such a function holding an import in its body; the name is the function, over its lines."""
@@ -16,11 +17,15 @@ from migrate.model import Fact
 
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 NAMED = (*DEFINITIONS, ast.ClassDef)  # nodes that carry a name of their own
+# pytest collects functions named test* (python_functions, https://docs.pytest.org/en/stable/reference/reference.html
+# #confval-python_functions) and calls them itself: no call in the project is expected
+TEST_PREFIX = "test"
 
 
 def facts(tree: ast.Module, cell: int | None = None) -> list[Fact]:
     """The `uncalled_function` facts of a module (its top-level functions, also those under a top-level if/try)."""
-    candidates = [fn for fn in _top_level(tree.body) if not fn.decorator_list
+    candidates = [fn for fn in _top_level(tree.body) if not fn.decorator_list and not fn.name.startswith(TEST_PREFIX)
+                  and not (fn.name.startswith("__") and fn.name.endswith("__"))
                   and any(isinstance(n, (ast.Import, ast.ImportFrom)) for s in fn.body for n in ast.walk(s))]
     if not candidates:
         return []
