@@ -136,6 +136,9 @@ STRUCTURE_KINDS: dict[str, str] = {
     "parameter_branch": "an `if` branch holding an import, in a function, whose test reads a parameter with a "
                         "True/False default: the name is the branch, the text the test, the role the parameters "
                         "(`switches:custom_cuda=False`)",
+    "uncalled_function": "a module-level function holding an import in its body that its own file never names "
+                         "outside it (no call, reference, decorator or string of its name): the name is the "
+                         "function, over its lines (extract/python/on_demand.py)",
     "import_unbound": "an import in `try:` whose ImportError handler binds no name (`except ImportError: pass`): "
                       "the module as its `python_import` names it; the code that uses it has no fallback",
     "rocm_path": "evidence of an upstream ROCm path (a HIP build branch, a ROCm CI job, an `is_hip` branch); "

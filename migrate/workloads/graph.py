@@ -57,6 +57,7 @@ class DependencyGraph:
         self._external = STDLIB | declared_packages(facts)
         extensions = {s.name: s for s in self.specs.values() if s.kind in EXTENSION_KINDS}
         targets = {s.name for s in self.specs.values() if s.kind.startswith("cmake")}
+        self._facts = facts
         for rel, fact in of_kinds(facts, *LINKING_KINDS):  # in the facts' order: an edge keeps its first reason
             if rel in self.owner:
                 self._edge_of(rel, fact, extensions, targets)
@@ -78,8 +79,10 @@ class DependencyGraph:
             namespace = fact.name.split(".")[2] if fact.name.count(".") >= 2 else ""
             if namespace in extensions:
                 self._link_workload(rel, namespace, f"calls {'.'.join(fact.name.split('.')[:4])}")
-        elif fact.kind == "extension" and fact.name in extensions:
-            self._link_workload(rel, fact.name, f"{'loads' if fact.role == 'jit' else 'builds'} {fact.name}")
+        elif fact.kind == "extension" and (name := fact.name if fact.name in extensions else next(
+                (f.name for f in self._facts.get(rel, ()) if f.kind == "extension" and f.text == fact.text
+                 and f.name in extensions), None)) is not None:  # a second load of the same sources: the first's workload
+            self._link_workload(rel, name, f"{'loads' if fact.role == 'jit' else 'builds'} {fact.name}")
         elif fact.kind == "cmake_link" and fact.name in targets:
             for lib in fact.text.split("\n"):
                 if lib in targets and lib != fact.name:

@@ -12,6 +12,7 @@ from migrate.workloads.assemble import resolve_sources
 from migrate.workloads.build_sources import join
 from migrate.workloads.fact_index import of_kind
 from migrate.workloads.includes import HEADER_SUFFIXES, close_over_includes, includers_of
+from migrate.workloads.on_demand import uncalled_scopes
 from migrate.workloads.option_branches import branches_not_taken
 from migrate.workloads.optional_words import Words, optional_root, words
 
@@ -25,13 +26,16 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
     """Project modules every import of which (from another file) sits in an optional scope or in a module
     that is optional itself: a loader's module, and what only that module imports. A test module's import
     (rules/workloads/optional.yaml `test_files`) tests the module and is no use of it, as for extensions below; a
-    module that only tests import is read from their imports, as before."""
+    module that only tests import is read from their imports, as before. An import in a function nothing in the project
+    calls (workloads/on_demand.py) loads on demand: it is optional like an untaken branch's."""
     from migrate.workloads.modules import ModuleIndex
 
     index = ModuleIndex(p for p in facts if p.endswith(".py"))
     imports: dict[str, list[tuple[bool, str, str]]] = {}  # module -> (optional scope?, importer, where)
     untaken = branches_not_taken(facts)
     known = known or words()
+    for path, scopes in uncalled_scopes(facts, index, known.test_files).items():  # in functions nothing calls
+        untaken.setdefault(path, []).extend(scopes)
     tested: dict[str, list[tuple[bool, str, str]]] = {}  # imports from test modules: they test, they do not use
     tests: dict[str, bool] = {}  # importer -> whether it is a test module
     for path, f in of_kind(facts, "python_import"):

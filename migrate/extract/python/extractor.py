@@ -11,13 +11,14 @@ import warnings
 from migrate.extract.c.guards import SWITCH, SWITCH_NAME
 from migrate.extract.columns import Columns
 from migrate.extract.names import guard_map, name_list
-from migrate.extract.python import commands, constructs, embedded, options, structure
+from migrate.extract.python import commands, constructs, embedded, on_demand, options, structure
 from migrate.extract.python.guards import HIP_MARKERS, HipGuards
 from migrate.extract.python.optional import (
     EnvOptIns,
     alternative_imports,
     binds_names,
     import_scopes,
+    is_build_fallback,
     is_import_fallback,
     presence_tests,
     selected_functions,
@@ -54,7 +55,7 @@ def extract_text(text: str, *, cell: int | None = None) -> tuple[list[Fact], lis
     visitor.prescan(tree)
     visitor.visit(tree)
     return (_behind_device_count(_optional_uses(_without_flag_strings(visitor.facts))) + _commented_imports(text, cell)
-            + options.facts(tree, cell)), visitor.notes
+            + options.facts(tree, cell) + on_demand.facts(tree, cell)), visitor.notes
 
 
 DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
@@ -395,16 +396,30 @@ class _Visitor(ast.NodeVisitor):
     def visit_Try(self, node: ast.Try) -> None:
         """`try: import X` with an ImportError fallback: the body is optional (python/optional.py)."""
         if self.guard or not is_import_fallback(node):
-            self.generic_visit(node)
+            if self.guard or not is_build_fallback(node):
+                self.generic_visit(node)
+                return
+            first = len(self.facts)  # `try: ops = load(...)` / `except Exception: ops = None`: a build it can do without
+            for statement in node.body:
+                self.visit(statement)
+            if any(f.kind == "extension" and f.role == "jit" for f in self.facts[first:]):
+                self.facts[first:] = [dataclasses.replace(f, guard="optional") if f.guard is None else f
+                                      for f in self.facts[first:]]
+            self._rest_of_try(node)
             return
         first = len(self.facts)
         self._under("optional", node.body)
         if not any(binds_names(h.body) for h in node.handlers):  # `except ImportError: pass`: no fallback
             self.facts += [dataclasses.replace(f, kind="import_unbound", guard=None) for f in self.facts[first:]
                            if f.kind == "python_import"]
-        for part in (node.handlers, node.orelse, node.finalbody):
-            for child in part:
-                self.visit(child)
+        self._rest_of_try(node)
+
+    def _rest_of_try(self, node: ast.Try) -> None:
+        """The handlers, `else:` and `finally:` of a `try:` whose body was visited on its own."""
+        for handler in node.handlers:
+            self.visit(handler)
+        for statement in [*node.orelse, *node.finalbody]:
+            self.visit(statement)
 
     def visit_If(self, node: ast.If | ast.IfExp) -> None:
         """Code under `if torch.version.hip:` (either branch, or a ternary) is already handled for ROCm;

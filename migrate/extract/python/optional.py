@@ -16,6 +16,9 @@ import ast
 from collections.abc import Callable
 
 IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException", "OSError"})
+# what a failed run-time build raises: torch.utils.cpp_extension raises RuntimeError when the compiler fails
+# (https://pytorch.org/docs/stable/cpp_extension.html), subprocess.CalledProcessError from the ninja run
+BUILD_ERRORS = IMPORT_ERRORS | {"RuntimeError", "CalledProcessError"}
 ENV_GETTERS = frozenset({"os.environ.get", "os.getenv", "os.environ.setdefault"})
 CONVERSIONS = {"int": int, "float": float, "bool": bool, "str": str}
 UNSET = object()  # a value the evaluator could not work out
@@ -27,6 +30,15 @@ def is_import_fallback(node: ast.Try) -> bool:
         return False
     handlers = [h for h in node.handlers if _catches_import_error(h)]
     return bool(handlers) and all(not _reraises(h.body) for h in handlers)
+
+
+def is_build_fallback(node: ast.Try) -> bool:
+    """`try:` whose handlers catch a failed build (torch.utils.cpp_extension.load raises RuntimeError or an OSError
+    when the compiler fails or is missing) and carry on with a name bound in its place (`_CUDA_OPS = None`, an error
+    kept for later): the caller takes another path, as after an ImportError fallback. Whether the body builds an
+    extension at run time is the extractor's to see (its `extension` facts, role `jit`)."""
+    handlers = [h for h in node.handlers if _catches(h, BUILD_ERRORS)]
+    return bool(handlers) and all(not _reraises(h.body) for h in handlers) and any(binds_names(h.body) for h in handlers)
 
 
 def binds_names(body: list[ast.stmt]) -> bool:
@@ -41,10 +53,14 @@ def binds_names(body: list[ast.stmt]) -> bool:
 
 
 def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    return _catches(handler, IMPORT_ERRORS)
+
+
+def _catches(handler: ast.ExceptHandler, errors: frozenset[str]) -> bool:
     if handler.type is None:
         return True
     types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return any((t.attr if isinstance(t, ast.Attribute) else getattr(t, "id", "")) in IMPORT_ERRORS for t in types)
+    return any((t.attr if isinstance(t, ast.Attribute) else getattr(t, "id", "")) in errors for t in types)
 
 
 def _reraises(body: list[ast.stmt]) -> bool:

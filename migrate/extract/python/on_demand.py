@@ -1,0 +1,63 @@
+"""Functions that load a module on demand, and that their own file never names.
+
+An import in a function body runs when the function is called, not when its module is imported
+(https://docs.python.org/3/reference/simple_stmts.html#the-import-statement: the statement binds the name where it
+runs). A module-level function whose file never names it outside its own body (no call, no reference, no string
+equal to its name, no decorator that could register it, not a pytest test function, not a special name such as
+a module's `__getattr__`, which Python calls itself, PEP 562) is called, if at all, from another file: whether one does
+is the project's to say (workloads/on_demand.py reads the other files' imports and attribute chains).
+SpeechSeparation's vendored SpeechBrain: `def transducer_loss(...)` in speechbrain/nnet/losses.py imports
+`speechbrain.nnet.loss.transducer_loss` (numba.cuda kernels) in its body, and nothing in the project calls it.
+- `uncalled_function`: such a function holding an import in its body; the name is the function, over its lines."""
+from __future__ import annotations
+
+import ast
+
+from migrate.model import Fact
+
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+NAMED = (*DEFINITIONS, ast.ClassDef)  # nodes that carry a name of their own
+# pytest collects functions named test* (python_functions, https://docs.pytest.org/en/stable/reference/reference.html
+# #confval-python_functions) and calls them itself: no call in the project is expected
+TEST_PREFIX = "test"
+
+
+def facts(tree: ast.Module, cell: int | None = None) -> list[Fact]:
+    """The `uncalled_function` facts of a module (its top-level functions, also those under a top-level if/try)."""
+    candidates = [fn for fn in _top_level(tree.body) if not fn.decorator_list and not fn.name.startswith(TEST_PREFIX)
+                  and not (fn.name.startswith("__") and fn.name.endswith("__"))
+                  and any(isinstance(n, (ast.Import, ast.ImportFrom)) for s in fn.body for n in ast.walk(s))]
+    if not candidates:
+        return []
+    named: dict[str, int] = {}  # name -> how many times the module names it (its own definition not counted)
+    wanted = {fn.name for fn in candidates}
+    for node in ast.walk(tree):
+        word = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else \
+            node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else \
+            node.name if isinstance(node, NAMED) else None
+        if word in wanted:
+            named[word] = named.get(word, 0) + 1
+    out: list[Fact] = []
+    for fn in candidates:
+        inside = sum(1 for n in ast.walk(fn) if n is not fn and _names(n, fn.name))
+        if named.get(fn.name, 0) - 1 - inside == 0:  # the definition itself, and any recursive call
+            out.append(Fact(kind="uncalled_function", name=fn.name, line=fn.lineno, column=fn.col_offset + 1,
+                            end_line=fn.end_lineno or fn.lineno, end_column=1, cell=cell))
+    return out
+
+
+def _names(node: ast.AST, name: str) -> bool:
+    return (isinstance(node, ast.Name) and node.id == name) or (isinstance(node, ast.Attribute) and node.attr == name) \
+        or (isinstance(node, ast.Constant) and node.value == name) \
+        or (isinstance(node, NAMED) and node.name == name)
+
+
+def _top_level(statements: list[ast.stmt]) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    out: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    for node in statements:
+        if isinstance(node, DEFINITIONS):
+            out.append(node)
+        elif isinstance(node, (ast.If, ast.Try)):
+            out += _top_level([*node.body, *node.orelse, *getattr(node, "finalbody", []),
+                               *(s for h in getattr(node, "handlers", []) for s in h.body)])
+    return out
