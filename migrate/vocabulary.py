@@ -139,6 +139,10 @@ STRUCTURE_KINDS: dict[str, str] = {
     "uncalled_function": "a module-level function holding an import in its body that its own file never names "
                          "outside it (no call, reference, decorator or string of its name): the name is the "
                          "function, over its lines (extract/python/on_demand.py)",
+    "entry_point": "a function a distribution's entry points name (`x = pkg.cli:main` in pyproject's "
+                   "[project.scripts]/[project.entry-points.*]/[tool.poetry.scripts], setup.cfg's "
+                   "[options.entry_points], a setup.py string): the name is the function, the text the module; "
+                   "the installer's script calls it, so it is not uncalled",
     "import_unbound": "an import in `try:` whose ImportError handler binds no name (`except ImportError: pass`): "
                       "the module as its `python_import` names it; the code that uses it has no fallback",
     "rocm_path": "evidence of an upstream ROCm path (a HIP build branch, a ROCm CI job, an `is_hip` branch); "

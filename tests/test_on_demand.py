@@ -100,3 +100,23 @@ def test_a_handler_that_catches_no_build_failure_is_no_fallback(tmp_path: Path, 
     assert old in text
     path.write_text(text.replace(old, "    except KeyError as exc:\n        _CUDA_LOAD_ERROR", 1))
     assert scanned(tree, rulebase)["summary"]["class"] == "migration-required"
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("pyproject.toml", '[project]\nname = "sb"\n[project.scripts]\nsb-loss = "speechbrain.nnet.losses:transducer_loss"\n'),
+    ("setup.cfg", "[metadata]\nname = sb\n[options.entry_points]\nconsole_scripts =\n"
+                  "    sb-loss = speechbrain.nnet.losses:transducer_loss\n"),
+    ("setup.py", "from setuptools import setup\nsetup(name='sb', entry_points={'console_scripts': "
+                 "['sb-loss=speechbrain.nnet.losses:transducer_loss']})\n"),
+])
+def test_a_function_an_entry_point_names_is_called(name: str, text: str, tmp_path: Path, rulebase) -> None:
+    """An installed script calls the function its entry point names (pyproject, setup.cfg, setup.py), from
+    outside the project's files: what it imports is not loaded on demand only."""
+    tree = _copy("on_demand_import", tmp_path)
+    (tree / "main" / name).write_text(text)
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert LOSS not in optional_parts(data)
+    other = text.replace("transducer_loss", "get_si_snr_with_pitwrapper")  # a script of another function
+    (tree / "main" / name).write_text(other)
+    assert LOSS in optional_parts(scanned(tree, rulebase))

@@ -32,6 +32,9 @@ def uncalled_scopes(facts: Mapping[str, Sequence[Fact]], index: ModuleIndex,
         return {}
     wanted = {f.name for _, f in candidates}
     named: dict[str, set[str]] = {}  # function name -> the files that name it
+    for path, f in of_kind(facts, "entry_point"):  # an installed script calls it (pyproject, setup.cfg, setup.py)
+        if f.name in wanted:
+            named.setdefault(f.name, set()).add(f"{path} (entry point)")
     opened: set[str] = set()  # modules another file binds whole by a relative import, or star-imports
     for path, f in of_kinds(facts, "python_attr", "python_import", "import_unbound"):
         if f.kind == "python_attr":

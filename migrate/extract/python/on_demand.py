@@ -12,7 +12,9 @@ SpeechSeparation's vendored SpeechBrain: `def transducer_loss(...)` in speechbra
 from __future__ import annotations
 
 import ast
+import dataclasses
 
+from migrate.extract.text.lines import entry_point
 from migrate.model import Fact
 
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -28,7 +30,7 @@ def facts(tree: ast.Module, cell: int | None = None) -> list[Fact]:
                   and not (fn.name.startswith("__") and fn.name.endswith("__"))
                   and any(isinstance(n, (ast.Import, ast.ImportFrom)) for s in fn.body for n in ast.walk(s))]
     if not candidates:
-        return []
+        return entry_points(tree, cell)
     named: dict[str, int] = {}  # name -> how many times the module names it (its own definition not counted)
     wanted = {fn.name for fn in candidates}
     for node in ast.walk(tree):
@@ -43,6 +45,35 @@ def facts(tree: ast.Module, cell: int | None = None) -> list[Fact]:
         if named.get(fn.name, 0) - 1 - inside == 0:  # the definition itself, and any recursive call
             out.append(Fact(kind="uncalled_function", name=fn.name, line=fn.lineno, column=fn.col_offset + 1,
                             end_line=fn.end_lineno or fn.lineno, end_column=1, cell=cell))
+    return out + entry_points(tree, cell)
+
+
+def entry_points(tree: ast.Module, cell: int | None = None) -> list[Fact]:
+    """`entry_point` facts of the strings that are entry-point references in a top-level call's `entry_points=`
+    (`setup(entry_points={"console_scripts": ["x = pkg.cli:main"]})`, also under a top-level `if`), or in a
+    top-level assignment to a name holding `entry_points`: the installer's script calls that function."""
+    values: list[ast.AST] = []
+    for statement in _statements(tree.body):
+        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and "entry_points" in t.id.lower()
+                                                     for t in statement.targets):
+            values.append(statement.value)
+        call = getattr(statement, "value", None)
+        if isinstance(call, ast.Call):
+            values += [k.value for k in call.keywords if k.arg == "entry_points"]
+    out: list[Fact] = []
+    for node in (n for value in values for n in ast.walk(value)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and ":" in node.value \
+                and (made := entry_point(node.value, node.lineno, node.col_offset, node.end_col_offset or 0)):
+            out.append(dataclasses.replace(made, cell=cell))
+    return out
+
+
+def _statements(statements: list[ast.stmt]) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for node in statements:
+        out.append(node)
+        if isinstance(node, ast.If):
+            out += _statements([*node.body, *node.orelse])
     return out
 
 

@@ -7,7 +7,7 @@ import dataclasses
 import re
 
 from migrate.extract.names import name_list
-from migrate.extract.text.lines import fact, finish, logical_lines, numbered
+from migrate.extract.text.lines import entry_point, fact, finish, logical_lines, numbered
 from migrate.extract.text.packages import conda_names, requirement_line
 from migrate.model import Extraction, Fact
 
@@ -144,6 +144,9 @@ def setup_cfg(source: bytes) -> Extraction:
     for number, line, _ in numbered(text):
         if m := re.match(r"^\s*\[([^\]]+)\]", line):
             section, in_list = m.group(1).strip(), False
+            continue
+        if section == "options.entry_points" and (made := entry_point(line, number, 0, len(line))) is not None:
+            facts.append(made)
             continue
         key = re.match(r"^([\w-]+)\s*[=:]\s*(.*)$", line)
         if key:

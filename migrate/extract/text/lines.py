@@ -44,6 +44,17 @@ def flag_text(m: re.Match[str]) -> str:
     return f"{m.group(1)} {m.group(3)}" if m.group(3) else m.group(0)
 
 
+# An entry point's object reference (https://packaging.python.org/en/latest/specifications/entry-points/):
+# `name = module.path:attr.path [extras]`; the function called is the last part of attr.path
+ENTRY_POINT = re.compile(r"^\s*[^=\s][^=]*?\s*=\s*([A-Za-z_][\w.]*)\s*:\s*([A-Za-z_][\w.]*)\s*(?:\[[^\]]*\])?\s*$")
+
+
+def entry_point(spec: str, number: int, start: int, end: int) -> Fact | None:
+    """An `entry_point` fact for an object reference, or None when the text is not one."""
+    m = ENTRY_POINT.match(spec)
+    return fact("entry_point", m.group(2).rpartition(".")[2], number, start, end, text=m.group(1)) if m else None
+
+
 LINE_TEXT_CHARS = 4096  # a longer line keeps its first 4096 characters (fingerprints stay linear in the file)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from migrate.compat import tomllib
-from migrate.extract.text.lines import fact, finish
+from migrate.extract.text.lines import entry_point, fact, finish
 from migrate.extract.text.packages import conda_names, pip_names, url_names
 from migrate.model import Extraction, Fact
 
@@ -128,11 +128,35 @@ def extract(source: bytes) -> Extraction:
         optional = any(item.table[:len(t)] == t or (*item.table, item.key)[:len(t)] == t for t in OPTIONAL_TABLES)
         facts.extend(dataclasses.replace(made, guard="optional") if optional else made
                      for made in (fact("requirement", name, line + 1, start, end, text=shown) for name in item.names))
+    facts += _entry_points(data, text.split("\n"))
     name = _table(data.get("project")).get("name") or _table(_table(data.get("tool")).get("poetry")).get("name")
     if isinstance(name, str):
         number = next((i for i, line in enumerate(text.split("\n"), start=1) if line.strip().startswith("name")), 1)
         facts.append(fact("distribution", name, number, 0, 0, text=name))
     return finish(text, facts)
+
+
+QUOTED_VALUE = re.compile(r"""=\s*["']([^"'\n]*)["']""")
+
+
+def _entry_points(data: dict[str, Any], lines: list[str]) -> list[Fact]:
+    """`entry_point` facts of [project.scripts], [project.gui-scripts], [project.entry-points.*] and
+    [tool.poetry.scripts], each on the first line holding its reference."""
+    project, poetry = _table(data.get("project")), _table(_table(data.get("tool")).get("poetry"))
+    groups = [_table(project.get("scripts")), _table(project.get("gui-scripts")), _table(poetry.get("scripts")),
+              *(_table(group) for group in _table(project.get("entry-points")).values())]
+    out: list[Fact] = []
+    first_line: dict[str, int] = {}  # a quoted value -> the first line holding it (one pass: a table may be long)
+    if any(groups):
+        for number, line in enumerate(lines, start=1):
+            for value in QUOTED_VALUE.findall(line):
+                first_line.setdefault(value, number)
+    for group in groups:
+        for name, reference in group.items():
+            if isinstance(reference, str) and (made := entry_point(f"{name} = {reference}",
+                                                                   first_line.get(reference, 1), 0, 0)) is not None:
+                out.append(made)
+    return out
 
 
 def _items(data: dict[str, Any]) -> Iterator[Item]:
