@@ -370,8 +370,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         gated.setdefault(path, region)
     unset = never_set(facts, kinds, known, build_variants(kinds)) | never_defined(facts, kinds, known) \
         | make_unset(facts, known)  # each read once
-    stated = follow_defaults(declared_switches(facts), chosen) | declared_on_detection(facts, regions, gated, known) \
-        | cleared_unless_detected(facts, known)
+    stated = follow_defaults(declared_switches(facts), chosen) | cleared_unless_detected(facts, known) \
+        | declared_on_detection(facts, regions, gated, known)
     declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated,
                 **hard}
     gate_headers(facts, regions, gated)
