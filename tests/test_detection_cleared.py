@@ -103,3 +103,14 @@ def test_the_cleared_switch_and_a_quoted_reference_are_read_from_the_cmake_text(
     assert ("GPU_VERSION", "if(GPU_VERSION)") in facts(b'if("${GPU_VERSION}")\n  add_subdirectory(gpu)\nendif()\n',
                                                        "switch_branch")
     assert facts(b'if("GPU_VERSION")\n  add_subdirectory(gpu)\nendif()\n', "switch_branch") == []
+
+
+def test_a_reference_tested_by_another_operator_is_no_switch() -> None:
+    """`if(EXISTS "${LDPC_WRAPPER_DIR}")` tests a path (Felicialalala/aerial-cuda-accelerated-ran 0e7770c2
+    cuPHY/src/cuphy/CMakeLists.txt:403), `if(TARGET ${T})` a target: neither is a switch."""
+    def branches(text: bytes) -> list[str]:
+        return [f.name for f in buildfiles.cmake(text).facts if f.kind == "switch_branch"]
+
+    assert branches(b'if(EXISTS "${LDPC_WRAPPER_DIR}" AND EXISTS "${LDPC_CUBIN_DIR}/x.s")\n  set(A 1)\nendif()\n') == []
+    assert branches(b"if(TARGET ${CUDA_TARGET})\n  set(A 1)\nendif()\n") == []
+    assert branches(b'if(WIN32 AND "${GPU_VERSION}")\n  set(A 1)\nendif()\n') == ["WIN32", "GPU_VERSION"]

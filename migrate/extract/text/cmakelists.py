@@ -388,7 +388,10 @@ WHOLE_REFERENCE = re.compile(r"^\$\{([A-Za-z_]\w*)\}$")
 
 
 def _dereferenced(args: tuple[Argument, ...]) -> tuple[Argument, ...]:
-    return tuple(Argument(a.start, m.group(1), False) if (m := WHOLE_REFERENCE.match(a.text)) else a for a in args)
+    """Not the operand of another test (`EXISTS "${DIR}"`, `TARGET ${T}`): that one tests a path or a name, not a value."""
+    return tuple(Argument(a.start, m.group(1), False)
+                 if (m := WHOLE_REFERENCE.match(a.text)) and (i == 0 or args[i - 1].text in ("NOT", "AND", "OR")) else a
+                 for i, a in enumerate(args))
 
 
 def _condition(args: tuple[Argument, ...]) -> tuple[str, list[str]]:
