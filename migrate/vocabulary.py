@@ -113,6 +113,9 @@ STRUCTURE_KINDS: dict[str, str] = {
     "build_filter": "`list(FILTER SRC EXCLUDE REGEX re)` or `list(REMOVE_ITEM SRC item...)` in the branch of a top-level "
                     "`if(NOT X)` or `if(X)` taken while X is off: the name is the regular expression (or the item), "
                     "the text the list variable and X (then `REMOVE_ITEM` for an item)",
+    "switch_cleared": "a CMake `set(X OFF)` directly in the branch of a top-level `if(NOT Y)` or the else() of a "
+                      "top-level `if(Y)`, Y one variable (`if(NOT ${CUDA_FOUND}) set(GPU_VERSION off)`): the name is X, "
+                      "the text the value in upper case and Y",
     "cargo_package": "a Cargo.toml `[package]` name",
     "cargo_member": "a Cargo workspace member as written (a path or glob); text `default` or `not-default` where "
                     "`default-members` is given, `only-default` for a default member `members` omits, `exclude`",

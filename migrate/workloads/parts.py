@@ -53,6 +53,7 @@ from migrate.workloads.reached_files import only_programs, unlisted_by_vs_projec
 from migrate.workloads.switches import (
     Region,
     called_only_under,
+    cleared_unless_detected,
     compile_passes,
     compiled_only_under,
     cuda_build_switch,
@@ -369,7 +370,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         gated.setdefault(path, region)
     unset = never_set(facts, kinds, known, build_variants(kinds)) | never_defined(facts, kinds, known) \
         | make_unset(facts, known)  # each read once
-    stated = follow_defaults(declared_switches(facts), chosen) | declared_on_detection(facts, regions, gated, known)
+    stated = follow_defaults(declared_switches(facts), chosen) | cleared_unless_detected(facts, known) \
+        | declared_on_detection(facts, regions, gated, known)
     declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated,
                 **hard}
     gate_headers(facts, regions, gated)

@@ -494,6 +494,10 @@ def quiet_finds(facts: Mapping[str, Sequence[Fact]], switches: Mapping[str, tupl
             by_result.setdefault(name.upper(), name)
         elif detection(default, known):
             by_result.setdefault(default[2:-1].upper(), name)
+    for _, f in of_kind(facts, "switch_cleared"):  # each detection that turns the option off serves it alone
+        tested = f.text.partition(" ")[2]
+        if f.name in switches and detection(declared.get(f.name, ("", ""))[1], known) and detection(tested, known):
+            by_result.setdefault(tested.upper(), f.name)
     out = []
     for path, items in facts.items():
         module = posixpath.basename(path)
@@ -533,6 +537,28 @@ def declared_on_detection(facts: Mapping[str, Sequence[Fact]], regions: Mapping[
             switch = sorted(common)[0]
             out[name] = (f"{on[0][0]}:{on[0][1]} set({name}) (true only where {switch} is, false elsewhere)",
                          f"${{{switch}}}")
+    return out
+
+
+def cleared_unless_detected(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, tuple[str, str]]:
+    """Options on by default that the file declaring them turns off where a detection fails (`option(GPU_VERSION ...
+    ON)`, then `find_package(CUDA 8.0)` and `if(NOT ${CUDA_FOUND}) set(GPU_VERSION off) endif()`: shadowzhougit/THUNDER
+    bb55b392 CMakeLists.txt:60,249-262): what the branches on the option build is built only where NVIDIA's toolkit is
+    found, so the default is that detection's. Only a set() in the declaring file (a plain set() in a subdirectory
+    changes that directory's copy, not the option the parent tests: https://cmake.org/cmake/help/latest/command/set.html),
+    and not where a find_package(... REQUIRED) outside optional folders makes the detection always true."""
+    declared: dict[tuple[str, str], str] = {}  # (file, switch) -> its default, as the file's first declaration says
+    for path, f in of_kind(facts, "build_switch"):
+        declared.setdefault((path, f.name), f.text.partition(" ")[0].upper())
+    required = required_results(facts, lambda path, f: optional_root(path, known) is None)
+    out: dict[str, tuple[str, str]] = {}
+    for path, f in of_kind(facts, "switch_cleared"):
+        value, _, tested = f.text.partition(" ")
+        if f.name in out or value not in known.off or declared.get((path, f.name)) not in known.on \
+                or not detection(tested, known) or tested.upper() in required:
+            continue
+        out[f.name] = (f"{path}:{f.line} set({f.name} {value}) where {tested} is false (a detection result: false "
+                       f"where NVIDIA's toolkit is not installed)", f"${{{tested}}}")
     return out
 
 

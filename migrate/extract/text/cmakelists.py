@@ -70,6 +70,7 @@ def extract(source: bytes) -> Extraction:
     stops = _stops_without(commands)
     facts.extend(_branches(commands, where))
     facts.extend(_source_filters(commands, where))
+    facts.extend(_cleared_switches(commands, where))
     facts.extend(_value_defaults(commands, where))
     facts.extend(_guards(text, commands, where))
     facts.extend(_generator_expressions(text, where))
@@ -379,8 +380,23 @@ def _switch_word(text: str) -> bool:
                 or (WORD_NAME.match(text) and text not in CONSTANTS and text not in CONDITION_KEYWORDS))
 
 
+# `if("${GPU_VERSION}")`, `if(${CUDA_FOUND})`: an argument that is one variable's value, quoted or not, tests that
+# variable's value: if() reads a value that is one of its true constants (ON, 1, YES, TRUE, Y) as true, quoted or not
+# (https://cmake.org/cmake/help/latest/command/if.html#basic-expressions; shadowzhougit/THUNDER bb55b392
+# CMakeLists.txt:317 `if("${GPU_VERSION}")` of `option(GPU_VERSION ... ON)`). Read as a test of the variable itself.
+WHOLE_REFERENCE = re.compile(r"^\$\{([A-Za-z_]\w*)\}$")
+
+
+def _dereferenced(args: tuple[Argument, ...]) -> tuple[Argument, ...]:
+    """Not the operand of another test (`EXISTS "${DIR}"`, `TARGET ${T}`): that one tests a path or a name, not a value."""
+    return tuple(Argument(a.start, m.group(1), False)
+                 if (m := WHOLE_REFERENCE.match(a.text)) and (i == 0 or args[i - 1].text in ("NOT", "AND", "OR")) else a
+                 for i, a in enumerate(args))
+
+
 def _condition(args: tuple[Argument, ...]) -> tuple[str, list[str]]:
     """The back end ("hip", "cuda" or "") and the switches a positive branch of if(...) is taken on."""
+    args = _dereferenced(args)
     texts = [a.text for a in args]
     backend = ""
     for i, arg in enumerate(args):
@@ -527,6 +543,36 @@ def _source_filters(commands: list[Command], where: _Positions) -> list[Fact]:
             elif head[0] == "REMOVE_ITEM":
                 out.extend(fact("build_filter", item.text, line, col, col + len(command.name),
                                 text=f"{args[1].text} {stack[0][0]} {REMOVE_ITEM}") for item in args[2:])
+    return out
+
+
+def _cleared_switches(commands: list[Command], where: _Positions) -> list[Fact]:
+    """`set(X OFF)` directly in the branch of a top-level `if(NOT Y)` (or the else() of a top-level `if(Y)`), Y one
+    variable (`if(NOT ${CUDA_FOUND}) set(GPU_VERSION off) endif()`: shadowzhougit/THUNDER bb55b392
+    CMakeLists.txt:249-262): `switch_cleared`, the name X, the text the value and Y. Every configure of the file runs
+    it, so X keeps another value only where Y holds (workloads/switches.py reads which Y are detections)."""
+    out: list[Fact] = []
+    stack: list[tuple[str, bool]] = []  # (the Y of a top-level `if(NOT Y)` or `if(Y)`, or "", whether Y is off there)
+    for command in commands:
+        args = _dereferenced(command.arguments)
+        texts = [a.text for a in args]
+        if command.name == "if":
+            negated = len(texts) == 2 and texts[0] == "NOT" and _switch_word(texts[1]) and not args[1].quoted
+            plain = len(texts) == 1 and _switch_word(texts[0]) and not args[0].quoted
+            tested = texts[1] if negated else texts[0] if plain else ""
+            stack.append(("" if stack else tested, negated))
+        elif command.name == "elseif" and stack:
+            stack[-1] = ("", False)
+        elif command.name == "else" and stack:
+            stack[-1] = (stack[-1][0], not stack[-1][1])
+        elif command.name == "endif" and stack:
+            stack.pop()
+        elif command.name == "set" and len(stack) == 1 and stack[0][0] and stack[0][1] and len(args) >= 2 \
+                and not args[0].quoted and not args[1].quoted and PLAIN_VALUE.match(args[1].text) \
+                and _switch_word(args[0].text):
+            line, col = where(command.start)
+            out.append(fact("switch_cleared", args[0].text, line, col, col + len(command.name),
+                            text=f"{args[1].text.upper()} {stack[0][0]}"))
     return out
 
 
