@@ -136,6 +136,8 @@ STRUCTURE_KINDS: dict[str, str] = {
     "parameter_branch": "an `if` branch holding an import, in a function, whose test reads a parameter with a "
                         "True/False default: the name is the branch, the text the test, the role the parameters "
                         "(`switches:custom_cuda=False`)",
+    "execution_provider": "an ONNX Runtime execution provider that is not NVIDIA's (`CPUExecutionProvider`, MIGraphX, "
+                          "CoreML ...) in a providers list or a query of the available providers: the name",
     "import_unbound": "an import in `try:` whose ImportError handler binds no name (`except ImportError: pass`): "
                       "the module as its `python_import` names it; the code that uses it has no fallback",
     "rocm_path": "evidence of an upstream ROCm path (a HIP build branch, a ROCm CI job, an `is_hip` branch); "

@@ -52,6 +52,7 @@ class Words:
     hipify_tools: frozenset[str] = frozenset()  # converters a build command runs by name (hipify-perl)
     driver_queries: frozenset[str] = frozenset()  # rules whose findings query NVIDIA's driver at run time (nvidia-smi)
     script_kinds: frozenset[str] = frozenset()  # file kinds of scripts a machine runs (shell)
+    container_runs: frozenset[str] = frozenset()  # rules whose findings start a container on an NVIDIA host
     compiler_rules: frozenset[str] = frozenset()  # rules whose findings name the CUDA compiler in a build (nvcc)
     compiler_packages: frozenset[str] = frozenset()  # find_package() names that set up the CUDA compiler (CUDA)
     nvcc_flag_rules: frozenset[str] = frozenset()  # rules whose findings are flags only nvcc takes (-gencode)
@@ -97,6 +98,7 @@ def words(directory: Path | None = None) -> Words:
                  hipify_tools=frozenset(names("configure_hipify", "tools")),
                  driver_queries=frozenset(names("deployment", "driver_queries")),
                  script_kinds=frozenset(names("deployment", "script_kinds")),
+                 container_runs=frozenset(names("deployment", "container_runs")),
                  compiler_rules=frozenset(names("cuda_compiler", "rules")),
                  compiler_packages=frozenset(names("cuda_compiler", "packages")),
                  nvcc_flag_rules=frozenset(names("cuda_compiler", "flag_rules")),

@@ -463,8 +463,18 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         found_under=found_only_under(facts, regions, gated, switches, known),
                         unasked={p: tuple(v) for p, v in branches_not_taken(facts).items()},
                         unreached=unreached, undeclared=undeclared_scopes(facts, kinds), known=known)
-    images = _images_of_optional_builds(project, kinds, findings) | _deployment_scripts(project, kinds, findings, known)
+    images = _images_of_optional_builds(project, kinds, findings, known) | _deployment_scripts(project, kinds, findings,
+                                                                                               known)
     return replace(project, images=images)
+
+
+def _container_runs(kinds: Mapping[str, str], findings: Sequence[Finding], known: Words) -> list[str]:
+    """Scripts whose every finding above native starts a container on an NVIDIA host (`deployment.container_runs`)."""
+    by_file: dict[str, set[str]] = {}
+    for f in findings:
+        if kinds.get(f.path) in known.script_kinds and class_rank(f.migration_class) > 0:
+            by_file.setdefault(f.path, set()).add(f.rule)
+    return [path for path, rules in by_file.items() if rules <= known.container_runs]
 
 
 def _builds_cuda_code(found: Sequence[Finding], known: Words) -> bool:
@@ -544,7 +554,7 @@ def _deployment_scripts(project: ProjectParts, kinds: Mapping[str, str], finding
 
 
 def _images_of_optional_builds(project: ProjectParts, kinds: Mapping[str, str],
-                               findings: Sequence[Finding]) -> dict[str, str]:
+                               findings: Sequence[Finding], known: Words) -> dict[str, str]:
     """Container files (a CUDA base image, nvcc in a RUN line) of a project whose every other finding above
     native is optional, with optional GPU code among them: what needs CUDA is only the optional part, so an
     image made for it (MNN's tools/script/Dockerfile beside `option(MNN_CUDA OFF)`; custos's Dockerfile for
@@ -553,10 +563,13 @@ def _images_of_optional_builds(project: ProjectParts, kinds: Mapping[str, str],
     deployment part of its own, with its class (docs/decisions/2026-12-05-container-files-are-a-deployment-part.md).
     A project with required CUDA use elsewhere (a torch pin, a kernel built by default), or one with no code of
     its own (a repository of images), keeps its images required. A low-confidence finding is no such use: it never
-    moves a class (classify.effective_class), so it does not keep an image required either."""
+    moves a class (classify.effective_class), so it does not keep an image required either. A script that only
+    starts the images on an NVIDIA host (optional.yaml `deployment.container_runs`: `docker run --runtime nvidia`)
+    goes with them."""
     images = sorted(p for p, kind in kinds.items() if kind in CONTAINER_KINDS or COMPOSE_FILE.match(posixpath.basename(p)))
     if not images or project.rocm_path:
         return {}
+    images = sorted([*images, *_container_runs(kinds, findings, known)])
     # a low-confidence finding never moves a class (classify.effective_class): no required tie either (an mmcv pin
     # without ROCm wheels beside OpenMMLab's CUDA base images)
     others = [f for f in findings if f.path not in images and class_rank(f.migration_class) > 0
