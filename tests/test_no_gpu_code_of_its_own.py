@@ -54,3 +54,24 @@ def test_a_provider_with_no_portable_peer_a_plain_dependency_and_a_script_that_b
     assert data["summary"]["class"] == "minor-adaptation"
     for path in CHOSEN:
         assert _status(data, path) == {""}, path
+
+
+GATES = ("ouster_core/include/ouster/core/array_view.h", "ouster_core/include/ouster/core/impl/cuda_macros.h")
+
+
+def test_cuda_compiler_gates_in_a_project_with_no_cuda_source_are_not_taken_by_its_builds(rulebase) -> None:
+    """ouster-sdk: `OSDK_FN` is `__device__ __host__` under `#ifdef __CUDACC__`, a bounds check sits in
+    `#ifndef __CUDA_ARCH__`; the SDK has no CUDA source, so its builds take the host side only."""
+    data = scanned(WORKLOADS / "optional" / "host_only_gates", rulebase)
+    assert data["summary"]["class"] == "native"
+    for path in GATES:
+        assert _status(data, path) == {"optional"}, path
+    roots = {p["root"] for w in data["workloads"] for p in w["optional_parts"]}
+    assert "ouster_core/include/ouster/core/array_view.h (a CUDA compiler gate no build of the project takes)" in roots
+
+
+def test_the_same_gates_beside_a_cuda_source_of_the_project_stay_required(rulebase) -> None:
+    data = scanned(WORKLOADS / "optional" / "host_only_gates_near", rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    for path in GATES:
+        assert _status(data, path) == {""}, path

@@ -26,7 +26,7 @@ from migrate.model import Fact, Finding, Status, class_rank, evolve
 from migrate.rulebase import families
 from migrate.scan.layout import hip_members, hip_twinned
 from migrate.vocabulary import ALWAYS_DEFINED, BUILD_FILE_KINDS
-from migrate.workloads import build_scopes, compiler_reach, make_goals, ported, reach
+from migrate.workloads import build_scopes, compiler_reach, host_gates, make_goals, ported, reach
 from migrate.workloads.alternatives import build_variants, covering, run_time_alternatives
 from migrate.workloads.build_sources import prefixes
 from migrate.workloads.fact_index import of_kind
@@ -122,6 +122,7 @@ class ProjectParts:
     regions: Mapping[str, tuple[Region, ...]] = field(default_factory=dict)  # path -> switch branches in it
     gated: Mapping[str, Region] = field(default_factory=dict)  # file or folder/ -> the CMake branch adding it
     unbuilt: Mapping[str, str] = field(default_factory=dict)  # path -> why no build compiles it
+    host_gates: Mapping[str, str] = field(default_factory=dict)  # path -> why its CUDA compiler gates are not taken
     cuda_build: str = ""  # the optional switch every CUDA translation unit is built under, if there is one
     compiler_switch: str = ""  # the optional switch every naming of nvcc in the build is under (compiler_reach)
     optional_includes: Mapping[str, str] = field(default_factory=dict)  # header -> the optional files including it
@@ -181,6 +182,8 @@ class ProjectParts:
             return Part(f"{where} (a package the install does not bring)", (needs[2],))
         if path in self.unbuilt:
             return Part(f"{path} (built by nothing)", (self.unbuilt[path],))
+        if path in self.host_gates and finding.rule in known.gate_rules:
+            return Part(f"{path} ({host_gates.WHAT})", (self.host_gates[path],))
         if path in self.images:
             why = self.images[path]
             what = "a container deployment" if why.endswith(DEPLOYMENT_IMAGE) else \
@@ -465,7 +468,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         unreached=unreached, undeclared=undeclared_scopes(facts, kinds), known=known)
     images = _images_of_optional_builds(project, kinds, findings, known) | _deployment_scripts(project, kinds, findings,
                                                                                                known)
-    return replace(project, images=images)
+    return replace(project, images=images, host_gates=host_gates.host_only_gates(kinds, findings, known))
 
 
 def _container_runs(kinds: Mapping[str, str], findings: Sequence[Finding], known: Words) -> list[str]:
