@@ -16,36 +16,77 @@ from migrate.model import Fact
 Site = tuple[str, int, str]  # the including file, the include's line, the header named
 
 
+REACH_LIMIT = 2000  # headers followed from one resolved header before the reading gives up (bounded work)
+
+
 def own_includes(files: Sequence[tuple[str, Iterable[Fact]]], quiet: Iterable[str],
                  flagged: Iterable[Site]) -> frozenset[Site]:
-    """The quoted includes of `files` (path, facts) that a finding names (`flagged`: path, line, symbol) whose
-    header resolves to project files, all in `quiet` (the paths that gave no finding)."""
+    """The includes of `files` (path, facts) that a finding names (`flagged`: path, line, symbol) whose header
+    resolves to project files none of which, nor any project file they include in turn, is outside `quiet` (the
+    paths that gave no finding): a copy of CUB whose cub.cuh only includes its other headers is still CUB."""
     sites = frozenset(flagged)
     holders = {path for path, _, _ in sites}
     if not holders:
         return frozenset()
-    paths = {path for path, _ in files}
-    silent = frozenset(quiet)
-    by_base: dict[str, list[str]] = {}
-    for path in paths:
-        by_base.setdefault(posixpath.basename(path), []).append(path)
+    tree = _Tree(files, frozenset(quiet))
     own: set[Site] = set()
     for path, facts in files:
         if path not in holders:
             continue
         for fact in facts:
-            if fact.kind != "include" or (path, fact.line, fact.name) not in sites:
-                continue
-            found = _resolve(path, fact.name, fact.text.startswith('"'), paths, by_base)
-            if found and all(p in silent for p in found):
+            if fact.kind == "include" and (path, fact.line, fact.name) in sites \
+                    and tree.own(tree.resolve(path, fact.name, fact.text.startswith('"'))):
                 own.add((path, fact.line, fact.name))
     return frozenset(own)
 
 
-def _resolve(includer: str, header: str, quoted: bool, paths: set[str], by_base: dict[str, list[str]]) -> list[str]:
-    beside = posixpath.normpath(posixpath.join(posixpath.dirname(includer), header))
-    if quoted and beside in paths:
-        return [beside]
-    if "/" in header or header.startswith("."):
-        return [p for p in paths if p.endswith("/" + header)]
-    return by_base.get(header, [])
+class _Tree:
+    """The scanned files' include graph, read on demand."""
+
+    def __init__(self, files: Sequence[tuple[str, Iterable[Fact]]], silent: frozenset[str]) -> None:
+        self.files = files
+        self.silent = silent
+        self.paths = frozenset(path for path, _ in files)
+        self.by_base: dict[str, list[str]] = {}
+        for path in self.paths:
+            self.by_base.setdefault(posixpath.basename(path), []).append(path)
+        self._includes: dict[str, list[Fact]] | None = None
+        self._quiet: dict[str, bool] = {}
+
+    def resolve(self, includer: str, header: str, quoted: bool) -> list[str]:
+        """The project files a header names: beside the includer for a quoted include, else by its path's end."""
+        beside = posixpath.normpath(posixpath.join(posixpath.dirname(includer), header))
+        if quoted and beside in self.paths:
+            return [beside]
+        tail = header.lstrip("./")
+        return [p for p in self.by_base.get(posixpath.basename(header), []) if p == tail or p.endswith("/" + tail)]
+
+    def own(self, found: list[str]) -> bool:
+        """Whether the files, and every project file they include, gave no finding."""
+        return bool(found) and all(self._quiet_below(p) for p in found)
+
+    def _quiet_below(self, start: str) -> bool:
+        if start not in self._quiet:
+            includes = self._include_facts()
+            seen: set[str] = set()
+            stack = [start]
+            quiet = True
+            while stack and quiet:
+                path = stack.pop()
+                if path in seen:
+                    continue
+                seen.add(path)
+                quiet = path in self.silent and len(seen) <= REACH_LIMIT
+                for fact in includes.get(path, ()):
+                    stack.extend(self.resolve(path, fact.name, fact.text.startswith('"')))
+            self._quiet[start] = quiet
+        return self._quiet[start]
+
+    def _include_facts(self) -> dict[str, list[Fact]]:
+        if self._includes is None:
+            self._includes = {}
+            for path, facts in self.files:
+                found = [f for f in facts if f.kind == "include"]
+                if found:
+                    self._includes[path] = found
+        return self._includes
