@@ -24,7 +24,8 @@ def test_an_include_that_resolves_to_the_projects_own_header_is_not_cudas(ruleba
 def test_a_cuda_header_no_project_file_is_named_like_or_a_copy_with_cuda_code_stays(rulebase) -> None:
     data = scanned(WORKLOADS / "own_header_near", rulebase)
     assert {("src/main.cpp", 3, "HIP0002"), ("src/main.cpp", 4, "HIP0002"), ("include/vector_types.h", 3, "HIP0001"),
-            ("src/step.cu", 2, "HIP0011")} <= _rules_at(data)  # GeoFlood's CUB copy: cub.cuh only includes CUDA code
+            ("src/step.cu", 2, "HIP0011"),  # GeoFlood's CUB copy: cub.cuh only includes CUDA code
+            ("src/cuArrays.h", 3, "HIP0001")} <= _rules_at(data)  # isce3: CUDA's cuda.h beside bindings' own cuda.h
     assert data["summary"]["class"] == "migration-required"
 
 

@@ -33,9 +33,17 @@ def own_includes(files: Sequence[tuple[str, Iterable[Fact]]], quiet: Iterable[st
     for path, facts in files:
         if path not in holders:
             continue
-        for fact in facts:
-            if fact.kind == "include" and (path, fact.line, fact.name) in sites \
-                    and tree.own(tree.resolve(path, fact.name, fact.text.startswith('"'))):
+        includes = [f for f in facts if f.kind == "include" and (path, f.line, f.name) in sites]
+        # a bare name found only elsewhere in the tree (not beside the file) is the project's header only for a
+        # file that names nothing else of CUDA: isce3's cuArrays.h includes CUDA's <cuda.h> and uses its driver
+        # API, whatever python/extensions/.../cuda.h holds
+        alone = {(line, name) for p, line, name in sites if p == path} <= {(f.line, f.name) for f in includes}
+        for fact in includes:
+            quoted = fact.text.startswith('"')
+            found = tree.resolve(path, fact.name, quoted)
+            if "/" not in fact.name and not alone and not (quoted and tree.beside(path, fact.name) in found):
+                continue
+            if tree.own(found):
                 own.add((path, fact.line, fact.name))
     return frozenset(own)
 
@@ -55,11 +63,15 @@ class _Tree:
 
     def resolve(self, includer: str, header: str, quoted: bool) -> list[str]:
         """The project files a header names: beside the includer for a quoted include, else by its path's end."""
-        beside = posixpath.normpath(posixpath.join(posixpath.dirname(includer), header))
+        beside = self.beside(includer, header)
         if quoted and beside in self.paths:
             return [beside]
         tail = header.lstrip("./")
         return [p for p in self.by_base.get(posixpath.basename(header), []) if p == tail or p.endswith("/" + tail)]
+
+    @staticmethod
+    def beside(includer: str, header: str) -> str:
+        return posixpath.normpath(posixpath.join(posixpath.dirname(includer), header))
 
     def own(self, found: list[str]) -> bool:
         """Whether the files, and every project file they include, gave no finding."""
