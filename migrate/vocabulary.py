@@ -146,6 +146,8 @@ STRUCTURE_KINDS: dict[str, str] = {
                    "[project.scripts]/[project.entry-points.*]/[tool.poetry.scripts], setup.cfg's "
                    "[options.entry_points], a setup.py string): the name is the function, the text the module; "
                    "the installer's script calls it, so it is not uncalled",
+    "execution_provider": "an ONNX Runtime execution provider that is not NVIDIA's (`CPUExecutionProvider`, MIGraphX, "
+                          "CoreML ...) in a providers list or a query of the available providers: the name",
     "import_unbound": "an import in `try:` whose ImportError handler binds no name (`except ImportError: pass`): "
                       "the module as its `python_import` names it; the code that uses it has no fallback",
     "rocm_path": "evidence of an upstream ROCm path (a HIP build branch, a ROCm CI job, an `is_hip` branch); "

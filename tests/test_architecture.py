@@ -21,8 +21,9 @@ ALLOWED: dict[str, set[str]] = {
     "rulebase": set(), "settings": {"rulebase", "settings_schema"},
     "extract": {"scan.cache", "scan.readfile", "scan.replay", "rulebase"},  # rulebase: datafile, name lists
     "scan.crossref": set(),
+    "scan.own_headers": set(),
     "scan.layout": {"rulebase"},
-    "scan.match": {"rulebase", "scan.crossref", "scan.layout"},
+    "scan.match": {"rulebase", "scan.crossref", "scan.layout", "scan.own_headers"},
     "scan.analyse": {"scan.cache", "extract", "scan.match", "scan.layout", "scan.readfile", "rulebase", "settings",
                      "workloads"},
     "hipify": {"scan.match", "rulebase", "settings", "scan.discover"},

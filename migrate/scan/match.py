@@ -32,7 +32,7 @@ from migrate.rulebase.load import (
     map_names,
     version_tuple,
 )
-from migrate.scan import crossref
+from migrate.scan import crossref, own_headers
 from migrate.scan.layout import (
     BACKENDS_FILE,
     left_in_backend_files,
@@ -413,17 +413,31 @@ def merge_targets(results: Sequence[FileResult], archs: Sequence[str],
     found_for: dict[tuple[str, str, int | None, int, int, str], list[str]] = {}
     joined = crossref.uses([(path, r.facts) for path, r in zip(paths, results, strict=True)]) if indexes else []
     line_text = {path: r.line_text for path, r in zip(paths, results, strict=True)} if joined else {}
+    chosen = [[select(r.found[position], portable=portable, defined=defined, masks=masks) for r in results]
+              for position in range(len(archs))]
+    own = _own_header_includes(paths, results, chosen)
     for position, arch in enumerate(archs):
         cross = _cross_findings(joined, indexes[position], line_text) if joined else []
-        for found in [*(select(r.found[position], portable=portable, defined=defined, masks=masks) for r in results), cross]:
+        for found in [*chosen[position], cross]:
             for finding in found:
-                if leave is not None and leave(finding):
+                if (leave is not None and leave(finding)) or (finding.path, finding.line, finding.symbol) in own:
                     continue
                 key = (finding.rule, finding.path, finding.cell, finding.line, finding.column, finding.symbol)
                 merged.setdefault(key, finding)
                 found_for.setdefault(key, []).append(arch)
     with_targets = evolver("targets")
     return [with_targets(f, tuple(found_for[k])) for k, f in merged.items()]
+
+
+def _own_header_includes(paths: Sequence[str], results: Sequence[FileResult],
+                         chosen: Sequence[Sequence[Sequence[Finding]]]) -> frozenset[own_headers.Site]:
+    """The include lines whose findings name a project's own header (scan/own_headers.py): a file that gives
+    no finding for any target is quiet."""
+    if not paths:
+        return frozenset()
+    quiet = [path for n, path in enumerate(paths) if not any(per_file[n] for per_file in chosen)]
+    flagged = [(f.path, f.line, f.symbol) for per_file in chosen for found in per_file for f in found]
+    return own_headers.own_includes([(path, r.facts) for path, r in zip(paths, results, strict=True)], quiet, flagged)
 
 
 def _cross_findings(joined: Sequence[crossref.Use], index: RuleIndex,

@@ -98,7 +98,7 @@ def run_time_alternatives(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[st
            if not any(_inside(target, part) and not _inside(importer, part) for importer, target in imported)}
     out.update(_build_variants(paths, kinds, data))
     out.update(_development_requirements(kinds, data))
-    out.update(_fallback_providers(findings, data))
+    out.update(_fallback_providers(findings, data, _chosen_providers(facts, data)))
     return out
 
 
@@ -182,7 +182,18 @@ def _development_requirements(kinds: Mapping[str, str], data: Alternatives) -> d
             and (said := words_of(_stem(posixpath.basename(path))) & data.development_words)}
 
 
-def _fallback_providers(findings: Iterable[Finding], data: Alternatives) -> dict[str, str]:
+def _chosen_providers(facts: Mapping[str, Sequence[Fact]], data: Alternatives) -> dict[str, tuple[str, int]]:
+    """Python files that name a portable execution provider in a providers list or a query of the available
+    providers -> the first such provider and its line."""
+    out: dict[str, tuple[str, int]] = {}
+    for path, fact in of_kind(facts, "execution_provider"):
+        if fact.name in data.portable_providers:
+            out.setdefault(path, (fact.name, fact.line))
+    return out
+
+
+def _fallback_providers(findings: Iterable[Finding], data: Alternatives,
+                        chosen: Mapping[str, tuple[str, int]]) -> dict[str, str]:
     out: dict[str, str] = {}
     for f in findings:
         if f.symbol not in data.nvidia_providers or not f.source_line:
@@ -192,6 +203,11 @@ def _fallback_providers(findings: Iterable[Finding], data: Alternatives) -> dict
         if portable:
             out[f"{f.path}:{f.line}"] = (f"{f.path}:{f.line}: {f.symbol} before {portable[0]} in one providers list: "
                                          "ONNX Runtime falls back to the next provider where one is not available "
+                                         f"({RULES} execution_providers)")
+        elif f.path in chosen:
+            other, line = chosen[f.path]
+            out[f"{f.path}:{f.line}"] = (f"{f.path}:{f.line}: {f.symbol}, and {other} at line {line}: the file "
+                                         "chooses among execution providers at run time, a portable one among them "
                                          f"({RULES} execution_providers)")
     return out
 

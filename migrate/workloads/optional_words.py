@@ -14,7 +14,8 @@ from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
 
 SECTIONS = ("folders", "scratch_folders", "unused_folders", "switches", "detection", "compile_pass", "templates",
-            "alternative_runtimes", "portable_backends", "configure_hipify", "deployment", "cuda_compiler")
+            "alternative_runtimes", "portable_backends", "configure_hipify", "deployment", "cuda_compiler",
+            "host_only_gates")
 
 
 class DataError(ValueError):
@@ -52,6 +53,8 @@ class Words:
     hipify_tools: frozenset[str] = frozenset()  # converters a build command runs by name (hipify-perl)
     driver_queries: frozenset[str] = frozenset()  # rules whose findings query NVIDIA's driver at run time (nvidia-smi)
     script_kinds: frozenset[str] = frozenset()  # file kinds of scripts a machine runs (shell)
+    container_runs: frozenset[str] = frozenset()  # rules whose findings start a container on an NVIDIA host
+    gate_rules: frozenset[str] = frozenset()  # rules whose findings are CUDA compiler gates (__CUDA_ARCH__, __CUDACC__)
     compiler_rules: frozenset[str] = frozenset()  # rules whose findings name the CUDA compiler in a build (nvcc)
     compiler_packages: frozenset[str] = frozenset()  # find_package() names that set up the CUDA compiler (CUDA)
     nvcc_flag_rules: frozenset[str] = frozenset()  # rules whose findings are flags only nvcc takes (-gencode)
@@ -97,6 +100,8 @@ def words(directory: Path | None = None) -> Words:
                  hipify_tools=frozenset(names("configure_hipify", "tools")),
                  driver_queries=frozenset(names("deployment", "driver_queries")),
                  script_kinds=frozenset(names("deployment", "script_kinds")),
+                 container_runs=frozenset(names("deployment", "container_runs")),
+                 gate_rules=frozenset(names("host_only_gates", "rules")),
                  compiler_rules=frozenset(names("cuda_compiler", "rules")),
                  compiler_packages=frozenset(names("cuda_compiler", "packages")),
                  nvcc_flag_rules=frozenset(names("cuda_compiler", "flag_rules")),

@@ -26,7 +26,7 @@ from migrate.model import Fact, Finding, Status, class_rank, evolve
 from migrate.rulebase import families
 from migrate.scan.layout import hip_members, hip_twinned
 from migrate.vocabulary import ALWAYS_DEFINED, BUILD_FILE_KINDS
-from migrate.workloads import build_scopes, compiler_reach, make_goals, ported, reach
+from migrate.workloads import build_scopes, compiler_reach, host_gates, make_goals, ported, reach
 from migrate.workloads.alternatives import build_variants, covering, run_time_alternatives
 from migrate.workloads.build_sources import prefixes
 from migrate.workloads.fact_index import of_kind
@@ -123,6 +123,7 @@ class ProjectParts:
     regions: Mapping[str, tuple[Region, ...]] = field(default_factory=dict)  # path -> switch branches in it
     gated: Mapping[str, Region] = field(default_factory=dict)  # file or folder/ -> the CMake branch adding it
     unbuilt: Mapping[str, str] = field(default_factory=dict)  # path -> why no build compiles it
+    host_gates: Mapping[str, str] = field(default_factory=dict)  # path -> why its CUDA compiler gates are not taken
     cuda_build: str = ""  # the optional switch every CUDA translation unit is built under, if there is one
     compiler_switch: str = ""  # the optional switch every naming of nvcc in the build is under (compiler_reach)
     optional_includes: Mapping[str, str] = field(default_factory=dict)  # header -> the optional files including it
@@ -182,6 +183,8 @@ class ProjectParts:
             return Part(f"{where} (a package the install does not bring)", (needs[2],))
         if path in self.unbuilt:
             return Part(f"{path} (built by nothing)", (self.unbuilt[path],))
+        if path in self.host_gates and finding.rule in known.gate_rules:
+            return Part(f"{path} ({host_gates.WHAT})", (self.host_gates[path],))
         if path in self.images:
             why = self.images[path]
             what = "a container deployment" if why.endswith(DEPLOYMENT_IMAGE) else \
@@ -467,8 +470,18 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         found_under=found_only_under(facts, regions, gated, switches, known),
                         unasked={p: tuple(v) for p, v in branches_not_taken(facts).items()},
                         unreached=unreached, undeclared=undeclared_scopes(facts, kinds), known=known)
-    images = _images_of_optional_builds(project, kinds, findings) | _deployment_scripts(project, kinds, findings, known)
-    return replace(project, images=images)
+    images = _images_of_optional_builds(project, kinds, findings, known) | _deployment_scripts(project, kinds, findings,
+                                                                                               known)
+    return replace(project, images=images, host_gates=host_gates.host_only_gates(kinds, findings, known))
+
+
+def _container_runs(kinds: Mapping[str, str], findings: Sequence[Finding], known: Words) -> list[str]:
+    """Scripts whose every finding above native starts a container on an NVIDIA host (`deployment.container_runs`)."""
+    by_file: dict[str, set[str]] = {}
+    for f in findings:
+        if kinds.get(f.path) in known.script_kinds and class_rank(f.migration_class) > 0:
+            by_file.setdefault(f.path, set()).add(f.rule)
+    return [path for path, rules in by_file.items() if rules <= known.container_runs]
 
 
 def _builds_cuda_code(found: Sequence[Finding], known: Words) -> bool:
@@ -548,7 +561,7 @@ def _deployment_scripts(project: ProjectParts, kinds: Mapping[str, str], finding
 
 
 def _images_of_optional_builds(project: ProjectParts, kinds: Mapping[str, str],
-                               findings: Sequence[Finding]) -> dict[str, str]:
+                               findings: Sequence[Finding], known: Words) -> dict[str, str]:
     """Container files (a CUDA base image, nvcc in a RUN line) of a project whose every other finding above
     native is optional, with optional GPU code among them: what needs CUDA is only the optional part, so an
     image made for it (MNN's tools/script/Dockerfile beside `option(MNN_CUDA OFF)`; custos's Dockerfile for
@@ -557,10 +570,13 @@ def _images_of_optional_builds(project: ProjectParts, kinds: Mapping[str, str],
     deployment part of its own, with its class (docs/decisions/2026-12-05-container-files-are-a-deployment-part.md).
     A project with required CUDA use elsewhere (a torch pin, a kernel built by default), or one with no code of
     its own (a repository of images), keeps its images required. A low-confidence finding is no such use: it never
-    moves a class (classify.effective_class), so it does not keep an image required either."""
+    moves a class (classify.effective_class), so it does not keep an image required either. A script that only
+    starts the images on an NVIDIA host (optional.yaml `deployment.container_runs`: `docker run --runtime nvidia`)
+    goes with them."""
     images = sorted(p for p, kind in kinds.items() if kind in CONTAINER_KINDS or COMPOSE_FILE.match(posixpath.basename(p)))
     if not images or project.rocm_path:
         return {}
+    images = sorted([*images, *_container_runs(kinds, findings, known)])
     # a low-confidence finding never moves a class (classify.effective_class): no required tie either (an mmcv pin
     # without ROCm wheels beside OpenMMLab's CUDA base images)
     others = [f for f in findings if f.path not in images and class_rank(f.migration_class) > 0

@@ -31,6 +31,7 @@ PTX_OPCODE = re.compile(r"\b[a-z][a-z0-9_]*(\.[a-z0-9_:]+)+")
 AMDGCN_OPCODE = re.compile(r"\b[vs]_[a-z0-9_]+")
 WARP_CONSTANT = re.compile(r"^_?(warp_?size|threads_per_warp|lanes_per_warp|warp_threads)$", re.IGNORECASE)
 NVIDIA_PROVIDERS = name_list("python", "nvidia_execution_providers")
+PROVIDER_SUFFIX = "ExecutionProvider"  # ONNX Runtime's provider names: https://onnxruntime.ai/docs/execution-providers/
 PROVIDER_QUERIES = name_list("python", "provider_queries")
 JAX_BACKEND_ARG = name_list("python", "jax_backend_calls")
 JAX_BACKEND_KEYWORD = JAX_BACKEND_ARG | {"jax.jit", "jax.pmap"}
@@ -120,10 +121,10 @@ def on_compare(v: _Visitor, node: ast.Compare) -> None:
     if any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) and v.dotted(node.comparators[-1]) == "os.environ":
         env_variable(v, node.left)
     strings = _direct_strings(operands)
-    providers = [lit for lit in strings if lit.value in NVIDIA_PROVIDERS]
+    providers = [lit for lit in strings if _provider(lit.value)]
     if providers and any(_queries_providers(v, o) for o in operands):
         for lit in providers:
-            v.add("construct", "onnxruntime-nvidia-provider", lit, text=str(lit.value))
+            _add_provider(v, lit)
     names = [lit for lit in strings if NVIDIA_GPU_NAME.search(str(lit.value))]
     if names and any(_is_device_name(v, o) for o in operands):
         v.add("construct", "gpu-name-compare", node, text=str(names[0].value))
@@ -259,8 +260,22 @@ def _providers(v: _Visitor, call: ast.Call) -> None:
         values.append(call.args[0])
     for value in values:
         for lit in literals(v, value):
-            if lit.value in NVIDIA_PROVIDERS:
-                v.add("construct", "onnxruntime-nvidia-provider", lit, text=lit.value)
+            if _provider(lit.value):
+                _add_provider(v, lit)
+
+
+def _provider(value: object) -> bool:
+    """Whether a string names an ONNX Runtime execution provider (each is spelled `<Name>ExecutionProvider`)."""
+    return isinstance(value, str) and (value in NVIDIA_PROVIDERS or value.endswith(PROVIDER_SUFFIX))
+
+
+def _add_provider(v: _Visitor, lit: ast.Constant) -> None:
+    """An NVIDIA provider is a finding's construct; another vendor's or the CPU's is kept as the choice beside it
+    (workloads/alternatives.py: a file that chooses among providers)."""
+    if lit.value in NVIDIA_PROVIDERS:
+        v.add("construct", "onnxruntime-nvidia-provider", lit, text=str(lit.value))
+    else:
+        v.add("execution_provider", str(lit.value), lit)
 
 
 def _queries_providers(v: _Visitor, node: ast.expr, depth: int = 0) -> bool:

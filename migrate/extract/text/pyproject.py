@@ -26,7 +26,9 @@ PIP_LIST_TABLES: tuple[tuple[str, ...], ...] = (
 URL_KEYS = ("url", "index", "index-url", "extra-index-url", "find-links", "default-index")
 # Tables of requirements a plain install does not pull: extras (PEP 621), dependency groups (PEP 735), dev
 # dependencies (uv, PDM, Poetry, Pipfile). Their requirements are optional facts (guard "optional"): reikna's
-# `pycuda` extra beside `pyopencl` (https://packaging.python.org/en/latest/specifications/pyproject-toml/).
+# `pycuda` extra beside `pyopencl` (https://packaging.python.org/en/latest/specifications/pyproject-toml/). So are
+# Poetry dependencies marked `optional = true`, which only an extra installs (https://python-poetry.org/docs/pyproject/
+# #extras: python-audio-separator's onnxruntime-gpu beside onnxruntime and onnxruntime-directml extras).
 OPTIONAL_TABLES: tuple[tuple[str, ...], ...] = (
     ("project", "optional-dependencies"), ("dependency-groups",), ("tool", "pdm", "dev-dependencies"),
     ("tool", "uv", "dev-dependencies"), ("tool", "poetry", "dev-dependencies"), ("tool", "poetry", "group"),
@@ -42,6 +44,7 @@ class Item:
     key: str
     needle: str | None = None  # the string value to locate; None locates the key itself
     occurrence: int = 0        # which [[array-of-tables]] entry
+    optional: bool = False     # marked optional in its own entry (Poetry's `optional = true`: installed by an extra)
 
 
 @dataclass
@@ -125,7 +128,8 @@ def extract(source: bytes) -> Extraction:
     for item in _items(data):
         line, start, end = locator.find(item)
         shown = item.needle if item.needle is not None else item.key
-        optional = any(item.table[:len(t)] == t or (*item.table, item.key)[:len(t)] == t for t in OPTIONAL_TABLES)
+        optional = item.optional or any(item.table[:len(t)] == t or (*item.table, item.key)[:len(t)] == t
+                                        for t in OPTIONAL_TABLES)
         facts.extend(dataclasses.replace(made, guard="optional") if optional else made
                      for made in (fact("requirement", name, line + 1, start, end, text=shown) for name in item.names))
     facts += _entry_points(data, text.split("\n"))
@@ -194,7 +198,7 @@ def _name_table(values: object, table: tuple[str, ...], *, conda: bool) -> Itera
             continue
         for entry in spec if isinstance(spec, list) else [spec]:
             names = conda_names(f"{name}={_version(entry)}") if conda else _pip_entry(name, entry)
-            yield Item(names, table, name)
+            yield Item(names, table, name, optional=isinstance(entry, dict) and entry.get("optional") is True)
             for key in URL_KEYS if isinstance(entry, dict) else ():
                 if isinstance(entry.get(key), str) and "://" in entry[key]:
                     yield Item(url_names(entry[key]), table, name, entry[key])
