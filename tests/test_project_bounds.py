@@ -20,7 +20,7 @@ def test_branches_around_a_line_match_a_scan_of_every_branch() -> None:
             start = rng.randint(1, 300)
             regions.append(Region("CMakeLists.txt", start, start + rng.randint(-2, 60), f"OPT{i}", f"if(OPT{i})"))
         kept = tuple(regions)
-        for line in range(0, 370):
+        for line in range(370):
             assert list(branches_at(kept, line)) == _naive(kept, line)
 
 
