@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 import time
 
+from migrate.model import Fact
+from migrate.workloads.includes import IncludeSite, _gated_headers
 from migrate.workloads.switches import STAB_MIN, Region, branches_at, switches_around
 
 
@@ -44,3 +46,31 @@ def test_thousands_of_branches_in_one_build_file_take_linear_time() -> None:
     spent = time.process_time() - begun
     assert [r[0].switch for r in found[:3]] == ["OPT0", "OPT1", "OPT2"]
     assert spent < 0.3, f"{spent:.2f} s of CPU for {n} lines of {n} branches"
+
+
+def _common_h_tree(n: int) -> tuple[dict[str, list[Fact]], list[IncludeSite]]:
+    # n folders, each with its own common.h and a k.cu that includes "common.h" (the one beside it)
+    facts: dict[str, list[Fact]] = {f"d{i}/common.h": [] for i in range(n)}
+    sites: list[IncludeSite] = [(f"d{i}/k.cu", 1, "common.h", "common.h", f"d{i}/common.h") for i in range(n)]
+    return facts, sites
+
+
+def test_an_include_names_the_header_beside_it_among_same_named_headers() -> None:
+    facts, sites = _common_h_tree(3)
+    facts["common.h"] = []  # the project's top has one too: a near miss for `p == name`
+    sites.append(("top.cu", 1, "common.h", "common.h", "common.h"))
+    sites.append(("d9/k.cu", 1, "common.h", "common.h", "d9/common.h"))  # no header beside it: the nearest
+    branch = Region("CMakeLists.txt", 1, 9, "USE_CUDA", "if(USE_CUDA)")
+    gated = {"d0/": branch, "d9/": branch}
+    out = _gated_headers(facts, sites, {}, gated, frozenset(), {})
+    assert out == {"d0/common.h": branch}  # d9's include named the top's common.h, which top.cu includes ungated
+
+
+def test_thousands_of_same_named_headers_take_linear_time() -> None:
+    n = 4000
+    facts, sites = _common_h_tree(n)
+    begun = time.process_time()
+    out = _gated_headers(facts, sites, {}, {}, frozenset(), {})
+    spent = time.process_time() - begun
+    assert out == {}
+    assert spent < 0.3, f"{spent:.2f} s of CPU for {n} includes of {n} headers named common.h"
