@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import replace
 
-from migrate.model import Fact
+import pytest
+from migrate.model import Fact, Finding
+from migrate.model_report import OptionalPart, Workload
+from migrate.workloads import calibration as effort_calibration
+from migrate.workloads import costs
+from migrate.workloads.costs import with_part_costs
+from migrate.workloads.estimate import EffortModel
 from migrate.workloads.includes import IncludeSite, _gated_headers
 from migrate.workloads.switches import STAB_MIN, Region, branches_at, switches_around
 
@@ -74,3 +81,41 @@ def test_thousands_of_same_named_headers_take_linear_time() -> None:
     spent = time.process_time() - begun
     assert out == {}
     assert spent < 0.3, f"{spent:.2f} s of CPU for {n} includes of {n} headers named common.h"
+
+
+def _parts_tree(n: int) -> tuple[list[Workload], list[Finding], dict[str, tuple[str, int]]]:
+    # one workload with n optional folders, each a part with one CUDA file and its finding
+    findings = [Finding(rule="HIP1100", path=f"d{i}/k.cu", line=1, column=1, end_line=1, end_column=11,
+                        symbol="cudaMalloc", message="cudaMalloc", hip="hipMalloc", hipify="yes", confidence="high",
+                        migration_class="migration-required", workload="w", status="optional") for i in range(n)]
+    parts = tuple(OptionalPart(root=f"d{i}/", migration_class="migration-required", findings=1, files=(f"d{i}/k.cu",))
+                  for i in range(n))
+    workload = Workload(name="w", root="", kind="cmake", files=(), verdicts=(), optional_parts=parts)
+    return [workload], findings, {f"d{i}/k.cu": ("cuda", 3) for i in range(n)}
+
+
+def test_a_parts_cost_reads_its_own_workloads_optional_findings(monkeypatch: pytest.MonkeyPatch) -> None:
+    workloads, findings, files = _parts_tree(2)
+    given: dict[str, list[Finding]] = {}
+
+    def part_cost(part: OptionalPart, found: list[Finding], *_: object, **__: object) -> OptionalPart:
+        given[part.root] = found
+        return part
+
+    monkeypatch.setattr(costs, "_part_cost", part_cost)
+    # near misses at the same file: a required finding, and another workload's optional one; a second one of its own
+    more = [replace(findings[0], status="", line=2), replace(findings[0], workload="v", line=3),
+            replace(findings[0], line=4)]
+    with_part_costs(workloads, [more[2], *findings, *more[:2]], files, [], effort_calibration.load(), EffortModel())
+    assert given == {"d0/": [more[2], findings[0]], "d1/": [findings[1]]}
+
+
+def test_thousands_of_optional_parts_take_linear_time() -> None:
+    n = 8000
+    workloads, findings, files = _parts_tree(n)
+    calibration, model = effort_calibration.load(), EffortModel()
+    begun = time.process_time()
+    out = with_part_costs(workloads, findings, files, [], calibration, model)
+    spent = time.process_time() - begun
+    assert len(out[0].optional_parts) == n and out[0].optional_parts[-1].effort.likely > 0
+    assert spent < 1.0, f"{spent:.2f} s of CPU for {n} optional parts"
