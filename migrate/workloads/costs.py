@@ -84,8 +84,17 @@ def with_part_costs(workloads: Sequence[Workload], findings: Sequence[Finding], 
     c_paths = [p for p in files if files[p][0] in C_KINDS]
     # the per-back-end files a port writes a HIP twin of, once for all parts
     twinnable = backend_files(c_paths) - hip_twinned(c_paths)  # with a ROCm path too: it may be another back end's
-    return [replace(w, optional_parts=tuple(_part_cost(part, [f for f in findings if f.workload == w.name
-                                                               and f.status == "optional" and f.path in part.files],
+    # each workload's optional findings by file, their places kept: a part's are read from its own files (a workload of
+    # 4,000 optional parts read every finding once per part)
+    optional_at: dict[tuple[str, str], list[int]] = {}
+    for i, f in enumerate(findings):
+        if f.status == "optional":
+            optional_at.setdefault((f.workload, f.path), []).append(i)
+
+    def of_part(workload: str, part: OptionalPart) -> list[Finding]:
+        return [findings[i] for i in sorted({i for p in part.files for i in optional_at.get((workload, p), ())})]
+
+    return [replace(w, optional_parts=tuple(_part_cost(part, of_part(w.name, part),
                                                       files, calibration, system_ported=system_ported,
                                                       twinnable=twinnable)
                                             for part in w.optional_parts)) if w.optional_parts else w

@@ -77,15 +77,20 @@ def _gated_headers(facts: Mapping[str, Sequence[Fact]], includes: Sequence[Inclu
         # an optional switch's code too (`#if defined(VEXCL_BACKEND_CUDA)`, a macro defined only where a detection is)
         if path.endswith(HEADER_SUFFIXES) and (path not in gated or (optional and gated[path].switch not in optional)):
             by_name.setdefault(posixpath.basename(path), []).append(path)
+    listed = {base: set(paths) for base, paths in by_name.items()}
     seen: dict[str, list[list[Region]]] = {}
     memo: dict[str, list[Region]] = {}  # regions and gated stay as they are through this loop
     for path, line, name, base, local in includes:
         if base not in by_name:
             continue
         # an include path from the project's top (`<vexcl/backend/cuda.hpp>` in vexcl/backend.hpp) names that file
-        found = [p for p in by_name[base] if p in (local, name) or p.endswith("/" + name)]
-        header = local if local in found else found[0] if len(found) == 1 else \
-            max(found, key=lambda p: len(posixpath.commonprefix([p, path])), default=None)
+        # the header beside the file first, looked up in a set: 2,000 folders' own common.h read all 2,000 at each include
+        if local in listed[base]:
+            header: str | None = local
+        else:
+            found = [p for p in by_name[base] if p == name or p.endswith("/" + name)]
+            header = found[0] if len(found) == 1 else \
+                max(found, key=lambda p: len(posixpath.commonprefix([p, path])), default=None)
         if header is not None and header != path and companions.get(path) != header:
             seen.setdefault(header, []).append(switches_around(regions, gated, path, line=line, memo=memo))
     out: dict[str, Region] = {}

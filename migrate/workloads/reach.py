@@ -30,7 +30,7 @@ from migrate.model import Fact
 from migrate.vocabulary import REMOVE_ITEM
 from migrate.workloads.build_sources import named_files, prefixes
 from migrate.workloads.includes import includers_of
-from migrate.workloads.switches import Region
+from migrate.workloads.switches import Region, branches_at
 
 MANIFEST = "Cargo.toml"
 DEFAULT_FEATURE = "default"
@@ -305,7 +305,7 @@ def filtered_out(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
                         out.setdefault(source, Region(path, cut.line, cut.line, switch,
                                                       f"if(NOT {switch}) list({how})"))
             if not any(variable and c.text.split()[0] == variable for c in filters):
-                under = {r.switch for r in (regions or {}).get(path, ()) if r.start <= f.line <= r.end} or {""}
+                under = {r.switch for r in branches_at((regions or {}).get(path, ()), f.line)} or {""}
                 for source in named:
                     others.setdefault(source, set()).add(next(iter(under)) if len(under) == 1 else "")
     return {p: r for p, r in out.items() if others.get(p, set()) <= {r.switch}}

@@ -3,6 +3,7 @@ folders a branch adds, functions and modules reached only there, macros only a s
 each switch is declared and its default, and the switch every CUDA translation unit is built under."""
 from __future__ import annotations
 
+import bisect
 import fnmatch
 import posixpath
 import re
@@ -32,13 +33,58 @@ class Region:
     text: str
 
 
+STAB_MIN = 32  # a file with fewer branches is read branch by branch; more are indexed once (Stab)
+
+
+class Stab:
+    """The branches around each line of one file, read from an index built once: sorted boundaries, and for each
+    stretch between two of them the branches that cover it, in the file's order. A CMakeLists.txt with 4,000
+    `if(OPTn)` branches read all of them again for each of its sources and lines (quadratic in the branches)."""
+
+    def __init__(self, regions: tuple[Region, ...]) -> None:
+        events: dict[int, list[tuple[int, int]]] = {}
+        for i, r in enumerate(regions):
+            if r.start <= r.end:  # a branch that ends before it starts is around no line
+                events.setdefault(r.start, []).append((1, i))
+                events.setdefault(r.end + 1, []).append((-1, i))
+        self.points = sorted(events)
+        self.covering: list[tuple[Region, ...]] = []
+        active: set[int] = set()
+        for point in self.points:
+            for step, i in events[point]:
+                if step < 0:
+                    active.discard(i)
+            active.update(i for step, i in events[point] if step > 0)
+            self.covering.append(tuple(regions[i] for i in sorted(active)))
+
+    def around(self, line: int) -> tuple[Region, ...]:
+        at = bisect.bisect_right(self.points, line) - 1
+        return self.covering[at] if at >= 0 else ()
+
+
+_STABS: dict[int, tuple[tuple[Region, ...], Stab]] = {}
+
+
+def branches_at(regions: Sequence[Region], line: int) -> Sequence[Region]:
+    """The branches of one file around a line, in the file's order: a scan of a few, a Stab of many (kept for the
+    same tuple of branches: a project's readings ask again for each of its findings)."""
+    if len(regions) < STAB_MIN or not isinstance(regions, tuple):
+        return [r for r in regions if r.start <= line <= r.end]
+    kept = _STABS.get(id(regions))
+    if kept is None or kept[0] is not regions:
+        if len(_STABS) >= 256:
+            _STABS.clear()
+        kept = _STABS[id(regions)] = (regions, Stab(regions))
+    return kept[1].around(line)
+
+
 def switches_around(regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region], path: str, *,
                     line: int, memo: dict[str, list[Region]] | None = None) -> list[Region]:
     """Every switch branch around a line, innermost first, then the CMake branches that add its file (gates).
     `memo`: each file's gates, kept for a loop over many lines while `regions` and `gated` do not change
     (a project's findings: gates walked each folder above the file again for every one of them)."""
     here = regions.get(path)  # most files have no switch branch: no sort to make
-    inside = sorted((r for r in here if r.start <= line <= r.end), key=lambda r: -r.start) if here else []
+    inside = sorted(branches_at(here, line), key=lambda r: -r.start) if here else []
     if memo is None:
         return inside + gates(regions, gated, path)
     added = memo.get(path)
@@ -63,7 +109,7 @@ def gates(regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region]
         if r is None:
             continue
         out.append(r)
-        out.extend(sorted((x for x in regions.get(r.path, ()) if x.start <= r.start and r.end <= x.end and x != r),
+        out.extend(sorted((x for x in branches_at(regions.get(r.path, ()), r.start) if r.end <= x.end and x != r),
                           key=lambda x: -x.start))
         if depth < GATE_DEPTH and r.path != path:
             out.extend(gates(regions, gated, r.path, depth + 1))
@@ -97,7 +143,7 @@ def common_switch(sites: Sequence[Sequence[Region]]) -> Region | None:
 
 
 def around(regions: Mapping[str, tuple[Region, ...]], path: str, line: int) -> list[Region]:
-    return [r for r in regions.get(path, ()) if r.start <= line <= r.end]
+    return list(branches_at(regions.get(path, ()), line))
 
 
 def called_only_under(facts: Mapping[str, Sequence[Fact]],
@@ -303,7 +349,7 @@ def follow_defaults(declared: Mapping[str, tuple[str, str]],
 
 
 def _inside(fact: Fact, regions: Sequence[Region]) -> Region | None:
-    return next((r for r in regions if r.start <= fact.line <= r.end), None)
+    return next(iter(branches_at(regions, fact.line)), None)
 
 
 def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],

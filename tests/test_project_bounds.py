@@ -1,0 +1,121 @@
+"""Project-level readings on hostile trees: the time of a reading grows with the tree, not with its square.
+(The branch index: 8,000 lines of 8,000 branches took 1.16 s of CPU on the old scan, 0.035 s indexed.)"""
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import replace
+
+import pytest
+from migrate.model import Fact, Finding
+from migrate.model_report import OptionalPart, Workload
+from migrate.workloads import calibration as effort_calibration
+from migrate.workloads import costs
+from migrate.workloads.costs import with_part_costs
+from migrate.workloads.estimate import EffortModel
+from migrate.workloads.includes import IncludeSite, _gated_headers
+from migrate.workloads.switches import STAB_MIN, Region, branches_at, switches_around
+
+
+def _naive(regions: tuple[Region, ...], line: int) -> list[Region]:
+    return [r for r in regions if r.start <= line <= r.end]
+
+
+def test_branches_around_a_line_match_a_scan_of_every_branch() -> None:
+    rng = random.Random(25)
+    for size in (3, STAB_MIN, 200):
+        regions = []
+        for i in range(size):
+            start = rng.randint(1, 300)
+            regions.append(Region("CMakeLists.txt", start, start + rng.randint(-2, 60), f"OPT{i}", f"if(OPT{i})"))
+        kept = tuple(regions)
+        for line in range(370):
+            assert list(branches_at(kept, line)) == _naive(kept, line)
+
+
+def test_nested_and_adjacent_branches_keep_the_files_order() -> None:
+    # `if(A)` around `if(B)`, then `else()` starting on the line `if(B)`'s branch ends (a near miss for containment)
+    kept = tuple([Region("c.cmake", 1, 100, "A", "if(A)"), Region("c.cmake", 5, 10, "B", "if(B)"),
+                  Region("c.cmake", 10, 20, "NOT B", "else()")] +
+                 [Region("c.cmake", 200 + i, 200 + i, f"X{i}", "") for i in range(STAB_MIN)])
+    assert [r.switch for r in branches_at(kept, 10)] == ["A", "B", "NOT B"]
+    assert [r.switch for r in branches_at(kept, 11)] == ["A", "NOT B"]
+    assert [r.switch for r in branches_at(kept, 150)] == []
+
+
+def test_thousands_of_branches_in_one_build_file_take_linear_time() -> None:
+    # 8,000 `option(OPTn) if(OPTn) add_library(tn sn.cu) endif()` blocks: each source's line asks for its branches
+    n = 8000
+    regions = {"CMakeLists.txt": tuple(Region("CMakeLists.txt", 4 * i + 2, 4 * i + 4, f"OPT{i}", f"if(OPT{i})")
+                                       for i in range(n))}
+    begun = time.process_time()
+    found = [switches_around(regions, {}, "CMakeLists.txt", line=4 * i + 3) for i in range(n)]
+    spent = time.process_time() - begun
+    assert [r[0].switch for r in found[:3]] == ["OPT0", "OPT1", "OPT2"]
+    assert spent < 0.3, f"{spent:.2f} s of CPU for {n} lines of {n} branches"
+
+
+def _common_h_tree(n: int) -> tuple[dict[str, list[Fact]], list[IncludeSite]]:
+    # n folders, each with its own common.h and a k.cu that includes "common.h" (the one beside it)
+    facts: dict[str, list[Fact]] = {f"d{i}/common.h": [] for i in range(n)}
+    sites: list[IncludeSite] = [(f"d{i}/k.cu", 1, "common.h", "common.h", f"d{i}/common.h") for i in range(n)]
+    return facts, sites
+
+
+def test_an_include_names_the_header_beside_it_among_same_named_headers() -> None:
+    facts, sites = _common_h_tree(3)
+    facts["common.h"] = []  # the project's top has one too: a near miss for `p == name`
+    sites.append(("top.cu", 1, "common.h", "common.h", "common.h"))
+    sites.append(("d9/k.cu", 1, "common.h", "common.h", "d9/common.h"))  # no header beside it: the nearest
+    branch = Region("CMakeLists.txt", 1, 9, "USE_CUDA", "if(USE_CUDA)")
+    gated = {"d0/": branch, "d9/": branch}
+    out = _gated_headers(facts, sites, {}, gated, frozenset(), {})
+    assert out == {"d0/common.h": branch}  # d9's include named the top's common.h, which top.cu includes ungated
+
+
+def test_thousands_of_same_named_headers_take_linear_time() -> None:
+    n = 4000
+    facts, sites = _common_h_tree(n)
+    begun = time.process_time()
+    out = _gated_headers(facts, sites, {}, {}, frozenset(), {})
+    spent = time.process_time() - begun
+    assert out == {}
+    assert spent < 0.3, f"{spent:.2f} s of CPU for {n} includes of {n} headers named common.h"
+
+
+def _parts_tree(n: int) -> tuple[list[Workload], list[Finding], dict[str, tuple[str, int]]]:
+    # one workload with n optional folders, each a part with one CUDA file and its finding
+    findings = [Finding(rule="HIP1100", path=f"d{i}/k.cu", line=1, column=1, end_line=1, end_column=11,
+                        symbol="cudaMalloc", message="cudaMalloc", hip="hipMalloc", hipify="yes", confidence="high",
+                        migration_class="migration-required", workload="w", status="optional") for i in range(n)]
+    parts = tuple(OptionalPart(root=f"d{i}/", migration_class="migration-required", findings=1, files=(f"d{i}/k.cu",))
+                  for i in range(n))
+    workload = Workload(name="w", root="", kind="cmake", files=(), verdicts=(), optional_parts=parts)
+    return [workload], findings, {f"d{i}/k.cu": ("cuda", 3) for i in range(n)}
+
+
+def test_a_parts_cost_reads_its_own_workloads_optional_findings(monkeypatch: pytest.MonkeyPatch) -> None:
+    workloads, findings, files = _parts_tree(2)
+    given: dict[str, list[Finding]] = {}
+
+    def part_cost(part: OptionalPart, found: list[Finding], *_: object, **__: object) -> OptionalPart:
+        given[part.root] = found
+        return part
+
+    monkeypatch.setattr(costs, "_part_cost", part_cost)
+    # near misses at the same file: a required finding, and another workload's optional one; a second one of its own
+    more = [replace(findings[0], status="", line=2), replace(findings[0], workload="v", line=3),
+            replace(findings[0], line=4)]
+    with_part_costs(workloads, [more[2], *findings, *more[:2]], files, [], effort_calibration.load(), EffortModel())
+    assert given == {"d0/": [more[2], findings[0]], "d1/": [findings[1]]}
+
+
+def test_thousands_of_optional_parts_take_linear_time() -> None:
+    n = 8000
+    workloads, findings, files = _parts_tree(n)
+    calibration, model = effort_calibration.load(), EffortModel()
+    begun = time.process_time()
+    out = with_part_costs(workloads, findings, files, [], calibration, model)
+    spent = time.process_time() - begun
+    assert len(out[0].optional_parts) == n and out[0].optional_parts[-1].effort.likely > 0
+    assert spent < 1.0, f"{spent:.2f} s of CPU for {n} optional parts"
