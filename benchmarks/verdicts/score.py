@@ -53,12 +53,13 @@ ALL_BATCHES = "all"
 # o is session 22's held-out batch (labelled by helper labo, README "The held-out batch of session 22");
 # p is session 23's held-out batch (labelled by helper labp, README "The held-out batch of session 23");
 # q is session 24's held-out batch (labelled by helper labq, README "The held-out batch of session 24").
+# r is session 25's held-out batch (labelled by helper labr, README "The held-out batch of session 25").
 TEST_ONLY_BATCHES = frozenset(
     {"fresh-2026-12-04b", "fresh-2026-12-04c", "fresh-2026-12-04d", "fresh-2026-12-04e", "fresh-2026-12-05f",
      "fresh-2026-12-05g", "fresh-2026-12-05h", "fresh-2026-12-05i", "fresh-2026-12-05j",
      "fresh-2026-12-05k", "fresh-2026-12-06l", "fresh-2026-12-06m",
      "fresh-2026-12-06n", "fresh-2026-12-06o", "fresh-2026-12-06p",
-     "fresh-2026-12-06q"}
+     "fresh-2026-12-06q", "fresh-2026-12-06r"}
 )
 
 
