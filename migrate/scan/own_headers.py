@@ -25,7 +25,10 @@ def own_includes(files: Sequence[tuple[str, Iterable[Fact]]], quiet: Iterable[st
     resolves to project files none of which, nor any project file they include in turn, is outside `quiet` (the
     paths that gave no finding): a copy of CUB whose cub.cuh only includes its other headers is still CUB."""
     sites = frozenset(flagged)
-    holders = {path for path, _, _ in sites}
+    by_path: dict[str, set[tuple[int, str]]] = {}  # the flagged (line, header) of each file, grouped once
+    for path, line, name in sites:
+        by_path.setdefault(path, set()).add((line, name))
+    holders = by_path.keys()
     if not holders:
         return frozenset()
     tree = _Tree(files, frozenset(quiet))
@@ -37,7 +40,7 @@ def own_includes(files: Sequence[tuple[str, Iterable[Fact]]], quiet: Iterable[st
         # a bare name found only elsewhere in the tree (not beside the file) is the project's header only for a
         # file that names nothing else of CUDA: isce3's cuArrays.h includes CUDA's <cuda.h> and uses its driver
         # API, whatever python/extensions/.../cuda.h holds
-        alone = {(line, name) for p, line, name in sites if p == path} <= {(f.line, f.name) for f in includes}
+        alone = by_path[path] <= {(f.line, f.name) for f in includes}
         for fact in includes:
             quoted = fact.text.startswith('"')
             found = tree.resolve(path, fact.name, quoted)
