@@ -6,6 +6,7 @@ import bisect
 import itertools
 import posixpath
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from migrate.extract.c.guards import SWITCH_NAME, UNDERSCORED_SWITCH_NAME
@@ -520,29 +521,16 @@ def _source_filters(commands: list[Command], where: _Positions) -> list[Fact]:
     them for an item): the list loses those sources unless X is on
     (https://cmake.org/cmake/help/latest/command/list.html#filter, #remove-item)."""
     out: list[Fact] = []
-    stack: list[tuple[str, bool]] = []  # (the X of an `if(NOT X)` or `if(X)`, or "", whether in the branch X off takes)
-    for command in commands:
-        args = command.arguments
-        if command.name == "if":
-            texts = [a.text for a in args]
-            negated = len(texts) == 2 and texts[0] == "NOT" and _switch_word(texts[1]) and not args[1].quoted
-            plain = len(texts) == 1 and _switch_word(texts[0]) and not args[0].quoted
-            stack.append((texts[1] if negated else texts[0] if plain else "", negated))
-        elif command.name == "elseif" and stack:
-            stack[-1] = ("", False)
-        elif command.name == "else" and stack:
-            stack[-1] = (stack[-1][0], not stack[-1][1])
-        elif command.name == "endif" and stack:
-            stack.pop()
-        elif command.name == "list" and len(stack) == 1 and stack[0][0] and stack[0][1] and len(args) > 2:
+    for command, args, switch in _in_off_branches(commands, dereference=False):
+        if command.name == "list" and len(args) > 2:
             line, col = where(command.start)
             head = [a.text.upper() for a in args[:4]]
             if len(args) == 5 and head == ["FILTER", args[1].text.upper(), "EXCLUDE", "REGEX"]:
                 out.append(fact("build_filter", args[4].text.replace("\\\\", "\\"), line, col,
-                                col + len(command.name), text=f"{args[1].text} {stack[0][0]}"))
+                                col + len(command.name), text=f"{args[1].text} {switch}"))
             elif head[0] == "REMOVE_ITEM":
                 out.extend(fact("build_filter", item.text, line, col, col + len(command.name),
-                                text=f"{args[1].text} {stack[0][0]} {REMOVE_ITEM}") for item in args[2:])
+                                text=f"{args[1].text} {switch} {REMOVE_ITEM}") for item in args[2:])
     return out
 
 
@@ -552,11 +540,25 @@ def _cleared_switches(commands: list[Command], where: _Positions) -> list[Fact]:
     CMakeLists.txt:249-262): `switch_cleared`, the name X, the text the value and Y. Every configure of the file runs
     it, so X keeps another value only where Y holds (workloads/switches.py reads which Y are detections)."""
     out: list[Fact] = []
-    stack: list[tuple[str, bool]] = []  # (the Y of a top-level `if(NOT Y)` or `if(Y)`, or "", whether Y is off there)
+    for command, args, switch in _in_off_branches(commands, dereference=True):
+        if command.name == "set" and len(args) >= 2 and not args[0].quoted and not args[1].quoted \
+                and PLAIN_VALUE.match(args[1].text) and _switch_word(args[0].text):
+            line, col = where(command.start)
+            out.append(fact("switch_cleared", args[0].text, line, col, col + len(command.name),
+                            text=f"{args[1].text.upper()} {switch}"))
+    return out
+
+
+def _in_off_branches(commands: list[Command], *,
+                     dereference: bool) -> Iterator[tuple[Command, tuple[Argument, ...], str]]:
+    """(command, its arguments, X) for each command directly in the branch of a top-level `if(NOT X)` / `if(X)` that
+    configuring takes while X is off (the first branch of `if(NOT X)`, the else() of `if(X)`); X one variable. The
+    arguments `${X}`-dereferenced where `dereference` (how CMake reads an if() or set() argument)."""
+    stack: list[tuple[str, bool]] = []  # (the X of a top-level `if(NOT X)` or `if(X)`, or "", whether X is off there)
     for command in commands:
-        args = _dereferenced(command.arguments)
-        texts = [a.text for a in args]
+        args = _dereferenced(command.arguments) if dereference else command.arguments
         if command.name == "if":
+            texts = [a.text for a in args]
             negated = len(texts) == 2 and texts[0] == "NOT" and _switch_word(texts[1]) and not args[1].quoted
             plain = len(texts) == 1 and _switch_word(texts[0]) and not args[0].quoted
             tested = texts[1] if negated else texts[0] if plain else ""
@@ -567,13 +569,8 @@ def _cleared_switches(commands: list[Command], where: _Positions) -> list[Fact]:
             stack[-1] = (stack[-1][0], not stack[-1][1])
         elif command.name == "endif" and stack:
             stack.pop()
-        elif command.name == "set" and len(stack) == 1 and stack[0][0] and stack[0][1] and len(args) >= 2 \
-                and not args[0].quoted and not args[1].quoted and PLAIN_VALUE.match(args[1].text) \
-                and _switch_word(args[0].text):
-            line, col = where(command.start)
-            out.append(fact("switch_cleared", args[0].text, line, col, col + len(command.name),
-                            text=f"{args[1].text.upper()} {stack[0][0]}"))
-    return out
+        elif len(stack) == 1 and stack[0][0] and stack[0][1]:
+            yield command, args, stack[0][0]
 
 
 # A guard clause, `if(NOT (BUILD_GPU AND CUDA_FOUND)) return() endif()` at a CMakeLists' top level: the rest of the
