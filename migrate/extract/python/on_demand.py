@@ -69,11 +69,13 @@ def entry_points(tree: ast.Module, cell: int | None = None) -> list[Fact]:
 
 
 def _statements(statements: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of a module's top level, also those under a top-level if/try (in document order)."""
     out: list[ast.stmt] = []
     for node in statements:
         out.append(node)
-        if isinstance(node, ast.If):
-            out += _statements([*node.body, *node.orelse])
+        if isinstance(node, (ast.If, ast.Try)):
+            out += _statements([*node.body, *node.orelse, *getattr(node, "finalbody", []),
+                                *(s for h in getattr(node, "handlers", []) for s in h.body)])
     return out
 
 
@@ -84,11 +86,4 @@ def _names(node: ast.AST, name: str) -> bool:
 
 
 def _top_level(statements: list[ast.stmt]) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    out: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-    for node in statements:
-        if isinstance(node, DEFINITIONS):
-            out.append(node)
-        elif isinstance(node, (ast.If, ast.Try)):
-            out += _top_level([*node.body, *node.orelse, *getattr(node, "finalbody", []),
-                               *(s for h in getattr(node, "handlers", []) for s in h.body)])
-    return out
+    return [node for node in _statements(statements) if isinstance(node, DEFINITIONS)]
