@@ -28,6 +28,14 @@ def required_class(workloads: Iterable[Workload]) -> MigrationClass:
     required = [w for w in items if not w.optional] or items
     return worst_class(w.migration_class for w in required)
 
+CHAIN_HEAD, CHAIN_TAIL = 6, 2  # the steps a long chain keeps from each end, the middle counted (a generated chain
+                               # of 4,000 targets would otherwise hold 8 million steps across its verdicts)
+ELIDED = "… {} more steps …"
+
+
+def is_elision(step: str) -> bool:
+    return step.startswith(ELIDED[:2]) and step.endswith(ELIDED[-2:])
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TargetVerdict:

@@ -2,16 +2,22 @@
 (The branch index: 8,000 lines of 8,000 branches took 1.16 s of CPU on the old scan, 0.035 s indexed.)"""
 from __future__ import annotations
 
+import itertools
+import json
 import random
+import subprocess
+import sys
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from migrate.model import Fact, Finding
-from migrate.model_report import OptionalPart, Workload
+from migrate.model_report import CHAIN_HEAD, CHAIN_TAIL, OptionalPart, Workload, is_elision
 from migrate.workloads import calibration as effort_calibration
 from migrate.workloads import costs
 from migrate.workloads.costs import with_part_costs
+from migrate.workloads.digraph import DiGraph
 from migrate.workloads.estimate import EffortModel
 from migrate.workloads.includes import IncludeSite, _gated_headers
 from migrate.workloads.switches import STAB_MIN, Region, branches_at, switches_around
@@ -139,3 +145,43 @@ def test_own_header_includes_group_the_flagged_sites_once() -> None:
     assert time.process_time() - started < 1.0
     # every file includes only what is flagged: a bare name found elsewhere (d0/h0.h, quiet) is the project's
     assert own == frozenset((f"d{n}/k.cu", 1, "h0.h") for n in range(2000))
+
+
+def _chained_targets(root: Path, n: int) -> None:
+    # n CMake targets, each linking the one before; only the first includes what no AMD route serves
+    root.mkdir()
+    lines = ["cmake_minimum_required(VERSION 3.18)", "project(chain LANGUAGES CXX CUDA)"]
+    for i in range(n):
+        lines += [f"add_library(t{i} s{i}.cu)"] + ([f"target_link_libraries(t{i} t{i - 1})"] if i else [])
+        body = f"__global__ void k{i}(float* x) {{ x[threadIdx.x] = {i}; }}\n"
+        (root / f"s{i}.cu").write_text(("#include <optix.h>\nvoid f() { optixInit(); }\n" if i == 0 else "") + body)
+    (root / "CMakeLists.txt").write_text("\n".join(lines) + "\n")
+
+
+def test_a_long_chain_of_targets_keeps_both_ends_and_counts_the_middle(tmp_path: Path) -> None:
+    """session 26: every target of a 2,000-target chain held its whole chain (2 million steps, a 188 MB report, 500 MB
+    of memory); a verdict now keeps CHAIN_HEAD and CHAIN_TAIL steps and the number between them."""
+    _chained_targets(tmp_path / "tree", 40)
+    out = tmp_path / "report.json"
+    subprocess.run([sys.executable, "-m", "migrate", "scan", str(tmp_path / "tree"), "--no-cache", "--no-hipify",
+                    "-f", "json", "-o", str(out)], check=True, capture_output=True, cwd=tmp_path)
+    chains = {w["name"]: w["chain"] for w in json.loads(out.read_text(encoding="utf-8"))["workloads"]}
+    assert chains["t39"][:2] == ["CMakeLists.txt: t39 links t38", "CMakeLists.txt: t38 links t37"]
+    assert chains["t39"][CHAIN_HEAD:] == ["… 31 more steps …", "CMakeLists.txt: t2 links t1",
+                                         "CMakeLists.txt: t1 links t0", "s0.cu:1 HIP0023 optix.h"]
+    assert len(chains["t9"]) == 10 and not any(map(is_elision, chains["t9"]))  # 9 steps: whole (a near miss)
+    assert is_elision(chains["t10"][CHAIN_HEAD]) and len(chains["t10"]) == CHAIN_HEAD + CHAIN_TAIL + 2
+
+
+def test_thousands_of_chained_workloads_take_linear_time() -> None:
+    n = 20_000
+    names = [f"t{i:05}" for i in range(n)]
+    graph: DiGraph[str] = DiGraph(names)
+    for before, after in itertools.pairwise(names):
+        graph.add_edge(after, before, f"{after} links {before}")
+    begun = time.process_time()
+    paths = graph.paths_to(names[0], CHAIN_TAIL)
+    ends = [(paths.walk(name, CHAIN_HEAD), paths.walk(paths.anchor(name))) for name in names[CHAIN_TAIL:]]
+    spent = time.process_time() - begun
+    assert ends[-1] == (names[:-CHAIN_HEAD - 2:-1], names[CHAIN_TAIL::-1])
+    assert spent < 1.0, f"{spent:.2f} s of CPU for the chains of {n} chained workloads"

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from migrate.model import Finding, Skipped, class_rank
-from migrate.model_report import HipifySummary, Project, Report, TargetVerdict, required_class
+from migrate.model_report import HipifySummary, Project, Report, TargetVerdict, is_elision, required_class
 from migrate.rulebase.load import RuleBase
 from migrate.scan.project import scan_project
 from migrate.settings import Settings
@@ -70,7 +70,8 @@ def rebase(report: Report, prefix: str, taken: set[str] = frozenset()) -> Report
         return replace(f, path=path(f.path), workload=names.get(f.workload, f.workload))
 
     def verdict(v: TargetVerdict) -> TargetVerdict:
-        return replace(v, reasons=tuple(finding(f) for f in v.reasons), chain=tuple(path(step) for step in v.chain))
+        chain = tuple(step if is_elision(step) else path(step) for step in v.chain)
+        return replace(v, reasons=tuple(finding(f) for f in v.reasons), chain=chain)
 
     files = {f for w in report.workloads for f in w.files} | {s.path for s in report.skipped}
     workloads = tuple(replace(w, name=names[w.name], root=path(w.root), files=tuple(path(f) for f in w.files),

@@ -59,6 +59,7 @@ def _explicit(pool: set[str], facts: Mapping[str, tuple[Fact, ...]]) -> list[Spe
     sources that a setup.py builds as a torch extension and a CMakeLists.txt also lists are
     hipified by PyTorch's ROCm build (diff-gaussian-rasterization ships both)."""
     specs: list[Spec] = []
+    targets: dict[str, Spec] = {}  # CMake targets by name: one spec however many files declare the name
     ordered = sorted(((rel, fact) for rel, file_facts in facts.items() for fact in file_facts
                       if fact.kind in ("extension", "cmake_target")),
                      key=lambda item: (item[1].kind != "extension", item[0]))
@@ -72,11 +73,12 @@ def _explicit(pool: set[str], facts: Mapping[str, tuple[Fact, ...]]) -> list[Spe
             specs.append(_claim(spec, pool, sources + headers + _included_headers(sources + headers, facts, pool)))
         elif fact.kind == "cmake_target":
             sources = resolve_sources(fact.text, base, pool)
-            existing = next((s for s in specs if s.name == fact.name and s.kind == "cmake-target"), None)
+            existing = targets.get(fact.name)
             spec = existing or Spec(fact.name, base or ".", "cmake-target")
             _claim(spec, pool, sources)
             if existing is None:
                 specs.append(spec)
+                targets[fact.name] = spec
     return specs
 
 

@@ -1,12 +1,13 @@
-"""The small directed graph the workload stages need: edges with a reason, what a node reaches,
-a shortest path and the level of every node (cycles share one). Written here instead of importing
-networkx, whose import alone cost a scan ~0.15 s of CPU on the 2-core machine: the path search is
-networkx's bidirectional breadth-first search step for step (3.6, `bidirectional_shortest_path`),
-so that the same path is chosen where several are as short."""
+"""The small directed graph the workload stages need: edges with a reason, what a node reaches (and the
+least of it, for every node at once), shortest paths to a target and the level of every node (cycles share
+one). Written here instead of importing networkx, whose import alone cost a scan ~0.15 s of CPU on the
+2-core machine. Every reading is linear in the graph: a generated build of thousands of chained targets
+must not make a scan quadratic (decision record 2026-12-06-s26-dependency-chains)."""
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Iterator
-from typing import Generic, TypeVar
+from collections import deque
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from typing import Any, Generic, TypeVar
 
 N = TypeVar("N", bound=Hashable)
 
@@ -55,50 +56,33 @@ class DiGraph(Generic[N]):
         seen.discard(node)
         return seen
 
-    def shortest_path(self, source: N, target: N) -> list[N]:
-        """A shortest path from source to target (both included); NoPath where there is none."""
-        if source not in self.succ or target not in self.succ:
-            raise NoPath(f"{source!r} or {target!r} is not in the graph")
-        pred, succ, meet = self._meet(source, target)
-        path: list[N] = []
-        node: N | None = meet
-        while node is not None:
-            path.append(node)
-            node = pred[node]
-        path.reverse()
-        node = succ[path[-1]]
-        while node is not None:
-            path.append(node)
-            node = succ[node]
-        return path
+    def least_descendants(self, key: Callable[[N], Any], counted: Callable[[N], bool]) -> dict[N, N | None]:
+        """For every node, its counted descendant of least `key` (keys are distinct and comparable), or None: what
+        `min(d for d in descendants(node) if counted(d))` gives, in time linear in the graph (a long chain of
+        targets would make the per-node searches quadratic). The condensation's components are visited after
+        every component they reach; a component's nodes reach each other, never themselves."""
+        component = self._components()
+        members: dict[int, list[N]] = {}
+        for node, number in component.items():
+            members.setdefault(number, []).append(node)
+        below: dict[int, N | None] = {}  # least counted node a component reaches outside itself
+        within: dict[int, N | None] = {}  # least counted node of a component, or of what it reaches
+        least: dict[N, N | None] = {}
+        for number in sorted(members):
+            entered = {component[w] for v in members[number] for w in self.succ[v] if component[w] != number}
+            reached: list[N] = [n for c in entered if (n := within[c]) is not None]
+            below[number] = min(reached, key=key, default=None)
+            outside = [b] if (b := below[number]) is not None else []
+            inside = sorted((v for v in members[number] if counted(v)), key=key)
+            within[number] = min(inside[:1] + outside, key=key, default=None)
+            for node in members[number]:
+                others = [v for v in inside[:2] if v != node][:1] if len(members[number]) > 1 else []
+                least[node] = min(others + outside, key=key, default=None)
+        return least
 
-    def _meet(self, source: N, target: N) -> tuple[dict[N, N | None], dict[N, N | None], N]:
-        """Breadth-first from both ends, the smaller fringe first, until the searches meet."""
-        if source == target:
-            return {target: None}, {source: None}, source
-        pred: dict[N, N | None] = {source: None}
-        succ: dict[N, N | None] = {target: None}
-        forward, reverse = [source], [target]
-        while forward and reverse:
-            if len(forward) <= len(reverse):
-                level, forward = forward, []
-                for v in level:
-                    for w in self.succ[v]:
-                        if w not in pred:
-                            forward.append(w)
-                            pred[w] = v
-                        if w in succ:
-                            return pred, succ, w
-            else:
-                level, reverse = reverse, []
-                for v in level:
-                    for w in self.pred[v]:
-                        if w not in succ:
-                            succ[w] = v
-                            reverse.append(w)
-                        if w in pred:
-                            return pred, succ, w
-        raise NoPath(f"no path from {source!r} to {target!r}")
+    def paths_to(self, target: N, anchor_depth: int = 0) -> PathsTo[N]:
+        """Shortest paths to `target` from every node that reaches it: one breadth-first search backwards."""
+        return PathsTo(self, target, anchor_depth)
 
     def levels(self) -> dict[N, int]:
         """0 for a node that reaches nothing outside its own cycle, else one more than the highest
@@ -156,3 +140,40 @@ class DiGraph(Generic[N]):
                             break
                     components += 1
         return component
+
+
+class PathsTo(Generic[N]):
+    """The breadth-first tree of the nodes that reach one target: each node's next step on a shortest path,
+    its distance, and (`anchor_depth`) the node at that distance on its path, so that both ends of a long path
+    are read without walking its middle."""
+
+    def __init__(self, graph: DiGraph[N], target: N, anchor_depth: int) -> None:
+        self.target = target
+        self.next: dict[N, N | None] = {target: None}
+        self.depth: dict[N, int] = {target: 0}
+        self._anchor: dict[N, N] = {target: target} if anchor_depth == 0 else {}
+        queue = deque([target])
+        while queue:
+            node = queue.popleft()
+            for before in graph.pred[node]:
+                if before not in self.next:
+                    self.next[before] = node
+                    self.depth[before] = self.depth[node] + 1
+                    if self.depth[before] == anchor_depth:
+                        self._anchor[before] = before
+                    elif node in self._anchor:
+                        self._anchor[before] = self._anchor[node]
+                    queue.append(before)
+
+    def walk(self, source: N, steps: int | None = None) -> list[N]:
+        """The path from `source` (NoPath where it does not reach the target), `steps` long at most."""
+        if source not in self.next:
+            raise NoPath(f"no path from {source!r} to {self.target!r}")
+        path = [source]
+        while (node := self.next[path[-1]]) is not None and (steps is None or len(path) <= steps):
+            path.append(node)
+        return path
+
+    def anchor(self, source: N) -> N:
+        """The node at the anchor depth on `source`'s path (`source` at least that far from the target)."""
+        return self._anchor[source]

@@ -6,12 +6,13 @@ import itertools
 import posixpath
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from migrate.model import Fact
+from migrate.model_report import CHAIN_HEAD, CHAIN_TAIL, ELIDED
 from migrate.workloads.assemble import EXTENSION_KINDS, Spec
-from migrate.workloads.digraph import DiGraph
+from migrate.workloads.digraph import DiGraph, PathsTo
 from migrate.workloads.fact_index import of_kind, of_kinds
 from migrate.workloads.modules import ModuleIndex
 
@@ -44,6 +45,7 @@ class DependencyGraph:
     def __init__(self, specs: Iterable[Spec], facts: Mapping[str, tuple[Fact, ...]],
                  optional_files: frozenset[str] = frozenset()) -> None:
         self.specs = {s.name: s for s in specs}
+        self._paths: dict[str, PathsTo[str]] = {}  # the shortest paths to each target a chain was asked for
         self._optional_files = optional_files  # files only optional code reaches (workloads/parts.py)
         self._optional_use = False  # whether the fact being linked sits in optional code
         self._only_optional: dict[str, bool] = {}  # workload -> every use of it so far from optional code
@@ -129,16 +131,26 @@ class DependencyGraph:
         `from nvitop.api import ...` inside nvitop), not the installed package of that name."""
         return self._import(rel, module) is not None
 
-    def dependencies(self, workload: str) -> list[str]:
-        return sorted(self.graph.descendants(workload))
+    def worst_dependencies(self, rank: Callable[[str], int], counted: Callable[[str], bool]) -> dict[str, str | None]:
+        """Each workload's counted dependency (direct or not) of highest `rank`, the first by name among equals:
+        `max(sorted(d for d in descendants(w) if counted(d)), key=rank)`, for every workload in linear time."""
+        return self.graph.least_descendants(lambda w: (-rank(w), w), counted)
 
     def direct(self, workload: str) -> list[str]:
         return sorted(self.graph.successors(workload))
 
-    def chain(self, source: str, target: str) -> list[str]:
-        """Steps from one workload to another: ["train.py imports attnlib.layers", ...]."""
-        path = self.graph.shortest_path(source, target)
-        return [self.graph.step(a, b) for a, b in itertools.pairwise(path)]
+    def chain(self, source: str, target: str) -> tuple[str, ...]:
+        """Steps from one workload to another on a shortest path: ("train.py imports attnlib.layers", ...); of a
+        path longer than CHAIN_HEAD + CHAIN_TAIL + 1 steps, both ends and the number of steps between them."""
+        if (paths := self._paths.get(target)) is None:
+            paths = self._paths[target] = self.graph.paths_to(target, CHAIN_TAIL)
+        if paths.depth.get(source, 0) <= CHAIN_HEAD + CHAIN_TAIL + 1:
+            return self._steps(paths.walk(source))
+        head, tail = paths.walk(source, CHAIN_HEAD), paths.walk(paths.anchor(source))
+        return (*self._steps(head), ELIDED.format(paths.depth[source] - CHAIN_HEAD - CHAIN_TAIL), *self._steps(tail))
+
+    def _steps(self, path: list[str]) -> tuple[str, ...]:
+        return tuple(self.graph.step(a, b) for a, b in itertools.pairwise(path))
 
 
 def declared_packages(facts: Mapping[str, tuple[Fact, ...]]) -> frozenset[str]:

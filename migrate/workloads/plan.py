@@ -40,8 +40,10 @@ def build(report: Report) -> dict[str, Any]:
     for order, w in enumerate(sorted(todo, key=lambda w: (levels[w.name], -w.effort.likely, w.name)), start=1):
         steps.append(_step(order, w, levels[w.name], by_workload.get(w.name, []), rules, report))
     milestones = [_setup(report)] if report.project_costs else []
-    for level in sorted({s["milestone_level"] for s in steps}):
-        members = [s for s in steps if s["milestone_level"] == level]
+    at_level: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for s in steps:
+        at_level[s["milestone_level"]].append(s)
+    for level, members in sorted(at_level.items()):
         optional = level == apart and len(required) < len(todo)
         milestones.append({
             "name": f"M{len(milestones) + 1}", "parallel": len(members) > 1,
@@ -51,8 +53,9 @@ def build(report: Report) -> dict[str, Any]:
             "effort_hours": sum_effort(_effort(s) for s in members).to_json(),
             **({"optional": True} if optional else {}),
         })
+    milestone_of = {order: m["name"] for m in milestones for order in m.get("steps", ())}
     for s in steps:
-        s["milestone"] = next(m["name"] for m in milestones if s["order"] in m.get("steps", ()))
+        s["milestone"] = milestone_of[s["order"]]
         del s["milestone_level"]
     if (later := _rewrites(report, len(milestones) + 1)) is not None:
         milestones.append(later)

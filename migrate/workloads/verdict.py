@@ -66,14 +66,14 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
         counted_of = {s.name: [f for f in scoped[s.name] if here[f] != "native"  # ported, low confidence, hints
                                and (optional[s.name] or f.status != "optional")] for s in specs}
         in_project = family_counts([f for s in specs if not optional[s.name] for f in counted_of[s.name]], calibration)
+        worst_of, worst_required = _worst_dependencies(graph, own, optional)
         for spec in specs:
             cls, reasons = own[spec.name]
             chain: tuple[str, ...] = ()
-            deps = [d for d in graph.dependencies(spec.name) if not optional[d] or optional[spec.name]]
-            worst = max(deps, key=lambda d: class_rank(own[d][0]), default=None)
+            worst = (worst_of if optional[spec.name] else worst_required).get(spec.name)
             if worst is not None and class_rank(own[worst][0]) > class_rank(cls):
                 cls, reasons = own[worst]
-                chain = tuple(graph.chain(spec.name, worst)) + tuple(_where(f) for f in reasons[:1])
+                chain = graph.chain(spec.name, worst) + tuple(_where(f) for f in reasons[:1])
             result = estimate(counted_of[spec.name], own[spec.name][0], model, efforts.__getitem__, names.__getitem__,
                               calibration, in_project, rewrites=rewrites(counted_of[spec.name], lanes))
             verdicts[spec.name].append(TargetVerdict(
@@ -95,6 +95,16 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
                                                              calibration)))
                  for s in specs]
     return sorted(workloads, key=lambda w: w.name), judged_findings
+
+
+def _worst_dependencies(graph: DependencyGraph, own: Mapping[str, tuple[MigrationClass, object]],
+                        optional: Mapping[str, bool]) -> tuple[dict[str, str | None], dict[str, str | None]]:
+    """Each workload's dependency of worst own class (the first by name among equals): among all its
+    dependencies, and among the required ones (what a required workload inherits)."""
+    def rank(name: str) -> int:
+        return class_rank(own[name][0])
+    return (graph.worst_dependencies(rank, lambda d: d in own),
+            graph.worst_dependencies(rank, lambda d: d in own and not optional[d]))
 
 
 def _all_optional(spec: Spec, required: frozenset[str] = frozenset()) -> bool:
