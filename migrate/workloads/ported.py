@@ -7,8 +7,8 @@ from a ROCm build's package index (`install`: a launch script's `pip install tor
 .../whl/rocm6.4`, rules/names/build.yaml `rocm_package_indexes`), counts when the sources carry HIP branches
 too (`source`: `#if defined(__HIP_PLATFORM_AMD__)`/`USE_ROCM` chains, `hip/` includes, .hip
 files; a branch whose HIP side only fails, `TORCH_CHECK(false, "not supported on HIP")`, is none),
-or when there is no CUDA source to port (docs/decisions/2026-12-06-s26-an-installer-that-picks-rocm-builds.md). A runtime `if torch.version.hip:` in a module
-is not enough: its own branches are already dropped at match time.
+or when there is no CUDA source to port (docs/decisions/2026-12-06-s26-an-installer-that-picks-rocm-builds.md).
+A runtime `if torch.version.hip:` in a module is not enough: its own branches are already dropped at match time.
 
 HIP's own NVIDIA side (`platform`, strong): files that define HIP's API over the CUDA names hipify maps to it
 (`hipError_t hipMalloc(...) { return ...(cudaMalloc(...)); }`, `#define hipMemcpyHostToHost cudaMemcpyHostToHost`)
