@@ -2,11 +2,13 @@
 
 Strong evidence on its own: a ROCm job in CI (`ci`) or a ROCm package/extra (`package`).
 A HIP branch of the build (`build`: CMake HIP options and languages, hipcc, a setup.py that
-tests `torch.version.hip` or reads `ROCM_HOME`) counts when the sources carry HIP branches
+tests `torch.version.hip` or reads `ROCM_HOME`), or an installer of the project's own that runs pip
+from a ROCm build's package index (`install`: a launch script's `pip install torch --index-url
+.../whl/rocm6.4`, rules/names/build.yaml `rocm_package_indexes`), counts when the sources carry HIP branches
 too (`source`: `#if defined(__HIP_PLATFORM_AMD__)`/`USE_ROCM` chains, `hip/` includes, .hip
 files; a branch whose HIP side only fails, `TORCH_CHECK(false, "not supported on HIP")`, is none),
-or when there is no CUDA source to port. A runtime `if torch.version.hip:` in a module
-is not enough: its own branches are already dropped at match time.
+or when there is no CUDA source to port (docs/decisions/2026-12-06-s26-an-installer-that-picks-rocm-builds.md).
+A runtime `if torch.version.hip:` in a module is not enough: its own branches are already dropped at match time.
 
 HIP's own NVIDIA side (`platform`, strong): files that define HIP's API over the CUDA names hipify maps to it
 (`hipError_t hipMalloc(...) { return ...(cudaMalloc(...)); }`, `#define hipMemcpyHostToHost cudaMemcpyHostToHost`)
@@ -28,6 +30,8 @@ from migrate.workloads.fact_index import of_kinds
 
 BUILD_SCRIPTS = frozenset({"setup.py", "build.py", "builder.py"})
 STRONG = frozenset({"ci", "package", "platform"})
+# evidence that shows a ROCm path where the sources have HIP branches too, or no CUDA source to port
+ON_SOURCES = frozenset({"build", "install"})
 # A file implements HIP over CUDA when it defines at least this many distinct HIP API names over their CUDA
 # counterparts (one wrapper is a project's helper; hipother's hipnv defines hundreds, Orochi's copy of it as many).
 IMPLEMENTED_NAMES = 3
@@ -41,7 +45,7 @@ SHOWN = 6  # evidence items a workload lists
 class Evidence:
     path: str
     line: int
-    strength: str  # ci, package, build, source, runtime
+    strength: str  # ci, package, platform, build, install, source, runtime
     text: str
 
     def __str__(self) -> str:
@@ -94,10 +98,10 @@ def rocm_path(evidence: Iterable[Evidence], has_cuda_sources: bool) -> tuple[Evi
     """The evidence that shows a ROCm path, strongest first; empty when there is none."""
     items = list(evidence)
     strengths = {e.strength for e in items}
-    present = bool(strengths & STRONG) or ("build" in strengths and ("source" in strengths or not has_cuda_sources))
+    present = bool(strengths & STRONG) or (bool(strengths & ON_SOURCES) and ("source" in strengths or not has_cuda_sources))
     if not present:
         return ()
-    order = {"ci": 0, "package": 1, "platform": 2, "build": 3, "source": 4, "runtime": 5}
+    order = {"ci": 0, "package": 1, "platform": 2, "build": 3, "install": 4, "source": 5, "runtime": 6}
     ranked = sorted(items, key=lambda e: (order[e.strength], e.path, e.line))
     shown: list[Evidence] = []
     for strength in order:  # one of each strength first, then the rest

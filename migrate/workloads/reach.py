@@ -17,7 +17,14 @@ manifest), each with its default features, and what they depend on: path and wor
 one only where an enabled feature turns it on (`dep:x`, `x`, `x/f`, not `x?/f`), and dev-dependencies never. A
 member nothing of that reaches is built only on request (`cargo build -p tract-cuda`, `--features cuda`). Where
 the tool cannot tell what the default reaches (no workspace manifest, a member glob naming no crate it sees), it
-says nothing: the old readings stand."""
+says nothing: the old readings stand.
+- a Go module at the top (a go.mod and no setup.py, pyproject.toml or setup.cfg beside it): `go build ./...` compiles
+the module's Go packages (https://go.dev/ref/mod#go-mod-file, https://pkg.go.dev/cmd/go#hdr-Package_lists_and_patterns)
+and no Python distribution. A folder below it with a setup.py or pyproject.toml of its own is a Python distribution
+installed only on request (`pip install <folder>`), a separate package beside the Go project (llm-d/llm-d-kv-cache's
+vLLM connector kv_connectors/llmd_fs_backend, a CUDAExtension). It stays reached where a Python file outside it
+(and outside every folder with a build of its own: another distribution, a service with its own Makefile) imports
+one of its top-level packages (docs/decisions/2026-12-06-s26-a-python-package-beside-a-go-module.md)."""
 from __future__ import annotations
 
 import fnmatch
@@ -28,6 +35,7 @@ from dataclasses import dataclass, field
 
 from migrate.model import Fact
 from migrate.vocabulary import REMOVE_ITEM
+from migrate.workloads.build_scopes import build_roots
 from migrate.workloads.build_sources import named_files, prefixes
 from migrate.workloads.includes import includers_of
 from migrate.workloads.switches import Region, branches_at
@@ -103,7 +111,7 @@ OPAQUE_COMMANDS = frozenset({"externalproject_add", "fetchcontent_declare", "fet
 
 def unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, tuple[str, str]]:
     """File -> (its part's folder/, evidence), for each file of a part the project's default build does not reach."""
-    folders = {**_cmake_unreached(facts, kinds), **_cargo_unreached(facts)}
+    folders = {**_cmake_unreached(facts, kinds), **_cargo_unreached(facts), **_python_beside_go(facts, kinds)}
     if not folders:
         return {}
     owners = {**dict.fromkeys(_cmake_folders(kinds), ""), **dict.fromkeys(
@@ -115,6 +123,43 @@ def unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> 
         if owner is not None and owner in folders:
             out[path] = owner
     return {path: (owner, folders[owner]) for path, owner in _keep_needed(out, facts, kinds).items()}
+
+
+GO_ROOT = "go.mod"
+PYTHON_ROOTS = frozenset({"setup.py", "pyproject.toml", "setup.cfg"})  # a Python distribution's build files
+PYTHON_DISTRIBUTION = frozenset({"setup.py", "pyproject.toml"})  # ... one of which a folder's own install needs
+
+
+def _python_beside_go(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, str]:
+    """Folder/ -> evidence, for each Python distribution below a Go module at the top whose packages no Python file
+    outside every folder with a build of its own imports."""
+    if GO_ROOT not in kinds or any(p in kinds for p in PYTHON_ROOTS):
+        return {}
+    found = sorted({posixpath.dirname(p) for p in kinds if "/" in p and posixpath.basename(p) in PYTHON_DISTRIBUTION})
+    tops = [f for f in found if not any(f.startswith(o + "/") for o in found if o != f)]
+    packages: dict[str, set[str]] = {t: set() for t in tops}  # folder -> the top-level modules it installs
+    for path in kinds:
+        if path.endswith(".py") and (top := next((t for t in tops if path.startswith(t + "/")), None)) is not None \
+                and path[len(top) + 1:] not in PYTHON_DISTRIBUTION:  # its setup.py installs no module `setup`
+            inner = path[len(top) + 1:].removeprefix("src/")
+            packages[top].add(inner.split("/", 1)[0].removesuffix(".py"))
+    imported: dict[str, set[str]] = {}  # top-level module -> the files importing it
+    built = [r for r in build_roots(facts) if r]  # folders with a build of their own (a Makefile, a setup.py ...)
+    for path, items in facts.items():
+        if any(path.startswith(t + "/") for t in (*tops, *built)):
+            continue  # a distribution's own files, or those of another part built on its own beside the Go module
+        for f in items:
+            if f.kind == "python_import" and f.name and not f.name.startswith("."):
+                imported.setdefault(f.name.split(".", 1)[0], set()).add(path)
+    out = {}
+    for top in tops:
+        if any(imported.get(m) for m in packages[top]):
+            continue  # the project's own Python outside every such folder uses its package
+        build = next(posixpath.join(top, n) for n in sorted(PYTHON_DISTRIBUTION) if posixpath.join(top, n) in kinds)
+        out[f"{top}/"] = (f"{GO_ROOT}: the top is a Go module, whose build compiles Go packages only; {build} makes "
+                          f"{top} a Python distribution of its own, installed only by `pip install {top}`, and no "
+                          "Python file outside the folders with a build of their own imports its packages")
+    return out
 
 
 def _cmake_folders(kinds: Mapping[str, str]) -> list[str]:

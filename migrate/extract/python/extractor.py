@@ -25,6 +25,7 @@ from migrate.extract.python.optional import (
 )
 from migrate.extract.text.deps import REQUIREMENT, normalise
 from migrate.extract.text.lines import ARCH_OPTION, FLAG, flag_text, line_texts
+from migrate.extract.text.rocm_path import INSTALL, ROCM_INDEX
 from migrate.model import Extraction, Fact
 from migrate.vocabulary import ALWAYS_DEFINED
 
@@ -33,6 +34,8 @@ NVCC_KEYWORDS = name_list("python", "nvcc_keywords")
 SETUP_CALLS = frozenset({"setuptools.setup", "distutils.core.setup", "skbuild.setup"})
 REQUIRES_KEYWORDS = frozenset({"install_requires", "setup_requires", "extras_require"})
 KERNEL_BINARY = re.compile(r"(?:^|/)([A-Za-z_][\w-]*)\.(?:fatbin|cubin|ptx)$")
+# a string that runs pip (or gives it an index): `pip install torch --index-url ...`, `install rocm --index-url ...`
+PIP_RUN = re.compile(r"\binstall\b|--(?:extra-)?index-url\b|--find-links\b")
 
 
 def extract(source: bytes) -> Extraction:
@@ -458,6 +461,9 @@ class _Visitor(ast.NodeVisitor):
         if isinstance(node.value, str) and (found := KERNEL_BINARY.search(node.value)):
             self.add("kernel_binary", found.group(1), node)
         value = node.value.decode("latin-1") if isinstance(node.value, bytes) else node.value
+        if isinstance(value, str) and not self.tests and PIP_RUN.search(value) and (index := ROCM_INDEX.search(value)):
+            # a launcher's pip command from a ROCm build's index: the project installs that build (`install` evidence)
+            self.add("rocm_path", INSTALL, node, text=index.group(0))
         if isinstance(value, str) and not self.tests and len(value) < 200 and ARCH_OPTION.match(value):
             self.add("construct", "cuda-arch-option", node, text=value)
         if isinstance(value, str) and self.guard in (None, "optional") and (macro := DEFINE_OPTION.match(value)):
