@@ -18,6 +18,7 @@ from migrate.workloads.optional_words import Words, detection, off_by_default, o
 
 CUDA_UNITS = (".cu",)  # CUDA translation units: what nvcc compiles
 CMAKE_FILES = ("CMakeLists.txt", ".cmake")
+ENABLING_COMMANDS = frozenset({"project", "enable_language"})  # the CMake commands that enable a language
 BUILD_KINDS = frozenset({"cmake", "makefile"})  # files whose `-DX` flags define macros for what they compile
 DEFINE_FLAG = re.compile(r"^-D\s*([A-Za-z_]\w*)")
 
@@ -243,6 +244,23 @@ def required_results(facts: Mapping[str, Sequence[Fact]],
             if f.name.startswith("find_package:") and f.text.endswith(" REQUIRED)") and keep(path, f)}
 
 
+def compiler_results(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
+                     gated: Mapping[str, Region], known: Words) -> set[str]:
+    """The detection results an unconditional CUDA language makes always true (rules/workloads/optional.yaml
+    `detection.compiler_results`: CMAKE_CUDA_COMPILER, CUDA_FOUND, CUDAToolkit_FOUND), where a CMakeLists.txt outside
+    optional folders enables CUDA (`project(x LANGUAGES CXX CUDA)`, `enable_language(CUDA)`) outside every switch's
+    branch: CMake stops where no CUDA compiler works, so no configure sees them false."""
+    for path, f in of_kind(facts, "cmake"):
+        if f.name != "language:CUDA" or optional_root(path, known) is not None or switches_around(regions, gated, path,
+                                                                                                  line=f.line):
+            continue
+        command = max((c for c in facts[path] if c.kind == "cmake" and c.role == "command" and c.line <= f.line),
+                      key=lambda c: c.line, default=None)
+        if command is not None and command.name.lower() in ENABLING_COMMANDS:
+            return set(known.compiler_results)
+    return set()
+
+
 def defined_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
                         regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region],
                         known: Words | None = None) -> list[Region]:
@@ -301,6 +319,10 @@ def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple
     # :298 target_compile_definitions(GraphBLAS PRIVATE "GRAPHBLAS_HAS_CUDA") under the same test)
     user_set |= {macro for path, f in of_kind(facts, "flag") if not path.endswith(CMAKE_FILES)
                  for _, macro in define_flags((f,))}
+    # ... unless the project sets it true in a detection's branch and false in that branch's else() with plain set()s:
+    # those hide the cache entry a `-DX=ON` made, so X is the detection's result (Jerry-Jinfeng-Guo/gap 89545860:
+    # scripts pass -DGAP_ENABLE_CUDA=ON/OFF, CMakeLists.txt:32-39 sets it from check_language(CUDA) all the same)
+    user_set -= {f.name for _, f in of_kind(facts, "switch_decided") if detection(f.text, known)}
     sites: dict[str, list[tuple[str, int, set[str]]]] = {}
     for path, f in of_kind(facts, "switch_value"):
         if (f.text in known.on or f.text.startswith("${")) and f.name not in user_set \
@@ -495,6 +517,7 @@ def detected_switches(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str,
 
     required = required_results(facts, lambda path, f: optional_root(path, known) is None and not any(
         off(r.switch) for r in switches_around(regions, gated, path, line=f.line)))
+    required |= compiler_results(facts, regions, gated, known)
     checked = any(f.name == "check_language" for _, f in of_kind(facts, "cmake"))
     out: dict[str, tuple[str, str]] = {}
     for path in sorted(facts):
@@ -570,7 +593,8 @@ def declared_on_detection(facts: Mapping[str, Sequence[Fact]], regions: Mapping[
         for f in facts[path]:
             if f.kind == "build_switch" and not f.text.endswith(f" {MAKE_UNSET}"):
                 sites.setdefault(f.name, []).append((path, f.line, f.text.partition(" ")[0].upper()))
-    required = required_results(facts, lambda path, f: optional_root(path, known) is None)
+    required = required_results(facts, lambda path, f: optional_root(path, known) is None) \
+        | compiler_results(facts, regions, gated, known)
     out: dict[str, tuple[str, str]] = {}
     for name, found in sites.items():
         on = [(path, line) for path, line, value in found if value in known.on]
