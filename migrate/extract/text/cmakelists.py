@@ -578,13 +578,13 @@ def _decided_switches(commands: list[Command], where: _Positions) -> list[Fact]:
                 line, col = where(on[name].start)
                 out.append(fact("switch_decided", name, line, col, col + len(on[name].name), text=tested))
         elif command.name == "set" and stack and stack[-1][0] and stack[-1][1] >= 0 and len(command.arguments) == 2:
-            name, value = command.arguments
-            if not name.quoted and not value.quoted and PLAIN_VALUE.match(value.text) and _switch_word(name.text):
+            variable, value = command.arguments
+            if not variable.quoted and not value.quoted and PLAIN_VALUE.match(value.text) and _switch_word(variable.text):
                 _, part, on, off = stack[-1]
                 if part == 0 and value.text.upper() in ON_CONSTANTS:
-                    on.setdefault(name.text, command)
+                    on.setdefault(variable.text, command)
                 elif part == 1 and value.text.upper() in OFF_CONSTANTS:
-                    off.add(name.text)
+                    off.add(variable.text)
     return out
 
 
