@@ -19,6 +19,7 @@ from migrate.workloads.optional_words import Words, detection, off_by_default, o
 CUDA_UNITS = (".cu",)  # CUDA translation units: what nvcc compiles
 CMAKE_FILES = ("CMakeLists.txt", ".cmake")
 ENABLING_COMMANDS = frozenset({"project", "enable_language"})  # the CMake commands that enable a language
+TOP_CMAKE = "CMakeLists.txt"  # the build file a plain `cmake <project>` configures
 BUILD_KINDS = frozenset({"cmake", "makefile"})  # files whose `-DX` flags define macros for what they compile
 DEFINE_FLAG = re.compile(r"^-D\s*([A-Za-z_]\w*)")
 
@@ -247,14 +248,14 @@ def required_results(facts: Mapping[str, Sequence[Fact]],
 def compiler_results(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
                      gated: Mapping[str, Region], known: Words) -> set[str]:
     """The detection results an unconditional CUDA language makes always true (rules/workloads/optional.yaml
-    `detection.compiler_results`: CMAKE_CUDA_COMPILER, CUDA_FOUND, CUDAToolkit_FOUND), where a CMakeLists.txt outside
-    optional folders enables CUDA (`project(x LANGUAGES CXX CUDA)`, `enable_language(CUDA)`) outside every switch's
-    branch: CMake stops where no CUDA compiler works, so no configure sees them false."""
-    for path, f in of_kind(facts, "cmake"):
-        if f.name != "language:CUDA" or optional_root(path, known) is not None or switches_around(regions, gated, path,
-                                                                                                  line=f.line):
+    `detection.compiler_results`: CMAKE_CUDA_COMPILER, CUDA_FOUND, CUDAToolkit_FOUND), where the project's top
+    CMakeLists.txt enables CUDA (`project(x LANGUAGES CXX CUDA)`, `enable_language(CUDA)`) outside every switch's
+    branch: CMake stops where no CUDA compiler works, so no configure sees them false. Only the top file: a nested
+    one may be a project of its own that no configure of the top reads (workloads/reach.py)."""
+    for f in facts.get(TOP_CMAKE, ()):
+        if f.kind != "cmake" or f.name != "language:CUDA" or switches_around(regions, gated, TOP_CMAKE, line=f.line):
             continue
-        command = max((c for c in facts[path] if c.kind == "cmake" and c.role == "command" and c.line <= f.line),
+        command = max((c for c in facts[TOP_CMAKE] if c.kind == "cmake" and c.role == "command" and c.line <= f.line),
                       key=lambda c: c.line, default=None)
         if command is not None and command.name.lower() in ENABLING_COMMANDS:
             return set(known.compiler_results)
