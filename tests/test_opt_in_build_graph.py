@@ -93,8 +93,12 @@ def test_cuda_settings_go_with_a_language_enabled_only_on_a_detection(rulebase) 
 def test_cuda_settings_of_a_build_that_always_enables_cuda_are_required(tmp_path: Path, rulebase) -> None:
     tree = edited("cmake_language_on_detection", tmp_path, "CMakeLists.txt", "LANGUAGES CXX C)", "LANGUAGES CXX C CUDA)")
     data = scanned(tree, rulebase)
-    assert data["summary"]["class"] == "minor-adaptation"
+    # the CUDA language enabled by project() makes if(CMAKE_CUDA_COMPILER) always taken (rules/workloads/optional.yaml
+    # detection.compiler_results): the CUDA code it adds is required too, not only the settings (session 26: the
+    # class had been minor-adaptation, the code optional on a detection no configure sees false)
+    assert data["summary"]["class"] == "migration-required"
     assert {f["status"] for f in data["findings"] if f["symbol"] == "CMAKE_CUDA_ARCHITECTURES"} == {""}
+    assert statuses(data, "Source/Core/CudaUtils.cpp") == {""}
 
 
 def test_cu_files_only_findcuda_compiles_in_an_opt_in_branch_are_optional(rulebase) -> None:
