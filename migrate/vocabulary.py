@@ -116,8 +116,6 @@ STRUCTURE_KINDS: dict[str, str] = {
     "switch_cleared": "a CMake `set(X OFF)` directly in the branch of a top-level `if(NOT Y)` or the else() of a "
                       "top-level `if(Y)`, Y one variable (`if(NOT ${CUDA_FOUND}) set(GPU_VERSION off)`): the name is X, "
                       "the text the value in upper case and Y",
-    "switch_decided": "a CMake `set(X ON)` directly in the branch of an `if(Y)` whose else() sets X false the same way "
-                      "(plain set(), at any depth), Y one variable: the name is X (at the true set()), the text Y",
     "cargo_package": "a Cargo.toml `[package]` name",
     "cargo_member": "a Cargo workspace member as written (a path or glob); text `default` or `not-default` where "
                     "`default-members` is given, `only-default` for a default member `members` omits, `exclude`",

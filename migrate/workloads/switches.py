@@ -320,10 +320,6 @@ def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple
     # :298 target_compile_definitions(GraphBLAS PRIVATE "GRAPHBLAS_HAS_CUDA") under the same test)
     user_set |= {macro for path, f in of_kind(facts, "flag") if not path.endswith(CMAKE_FILES)
                  for _, macro in define_flags((f,))}
-    # ... unless the project sets it true in a detection's branch and false in that branch's else() with plain set()s:
-    # those hide the cache entry a `-DX=ON` made, so X is the detection's result (Jerry-Jinfeng-Guo/gap 89545860:
-    # scripts pass -DGAP_ENABLE_CUDA=ON/OFF, CMakeLists.txt:32-39 sets it from check_language(CUDA) all the same)
-    user_set -= {f.name for _, f in of_kind(facts, "switch_decided") if detection(f.text, known)}
     sites: dict[str, list[tuple[str, int, set[str]]]] = {}
     for path, f in of_kind(facts, "switch_value"):
         if (f.text in known.on or f.text.startswith("${")) and f.name not in user_set \

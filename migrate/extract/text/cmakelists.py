@@ -72,7 +72,6 @@ def extract(source: bytes) -> Extraction:
     facts.extend(_branches(commands, where))
     facts.extend(_source_filters(commands, where))
     facts.extend(_cleared_switches(commands, where))
-    facts.extend(_decided_switches(commands, where))
     facts.extend(_value_defaults(commands, where))
     facts.extend(_guards(text, commands, where))
     facts.extend(_generator_expressions(text, where))
@@ -365,9 +364,6 @@ WORD_NAME = re.compile(r"^[A-Z][A-Z0-9]+$")
 # A branch on such a name is kept too; what it is, is again what the project declares.
 MIXED_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+$")
 CONSTANTS = frozenset({"ON", "OFF", "TRUE", "FALSE", "YES", "NO", "NOTFOUND", "IGNORE"})
-# if()'s true and false constants (https://cmake.org/cmake/help/latest/command/if.html#basic-expressions)
-ON_CONSTANTS = frozenset({"1", "ON", "YES", "TRUE", "Y"})
-OFF_CONSTANTS = frozenset({"0", "OFF", "NO", "FALSE", "N", "IGNORE", "NOTFOUND"})
 # `if(A OR B)` of plain switches: on when any is, so off by default only when every one is. Kept as one branch named
 # by the switches joined with " OR " (TENGINE_ENABLE_CUDA OR TENGINE_ENABLE_TENSORRT: OAID/Tengine c73708ce
 # cmake/cuda.cmake:22); workloads/parts.py gives it the first one's part when all of them are optional.
@@ -550,41 +546,6 @@ def _cleared_switches(commands: list[Command], where: _Positions) -> list[Fact]:
             line, col = where(command.start)
             out.append(fact("switch_cleared", args[0].text, line, col, col + len(command.name),
                             text=f"{args[1].text.upper()} {switch}"))
-    return out
-
-
-def _decided_switches(commands: list[Command], where: _Positions) -> list[Fact]:
-    """`set(X ON)` directly in the branch of an `if(Y)` and `set(X OFF)` directly in its else(), at any depth, Y one
-    variable (Jerry-Jinfeng-Guo/gap 89545860 CMakeLists.txt:32-39: `check_language(CUDA)`, `if(CMAKE_CUDA_COMPILER)`
-    `set(GAP_ENABLE_CUDA ON)` `else()` `set(GAP_ENABLE_CUDA OFF)`): `switch_decided`, the name X (at the true set()),
-    the text Y. A plain set() hides a cache entry of the same name
-    (https://cmake.org/cmake/help/latest/command/set.html#set-normal-variable), so once the branch has run X is Y's
-    truth, whatever `-DX=...` a script passed; a set() with CACHE (it keeps a value the user gave) is not read."""
-    out: list[Fact] = []
-    # per open if(): (Y or "", which part: 0 the if branch, 1 the else, -1 an elseif; X -> the true set() in part 0,
-    # the X set false in part 1)
-    stack: list[tuple[str, int, dict[str, Command], set[str]]] = []
-    for command in commands:
-        if command.name == "if":
-            texts = [a.text for a in _dereferenced(command.arguments)]
-            plain = len(texts) == 1 and _switch_word(texts[0]) and not command.arguments[0].quoted
-            stack.append((texts[0] if plain else "", 0, {}, set()))
-        elif command.name in ("elseif", "else") and stack:
-            tested, _, on, off = stack[-1]
-            stack[-1] = (tested, 1 if command.name == "else" else -1, on, off)
-        elif command.name == "endif" and stack:
-            tested, part, on, off = stack.pop()
-            for name in sorted(set(on) & off) if tested and part == 1 else ():
-                line, col = where(on[name].start)
-                out.append(fact("switch_decided", name, line, col, col + len(on[name].name), text=tested))
-        elif command.name == "set" and stack and stack[-1][0] and stack[-1][1] >= 0 and len(command.arguments) == 2:
-            variable, value = command.arguments
-            if not variable.quoted and not value.quoted and PLAIN_VALUE.match(value.text) and _switch_word(variable.text):
-                _, part, on, off = stack[-1]
-                if part == 0 and value.text.upper() in ON_CONSTANTS:
-                    on.setdefault(variable.text, command)
-                elif part == 1 and value.text.upper() in OFF_CONSTANTS:
-                    off.add(variable.text)
     return out
 
 
