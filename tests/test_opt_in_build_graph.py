@@ -93,8 +93,44 @@ def test_cuda_settings_go_with_a_language_enabled_only_on_a_detection(rulebase) 
 def test_cuda_settings_of_a_build_that_always_enables_cuda_are_required(tmp_path: Path, rulebase) -> None:
     tree = edited("cmake_language_on_detection", tmp_path, "CMakeLists.txt", "LANGUAGES CXX C)", "LANGUAGES CXX C CUDA)")
     data = scanned(tree, rulebase)
-    assert data["summary"]["class"] == "minor-adaptation"
+    # the CUDA language enabled by project() makes if(CMAKE_CUDA_COMPILER) always taken (rules/workloads/optional.yaml
+    # detection.compiler_results): the CUDA code it adds is required too, not only the settings (session 26: the
+    # class had been minor-adaptation, the code optional on a detection no configure sees false)
+    assert data["summary"]["class"] == "migration-required"
     assert {f["status"] for f in data["findings"] if f["symbol"] == "CMAKE_CUDA_ARCHITECTURES"} == {""}
+    assert statuses(data, "Source/Core/CudaUtils.cpp") == {""}
+
+
+@pytest.mark.parametrize(("old", "new", "status"), [
+    # enable_language(CUDA) outside every branch of the top file: no configure sees CMAKE_CUDA_COMPILER false
+    ("add_subdirectory(Source/Core)", "enable_language(CUDA)\nadd_subdirectory(Source/Core)", ""),
+    # ... inside the detection's own branch: only where the compiler was found (the fixture as cut)
+    ("    enable_language(CUDA)\n", "    enable_language(CUDA)\n", "optional"),
+    # ... inside another switch's branch: not every configure runs it
+    ("add_subdirectory(Source/Core)", "if(WIN32)\n  enable_language(CUDA)\nendif()\nadd_subdirectory(Source/Core)",
+     "optional"),
+    # a CUDA source property names the language without enabling it
+    ("add_subdirectory(Source/Core)",
+     "set_source_files_properties(k.cu PROPERTIES LANGUAGE CUDA)\nadd_subdirectory(Source/Core)", "optional"),
+])
+def test_a_language_enabled_for_every_configure_makes_the_detection_always_true(old: str, new: str, status: str,
+                                                                                tmp_path: Path, rulebase) -> None:
+    """rules/workloads/optional.yaml detection.compiler_results: CMake stops where no CUDA compiler works, so a top-level
+    enable_language(CUDA) makes CMAKE_CUDA_COMPILER (and CUDA_FOUND, CUDAToolkit_FOUND) true in every configure."""
+    tree = edited("cmake_language_on_detection", tmp_path, "CMakeLists.txt", old, new)
+    assert statuses(scanned(tree, rulebase), "Source/Core/CudaUtils.cpp") == {status}
+
+
+def test_a_nested_project_enabling_cuda_leaves_the_top_detection_optional(tmp_path: Path, rulebase) -> None:
+    """A nested CMakeLists.txt with project(... CUDA) that no add_subdirectory() names is a project of its own (a plugin
+    built on request): the top's configure never reads it. Only the top file is read (a subdirectory the top adds
+    unconditionally and that enables CUDA is not: left)."""
+    tree = edited("cmake_language_on_detection", tmp_path, "CMakeLists.txt", "add_subdirectory(Source/Core)",
+                  "add_subdirectory(Source/Core)")
+    plugin = tree / "plugins" / "cuda" / "CMakeLists.txt"
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text("project(cuda_plugin LANGUAGES CXX CUDA)\nadd_library(cuda_plugin SHARED plugin.cu)\n")
+    assert statuses(scanned(tree, rulebase), "Source/Core/CudaUtils.cpp") == {"optional"}
 
 
 def test_cu_files_only_findcuda_compiles_in_an_opt_in_branch_are_optional(rulebase) -> None:

@@ -41,6 +41,8 @@ class Words:
     reserved: tuple[str, ...] = ()
     test_files: tuple[str, ...] = ()  # file name patterns of test modules (test_*.py)
     detected: frozenset[str] = frozenset()  # detection results, upper case (CUDATOOLKIT_FOUND, CMAKE_CUDA_COMPILER)
+    # detection results true wherever CMake's CUDA language is enabled, upper case (CMAKE_CUDA_COMPILER, CUDA_FOUND)
+    compiler_results: frozenset[str] = frozenset()
     nvidia_runtimes: frozenset[str] = frozenset()  # inference runtimes only NVIDIA GPUs run (tensorrt)
     portable_runtimes: frozenset[str] = frozenset()  # runtimes that run on other GPUs or the CPU (onnxruntime)
     cuda_genex: tuple[str, ...] = ()  # generator expressions true only for CUDA sources (COMPILE_LANGUAGE:CUDA)
@@ -105,6 +107,7 @@ def words(directory: Path | None = None) -> Words:
                  compiler_rules=frozenset(names("cuda_compiler", "rules")),
                  compiler_packages=frozenset(names("cuda_compiler", "packages")),
                  nvcc_flag_rules=frozenset(names("cuda_compiler", "flag_rules")),
+                 compiler_results=frozenset(n.upper() for n in names("detection", "compiler_results")),
                  detected=frozenset([f"{n.upper()}_FOUND" for n in names("detection", "packages")]
                                     + [n.upper() for n in names("detection", "variables")]))
 

@@ -18,6 +18,8 @@ from migrate.workloads.optional_words import Words, detection, off_by_default, o
 
 CUDA_UNITS = (".cu",)  # CUDA translation units: what nvcc compiles
 CMAKE_FILES = ("CMakeLists.txt", ".cmake")
+ENABLING_COMMANDS = frozenset({"project", "enable_language"})  # the CMake commands that enable a language
+TOP_CMAKE = "CMakeLists.txt"  # the build file a plain `cmake <project>` configures
 BUILD_KINDS = frozenset({"cmake", "makefile"})  # files whose `-DX` flags define macros for what they compile
 DEFINE_FLAG = re.compile(r"^-D\s*([A-Za-z_]\w*)")
 
@@ -241,6 +243,23 @@ def required_results(facts: Mapping[str, Sequence[Fact]],
     (the configuration stops without X) is no opt-in."""
     return {f.name.partition(":")[2].upper() + "_FOUND" for path, f in of_kind(facts, "cmake")
             if f.name.startswith("find_package:") and f.text.endswith(" REQUIRED)") and keep(path, f)}
+
+
+def compiler_results(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
+                     gated: Mapping[str, Region], known: Words) -> set[str]:
+    """The detection results an unconditional CUDA language makes always true (rules/workloads/optional.yaml
+    `detection.compiler_results`: CMAKE_CUDA_COMPILER, CUDA_FOUND, CUDAToolkit_FOUND), where the project's top
+    CMakeLists.txt enables CUDA (`project(x LANGUAGES CXX CUDA)`, `enable_language(CUDA)`) outside every switch's
+    branch: CMake stops where no CUDA compiler works, so no configure sees them false. Only the top file: a nested
+    one may be a project of its own that no configure of the top reads (workloads/reach.py)."""
+    for f in facts.get(TOP_CMAKE, ()):
+        if f.kind != "cmake" or f.name != "language:CUDA" or switches_around(regions, gated, TOP_CMAKE, line=f.line):
+            continue
+        command = max((c for c in facts[TOP_CMAKE] if c.kind == "cmake" and c.role == "command" and c.line <= f.line),
+                      key=lambda c: c.line, default=None)
+        if command is not None and command.name.lower() in ENABLING_COMMANDS:
+            return set(known.compiler_results)
+    return set()
 
 
 def defined_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
@@ -495,6 +514,7 @@ def detected_switches(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str,
 
     required = required_results(facts, lambda path, f: optional_root(path, known) is None and not any(
         off(r.switch) for r in switches_around(regions, gated, path, line=f.line)))
+    required |= compiler_results(facts, regions, gated, known)
     checked = any(f.name == "check_language" for _, f in of_kind(facts, "cmake"))
     out: dict[str, tuple[str, str]] = {}
     for path in sorted(facts):
@@ -570,7 +590,8 @@ def declared_on_detection(facts: Mapping[str, Sequence[Fact]], regions: Mapping[
         for f in facts[path]:
             if f.kind == "build_switch" and not f.text.endswith(f" {MAKE_UNSET}"):
                 sites.setdefault(f.name, []).append((path, f.line, f.text.partition(" ")[0].upper()))
-    required = required_results(facts, lambda path, f: optional_root(path, known) is None)
+    required = required_results(facts, lambda path, f: optional_root(path, known) is None) \
+        | compiler_results(facts, regions, gated, known)
     out: dict[str, tuple[str, str]] = {}
     for name, found in sites.items():
         on = [(path, line) for path, line, value in found if value in known.on]
