@@ -59,6 +59,10 @@ def conditions(rule: Rule) -> list[str]:
                    "project helper named like one)")
     if rule.file_has_what:
         out.append(f"only in a file that also shows {rule.file_has_what}")
+    if rule.file_lacks_what:
+        out.append(f"only in a file that shows no {rule.file_lacks_what}")
+    if rule.product_header:
+        out.append("a copy of the header in the project's tree is still the product's header, not the project's own")
     if rule.needs_context:
         out.append("a name outside CUDA's spellings only in CUDA context (a .cu/.cuh file, a header, or a file with "
                    f"another CUDA finding): elsewhere it is {rule.needs_context}")

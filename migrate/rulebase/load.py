@@ -202,6 +202,11 @@ class Rule:
     known_name: bool = False  # True: a construct reported only when its name is one an identifier rule matches
     file_has: str | None = None  # reported only in a file with an unguarded fact whose name this regex finds
     file_has_what: str | None = None  # what that evidence is, in words (the rule docs)
+    file_lacks: str | None = None  # reported only in a file with no unguarded fact whose name this regex finds
+    file_lacks_what: str | None = None  # what that missing evidence is, in words (the rule docs)
+    # True: the include names a header an NVIDIA product ships for others to copy (or the project is the product):
+    # a copy in the project's tree is still the product's header, never the project's own (scan/own_headers.py)
+    product_header: bool = False
     # a name outside CUDA's spellings (backends.yaml own_function_names) is reported only in a file with CUDA
     # context: a .cu/.cuh file, a header, or a file with another CUDA finding; the text says what the name is elsewhere
     needs_context: str | None = None
@@ -304,6 +309,11 @@ class RuleBase:
         wanted = frozenset(constructs)
         return frozenset(rule_id for rule_id, (kind, spec) in zip(self.ids, self.matchers(), strict=True)
                          if kind == "construct" and not wanted.isdisjoint(as_tuple(spec.get("exact"))))
+
+    def product_headers(self) -> frozenset[str]:
+        """The ids of the rules whose headers stay the product's in a project's copy (`product_header`), read from
+        the records: no rule is built."""
+        return frozenset(record["id"] for _, record in self._records if record.get("product_header", False))
 
     def in_force(self, rocm: str, archs: Iterable[Arch]) -> list[bool]:
         """Rule.applies_to of every rule, read from the records."""
@@ -533,6 +543,9 @@ def _build(record: dict[str, Any], filename: str, *, lazy: bool = False) -> Rule
         "known_name": bool(record.get("known_name", False)),
         "file_has": record["file_has"]["regex"] if "file_has" in record else None,
         "file_has_what": record["file_has"]["what"] if "file_has" in record else None,
+        "file_lacks": record["file_lacks"]["regex"] if "file_lacks" in record else None,
+        "file_lacks_what": record["file_lacks"]["what"] if "file_lacks" in record else None,
+        "product_header": bool(record.get("product_header", False)),
         "needs_context": record["needs_context"]["what"] if "needs_context" in record else None,
         "when": record.get("when"), "target": tuple(sorted(record.get("target", {}).items())),
         "exceeds": record.get("exceeds")})

@@ -31,7 +31,7 @@ FORMAT = 2  # of the cached file; 1 was a pickle
 BAD_ROW = (KeyError, IndexError, TypeError, ValueError, AttributeError, re.error, RuleError, RecursionError)
 STR_FIELDS = ("id", "name", "title", "migration_class", "hipify", "confidence", "status", "rationale", "docs", "file")
 OPTIONAL_STR_FIELDS = ("hip", "message", "rocm_min", "rocm_max", "when", "exceeds", "file_has", "file_has_what",
-                       "needs_context")
+                       "file_lacks", "file_lacks_what", "needs_context")
 
 
 def _debug(message: str, *args: object) -> None:
@@ -107,7 +107,7 @@ def _well_typed(rule: Rule) -> bool:
             and all(isinstance(getattr(rule, f), (str, type(None))) for f in OPTIONAL_STR_FIELDS)
             and isinstance(rule.fallback, bool) and isinstance(rule.covers_file, bool)
             and isinstance(rule.in_backend_files, bool) and isinstance(rule.mask_elsewhere, bool)
-            and isinstance(rule.known_name, bool) and _strings(rule.arch)
+            and isinstance(rule.known_name, bool) and isinstance(rule.product_header, bool) and _strings(rule.arch)
             and isinstance(m.kind, str)
             and _strings(m.exact) and _strings(m.prefixes) and _strings(m.roles)
             and (m.regex is None or type(m.regex.pattern) is str)
@@ -125,6 +125,7 @@ def _record_typed(record: dict[str, Any]) -> bool:
             and isinstance(record.get("in_backend_files", True), bool)
             and isinstance(record.get("mask_elsewhere", False), bool)
             and isinstance(record.get("known_name", False), bool)
+            and isinstance(record.get("product_header", False), bool)
             and isinstance(record.get("arch", []), list)
             and all(isinstance(v, str) or (isinstance(v, list) and _strings(v)) for v in names)
             and all(isinstance(effort[k], (int, float)) and not isinstance(effort[k], bool)

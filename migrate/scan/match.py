@@ -261,6 +261,11 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
                     has[rule.file_has] = _file_has(rule.file_has, extraction)
                 if not has[rule.file_has]:
                     continue
+            if rule.file_lacks is not None:
+                if rule.file_lacks not in has:
+                    has[rule.file_lacks] = _file_has(rule.file_lacks, extraction)
+                if has[rule.file_lacks]:
+                    continue
             if fact.kind == "construct" and fact.text:
                 symbol = fact.text
             out.append((build_candidate((_finding(rel, fact, rule, entry, symbol, extraction, index),
@@ -415,12 +420,14 @@ def merge_targets(results: Sequence[FileResult], archs: Sequence[str],
     line_text = {path: r.line_text for path, r in zip(paths, results, strict=True)} if joined else {}
     chosen = [[select(r.found[position], portable=portable, defined=defined, masks=masks) for r in results]
               for position in range(len(archs))]
-    own = _own_header_includes(paths, results, chosen)
+    product = indexes[0].rulebase.product_headers() if indexes else frozenset()
+    own = _own_header_includes(paths, results, chosen, product)
     for position, arch in enumerate(archs):
         cross = _cross_findings(joined, indexes[position], line_text) if joined else []
         for found in [*chosen[position], cross]:
             for finding in found:
-                if (leave is not None and leave(finding)) or (finding.path, finding.line, finding.symbol) in own:
+                mine = (finding.path, finding.line, finding.symbol) in own and finding.rule not in product
+                if (leave is not None and leave(finding)) or mine:
                     continue
                 key = (finding.rule, finding.path, finding.cell, finding.line, finding.column, finding.symbol)
                 merged.setdefault(key, finding)
@@ -430,13 +437,16 @@ def merge_targets(results: Sequence[FileResult], archs: Sequence[str],
 
 
 def _own_header_includes(paths: Sequence[str], results: Sequence[FileResult],
-                         chosen: Sequence[Sequence[Sequence[Finding]]]) -> frozenset[own_headers.Site]:
+                         chosen: Sequence[Sequence[Sequence[Finding]]],
+                         product: frozenset[str] = frozenset()) -> frozenset[own_headers.Site]:
     """The include lines whose findings name a project's own header (scan/own_headers.py): a file that gives
-    no finding for any target is quiet."""
+    no finding for any target is quiet. A finding of a `product` rule (an NVIDIA product's header, which projects
+    copy into their tree) is never the project's own header."""
     if not paths:
         return frozenset()
     quiet = [path for n, path in enumerate(paths) if not any(per_file[n] for per_file in chosen)]
-    flagged = [(f.path, f.line, f.symbol) for per_file in chosen for found in per_file for f in found]
+    flagged = [(f.path, f.line, f.symbol) for per_file in chosen for found in per_file for f in found
+               if f.rule not in product]
     return own_headers.own_includes([(path, r.facts) for path, r in zip(paths, results, strict=True)], quiet, flagged)
 
 
