@@ -99,7 +99,7 @@ def _line(directory: Path, name: str, records: Records) -> str:
     table: dict[str, Any] = {}
     for kind, names in load.name_table(records).items():
         packed = load.PackedNames.pack(names)
-        table[kind] = names if packed is None else [len(tail), *(span(text)[1] for text in packed)]
+        table[kind] = names if packed is None else [len(tail), *(span(text)[1] for pair in packed for text in pair)]
     row = json.dumps([name, file_digest((directory / name).read_bytes()), written, table],
                      ensure_ascii=False, separators=(",", ":"))
     return f"{row}\t{tail.decode()}"
@@ -127,7 +127,7 @@ def _table(written: object, tail: bytes) -> load.NameTable:
     table: dict[str, Mapping[str, int | list[int]]] = {}
     for kind, names in written.items():
         if type(names) is list and all(type(at) is int for at in names) and names == sorted(names) \
-                and names and names[-1] <= len(tail):
+                and len(names) % 2 and names[-1] <= len(tail):
             table[kind] = load.PackedNames(tail, names)
         elif type(names) is dict:
             table[kind] = names

@@ -8,7 +8,6 @@ import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -144,55 +143,46 @@ def name_table(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int 
 
 class PackedNames(Mapping[str, "int | list[int]"]):
     """A name table's names of one kind as compiled.json writes them: by length, the names of that many
-    characters and their hits as one text, `|name=hit|name=hit,hit|`, spans of the bytes the file's line
-    carries after the records (`offsets`: where the text of names of n characters starts, n = 0, 1, ...,
-    and where the last ends). Looking a name up searches one short span: a lint start makes no name of
-    the 11k (making them and their dict was ~15 M instructions of an edited-file lint's ~340 M). A table
-    asked more than `DECODE_AFTER` times (a lint of a whole project's file asks ~700) is made a dict then."""
+    characters as one text (`a|b|c`) and their hits as another (`3|3,4|7`, in the same order), spans of the
+    bytes the file's line carries after the records (`offsets`: for n = 0, 1, ..., where the names of n
+    characters start, where their hits start; then where the last hits end). The names of one length are
+    made a dict when a name of that length is first looked up (two splits and a zip, in C): a lint start
+    makes the few dozen names its facts' lengths share instead of all 11k (making them and their dict was
+    ~15 M instructions of an edited-file lint's ~340 M)."""
 
-    __slots__ = ("_asked", "_items", "offsets", "tail")
-
-    DECODE_AFTER = 256
+    __slots__ = ("_by_length", "offsets", "tail")
 
     def __init__(self, tail: bytes, offsets: list[int]) -> None:
         self.tail, self.offsets = tail, offsets
-        self._asked = 0
-        self._items: dict[str, int | list[int]] | None = None
+        self._by_length: dict[int, dict[str, bytes]] = {}
 
     @staticmethod
-    def pack(names: Mapping[str, int | list[int]]) -> list[bytes] | None:
-        """The texts of a kind's names by length, or None when a name holds a `|` or a line break (the
-        table is then written as an object)."""
+    def pack(names: Mapping[str, int | list[int]]) -> list[tuple[bytes, bytes]] | None:
+        """The texts of a kind's names and of their hits, by length; None when a name holds a `|` or a line
+        break (the table is then written as an object)."""
         if any("|" in name or "\n" in name or "\r" in name for name in names):
             return None
-        by_length: list[list[str]] = [[] for _ in range(max(map(len, names), default=-1) + 1)]
+        by_length: list[list[tuple[str, int | list[int]]]] = [[] for _ in range(max(map(len, names), default=-1) + 1)]
         for name, hits in names.items():
-            by_length[len(name)].append(f"{name}={hits if isinstance(hits, int) else ','.join(map(str, hits))}")
-        return [f"|{'|'.join(entries)}|".encode() if entries else b"" for entries in by_length]
+            by_length[len(name)].append((name, hits))
+        return [("|".join(name for name, _ in entries).encode(),
+                 "|".join(str(hits) if isinstance(hits, int) else ",".join(map(str, hits)) for _, hits in entries).encode())
+                for entries in by_length]
+
+    def _names(self, size: int) -> dict[str, bytes]:
+        """The names of `size` characters, each with its hits' text."""
+        found = self._by_length.get(size)
+        if found is None:
+            offsets, tail = self.offsets, self.tail
+            start, middle, end = offsets[2 * size:2 * size + 3] if 2 * size + 2 < len(offsets) else (0, 0, 0)
+            found = self._by_length[size] = dict(zip(tail[start:middle].decode().split("|"),
+                                                     tail[middle:end].split(b"|"), strict=True)) if end > start else {}
+        return found
 
     def get(self, name: str, default: object = None) -> Any:
         """The hits of a name (`default` when no rule of the file lists it)."""
-        if self._items is not None:
-            return self._items.get(name, default)
-        self._asked += 1
-        if self._asked > self.DECODE_AFTER:
-            self._items = dict(self._entries())
-            return self._items.get(name, default)
-        size = len(name)
-        if size + 1 >= len(self.offsets):
-            return default
-        needle = f"|{name}=".encode()
-        at = self.tail.find(needle, self.offsets[size], self.offsets[size + 1])
-        if at < 0:
-            return default
-        return _hits(self.tail[at + len(needle):self.tail.index(b"|", at + 1)])
-
-    def _entries(self) -> Iterator[tuple[str, int | list[int]]]:
-        tail, offsets = self.tail, self.offsets
-        for start, end in pairwise(offsets):
-            for entry in tail[start + 1:end - 1].split(b"|") if end > start else ():
-                name, _, hits = entry.rpartition(b"=")
-                yield name.decode(), _hits(hits)
+        hits = self._names(len(name)).get(name)
+        return default if hits is None else _hits(hits)
 
     def __getitem__(self, name: str) -> int | list[int]:
         hits = self.get(name)
@@ -201,10 +191,10 @@ class PackedNames(Mapping[str, "int | list[int]"]):
         return hits  # type: ignore[no-any-return]
 
     def __iter__(self) -> Iterator[str]:
-        return (name for name, _ in self._entries())
+        return (name for size in range(len(self.offsets) // 2) for name in self._names(size))
 
     def __len__(self) -> int:
-        return sum(1 for _ in self._entries())
+        return sum(1 for _ in self)
 
     def __repr__(self) -> str:
         return f"PackedNames({len(self)} names)"
