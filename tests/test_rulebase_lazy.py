@@ -239,3 +239,9 @@ def test_the_index_finds_the_rules_that_list_a_name_in_rule_order() -> None:
 def test_a_compiled_map_that_is_not_an_object_is_an_error() -> None:
     with pytest.raises(ValueError, match="not a JSON object"):
         load.MapText(b'["hipA"]', 0, 8)["cudaA"]
+
+
+def test_an_empty_rule_base_has_no_name_tables_and_an_index_finds_nothing() -> None:
+    rules = RuleBase([], "v")
+    index = RuleIndex(rules, Target(rocm="6.4", arch=("gfx90a",)))
+    assert rules.name_tables() == [] and index.names("identifier") == set() and index._named_hits("identifier", "x") == []

@@ -387,7 +387,7 @@ class RuleBase:
             starts: dict[str, int] = {}
             for position, (filename, _) in enumerate(self._records):
                 starts.setdefault(filename, position)
-            ends = [*list(starts.values())[1:], len(self._records)]
+            ends = [*list(starts.values())[1:], len(self._records)] if starts else []
             shipped = self._shipped
             self._tables = [(start, shipped[filename] if filename in shipped else name_table(
                 record for _, record in self._records[start:end]))

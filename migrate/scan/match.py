@@ -70,8 +70,8 @@ class RuleIndex:
             for kind, names in table.items():
                 self._named.setdefault(kind, []).append((start, names))
         # the position after each file's last rule
-        self._ends = dict(zip([start for start, _ in tables], [*(start for start, _ in tables[1:]), len(rulebase)],
-                              strict=True))
+        starts = [start for start, _ in tables]
+        self._ends = dict(zip(starts, [*starts[1:], len(rulebase)][:len(starts)], strict=True))
         self._prefix: dict[str, list[tuple[str, int]]] = {}
         # kind -> (pattern text, the pattern, position): searched before the rule is built
         self._regex: dict[str, list[tuple[str, LazyPattern, int]]] = {}
