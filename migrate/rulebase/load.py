@@ -146,9 +146,9 @@ class PackedNames(Mapping[str, "int | list[int]"]):
     characters as one text (`a|b|c`) and their hits as another (`3|3,4|7`, in the same order), spans of the
     bytes the file's line carries after the records (`offsets`: for n = 0, 1, ..., where the names of n
     characters start, where their hits start; then where the last hits end). The names of one length are
-    made a dict when a name of that length is first looked up (two splits and a zip, in C): a lint start
-    makes the few dozen names its facts' lengths share instead of all 11k (making them and their dict was
-    ~15 M instructions of an edited-file lint's ~340 M)."""
+    made a dict when a name of that length is first looked up (two splits and a zip, in C): a lint of a small
+    file makes the ~800 names its facts' lengths share instead of all 11k (making them all and their dicts
+    was ~15 M instructions of an edited-file lint's ~340 M)."""
 
     __slots__ = ("_by_length", "offsets", "tail")
 
