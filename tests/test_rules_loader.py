@@ -84,6 +84,9 @@ def test_the_compiled_rule_base_is_what_the_yaml_validates_to(monkeypatch: pytes
     expected, _ = load.validated_records(ROOT / "rules", known={})
     assert sorted(shipped) == [name for name, _ in expected]
     assert all(shipped[name][1] == records for name, records in expected)
+    _, tables = compiled.read_all(ROOT / "rules")  # each file's name table, packed or not, is its records'
+    assert all({kind: dict(names) for kind, names in tables[name].items()} == load.name_table(records)
+               for name, records in expected)
 
     def no_validation(*_args: object) -> None:
         raise AssertionError("a rule file was validated although the compiled copy holds it")

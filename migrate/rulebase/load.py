@@ -78,47 +78,130 @@ class Entries(Mapping[str, Entry]):
 
 
 class MapText(Mapping[str, object]):
-    """A rule's `map` as rules/compiled.json holds it (rulebase/compiled.py): its names, and its
-    values as one JSON text decoded when a value is first asked for; iterating, `len` and
-    `map_names` need no decoding. Equal to the dict of the same items, as any Mapping. Raises
-    ValueError when the text does not decode to one value per name."""
+    """A rule's `map` as rules/compiled.json holds it (rulebase/compiled.py): its JSON text, a span of the
+    bytes its file's line carries after the records, decoded when the map is first read. A lint start
+    reads none: the match index takes a map's names from the file's name table (`name_table`). Equal to
+    the dict of the same items, as any Mapping. Raises ValueError when the span is not a JSON object."""
 
-    __slots__ = ("_items", "names", "text")
+    __slots__ = ("_items", "end", "start", "tail")
 
-    def __init__(self, names: list[str], text: str) -> None:
-        self.names = names
-        self.text = text
+    def __init__(self, tail: bytes, start: int, end: int) -> None:
+        self.tail, self.start, self.end = tail, start, end
         self._items: dict[str, object] | None = None
 
     def decoded(self) -> bool:
-        """Whether the values were decoded (tests)."""
+        """Whether the text was decoded (tests)."""
         return self._items is not None
 
     def _decode(self) -> dict[str, object]:
         if self._items is None:
-            values = jsonio.loads(self.text)
-            if not isinstance(values, list) or len(values) != len(self.names):
-                raise ValueError("a compiled map whose values do not match its names")
-            self._items = dict(zip(self.names, values, strict=True))
+            items = jsonio.loads(self.tail[self.start:self.end])
+            if not isinstance(items, dict):
+                raise ValueError("a compiled map that is not a JSON object")
+            self._items = items
         return self._items
 
     def __getitem__(self, name: str) -> object:
         return self._decode()[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.names)
+        return iter(self._decode())
 
     def __len__(self) -> int:
-        return len(self.names)
+        return len(self._decode())
 
     def __repr__(self) -> str:
-        return f"MapText({len(self.names)} names)"
+        return f"MapText({self.end - self.start} bytes)"
 
 
 def map_names(spec: Mapping[str, Any]) -> Collection[str]:
-    """The names of a matcher record's `map` (empty without one), without decoding a compiled map's values."""
-    names = spec.get("map") or _EMPTY
-    return names.names if isinstance(names, MapText) else names
+    """The names of a matcher record's `map` (empty without one)."""
+    names: Collection[str] = spec.get("map") or _EMPTY
+    return names
+
+
+# A rule file's names, for the match index: fact kind -> name -> the rules of the file listing it, each as
+# `position * 2 + 1` for a name of the rule's map, `position * 2` for one of its `exact` names (position: the
+# rule's place in the file); one int, or a list of them in rule order (a rule's exact names before its map's).
+# compiled.json holds a kind's names packed (PackedNames) where none has a `|`, else as an object.
+NameTable = Mapping[str, Mapping[str, "int | list[int]"]]
+
+
+def name_table(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int | list[int]]]:
+    """A rule file's name table (above), from its records: compiled.json holds it for each file, so that a
+    lint start does not enter 11k names into an index (scan/match.RuleIndex reads the tables as they are)."""
+    table: dict[str, dict[str, int | list[int]]] = {}
+    for position, record in enumerate(records):
+        ((kind, spec),) = record["match"].items()
+        for name, hit in [*((n, position * 2) for n in dict.fromkeys(as_tuple(spec.get("exact")))),
+                          *((n, position * 2 + 1) for n in map_names(spec))]:
+            names = table.setdefault(kind, {})
+            before = names.get(name)
+            names[name] = hit if before is None else [before, hit] if isinstance(before, int) else [*before, hit]
+    return table
+
+
+class PackedNames(Mapping[str, "int | list[int]"]):
+    """A name table's names of one kind as compiled.json writes them: by length, the names of that many
+    characters as one text (`a|b|c`) and their hits as another (`3|3,4|7`, in the same order), spans of the
+    bytes the file's line carries after the records (`offsets`: for n = 0, 1, ..., where the names of n
+    characters start, where their hits start; then where the last hits end). The names of one length are
+    made a dict when a name of that length is first looked up (two splits and a zip, in C): a lint of a small
+    file makes the ~800 names its facts' lengths share instead of all 11k (making them all and their dicts
+    was ~15 M instructions of an edited-file lint's ~340 M)."""
+
+    __slots__ = ("_by_length", "offsets", "tail")
+
+    def __init__(self, tail: bytes, offsets: list[int]) -> None:
+        self.tail, self.offsets = tail, offsets
+        self._by_length: dict[int, dict[str, bytes]] = {}
+
+    @staticmethod
+    def pack(names: Mapping[str, int | list[int]]) -> list[tuple[bytes, bytes]] | None:
+        """The texts of a kind's names and of their hits, by length; None when a name holds a `|` or a line
+        break (the table is then written as an object)."""
+        if any("|" in name or "\n" in name or "\r" in name for name in names):
+            return None
+        by_length: list[list[tuple[str, int | list[int]]]] = [[] for _ in range(max(map(len, names), default=-1) + 1)]
+        for name, hits in names.items():
+            by_length[len(name)].append((name, hits))
+        return [("|".join(name for name, _ in entries).encode(),
+                 "|".join(str(hits) if isinstance(hits, int) else ",".join(map(str, hits)) for _, hits in entries).encode())
+                for entries in by_length]
+
+    def _names(self, size: int) -> dict[str, bytes]:
+        """The names of `size` characters, each with its hits' text."""
+        found = self._by_length.get(size)
+        if found is None:
+            offsets, tail = self.offsets, self.tail
+            start, middle, end = offsets[2 * size:2 * size + 3] if 2 * size + 2 < len(offsets) else (0, 0, 0)
+            found = self._by_length[size] = dict(zip(tail[start:middle].decode().split("|"),
+                                                     tail[middle:end].split(b"|"), strict=True)) if end > start else {}
+        return found
+
+    def get(self, name: str, default: object = None) -> Any:
+        """The hits of a name (`default` when no rule of the file lists it)."""
+        hits = self._names(len(name)).get(name)
+        return default if hits is None else _hits(hits)
+
+    def __getitem__(self, name: str) -> int | list[int]:
+        hits = self.get(name)
+        if hits is None:
+            raise KeyError(name)
+        return hits  # type: ignore[no-any-return]
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for size in range(len(self.offsets) // 2) for name in self._names(size))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __repr__(self) -> str:
+        return f"PackedNames({len(self)} names)"
+
+
+def _hits(text: bytes) -> int | list[int]:
+    return int(text) if b"," not in text else [int(hit) for hit in text.split(b",")]
 
 
 class LazyPattern:
@@ -245,11 +328,14 @@ class RuleBase:
     `matchers`, `in_backend_files`): a site that iterates `rules` builds every rule, and
     tests/test_rulebase_lazy.py counts the builds of an edited-file lint (`built`)."""
 
-    __slots__ = ("_all", "_by_key", "_lazy", "_records", "_rules", "built", "directory", "version")
+    __slots__ = ("_all", "_by_key", "_lazy", "_records", "_rules", "_shipped", "_tables", "built", "directory",
+                 "version")
 
     def __init__(self, records: list[tuple[str, dict[str, Any]]], version: str, directory: Path | None = None, *,
-                 lazy: bool = True) -> None:
+                 lazy: bool = True, tables: Mapping[str, NameTable] | None = None) -> None:
         self._records = records  # (rule file name, validated record), in file order
+        self._shipped = tables or {}  # rule file name -> its name table as compiled.json holds it
+        self._tables: list[tuple[int, NameTable]] | None = None
         self._rules: list[Rule | None] = [None] * len(records)
         self._lazy = lazy  # the records were compiled before: patterns compile on first use
         self._by_key: dict[str, int] | None = None
@@ -299,6 +385,20 @@ class RuleBase:
     def in_backend_files(self) -> list[bool]:
         return [bool(record.get("in_backend_files", True)) for _, record in self._records]
 
+    def name_tables(self) -> list[tuple[int, NameTable]]:
+        """Each rule file's name table (`name_table`) with the position of its first rule, in file order: the
+        compiled copy's where it holds the file, else made from the records."""
+        if self._tables is None:
+            starts: dict[str, int] = {}
+            for position, (filename, _) in enumerate(self._records):
+                starts.setdefault(filename, position)
+            ends = [*list(starts.values())[1:], len(self._records)] if starts else []
+            shipped = self._shipped
+            self._tables = [(start, shipped[filename] if filename in shipped else name_table(
+                record for _, record in self._records[start:end]))
+                for (filename, start), end in zip(starts.items(), ends, strict=True)]
+        return self._tables
+
     def matchers(self) -> list[tuple[str, dict[str, Any]]]:
         """Each rule's fact kind and matcher record (`match` of rule.schema.json), in file order."""
         return [next(iter(record["match"].items())) for _, record in self._records]
@@ -318,7 +418,10 @@ class RuleBase:
     def in_force(self, rocm: str, archs: Iterable[Arch]) -> list[bool]:
         """Rule.applies_to of every rule, read from the records."""
         archs = tuple(archs)
-        return [in_force(r["status"], (rocm_range := r.get("rocm", _EMPTY)).get("min"), rocm_range.get("max"),
+        # a rule with no status "removed", ROCm range, architectures or target conditions (most) is in force as any is
+        plain = in_force("stable", None, None, (), _EMPTY, rocm, archs)
+        return [plain if r.keys().isdisjoint(_CONDITIONS) and r["status"] != "removed" else
+                in_force(r["status"], (rocm_range := r.get("rocm", _EMPTY)).get("min"), rocm_range.get("max"),
                          tuple(r.get("arch", ())), r.get("target", _EMPTY), rocm, archs) for _, r in self._records]
 
     def infos(self, used: set[str]) -> tuple[RuleInfo, ...]:
@@ -343,6 +446,7 @@ class RuleBase:
 
 
 _EMPTY: dict[str, Any] = {}
+_CONDITIONS = frozenset({"rocm", "arch", "target"})  # the fields of a record that `in_force` reads besides its status
 
 
 MECHANICAL_FILE = "effort/mechanical.yaml"
@@ -422,12 +526,13 @@ def validated_records(directory: Path | None = None, *, known: Mapping[str, tupl
 
 
 def from_records(files: list[tuple[str, list[dict[str, Any]]]], version: str, *, checked: bool = False,
-                 directory: Path | None = None) -> RuleBase:
+                 directory: Path | None = None, tables: Mapping[str, NameTable] | None = None) -> RuleBase:
     """The rule base from validated records; unique ids and names are checked here. `checked`
     records were compiled before (the compiled copy, the precompiled cache): a rule is built when
-    first read and its patterns compile on first use; others are built now (a bad pattern is a RuleError)."""
+    first read and its patterns compile on first use; others are built now (a bad pattern is a RuleError).
+    `tables`: the compiled copy's name tables of the files whose records it gave (RuleBase.name_tables)."""
     rulebase = RuleBase([(filename, record) for filename, records in files for record in records], version, directory,
-                        lazy=checked)
+                        lazy=checked, tables=tables)
     if not checked:
         rulebase.rules  # noqa: B018 (every rule built: a pattern that does not compile is an error now)
     _check_unique(rulebase)

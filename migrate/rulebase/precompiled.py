@@ -55,14 +55,15 @@ def content_key(directory: Path) -> str:
 def load(directory: Path | None = None, cache_dir: Path | None = None) -> RuleBase:
     """rules.load_rules(directory), served from `cache_dir` when the rules are unchanged."""
     directory = directory or default_rules_dir()
-    shipped = compiled.read(directory)
+    shipped, tables = compiled.read_all(directory)
     if shipped:  # validated when the copy was written: only files edited since are validated now
         from migrate.rulebase import stamps
 
         files, version = rules.validated_records(directory, known=shipped,
                                                  digests=stamps.digests(directory, cache_dir))
-        unchanged = all(shipped.get(name, ("", None))[1] is records for name, records in files)
-        return from_records(files, version, checked=unchanged, directory=directory)
+        taken = {name for name, records in files if shipped.get(name, ("", None))[1] is records}
+        return from_records(files, version, checked=len(taken) == len(files), directory=directory,
+                            tables={name: tables[name] for name in taken})
     if cache_dir is None:
         return rules.load_rules(directory)
     try:

@@ -29,7 +29,6 @@ from migrate.rulebase.load import (
     RuleBase,
     as_tuple,
     default_rules_dir,
-    map_names,
     version_tuple,
 )
 from migrate.scan import crossref, own_headers
@@ -52,7 +51,6 @@ VENDOR_DIALECT_KINDS = frozenset({"identifier", "construct"})
 MASK_TYPE_CONSTRUCTS = frozenset({"mask-type-32", "ballot-returned-32bit"})
 # Facts in an optional Python scope (an ImportError fallback, an env-var opt-in) become optional findings.
 OPTIONAL = "optional"
-_NONE: dict[str, tuple[tuple[int, bool], ...]] = {}  # no rule lists a name of this kind (never written)
 
 
 class RuleIndex:
@@ -64,38 +62,57 @@ class RuleIndex:
         self.routes = alternatives.load(rulebase.directory, rulebase.version)
         self.rulebase = rulebase
         self._memo: dict[tuple[str, str, str], list[tuple[Rule, Entry | None, str]]] = {}
-        # kind -> name -> the positions of the rules listing it, in rule order (True: the name has a map entry);
-        # tuples, so that a map's names are entered at once (dict.fromkeys) and a name shared by rules is a new
-        # tuple. Read from the rules' records: a rule is built when a fact finds it (RuleBase.rule)
-        self._by_name: dict[str, dict[str, tuple[tuple[int, bool], ...]]] = {}
+        # kind -> the rule files' name tables of the kind, each with the position of the file's first rule: read
+        # as compiled.json holds them (load.name_table), not entered into one index (11k names at each lint start)
+        self._named: dict[str, list[tuple[int, Mapping[str, int | list[int]]]]] = {}
+        tables = rulebase.name_tables()
+        for start, table in tables:
+            for kind, names in table.items():
+                self._named.setdefault(kind, []).append((start, names))
+        # the position after each file's last rule
+        starts = [start for start, _ in tables]
+        self._ends = dict(zip(starts, [*starts[1:], len(rulebase)][:len(starts)], strict=True))
         self._prefix: dict[str, list[tuple[str, int]]] = {}
         # kind -> (pattern text, the pattern, position): searched before the rule is built
         self._regex: dict[str, list[tuple[str, LazyPattern, int]]] = {}
-        in_force = rulebase.in_force(target.rocm, self.archs)
+        self._on = in_force = rulebase.in_force(target.rocm, self.archs)
         ids = rulebase.ids
         self.in_force = frozenset(ids[i] for i, on in enumerate(in_force) if on)  # the ids of the rules in force
         for position, (kind, spec) in enumerate(rulebase.matchers()):
-            if in_force[position]:
+            if in_force[position] and ("prefix" in spec or "regex" in spec):
                 self._add(position, kind, spec)
 
     def _add(self, position: int, kind: str, spec: Mapping[str, Any]) -> None:
-        exact = as_tuple(spec.get("exact"))
-        if exact:
-            self._enter(kind, dict.fromkeys(exact), (position, False))
-        names = map_names(spec)
-        if names:  # the names only: an entry is built when a fact looks it up
-            self._enter(kind, names, (position, True))
         for prefix in as_tuple(spec.get("prefix")):
             self._prefix.setdefault(kind, []).append((prefix, position))
         if "regex" in spec:
             self._regex.setdefault(kind, []).append((spec["regex"], LazyPattern(spec["regex"]), position))
 
-    def _enter(self, kind: str, names: Iterable[str], hit: tuple[int, bool]) -> None:
-        """`hit` appended to each name's rules: the names no earlier rule lists in one step (11k at each lint start)."""
-        table = self._by_name.setdefault(kind, {})
-        shared = {name: table[name] + (hit,) for name in table.keys() & names} if table else {}
-        table.update(dict.fromkeys(names, (hit,)))
-        table.update(shared)
+    def _named_hits(self, kind: str, name: str) -> list[tuple[int, bool]]:
+        """The positions of the rules in force listing `name` among a kind's names, in rule order (True: in its map)."""
+        found: list[tuple[int, bool]] = []
+        on = self._on
+        for start, names in self._named.get(kind, ()):
+            hits = names.get(name)
+            if hits is not None:
+                for hit in (hits,) if isinstance(hits, int) else hits:
+                    position = start + (hit >> 1)
+                    if on[position]:
+                        found.append((position, bool(hit & 1)))
+        return found
+
+    def names(self, kind: str) -> set[str]:
+        """The names of a kind that a rule in force lists (exact or in its map)."""
+        found: set[str] = set()
+        on = self._on
+        for start, names in self._named.get(kind, ()):
+            if all(on[start:self._ends[start]]):  # every rule of the file in force: all its names
+                found.update(names)
+                continue
+            for name, hits in names.items():
+                if any(on[start + (hit >> 1)] for hit in ((hits,) if isinstance(hits, int) else hits)):
+                    found.add(name)
+        return found
 
     def lookup(self, fact: Fact) -> list[tuple[Rule, Entry | None, str]]:
         """Rules matching a fact, each with its map entry and the matched symbol.
@@ -114,7 +131,7 @@ class RuleIndex:
         return hits
 
     def _lookup(self, fact: Fact) -> list[tuple[Rule, Entry | None, str]]:
-        named = self._by_name.get(fact.kind, _NONE).get(fact.name)
+        named = self._named_hits(fact.kind, fact.name)
         prefixed, patterns = self._prefix.get(fact.kind), self._regex.get(fact.kind)
         if not (named or prefixed or patterns):
             return []
@@ -140,7 +157,7 @@ class IdentifierNames:
     MEMO = 200_000  # distinct names remembered per process
 
     def __init__(self, by_target: Sequence[RuleIndex]) -> None:
-        self._names = frozenset(name for index in by_target for name in index._by_name.get("identifier", _NONE))
+        self._names = frozenset(name for index in by_target for name in index.names("identifier"))
         self._prefixes = tuple(p for index in by_target for p, _ in index._prefix.get("identifier", ()))
         self._patterns = _one_pattern(list(dict.fromkeys(
             pattern for index in by_target for pattern, _, _ in index._regex.get("identifier", ()))))
