@@ -155,16 +155,15 @@ def unless_branches(chain: Chain, source: bytes) -> list[tuple[str, int, int]]:
         return []
     cond, positive = chain[0][0].strip(), chain[0][1]
     ident = IDENT.fullmatch(cond)
-    if not positive and ident is not None:  # #ifndef X
-        name, branch = cond, chain[0]
-    elif not positive and (m := NOT_DEFINED.match(cond)):
-        name, branch = m.group(1) or m.group(2), chain[0]
-    elif positive and len(chain) == 2 and not chain[1][0] \
-            and (ident is not None or (m := DEFINED_TEST.match(cond))):  # #ifdef X / #if defined(X) ... #else
-        name = cond if ident is not None else (m.group(1) or m.group(2))
+    tested = NOT_DEFINED.match(cond) if not positive else DEFINED_TEST.match(cond)
+    name = cond if ident is not None else (tested.group(1) or tested.group(2)) if tested is not None else ""
+    if not name:
+        return []
+    if not positive:  # #ifndef X, #if !defined(X)
+        branch = chain[0]
+    elif len(chain) == 2 and not chain[1][0] \
+            and (ident is None or _ifdef_directive(source, chain[0][2])):  # #ifdef X ... #else (`#if X`: a value test)
         branch = chain[1]
-        if ident is not None and not _ifdef_directive(source, chain[0][2]):  # `#if X`: a value test, not defined()
-            return []
     else:
         return []
     if PREDEFINED_NAME.match(name) or name.startswith("__") \
