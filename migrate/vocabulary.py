@@ -91,6 +91,9 @@ STRUCTURE_KINDS: dict[str, str] = {
     "switch_branch": "a branch taken when a build switch is on (`#ifdef USE_CUDNN`, CMake `if(BUILD_CUTLASS)`, make "
                      "`ifeq ($(USE_CUDNN), 1)`), over "
                      "its lines; the name is the switch (workloads/parts.py decides whether it is optional)",
+    "unless_branch": "a branch taken only while a macro is undefined (`#ifndef NO_CUDA`, `#if !defined(X)`, the `#else` "
+                     "of `#ifdef X`), over its lines; the name is the macro (workloads/project_defines.py reads it "
+                     "against the macros every build defines)",
     "backend_branch": "a CMake branch a HIP build takes (`hip`) or skips (`cuda`: `if(NOT USE_ROCM)`, "
                       "`if(GPU_LANG STREQUAL \"CUDA\")`), over its lines",
     "build_switch": "a CMake `option()`, `cmake_dependent_option()`, project `*_option()` or `set(X 0 CACHE BOOL)`, a "

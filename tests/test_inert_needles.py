@@ -38,6 +38,7 @@ EXEMPT: dict[tuple[str, str], str] = {
     ("cuda_cpp", "hip"): "a guard label: guards come from directives, inert.STRUCTURE's",
     ("cuda_cpp", "construct"): "a fact kind, not source text",
     ("cuda_cpp", "switch_branch"): "a fact kind, not source text (switch branches come from directives, inert.STRUCTURE's)",
+    ("cuda_cpp", "unless_branch"): "a fact kind, not source text (branches taken while a macro is undefined: directives)",
     ("cuda_cpp", "ERROR"): "a tree-sitter node type",
     ("device", "QUALIFIERS"): "stripped from the type of a declaration keyed by its name or value",
     ("device", "COMMENT"): "stripped from text already keyed",

@@ -87,3 +87,46 @@ def test_the_sdk_copy_decided_the_class_before(rulebase) -> None:
                                            rulebase).workloads} for include in (False, True)}
     assert classes[False]["renderer"] == "migration-required"
     assert classes[True]["renderer"] == "incompatible"
+
+
+# matt-42/cuimg e2d2b8bc cmake/FindCUDA.cmake and cmake/FindCUDA/run_nvcc.cmake: CMake's FindCUDA module and its helper
+# scripts, copied beside the project's CMakeLists.txt (loaded through CMAKE_MODULE_PATH)
+FINDCUDA = ("# - Tools for building CUDA C files: libraries and build dependencies.\n"
+            "# This script locates the NVIDIA CUDA C tools.\n#\n"
+            "#  James Bigler, NVIDIA Corp (nvidia.com - jbigler)\n"
+            "macro(CUDA_LINK_SEPARABLE_COMPILATION_OBJECTS output_file cuda_target options object_files)\n"
+            "  set(CUDA_GENERATED_OUTPUT_DIR ${CMAKE_CURRENT_BINARY_DIR})\nendmacro()\n")
+RUN_NVCC = "#  James Bigler, NVIDIA Corp (nvidia.com - jbigler)\n#\n#  Copyright (c) 2008 - 2009 NVIDIA Corporation.\n"
+CUIMG = {"CMakeLists.txt": "SET(CMAKE_MODULE_PATH ${CMAKE_SOURCE_DIR}/cmake)\nproject(cuimg)\nfind_package(CUDA)\n",
+         "cmake/FindCUDA.cmake": FINDCUDA, "cmake/FindCUDA/run_nvcc.cmake": RUN_NVCC,
+         "cmake/FindCUDA/make2cmake.cmake": RUN_NVCC}
+
+
+def test_a_copy_of_cmakes_findcuda_module_is_skipped(tmp_path: Path) -> None:
+    root = _tree(tmp_path, CUIMG)
+    found = discover([root])
+    assert [f.rel for f in found.files] == ["CMakeLists.txt"]
+    assert sorted((s.path, s.reason.split(":")[0]) for s in found.skipped) == [
+        ("cmake/FindCUDA.cmake", "a copy of CMake's FindCUDA module"),
+        ("cmake/FindCUDA/", "a copy of CMake's FindCUDA module (its helper scripts)")]
+    assert "cmake/FindCUDA.cmake" in {f.rel for f in discover([root], include_vendored=True).files}
+
+
+def test_a_scan_reports_nothing_of_the_copied_module(tmp_path: Path, rulebase) -> None:
+    """The copy's CUDA_GENERATED_OUTPUT_DIR and CUDA_LINK_SEPARABLE_COMPILATION_OBJECTS were the cuimg workload's build
+    findings; what is left is the project's own find_package(CUDA)."""
+    report = scan.run([_tree(tmp_path, CUIMG)], Settings(jobs=1, cache_dir=None), rulebase)
+    assert {f.path for f in report.findings} == {"CMakeLists.txt"}
+
+
+@pytest.mark.parametrize("files", [
+    # mit-han-lab/inter-operator-scheduler's own 95-line cmake/FindCUDA.cmake ("Enhanced version of find CUDA")
+    {"cmake/FindCUDA.cmake": "# Enhanced version of find CUDA.\nfind_path(CUDA_INCLUDE_DIRS cuda.h)\n"},
+    {"cmake/FindCUDAToolkit.cmake": "# our own finder\nfind_program(CUDAToolkit_NVCC_EXECUTABLE nvcc)\n"},
+    {"cmake/MyCUDA.cmake": FINDCUDA},  # the marker under another file name
+    {"Modules/FindCUDA.cmake": FINDCUDA},  # where CMake's own repository keeps it: the scanned project is CMake
+])
+def test_a_cmake_module_of_the_projects_own_is_walked(tmp_path: Path, files: dict[str, str]) -> None:
+    found = discover([_tree(tmp_path, files)])
+    assert {f.rel for f in found.files} == set(files)
+    assert not found.skipped

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from migrate.model import Skipped, SourceFile
 from migrate.scan.readfile import read_regular
-from migrate.scan.vendored import MARKER_BYTES, nvidia_copy, vendored_folder
+from migrate.scan.vendored import MARKER_BYTES, module_copy, nvidia_copy, vendored_folder
 
 if TYPE_CHECKING:  # pathspec (and git, in _listing) only when a folder is walked or a pattern given:
     import pathspec  # lint of named files, the pre-commit case, needs neither
@@ -287,9 +287,19 @@ class _Walker:
                                                     reason="vendored or build directory (use --include-vendored)"))
                     continue
                 folders.append((path, specs, None if _is_link(entry) else real / entry.name))
-            else:
+            elif self.include_vendored or not self._module_copy(path, link=_is_link(entry)):
                 self.file(path, explicit=False, link=_is_link(entry), build_files_only=directory in self._build_files_only)
         return folders
+
+    def _module_copy(self, path: Path, *, link: bool) -> bool:
+        """Whether the file is a copy of one of CMake's own modules (scan.vendored.module_copy); it is then listed as
+        skipped. A link is left to `file`, which checks where it goes."""
+        rel = self.rel(path)
+        copy = None if link else module_copy(rel, lambda: read_regular(path, MARKER_BYTES))
+        if copy is not None:
+            self.skipped.append(Skipped(path=rel, reason=f"a copy of {copy.library}: CMake's code, not the "
+                                        "project's (use --include-vendored)"))
+        return copy is not None
 
     def _library_copy(self, directory: Path, names: set[str]) -> bool:
         """Whether the folder is a copy of an NVIDIA library (scan.vendored.nvidia_copy); it is then listed as skipped."""

@@ -1,7 +1,8 @@
 """Other projects' code kept inside the project, which discover does not walk unless asked: folders named for
 copied or generated code (compared case-insensitively, as NTFS and APFS compare names) and copies of NVIDIA
 libraries known by the files they hold (Thrust's version.h, the CUDA toolkit's cuda_runtime_api.h beside
-driver_types.h), wherever they sit. What names them is data with its sources: rules/layout/vendored.yaml."""
+driver_types.h), wherever they sit, and single files copied from CMake's own modules (FindCUDA.cmake). What names
+them is data with its sources: rules/layout/vendored.yaml."""
 from __future__ import annotations
 
 import fnmatch
@@ -25,6 +26,16 @@ class Copy:
 
 
 @dataclass(frozen=True, slots=True)
+class ModuleCopy:
+    """A file copied from CMake's own modules: its file name and a marker in its text."""
+
+    library: str
+    name: str
+    marker: re.Pattern[bytes]
+    own_layout: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
 class _Data:
     """rules/layout/vendored.yaml, read: the folder names and globs, the NVIDIA libraries' signatures."""
 
@@ -32,6 +43,7 @@ class _Data:
     globs: tuple[str, ...]
     copies: tuple[Copy, ...]
     copy_files: frozenset[str]  # every file name some signature needs: most folders hold none
+    modules: dict[str, ModuleCopy]  # file name -> the CMake module it may be a copy of
 
 
 def vendored_folder(name: str) -> bool:
@@ -57,6 +69,19 @@ def nvidia_copy(rel: str, names: Collection[str], read: Callable[[str], bytes]) 
     return None
 
 
+def module_copy(rel: str, read: Callable[[], bytes]) -> ModuleCopy | None:
+    """The CMake module the file at `rel` is a copy of, or None: its name is the module's, its first bytes hold the
+    module's marker (`read()` gives them), and it is not where CMake's own repository keeps the module."""
+    copy = _data().modules.get(rel.rsplit("/", 1)[-1])
+    if copy is None or rel in copy.own_layout:
+        return None
+    try:
+        head = read()[:MARKER_BYTES]
+    except OSError:
+        return None
+    return copy if copy.marker.search(head) else None
+
+
 def _head(read: Callable[[str], bytes], name: str) -> bytes:
     try:
         return read(name)[:MARKER_BYTES]
@@ -75,4 +100,8 @@ def _data() -> _Data:
                         own_layout=frozenset(str(p) for p in c["own_layout"])) for c in raw["nvidia_copies"])
     return _Data(names=frozenset(str(n).casefold() for n in raw["folders"]["names"]),
                  globs=tuple(str(g).casefold() for g in raw["folders"]["globs"]),
-                 copies=copies, copy_files=frozenset(n for c in copies for n, _ in c.files))
+                 copies=copies, copy_files=frozenset(n for c in copies for n, _ in c.files),
+                 modules={str(m["name"]): ModuleCopy(library=str(m["library"]), name=str(m["name"]),
+                                                     marker=re.compile(str(m["marker"]).encode()),
+                                                     own_layout=frozenset(str(p) for p in m["own_layout"]))
+                          for m in raw.get("module_copies", [])})

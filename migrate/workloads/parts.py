@@ -26,7 +26,7 @@ from migrate.model import Fact, Finding, Status, class_rank, evolve
 from migrate.rulebase import families
 from migrate.scan.layout import hip_members, hip_twinned
 from migrate.vocabulary import ALWAYS_DEFINED, BUILD_FILE_KINDS
-from migrate.workloads import build_scopes, compiler_reach, host_gates, make_goals, ported, reach
+from migrate.workloads import build_scopes, compiler_reach, host_gates, make_goals, ported, project_defines, reach
 from migrate.workloads.alternatives import build_variants, covering, run_time_alternatives
 from migrate.workloads.build_sources import prefixes
 from migrate.workloads.fact_index import of_kind
@@ -150,6 +150,9 @@ class ProjectParts:
     # Python file -> (first line, last line, evidence) of each scope ((0, 0): the whole file) that imports a GPU package
     # the project's declared dependencies do not bring (workloads/undeclared.py)
     undeclared: Mapping[str, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
+    # C/C++/CUDA file -> (first line, last line, evidence) of each branch taken only while a macro every build of the
+    # project defines is undefined (`#ifndef NO_CUDA`: workloads/project_defines.py)
+    off_branches: Mapping[str, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -181,6 +184,9 @@ class ProjectParts:
         if needs is not None:
             where = path if needs[0] == 0 else f"{path}:{needs[0]}-{needs[1]}"
             return Part(f"{where} (a package the install does not bring)", (needs[2],))
+        off = next((s for s in self.off_branches.get(path, ()) if s[0] <= finding.line <= s[1]), None)
+        if off is not None:
+            return Part(f"{path}:{off[0]}-{off[1]} (off in every build)", (off[2],))
         if path in self.unbuilt:
             return Part(f"{path} (built by nothing)", (self.unbuilt[path],))
         if path in self.host_gates and finding.rule in known.gate_rules:
@@ -300,7 +306,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "found_under": {k: region(r) for k, r in parts.found_under.items()},
             "unasked": {k: [list(s) for s in v] for k, v in parts.unasked.items()},
             "unreached": {k: list(v) for k, v in parts.unreached.items()},
-            "undeclared": {k: [list(s) for s in v] for k, v in parts.undeclared.items()}}
+            "undeclared": {k: [list(s) for s in v] for k, v in parts.undeclared.items()},
+            "off_branches": {k: [list(s) for s in v] for k, v in parts.off_branches.items()}}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -342,7 +349,9 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         unasked={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v) for k, v in data.get("unasked", {}).items()},
         unreached={str(k): (str(a), str(b)) for k, (a, b) in data.get("unreached", {}).items()},
         undeclared={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
-                    for k, v in data.get("undeclared", {}).items()}, known=known)
+                    for k, v in data.get("undeclared", {}).items()},
+        off_branches={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
+                      for k, v in data.get("off_branches", {}).items()}, known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -469,7 +478,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         run_time=run_time_alternatives(facts, kinds, findings),
                         found_under=found_only_under(facts, regions, gated, switches, known),
                         unasked={p: tuple(v) for p, v in branches_not_taken(facts).items()},
-                        unreached=unreached, undeclared=undeclared_scopes(facts, kinds), known=known)
+                        unreached=unreached, undeclared=undeclared_scopes(facts, kinds),
+                        off_branches=project_defines.off_branches(facts, kinds, known), known=known)
     images = _images_of_optional_builds(project, kinds, findings, known) | _deployment_scripts(project, kinds, findings,
                                                                                                known)
     return replace(project, images=images, host_gates=host_gates.host_only_gates(kinds, findings, known))

@@ -51,7 +51,7 @@ def unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
     `<mma.h>`, with no folder, such an include is the toolkit's header, not a same-named file of a copy in the
     project (cutlass/gemm/thread/mma.h)."""
     folders = cmake_reached(facts, kinds)
-    if folders is None or _compiled_by_hand(facts, kinds) \
+    if folders is None or compiled_by_hand(facts, kinds) \
             or any(not f.text for _, f in of_kind(facts, "extension")):
         return {}
     files = frozenset(kinds)
@@ -62,7 +62,7 @@ def unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
         roots.update(found)
         if f.kind == "build_source" and not found:  # a list entry or glob the tool cannot place (a path from
             patterns.append(posixpath.basename(f.name))  # another folder variable): every file of its name
-    reached = _close(roots, facts, files, toolkit)
+    reached = close_includes(roots, facts, files, toolkit)
     named = _named_words(facts, kinds)
     headers = not any(f.name == "install" for p, f in of_kind(facts, "cmake") if p.endswith((CMAKE_ROOT, ".cmake")))
     code = {p for p, kind in kinds.items() if kind in C_SOURCE_KINDS}
@@ -93,7 +93,7 @@ def unlisted_by_vs_project(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[s
     name), and all files where a script runs a CUDA compiler itself; a listed path the tool cannot place
     (`$(SolutionDir)`, a wildcard) names every file of its name."""
     projects = sorted(p for p, kind in kinds.items() if kind == VS_PROJECT)
-    if not projects or _compiled_by_hand(facts, kinds):
+    if not projects or compiled_by_hand(facts, kinds):
         return {}
     files = frozenset(kinds)
     roots: set[str] = set()
@@ -117,7 +117,7 @@ def unlisted_by_vs_project(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[s
               if kind in OTHER_BUILD_KINDS or posixpath.basename(p) in OTHER_ROOTS}
     governed = {p for p, kind in kinds.items() if kind in C_SOURCE_KINDS
                 and (above := set(prefixes(posixpath.dirname(p) + "/")) | {"/"}) & folders and not above & others}
-    reached = _close(roots, facts, files, toolkit)
+    reached = close_includes(roots, facts, files, toolkit)
     named = _named_words(facts, kinds)
     matched = _matcher(patterns)
     out = {p for p in governed - reached if posixpath.basename(p) not in named and not matched(posixpath.basename(p))}
@@ -128,7 +128,7 @@ def unlisted_by_vs_project(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[s
             for p in sorted(out) for part in [parts[p]]}
 
 
-def _close(roots: set[str], facts: Mapping[str, Sequence[Fact]], files: frozenset[str],
+def close_includes(roots: set[str], facts: Mapping[str, Sequence[Fact]], files: frozenset[str],
            toolkit: frozenset[tuple[str, int, str]]) -> set[str]:
     """The roots and every file they include, through other files, to a fixed point. An include reaches each
     scanned file whose path ends with it (a `tensor.hpp` any folder holds), never fewer, except a toolkit header
@@ -150,7 +150,7 @@ def _close(roots: set[str], facts: Mapping[str, Sequence[Fact]], files: frozense
     return reached
 
 
-def _compiled_by_hand(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> bool:
+def compiled_by_hand(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> bool:
     """Whether a script runs a CUDA compiler itself (`nvcc -o k kern.cu` in run.sh): what it compiles is not known."""
     compilers = name_list("build", "cuda_compiler_drivers")  # NVIDIA's CUDA compiler drivers
     return any(kinds.get(path) in SCRIPT_KINDS and f.name in compilers for path, f in of_kind(facts, "flag"))

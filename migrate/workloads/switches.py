@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from migrate.model import Fact
+from migrate.rulebase.name_lists import name_list
 from migrate.vocabulary import C_SOURCE_KINDS, COMMENTED_OUT_DEFINE, DEFINED_PREFIX, MAKE_UNSET, PARSE_ARGUMENTS
 from migrate.workloads.build_sources import file_glob, join, named_files, prefixes
 from migrate.workloads.fact_index import each_of_kinds, of_kind, of_kinds
@@ -801,7 +802,9 @@ def never_defined(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
     C/C++/CUDA source tests (`#ifdef`, `#if`, `#elif`) and that nothing of the project defines: no `#define` (but one
     to 0, below), no `-DX` of a build file, script or CI job, no build variable or option of that name (a configured
     header may carry it), no extension a setup.py builds (its `define_macros` may). Undefined, the macro is false
-    (C17 6.10.1: an identifier left in an #if expression is replaced by 0), so its branch is in no default build:
+    (C17 6.10.1: an identifier left in an #if expression is replaced by 0), so its branch is in no default build. A
+    compiler's macro written without its underscores (`#ifdef NVCC`: rules/names/device.yaml `compiler_lookalike_macros`)
+    is read the same way, as nvcc defines __NVCC__, not NVCC:
     hanjingo/high-jump 4e363022 hj/hardware/gpu.h:645 `#elif GPU_ENABLE_CUDA`, which no file defines (tests and benchs
     define CUDA_ENABLE). A switch every `#define` of which gives 0 (`#define USE_CUDA 0`), tested only by value
     (`#if USE_CUDA`, never `#ifdef`), is hard-coded off the same way."""
@@ -820,11 +823,13 @@ def never_defined(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
             named.update(macro for _, macro in define_flags((f,)))
     out: dict[str, tuple[str, str]] = {}
     tests: dict[str, list[tuple[str, Fact]]] = {}
+    lookalikes = name_list("device", "compiler_lookalike_macros")
     for path in sorted(facts):
         if kinds.get(path) in C_SOURCE_KINDS:
             for f in facts[path]:
                 if f.kind == "switch_branch" and not f.name.startswith("_") and not f.name.startswith(known.reserved) \
-                        and any(word in known.request_words for word in f.name.split("_")[:-1]):
+                        and (any(word in known.request_words for word in f.name.split("_")[:-1])
+                             or f.name in lookalikes):
                     tests.setdefault(f.name, []).append((path, f))
     for name, sites in tests.items():
         if name in named:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from dataclasses import dataclass, field
 
 from migrate.extract.budget import MAX_FACTS
@@ -347,6 +347,18 @@ def _switch_branches_by_lines(ctx: _Ctx) -> None:
                 line_end = ctx.source.find(b"\n", start)
                 directive = ctx.source[start:line_end if line_end >= 0 else end].decode("utf-8", "replace")
                 ctx.add_span("switch_branch", name, start, end, text=directive.strip()[:120])
+        _unless_branches(ctx, chain, seen={(f.name, f.line) for f in ctx.facts if f.kind == "unless_branch"})
+
+
+def _unless_branches(ctx: _Ctx, chain: guards.Chain, seen: Set[tuple[str, int]] = frozenset()) -> None:
+    """`unless_branch`: a branch taken only while a macro is undefined (`#ifndef NO_CUDA`), over its lines; not one
+    `seen` already (the macro and the branch's first line)."""
+    for name, start, end in guards.unless_branches(chain, ctx.source):
+        if seen and (name, ctx.source.count(b"\n", 0, start) + ctx.row0 + 1) in seen:
+            continue
+        line_end = ctx.source.find(b"\n", chain[0][2])
+        directive = ctx.source[chain[0][2]:line_end if line_end >= 0 else end].decode("utf-8", "replace")
+        ctx.add_span("unless_branch", name, start, end, text=directive.strip()[:120])
 
 
 def _switch_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> None:
@@ -363,6 +375,7 @@ def _switch_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> N
                 line_end = ctx.source.find(b"\n", start)
                 directive = ctx.source[start:line_end if line_end >= 0 else end].decode("utf-8", "replace")
                 ctx.add_span("switch_branch", name, start, end, text=directive.strip()[:120])
+        _unless_branches(ctx, chain)
     for name, start, end in guards.valueless_defines(ctx.source):  # another file's toggle turned on here
         ctx.add_span("toggle_define", name, start, end)
     for name, value, start, end in guards.switch_defines(ctx.source):

@@ -75,9 +75,14 @@ PREDEFINED_NAME = re.compile(r"^__[A-Z][A-Z0-9_]*__$")
 UNDERSCORED_SWITCH_NAME = re.compile(rf"^_{SWITCH}_?$")
 
 
+# A compiler's macro written without its underscores (`#ifdef NVCC`; nvcc defines __NVCC__): a switch only a build
+# that passes -DNVCC turns on (rules/names/device.yaml `compiler_lookalike_macros`; workloads/switches.never_defined)
+LOOKALIKE_MACROS = name_list("device", "compiler_lookalike_macros")
+
+
 def _switch_like(name: str) -> bool:
-    return bool(SWITCH_NAME.match(name) or UNDERSCORED_SWITCH_NAME.match(name) or PREDEFINED_NAME.match(name)) \
-        and not _hip_name(name)
+    return bool(SWITCH_NAME.match(name) or UNDERSCORED_SWITCH_NAME.match(name) or PREDEFINED_NAME.match(name)
+                or name in LOOKALIKE_MACROS) and not _hip_name(name)
 SWITCH_TERM = re.compile(r"^\(*\s*(?:defined\s*\(\s*([A-Za-z_]\w*)\s*\)|defined\s+([A-Za-z_]\w*)|([A-Za-z_]\w*))\s*\)*$")
 
 
@@ -133,6 +138,42 @@ def else_switches(chain: list[tuple[str, bool, int, int]]) -> list[str]:
             return []
         out.append(name)
     return out
+
+
+# The one macro a branch is taken without: `#ifndef X`, `#if !defined(X)` (one term), or the plain `#else` of `#ifdef X` /
+# `#if defined(X)`. workloads/project_defines.py reads such a branch against the macros every build of the project defines
+# (cuimg's `#ifndef NO_CUDA` GPU code beside its top CMakeLists.txt's unconditional `ADD_DEFINITIONS(-DNO_CUDA)`).
+NOT_DEFINED = re.compile(r"^!\s*defined\s*(?:\(\s*([A-Za-z_]\w*)\s*\)|\s([A-Za-z_]\w*))$")
+DEFINED_TEST = re.compile(r"^defined\s*(?:\(\s*([A-Za-z_]\w*)\s*\)|\s([A-Za-z_]\w*))$")
+
+
+def unless_branches(chain: Chain, source: bytes) -> list[tuple[str, int, int]]:
+    """(macro, start, end) of the branches of one #if chain taken only while a macro is undefined: the first branch of
+    `#ifndef X` / `#if !defined(X)`, or the `#else` of a two-branch `#ifdef X` / `#if defined(X)`. Not an include
+    guard nor a default (`#ifndef X` / `#define X ...`: the file defines X itself), nor a compiler's macro (`__X__`)."""
+    if not chain:
+        return []
+    cond, positive = chain[0][0].strip(), chain[0][1]
+    ident = IDENT.fullmatch(cond)
+    tested = NOT_DEFINED.match(cond) if not positive else DEFINED_TEST.match(cond)
+    name = cond if ident is not None else (tested.group(1) or tested.group(2)) if tested is not None else ""
+    if not name:
+        return []
+    if not positive:  # #ifndef X, #if !defined(X)
+        branch = chain[0]
+    elif len(chain) == 2 and not chain[1][0] \
+            and (ident is None or _ifdef_directive(source, chain[0][2])):  # #ifdef X ... #else (`#if X`: a value test)
+        branch = chain[1]
+    else:
+        return []
+    if PREDEFINED_NAME.match(name) or name.startswith("__") \
+            or re.search(rb"^[ \t]*#[ \t]*define[ \t]+" + re.escape(name.encode()) + rb"\b", source, re.MULTILINE):
+        return []
+    return [(name, branch[2], branch[3])]
+
+
+def _ifdef_directive(source: bytes, start: int) -> bool:
+    return re.match(rb"[ \t]*#[ \t]*ifdef\b", source[start:start + 64]) is not None
 
 
 def _negated(condition: str) -> bool:
