@@ -8,13 +8,18 @@ import re
 
 import pytest
 from migrate.extract import c as c_package
-from migrate.extract.c.needles import Needled
+from migrate.extract.c.needles import LineNeedled, Needled
 from tests.conftest import ROOT
 
 # a text each pattern matches, in every spelling its alternatives allow
 EXAMPLES: dict[str, tuple[bytes, ...]] = {
     "cuda_cpp.HASH_ERROR": (b"  #  error stop here",),
     "guards.UNDEF": (b"# undef USE_X",),
+    "guards.COMMENTED_DEFINE": (b"// #define FULLCHECK", b"/* #define X */"),
+    "guards.LIVE_DEFINE": (b"#define X 1", b"  #  define Y"),
+    "guards.VALUELESS_DEFINE": (b"#define USE_X", b"\t# define USE_X // on"),
+    "guards.SWITCH_DEFINE": (b"#define USE_CUDA 1", b"#define WITH_HIP"),
+    "guards.DIRECTIVE_LINE": (b"#ifdef X", b"#if A", b" # ifndef B", b"#elif C", b"#else", b"#endif"),
     "hazards.FP8_CONTEXT": (b"__nv_FP8_e4m3", b"Float8_e5m2", b"E4M3"),
     "hazards.LAYER_NAMESPACE": (b"namespace Kokkos {", b"namespace  RAJA"),
     "hazards.ARCH_WORDS": (b'"--gpu-architecture=sm_80"', b"-arch=sm_70", b"-gencode arch", b"--generate-code=x"),
@@ -93,3 +98,29 @@ def test_the_positional_fact_builders_follow_facts_field_order() -> None:
 
     assert [f.name for f in fields(Fact)] == ["kind", "name", "line", "column", "end_line", "end_column", "role",
                                               "text", "guard", "cell", "value"]
+
+
+# texts where trying a line-anchored pattern only at the start of the needle's lines could go wrong
+LINE_CASES = (b"", b"#define A", b"#define A\n", b"\n#define A\n#define B 1\n  # define C // c\n", b"#define A\r\n#define B\r\n",
+              b"x = 1; // define\n#define D\n", b"#define E #define F\n#define\n#define G", b"/* #define H */\n//#define I",
+              b"#error stop\n  #  error\tagain\nint error;\n#errors", b"#ifdef X\n#else // if\n#endif\n#  elif Y\n#iffy",
+              b"define\ndefine\n#define J\ndefine")
+
+
+@pytest.mark.parametrize("name", sorted(n for n, p in needled().items() if isinstance(p, LineNeedled)))
+def test_a_line_needled_pattern_finds_what_its_pattern_finds(name: str) -> None:
+    pattern = needled()[name]
+    assert isinstance(pattern, LineNeedled)
+    for text in (*LINE_CASES, *EXAMPLES[name], *corpus()):
+        ours, theirs = list(pattern.finditer(text)), list(pattern.pattern.finditer(text))
+        assert [(m.span(), m.groups()) for m in ours] == [(m.span(), m.groups()) for m in theirs], (name, text[:80])
+        assert pattern.findall(text) == pattern.pattern.findall(text)
+        first, expected = pattern.search(text), pattern.pattern.search(text)
+        assert (first.span() if first else None) == (expected.span() if expected else None)
+
+
+def test_a_line_needled_pattern_must_start_at_a_line() -> None:
+    with pytest.raises(ValueError):
+        LineNeedled(re.compile(rb"#define", re.MULTILINE), b"define")
+    with pytest.raises(ValueError):
+        LineNeedled(re.compile(rb"^#define"), b"define")  # without MULTILINE, ^ holds at the text's start only

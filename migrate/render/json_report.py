@@ -102,9 +102,11 @@ def target_differences(report: Report) -> list[dict[str, Any]]:
 
 def _workload(w: Workload, ids: dict[Finding, str]) -> dict[str, Any]:
     worst = max(w.verdicts, key=lambda v: class_rank(v.migration_class))
+    # each verdict's reasons looked up once (one lookup a finding, not two): the worst is one of the verdicts
+    reasons = {id(v): _ids(v.reasons, ids) for v in w.verdicts}
     return {
         "name": w.name, "root": w.root, "kind": w.kind, "class": w.migration_class,
-        "reasons": [ids[f] for f in worst.reasons if f in ids],
+        "reasons": reasons[id(worst)],
         "reason_rules": sorted({f.rule for f in worst.reasons}),
         "chain": list(worst.chain),
         "effort_hours": w.effort.to_json(),
@@ -115,15 +117,20 @@ def _workload(w: Workload, ids: dict[Finding, str]) -> dict[str, Any]:
         "route": w.route,
         "components": [_component(c, ids) for c in w.components],
         "targets": {v.arch: {"class": v.migration_class, "own_class": v.own_class,
-                             "reasons": [ids[f] for f in v.reasons if f in ids], "chain": list(v.chain),
+                             "reasons": list(reasons[id(v)]), "chain": list(v.chain),
                              "effort_hours": v.effort.to_json()} for v in w.verdicts},
     }
+
+
+def _ids(findings: Iterable[Finding], ids: dict[Finding, str]) -> list[str]:
+    """The ids of those findings that have one, in order."""
+    return [i for f in findings if (i := ids.get(f)) is not None]
 
 
 def _component(c: Component, ids: dict[Finding, str]) -> dict[str, Any]:
     return {"kind": c.kind, "id": c.id, "title": c.title, "class": c.migration_class, "band": c.band,
             "route": c.route, "alternatives": [{"name": name, "url": url} for name, url in c.alternatives],
-            "findings": [ids[f] for f in c.findings if f in ids], "rules": sorted({f.rule for f in c.findings}),
+            "findings": _ids(c.findings, ids), "rules": sorted({f.rule for f in c.findings}),
             "files": list(c.files), "evidence": list(c.evidence), "optional": c.optional, "source": c.source}
 
 

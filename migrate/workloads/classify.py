@@ -111,9 +111,10 @@ def classify(findings: Sequence[Finding], kind: str = "directory", everything: b
     if not required:
         return "native", ()
     agreement = Agreement(required)
-    effective = {f: effective_class(f, required, kind, agreement, torch_hipified) for f in required}
-    worst = max(effective.values(), key=class_rank)
+    # in `required`'s order, not keyed by finding (a hash of each, twice): findings equal in value get the same class
+    effective = [effective_class(f, required, kind, agreement, torch_hipified) for f in required]
+    worst = max(effective, key=class_rank)
     if worst == "native":
         return worst, ()
-    return worst, tuple(f for f in required if effective[f] == worst)
+    return worst, tuple(f for f, cls in zip(required, effective, strict=True) if cls == worst)
 

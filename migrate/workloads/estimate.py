@@ -155,7 +155,7 @@ def estimate(findings: Sequence[Finding], own_class: str, model: EffortModel,
     for r in rewrites:
         band = r.band if r.band in bands else "large"
         later.add(f"rewrite, assumed band: {r.title} ({band})", bands[band], False, kind="rewrite, assumed band")
-    findings = [f for f in findings if f not in rewritten]
+    findings = [f for f in findings if f not in rewritten] if rewritten else list(findings)  # no hash of each for none
     factors = model.uncertainty.get(own_class, (1.0, 1.0))
     by_family: dict[str, list[Finding]] = defaultdict(list)
     by_rule: dict[str, list[Finding]] = defaultdict(list)

@@ -49,21 +49,24 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
     efforts = {r.id: (r.effort_per_occurrence, r.effort_first_use) for r in rules.rules}
     names = {r.id: r.name for r in rules.rules}
     verdicts: dict[str, list[TargetVerdict]] = {s.name: [] for s in specs}
-    effective: dict[Finding, str] = {}
+    # Both keyed by identity (`id`), not by the findings' value (a hash of five fields each time: ~100k lookups on
+    # cuda-samples): every finding looked up is one of `tagged`'s own objects, alive to the end, and findings equal
+    # in value are equal in every field a class depends on (effective_class, _groups), so they get the same class.
+    effective: dict[int, MigrationClass] = {}
     for arch in archs:
         scoped = {name: [f for f in fs if arch in f.targets] for name, fs in mine.items()}
         own = {name: classify(fs, kinds[name], everything=optional[name], torch_hipified=hipified)
                for name, fs in scoped.items()}
-        here: dict[Finding, MigrationClass] = {}
+        here: dict[int, MigrationClass] = {}
         for name, fs in scoped.items():
             for group in _groups(fs, optional[name], parts):
                 agreement = Agreement(group)
                 for f in group:
-                    cls = here[f] = effective_class(f, group, kinds[name], agreement, hipified)
-                    if class_rank(cls) > class_rank(effective.get(f, "native")):
-                        effective[f] = cls
-                    effective.setdefault(f, cls)
-        counted_of = {s.name: [f for f in scoped[s.name] if here[f] != "native"  # ported, low confidence, hints
+                    cls = here[id(f)] = effective_class(f, group, kinds[name], agreement, hipified)
+                    before = effective.get(id(f))
+                    if before is None or class_rank(cls) > class_rank(before):
+                        effective[id(f)] = cls
+        counted_of = {s.name: [f for f in scoped[s.name] if here[id(f)] != "native"  # ported, low confidence, hints
                                and (optional[s.name] or f.status != "optional")] for s in specs}
         in_project = family_counts([f for s in specs if not optional[s.name] for f in counted_of[s.name]], calibration)
         worst_of, worst_required = _worst_dependencies(graph, own, optional)
@@ -81,16 +84,17 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
                 effort=result.effort, breakdown=result.breakdown, calibrated=result.calibrated,
                 validation=result.validation, rewrite=result.rewrite, rewrite_breakdown=result.rewrite_breakdown))
     with_class = evolver("effective_class")
-    judged_findings = [with_class(f, effective.get(f, f.migration_class)) for f in tagged]
+    judged_findings = [with_class(f, effective.get(id(f), f.migration_class)) for f in tagged]
     judged = {id(f): j for f, j in zip(tagged, judged_findings, strict=True)}  # the reasons are tagged findings
+    by_value = _ByValue(tagged, effective)
     workloads = [Workload(name=s.name, root=s.root, kind=s.kind, files=tuple(sorted(s.files)),
-                          verdicts=tuple(_relabel(v, effective, judged) for v in verdicts[s.name]),
+                          verdicts=tuple(_relabel(v, by_value, judged) for v in verdicts[s.name]),
                           depends_on=tuple(graph.direct(s.name)),
                           depends_why=tuple(graph.graph.step(s.name, d) for d in graph.direct(s.name)),
                           rocm_path=tuple(str(e) for e in parts.rocm_path_of(s.files)), optional=optional[s.name],
                           optional_parts=_optional_parts(mine[s.name], optional[s.name], kinds[s.name], hipified,
                                                          parts, cost=lambda fs, cls: estimate(
-                                                             [f for f in fs if effective.get(f, cls) != "native"], cls,
+                                                             [f for f in fs if effective.get(id(f), cls) != "native"], cls,
                                                              model, efforts.__getitem__, names.__getitem__,
                                                              calibration)))
                  for s in specs]
@@ -157,7 +161,21 @@ def _optional_parts(findings: list[Finding], workload_optional: bool, kind: str,
     return tuple(out)
 
 
-def _relabel(verdict: TargetVerdict, effective: dict[Finding, str], judged: dict[int, Finding]) -> TargetVerdict:
+class _ByValue:
+    """The effective classes by finding value (equal findings share one), made only when a reason is not one of
+    the tagged findings (`judged` has every one that is)."""
+
+    def __init__(self, tagged: Sequence[Finding], effective: Mapping[int, MigrationClass]) -> None:
+        self._tagged, self._effective = tagged, effective
+        self._made: dict[Finding, MigrationClass] | None = None
+
+    def get(self, finding: Finding, default: str) -> str:
+        if self._made is None:
+            self._made = {f: self._effective[id(f)] for f in self._tagged if id(f) in self._effective}
+        return self._made.get(finding, default)
+
+
+def _relabel(verdict: TargetVerdict, effective: _ByValue, judged: dict[int, Finding]) -> TargetVerdict:
     """Reasons are the judged findings (the report's own objects, with their effective class);
     `judged`: the judged finding of each tagged one, by identity."""
     return replace(verdict, reasons=tuple(judged.get(id(f)) or evolve(f, effective_class=effective.get(f, f.migration_class))

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from migrate.extract.budget import MAX_FACTS
 from migrate.extract.c import device, guards, hazards, inert, lanemasks, language, runtime, ts, wavefront, xref
 from migrate.extract.c.guards import GuardMap, off_macros
-from migrate.extract.c.needles import Needled
+from migrate.extract.c.needles import LineNeedled
 from migrate.extract.c.tree import Parents, in_device_code, qualifiers, reading, texts, walk
 from migrate.extract.c.tree import text as _text
 from migrate.extract.columns import Columns
@@ -17,7 +17,7 @@ from migrate.extract.text.lines import line_texts
 from migrate.model import Extraction, Fact, build_fact
 from migrate.vocabulary import COMMENTED_OUT_DEFINE, OWN_RECORD
 
-HASH_ERROR = Needled(re.compile(rb"(?m)^[ \t]*#[ \t]*error\b[^\n]*"), b"error")
+HASH_ERROR = LineNeedled(re.compile(rb"(?m)^[ \t]*#[ \t]*error\b[^\n]*"), b"error")
 
 
 @dataclass

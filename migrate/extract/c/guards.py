@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from migrate.extract.c import tree, ts
-from migrate.extract.c.needles import Needled
+from migrate.extract.c.needles import LineNeedled, Needled
 from migrate.extract.names import name_list
 
 # Macros that mark a HIP/ROCm build: __HIP_PLATFORM_AMD__, __HIPCC__, USE_ROCM, TORCH_HIP_VERSION, and the
@@ -366,8 +366,9 @@ def off_macros(defines: list[ts.Node], source: bytes) -> frozenset[str]:
 
 UNDEF = Needled(re.compile(rb"^\s*#\s*undef\s+(\w+)", re.MULTILINE), b"undef")
 # `//#define FULLCHECK` or `/* #define DEBUG_DUMP */` on a line of its own: a toggle the author left off
-COMMENTED_DEFINE = re.compile(rb"^[ \t]*(?://+|/\*)[ \t]*#[ \t]*define[ \t]+([A-Za-z]\w*)[ \t]*(?:\*/)?[ \t]*$", re.MULTILINE)
-LIVE_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
+COMMENTED_DEFINE = LineNeedled(re.compile(rb"^[ \t]*(?://+|/\*)[ \t]*#[ \t]*define[ \t]+([A-Za-z]\w*)[ \t]*(?:\*/)?[ \t]*$",
+                                          re.MULTILINE), b"define")
+LIVE_DEFINE = LineNeedled(re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE), b"define")
 
 
 def commented_toggles(source: bytes) -> frozenset[str]:
@@ -382,13 +383,15 @@ def commented_toggles(source: bytes) -> frozenset[str]:
     return frozenset(commented - {m.decode("utf-8", "replace") for m in LIVE_DEFINE.findall(source)})
 
 
-VALUELESS_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z]\w*)[ \t]*(?://.*|/\*.*)?$", re.MULTILINE)
+VALUELESS_DEFINE = LineNeedled(re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z]\w*)[ \t]*(?://.*|/\*.*)?$", re.MULTILINE),
+                               b"define")
 IFNDEF = re.compile(rb"#[ \t]*(?:ifndef[ \t]+|if[ \t]+!\s*defined\s*(?:\(\s*)?)(\w+)")
 
 
 # A live `#define X [value]` of a switch-shaped name: what defines a switch a source tests (`#elif GPU_ENABLE_CUDA`);
 # workloads/switches.py `never_defined` reads a tested switch that no file, flag or build variable defines as off.
-SWITCH_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(" + SWITCH.encode() + rb")(?![\w(])[ \t]*([^\n]*)$", re.MULTILINE)
+SWITCH_DEFINE = LineNeedled(re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(" + SWITCH.encode() + rb")(?![\w(])[ \t]*([^\n]*)$",
+                                       re.MULTILINE), b"define")
 COMMENT_TAIL = re.compile(r"\s*(?://.*|/\*.*)$")
 
 
@@ -484,7 +487,7 @@ def _version_gate_with_else(node: ts.Node, chain: list[tuple[str, bool, int, int
 Chain = list[tuple[str, bool, int, int]]  # (condition text, positive?, start, end) per branch of one #if chain
 
 # A conditional directive at the start of a line (https://gcc.gnu.org/onlinedocs/cpp/Conditionals.html)
-DIRECTIVE_LINE = re.compile(rb"^[ \t]*#[ \t]*(ifdef|ifndef|if|elif|else|endif)\b([^\n]*)", re.MULTILINE)
+DIRECTIVE_LINE = LineNeedled(re.compile(rb"^[ \t]*#[ \t]*(ifdef|ifndef|if|elif|else|endif)\b([^\n]*)", re.MULTILINE), b"#")
 
 
 def text_chains(source: bytes) -> list[Chain]:

@@ -38,3 +38,41 @@ class Needled:
 
     def findall(self, text: bytes) -> list[Any]:
         return self.pattern.findall(text) if self.may_match(text) else []
+
+
+class LineNeedled(Needled):
+    """A MULTILINE pattern anchored at a line's start (`^`) whose every match lies within one line and holds
+    `needle`: tried at the start of each line that holds the needle, not at every offset of the text. The same
+    matches, in the same order, as the pattern's own finditer (a match starts only where `^` holds, at a line's
+    start, and ends before the next one), which for `^[ \\t]*#...` tries all 9.6 MB of cuda-samples' C/C++ per
+    pattern (~0.05 s each); bytes.find skips to the few lines that can match."""
+
+    __slots__ = ()
+
+    def __init__(self, pattern: re.Pattern[bytes], needle: bytes) -> None:
+        source = pattern.pattern.removeprefix(b"(?m)")
+        if not pattern.flags & re.MULTILINE or not source.startswith(b"^") or b"\n" in needle:
+            raise ValueError(f"not a pattern anchored at a line's start: {pattern.pattern!r}")
+        super().__init__(pattern, needle)
+        if self.fold:
+            raise ValueError("a LineNeedled pattern does not ignore case")
+
+    def finditer(self, text: bytes) -> Iterator[re.Match[bytes]]:
+        needle, match = self.needles[0], self.pattern.match
+        at = text.find(needle)
+        while at >= 0:
+            m = match(text, text.rfind(b"\n", 0, at) + 1)  # at the start of the needle's line
+            if m is not None:
+                yield m
+            end = text.find(b"\n", at)
+            if end < 0:
+                return
+            at = text.find(needle, end + 1)  # on the next lines
+
+    def search(self, text: bytes) -> re.Match[bytes] | None:
+        return next(self.finditer(text), None)
+
+    def findall(self, text: bytes) -> list[Any]:
+        groups, empty = self.pattern.groups, text[:0]  # as re's findall: a group that took no part is empty
+        return [m.group(0) if groups == 0 else m.group(1) if groups == 1 and m.group(1) is not None
+                else empty if groups == 1 else m.groups(empty) for m in self.finditer(text)]
