@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Set
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from migrate.extract.budget import MAX_FACTS
@@ -336,6 +336,7 @@ def _switch_branches_by_lines(ctx: _Ctx) -> None:
     """In a file that did not parse, the switch branches of its #if chains read line by line (guards.text_chains) that
     the syntax tree's chains missed: a branch on the same switch from the same line is there already."""
     seen = {(f.name, f.line) for f in ctx.facts if f.kind == "switch_branch"}
+    unless_seen = {(f.name, f.line) for f in ctx.facts if f.kind == "unless_branch"}
     for chain in guards.text_chains(ctx.source):
         negated = guards.else_switches(chain)
         for cond, positive, start, end in chain:
@@ -347,15 +348,18 @@ def _switch_branches_by_lines(ctx: _Ctx) -> None:
                 line_end = ctx.source.find(b"\n", start)
                 directive = ctx.source[start:line_end if line_end >= 0 else end].decode("utf-8", "replace")
                 ctx.add_span("switch_branch", name, start, end, text=directive.strip()[:120])
-        _unless_branches(ctx, chain, seen={(f.name, f.line) for f in ctx.facts if f.kind == "unless_branch"})
+        _unless_branches(ctx, chain, seen=unless_seen)
 
 
-def _unless_branches(ctx: _Ctx, chain: guards.Chain, seen: Set[tuple[str, int]] = frozenset()) -> None:
+def _unless_branches(ctx: _Ctx, chain: guards.Chain, seen: set[tuple[str, int]] | None = None) -> None:
     """`unless_branch`: a branch taken only while a macro is undefined (`#ifndef NO_CUDA`), over its lines; not one
-    `seen` already (the macro and the branch's first line)."""
+    `seen` already (the macro and the branch's first line; those added are added to it)."""
     for name, start, end in guards.unless_branches(chain, ctx.source):
-        if seen and (name, ctx.source.count(b"\n", 0, start) + ctx.row0 + 1) in seen:
-            continue
+        if seen is not None:
+            line = ctx.source.count(b"\n", 0, start) + ctx.row0 + 1
+            if (name, line) in seen:
+                continue
+            seen.add((name, line))
         line_end = ctx.source.find(b"\n", chain[0][2])
         directive = ctx.source[chain[0][2]:line_end if line_end >= 0 else end].decode("utf-8", "replace")
         ctx.add_span("unless_branch", name, start, end, text=directive.strip()[:120])
