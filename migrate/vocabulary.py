@@ -38,6 +38,10 @@ FACT_KINDS: dict[str, tuple[str, str]] = {
 # The kinds scan/discover.py gives a project's build files (CMakeLists and .cmake, Makefiles, pyproject/Pipfile,
 # setup.cfg, Cargo.toml): lint finds a project's root by them, the parts read which build may compile CUDA.
 BUILD_FILE_KINDS = frozenset({"cmake", "makefile", "pyproject", "setupcfg", "cargo"})
+# CMake commands that open and close a block: a command between them runs only in some configurations or calls
+# (the extractor's `top` set() values, workloads/project_defines.py's definitions in no block).
+CMAKE_BLOCK_STARTS = frozenset({"if", "function", "macro", "foreach", "while", "block"})
+CMAKE_BLOCK_ENDS = frozenset({"endif", "endfunction", "endmacro", "endforeach", "endwhile", "endblock"})
 # File kinds of C, C++, CUDA and HIP source (one C/C++ extractor, tree-sitter, reads them all)
 C_SOURCE_KINDS = frozenset({"cuda", "cpp", "hip"})
 

@@ -19,7 +19,7 @@ import posixpath
 from collections.abc import Mapping, Sequence
 
 from migrate.model import Fact
-from migrate.vocabulary import BUILD_FILE_KINDS
+from migrate.vocabulary import BUILD_FILE_KINDS, CMAKE_BLOCK_ENDS, CMAKE_BLOCK_STARTS
 from migrate.workloads.build_sources import join, sources_named
 from migrate.workloads.fact_index import of_kind, of_kinds
 from migrate.workloads.optional_words import Words, optional_root
@@ -27,8 +27,6 @@ from migrate.workloads.reach import CMAKE_ROOT
 from migrate.workloads.reached_files import SCRIPT_KINDS, close_includes, compiled_by_hand
 from migrate.workloads.switches import define_flags
 
-OPENS = frozenset({"if", "function", "macro", "foreach", "while", "block"})
-CLOSES = frozenset({"endif", "endfunction", "endmacro", "endforeach", "endwhile", "endblock"})
 DIRECTORY_DEFINES = frozenset({"add_definitions", "add_compile_definitions"})
 TESTS = ("unless_branch", "switch_branch")  # facts of a file that tests a macro
 
@@ -119,10 +117,10 @@ def _unconditional_defines(items: Sequence[Fact]) -> dict[str, tuple[int, str]]:
     commands: list[tuple[int, str, int]] = []  # (line, command, the block depth it sits at)
     for f in sorted((f for f in items if f.kind == "cmake" and f.role == "command"), key=lambda f: f.line):
         name = f.name.lower()
-        if name in CLOSES:
+        if name in CMAKE_BLOCK_ENDS:
             depth = max(0, depth - 1)
         commands.append((f.line, name, depth))
-        if name in OPENS:
+        if name in CMAKE_BLOCK_STARTS:
             depth += 1
     lines = [line for line, _, _ in commands]
     out: dict[str, tuple[int, str]] = {}

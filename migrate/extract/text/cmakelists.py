@@ -14,7 +14,7 @@ from migrate.extract.text import repositories
 from migrate.extract.text.lines import fact, finish, flags
 from migrate.extract.text.rocm_path import HIP_IDENT
 from migrate.model import Extraction, Fact
-from migrate.vocabulary import DEFINED_PREFIX, PARSE_ARGUMENTS, REMOVE_ITEM
+from migrate.vocabulary import CMAKE_BLOCK_ENDS, CMAKE_BLOCK_STARTS, DEFINED_PREFIX, PARSE_ARGUMENTS, REMOVE_ITEM
 
 COMMAND = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
 BRACKET_OPEN = re.compile(r"\[(=*)\[")
@@ -77,7 +77,7 @@ def extract(source: bytes) -> Extraction:
     facts.extend(_generator_expressions(text, where))
     depth = 0  # blocks open around the command (if, function, macro, foreach, while, block)
     for command in commands:
-        depth -= command.name in BLOCK_ENDS
+        depth -= command.name in CMAKE_BLOCK_ENDS
         line, col = where(command.start)
         # function()/macro()/set()/include() carry the name they define or load (a call is told from a body, a set
         # variable from an unset one, a module from where it is loaded)
@@ -103,7 +103,7 @@ def extract(source: bytes) -> Extraction:
         facts.extend(_build_parts(command, where, roots))
         facts.extend(_switch_value(command, where, top=depth <= 0))
         facts.extend(_scripts(command, where))
-        depth += command.name in BLOCK_STARTS
+        depth += command.name in CMAKE_BLOCK_STARTS
         if command.name in repositories.FETCH_COMMANDS:
             facts.extend(_repositories(command, where))
     return finish(text, facts)
@@ -628,10 +628,6 @@ def _scripts(command: Command, where: _Positions) -> list[Fact]:
             line, col = where(arg.start)
             out.append(fact("build_script", name, line, col, col + len(arg.text), role=command.name))
     return out
-
-
-BLOCK_STARTS = frozenset({"if", "function", "macro", "foreach", "while", "block"})
-BLOCK_ENDS = frozenset({"endif", "endfunction", "endmacro", "endforeach", "endwhile", "endblock"})
 
 
 def _switch_value(command: Command, where: _Positions, *, top: bool = False) -> list[Fact]:
