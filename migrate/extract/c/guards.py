@@ -387,7 +387,7 @@ def commented_toggles(source: bytes) -> frozenset[str]:
     commented = {m.decode("utf-8", "replace") for m in COMMENTED_DEFINE.findall(source)}
     if not commented:
         return frozenset()
-    return frozenset(commented - {m.decode("utf-8", "replace") for m in LIVE_DEFINE.findall(source)})
+    return frozenset(commented - {m.decode("utf-8", "replace") for m in defined_names(source)})
 
 
 VALUELESS_DEFINE = LineNeedled(re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z]\w*)[ \t]*(?://.*|/\*.*)?$", re.MULTILINE),
