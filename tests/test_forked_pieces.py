@@ -23,13 +23,8 @@ def rows(work: analyse._Work, jobs: int) -> dict[int, bytes]:
     return out
 
 
-@pytest.mark.skipif(not analyse._forks(), reason="workers are forked only where fork is a start method")
-def test_forked_workers_are_sent_piece_numbers_and_give_the_serial_rows(rulebase, monkeypatch: pytest.MonkeyPatch) -> None:
-    settings = Settings()
-    by_target = indexes(rulebase, rocm=settings.rocm, archs=settings.arch)
-    work = analyse._Work(by_target, IdentifierNames(by_target))
-    serial = rows(work, 1)
-    monkeypatch.setattr(analyse, "PARALLEL_BYTES", 0)  # small files: use the workers anyway
+def _recording(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
+    """What the scan submits to its worker pool, each task as (function, *arguments), in order."""
     sent: list[tuple[Any, ...]] = []
 
     class Recording(ProcessPoolExecutor):
@@ -38,6 +33,17 @@ def test_forked_workers_are_sent_piece_numbers_and_give_the_serial_rows(rulebase
             return super().submit(fn, *args, **kwargs)
 
     monkeypatch.setattr(analyse, "ProcessPoolExecutor", Recording)
+    return sent
+
+
+@pytest.mark.skipif(not analyse._forks(), reason="workers are forked only where fork is a start method")
+def test_forked_workers_are_sent_piece_numbers_and_give_the_serial_rows(rulebase, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = Settings()
+    by_target = indexes(rulebase, rocm=settings.rocm, archs=settings.arch)
+    work = analyse._Work(by_target, IdentifierNames(by_target))
+    serial = rows(work, 1)
+    monkeypatch.setattr(analyse, "PARALLEL_BYTES", 0)  # small files: use the workers anyway
+    sent = _recording(monkeypatch)
     assert rows(work, 2) == serial
     pieces = [s for s in sent if s[0] is not int]  # `_pool`'s first task starts the workers
     assert pieces and all(fn is analyse._analyse_inherited and type(n) is int for fn, n in pieces)
@@ -52,14 +58,7 @@ def test_unforked_workers_are_sent_the_bytes(rulebase, monkeypatch: pytest.Monke
     serial = rows(work, 1)
     monkeypatch.setattr(analyse, "PARALLEL_BYTES", 0)
     monkeypatch.setattr(analyse, "_forks", lambda: False)  # as where workers are spawned (then `_pool` spawns too)
-    sent: list[tuple[Any, ...]] = []
-
-    class Recording(ProcessPoolExecutor):
-        def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
-            sent.append((fn, *args))
-            return super().submit(fn, *args, **kwargs)
-
-    monkeypatch.setattr(analyse, "ProcessPoolExecutor", Recording)
+    sent = _recording(monkeypatch)
     assert rows(work, 2) == serial
     pieces = [s for s in sent if s[0] is not int]
     assert pieces and all(fn is analyse._analyse_chunk and all(type(d) is bytes for _, d in items)
