@@ -134,3 +134,17 @@ def test_no_anonymous_node_has_children_on_every_c_fixture_and_its_broken_halves
                 parents.add(node.type)
             stack.extend(node.children)
     assert parents == set()
+
+
+def test_named_children_is_a_new_list_each_call() -> None:
+    """ts.captures reverses the list `named_children` gives in place (one call a node): that is sound only while
+    tree-sitter makes that list anew at each call (it keeps `children`' list, not this one), so the order a
+    later reader sees is the tree's."""
+    function = ts.parse(b"int f(int a, int b) { return a + b; }").named_children[0]
+    first = function.named_children
+    assert first is not function.named_children
+    first.reverse()
+    assert [n.type for n in function.named_children] == ["primitive_type", "function_declarator", "compound_statement"]
+    found = ts.captures("cuda", function)
+    assert [n.type for n in function.named_children] == ["primitive_type", "function_declarator", "compound_statement"]
+    assert [n.start_byte for n in found["reference.identifier"]] == sorted(n.start_byte for n in found["reference.identifier"])

@@ -338,3 +338,21 @@ def test_a_lint_without_a_cache_keeps_no_extractor_version(tmp_path: Path) -> No
     file = SourceFile(path=source, rel="k.cu", kind="cuda", size=source.stat().st_size)
     (outcome,) = extract_run.extract_all([file], max_file_size=1 << 20, cache=Cache(None))
     assert outcome.ok and sorted(p.name for p in tmp_path.iterdir()) == ["k.cu"]
+
+
+def test_the_report_code_key_reads_no_bytecode_folder(tmp_path: Path) -> None:
+    """The report cache's code key lists the tool's files in the order of their sorted Paths, without `__pycache__`
+    folders: the start table a run saves there (cli/startcache.py) is not code, and a key that read it missed after
+    every run that rewrote it. A folder that is only named like one (`pycache`) and a data file are kept."""
+    from migrate.scan.reportcache import _code_files
+
+    for rel in ("a.py", "a/b.py", "a.b/c.yaml", "a-b.py", "pycache/x.json", "B.txt"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x\n")
+    for rel in ("__pycache__/a.cpython-311.pyc", "a/__pycache__/startcache.cpython-311.marshal", "a/c.pyc"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(b"\0")
+    expected = [p.relative_to(tmp_path).parts for p in sorted(tmp_path.rglob("*"))
+                if p.is_file() and p.suffix != ".pyc" and "__pycache__" not in p.parts]
+    assert _code_files(str(tmp_path)) == expected
+    assert ("a", "b.py") in expected and ("pycache", "x.json") in expected and len(expected) == 6

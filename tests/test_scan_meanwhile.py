@@ -51,3 +51,18 @@ def test_the_scan_path_loads_no_later_stage_before_the_workers_fork() -> None:
            "in sys.modules, 'migrate.stack.assess' in sys.modules, 'migrate.workloads.plan' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "True True True"
+
+
+def test_the_rules_are_built_while_the_workers_analyse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rule base builds a rule on first use and nothing before the fork reads them all: `scan_project` builds
+    every one with the later stages (while the workers analyse), not in the serial tail after the last row."""
+    from migrate.rulebase import precompiled
+    from migrate.scan import project
+
+    monkeypatch.setattr(analyse, "PARALLEL_BYTES", 0)
+    rules = precompiled.load(None, None)
+    assert rules.built == 0
+    seen: list[tuple[int, int]] = []
+    project.scan_project([many_files(tmp_path)], Settings(jobs=2, cache_dir=tmp_path / "c", use_hipify=False), rules,
+                         meanwhile=lambda: seen.append((rules.built, len(multiprocessing.active_children()))))
+    assert seen == [(len(rules), 2)]

@@ -79,6 +79,46 @@ def test_a_second_lint_process_compiles_no_pattern_and_no_dataclass_method(tmp_p
     assert first[2] == second[2]
 
 
+
+def _scan(tmp_path: Path, tree: Path, env: dict[str, str], cache: str) -> tuple[int, bytes, str, dict[str, object] | None]:
+    report = tmp_path / f"{cache}.json"
+    done = subprocess.run([sys.executable, "-c", PROBE, "scan", str(tree), "--no-hipify", "-f", "json", "-o", str(report),
+                           "--jobs", "1"], capture_output=True, text=True, cwd=tmp_path, check=False,
+                          env={**env, "ROCM_MIGRATE_CACHE_DIR": str(tmp_path / cache)})
+    err, _, said = done.stderr.rstrip("\n").rpartition("\n")
+    return done.returncode, report.read_bytes(), err, json.loads(said)
+
+
+def test_a_first_scan_serves_what_an_earlier_scan_compiled(tmp_path: Path) -> None:
+    """A scan installs the table too: a first scan of a tree (an empty cache directory) after an earlier scan compiles
+    no pattern and no dataclass method the earlier one stored, and its report is the same byte for byte."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "kernel.cu").write_text(KERNEL)
+    env = _env(tmp_path)
+    first = _scan(tmp_path, tree, env, "first")
+    second = _scan(tmp_path, tree, env, "second")
+    assert first[3] is not None and second[3] is not None
+    counts = [{k: int(str(v)) for k, v in said.items() if k != "path"} for said in (first[3], second[3])]
+    assert counts[0]["new_patterns"] > 50 and counts[0]["new_sources"] > 200  # nothing stored yet: all compiled here
+    assert counts[1]["new_patterns"] == 0 and counts[1]["new_sources"] == 0  # all served from the table
+    assert counts[1]["served"] > 50
+    assert first[0] == second[0] == 0
+    assert first[1] == second[1] and b"reduce" in second[1]
+    assert first[2] == second[2]
+
+
+def test_a_scan_without_a_table_where_python_writes_no_bytecode(tmp_path: Path) -> None:
+    """The near miss: where Python keeps no bytecode a scan keeps nothing either, and compiles as before."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "kernel.cu").write_text(KERNEL)
+    env = _env(tmp_path, PYTHONDONTWRITEBYTECODE="1")
+    first, second = _scan(tmp_path, tree, env, "first"), _scan(tmp_path, tree, env, "second")
+    assert first[3] is not None and second[3] is not None and second[3]["new_patterns"] and not second[3]["served"]
+    assert not list(tmp_path.rglob("startcache.*.marshal"))
+    assert first[1] == second[1]
+
 def test_the_output_is_the_same_without_a_table_and_with_a_bad_one(tmp_path: Path) -> None:
     source = tmp_path / "kernel.cu"
     source.write_text(KERNEL)

@@ -95,6 +95,10 @@ def lint_or_main(argv: list[str]) -> Callable[[], int]:
 
         deferred.defer("inspect", "ipaddress")  # asked only for a dataclass without a docstring, a URL's [host]
         startcache.install()
+    elif argv[:1] == ["scan"]:  # a scan's modules too: its parent's imports are serial work before the workers start
+        from migrate.cli import startcache
+
+        startcache.install()
     from migrate.cli import lint_args
     from migrate.extract import budget
 
