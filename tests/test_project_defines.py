@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from migrate.extract.c import guards
+from migrate.extract.text import cmakelists
 from migrate.render.json_report import to_json
 from migrate.scan import pipeline as scan
 from migrate.settings import Settings
@@ -58,6 +59,32 @@ def test_branches_taken_only_while_a_macro_is_undefined(source: bytes, expected:
     assert [(name, [b[2] for b in chain].index(start)) for name, start, _ in found] == expected
 
 
+def top_definitions(source: str) -> list[tuple[str, int]]:
+    return [(f.name, f.line) for f in cmakelists.extract(source.encode()).facts if f.kind == "flag" and f.role == "top"]
+
+
+def test_the_cmake_extractor_marks_the_definitions_every_configure_runs() -> None:
+    """The fixture's CMakeLists.txt (cut from cuimg's): ADD_DEFINITIONS at the top level (:6, :8) is marked `top`, the
+    one under `IF (NOT CUDA_FOUND)` (:11) is not; project_defines reads the mark instead of counting blocks again."""
+    source = (CASE / "CMakeLists.txt").read_text()
+    assert top_definitions(source) == [("-DNDEBUG", 6), ("-DWITH_OPENCV", 6), ("-DNO_CUDA", 8)]
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("add_compile_definitions(NO_CUDA)\n", [("-DNO_CUDA", 1)]),
+    ("add_definitions(\n  -DNO_CUDA\n)\n", [("-DNO_CUDA", 2)]),
+    ("if(WIN32)\nendif()\nadd_definitions(-DNO_CUDA)\n", [("-DNO_CUDA", 3)]),  # after a closed block
+    # near misses: in a block, one target's definition, a compiler flag that only looks like one
+    ("if(NOT CUDA_FOUND)\n  add_definitions(-DNO_CUDA)\nendif()\n", []),
+    ("function(cpu_only)\n  add_compile_definitions(NO_CUDA)\nendfunction()\n", []),
+    ("foreach(x a b)\n  add_definitions(-DNO_CUDA)\nendforeach()\n", []),
+    ("add_library(cuimg a.cpp)\ntarget_compile_definitions(cuimg PRIVATE NO_CUDA)\n", []),
+    ("set(CMAKE_CXX_FLAGS \"-DNO_CUDA\")\n", []),
+])
+def test_top_definitions_and_near_misses(source: str, expected: list[tuple[str, int]]) -> None:
+    assert top_definitions(source) == expected
+
+
 def test_gpu_code_under_ifndef_of_a_macro_every_build_defines_is_off(rulebase) -> None:
     """cuimg's top CMakeLists.txt adds -DNO_CUDA outside every block (and again under `IF (NOT CUDA_FOUND)`): the
     library it builds never compiles copy.h's `#ifndef NO_CUDA` cudaMemcpy2D."""
@@ -105,3 +132,14 @@ def test_a_build_that_passes_dnvcc_turns_the_nvcc_branch_on(tmp_path: Path, rule
                   "ADD_DEFINITIONS(-DNO_CUDA)\nSET(CUDA_NVCC_FLAGS -DNVCC)\n")
     data = scanned(tree, rulebase)
     assert statuses(data, "cuimg/gpu/device_image2d_math.h") == {""}
+
+
+def test_one_targets_definition_is_not_every_builds(tmp_path: Path, rulebase) -> None:
+    """The same define given to the library target alone (target_compile_definitions), not to the folder: not read
+    as every build's (another target may compile the file without it), so copy.h's branch stays required."""
+    tree = edited(tmp_path, "CMakeLists.txt", "ADD_DEFINITIONS(-DNO_CUDA)\n", "")
+    listing = tree / "CMakeLists.txt"
+    listing.write_text(listing.read_text() + "target_compile_definitions(cuimg PRIVATE NO_CUDA)\n")
+    data = scanned(tree, rulebase)
+    assert statuses(data, "cuimg/copy.h") == {""}
+    assert OFF not in parts(data)

@@ -19,7 +19,7 @@ import posixpath
 from collections.abc import Mapping, Sequence
 
 from migrate.model import Fact
-from migrate.vocabulary import BUILD_FILE_KINDS, CMAKE_BLOCK_ENDS, CMAKE_BLOCK_STARTS
+from migrate.vocabulary import BUILD_FILE_KINDS
 from migrate.workloads.build_sources import join, sources_named
 from migrate.workloads.fact_index import of_kind, of_kinds
 from migrate.workloads.optional_words import Words, optional_root
@@ -27,7 +27,6 @@ from migrate.workloads.reach import CMAKE_ROOT
 from migrate.workloads.reached_files import SCRIPT_KINDS, close_includes, compiled_by_hand
 from migrate.workloads.switches import define_flags
 
-DIRECTORY_DEFINES = frozenset({"add_definitions", "add_compile_definitions"})
 TESTS = ("unless_branch", "switch_branch")  # facts of a file that tests a macro
 
 
@@ -112,20 +111,16 @@ def _definitions_in_effect(facts: Mapping[str, Sequence[Fact]], lists: Sequence[
 
 
 def _unconditional_defines(items: Sequence[Fact]) -> dict[str, tuple[int, str]]:
-    """Macro -> (line, command) of each `-DX` an add_definitions() / add_compile_definitions() gives in no block."""
-    depth = 0
-    commands: list[tuple[int, str, int]] = []  # (line, command, the block depth it sits at)
-    for f in sorted((f for f in items if f.kind == "cmake" and f.role == "command"), key=lambda f: f.line):
-        name = f.name.lower()
-        if name in CMAKE_BLOCK_ENDS:
-            depth = max(0, depth - 1)
-        commands.append((f.line, name, depth))
-        if name in CMAKE_BLOCK_STARTS:
-            depth += 1
-    lines = [line for line, _, _ in commands]
+    """Macro -> (line, command) of each `-DX` an add_definitions() / add_compile_definitions() gives in no block: the
+    CMake extractor marks those flags `top` (extract/text/cmakelists._top_definitions), as it marks a top-level set();
+    the command is named for the evidence."""
+    top = [(f, macro) for f, macro in define_flags(items) if f.role == "top"]
+    if not top:
+        return {}
+    commands = sorted((f.line, f.name.lower()) for f in items if f.kind == "cmake" and f.role == "command")
+    lines = [line for line, _ in commands]
     out: dict[str, tuple[int, str]] = {}
-    for f, macro in define_flags(items):
+    for f, macro in top:
         at = bisect.bisect_right(lines, f.line) - 1  # the command the flag is an argument of
-        if at >= 0 and commands[at][1] in DIRECTORY_DEFINES and commands[at][2] == 0:
-            out.setdefault(macro, (f.line, commands[at][1]))
+        out.setdefault(macro, (f.line, commands[at][1] if at >= 0 else "add_definitions"))
     return out

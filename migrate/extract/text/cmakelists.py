@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import itertools
 import posixpath
 import re
@@ -35,6 +36,8 @@ DEFINING_COMMANDS = frozenset({"function", "macro", "set", "include"})
 # https://cmake.org/cmake/help/latest/command/add_compile_definitions.html
 DEFINITION_COMMANDS = {"target_compile_definitions": 1, "add_compile_definitions": 0}  # -> arguments before the names
 DEFINITION_KEYWORDS = frozenset({"PUBLIC", "PRIVATE", "INTERFACE"})
+# the commands whose definitions hold for every target of the folder and of the folders it adds (not one target's)
+DIRECTORY_DEFINITIONS = frozenset({"add_definitions", "add_compile_definitions"})
 MACRO_NAME = re.compile(r"^(?:-D)?([A-Za-z_]\w*)(?:=.*)?$", re.DOTALL)
 
 
@@ -87,7 +90,7 @@ def extract(source: bytes) -> Extraction:
         facts.append(fact("cmake", command.name, line, col, col + command.end - command.start, text=defines,
                           role="command"))
         facts.extend(_language(command, where))
-        facts.extend(_arguments(command, where))
+        facts.extend(_top_definitions(_arguments(command, where), command, top=depth <= 0))
         # a project's own wrapper of find_package (OpenImageIO's and OSL's `checked_find_package (CUDA REQUIRED ...)`,
         # src/cmake/checked_find_package.cmake) takes find_package's arguments and finds the same package
         if command.name.lower().endswith("find_package") and command.arguments and not command.arguments[0].quoted:
@@ -100,7 +103,7 @@ def extract(source: bytes) -> Extraction:
         if command.name in LINK_COMMANDS:
             facts.extend(_bare_libraries(command, where))
         facts.extend(_structure(command, where))
-        facts.extend(_build_parts(command, where, roots))
+        facts.extend(_top_definitions(_build_parts(command, where, roots), command, top=depth <= 0))
         facts.extend(_switch_value(command, where, top=depth <= 0))
         facts.extend(_scripts(command, where))
         depth += command.name in CMAKE_BLOCK_STARTS
@@ -628,6 +631,16 @@ def _scripts(command: Command, where: _Positions) -> list[Fact]:
             line, col = where(arg.start)
             out.append(fact("build_script", name, line, col, col + len(arg.text), role=command.name))
     return out
+
+
+def _top_definitions(found: list[Fact], command: Command, *, top: bool) -> list[Fact]:
+    """The `-DX` flags of an add_definitions() / add_compile_definitions() in no block of its file (no if(),
+    function(), macro() or loop) get the role `top`, as a top-level set() does: every configuration of the file runs
+    it, and it defines X for every target of the folder and of the folders added after
+    (https://cmake.org/cmake/help/latest/command/add_definitions.html). workloads/project_defines.py reads them."""
+    if not top or command.name not in DIRECTORY_DEFINITIONS:
+        return found
+    return [dataclasses.replace(f, role="top") if f.kind == "flag" and f.name.startswith("-D") else f for f in found]
 
 
 def _switch_value(command: Command, where: _Positions, *, top: bool = False) -> list[Fact]:
