@@ -71,6 +71,9 @@ TOKENS["vsproject"] = ["<?xml version=\"1.0\" encoding=\"utf-8\"?>", "<Project>"
                        "</ItemGroup>", "<CudaCompile Include=\"kernel.cu\" />", "<ClCompile Include=\"a.cpp;b.cpp\" />",
                        "<File RelativePath=\".\\\\k.cu\">", "</File>", "<ProjectReference Include=\"x.vcxproj\" />",
                        " Include=\"", " RelativePath=", "\"", "<", ">", "/>", "$(CudaToolkitDir)", "\\", ";", "=", "\xff\xfe"]
+TOKENS["dotnet"] = ["<Project Sdk=\"Microsoft.NET.Sdk\">", "</Project>", "<ItemGroup>", "</ItemGroup>",
+                    "<ProjectReference Include=\"..\\Core\\Core.csproj\" />", "<PackageReference Include=\"x\" />",
+                    "<", ">", "/>", "\"", "\xff\xfe", "\xef\xbb\xbf"]
 TOKENS["cpp"] = TOKENS["hip"] = TOKENS["cuda"]
 # a prebuilt binary's soup is a real image (tests/binary_images.py) with runs of its bytes overwritten by these
 IMAGES = [elf(needed=("libcudart.so.12", "libc.so.6"), sections=(".nv_fatbin", ".nvFatBinSegment")),
@@ -143,7 +146,7 @@ FILE_NAMES = {"cuda": "k.cu", "cpp": "k.cpp", "hip": "k.hip", "python": "m.py", 
               "setupcfg": "setup.cfg", "dockerfile": "Dockerfile", "manifest": "docker-compose.yml",
               "cmake": "CMakeLists.txt", "makefile": "Makefile", "shell": "run.sh",
               "gitmodules": ".gitmodules", "cargo": "Cargo.toml", "go": "main.go",
-              "autoconf": "configure.ac", "vsproject": "k.vcxproj", "binary": "libk.so"}
+              "autoconf": "configure.ac", "vsproject": "k.vcxproj", "dotnet": "k.csproj", "binary": "libk.so"}
 
 
 def fuzz_scan(kind: str, data: bytes, folder: Path, rules: RuleBase) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from migrate.workloads.alternatives import backend_packages as run_time_backend_packages
 from migrate.workloads.alternatives import covering, load, run_time_alternatives, words_of
 from tests.test_optional_parts import CASES, optional_parts, report, scanned
 
@@ -111,3 +112,50 @@ def test_a_gpu_image_for_amd_is_no_nvidia_build_variant() -> None:
     files = ("docker/zenDNN-gpu-hip.dockerfile", "docker/zenDNN.dockerfile", "docker/Dockerfile.cuda")
     found = run_time_alternatives(dict.fromkeys(files, ()), dict.fromkeys(files, "dockerfile"), [], load())
     assert set(found) == {"docker/Dockerfile.cuda"}
+
+
+def test_a_cuda_back_end_package_beside_portable_back_end_packages_is_optional(rulebase) -> None:
+    """DotCompute (batch s): src/Backends/DotCompute.Backends.CUDA beside DotCompute.Backends.CPU and .Metal, each a
+    .NET project of its own; the README installs the CPU package and adds the CUDA one to run on CUDA."""
+    data = report("backend_packages", rulebase)
+    assert data["summary"]["class"] == "native"
+    found = optional_parts(data)
+    part = found["src/Backends/DotCompute.Backends.CUDA (chosen at run time)"]
+    assert part["class"] == "migration-required"
+    assert "DotCompute.Backends.CPU, DotCompute.Backends.Metal" in part["evidence"][0]
+    assert _statuses(data, "src/Backends/DotCompute.Backends.CUDA/") == {"optional"}
+
+
+def test_a_cuda_back_end_package_beside_plain_folders_stays_required(rulebase) -> None:
+    """The same tree without the CPU and Metal project files: the CPU folder is code, not a package the user picks."""
+    data = report("backend_packages_near", rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert not any("chosen at run time" in root for root in optional_parts(data))
+    assert "optional" not in _statuses(data, "src/Backends/DotCompute.Backends.CUDA/")
+
+
+def test_cmake_back_end_folders_are_no_packages(rulebase) -> None:
+    """dolphin (precision sample 20): backends/cuda beside backends/cpu, CMake subdirectories of one configure that
+    adds the CUDA one under `option(BUILD_CUDA ... ON)`: the default build compiles the kernels (judged required)."""
+    data = report("backend_packages_cmake_near", rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert not any("chosen at run time" in root for root in optional_parts(data))
+    assert "optional" not in _statuses(data, "backends/cuda/")
+
+
+def test_backend_packages_read_the_manifest_in_each_folder() -> None:
+    data = load()
+    paths = ["x/X.Backends.CUDA/X.Backends.CUDA.csproj", "x/X.Backends.CUDA/k.cu",
+             "x/X.Backends.CPU/X.Backends.CPU.csproj", "y/cuda/Cargo.toml", "y/metal/Cargo.toml",
+             "z/cuda/k.cu", "z/cpu/Cargo.toml", "w/ops_cuda/setup.py", "w/core_cpu/setup.py"]
+    found = run_time_backend_packages(paths, data)
+    assert sorted(found) == ["x/X.Backends.CUDA/", "y/cuda/"]  # z/cuda has no manifest; w's names differ in more
+
+
+def test_dotnet_project_files_are_discovered_and_give_no_facts() -> None:
+    from migrate.extract import extract
+    from migrate.scan.discover import file_kind
+
+    assert {file_kind(Path(n), sniff=False) for n in ("A.csproj", "B.fsproj", "C.VBPROJ")} == {"dotnet"}
+    source = (CASES / "backend_packages/src/Backends/DotCompute.Backends.CUDA/DotCompute.Backends.CUDA.csproj").read_bytes()
+    assert extract("dotnet", source).facts == ()

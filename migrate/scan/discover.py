@@ -46,6 +46,9 @@ SUFFIX_KINDS = {
     ".hh": "cpp", ".hxx": "cpp", ".inl": "cpp", ".ipp": "cpp", ".tpp": "cpp", ".hip": "hip",
     ".py": "python", ".ipynb": "notebook", ".cmake": "cmake", ".mk": "makefile", ".mak": "makefile",
     ".vcxproj": "vsproject", ".vcproj": "vsproject",
+    # .NET project files (MSBuild SDK projects: https://learn.microsoft.com/en-us/dotnet/core/project-sdk/overview):
+    # where a .NET package is (workloads/alternatives.py `backend_packages`); nothing in them is read
+    ".csproj": "dotnet", ".fsproj": "dotnet", ".vbproj": "dotnet",
     ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".sbatch": "shell", ".slurm": "shell",
     # prebuilt libraries and programs: their own headers are read (extract/binary.py), never their code
     ".so": "binary", ".dll": "binary", ".exe": "binary", ".pyd": "binary", ".dylib": "binary",

@@ -5,7 +5,9 @@
   one of several ways to build or deploy;
 - the NVIDIA provider of an ONNX Runtime providers list that names a portable provider after it (the runtime falls
   back to the next provider);
-- a requirements file for development (requirements-dev.txt), not for running the project.
+- a requirements file for development (requirements-dev.txt), not for running the project;
+- a back-end package of its own (a .NET project, a crate, a Python distribution) named for CUDA beside a sibling package
+  named for a portable platform (`X.Backends.CUDA` beside `X.Backends.CPU`): the back end the user installs or picks.
 Each is an optional part with its own class and the evidence that makes it one (workloads/parts.py)."""
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from migrate.workloads.modules import ModuleIndex
 from migrate.workloads.optional_imports import imported_files
 from migrate.workloads.optional_words import DataError, optional_root
 
-SECTIONS = ("vendor_roles", "build_variants", "execution_providers", "development_requirements")
+SECTIONS = ("vendor_roles", "build_variants", "execution_providers", "development_requirements", "backend_packages")
 WORD = re.compile(r"[a-z]+")
 RULES = "rules/workloads/alternatives.yaml"
 
@@ -49,6 +51,9 @@ class Alternatives:
     portable_providers: frozenset[str]
     development_words: frozenset[str]
     amd_words: frozenset[str] = frozenset()  # words naming AMD's implementation of any role (amd, rocm, hip)
+    backend_nvidia: frozenset[str] = frozenset()  # words naming a CUDA back-end package (cuda)
+    backend_portable: frozenset[str] = frozenset()  # words naming a portable back-end package (cpu, opencl, metal)
+    manifests: tuple[str, ...] = ()  # a package's manifest: a file name or a name ending (Cargo.toml, .csproj)
 
 
 @lru_cache(maxsize=4)
@@ -79,7 +84,11 @@ def load(directory: Path | None = None) -> Alternatives:
         portable_providers=names(data["execution_providers"]["portable"], "execution_providers.portable"),
         development_words=frozenset(n.lower() for n in names(data["development_requirements"]["words"],
                                                               "development_requirements.words")),
-        amd_words=common)
+        amd_words=common,
+        backend_nvidia=frozenset(n.lower() for n in names(data["backend_packages"]["nvidia"], "backend_packages.nvidia")),
+        backend_portable=frozenset(n.lower() for n in names(data["backend_packages"]["portable"],
+                                                            "backend_packages.portable")),
+        manifests=tuple(sorted(names(data["backend_packages"]["manifests"], "backend_packages.manifests"))))
 
 
 def words_of(name: str) -> frozenset[str]:
@@ -92,7 +101,7 @@ def run_time_alternatives(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[st
     """Optional parts chosen at run time: a file path, a folder (ending in `/`) or a `path:line` -> the evidence."""
     data = data or load()
     paths = sorted(set(facts) | set(kinds))
-    out = _vendor_peers(paths, data)
+    out = _vendor_peers(paths, data) | backend_packages(paths, data)
     imported = _imported_unguarded(facts)
     out = {part: why for part, why in out.items()  # a Python module required code imports is no run-time choice
            if not any(_inside(target, part) and not _inside(importer, part) for importer, target in imported)}
@@ -152,6 +161,33 @@ def _vendor_peers(paths: Sequence[str], data: Alternatives) -> dict[str, str]:
                 out.setdefault(key, f"{key}: NVIDIA's {role.name} ({', '.join(sorted(named[name] & role.nvidia))}) "
                                     f"beside {', '.join(peers[:3])} in the same folder: one {role.name} among peers "
                                     f"the user or the machine picks at run time ({RULES} vendor_roles)")
+    return out
+
+
+def backend_packages(paths: Sequence[str], data: Alternatives) -> dict[str, str]:
+    """Folders holding a package manifest of their own (`backend_packages.manifests`) whose name holds an NVIDIA word,
+    beside a sibling package whose name holds a portable platform's word in its place (src/Backends/X.Backends.CUDA
+    beside X.Backends.CPU, each with its .csproj) -> the evidence: the folder, ending in `/`."""
+    packages: dict[str, set[str]] = {}  # folder -> the names of the package folders in it
+    for path in paths:
+        folder, name = posixpath.split(path)
+        if folder and (name in data.manifests or name.endswith(tuple(m for m in data.manifests if m.startswith(".")))):
+            parent, package = posixpath.split(folder)
+            packages.setdefault(parent, set()).add(package)
+    out: dict[str, str] = {}
+    for parent, names in packages.items():
+        for name in sorted(names):
+            said = words_of(name)
+            if not said & data.backend_nvidia:
+                continue
+            stem = said - data.backend_nvidia
+            peers = sorted(n for n in names if (w := words_of(n)) & data.backend_portable
+                           and not w & data.backend_nvidia and w - data.backend_portable == stem)
+            if peers:
+                key = f"{parent}/{name}/" if parent else f"{name}/"
+                out[key] = (f"{key}: a {', '.join(sorted(said & data.backend_nvidia))} back-end package beside "
+                            f"{', '.join(peers[:3])}, packages of their own in the same folder: the back end the user "
+                            f"installs or picks at run time ({RULES} backend_packages)")
     return out
 
 
