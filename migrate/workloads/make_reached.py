@@ -57,10 +57,10 @@ def unbuilt_by_make(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str
     reached = set(roots)
     todo = sorted(roots)
     while todo:
-        for found in targets.get(todo.pop(), ()):
-            if found not in reached:
-                reached.add(found)
-                todo.append(found)
+        for target in targets.get(todo.pop(), ()):
+            if target not in reached:
+                reached.add(target)
+                todo.append(target)
     if not any(kinds.get(p) == "cuda" for p in reached):
         return {}  # the Makefiles compile no CUDA source: they say nothing of the project's GPU files
     folders = {posixpath.dirname(p) for p in makefiles}
