@@ -115,6 +115,8 @@ def test_the_makefile_reading_expands_the_files_own_variables() -> None:
         ("make_source", "a.cu"), ("make_source", "b.cu")]
     assert _made("OBJ = $(patsubst %.cu,build/%.o,x.cu)\nall: $(OBJ)\nbuild/%.o: kernels/%.cu\n\tnvcc $<\n") == [
         ("make_source", "kernels/x.cu")]
+    two = "objects = Solver.o\nall: $(objects)\n%.o: %.cu\n\tnvcc -dc $<\n%.o: %.cpp\n\tnvcc -dc $<\n"  # SPH_3D_CUDA
+    assert _made(two) == [("make_source", "Solver.cu"), ("make_source", "Solver.cpp")]  # the one that exists is built
     assert _made("all: $(addprefix obj/,k.o)\n") == [("make_unplaced", "k.*")]  # an implicit or included rule
     assert _made("all:\n\tnvcc -c $(SRC_DIR)/k.cu\n") == [("make_unplaced", "k.cu")]  # SRC_DIR assigned nowhere here
     assert _made("SRCS = $(shell find . -name '*.cu')\nall:\n\tnvcc $(SRCS)\n") == [("make_unplaced", "*")]

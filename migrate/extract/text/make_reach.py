@@ -97,21 +97,24 @@ def facts(logicals: Sequence[Logical]) -> list[Fact]:
 
 def _object(word: str, patterns: Sequence[tuple[str, list[str]]], explicit: set[str], line: int,
             add: Callable[[str, str, int, str], None]) -> None:
-    """The source an object is compiled from: a pattern rule of the file whose target matches it gives the
-    prerequisite (`%.o: %.cu`); an object with a rule of its own is placed by that rule's prerequisites; any other
-    is compiled by an implicit rule or an included file's pattern rule from a source of its stem somewhere."""
+    """The source an object is compiled from: the pattern rules of the file whose target matches it give their
+    prerequisites (`%.o: %.cu` and `%.o: %.cpp`: make uses the first whose prerequisite exists, so each names one);
+    an object with a rule of its own is placed by that rule's prerequisites; any other is compiled by an implicit
+    rule or an included file's pattern rule from a source of its stem somewhere."""
     if word in explicit or UNPLACED in word:
         if UNPLACED in word and word not in explicit:
             add("make_unplaced", posixpath.splitext(posixpath.basename(word))[0] + ".*", line, "an object's source")
         return
-    for target, prerequisites in patterns:
+    placed = False
+    for target, prerequisites in patterns:  # make takes the first rule whose prerequisite exists: each may be it
         stem = _match(target, word)
         if stem is not None:
             for prerequisite in prerequisites:
                 if prerequisite.endswith(SOURCE_SUFFIXES) and UNPLACED not in prerequisite:
                     add("make_source", prerequisite.replace("%", stem, 1), line, "object")
-                    return
-    add("make_unplaced", posixpath.splitext(posixpath.basename(word))[0] + ".*", line, "an object's source")
+                    placed = True
+    if not placed:
+        add("make_unplaced", posixpath.splitext(posixpath.basename(word))[0] + ".*", line, "an object's source")
 
 
 def _match(pattern: str, word: str) -> str | None:
