@@ -123,3 +123,5 @@ def test_the_makefile_reading_expands_the_files_own_variables() -> None:
     assert _made("ARCH = $(shell uname -m)\nall:\n\tnvcc -c k.cu -o k.o\n") == [("make_source", "k.cu")]
     assert _made("all:\n\tnvcc -c k.cu\n#\tnvcc -c old.cu\n") == [("make_source", "k.cu")]  # a comment names nothing
     assert _made("CU = $(wildcard src/*.cu)\n") == [("make_source", "src/*.cu")]
+    flags = "".join(f"F := $(F) -DX{i}\n" for i in range(40))  # cellular-automata: each value refers to the earlier one
+    assert _made(flags + "all:\n\tnvcc $(F) -c k.cu\n") == [("make_source", "k.cu")]

@@ -156,6 +156,8 @@ class _Expander:
 
     def __init__(self, values: Mapping[str, list[str]]) -> None:
         self.values = values
+        self.expanded: dict[str, str] = {}  # variable -> its expansion, made once
+        self.active: set[str] = set()  # variables being expanded: `X := $(X) -DY` refers to X's earlier value
 
     def expand(self, text: str, depth: int = 0) -> str:
         if "$" not in text:
@@ -191,9 +193,15 @@ class _Expander:
     def _variable(self, name: str, depth: int) -> str:
         if name in AUTOMATIC or (len(name) == 2 and name[0] in AUTOMATIC and name[1] in "DF"):
             return ""
+        if name in self.active:
+            return ""  # its earlier value: every value of the variable is read anyway
         if name not in self.values or depth >= DEPTH:
             return UNPLACED
-        return " ".join(self.expand(v, depth + 1) for v in self.values[name])
+        if (done := self.expanded.get(name)) is None:
+            self.active.add(name)
+            done = self.expanded[name] = " ".join(self.expand(v, depth + 1) for v in self.values[name])
+            self.active.discard(name)
+        return done
 
     def _reference(self, inner: str, depth: int) -> str:
         function, space, args = inner.partition(" ")
