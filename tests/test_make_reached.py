@@ -95,6 +95,18 @@ def test_a_folder_outside_every_makefile_says_nothing(tmp_path: Path, rulebase) 
     assert statuses(data, "cuda/cusparse.c") == {"optional"}
 
 
+def test_cuda_beside_a_makefile_that_compiles_none_says_nothing(tmp_path: Path, rulebase) -> None:
+    """rwx788/HackWeek_CUDA simple_cuda/: its Makefile compiles src/*.cpp with g++; the .cu study programs beside them
+    are compiled by hand (sample 21, judged right as required), whatever another folder's Makefile compiles."""
+    tree = edited(LEFT_OUT, tmp_path, {})
+    (tree / "cpu" / "Makefile").write_text("main: *.cpp\n\tg++ $^ -o $@\n")
+    (tree / "cpu" / "add.cu").write_text("__global__ void add(float *y) { y[threadIdx.x] += 1; }\n"
+                                         "int main() { float *y; cudaMallocManaged(&y, 128); add<<<1, 32>>>(y); }\n")
+    data = scanned(tree, rulebase)
+    assert statuses(data, "cpu/add.cu") == {""}
+    assert statuses(data, "cuda/cusparse.c") == {"optional"}
+
+
 def test_makefiles_that_compile_no_cuda_say_nothing() -> None:
     makefile = "all:\n\tg++ -O2 main.cpp -o main\n"
     facts = {"Makefile": buildfiles.makefile(makefile.encode()).facts, "main.cpp": (), "k.cu": ()}

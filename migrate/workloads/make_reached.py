@@ -1,9 +1,9 @@
 """What a project's Makefiles compile, file by file (docs/decisions/2026-12-07-s27-what-the-makefiles-name.md).
 
 make compiles the sources its rules name and nothing else: a C/C++/CUDA file that no Makefile of the project names
-(its own variables expanded, extract/text/make_reach.py), that no file they name includes, and that lies in or below a
-folder holding a Makefile, is compiled by no build of a project whose only builds are its Makefiles, when those name
-GPU sources elsewhere: a dated backup copy of the source folder beside the one the Makefile builds
+(its own variables expanded, extract/text/make_reach.py) and that no file they name includes is compiled by no build of a
+project whose only builds are its Makefiles, where the Makefile nearest to it (in its folder, else the nearest folder
+above) compiles a CUDA source itself: a dated backup copy of the source folder beside the one the Makefile builds
 (`2d_rtm_restart/Src_cuda727-1/` beside `SRCDIR = ./Src_working`), a scratch `.c` the nvcc line leaves out, an `old/`
 folder no Makefile reaches. A header (or an included `.cu`) counts as the files that include it: it is unbuilt only
 when some file includes it and every such file is unbuilt; one nothing includes keeps its reading (a header-only
@@ -12,8 +12,10 @@ preprocessor looks there first: https://gcc.gnu.org/onlinedocs/cpp/Search-Path.h
 with it.
 
 The tool says nothing (the old readings stand) where it cannot tell: another build beside the Makefiles (CMake,
-autoconf, Cargo, a Visual Studio project, a Python extension), a script that runs nvcc itself, Makefiles that name
-no CUDA source, a file outside every Makefile's folder (a folder compiled by hand), a file any script or run-time
+autoconf, Cargo, a Visual Studio project, a Python extension), a script that runs nvcc itself, a file whose nearest
+Makefile compiles no CUDA source (`.cu` study programs beside a Makefile that compiles the C++ ones with g++,
+rwx788/HackWeek_CUDA simple_cuda/, or a Makefile whose rules come from an included file), a file outside every
+Makefile's folder (a folder compiled by hand), a file any script or run-time
 compiler names by its name, and a file whose name matches what a Makefile names where the reading cannot place it
 (`make_unplaced`: a source below an unassigned variable, an object no rule of the file compiles, `*` for
 `$(shell find ...)`)."""
@@ -42,32 +44,31 @@ def unbuilt_by_make(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str
             or any(True for _ in of_kind(facts, "extension")):
         return {}
     files = frozenset(kinds)
+    targets = _include_targets(facts, files)
     roots: set[str] = set()
     patterns: list[str] = []
+    cuda_folders: set[str] = set()  # folders with a Makefile that compiles a CUDA source itself
     for path in makefiles:
+        own: set[str] = set()
         for f in facts.get(path, ()):
             if f.kind in ("make_source", "build_source"):
                 found = [p for p in named_files(path, _as_source(f), files) if p in files]
-                roots.update(found)
+                own.update(found)
                 if not found and f.kind == "build_source":
                     patterns.append(posixpath.basename(f.name))
             elif f.kind == "make_unplaced":
                 patterns.append(f.name)
-    targets = _include_targets(facts, files)
-    reached = set(roots)
-    todo = sorted(roots)
-    while todo:
-        for target in targets.get(todo.pop(), ()):
-            if target not in reached:
-                reached.add(target)
-                todo.append(target)
-    if not any(kinds.get(p) == "cuda" for p in reached):
+        roots |= own
+        if any(kinds.get(p) == "cuda" for p in _closed(own, targets)):
+            cuda_folders.add(posixpath.dirname(path))
+    reached = _closed(roots, targets)
+    if not cuda_folders:
         return {}  # the Makefiles compile no CUDA source: they say nothing of the project's GPU files
     folders = {posixpath.dirname(p) for p in makefiles}
     code = {p for p, kind in kinds.items() if kind in C_SOURCE_KINDS}
     named = named_words(facts, kinds, skip=frozenset({MAKEFILE}))
     matched = name_matcher(patterns)
-    out = {p for p in code - reached if _below(p, folders)
+    out = {p for p in code - reached if _nearest(p, folders) in cuda_folders
            and posixpath.basename(p) not in named and not matched(posixpath.basename(p))}
     out = _included_only_by(out, targets)
     if not out:
@@ -120,12 +121,24 @@ def _included_only_by(out: set[str], targets: Mapping[str, set[str]]) -> set[str
     return kept
 
 
-def _below(path: str, folders: set[str]) -> bool:
-    """Whether a file lies in or below one of the folders ("" the top)."""
+def _nearest(path: str, folders: set[str]) -> str | None:
+    """The nearest of the folders ("" the top) that holds the file or a folder above it, or None."""
     folder = posixpath.dirname(path)
     while True:
         if folder in folders:
-            return True
+            return folder
         if not folder:
-            return False
+            return None
         folder = posixpath.dirname(folder)
+
+
+def _closed(roots: set[str], targets: Mapping[str, set[str]]) -> set[str]:
+    """The roots and every file their includes name, to a fixed point."""
+    reached = set(roots)
+    todo = sorted(roots)
+    while todo:
+        for target in targets.get(todo.pop(), ()):
+            if target not in reached:
+                reached.add(target)
+                todo.append(target)
+    return reached
