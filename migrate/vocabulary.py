@@ -114,6 +114,12 @@ STRUCTURE_KINDS: dict[str, str] = {
                        "variable (`${SRC_DIR}/kernel.cu`), or a file(GLOB) pattern not read as sources (`src/ios/*`, "
                        "`${DIR}/*.cu`): the name is the file name as a pattern (`kernel.cu`, `*.cu` for `${name}.cu`, "
                        "`*`), the text the path as written",
+    "make_source": "a source file a Makefile names once its own variables are expanded (`$S/k.cu` with `S = ./src`), "
+                   "relative to its folder (a glob where `$(wildcard)` gave one); text `object`: the source a pattern "
+                   "rule of the file compiles an object from (`%.o: %.cu`, `kudnn.o`)",
+    "make_unplaced": "what a Makefile names where the reading cannot place it (extract/text/make_reach.py): the name "
+                     "is a file name pattern (`k.cu` below an unassigned variable, `x.*` for an object no rule of the "
+                     "file compiles, `*` for an unread function that mentions sources), the text says which",
     "vs_source": "a file a Visual Studio project lists (`<CudaCompile Include=\"k.cu\" />` of a .vcxproj, `<File "
                  "RelativePath=\".\\k.cu\">` of a .vcproj), relative to the project's folder; the text is the element",
     "cmake_subdirectory": "`add_subdirectory(dir)`",

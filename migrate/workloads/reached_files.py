@@ -63,16 +63,16 @@ def unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
         if f.kind == "build_source" and not found:  # a list entry or glob the tool cannot place (a path from
             patterns.append(posixpath.basename(f.name))  # another folder variable): every file of its name
     reached = close_includes(roots, facts, files, toolkit)
-    named = _named_words(facts, kinds)
+    named = named_words(facts, kinds)
     headers = not any(f.name == "install" for p, f in of_kind(facts, "cmake") if p.endswith((CMAKE_ROOT, ".cmake")))
     code = {p for p, kind in kinds.items() if kind in C_SOURCE_KINDS}
-    matched = _matcher(patterns)
+    matched = name_matcher(patterns)
     out = {p for p in code - reached
            if (headers or not p.endswith(HEADER_SUFFIXES)) and posixpath.basename(p) not in named
            and not matched(posixpath.basename(p))}
     if not out:
         return {}
-    parts = _parts(out, code)
+    parts = outermost_parts(out, code)
     grown = {p: parts[p] for p in sorted(out)}
     return {p: (part, _evidence(part)) for p, part in grown.items()}
 
@@ -118,11 +118,11 @@ def unlisted_by_vs_project(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[s
     governed = {p for p, kind in kinds.items() if kind in C_SOURCE_KINDS
                 and (above := set(prefixes(posixpath.dirname(p) + "/")) | {"/"}) & folders and not above & others}
     reached = close_includes(roots, facts, files, toolkit)
-    named = _named_words(facts, kinds)
-    matched = _matcher(patterns)
+    named = named_words(facts, kinds)
+    matched = name_matcher(patterns)
     out = {p for p in governed - reached if posixpath.basename(p) not in named and not matched(posixpath.basename(p))}
     code = {p for p, kind in kinds.items() if kind in C_SOURCE_KINDS}
-    parts = _parts(out, code)
+    parts = outermost_parts(out, code)
     return {p: (part, f"{part}: no Visual Studio project of the repository lists it, nor does a file they list include "
                       "it, and no other build file sits in or above its folder")
             for p in sorted(out) for part in [parts[p]]}
@@ -156,13 +156,15 @@ def compiled_by_hand(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, st
     return any(kinds.get(path) in SCRIPT_KINDS and f.name in compilers for path, f in of_kind(facts, "flag"))
 
 
-def _named_words(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> set[str]:
+def named_words(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], skip: frozenset[str] = frozenset()
+                ) -> set[str]:
     """The words of every fact of a file that is not C/C++/CUDA code (build files, scripts, Python), and the file
-    names NAMING_KINDS facts give: a file named there may be compiled or read by them."""
+    names NAMING_KINDS facts give: a file named there may be compiled or read by them. `skip`: kinds of files whose
+    words are read otherwise (make_reached reads the Makefiles' own)."""
     out = {posixpath.basename(f.name) for _, f in each_of_kinds(facts, *sorted(NAMING_KINDS))}
     read: set[str] = set()  # a text read once: build files repeat their lines (215 near-copies in cuda-samples)
     for path, items in facts.items():  # the words of the other files' other facts (a C/C++/CUDA file's: none)
-        if kinds.get(path) not in C_SOURCE_KINDS:
+        if kinds.get(path) not in C_SOURCE_KINDS and kinds.get(path) not in skip:
             for f in items:
                 if f.kind not in NAMING_KINDS and (said := f"{f.name} {f.text}") not in read:
                     read.add(said)
@@ -170,7 +172,7 @@ def _named_words(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) 
     return out
 
 
-def _matcher(patterns: Sequence[str]) -> Callable[[str], bool]:
+def name_matcher(patterns: Sequence[str]) -> Callable[[str], bool]:
     """Whether a file name matches one of the names or globs (fnmatch, case-sensitive): names by set lookup and each
     distinct glob once, so a build file listing 100,000 names costs one pass, not one per file (review23: 1074 s)."""
     names = {p for p in patterns if not GLOB_CHARS.search(p)}
@@ -179,7 +181,7 @@ def _matcher(patterns: Sequence[str]) -> Callable[[str], bool]:
     return lambda name: name in names or (combined is not None and combined.match(name) is not None)
 
 
-def _parts(out: set[str], code: set[str]) -> dict[str, str]:
+def outermost_parts(out: set[str], code: set[str]) -> dict[str, str]:
     """For each file of `out`, the outermost folder/ above it whose every C/C++/CUDA file is in `out`, else the file:
     counted per folder once (a check of every code file per folder per file was quadratic in the files)."""
     total: Counter[str] = Counter()
