@@ -3,6 +3,7 @@ path is recognised, and the credit reaches the code their HIP build compiles (an
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -191,6 +192,32 @@ def test_a_sub_project_built_on_its_own_without_rocm_is_one_optional_part(tmp_pa
     assert report["summary"]["class"] == "native"
 
 
+SIBLING_SUBPROJECT = Path(__file__).resolve().parent.parent / "fixtures" / "workloads" / "ported_sibling_subproject"
+
+
+def test_a_sub_project_no_hip_build_reaches_is_required_not_left_out() -> None:
+    """multi-platform-op-lib: the only HIP builds are a sibling folder's own script and source, which reach no build
+    above or inside csrc/gemm/, so no HIP build leaves the CUDA-only GEMM out: it is required and its wgmma kernel
+    (a rewrite, the whole of the extension's kernels) makes the project incompatible."""
+    report = scan(SIBLING_SUBPROJECT)
+    assert not any("a build of its own without ROCm" in root for root in parts_of(report))
+    assert statuses(report, "csrc/gemm/bfgemm_wgmma.cu") == {""}
+    assert report["summary"]["class"] == "incompatible"
+
+
+def test_near_miss_a_hip_build_above_the_sub_project_leaves_it_out(tmp_path: Path) -> None:
+    """The same tree with the hipcc script at the top, above csrc/gemm/: a HIP build that reaches the folder and does
+    not build it, so the GEMM is an optional part and the project native."""
+    tree = tmp_path / "ops"
+    shutil.copytree(SIBLING_SUBPROJECT, tree)
+    (tree / "csrc/global_mem_operation/build_clanghipcc.sh").rename(tree / "build_clanghipcc.sh")
+    report = scan(tree)
+    part = parts_of(report)["csrc/gemm (a build of its own without ROCm)"]
+    assert part["evidence"] == ["csrc/gemm/setup.py builds csrc/gemm on its own, with no ROCm path"]
+    assert statuses(report, "csrc/gemm/bfgemm_wgmma.cu") == {"optional"}
+    assert report["summary"]["class"] == "native"
+
+
 BUILD_FOLDER_HIP = Path(__file__).resolve().parent.parent / "fixtures" / "trees" / "build_folder_hip"
 
 
@@ -214,8 +241,6 @@ def test_a_hip_build_kept_under_build_is_a_rocm_path() -> None:
 def test_a_build_folder_a_build_tool_wrote_into_is_skipped(tmp_path: Path) -> None:
     """Near miss: the same tree with CMake's cache at the top of build/: build output, skipped; the
     shim alone is no HIP build, so the kernels are to port."""
-    import shutil
-
     tree = Path(shutil.copytree(BUILD_FOLDER_HIP, tmp_path / "astra"))
     (tree / "build" / "CMakeCache.txt").write_text("CMAKE_BUILD_TYPE:STRING=Release\n")
     report = _scan_json(tree)

@@ -4,7 +4,7 @@ ROCm path."""
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from migrate.model import Fact
 from migrate.workloads import ported
@@ -38,10 +38,12 @@ def _hipify_module(f: Fact, known: Words) -> bool:
     return bool(names & known.hipify_modules) or any(f.name.startswith(f"{m}.") for m in known.hipify_modules)
 
 
-def left_out_of_hip(facts: Mapping[str, Sequence[Fact]], known: Words) -> tuple[dict[str, str], frozenset[str]]:
+def left_out_of_hip(facts: Mapping[str, Sequence[Fact]], known: Words,
+                    reached: Callable[[str], bool] = lambda folder: True) -> tuple[dict[str, str], frozenset[str]]:
     """Files a HIP build does not compile: named by CMake only in branches a HIP build skips, stopped
     with #error on the HIP side of a guard, or built by a sub-project of their own with no ROCm path (its
-    folder is returned too). Beside a HIP branch of the same file (`if(USE_ROCM)` with its own source list),
+    folder is returned too) inside a build the project's ROCm path reaches (`reached`: build_scopes' reading of
+    which builds the evidence covers). Beside a HIP branch of the same file (`if(USE_ROCM)` with its own source list),
     the branch of the CUDA platform's switch (`if(USE_CUDA)`) is one a HIP build skips, unless the build hipifies
     at configure time (`hipified_at_configure`): then it builds the converted copies of what it skips."""
     listed: dict[str, list[tuple[bool, str]]] = {}  # file -> (named in a CUDA-only branch?, where) per mention
@@ -68,7 +70,7 @@ def left_out_of_hip(facts: Mapping[str, Sequence[Fact]], known: Words) -> tuple[
         if all(skipped for skipped, _ in mentions) and source not in twins and not converted:
             out.setdefault(source, f"{mentions[0][1]} names {source} only where a HIP build does not")
     _headers_of_left_out(facts, out, frozenset(listed))
-    subprojects = _own_builds_without_rocm(facts, listed)
+    subprojects = {path: folder for path, folder in _own_builds_without_rocm(facts, listed).items() if reached(folder)}
     for path, folder in subprojects.items():
         out.setdefault(path, f"{folder}/setup.py builds {folder} on its own, with no ROCm path")
     return out, frozenset(subprojects.values())

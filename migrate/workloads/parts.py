@@ -456,7 +456,12 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             if r.switch in known.compile_pass:
                 gated[path] = next(x for x in regions[r.path] if (x.start, x.end, x.switch) == (r.start, r.end, carrier))
         gate_headers(facts, regions, gated)  # headers included only under `#ifdef __CUDACC__` go with it
-    left_out, subprojects = left_out_of_hip(facts, known) if evidence else ({}, frozenset[str]())
+    rocm_unreached = build_scopes.unreached(facts, kinds, collected, scopes) if evidence else ()
+    # a sub-project is left out of a HIP build only where one reaches its folder: beside HIP builds of sibling folders
+    # only (multi-platform-op-lib's hipcc scripts), a CUDA-only setup.py sub-project is a project of its own, required
+    left_out, subprojects = left_out_of_hip(
+        facts, known, lambda folder: build_scopes.inside(folder, scopes) and not build_scopes.inside(folder, rocm_unreached),
+    ) if evidence else ({}, frozenset[str]())
     unreached = reach.unreached(facts, kinds)
     toolkit = frozenset((f.path, f.line, f.symbol) for f in findings)  # `#include <mma.h>`: CUDA's, by the rule base
     for path, part in (unreferenced(facts, kinds, unreached, toolkit) | unlisted_by_vs_project(facts, kinds, toolkit)
@@ -464,7 +469,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         if path not in unbuilt:  # file by file, what the only build (or a Visual Studio project) reaches
             unreached.setdefault(path, part)
     project = ProjectParts(rocm_path=evidence, rocm_scopes=scopes, left_out_of_hip=left_out,
-                        rocm_unreached=build_scopes.unreached(facts, kinds, collected, scopes) if evidence else (),
+                        rocm_unreached=rocm_unreached,
                         hip_subprojects=subprojects,
                         hip_aware=frozenset(e.path for e in collected if e.strength in HIP_AWARE_STRENGTHS),
                         hip_twinned=hip_twinned(kinds), hip_members=hip_members(kinds),
