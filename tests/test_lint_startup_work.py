@@ -92,3 +92,21 @@ def test_a_lint_of_a_file_in_the_working_folder_never_runs_inspect(
     _, seen = edited
     assert "migrate.workloads.ported" in seen["modules"]  # the readings of the project around the file ran
     assert not {"inspect", "ast", "dis", "tokenize"} & set(seen["modules"])
+
+
+def test_ntpath_is_not_run_by_a_lint(edited: tuple[subprocess.CompletedProcess[str], dict[str, list[str]]]) -> None:
+    """pathlib names ntpath for its Windows paths; a lint on POSIX uses none, so entry defers it (migrate.cli.deferred:
+    ~2 M instructions, most of them ntpath's five failed `import nt`)."""
+    _, seen = edited
+    assert "pathlib" in seen["modules"] and "ntpath" not in seen["modules"]
+
+
+def test_a_windows_path_works_with_ntpath_deferred() -> None:
+    """Near miss: code that does use a Windows path after the deferral gets ntpath run, in the same module object."""
+    probe = ("from migrate.cli import deferred\ndeferred.defer('ntpath')\nimport sys, pathlib\n"
+             "assert deferred.pending('ntpath')\n"
+             "print(pathlib.PureWindowsPath('C:\\\\a\\\\b.cu').as_posix(), sys.modules['ntpath'].join('a', 'b'), "
+             "deferred.pending('ntpath'), sys.modules['ntpath'] is pathlib.ntpath)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), *site.getsitepackages()) if p)}
+    done = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, env=env, check=False)
+    assert done.stdout.split() == ["C:/a/b.cu", "a\\b", "False", "True"], done.stderr

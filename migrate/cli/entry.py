@@ -98,7 +98,8 @@ def lint_or_main(argv: list[str]) -> Callable[[], int]:
         gc.set_threshold(LINT_GC_THRESHOLD)
         from migrate.cli import deferred, startcache
 
-        deferred.defer("inspect", "ipaddress")  # asked only for a dataclass without a docstring, a URL's [host]
+        # asked only for a dataclass without a docstring, a URL's [host], a Windows path (pathlib names ntpath)
+        deferred.defer("inspect", "ipaddress", "ntpath")
         startcache.install()
     from migrate.cli import lint_args
     from migrate.extract import budget
