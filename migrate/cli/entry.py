@@ -98,8 +98,9 @@ def lint_or_main(argv: list[str]) -> Callable[[], int]:
         gc.set_threshold(LINT_GC_THRESHOLD)
         from migrate.cli import deferred, startcache
 
-        # asked only for a dataclass without a docstring, a URL's [host], a Windows path (pathlib names ntpath)
-        deferred.defer("inspect", "ipaddress", "ntpath")
+        # asked only for a dataclass without a docstring, a URL's [host], a Windows path (pathlib names ntpath);
+        # tree_sitter's __init__ (extract/c/ts.py imports the compiled classes from tree_sitter._binding)
+        deferred.defer("inspect", "ipaddress", "ntpath", "tree_sitter")
         startcache.install()
     from migrate.cli import lint_args
     from migrate.extract import budget
