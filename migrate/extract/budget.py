@@ -25,9 +25,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import Any
 
 from migrate.model import Extraction
+
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 FILE_SECONDS = 600.0  # the wall-clock safety net per file; the budget of work (WORK_*) is what bounds a file
 WORK_FREE = 1_000_000  # units of work any file may use (a unit: a node walked, a tree-sitter progress call)

@@ -19,16 +19,19 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from migrate import jsonio, vocabulary
 from migrate.compat import sha256_hex
 from migrate.rulebase import load
 
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import Any
+
+    Records = list[dict[str, Any]]
+
 NAME = "compiled.json"
 FORMAT = 3  # 2: a map as its names and its values' JSON text; 3: a map as one JSON text, each file's name table
-
-Records = list[dict[str, Any]]
 
 
 def path_in(directory: Path) -> Path:

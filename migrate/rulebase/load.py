@@ -9,7 +9,6 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from migrate import __version__, jsonio
 from migrate.compat import sha256_hex
@@ -17,11 +16,16 @@ from migrate.model import Confidence, HipifyState, MigrationClass, RuleInfo, slo
 from migrate.rulebase import datafile
 from migrate.vocabulary import CONSTRUCTS, FACT_KINDS, ROLES
 
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     import jsonschema
 
     from migrate.rulebase.stamps import Digests
     from migrate.rulebase.targets import Arch
+
+    T = TypeVar("T")
 
 SCHEMA_PATH = Path(__file__).with_name("rule.schema.json")
 
@@ -611,7 +615,6 @@ def _entry(value: object) -> Entry:
     return Entry(**fields, value=re.compile(pattern) if pattern else None)
 
 
-T = TypeVar("T")
 _make_matcher = slot_builder(Matcher)
 _make_rule = slot_builder(Rule)
 

@@ -15,11 +15,14 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from migrate import jsonio
 from migrate.compat import sha256_hex
 from migrate.rulebase import datafile, filestamp, load
+
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMAT = 2  # 1 held no data file's digest beside the rule files'
 SUBDIR = "rules"

@@ -11,12 +11,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from sys import intern
-from typing import Any, BinaryIO
 
 from migrate import jsonio
 from migrate.compat import sha256_hex
 from migrate.model import Extraction, Fact, build_fact
 from migrate.scan import storedfiles
+
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 FACT_FIELDS = Fact.__slots__
 _INT, _STR, _OPT_STR, _OPT_INT = (int,), (str,), (str, type(None)), (int, type(None))
