@@ -110,3 +110,45 @@ def test_a_windows_path_works_with_ntpath_deferred() -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), *site.getsitepackages()) if p)}
     done = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, env=env, check=False)
     assert done.stdout.split() == ["C:/a/b.cu", "a\\b", "False", "True"], done.stderr
+
+
+def test_datetime_py_and_signal_py_are_not_run_by_a_lint(
+        edited: tuple[subprocess.CompletedProcess[str], dict[str, list[str]]]) -> None:
+    """orjson and sqlite3 are imported with the C module _datetime standing in for datetime (compat.import_with_c_datetime:
+    ~4 M instructions); extract/budget.py sets its signal handlers through _signal, without signal.py's enums (~3 M)."""
+    _, seen = edited
+    assert {"orjson", "sqlite3.dbapi2", "_datetime", "migrate.extract.budget", "_signal"} <= set(seen["modules"]) | set(
+        seen["at_start"])
+    assert "datetime" not in seen["modules"] and "signal" not in seen["modules"]
+
+
+def test_datetime_imported_after_the_stand_in_is_the_one_orjson_and_sqlite3_use(tmp_path: Path) -> None:
+    """Near miss: code that imports datetime afterwards gets datetime.py, whose classes are those orjson writes and
+    sqlite3's converters make."""
+    probe = ("import sys\nfrom migrate import jsonio\nfrom migrate.scan import cache\n"
+             "print('datetime' in sys.modules)\nimport datetime, _datetime, sqlite3\n"
+             "day = datetime.date(2026, 12, 7)\n"
+             "db = sqlite3.connect(':memory:', detect_types=sqlite3.PARSE_DECLTYPES)\n"
+             "db.execute('create table t (d date)')\n"
+             "import warnings\nwarnings.simplefilter('ignore')\n"
+             "db.execute('insert into t values (?)', (day,))\n"
+             "back = db.execute('select d from t').fetchone()[0]\n"
+             "print(datetime.datetime is _datetime.datetime, type(back) is datetime.date and back == day,"
+             " jsonio.dumps([day, datetime.datetime(2026, 12, 7, 1, 2, tzinfo=datetime.timezone.utc)]).decode())\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), *site.getsitepackages()) if p)}
+    done = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, env=env, check=False)
+    assert done.stdout.split() == ["False", "True", "True", '["2026-12-07","2026-12-07T01:02:00+00:00"]'], done.stderr
+
+
+def test_a_time_limit_puts_back_the_handlers_it_found() -> None:
+    """Near miss for the budget's _signal: the handlers a time limit replaces are the ones set again after it."""
+    import signal
+
+    from migrate.extract import budget
+
+    assert budget.signal.__name__ in ("_signal", "signal")
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGALRM)
+    with budget.time_limit(30):
+        assert signal.getsignal(signal.SIGALRM) is not before[1] and signal.getitimer(signal.ITIMER_REAL)[0] > 0
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGALRM)) == before
+    assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
