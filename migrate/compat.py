@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
 if TYPE_CHECKING:
+    from typing import Any
+
     import tomllib
 
 
@@ -46,6 +48,28 @@ def sha256_hex(data: bytes) -> str:
 
     return hashlib.sha256(data).hexdigest()
 
+
+
+def import_with_c_datetime(name: str) -> object:
+    """`import name`, with the C module `_datetime` standing in for `datetime` while it runs (unless datetime is
+    imported already): orjson's start takes datetime's C API (`datetime.datetime_CAPI`) and sqlite3.dbapi2 its
+    `date`, `time` and `datetime` classes, all of which _datetime defines and datetime.py re-exports, so the
+    pure-Python half of datetime.py (~4 M instructions of an edited-file lint) does not run for them. The classes
+    they keep are the ones `datetime` exports; `datetime` imports as before afterwards."""
+    import importlib
+
+    if "datetime" in sys.modules:
+        return importlib.import_module(name)
+    try:
+        import _datetime  # type: ignore[import-not-found]
+    except ImportError:  # an interpreter with datetime.py's own classes only
+        return importlib.import_module(name)
+    sys.modules["datetime"] = _datetime
+    try:
+        return importlib.import_module(name)
+    finally:
+        if sys.modules.get("datetime") is _datetime:
+            del sys.modules["datetime"]
 
 def __getattr__(name: str) -> object:
     """`tomllib`, imported on first use (PEP 562: `from migrate.compat import tomllib` asks for it here)."""

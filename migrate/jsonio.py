@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
-try:
+from migrate.compat import import_with_c_datetime
+
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import Any
+
     import orjson
-except ImportError:  # pragma: no cover - orjson is a dependency; this keeps a bare install working
-    orjson = None  # type: ignore[assignment]
+else:
+    try:
+        orjson = import_with_c_datetime("orjson")  # not datetime.py's Python classes (compat)
+    except ImportError:  # pragma: no cover - orjson is a dependency; this keeps a bare install working
+        orjson = None
 
 # Where orjson and Python may spell a float differently (Python writes 1e-05, orjson 0.00001 or
 # 1e-7). Literal prefixes keep the search fast; a hit that looks like a number (even one inside a

@@ -7,23 +7,31 @@ from dataclasses import dataclass, field
 from functools import cache
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_args
 
 from migrate.compat import sha256_hex
 
-# The vocabularies of a finding, as types: a value outside them is a type error (mypy) and, where text
-# from outside is read (a cached row, a baseline), refused by `vocabulary_value`.
-MigrationClass = Literal["native", "minor-adaptation", "migration-required", "incompatible"]  # least to most work
-Confidence = Literal["low", "medium", "high"]
-HipifyState = Literal["yes", "partial", "no"]  # whether hipify-perl converts it: the rule's word or measured
-Status = Literal["", "ported", "optional"]  # a ROCm path covers it; in an optional part or import; neither
-PreciseState = Literal["confirmed", "fast-only", "unchecked", "precise-only"]  # with --precise (libclang)
-CompilerState = Literal["", "confirmed", "miss"]  # with `check`: a hip-clang error on its line; one no finding predicted
-CLASSES: tuple[MigrationClass, ...] = get_args(MigrationClass)
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import Any, Literal, TypeVar
+
+    # The vocabularies of a finding, as types: a value outside them is a type error (mypy) and, where text
+    # from outside is read (a cached row, a baseline), refused by `vocabulary_value`. Each tuple below holds
+    # its type's words in this order (tests/test_lint_typing.py).
+    MigrationClass = Literal["native", "minor-adaptation", "migration-required", "incompatible"]  # least to most work
+    Confidence = Literal["low", "medium", "high"]
+    HipifyState = Literal["yes", "partial", "no"]  # whether hipify-perl converts it: the rule's word or measured
+    Status = Literal["", "ported", "optional"]  # a ROCm path covers it; in an optional part or import; neither
+    PreciseState = Literal["confirmed", "fast-only", "unchecked", "precise-only"]  # with --precise (libclang)
+    CompilerState = Literal["", "confirmed", "miss"]  # with `check`: a hip-clang error on its line; one no finding predicted
+    Word = TypeVar("Word", bound=str)
+    T = TypeVar("T")
+else:  # at run time a vocabulary's type is text (modules import the names for their annotations)
+    MigrationClass = Confidence = HipifyState = Status = PreciseState = CompilerState = str
+CLASSES: tuple[MigrationClass, ...] = ("native", "minor-adaptation", "migration-required", "incompatible")
+CONFIDENCES: tuple[Confidence, ...] = ("low", "medium", "high")
+HIPIFY_STATES: tuple[HipifyState, ...] = ("yes", "partial", "no")
+STATUSES: tuple[Status, ...] = ("", "ported", "optional")
 _RANKS: dict[str, int] = {name: rank for rank, name in enumerate(CLASSES)}
-CONFIDENCES: tuple[Confidence, ...] = get_args(Confidence)
-HIPIFY_STATES: tuple[HipifyState, ...] = get_args(HipifyState)
-STATUSES: tuple[Status, ...] = get_args(Status)
 SCHEMA_VERSION = 1
 
 
@@ -40,7 +48,6 @@ def worst_class(names: Iterable[str]) -> MigrationClass:
     return CLASSES[max(ranks)] if ranks else "native"
 
 
-Word = TypeVar("Word", bound=str)
 
 
 def vocabulary_value(value: str, words: tuple[Word, ...]) -> Word:
@@ -214,7 +221,6 @@ class Finding:
         }
 
 
-T = TypeVar("T")
 
 
 def slot_builder(cls: type[T]) -> Callable[[Iterable[object]], T]:

@@ -5,10 +5,13 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
 
 from migrate.rulebase import targets
 from migrate.settings_schema import EFFORT_KEYS, KEYS, problem
+
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 LEVELS = ("default", "configuration file", "command line")  # a layer's index is its level
 # key in the file -> (expected type, Settings attribute); lists become tuples.

@@ -6,7 +6,15 @@ Written once here; the rule schema's enums are filled from it when rules are loa
 construct, or a rule that matches one, needs its name added here first."""
 from __future__ import annotations
 
-from typing import Literal, get_args
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import Literal
+
+    PinKind = Literal["exact", "locked", "range", "unpinned", "variable"]  # PIN_KINDS, in this order
+    Extra = Literal["check", "cluster", "precise", "validate"]  # EXTRAS, in this order
+else:  # at run time the types are text (modules import the names for their annotations)
+    PinKind = Extra = str
+
 
 # kind -> (produced from, what the fact's name is)
 UNKNOWN_DEFAULT = "?"  # a `cli_option`'s default that is no constant (`default=os.cpu_count()`)
@@ -358,8 +366,7 @@ CONSTRUCTS: dict[str, str] = {**C_CONSTRUCTS, **PYTHON_CONSTRUCTS, **BINARY_CONS
 
 # How a package's version is pinned, strongest first: the first kind among a package's pins
 # decides it. A `variable` pin (`torch==${{ matrix.torch }}`) is set elsewhere and cannot be checked.
-PinKind = Literal["exact", "locked", "range", "unpinned", "variable"]
-PIN_KINDS: tuple[PinKind, ...] = get_args(PinKind)
+PIN_KINDS: tuple[PinKind, ...] = ("exact", "locked", "range", "unpinned", "variable")
 FLOATING_PIN_KINDS: frozenset[PinKind] = frozenset({"range", "unpinned"})
 VERSIONED_PIN_KINDS: frozenset[PinKind] = frozenset({"exact", "locked"})
 
@@ -368,8 +375,8 @@ def pin_rank(kind: str) -> int:
     """The place of a pin kind in PIN_KINDS; a kind from an older report ranks after all of them."""
     return PIN_KINDS.index(kind) if kind in PIN_KINDS else len(PIN_KINDS)
 
-# The optional extras of pyproject.toml that a command names when it misses one.
-Extra = Literal["check", "cluster", "precise", "validate"]
+# The optional extras of pyproject.toml that a command names when it misses one (`Extra`, above).
+EXTRAS: tuple[Extra, ...] = ("check", "cluster", "precise", "validate")
 
 
 def install_hint(extra: Extra) -> str:

@@ -3,7 +3,8 @@
 `dataclasses` imports `inspect` (with ast, dis, tokenize, linecache: ~38 M instructions, ~8 % of
 an edited-file lint) for one call: the signature it writes as the docstring of a class that has
 none. Every dataclass on lint's way has a docstring, so a lint of one file never calls it.
-`urllib.parse` (pathlib's) imports `ipaddress` (~6 M) to check a bracketed host of a URL.
+`urllib.parse` (pathlib's) imports `ipaddress` (~6 M) to check a bracketed host of a URL; pathlib
+names `ntpath` (~2 M, five failed `import nt` among it) for Windows paths, which a lint on POSIX never makes.
 `defer(name)` puts the module in sys.modules with its spec and without having run its code; the
 first attribute asked of it that it does not hold yet runs the code, in that same module object,
 which is from then on the module an import would have made (one object, whoever imported it).

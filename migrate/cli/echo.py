@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TextIO
+
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import TextIO
 
 
 def echo(message: str = "", *, err: bool = False, nl: bool = True) -> None:

@@ -90,10 +90,17 @@ def lint_or_main(argv: list[str]) -> Callable[[], int]:
     import gc
     from functools import partial
 
+    threshold = gc.get_threshold()
     if argv[:1] == ["lint"]:  # before lint's modules: their patterns and dataclasses come from the table
+        # a lint process is short-lived and makes little cyclic garbage: collecting every 700 allocations
+        # cost an edited-file lint ~23 M of its ~750 M instructions, and the full collections the imports
+        # below set off ~8 M of its ~326 M: the threshold is set before them
+        gc.set_threshold(LINT_GC_THRESHOLD)
         from migrate.cli import deferred, startcache
 
-        deferred.defer("inspect", "ipaddress")  # asked only for a dataclass without a docstring, a URL's [host]
+        # asked only for a dataclass without a docstring, a URL's [host], a Windows path (pathlib names ntpath);
+        # tree_sitter's __init__ (extract/c/ts.py imports the compiled classes from tree_sitter._binding)
+        deferred.defer("inspect", "ipaddress", "ntpath", "tree_sitter")
         startcache.install()
     elif argv[:1] == ["scan"]:  # a scan's modules too: its parent's imports are serial work before the workers start
         from migrate.cli import startcache
@@ -107,10 +114,8 @@ def lint_or_main(argv: list[str]) -> Callable[[], int]:
     if options is None:
         from migrate.cli.main import main
 
+        gc.set_threshold(*threshold)  # click's commands collect as the interpreter does
         return main
-    # a lint process is short-lived and makes little cyclic garbage: collecting every 700
-    # allocations cost an edited-file lint ~23 M of its ~750 M instructions
-    gc.set_threshold(LINT_GC_THRESHOLD)
     from migrate.cli import lint_run
 
     return partial(lint_run.main, options)

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from migrate.cli.lint_run import FORMATS, LINT_CLASSES, LintOptions
+
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 # option spellings -> LintOptions field, for options that take a value (all repeatable ones are tuples)
 VALUES = {"--select": "select", "--ignore": "ignore", "--per-file-ignores": "per_file_ignores",

@@ -10,19 +10,22 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from migrate.cli import outputs
 from migrate.cli.echo import echo
 from migrate.cli.outputs import usage_error
 from migrate.safetext import terminal
 
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from migrate.lint.run import LintResult
     from migrate.rulebase.load import RuleBase
     from migrate.settings import Settings
 
-T = TypeVar("T")
+    T = TypeVar("T")
+
 
 LINT_CLASSES = ("minor-adaptation", "migration-required", "incompatible")
 FORMATS = ("text", "json", "sarif")

@@ -9,12 +9,16 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, TypeVar
 
 from migrate.cli.echo import echo
 from migrate.safetext import terminal, unicode_text
 
-F = TypeVar("F", bound=Callable[..., Any])
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    F = TypeVar("F", bound=Callable[..., Any])
+
 ALIASES = {"terminal": "text"}
 
 

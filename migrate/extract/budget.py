@@ -19,15 +19,24 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import Any
 
 from migrate.model import Extraction
+
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    import signal
+    from typing import Any
+else:
+    try:  # signal.py's functions without its wrappers, which turn numbers into enums made as it is imported (~3 M
+        # instructions of an edited-file lint): here signals and handlers are only set, read and put back
+        import _signal as signal
+    except ImportError:  # an interpreter without the C module's usual name
+        import signal
 
 FILE_SECONDS = 600.0  # the wall-clock safety net per file; the budget of work (WORK_*) is what bounds a file
 WORK_FREE = 1_000_000  # units of work any file may use (a unit: a node walked, a tree-sitter progress call)

@@ -18,11 +18,14 @@ import time
 from collections.abc import Callable
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any
 
 from migrate import jsonio
 from migrate.compat import sha256_hex
 from migrate.rulebase import filestamp
+
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMAT = 1
 RACY_NS = filestamp.RACY_NS  # this module's own name, so that a test can set it for this memo alone

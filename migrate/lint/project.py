@@ -8,13 +8,13 @@ import os
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from migrate.model import Finding, SourceFile, evolve
 from migrate.rulebase.load import RuleBase
 from migrate.settings import Settings
 from migrate.vocabulary import BUILD_FILE_KINDS
 
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
 if TYPE_CHECKING:
     from migrate.scan.analyse import Outcome
     from migrate.workloads.parts import ProjectParts, Words  # imported when a project is read: a file linted alone never is

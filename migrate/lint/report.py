@@ -6,13 +6,16 @@ import os
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from migrate import __version__, jsonio, schemas
 from migrate.lint.run import LintResult
 from migrate.model import SCHEMA_VERSION, Finding, Target
 from migrate.rulebase.load import RuleBase
 from migrate.safetext import json_escaped, terminal
+
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMATS = ("text", "json", "sarif")
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from migrate.model import Finding
 from migrate.rulebase.load import Rule, RuleBase
 
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
 if TYPE_CHECKING:
     from migrate.extract.comments import Comment
 

@@ -7,11 +7,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, get_args
 
 from migrate.model import CLASSES, MigrationClass
 from migrate.rulebase import datafile
 from migrate.rulebase.load import RuleError, default_rules_dir
+
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Band = Literal["small", "medium", "large"]  # BANDS, in this order
+else:  # at run time the type is text
+    Band = str
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +64,7 @@ def torch_hipified(directory: Path | None = None, version: str = "") -> frozense
     return frozenset(includes)
 
 
-Band = Literal["small", "medium", "large"]
-BANDS: tuple[str, ...] = get_args(Band)
+BANDS: tuple[Band, ...] = ("small", "medium", "large")
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,11 +14,14 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
 
 from migrate import jsonio
 from migrate.compat import sha256_hex
 from migrate.rulebase import filestamp
+
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 # relative to a rules directory
 TWINNED = ("targets/gpus.yaml", "alternatives/routes.yaml", "stack/matrix.yaml", "workloads/optional.yaml",

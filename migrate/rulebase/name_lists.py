@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from migrate.rulebase import datafile
+
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @cache

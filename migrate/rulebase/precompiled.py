@@ -10,7 +10,6 @@ import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from migrate import __version__, jsonio, vocabulary
 from migrate.rulebase import compiled
@@ -24,6 +23,10 @@ from migrate.rulebase.load import (
     default_rules_dir,
     from_records,
 )
+
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 SUBDIR = "rules"
 FORMAT = 2  # of the cached file; 1 was a pickle

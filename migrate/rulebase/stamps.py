@@ -15,11 +15,14 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from migrate import jsonio
 from migrate.compat import sha256_hex
 from migrate.rulebase import datafile, filestamp, load
+
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMAT = 2  # 1 held no data file's digest beside the rule files'
 SUBDIR = "rules"
@@ -41,8 +44,8 @@ def digests(directory: Path, cache_dir: Path | None) -> Digests:
     """The directory's digests: from the memo in `cache_dir` when every data file's stamp is the one
     recorded, else computed from the files' bytes (and the memo written)."""
     started = time.time_ns()
-    paths = load.data_files(directory)
-    rels = [p.relative_to(directory).as_posix() for p in paths]
+    named = load.data_file_names(directory)
+    paths, rels = [path for path, _ in named], [rel for _, rel in named]
     try:
         stamps = [stamp_of(os.stat(p)) for p in paths]
     except OSError:
@@ -54,18 +57,19 @@ def digests(directory: Path, cache_dir: Path | None) -> Digests:
         _write(memo, rels, stamps, started, found)
     for path, rel, stamp in zip(paths, rels, stamps, strict=True):  # what datafile need not hash again
         if max(stamp[1], stamp[2]) < started - RACY_NS and rel in found.data_files:
-            datafile.know(os.fspath(path), stamp, found.data_files[rel])
+            datafile.know(path, stamp, found.data_files[rel])
     return found
 
 
-def _computed(directory: Path, paths: list[Path], rels: list[str]) -> Digests:
+def _computed(directory: Path, paths: list[str], rels: list[str]) -> Digests:
     """Every file read once: load.data_digest's digest and the rule files' own."""
     import hashlib  # here: a run whose stamps are the memo's hashes none of the files
 
     whole = hashlib.sha256()
     data_files: dict[str, str] = {}
     for path, rel in zip(paths, rels, strict=True):
-        raw = path.read_bytes()
+        with open(path, "rb") as handle:
+            raw = handle.read()
         whole.update(load.digest_part(rel, raw))
         data_files[rel] = hashlib.sha256(raw).hexdigest()
     return Digests(version=whole.hexdigest()[:10], rule_files={rel: data_files[rel] for rel in rels if "/" not in rel},

@@ -5,10 +5,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir, version_tuple
+
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class TargetError(Exception):

@@ -6,17 +6,22 @@ not decode to values of the right types is a miss."""
 from __future__ import annotations
 
 import itertools
-import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from sys import intern
-from typing import Any, BinaryIO
 
 from migrate import jsonio
-from migrate.compat import sha256_hex
+from migrate.compat import import_with_c_datetime, sha256_hex
 from migrate.model import Extraction, Fact, build_fact
 from migrate.scan import storedfiles
+
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    import sqlite3
+    from typing import Any, BinaryIO
+else:
+    sqlite3 = import_with_c_datetime("sqlite3")  # not datetime.py's Python classes (compat)
 
 FACT_FIELDS = Fact.__slots__
 _INT, _STR, _OPT_STR, _OPT_INT = (int,), (str,), (str, type(None)), (int, type(None))

@@ -18,12 +18,12 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from migrate.model import Skipped, SourceFile
 from migrate.scan.readfile import read_regular
 from migrate.scan.vendored import MARKER_BYTES, module_copy, nvidia_copy, vendored_folder
 
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
 if TYPE_CHECKING:  # pathspec (and git, in _listing) only when a folder is walked or a pattern given:
     import pathspec  # lint of named files, the pre-commit case, needs neither
 

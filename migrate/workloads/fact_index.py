@@ -7,13 +7,17 @@ order, for any mapping; for a `ProjectFacts` the list is made once, with every k
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, TypeVar
 
 from migrate.model import Fact
 
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
+
 Placed = tuple[str, Fact]  # the file, one of its facts
 _NONE: tuple[Placed, ...] = ()
-T = TypeVar("T")
 
 
 class ProjectFacts(dict[str, tuple[Fact, ...]]):

@@ -43,6 +43,8 @@ SHOWN = 6  # evidence items a workload lists
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
+    """One piece of ROCm-path evidence: where it is, how strong it is and what it says."""
+
     path: str
     line: int
     strength: str  # ci, package, platform, build, install, source, runtime

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+
+TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Needled:

@@ -17,21 +17,30 @@ import time
 from functools import cache, lru_cache
 from pathlib import Path
 
-import tree_sitter
 import tree_sitter_cuda
 
 from migrate.extract import budget
 from migrate.extract.budget import CpuExceeded, WorkExceeded, native_call
 
-Node = tree_sitter.Node
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_sitter import Language, Parser
+    from tree_sitter import Node as Node  # noqa: PLC0414 - re-exported: the extractors name it ts.Node
+else:
+    try:  # the compiled classes themselves: the package's __init__ re-exports them, and imports typing (~10 M
+        # instructions) for a Protocol nothing here uses; a lint process defers that __init__ (migrate/cli/entry.py)
+        from tree_sitter._binding import Language, Node, Parser
+    except ImportError:  # a tree-sitter release that keeps them elsewhere
+        from tree_sitter import Language, Node, Parser
+
 CALLS_FREE = 1_000
 CALLS_PER_BYTE = 0.25
 MAX_DEPTH = 10_000  # levels of named nodes; cuda-samples' deepest tree has 34, clang's default -fbracket-depth is 256
 
 
 @lru_cache(maxsize=1)
-def _language() -> tree_sitter.Language:
-    return tree_sitter.Language(tree_sitter_cuda.language())
+def _language() -> Language:
+    return Language(tree_sitter_cuda.language())
 
 
 @cache
@@ -110,11 +119,11 @@ def parse(source: bytes) -> Node:
 _PARSERS = threading.local()
 
 
-def _parser() -> tree_sitter.Parser:
+def _parser() -> Parser:
     """This thread's parser, made once: a new parser per parse took a 100-byte body's parse from 38 to 57 µs."""
-    parser: tree_sitter.Parser | None = getattr(_PARSERS, "parser", None)
+    parser: Parser | None = getattr(_PARSERS, "parser", None)
     if parser is None:
-        parser = _PARSERS.parser = tree_sitter.Parser(_language())
+        parser = _PARSERS.parser = Parser(_language())
     return parser
 
 

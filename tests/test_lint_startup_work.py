@@ -1,0 +1,154 @@
+"""What an edited-file lint in its own process does not do (issue 33, lint of one file toward 60 ms): each
+test names one piece of work a lint of one small file left out and fails when it comes back. The probe
+runs `rocm-migrate lint` twice on a kernel edited before each run (the first run compiles the caches, the
+second is the edited-file lint a pre-commit hook runs) with `python -S` (no site hook of this machine's
+interpreter imports modules first) and reports, from an atexit callback, what the second run did."""
+from __future__ import annotations
+
+import json
+import os
+import site
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tests.conftest import ROOT
+
+KERNEL = ("#include <cuda_runtime.h>\n__global__ void reduce(float* v, int n) {{\n  float x = v[threadIdx.x];\n"
+          "  for (int offset = 16; offset > 0; offset /= 2) x += __shfl_down_sync(0xffffffff, x, offset);\n"
+          "  if (threadIdx.x == 0) v[{run}] = x;\n}}\n")
+PROBE = """import atexit, json, os, sys
+start = set(sys.modules)
+def said():
+    from migrate.cli import deferred
+    seen = {"modules": sorted(n for n in sys.modules if n not in start and not deferred.pending(n)),
+            "at_start": sorted(start)}
+    os.write(2, ("PROBE " + json.dumps(seen) + "\\n").encode())
+atexit.register(said)
+from migrate.cli.entry import run
+run()
+"""
+
+
+def _probe(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, list[str]]]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", ""),
+                                                      *site.getsitepackages()) if p),
+               ROCM_MIGRATE_CACHE_DIR=str(tmp_path / "cache"), PYTHONPYCACHEPREFIX=str(tmp_path / "pycache"))
+    source = tmp_path / "reduce.cu"
+    for run in range(2):  # the first run compiles the caches; the second is an edited-file lint
+        source.write_text(KERNEL.format(run=run))
+        done = subprocess.run([sys.executable, "-S", "-c", PROBE, "lint", *args], capture_output=True, text=True,
+                              env=env, cwd=tmp_path, check=False)
+    line = [x for x in done.stderr.splitlines() if x.startswith("PROBE ")]
+    assert line, done.stderr
+    return done, json.loads(line[-1][len("PROBE "):])
+
+
+@pytest.fixture(scope="module")
+def edited(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], dict[str, list[str]]]:
+    return _probe(tmp_path_factory.mktemp("lint20"), "reduce.cu")
+
+
+def test_an_edited_file_lint_finds_what_it_found(edited: tuple[subprocess.CompletedProcess[str], dict[str, list[str]]]) -> None:
+    done, _ = edited
+    assert done.returncode == 1 and "HIP4010" in done.stdout and "1 file checked" in done.stderr
+
+
+def test_the_collector_s_threshold_is_raised_before_lint_s_modules_are_imported(tmp_path: Path,
+                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """migrate.cli.entry.lint_or_main raises the young generation's threshold before the start table is installed and
+    lint's modules imported: with the interpreter's 700 the imports set off ~15 more collections, each over every
+    young object (~8 M instructions of an edited-file lint's ~326 M)."""
+    import gc
+
+    from migrate.cli import entry, startcache
+    from migrate.extract import budget
+
+    source = tmp_path / "reduce.cu"
+    source.write_text(KERNEL.format(run=0))
+    seen: list[int] = []
+    monkeypatch.setattr(startcache, "install", lambda: seen.append(gc.get_threshold()[0]))
+    monkeypatch.setattr(budget, "_WHEN_MACHINE_DEPENDENT", [])
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700)
+        entry.lint_or_main(["lint", str(source)])
+        assert seen == [entry.LINT_GC_THRESHOLD] and gc.get_threshold()[0] == entry.LINT_GC_THRESHOLD
+        # near miss: a lint command line cli/lint_args.py does not read runs click's command, which collects as before
+        gc.set_threshold(700)
+        entry.lint_or_main(["lint", str(source), "--fail-on", "nonsense"])
+        assert seen == [entry.LINT_GC_THRESHOLD] * 2 and gc.get_threshold()[0] == 700
+    finally:
+        gc.set_threshold(*before)
+
+
+def test_a_lint_of_a_file_in_the_working_folder_never_runs_inspect(
+        edited: tuple[subprocess.CompletedProcess[str], dict[str, list[str]]]) -> None:
+    """A file inside the folder lint runs in brings the project's readings (migrate.workloads: ported evidence) on
+    lint's way; a dataclass there without a docstring made dataclasses ask inspect for its signature (~30 M
+    instructions with ast, dis and tokenize). tests/test_deferred.py checks a file outside the working folder."""
+    _, seen = edited
+    assert "migrate.workloads.ported" in seen["modules"]  # the readings of the project around the file ran
+    assert not {"inspect", "ast", "dis", "tokenize"} & set(seen["modules"])
+
+
+def test_ntpath_is_not_run_by_a_lint(edited: tuple[subprocess.CompletedProcess[str], dict[str, list[str]]]) -> None:
+    """pathlib names ntpath for its Windows paths; a lint on POSIX uses none, so entry defers it (migrate.cli.deferred:
+    ~2 M instructions, most of them ntpath's five failed `import nt`)."""
+    _, seen = edited
+    assert "pathlib" in seen["modules"] and "ntpath" not in seen["modules"]
+
+
+def test_a_windows_path_works_with_ntpath_deferred() -> None:
+    """Near miss: code that does use a Windows path after the deferral gets ntpath run, in the same module object."""
+    probe = ("from migrate.cli import deferred\ndeferred.defer('ntpath')\nimport sys, pathlib\n"
+             "assert deferred.pending('ntpath')\n"
+             "print(pathlib.PureWindowsPath('C:\\\\a\\\\b.cu').as_posix(), sys.modules['ntpath'].join('a', 'b'), "
+             "deferred.pending('ntpath'), sys.modules['ntpath'] is pathlib.ntpath)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), *site.getsitepackages()) if p)}
+    done = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, env=env, check=False)
+    assert done.stdout.split() == ["C:/a/b.cu", "a\\b", "False", "True"], done.stderr
+
+
+def test_datetime_py_and_signal_py_are_not_run_by_a_lint(
+        edited: tuple[subprocess.CompletedProcess[str], dict[str, list[str]]]) -> None:
+    """orjson and sqlite3 are imported with the C module _datetime standing in for datetime (compat.import_with_c_datetime:
+    ~4 M instructions); extract/budget.py sets its signal handlers through _signal, without signal.py's enums (~3 M)."""
+    _, seen = edited
+    assert {"orjson", "sqlite3.dbapi2", "_datetime", "migrate.extract.budget", "_signal"} <= set(seen["modules"]) | set(
+        seen["at_start"])
+    assert "datetime" not in seen["modules"] and "signal" not in seen["modules"]
+
+
+def test_datetime_imported_after_the_stand_in_is_the_one_orjson_and_sqlite3_use(tmp_path: Path) -> None:
+    """Near miss: code that imports datetime afterwards gets datetime.py, whose classes are those orjson writes and
+    sqlite3's converters make."""
+    probe = ("import sys\nfrom migrate import jsonio\nfrom migrate.scan import cache\n"
+             "print('datetime' in sys.modules)\nimport datetime, _datetime, sqlite3\n"
+             "day = datetime.date(2026, 12, 7)\n"
+             "db = sqlite3.connect(':memory:', detect_types=sqlite3.PARSE_DECLTYPES)\n"
+             "db.execute('create table t (d date)')\n"
+             "import warnings\nwarnings.simplefilter('ignore')\n"
+             "db.execute('insert into t values (?)', (day,))\n"
+             "back = db.execute('select d from t').fetchone()[0]\n"
+             "print(datetime.datetime is _datetime.datetime, type(back) is datetime.date and back == day,"
+             " jsonio.dumps([day, datetime.datetime(2026, 12, 7, 1, 2, tzinfo=datetime.timezone.utc)]).decode())\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), *site.getsitepackages()) if p)}
+    done = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, env=env, check=False)
+    assert done.stdout.split() == ["False", "True", "True", '["2026-12-07","2026-12-07T01:02:00+00:00"]'], done.stderr
+
+
+def test_a_time_limit_puts_back_the_handlers_it_found() -> None:
+    """Near miss for the budget's _signal: the handlers a time limit replaces are the ones set again after it."""
+    import signal
+
+    from migrate.extract import budget
+
+    assert budget.signal.__name__ in ("_signal", "signal")
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGALRM)
+    with budget.time_limit(30):
+        assert signal.getsignal(signal.SIGALRM) is not before[1] and signal.getitimer(signal.ITIMER_REAL)[0] > 0
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGALRM)) == before
+    assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
