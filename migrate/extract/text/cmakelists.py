@@ -7,7 +7,7 @@ import dataclasses
 import itertools
 import posixpath
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from migrate.extract.c.guards import SWITCH_NAME, UNDERSCORED_SWITCH_NAME
@@ -660,24 +660,35 @@ def _switch_value(command: Command, where: _Positions, *, top: bool = False) -> 
                  role="top" if top else "")]
 
 
-def _root_names(commands: list[Command]) -> frozenset[str]:
-    """Variables the file sets to its own folder (`set(ROOT_PATH ${CMAKE_CURRENT_SOURCE_DIR})`, DeployAI/nndeploy
-    CMakeLists.txt:89, then `file(GLOB_RECURSE ... "${ROOT_PATH}/source/nndeploy/inference/tensorrt/*.cc")`):
-    a path under one of them is a path under the folder, as under the variable itself."""
-    return frozenset(c.arguments[0].text for c in commands if c.name == "set" and len(c.arguments) == 2
-                     and DIRECTORY_VARIABLES.sub("", c.arguments[1].text + "/") == "")
+def _root_names(commands: list[Command]) -> dict[str, str]:
+    """Variables the file sets to its own folder or a fixed folder below it, with that folder relative to the file's
+    (`set(ROOT_PATH ${CMAKE_CURRENT_SOURCE_DIR})`, DeployAI/nndeploy CMakeLists.txt:89, then `file(GLOB_RECURSE ...
+    "${ROOT_PATH}/source/nndeploy/inference/tensorrt/*.cc")`: ""; `set(CPP_SOURCES_FOLDER
+    "${CMAKE_CURRENT_LIST_DIR}/src")`, Ogarantia/phoenix_core bdf9edef CMakeLists.txt:27: "src"): a path under one of
+    them is a path under that folder. A variable set to two different values is none of them (which one a later
+    command reads depends on the order)."""
+    seen: dict[str, set[str]] = {}
+    for c in commands:
+        if c.name == "set" and len(c.arguments) == 2:
+            value = c.arguments[1].text + "/"
+            rest = DIRECTORY_VARIABLES.sub("", value)
+            fixed = rest != value and "$" not in rest and ".." not in rest.split("/")
+            seen.setdefault(c.arguments[0].text, set()).add(rest.strip("/") if fixed else "\0")
+    return {name: folder for name, (folder, *more) in ((n, sorted(v)) for n, v in seen.items())
+            if not more and folder != "\0"}
 
 
-def _from_folder(path: str, roots: frozenset[str]) -> str:
-    """The path with a leading folder variable (DIRECTORY_VARIABLES, or one of the file's `roots`) taken off."""
+def _from_folder(path: str, roots: Mapping[str, str]) -> str:
+    """The path with a leading folder variable (DIRECTORY_VARIABLES) taken off, or one of the file's `roots` put in
+    as the folder it names."""
     if roots and path.startswith("${"):
         name, close, rest = path[2:].partition("}")
         if close and name in roots and rest.startswith("/"):
-            return rest[1:]
+            return f"{roots[name]}/{rest[1:]}" if roots[name] else rest[1:]
     return DIRECTORY_VARIABLES.sub("", path)
 
 
-def _build_parts(command: Command, where: _Positions, roots: frozenset[str]) -> list[Fact]:
+def _build_parts(command: Command, where: _Positions, roots: Mapping[str, str]) -> list[Fact]:
     args = command.arguments
     line, col = where(command.start)
     if (command.name in ("option", "cmake_dependent_option") or command.name.endswith("_option")) and args \
@@ -737,7 +748,7 @@ def _definitions(command: Command, where: _Positions) -> list[Fact]:
     return out
 
 
-def _globs(command: Command, where: _Positions, roots: frozenset[str]) -> list[Fact]:
+def _globs(command: Command, where: _Positions, roots: Mapping[str, str]) -> list[Fact]:
     """file(GLOB[_RECURSE] VAR [options] patterns...): one `build_source` per source pattern (relative to the
     listing's folder; the text is the mode and the variable), expanded against the project's files by
     workloads/parts.py. https://cmake.org/cmake/help/latest/command/file.html#glob"""
