@@ -49,7 +49,6 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-
 def import_with_c_datetime(name: str) -> object:
     """`import name`, with the C module `_datetime` standing in for `datetime` while it runs (unless datetime is
     imported already): orjson's start takes datetime's C API (`datetime.datetime_CAPI`) and sqlite3.dbapi2 its
@@ -70,6 +69,7 @@ def import_with_c_datetime(name: str) -> object:
     finally:
         if sys.modules.get("datetime") is _datetime:
             del sys.modules["datetime"]
+
 
 def __getattr__(name: str) -> object:
     """`tomllib`, imported on first use (PEP 562: `from migrate.compat import tomllib` asks for it here)."""
