@@ -19,7 +19,10 @@ from migrate.extract.text.cmakelists import SOURCE_SUFFIXES
 from migrate.extract.text.lines import Logical, fact
 from migrate.model import Fact
 
-ASSIGNMENT = re.compile(r"^\s*(?:export\s+|override\s+)*(\.?[A-Za-z_][\w.]*)\s*(\+|\?|:{1,3}|!)?=\s*(.*?)\s*$")
+# a variable assignment (`X = a`, `X += b`, `X ?= c`, `X := d`, `X != cmd`; names may hold `.` and `-`): the name, the
+# operator's first part (`+`, `?`, `:`, `!` or none) and the value
+# (https://www.gnu.org/software/make/manual/html_node/Setting.html); make_reach reads the same lines
+ASSIGNMENT = re.compile(r"^\s*(?:export\s+|override\s+)*(\.?[A-Za-z_][\w.-]*)\s*(\+|\?|:{1,3}|!)?=\s*(.*?)\s*$")
 RULE = re.compile(r"^([^\t:=#][^:=#]*)(::?)(?!=)\s*(.*)$")  # group 1 keeps trailing blanks: its words are split
 REFERENCE = re.compile(r"\$[({]([A-Za-z_][\w.]*)[)}]")
 # lines whose first word is a make directive, not a rule (https://www.gnu.org/software/make/manual/html_node/Quick-Reference.html)

@@ -19,10 +19,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from migrate.extract.text.cmakelists import SOURCE_SUFFIXES
 from migrate.extract.text.lines import Logical, fact
+from migrate.extract.text.make_goals import ASSIGNMENT
 from migrate.model import Fact
 
 OBJECT_SUFFIXES = (".o", ".obj")
-ASSIGNMENT = re.compile(r"^\s*(?:export\s+|override\s+)*([A-Za-z_][\w.-]*)\s*(\+=|:=|::=|:::=|\?=|!=|=)\s*(.*?)\s*$")
 RECIPE = re.compile(r"^\t")
 DIRECTIVE = re.compile(r"^\s*(?:-?include|sinclude|ifeq|ifneq|ifdef|ifndef|else|endif|define|endef|export|unexport|"
                        r"override|vpath|undefine)\b")
@@ -42,7 +42,7 @@ def facts(logicals: Sequence[Logical]) -> list[Fact]:
     for logical in logicals:
         if not RECIPE.match(logical.text) and (m := ASSIGNMENT.match(logical.text)):
             shell = UNPLACED + ("*" if MENTIONS_FILES.search(m.group(3)) else "")  # `X != find . -name '*.cu'`
-            values.setdefault(m.group(1), []).append(shell if m.group(2) == "!=" else m.group(3))
+            values.setdefault(m.group(1), []).append(shell if m.group(2) == "!" else m.group(3))
     expander = _Expander(values)
     lines: list[tuple[Logical, str, bool]] = []  # (line, expanded text, whether a recipe)
     for logical in logicals:
