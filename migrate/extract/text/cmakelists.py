@@ -667,15 +667,16 @@ def _root_names(commands: list[Command]) -> dict[str, str]:
     "${CMAKE_CURRENT_LIST_DIR}/src")`, Ogarantia/phoenix_core bdf9edef CMakeLists.txt:27: "src"): a path under one of
     them is a path under that folder. A variable set to two different values is none of them (which one a later
     command reads depends on the order)."""
-    seen: dict[str, set[str]] = {}
+    folders: dict[str, str | None] = {}  # None: set to something else too
     for c in commands:
         if c.name == "set" and len(c.arguments) == 2:
             value = c.arguments[1].text + "/"
             rest = DIRECTORY_VARIABLES.sub("", value)
             fixed = rest != value and "$" not in rest and ".." not in rest.split("/")
-            seen.setdefault(c.arguments[0].text, set()).add(rest.strip("/") if fixed else "\0")
-    return {name: folder for name, (folder, *more) in ((n, sorted(v)) for n, v in seen.items())
-            if not more and folder != "\0"}
+            folder = rest.strip("/") if fixed else None
+            name = c.arguments[0].text
+            folders[name] = folder if folders.get(name, folder) == folder else None
+    return {name: folder for name, folder in folders.items() if folder is not None}
 
 
 def _from_folder(path: str, roots: Mapping[str, str]) -> str:
