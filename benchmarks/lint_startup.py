@@ -86,18 +86,24 @@ def _folder(env: dict[str, str]) -> str:
 
 
 def site_code(python: str) -> list[str]:
-    """The .pth files in `python`'s site folders with lines that run code (`import ...`): work every
-    start of that interpreter pays (an editable install's finder, a sandbox's hook) that a clean
-    virtual environment with the wheel installed does not."""
-    probe = ("import os, site, sys\n"
-             "dirs = [*site.getsitepackages(), site.getusersitepackages()] if hasattr(site, 'getsitepackages') else []\n"
-             "for d in dirs:\n"
-             "    for n in sorted(os.listdir(d)) if os.path.isdir(d) else ():\n"
-             "        if n.endswith('.pth'):\n"
-             "            with open(os.path.join(d, n), errors='replace') as f:\n"
-             "                if any(l.startswith(('import ', 'import\t')) for l in f): print(os.path.join(d, n))\n")
+    """The .pth files in `python`'s site folders with lines that run code: work every start of that
+    interpreter pays (a sandbox's hook, setuptools' distutils shim) that a clean virtual environment
+    with the wheel installed pays only in part or not at all."""
+    probe = "import site; print('\\n'.join([*site.getsitepackages(), site.getusersitepackages()]))"
     done = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=False)
-    return done.stdout.split()
+    return pth_with_code([Path(line) for line in done.stdout.splitlines() if line])
+
+
+def pth_with_code(folders: list[Path]) -> list[str]:
+    """The .pth files in `folders` with a line site.py executes (one that starts with `import` and a
+    space or a tab); lines naming folders only extend sys.path."""
+    found = []
+    for folder in folders:
+        for pth in sorted(folder.glob("*.pth")) if folder.is_dir() else ():
+            lines = pth.read_text(encoding="utf-8", errors="replace").splitlines()
+            if any(line.startswith(("import ", "import\t")) for line in lines):
+                found.append(str(pth))
+    return found
 
 
 def measure(name: str, repeat: int, make_args, env: dict[str, str], before=None) -> None:  # type: ignore[no-untyped-def]
