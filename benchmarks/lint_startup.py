@@ -196,7 +196,7 @@ def main() -> int:
         print(f"python {version} ({Interpreter.path}), {args.repeat} runs each, one {len(KERNEL)}-byte .cu file; "
               f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         for pth in site_code(Interpreter.path):
-            print(f"  note: site runs code from {pth} at every start of this interpreter (a clean venv does not)")
+            print(f"  note: site runs code from {pth} at every start of this interpreter: in every row")
         measure("python -c pass", args.repeat, lambda: [Interpreter.path, "-c", "pass"], env)
         measure("python -S -c pass (no site, no .pth files)", args.repeat, lambda: [Interpreter.path, "-S", "-c", "pass"], env)
         measure("rocm-migrate --version", args.repeat, lambda: [Interpreter.path, "-m", "migrate", "--version"], env)
