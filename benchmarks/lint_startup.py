@@ -2,7 +2,7 @@
 """Wall time of `rocm-migrate lint` on one small file, each run a new process.
 
     python benchmarks/lint_startup.py [--repeat 7] [--importtime] [--instructions] [--before CHECKOUT]
-                                      [--project TREE] [--server]
+                                      [--project TREE] [--server] [--python PYTHON] [--script ROCM_MIGRATE]
 
 Rows: the interpreter alone, the CLI's --version, lint with an empty cache (rules parsed,
 validated and precompiled), lint of a file EDITED before each run (the pre-commit case after an
@@ -20,6 +20,13 @@ project around the file, as a pre-commit hook in a repository does), edited and 
 cli/lint_server.py), alternated with the same lint in its own process: the wall time is the whole
 command's (the client and the server's forked child); the CPU time and, with --instructions, the
 instruction count are the client process's alone (the server's work shows in the wall time only).
+--python PYTHON: the interpreter every row runs (default: the one running this script). The start of
+an interpreter whose site-packages hold .pth files that run code (an editable install's finder, a
+sandbox's certificate hook) includes that code, which a user's virtual environment does not run:
+the script names those files, and the row `python -S -c pass` shows the start without site.
+--script ROCM_MIGRATE: also the edited-file lint through a console script (a wheel installed in a
+clean virtual environment, as a pre-commit hook runs it), alternated with this code's `-m` lint; the
+script runs its own installed copy of the code, not the checkout's.
 """
 from __future__ import annotations
 
@@ -47,6 +54,11 @@ __global__ void reduce(float* v, int n) {{
 """
 
 
+class Interpreter:
+    """The interpreter every row runs (--python)."""
+
+    path = sys.executable
+
 RACY_SECONDS = 3.5  # migrate.scan.replay.RACY_NS and a margin
 
 
@@ -60,10 +72,38 @@ def timed_cpu(args: list[str], env: dict[str, str]) -> tuple[float, float]:
     started = time.perf_counter()
     # `python -m` puts the working directory first on sys.path: run in the folder of the code timed
     subprocess.run(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
-                   cwd=env["PYTHONPATH"].split(os.pathsep)[0])
+                   cwd=_folder(env))
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime
+
+
+def _folder(env: dict[str, str]) -> str:
+    """Where a row runs: the folder of the code timed (`python -m` puts the working folder first on
+    sys.path), or, for a console script's installed code (no PYTHONPATH), the temporary folder."""
+    path = env.get("PYTHONPATH", "")
+    return path.split(os.pathsep)[0] if path else tempfile.gettempdir()
+
+
+def site_code(python: str) -> list[str]:
+    """The .pth files in `python`'s site folders with lines that run code: work every start of that
+    interpreter pays (a sandbox's hook, setuptools' distutils shim) that a clean virtual environment
+    with the wheel installed pays only in part or not at all."""
+    probe = "import site; print('\\n'.join([*site.getsitepackages(), site.getusersitepackages()]))"
+    done = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=False)
+    return pth_with_code([Path(line) for line in done.stdout.splitlines() if line])
+
+
+def pth_with_code(folders: list[Path]) -> list[str]:
+    """The .pth files in `folders` with a line site.py executes (one that starts with `import` and a
+    space or a tab); lines naming folders only extend sys.path."""
+    found = []
+    for folder in folders:
+        for pth in sorted(folder.glob("*.pth")) if folder.is_dir() else ():
+            lines = pth.read_text(encoding="utf-8", errors="replace").splitlines()
+            if any(line.startswith(("import ", "import\t")) for line in lines):
+                found.append(str(pth))
+    return found
 
 
 def measure(name: str, repeat: int, make_args, env: dict[str, str], before=None) -> None:  # type: ignore[no-untyped-def]
@@ -81,15 +121,21 @@ def measure(name: str, repeat: int, make_args, env: dict[str, str], before=None)
 def alternated(envs: dict[str, dict[str, str]], repeat: int, args: list[str],
                before: Callable[[int], None]) -> None:
     """The same command under each environment, one run of each in turn (load drifts alike for all)."""
-    times: dict[str, list[float]] = {name: [] for name in envs}
-    cpu: dict[str, list[float]] = {name: [] for name in envs}
+    alternated_commands({name: (args, env) for name, env in envs.items()}, repeat, before)
+
+
+def alternated_commands(commands: dict[str, tuple[list[str], dict[str, str]]], repeat: int,
+                        before: Callable[[int], None]) -> None:
+    """Each command in turn, one run of each (load drifts alike for all)."""
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
     for run in range(repeat):
-        for name, env in envs.items():
+        for name, (args, env) in commands.items():
             before(run)
             wall, used = timed_cpu(args, env)
             times[name].append(wall)
             cpu[name].append(used)
-    for name in envs:
+    for name in commands:
         print(f"{name:<44} min {min(times[name]) * 1000:7.1f} ms   median "
               f"{statistics.median(times[name]) * 1000:7.1f} ms   CPU median {statistics.median(cpu[name]) * 1000:7.1f} ms"
               f"   (alternated)")
@@ -97,13 +143,13 @@ def alternated(envs: dict[str, dict[str, str]], repeat: int, args: list[str],
 
 def instructions(args: list[str], env: dict[str, str]) -> int | None:
     """Instructions executed by one run of `args`, in the folder of the code measured (see timed_cpu)."""
-    return cachegrind(args, env=env, cwd=env["PYTHONPATH"].split(os.pathsep)[0])
+    return cachegrind(args, env=env, cwd=_folder(env))
 
 
 def importtime(source: Path, env: dict[str, str], top: int = 15) -> None:
-    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "migrate", "lint", str(source)],
+    out = subprocess.run([Interpreter.path, "-X", "importtime", "-m", "migrate", "lint", str(source)],
                          env=env, capture_output=True, text=True, check=False,
-                         cwd=env["PYTHONPATH"].split(os.pathsep)[0]).stderr
+                         cwd=_folder(env)).stderr
     rows = []
     for line in out.splitlines():
         if line.startswith("import time:") and "|" in line and "cumulative" not in line:
@@ -122,7 +168,11 @@ def main() -> int:
     parser.add_argument("--before", type=Path, help="a checkout of other code (an older commit): its edited-file lint too")
     parser.add_argument("--project", type=Path, help="a source tree: also lint one of its .cu files from its top")
     parser.add_argument("--server", action="store_true", help="also the edited-file lint served by a lint server")
+    parser.add_argument("--python", type=Path, help="the interpreter every row runs (default: this one)")
+    parser.add_argument("--script", type=Path, help="a console script (a wheel's, in a clean venv): its edited-file lint too")
     args = parser.parse_args()
+    if args.python:
+        Interpreter.path = str(args.python)
     root = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "src" / "reduce.cu"  # a folder of its own: lint lists the file's folder
@@ -133,7 +183,7 @@ def main() -> int:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # as installed: bytecode cached
         env.update(ROCM_MIGRATE_CACHE_DIR=str(cache), PYTHONPATH=path,
                    PYTHONPYCACHEPREFIX=str(Path(tempfile.gettempdir()) / "rocm-migrate-bench-pycache"))
-        lint = [sys.executable, "-m", "migrate", "lint", str(source)]
+        lint = [Interpreter.path, "-m", "migrate", "lint", str(source)]
 
         def fresh_cache(run: int) -> None:
             subprocess.run(["rm", "-rf", str(cache)], check=True)
@@ -141,10 +191,15 @@ def main() -> int:
         def new_text(run: int) -> None:
             source.write_text(KERNEL.format(run=run + 1))
 
-        print(f"python {sys.version.split()[0]}, {args.repeat} runs each, one {len(KERNEL)}-byte .cu file; "
+        version = subprocess.run([Interpreter.path, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True,
+                                 text=True, check=False).stdout.strip()
+        print(f"python {version} ({Interpreter.path}), {args.repeat} runs each, one {len(KERNEL)}-byte .cu file; "
               f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        measure("python -c pass", args.repeat, lambda: [sys.executable, "-c", "pass"], env)
-        measure("rocm-migrate --version", args.repeat, lambda: [sys.executable, "-m", "migrate", "--version"], env)
+        for pth in site_code(Interpreter.path):
+            print(f"  note: site runs code from {pth} at every start of this interpreter: in every row")
+        measure("python -c pass", args.repeat, lambda: [Interpreter.path, "-c", "pass"], env)
+        measure("python -S -c pass (no site, no .pth files)", args.repeat, lambda: [Interpreter.path, "-S", "-c", "pass"], env)
+        measure("rocm-migrate --version", args.repeat, lambda: [Interpreter.path, "-m", "migrate", "--version"], env)
         measure("lint, empty cache (rules validated)", args.repeat, lambda: lint, env, fresh_cache)
         timed(lint, env)
         measure("lint, edited file (pre-commit after an edit)", args.repeat, lambda: lint, env, new_text)
@@ -162,6 +217,15 @@ def main() -> int:
             timed(lint, before)
             alternated({"this code: lint, edited file": env, "--before's code: lint, edited file": before},
                        args.repeat, lint, new_text)
+        if args.script:  # the installed copy's own code: no PYTHONPATH, no bytecode prefix
+            script = {k: v for k, v in env.items() if k not in ("PYTHONPATH", "PYTHONPYCACHEPREFIX")}
+            script["ROCM_MIGRATE_CACHE_DIR"] = str(cache) + "-script"
+            script_lint = [str(args.script), "lint", str(source)]
+            timed(script_lint, script)
+            timed(script_lint, script)
+            alternated_commands({"this code: python -m migrate lint, edited": (lint, env),
+                                 "console script (its install): lint, edited": (script_lint, script)},
+                                args.repeat, new_text)
         # the same file again, nothing changed: served from the last run (migrate.scan.replay), once the
         # file and its folder are older than the racy-stamp margin
         source.write_text(KERNEL.format(run=0))
@@ -170,7 +234,7 @@ def main() -> int:
         measure("lint, unchanged file (replayed)", args.repeat, lambda: lint, env)
         measure("lint --no-cache", args.repeat, lambda: [*lint, "--no-cache"], env)
         measure("scan -f json --no-cache (for comparison)", args.repeat,
-                lambda: [sys.executable, "-m", "migrate", "scan", str(source), "-f", "json", "--no-cache"], env)
+                lambda: [Interpreter.path, "-m", "migrate", "scan", str(source), "-f", "json", "--no-cache"], env)
         project = _project(args.project, Path(tmp), env, args.repeat) if args.project else None
         if args.server:
             _start_server(env)
@@ -181,9 +245,12 @@ def main() -> int:
             _server_cpu(env, args.repeat, lint, new_text)
         if args.instructions:
             print("\ninstructions executed (cachegrind; independent of the load), and their ratio to python -c pass:")
-            bare = instructions([sys.executable, "-c", "pass"], env)
+            bare = instructions([Interpreter.path, "-c", "pass"], env)
             edited = "lint, edited file, server on (the client)" if args.server else "lint, edited file"
             rows: dict[str, Row] = {edited: (lint, env, lambda: new_text(args.repeat + 1), None)}
+            if args.script:
+                rows["console script (its install): lint, edited"] = (script_lint, script,
+                                                                       lambda: new_text(args.repeat + 5), None)
             if args.before:
                 rows["--before's code: lint, edited file"] = (lint, before, lambda: new_text(args.repeat + 2), None)
             if project:
@@ -207,16 +274,16 @@ def main() -> int:
 def _start_table(env: dict[str, str]) -> str | None:
     """Where a lint process keeps the compiled patterns and dataclass methods (migrate/cli/startcache.py)
     for the next one, as the code measured names it; None for code without it."""
-    done = subprocess.run([sys.executable, "-c", "from migrate.cli import startcache; print(startcache.table_path())"],
-                          env=env, capture_output=True, text=True, check=False, cwd=env["PYTHONPATH"].split(os.pathsep)[0])
+    done = subprocess.run([Interpreter.path, "-c", "from migrate.cli import startcache; print(startcache.table_path())"],
+                          env=env, capture_output=True, text=True, check=False, cwd=_folder(env))
     path = done.stdout.strip()
     return path if done.returncode == 0 and path not in ("", "None") else None
 
 
 def _server(env: dict[str, str], action: str) -> str:
     """`rocm-migrate lint-server ACTION` in the folder the lints run in (a server serves one folder)."""
-    done = subprocess.run([sys.executable, "-m", "migrate", "lint-server", action], env=env, capture_output=True,
-                          text=True, check=False, cwd=env["PYTHONPATH"].split(os.pathsep)[0])
+    done = subprocess.run([Interpreter.path, "-m", "migrate", "lint-server", action], env=env, capture_output=True,
+                          text=True, check=False, cwd=_folder(env))
     return (done.stdout + done.stderr).strip()
 
 
@@ -267,7 +334,7 @@ def _project(tree: Path, tmp: Path, env: dict[str, str], repeat: int) -> Row:
     target = min(copy.rglob("*.cu"))
     text = target.read_text(errors="surrogateescape")
     rel = str(target.relative_to(copy))
-    command = [sys.executable, "-m", "migrate", "lint", rel]
+    command = [Interpreter.path, "-m", "migrate", "lint", rel]
     here = env  # the code measured is on PYTHONPATH; the project's top is the working folder
     runs = iter(range(10**6))
 

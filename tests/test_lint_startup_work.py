@@ -140,6 +140,35 @@ def test_datetime_imported_after_the_stand_in_is_the_one_orjson_and_sqlite3_use(
     assert done.stdout.split() == ["False", "True", "True", '["2026-12-07","2026-12-07T01:02:00+00:00"]'], done.stderr
 
 
+def test_threading_is_not_run_by_a_lint(edited: tuple[subprocess.CompletedProcess[str], dict[str, list[str]]]) -> None:
+    """extract/budget.py asks threading for the main thread only where threading is imported (budget.on_main_thread),
+    and extract/c/tree.py and ts.py take threading.local from _thread: a lint, which starts no thread, does not run
+    threading.py (~1.4 M instructions of an edited-file lint)."""
+    _, seen = edited
+    assert {"migrate.extract.budget", "migrate.extract.c.ts", "migrate.extract.c.tree"} <= set(seen["modules"])
+    assert "threading" not in seen["modules"]
+
+
+def test_the_main_thread_is_threading_s_before_and_after_threading_is_imported() -> None:
+    """Near miss for budget.on_main_thread: before any import of threading it answers True (threading, imported
+    there, would make that thread its main thread); once imported, as threading does: True in the main thread,
+    False in a thread started through it, where no time limit is set; the deep retry still runs in its thread."""
+    probe = ("import sys\nfrom migrate.extract import budget\nfrom migrate.extract.c import tree, ts\n"
+             "print('threading' in sys.modules, budget.on_main_thread())\n"
+             "import threading, _thread\nseen = []\n"
+             "worker = threading.Thread(target=lambda: seen.append(budget.on_main_thread()))\n"
+             "worker.start()\nworker.join()\n"
+             "print(budget.on_main_thread(), seen, threading.local is _thread._local,"
+             " isinstance(tree._READING, threading.local), isinstance(ts._PARSERS, threading.local))\n"
+             "from migrate.model import Extraction\n"
+             "deep = budget._deep(lambda source: Extraction(facts=(), lines=len(source),"
+             " error=str(budget.on_main_thread())), b'abc')\n"
+             "print(deep.lines, deep.error)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), *site.getsitepackages()) if p)}
+    done = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, env=env, check=False)
+    assert done.stdout.split() == ["False", "True", "True", "[False]", "True", "True", "True", "3", "False"], done.stderr
+
+
 def test_a_time_limit_puts_back_the_handlers_it_found() -> None:
     """Near miss for the budget's _signal: the handlers a time limit replaces are the ones set again after it."""
     import signal

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -240,11 +239,21 @@ def failed(source: bytes, reason: str) -> Extraction:
     return Extraction(facts=(), lines=source.count(b"\n") + 1, error=reason)
 
 
+def on_main_thread() -> bool:
+    """`threading.current_thread() is threading.main_thread()`, without importing threading where nothing has
+    (~3 M instructions of an edited-file lint, which starts no thread): threading's main thread is the thread
+    that first imports it (or that forked since), so, before any import of it, threading imported here would
+    answer True. Every thread started through threading imports it first, and a lint, a scan's workers and the
+    deep retry (_deep) all start theirs so."""
+    threading = sys.modules.get("threading")
+    return threading is None or bool(threading.current_thread() is threading.main_thread())
+
+
 @contextlib.contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
     """Raise BudgetExceeded in the block after `seconds` (a no-op off the main thread). SIGALRM
     and SIGINT wait while a C call polls the deadline (native_call)."""
-    if seconds <= 0 or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+    if seconds <= 0 or not hasattr(signal, "setitimer") or not on_main_thread():
         yield
         return
 
@@ -276,7 +285,7 @@ def native_call() -> Iterator[Callable[[], bool]]:
     limit) or a signal waits; BudgetExceeded is raised after the call if the time is up. Inside the call SIGALRM and SIGINT
     are only noted and raised after it: an exception raised in such a callback is lost by the C
     code or turns into a SystemError."""
-    if _Limit.deadline is None and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
+    if _Limit.deadline is None and hasattr(signal, "setitimer") and on_main_thread():
         with time_limit(FILE_SECONDS), native_call() as limited:
             yield limited
         return
@@ -285,7 +294,7 @@ def native_call() -> Iterator[Callable[[], bool]]:
     def expired() -> bool:  # or a signal waits: end the call now
         return time.monotonic() > end or bool(_Limit.noted)
 
-    if threading.current_thread() is not threading.main_thread():  # no Python handler runs here
+    if not on_main_thread():  # no Python handler runs here
         yield expired
     else:
         _Limit.in_c_call = True
@@ -313,6 +322,8 @@ def _after_c_call(handler: Callable[[int, Any], object]) -> Callable[[int, Any],
 
 def _deep(extractor: Callable[[bytes], Extraction], source: bytes) -> Extraction:
     """One more try in a thread with a large stack and a high recursion limit."""
+    import threading
+
     outcome: list[Extraction | BaseException] = []
 
     def work() -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import bisect
 import re
-import threading
+from _thread import _local  # threading.local itself (threading.py imports it from here): threading is not imported
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -17,7 +17,7 @@ SPACES = re.compile(r"\s+")  # a run of whitespace, collapsed when declarations 
 DECLARATION_QUALIFIERS = re.compile(r"\b(const|volatile|constexpr|static)\b")
 
 
-class _Reading(threading.local):
+class _Reading(_local):
     """The texts whose nodes are being read in this thread, innermost last (a macro body inside its file)."""
 
     def __init__(self) -> None:

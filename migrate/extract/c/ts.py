@@ -12,8 +12,8 @@ each time, so the extractors read a node's text from the bytes by its range (tre
 from __future__ import annotations
 
 import re
-import threading
 import time
+from _thread import _local  # threading.local itself (threading.py imports it from here): threading is not imported
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -116,7 +116,7 @@ def parse(source: bytes) -> Node:
         raise
 
 
-_PARSERS = threading.local()
+_PARSERS = _local()
 
 
 def _parser() -> Parser:
