@@ -74,3 +74,59 @@ def test_the_last_pieces_shrink_for_the_workers_to_end_together() -> None:
     # a run closes at a quarter of the bytes not yet cut (2 workers) once that is under the others' 1,000, never
     # under a quarter of them (300 bytes: 3 files)
     assert [len(c) for c in shrinking] == [10] * 9 + [8, 6, 4, 3, 3, 3, 3]
+
+
+def _frozen_here() -> int:
+    import gc
+
+    return gc.get_freeze_count()
+
+
+@pytest.mark.skipif(not analyse._forks(), reason="workers are forked only where fork is a start method")
+def test_forked_workers_start_with_this_process_objects_frozen(rulebase) -> None:
+    """A forked worker's collections walk only what it makes: what the parent held at the fork is frozen in the
+    worker (each worker's first young collection walked it all, ~25 ms a worker on cuda-samples), and counts as old
+    again in the parent once the workers are started."""
+    import gc
+
+    settings = Settings()
+    by_target = indexes(rulebase, rocm=settings.rocm, archs=settings.arch)
+    before = gc.get_freeze_count()
+    held = [[n] for n in range(1000)]  # young objects of this process at the fork
+    with analyse._pool(analyse._Work(by_target, IdentifierNames(by_target)), 2, {"cuda"}) as workers:
+        assert gc.get_freeze_count() == before
+        frozen = [workers.submit(_frozen_here).result() for _ in range(4)]
+    assert all(count >= before + len(held) for count in frozen)
+
+
+def test_spawned_workers_freeze_nothing_here(rulebase, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    monkeypatch.setattr(analyse, "_forks", lambda: False)
+    frozen: list[int] = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(1))
+    settings = Settings()
+    by_target = indexes(rulebase, rocm=settings.rocm, archs=settings.arch)
+    with analyse._pool(analyse._Work(by_target, IdentifierNames(by_target)), 1, {"cuda"}):
+        pass
+    assert frozen == []
+
+
+@pytest.mark.skipif(not analyse._forks(), reason="workers are forked only where fork is a start method")
+def test_a_freeze_made_before_is_kept(rulebase) -> None:
+    """A process that froze objects itself (the lint server, for its children) keeps them frozen: `_pool` neither
+    freezes more nor unfreezes its."""
+    import gc
+
+    settings = Settings()
+    by_target = indexes(rulebase, rocm=settings.rocm, archs=settings.arch)
+    gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        held = [[n] for n in range(1000)]
+        with analyse._pool(analyse._Work(by_target, IdentifierNames(by_target)), 1, {"cuda"}) as workers:
+            assert gc.get_freeze_count() == before
+            assert workers.submit(_frozen_here).result() < before + len(held)  # this process's young ones: not
+        assert held
+    finally:
+        gc.unfreeze()

@@ -67,8 +67,8 @@ class _Ctx:
         if not self._newlines:
             self._newlines.extend(m.start() for m in re.finditer(b"\n", self.source))
         r1, r2 = (bisect.bisect_left(self._newlines, offset) for offset in (start, max(start, end - 1)))
-        self.facts.append(Fact(kind=kind, name=name, text=text, cell=self.cell, line=r1 + self.row0 + 1, column=1,
-                               end_line=r2 + self.row0 + 1, end_column=1, guard=self.guards.at(start)))
+        self.facts.append(build_fact((kind, name, r1 + self.row0 + 1, 1, r2 + self.row0 + 1, 1, "", text,
+                                      self.guards.at(start), self.cell, None)))  # Fact's fields in order
 
     def _unmasked(self, label: str, node: ts.Node) -> str:
         """A label read from the masked copy, as the template spells it (`{{ t }}_kernel`, not `___t____kernel`):
