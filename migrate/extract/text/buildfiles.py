@@ -70,7 +70,7 @@ def makefile(source: bytes) -> Extraction:
     assigned: dict[str, str] = {}  # variable -> its first value in this file
     model = make_model.parse(logical_lines(text))  # read once: every reading below reads this model
     assignments = {id(a.logical): a for a in model.assignments if a.how != "define"}
-    for logical, role in zip(model.logicals, model.roles):
+    for logical, role in zip(model.logicals, model.roles, strict=True):
         if role == "assignment" and (a := assignments.get(id(logical))) is not None:
             facts += commands.variable(logical, a.name, a.value, a.start, len(logical.text.rstrip()))
             assigned.setdefault(a.name, a.value)

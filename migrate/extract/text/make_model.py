@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from migrate.extract.text.lines import Logical
@@ -113,7 +113,7 @@ class Makefile:
         return out
 
 
-def parse(logicals: Sequence[Logical]) -> Makefile:
+def parse(logicals: Iterable[Logical]) -> Makefile:
     """The model of one Makefile's logical lines (comments already dropped)."""
     model = Makefile(list(logicals))
     roles = model.roles
@@ -132,7 +132,7 @@ def parse(logicals: Sequence[Logical]) -> Makefile:
                 define, body = None, []
                 roles.append("directive")
             else:
-                body.append(text)
+                body.append(text.rstrip())
                 roles.append("define")
             continue
         words = text.split(None, 1)
@@ -197,7 +197,8 @@ def parse(logicals: Sequence[Logical]) -> Makefile:
             prerequisites_text = prerequisites_text[pattern_colon + 1:]
         rule = Rule(expander.expand(targets_text).split(),
                     [w for w in expander.expand(prerequisites_text).split() if w != "|"],
-                    targets_text, prerequisites_text, inline, expander.expand(inline), static, logical.line, logical.pieces[-1][1], logical)
+                    targets_text, prerequisites_text, inline, expander.expand(inline), static, logical.line,
+                    logical.pieces[-1][1], logical)
         model.rules.append(rule)
         roles.append("rule")
         if not model.default_from:

@@ -52,7 +52,7 @@ def facts(model: Makefile) -> list[Fact]:
             seen.add((kind, name))
             out.append(fact(kind, name, line, 0, 0, text=text))
 
-    for logical, role in zip(model.logicals, model.roles):
+    for logical, role in zip(model.logicals, model.roles, strict=True):
         if role not in READ_ROLES:
             continue
         text = expander.expand(logical.text)
