@@ -23,7 +23,7 @@ REFERENCE = re.compile(r"\$[({]([A-Za-z_][\w.]*)[)}]")
 MAKE_RUN = re.compile(r"(?:\$[({]MAKE[)}]|(?<![\w$/.-])make)(?=\s|$)")
 MAKE_OPTIONS_WITH_VALUE = frozenset({"-C", "-f", "-I", "-o", "-W", "--directory", "--file", "--makefile"})
 UNKNOWN_GOAL = "*"  # a recipe asks another make for goals this reading cannot tell (`$(MAKE) $(GOALS)`)
-CLOSURE_LIMIT = 20000  # words followed from one rule's prerequisites
+CLOSURE_LIMIT = 5000  # words followed from one rule's prerequisites
 # a single-quoted program's text (an awk or sed script printing `make <target>`) runs no make
 QUOTED = re.compile(r"'[^']*'")
 ECHO = re.compile(r"^\t[@+\-\s]*(?:echo|printf|\$[({](?:info|warning|error)\s)")
@@ -129,7 +129,9 @@ def _later_steps(default: str, readings: list[_Reading], by_target: dict[str, li
     those `.cpp` files: the next step of the same build, not an alternative to it). A rule that shares only part of
     them (`debug: install-debugc py` beside `rel: install-relc py`), or that needs the default goal only as a whole
     (`test: all`, then runs the tests), stays outside."""
-    patterns = [(t, [p for p in r.rule.prerequisites if "%" in p]) for r in readings for t in r.rule.targets if "%" in t]
+    # pattern rules, less match-anything ones (`%: %.cu`: make does not chain those through other files)
+    patterns = [(t, [p for p in r.rule.prerequisites if "%" in p]) for r in readings for t in r.rule.targets
+                if "%" in t and t != "%"]
 
     def made(word: str) -> bool:
         return word in by_target or any(match(t, word) is not None for t, _ in patterns)
@@ -141,19 +143,20 @@ def _later_steps(default: str, readings: list[_Reading], by_target: dict[str, li
         if any(t in reached for t in reading.rule.targets):
             continue
         needs: set[str] = set()
-        pending = [p for p in reading.rule.prerequisites if "%" not in p]
+        # (word, the pattern rules of its chain: make uses no implicit rule twice in one chain)
+        pending: list[tuple[str, frozenset[int]]] = [(p, frozenset()) for p in reading.rule.prerequisites if "%" not in p]
         while pending and len(needs) < CLOSURE_LIMIT:
-            word = pending.pop()
+            word, chain = pending.pop()
             if word in needs:
                 continue
             needs.add(word)
             if word in reached:
                 continue  # what the default goal makes: followed no further
             for other in by_target.get(word, ()):
-                pending += [p for p in other.rule.prerequisites if "%" not in p]
-            for target, prerequisites in patterns:
-                if (stem := match(target, word)) is not None:
-                    pending += [p.replace("%", stem, 1) for p in prerequisites]
+                pending += [(p, chain) for p in other.rule.prerequisites if "%" not in p]
+            for index, (target, prerequisites) in enumerate(patterns):
+                if index not in chain and (stem := match(target, word)) is not None:
+                    pending += [(p.replace("%", stem, 1), chain | {index}) for p in prerequisites]
         if wanted <= needs:
             out.add(id(reading))
     return out
