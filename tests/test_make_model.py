@@ -112,3 +112,10 @@ def test_a_prerequisite_a_folder_or_source_stands_for_is_no_missing_target(tmp_p
     tree = _edited(tmp_path, "all: sequential cuda", "all: sequential cuda")
     (tree / "cuda.c").write_text("int main(void) { return 0; }\n")
     assert statuses(scanned(tree, rulebase), "src/parallel/parallel.cu") == {"optional"}
+
+
+def test_a_prerequisite_outside_the_project_is_not_known_missing(tmp_path: Path, rulebase) -> None:
+    """Near miss, solana-labs/solana-perf-libs src/sgx/signing/Makefile: a default goal needing an installed SDK's
+    tool (`/opt/sgxsdk/bin/x64/sgx_edger8r`) may find it on the user's machine: the default goal is not known to fail."""
+    tree = _edited(tmp_path, "all: sequential cuda", "all: sequential /opt/sdk/bin/tool")
+    assert statuses(scanned(tree, rulebase), "src/parallel/parallel.cu") == {"optional"}

@@ -88,6 +88,8 @@ def _failing_default(facts: Mapping[str, Sequence[Fact]], files: frozenset[str])
     out: set[str] = set()
     for path, f in needed:
         wanted = posixpath.normpath(posixpath.join(posixpath.dirname(path), f.name))
+        if f.name.startswith(("/", "~")) or wanted.startswith("../"):
+            continue  # a tool installed outside the project (`/opt/sgxsdk/bin/x64/sgx_edger8r`): not known here
         if wanted not in files and wanted not in folders and wanted not in stems:
             out.add(path)
     return out
