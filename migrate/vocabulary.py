@@ -149,6 +149,9 @@ STRUCTURE_KINDS: dict[str, str] = {
                    "its condition",
     "make_goal_only": "a Makefile rule (or the assignment of a variable only such rules use) that make's default goal "
                       "does not reach, over its lines: the name is the goal that runs it, the text the default goal",
+    "make_no_rule": "a prerequisite make's default goal needs that no rule of the Makefile makes (`cuda` in "
+                    "`all: sequential cuda`); where no file or folder of that name is there, make stops: the default "
+                    "goal fails (workloads/make_goals.py)",
     "make_call": "a goal a recipe asks make for (`$(MAKE) -C gpu cuda`); `*` where the goal is a variable",
     "hip_rejected": "`#error` on the HIP side of a HIP guard: a HIP build of the file stops there",
     "commented_import": "an import statement left in a comment (`#     from .fused_act import FusedLeakyReLU`): the "

@@ -15,7 +15,8 @@ import pytest
 from migrate.extract import extract
 from migrate.extract.c import cuda_cpp, guards, hazards, ts, wavefront
 from migrate.extract.c.tree import reading, walk
-from migrate.extract.text import buildfiles, cargo, cgo, containers, make_goals, rocm_path, vsproject
+from migrate.extract.text import buildfiles, cargo, cgo, containers, make_model, rocm_path, vsproject
+from migrate.extract.text.lines import logical_lines
 
 BLANKS = " " * 30000
 
@@ -29,7 +30,7 @@ def _chevron_launch() -> bool:
 
 
 @pytest.mark.parametrize(("name", "attempt"), [
-    ("make rule", lambda: make_goals.RULE.match("a" + BLANKS + "b" + BLANKS + "c")),
+    ("make rule", lambda: make_model.parse(logical_lines("a" + BLANKS + "b" + BLANKS + "c"))),
     ("layer macro", lambda: list(hazards.LAYER_CUDA_MACRO.finditer("defined" + BLANKS + "+"))),
     ("ifndef", lambda: guards.IFNDEF.search(b"#if !defined" + BLANKS.encode() + b"+")),
     ("language guard", lambda: cuda_cpp.LANGUAGE_GUARD.match("defined" + BLANKS + "+")),
@@ -56,9 +57,10 @@ def test_a_long_run_of_blanks_is_read_in_linear_time(name: str, attempt: Callabl
 
 
 def test_the_rewritten_patterns_read_real_lines_as_before() -> None:
-    assert make_goals.RULE.match("cuda29: mean.cu ; $(NVCC) -o $@ $<").group(2, 3) == (":", "mean.cu ; $(NVCC) -o $@ $<")
-    assert make_goals.RULE.match("all :: x").group(1).split() == ["all"]
-    assert make_goals.RULE.match("NVCC := nvcc") is None
+    rule = make_model.parse(logical_lines("cuda29: mean.cu ; $(NVCC) -o $@ $<")).rules[0]
+    assert (rule.targets, rule.prerequisites, rule.inline.strip()) == (["cuda29"], ["mean.cu"], "$(NVCC) -o $@ $<")
+    assert make_model.parse(logical_lines("all :: x")).rules[0].targets == ["all"]
+    assert not make_model.parse(logical_lines("NVCC := nvcc")).rules
     assert [m.group(1, 2) for m in hazards.LAYER_CUDA_MACRO.finditer("!defined( KOKKOS_ENABLE_CUDA )")] == \
         [("!", "KOKKOS_ENABLE_CUDA")]
     assert guards.IFNDEF.search(b"#if !defined (GPU_H)").group(1) == b"GPU_H"

@@ -1,9 +1,16 @@
 """Code only a goal outside make's default builds: the rules make's default goal does not reach (extract/text/
 make_goals.py), the sources only they name and the variables only they use. Such a goal runs when the user asks
-for it (`make cuda29`), as a switch off by default does: an optional part, with the default goal as evidence."""
+for it (`make cuda29`), as a switch off by default does: an optional part, with the default goal as evidence.
+
+A default goal that needs a prerequisite no rule of the Makefile makes and no file or folder of the project is (nor a
+source make's built-in rules make it from, `x` from `x.c`) fails: make stops with "No rule to make target `cuda',
+needed by `all'" (eliazonta/SpMV's `all: sequential cuda` where the CUDA rule is `parallel:`). Such a Makefile has no
+default build the user gets by running `make`: every goal is one the user names, and none is optional for lying
+outside the default (https://www.gnu.org/software/make/manual/html_node/Error-Messages.html)."""
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import posixpath
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from migrate.model import Fact
@@ -28,20 +35,22 @@ def switch_name(goal: str, makefile: str) -> str:
     return f"{GOAL_PREFIX}{goal} of {makefile}"
 
 
-def outside_default_goal(facts: Mapping[str, Sequence[Fact]]) -> Goals:
+def outside_default_goal(facts: Mapping[str, Sequence[Fact]], known: Collection[str] = ()) -> Goals:
     """The rules each Makefile's default goal does not reach, less the goals a recipe anywhere asks make for
     (`$(MAKE) -C solvers cuda`: built when that recipe runs; a goal read from a variable, `*`, keeps every one); and
     the files every build file that names them names only inside such rules (`cuda29: ... mean.cu` /
     `$(NVCC) -o $@ mean.cu`). A file a CMake list, a rule the default goal reaches or a plain make assignment names
-    stays required."""
+    stays required. A Makefile whose default goal fails for want of a rule (`make_no_rule` facts whose name is no
+    file or folder of `known` nor the stem of one, module docstring) gives none."""
     asked = {f.name for _, f in of_kind(facts, "make_call")}
     if UNKNOWN_GOAL in asked:
         return Goals()
+    broken = _failing_default(facts, frozenset(known) | frozenset(facts))
     regions: list[Region] = []
     switches: dict[str, tuple[str, ...]] = {}
     for path in sorted(facts):
         for f in facts[path]:
-            if f.kind == "make_goal_only" and f.name not in asked:
+            if f.kind == "make_goal_only" and f.name not in asked and path not in broken:
                 name = switch_name(f.name, path)
                 regions.append(Region(path, f.line, f.end_line, name,
                                       f"`{f.name}` is a goal make's {f.text} does not reach"))
@@ -63,3 +72,24 @@ def outside_default_goal(facts: Mapping[str, Sequence[Fact]]) -> Goals:
     gated = {name: found[0] for name, found in sorted(sites.items())
              if found and all(r is not None for r in found) and found[0] is not None}
     return Goals(tuple(regions), gated, switches)
+
+
+def _failing_default(facts: Mapping[str, Sequence[Fact]], files: frozenset[str]) -> set[str]:
+    """The Makefiles whose default goal needs a prerequisite nothing makes (module docstring)."""
+    needed = list(of_kind(facts, "make_no_rule"))
+    if not needed:
+        return set()
+    folders = {posixpath.dirname(p) for p in files}
+    for path in list(folders):
+        while path:
+            path = posixpath.dirname(path)
+            folders.add(path)
+    stems = {posixpath.splitext(p)[0] for p in files}
+    out: set[str] = set()
+    for path, f in needed:
+        wanted = posixpath.normpath(posixpath.join(posixpath.dirname(path), f.name))
+        if f.name.startswith(("/", "~")) or wanted.startswith("../"):
+            continue  # a tool installed outside the project (`/opt/sgxsdk/bin/x64/sgx_edger8r`): not known here
+        if wanted not in files and wanted not in folders and wanted not in stems:
+            out.add(path)
+    return out

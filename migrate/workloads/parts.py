@@ -375,7 +375,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     chosen = set_only_under(facts, regions, gated_files(), known, hard)
     extend(regions, defined_only_under(facts, kinds, regions, gated_files(), known))
     gated = gated_files()
-    goals = make_goals.outside_default_goal(facts)  # rules make's default goal does not reach, and what only they name
+    goals = make_goals.outside_default_goal(facts, kinds)  # rules make's default goal does not reach, and what only they name
     extend(regions, goals.regions)
     for path, region in goals.gated.items():
         gated.setdefault(path, region)

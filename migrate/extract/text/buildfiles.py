@@ -5,7 +5,7 @@ import re
 
 from migrate.extract.c.guards import SWITCH
 from migrate.extract.names import alternatives
-from migrate.extract.text import commands, make_goals, make_reach
+from migrate.extract.text import commands, make_goals, make_model, make_reach
 from migrate.extract.text.cmakelists import SOURCE_SUFFIXES
 from migrate.extract.text.lines import Logical, fact, finish, flags, logical_lines, numbered
 from migrate.model import Extraction, Fact
@@ -18,7 +18,6 @@ WORD_NVCC = re.compile(r"(?<![\w-])(?:[\w$(){}.~/-]{0,255}/)?nvcc\b(?![.-])")
 MENTION_ONLY = re.compile(
     r"^\s*(?:if\s+(?:!\s*)?|!\s*)?(echo|printf|@echo|command\s+-v|which|type|hash)\b|\$\(\s*(command\s+-v|which)\b"
 )
-MAKE_ASSIGNMENT = re.compile(r"^\s*(?:export\s+|override\s+)*([A-Za-z_]\w*)\s*(?::{1,3}|\?|\+|!)?=\s*(.*?)\s*$")
 RECIPE_PREFIX = re.compile(r"^\t[@+\-\s]*")
 # make's message functions print their text (`$(info ... try `apt install libnccl-dev`)`): nothing runs.
 MAKE_MESSAGE = re.compile(r"^\s*\$[({](info|warning|error)\s")
@@ -69,20 +68,21 @@ def makefile(source: bytes) -> Extraction:
     branches = _make_switches(text)
     facts = _tool_lines(text) + branches + _conditional_lines(text, conditional)
     assigned: dict[str, str] = {}  # variable -> its first value in this file
-    logicals = list(logical_lines(text))  # read once: the goals' reading below walks the same lines
-    for logical in logicals:
-        if not logical.text.startswith("\t") and (m := MAKE_ASSIGNMENT.match(logical.text)):
-            facts += commands.variable(logical, m.group(1), m.group(2), m.start(1), len(logical.text.rstrip()))
-            assigned.setdefault(m.group(1), m.group(2))
-            if MAKE_SWITCH.match(m.group(1)) and m.group(2) in SWITCH_VALUES and logical.line not in conditional:
+    model = make_model.parse(logical_lines(text))  # read once: every reading below reads this model
+    assignments = {id(a.logical): a for a in model.assignments if a.how != "define"}
+    for logical, role in zip(model.logicals, model.roles, strict=True):
+        if role == "assignment" and (a := assignments.get(id(logical))) is not None:
+            facts += commands.variable(logical, a.name, a.value, a.start, len(logical.text.rstrip()))
+            assigned.setdefault(a.name, a.value)
+            if MAKE_SWITCH.match(a.name) and a.value in SWITCH_VALUES and logical.line not in conditional:
                 # (a value set on an automake conditional's line follows that conditional: _conditional_lines)
-                facts.append(fact("build_switch", m.group(1), logical.line, 0, len(m.group(1)), text=f"{m.group(2)} make"))
+                facts.append(fact("build_switch", a.name, logical.line, 0, len(a.name), text=f"{a.value} make"))
             continue
         if MAKE_MESSAGE.match(logical.text):
             continue
         prefix = RECIPE_PREFIX.match(logical.text)
         facts += commands.analyse(logical, start=prefix.end() if prefix else 0)
-    facts = commands.drop_foreign_flags(facts, logicals)
+    facts = commands.drop_foreign_flags(facts, model.logicals)
     facts += _selected_values(branches, assigned)
     facts += [fact("build_switch", b.name, b.line, 0, 0, text="OFF make") for b in branches
               if COMMAND_LINE_SWITCH.match(b.name) and b.name not in assigned]
@@ -92,8 +92,8 @@ def makefile(source: bytes) -> Extraction:
     facts += [fact("build_switch", b.name, b.line, 0, 0, text=f"OFF {MAKE_UNSET}") for b in branches
               if not COMMAND_LINE_SWITCH.match(b.name) and b.text.startswith("make: ") and "=" not in b.text
               and b.name not in assigned]
-    facts += make_goals.goal_facts(text, logicals)
-    facts += make_reach.facts(logicals)
+    facts += make_goals.goal_facts(text, model)
+    facts += make_reach.facts(model)
     return finish(original, facts)
 
 
@@ -122,8 +122,8 @@ def _conditional_lines(text: str, conditional: dict[int, str]) -> list[Fact]:
     for number, name in sorted((n, c) for n, c in conditional.items() if c):
         out.append(Fact(kind="switch_branch", name=name, line=number, column=1, end_line=number, end_column=1,
                         text=f"automake: @{name}_TRUE@"))
-        if (m := MAKE_ASSIGNMENT.match(lines[number - 1])) and m.group(2).upper() in SWITCH_ON_VALUES:
-            out.append(fact("switch_value", m.group(1), number, 0, len(m.group(1)), text=m.group(2).upper()))
+        if (m := make_model.ASSIGNMENT.match(lines[number - 1])) and m.group(3).upper() in SWITCH_ON_VALUES:
+            out.append(fact("switch_value", m.group(1), number, 0, len(m.group(1)), text=m.group(3).upper()))
     return out
 
 

@@ -12,131 +12,98 @@ variable only such rules use, `NVCC ?= nvcc`); `make_call` facts name the goals 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from migrate.extract.text.cmakelists import SOURCE_SUFFIXES
 from migrate.extract.text.lines import Logical, fact
+from migrate.extract.text.make_model import UNPLACED, Makefile, Rule, match
 from migrate.model import Fact
 
-# a variable assignment (`X = a`, `X += b`, `X ?= c`, `X := d`, `X != cmd`; names may hold `.` and `-`): the name, the
-# operator's first part (`+`, `?`, `:`, `!` or none) and the value
-# (https://www.gnu.org/software/make/manual/html_node/Setting.html); make_reach reads the same lines
-ASSIGNMENT = re.compile(r"^\s*(?:export\s+|override\s+)*(\.?[A-Za-z_][\w.-]*)\s*(\+|\?|:{1,3}|!)?=\s*(.*?)\s*$")
-RULE = re.compile(r"^([^\t:=#][^:=#]*)(::?)(?!=)\s*(.*)$")  # group 1 keeps trailing blanks: its words are split
 REFERENCE = re.compile(r"\$[({]([A-Za-z_][\w.]*)[)}]")
-# lines whose first word is a make directive, not a rule (https://www.gnu.org/software/make/manual/html_node/Quick-Reference.html)
-DIRECTIVES = frozenset({"ifeq", "ifneq", "ifdef", "ifndef", "else", "endif", "define", "endef", "export", "unexport",
-                        "override", "vpath", "undefine", "private"})
-INCLUDES = frozenset({"include", "-include", "sinclude"})
 MAKE_RUN = re.compile(r"(?:\$[({]MAKE[)}]|(?<![\w$/.-])make)(?=\s|$)")
 MAKE_OPTIONS_WITH_VALUE = frozenset({"-C", "-f", "-I", "-o", "-W", "--directory", "--file", "--makefile"})
 UNKNOWN_GOAL = "*"  # a recipe asks another make for goals this reading cannot tell (`$(MAKE) $(GOALS)`)
-EXPANSION_DEPTH = 8
+CLOSURE_LIMIT = 5000  # words followed from one rule's prerequisites
+# a single-quoted program's text (an awk or sed script printing `make <target>`) runs no make
+QUOTED = re.compile(r"'[^']*'")
 ECHO = re.compile(r"^\t[@+\-\s]*(?:echo|printf|\$[({](?:info|warning|error)\s)")
 
 
 @dataclass(slots=True)
-class _Rule:
-    targets: list[str]
-    prerequisites: list[str]
-    first: int
-    last: int
+class _Reading:
+    rule: Rule
     builds: bool = False  # names a source file or runs make itself
 
 
-def goal_facts(text: str, logicals: Sequence[Logical]) -> list[Fact]:
-    """`make_goal_only` facts over the rules (and variables) the default goal does not reach, and `make_call` facts for
-    the goals recipes ask for; none when the default goal cannot be told (a file `include`d before the first rule, a
-    prerequisite of a reached rule that names a variable this file does not set)."""
-    values: dict[str, str] = {}
-    assignments: list[tuple[str, int, int]] = []  # (variable, first line, last line)
-    rules: list[_Rule] = []
+def goal_facts(text: str, model: Makefile) -> list[Fact]:
+    """`make_goal_only` facts over the rules (and variables) the default goal does not reach, `make_call` facts for
+    the goals recipes ask for, and a `make_no_rule` fact for each prerequisite the default goal needs that no rule of
+    the file makes (workloads/make_goals.py tells whether a file of that name is there: where none is, make stops
+    with "No rule to make target"); no goal facts when the default goal cannot be told (a file `include`d before the
+    first rule, a prerequisite of a reached rule that names a variable this file does not set)."""
+    readings: list[_Reading] = []
     calls: list[Fact] = []
-    default = ""
-    included_first = False
-    current: _Rule | None = None
-    for logical in logicals:
-        first, last = logical.pieces[0][1], logical.pieces[-1][1]
-        if logical.text.startswith("\t"):
-            if current is not None:
-                current.last = last
-                if ECHO.match(logical.text):
-                    continue  # a message naming a goal (`@echo "make ampere"`) runs nothing
-                asked = _make_calls(logical, first)
-                calls += asked
-                current.builds = current.builds or bool(asked) or MAKE_RUN.search(logical.text) is not None \
-                    or _names_source(logical.text.split())
-            continue
-        current = None
-        words = logical.text.split()
-        if not words:
-            continue
-        if words[0] in INCLUDES:
-            included_first = included_first or not rules
-            continue
-        if words[0] in DIRECTIVES and not (words[0] in ("export", "override") and ASSIGNMENT.match(logical.text)):
-            continue
-        if m := ASSIGNMENT.match(logical.text):
-            name, how, value = m.group(1), m.group(2) or "", m.group(3)
-            if name == ".DEFAULT_GOAL":
-                default = value.strip()
-            elif how == "+":
-                values[name] = f"{values.get(name, '')} {value}".strip()
-            elif how != "?" or name not in values:
-                values[name] = value
-            assignments.append((name, first, last))
-            continue
-        if m := RULE.match(logical.text):
-            prerequisites, _, recipe = m.group(3).partition(";")
-            if prerequisites.lstrip().startswith("=") or ASSIGNMENT.match(prerequisites):
-                continue  # a target-specific variable (`cuda29: NVCC += -G`)
-            current = _Rule(_expand(m.group(1), values).split(), _expand(prerequisites, values).split(), first, last)
-            current.builds = _names_source(current.prerequisites) or _names_source(_expand(recipe, values).split())
-            rules.append(current)
-            if recipe:
-                calls += _make_calls(Logical(recipe, ((0, first, 0),)), first)
-    if included_first or not rules:
+    for rule in model.rules:
+        reading = _Reading(rule, _names_source(rule.prerequisites) or _names_source(rule.inline_expanded.split()))
+        if rule.inline:
+            asked = _make_calls(Logical(rule.inline, ((0, rule.line, 0),)), rule.line)
+            calls += asked
+        for logical in rule.recipe:
+            if ECHO.match(logical.text):
+                continue  # a message naming a goal (`@echo "make ampere"`) runs nothing
+            asked = _make_calls(logical, logical.line)
+            calls += asked
+            reading.builds = reading.builds or bool(asked) or MAKE_RUN.search(QUOTED.sub("", logical.text)) is not None \
+                or _names_source(logical.text.split())
+        readings.append(reading)
+    default = model.default_goal
+    if model.included_first or not readings or not default:
         return calls
-    if not default:
-        default = next((t for r in rules for t in r.targets if _plain(t) and not t.startswith(".")), "")
-    if not default:
-        return calls
-    by_target: dict[str, list[_Rule]] = {}
-    for rule in rules:
-        for target in rule.targets:
-            by_target.setdefault(target, []).append(rule)
+    by_target: dict[str, list[_Reading]] = {}
+    for reading in readings:
+        for target in reading.rule.targets:
+            by_target.setdefault(target, []).append(reading)
+    patterns = [t for r in readings for t in r.rule.targets if "%" in t]
     reached: set[str] = set()
     builds = False
-    pending = [default]
+    missing: list[tuple[str, int]] = []  # (prerequisite, the line of the rule that needs it)
+    pending = [(default, 0)]
     while pending:
-        target = pending.pop()
+        target, needed_at = pending.pop()
         if target in reached:
             continue
         reached.add(target)
-        for rule in by_target.get(target, ()):
-            builds = builds or rule.builds
-            for word in rule.prerequisites:
-                if "$" in word:
+        found = by_target.get(target, ())
+        if not found and needed_at and "." not in target.rpartition("/")[2] \
+                and not any(match(p, target) is not None for p in patterns):
+            missing.append((target, needed_at))
+        for reading in found:
+            builds = builds or reading.builds
+            for word in reading.rule.prerequisites:
+                if "$" in word or UNPLACED in word:
                     return calls  # a variable this file does not set: what the default goal reaches is not known
-                if "%" not in word and word != "|":
-                    pending.append(word)
+                if "%" not in word:
+                    pending.append((word, reading.rule.line))
     if not builds:
         return calls  # a default goal that compiles nothing (`help:` printing the goals): no default build to read
     default_rule = by_target.get(default, [None])[0]
-    where = f"line {default_rule.first}" if default_rule is not None else ".DEFAULT_GOAL"
-    out: list[Fact] = []
+    where = f"line {default_rule.rule.line}" if default_rule is not None else ".DEFAULT_GOAL"
+    steps = _later_steps(default, readings, by_target, reached)
+    out: list[Fact] = [fact("make_no_rule", word, line, 0, 0, text=f"default goal `{default}` ({where})")
+                       for word, line in sorted(missing, key=lambda m: (m[1], m[0]))]
     spans: list[tuple[int, int, str]] = []
-    for rule in rules:
-        if not rule.targets or any(t in reached or not _plain(t) or t.startswith(".") for t in rule.targets):
-            continue  # reached, a pattern rule (applies to whatever is needed), or a special target
-        spans.append((rule.first, rule.last, rule.targets[0]))
+    for reading in readings:
+        targets = reading.rule.targets
+        if not targets or any(t in reached or not _plain(t) or t.startswith(".") for t in targets) \
+                or id(reading) in steps:
+            continue  # reached, a pattern rule (applies to whatever is needed), a special target, or a later step
+        spans.append((reading.rule.line, reading.rule.last, targets[0]))
     # a variable every use of which lies in such rules (or in such variables) goes with the first of them
     used_at: dict[str, list[int]] = {}
     for number, line in enumerate(text.split("\n"), start=1):
         for m in REFERENCE.finditer(line):
             used_at.setdefault(m.group(1), []).append(number)
-    lines_of = {name: (a, b) for name, a, b in assignments}
+    lines_of = {a.name: (a.line, a.last) for a in model.assignments if a.how != "define"}
     changed = True
     while changed:
         changed = False
@@ -153,20 +120,54 @@ def goal_facts(text: str, logicals: Sequence[Logical]) -> list[Fact]:
     return out + calls
 
 
+def _later_steps(default: str, readings: list[_Reading], by_target: dict[str, list[_Reading]],
+                 reached: set[str]) -> set[int]:
+    """The rules outside the default goal that build on what it makes (ids): what such a rule needs (its
+    prerequisites, followed through the file's rules and pattern rules up to what the default goal reaches) includes
+    every prerequisite of the default goal that a rule makes, or the default goal itself where none of its
+    prerequisites is made (`cuda: $(CUCPPS)` makes the `.cpp` files of the `.cu` ones; `exe: $(OBJS)` compiles
+    those `.cpp` files: the next step of the same build, not an alternative to it). A rule that shares only part of
+    them (`debug: install-debugc py` beside `rel: install-relc py`), or that needs the default goal only as a whole
+    (`test: all`, then runs the tests), stays outside."""
+    # pattern rules, less match-anything ones (`%: %.cu`: make does not chain those through other files)
+    patterns = [(t, [p for p in r.rule.prerequisites if "%" in p]) for r in readings for t in r.rule.targets
+                if "%" in t and t != "%"]
+
+    def made(word: str) -> bool:
+        return word in by_target or any(match(t, word) is not None for t, _ in patterns)
+
+    wanted = {p for r in by_target.get(default, ()) for p in r.rule.prerequisites if "%" not in p and made(p)} \
+        or {default}
+    out: set[int] = set()
+    for reading in readings:
+        if any(t in reached for t in reading.rule.targets):
+            continue
+        needs: set[str] = set()
+        # (word, the pattern rules of its chain: make uses no implicit rule twice in one chain)
+        pending: list[tuple[str, frozenset[int]]] = [(p, frozenset()) for p in reading.rule.prerequisites if "%" not in p]
+        while pending and len(needs) < CLOSURE_LIMIT:
+            word, chain = pending.pop()
+            if word in needs:
+                continue
+            needs.add(word)
+            if word in reached:
+                continue  # what the default goal makes: followed no further
+            for other in by_target.get(word, ()):
+                pending += [(p, chain) for p in other.rule.prerequisites if "%" not in p]
+            for index, (target, prerequisites) in enumerate(patterns):
+                if index not in chain and (stem := match(target, word)) is not None:
+                    pending += [(p.replace("%", stem, 1), chain | {index}) for p in prerequisites]
+        if wanted <= needs:
+            out.add(id(reading))
+    return out
+
+
 def _names_source(words: list[str]) -> bool:
     return any(w.endswith(SOURCE_SUFFIXES) for w in words)
 
 
 def _plain(target: str) -> bool:
-    return "%" not in target and "$" not in target
-
-
-def _expand(words: str, values: dict[str, str], depth: int = 0) -> str:
-    """Words with the file's own variables put in (`$(SUBDIRS)`); an unknown one stays as written."""
-    if depth >= EXPANSION_DEPTH or "$" not in words:
-        return words
-    expanded = REFERENCE.sub(lambda m: values.get(m.group(1), m.group(0)), words)
-    return expanded if expanded == words else _expand(expanded, values, depth + 1)
+    return "%" not in target and "$" not in target and UNPLACED not in target
 
 
 def _make_calls(logical: Logical, line: int) -> list[Fact]:
