@@ -1315,3 +1315,45 @@ def test_a_define_flag_never_sets_the_cmake_variable_of_an_option(
     assert ("build switch NGRAPH_GPU_ENABLE" in optional_parts(data)) == (backend == "optional")
     if node is not None:
         assert statuses_of(data, "src/ngraph/node.cpp") == {node}
+
+
+# Xtra-Computing/FedTree b6028287: CMakeLists.txt:13 option(USE_CUDA ... OFF); both branches of `if (USE_CUDA)` make
+# ThrustOMP (:36, :43), the library links it, and always-built sources call thrust::reduce(thrust::host, ...)
+CPU_THRUST = {
+    "CMakeLists.txt": "cmake_minimum_required(VERSION 3.15)\nproject(FedTree LANGUAGES C CXX)\n"
+                      'option(USE_CUDA "Compile with CUDA for homomorphic encryption" OFF)\n'
+                      "find_package(OpenMP REQUIRED)\n{thrust}\n"
+                      "add_library(FedTree SHARED src/tree.cpp)\ntarget_link_libraries(FedTree ThrustOMP)\n",
+    "src/tree.cpp": '#include "thrust/reduce.h"\n#include "thrust/execution_policy.h"\n'
+                    "float sum(const float* g, int n) { return thrust::reduce(thrust::host, g, g + n); }\n",
+}
+FEDTREE_THRUST = ("if (USE_CUDA)\n    find_package(CUDA REQUIRED QUIET)\n    add_subdirectory(${PROJECT_SOURCE_DIR}/thrust/)\n"
+                  "    find_package(Thrust REQUIRED)\n    thrust_create_target(ThrustOMP HOST CPP DEVICE OMP)\nelse ()\n"
+                  "    add_subdirectory(${PROJECT_SOURCE_DIR}/thrust/)\n    find_package(Thrust REQUIRED)\n"
+                  "    thrust_create_target(ThrustOMP HOST CPP DEVICE OMP)\nendif ()")
+
+
+@pytest.mark.parametrize(("thrust", "status"), [
+    (FEDTREE_THRUST, "optional"),
+    # BachiLi/redner CMakeLists.txt:53-55: the build without its CUDA option defines Thrust's CPP system
+    ('find_package(Thrust REQUIRED)\nif(NOT USE_CUDA)\n    add_compile_options("-DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP")\n'
+     "endif()", "optional"),
+    # near misses: Thrust's default device system (CUDA), the CUDA system named, a CPU system only under an option
+    ("find_package(Thrust REQUIRED)\nthrust_create_target(ThrustOMP)", ""),
+    ("find_package(Thrust REQUIRED)\nthrust_create_target(ThrustOMP HOST CPP DEVICE CUDA)", ""),
+    ('option(THRUST_ON_CPU "CPU Thrust" OFF)\nfind_package(Thrust REQUIRED)\nif(THRUST_ON_CPU)\n'
+     "    thrust_create_target(ThrustOMP HOST CPP DEVICE OMP)\nendif()", ""),
+])
+def test_thrust_the_default_build_compiles_for_the_cpu_is_optional(
+        thrust: str, status: str, tmp_path: Path, rulebase) -> None:
+    """Thrust's device system is a compile-time choice (THRUST_DEVICE_SYSTEM): CPP, OMP and TBB run on the CPU.
+    Where the default configure picks one, the project's Thrust code is CPU code; Thrust's default device system is
+    CUDA, and one picked only under an option off by default is not the default build's."""
+    for name, text in CPU_THRUST.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text.replace("{thrust}", thrust))
+    data = scanned(tmp_path, rulebase)
+    assert statuses_of(data, "src/tree.cpp") == {status}
+    assert (". (Thrust on the CPU)" in optional_parts(data)) == (status == "optional")
+    if status:
+        assert data["summary"]["class"] == "native"
