@@ -1336,8 +1336,8 @@ FEDTREE_THRUST = ("if (USE_CUDA)\n    find_package(CUDA REQUIRED QUIET)\n    add
 @pytest.mark.parametrize(("thrust", "status"), [
     (FEDTREE_THRUST, "optional"),
     # BachiLi/redner CMakeLists.txt:53-55: the build without its CUDA option defines Thrust's CPP system
-    ('find_package(Thrust REQUIRED)\nif(NOT USE_CUDA)\n    add_compile_options("-DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP")\n'
-     "endif()", "optional"),
+    ('find_package(Thrust REQUIRED)\nif(NOT USE_CUDA)\n'
+     '    add_compile_options("-DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP")\nendif()', "optional"),
     # near misses: Thrust's default device system (CUDA), the CUDA system named, a CPU system only under an option
     ("find_package(Thrust REQUIRED)\nthrust_create_target(ThrustOMP)", ""),
     ("find_package(Thrust REQUIRED)\nthrust_create_target(ThrustOMP HOST CPP DEVICE CUDA)", ""),
