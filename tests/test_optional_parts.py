@@ -1271,3 +1271,89 @@ def test_a_value_switch_on_by_default_or_set_elsewhere_is_required(tmp_path: Pat
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == expected
     assert "build switch USE_BACKEND_TENSORRT" not in optional_parts(data)
+
+
+# NervanaSystems/ngraph f677a119: the top CMakeLists.txt:137 declares the GPU back end's option FALSE,
+# src/runtime/CMakeLists.txt:17 adds gpu/ only under it, and contrib/docker/Makefile:86 hands `-DNGRAPH_GPU_ENABLE=TRUE`
+# to the cmake of its GPU image (under a test for nvidia-smi)
+GPU_BACKEND = {
+    "CMakeLists.txt": "cmake_minimum_required(VERSION 3.4)\nproject(ngraph CXX)\n"
+                      'option(NGRAPH_GPU_ENABLE "Control the building of the GPU backend" {default})\n'
+                      "add_library(ngraph src/ngraph/node.cpp)\nadd_subdirectory(src/runtime)\n",
+    "src/ngraph/node.cpp": "int node_count() {{ return 0; }}\n{ifdef}",
+    "src/runtime/CMakeLists.txt": "if (NGRAPH_GPU_ENABLE)\n    add_subdirectory(gpu)\nendif()\n",
+    "src/runtime/gpu/CMakeLists.txt": "set(SRC\n    cublas_emitter.cpp\n    )\n"
+                                      "find_package(CUDA 8 REQUIRED)\nadd_library(gpu_backend SHARED ${{SRC}})\n"
+                                      "target_link_libraries(gpu_backend PUBLIC ngraph ${{CUDA_CUBLAS_LIBRARIES}})\n",
+    "src/runtime/gpu/cublas_emitter.cpp": "#include <cublas_v2.h>\n#include <cuda_runtime.h>\n"
+                                          "void emit(cublasHandle_t h, float* x) {{\n"
+                                          "  cublasSscal(h, 4, nullptr, x, 1);\n  cudaDeviceSynchronize();\n}}\n",
+    "contrib/docker/Makefile": 'ifneq ("$(shell echo ${{NVIDIA_SMI}} | grep nvidia-smi)","")\n'
+                               "    CMAKE_OPTIONS_EXTRA+=-DNGRAPH_GPU_ENABLE=TRUE\n{cxxflags}endif\n\n"
+                               "build:\n\tcmake .. $(CMAKE_OPTIONS_EXTRA)\n",
+}
+NODE_GPU = "#ifdef NGRAPH_GPU_ENABLE\n#include <cuda_runtime.h>\nvoid sync() { cudaDeviceSynchronize(); }\n#endif\n"
+
+
+@pytest.mark.parametrize(("default", "ifdef", "cxxflags", "backend", "node"), [
+    ("FALSE", "", "", "optional", None),  # ngraph as it is: a cmake setting, no macro anything tests
+    # near miss: the option on by default
+    ("TRUE", "", "", "", None),
+    # near miss: the Makefile defines the macro for its compiles, and always-built code tests it: that branch is on
+    ("FALSE", NODE_GPU, "    CXXFLAGS+=-DNGRAPH_GPU_ENABLE\n", "", ""),
+])
+def test_a_define_flag_never_sets_the_cmake_variable_of_an_option(
+        default: str, ifdef: str, cxxflags: str, backend: str, node: str | None, tmp_path: Path, rulebase) -> None:
+    """A `-DX` flag defines X for the compiler: it keeps `#ifdef X` branches on, but CMake's `if(X)` reads CMake's
+    own variable X, which keeps the option's default (FALSE) in a plain configure, whatever a Makefile hands to
+    the cmake of a container image."""
+    for name, text in GPU_BACKEND.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text.format(default=default, ifdef=ifdef, cxxflags=cxxflags))
+    data = scanned(tmp_path, rulebase)
+    assert statuses_of(data, "src/runtime/gpu/cublas_emitter.cpp") == {backend}
+    assert ("build switch NGRAPH_GPU_ENABLE" in optional_parts(data)) == (backend == "optional")
+    if node is not None:
+        assert statuses_of(data, "src/ngraph/node.cpp") == {node}
+
+
+# Xtra-Computing/FedTree b6028287: CMakeLists.txt:13 option(USE_CUDA ... OFF); both branches of `if (USE_CUDA)` make
+# ThrustOMP (:36, :43), the library links it, and always-built sources call thrust::reduce(thrust::host, ...)
+CPU_THRUST = {
+    "CMakeLists.txt": "cmake_minimum_required(VERSION 3.15)\nproject(FedTree LANGUAGES C CXX)\n"
+                      'option(USE_CUDA "Compile with CUDA for homomorphic encryption" OFF)\n'
+                      "find_package(OpenMP REQUIRED)\n{thrust}\n"
+                      "add_library(FedTree SHARED src/tree.cpp)\ntarget_link_libraries(FedTree ThrustOMP)\n",
+    "src/tree.cpp": '#include "thrust/reduce.h"\n#include "thrust/execution_policy.h"\n'
+                    "float sum(const float* g, int n) { return thrust::reduce(thrust::host, g, g + n); }\n",
+}
+FEDTREE_THRUST = ("if (USE_CUDA)\n    find_package(CUDA REQUIRED QUIET)\n    add_subdirectory(${PROJECT_SOURCE_DIR}/thrust/)\n"
+                  "    find_package(Thrust REQUIRED)\n    thrust_create_target(ThrustOMP HOST CPP DEVICE OMP)\nelse ()\n"
+                  "    add_subdirectory(${PROJECT_SOURCE_DIR}/thrust/)\n    find_package(Thrust REQUIRED)\n"
+                  "    thrust_create_target(ThrustOMP HOST CPP DEVICE OMP)\nendif ()")
+
+
+@pytest.mark.parametrize(("thrust", "status"), [
+    (FEDTREE_THRUST, "optional"),
+    # BachiLi/redner CMakeLists.txt:53-55: the build without its CUDA option defines Thrust's CPP system
+    ('find_package(Thrust REQUIRED)\nif(NOT USE_CUDA)\n'
+     '    add_compile_options("-DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP")\nendif()', "optional"),
+    # near misses: Thrust's default device system (CUDA), the CUDA system named, a CPU system only under an option
+    ("find_package(Thrust REQUIRED)\nthrust_create_target(ThrustOMP)", ""),
+    ("find_package(Thrust REQUIRED)\nthrust_create_target(ThrustOMP HOST CPP DEVICE CUDA)", ""),
+    ('option(THRUST_ON_CPU "CPU Thrust" OFF)\nfind_package(Thrust REQUIRED)\nif(THRUST_ON_CPU)\n'
+     "    thrust_create_target(ThrustOMP HOST CPP DEVICE OMP)\nendif()", ""),
+])
+def test_thrust_the_default_build_compiles_for_the_cpu_is_optional(
+        thrust: str, status: str, tmp_path: Path, rulebase) -> None:
+    """Thrust's device system is a compile-time choice (THRUST_DEVICE_SYSTEM): CPP, OMP and TBB run on the CPU.
+    Where the default configure picks one, the project's Thrust code is CPU code; Thrust's default device system is
+    CUDA, and one picked only under an option off by default is not the default build's."""
+    for name, text in CPU_THRUST.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text.replace("{thrust}", thrust))
+    data = scanned(tmp_path, rulebase)
+    assert statuses_of(data, "src/tree.cpp") == {status}
+    assert (". (Thrust on the CPU)" in optional_parts(data)) == (status == "optional")
+    if status:
+        assert data["summary"]["class"] == "native"

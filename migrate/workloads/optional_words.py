@@ -15,7 +15,7 @@ from migrate.rulebase.load import default_rules_dir
 
 SECTIONS = ("folders", "scratch_folders", "unused_folders", "switches", "detection", "compile_pass", "templates",
             "alternative_runtimes", "portable_backends", "configure_hipify", "deployment", "cuda_compiler",
-            "host_only_gates")
+            "host_only_gates", "cpu_thrust")
 
 
 class DataError(ValueError):
@@ -60,6 +60,11 @@ class Words:
     compiler_rules: frozenset[str] = frozenset()  # rules whose findings name the CUDA compiler in a build (nvcc)
     compiler_packages: frozenset[str] = frozenset()  # find_package() names that set up the CUDA compiler (CUDA)
     nvcc_flag_rules: frozenset[str] = frozenset()  # rules whose findings are flags only nvcc takes (-gencode)
+    thrust_macros: frozenset[str] = frozenset()  # macros that pick Thrust's device system (THRUST_DEVICE_SYSTEM)
+    thrust_cpu_systems: frozenset[str] = frozenset()  # device systems that run on the CPU (CPP, OMP, TBB)
+    thrust_rules: frozenset[str] = frozenset()  # rules whose findings are Thrust's headers and namespace
+    thrust_package_rules: frozenset[str] = frozenset()  # package and source rules whose symbol may name Thrust
+    thrust_package: frozenset[str] = frozenset()  # the name of Thrust's package, lower case (thrust)
 
 
 @lru_cache(maxsize=4)
@@ -107,6 +112,11 @@ def words(directory: Path | None = None) -> Words:
                  compiler_rules=frozenset(names("cuda_compiler", "rules")),
                  compiler_packages=frozenset(names("cuda_compiler", "packages")),
                  nvcc_flag_rules=frozenset(names("cuda_compiler", "flag_rules")),
+                 thrust_macros=frozenset(names("cpu_thrust", "macros")),
+                 thrust_cpu_systems=frozenset(names("cpu_thrust", "cpu_systems")),
+                 thrust_rules=frozenset(names("cpu_thrust", "rules")),
+                 thrust_package_rules=frozenset(names("cpu_thrust", "package_rules")),
+                 thrust_package=frozenset(n.lower() for n in names("cpu_thrust", "package")),
                  compiler_results=frozenset(n.upper() for n in names("detection", "compiler_results")),
                  detected=frozenset([f"{n.upper()}_FOUND" for n in names("detection", "packages")]
                                     + [n.upper() for n in names("detection", "variables")]))

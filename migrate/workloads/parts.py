@@ -26,7 +26,16 @@ from migrate.model import Fact, Finding, Status, class_rank, evolve
 from migrate.rulebase import families
 from migrate.scan.layout import hip_members, hip_twinned
 from migrate.vocabulary import ALWAYS_DEFINED, BUILD_FILE_KINDS
-from migrate.workloads import build_scopes, compiler_reach, host_gates, make_goals, ported, project_defines, reach
+from migrate.workloads import (
+    build_scopes,
+    compiler_reach,
+    cpu_thrust,
+    host_gates,
+    make_goals,
+    ported,
+    project_defines,
+    reach,
+)
 from migrate.workloads.alternatives import build_variants, covering, run_time_alternatives
 from migrate.workloads.build_sources import prefixes
 from migrate.workloads.fact_index import of_kind
@@ -154,6 +163,8 @@ class ProjectParts:
     # C/C++/CUDA file -> (first line, last line, evidence) of each branch taken only while a macro every build of the
     # project defines is undefined (`#ifndef NO_CUDA`: workloads/project_defines.py)
     off_branches: Mapping[str, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
+    # folder/ ("" for the project) -> evidence: the default build compiles Thrust there for the CPU (workloads/cpu_thrust.py)
+    cpu_thrust: Mapping[str, str] = field(default_factory=dict)
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -190,6 +201,9 @@ class ProjectParts:
             return Part(f"{path}:{off[0]}-{off[1]} (off in every build)", (off[2],))
         if path in self.unbuilt:
             return Part(f"{path} (built by nothing)", (self.unbuilt[path],))
+        if self.cpu_thrust and cpu_thrust.is_thrust(finding, known) \
+                and (folder := cpu_thrust.covering(self.cpu_thrust, path)) is not None:
+            return Part(f"{folder.rstrip('/') or '.'} ({cpu_thrust.WHAT})", (self.cpu_thrust[folder],))
         if path in self.host_gates and finding.rule in known.gate_rules:
             return Part(f"{path} ({host_gates.WHAT})", (self.host_gates[path],))
         if path in self.images:
@@ -308,7 +322,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "unasked": {k: [list(s) for s in v] for k, v in parts.unasked.items()},
             "unreached": {k: list(v) for k, v in parts.unreached.items()},
             "undeclared": {k: [list(s) for s in v] for k, v in parts.undeclared.items()},
-            "off_branches": {k: [list(s) for s in v] for k, v in parts.off_branches.items()}}
+            "off_branches": {k: [list(s) for s in v] for k, v in parts.off_branches.items()},
+            "cpu_thrust": dict(parts.cpu_thrust)}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -352,7 +367,8 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         undeclared={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
                     for k, v in data.get("undeclared", {}).items()},
         off_branches={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
-                      for k, v in data.get("off_branches", {}).items()}, known=known)
+                      for k, v in data.get("off_branches", {}).items()},
+        cpu_thrust=strings(data.get("cpu_thrust", {})), known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -486,7 +502,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         found_under=found_only_under(facts, regions, gated, switches, known),
                         unasked={p: tuple(v) for p, v in branches_not_taken(facts).items()},
                         unreached=unreached, undeclared=undeclared_scopes(facts, kinds),
-                        off_branches=project_defines.off_branches(facts, kinds, known), known=known)
+                        off_branches=project_defines.off_branches(facts, kinds, known),
+                        cpu_thrust=cpu_thrust.cpu_thrust_folders(facts, kinds, regions, gated, known), known=known)
     images = _images_of_optional_builds(project, kinds, findings, known) | _deployment_scripts(project, kinds, findings,
                                                                                                known)
     return replace(project, images=images, host_gates=host_gates.host_only_gates(kinds, findings, known))

@@ -298,9 +298,13 @@ def defined_by_build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, st
     """Macros a build file defines (`add_definitions(-DX)`, make's `CXXFLAGS += -DX`) outside every switch's
     branch, in a file the build does not add only under a switch: the default build defines them, so their
     `#ifdef X` branches are not off by default (trtllm's `add_definitions(-DENABLE_FP8)` under a CUDA-version
-    test, which is no switch)."""
+    test, which is no switch). Only macros a preprocessor branch tests: a `-DX` defines X for the compiler, and
+    CMake's `if(X)` or make's `ifeq ($(X),1)` read the build tool's own variable X, which no compile flag sets
+    (NervanaSystems/ngraph f677a119 contrib/docker/Makefile:86 hands `-DNGRAPH_GPU_ENABLE=TRUE` to the cmake of
+    its GPU image; the top CMakeLists.txt:137 declares the option FALSE, and only CMake reads it)."""
+    tested = {f.name for path, f in of_kind(facts, "switch_branch") if kinds.get(path) in C_SOURCE_KINDS}
     return {macro for path, added_by, f, macro in _build_defines(facts, kinds, regions, gated)
-            if not added_by and not around(regions, path, f.line)}
+            if macro in tested and not added_by and not around(regions, path, f.line)}
 
 
 def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple[Region, ...]],

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from migrate.extract.c.guards import SWITCH_NAME, UNDERSCORED_SWITCH_NAME
+from migrate.extract.names import name_list
 from migrate.extract.text import repositories
 from migrate.extract.text.lines import fact, finish, flags
 from migrate.extract.text.rocm_path import HIP_IDENT
@@ -34,6 +35,7 @@ DEFINING_COMMANDS = frozenset({"function", "macro", "set", "include"})
 # Commands that define preprocessor macros for what they compile, named without `-D`:
 # https://cmake.org/cmake/help/latest/command/target_compile_definitions.html ,
 # https://cmake.org/cmake/help/latest/command/add_compile_definitions.html
+THRUST_DEVICE_SYSTEM = "THRUST_DEVICE_SYSTEM"  # the macro that picks Thrust's device back end, and its values' prefix
 DEFINITION_COMMANDS = {"target_compile_definitions": 1, "add_compile_definitions": 0}  # -> arguments before the names
 DEFINITION_KEYWORDS = frozenset({"PUBLIC", "PRIVATE", "INTERFACE"})
 # the commands whose definitions hold for every target of the folder and of the folders it adds (not one target's)
@@ -709,6 +711,8 @@ def _build_parts(command: Command, where: _Positions, roots: Mapping[str, str]) 
         return []
     if command.name in DEFINITION_COMMANDS:
         return _definitions(command, where)
+    if command.name in name_list("build", "thrust_target_commands"):
+        return _device_system(command, where)
     if command.name == "file" and len(args) > 2 and args[0].text in ("GLOB", "GLOB_RECURSE"):
         return _globs(command, where, roots)
     out = []
@@ -734,6 +738,19 @@ def _variable_pattern(path: str) -> str | None:
     if "${" in folder or not VARIABLE_REFERENCE.sub("", name).strip("._-"):
         return None
     return posixpath.join(folder, VARIABLE_REFERENCE.sub("*", name)) if folder else VARIABLE_REFERENCE.sub("*", name)
+
+
+def _device_system(command: Command, where: _Positions) -> list[Fact]:
+    """thrust_create_target(T HOST CPP DEVICE OMP): Thrust's CMake package defines
+    THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_<DEVICE> on the target it makes (rules/names/build.yaml
+    thrust_target_commands), read as that `-D` flag at the system's name."""
+    args = command.arguments
+    for keyword, value in itertools.pairwise(args):
+        if keyword.text == "DEVICE" and not keyword.quoted and (m := MACRO_NAME.match(value.text)):
+            line, col = where(value.start)
+            return [fact("flag", f"-D{THRUST_DEVICE_SYSTEM}", line, col, col + len(value.text),
+                         text=f"-D{THRUST_DEVICE_SYSTEM}={THRUST_DEVICE_SYSTEM}_{m.group(1).upper()}")]
+    return []
 
 
 def _definitions(command: Command, where: _Positions) -> list[Fact]:
