@@ -60,6 +60,7 @@ class Words:
     compiler_rules: frozenset[str] = frozenset()  # rules whose findings name the CUDA compiler in a build (nvcc)
     compiler_packages: frozenset[str] = frozenset()  # find_package() names that set up the CUDA compiler (CUDA)
     nvcc_flag_rules: frozenset[str] = frozenset()  # rules whose findings are flags only nvcc takes (-gencode)
+    cuda_link_flags: frozenset[str] = frozenset()  # link flags of the CUDA runtime and driver (-lcudart, -lcuda)
 
 
 @lru_cache(maxsize=4)
@@ -107,6 +108,7 @@ def words(directory: Path | None = None) -> Words:
                  compiler_rules=frozenset(names("cuda_compiler", "rules")),
                  compiler_packages=frozenset(names("cuda_compiler", "packages")),
                  nvcc_flag_rules=frozenset(names("cuda_compiler", "flag_rules")),
+                 cuda_link_flags=frozenset(names("cuda_compiler", "link_flags")),
                  compiler_results=frozenset(n.upper() for n in names("detection", "compiler_results")),
                  detected=frozenset([f"{n.upper()}_FOUND" for n in names("detection", "packages")]
                                     + [n.upper() for n in names("detection", "variables")]))
