@@ -226,6 +226,12 @@ def test_hostile_configure_ac_and_makefile_am_read_in_bounded_time() -> None:
     ('AC_ARG_WITH([cuda], [h], [], [want_cuda=yes])\nAC_PATH_PROG([NVCC], [nvcc])\n'
      'if test "$want_cuda" = yes -a -z "$NVCC"; then\n  AC_MSG_ERROR([CUDA requested but not found])\nfi\n'
      'AM_CONDITIONAL([HAVE_CUDA], [test -n "$NVCC"])', {}),
+    # `test ... || x=y` runs the assignment where the test is false (netcdf-fortran's benchmarks are on by default)
+    ('AC_ARG_ENABLE([benchmarks])\ntest "x$enable_benchmarks" = xno || enable_benchmarks=yes\n'
+     'AM_CONDITIONAL(BUILD_BENCHMARKS, [test x$enable_benchmarks = xyes])', {"BUILD_BENCHMARKS": "ON AM_CONDITIONAL"}),
+    # an error after `||` stops configure only where the command before it fails (specfem2d's flags.guess)
+    ('AC_ARG_WITH([cuda], [h], [], [want_cuda=no])\nflags=`$flags_guess` ||\n    AC_MSG_ERROR([failed])\n'
+     'AM_CONDITIONAL([COND_CUDA], [test x"$want_cuda" != xno])', {"COND_CUDA": "OFF AM_CONDITIONAL"}),
 ])
 def test_configures_shell_is_followed_at_its_defaults(source: str, expected: dict[str, str]) -> None:
     assert switches(source) == expected

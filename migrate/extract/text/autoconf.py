@@ -49,6 +49,7 @@ ANY_MACRO = re.compile(r"(?<![\w$])([A-Z][A-Z0-9_]*|m4_\w+)\(")
 # where it calls the macro (https://www.gnu.org/software/autoconf/manual/autoconf-2.72/html_node/Macro-Definitions.html)
 TRANSPARENT = frozenset({"AC_DEFUN", "AC_DEFUN_ONCE", "AU_DEFUN"})
 LEADING_ASSIGN = re.compile(r"([A-Za-z_]\w*)=(\"[^\"]*\"|'[^']*'|[^\s;]*)")
+TEST_THEN_ASSIGN = re.compile(r"(test\s.*?)\s*(\|\||&&)\s*([A-Za-z_]\w*)=(\"[^\"]*\"|'[^']*'|[^\s;]*)")
 M4_QUOTES = str.maketrans("[]", "  ")  # m4 takes its quotes off before the shell reads the code
 BLOCK_WORDS = frozenset({"if", "elif", "else", "fi", "case", "esac", "for", "while", "until", "done", "then", "do"})
 COMMAND = re.compile(r"(?:[^;\"'#]|\"[^\"]*\"|'[^']*'|(?<=\S)#)+|#.*")
@@ -117,7 +118,7 @@ def extract(source: bytes) -> Extraction:
                 state.set(args[0], value, maybe)
             else:  # run or not, the variable holds no program: the not-found value, or unset
                 state.defaults[args[0]] = value
-        elif name in STOPS and not maybe and state.runs() is True:
+        elif name in STOPS and not maybe and state.runs() is True and _own_command(clean, pos):
             return finish(text, [], notes)  # configure stops at its defaults without NVIDIA's tools: no default build
         elif name == "AM_CONDITIONAL" and len(args) >= 2 and args[0] and (runs := state.runs()) is not False:
             value = None if maybe or runs is None else _evaluate(args[1], state.defaults, state.unknown)
@@ -144,12 +145,13 @@ class _State:
         runs = self.runs()
         if runs is False:
             return
+        value = value.strip("\"'")
         if runs is None or maybe or "$" in value or "`" in value:
-            if self.defaults.get(name) != value:
+            if "$" in value or "`" in value or self.defaults.get(name) != value:  # may set another value: unknown
                 self.defaults.pop(name, None)
                 self.unknown.add(name)
             return
-        self.defaults[name] = value.strip("\"'")
+        self.defaults[name] = value
         self.unknown.discard(name)
 
     def command(self, command: str, maybe: bool) -> None:
@@ -178,13 +180,29 @@ class _State:
             self.frames.pop()
         elif first in ("case", "for", "while", "until"):
             self.frames.append([None])
-            for name, _ in ASSIGN.findall(rest):  # `case $host in *linux*) w=yes`: set in some runs only
-                self.set(name, "$", True)
+            for name, value in ASSIGN.findall(rest):  # `case $host in *linux*) w=yes`: set in some runs only
+                self.set(name, value, True)
         elif (m := LEADING_ASSIGN.match(command)) is not None:
             self.set(m.group(1), m.group(2), maybe or bool(command[m.end():].strip()))
-        else:  # an assignment after a test (`test x && have=yes`) may or may not run
-            for name, _ in ASSIGN.findall(command):
-                self.set(name, "$", True)
+        elif (m := TEST_THEN_ASSIGN.fullmatch(command)) is not None:  # `test "x$d" = xyes || enable_doxygen=no`
+            truth = None if maybe else _evaluate(m.group(1), self.defaults, self.unknown)
+            runs = None if truth is None else truth == (m.group(2) == "&&")
+            if runs is not False:
+                self.set(m.group(3), m.group(4), runs is None)
+        else:  # an assignment after another command (`grep -q x f && have=yes`) may or may not run
+            for name, value in ASSIGN.findall(command):
+                self.set(name, value, True)
+
+
+def _own_command(text: str, pos: int) -> bool:
+    """Whether the macro call at `pos` is a command of its own: first on its line (after `then`/`else`), and not the
+    second half of a `||` / `&&` list or a continued line (`flags=`$x` ||` then AC_MSG_ERROR on the next line)."""
+    start = text.rfind("\n", 0, pos) + 1
+    before = text[start:pos].split()
+    if before and before[-1] not in ("then", "else", ";"):
+        return False
+    previous = text[:start].rstrip()
+    return not previous.endswith(("||", "&&", "|", "\\"))
 
 
 def _any(truths: list[bool | None]) -> bool | None:
