@@ -61,6 +61,7 @@ class Alternatives:
     not_vendor: frozenset[str] = frozenset()  # whole tokens that are no vendor's name (amd64: a CPU architecture)
     build_files: frozenset[str] = frozenset()  # the build files of a program built on its own (Makefile)
     enclosing_builds: frozenset[str] = frozenset()  # kinds of build file that make sibling folders one build
+    enclosing_names: frozenset[str] = frozenset()  # ... and names of such files of another kind (setup.py: python)
 
 
 @lru_cache(maxsize=4)
@@ -101,7 +102,8 @@ def load(directory: Path | None = None) -> Alternatives:
         not_vendor=frozenset(n.lower() for n in names(data["vendor_twins"]["not_vendor"], "vendor_twins.not_vendor")),
         build_files=frozenset(n.lower() for n in names(data["standalone_backends"]["build_files"],
                                                        "standalone_backends.build_files")),
-        enclosing_builds=names(data["standalone_backends"]["enclosing_kinds"], "standalone_backends.enclosing_kinds"))
+        enclosing_builds=names(data["standalone_backends"]["enclosing_kinds"], "standalone_backends.enclosing_kinds"),
+        enclosing_names=names(data["standalone_backends"]["enclosing_names"], "standalone_backends.enclosing_names"))
 
 
 def words_of(name: str) -> frozenset[str]:
@@ -240,7 +242,8 @@ def standalone_backends(kinds: Mapping[str, str], data: Alternatives) -> dict[st
     `enclosing_kinds` in any folder above them) whose name holds a CUDA word, beside such a sibling whose name holds a
     portable platform's word in its place (QuickMatch's cuda/Makefile beside OpenCL/Makefile) -> the evidence: the
     folder, ending in `/`. Each is a program of its own; the portable one runs without NVIDIA's."""
-    enclosing = {posixpath.dirname(p) for p, k in kinds.items() if k in data.enclosing_builds}
+    enclosing = {posixpath.dirname(p) for p, k in kinds.items()
+                 if k in data.enclosing_builds or posixpath.basename(p) in data.enclosing_names}
     built: dict[str, set[str]] = {}  # folder -> the names of its sub-folders built on their own
     for path in kinds:
         folder, name = posixpath.split(path)
