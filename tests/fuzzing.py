@@ -67,6 +67,8 @@ TOKENS["autoconf"] = ["AC_INIT([x], [1.0])", "AC_ARG_WITH([cuda],", "AC_ARG_ENAB
                       "AC_CHECK_PROG(NVCC, nvcc, nvcc)", "AM_CONDITIONAL([COND_CUDA], [test x$with_cuda = xyes])",
                       "AM_CONDITIONAL([USE_NVCC], [test \"$NVCC\" != no])", "if test ", "then", "fi", "dnl ", "#",
                       "[", "]", "(", ")", ",", "$", "AC_SUBST([NVCC])", "AC_OUTPUT"]
+TOKENS["m4"] = TOKENS["autoconf"] + ["AC_DEFUN([AX_CUDA],", "[", "have_cuda=no", "have_cuda=\"yes\"", "else", "elif ",
+                                     "case $x in", "esac", "AC_COMPILE_IFELSE([", "])", ";", "-a", "||"]
 TOKENS["vsproject"] = ["<?xml version=\"1.0\" encoding=\"utf-8\"?>", "<Project>", "</Project>", "<ItemGroup>",
                        "</ItemGroup>", "<CudaCompile Include=\"kernel.cu\" />", "<ClCompile Include=\"a.cpp;b.cpp\" />",
                        "<File RelativePath=\".\\\\k.cu\">", "</File>", "<ProjectReference Include=\"x.vcxproj\" />",
@@ -146,7 +148,7 @@ FILE_NAMES = {"cuda": "k.cu", "cpp": "k.cpp", "hip": "k.hip", "python": "m.py", 
               "setupcfg": "setup.cfg", "dockerfile": "Dockerfile", "manifest": "docker-compose.yml",
               "cmake": "CMakeLists.txt", "makefile": "Makefile", "shell": "run.sh",
               "gitmodules": ".gitmodules", "cargo": "Cargo.toml", "go": "main.go",
-              "autoconf": "configure.ac", "vsproject": "k.vcxproj", "dotnet": "k.csproj", "binary": "libk.so"}
+              "autoconf": "configure.ac", "m4": "ax_k.m4", "vsproject": "k.vcxproj", "dotnet": "k.csproj", "binary": "libk.so"}
 
 
 def fuzz_scan(kind: str, data: bytes, folder: Path, rules: RuleBase) -> list[str]:

@@ -199,3 +199,66 @@ def test_hostile_configure_ac_and_makefile_am_read_in_bounded_time() -> None:
     # the line of a fact after many macros is still counted right
     assert [f.line for f in autoconf.extract(b"AC_ARG_WITH([a])\n" * 3 + b"AM_CONDITIONAL([X], [test a = a])").facts
             if f.kind == "build_switch"] == [4]
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    # hashclash's shape: have_cuda is "yes" only where nvcc was found (AND with a false comparison is false, whatever
+    # the unknown ones read)
+    ('have_nvcc="no"\nAC_PATH_PROG([NVCC], [nvcc], [], [$PATH])\nif test -n "$NVCC"\nthen\n\thave_nvcc="yes"\nfi\n'
+     'AC_COMPILE_IFELSE([AC_LANG_PROGRAM([], [if (x) return 1;])], [have_h="yes"], [have_h="no"])\n'
+     'have_cuda="no"\nif test "$have_h" = "yes" -a "$have_nvcc" = "yes"\nthen\n\thave_cuda="yes"\nelse\n'
+     '\thave_cuda="no"\nfi\nAM_CONDITIONAL(HAVE_CUDA, test "x${have_cuda}" = xyes)', {"HAVE_CUDA": "OFF AM_CONDITIONAL"}),
+    # a value set only inside another macro's arguments may or may not be set: nothing said
+    ('have_h=no\nAC_CHECK_HEADER([cuda.h], [have_h=yes])\nAM_CONDITIONAL([CUDA], [test "$have_h" = yes])', {}),
+    # an `or` with an unknown comparison and a false one is unknown; with a true one, true
+    ('AC_CHECK_HEADER([x.h], [h=yes])\nAM_CONDITIONAL([A], [test "$h" = yes -o no = yes])\n'
+     'AM_CONDITIONAL([B], [test "$h" = yes || yes = yes])', {"B": "ON AM_CONDITIONAL"}),
+    # the last AM_CONDITIONAL of a name is the one configure leaves; an unknown last one says nothing
+    ('w=maybe\nAM_CONDITIONAL(C, test "$w" = yes)\nif test "$w" != no; then w=yes; fi\nAM_CONDITIONAL(C, test "$w" = yes)',
+     {"C": "ON AM_CONDITIONAL"}),
+    ('w=maybe\nAM_CONDITIONAL(C, test "$w" = yes)\ncase $host in *linux*) w=yes ;; esac\n'
+     'AM_CONDITIONAL(C, test "$w" = yes)', {}),
+    # a branch not taken sets nothing; m4's quotes are off before the shell reads the line
+    ('u=no\nif test a = b; then\n  [u=yes]\nfi\nAM_CONDITIONAL([U], [test "$u" = yes])', {"U": "OFF AM_CONDITIONAL"}),
+    # a macro file's AC_DEFUN body is read in place
+    ('AC_DEFUN([AX_GPU], [\ng=no\nAM_CONDITIONAL([G], [test "$g" = yes])\n])', {"G": "OFF AM_CONDITIONAL"}),
+    # configure stops at its defaults: no default build, so no conditional is said off
+    ('AC_ARG_WITH([cuda], [h], [], [want_cuda=yes])\nAC_PATH_PROG([NVCC], [nvcc])\n'
+     'if test "$want_cuda" = yes -a -z "$NVCC"; then\n  AC_MSG_ERROR([CUDA requested but not found])\nfi\n'
+     'AM_CONDITIONAL([HAVE_CUDA], [test -n "$NVCC"])', {}),
+    # `test ... || x=y` runs the assignment where the test is false (netcdf-fortran's benchmarks are on by default)
+    ('AC_ARG_ENABLE([benchmarks])\ntest "x$enable_benchmarks" = xno || enable_benchmarks=yes\n'
+     'AM_CONDITIONAL(BUILD_BENCHMARKS, [test x$enable_benchmarks = xyes])', {"BUILD_BENCHMARKS": "ON AM_CONDITIONAL"}),
+    # an error after `||` stops configure only where the command before it fails (specfem2d's flags.guess)
+    ('AC_ARG_WITH([cuda], [h], [], [want_cuda=no])\nflags=`$flags_guess` ||\n    AC_MSG_ERROR([failed])\n'
+     'AM_CONDITIONAL([COND_CUDA], [test x"$want_cuda" != xno])', {"COND_CUDA": "OFF AM_CONDITIONAL"}),
+])
+def test_configures_shell_is_followed_at_its_defaults(source: str, expected: dict[str, str]) -> None:
+    assert switches(source) == expected
+
+
+def test_macro_files_are_read_as_configure_code() -> None:
+    from migrate.scan.discover import file_kind
+
+    assert file_kind(Path("m4/ax_cuda.m4"), sniff=False) == "m4"
+    assert file_kind(Path("acinclude.m4"), sniff=False) == "m4"
+
+
+def test_cuda_found_by_a_projects_own_macro_is_optional(rulebase) -> None:
+    """hashclash (batch t): configure.ac calls AX_CUDA of m4/ax_cuda.m4, whose HAVE_CUDA is on only where nvcc, the
+    headers and the libraries are found; Makefile.am adds the one .cu source `if HAVE_CUDA`, and its nvcc flags and
+    `.cu.o` rule take effect only for that source."""
+    data = report("autoconf_macro_found", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch HAVE_CUDA"]
+    assert part["class"] == "migration-required"
+    assert part["evidence"][0] == "m4/ax_cuda.m4:139 AM_CONDITIONAL(HAVE_CUDA) default OFF"
+    assert statuses(data, "src/md5birthdaysearch/cuda_md5.cu") == {"optional"}
+    assert statuses(data, "Makefile.am") == {"optional"}
+
+
+def test_cuda_a_projects_macro_requires_by_default_is_required(rulebase) -> None:
+    """The near miss: `want_cuda="yes"` by default, so configure stops without CUDA (AC_MSG_ERROR)."""
+    data = report("autoconf_macro_found_near", rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert "optional" not in statuses(data, "src/md5birthdaysearch/cuda_md5.cu")

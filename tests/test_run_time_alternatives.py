@@ -159,3 +159,54 @@ def test_dotnet_project_files_are_discovered_and_give_no_facts() -> None:
     assert {file_kind(Path(n), sniff=False) for n in ("A.csproj", "B.fsproj", "C.VBPROJ")} == {"dotnet"}
     source = (CASES / "backend_packages/src/Backends/DotCompute.Backends.CUDA/DotCompute.Backends.CUDA.csproj").read_bytes()
     assert extract("dotnet", source).facts == ()
+
+
+def test_an_nvidia_requirements_file_beside_its_amd_twin_is_optional(rulebase) -> None:
+    """openkbs-ai-server (batch t): models/requirements_NVIDIA.txt beside requirements_AMD.txt, which its README installs
+    after ROCm's torch: the project ships the AMD variant, the NVIDIA file is no part of the port."""
+    data = report("vendor_twins", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["models/requirements_NVIDIA.txt (chosen at run time)"]
+    assert part["class"] == "minor-adaptation"
+    assert "requirements_AMD.txt" in part["evidence"][0]
+    assert _statuses(data, "models/requirements_NVIDIA.txt") == {"optional"}
+
+
+def test_a_cpu_architecture_or_an_empty_amd_file_is_no_twin(rulebase) -> None:
+    """requirements_amd64.txt names the x86-64 CPU architecture; an empty requirements_AMD.txt is a stub."""
+    data = report("vendor_twins_near", rulebase)
+    assert data["summary"]["class"] == "minor-adaptation"
+    assert not optional_parts(data)
+    for folder in ("cpu", "stub"):
+        assert _statuses(data, f"{folder}/requirements_NVIDIA.txt") == {""}, folder  # required: no status
+
+
+def test_vendor_twins_compare_whole_names_but_the_vendor_word() -> None:
+    from migrate.workloads.alternatives import vendor_twins
+
+    kinds = {"a/requirements-cuda.txt": "requirements", "a/requirements-rocm.txt": "requirements",
+             "b/Dockerfile.konflux.cuda": "dockerfile", "b/Dockerfile.konflux.rocm": "dockerfile",
+             "c/requirements-cuda.txt": "requirements", "c/requirements-rocm-dev.txt": "requirements",
+             "d/build_cuda.sh": "shell", "d/requirements_rocm.txt": "requirements"}
+    facts = {p: [object()] for p in kinds}
+    assert sorted(vendor_twins(facts, kinds, load())) == ["a/requirements-cuda.txt", "b/Dockerfile.konflux.cuda"]
+
+
+def test_a_cuda_program_built_on_its_own_beside_an_opencl_one_is_optional(rulebase) -> None:
+    """QuickMatch (batch t): cuda/Makefile (nvcc) beside OpenCL/Makefile, the same matcher, no build above them."""
+    data = report("standalone_backends", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["cuda (chosen at run time)"]
+    assert part["class"] == "migration-required"
+    assert "OpenCL" in part["evidence"][0]
+    assert _statuses(data, "cuda/") == {"optional"}
+
+
+def test_a_build_above_the_back_ends_or_a_sibling_without_a_build_keeps_cuda_required(rulebase) -> None:
+    """A top-level Makefile that makes both folders (the default build compiles the kernels); an OpenCL folder with
+    sources and no build of its own."""
+    for case in ("standalone_backends_near", "standalone_backends_unbuilt_near"):
+        data = report(case, rulebase)
+        assert data["summary"]["class"] == "migration-required", case
+        assert not any("chosen at run time" in root for root in optional_parts(data)), case
+        assert _statuses(data, "cuda/match.cu") == {""}, case  # required (the Makefile's Darwin branch is a switch)

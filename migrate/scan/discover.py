@@ -49,6 +49,9 @@ SUFFIX_KINDS = {
     # .NET project files (MSBuild SDK projects: https://learn.microsoft.com/en-us/dotnet/core/project-sdk/overview):
     # where a .NET package is (workloads/alternatives.py `backend_packages`); nothing in them is read
     ".csproj": "dotnet", ".fsproj": "dotnet", ".vbproj": "dotnet",
+    # autoconf macro files (a project's m4/ or config/ folder, acinclude.m4): their AC_DEFUN bodies are configure code
+    # (extract/text/autoconf.py reads them as it reads configure.ac)
+    ".m4": "m4",
     ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".sbatch": "shell", ".slurm": "shell",
     # prebuilt libraries and programs: their own headers are read (extract/binary.py), never their code
     ".so": "binary", ".dll": "binary", ".exe": "binary", ".pyd": "binary", ".dylib": "binary",

@@ -26,8 +26,10 @@ from migrate.workloads.modules import ModuleIndex
 from migrate.workloads.optional_imports import imported_files
 from migrate.workloads.optional_words import DataError, optional_root
 
-SECTIONS = ("vendor_roles", "build_variants", "execution_providers", "development_requirements", "backend_packages")
+SECTIONS = ("vendor_roles", "build_variants", "execution_providers", "development_requirements", "backend_packages",
+            "vendor_twins", "standalone_backends")
 WORD = re.compile(r"[a-z]+")
+TOKEN = re.compile(r"[a-z0-9]+")
 RULES = "rules/workloads/alternatives.yaml"
 
 
@@ -54,6 +56,12 @@ class Alternatives:
     backend_nvidia: frozenset[str] = frozenset()  # words naming a CUDA back-end package (cuda)
     backend_portable: frozenset[str] = frozenset()  # words naming a portable back-end package (cpu, opencl, metal)
     manifests: tuple[str, ...] = ()  # a package's manifest: a file name or a name ending (Cargo.toml, .csproj)
+    twin_nvidia: frozenset[str] = frozenset()  # words naming the NVIDIA variant of an install/build file (nvidia, cuda)
+    twin_kinds: frozenset[str] = frozenset()  # the kinds of file a vendor twin is (requirements, dockerfile, shell)
+    not_vendor: frozenset[str] = frozenset()  # whole tokens that are no vendor's name (amd64: a CPU architecture)
+    build_files: frozenset[str] = frozenset()  # the build files of a program built on its own (Makefile)
+    enclosing_builds: frozenset[str] = frozenset()  # kinds of build file that make sibling folders one build
+    enclosing_names: frozenset[str] = frozenset()  # ... and names of such files of another kind (setup.py: python)
 
 
 @lru_cache(maxsize=4)
@@ -88,7 +96,14 @@ def load(directory: Path | None = None) -> Alternatives:
         backend_nvidia=frozenset(n.lower() for n in names(data["backend_packages"]["nvidia"], "backend_packages.nvidia")),
         backend_portable=frozenset(n.lower() for n in names(data["backend_packages"]["portable"],
                                                             "backend_packages.portable")),
-        manifests=tuple(sorted(names(data["backend_packages"]["manifests"], "backend_packages.manifests"))))
+        manifests=tuple(sorted(names(data["backend_packages"]["manifests"], "backend_packages.manifests"))),
+        twin_nvidia=frozenset(n.lower() for n in names(data["vendor_twins"]["nvidia"], "vendor_twins.nvidia")),
+        twin_kinds=names(data["vendor_twins"]["kinds"], "vendor_twins.kinds"),
+        not_vendor=frozenset(n.lower() for n in names(data["vendor_twins"]["not_vendor"], "vendor_twins.not_vendor")),
+        build_files=frozenset(n.lower() for n in names(data["standalone_backends"]["build_files"],
+                                                       "standalone_backends.build_files")),
+        enclosing_builds=names(data["standalone_backends"]["enclosing_kinds"], "standalone_backends.enclosing_kinds"),
+        enclosing_names=names(data["standalone_backends"]["enclosing_names"], "standalone_backends.enclosing_names"))
 
 
 def words_of(name: str) -> frozenset[str]:
@@ -101,12 +116,13 @@ def run_time_alternatives(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[st
     """Optional parts chosen at run time: a file path, a folder (ending in `/`) or a `path:line` -> the evidence."""
     data = data or load()
     paths = sorted(set(facts) | set(kinds))
-    out = _vendor_peers(paths, data) | backend_packages(paths, data)
+    out = _vendor_peers(paths, data) | backend_packages(paths, data) | standalone_backends(kinds, data)
     imported = _imported_unguarded(facts)
     out = {part: why for part, why in out.items()  # a Python module required code imports is no run-time choice
            if not any(_inside(target, part) and not _inside(importer, part) for importer, target in imported)}
     out.update(_build_variants(paths, kinds, data))
     out.update(_development_requirements(kinds, data))
+    out.update(vendor_twins(facts, kinds, data))
     out.update(_fallback_providers(findings, data, _chosen_providers(facts, data)))
     return out
 
@@ -188,6 +204,72 @@ def backend_packages(paths: Sequence[str], data: Alternatives) -> dict[str, str]
                 out[key] = (f"{key}: a {', '.join(sorted(said & data.backend_nvidia))} back-end package beside "
                             f"{', '.join(peers[:3])}, packages of their own in the same folder: the back end the user "
                             f"installs or picks at run time ({RULES} backend_packages)")
+    return out
+
+
+def vendor_twins(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
+                 data: Alternatives) -> dict[str, str]:
+    """Install, build or deploy files for NVIDIA (`vendor_twins.kinds`: requirements_NVIDIA.txt, Dockerfile.cuda)
+    beside a non-empty file of the same kind whose name is the same but for an AMD word in place of the NVIDIA one
+    (requirements_AMD.txt, Dockerfile.rocm) -> the evidence: the project ships the AMD variant already."""
+    def vendor_words(path: str) -> frozenset[str]:  # `amd64` is a CPU architecture, no vendor: dropped whole
+        name = " ".join(t for t in TOKEN.findall(posixpath.basename(path).lower()) if t not in data.not_vendor)
+        return words_of(name)
+
+    by_folder: dict[tuple[str, str], list[str]] = {}
+    for path, kind in kinds.items():
+        if kind in data.twin_kinds:
+            by_folder.setdefault((posixpath.dirname(path), kind), []).append(path)
+    out: dict[str, str] = {}
+    for (_, kind), files in sorted(by_folder.items()):
+        named = {p: vendor_words(p) for p in files}
+        for path in sorted(files):
+            said = named[path] & data.twin_nvidia
+            if not said or named[path] & data.amd_words:
+                continue
+            stem = named[path] - data.twin_nvidia
+            twins = sorted(p for p, w in named.items() if w & data.amd_words and not w & data.twin_nvidia
+                           and w - data.amd_words == stem and facts.get(p))
+            if twins:
+                out[path] = (f"{path}: a {kind} file for NVIDIA ({', '.join(sorted(said))}) beside its AMD twin "
+                             f"{posixpath.basename(twins[0])}: the project ships the AMD variant already ({RULES} "
+                             "vendor_twins)")
+    return out
+
+
+def standalone_backends(kinds: Mapping[str, str], data: Alternatives) -> dict[str, str]:
+    """Folders built on their own (a `standalone_backends.build_files` file in each, and no build file of
+    `enclosing_kinds` in any folder above them) whose name holds a CUDA word, beside such a sibling whose name holds a
+    portable platform's word in its place (QuickMatch's cuda/Makefile beside OpenCL/Makefile) -> the evidence: the
+    folder, ending in `/`. Each is a program of its own; the portable one runs without NVIDIA's."""
+    enclosing = {posixpath.dirname(p) for p, k in kinds.items()
+                 if k in data.enclosing_builds or posixpath.basename(p) in data.enclosing_names}
+    built: dict[str, set[str]] = {}  # folder -> the names of its sub-folders built on their own
+    for path in kinds:
+        folder, name = posixpath.split(path)
+        if not folder or name.lower() not in data.build_files:
+            continue
+        parent, program = posixpath.split(folder)
+        above = parent
+        while above and above not in enclosing:
+            above = posixpath.dirname(above)
+        if above not in enclosing:
+            built.setdefault(parent, set()).add(program)
+    out: dict[str, str] = {}
+    for parent, names in built.items():
+        for name in sorted(names):
+            said = words_of(name)
+            if not said & data.backend_nvidia:
+                continue
+            stem = said - data.backend_nvidia
+            peers = sorted(n for n in names if (w := words_of(n)) & data.backend_portable
+                           and not w & data.backend_nvidia and w - data.backend_portable == stem)
+            if peers:
+                key = f"{parent}/{name}/" if parent else f"{name}/"
+                out[key] = (f"{key}: a {', '.join(sorted(said & data.backend_nvidia))} program built on its own "
+                            f"beside {', '.join(peers[:3])}, built on its own too, and no build above them that joins "
+                            f"them: a back end the user builds and runs instead of the portable one ({RULES} "
+                            "standalone_backends)")
     return out
 
 

@@ -65,6 +65,7 @@ class Words:
     thrust_rules: frozenset[str] = frozenset()  # rules whose findings are Thrust's headers and namespace
     thrust_package_rules: frozenset[str] = frozenset()  # package and source rules whose symbol may name Thrust
     thrust_package: frozenset[str] = frozenset()  # the name of Thrust's package, lower case (thrust)
+    cuda_link_flags: frozenset[str] = frozenset()  # link flags of the CUDA runtime and driver (-lcudart, -lcuda)
 
 
 @lru_cache(maxsize=4)
@@ -117,6 +118,7 @@ def words(directory: Path | None = None) -> Words:
                  thrust_rules=frozenset(names("cpu_thrust", "rules")),
                  thrust_package_rules=frozenset(names("cpu_thrust", "package_rules")),
                  thrust_package=frozenset(n.lower() for n in names("cpu_thrust", "package")),
+                 cuda_link_flags=frozenset(names("cuda_compiler", "link_flags")),
                  compiler_results=frozenset(n.upper() for n in names("detection", "compiler_results")),
                  detected=frozenset([f"{n.upper()}_FOUND" for n in names("detection", "packages")]
                                     + [n.upper() for n in names("detection", "variables")]))

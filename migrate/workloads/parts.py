@@ -243,6 +243,14 @@ class ProjectParts:
             return Part(f"build switch {self.compiler_switch}",
                         (*self.switches[self.compiler_switch], f"{path}:{finding.line} {finding.symbol}: a flag only nvcc "
                          f"takes, and the build names nvcc only under {self.compiler_switch}"))
+        if self.cuda_build in self.switches and not path.endswith(CMAKE_SUFFIXES) \
+                and (finding.rule in known.nvcc_flag_rules - known.compiler_rules
+                     or finding.symbol in known.cuda_link_flags):
+            # nvcc runs only on CUDA translation units, and the CUDA runtime is linked only for them (nvcc itself, as
+            # a script's `nvcc --version`, is no flag: sphericart's install-cupy.sh picks a CuPy wheel by it)
+            return Part(f"build switch {self.cuda_build}",
+                        (*self.switches[self.cuda_build], f"{path}:{finding.line} {finding.symbol}: a flag of nvcc or of "
+                         f"the CUDA runtime's link, and every CUDA source is built under {self.cuda_build}"))
         if path.endswith(CMAKE_SUFFIXES) and (found := next((r for p, r in self.found_under.items()
                                                               if finding.symbol.startswith(f"{p}_")), None)) is not None:
             return Part(f"build switch {found.switch}",
