@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -190,8 +190,16 @@ def backend_packages(paths: Sequence[str], data: Alternatives) -> dict[str, str]
         if folder and (name in data.manifests or name.endswith(tuple(m for m in data.manifests if m.startswith(".")))):
             parent, package = posixpath.split(folder)
             packages.setdefault(parent, set()).add(package)
-    out: dict[str, str] = {}
-    for parent, names in packages.items():
+    return {key: (f"{key}: a {said} back-end package beside {peers}, packages of their own in the same folder: the "
+                  f"back end the user installs or picks at run time ({RULES} backend_packages)")
+            for key, said, peers in _portable_peers(packages, data)}
+
+
+def _portable_peers(siblings: Mapping[str, set[str]], data: Alternatives) -> Iterator[tuple[str, str, str]]:
+    """Of each folder's sibling folders (parent -> names), those whose name holds an NVIDIA back-end word beside one
+    whose name holds a portable platform's word in its place: (the folder, ending in `/`; its NVIDIA words; the first
+    three such peers), as the evidence writes them."""
+    for parent, names in siblings.items():
         for name in sorted(names):
             said = words_of(name)
             if not said & data.backend_nvidia:
@@ -200,11 +208,8 @@ def backend_packages(paths: Sequence[str], data: Alternatives) -> dict[str, str]
             peers = sorted(n for n in names if (w := words_of(n)) & data.backend_portable
                            and not w & data.backend_nvidia and w - data.backend_portable == stem)
             if peers:
-                key = f"{parent}/{name}/" if parent else f"{name}/"
-                out[key] = (f"{key}: a {', '.join(sorted(said & data.backend_nvidia))} back-end package beside "
-                            f"{', '.join(peers[:3])}, packages of their own in the same folder: the back end the user "
-                            f"installs or picks at run time ({RULES} backend_packages)")
-    return out
+                yield (f"{parent}/{name}/" if parent else f"{name}/", ", ".join(sorted(said & data.backend_nvidia)),
+                       ", ".join(peers[:3]))
 
 
 def vendor_twins(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
@@ -255,22 +260,10 @@ def standalone_backends(kinds: Mapping[str, str], data: Alternatives) -> dict[st
             above = posixpath.dirname(above)
         if above not in enclosing:
             built.setdefault(parent, set()).add(program)
-    out: dict[str, str] = {}
-    for parent, names in built.items():
-        for name in sorted(names):
-            said = words_of(name)
-            if not said & data.backend_nvidia:
-                continue
-            stem = said - data.backend_nvidia
-            peers = sorted(n for n in names if (w := words_of(n)) & data.backend_portable
-                           and not w & data.backend_nvidia and w - data.backend_portable == stem)
-            if peers:
-                key = f"{parent}/{name}/" if parent else f"{name}/"
-                out[key] = (f"{key}: a {', '.join(sorted(said & data.backend_nvidia))} program built on its own "
-                            f"beside {', '.join(peers[:3])}, built on its own too, and no build above them that joins "
-                            f"them: a back end the user builds and runs instead of the portable one ({RULES} "
-                            "standalone_backends)")
-    return out
+    return {key: (f"{key}: a {said} program built on its own beside {peers}, built on its own too, and no build above "
+                  f"them that joins them: a back end the user builds and runs instead of the portable one ({RULES} "
+                  "standalone_backends)")
+            for key, said, peers in _portable_peers(built, data)}
 
 
 def _build_variants(paths: Sequence[str], kinds: Mapping[str, str], data: Alternatives) -> dict[str, str]:

@@ -236,17 +236,22 @@ def _deepest_root(path: str, roots: Mapping[str, Spec]) -> Spec | None:
 
 
 DEPLOYMENT_KINDS = frozenset({"dockerfile", "manifest", "shell"})
+# autoconf macro files (m4/ beside configure.ac, AC_CONFIG_MACRO_DIR): configure code of the project at the root, no
+# part of their own
+CONFIGURE_KINDS = frozenset({"m4"})
+ROOT_KINDS = DEPLOYMENT_KINDS | CONFIGURE_KINDS  # a top folder holding only these joins the root's group
 
 
 def _leftovers(pool: set[str], root_name: str, kinds: Mapping[str, str]) -> list[Spec]:
-    """Files of no workload, by top folder; deployment files join the root's group if it has one."""
+    """Files of no workload, by top folder; a folder of deployment files or configure macros only joins the root's
+    group if it has one."""
     groups: dict[str, Spec] = {}
     for path in sorted(pool):
         top = path.split("/", 1)[0] if "/" in path else "."
         groups.setdefault(top, Spec(root_name if top == "." else top, top, "directory")).files.append(path)
     if "." in groups:
         for top, spec in list(groups.items()):
-            if top != "." and all(kinds.get(p) in DEPLOYMENT_KINDS for p in spec.files):
+            if top != "." and all(kinds.get(p) in ROOT_KINDS for p in spec.files):
                 groups["."].files += spec.files
                 del groups[top]
     for spec in groups.values():

@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from migrate.model import Fact, Finding
+from migrate.workloads import alternatives
 from migrate.workloads.fact_index import of_kind
 from migrate.workloads.optional_words import Words
 from migrate.workloads.switches import BUILD_KINDS, Region, around, define_flags, gates
@@ -53,9 +54,5 @@ def cpu_thrust_folders(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, 
 
 def covering(folders: Mapping[str, str], path: str) -> str | None:
     """The folder of `folders` that holds `path` ("" holds every path), the innermost first."""
-    folder = posixpath.dirname(path)
-    while folder:
-        if f"{folder}/" in folders:
-            return f"{folder}/"
-        folder = posixpath.dirname(folder)
-    return "" if "" in folders else None
+    inner = alternatives.covering(folders, path, 0)  # its keys are folders only: the innermost that holds `path`
+    return inner if inner is not None else "" if "" in folders else None

@@ -35,7 +35,6 @@ MAKE_TEST_QUOTED = re.compile(r"""^(["'])\$[({]([A-Za-z_]\w*)[)}]\1\s+(["'])([^"
 MAKE_SWITCH = re.compile(r"^[A-Z][A-Z0-9_]*$")
 SELECTED_VALUE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 OBJECT_SUFFIX = ".o"  # an object file named after its whole source name (`x.cu.o`)
-MAKE_CONDITIONALS = ("ifeq", "ifneq", "ifdef", "ifndef")
 # `ifdef gpu`: a lowercase variable is one the user passes on make's command line (`make gpu=1`); make imports
 # every environment variable too, and those are uppercase by convention (CUDA_HOME), so only a lowercase one that
 # the Makefile never assigns is off by default (https://www.gnu.org/software/make/manual/html_node/Environment.html,
@@ -153,7 +152,7 @@ def _make_switches(text: str) -> list[Fact]:
                     for patterns in MAKE_WILDCARD.findall(m.group(1)) + MAKE_SHELL_LS.findall(m.group(1))
                     for pattern in patterns.split()
                     if pattern.endswith(SOURCE_SUFFIXES) and "$" not in pattern]
-        elif not raw.lstrip().startswith((*MAKE_CONDITIONALS, "#")):
+        elif not raw.lstrip().startswith((*make_model.CONDITIONALS, "#")):
             # a rule's prerequisites or a recipe (`x.o: src/x.cu`, `nvcc -c k.cu`): sources it builds
             out += [fact("build_source", word, number, 0, 0, text="" if any(name for _, name, _ in stack) else "make rule")
                     for word in _plain_sources(raw.replace(":", " ").split())]
@@ -162,7 +161,7 @@ def _make_switches(text: str) -> list[Fact]:
             continue
         words = raw.split(None, 1)
         directive = words[0] if words else ""
-        if directive in MAKE_CONDITIONALS:
+        if directive in make_model.CONDITIONALS:
             stack.append((number, _make_switch(directive, words[1] if len(words) > 1 else ""), ""))
         elif m := AUTOMAKE_IF.match(raw):  # automake's `if COND` (`if !COND`: its else is COND's branch)
             named = AUTOMAKE_MARK + m.group(2)
@@ -182,7 +181,7 @@ def _make_switches(text: str) -> list[Fact]:
             elif directive == "else":  # `else ifeq ($(BACKEND),cuda)`: the next test of one chain, closed by one endif
                 chained = (words[1] if len(words) > 1 else "").split(None, 1)
                 test = _make_switch(chained[0], chained[1] if len(chained) > 1 else "") \
-                    if chained and chained[0] in MAKE_CONDITIONALS else ""
+                    if chained and chained[0] in make_model.CONDITIONALS else ""
                 stack.append((number, test, ""))
     return out
 
