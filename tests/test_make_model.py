@@ -119,3 +119,16 @@ def test_a_prerequisite_outside_the_project_is_not_known_missing(tmp_path: Path,
     tool (`/opt/sgxsdk/bin/x64/sgx_edger8r`) may find it on the user's machine: the default goal is not known to fail."""
     tree = _edited(tmp_path, "all: sequential cuda", "all: sequential /opt/sdk/bin/tool")
     assert statuses(scanned(tree, rulebase), "src/parallel/parallel.cu") == {"optional"}
+
+
+def test_a_substitution_reference_is_a_use_of_its_variable() -> None:
+    """GNU make manual 6.3.1: `$(CU_SOURCES:.cu=.cu.o)` uses CU_SOURCES. In the makedepend idiom the default goal
+    links `$(CU_OBJECTS)` made from `$(CU_SOURCES)` and only `depend:`'s recipe names `$(CU_SOURCES)` plainly: the
+    sources' assignment belongs to the default build, not to `depend` (before this, every `.cu` file of such a
+    Makefile was read as built only by `make depend`)."""
+    text = ("CU_SOURCES=force.cu timestep.cu\nCU_OBJECTS=$(CU_SOURCES:.cu=.cu.o)\nDEFAULT: prog\n%.cu.o: %.cu\n"
+            "\tnvcc -c $< -o $@\nprog: main.c $(CU_OBJECTS)\n\t$(CC) -o prog $(CU_OBJECTS) -lcudart\n"
+            "depend:\n\tmakedepend -a -f .depend -o.cu.o $(CU_SOURCES)\n")
+    assert _goals(text) == [("depend", 8, 9)]
+    only_depend = text.replace("CU_OBJECTS=$(CU_SOURCES:.cu=.cu.o)", "CU_OBJECTS=k.cu.o")  # near miss
+    assert _goals(only_depend) == [("depend", 1, 1), ("depend", 8, 9)]

@@ -19,7 +19,8 @@ from migrate.extract.text.lines import Logical, fact
 from migrate.extract.text.make_model import UNPLACED, Makefile, Rule, match
 from migrate.model import Fact
 
-REFERENCE = re.compile(r"\$[({]([A-Za-z_][\w.]*)[)}]")
+# a use of a variable: `$(X)`, `${X}`, or a substitution reference `$(X:.cu=.o)` (GNU make manual, 6.3.1)
+REFERENCE = re.compile(r"\$[({]([A-Za-z_][\w.]*)(?::[^)}$]*)?[)}]")
 MAKE_RUN = re.compile(r"(?:\$[({]MAKE[)}]|(?<![\w$/.-])make)(?=\s|$)")
 MAKE_OPTIONS_WITH_VALUE = frozenset({"-C", "-f", "-I", "-o", "-W", "--directory", "--file", "--makefile"})
 UNKNOWN_GOAL = "*"  # a recipe asks another make for goals this reading cannot tell (`$(MAKE) $(GOALS)`)
