@@ -35,7 +35,3 @@ def test_a_pth_file_that_runs_code_is_named_and_one_that_names_folders_is_not(tm
     found = _module().pth_with_code([site, tmp_path / "missing"])
     assert found == [str(site / "_sandboxing_egress_ca.pth"), str(site / "distutils-precedence.pth")]
 
-
-def test_the_interpreter_running_the_tests_is_read_without_error() -> None:
-    names = _module().site_code(sys.executable)
-    assert all(name.endswith(".pth") and Path(name).is_file() for name in names)
