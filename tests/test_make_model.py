@@ -132,3 +132,15 @@ def test_a_substitution_reference_is_a_use_of_its_variable() -> None:
     assert _goals(text) == [("depend", 8, 9)]
     only_depend = text.replace("CU_OBJECTS=$(CU_SOURCES:.cu=.cu.o)", "CU_OBJECTS=k.cu.o")  # near miss
     assert _goals(only_depend) == [("depend", 1, 1), ("depend", 8, 9)]
+
+
+def test_a_variable_named_only_in_a_comment_beside_a_goal_goes_with_that_goal() -> None:
+    """ablimit/hadoopgis gpu/greiner/thrust/Makefile (4e0fe84c): CUDALIBS is used by the `polytest` goal and by a
+    commented-out `gpu_lib` rule; a comment is no use, so its `-lcudart` assignment is `polytest`'s alone. Near
+    miss: the same rule not commented out uses it outside the goal."""
+    text = ("all: thrustVersion\nCUDALIBS = -L/opt/local/cuda/lib64 -lcudart\nthrustVersion: thrustversion.cu\n"
+            "\tnvcc $^ -o $@\n#gpu_lib: gpu-api.o\n#\t$(CC) -o gpu_spatial.so gpu-api.o $(CUDALIBS)\n"
+            "polytest: driver.c spatial.o\n\t$(CC) $< -o $@ spatial.o $(CUDALIBS)\n")
+    assert _goals(text) == [("polytest", 2, 2), ("polytest", 7, 8)]
+    uncommented = text.replace("#gpu_lib", "gpu_lib").replace("#\t$(CC)", "\t$(CC)")
+    assert ("polytest", 2, 2) not in _goals(uncommented)

@@ -18,7 +18,6 @@ WORD_NVCC = re.compile(r"(?<![\w-])(?:[\w$(){}.~/-]{0,255}/)?nvcc\b(?![.-])")
 MENTION_ONLY = re.compile(
     r"^\s*(?:if\s+(?:!\s*)?|!\s*)?(echo|printf|@echo|command\s+-v|which|type|hash)\b|\$\(\s*(command\s+-v|which)\b"
 )
-RECIPE_PREFIX = re.compile(r"^\t[@+\-\s]*")
 # make's message functions print their text (`$(info ... try `apt install libnccl-dev`)`): nothing runs.
 MAKE_MESSAGE = re.compile(r"^\s*\$[({](info|warning|error)\s")
 SBATCH = re.compile(r"^\s*#SBATCH\s+")
@@ -79,7 +78,7 @@ def makefile(source: bytes) -> Extraction:
             continue
         if MAKE_MESSAGE.match(logical.text):
             continue
-        prefix = RECIPE_PREFIX.match(logical.text)
+        prefix = make_model.RECIPE_PREFIX.match(logical.text)
         facts += commands.analyse(logical, start=prefix.end() if prefix else 0)
     facts = commands.drop_foreign_flags(facts, model.logicals)
     facts += _selected_values(branches, assigned)
@@ -91,7 +90,7 @@ def makefile(source: bytes) -> Extraction:
     facts += [fact("build_switch", b.name, b.line, 0, 0, text=f"OFF {MAKE_UNSET}") for b in branches
               if not COMMAND_LINE_SWITCH.match(b.name) and b.text.startswith("make: ") and "=" not in b.text
               and b.name not in assigned]
-    facts += make_goals.goal_facts(text, model)
+    facts += make_goals.goal_facts(model)
     facts += make_reach.facts(model)
     return finish(original, facts)
 

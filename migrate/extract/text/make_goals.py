@@ -16,18 +16,16 @@ from dataclasses import dataclass
 
 from migrate.extract.text.cmakelists import SOURCE_SUFFIXES
 from migrate.extract.text.lines import Logical, fact
-from migrate.extract.text.make_model import UNPLACED, Makefile, Rule, match
+from migrate.extract.text.make_model import RECIPE_PREFIX, UNPLACED, Makefile, Rule, match
 from migrate.model import Fact
 
-# a use of a variable: `$(X)`, `${X}`, or a substitution reference `$(X:.cu=.o)` (GNU make manual, 6.3.1)
-REFERENCE = re.compile(r"\$[({]([A-Za-z_][\w.]*)(?::[^)}$]*)?[)}]")
 MAKE_RUN = re.compile(r"(?:\$[({]MAKE[)}]|(?<![\w$/.-])make)(?=\s|$)")
 MAKE_OPTIONS_WITH_VALUE = frozenset({"-C", "-f", "-I", "-o", "-W", "--directory", "--file", "--makefile"})
 UNKNOWN_GOAL = "*"  # a recipe asks another make for goals this reading cannot tell (`$(MAKE) $(GOALS)`)
 CLOSURE_LIMIT = 5000  # words followed from one rule's prerequisites
 # a single-quoted program's text (an awk or sed script printing `make <target>`) runs no make
 QUOTED = re.compile(r"'[^']*'")
-ECHO = re.compile(r"^\t[@+\-\s]*(?:echo|printf|\$[({](?:info|warning|error)\s)")
+ECHO = re.compile(RECIPE_PREFIX.pattern + r"(?:echo|printf|\$[({](?:info|warning|error)\s)")
 
 
 @dataclass(slots=True)
@@ -36,7 +34,7 @@ class _Reading:
     builds: bool = False  # names a source file or runs make itself
 
 
-def goal_facts(text: str, model: Makefile) -> list[Fact]:
+def goal_facts(model: Makefile) -> list[Fact]:
     """`make_goal_only` facts over the rules (and variables) the default goal does not reach, `make_call` facts for
     the goals recipes ask for, and a `make_no_rule` fact for each prerequisite the default goal needs that no rule of
     the file makes (workloads/make_goals.py tells whether a file of that name is there: where none is, make stops
@@ -100,10 +98,7 @@ def goal_facts(text: str, model: Makefile) -> list[Fact]:
             continue  # reached, a pattern rule (applies to whatever is needed), a special target, or a later step
         spans.append((reading.rule.line, reading.rule.last, targets[0]))
     # a variable every use of which lies in such rules (or in such variables) goes with the first of them
-    used_at: dict[str, list[int]] = {}
-    for number, line in enumerate(text.split("\n"), start=1):
-        for m in REFERENCE.finditer(line):
-            used_at.setdefault(m.group(1), []).append(number)
+    used_at = model.uses()
     lines_of = {a.name: (a.line, a.last) for a in model.assignments if a.how != "define"}
     changed = True
     while changed:

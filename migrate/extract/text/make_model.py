@@ -44,6 +44,10 @@ AUTOMATIC = frozenset("@<^+*?%|")
 UNPLACED = "\x00"  # what an unassigned variable or an unread function expands to
 KNOWN_FUNCTIONS = frozenset({"wildcard", "addprefix", "addsuffix", "patsubst", "notdir", "sort", "strip", "dir",
                              "basename", "filter", "filter-out", "subst"})
+# a use of a variable: `$(X)`, `${X}`, a substitution reference `$(X:.cu=.o)` (GNU make manual 6.3.1), inside a
+# function's arguments too (`$(patsubst %.cu,%.o,$(SRC))`)
+VARIABLE_USE = re.compile(r"\$[({]([A-Za-z_][\w.]*)(?::[^)}$]*)?[)}]")
+RECIPE_PREFIX = re.compile(r"^\t[@+\-\s]*")  # a recipe line's tab and its `@` (silent), `-` (ignore errors), `+` prefixes
 MENTIONS_FILES = re.compile(r"[*%]|\.(?:cu|cuh|c|cc|cpp|cxx|o|obj)\b")
 DEPTH = 16  # variables referring to variables: expanded this deep
 SHELL = "!"
@@ -103,6 +107,14 @@ class Makefile:
     default_goal: str = ""  # `.DEFAULT_GOAL`'s value where assigned, else the first eligible target
     default_from: str = ""  # ".DEFAULT_GOAL" or "line N"
     included_first: bool = False  # an `include` before the first rule: its rules may come first
+
+    def uses(self) -> dict[str, list[int]]:
+        """The lines each variable is used on (VARIABLE_USE), in file order; comments are not read."""
+        out: dict[str, list[int]] = {}
+        for logical in self.logicals:
+            for m in VARIABLE_USE.finditer(logical.text):
+                out.setdefault(m.group(1), []).append(logical.where(m.start())[0])
+        return out
 
     def values(self) -> dict[str, list[str]]:
         """Every value any assignment gives each variable (a shell's output as UNPLACED, `*` where it may list files)."""
