@@ -14,6 +14,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -221,12 +222,8 @@ def vendor_twins(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
         name = " ".join(t for t in TOKEN.findall(posixpath.basename(path).lower()) if t not in data.not_vendor)
         return words_of(name)
 
-    by_folder: dict[tuple[str, str], list[str]] = {}
-    for path, kind in kinds.items():
-        if kind in data.twin_kinds:
-            by_folder.setdefault((posixpath.dirname(path), kind), []).append(path)
     out: dict[str, str] = {}
-    for (_, kind), files in sorted(by_folder.items()):
+    for (_, kind), files in sorted(_same_folder_and_kind(kinds, kinds, data.twin_kinds).items()):
         named = {p: vendor_words(p) for p in files}
         for path in sorted(files):
             said = named[path] & data.twin_nvidia
@@ -268,11 +265,7 @@ def standalone_backends(kinds: Mapping[str, str], data: Alternatives) -> dict[st
 
 def _build_variants(paths: Sequence[str], kinds: Mapping[str, str], data: Alternatives) -> dict[str, str]:
     out: dict[str, str] = {}
-    by_folder: dict[tuple[str, str], list[str]] = {}
-    for path in paths:
-        if (kind := kinds.get(path, "")) in data.variant_kinds:
-            by_folder.setdefault((posixpath.dirname(path), kind), []).append(path)
-    for (_, kind), files in by_folder.items():
+    for (_, kind), files in _same_folder_and_kind(paths, kinds, data.variant_kinds).items():
         plain = [p for p in files if not words_of(posixpath.basename(p)) & data.variant_words]
         if not plain:
             continue
@@ -283,6 +276,16 @@ def _build_variants(paths: Sequence[str], kinds: Mapping[str, str], data: Altern
                 out[path] = (f"{path}: a {kind} file for an NVIDIA build ({', '.join(sorted(said))}) beside "
                              f"{', '.join(posixpath.basename(p) for p in sorted(plain)[:3])}: one of several ways to "
                              f"build or deploy the project ({RULES} build_variants)")
+    return out
+
+
+def _same_folder_and_kind(paths: Iterable[str], kinds: Mapping[str, str],
+                          wanted: AbstractSet[str]) -> dict[tuple[str, str], list[str]]:
+    """The `paths` whose kind is one of `wanted`, grouped by (folder, kind), in the order given."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for path in paths:
+        if (kind := kinds.get(path, "")) in wanted:
+            out.setdefault((posixpath.dirname(path), kind), []).append(path)
     return out
 
 
