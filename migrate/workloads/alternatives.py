@@ -122,6 +122,7 @@ def run_time_alternatives(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[st
     out = {part: why for part, why in out.items()  # a Python module required code imports is no run-time choice
            if not any(_inside(target, part) and not _inside(importer, part) for importer, target in imported)}
     out.update(_build_variants(paths, kinds, data))
+    out.update(_folder_variants(paths, kinds, data))
     out.update(_development_requirements(kinds, data))
     out.update(vendor_twins(facts, kinds, data))
     out.update(_fallback_providers(findings, data, _chosen_providers(facts, data)))
@@ -131,7 +132,8 @@ def run_time_alternatives(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[st
 def build_variants(kinds: Mapping[str, str], data: Alternatives | None = None) -> dict[str, str]:
     """Scripts and container files for an NVIDIA build beside plain ones (`rebuild_and_run_cuda.sh` beside
     `rebuild_and_run.sh`) -> the evidence: the plain one is the default build, the variant an opt-in."""
-    return _build_variants(sorted(kinds), kinds, data or load())
+    data = data or load()
+    return _build_variants(sorted(kinds), kinds, data) | _folder_variants(sorted(kinds), kinds, data)
 
 
 def covering(parts: Mapping[str, str], path: str, line: int) -> str | None:
@@ -277,6 +279,31 @@ def _build_variants(paths: Sequence[str], kinds: Mapping[str, str], data: Altern
                              f"{', '.join(posixpath.basename(p) for p in sorted(plain)[:3])}: one of several ways to "
                              f"build or deploy the project ({RULES} build_variants)")
     return out
+
+
+def _folder_variants(paths: Sequence[str], kinds: Mapping[str, str], data: Alternatives) -> dict[str, str]:
+    """The same build variants one folder apart: a script or container file in a folder whose name holds a variant
+    word, beside a file of the same name and kind in a sibling folder whose name holds none (huggingface/peft's
+    docker/peft-gpu/Dockerfile beside docker/peft-cpu/Dockerfile, each an image of its own)."""
+    groups: dict[tuple[str, str, str], list[str]] = {}  # (parent of the folder, file name, kind) -> files
+    for path in paths:
+        folder = posixpath.dirname(path)
+        if folder and (kind := kinds.get(path, "")) in data.variant_kinds:
+            groups.setdefault((posixpath.dirname(folder), posixpath.basename(path), kind), []).append(path)
+    out: dict[str, str] = {}
+    for (_, _, kind), files in groups.items():
+        plain = [p for p in files if not words_of(_folder_name(p)) & data.variant_words]
+        for path in files if plain else ():
+            named = words_of(_folder_name(path))
+            if (said := named & data.variant_words) and not named & data.amd_words:
+                out[path] = (f"{path}: a {kind} file for an NVIDIA build ({', '.join(sorted(said))}) beside "
+                             f"{', '.join(sorted(plain)[:3])}: one of several ways to build or deploy the project "
+                             f"({RULES} build_variants)")
+    return out
+
+
+def _folder_name(path: str) -> str:
+    return posixpath.basename(posixpath.dirname(path))
 
 
 def _same_folder_and_kind(paths: Iterable[str], kinds: Mapping[str, str],
