@@ -166,6 +166,9 @@ STRUCTURE_KINDS: dict[str, str] = {
     "uncalled_function": "a module-level function holding an import in its body that its own file never names "
                          "outside it (no call, reference, decorator or string of its name): the name is the "
                          "function, over its lines (extract/python/on_demand.py)",
+    "deferred_body": "the body of a module's top-level function or of a method of its top-level class: code that "
+                     "runs when called, not when the module is imported; the name is the function, over the body's "
+                     "lines (extract/python/deferred.py)",
     "entry_point": "a function a distribution's entry points name (`x = pkg.cli:main` in pyproject's "
                    "[project.scripts]/[project.entry-points.*]/[tool.poetry.scripts], setup.cfg's "
                    "[options.entry_points], a setup.py string): the name is the function, the text the module; "

@@ -57,6 +57,7 @@ class Alternatives:
     backend_nvidia: frozenset[str] = frozenset()  # words naming a CUDA back-end package (cuda)
     backend_portable: frozenset[str] = frozenset()  # words naming a portable back-end package (cpu, opencl, metal)
     manifests: tuple[str, ...] = ()  # a package's manifest: a file name or a name ending (Cargo.toml, .csproj)
+    python_manifests: tuple[str, ...] = ()  # a Python package's marker file (__init__.py)
     twin_nvidia: frozenset[str] = frozenset()  # words naming the NVIDIA variant of an install/build file (nvidia, cuda)
     twin_kinds: frozenset[str] = frozenset()  # the kinds of file a vendor twin is (requirements, dockerfile, shell)
     not_vendor: frozenset[str] = frozenset()  # whole tokens that are no vendor's name (amd64: a CPU architecture)
@@ -98,6 +99,8 @@ def load(directory: Path | None = None) -> Alternatives:
         backend_portable=frozenset(n.lower() for n in names(data["backend_packages"]["portable"],
                                                             "backend_packages.portable")),
         manifests=tuple(sorted(names(data["backend_packages"]["manifests"], "backend_packages.manifests"))),
+        python_manifests=tuple(sorted(names(data["backend_packages"]["python_manifests"],
+                                            "backend_packages.python_manifests"))),
         twin_nvidia=frozenset(n.lower() for n in names(data["vendor_twins"]["nvidia"], "vendor_twins.nvidia")),
         twin_kinds=names(data["vendor_twins"]["kinds"], "vendor_twins.kinds"),
         not_vendor=frozenset(n.lower() for n in names(data["vendor_twins"]["not_vendor"], "vendor_twins.not_vendor")),
@@ -121,7 +124,9 @@ def run_time_alternatives(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[st
     imported = _imported_unguarded(facts)
     out = {part: why for part, why in out.items()  # a Python module required code imports is no run-time choice
            if not any(_inside(target, part) and not _inside(importer, part) for importer, target in imported)}
+    out.update(_called_backends(backend_packages(paths, data, data.python_manifests), facts, findings))
     out.update(_build_variants(paths, kinds, data))
+    out.update(_folder_variants(paths, kinds, data))
     out.update(_development_requirements(kinds, data))
     out.update(vendor_twins(facts, kinds, data))
     out.update(_fallback_providers(findings, data, _chosen_providers(facts, data)))
@@ -131,7 +136,8 @@ def run_time_alternatives(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[st
 def build_variants(kinds: Mapping[str, str], data: Alternatives | None = None) -> dict[str, str]:
     """Scripts and container files for an NVIDIA build beside plain ones (`rebuild_and_run_cuda.sh` beside
     `rebuild_and_run.sh`) -> the evidence: the plain one is the default build, the variant an opt-in."""
-    return _build_variants(sorted(kinds), kinds, data or load())
+    data = data or load()
+    return _build_variants(sorted(kinds), kinds, data) | _folder_variants(sorted(kinds), kinds, data)
 
 
 def covering(parts: Mapping[str, str], path: str, line: int) -> str | None:
@@ -181,19 +187,46 @@ def _vendor_peers(paths: Sequence[str], data: Alternatives) -> dict[str, str]:
     return out
 
 
-def backend_packages(paths: Sequence[str], data: Alternatives) -> dict[str, str]:
-    """Folders holding a package manifest of their own (`backend_packages.manifests`) whose name holds an NVIDIA word,
-    beside a sibling package whose name holds a portable platform's word in its place (src/Backends/X.Backends.CUDA
-    beside X.Backends.CPU, each with its .csproj) -> the evidence: the folder, ending in `/`."""
+def backend_packages(paths: Sequence[str], data: Alternatives,
+                     manifests: Sequence[str] | None = None) -> dict[str, str]:
+    """Folders holding a package manifest of their own (`backend_packages.manifests`, or those given) whose name holds
+    an NVIDIA word, beside a sibling package whose name holds a portable platform's word in its place
+    (src/Backends/X.Backends.CUDA beside X.Backends.CPU, each with its .csproj) -> the evidence: the folder, ending in
+    `/`."""
+    manifests = tuple(data.manifests if manifests is None else manifests)
     packages: dict[str, set[str]] = {}  # folder -> the names of the package folders in it
     for path in paths:
         folder, name = posixpath.split(path)
-        if folder and (name in data.manifests or name.endswith(tuple(m for m in data.manifests if m.startswith(".")))):
+        if folder and (name in manifests or name.endswith(tuple(m for m in manifests if m.startswith(".")))):
             parent, package = posixpath.split(folder)
             packages.setdefault(parent, set()).add(package)
     return {key: (f"{key}: a {said} back-end package beside {peers}, packages of their own in the same folder: the "
                   f"back end the user installs or picks at run time ({RULES} backend_packages)")
             for key, said, peers in _portable_peers(packages, data)}
+
+
+def _called_backends(parts: Mapping[str, str], facts: Mapping[str, Sequence[Fact]],
+                     findings: Iterable[Finding]) -> dict[str, str]:
+    """Of the Python back-end packages (a cuda/ package beside cpu/, each with its __init__.py), those whose every
+    finding sits in Python code that runs only when called (a function's or a method's body: `deferred_body` facts):
+    importing the package binds its functions and loads no CUDA library, so required code may import it; the CUDA
+    back end runs only when the user picks its device (candle-org/candle's _backends/cuda/runtime.py binds libcudart
+    through ctypes inside _load_cudart(), beside _backends/cpu/ and _backends/mps/). Not one that compiles anything
+    (a .cu file in it) or that loads CUDA at import."""
+    own: dict[str, list[Finding]] = {part: [] for part in parts}
+    for finding in findings:
+        for part, found in own.items():
+            if _inside(finding.path, part):
+                found.append(finding)
+    return {part: f"{parts[part].split(':', 1)[0]}: a CUDA back-end Python package beside portable ones, whose CUDA "
+                  f"code runs only when called (in function bodies): the back end picked at run time "
+                  f"({RULES} backend_packages)"
+            for part, found in own.items() if found and all(_when_called(f, facts) for f in found)}
+
+
+def _when_called(finding: Finding, facts: Mapping[str, Sequence[Fact]]) -> bool:
+    return finding.path.endswith(".py") and any(
+        f.kind == "deferred_body" and f.line <= finding.line <= f.end_line for f in facts.get(finding.path, ()))
 
 
 def _portable_peers(siblings: Mapping[str, set[str]], data: Alternatives) -> Iterator[tuple[str, str, str]]:
@@ -277,6 +310,31 @@ def _build_variants(paths: Sequence[str], kinds: Mapping[str, str], data: Altern
                              f"{', '.join(posixpath.basename(p) for p in sorted(plain)[:3])}: one of several ways to "
                              f"build or deploy the project ({RULES} build_variants)")
     return out
+
+
+def _folder_variants(paths: Sequence[str], kinds: Mapping[str, str], data: Alternatives) -> dict[str, str]:
+    """The same build variants one folder apart: a script or container file in a folder whose name holds a variant
+    word, beside a file of the same name and kind in a sibling folder whose name holds none (huggingface/peft's
+    docker/peft-gpu/Dockerfile beside docker/peft-cpu/Dockerfile, each an image of its own)."""
+    groups: dict[tuple[str, str, str], list[str]] = {}  # (parent of the folder, file name, kind) -> files
+    for path in paths:
+        folder = posixpath.dirname(path)
+        if folder and (kind := kinds.get(path, "")) in data.variant_kinds:
+            groups.setdefault((posixpath.dirname(folder), posixpath.basename(path), kind), []).append(path)
+    out: dict[str, str] = {}
+    for (_, _, kind), files in groups.items():
+        plain = [p for p in files if not words_of(_folder_name(p)) & data.variant_words]
+        for path in files if plain else ():
+            named = words_of(_folder_name(path))
+            if (said := named & data.variant_words) and not named & data.amd_words:
+                out[path] = (f"{path}: a {kind} file for an NVIDIA build ({', '.join(sorted(said))}) beside "
+                             f"{', '.join(sorted(plain)[:3])}: one of several ways to build or deploy the project "
+                             f"({RULES} build_variants)")
+    return out
+
+
+def _folder_name(path: str) -> str:
+    return posixpath.basename(posixpath.dirname(path))
 
 
 def _same_folder_and_kind(paths: Iterable[str], kinds: Mapping[str, str],

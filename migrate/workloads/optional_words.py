@@ -66,6 +66,7 @@ class Words:
     thrust_package_rules: frozenset[str] = frozenset()  # package and source rules whose symbol may name Thrust
     thrust_package: frozenset[str] = frozenset()  # the name of Thrust's package, lower case (thrust)
     cuda_link_flags: frozenset[str] = frozenset()  # link flags of the CUDA runtime and driver (-lcudart, -lcuda)
+    suffixes: tuple[str, ...] = ()  # endings of optional folder names (text_generation_benchmark), lower case
 
 
 @lru_cache(maxsize=4)
@@ -84,6 +85,7 @@ def words(directory: Path | None = None) -> Words:
 
     return Words(folders=frozenset(n.lower() for n in names("folders", "names")),
                  prefixes=tuple(names("folders", "prefixes")),
+                 suffixes=tuple(n.lower() for n in names("folders", "suffixes")),
                  scratch=frozenset(n.lower() for n in names("scratch_folders", "names")),
                  unused=frozenset(n.lower() for n in names("unused_folders", "names")),
                  switch_words=frozenset(names("switches", "words")),
@@ -174,7 +176,7 @@ def _optional_root(path: str, known: Words) -> str | None:
         return parts[0]
     for i, part in enumerate(parts):
         lower = part.lower()
-        if lower in known.folders or lower.startswith(known.prefixes):
+        if lower in known.folders or lower.startswith(known.prefixes) or lower.endswith(known.suffixes):
             return "/".join(parts[:i + 1])
     return None
 

@@ -23,6 +23,7 @@ PIP_LISTS: tuple[tuple[str, ...], ...] = (
              ("tool", "uv", "constraint-dependencies"), ("tool", "uv", "override-dependencies"))
 PIP_LIST_TABLES: tuple[tuple[str, ...], ...] = (
     ("project", "optional-dependencies"), ("dependency-groups",), ("tool", "pdm", "dev-dependencies"))
+REQUIREMENT_NAME = re.compile(r"\s*[A-Za-z0-9][A-Za-z0-9._-]*")
 URL_KEYS = ("url", "index", "index-url", "extra-index-url", "find-links", "default-index")
 # Tables of requirements a plain install does not pull: extras (PEP 621), dependency groups (PEP 735), dev
 # dependencies (uv, PDM, Poetry, Pipfile). Their requirements are optional facts (guard "optional"): reikna's
@@ -170,7 +171,7 @@ def _items(data: dict[str, Any]) -> Iterator[Item]:
         for key, values in _table(_get(data, path)).items():
             yield from _pip_list(values, path, key)
     tool = _table(data.get("tool"))
-    yield from _uv(_table(tool.get("uv")))
+    yield from _uv(_table(tool.get("uv")), _required_names(data))
     poetry = _table(tool.get("poetry"))
     for key in ("dependencies", "dev-dependencies"):
         yield from _name_table(poetry.get(key), ("tool", "poetry", key), conda=False)
@@ -221,8 +222,10 @@ def _version(entry: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _uv(uv: dict[str, Any]) -> Iterator[Item]:
-    yield from _sources(uv.get("index"), ("tool", "uv", "index"))
+def _uv(uv: dict[str, Any], required: frozenset[str]) -> Iterator[Item]:
+    scoped = _extras_only_indexes(uv, required)
+    for item in _sources(uv.get("index"), ("tool", "uv", "index")):
+        yield dataclasses.replace(item, optional=True) if item.occurrence in scoped else item
     for key in ("index-url", "extra-index-url", "find-links"):
         for url in _strings(uv.get(key)):
             yield Item([f"index:{url}"], ("tool", "uv"), key, url)
@@ -230,6 +233,43 @@ def _uv(uv: dict[str, Any]) -> Iterator[Item]:
         for entry in spec if isinstance(spec, list) else [spec]:
             if isinstance(entry, dict) and isinstance(entry.get("url"), str):
                 yield Item(url_names(entry["url"]), ("tool", "uv", "sources"), name, entry["url"])
+
+
+def _extras_only_indexes(uv: dict[str, Any], required: frozenset[str]) -> set[int]:
+    """The [[tool.uv.index]] entries (by position) that only an extra or a dependency group installs from. An index
+    marked `explicit = true` serves only the packages whose [tool.uv.sources] entry names it; a source entry with an
+    `extra` or `group` key applies only when that extra or group is installed
+    (https://docs.astral.sh/uv/concepts/indexes/#pinning-a-package-to-an-index ;
+    https://docs.astral.sh/uv/guides/integration/pytorch/#configuring-accelerators-with-optional-dependencies). Where
+    every package it serves is in no plain install (not in [project] dependencies or build-system requires) or is
+    served from it only for an extra or a group, the default install never reads it (mind-inria/mri-nufft's
+    pytorch-cu130 index serves torch and torchvision, which only its extras name)."""
+    served: dict[str, list[bool]] = {}  # index name -> for each source entry naming it: only for an extra/group?
+    for package, spec in _table(uv.get("sources")).items():
+        for entry in spec if isinstance(spec, list) else [spec]:
+            if isinstance(entry, dict) and isinstance(entry.get("index"), str):
+                scoped = "extra" in entry or "group" in entry or _canonical(package) not in required
+                served.setdefault(entry["index"], []).append(scoped)
+    indexes = uv.get("index")
+    return {occurrence for occurrence, index in enumerate(indexes if isinstance(indexes, list) else [])
+            if _table(index).get("explicit") is True and all(served.get(str(_table(index).get("name")), [False]))}
+
+
+def _required_names(data: dict[str, Any]) -> frozenset[str]:
+    """The normalized names of the requirements a plain install (or build) pulls: [project] dependencies and
+    build-system requires."""
+    names: set[str] = set()
+    for path in (("project", "dependencies"), ("build-system", "requires")):
+        values = _get(data, path)
+        for value in values if isinstance(values, list) else ():
+            if isinstance(value, str) and (match := REQUIREMENT_NAME.match(value)):
+                names.add(_canonical(match.group(0)))
+    return frozenset(names)
+
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name.strip()).lower()  # PEP 503 normalization
 
 
 def _sources(values: object, table: tuple[str, ...]) -> Iterator[Item]:
