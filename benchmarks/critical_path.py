@@ -49,7 +49,7 @@ STAGES = (
     ("migrate.workloads.route", "attach"), ("migrate.workloads.costs", "project_costs"),
     ("migrate.workloads.costs", "with_part_costs"), ("migrate.workloads.assemble", "workloads"),
     ("migrate.scan.project", "_stack"), ("migrate.scan.pipeline", "with_plan"),
-    ("migrate.scan.reportcache", "_render"), ("migrate.safetext", "unicode_text"),
+    ("migrate.scan.reportcache", "_rendered"), ("migrate.safetext", "unicode_text"),
     ("migrate.scan.reportcache", "_marks"), ("migrate.scan.project", "scan_project"),
 )
 
