@@ -49,7 +49,7 @@ STAGES = (
     ("migrate.workloads.route", "attach"), ("migrate.workloads.costs", "project_costs"),
     ("migrate.workloads.costs", "with_part_costs"), ("migrate.workloads.assemble", "workloads"),
     ("migrate.scan.project", "_stack"), ("migrate.scan.pipeline", "with_plan"),
-    ("migrate.scan.reportcache", "_render"), ("migrate.safetext", "unicode_text"),
+    ("migrate.scan.reportcache", "_render"), ("migrate.scan.reportcache", "_rendered"), ("migrate.safetext", "unicode_text"),
     ("migrate.scan.reportcache", "_marks"), ("migrate.scan.project", "scan_project"),
 )
 
@@ -96,7 +96,9 @@ def child(code: Path, trace: Path, argv: list[str]) -> None:
             owner = getattr(sys.modules[owner_name], last)
             setattr(owner, function, timed(name, getattr(owner, function)))
             return
-        real = getattr(sys.modules[module_name], function)
+        real = getattr(sys.modules[module_name], function, None)
+        if real is None:  # a stage of another version of the code (--code)
+            return
         wrapper = timed(name, real)
         for module in [m for n, m in list(sys.modules.items()) if n.startswith("migrate")]:
             for attribute, value in list(vars(module).items()):

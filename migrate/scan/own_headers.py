@@ -63,14 +63,22 @@ class _Tree:
             self.by_base.setdefault(posixpath.basename(path), []).append(path)
         self._includes: dict[str, list[Fact]] | None = None
         self._quiet: dict[str, bool] = {}
+        # header name -> the files whose path ends in it, looked for once per name (the same list for every includer:
+        # a tree of 5 copies of a project has 5 of each header, and each of 5 times the includes read the 5 again)
+        self._ending: dict[str, list[str]] = {}
 
     def resolve(self, includer: str, header: str, quoted: bool) -> list[str]:
-        """The project files a header names: beside the includer for a quoted include, else by its path's end."""
+        """The project files a header names: beside the includer for a quoted include, else by its path's end
+        (a list shared by every call for the name: never change it)."""
         beside = self.beside(includer, header)
         if quoted and beside in self.paths:
             return [beside]
-        tail = header.lstrip("./")
-        return [p for p in self.by_base.get(posixpath.basename(header), []) if p == tail or p.endswith("/" + tail)]
+        found = self._ending.get(header)
+        if found is None:
+            tail = header.lstrip("./")
+            found = self._ending[header] = [p for p in self.by_base.get(posixpath.basename(header), [])
+                                            if p == tail or p.endswith("/" + tail)]
+        return found
 
     @staticmethod
     def beside(includer: str, header: str) -> str:

@@ -143,7 +143,7 @@ def scan(targets: list[Path], settings: Settings, *, rules_dir: Path | None, loa
     report = dataclasses.replace(pipeline.run(targets, settings, load_rules(), progress=progress, found=found, known=known,
                                               meanwhile=lambda: _renderers(wanted)),
                                  seconds=SECONDS, scanned_at=SCANNED_AT)
-    texts = {name: unicode_bytes(_render(report, name, text)) for name in wanted}
+    texts = {name: _rendered(report, name, text) for name in wanted}
     done = _Stored({name: _Body(0, len(data), _marks(data)) for name, data in texts.items()}, report.migration_class,
                    Said(notes=report.notes, skipped=tuple((s.path, s.reason) for s in report.skipped),
                         files_scanned=report.files_scanned, findings=len(report.findings)))
@@ -180,6 +180,38 @@ def _render(report: Report, name: str, text: TextOptions) -> str:
     if name == "html":
         return renderer("html")(report, show_info=text.show_info)
     return renderer(name)(report)
+
+
+def _rendered(report: Report, name: str, text: TextOptions) -> bytes:
+    """A format's report as UTF-8 bytes, encoded piece by piece where its renderer gives pieces (JSON, SARIF and CSV,
+    as the command line writes them without the cache): the report is never held as text beside its bytes (the JSON
+    report of five copies of cuda-samples is 78 MB, its text the same again, its pieces before their join a third).
+    The bytes are the whole text's: `unicode_bytes` changes each code point alone (a lone surrogate), and the pieces
+    join to the renderer's text."""
+    pieces = _chunks(report, name)
+    if pieces is None:
+        return unicode_bytes(_render(report, name, text))
+    out = io.BytesIO()
+    for piece in pieces:
+        out.write(unicode_bytes(piece))
+    return out.getvalue()
+
+
+def _chunks(report: Report, name: str) -> Iterator[str] | None:
+    """The pieces of a format whose renderer gives them (each at the defaults the report cache renders with)."""
+    if name == "json":
+        from migrate.render import json_report
+
+        return json_report.chunks(report)
+    if name == "sarif":
+        from migrate.render import sarif_report
+
+        return sarif_report.chunks(report)
+    if name == "csv":
+        from migrate.render import csv_report
+
+        return csv_report.chunks(report)
+    return None
 
 
 def _marks(data: bytes) -> tuple[tuple[int, int], ...]:

@@ -55,6 +55,7 @@ class DependencyGraph:
         self._by_basename: dict[str, list[str]] = {}
         for path in self._files:
             self._by_basename.setdefault(posixpath.basename(path), []).append(path)
+        self._ending: dict[str, list[str]] = {}  # an #include's name -> the files whose path ends in it (`_include`)
         self._modules = ModuleIndex(p for p in self._files if p.endswith(PY_SUFFIXES))
         self._external = STDLIB | declared_packages(facts)
         extensions = {s.name: s for s in self.specs.values() if s.kind in EXTENSION_KINDS}
@@ -111,8 +112,10 @@ class DependencyGraph:
         local = posixpath.normpath(posixpath.join(posixpath.dirname(rel), header))
         if local in self.owner:
             return local
-        matches = [p for p in self._by_basename.get(posixpath.basename(header), ())
-                   if p == header or p.endswith("/" + header)]
+        matches = self._ending.get(header)
+        if matches is None:  # the same for every includer: looked for once per name
+            matches = self._ending[header] = [p for p in self._by_basename.get(posixpath.basename(header), ())
+                                              if p == header or p.endswith("/" + header)]
         return max(matches, key=lambda p: len(posixpath.commonprefix([p, rel])), default=None)
 
     def _import(self, rel: str, module: str) -> str | None:

@@ -27,8 +27,9 @@ def gate_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tupl
     # a source a switch already gates is built under that switch: its include of its header is that switch's code
     companions = {s: h for s, h in derived(facts, _unbuilt_companions).items() if s not in gated}
     includes = derived(facts, _include_sites)  # the same at every level and every call: made once
+    named = Named()  # which header each include names, kept from level to level
     for _ in range(GATED_DEPTH):
-        more = _gated_headers(facts, includes, regions, gated, optional, companions)
+        more = _gated_headers(facts, includes, regions, gated, optional, companions, named)
         if not more:
             break
         gated.update(more)
@@ -68,9 +69,10 @@ def _include_sites(facts: Mapping[str, Sequence[Fact]]) -> list[IncludeSite]:
 
 def _gated_headers(facts: Mapping[str, Sequence[Fact]], includes: Sequence[IncludeSite],
                    regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region], optional: frozenset[str],
-                   companions: Mapping[str, str]) -> dict[str, Region]:
+                   companions: Mapping[str, str], named: Named | None = None) -> dict[str, Region]:
     """Headers every #include of which sits in one switch's code (a branch or a gated file): gated by it. The
-    include of a header's unbuilt companion source (`_unbuilt_companions`) does not count: it goes with the header."""
+    include of a header's unbuilt companion source (`_unbuilt_companions`) does not count: it goes with the header.
+    `named`: the headers the includes named at the level before (`Named`)."""
     by_name: dict[str, list[str]] = {}
     for path in facts:
         # with `optional`, a header gated by a switch that is none of them is looked at again: its includes may sit in
@@ -78,19 +80,15 @@ def _gated_headers(facts: Mapping[str, Sequence[Fact]], includes: Sequence[Inclu
         if path.endswith(HEADER_SUFFIXES) and (path not in gated or (optional and gated[path].switch not in optional)):
             by_name.setdefault(posixpath.basename(path), []).append(path)
     listed = {base: set(paths) for base, paths in by_name.items()}
+    named = named if named is not None else Named()
+    named.keep(by_name)
     seen: dict[str, list[list[Region]]] = {}
     memo: dict[str, list[Region]] = {}  # regions and gated stay as they are through this loop
     for path, line, name, base, local in includes:
         if base not in by_name:
             continue
-        # an include path from the project's top (`<vexcl/backend/cuda.hpp>` in vexcl/backend.hpp) names that file
         # the header beside the file first, looked up in a set: 2,000 folders' own common.h read all 2,000 at each include
-        if local in listed[base]:
-            header: str | None = local
-        else:
-            found = [p for p in by_name[base] if p == name or p.endswith("/" + name)]
-            header = found[0] if len(found) == 1 else \
-                max(found, key=lambda p: len(posixpath.commonprefix([p, path])), default=None)
+        header = local if local in listed[base] else named.header(by_name[base], base, name, path)
         if header is not None and header != path and companions.get(path) != header:
             seen.setdefault(header, []).append(switches_around(regions, gated, path, line=line, memo=memo))
     out: dict[str, Region] = {}
@@ -103,6 +101,36 @@ def _gated_headers(facts: Mapping[str, Sequence[Fact]], includes: Sequence[Inclu
         if first is not None and gated.get(header) != first:
             out[header] = first
     return out
+
+
+class Named:
+    """Which of the project's headers an include names when none of that base name is beside the including file:
+    the one whose path ends in the name written (an include path from the project's top, `<vexcl/backend/cuda.hpp>`
+    in vexcl/backend.hpp, names that file), the nearest to the including file among several. Kept from one level of
+    `gate_headers` to the next for every base name whose headers are the same at both (a level gates a few headers;
+    the others keep their lists): each include is looked up once, not at every level (6 levels, up to 4 calls a
+    scan; a tree of 5 copies of one project has 5 of each header, and every include compared the 5 paths again)."""
+
+    def __init__(self) -> None:
+        self._by_base: dict[str, tuple[list[str], dict[tuple[str, str], str | None]]] = {}
+
+    def keep(self, by_name: Mapping[str, list[str]]) -> None:
+        """Forget what was found among headers of a base name whose list is not `by_name`'s now."""
+        for base in [b for b, (paths, _) in self._by_base.items() if by_name.get(b) != paths]:
+            del self._by_base[base]
+
+    def header(self, paths: list[str], base: str, name: str, includer: str) -> str | None:
+        """The header of `paths` (those of the name's base name, `keep` told of them) that `includer`'s `name` is."""
+        entry = self._by_base.get(base)
+        if entry is None:
+            entry = self._by_base[base] = (paths, {})
+        known = entry[1]
+        key = (name, includer)
+        if key not in known:
+            found = [p for p in paths if p == name or p.endswith("/" + name)]
+            known[key] = found[0] if len(found) == 1 else \
+                max(found, key=lambda p: len(posixpath.commonprefix([p, includer])), default=None)
+        return known[key]
 
 
 def optional_includes(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str]:
