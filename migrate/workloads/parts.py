@@ -38,6 +38,7 @@ from migrate.workloads import (
 )
 from migrate.workloads.alternatives import build_variants, covering, run_time_alternatives
 from migrate.workloads.build_sources import prefixes
+from migrate.workloads.config_defaults import config_defaults
 from migrate.workloads.fact_index import of_kind
 from migrate.workloads.includes import gate_headers, included_by_required, linked_by_required, optional_includes
 from migrate.workloads.left_out import left_out_of_hip
@@ -407,7 +408,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         gated.setdefault(path, region)
     unset = never_set(facts, kinds, known, build_variants(kinds)) | never_defined(facts, kinds, known) \
         | make_unset(facts, known)  # each read once
-    stated = follow_defaults(declared_switches(facts), chosen) | cleared_unless_detected(facts, known) \
+    stated = follow_defaults(config_defaults(facts, kinds) | declared_switches(facts), chosen) \
+        | cleared_unless_detected(facts, known) \
         | declared_on_detection(facts, regions, gated, known)
     declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated,
                 **hard}
