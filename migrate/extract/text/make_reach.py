@@ -30,8 +30,8 @@ READ_ROLES = frozenset({"assignment", "define", "rule", "recipe", "target-variab
 
 def facts(model: Makefile) -> list[Fact]:
     """`make_source` (a path relative to the Makefile's folder, a glob where a wildcard gave one; text `object` for
-    the source an object's pattern rule names) and `make_unplaced` facts of one Makefile (every value any assignment
-    gives a variable: what some configuration of the file names)."""
+    the source an object's pattern rule names), `make_unplaced` and `make_include` facts of one Makefile (every value
+    any assignment gives a variable: what some configuration of the file names)."""
     expander = Expander(model.values())
     patterns: list[tuple[str, list[str]]] = []  # (target pattern, its prerequisite patterns)
     explicit: set[str] = set()  # targets of a rule with a recipe of its own or source prerequisites
@@ -70,6 +70,22 @@ def facts(model: Makefile) -> list[Fact]:
         for word in needed.get(logical.line, ()) if role == "rule" else ():
             if word.endswith(OBJECT_SUFFIXES) and "%" not in word and UNPLACED not in posixpath.basename(word):
                 _object(word, patterns, explicit, logical.line, add)
+    return out + includes(model, expander)
+
+
+def includes(model: Makefile, expander: Expander) -> list[Fact]:
+    """`make_include`, one per file an include / -include / sinclude names (expanded with the file's own values),
+    relative to the folder make runs in (https://www.gnu.org/software/make/manual/html_node/Include.html); where a
+    variable the file does not assign is in it, the name as written and the text `unplaced`. The text says
+    `optional` for -include / sinclude (make goes on where the file is missing)."""
+    out: list[Fact] = []
+    for include in model.includes:
+        optional = " optional" if include.optional else ""
+        for written in include.words:
+            expanded = expander.expand(written)
+            named = [(written, "unplaced")] if UNPLACED in expanded else [(_norm(w), "") for w in expanded.split()]
+            out.extend(fact("make_include", name, include.line, 0, 0, text=(how + optional).strip())
+                       for name, how in named)
     return out
 
 
