@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from migrate.model import Fact
 from migrate.workloads.build_sources import join
 from migrate.workloads.fact_index import of_kind
+from migrate.workloads.optional_words import Words
 
 # Folder variables an include() path may start with: the includer's folder (or the source tree's top), or the build
 # folder, where nothing of the checkout is (https://cmake.org/cmake/help/latest/manual/cmake-variables.7.html)
@@ -51,11 +52,13 @@ def included_files(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]
     return out
 
 
-def config_defaults(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, tuple[str, str]]:
-    """Switch -> (where its default is set, the value): a set() of a constant at the top of a file include()d by
-    path (cmakelists' `switch_value` facts with the role `top`), where nothing else of the project's CMake files sets
-    the variable (another file, a branch, another variable's value: then which value a branch reads depends on the
-    order or the configuration) and the loaded files agree on its value."""
+def config_defaults(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
+                    known: Words) -> dict[str, tuple[str, str]]:
+    """Switch -> (where its default is set, the value): a set() of a constant if() reads as on or off
+    (rules/workloads/optional.yaml `switches.on_values`, `off_values`; not a CMake variable, `reserved_prefixes`)
+    at the top of a file include()d by path (cmakelists' `switch_value` facts with the role `top`), where nothing
+    else of the project's CMake files sets the variable (another file, a branch, another variable's value: then which
+    value a branch reads depends on the order or the configuration) and the loaded files agree on its value."""
     loaded = included_files(facts, kinds)
     values: dict[str, set[str]] = {}
     first: dict[str, str] = {}
@@ -67,4 +70,5 @@ def config_defaults(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str
             values.setdefault(f.name, set()).add(f.text)
             first.setdefault(f.name, f"{path}:{f.line} set({f.name} {f.text}), include()d by {loaded[path]},")
     return {name: (first[name], value.pop()) for name, value in values.items()
-            if len(value) == 1 and name not in elsewhere}
+            if len(value) == 1 and name not in elsewhere and not name.startswith(known.reserved)
+            and value <= known.on | known.off}

@@ -408,7 +408,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         gated.setdefault(path, region)
     unset = never_set(facts, kinds, known, build_variants(kinds)) | never_defined(facts, kinds, known) \
         | make_unset(facts, known)  # each read once
-    stated = follow_defaults(config_defaults(facts, kinds) | declared_switches(facts), chosen) \
+    stated = follow_defaults(config_defaults(facts, kinds, known) | declared_switches(facts), chosen) \
         | cleared_unless_detected(facts, known) \
         | declared_on_detection(facts, regions, gated, known)
     declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated,
