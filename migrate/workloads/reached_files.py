@@ -54,11 +54,17 @@ def unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
     projects = cmake_projects(kinds)
     if not projects or compiled_by_hand(facts, kinds) or any(not f.text for _, f in of_kind(facts, "extension")):
         return {}
-    named = named_words(facts, kinds)
+    named: set[str] | None = None  # read once, where a project is read at all
+    by_base: dict[str, list[str]] = {}
+    for path in kinds:
+        by_base.setdefault(posixpath.basename(path), []).append(path)
     out: dict[str, tuple[str, str]] = {}
     for root in projects:
         view, within = _project_view(facts, kinds, root)
-        outside = _included_from_outside(facts, kinds, root) if root else set()
+        if cmake_reached(view, within) is None:
+            continue
+        named = named_words(facts, kinds) if named is None else named
+        outside = _included_from_outside(facts, kinds, root, by_base) if root else set()
         for path, (part, why) in _unreferenced(view, within, unreached, toolkit, named, root, outside).items():
             out[root + path] = (root + part, why)
     return out
@@ -95,12 +101,11 @@ def _project_view(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
             {p[len(root):]: kind for p, kind in kinds.items() if p.startswith(root)})
 
 
-def _included_from_outside(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], root: str) -> set[str]:
-    """The files below a project's folder (relative to it) that a C/C++/CUDA file outside it includes: another
-    build of the repository may reach them, so the project's own reading starts from them too."""
-    by_base: dict[str, list[str]] = {}
-    for path in kinds:
-        by_base.setdefault(posixpath.basename(path), []).append(path)
+def _included_from_outside(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], root: str,
+                           by_base: Mapping[str, list[str]]) -> set[str]:
+    """The files below a project's folder (relative to it) that a C/C++/CUDA file outside it includes (`by_base`:
+    the project's files by file name): another build of the repository may reach them, so the project's own reading
+    starts from them too."""
     return {found[len(root):] for path, f in of_kind(facts, "include")
             if not path.startswith(root) and kinds.get(path) in C_SOURCE_KINDS
             for found in resolve_include(f.name, by_base) if found.startswith(root)}
@@ -111,9 +116,6 @@ def _unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
                   named: set[str], root: str, outside: set[str]) -> dict[str, tuple[str, str]]:
     """`unreferenced` for one CMake project, its paths relative to its folder (`root` below the repository's top);
     `outside`: its files that files outside its folder include."""
-    folders = cmake_reached(facts, kinds)
-    if folders is None:
-        return {}
     files = frozenset(kinds)
     roots = {p for p in files if root + p in unreached} | outside
     toolkit = frozenset((p[len(root):], line, header) for p, line, header in toolkit if p.startswith(root))
