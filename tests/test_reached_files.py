@@ -191,6 +191,10 @@ def test_a_make_fragment_no_makefile_includes_is_not_reached(rulebase) -> None:
     {"pso/Debug/makefile": ("-include objects.mk", "-include objects.mk\ninclude ../common/common.mk")},
     # a plain include through a variable the makefile does not assign may name any fragment
     {"pso/Debug/makefile": ("-include objects.mk", "-include objects.mk\ninclude $(SDK_CONFIG)")},
+    # an include through $(eval) names files through its loop's variable: any fragment may be one
+    {"pso/Debug/makefile": ("-include objects.mk", "-include objects.mk\n$(foreach p,$(PARTS),$(eval include $(p).mk))")},
+    # a file that waits for no includer (it assigns what it reads) may be run on its own: `make -f common.mk`
+    {"pso/common/common.mk": ("$(OBJDIR)/%.cu.o : $(SRCDIR)%.cu $(CU_DEPS)", "obj/%.cu.o : %.cu")},
 ])
 def test_an_included_or_possibly_included_fragment_stays_required(edits: dict[str, tuple[str, str]], tmp_path: Path,
                                                                    rulebase) -> None:

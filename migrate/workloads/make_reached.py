@@ -158,7 +158,10 @@ def unincluded_fragments(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str
     makefile with its own nvcc line). An include is matched by file name. Nothing is said where a plain `include`
     names a file through a variable the Makefile does not assign (`include $(CONFIG)`: any fragment), nor where the
     project has no Makefile make reads by itself; a `-include` of one (`-include $(CU_DEPS)`, the generated
-    prerequisites idiom) names files the build writes."""
+    prerequisites idiom) names files the build writes. Only a fragment that waits for an includer: one that reads an
+    upper-case variable it never assigns, not make's own nor the environment's (`make_unassigned` facts,
+    rules/names/build.yaml `make_own_variables`); a `tasks.mk` that assigns or reads nothing of the kind may be run on
+    its own (`make -f tasks.mk`)."""
     makefiles = [p for p, kind in kinds.items() if kind == MAKEFILE]
     suffixes, tools = tuple(name_list("build", "make_fragment_suffixes")), name_list("build", "make_tool_files")
     fragments = [p for p in makefiles if p.endswith(suffixes) and posixpath.basename(p) not in tools]
@@ -173,12 +176,16 @@ def unincluded_fragments(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str
             continue
         included.add(name)
     named = named_words(facts, kinds)
+    own = name_list("build", "make_own_variables")
+    waits = {path: needed for path, f in of_kind(facts, "make_unassigned")
+             if (needed := [n for n in f.text.split() if n not in own])}
     out: dict[str, tuple[str, str]] = {}
     for path in sorted(fragments):
         name = posixpath.basename(path)
-        if name in included or name in named:
+        if name in included or name in named or path not in waits:
             continue
-        out[path] = (path, f"{path}: a make fragment that no Makefile of the project includes (include, -include, "
-                           "sinclude) and no build file or script names; make reads only the Makefile it runs and "
-                           "the files that includes")
+        out[path] = (path, f"{path}: a make fragment (it reads {', '.join(waits[path][:3])}, which it never "
+                           "assigns) that no Makefile of the project includes (include, -include, sinclude) and no "
+                           "build file or script names; make reads only the Makefile it runs and the files that "
+                           "includes")
     return out
