@@ -152,6 +152,11 @@ STRUCTURE_KINDS: dict[str, str] = {
     "make_no_rule": "a prerequisite make's default goal needs that no rule of the Makefile makes (`cuda` in "
                     "`all: sequential cuda`); where no file or folder of that name is there, make stops: the default "
                     "goal fails (workloads/make_goals.py)",
+    "make_include": "a file a Makefile's include / -include / sinclude names, relative to the folder make runs in "
+                    "(its variables expanded; text `unplaced` where one the file does not assign is in it, `optional` "
+                    "for -include / sinclude)",
+    "make_unassigned": "the upper-case variables a Makefile reads and never assigns (the name the first one, the text "
+                       "all of them): what an includer or the environment gives it",
     "make_call": "a goal a recipe asks make for (`$(MAKE) -C gpu cuda`); `*` where the goal is a variable",
     "hip_rejected": "`#error` on the HIP side of a HIP guard: a HIP build of the file stops there",
     "commented_import": "an import statement left in a comment (`#     from .fused_act import FusedLeakyReLU`): the "

@@ -306,6 +306,9 @@ def _copy(case: str, tmp_path: Path) -> Path:
     ("cmake_env_default", "USE_CUDA", "CMakeLists.txt:6 if(USE_CUDA)"),
     ("make_value_backend", "DEVICE_CUDA", "Makefile:4 make: DEVICE=CUDA"),
     ("cmake_guard_return", "BUILD_GPU", "gpu/CMakeLists.txt:10 if(BUILD_GPU)"),
+    # the config file the user copies to the path the CMakeLists include()s (its template: the default)
+    ("cmake_config_file_default", "ENABLE_CUDA",
+     "cmake/config.cmake:4 set(ENABLE_CUDA OFF), include()d by CMakeLists.txt:6, default OFF"),
 ])
 def test_gpu_sources_a_default_build_leaves_out_are_optional(case: str, switch: str, evidence: str, rulebase) -> None:
     """Sources named from an include()d CMake module (relative to the including folder), globbed in a switch's
@@ -331,6 +334,11 @@ def test_gpu_sources_a_default_build_leaves_out_are_optional(case: str, switch: 
     # be found: tests/test_default_build_reach.py test_a_detection_around_an_option_on_by_default_keeps_it_optional)
     ("cmake_guard_return", "gpu/CMakeLists.txt", 'subsystems" OFF)\n\nif(NOT (BUILD_GPU AND CUDA_FOUND))',
      'subsystems" ON)\n\nif(NOT BUILD_GPU)'),
+    ("cmake_config_file_default", "cmake/config.cmake", "set(ENABLE_CUDA OFF)", "set(ENABLE_CUDA ON)"),
+    # the CMakeLists sets the variable too: which value a branch reads is not the config file's alone
+    ("cmake_config_file_default", "CMakeLists.txt", "file(GLOB RUNTIME_SRCS", "set(ENABLE_CUDA ON)\nfile(GLOB RUNTIME_SRCS"),
+    # a config file nothing include()s (the CMakeLists loads another name) gives no default: the switch's value is unknown
+    ("cmake_config_file_default", "CMakeLists.txt", "/config.cmake)\nendif()", "/local.cmake)\nendif()"),
 ])
 def test_the_same_sources_on_by_default_are_required(case: str, path: str, old: str, new: str, tmp_path: Path,
                                                      rulebase) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from migrate.extract.text import buildfiles
 from migrate.model import Fact
 from migrate.workloads.reached_files import unreferenced
@@ -129,3 +130,73 @@ def test_a_cuda_compiler_branch_beside_a_cuda_source_is_required(tmp_path: Path,
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert statuses(data, SETUP) == {""}
+
+
+SUBPROJECT = "cmake_subproject_unreferenced"
+UNBUILT = ("scheduler/engine/warmUp.cu", "scheduler/engine/cutil.h")
+
+
+def test_a_file_a_cmake_project_in_a_folder_does_not_reach_is_not_reached(rulebase) -> None:
+    """hadoopgis: no top build; the scheduler's CMake project lists ThreadPool.cpp, not warmUp.cu (nor cutil.h, which
+    only warmUp.cu includes): the CUDA SDK helper does not make the pthreads engine migration-required."""
+    data = report(SUBPROJECT, rulebase)
+    assert _classes(data) == {"ExecEngine": "native", "Runtime": "native", "spatial": "migration-required"}
+    for path in UNBUILT:
+        assert statuses(data, path) == {"optional"}, path
+    part = optional_parts(data)["scheduler/engine/warmUp.cu (not reached by the default build)"]
+    assert part["evidence"][0].endswith("scheduler/CMakeLists.txt is the only build of scheduler/ (no build file in a "
+                                        "folder above it), and it and the folders it reaches name every source it "
+                                        "compiles")
+
+
+@pytest.mark.parametrize("edits", [
+    # the engine's target lists it
+    {"scheduler/engine/CMakeLists.txt": ("set(libsrcs ThreadPool.cpp)", "set(libsrcs ThreadPool.cpp warmUp.cu)")},
+    # a file of another build includes the header (the other build may reach it: cutil.h stays required)
+    {"spatial/spatial.cu": ("#include <cstdio>", '#include <cstdio>\n#include "cutil.h"')},
+])
+def test_a_file_the_project_or_another_build_reaches_stays_required(edits: dict[str, tuple[str, str]], tmp_path: Path,
+                                                                    rulebase) -> None:
+    data = scanned(edited(SUBPROJECT, tmp_path, edits), rulebase)
+    assert statuses(data, "scheduler/engine/cutil.h") == {""}
+
+
+def test_a_build_file_above_the_cmake_project_says_nothing(tmp_path: Path, rulebase) -> None:
+    """A Makefile above the CMake project's folder may configure or compile it its own way."""
+    tree = edited(SUBPROJECT, tmp_path, {})
+    (tree / "Makefile").write_text("all:\n\tcd scheduler && cmake . && $(MAKE)\n")
+    data = scanned(tree, rulebase)
+    assert _classes(data)["ExecEngine"] == "migration-required"
+    for path in UNBUILT:
+        assert statuses(data, path) == {""}, path
+
+
+def _classes(data: dict) -> dict[str, str]:
+    return {w["name"]: w["class"] for w in data["workloads"]}
+
+
+FRAGMENT = "make_unincluded_fragment"
+
+
+def test_a_make_fragment_no_makefile_includes_is_not_reached(rulebase) -> None:
+    """pso_gpu: the CUDA SDK's common.mk beside the Nsight makefile, which includes sources.mk, subdir.mk, objects.mk
+    (and `-include $(CU_DEPS)`, the generated prerequisites): its nvcc flags are no build finding of the project."""
+    data = report(FRAGMENT, rulebase)
+    assert statuses(data, "pso/common/common.mk") == {"optional"}
+    assert "pso/common/common.mk (not reached by the default build)" in optional_parts(data)
+    assert statuses(data, "pso/Pso.cu") == {""} and statuses(data, "pso/Debug/subdir.mk") == {""}
+
+
+@pytest.mark.parametrize("edits", [
+    {"pso/Debug/makefile": ("-include objects.mk", "-include objects.mk\ninclude ../common/common.mk")},
+    # a plain include through a variable the makefile does not assign may name any fragment
+    {"pso/Debug/makefile": ("-include objects.mk", "-include objects.mk\ninclude $(SDK_CONFIG)")},
+    # an include through $(eval) names files through its loop's variable: any fragment may be one
+    {"pso/Debug/makefile": ("-include objects.mk", "-include objects.mk\n$(foreach p,$(PARTS),$(eval include $(p).mk))")},
+    # a file that waits for no includer (it assigns what it reads) may be run on its own: `make -f common.mk`
+    {"pso/common/common.mk": ("$(OBJDIR)/%.cu.o : $(SRCDIR)%.cu $(CU_DEPS)", "obj/%.cu.o : %.cu")},
+])
+def test_an_included_or_possibly_included_fragment_stays_required(edits: dict[str, tuple[str, str]], tmp_path: Path,
+                                                                   rulebase) -> None:
+    data = scanned(edited(FRAGMENT, tmp_path, edits), rulebase)
+    assert statuses(data, "pso/common/common.mk") == {""}

@@ -25,6 +25,7 @@ import posixpath
 from collections.abc import Mapping, Sequence
 
 from migrate.model import Fact
+from migrate.rulebase.name_lists import name_list
 from migrate.vocabulary import C_SOURCE_KINDS
 from migrate.workloads.build_sources import join, named_files, resolve_include
 from migrate.workloads.fact_index import of_kind
@@ -142,3 +143,49 @@ def _closed(roots: set[str], targets: Mapping[str, set[str]]) -> set[str]:
                 reached.add(target)
                 todo.append(target)
     return reached
+
+
+# the names make reads by itself (https://www.gnu.org/software/make/manual/html_node/Makefile-Names.html)
+DEFAULT_MAKEFILES = frozenset({"GNUmakefile", "makefile", "Makefile"})
+
+
+def unincluded_fragments(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, tuple[str, str]]:
+    """Fragment -> (its part: the file, evidence), for each make fragment (`common.mk`: rules/names/build.yaml
+    `make_fragment_suffixes`, not a file another tool reads by itself, `make_tool_files`) that no Makefile of the
+    project includes and no build file or script names (`make -f common.mk`): make reads the Makefile it runs and
+    the files that includes, nothing else (https://www.gnu.org/software/make/manual/html_node/Include.html), so what
+    the fragment's rules compile and link is in no build (a copy of the CUDA SDK's common.mk beside an IDE-generated
+    makefile with its own nvcc line). An include is matched by file name. Nothing is said where a plain `include`
+    names a file through a variable the Makefile does not assign (`include $(CONFIG)`: any fragment), nor where the
+    project has no Makefile make reads by itself; a `-include` of one (`-include $(CU_DEPS)`, the generated
+    prerequisites idiom) names files the build writes. Only a fragment that waits for an includer: one that reads an
+    upper-case variable it never assigns, not make's own nor the environment's (`make_unassigned` facts,
+    rules/names/build.yaml `make_own_variables`); a `tasks.mk` that assigns or reads nothing of the kind may be run on
+    its own (`make -f tasks.mk`)."""
+    makefiles = [p for p, kind in kinds.items() if kind == MAKEFILE]
+    suffixes, tools = tuple(name_list("build", "make_fragment_suffixes")), name_list("build", "make_tool_files")
+    fragments = [p for p in makefiles if p.endswith(suffixes) and posixpath.basename(p) not in tools]
+    if not fragments or not any(posixpath.basename(p) in DEFAULT_MAKEFILES for p in makefiles):
+        return {}
+    included: set[str] = set()
+    for _, f in of_kind(facts, "make_include"):
+        name = posixpath.basename(f.name)
+        if "$" in name:
+            if "optional" not in f.text.split():
+                return {}  # `include $(CONFIG)`: any fragment may be the one
+            continue
+        included.add(name)
+    named = named_words(facts, kinds)
+    own = name_list("build", "make_own_variables")
+    waits = {path: needed for path, f in of_kind(facts, "make_unassigned")
+             if (needed := [n for n in f.text.split() if n not in own])}
+    out: dict[str, tuple[str, str]] = {}
+    for path in sorted(fragments):
+        name = posixpath.basename(path)
+        if name in included or name in named or path not in waits:
+            continue
+        out[path] = (path, f"{path}: a make fragment (it reads {', '.join(waits[path][:3])}, which it never "
+                           "assigns) that no Makefile of the project includes (include, -include, sinclude) and no "
+                           "build file or script names; make reads only the Makefile it runs and the files that "
+                           "includes")
+    return out

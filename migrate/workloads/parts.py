@@ -38,10 +38,11 @@ from migrate.workloads import (
 )
 from migrate.workloads.alternatives import build_variants, covering, run_time_alternatives
 from migrate.workloads.build_sources import prefixes
+from migrate.workloads.config_defaults import config_defaults
 from migrate.workloads.fact_index import of_kind
 from migrate.workloads.includes import gate_headers, included_by_required, linked_by_required, optional_includes
 from migrate.workloads.left_out import left_out_of_hip
-from migrate.workloads.make_reached import unbuilt_by_make
+from migrate.workloads.make_reached import unbuilt_by_make, unincluded_fragments
 from migrate.workloads.option_branches import branches_not_taken
 from migrate.workloads.optional_imports import loaded_only_by_optional, optional_modules
 from migrate.workloads.optional_words import (
@@ -407,7 +408,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         gated.setdefault(path, region)
     unset = never_set(facts, kinds, known, build_variants(kinds)) | never_defined(facts, kinds, known) \
         | make_unset(facts, known)  # each read once
-    stated = follow_defaults(declared_switches(facts), chosen) | cleared_unless_detected(facts, known) \
+    stated = follow_defaults(config_defaults(facts, kinds, known) | declared_switches(facts), chosen) \
+        | cleared_unless_detected(facts, known) \
         | declared_on_detection(facts, regions, gated, known)
     declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated,
                 **hard}
@@ -489,7 +491,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     unreached = reach.unreached(facts, kinds)
     toolkit = frozenset((f.path, f.line, f.symbol) for f in findings)  # `#include <mma.h>`: CUDA's, by the rule base
     for path, part in (unreferenced(facts, kinds, unreached, toolkit) | unlisted_by_vs_project(facts, kinds, toolkit)
-                       | unbuilt_by_make(facts, kinds)).items():
+                       | unbuilt_by_make(facts, kinds) | unincluded_fragments(facts, kinds)).items():
         if path not in unbuilt:  # file by file, what the only build (or a Visual Studio project) reaches
             unreached.setdefault(path, part)
     project = ProjectParts(rocm_path=evidence, rocm_scopes=scopes, left_out_of_hip=left_out,

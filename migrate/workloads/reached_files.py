@@ -45,17 +45,80 @@ def unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
                  unreached: Mapping[str, tuple[str, str]], toolkit: frozenset[tuple[str, int, str]] = frozenset()
                  ) -> dict[str, tuple[str, str]]:
     """File -> (its part: the outermost folder/ whose every C/C++/CUDA file is unreached, or the file itself;
-    evidence), for the C/C++/CUDA files the project's only build does not reach. Files of parts `unreached`
-    already holds (a folder with a build of its own) keep that reading. `toolkit`: the (file, line, header) of
-    the includes the rule base maps as an NVIDIA toolkit or library header (a finding on the include): written
-    `<mma.h>`, with no folder, such an include is the toolkit's header, not a same-named file of a copy in the
+    evidence), for the C/C++/CUDA files the project's only build does not reach: the top CMake project's, or, where
+    the top has no CMakeLists.txt, each CMake project's in its own folder (`cmake_projects`). Files of parts
+    `unreached` already holds (a folder with a build of its own) keep that reading. `toolkit`: the (file, line,
+    header) of the includes the rule base maps as an NVIDIA toolkit or library header (a finding on the include):
+    written `<mma.h>`, with no folder, such an include is the toolkit's header, not a same-named file of a copy in the
     project (cutlass/gemm/thread/mma.h)."""
-    folders = cmake_reached(facts, kinds)
-    if folders is None or compiled_by_hand(facts, kinds) \
-            or any(not f.text for _, f in of_kind(facts, "extension")):
+    projects = cmake_projects(kinds)
+    if not projects or compiled_by_hand(facts, kinds) or any(not f.text for _, f in of_kind(facts, "extension")):
         return {}
+    named: set[str] | None = None  # read once, where a project is read at all
+    by_base: dict[str, list[str]] = {}
+    for path in kinds:
+        by_base.setdefault(posixpath.basename(path), []).append(path)
+    out: dict[str, tuple[str, str]] = {}
+    for root in projects:
+        view, within = _project_view(facts, kinds, root)
+        if cmake_reached(view, within) is None:
+            continue
+        named = named_words(facts, kinds) if named is None else named
+        outside = _included_from_outside(facts, kinds, root, by_base) if root else set()
+        for path, (part, why) in _unreferenced(view, within, unreached, toolkit, named, root, outside).items():
+            out[root + path] = (root + part, why)
+    return out
+
+
+def cmake_projects(kinds: Mapping[str, str]) -> list[str]:
+    """The folders/ ("" the top) of the CMake projects a user configures: the top's where it has a CMakeLists.txt,
+    else each CMakeLists.txt with none in a folder above it and no other build file (OTHER_ROOTS: a Makefile or
+    setup.py that may configure or compile it its own way) in a folder above it."""
+    if CMAKE_ROOT in kinds:
+        return [""]
+    folders = {posixpath.dirname(p) for p in kinds if posixpath.basename(p) == CMAKE_ROOT}
+    others = {posixpath.dirname(p) for p in kinds if posixpath.basename(p) in OTHER_ROOTS}
+    return [f"{folder}/" for folder in sorted(folders)
+            if not any(above in folders or above in others for above in _above(folder))]
+
+
+def _above(folder: str) -> list[str]:
+    """The folders above one ("" the top), innermost first."""
+    out = []
+    while folder:
+        folder = posixpath.dirname(folder)
+        out.append(folder)
+    return out
+
+
+def _project_view(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], root: str
+                  ) -> tuple[Mapping[str, Sequence[Fact]], Mapping[str, str]]:
+    """The facts and kinds of the files below a project's folder, with paths relative to it (CMake reads the paths of
+    a project's own files from its top: `${CMAKE_SOURCE_DIR}`, `add_subdirectory`)."""
+    if not root:
+        return facts, kinds  # the scan's own mapping, with its index of facts by kind
+    return ({p[len(root):]: items for p, items in facts.items() if p.startswith(root)},
+            {p[len(root):]: kind for p, kind in kinds.items() if p.startswith(root)})
+
+
+def _included_from_outside(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], root: str,
+                           by_base: Mapping[str, list[str]]) -> set[str]:
+    """The files below a project's folder (relative to it) that a C/C++/CUDA file outside it includes (`by_base`:
+    the project's files by file name): another build of the repository may reach them, so the project's own reading
+    starts from them too."""
+    return {found[len(root):] for path, f in of_kind(facts, "include")
+            if not path.startswith(root) and kinds.get(path) in C_SOURCE_KINDS
+            for found in resolve_include(f.name, by_base) if found.startswith(root)}
+
+
+def _unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
+                  unreached: Mapping[str, tuple[str, str]], toolkit: frozenset[tuple[str, int, str]],
+                  named: set[str], root: str, outside: set[str]) -> dict[str, tuple[str, str]]:
+    """`unreferenced` for one CMake project, its paths relative to its folder (`root` below the repository's top);
+    `outside`: its files that files outside its folder include."""
     files = frozenset(kinds)
-    roots = {p for p in files if p in unreached}
+    roots = {p for p in files if root + p in unreached} | outside
+    toolkit = frozenset((p[len(root):], line, header) for p, line, header in toolkit if p.startswith(root))
     patterns = [posixpath.basename(f.name) for _, f in of_kind(facts, "source_unplaced")]
     for path, f in of_kinds(facts, *sorted(SOURCE_KINDS)):  # the kinds that name a source (sources_named)
         found = [p for p in sources_named(path, f, files) if p in files]
@@ -63,7 +126,6 @@ def unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
         if f.kind == "build_source" and not found:  # a list entry or glob the tool cannot place (a path from
             patterns.append(posixpath.basename(f.name))  # another folder variable): every file of its name
     reached = close_includes(roots, facts, files, toolkit)
-    named = named_words(facts, kinds)
     headers = not any(f.name == "install" for p, f in of_kind(facts, "cmake") if p.endswith((CMAKE_ROOT, ".cmake")))
     code = {p for p, kind in kinds.items() if kind in C_SOURCE_KINDS}
     matched = name_matcher(patterns)
@@ -74,7 +136,7 @@ def unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
         return {}
     parts = outermost_parts(out, code)
     grown = {p: parts[p] for p in sorted(out)}
-    return {p: (part, _evidence(part)) for p, part in grown.items()}
+    return {p: (part, _evidence(root + part, root)) for p, part in grown.items()}
 
 
 VS_PROJECT = "vsproject"  # discover's kind of .vcxproj / .vcproj files
@@ -199,11 +261,12 @@ def _folders(path: str) -> list[str]:
     return ["/".join(parts[:i]) + "/" for i in range(1, len(parts))]
 
 
-def _evidence(part: str) -> str:
+def _evidence(part: str, root: str) -> str:
     what = "no C/C++/CUDA file in it is" if part.endswith("/") else "it is not"
+    top = f"the top {CMAKE_ROOT} is the project's only build" if not root else \
+        f"{root}{CMAKE_ROOT} is the only build of {root} (no build file in a folder above it)"
     return (f"{part}: {what} named by a build file, a script or a run-time compiler, nor included by a file the "
-            f"build compiles; the top {CMAKE_ROOT} is the project's only build, and it and the folders it reaches "
-            "name every source it compiles")
+            f"build compiles; {top}, and it and the folders it reaches name every source it compiles")
 
 
 def only_programs(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], known: Words) -> frozenset[str]:

@@ -33,6 +33,7 @@ MAKE_TEST_QUOTED = re.compile(r"""^(["'])\$[({]([A-Za-z_]\w*)[)}]\1\s+(["'])([^"
 # make variables are switches by their values (GPU=0, ifeq ($(GPU),1)), with or without a `_` in the name
 MAKE_SWITCH = re.compile(r"^[A-Z][A-Z0-9_]*$")
 SELECTED_VALUE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
+WORD_RUN = re.compile(r"\S+")
 OBJECT_SUFFIX = ".o"  # an object file named after its whole source name (`x.cu.o`)
 # `ifdef gpu`: a lowercase variable is one the user passes on make's command line (`make gpu=1`); make imports
 # every environment variable too, and those are uppercase by convention (CUDA_HOME), so only a lowercase one that
@@ -63,10 +64,10 @@ def cmake(source: bytes) -> Extraction:
 def makefile(source: bytes) -> Extraction:
     original = source.decode("utf-8")
     text, conditional = _automake_lines(original)
-    branches = _make_switches(text)
-    facts = _tool_lines(text) + branches + _conditional_lines(text, conditional)
-    assigned: dict[str, str] = {}  # variable -> its first value in this file
     model = make_model.parse(logical_lines(text))  # read once: every reading below reads this model
+    branches = _make_switches(model)
+    facts = _tool_lines(text) + branches + _commented_switches(text) + _conditional_lines(text, conditional)
+    assigned: dict[str, str] = {}  # variable -> its first value in this file
     assignments = {id(a.logical): a for a in model.assignments if a.how != "define"}
     for logical, role in zip(model.logicals, model.roles, strict=True):
         if role == "assignment" and (a := assignments.get(id(logical))) is not None:
@@ -139,49 +140,79 @@ def _selected_values(branches: list[Fact], assigned: dict[str, str]) -> list[Fac
     return out
 
 
-def _make_switches(text: str) -> list[Fact]:
-    """`ifeq ($(USE_CUDNN), 1)` / `ifdef USE_CUDNN` branches (`switch_branch`, to their `else` or `endif`), and
-    switches a Makefile.config leaves commented out (`# USE_CUDNN := 1`: off unless the user turns it on)."""
+def _make_switches(model: make_model.Makefile) -> list[Fact]:
+    """`ifeq ($(USE_CUDNN), 1)` / `ifdef USE_CUDNN` branches (`switch_branch`, to their `else` or `endif`), automake's
+    `if COND` ones, and the sources assignments, rules and recipes name (`build_source`; text `make rule` for a rule's
+    or recipe's outside every switch's branch), read from the model's logical lines."""
     out: list[Fact] = []
     stack: list[tuple[int, str, str]] = []  # (first line, switch or "", the switch of its automake `else` or "")
-    for number, _, raw in numbered(text, strip_hash_comments=False):
-        if m := SOURCE_ASSIGNMENT.match(raw):  # also indented by a tab inside ifeq/endif, as Caffe's are
-            out += [fact("build_source", word, number, 0, 0) for word in _plain_sources(m.group(1).split())]
-            out += [fact("build_source", pattern, number, 0, 0, text="GLOB make")
-                    for patterns in MAKE_WILDCARD.findall(m.group(1)) + MAKE_SHELL_LS.findall(m.group(1))
-                    for pattern in patterns.split()
-                    if pattern.endswith(SOURCE_SUFFIXES) and "$" not in pattern]
-        elif not raw.lstrip().startswith((*make_model.CONDITIONALS, "#")):
+    for logical, role in zip(model.logicals, model.roles, strict=True):
+        text = logical.text
+        if role == "assignment" and (m := make_model.ASSIGNMENT.match(text)):
+            out += _assigned_sources(logical, m.start(3), m.group(3))  # also tab-indented inside ifeq, as Caffe's
+        elif not text.lstrip().startswith(tuple(make_model.CONDITIONALS)):
             # a rule's prerequisites or a recipe (`x.o: src/x.cu`, `nvcc -c k.cu`): sources it builds
-            out += [fact("build_source", word, number, 0, 0, text="" if any(name for _, name, _ in stack) else "make rule")
-                    for word in _plain_sources(raw.replace(":", " ").split())]
-        if m := COMMENTED_SWITCH.match(raw):
-            out.append(fact("build_switch", m.group(1), number, 0, len(raw), text="0 commented-out"))
-            continue
-        words = raw.split(None, 1)
+            said = "" if any(name for _, name, _ in stack) else "make rule"
+            out += [fact("build_source", word, logical.where(start)[0], 0, 0, text=said)
+                    for start, word in _plain_words(text.replace(":", " "))]
+        words = text.split(None, 1)
         directive = words[0] if words else ""
+        number = logical.line
         if directive in make_model.CONDITIONALS:
             stack.append((number, _make_switch(directive, words[1] if len(words) > 1 else ""), ""))
-        elif m := AUTOMAKE_IF.match(raw):  # automake's `if COND` (`if !COND`: its else is COND's branch)
+        elif m := AUTOMAKE_IF.match(text):  # automake's `if COND` (`if !COND`: its else is COND's branch)
             named = AUTOMAKE_MARK + m.group(2)
             stack.append((number, "", named) if m.group(1) else (number, named, ""))
-            continue
         elif directive in ("else", "endif") and stack:
-            first, name, otherwise = stack.pop()
-            if name.startswith(AUTOMAKE_MARK):
-                out.append(Fact(kind="switch_branch", name=name[1:], line=first, column=1, end_line=number,
-                                end_column=1, text=f"automake: if {name[1:]}"))
-            elif name:
-                variable, _, value = name.partition("=")
-                out.append(Fact(kind="switch_branch", name=f"{variable}_{value.upper()}" if value else name, line=first,
-                                column=1, end_line=number, end_column=1, text=f"make: {name}"))
-            if directive == "else" and otherwise:
-                stack.append((number, otherwise, ""))
-            elif directive == "else":  # `else ifeq ($(BACKEND),cuda)`: the next test of one chain, closed by one endif
-                chained = (words[1] if len(words) > 1 else "").split(None, 1)
-                test = _make_switch(chained[0], chained[1] if len(chained) > 1 else "") \
-                    if chained and chained[0] in make_model.CONDITIONALS else ""
-                stack.append((number, test, ""))
+            _close(out, stack, number, words)
+    return out
+
+
+def _close(out: list[Fact], stack: list[tuple[int, str, str]], number: int, words: list[str]) -> None:
+    """An `else` or `endif` on line `number`: the branch it ends (a `switch_branch` where one is on a switch), and the
+    branch an `else` opens (automake's other side, or the next test of an `else ifeq` chain)."""
+    first, name, otherwise = stack.pop()
+    if name.startswith(AUTOMAKE_MARK):
+        out.append(Fact(kind="switch_branch", name=name[1:], line=first, column=1, end_line=number,
+                        end_column=1, text=f"automake: if {name[1:]}"))
+    elif name:
+        variable, _, value = name.partition("=")
+        out.append(Fact(kind="switch_branch", name=f"{variable}_{value.upper()}" if value else name, line=first,
+                        column=1, end_line=number, end_column=1, text=f"make: {name}"))
+    if words[0] == "else" and otherwise:
+        stack.append((number, otherwise, ""))
+    elif words[0] == "else":  # `else ifeq ($(BACKEND),cuda)`: the next test of one chain, closed by one endif
+        chained = (words[1] if len(words) > 1 else "").split(None, 1)
+        test = _make_switch(chained[0], chained[1] if len(chained) > 1 else "") \
+            if chained and chained[0] in make_model.CONDITIONALS else ""
+        stack.append((number, test, ""))
+
+
+def _assigned_sources(logical: Logical, at: int, value: str) -> list[Fact]:
+    """The sources an assignment's value names outright, and the patterns of its `$(wildcard ...)` / `$(shell ls
+    ...)` (text `GLOB make`), each on the physical line it sits on (`at`: where the value starts in the logical line)."""
+    out = [fact("build_source", word, logical.where(at + start)[0], 0, 0) for start, word in _plain_words(value)]
+    for found in (*MAKE_WILDCARD.finditer(value), *MAKE_SHELL_LS.finditer(value)):
+        line = logical.where(at + found.start())[0]
+        out += [fact("build_source", pattern, line, 0, 0, text="GLOB make") for pattern in found.group(1).split()
+                if pattern.endswith(SOURCE_SUFFIXES) and "$" not in pattern]
+    return out
+
+
+def _commented_switches(text: str) -> list[Fact]:
+    """Switches a Makefile.config leaves commented out (`# USE_CUDNN := 1`: off unless the user turns it on): comments,
+    which the model does not hold."""
+    return [fact("build_switch", m.group(1), number, 0, len(raw), text="0 commented-out")
+            for number, _, raw in numbered(text, strip_hash_comments=False) if (m := COMMENTED_SWITCH.match(raw))]
+
+
+def _plain_words(text: str) -> list[tuple[int, str]]:
+    """(offset, word) for each word of the text that names a source outright (`_plain_sources`)."""
+    out = []
+    for m in WORD_RUN.finditer(text):
+        named = _plain_sources([m.group(0)])
+        if named:
+            out.append((m.start(), named[0]))
     return out
 
 

@@ -30,8 +30,8 @@ READ_ROLES = frozenset({"assignment", "define", "rule", "recipe", "target-variab
 
 def facts(model: Makefile) -> list[Fact]:
     """`make_source` (a path relative to the Makefile's folder, a glob where a wildcard gave one; text `object` for
-    the source an object's pattern rule names) and `make_unplaced` facts of one Makefile (every value any assignment
-    gives a variable: what some configuration of the file names)."""
+    the source an object's pattern rule names), `make_unplaced` and `make_include` facts of one Makefile (every value
+    any assignment gives a variable: what some configuration of the file names)."""
     expander = Expander(model.values())
     patterns: list[tuple[str, list[str]]] = []  # (target pattern, its prerequisite patterns)
     explicit: set[str] = set()  # targets of a rule with a recipe of its own or source prerequisites
@@ -70,6 +70,42 @@ def facts(model: Makefile) -> list[Fact]:
         for word in needed.get(logical.line, ()) if role == "rule" else ():
             if word.endswith(OBJECT_SUFFIXES) and "%" not in word and UNPLACED not in posixpath.basename(word):
                 _object(word, patterns, explicit, logical.line, add)
+    return out + includes(model, expander) + unassigned(model)
+
+
+# an include make reads through $(eval) (`$(eval include packages/$(package).mk)`): the words up to eval's closing one
+EVAL_INCLUDE = re.compile(r"\$[({]eval\s+(-?include|sinclude)\s+((?:\$[({][^(){}]*[)}]|[^(){}])*)")
+UPPER_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+
+
+def unassigned(model: Makefile) -> list[Fact]:
+    """`make_unassigned`: the upper-case variables the file reads and never assigns (the name the first, the text all
+    of them, in the order of their first use), one fact or none. A fragment that reads EXECUTABLE and CUFILES waits
+    for the Makefile that includes it to set them (the CUDA SDK's common.mk); workloads/make_reached.py leaves out
+    make's own and the environment's (rules/names/build.yaml `make_own_variables`)."""
+    assigned = {a.name for a in model.assignments}
+    names = [name for name, lines in sorted(model.uses().items(), key=lambda item: item[1][0])
+             if name not in assigned and UPPER_NAME.match(name)]
+    return [fact("make_unassigned", names[0], model.uses()[names[0]][0], 0, 0, text=" ".join(names))] if names else []
+
+
+def includes(model: Makefile, expander: Expander) -> list[Fact]:
+    """`make_include`, one per file an include / -include / sinclude names (expanded with the file's own values),
+    relative to the folder make runs in (https://www.gnu.org/software/make/manual/html_node/Include.html); where a
+    variable the file does not assign is in it, the name as written and the text `unplaced`. The text says
+    `optional` for -include / sinclude (make goes on where the file is missing)."""
+    out: list[Fact] = []
+    for logical in model.logicals:  # an include make reads through $(eval): its file names as written
+        for m in EVAL_INCLUDE.finditer(logical.text):
+            how = "unplaced" + (" optional" if m.group(1) != "include" else "")
+            out.extend(fact("make_include", word, logical.line, 0, 0, text=how) for word in m.group(2).split())
+    for include in model.includes:
+        optional = " optional" if include.optional else ""
+        for written in include.words:
+            expanded = expander.expand(written)
+            named = [(written, "unplaced")] if UNPLACED in expanded else [(_norm(w), "") for w in expanded.split()]
+            out.extend(fact("make_include", name, include.line, 0, 0, text=(how + optional).strip())
+                       for name, how in named)
     return out
 
 
