@@ -57,6 +57,10 @@ def test_nvidia_commands_every_host_runs_stay_required(tmp_path: Path, rulebase,
     ('if [ ! -x "$(command -v nvidia-smi)" ]; then\n  echo missing\nelse\n  nvidia-smi\nfi\n', [(4, 4)]),
     ("if command -v nvidia-smi && true; then\n  nvidia-smi\nfi\n", []),  # the test is more than the tool's presence
     ("if which nvidia-smi; then\n  if true; then\n    nvidia-smi\n  fi\nelse\n  echo no\nfi\n", [(2, 4)]),
+    ("if ! command -v nvidia-smi\nthen\n  echo skip\n  exit\nfi\nnvidia-smi\n", [(6, 7)]),
+    # where the tool is missing the script fails: it needs NVIDIA's tools, the lines after stay required
+    ("if ! command -v nvidia-smi; then\n  echo 'needs an NVIDIA GPU'\n  exit 1\nfi\nnvidia-smi\n", []),
+    ('if [ ! -x "$(command -v nvidia-smi)" ]; then\n  fatal "install the driver"\nelse\n  nvidia-smi\nfi\n', []),
 ])
 def test_presence_tests_and_the_lines_they_guard(script: str, spans: list[tuple[int, int]]) -> None:
     assert [(f.line, f.end_line) for f in host_tools.branches(script)] == spans

@@ -2,7 +2,8 @@
 `nvidia_host_tools`): the `then` branch of `if command -v nvidia-smi ...`, and everything after a top-level
 `if ! command -v nvidia-smi ...; then ... exit ...; fi` (lab-cosmo/sphericart 67643cfd scripts/install-cupy.sh:4-6
 leaves with `exit 0` where nvidia-smi is missing, then picks a cupy-cuda wheel by the CUDA version nvidia-smi prints).
-and the `else` of a negated test. A presence test is POSIX `command -v NAME` (https://pubs.opengroup.org/onlinepubs/9799919799/utilities/command.html),
+and the `else` of a negated test whose branch only skips (messages, `exit 0`: not `exit 1`, where the script needs the
+tool). A presence test is POSIX `command -v NAME` (https://pubs.opengroup.org/onlinepubs/9799919799/utilities/command.html),
 `which`, `type`, `hash`, or `[ -x "$(command -v NAME)" ]`; each `host_tool_branch` fact spans the lines it covers,
 the name is the tool, the text the test."""
 from __future__ import annotations
@@ -23,6 +24,9 @@ OPENS = re.compile(r"^(?:\s*(?:if|case|for|while|until)\b|.*\{\s*$)")
 CLOSES = re.compile(r"^\s*(?:fi|esac|done|\})(?:\s|;|$)")
 THEN = re.compile(r"^\s*then\s*$")
 ELSE = re.compile(r"^\s*(?:else|elif)\b")
+# a branch that skips quietly where the tool is missing: messages and a successful exit (`exit`, `exit 0`); a branch
+# that fails there (`exit 1`, a project's own `fatal`) says the script needs NVIDIA's tools, which a port must change
+SKIP = re.compile(r"^\s*(?:(?:echo|printf|:|true)\b.*|(?:exit|return)(?:\s+0)?\s*;?|then)\s*$")
 LEAVES = re.compile(r"^\s*(?:exit|return)\b")
 # output redirections (`>/dev/null 2>&1`, `&> /dev/null`): taken off a test before it is read
 REDIRECTION = re.compile(r"\s*(?:&>>?|\d*>>?)\s*(?:&\d+|[^\s;&|]+)")
@@ -46,6 +50,8 @@ def branches(text: str) -> list[Fact]:
         if not negated:
             first = index + 3 if index + 1 < len(lines) and THEN.match(lines[index + 1]) else index + 2
             out.append(_fact(tool, first, body_end, test))
+        elif not all(SKIP.match(x) for x in lines[index + 1:body_end] if x.strip()):
+            continue  # where the tool is missing the script fails, or does something else: not a skip
         elif lines[closing].strip().startswith("else"):  # `if ! command -v nvidia-smi ... else <on NVIDIA> fi`
             else_end, _ = _branch_end(lines, closing)
             out.append(_fact(tool, closing + 2, else_end, f"{test} ... else"))
