@@ -103,6 +103,9 @@ STRUCTURE_KINDS: dict[str, str] = {
     "switch_branch": "a branch taken when a build switch is on (`#ifdef USE_CUDNN`, CMake `if(BUILD_CUTLASS)`, make "
                      "`ifeq ($(USE_CUDNN), 1)`), over "
                      "its lines; the name is the switch (workloads/parts.py decides whether it is optional)",
+    "host_tool_branch": "lines of a shell script that run only where an NVIDIA tool is installed (the `then` branch "
+                        "of `if command -v nvidia-smi`, or what follows `if ! command -v nvidia-smi; then exit 0; fi`): "
+                        "the name is the tool, the text the test (extract/text/host_tools.py)",
     "unless_branch": "a branch taken only while a macro is undefined (`#ifndef NO_CUDA`, `#if !defined(X)`, the `#else` "
                      "of `#ifdef X`), over its lines; the name is the macro (workloads/project_defines.py reads it "
                      "against the macros every build defines)",

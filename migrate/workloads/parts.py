@@ -40,6 +40,7 @@ from migrate.workloads.alternatives import build_variants, covering, run_time_al
 from migrate.workloads.build_sources import prefixes
 from migrate.workloads.config_defaults import config_defaults
 from migrate.workloads.fact_index import of_kind
+from migrate.workloads.host_tools import nvidia_host_branches
 from migrate.workloads.includes import gate_headers, included_by_required, linked_by_required, optional_includes
 from migrate.workloads.left_out import left_out_of_hip
 from migrate.workloads.make_reached import unbuilt_by_make, unincluded_fragments
@@ -155,6 +156,9 @@ class ProjectParts:
     # Python file -> (first line, last line, evidence) of each `if` branch with an import that a run without command-line
     # options does not take (workloads/option_branches.py)
     unasked: Mapping[str, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
+    # shell script -> (first line, last line, evidence) of each span that runs only where an NVIDIA tool is installed
+    # (workloads/host_tools.py)
+    nvidia_hosts: Mapping[str, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
     # file -> (folder/ of its part, evidence): a part with a build of its own that the default build does not reach
     # (workloads/reach.py)
     unreached: Mapping[str, tuple[str, str]] = field(default_factory=dict)
@@ -193,6 +197,9 @@ class ProjectParts:
         branch = next((s for s in self.unasked.get(path, ()) if s[0] <= finding.line <= s[1]), None)
         if branch is not None:
             return Part(f"{path}:{branch[0]}-{branch[1]} (a command-line option's branch)", (branch[2],))
+        host = next((s for s in self.nvidia_hosts.get(path, ()) if s[0] <= finding.line <= s[1]), None)
+        if host is not None:
+            return Part(f"{path}:{host[0]}-{host[1]} (runs only on an NVIDIA host)", (host[2],))
         needs = next((s for s in self.undeclared.get(path, ()) if s[0] == 0 or s[0] <= finding.line <= s[1]), None)
         if needs is not None:
             where = path if needs[0] == 0 else f"{path}:{needs[0]}-{needs[1]}"
@@ -329,6 +336,7 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "run_time": dict(parts.run_time),
             "found_under": {k: region(r) for k, r in parts.found_under.items()},
             "unasked": {k: [list(s) for s in v] for k, v in parts.unasked.items()},
+            "nvidia_hosts": {k: [list(s) for s in v] for k, v in parts.nvidia_hosts.items()},
             "unreached": {k: list(v) for k, v in parts.unreached.items()},
             "undeclared": {k: [list(s) for s in v] for k, v in parts.undeclared.items()},
             "off_branches": {k: [list(s) for s in v] for k, v in parts.off_branches.items()},
@@ -372,6 +380,8 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         run_time=strings(data.get("run_time", {})),
         found_under={str(k): region(r) for k, r in data.get("found_under", {}).items()},
         unasked={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v) for k, v in data.get("unasked", {}).items()},
+        nvidia_hosts={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
+                      for k, v in data.get("nvidia_hosts", {}).items()},
         unreached={str(k): (str(a), str(b)) for k, (a, b) in data.get("unreached", {}).items()},
         undeclared={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
                     for k, v in data.get("undeclared", {}).items()},
@@ -511,6 +521,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         run_time=run_time_alternatives(facts, kinds, findings),
                         found_under=found_only_under(facts, regions, gated, switches, known),
                         unasked={p: tuple(v) for p, v in branches_not_taken(facts).items()},
+                        nvidia_hosts=nvidia_host_branches(facts),
                         unreached=unreached, undeclared=undeclared_scopes(facts, kinds),
                         off_branches=project_defines.off_branches(facts, kinds, known),
                         cpu_thrust=cpu_thrust.cpu_thrust_folders(facts, kinds, regions, gated, known), known=known)

@@ -79,11 +79,14 @@ UNDERSCORED_SWITCH_NAME = re.compile(rf"^_{SWITCH}_?$")
 # A compiler's macro written without its underscores (`#ifdef NVCC`; nvcc defines __NVCC__): a switch only a build
 # that passes -DNVCC turns on (rules/names/device.yaml `compiler_lookalike_macros`; workloads/switches.never_defined)
 LOOKALIKE_MACROS = name_list("device", "compiler_lookalike_macros")
+# A one-word macro that turns a project's GPU code on (`#ifdef GPU`: darknet's `-DGPU`; rules/names/device.yaml
+# `platform_switch_macros`): a switch too, decided by the build that defines it (workloads/switches.defined_only_under)
+PLATFORM_MACROS = name_list("device", "platform_switch_macros")
 
 
 def _switch_like(name: str) -> bool:
     return bool(SWITCH_NAME.match(name) or UNDERSCORED_SWITCH_NAME.match(name) or PREDEFINED_NAME.match(name)
-                or name in LOOKALIKE_MACROS) and not _hip_name(name)
+                or name in LOOKALIKE_MACROS or name in PLATFORM_MACROS) and not _hip_name(name)
 SWITCH_TERM = re.compile(r"^\(*\s*(?:defined\s*\(\s*([A-Za-z_]\w*)\s*\)|defined\s+([A-Za-z_]\w*)|([A-Za-z_]\w*))\s*\)*$")
 
 
