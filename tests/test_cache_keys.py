@@ -11,6 +11,7 @@ import pytest
 from migrate import extract
 from migrate.extract import run as extract_run
 from migrate.model import SourceFile
+from migrate.scan import pooling
 from migrate.scan.cache import Cache
 from tests.conftest import ROOT
 
@@ -111,11 +112,11 @@ def test_a_report_cache_miss_reads_each_file_once(tmp_path: Path, monkeypatch: p
     whose files are unchanged reads none, and one changed file is read once."""
     import dataclasses
 
-    from migrate.scan import analyse, statcache
+    from migrate.scan import statcache
     from migrate.settings import Settings
 
-    monkeypatch.setattr(analyse, "PARALLEL_THRESHOLD", 1)
-    monkeypatch.setattr(analyse, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(pooling, "PARALLEL_THRESHOLD", 1)
+    monkeypatch.setattr(pooling, "PARALLEL_BYTES", 0)
     tree = _tree(tmp_path)
     settings = Settings(jobs=jobs, cache_dir=tmp_path / "cache", use_hipify=False)
     reads, first = _scan(tree, settings, monkeypatch, "read")
