@@ -151,7 +151,7 @@ def test_a_copy_whose_original_cannot_be_read_by_the_worker_is_analysed_here(tmp
     tree = _tree(tmp_path)
     monkeypatch.setattr(pooling, "PARALLEL_THRESHOLD", 1)
     monkeypatch.setattr(pooling, "PARALLEL_BYTES", 0)
-    real_read = analyse.read
+    real_read = analyse.read  # type: ignore[attr-defined]
     monkeypatch.setattr(analyse, "read", lambda file, limit: (None, "gone since") if file.rel == "src/copy0.cu"
                         else real_read(file, limit))  # the workers are forked with this in place
     report = json.loads(_scan(tree, Settings(jobs=2, cache_dir=tmp_path / "cache", use_hipify=False))["json"])
