@@ -108,8 +108,9 @@ def _scan(tree: Path, settings, monkeypatch: pytest.MonkeyPatch, counted: str) -
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_report_cache_miss_reads_each_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int) -> None:
-    """The key's digests and the scan share one read: a first scan reads every file once, a miss
-    whose files are unchanged reads none, and one changed file is read once."""
+    """The key's digests and the scan share one read in this process: a first scan reads every file once, a miss
+    whose files are unchanged reads none, and one changed file is read once. (With jobs=2 the forked workers read
+    the files they analyse again, in their own processes: the key keeps no bytes for them, `pooling.workers_read`.)"""
     import dataclasses
 
     from migrate.scan import statcache

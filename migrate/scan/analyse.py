@@ -143,7 +143,7 @@ def _analyse_fresh(files: Sequence[SourceFile], settings: Settings, rules: RuleB
     copies = _copies(files, settings.max_file_size, version)  # position -> the position analysed for it
     done: dict[int, bytes] = {}
 
-    def on_row(position: int, reason: str | None, key: str, row: bytes) -> None:
+    def _got(position: int, reason: str | None, key: str, row: bytes) -> None:
         if reason is not None:
             outcomes[position] = Outcome(files[position], None, reason)
             return
@@ -152,7 +152,7 @@ def _analyse_fresh(files: Sequence[SourceFile], settings: Settings, rules: RuleB
             fresh.append((key, row))
 
     _read_in_pool(files, [n for n in range(len(files)) if n not in copies], settings, work, version, progress,
-                  on_row, meanwhile)
+                  _got, meanwhile)
     rows_budget = _RowsBudget()
     for position, original in copies.items():
         if original not in done:  # the original was not read after all (changed since): this one is analysed here
@@ -323,7 +323,7 @@ def _read_misses(files: Sequence[SourceFile], misses: list[tuple[int, str, bytes
     later: list[tuple[int, bytes]] = []  # rows past DECODED_AHEAD: decoded once the workers are gone
     ahead = [DECODED_AHEAD]
 
-    def on_row(position: int, reason: str | None, key: str, row: bytes) -> None:
+    def _got(position: int, reason: str | None, key: str, row: bytes) -> None:
         if reason is not None:
             outcomes[position] = Outcome(files[position], None, reason)
             return
@@ -337,7 +337,7 @@ def _read_misses(files: Sequence[SourceFile], misses: list[tuple[int, str, bytes
         if position in rows_of:
             rows_of[position] = row
 
-    _read_in_pool(files, list(first.values()), settings, work, version, progress, on_row, meanwhile)
+    _read_in_pool(files, list(first.values()), settings, work, version, progress, _got, meanwhile)
     for n, (position, row) in enumerate(later):
         later[n] = (position, b"")  # each row goes as it is decoded (those of copies stay in `rows_of`)
         outcomes[position] = rows_budget.outcome(files[position], row)
