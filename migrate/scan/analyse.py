@@ -308,9 +308,9 @@ def _read_misses(files: Sequence[SourceFile], misses: list[tuple[int, str, bytes
                  meanwhile: Callable[[], None], outcomes: list[Outcome | None], fresh: list[tuple[str, bytes]],
                  rows_budget: _RowsBudget, caching: bool) -> None:
     """The files the cache has no row for, read and analysed by the workers (`workers_read`): this process forks
-    them holding no file's bytes (any kept are let go first) and decodes each row as it comes, while they go on. A
-    file of the same digest as another is analysed once; should the other not be read after all (changed or gone
-    since its digest was taken), it is read and analysed here."""
+    them holding no file's bytes (any kept are let go first) and decodes the rows as they come up to DECODED_AHEAD,
+    the rest once the workers are gone. A file of the same digest as another is analysed once; should the other not
+    be read after all (changed or gone since its digest was taken), it is read and analysed here."""
     first: dict[str, int] = {}  # key -> the position analysed for it
     copies: list[tuple[int, int]] = []
     for n, (position, kind, _) in enumerate(misses):
