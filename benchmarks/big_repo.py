@@ -7,12 +7,17 @@ SOURCE is a checkout of a real project (NVIDIA/cuda-samples, say): its scanned f
 copied into OUT/copy-N/ until OUT holds at least --lines lines; each copy's C/C++/CUDA files
 get a one-line comment naming the copy, so no two files have the same content and nothing is
 served twice from one cache row. Nothing of it belongs in the repository. Then OUT is scanned
-cold (`--no-cache`, `--no-hipify`, JSON to a temporary file) --repeat times, and the wall time
-and peak memory (resident memory of the scan and its workers together) are printed.
+cold (`--no-hipify`, JSON to a temporary file) --repeat times each way of --ways, and the wall time
+and peak memory (resident memory of the scan and its workers together) are printed:
+
+    no-cache     `--no-cache`: nothing read from or written to a cache
+    first-scan   a user's first scan: the cache on, in a fresh folder each run (ROCM_MIGRATE_CACHE_DIR),
+                 so every file's row and the report are written to it
 """
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -51,6 +56,33 @@ def build(source: Path, out: Path, lines: int) -> tuple[int, int]:
     return written, total
 
 
+WAYS = ("no-cache", "first-scan")
+
+
+def _measure(way: str, args: argparse.Namespace) -> None:
+    """--repeat scans of OUT one way; a first scan each with a cache folder of its own, fresh."""
+    if way not in WAYS:
+        raise SystemExit(f"--ways: {way!r} is none of {', '.join(WAYS)}")
+    command = [sys.executable, "-m", "migrate", "scan", str(args.out), "--no-hipify", "-f", "json"]
+    if way == "no-cache":
+        command.append("--no-cache")
+    if args.jobs:
+        command += ["--jobs", str(args.jobs)]
+    runs = []
+    for _ in range(args.repeat):
+        with tempfile.TemporaryDirectory() as tmp:
+            # no-cache: the rule cache as this shell has it (as before); first-scan: nothing cached at all
+            env = {**os.environ, "ROCM_MIGRATE_CACHE_DIR": str(Path(tmp) / "cache")} if way == "first-scan" else None
+            runs.append(measure.run([*command, "-o", str(Path(tmp) / "r.json")], env=env, sample=True))
+    failed = [r.returncode for r in runs if r.returncode]
+    print(f"{way}: cold scan: {measure.describe(runs)}")
+    print(f"{way}: peak memory (scan and workers, summed RSS): median "
+          f"{sorted(r.peak_mb for r in runs)[len(runs) // 2]:.0f} MB, max {max(r.peak_mb for r in runs):.0f} MB"
+          + (f"; exit codes {failed}" if failed else ""))
+    print(f"{way}: peak memory (scan and workers, summed PSS: pages shared after fork counted once): median "
+          f"{sorted(r.peak_pss_mb for r in runs)[len(runs) // 2]:.0f} MB, max {max(r.peak_pss_mb for r in runs):.0f} MB")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("source", type=Path)
@@ -59,21 +91,13 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--jobs", type=int)
     parser.add_argument("--keep", action="store_true", help="reuse OUT if it exists")
+    parser.add_argument("--ways", default="no-cache,first-scan", help="comma-separated: no-cache, first-scan")
     args = parser.parse_args()
     if not (args.keep and args.out.exists()):
         files, lines = build(args.source.resolve(), args.out, args.lines)
         print(f"built {args.out}: {files} files, {lines} lines")
-    command = [sys.executable, "-m", "migrate", "scan", str(args.out), "--no-cache", "--no-hipify", "-f", "json"]
-    if args.jobs:
-        command += ["--jobs", str(args.jobs)]
-    with tempfile.TemporaryDirectory() as tmp:
-        runs = [measure.run([*command, "-o", str(Path(tmp) / "r.json")], sample=True) for _ in range(args.repeat)]
-    failed = [r.returncode for r in runs if r.returncode]
-    print(f"cold scan: {measure.describe(runs)}")
-    print(f"peak memory (scan and workers, summed RSS): median {sorted(r.peak_mb for r in runs)[len(runs) // 2]:.0f} MB, "
-          f"max {max(r.peak_mb for r in runs):.0f} MB" + (f"; exit codes {failed}" if failed else ""))
-    print(f"peak memory (scan and workers, summed PSS: pages shared after fork counted once): median "
-          f"{sorted(r.peak_pss_mb for r in runs)[len(runs) // 2]:.0f} MB, max {max(r.peak_pss_mb for r in runs):.0f} MB")
+    for way in args.ways.split(","):
+        _measure(way, args)
     return 0
 
 

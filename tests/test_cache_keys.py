@@ -11,6 +11,7 @@ import pytest
 from migrate import extract
 from migrate.extract import run as extract_run
 from migrate.model import SourceFile
+from migrate.scan import pooling
 from migrate.scan.cache import Cache
 from tests.conftest import ROOT
 
@@ -107,15 +108,16 @@ def _scan(tree: Path, settings, monkeypatch: pytest.MonkeyPatch, counted: str) -
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_report_cache_miss_reads_each_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int) -> None:
-    """The key's digests and the scan share one read: a first scan reads every file once, a miss
-    whose files are unchanged reads none, and one changed file is read once."""
+    """The key's digests and the scan share one read in this process: a first scan reads every file once, a miss
+    whose files are unchanged reads none, and one changed file is read once. (With jobs=2 the forked workers read
+    the files they analyse again, in their own processes: the key keeps no bytes for them, `pooling.workers_read`.)"""
     import dataclasses
 
-    from migrate.scan import analyse, statcache
+    from migrate.scan import statcache
     from migrate.settings import Settings
 
-    monkeypatch.setattr(analyse, "PARALLEL_THRESHOLD", 1)
-    monkeypatch.setattr(analyse, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(pooling, "PARALLEL_THRESHOLD", 1)
+    monkeypatch.setattr(pooling, "PARALLEL_BYTES", 0)
     tree = _tree(tmp_path)
     settings = Settings(jobs=jobs, cache_dir=tmp_path / "cache", use_hipify=False)
     reads, first = _scan(tree, settings, monkeypatch, "read")

@@ -7,14 +7,14 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import pytest
-from migrate.scan import analyse
+from migrate.scan import analyse, pooling
 from migrate.scan.match import IdentifierNames, indexes
 from migrate.settings import Settings
 
 
 def todo() -> list[tuple[int, str, bytes]]:
     return [(n, "cuda", f"void f{n}(int* p) {{ cudaMalloc(&p, {n}); cudaFree(p); }}\n".encode() * (n % 5 + 1))
-            for n in range(analyse.PARALLEL_THRESHOLD + 6)]
+            for n in range(pooling.PARALLEL_THRESHOLD + 6)]
 
 
 def rows(work: analyse._Work, jobs: int) -> dict[int, bytes]:
@@ -36,13 +36,13 @@ def _recording(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
     return sent
 
 
-@pytest.mark.skipif(not analyse._forks(), reason="workers are forked only where fork is a start method")
+@pytest.mark.skipif(not pooling.forks(), reason="workers are forked only where fork is a start method")
 def test_forked_workers_are_sent_piece_numbers_and_give_the_serial_rows(rulebase, monkeypatch: pytest.MonkeyPatch) -> None:
     settings = Settings()
     by_target = indexes(rulebase, rocm=settings.rocm, archs=settings.arch)
     work = analyse._Work(by_target, IdentifierNames(by_target))
     serial = rows(work, 1)
-    monkeypatch.setattr(analyse, "PARALLEL_BYTES", 0)  # small files: use the workers anyway
+    monkeypatch.setattr(pooling, "PARALLEL_BYTES", 0)  # small files: use the workers anyway
     sent = _recording(monkeypatch)
     assert rows(work, 2) == serial
     pieces = [s for s in sent if s[0] is not int]  # `_pool`'s first task starts the workers
@@ -56,8 +56,8 @@ def test_unforked_workers_are_sent_the_bytes(rulebase, monkeypatch: pytest.Monke
     by_target = indexes(rulebase, rocm=settings.rocm, archs=settings.arch)
     work = analyse._Work(by_target, IdentifierNames(by_target))
     serial = rows(work, 1)
-    monkeypatch.setattr(analyse, "PARALLEL_BYTES", 0)
-    monkeypatch.setattr(analyse, "_forks", lambda: False)  # as where workers are spawned (then `_pool` spawns too)
+    monkeypatch.setattr(pooling, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(pooling, "forks", lambda: False)  # as where workers are spawned (then `_pool` spawns too)
     sent = _recording(monkeypatch)
     assert rows(work, 2) == serial
     pieces = [s for s in sent if s[0] is not int]
@@ -82,7 +82,7 @@ def _frozen_here() -> int:
     return gc.get_freeze_count()
 
 
-@pytest.mark.skipif(not analyse._forks(), reason="workers are forked only where fork is a start method")
+@pytest.mark.skipif(not pooling.forks(), reason="workers are forked only where fork is a start method")
 def test_forked_workers_start_with_this_process_objects_frozen(rulebase) -> None:
     """A forked worker's collections walk only what it makes: what the parent held at the fork is frozen in the
     worker (each worker's first young collection walked it all, ~25 ms a worker on cuda-samples), and counts as old
@@ -102,7 +102,7 @@ def test_forked_workers_start_with_this_process_objects_frozen(rulebase) -> None
 def test_spawned_workers_freeze_nothing_here(rulebase, monkeypatch: pytest.MonkeyPatch) -> None:
     import gc
 
-    monkeypatch.setattr(analyse, "_forks", lambda: False)
+    monkeypatch.setattr(pooling, "forks", lambda: False)
     frozen: list[int] = []
     monkeypatch.setattr(gc, "freeze", lambda: frozen.append(1))
     settings = Settings()
@@ -112,7 +112,7 @@ def test_spawned_workers_freeze_nothing_here(rulebase, monkeypatch: pytest.Monke
     assert frozen == []
 
 
-@pytest.mark.skipif(not analyse._forks(), reason="workers are forked only where fork is a start method")
+@pytest.mark.skipif(not pooling.forks(), reason="workers are forked only where fork is a start method")
 def test_a_freeze_made_before_is_kept(rulebase) -> None:
     """A process that froze objects itself (the lint server, for its children) keeps them frozen: `_pool` neither
     freezes more nor unfreezes its."""

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from migrate.render import renderer
-from migrate.scan import analyse, pipeline, project
+from migrate.scan import analyse, pipeline, pooling, project
 from migrate.scan.cache import Cache
 from migrate.settings import Settings
 from tests.conftest import ROOT
@@ -43,7 +43,7 @@ def test_cached_and_fresh_results_give_the_same_bytes(tree: Path, tmp_path: Path
     assert rendered(tree, dataclasses.replace(cached, cache_dir=None), rulebase) == cold
 
 
-def many_files(tmp_path: Path, count: int = analyse.PARALLEL_THRESHOLD + 6) -> Path:
+def many_files(tmp_path: Path, count: int = pooling.PARALLEL_THRESHOLD + 6) -> Path:
     tree = tmp_path / "tree"
     (tree / "src").mkdir(parents=True)
     for n in range(count):
@@ -56,7 +56,7 @@ def many_files(tmp_path: Path, count: int = analyse.PARALLEL_THRESHOLD + 6) -> P
 
 
 def test_parallel_scan_matches_the_serial_one(tmp_path: Path, rulebase, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(analyse, "PARALLEL_BYTES", 0)  # the fixture is small: use the workers anyway
+    monkeypatch.setattr(pooling, "PARALLEL_BYTES", 0)  # the fixture is small: use the workers anyway
     pools = []
     real = analyse.ProcessPoolExecutor
     monkeypatch.setattr(analyse, "ProcessPoolExecutor", lambda *a, **k: pools.append(k) or real(*a, **k))
@@ -67,7 +67,7 @@ def test_parallel_scan_matches_the_serial_one(tmp_path: Path, rulebase, monkeypa
     assert rendered(tree, Settings(jobs=2, cache_dir=tmp_path / "c"), rulebase) == serial
     assert len(pools) == 2 and all(k["max_workers"] == 2 for k in pools)  # cold runs used workers; warm: none
     report = json.loads(serial["json"])
-    assert report["summary"]["files_scanned"] == analyse.PARALLEL_THRESHOLD + 8
+    assert report["summary"]["files_scanned"] == pooling.PARALLEL_THRESHOLD + 8
     assert [s["path"] for s in report["skipped"]] == ["src/blob.cu"]
     symbols = {(f["path"], f["symbol"]) for f in report["findings"]}
     assert ("src/user.cu", "cudaFree") in symbols and ("src/user.cu", "cudaFreeHost") not in symbols
@@ -75,7 +75,7 @@ def test_parallel_scan_matches_the_serial_one(tmp_path: Path, rulebase, monkeypa
 
 
 def test_a_fresh_parallel_scan_analyses_copies_once(tmp_path: Path, rulebase, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(analyse, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(pooling, "PARALLEL_BYTES", 0)
     tree = many_files(tmp_path)
     vendored = tree / "third_party" / "copy"
     shutil.copytree(tree / "src", vendored)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from migrate.scan import analyse
+from migrate.scan import analyse, pooling
 from migrate.scan.discover import discover
 from migrate.settings import Settings
 from tests.conftest import ROOT
@@ -25,14 +25,14 @@ def _calls(tree: Path, settings: Settings, rulebase) -> list[int]:
 
 def test_meanwhile_runs_once_while_the_workers_analyse(tmp_path: Path, rulebase,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(analyse, "PARALLEL_BYTES", 0)  # the fixture is small: use the workers anyway
+    monkeypatch.setattr(pooling, "PARALLEL_BYTES", 0)  # the fixture is small: use the workers anyway
     tree = many_files(tmp_path)
     assert _calls(tree, Settings(jobs=2, cache_dir=None), rulebase) == [2]  # cold, no cache: the workers are up
     assert _calls(tree, Settings(jobs=2, cache_dir=tmp_path / "c"), rulebase) == [2]  # first scan into a cache
 
 
 def test_meanwhile_runs_once_where_no_worker_starts(tmp_path: Path, rulebase, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(analyse, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(pooling, "PARALLEL_BYTES", 0)
     tree = many_files(tmp_path)
     assert _calls(tree, Settings(jobs=1, cache_dir=None), rulebase) == [0]  # a serial scan: after its files
     _calls(tree, Settings(jobs=2, cache_dir=tmp_path / "c"), rulebase)
@@ -59,7 +59,7 @@ def test_the_rules_are_built_while_the_workers_analyse(tmp_path: Path, monkeypat
     from migrate.rulebase import precompiled
     from migrate.scan import project
 
-    monkeypatch.setattr(analyse, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(pooling, "PARALLEL_BYTES", 0)
     rules = precompiled.load(None, None)
     assert rules.built == 0
     seen: list[tuple[int, int]] = []

@@ -31,6 +31,7 @@ from migrate.model import (
 )
 from migrate.rulebase.load import RuleBase, default_rules_dir
 from migrate.scan import cache as rows
+from migrate.scan import pooling
 from migrate.scan.cache import BadRow, Cache, Known, content_digest
 from migrate.scan.layout import GENERATOR_KINDS, string_device_lines
 from migrate.scan.match import IdentifierNames, RuleIndex, candidates, indexes, own_defined, own_masks, own_portable
@@ -39,8 +40,6 @@ from migrate.settings import Settings
 from migrate.workloads import UNREAD_KINDS
 
 T = TypeVar("T")
-PARALLEL_THRESHOLD = 64  # below this many files, worker start-up costs more than it saves
-PARALLEL_BYTES = 2 * 2**20  # nor below this much text (llm.c, 1 MB of C: 1.6-2.0 s serial, 2.4-2.7 s with 2 workers)
 CHUNKS_PER_WORKER = 6  # work is cut into about this many pieces per worker, by bytes
 RESULT_FORMAT = "7"
 _S, _I, _OS, _OI = (str,), (int,), (str, type(None)), (int, type(None))
@@ -127,7 +126,7 @@ def _analyse_by_way(files: Sequence[SourceFile], settings: Settings, rules: Rule
                 for o in extract_all(files, max_file_size=settings.max_file_size, cache=Cache(settings.cache_dir),
                                      jobs=settings.jobs, progress=progress)]
     work = _Work(by_target, IdentifierNames(by_target), budget.current_scan_deadline())
-    if known is None and not Cache(settings.cache_dir).exists() and _parallel(settings.jobs, [f.size for f in files]):
+    if known is None and not Cache(settings.cache_dir).exists() and pooling.parallel(settings.jobs, [f.size for f in files]):
         return _analyse_fresh(files, settings, rules, work, progress, meanwhile)
     return _analyse_all(files, settings, rules, work, progress, known or {}, meanwhile)
 
@@ -142,25 +141,18 @@ def _analyse_fresh(files: Sequence[SourceFile], settings: Settings, rules: RuleB
     outcomes: list[Outcome | None] = [None] * len(files)
     fresh: list[tuple[str, bytes]] = []
     copies = _copies(files, settings.max_file_size, version)  # position -> the position analysed for it
-    pieces = chunks([(n, f.kind, f) for n, f in enumerate(files) if n not in copies], settings.jobs * CHUNKS_PER_WORKER,
-                    size=lambda item: item[2].size, workers=settings.jobs)
-    with _pool(work, settings.jobs, {f.kind for f in files}) as workers:
-        futures: dict[Future[list[tuple[str | None, str, bytes]]], list[int]] = {}
-        for piece in pieces:
-            futures[workers.submit(_read_and_analyse, [f for _, _, f in piece], settings.max_file_size,
-                                   version)] = [n for n, _, _ in piece]
-        meanwhile()
-        done: dict[int, bytes] = {}
-        for future in as_completed(futures):
-            for position, (reason, key, row) in zip(futures.pop(future), future.result(), strict=True):
-                if reason is not None:
-                    outcomes[position] = Outcome(files[position], None, reason)
-                    continue
-                done[position] = row
-                if cache.path is not None:
-                    fresh.append((key, row))
-            if progress:
-                progress(len(done), len(files) - len(copies))
+    done: dict[int, bytes] = {}
+
+    def _got(position: int, reason: str | None, key: str, row: bytes) -> None:
+        if reason is not None:
+            outcomes[position] = Outcome(files[position], None, reason)
+            return
+        done[position] = row
+        if cache.path is not None:
+            fresh.append((key, row))
+
+    _read_in_pool(files, [n for n in range(len(files)) if n not in copies], settings, work, version, progress,
+                  _got, meanwhile)
     rows_budget = _RowsBudget()
     for position, original in copies.items():
         if original not in done:  # the original was not read after all (changed since): this one is analysed here
@@ -176,6 +168,28 @@ def _analyse_fresh(files: Sequence[SourceFile], settings: Settings, rules: RuleB
         outcomes[position] = rows_budget.outcome(files[position], done.pop(position))
     cache.put_rows(fresh)
     return [o for o in outcomes if o is not None]
+
+
+def _read_in_pool(files: Sequence[SourceFile], positions: list[int], settings: Settings, work: _Work, version: str,
+                  progress: Progress | None, on_row: Callable[[int, str | None, str, bytes], None],
+                  meanwhile: Callable[[], None]) -> None:
+    """The files at `positions` read and analysed by worker processes; `on_row` told of each as it comes (why it was
+    not read, or None; the key of what was read; its row), while this process waits for the next."""
+    pieces = chunks([(n, files[n].kind, files[n]) for n in positions], settings.jobs * CHUNKS_PER_WORKER,
+                    size=lambda item: item[2].size, workers=settings.jobs)
+    count = 0
+    with _pool(work, settings.jobs, {files[n].kind for n in positions}) as workers:
+        futures: dict[Future[list[tuple[str | None, str, bytes]]], list[int]] = {}
+        for piece in pieces:
+            futures[workers.submit(_read_and_analyse, [f for _, _, f in piece], settings.max_file_size,
+                                   version)] = [n for n, _, _ in piece]
+        meanwhile()
+        for future in as_completed(futures):
+            for position, (reason, key, row) in zip(futures.pop(future), future.result(), strict=True):
+                on_row(position, reason, key, row)
+                count += 1
+            if progress:
+                progress(count, len(positions))
 
 
 def _copies(files: Sequence[SourceFile], max_file_size: int, version: str) -> dict[int, int]:
@@ -235,30 +249,38 @@ def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBas
         pending.append((len(outcomes) - 1, file.kind, given.data))
     given = None
     found = cache.get_rows(list(key_of.values()))
+    misses: list[tuple[int, str, bytes | None]] = []
+    for n, (position, kind, data) in enumerate(pending):
+        pending[n] = (position, kind, None)  # a hit's bytes go now, a miss's with `todo`
+        outcomes[position] = _from_row(files[position], found.get(key_of[position]))
+        if outcomes[position] is None:
+            misses.append((position, kind, data))
+    del pending, found
+    fresh: list[tuple[str, bytes]] = []  # rows for the cache (none when there is no cache)
+    rows_budget = _RowsBudget()
+    if pooling.workers_read(settings.jobs, [files[p].size for p, _, _ in misses]):
+        _read_misses(files, misses, key_of, settings, work, version, progress, meanwhile, outcomes, fresh, rows_budget,
+                     cache.path is not None)
+        cache.put_rows(fresh)
+        return [o for o in outcomes if o is not None]
     todo: list[tuple[int, str, bytes]] = []
     first: dict[str, int] = {}  # key -> the position analysed for it (files of equal content: once)
     copies: list[tuple[int, int]] = []
-    for n, (position, kind, data) in enumerate(pending):
-        pending[n] = (position, kind, None)  # a hit's bytes go now, a miss's with `todo`
-        outcome = _from_row(files[position], found.get(key_of[position]))
-        if outcome is None:
-            if data is None:  # known by its digest, the bytes not kept: read them now
-                data, reason = read(files[position], settings.max_file_size)
-                if data is None:
-                    outcomes[position] = Outcome(files[position], None, reason)
-                    continue
-                key_of[position] = row_key(kind, content_digest(data), version)  # what was read (it may have changed)
-            if key_of[position] in first:
-                copies.append((position, first[key_of[position]]))
-            else:
-                first[key_of[position]] = position
-                todo.append((position, kind, data))
-        outcomes[position] = outcome
-    del pending, found  # the bytes of the files to analyse are in `todo` only, and leave it as they are sent
-    fresh: list[tuple[str, bytes]] = []  # rows for the cache (none when there is no cache)
+    for n, (position, kind, data) in enumerate(misses):
+        misses[n] = (position, kind, None)
+        if data is None:  # known by its digest, the bytes not kept: read them now
+            data, reason = read(files[position], settings.max_file_size)
+            if data is None:
+                outcomes[position] = Outcome(files[position], None, reason)
+                continue
+            key_of[position] = row_key(kind, content_digest(data), version)  # what was read (it may have changed)
+        if key_of[position] in first:
+            copies.append((position, first[key_of[position]]))
+        else:
+            first[key_of[position]] = position
+            todo.append((position, kind, data))
+    del misses  # the bytes of the files to analyse are in `todo` only, and leave it as they are sent
     originals = {original: b"" for _, original in copies}
-
-    rows_budget = _RowsBudget()
 
     def done(position: int, row: bytes) -> None:  # decoded as it comes, while the workers go on
         outcomes[position] = rows_budget.outcome(files[position], row)
@@ -272,6 +294,64 @@ def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBas
         outcomes[position] = rows_budget.outcome(files[position], originals[original])
     cache.put_rows(fresh)
     return [o for o in outcomes if o is not None]
+
+
+# The rows of a pool's first DECODED_AHEAD bytes are decoded as they come, while the workers go on; the rest once
+# they are gone. A decoded result is ~3.3 times its row and this process's pages count again in every worker it forks
+# next to it: decoding every row of five copies of cuda-samples during the pool (50 MB of rows, 164 MB decoded) put
+# the summed resident set of a first scan at 441 MB; one copy's rows (~11 MB) are all decoded as they come, as before.
+DECODED_AHEAD = 16 << 20
+
+
+def _read_misses(files: Sequence[SourceFile], misses: list[tuple[int, str, bytes | None]], key_of: dict[int, str],
+                 settings: Settings, work: _Work, version: str, progress: Progress | None,
+                 meanwhile: Callable[[], None], outcomes: list[Outcome | None], fresh: list[tuple[str, bytes]],
+                 rows_budget: _RowsBudget, caching: bool) -> None:
+    """The files the cache has no row for, read and analysed by the workers (`workers_read`): this process forks
+    them holding no file's bytes (any kept are let go first) and decodes the rows as they come up to DECODED_AHEAD,
+    the rest once the workers are gone. A file of the same digest as another is analysed once; should the other not
+    be read after all (changed or gone since its digest was taken), it is read and analysed here."""
+    first: dict[str, int] = {}  # key -> the position analysed for it
+    copies: list[tuple[int, int]] = []
+    for n, (position, kind, _) in enumerate(misses):
+        misses[n] = (position, kind, None)
+        if key_of[position] in first:
+            copies.append((position, first[key_of[position]]))
+        else:
+            first[key_of[position]] = position
+    rows_of = {original: b"" for _, original in copies}
+    later: list[tuple[int, bytes]] = []  # rows past DECODED_AHEAD: decoded once the workers are gone
+    ahead = [DECODED_AHEAD]
+
+    def _got(position: int, reason: str | None, key: str, row: bytes) -> None:
+        if reason is not None:
+            outcomes[position] = Outcome(files[position], None, reason)
+            return
+        ahead[0] -= len(row)
+        if ahead[0] >= 0:
+            outcomes[position] = rows_budget.outcome(files[position], row)
+        else:
+            later.append((position, row))
+        if caching:
+            fresh.append((key, row))
+        if position in rows_of:
+            rows_of[position] = row
+
+    _read_in_pool(files, list(first.values()), settings, work, version, progress, _got, meanwhile)
+    for n, (position, row) in enumerate(later):
+        later[n] = (position, b"")  # each row goes as it is decoded (those of copies stay in `rows_of`)
+        outcomes[position] = rows_budget.outcome(files[position], row)
+    for position, original in copies:
+        row = rows_of[original]
+        if not row:
+            _STATE["work"] = work
+            (reason, key, row), = _read_and_analyse([files[position]], settings.max_file_size, version)
+            if reason is not None:
+                outcomes[position] = Outcome(files[position], None, reason)
+                continue
+            if caching:
+                fresh.append((key, row))
+        outcomes[position] = rows_budget.outcome(files[position], row)
 
 
 def row_key(kind: str, digest: str, version: str) -> str:
@@ -317,22 +397,13 @@ def _outcome(file: SourceFile, row: bytes, *, checked: bool = True) -> Outcome:
     return Outcome(file, result, result.error)
 
 
-def _parallel(jobs: int, sizes: Sequence[int]) -> bool:
-    return jobs > 1 and len(sizes) >= PARALLEL_THRESHOLD and sum(sizes) >= PARALLEL_BYTES
-
-
-def _forks() -> bool:
-    """Whether `_pool`'s workers are forked (and so start with a copy of this process's memory)."""
-    return "fork" in multiprocessing.get_all_start_methods()
-
-
 def _pool(work: _Work, jobs: int, kinds: set[str]) -> ProcessPoolExecutor:
     """`jobs` worker processes, started now (fork: with the rule indexes and the compiled query). A forked worker
     inherits this process's objects frozen (`gc.freeze`): its collections walk only what it makes. Otherwise each
     worker's first young collection walked every object this process had made since its own collector was paused
     (cli/scan.py): the rule base, the indexes, the files' bytes (cuda-samples: 25-28 ms CPU a worker at load 11, of
     its 38-40 ms of collecting), touching each object's header in a page the fork shares."""
-    fork = _forks()
+    fork = pooling.forks()
     if fork:
         prepare(kinds)  # once here, inherited by every worker
     context = multiprocessing.get_context("fork" if fork else None)
@@ -357,7 +428,7 @@ def _run(todo: list[tuple[int, str, bytes]], work: _Work, jobs: int, progress: P
     have it, this process runs `meanwhile` (then reads their rows as they come)."""
     total = len(todo)
     count = 0
-    if not _parallel(jobs, [len(d) for _, _, d in todo]):
+    if not pooling.parallel(jobs, [len(d) for _, _, d in todo]):
         _STATE["work"] = work
         todo.sort(key=lambda item: _first(len(item[2])))
         for n in range(total):
@@ -372,7 +443,7 @@ def _run(todo: list[tuple[int, str, bytes]], work: _Work, jobs: int, progress: P
     kinds = {kind for _, kind, _ in todo}
     pieces = chunks(todo, jobs * CHUNKS_PER_WORKER, workers=jobs)
     todo.clear()
-    forks = _forks()
+    forks = pooling.forks()
     if forks:  # the workers are forked with the pieces: each is sent its piece's number, not its files' bytes again
         _INHERITED[:] = pieces
     try:

@@ -15,17 +15,19 @@ with the reports and said again on a hit. Each report is a file in the cache dir
 prefix, a JSON header, the bytes: data only); a file of the wrong shape is a miss."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import io
 import json
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from migrate import __version__, jsonio, vcs
 from migrate.hipify import where
@@ -33,7 +35,7 @@ from migrate.model import SourceFile
 from migrate.model_report import Report
 from migrate.rulebase.load import RuleBase, default_rules_dir
 from migrate.safetext import unicode_bytes
-from migrate.scan import statcache
+from migrate.scan import pooling, statcache
 from migrate.scan.cache import Cache, Known
 from migrate.scan.discover import Discovery, discover
 from migrate.scan.statcache import Digests
@@ -56,6 +58,7 @@ MAGIC = b"rocm-migrate report 1 "
 PREFIX = len(MAGIC) + 17  # the magic, the header's length in 16 digits, a newline
 HEADER_MAX = 1 << 26
 PIECE = 1 << 20  # bytes copied at a time
+SPOOLED = 32 << 20  # a rendered report held in memory up to this size, past it in a temporary file
 CODE_FILE_BYTES = 1 << 30  # no file of the tool's own is skipped for its size
 # The bytes the key reads (files whose stat entry is not trusted) are kept for the scan that follows
 # a miss, up to this much in all: a scan without the key held every file's bytes at once anyway.
@@ -143,16 +146,18 @@ def scan(targets: list[Path], settings: Settings, *, rules_dir: Path | None, loa
     report = dataclasses.replace(pipeline.run(targets, settings, load_rules(), progress=progress, found=found, known=known,
                                               meanwhile=lambda: _renderers(wanted)),
                                  seconds=SECONDS, scanned_at=SCANNED_AT)
-    texts = {name: _rendered(report, name, text) for name in wanted}
-    done = _Stored({name: _Body(0, len(data), _marks(data)) for name, data in texts.items()}, report.migration_class,
-                   Said(notes=report.notes, skipped=tuple((s.path, s.reason) for s in report.skipped),
-                        files_scanned=report.files_scanned, findings=len(report.findings)))
-    del report
-    if _fits(texts.get("text"), done.bodies.get("text"), text):
-        cache.put_report(key, _encode(texts, done))
-    values = _values(round(time.perf_counter() - started, 3), scanned_at)
-    write(Outputs({name: _pieces(io.BytesIO(texts[name]), body, values) for name, body in done.bodies.items()},
-                  done.migration_class, done.said))
+    with contextlib.ExitStack() as held:
+        texts = {name: held.enter_context(_spooled(report, name, text)) for name in wanted}
+        done = _Stored({name: _Body(0, _size(data), _marks_in(data)) for name, data in texts.items()},
+                       report.migration_class,
+                       Said(notes=report.notes, skipped=tuple((s.path, s.reason) for s in report.skipped),
+                            files_scanned=report.files_scanned, findings=len(report.findings)))
+        del report
+        if _fits(_whole(texts["text"]) if "text" in texts else None, done.bodies.get("text"), text):
+            cache.put_report(key, _encode(texts, done))
+        values = _values(round(time.perf_counter() - started, 3), scanned_at)
+        write(Outputs({name: _pieces(texts[name], body, values) for name, body in done.bodies.items()},
+                      done.migration_class, done.said))
 
 
 def _rules_key(rules_dir: Path) -> str:
@@ -183,18 +188,36 @@ def _render(report: Report, name: str, text: TextOptions) -> str:
 
 
 def _rendered(report: Report, name: str, text: TextOptions) -> bytes:
-    """A format's report as UTF-8 bytes, encoded piece by piece where its renderer gives pieces (JSON, SARIF and CSV,
-    as the command line writes them without the cache): the report is never held as text beside its bytes (the JSON
-    report of five copies of cuda-samples is 78 MB, its text the same again, its pieces before their join a third).
-    The bytes are the whole text's: `unicode_bytes` changes each code point alone (a lone surrogate), and the pieces
+    """A format's report as UTF-8 bytes (`_spooled`'s, whole)."""
+    with _spooled(report, name, text) as out:
+        return _whole(out)
+
+
+def _spooled(report: Report, name: str, text: TextOptions) -> BinaryIO:
+    """A format's report as UTF-8 bytes in a temporary file, held in memory up to SPOOLED bytes, encoded piece by
+    piece where its renderer gives pieces (JSON, SARIF and CSV, as the command line writes them without the cache):
+    the report is never held as text beside its bytes, nor a large report's bytes beside the report (the JSON report
+    of five copies of cuda-samples is 78 MB, its text the same again, its pieces before their join a third). The
+    bytes are the whole text's: `unicode_bytes` changes each code point alone (a lone surrogate), and the pieces
     join to the renderer's text."""
-    pieces = _chunks(report, name)
-    if pieces is None:
-        return unicode_bytes(_render(report, name, text))
-    out = io.BytesIO()
-    for piece in pieces:
-        out.write(unicode_bytes(piece))
-    return out.getvalue()
+    out = tempfile.SpooledTemporaryFile(max_size=SPOOLED)  # noqa: SIM115 (the caller closes it)
+    try:
+        pieces = _chunks(report, name)
+        for piece in [_render(report, name, text)] if pieces is None else pieces:
+            out.write(unicode_bytes(piece))
+    except BaseException:
+        out.close()
+        raise
+    return cast(BinaryIO, out)
+
+
+def _size(data: BinaryIO) -> int:
+    return data.seek(0, io.SEEK_END)
+
+
+def _whole(data: BinaryIO) -> bytes:
+    data.seek(0)
+    return data.read()
 
 
 def _chunks(report: Report, name: str) -> Iterator[str] | None:
@@ -219,12 +242,37 @@ def _marks(data: bytes) -> tuple[tuple[int, int], ...]:
     finds them, but each stand-in looked for by `bytes.find`, which skips ahead (the regex stepped
     through a 16 MB report a byte at a time: 106 ms against 4 ms). No two stand-ins start alike
     for long, so at most one starts at a place; one that begins inside the match before is dropped."""
+    return _leftmost(_starts(data, 0, len(data)))
+
+
+def _marks_in(data: BinaryIO) -> tuple[tuple[int, int], ...]:
+    """`_marks` of a file's bytes, read PIECE at a time (each piece with the bytes a stand-in starting in it may
+    run into)."""
+    reach = max(len(s) for s in STAND_INS) - 1
+    starts: list[tuple[int, int]] = []
+    at = 0
+    while True:
+        data.seek(at)
+        window = data.read(PIECE + reach)
+        if not window:
+            break
+        starts += _starts(window, at, PIECE)
+        at += PIECE
+    return _leftmost(starts)
+
+
+def _starts(data: bytes, base: int, before: int) -> list[tuple[int, int]]:
+    """(offset from `base`, which) of every stand-in starting in `data` before `before`."""
     starts: list[tuple[int, int]] = []
     for which, stand_in in enumerate(STAND_INS):
         at = data.find(stand_in)
-        while at >= 0:
-            starts.append((at, which))
+        while 0 <= at < before:
+            starts.append((base + at, which))
             at = data.find(stand_in, at + 1)
+    return starts
+
+
+def _leftmost(starts: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
     found: list[tuple[int, int]] = []
     end = 0
     for at, which in sorted(starts):
@@ -267,7 +315,7 @@ def _pieces(source: BinaryIO, body: _Body, values: tuple[bytes, ...]) -> Pieces:
     return pieces
 
 
-def _encode(texts: dict[str, bytes], done: _Stored) -> Iterator[bytes]:
+def _encode(texts: dict[str, BinaryIO], done: _Stored) -> Iterator[bytes]:
     """The prefix (magic, header length), a JSON header (class, what the scan said, each format's
     size and stand-in places), then the formats' bytes as they are."""
     said = done.said
@@ -277,7 +325,10 @@ def _encode(texts: dict[str, bytes], done: _Stored) -> Iterator[bytes]:
                            "notes": list(said.notes), "skipped": [list(s) for s in said.skipped],
                            "files": said.files_scanned, "findings": said.findings})
     yield MAGIC + b"%016d\n" % len(header) + header
-    yield from texts.values()
+    for data in texts.values():
+        data.seek(0)
+        while piece := data.read(PIECE):
+            yield piece
 
 
 def _read(stored: BinaryIO, wanted: tuple[str, ...]) -> _Stored | None:
@@ -339,8 +390,10 @@ def _key(targets: list[Path], settings: Settings, rules_key: str, formats: tuple
         for part in (_code_key(cache), rules_key, repr(neutral), repr(formats), str(found.root),
                      repr([str(t) for t in targets]), repr(found.skipped), str(vcs.head_commit(found.root))):
             digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
+        # the bytes are kept for a scan that reads its files here; forked workers read their own (`pooling`)
+        kept = 0 if pooling.workers_read(settings.jobs, [f.size for f in found.files]) else KEPT_BYTES
         digests = Digests(cache, f"{found.root}\0{settings.max_file_size}", started=found.started_ns,
-                          keep_bytes=KEPT_BYTES)
+                          keep_bytes=kept)
         for file in found.files:
             content, reason = digests.digest(file, settings.max_file_size)
             digest.update(f"{file.rel}\0{file.kind}\0{reason}\0{content}\0".encode("utf-8", "surrogateescape"))
