@@ -228,7 +228,7 @@ def test_a_defined_test_of_a_variable_nothing_sets_is_an_optional_switch(rulebas
     data = report(DEFINED, rulebase)
     assert data["summary"]["class"] == "native"
     part = optional_parts(data)["build switch DEFINED USE_CUDA"]
-    assert part["class"] == "incompatible"
+    assert part["class"] == "migration-required"  # OpenCV's CUDA modules (HIP0044): AMD's HIP port, s29 record
     assert part["evidence"][0] == ("CMakeLists.txt:13 if(DEFINED USE_CUDA) (no build file sets USE_CUDA) default OFF")
     assert statuses(data, MATCHER) == {"optional"}
 
