@@ -16,7 +16,7 @@ from migrate.workloads.classify import Agreement, classify, effective_class
 from migrate.workloads.components import rewrites
 from migrate.workloads.estimate import EffortModel, Estimate, estimate, family_counts
 from migrate.workloads.graph import DependencyGraph
-from migrate.workloads.parts import CODE_KINDS, ProjectParts, optional_root
+from migrate.workloads.parts import SERVING_KINDS, ProjectParts, optional_root
 from migrate.workloads.rewrite_project import kernel_rules, whole_rewrites
 
 SHOWN_EVIDENCE = 4  # evidence lines an optional part lists
@@ -122,15 +122,18 @@ def _all_optional(spec: Spec, required: frozenset[str] = frozenset()) -> bool:
 
 def _with_the_code_they_serve(specs: Sequence[Spec], optional: dict[str, bool],
                               file_kinds: Mapping[str, str]) -> dict[str, bool]:
-    """Where every workload that holds code (parts.CODE_KINDS) is optional (a repository of notebooks or examples),
-    the workloads without code (a shell script, a requirements or container file) serve that code and are optional
-    with it: then every workload is optional and the summary judges them all (model_report.required_class), the
-    examples being the project. cuOpt-Resources' print_env.sh (nvidia-smi, for bug reports) beside its cuOpt
-    notebooks decided the summary alone (docs/decisions/2026-12-07-s29-helper-files-of-an-examples-repository.md)."""
-    coded = [s.name for s in specs if any(file_kinds.get(p) in CODE_KINDS for p in s.files)]
-    if not coded or not all(optional[name] for name in coded):
+    """Where every workload holding code or a build of its own is optional (a repository of notebooks or examples),
+    the workloads made only of files that install, run or deploy something (`SERVING_KINDS`: a shell script, a
+    requirements, conda, container or compose file) serve that code and are optional with it: then every workload
+    is optional and the summary judges them all (model_report.required_class), the examples being the project.
+    cuOpt-Resources' print_env.sh (nvidia-smi, for bug reports) beside its cuOpt notebooks decided the summary alone
+    (docs/decisions/2026-12-07-s29-helper-files-of-an-examples-repository.md). A file whose kind is not known (not
+    scanned) counts as code."""
+    serving = {s.name for s in specs if s.files and all(file_kinds.get(p) in SERVING_KINDS for p in s.files)}
+    coded = [s.name for s in specs if s.name not in serving and s.files]
+    if not serving or not coded or not all(optional[name] for name in coded):
         return optional
-    return dict.fromkeys(optional, True)
+    return {name: flag or name in serving for name, flag in optional.items()}
 
 
 def _groups(findings: list[Finding], workload_optional: bool, parts: ProjectParts) -> list[list[Finding]]:
