@@ -79,7 +79,7 @@ def scan_project(targets: list[Path], settings: Settings, rules: RuleBase, *, pr
                           build_kinds=hipified_by_build((s.kind, s.files) for s in specs))
     workloads, judged = judge(specs, DependencyGraph(specs, facts, project.optional_files()), found_findings,
                               archs=settings.arch, model=model, rules=rules, calibration=effort_calibration.load(),
-                              parts=project, facts=facts)
+                              parts=project, facts=facts, file_kinds=kinds)
     workloads = components.attach(workloads, judged, facts, rules)
     workloads = route.attach(workloads, judged, facts, archs=settings.arch, rules_dir=rules.directory)
     files = {f.rel: (f.kind, r.lines) for f, r in scanned}

@@ -16,7 +16,7 @@ from migrate.workloads.classify import Agreement, classify, effective_class
 from migrate.workloads.components import rewrites
 from migrate.workloads.estimate import EffortModel, Estimate, estimate, family_counts
 from migrate.workloads.graph import DependencyGraph
-from migrate.workloads.parts import ProjectParts, optional_root
+from migrate.workloads.parts import SERVING_KINDS, ProjectParts, optional_root
 from migrate.workloads.rewrite_project import kernel_rules, whole_rewrites
 
 SHOWN_EVIDENCE = 4  # evidence lines an optional part lists
@@ -25,12 +25,14 @@ SHOWN_EVIDENCE = 4  # evidence lines an optional part lists
 def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Finding], *, archs: Sequence[str],
           model: EffortModel, rules: RuleBase, calibration: Calibration,
           parts: ProjectParts | None = None,
-          facts: Mapping[str, Sequence[Fact]] | None = None) -> tuple[list[Workload], list[Finding]]:
+          facts: Mapping[str, Sequence[Fact]] | None = None,
+          file_kinds: Mapping[str, str] | None = None) -> tuple[list[Workload], list[Finding]]:
     """Workloads with one verdict per target architecture, and the findings tagged with their
     workload, status and effective class. An import of the project's own module is not a use of
     the package of that name (nvitop importing `nvitop.api`): its finding is dropped. `parts`: the
     project's optional parts and ROCm path (workloads/parts.py), which give each finding its status; `facts`:
-    the files' facts, whose calls make a kernel that uses a rewrite helper a rewrite kernel."""
+    the files' facts, whose calls make a kernel that uses a rewrite helper a rewrite kernel; `file_kinds`: each
+    file's kind (discover), which tells the workloads that hold code from those that only serve it."""
     parts = parts or ProjectParts()
     imports = {r.id for r in rules.rules if r.matcher.kind == "python_import"}
     hipified = alternatives.torch_hipified(rules.directory, rules.version)
@@ -44,8 +46,9 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
         if finding.workload in mine:
             mine[finding.workload].append(finding)
     kinds = {s.name: s.kind for s in specs}
-    optional = {s.name: _all_optional(s, parts.included_by_required) or graph.only_optionally_used(s.name)
-                for s in specs}
+    optional = _with_the_code_they_serve(specs, {
+        s.name: _all_optional(s, parts.included_by_required) or graph.only_optionally_used(s.name) for s in specs},
+        file_kinds or {})
     efforts = {r.id: (r.effort_per_occurrence, r.effort_first_use) for r in rules.rules}
     names = {r.id: r.name for r in rules.rules}
     verdicts: dict[str, list[TargetVerdict]] = {s.name: [] for s in specs}
@@ -115,6 +118,22 @@ def _all_optional(spec: Spec, required: frozenset[str] = frozenset()) -> bool:
     """A workload whose every file sits in an optional folder (a tests/ or examples/ project), none of them one that
     required code includes or links (`required`: ProjectParts.included_by_required)."""
     return bool(spec.files) and all(optional_root(p) is not None and p not in required for p in spec.files)
+
+
+def _with_the_code_they_serve(specs: Sequence[Spec], optional: dict[str, bool],
+                              file_kinds: Mapping[str, str]) -> dict[str, bool]:
+    """Where every workload holding code or a build of its own is optional (a repository of notebooks or examples),
+    the workloads made only of files that install, run or deploy something (`SERVING_KINDS`: a shell script, a
+    requirements, conda, container or compose file) serve that code and are optional with it: then every workload
+    is optional and the summary judges them all (model_report.required_class), the examples being the project.
+    cuOpt-Resources' print_env.sh (nvidia-smi, for bug reports) beside its cuOpt notebooks decided the summary alone
+    (docs/decisions/2026-12-07-s29-helper-files-of-an-examples-repository.md). A file whose kind is not known (not
+    scanned) counts as code."""
+    serving = {s.name for s in specs if s.files and all(file_kinds.get(p) in SERVING_KINDS for p in s.files)}
+    coded = [s.name for s in specs if s.name not in serving and s.files]
+    if not serving or not coded or not all(optional[name] for name in coded):
+        return optional
+    return {name: flag or name in serving for name, flag in optional.items()}
 
 
 def _groups(findings: list[Finding], workload_optional: bool, parts: ProjectParts) -> list[list[Finding]]:
