@@ -11,7 +11,7 @@ import warnings
 from migrate.extract.c.guards import SWITCH, SWITCH_NAME
 from migrate.extract.columns import Columns
 from migrate.extract.names import guard_map, name_list
-from migrate.extract.python import commands, constructs, deferred, embedded, on_demand, options, structure
+from migrate.extract.python import commands, constructs, deferred, embedded, on_demand, options, structure, unparsed
 from migrate.extract.python.guards import HIP_MARKERS, HipGuards
 from migrate.extract.python.optional import (
     EnvOptIns,
@@ -43,9 +43,12 @@ def extract(source: bytes) -> Extraction:
     text = source.decode("utf-8")
     try:
         facts, notes = extract_text(text)
-    except SyntaxError as exc:
-        return Extraction(facts=(), lines=text.count("\n") + 1,
-                          error=f"Python syntax error at line {exc.lineno}: {exc.msg}")
+    except SyntaxError as exc:  # read by lines: its imports and kernel strings (unparsed.py); skipped if none
+        error = f"Python syntax error at line {exc.lineno}: {exc.msg}"
+        facts, notes = unparsed.facts(text)
+        if not facts:
+            return Extraction(facts=(), lines=text.count("\n") + 1, error=error)
+        notes.insert(0, f"{error}; read by lines (imports, CUDA strings)")
     return Extraction(facts=tuple(facts), lines=text.count("\n") + 1,
                       line_text=line_texts(text.split("\n"), facts), notes=tuple(notes))
 
