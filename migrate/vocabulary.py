@@ -64,6 +64,9 @@ MAKE_UNSET = "make-unset"
 # The prefix of a switch_branch fact's name for CMake's `if(DEFINED X)` (true when X is set at all, to any value): the
 # switch `DEFINED X`, off by default only where nothing sets X (workloads/switches.never_set).
 DEFINED_PREFIX = "DEFINED "
+# ... and of `if(DEFINED ENV{CUDA})`, an environment variable (https://cmake.org/cmake/help/latest/command/if.html#defined):
+# the switch `DEFINED ENV{CUDA}`, off where the user's environment does not set it
+ENVIRONMENT_PREFIX = "ENV{"
 # cmake_parse_arguments(<prefix> ...) and cmake_parse_arguments(PARSE_ARGV <N> <prefix> ...) set `<prefix>_<keyword>`
 # for each keyword a caller passes (https://cmake.org/cmake/help/latest/command/cmake_parse_arguments.html): its cmake
 # fact carries the prefix (`if(DEFINED arg_USE_CUDA)` in a helper tests what its caller asked for)

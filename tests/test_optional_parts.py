@@ -1365,3 +1365,24 @@ def test_thrust_the_default_build_compiles_for_the_cpu_is_optional(
     assert (". (Thrust on the CPU)" in optional_parts(data)) == (status == "optional")
     if status:
         assert data["summary"]["class"] == "native"
+
+
+PLATFORM = "cmake_build_with_platform"
+BACK_END = "Spike/Backend/CUDA/Memory.cu"
+
+
+def test_switch_words_in_a_row_name_the_platform_switch(tmp_path: Path, rulebase) -> None:
+    """Spike: BUILD_WITH_CUDA (ON) turns on CUDA, the platform, not a feature WITH_CUDA; off by default, or named for a
+    library (BUILD_WITH_CUTLASS) beside the project's own kernels, it is an optional part."""
+    assert parts.feature("BUILD_WITH_CUDA", parts.words()) == "CUDA"
+    data = report(PLATFORM, rulebase)
+    assert statuses_of(data, BACK_END) == {""}
+    assert not optional_parts(data)
+    for old, new in (('"Enable CUDA backend"\n  ON)', '"Enable CUDA backend"\n  OFF)'),
+                     ("BUILD_WITH_CUDA", "BUILD_WITH_CUTLASS")):
+        tree = tmp_path / new.split()[0].strip('"')
+        shutil.copytree(CASES / PLATFORM, tree)
+        text = (tree / "CMakeLists.txt").read_text()
+        assert old in text
+        (tree / "CMakeLists.txt").write_text(text.replace(old, new))
+        assert statuses_of(scanned(tree, rulebase), BACK_END) == {"optional"}, new

@@ -257,3 +257,31 @@ def test_a_defined_test_reads_no_plain_switch_and_no_parsed_argument() -> None:
     assert [f.text for f in facts if f.kind == "cmake" and f.name == "cmake_parse_arguments"] == ["arg"]
     assert set(never_set({"CMakeLists.txt": facts}, {"CMakeLists.txt": "cmake"}, words())) == {"DEFINED USE_CUDA"}
 
+
+
+ENVIRONMENT = "cmake_defined_environment"
+KERNEL_UNIT = "src/SortVertices/sort_vert_kernel.cu"
+
+
+def test_a_defined_test_of_an_environment_variable_is_an_optional_switch(rulebase) -> None:
+    """lantern: `if(DEFINED ENV{CUDA} ...)` enables CUDA and adds the kernel; nothing of the project sets ENV{CUDA}."""
+    data = report(ENVIRONMENT, rulebase)
+    assert data["summary"]["class"] == "native"
+    assert statuses(data, KERNEL_UNIT) == {"optional"}
+    assert any(root.startswith("build switch DEFINED ") for root in optional_parts(data))
+
+
+def test_a_defined_test_of_an_environment_variable_the_project_sets_is_required(tmp_path: Path, rulebase) -> None:
+    """`set(ENV{CUDA} ...)` in the project's CMake defines the variable: the branch is the default build's."""
+    tree = edited(ENVIRONMENT, tmp_path, {"CMakeLists.txt": ("set(CMAKE_CXX_STANDARD 17)",
+                                                             'set(CMAKE_CXX_STANDARD 17)\nset(ENV{CUDA} "12.8")')})
+    assert statuses(scanned(tree, rulebase), KERNEL_UNIT) == {""}
+
+
+def test_a_defined_environment_test_is_read_as_its_own_switch() -> None:
+    """`DEFINED ENV{X}` is the switch `DEFINED ENV{X}`; NOT DEFINED and a ROCm variable are no switch of this kind."""
+    text = (b"if(DEFINED ENV{CUDA} AND NOT \"$ENV{CUDA}\" STREQUAL \"\")\nendif()\nif(NOT DEFINED ENV{TORCH_URL})\nendif()\n"
+            b"if(DEFINED ENV{ROCM_PATH})\nendif()\n")
+    facts = buildfiles.cmake(text).facts
+    assert [(f.name, f.line) for f in facts if f.kind == "switch_branch"] == [("DEFINED ENV{CUDA}", 1)]
+    assert set(never_set({"CMakeLists.txt": facts}, {"CMakeLists.txt": "cmake"}, words())) == {"DEFINED ENV{CUDA}"}

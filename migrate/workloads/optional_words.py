@@ -250,6 +250,10 @@ def feature(switch: str, known: Words) -> str | None:
     tokens = switch.split("_")
     for i, token in enumerate(tokens[:-1]):
         if token in known.switch_words:
+            # switch words in a row name one request: BUILD_WITH_CUDA turns on CUDA, not a feature WITH_CUDA
+            # (OFTNAI/Spike dc0fc001 CMakeLists.txt:30 `option(BUILD_WITH_CUDA "Enable CUDA backend" ON)`)
+            while i + 2 < len(tokens) and tokens[i + 1] in known.switch_words:
+                i += 1
             return "_".join(tokens[i + 1:])
     if len(tokens) > 1 and tokens[-1] in known.suffix_words:  # the project's prefix stays: GGML_CUDA_ENABLED
         return next((t for t in tokens[:-1] if t in known.platform_words), "_".join(tokens[:-1]))

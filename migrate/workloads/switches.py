@@ -12,7 +12,14 @@ from dataclasses import dataclass
 
 from migrate.model import Fact
 from migrate.rulebase.name_lists import name_list
-from migrate.vocabulary import C_SOURCE_KINDS, COMMENTED_OUT_DEFINE, DEFINED_PREFIX, MAKE_UNSET, PARSE_ARGUMENTS
+from migrate.vocabulary import (
+    C_SOURCE_KINDS,
+    COMMENTED_OUT_DEFINE,
+    DEFINED_PREFIX,
+    ENVIRONMENT_PREFIX,
+    MAKE_UNSET,
+    PARSE_ARGUMENTS,
+)
 from migrate.workloads.build_sources import file_glob, join, named_files, prefixes
 from migrate.workloads.fact_index import each_of_kinds, of_kind, of_kinds
 from migrate.workloads.optional_words import Words, detection, off_by_default, optional_root
@@ -440,7 +447,9 @@ def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], kno
     `variants`: scripts for an NVIDIA build beside plain ones (alternatives.build_variants): the plain one is the
     default build, so a `-D USE_CUDA=YES` only a variant passes is the opt-in, not a default.
     `if(DEFINED X)` (the switch `DEFINED X`) is false exactly where nothing sets X; for it a -DX in CMake's own files
-    (add_definitions(-DUSE_CUDA) in its branch) defines the C macro, not the CMake variable."""
+    (add_definitions(-DUSE_CUDA) in its branch) defines the C macro, not the CMake variable.
+    `if(DEFINED ENV{CUDA})` (the switch `DEFINED ENV{CUDA}`) is false where the user's environment does not set the
+    variable, unless the project's CMake sets it (`set(ENV{CUDA} ...)`): a CI job that exports it builds a variant."""
     set_names = {f.text if f.kind == "cmake" else f.name for _, f in each_of_kinds(facts, "cmake", "build_switch")
                  if (f.kind == "cmake" and f.name == "set" and f.role == "command")
                  or (f.kind == "build_switch" and not f.text.endswith(f" {MAKE_UNSET}"))}
@@ -473,7 +482,8 @@ def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], kno
                     and not name.startswith(parsed) \
                     and not name.startswith(known.reserved) \
                     and (any(word in known.request_words for word in name.split("_")[:-1])
-                         or (name != f.name and "_" in name and "{" not in name and not name.upper().startswith(found))):
+                         or (name != f.name and "_" in name and "{" not in name and not name.upper().startswith(found))
+                         or (name != f.name and name.startswith(ENVIRONMENT_PREFIX))):
                 out[f.name] = (f"{path}:{f.line} {f.text} (no build file sets {name})", "OFF")
     return out
 

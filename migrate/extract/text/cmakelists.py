@@ -16,7 +16,14 @@ from migrate.extract.text import repositories
 from migrate.extract.text.lines import fact, finish, flags
 from migrate.extract.text.rocm_path import HIP_IDENT
 from migrate.model import Extraction, Fact
-from migrate.vocabulary import CMAKE_BLOCK_ENDS, CMAKE_BLOCK_STARTS, DEFINED_PREFIX, PARSE_ARGUMENTS, REMOVE_ITEM
+from migrate.vocabulary import (
+    CMAKE_BLOCK_ENDS,
+    CMAKE_BLOCK_STARTS,
+    DEFINED_PREFIX,
+    ENVIRONMENT_PREFIX,
+    PARSE_ARGUMENTS,
+    REMOVE_ITEM,
+)
 
 COMMAND = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
 BRACKET_OPEN = re.compile(r"\[(=*)\[")
@@ -430,11 +437,19 @@ def _condition(args: tuple[Argument, ...]) -> tuple[str, list[str]]:
 # (https://cmake.org/cmake/help/latest/command/if.html#defined). Kept as the switch `DEFINED USE_CUDA`
 # (vocabulary.DEFINED_PREFIX), apart from USE_CUDA's own branches: an option() or set() of the variable makes it true
 # whatever its value, so only a variable that nothing sets leaves it false (workloads/switches.never_set).
+# `if(DEFINED ENV{CUDA})` tests an environment variable the same way: kept as the switch `DEFINED ENV{CUDA}`, true only
+# where the user's environment sets it (https://cmake.org/cmake/help/latest/command/if.html#defined: "True if a ... or
+# environment variable with given <name> is defined"; mlverse/torch e4de110c src/lantern/CMakeLists.txt:141 adds the .cu
+# sources and the CUDA language only there; vocabulary.ENVIRONMENT_PREFIX).
+ENVIRONMENT_NAME = re.compile(re.escape(ENVIRONMENT_PREFIX) + r"[A-Za-z_]\w*\}")
+
+
 def _defined_switches(args: tuple[Argument, ...]) -> list[str]:
     texts = [a.text for a in args]
     return [f"{DEFINED_PREFIX}{a.text}" for i, a in enumerate(args)
             if i > 0 and texts[i - 1] == "DEFINED" and (i < 2 or texts[i - 2] != "NOT") and not a.quoted
-            and _switch_word(a.text) and not HIP_IDENT.fullmatch(a.text)]
+            and (_switch_word(a.text) or ENVIRONMENT_NAME.fullmatch(a.text))
+            and not HIP_IDENT.fullmatch(a.text.removeprefix(ENVIRONMENT_PREFIX).removesuffix("}"))]
 
 
 # `if(USE_BACKEND STREQUAL "TENSORRT")`: a back end picked by a variable's value. The branch is the switch
