@@ -10,7 +10,8 @@ import re
 from migrate.extract.names import alternatives
 from migrate.model import Fact
 
-KERNEL = re.compile(rf"(?<![\w]){alternatives('python', 'kernel_markers')}(?![\w])")
+_MARKERS = alternatives("python", "kernel_markers")
+KERNEL = re.compile(rf"(?<![\w]){_MARKERS}(?![\w])")
 # a triple-quoted literal with its prefix: the prefix, the quote, the content
 TRIPLE = re.compile(r"""(?<![\w'"])([rRuUbBfF]{0,2})('''|\"\"\")(.*?)\2""", re.DOTALL)
 IMPORT = re.compile(r"^([ \t]*)import[ \t]+([A-Za-z_][\w.]*(?:[ \t]+as[ \t]+\w+)?"
