@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from migrate.model import Fact
 from migrate.rulebase.name_lists import name_list
 from migrate.vocabulary import C_SOURCE_KINDS
+from migrate.workloads.build_scopes import MAKEFILES  # the names make reads by itself
 from migrate.workloads.build_sources import join, named_files, resolve_include
 from migrate.workloads.fact_index import of_kind
 from migrate.workloads.includes import HEADER_SUFFIXES
@@ -145,10 +146,6 @@ def _closed(roots: set[str], targets: Mapping[str, set[str]]) -> set[str]:
     return reached
 
 
-# the names make reads by itself (https://www.gnu.org/software/make/manual/html_node/Makefile-Names.html)
-DEFAULT_MAKEFILES = frozenset({"GNUmakefile", "makefile", "Makefile"})
-
-
 def unincluded_fragments(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, tuple[str, str]]:
     """Fragment -> (its part: the file, evidence), for each make fragment (`common.mk`: rules/names/build.yaml
     `make_fragment_suffixes`, not a file another tool reads by itself, `make_tool_files`) that no Makefile of the
@@ -165,7 +162,7 @@ def unincluded_fragments(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str
     makefiles = [p for p, kind in kinds.items() if kind == MAKEFILE]
     suffixes, tools = tuple(name_list("build", "make_fragment_suffixes")), name_list("build", "make_tool_files")
     fragments = [p for p in makefiles if p.endswith(suffixes) and posixpath.basename(p) not in tools]
-    if not fragments or not any(posixpath.basename(p) in DEFAULT_MAKEFILES for p in makefiles):
+    if not fragments or not any(posixpath.basename(p) in MAKEFILES for p in makefiles):
         return {}
     included: set[str] = set()
     for _, f in of_kind(facts, "make_include"):
