@@ -26,10 +26,11 @@ def facts(text: str, cell: int | None = None) -> tuple[list[Fact], list[str]]:
     from migrate.extract.budget import WorkExceeded
     from migrate.extract.c import cuda_cpp
 
-    spans = [(m.start(), m.end()) for m in TRIPLE.finditer(text)]
+    literals = list(TRIPLE.finditer(text))
+    spans = [(m.start(), m.end()) for m in literals]
     out = _imports(text, spans, cell)
     notes: list[str] = []
-    pieces = [(m.start(3), m.group(3)) for m in TRIPLE.finditer(text) if KERNEL.search(m.group(3))]
+    pieces = [(m.start(3), m.group(3)) for m in literals if KERNEL.search(m.group(3))]
     if not spans and KERNEL_LINE.search(text):
         pieces = [(0, text)]
     for start, piece in pieces:

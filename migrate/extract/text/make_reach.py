@@ -84,9 +84,10 @@ def unassigned(model: Makefile) -> list[Fact]:
     for the Makefile that includes it to set them (the CUDA SDK's common.mk); workloads/make_reached.py leaves out
     make's own and the environment's (rules/names/build.yaml `make_own_variables`)."""
     assigned = {a.name for a in model.assignments}
-    names = [name for name, lines in sorted(model.uses().items(), key=lambda item: item[1][0])
+    uses = model.uses()
+    names = [name for name, lines in sorted(uses.items(), key=lambda item: item[1][0])
              if name not in assigned and UPPER_NAME.match(name)]
-    return [fact("make_unassigned", names[0], model.uses()[names[0]][0], 0, 0, text=" ".join(names))] if names else []
+    return [fact("make_unassigned", names[0], uses[names[0]][0], 0, 0, text=" ".join(names))] if names else []
 
 
 def includes(model: Makefile, expander: Expander) -> list[Fact]:

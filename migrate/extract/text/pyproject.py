@@ -12,7 +12,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from migrate.compat import tomllib
 from migrate.extract.text.lines import entry_point, fact, finish
-from migrate.extract.text.packages import conda_names, pip_names, url_names
+from migrate.extract.text.packages import canonical, conda_names, pip_names, url_names
 from migrate.model import Extraction, Fact
 
 HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
@@ -267,9 +267,8 @@ def _required_names(data: dict[str, Any]) -> frozenset[str]:
     return frozenset(names)
 
 
-
 def _canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name.strip()).lower()  # PEP 503 normalization
+    return canonical(name.strip())  # PEP 503 normalization
 
 
 def _sources(values: object, table: tuple[str, ...]) -> Iterator[Item]:
