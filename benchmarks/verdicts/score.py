@@ -59,6 +59,7 @@ ALL_BATCHES = "all"
 # u is session 28's held-out batch (labelled by helper labu, README "The held-out batch of session 28").
 # v is session 29's held-out batch (labelled by helper labv, README "The held-out batch of session 29").
 # w is session 29's second held-out batch (labelled by helper labw, README "The held-out batch of session 29, second part").
+# y is session 30's held-out batch of applications and systems (labelled by helper laby, README "The held-out batch of session 30").
 TEST_ONLY_BATCHES = frozenset(
     {"fresh-2026-12-04b", "fresh-2026-12-04c", "fresh-2026-12-04d", "fresh-2026-12-04e", "fresh-2026-12-05f",
      "fresh-2026-12-05g", "fresh-2026-12-05h", "fresh-2026-12-05i", "fresh-2026-12-05j",
@@ -66,7 +67,7 @@ TEST_ONLY_BATCHES = frozenset(
      "fresh-2026-12-06n", "fresh-2026-12-06o", "fresh-2026-12-06p",
      "fresh-2026-12-06q", "fresh-2026-12-06r", "fresh-2026-12-06s",
      "fresh-2026-12-07t", "fresh-2026-12-07u", "fresh-2026-12-07v",
-     "fresh-2026-12-07w"}
+     "fresh-2026-12-07w", "fresh-2026-12-07y"}
 )
 
 
