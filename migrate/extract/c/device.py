@@ -447,7 +447,8 @@ def _lockstep_tail(condition: ts.Node, operand: ts.Node, functions: Functions) -
     threads of the block finish a shared-memory reduction in lockstep, with no cross-lane intrinsic. They are
     lanes of one wavefront on AMD too (32 or 64 wide, executed in lockstep), so the code is right as it is
     there. A lane index (`lane < 32`: its range is the warp's width) is not this, nor a body that shuffles,
-    votes or calls a warp helper of another file."""
+    votes, runs inline PTX or calls a warp helper of another file, nor an `if` with an `else` (the first warp
+    does other work than the next one, which a 64-lane wavefront holds too)."""
     words = {w.lower() for w in re.findall(r"[a-z]+|[A-Z][a-z]*", text(operand))}
     if words & {"lane", "laneid", "warp", "warpid"}:
         return False
@@ -456,8 +457,9 @@ def _lockstep_tail(condition: ts.Node, operand: ts.Node, functions: Functions) -
                                                             "condition_clause"):
         node = node.parent
     statement = node.parent
-    body = statement.child_by_field_name("consequence") if statement is not None and \
-        statement.type == "if_statement" else None
+    if statement is None or statement.type != "if_statement" or statement.child_by_field_name("alternative"):
+        return False  # `if (tid < 32) producer(); else consumer();`: warps specialised, which a wavefront of 64 joins
+    body = statement.child_by_field_name("consequence")
     return body is not None and not _cross_lane(body, functions, depth=3)
 
 
@@ -465,6 +467,8 @@ def _cross_lane(body: ts.Node, functions: Functions, depth: int) -> bool:
     """Whether the code calls a cross-lane intrinsic, directly, through a function of the file (`depth` calls
     deep) or through a helper of another file whose name says warp, lane, shuffle or ballot."""
     for node in walk(body):
+        if node.type == "gnu_asm_expression":
+            return True  # inline PTX: a named barrier, a lane id, a vote (HIP5xxx say what)
         if node.type != "call_expression":
             continue
         function = node.child_by_field_name("function")
