@@ -159,7 +159,7 @@ def constructs(caps: dict[str, list[ts.Node]], emit: Emit) -> None:
         _assignment(node, scopes, emit)
     for node in caps.get("reference.call", []):
         _call(node, scopes, emit)
-    functions = Functions(caps.get("definition.function", []))
+    functions = Functions(caps.get("definition.function", []), caps.get("macro.name", []))
     for node in caps.get("binary", []):
         _binary(node, functions, emit)
     for node in caps.get("for", []):
@@ -417,11 +417,23 @@ def _block_synced_step(condition: ts.Node) -> bool:
 
 
 class Functions:
-    """The file's function definitions by name, read on the first lookup (few files have a `tid < 32`)."""
+    """The file's function definitions and macro bodies by name, read on the first lookup (few files have a
+    `tid < 32`)."""
 
-    def __init__(self, definitions: list[ts.Node]) -> None:
+    def __init__(self, definitions: list[ts.Node], macro_names: list[ts.Node]) -> None:
         self._definitions = definitions
+        self._macro_names = macro_names
         self._by_name: dict[str, list[ts.Node]] | None = None
+        self._macros: dict[str, str] | None = None
+
+    def macro(self, name: str) -> str | None:
+        """The body of the file's `#define name(...) body`, or None."""
+        if self._macros is None:
+            self._macros = {}
+            for node in self._macro_names:
+                value = node.parent.child_by_field_name("value") if node.parent is not None else None
+                self._macros[text(node)] = text(value) if value is not None else ""
+        return self._macros.get(name)
 
     def named(self, name: str) -> list[ts.Node]:
         if self._by_name is None:
@@ -448,8 +460,7 @@ def _lockstep_tail(condition: ts.Node, operand: ts.Node, functions: Functions) -
     there. A lane index (`lane < 32`: its range is the warp's width) is not this, nor a body that shuffles,
     votes, runs inline PTX or calls a warp helper of another file, nor an `if` with an `else` (the first warp
     does other work than the next one, which a 64-lane wavefront holds too)."""
-    words = {w.lower() for w in re.findall(r"[a-z]+|[A-Z][a-z]*", text(operand))}
-    if words & {"lane", "laneid", "warp", "warpid"}:
+    if _words(text(operand)) & {"lane", "laneid", "warp", "warpid"}:
         return False
     node = condition
     while node.parent is not None and node.parent.type in ("parenthesized_expression", "binary_expression",
@@ -464,7 +475,8 @@ def _lockstep_tail(condition: ts.Node, operand: ts.Node, functions: Functions) -
 
 def _cross_lane(body: ts.Node, functions: Functions, depth: int) -> bool:
     """Whether the code calls a cross-lane intrinsic, directly, through a function of the file (`depth` calls
-    deep) or through a helper of another file whose name says warp, lane, shuffle or ballot."""
+    deep) or a macro of the file, or through a helper of another file whose name says warp, lane, shuffle,
+    ballot or tile (rules/names/device.yaml cross_lane_helper_words)."""
     for node in walk(body):
         if node.type == "gnu_asm_expression":
             return True  # inline PTX: a named barrier, a lane id, a vote (HIP5xxx say what)
@@ -476,7 +488,9 @@ def _cross_lane(body: ts.Node, functions: Functions, depth: int) -> bool:
             return True
         definitions = functions.named(name)
         if not definitions:
-            if {w.lower() for w in re.findall(r"[a-z]+|[A-Z][a-z]*", name)} & CROSS_LANE_WORDS:
+            macro_body = functions.macro(name)
+            spelled = re.findall(r"\w+", macro_body) if macro_body is not None else [name]  # a macro's body, else the name itself
+            if any(word in CROSS_LANE or _words(word) & CROSS_LANE_WORDS for word in spelled):
                 return True
             continue
         if depth == 0:
@@ -486,6 +500,11 @@ def _cross_lane(body: ts.Node, functions: Functions, depth: int) -> bool:
             if inner is not None and _cross_lane(inner, functions, depth - 1):
                 return True
     return False
+
+
+def _words(name: str) -> set[str]:
+    """`warpReduceSum` -> warp, reduce, sum; `SHFL_DOWN` -> shfl, down."""
+    return {w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+", name)}
 
 
 def _is_warp_size(expression: str) -> bool:
