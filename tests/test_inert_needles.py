@@ -47,6 +47,8 @@ EXEMPT: dict[tuple[str, str], str] = {
     ("device", "ll"): "suffix test of a mask value keyed by its name",
     ("device", "THIRTY_TWO_BIT_TYPES"): "types of a declaration keyed by its name (mask, lane, warp)",
     ("device", "SIZES"): "element sizes of a __shared__ or launch declaration (needles shared, launch)",
+    ("device", "CROSS_LANE"): "read in the body of an `if (tid < 32)` the lane-arith-32 construct keyed (needle tid, thread)",
+    ("device", "CROSS_LANE_WORDS"): "words of a function called in such a body: a lane-arith-32 construct already keyed",
     ("hazards", "UNSIGNED_32"): "the aliased type of a declaration named for a mask (needle mask)",
     ("hazards", "FLOATING"): "argument type of an atomic (needle atomic)",
     ("hazards", "COMMENT"): "stripped from text already keyed",

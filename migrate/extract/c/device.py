@@ -20,6 +20,8 @@ SYNC_MASK_INTRINSICS = re.compile(
 )
 BALLOTS = name_list("device", "warp_votes")
 SHUFFLES = name_list("device", "warp_shuffles")
+CROSS_LANE = name_list("device", "cross_lane_operations")
+CROSS_LANE_WORDS = name_list("device", "cross_lane_helper_words")
 QUALIFIERS = re.compile(r"\b(const|constexpr|static|volatile|register|inline|__device__|__constant__|__shared__)\b")
 THIRTY_TWO_BIT_TYPES = frozenset({"unsigned", "unsigned int", "int", "uint32_t", "uint", "int32_t", "signed int"})
 LANE_TOKENS = frozenset({"thread", "threadidx", "tid", "lane", "laneid", "warp", "warpid", "blockdim"})
@@ -157,8 +159,9 @@ def constructs(caps: dict[str, list[ts.Node]], emit: Emit) -> None:
         _assignment(node, scopes, emit)
     for node in caps.get("reference.call", []):
         _call(node, scopes, emit)
+    functions = Functions(caps.get("definition.function", []), caps.get("macro.name", []))
     for node in caps.get("binary", []):
-        _binary(node, emit)
+        _binary(node, functions, emit)
     for node in caps.get("for", []):
         _shuffle_loop(node, emit)
     for node in caps.get("template", []):
@@ -381,7 +384,7 @@ def _has_offset_32(call: ts.Node) -> bool:
     return False
 
 
-def _binary(node: ts.Node, emit: Emit) -> None:
+def _binary(node: ts.Node, functions: Functions, emit: Emit) -> None:
     op, left, right = (node.child_by_field_name(f) for f in ("operator", "left", "right"))
     if op is None or left is None or right is None:
         return
@@ -393,7 +396,8 @@ def _binary(node: ts.Node, emit: Emit) -> None:
         emit("warpsize-compare-32", node, "warpSize")
     elif integer(rt) in LANE_ARITH.get(op_text, ()) and _lane_operand(left) and in_device_code(node) \
             and (op_text not in ("<", ">=") or left.type in ("identifier", "field_expression")) \
-            and not (op_text in ("<", ">=") and _block_synced_step(node)):
+            and not (op_text in ("<", ">=") and _block_synced_step(node)) \
+            and not (op_text == "<" and _lockstep_tail(node, left, functions)):
         emit("lane-arith-32", node, f"{op_text} {rt}")
 
 
@@ -410,6 +414,97 @@ def _block_synced_step(condition: ts.Node) -> bool:
     following = statement.next_named_sibling
     return following is not None and following.type == "expression_statement" and any(
         n.type == "identifier" and text(n) == "__syncthreads" for n in walk(following))
+
+
+class Functions:
+    """The file's function definitions and macro bodies by name, read on the first lookup (few files have a
+    `tid < 32`)."""
+
+    def __init__(self, definitions: list[ts.Node], macro_names: list[ts.Node]) -> None:
+        self._definitions = definitions
+        self._macro_names = macro_names
+        self._by_name: dict[str, list[ts.Node]] | None = None
+        self._macros: dict[str, str] | None = None
+
+    def macro(self, name: str) -> str | None:
+        """The body of the file's `#define name(...) body`, or None."""
+        if self._macros is None:
+            self._macros = {}
+            for node in self._macro_names:
+                value = node.parent.child_by_field_name("value") if node.parent is not None else None
+                self._macros[text(node)] = text(value) if value is not None else ""
+        return self._macros.get(name)
+
+    def named(self, name: str) -> list[ts.Node]:
+        if self._by_name is None:
+            self._by_name = {}
+            for definition in self._definitions:
+                declarator = definition.child_by_field_name("declarator")
+                while declarator is not None and declarator.type != "function_declarator":
+                    declarator = declarator.child_by_field_name("declarator")
+                inner = declarator.child_by_field_name("declarator") if declarator is not None else None
+                if inner is not None:
+                    self._by_name.setdefault(_last_name(text(inner)), []).append(definition)
+        return self._by_name.get(name, [])
+
+
+def _last_name(spelled: str) -> str:
+    """`ns::Cls::f` -> `f`, `obj.f` -> `f`, `f<256>` -> `f`."""
+    return re.split(r"::|\.|->", re.sub(r"<.*", "", spelled.strip()))[-1].strip()
+
+
+def _lockstep_tail(condition: ts.Node, operand: ts.Node, functions: Functions) -> bool:
+    """`if (tid < 32) { s[tid] += s[tid + 32]; ... }` or `if (tid < 32) warpReduce(s, tid);`: the first 32
+    threads of the block finish a shared-memory reduction in lockstep, with no cross-lane intrinsic. They are
+    lanes of one wavefront on AMD too (32 or 64 wide, executed in lockstep), so the code is right as it is
+    there. A lane index (`lane < 32`: its range is the warp's width) is not this, nor a body that shuffles,
+    votes, runs inline PTX or calls a warp helper of another file, nor an `if` with an `else` (the first warp
+    does other work than the next one, which a 64-lane wavefront holds too)."""
+    if _words(text(operand)) & {"lane", "laneid", "warp", "warpid"}:
+        return False
+    node = condition
+    while node.parent is not None and node.parent.type in ("parenthesized_expression", "binary_expression",
+                                                            "condition_clause"):
+        node = node.parent
+    statement = node.parent
+    if statement is None or statement.type != "if_statement" or statement.child_by_field_name("alternative"):
+        return False  # `if (tid < 32) producer(); else consumer();`: warps specialised, which a wavefront of 64 joins
+    body = statement.child_by_field_name("consequence")
+    return body is not None and not _cross_lane(body, functions, depth=3)
+
+
+def _cross_lane(body: ts.Node, functions: Functions, depth: int) -> bool:
+    """Whether the code calls a cross-lane intrinsic, directly, through a function of the file (`depth` calls
+    deep) or a macro of the file, or through a helper of another file whose name says warp, lane, shuffle,
+    ballot or tile (rules/names/device.yaml cross_lane_helper_words)."""
+    for node in walk(body):
+        if node.type == "gnu_asm_expression":
+            return True  # inline PTX: a named barrier, a lane id, a vote (HIP5xxx say what)
+        if node.type != "call_expression":
+            continue
+        function = node.child_by_field_name("function")
+        name = _last_name(text(function)) if function is not None else ""
+        if name in CROSS_LANE:
+            return True
+        definitions = functions.named(name)
+        if not definitions:
+            macro_body = functions.macro(name)
+            spelled = re.findall(r"\w+", macro_body) if macro_body is not None else [name]  # a macro's body, else the name itself
+            if any(word in CROSS_LANE or _words(word) & CROSS_LANE_WORDS for word in spelled):
+                return True
+            continue
+        if depth == 0:
+            return True  # deeper than read: not known to be lockstep code
+        for definition in definitions:
+            inner = definition.child_by_field_name("body")
+            if inner is not None and _cross_lane(inner, functions, depth - 1):
+                return True
+    return False
+
+
+def _words(name: str) -> set[str]:
+    """`warpReduceSum` -> warp, reduce, sum; `SHFL_DOWN` -> shfl, down."""
+    return {w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+", name)}
 
 
 def _is_warp_size(expression: str) -> bool:
