@@ -52,6 +52,9 @@ CMAKE_BLOCK_STARTS = frozenset({"if", "function", "macro", "foreach", "while", "
 CMAKE_BLOCK_ENDS = frozenset({"endif", "endfunction", "endmacro", "endforeach", "endwhile", "endblock"})
 # File kinds of C, C++, CUDA and HIP source (one C/C++ extractor, tree-sitter, reads them all)
 C_SOURCE_KINDS = frozenset({"cuda", "cpp", "hip"})
+# File kinds of files that install, run or deploy a project's code and hold none of it: a workload made only of them
+# serves the code beside it (workloads/verdict.py; docs/decisions/2026-12-07-s29-helper-files-of-an-examples-repository.md)
+SERVING_KINDS = frozenset({"shell", "requirements", "conda", "dockerfile", "manifest", "gitmodules"})
 
 # How a build_switch fact's switch was declared, the last word of its text (`<default> <how>`), for those
 # workloads/parts.py reads: a macro in flags every build passes, and a `//#define X` left commented out.

@@ -15,7 +15,7 @@ from tests.conftest import ROOT
 
 FILES = sorted((ROOT / "rules" / "names").glob("*.yaml"))
 SOURCE = re.compile(r"https?://\S+")
-READ = re.compile(r"""\b(?:name_list|guard_map|alternatives)\("(\w+)", "(\w+)"\)""")
+READ = re.compile(r"""\b(?:name_list|ordered_list|guard_map|alternatives)\("(\w+)", "(\w+)"\)""")
 ALTERNATION = re.compile(r"""\b_alternatives\("(\w+)"\)""")  # python/constructs.py: a pattern built from a list
 
 
@@ -40,8 +40,9 @@ def test_every_list_means_something_and_names_its_source(area: str, key: str, en
 
 
 def test_every_list_is_read_by_an_extractor_and_every_read_list_exists() -> None:
-    """Read by the extractors (extract/names.py) or by a later stage (rulebase/name_lists.py: workloads)."""
-    read = {m.groups() for folder in ("extract", "workloads") for path in (ROOT / "migrate" / folder).rglob("*.py")
+    """Read by the extractors (extract/names.py), by a later stage (rulebase/name_lists.py: workloads) or through
+    rulebase/name_lists.py's own readers (header_suffixes)."""
+    read = {m.groups() for folder in ("extract", "workloads", "rulebase") for path in (ROOT / "migrate" / folder).rglob("*.py")
             for m in READ.finditer(path.read_text(encoding="utf-8"))}
     constructs = (ROOT / "migrate" / "extract" / "python" / "constructs.py").read_text(encoding="utf-8")
     read |= {("python", key) for key in ALTERNATION.findall(constructs)}

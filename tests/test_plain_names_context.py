@@ -59,6 +59,11 @@ def test_a_header_keeps_its_plain_names() -> None:
     text = b"inline float g(float w) { return saturate(w); }\n"
     assert {f.symbol for f in match.match_file("shared.h", extract(text), index)} == {"saturate"}
     assert not match.match_file("shared.cpp", extract(text), index)
+    # a header's template definitions (Boost's boost/asio/impl/*.ipp, a header's *.tpp) are headers too; a make
+    # fragment (Makefile.inc) is none
+    assert {f.symbol for f in match.match_file("detail/shared.ipp", extract(text), index)} == {"saturate"}
+    assert {f.symbol for f in match.match_file("shared.tpp", extract(text), index)} == {"saturate"}
+    assert not match.match_file("Makefile.inc", extract(text), index)
     # the candidates are the same under any name (a cached result is shared by files of equal content)
     assert [c.needs_context for c in match.candidates("", extract(text), index)] == [True]
 

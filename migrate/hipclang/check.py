@@ -16,12 +16,13 @@ from migrate.hipify import convert
 from migrate.hipify import tool as hipify
 from migrate.model_report import Report
 from migrate.rulebase.load import RuleBase
+from migrate.rulebase.name_lists import header_suffixes
 from migrate.scan import pipeline
 from migrate.scan.readfile import read_regular
 from migrate.settings import Settings
 
 FILE_BYTES = 64 << 20
-HEADERS = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl"})
+HEADERS = header_suffixes()
 
 
 @dataclass(frozen=True, slots=True)

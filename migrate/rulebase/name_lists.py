@@ -25,3 +25,18 @@ def name_list(area: str, key: str) -> frozenset[str]:
     from migrate.rulebase.load import default_rules_dir  # as extract/names.folder: not imported with the extractors
 
     return frozenset(str(name) for name in lists(default_rules_dir() / "names" / f"{area}.yaml")[key]["names"])
+
+
+@cache
+def ordered_list(area: str, key: str) -> tuple[str, ...]:
+    """The list `key` of the bundled rules/names/<area>.yaml in its file's order (for `str.endswith`, and where the
+    first that fits wins)."""
+    from migrate.rulebase.load import default_rules_dir
+
+    return tuple(str(name) for name in lists(default_rules_dir() / "names" / f"{area}.yaml")[key]["names"])
+
+
+def header_suffixes() -> tuple[str, ...]:
+    """The endings of C, C++ and CUDA headers (rules/names/build.yaml `header_suffixes`): the one list every stage
+    that tells a header from a source reads."""
+    return ordered_list("build", "header_suffixes")

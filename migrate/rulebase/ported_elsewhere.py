@@ -9,13 +9,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from packaging.utils import canonicalize_name
+
 from migrate.rulebase import datafile
 from migrate.rulebase.alternatives import Alternative, alternatives_of, checked
 from migrate.rulebase.load import RuleError, default_rules_dir
 
 PortRoute = Literal["upstream", "fork", "equivalent"]
 ROUTES: tuple[str, ...] = get_args(PortRoute)
-_SEPARATORS = re.compile(r"[-_.]+")
 _NAME = re.compile(r"^([a-z0-9][a-z0-9._-]*)")
 _GITHUB = re.compile(r"github\.com[/:]([\w.-]+/[\w.-]+?)(?:\.git)?(?:[/#@?]|$)", re.IGNORECASE)
 
@@ -54,7 +55,8 @@ class Registry:
 
 
 def canonical(name: str) -> str:
-    return _SEPARATORS.sub("-", name.lower())
+    """A package's name as PEP 503 normalises it (the extractors' requirement facts are named so: packages.canonical)."""
+    return canonicalize_name(name)
 
 
 @lru_cache(maxsize=4)

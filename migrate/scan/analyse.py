@@ -199,8 +199,7 @@ def _copies(files: Sequence[SourceFile], max_file_size: int, version: str) -> di
     sizes: dict[tuple[str, int], int] = {}
     for file in files:
         sizes[file.kind, file.size] = sizes.get((file.kind, file.size), 0) + 1
-    first: dict[str, int] = {}
-    copies: dict[int, int] = {}
+    group = _Copies()
     for position, file in enumerate(files):
         if sizes[file.kind, file.size] < 2:
             continue
@@ -209,11 +208,26 @@ def _copies(files: Sequence[SourceFile], max_file_size: int, version: str) -> di
             continue
         key = row_key(file.kind, content_digest(data), version)
         del data
-        if key in first:
-            copies[position] = first[key]
-        else:
-            first[key] = position
-    return copies
+        group.add(position, key)
+    return group.of
+
+
+class _Copies:
+    """Files of equal content (one row key) analysed once: the first position of each key, and every later position
+    with the one analysed for it."""
+
+    __slots__ = ("first", "of")
+
+    def __init__(self) -> None:
+        self.first: dict[str, int] = {}  # key -> the position analysed for it
+        self.of: dict[int, int] = {}  # a copy's position -> the position analysed for it
+
+    def add(self, position: int, key: str) -> bool:
+        """Whether `position` is the first of its key (it is analysed); else it is a copy."""
+        original = self.first.setdefault(key, position)
+        if original != position:
+            self.of[position] = original
+        return original == position
 
 
 def _read_and_analyse(files: list[SourceFile], max_file_size: int, version: str) -> list[tuple[str | None, str, bytes]]:
@@ -264,8 +278,7 @@ def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBas
         cache.put_rows(fresh)
         return [o for o in outcomes if o is not None]
     todo: list[tuple[int, str, bytes]] = []
-    first: dict[str, int] = {}  # key -> the position analysed for it (files of equal content: once)
-    copies: list[tuple[int, int]] = []
+    group = _Copies()  # files of equal content: analysed once
     for n, (position, kind, data) in enumerate(misses):
         misses[n] = (position, kind, None)
         if data is None:  # known by its digest, the bytes not kept: read them now
@@ -274,13 +287,10 @@ def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBas
                 outcomes[position] = Outcome(files[position], None, reason)
                 continue
             key_of[position] = row_key(kind, content_digest(data), version)  # what was read (it may have changed)
-        if key_of[position] in first:
-            copies.append((position, first[key_of[position]]))
-        else:
-            first[key_of[position]] = position
+        if group.add(position, key_of[position]):
             todo.append((position, kind, data))
     del misses  # the bytes of the files to analyse are in `todo` only, and leave it as they are sent
-    originals = {original: b"" for _, original in copies}
+    originals = dict.fromkeys(group.of.values(), b"")
 
     def done(position: int, row: bytes) -> None:  # decoded as it comes, while the workers go on
         outcomes[position] = rows_budget.outcome(files[position], row)
@@ -290,7 +300,7 @@ def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBas
             originals[position] = row
 
     _run(todo, work, settings.jobs, progress, done, meanwhile)
-    for position, original in copies:
+    for position, original in group.of.items():
         outcomes[position] = rows_budget.outcome(files[position], originals[original])
     cache.put_rows(fresh)
     return [o for o in outcomes if o is not None]
@@ -311,15 +321,11 @@ def _read_misses(files: Sequence[SourceFile], misses: list[tuple[int, str, bytes
     them holding no file's bytes (any kept are let go first) and decodes the rows as they come up to DECODED_AHEAD,
     the rest once the workers are gone. A file of the same digest as another is analysed once; should the other not
     be read after all (changed or gone since its digest was taken), it is read and analysed here."""
-    first: dict[str, int] = {}  # key -> the position analysed for it
-    copies: list[tuple[int, int]] = []
+    group = _Copies()
     for n, (position, kind, _) in enumerate(misses):
         misses[n] = (position, kind, None)
-        if key_of[position] in first:
-            copies.append((position, first[key_of[position]]))
-        else:
-            first[key_of[position]] = position
-    rows_of = {original: b"" for _, original in copies}
+        group.add(position, key_of[position])
+    rows_of = dict.fromkeys(group.of.values(), b"")
     later: list[tuple[int, bytes]] = []  # rows past DECODED_AHEAD: decoded once the workers are gone
     ahead = [DECODED_AHEAD]
 
@@ -337,11 +343,11 @@ def _read_misses(files: Sequence[SourceFile], misses: list[tuple[int, str, bytes
         if position in rows_of:
             rows_of[position] = row
 
-    _read_in_pool(files, list(first.values()), settings, work, version, progress, _got, meanwhile)
+    _read_in_pool(files, list(group.first.values()), settings, work, version, progress, _got, meanwhile)
     for n, (position, row) in enumerate(later):
         later[n] = (position, b"")  # each row goes as it is decoded (those of copies stay in `rows_of`)
         outcomes[position] = rows_budget.outcome(files[position], row)
-    for position, original in copies:
+    for position, original in group.of.items():
         row = rows_of[original]
         if not row:
             _STATE["work"] = work

@@ -9,12 +9,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from migrate.model import Fact
+from migrate.rulebase.name_lists import header_suffixes
 
 KINDS = frozenset({"function_defined", "function_reference", "include"})  # the facts the join reads
 CONSTRUCT = "cutlass-only-function-reference"
 MACRO = "macro"  # a block a macro makes a function of (extract/c/xref.py): it holds code, it names no function
 GUARDED = frozenset({"hip", "cuda"})  # facts the authors already put behind a HIP guard (match.GUARDED)
-HEADERS = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
+HEADERS = header_suffixes()
 # Dispatch keys whose kernels are not the GPU's: a Meta shape function does not make an op run on ROCm.
 OTHER_DEVICE_KEYS = frozenset({"Meta", "CPU", "SparseCPU", "QuantizedCPU", "MTIA", "XPU", "MPS", "HPU", "Lazy",
                                "BackendSelect"})

@@ -12,10 +12,10 @@ from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, field
 
 from migrate.model import Fact, SourceFile
-from migrate.rulebase.name_lists import name_list
+from migrate.rulebase.name_lists import header_suffixes, name_list
 from migrate.vocabulary import C_SOURCE_KINDS
 
-HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".cuh", ".inl", ".inc")
+HEADER_SUFFIXES = header_suffixes()
 EXTENSION_KINDS = frozenset({"torch-extension", "python-extension"})  # a module Python imports, built from sources
 PYTHON_PROJECT_FILES = frozenset({"pyproject.toml", "setup.py", "setup.cfg"})
 

@@ -6,12 +6,13 @@ import posixpath
 from collections.abc import Callable, Mapping, Sequence
 
 from migrate.model import Fact
+from migrate.rulebase.name_lists import header_suffixes
 from migrate.workloads.build_sources import join, named_files, resolve_include
 from migrate.workloads.fact_index import derived, of_kind, of_kinds
 from migrate.workloads.optional_words import Words, optional_root
 from migrate.workloads.switches import Region, switches_around
 
-HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl")
+HEADER_SUFFIXES = header_suffixes()
 HEADER_DEPTH = 3  # headers included only by optional files, this many levels down
 # headers included only by a switch's code, this many levels down (decord's NVDEC SDK headers sit 4 down); deeper than
 # for optional folders, where a library's own header tree, which only its examples include, is its product

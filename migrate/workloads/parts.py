@@ -587,9 +587,6 @@ CONTAINER_KINDS = frozenset({"dockerfile"})  # discover's kind of Dockerfiles an
 # Kinds of the project's own code: with one of them, a container file is how the code is deployed, not the code
 # (docs/decisions/2026-12-05-container-files-are-a-deployment-part.md).
 CODE_KINDS = frozenset({"python", "notebook", "cuda", "cpp", "hip", "cmake", "makefile"})
-# Kinds of files that install, run or deploy a project's code and hold none of it (discover's kinds): a workload made
-# only of them serves the code beside it (docs/decisions/2026-12-07-s29-helper-files-of-an-examples-repository.md).
-SERVING_KINDS = frozenset({"shell", "requirements", "conda", "dockerfile", "manifest", "gitmodules"})
 DEPLOYMENT_IMAGE = "the image is a deployment part of its own"
 # A Compose file runs the project's images (compose.yaml, or docker-compose.yml for backwards compatibility:
 # https://docs.docker.com/compose/intro/compose-application-model/#the-compose-file); InsightFace-REST keeps

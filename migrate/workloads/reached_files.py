@@ -28,7 +28,7 @@ from migrate.model import Fact
 from migrate.rulebase.name_lists import name_list
 from migrate.vocabulary import BUILD_FILE_KINDS, C_SOURCE_KINDS
 from migrate.workloads.build_sources import SOURCE_KINDS, join, prefixes, resolve_include, sources_named
-from migrate.workloads.fact_index import each_of_kinds, of_kind, of_kinds
+from migrate.workloads.fact_index import each_of_kinds, indexed, of_kind, of_kinds
 from migrate.workloads.includes import HEADER_SUFFIXES
 from migrate.workloads.optional_words import Words, optional_root
 from migrate.workloads.reach import CMAKE_ROOT, OTHER_ROOTS, cmake_reached, subdirectories_reached
@@ -94,10 +94,11 @@ def _above(folder: str) -> list[str]:
 def _project_view(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], root: str
                   ) -> tuple[Mapping[str, Sequence[Fact]], Mapping[str, str]]:
     """The facts and kinds of the files below a project's folder, with paths relative to it (CMake reads the paths of
-    a project's own files from its top: `${CMAKE_SOURCE_DIR}`, `add_subdirectory`)."""
+    a project's own files from its top: `${CMAKE_SOURCE_DIR}`, `add_subdirectory`). A folder's view is indexed as the
+    scan's own mapping is, so that the readings of it (cmake_reached, _unreferenced) look facts up by kind in it."""
     if not root:
         return facts, kinds  # the scan's own mapping, with its index of facts by kind
-    return ({p[len(root):]: items for p, items in facts.items() if p.startswith(root)},
+    return (indexed((p[len(root):], tuple(items)) for p, items in facts.items() if p.startswith(root)),
             {p[len(root):]: kind for p, kind in kinds.items() if p.startswith(root)})
 
 

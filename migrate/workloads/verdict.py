@@ -10,13 +10,14 @@ from migrate.model import Fact, Finding, MigrationClass, class_rank, evolve, evo
 from migrate.model_report import OptionalPart, TargetVerdict, Workload
 from migrate.rulebase import alternatives
 from migrate.rulebase.load import RuleBase
+from migrate.vocabulary import SERVING_KINDS
 from migrate.workloads.assemble import Spec
 from migrate.workloads.calibration import Calibration
 from migrate.workloads.classify import Agreement, classify, effective_class
 from migrate.workloads.components import rewrites
 from migrate.workloads.estimate import EffortModel, Estimate, estimate, family_counts
 from migrate.workloads.graph import DependencyGraph
-from migrate.workloads.parts import SERVING_KINDS, ProjectParts, optional_root
+from migrate.workloads.parts import ProjectParts, optional_root
 from migrate.workloads.rewrite_project import kernel_rules, whole_rewrites
 
 SHOWN_EVIDENCE = 4  # evidence lines an optional part lists

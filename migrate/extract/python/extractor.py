@@ -23,8 +23,9 @@ from migrate.extract.python.optional import (
     presence_tests,
     selected_functions,
 )
-from migrate.extract.text.deps import REQUIREMENT, normalise
+from migrate.extract.text.deps import REQUIREMENT
 from migrate.extract.text.lines import ARCH_OPTION, FLAG, flag_text, line_texts
+from migrate.extract.text.packages import canonical
 from migrate.extract.text.rocm_path import INSTALL, ROCM_INDEX
 from migrate.model import Extraction, Fact
 from migrate.vocabulary import ALWAYS_DEFINED
@@ -633,7 +634,7 @@ class _Visitor(ast.NodeVisitor):
                 before = len(self.facts)
                 for const in (c for v in values for c in _strings(v)):
                     if m := REQUIREMENT.match(str(const.value)):
-                        self.add("requirement", normalise(m.group(1)), const, text=str(const.value))
+                        self.add("requirement", canonical(m.group(1)), const, text=str(const.value))
                 if keyword.arg == "extras_require" and self.guard is None:  # extras: not in a plain install
                     self.facts[before:] = [dataclasses.replace(f, guard="optional") for f in self.facts[before:]]
 

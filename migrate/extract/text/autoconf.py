@@ -32,7 +32,7 @@ import bisect
 import re
 import shlex
 
-from migrate.extract.text.lines import fact, finish
+from migrate.extract.text.lines import SHELL_CLOSES, SHELL_OPENS, fact, finish
 from migrate.model import Extraction
 
 MACROS = re.compile(r"\b(AC_ARG_WITH|AC_ARG_ENABLE|AM_CONDITIONAL|AC_CHECK_PROGS?|AC_PATH_PROGS?|AC_CHECK_TOOLS?"
@@ -51,7 +51,7 @@ TRANSPARENT = frozenset({"AC_DEFUN", "AC_DEFUN_ONCE", "AU_DEFUN"})
 LEADING_ASSIGN = re.compile(r"([A-Za-z_]\w*)=(\"[^\"]*\"|'[^']*'|[^\s;]*)")
 TEST_THEN_ASSIGN = re.compile(r"(test\s.*?)\s*(\|\||&&)\s*([A-Za-z_]\w*)=(\"[^\"]*\"|'[^']*'|[^\s;]*)")
 M4_QUOTES = str.maketrans("[]", "  ")  # m4 takes its quotes off before the shell reads the code
-BLOCK_WORDS = frozenset({"if", "elif", "else", "fi", "case", "esac", "for", "while", "until", "done", "then", "do"})
+BLOCK_WORDS = frozenset({*SHELL_OPENS, *SHELL_CLOSES, "elif", "else", "then", "do"})
 COMMAND = re.compile(r"(?:[^;\"'#]|\"[^\"]*\"|'[^']*'|(?<=\S)#)+|#.*")
 ASSIGN = re.compile(r"(?:^|[\s;])([A-Za-z_]\w*)=(\"[^\"]*\"|'[^']*'|[^\s;]*)")
 VARIABLE = re.compile(r"\$\{?([A-Za-z_]\w*)\}?")
@@ -176,9 +176,9 @@ class _State:
             frame.append(None if before is None else not before)
             if rest:
                 self.command(rest, maybe)
-        elif first in ("fi", "esac", "done") and self.frames:
+        elif first in SHELL_CLOSES and self.frames:
             self.frames.pop()
-        elif first in ("case", "for", "while", "until"):
+        elif first in SHELL_OPENS:  # `if` is read above
             self.frames.append([None])
             for name, value in ASSIGN.findall(rest):  # `case $host in *linux*) w=yes`: set in some runs only
                 self.set(name, value, True)

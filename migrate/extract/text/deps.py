@@ -8,7 +8,7 @@ import re
 
 from migrate.extract.names import name_list
 from migrate.extract.text.lines import entry_point, fact, finish, logical_lines, numbered
-from migrate.extract.text.packages import conda_names, requirement_line
+from migrate.extract.text.packages import canonical, conda_names, requirement_line
 from migrate.model import Extraction, Fact
 
 # Kept for the Python extractor (setup.py install_requires).
@@ -39,10 +39,6 @@ EXACT = re.compile(r"^[A-Za-z0-9][\w.-]*(\[[\w,.-]*\])?==[^=<>~!,;\s]+(\s*;.*)?$
 SETUP_CFG_LISTS = frozenset({"install_requires", "setup_requires", "tests_require", "dependency_links"})
 
 
-def normalise(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def requirements(source: bytes) -> Extraction:
     """requirements.txt and constraints files: one requirement or option per (continued) line."""
     text = source.decode("utf-8")
@@ -64,7 +60,7 @@ def requirements(source: bytes) -> Extraction:
 
 def _frozen(listed: list[tuple[str, str]]) -> bool:
     """`pip freeze` output: FREEZE_MIN or more requirements, each an exact pin, in the order of their names."""
-    names = [normalise(name) for name, _ in listed]
+    names = [canonical(name) for name, _ in listed]
     return len(listed) >= FREEZE_MIN and all(EXACT.match(spec.strip()) for _, spec in listed) and names == sorted(names)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from migrate.extract.names import alternatives
+from migrate.extract.text.lines import SHELL_CLOSES, SHELL_OPENS
 from migrate.model import Fact
 
 TOOLS = alternatives("build", "nvidia_host_tools")
@@ -20,8 +21,8 @@ PRESENCE = re.compile(
     rf"|\[\[?\s+(?P<neg2>!\s+)?-x\s+\"?\$\((?:command\s+-v|which)\s+(?P<b>{TOOLS})\)\"?\s+\]\]?[^;&|]*)"
     r"(?:;\s*then\s*)?$")
 # blocks, a function's body (`f() {`) among them: a guard inside one leaves the function, not the script
-OPENS = re.compile(r"^(?:\s*(?:if|case|for|while|until)\b|.*\{\s*$)")
-CLOSES = re.compile(r"^\s*(?:fi|esac|done|\})(?:\s|;|$)")
+OPENS = re.compile(rf"^(?:\s*(?:{'|'.join(SHELL_OPENS)})\b|.*\{{\s*$)")
+CLOSES = re.compile(rf"^\s*(?:{'|'.join(SHELL_CLOSES)}|\}})(?:\s|;|$)")
 THEN = re.compile(r"^\s*then\s*$")
 ELSE = re.compile(r"^\s*(?:else|elif)\b")
 # a branch that skips quietly where the tool is missing: messages and a successful exit (`exit`, `exit 0`); a branch
@@ -36,13 +37,14 @@ def branches(text: str) -> list[Fact]:
     """The `host_tool_branch` facts of a shell script's text."""
     lines = [line.split("#", 1)[0] if not line.lstrip().startswith("#!") else "" for line in text.split("\n")]
     out: list[Fact] = []
+    depths: list[int] | None = None  # the block depth at each line, counted once where a presence test is found
     for index, line in enumerate(lines):
         m = PRESENCE.match(REDIRECTION.sub("", line))
         if m is None or line.lstrip().startswith("elif"):
             continue
         tool = m.group("a") or m.group("b")
         negated = bool(m.group("neg") or m.group("neg2"))
-        depth_here = _depth(lines, index)
+        depths = _depths(lines) if depths is None else depths
         body_end, closing = _branch_end(lines, index)
         if closing is None:
             continue
@@ -55,7 +57,7 @@ def branches(text: str) -> list[Fact]:
         elif lines[closing].strip().startswith("else"):  # `if ! command -v nvidia-smi ... else <on NVIDIA> fi`
             else_end, _ = _branch_end(lines, closing)
             out.append(_fact(tool, closing + 2, else_end, f"{test} ... else"))
-        elif depth_here == 0 and lines[closing].strip().startswith("fi") \
+        elif depths[index] <= 0 and lines[closing].strip().startswith("fi") \
                 and any(LEAVES.match(x) for x in lines[index + 1:body_end]) and closing + 1 < len(lines):
             out.append(_fact(tool, closing + 2, len(lines), f"{test} ... exit"))
     return out
@@ -66,11 +68,13 @@ def _fact(tool: str, first: int, last: int, test: str) -> Fact:
                 text=test[:120])
 
 
-def _depth(lines: list[str], upto: int) -> int:
-    depth = 0
-    for line in lines[:upto]:
+def _depths(lines: list[str]) -> list[int]:
+    """The blocks open before each line (opened less closed: below 0 where more close than open)."""
+    out, depth = [], 0
+    for line in lines:
+        out.append(depth)
         depth += bool(OPENS.match(line)) - bool(CLOSES.match(line))
-    return max(depth, 0)
+    return out
 
 
 def _branch_end(lines: list[str], index: int) -> tuple[int, int | None]:

@@ -16,6 +16,11 @@ ARCH_OPTION = re.compile(r"^(?:(?:--gpu-architecture|-arch)[= ]?(?:sm|compute|lt
 # A shell word: runs of unquoted characters, escapes and quoted strings.
 WORD = re.compile(r"""(?:[^\s"'\\;&|()`]|\\.|"(?:[^"\\]|\\.)*"|'[^']*')+|[;&|()`]+""")
 SEPARATOR = re.compile(r"^[;&|()`]+$")
+# The reserved words that open a shell block (a compound command) and those that close one, for every reader of shell
+# blocks (autoconf.py's configure script, host_tools.py's presence tests):
+# https://pubs.opengroup.org/onlinepubs/9799919799/utilities/V3_chap02.html#tag_19_09_04
+SHELL_OPENS = ("if", "case", "for", "while", "until")
+SHELL_CLOSES = ("fi", "esac", "done")
 
 
 def numbered(text: str, *, strip_hash_comments: bool = True) -> Iterator[tuple[int, str, str]]:
