@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from migrate.extract.python.options import (
     asked_constants,
+    has_switch_defaults,
     imported_names,
     own_nodes,
     reads_options_only,
@@ -48,12 +49,17 @@ def facts(tree: ast.Module, cell: int | None = None) -> list[Fact]:
              for a in n.names if a.name != "*"}
     if not names:
         return []
-    module = _Module(frozenset(names), imported_names(tree), asked_constants(tree))
     uses: list[tuple[ast.Name, str, str]] = []
-    todo: list[tuple[ast.AST, tuple[str, str], dict[str, bool]]] = [(s, ("", ""), {}) for s in tree.body]
-    while todo:  # iterative: a long chain of operators nests deeper than Python's recursion allows
-        node, branch, switches = todo.pop()
-        todo += _children(node, branch, switches, module, uses)
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.If) or isinstance(n, ast.Name) and n.id in names]
+    spans = [(n.body[0].lineno, n.end_lineno or n.lineno) for n in found if isinstance(n, ast.If)]
+    if any(a <= n.lineno <= b for n in found if isinstance(n, ast.Name) for a, b in spans):  # else: none in a branch
+        module = _Module(frozenset(names), imported_names(tree), asked_constants(tree))
+        todo: list[tuple[ast.AST, tuple[str, str], dict[str, bool]]] = [(s, ("", ""), {}) for s in tree.body]
+        while todo:  # iterative: a long chain of operators nests deeper than Python's recursion allows
+            node, branch, switches = todo.pop()
+            todo += _children(node, branch, switches, module, uses)
+    else:
+        uses = [(n, "", "") for n in found if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
     branched = {node.id for node, text, _ in uses if text}
     used = {node.id for node, _, _ in uses}
     return [Fact(kind="branch_use", name=node.id, line=node.lineno, column=node.col_offset + 1,
@@ -72,7 +78,7 @@ def _children(node: ast.AST, branch: tuple[str, str], switches: dict[str, bool],
             uses.append((node, *branch))
         return []
     if isinstance(node, FUNCTIONS):  # decorators and defaults run where the function is defined, its body when called
-        inner = switches_of(node, module.asked, own_nodes(node.body))
+        inner = switches_of(node, module.asked, own_nodes(node.body)) if has_switch_defaults(node.args) else {}
         return [(c, branch, switches) for c in (*node.decorator_list, node.args)] + \
                [(s, ("", ""), inner) for s in node.body]
     if isinstance(node, ast.Lambda):

@@ -101,6 +101,11 @@ def _parameter_branches(tree: ast.Module, cell: int | None) -> list[Fact]:
     return out
 
 
+def has_switch_defaults(args: ast.arguments) -> bool:
+    """Whether a parameter defaults to True or False (a cheap test before reading the function's body)."""
+    return any(isinstance(d, ast.Constant) and isinstance(d.value, bool) for d in (*args.defaults, *args.kw_defaults))
+
+
 def _switch_defaults(args: ast.arguments) -> dict[str, bool]:
     positional = args.posonlyargs + args.args
     pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults, strict=True))
