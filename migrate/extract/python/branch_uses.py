@@ -50,7 +50,7 @@ def facts(tree: ast.Module, cell: int | None = None) -> list[Fact]:
     if not names:
         return []
     uses: list[tuple[ast.Name, str, str]] = []
-    found = [n for n in ast.walk(tree) if isinstance(n, ast.If) or isinstance(n, ast.Name) and n.id in names]
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.If) or (isinstance(n, ast.Name) and n.id in names)]
     spans = [(n.body[0].lineno, n.end_lineno or n.lineno) for n in found if isinstance(n, ast.If)]
     if any(a <= n.lineno <= b for n in found if isinstance(n, ast.Name) for a, b in spans):  # else: none in a branch
         module = _Module(frozenset(names), imported_names(tree), asked_constants(tree))
