@@ -18,6 +18,7 @@ else:  # at run time the types are text (modules import the names for their anno
 
 # kind -> (produced from, what the fact's name is)
 UNKNOWN_DEFAULT = "?"  # a `cli_option`'s default that is no constant (`default=os.cpu_count()`)
+UNUSED_IMPORT = "unused"  # a `branch_use` text: the module imports the name and never reads it
 
 FACT_KINDS: dict[str, tuple[str, str]] = {
     "identifier": ("C/C++/CUDA code outside comments and strings", "the identifier (`cudaMalloc`)"),
@@ -177,6 +178,10 @@ STRUCTURE_KINDS: dict[str, str] = {
     "parameter_branch": "an `if` branch holding an import, in a function, whose test reads a parameter with a "
                         "True/False default: the name is the branch, the text the test, the role the parameters "
                         "(`switches:custom_cuda=False`)",
+    "branch_use": "a use of a name the module binds by `from ... import`, where one use of it at least sits in an "
+                  "`if` branch an option or a function's switch picks: the name is the imported name, the text "
+                  "`<then|else>\\n<test>` of the innermost such branch (empty outside every one), the role the "
+                  "switches the test reads (extract/python/branch_uses.py)",
     "uncalled_function": "a module-level function holding an import in its body that its own file never names "
                          "outside it (no call, reference, decorator or string of its name): the name is the "
                          "function, over its lines (extract/python/on_demand.py)",

@@ -11,7 +11,7 @@ import ast
 from collections.abc import Mapping, Sequence
 
 from migrate.model import Fact
-from migrate.vocabulary import UNKNOWN_DEFAULT
+from migrate.vocabulary import UNKNOWN_DEFAULT, UNUSED_IMPORT
 from migrate.workloads.fact_index import of_kind, of_kinds
 
 
@@ -52,15 +52,55 @@ def branches_not_taken(facts: Mapping[str, Sequence[Fact]]) -> dict[str, list[tu
     return out
 
 
+def uses_not_taken(facts: Mapping[str, Sequence[Fact]]) -> dict[str, dict[str, tuple[str, frozenset[int]]]]:
+    """Per file, each name it imports by `from ... import` every use of which (`branch_use` facts,
+    extract/python/branch_uses.py) sits in an `if` branch a default run does not take -> (evidence of the first, the
+    lines of the uses)."""
+    defaults: dict[str, object] | None = None
+    found: dict[tuple[str, str], list[str | None]] = {}  # (file, name) -> evidence of each use, None where taken
+    lines: dict[tuple[str, str], set[int]] = {}
+    for path, f in of_kind(facts, "branch_use"):
+        if f.text == UNUSED_IMPORT:  # imported and never read: no use at all
+            found.setdefault((path, f.name), [])
+            continue
+        lines.setdefault((path, f.name), set()).add(f.line)
+        side, _, test = f.text.partition("\n")
+        evidence: str | None = None
+        if test and f.role:
+            holds = taken(test, {}, _switches(f.role))
+            evidence = f"the `{side}` branch of `if {test}`, which a call leaving the function's switches at their " \
+                       f"defaults ({f.role.removeprefix('switches:')}) does not take"
+        elif test:
+            if defaults is None:
+                defaults = option_defaults(facts)
+            holds = taken(test, defaults)
+            evidence = f"the `{side}` branch of `if {test}`, which a run without those command-line options does " \
+                       "not take"
+        if not test or holds is None or holds == (side == "then"):
+            evidence = None
+        found.setdefault((path, f.name), []).append(evidence and f"{path}:{f.line}: in {evidence}")
+    out: dict[str, dict[str, tuple[str, frozenset[int]]]] = {}
+    for (path, name), seen in found.items():
+        if all(seen):
+            why = str(seen[0]) if seen else f"{path} imports it and never uses it"
+            out.setdefault(path, {})[name] = (why, frozenset(lines.get((path, name), ())))
+    return out
+
+
+def _switches(role: str) -> dict[str, object]:
+    """`switches:a=False,b=True` -> {a: False, b: True}."""
+    switches: dict[str, object] = {}
+    for pair in role.removeprefix("switches:").split(","):
+        name, _, value = pair.partition("=")
+        switches[name] = value == "True"
+    return switches
+
+
 def _switch_not_taken(path: str, fact: Fact) -> tuple[int, int, str] | None:
     """(first line, last line, evidence) of a branch that a call leaving the function's switches at their defaults
     does not take; None where it does, or where the test's other reads leave it untold."""
-    switches: dict[str, object] = {}
     said = fact.role.removeprefix("switches:")
-    for pair in said.split(","):
-        name, _, value = pair.partition("=")
-        switches[name] = value == "True"
-    holds = taken(fact.text, {}, switches)
+    holds = taken(fact.text, {}, _switches(fact.role))
     if holds is None or holds == (fact.name == "then"):
         return None
     return (fact.line, fact.end_line, f"{path}:{fact.line}: in the `{fact.name}` branch of `if {fact.text}`, which a "

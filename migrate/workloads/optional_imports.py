@@ -12,7 +12,7 @@ from migrate.workloads.assemble import resolve_sources
 from migrate.workloads.build_sources import join
 from migrate.workloads.fact_index import of_kind
 from migrate.workloads.includes import HEADER_SUFFIXES, close_over_includes, includers_of
-from migrate.workloads.on_demand import uncalled_scopes
+from migrate.workloads.on_demand import opted_in_scopes, uncalled_scopes
 from migrate.workloads.option_branches import branches_not_taken
 from migrate.workloads.optional_words import Words, optional_root, words
 
@@ -35,6 +35,8 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
     untaken = branches_not_taken(facts)
     known = known or words()
     for path, scopes in uncalled_scopes(facts, index, known.test_files).items():  # in functions nothing calls
+        untaken.setdefault(path, []).extend(scopes)
+    for path, scopes in opted_in_scopes(facts, index, known.test_files).items():  # called only in untaken branches
         untaken.setdefault(path, []).extend(scopes)
     tested: dict[str, list[tuple[bool, str, str]]] = {}  # imports from test modules: they test, they do not use
     tests: dict[str, bool] = {}  # importer -> whether it is a test module

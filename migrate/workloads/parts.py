@@ -44,6 +44,7 @@ from migrate.workloads.host_tools import nvidia_host_branches
 from migrate.workloads.includes import gate_headers, included_by_required, linked_by_required, optional_includes
 from migrate.workloads.left_out import left_out_of_hip
 from migrate.workloads.make_reached import unbuilt_by_make, unincluded_fragments
+from migrate.workloads.on_demand import opted_in_scopes
 from migrate.workloads.option_branches import branches_not_taken
 from migrate.workloads.optional_imports import loaded_only_by_optional, optional_modules
 from migrate.workloads.optional_words import (
@@ -520,7 +521,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         runtime_scopes=alternative_runtime_scopes(facts, known),
                         run_time=run_time_alternatives(facts, kinds, findings),
                         found_under=found_only_under(facts, regions, gated, switches, known),
-                        unasked={p: tuple(v) for p, v in branches_not_taken(facts).items()},
+                        unasked=_unasked(facts, known),
                         nvidia_hosts=nvidia_host_branches(facts),
                         unreached=unreached, undeclared=undeclared_scopes(facts, kinds),
                         off_branches=project_defines.off_branches(facts, kinds, known),
@@ -528,6 +529,18 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     images = _images_of_optional_builds(project, kinds, findings, known) | _deployment_scripts(project, kinds, findings,
                                                                                                known)
     return replace(project, images=images, host_gates=host_gates.host_only_gates(kinds, findings, known))
+
+
+def _unasked(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, tuple[tuple[int, int, str], ...]]:
+    """Per Python file, the `if` branches with an import that a default run does not take, and the functions the
+    project calls only in such branches (workloads/on_demand.py opted_in_scopes)."""
+    from migrate.workloads.modules import ModuleIndex
+
+    out = {p: list(v) for p, v in branches_not_taken(facts).items()}
+    index = ModuleIndex(p for p in facts if p.endswith(".py"))
+    for path, scopes in opted_in_scopes(facts, index, known.test_files).items():
+        out.setdefault(path, []).extend(scopes)
+    return {p: tuple(v) for p, v in out.items()}
 
 
 def _container_runs(kinds: Mapping[str, str], findings: Sequence[Finding], known: Words) -> list[str]:

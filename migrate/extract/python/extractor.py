@@ -11,7 +11,17 @@ import warnings
 from migrate.extract.c.guards import SWITCH, SWITCH_NAME
 from migrate.extract.columns import Columns
 from migrate.extract.names import guard_map, name_list
-from migrate.extract.python import commands, constructs, deferred, embedded, on_demand, options, structure, unparsed
+from migrate.extract.python import (
+    branch_uses,
+    commands,
+    constructs,
+    deferred,
+    embedded,
+    on_demand,
+    options,
+    structure,
+    unparsed,
+)
 from migrate.extract.python.guards import HIP_MARKERS, HipGuards
 from migrate.extract.python.optional import (
     EnvOptIns,
@@ -62,7 +72,8 @@ def extract_text(text: str, *, cell: int | None = None) -> tuple[list[Fact], lis
     visitor.prescan(tree)
     visitor.visit(tree)
     return (_behind_device_count(_optional_uses(_without_flag_strings(visitor.facts))) + _commented_imports(text, cell)
-            + options.facts(tree, cell) + on_demand.facts(tree, cell) + deferred.facts(tree, cell)), visitor.notes
+            + options.facts(tree, cell) + on_demand.facts(tree, cell) + deferred.facts(tree, cell)
+            + branch_uses.facts(tree, cell)), visitor.notes
 
 
 DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")

@@ -38,12 +38,11 @@ SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)  # na
 def facts(tree: ast.Module, cell: int | None = None) -> list[Fact]:
     """The `cli_option` and `option_branch` facts of a module."""
     out: list[Fact] = []
-    modules = {(a.asname or a.name).split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
-               for a in n.names}
+    modules = imported_names(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
             out += _option(node, cell)
-        elif isinstance(node, ast.If) and _reads_options_only(node.test, modules):
+        elif isinstance(node, ast.If) and reads_options_only(node.test, modules):
             test = ast.unparse(node.test)
             for name, body in (("then", node.body), ("else", node.orelse)):
                 if body and any(isinstance(n, (ast.Import, ast.ImportFrom)) for s in body for n in ast.walk(s)):
@@ -53,29 +52,58 @@ def facts(tree: ast.Module, cell: int | None = None) -> list[Fact]:
     return out + _parameter_branches(tree, cell)
 
 
+def asked_constants(tree: ast.Module) -> set[tuple[str, object]]:
+    """(keyword, constant) of every call in the module: a switch a call passes as the other constant is no switch."""
+    return {(k.arg, k.value.value) for n in ast.walk(tree) if isinstance(n, ast.Call) for k in n.keywords
+            if k.arg and isinstance(k.value, ast.Constant)}
+
+
+def switches_of(fn: ast.FunctionDef | ast.AsyncFunctionDef, asked: set[tuple[str, object]],
+                nodes: list[ast.AST]) -> dict[str, bool]:
+    """A function's switches: parameters with a True/False default that no call of the module passes as the other
+    constant and that the function's assignments keep (`nodes`: the function's own nodes)."""
+    return {name: value for name, value in _switch_defaults(fn.args).items()
+            if (name, not value) not in asked and _kept(name, value, nodes)}
+
+
+def switch_role(test: ast.expr, switches: dict[str, bool]) -> str:
+    """`switches:<name>=<default>,...` of the switches a test reads; "" where it reads none."""
+    read = sorted({n.id for n in ast.walk(test) if isinstance(n, ast.Name) and n.id in switches})
+    return "switches:" + ",".join(f"{name}={switches[name]!r}" for name in read) if read else ""
+
+
+def imported_names(tree: ast.Module) -> set[str]:
+    """The first name of everything the module imports (`np` of `import numpy as np`, `amp` of `from apex import
+    amp`): an attribute of one is a module's, not an option namespace's."""
+    return {(a.asname or a.name).split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+            for a in n.names}
+
+
 def _parameter_branches(tree: ast.Module, cell: int | None) -> list[Fact]:
-    asked = {(k.arg, k.value.value) for n in ast.walk(tree) if isinstance(n, ast.Call) for k in n.keywords
-             if k.arg and isinstance(k.value, ast.Constant)}
+    asked = asked_constants(tree)
     out: list[Fact] = []
     for fn in ast.walk(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        nodes = list(_own_nodes(fn.body))
-        switches = {name: value for name, value in _switch_defaults(fn.args).items()
-                    if (name, not value) not in asked and _kept(name, value, nodes)}
+        nodes = list(own_nodes(fn.body))
+        switches = switches_of(fn, asked, nodes)
         for node in nodes:
             if not isinstance(node, ast.If):
                 continue
-            read = sorted({n.id for n in ast.walk(node.test) if isinstance(n, ast.Name) and n.id in switches})
-            if not read:
+            role = switch_role(node.test, switches)
+            if not role:
                 continue
-            role = "switches:" + ",".join(f"{name}={switches[name]!r}" for name in read)
             for name, body in (("then", node.body), ("else", node.orelse)):
                 if body and any(isinstance(n, (ast.Import, ast.ImportFrom)) for s in body for n in ast.walk(s)):
                     end = max(getattr(s, "end_lineno", None) or s.lineno for s in body)
                     out.append(Fact(kind="parameter_branch", name=name, line=body[0].lineno, column=body[0].col_offset + 1,
                                     end_line=end, end_column=1, text=ast.unparse(node.test), role=role, cell=cell))
     return out
+
+
+def has_switch_defaults(args: ast.arguments) -> bool:
+    """Whether a parameter defaults to True or False (a cheap test before reading the function's body)."""
+    return any(isinstance(d, ast.Constant) and isinstance(d.value, bool) for d in (*args.defaults, *args.kw_defaults))
 
 
 def _switch_defaults(args: ast.arguments) -> dict[str, bool]:
@@ -85,7 +113,7 @@ def _switch_defaults(args: ast.arguments) -> dict[str, bool]:
     return {a.arg: d.value for a, d in pairs if isinstance(d, ast.Constant) and isinstance(d.value, bool)}
 
 
-def _own_nodes(statements: list[ast.stmt]) -> list[ast.AST]:
+def own_nodes(statements: list[ast.stmt]) -> list[ast.AST]:
     """The nodes of a function's body, not those of the functions, lambdas and classes it defines."""
     out: list[ast.AST] = []
     todo: list[ast.AST] = [s for s in statements if not isinstance(s, SCOPES)]
@@ -132,7 +160,7 @@ def _option(call: ast.Call, cell: int | None) -> list[Fact]:
                  end_line=call.end_lineno or call.lineno, end_column=1, text=text, cell=cell)]
 
 
-def _reads_options_only(test: ast.expr, modules: set[str]) -> bool:
+def reads_options_only(test: ast.expr, modules: set[str]) -> bool:
     """A test made of attribute reads of a namespace (`opt.engine`, `self.opt.fp16`), not/and/or, comparisons with
     constants and constants, with one read at least. An object's own attribute (`self.device`, `cls.x`) or a module's
     (`sys.platform`, an imported name) is no option namespace."""
