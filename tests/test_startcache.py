@@ -97,7 +97,7 @@ sys.addaudithook(lambda event, args: compiled.append(1) if event == "compile" an
 
 def test_a_second_lint_process_compiles_no_source_text(tmp_path: Path) -> None:
     """Nothing is compiled from text in a second lint process: not dataclass methods, not model's slot makers
-    (migrate/sourcecode.py), not namedtuple's __new__ (urllib.parse's, platform's); the first one compiled them."""
+    (compat.run_text), not namedtuple's __new__ (urllib.parse's, platform's); the first one compiled them."""
     source = tmp_path / "kernel.cu"
     source.write_text(KERNEL)
     env = _env(tmp_path)
@@ -286,22 +286,22 @@ def test_a_damaged_table_is_not_used(tmp_path: Path) -> None:
 
 
 def test_source_text_runs_the_same_with_and_without_a_table(tmp_path: Path) -> None:
-    """migrate/sourcecode.run compiles as exec of the text would (no future flags of the caller), with a table's
+    """compat.run_text compiles as exec of the text would (no future flags of the caller), with a table's
     compiler or without one; the near miss: a text the table holds under `exec` is not served for `eval`."""
-    from migrate import sourcecode
+    from migrate import compat
 
     text = "def made(a, *, b=b):\n    return (a, b)"
     plain: dict[str, object] = {"b": 2}
-    sourcecode.run(text, plain)
+    compat.run_text(text, plain)
     table = startcache._Table(str(tmp_path / "t.marshal"), {}, {})
     served: dict[str, object] = {"b": 2}
     compiled = table.code_of("exec")
     try:
-        sourcecode.compiled = compiled
-        sourcecode.run(text, served)
-        sourcecode.run(text, served)
+        compat.text_compiler = compiled
+        compat.run_text(text, served)
+        compat.run_text(text, served)
     finally:
-        sourcecode.compiled = None
+        compat.text_compiler = None
     assert plain["made"](1) == served["made"](1) == (1, 2)  # type: ignore[operator]
     assert list(table.new_sources) == [text]  # compiled once, then served
     assert table.code_of("eval")("(1, 2)") is not table.new_sources[text] and len(table.new_sources) == 2

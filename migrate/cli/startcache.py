@@ -17,7 +17,7 @@ text and compiles it (~4.7 M instructions a class, 37 classes on lint's path: ~1
   `exec` in the `dataclasses` module runs the stored code object, which is what `exec` of the text
   compiles (file `<string>`, no inherited future flags: dataclasses.py has none). So are the other texts
   a lint compiles at each start: namedtuple's `__new__` (`eval` in `collections`, keyed by text and mode)
-  and model's slot makers (migrate/sourcecode.py).
+  and model's slot makers (compat.run_text).
 - Each command that installs the hooks has its own table (`table_path(command)`): a lint reads only what
   lints compiled, not the ~2.5x a scan adds.
 
@@ -169,7 +169,7 @@ def install(command: str = LINT) -> None:
     import dataclasses
     import re
 
-    from migrate import sourcecode
+    from migrate import compat
 
     compiler = getattr(re, "_compiler", None)
     if compiler is None or not callable(getattr(compiler, "compile", None)) or not callable(getattr(compiler, "_code", None)):
@@ -180,7 +180,7 @@ def install(command: str = LINT) -> None:
     dataclasses.exec = table.exec_hook()  # type: ignore[attr-defined]  # the module's global shadows the builtin
     # namedtuple's __new__ (the one eval of collections: urllib.parse's and platform's tuples on lint's way)
     collections.eval = table.eval_hook()  # type: ignore[attr-defined]
-    sourcecode.compiled = table.code_of("exec")  # model's slot makers
+    compat.text_compiler = table.code_of("exec")  # model's slot makers (compat.run_text)
     _Table.current = table
 
 
