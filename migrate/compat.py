@@ -7,7 +7,11 @@ instructions), and CPython's own SHA-256 module (`_sha256` up to 3.11, `_sha2` f
 CPython's own module gives the same digest, ~5x slower per byte than OpenSSL's: it is used while
 this process has hashed at most SHA256_BUDGET bytes with it and has not imported hashlib for another
 reason; past that (a scan hashes every file it reads), or where Python was built without it,
-hashlib's is used. Imports nothing else."""
+hashlib's is used.
+
+`run_text`: `exec` of a function the package writes as text at run time (model's slot makers), compiled by
+`compile`, or served by `text_compiler` where cli/startcache.py installed its table (a lint: compiling one
+costs ~1 M instructions, and a lint of one file writes six). Imports nothing else."""
 from __future__ import annotations
 
 import sys
@@ -15,6 +19,7 @@ from collections.abc import Callable
 
 TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
 if TYPE_CHECKING:
+    from types import CodeType
     from typing import Any
 
     import tomllib
@@ -36,7 +41,9 @@ _builtin_sha256 = _own_sha256()
 SHA256_BUDGET = 256 << 10  # bytes: the builtin's extra time (~8 ns a byte) for this many stays below hashlib's import
 _SHA256_USED = [0]  # bytes hashed by the builtin in this process
 
-__all__ = ["sha256_hex", "tomllib"]
+__all__ = ["run_text", "sha256_hex", "text_compiler", "tomllib"]
+
+text_compiler: Callable[[str], CodeType] | None = None  # the start table's (startcache.install), None without one
 
 
 def sha256_hex(data: bytes) -> str:
@@ -47,6 +54,13 @@ def sha256_hex(data: bytes) -> str:
     import hashlib
 
     return hashlib.sha256(data).hexdigest()
+
+
+def run_text(text: str, scope: dict[str, Any]) -> None:
+    """`exec(text, scope)`, the text compiled as `exec` compiles it in a module without future imports (the texts
+    the package writes hold no annotations, so the code is the same as from the module that writes them)."""
+    code = text_compiler(text) if text_compiler is not None else compile(text, "<string>", "exec", dont_inherit=True)
+    exec(code, scope)
 
 
 def import_with_c_datetime(name: str) -> object:

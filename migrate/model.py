@@ -8,7 +8,7 @@ from functools import cache
 from operator import attrgetter
 from pathlib import Path
 
-from migrate.compat import sha256_hex
+from migrate.compat import run_text, sha256_hex
 
 TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
 if TYPE_CHECKING:
@@ -236,7 +236,7 @@ def slot_builder(cls: type[T]) -> Callable[[Iterable[object]], T]:
     lines = ["def build(values, *, draft=draft, cls=cls):", f"    {', '.join(f'v_{n}' for n in names)}, = values",
              "    made = draft()", *(f"    made.{n} = v_{n}" for n in names), "    made.__class__ = cls", "    return made"]
     scope: dict[str, Any] = {"draft": draft, "cls": cls}
-    exec("\n".join(lines), scope)  # our own text, built from the slot names above
+    run_text("\n".join(lines), scope)  # our own text, built from the slot names above
     build: Callable[[Iterable[object]], T] = scope["build"]
     return build
 
@@ -272,7 +272,7 @@ def evolver(*names: str) -> Callable[..., Finding]:
              *(f"    made.{n} = v_{n}" if n in names else f"    made.{n} = finding.{n}" for n in fields),
              "    made.__class__ = cls", "    return made"]
     scope: dict[str, Any] = {"draft": type("_FindingDraft", (), {"__slots__": fields}), "cls": Finding}
-    exec("\n".join(lines), scope)  # our own text, built from the slot names above
+    run_text("\n".join(lines), scope)  # our own text, built from the slot names above
     evolved: Callable[..., Finding] = scope["evolved"]
     return evolved
 

@@ -89,6 +89,57 @@ def _scan(tmp_path: Path, tree: Path, env: dict[str, str], cache: str) -> tuple[
     return done.returncode, report.read_bytes(), err, json.loads(said)
 
 
+COMPILES = """import sys
+compiled = []
+sys.addaudithook(lambda event, args: compiled.append(1) if event == "compile" and isinstance(args[0], (str, bytes)) else None)
+"""
+
+
+def test_a_second_lint_process_compiles_no_source_text(tmp_path: Path) -> None:
+    """Nothing is compiled from text in a second lint process: not dataclass methods, not model's slot makers
+    (compat.run_text), not namedtuple's __new__ (urllib.parse's, platform's); the first one compiled them."""
+    source = tmp_path / "kernel.cu"
+    source.write_text(KERNEL)
+    env = _env(tmp_path)
+    counted = COMPILES + PROBE.replace("said():", "said():\n    print(json.dumps(len(compiled)), file=sys.stderr)")
+    runs = []
+    for n in range(2):
+        source.write_text(KERNEL.replace("v[0]", f"v[{n}]"))  # edited: extracted, not replayed
+        done = subprocess.run([sys.executable, "-c", counted, "lint", str(source)], capture_output=True, text=True,
+                              env=env, cwd=tmp_path, check=False)
+        lines = done.stderr.rstrip("\n").split("\n")
+        runs.append((done.returncode, done.stdout, int(lines[-2]), json.loads(lines[-1])))
+    assert runs[0][2] > 0 and runs[0][3]["new_sources"] > 100  # the first compiles (bytecode and table are empty)
+    assert runs[1][2] == 0 and runs[1][3]["new_sources"] == 0
+    assert runs[0][0] == runs[1][0] == 1 and "HIP4010" in runs[1][1]
+
+
+def test_a_lint_reads_a_table_of_its_own_beside_a_scan_s(tmp_path: Path) -> None:
+    """A scan stores what it compiles in the scan table; a lint after it compiles its own (none served from the
+    scan's table) into the lint table, which holds fewer patterns, and a second lint is served from it."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "kernel.cu").write_text(KERNEL)
+    env = _env(tmp_path)
+    scanned = _scan(tmp_path, tree, env, "scan")
+    assert scanned[3] is not None and str(scanned[3]["path"]).endswith(".scan.marshal")
+    source = tmp_path / "kernel.cu"
+    source.write_text(KERNEL)
+    first = _lint(tmp_path, source, env)[3]
+    source.write_text(KERNEL.replace("v[0]", "v[1]"))
+    second = _lint(tmp_path, source, env)[3]
+    assert first is not None and second is not None and first["path"] == second["path"] != scanned[3]["path"]
+    assert Path(str(first["path"])).name == f"startcache.{sys.implementation.cache_tag}.marshal"  # the name tables had
+    assert first["served"] == 0 and int(str(first["new_patterns"])) > 50
+    assert second["served"] == first["new_patterns"] and second["new_patterns"] == second["new_sources"] == 0
+    import marshal
+
+    def patterns(path: object) -> int:
+        return len(marshal.loads(marshal.loads(Path(str(path)).read_bytes())[2])[0])
+
+    assert patterns(first["path"]) < patterns(scanned[3]["path"])
+
+
 def test_a_first_scan_serves_what_an_earlier_scan_compiled(tmp_path: Path) -> None:
     """A scan installs the table too: a first scan of a tree (an empty cache directory) after an earlier scan compiles
     no pattern and no dataclass method the earlier one stored, and its report is the same byte for byte."""
@@ -232,3 +283,26 @@ def test_a_damaged_table_is_not_used(tmp_path: Path) -> None:
     for at in range(len(data)):
         damaged.write_bytes(data[:at] + bytes([data[at] ^ 1]) + data[at + 1:])
         assert startcache._read(str(damaged)) in (({}, {}), stored), at
+
+
+def test_source_text_runs_the_same_with_and_without_a_table(tmp_path: Path) -> None:
+    """compat.run_text compiles as exec of the text would (no future flags of the caller), with a table's
+    compiler or without one; the near miss: a text the table holds under `exec` is not served for `eval`."""
+    from migrate import compat
+
+    text = "def made(a, *, b=b):\n    return (a, b)"
+    plain: dict[str, object] = {"b": 2}
+    compat.run_text(text, plain)
+    table = startcache._Table(str(tmp_path / "t.marshal"), {}, {})
+    served: dict[str, object] = {"b": 2}
+    compiled = table.code_of("exec")
+    try:
+        compat.text_compiler = compiled
+        compat.run_text(text, served)
+        compat.run_text(text, served)
+    finally:
+        compat.text_compiler = None
+    assert plain["made"](1) == served["made"](1) == (1, 2)  # type: ignore[operator]
+    assert list(table.new_sources) == [text]  # compiled once, then served
+    assert table.code_of("eval")("(1, 2)") is not table.new_sources[text] and len(table.new_sources) == 2
+    assert table.eval_hook()("b + 1", {"b": 2}) == 3

@@ -105,7 +105,7 @@ def lint_or_main(argv: list[str]) -> Callable[[], int]:
     elif argv[:1] == ["scan"]:  # a scan's modules too: its parent's imports are serial work before the workers start
         from migrate.cli import startcache
 
-        startcache.install()
+        startcache.install("scan")  # a table of its own: a lint does not unmarshal what only a scan compiles
     from migrate.cli import lint_args
     from migrate.extract import budget
 

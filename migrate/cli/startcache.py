@@ -15,7 +15,11 @@ text and compiles it (~4.7 M instructions a class, 37 classes on lint's path: ~1
   reaches the table, which is world-readable beside the bytecode.
 - A dataclass method's source is compiled once and its code object kept, keyed by the source text:
   `exec` in the `dataclasses` module runs the stored code object, which is what `exec` of the text
-  compiles (file `<string>`, no inherited future flags: dataclasses.py has none).
+  compiles (file `<string>`, no inherited future flags: dataclasses.py has none). So are the other texts
+  a lint compiles at each start: namedtuple's `__new__` (`eval` in `collections`, keyed by text and mode)
+  and model's slot makers (compat.run_text).
+- Each command that installs the hooks has its own table (`table_path(command)`): a lint reads only what
+  lints compiled, not the ~2.5x a scan adds.
 
 The table is a marshal file named after this module's bytecode (`__cached__`, so
 PYTHONPYCACHEPREFIX is honoured), with the same trust as bytecode: whoever can write it can run
@@ -41,7 +45,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-FORMAT = 3  # 2: the payload with its BLAKE2b digest; 3: with its CRC-32
+FORMAT = 4  # 2: the payload with its BLAKE2b digest; 3: with its CRC-32; 4: one table per command
+LINT = "lint"  # the command whose table keeps the name every table had before FORMAT 4
 MAX_PATTERNS = 4000  # past this, only what this run used and added is kept
 MAX_SOURCES = 2000
 DEBUG_FLAG = 128  # re.DEBUG: such a pattern prints its program; never served from the table
@@ -56,13 +61,13 @@ Program = tuple[int, list[int], int, dict[str, int], tuple[object, ...]]  # _sre
 class _Table:
     """The table read at the start, what this process added, and the hooks that serve it."""
 
-    def __init__(self, path: str, patterns: dict[tuple[object, int], Program], sources: dict[str, Any]) -> None:
+    def __init__(self, path: str, patterns: dict[tuple[object, int], Program], sources: dict[object, Any]) -> None:
         self.path = path
         self.original: Callable[..., Any] | None = None  # re's own compiler, which the hook calls on a miss
         self.patterns = patterns
         self.sources = sources
         self.new_patterns: list[tuple[str | bytes, int]] = []
-        self.new_sources: dict[str, Any] = {}
+        self.new_sources: dict[object, Any] = {}
         self.used_patterns: set[tuple[object, int]] = set()
 
     current: _Table | None = None  # the table this process installed
@@ -84,18 +89,35 @@ class _Table:
 
         return compile_
 
-    def exec_hook(self) -> Callable[..., None]:
+    def code_of(self, mode: str) -> Callable[[str], Any]:
+        """The code object `compile(source, "<string>", mode, dont_inherit=True)` makes, from the table where it
+        holds one. An `exec` source is keyed by its text (as in every table so far), any other by (text, mode)."""
         sources, new = self.sources, self.new_sources
 
+        def code_(source: str) -> Any:
+            key: Any = source if mode == "exec" else (source, mode)
+            code = sources.get(key) or new.get(key)
+            if code is None:
+                code = new[key] = compile(source, "<string>", mode, dont_inherit=True)
+            return code
+
+        return code_
+
+    def exec_hook(self) -> Callable[..., None]:
+        code_of = self.code_of("exec")
+
         def exec_(source: Any, globals_: Any = None, locals_: Any = None) -> None:
-            if type(source) is str:
-                code = sources.get(source) or new.get(source)
-                if code is None:
-                    code = new[source] = compile(source, "<string>", "exec", dont_inherit=True)
-                source = code
-            exec(source, globals_, locals_)
+            exec(code_of(source) if type(source) is str else source, globals_, locals_)
 
         return exec_
+
+    def eval_hook(self) -> Callable[..., Any]:
+        code_of = self.code_of("eval")
+
+        def eval_(source: Any, globals_: Any = None, locals_: Any = None) -> Any:
+            return eval(code_of(source) if type(source) is str else source, globals_, locals_)
+
+        return eval_
 
 
 def _own(pattern: str | bytes) -> bool:
@@ -115,12 +137,15 @@ def _own(pattern: str | bytes) -> bool:
             or frame.f_globals.get("__name__", "").startswith(DATA_STAGES))
 
 
-def table_path() -> str | None:
-    """The table's file: this module's bytecode file with `.marshal` for `.pyc` (None where Python keeps no bytecode)."""
+def table_path(command: str = LINT) -> str | None:
+    """The table's file: this module's bytecode file with `.marshal` for `.pyc` for a lint, `.<command>.marshal` for
+    another command's (None where Python keeps no bytecode). Each command reads its own table: a scan compiles
+    ~2.5x the patterns and dataclass methods of a lint of one file, and a lint that read one table shared with
+    scans spent ~16 M instructions of its ~287 M unmarshalling what only scans use."""
     cached = globals().get("__cached__")
     if not isinstance(cached, str) or not cached.endswith(".pyc"):
         return None
-    return cached[:-len(".pyc")] + ".marshal"
+    return cached[:-len(".pyc")] + (".marshal" if command == LINT else f".{command}.marshal")
 
 
 def interpreter() -> tuple[object, ...]:
@@ -131,17 +156,20 @@ def interpreter() -> tuple[object, ...]:
             marshal.version)
 
 
-def install() -> None:
-    """Serve patterns and dataclass methods from the table from now on, and note the new ones for `save`.
+def install(command: str = LINT) -> None:
+    """Serve patterns and dataclass methods from `command`'s table from now on, and note the new ones for `save`.
     Does nothing when there is no place for a table or re's compiler is not the one this reads."""
     if _Table.current is not None:
         return
-    path = table_path()
+    path = table_path(command)
     if path is None:
         return
     import _sre
+    import collections
     import dataclasses
     import re
+
+    from migrate import compat
 
     compiler = getattr(re, "_compiler", None)
     if compiler is None or not callable(getattr(compiler, "compile", None)) or not callable(getattr(compiler, "_code", None)):
@@ -150,10 +178,13 @@ def install() -> None:
     table = _Table(path, patterns, sources)
     compiler.compile = table.compile_hook(compiler.compile, _sre.compile)
     dataclasses.exec = table.exec_hook()  # type: ignore[attr-defined]  # the module's global shadows the builtin
+    # namedtuple's __new__ (the one eval of collections: urllib.parse's and platform's tuples on lint's way)
+    collections.eval = table.eval_hook()  # type: ignore[attr-defined]
+    compat.text_compiler = table.code_of("exec")  # model's slot makers (compat.run_text)
     _Table.current = table
 
 
-def _read(path: str) -> tuple[dict[tuple[object, int], Program], dict[str, Any]]:
+def _read(path: str) -> tuple[dict[tuple[object, int], Program], dict[object, Any]]:
     """The table at `path`: its key, the payload's CRC-32 and the payload (bytes, unmarshalled only
     when the key and the CRC-32 match); empty where any of them does not."""
     try:
