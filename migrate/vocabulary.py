@@ -155,6 +155,11 @@ STRUCTURE_KINDS: dict[str, str] = {
                    "its condition",
     "make_goal_only": "a Makefile rule (or the assignment of a variable only such rules use) that make's default goal "
                       "does not reach, over its lines: the name is the goal that runs it, the text the default goal",
+    "make_goal_test": "a Makefile conditional's branch taken only when make's command line names a goal "
+                      "(`ifneq (,$(filter $(MAKECMDGOALS),optix))`), over its lines: the name is the first goal, the "
+                      "text all of them",
+    "make_stem": "a plain stem (`mmc_optix_host`: no suffix, no variable) an assignment names inside a "
+                 "`make_goal_test` branch, and no assignment outside such branches names",
     "make_no_rule": "a prerequisite make's default goal needs that no rule of the Makefile makes (`cuda` in "
                     "`all: sequential cuda`); where no file or folder of that name is there, make stops: the default "
                     "goal fails (workloads/make_goals.py)",

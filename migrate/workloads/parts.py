@@ -406,12 +406,14 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         loaded = loaded_only_under(facts, regions)
         return gated_by_build(facts, regions, loaded) | loaded | wrapped_folders(facts, regions)
 
+    # rules make's default goal does not reach (and branches only a named goal takes), and what only they name: read
+    # first, so that a `-DUSE_OPTIX` only such a branch passes switches the `#ifdef USE_OPTIX` branches with it
+    goals = make_goals.outside_default_goal(facts, kinds)
+    extend(regions, goals.regions)
     hard = hard_off(facts, kinds, known)
     chosen = set_only_under(facts, regions, gated_files(), known, hard)
-    extend(regions, defined_only_under(facts, kinds, regions, gated_files(), known))
+    extend(regions, defined_only_under(facts, kinds, regions, {**goals.gated, **gated_files()}, known))
     gated = gated_files()
-    goals = make_goals.outside_default_goal(facts, kinds)  # rules make's default goal does not reach, and what only they name
-    extend(regions, goals.regions)
     for path, region in goals.gated.items():
         gated.setdefault(path, region)
     for path, region in reach.filtered_out(facts, kinds, regions).items():  # `if(NOT CUDA) list(FILTER SRC EXCLUDE ...)`
