@@ -483,9 +483,24 @@ def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], kno
                     and not name.startswith(known.reserved) \
                     and (any(word in known.request_words for word in name.split("_")[:-1])
                          or (name != f.name and "_" in name and "{" not in name and not name.upper().startswith(found))
-                         or (name != f.name and name.startswith(ENVIRONMENT_PREFIX))):
+                         or (name != f.name and name.startswith(ENVIRONMENT_PREFIX)
+                             and not configures_cmake_only(facts[path], f, known))):
                 out[f.name] = (f"{path}:{f.line} {f.text} (no build file sets {name})", "OFF")
     return out
+
+
+BRANCH_ENDS = frozenset({"elseif", "else", "endif"})  # the command that closes a branch, on its last line
+
+
+def configures_cmake_only(items: Sequence[Fact], branch: Fact, known: Words) -> bool:
+    """Whether a branch's commands only set CMake's own variables (`set(CMAKE_CUDA_ARCHITECTURES $ENV{CUDA_ARCH})`,
+    `set(CMAKE_CUDA_COMPILER "$ENV{CUDA_PATH}/bin/nvcc")`) or print: such a branch picks how the compiler runs, the
+    same build with or without it, and adds no part (beehive-lab/TornadoVM 06616ddd
+    tornado-drivers/cutlass-jni/src/main/cpp/CMakeLists.txt:11, :32)."""
+    commands = [c for c in items if c.kind == "cmake" and c.role == "command" and branch.line < c.line <= branch.end_line
+                and not (c.line == branch.end_line and c.name.lower() in BRANCH_ENDS)]
+    return bool(commands) and all(c.name.lower() == "message" or (c.name.lower() == "set" and c.text.startswith(known.reserved))
+                                  for c in commands)
 
 
 def make_unset(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, tuple[str, str]]:
