@@ -13,6 +13,8 @@ from migrate.workloads.includes import HEADER_SUFFIXES, close_over_includes, inc
 from migrate.workloads.optional_words import Words
 
 UNBUILT_SUFFIXES = (".cu",)
+# facts of other builds and run-time loaders that name a source to compile (beside build_source and extension)
+LISTING_KINDS = ("vs_source", "make_source", "runtime_source", "source_unplaced")
 
 
 def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds_cuda: bool = True) -> dict[str, str]:
@@ -69,10 +71,12 @@ def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds
             how = "one by one" if above in explicit else "by a pattern that leaves this file out"
             out[path] = (f"{named[above]} names {above} {how}, and no build of the project compiles CUDA; "
                          f"no build file names {path} and nothing includes it")
-    # headers, and a .cu file another includes (`#include "mmc_optix_rand.cu"` in mmc_optix_ray.h): each is compiled
-    # as part of its includers, so with them
+    # headers, and a .cu file another includes (`#include "mmc_optix_rand.cu"` in mmc_optix_ray.h) that no build lists
+    # (a Visual Studio project's CudaCompile item compiles it on its own): each is compiled with its includers
+    listed = {posixpath.basename(f.name) for _, f in of_kinds(facts, *LISTING_KINDS)}
     candidates = [p for p in sorted(files - set(out) - set(named))
-                  if p.endswith(HEADER_SUFFIXES) or (p.endswith(UNBUILT_SUFFIXES) and includers.get(posixpath.basename(p)))]
+                  if p.endswith(HEADER_SUFFIXES) or (p.endswith(UNBUILT_SUFFIXES) and includers.get(posixpath.basename(p))
+                                                     and posixpath.basename(p) not in listed)]
     close_over_includes(out, candidates, includers, lambda p: p in out,
                          "included only by sources no build compiles")
     return out

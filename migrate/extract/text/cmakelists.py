@@ -81,7 +81,7 @@ def extract(source: bytes) -> Extraction:
     commands = parse(text)
     roots = _root_names(commands)
     stops = _stops_without(commands)
-    facts.extend(_branches(commands, where))
+    facts.extend(_branches(commands, where, text))
     facts.extend(_source_filters(commands, where))
     facts.extend(_cleared_switches(commands, where))
     facts.extend(_value_defaults(commands, where))
@@ -382,6 +382,23 @@ CONSTANTS = frozenset({"ON", "OFF", "TRUE", "FALSE", "YES", "NO", "NOTFOUND", "I
 EITHER = " OR "
 
 
+def _top_level(args: tuple[Argument, ...], text: str, opening: int) -> tuple[Argument, ...] | None:
+    """The arguments outside every parenthesized group of an if() condition (a group stands for one operand: if()
+    evaluates it first, https://cmake.org/cmake/help/latest/command/if.html#condition-syntax), or None where the
+    condition has no group. `if (BUILD_NVIDIA AND (BUILD_EXE_MINER OR BUILD_EXE_UNIT_TEST))` is taken only where
+    BUILD_NVIDIA is on (luminousmining/miner sources/CMakeLists.txt:4): its top level is `BUILD_NVIDIA AND`."""
+    depth, grouped, out = 0, False, []
+    end = opening
+    for a in args:
+        gap = text[end:a.start]
+        depth += gap.count("(") - gap.count(")")
+        grouped = grouped or depth > 0
+        if depth == 0:
+            out.append(a)
+        end = max(a.start, a.start + len(a.text) + (2 if a.quoted else 0))
+    return tuple(out) if grouped and depth >= 0 else None
+
+
 def _parse_prefix(args: tuple[Argument, ...]) -> str:
     texts = [a.text for a in args]
     return (texts[2] if len(texts) > 2 else "") if texts[:1] == ["PARSE_ARGV"] else (texts[0] if texts else "")
@@ -407,8 +424,15 @@ def _dereferenced(args: tuple[Argument, ...]) -> tuple[Argument, ...]:
                  for i, a in enumerate(args))
 
 
-def _condition(args: tuple[Argument, ...]) -> tuple[str, list[str]]:
-    """The back end ("hip", "cuda" or "") and the switches a positive branch of if(...) is taken on."""
+def _condition(args: tuple[Argument, ...], text: str = "", opening: int = 0) -> tuple[str, list[str]]:
+    """The back end ("hip", "cuda" or "") and the switches a positive branch of if(...) is taken on. With the file's
+    `text` (the condition starting at `opening`), a condition with parenthesized groups is read at its top level
+    (`_top_level`)."""
+    top = _top_level(args, text, opening) if text else None
+    if top is not None and any(a.text not in CONDITION_KEYWORDS for a in top):  # not one group around everything
+        if "OR" in (a.text for a in top):
+            return _condition(args)[0], []
+        args = top
     args = _dereferenced(args)
     texts = [a.text for a in args]
     backend = ""
@@ -501,7 +525,7 @@ def _value_defaults(commands: list[Command], where: _Positions) -> list[Fact]:
     return out
 
 
-def _branches(commands: list[Command], where: _Positions) -> list[Fact]:
+def _branches(commands: list[Command], where: _Positions, text: str = "") -> list[Fact]:
     """One fact per branch of if()/elseif()/else() that a back end or a switch decides, over its lines."""
     out: list[Fact] = []
     stack: list[tuple[int, str, list[str], str]] = []  # (first line, back end, switches, the if()'s back end)
@@ -520,13 +544,14 @@ def _branches(commands: list[Command], where: _Positions) -> list[Fact]:
         if command.name in ("if", "elseif"):
             values.update((name, f'if({variable} STREQUAL "{value}")')
                           for name, variable, value in _value_switches(command.arguments))
+        opening = text.find("(", command.start) + 1  # where the condition starts
         if command.name == "if":
-            backend, switches = _condition(command.arguments)
+            backend, switches = _condition(command.arguments, text, opening)
             stack.append((line, backend, switches, backend))
         elif command.name in ("elseif", "else") and stack:
             origin = stack[-1][3]
             close(line - 1)
-            backend, switches = _condition(command.arguments) if command.name == "elseif" else \
+            backend, switches = _condition(command.arguments, text, opening) if command.name == "elseif" else \
                 (OPPOSITE.get(origin, ""), [])
             stack.append((line, backend, switches, origin))
         elif command.name == "endif" and stack:
