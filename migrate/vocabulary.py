@@ -155,6 +155,9 @@ STRUCTURE_KINDS: dict[str, str] = {
                    "its condition",
     "make_goal_only": "a Makefile rule (or the assignment of a variable only such rules use) that make's default goal "
                       "does not reach, over its lines: the name is the goal that runs it, the text the default goal",
+    "source_variable_use": "a CMake command that reads a variable a file(GLOB[_RECURSE] VAR ...) of the same file lists "
+                           "sources into (`add_executable(x ${CUDA_SOURCES})`): the name is the variable, the text "
+                           "the command",
     "make_goal_test": "a Makefile conditional's branch taken only when make's command line names a goal "
                       "(`ifneq (,$(filter $(MAKECMDGOALS),optix))`), over its lines: the name is the first goal, the "
                       "text all of them",

@@ -404,7 +404,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             break
     def gated_files() -> dict[str, Region]:
         loaded = loaded_only_under(facts, regions)
-        return gated_by_build(facts, regions, loaded) | loaded | wrapped_folders(facts, regions)
+        return gated_by_build(facts, regions, loaded, known) | loaded | wrapped_folders(facts, regions)
 
     # rules make's default goal does not reach (and branches only a named goal takes), and what only they name: read
     # first, so that a `-DUSE_OPTIX` only such a branch passes switches the `#ifdef USE_OPTIX` branches with it

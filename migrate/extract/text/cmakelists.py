@@ -87,6 +87,7 @@ def extract(source: bytes) -> Extraction:
     facts.extend(_value_defaults(commands, where))
     facts.extend(_guards(text, commands, where))
     facts.extend(_generator_expressions(text, where))
+    facts.extend(_glob_uses(commands, where))
     depth = 0  # blocks open around the command (if, function, macro, foreach, while, block)
     for command in commands:
         depth -= command.name in CMAKE_BLOCK_ENDS
@@ -768,6 +769,27 @@ def _build_parts(command: Command, where: _Positions, roots: Mapping[str, str]) 
         else:  # `${SRC_DIR}/kernel.cu`: the folder is a variable's value; the file's name is all that is known
             name = VARIABLE_REFERENCE.sub("*", path.rpartition("/")[2])
             out.append(fact("source_unplaced", name, at, at_col, at_col + len(arg.text), text=path))
+    return out
+
+
+def _glob_uses(commands: list[Command], where: _Positions) -> list[Fact]:
+    """`source_variable_use` facts: each command (but the file() that lists it) that reads a variable a
+    file(GLOB[_RECURSE] VAR ...) of this file lists sources into (`add_executable(cfd3d ${SOURCES} ${CUDA_SOURCES})`);
+    the name is the variable, the text the command (workloads/switches.gated_by_build: a glob's sources go with the
+    branch every use of its variable sits in)."""
+    listed = {c.arguments[1].text for c in commands
+              if c.name == "file" and len(c.arguments) > 2 and c.arguments[0].text in ("GLOB", "GLOB_RECURSE")}
+    if not listed:
+        return []
+    out = []
+    for command in commands:
+        if command.name == "file" and command.arguments and command.arguments[0].text in ("GLOB", "GLOB_RECURSE"):
+            continue
+        for arg in command.arguments:
+            for name in VARIABLE_REFERENCE.findall(arg.text) if "${" in arg.text else ():
+                if name in listed:
+                    line, col = where(arg.start)
+                    out.append(fact("source_variable_use", name, line, col, col + len(arg.text), text=command.name))
     return out
 
 
