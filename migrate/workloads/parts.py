@@ -28,6 +28,7 @@ from migrate.scan.layout import hip_members, hip_twinned
 from migrate.vocabulary import ALWAYS_DEFINED, BUILD_FILE_KINDS
 from migrate.workloads import (
     build_scopes,
+    cargo_features,
     compiler_reach,
     cpu_thrust,
     host_gates,
@@ -416,6 +417,9 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     gated = gated_files()
     for path, region in goals.gated.items():
         gated.setdefault(path, region)
+    by_feature, feature_switches = cargo_features.feature_gated(facts, known)  # CUDA only non-default features build
+    for path, region in by_feature.items():
+        gated.setdefault(path, region)
     for path, region in reach.filtered_out(facts, kinds, regions).items():  # `if(NOT CUDA) list(FILTER SRC EXCLUDE ...)`
         gated.setdefault(path, region)
     unset = never_set(facts, kinds, known, build_variants(kinds)) | never_defined(facts, kinds, known) \
@@ -440,7 +444,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             continue
         features = [feature(r.switch, known) for r in around]
         in_feature = any(x is not None and not is_platform(x, known) for x in features) \
-            or any(r.switch in goals.switches for r in around)
+            or any(r.switch in goals.switches or r.switch in feature_switches for r in around)
         if not in_feature and families.load().is_code(f.rule, "c") and optional_root(f.path, known) is None \
                 and class_rank(f.migration_class) >= class_rank("migration-required"):
             outside = True
@@ -472,6 +476,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         elif outside and not is_platform(turns_on, known) and not name.startswith("_"):  # not _GLIBCXX_USE_CXX11_ABI
             switches[name] = (*said, f"the project's own GPU code builds without {name}")
     switches.update(goals.switches)
+    switches.update(feature_switches)
     compiles_cuda = builds_cuda(facts, kinds, findings)
     switches.update(never_compiled_passes(kinds, regions, compiles_cuda, known))
     either_switches(regions, gated, switches)
