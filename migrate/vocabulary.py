@@ -158,6 +158,9 @@ STRUCTURE_KINDS: dict[str, str] = {
     "source_variable_use": "a CMake command that reads a variable a file(GLOB[_RECURSE] VAR ...) of the same file lists "
                            "sources into (`add_executable(x ${CUDA_SOURCES})`): the name is the variable, the text "
                            "the command",
+    "maven_module": "a module a Maven POM lists (`<module>cutlass-jni</module>`, relative to its folder): the text is the "
+                    "profile's id (empty outside profiles), the role `default` or `not-default` (a profile `mvn` "
+                    "does not activate by itself)",
     "make_goal_test": "a Makefile conditional's branch taken only when make's command line names a goal "
                       "(`ifneq (,$(filter $(MAKECMDGOALS),optix))`), over its lines: the name is the first goal, the "
                       "text all of them",

@@ -33,6 +33,7 @@ from migrate.workloads import (
     cpu_thrust,
     host_gates,
     make_goals,
+    maven_profiles,
     ported,
     project_defines,
     reach,
@@ -418,7 +419,9 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     for path, region in goals.gated.items():
         gated.setdefault(path, region)
     by_feature, feature_switches = cargo_features.feature_gated(facts, known)  # CUDA only non-default features build
-    for path, region in by_feature.items():
+    by_profile, profile_switches = maven_profiles.profile_modules(facts)  # modules only profiles off by default list
+    feature_switches = {**feature_switches, **profile_switches}
+    for path, region in (by_feature | by_profile).items():
         gated.setdefault(path, region)
     for path, region in reach.filtered_out(facts, kinds, regions).items():  # `if(NOT CUDA) list(FILTER SRC EXCLUDE ...)`
         gated.setdefault(path, region)
