@@ -220,6 +220,8 @@ ROLE_WORDS: dict[str, str] = {
     "optional": "a Cargo dependency with `optional = true`: compiled only when a feature turns it on",
     "workspace-table": "an entry of a Cargo `[workspace.dependencies]` table (what members inherit)",
     "no-default-features": "a Cargo dependency with `default-features = false`",
+    "default": "a Maven module a plain `mvn` builds (outside profiles, or in a profile active by default)",
+    "not-default": "a Maven module only a profile `mvn` does not activate by itself lists",
 }
 
 
