@@ -159,6 +159,17 @@ STRUCTURE_KINDS: dict[str, str] = {
                    "its condition",
     "make_goal_only": "a Makefile rule (or the assignment of a variable only such rules use) that make's default goal "
                       "does not reach, over its lines: the name is the goal that runs it, the text the default goal",
+    "source_variable_use": "a CMake command that reads a variable a file(GLOB[_RECURSE] VAR ...) of the same file lists "
+                           "sources into (`add_executable(x ${CUDA_SOURCES})`): the name is the variable, the text "
+                           "the command",
+    "maven_module": "a module a Maven POM lists (`<module>cutlass-jni</module>`, relative to its folder): the text is the "
+                    "profile's id (empty outside profiles), the role `default` or `not-default` (a profile `mvn` "
+                    "does not activate by itself)",
+    "make_goal_test": "a Makefile conditional's branch taken only when make's command line names a goal "
+                      "(`ifneq (,$(filter $(MAKECMDGOALS),optix))`), over its lines: the name is the first goal, the "
+                      "text all of them",
+    "make_stem": "a plain stem (`mmc_optix_host`: no suffix, no variable) an assignment names inside a "
+                 "`make_goal_test` branch, and no assignment outside such branches names",
     "make_no_rule": "a prerequisite make's default goal needs that no rule of the Makefile makes (`cuda` in "
                     "`all: sequential cuda`); where no file or folder of that name is there, make stops: the default "
                     "goal fails (workloads/make_goals.py)",
@@ -217,6 +228,8 @@ ROLE_WORDS: dict[str, str] = {
     "optional": "a Cargo dependency with `optional = true`: compiled only when a feature turns it on",
     "workspace-table": "an entry of a Cargo `[workspace.dependencies]` table (what members inherit)",
     "no-default-features": "a Cargo dependency with `default-features = false`",
+    "default": "a Maven module a plain `mvn` builds (outside profiles, or in a profile active by default)",
+    "not-default": "a Maven module only a profile `mvn` does not activate by itself lists",
 }
 
 

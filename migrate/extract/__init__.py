@@ -100,6 +100,7 @@ EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
     "autoconf": _lazy("text.autoconf", "extract"),
     "m4": _lazy("text.autoconf", "extract"),
     "vsproject": _lazy("text.vsproject", "extract"),
+    "maven": _lazy("text.maven", "extract"),
     "go": _lazy("text.cgo", "extract"),
     "dotnet": _lazy("text.dotnet", "extract"),
     "binary": _lazy("binary", "extract"),

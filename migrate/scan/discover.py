@@ -60,7 +60,8 @@ SUFFIX_KINDS = {
 NAME_KINDS = {
     "cmakelists.txt": "cmake", "makefile": "makefile", "gnumakefile": "makefile",
     "pyproject.toml": "pyproject", "pipfile": "pyproject", "setup.cfg": "setupcfg", ".gitlab-ci.yml": "manifest",
-    ".gitmodules": "gitmodules", "cargo.toml": "cargo", "configure.ac": "autoconf", "configure.in": "autoconf",
+    ".gitmodules": "gitmodules", "cargo.toml": "cargo", "pom.xml": "maven", "configure.ac": "autoconf",
+    "configure.in": "autoconf",
     # a Go module's manifest (https://go.dev/ref/mod#go-mod-file): read as Go (no cgo directive, no facts), so that
     # workloads/reach.py sees a Go module at the top
     "go.mod": "go",

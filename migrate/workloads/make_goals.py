@@ -6,7 +6,12 @@ A default goal that needs a prerequisite no rule of the Makefile makes and no fi
 source make's built-in rules make it from, `x` from `x.c`) fails: make stops with "No rule to make target `cuda',
 needed by `all'" (eliazonta/SpMV's `all: sequential cuda` where the CUDA rule is `parallel:`). Such a Makefile has no
 default build the user gets by running `make`: every goal is one the user names, and none is optional for lying
-outside the default (https://www.gnu.org/software/make/manual/html_node/Error-Messages.html)."""
+outside the default (https://www.gnu.org/software/make/manual/html_node/Error-Messages.html).
+
+A conditional branch taken only when make's command line names a goal (`make_goal_test`, extract/text/
+make_goal_tests.py: MAKECMDGOALS is empty in a plain `make`) is such a goal's code too, and so is the source of a
+stem its assignments name (`make_stem`: `FILES += mmc_optix_host`, the .c/.cpp/.cu of that stem in the Makefile's
+folder, compiled by a pattern rule of an included file) where no other build file names that source."""
 from __future__ import annotations
 
 import posixpath
@@ -20,6 +25,7 @@ from migrate.workloads.switches import Region
 
 GOAL_PREFIX = "make goal "  # the switch of a goal outside the default: `make goal cuda29 of src/cuckaroo/Makefile`
 UNKNOWN_GOAL = "*"
+STEM_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")  # what a pattern rule compiles an object of a stem from
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +62,15 @@ def outside_default_goal(facts: Mapping[str, Sequence[Fact]], known: Collection[
                                       f"`{f.name}` is a goal make's {f.text} does not reach"))
                 switches.setdefault(name, (f"{path}: make's {f.text} does not reach `{f.name}`; only "
                                            f"`make {f.name}` builds it",))
+    for path, f in of_kind(facts, "make_goal_test"):
+        goals = f.text.split()
+        if path in broken or any(g in asked for g in goals):
+            continue
+        name = switch_name(f.name, path)
+        regions.append(Region(path, f.line, f.end_line, name, f"taken only when make's command line names "
+                                                              f"{' or '.join(f'`{g}`' for g in goals)}"))
+        switches.setdefault(name, (f"{path}:{f.line}: a branch taken only when make's command line names "
+                                   f"{', '.join(goals)} (MAKECMDGOALS); `make` alone names no goal",))
     if not regions:
         return Goals()
     by_path: dict[str, list[Region]] = {}
@@ -66,12 +81,20 @@ def outside_default_goal(facts: Mapping[str, Sequence[Fact]], known: Collection[
     for path, items in facts.items():
         for f in items:
             if f.kind == "build_source":
-                rule = next((r for r in by_path.get(path, ()) if r.start <= f.line <= r.end), None)
+                rule = _inside(by_path.get(path, ()), f.line)
                 for name in named_files(path, f, files):
+                    sites.setdefault(name, []).append(rule)
+            elif f.kind == "make_stem" and (rule := _inside(by_path.get(path, ()), f.line)) is not None:
+                stem = posixpath.join(posixpath.dirname(path), f.name)
+                for name in (stem + suffix for suffix in STEM_SUFFIXES if stem + suffix in files):
                     sites.setdefault(name, []).append(rule)
     gated = {name: found[0] for name, found in sorted(sites.items())
              if found and all(r is not None for r in found) and found[0] is not None}
     return Goals(tuple(regions), gated, switches)
+
+
+def _inside(regions: Sequence[Region], line: int) -> Region | None:
+    return next((r for r in regions if r.start <= line <= r.end), None)
 
 
 def _failing_default(facts: Mapping[str, Sequence[Fact]], files: frozenset[str]) -> set[str]:

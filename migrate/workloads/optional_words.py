@@ -15,7 +15,7 @@ from migrate.rulebase.load import default_rules_dir
 
 SECTIONS = ("folders", "scratch_folders", "unused_folders", "switches", "detection", "compile_pass", "templates",
             "alternative_runtimes", "portable_backends", "configure_hipify", "deployment", "cuda_compiler",
-            "host_only_gates", "cpu_thrust")
+            "host_only_gates", "cpu_thrust", "cargo_cuda")
 
 
 class DataError(ValueError):
@@ -67,6 +67,7 @@ class Words:
     thrust_package: frozenset[str] = frozenset()  # the name of Thrust's package, lower case (thrust)
     cuda_link_flags: frozenset[str] = frozenset()  # link flags of the CUDA runtime and driver (-lcudart, -lcuda)
     suffixes: tuple[str, ...] = ()  # endings of optional folder names (text_generation_benchmark), lower case
+    cargo_cuda: frozenset[str] = frozenset()  # crates that compile or load a Cargo package's CUDA sources (bindgen_cuda)
 
 
 @lru_cache(maxsize=4)
@@ -121,6 +122,7 @@ def words(directory: Path | None = None) -> Words:
                  thrust_package_rules=frozenset(names("cpu_thrust", "package_rules")),
                  thrust_package=frozenset(n.lower() for n in names("cpu_thrust", "package")),
                  cuda_link_flags=frozenset(names("cuda_compiler", "link_flags")),
+                 cargo_cuda=frozenset(names("cargo_cuda", "crates")),
                  compiler_results=frozenset(n.upper() for n in names("detection", "compiler_results")),
                  detected=frozenset([f"{n.upper()}_FOUND" for n in names("detection", "packages")]
                                     + [n.upper() for n in names("detection", "variables")]))

@@ -28,10 +28,12 @@ from migrate.scan.layout import hip_members, hip_twinned
 from migrate.vocabulary import ALWAYS_DEFINED, BUILD_FILE_KINDS
 from migrate.workloads import (
     build_scopes,
+    cargo_features,
     compiler_reach,
     cpu_thrust,
     host_gates,
     make_goals,
+    maven_profiles,
     ported,
     project_defines,
     reach,
@@ -405,15 +407,22 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             break
     def gated_files() -> dict[str, Region]:
         loaded = loaded_only_under(facts, regions)
-        return gated_by_build(facts, regions, loaded) | loaded | wrapped_folders(facts, regions)
+        return gated_by_build(facts, regions, loaded, known) | loaded | wrapped_folders(facts, regions)
 
+    # rules make's default goal does not reach (and branches only a named goal takes), and what only they name: read
+    # first, so that a `-DUSE_OPTIX` only such a branch passes switches the `#ifdef USE_OPTIX` branches with it
+    goals = make_goals.outside_default_goal(facts, kinds)
+    extend(regions, goals.regions)
     hard = hard_off(facts, kinds, known)
     chosen = set_only_under(facts, regions, gated_files(), known, hard)
-    extend(regions, defined_only_under(facts, kinds, regions, gated_files(), known))
+    extend(regions, defined_only_under(facts, kinds, regions, {**goals.gated, **gated_files()}, known))
     gated = gated_files()
-    goals = make_goals.outside_default_goal(facts, kinds)  # rules make's default goal does not reach, and what only they name
-    extend(regions, goals.regions)
     for path, region in goals.gated.items():
+        gated.setdefault(path, region)
+    by_feature, feature_switches = cargo_features.feature_gated(facts, known)  # CUDA only non-default features build
+    by_profile, profile_switches = maven_profiles.profile_modules(facts)  # modules only profiles off by default list
+    feature_switches = {**feature_switches, **profile_switches}
+    for path, region in (by_feature | by_profile).items():
         gated.setdefault(path, region)
     for path, region in reach.filtered_out(facts, kinds, regions).items():  # `if(NOT CUDA) list(FILTER SRC EXCLUDE ...)`
         gated.setdefault(path, region)
@@ -439,7 +448,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             continue
         features = [feature(r.switch, known) for r in around]
         in_feature = any(x is not None and not is_platform(x, known) for x in features) \
-            or any(r.switch in goals.switches for r in around)
+            or any(r.switch in goals.switches or r.switch in feature_switches for r in around)
         if not in_feature and families.load().is_code(f.rule, "c") and optional_root(f.path, known) is None \
                 and class_rank(f.migration_class) >= class_rank("migration-required"):
             outside = True
@@ -471,6 +480,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         elif outside and not is_platform(turns_on, known) and not name.startswith("_"):  # not _GLIBCXX_USE_CXX11_ABI
             switches[name] = (*said, f"the project's own GPU code builds without {name}")
     switches.update(goals.switches)
+    switches.update(feature_switches)
     compiles_cuda = builds_cuda(facts, kinds, findings)
     switches.update(never_compiled_passes(kinds, regions, compiles_cuda, known))
     either_switches(regions, gated, switches)

@@ -46,7 +46,7 @@ ROUNDS = 64  # features reach crates that enable features: a fixed point well wi
 
 
 @dataclass(slots=True)
-class _Crate:
+class Crate:
     folder: str
     facts: Sequence[Fact]
     features: dict[str, list[str]] = field(default_factory=dict)
@@ -54,7 +54,7 @@ class _Crate:
     asks: dict[str, list[str]] = field(default_factory=dict)  # dependency key -> features its entry asks for
 
     @classmethod
-    def read(cls, folder: str, facts: Sequence[Fact]) -> _Crate:
+    def read(cls, folder: str, facts: Sequence[Fact]) -> Crate:
         crate = cls(folder, facts)
         for f in facts:
             if f.kind == "cargo_feature" and f.name.endswith("/"):
@@ -289,7 +289,7 @@ def _expand(root: str, member: Fact, manifests: Mapping[str, Sequence[Fact]]) ->
 def _reach(defaults: set[str], manifests: Mapping[str, Sequence[Fact]], table: Mapping[str, Fact],
            root: str) -> set[str]:
     """The crate folders compiled from the default members, with the features each is asked for."""
-    crates = {folder: _Crate.read(folder, items) for folder, items in manifests.items()}
+    crates = {folder: Crate.read(folder, items) for folder, items in manifests.items()}
     asked: dict[str, set[str]] = {d: {DEFAULT_FEATURE} for d in defaults}
     for _ in range(ROUNDS):
         grown = False
@@ -307,7 +307,7 @@ def _reach(defaults: set[str], manifests: Mapping[str, Sequence[Fact]], table: M
     return set(asked)
 
 
-def _target(crate: _Crate, key: str, table: Mapping[str, Fact], root: str) -> str | None:
+def _target(crate: Crate, key: str, table: Mapping[str, Fact], root: str) -> str | None:
     dep = crate.dependencies[key]
     source = dep.text
     if source == "workspace" and key in table:

@@ -384,27 +384,63 @@ def _inside(fact: Fact, regions: Sequence[Region]) -> Region | None:
 
 
 def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
-                   loaded: Mapping[str, Region]) -> dict[str, Region]:
+                   loaded: Mapping[str, Region], known: Words | None = None) -> dict[str, Region]:
     """Files and folders (`dir/`) that CMake or make adds only in a switch's branch, relative to the project: one
     that a target outside every branch names too (an example's default target and its `if(BUILD_STATIC)` twin)
     is built by default. A glob outside the branches does not count: decord globs every source for its IDE's
     source groups, while only `if(USE_CUDA)` builds the .cu files. `loaded`: CMake files loaded only in a switch's
-    branch (loaded_only_under): what they name outside their own branches is built in that one."""
+    branch (loaded_only_under): what they name outside their own branches is built in that one. A glob outside the
+    branches whose variable every use of which sits in one switch's branch (`used_only_under`) adds its files in
+    that branch, unless another glob lists them too."""
     out: dict[str, Region] = {}
     ungated: list[tuple[str, Fact]] = []
+    globs: list[tuple[str, Fact]] = []
     files = frozenset(facts)
     for path, f in of_kinds(facts, "cmake_subdirectory", "build_source"):
         region = (_inside(f, regions[path]) if path in regions else None) or loaded.get(path)
         if region is None:
             if not (f.kind == "build_source" and file_glob(f)):
                 ungated.append((path, f))  # a glob outside every switch (an IDE's source_group) builds nothing itself
+            else:
+                globs.append((path, f))
             continue
         for name in _added(path, f, files):
             out[name] = region
+    used = used_only_under(facts, regions, globs, known)
+    if used:
+        listed: dict[str, int] = {}
+        for path, f in globs:
+            for name in _added(path, f, files):
+                listed[name] = listed.get(name, 0) + 1
+        out.update({name: region for name, region in used.items() if listed.get(name) == 1})
     if out:  # most projects gate nothing: their ungated sources are not expanded
         for path, f in ungated:
             for name in _added(path, f, files):
                 out.pop(name, None)
+    return out
+
+
+def used_only_under(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
+                    globs: Sequence[tuple[str, Fact]], known: Words | None) -> dict[str, Region]:
+    """Files of a glob outside every branch (`file(GLOB_RECURSE CUDA_SOURCES src/*.cu)`) whose variable is read only
+    inside one switch's branches (`source_variable_use`: `add_executable(cfd3d ${SOURCES} ${CUDA_SOURCES})` under
+    `if(${CUDAToolkit_FOUND})`, chrismile/cfd3d 5943ae78 CMakeLists.txt:14, :53, :63), with that branch: the target
+    compiles them only when the switch is on. With `known`, branches on different detections of NVIDIA's toolkit
+    count as one (`if(${CUDA_FOUND})` on old CMake, `if(${CUDAToolkit_FOUND})` on new). A variable never read in its
+    file (a subdirectory may read it) says nothing."""
+    files = frozenset(facts)
+    out: dict[str, Region] = {}
+    for path, f in globs:
+        variable = f.text.partition(" ")[2]
+        sites = [around(regions, path, u.line) for u in facts[path] if u.kind == "source_variable_use" and u.name == variable]
+        if not sites or not all(sites):
+            continue
+        branch = common_switch(sites)
+        if branch is None and known is not None:
+            found = [next((r for r in site if detection(r.switch, known)), None) for site in sites]
+            branch = found[0] if all(r is not None for r in found) else None
+        if branch is not None:
+            out.update(dict.fromkeys(named_files(path, f, files), branch))
     return out
 
 
@@ -483,9 +519,24 @@ def never_set(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], kno
                     and not name.startswith(known.reserved) \
                     and (any(word in known.request_words for word in name.split("_")[:-1])
                          or (name != f.name and "_" in name and "{" not in name and not name.upper().startswith(found))
-                         or (name != f.name and name.startswith(ENVIRONMENT_PREFIX))):
+                         or (name != f.name and name.startswith(ENVIRONMENT_PREFIX)
+                             and not configures_cmake_only(facts[path], f, known))):
                 out[f.name] = (f"{path}:{f.line} {f.text} (no build file sets {name})", "OFF")
     return out
+
+
+BRANCH_ENDS = frozenset({"elseif", "else", "endif"})  # the command that closes a branch, on its last line
+
+
+def configures_cmake_only(items: Sequence[Fact], branch: Fact, known: Words) -> bool:
+    """Whether a branch's commands only set CMake's own variables (`set(CMAKE_CUDA_ARCHITECTURES $ENV{CUDA_ARCH})`,
+    `set(CMAKE_CUDA_COMPILER "$ENV{CUDA_PATH}/bin/nvcc")`) or print: such a branch picks how the compiler runs, the
+    same build with or without it, and adds no part (beehive-lab/TornadoVM 06616ddd
+    tornado-drivers/cutlass-jni/src/main/cpp/CMakeLists.txt:11, :32)."""
+    commands = [c for c in items if c.kind == "cmake" and c.role == "command" and branch.line < c.line <= branch.end_line
+                and not (c.line == branch.end_line and c.name.lower() in BRANCH_ENDS)]
+    return bool(commands) and all(c.name.lower() == "message" or (c.name.lower() == "set" and c.text.startswith(known.reserved))
+                                  for c in commands)
 
 
 def make_unset(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, tuple[str, str]]:

@@ -13,6 +13,8 @@ from migrate.workloads.includes import HEADER_SUFFIXES, close_over_includes, inc
 from migrate.workloads.optional_words import Words
 
 UNBUILT_SUFFIXES = (".cu",)
+# facts of other builds and run-time loaders that name a source to compile (beside build_source and extension)
+LISTING_KINDS = ("vs_source", "make_source", "runtime_source", "source_unplaced")
 
 
 def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds_cuda: bool = True) -> dict[str, str]:
@@ -20,7 +22,8 @@ def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds
     list) and no file includes, beside a .cu file of the same folder that a build file (or a torch extension's
     literal source list) names by name (a source left out of, or commented out of, an explicit list), or named
     as a template a code generator renders (`x.tmpl.cu`, rules/workloads/optional.yaml `templates`); and the
-    headers only such files include. A project whose build names no source of a folder says nothing about it.
+    headers (and included .cu files) only such files include. A project whose build names no source of a folder
+    says nothing about it.
     Where no build of the project compiles CUDA at all (`builds_cuda` false: no build file has a CUDA finding,
     no CMake project enables the CUDA language, no Python code has a CUDA tie that could load a .cu at run time),
     a .cu file below a folder whose sources a build file names, one by one or by a pattern that leaves it out
@@ -68,7 +71,12 @@ def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds
             how = "one by one" if above in explicit else "by a pattern that leaves this file out"
             out[path] = (f"{named[above]} names {above} {how}, and no build of the project compiles CUDA; "
                          f"no build file names {path} and nothing includes it")
-    candidates = [p for p in sorted(files - set(out) - set(named)) if p.endswith(HEADER_SUFFIXES)]
+    # headers, and a .cu file another includes (`#include "mmc_optix_rand.cu"` in mmc_optix_ray.h) that no build lists
+    # (a Visual Studio project's CudaCompile item compiles it on its own): each is compiled with its includers
+    listed = {posixpath.basename(f.name) for _, f in of_kinds(facts, *LISTING_KINDS)}
+    candidates = [p for p in sorted(files - set(out) - set(named))
+                  if p.endswith(HEADER_SUFFIXES) or (p.endswith(UNBUILT_SUFFIXES) and includers.get(posixpath.basename(p))
+                                                     and posixpath.basename(p) not in listed)]
     close_over_includes(out, candidates, includers, lambda p: p in out,
                          "included only by sources no build compiles")
     return out

@@ -5,7 +5,7 @@ import re
 
 from migrate.extract.c.guards import SWITCH
 from migrate.extract.names import alternatives
-from migrate.extract.text import commands, host_tools, make_goals, make_model, make_reach
+from migrate.extract.text import commands, host_tools, make_goal_tests, make_goals, make_model, make_reach
 from migrate.extract.text.cmakelists import SOURCE_SUFFIXES
 from migrate.extract.text.lines import Logical, fact, finish, flags, logical_lines, numbered
 from migrate.model import Extraction, Fact
@@ -92,6 +92,7 @@ def makefile(source: bytes) -> Extraction:
               if not COMMAND_LINE_SWITCH.match(b.name) and b.text.startswith("make: ") and "=" not in b.text
               and b.name not in assigned]
     facts += make_goals.goal_facts(model)
+    facts += make_goal_tests.goal_tests(model)
     facts += make_reach.facts(model)
     return finish(original, facts)
 

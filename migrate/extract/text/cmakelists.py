@@ -81,12 +81,13 @@ def extract(source: bytes) -> Extraction:
     commands = parse(text)
     roots = _root_names(commands)
     stops = _stops_without(commands)
-    facts.extend(_branches(commands, where))
+    facts.extend(_branches(commands, where, text))
     facts.extend(_source_filters(commands, where))
     facts.extend(_cleared_switches(commands, where))
     facts.extend(_value_defaults(commands, where))
     facts.extend(_guards(text, commands, where))
     facts.extend(_generator_expressions(text, where))
+    facts.extend(_glob_uses(commands, where))
     depth = 0  # blocks open around the command (if, function, macro, foreach, while, block)
     for command in commands:
         depth -= command.name in CMAKE_BLOCK_ENDS
@@ -382,6 +383,23 @@ CONSTANTS = frozenset({"ON", "OFF", "TRUE", "FALSE", "YES", "NO", "NOTFOUND", "I
 EITHER = " OR "
 
 
+def _top_level(args: tuple[Argument, ...], text: str, opening: int) -> tuple[Argument, ...] | None:
+    """The arguments outside every parenthesized group of an if() condition (a group stands for one operand: if()
+    evaluates it first, https://cmake.org/cmake/help/latest/command/if.html#condition-syntax), or None where the
+    condition has no group. `if (BUILD_NVIDIA AND (BUILD_EXE_MINER OR BUILD_EXE_UNIT_TEST))` is taken only where
+    BUILD_NVIDIA is on (luminousmining/miner sources/CMakeLists.txt:4): its top level is `BUILD_NVIDIA AND`."""
+    depth, grouped, out = 0, False, []
+    end = opening
+    for a in args:
+        gap = text[end:a.start]
+        depth += gap.count("(") - gap.count(")")
+        grouped = grouped or depth > 0
+        if depth == 0:
+            out.append(a)
+        end = max(a.start, a.start + len(a.text) + (2 if a.quoted else 0))
+    return tuple(out) if grouped and depth >= 0 else None
+
+
 def _parse_prefix(args: tuple[Argument, ...]) -> str:
     texts = [a.text for a in args]
     return (texts[2] if len(texts) > 2 else "") if texts[:1] == ["PARSE_ARGV"] else (texts[0] if texts else "")
@@ -407,8 +425,15 @@ def _dereferenced(args: tuple[Argument, ...]) -> tuple[Argument, ...]:
                  for i, a in enumerate(args))
 
 
-def _condition(args: tuple[Argument, ...]) -> tuple[str, list[str]]:
-    """The back end ("hip", "cuda" or "") and the switches a positive branch of if(...) is taken on."""
+def _condition(args: tuple[Argument, ...], text: str = "", opening: int = 0) -> tuple[str, list[str]]:
+    """The back end ("hip", "cuda" or "") and the switches a positive branch of if(...) is taken on. With the file's
+    `text` (the condition starting at `opening`), a condition with parenthesized groups is read at its top level
+    (`_top_level`)."""
+    top = _top_level(args, text, opening) if text else None
+    if top is not None and any(a.text not in CONDITION_KEYWORDS for a in top):  # not one group around everything
+        if "OR" in (a.text for a in top):
+            return _condition(args)[0], []
+        args = top
     args = _dereferenced(args)
     texts = [a.text for a in args]
     backend = ""
@@ -501,7 +526,7 @@ def _value_defaults(commands: list[Command], where: _Positions) -> list[Fact]:
     return out
 
 
-def _branches(commands: list[Command], where: _Positions) -> list[Fact]:
+def _branches(commands: list[Command], where: _Positions, text: str = "") -> list[Fact]:
     """One fact per branch of if()/elseif()/else() that a back end or a switch decides, over its lines."""
     out: list[Fact] = []
     stack: list[tuple[int, str, list[str], str]] = []  # (first line, back end, switches, the if()'s back end)
@@ -520,13 +545,14 @@ def _branches(commands: list[Command], where: _Positions) -> list[Fact]:
         if command.name in ("if", "elseif"):
             values.update((name, f'if({variable} STREQUAL "{value}")')
                           for name, variable, value in _value_switches(command.arguments))
+        opening = text.find("(", command.start) + 1  # where the condition starts
         if command.name == "if":
-            backend, switches = _condition(command.arguments)
+            backend, switches = _condition(command.arguments, text, opening)
             stack.append((line, backend, switches, backend))
         elif command.name in ("elseif", "else") and stack:
             origin = stack[-1][3]
             close(line - 1)
-            backend, switches = _condition(command.arguments) if command.name == "elseif" else \
+            backend, switches = _condition(command.arguments, text, opening) if command.name == "elseif" else \
                 (OPPOSITE.get(origin, ""), [])
             stack.append((line, backend, switches, origin))
         elif command.name == "endif" and stack:
@@ -743,6 +769,27 @@ def _build_parts(command: Command, where: _Positions, roots: Mapping[str, str]) 
         else:  # `${SRC_DIR}/kernel.cu`: the folder is a variable's value; the file's name is all that is known
             name = VARIABLE_REFERENCE.sub("*", path.rpartition("/")[2])
             out.append(fact("source_unplaced", name, at, at_col, at_col + len(arg.text), text=path))
+    return out
+
+
+def _glob_uses(commands: list[Command], where: _Positions) -> list[Fact]:
+    """`source_variable_use` facts: each command (but the file() that lists it) that reads a variable a
+    file(GLOB[_RECURSE] VAR ...) of this file lists sources into (`add_executable(cfd3d ${SOURCES} ${CUDA_SOURCES})`);
+    the name is the variable, the text the command (workloads/switches.gated_by_build: a glob's sources go with the
+    branch every use of its variable sits in)."""
+    listed = {c.arguments[1].text for c in commands
+              if c.name == "file" and len(c.arguments) > 2 and c.arguments[0].text in ("GLOB", "GLOB_RECURSE")}
+    if not listed:
+        return []
+    out = []
+    for command in commands:
+        if command.name == "file" and command.arguments and command.arguments[0].text in ("GLOB", "GLOB_RECURSE"):
+            continue
+        for arg in command.arguments:
+            for name in VARIABLE_REFERENCE.findall(arg.text) if "${" in arg.text else ():
+                if name in listed:
+                    line, col = where(arg.start)
+                    out.append(fact("source_variable_use", name, line, col, col + len(arg.text), text=command.name))
     return out
 
 
