@@ -27,7 +27,15 @@ from collections.abc import Callable, Mapping, Sequence
 from migrate.model import Fact
 from migrate.rulebase.name_lists import name_list
 from migrate.vocabulary import BUILD_FILE_KINDS, C_SOURCE_KINDS
-from migrate.workloads.build_sources import SOURCE_KINDS, join, prefixes, resolve_include, sources_named
+from migrate.workloads.build_sources import (
+    SOURCE_KINDS,
+    as_build_source,
+    join,
+    named_files,
+    prefixes,
+    resolve_include,
+    sources_named,
+)
 from migrate.workloads.fact_index import each_of_kinds, indexed, of_kind, of_kinds
 from migrate.workloads.includes import HEADER_SUFFIXES
 from migrate.workloads.optional_words import Words, optional_root
@@ -126,6 +134,9 @@ def _unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
         roots.update(found)
         if f.kind == "build_source" and not found:  # a list entry or glob the tool cannot place (a path from
             patterns.append(posixpath.basename(f.name))  # another folder variable): every file of its name
+    made, unplaced = make_named(facts, files)
+    roots |= made
+    patterns += unplaced
     reached = close_includes(roots, facts, files, toolkit)
     headers = not any(f.name == "install" for p, f in of_kind(facts, "cmake") if p.endswith((CMAKE_ROOT, ".cmake")))
     code = {p for p, kind in kinds.items() if kind in C_SOURCE_KINDS}
@@ -138,6 +149,22 @@ def _unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
     parts = outermost_parts(out, code)
     grown = {p: parts[p] for p in sorted(out)}
     return {p: (part, _evidence(root + part, root)) for p, part in grown.items()}
+
+
+def make_named(facts: Mapping[str, Sequence[Fact]], files: frozenset[str]) -> tuple[set[str], list[str]]:
+    """The files the project's Makefiles name as sources (`make_source`: their own variables expanded, a
+    `$(wildcard *.cu)` glob over the Makefile's folder), and the file name patterns of what they name where the
+    reading cannot place it (`make_unplaced`): a Makefile in a folder the CMake project does not reach is a build of
+    its own that compiles them (`make` in that folder; the wildcard function lists the folder's files that match:
+    https://www.gnu.org/software/make/manual/html_node/Wildcard-Function.html), so they are reached by a build."""
+    named: set[str] = set()
+    patterns: list[str] = []
+    for path, f in of_kinds(facts, "make_source", "make_unplaced"):
+        if f.kind == "make_unplaced":
+            patterns.append(f.name)
+        else:
+            named.update(p for p in named_files(path, as_build_source(f), files) if p in files)
+    return named, patterns
 
 
 VS_PROJECT = "vsproject"  # discover's kind of .vcxproj / .vcproj files
