@@ -640,6 +640,9 @@ def test_a_template_a_generator_renders_is_built_by_nothing(tmp_path: Path, rule
 @pytest.mark.parametrize(("path", "root"), [
     ("prototype/thrust_sort/buc.cu", "prototype"),
     ("src/prototype/kernels.cu", None),
+    ("scratch/gpu_copy.py", "scratch"),  # a file right in the top-level folder (ska-sa/katgpucbf 1e38bdc5)
+    ("src/scratch/gpu_copy.py", None),
+    ("scratch.py", None),
     ("docker/tutorial/Dockerfile", "docker/tutorial"),
     ("maintainer/CI/build_cmake.sh", "maintainer/CI"),
 ])
