@@ -1389,3 +1389,30 @@ def test_switch_words_in_a_row_name_the_platform_switch(tmp_path: Path, rulebase
         assert old in text
         (tree / "CMakeLists.txt").write_text(text.replace(old, new))
         assert statuses_of(scanned(tree, rulebase), BACK_END) == {"optional"}, new
+
+
+SCRIPTED = "unbuilt_list_beside_compile_script"
+
+
+def test_a_source_a_compile_script_beside_it_may_compile_is_not_built_by_nothing(rulebase) -> None:
+    """LBM2: src/Makefile's list leaves kernels3.cu out, but src/simple_compile runs nvcc on each source by hand:
+    kernels3.cu (the reduction streaming.cu calls) is required."""
+    data = report(SCRIPTED, rulebase)
+    assert optional_parts(data) == {}
+    assert statuses_of(data, "src/kernels3.cu") == {""}
+
+
+@pytest.mark.parametrize("script", [None, "tools/simple_compile"])
+def test_a_source_no_list_names_and_no_script_beside_it_compiles_is_built_by_nothing(script: str | None,
+                                                                                     tmp_path: Path, rulebase) -> None:
+    """Without the script, or with it in a folder of its own (it compiles what lies there), kernels3.cu is in no
+    build: the sources src/Makefile lists by name are beside it."""
+    tree = _copy(SCRIPTED, tmp_path)
+    if script is None:
+        (tree / "src" / "simple_compile").unlink()
+    else:
+        (tree / script).parent.mkdir()
+        (tree / "src" / "simple_compile").rename(tree / script)
+    data = scanned(tree, rulebase)
+    assert "src/kernels3.cu (built by nothing)" in optional_parts(data)
+    assert statuses_of(data, "src/kernels3.cu") == {"optional"}

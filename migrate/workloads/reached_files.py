@@ -246,6 +246,14 @@ def compiled_by_hand(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, st
     return any(kinds.get(path) in SCRIPT_KINDS and f.name in compilers for path, f in of_kind(facts, "flag"))
 
 
+def compiling_script_folders(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> frozenset[str]:
+    """The folders/ ("" the top) of the scripts that run a CUDA compiler themselves (`nvcc -c kernels3.cu` in a
+    compile script): what they compile is not known, so any source in or below such a folder may be one."""
+    compilers = name_list("build", "cuda_compiler_drivers")
+    return frozenset(posixpath.dirname(path) + "/" if "/" in path else "" for path, f in of_kind(facts, "flag")
+                     if kinds.get(path) in SCRIPT_KINDS and f.name in compilers)
+
+
 def named_words(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], skip: frozenset[str] = frozenset()
                 ) -> set[str]:
     """The words of every fact of a file that is not C/C++/CUDA code (build files, scripts, Python), and the file
