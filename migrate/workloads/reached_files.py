@@ -10,7 +10,9 @@ a shell or Python script that runs nvcc itself, a file any build file, script or
 named below a folder variable (`${SRC_DIR}/k.cu`), by a file(GLOB) pattern not read as sources (`src/ios/*`) or by a
 list entry or glob that names no file where the tool looks (`${PROJECT_SOURCE_DIR}/src/*.cu` in a subfolder's
 CMakeLists.txt): every file of that name or pattern counts as named; and an install() that may ship headers (then only
-sources are read, headers keep their reading).
+sources are read, headers keep their reading). A Makefile in a folder the CMake project does not reach is a build of its
+own: the sources it names (its variables expanded, a `$(wildcard *.cu)` glob: `make_named`) are reached, and those
+it names where the reading cannot place them count as named.
 
 The same reading gives way the other way round (`only_programs`): a folder named as optional (`benchmarks/`,
 rules/workloads/optional.yaml) that the top CMakeLists.txt reaches through add_subdirectory, where every C/C++/CUDA
