@@ -249,11 +249,22 @@ def compiled_by_hand(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, st
 
 
 def compiling_script_folders(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> frozenset[str]:
-    """The folders/ ("" the top) of the scripts that run a CUDA compiler themselves (`nvcc -c kernels3.cu` in a
-    compile script): what they compile is not known, so any source in or below such a folder may be one."""
+    """The folders/ ("" the top) of the scripts that compile with a CUDA compiler themselves (`nvcc --compile -o
+    kernels3.o kernels3.cu` in a compile script: a line that runs it with an option that writes a file, rules/names/
+    build.yaml `compiler_output_options`; not `nvcc --version`): what they compile is not known, so any source in or
+    below such a folder may be one."""
     compilers = name_list("build", "cuda_compiler_drivers")
-    return frozenset(posixpath.dirname(path) + "/" if "/" in path else "" for path, f in of_kind(facts, "flag")
-                     if kinds.get(path) in SCRIPT_KINDS and f.name in compilers)
+    outputs = name_list("build", "compiler_output_options")
+    lines: dict[str, set[int]] = {}  # script -> its lines that run a CUDA compiler
+    writes: dict[str, set[int]] = {}  # script -> its lines with an option that writes a file
+    for path, f in of_kind(facts, "flag"):
+        if kinds.get(path) in SCRIPT_KINDS:
+            if f.name in compilers:
+                lines.setdefault(path, set()).add(f.line)
+            elif f.name in outputs:
+                writes.setdefault(path, set()).add(f.line)
+    return frozenset(posixpath.dirname(path) + "/" if "/" in path else "" for path, found in lines.items()
+                     if found & writes.get(path, set()))
 
 
 def named_words(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], skip: frozenset[str] = frozenset()
