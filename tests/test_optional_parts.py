@@ -1402,12 +1402,14 @@ def test_a_source_a_compile_script_beside_it_may_compile_is_not_built_by_nothing
     assert statuses_of(data, "src/kernels3.cu") == {""}
 
 
-@pytest.mark.parametrize("script", [None, "tools/simple_compile", "nvcc --version"])
+@pytest.mark.parametrize("script", [None, "tools/simple_compile", "nvcc --version",
+                                    "nvcc -O3 main.cu streaming.cu -o LBM2"])
 def test_a_source_no_list_names_and_no_script_beside_it_compiles_is_built_by_nothing(script: str | None,
                                                                                      tmp_path: Path, rulebase) -> None:
-    """Without the script, with it in a folder of its own (it compiles what lies there), or with a script that only
-    asks nvcc its version (Jerry-Jinfeng-Guo/gap's setup.py), kernels3.cu is in no build: the sources src/Makefile
-    lists by name are beside it."""
+    """Without the script, with it in a folder of its own (it compiles what lies there), with a script that only asks
+    nvcc its version (Jerry-Jinfeng-Guo/gap's setup.py) or one that writes a program, not kernels3.o
+    (eliphatfs/cumesh2sdf's build.sh: `nvcc driver.cu ... -o bin/mesh2sdf`), kernels3.cu is in no build: the sources
+    src/Makefile lists by name are beside it."""
     tree = _copy(SCRIPTED, tmp_path)
     if script is None:
         (tree / "src" / "simple_compile").unlink()

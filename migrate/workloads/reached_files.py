@@ -248,23 +248,27 @@ def compiled_by_hand(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, st
     return any(kinds.get(path) in SCRIPT_KINDS and f.name in compilers for path, f in of_kind(facts, "flag"))
 
 
-def compiling_script_folders(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> frozenset[str]:
-    """The folders/ ("" the top) of the scripts that compile with a CUDA compiler themselves (`nvcc --compile -o
-    kernels3.o kernels3.cu` in a compile script: a line that runs it with an option that writes a file, rules/names/
-    build.yaml `compiler_output_options`; not `nvcc --version`): what they compile is not known, so any source in or
-    below such a folder may be one."""
+OBJECT_SUFFIXES = (".o", ".obj")  # the object a compiler writes from one source (`nvcc -c -o kernels3.o kernels3.cu`)
+
+
+def compiled_by_scripts(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> frozenset[tuple[str, str]]:
+    """(folder/ ("" the top), stem) of each object a script writes with a CUDA compiler (a line that runs one,
+    rules/names/build.yaml `cuda_compiler_drivers`, with `-o kernels3.o`: `compiler_output_options`): the source of
+    that stem in or below the script's folder is what the line compiles (christos-tsotskas/LBM2 src/simple_compile:
+    `nvcc --compile -o kernels3.o kernels3.cu`). A program's name (`-o bin/mesh2sdf`) names no source."""
     compilers = name_list("build", "cuda_compiler_drivers")
     outputs = name_list("build", "compiler_output_options")
     lines: dict[str, set[int]] = {}  # script -> its lines that run a CUDA compiler
-    writes: dict[str, set[int]] = {}  # script -> its lines with an option that writes a file
+    objects: list[tuple[str, int, str]] = []  # (script, line, the object's stem)
     for path, f in of_kind(facts, "flag"):
-        if kinds.get(path) in SCRIPT_KINDS:
-            if f.name in compilers:
-                lines.setdefault(path, set()).add(f.line)
-            elif f.name in outputs:
-                writes.setdefault(path, set()).add(f.line)
-    return frozenset(posixpath.dirname(path) + "/" if "/" in path else "" for path, found in lines.items()
-                     if found & writes.get(path, set()))
+        if kinds.get(path) not in SCRIPT_KINDS:
+            continue
+        if f.name in compilers:
+            lines.setdefault(path, set()).add(f.line)
+        elif f.name in outputs and len(words := f.text.split()) == 2 and words[1].endswith(OBJECT_SUFFIXES):
+            objects.append((path, f.line, posixpath.basename(words[1]).rsplit(".", 1)[0]))
+    return frozenset((posixpath.dirname(path) + "/" if "/" in path else "", stem) for path, line, stem in objects
+                     if line in lines.get(path, ()))
 
 
 def named_words(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], skip: frozenset[str] = frozenset()

@@ -16,7 +16,7 @@ UNBUILT_SUFFIXES = (".cu",)
 
 
 def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds_cuda: bool = True,
-                    by_hand: frozenset[str] = frozenset()) -> dict[str, str]:
+                    by_hand: frozenset[tuple[str, str]] = frozenset()) -> dict[str, str]:
     """CUDA sources no build compiles: a .cu file that no build file names (nor any glob or extension source
     list) and no file includes, beside a .cu file of the same folder that a build file (or a torch extension's
     literal source list) names by name (a source left out of, or commented out of, an explicit list), or named
@@ -27,10 +27,10 @@ def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds
     a .cu file below a folder whose sources a build file names, one by one or by a pattern that leaves it out
     (`$(shell ls src/*.cpp)`, `file(GLOB SRC src/*.cpp)`), is built by nothing either: CMake and make compile only
     the sources their targets list, and CMake only in the languages the project enables
-    (https://cmake.org/cmake/help/latest/command/project.html: LANGUAGES, C and CXX by default). `by_hand`: the
-    folders/ ("" the top) of scripts that run a CUDA compiler themselves; a source in or below one may be what the
-    script compiles (christos-tsotskas/LBM2 src/simple_compile: `nvcc ... kernels3.cu`, a source src/Makefile's list
-    leaves out), and is not said to be built by nothing (a template still is)."""
+    (https://cmake.org/cmake/help/latest/command/project.html: LANGUAGES, C and CXX by default). `by_hand`: (folder/,
+    stem) of the objects scripts write with a CUDA compiler (reached_files.compiled_by_scripts); the source of that stem
+    in or below the folder is what the script compiles (christos-tsotskas/LBM2 src/simple_compile: `nvcc --compile -o
+    kernels3.o kernels3.cu`, a source src/Makefile's list leaves out), not built by nothing (a template still is)."""
     files = frozenset(facts)
     named: dict[str, str] = {}  # file -> where a build names it
     explicit: set[str] = set()
@@ -66,7 +66,7 @@ def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds
         sibling = siblings.get(posixpath.dirname(path))
         if template:
             out[path] = f"{path} is a template a code generator renders (its name says so); no build file names it"
-        elif _in_folders(path, by_hand):
+        elif _compiled_by(path, by_hand):
             continue
         elif sibling is not None:
             out[path] = f"{named[sibling]} names {sibling} beside it; no build file names {path} and nothing includes it"
@@ -91,6 +91,7 @@ def _listed_above(path: str, listing: Mapping[str, str]) -> str | None:
     return None
 
 
-def _in_folders(path: str, folders: frozenset[str]) -> bool:
-    """Whether a file lies in one of the folders/ ("" the top) or below it."""
-    return any(path.startswith(folder) for folder in folders)
+def _compiled_by(path: str, objects: frozenset[tuple[str, str]]) -> bool:
+    """Whether a file is the source of one of the objects: its stem, in the folder/ ("" the top) or below it."""
+    stem = posixpath.basename(path).rsplit(".", 1)[0]
+    return any(stem == name and path.startswith(folder) for folder, name in objects)
