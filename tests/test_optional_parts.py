@@ -640,6 +640,9 @@ def test_a_template_a_generator_renders_is_built_by_nothing(tmp_path: Path, rule
 @pytest.mark.parametrize(("path", "root"), [
     ("prototype/thrust_sort/buc.cu", "prototype"),
     ("src/prototype/kernels.cu", None),
+    ("scratch/gpu_copy.py", "scratch"),  # a file right in the top-level folder (ska-sa/katgpucbf 1e38bdc5)
+    ("src/scratch/gpu_copy.py", None),
+    ("scratch.py", None),
     ("docker/tutorial/Dockerfile", "docker/tutorial"),
     ("maintainer/CI/build_cmake.sh", "maintainer/CI"),
 ])
@@ -1386,3 +1389,37 @@ def test_switch_words_in_a_row_name_the_platform_switch(tmp_path: Path, rulebase
         assert old in text
         (tree / "CMakeLists.txt").write_text(text.replace(old, new))
         assert statuses_of(scanned(tree, rulebase), BACK_END) == {"optional"}, new
+
+
+SCRIPTED = "unbuilt_list_beside_compile_script"
+
+
+def test_a_source_a_compile_script_beside_it_may_compile_is_not_built_by_nothing(rulebase) -> None:
+    """LBM2: src/Makefile's list leaves kernels3.cu out, but src/simple_compile runs nvcc on each source by hand:
+    kernels3.cu (the reduction streaming.cu calls) is required."""
+    data = report(SCRIPTED, rulebase)
+    assert optional_parts(data) == {}
+    assert statuses_of(data, "src/kernels3.cu") == {""}
+
+
+@pytest.mark.parametrize("script", [None, "tools/simple_compile", "nvcc --version",
+                                    "nvcc -O3 main.cu streaming.cu -o LBM2"])
+def test_a_source_no_list_names_and_no_script_beside_it_compiles_is_built_by_nothing(script: str | None,
+                                                                                     tmp_path: Path, rulebase) -> None:
+    """Without the script, with it in a folder of its own (it compiles what lies there), with a script that only asks
+    nvcc its version (Jerry-Jinfeng-Guo/gap's setup.py) or one that writes a program, not kernels3.o
+    (eliphatfs/cumesh2sdf's build.sh: `nvcc driver.cu ... -o bin/mesh2sdf`), kernels3.cu is in no build: the sources
+    src/Makefile lists by name are beside it."""
+    tree = _copy(SCRIPTED, tmp_path)
+    if script is None:
+        (tree / "src" / "simple_compile").unlink()
+    elif " " in script:
+        (tree / "src" / "simple_compile").write_text(f"#!/bin/bash\n\n{script}\n")
+    else:
+        (tree / script).parent.mkdir()
+        (tree / "src" / "simple_compile").rename(tree / script)
+    data = scanned(tree, rulebase)
+    part = optional_parts(data)["src/kernels3.cu (built by nothing)"]
+    # the sibling a list names, not the `.cu.o:` suffix rule's target (a pair of suffixes, no file)
+    assert part["evidence"][0].startswith("src/Makefile:1 names src/main.cu beside it")
+    assert statuses_of(data, "src/kernels3.cu") == {"optional"}

@@ -200,3 +200,26 @@ def test_an_included_or_possibly_included_fragment_stays_required(edits: dict[st
                                                                    rulebase) -> None:
     data = scanned(edited(FRAGMENT, tmp_path, edits), rulebase)
     assert statuses(data, "pso/common/common.mk") == {""}
+
+
+BESIDE = "make_folder_beside_cmake"
+
+
+def test_the_sources_a_makefile_beside_the_cmake_project_names_are_reached(rulebase) -> None:
+    """cuCTRU_Light: the top CMake project builds the C code; gpu/Makefile compiles every `*.cu` of its folder by
+    `$(wildcard $(SRCDIR)/*.cu)`: the CUDA port is built by that Makefile, required."""
+    data = report(BESIDE, rulebase)
+    assert _classes(data)["gpu"] == "migration-required"
+    for path in ("gpu/fips202.cu", "gpu/fips202.cuh", "gpu/ctru.cu"):
+        assert statuses(data, path) == {""}, path
+
+
+def test_a_source_the_makefile_beside_it_leaves_out_stays_unreached(tmp_path: Path, rulebase) -> None:
+    """The same Makefile naming ctru.cu alone: fips202.cu is named by no build (not reached), its header is included
+    by ctru.cu (reached)."""
+    tree = edited(BESIDE, tmp_path, {"gpu/Makefile": ("$(wildcard $(SRCDIR)/*.cu)", "$(SRCDIR)/ctru.cu")})
+    data = scanned(tree, rulebase)
+    assert statuses(data, "gpu/fips202.cu") == {"optional"}
+    assert "gpu/fips202.cu (not reached by the default build)" in optional_parts(data)
+    for path in ("gpu/fips202.cuh", "gpu/ctru.cu"):
+        assert statuses(data, path) == {""}, path

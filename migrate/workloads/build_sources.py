@@ -60,6 +60,13 @@ def named_files(path: str, source: Fact, files: frozenset[str]) -> list[str]:
     return []
 
 
+def as_build_source(f: Fact) -> Fact:
+    """A Makefile's `make_source` (extract/text/make_reach.py) read as the `build_source` it is: named_files resolves
+    both alike (a path relative to the build file's folder, a glob where `$(wildcard)` gave one)."""
+    return f if f.kind == "build_source" else Fact(kind="build_source", name=f.name, line=f.line, column=f.column,
+                                                    end_line=f.end_line, end_column=f.end_column, text="make")
+
+
 SOURCE_KINDS = frozenset({"build_source", "extension"})  # the facts `sources_named` reads; every other names none
 
 

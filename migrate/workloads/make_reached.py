@@ -28,7 +28,7 @@ from migrate.model import Fact
 from migrate.rulebase.name_lists import name_list
 from migrate.vocabulary import C_SOURCE_KINDS
 from migrate.workloads.build_scopes import MAKEFILES  # the names make reads by itself
-from migrate.workloads.build_sources import join, named_files, resolve_include
+from migrate.workloads.build_sources import as_build_source, join, named_files, resolve_include
 from migrate.workloads.fact_index import of_kind
 from migrate.workloads.includes import HEADER_SUFFIXES
 from migrate.workloads.reached_files import compiled_by_hand, name_matcher, named_words, outermost_parts
@@ -54,7 +54,7 @@ def unbuilt_by_make(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str
         own: set[str] = set()
         for f in facts.get(path, ()):
             if f.kind in ("make_source", "build_source"):
-                found = [p for p in named_files(path, _as_source(f), files) if p in files]
+                found = [p for p in named_files(path, as_build_source(f), files) if p in files]
                 own.update(found)
                 if not found and f.kind == "build_source":
                     patterns.append(posixpath.basename(f.name))
@@ -81,12 +81,6 @@ def unbuilt_by_make(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str
                       f"name include it; the Makefiles are the project's only build and compile CUDA elsewhere "
                       f"({', '.join(example)})")
             for p in sorted(out) for part in [parts[p]]}
-
-
-def _as_source(f: Fact) -> Fact:
-    """A `make_source` read as the `build_source` it is (named_files resolves both alike)."""
-    return f if f.kind == "build_source" else Fact(kind="build_source", name=f.name, line=f.line, column=f.column,
-                                                    end_line=f.end_line, end_column=f.end_column, text="make")
 
 
 def _include_targets(facts: Mapping[str, Sequence[Fact]], files: frozenset[str]) -> dict[str, set[str]]:

@@ -174,7 +174,7 @@ def optional_root(path: str, known: Words | None = None) -> str | None:
 
 def _optional_root(path: str, known: Words) -> str | None:
     parts = posixpath.dirname(path).split("/")
-    if len(parts) > 1 and parts[0].lower() in known.scratch:
+    if parts[0].lower() in known.scratch:  # a file in a top-level scratch folder or below it (never the top's own)
         return parts[0]
     for i, part in enumerate(parts):
         lower = part.lower()

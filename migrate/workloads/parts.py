@@ -64,7 +64,7 @@ from migrate.workloads.optional_words import (
     words,
 )
 from migrate.workloads.ported import Evidence
-from migrate.workloads.reached_files import only_programs, unlisted_by_vs_project, unreferenced
+from migrate.workloads.reached_files import compiled_by_scripts, only_programs, unlisted_by_vs_project, unreferenced
 from migrate.workloads.switches import (
     Region,
     called_only_under,
@@ -487,7 +487,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     gated.update(compiled_only_under(facts, kinds, regions, gated, switches, known))
     extend(regions, quiet_finds(facts, switches, declared, known))
     gate_headers(facts, regions, gated, frozenset(switches))  # headers only optional switches' code includes
-    unbuilt = unbuilt_sources(facts, known, builds_cuda=compiles_cuda)
+    unbuilt = unbuilt_sources(facts, known, builds_cuda=compiles_cuda, by_hand=compiled_by_scripts(facts, kinds))
     carrier = cuda_build_switch(kinds, gated, switches, unbuilt, known, facts=facts, regions=regions)
     compiler = compiler_reach.compiler_branch(facts, kinds, findings, regions, gated, switches, known)
     units = compiler_reach.units_to_gate(facts, kinds, regions, gated, switches, unbuilt, known) if compiler else []

@@ -10,7 +10,9 @@ a shell or Python script that runs nvcc itself, a file any build file, script or
 named below a folder variable (`${SRC_DIR}/k.cu`), by a file(GLOB) pattern not read as sources (`src/ios/*`) or by a
 list entry or glob that names no file where the tool looks (`${PROJECT_SOURCE_DIR}/src/*.cu` in a subfolder's
 CMakeLists.txt): every file of that name or pattern counts as named; and an install() that may ship headers (then only
-sources are read, headers keep their reading).
+sources are read, headers keep their reading). A Makefile in a folder the CMake project does not reach is a build of its
+own: the sources it names (its variables expanded, a `$(wildcard *.cu)` glob: `make_named`) are reached, and those
+it names where the reading cannot place them count as named.
 
 The same reading gives way the other way round (`only_programs`): a folder named as optional (`benchmarks/`,
 rules/workloads/optional.yaml) that the top CMakeLists.txt reaches through add_subdirectory, where every C/C++/CUDA
@@ -27,7 +29,15 @@ from collections.abc import Callable, Mapping, Sequence
 from migrate.model import Fact
 from migrate.rulebase.name_lists import name_list
 from migrate.vocabulary import BUILD_FILE_KINDS, C_SOURCE_KINDS
-from migrate.workloads.build_sources import SOURCE_KINDS, join, prefixes, resolve_include, sources_named
+from migrate.workloads.build_sources import (
+    SOURCE_KINDS,
+    as_build_source,
+    join,
+    named_files,
+    prefixes,
+    resolve_include,
+    sources_named,
+)
 from migrate.workloads.fact_index import each_of_kinds, indexed, of_kind, of_kinds
 from migrate.workloads.includes import HEADER_SUFFIXES
 from migrate.workloads.optional_words import Words, optional_root
@@ -126,6 +136,9 @@ def _unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
         roots.update(found)
         if f.kind == "build_source" and not found:  # a list entry or glob the tool cannot place (a path from
             patterns.append(posixpath.basename(f.name))  # another folder variable): every file of its name
+    made, unplaced = make_named(facts, files)
+    roots |= made
+    patterns += unplaced
     reached = close_includes(roots, facts, files, toolkit)
     headers = not any(f.name == "install" for p, f in of_kind(facts, "cmake") if p.endswith((CMAKE_ROOT, ".cmake")))
     code = {p for p, kind in kinds.items() if kind in C_SOURCE_KINDS}
@@ -138,6 +151,22 @@ def _unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
     parts = outermost_parts(out, code)
     grown = {p: parts[p] for p in sorted(out)}
     return {p: (part, _evidence(root + part, root)) for p, part in grown.items()}
+
+
+def make_named(facts: Mapping[str, Sequence[Fact]], files: frozenset[str]) -> tuple[set[str], list[str]]:
+    """The files the project's Makefiles name as sources (`make_source`: their own variables expanded, a
+    `$(wildcard *.cu)` glob over the Makefile's folder), and the file name patterns of what they name where the
+    reading cannot place it (`make_unplaced`): a Makefile in a folder the CMake project does not reach is a build of
+    its own that compiles them (`make` in that folder; the wildcard function lists the folder's files that match:
+    https://www.gnu.org/software/make/manual/html_node/Wildcard-Function.html), so they are reached by a build."""
+    named: set[str] = set()
+    patterns: list[str] = []
+    for path, f in of_kinds(facts, "make_source", "make_unplaced"):
+        if f.kind == "make_unplaced":
+            patterns.append(f.name)
+        else:
+            named.update(p for p in named_files(path, as_build_source(f), files) if p in files)
+    return named, patterns
 
 
 VS_PROJECT = "vsproject"  # discover's kind of .vcxproj / .vcproj files
@@ -217,6 +246,29 @@ def compiled_by_hand(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, st
     """Whether a script runs a CUDA compiler itself (`nvcc -o k kern.cu` in run.sh): what it compiles is not known."""
     compilers = name_list("build", "cuda_compiler_drivers")  # NVIDIA's CUDA compiler drivers
     return any(kinds.get(path) in SCRIPT_KINDS and f.name in compilers for path, f in of_kind(facts, "flag"))
+
+
+OBJECT_SUFFIXES = (".o", ".obj")  # the object a compiler writes from one source (`nvcc -c -o kernels3.o kernels3.cu`)
+
+
+def compiled_by_scripts(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> frozenset[tuple[str, str]]:
+    """(folder/ ("" the top), stem) of each object a script writes with a CUDA compiler (a line that runs one,
+    rules/names/build.yaml `cuda_compiler_drivers`, with `-o kernels3.o`: `compiler_output_options`): the source of
+    that stem in or below the script's folder is what the line compiles (christos-tsotskas/LBM2 src/simple_compile:
+    `nvcc --compile -o kernels3.o kernels3.cu`). A program's name (`-o bin/mesh2sdf`) names no source."""
+    compilers = name_list("build", "cuda_compiler_drivers")
+    outputs = name_list("build", "compiler_output_options")
+    lines: dict[str, set[int]] = {}  # script -> its lines that run a CUDA compiler
+    objects: list[tuple[str, int, str]] = []  # (script, line, the object's stem)
+    for path, f in of_kind(facts, "flag"):
+        if kinds.get(path) not in SCRIPT_KINDS:
+            continue
+        if f.name in compilers:
+            lines.setdefault(path, set()).add(f.line)
+        elif f.name in outputs and len(words := f.text.split()) == 2 and words[1].endswith(OBJECT_SUFFIXES):
+            objects.append((path, f.line, posixpath.basename(words[1]).rsplit(".", 1)[0]))
+    return frozenset((posixpath.dirname(path) + "/" if "/" in path else "", stem) for path, line, stem in objects
+                     if line in lines.get(path, ()))
 
 
 def named_words(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], skip: frozenset[str] = frozenset()

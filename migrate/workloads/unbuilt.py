@@ -17,7 +17,8 @@ UNBUILT_SUFFIXES = (".cu",)
 LISTING_KINDS = ("vs_source", "make_source", "runtime_source", "source_unplaced")
 
 
-def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds_cuda: bool = True) -> dict[str, str]:
+def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds_cuda: bool = True,
+                    by_hand: frozenset[tuple[str, str]] = frozenset()) -> dict[str, str]:
     """CUDA sources no build compiles: a .cu file that no build file names (nor any glob or extension source
     list) and no file includes, beside a .cu file of the same folder that a build file (or a torch extension's
     literal source list) names by name (a source left out of, or commented out of, an explicit list), or named
@@ -29,7 +30,10 @@ def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds
     a .cu file below a folder whose sources a build file names, one by one or by a pattern that leaves it out
     (`$(shell ls src/*.cpp)`, `file(GLOB SRC src/*.cpp)`), is built by nothing either: CMake and make compile only
     the sources their targets list, and CMake only in the languages the project enables
-    (https://cmake.org/cmake/help/latest/command/project.html: LANGUAGES, C and CXX by default)."""
+    (https://cmake.org/cmake/help/latest/command/project.html: LANGUAGES, C and CXX by default). `by_hand`: (folder/,
+    stem) of the objects scripts write with a CUDA compiler (reached_files.compiled_by_scripts); the source of that stem
+    in or below the folder is what the script compiles (christos-tsotskas/LBM2 src/simple_compile: `nvcc --compile -o
+    kernels3.o kernels3.cu`, a source src/Makefile's list leaves out), not built by nothing (a template still is)."""
     files = frozenset(facts)
     named: dict[str, str] = {}  # file -> where a build names it
     explicit: set[str] = set()
@@ -65,6 +69,8 @@ def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds
         sibling = siblings.get(posixpath.dirname(path))
         if template:
             out[path] = f"{path} is a template a code generator renders (its name says so); no build file names it"
+        elif _compiled_by(path, by_hand):
+            continue
         elif sibling is not None:
             out[path] = f"{named[sibling]} names {sibling} beside it; no build file names {path} and nothing includes it"
         elif not builds_cuda and (above := _listed_above(path, listing)) is not None:
@@ -91,3 +97,9 @@ def _listed_above(path: str, listing: Mapping[str, str]) -> str | None:
             return listing[folder]
         folder = posixpath.dirname(folder)
     return None
+
+
+def _compiled_by(path: str, objects: frozenset[tuple[str, str]]) -> bool:
+    """Whether a file is the source of one of the objects: its stem, in the folder/ ("" the top) or below it."""
+    stem = posixpath.basename(path).rsplit(".", 1)[0]
+    return any(stem == name and path.startswith(folder) for folder, name in objects)

@@ -35,6 +35,9 @@ MAKE_SWITCH = re.compile(r"^[A-Z][A-Z0-9_]*$")
 SELECTED_VALUE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 WORD_RUN = re.compile(r"\S+")
 OBJECT_SUFFIX = ".o"  # an object file named after its whole source name (`x.cu.o`)
+# an old-fashioned suffix rule's target (`.cu.o:`, `.c.o:`): a pair of suffixes, no file
+# (https://www.gnu.org/software/make/manual/html_node/Suffix-Rules.html)
+SUFFIX_RULE = re.compile(r"^(?:\.[A-Za-z0-9_+]+){1,2}$")
 # `ifdef gpu`: a lowercase variable is one the user passes on make's command line (`make gpu=1`); make imports
 # every environment variable too, and those are uppercase by convention (CUDA_HOME), so only a lowercase one that
 # the Makefile never assigns is off by default (https://www.gnu.org/software/make/manual/html_node/Environment.html,
@@ -219,8 +222,9 @@ def _plain_words(text: str) -> list[tuple[int, str]]:
 
 def _plain_sources(words: list[str]) -> list[str]:
     """The words that name a source file outright (no variable, pattern or wildcard in them), or through the object
-    named after it (`lz/gpucompact/kernels.cu.o`: the object a `%.cu.o: %.cu` rule compiles from that source)."""
-    named = (word.removesuffix(OBJECT_SUFFIX) for word in words)
+    named after it (`lz/gpucompact/kernels.cu.o`: the object a `%.cu.o: %.cu` rule compiles from that source); not a
+    suffix rule's target (`.cu.o:`, SUFFIX_RULE), which names no file."""
+    named = (word.removesuffix(OBJECT_SUFFIX) for word in words if not SUFFIX_RULE.match(word))
     return [word for word in named if word.endswith(SOURCE_SUFFIXES) and not any(c in word for c in "$%*")]
 
 
