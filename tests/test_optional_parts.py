@@ -1423,3 +1423,71 @@ def test_a_source_no_list_names_and_no_script_beside_it_compiles_is_built_by_not
     # the sibling a list names, not the `.cu.o:` suffix rule's target (a pair of suffixes, no file)
     assert part["evidence"][0].startswith("src/Makefile:1 names src/main.cu beside it")
     assert statuses_of(data, "src/kernels3.cu") == {"optional"}
+
+
+def test_a_torch_extension_nothing_builds_is_built_by_nothing(tmp_path: Path, rulebase) -> None:
+    """wkv5_op.cpp (torch/extension.h) and wkv5_cuda.cu beside a model whose CUDA path is another package: no setup.py,
+    load() or build file names them, so the kernels are built by nothing (rules/workloads/optional.yaml
+    `torch_extensions`). Near misses: a load() naming the two files builds them (also where its path is joined from
+    a variable the extractor resolves only in part); without the extension header the folder is plain CUDA source,
+    which the project may compile by hand."""
+    data = report("torch_extension_unbuilt", rulebase)
+    assert data["summary"]["class"] == "native"
+    cu = "rwkv5_model/wkv5_cuda.cu"
+    assert optional_parts(data)[f"{cu} (built by nothing)"]["evidence"][0].startswith(
+        "rwkv5_model/wkv5_op.cpp includes a PyTorch extension header")
+    assert statuses_of(data, cu) == {"optional"}
+
+    loaded = _copy("torch_extension_unbuilt", tmp_path / "loaded")
+    model = loaded / "rwkv5_model" / "modeling_rwkv5.py"
+    model.write_text(model.read_text() + "\nfrom torch.utils.cpp_extension import load\n"
+                     "wkv5 = load(name='wkv5', sources=['rwkv5_model/wkv5_op.cpp', 'rwkv5_model/wkv5_cuda.cu'])\n")
+    built = scanned(loaded, rulebase)
+    assert f"{cu} (built by nothing)" not in optional_parts(built)
+    assert statuses_of(built, cu) == {""}
+
+    joined = _copy("torch_extension_unbuilt", tmp_path / "joined")  # axolotl's `os.path.join(_MOE, "ops.cu")`
+    model = joined / "rwkv5_model" / "modeling_rwkv5.py"
+    model.write_text(model.read_text() + "\nimport os\nfrom torch.utils.cpp_extension import load\n"
+                     "_SRC = os.path.join(os.path.dirname(__file__), '_csrc', 'wkv5')\n"
+                     "wkv5 = load(name='wkv5', sources=[os.path.join(_SRC, 'wkv5_cuda.cu')])\n")
+    assert f"{cu} (built by nothing)" not in optional_parts(scanned(joined, rulebase))
+
+    plain = _copy("torch_extension_unbuilt", tmp_path / "plain")
+    binding = plain / "rwkv5_model" / "wkv5_op.cpp"
+    binding.write_text(binding.read_text().replace("#include <torch/extension.h>\n", ""))
+    assert statuses_of(scanned(plain, rulebase), cu) == {""}
+
+
+def test_a_module_imported_again_from_the_scripts_folder_is_required(tmp_path: Path, rulebase) -> None:
+    """`try: from .sepconv import sepconv` / `except: sys.path.insert(0, './sepconv'); import sepconv`: the handler
+    reaches the same module when the file runs as a script, so the CuPy kernels are required (python/optional.py).
+    Near miss: a handler that binds a stand-in instead is a fallback, and the kernels are optional."""
+    data = report("import_path_alternative", rulebase)
+    assert data["summary"]["class"] == "minor-adaptation"
+    assert statuses_of(data, "sepconv/sepconv.py") == {""}
+
+    tree = _copy("import_path_alternative", tmp_path)
+    run = tree / "run.py"
+    run.write_text(run.read_text().replace("sys.path.insert(0, './sepconv'); import sepconv", "sepconv = None"))
+    fallback = scanned(tree, rulebase)
+    assert fallback["summary"]["class"] == "native"
+    assert statuses_of(fallback, "sepconv/sepconv.py") == {"optional"}
+
+
+def test_an_import_fallback_to_another_module_stays_a_fallback() -> None:
+    """Only a relative import found again by an absolute path is the same module: `import numpy as xp` after
+    `import cupy as xp`, or a project module after a package's (`from mmcv.ops import nms` / `from .ops import
+    nms`), is another module."""
+    import ast
+
+    from migrate.extract.python.optional import is_import_fallback
+
+    def fallback(source: str) -> bool:
+        node = ast.parse(source).body[0]
+        assert isinstance(node, ast.Try)
+        return is_import_fallback(node)
+
+    assert not fallback("try:\n    from . import utils\nexcept ImportError:\n    import utils\n")
+    assert fallback("try:\n    import cupy as xp\nexcept ImportError:\n    import numpy as xp\n")
+    assert fallback("try:\n    from mmcv.ops import nms\nexcept ImportError:\n    from .ops import nms\n")

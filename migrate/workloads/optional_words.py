@@ -15,7 +15,7 @@ from migrate.rulebase.load import default_rules_dir
 
 SECTIONS = ("folders", "scratch_folders", "unused_folders", "switches", "detection", "compile_pass", "templates",
             "alternative_runtimes", "portable_backends", "configure_hipify", "deployment", "cuda_compiler",
-            "host_only_gates", "cpu_thrust", "cargo_cuda")
+            "host_only_gates", "cpu_thrust", "cargo_cuda", "torch_extensions")
 
 
 class DataError(ValueError):
@@ -68,6 +68,7 @@ class Words:
     cuda_link_flags: frozenset[str] = frozenset()  # link flags of the CUDA runtime and driver (-lcudart, -lcuda)
     suffixes: tuple[str, ...] = ()  # endings of optional folder names (text_generation_benchmark), lower case
     cargo_cuda: frozenset[str] = frozenset()  # crates that compile or load a Cargo package's CUDA sources (bindgen_cuda)
+    torch_extension_headers: frozenset[str] = frozenset()  # the header a PyTorch extension's binding includes
 
 
 @lru_cache(maxsize=4)
@@ -96,6 +97,7 @@ def words(directory: Path | None = None) -> Words:
                  cuda_settings=tuple(names("compile_pass", "cmake_prefixes")),
                  cuda_genex=tuple(names("compile_pass", "generator_expressions")),
                  templates=frozenset(names("templates", "markers")),
+                 torch_extension_headers=frozenset(names("torch_extensions", "headers")),
                  platform_words=frozenset(names("switches", "platform_words")),
                  off=frozenset(n.upper() for n in names("switches", "off_values")),
                  on=frozenset(n.upper() for n in names("switches", "on_values")),

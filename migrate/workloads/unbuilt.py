@@ -33,7 +33,11 @@ def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds
     (https://cmake.org/cmake/help/latest/command/project.html: LANGUAGES, C and CXX by default). `by_hand`: (folder/,
     stem) of the objects scripts write with a CUDA compiler (reached_files.compiled_by_scripts); the source of that stem
     in or below the folder is what the script compiles (christos-tsotskas/LBM2 src/simple_compile: `nvcc --compile -o
-    kernels3.o kernels3.cu`, a source src/Makefile's list leaves out), not built by nothing (a template still is)."""
+    kernels3.o kernels3.cu`, a source src/Makefile's list leaves out), not built by nothing (a template still is).
+    A .cu file of a folder holding a PyTorch extension's binding (a file including torch/extension.h, rules/workloads/
+    optional.yaml `torch_extensions`) of which no build file, setup.py or load() names any source is built by nothing
+    too: such an extension is compiled only by those (rwkv5_model/wkv5_op.cpp and wkv5_cuda.cu beside a model that
+    loads neither)."""
     files = frozenset(facts)
     named: dict[str, str] = {}  # file -> where a build names it
     explicit: set[str] = set()
@@ -60,6 +64,11 @@ def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds
             siblings.setdefault(posixpath.dirname(source), source)
     for source in sorted(named):  # by name or by a pattern (`$(shell ls src/*.cpp)`, `file(GLOB ... *.cpp)`)
         listing.setdefault(posixpath.dirname(source), source)
+    bindings = _torch_bindings(facts, known)
+    # the file names a torch extension's source list holds, wherever its path resolves (a path joined from a
+    # variable the extractor resolves only in part names the file all the same)
+    extension_names = {posixpath.basename(item.removeprefix("glob:")) for _, f in of_kind(facts, "extension")
+                       for item in f.text.split("\n") if item}
     out: dict[str, str] = {}
     for path in sorted(files):
         template = bool(set(posixpath.basename(path).lower().split(".")[1:-1]) & known.templates)
@@ -77,6 +86,11 @@ def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds
             how = "one by one" if above in explicit else "by a pattern that leaves this file out"
             out[path] = (f"{named[above]} names {above} {how}, and no build of the project compiles CUDA; "
                          f"no build file names {path} and nothing includes it")
+        elif (binding := bindings.get(posixpath.dirname(path))) is not None \
+                and posixpath.dirname(path) not in listing \
+                and not {posixpath.basename(path), posixpath.basename(binding)} & extension_names:
+            out[path] = (f"{binding} includes a PyTorch extension header: such an extension is compiled by a setup.py, "
+                         f"a load() or a build linking Torch, and none names {path} or its folder's sources")
     # headers, and a .cu file another includes (`#include "mmc_optix_rand.cu"` in mmc_optix_ray.h) that no build lists
     # (a Visual Studio project's CudaCompile item compiles it on its own): each is compiled with its includers
     listed = {posixpath.basename(f.name) for _, f in of_kinds(facts, *LISTING_KINDS)}
@@ -85,6 +99,16 @@ def unbuilt_sources(facts: Mapping[str, Sequence[Fact]], known: Words, *, builds
                                                      and posixpath.basename(p) not in listed)]
     close_over_includes(out, candidates, includers, lambda p: p in out,
                          "included only by sources no build compiles")
+    return out
+
+
+def _torch_bindings(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str]:
+    """folder -> the first file there that includes a PyTorch extension header (torch/extension.h)."""
+    out: dict[str, str] = {}
+    for path, f in of_kind(facts, "include"):
+        if f.name in known.torch_extension_headers:
+            folder = posixpath.dirname(path)
+            out[folder] = min(out.get(folder, path), path)
     return out
 
 

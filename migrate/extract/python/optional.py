@@ -29,7 +29,32 @@ def is_import_fallback(node: ast.Try) -> bool:
     if not any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in node.body):
         return False
     handlers = [h for h in node.handlers if _catches_import_error(h)]
-    return bool(handlers) and all(not _reraises(h.body) for h in handlers)
+    return bool(handlers) and all(not _reraises(h.body) for h in handlers) \
+        and not any(_same_module(node.body, h.body) for h in handlers)
+
+
+def _same_module(body: list[ast.stmt], handler: list[ast.stmt]) -> bool:
+    """Whether a handler imports, by an absolute path, a module the `try:` imported relative to its package:
+    `try: from .sepconv import sepconv` / `except: sys.path.insert(0, './sepconv'); import sepconv`, `try: from .
+    import utils` / `except ImportError: import utils`. A relative import fails when the file runs as a script
+    ("attempted relative import with no known parent package"), so the handler finds the same module from the
+    script's folder: it is required either way, and the `try:` is no fallback. Only that shape counts (the handler's
+    path ending with the relative one): `import numpy as xp` after `import cupy as xp`, or a project module after
+    an absolute import of a package (`from mmcv.ops import nms` / `from .ops import nms`), is a fallback."""
+    relative = {path for level, path in _imported_modules(body) if level}
+    return any(path[-len(r):] == r for level, path in _imported_modules(handler) if not level for r in relative)
+
+
+def _imported_modules(body: list[ast.stmt]) -> set[tuple[int, tuple[str, ...]]]:
+    """(level, dotted path) of each module a block imports at its own level: `from .sepconv import sepconv` ->
+    (1, (sepconv,)), `import a.b as c` -> (0, (a, b)), `from . import utils` -> (1, (utils,))."""
+    out: set[tuple[int, tuple[str, ...]]] = set()
+    for s in body:
+        if isinstance(s, ast.Import):
+            out |= {(0, tuple(a.name.split("."))) for a in s.names}
+        elif isinstance(s, ast.ImportFrom):
+            out |= {(s.level, tuple(s.module.split(".")))} if s.module else {(s.level, (a.name,)) for a in s.names}
+    return out
 
 
 def is_build_fallback(node: ast.Try) -> bool:
