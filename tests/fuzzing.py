@@ -76,6 +76,10 @@ TOKENS["vsproject"] = ["<?xml version=\"1.0\" encoding=\"utf-8\"?>", "<Project>"
 TOKENS["dotnet"] = ["<Project Sdk=\"Microsoft.NET.Sdk\">", "</Project>", "<ItemGroup>", "</ItemGroup>",
                     "<ProjectReference Include=\"..\\Core\\Core.csproj\" />", "<PackageReference Include=\"x\" />",
                     "<", ">", "/>", "\"", "\xff\xfe", "\xef\xbb\xbf"]
+TOKENS["maven"] = ["<project>", "</project>", "<modules>", "</modules>", "<module>core</module>", "<module>",
+                   "</module>", "<profiles>", "</profiles>", "<profile>", "</profile>", "<id>cuda</id>", "<activation>",
+                   "</activation>", "<activeByDefault>true</activeByDefault>", "<property>", "<name>", "</name>",
+                   "<", ">", "/>", "\"", "<!--", "-->", "\xff\xfe"]
 TOKENS["cpp"] = TOKENS["hip"] = TOKENS["cuda"]
 # a prebuilt binary's soup is a real image (tests/binary_images.py) with runs of its bytes overwritten by these
 IMAGES = [elf(needed=("libcudart.so.12", "libc.so.6"), sections=(".nv_fatbin", ".nvFatBinSegment")),
@@ -148,7 +152,8 @@ FILE_NAMES = {"cuda": "k.cu", "cpp": "k.cpp", "hip": "k.hip", "python": "m.py", 
               "setupcfg": "setup.cfg", "dockerfile": "Dockerfile", "manifest": "docker-compose.yml",
               "cmake": "CMakeLists.txt", "makefile": "Makefile", "shell": "run.sh",
               "gitmodules": ".gitmodules", "cargo": "Cargo.toml", "go": "main.go",
-              "autoconf": "configure.ac", "m4": "ax_k.m4", "vsproject": "k.vcxproj", "dotnet": "k.csproj", "binary": "libk.so"}
+              "autoconf": "configure.ac", "m4": "ax_k.m4", "vsproject": "k.vcxproj", "dotnet": "k.csproj", "maven": "pom.xml",
+              "binary": "libk.so"}
 
 
 def fuzz_scan(kind: str, data: bytes, folder: Path, rules: RuleBase) -> list[str]:
