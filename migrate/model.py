@@ -288,9 +288,10 @@ class Candidate:
     namespace: str | None = None
     needs_mask: str | None = None  # kept only when some file of the project knows this name as a lane mask
     needs_context: bool = False  # kept only in a .cu/.cuh file or a header (match.in_context): a plain name, no CUDA beside
+    header_only: bool = False  # kept only in a header (match.select): a rule's `header_only_when` construct names it
 
 
-build_candidate = slot_builder(Candidate)  # (finding, defined_as, namespace, needs_mask, needs_context): every field
+build_candidate = slot_builder(Candidate)  # (finding, defined_as, namespace, needs_mask, needs_context, header_only)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -317,6 +317,7 @@ C_CONSTRUCTS: dict[str, str] = {
     "warp-size-constant-32": "a constant named like a warp size, defined as 32 (or its log, 5)",
     "warp-size-constant-use": "a use of such a constant",
     "warp-size-constant-shared": "such a constant in a file that uses none of them in device code (it serves other files)",
+    "warp-size-constant-unused": "such a constant whose name the file spells nowhere but in its definition",
     "warpsize-constexpr": "`warpSize` where a constant expression is needed",
     "shared-memory-request": "a dynamic or static shared-memory request; its value is the byte count",
     "launch-bounds-min-blocks": "`__launch_bounds__` with a minimum-blocks argument",

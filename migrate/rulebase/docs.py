@@ -61,6 +61,8 @@ def conditions(rule: Rule) -> list[str]:
         out.append(f"only in a file that also shows {rule.file_has_what}")
     if rule.file_lacks_what:
         out.append(f"only in a file that shows no {rule.file_lacks_what}")
+    if rule.header_only_what:
+        out.append(f"only in a header where {rule.header_only_what}")
     if rule.product_header:
         out.append("a copy of the header in the project's tree is still the product's header, not the project's own")
     if rule.needs_context:

@@ -291,6 +291,10 @@ class Rule:
     file_has_what: str | None = None  # what that evidence is, in words (the rule docs)
     file_lacks: str | None = None  # reported only in a file with no unguarded fact whose name this regex finds
     file_lacks_what: str | None = None  # what that missing evidence is, in words (the rule docs)
+    # a construct of the file naming the finding's symbol that keeps the finding only in a header (match.select):
+    # a constant the file defines and spells nowhere else is dead code in a source, its includers' in a header
+    header_only_when: str | None = None
+    header_only_what: str | None = None  # what that construct says, in words (the rule docs)
     # True: the include names a header an NVIDIA product ships for others to copy (or the project is the product):
     # a copy in the project's tree is still the product's header, never the project's own (scan/own_headers.py)
     product_header: bool = False
@@ -698,6 +702,8 @@ def _build(record: dict[str, Any], filename: str, *, lazy: bool = False) -> Rule
         "file_has_what": record["file_has"]["what"] if "file_has" in record else None,
         "file_lacks": record["file_lacks"]["regex"] if "file_lacks" in record else None,
         "file_lacks_what": record["file_lacks"]["what"] if "file_lacks" in record else None,
+        "header_only_when": record["header_only_when"]["construct"] if "header_only_when" in record else None,
+        "header_only_what": record["header_only_when"]["what"] if "header_only_when" in record else None,
         "product_header": bool(record.get("product_header", False)),
         "needs_context": record["needs_context"]["what"] if "needs_context" in record else None,
         "when": record.get("when"), "target": tuple(sorted(record.get("target", {}).items())),

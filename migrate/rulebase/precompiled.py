@@ -34,7 +34,7 @@ FORMAT = 2  # of the cached file; 1 was a pickle
 BAD_ROW = (KeyError, IndexError, TypeError, ValueError, AttributeError, re.error, RuleError, RecursionError)
 STR_FIELDS = ("id", "name", "title", "migration_class", "hipify", "confidence", "status", "rationale", "docs", "file")
 OPTIONAL_STR_FIELDS = ("hip", "message", "rocm_min", "rocm_max", "when", "exceeds", "file_has", "file_has_what",
-                       "file_lacks", "file_lacks_what", "needs_context")
+                       "file_lacks", "file_lacks_what", "header_only_when", "header_only_what", "needs_context")
 
 
 def _debug(message: str, *args: object) -> None:

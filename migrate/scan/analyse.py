@@ -41,12 +41,12 @@ from migrate.workloads import UNREAD_KINDS
 
 T = TypeVar("T")
 CHUNKS_PER_WORKER = 6  # work is cut into about this many pieces per worker, by bytes
-RESULT_FORMAT = "7"
+RESULT_FORMAT = "8"
 _S, _I, _OS, _OI = (str,), (int,), (str, type(None)), (int, type(None))
 # A candidate row: the finding's fields (path aside: rows are shared by files of equal content)
 # and the two names the repo-wide filters look at. The source line is null when it is the row's
 # text of that line: a 4 MB line of 330,000 calls would otherwise be copied into every candidate.
-CANDIDATE_ROW = (_S, _I, _I, _I, _I, _S, _S, _OS, _S, _S, _S, _OS, _OI, _S, _OS, _OS, _OS, (bool,))
+CANDIDATE_ROW = (_S, _I, _I, _I, _I, _S, _S, _OS, _S, _S, _S, _OS, _OI, _S, _OS, _OS, _OS, (bool,), (bool,))
 
 
 @dataclass(frozen=True, slots=True)
@@ -578,7 +578,7 @@ def _candidate_row(c: Candidate, line_text: dict[tuple[int, int], str]) -> list[
     shared = line_text.get((f.cell or 0, f.line)) == f.source_line
     return [f.rule, f.line, f.column, f.end_line, f.end_column, f.symbol, f.message, f.hip, f.hipify,
             f.confidence, f.migration_class, None if shared else f.source_line, f.cell, f.status, c.defined_as,
-            c.namespace, c.needs_mask, c.needs_context]
+            c.namespace, c.needs_mask, c.needs_context, c.header_only]
 
 
 def decode(rel: str, row: bytes, *, checked: bool = True) -> FileResult:
@@ -613,7 +613,7 @@ _HIPIFY, _CONFIDENCE, _CLASS, _STATUS = ({w: w for w in words} for words in (HIP
 
 def _candidate(rel: str, row: list[Any], line_text: dict[tuple[int, int], str]) -> Candidate:
     (rule, line, column, end_line, end_column, symbol, message, hip, hipify, confidence, cls, source_line, cell,
-     status, defined_as, namespace, needs_mask, needs_context) = row
+     status, defined_as, namespace, needs_mask, needs_context, header_only) = row
     # interned: every file's candidates are held at once, and rules, messages and names recur
     rule, symbol, message = intern(rule), intern(symbol), intern(message)
     # each the vocabulary's own word (KeyError for one that is none)
@@ -629,7 +629,7 @@ def _candidate(rel: str, row: list[Any], line_text: dict[tuple[int, int], str]) 
     # the fields in Finding's order; workload, targets, source, precise, effective_class and compiler as new
     return build_candidate((build_finding((rule, rel, line, column, end_line, end_column, symbol, message, hip, hipify,
                                            confidence, cls, source_line, cell, "", (), "rules", None, status, "", "")),
-                            defined_as, namespace, needs_mask, needs_context))
+                            defined_as, namespace, needs_mask, needs_context, header_only))
 
 
 def result_version(rules: RuleBase, settings: Settings) -> str:

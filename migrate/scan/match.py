@@ -288,8 +288,10 @@ def candidates(rel: str, extraction: Extraction, index: RuleIndex) -> list[Candi
                     continue
             if fact.kind == "construct" and fact.text:
                 symbol = fact.text
+            header_only = rule.header_only_when is not None and _names(extraction, rule.header_only_when, symbol)
             out.append((build_candidate((_finding(rel, fact, rule, entry, symbol, extraction, index),
-                                         defined_as, namespace, symbol if rule.mask_elsewhere else None, False)), rule))
+                                         defined_as, namespace, symbol if rule.mask_elsewhere else None, False,
+                                         header_only)), rule))
     return _uncovered(_context(out))
 
 
@@ -321,6 +323,12 @@ def in_context(path: str) -> bool:
     `saturate` in a renderer's C++, a Vulkan `memoryBarrier` variable, a C file's `warp_size = 32` are the project's
     own names there (docs/decisions/2026-12-06-plain-names-need-cuda-context.md)."""
     return path.lower().endswith(CONTEXT_SUFFIXES)
+
+
+def _names(extraction: Extraction, construct: str, symbol: str) -> bool:
+    """Whether an unguarded `construct` fact of the file names `symbol` (a rule's `header_only_when`)."""
+    return any(f.kind == "construct" and f.name == construct and f.text == symbol and f.guard not in GUARDED
+               for f in extraction.facts)
 
 
 # Fact kinds a rule's `file_has` reads: what the code calls, defines, spells in asm or builds
@@ -379,6 +387,8 @@ def select(found: Iterable[Candidate], *, portable: frozenset[str] = frozenset()
         if c.needs_mask is not None and c.needs_mask not in masks:
             continue
         if c.needs_context and not in_context(c.finding.path):
+            continue
+        if c.header_only and not c.finding.path.lower().endswith(crossref.HEADERS):
             continue
         f = c.finding
         findings.setdefault((f.rule, f.line, f.cell, f.symbol), f)  # one per issue per line

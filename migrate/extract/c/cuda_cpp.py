@@ -182,7 +182,7 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
         return ctx, notes
 
 
-WARP_SIZE_USES = frozenset({"warp-size-constant-use", "warp-size-constant-shared"})
+WARP_SIZE_USES = frozenset({"warp-size-constant-use", "warp-size-constant-shared", "warp-size-constant-unused"})
 
 
 def _renamed_own_functions(ctx: _Ctx) -> None:

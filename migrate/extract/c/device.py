@@ -593,7 +593,9 @@ def _launch_bounds(node: ts.Node, emit: Emit) -> None:
 def _warp_size_uses(caps: dict[str, list[ts.Node]], scopes: Scopes, emit: Emit) -> None:
     """Each use, in device code, of a constant that fixes the warp size at 32; where the file uses none
     of its constants in device code, each definition again as `warp-size-constant-shared` (the constant
-    is there for other files, whose code this file cannot show)."""
+    is there for other files, whose code this file cannot show), and as `warp-size-constant-unused` where the
+    file spells its name nowhere else, not even in host code or a comment (a header's is for its includers; a
+    source's is dead: match.py keeps that finding in a header only)."""
     if not any(scopes.warp_constants.values()):
         return
     used = False
@@ -605,8 +607,23 @@ def _warp_size_uses(caps: dict[str, list[ts.Node]], scopes: Scopes, emit: Emit) 
             emit("warp-size-constant-use", node, text(node))
             used = True
     if not used:
+        spelled = _code_text(scopes.warp_definitions[0]) if scopes.warp_definitions else ""
         for node in scopes.warp_definitions:
             emit("warp-size-constant-shared", node, text(node))
+            if len(re.findall(rf"\b{re.escape(text(node))}\b", spelled)) == 1:
+                emit("warp-size-constant-unused", node, text(node))
+
+
+def _code_text(node: ts.Node) -> str:
+    """The text of the file `node` is in, its comments blanked (`// WARP_SIZE must match the launch` reads nothing)."""
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    source = bytearray(raw(root))
+    for comment in (n for n in walk(root) if n.type == "comment"):
+        source[comment.start_byte - root.start_byte:comment.end_byte - root.start_byte] = \
+            b" " * (comment.end_byte - comment.start_byte)
+    return source.decode("utf-8", "replace")
 
 
 def _derived_size(node: ts.Node) -> bool:
