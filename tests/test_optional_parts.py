@@ -1491,3 +1491,42 @@ def test_an_import_fallback_to_another_module_stays_a_fallback() -> None:
     assert not fallback("try:\n    from . import utils\nexcept ImportError:\n    import utils\n")
     assert fallback("try:\n    import cupy as xp\nexcept ImportError:\n    import numpy as xp\n")
     assert fallback("try:\n    from mmcv.ops import nms\nexcept ImportError:\n    from .ops import nms\n")
+
+
+def test_a_make_switch_whose_default_a_comment_empties_is_optional(rulebase) -> None:
+    """milc-qcd/milc_qcd Makefile: `WANTQUDA ?= #true` (the comment leaves the value empty) and
+    `ifeq ($(strip ${WANTQUDA}),true)` around the CUDA link line: off by default, its link flags an optional part."""
+    data = report("make_commented_default", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch WANTQUDA"]
+    assert part["class"] == "minor-adaptation"
+    assert "Makefile:7 make(WANTQUDA) default OFF" in part["evidence"]
+    assert statuses_of(data, "Makefile") == {"optional"}
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("WANTQUDA    ?= #true", "WANTQUDA    ?= true"),  # on by default
+    # an empty default, then a value the file sets after it: not empty in every assignment, so not read as off
+    ("WANT_FN_CG_GPU ?= #true\n", "WANT_FN_CG_GPU ?= #true\nWANTQUDA = true\n"),
+])
+def test_the_same_make_switch_set_on_is_required(old: str, new: str, tmp_path: Path, rulebase) -> None:
+    tree = _copy("make_commented_default", tmp_path)
+    text = (tree / "Makefile").read_text()
+    assert old in text
+    (tree / "Makefile").write_text(text.replace(old, new))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "minor-adaptation"
+    assert optional_parts(data) == {}
+    assert statuses_of(data, "Makefile") == {""}
+
+
+@pytest.mark.parametrize(("test", "switch"), [
+    ("ifeq ($(strip ${WANTQUDA}),true)", "WANTQUDA"),
+    ("ifeq ($(strip $(WANTQUDA)), 1)", "WANTQUDA"),
+    ("ifeq ($(strip $(WANTQUDA) x),true)", ""),  # strip of more than one variable: not a test of one switch
+])
+def test_a_stripped_variable_is_the_switch_of_its_test(test: str, switch: str) -> None:
+    from migrate.extract.text import buildfiles
+
+    facts = buildfiles.makefile(f"{test}\nLIBS += -lcudart\nendif\n".encode()).facts
+    assert [f.name for f in facts if f.kind == "switch_branch"] == ([switch] if switch else [])

@@ -27,6 +27,9 @@ MAKE_WILDCARD = re.compile(r"\$[({]wildcard\s+([^)}]*)[)}]")  # $(wildcard cuda/
 # $(shell ls src/*.cpp): the shell lists the files that match, as $(wildcard) does (libSTARK's algebra/FFT/Makefile)
 MAKE_SHELL_LS = re.compile(r"\$[({]shell\s+ls\s+(?:-[A-Za-z1]+\s+)*([^)}|;&`$]*)[)}]")
 MAKE_TEST = re.compile(r"^\(\s*\$[({]([A-Za-z_]\w*)[)}]\s*,\s*([^)]*)\)$")
+# `$(strip $(X))` in a test (`ifeq ($(strip ${WANTQUDA}),true)`): strip only drops the value's surrounding and repeated
+# whitespace (https://www.gnu.org/software/make/manual/html_node/Text-Functions.html), so the test is still one on X
+STRIPPED_VARIABLE = re.compile(r"\$[({]strip\s+(\$[({][A-Za-z_]\w*[)}])\s*[)}]")
 # make's quoted form of the same test, `ifeq "$(ENABLE_CUDA)" "1"` or with single quotes (either quote on each
 # argument: https://www.gnu.org/software/make/manual/html_node/Conditional-Syntax.html)
 MAKE_TEST_QUOTED = re.compile(r"""^(["'])\$[({]([A-Za-z_]\w*)[)}]\1\s+(["'])([^"']*)\3$""")
@@ -94,6 +97,7 @@ def makefile(source: bytes) -> Extraction:
     facts += [fact("build_switch", b.name, b.line, 0, 0, text=f"OFF {MAKE_UNSET}") for b in branches
               if not COMMAND_LINE_SWITCH.match(b.name) and b.text.startswith("make: ") and "=" not in b.text
               and b.name not in assigned]
+    facts += _empty_switches(branches, model)
     facts += make_goals.goal_facts(model)
     facts += make_goal_tests.goal_tests(model)
     facts += make_reach.facts(model)
@@ -142,6 +146,20 @@ def _selected_values(branches: list[Fact], assigned: dict[str, str]) -> list[Fac
             default = "ON" if assigned.get(variable, "").upper() == value.upper() else "OFF"
             out.append(fact("build_switch", branch.name, branch.line, 0, 0, text=f"{default} make"))
     return out
+
+
+def _empty_switches(branches: list[Fact], model: make_model.Makefile) -> list[Fact]:
+    """A switch the file tests (`ifeq ($(WANTQUDA),true)`) and assigns only empty values (`WANTQUDA ?= #true`: the
+    comment leaves the value empty): off by default, as an empty variable is to `ifeq` with an on value and to `ifdef`
+    (https://www.gnu.org/software/make/manual/html_node/Conditional-Syntax.html); each empty assignment is the
+    evidence. An environment or command-line value turns it on, as it does a `X ?= 0`."""
+    values: dict[str, list[make_model.Assignment]] = {}
+    for a in model.assignments:
+        values.setdefault(a.name, []).append(a)
+    tested = {b.name for b in branches if b.text.startswith("make: ") and "=" not in b.text}
+    return [fact("build_switch", name, a.line, 0, len(name), text="OFF make") for name in sorted(tested)
+            if (assigned := values.get(name)) and all(a.how != "define" and not a.value for a in assigned)
+            for a in assigned]
 
 
 def _make_switches(model: make_model.Makefile) -> list[Fact]:
@@ -247,7 +265,8 @@ def _make_switch(directive: str, condition: str) -> str:
 
 
 def _make_test(condition: str) -> tuple[str, str] | None:
-    """(variable, value) of `($(X),value)` or `"$(X)" "value"`, else None."""
+    """(variable, value) of `($(X),value)` or `"$(X)" "value"` (X also as `$(strip $(X))`), else None."""
+    condition = STRIPPED_VARIABLE.sub(r"\1", condition)
     if m := MAKE_TEST.match(condition):
         return m.group(1), m.group(2).strip()
     if m := MAKE_TEST_QUOTED.match(condition):
