@@ -89,9 +89,13 @@ def _scan(tmp_path: Path, tree: Path, env: dict[str, str], cache: str) -> tuple[
     return done.returncode, report.read_bytes(), err, json.loads(said)
 
 
+# text compiled in the process (dataclass methods, slot makers, namedtuple's __new__: file name "<string>" and
+# the like); a module's own source compiled by import is the bytecode cache's concern, not the start table's, and
+# depends on what else wrote .pyc files meanwhile, so a path ending in .py is not counted
 COMPILES = """import sys
 compiled = []
-sys.addaudithook(lambda event, args: compiled.append(1) if event == "compile" and isinstance(args[0], (str, bytes)) else None)
+sys.addaudithook(lambda event, args: compiled.append(1) if event == "compile" and isinstance(args[0], (str, bytes))
+                 and not str(args[1]).endswith(".py") else None)
 """
 
 
