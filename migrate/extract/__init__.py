@@ -97,6 +97,7 @@ EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
     "shell": _lazy("text.buildfiles", "shell"),
     "gitmodules": _lazy("text.repositories", "gitmodules"),
     "cargo": _lazy("text.cargo", "extract"),
+    "julia_project": _lazy("text.julia_project", "extract"),
     "autoconf": _lazy("text.autoconf", "extract"),
     "m4": _lazy("text.autoconf", "extract"),
     "vsproject": _lazy("text.vsproject", "extract"),

@@ -65,6 +65,8 @@ NAME_KINDS = {
     # a Go module's manifest (https://go.dev/ref/mod#go-mod-file): read as Go (no cgo directive, no facts), so that
     # workloads/reach.py sees a Go module at the top
     "go.mod": "go",
+    # a Julia project file (https://pkgdocs.julialang.org/v1/toml-files/): its [deps] and [weakdeps]
+    "project.toml": "julia_project",
 }
 NAME_GLOBS = (
     ("dockerfile*", "dockerfile"), ("*.dockerfile", "dockerfile"), ("containerfile*", "dockerfile"),
