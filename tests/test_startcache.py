@@ -89,13 +89,16 @@ def _scan(tmp_path: Path, tree: Path, env: dict[str, str], cache: str) -> tuple[
     return done.returncode, report.read_bytes(), err, json.loads(said)
 
 
-# text compiled in the process (dataclass methods, slot makers, namedtuple's __new__: file name "<string>" and
-# the like); a module's own source compiled by import is the bytecode cache's concern, not the start table's, and
-# depends on what else wrote .pyc files meanwhile, so a path ending in .py is not counted
+# text compiled in the process while the start table is in place (dataclass methods, slot makers, namedtuple's
+# __new__: file name "<string>"); a module's own source compiled by import is the bytecode cache's concern, and what
+# runs before the table is installed is not the table's (in a fresh venv functools is first imported then, and its
+# CacheInfo namedtuple compiled, in every process)
 COMPILES = """import sys
 compiled = []
+def _table():
+    return getattr(getattr(sys.modules.get("migrate.cli.startcache"), "_Table", None), "current", None)
 sys.addaudithook(lambda event, args: compiled.append(1) if event == "compile" and isinstance(args[0], (str, bytes))
-                 and not str(args[1]).endswith(".py") else None)
+                 and not str(args[1]).endswith(".py") and _table() is not None else None)
 """
 
 
