@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from migrate.extract.text.lines import fact
-from migrate.extract.text.make_model import CONDITIONALS, UNPLACED, Expander, Makefile
+from migrate.extract.text.make_model import UNPLACED, Expander, Makefile, split_args
 from migrate.model import Fact
 
 GOALS = re.compile(r"^\$[({]MAKECMDGOALS[)}]$")
@@ -32,7 +32,7 @@ def goal_tests(model: Makefile) -> list[Fact]:
         goals = asked_goals(conditional.directive, conditional.test)
         if goals and conditional.end:
             branches.append(Fact(kind="make_goal_test", name=goals[0], line=conditional.line, column=1,
-                                 end_line=_branch_end(model, conditional.line, conditional.end), end_column=1,
+                                 end_line=conditional.otherwise or conditional.end, end_column=1,
                                  text=" ".join(goals)))
     if not branches:
         return []
@@ -74,32 +74,8 @@ def asked_goals(directive: str, test: str) -> list[str]:
 
 
 def _arguments(test: str) -> tuple[str, str] | None:
-    """The two arguments of `(a,b)`, split at the comma outside every parenthesis; None for any other form."""
+    """The two arguments of `(a,b)`, split at the first comma outside every parenthesis; None for any other form."""
     if not (test.startswith("(") and test.endswith(")")):
         return None
-    inner = test[1:-1]
-    depth = 0
-    for i, c in enumerate(inner):
-        if c in "({":
-            depth += 1
-        elif c in ")}":
-            depth -= 1
-        elif c == "," and depth == 0:
-            return inner[:i], inner[i + 1:]
-    return None
-
-
-def _branch_end(model: Makefile, first: int, end: int) -> int:
-    """The line of the `else` that ends the true branch of the conditional on line `first`, else its `endif`."""
-    depth = 0
-    for logical, role in zip(model.logicals, model.roles, strict=True):
-        if role != "directive" or not first < logical.line < end:
-            continue
-        word = logical.text.split(None, 1)[0] if logical.text.split() else ""
-        if word in CONDITIONALS:
-            depth += 1
-        elif word == "endif":
-            depth -= 1
-        elif word == "else" and depth == 0:
-            return logical.line
-    return end
+    first, *rest = split_args(test[1:-1])
+    return (first, ",".join(rest)) if rest else None

@@ -85,6 +85,7 @@ class Conditional:
     test: str
     line: int
     end: int = 0  # the line of its endif (0 when the file ends first)
+    otherwise: int = 0  # the line of its own first `else` (`else ifeq ...` too; 0 when it has none)
 
 
 @dataclass(slots=True)
@@ -156,6 +157,8 @@ def parse(logicals: Iterable[Logical]) -> Makefile:
                 model.conditionals.append(open_conditionals[-1])
             elif first == "endif" and open_conditionals:
                 open_conditionals.pop().end = logical.line
+            elif first == "else" and open_conditionals and not open_conditionals[-1].otherwise:
+                open_conditionals[-1].otherwise = logical.line
             continue
         if text.startswith("\t") and rule is not None:
             rule.recipe.append(logical)
@@ -340,7 +343,7 @@ class Expander:
         args = args.lstrip()
         if function not in KNOWN_FUNCTIONS:
             return UNPLACED + ("*" if MENTIONS_FILES.search(inner) else "")
-        parts = [self.expand(a, depth + 1) for a in _split_args(args)]
+        parts = [self.expand(a, depth + 1) for a in split_args(args)]
         return _apply(function, parts)
 
 
@@ -386,7 +389,7 @@ def _substitute(word: str, old: str, new: str) -> str:
     return word[:-len(old)] + new if old and word.endswith(old) else word
 
 
-def _split_args(args: str) -> list[str]:
+def split_args(args: str) -> list[str]:
     """A function's comma-separated arguments, commas inside nested references kept."""
     out, depth, start = [], 0, 0
     for i, c in enumerate(args):
