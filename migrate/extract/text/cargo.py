@@ -32,7 +32,7 @@ def extract(source: bytes) -> Extraction:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return finish(text, [], [f"Cargo.toml not read: {exc}"])
-    where = _Where(text)
+    where = TomlPositions(text)
     facts: list[Fact] = []
     package = data.get("package")
     if isinstance(package, dict) and isinstance(package.get("name"), str):
@@ -54,7 +54,7 @@ def extract(source: bytes) -> Extraction:
     return finish(text, facts)
 
 
-def _members(workspace: Mapping[str, Any], where: _Where) -> list[Fact]:
+def _members(workspace: Mapping[str, Any], where: TomlPositions) -> list[Fact]:
     members = _strings(workspace.get("members"))
     defaults = _strings(workspace.get("default-members")) if isinstance(workspace.get("default-members"), list) else None
     out = []
@@ -79,7 +79,7 @@ def _dependency_tables(data: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
                 yield from (spec[k] for k in DEPENDENCY_TABLES if isinstance(spec.get(k), dict))
 
 
-def _dependencies(table: Mapping[str, Any], where: _Where, role: str) -> list[Fact]:
+def _dependencies(table: Mapping[str, Any], where: TomlPositions, role: str) -> list[Fact]:
     out = []
     for key, spec in table.items():
         if not isinstance(spec, dict):
@@ -105,7 +105,7 @@ def _norm(path: str) -> str:
     return path.strip().strip("/").removeprefix("./")
 
 
-class _Where:
+class TomlPositions:
     """The line a key or value is first written on (TOML's parser keeps no positions)."""
 
     def __init__(self, text: str) -> None:

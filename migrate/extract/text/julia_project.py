@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from migrate.compat import tomllib
-from migrate.extract.text.cargo import _Where
+from migrate.extract.text.cargo import TomlPositions
 from migrate.extract.text.lines import finish
 from migrate.model import Extraction, Fact
 
@@ -25,7 +25,7 @@ def extract(source: bytes) -> Extraction:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return finish(text, [], [f"Project.toml not read: {exc}"])
-    where = _Where(text)
+    where = TomlPositions(text)
     facts: list[Fact] = []
     for table, guard in TABLES:
         entries = data.get(table)
