@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from migrate.model import Fact
 from migrate.workloads.optional_words import Words
 from migrate.workloads.reach import DEFAULT_FEATURE, MANIFEST, Crate
+from migrate.workloads.route import CUDA_SUFFIXES
 from migrate.workloads.switches import Region
 
-CUDA_SUFFIXES = (".cu", ".cuh")
 PREFIX = "cargo feature "
 
 
