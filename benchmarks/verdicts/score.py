@@ -61,6 +61,8 @@ ALL_BATCHES = "all"
 # w is session 29's second held-out batch (labelled by helper labw, README "The held-out batch of session 29, second part").
 # x is session 30's held-out batch of scientific and engineering computing (labelled by helper labx) and y its batch
 # of applications and systems (helper laby); README "The held-out batch of session 30" (one section each).
+# z is session 31's held-out batch of machine learning, AI and data (labelled by helper labz, README "The held-out
+# batch of session 31").
 # aa is session 31's held-out batch of graphics, media and HPC infrastructure (labelled by helper labaa, README
 # "The held-out batch of session 31 (`batch: fresh-2026-12-07aa`, helper labaa)").
 TEST_ONLY_BATCHES = frozenset(
@@ -71,7 +73,7 @@ TEST_ONLY_BATCHES = frozenset(
      "fresh-2026-12-06q", "fresh-2026-12-06r", "fresh-2026-12-06s",
      "fresh-2026-12-07t", "fresh-2026-12-07u", "fresh-2026-12-07v",
      "fresh-2026-12-07w", "fresh-2026-12-07x", "fresh-2026-12-07y",
-     "fresh-2026-12-07aa"}
+     "fresh-2026-12-07z", "fresh-2026-12-07aa"}
 )
 
 
