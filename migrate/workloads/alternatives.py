@@ -311,6 +311,33 @@ def define_variants(kinds: Mapping[str, str], included: AbstractSet[str] = froze
     return _build_variants(paths, kinds, data, data.define_kinds)
 
 
+def nvidia_case_arms(facts: Mapping[str, Sequence[Fact]],
+                     data: Alternatives | None = None) -> dict[str, list[tuple[int, int, str]]]:
+    """Per shell script, (first line, last line, evidence) of each arm of a `case` on the script's command line
+    (`shell_case_arm` facts) whose every pattern holds a `build_variants` word and no AMD word (`gpu-cuda)`, `--cuda)`),
+    beside an arm whose pattern does not (`scalar|avx2)`, `cpu)`; not the default `*)`): the NVIDIA build is one the
+    user asks for on the command line, the others run without it (milc-qcd/milc_qcd Grid/build.sh `case ${ARCH} in`
+    with ARCH=$1: `gpu-cuda)` configures with CXX=nvcc beside scalar, avx2 and avx512 arms)."""
+    data = data or load()
+    groups: dict[tuple[str, str], list[Fact]] = {}
+    for path, f in of_kind(facts, "shell_case_arm"):
+        groups.setdefault((path, f.text), []).append(f)
+
+    def nvidia(pattern: str) -> bool:
+        alternatives = [words_of(p) for p in pattern.split("|")]
+        return all(w & data.variant_words and not w & data.amd_words for w in alternatives)
+
+    out: dict[str, list[tuple[int, int, str]]] = {}
+    for (path, head), arms in groups.items():
+        plain = [a.name for a in arms if a.name.strip() != "*" and not nvidia(a.name)]
+        for arm in (a for a in arms if nvidia(a.name)) if plain else ():
+            out.setdefault(path, []).append((arm.line, arm.end_line, (
+                f"{path}:{arm.line}-{arm.end_line}: the `{arm.name})` arm of `{head}`, beside "
+                f"{', '.join(f'`{p})`' for p in plain[:3])}: taken only when the script's command line asks for the "
+                f"NVIDIA build ({RULES} build_variants)")))
+    return out
+
+
 def _build_variants(paths: Sequence[str], kinds: Mapping[str, str], data: Alternatives,
                     wanted: AbstractSet[str] | None = None) -> dict[str, str]:
     out: dict[str, str] = {}

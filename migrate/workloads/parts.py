@@ -39,7 +39,7 @@ from migrate.workloads import (
     project_defines,
     reach,
 )
-from migrate.workloads.alternatives import build_variants, covering, run_time_alternatives
+from migrate.workloads.alternatives import build_variants, covering, nvidia_case_arms, run_time_alternatives
 from migrate.workloads.build_sources import prefixes
 from migrate.workloads.config_defaults import config_defaults
 from migrate.workloads.fact_index import of_kind
@@ -556,6 +556,8 @@ def _unasked(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, tup
     index = ModuleIndex(p for p in facts if p.endswith(".py"))
     for path, scopes in opted_in_scopes(facts, index, known.test_files).items():
         out.setdefault(path, []).extend(scopes)
+    for path, arms in nvidia_case_arms(facts).items():  # `gpu-cuda)` of a `case $1 in` beside CPU arms
+        out.setdefault(path, []).extend(arms)
     return {p: tuple(v) for p, v in out.items()}
 
 
