@@ -20,6 +20,7 @@ FUNCTION = re.compile(r"^\s*(?:function\s+[\w.-]+|[\w.-]+\s*\(\s*\))\s*\{?\s*$")
 ARM = re.compile(r"^\s*\(?\s*(?P<pattern>[^()\s][^()]*?)\s*\)(?P<rest>.*)$")
 ENDS = re.compile(r";;&?\s*$|;&\s*$")
 ESAC = re.compile(r"^\s*esac\b")
+ASSIGNMENT = re.compile(r"^\s*(?:export\s+)?(?P<name>[A-Za-z_]\w*)=(?P<value>\S*)\s*;?\s*$")
 
 
 def arms(text: str) -> list[Fact]:
@@ -27,11 +28,12 @@ def arms(text: str) -> list[Fact]:
     lines = [line.split("#", 1)[0] if not line.lstrip().startswith("#!") else "" for line in text.split("\n")]
     if not any(CASE.match(line) for line in lines):
         return []
-    assigned = _assigned_arguments(lines)
+    in_function = _in_functions(lines)
+    assigned = _assigned_arguments(lines, in_function)
     out: list[Fact] = []
     for index, line in enumerate(lines):
         m = CASE.match(line)
-        if m is None or _in_function(lines, index):
+        if m is None or in_function[index]:
             continue
         word = m.group("word")
         argument = _argument(word, assigned)
@@ -49,34 +51,36 @@ def _argument(word: str, assigned: dict[str, str]) -> str | None:
     return None
 
 
-def _assigned_arguments(lines: list[str]) -> dict[str, str]:
+def _assigned_arguments(lines: list[str], in_function: list[bool]) -> dict[str, str]:
     """Variables assigned a positional parameter outside every function (`ARCH=$1`, `export MODE="${1:-cpu}"`), each
     assigned only so."""
     out: dict[str, str] = {}
     dropped: set[str] = set()
-    assignment = re.compile(r"^\s*(?:export\s+)?(?P<name>[A-Za-z_]\w*)=(?P<value>\S*)\s*;?\s*$")
     for index, line in enumerate(lines):
-        m = assignment.match(line)
+        m = ASSIGNMENT.match(line)
         if m is None:
             continue
         value = POSITIONAL.match(m.group("value"))
         name = m.group("name")
-        if value is None or _in_function(lines, index):
+        if value is None or in_function[index]:
             dropped.add(name)
         else:
             out.setdefault(name, value.group("n"))
     return {name: n for name, n in out.items() if name not in dropped}
 
 
-def _in_function(lines: list[str], index: int) -> bool:
-    """Whether the line sits inside a function's body: an open block above it that is a function head."""
+def _in_functions(lines: list[str]) -> list[bool]:
+    """For each line, whether it sits inside a function's body: an open block above it that is a function head, or
+    inside one (counted once, in one pass over the file)."""
+    out: list[bool] = []
     stack: list[bool] = []
-    for line in lines[:index]:
+    for line in lines:
+        out.append(bool(stack) and stack[-1])
         if OPENS.match(line):
             stack.append(bool(FUNCTION.match(line)) or (bool(stack) and stack[-1]))
         elif CLOSES.match(line) and stack:
             stack.pop()
-    return bool(stack) and stack[-1]
+    return out
 
 
 def _arms(lines: list[str], index: int, head: str) -> list[Fact]:
