@@ -113,6 +113,9 @@ STRUCTURE_KINDS: dict[str, str] = {
     "host_tool_branch": "lines of a shell script that run only where an NVIDIA tool is installed (the `then` branch "
                         "of `if command -v nvidia-smi`, or what follows `if ! command -v nvidia-smi; then exit 0; fi`): "
                         "the name is the tool, the text the test (extract/text/host_tools.py)",
+    "shell_case_arm": "an arm of a shell `case` on the script's command line (`case $1 in`, or a variable the script "
+                      "assigns `$1`), from its pattern to its `;;`: the name is the pattern, the text the case "
+                      "(extract/text/case_arms.py)",
     "unless_branch": "a branch taken only while a macro is undefined (`#ifndef NO_CUDA`, `#if !defined(X)`, the `#else` "
                      "of `#ifdef X`), over its lines; the name is the macro (workloads/project_defines.py reads it "
                      "against the macros every build defines)",

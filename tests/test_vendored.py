@@ -130,3 +130,32 @@ def test_a_cmake_module_of_the_projects_own_is_walked(tmp_path: Path, files: dic
     found = discover([_tree(tmp_path, files)])
     assert {f.rel for f in found.files} == set(files)
     assert not found.skipped
+
+
+RELEASE = ROOT / "fixtures" / "trees" / "release_copy"
+
+
+def test_a_release_unpacked_beside_its_archive_with_a_build_of_its_own_is_skipped() -> None:
+    """AryaGosuDev/DelauneyTesselationCUDA's gDel2D-Oct2015/ beside gDel2D-Oct2015.zip (precision sample 26): the zip's
+    own top folder holds the release's CMakeLists.txt; the project's kernel.cu includes nothing of it."""
+    found = discover([RELEASE])
+    assert [(s.path, s.reason.split(" beside")[0]) for s in found.skipped] == [
+        ("gDel2D-Oct2015/", "unpacked from gDel2D-Oct2015.zip")]
+    rels = {f.rel for f in found.files}
+    assert not any(r.startswith("gDel2D-Oct2015/") for r in rels)
+    assert {"kernel.cu", "scan_v1/scan.cu", "solver/step.cu", "solver/CMakeLists.txt"} <= rels  # the near misses
+    walked = {f.rel for f in discover([RELEASE], include_vendored=True).files}
+    assert "gDel2D-Oct2015/gDel2D-Oct2015/src/gDel2D/GPU/ThrustWrapper.cu" in walked
+
+
+@pytest.mark.parametrize(("files", "skipped"), [
+    ({"lib.zip": "", "lib/CMakeLists.txt": "project(lib)\n", "lib/a.cu": ""}, True),  # a build file at its top
+    ({"lib.tar.gz": "", "lib/a.cu": ""}, False),  # the project's own sources kept as a tarball: no build file
+    ({"lib-1.0.zip": "", "lib/Makefile": "all:\n", "lib/a.cu": ""}, False),  # an archive of another name
+    ({"lib.zip": "", "lib/docs/x.txt": "", "lib/src/Makefile": "", "lib/a.cu": ""}, False),  # build file deeper down
+])
+def test_what_makes_a_release_copy(tmp_path: Path, files: dict[str, str], skipped: bool) -> None:
+    root = _tree(tmp_path / "p", files)
+    found = discover([root])
+    assert ("lib/a.cu" not in {f.rel for f in found.files}) is skipped
+    assert ([s.path for s in found.skipped] == ["lib/"]) is skipped

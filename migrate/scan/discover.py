@@ -21,7 +21,7 @@ from pathlib import Path
 
 from migrate.model import Skipped, SourceFile
 from migrate.scan.readfile import read_regular
-from migrate.scan.vendored import MARKER_BYTES, module_copy, nvidia_copy, vendored_folder
+from migrate.scan.vendored import MARKER_BYTES, module_copy, nvidia_copy, release_archive, vendored_folder
 
 TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
 if TYPE_CHECKING:  # pathspec (and git, in _listing) only when a folder is walked or a pattern given:
@@ -295,6 +295,12 @@ class _Walker:
                         self.skipped.append(Skipped(path=self.rel(path) + "/",
                                                     reason="vendored or build directory (use --include-vendored)"))
                     continue
+                elif not self.include_vendored and not _is_link(entry) \
+                        and (archive := release_archive(entry.name, names)) is not None and _own_build(path):
+                    self.skipped.append(Skipped(path=self.rel(path) + "/", reason=f"unpacked from {archive} beside it, "
+                                                "with a build of its own: another project's release kept in this one "
+                                                "(use --include-vendored)"))
+                    continue
                 folders.append((path, specs, None if _is_link(entry) else real / entry.name))
             elif self.include_vendored or not self._module_copy(path, link=_is_link(entry)):
                 self.file(path, explicit=False, link=_is_link(entry), build_files_only=directory in self._build_files_only)
@@ -493,6 +499,23 @@ def _source_build_folder(path: Path) -> bool:
     for _, _, files in itertools.islice(os.walk(path), SOURCE_BUILD_FOLDER_WALK):
         if any(file_kind(Path(f), sniff=False) in BUILD_FILE_KINDS for f in files):
             return True
+    return False
+
+
+def _own_build(path: Path) -> bool:
+    """Whether a folder holds a build file (a CMakeLists.txt, a Makefile) at its top, or at the top of its only
+    entry where that is a folder (an archive's own top folder): a project of its own (scan.vendored.release_archive)."""
+    for _ in range(2):
+        try:
+            entries = list(os.scandir(path))
+        except OSError:
+            return False
+        if any(file_kind(Path(e.name), sniff=False) in BUILD_FILE_KINDS and not e.name.endswith(".cmake")
+               and e.is_file(follow_symlinks=False) for e in entries):
+            return True
+        if len(entries) != 1 or not _is_dir(entries[0]) or _is_link(entries[0]):
+            return False
+        path = Path(entries[0].path)
     return False
 
 

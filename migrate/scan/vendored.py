@@ -44,6 +44,7 @@ class _Data:
     copies: tuple[Copy, ...]
     copy_files: frozenset[str]  # every file name some signature needs: most folders hold none
     modules: dict[str, ModuleCopy]  # file name -> the CMake module it may be a copy of
+    archives: tuple[str, ...] = ()  # suffixes of the archives a release copy is unpacked from (.zip, .tar.gz)
 
 
 def vendored_folder(name: str) -> bool:
@@ -67,6 +68,15 @@ def nvidia_copy(rel: str, names: Collection[str], read: Callable[[str], bytes]) 
         if all(name in names and marker.search(_head(read, name)) for name, marker in copy.files):
             return copy
     return None
+
+
+def release_archive(name: str, siblings: Collection[str]) -> str | None:
+    """The archive among a folder's siblings that the folder is named after (`gDel2D-Oct2015.zip` beside
+    `gDel2D-Oct2015/`: unpacked from it), or None. Whether the folder is another project's (a build file of its own)
+    is the walker's to tell."""
+    suffixes = _data().archives
+    return next((s for s in sorted(siblings) if s.casefold().endswith(suffixes)
+                 and any(s.casefold() == name.casefold() + a for a in suffixes)), None)
 
 
 def module_copy(rel: str, read: Callable[[], bytes]) -> ModuleCopy | None:
@@ -104,4 +114,5 @@ def _data() -> _Data:
                  modules={str(m["name"]): ModuleCopy(library=str(m["library"]), name=str(m["name"]),
                                                      marker=re.compile(str(m["marker"]).encode()),
                                                      own_layout=frozenset(str(p) for p in m["own_layout"]))
-                          for m in raw.get("module_copies", [])})
+                          for m in raw.get("module_copies", [])},
+                 archives=tuple(str(a).casefold() for a in (raw.get("release_copies") or {}).get("archives", [])))

@@ -64,6 +64,7 @@ class Alternatives:
     build_files: frozenset[str] = frozenset()  # the build files of a program built on its own (Makefile)
     enclosing_builds: frozenset[str] = frozenset()  # kinds of build file that make sibling folders one build
     enclosing_names: frozenset[str] = frozenset()  # ... and names of such files of another kind (setup.py: python)
+    define_kinds: frozenset[str] = frozenset()  # build files whose NVIDIA variant's `-DX` is an opt-in (makefile)
 
 
 @lru_cache(maxsize=4)
@@ -90,6 +91,7 @@ def load(directory: Path | None = None) -> Alternatives:
         roles=roles,
         variant_words=frozenset(n.lower() for n in names(data["build_variants"]["words"], "build_variants.words")),
         variant_kinds=names(data["build_variants"]["kinds"], "build_variants.kinds"),
+        define_kinds=names(data["build_variants"].get("define_kinds", []), "build_variants.define_kinds"),
         nvidia_providers=names(data["execution_providers"]["nvidia"], "execution_providers.nvidia"),
         portable_providers=names(data["execution_providers"]["portable"], "execution_providers.portable"),
         development_words=frozenset(n.lower() for n in names(data["development_requirements"]["words"],
@@ -296,9 +298,50 @@ def standalone_backends(kinds: Mapping[str, str], data: Alternatives) -> dict[st
             for key, said, peers in _portable_peers(built, data)}
 
 
-def _build_variants(paths: Sequence[str], kinds: Mapping[str, str], data: Alternatives) -> dict[str, str]:
+def define_variants(kinds: Mapping[str, str], included: AbstractSet[str] = frozenset(),
+                    data: Alternatives | None = None) -> dict[str, str]:
+    """Build files of `build_variants.define_kinds` (makefiles) for an NVIDIA build beside plain ones of the same
+    folder (`makefile.cuda` beside `makefile.nolibs`, `makefile.extlibs`) -> the evidence: the user picks one
+    (`make -f makefile.cuda`, or copies it to `Makefile`), so what only such a variant defines is an opt-in. A file
+    another build file includes (`included`) is part of that one, no variant."""
+    data = data or load()
+    if not data.define_kinds:
+        return {}
+    paths = sorted(p for p in kinds if p not in included)
+    return _build_variants(paths, kinds, data, data.define_kinds)
+
+
+def nvidia_case_arms(facts: Mapping[str, Sequence[Fact]],
+                     data: Alternatives | None = None) -> dict[str, list[tuple[int, int, str]]]:
+    """Per shell script, (first line, last line, evidence) of each arm of a `case` on the script's command line
+    (`shell_case_arm` facts) whose every pattern holds a `build_variants` word and no AMD word (`gpu-cuda)`, `--cuda)`),
+    beside an arm whose pattern does not (`scalar|avx2)`, `cpu)`; not the default `*)`): the NVIDIA build is one the
+    user asks for on the command line, the others run without it (milc-qcd/milc_qcd Grid/build.sh `case ${ARCH} in`
+    with ARCH=$1: `gpu-cuda)` configures with CXX=nvcc beside scalar, avx2 and avx512 arms)."""
+    data = data or load()
+    groups: dict[tuple[str, str], list[Fact]] = {}
+    for path, f in of_kind(facts, "shell_case_arm"):
+        groups.setdefault((path, f.text), []).append(f)
+
+    def nvidia(pattern: str) -> bool:
+        alternatives = [words_of(p) for p in pattern.split("|")]
+        return all(w & data.variant_words and not w & data.amd_words for w in alternatives)
+
+    out: dict[str, list[tuple[int, int, str]]] = {}
+    for (path, head), arms in groups.items():
+        plain = [a.name for a in arms if a.name.strip() != "*" and not nvidia(a.name)]
+        for arm in (a for a in arms if nvidia(a.name)) if plain else ():
+            out.setdefault(path, []).append((arm.line, arm.end_line, (
+                f"{path}:{arm.line}-{arm.end_line}: the `{arm.name})` arm of `{head}`, beside "
+                f"{', '.join(f'`{p})`' for p in plain[:3])}: taken only when the script's command line asks for the "
+                f"NVIDIA build ({RULES} build_variants)")))
+    return out
+
+
+def _build_variants(paths: Sequence[str], kinds: Mapping[str, str], data: Alternatives,
+                    wanted: AbstractSet[str] | None = None) -> dict[str, str]:
     out: dict[str, str] = {}
-    for (_, kind), files in _same_folder_and_kind(paths, kinds, data.variant_kinds).items():
+    for (_, kind), files in _same_folder_and_kind(paths, kinds, data.variant_kinds if wanted is None else wanted).items():
         plain = [p for p in files if not words_of(posixpath.basename(p)) & data.variant_words]
         if not plain:
             continue

@@ -33,12 +33,13 @@ from migrate.workloads import (
     cpu_thrust,
     host_gates,
     make_goals,
+    make_variants,
     maven_profiles,
     ported,
     project_defines,
     reach,
 )
-from migrate.workloads.alternatives import build_variants, covering, run_time_alternatives
+from migrate.workloads.alternatives import build_variants, covering, nvidia_case_arms, run_time_alternatives
 from migrate.workloads.build_sources import prefixes
 from migrate.workloads.config_defaults import config_defaults
 from migrate.workloads.fact_index import of_kind
@@ -234,7 +235,8 @@ class ProjectParts:
             first = optional[0]
             region = next((r for r in optional if (r.path, r.start, r.end) == (first.path, first.start, first.end)
                            and is_platform(feature(r.switch, known) or "", known)), first)
-            name = region.switch if region.switch.startswith(make_goals.GOAL_PREFIX) else f"build switch {region.switch}"
+            name = region.switch if region.switch.startswith((make_goals.GOAL_PREFIX, make_variants.VARIANT_PREFIX)) \
+                else f"build switch {region.switch}"
             return Part(name,
                         (*self.switches[region.switch], f"{region.path}:{region.start} {region.text}"))
         if self.cuda_build in self.switches and (finding.symbol in known.compile_pass
@@ -413,11 +415,13 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     # first, so that a `-DUSE_OPTIX` only such a branch passes switches the `#ifdef USE_OPTIX` branches with it
     goals = make_goals.outside_default_goal(facts, kinds)
     extend(regions, goals.regions)
+    variants = make_variants.variant_makefiles(facts, kinds)  # `makefile.cuda` beside plain makefiles: an opt-in
     hard = hard_off(facts, kinds, known)
     chosen = set_only_under(facts, regions, gated_files(), known, hard)
-    extend(regions, defined_only_under(facts, kinds, regions, {**goals.gated, **gated_files()}, known))
+    extend(regions, defined_only_under(facts, kinds, regions, {**goals.gated, **variants.gated, **gated_files()},
+                                       known))
     gated = gated_files()
-    for path, region in goals.gated.items():
+    for path, region in {**goals.gated, **variants.gated}.items():
         gated.setdefault(path, region)
     by_feature, feature_switches = cargo_features.feature_gated(facts, known)  # CUDA only non-default features build
     by_profile, profile_switches = maven_profiles.profile_modules(facts)  # modules only profiles off by default list
@@ -448,7 +452,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
             continue
         features = [feature(r.switch, known) for r in around]
         in_feature = any(x is not None and not is_platform(x, known) for x in features) \
-            or any(r.switch in goals.switches or r.switch in feature_switches for r in around)
+            or any(r.switch in goals.switches or r.switch in variants.switches or r.switch in feature_switches
+                   for r in around)
         if not in_feature and families.load().is_code(f.rule, "c") and optional_root(f.path, known) is None \
                 and class_rank(f.migration_class) >= class_rank("migration-required"):
             outside = True
@@ -480,6 +485,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         elif outside and not is_platform(turns_on, known) and not name.startswith("_"):  # not _GLIBCXX_USE_CXX11_ABI
             switches[name] = (*said, f"the project's own GPU code builds without {name}")
     switches.update(goals.switches)
+    switches.update(variants.switches)
     switches.update(feature_switches)
     compiles_cuda = builds_cuda(facts, kinds, findings)
     switches.update(never_compiled_passes(kinds, regions, compiles_cuda, known))
@@ -550,6 +556,8 @@ def _unasked(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, tup
     index = ModuleIndex(p for p in facts if p.endswith(".py"))
     for path, scopes in opted_in_scopes(facts, index, known.test_files).items():
         out.setdefault(path, []).extend(scopes)
+    for path, arms in nvidia_case_arms(facts).items():  # `gpu-cuda)` of a `case $1 in` beside CPU arms
+        out.setdefault(path, []).extend(arms)
     return {p: tuple(v) for p, v in out.items()}
 
 

@@ -5,7 +5,7 @@ import re
 
 from migrate.extract.c.guards import SWITCH
 from migrate.extract.names import alternatives
-from migrate.extract.text import commands, host_tools, make_goal_tests, make_goals, make_model, make_reach
+from migrate.extract.text import case_arms, commands, host_tools, make_goal_tests, make_goals, make_model, make_reach
 from migrate.extract.text.cmakelists import SOURCE_SUFFIXES
 from migrate.extract.text.lines import Logical, fact, finish, flags, logical_lines, numbered
 from migrate.model import Extraction, Fact
@@ -281,7 +281,7 @@ def shell(source: bytes) -> Extraction:
     logicals = list(logical_lines(text))
     for logical in logicals:
         facts += commands.analyse(logical)
-    facts = commands.drop_foreign_flags(facts, logicals) + host_tools.branches(text)
+    facts = commands.drop_foreign_flags(facts, logicals) + host_tools.branches(text) + case_arms.arms(text)
     for number, _, raw in numbered(text, strip_hash_comments=False):
         if m := SBATCH.match(raw):
             directive = Logical(raw, ((0, number, 0),))
