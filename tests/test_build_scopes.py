@@ -277,3 +277,24 @@ def test_hip_members_are_files_with_a_hip_twin_of_their_own() -> None:
     assert "d/cuFFT.cpp" not in hip_twinned(paths)
     assert hip_members(paths) == {"d/cuBLAS.cpp", "d/cuSOLVER_API.cpp", "t/device/cuda/src/a.cu",
                                   "t/tests/device/cuda/propagator_cuda_kernel.cu"}
+
+
+# --- the HIP member of a per-back-end family, CUDA-spelled for torch's hipify (optimum-quanto) ---
+
+def test_the_hip_member_of_a_backend_family_is_ported(rulebase) -> None:
+    data = scanned(WORKLOADS / "hip_side_member", rulebase)
+    assert statuses(data, "quant/extensions/hip/") == {"ported"}
+    assert statuses(data, "quant/extensions/cuda/") == {"ported"}
+    assert workloads(data)["quant_hip"]["class"] == "native"
+    # near miss: a hip/ folder with no CUDA sibling is no family member; its CUDA spellings stay the project's own
+    near = scanned(WORKLOADS / "hip_side_member_near", rulebase)
+    assert statuses(near, "quant/extensions/hip/") == {""}
+    assert workloads(near)["quant_hip"]["class"] == "minor-adaptation"
+
+
+def test_hip_sides_are_files_under_a_hip_folder_beside_a_cuda_one() -> None:
+    from migrate.scan.layout import hip_sides
+
+    paths = ["e/cuda/unpack.cu", "e/hip/unpack.cu", "e/hip/sub/k.cuh", "e/mps/unpack.mm", "lone/hip/a.cu",
+             "f/nvidia/x.cu", "f/rocm/x.cpp", "g/hipster/a.cu", "g/cuda/a.cu"]
+    assert hip_sides(paths) == {"e/hip/unpack.cu", "e/hip/sub/k.cuh", "f/rocm/x.cpp"}
