@@ -298,3 +298,34 @@ def test_hip_sides_are_files_under_a_hip_folder_beside_a_cuda_one() -> None:
     paths = ["e/cuda/unpack.cu", "e/hip/unpack.cu", "e/hip/sub/k.cuh", "e/mps/unpack.mm", "lone/hip/a.cu",
              "f/nvidia/x.cu", "f/rocm/x.cpp", "g/hipster/a.cu", "g/cuda/a.cu"]
     assert hip_sides(paths) == {"e/hip/unpack.cu", "e/hip/sub/k.cuh", "f/rocm/x.cpp"}
+
+
+# --- sources a Makefile names only away from the branches where it builds with hipcc (p2z-tests) ---
+
+def test_sources_make_names_only_outside_its_hipcc_branches_are_not_ported(rulebase) -> None:
+    data = scanned(WORKLOADS / "ported_make_branches", rulebase)
+    assert statuses(data, "src/propagate-toz-test_CUDA_v1.cu") == {""}  # MODE=cudav1 only
+    assert statuses(data, "src/propagate-toz-test_Eigen.cu") == {""}  # the default nvcc build, via ./src/$(CSRCS)
+    assert statuses(data, "src/kokkos_src/") == {"ported"}
+    assert workloads(data)["ported_make_branches"]["class"] == "migration-required"
+    # near miss: the hipcc branch names the CUDA source itself, so the HIP build compiles it
+    near = scanned(WORKLOADS / "ported_make_branches_near", rulebase)
+    assert statuses(near, "src/propagate-toz-test_CUDA_v1.cu") == {"ported"}
+    assert statuses(near, "src/propagate-toz-test_Eigen.cu") == {""}
+
+
+def test_a_makefile_with_an_unconditional_hipcc_scopes_nothing() -> None:
+    from migrate.workloads.make_hip_branches import outside_hip_branches
+
+    def fact(kind: str, name: str, line: int, end: int | None = None, text: str = "") -> Fact:
+        return Fact(kind=kind, name=name, line=line, column=1, end_line=end or line, end_column=1, text=text)
+
+    branch = fact("switch_branch", "MODE_CUDA", 4, 6, "make: MODE=cuda")
+    kinds = {"Makefile": "makefile", "k.cu": "cuda"}
+    inside = {"Makefile": [fact("rocm_path", "build", 2, text="hipcc"), branch, fact("build_source", "k.cu", 5)],
+              "k.cu": []}
+    assert outside_hip_branches(inside, kinds) == {}  # hipcc outside every branch: the whole Makefile is HIP's
+    scoped = {"Makefile": [fact("switch_branch", "COMPILER_HIPCC", 1, 3, "make: COMPILER=hipcc"),
+                           fact("rocm_path", "build", 2, text="hipcc"), branch, fact("build_source", "k.cu", 5)],
+              "k.cu": []}
+    assert set(outside_hip_branches(scoped, kinds)) == {"k.cu"}
