@@ -304,7 +304,8 @@ def test_hip_sides_are_files_under_a_hip_folder_beside_a_cuda_one() -> None:
 
 def test_sources_make_names_only_outside_its_hipcc_branches_are_not_ported(rulebase) -> None:
     data = scanned(WORKLOADS / "ported_make_branches", rulebase)
-    assert statuses(data, "src/propagate-toz-test_CUDA_v1.cu") == {""}  # MODE=cudav1 only
+    # MODE=cudav1 only, a branch off by default: an optional part, its name resolved by the recipe's ./src/
+    assert statuses(data, "src/propagate-toz-test_CUDA_v1.cu") == {"optional"}
     assert statuses(data, "src/propagate-toz-test_Eigen.cu") == {""}  # the default nvcc build, via ./src/$(CSRCS)
     assert statuses(data, "src/kokkos_src/") == {"ported"}
     assert workloads(data)["ported_make_branches"]["class"] == "migration-required"
@@ -329,3 +330,18 @@ def test_a_makefile_with_an_unconditional_hipcc_scopes_nothing() -> None:
                            fact("rocm_path", "build", 2, text="hipcc"), branch, fact("build_source", "k.cu", 5)],
               "k.cu": []}
     assert set(outside_hip_branches(scoped, kinds)) == {"k.cu"}
+
+
+def test_a_bare_name_make_compiles_resolves_through_its_recipes_folder() -> None:
+    from migrate.workloads.build_sources import named_by_make, recipe_folders
+
+    def fact(kind: str, name: str, line: int) -> Fact:
+        return Fact(kind=kind, name=name, line=line, column=1, end_line=line, end_column=1, text="")
+
+    files = frozenset({"Makefile", "src/k.cu", "backup/k.cu", "backup/src/k.cu", "src/only.cu", "a/two.cu", "b/two.cu"})
+    items = [fact("make_source", "src/main.cpp", 9)]
+    folders = recipe_folders("Makefile", items)
+    assert folders == {"src"}
+    assert named_by_make("Makefile", fact("build_source", "k.cu", 3), files, folders) == ["src/k.cu"]
+    assert named_by_make("Makefile", fact("build_source", "only.cu", 3), files, frozenset()) == ["src/only.cu"]
+    assert named_by_make("Makefile", fact("build_source", "two.cu", 3), files, folders) == []  # two as near

@@ -12,12 +12,11 @@ branch) is left as it was. These sources keep the status the other readings give
 required), where the CMake reading makes its left-out files optional parts."""
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Mapping, Sequence
 
 from migrate.model import Fact
 from migrate.workloads import ported
-from migrate.workloads.build_sources import GLOB_CHARS, named_files
+from migrate.workloads.build_sources import named_by_make, recipe_folders
 
 MAKE_RULE = "make rule"  # a rule's or recipe's source outside every switch (extract/text/buildfiles.py)
 
@@ -31,12 +30,12 @@ def outside_hip_branches(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str
     for path in sorted(facts):
         items = facts[path]
         scoped = kinds.get(path) == "makefile" and _hip_branches(path, items)
-        folders = _recipe_folders(path, items) if kinds.get(path) == "makefile" else frozenset()
+        folders = recipe_folders(path, items) if kinds.get(path) == "makefile" else frozenset()
         for f in items:
             if f.kind != "build_source":
                 continue
             away = "" if not scoped or f.text == MAKE_RULE or _reached(f.line, items, scoped) else f"{path}:{f.line}"
-            for source in _resolved(path, f, files, folders):
+            for source in named_by_make(path, f, files, folders):
                 mentions.setdefault(source, []).append(away)
     return {source: f"{where[0]} names {source} only in branches of make that do not build with hipcc"
             for source, where in mentions.items() if all(where)}
@@ -57,28 +56,3 @@ def _reached(line: int, items: Sequence[Fact], hip: list[Span]) -> bool:
     """Whether a source named on `line` is in the HIP build: outside every branch, or in one holding a hipcc line."""
     around = [(f.line, f.end_line) for f in items if f.kind == "switch_branch" and f.line <= line <= f.end_line]
     return not around or any(b in hip for b in around)
-
-
-def _resolved(path: str, f: Fact, files: frozenset[str], folders: frozenset[str]) -> list[str]:
-    """The files a Makefile's source name points at: named_files', or, for a bare name its folder lacks, the one file
-    of that name in a folder the Makefile's recipes compile from (`folders`: `./src/$(CSRCS)` read as src/ by
-    extract/text/make_reach.py), else the one nearest below the Makefile's folder; none where two are as near."""
-    found = [p for p in named_files(path, f, files) if p in files]
-    if found or "/" in f.name or not GLOB_CHARS.isdisjoint(f.name):
-        return found
-    here = posixpath.dirname(path)
-    below = sorted((p.count("/"), p) for p in files if posixpath.basename(p) == f.name
-                   and (not here or p.startswith(here + "/")))
-    recipes = [p for _, p in below if posixpath.dirname(p) in folders]
-    if len(recipes) == 1:
-        return recipes
-    if not below or (len(below) > 1 and below[0][0] == below[1][0]):
-        return []
-    return [below[0][1]]
-
-
-def _recipe_folders(path: str, items: Sequence[Fact]) -> frozenset[str]:
-    """The folders (relative to the project) of the sources the Makefile's rules and recipes compile (`make_source`)."""
-    here = posixpath.dirname(path)
-    return frozenset(posixpath.normpath(posixpath.join(here, posixpath.dirname(f.name))) for f in items
-                     if f.kind == "make_source" and "/" in f.name)
