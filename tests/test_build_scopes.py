@@ -171,7 +171,8 @@ def test_the_same_import_in_the_package_is_required(tmp_path: Path, rulebase) ->
 
 @pytest.mark.parametrize(("case", "root"), [("unused_cmake_module", "cmake.modules/unused (no longer used)"),
                                             ("legacy_header", "legacy (no longer used)"),
-                                            ("old_sources", "old (no longer used)")])
+                                            ("old_sources", "old (no longer used)"),
+                                            ("backup_sources", "backup (no longer used)")])
 def test_a_folder_of_code_no_longer_used_that_nothing_references_is_optional(case: str, root: str,
                                                                              rulebase) -> None:
     data = scanned(OPTIONAL / case, rulebase)
@@ -183,7 +184,8 @@ def test_a_folder_of_code_no_longer_used_that_nothing_references_is_optional(cas
     ("unused_cmake_module", "CMakeLists.txt", "include(${PROJECT_SOURCE_DIR}/cmake.modules/unused/FindCUDA.cmake)\n"),
     ("legacy_header", "unittests/basics.cu", '#include "legacy/20190828/task.hpp"\n'),
     ("old_sources", "src/kudnn.cu", '#include "../old/kudnn4d.cu"\n'),
-    ("old_sources", "src/Makefile", "SOURCES = kudnn.cu ../old/kudnn4d.cu\n")])
+    ("old_sources", "src/Makefile", "SOURCES = kudnn.cu ../old/kudnn4d.cu\n"),
+    ("backup_sources", "Makefile", "OLD = backup/src/propagate-toz-test_CUDA.cu\n")])
 def test_a_referenced_legacy_folder_is_required(case: str, path: str, line: str, tmp_path: Path, rulebase) -> None:
     tree = copy(OPTIONAL / case, tmp_path)
     (tree / path).write_text((tree / path).read_text() + line)
