@@ -171,7 +171,8 @@ def test_the_same_import_in_the_package_is_required(tmp_path: Path, rulebase) ->
 
 @pytest.mark.parametrize(("case", "root"), [("unused_cmake_module", "cmake.modules/unused (no longer used)"),
                                             ("legacy_header", "legacy (no longer used)"),
-                                            ("old_sources", "old (no longer used)")])
+                                            ("old_sources", "old (no longer used)"),
+                                            ("backup_sources", "backup (no longer used)")])
 def test_a_folder_of_code_no_longer_used_that_nothing_references_is_optional(case: str, root: str,
                                                                              rulebase) -> None:
     data = scanned(OPTIONAL / case, rulebase)
@@ -183,7 +184,8 @@ def test_a_folder_of_code_no_longer_used_that_nothing_references_is_optional(cas
     ("unused_cmake_module", "CMakeLists.txt", "include(${PROJECT_SOURCE_DIR}/cmake.modules/unused/FindCUDA.cmake)\n"),
     ("legacy_header", "unittests/basics.cu", '#include "legacy/20190828/task.hpp"\n'),
     ("old_sources", "src/kudnn.cu", '#include "../old/kudnn4d.cu"\n'),
-    ("old_sources", "src/Makefile", "SOURCES = kudnn.cu ../old/kudnn4d.cu\n")])
+    ("old_sources", "src/Makefile", "SOURCES = kudnn.cu ../old/kudnn4d.cu\n"),
+    ("backup_sources", "Makefile", "OLD = backup/src/propagate-toz-test_CUDA.cu\n")])
 def test_a_referenced_legacy_folder_is_required(case: str, path: str, line: str, tmp_path: Path, rulebase) -> None:
     tree = copy(OPTIONAL / case, tmp_path)
     (tree / path).write_text((tree / path).read_text() + line)
@@ -277,3 +279,71 @@ def test_hip_members_are_files_with_a_hip_twin_of_their_own() -> None:
     assert "d/cuFFT.cpp" not in hip_twinned(paths)
     assert hip_members(paths) == {"d/cuBLAS.cpp", "d/cuSOLVER_API.cpp", "t/device/cuda/src/a.cu",
                                   "t/tests/device/cuda/propagator_cuda_kernel.cu"}
+
+
+# --- the HIP member of a per-back-end family, CUDA-spelled for torch's hipify (optimum-quanto) ---
+
+def test_the_hip_member_of_a_backend_family_is_ported(rulebase) -> None:
+    data = scanned(WORKLOADS / "hip_side_member", rulebase)
+    assert statuses(data, "quant/extensions/hip/") == {"ported"}
+    assert statuses(data, "quant/extensions/cuda/") == {"ported"}
+    assert workloads(data)["quant_hip"]["class"] == "native"
+    # near miss: a hip/ folder with no CUDA sibling is no family member; its CUDA spellings stay the project's own
+    near = scanned(WORKLOADS / "hip_side_member_near", rulebase)
+    assert statuses(near, "quant/extensions/hip/") == {""}
+    assert workloads(near)["quant_hip"]["class"] == "minor-adaptation"
+
+
+def test_hip_sides_are_files_under_a_hip_folder_beside_a_cuda_one() -> None:
+    from migrate.scan.layout import hip_sides
+
+    paths = ["e/cuda/unpack.cu", "e/hip/unpack.cu", "e/hip/sub/k.cuh", "e/mps/unpack.mm", "lone/hip/a.cu",
+             "f/nvidia/x.cu", "f/rocm/x.cpp", "g/hipster/a.cu", "g/cuda/a.cu"]
+    assert hip_sides(paths) == {"e/hip/unpack.cu", "e/hip/sub/k.cuh", "f/rocm/x.cpp"}
+
+
+# --- sources a Makefile names only away from the branches where it builds with hipcc (p2z-tests) ---
+
+def test_sources_make_names_only_outside_its_hipcc_branches_are_not_ported(rulebase) -> None:
+    data = scanned(WORKLOADS / "ported_make_branches", rulebase)
+    # MODE=cudav1 only, a branch off by default: an optional part, its name resolved by the recipe's ./src/
+    assert statuses(data, "src/propagate-toz-test_CUDA_v1.cu") == {"optional"}
+    assert statuses(data, "src/propagate-toz-test_Eigen.cu") == {""}  # the default nvcc build, via ./src/$(CSRCS)
+    assert statuses(data, "src/kokkos_src/") == {"ported"}
+    assert workloads(data)["ported_make_branches"]["class"] == "migration-required"
+    # near miss: the hipcc branch names the CUDA source itself, so the HIP build compiles it
+    near = scanned(WORKLOADS / "ported_make_branches_near", rulebase)
+    assert statuses(near, "src/propagate-toz-test_CUDA_v1.cu") == {"ported"}
+    assert statuses(near, "src/propagate-toz-test_Eigen.cu") == {""}
+
+
+def test_a_makefile_with_an_unconditional_hipcc_scopes_nothing() -> None:
+    from migrate.workloads.make_hip_branches import outside_hip_branches
+
+    def fact(kind: str, name: str, line: int, end: int | None = None, text: str = "") -> Fact:
+        return Fact(kind=kind, name=name, line=line, column=1, end_line=end or line, end_column=1, text=text)
+
+    branch = fact("switch_branch", "MODE_CUDA", 4, 6, "make: MODE=cuda")
+    kinds = {"Makefile": "makefile", "k.cu": "cuda"}
+    inside = {"Makefile": [fact("rocm_path", "build", 2, text="hipcc"), branch, fact("build_source", "k.cu", 5)],
+              "k.cu": []}
+    assert outside_hip_branches(inside, kinds) == {}  # hipcc outside every branch: the whole Makefile is HIP's
+    scoped = {"Makefile": [fact("switch_branch", "COMPILER_HIPCC", 1, 3, "make: COMPILER=hipcc"),
+                           fact("rocm_path", "build", 2, text="hipcc"), branch, fact("build_source", "k.cu", 5)],
+              "k.cu": []}
+    assert set(outside_hip_branches(scoped, kinds)) == {"k.cu"}
+
+
+def test_a_bare_name_make_compiles_resolves_through_its_recipes_folder() -> None:
+    from migrate.workloads.build_sources import named_by_make, recipe_folders
+
+    def fact(kind: str, name: str, line: int) -> Fact:
+        return Fact(kind=kind, name=name, line=line, column=1, end_line=line, end_column=1, text="")
+
+    files = frozenset({"Makefile", "src/k.cu", "backup/k.cu", "backup/src/k.cu", "src/only.cu", "a/two.cu", "b/two.cu"})
+    items = [fact("make_source", "src/main.cpp", 9)]
+    folders = recipe_folders("Makefile", items)
+    assert folders == {"src"}
+    assert named_by_make("Makefile", fact("build_source", "k.cu", 3), files, folders) == ["src/k.cu"]
+    assert named_by_make("Makefile", fact("build_source", "only.cu", 3), files, frozenset()) == ["src/only.cu"]
+    assert named_by_make("Makefile", fact("build_source", "two.cu", 3), files, folders) == []  # two as near

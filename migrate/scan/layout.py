@@ -189,6 +189,19 @@ def hip_members(paths: Iterable[str]) -> frozenset[str]:
     return frozenset(found)
 
 
+def hip_sides(paths: Iterable[str]) -> frozenset[str]:
+    """Files under the HIP folder of a per-back-end family (`hip/` beside `cuda/`, rules/layout/backends.yaml
+    hip_twins): the family's HIP member, which the project builds only for AMD, whatever CUDA spelling it keeps for a
+    hipify step to convert (optimum-quanto's extensions/hip/unpack.cu, loaded by torch.utils.cpp_extension, which
+    hipifies it on ROCm, beside extensions/cuda/). A `hip/` folder with no CUDA sibling is no such member."""
+    cuda_words, hip_words, _ = _hip_twins()
+    paths = list(paths)
+    split, folders, _ = _tree(paths)
+    return frozenset(path for path, parts in zip(paths, split, strict=True)
+                     if any(part in hip_words and any((*parts[:i], c) in folders for c in cuda_words)
+                            for i, part in enumerate(parts[:-1])))
+
+
 PathParts = tuple[str, ...]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from migrate.model import Fact
@@ -58,6 +58,33 @@ def named_files(path: str, source: Fact, files: frozenset[str]) -> list[str]:
         if found:
             return found
     return []
+
+
+def named_by_make(path: str, f: Fact, files: frozenset[str], folders: frozenset[str]) -> list[str]:
+    """The files a Makefile's source name points at: named_files', or, for a bare name its folder lacks, the one file
+    of that name in a folder the Makefile's recipes compile from (`folders`, recipe_folders: `./src/$(CSRCS)` read as
+    src/ by extract/text/make_reach.py), else the one nearest below the Makefile's folder; none where two are as near
+    (a recipe's folder prefix or a VPATH supplies the folder make is not told in the name: cerati/p2z-tests e56eac66
+    Makefile:402 `CSRCS = propagate-toz-test_CUDA_v1.cu`, compiled at :800 as `./src/$(CSRCS)`)."""
+    found = [p for p in named_files(path, f, files) if p in files]
+    if found or "/" in f.name or not GLOB_CHARS.isdisjoint(f.name):
+        return found
+    here = posixpath.dirname(path)
+    below = sorted((p.count("/"), p) for p in files if posixpath.basename(p) == f.name
+                   and (not here or p.startswith(here + "/")))
+    recipes = [p for _, p in below if posixpath.dirname(p) in folders]
+    if len(recipes) == 1:
+        return recipes
+    if not below or (len(below) > 1 and below[0][0] == below[1][0]):
+        return []
+    return [below[0][1]]
+
+
+def recipe_folders(path: str, items: Sequence[Fact]) -> frozenset[str]:
+    """The folders (relative to the project) of the sources the Makefile's rules and recipes compile (`make_source`)."""
+    here = posixpath.dirname(path)
+    return frozenset(posixpath.normpath(posixpath.join(here, posixpath.dirname(f.name))) for f in items
+                     if f.kind == "make_source" and "/" in f.name)
 
 
 def as_build_source(f: Fact) -> Fact:

@@ -24,7 +24,7 @@ from typing import Any
 
 from migrate.model import Fact, Finding, Status, class_rank, evolve
 from migrate.rulebase import families
-from migrate.scan.layout import hip_members, hip_twinned
+from migrate.scan.layout import hip_members, hip_sides, hip_twinned
 from migrate.vocabulary import ALWAYS_DEFINED, BUILD_FILE_KINDS
 from migrate.workloads import (
     build_scopes,
@@ -46,6 +46,7 @@ from migrate.workloads.fact_index import of_kind
 from migrate.workloads.host_tools import nvidia_host_branches
 from migrate.workloads.includes import gate_headers, included_by_required, linked_by_required, optional_includes
 from migrate.workloads.left_out import left_out_of_hip
+from migrate.workloads.make_hip_branches import outside_hip_branches
 from migrate.workloads.make_reached import unbuilt_by_make, unincluded_fragments
 from migrate.workloads.on_demand import opted_in_scopes
 from migrate.workloads.option_branches import branches_not_taken
@@ -134,6 +135,10 @@ class ProjectParts:
     hip_aware: frozenset[str] = frozenset()  # files with HIP branches, HIP includes or a ROCm CI job of their own
     hip_twinned: frozenset[str] = frozenset()  # CUDA members of a back-end family whose HIP member is there
     hip_members: frozenset[str] = frozenset()  # ... whose own HIP member file is there (layout.hip_members)
+    hip_sides: frozenset[str] = frozenset()  # files of a back-end family's HIP member (hip/ beside cuda/: layout.hip_sides)
+    # sources a Makefile names only away from the branches where it builds with hipcc (workloads/make_hip_branches.py):
+    # not credited, status left to the other readings
+    outside_hip_make: Mapping[str, str] = field(default_factory=dict)
     optional_modules: Mapping[str, str] = field(default_factory=dict)  # path -> the optional import of it
     switches: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # optional switch -> evidence
     regions: Mapping[str, tuple[Region, ...]] = field(default_factory=dict)  # path -> switch branches in it
@@ -287,8 +292,11 @@ class ProjectParts:
 
     def status(self, finding: Finding) -> Status:
         """The status `apply` gives the finding."""
+        if finding.path in self.hip_sides:  # the HIP member itself: what the project builds for AMD
+            return "ported"
         if finding.path in self.hip_twinned or (
                 self.rocm_path and finding.path not in self.left_out_of_hip and finding.path not in self.unused
+                and finding.path not in self.outside_hip_make
                 and self.credited(finding.path)
                 and (finding.path in self.hip_aware or optional_root(finding.path, self.known or words()) is None)):
             # a feature the default build leaves off (REALM_BUILD_CUHOOK OFF), with no HIP side of its own (HIP
@@ -328,7 +336,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "left_out_of_hip": dict(parts.left_out_of_hip), "hip_subprojects": sorted(parts.hip_subprojects),
             "optional_modules": dict(parts.optional_modules),
             "hip_aware": sorted(parts.hip_aware), "hip_twinned": sorted(parts.hip_twinned),
-            "hip_members": sorted(parts.hip_members),
+            "hip_members": sorted(parts.hip_members), "hip_sides": sorted(parts.hip_sides),
+            "outside_hip_make": dict(parts.outside_hip_make),
             "switches": {k: list(v) for k, v in parts.switches.items()},
             "regions": {k: [region(r) for r in v] for k, v in parts.regions.items()},
             "gated": {k: region(r) for k, r in parts.gated.items()}, "unbuilt": dict(parts.unbuilt),
@@ -371,6 +380,8 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         hip_aware=frozenset(str(p) for p in data["hip_aware"]),
         hip_twinned=frozenset(str(p) for p in data.get("hip_twinned", [])),
         hip_members=frozenset(str(p) for p in data.get("hip_members", [])),
+        hip_sides=frozenset(str(p) for p in data.get("hip_sides", [])),
+        outside_hip_make=strings(data.get("outside_hip_make", {})),
         switches={str(k): tuple(str(e) for e in v) for k, v in data["switches"].items()},
         regions={str(k): tuple(region(r) for r in v) for k, v in data["regions"].items()},
         gated={str(k): region(r) for k, r in data["gated"].items()}, unbuilt=strings(data.get("unbuilt", {})),
@@ -525,7 +536,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         rocm_unreached=rocm_unreached,
                         hip_subprojects=subprojects,
                         hip_aware=frozenset(e.path for e in collected if e.strength in HIP_AWARE_STRENGTHS),
-                        hip_twinned=hip_twinned(kinds), hip_members=hip_members(kinds),
+                        hip_twinned=hip_twinned(kinds), hip_members=hip_members(kinds), hip_sides=hip_sides(kinds),
+                        outside_hip_make=outside_hip_branches(facts, kinds) if evidence else {},
                         optional_modules=optional_modules(facts, known) | loaded_only_by_optional(facts, known),
                         switches=switches, regions=regions, gated=gated,
                         unbuilt=unbuilt, cuda_build=carrier or "", compiler_switch=compiler.switch if compiler else "",

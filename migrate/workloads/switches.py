@@ -20,7 +20,7 @@ from migrate.vocabulary import (
     MAKE_UNSET,
     PARSE_ARGUMENTS,
 )
-from migrate.workloads.build_sources import file_glob, join, named_files, prefixes
+from migrate.workloads.build_sources import file_glob, join, named_by_make, named_files, prefixes, recipe_folders
 from migrate.workloads.fact_index import each_of_kinds, of_kind, of_kinds
 from migrate.workloads.optional_words import Words, detection, off_by_default, optional_root
 
@@ -73,6 +73,8 @@ class Stab:
 
 
 _STABS: dict[int, tuple[tuple[Region, ...], Stab]] = {}
+# the text of a make conditional's branch (extract/text/buildfiles.py: `make: MODE=cudav1`)
+MAKE_BRANCH = "make: "
 
 
 def branches_at(regions: Sequence[Region], line: int) -> Sequence[Region]:
@@ -404,7 +406,7 @@ def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
             else:
                 globs.append((path, f))
             continue
-        for name in _added(path, f, files):
+        for name in _added(path, f, files, facts[path] if region.text.startswith(MAKE_BRANCH) else None):
             out[name] = region
     used = used_only_under(facts, regions, globs, known)
     if used:
@@ -444,9 +446,14 @@ def used_only_under(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, t
     return out
 
 
-def _added(path: str, f: Fact, files: frozenset[str]) -> list[str]:
-    """The folder (`dir/`) an add_subdirectory adds or the files a build_source fact names."""
-    return [join(posixpath.dirname(path), f.name) + "/"] if f.kind == "cmake_subdirectory" else named_files(path, f, files)
+def _added(path: str, f: Fact, files: frozenset[str], make: Sequence[Fact] | None = None) -> list[str]:
+    """The folder (`dir/`) an add_subdirectory adds or the files a build_source fact names; `make`: the facts of the
+    Makefile that names it in a branch of make (its recipes' folders resolve a bare name: build_sources.named_by_make)."""
+    if f.kind == "cmake_subdirectory":
+        return [join(posixpath.dirname(path), f.name) + "/"]
+    if make is not None:
+        return named_by_make(path, f, files, recipe_folders(path, make))
+    return named_files(path, f, files)
 
 
 # Commands that build nothing: a CMakeLists.txt whose every other command sits in one switch's branch builds its

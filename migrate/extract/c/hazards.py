@@ -80,7 +80,7 @@ def constructs(caps: dict[str, list[ts.Node]], source: bytes, emit: Emit) -> Non
     for node in caps.get("definition.function", []):
         _warp_size_function(node, emit)
         _flat_index_kernel(node, source, emit)
-        _atomic_overload(node, emit)
+        _atomic_overload(node, caps.get("reference.call", []), emit)
     if b"_raw" in source:  # every RAW_HALF type's name holds it
         for node in caps.get("declaration", []):
             _raw_half_init(node, emit)
@@ -276,15 +276,38 @@ def _wave_64_binding(name_node: ts.Node, value: ts.Node, emit: Emit) -> None:
         emit("warp-size-constant-64", name_node, text(name_node))
 
 
-def _atomic_overload(node: ts.Node, emit: Emit) -> None:
-    """`__device__ float atomicMax(float* address, float val) { ... atomicCAS ... }`."""
+def _atomic_overload(node: ts.Node, calls: list[ts.Node], emit: Emit) -> None:
+    """`__device__ float atomicMax(float* address, float val) { ... atomicCAS ... }`, unless its namespace hides
+    HIP's global one from every call (`_hidden_in_its_namespace`)."""
     if "__device__" not in qualifiers(node):
         return
     declarator = node.child_by_field_name("declarator")
     name = declarator.child_by_field_name("declarator") if declarator is not None else None
     params = declarator.child_by_field_name("parameters") if declarator is not None else None
-    if name is not None and text(name) in ATOMICS and params is not None and _same_floating_value(params):
+    if name is not None and text(name) in ATOMICS and params is not None and _same_floating_value(params) \
+            and not _hidden_in_its_namespace(node, text(name), calls):
         emit("device-atomic-overload", name, text(name))
+
+
+def _hidden_in_its_namespace(node: ts.Node, name: str, calls: list[ts.Node]) -> bool:
+    """The overload lies in a namespace body, and every unqualified call of its name in the file lies in that body
+    too: unqualified lookup stops at the innermost scope that declares the name (C++ [basic.lookup.unqual],
+    https://eel.is/c++draft/basic.lookup.unqual), so those calls take the project's overload and HIP's global one
+    is hidden, never redefined (yfeng95/PIXIE's rasterizer: two atomicMin overloads and the kernels calling them in
+    one `namespace {`). A call outside the body (the global scope sees an unnamed namespace's names beside HIP's:
+    ambiguous), or none in the file (a header's overload, called elsewhere), keeps the hazard."""
+    space = node.parent
+    while space is not None and space.type != "namespace_definition":
+        space = space.parent
+    if space is None:
+        return False
+    mine = [c for c in calls if text(c) == name and not _within(c, node)
+            and (c.parent is None or c.parent.type != "qualified_identifier")]  # `::atomicMin(...)`: HIP's own
+    return bool(mine) and all(_within(c, space) for c in mine)
+
+
+def _within(inner: ts.Node, outer: ts.Node) -> bool:
+    return outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
 
 
 def _same_floating_value(params: ts.Node) -> bool:
