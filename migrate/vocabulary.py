@@ -386,6 +386,7 @@ PYTHON_CONSTRUCTS: dict[str, str] = {
     "warp-size-32-python": "a warp size of 32 in Python code",
     "onnxruntime-nvidia-provider": "an NVIDIA execution provider of ONNX Runtime",
     "jax-cuda-platform": "JAX's `cuda` platform name",
+    "mitsuba-cuda-variant": "a Mitsuba 3 CUDA variant (`cuda_ad_rgb` ...) named in `set_variant`",
     "jax-ffi-cuda-target": "an FFI target registered for CUDA",
     "gpu-name-compare": "a comparison of the GPU's name with an NVIDIA product name",
     "tf32-enabled": "TF32 switched on",

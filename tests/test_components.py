@@ -53,6 +53,9 @@ def test_registry_finds_packages_pins_imports_and_repositories() -> None:
     assert registry.for_import("flashy") is None
     assert registry.for_import("warp.sim").id == "warp"  # type: ignore[union-attr]
     assert registry.for_import("warpctc") is None
+    assert registry.for_import("dask_cudf.io").id == "rapids-cudf"  # type: ignore[union-attr]
+    assert registry.for_requirement("cugraph=24.06").id == "rapids-cugraph"  # type: ignore[union-attr]
+    assert registry.for_import("cuml") is None  # no AMD port: rules/python.yaml HIP6051
     assert registry.for_requirement("index:https://github.com/someone/DeepEP-notes") is None
 
 

@@ -242,3 +242,20 @@ def test_nvidia_tools_run_by_commands() -> None:
         (1, 1, "tool:nsys"), (2, 14, "tool:ncu"), (6, 12, "tool:trtexec"), (7, 7, "tool:nsys")]
     docker = "FROM ubuntu\nRUN trtexec --onnx=m.onnx && echo nsys\nCMD [\"nsys\", \"profile\"]\n"
     assert facts("dockerfile", docker, "manifest") == [(2, 5, "tool:trtexec")]
+
+
+def test_nvidia_names_in_prose_values_are_not_facts() -> None:
+    """An alert's description names nvidia-smi and runs nothing (cut from canonical/hardware-observer-operator 3d87061
+    src/prometheus_alert_rules/dcgm.yaml:50-62); a container command and a resource request beside it stay facts."""
+    text = ("groups:\n- name: dcgm\n  rules:\n    - alert: GPUSyncBoostThrottle\n"
+            "      expr: DCGM_FI_DEV_CLOCK_THROTTLE_REASONS % 32 >= 16\n"
+            "      annotations:\n"
+            "        summary: GPU Sync Boost throttling detected, see nvidia-smi\n"
+            "        description: |\n"
+            "          This NVIDIA GPU has been added to a Sync boost group with nvidia-smi or DCGM in order to\n"
+            "          maximize performance per watt; request nvidia.com/gpu elsewhere.\n"
+            "    - alert: Next\n"
+            "      command: [\"nvidia-smi\", \"-L\"]\n"
+            "      resources: {limits: {nvidia.com/gpu: 1}}\n")
+    got = [(line, name) for line, _, name in facts("manifest", text) if "nvidia" in name]
+    assert got == [(12, "subprocess-nvidia-smi"), (13, "nvidia.com/gpu")]

@@ -36,6 +36,7 @@ PROVIDER_QUERIES = name_list("python", "provider_queries")
 JAX_BACKEND_ARG = name_list("python", "jax_backend_calls")
 JAX_BACKEND_KEYWORD = JAX_BACKEND_ARG | {"jax.jit", "jax.pmap"}
 JAX_PLATFORM_OPTIONS = name_list("python", "jax_platform_options")
+MITSUBA_VARIANT_CALLS = name_list("python", "mitsuba_variant_calls")
 JAX_FFI_REGISTER = name_list("python", "jax_ffi_registrations")
 ENV_CALLS = frozenset({"os.environ.get", "os.getenv", "os.environ.setdefault", "os.environ.pop", "os.putenv"})
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -77,6 +78,8 @@ def on_call(v: _Visitor, call: ast.Call, name: str | None) -> None:
         _num_warps(v, call)
     _providers(v, call)
     _jax(v, call, name)
+    if name in MITSUBA_VARIANT_CALLS:
+        _mitsuba_variant(v, call)
     if name in ENV_CALLS and call.args:
         env_variable(v, call.args[0])
     _name_test(v, call)
@@ -309,6 +312,15 @@ def _jax(v: _Visitor, call: ast.Call, name: str | None) -> None:
     if isinstance(value, ast.Constant) and isinstance(value.value, str) \
             and "cuda" in (p.strip().lower() for p in value.value.split(",")):
         v.add("construct", "jax-cuda-platform", value, text=value.value)
+
+
+def _mitsuba_variant(v: _Visitor, call: ast.Call) -> None:
+    """`mi.set_variant("cuda_ad_rgb", "llvm_ad_rgb")`: a CUDA variant (Dr.Jit's CUDA/OptiX back end) chosen by the
+    code itself; a variant the user passes in (`mi.set_variant(args.variant)`) is no fact."""
+    for arg in call.args:
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.startswith("cuda_"):
+            v.add("construct", "mitsuba-cuda-variant", arg, text=arg.value)
+            return
 
 
 def _tf32(v: _Visitor, node: ast.AST, name: str, value: ast.expr) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from migrate.extract.names import alternatives
 from migrate.extract.text import commands
 from migrate.extract.text.buildfiles import command_line
 from migrate.extract.text.lines import Logical, fact, finish, numbered
@@ -23,6 +24,8 @@ ACCELERATOR_KEY = r"[\w./-]*(?:accelerator|instance-gpu-manufacturer|gpu-type)"
 ACCELERATOR = re.compile(rf"(?i)(?<![\w.-])({ACCELERATOR_KEY})[\"']?\s*[:=]\s*[\"']?((?:nvidia|tesla)[\w.-]*)")
 ACCELERATOR_SELECTOR = re.compile(rf"(?i)^\s*(?:-\s*)?key:\s*[\"']?{ACCELERATOR_KEY}[\"']?\s*$")
 VALUES = re.compile(r"^\s*values:\s*\[(.*)\]")
+# a key whose value is prose (an alert's description): its lines, inline or continued, name NVIDIA tools without using them
+PROSE_KEY = re.compile(rf"^(\s*)(?:-\s+)?[\"']?(?:{alternatives('build', 'manifest_prose_keys')})[\"']?\s*:(?:\s|$)")
 # CI steps: GitHub's run:, GitLab's script: (inline, block scalar, or a list of commands)
 SHELL_KEY = re.compile(r"^(\s*)(?:-\s+)?(?:run|script|before_script|after_script)\s*:\s*(.*?)\s*$")
 
@@ -41,13 +44,16 @@ def manifest(source: bytes) -> Extraction:
     capability_indent = -1
     in_selector = False  # inside a matchExpressions entry keyed on an accelerator label
     shell_block = (-1, False)
+    prose_indent = -1
     for number, line, _ in numbered(text):
         shell_block = _shell_step(line, number, shell_block, facts)
+        prose_indent = _prose(line, prose_indent)
         if m := IMAGE.match(line):
             key, value = m.group(1), m.group(2)
             if key == "image" or "/" in value or (key == "container" and ":" in value):
                 facts.append(fact("base_image", value.lower(), number, m.start(2), m.end(2)))
-        facts.extend(_gpu_keys(line, number))
+        if prose_indent < 0:  # an NVIDIA name in prose (an alert's description) requests and runs nothing
+            facts.extend(_gpu_keys(line, number))
         capability_indent = _capabilities(line, number, capability_indent, facts)
         if compose and (m := COMPOSE_GPUS.match(line)):
             facts.append(fact("manifest", "gpus", number, m.start(1), m.end(1), text=m.group(1)))
@@ -63,6 +69,19 @@ def manifest(source: bytes) -> Extraction:
                 facts.append(fact("manifest", f"accelerator: {value.group(0).lower()}", number, start,
                                   start + len(value.group(0)), text=value.group(0)))
     return finish(text, _without_redundant_capabilities(text.split("\n"), facts))
+
+
+def _prose(line: str, indent: int) -> int:
+    """The indent of the prose key whose value `line` is part of (its own line or a more indented one), -1 outside."""
+    if m := PROSE_KEY.match(line):
+        return len(m.group(1))
+    if indent >= 0 and (not line.strip() or _indent(line) > indent):
+        return indent
+    return -1
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def _without_redundant_capabilities(lines: list[str], facts: list[Fact]) -> list[Fact]:

@@ -4,7 +4,11 @@
 leaves with `exit 0` where nvidia-smi is missing, then picks a cupy-cuda wheel by the CUDA version nvidia-smi prints).
 and the `else` of a negated test whose branch only skips (messages, `exit 0`: not `exit 1`, where the script needs the
 tool). A presence test is POSIX `command -v NAME` (https://pubs.opengroup.org/onlinepubs/9799919799/utilities/command.html),
-`which`, `type`, `hash`, or `[ -x "$(command -v NAME)" ]`; each `host_tool_branch` fact spans the lines it covers,
+`which`, `type`, `hash`, `[ -x "$(command -v NAME)" ]`, or the tool itself run as the condition (`if nvidia-smi
+&> /dev/null; then`: `if` takes the branch on the command's exit status, and a missing command fails, 127:
+https://pubs.opengroup.org/onlinepubs/9799919799/utilities/V3_chap02.html#tag_19_09_04_07; the test line, a probe
+that answers false on an AMD host, is a span of its own; talatops/DDoS-Detection-System-with-ML 5352bab
+scripts/quick_test.sh:48-53, which falls back to the CPU in the `else`); each `host_tool_branch` fact spans the lines it covers,
 the name is the tool, the text the test."""
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ TOOLS = alternatives("build", "nvidia_host_tools")
 # `if [!] <presence test of a tool> ...` with the presence test as the whole condition (a redirection after it)
 PRESENCE = re.compile(
     rf"^\s*(?:el)?if\s+(?P<neg>!\s+)?(?:(?:command\s+-v|which|type|hash)\s+(?P<a>{TOOLS})\b[^;&|]*"
+    rf"|(?P<c>{TOOLS})(?![\w.-])[^;&|]*"
     rf"|\[\[?\s+(?P<neg2>!\s+)?-x\s+\"?\$\((?:command\s+-v|which)\s+(?P<b>{TOOLS})\)\"?\s+\]\]?[^;&|]*)"
     r"(?:;\s*then\s*)?$")
 # blocks, a function's body (`f() {`) among them: a guard inside one leaves the function, not the script
@@ -42,13 +47,15 @@ def branches(text: str) -> list[Fact]:
         m = PRESENCE.match(REDIRECTION.sub("", line))
         if m is None or line.lstrip().startswith("elif"):
             continue
-        tool = m.group("a") or m.group("b")
+        tool = m.group("a") or m.group("b") or m.group("c")
         negated = bool(m.group("neg") or m.group("neg2"))
         depths = _depths(lines) if depths is None else depths
         body_end, closing = _branch_end(lines, index)
         if closing is None:
             continue
         test = line.strip()
+        if m.group("c") and not negated:  # `if nvidia-smi &> /dev/null`: a probe that fails without the tool
+            out.append(_fact(tool, index + 1, index + 1, test))
         if not negated:
             first = index + 3 if index + 1 < len(lines) and THEN.match(lines[index + 1]) else index + 2
             out.append(_fact(tool, first, body_end, test))
