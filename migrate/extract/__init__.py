@@ -98,6 +98,7 @@ EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
     "gitmodules": _lazy("text.repositories", "gitmodules"),
     "cargo": _lazy("text.cargo", "extract"),
     "julia_project": _lazy("text.julia_project", "extract"),
+    "julia": _lazy("text.julia", "extract"),
     "autoconf": _lazy("text.autoconf", "extract"),
     "m4": _lazy("text.autoconf", "extract"),
     "vsproject": _lazy("text.vsproject", "extract"),

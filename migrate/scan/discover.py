@@ -52,6 +52,8 @@ SUFFIX_KINDS = {
     # autoconf macro files (a project's m4/ or config/ folder, acinclude.m4): their AC_DEFUN bodies are configure code
     # (extract/text/autoconf.py reads them as it reads configure.ac)
     ".m4": "m4",
+    # Julia sources: CUDA.jl kernel launches (extract/text/julia.py)
+    ".jl": "julia",
     ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".sbatch": "shell", ".slurm": "shell",
     # prebuilt libraries and programs: their own headers are read (extract/binary.py), never their code
     ".so": "binary", ".dll": "binary", ".exe": "binary", ".pyd": "binary", ".dylib": "binary",
