@@ -99,6 +99,9 @@ STRUCTURE_KINDS: dict[str, str] = {
     "switch_define": "a live `#define X [value]` of a switch-shaped name; the text is its value (empty for none)",
     "toggle_define": "a live `#define X` with no value (not an include guard): turns on a toggle another file "
                      "leaves commented out (`//#define X`, a `build_switch`)",
+    "julia_package": "a Julia package's name (Project.toml `name`): its code is src/<name>.jl and what that includes",
+    "julia_include": "a Julia `include(...)`: the name is a literal argument's path (relative to the file's folder), "
+                     "empty for any other argument (its text kept)",
     "julia_extension": "a package extension a Julia Project.toml's `[extensions]` names (the name); the text: the weak "
                        "dependencies that load it, one a line",
     "runtime_source": "a CUDA file a run-time compiler reads (`cupy.RawModule(code=Path(...).read_text())` of `x.cu`); "

@@ -44,7 +44,7 @@ from migrate.workloads.config_defaults import config_defaults
 from migrate.workloads.fact_index import of_kind
 from migrate.workloads.host_tools import nvidia_host_branches
 from migrate.workloads.includes import gate_headers, included_by_required, linked_by_required, optional_includes
-from migrate.workloads.julia_extensions import extension_files
+from migrate.workloads.julia_packages import extension_files, unloaded_files
 from migrate.workloads.left_out import left_out_of_hip
 from migrate.workloads.make_reached import unbuilt_by_make, unincluded_fragments
 from migrate.workloads.on_demand import opted_in_scopes
@@ -522,7 +522,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         hip_aware=frozenset(e.path for e in collected if e.strength in HIP_AWARE_STRENGTHS),
                         hip_twinned=hip_twinned(kinds), hip_members=hip_members(kinds),
                         optional_modules=optional_modules(facts, known) | loaded_only_by_optional(facts, known)
-                        | extension_files(facts),
+                        | extension_files(facts) | unloaded_files(facts),
                         switches=switches, regions=regions, gated=gated,
                         unbuilt=unbuilt, cuda_build=carrier or "", compiler_switch=compiler.switch if compiler else "",
                         optional_includes=optional_includes(facts, known), build_kinds=dict(build_kinds or {}),

@@ -9,9 +9,15 @@ The macro names are data (rules/names/julia.yaml `cuda_kernel_launchers`). Comme
 (`"..."`, `\"\"\"...\"\"\"`, character literals) and command literals (backticks) are blanked first, so a macro named in
 a docstring or an error message is no launch. The symbol is the function launched: the last call at the macro's own
 bracket depth (`shmem=(n*sizeof(Float64)) kernel!(a)` launches `kernel!`); a `@cuda` with no call after it (a name in
-an `export` list) is none."""
+an `export` list) is none.
+
+Each `include(...)` is a `julia_include` fact (https://docs.julialang.org/en/v1/base/base/#Base.include: the path is
+relative to the including file's folder): the name is the path of a literal argument (`include("kernels.jl")`), empty
+for any other use (`include(joinpath(@__DIR__, f))`, `include.(files)`, `map(include, files)`: the text kept), so
+that workloads/julia_packages.py can tell which files a package loads."""
 from __future__ import annotations
 
+import bisect
 import re
 
 from migrate.extract.names import alternatives
@@ -19,9 +25,12 @@ from migrate.extract.text.lines import fact, finish
 from migrate.model import Extraction
 
 CONSTRUCT = "julia-cuda-kernel-launch"
+NEWLINE = re.compile(r"\n")
 IDENT_CHAR = re.compile(r"[\w!]")
 NAME_BEFORE = re.compile(r"([A-Za-z_][\w!.]*)\Z")  # a name just before `(`: a call (Julia allows no space there)
 NAME_CHARS = 200
+INCLUDE = re.compile(r"(?<![\w.])(?:Base\.)?include(?![\w!])")  # a call, or the function passed on (map(include, fs))
+LITERAL_PATH = re.compile(r'\(\s*"([^"\\$]+)"\s*\)')
 LAUNCH_SCAN = 2000  # characters after the macro searched for the launched call (arguments over several lines)
 
 
@@ -32,14 +41,21 @@ def _launcher() -> re.Pattern[str]:
 def extract(source: bytes) -> Extraction:
     text = source.decode("utf-8", errors="replace")
     code = blank(text)
+    starts = [0, *(m.end() for m in NEWLINE.finditer(code))]
     facts = []
+
+    def place(m: re.Match[str]) -> tuple[int, int, int]:
+        line = bisect.bisect_right(starts, m.start())
+        return line, m.start() - starts[line - 1], m.end() - starts[line - 1]
+
     for m in _launcher().finditer(code):
-        kernel = launched(code, m.end())
-        if kernel is None:
-            continue
-        line = code.count("\n", 0, m.start()) + 1
-        start = m.start() - (code.rfind("\n", 0, m.start()) + 1)
-        facts.append(fact("construct", CONSTRUCT, line, start, start + len(m.group(0)), text=kernel))
+        if (kernel := launched(code, m.end())) is not None:
+            facts.append(fact("construct", CONSTRUCT, *place(m), text=kernel))
+    for m in INCLUDE.finditer(code):
+        literal = LITERAL_PATH.match(text, m.end())
+        line, start, end = place(m)
+        rest = "" if literal else text[m.end():starts[line] - 1 if line < len(starts) else len(text)]
+        facts.append(fact("julia_include", literal.group(1) if literal else "", line, start, end, text=rest.strip()[:200]))
     return finish(text, facts)
 
 
