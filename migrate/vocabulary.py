@@ -382,9 +382,11 @@ PYTHON_CONSTRUCTS: dict[str, str] = {
     "cupy-runtime-compile": "a CuPy call given CUDA C source to compile at run time (`cupy.RawKernel(code, name)`)",
     "triton-inline-asm": "`tl.inline_asm_elementwise`",
     "triton-num-warps": "a `num_warps` value",
-    "cuda-library-load": "a CUDA library loaded by name through ctypes (`ctypes.CDLL(\"libcublas.so\")`, `find_library`)",
-    "nvidia-sdk-library-load": "a closed NVIDIA SDK's binary (OptiX, TensorRT, NVENC/NVDEC) loaded by file name through "
-                               "ctypes (`cdll.LoadLibrary(os.path.join(here, \"librndSharpOptiX7.so\"))`)",
+    "cuda-library-load": "a CUDA library loaded by name through ctypes (`ctypes.CDLL(\"libcublas.so\")`, `find_library`), "
+                         "or in Java through JNA or JNI (`System.loadLibrary(\"cudart\")`)",
+    "nvidia-sdk-library-load": "a closed NVIDIA SDK's binary (OptiX, TensorRT, NVENC/NVDEC, NVAPI, Reflex) loaded by file "
+                               "name through ctypes (`cdll.LoadLibrary(os.path.join(here, \"librndSharpOptiX7.so\"))`) "
+                               "or, in Java, JNA or JNI (`Native.load(\"NvLowLatencyVk\", ...)`)",
     "warp-size-32-python": "a warp size of 32 in Python code",
     "onnxruntime-nvidia-provider": "an NVIDIA execution provider of ONNX Runtime",
     "jax-cuda-platform": "JAX's `cuda` platform name",

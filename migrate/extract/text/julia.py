@@ -35,7 +35,8 @@ LAUNCH_SCAN = 2000  # characters after the macro searched for the launched call 
 
 
 def _launcher() -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w.@])(?:{alternatives('julia', 'cuda_kernel_launchers')})(?![\w!])")
+    launchers = alternatives("julia", "cuda_kernel_launchers")
+    return re.compile(rf"(?<![\w.@])(?:{launchers})(?![\w!])")
 
 
 def extract(source: bytes) -> Extraction:
