@@ -41,6 +41,7 @@ from migrate.workloads import (
 from migrate.workloads.alternatives import build_variants, covering, run_time_alternatives
 from migrate.workloads.build_sources import prefixes
 from migrate.workloads.config_defaults import config_defaults
+from migrate.workloads.embedded_hosts import optional_host_files
 from migrate.workloads.fact_index import of_kind
 from migrate.workloads.host_tools import nvidia_host_branches
 from migrate.workloads.includes import gate_headers, included_by_required, linked_by_required, optional_includes
@@ -174,6 +175,8 @@ class ProjectParts:
     off_branches: Mapping[str, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
     # folder/ ("" for the project) -> evidence: the default build compiles Thrust there for the CPU (workloads/cpu_thrust.py)
     cpu_thrust: Mapping[str, str] = field(default_factory=dict)
+    # Python file -> evidence: its CUDA strings are compiled only by host code that is all optional (embedded_hosts.py)
+    optional_hosts: Mapping[str, str] = field(default_factory=dict)
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -269,6 +272,8 @@ class ProjectParts:
                         (*self.switches[found.switch], f"{path}:{finding.line} {finding.symbol}: a result of "
                          f"find_package({finding.symbol.partition('_')[0]}), which runs only under {found.path}:"
                          f"{found.start} {found.text}"))
+        if path in self.optional_hosts and families.load().is_code(finding.rule, "c"):
+            return Part(f"{path} (CUDA source of an optional host)", (self.optional_hosts[path],))
         if finding.status == "optional":
             return Part(f"{path} (optional scope)", (f"{path}:{finding.line}: an optional import or opt-in",))
         return None
@@ -344,7 +349,7 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "unreached": {k: list(v) for k, v in parts.unreached.items()},
             "undeclared": {k: [list(s) for s in v] for k, v in parts.undeclared.items()},
             "off_branches": {k: [list(s) for s in v] for k, v in parts.off_branches.items()},
-            "cpu_thrust": dict(parts.cpu_thrust)}
+            "cpu_thrust": dict(parts.cpu_thrust), "optional_hosts": dict(parts.optional_hosts)}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -391,7 +396,8 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
                     for k, v in data.get("undeclared", {}).items()},
         off_branches={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
                       for k, v in data.get("off_branches", {}).items()},
-        cpu_thrust=strings(data.get("cpu_thrust", {})), known=known)
+        cpu_thrust=strings(data.get("cpu_thrust", {})), optional_hosts=strings(data.get("optional_hosts", {})),
+        known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -540,7 +546,9 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         cpu_thrust=cpu_thrust.cpu_thrust_folders(facts, kinds, regions, gated, known), known=known)
     images = _images_of_optional_builds(project, kinds, findings, known) | _deployment_scripts(project, kinds, findings,
                                                                                                known)
-    return replace(project, images=images, host_gates=host_gates.host_only_gates(kinds, findings, known))
+    project = replace(project, images=images, host_gates=host_gates.host_only_gates(kinds, findings, known))
+    return replace(project, optional_hosts=optional_host_files(
+        findings, lambda f: f.status == "optional" or project.part(f) is not None))
 
 
 def _unasked(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, tuple[tuple[int, int, str], ...]]:
