@@ -4,7 +4,7 @@ CUDA.jl launches a kernel written in Julia with its `@cuda` macro (`@cuda thread
 `CUDA.@cuda launch=false f(x)`, `@cuda(threads=n, f(x))`: https://cuda.juliagpu.org/stable/development/kernel/). The
 function launched is CUDA device code; on AMD GPUs it is launched with AMDGPU.jl's `@roc` or rewritten for
 KernelAbstractions. Vendor-neutral code (KernelAbstractions' `@kernel`, CuArray broadcasting) launches nothing with
-`@cuda`, which is what tells the two apart where Project.toml cannot (rules/dependencies.yaml HIP7022).
+`@cuda`, which is what tells the two apart where Project.toml cannot (rules/dependencies.yaml, julia-cuda-package).
 The macro names are data (rules/names/julia.yaml `cuda_kernel_launchers`). Comments (`#`, nested `#= =#`), strings
 (`"..."`, `\"\"\"...\"\"\"`, character literals) and command literals (backticks) are blanked first, so a macro named in
 a docstring or an error message is no launch. The symbol is the function launched: the last call at the macro's own
