@@ -18,7 +18,8 @@ from migrate.extract.text.lines import fact, finish
 from migrate.model import Extraction
 
 # the loading calls (the names above), each followed by its first argument when that is a plain string literal
-LOAD = re.compile(r'(?<![\w.])(?:(?:com\.sun\.jna|java\.lang)\.)?(?:Native\.load(?:Library)?|NativeLibrary\.getInstance|System\.load(?:Library)?)\s*\(\s*'
+LOAD = re.compile(r'(?<![\w.])(?:(?:com\.sun\.jna|java\.lang)\.)?'
+                  r'(?:Native\.load(?:Library)?|NativeLibrary\.getInstance|System\.load(?:Library)?)\s*\(\s*'
                   r'"((?:[^"\\\n]|\\.)*)"')
 COMMENT = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"', re.DOTALL)
 NEWLINE = re.compile(r"\n")
