@@ -99,6 +99,11 @@ STRUCTURE_KINDS: dict[str, str] = {
     "switch_define": "a live `#define X [value]` of a switch-shaped name; the text is its value (empty for none)",
     "toggle_define": "a live `#define X` with no value (not an include guard): turns on a toggle another file "
                      "leaves commented out (`//#define X`, a `build_switch`)",
+    "julia_package": "a Julia package's name (Project.toml `name`): its code is src/<name>.jl and what that includes",
+    "julia_include": "a Julia `include(...)`: the name is a literal argument's path (relative to the file's folder), "
+                     "empty for any other argument (its text kept)",
+    "julia_extension": "a package extension a Julia Project.toml's `[extensions]` names (the name); the text: the weak "
+                       "dependencies that load it, one a line",
     "runtime_source": "a CUDA file a run-time compiler reads (`cupy.RawModule(code=Path(...).read_text())` of `x.cu`); "
                       "the name is the file's",
     "kernel_binary": "a compiled GPU module a Python string names (`_convolution.fatbin`); the name is its stem",
@@ -380,9 +385,11 @@ PYTHON_CONSTRUCTS: dict[str, str] = {
     "cupy-runtime-compile": "a CuPy call given CUDA C source to compile at run time (`cupy.RawKernel(code, name)`)",
     "triton-inline-asm": "`tl.inline_asm_elementwise`",
     "triton-num-warps": "a `num_warps` value",
-    "cuda-library-load": "a CUDA library loaded by name through ctypes (`ctypes.CDLL(\"libcublas.so\")`, `find_library`)",
-    "nvidia-sdk-library-load": "a closed NVIDIA SDK's binary (OptiX, TensorRT, NVENC/NVDEC) loaded by file name through "
-                               "ctypes (`cdll.LoadLibrary(os.path.join(here, \"librndSharpOptiX7.so\"))`)",
+    "cuda-library-load": "a CUDA library loaded by name through ctypes (`ctypes.CDLL(\"libcublas.so\")`, `find_library`), "
+                         "or in Java through JNA or JNI (`System.loadLibrary(\"cudart\")`)",
+    "nvidia-sdk-library-load": "a closed NVIDIA SDK's binary (OptiX, TensorRT, NVENC/NVDEC, NVAPI, Reflex) loaded by file "
+                               "name through ctypes (`cdll.LoadLibrary(os.path.join(here, \"librndSharpOptiX7.so\"))`) "
+                               "or, in Java, JNA or JNI (`Native.load(\"NvLowLatencyVk\", ...)`)",
     "warp-size-32-python": "a warp size of 32 in Python code",
     "onnxruntime-nvidia-provider": "an NVIDIA execution provider of ONNX Runtime",
     "jax-cuda-platform": "JAX's `cuda` platform name",
@@ -396,6 +403,11 @@ BINARY_CONSTRUCTS: dict[str, str] = {
     "prebuilt-cuda-device-code": "a prebuilt library or program (ELF, PE) that carries CUDA device code: an `.nv_fatbin` "
                                  "(ELF) or `.nv_fatb` (PE) section; the text names the section and the libraries it needs",
 }
+# what extract/text/julia.py reads from Julia sources
+JULIA_CONSTRUCTS: dict[str, str] = {
+    "julia-cuda-kernel-launch": "a kernel launched with CUDA.jl's `@cuda` macro (`@cuda threads=n f!(a)`); the text is "
+                                "the function launched",
+}
 LINT_CONSTRUCTS: dict[str, str] = {
     "suppression-without-rules": "a `rocm-migrate: ignore` marker that names no rule",
     "unused-suppression": "a suppression that matched no finding",
@@ -404,7 +416,7 @@ LINT_CONSTRUCTS: dict[str, str] = {
 CHECK_CONSTRUCTS: dict[str, str] = {
     "compiler-error-unpredicted": "a hip-clang error on a converted line that no finding predicted",
 }
-CONSTRUCTS: dict[str, str] = {**C_CONSTRUCTS, **PYTHON_CONSTRUCTS, **BINARY_CONSTRUCTS, **LINT_CONSTRUCTS,
+CONSTRUCTS: dict[str, str] = {**C_CONSTRUCTS, **PYTHON_CONSTRUCTS, **BINARY_CONSTRUCTS, **JULIA_CONSTRUCTS, **LINT_CONSTRUCTS,
                                **CHECK_CONSTRUCTS}
 
 # How a package's version is pinned, strongest first: the first kind among a package's pins

@@ -62,6 +62,10 @@ TOKENS["cargo"] = ["[package]", "name = \"x\"", "[features]", "rocm = [\"dep/roc
 TOKENS["julia_project"] = ["name = \"X\"", "[deps]", "[weakdeps]", "[extensions]", "[compat]",
                            "CUDA = \"052768ef-5323-5732-b1bb-66c8b64840ba\"", "CUDSS_jll = \"4889d778\"",
                            "XCUDAExt = \"CUDA\"", "\"", "=", "[", "]", "#"]
+TOKENS["julia"] = ["@cuda", "CUDA.@cuda", " threads=256 ", "kernel!(", "(", ")", "include(", "\"k.jl\"", "\"\"\"",
+                   "#=", "=#", "# ", "'", "`", "x'", "\\", "\n", "$(", "Base.include", "map(include, fs)"]
+TOKENS["java"] = ["Native.load(", "System.loadLibrary(", "NativeLibrary.getInstance(", "\"NvLowLatencyVk\"",
+                  "\"cudart\"", "\"nvapi64\"", "\"", "\\", "//", "/*", "*/", "\n", ")", "X.class", "\"\"\""]
 TOKENS["go"] = ["package main", "/*", "*/", "// ", "#cgo LDFLAGS: -L${SRCDIR}/lib -lcudart -lkernels", "#cgo ",
                 "linux,amd64 ", "CFLAGS: -I/usr/local/cuda/include", "LDFLAGS:", " -l", "-L", "import \"C\"",
                 "#include <cuda_runtime.h>", "func main() {", "}", "\"", "`"]
@@ -154,7 +158,8 @@ FILE_NAMES = {"cuda": "k.cu", "cpp": "k.cpp", "hip": "k.hip", "python": "m.py", 
               "requirements": "requirements.txt", "conda": "environment.yml", "pyproject": "pyproject.toml",
               "setupcfg": "setup.cfg", "dockerfile": "Dockerfile", "manifest": "docker-compose.yml",
               "cmake": "CMakeLists.txt", "makefile": "Makefile", "shell": "run.sh",
-              "gitmodules": ".gitmodules", "cargo": "Cargo.toml", "julia_project": "Project.toml", "go": "main.go",
+              "gitmodules": ".gitmodules", "cargo": "Cargo.toml", "julia_project": "Project.toml", "julia": "k.jl",
+              "java": "K.java", "go": "main.go",
               "autoconf": "configure.ac", "m4": "ax_k.m4", "vsproject": "k.vcxproj", "dotnet": "k.csproj", "maven": "pom.xml",
               "binary": "libk.so"}
 

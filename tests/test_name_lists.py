@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from migrate.extract import names
+from migrate.extract import libraries, names
 from migrate.extract.c import device, guards, hazards
 from migrate.extract.python import constructs, extractor
 from migrate.extract.text import buildfiles, commands, deps
@@ -24,7 +24,7 @@ def _lists() -> list[tuple[str, str, dict[str, object]]]:
 
 
 def test_every_area_is_twinned_and_read_through_its_twin() -> None:
-    assert [p.stem for p in FILES] == ["build", "device", "python"]
+    assert [p.stem for p in FILES] == ["build", "device", "julia", "libraries", "python"]
     for path in FILES:
         assert f"names/{path.name}" in datafile.TWINNED
         assert datafile.fresh_twin(path) is not None, f"{path.name}: stale twin (run scripts/generate_docs.py)"
@@ -55,8 +55,10 @@ def test_the_extractors_hold_the_lists() -> None:
     assert "__CUDA_ARCH__" in guards.NVIDIA_ONLY and "__HIP__" in guards.HIP_CLANG_DEFINES
     assert {"gzip", "tar"} <= commands.ARCHIVERS and "nsys" in commands.NVIDIA_TOOLS
     assert "pytorch-cuda" in deps.CONDA_RUNTIME_PINS and "cuda-nvcc" in deps.CONDA_TOOLCHAIN
-    assert constructs.CUDA_LIBRARY.match("libcublasLt.so.12") and constructs.CUDA_LIBRARY.match("cudart64_12.dll")
-    assert not constructs.CUDA_LIBRARY.match("libcublasx.so") and constructs.NVIDIA_SDK_LIBRARY.search("RnD.SharpOptiX.dll")
+    assert libraries.CUDA_LIBRARY.match("libcublasLt.so.12") and libraries.CUDA_LIBRARY.match("cudart64_12.dll")
+    assert not libraries.CUDA_LIBRARY.match("libcublasx.so") and libraries.NVIDIA_SDK_LIBRARY.search("RnD.SharpOptiX.dll")
+    assert libraries.NVIDIA_SDK_LIBRARY.search("nvapi64.dll") and libraries.NVIDIA_SDK_LIBRARY.search("NvLowLatencyVk")
+    assert libraries.load_construct("tornado-cublas") is None
     assert constructs.NVIDIA_GPU_NAME.search("NVIDIA GeForce RTX 4090") and not constructs.NVIDIA_GPU_NAME.search("gfx90a")
     assert "CudaUVMSpace" in hazards.KOKKOS_CUDA and "CudaFromStream" in hazards.RAJA_CUDA
     assert hazards.RAJA_CUDA_POLICY.match("cuda_exec") and not hazards.RAJA_CUDA_POLICY.match("cuda_")

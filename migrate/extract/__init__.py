@@ -98,11 +98,13 @@ EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
     "gitmodules": _lazy("text.repositories", "gitmodules"),
     "cargo": _lazy("text.cargo", "extract"),
     "julia_project": _lazy("text.julia_project", "extract"),
+    "julia": _lazy("text.julia", "extract"),
     "autoconf": _lazy("text.autoconf", "extract"),
     "m4": _lazy("text.autoconf", "extract"),
     "vsproject": _lazy("text.vsproject", "extract"),
     "maven": _lazy("text.maven", "extract"),
     "go": _lazy("text.cgo", "extract"),
+    "java": _lazy("text.java", "extract"),
     "dotnet": _lazy("text.dotnet", "extract"),
     "binary": _lazy("binary", "extract"),
 }

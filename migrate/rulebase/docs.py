@@ -154,6 +154,7 @@ def vocabulary_tables() -> dict[str, str]:
         "c-constructs": table(("construct", "what it is"), ((f"`{k}`", text) for k, text in v.C_CONSTRUCTS.items())),
         "python-constructs": table(("construct", "what it is"), ((f"`{k}`", text) for k, text in v.PYTHON_CONSTRUCTS.items())),
         "binary-constructs": table(("construct", "what it is"), ((f"`{k}`", text) for k, text in v.BINARY_CONSTRUCTS.items())),
+        "julia-constructs": table(("construct", "what it is"), ((f"`{k}`", text) for k, text in v.JULIA_CONSTRUCTS.items())),
         "lint-constructs": table(("construct", "what it is"), ((f"`{k}`", text) for k, text in v.LINT_CONSTRUCTS.items())),
     }
 

@@ -52,6 +52,8 @@ SUFFIX_KINDS = {
     # autoconf macro files (a project's m4/ or config/ folder, acinclude.m4): their AC_DEFUN bodies are configure code
     # (extract/text/autoconf.py reads them as it reads configure.ac)
     ".m4": "m4",
+    # Julia sources: CUDA.jl kernel launches (extract/text/julia.py)
+    ".jl": "julia",
     ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".sbatch": "shell", ".slurm": "shell",
     # prebuilt libraries and programs: their own headers are read (extract/binary.py), never their code
     ".so": "binary", ".dll": "binary", ".exe": "binary", ".pyd": "binary", ".dylib": "binary",
@@ -84,6 +86,8 @@ PATTERN_WILDCARDS = 32
 STARS = re.compile(r"\*{3,}")
 K8S = re.compile(rb"^(apiVersion|kind):", re.MULTILINE)
 CGO = re.compile(rb"^[ \t]*(?://)?[ \t]*#cgo[ \t]", re.MULTILINE)  # a cgo directive (https://pkg.go.dev/cmd/cgo)
+# a Java file that loads a native library by name, through JNA or JNI (extract/text/java.py names the sources)
+JAVA_NATIVE_LOAD = re.compile(rb"(?<!\w)(?:Native\.load|NativeLibrary\.getInstance|System\.load)")
 SHEBANG = re.compile(rb"^#!.*\b(?:(ba|z|da)?sh|python3?)\b")
 # Whether any of NAME_GLOBS matches (fnmatch's own regexes, one alternation): most names match
 # none, and a failed search costs one regex instead of one fnmatch per glob.
@@ -181,7 +185,7 @@ def file_kind(path: Path, *, sniff: bool = True) -> str | None:
         return "manifest"  # CI workflows: container images and GPU runners
     if suffix in (".txt", ".in") and path.parent.name.lower() in REQUIREMENTS_DIRS:
         return "requirements"  # requirements/base.txt, requirements/cuda.in
-    if suffix == ".go":  # only a Go file that uses cgo can link a native library (https://pkg.go.dev/cmd/cgo)
+    if suffix in (".go", ".java"):  # only a Go file that uses cgo, a Java file that loads one, binds a native library
         return _sniff(path) if sniff else None
     suffix_kind = SUFFIX_KINDS.get(suffix)
     if suffix_kind or suffix not in ("", ".yaml", ".yml"):
@@ -198,6 +202,8 @@ def _sniff(path: Path) -> str | None:
         return "manifest" if K8S.search(head) or b"nvidia.com/" in head else None
     if path.suffix.lower() == ".go":
         return "go" if CGO.search(head) else None
+    if path.suffix.lower() == ".java":
+        return "java" if JAVA_NATIVE_LOAD.search(head) else None
     m = SHEBANG.match(head)
     if m:
         return "python" if b"python" in m.group(0) else "shell"

@@ -42,9 +42,11 @@ from migrate.workloads import (
 from migrate.workloads.alternatives import build_variants, covering, nvidia_case_arms, run_time_alternatives
 from migrate.workloads.build_sources import prefixes
 from migrate.workloads.config_defaults import config_defaults
+from migrate.workloads.embedded_hosts import optional_host_files
 from migrate.workloads.fact_index import of_kind
 from migrate.workloads.host_tools import nvidia_host_branches
 from migrate.workloads.includes import gate_headers, included_by_required, linked_by_required, optional_includes
+from migrate.workloads.julia_packages import extension_files, unloaded_files
 from migrate.workloads.left_out import left_out_of_hip
 from migrate.workloads.make_hip_branches import outside_hip_branches
 from migrate.workloads.make_reached import unbuilt_by_make, unincluded_fragments
@@ -179,6 +181,8 @@ class ProjectParts:
     off_branches: Mapping[str, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
     # folder/ ("" for the project) -> evidence: the default build compiles Thrust there for the CPU (workloads/cpu_thrust.py)
     cpu_thrust: Mapping[str, str] = field(default_factory=dict)
+    # Python file -> evidence: its CUDA strings are compiled only by host code that is all optional (embedded_hosts.py)
+    optional_hosts: Mapping[str, str] = field(default_factory=dict)
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -275,6 +279,8 @@ class ProjectParts:
                         (*self.switches[found.switch], f"{path}:{finding.line} {finding.symbol}: a result of "
                          f"find_package({finding.symbol.partition('_')[0]}), which runs only under {found.path}:"
                          f"{found.start} {found.text}"))
+        if path in self.optional_hosts and families.load().is_code(finding.rule, "c"):
+            return Part(f"{path} (CUDA source of an optional host)", (self.optional_hosts[path],))
         if finding.status == "optional":
             return Part(f"{path} (optional scope)", (f"{path}:{finding.line}: an optional import or opt-in",))
         return None
@@ -354,7 +360,7 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "unreached": {k: list(v) for k, v in parts.unreached.items()},
             "undeclared": {k: [list(s) for s in v] for k, v in parts.undeclared.items()},
             "off_branches": {k: [list(s) for s in v] for k, v in parts.off_branches.items()},
-            "cpu_thrust": dict(parts.cpu_thrust)}
+            "cpu_thrust": dict(parts.cpu_thrust), "optional_hosts": dict(parts.optional_hosts)}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -403,7 +409,8 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
                     for k, v in data.get("undeclared", {}).items()},
         off_branches={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
                       for k, v in data.get("off_branches", {}).items()},
-        cpu_thrust=strings(data.get("cpu_thrust", {})), known=known)
+        cpu_thrust=strings(data.get("cpu_thrust", {})), optional_hosts=strings(data.get("optional_hosts", {})),
+        known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -538,7 +545,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         hip_aware=frozenset(e.path for e in collected if e.strength in HIP_AWARE_STRENGTHS),
                         hip_twinned=hip_twinned(kinds), hip_members=hip_members(kinds), hip_sides=hip_sides(kinds),
                         outside_hip_make=outside_hip_branches(facts, kinds) if evidence else {},
-                        optional_modules=optional_modules(facts, known) | loaded_only_by_optional(facts, known),
+                        optional_modules=optional_modules(facts, known) | loaded_only_by_optional(facts, known)
+                        | extension_files(facts) | unloaded_files(facts),
                         switches=switches, regions=regions, gated=gated,
                         unbuilt=unbuilt, cuda_build=carrier or "", compiler_switch=compiler.switch if compiler else "",
                         optional_includes=optional_includes(facts, known), build_kinds=dict(build_kinds or {}),
@@ -556,7 +564,9 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         cpu_thrust=cpu_thrust.cpu_thrust_folders(facts, kinds, regions, gated, known), known=known)
     images = _images_of_optional_builds(project, kinds, findings, known) | _deployment_scripts(project, kinds, findings,
                                                                                                known)
-    return replace(project, images=images, host_gates=host_gates.host_only_gates(kinds, findings, known))
+    project = replace(project, images=images, host_gates=host_gates.host_only_gates(kinds, findings, known))
+    return replace(project, optional_hosts=optional_host_files(
+        findings, lambda f: f.status == "optional" or project.part(f) is not None))
 
 
 def _unasked(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, tuple[tuple[int, int, str], ...]]:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from migrate.extract import libraries
 from migrate.extract.names import name_list
 
 if TYPE_CHECKING:
@@ -54,18 +55,8 @@ TF32_SWITCHES = frozenset({"torch.backends.cuda.matmul.allow_tf32", "torch.backe
                            "torch.backends.cudnn.fp32_precision", "torch.backends.cudnn.conv.fp32_precision",
                            "torch.backends.cudnn.rnn.fp32_precision"})
 TF32_OFF = (False, "ieee", "highest", "none")
-# Loading a native library by name (ctypes); the name tells whether it is one of NVIDIA's CUDA libraries.
+# Loading a native library by name (ctypes); the name tells whether it is NVIDIA's (extract/libraries.py).
 LIBRARY_LOADS = name_list("python", "library_loads")
-LIBRARY_FILE = r"(?:64)?(?:_\d+)*(?:\.(?:so|dll|dylib)(?:\.[\d.]+)?)?$"  # lib<stem>64_12.so.12.1, <stem>64_12.dll
-CUDA_LIBRARY = re.compile(r"^(?:.*[/\\])?(?:lib)?(" + _alternatives("cuda_libraries") + ")" + LIBRARY_FILE)
-
-# Closed NVIDIA SDKs shipped as binaries with no ROCm build, by the library's file name: OptiX (the driver's
-# nvoptix, and engines built over it that carry the name: RnD.SharpOptiX.dll, librndSharpOptiX7.so), TensorRT's
-# nvinfer, the Video Codec SDK's nvEncodeAPI / nvcuvid (rocm-facts.md a: OptiX, TensorRT and NVENC have no ROCm
-# build; https://raytracing-docs.nvidia.com/optix8/guide/index.html#introduction#driver-model (nvoptix in the driver),
-# https://docs.nvidia.com/video-technologies/video-codec-sdk/12.2/nvenc-video-encoder-api-prog-guide/).
-NVIDIA_SDK_LIBRARY = re.compile(_alternatives("nvidia_sdk_name_parts") + "|^(?:lib)?(?:"
-                                + _alternatives("nvidia_sdk_libraries") + ")" + LIBRARY_FILE, re.IGNORECASE)
 
 
 def on_call(v: _Visitor, call: ast.Call, name: str | None) -> None:
@@ -92,15 +83,15 @@ def on_call(v: _Visitor, call: ast.Call, name: str | None) -> None:
 def _cuda_library(v: _Visitor, argument: ast.expr) -> None:
     """`ctypes.CDLL("libcublas.so.12")`, `find_library("cublasLt")`: a binding to a CUDA library;
     `cdll.LoadLibrary(os.path.join(here, "bin", "librndSharpOptiX7.so"))`: to a closed NVIDIA SDK's binary."""
-    if isinstance(argument, ast.Constant) and isinstance(argument.value, str) and CUDA_LIBRARY.match(argument.value):
-        v.add("construct", "cuda-library-load", argument, text=argument.value)
+    if isinstance(argument, ast.Constant) and isinstance(argument.value, str) and libraries.is_cuda_library(argument.value):
+        v.add("construct", libraries.CUDA_LOAD, argument, text=argument.value)
         return
     named = argument
     if isinstance(argument, ast.Name) and isinstance(assigned := v.exprs.get(argument.id), ast.expr):
         named = assigned  # `dll_name = os.path.join(here, "bin", "RnD.SharpOptiX.dll")` before the load
     name = _library_file_name(named)
-    if name is not None and NVIDIA_SDK_LIBRARY.search(name):
-        v.add("construct", "nvidia-sdk-library-load", argument, text=name)
+    if name is not None and libraries.is_nvidia_sdk_library(name):
+        v.add("construct", libraries.SDK_LOAD, argument, text=name)
 
 
 def _library_file_name(argument: ast.expr) -> str | None:

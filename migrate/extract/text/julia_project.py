@@ -34,4 +34,10 @@ def extract(source: bytes) -> Extraction:
         for name in entries:
             made = where.fact("requirement", f"{PREFIX}{name}", str(name), text=str(entries[name]))
             facts.append(dataclasses.replace(made, guard=guard) if guard else made)
+    if isinstance(data.get("name"), str):
+        facts.append(where.fact("julia_package", data["name"], "name"))
+    extensions = data.get("extensions")
+    for name, needs in (extensions.items() if isinstance(extensions, dict) else ()):
+        weak = [needs] if isinstance(needs, str) else [str(n) for n in needs] if isinstance(needs, list) else []
+        facts.append(where.fact("julia_extension", str(name), str(name), text="\n".join(weak)))
     return finish(text, facts)
