@@ -85,6 +85,8 @@ STRUCTURE_KINDS: dict[str, str] = {
                "namespace a file opens, as `namespace NAME` (a call qualified by it is the project's), or a struct a "
                "file defines with a body (text `own-record`: the file's own type there)",
     "namespace_alias": "`namespace a = b;` (a HIP-guarded alias makes `a::` portable repo-wide)",
+    "loaded_library": "a shared library a C/C++ file opens by name at run time (`dlopen(\"libnvidia-ml.so\", ...)`, "
+                      "`LoadLibraryA(\"nvml.dll\")`); the name is the string as written",
     "cmake_project": "a CMake `project()`",
     "cmake_target": "a CMake target; the role is the command that made it",
     "cmake_include": "include directories of a target",
