@@ -85,6 +85,8 @@ STRUCTURE_KINDS: dict[str, str] = {
                "namespace a file opens, as `namespace NAME` (a call qualified by it is the project's), or a struct a "
                "file defines with a body (text `own-record`: the file's own type there)",
     "namespace_alias": "`namespace a = b;` (a HIP-guarded alias makes `a::` portable repo-wide)",
+    "loaded_library": "a shared library a C/C++ file opens by name at run time (`dlopen(\"libnvidia-ml.so\", ...)`, "
+                      "`LoadLibraryA(\"nvml.dll\")`); the name is the string as written",
     "cmake_project": "a CMake `project()`",
     "cmake_target": "a CMake target; the role is the command that made it",
     "cmake_include": "include directories of a target",
@@ -152,6 +154,8 @@ STRUCTURE_KINDS: dict[str, str] = {
     "build_filter": "`list(FILTER SRC EXCLUDE REGEX re)` or `list(REMOVE_ITEM SRC item...)` in the branch of a top-level "
                     "`if(NOT X)` or `if(X)` taken while X is off: the name is the regular expression (or the item), "
                     "the text the list variable and X (then `REMOVE_ITEM` for an item)",
+    "switch_from_package": "a CMake `set(X ${X} PARENT_SCOPE)` in a function() body after a find_package of a package "
+                           "(the text: the package and the function): the caller's X is the found package's value",
     "switch_cleared": "a CMake `set(X OFF)` directly in the branch of a top-level `if(NOT Y)` or the else() of a "
                       "top-level `if(Y)`, Y one variable (`if(NOT ${CUDA_FOUND}) set(GPU_VERSION off)`): the name is X, "
                       "the text the value in upper case and Y",

@@ -21,7 +21,14 @@ from pathlib import Path
 
 from migrate.model import Skipped, SourceFile
 from migrate.scan.readfile import read_regular
-from migrate.scan.vendored import MARKER_BYTES, module_copy, nvidia_copy, release_archive, vendored_folder
+from migrate.scan.vendored import (
+    MARKER_BYTES,
+    module_copy,
+    nvidia_copy,
+    own_build_scripts,
+    release_archive,
+    vendored_folder,
+)
 
 TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
 if TYPE_CHECKING:  # pathspec (and git, in _listing) only when a folder is walked or a pattern given:
@@ -296,7 +303,8 @@ class _Walker:
                     self._build_files_only.add(path)
                     self.skipped.append(Skipped(path=self.rel(path) + "/", reason="the project's build folder: only its "
                                                 "build files are read (use --include-vendored)"))
-                elif not self.include_vendored and vendored_folder(entry.name):
+                elif not self.include_vendored and vendored_folder(entry.name) \
+                        and not (not _is_link(entry) and _scripts_only(path, directory.name)):
                     if entry.name not in (".git", "__pycache__"):
                         self.skipped.append(Skipped(path=self.rel(path) + "/",
                                                     reason="vendored or build directory (use --include-vendored)"))
@@ -523,6 +531,20 @@ def _own_build(path: Path) -> bool:
             return False
         path = Path(entries[0].path)
     return False
+
+
+def _scripts_only(path: Path, parent: str) -> bool:
+    """Whether the vendored-named folder at `path` is the project's own build scripts (scan.vendored.own_build_scripts):
+    at most SOURCE_BUILD_FOLDER_WALK files, looked at by name only."""
+    files: list[str] = []
+    try:
+        for _, _dirs, names in os.walk(path):
+            files += names
+            if len(files) > SOURCE_BUILD_FOLDER_WALK:
+                return False
+    except OSError:
+        return False
+    return own_build_scripts(parent, files)
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

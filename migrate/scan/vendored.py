@@ -45,6 +45,8 @@ class _Data:
     copy_files: frozenset[str]  # every file name some signature needs: most folders hold none
     modules: dict[str, ModuleCopy]  # file name -> the CMake module it may be a copy of
     archives: tuple[str, ...] = ()  # suffixes of the archives a release copy is unpacked from (.zip, .tar.gz)
+    script_parents: frozenset[str] = frozenset()  # folders whose vendored-named child of scripts only is own (cmake)
+    script_suffixes: tuple[str, ...] = ()  # the suffixes of those scripts (.cmake)
 
 
 def vendored_folder(name: str) -> bool:
@@ -52,6 +54,14 @@ def vendored_folder(name: str) -> bool:
     data = _data()
     folded = name.casefold()
     return folded in data.names or any(fnmatch.fnmatchcase(folded, g) for g in data.globs)
+
+
+def own_build_scripts(parent: str, files: Collection[str]) -> bool:
+    """Whether a vendored-named folder in a folder named `parent`, holding `files` (every file's name, at any depth),
+    is the project's own build scripts (own_build_scripts: cmake/thirdparty/get_legate.cmake): each file a script."""
+    data = _data()
+    return parent.casefold() in data.script_parents and bool(files) \
+        and all(name.casefold().endswith(data.script_suffixes) for name in files)
 
 
 def nvidia_copy(rel: str, names: Collection[str], read: Callable[[str], bytes]) -> Copy | None:
@@ -115,4 +125,8 @@ def _data() -> _Data:
                                                      marker=re.compile(str(m["marker"]).encode()),
                                                      own_layout=frozenset(str(p) for p in m["own_layout"]))
                           for m in raw.get("module_copies", [])},
-                 archives=tuple(str(a).casefold() for a in (raw.get("release_copies") or {}).get("archives", [])))
+                 archives=tuple(str(a).casefold() for a in (raw.get("release_copies") or {}).get("archives", [])),
+                 script_parents=frozenset(str(n).casefold() for n in (raw.get("own_build_scripts") or {})
+                                          .get("parents", [])),
+                 script_suffixes=tuple(str(n).casefold() for n in (raw.get("own_build_scripts") or {})
+                                       .get("suffixes", [])))

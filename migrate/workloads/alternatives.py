@@ -28,7 +28,7 @@ from migrate.workloads.optional_imports import imported_files
 from migrate.workloads.optional_words import DataError, optional_root
 
 SECTIONS = ("vendor_roles", "build_variants", "execution_providers", "development_requirements", "backend_packages",
-            "vendor_twins", "standalone_backends")
+            "vendor_twins", "standalone_backends", "run_time_libraries")
 WORD = re.compile(r"[a-z]+")
 TOKEN = re.compile(r"[a-z0-9]+")
 RULES = "rules/workloads/alternatives.yaml"
@@ -41,6 +41,17 @@ class Role:
     name: str
     nvidia: frozenset[str]
     peers: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class RunTimeLibrary:
+    """An NVIDIA library a program may open at run time: its file names, the headers a build against it includes, and
+    the rules whose findings are its API."""
+
+    name: str
+    files: frozenset[str]
+    headers: frozenset[str]
+    rules: frozenset[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +76,7 @@ class Alternatives:
     enclosing_builds: frozenset[str] = frozenset()  # kinds of build file that make sibling folders one build
     enclosing_names: frozenset[str] = frozenset()  # ... and names of such files of another kind (setup.py: python)
     define_kinds: frozenset[str] = frozenset()  # build files whose NVIDIA variant's `-DX` is an opt-in (makefile)
+    run_time_libraries: tuple[RunTimeLibrary, ...] = ()  # NVIDIA libraries opened by name (dlopen) where present
 
 
 @lru_cache(maxsize=4)
@@ -109,7 +121,12 @@ def load(directory: Path | None = None) -> Alternatives:
         build_files=frozenset(n.lower() for n in names(data["standalone_backends"]["build_files"],
                                                        "standalone_backends.build_files")),
         enclosing_builds=names(data["standalone_backends"]["enclosing_kinds"], "standalone_backends.enclosing_kinds"),
-        enclosing_names=names(data["standalone_backends"]["enclosing_names"], "standalone_backends.enclosing_names"))
+        enclosing_names=names(data["standalone_backends"]["enclosing_names"], "standalone_backends.enclosing_names"),
+        run_time_libraries=tuple(
+            RunTimeLibrary(str(lib["name"]), names(lib["files"], "run_time_libraries.files"),
+                           names(lib["headers"], "run_time_libraries.headers"),
+                           names(lib["rules"], "run_time_libraries.rules"))
+            for lib in data["run_time_libraries"]["libraries"]))
 
 
 def words_of(name: str) -> frozenset[str]:
@@ -132,6 +149,33 @@ def run_time_alternatives(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[st
     out.update(_development_requirements(kinds, data))
     out.update(vendor_twins(facts, kinds, data))
     out.update(_fallback_providers(findings, data, _chosen_providers(facts, data)))
+    out.update(loaded_where_present(facts, findings, data))
+    return out
+
+
+def loaded_where_present(facts: Mapping[str, Sequence[Fact]], findings: Iterable[Finding],
+                         data: Alternatives | None = None) -> dict[str, str]:
+    """`path:line` of each finding of an NVIDIA library's API (run_time_libraries) -> the evidence, where a file opens
+    that library by name at run time (dlopen) and no file includes its header: the program uses it where present. A
+    file whose every finding is of that API is keyed whole."""
+    data = data or load()
+    found = list(findings)
+    included = {posixpath.basename(f.name) for _, f in of_kind(facts, "include")}
+    out: dict[str, str] = {}
+    for lib in data.run_time_libraries:
+        if included & lib.headers:
+            continue
+        opened = sorted((path, f.line, f.name) for path, f in of_kind(facts, "loaded_library")
+                        if posixpath.basename(f.name) in lib.files)
+        if not opened:
+            continue
+        path, line, name = opened[0]
+        why = (f"{path}:{line} opens {name} at run time and no file includes {', '.join(sorted(lib.headers))}: "
+               f"{lib.name} is used only where the library is present ({RULES} run_time_libraries)")
+        others = {f.path for f in found if f.rule not in lib.rules}  # a file with other findings: line by line
+        for f in found:
+            if f.rule in lib.rules:
+                out[f.path if f.path not in others else f"{f.path}:{f.line}"] = why
     return out
 
 

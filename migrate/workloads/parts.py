@@ -87,6 +87,7 @@ from migrate.workloads.switches import (
     extend,
     follow_defaults,
     found_only_under,
+    from_found_packages,
     gated_by_build,
     hard_off,
     loaded_only_under,
@@ -452,7 +453,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         | make_unset(facts, known)  # each read once
     stated = follow_defaults(config_defaults(facts, kinds, known) | declared_switches(facts), chosen) \
         | cleared_unless_detected(facts, known) \
-        | declared_on_detection(facts, regions, gated, known)
+        | declared_on_detection(facts, regions, gated, known) | from_found_packages(facts, known)
     declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated,
                 **hard}
     gate_headers(facts, regions, gated)

@@ -22,7 +22,7 @@ from migrate.vocabulary import (
 )
 from migrate.workloads.build_sources import file_glob, join, named_by_make, named_files, prefixes, recipe_folders
 from migrate.workloads.fact_index import each_of_kinds, of_kind, of_kinds
-from migrate.workloads.optional_words import Words, detection, off_by_default, optional_root
+from migrate.workloads.optional_words import Words, detection, feature, is_platform, off_by_default, optional_root
 
 CUDA_UNITS = (".cu",)  # CUDA translation units: what nvcc compiles
 CMAKE_FILES = ("CMakeLists.txt", ".cmake")
@@ -699,6 +699,25 @@ def cleared_unless_detected(facts: Mapping[str, Sequence[Fact]], known: Words) -
             continue
         out[f.name] = (f"{path}:{f.line} set({f.name} {value}) where {tested} is false (a detection result: false "
                        f"where NVIDIA's toolkit is not installed)", f"${{{tested}}}")
+    return out
+
+
+def from_found_packages(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, tuple[str, str]]:
+    """GPU-platform switches a function hands up from a package it finds (`switch_from_package`: legate-sparse's
+    `option(Legion_USE_CUDA ON)`, then get_legate.cmake's `rapids_find_package(legate ...)` and `set(Legion_USE_CUDA
+    ${Legion_USE_CUDA} PARENT_SCOPE)`): the option's default yields to the installed package's setting, and a package
+    installed where NVIDIA's toolkit is not was built without CUDA, so the switch is off there. Only a switch the project
+    declares itself (a build_switch fact) whose feature is the GPU platform (CUDA, GPU)."""
+    declared = {f.name for _, f in of_kind(facts, "build_switch")}
+    out: dict[str, tuple[str, str]] = {}
+    for path, f in of_kind(facts, "switch_from_package"):
+        named = feature(f.name, known)
+        if f.name in out or f.name not in declared or named is None or not is_platform(named, known):
+            continue
+        package, _, function = f.text.partition(" ")
+        out[f.name] = (f"{path}:{f.line} set({f.name} ${{{f.name}}} PARENT_SCOPE) after {function}() finds {package}: "
+                       f"the installed {package}'s setting, built without CUDA where NVIDIA's toolkit is not; read as",
+                       "OFF")
     return out
 
 

@@ -159,6 +159,7 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
         _namespace_aliases(ctx, caps)
         _macros(ctx, caps)
         _own_types(ctx, caps)
+        _loaded_libraries(ctx, caps)
         _kernels_and_launches(ctx, caps)
         _asm(ctx, caps)
         def emit(name: str, node: ts.Node, label: str, value: int | None = None) -> None:
@@ -238,6 +239,8 @@ def captures(root: ts.Node) -> dict[str, list[ts.Node]]:
             target = _called_identifier(function)
             if target is not None:
                 add("reference.call", target)
+                if _text(target) in LIBRARY_LOADERS:
+                    add("library.load", call)
             elif function.type == "field_expression":
                 member = function.child_by_field_name("field")
                 if member is not None and member.type == "field_identifier":
@@ -592,6 +595,26 @@ def _own_types(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
             name = _declared_type(declarator)
             if name is not None:
                 ctx.add("defined", _text(name), name)
+
+
+# The calls that open a shared library by name at run time: POSIX dlopen
+# (https://pubs.opengroup.org/onlinepubs/9799919799/functions/dlopen.html) and Win32 LoadLibrary[Ex]
+# (https://learn.microsoft.com/en-us/windows/win32/api/libloaderapi/nf-libloaderapi-loadlibraryexa)
+LIBRARY_LOADERS = frozenset({"dlopen", "LoadLibrary", "LoadLibraryA", "LoadLibraryW", "LoadLibraryEx", "LoadLibraryExA",
+                             "LoadLibraryExW"})
+
+
+def _loaded_libraries(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
+    """A library a loader call opens by a string literal (`dlopen("libnvidia-ml.so", RTLD_LAZY)`): a
+    `loaded_library` fact named by the string (openwall/john src/gpu_common.c:129)."""
+    for call in caps.get("library.load", []):
+        arguments = call.child_by_field_name("arguments")
+        first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+        if first is None or first.type != "string_literal":
+            continue
+        name = "".join(_text(c) for c in first.named_children if c.type == "string_content")
+        if name:
+            ctx.add("loaded_library", name, call)
 
 
 def _file_scope(node: ts.Node) -> bool:

@@ -84,6 +84,7 @@ def extract(source: bytes) -> Extraction:
     facts.extend(_branches(commands, where, text))
     facts.extend(_source_filters(commands, where))
     facts.extend(_cleared_switches(commands, where))
+    facts.extend(_package_switches(commands, where))
     facts.extend(_value_defaults(commands, where))
     facts.extend(_guards(text, commands, where))
     facts.extend(_generator_expressions(text, where))
@@ -592,6 +593,34 @@ def _cleared_switches(commands: list[Command], where: _Positions) -> list[Fact]:
             line, col = where(command.start)
             out.append(fact("switch_cleared", args[0].text, line, col, col + len(command.name),
                             text=f"{args[1].text.upper()} {switch}"))
+    return out
+
+
+def _package_switches(commands: list[Command], where: _Positions) -> list[Fact]:
+    """`set(X ${X} PARENT_SCOPE)` in a function() body that finds a package first (a command whose name ends in
+    find_package, as find_package facts): the function hands its caller the value the found package's config set
+    (nv-legate/legate-sparse 49271fa8 cmake/thirdparty/get_legate.cmake:55-72, `rapids_find_package(legate ...)` then
+    `set(Legion_USE_CUDA ${Legion_USE_CUDA} PARENT_SCOPE)`; a package config's set() shadows the caller's option():
+    https://cmake.org/cmake/help/latest/command/set.html). `switch_from_package`, the name X, the text the package and
+    the function's name."""
+    out: list[Fact] = []
+    function = ""
+    found = ""  # the last package the function's body found so far
+    for command in commands:
+        if command.name == "function" and command.arguments:
+            function, found = command.arguments[0].text, ""
+        elif command.name == "endfunction":
+            function, found = "", ""
+        elif function and command.name.endswith("find_package") and command.arguments \
+                and not command.arguments[0].quoted:
+            found = command.arguments[0].text
+        elif function and found and command.name == "set" and len(command.arguments) == 3 \
+                and command.arguments[2].text == "PARENT_SCOPE" and _switch_word(name := command.arguments[0].text) \
+                and WHOLE_REFERENCE.match(command.arguments[1].text.strip('"')) \
+                and command.arguments[1].text.strip('"') == f"${{{name}}}":
+            line, col = where(command.start)
+            out.append(fact("switch_from_package", name, line, col, col + len(command.name),
+                            text=f"{found} {function}"))
     return out
 
 
