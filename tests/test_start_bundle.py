@@ -25,6 +25,8 @@ filestamp.RACY_NS = int(sys.argv[1])
 from migrate.cli import codebundle
 codebundle.install("lint", ("test", 1))
 import migrate.extract.names, migrate.lint.selection, migrate.settings
+if len(sys.argv) > 2:
+    __import__(sys.argv[2])
 bundle = codebundle._Bundle.current
 imported = sorted(n for n in sys.modules if n.startswith("migrate.") and n not in bundle.before)
 codebundle.save()
@@ -32,7 +34,8 @@ names = sys.modules["migrate.extract.names"]
 print(json.dumps({"served": sorted(bundle.served), "imported": imported, "edited": getattr(names, "EDITED", None),
                   "names_file": names.__file__, "loader": type(names.__loader__).__mro__[1].__name__
                   if names.__name__ in bundle.served else type(names.__loader__).__name__,
-                  "cached": names.__cached__, "outside": [n for n in bundle.entries if not n.startswith("migrate.")]}))
+                  "cached": names.__cached__, "outside": [n for n in bundle.entries if not n.startswith("migrate.")],
+                  "groups": sorted(bundle.loaded)}))
 """
 
 
@@ -43,10 +46,11 @@ def _copy(tmp_path: Path) -> Path:
     return where
 
 
-def _probe(tmp_path: Path, code: Path, racy_ns: int = 0, **extra: str) -> dict[str, object]:
+def _probe(tmp_path: Path, code: Path, racy_ns: int = 0, *more: str, **extra: str) -> dict[str, object]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env.update(PYTHONPATH=str(code), PYTHONPYCACHEPREFIX=str(tmp_path / "pycache"), **extra)
-    done = subprocess.run([sys.executable, "-S", "-c", PROBE, str(racy_ns)], capture_output=True, text=True, env=env,
+    env.update(PYTHONPATH=os.pathsep.join([str(code), *site.getsitepackages()]), PYTHONPYCACHEPREFIX=str(tmp_path / "pycache"),
+               **extra)
+    done = subprocess.run([sys.executable, "-S", "-c", PROBE, str(racy_ns), *more], capture_output=True, text=True, env=env,
                           cwd=tmp_path, check=False)
     assert done.returncode == 0, done.stderr
     said: dict[str, object] = json.loads(done.stdout)
@@ -64,8 +68,23 @@ def test_a_second_process_imports_the_package_s_modules_from_the_bundle(tmp_path
     assert second["served"] == second["imported"] == first["imported"]  # every module imported after install
     assert second["loader"] == "SourceFileLoader" and second["names_file"] == first["names_file"]
     assert second["cached"] == first["cached"]  # the module's attributes are those the path search gives
-    key, entries = marshal.loads(_bundle(tmp_path).read_bytes())
+    raw = _bundle(tmp_path).read_bytes()
+    key, entries, groups = marshal.loads(raw[8:8 + int.from_bytes(raw[:8], "little")])
     assert key == ("test", 1) and sorted(entries) == first["imported"] and second["outside"] == []
+    assert len(groups) == 1 and second["groups"] == [0]
+
+
+def test_modules_another_run_added_are_unmarshalled_only_by_a_run_that_imports_them(tmp_path: Path) -> None:
+    """A run that imports modules the bundle lacks (a lint of another kind of file) adds them as a group of their
+    own; a run that imports only the first run's modules does not unmarshal that group."""
+    code = _copy(tmp_path)
+    first = _probe(tmp_path, code)
+    wider = _probe(tmp_path, code, 0, "migrate.extract.python.notebook")
+    assert "migrate.extract.python.notebook" in wider["imported"] and "migrate.extract.python.notebook" not in wider["served"]  # type: ignore[operator]
+    again = _probe(tmp_path, code, 0, "migrate.extract.python.notebook")
+    assert again["served"] == again["imported"] and again["groups"] == [0, 1]
+    narrow = _probe(tmp_path, code)
+    assert narrow["served"] == narrow["imported"] == first["imported"] and narrow["groups"] == [0]
 
 
 def test_an_edited_module_is_imported_from_its_file_and_stored_again(tmp_path: Path) -> None:

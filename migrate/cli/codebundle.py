@@ -24,11 +24,13 @@ What is served, and when, keeps an import's result what the path search would ha
   editable install's, a test's) are asked first, as before.
 
 The file is keyed by the interpreter as the start table is (startcache.interpreter) and written only
-where Python writes bytecode. Its code objects are one marshal payload: the names and constants the
-modules share are read once (marshal's references), which is most of the saving (~7 M of the ~13 M);
-the price is that a process unmarshals every module stored, also those only another kind of file's lint
-imports (the bundle is the union of what the command's runs imported, cut back to this run's modules past
-MAX_BYTES). It has the trust of the bytecode beside it and, like a `.pyc`, no checksum of its own:
+where Python writes bytecode. The code objects a run stored are one marshal payload, a group: the names
+and constants its modules share are read once (marshal's references), which is most of the saving (~7 M
+of ~13 M, against ~1 M with each module marshalled on its own). A later run that imported modules the
+bundle lacked (a lint of another kind of file) adds a group of its own, and a group is unmarshalled only
+when one of its modules is imported: a lint of a .cu file does not pay for what only lints of Python files
+import (one payload of everything cost it ~13 M more). Past MAX_BYTES the bundle starts again with this
+run's group. It has the trust of the bytecode beside it and, like a `.pyc`, no checksum of its own:
 whoever can write it can run code, as with the `.pyc` files."""
 from __future__ import annotations
 
@@ -48,16 +50,18 @@ if TYPE_CHECKING:
 FORMAT = 1
 PACKAGE = "migrate."  # the names served: the package's own submodules
 Stamp = tuple[int, int, int, int, int]
-MAX_BYTES = 4_000_000  # past this, the bundle keeps only the modules this run imported
-# name -> (origin, is a package, parent's __path__, [(folder, its stamp)], the source's stamp, its code)
-Entry = tuple[str, bool, list[str], list[tuple[str, Stamp]], Stamp, "CodeType"]
+MAX_BYTES = 4_000_000  # past this, the bundle starts again with this run's group
+HEAD = 8  # bytes: the length of the marshalled head (key, entries, group sizes) that the groups follow
+# name -> (origin, is a package, parent's __path__, [(folder, its stamp)], the source's stamp, its group)
+Entry = tuple[str, bool, list[str], list[tuple[str, Stamp]], Stamp, int]
 
 
 class _Bundle:
     current: _Bundle | None = None
 
-    def __init__(self, path: str, key: tuple[object, ...], entries: dict[str, Entry]) -> None:
-        self.path, self.key, self.entries = path, key, entries
+    def __init__(self, path: str, key: tuple[object, ...], entries: dict[str, Entry], groups: list[memoryview]) -> None:
+        self.path, self.key, self.entries, self.groups = path, key, entries, groups
+        self.loaded: dict[int, dict[str, CodeType]] = {}  # a group's code objects, once one of them was asked for
         self.served: set[str] = set()
         self.before = frozenset(sys.modules)  # imported before the bundle was installed: never served, never stored
         self.folders: dict[str, bool] = {}  # a folder -> whether its stamp is the one recorded (asked once a process)
@@ -79,23 +83,43 @@ def install(command: str, key: tuple[object, ...]) -> None:
         return
     from importlib import machinery
 
-    entries = _read(path, key)
-    bundle = _Bundle(path, key, entries)
+    bundle = _Bundle(path, key, *_read(path, key))
     _Bundle.current = bundle
     finder = _Finder(bundle, machinery.FileFinder, machinery.PathFinder)
     meta = sys.meta_path
     meta.insert(meta.index(machinery.PathFinder) if machinery.PathFinder in meta else len(meta), finder)
 
 
-def _read(path: str, key: tuple[object, ...]) -> dict[str, Entry]:
+def _read(path: str, key: tuple[object, ...]) -> tuple[dict[str, Entry], list[memoryview]]:
+    """The bundle's entries and its groups' bytes (unmarshalled when asked for); none where it is not this key's."""
     try:
         with open(path, "rb") as handle:
-            data = marshal.loads(handle.read())
-        if type(data) is tuple and len(data) == 2 and data[0] == key and type(data[1]) is dict:
-            return data[1]
+            data = memoryview(handle.read())
+        size = int.from_bytes(data[:HEAD], "little")
+        head = marshal.loads(data[HEAD:HEAD + size])
+        if type(head) is tuple and len(head) == 3 and head[0] == key and type(head[1]) is dict and type(head[2]) is list:
+            groups, start = [], HEAD + size
+            for length in head[2]:
+                groups.append(data[start:start + length])
+                start += length
+            if start == len(data):
+                return head[1], groups
     except (OSError, ValueError, EOFError, TypeError, MemoryError):
         pass
-    return {}
+    return {}, []
+
+
+def _code(bundle: _Bundle, name: str, group: int) -> CodeType | None:
+    """The module's stored code, its group unmarshalled on first use; None where the group holds no such code."""
+    codes = bundle.loaded.get(group)
+    if codes is None:
+        try:
+            codes = marshal.loads(bundle.groups[group])
+        except (IndexError, ValueError, EOFError, TypeError):
+            codes = {}
+        bundle.loaded[group] = codes = codes if type(codes) is dict else {}
+    code = codes.get(name)
+    return code if type(code) is type(_code.__code__) else None  # a code object (types.CodeType, types not imported)
 
 
 def _stamp(path: str) -> Stamp | None:
@@ -124,7 +148,7 @@ class _Finder:
         entry = self.bundle.entries.get(name)
         if type(entry) is not tuple or len(entry) != 6 or target is not None or path is None:
             return None
-        origin, package, parent_path, folders, stamp, code = entry
+        origin, package, parent_path, folders, stamp, group = entry
         if list(path) != parent_path or type(self._folder_finder(parent_path[0])) is not self.file_finder:
             return None
         known = self.bundle.folders
@@ -135,6 +159,9 @@ class _Finder:
             if not same:
                 return None
         if _stamp(origin) != stamp:
+            return None
+        code = _code(self.bundle, name, group)
+        if code is None:
             return None
         from importlib.util import spec_from_file_location
 
@@ -178,7 +205,7 @@ def save() -> None:
     from importlib.machinery import FileFinder, SourceFileLoader
 
     started = time.time_ns()
-    new: dict[str, Entry] = {}
+    new: dict[str, tuple[Entry, CodeType]] = {}
     for name, module in list(sys.modules.items()):
         if not name.startswith(PACKAGE) or name in bundle.served or name in bundle.before or _current(bundle, name):
             continue
@@ -190,24 +217,30 @@ def save() -> None:
             new[name] = entry
     if not new:
         return
-    entries = {name: entry for name, entry in bundle.entries.items() if name not in new and _stamp(entry[0]) == entry[4]}
-    entries.update(new)
-    content: Any = (bundle.key, entries)
-    data = marshal.dumps(content)
-    if len(data) > MAX_BYTES:
-        content = (bundle.key, {name: entry for name, entry in entries.items() if name in sys.modules})
-        data = marshal.dumps(content)
-    filestamp.write_memo(bundle.path, data)
+    kept = {name: entry for name, entry in bundle.entries.items() if name not in new and _current(bundle, name)}
+    numbers = sorted({entry[5] for entry in kept.values()})  # the groups a current module is still in
+    renumber = {old: index for index, old in enumerate(numbers)}
+    groups = [bytes(bundle.groups[old]) for old in numbers]
+    added: Any = {name: code for name, (_, code) in new.items()}
+    groups.append(marshal.dumps(added))
+    if sum(map(len, groups)) > MAX_BYTES:
+        kept, renumber, groups = {}, {}, groups[-1:]
+    entries = {name: (*entry[:5], renumber[entry[5]]) for name, entry in kept.items()}
+    entries.update({name: (*entry[:5], len(groups) - 1) for name, (entry, _) in new.items()})
+    head: Any = (bundle.key, entries, [len(group) for group in groups])
+    raw = marshal.dumps(head)
+    filestamp.write_memo(bundle.path, b"".join([len(raw).to_bytes(HEAD, "little"), raw, *groups]))
 
 
 def _current(bundle: _Bundle, name: str) -> bool:
     """Whether the bundle's entry for `name` still has its file's and folders' stamps (a module the finder did not
     serve for another reason: its parent's path or its folder's finder)."""
     entry = bundle.entries.get(name)
-    return entry is not None and _stamp(entry[0]) == entry[4] and all(_stamp(f) == s for f, s in entry[3])
+    return (entry is not None and _stamp(entry[0]) == entry[4] and all(_stamp(f) == s for f, s in entry[3])
+            and _code(bundle, name, entry[5]) is not None)
 
 
-def _entry(name: str, spec: Any, started: int, file_finder: type) -> Entry | None:
+def _entry(name: str, spec: Any, started: int, file_finder: type) -> tuple[Entry, CodeType] | None:
     """The module's entry, where the path search (FileFinder) found its source in its parent's one folder, and no
     folder or file it read changed within RACY_NS of `started`."""
     origin = spec.origin
@@ -230,4 +263,4 @@ def _entry(name: str, spec: Any, started: int, file_finder: type) -> Entry | Non
     if _stamp(origin) != stamps[-1] or any(max(s[1], s[2]) >= started - filestamp.RACY_NS for s in stamps):
         return None
     return (origin, package, [folder], [(path, stamp) for path, stamp in zip(folders, stamps, strict=False)], stamps[-1],
-            code)
+            -1), code
