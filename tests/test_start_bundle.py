@@ -35,7 +35,7 @@ print(json.dumps({"served": sorted(bundle.served), "imported": imported, "edited
                   "names_file": names.__file__, "loader": type(names.__loader__).__mro__[1].__name__
                   if names.__name__ in bundle.served else type(names.__loader__).__name__,
                   "cached": names.__cached__, "outside": [n for n in bundle.entries if not n.startswith("migrate.")],
-                  "groups": sorted(bundle.loaded)}))
+                  "groups": sorted(bundle.loaded), "unmarshalled": sum(map(len, bundle.loaded.values()))}))
 """
 
 
@@ -85,6 +85,20 @@ def test_modules_another_run_added_are_unmarshalled_only_by_a_run_that_imports_t
     assert again["served"] == again["imported"] and again["groups"] == [0, 1]
     narrow = _probe(tmp_path, code)
     assert narrow["served"] == narrow["imported"] == first["imported"] and narrow["groups"] == [0]
+
+
+def test_a_group_holding_modules_a_run_did_not_import_is_split_for_the_next_such_run(tmp_path: Path) -> None:
+    """A wide run stored first (a whole-project lint, a lint of a Python file): a narrower run unmarshals that group
+    once, and splits it, so that the next narrow run unmarshals the modules it imports and no others."""
+    code = _copy(tmp_path)
+    _probe(tmp_path, code, 0, "migrate.extract.python.notebook")
+    narrow = _probe(tmp_path, code)
+    assert narrow["served"] == narrow["imported"]
+    assert int(str(narrow["unmarshalled"])) > len(narrow["served"])  # type: ignore[arg-type]
+    again = _probe(tmp_path, code)
+    assert again["served"] == narrow["served"] and again["unmarshalled"] == len(again["served"])  # type: ignore[arg-type]
+    wide = _probe(tmp_path, code, 0, "migrate.extract.python.notebook")
+    assert wide["served"] == wide["imported"] and wide["unmarshalled"] == len(wide["served"])  # type: ignore[arg-type]
 
 
 def test_an_edited_module_is_imported_from_its_file_and_stored_again(tmp_path: Path) -> None:

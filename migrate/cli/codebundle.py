@@ -28,9 +28,10 @@ where Python writes bytecode. The code objects a run stored are one marshal payl
 and constants its modules share are read once (marshal's references), which is most of the saving (~7 M
 of ~13 M, against ~1 M with each module marshalled on its own). A later run that imported modules the
 bundle lacked (a lint of another kind of file) adds a group of its own, and a group is unmarshalled only
-when one of its modules is imported: a lint of a .cu file does not pay for what only lints of Python files
-import (one payload of everything cost it ~13 M more). Past MAX_BYTES the bundle starts again with this
-run's group. It has the trust of the bytecode beside it and, like a `.pyc`, no checksum of its own:
+when one of its modules is imported; a run that unmarshalled a group holding modules it did not import splits
+it (what it imported, the rest). So a lint of a .cu file, after lints of Python files, unmarshals what it
+imports only (one payload of everything cost it ~13 M more). Past MAX_BYTES the bundle starts again with
+this run's group. It has the trust of the bytecode beside it and, like a `.pyc`, no checksum of its own:
 whoever can write it can run code, as with the `.pyc` files."""
 from __future__ import annotations
 
@@ -197,7 +198,9 @@ def _loader_class() -> type:
 
 def save() -> None:
     """Write the bundle again when this process imported one of the package's modules from its file (a new
-    module, or one whose file or folder changed); what it served stays. Any failure leaves it as it was."""
+    module, or one whose file or folder changed), or unmarshalled a group holding modules it did not import (the
+    group is split in two: what this run imported and the rest, so that a run like it unmarshals only its own).
+    Any failure leaves the bundle as it was."""
     bundle = _Bundle.current
     if bundle is None or sys.dont_write_bytecode:
         return
@@ -215,29 +218,50 @@ def save() -> None:
         entry = _entry(name, spec, started, FileFinder)
         if entry is not None:
             new[name] = entry
-    if not new:
+    members: dict[int, list[str]] = {}  # group -> the names of its current modules
+    for name, stored in bundle.entries.items():
+        if name not in new and _current(bundle, name):
+            members.setdefault(stored[5], []).append(name)
+    served = bundle.served
+    split = {group for group, names in members.items()
+             if group in bundle.loaded and not all(name in served for name in names)}
+    if not new and not split:
         return
-    kept = {name: entry for name, entry in bundle.entries.items() if name not in new and _current(bundle, name)}
-    numbers = sorted({entry[5] for entry in kept.values()})  # the groups a current module is still in
-    renumber = {old: index for index, old in enumerate(numbers)}
-    groups = [bytes(bundle.groups[old]) for old in numbers]
-    added: Any = {name: code for name, (_, code) in new.items()}
-    groups.append(marshal.dumps(added))
-    if sum(map(len, groups)) > MAX_BYTES:
-        kept, renumber, groups = {}, {}, groups[-1:]
-    entries = {name: (*entry[:5], renumber[entry[5]]) for name, entry in kept.items()}
-    entries.update({name: (*entry[:5], len(groups) - 1) for name, (entry, _) in new.items()})
+    groups: list[bytes] = []
+    entries: dict[str, Entry] = {}
+
+    def add(names: list[str], data: bytes, made: dict[str, Entry]) -> None:
+        groups.append(data)
+        entries.update({name: (*made[name][:5], len(groups) - 1) for name in names})
+
+    for group, names in sorted(members.items()):
+        if group in split:
+            codes = bundle.loaded[group]
+            for part in ([n for n in names if n in served], [n for n in names if n not in served]):
+                if part:
+                    chosen: Any = {name: codes[name] for name in part}
+                    add(part, marshal.dumps(chosen), bundle.entries)
+        else:
+            add(names, bytes(bundle.groups[group]), bundle.entries)
+    if new:
+        added: Any = {name: code for name, (_, code) in new.items()}
+        made = {name: entry for name, (entry, _) in new.items()}
+        if sum(map(len, groups)) > MAX_BYTES:
+            groups, entries = [], {}
+        add(list(new), marshal.dumps(added), made)
     head: Any = (bundle.key, entries, [len(group) for group in groups])
     raw = marshal.dumps(head)
     filestamp.write_memo(bundle.path, b"".join([len(raw).to_bytes(HEAD, "little"), raw, *groups]))
 
 
 def _current(bundle: _Bundle, name: str) -> bool:
-    """Whether the bundle's entry for `name` still has its file's and folders' stamps (a module the finder did not
-    serve for another reason: its parent's path or its folder's finder)."""
+    """Whether the bundle's entry for `name` still has its file's and folders' stamps, and its code where its group
+    was unmarshalled (a group is not unmarshalled here: only what the run imported is)."""
     entry = bundle.entries.get(name)
-    return (entry is not None and _stamp(entry[0]) == entry[4] and all(_stamp(f) == s for f, s in entry[3])
-            and _code(bundle, name, entry[5]) is not None)
+    if entry is None or _stamp(entry[0]) != entry[4] or not all(_stamp(f) == s for f, s in entry[3]):
+        return False
+    codes = bundle.loaded.get(entry[5])
+    return codes is None or name in codes
 
 
 def _entry(name: str, spec: Any, started: int, file_finder: type) -> tuple[Entry, CodeType] | None:
