@@ -41,7 +41,7 @@ _builtin_sha256 = _own_sha256()
 SHA256_BUDGET = 256 << 10  # bytes: the builtin's extra time (~8 ns a byte) for this many stays below hashlib's import
 _SHA256_USED = [0]  # bytes hashed by the builtin in this process
 
-__all__ = ["run_text", "sha256_hex", "text_compiler", "tomllib"]
+__all__ = ["import_uuid", "import_with_c_datetime", "run_text", "sha256_hex", "text_compiler", "tomllib"]
 
 text_compiler: Callable[[str], CodeType] | None = None  # the start table's (startcache.install), None without one
 
@@ -83,6 +83,28 @@ def import_with_c_datetime(name: str) -> object:
     finally:
         if sys.modules.get("datetime") is _datetime:
             del sys.modules["datetime"]
+
+
+def import_uuid() -> None:
+    """`import uuid` (orjson's start imports it for uuid.UUID), on Linux without running platform.py (~3.7 M
+    instructions of an edited-file lint with the import of uuid: platform's module body and its `uname()`). Python
+    3.10's and 3.11's uuid imports platform only to set `_AIX` and `_LINUX` from `platform.system()`, which on Linux is
+    `os.uname().sysname`; from 3.12 on, uuid sets them on Linux without platform. While uuid's body runs, a module
+    whose `system()` answers that stands in for platform; uuid's `platform` global then names the stand-in, which uuid
+    reads nowhere else, and `import platform` afterwards runs platform.py as before. Elsewhere (another system,
+    platform or uuid imported already), nothing is done: orjson's own import of uuid imports as it always did."""
+    if sys.platform != "linux" or "uuid" in sys.modules or "platform" in sys.modules:
+        return
+    import os
+
+    stand_in = type(sys)("platform")
+    stand_in.system = lambda: os.uname().sysname  # type: ignore[attr-defined]  # platform.uname().system on Linux
+    sys.modules["platform"] = stand_in
+    try:
+        import uuid  # noqa: F401
+    finally:
+        if sys.modules.get("platform") is stand_in:
+            del sys.modules["platform"]
 
 
 def __getattr__(name: str) -> object:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from migrate.compat import import_with_c_datetime
+from migrate.compat import import_uuid, import_with_c_datetime
 
 TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
 if TYPE_CHECKING:
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     import orjson
 else:
     try:
+        import_uuid()  # orjson's start imports uuid: on Linux without platform.py (compat)
         orjson = import_with_c_datetime("orjson")  # not datetime.py's Python classes (compat)
     except ImportError:  # pragma: no cover - orjson is a dependency; this keeps a bare install working
         orjson = None

@@ -181,3 +181,27 @@ def test_a_time_limit_puts_back_the_handlers_it_found() -> None:
         assert signal.getsignal(signal.SIGALRM) is not before[1] and signal.getitimer(signal.ITIMER_REAL)[0] > 0
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGALRM)) == before
     assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
+
+
+def test_platform_py_is_not_run_by_a_lint(edited: tuple[subprocess.CompletedProcess[str], dict[str, list[str]]]) -> None:
+    """orjson's start imports uuid, whose Python 3.10/3.11 module imports platform for `platform.system()` alone; on
+    Linux a stand-in answers it (compat.import_uuid: ~3.7 M instructions)."""
+    _, seen = edited
+    assert "uuid" in seen["modules"] or "uuid" in seen["at_start"]
+    if sys.platform == "linux" and "platform" not in seen["at_start"]:
+        assert "platform" not in seen["modules"]
+
+
+def test_uuid_imported_without_platform_is_uuid_and_platform_imports_as_before() -> None:
+    """Near miss: uuid's flags are what platform would have set, orjson writes uuid.UUID as before, and `import
+    platform` afterwards runs platform.py."""
+    probe = ("import os, sys\nfrom migrate import jsonio\nimport uuid\nprint('platform' in sys.modules)\n"
+             "value = uuid.UUID('12345678-1234-5678-1234-567812345678')\n"
+             "import platform\n"
+             "print(uuid._LINUX == (platform.system() == 'Linux'), uuid._AIX == (platform.system() == 'AIX'),"
+             " hasattr(platform, 'machine'), jsonio.dumps([value]).decode())\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), *site.getsitepackages()) if p)}
+    done = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, env=env, check=False)
+    linux = sys.platform == "linux"
+    assert done.stdout.split() == [str(not linux), "True", "True", "True",
+                                   '["12345678-1234-5678-1234-567812345678"]'], done.stderr

@@ -86,3 +86,36 @@ def test_the_rule_data_files_are_listed_as_with_paths(tmp_path: Path, monkeypatc
         assert load.data_files(directory) == [Path(path) for path, _ in _paths_listing(directory)]
     assert [rel for _, rel in load.data_file_names(tmp_path)] == ["a-b/x.yaml", "a.yaml", "a/b/c.yaml", "a/z.yaml",
                                                                  "ab.yaml", "b.yaml"]
+
+
+def test_the_schema_s_digest_is_known_by_its_stamps_and_hashed_again_when_they_change(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """compiled.checked_against(cache_dir): the digest of the schema and the vocabulary from a memo while both files
+    have the stamps it recorded (a lint start then reads and hashes neither), the same digest as without the memo;
+    a changed schema is hashed again and its own digest recorded."""
+    from migrate.rulebase import filestamp
+
+    monkeypatch.setattr(filestamp, "RACY_NS", 0)  # the copies were just written
+    schema = tmp_path / "rule.schema.json"
+    schema.write_bytes(load.SCHEMA_PATH.read_bytes())
+    monkeypatch.setattr(load, "SCHEMA_PATH", schema)
+    cache = tmp_path / "cache"
+    plain = compiled.checked_against()
+    assert compiled.checked_against(cache) == plain  # computed, and the memo written
+    read: list[str] = []
+    real_open = open
+
+    def counted(path: Any, *args: Any, **kwargs: Any) -> Any:
+        read.append(os.fspath(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", counted)
+    assert compiled.checked_against(cache) == plain and str(schema) not in read  # from the memo
+    monkeypatch.undo()
+    monkeypatch.setattr(filestamp, "RACY_NS", 0)
+    monkeypatch.setattr(load, "SCHEMA_PATH", schema)
+    schema.write_bytes(schema.read_bytes() + b" ")
+    changed = compiled.checked_against()
+    assert changed != plain and compiled.checked_against(cache) == changed == compiled.checked_against(cache)
+    rel = next((cache / "rules").glob("checked-*.json"))
+    assert jsonio.loads(rel.read_bytes())["digest"] == changed

@@ -165,6 +165,10 @@ def install(command: str = LINT) -> None:
     if path is None:
         return
     import _sre
+
+    from migrate.cli import codebundle
+
+    codebundle.install(command, ("codebundle", codebundle.FORMAT, *interpreter()))
     import collections
     import dataclasses
     import re
@@ -214,6 +218,9 @@ def _digest(payload: bytes) -> int:
 def save() -> None:
     """Write the table with what this process compiled that it did not hold, where Python writes
     bytecode; any failure leaves the table as it was."""
+    from migrate.cli import codebundle
+
+    codebundle.save()
     table = _Table.current
     if table is None or sys.dont_write_bytecode or not (table.new_patterns or table.new_sources):
         return

@@ -17,12 +17,15 @@ every rule file is validated from its YAML."""
 from __future__ import annotations
 
 import json
+import os
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from migrate import jsonio, vocabulary
 from migrate.compat import sha256_hex
-from migrate.rulebase import load
+from migrate.rulebase import filestamp, load
+from migrate.rulebase import stamps as stamps_memo
 
 TYPE_CHECKING = False  # typing's own constant imports typing: not on lint's way (tests/test_lint_typing.py)
 if TYPE_CHECKING:
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
     Records = list[dict[str, Any]]
 
 NAME = "compiled.json"
+MEMO_FORMAT = 1  # the memo of checked_against's digest
 FORMAT = 3  # 2: a map as its names and its values' JSON text; 3: a map as one JSON text, each file's name table
 
 
@@ -38,10 +42,42 @@ def path_in(directory: Path) -> Path:
     return directory / NAME
 
 
-def checked_against() -> str:
-    """What validation depends on besides a file's bytes: the schema and the vocabulary that fills it."""
-    return sha256_hex(b"".join([f"{FORMAT}\0".encode(), *(path.read_bytes() + b"\0" for path in (
-        load.SCHEMA_PATH, Path(vocabulary.__file__)))]))
+def checked_against(cache_dir: Path | None = None) -> str:
+    """What validation depends on besides a file's bytes: the schema and the vocabulary that fills it. With a
+    cache directory, known from the memo of an earlier run while both files have the stat stamps it recorded
+    (filestamp's racy rule, as the rule data's memo, rulebase/stamps, which covers the rules directory and not the
+    package's schema and vocabulary): a lint start then does not read and hash their ~40 KB (~2 M instructions)."""
+    paths = [os.fspath(load.SCHEMA_PATH), vocabulary.__file__ or ""]
+    if cache_dir is None:
+        return _checked_against(paths)
+    started = time.time_ns()
+    try:
+        stamps = [list(filestamp.stamp_of(os.stat(path))) for path in paths]
+    except OSError:
+        return _checked_against(paths)
+    memo = cache_dir / stamps_memo.SUBDIR / f"checked-{sha256_hex(os.fsencode(chr(0).join(paths)))[:16]}.json"
+    files = [[path, *stamp] for path, stamp in zip(paths, stamps, strict=True)]
+    try:
+        data: Any = jsonio.loads(memo.read_bytes())
+        if type(data) is dict and data.get("format") == MEMO_FORMAT and data.get("files") == files \
+                and type(data.get("checked_ns")) is int and type(data.get("digest")) is str \
+                and all(max(stamp[1], stamp[2]) < data["checked_ns"] - filestamp.RACY_NS for stamp in stamps):
+            return str(data["digest"])
+    except (OSError, ValueError, RecursionError):
+        pass
+    digest = _checked_against(paths)
+    if all(max(stamp[1], stamp[2]) < started - filestamp.RACY_NS for stamp in stamps):
+        filestamp.write_memo(memo, jsonio.dumps({"format": MEMO_FORMAT, "checked_ns": started, "files": files,
+                                                 "digest": digest}))
+    return digest
+
+
+def _checked_against(paths: list[str]) -> str:
+    contents = []
+    for path in paths:
+        with open(path, "rb") as handle:
+            contents.append(handle.read() + b"\0")
+    return sha256_hex(b"".join([f"{FORMAT}\0".encode(), *contents]))
 
 
 def file_digest(raw: bytes) -> str:
@@ -54,13 +90,15 @@ def read(directory: Path) -> dict[str, tuple[str, Records]]:
     return read_all(directory)[0]
 
 
-def read_all(directory: Path) -> tuple[dict[str, tuple[str, Records]], dict[str, load.NameTable]]:
-    """`read`, and each file's name table (load.name_table)."""
+def read_all(directory: Path, cache_dir: Path | None = None) -> tuple[dict[str, tuple[str, Records]],
+                                                                      dict[str, load.NameTable]]:
+    """`read`, and each file's name table (load.name_table); `cache_dir` holds checked_against's memo."""
     try:
         raw = path_in(directory).read_bytes()
         lines = _lines(raw)
         head = jsonio.loads(raw[slice(*next(lines))])
-        if not isinstance(head, dict) or head.get("format") != FORMAT or head.get("checked_against") != checked_against():
+        if not isinstance(head, dict) or head.get("format") != FORMAT \
+                or head.get("checked_against") != checked_against(cache_dir):
             return {}, {}
         found: dict[str, tuple[str, Records]] = {}
         tables: dict[str, load.NameTable] = {}

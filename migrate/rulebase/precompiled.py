@@ -58,7 +58,7 @@ def content_key(directory: Path) -> str:
 def load(directory: Path | None = None, cache_dir: Path | None = None) -> RuleBase:
     """rules.load_rules(directory), served from `cache_dir` when the rules are unchanged."""
     directory = directory or default_rules_dir()
-    shipped, tables = compiled.read_all(directory)
+    shipped, tables = compiled.read_all(directory, cache_dir)
     if shipped:  # validated when the copy was written: only files edited since are validated now
         from migrate.rulebase import stamps
 
