@@ -76,7 +76,7 @@ class DependencyGraph:
         targets = {s.name for s in self.specs.values() if s.kind.startswith("cmake")}
         self._facts = facts
         self._includes: dict[str, list[str]] = {}  # file -> the project files its #includes name
-        self._linked: set[tuple[str, str]] = set()  # workload pairs an import or extension load links too
+        self._linked: set[tuple[str, str]] = set()  # workload pairs an import, extension load or CMake link links
         self._included: dict[tuple[str, str], dict[str, str]] = {}  # pair -> included file -> the first step
         self._inheritance: DiGraph[str] | None = None
         self._parts: dict[str, IncludedPart] = {}
@@ -110,6 +110,7 @@ class DependencyGraph:
         elif fact.kind == "cmake_link" and fact.name in targets:
             for lib in fact.text.split("\n"):
                 if lib in targets and lib != fact.name:
+                    self._linked.add((fact.name, lib))
                     self.graph.add_edge(fact.name, lib, f"{rel}: {fact.name} links {lib}")
 
     def _link(self, rel: str, target: str | None, step: str, *, included: bool = False) -> None:
