@@ -36,3 +36,27 @@ def test_a_cmake_link_beside_the_include_still_carries_the_whole_library(rulebas
     assert by_name["mmc"].migration_class == "migration-required"
     assert by_name["mmc-exe"].migration_class == "migration-required"
     assert by_name["mmc-exe"].chain[0].endswith("mmc-exe links mmc")
+
+
+def test_a_link_to_a_library_declared_in_the_included_workload_carries_it_whole(rulebase, tmp_path) -> None:
+    """Apra-Labs/ApraPipes base/CMakeLists.txt: `aprapipes` (its sources a glob, no workload of its own) is declared
+    in the project's CMakeLists.txt; aprapipes_cli includes one of its plain headers and links it."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "include").mkdir()
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(APRAPIPES LANGUAGES CXX CUDA)\n"
+        "file(GLOB SOURCE src/*.cu)\nadd_library(aprapipes STATIC ${SOURCE})\n"
+        "add_executable(aprapipes_cli tools/aprapipes_cli.cpp)\n"
+        "target_link_libraries(aprapipes_cli PRIVATE -Wl,--whole-archive aprapipes -Wl,--no-whole-archive)\n")
+    (tmp_path / "include" / "JsonParser.h").write_text("#pragma once\nint parse(const char* text);\n")
+    (tmp_path / "src" / "CudaDriverLoader.cu").write_text(
+        '#include <cuda.h>\n#include "../include/JsonParser.h"\nint parse(const char* t) { return cuInit(0); }\n')
+    (tmp_path / "tools" / "aprapipes_cli.cpp").write_text(
+        '#include "../include/JsonParser.h"\nint main() { return parse("{}"); }\n')
+    report = scan.run([tmp_path], Settings(jobs=1, cache_dir=None), rulebase)
+    by_name = {w.name: w for w in report.workloads}
+    cli = by_name["aprapipes_cli"].verdicts[0]
+    owner = next(w for w in report.workloads if "src/CudaDriverLoader.cu" in w.files)
+    assert "include/JsonParser.h" in owner.files and owner.verdicts[0].migration_class == "migration-required"
+    assert (cli.own_class, cli.migration_class) == ("native", "migration-required")

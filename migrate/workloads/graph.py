@@ -79,6 +79,7 @@ class DependencyGraph:
         self._linked: set[tuple[str, str]] = set()  # workload pairs an import, extension load or CMake link links
         self._included: dict[tuple[str, str], dict[str, str]] = {}  # pair -> included file -> the first step
         self._inheritance: DiGraph[str] | None = None
+        self._declaring: dict[str, str] | None = None  # CMake target -> the workload whose file declares it
         self._parts: dict[str, IncludedPart] = {}
         for rel, fact in of_kinds(facts, *LINKING_KINDS):  # in the facts' order: an edge keeps its first reason
             if rel in self.owner:
@@ -112,6 +113,19 @@ class DependencyGraph:
                 if lib in targets and lib != fact.name:
                     self._linked.add((fact.name, lib))
                     self.graph.add_edge(fact.name, lib, f"{rel}: {fact.name} links {lib}")
+                elif (declared := self._declared_in(lib)) is not None:
+                    # a library target that is no workload of its own (ApraPipes' `aprapipes`, declared in the
+                    # project's CMakeLists.txt): an #include of the declaring workload's header carries it whole
+                    self._linked.add((fact.name, declared))
+
+    def _declared_in(self, target: str) -> str | None:
+        """The workload owning the file that declares a CMake target (add_library, add_executable), if any."""
+        if self._declaring is None:
+            self._declaring = {}
+            for rel, fact in of_kind(self._facts, "cmake_target"):
+                if rel in self.owner:
+                    self._declaring.setdefault(fact.name, self.owner[rel])
+        return self._declaring.get(target)
 
     def _link(self, rel: str, target: str | None, step: str, *, included: bool = False) -> None:
         if target is not None and target in self.owner:
