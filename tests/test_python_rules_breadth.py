@@ -230,3 +230,21 @@ def test_helpers_and_flags_defined_below_their_use() -> None:
         USE_HIP = bool(torch.version.hip)
     ''')
     assert got == {6: "cuda", 8: "cuda"}
+
+
+def test_the_cuda_arm_of_a_dispatch_with_a_hip_elif_is_guarded() -> None:
+    """optimum-quanto's extensions/__init__.py: `if torch.version.cuda: ... elif torch.version.hip: ...`."""
+    got = guards('''
+        import torch
+        if torch.version.cuda:
+            a = torch.version.cuda
+        elif torch.backends.mps.is_available():
+            pass
+        elif torch.version.hip:
+            b = torch.version.cuda
+        if torch.version.cuda:
+            c = torch.version.cuda
+        elif torch.backends.mps.is_available():
+            pass
+    ''')
+    assert got == {3: "hip", 4: "cuda", 8: "hip", 9: None, 10: None}

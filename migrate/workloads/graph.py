@@ -1,5 +1,8 @@
 """The dependency graph: files linked by includes, imports, extension loads and CMake links,
-lifted to workloads so that a workload inherits what the workloads it uses need."""
+lifted to workloads so that a workload inherits what the workloads it uses need. What a workload inherits through
+an #include alone is what the include brings into its compile: the included file and what that file includes (an
+`IncludedPart`), not the other workload's whole class; an import, an extension load or a CMake link carries the
+whole workload (decision record 2026-12-07-s31-what-an-include-carries)."""
 from __future__ import annotations
 
 import itertools
@@ -7,6 +10,7 @@ import posixpath
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from migrate.model import Fact
@@ -37,6 +41,16 @@ SYSTEM_HEADERS = frozenset({
 STDLIB = frozenset(sys.stdlib_module_names)
 PACKAGE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 LINKING_KINDS = ("include", "python_import", "python_attr", "extension", "cmake_link")  # the facts `_edge_of` reads
+INCLUDED = "{} (included)"  # the inheritance graph's node for an included file: no workload is named so
+
+
+@dataclass(frozen=True)
+class IncludedPart:
+    """What an #include of `header` (a file of workload `owner`) brings into the including workload's compile: the
+    header and every project file it includes, directly or not (`files`, of whatever workload)."""
+    owner: str
+    header: str
+    files: frozenset[str]
 
 
 class DependencyGraph:
@@ -61,6 +75,12 @@ class DependencyGraph:
         extensions = {s.name: s for s in self.specs.values() if s.kind in EXTENSION_KINDS}
         targets = {s.name for s in self.specs.values() if s.kind.startswith("cmake")}
         self._facts = facts
+        self._includes: dict[str, list[str]] = {}  # file -> the project files its #includes name
+        self._linked: set[tuple[str, str]] = set()  # workload pairs an import, extension load or CMake link links
+        self._included: dict[tuple[str, str], dict[str, str]] = {}  # pair -> included file -> the first step
+        self._inheritance: DiGraph[str] | None = None
+        self._declaring: dict[str, str] | None = None  # CMake target -> the workload whose file declares it
+        self._parts: dict[str, IncludedPart] = {}
         for rel, fact in of_kinds(facts, *LINKING_KINDS):  # in the facts' order: an edge keeps its first reason
             if rel in self.owner:
                 self._edge_of(rel, fact, extensions, targets)
@@ -71,7 +91,9 @@ class DependencyGraph:
         if fact.kind == "include":
             if fact.text.startswith("<") and fact.name in SYSTEM_HEADERS:
                 return  # <unistd.h> is the system's, even where the project has a file of that name
-            self._link(rel, self._include(rel, fact.name), f"includes {fact.name}")
+            if (header := self._include(rel, fact.name)) is not None:
+                self._includes.setdefault(rel, []).append(header)
+                self._link(rel, header, f"includes {fact.name}", included=True)
         elif fact.kind == "python_import":
             module = fact.name
             if module.split(".")[0] in extensions:
@@ -89,18 +111,36 @@ class DependencyGraph:
         elif fact.kind == "cmake_link" and fact.name in targets:
             for lib in fact.text.split("\n"):
                 if lib in targets and lib != fact.name:
+                    self._linked.add((fact.name, lib))
                     self.graph.add_edge(fact.name, lib, f"{rel}: {fact.name} links {lib}")
+                elif (declared := self._declared_in(lib)) is not None:
+                    # a library target that is no workload of its own (ApraPipes' `aprapipes`, declared in the
+                    # project's CMakeLists.txt): an #include of the declaring workload's header carries it whole
+                    self._linked.add((fact.name, declared))
 
-    def _link(self, rel: str, target: str | None, step: str) -> None:
+    def _declared_in(self, target: str) -> str | None:
+        """The workload owning the file that declares a CMake target (add_library, add_executable), if any."""
+        if self._declaring is None:
+            self._declaring = {}
+            for rel, fact in of_kind(self._facts, "cmake_target"):
+                if rel in self.owner:
+                    self._declaring.setdefault(fact.name, self.owner[rel])
+        return self._declaring.get(target)
+
+    def _link(self, rel: str, target: str | None, step: str, *, included: bool = False) -> None:
         if target is not None and target in self.owner:
-            self._link_workload(rel, self.owner[target], step)
+            self._link_workload(rel, self.owner[target], step, target if included else None)
 
-    def _link_workload(self, rel: str, workload: str, step: str) -> None:
+    def _link_workload(self, rel: str, workload: str, step: str, included: str | None = None) -> None:
         source = self.owner[rel]
         if source == workload:
             return
         if not self.graph.has_edge(source, workload):
             self.graph.add_edge(source, workload, f"{rel} {step}")
+        if included is None:
+            self._linked.add((source, workload))
+        else:
+            self._included.setdefault((source, workload), {}).setdefault(included, f"{rel} {step}")
         self._only_optional[workload] = self._only_optional.get(workload, True) and self._optional_use
 
     def only_optionally_used(self, workload: str) -> bool:
@@ -134,10 +174,44 @@ class DependencyGraph:
         `from nvitop.api import ...` inside nvitop), not the installed package of that name."""
         return self._import(rel, module) is not None
 
+    def inheritance(self) -> DiGraph[str]:
+        """The graph a class is inherited along: the workload graph, where an edge made by #includes alone leads
+        instead to one node per included file (INCLUDED), whose part (`included_parts`) is a leaf."""
+        if self._inheritance is None:
+            graph: DiGraph[str] = DiGraph(self.specs)
+            for source, targets in self.graph.succ.items():
+                for target, step in targets.items():
+                    included = self._included.get((source, target))
+                    if included is None or (source, target) in self._linked:
+                        graph.add_edge(source, target, step)
+                        continue
+                    for header, why in included.items():
+                        node = INCLUDED.format(header)
+                        if node not in self._parts:
+                            self._parts[node] = IncludedPart(target, header, self._closure(header))
+                        graph.add_edge(source, node, why)
+            self._inheritance = graph
+        return self._inheritance
+
+    def included_parts(self) -> dict[str, IncludedPart]:
+        """The inheritance graph's included-file nodes and what each brings."""
+        self.inheritance()
+        return self._parts
+
+    def _closure(self, header: str) -> frozenset[str]:
+        seen, todo = {header}, [header]
+        while todo:
+            for nested in self._includes.get(todo.pop(), ()):
+                if nested not in seen:
+                    seen.add(nested)
+                    todo.append(nested)
+        return frozenset(seen)
+
     def worst_dependencies(self, rank: Callable[[str], int], counted: Callable[[str], bool]) -> dict[str, str | None]:
-        """Each workload's counted dependency (direct or not) of highest `rank`, the first by name among equals:
-        `max(sorted(d for d in descendants(w) if counted(d)), key=rank)`, for every workload in linear time."""
-        return self.graph.least_descendants(lambda w: (-rank(w), w), counted)
+        """Each workload's counted dependency (direct or not, a workload or an included part) of highest `rank`,
+        the first by name among equals: `max(sorted(d for d in descendants(w) if counted(d)), key=rank)` in the
+        inheritance graph, for every workload in linear time."""
+        return self.inheritance().least_descendants(lambda w: (-rank(w), w), counted)
 
     def direct(self, workload: str) -> list[str]:
         return sorted(self.graph.successors(workload))
@@ -146,14 +220,14 @@ class DependencyGraph:
         """Steps from one workload to another on a shortest path: ("train.py imports attnlib.layers", ...); of a
         path longer than CHAIN_HEAD + CHAIN_TAIL + 1 steps, both ends and the number of steps between them."""
         if (paths := self._paths.get(target)) is None:
-            paths = self._paths[target] = self.graph.paths_to(target, CHAIN_TAIL)
+            paths = self._paths[target] = self.inheritance().paths_to(target, CHAIN_TAIL)
         if paths.depth.get(source, 0) <= CHAIN_HEAD + CHAIN_TAIL + 1:
             return self._steps(paths.walk(source))
         head, tail = paths.walk(source, CHAIN_HEAD), paths.walk(paths.anchor(source))
         return (*self._steps(head), ELIDED.format(paths.depth[source] - CHAIN_HEAD - CHAIN_TAIL), *self._steps(tail))
 
     def _steps(self, path: list[str]) -> tuple[str, ...]:
-        return tuple(self.graph.step(a, b) for a, b in itertools.pairwise(path))
+        return tuple(self.inheritance().step(a, b) for a, b in itertools.pairwise(path))
 
 
 def declared_packages(facts: Mapping[str, tuple[Fact, ...]]) -> frozenset[str]:

@@ -73,6 +73,7 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
         counted_of = {s.name: [f for f in scoped[s.name] if here[id(f)] != "native"  # ported, low confidence, hints
                                and (optional[s.name] or f.status != "optional")] for s in specs}
         in_project = family_counts([f for s in specs if not optional[s.name] for f in counted_of[s.name]], calibration)
+        own = {**own, **_included_classes(graph, scoped, optional, here)}
         worst_of, worst_required = _worst_dependencies(graph, own, optional)
         for spec in specs:
             cls, reasons = own[spec.name]
@@ -105,14 +106,35 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
     return sorted(workloads, key=lambda w: w.name), judged_findings
 
 
+def _included_classes(graph: DependencyGraph, scoped: Mapping[str, list[Finding]], optional: Mapping[str, bool],
+                      here: Mapping[int, MigrationClass]) -> dict[str, tuple[MigrationClass, tuple[Finding, ...]]]:
+    """The class each included part carries (graph.IncludedPart): the worst effective class its files' findings
+    have in the workload owning each file (`here`, by identity), counted as that workload's own class counts them
+    (an optional finding only in an optional workload), and the findings of that class. Never worse than the owners'
+    own classes: a part is judged with its workload, not alone."""
+    out: dict[str, tuple[MigrationClass, tuple[Finding, ...]]] = {}
+    for node, part in graph.included_parts().items():
+        found = [f for w in sorted({graph.owner[p] for p in part.files}) for f in scoped[w]
+                 if f.path in part.files and (optional[w] or f.status != "optional")]
+        worst: MigrationClass = max((here[id(f)] for f in found), key=class_rank, default="native")
+        out[node] = (worst, () if worst == "native" else tuple(f for f in found if here[id(f)] == worst))
+    return out
+
+
 def _worst_dependencies(graph: DependencyGraph, own: Mapping[str, tuple[MigrationClass, object]],
                         optional: Mapping[str, bool]) -> tuple[dict[str, str | None], dict[str, str | None]]:
     """Each workload's dependency of worst own class (the first by name among equals): among all its
-    dependencies, and among the required ones (what a required workload inherits)."""
+    dependencies, and among the required ones (what a required workload inherits). A dependency is a workload or
+    an included part (graph.IncludedPart), which is required where the workload owning its header is."""
+    parts = graph.included_parts()
+
     def rank(name: str) -> int:
         return class_rank(own[name][0])
+
+    def required(name: str) -> bool:
+        return not optional[parts[name].owner if name in parts else name]
     return (graph.worst_dependencies(rank, lambda d: d in own),
-            graph.worst_dependencies(rank, lambda d: d in own and not optional[d]))
+            graph.worst_dependencies(rank, lambda d: d in own and required(d)))
 
 
 def _all_optional(spec: Spec, required: frozenset[str] = frozenset()) -> bool:

@@ -440,12 +440,18 @@ class _Visitor(ast.NodeVisitor):
             self.visit(statement)
 
     def visit_If(self, node: ast.If | ast.IfExp) -> None:
-        """Code under `if torch.version.hip:` (either branch, or a ternary) is already handled for ROCm;
+        """Code under `if torch.version.hip:` (either branch, or a ternary) is already handled for ROCm, and so is
+        the `if torch.version.cuda:` arm of a chain whose `elif` arm tests a HIP build (guards.dispatch_to_hip);
         the body of an environment-variable opt-in (`if os.environ.get("USE_X"):`), or of a test for the package
         it imports (`if is_module_available("tensorrt"):`), is optional."""
         if not self.guard and isinstance(node, ast.If) and (id(node) in self.presence or self.opt_ins.opt_in(node.test)):
             self.visit(node.test)
             self._under("optional", node.body)
+            self._block(node.orelse)
+            return
+        if not self.guard and isinstance(node, ast.If) and self.guards.dispatch_to_hip(node):
+            self._under("hip", node.test)  # the CUDA arm of a dispatch whose `elif` arm is ROCm's
+            self._under("cuda", node.body)
             self._block(node.orelse)
             return
         if self.guard or not self.guards.mentions_hip(node.test):

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from migrate.extract.names import name_list
 
 HIP_MARKERS = name_list("python", "hip_markers")
+CUDA_BUILD_MARKERS = name_list("python", "cuda_build_markers")
 # Helpers by these names (vLLM's current_platform.is_rocm(), Triton tutorials' is_hip()).
 HIP_PREDICATES = name_list("python", "hip_predicates")
 HIP_WORDS = frozenset({"hip", "rocm"})
@@ -101,6 +102,19 @@ class HipGuards:
                 return "cuda"
             return inner
         return "hip"
+
+    def dispatch_to_hip(self, node: ast.If) -> bool:
+        """`if torch.version.cuda: ... elif torch.version.hip: ...`: a test of a CUDA build whose chain has a later
+        `elif` arm that holds on ROCm. Its arm is the CUDA side of a dispatch; the ROCm side is written."""
+        if not any(isinstance(sub, ast.Attribute) and self.resolve(sub) in CUDA_BUILD_MARKERS
+                   for sub in ast.walk(node.test)):
+            return False
+        arm = node
+        while len(arm.orelse) == 1 and isinstance(arm.orelse[0], ast.If):
+            arm = arm.orelse[0]
+            if self.mentions_hip(arm.test) and self.polarity(arm.test) == "hip":
+                return True
+        return False
 
     def early_exit(self, stmt: ast.stmt) -> str | None:
         """After `if <HIP test>: return ...` (no else) the rest of the block is the other branch."""
