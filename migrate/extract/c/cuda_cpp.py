@@ -10,7 +10,7 @@ from migrate.extract.budget import MAX_FACTS
 from migrate.extract.c import device, guards, hazards, inert, lanemasks, language, runtime, ts, wavefront, xref
 from migrate.extract.c.guards import GuardMap, off_macros
 from migrate.extract.c.needles import LineNeedled
-from migrate.extract.c.tree import Parents, in_device_code, qualifiers, reading, texts, walk
+from migrate.extract.c.tree import Parents, in_device_code, qualifiers, reading, reading_now, texts, walk
 from migrate.extract.c.tree import text as _text
 from migrate.extract.columns import Columns
 from migrate.extract.text.lines import line_texts
@@ -239,8 +239,6 @@ def captures(root: ts.Node) -> dict[str, list[ts.Node]]:
             target = _called_identifier(function)
             if target is not None:
                 add("reference.call", target)
-                if _text(target) in LIBRARY_LOADERS:
-                    add("library.load", call)
             elif function.type == "field_expression":
                 member = function.child_by_field_name("field")
                 if member is not None and member.type == "field_identifier":
@@ -602,15 +600,24 @@ def _own_types(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
 # (https://learn.microsoft.com/en-us/windows/win32/api/libloaderapi/nf-libloaderapi-loadlibraryexa)
 LIBRARY_LOADERS = frozenset({"dlopen", "LoadLibrary", "LoadLibraryA", "LoadLibraryW", "LoadLibraryEx", "LoadLibraryExA",
                              "LoadLibraryExW"})
+LOADER_NEEDLE = re.compile(rb"dlopen|LoadLibrary")
 
 
 def _loaded_libraries(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
     """A library a loader call opens by a string literal (`dlopen("libnvidia-ml.so", RTLD_LAZY)`): a
-    `loaded_library` fact named by the string (openwall/john src/gpu_common.c:129)."""
-    for call in caps.get("library.load", []):
-        arguments = call.child_by_field_name("arguments")
+    `loaded_library` fact named by the string (openwall/john src/gpu_common.c:129). Read only in a text that
+    holds a loader's name, so a file without one pays no text read per call."""
+    if LOADER_NEEDLE.search(reading_now()) is None:
+        return
+    for target in caps.get("reference.call", []):
+        if _text(target) not in LIBRARY_LOADERS:
+            continue
+        call = target.parent
+        while call is not None and call.type != "call_expression":
+            call = call.parent
+        arguments = call.child_by_field_name("arguments") if call is not None else None
         first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
-        if first is None or first.type != "string_literal":
+        if call is None or first is None or first.type != "string_literal":
             continue
         name = "".join(_text(c) for c in first.named_children if c.type == "string_content")
         if name:

@@ -23,8 +23,8 @@ from collections.abc import Callable
 
 from migrate.extract.c import device, hazards, lanemasks, runtime, wavefront, xref
 
-# cuda_cpp's own facts: namespaces it opens or aliases, typedefs, inline assembly, kernels
-OWN_NEEDLES = (b"namespace", b"typedef", b"asm", b"global")
+# cuda_cpp's own facts: namespaces it opens or aliases, typedefs, inline assembly, kernels, run-time library loads
+OWN_NEEDLES = (b"namespace", b"typedef", b"asm", b"global", b"dlopen", b"loadlibrary")
 # the modules whose constructs run over a reparsed body; tests/test_inert_needles.py checks that every word,
 # word list and pattern each of them (and cuda_cpp) keys on holds one of NEEDLES, or says why not
 CONSUMERS = (device, hazards, lanemasks, runtime, wavefront, xref)

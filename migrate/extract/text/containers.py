@@ -25,7 +25,8 @@ ACCELERATOR = re.compile(rf"(?i)(?<![\w.-])({ACCELERATOR_KEY})[\"']?\s*[:=]\s*[\
 ACCELERATOR_SELECTOR = re.compile(rf"(?i)^\s*(?:-\s*)?key:\s*[\"']?{ACCELERATOR_KEY}[\"']?\s*$")
 VALUES = re.compile(r"^\s*values:\s*\[(.*)\]")
 # a key whose value is prose (an alert's description): its lines, inline or continued, name NVIDIA tools without using them
-PROSE_KEY = re.compile(rf"^(\s*)(?:-\s+)?[\"']?(?:{alternatives('build', 'manifest_prose_keys')})[\"']?\s*:(?:\s|$)")
+PROSE_KEYS = alternatives("build", "manifest_prose_keys")
+PROSE_KEY = re.compile(rf"^(\s*)(?:-\s+)?[\"']?(?:{PROSE_KEYS})[\"']?\s*:(?:\s|$)")
 # CI steps: GitHub's run:, GitLab's script: (inline, block scalar, or a list of commands)
 SHELL_KEY = re.compile(r"^(\s*)(?:-\s+)?(?:run|script|before_script|after_script)\s*:\s*(.*?)\s*$")
 
