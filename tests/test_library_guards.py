@@ -77,11 +77,18 @@ def test_an_includer_that_includes_the_library_first_keeps_it(tmp_path: Path, ru
                                                                            *required}
 
 
-@pytest.mark.parametrize(("path", "old", "new"), [
-    # included by another header: what comes before depends on that header's includers
-    ("cublas/common.h", "", "#include \"helper_cuda.h\"\n"),
-])
-def test_a_header_included_by_a_header_is_left_as_it_is(tmp_path: Path, rulebase, path: str, old: str,
-                                                        new: str) -> None:
-    found = statuses(scanned(edited(tmp_path, path, old, new), rulebase))
-    assert set(found.values()) == {""}
+def test_a_header_that_includes_the_helper_is_read_through_its_includers(tmp_path: Path, rulebase) -> None:
+    """cublas_lu.cpp includes common.h, which includes the helper: the cuFFT section is compiled only where a file
+    including common.h includes cufft.h first."""
+    tree = edited(tmp_path, "cublas/cublas_lu.cpp", "#include <helper_cuda.h>", "#include \"common.h\"")
+    (tree / "cublas" / "common.h").write_text("#include <helper_cuda.h>\n")
+    assert statuses(scanned(tree, rulebase))["cufftResult"] == "optional"
+    (tree / "cublas" / "fft_main.cpp").write_text("#include <cufftXt.h>\n#include \"common.h\"\nint main(void) { return 0; }\n")
+    assert statuses(scanned(tree, rulebase))["cufftResult"] == ""
+
+
+def test_a_header_reached_through_a_header_nothing_includes_is_left_as_it_is(tmp_path: Path, rulebase) -> None:
+    """common.h, which includes the helper, is included by no file: its users' includes are not known."""
+    tree = Path(shutil.copytree(CASE, tmp_path / "case"))
+    (tree / "cublas" / "common.h").write_text("#include \"helper_cuda.h\"\n")
+    assert statuses(scanned(tree, rulebase))["cufftResult"] == ""
