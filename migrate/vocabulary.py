@@ -126,6 +126,9 @@ STRUCTURE_KINDS: dict[str, str] = {
     "unless_branch": "a branch taken only while a macro is undefined (`#ifndef NO_CUDA`, `#if !defined(X)`, the `#else` "
                      "of `#ifdef X`), over its lines; the name is the macro (workloads/project_defines.py reads it "
                      "against the macros every build defines)",
+    "library_guard_branch": "a branch taken on a CUDA library header's include guard (`#ifdef _CUFFT_H_` in NVIDIA's "
+                            "samples helper helper_cuda.h: rules/names/device.yaml `library_include_guards`), over its "
+                            "lines; the name is the guard (workloads/library_guards.py)",
     "backend_branch": "a CMake branch a HIP build takes (`hip`) or skips (`cuda`: `if(NOT USE_ROCM)`, "
                       "`if(GPU_LANG STREQUAL \"CUDA\")`), over its lines",
     "build_switch": "a CMake `option()`, `cmake_dependent_option()`, project `*_option()` or `set(X 0 CACHE BOOL)`, a "

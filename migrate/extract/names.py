@@ -42,4 +42,4 @@ def alternatives(area: str, key: str) -> str:
 
 def guard_map(area: str, key: str) -> dict[str, tuple[str, ...]]:
     """The mapping `key` of rules/names/<area>.yaml: a name to the prefixes it guards."""
-    return {str(name): tuple(str(p) for p in prefixes) for name, prefixes in _area(area)[key]["guards"].items()}
+    return name_lists.guard_map(area, key)

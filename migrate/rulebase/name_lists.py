@@ -36,6 +36,15 @@ def ordered_list(area: str, key: str) -> tuple[str, ...]:
     return tuple(str(name) for name in lists(default_rules_dir() / "names" / f"{area}.yaml")[key]["names"])
 
 
+@cache
+def guard_map(area: str, key: str) -> dict[str, tuple[str, ...]]:
+    """The mapping `key` of the bundled rules/names/<area>.yaml: a name to the prefixes it guards."""
+    from migrate.rulebase.load import default_rules_dir
+
+    found = lists(default_rules_dir() / "names" / f"{area}.yaml")[key]["guards"]
+    return {str(name): tuple(str(p) for p in prefixes) for name, prefixes in found.items()}
+
+
 def header_suffixes() -> tuple[str, ...]:
     """The endings of C, C++ and CUDA headers (rules/names/build.yaml `header_suffixes`): the one list every stage
     that tells a header from a source reads."""

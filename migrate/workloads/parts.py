@@ -32,6 +32,7 @@ from migrate.workloads import (
     compiler_reach,
     cpu_thrust,
     host_gates,
+    library_guards,
     make_goals,
     make_variants,
     maven_profiles,
@@ -561,13 +562,23 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         unasked=_unasked(facts, known),
                         nvidia_hosts=nvidia_host_branches(facts),
                         unreached=unreached, undeclared=undeclared_scopes(facts, kinds),
-                        off_branches=project_defines.off_branches(facts, kinds, known),
+                        off_branches=_merged(project_defines.off_branches(facts, kinds, known),
+                                             library_guards.unreached_sections(facts)),
                         cpu_thrust=cpu_thrust.cpu_thrust_folders(facts, kinds, regions, gated, known), known=known)
     images = _images_of_optional_builds(project, kinds, findings, known) | _deployment_scripts(project, kinds, findings,
                                                                                                known)
     project = replace(project, images=images, host_gates=host_gates.host_only_gates(kinds, findings, known))
     return replace(project, optional_hosts=optional_host_files(
         findings, lambda f: f.status == "optional" or project.part(f) is not None))
+
+
+def _merged(*parts: Mapping[str, tuple[tuple[int, int, str], ...]]) -> dict[str, tuple[tuple[int, int, str], ...]]:
+    """Per file, the line ranges of several readings together."""
+    out: dict[str, tuple[tuple[int, int, str], ...]] = {}
+    for part in parts:
+        for path, items in part.items():
+            out[path] = out.get(path, ()) + items
+    return out
 
 
 def _unasked(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, tuple[tuple[int, int, str], ...]]:

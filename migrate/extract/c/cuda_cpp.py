@@ -376,6 +376,8 @@ def _switch_branches(ctx: _Ctx, chains: list[tuple[ts.Node, guards.Chain]]) -> N
         for cond, positive, start, end in chain:
             named = guards.toggle_names(cond, positive, toggles)
             tested.update(named)
+            if (guard := guards.library_guard(cond, positive)) is not None:
+                ctx.add_span("library_guard_branch", guard, start, end)
             for name in [*guards.switch_names(cond, positive), *named] or (negated if not cond else []):
                 line_end = ctx.source.find(b"\n", start)
                 directive = ctx.source[start:line_end if line_end >= 0 else end].decode("utf-8", "replace")

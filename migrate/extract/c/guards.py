@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from migrate.extract.c import tree, ts
 from migrate.extract.c.needles import LineNeedled, Needled
-from migrate.extract.names import name_list
+from migrate.extract.names import guard_map, name_list
 
 # Macros that mark a HIP/ROCm build: __HIP_PLATFORM_AMD__, __HIPCC__, USE_ROCM, TORCH_HIP_VERSION, and the
 # ROCm libraries' switches (KOKKOS_ENABLE_ROCTHRUST) ...
@@ -88,6 +88,18 @@ def _switch_like(name: str) -> bool:
     return bool(SWITCH_NAME.match(name) or UNDERSCORED_SWITCH_NAME.match(name) or PREDEFINED_NAME.match(name)
                 or name in LOOKALIKE_MACROS or name in PLATFORM_MACROS) and not _hip_name(name)
 SWITCH_TERM = re.compile(r"^\(*\s*(?:defined\s*\(\s*([A-Za-z_]\w*)\s*\)|defined\s+([A-Za-z_]\w*)|([A-Za-z_]\w*))\s*\)*$")
+
+
+# The include guard of a CUDA library header (`#ifdef _CUFFT_H_` in NVIDIA's samples helper helper_cuda.h): its branch
+# is compiled only after that header (rules/names/device.yaml `library_include_guards`; workloads/library_guards.py).
+LIBRARY_GUARDS = frozenset(guard_map("device", "library_include_guards"))
+
+
+def library_guard(condition: str, positive: bool) -> str | None:
+    """The library include guard a branch is taken on (`#ifdef _CUFFT_H_`, `#if defined(CURAND_H_)`), or None."""
+    m = SWITCH_TERM.match(condition.strip()) if positive else None
+    name = next((g for g in m.groups() if g), None) if m else None
+    return name if name in LIBRARY_GUARDS else None
 
 
 # Macros no ROCm build defines: nvcc's own (__NVCC__, __CUDACC__, __CUDA_ARCH__) and HIP's NVIDIA platform
