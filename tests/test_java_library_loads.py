@@ -39,3 +39,12 @@ def test_a_java_file_is_read_only_when_it_loads_a_library(tmp_path: Path) -> Non
     loads.write_text('class A { static { System.loadLibrary("x"); } }\n', encoding="utf-8")
     plain.write_text("class B {}\n", encoding="utf-8")
     assert (file_kind(loads), file_kind(plain)) == ("java", None)
+
+
+def test_a_quote_in_a_character_literal_opens_no_string() -> None:
+    """`'"'` is a character literal: the comment after it stays a comment, and its load is not read."""
+    from migrate.extract.text import java
+
+    source = (b'class A {\n  char q = \'"\'; // System.loadLibrary("cudart")\n'
+              b'  void f() { System.loadLibrary("cublas"); }\n}\n')
+    assert [(f.line, f.text) for f in java.extract(source).facts] == [(3, "cublas")]

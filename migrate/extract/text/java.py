@@ -21,7 +21,7 @@ from migrate.model import Extraction
 LOAD = re.compile(r'(?<![\w.])(?:(?:com\.sun\.jna|java\.lang)\.)?'
                   r'(?:Native\.load(?:Library)?|NativeLibrary\.getInstance|System\.load(?:Library)?)\s*\(\s*'
                   r'"((?:[^"\\\n]|\\.)*)"')
-COMMENT = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"', re.DOTALL)
+COMMENT = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'', re.DOTALL)
 NEWLINE = re.compile(r"\n")
 
 
@@ -42,6 +42,7 @@ def extract(source: bytes) -> Extraction:
 
 
 def _blank_comment(m: re.Match[str]) -> str:
-    """A comment as spaces (newlines kept); a string literal as it is (the loads' arguments are read from it)."""
+    """A comment as spaces (newlines kept); a string or character literal as it is (the loads' arguments are read
+    from strings; a `'"'` is a literal, not a string's start)."""
     found = m.group(0)
-    return found if found.startswith('"') else re.sub(r"[^\n]", " ", found)
+    return found if found.startswith(('"', "'")) else re.sub(r"[^\n]", " ", found)
