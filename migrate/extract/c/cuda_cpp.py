@@ -602,14 +602,14 @@ def _own_types(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
 # (https://learn.microsoft.com/en-us/windows/win32/api/libloaderapi/nf-libloaderapi-loadlibraryexa)
 LIBRARY_LOADERS = frozenset({"dlopen", "LoadLibrary", "LoadLibraryA", "LoadLibraryW", "LoadLibraryEx", "LoadLibraryExA",
                              "LoadLibraryExW"})
-LOADER_NEEDLE = re.compile(rb"dlopen|LoadLibrary")
 
 
 def _loaded_libraries(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
     """A library a loader call opens by a string literal (`dlopen("libnvidia-ml.so", RTLD_LAZY)`): a
     `loaded_library` fact named by the string (openwall/john src/gpu_common.c:129). Read only in a text that
     holds a loader's name, so a file without one pays no text read per call."""
-    if LOADER_NEEDLE.search(reading_now()) is None:
+    text = reading_now()
+    if b"dlopen" not in text and b"LoadLibrary" not in text:
         return
     for target in caps.get("reference.call", []):
         if _text(target) not in LIBRARY_LOADERS:
