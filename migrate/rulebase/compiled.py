@@ -59,7 +59,7 @@ def checked_against(cache_dir: Path | None = None) -> str:
     files = [[path, *stamp] for path, stamp in zip(paths, stamps, strict=True)]
     try:
         data: Any = jsonio.loads(memo.read_bytes())
-        if type(data) is dict and data.get("format") == MEMO_FORMAT and data.get("files") == files \
+        if type(data) is dict and data.get("format") == [MEMO_FORMAT, FORMAT] and data.get("files") == files \
                 and type(data.get("checked_ns")) is int and type(data.get("digest")) is str \
                 and all(max(stamp[1], stamp[2]) < data["checked_ns"] - filestamp.RACY_NS for stamp in stamps):
             return str(data["digest"])
@@ -67,7 +67,7 @@ def checked_against(cache_dir: Path | None = None) -> str:
         pass
     digest = _checked_against(paths)
     if all(max(stamp[1], stamp[2]) < started - filestamp.RACY_NS for stamp in stamps):
-        filestamp.write_memo(memo, jsonio.dumps({"format": MEMO_FORMAT, "checked_ns": started, "files": files,
+        filestamp.write_memo(memo, jsonio.dumps({"format": [MEMO_FORMAT, FORMAT], "checked_ns": started, "files": files,
                                                  "digest": digest}))
     return digest
 
