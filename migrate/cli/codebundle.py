@@ -202,8 +202,8 @@ def save() -> None:
     group is split in two: what this run imported and the rest, so that a run like it unmarshals only its own).
     Any failure leaves the bundle as it was."""
     bundle = _Bundle.current
-    if bundle is None or sys.dont_write_bytecode:
-        return
+    if bundle is None or sys.dont_write_bytecode or not os.access(os.path.dirname(bundle.path) or ".", os.W_OK):
+        return  # a folder this user cannot write (a read-only install): compile nothing for a bundle never written
     import time
     from importlib.machinery import FileFinder, SourceFileLoader
 
