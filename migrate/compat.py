@@ -93,7 +93,7 @@ def import_uuid() -> None:
     whose `system()` answers that stands in for platform; uuid's `platform` global then names the stand-in, which uuid
     reads nowhere else, and `import platform` afterwards runs platform.py as before. Elsewhere (another system,
     platform or uuid imported already), nothing is done: orjson's own import of uuid imports as it always did."""
-    if sys.platform != "linux" or "uuid" in sys.modules or "platform" in sys.modules:
+    if sys.platform != "linux" or sys.version_info >= (3, 12) or "uuid" in sys.modules or "platform" in sys.modules:
         return
     import os
 
