@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from migrate.extract.text.host_tools import CLOSES, OPENS
+from migrate.extract.text.lines import code_lines
 from migrate.model import Fact
 
 CASE = re.compile(r"^\s*case\s+(?P<word>\S+)\s+in\s*$")
@@ -25,7 +26,7 @@ ASSIGNMENT = re.compile(r"^\s*(?:export\s+)?(?P<name>[A-Za-z_]\w*)=(?P<value>\S*
 
 def arms(text: str) -> list[Fact]:
     """The `shell_case_arm` facts of a shell script's text (module docstring)."""
-    lines = [line.split("#", 1)[0] if not line.lstrip().startswith("#!") else "" for line in text.split("\n")]
+    lines = code_lines(text)
     if not any(CASE.match(line) for line in lines):
         return []
     in_function = _in_functions(lines)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from migrate.extract.names import alternatives
-from migrate.extract.text.lines import SHELL_CLOSES, SHELL_OPENS
+from migrate.extract.text.lines import SHELL_CLOSES, SHELL_OPENS, code_lines
 from migrate.model import Fact
 
 TOOLS = alternatives("build", "nvidia_host_tools")
@@ -40,7 +40,7 @@ REDIRECTION = re.compile(r"\s*(?:&>>?|\d*>>?)\s*(?:&\d+|[^\s;&|]+)")
 
 def branches(text: str) -> list[Fact]:
     """The `host_tool_branch` facts of a shell script's text."""
-    lines = [line.split("#", 1)[0] if not line.lstrip().startswith("#!") else "" for line in text.split("\n")]
+    lines = code_lines(text)
     out: list[Fact] = []
     depths: list[int] | None = None  # the block depth at each line, counted once where a presence test is found
     for index, line in enumerate(lines):

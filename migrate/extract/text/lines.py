@@ -30,6 +30,12 @@ def numbered(text: str, *, strip_hash_comments: bool = True) -> Iterator[tuple[i
         yield number, line[:start] if start >= 0 else line, line
 
 
+def code_lines(text: str) -> list[str]:
+    """A shell-like text's lines with their `#` comments taken off (`hash_comment_start`: at a word's start, outside
+    quotes, so `${1#--}` and `"#"` stay; a shebang is a comment)."""
+    return [code for _, code, _ in numbered(text)]
+
+
 def fact(kind: str, name: str, line: int, start: int, end: int, *, text: str = "", role: str = "") -> Fact:
     """A fact on one line; start/end are 0-based character offsets. Made by `build_fact` (Fact's fields in order):
     the line extractors make one for every flag and command of a build file, and Fact's keyword __init__ cost twice
