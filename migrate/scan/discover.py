@@ -27,6 +27,7 @@ from migrate.scan.vendored import (
     nvidia_copy,
     own_build_scripts,
     release_archive,
+    script_parent,
     vendored_folder,
 )
 
@@ -535,7 +536,9 @@ def _own_build(path: Path) -> bool:
 
 def _scripts_only(path: Path, parent: str) -> bool:
     """Whether the vendored-named folder at `path` is the project's own build scripts (scan.vendored.own_build_scripts):
-    at most SOURCE_BUILD_FOLDER_WALK files, looked at by name only."""
+    at most SOURCE_BUILD_FOLDER_WALK files, looked at by name only; walked only in a folder that may hold them."""
+    if not script_parent(parent):
+        return False
     files: list[str] = []
     try:
         for _, _dirs, names in os.walk(path):

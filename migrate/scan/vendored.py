@@ -56,6 +56,11 @@ def vendored_folder(name: str) -> bool:
     return folded in data.names or any(fnmatch.fnmatchcase(folded, g) for g in data.globs)
 
 
+def script_parent(parent: str) -> bool:
+    """Whether a vendored-named folder in a folder named `parent` may be the project's own build scripts (cmake/)."""
+    return parent.casefold() in _data().script_parents
+
+
 def own_build_scripts(parent: str, files: Collection[str]) -> bool:
     """Whether a vendored-named folder in a folder named `parent`, holding `files` (every file's name, at any depth),
     is the project's own build scripts (own_build_scripts: cmake/thirdparty/get_legate.cmake): each file a script."""
