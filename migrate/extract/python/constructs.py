@@ -38,6 +38,7 @@ JAX_BACKEND_ARG = name_list("python", "jax_backend_calls")
 JAX_BACKEND_KEYWORD = JAX_BACKEND_ARG | {"jax.jit", "jax.pmap"}
 JAX_PLATFORM_OPTIONS = name_list("python", "jax_platform_options")
 MITSUBA_VARIANT_CALLS = name_list("python", "mitsuba_variant_calls")
+MITSUBA_CUDA_VARIANTS = tuple(name_list("python", "mitsuba_cuda_variant_prefixes"))
 JAX_FFI_REGISTER = name_list("python", "jax_ffi_registrations")
 ENV_CALLS = frozenset({"os.environ.get", "os.getenv", "os.environ.setdefault", "os.environ.pop", "os.putenv"})
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -309,7 +310,7 @@ def _mitsuba_variant(v: _Visitor, call: ast.Call) -> None:
     """`mi.set_variant("cuda_ad_rgb", "llvm_ad_rgb")`: a CUDA variant (Dr.Jit's CUDA/OptiX back end) chosen by the
     code itself; a variant the user passes in (`mi.set_variant(args.variant)`) is no fact."""
     for arg in call.args:
-        if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.startswith("cuda_"):
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.startswith(MITSUBA_CUDA_VARIANTS):
             v.add("construct", "mitsuba-cuda-variant", arg, text=arg.value)
             return
 
