@@ -398,6 +398,7 @@ def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
     ungated: list[tuple[str, Fact]] = []
     globs: list[tuple[str, Fact]] = []
     files = frozenset(facts)
+    recipes: dict[str, frozenset[str]] = {}  # a Makefile's recipe folders, found once per file
     for path, f in of_kinds(facts, "cmake_subdirectory", "build_source"):
         region = (_inside(f, regions[path]) if path in regions else None) or loaded.get(path)
         if region is None:
@@ -406,7 +407,12 @@ def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
             else:
                 globs.append((path, f))
             continue
-        for name in _added(path, f, files, facts[path] if region.text.startswith(MAKE_BRANCH) else None):
+        folders = None
+        if region.text.startswith(MAKE_BRANCH):
+            folders = recipes.get(path)
+            if folders is None:
+                folders = recipes[path] = recipe_folders(path, facts[path])
+        for name in _added(path, f, files, folders):
             out[name] = region
     used = used_only_under(facts, regions, globs, known)
     if used:
@@ -446,13 +452,13 @@ def used_only_under(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, t
     return out
 
 
-def _added(path: str, f: Fact, files: frozenset[str], make: Sequence[Fact] | None = None) -> list[str]:
-    """The folder (`dir/`) an add_subdirectory adds or the files a build_source fact names; `make`: the facts of the
-    Makefile that names it in a branch of make (its recipes' folders resolve a bare name: build_sources.named_by_make)."""
+def _added(path: str, f: Fact, files: frozenset[str], recipes: frozenset[str] | None = None) -> list[str]:
+    """The folder (`dir/`) an add_subdirectory adds or the files a build_source fact names; `recipes`: the recipe
+    folders of the Makefile that names it in a branch of make (they resolve a bare name: build_sources.named_by_make)."""
     if f.kind == "cmake_subdirectory":
         return [join(posixpath.dirname(path), f.name) + "/"]
-    if make is not None:
-        return named_by_make(path, f, files, recipe_folders(path, make))
+    if recipes is not None:
+        return named_by_make(path, f, files, recipes)
     return named_files(path, f, files)
 
 
