@@ -12,9 +12,14 @@ Facts (https://doc.rust-lang.org/cargo/reference/workspaces.html, .../specifying
   `optional = true`, `workspace-table` for an entry of `[workspace.dependencies]`, `no-default-features` where
   `default-features = false`;
 - `cargo_feature`: a `[features]` entry: the name is the feature, the text its items one a line; a dependency's
-  requested features come as `cargo_feature` facts named `<dependency key>/` with the features in the text."""
+  requested features come as `cargo_feature` facts named `<dependency key>/` with the features in the text;
+- `requirement`: each feature a dependency entry turns on itself, named `cargo:<crate>[<feature>]` (the crate is
+  `package = ...` where the key renames it), so rules/dependencies.yaml matches a crate's CUDA back end as it matches
+  a pip extra (`candle-core = { features = ["cuda"] }`); optional (guard) where the dependency is. A feature turned on
+  only through the package's own `[features]` gives none: cargo builds it only when asked (workloads/cargo_features)."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -24,6 +29,7 @@ from migrate.extract.text.lines import fact, finish
 from migrate.model import Extraction, Fact
 
 DEPENDENCY_TABLES = ("dependencies", "build-dependencies", "build_dependencies")
+REQUIREMENT_PREFIX = "cargo:"  # a crate's requirement names, as julia_project.py's `julia:`
 
 
 def extract(source: bytes) -> Extraction:
@@ -94,7 +100,15 @@ def _dependencies(table: Mapping[str, Any], where: TomlPositions, role: str) -> 
             if isinstance(spec.get("features"), list) else []
         if wanted:
             out.append(where.fact("cargo_feature", f"{key}/", str(key), text="\n".join(wanted)))
+            out += _requirements(str(spec["package"]) if isinstance(spec.get("package"), str) else str(key), wanted,
+                                 out[-1], spec.get("optional") is True)
     return out
+
+
+def _requirements(crate: str, features: list[str], at: Fact, optional: bool) -> list[Fact]:
+    """`cargo:<crate>[<feature>]` requirement facts at the dependency's entry (module docstring)."""
+    return [dataclasses.replace(at, kind="requirement", name=f"{REQUIREMENT_PREFIX}{crate}[{feature}]", text=feature,
+                                guard="optional" if optional else None) for feature in features]
 
 
 def _strings(value: Any) -> list[str]:
