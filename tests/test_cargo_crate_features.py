@@ -1,7 +1,8 @@
 """A Cargo dependency entry that turns on a crate's CUDA back end itself (`candle-core = { features = ["cuda"] }`)
 is a `cargo:<crate>[<feature>]` requirement (migrate/extract/text/cargo.py); Candle and mistral.rs have no ROCm back
 end, so rules/dependencies.yaml HIP7005 grades it incompatible. Fixture cut from FishySoftware/semantic-explorer; the
-near misses: another back end's feature (metal, mkl), an optional dependency, a feature only `[features]` turns on."""
+near misses: another back end's feature (metal, mkl), an optional dependency, a feature only a non-default feature of
+the package's `[features]` turns on (optional; one `default` turns on, directly or through another, is required)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -28,19 +29,25 @@ def _hip7005(data: dict) -> list[tuple[int, str, str]]:
 
 def test_cuda_features_of_candle_and_mistralrs_are_incompatible(tmp_path: Path, rulebase) -> None:
     data = _scan(tmp_path, rulebase)
-    assert _hip7005(data) == [(17, "cargo:candle-core[cuda]", ""), (17, "cargo:candle-core[cudnn]", ""),
-                              (21, "cargo:mistralrs[cuda]", ""), (21, "cargo:mistralrs[cudnn]", ""),
-                              (21, "cargo:mistralrs[flash-attn]", "")]
+    assert _hip7005(data) == [(13, "cargo:candle-transformers[flash-attn]", ""),  # `default` turns `gpu` on
+                              (19, "cargo:candle-core[cuda]", ""), (19, "cargo:candle-core[cudnn]", ""),
+                              (23, "cargo:mistralrs[cuda]", ""), (23, "cargo:mistralrs[cudnn]", ""),
+                              (23, "cargo:mistralrs[flash-attn]", "")]
     assert data["summary"]["class"] == "incompatible"
 
 
 def test_an_optional_dependency_is_optional(tmp_path: Path, rulebase) -> None:
     data = _scan(tmp_path, rulebase, ('tag = "v0.7.0", features', 'tag = "v0.7.0", optional = true, features'))
-    assert {status for line, _, status in _hip7005(data) if line == 21} == {"optional"}
+    assert {status for line, _, status in _hip7005(data) if line == 23} == {"optional"}
 
 
-def test_a_feature_only_the_package_features_turn_on_gives_no_requirement(tmp_path: Path, rulebase) -> None:
+def test_a_feature_only_a_non_default_feature_turns_on_is_optional(tmp_path: Path, rulebase) -> None:
     data = _scan(tmp_path, rulebase, (', features = ["cuda", "cudnn"] }', " }"),
-                 ('metal = ["candle-nn/metal"]', 'cuda = ["candle-core/cuda"]'))
-    assert [symbol for _, symbol, _ in _hip7005(data)] == ["cargo:mistralrs[cuda]", "cargo:mistralrs[cudnn]",
-                                                          "cargo:mistralrs[flash-attn]"]
+                 ('metal = ["candle-nn/metal"]', 'cuda = ["candle-core/cuda"]'), ('default = ["gpu"]', "default = []"))
+    assert [(line, symbol, status) for line, symbol, status in _hip7005(data) if "candle" in symbol] == [
+        (11, "cargo:candle-core[cuda]", "optional"), (13, "cargo:candle-transformers[flash-attn]", "optional")]
+
+
+def test_a_feature_the_default_feature_turns_on_through_another_is_required(tmp_path: Path, rulebase) -> None:
+    data = _scan(tmp_path, rulebase, ('default = ["gpu"]', 'default = ["server"]\nserver = ["gpu"]'))
+    assert (14, "cargo:candle-transformers[flash-attn]", "") in _hip7005(data)
