@@ -101,3 +101,38 @@ def test_a_backend_package_every_run_needs_stays_required(path: str, old: str, n
     (tree / path).write_text(text.replace(old, new, 1))
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
+
+
+@pytest.mark.parametrize(("requirement", "undeclared"), [
+    ("torch", True), ("tensorrt", True), ("torch-tensorrt", False),
+])
+def test_torch_tensorrt_among_the_dependencies_brings_it(requirement: str, undeclared: bool) -> None:
+    facts = _facts(requirements=[_requirement(requirement)], gpu=[_import("torch_tensorrt", 5, role="local:3-9")])
+    assert bool(undeclared_scopes(facts, KINDS)) is undeclared
+
+
+def test_tensorrt_itself_is_not_listed() -> None:
+    """Projects built around TensorRT often install it from NVIDIA's packages and declare nothing."""
+    facts = _facts(requirements=[_requirement("numpy")], gpu=[_import("tensorrt", 5, role="local:3-9")])
+    assert undeclared_scopes(facts, KINDS) == {}
+
+
+TRT = "undeclared_trt_backend"
+
+
+def test_a_tensorrt_backend_the_install_does_not_bring_is_optional(rulebase) -> None:
+    """pytorch/benchmark: torch_tensorrt imported inside the fx2trt and torch_trt back ends of a registry the
+    --backend option picks from; requirements.txt names no TensorRT distribution."""
+    data = report(TRT, rulebase)
+    assert data["summary"]["class"] == "native"
+    parts = optional_parts(data)
+    assert {root: p["class"] for root, p in parts.items()} == {
+        "torchbenchmark/util/backends/trt.py:10-14 (a package the install does not bring)": "incompatible",
+        "torchbenchmark/util/backends/trt.py:22-25 (a package the install does not bring)": "incompatible"}
+
+
+def test_a_declared_torch_tensorrt_is_required(tmp_path: Path, rulebase) -> None:
+    tree = _copy(TRT, tmp_path)
+    (tree / "requirements.txt").write_text("torch-tensorrt\nnumpy\n", encoding="utf-8")
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "incompatible"

@@ -12,9 +12,15 @@ Facts (https://doc.rust-lang.org/cargo/reference/workspaces.html, .../specifying
   `optional = true`, `workspace-table` for an entry of `[workspace.dependencies]`, `no-default-features` where
   `default-features = false`;
 - `cargo_feature`: a `[features]` entry: the name is the feature, the text its items one a line; a dependency's
-  requested features come as `cargo_feature` facts named `<dependency key>/` with the features in the text."""
+  requested features come as `cargo_feature` facts named `<dependency key>/` with the features in the text;
+- `requirement`: each feature a dependency entry turns on itself, named `cargo:<crate>[<feature>]` (the crate is
+  `package = ...` where the key renames it), so rules/dependencies.yaml matches a crate's CUDA back end as it matches
+  a pip extra (`candle-core = { features = ["cuda"] }`); optional (guard) where the dependency is. A `dep/feature` item
+  of the package's own `[features]` gives one too, at that feature: required where `default` turns the feature on,
+  optional where only a feature a user asks for does (`cuda = ["candle-core/cuda"]`)."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -24,6 +30,7 @@ from migrate.extract.text.lines import fact, finish
 from migrate.model import Extraction, Fact
 
 DEPENDENCY_TABLES = ("dependencies", "build-dependencies", "build_dependencies")
+REQUIREMENT_PREFIX = "cargo:"  # a crate's requirement names, as julia_project.py's `julia:`
 
 
 def extract(source: bytes) -> Extraction:
@@ -47,11 +54,45 @@ def extract(source: bytes) -> Extraction:
         facts += _dependencies(table, where, "")
     features = data.get("features")
     if isinstance(features, dict):
-        for name, items in features.items():
-            if isinstance(items, list):
-                facts.append(where.fact("cargo_feature", str(name), str(name),
-                                        text="\n".join(str(i) for i in items if isinstance(i, str))))
+        table = {str(name): _strings(items) for name, items in features.items() if isinstance(items, list)}
+        for name, items in table.items():
+            facts.append(where.fact("cargo_feature", name, name, text="\n".join(items)))
+        facts += _feature_requirements(table, _crates(data), where)
     return finish(text, facts)
+
+
+def _crates(data: Mapping[str, Any]) -> dict[str, tuple[str, bool]]:
+    """Dependency key -> (the crate it names, optional)."""
+    out: dict[str, tuple[str, bool]] = {}
+    for table in _dependency_tables(data):
+        for key, spec in table.items():
+            named = spec.get("package") if isinstance(spec, dict) else None
+            out[str(key)] = (named if isinstance(named, str) else str(key),
+                             isinstance(spec, dict) and spec.get("optional") is True)
+    return out
+
+
+def _feature_requirements(table: Mapping[str, list[str]], crates: Mapping[str, tuple[str, bool]],
+                          where: TomlPositions) -> list[Fact]:
+    """`cargo:<crate>[<feature>]` for each `dep/feature` (or `dep?/feature`) item of the package's own features, at
+    the feature's entry: required where the `default` feature turns the feature on (through other features too) and
+    the dependency is compiled (not optional, or `dep/` turns it on), optional otherwise (module docstring)."""
+    on, todo = set(), ["default"]
+    while todo:
+        name = todo.pop()
+        if name in table and name not in on:
+            on.add(name)
+            todo += [item for item in table[name] if "/" not in item and not item.startswith("dep:")]
+    out = []
+    for name, items in table.items():
+        for item in items:
+            m = FEATURE_OF_DEPENDENCY.fullmatch(item)
+            if m is None or m.group(1) not in crates:
+                continue
+            crate, optional = crates[m.group(1)]
+            required = name in on and (not optional or not m.group(2))
+            out += _requirements(crate, [m.group(3)], where.key(name), not required)
+    return out
 
 
 def _members(workspace: Mapping[str, Any], where: TomlPositions) -> list[Fact]:
@@ -94,7 +135,15 @@ def _dependencies(table: Mapping[str, Any], where: TomlPositions, role: str) -> 
             if isinstance(spec.get("features"), list) else []
         if wanted:
             out.append(where.fact("cargo_feature", f"{key}/", str(key), text="\n".join(wanted)))
+            out += _requirements(str(spec["package"]) if isinstance(spec.get("package"), str) else str(key), wanted,
+                                 where.key(str(key)), spec.get("optional") is True)
     return out
+
+
+def _requirements(crate: str, features: list[str], at: Fact, optional: bool) -> list[Fact]:
+    """`cargo:<crate>[<feature>]` requirement facts at the dependency's entry (module docstring)."""
+    return [dataclasses.replace(at, kind="requirement", name=f"{REQUIREMENT_PREFIX}{crate}[{feature}]", text=feature,
+                                guard="optional" if optional else None) for feature in features]
 
 
 def _strings(value: Any) -> list[str]:
@@ -128,6 +177,15 @@ class TomlPositions:
                             text=text, role=role)
         return fact(kind, name, 1, 0, 1, text=text, role=role)
 
+    def key(self, name: str) -> Fact:
+        """Where a table key is defined (`name = ...` at a line's start, bare or quoted; the first such line), as a
+        `cargo_feature` fact: a feature's or a dependency's word may come first in a feature's list above it."""
+        pattern = re.compile(rf"^(\s*[\"']?){re.escape(name)}[\"']?\s*=")
+        for number, line in enumerate(self.lines, start=1):
+            if (m := pattern.match(line)) is not None:
+                return fact("cargo_feature", name, number, m.end(1), m.end(1) + len(name))
+        return self.fact("cargo_feature", name, name)
+
     def _first_words(self) -> dict[str, tuple[int, int, int]]:
         r"""(line, start, end) of the first place each word is written outside a comment. A needle that is a word
         (a key, a feature: `[\w-]+`) is found where it is a whole run of `[\w-]`, as the needle's own search of
@@ -153,6 +211,7 @@ class TomlPositions:
         return self._quotes.get(inner, [])
 
 
+FEATURE_OF_DEPENDENCY = re.compile(r"([\w-]+)(\?)?/([\w-]+)")  # `dep/feature`, `dep?/feature` (weak)
 QUOTED = re.compile(r"\"([^\"']*)\"")  # a needle that is a string without quotes inside
 BETWEEN_QUOTES = re.compile(r"[\"'](?=([^\"']*)[\"'])")  # each quote, and what is between it and the next
 WORD = re.compile(r"[\w-]+")
