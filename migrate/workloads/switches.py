@@ -21,6 +21,7 @@ from migrate.vocabulary import (
     PARSE_ARGUMENTS,
 )
 from migrate.workloads.build_sources import file_glob, join, named_by_make, named_files, prefixes, recipe_folders
+from migrate.workloads.configured import configured_switches
 from migrate.workloads.fact_index import each_of_kinds, of_kind, of_kinds
 from migrate.workloads.optional_words import Words, detection, feature, is_platform, off_by_default, optional_root
 
@@ -728,8 +729,9 @@ def from_found_packages(facts: Mapping[str, Sequence[Fact]], known: Words) -> di
 
 
 def declared_switches(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[str, str]]:
-    """Switch -> (where it is declared, its default) from CMake option() and the like. A `// #define X` left
-    commented out (a config header's) yields to any other declaration of X (an option(), a make assignment)."""
+    """Switch -> (where it is declared, its default) from CMake option() and the like, and make variables a configure
+    substitution leaves empty (workloads/configured.py). A `// #define X` left commented out (a config header's)
+    yields to any other declaration of X (an option(), a make assignment)."""
     out: dict[str, tuple[str, str]] = {}
     commented: dict[str, tuple[str, str]] = {}
     for path in sorted(facts):
@@ -738,6 +740,8 @@ def declared_switches(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[st
                 default, _, command = f.text.partition(" ")
                 into = commented if command == COMMENTED_OUT_DEFINE else out
                 into.setdefault(f.name, (f"{path}:{f.line} {command}({f.name})", default))
+    for name, declared in configured_switches(facts).items():  # `X = @x@` in a Makefile.in: configure's value
+        out.setdefault(name, declared)
     return {**out, **{k: v for k, v in commented.items() if k not in out}}
 
 
