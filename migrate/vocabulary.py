@@ -136,6 +136,10 @@ STRUCTURE_KINDS: dict[str, str] = {
                     "environment variable is set (`-DX`, `(\"X\", None)`; text `0 environment-opt-in`) or in flags every "
                     "build passes (`1 always-defined`): the name is the switch, the text its default and "
                     "how it was declared (`OFF option`)",
+    "configured": "a make variable a Makefile tests whose value is one configure substitution (`ENABLE_CUDA = "
+                  "@enable_cuda@`): the name is the variable, the text the substituted output variable",
+    "configured_value": "an output variable a configure script substitutes (`AC_SUBST(enable_cuda, \"$enable_cuda\")`) "
+                        "with its value at configure's defaults: the name is the variable, the text the value",
     "switch_value": "a CMake `set(X VALUE)` of one unquoted value (not a cache entry): the name is the variable, "
                     "the text the value in upper case (`ON`), or another variable's value as written (`${USE_X}`)",
     "build_source": "a source file a CMake command or a Makefile assignment names (`list(APPEND SRCS csrc/a.cu)`, "

@@ -262,3 +262,56 @@ def test_cuda_a_projects_macro_requires_by_default_is_required(rulebase) -> None
     data = report("autoconf_macro_found_near", rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert "optional" not in statuses(data, "src/md5birthdaysearch/cuda_md5.cu")
+
+
+SUBSTITUTED = "autoconf_substituted_opt_in"
+
+
+def configured_values(source: str) -> dict[str, str]:
+    return {f.name: f.text for f in autoconf.extract(source.encode()).facts if f.kind == "configured_value"}
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    # optiflop's shape: no action-if-not-given, so enable_cuda is empty without --enable-cuda
+    ('AC_ARG_ENABLE([cuda], [AS_HELP_STRING([--enable-cuda], [x])])\nAC_SUBST(enable_cuda, "$enable_cuda")',
+     {"enable_cuda": ""}),
+    ("AC_ARG_ENABLE([cuda], [h], [], [enable_cuda=yes])\nAC_SUBST(enable_cuda)", {"enable_cuda": "yes"}),
+    # a value set inside another macro's arguments, or a command: not known, nothing said
+    ('AC_CHECK_HEADER([cuda.h], [have=yes])\nAC_SUBST(have)', {}),
+    ('AC_SUBST(host, "`uname`")', {}),
+    ('AC_SUBST(gpu, "$want_gpu")', {}),
+])
+def test_a_substituted_variable_is_read_at_configures_defaults(source: str, expected: dict[str, str]) -> None:
+    assert configured_values(source) == expected
+
+
+def test_a_tested_make_variable_that_is_one_substitution_is_configured() -> None:
+    source = b"ENABLE_CUDA = @enable_cuda@\nCC = @CC@\nX = @a@ @b@\nifdef ENABLE_CUDA\nY = k.cu\nendif\nifdef X\nendif\n"
+    facts = buildfiles.makefile(source).facts
+    assert [(f.name, f.text) for f in facts if f.kind == "configured"] == [("ENABLE_CUDA", "enable_cuda")]
+
+
+def test_cuda_tests_only_configure_enable_cuda_substitutes_on_are_optional(rulebase) -> None:
+    """optiflop: `ENABLE_CUDA = @enable_cuda@` in Makefile.in, empty unless `./configure --enable-cuda`; the
+    `ifdef ENABLE_CUDA` rule compiles the .cu file, its `else` a C stub."""
+    data = report(SUBSTITUTED, rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["build switch ENABLE_CUDA"]
+    assert part["class"] == "migration-required"
+    assert part["evidence"][0] == ("Makefile.in:2 ENABLE_CUDA = @enable_cuda@, empty at configure's defaults "
+                                   "(configure.ac:20 AC_SUBST(enable_cuda)) default OFF")
+    assert statuses(data, "src/cuda/gpu_roof.cu") == {"optional"}
+
+
+@pytest.mark.parametrize(("path", "old", "new"), [
+    # the option on by default: configure substitutes yes
+    ("configure.ac", "[Enable CUDA tests])\n])", "[Enable CUDA tests])\n], [], [enable_cuda=yes])"),
+    # a value configure cannot be read for (set in another macro's arguments)
+    ("configure.ac", 'AC_SUBST(enable_cuda, "$enable_cuda")',
+     'AC_CHECK_HEADER([cuda.h], [enable_cuda=yes])\nAC_SUBST(enable_cuda, "$enable_cuda")'),
+])
+def test_cuda_tests_configure_may_substitute_on_are_required(path: str, old: str, new: str, tmp_path: Path,
+                                                             rulebase) -> None:
+    data = scanned(edited(SUBSTITUTED, tmp_path, path, old, new), rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert statuses(data, "src/cuda/gpu_roof.cu") == {""}

@@ -217,3 +217,33 @@ def test_a_cuda_back_end_without_a_portable_default_beside_it_is_required(tmp_pa
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert statuses(data, "libethash-cuda/CUDAMiner_cuda.cu") == {""}
+
+
+SHARED_UTILS = "cmake_gpu_folder_shared_utils"
+
+
+def test_sources_only_gated_folders_name_are_gated(rulebase) -> None:
+    """low-fidelity-dynamic-models: the `-gpu` folders, each added only under its OFF option, name
+    `../utils/utils_gpu.cu(h)`; FindCUDA's CUDA_NVCC_FLAGS_DEBUG is set outside every branch, while CUDA is compiled
+    only in those folders."""
+    data = report(SHARED_UTILS, rulebase)
+    assert data["summary"]["class"] == "native"
+    assert statuses(data, "utils/utils_gpu.cuh") == {"optional"}
+    assert any("CUDA_NVCC_FLAGS_DEBUG: takes effect only where CUDA is compiled" in e
+               for w in data["workloads"] for part in w["optional_parts"] for e in part["evidence"])
+    assert {f["status"] for f in data["findings"] if f["symbol"] == "CUDA_NVCC_FLAGS_DEBUG"} == {"optional"}
+
+
+@pytest.mark.parametrize(("path", "old", "new"), [
+    # the CPU folder, on by default, compiles the GPU utilities too
+    ("11dof/CMakeLists.txt", "utils/utils.cpp\n)", "utils/utils.cpp\n    ${CMAKE_CURRENT_SOURCE_DIR}/../utils/utils_gpu.cuh\n"
+                                                "    ${CMAKE_CURRENT_SOURCE_DIR}/../utils/utils_gpu.cu\n)"),
+    # a glob outside every branch lists them: a default target may compile them
+    ("CMakeLists.txt", "if(BUILD_11DOF)\n",
+     "file(GLOB UTILS utils/*.cu utils/*.cuh)\nadd_library(utils ${UTILS})\nif(BUILD_11DOF)\n"),
+])
+def test_sources_a_default_build_may_name_are_required(path: str, old: str, new: str, tmp_path: Path,
+                                                      rulebase) -> None:
+    data = scanned(edited(SHARED_UTILS, tmp_path, path, old, new), rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert statuses(data, "utils/utils_gpu.cuh") == {""}

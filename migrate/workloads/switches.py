@@ -21,6 +21,7 @@ from migrate.vocabulary import (
     PARSE_ARGUMENTS,
 )
 from migrate.workloads.build_sources import file_glob, join, named_by_make, named_files, prefixes, recipe_folders
+from migrate.workloads.configured import configured_switches
 from migrate.workloads.fact_index import each_of_kinds, of_kind, of_kinds
 from migrate.workloads.optional_words import Words, detection, feature, is_platform, off_by_default, optional_root
 
@@ -414,6 +415,7 @@ def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
                 folders = recipes[path] = recipe_folders(path, facts[path])
         for name in _added(path, f, files, folders):
             out[name] = region
+    out.update(_named_by_gated_folders(facts, out, ungated, globs, files, known))
     used = used_only_under(facts, regions, globs, known)
     if used:
         listed: dict[str, int] = {}
@@ -426,6 +428,38 @@ def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
             for name in _added(path, f, files):
                 out.pop(name, None)
     return out
+
+
+def _named_by_gated_folders(facts: Mapping[str, Sequence[Fact]], gated: Mapping[str, Region],
+                            ungated: list[tuple[str, Fact]], globs: Sequence[tuple[str, Fact]], files: frozenset[str],
+                            known: Words | None) -> dict[str, Region]:
+    """Sources outside a folder CMake adds only in a switch's branch that the folder's own CMake files name
+    (`${CMAKE_CURRENT_SOURCE_DIR}/../utils/utils_gpu.cu` in a `-gpu` folder added under `if(BUILD_11DOF_GPU)`,
+    uwsbel/low-fidelity-dynamic-models 992faca6 wheeled_vehicle_models/11dof-gpu/CMakeLists.txt:40-43): compiled
+    only where such a folder is built, so gated by its branch; of several such folders, by the branch of one whose
+    switch is not declared off by default where there is one (that build compiles it by default). Their facts leave
+    `ungated`. A file a glob outside every branch lists stays as it was (a default target may compile it)."""
+    folders = {name: region for name, region in gated.items() if name.endswith("/")}
+    if not folders:
+        return {}
+    globbed = {name for path, f in globs for name in _added(path, f, files)}
+    found: dict[str, list[Region]] = {}
+    kept: list[tuple[str, Fact]] = []
+    for path, f in ungated:
+        region = next((folders[p] for p in prefixes(path) if p in folders), None) \
+            if f.kind == "build_source" and path.endswith(CMAKE_FILES) else None
+        if region is None:
+            kept.append((path, f))
+            continue
+        for name in _added(path, f, files):
+            if name not in globbed and not any(p in folders for p in prefixes(name)):
+                found.setdefault(name, []).append(region)
+    ungated[:] = kept
+    declared = declared_switches(facts) if known is not None and found else {}
+
+    def on(r: Region) -> bool:
+        return known is None or r.switch not in declared or not off_by_default(declared[r.switch][1], known)
+    return {name: next((r for r in regions if on(r)), regions[0]) for name, regions in found.items()}
 
 
 def used_only_under(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
@@ -728,8 +762,9 @@ def from_found_packages(facts: Mapping[str, Sequence[Fact]], known: Words) -> di
 
 
 def declared_switches(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[str, str]]:
-    """Switch -> (where it is declared, its default) from CMake option() and the like. A `// #define X` left
-    commented out (a config header's) yields to any other declaration of X (an option(), a make assignment)."""
+    """Switch -> (where it is declared, its default) from CMake option() and the like, and make variables a configure
+    substitution leaves empty (workloads/configured.py). A `// #define X` left commented out (a config header's)
+    yields to any other declaration of X (an option(), a make assignment)."""
     out: dict[str, tuple[str, str]] = {}
     commented: dict[str, tuple[str, str]] = {}
     for path in sorted(facts):
@@ -738,6 +773,8 @@ def declared_switches(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[st
                 default, _, command = f.text.partition(" ")
                 into = commented if command == COMMENTED_OUT_DEFINE else out
                 into.setdefault(f.name, (f"{path}:{f.line} {command}({f.name})", default))
+    for name, declared in configured_switches(facts).items():  # `X = @x@` in a Makefile.in: configure's value
+        out.setdefault(name, declared)
     return {**out, **{k: v for k, v in commented.items() if k not in out}}
 
 

@@ -25,7 +25,13 @@ nothing. Autoconf macro files (`*.m4`: a project's m4/ folder, acinclude.m4) are
 in place: cr-marcstevens/hashclash 892f02e6 m4/ax_cuda.m4:166-181 sets have_cuda="yes" only where nvcc, the CUDA
 headers and libraries are found, and `AM_CONDITIONAL(HAVE_CUDA, test "x${have_cuda}" = xyes)`. Not followed: where
 configure.ac calls the macro (a call inside an `if` of configure.ac is read as if made at the top), shell functions,
-`test ... && x=y` (read as may-set)."""
+`test ... && x=y` (read as may-set).
+
+`AC_SUBST(variable, [value])` makes configure write the variable's value where a template says `@variable@`
+(https://www.gnu.org/software/autoconf/manual/autoconf-2.72/html_node/Setting-Output-Variables.html): where that
+value at the defaults is known it is a `configured_value` fact (marshallward/optiflop 9730d5d7 configure.ac:92-94,149:
+`AC_ARG_ENABLE([cuda], ...)` with no action-if-not-given, `AC_SUBST(enable_cuda, "$enable_cuda")`, empty without
+`--enable-cuda`); a Makefile.in's `ENABLE_CUDA = @enable_cuda@` takes it (workloads/configured.py)."""
 from __future__ import annotations
 
 import bisect
@@ -36,7 +42,7 @@ from migrate.extract.text.lines import SHELL_CLOSES, SHELL_OPENS, fact, finish
 from migrate.model import Extraction
 
 MACROS = re.compile(r"\b(AC_ARG_WITH|AC_ARG_ENABLE|AM_CONDITIONAL|AC_CHECK_PROGS?|AC_PATH_PROGS?|AC_CHECK_TOOLS?"
-                    r"|AC_PATH_TOOL|AC_MSG_ERROR|AC_MSG_FAILURE)\s*\(")
+                    r"|AC_PATH_TOOL|AC_MSG_ERROR|AC_MSG_FAILURE|AC_SUBST)\s*\(")
 STOPS = frozenset({"AC_MSG_ERROR", "AC_MSG_FAILURE"})  # configure stops with an error
 # where a program search's value-if-not-found is (0-based argument), the value its variable has on a machine without
 # the program: https://www.gnu.org/software/autoconf/manual/autoconf-2.72/html_node/Generic-Programs.html
@@ -65,6 +71,7 @@ SPECIAL = re.compile(r"[][(),]")  # the characters an argument scan reads
 # 0.64 characters read per character). Past the budget no further call is read
 # (no fact: the old readings stand) and the file gets a note.
 SCAN_BUDGET_PER_CHAR = 4
+AT_END = object()  # an AC_SUBST(variable) without a value: configure substitutes the variable's last value
 
 
 def extract(source: bytes) -> Extraction:
@@ -97,6 +104,7 @@ def extract(source: bytes) -> Extraction:
     events: list[tuple[int, int, str, list[str]]] = [(a, 1, name, args) for a, _, name, args in calls]
     events += [(pos, 0, command, []) for pos, command in _commands(clean, skipped)]
     conditionals: dict[str, tuple[int, bool | None]] = {}  # the last AM_CONDITIONAL of each name: line, value
+    substituted: dict[str, tuple[int, str | object | None]] = {}  # the last AC_SUBST of each variable: line, value
     starts = [a for a, _ in opaque]  # disjoint and in order: a call inside another opaque one is not kept
     for pos, is_macro, name, args in sorted(events, key=lambda e: (e[0], e[1])):
         i = bisect.bisect_right(starts, pos) - 1
@@ -123,9 +131,29 @@ def extract(source: bytes) -> Extraction:
         elif name == "AM_CONDITIONAL" and len(args) >= 2 and args[0] and (runs := state.runs()) is not False:
             value = None if maybe or runs is None else _evaluate(args[1], state.defaults, state.unknown)
             conditionals[args[0]] = (clean.count("\n", 0, pos) + 1, value)
+        elif name == "AC_SUBST" and args and re.fullmatch(r"[A-Za-z_]\w*", args[0]):
+            substituted[args[0]] = (clean.count("\n", 0, pos) + 1, _substitution(args, state, maybe))
     facts = [fact("build_switch", name, line, 0, len(name), text=f"{'ON' if value else 'OFF'} AM_CONDITIONAL")
              for name, (line, value) in conditionals.items() if value is not None]
+    for name, (line, value) in substituted.items():
+        if value is AT_END and name not in state.unknown:
+            value = state.defaults.get(name)
+        if isinstance(value, str):
+            facts.append(fact("configured_value", name, line, 0, len(name), text=value))
     return finish(text, facts, notes)
+
+
+def _substitution(args: list[str], state: _State, maybe: bool) -> str | object | None:
+    """The value `AC_SUBST(variable, value)` gives the variable at configure's defaults (its variables read at
+    their defaults); AT_END without a value (configure substitutes the variable's last value); None where the call
+    may not run or the value reads a command or a variable without a known default."""
+    if len(args) < 2 or not args[1]:
+        return AT_END
+    if maybe or state.runs() is not True or "`" in args[1] or "$(" in args[1]:
+        return None
+    if any(n in state.unknown or n not in state.defaults for n in VARIABLE.findall(args[1])):
+        return None
+    return VARIABLE.sub(lambda m: state.defaults[m.group(1)], args[1].strip().strip("\"'"))
 
 
 class _State:

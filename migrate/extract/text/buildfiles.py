@@ -48,6 +48,9 @@ SUFFIX_RULE = re.compile(r"^(?:\.[A-Za-z0-9_+]+){1,2}$")
 COMMAND_LINE_SWITCH = re.compile(r"^[a-z][a-z0-9_]*$")
 SWITCH_VALUES = frozenset({"0", "1", "ON", "OFF", "on", "off", "yes", "no", "true", "false"})
 SWITCH_ON_VALUES = frozenset({"1", "ON", "YES", "TRUE"})
+# a configure substitution, the whole of a Makefile.in value (`@enable_cuda@`: https://www.gnu.org/software/autoconf/
+# manual/autoconf-2.72/html_node/Setting-Output-Variables.html)
+SUBSTITUTION = re.compile(r"@([A-Za-z_]\w*)@")
 # automake's conditional line prefix in a Makefile.in (`@COND_CUDA_TRUE@CUDA = yes`)
 AUTOMAKE_PREFIX = re.compile(r"^@([A-Za-z_]\w*)_(TRUE|FALSE)@")
 # automake's `if NAME` / `if !NAME` at the start of a Makefile.am line (never a recipe's: those start with a tab)
@@ -98,6 +101,7 @@ def makefile(source: bytes) -> Extraction:
               if not COMMAND_LINE_SWITCH.match(b.name) and b.text.startswith("make: ") and "=" not in b.text
               and b.name not in assigned]
     facts += _empty_switches(branches, model)
+    facts += _configured_switches(branches, model)
     facts += make_goals.goal_facts(model)
     facts += make_goal_tests.goal_tests(model)
     facts += make_reach.facts(model)
@@ -160,6 +164,15 @@ def _empty_switches(branches: list[Fact], model: make_model.Makefile) -> list[Fa
     return [fact("build_switch", name, a.line, 0, len(name), text="OFF make") for name in sorted(tested)
             if (assigned := values.get(name)) and all(a.how != "define" and not a.value for a in assigned)
             for a in assigned]
+
+
+def _configured_switches(branches: list[Fact], model: make_model.Makefile) -> list[Fact]:
+    """A switch the file tests (`ifdef ENABLE_CUDA`) whose value is one configure substitution (`ENABLE_CUDA =
+    @enable_cuda@` in a Makefile.in): a `configured` fact naming the substituted variable, whose value at configure's
+    defaults the configure script says (extract/text/autoconf.py `configured_value`; workloads/configured.py)."""
+    tested = {b.text.removeprefix("make: ").partition("=")[0] for b in branches if b.text.startswith("make: ")}
+    return [fact("configured", a.name, a.line, 0, len(a.name), text=m.group(1)) for a in model.assignments
+            if a.name in tested and a.how != "define" and (m := SUBSTITUTION.fullmatch(a.value.strip()))]
 
 
 def _make_switches(model: make_model.Makefile) -> list[Fact]:
