@@ -127,13 +127,13 @@ def import_pathlib() -> None:
     stand_in.quote_from_bytes = quote_from_bytes  # type: ignore[attr-defined]
     sys.modules["urllib.parse"] = stand_in
     try:
-        import pathlib  # noqa: F401
+        import pathlib
     except ImportError:  # a pathlib that imports more of urllib.parse than its one function
         sys.modules.pop("pathlib", None)
     finally:
         if sys.modules.get("urllib.parse") is stand_in:
             del sys.modules["urllib.parse"]
-    import pathlib  # noqa: F401, F811  # the module imported above, or imported again with urllib.parse
+    import pathlib  # noqa: F401  # the module imported above, or imported again with urllib.parse
 
 
 def __getattr__(name: str) -> object:
