@@ -140,6 +140,10 @@ class Mutable:
     a: int
     b: list[int] = field(default_factory=list)
 
+@dataclass(frozen=True, slots=True)
+class Empty:
+    'doc'
+
 @dataclass(frozen=True)
 class NoSlots:
     'doc'
@@ -166,7 +170,8 @@ def behaviour(m):
     out = [repr(p), p == m.Plain(name="n", size=2, tags=("t",)), hash(q) == hash(m.Positional(1)),
            repr(q), str(q), hash(m.OwnHash(3)), repr(r), r.b, m.Positional.__match_args__, m.Plain.__match_args__,
            pickle.loads(pickle.dumps(p)) == p, repr(dataclasses.replace(p, size=5)), repr(copy.copy(q)),
-           [f.name for f in dataclasses.fields(m.Plain)], m.Plain.__slots__, hasattr(p, "__dict__")]
+           [f.name for f in dataclasses.fields(m.Plain)], m.Plain.__slots__, hasattr(p, "__dict__"),
+           repr(m.Empty()), m.Empty() == m.Empty(), m.Empty.__slots__]
     for attempt in (lambda: setattr(p, "name", "x"), lambda: delattr(p, "name"), lambda: m.Plain(name="n", nope=1),
                     lambda: setattr(p, "other", 1), lambda: hash(r), lambda: hash(p)):
         try:
@@ -204,7 +209,7 @@ def test_the_memo_replays_only_the_shapes_it_keeps_and_an_edited_class_is_made_a
     done = subprocess.run([sys.executable, "-c", "import json\n" + DESCRIBE + SHAPES], capture_output=True, text=True,
                           env=_env(tmp_path), cwd=tmp_path, check=True)
     said = json.loads(done.stdout)
-    assert said["recorded"] == ["Mutable", "OwnHash", "Plain", "Positional"]  # not NoSlots, NoDoc
+    assert said["recorded"] == ["Empty", "Mutable", "OwnHash", "Plain", "Positional"]  # not NoSlots, NoDoc
     assert said["same"] and said["behaviour"]
     assert "FrozenInstanceError: cannot assign to field 'name'" in said["first"]
     assert said["edited"] == ["Plain"] and said["more"] == 1  # only Plain changed: recorded again, with its new field

@@ -1,4 +1,4 @@
-"""What `dataclasses` works out for each of the package's frozen slotted dataclasses, kept from one lint process to
+"""What `dataclasses` works out for each of the package's slotted dataclasses, kept from one lint process to
 the next in the start table (cli/startcache.py), so that a lint builds those classes without working it out again.
 
 dataclasses decides, for every class at every start, which fields a class has (three string-annotation checks a
@@ -8,19 +8,20 @@ of its ~250 M; the method texts were already compiled from the table). What it d
 own namespace (its keys in order, its annotations, which of its values are defaults or `field(default_factory=...)`),
 the decorator's arguments, and whether the class's module binds one of the markers the string checks look for.
 
-- `record`: the class is processed by dataclasses itself, with its `_create_fn` and `_add_slots` watched: what each
-  method's `_create_fn` call was given (name, arguments, body, and where each local came from: a field's type, its
-  default or factory, or a constant of dataclasses) and how the namespace handed to the slotted class was made (each
-  key: the class's own value, a made method, the fields, the parameters, or a constant). A class whose processing
-  shows anything else (a value of another origin, a name it cannot place) is not kept.
+- `record`: the class is processed by dataclasses itself, with its `_create_fn`, `_add_slots` and `exec` watched:
+  for each method, the code of the text dataclasses executed (compiled as `exec` compiles it) and where each local of
+  its `__create_fn__` came from (a field's type, its default or factory, the class, a constant of dataclasses), and
+  how the namespace handed to the slotted class was made (each key: the class's own value, a made method, the
+  fields, the parameters, or a constant). A class whose processing shows anything else is not kept. A text a recipe
+  keeps the code of leaves the start table's new texts (a replaying lint never asks for it).
 - `replay`: for a class whose key (module, qualified name) holds a recipe made for the same inputs (`inputs`), the
-  Field objects are made as `_get_field` makes them, each method by dataclasses' own `_create_fn` with the same
-  arguments (its text served from the start table), wrapped, named and placed as dataclasses places them, and the
-  slotted class made by the same `type(...)` call, with the same qualified name, `__getstate__`/`__setstate__` and
-  `abc.update_abstractmethods`. The class, its fields, methods, slots, repr, equality, hashing, pickling and
-  immutability are what dataclasses makes. The one difference: the first, slotless class (which dataclasses throws
-  away, and which a frozen class's `__setattr__` still names, as `super(cls, self)`) is not given the methods and
-  fields a second time.
+  Field objects are made as `_get_field` makes them, each method as `_create_fn` makes it once it has compiled its
+  text (the code executed in the module's namespace, `__create_fn__` called with the same locals), wrapped, named and
+  placed as dataclasses places them, and the slotted class made by the same `type(...)` call, with the same qualified
+  name, `__getstate__`/`__setstate__` and `abc.update_abstractmethods`. The class, its fields, methods, slots, repr,
+  equality, hashing, pickling and immutability are what dataclasses makes. The one difference: the first, slotless
+  class (which dataclasses throws away, and which a frozen class's `__setattr__` still names, as `super(cls, self)`)
+  is not given the methods and fields a second time.
 - Only what the recipe covers is replayed: `slots=True`, no `order`, `unsafe_hash` or `weakref_slot`, no base but
   object, no metaclass, a docstring, every annotation a string, no field name in dunder form, defaults hashable,
   `field()` only as `field(default_factory=...)`, the class's module in sys.modules and binding none of InitVar,
@@ -66,7 +67,10 @@ def install(classes: dict[object, Any], new: dict[object, Any], new_sources: dic
         name = (cls.__module__, cls.__qualname__)
         stored = classes.get(name)
         if stored is not None and stored[0] == key:
-            return replay(cls, params, stored[1])
+            try:
+                return replay(cls, params, stored[1])
+            except Exception:  # a recipe this code cannot read: dataclasses makes the class (whatever replay set
+                pass  # on the class's Field objects, _get_field sets again to the same values)
         made, recipe, texts = record(original, cls, params)
         if recipe is not None:
             new[name] = (key, recipe)
@@ -269,7 +273,7 @@ def replay(cls: Any, params: tuple[bool, ...], recipe: Recipe) -> Any:
     namespace = cls.__dict__
     fields: dict[str, Any] = {}
     missing, field_type = dc.MISSING, dc._FIELD  # type: ignore[attr-defined]
-    for name, annotation in namespace["__annotations__"].items():
+    for name, annotation in namespace.get("__annotations__", {}).items():
         value = namespace.get(name, missing)
         field: Any = value if type(value) is dc.Field else dc.field(default=value)
         field.name = name

@@ -18,6 +18,8 @@ text and compiles it (~4.7 M instructions a class, 37 classes on lint's path: ~1
   compiles (file `<string>`, no inherited future flags: dataclasses.py has none). So are the other texts
   a lint compiles at each start: namedtuple's `__new__` (`eval` in `collections`, keyed by text and mode)
   and model's slot makers (compat.run_text).
+- A lint's table also keeps what dataclasses decided about each of the package's slotted dataclasses
+  (cli/classmemo.py): a lint replays those classes instead of having dataclasses work them out again.
 - Each command that installs the hooks has its own table (`table_path(command)`): a lint reads only what
   lints compiled, not the ~2.5x a scan adds.
 
