@@ -41,7 +41,7 @@ _builtin_sha256 = _own_sha256()
 SHA256_BUDGET = 256 << 10  # bytes: the builtin's extra time (~8 ns a byte) for this many stays below hashlib's import
 _SHA256_USED = [0]  # bytes hashed by the builtin in this process
 
-__all__ = ["import_uuid", "import_with_c_datetime", "run_text", "sha256_hex", "text_compiler", "tomllib"]
+__all__ = ["import_pathlib", "import_uuid", "import_with_c_datetime", "run_text", "sha256_hex", "text_compiler", "tomllib"]
 
 text_compiler: Callable[[str], CodeType] | None = None  # the start table's (startcache.install), None without one
 
@@ -105,6 +105,35 @@ def import_uuid() -> None:
     finally:
         if sys.modules.get("platform") is stand_in:
             del sys.modules["platform"]
+
+
+def import_pathlib() -> None:
+    """`import pathlib`, without running urllib.parse (~5 M instructions of an edited-file lint: its module body, a
+    dozen classes and six named tuples), which pathlib imports for one name, `quote_from_bytes`, called by `as_uri()`
+    alone. While pathlib's body runs, a module holding a `quote_from_bytes` that imports urllib.parse when called and
+    answers what urllib.parse's answers stands in for urllib.parse; pathlib's `urlquote_from_bytes` then names that
+    function (the one difference: it is not urllib.parse's object), and `import urllib.parse` afterwards runs
+    urllib.parse as before. A pathlib that asks the stand-in for another name is imported again with urllib.parse
+    itself; with pathlib or urllib.parse imported already, nothing is done."""
+    if "pathlib" in sys.modules or "urllib.parse" in sys.modules:
+        return
+
+    def quote_from_bytes(bs: bytes | bytearray, safe: str | bytes = "/") -> str:
+        from urllib.parse import quote_from_bytes as quote
+
+        return quote(bs, safe)
+
+    stand_in = type(sys)("urllib.parse")
+    stand_in.quote_from_bytes = quote_from_bytes  # type: ignore[attr-defined]
+    sys.modules["urllib.parse"] = stand_in
+    try:
+        import pathlib
+    except ImportError:  # a pathlib that imports more of urllib.parse than its one function
+        sys.modules.pop("pathlib", None)
+    finally:
+        if sys.modules.get("urllib.parse") is stand_in:
+            del sys.modules["urllib.parse"]
+    import pathlib  # noqa: F401  # the module imported above, or imported again with urllib.parse
 
 
 def __getattr__(name: str) -> object:

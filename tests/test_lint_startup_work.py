@@ -206,3 +206,28 @@ def test_uuid_imported_without_platform_is_uuid_and_platform_imports_as_before()
     linux = sys.platform == "linux"
     assert done.stdout.split() == [str(not linux), "True", "True", "True",
                                    '["12345678-1234-5678-1234-567812345678"]'], done.stderr
+
+
+def test_urllib_parse_is_not_run_by_a_lint(edited: tuple[subprocess.CompletedProcess[str], dict[str, list[str]]]) -> None:
+    """pathlib imports urllib.parse for `as_uri()` alone; a lint never calls it (compat.import_pathlib: ~3 M
+    instructions of an edited-file lint)."""
+    _, seen = edited
+    assert "pathlib" in seen["modules"] or "pathlib" in seen["at_start"]
+    if sys.version_info < (3, 13) and "urllib.parse" not in seen["at_start"]:
+        assert "urllib.parse" not in seen["modules"]
+
+
+def test_pathlib_imported_without_urllib_parse_makes_the_same_uris_and_urllib_parse_imports_as_before() -> None:
+    """Near miss: as_uri() of POSIX and Windows paths (quoted) answers what urllib.parse's quote_from_bytes makes of
+    them, urllib.parse runs on that first call, and `import urllib.parse` afterwards is urllib.parse itself."""
+    probe = ("import sys\nfrom migrate import compat\ncompat.import_pathlib()\nimport pathlib\n"
+             "print('urllib.parse' in sys.modules)\n"
+             "uris = [pathlib.PurePosixPath('/a b/c%d\\u00e9').as_uri(), pathlib.PureWindowsPath('c:/a b/#x').as_uri()]\n"
+             "print('urllib.parse' in sys.modules)\n"
+             "import urllib.parse\n"
+             "print(uris == ['file://' + urllib.parse.quote_from_bytes('/a b/c%d\\u00e9'.encode()),"
+             " 'file:///c:/' + urllib.parse.quote_from_bytes(b'a b/#x')], urllib.parse.urlsplit('http://h/p').netloc,"
+             " urllib.parse.__spec__.origin == urllib.parse.__file__)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), *site.getsitepackages()) if p)}
+    done = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, env=env, check=False)
+    assert done.stdout.split() == ["False", "True", "True", "h", "True"], done.stderr

@@ -24,7 +24,7 @@ def said():
     from migrate.cli import startcache as s
     t = s._Table.current
     print(json.dumps(None if t is None else {"new_patterns": len(t.new_patterns), "new_sources": len(t.new_sources),
-          "served": len(t.used_patterns), "path": t.path}), file=sys.stderr)
+          "new_classes": len(t.new_classes), "served": len(t.used_patterns), "path": t.path}), file=sys.stderr)
 atexit.register(said)
 from migrate.cli.entry import run
 run()
@@ -70,8 +70,9 @@ def test_a_second_lint_process_compiles_no_pattern_and_no_dataclass_method(tmp_p
     second = _lint(tmp_path, source, env)
     assert first[3] is not None and second[3] is not None
     counts = [{k: int(str(v)) for k, v in said.items() if k != "path"} for said in (first[3], second[3])]
-    assert counts[0]["new_patterns"] > 50 and counts[0]["new_sources"] > 100  # nothing stored yet: all compiled here
-    assert counts[1]["new_patterns"] == 0 and counts[1]["new_sources"] == 0  # all served from the table
+    # nothing stored yet: all compiled here (the dataclass methods' code kept in the class recipes: cli/classmemo.py)
+    assert counts[0]["new_patterns"] > 50 and counts[0]["new_sources"] > 5 and counts[0]["new_classes"] > 30
+    assert counts[1]["new_patterns"] == 0 and counts[1]["new_sources"] == 0 and counts[1]["new_classes"] == 0
     assert counts[1]["served"] > 50
     assert Path(str(second[3]["path"])).is_file() and str(second[3]["path"]).startswith(str(tmp_path / "pycache"))
     assert first[0] == second[0] == 1
@@ -116,8 +117,9 @@ def test_a_second_lint_process_compiles_no_source_text(tmp_path: Path) -> None:
                               env=env, cwd=tmp_path, check=False)
         lines = done.stderr.rstrip("\n").split("\n")
         runs.append((done.returncode, done.stdout, int(lines[-2]), json.loads(lines[-1])))
-    assert runs[0][2] > 0 and runs[0][3]["new_sources"] > 100  # the first compiles (bytecode and table are empty)
-    assert runs[1][2] == 0 and runs[1][3]["new_sources"] == 0
+    assert runs[0][2] > 0 and runs[0][3]["new_sources"] > 5  # the first compiles (bytecode and table are empty)
+    assert runs[0][3]["new_classes"] > 30  # its dataclass methods' code kept in the class recipes (cli/classmemo.py)
+    assert runs[1][2] == 0 and runs[1][3]["new_sources"] == 0 and runs[1][3]["new_classes"] == 0
     assert runs[0][0] == runs[1][0] == 1 and "HIP4010" in runs[1][1]
 
 
@@ -289,7 +291,7 @@ def test_a_damaged_table_is_not_used(tmp_path: Path) -> None:
     damaged = tmp_path / "damaged.marshal"
     for at in range(len(data)):
         damaged.write_bytes(data[:at] + bytes([data[at] ^ 1]) + data[at + 1:])
-        assert startcache._read(str(damaged)) in (({}, {}), stored), at
+        assert startcache._read(str(damaged)) in (({}, {}, {}), stored), at
 
 
 def test_source_text_runs_the_same_with_and_without_a_table(tmp_path: Path) -> None:

@@ -102,6 +102,9 @@ def lint_or_main(argv: list[str]) -> Callable[[], int]:
         # tree_sitter's __init__ (extract/c/ts.py imports the compiled classes from tree_sitter._binding)
         deferred.defer("inspect", "ipaddress", "ntpath", "tree_sitter")
         startcache.install()
+        from migrate import compat
+
+        compat.import_pathlib()  # without urllib.parse, which pathlib names for as_uri() alone
     elif argv[:1] == ["scan"]:  # a scan's modules too: its parent's imports are serial work before the workers start
         from migrate.cli import startcache
 

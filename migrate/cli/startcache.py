@@ -18,6 +18,8 @@ text and compiles it (~4.7 M instructions a class, 37 classes on lint's path: ~1
   compiles (file `<string>`, no inherited future flags: dataclasses.py has none). So are the other texts
   a lint compiles at each start: namedtuple's `__new__` (`eval` in `collections`, keyed by text and mode)
   and model's slot makers (compat.run_text).
+- A lint's table also keeps what dataclasses decided about each of the package's slotted dataclasses
+  (cli/classmemo.py): a lint replays those classes instead of having dataclasses work them out again.
 - Each command that installs the hooks has its own table (`table_path(command)`): a lint reads only what
   lints compiled, not the ~2.5x a scan adds.
 
@@ -45,7 +47,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-FORMAT = 4  # 2: the payload with its BLAKE2b digest; 3: with its CRC-32; 4: one table per command
+FORMAT = 5  # 2: the payload with its BLAKE2b digest; 3: with its CRC-32; 4: one table per command; 5: a lint's classes
 LINT = "lint"  # the command whose table keeps the name every table had before FORMAT 4
 MAX_PATTERNS = 4000  # past this, only what this run used and added is kept
 MAX_SOURCES = 2000
@@ -61,7 +63,8 @@ Program = tuple[int, list[int], int, dict[str, int], tuple[object, ...]]  # _sre
 class _Table:
     """The table read at the start, what this process added, and the hooks that serve it."""
 
-    def __init__(self, path: str, patterns: dict[tuple[object, int], Program], sources: dict[object, Any]) -> None:
+    def __init__(self, path: str, patterns: dict[tuple[object, int], Program], sources: dict[object, Any],
+                 classes: dict[object, Any] | None = None) -> None:
         self.path = path
         self.original: Callable[..., Any] | None = None  # re's own compiler, which the hook calls on a miss
         self.patterns = patterns
@@ -69,6 +72,8 @@ class _Table:
         self.new_patterns: list[tuple[str | bytes, int]] = []
         self.new_sources: dict[object, Any] = {}
         self.used_patterns: set[tuple[object, int]] = set()
+        self.classes: dict[object, Any] = classes or {}  # cli/classmemo.py's recipes by (module, qualified name)
+        self.new_classes: dict[object, Any] = {}
 
     current: _Table | None = None  # the table this process installed
 
@@ -178,17 +183,21 @@ def install(command: str = LINT) -> None:
     compiler = getattr(re, "_compiler", None)
     if compiler is None or not callable(getattr(compiler, "compile", None)) or not callable(getattr(compiler, "_code", None)):
         return
-    patterns, sources = _read(path)
-    table = _Table(path, patterns, sources)
+    patterns, sources, classes = _read(path)
+    table = _Table(path, patterns, sources, classes)
     compiler.compile = table.compile_hook(compiler.compile, _sre.compile)
     dataclasses.exec = table.exec_hook()  # type: ignore[attr-defined]  # the module's global shadows the builtin
     # namedtuple's __new__ (the one eval of collections: urllib.parse's and platform's tuples on lint's way)
     collections.eval = table.eval_hook()  # type: ignore[attr-defined]
     compat.text_compiler = table.code_of("exec")  # model's slot makers (compat.run_text)
+    if command == LINT:  # the lint's own dataclasses, as dataclasses made them in an earlier lint
+        from migrate.cli import classmemo
+
+        classmemo.install(table.classes, table.new_classes, table.new_sources)
     _Table.current = table
 
 
-def _read(path: str) -> tuple[dict[tuple[object, int], Program], dict[object, Any]]:
+def _read(path: str) -> tuple[dict[tuple[object, int], Program], dict[object, Any], dict[object, Any]]:
     """The table at `path`: its key, the payload's CRC-32 and the payload (bytes, unmarshalled only
     when the key and the CRC-32 match); empty where any of them does not."""
     try:
@@ -196,16 +205,16 @@ def _read(path: str) -> tuple[dict[tuple[object, int], Program], dict[object, An
             data = marshal.loads(handle.read())
         if type(data) is not tuple or len(data) != 3 or data[0] != interpreter() or type(data[2]) is not bytes \
                 or data[1] != _digest(data[2]):
-            return {}, {}
+            return {}, {}, {}
         content = marshal.loads(data[2])
     except (OSError, ValueError, EOFError, TypeError, MemoryError):
-        return {}, {}
-    if type(content) is not tuple or len(content) != 2:
-        return {}, {}
-    patterns, sources = content
-    if type(patterns) is not dict or type(sources) is not dict:
-        return {}, {}
-    return patterns, sources
+        return {}, {}, {}
+    if type(content) is not tuple or len(content) != 3:
+        return {}, {}, {}
+    patterns, sources, classes = content
+    if type(patterns) is not dict or type(sources) is not dict or type(classes) is not dict:
+        return {}, {}, {}
+    return patterns, sources, classes
 
 
 def _digest(payload: bytes) -> int:
@@ -222,7 +231,7 @@ def save() -> None:
 
     codebundle.save()
     table = _Table.current
-    if table is None or sys.dont_write_bytecode or not (table.new_patterns or table.new_sources):
+    if table is None or sys.dont_write_bytecode or not (table.new_patterns or table.new_sources or table.new_classes):
         return
     programs = _programs(table.new_patterns)
     patterns, sources = {**table.patterns, **programs}, {**table.sources, **table.new_sources}
@@ -230,13 +239,14 @@ def save() -> None:
         patterns = {**{k: v for k, v in table.patterns.items() if k in table.used_patterns}, **programs}
     if len(sources) > MAX_SOURCES:
         sources = dict(table.new_sources)
+    classes = {**table.classes, **table.new_classes}
     partial = f"{table.path}.{os.getpid()}.tmp"
     try:
-        content: Any = (patterns, sources)
+        content: Any = (patterns, sources, classes)
         payload = marshal.dumps(content)
         if len(payload) > MAX_BYTES:
             used = {k: v for k, v in table.patterns.items() if k in table.used_patterns}
-            payload = marshal.dumps(({**used, **programs}, dict(table.new_sources)))
+            payload = marshal.dumps(({**used, **programs}, dict(table.new_sources), classes))
         whole: Any = (interpreter(), _digest(payload), payload)
         data = marshal.dumps(whole)
         os.makedirs(os.path.dirname(table.path), exist_ok=True)
