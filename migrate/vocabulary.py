@@ -172,6 +172,8 @@ STRUCTURE_KINDS: dict[str, str] = {
     "cargo_dependency": "a Cargo dependency `cargo build` may compile (not dev-dependencies): the name is the package, "
                         "the text `path=<folder>`, `workspace` or empty; role words `optional`, `workspace-table`, "
                         "`no-default-features`",
+    "cargo_build_source": "a file path a Cargo build script (build.rs) writes as a string (`\"csrc/x.cpp\"`, a glob); the "
+                          "text: the feature gates around it, one a line (`a|b` where either turns it on)",
     "cargo_feature": "a Cargo `[features]` entry (the name; its items one a line in the text), or the features a "
                      "dependency asks for (named `<dependency key>/`)",
     "cmake_genex": "a conditional generator expression (`$<$<COMPILE_LANGUAGE:CUDA>:...>`) over its lines; the name is "

@@ -59,6 +59,9 @@ TOKENS: dict[str, list[str]] = {
 }
 TOKENS["cargo"] = ["[package]", "name = \"x\"", "[features]", "rocm = [\"dep/rocm\"]", "cuda = []", "[dependencies]",
                    "cudarc = { version = \"0.12\", features = [\"cuda-12040\"] }", "default = [", "]", "\"", "{", "}", "#"]
+TOKENS["cargo_build"] = ["fn main() {", "}", "{", "#[cfg(feature = \"cuda\")]", "if cfg!(feature = \"x\")",
+                         "std::env::var(\"CARGO_FEATURE_CUDA\").is_ok()", "\"csrc/k.cu\"", "r#\"a.cpp\"#", "'{'",
+                         "/* /*", "*/", "//", "else", "!", "\"", ";"]
 TOKENS["julia_project"] = ["name = \"X\"", "[deps]", "[weakdeps]", "[extensions]", "[compat]",
                            "CUDA = \"052768ef-5323-5732-b1bb-66c8b64840ba\"", "CUDSS_jll = \"4889d778\"",
                            "XCUDAExt = \"CUDA\"", "\"", "=", "[", "]", "#"]
@@ -158,7 +161,8 @@ FILE_NAMES = {"cuda": "k.cu", "cpp": "k.cpp", "hip": "k.hip", "python": "m.py", 
               "requirements": "requirements.txt", "conda": "environment.yml", "pyproject": "pyproject.toml",
               "setupcfg": "setup.cfg", "dockerfile": "Dockerfile", "manifest": "docker-compose.yml",
               "cmake": "CMakeLists.txt", "makefile": "Makefile", "shell": "run.sh",
-              "gitmodules": ".gitmodules", "cargo": "Cargo.toml", "julia_project": "Project.toml", "julia": "k.jl",
+              "gitmodules": ".gitmodules", "cargo": "Cargo.toml", "cargo_build": "build.rs",
+              "julia_project": "Project.toml", "julia": "k.jl",
               "java": "K.java", "go": "main.go",
               "autoconf": "configure.ac", "m4": "ax_k.m4", "vsproject": "k.vcxproj", "dotnet": "k.csproj", "maven": "pom.xml",
               "binary": "libk.so"}

@@ -33,6 +33,8 @@ def test_a_feature_on_by_default_is_required(tmp_path: Path, rulebase) -> None:
 def test_a_required_builder_is_required(tmp_path: Path, rulebase) -> None:
     tree = edited(CASE, tmp_path, "Cargo.toml", 'bindgen_cuda = { version = "0.1.5", optional = true }',
                   'bindgen_cuda = { version = "0.1.5" }')
+    # build.rs's own `#[cfg(feature = "cuda")]` would gate the kernels too (tests/test_cargo_build_script_features.py)
+    tree = edited(CASE, tmp_path, "build.rs", '#[cfg(feature = "cuda")]', "")
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert statuses(data, KERNEL) == {""}

@@ -152,3 +152,36 @@ def test_kernels_a_default_call_loads_stay_required(path: str, old: str, new: st
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert "mx/cpp/mx.cu" not in optional_parts(data)
+
+
+def test_a_lookup_of_an_option_by_name_is_read_as_that_option() -> None:
+    """NVIDIA/BigVGAN's `if self.h.get("use_cuda_kernel", False):`: the text is the attribute read it stands for; a
+    module's mapping (`os.environ.get`) and a lookup without a constant fallback are no option reads."""
+    found = _facts("import os\nif self.h.get('use_cuda_kernel', False):\n    from k import cuda\n"
+                   "if os.environ.get('USE_CUDA', '0') == '1':\n    import cupy\n"
+                   "if cfg.get('fp16', default):\n    from apex import amp\n")
+    assert [(f.name, f.line, f.text) for f in found] == [("then", 3, "self.h.use_cuda_kernel")]
+
+
+def test_a_kernel_only_an_option_lookup_loads_is_optional(rulebase) -> None:
+    data = report("option_lookup_branch", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["alias_free_activation/cuda/load.py"]
+    assert part["class"] == "minor-adaptation"
+    assert {f["status"] for f in data["findings"]} == {"optional"}
+
+
+@pytest.mark.parametrize(("path", "old", "new"), [
+    # the option on by default: every run loads the kernel
+    ("inference.py", 'action="store_true", default=False', 'action="store_false", default=True'),
+    # a key no option of the project declares: what it holds on a default run cannot be told
+    ("bigvgan.py", 'self.h.get("use_cuda_kernel", False)', 'self.h.get("use_fused_kernel", False)'),
+])
+def test_a_kernel_an_option_lookup_takes_by_default_stays_required(path: str, old: str, new: str, tmp_path: Path,
+                                                                   rulebase) -> None:
+    tree = _copy("option_lookup_branch", tmp_path)
+    text = (tree / path).read_text()
+    assert old in text
+    (tree / path).write_text(text.replace(old, new, 1))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "minor-adaptation"

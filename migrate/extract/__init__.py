@@ -97,6 +97,7 @@ EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
     "shell": _lazy("text.buildfiles", "shell"),
     "gitmodules": _lazy("text.repositories", "gitmodules"),
     "cargo": _lazy("text.cargo", "extract"),
+    "cargo_build": _lazy("text.cargo_build", "extract"),
     "julia_project": _lazy("text.julia_project", "extract"),
     "julia": _lazy("text.julia", "extract"),
     "autoconf": _lazy("text.autoconf", "extract"),

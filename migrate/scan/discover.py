@@ -75,6 +75,9 @@ NAME_KINDS = {
     # a Go module's manifest (https://go.dev/ref/mod#go-mod-file): read as Go (no cgo directive, no facts), so that
     # workloads/reach.py sees a Go module at the top
     "go.mod": "go",
+    # a Cargo package's build script (https://doc.rust-lang.org/cargo/reference/build-scripts.html): the C/C++/CUDA
+    # files it compiles and the features it compiles them under (extract/text/cargo_build.py)
+    "build.rs": "cargo_build",
     # a Julia project file (https://pkgdocs.julialang.org/v1/toml-files/): its [deps] and [weakdeps]
     "project.toml": "julia_project",
 }

@@ -14,7 +14,7 @@ from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
 
 SECTIONS = ("folders", "scratch_folders", "unused_folders", "switches", "detection", "compile_pass", "templates",
-            "alternative_runtimes", "portable_backends", "configure_hipify", "deployment", "cuda_compiler",
+            "alternative_runtimes", "alternative_arrays", "portable_backends", "configure_hipify", "deployment", "cuda_compiler",
             "host_only_gates", "cpu_thrust", "cargo_cuda", "torch_extensions")
 
 
@@ -45,6 +45,8 @@ class Words:
     compiler_results: frozenset[str] = frozenset()
     nvidia_runtimes: frozenset[str] = frozenset()  # inference runtimes only NVIDIA GPUs run (tensorrt)
     portable_runtimes: frozenset[str] = frozenset()  # runtimes that run on other GPUs or the CPU (onnxruntime)
+    gpu_arrays: frozenset[str] = frozenset()  # array libraries for NVIDIA GPUs (cupy)
+    portable_arrays: frozenset[str] = frozenset()  # their CPU counterparts (numpy, scipy)
     cuda_genex: tuple[str, ...] = ()  # generator expressions true only for CUDA sources (COMPILE_LANGUAGE:CUDA)
     unused: frozenset[str] = frozenset()  # folder names of code no longer used (unused, legacy), lower case
     portable_headers: frozenset[str] = frozenset()  # headers of GPU interfaces AMD GPUs run (CL/cl.h, vulkan/vulkan.h)
@@ -105,6 +107,8 @@ def words(directory: Path | None = None) -> Words:
                  test_files=tuple(names("folders", "test_files")),
                  nvidia_runtimes=frozenset(n.lower() for n in names("alternative_runtimes", "nvidia_only")),
                  portable_runtimes=frozenset(n.lower() for n in names("alternative_runtimes", "portable")),
+                 gpu_arrays=frozenset(n.lower() for n in names("alternative_arrays", "gpu")),
+                 portable_arrays=frozenset(n.lower() for n in names("alternative_arrays", "portable")),
                  portable_headers=frozenset(names("portable_backends", "headers")),
                  cuda_commands=frozenset(names("detection", "cmake_commands")),
                  detected_packages=tuple(names("detection", "packages")),
@@ -210,23 +214,28 @@ def alternative_runtime_scopes(facts: Mapping[str, Sequence[Fact]],
     """Functions and branches of a Python file that import an NVIDIA-only runtime (`import tensorrt` in
     `elif engine:` or in `def export_engine`) where another function or branch of the file imports a portable one
     (`import onnxruntime` in `elif onnx:`): one back end among alternatives the user picks, like the folders above.
-    A scope that imports a portable runtime itself (an ONNX-to-TensorRT converter) stays required: path -> the
-    (first line, last line, evidence) of each such scope."""
+    A scope that imports a portable runtime itself (an ONNX-to-TensorRT converter) stays required. The same for
+    array libraries (`alternative_arrays`: `from cupyx.scipy import sparse` in `if which == "cupy":` beside `from
+    scipy import sparse` in `elif which == "numpy":`): path -> the (first line, last line, evidence) of each such
+    scope."""
     out: dict[str, tuple[tuple[int, int, str], ...]] = {}
+    pairs = ((known.nvidia_runtimes, known.portable_runtimes, "runtime", "alternative_runtimes"),
+             (known.gpu_arrays, known.portable_arrays, "array library", "alternative_arrays"))
     for path, items in facts.items():
         local = [(f, _scope_lines(f.role)) for f in items if f.kind == "python_import" and f.role.startswith("local:")]
-        portable = [(f, scope) for f, scope in local if _runtime(f.name, known.portable_runtimes)]
         found: dict[tuple[int, int], str] = {}
-        for f, scope in local:
-            if scope in found or not _runtime(f.name, known.nvidia_runtimes):
-                continue
-            first, last = scope
-            others = [(p, s) for p, s in portable if s != scope and not first <= p.line <= last]
-            if others and not any(first <= p.line <= last for p, _ in portable):
-                p, _ = others[0]
-                found[scope] = (f"{path}:{f.line} imports {f.name} only in this function or branch (lines {first}-"
-                                f"{last}); {path}:{p.line} imports {p.name} in another: one runtime among alternatives "
-                                "(rules/workloads/optional.yaml alternative_runtimes)")
+        for gpu, cpu, what, section in pairs:
+            portable = [(f, scope) for f, scope in local if _runtime(f.name, cpu)]
+            for f, scope in local:
+                if scope in found or not _runtime(f.name, gpu):
+                    continue
+                first, last = scope
+                others = [(p, s) for p, s in portable if s != scope and not first <= p.line <= last]
+                if others and not any(first <= p.line <= last for p, _ in portable):
+                    p, _ = others[0]
+                    found[scope] = (f"{path}:{f.line} imports {f.name} only in this function or branch (lines "
+                                    f"{first}-{last}); {path}:{p.line} imports {p.name} in another: one {what} among "
+                                    f"alternatives (rules/workloads/optional.yaml {section})")
         if found:
             out[path] = tuple((first, last, why) for (first, last), why in found.items())
     return out

@@ -286,8 +286,38 @@ def _expand(root: str, member: Fact, manifests: Mapping[str, Sequence[Fact]]) ->
     return {folder for folder in manifests if fnmatch.fnmatchcase(folder, pattern)}
 
 
+def default_features(facts: Mapping[str, Sequence[Fact]]) -> dict[str, set[str]]:
+    """Crate folder -> the features `cargo build` at its workspace root asks of it (with those of the crates that
+    depend on it, as _reach follows them); a crate of no workspace, or one its workspace's default build does not
+    reach, is asked for its `default` feature alone (a plain `cargo build` in its own folder)."""
+    manifests = {posixpath.dirname(p): items for p, items in facts.items() if posixpath.basename(p) == MANIFEST}
+    out: dict[str, set[str]] = {}
+    for root, items in sorted(manifests.items()):
+        members = [f for f in items if f.kind == "cargo_member"]
+        if not members:
+            continue
+        folders = {f: _expand(root, f, manifests) for f in members}
+        every = {p for f, found in folders.items() if f.text != "exclude" for p in found}
+        if any(f.text in ("default", "only-default") for f in members):
+            defaults = {p for f, found in folders.items() if f.text in ("default", "only-default") for p in found}
+        elif any(f.kind == "cargo_package" for f in items):
+            defaults = {root}
+        else:
+            defaults = every
+        table = {f.name: f for f in items if f.kind == "cargo_dependency" and "workspace-table" in f.role.split()}
+        for folder, asked in _asked(defaults & set(manifests), manifests, table, root).items():
+            out.setdefault(folder, set()).update(asked)
+    return {folder: out.get(folder) or {DEFAULT_FEATURE} for folder in manifests}
+
+
 def _reach(defaults: set[str], manifests: Mapping[str, Sequence[Fact]], table: Mapping[str, Fact],
            root: str) -> set[str]:
+    """The crate folders compiled from the default members."""
+    return set(_asked(defaults, manifests, table, root))
+
+
+def _asked(defaults: set[str], manifests: Mapping[str, Sequence[Fact]], table: Mapping[str, Fact],
+           root: str) -> dict[str, set[str]]:
     """The crate folders compiled from the default members, with the features each is asked for."""
     crates = {folder: Crate.read(folder, items) for folder, items in manifests.items()}
     asked: dict[str, set[str]] = {d: {DEFAULT_FEATURE} for d in defaults}
@@ -304,7 +334,7 @@ def _reach(defaults: set[str], manifests: Mapping[str, Sequence[Fact]], table: M
                     grown = True
         if not grown:
             break
-    return set(asked)
+    return asked
 
 
 def _target(crate: Crate, key: str, table: Mapping[str, Fact], root: str) -> str | None:

@@ -25,6 +25,7 @@ from migrate.extract.python.options import (
     asked_constants,
     has_switch_defaults,
     imported_names,
+    option_test,
     own_nodes,
     reads_options_only,
     switch_role,
@@ -85,7 +86,7 @@ def _children(node: ast.AST, branch: tuple[str, str], switches: dict[str, bool],
         return [(node.body, ("", ""), {})]
     if isinstance(node, ast.If) and ((role := switch_role(node.test, switches))
                                      or reads_options_only(node.test, module.modules)):
-        test = ast.unparse(node.test)
+        test = option_test(node.test, module.modules)
         return [(node.test, branch, switches)] + [(s, (f"{side}\n{test}", role), switches)
                                                  for side, body in (("then", node.body), ("else", node.orelse))
                                                  for s in body]

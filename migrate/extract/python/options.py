@@ -12,6 +12,9 @@ project.
   repr() of its default, or "?" where that is no constant.
 - `option_branch`: an `if` branch holding an import whose test reads attributes only (`opt.engine`) with
   not/and/or, comparisons with constants and constants: the name is the branch (`then` or `else`), the text the test.
+  A lookup of an option by name with a constant fallback (`self.h.get("use_cuda_kernel", False)`: NVIDIA/BigVGAN's
+  config dict, which holds the `--use_cuda_kernel` its scripts pass on) reads that option: the text writes it as the
+  attribute read it stands for (`self.h.use_cuda_kernel`), which workloads/option_branches.py evaluates.
 
 A function's switch is the same thing one level down: a parameter whose default is True or False
 (`def quantize(A, custom_cuda=False)`, https://docs.python.org/3/reference/compound_stmts.html#function-definitions:
@@ -26,6 +29,7 @@ that leaves the switch alone; the other branch's imports run only when a caller 
 from __future__ import annotations
 
 import ast
+import copy
 
 from migrate.model import Fact
 from migrate.vocabulary import UNKNOWN_DEFAULT as UNKNOWN
@@ -43,7 +47,7 @@ def facts(tree: ast.Module, cell: int | None = None) -> list[Fact]:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
             out += _option(node, cell)
         elif isinstance(node, ast.If) and reads_options_only(node.test, modules):
-            test = ast.unparse(node.test)
+            test = option_test(node.test, modules)
             for name, body in (("then", node.body), ("else", node.orelse)):
                 if body and any(isinstance(n, (ast.Import, ast.ImportFrom)) for s in body for n in ast.walk(s)):
                     end = max(getattr(s, "end_lineno", None) or s.lineno for s in body)
@@ -161,12 +165,20 @@ def _option(call: ast.Call, cell: int | None) -> list[Fact]:
 
 
 def reads_options_only(test: ast.expr, modules: set[str]) -> bool:
-    """A test made of attribute reads of a namespace (`opt.engine`, `self.opt.fp16`), not/and/or, comparisons with
-    constants and constants, with one read at least. An object's own attribute (`self.device`, `cls.x`) or a module's
-    (`sys.platform`, an imported name) is no option namespace."""
+    """A test made of attribute reads of a namespace (`opt.engine`, `self.opt.fp16`) or lookups of an option by name
+    in a mapping (`option_lookup`), not/and/or, comparisons with constants and constants, with one read at least. An
+    object's own attribute (`self.device`, `cls.x`) or a module's (`sys.platform`, an imported name) is no option
+    namespace."""
     reads = False
+    looked_up = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call) and option_lookup(n, modules)}
     for node in ast.walk(test):
-        if isinstance(node, ast.Attribute):
+        if isinstance(node, ast.Call):
+            if id(node.func) not in looked_up:
+                return False
+            reads = True
+        elif id(node) in looked_up:
+            continue  # the `cfg.get` of a lookup: its namespace is checked there
+        elif isinstance(node, ast.Attribute):
             base = node.value
             if not isinstance(base, (ast.Name, ast.Attribute)):
                 return False
@@ -181,3 +193,40 @@ def reads_options_only(test: ast.expr, modules: set[str]) -> bool:
                                    ast.Load, *COMPARISONS)):
             return False
     return reads
+
+
+def option_lookup(node: ast.AST, modules: set[str]) -> str | None:
+    """The option a mapping lookup with a constant fallback reads (`self.h.get("use_cuda_kernel", False)`, NVIDIA/
+    BigVGAN's bigvgan.py, where `h` holds the `--use_cuda_kernel` a script passes on: the same option as
+    `opt.use_cuda_kernel`), None for any other node. A module's mapping (`os.environ.get(...)`) is no option
+    namespace."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+            and len(node.args) == 2 and not node.keywords):
+        return None
+    key, fallback = node.args
+    if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and isinstance(fallback, ast.Constant)):
+        return None
+    root = node.func.value
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name) or root.id in modules:
+        return None
+    return key.value
+
+
+def option_test(test: ast.expr, modules: set[str]) -> str:
+    """The text of an option test, each `option_lookup` written as the attribute read it stands for."""
+    if not any(option_lookup(n, modules) for n in ast.walk(test)):
+        return ast.unparse(test)
+    return ast.unparse(_AsAttributes(modules).visit(copy.deepcopy(test)))
+
+
+class _AsAttributes(ast.NodeTransformer):
+    def __init__(self, modules: set[str]) -> None:
+        self.modules = modules
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        key = option_lookup(node, self.modules)
+        if key is None or not key.isidentifier() or not isinstance(node.func, ast.Attribute):
+            return self.generic_visit(node)
+        return ast.Attribute(value=node.func.value, attr=key, ctx=ast.Load())
