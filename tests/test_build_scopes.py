@@ -347,3 +347,43 @@ def test_a_bare_name_make_compiles_resolves_through_its_recipes_folder() -> None
     assert named_by_make("Makefile", fact("build_source", "k.cu", 3), files, folders) == ["src/k.cu"]
     assert named_by_make("Makefile", fact("build_source", "only.cu", 3), files, frozenset()) == ["src/only.cu"]
     assert named_by_make("Makefile", fact("build_source", "two.cu", 3), files, folders) == []  # two as near
+
+
+# --- a PyTorch extension built for an AMD target (makora-ai/kernels AMD_MI300X) ---
+
+def test_an_extension_built_for_an_amd_target_is_ported(rulebase) -> None:
+    data = scanned(WORKLOADS / "amd_extension_build", rulebase)
+    assert statuses(data, "rmsnorm/custom/csrc/") == {"ported"}
+    assert statuses(data, "rmsnorm/compile_ext.py") == {"ported"}  # the load() call itself
+    assert workloads(data)["rmsnorm"]["class"] == "native"
+    # near miss: the same load with an NVIDIA target (`sm_80`): nothing credited
+    near = scanned(WORKLOADS / "amd_extension_build_near", rulebase)
+    assert statuses(near, "rmsnorm/custom/csrc/") == {""}
+    assert workloads(near)["rmsnorm"]["class"] == "migration-required"
+
+
+def test_extension_targets_are_read_from_lists_names_and_dicts() -> None:
+    from migrate.extract.python.extractor import extract
+
+    text = ("from torch.utils.cpp_extension import CUDAExtension, load\n"
+            "flags = ['-O3', '--offload-arch=gfx90a']\n"
+            "load(name='a', sources=['a.cu'], extra_cuda_cflags=flags)\n"
+            "CUDAExtension('b', ['b.cu'], extra_compile_args={'cxx': ['-O2'], 'nvcc': ['--amdgpu-target=gfx908']})\n"
+            "load(name='c', sources=['c.cu'], extra_cuda_cflags=['-arch=sm_80'])\n")
+    found = [(f.name, f.line, f.text) for f in extract(text.encode()).facts
+             if f.kind == "extension_target"]
+    assert found == [("--offload-arch=gfx90a", 3, "a.cu"), ("--amdgpu-target=gfx908", 4, "b.cu")]
+
+
+def test_only_amd_targets_credit_an_extension_build() -> None:
+    from migrate.workloads.amd_extensions import built_for_amd
+
+    def target(flag: str) -> Fact:
+        return Fact(kind="extension_target", name=flag, line=9, column=1, end_line=9, end_column=1,
+                    text="csrc/k.cu\nmissing.cu")
+
+    files = {"p/build.py": [target("--offload-arch=gfx942"), target("--offload-arch=sm_80")], "p/ext/csrc/k.cu": [],
+             "q/csrc/k.cu": []}
+    builds = built_for_amd(files)
+    assert builds.sources == {"p/ext/csrc/k.cu"} and builds.calls == {("p/build.py", 9)}
+    assert built_for_amd({"p/build.py": [target("--offload-arch=sm_80")], "p/ext/csrc/k.cu": []}).calls == frozenset()
