@@ -387,3 +387,32 @@ def test_only_amd_targets_credit_an_extension_build() -> None:
     builds = built_for_amd(files)
     assert builds.sources == {"p/ext/csrc/k.cu"} and builds.calls == {("p/build.py", 9)}
     assert built_for_amd({"p/build.py": [target("--offload-arch=sm_80")], "p/ext/csrc/k.cu": []}).calls == frozenset()
+
+
+# --- copies of NVIDIA's CUDA Samples utilities built by nothing (precision sample 27, StiffMa's Utils/) ---
+
+def test_cuda_samples_utilities_no_build_names_are_optional(rulebase) -> None:
+    data = scanned(WORKLOADS / "sample_copies", rulebase)
+    assert statuses(data, "Utils/") == {"optional"}
+    assert statuses(data, "tbx/") == {""}  # the project's own kernel keeps its class
+    assert workloads(data)["tbx"]["class"] == "migration-required"
+    parts = workloads(data)["Utils"]["optional_parts"]
+    assert any("CUDA Samples utility deviceQuery" in e for p in parts for e in p["evidence"])
+    # near miss: a Makefile builds the same copies: required code
+    near = scanned(WORKLOADS / "sample_copies_near", rulebase)
+    assert statuses(near, "Utils/deviceQuery.cpp") == {""} and statuses(near, "Utils/bandwidthTest.cu") == {""}
+    assert workloads(near)["Utils"]["class"] == "migration-required"
+
+
+def test_a_tree_of_sample_copies_only_keeps_them(tmp_path) -> None:
+    from migrate.workloads.optional_words import words
+    from migrate.workloads.sample_copies import copied_samples
+
+    kinds = {"Utils/deviceQuery.cpp": "cpp", "Utils/bandwidthTest.cu": "cuda"}
+    facts: dict[str, list[Fact]] = {p: [] for p in kinds}
+    assert copied_samples(facts, kinds, words()) == {}  # nothing of the project's own beside them
+    kinds["src/k.cu"], facts["src/k.cu"] = "cuda", []
+    assert set(copied_samples(facts, kinds, words())) == {"Utils/deviceQuery.cpp", "Utils/bandwidthTest.cu"}
+    include = Fact(kind="include", name="deviceQuery.cpp", line=1, column=1, end_line=1, end_column=1)
+    facts["src/k.cu"] = [include]  # a source that includes a copy makes it the project's
+    assert set(copied_samples(facts, kinds, words())) == {"Utils/bandwidthTest.cu"}

@@ -71,6 +71,7 @@ from migrate.workloads.optional_words import (
 )
 from migrate.workloads.ported import Evidence
 from migrate.workloads.reached_files import compiled_by_scripts, only_programs, unlisted_by_vs_project, unreferenced
+from migrate.workloads.sample_copies import copied_samples
 from migrate.workloads.switches import (
     Region,
     called_only_under,
@@ -545,7 +546,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     unreached = reach.unreached(facts, kinds)
     toolkit = frozenset((f.path, f.line, f.symbol) for f in findings)  # `#include <mma.h>`: CUDA's, by the rule base
     for path, part in (unreferenced(facts, kinds, unreached, toolkit) | unlisted_by_vs_project(facts, kinds, toolkit)
-                       | unbuilt_by_make(facts, kinds) | unincluded_fragments(facts, kinds)).items():
+                       | unbuilt_by_make(facts, kinds) | unincluded_fragments(facts, kinds)
+                       | copied_samples(facts, kinds, known)).items():
         if path not in unbuilt:  # file by file, what the only build (or a Visual Studio project) reaches
             unreached.setdefault(path, part)
     project = ProjectParts(rocm_path=evidence, rocm_scopes=scopes, left_out_of_hip=left_out,
