@@ -94,6 +94,8 @@ STRUCTURE_KINDS: dict[str, str] = {
     "distribution": "a Python distribution's name (pyproject, setup.py, setup.cfg)",
     "extension": "an extension module built by setup.py (role `setup`: torch's CUDAExtension or a setuptools Extension; "
                  "the declaring file's builder decides the workload kind) or loaded at run time (role `jit`)",
+    "extension_target": "an offload target an extension build's flags name (`--offload-arch=gfx942` in "
+                        "load(extra_cuda_cflags=...)); the name is the flag, the text the extension's sources, one a line",
     "build_script": "a script or tool a CMake execute_process()/add_custom_command() runs, or a set() of such a "
                     "command line holds (`.../build_amd.py`, `hipify-perl`); the name is its file name",
     "link_library": "a native library a file links by name (`-lNAME` of a Go file's `#cgo LDFLAGS:`); the text: the "

@@ -347,3 +347,72 @@ def test_a_bare_name_make_compiles_resolves_through_its_recipes_folder() -> None
     assert named_by_make("Makefile", fact("build_source", "k.cu", 3), files, folders) == ["src/k.cu"]
     assert named_by_make("Makefile", fact("build_source", "only.cu", 3), files, frozenset()) == ["src/only.cu"]
     assert named_by_make("Makefile", fact("build_source", "two.cu", 3), files, folders) == []  # two as near
+
+
+# --- a PyTorch extension built for an AMD target (makora-ai/kernels AMD_MI300X) ---
+
+def test_an_extension_built_for_an_amd_target_is_ported(rulebase) -> None:
+    data = scanned(WORKLOADS / "amd_extension_build", rulebase)
+    assert statuses(data, "rmsnorm/custom/csrc/") == {"ported"}
+    assert statuses(data, "rmsnorm/compile_ext.py") == {"ported"}  # the load() call itself
+    assert workloads(data)["rmsnorm"]["class"] == "native"
+    # near miss: the same load with an NVIDIA target (`sm_80`): nothing credited
+    near = scanned(WORKLOADS / "amd_extension_build_near", rulebase)
+    assert statuses(near, "rmsnorm/custom/csrc/") == {""}
+    assert workloads(near)["rmsnorm"]["class"] == "migration-required"
+
+
+def test_extension_targets_are_read_from_lists_names_and_dicts() -> None:
+    from migrate.extract.python.extractor import extract
+
+    text = ("from torch.utils.cpp_extension import CUDAExtension, load\n"
+            "flags = ['-O3', '--offload-arch=gfx90a']\n"
+            "load(name='a', sources=['a.cu'], extra_cuda_cflags=flags)\n"
+            "CUDAExtension('b', ['b.cu'], extra_compile_args={'cxx': ['-O2'], 'nvcc': ['--amdgpu-target=gfx908']})\n"
+            "load(name='c', sources=['c.cu'], extra_cuda_cflags=['-arch=sm_80'])\n")
+    found = [(f.name, f.line, f.text) for f in extract(text.encode()).facts
+             if f.kind == "extension_target"]
+    assert found == [("--offload-arch=gfx90a", 3, "a.cu"), ("--amdgpu-target=gfx908", 4, "b.cu")]
+
+
+def test_only_amd_targets_credit_an_extension_build() -> None:
+    from migrate.workloads.amd_extensions import built_for_amd
+
+    def target(flag: str) -> Fact:
+        return Fact(kind="extension_target", name=flag, line=9, column=1, end_line=9, end_column=1,
+                    text="csrc/k.cu\nmissing.cu")
+
+    files = {"p/build.py": [target("--offload-arch=gfx942"), target("--offload-arch=sm_80")], "p/ext/csrc/k.cu": [],
+             "q/csrc/k.cu": []}
+    builds = built_for_amd(files)
+    assert builds.sources == {"p/ext/csrc/k.cu"} and builds.calls == {("p/build.py", 9)}
+    assert built_for_amd({"p/build.py": [target("--offload-arch=sm_80")], "p/ext/csrc/k.cu": []}).calls == frozenset()
+
+
+# --- copies of NVIDIA's CUDA Samples utilities built by nothing (precision sample 27, StiffMa's Utils/) ---
+
+def test_cuda_samples_utilities_no_build_names_are_optional(rulebase) -> None:
+    data = scanned(WORKLOADS / "sample_copies", rulebase)
+    assert statuses(data, "Utils/") == {"optional"}
+    assert statuses(data, "tbx/") == {""}  # the project's own kernel keeps its class
+    assert workloads(data)["tbx"]["class"] == "migration-required"
+    parts = workloads(data)["Utils"]["optional_parts"]
+    assert any("CUDA Samples utility deviceQuery" in e for p in parts for e in p["evidence"])
+    # near miss: a Makefile builds the same copies: required code
+    near = scanned(WORKLOADS / "sample_copies_near", rulebase)
+    assert statuses(near, "Utils/deviceQuery.cpp") == {""} and statuses(near, "Utils/bandwidthTest.cu") == {""}
+    assert workloads(near)["Utils"]["class"] == "migration-required"
+
+
+def test_a_tree_of_sample_copies_only_keeps_them(tmp_path) -> None:
+    from migrate.workloads.optional_words import words
+    from migrate.workloads.sample_copies import copied_samples
+
+    kinds = {"Utils/deviceQuery.cpp": "cpp", "Utils/bandwidthTest.cu": "cuda"}
+    facts: dict[str, list[Fact]] = {p: [] for p in kinds}
+    assert copied_samples(facts, kinds, words()) == {}  # nothing of the project's own beside them
+    kinds["src/k.cu"], facts["src/k.cu"] = "cuda", []
+    assert set(copied_samples(facts, kinds, words())) == {"Utils/deviceQuery.cpp", "Utils/bandwidthTest.cu"}
+    include = Fact(kind="include", name="deviceQuery.cpp", line=1, column=1, end_line=1, end_column=1)
+    facts["src/k.cu"] = [include]  # a source that includes a copy makes it the project's
+    assert set(copied_samples(facts, kinds, words())) == {"Utils/bandwidthTest.cu"}

@@ -14,8 +14,8 @@ from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
 
 SECTIONS = ("folders", "scratch_folders", "unused_folders", "switches", "detection", "compile_pass", "templates",
-            "alternative_runtimes", "alternative_arrays", "portable_backends", "configure_hipify", "deployment", "cuda_compiler",
-            "host_only_gates", "cpu_thrust", "cargo_cuda", "torch_extensions")
+            "alternative_runtimes", "alternative_arrays", "portable_backends", "configure_hipify", "deployment",
+            "cuda_compiler", "host_only_gates", "cpu_thrust", "cargo_cuda", "torch_extensions", "sample_programs")
 
 
 class DataError(ValueError):
@@ -71,6 +71,7 @@ class Words:
     suffixes: tuple[str, ...] = ()  # endings of optional folder names (text_generation_benchmark), lower case
     cargo_cuda: frozenset[str] = frozenset()  # crates that compile or load a Cargo package's CUDA sources (bindgen_cuda)
     torch_extension_headers: frozenset[str] = frozenset()  # the header a PyTorch extension's binding includes
+    sample_programs: frozenset[str] = frozenset()  # NVIDIA's CUDA Samples utilities by file stem (deviceQuery)
 
 
 @lru_cache(maxsize=4)
@@ -100,6 +101,7 @@ def words(directory: Path | None = None) -> Words:
                  cuda_genex=tuple(names("compile_pass", "generator_expressions")),
                  templates=frozenset(names("templates", "markers")),
                  torch_extension_headers=frozenset(names("torch_extensions", "headers")),
+                 sample_programs=frozenset(names("sample_programs", "names")),
                  platform_words=frozenset(names("switches", "platform_words")),
                  off=frozenset(n.upper() for n in names("switches", "off_values")),
                  on=frozenset(n.upper() for n in names("switches", "on_values")),

@@ -41,6 +41,7 @@ from migrate.workloads import (
     reach,
 )
 from migrate.workloads.alternatives import build_variants, covering, nvidia_case_arms, run_time_alternatives
+from migrate.workloads.amd_extensions import AmdBuilds, built_for_amd
 from migrate.workloads.build_sources import prefixes
 from migrate.workloads.config_defaults import config_defaults
 from migrate.workloads.embedded_hosts import optional_host_files
@@ -70,6 +71,7 @@ from migrate.workloads.optional_words import (
 )
 from migrate.workloads.ported import Evidence
 from migrate.workloads.reached_files import compiled_by_scripts, only_programs, unlisted_by_vs_project, unreferenced
+from migrate.workloads.sample_copies import copied_samples
 from migrate.workloads.switches import (
     Region,
     called_only_under,
@@ -140,6 +142,7 @@ class ProjectParts:
     hip_twinned: frozenset[str] = frozenset()  # CUDA members of a back-end family whose HIP member is there
     hip_members: frozenset[str] = frozenset()  # ... whose own HIP member file is there (layout.hip_members)
     hip_sides: frozenset[str] = frozenset()  # files of a back-end family's HIP member (hip/ beside cuda/: layout.hip_sides)
+    amd_builds: AmdBuilds = field(default_factory=AmdBuilds)  # extension builds compiled for an AMD target, and their sources
     # sources a Makefile names only away from the branches where it builds with hipcc (workloads/make_hip_branches.py):
     # not credited, status left to the other readings
     outside_hip_make: Mapping[str, str] = field(default_factory=dict)
@@ -300,7 +303,8 @@ class ProjectParts:
 
     def status(self, finding: Finding) -> Status:
         """The status `apply` gives the finding."""
-        if finding.path in self.hip_sides:  # the HIP member itself: what the project builds for AMD
+        if finding.path in self.hip_sides or finding.path in self.amd_builds.sources \
+                or (finding.path, finding.line) in self.amd_builds.calls:  # what the project builds for AMD
             return "ported"
         if finding.path in self.hip_twinned or (
                 self.rocm_path and finding.path not in self.left_out_of_hip and finding.path not in self.unused
@@ -345,6 +349,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "optional_modules": dict(parts.optional_modules),
             "hip_aware": sorted(parts.hip_aware), "hip_twinned": sorted(parts.hip_twinned),
             "hip_members": sorted(parts.hip_members), "hip_sides": sorted(parts.hip_sides),
+            "amd_sources": sorted(parts.amd_builds.sources),
+            "amd_calls": sorted([p, n] for p, n in parts.amd_builds.calls),
             "outside_hip_make": dict(parts.outside_hip_make),
             "switches": {k: list(v) for k, v in parts.switches.items()},
             "regions": {k: [region(r) for r in v] for k, v in parts.regions.items()},
@@ -389,6 +395,8 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         hip_twinned=frozenset(str(p) for p in data.get("hip_twinned", [])),
         hip_members=frozenset(str(p) for p in data.get("hip_members", [])),
         hip_sides=frozenset(str(p) for p in data.get("hip_sides", [])),
+        amd_builds=AmdBuilds(frozenset(str(p) for p in data.get("amd_sources", [])),
+                             frozenset((str(p), int(n)) for p, n in data.get("amd_calls", []))),
         outside_hip_make=strings(data.get("outside_hip_make", {})),
         switches={str(k): tuple(str(e) for e in v) for k, v in data["switches"].items()},
         regions={str(k): tuple(region(r) for r in v) for k, v in data["regions"].items()},
@@ -538,7 +546,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     unreached = reach.unreached(facts, kinds)
     toolkit = frozenset((f.path, f.line, f.symbol) for f in findings)  # `#include <mma.h>`: CUDA's, by the rule base
     for path, part in (unreferenced(facts, kinds, unreached, toolkit) | unlisted_by_vs_project(facts, kinds, toolkit)
-                       | unbuilt_by_make(facts, kinds) | unincluded_fragments(facts, kinds)).items():
+                       | unbuilt_by_make(facts, kinds) | unincluded_fragments(facts, kinds)
+                       | copied_samples(facts, kinds, known)).items():
         if path not in unbuilt:  # file by file, what the only build (or a Visual Studio project) reaches
             unreached.setdefault(path, part)
     project = ProjectParts(rocm_path=evidence, rocm_scopes=scopes, left_out_of_hip=left_out,
@@ -546,6 +555,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         hip_subprojects=subprojects,
                         hip_aware=frozenset(e.path for e in collected if e.strength in HIP_AWARE_STRENGTHS),
                         hip_twinned=hip_twinned(kinds), hip_members=hip_members(kinds), hip_sides=hip_sides(kinds),
+                        amd_builds=built_for_amd(facts),
                         outside_hip_make=outside_hip_branches(facts, kinds) if evidence else {},
                         optional_modules=optional_modules(facts, known) | loaded_only_by_optional(facts, known)
                         | extension_files(facts) | unloaded_files(facts),

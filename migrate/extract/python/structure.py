@@ -16,6 +16,10 @@ EXTENSION_CALLS = {
     "distutils.core.Extension": "setup", "distutils.extension.Extension": "setup",
     "torch.utils.cpp_extension.load": "jit", "torch.utils.cpp_extension.load_inline": "jit",
 }
+# clang's offload-target flag, and hipcc's older spelling of it, whose value names the target a build compiles for
+# (https://clang.llvm.org/docs/ClangCommandLineReference.html, --offload-arch; which vendor a value names is
+# rules/layout/backends.yaml's to say: workloads/amd_extensions.py)
+OFFLOAD_FLAGS = ("--offload-arch=", "--amdgpu-target=")
 PATH_JOINS = frozenset({"os.path.join", "pathlib.Path", "posixpath.join"})
 RUNNERS = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output",
                      "subprocess.Popen"})
@@ -84,6 +88,21 @@ def _structure(visitor: _Visitor, node: ast.Call, name: str | None) -> None:
         paths += [f"glob:**/{n}" for n in visitor.named_sources() if f"glob:**/{n}" not in paths]
     paths = [f"glob:{p}" if UNKNOWN in p and not p.startswith("glob:") else p for p in paths]
     visitor.add("extension", label, node, text="\n".join(paths), role=role)
+    for flag in dict.fromkeys(v for kw in node.keywords for v in _strings(visitor, kw.value) if v.startswith(OFFLOAD_FLAGS)):
+        # `extra_cuda_cflags=["--offload-arch=gfx942"]`: the target the extension's device code is compiled for
+        visitor.add("extension_target", flag, node, text="\n".join(paths), role=role)
+
+
+def _strings(visitor: _Visitor, node: ast.expr, depth: int = 0) -> list[str]:
+    """The strings of a build argument: a list's (through names, as source lists are followed), a dict's values
+    (`extra_compile_args={"nvcc": [...]}`)."""
+    out: list[str] = []
+    for item in _elements(visitor, node):
+        if isinstance(item, ast.Constant) and isinstance(item.value, str):
+            out.append(item.value)
+        elif isinstance(item, ast.Dict) and depth < 2:
+            out += [s for value in item.values for s in _strings(visitor, value, depth + 1)]
+    return out
 
 
 def _argument(call: ast.Call, position: int | None, keyword: str) -> ast.expr | None:
