@@ -18,7 +18,7 @@ ALLOWED: dict[str, set[str]] = {
     "scan.readfile": {"model", "scan.build_output"}, "scan.build_output": {"rulebase"},
     "scan.pooling": set(),
     "scan.statcache": {"scan.cache", "scan.readfile", "rulebase"},
-    "scan.discover": {"model", "vcs", "scan.vendored"}, "scan.vendored": {"rulebase"},
+    "scan.discover": {"model", "vcs", "scan.vendored", "rulebase"}, "scan.vendored": {"rulebase"},
     "rulebase": set(), "settings": {"rulebase", "settings_schema"},
     "extract": {"scan.cache", "scan.readfile", "scan.replay", "rulebase"},  # rulebase: datafile, name lists
     "scan.crossref": {"rulebase"},  # rulebase: the header suffixes (rules/names/build.yaml)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+from migrate.extract.names import name_list
 from migrate.scan.discover import file_kind
 from tests.test_optional_parts import scanned
 
@@ -48,3 +50,21 @@ def test_a_quote_in_a_character_literal_opens_no_string() -> None:
     source = (b'class A {\n  char q = \'"\'; // System.loadLibrary("cudart")\n'
               b'  void f() { System.loadLibrary("cublas"); }\n}\n')
     assert [(f.line, f.text) for f in java.extract(source).facts] == [(3, "cublas")]
+
+
+@pytest.mark.parametrize("loader", sorted(name_list("libraries", "java_loaders")))
+def test_every_java_loader_of_the_list_is_sniffed_and_read(tmp_path: Path, loader: str) -> None:
+    """The loaders are one list (rules/names/libraries.yaml `java_loaders`): discovery's sniff and the reader's pattern
+    are both built from it, so a name of the list is a `.java` file read and a load found, qualified by its package or
+    not. Near miss: the same call on a class whose name only ends like the loader's (`MyNative.load`) is neither."""
+    from migrate.extract.text import java
+
+    packages = sorted(name_list("libraries", "java_loader_packages"))
+    for n, prefix in enumerate(["", *(p + "." for p in packages)]):
+        loads = tmp_path / f"L{n}.java"
+        loads.write_text(f'class L {{ void f() {{ {prefix}{loader}("cublas"); }} }}\n', encoding="utf-8")
+        assert file_kind(loads) == "java"
+        assert [(f.name, f.text) for f in java.extract(loads.read_bytes()).facts] == [("cuda-library-load", "cublas")]
+    lookalike = tmp_path / "M.java"
+    lookalike.write_text(f'class M {{ void f() {{ My{loader}("cublas"); }} }}\n', encoding="utf-8")
+    assert file_kind(lookalike) is None and not java.extract(lookalike.read_bytes()).facts

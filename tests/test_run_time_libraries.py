@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from migrate.extract.c.cuda_cpp import extract
+from migrate.extract.c.cuda_cpp import extract, library_loaders
+from migrate.extract.names import name_list
 from tests.test_default_build_reach import edited, statuses
 from tests.test_optional_parts import optional_parts, report, scanned
 
@@ -49,3 +50,13 @@ def test_another_library_opened_at_run_time_is_no_sign(tmp_path: Path, rulebase)
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert statuses(data, "src/gpu_common.c") == {""}
+
+
+def test_every_c_loader_of_the_list_gives_the_fact() -> None:
+    """The C loaders are a list (rules/names/libraries.yaml `c_loaders`) and the text's pre-check is made from it:
+    every name opens a library; a function whose name only contains a loader's (`my_dlopen_wrapper`) is none."""
+    loaders, needles = library_loaders()
+    assert loaders == name_list("libraries", "c_loaders") and needles == (b"LoadLibrary", b"dlopen")
+    for loader in sorted(loaders):
+        source = f'void f(void) {{ void *h = {loader}("libcudart.so", 0); my_{loader}_wrapper("libcublas.so"); }}\n'
+        assert [f.name for f in extract(source.encode()).facts if f.kind == "loaded_library"] == ["libcudart.so"]

@@ -97,8 +97,10 @@ PATTERN_WILDCARDS = 32
 STARS = re.compile(r"\*{3,}")
 K8S = re.compile(rb"^(apiVersion|kind):", re.MULTILINE)
 CGO = re.compile(rb"^[ \t]*(?://)?[ \t]*#cgo[ \t]", re.MULTILINE)  # a cgo directive (https://pkg.go.dev/cmd/cgo)
-# a Java file that loads a native library by name, through JNA or JNI (extract/text/java.py names the sources)
-JAVA_NATIVE_LOAD = re.compile(rb"(?<!\w)(?:Native\.load|NativeLibrary\.getInstance|System\.load)")
+# a Java file that names a call loading a native library, through JNA or JNI (rules/names/libraries.yaml
+# `java_loaders`, the list extract/text/java.py reads the loads with): built when a first .java file is sniffed, so
+# a run with none reads no list
+_JAVA_NATIVE_LOAD: list[re.Pattern[bytes]] = []
 SHEBANG = re.compile(rb"^#!.*\b(?:(ba|z|da)?sh|python3?)\b")
 # Whether any of NAME_GLOBS matches (fnmatch's own regexes, one alternation): most names match
 # none, and a failed search costs one regex instead of one fnmatch per glob.
@@ -214,11 +216,22 @@ def _sniff(path: Path) -> str | None:
     if path.suffix.lower() == ".go":
         return "go" if CGO.search(head) else None
     if path.suffix.lower() == ".java":
-        return "java" if JAVA_NATIVE_LOAD.search(head) else None
+        return "java" if _java_native_load().search(head) else None
     m = SHEBANG.match(head)
     if m:
         return "python" if b"python" in m.group(0) else "shell"
     return "binary" if head.startswith(ELF_MAGIC) else None
+
+
+def _java_native_load() -> re.Pattern[bytes]:
+    """Any name of `java_loaders` not preceded by a word character (a name that starts another, `Native.load` of
+    `Native.loadLibrary`, finds both)."""
+    if not _JAVA_NATIVE_LOAD:
+        from migrate.rulebase import name_lists  # imported by lint before discover: read here, not at import
+
+        loaders = sorted(name_lists.name_list("libraries", "java_loaders"), key=lambda n: (-len(n), n))
+        _JAVA_NATIVE_LOAD.append(re.compile(rb"(?<!\w)(?:" + b"|".join(re.escape(n).encode() for n in loaders) + rb")"))
+    return _JAVA_NATIVE_LOAD[0]
 
 
 class _Walker:

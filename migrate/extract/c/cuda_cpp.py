@@ -13,6 +13,7 @@ from migrate.extract.c.needles import LineNeedled
 from migrate.extract.c.tree import Parents, in_device_code, qualifiers, reading, reading_now, texts, walk
 from migrate.extract.c.tree import text as _text
 from migrate.extract.columns import Columns
+from migrate.extract.names import name_list
 from migrate.extract.text.lines import line_texts
 from migrate.model import Extraction, Fact, build_fact
 from migrate.vocabulary import COMMENTED_OUT_DEFINE, OWN_RECORD
@@ -597,11 +598,19 @@ def _own_types(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
                 ctx.add("defined", _text(name), name)
 
 
-# The calls that open a shared library by name at run time: POSIX dlopen
-# (https://pubs.opengroup.org/onlinepubs/9799919799/functions/dlopen.html) and Win32 LoadLibrary[Ex]
-# (https://learn.microsoft.com/en-us/windows/win32/api/libloaderapi/nf-libloaderapi-loadlibraryexa)
-LIBRARY_LOADERS = frozenset({"dlopen", "LoadLibrary", "LoadLibraryA", "LoadLibraryW", "LoadLibraryEx", "LoadLibraryExA",
-                             "LoadLibraryExW"})
+# The calls that open a shared library by name at run time (POSIX dlopen, Win32 LoadLibrary[Ex]): rules/names/
+# libraries.yaml `c_loaders`, read at the first C file (a lint of a file reads it then, not at import), with the
+# needles a text must hold to name one: the names no shorter name starts (dlopen, LoadLibrary)
+_LOADERS: list[tuple[frozenset[str], tuple[bytes, ...]]] = []
+
+
+def library_loaders() -> tuple[frozenset[str], tuple[bytes, ...]]:
+    """The C library loaders' names and the needles that find any of them in a text."""
+    if not _LOADERS:
+        loaders = name_list("libraries", "c_loaders")
+        needles = tuple(sorted(n.encode() for n in loaders if not any(o != n and n.startswith(o) for o in loaders)))
+        _LOADERS.append((loaders, needles))
+    return _LOADERS[0]
 
 
 def _loaded_libraries(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
@@ -609,10 +618,11 @@ def _loaded_libraries(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
     `loaded_library` fact named by the string (openwall/john src/gpu_common.c:129). Read only in a text that
     holds a loader's name, so a file without one pays no text read per call."""
     text = reading_now()
-    if b"dlopen" not in text and b"LoadLibrary" not in text:
+    loaders, needles = library_loaders()
+    if not any(needle in text for needle in needles):
         return
     for target in caps.get("reference.call", []):
-        if _text(target) not in LIBRARY_LOADERS:
+        if _text(target) not in loaders:
             continue
         call = target.parent
         while call is not None and call.type != "call_expression":

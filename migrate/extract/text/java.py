@@ -14,12 +14,14 @@ import bisect
 import re
 
 from migrate.extract import libraries
+from migrate.extract.names import alternatives
 from migrate.extract.text.lines import fact, finish
 from migrate.model import Extraction
 
-# the loading calls (the names above), each followed by its first argument when that is a plain string literal
-LOAD = re.compile(r'(?<![\w.])(?:(?:com\.sun\.jna|java\.lang)\.)?'
-                  r'(?:Native\.load(?:Library)?|NativeLibrary\.getInstance|System\.load(?:Library)?)\s*\(\s*'
+# the loading calls (rules/names/libraries.yaml `java_loaders`, their class perhaps qualified by a package of
+# `java_loader_packages`), each followed by its first argument when that is a plain string literal
+LOAD = re.compile(r'(?<![\w.])(?:(?:' + alternatives("libraries", "java_loader_packages") + r')\.)?'
+                  r'(?:' + alternatives("libraries", "java_loaders") + r')\s*\(\s*'
                   r'"((?:[^"\\\n]|\\.)*)"')
 COMMENT = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'', re.DOTALL)
 NEWLINE = re.compile(r"\n")
