@@ -7,7 +7,8 @@ the CUDA driver. A variable that holds the real function stays a use of it: one 
 (`CUresult (*cuInit)(unsigned)`, `PFN_cuInit`, `decltype(&cuInit)`, `std::function<...(...)>`, a type the file
 defines itself: its typedef of the pointer) or one given the address a symbol resolver returns (dlsym,
 GetProcAddress, cuGetProcAddress, cudaGetDriverEntryPoint, or a cast of one), in its initializer or an assignment
-in the same function."""
+in the same function, or an initializer that looks the name up by its own spelling (`void* cuInit =
+get_symbol(lib, "cuInit");`: jaywyawhare/C-ML src/ops/ir/gpu/cuda_backend.c, a wrapper of dlsym)."""
 from __future__ import annotations
 
 import re
@@ -61,8 +62,9 @@ def _holds_function(node: ts.Node, declarator: ts.Node, name: str, own_types: se
     if FUNCTION_TYPE.search(spelled) or spelled in own_types:
         return True
     value = declarator.child_by_field_name("value") if declarator.type == "init_declarator" else None
-    return value is not None and (RESOLVERS.search(text(value)) is not None
-                                  or any(n.type == "identifier" and text(n) == name for n in walk(value)))
+    return value is not None and (RESOLVERS.search(text(value)) is not None or any(
+        (n.type == "identifier" and text(n) == name) or (n.type == "string_content" and text(n) == name)
+        for n in walk(value)))
 
 
 def _scope(node: ts.Node) -> tuple[ts.Node | None, ts.Node | None]:
