@@ -1083,6 +1083,8 @@ def test_a_tensorrt_folder_beside_a_portable_runtimes_folder_is_an_alternative(s
     # the option's default variable set ON outside the detection's branch: the CUDA filters build by default
     ("cmake_detected_default", "CMakeLists.txt", "set(RTK_USE_CUDA_DEFAULT OFF)", "set(RTK_USE_CUDA_DEFAULT ON)",
      "migration-required"),
+    # the default variable spelled in lower case (CMake's variable names are case-sensitive): still followed
+    ("cmake_detected_default", "CMakeLists.txt", "RTK_USE_CUDA_DEFAULT", "rtk_use_cuda_default", "native"),
     ("cmake_python_module_detected", "CMakeLists.txt", "", "", "native"),
     # the CUDA sources added to the module outside the detection's branch: built by default
     ("cmake_python_module_detected", "cxx/CMakeLists.txt", "if (CMAKE_CUDA_COMPILER)", "if (TRUE)",

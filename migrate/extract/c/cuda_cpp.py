@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from migrate.extract.budget import MAX_FACTS
-from migrate.extract.c import device, guards, hazards, inert, lanemasks, language, runtime, ts, wavefront, xref
+from migrate.extract.c import device, guards, hazards, inert, lanemasks, language, runtime, shadows, ts, wavefront, xref
 from migrate.extract.c.guards import GuardMap, off_macros
 from migrate.extract.c.needles import LineNeedled
 from migrate.extract.c.tree import Parents, in_device_code, qualifiers, reading, reading_now, texts, walk
@@ -176,6 +176,7 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
                    named)
         _per_platform_warp_sizes(ctx)
         _renamed_own_functions(ctx)
+        ctx.facts[:] = shadows.hidden(ctx.facts, caps, row0, {f.name for f in ctx.facts if f.kind == "defined"})
         notes = []
         if errors:
             where = ", ".join(str(n + row0) for n in errors)

@@ -761,19 +761,26 @@ def _from_folder(path: str, roots: Mapping[str, str]) -> str:
     return DIRECTORY_VARIABLES.sub("", path)
 
 
+def _default(value: str) -> str:
+    """A switch's default as the build gives it: a constant in upper case (`on` is ON), another variable's value as
+    written (`${tmp}`, `${Foo_DEFAULT}`: CMake's variable names are case-sensitive,
+    https://cmake.org/cmake/help/latest/manual/cmake-language.7.html#variables)."""
+    return value if VARIABLE_VALUE.match(value) else value.upper()
+
+
 def _build_parts(command: Command, where: _Positions, roots: Mapping[str, str]) -> list[Fact]:
     args = command.arguments
     line, col = where(command.start)
     if (command.name in ("option", "cmake_dependent_option") or command.name.endswith("_option")) and args \
             and not args[0].quoted:
-        default = args[2].text.upper() if len(args) > 2 else ("OFF" if command.name == "option" else "")
+        default = _default(args[2].text) if len(args) > 2 else ("OFF" if command.name == "option" else "")
         if ENVIRONMENT_DEFAULT.fullmatch(default):  # option(USE_CUDA "doc" $ENV{USE_CUDA}): empty, so off, when unset
             default = "OFF"
         return [fact("build_switch", args[0].text, line, col, col + len(command.name), text=f"{default} {command.name}")]
     if command.name == "set" and len(args) > 3 and args[2].text == "CACHE" and args[3].text == "BOOL" \
             and not args[0].quoted:  # set(X 0 CACHE BOOL "doc"): an option by another name
         return [fact("build_switch", args[0].text, line, col, col + len(command.name),
-                     text=f"{args[1].text.upper()} set")]
+                     text=f"{_default(args[1].text)} set")]
     if command.name == "add_subdirectory" and args:
         return [fact("cmake_subdirectory", _from_folder(args[0].text, roots), line, col,
                      col + len(command.name))]
