@@ -65,6 +65,8 @@ ALL_BATCHES = "all"
 # batch of session 31").
 # aa is session 31's held-out batch of graphics, media and HPC infrastructure (labelled by helper labaa, README
 # "The held-out batch of session 31 (`batch: fresh-2026-12-07aa`, helper labaa)").
+# ac is session 32's held-out batch of machine learning and systems (labelled by helper labac, README "The held-out
+# batch of session 32 (`batch: fresh-2026-12-07ac`, helper labac)").
 TEST_ONLY_BATCHES = frozenset(
     {"fresh-2026-12-04b", "fresh-2026-12-04c", "fresh-2026-12-04d", "fresh-2026-12-04e", "fresh-2026-12-05f",
      "fresh-2026-12-05g", "fresh-2026-12-05h", "fresh-2026-12-05i", "fresh-2026-12-05j",
@@ -73,7 +75,7 @@ TEST_ONLY_BATCHES = frozenset(
      "fresh-2026-12-06q", "fresh-2026-12-06r", "fresh-2026-12-06s",
      "fresh-2026-12-07t", "fresh-2026-12-07u", "fresh-2026-12-07v",
      "fresh-2026-12-07w", "fresh-2026-12-07x", "fresh-2026-12-07y",
-     "fresh-2026-12-07z", "fresh-2026-12-07aa"}
+     "fresh-2026-12-07z", "fresh-2026-12-07aa", "fresh-2026-12-07ac"}
 )
 
 
