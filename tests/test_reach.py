@@ -10,7 +10,7 @@ from pathlib import Path
 from migrate.extract.text import buildfiles
 from migrate.extract.text.cargo import extract as cargo
 from migrate.workloads.parts import words
-from migrate.workloads.reach import unreached
+from migrate.workloads.reach import default_features, unreached
 from migrate.workloads.switches import never_set
 from tests.test_optional_parts import CASES, optional_parts, report, scanned
 
@@ -285,3 +285,13 @@ def test_a_defined_environment_test_is_read_as_its_own_switch() -> None:
     facts = buildfiles.cmake(text).facts
     assert [(f.name, f.line) for f in facts if f.kind == "switch_branch"] == [("DEFINED ENV{CUDA}", 1)]
     assert set(never_set({"CMakeLists.txt": facts}, {"CMakeLists.txt": "cmake"}, words())) == {"DEFINED ENV{CUDA}"}
+
+
+def test_an_excluded_member_asks_no_features_of_its_dependencies() -> None:
+    """`exclude` takes a crate out of a workspace's default build (every member, no default-members): the features
+    it asks of another crate are not asked by `cargo build` at the root (reach.default_features, as _cargo_unreached)."""
+    facts = {"Cargo.toml": cargo(b'[workspace]\nmembers = ["crates/*"]\nexclude = ["crates/gpu"]\n').facts,
+             "crates/gpu/Cargo.toml": cargo(b'[package]\nname = "gpu"\n[dependencies]\n'
+                                            b'core = { path = "../core", features = ["cuda"] }\n').facts,
+             "crates/core/Cargo.toml": cargo(b'[package]\nname = "core"\n[features]\ncuda = []\n').facts}
+    assert default_features(facts)["crates/core"] == {"default"}

@@ -257,15 +257,7 @@ def _workspace(root: str, items: Sequence[Fact], members: Sequence[Fact],
     folders = {f: _expand(root, f, manifests) for f in members}
     if any(not found for f, found in folders.items() if f.text != "exclude"):
         return {}  # a member the scan does not see: it could be anything, the reach is not known
-    excluded = {p for f, found in folders.items() if f.text == "exclude" for p in found}
-    every = {p for f, found in folders.items() if f.text != "exclude" for p in found} - excluded
-    if any(f.text in ("default", "only-default") for f in members):
-        defaults = {p for f, found in folders.items() if f.text in ("default", "only-default") for p in found}
-        said = "its default-members"
-    elif any(f.kind == "cargo_package" for f in items):
-        defaults, said = {root}, "its root package"
-    else:
-        defaults, said = every, "every member"
+    every, defaults, said = _default_members(root, items, folders)
     table = {f.name: f for f in items if f.kind == "cargo_dependency" and "workspace-table" in f.role.split()}
     reached = _reach(defaults, manifests, table, root)
     manifest = posixpath.join(root, MANIFEST)
@@ -276,6 +268,20 @@ def _workspace(root: str, items: Sequence[Fact], members: Sequence[Fact],
             f"{manifest}:{line}: `cargo build` at the workspace root compiles {said} with their default features; "
             f"nothing they depend on by default reaches {posixpath.join(member, MANIFEST)}")
     return out
+
+
+def _default_members(root: str, items: Sequence[Fact],
+                     folders: Mapping[Fact, set[str]]) -> tuple[set[str], set[str], str]:
+    """A workspace's members (less those it excludes), the ones `cargo build` at its root compiles, and how that set
+    was chosen."""
+    excluded = {p for f, found in folders.items() if f.text == "exclude" for p in found}
+    every = {p for f, found in folders.items() if f.text != "exclude" for p in found} - excluded
+    if any(f.text in ("default", "only-default") for f in folders):
+        return every, {p for f, found in folders.items() if f.text in ("default", "only-default") for p in found}, \
+            "its default-members"
+    if any(f.kind == "cargo_package" for f in items):
+        return every, {root}, "its root package"
+    return every, every, "every member"
 
 
 def _expand(root: str, member: Fact, manifests: Mapping[str, Sequence[Fact]]) -> set[str]:
@@ -296,14 +302,7 @@ def default_features(facts: Mapping[str, Sequence[Fact]]) -> dict[str, set[str]]
         members = [f for f in items if f.kind == "cargo_member"]
         if not members:
             continue
-        folders = {f: _expand(root, f, manifests) for f in members}
-        every = {p for f, found in folders.items() if f.text != "exclude" for p in found}
-        if any(f.text in ("default", "only-default") for f in members):
-            defaults = {p for f, found in folders.items() if f.text in ("default", "only-default") for p in found}
-        elif any(f.kind == "cargo_package" for f in items):
-            defaults = {root}
-        else:
-            defaults = every
+        _, defaults, _ = _default_members(root, items, {f: _expand(root, f, manifests) for f in members})
         table = {f.name: f for f in items if f.kind == "cargo_dependency" and "workspace-table" in f.role.split()}
         for folder, asked in _asked(defaults & set(manifests), manifests, table, root).items():
             out.setdefault(folder, set()).update(asked)
