@@ -415,7 +415,8 @@ def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
                 folders = recipes[path] = recipe_folders(path, facts[path])
         for name in _added(path, f, files, folders):
             out[name] = region
-    out.update(_named_by_gated_folders(facts, out, ungated, globs, files, known))
+    named, ungated = _named_by_gated_folders(facts, out, ungated, globs, files, known)
+    out.update(named)
     used = used_only_under(facts, regions, globs, known)
     if used:
         listed: dict[str, int] = {}
@@ -432,16 +433,17 @@ def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
 
 def _named_by_gated_folders(facts: Mapping[str, Sequence[Fact]], gated: Mapping[str, Region],
                             ungated: list[tuple[str, Fact]], globs: Sequence[tuple[str, Fact]], files: frozenset[str],
-                            known: Words | None) -> dict[str, Region]:
+                            known: Words | None) -> tuple[dict[str, Region], list[tuple[str, Fact]]]:
     """Sources outside a folder CMake adds only in a switch's branch that the folder's own CMake files name
     (`${CMAKE_CURRENT_SOURCE_DIR}/../utils/utils_gpu.cu` in a `-gpu` folder added under `if(BUILD_11DOF_GPU)`,
     uwsbel/low-fidelity-dynamic-models 992faca6 wheeled_vehicle_models/11dof-gpu/CMakeLists.txt:40-43): compiled
     only where such a folder is built, so gated by its branch; of several such folders, by the branch of one whose
-    switch is not declared off by default where there is one (that build compiles it by default). Their facts leave
-    `ungated`. A file a glob outside every branch lists stays as it was (a default target may compile it)."""
+    switch is not declared off by default where there is one (that build compiles it by default). Returns those
+    sources with their branches, and `ungated` less the facts that named them. A file a glob outside every branch lists
+    stays as it was (a default target may compile it)."""
     folders = {name: region for name, region in gated.items() if name.endswith("/")}
     if not folders:
-        return {}
+        return {}, ungated
     globbed = {name for path, f in globs for name in _added(path, f, files)}
     found: dict[str, list[Region]] = {}
     kept: list[tuple[str, Fact]] = []
@@ -454,12 +456,11 @@ def _named_by_gated_folders(facts: Mapping[str, Sequence[Fact]], gated: Mapping[
         for name in _added(path, f, files):
             if name not in globbed and not any(p in folders for p in prefixes(name)):
                 found.setdefault(name, []).append(region)
-    ungated[:] = kept
     declared = declared_switches(facts) if known is not None and found else {}
 
     def on(r: Region) -> bool:
         return known is None or r.switch not in declared or not off_by_default(declared[r.switch][1], known)
-    return {name: next((r for r in regions if on(r)), regions[0]) for name, regions in found.items()}
+    return {name: next((r for r in regions if on(r)), regions[0]) for name, regions in found.items()}, kept
 
 
 def used_only_under(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
