@@ -259,7 +259,7 @@ def _workspace(root: str, items: Sequence[Fact], members: Sequence[Fact],
         return {}  # a member the scan does not see: it could be anything, the reach is not known
     every, defaults, said = _default_members(root, items, folders)
     table = {f.name: f for f in items if f.kind == "cargo_dependency" and "workspace-table" in f.role.split()}
-    reached = _reach(defaults, manifests, table, root)
+    reached = set(_asked(defaults, manifests, table, root))
     manifest = posixpath.join(root, MANIFEST)
     out = {}
     for member in sorted(every - reached - {""}):
@@ -294,7 +294,7 @@ def _expand(root: str, member: Fact, manifests: Mapping[str, Sequence[Fact]]) ->
 
 def default_features(facts: Mapping[str, Sequence[Fact]]) -> dict[str, set[str]]:
     """Crate folder -> the features `cargo build` at its workspace root asks of it (with those of the crates that
-    depend on it, as _reach follows them); a crate of no workspace, or one its workspace's default build does not
+    depend on it, as _asked follows them); a crate of no workspace, or one its workspace's default build does not
     reach, is asked for its `default` feature alone (a plain `cargo build` in its own folder)."""
     manifests = {posixpath.dirname(p): items for p, items in facts.items() if posixpath.basename(p) == MANIFEST}
     out: dict[str, set[str]] = {}
@@ -304,15 +304,9 @@ def default_features(facts: Mapping[str, Sequence[Fact]]) -> dict[str, set[str]]
             continue
         _, defaults, _ = _default_members(root, items, {f: _expand(root, f, manifests) for f in members})
         table = {f.name: f for f in items if f.kind == "cargo_dependency" and "workspace-table" in f.role.split()}
-        for folder, asked in _asked(defaults & set(manifests), manifests, table, root).items():
+        for folder, asked in _asked(defaults, manifests, table, root).items():
             out.setdefault(folder, set()).update(asked)
     return {folder: out.get(folder) or {DEFAULT_FEATURE} for folder in manifests}
-
-
-def _reach(defaults: set[str], manifests: Mapping[str, Sequence[Fact]], table: Mapping[str, Fact],
-           root: str) -> set[str]:
-    """The crate folders compiled from the default members."""
-    return set(_asked(defaults, manifests, table, root))
 
 
 def _asked(defaults: set[str], manifests: Mapping[str, Sequence[Fact]], table: Mapping[str, Fact],
