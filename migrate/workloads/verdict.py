@@ -113,19 +113,19 @@ def _included_classes(graph: DependencyGraph, scoped: Mapping[str, list[Finding]
     (an optional finding only in an optional workload), and the findings of that class. Never worse than the owners'
     own classes: a part is judged with its workload, not alone."""
     out: dict[str, tuple[MigrationClass, tuple[Finding, ...]]] = {}
-    by_path: dict[str, dict[str, list[tuple[int, Finding]]]] = {}  # workload -> path -> (its place, finding)
+    places: dict[str, dict[str, list[int]]] = {}  # workload -> path -> the places of its findings in scoped[workload]
 
-    def of(workload: str) -> dict[str, list[tuple[int, Finding]]]:
-        if workload not in by_path:
-            index: dict[str, list[tuple[int, Finding]]] = {}
+    def of(workload: str) -> dict[str, list[int]]:
+        if workload not in places:
+            index: dict[str, list[int]] = {}
             for place, f in enumerate(scoped[workload]):
-                index.setdefault(f.path, []).append((place, f))
-            by_path[workload] = index
-        return by_path[workload]
+                index.setdefault(f.path, []).append(place)
+            places[workload] = index
+        return places[workload]
 
     for node, part in graph.included_parts().items():
         found = [f for w in sorted({graph.owner[p] for p in part.files})
-                 for _, f in sorted((pair for p in part.files for pair in of(w).get(p, ())), key=lambda pair: pair[0])
+                 for f in (scoped[w][i] for i in sorted(i for p in part.files for i in of(w).get(p, ())))
                  if optional[w] or f.status != "optional"]
         worst: MigrationClass = max((here[id(f)] for f in found), key=class_rank, default="native")
         out[node] = (worst, () if worst == "native" else tuple(f for f in found if here[id(f)] == worst))
