@@ -229,8 +229,7 @@ def _java_native_load() -> re.Pattern[bytes]:
     `Native.loadLibrary`, finds both)."""
     from migrate.rulebase import name_lists  # imported by lint before discover: read here, not at import
 
-    loaders = sorted(name_lists.name_list("libraries", "java_loaders"), key=lambda n: (-len(n), n))
-    return re.compile(rb"(?<!\w)(?:" + b"|".join(re.escape(n).encode() for n in loaders) + rb")")
+    return re.compile(rb"(?<!\w)(?:" + name_lists.alternatives("libraries", "java_loaders").encode() + rb")")
 
 
 class _Walker:
