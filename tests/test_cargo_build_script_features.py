@@ -89,3 +89,17 @@ def test_gates_read_from_build_scripts() -> None:
     got = {f.name: f.text for f in extract(source).facts}
     assert got == {"cuda/sigmoid.cu": "cuda", "cuda-kernels/**/*.cu": "cuda", "hip/k.hip": "rocm|hip",
                    "cpu/k.cpp": "", "csrc/plain.c": ""}
+
+
+def test_a_heads_features_are_read_from_its_strings_not_its_comments() -> None:
+    """A statement head's feature names come from its string literals (raw ones too) with its comments and
+    character literals blanked: a feature named in a comment or after a `'"'` gates nothing."""
+    source = b'''fn main() {
+    if /* cfg!(feature = "old") */ env::var("CARGO_FEATURE_CUDA").is_ok() && Path::new(r#"x{y"#).exists() {
+        build("a/k.cu");
+    }
+    if cfg!(feature = "rocm") && c == '"' { build("b/k.hip"); }
+}
+'''
+    got = {f.name: f.text for f in extract(source).facts}
+    assert got == {"a/k.cu": "CUDA", "b/k.hip": "rocm"}

@@ -4,7 +4,6 @@ twin (rulebase/datafile.py) once per process. The extractors' version hashes the
 edited list gives new cache keys (extract.version_of)."""
 from __future__ import annotations
 
-import re
 from functools import cache
 from pathlib import Path
 
@@ -37,7 +36,7 @@ def name_list(area: str, key: str) -> frozenset[str]:
 def alternatives(area: str, key: str) -> str:
     """The names of rules/names/<area>.yaml's list `key` as a regular-expression alternation (escaped,
     longest first: a name that starts another is tried after it)."""
-    return "|".join(re.escape(name) for name in sorted(name_list(area, key), key=lambda n: (-len(n), n)))
+    return name_lists.alternatives(area, key)
 
 
 def guard_map(area: str, key: str) -> dict[str, tuple[str, ...]]:

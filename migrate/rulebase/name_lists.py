@@ -1,8 +1,9 @@
 """The name lists of rules/names/<area>.yaml, read through their JSON twins (rulebase/datafile.py) once per process
-and file: by the extractors (extract/names.py, which adds their regular-expression forms) and by the stages after
-extraction (workloads), which may not import the extractors."""
+and file: by the extractors (extract/names.py) and by the stages before and after extraction (scan/discover.py,
+workloads), which may not import the extractors."""
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 
@@ -25,6 +26,12 @@ def name_list(area: str, key: str) -> frozenset[str]:
     from migrate.rulebase.load import default_rules_dir  # as extract/names.folder: not imported with the extractors
 
     return frozenset(str(name) for name in lists(default_rules_dir() / "names" / f"{area}.yaml")[key]["names"])
+
+
+def alternatives(area: str, key: str) -> str:
+    """The names of the list `key` of the bundled rules/names/<area>.yaml as a regular-expression alternation (escaped,
+    longest first: a name that starts another is tried after it)."""
+    return "|".join(re.escape(name) for name in sorted(name_list(area, key), key=lambda n: (-len(n), n)))
 
 
 @cache

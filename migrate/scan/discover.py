@@ -17,6 +17,7 @@ import stat
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from migrate.model import Skipped, SourceFile
@@ -98,9 +99,8 @@ STARS = re.compile(r"\*{3,}")
 K8S = re.compile(rb"^(apiVersion|kind):", re.MULTILINE)
 CGO = re.compile(rb"^[ \t]*(?://)?[ \t]*#cgo[ \t]", re.MULTILINE)  # a cgo directive (https://pkg.go.dev/cmd/cgo)
 # a Java file that names a call loading a native library, through JNA or JNI (rules/names/libraries.yaml
-# `java_loaders`, the list extract/text/java.py reads the loads with): built when a first .java file is sniffed, so
-# a run with none reads no list
-_JAVA_NATIVE_LOAD: list[re.Pattern[bytes]] = []
+# `java_loaders`, the list extract/text/java.py reads the loads with): _java_native_load, built when a first .java
+# file is sniffed, so a run with none reads no list
 SHEBANG = re.compile(rb"^#!.*\b(?:(ba|z|da)?sh|python3?)\b")
 # Whether any of NAME_GLOBS matches (fnmatch's own regexes, one alternation): most names match
 # none, and a failed search costs one regex instead of one fnmatch per glob.
@@ -223,15 +223,13 @@ def _sniff(path: Path) -> str | None:
     return "binary" if head.startswith(ELF_MAGIC) else None
 
 
+@cache
 def _java_native_load() -> re.Pattern[bytes]:
     """Any name of `java_loaders` not preceded by a word character (a name that starts another, `Native.load` of
     `Native.loadLibrary`, finds both)."""
-    if not _JAVA_NATIVE_LOAD:
-        from migrate.rulebase import name_lists  # imported by lint before discover: read here, not at import
+    from migrate.rulebase import name_lists  # imported by lint before discover: read here, not at import
 
-        loaders = sorted(name_lists.name_list("libraries", "java_loaders"), key=lambda n: (-len(n), n))
-        _JAVA_NATIVE_LOAD.append(re.compile(rb"(?<!\w)(?:" + b"|".join(re.escape(n).encode() for n in loaders) + rb")"))
-    return _JAVA_NATIVE_LOAD[0]
+    return re.compile(rb"(?<!\w)(?:" + name_lists.alternatives("libraries", "java_loaders").encode() + rb")")
 
 
 class _Walker:

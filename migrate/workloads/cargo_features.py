@@ -81,6 +81,9 @@ def _built_under_features(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tupl
         manifest = posixpath.join(folder, MANIFEST)
         crate = Crate.read(folder, facts[manifest])
         on = crate.enabled(asked.get(folder, {DEFAULT_FEATURE}))
+        default = next((f for f in facts[manifest] if f.kind == "cargo_feature" and f.name == DEFAULT_FEATURE), None)
+        said = f"{manifest}:{default.line} default = [{', '.join(filter(None, default.text.split()))}]" \
+            if default else f"{manifest}: no `default` feature"
         spelled = {_env_form(name): name for name in crate.features}
         mentions: dict[str, list[tuple[Fact, str | None]]] = {}
         for fact in facts[script]:
@@ -95,10 +98,6 @@ def _built_under_features(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tupl
             fact, feature = named[0]
             assert feature is not None
             name = f"{PREFIX}{feature} of {manifest}"
-            default = next((f for f in facts[manifest] if f.kind == "cargo_feature" and f.name == DEFAULT_FEATURE),
-                           None)
-            said = f"{manifest}:{default.line} default = [{', '.join(filter(None, default.text.split()))}]" \
-                if default else f"{manifest}: no `default` feature"
             out[file] = (Region(script, fact.line, fact.line, name, f"feature `{feature}`"),
                          (f"{script}:{fact.line} compiles {fact.name} only with feature `{feature}`; {said}: the "
                           "default build does not turn it on",))

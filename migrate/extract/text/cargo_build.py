@@ -41,9 +41,9 @@ CHAR = re.compile(r"b?'(?:\\(?:x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]{1,6}\}|.)|[^\\'\n]
 
 def extract(source: bytes) -> Extraction:
     text = source.decode("utf-8", errors="replace")
-    code, literals = _blank(text)
+    code, kept, literals = _blank(text)
     facts = []
-    for start, end, value, gates in _gated(code, literals):
+    for start, end, value, gates in _gated(code, kept, literals):
         if PATH.fullmatch(value):
             line = code.count("\n", 0, start) + 1
             column = start - (code.rfind("\n", 0, start) + 1)
@@ -51,10 +51,12 @@ def extract(source: bytes) -> Extraction:
     return finish(text, facts)
 
 
-def _blank(text: str) -> tuple[str, list[tuple[int, int, str]]]:
-    """The text with comments and string contents blanked (newlines kept), and each string literal as (start of its
-    opening quote, end after its closing quote, value)."""
+def _blank(text: str) -> tuple[str, str, list[tuple[int, int, str]]]:
+    """The text with comments, character literals and string contents blanked (newlines kept); the text with only
+    comments and character literals blanked (the feature names are in the strings); and each string literal as (start
+    of its opening quote, end after its closing quote, value). All three share the text's offsets."""
     out = list(text)
+    kept = list(text)
     literals: list[tuple[int, int, str]] = []
     i, n = 0, len(text)
     while i < n:
@@ -62,7 +64,7 @@ def _blank(text: str) -> tuple[str, list[tuple[int, int, str]]]:
         if text.startswith("//", i):
             end = text.find("\n", i)
             end = n if end < 0 else end
-            out[i:end] = " " * (end - i)
+            out[i:end] = kept[i:end] = " " * (end - i)
             i = end
         elif text.startswith("/*", i):
             depth, j = 1, i + 2  # Rust block comments nest
@@ -73,7 +75,7 @@ def _blank(text: str) -> tuple[str, list[tuple[int, int, str]]]:
                     depth, j = depth - 1, j + 2
                 else:
                     j += 1
-            out[i:j] = [ch if ch == "\n" else " " for ch in text[i:j]]
+            out[i:j] = kept[i:j] = [ch if ch == "\n" else " " for ch in text[i:j]]
             i = j
         elif (c in "br\"") and (m := STRING.match(text, i)) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
             hashes = m.group(1)
@@ -92,17 +94,16 @@ def _blank(text: str) -> tuple[str, list[tuple[int, int, str]]]:
             out[opening:end - 1] = [ch if ch == "\n" else " " for ch in text[opening:end - 1]]
             i = end
         elif c == "'" and (m := CHAR.match(text, i)):
-            out[i:m.end()] = " " * (m.end() - i)
+            out[i:m.end()] = kept[i:m.end()] = " " * (m.end() - i)
             i = m.end()
         else:
             i += 1
-    return "".join(out), literals
+    return "".join(out), "".join(kept), literals
 
 
-def _gated(code: str, literals: list[tuple[int, int, str]]) -> list[tuple[int, int, str, list[str]]]:
+def _gated(code: str, kept: str, literals: list[tuple[int, int, str]]) -> list[tuple[int, int, str, list[str]]]:
     """Each literal with the gates around it: those of the blocks it is in and of its own statement's head."""
     values = {start: (end, value) for start, end, value in literals}
-    originals = {start: value for start, _, value in literals}
     stack: list[list[str]] = []
     head = 0
     out = []
@@ -111,12 +112,12 @@ def _gated(code: str, literals: list[tuple[int, int, str]]) -> list[tuple[int, i
         c = code[i]
         if i in values:
             end, value = values[i]
-            gates = [g for block in stack for g in block] + _head_gates(code[head:i], originals, head)
+            gates = [g for block in stack for g in block] + _head_gates(code[head:i], kept[head:i])
             out.append((i, end, value, gates))
             i = end
             continue
         if c == "{":
-            stack.append(_head_gates(code[head:i], originals, head))
+            stack.append(_head_gates(code[head:i], kept[head:i]))
             head = i + 1
         elif c == "}":
             if stack:
@@ -128,12 +129,11 @@ def _gated(code: str, literals: list[tuple[int, int, str]]) -> list[tuple[int, i
     return out
 
 
-def _head_gates(head: str, originals: dict[int, str], offset: int) -> list[str]:
+def _head_gates(head: str, filled: str) -> list[str]:
     """The gates a statement head puts on what follows it: an `if` on features or CARGO_FEATURE_ variables, or a cfg
-    attribute; none where the head negates or is an `else`."""
+    attribute; none where the head negates or is an `else`. `filled`: the head with its strings' contents."""
     if not head.strip() or ELSE.search(head) or NEGATION.search(head):
         return []
-    filled = _fill(head, originals, offset)
     if not (ATTRIBUTE.search(head) or (IF.search(head) and (CFG.search(head) or ENV_FEATURE.search(filled)))):
         return []
     names = [m.group(1) for m in CFG_FEATURE.finditer(filled)] + [m.group(1) for m in ENV_FEATURE.finditer(filled)]
@@ -143,17 +143,3 @@ def _head_gates(head: str, originals: dict[int, str], offset: int) -> list[str]:
         return ["|".join(dict.fromkeys(names))]
     return list(dict.fromkeys(names))
 
-
-def _fill(head: str, originals: dict[int, str], offset: int) -> str:
-    """The head with its blanked string literals written back (the feature names are in them)."""
-    pieces, last = [], 0
-    for start in sorted(s for s in originals if offset <= s < offset + len(head)):
-        rel = start - offset
-        quote = head.find('"', rel)
-        if quote < 0:
-            continue
-        value = originals[start]
-        pieces.append(head[last:quote + 1] + value)
-        last = quote + 1 + len(value)
-    pieces.append(head[last:])
-    return "".join(pieces)
