@@ -176,7 +176,7 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
                    named)
         _per_platform_warp_sizes(ctx)
         _renamed_own_functions(ctx)
-        ctx.facts[:] = shadows.hidden(ctx.facts, caps, row0, {f.name for f in ctx.facts if f.kind == "defined"})
+        ctx.facts[:] = shadows.hidden(ctx.facts, caps, row0)
         notes = []
         if errors:
             where = ", ".join(str(n + row0) for n in errors)
