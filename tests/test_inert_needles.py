@@ -241,3 +241,13 @@ def test_a_planted_omission_fails() -> None:
     # a pattern is needled only when every alternative is
     assert "P" in unneedled('import re\nP = re.compile(r"__shfl_sync|__nanosleep")\n', NEEDLES)
     assert "P" not in unneedled('import re\nP = re.compile(r"(?i)__(shfl|ballot)_\\w+")\n', NEEDLES)
+
+
+def test_every_c_loader_holds_an_inert_needle() -> None:
+    """cuda_cpp reads its library loaders from rules/names/libraries.yaml `c_loaders` inside a function, which the
+    module-level reading above does not see; a loader added there without a needle would lose its loads in macro
+    bodies (inert.OWN_NEEDLES keeps dlopen and loadlibrary by hand)."""
+    loaders, _ = cuda_cpp.library_loaders()
+    assert loaders
+    for loader in sorted(loaders):
+        assert any(needle in loader.lower().encode() for needle in inert.NEEDLES), loader

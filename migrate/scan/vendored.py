@@ -64,9 +64,8 @@ def script_parent(parent: str) -> bool:
 def own_build_scripts(parent: str, files: Collection[str]) -> bool:
     """Whether a vendored-named folder in a folder named `parent`, holding `files` (every file's name, at any depth),
     is the project's own build scripts (own_build_scripts: cmake/thirdparty/get_legate.cmake): each file a script."""
-    data = _data()
-    return parent.casefold() in data.script_parents and bool(files) \
-        and all(name.casefold().endswith(data.script_suffixes) for name in files)
+    suffixes = _data().script_suffixes
+    return script_parent(parent) and bool(files) and all(name.casefold().endswith(suffixes) for name in files)
 
 
 def nvidia_copy(rel: str, names: Collection[str], read: Callable[[str], bytes]) -> Copy | None:

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from migrate.model import Fact
 from migrate.rulebase.name_lists import guard_map, header_suffixes
 from migrate.workloads.fact_index import of_kind
+from migrate.workloads.includes import includers_of
 
 HEADER_SUFFIXES = header_suffixes()
 DEPTH = 6  # headers between a source and the guarded header, at most (includes.GATED_DEPTH's reach)
@@ -37,10 +38,7 @@ def unreached_sections(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[t
     for path in facts:
         if path.endswith(HEADER_SUFFIXES):
             headers.setdefault(posixpath.basename(path), []).append(path)
-    includers: dict[str, list[str]] = {}  # base name -> the files that include it
-    for path, names in includes.items():
-        for name in {n for _, n in names}:
-            includers.setdefault(name, []).append(path)
+    includers = includers_of(facts)  # base name -> the files that include it
     out: dict[str, list[tuple[int, int, str]]] = {}
     for path, f in sections:
         base = posixpath.basename(path)
@@ -57,7 +55,7 @@ def unreached_sections(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[t
 
 
 def _compiled_after(path: str, base: str, starts: Sequence[str], includes: Mapping[str, list[tuple[int, str]]],
-                    headers: Mapping[str, list[str]], includers: Mapping[str, list[str]], seen: frozenset[str]) -> bool:
+                    headers: Mapping[str, list[str]], includers: Mapping[str, set[str]], seen: frozenset[str]) -> bool:
     """Whether a compile that reaches `path`'s include of `base` may have a header named with `starts` included first:
     `path` includes one before it, or `path` is a header and a file including it does so before it (to DEPTH levels).
     A header nothing includes, one met again, or one deeper than DEPTH may have: its compiles are not known."""

@@ -5,6 +5,7 @@ import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from migrate.extract.budget import MAX_FACTS
 from migrate.extract.c import device, guards, hazards, inert, lanemasks, language, runtime, shadows, ts, wavefront, xref
@@ -176,7 +177,7 @@ def _snippet(source: bytes, *, row0: int = 0, col0: int = 0, cell: int | None = 
                    named)
         _per_platform_warp_sizes(ctx)
         _renamed_own_functions(ctx)
-        ctx.facts[:] = shadows.hidden(ctx.facts, caps, row0, {f.name for f in ctx.facts if f.kind == "defined"})
+        ctx.facts[:] = shadows.hidden(ctx.facts, caps, row0)
         notes = []
         if errors:
             where = ", ".join(str(n + row0) for n in errors)
@@ -602,16 +603,11 @@ def _own_types(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:
 # The calls that open a shared library by name at run time (POSIX dlopen, Win32 LoadLibrary[Ex]): rules/names/
 # libraries.yaml `c_loaders`, read at the first C file (a lint of a file reads it then, not at import), with the
 # needles a text must hold to name one: the names no shorter name starts (dlopen, LoadLibrary)
-_LOADERS: list[tuple[frozenset[str], tuple[bytes, ...]]] = []
-
-
+@lru_cache(maxsize=1)
 def library_loaders() -> tuple[frozenset[str], tuple[bytes, ...]]:
     """The C library loaders' names and the needles that find any of them in a text."""
-    if not _LOADERS:
-        loaders = name_list("libraries", "c_loaders")
-        needles = tuple(sorted(n.encode() for n in loaders if not any(o != n and n.startswith(o) for o in loaders)))
-        _LOADERS.append((loaders, needles))
-    return _LOADERS[0]
+    loaders = name_list("libraries", "c_loaders")
+    return loaders, tuple(sorted(n.encode() for n in loaders if not any(o != n and n.startswith(o) for o in loaders)))
 
 
 def _loaded_libraries(ctx: _Ctx, caps: dict[str, list[ts.Node]]) -> None:

@@ -33,12 +33,13 @@ BLOCKS = frozenset({"compound_statement", "for_statement", "for_range_loop", "if
                     "switch_statement", "lambda_expression"})
 
 
-def hidden(facts: list[Fact], caps: dict[str, list[ts.Node]], row0: int, own_types: set[str]) -> list[Fact]:
+def hidden(facts: list[Fact], caps: dict[str, list[ts.Node]], row0: int) -> list[Fact]:
     """`facts` less the identifier facts of a name a function declares as a variable or parameter, on the lines of
-    that function. `own_types`: the type names the file defines (a typedef of a function pointer among them)."""
+    that function."""
     named = {f.name for f in facts if f.kind == "identifier"}
     if not named:
         return facts
+    own_types = {f.name for f in facts if f.kind == "defined"}  # the file's own types (a function pointer's typedef)
     spans: dict[str, list[tuple[int, int]]] = {}  # name -> (first, last) lines where a declaration hides it
     for node in caps.get("declaration", []) + caps.get("binding", []):
         if node.type != "declaration" and node.type not in PARAMETERS:
