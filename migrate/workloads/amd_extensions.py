@@ -10,16 +10,13 @@ rules/layout/backends.yaml `amd_offload_arch`. Docs: docs/decisions/2026-12-07-s
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from migrate.model import Fact
-from migrate.rulebase import datafile
-from migrate.rulebase.load import default_rules_dir
 from migrate.workloads.assemble import resolve_sources
 from migrate.workloads.fact_index import of_kind
+from migrate.workloads.ported import offload_arch
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +33,7 @@ def built_for_amd(facts: Mapping[str, Sequence[Fact]]) -> AmdBuilds:
     sources: set[str] = set()
     calls: set[tuple[str, int]] = set()
     for path, f in of_kind(facts, "extension_target"):
-        if not _amd_target().match(f.name):
+        if not offload_arch("amd_offload_arch").match(f.name):
             continue
         calls.add((path, f.line))
         base = posixpath.dirname(path)
@@ -54,7 +51,3 @@ def _below(item: str, base: str, files: frozenset[str]) -> list[str]:
     found = [p for p in files if p.endswith(tail) and (not base or p.startswith(base + "/"))]
     return found if len(found) == 1 else []
 
-
-@lru_cache(maxsize=1)
-def _amd_target() -> re.Pattern[str]:
-    return re.compile(str(datafile.read(default_rules_dir() / "layout/backends.yaml")["amd_offload_arch"]))

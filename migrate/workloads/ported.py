@@ -21,7 +21,7 @@ import posixpath
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from migrate.model import Fact, Finding
 from migrate.rulebase import datafile
@@ -86,14 +86,16 @@ def fact_strength(path: str, fact: Fact) -> str:
     (`mp_31` for MUSA's mcc, `sm_80` for clang's CUDA), which is none: "" (rules/layout/backends.yaml)."""
     if fact.name == "python":
         return "build" if posixpath.basename(path) in BUILD_SCRIPTS else "runtime"
-    if fact.text.startswith("--offload-arch=") and _other_vendor_arch().match(fact.text):
+    if fact.text.startswith("--offload-arch=") and offload_arch("other_vendor_offload_arch").match(fact.text):
         return ""
     return fact.name
 
 
-@lru_cache(maxsize=1)
-def _other_vendor_arch() -> re.Pattern[str]:
-    return re.compile(str(datafile.read(default_rules_dir() / "layout/backends.yaml")["other_vendor_offload_arch"]))
+@cache
+def offload_arch(key: str) -> re.Pattern[str]:
+    """The pattern rules/layout/backends.yaml keeps under `key` for an `--offload-arch=` value (an AMD target, another
+    vendor's)."""
+    return re.compile(str(datafile.read(default_rules_dir() / "layout/backends.yaml")[key]))
 
 
 def rocm_path(evidence: Iterable[Evidence], has_cuda_sources: bool) -> tuple[Evidence, ...]:
