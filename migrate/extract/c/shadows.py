@@ -45,7 +45,7 @@ def hidden(facts: list[Fact], caps: dict[str, list[ts.Node]], row0: int) -> list
         if node.type != "declaration" and node.type not in PARAMETERS:
             continue
         for declarator in node.children_by_field_name("declarator"):
-            name = xref._declared(declarator)
+            name = xref.declared(declarator)
             if name not in named or _holds_function(node, declarator, name, own_types):
                 continue
             function, scope = _scope(node)

@@ -149,7 +149,7 @@ def _uses(caps: dict[str, list[ts.Node]], bodies: list[tuple[int, int, int]], fu
     for node in caps.get("declaration", []) + caps.get("binding", []):
         owner = whole.owner(node.start_byte) if node.type in DECLARING else None
         if owner is not None:
-            local.setdefault(owner, set()).update(_declared(d) for d in node.children_by_field_name("declarator"))
+            local.setdefault(owner, set()).update(declared(d) for d in node.children_by_field_name("declarator"))
     seen: set[tuple[int, str]] = set()
     worth: dict[str, bool] = {}  # a name that can be a function's: 3 characters or more, not a macro's spelling
     candidates = [(node, label) for node, label in zip(caps.get("reference.identifier", []), named, strict=True)
@@ -204,7 +204,7 @@ class _Spans:
         return None
 
 
-def _declared(declarator: ts.Node) -> str:
+def declared(declarator: ts.Node) -> str:
     """The name a declarator declares: `x`, `*x`, `&x`, `x[4]`, `x = 1`."""
     node: ts.Node | None = declarator
     while node is not None and node.type != "identifier":
