@@ -179,9 +179,12 @@ def main() -> int:
         source.parent.mkdir()
         source.write_text(KERNEL.format(run=0))
         cache = Path(tmp) / "cache"
-        path = os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p)
+
+        def path(code: Path) -> str:  # the code measured first, then the caller's PYTHONPATH (its dependencies)
+            return os.pathsep.join(p for p in (str(code), os.environ.get("PYTHONPATH", "")) if p)
+
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # as installed: bytecode cached
-        env.update(ROCM_MIGRATE_CACHE_DIR=str(cache), PYTHONPATH=path,
+        env.update(ROCM_MIGRATE_CACHE_DIR=str(cache), PYTHONPATH=path(root),
                    PYTHONPYCACHEPREFIX=str(Path(tempfile.gettempdir()) / "rocm-migrate-bench-pycache"))
         lint = [Interpreter.path, "-m", "migrate", "lint", str(source)]
 
@@ -213,7 +216,7 @@ def main() -> int:
             measure("lint, edited file, no start table", args.repeat, lambda: lint, env, no_table)
             timed(lint, env)  # the table written again for the rows below
         if args.before:
-            before = {**env, "PYTHONPATH": str(args.before.resolve()), "ROCM_MIGRATE_CACHE_DIR": str(cache) + "-before"}
+            before = {**env, "PYTHONPATH": path(args.before.resolve()), "ROCM_MIGRATE_CACHE_DIR": str(cache) + "-before"}
             timed(lint, before)
             alternated({"this code: lint, edited file": env, "--before's code: lint, edited file": before},
                        args.repeat, lint, new_text)

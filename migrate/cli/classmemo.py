@@ -52,8 +52,9 @@ def install(classes: dict[object, Any], new: dict[object, Any], new_sources: dic
         return False
     import dataclasses as dc
 
+    # every name of dataclasses this module reads: without one, inputs() or replay() would fail outside their fallback
     needed = ("_process_class", "_create_fn", "_add_slots", "_recursive_repr", "_DataclassParams", "_FIELD", "Field",
-              "field", "_dataclass_getstate", "_dataclass_setstate", "_EMPTY_METADATA", *CONSTANTS)
+              "field", "_dataclass_getstate", "_dataclass_setstate", "_EMPTY_METADATA", "InitVar", "KW_ONLY", *CONSTANTS)
     if not all(hasattr(dc, name) for name in needed):
         return False
     original = dc._process_class  # type: ignore[attr-defined]
