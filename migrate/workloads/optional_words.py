@@ -71,6 +71,8 @@ class Words:
     suffixes: tuple[str, ...] = ()  # endings of optional folder names (text_generation_benchmark), lower case
     cargo_cuda: frozenset[str] = frozenset()  # crates that compile or load a Cargo package's CUDA sources (bindgen_cuda)
     torch_extension_headers: frozenset[str] = frozenset()  # the header a PyTorch extension's binding includes
+    install_scripts: frozenset[str] = frozenset()  # the setup script an install runs (setup.py)
+    manifests: frozenset[str] = frozenset()  # files that make a folder a package pip installs (pyproject.toml)
     sample_programs: frozenset[str] = frozenset()  # NVIDIA's CUDA Samples utilities by file stem (deviceQuery)
 
 
@@ -101,6 +103,8 @@ def words(directory: Path | None = None) -> Words:
                  cuda_genex=tuple(names("compile_pass", "generator_expressions")),
                  templates=frozenset(names("templates", "markers")),
                  torch_extension_headers=frozenset(names("torch_extensions", "headers")),
+                 install_scripts=frozenset(names("torch_extensions", "install_scripts")),
+                 manifests=frozenset(names("torch_extensions", "manifests")),
                  sample_programs=frozenset(names("sample_programs", "names")),
                  platform_words=frozenset(names("switches", "platform_words")),
                  off=frozenset(n.upper() for n in names("switches", "off_values")),

@@ -46,6 +46,7 @@ from migrate.workloads.build_sources import prefixes
 from migrate.workloads.config_defaults import config_defaults
 from migrate.workloads.embedded_hosts import optional_host_files
 from migrate.workloads.fact_index import of_kind
+from migrate.workloads.hand_run_setups import built_by_hand
 from migrate.workloads.host_tools import nvidia_host_branches
 from migrate.workloads.includes import gate_headers, included_by_required, linked_by_required, optional_includes
 from migrate.workloads.julia_packages import extension_files, unloaded_files
@@ -558,7 +559,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         amd_builds=built_for_amd(facts),
                         outside_hip_make=outside_hip_branches(facts, kinds) if evidence else {},
                         optional_modules=optional_modules(facts, known) | loaded_only_by_optional(facts, known)
-                        | extension_files(facts) | unloaded_files(facts),
+                        | extension_files(facts) | unloaded_files(facts) | built_by_hand(facts, known),
                         switches=switches, regions=regions, gated=gated,
                         unbuilt=unbuilt, cuda_build=carrier or "", compiler_switch=compiler.switch if compiler else "",
                         optional_includes=optional_includes(facts, known), build_kinds=dict(build_kinds or {}),

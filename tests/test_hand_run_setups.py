@@ -1,0 +1,70 @@
+"""Extension builds only a hand-run setup script declares (workloads/hand_run_setups.py; fixture
+fixtures/workloads/optional/hand_run_setup, cut from mlbench/mlbench-core): an opt-in build, an optional part with its
+own class. Near misses: the install's setup.py imports the script, or compiles the same sources, or no package
+manifest encloses the script (the script is the tree's only build)."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from migrate.render.json_report import to_json
+from migrate.scan import pipeline as scan
+from migrate.settings import Settings
+from tests.conftest import ROOT
+
+CASE = ROOT / "fixtures" / "workloads" / "optional" / "hand_run_setup"
+SCRIPT = "mlbench_core/install_cuda_extensions.py"
+KERNEL = "mlbench_core/models/pytorch/gnmt/attn_score/attn_score_cuda_kernel.cu"
+HEADER = "mlbench_core/models/pytorch/gnmt/attn_score/attn_score.h"
+
+
+def scanned(tree: Path, rulebase) -> dict:
+    return to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
+
+
+def statuses(data: dict, path: str) -> set[str]:
+    return {f["status"] for f in data["findings"] if f["path"] == path}
+
+
+def test_an_extension_only_a_second_setup_script_declares_is_an_opt_in_build(rulebase) -> None:
+    data = scanned(CASE, rulebase)
+    assert data["summary"]["class"] == "native"
+    root = next(w for w in data["workloads"] if w["root"] == ".")
+    assert root["class"] == "native"
+    part = next(p for p in root["optional_parts"] if p["root"] == SCRIPT)
+    assert part["evidence"][0].startswith(f"{SCRIPT} declares attn_score for setup() and no file imports it: "
+                                          "an install builds setup.py's package through setup.py (PEP 517)")
+    extension = next(w for w in data["workloads"] if w["name"] == "attn_score")
+    assert extension["optional"] and extension["class"] == "migration-required"  # its own class, kept
+    assert statuses(data, KERNEL) == {"optional"} and statuses(data, SCRIPT) == {"optional"}
+    assert statuses(data, HEADER) == {"optional"}  # included only by the sources the script alone compiles
+
+
+def _copy(tmp_path: Path) -> Path:
+    tree = tmp_path / "hand_run_setup"
+    shutil.copytree(CASE, tree)
+    return tree
+
+
+@pytest.mark.parametrize("change", ["imported", "installed", "no_manifest"])
+def test_a_script_the_install_runs_or_the_only_build_is_required(change: str, tmp_path: Path, rulebase) -> None:
+    tree = _copy(tmp_path)
+    setup = tree / "setup.py"
+    if change == "imported":  # setup.py takes its extension list from the script
+        setup.write_text(setup.read_text().replace(
+            "from setuptools import find_packages, setup\n",
+            "from setuptools import find_packages, setup\n\nfrom mlbench_core.install_cuda_extensions import ext_modules\n"))
+    elif change == "installed":  # setup.py builds the same sources itself
+        setup.write_text(setup.read_text().replace(
+            "from setuptools import find_packages, setup\n",
+            "from setuptools import find_packages, setup\nfrom torch.utils.cpp_extension import CUDAExtension\n\n"
+            "ext = CUDAExtension('mlbench_core.models.pytorch.gnmt.attn_score', "
+            "['mlbench_core/models/pytorch/gnmt/attn_score/attn_score_cuda.cpp', "
+            "'mlbench_core/models/pytorch/gnmt/attn_score/attn_score_cuda_kernel.cu'])\n"))
+    else:  # no setup.py: the script is how the tree builds its extension
+        setup.unlink()
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert statuses(data, KERNEL) == {""} and statuses(data, HEADER) == {""}
+    assert not any(p["root"] == SCRIPT for w in data["workloads"] for p in w["optional_parts"])
