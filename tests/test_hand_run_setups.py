@@ -68,3 +68,43 @@ def test_a_script_the_install_runs_or_the_only_build_is_required(change: str, tm
     assert data["summary"]["class"] == "migration-required"
     assert statuses(data, KERNEL) == {""} and statuses(data, HEADER) == {""}
     assert not any(p["root"] == SCRIPT for w in data["workloads"] for p in w["optional_parts"])
+
+
+PADDLE = ROOT / "fixtures" / "workloads" / "optional" / "hand_run_setup_paddle"
+OP = "ppdet/modeling/transformers/ext_op/ms_deformable_attn_op.cu"
+PADDLE_SETUP = ("from paddle.utils.cpp_extension import CUDAExtension, setup\n\n"
+                "setup(name='deformable_detr_ops', ext_modules=CUDAExtension(sources=['op.cc', 'op.cu']))\n")
+
+
+def test_paddles_extension_takes_its_sources_first_and_its_module_name_from_setup() -> None:
+    from migrate.extract.python.extractor import extract
+
+    facts = [f for f in extract(PADDLE_SETUP.encode()).facts if f.kind == "extension"]
+    assert [(f.name, f.text, f.role) for f in facts] == [("deformable_detr_ops", "op.cc\nop.cu", "setup")]
+    # near miss: outside setup(name=...) the extension has no name of its own (named by its folder, as before)
+    bare = "from paddle.utils.cpp_extension import CUDAExtension\next = CUDAExtension(sources=['op.cu'])\n"
+    assert [(f.name, f.text) for f in extract(bare.encode()).facts if f.kind == "extension"] == [("", "op.cu")]
+
+
+def test_a_paddle_op_only_a_hand_run_script_builds_is_an_opt_in_build(rulebase) -> None:
+    data = scanned(PADDLE, rulebase)
+    assert data["summary"]["class"] == "native"
+    op = next(w for w in data["workloads"] if w["name"] == "deformable_detr_ops")
+    assert op["optional"] and op["class"] == "migration-required"
+    assert statuses(data, OP) == {"optional"}
+
+
+def test_a_paddle_op_the_packages_setup_builds_is_required(tmp_path: Path, rulebase) -> None:
+    tree = tmp_path / "paddle"
+    shutil.copytree(PADDLE, tree)
+    (tree / "ppdet/modeling/transformers/ext_op/setup_ms_deformable_attn_op.py").unlink()
+    (tree / "setup.py").write_text(
+        "from paddle.utils.cpp_extension import CUDAExtension, setup\n\n"
+        "setup(name='deformable_detr_ops', ext_modules=CUDAExtension(sources=[\n"
+        "    'ppdet/modeling/transformers/ext_op/ms_deformable_attn_op.cc',\n"
+        "    'ppdet/modeling/transformers/ext_op/ms_deformable_attn_op.cu']))\n")
+    (tree / "ppdet/modeling/transformers/deformable_transformer.py").write_text(
+        "from deformable_detr_ops import ms_deformable_attn\n")  # and imported with no fallback
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] != "native"
+    assert statuses(data, OP) == {""}

@@ -171,6 +171,7 @@ class _Visitor(ast.NodeVisitor):
         self.grown: dict[str, list[ast.expr]] = {}  # sources += [...], sources.append(x): what was added since
         self.returns: dict[str, ast.Tuple] = {}  # function -> the one tuple it returns
         self.globbed: list[str] = []  # source patterns of the glob.glob calls seen so far (structure.py)
+        self.setup_named: dict[int, str] = {}  # an extension call inside setup(name=...) -> that name (structure.py)
         self.tree: ast.Module | None = None
         self._named_sources: list[str] | None = None
         self.strings: dict[str, ast.expr] = {}

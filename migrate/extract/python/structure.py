@@ -9,13 +9,20 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from migrate.extract.python.extractor import _Visitor
 
-SETUP_CALLS = frozenset({"setuptools.setup", "distutils.core.setup", "skbuild.setup"})
+# PaddlePaddle's custom-operator builder mirrors PyTorch's: paddle.utils.cpp_extension.setup(name=..., ext_modules=
+# CUDAExtension(sources=[...])) and load(name, sources) (https://www.paddlepaddle.org.cn/documentation/docs/en/api/
+# paddle/utils/cpp_extension/CUDAExtension_en.html, setup_en.html, load_en.html). Its CUDAExtension/CppExtension take
+# the sources first and no module name: setup()'s `name` is the module the user imports (PADDLE_SETUP_NAMED).
+SETUP_CALLS = frozenset({"setuptools.setup", "distutils.core.setup", "skbuild.setup", "paddle.utils.cpp_extension.setup"})
 EXTENSION_CALLS = {
     "torch.utils.cpp_extension.CUDAExtension": "setup", "torch.utils.cpp_extension.CppExtension": "setup",
     "setuptools.Extension": "setup", "setuptools.extension.Extension": "setup",
     "distutils.core.Extension": "setup", "distutils.extension.Extension": "setup",
     "torch.utils.cpp_extension.load": "jit", "torch.utils.cpp_extension.load_inline": "jit",
+    "paddle.utils.cpp_extension.CUDAExtension": "setup", "paddle.utils.cpp_extension.CppExtension": "setup",
+    "paddle.utils.cpp_extension.load": "jit",
 }
+PADDLE_SETUP_NAMED = frozenset({"paddle.utils.cpp_extension.CUDAExtension", "paddle.utils.cpp_extension.CppExtension"})
 # clang's offload-target flag, and hipcc's older spelling of it, whose value names the target a build compiles for
 # (https://clang.llvm.org/docs/ClangCommandLineReference.html, --offload-arch; which vendor a value names is
 # rules/layout/backends.yaml's to say: workloads/amd_extensions.py)
@@ -60,6 +67,10 @@ def _structure(visitor: _Visitor, node: ast.Call, name: str | None) -> None:
         dist = _argument(node, None, "name")
         if isinstance(dist, ast.Constant) and isinstance(dist.value, str):
             visitor.add("distribution", dist.value, node)
+            modules = _argument(node, None, "ext_modules")  # Paddle: the extension setup() names (visited next)
+            for item in modules.elts if isinstance(modules, (ast.List, ast.Tuple)) else [modules]:
+                if isinstance(item, ast.Call):
+                    visitor.setup_named[id(item)] = dist.value
     if name not in EXTENSION_CALLS and isinstance(node.func, ast.Name):  # extension = CUDAExtension; extension(...)
         name = next((v for v in sorted(visitor.assigned.get(node.func.id, ())) if v in EXTENSION_CALLS), name)
     if name in ("glob.glob", "glob.iglob") and node.args and (pattern := _path(visitor, node.args[0])):
@@ -67,14 +78,16 @@ def _structure(visitor: _Visitor, node: ast.Call, name: str | None) -> None:
     role = EXTENSION_CALLS.get(name or "")
     if role is None:
         return
-    module = _argument(node, 0, "name")
+    named = name in PADDLE_SETUP_NAMED
+    module = ast.Constant(visitor.setup_named[id(node)]) if named and id(node) in visitor.setup_named \
+        else ast.Name("", ast.Load()) if named else _argument(node, 0, "name")
     if isinstance(module, ast.Constant) and isinstance(module.value, str):
         label = module.value.rsplit(".", 1)[-1]
     elif module is not None:
         label = ""  # CUDAExtension(pkg_name, ...), load(name=ext_name, ...): named by its sources' folder (assemble.py)
     else:
         return
-    sources = _argument(node, 1, "sources") if role == "setup" or (name or "").endswith(".load") else None
+    sources = _argument(node, 0 if named else 1, "sources") if role == "setup" or (name or "").endswith(".load") else None
     paths = [p for p in (_path(visitor, e) for e in _elements(visitor, sources)) if p]
     if role == "setup" and sources is not None and not any(p.endswith(".cu") for p in paths):
         # `sources = [main_source] + sources`, `[join(extensions_dir, s) for s in sources]` after globs
