@@ -77,7 +77,8 @@ TEST_ONLY_BATCHES = frozenset(
      "fresh-2026-12-06q", "fresh-2026-12-06r", "fresh-2026-12-06s",
      "fresh-2026-12-07t", "fresh-2026-12-07u", "fresh-2026-12-07v",
      "fresh-2026-12-07w", "fresh-2026-12-07x", "fresh-2026-12-07y",
-     "fresh-2026-12-07z", "fresh-2026-12-07aa", "fresh-2026-12-07ab", "fresh-2026-12-07ac"}
+     "fresh-2026-12-07z", "fresh-2026-12-07aa", "fresh-2026-12-07ab", "fresh-2026-12-07ac",
+     "fresh-2026-12-07ad"}
 )
 
 
