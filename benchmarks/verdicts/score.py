@@ -69,6 +69,8 @@ ALL_BATCHES = "all"
 # held-out batch of session 32 (`batch: fresh-2026-12-07ab`, helper labab)").
 # ac is session 32's held-out batch of machine learning and systems (labelled by helper labac, README "The held-out
 # batch of session 32 (`batch: fresh-2026-12-07ac`, helper labac)").
+# ae is session 33's held-out batch of machine learning and computing systems (labelled by helper labae, README "The
+# held-out batch of session 33 (`batch: fresh-2026-12-07ae`, helper labae)").
 TEST_ONLY_BATCHES = frozenset(
     {"fresh-2026-12-04b", "fresh-2026-12-04c", "fresh-2026-12-04d", "fresh-2026-12-04e", "fresh-2026-12-05f",
      "fresh-2026-12-05g", "fresh-2026-12-05h", "fresh-2026-12-05i", "fresh-2026-12-05j",
@@ -78,7 +80,7 @@ TEST_ONLY_BATCHES = frozenset(
      "fresh-2026-12-07t", "fresh-2026-12-07u", "fresh-2026-12-07v",
      "fresh-2026-12-07w", "fresh-2026-12-07x", "fresh-2026-12-07y",
      "fresh-2026-12-07z", "fresh-2026-12-07aa", "fresh-2026-12-07ab", "fresh-2026-12-07ac",
-     "fresh-2026-12-07ad"}
+     "fresh-2026-12-07ad", "fresh-2026-12-07ae"}
 )
 
 
