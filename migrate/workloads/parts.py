@@ -521,8 +521,9 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     either_switches(regions, gated, switches)
     gated.update(compiled_only_under(facts, kinds, regions, gated, switches, known))
     extend(regions, quiet_finds(facts, switches, declared, known))
-    gate_headers(facts, regions, gated, frozenset(switches))  # headers only optional switches' code includes
     unbuilt = unbuilt_sources(facts, known, builds_cuda=compiles_cuda, by_hand=compiled_by_scripts(facts, kinds))
+    # headers only optional switches' code includes (what no build compiles includes nothing into a build)
+    gate_headers(facts, regions, gated, frozenset(switches), unbuilt=frozenset(unbuilt))
     carrier = cuda_build_switch(kinds, gated, switches, unbuilt, known, facts=facts, regions=regions)
     compiler = compiler_reach.compiler_branch(facts, kinds, findings, regions, gated, switches, known)
     units = compiler_reach.units_to_gate(facts, kinds, regions, gated, switches, unbuilt, known) if compiler else []
