@@ -181,12 +181,19 @@ def hip_members(paths: Iterable[str]) -> frozenset[str]:
         for i, part in enumerate(parts[:-1]):
             if part not in cuda_words:
                 continue
-            names = {stem, *(stem.replace(word, h) for word in cuda_words for h in hip_words)}
+            names = {stem, *twin_stems(stem)}
             if any(((*parts[:i], h, *parts[i + 1:-1]), name) in stems for h in hip_words for name in names):
                 found.add(path)
         if not any(part in cuda_words for part in parts[:-1]):
             found.add(path)  # twinned by its name in its own folder
     return frozenset(found)
+
+
+def twin_stems(stem: str) -> frozenset[str]:
+    """The stems a HIP twin of a file stemmed `stem` (lower case) would have: each CUDA word of it turned into each HIP
+    word (rules/layout/backends.yaml hip_twins: mpl_gpu_cuda -> mpl_gpu_hip, mpl_gpu_rocm, mpl_gpu_amdgpu)."""
+    cuda_words, hip_words, _ = _hip_twins()
+    return frozenset(stem.replace(word, h) for word in cuda_words if word in stem for h in hip_words)
 
 
 def hip_sides(paths: Iterable[str]) -> frozenset[str]:

@@ -21,16 +21,20 @@ COMPILED_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
 
 
 def gate_headers(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
-                 gated: dict[str, Region], optional: frozenset[str] = frozenset()) -> None:
+                 gated: dict[str, Region], optional: frozenset[str] = frozenset(), *,
+                 unbuilt: frozenset[str] = frozenset()) -> None:
     """Adds to `gated` the headers a switch's code alone includes, to GATED_DEPTH levels; with `optional` (the
     switches that make code optional), also those every includer of which is in some optional switch's code
-    (decord's NVDEC headers: included by sources a `USE_CUDA` glob adds and under `#if DECORD_USE_CUDA`)."""
+    (decord's NVDEC headers: included by sources a `USE_CUDA` glob adds and under `#if DECORD_USE_CUDA`). The
+    includes of `unbuilt` files (unbuilt.unbuilt_sources: no build compiles them) do not count, unless they are a
+    header's only ones (nv-legate/legate-sparse 49271fa8 src/sparse/util/cuda_help.h: included by .cu files
+    `if(Legion_USE_CUDA)` adds and by scale_rect.cu, which no build names)."""
     # a source a switch already gates is built under that switch: its include of its header is that switch's code
     companions = {s: h for s, h in derived(facts, _unbuilt_companions).items() if s not in gated}
     includes = derived(facts, _include_sites)  # the same at every level and every call: made once
     named = Named()  # which header each include names, kept from level to level
     for _ in range(GATED_DEPTH):
-        more = _gated_headers(facts, includes, regions, gated, optional, companions, named)
+        more = _gated_headers(facts, includes, regions, gated, optional, companions, named, unbuilt)
         if not more:
             break
         gated.update(more)
@@ -70,9 +74,11 @@ def _include_sites(facts: Mapping[str, Sequence[Fact]]) -> list[IncludeSite]:
 
 def _gated_headers(facts: Mapping[str, Sequence[Fact]], includes: Sequence[IncludeSite],
                    regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region], optional: frozenset[str],
-                   companions: Mapping[str, str], named: Named | None = None) -> dict[str, Region]:
+                   companions: Mapping[str, str], named: Named | None = None,
+                   unbuilt: frozenset[str] = frozenset()) -> dict[str, Region]:
     """Headers every #include of which sits in one switch's code (a branch or a gated file): gated by it. The
-    include of a header's unbuilt companion source (`_unbuilt_companions`) does not count: it goes with the header.
+    include of a header's unbuilt companion source (`_unbuilt_companions`) does not count: it goes with the header;
+    nor does one from an `unbuilt` file beside includes from built ones.
     `named`: the headers the includes named at the level before (`Named`)."""
     by_name: dict[str, list[str]] = {}
     for path in facts:
@@ -83,7 +89,7 @@ def _gated_headers(facts: Mapping[str, Sequence[Fact]], includes: Sequence[Inclu
     listed = {base: set(paths) for base, paths in by_name.items()}
     named = named if named is not None else Named()
     named.keep(by_name)
-    seen: dict[str, list[list[Region]]] = {}
+    seen: dict[str, list[tuple[str, list[Region]]]] = {}  # header -> (includer, the switches around its include)
     memo: dict[str, list[Region]] = {}  # regions and gated stay as they are through this loop
     for path, line, name, base, local in includes:
         if base not in by_name:
@@ -91,9 +97,10 @@ def _gated_headers(facts: Mapping[str, Sequence[Fact]], includes: Sequence[Inclu
         # the header beside the file first, looked up in a set: 2,000 folders' own common.h read all 2,000 at each include
         header = local if local in listed[base] else named.header(by_name[base], base, name, path)
         if header is not None and header != path and companions.get(path) != header:
-            seen.setdefault(header, []).append(switches_around(regions, gated, path, line=line, memo=memo))
+            seen.setdefault(header, []).append((path, switches_around(regions, gated, path, line=line, memo=memo)))
     out: dict[str, Region] = {}
-    for header, sites in seen.items():
+    for header, found in seen.items():
+        sites = [site for includer, site in found if includer not in unbuilt] or [site for _, site in found]
         common = set.intersection(*({r.switch for r in site} for site in sites))
         first = next((r for r in sites[0] if r.switch in common and r.switch in optional), None) \
             or next((r for r in sites[0] if r.switch in common), None)

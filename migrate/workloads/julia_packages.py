@@ -29,24 +29,46 @@ SOURCE_SUFFIX = ".jl"
 
 
 def extension_files(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
-    """Each Julia file of a package extension -> the evidence (the `[extensions]` entry that names it)."""
+    """Each Julia file of a package extension -> the evidence (the `[extensions]` entry that names it): its code under
+    ext/, and the files that code includes by literal paths only the extension loads (CliMA/ClimaCore.jl 50598270
+    ext/ClimaCoreCUDAExt.jl:17 `include(joinpath("cuda", "adapt.jl"))`: ext/cuda/, beside the extension's own file)."""
     named = _extensions(facts)
+    includes = _includes(facts)
+    packages = {path for path, _ in of_kind(facts, "julia_package")}
     out: dict[str, str] = {}
     for path in facts:
         if path.endswith(SOURCE_SUFFIX) and (key := _extension_of(path, named)) is not None:
             project, fact = named[key]
             weak = ", ".join(fact.text.split("\n")) or "its weak dependencies"
-            out[path] = (f"{project}:{fact.line}: [extensions] {fact.name}: a package extension, loaded only when the "
-                         f"user loads {weak} ([weakdeps]); installing the package installs none of it")
+            evidence = (f"{project}:{fact.line}: [extensions] {fact.name}: a package extension, loaded only when the "
+                        f"user loads {weak} ([weakdeps]); installing the package installs none of it")
+            out[path] = evidence
+            for loaded in sorted(_loaded([path], includes, literal_only=True) or ()):
+                if loaded in facts and loaded.startswith(posixpath.join(posixpath.dirname(project), EXTENSION_FOLDER)
+                                                         + "/") and not _loaded_by_package(loaded, packages, includes):
+                    out.setdefault(loaded, evidence)
     return out
+
+
+def _includes(facts: Mapping[str, Sequence[Fact]]) -> dict[str, list[Fact]]:
+    """Each Julia file -> its `julia_include` facts."""
+    out: dict[str, list[Fact]] = {}
+    for path, fact in of_kind(facts, "julia_include"):
+        out.setdefault(path, []).append(fact)
+    return out
+
+
+def _loaded_by_package(path: str, packages: set[str], includes: Mapping[str, Sequence[Fact]]) -> bool:
+    """Whether the files of a package's own src/ folder (beside a Project.toml) include `path` too."""
+    entries = [posixpath.join(posixpath.dirname(p), SOURCE_FOLDER) for p in packages]
+    roots = [p for p in includes if posixpath.dirname(p) in entries]
+    return path in (_loaded(roots, includes, literal_only=True) or set())
 
 
 def unloaded_files(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
     """Each Julia file under a package's src/ that the package's entry and its extensions never include -> the
     evidence; nothing for a package whose loaded files include a path computed at run time."""
-    includes: dict[str, list[Fact]] = {}
-    for path, fact in of_kind(facts, "julia_include"):
-        includes.setdefault(path, []).append(fact)
+    includes = _includes(facts)
     named = _extensions(facts)
     out: dict[str, str] = {}
     for project, package in of_kind(facts, "julia_package"):
@@ -67,12 +89,16 @@ def unloaded_files(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
     return out
 
 
-def _loaded(roots: Sequence[str], includes: Mapping[str, Sequence[Fact]]) -> set[str] | None:
-    """The files `roots` include, transitively (themselves among them); None where one includes a computed path."""
+def _loaded(roots: Sequence[str], includes: Mapping[str, Sequence[Fact]], *,
+            literal_only: bool = False) -> set[str] | None:
+    """The files `roots` include, transitively (themselves among them); None where one includes a computed path
+    (with `literal_only`, such an include is passed over)."""
     seen, todo = set(roots), list(roots)
     while todo:
         path = todo.pop()
         for fact in includes.get(path, ()):
+            if not fact.name and literal_only:
+                continue
             if not fact.name:
                 return None
             target = posixpath.normpath(posixpath.join(posixpath.dirname(path), fact.name))

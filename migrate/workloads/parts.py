@@ -24,7 +24,7 @@ from typing import Any
 
 from migrate.model import Fact, Finding, Status, class_rank, evolve
 from migrate.rulebase import families
-from migrate.scan.layout import hip_members, hip_sides, hip_twinned
+from migrate.scan.layout import hip_members, hip_sides, hip_twinned, twin_stems
 from migrate.vocabulary import ALWAYS_DEFINED, BUILD_FILE_KINDS
 from migrate.workloads import (
     build_scopes,
@@ -51,6 +51,7 @@ from migrate.workloads.host_tools import nvidia_host_branches
 from migrate.workloads.includes import gate_headers, included_by_required, linked_by_required, optional_includes
 from migrate.workloads.julia_packages import extension_files, unloaded_files
 from migrate.workloads.left_out import left_out_of_hip
+from migrate.workloads.make_backend_choice import twinned_branch_sources
 from migrate.workloads.make_hip_branches import outside_hip_branches
 from migrate.workloads.make_reached import unbuilt_by_make, unincluded_fragments
 from migrate.workloads.on_demand import opted_in_scopes
@@ -521,8 +522,9 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     either_switches(regions, gated, switches)
     gated.update(compiled_only_under(facts, kinds, regions, gated, switches, known))
     extend(regions, quiet_finds(facts, switches, declared, known))
-    gate_headers(facts, regions, gated, frozenset(switches))  # headers only optional switches' code includes
     unbuilt = unbuilt_sources(facts, known, builds_cuda=compiles_cuda, by_hand=compiled_by_scripts(facts, kinds))
+    # headers only optional switches' code includes (what no build compiles includes nothing into a build)
+    gate_headers(facts, regions, gated, frozenset(switches), unbuilt=frozenset(unbuilt))
     carrier = cuda_build_switch(kinds, gated, switches, unbuilt, known, facts=facts, regions=regions)
     compiler = compiler_reach.compiler_branch(facts, kinds, findings, regions, gated, switches, known)
     units = compiler_reach.units_to_gate(facts, kinds, regions, gated, switches, unbuilt, known) if compiler else []
@@ -551,11 +553,13 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                        | copied_samples(facts, kinds, known)).items():
         if path not in unbuilt:  # file by file, what the only build (or a Visual Studio project) reaches
             unreached.setdefault(path, part)
+    twinned = hip_twinned(kinds)  # CUDA members whose HIP twin is in the tree; what a make branch builds beside one joins
     project = ProjectParts(rocm_path=evidence, rocm_scopes=scopes, left_out_of_hip=left_out,
                         rocm_unreached=rocm_unreached,
                         hip_subprojects=subprojects,
                         hip_aware=frozenset(e.path for e in collected if e.strength in HIP_AWARE_STRENGTHS),
-                        hip_twinned=hip_twinned(kinds), hip_members=hip_members(kinds), hip_sides=hip_sides(kinds),
+                        hip_twinned=twinned | twinned_branch_sources(facts, kinds, twinned, twin_stems),
+                        hip_members=hip_members(kinds), hip_sides=hip_sides(kinds),
                         amd_builds=built_for_amd(facts),
                         outside_hip_make=outside_hip_branches(facts, kinds) if evidence else {},
                         optional_modules=optional_modules(facts, known) | loaded_only_by_optional(facts, known)

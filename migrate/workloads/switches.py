@@ -635,11 +635,20 @@ def detected_switches(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str,
         for f in facts[path]:
             if f.kind != "switch_branch" or f.name in out or not detection(f.name, known) \
                     or f.name.upper() in required or (f.name.upper() == "CMAKE_CUDA_COMPILER" and not checked) \
-                    or _else_builds_nothing(facts[path], f.end_line):
+                    or (_builds(facts[path], f) and _else_builds_nothing(facts[path], f.end_line)):
                 continue
             out[f.name] = (f"{path}:{f.line} {f.text} (a detection result: false where NVIDIA's toolkit is not "
                            "installed)", "OFF")
     return out
+
+
+def _builds(items: Sequence[Fact], branch: Fact) -> bool:
+    """Whether a branch builds something itself: a target (add_executable, add_library ...) or a folder it adds. One
+    that only configures (enable_language, find_package, `set(X_HAS_CUDA ON)` for later lists to read) is no build of
+    its own, so an else() beside it that only reports says nothing about a build without its condition
+    (singhpratech/duckdbgpumetaldbram beea73dd CMakeLists.txt:53-87: the CPU back end is built after the endif())."""
+    return any(branch.line < f.line < branch.end_line and (f.kind == "cmake_target" or (
+        f.kind == "cmake" and f.role == "command" and f.name == "add_subdirectory")) for f in items)
 
 
 def _else_builds_nothing(items: Sequence[Fact], end: int) -> bool:

@@ -12,9 +12,10 @@ bracket depth (`shmem=(n*sizeof(Float64)) kernel!(a)` launches `kernel!`); a `@c
 an `export` list) is none.
 
 Each `include(...)` is a `julia_include` fact (https://docs.julialang.org/en/v1/base/base/#Base.include: the path is
-relative to the including file's folder): the name is the path of a literal argument (`include("kernels.jl")`), empty
-for any other use (`include(joinpath(@__DIR__, f))`, `include.(files)`, `map(include, files)`: the text kept), so
-that workloads/julia_packages.py can tell which files a package loads."""
+relative to the including file's folder): the name is the path of a literal argument (`include("kernels.jl")`, or
+string literals joined: `include(joinpath("cuda", "adapt.jl"))`, `joinpath(@__DIR__, "x.jl")`), empty for any other
+use (`include(joinpath(@__DIR__, f))`, `include.(files)`, `map(include, files)`: the text kept), so that
+workloads/julia_packages.py can tell which files a package loads."""
 from __future__ import annotations
 
 import bisect
@@ -31,6 +32,10 @@ NAME_BEFORE = re.compile(r"([A-Za-z_][\w!.]*)\Z")  # a name just before `(`: a c
 NAME_CHARS = 200
 INCLUDE = re.compile(r"(?<![\w.])(?:Base\.)?include(?![\w!])")  # a call, or the function passed on (map(include, fs))
 LITERAL_PATH = re.compile(r'\(\s*"([^"\\$]+)"\s*\)')
+# `include(joinpath("cuda", "adapt.jl"))`: string literals joined (https://docs.julialang.org/en/v1/base/file/#Base.Filesystem.joinpath),
+# a path relative to the including file's folder as a single literal is; `@__DIR__` first is that folder itself
+JOINED_PATH = re.compile(r'\(\s*joinpath\(\s*((?:@__DIR__\s*,\s*)?"[^"\\$]+"(?:\s*,\s*"[^"\\$]+")*)\s*\)\s*\)')
+JOINED_PART = re.compile(r'"([^"\\$]+)"')
 LAUNCH_SCAN = 2000  # characters after the macro searched for the launched call (arguments over several lines)
 
 
@@ -54,9 +59,11 @@ def extract(source: bytes) -> Extraction:
             facts.append(fact("construct", CONSTRUCT, *place(m), text=kernel))
     for m in INCLUDE.finditer(code):
         literal = LITERAL_PATH.match(text, m.end())
+        joined = None if literal else JOINED_PATH.match(text, m.end())
+        name = literal.group(1) if literal else "/".join(JOINED_PART.findall(joined.group(1))) if joined else ""
         line, start, end = place(m)
-        rest = "" if literal else text[m.end():starts[line] - 1 if line < len(starts) else len(text)]
-        facts.append(fact("julia_include", literal.group(1) if literal else "", line, start, end, text=rest.strip()[:200]))
+        rest = "" if name else text[m.end():starts[line] - 1 if line < len(starts) else len(text)]
+        facts.append(fact("julia_include", name, line, start, end, text=rest.strip()[:200]))
     return finish(text, facts)
 
 
