@@ -1,0 +1,62 @@
+"""Packages a container or a setup script installs that the project's own manifest declares only as an extra.
+
+A plain `pip install <project>` installs the distribution and the requirements its metadata lists without an extra
+marker; a requirement declared under an extra (PEP 621 `[project.optional-dependencies]`, setuptools'
+`extras_require`, a dependency group) is installed only where the user asks for it (`pip install <project>[extra]`:
+https://packaging.python.org/en/latest/specifications/core-metadata/#provides-extra-multiple-use ,
+https://packaging.python.org/en/latest/specifications/pyproject-toml/#dependencies-optional-dependencies). A Dockerfile
+or a shell script of the same project that pip-installs such a package by name builds one environment with the extra
+in it (NVIDIA-BioNeMo/nvSubquadratic's Dockerfile installs nvidia-dali-cuda120, its pyproject.toml's `dali` extra, "not
+required by the importable library"): the package is as opt-in there as in the manifest, an optional part with its own
+class. A package the manifest also requires, or one it does not name at all, is left to the other readings."""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from migrate.extract.text.packages import NAME, canonical
+from migrate.model import Fact
+from migrate.workloads.undeclared import MANIFEST_KINDS, RUN_DIRECTLY
+
+Install = tuple[int, str, str]  # line, the package's canonical name, evidence
+
+
+def package_name(requirement: str) -> str:
+    """The canonical distribution name of a `requirement` fact's name ("" for an index, channel or system package)."""
+    if ":" in requirement:  # index:URL, channel:..., system:...
+        return ""
+    match = NAME.match(requirement)
+    return canonical(match.group(1)) if match else ""
+
+
+def extra_installs(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, tuple[Install, ...]]:
+    """File outside the manifests -> the installs in it of packages that the manifests declare only under an extra."""
+    manifests = {p for p in facts if kinds.get(p, "") in MANIFEST_KINDS or p.rsplit("/", 1)[-1] == "setup.py"}
+    extras: dict[str, str] = {}
+    required: set[str] = set()
+    for path in sorted(manifests):
+        for f in facts[path]:
+            if f.kind == "requirement" and (name := package_name(f.name)):
+                if f.guard == "optional":
+                    extras.setdefault(name, f"{path}:{f.line}")
+                else:
+                    required.add(name)
+    only_extras = {name: where for name, where in extras.items() if name not in required}
+    if not only_extras:
+        return {}
+    out: dict[str, tuple[Install, ...]] = {}
+    for path, items in facts.items():
+        if path in manifests or path.rsplit("/", 1)[-1] in RUN_DIRECTLY:
+            continue
+        found = tuple(dict.fromkeys(
+            (f.line, name, f"{path}:{f.line} installs {name}, which the project declares only as an extra "
+                           f"({only_extras[name]}): a plain install of the project does not bring it")
+            for f in items if f.kind == "requirement" and (name := package_name(f.name)) in only_extras))
+        if found:
+            out[path] = found
+    return out
+
+
+def install_of(installs: Mapping[str, tuple[Install, ...]], path: str, line: int, symbol: str) -> Install | None:
+    """The install of an extra's package that a finding at path:line on `symbol` reports, if any."""
+    name = package_name(symbol)
+    return next((i for i in installs.get(path, ()) if i[0] == line and i[1] == name), None)
