@@ -8,13 +8,20 @@ https://packaging.python.org/en/latest/specifications/pyproject-toml/#dependenci
 or a shell script of the same project that pip-installs such a package by name builds one environment with the extra
 in it (NVIDIA-BioNeMo/nvSubquadratic's Dockerfile installs nvidia-dali-cuda120, its pyproject.toml's `dali` extra, "not
 required by the importable library"): the package is as opt-in there as in the manifest, an optional part with its own
-class. A package the manifest also requires, or one it does not name at all, is left to the other readings."""
+class. So are the distributions such a package requires (rules/workloads/installs.yaml `requires`, from their own
+metadata), which a script installs one by one beside it. A package the manifest also requires, or one it does not name
+(and no extra's package requires), is left to the other readings."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
 
 from migrate.extract.text.packages import NAME, canonical
 from migrate.model import Fact
+from migrate.rulebase import datafile
+from migrate.rulebase.load import default_rules_dir
+from migrate.workloads.optional_words import DataError
 from migrate.workloads.undeclared import MANIFEST_KINDS, RUN_DIRECTLY
 
 Install = tuple[int, str, str]  # line, the package's canonical name, evidence
@@ -28,8 +35,40 @@ def package_name(requirement: str) -> str:
     return canonical(match.group(1)) if match else ""
 
 
-def extra_installs(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, tuple[Install, ...]]:
-    """File outside the manifests -> the installs in it of packages that the manifests declare only under an extra."""
+@lru_cache(maxsize=4)
+def requirements(directory: Path | None = None) -> dict[str, frozenset[str]]:
+    """Distribution -> the distributions its metadata requires (rules/workloads/installs.yaml `requires`)."""
+    path = (directory or default_rules_dir()) / "workloads" / "installs.yaml"
+    if not path.is_file():  # a rules directory without the file: nothing known
+        return {}
+    data = datafile.read(path)
+    entries = data.get("requires", []) if isinstance(data, dict) else []
+    out: dict[str, frozenset[str]] = {}
+    for entry in entries if isinstance(entries, list) else [None]:
+        if not (isinstance(entry, dict) and str(entry.get("source", "")).startswith("https://")
+                and isinstance(entry.get("requires"), list) and entry.get("distribution")):
+            raise DataError(f"{path}: each of requires needs a distribution, its requires and a source URL")
+        out[canonical(str(entry["distribution"]))] = frozenset(canonical(str(r)) for r in entry["requires"])
+    return out
+
+
+def _brought(extras: Mapping[str, str], needs: Mapping[str, frozenset[str]]) -> dict[str, str]:
+    """The extras' packages and, transitively, what they require, each with the manifest line of its extra."""
+    out = dict(extras)
+    todo = list(extras)
+    while todo:
+        name = todo.pop()
+        for required in sorted(needs.get(name, ())):
+            if required not in out:
+                out[required] = out[name]
+                todo.append(required)
+    return out
+
+
+def extra_installs(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
+                   needs: Mapping[str, frozenset[str]] | None = None) -> dict[str, tuple[Install, ...]]:
+    """File outside the manifests -> the installs in it of packages that the manifests declare only under an extra
+    (or that such a package requires)."""
     manifests = {p for p in facts if kinds.get(p, "") in MANIFEST_KINDS or p.rsplit("/", 1)[-1] == "setup.py"}
     extras: dict[str, str] = {}
     required: set[str] = set()
@@ -40,7 +79,8 @@ def extra_installs(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]
                     extras.setdefault(name, f"{path}:{f.line}")
                 else:
                     required.add(name)
-    only_extras = {name: where for name, where in extras.items() if name not in required}
+    brought = _brought(extras, requirements() if needs is None else needs)
+    only_extras = {name: where for name, where in brought.items() if name not in required}
     if not only_extras:
         return {}
     out: dict[str, tuple[Install, ...]] = {}
@@ -48,8 +88,10 @@ def extra_installs(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]
         if path in manifests or path.rsplit("/", 1)[-1] in RUN_DIRECTLY:
             continue
         found = tuple(dict.fromkeys(
-            (f.line, name, f"{path}:{f.line} installs {name}, which the project declares only as an extra "
-                           f"({only_extras[name]}): a plain install of the project does not bring it")
+            (f.line, name, f"{path}:{f.line} installs {name}, "
+                           + ("which the project declares only as an extra" if name in extras else
+                              "which only a package the project declares as an extra requires")
+                           + f" ({only_extras[name]}): a plain install of the project does not bring it")
             for f in items if f.kind == "requirement" and (name := package_name(f.name)) in only_extras))
         if found:
             out[path] = found
