@@ -13,11 +13,12 @@ metadata), which a script installs one by one beside it. A package the manifest 
 (and no extra's package requires), is left to the other readings."""
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from migrate.extract.text.packages import NAME, canonical
+from migrate.extract.text.packages import canonical
 from migrate.model import Fact
 from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
@@ -25,13 +26,14 @@ from migrate.workloads.optional_words import DataError
 from migrate.workloads.undeclared import MANIFEST_KINDS, RUN_DIRECTLY
 
 Install = tuple[int, str, str]  # line, the package's canonical name, evidence
+# a distribution name, then nothing or what a requirement puts after it (a version, extras, a marker, a URL): not an
+# image name (vllm/vllm-openai) or an index
+REQUIREMENT = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)(?=$|[=<>!~\[;@ ])")
 
 
 def package_name(requirement: str) -> str:
     """The canonical distribution name of a `requirement` fact's name ("" for an index, channel or system package)."""
-    if ":" in requirement:  # index:URL, channel:..., system:...
-        return ""
-    match = NAME.match(requirement)
+    match = REQUIREMENT.match(requirement)  # index:URL, channel:..., system:... have a colon
     return canonical(match.group(1)) if match else ""
 
 
