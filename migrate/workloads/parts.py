@@ -45,6 +45,7 @@ from migrate.workloads.amd_extensions import AmdBuilds, built_for_amd
 from migrate.workloads.build_sources import prefixes
 from migrate.workloads.config_defaults import config_defaults
 from migrate.workloads.embedded_hosts import optional_host_files
+from migrate.workloads.extra_installs import extra_installs, install_of
 from migrate.workloads.fact_index import of_kind
 from migrate.workloads.hand_run_setups import built_by_hand
 from migrate.workloads.host_tools import nvidia_host_branches
@@ -183,6 +184,9 @@ class ProjectParts:
     # Python file -> (first line, last line, evidence) of each scope ((0, 0): the whole file) that imports a GPU package
     # the project's declared dependencies do not bring (workloads/undeclared.py)
     undeclared: Mapping[str, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
+    # file outside the manifests -> (line, package, evidence) of each install of a package the manifests declare only
+    # under an extra (workloads/extra_installs.py)
+    extras: Mapping[str, tuple[tuple[int, str, str], ...]] = field(default_factory=dict)
     # C/C++/CUDA file -> (first line, last line, evidence) of each branch taken only while a macro every build of the
     # project defines is undefined (`#ifndef NO_CUDA`: workloads/project_defines.py)
     off_branches: Mapping[str, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
@@ -224,6 +228,8 @@ class ProjectParts:
         if needs is not None:
             where = path if needs[0] == 0 else f"{path}:{needs[0]}-{needs[1]}"
             return Part(f"{where} (a package the install does not bring)", (needs[2],))
+        if (extra := install_of(self.extras, path, finding.line, finding.symbol)) is not None:
+            return Part(f"{path}:{extra[0]} (an extra's package)", (extra[2],))
         off = next((s for s in self.off_branches.get(path, ()) if s[0] <= finding.line <= s[1]), None)
         if off is not None:
             return Part(f"{path}:{off[0]}-{off[1]} (off in every build)", (off[2],))
@@ -369,6 +375,7 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "nvidia_hosts": {k: [list(s) for s in v] for k, v in parts.nvidia_hosts.items()},
             "unreached": {k: list(v) for k, v in parts.unreached.items()},
             "undeclared": {k: [list(s) for s in v] for k, v in parts.undeclared.items()},
+            "extras": {k: [list(s) for s in v] for k, v in parts.extras.items()},
             "off_branches": {k: [list(s) for s in v] for k, v in parts.off_branches.items()},
             "cpu_thrust": dict(parts.cpu_thrust), "optional_hosts": dict(parts.optional_hosts)}
 
@@ -419,6 +426,7 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         unreached={str(k): (str(a), str(b)) for k, (a, b) in data.get("unreached", {}).items()},
         undeclared={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
                     for k, v in data.get("undeclared", {}).items()},
+        extras={str(k): tuple((int(a), str(b), str(c)) for a, b, c in v) for k, v in data.get("extras", {}).items()},
         off_branches={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
                       for k, v in data.get("off_branches", {}).items()},
         cpu_thrust=strings(data.get("cpu_thrust", {})), optional_hosts=strings(data.get("optional_hosts", {})),
@@ -577,6 +585,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         unasked=_unasked(facts, known),
                         nvidia_hosts=nvidia_host_branches(facts),
                         unreached=unreached, undeclared=undeclared_scopes(facts, kinds),
+                        extras=extra_installs(facts, kinds),
                         off_branches=_merged(project_defines.off_branches(facts, kinds, known),
                                              library_guards.unreached_sections(facts)),
                         cpu_thrust=cpu_thrust.cpu_thrust_folders(facts, kinds, regions, gated, known), known=known)
