@@ -257,6 +257,8 @@ class ProjectParts:
                         (*self.switches[region.switch], f"{region.path}:{region.start} {region.text}"))
         if self.cuda_build in self.switches and (finding.symbol in known.compile_pass
                                                   or finding.symbol.startswith(known.cuda_settings)
+                                                  or (finding.symbol in known.cuda_properties
+                                                      and path.endswith(CMAKE_SUFFIXES))
                                                   or in_cuda_genex(finding.source_line, finding.column, known)
                                                   or sets_cuda_setting(finding.source_line, known)):
             return Part(f"build switch {self.cuda_build}",
