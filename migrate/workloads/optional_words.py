@@ -34,6 +34,7 @@ class Words:
     request_words: frozenset[str]
     compile_pass: frozenset[str]
     cuda_settings: tuple[str, ...]
+    cuda_properties: frozenset[str]  # target properties only a target's CUDA sources read (compile_pass)
     templates: frozenset[str]
     platform_words: frozenset[str]
     off: frozenset[str]
@@ -100,6 +101,7 @@ def words(directory: Path | None = None) -> Words:
                  request_words=frozenset(names("switches", "request_words")),
                  compile_pass=frozenset(names("compile_pass", "names")),
                  cuda_settings=tuple(names("compile_pass", "cmake_prefixes")),
+                 cuda_properties=frozenset(names("compile_pass", "target_properties")),
                  cuda_genex=tuple(names("compile_pass", "generator_expressions")),
                  templates=frozenset(names("templates", "markers")),
                  torch_extension_headers=frozenset(names("torch_extensions", "headers")),

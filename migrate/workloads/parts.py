@@ -44,6 +44,7 @@ from migrate.workloads.alternatives import build_variants, covering, nvidia_case
 from migrate.workloads.amd_extensions import AmdBuilds, built_for_amd
 from migrate.workloads.build_sources import prefixes
 from migrate.workloads.config_defaults import config_defaults
+from migrate.workloads.configure_probes import configure_probes
 from migrate.workloads.embedded_hosts import optional_host_files
 from migrate.workloads.extra_installs import extra_installs, install_of
 from migrate.workloads.fact_index import of_kind
@@ -263,6 +264,8 @@ class ProjectParts:
                         (*self.switches[region.switch], f"{region.path}:{region.start} {region.text}"))
         if self.cuda_build in self.switches and (finding.symbol in known.compile_pass
                                                   or finding.symbol.startswith(known.cuda_settings)
+                                                  or (finding.symbol in known.cuda_properties
+                                                      and path.endswith(CMAKE_SUFFIXES))
                                                   or in_cuda_genex(finding.source_line, finding.column, known)
                                                   or sets_cuda_setting(finding.source_line, known)):
             return Part(f"build switch {self.cuda_build}",
@@ -558,7 +561,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     toolkit = frozenset((f.path, f.line, f.symbol) for f in findings)  # `#include <mma.h>`: CUDA's, by the rule base
     for path, part in (unreferenced(facts, kinds, unreached, toolkit) | unlisted_by_vs_project(facts, kinds, toolkit)
                        | unbuilt_by_make(facts, kinds) | unincluded_fragments(facts, kinds)
-                       | copied_samples(facts, kinds, known)).items():
+                       | copied_samples(facts, kinds, known) | configure_probes(facts)).items():
         if path not in unbuilt:  # file by file, what the only build (or a Visual Studio project) reaches
             unreached.setdefault(path, part)
     twinned = hip_twinned(kinds)  # CUDA members whose HIP twin is in the tree; what a make branch builds beside one joins

@@ -798,8 +798,9 @@ def _build_parts(command: Command, where: _Positions, roots: Mapping[str, str]) 
         if not path.endswith(SOURCE_SUFFIXES) or "*" in path or "\n" in path:
             continue
         at, at_col = where(arg.start)
-        if "${" not in path:
-            out.append(fact("build_source", path, at, at_col, at_col + len(arg.text)))
+        if "${" not in path:  # try_run()/try_compile(): a configure probe's source, role `probe`
+            out.append(fact("build_source", path, at, at_col, at_col + len(arg.text),
+                            role="probe" if command.name in name_list("build", "configure_probe_commands") else ""))
         elif (pattern := _variable_pattern(path)) is not None:
             out.append(fact("build_source", pattern, at, at_col, at_col + len(arg.text), text="GLOB variable"))
         else:  # `${SRC_DIR}/kernel.cu`: the folder is a variable's value; the file's name is all that is known

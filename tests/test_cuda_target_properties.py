@@ -1,0 +1,29 @@
+"""Session 33, opt33d (issue 28 pattern 1): the CUDA_STANDARD / CUDA_STANDARD_REQUIRED target properties are read only
+by a target's CUDA sources; where every CUDA source is built under an optional switch they go with it
+(rules/workloads/optional.yaml compile_pass.target_properties; fixture cut from nv-legate/legate-sparse; near miss:
+the CUDA source listed outside the switch)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.test_optional_parts import _copy, report, scanned, statuses_of
+
+CASE = "cmake_cuda_target_properties"
+
+
+def test_cuda_target_properties_go_with_the_switch_every_cuda_source_is_under(rulebase) -> None:
+    data = report(CASE, rulebase)
+    assert data["summary"]["class"] == "native"
+    assert statuses_of(data, "CMakeLists.txt") == {"optional"}
+
+
+def test_with_a_cuda_source_in_the_default_build_the_properties_stay_required(tmp_path: Path, rulebase) -> None:
+    tree = _copy(CASE, tmp_path)
+    target = tree / "CMakeLists.txt"
+    text = target.read_text()
+    old = "list(APPEND sparse_SOURCES src/unzip_rect.cc)"
+    assert old in text
+    target.write_text(text.replace(old, "list(APPEND sparse_SOURCES src/unzip_rect.cc src/unzip_rect.cu)", 1))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert {f["status"] for f in data["findings"] if f["symbol"].startswith("CUDA_STANDARD")} == {""}
