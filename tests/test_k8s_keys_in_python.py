@@ -27,7 +27,7 @@ def test_a_toleration_the_package_writes_is_deployment_text(tmp_path: Path, rule
     data = scanned(_package(tmp_path, "function"), rulebase)
     found = [(f["line"], f["symbol"], f["status"]) for f in data["findings"] if f["rule"] == "HIP9003"]
     assert found == [(6, "nvidia.com/gpu", ""), (10, "nvidia.com/gpu", ""), (18, "nvidia.com/gpu", ""),
-                     (21, "nvidia.com/gpu", "")]
+                     (21, "nvidia.com/gpu", ""), (39, "nvidia.com/gpu.present", "")]
     assert data["summary"]["class"] == "minor-adaptation"
 
 

@@ -50,8 +50,11 @@ PIP_RUN = re.compile(r"\binstall\b|--(?:extra-)?index-url\b|--find-links\b")
 # A string that is, whole, a Kubernetes resource, label or taint key in NVIDIA's domain, as a pod spec or toleration
 # built in Python names it (`{"key": "nvidia.com/gpu", "operator": "Exists"}`, `limits={"nvidia.com/gpu": 1}`,
 # AKS's taint form "nvidia.com/gpu=true:NoSchedule"): the `manifest` fact a manifest's line gives (HIP9003, HIP9004).
-# Taints: https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/
-K8S_NVIDIA_KEY = re.compile(r"(nvidia\.com/[\w.-]+)(?:=[\w.-]*)?(?::(?:NoSchedule|PreferNoSchedule|NoExecute))?")
+# Taints: https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/.
+# Only the GPU stack's keys (rules/names/python.yaml `k8s_nvidia_gpu_keys`), not an NVIDIA operator's API group.
+K8S_GPU_KEYS = "|".join(re.escape(word) for word in sorted(name_list("python", "k8s_nvidia_gpu_keys")))
+K8S_NVIDIA_KEY = re.compile(rf"(nvidia\.com/(?:{K8S_GPU_KEYS})(?:[.-][\w.-]*)?)(?:=[\w.-]*)?"
+                            r"(?::(?:NoSchedule|PreferNoSchedule|NoExecute))?")
 
 
 def extract(source: bytes) -> Extraction:
