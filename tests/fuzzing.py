@@ -72,6 +72,8 @@ TOKENS["java"] = ["Native.load(", "System.loadLibrary(", "NativeLibrary.getInsta
 TOKENS["go"] = ["package main", "/*", "*/", "// ", "#cgo LDFLAGS: -L${SRCDIR}/lib -lcudart -lkernels", "#cgo ",
                 "linux,amd64 ", "CFLAGS: -I/usr/local/cuda/include", "LDFLAGS:", " -l", "-L", "import \"C\"",
                 "#include <cuda_runtime.h>", "func main() {", "}", "\"", "`"]
+TOKENS["go_module"] = ["module example.com/x", "go 1.22", "require (", ")", "require ", "github.com/NVIDIA/go-nvml",
+                       " v0.13.0-1", " // indirect", "replace ", " => ../x", "\"", "`", "\n", "\t", "// "]
 TOKENS["autoconf"] = ["AC_INIT([x], [1.0])", "AC_ARG_WITH([cuda],", "AC_ARG_ENABLE([gpu],", "AS_HELP_STRING([--with-cuda])",
                       "[with_cuda=no]", "[enable_gpu=yes]", "AC_PATH_PROG([NVCC], [nvcc], [no])",
                       "AC_CHECK_PROG(NVCC, nvcc, nvcc)", "AM_CONDITIONAL([COND_CUDA], [test x$with_cuda = xyes])",
@@ -163,7 +165,7 @@ FILE_NAMES = {"cuda": "k.cu", "cpp": "k.cpp", "hip": "k.hip", "python": "m.py", 
               "cmake": "CMakeLists.txt", "makefile": "Makefile", "shell": "run.sh",
               "gitmodules": ".gitmodules", "cargo": "Cargo.toml", "cargo_build": "build.rs",
               "julia_project": "Project.toml", "julia": "k.jl",
-              "java": "K.java", "go": "main.go",
+              "java": "K.java", "go": "main.go", "go_module": "go.mod",
               "autoconf": "configure.ac", "m4": "ax_k.m4", "vsproject": "k.vcxproj", "dotnet": "k.csproj", "maven": "pom.xml",
               "binary": "libk.so"}
 

@@ -23,8 +23,9 @@ def parts_of(data: dict) -> dict[str, dict]:
     return {p["root"]: p for w in data["workloads"] for p in w["optional_parts"]}
 
 
-def test_go_mod_is_read_as_go() -> None:
-    assert file_kind(Path("go.mod"), sniff=False) == "go"
+def test_go_mod_is_read_as_a_go_module() -> None:
+    """go.mod is discovered (its requirements: extract/text/gomod.py), so that workloads/reach.py sees the Go module."""
+    assert file_kind(Path("go.mod"), sniff=False) == "go_module"
 
 
 def test_a_cuda_extension_package_beside_a_go_module_is_an_optional_part(rulebase) -> None:

@@ -105,6 +105,7 @@ EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
     "vsproject": _lazy("text.vsproject", "extract"),
     "maven": _lazy("text.maven", "extract"),
     "go": _lazy("text.cgo", "extract"),
+    "go_module": _lazy("text.gomod", "extract"),
     "java": _lazy("text.java", "extract"),
     "dotnet": _lazy("text.dotnet", "extract"),
     "binary": _lazy("binary", "extract"),

@@ -73,9 +73,9 @@ NAME_KINDS = {
     "pyproject.toml": "pyproject", "pipfile": "pyproject", "setup.cfg": "setupcfg", ".gitlab-ci.yml": "manifest",
     ".gitmodules": "gitmodules", "cargo.toml": "cargo", "pom.xml": "maven", "configure.ac": "autoconf",
     "configure.in": "autoconf",
-    # a Go module's manifest (https://go.dev/ref/mod#go-mod-file): read as Go (no cgo directive, no facts), so that
-    # workloads/reach.py sees a Go module at the top
-    "go.mod": "go",
+    # a Go module's manifest (https://go.dev/ref/mod#go-mod-file): the modules it requires (extract/text/gomod.py);
+    # workloads/reach.py sees a Go module at the top by its name
+    "go.mod": "go_module",
     # a Cargo package's build script (https://doc.rust-lang.org/cargo/reference/build-scripts.html): the C/C++/CUDA
     # files it compiles and the features it compiles them under (extract/text/cargo_build.py)
     "build.rs": "cargo_build",

@@ -47,6 +47,14 @@ REQUIRES_KEYWORDS = frozenset({"install_requires", "setup_requires", "extras_req
 KERNEL_BINARY = re.compile(r"(?:^|/)([A-Za-z_][\w-]*)\.(?:fatbin|cubin|ptx)$")
 # a string that runs pip (or gives it an index): `pip install torch --index-url ...`, `install rocm --index-url ...`
 PIP_RUN = re.compile(r"\binstall\b|--(?:extra-)?index-url\b|--find-links\b")
+# A string that is, whole, a Kubernetes resource, label or taint key in NVIDIA's domain, as a pod spec or toleration
+# built in Python names it (`{"key": "nvidia.com/gpu", "operator": "Exists"}`, `limits={"nvidia.com/gpu": 1}`,
+# AKS's taint form "nvidia.com/gpu=true:NoSchedule"): the `manifest` fact a manifest's line gives (HIP9003, HIP9004).
+# Taints: https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/.
+# Only the GPU stack's keys (rules/names/python.yaml `k8s_nvidia_gpu_keys`), not an NVIDIA operator's API group.
+K8S_GPU_KEYS = "|".join(re.escape(word) for word in sorted(name_list("python", "k8s_nvidia_gpu_keys")))
+K8S_NVIDIA_KEY = re.compile(rf"(nvidia\.com/(?:{K8S_GPU_KEYS})(?:[.-][\w.-]*)?)(?:=[\w.-]*)?"
+                            r"(?::(?:NoSchedule|PreferNoSchedule|NoExecute))?")
 
 
 def extract(source: bytes) -> Extraction:
@@ -486,6 +494,8 @@ class _Visitor(ast.NodeVisitor):
         if isinstance(value, str) and not self.tests and PIP_RUN.search(value) and (index := ROCM_INDEX.search(value)):
             # a launcher's pip command from a ROCm build's index: the project installs that build (`install` evidence)
             self.add("rocm_path", INSTALL, node, text=index.group(0))
+        if isinstance(value, str) and not self.tests and len(value) < 200 and (key := K8S_NVIDIA_KEY.fullmatch(value)):
+            self.add("manifest", key.group(1), node, text=value)
         if isinstance(value, str) and not self.tests and len(value) < 200 and ARCH_OPTION.match(value):
             self.add("construct", "cuda-arch-option", node, text=value)
         if isinstance(value, str) and self.guard in (None, "optional") and (macro := DEFINE_OPTION.match(value)):

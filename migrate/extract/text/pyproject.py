@@ -286,10 +286,24 @@ def _pixi(pixi: dict[str, Any], table: tuple[str, ...]) -> Iterator[Item]:
     yield from _name_table(pixi.get("pypi-dependencies"), (*table, "pypi-dependencies"), conda=False)
     if "cuda" in _table(pixi.get("system-requirements")):
         yield Item(["__cuda"], (*table, "system-requirements"), "cuda")
+    default = _default_features(pixi)
     for feature, spec in _table(pixi.get("feature")).items():
-        yield from _pixi(_table(spec), (*table, "feature", feature))
+        items = list(_pixi(_table(spec), (*table, "feature", feature)))
         for channel in _strings(_table(spec).get("channels")):
-            yield Item([f"channel:{channel.split('/')[0]}"], (*table, "feature", feature), "channels", channel)
+            items.append(Item([f"channel:{channel.split('/')[0]}"], (*table, "feature", feature), "channels", channel))
+        yield from (items if feature in default else (dataclasses.replace(i, optional=True) for i in items))
+
+
+def _default_features(pixi: dict[str, Any]) -> frozenset[str]:
+    """The features pixi's `default` environment installs besides the default feature: those its
+    `[environments]` entry names (a list of features, or a table's `features`). A feature no default environment names
+    is installed only in an environment a user selects (`pixi run --environment dev`), as a dependency group is: its
+    dependencies are optional facts. Pixi: a feature is part of an environment, an environment the features the
+    `[environments]` table composes, and `default` the environment normally used
+    (https://pixi.prefix.dev/latest/tutorials/multi_environment, https://pixi.prefix.dev/latest/workspace/environment)."""
+    entry = _table(pixi.get("environments")).get("default")
+    features = entry if isinstance(entry, list) else _table(entry).get("features")
+    return frozenset(_strings(features))
 
 
 def _get(data: dict[str, Any], path: tuple[str, ...]) -> object:
