@@ -18,7 +18,8 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from migrate.extract.text.packages import canonical
+from packaging.utils import canonicalize_name as canonical
+
 from migrate.model import Fact
 from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
