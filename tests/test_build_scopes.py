@@ -389,6 +389,24 @@ def test_only_amd_targets_credit_an_extension_build() -> None:
     assert built_for_amd({"p/build.py": [target("--offload-arch=sm_80")], "p/ext/csrc/k.cu": []}).calls == frozenset()
 
 
+
+def test_the_offload_flags_are_one_data_list_for_extraction_and_the_amd_reading() -> None:
+    """rules/names/build.yaml `offload_arch_flags` is the only spelling of the flags: every flag of it is recorded
+    and credited with an AMD value (backends.yaml `amd_offload_target`, quoted or not); a flag outside it is not."""
+    from migrate.extract.names import name_list
+    from migrate.extract.python.extractor import extract
+    from migrate.workloads.amd_extensions import built_for_amd
+
+    flags = sorted(name_list("build", "offload_arch_flags"))
+    assert flags == ["--amdgpu-target=", "--offload-arch="]
+    head = "from torch.utils.cpp_extension import load\nload(name='a', sources=['a.cu'], extra_cuda_cflags="
+    for flag in flags:
+        facts = [f for f in extract(f"{head}['{flag}\"gfx942\"'])\n".encode()).facts if f.kind == "extension_target"]
+        assert [f.name for f in facts] == [f'{flag}"gfx942"']
+        assert built_for_amd({"a.py": facts, "a.cu": []}).sources == {"a.cu"}
+    near = f"{head}['--cuda-gpu-arch=gfx942'])\n"  # clang's CUDA spelling, no offload flag of the list
+    assert not [f for f in extract(near.encode()).facts if f.kind == "extension_target"]
+
 # --- copies of NVIDIA's CUDA Samples utilities built by nothing (precision sample 27, StiffMa's Utils/) ---
 
 def test_cuda_samples_utilities_no_build_names_are_optional(rulebase) -> None:

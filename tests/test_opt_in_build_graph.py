@@ -234,6 +234,26 @@ def test_sources_only_gated_folders_name_are_gated(rulebase) -> None:
     assert {f["status"] for f in data["findings"] if f["symbol"] == "CUDA_NVCC_FLAGS_DEBUG"} == {"optional"}
 
 
+def test_a_projects_declared_switches_are_read_once_per_build(rulebase, monkeypatch: pytest.MonkeyPatch) -> None:
+    """declared_switches walks every fact of a project; parts.build works it out once and passes it to the readings
+    that use it (set_only_under, gated_by_build's folders), which the shared-utilities tree all reaches (its gated
+    folders name sources outside them), with the same verdict as above."""
+    from migrate.workloads import parts, switches
+
+    calls: list[int] = []
+    real = switches.declared_switches
+
+    def counted(facts):  # type: ignore[no-untyped-def]
+        calls.append(len(facts))
+        return real(facts)
+
+    monkeypatch.setattr(switches, "declared_switches", counted)
+    monkeypatch.setattr(parts, "declared_switches", counted)
+    data = report(SHARED_UTILS, rulebase)
+    assert statuses(data, "utils/utils_gpu.cuh") == {"optional"}
+    assert len(calls) == 1
+
+
 @pytest.mark.parametrize(("path", "old", "new"), [
     # the CPU folder, on by default, compiles the GPU utilities too
     ("11dof/CMakeLists.txt", "utils/utils.cpp\n)", "utils/utils.cpp\n    ${CMAKE_CURRENT_SOURCE_DIR}/../utils/utils_gpu.cuh\n"

@@ -176,6 +176,9 @@ def test_a_kernel_only_an_option_lookup_loads_is_optional(rulebase) -> None:
     ("inference.py", 'action="store_true", default=False', 'action="store_false", default=True'),
     # a key no option of the project declares: what it holds on a default run cannot be told
     ("bigvgan.py", 'self.h.get("use_cuda_kernel", False)', 'self.h.get("use_fused_kernel", False)'),
+    # the object's own mapping method, as its own attribute (`self.use_cuda_kernel`), holds no option
+    # (options.option_namespace)
+    ("bigvgan.py", 'self.h.get("use_cuda_kernel", False)', 'self.get("use_cuda_kernel", False)'),
 ])
 def test_a_kernel_an_option_lookup_takes_by_default_stays_required(path: str, old: str, new: str, tmp_path: Path,
                                                                    rulebase) -> None:
@@ -185,3 +188,15 @@ def test_a_kernel_an_option_lookup_takes_by_default_stays_required(path: str, ol
     (tree / path).write_text(text.replace(old, new, 1))
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "minor-adaptation"
+
+
+def test_an_option_read_and_an_option_lookup_share_one_namespace_reading() -> None:
+    """option_namespace decides both readings: the object itself (`self.fp16`, `self.get("fp16", False)`,
+    `cls.get(...)`) holds no option, even where the project declares `--fp16`; `self.opt.fp16`, `self.opt.get(...)` and
+    a module's namespace read by attribute (`shared.cmd_opts.fp16`) do; a module's mapping (`os.environ.get`) does not."""
+    head = "import os\nfrom modules import shared\np.add_argument('--fp16', action='store_true')\n"
+    tests = ["self.fp16", "self.get('fp16', False)", "cls.get('fp16', False)", "os.environ.get('fp16', '') == '1'",
+             "self.opt.fp16", "self.opt.get('fp16', False)", "shared.cmd_opts.fp16"]
+    found = _facts(head + "".join(f"if {t}:\n    import x{i}\n" for i, t in enumerate(tests)))
+    assert [(f.line, f.text) for f in found if f.kind == "option_branch"] == [
+        (13, "self.opt.fp16"), (15, "self.opt.fp16"), (17, "shared.cmd_opts.fp16")]

@@ -57,3 +57,26 @@ def test_every_verdict_entrys_split_follows_the_split_rule() -> None:
     assert batches >= score.TEST_ONLY_BATCHES  # a batch named held out that has no entry is a typo
     assert all(e["split"] == "test" for e in entries if score.batch_of(e) in score.TEST_ONLY_BATCHES)
     assert {e["split"] for e in entries if score.batch_of(e) == score.ORIGINAL_BATCH} == {"dev", "test"}
+
+
+def _entries(*ids: str) -> str:
+    return "workloads:\n" + "".join(
+        f"- id: {i}\n  repo: o/{i}\n  commit: c\n  path: .\n  label: native\n  split: {_module('score').side(f'o/{i}')}\n"
+        for i in ids)
+
+
+def test_score_refuses_a_duplicate_workload_id(tmp_path: Path) -> None:
+    """An id names a scored row and its kept report (--out/<id>.json): two entries of one id (verdicts.yaml had
+    `nerfacc` twice) would overwrite each other's report, so score.py exits non-zero naming the id."""
+    import subprocess
+    import sys
+
+    data = tmp_path / "verdicts.yaml"
+    data.write_text(_entries("nerfacc", "other", "nerfacc"))
+    run = subprocess.run([sys.executable, str(VERDICTS / "score.py"), "--data", str(data), "--split", "all",
+                          "--batch", "all", "--src", str(tmp_path / "src"), "--out", str(tmp_path / "out")],
+                         capture_output=True, text=True, check=False)
+    assert run.returncode != 0
+    assert "duplicate workload ids" in run.stderr and "nerfacc" in run.stderr and "other" not in run.stderr
+    data.write_text(_entries("nerfacc", "other", "nerfacc-fork"))  # near miss: one id the prefix of another
+    assert [e["id"] for e in _module("score").load(data, "all", None, "all")] == ["nerfacc", "other", "nerfacc-fork"]

@@ -24,6 +24,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import yaml
@@ -100,8 +101,12 @@ def expected_split(entry: dict) -> str:
 
 
 def load(path: Path, split: str, only: list[str] | None, batch: str = ORIGINAL_BATCH) -> list[dict]:
-    """The entries of one split and batch, after checking every entry's split against the rule."""
+    """The entries of one split and batch, after checking that ids are unique and every entry's split follows the
+    rule."""
     entries = yaml.safe_load(path.read_text())["workloads"]
+    twice = sorted(key for key, n in Counter(e["id"] for e in entries).items() if n > 1)
+    if twice:  # an id names a row and its report file (--out/<id>.json): two entries would share both
+        raise SystemExit(f"duplicate workload ids in {path}: {', '.join(twice)}")
     wrong = [e["id"] for e in entries if e["split"] != expected_split(e)]
     if wrong:
         raise SystemExit(f"split field disagrees with the split rule for: {', '.join(wrong)}")

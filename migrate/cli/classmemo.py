@@ -43,10 +43,13 @@ VERSION = 1  # of the recipe's shape: a recipe another version of this module st
 CONSTANTS = ("MISSING", "_HAS_DEFAULT_FACTORY", "FrozenInstanceError")  # dataclasses' names a method's locals hold
 
 
-def install(classes: dict[object, Any], new: dict[object, Any], new_sources: dict[object, Any]) -> bool:
+def install(classes: dict[object, Any], new: dict[object, Any], new_sources: dict[object, Any], *,
+            code_of: Callable[[str], Any] | None = None, stale: set[object] | None = None) -> bool:
     """Route dataclasses' class processing through the memo: `classes` holds the stored recipes by (module,
     qualified name), `new` receives this process's; a method text a recipe keeps the code of leaves `new_sources`
-    (the start table's new texts: what a replayed class never asks for again is not stored twice). False (nothing
+    (the start table's new texts: what a replayed class never asks for again is not stored twice). `code_of`: the
+    start table's compiler of a method text (served from the table where it holds the code), `stale` receives the
+    names of stored recipes this process found made for another shape of their class (see `kept`). False (nothing
     changed) where this is not the release followed."""
     if sys.version_info[:2] != SUPPORTED:
         return False
@@ -66,16 +69,21 @@ def install(classes: dict[object, Any], new: dict[object, Any], new_sources: dic
             key = inputs(cls, params)
         except Exception:  # a class shape inputs() did not foresee: dataclasses makes it, and nothing is recorded
             key = None
-        if key is None:
-            return original(cls, *params)
         name = (cls.__module__, cls.__qualname__)
         stored = classes.get(name)
+        if stored is not None and stale is not None:
+            stale.add(name)  # until it is replayed below: a class now of another shape, or one left to dataclasses
+        if key is None:
+            return original(cls, *params)
         if stored is not None and stored[0] == key:
             try:
-                return replay(cls, params, stored[1])
+                made = replay(cls, params, stored[1])
+                if stale is not None:
+                    stale.discard(name)
+                return made
             except Exception:  # a recipe this code cannot read: dataclasses makes the class (whatever replay set
                 pass  # on the class's Field objects, _get_field sets again to the same values)
-        made, recipe, texts = record(original, cls, params)
+        made, recipe, texts = record(original, cls, params, code_of)
         if recipe is not None:
             new[name] = (key, recipe)
             for text in texts:
@@ -84,6 +92,44 @@ def install(classes: dict[object, Any], new: dict[object, Any], new_sources: dic
 
     dc._process_class = process  # type: ignore[attr-defined]
     return True
+
+
+def kept(classes: dict[object, Any], stale: set[object]) -> dict[object, Any]:
+    """The recipes worth storing again: none `stale` (its class, made in this process, now has another shape or is
+    left to dataclasses), none of a class that is gone (its module, loaded in this process, has no class of that
+    qualified name; or its module's file is gone from its package). A recipe of a module this process did not load is
+    kept while the file is there. So the table holds no more recipes than the package has classes, whatever the
+    edits between lints."""
+    return {name: recipe for name, recipe in classes.items() if name not in stale and _exists(name)}
+
+
+def _exists(name: object) -> bool:
+    if type(name) is not tuple or len(name) != 2 or type(name[0]) is not str or type(name[1]) is not str:
+        return False
+    module_name, qualname = name
+    module = sys.modules.get(module_name)
+    if module is None:
+        return _module_file(module_name)
+    if "<locals>" in qualname:
+        return True  # a class made in a function: not reachable from its module, so not told gone
+    found: Any = module
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    return isinstance(found, type)
+
+
+def _module_file(module_name: str) -> bool:
+    """Whether the source of a module of a loaded package is there (a package not loaded: not told, so True)."""
+    import os
+
+    top, _, rest = module_name.partition(".")
+    package = sys.modules.get(top)
+    folders = getattr(package, "__path__", None)
+    if package is None or not rest or folders is None:
+        return True
+    parts = rest.split(".")
+    return any(os.path.isfile(os.path.join(folder, *parts) + ".py")
+               or os.path.isfile(os.path.join(folder, *parts, "__init__.py")) for folder in folders)
 
 
 def inputs(cls: Any, params: tuple[bool, ...]) -> tuple[object, ...] | None:
@@ -151,15 +197,18 @@ def _binds_a_marker(scope: dict[str, Any]) -> bool:
     return False
 
 
-def record(original: Callable[..., Any], cls: Any, params: tuple[bool, ...]) -> tuple[Any, Recipe | None, list[str]]:
+def record(original: Callable[..., Any], cls: Any, params: tuple[bool, ...],
+           code_of: Callable[[str], Any] | None = None) -> tuple[Any, Recipe | None, list[str]]:
     """The class dataclasses makes, the recipe that makes it again (None where its processing showed something
-    the recipe cannot say), and the method texts dataclasses compiled for it."""
+    the recipe cannot say), and the method texts dataclasses compiled for it. Each text is compiled once (by
+    `code_of` where given, as `exec` compiles it otherwise): the recipe keeps the code that ran."""
     import dataclasses as dc
 
     before = dict(cls.__dict__)
     made_fns: list[tuple[object, Any]] = []  # (the call as a recipe or None, the function made)
     namespace: list[tuple[str, Any]] = []
     texts: list[str] = []
+    codes: list[Any] = []
     create_fn, add_slots = dc._create_fn, dc._add_slots  # type: ignore[attr-defined]
     run = dc.__dict__.get("exec")  # the start table's hook, where one is installed
 
@@ -167,11 +216,11 @@ def record(original: Callable[..., Any], cls: Any, params: tuple[bool, ...]) -> 
         if type(source) is not str:
             exec(source, globals_, locals_)
             return
+        # as dataclasses' own `exec` of a text compiles it: no future flag of this module's
+        code = compile(source, "<string>", "exec", dont_inherit=True) if code_of is None else code_of(source)
         texts.append(source)
-        if run is not None:
-            run(source, globals_, locals_)
-        else:  # as dataclasses' own `exec` of a text compiles it: no future flag of this module's
-            exec(compile(source, "<string>", "exec", dont_inherit=True), globals_, locals_)
+        codes.append(code)
+        exec(code, globals_, locals_)
 
     def watched_create(name: str, args: Any, body: Any, *, globals: Any = None, locals: Any = None,
                        return_type: Any = dc.MISSING) -> Any:
@@ -180,7 +229,7 @@ def record(original: Callable[..., Any], cls: Any, params: tuple[bool, ...]) -> 
         fn = create_fn(name, args, body, globals=globals, locals=locals, return_type=return_type)
         call = None
         if spec is not None and len(texts) == seen + 1:  # one text, compiled as exec compiles it
-            call = (compile(texts[-1], "<string>", "exec", dont_inherit=True), spec, return_type is None)
+            call = (codes[-1], spec, return_type is None)
         made_fns.append((call, fn))
         return fn
 

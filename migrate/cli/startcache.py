@@ -74,6 +74,7 @@ class _Table:
         self.used_patterns: set[tuple[object, int]] = set()
         self.classes: dict[object, Any] = classes or {}  # cli/classmemo.py's recipes by (module, qualified name)
         self.new_classes: dict[object, Any] = {}
+        self.stale_classes: set[object] = set()  # stored recipes of classes made here in another shape
 
     current: _Table | None = None  # the table this process installed
 
@@ -193,7 +194,8 @@ def install(command: str = LINT) -> None:
     if command == LINT:  # the lint's own dataclasses, as dataclasses made them in an earlier lint
         from migrate.cli import classmemo
 
-        classmemo.install(table.classes, table.new_classes, table.new_sources)
+        classmemo.install(table.classes, table.new_classes, table.new_sources, code_of=table.code_of("exec"),
+                          stale=table.stale_classes)
     _Table.current = table
 
 
@@ -231,7 +233,8 @@ def save() -> None:
 
     codebundle.save()
     table = _Table.current
-    if table is None or sys.dont_write_bytecode or not (table.new_patterns or table.new_sources or table.new_classes):
+    if table is None or sys.dont_write_bytecode \
+            or not (table.new_patterns or table.new_sources or table.new_classes or table.stale_classes):
         return
     programs = _programs(table.new_patterns)
     patterns, sources = {**table.patterns, **programs}, {**table.sources, **table.new_sources}
@@ -240,6 +243,10 @@ def save() -> None:
     if len(sources) > MAX_SOURCES:
         sources = dict(table.new_sources)
     classes = {**table.classes, **table.new_classes}
+    if classes:
+        from migrate.cli import classmemo
+
+        classes = classmemo.kept(classes, table.stale_classes - table.new_classes.keys())
     partial = f"{table.path}.{os.getpid()}.tmp"
     try:
         content: Any = (patterns, sources, classes)

@@ -6,7 +6,8 @@ ROCm build, which hipifies the listed CUDA sources and compiles them with hipcc:
 they stand (makora-ai/kernels AMD_MI300X, an Apex RMSNorm kernel loaded so). Their findings are ported, as those of
 a back-end family's HIP member (scan/layout.hip_sides), and so is the build call itself; a target naming another
 vendor's GPU (`sm_80`, `mp_31`) or none is no such build. Which values name AMD is data:
-rules/layout/backends.yaml `amd_offload_arch`. Docs: docs/decisions/2026-12-07-s32-extensions-built-for-amd.md."""
+rules/layout/backends.yaml `amd_offload_target`, of the value of a flag of rules/names/build.yaml `offload_arch_flags`
+(the flags an `extension_target` fact is made of). Docs: docs/decisions/2026-12-07-s32-extensions-built-for-amd.md."""
 from __future__ import annotations
 
 import posixpath
@@ -33,7 +34,7 @@ def built_for_amd(facts: Mapping[str, Sequence[Fact]]) -> AmdBuilds:
     sources: set[str] = set()
     calls: set[tuple[str, int]] = set()
     for path, f in of_kind(facts, "extension_target"):
-        if not offload_arch("amd_offload_arch").match(f.name):
+        if not offload_arch("amd_offload_target").match(f.name.partition("=")[2]):
             continue
         calls.add((path, f.line))
         base = posixpath.dirname(path)

@@ -2,12 +2,12 @@
 points at, and the path helpers the parts share."""
 from __future__ import annotations
 
-import fnmatch
 import posixpath
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from migrate.model import Fact
+from migrate.workloads import path_globs
 
 GLOB_CHARS = frozenset("*?[")
 # make fragments another Makefile includes (`include src/gpu/rules.mk`): make reads the names in them from the folder
@@ -52,8 +52,8 @@ def named_files(path: str, source: Fact, files: frozenset[str]) -> list[str]:
     for base in bases:
         folder = join(base, posixpath.dirname(source.name)) if posixpath.dirname(source.name) else base
         name = posixpath.basename(source.name)
-        found = sorted(f for f in files if fnmatch.fnmatchcase(posixpath.basename(f), name)
-                       and (fnmatch.fnmatchcase(posixpath.dirname(f), folder)
+        found = sorted(f for f in files if path_globs.matches(posixpath.basename(f), name)
+                       and (path_globs.matches(posixpath.dirname(f), folder)
                             or (recurse and (folder in ("", ".") or f.startswith(folder + "/")))))
         if found:
             return found

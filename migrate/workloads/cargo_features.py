@@ -14,11 +14,11 @@ built only with that feature: the same switch. A file any ungated mention names,
 says nothing; the headers only such a file includes follow it (parts.gate_headers)."""
 from __future__ import annotations
 
-import fnmatch
 import posixpath
 from collections.abc import Mapping, Sequence
 
 from migrate.model import Fact
+from migrate.workloads import path_globs
 from migrate.workloads.optional_words import Words
 from migrate.workloads.reach import DEFAULT_FEATURE, MANIFEST, Crate, default_features
 from migrate.workloads.route import CUDA_SUFFIXES
@@ -126,8 +126,7 @@ def _named(folder: str, written: str, facts: Mapping[str, Sequence[Fact]], folde
         return []
     if not any(c in path for c in "*?["):
         return [path] if path in facts and _owner(path, folders) == folder else []
-    pattern = path.replace("**/", "*")
-    return sorted(p for p in facts if fnmatch.fnmatchcase(p, pattern) and _owner(p, folders) == folder)
+    return sorted(p for p in facts if path_globs.matches(p, path) and _owner(p, folders) == folder)
 
 
 def _owner(path: str, folders: Sequence[str]) -> str | None:

@@ -448,9 +448,12 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     for _ in range(CALL_DEPTH):  # a function called only in a switch's branch, and the functions it calls
         if not extend(regions, called_only_under(facts, regions)):
             break
+    own_switches = declared_switches(facts)  # one pass over every fact, read by the three steps below
+
     def gated_files() -> dict[str, Region]:
         loaded = loaded_only_under(facts, regions)
-        return gated_by_build(facts, regions, loaded, known) | loaded | wrapped_folders(facts, regions)
+        return gated_by_build(facts, regions, loaded, known, declared=own_switches) | loaded \
+            | wrapped_folders(facts, regions)
 
     # rules make's default goal does not reach (and branches only a named goal takes), and what only they name: read
     # first, so that a `-DUSE_OPTIX` only such a branch passes switches the `#ifdef USE_OPTIX` branches with it
@@ -458,7 +461,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     extend(regions, goals.regions)
     variants = make_variants.variant_makefiles(facts, kinds)  # `makefile.cuda` beside plain makefiles: an opt-in
     hard = hard_off(facts, kinds, known)
-    chosen = set_only_under(facts, regions, gated_files(), known, hard)
+    chosen = set_only_under(facts, regions, gated_files(), known, hard, declared=own_switches)
     extend(regions, defined_only_under(facts, kinds, regions, {**goals.gated, **variants.gated, **gated_files()},
                                        known))
     gated = gated_files()
@@ -473,7 +476,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
         gated.setdefault(path, region)
     unset = never_set(facts, kinds, known, build_variants(kinds)) | never_defined(facts, kinds, known) \
         | make_unset(facts, known)  # each read once
-    stated = follow_defaults(config_defaults(facts, kinds, known) | declared_switches(facts), chosen) \
+    stated = follow_defaults(config_defaults(facts, kinds, known) | own_switches, chosen) \
         | cleared_unless_detected(facts, known) \
         | declared_on_detection(facts, regions, gated, known) | from_found_packages(facts, known)
     declared = {**unset, **detected_switches(facts, regions, gated, {**unset, **stated}, known), **stated,

@@ -27,7 +27,6 @@ vLLM connector kv_connectors/llmd_fs_backend, a CUDAExtension). It stays reached
 one of its top-level packages (docs/decisions/2026-12-06-s26-a-python-package-beside-a-go-module.md)."""
 from __future__ import annotations
 
-import fnmatch
 import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -35,6 +34,7 @@ from dataclasses import dataclass, field
 
 from migrate.model import Fact
 from migrate.vocabulary import REMOVE_ITEM
+from migrate.workloads import path_globs
 from migrate.workloads.build_scopes import build_roots
 from migrate.workloads.build_sources import named_files, prefixes
 from migrate.workloads.includes import includers_of
@@ -289,7 +289,7 @@ def _expand(root: str, member: Fact, manifests: Mapping[str, Sequence[Fact]]) ->
     pattern = "" if pattern == "." else pattern
     if not any(c in pattern for c in "*?["):
         return {pattern} if pattern in manifests else set()
-    return {folder for folder in manifests if fnmatch.fnmatchcase(folder, pattern)}
+    return {folder for folder in manifests if path_globs.matches(folder, pattern)}
 
 
 def default_features(facts: Mapping[str, Sequence[Fact]]) -> dict[str, set[str]]:

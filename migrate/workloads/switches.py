@@ -319,7 +319,8 @@ def defined_by_build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, st
 
 def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple[Region, ...]],
                    gated: Mapping[str, Region], known: Words,
-                   hard: Mapping[str, tuple[str, str]] | None = None) -> dict[str, tuple[str, str]]:
+                   hard: Mapping[str, tuple[str, str]] | None = None, *,
+                   declared: Mapping[str, tuple[str, str]] | None = None) -> dict[str, tuple[str, str]]:
     """A CMake variable the project sets to a true value (`set(X_CUDA_ENABLED ON)`) only inside switches'
     branches, and that is no option or cache entry a user sets nor a `-DX` a script passes, is on exactly when
     those switches are (rules/workloads/optional.yaml `switches.on_values`); a set() to another variable's value may
@@ -327,7 +328,8 @@ def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple
     `if (IRR_COMPILE_WITH_CUDA)` `set(_IRR_COMPILE_WITH_CUDA_ ${IRR_COMPILE_WITH_CUDA})`, then `#cmakedefine
     _IRR_COMPILE_WITH_CUDA_` in a configured header): its `if(X)` branches become theirs, the one of them off by default
     (a detection result, an option declared OFF) when there is one. Returns those variables: name -> (the switch off by default
-    they follow, where the variable is set true)."""
+    they follow, where the variable is set true). `declared`: the project's declared_switches, when the caller has
+    them."""
     user_set = {f.name for _, f in of_kind(facts, "build_switch") if not f.text.endswith(f" {MAKE_UNSET}")}
     # a `-DX` a script or CI job passes sets the variable; one in CMake's own files (target_compile_definitions(t X),
     # add_definitions(-DX)) defines the C macro X, not the CMake variable (DrTimothyAldenDavis/GraphBLAS e3f309cc
@@ -342,7 +344,7 @@ def set_only_under(facts: Mapping[str, Sequence[Fact]], regions: dict[str, tuple
             # `set(X ${Y})` may be true (Y's value is not known here): a site as a true constant is
             under = {r.switch for r in switches_around(regions, gated, path, line=f.line)} - {f.name}
             sites.setdefault(f.name, []).append((path, f.line, under))
-    declared = declared_switches(facts)
+    declared = declared_switches(facts) if declared is None else declared
 
     def off(switch: str) -> bool:
         return detection(switch, known) or (switch in declared and off_by_default(declared[switch][1], known)) \
@@ -387,14 +389,16 @@ def _inside(fact: Fact, regions: Sequence[Region]) -> Region | None:
 
 
 def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
-                   loaded: Mapping[str, Region], known: Words | None = None) -> dict[str, Region]:
+                   loaded: Mapping[str, Region], known: Words | None = None, *,
+                   declared: Mapping[str, tuple[str, str]] | None = None) -> dict[str, Region]:
     """Files and folders (`dir/`) that CMake or make adds only in a switch's branch, relative to the project: one
     that a target outside every branch names too (an example's default target and its `if(BUILD_STATIC)` twin)
     is built by default. A glob outside the branches does not count: decord globs every source for its IDE's
     source groups, while only `if(USE_CUDA)` builds the .cu files. `loaded`: CMake files loaded only in a switch's
     branch (loaded_only_under): what they name outside their own branches is built in that one. A glob outside the
     branches whose variable every use of which sits in one switch's branch (`used_only_under`) adds its files in
-    that branch, unless another glob lists them too."""
+    that branch, unless another glob lists them too. `declared`: the project's declared_switches, when the caller has
+    them."""
     out: dict[str, Region] = {}
     ungated: list[tuple[str, Fact]] = []
     globs: list[tuple[str, Fact]] = []
@@ -415,7 +419,7 @@ def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
                 folders = recipes[path] = recipe_folders(path, facts[path])
         for name in _added(path, f, files, folders):
             out[name] = region
-    named, ungated = _named_by_gated_folders(facts, out, ungated, globs, files, known)
+    named, ungated = _named_by_gated_folders(facts, out, ungated, globs, files, known, declared)
     out.update(named)
     used = used_only_under(facts, regions, globs, known)
     if used:
@@ -433,7 +437,8 @@ def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
 
 def _named_by_gated_folders(facts: Mapping[str, Sequence[Fact]], gated: Mapping[str, Region],
                             ungated: list[tuple[str, Fact]], globs: Sequence[tuple[str, Fact]], files: frozenset[str],
-                            known: Words | None) -> tuple[dict[str, Region], list[tuple[str, Fact]]]:
+                            known: Words | None, declared: Mapping[str, tuple[str, str]] | None,
+                            ) -> tuple[dict[str, Region], list[tuple[str, Fact]]]:
     """Sources outside a folder CMake adds only in a switch's branch that the folder's own CMake files name
     (`${CMAKE_CURRENT_SOURCE_DIR}/../utils/utils_gpu.cu` in a `-gpu` folder added under `if(BUILD_11DOF_GPU)`,
     uwsbel/low-fidelity-dynamic-models 992faca6 wheeled_vehicle_models/11dof-gpu/CMakeLists.txt:40-43): compiled
@@ -456,7 +461,10 @@ def _named_by_gated_folders(facts: Mapping[str, Sequence[Fact]], gated: Mapping[
         for name in _added(path, f, files):
             if name not in globbed and not any(p in folders for p in prefixes(name)):
                 found.setdefault(name, []).append(region)
-    declared = declared_switches(facts) if known is not None and found else {}
+    if known is None or not found:
+        declared = {}
+    elif declared is None:
+        declared = declared_switches(facts)
 
     def on(r: Region) -> bool:
         return known is None or r.switch not in declared or not off_by_default(declared[r.switch][1], known)

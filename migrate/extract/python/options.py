@@ -165,12 +165,12 @@ def _option(call: ast.Call, cell: int | None) -> list[Fact]:
 
 
 def reads_options_only(test: ast.expr, modules: set[str]) -> bool:
-    """A test made of attribute reads of a namespace (`opt.engine`, `self.opt.fp16`) or lookups of an option by name
-    in a mapping (`option_lookup`), not/and/or, comparisons with constants and constants, with one read at least. An
-    object's own attribute (`self.device`, `cls.x`) or a module's (`sys.platform`, an imported name) is no option
-    namespace."""
+    """A test made of attribute reads of an option namespace (`opt.engine`, `self.opt.fp16`: option_namespace) or
+    lookups of an option by name in one (`option_lookup`), not/and/or, comparisons with constants and constants, with
+    one read at least."""
     reads = False
     looked_up = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call) and option_lookup(n, modules)}
+    bases = {id(n.value) for n in ast.walk(test) if isinstance(n, ast.Attribute)}
     for node in ast.walk(test):
         if isinstance(node, ast.Call):
             if id(node.func) not in looked_up:
@@ -179,12 +179,10 @@ def reads_options_only(test: ast.expr, modules: set[str]) -> bool:
         elif id(node) in looked_up:
             continue  # the `cfg.get` of a lookup: its namespace is checked there
         elif isinstance(node, ast.Attribute):
-            base = node.value
-            if not isinstance(base, (ast.Name, ast.Attribute)):
+            if not isinstance(node.value, (ast.Name, ast.Attribute)):
                 return False
-            if isinstance(base, ast.Name) and (base.id in ("self", "cls") or base.id in modules) \
-                    and not any(isinstance(n, ast.Attribute) and n.value is node for n in ast.walk(test)):
-                return False
+            if id(node) not in bases and not option_namespace(node.value, modules):
+                return False  # `self.opt` of `self.opt.fp16` is checked as the namespace of the read
             reads = True
         elif isinstance(node, ast.Compare):
             if len(node.ops) != 1 or not isinstance(node.ops[0], COMPARISONS):
@@ -195,21 +193,31 @@ def reads_options_only(test: ast.expr, modules: set[str]) -> bool:
     return reads
 
 
+def option_namespace(node: ast.expr, modules: set[str]) -> bool:
+    """Whether an option read's or lookup's receiver may hold the options: a name that is neither the object itself
+    (`self.device`, `self.get(...)`: its own attribute or method, `cls.x`) nor an imported name (`sys.platform`), or
+    an attribute chain (`self.opt`, `self.h`, `shared.cmd_opts`: a module of the project that holds what its parser
+    parsed)."""
+    if isinstance(node, ast.Name):
+        return node.id not in ("self", "cls") and node.id not in modules
+    return isinstance(node, ast.Attribute)
+
+
 def option_lookup(node: ast.AST, modules: set[str]) -> str | None:
     """The option a mapping lookup with a constant fallback reads (`self.h.get("use_cuda_kernel", False)`, NVIDIA/
     BigVGAN's bigvgan.py, where `h` holds the `--use_cuda_kernel` a script passes on: the same option as
-    `opt.use_cuda_kernel`), None for any other node. A module's mapping (`os.environ.get(...)`) is no option
-    namespace."""
+    `opt.use_cuda_kernel`), None for any other node. Its receiver is an option namespace, as an attribute read's is
+    (option_namespace), and not a module's mapping (`os.environ.get(...)`: the environment, where no option is)."""
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
             and len(node.args) == 2 and not node.keywords):
         return None
     key, fallback = node.args
     if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and isinstance(fallback, ast.Constant)):
         return None
-    root = node.func.value
+    receiver = root = node.func.value
     while isinstance(root, ast.Attribute):
         root = root.value
-    if not isinstance(root, ast.Name) or root.id in modules:
+    if not option_namespace(receiver, modules) or not isinstance(root, ast.Name) or root.id in modules:
         return None
     return key.value
 

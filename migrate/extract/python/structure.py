@@ -4,7 +4,10 @@ from __future__ import annotations
 import ast
 import copy
 import re
+from functools import cache
 from typing import TYPE_CHECKING
+
+from migrate.extract.names import name_list
 
 if TYPE_CHECKING:
     from migrate.extract.python.extractor import _Visitor
@@ -23,10 +26,6 @@ EXTENSION_CALLS = {
     "paddle.utils.cpp_extension.load": "jit",
 }
 PADDLE_SETUP_NAMED = frozenset({"paddle.utils.cpp_extension.CUDAExtension", "paddle.utils.cpp_extension.CppExtension"})
-# clang's offload-target flag, and hipcc's older spelling of it, whose value names the target a build compiles for
-# (https://clang.llvm.org/docs/ClangCommandLineReference.html, --offload-arch; which vendor a value names is
-# rules/layout/backends.yaml's to say: workloads/amd_extensions.py)
-OFFLOAD_FLAGS = ("--offload-arch=", "--amdgpu-target=")
 PATH_JOINS = frozenset({"os.path.join", "pathlib.Path", "posixpath.join"})
 RUNNERS = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output",
                      "subprocess.Popen"})
@@ -101,9 +100,15 @@ def _structure(visitor: _Visitor, node: ast.Call, name: str | None) -> None:
         paths += [f"glob:**/{n}" for n in visitor.named_sources() if f"glob:**/{n}" not in paths]
     paths = [f"glob:{p}" if UNKNOWN in p and not p.startswith("glob:") else p for p in paths]
     visitor.add("extension", label, node, text="\n".join(paths), role=role)
-    for flag in dict.fromkeys(v for kw in node.keywords for v in _strings(visitor, kw.value) if v.startswith(OFFLOAD_FLAGS)):
+    for flag in dict.fromkeys(v for kw in node.keywords for v in _strings(visitor, kw.value) if v.startswith(_offload_flags())):
         # `extra_cuda_cflags=["--offload-arch=gfx942"]`: the target the extension's device code is compiled for
         visitor.add("extension_target", flag, node, text="\n".join(paths), role=role)
+
+
+@cache
+def _offload_flags() -> tuple[str, ...]:
+    """The offload-target flags (rules/names/build.yaml `offload_arch_flags`), read at the first extension call."""
+    return tuple(sorted(name_list("build", "offload_arch_flags")))
 
 
 def _strings(visitor: _Visitor, node: ast.expr, depth: int = 0) -> list[str]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from migrate.extract.text.lines import Logical
@@ -246,6 +246,24 @@ def _rule_colon(text: str, *, at_start: bool = False) -> int:
     tab or `#`, and one with `=` before its colon, is no rule (at_start: the colon of a static pattern, any text)."""
     if not at_start and (not text or text[0] in "\t#"):
         return -1
+    for i, c in _outside_references(text):
+        if c == ":" and not text.startswith("=", i + 1):
+            return i if i > 0 or at_start else -1
+        if c in "=;#" or (c == ":" and text.startswith("=", i + 1)):
+            return -1
+    return -1
+
+
+def _split_inline(text: str) -> tuple[str, str, str]:
+    """A rule's prerequisites and the recipe after its `;` (outside `$(...)`)."""
+    for i, c in _outside_references(text):
+        if c == ";":
+            return text[:i], ";", text[i + 1:]
+    return text, "", ""
+
+
+def _outside_references(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, character) of each character of `text` outside `$(...)`/`${...}` and not a bracket itself."""
     depth = 0
     for i, c in enumerate(text):
         if c in "({":
@@ -253,24 +271,7 @@ def _rule_colon(text: str, *, at_start: bool = False) -> int:
         elif c in ")}":
             depth = max(0, depth - 1)
         elif depth == 0:
-            if c == ":" and not text.startswith("=", i + 1):
-                return i if i > 0 or at_start else -1
-            if c in "=;#" or (c == ":" and text.startswith("=", i + 1)):
-                return -1
-    return -1
-
-
-def _split_inline(text: str) -> tuple[str, str, str]:
-    """A rule's prerequisites and the recipe after its `;` (outside `$(...)`)."""
-    depth = 0
-    for i, c in enumerate(text):
-        if c in "({":
-            depth += 1
-        elif c in ")}":
-            depth = max(0, depth - 1)
-        elif c == ";" and depth == 0:
-            return text[:i], ";", text[i + 1:]
-    return text, "", ""
+            yield i, c
 
 
 class Expander:
