@@ -231,3 +231,29 @@ def test_pathlib_imported_without_urllib_parse_makes_the_same_uris_and_urllib_pa
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), *site.getsitepackages()) if p)}
     done = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, env=env, check=False)
     assert done.stdout.split() == ["False", "True", "True", "h", "True"], done.stderr
+
+
+def test_version_reads_the_rule_data_s_digest_by_stamps_and_imports_no_lint_module(tmp_path: Path) -> None:
+    """`rocm-migrate --version` cost more than an edited-file lint (~395 M instructions against ~240 M): it imported
+    lint's modules (cli/lint_args.py, extract/budget.py) without their start table and hashed every rule data file for
+    the rules' digest. A second --version knows the digest from the stamps memo (rulebase/stamps), imports no lint
+    module and no hashlib, and says what load.rules_version() says."""
+    from migrate import __version__
+    from migrate.rulebase.load import rules_version
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", ""),
+                                                      *site.getsitepackages()) if p),
+               ROCM_MIGRATE_CACHE_DIR=str(tmp_path / "cache"), PYTHONPYCACHEPREFIX=str(tmp_path / "pycache"))
+    outputs, seen = [], {}
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-S", "-c", PROBE, "--version"], capture_output=True, text=True,
+                              env=env, cwd=tmp_path, check=False)
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+        seen = json.loads([x for x in done.stderr.splitlines() if x.startswith("PROBE ")][-1][len("PROBE "):])
+    assert outputs == [f"rocm-migrate {__version__} (rules {rules_version()})\n"] * 2
+    assert (tmp_path / "cache" / "rules").is_dir()  # the memo the second run read
+    modules = set(seen["modules"])
+    assert not modules & {"migrate.cli.lint_args", "migrate.cli.lint_run", "migrate.extract.budget", "hashlib", "_hashlib"}
+    assert "click" in modules  # the near miss: --version is still click's option

@@ -283,6 +283,32 @@ def test_an_input_changed_just_before_the_run_is_never_trusted(tmp_path: Path) -
     assert not (tmp_path / "cache" / replay.FOLDER).exists()
 
 
+def test_the_inputs_are_not_stat_ed_past_one_changed_too_late(tmp_path: Path) -> None:
+    """A run whose input changed within RACY_NS of its start cannot be stored: the recorder stops at that input
+    (the edited file a pre-commit lint reads comes before the ~300 modules) and stats none after it; with every
+    input settled, each is stat'ed once and kept in the order met, the modules after (the near miss)."""
+    files = [tmp_path / f"{n}.cu" for n in range(4)]
+    for path in files:
+        path.write_text(KERNEL)
+        time.sleep(0.05)  # each file changed after the one before (the file system's timestamps are coarser than 1 ns)
+    recorder = replay._Recorder(str(tmp_path / "cache"))
+    asked: list[str] = []
+
+    def counted(path: str, *args: object, **kwargs: object) -> os.stat_result:
+        asked.append(os.fspath(path))
+        return os.stat(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    recorder.real = (counted, os.lstat, os.access)
+    recorder.met = {(str(path), "f"): None for path in files}
+    written = max(files[1].stat().st_mtime_ns, files[1].stat().st_ctime_ns)
+    assert recorder.inputs(settled_before=written) is None  # files[1] changed at the limit: not settled
+    assert asked == [str(files[0]), str(files[1])]
+    asked.clear()
+    found = recorder.inputs(settled_before=time.time_ns() + replay.RACY_NS)
+    assert found is not None and [path for path, _, _ in found][:4] == asked[:4] == [str(path) for path in files]
+    assert len(asked) == len(found)  # the modules the run imported follow the files, each stat'ed once too
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_in_a_git_checkout_what_git_answers_is_an_input(trees: Path, tmp_path: Path) -> None:
     """lint asks git which files it would not ignore: a hit asks again and compares the answer."""

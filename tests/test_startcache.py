@@ -272,8 +272,8 @@ def test_a_debug_pattern_is_never_served(tmp_path: Path) -> None:
         return "compiled"
 
     hook = table.compile_hook(original, lambda *a: "served")
-    table.patterns[("x", int(re.DEBUG))] = (0, [], 0, {}, ())
-    table.patterns[("x", 0)] = (0, [], 0, {}, ())
+    table.patterns[("x", int(re.DEBUG))] = (0, b"", 0, {}, ())
+    table.patterns[("x", 0)] = (0, b"", 0, {}, ())
     assert hook("x", int(re.DEBUG)) == "compiled" and hook("x", 0) == "served"
     assert table.new_patterns == [] and calls == [("x", int(re.DEBUG))]
 

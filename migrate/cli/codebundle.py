@@ -218,6 +218,8 @@ def save() -> None:
         entry = _entry(name, spec, started, FileFinder)
         if entry is not None:
             new[name] = entry
+    if not new and all(name in bundle.served for name, stored in bundle.entries.items() if stored[5] in bundle.loaded):
+        return  # nothing new, and every module of the groups unmarshalled was served: nothing to split (no stat needed)
     members: dict[int, list[str]] = {}  # group -> the names of its current modules
     for name, stored in bundle.entries.items():
         if name not in new and _current(bundle, name):

@@ -109,11 +109,19 @@ def lint_or_main(argv: list[str]) -> Callable[[], int]:
         from migrate.cli import startcache
 
         startcache.install("scan")  # a table of its own: a lint does not unmarshal what only a scan compiles
-    from migrate.cli import lint_args
-    from migrate.extract import budget
+    elif argv == ["--version"]:  # click, the rule data's stamps and model's classes: compiled once, in a table of its own
+        from migrate.cli import startcache
 
-    budget.when_machine_dependent(replay.unrepeatable)
-    options = lint_args.read(argv)
+        startcache.install("version")
+    if argv[:1] and argv[0] in replay.COMMANDS:  # a recorded command: a budget-stopped analysis is not stored
+        from migrate.extract import budget
+
+        budget.when_machine_dependent(replay.unrepeatable)
+    options = None
+    if argv[:1] == ["lint"]:  # not for another command (--version imported lint's modules without their start table)
+        from migrate.cli import lint_args
+
+        options = lint_args.read(argv)
     if options is None:
         from migrate.cli.main import main
 

@@ -47,7 +47,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-FORMAT = 5  # 2: the payload with its BLAKE2b digest; 3: with its CRC-32; 4: one table per command; 5: a lint's classes
+FORMAT = 6  # 2: the payload with its BLAKE2b digest; 3: with its CRC-32; 4: one table per command; 5: a lint's classes;
+# 6: a program's code as bytes (CODE_ITEM, native byte order), not a list of numbers
 LINT = "lint"  # the command whose table keeps the name every table had before FORMAT 4
 MAX_PATTERNS = 4000  # past this, only what this run used and added is kept
 MAX_SOURCES = 2000
@@ -57,7 +58,10 @@ RE_MODULES = frozenset({"re", "sre_compile", "functools"})  # frames between a c
 # stages whose composed patterns come from rule data the package (or its user) ships, never from a scanned project
 DATA_STAGES = ("migrate.rulebase.", "migrate.scan.")
 
-Program = tuple[int, list[int], int, dict[str, int], tuple[object, ...]]  # _sre.compile's arguments after the pattern
+Program = tuple[int, bytes, int, dict[str, int], tuple[object, ...]]  # _sre.compile's arguments after the pattern (code packed)
+# a program's code words as stored: machine words of _sre.CODESIZE bytes, unpacked by one C call where a pattern is
+# served (marshal read a list of numbers one by one: ~0.8 M instructions of an edited-file lint's ~240 M)
+CODE_ITEM = {2: "H", 4: "I", 8: "Q"}
 
 
 class _Table:
@@ -81,6 +85,9 @@ class _Table:
     def compile_hook(self, original: Callable[..., Any], sre_compile: Callable[..., Any]) -> Callable[..., Any]:
         patterns, used, new = self.patterns, self.used_patterns, self.new_patterns
         self.original = original
+        import _sre  # type: ignore[import-not-found]
+
+        item: Any = CODE_ITEM[_sre.CODESIZE]  # the struct letter of a code word (the table is keyed by CODESIZE)
 
         def compile_(p: Any, flags: Any = 0) -> Any:
             if type(flags) is int and type(p) in (str, bytes) and not flags & DEBUG_FLAG:
@@ -88,7 +95,8 @@ class _Table:
                 found = patterns.get(key)
                 if found is not None:
                     used.add(key)
-                    return sre_compile(p, *found)
+                    flags_, code, groups, groupindex, indexgroup = found
+                    return sre_compile(p, flags_, memoryview(code).cast(item).tolist(), groups, groupindex, indexgroup)
                 if _own(p):
                     new.append(key)
             return original(p, flags)
@@ -156,9 +164,9 @@ def table_path(command: str = LINT) -> str | None:
 
 def interpreter() -> tuple[object, ...]:
     """What the stored programs and code objects depend on besides their text."""
-    import _sre  # type: ignore[import-not-found]
+    import _sre
 
-    return (FORMAT, sys.version, sys.implementation.cache_tag, _sre.MAGIC, _sre.CODESIZE, sys.flags.optimize,
+    return (FORMAT, sys.version, sys.implementation.cache_tag, _sre.MAGIC, _sre.CODESIZE, sys.byteorder, sys.flags.optimize,
             marshal.version)
 
 
@@ -182,7 +190,8 @@ def install(command: str = LINT) -> None:
     from migrate import compat
 
     compiler = getattr(re, "_compiler", None)
-    if compiler is None or not callable(getattr(compiler, "compile", None)) or not callable(getattr(compiler, "_code", None)):
+    if compiler is None or not callable(getattr(compiler, "compile", None)) or not callable(getattr(compiler, "_code", None)) \
+            or _sre.CODESIZE not in CODE_ITEM:
         return
     patterns, sources, classes = _read(path)
     table = _Table(path, patterns, sources, classes)
@@ -283,8 +292,11 @@ def _programs(keys: list[tuple[str | bytes, int]]) -> dict[tuple[object, int], P
             indexgroup: list[object] = [None] * tree.state.groups
             for name, index in groupindex.items():
                 indexgroup[index] = name
-            program: Program = (int(flags | tree.state.flags), code, tree.state.groups - 1, groupindex, tuple(indexgroup))
-            rebuilt, compiled = _sre.compile(pattern, *program), re.compile(pattern, flags)
+            packed = b"".join(word.to_bytes(_sre.CODESIZE, sys.byteorder) for word in code)
+            program: Program = (int(flags | tree.state.flags), packed, tree.state.groups - 1, groupindex, tuple(indexgroup))
+            item: Any = CODE_ITEM[_sre.CODESIZE]
+            rebuilt = _sre.compile(pattern, program[0], memoryview(packed).cast(item).tolist(), *program[2:])
+            compiled = re.compile(pattern, flags)
         except Exception:  # whatever the parse says, the pattern is simply not kept
             continue
         if rebuilt == compiled and rebuilt.groups == compiled.groups and rebuilt.groupindex == compiled.groupindex:
