@@ -103,5 +103,8 @@ def extra_installs(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]
 
 def install_of(installs: Mapping[str, tuple[Install, ...]], path: str, line: int, symbol: str) -> Install | None:
     """The install of an extra's package that a finding at path:line on `symbol` reports, if any."""
+    found = installs.get(path)
+    if not found:  # asked for every finding's part: most files install no extra's package
+        return None
     name = package_name(symbol)
-    return next((i for i in installs.get(path, ()) if i[0] == line and i[1] == name), None)
+    return next((i for i in found if i[0] == line and i[1] == name), None)
