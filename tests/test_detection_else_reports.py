@@ -25,6 +25,7 @@ def test_a_detection_branch_that_builds_beside_a_reporting_else_is_the_only_buil
     tree = _copy(CASE, tmp_path)
     top = tree / "CMakeLists.txt"
     text = top.read_text()
+    assert "\nadd_subdirectory(src)\n" in text and '        message(STATUS "CUDA enabled")\n' in text
     text = text.replace("\nadd_subdirectory(src)\n", "\n")
     text = text.replace('        message(STATUS "CUDA enabled")\n', '        message(STATUS "CUDA enabled")\n'
                         "        add_subdirectory(src)\n")

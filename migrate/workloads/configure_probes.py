@@ -21,10 +21,13 @@ PROBE_ROLE = "probe"  # the role extract/text/cmakelists.py gives a source try_c
 def configure_probes(facts: Mapping[str, Sequence[Fact]]) -> dict[str, tuple[str, str]]:
     """File -> (the file itself as its part; evidence), for the sources only configure probes name. A source named
     below a folder variable (`${SRC_DIR}/k.cu`, `source_unplaced`) counts as built wherever its name matches."""
+    named = of_kinds(facts, "build_source", "source_unplaced")
+    if not any(f.role == PROBE_ROLE for _, f in named):  # most projects: no source list of theirs to resolve
+        return {}
     files = frozenset(facts)
     probes: dict[str, str] = {}  # file -> where a probe names it
     built: set[str] = set()
-    for path, f in of_kinds(facts, "build_source", "source_unplaced"):
+    for path, f in named:
         found = named_files(path, f, files) if f.kind == "build_source" else \
             [p for p in files if fnmatch.fnmatchcase(posixpath.basename(p), f.name)]
         if f.role == PROBE_ROLE:

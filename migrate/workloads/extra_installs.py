@@ -24,7 +24,7 @@ from migrate.model import Fact
 from migrate.rulebase import datafile
 from migrate.rulebase.load import default_rules_dir
 from migrate.workloads.optional_words import DataError
-from migrate.workloads.undeclared import MANIFEST_KINDS, RUN_DIRECTLY
+from migrate.workloads.undeclared import RUN_DIRECTLY, is_manifest
 
 Install = tuple[int, str, str]  # line, the package's canonical name, evidence
 # a distribution name, then nothing or what a requirement puts after it (a version, extras, a marker, a URL): not an
@@ -72,7 +72,7 @@ def extra_installs(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]
                    needs: Mapping[str, frozenset[str]] | None = None) -> dict[str, tuple[Install, ...]]:
     """File outside the manifests -> the installs in it of packages that the manifests declare only under an extra
     (or that such a package requires)."""
-    manifests = {p for p in facts if kinds.get(p, "") in MANIFEST_KINDS or p.rsplit("/", 1)[-1] == "setup.py"}
+    manifests = {p for p in facts if is_manifest(p, kinds)}
     extras: dict[str, str] = {}
     required: set[str] = set()
     for path in sorted(manifests):
@@ -103,5 +103,8 @@ def extra_installs(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]
 
 def install_of(installs: Mapping[str, tuple[Install, ...]], path: str, line: int, symbol: str) -> Install | None:
     """The install of an extra's package that a finding at path:line on `symbol` reports, if any."""
+    found = installs.get(path)
+    if not found:  # asked for every finding's part: most files install no extra's package
+        return None
     name = package_name(symbol)
-    return next((i for i in installs.get(path, ()) if i[0] == line and i[1] == name), None)
+    return next((i for i in found if i[0] == line and i[1] == name), None)

@@ -34,7 +34,7 @@ def extension_files(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
     ext/ClimaCoreCUDAExt.jl:17 `include(joinpath("cuda", "adapt.jl"))`: ext/cuda/, beside the extension's own file)."""
     named = _extensions(facts)
     includes = _includes(facts)
-    packages = {path for path, _ in of_kind(facts, "julia_package")}
+    by_packages = _loaded_by_packages(facts, includes) if named else set()  # made once, read for each include
     out: dict[str, str] = {}
     for path in facts:
         if path.endswith(SOURCE_SUFFIX) and (key := _extension_of(path, named)) is not None:
@@ -45,7 +45,7 @@ def extension_files(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:
             out[path] = evidence
             for loaded in sorted(_loaded([path], includes, literal_only=True) or ()):
                 if loaded in facts and loaded.startswith(posixpath.join(posixpath.dirname(project), EXTENSION_FOLDER)
-                                                         + "/") and not _loaded_by_package(loaded, packages, includes):
+                                                         + "/") and loaded not in by_packages:
                     out.setdefault(loaded, evidence)
     return out
 
@@ -58,11 +58,11 @@ def _includes(facts: Mapping[str, Sequence[Fact]]) -> dict[str, list[Fact]]:
     return out
 
 
-def _loaded_by_package(path: str, packages: set[str], includes: Mapping[str, Sequence[Fact]]) -> bool:
-    """Whether the files of a package's own src/ folder (beside a Project.toml) include `path` too."""
-    entries = [posixpath.join(posixpath.dirname(p), SOURCE_FOLDER) for p in packages]
+def _loaded_by_packages(facts: Mapping[str, Sequence[Fact]], includes: Mapping[str, Sequence[Fact]]) -> set[str]:
+    """The files that the files of a package's own src/ folder (beside a Project.toml) include, by literal paths."""
+    entries = {posixpath.join(posixpath.dirname(p), SOURCE_FOLDER) for p, _ in of_kind(facts, "julia_package")}
     roots = [p for p in includes if posixpath.dirname(p) in entries]
-    return path in (_loaded(roots, includes, literal_only=True) or set())
+    return _loaded(roots, includes, literal_only=True) or set()
 
 
 def unloaded_files(facts: Mapping[str, Sequence[Fact]]) -> dict[str, str]:

@@ -26,6 +26,8 @@ def twinned_branch_sources(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[s
     """The files every Makefile mention of which sits in a branch that builds a CUDA twin whose HIP twin the same
     Makefile names outside that branch; `twinned`: the CUDA twins of the tree (scan.layout.hip_twinned), `twins`: the
     stems a stem's HIP twin may have (scan.layout.twin_stems)."""
+    if not twinned:  # no CUDA twin in the tree: no branch builds one, and no Makefile needs reading
+        return frozenset()
     files = frozenset(facts)
     mentions: dict[str, list[bool]] = {}  # file -> for each mention, whether a twinned branch holds it
     for path in sorted(facts):

@@ -62,7 +62,7 @@ def undeclared_scopes(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, s
                       packages: Sequence[Package] | None = None) -> dict[str, tuple[Scope, ...]]:
     """Python file -> the scopes (a function or branch, or the whole file as (0, 0)) that import a package the
     project's declared dependencies do not bring, where no module the project loads imports it at its top level."""
-    manifests = sorted(p for p, items in facts.items() if _manifest(p, kinds)
+    manifests = sorted(p for p, items in facts.items() if is_manifest(p, kinds)
                        and any(f.kind == "requirement" and f.guard != "optional" for f in items))
     if not manifests:  # a project that declares nothing says nothing of what its install brings
         return {}
@@ -92,7 +92,8 @@ def undeclared_scopes(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, s
     return out
 
 
-def _manifest(path: str, kinds: Mapping[str, str]) -> bool:
+def is_manifest(path: str, kinds: Mapping[str, str]) -> bool:
+    """Whether a file declares the project's dependencies (pyproject.toml, setup.cfg, a requirements file, setup.py)."""
     return kinds.get(path, "") in MANIFEST_KINDS or posixpath.basename(path) == "setup.py"
 
 
