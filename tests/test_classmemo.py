@@ -297,10 +297,13 @@ def test_a_recording_compiles_each_text_once_and_recipes_of_changed_or_gone_clas
     class made here in another shape (now unslotted: dataclasses makes it), of a class its loaded module no longer
     has, nor of a module whose file is gone; a recipe of a module this process did not load stays (near miss), and so
     does this process's own. So the table stays bounded by the package's classes across code changes."""
+    from migrate.cli import classmemo
+
+    if sys.version_info[:2] != classmemo.SUPPORTED:  # not on a failed install(): that is this test's failure to show
+        pytest.skip("the memo follows another CPython release's dataclasses")
     done = subprocess.run([sys.executable, "-c", PRUNING], capture_output=True, text=True, env=_env(tmp_path),
                           cwd=tmp_path, check=False)
-    if done.returncode and "AssertionError" in done.stderr and "install" in done.stderr:
-        pytest.skip("the memo follows another CPython release's dataclasses")
+    assert done.returncode == 0, done.stderr
     said = json.loads(done.stdout)
     assert said["kept"] == [["migrate.render.sarif_report", "Unread"], ["shapes", "Kept"]]
     assert said["texts"] >= 3 and said["most_compiles"] == 1

@@ -28,8 +28,9 @@ def _area(area: str) -> dict[str, Any]:
     return name_lists.lists(folder() / f"{area}.yaml")
 
 
+@cache
 def name_list(area: str, key: str) -> frozenset[str]:
-    """The list `key` of rules/names/<area>.yaml."""
+    """The list `key` of rules/names/<area>.yaml (built once: extractors ask per CMake command, per argument)."""
     return frozenset(str(name) for name in _area(area)[key]["names"])
 
 

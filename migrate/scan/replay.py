@@ -248,7 +248,12 @@ def _view(path: str, how: str, real_stat: Callable[..., os.stat_result] = os.sta
 def _settled(inputs: list[tuple[str, str, View]], started: int) -> bool:
     """Whether every input was last changed well before the run started (else a change in the
     same tick as the run's read could keep its stamp: the entry could never be trusted)."""
-    return all(len(view) < 6 or max(view[2], view[3]) < started - RACY_NS for _, _, view in inputs)
+    return all(_settled_view(view, started - RACY_NS) for _, _, view in inputs)
+
+
+def _settled_view(view: View, before: int) -> bool:
+    """Whether one input's view shows no change at or after `before` (a folder's identity or an error: no stamp)."""
+    return len(view) < 6 or max(view[2], view[3]) < before
 
 
 def _unchanged(started: int, inputs: list[tuple[str, str, View]]) -> bool:
@@ -366,7 +371,7 @@ class _Recorder:
             if how == "s" and (path, "f") in met:
                 continue  # a path opened or listed needs no stat of its own: its whole stamp is kept
             view = _view(path, how, real_stat)
-            if len(view) >= 6 and max(view[2], view[3]) >= settled_before:
+            if not _settled_view(view, settled_before):
                 return None
             found.append((path, how, view))
         return found

@@ -77,10 +77,11 @@ def _structure(visitor: _Visitor, node: ast.Call, name: str | None) -> None:
     role = EXTENSION_CALLS.get(name or "")
     if role is None:
         return
-    named = name in PADDLE_SETUP_NAMED
-    module = ast.Constant(visitor.setup_named[id(node)]) if named and id(node) in visitor.setup_named \
-        else ast.Name("", ast.Load()) if named else _argument(node, 0, "name")
-    if isinstance(module, ast.Constant) and isinstance(module.value, str):
+    named = name in PADDLE_SETUP_NAMED  # no name of its own: setup()'s, else its sources' folder's (assemble.py)
+    module = None if named else _argument(node, 0, "name")
+    if named:
+        label = visitor.setup_named.get(id(node), "").rsplit(".", 1)[-1]
+    elif isinstance(module, ast.Constant) and isinstance(module.value, str):
         label = module.value.rsplit(".", 1)[-1]
     elif module is not None:
         label = ""  # CUDAExtension(pkg_name, ...), load(name=ext_name, ...): named by its sources' folder (assemble.py)
