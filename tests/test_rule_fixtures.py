@@ -9,7 +9,7 @@ from migrate.extract import extract
 from migrate.lint.run import check_file
 from migrate.model import Target
 from migrate.scan.discover import file_kind
-from migrate.scan.match import RuleIndex
+from migrate.scan.match import IdentifierNames, RuleIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "rules"
@@ -68,21 +68,33 @@ def fixture_index(text: str, rulebase, default: RuleIndex) -> RuleIndex:
                                       arch=tuple(settings.get("arch", "gfx942").split(","))))
 
 
+_SCAN_NAMES: dict[Target, IdentifierNames] = {}
+
+
+def scan_names(index: RuleIndex) -> IdentifierNames:
+    """The identifier names a scan for the index's target builds facts of (lint builds every fact): a fixture
+    is extracted as the scan extracts it, so a rule whose fixture passes fires in a scan too."""
+    if index.target not in _SCAN_NAMES:
+        _SCAN_NAMES[index.target] = IdentifierNames([index])
+    return _SCAN_NAMES[index.target]
+
+
 def fired(path: Path, index: RuleIndex, rulebase, rel: str = "", tree: tuple[str, ...] = (),
           cross: bool = False) -> set[tuple[int, str]]:
-    """What lint reports for the file: matching plus inline suppressions (HIP0901/HIP0902). A fixture
-    in a subfolder is matched under its path in the rule's folder, with `tree` (that folder's
-    other files) as the rest of its scanned tree; with `cross` (a rule of the cross-file join or of the
-    project-wide lane-mask names) those files are read with it, as lint reads the files it is given."""
+    """What lint reports for the file, with the facts a scan builds: matching plus inline suppressions
+    (HIP0901/HIP0902). A fixture in a subfolder is matched under its path in the rule's folder, with `tree`
+    (that folder's other files) as the rest of its scanned tree; with `cross` (a rule of the cross-file join or
+    of the project-wide lane-mask names) those files are read with it, as lint reads the files it is given."""
     kind = file_kind(path)
     assert kind, f"{path}: fixture has no scannable kind"
     data = path.read_bytes()
-    extraction = extract(kind, data)
+    names = scan_names(index)
+    extraction = extract(kind, data, names)
     if kind == "binary" and extraction.error:  # skipped, as the scan skips it: no finding
         return set()
     assert extraction.error is None, extraction.error
     root = path.parents[len(Path(rel).parts) - 1] if rel else path.parent
-    others = [(other, extract(file_kind(root / other), (root / other).read_bytes())) for other in tree
+    others = [(other, extract(file_kind(root / other), (root / other).read_bytes(), names)) for other in tree
               if other != rel] if cross else []
     findings, _ = check_file(rel or path.name, kind, data, extraction, [index], rulebase, tree, others)
     found = {(f.line, f.rule) for f in findings} | stack_fired(path.name, extraction, index, rulebase)

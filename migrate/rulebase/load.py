@@ -420,6 +420,11 @@ class RuleBase:
         """Each rule's fact kind and matcher record (`match` of rule.schema.json), in file order."""
         return self._column("matchers", _matcher)
 
+    def file_conditions(self) -> list[tuple[str, ...]]:
+        """Each rule's `file_has` and `file_lacks` patterns, in file order: the names they find are facts the scan
+        must build (match.IdentifierNames), read from the records: no rule is built."""
+        return self._column("file_conditions", _file_conditions)
+
     def construct_rules(self, constructs: Iterable[str]) -> frozenset[str]:
         """The ids of the rules that match any of `constructs` exactly (a `construct` matcher's `exact`), read from
         the records: no rule is built."""
@@ -474,6 +479,10 @@ def _record_name(record: dict[str, Any]) -> str:
 
 def _in_backend_files(record: dict[str, Any]) -> bool:
     return bool(record.get("in_backend_files", True))
+
+
+def _file_conditions(record: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(str(record[key]["regex"]) for key in ("file_has", "file_lacks") if key in record)
 
 
 def _matcher(record: dict[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -84,6 +84,9 @@ class RuleIndex:
         for position, (kind, spec) in enumerate(rulebase.matchers()):
             if in_force[position] and ("prefix" in spec or "regex" in spec):
                 self._add(position, kind, spec)
+        # the patterns of the in-force rules' `file_has`/`file_lacks`: what they find is read as facts (_file_has)
+        self.conditions = tuple(dict.fromkeys(pattern for on, patterns in zip(in_force, rulebase.file_conditions(),
+                                                                              strict=True) if on for pattern in patterns))
 
     def _add(self, position: int, kind: str, spec: Mapping[str, Any]) -> None:
         for prefix in as_tuple(spec.get("prefix")):
@@ -155,7 +158,9 @@ class IdentifierNames:
     """Whether any of the indexes could match an identifier fact of a name: a name no rule lists,
     no rule's prefix starts and no rule's pattern finds gives no candidate (`RuleIndex._lookup`),
     so the scan's extractors need not build its facts (`extract(..., names=...)`); another vendor's
-    runtime names are kept too: they tell that vendor's sources (layout.other_vendor_source)."""
+    runtime names are kept too: they tell that vendor's sources (layout.other_vendor_source), and so
+    are the names a rule's `file_has`/`file_lacks` pattern finds: the rule's condition reads them
+    (`_file_has`), in a scan as in lint and the rule fixtures, which build every fact."""
 
     MEMO = 200_000  # distinct names remembered per process
 
@@ -163,7 +168,8 @@ class IdentifierNames:
         self._names = frozenset(name for index in by_target for name in index.names("identifier"))
         self._prefixes = tuple(p for index in by_target for p, _ in index._prefix.get("identifier", ()))
         self._patterns = _one_pattern(list(dict.fromkeys(
-            pattern for index in by_target for pattern, _, _ in index._regex.get("identifier", ()))))
+            pattern for index in by_target
+            for pattern in (*(p for p, _, _ in index._regex.get("identifier", ())), *index.conditions))))
         self._memo: dict[str, bool] = {}
 
     def __call__(self, name: str) -> bool:
@@ -182,13 +188,20 @@ _NOT_JOINABLE = re.compile(r"\\[1-9]|\(\?P[=<]|\(\?\(|\(\?[aiLmsux]")
 
 
 def _one_pattern(patterns: list[str]) -> tuple[re.Pattern[str], ...]:
-    """The patterns as one alternation (one search instead of one per pattern) when that finds
-    the same names, else each compiled on its own."""
-    if len(patterns) > 1 and not any(_NOT_JOINABLE.search(p) for p in patterns):
+    """The patterns as one alternation (one search instead of one per pattern) where that finds
+    the same names, the others (a `(?i)` flag, a group reference) each compiled on its own."""
+    joinable = [p for p in patterns if not _NOT_JOINABLE.search(p)]
+    if len(joinable) > 1:
         try:
-            return (re.compile("|".join(f"(?:{p})" for p in patterns)),)
+            joined = re.compile("|".join(f"(?:{p})" for p in joinable))
         except re.error:
             pass
+        else:
+            return (joined, *_each([p for p in patterns if _NOT_JOINABLE.search(p)]))
+    return _each(patterns)
+
+
+def _each(patterns: list[str]) -> tuple[re.Pattern[str], ...]:
     compiled = []
     for p in patterns:
         try:
