@@ -265,6 +265,7 @@ def role_known(role: str) -> bool:
 
 ROLES: dict[str, str] = {
     "call": "a call `f()`",
+    "probe": "a `build_source` a configure-time command compiles (try_run/try_compile): a probe, not a build's source",
     "member": "a member call `obj.f()`",
     "type": "a type name",
     "template": "the name of a template type",

@@ -356,7 +356,8 @@ def test_identifier_names_keep_every_name_a_rule_can_match(rulebase) -> None:
 
     by_target = indexes(rulebase, rocm="7.2", archs=["gfx942", "gfx1100", "gfx90a"])
     wanted = IdentifierNames(by_target)
-    words = {w for p in (ROOT / "fixtures").rglob("*.c*") for w in re.findall(r"[A-Za-z_]\w*", p.read_text(errors="replace"))}
+    sources = [p for p in (ROOT / "fixtures").rglob("*.c*") if p.is_file()]  # not a `.cmake/` folder
+    words = {w for p in sources for w in re.findall(r"[A-Za-z_]\w*", p.read_text(errors="replace"))}
     words |= {"ncclAllReduce", "nvtxRangePushA", "cuvidCreateDecoder", "__nv_fp8_e4m3", "nppiResize_8u", "optixLaunch"}
     matched = {w for w in words for index in by_target for role in ("value", "call", "type", "member")
                if index._lookup(Fact(kind="identifier", name=w, line=1, column=1, end_line=1, end_column=2, role=role))}

@@ -49,7 +49,8 @@ KERNEL_BINARY = re.compile(r"(?:^|/)([A-Za-z_][\w-]*)\.(?:fatbin|cubin|ptx)$")
 PIP_RUN = re.compile(r"\binstall\b|--(?:extra-)?index-url\b|--find-links\b")
 # A string that is, whole, a Kubernetes resource, label or taint key in NVIDIA's domain, as a pod spec or toleration
 # built in Python names it (`{"key": "nvidia.com/gpu", "operator": "Exists"}`, `limits={"nvidia.com/gpu": 1}`,
-# AKS's taint form "nvidia.com/gpu=true:NoSchedule"): the `manifest` fact a manifest's line gives (HIP9003, HIP9004).
+# AKS's taint form "nvidia.com/gpu=true:NoSchedule"): the `manifest` fact a manifest's line gives (the
+# Kubernetes GPU resource and toleration rules read it).
 # Taints: https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/.
 # Only the GPU stack's keys (rules/names/python.yaml `k8s_nvidia_gpu_keys`), not an NVIDIA operator's API group.
 K8S_GPU_KEYS = "|".join(re.escape(word) for word in sorted(name_list("python", "k8s_nvidia_gpu_keys")))
