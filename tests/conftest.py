@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,30 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     return root
+
+
+def copied_tree(source: Path, tmp_path: Path, edits: Iterable[tuple[str, str, str]] = (), *,
+                name: str | None = None) -> Path:
+    """A copy of the fixture tree `source` at `tmp_path / name` (default: its own name), each (path, old, new) edit
+    made once in turn; every `old` must be in its file."""
+    import shutil
+
+    tree = Path(shutil.copytree(source, tmp_path / (name or source.name)))
+    for rel, old, new in edits:
+        target = tree / rel
+        text = target.read_text()
+        assert old in text, rel
+        target.write_text(text.replace(old, new, 1))
+    return tree
+
+
+def scan_tree(tree: Path, rulebase: Any) -> dict:
+    """`tree` scanned in process (one job, no cache, no hipify), as the JSON report."""
+    from migrate.render.json_report import to_json
+    from migrate.scan import pipeline as scan
+    from migrate.settings import Settings
+
+    return to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
 
 
 def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None):

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.test_optional_parts import _copy, report, scanned, statuses_of
+from tests.conftest import copied_tree, scan_tree
+from tests.test_optional_parts import CASES, report, statuses_of
 
 CASE = "cmake_configure_probe"
 PROBE = ".cmake/DetectDevices.cu"
@@ -19,12 +20,8 @@ def test_a_source_only_try_run_compiles_is_a_configure_probe(rulebase) -> None:
 
 
 def test_a_probe_source_a_default_target_lists_stays_required(tmp_path: Path, rulebase) -> None:
-    tree = _copy(CASE, tmp_path)
-    target = tree / "CMakeLists.txt"
-    text = target.read_text()
-    old = "add_library(isce3 src/core/Basis.cpp)"
-    assert old in text
-    target.write_text(text.replace(old, "add_library(isce3 src/core/Basis.cpp .cmake/DetectDevices.cu)", 1))
-    data = scanned(tree, rulebase)
+    tree = copied_tree(CASES / CASE, tmp_path, [("CMakeLists.txt", "add_library(isce3 src/core/Basis.cpp)",
+                                                 "add_library(isce3 src/core/Basis.cpp .cmake/DetectDevices.cu)")])
+    data = scan_tree(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert statuses_of(data, PROBE) == {""}

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.test_optional_parts import _copy, report, scanned, statuses_of
+from tests.conftest import copied_tree, scan_tree
+from tests.test_optional_parts import CASES, report, statuses_of
 
 CASE = "cmake_cuda_target_properties"
 
@@ -18,12 +19,8 @@ def test_cuda_target_properties_go_with_the_switch_every_cuda_source_is_under(ru
 
 
 def test_with_a_cuda_source_in_the_default_build_the_properties_stay_required(tmp_path: Path, rulebase) -> None:
-    tree = _copy(CASE, tmp_path)
-    target = tree / "CMakeLists.txt"
-    text = target.read_text()
-    old = "list(APPEND sparse_SOURCES src/unzip_rect.cc)"
-    assert old in text
-    target.write_text(text.replace(old, "list(APPEND sparse_SOURCES src/unzip_rect.cc src/unzip_rect.cu)", 1))
-    data = scanned(tree, rulebase)
+    tree = copied_tree(CASES / CASE, tmp_path, [("CMakeLists.txt", "list(APPEND sparse_SOURCES src/unzip_rect.cc)",
+                                                 "list(APPEND sparse_SOURCES src/unzip_rect.cc src/unzip_rect.cu)")])
+    data = scan_tree(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert {f["status"] for f in data["findings"] if f["symbol"].startswith("CUDA_STANDARD")} == {""}

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.test_optional_parts import _copy, optional_parts, report, scanned, statuses_of
+from tests.conftest import copied_tree, scan_tree
+from tests.test_optional_parts import CASES, optional_parts, report, statuses_of
 
 CASE = "cmake_detection_flag_else_reports"
 KERNEL = "src/backends/cuda/sum_kernel.cu"
@@ -22,14 +23,11 @@ def test_a_detection_that_only_sets_a_flag_is_optional_beside_a_reporting_else(r
 
 def test_a_detection_branch_that_builds_beside_a_reporting_else_is_the_only_build(tmp_path: Path, rulebase) -> None:
     """WaveBlender's shape: the branch itself adds what it builds (here the folder), the else() only reports."""
-    tree = _copy(CASE, tmp_path)
-    top = tree / "CMakeLists.txt"
-    text = top.read_text()
-    assert "\nadd_subdirectory(src)\n" in text and '        message(STATUS "CUDA enabled")\n' in text
-    text = text.replace("\nadd_subdirectory(src)\n", "\n")
-    text = text.replace('        message(STATUS "CUDA enabled")\n', '        message(STATUS "CUDA enabled")\n'
-                        "        add_subdirectory(src)\n")
-    top.write_text(text)
-    data = scanned(tree, rulebase)
+    tree = copied_tree(CASES / CASE, tmp_path, [
+        ("CMakeLists.txt", "\nadd_subdirectory(src)\n", "\n"),
+        ("CMakeLists.txt", '        message(STATUS "CUDA enabled")\n',
+         '        message(STATUS "CUDA enabled")\n        add_subdirectory(src)\n'),
+    ])
+    data = scan_tree(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert statuses_of(data, KERNEL) == {""}

@@ -5,23 +5,15 @@ the manifest also requires the package, or does not name it at all; a package an
 (rules/workloads/installs.yaml `requires`) once no extra names that package."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from migrate.render.json_report import to_json
-from migrate.scan import pipeline as scan
-from migrate.settings import Settings
-from tests.conftest import ROOT
+from tests.conftest import ROOT, copied_tree, scan_tree
 
 CASE = ROOT / "fixtures" / "workloads" / "optional" / "extra_installed_by_image"
 EXTRA = 'dali = ["nvidia-dali-cuda120==1.53.0"]\n'
 QUACK = 'quack = ["quack-kernels"]\n'
 SCRIPT = "scripts/slurm/setup_env.sh"
-
-
-def scanned(tree: Path, rulebase) -> dict:
-    return to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
 
 
 def dali_in_image(data: dict) -> dict:
@@ -33,7 +25,7 @@ def cutlass_in_script(data: dict) -> dict:
 
 
 def test_an_image_installing_an_extras_package_makes_it_no_requirement(rulebase) -> None:
-    data = scanned(CASE, rulebase)
+    data = scan_tree(CASE, rulebase)
     assert data["summary"]["class"] == "minor-adaptation"  # the PyTorch CUDA wheels of the setup script
     assert dali_in_image(data)["status"] == "optional"
     root = next(w for w in data["workloads"] if w["root"] == ".")
@@ -49,12 +41,7 @@ def test_an_image_installing_an_extras_package_makes_it_no_requirement(rulebase)
 
 
 def test_a_requirement_of_no_extras_package_stays_required(tmp_path: Path, rulebase) -> None:
-    tree = tmp_path / "extra_installed_by_image"
-    shutil.copytree(CASE, tree)
-    manifest = tree / "pyproject.toml"
-    assert QUACK in manifest.read_text()
-    manifest.write_text(manifest.read_text().replace(QUACK, ""))
-    data = scanned(tree, rulebase)
+    data = scan_tree(copied_tree(CASE, tmp_path, [("pyproject.toml", QUACK, "")]), rulebase)
     assert cutlass_in_script(data)["status"] == ""
     assert dali_in_image(data)["status"] == "optional"
 
@@ -62,8 +49,7 @@ def test_a_requirement_of_no_extras_package_stays_required(tmp_path: Path, ruleb
 @pytest.mark.parametrize("change", ["required", "undeclared"])
 def test_a_package_the_manifest_requires_or_does_not_name_stays_required(change: str, tmp_path: Path,
                                                                         rulebase) -> None:
-    tree = tmp_path / "extra_installed_by_image"
-    shutil.copytree(CASE, tree)
+    tree = copied_tree(CASE, tmp_path)
     manifest = tree / "pyproject.toml"
     text = manifest.read_text()
     assert EXTRA in text
@@ -72,6 +58,6 @@ def test_a_package_the_manifest_requires_or_does_not_name_stays_required(change:
     else:  # no extra names it: nothing says the image's install is opt-in
         text = text.replace(EXTRA, 'docs = ["sphinx"]\n')
     manifest.write_text(text)
-    data = scanned(tree, rulebase)
+    data = scan_tree(tree, rulebase)
     assert data["summary"]["class"] == "incompatible"
     assert dali_in_image(data)["status"] == ""

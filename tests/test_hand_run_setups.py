@@ -4,14 +4,10 @@ own class. Near misses: the install's setup.py imports the script, or compiles t
 manifest encloses the script (the script is the tree's only build)."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from migrate.render.json_report import to_json
-from migrate.scan import pipeline as scan
-from migrate.settings import Settings
-from tests.conftest import ROOT
+from tests.conftest import ROOT, copied_tree, scan_tree
 
 CASE = ROOT / "fixtures" / "workloads" / "optional" / "hand_run_setup"
 SCRIPT = "mlbench_core/install_cuda_extensions.py"
@@ -19,16 +15,12 @@ KERNEL = "mlbench_core/models/pytorch/gnmt/attn_score/attn_score_cuda_kernel.cu"
 HEADER = "mlbench_core/models/pytorch/gnmt/attn_score/attn_score.h"
 
 
-def scanned(tree: Path, rulebase) -> dict:
-    return to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
-
-
 def statuses(data: dict, path: str) -> set[str]:
     return {f["status"] for f in data["findings"] if f["path"] == path}
 
 
 def test_an_extension_only_a_second_setup_script_declares_is_an_opt_in_build(rulebase) -> None:
-    data = scanned(CASE, rulebase)
+    data = scan_tree(CASE, rulebase)
     assert data["summary"]["class"] == "native"
     root = next(w for w in data["workloads"] if w["root"] == ".")
     assert root["class"] == "native"
@@ -41,15 +33,9 @@ def test_an_extension_only_a_second_setup_script_declares_is_an_opt_in_build(rul
     assert statuses(data, HEADER) == {"optional"}  # included only by the sources the script alone compiles
 
 
-def _copy(tmp_path: Path) -> Path:
-    tree = tmp_path / "hand_run_setup"
-    shutil.copytree(CASE, tree)
-    return tree
-
-
 @pytest.mark.parametrize("change", ["imported", "installed", "no_manifest"])
 def test_a_script_the_install_runs_or_the_only_build_is_required(change: str, tmp_path: Path, rulebase) -> None:
-    tree = _copy(tmp_path)
+    tree = copied_tree(CASE, tmp_path)
     setup = tree / "setup.py"
     if change == "imported":  # setup.py takes its extension list from the script
         setup.write_text(setup.read_text().replace(
@@ -64,7 +50,7 @@ def test_a_script_the_install_runs_or_the_only_build_is_required(change: str, tm
             "'mlbench_core/models/pytorch/gnmt/attn_score/attn_score_cuda_kernel.cu'])\n"))
     else:  # no setup.py: the script is how the tree builds its extension
         setup.unlink()
-    data = scanned(tree, rulebase)
+    data = scan_tree(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert statuses(data, KERNEL) == {""} and statuses(data, HEADER) == {""}
     assert not any(p["root"] == SCRIPT for w in data["workloads"] for p in w["optional_parts"])
@@ -87,7 +73,7 @@ def test_paddles_extension_takes_its_sources_first_and_its_module_name_from_setu
 
 
 def test_a_paddle_op_only_a_hand_run_script_builds_is_an_opt_in_build(rulebase) -> None:
-    data = scanned(PADDLE, rulebase)
+    data = scan_tree(PADDLE, rulebase)
     assert data["summary"]["class"] == "native"
     op = next(w for w in data["workloads"] if w["name"] == "deformable_detr_ops")
     assert op["optional"] and op["class"] == "migration-required"
@@ -95,8 +81,7 @@ def test_a_paddle_op_only_a_hand_run_script_builds_is_an_opt_in_build(rulebase) 
 
 
 def test_a_paddle_op_the_packages_setup_builds_is_required(tmp_path: Path, rulebase) -> None:
-    tree = tmp_path / "paddle"
-    shutil.copytree(PADDLE, tree)
+    tree = copied_tree(PADDLE, tmp_path, name="paddle")
     (tree / "ppdet/modeling/transformers/ext_op/setup_ms_deformable_attn_op.py").unlink()
     (tree / "setup.py").write_text(
         "from paddle.utils.cpp_extension import CUDAExtension, setup\n\n"
@@ -105,6 +90,6 @@ def test_a_paddle_op_the_packages_setup_builds_is_required(tmp_path: Path, ruleb
         "    'ppdet/modeling/transformers/ext_op/ms_deformable_attn_op.cu']))\n")
     (tree / "ppdet/modeling/transformers/deformable_transformer.py").write_text(
         "from deformable_detr_ops import ms_deformable_attn\n")  # and imported with no fallback
-    data = scanned(tree, rulebase)
+    data = scan_tree(tree, rulebase)
     assert data["summary"]["class"] != "native"
     assert statuses(data, OP) == {""}

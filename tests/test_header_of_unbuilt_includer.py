@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.test_optional_parts import _copy, report, scanned, statuses_of
+from tests.conftest import copied_tree, scan_tree
+from tests.test_optional_parts import CASES, report, statuses_of
 
 CASE = "cmake_header_of_unbuilt_includer"
 HEADER = "src/util/cuda_help.h"
@@ -27,11 +28,6 @@ def test_an_include_from_a_source_no_build_compiles_leaves_the_header_to_the_opt
 ])
 def test_a_built_includer_outside_the_option_keeps_the_header_required(path: str, old: str, new: str,
                                                                       tmp_path: Path, rulebase) -> None:
-    tree = _copy(CASE, tmp_path)
-    target = tree / path
-    text = target.read_text()
-    assert old in text
-    target.write_text(text.replace(old, new, 1))
-    data = scanned(tree, rulebase)
+    data = scan_tree(copied_tree(CASES / CASE, tmp_path, [(path, old, new)]), rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert statuses_of(data, HEADER) == {""}

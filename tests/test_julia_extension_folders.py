@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 from migrate.extract.text import julia
-from tests.test_optional_parts import _copy, report, scanned, statuses_of
+from tests.conftest import copied_tree, scan_tree
+from tests.test_optional_parts import CASES, report, statuses_of
 
 CASE = "julia_extension_subfolder"
 UTILS = "ext/cuda/cuda_utils.jl"
@@ -28,12 +29,7 @@ def test_a_file_only_the_extension_includes_is_optional(rulebase) -> None:
 ])
 def test_a_file_the_package_loads_or_the_extension_does_not_stays_required(path: str, old: str, new: str,
                                                                           tmp_path: Path, rulebase) -> None:
-    tree = _copy(CASE, tmp_path)
-    target = tree / path
-    text = target.read_text()
-    assert old in text
-    target.write_text(text.replace(old, new, 1))
-    data = scanned(tree, rulebase)
+    data = scan_tree(copied_tree(CASES / CASE, tmp_path, [(path, old, new)]), rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert statuses_of(data, UTILS) == {""}
 
