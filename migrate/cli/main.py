@@ -47,13 +47,13 @@ def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     from pathlib import Path
 
     from migrate.rulebase import stamps
-    from migrate.rulebase.load import default_rules_dir
+    from migrate.rulebase.load import default_rules_dir, version_text
     from migrate.scan import storedfiles
 
     # load.rules_version()'s digest, known by the data files' stamps as a lint knows it (rulebase/stamps): reading
     # and hashing every data file made --version cost more than a lint of one file
     version = stamps.digests(default_rules_dir(), Path(storedfiles.default_dir())).version
-    click.echo(f"rocm-migrate {__version__} (rules {__version__}+{version})")
+    click.echo(f"rocm-migrate {__version__} (rules {version_text(version)})")
     ctx.exit()
 
 

@@ -551,9 +551,15 @@ def digest_part(rel: str, raw: bytes) -> bytes:
     return rel.encode() + b"\0" + raw + b"\0"
 
 
+def version_text(digest: str) -> str:
+    """The rule base's version from its data digest (data_digest, or rulebase.stamps' version): the tool's version and
+    the digest, the one place that writes this form (rules_version, read_rules, the CLI's --version)."""
+    return f"{__version__}+{digest}"
+
+
 def rules_version(directory: Path | None = None) -> str:
     """The rule base's version without loading it: the tool's version and a digest of the rule data."""
-    return f"{__version__}+{data_digest(directory or default_rules_dir())}"
+    return version_text(data_digest(directory or default_rules_dir()))
 
 
 def load_rules(directory: Path | None = None) -> RuleBase:
@@ -584,7 +590,7 @@ def validated_records(directory: Path | None = None, *, known: Mapping[str, tupl
             continue
         validator = validator or _validator()
         records.append((path.name, _records(path, raw, validator)))
-    return records, f"{__version__}+{digests.version}" if digests else rules_version(directory)
+    return records, version_text(digests.version) if digests else rules_version(directory)
 
 
 def from_records(files: list[tuple[str, list[dict[str, Any]]]], version: str, *, checked: bool = False,

@@ -21,10 +21,8 @@ from pathlib import Path
 from packaging.utils import canonicalize_name as canonical
 
 from migrate.model import Fact
-from migrate.rulebase import datafile
-from migrate.rulebase.load import default_rules_dir
 from migrate.workloads.optional_words import DataError
-from migrate.workloads.undeclared import RUN_DIRECTLY, is_manifest
+from migrate.workloads.undeclared import RUN_DIRECTLY, is_manifest, read_installs
 
 Install = tuple[int, str, str]  # line, the package's canonical name, evidence
 # a distribution name, then nothing or what a requirement puts after it (a version, extras, a marker, a URL): not an
@@ -41,10 +39,10 @@ def package_name(requirement: str) -> str:
 @lru_cache(maxsize=4)
 def requirements(directory: Path | None = None) -> dict[str, frozenset[str]]:
     """Distribution -> the distributions its metadata requires (rules/workloads/installs.yaml `requires`)."""
-    path = (directory or default_rules_dir()) / "workloads" / "installs.yaml"
-    if not path.is_file():  # a rules directory without the file: nothing known
+    read = read_installs(directory)
+    if read is None:  # a rules directory without the file: nothing known
         return {}
-    data = datafile.read(path)
+    path, data = read
     entries = data.get("requires", []) if isinstance(data, dict) else []
     out: dict[str, frozenset[str]] = {}
     for entry in entries if isinstance(entries, list) else [None]:

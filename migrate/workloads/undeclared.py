@@ -38,12 +38,21 @@ class Package:
         return requirement in self.distributions or bool(self.pattern and self.pattern.match(requirement))
 
 
+def read_installs(directory: Path | None = None) -> tuple[Path, object] | None:
+    """rules/workloads/installs.yaml of a rules directory: its path and parsed data, None where the directory has no
+    such file. The one reader of the file: load (its packages) and extra_installs.requirements (its requires)."""
+    path = (directory or default_rules_dir()) / "workloads" / "installs.yaml"
+    if not path.is_file():
+        return None
+    return path, datafile.read(path)
+
+
 @lru_cache(maxsize=4)
 def load(directory: Path | None = None) -> tuple[Package, ...]:
-    path = (directory or default_rules_dir()) / "workloads" / "installs.yaml"
-    if not path.is_file():  # a rules directory without the file: no such parts
+    read = read_installs(directory)
+    if read is None:  # a rules directory without the file: no such parts
         return ()
-    data = datafile.read(path)
+    path, data = read
     entries = data.get("packages") if isinstance(data, dict) else None
     if not isinstance(entries, list):
         raise DataError(f"{path}: packages: a list")
