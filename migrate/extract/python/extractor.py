@@ -42,7 +42,6 @@ from migrate.vocabulary import ALWAYS_DEFINED
 
 PROPERTY_CALLS = name_list("python", "property_calls")
 NVCC_KEYWORDS = name_list("python", "nvcc_keywords")
-SETUP_CALLS = frozenset({"setuptools.setup", "distutils.core.setup", "skbuild.setup"})
 REQUIRES_KEYWORDS = frozenset({"install_requires", "setup_requires", "extras_require"})
 KERNEL_BINARY = re.compile(r"(?:^|/)([A-Za-z_][\w-]*)\.(?:fatbin|cubin|ptx)$")
 # a string that runs pip (or gives it an index): `pip install torch --index-url ...`, `install rocm --index-url ...`
@@ -556,7 +555,7 @@ class _Visitor(ast.NodeVisitor):
                 and func.attr in ("append", "extend"):  # sources.append("x.cu"), sources.extend(glob(...))
             added = node.args[0] if func.attr == "extend" else ast.List(elts=[node.args[0]], ctx=ast.Load())
             self.grown.setdefault(func.value.id, []).append(added)
-        if name in SETUP_CALLS:
+        if name in structure.SETUP_CALLS:
             self._requirements(node)
         if isinstance(node.func, ast.Name) and node.func.id not in self.aliases:
             for value_name in sorted(self.assigned.get(node.func.id, ())):

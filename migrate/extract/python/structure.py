@@ -12,20 +12,11 @@ from migrate.extract.names import name_list
 if TYPE_CHECKING:
     from migrate.extract.python.extractor import _Visitor
 
-# PaddlePaddle's custom-operator builder mirrors PyTorch's: paddle.utils.cpp_extension.setup(name=..., ext_modules=
-# CUDAExtension(sources=[...])) and load(name, sources) (https://www.paddlepaddle.org.cn/documentation/docs/en/api/
-# paddle/utils/cpp_extension/CUDAExtension_en.html, setup_en.html, load_en.html). Its CUDAExtension/CppExtension take
-# the sources first and no module name: setup()'s `name` is the module the user imports (PADDLE_SETUP_NAMED).
-SETUP_CALLS = frozenset({"setuptools.setup", "distutils.core.setup", "skbuild.setup", "paddle.utils.cpp_extension.setup"})
-EXTENSION_CALLS = {
-    "torch.utils.cpp_extension.CUDAExtension": "setup", "torch.utils.cpp_extension.CppExtension": "setup",
-    "setuptools.Extension": "setup", "setuptools.extension.Extension": "setup",
-    "distutils.core.Extension": "setup", "distutils.extension.Extension": "setup",
-    "torch.utils.cpp_extension.load": "jit", "torch.utils.cpp_extension.load_inline": "jit",
-    "paddle.utils.cpp_extension.CUDAExtension": "setup", "paddle.utils.cpp_extension.CppExtension": "setup",
-    "paddle.utils.cpp_extension.load": "jit",
-}
-PADDLE_SETUP_NAMED = frozenset({"paddle.utils.cpp_extension.CUDAExtension", "paddle.utils.cpp_extension.CppExtension"})
+SETUP_CALLS = name_list("python", "setup_calls")
+# an extension declaration and how it is built: by setup() or when the program runs
+EXTENSION_CALLS = {**dict.fromkeys(name_list("python", "extension_setup_calls"), "setup"),
+                   **dict.fromkeys(name_list("python", "extension_jit_calls"), "jit")}
+SETUP_NAMED = name_list("python", "extensions_named_by_setup")
 PATH_JOINS = frozenset({"os.path.join", "pathlib.Path", "posixpath.join"})
 RUNNERS = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output",
                      "subprocess.Popen"})
@@ -77,7 +68,7 @@ def _structure(visitor: _Visitor, node: ast.Call, name: str | None) -> None:
     role = EXTENSION_CALLS.get(name or "")
     if role is None:
         return
-    named = name in PADDLE_SETUP_NAMED  # no name of its own: setup()'s, else its sources' folder's (assemble.py)
+    named = name in SETUP_NAMED  # no name of its own: setup()'s, else its sources' folder's (assemble.py)
     module = None if named else _argument(node, 0, "name")
     if named:
         label = visitor.setup_named.get(id(node), "").rsplit(".", 1)[-1]
