@@ -12,7 +12,9 @@ list entry or glob that names no file where the tool looks (`${PROJECT_SOURCE_DI
 CMakeLists.txt): every file of that name or pattern counts as named; and an install() that may ship headers (then only
 sources are read, headers keep their reading). A Makefile in a folder the CMake project does not reach is a build of its
 own: the sources it names (its variables expanded, a `$(wildcard *.cu)` glob: `make_named`) are reached, and those
-it names where the reading cannot place them count as named.
+it names where the reading cannot place them count as named. A CMake project that only configures (no command beside
+those of rules/names/build.yaml `cmake_configure_only_commands`, or none: an empty placeholder) builds nothing and is
+no such build (`builds_nothing`): its folder's files keep their own reading.
 
 The same reading gives way the other way round (`only_programs`): a folder named as optional (`benchmarks/`,
 rules/workloads/optional.yaml) that the top CMakeLists.txt reaches through add_subdirectory, where every C/C++/CUDA
