@@ -223,3 +223,37 @@ def test_a_source_the_makefile_beside_it_leaves_out_stays_unreached(tmp_path: Pa
     assert "gpu/fips202.cu (not reached by the default build)" in optional_parts(data)
     for path in ("gpu/fips202.cuh", "gpu/ctru.cu"):
         assert statuses(data, path) == {""}, path
+
+
+PLACEHOLDER = "cmake_placeholder_builds_nothing"
+SWEEP = "src/sweepline.cu"
+
+
+def test_a_cmake_placeholder_that_builds_nothing_leaves_the_sources_required(rulebase) -> None:
+    """parallel-sweepline: src/CMakeLists.txt is three blank lines; the project's GPU sweepline keeps its reading."""
+    data = report(PLACEHOLDER, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert statuses(data, SWEEP) == {""}
+    assert not optional_parts(data)
+
+
+def test_a_cmake_project_that_only_configures_builds_nothing(tmp_path: Path, rulebase) -> None:
+    """Configuring commands alone (project, find_package, set, if) define no target: the same reading."""
+    tree = edited(PLACEHOLDER, tmp_path, {"src/CMakeLists.txt": (
+        "\n\n\n", "cmake_minimum_required(VERSION 3.18)\nproject(pdrc LANGUAGES CXX CUDA)\nfind_package(CUDAToolkit)\n"
+        "if(MSVC)\n  add_compile_options(/W4)\nendif()\nset(CMAKE_CUDA_ARCHITECTURES 80)\n")})
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert statuses(data, SWEEP) == {""}
+
+
+@pytest.mark.parametrize("cmake", [
+    "add_executable(drc sweepline.cpp)\n",  # a target of the host sources only: sweepline.cu is left out of a build
+    "pdrc_add_module(sweepline)\n",  # a project function, which may define a target: today's reading
+])
+def test_a_cmake_project_with_a_target_or_another_command_stays_the_build(cmake: str, tmp_path: Path,
+                                                                          rulebase) -> None:
+    tree = edited(PLACEHOLDER, tmp_path, {"src/CMakeLists.txt": ("\n\n\n", cmake)})
+    data = scanned(tree, rulebase)
+    assert statuses(data, SWEEP) == {"optional"}  # not reached by the build, or built by nothing
+    assert any(part.startswith(f"{SWEEP} (") for part in optional_parts(data))

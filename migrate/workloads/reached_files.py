@@ -12,7 +12,9 @@ list entry or glob that names no file where the tool looks (`${PROJECT_SOURCE_DI
 CMakeLists.txt): every file of that name or pattern counts as named; and an install() that may ship headers (then only
 sources are read, headers keep their reading). A Makefile in a folder the CMake project does not reach is a build of its
 own: the sources it names (its variables expanded, a `$(wildcard *.cu)` glob: `make_named`) are reached, and those
-it names where the reading cannot place them count as named.
+it names where the reading cannot place them count as named. A CMake project that only configures (no command beside
+those of rules/names/build.yaml `cmake_configure_only_commands`, or none: an empty placeholder) builds nothing and is
+no such build (`builds_nothing`): its folder's files keep their own reading.
 
 The same reading gives way the other way round (`only_programs`): a folder named as optional (`benchmarks/`,
 rules/workloads/optional.yaml) that the top CMakeLists.txt reaches through add_subdirectory, where every C/C++/CUDA
@@ -71,13 +73,23 @@ def unreferenced(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
     out: dict[str, tuple[str, str]] = {}
     for root in projects:
         view, within = _project_view(facts, kinds, root)
-        if cmake_reached(view, within) is None:
+        if cmake_reached(view, within) is None or builds_nothing(view, within):
             continue
         named = named_words(facts, kinds) if named is None else named
         outside = _included_from_outside(facts, kinds, root, by_base) if root else set()
         for path, (part, why) in _unreferenced(view, within, unreached, toolkit, named, root, outside).items():
             out[root + path] = (root + part, why)
     return out
+
+
+def builds_nothing(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> bool:
+    """Whether a CMake project's files (its CMakeLists.txt files and .cmake modules) hold no command but those that
+    only configure (rules/names/build.yaml `cmake_configure_only_commands`), or none at all: such a project defines no
+    target and compiles nothing, so it is no build of its folder's sources (gilgamsh/parallel-sweepline cbfbdfd6
+    src/CMakeLists.txt, three blank lines beside the project's sweepline.cu), and they keep their own reading."""
+    configure_only = name_list("build", "cmake_configure_only_commands")
+    return all(f.kind != "cmake" or f.role != "command" or f.name.lower() in configure_only
+               for path in kinds if path.endswith((CMAKE_ROOT, ".cmake")) for f in facts.get(path, ()))
 
 
 def cmake_projects(kinds: Mapping[str, str]) -> list[str]:
