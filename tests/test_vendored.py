@@ -175,7 +175,7 @@ def test_third_party_copies_decided_the_class_before(rulebase) -> None:
                                            rulebase).workloads} for include in (False, True)}
     for copy in ("terrain", "rwhisper", "beam", "powerflow"):
         assert (classes[False][copy], classes[True][copy]) == ("native", "migration-required"), copy
-    for near_miss in ("hud", "profiler", "shims"):
+    for near_miss in ("hud", "profiler", "shims", "kernels"):
         assert classes[False][near_miss] == classes[True][near_miss] == "migration-required", near_miss
 
 
