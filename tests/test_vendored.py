@@ -75,6 +75,20 @@ def test_signatures_need_every_file_and_marker() -> None:
     assert library_copy("include/cutlass", {"version.h"}, lambda name: b"#define CUTLASS_MAJOR 4\n") is None
 
 
+CUB_18 = {"cub.cuh": b"#pragma once\n", "util_namespace.cuh": b"#define CUB_NS_PREFIX namespace cub {\n"}
+
+
+def test_a_cub_repository_copied_whole_is_a_copy_but_cccls_cub_is_not() -> None:
+    """KYANJO/GeoFlood cf9a8234 keeps CUB 1.8's repository at its root (cub/cub/cub.cuh, no version.cuh): a copy.
+    CCCL keeps CUB 2.x at cub/cub, with version.cuh beside the same two files: CUB's own layout."""
+    copy = library_copy("cub/cub", set(CUB_18), CUB_18.__getitem__)
+    assert copy is not None and copy.library == "CUB"
+    assert library_copy("cub", set(CUB_18), CUB_18.__getitem__) is None  # CUB 1.8's own repository
+    cccl = CUB_18 | {"version.cuh": b"#define CUB_VERSION 200200\n"}
+    assert library_copy("cub/cub", set(cccl), cccl.__getitem__) is None
+    assert library_copy("deps/cub", set(cccl), cccl.__getitem__) is not None
+
+
 def test_a_build_folder_of_any_case_keeps_its_build_files(tmp_path: Path) -> None:
     root = _tree(tmp_path, {"Build/linux/Makefile": "all:\n\tnvcc -o a a.cu\n", "Build/linux/a.cu": "int x;\n"})
     assert [f.rel for f in discover([root]).files] == ["Build/linux/Makefile"]

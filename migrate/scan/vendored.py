@@ -85,16 +85,18 @@ def own_build_scripts(parent: str, files: Collection[str]) -> bool:
 def library_copy(rel: str, names: Collection[str], read: Callable[[str], bytes]) -> Copy | None:
     """The library the folder at `rel` (relative to the scanned root, '/'-separated) is a copy of, or None:
     it holds every file of a signature with its marker (`read(name)` gives a file's first bytes) and is not where
-    the library's own repository keeps that folder (then the scanned project is the library)."""
+    the library's own repository keeps that folder (then the scanned project is the library). The first signature
+    the folder holds decides: CCCL's cub/cub, CUB 2.x with its version.cuh, is CUB's own layout, though it holds the
+    files of CUB 1.8's signature too, whose own layout is cub/ alone."""
     data = _data()
     if data.copy_files.isdisjoint(names):
         return None
     folder = rel.rsplit("/", 1)[-1]
     for copy in data.copies:
-        if (copy.folder is not None and folder != copy.folder) or rel in copy.own_layout:
+        if copy.folder is not None and folder != copy.folder:
             continue
         if all(name in names and marker.search(_head(read, name)) for name, marker in copy.files):
-            return copy
+            return None if rel in copy.own_layout else copy
     return None
 
 
