@@ -52,7 +52,8 @@ def test_sections_no_includer_compiles_are_optional(rulebase) -> None:
     data = scanned(CASE, rulebase)
     assert statuses(data) == {"cublasStatus_t": "", "CUBLAS_STATUS_SUCCESS": "", "cufftResult": "optional",
                               "CUFFT_UNALIGNED_DATA": "optional", "cusolverStatus_t": "optional",
-                              "CUSOLVER_STATUS_NOT_INITIALIZED": "optional"}
+                              "CUSOLVER_STATUS_NOT_INITIALIZED": "optional", "CUresult": "optional",
+                              "CUDA_ERROR_INVALID_CONTEXT": "optional"}
     parts = {p["root"]: p["evidence"] for w in data["workloads"] for p in w["optional_parts"]}
     assert parts[f"{HELPER}:16-25 (off in every build)"] == [
         f"{HELPER}:16 #ifdef _CUFFT_H_: compiled only after a header that defines _CUFFT_H_ (cufft*), and no file that "
@@ -64,6 +65,10 @@ def test_sections_no_includer_compiles_are_optional(rulebase) -> None:
     # cublas_v2.h) is compiled
     ("cublas/cusolver_lu.cpp", "", "#include <cusolverDn.h>\n#include \"helper_cuda.h\"\nint f(void) { return 0; }\n",
      {"cusolverStatus_t", "CUSOLVER_STATUS_NOT_INITIALIZED"}),
+    # the driver API's cuda.h (guard __cuda_cuda_h__; cuda_runtime.h does not include it): robertwgh/cuLDPC includes
+    # cuda_runtime.h only and its CUresult section stays off (precision sample 29); an includer of cuda.h compiles it
+    ("cublas/driver_lu.cpp", "", "#include <cuda.h>\n#include \"helper_cuda.h\"\nint f(void) { return 0; }\n",
+     {"CUresult", "CUDA_ERROR_INVALID_CONTEXT"}),
     # ... or through a header of the project it includes first
     ("cublas/cublas_lu.cpp", "#include <helper_cuda.h>", "#include \"fft.h\"\n#include <helper_cuda.h>",
      {"cufftResult", "CUFFT_UNALIGNED_DATA"}),

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from migrate.scan import pipeline as scan
 from migrate.scan.discover import discover
-from migrate.scan.vendored import nvidia_copy, vendored_folder
+from migrate.scan.vendored import header_copy, library_copy, vendored_folder
 from migrate.settings import Settings
 from tests.conftest import ROOT
 
@@ -18,6 +18,7 @@ COPIES = ROOT / "fixtures" / "trees" / "nvidia_library_copies"
     ("third_party", True), ("ThirdParty", True), ("thirdParty", True), ("Third_Party", True), ("3rdParty", True),
     ("External", True), ("externals", False), ("Vendor", True), ("3rd-party", True), ("pkg.EGG-INFO", True),
     ("thirdparty_kernels", False), ("externalities", False), ("vendored_ops", False), ("src", False),
+    ("vendored", True), ("_vendor", True), ("vendors", False), ("_vendored_ops", False),
 ])
 def test_vendored_folder_names_compare_case_insensitively(name: str, vendored: bool) -> None:
     assert vendored_folder(name) is vendored
@@ -67,11 +68,25 @@ def test_near_misses_are_walked(tmp_path: Path, files: dict[str, str]) -> None:
 
 def test_signatures_need_every_file_and_marker() -> None:
     texts = {"cuda_runtime_api.h": b"#define __CUDA_RUNTIME_API_H__\n", "driver_types.h": b"#define __DRIVER_TYPES_H__\n"}
-    copy = nvidia_copy("sdk/include", set(texts), texts.__getitem__)
+    copy = library_copy("sdk/include", set(texts), texts.__getitem__)
     assert copy is not None and copy.library == "the CUDA toolkit's headers"
-    assert nvidia_copy("sdk/include", set(texts), lambda name: b"") is None
-    assert nvidia_copy("cutlass", {"version.h"}, lambda name: b"#define CUTLASS_MAJOR 4\n") is not None
-    assert nvidia_copy("include/cutlass", {"version.h"}, lambda name: b"#define CUTLASS_MAJOR 4\n") is None
+    assert library_copy("sdk/include", set(texts), lambda name: b"") is None
+    assert library_copy("cutlass", {"version.h"}, lambda name: b"#define CUTLASS_MAJOR 4\n") is not None
+    assert library_copy("include/cutlass", {"version.h"}, lambda name: b"#define CUTLASS_MAJOR 4\n") is None
+
+
+CUB_18 = {"cub.cuh": b"#pragma once\n", "util_namespace.cuh": b"#define CUB_NS_PREFIX namespace cub {\n"}
+
+
+def test_a_cub_repository_copied_whole_is_a_copy_but_cccls_cub_is_not() -> None:
+    """KYANJO/GeoFlood cf9a8234 keeps CUB 1.8's repository at its root (cub/cub/cub.cuh, no version.cuh): a copy.
+    CCCL keeps CUB 2.x at cub/cub, with version.cuh beside the same two files: CUB's own layout."""
+    copy = library_copy("cub/cub", set(CUB_18), CUB_18.__getitem__)
+    assert copy is not None and copy.library == "CUB"
+    assert library_copy("cub", set(CUB_18), CUB_18.__getitem__) is None  # CUB 1.8's own repository
+    cccl = CUB_18 | {"version.cuh": b"#define CUB_VERSION 200200\n"}
+    assert library_copy("cub/cub", set(cccl), cccl.__getitem__) is None
+    assert library_copy("deps/cub", set(cccl), cccl.__getitem__) is not None
 
 
 def test_a_build_folder_of_any_case_keeps_its_build_files(tmp_path: Path) -> None:
@@ -159,3 +174,61 @@ def test_what_makes_a_release_copy(tmp_path: Path, files: dict[str, str], skippe
     found = discover([root])
     assert ("lib/a.cu" not in {f.rel for f in found.files}) is skipped
     assert ([s.path for s in found.skipped] == ["lib/"]) is skipped
+
+
+THIRD_PARTY = ROOT / "fixtures" / "trees" / "third_party_copies"
+
+
+def test_third_party_copies_decided_the_class_before(rulebase) -> None:
+    """Each copy (NVTX 2 headers, ggml's public headers, Boost, Eigen, a `vendored/` folder) carries CUDA text that
+    made its workload required while it was read as the project's code (fixtures/trees/third_party_copies/README.md);
+    skipped, the project's own code decides. The near misses (the project's own files beside a copy or under a copy's
+    name) stay required either way."""
+    classes = {include: {w.name: w.migration_class
+                         for w in scan.run([THIRD_PARTY], Settings(jobs=1, cache_dir=None, include_vendored=include),
+                                           rulebase).workloads} for include in (False, True)}
+    for copy in ("terrain", "rwhisper", "beam", "powerflow"):
+        assert (classes[False][copy], classes[True][copy]) == ("native", "migration-required"), copy
+    for near_miss in ("hud", "profiler", "shims", "kernels"):
+        assert classes[False][near_miss] == classes[True][near_miss] == "migration-required", near_miss
+
+
+# ggml as whisper.cpp and llama.cpp keep it and build it (cut from bnosac/audio.whisper 03904914
+# inst/whisper.cpp/ggml/): its public headers beside its sources, a CUDA back end among them
+GGML_BUILT = {
+    "ggml/include/ggml.h": "#pragma once\n#    define GGML_API extern\n#ifdef __CUDACC__\n"
+                           "__host__ __device__ constexpr inline void ggml_unused_vars_impl() noexcept {}\n#endif\n",
+    "ggml/include/ggml-backend.h": "#pragma once\n    typedef struct ggml_backend * ggml_backend_t;\n",
+    "ggml/src/ggml.c": "#include \"ggml.h\"\nint ggml_n_dims(void) { return 1; }\n",
+    "ggml/src/ggml-cuda/scale.cu": "static __global__ void scale_f32(float * dst) { dst[threadIdx.x] = 0.0f; }\n",
+}
+
+
+def test_ggml_headers_beside_ggml_sources_are_the_library_the_project_builds(tmp_path: Path, rulebase) -> None:
+    root = _tree(tmp_path / "whisper.cpp", GGML_BUILT)
+    assert {f.rel for f in discover([root]).files} == set(GGML_BUILT)
+    assert {w.migration_class for w in scan.run([root], Settings(jobs=1, cache_dir=None), rulebase).workloads} \
+        == {"migration-required"}
+    # llama.cpp's older flat layout: ggml.c beside the headers (oneapi-src/SYCLomatic-test applications/src/llama/)
+    flat = _tree(tmp_path / "llama", {"ggml.h": GGML_BUILT["ggml/include/ggml.h"], "ggml.c": "int x;\n",
+                                      "ggml-backend.h": GGML_BUILT["ggml/include/ggml-backend.h"]})
+    assert len(discover([flat]).files) == 3
+    # without ggml.c beside them the headers are a copy, as in the R package's src/include/ggml/include/
+    headers_only = _tree(tmp_path / "r-package", {k: v for k, v in GGML_BUILT.items() if k != "ggml/src/ggml.c"})
+    assert {f.rel for f in discover([headers_only]).files} == {"ggml/src/ggml-cuda/scale.cu"}
+
+
+@pytest.mark.parametrize(("names", "texts", "headers"), [
+    # NVTX 2: the guard names the copy; the whole nvToolsExt*.h set goes, the project's own header stays
+    ({"nvToolsExt.h", "nvToolsExtCuda.h", "zones.h"}, {"nvToolsExt.h": b"#ifndef NVTOOLSEXT_H_\n#define NVTOOLSEXT_H_\n"},
+     {"nvToolsExt.h", "nvToolsExtCuda.h"}),
+    ({"nvToolsExt.h"}, {"nvToolsExt.h": b"#pragma once\nvoid nvtxRangePushA(const char*);\n"}, None),  # a shim
+    # ggml: both of its signature files with their markers
+    ({"ggml.h", "ggml-backend.h", "gguf.h"}, {"ggml.h": b"#define GGML_API extern\n",
+                                             "ggml-backend.h": b"typedef struct ggml_backend * ggml_backend_t;\n"},
+     {"ggml.h", "ggml-backend.h", "gguf.h"}),
+    ({"ggml.h"}, {"ggml.h": b"#define GGML_API extern\n"}, None),  # an old single-header ggml (a port's own copy)
+])
+def test_header_copies_need_their_signature(names: set[str], texts: dict[str, bytes], headers: set[str] | None) -> None:
+    found = header_copy(names, lambda name: texts.get(name, b""), lambda rel: False)
+    assert (None if found is None else set(found[1])) == headers

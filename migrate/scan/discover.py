@@ -24,8 +24,9 @@ from migrate.model import Skipped, SourceFile
 from migrate.scan.readfile import read_regular
 from migrate.scan.vendored import (
     MARKER_BYTES,
+    header_copy,
+    library_copy,
     module_copy,
-    nvidia_copy,
     own_build_scripts,
     release_archive,
     script_parent,
@@ -302,6 +303,7 @@ class _Walker:
         names = {e.name for e in entries}
         if not self.include_vendored and directory not in self._tops and self._library_copy(directory, names):
             return []
+        copied = frozenset() if self.include_vendored or directory in self._tops else self._header_copy(directory, names)
         specs = specs + self._gitignore(directory, names)
         folders: list[tuple[Path, list[tuple[Path, _Spec]], Path | None]] = []
         for entry in entries:
@@ -331,6 +333,8 @@ class _Walker:
                                                 "(use --include-vendored)"))
                     continue
                 folders.append((path, specs, None if _is_link(entry) else real / entry.name))
+            elif entry.name in copied:
+                continue
             elif self.include_vendored or not self._module_copy(path, link=_is_link(entry)):
                 self.file(path, explicit=False, link=_is_link(entry), build_files_only=directory in self._build_files_only)
         return folders
@@ -346,13 +350,27 @@ class _Walker:
         return copy is not None
 
     def _library_copy(self, directory: Path, names: set[str]) -> bool:
-        """Whether the folder is a copy of an NVIDIA library (scan.vendored.nvidia_copy); it is then listed as skipped."""
+        """Whether the folder is a copy of a library (scan.vendored.library_copy); it is then listed as skipped."""
         rel = self.rel(directory)
-        copy = nvidia_copy(rel, names, lambda name: read_regular(directory / name, MARKER_BYTES))
+        copy = library_copy(rel, names, lambda name: read_regular(directory / name, MARKER_BYTES))
         if copy is not None:
             self.skipped.append(Skipped(path=rel + "/", reason=f"a copy of {copy.library}: the library's code, not "
                                         "the project's (use --include-vendored)"))
         return copy is not None
+
+    def _header_copy(self, directory: Path, names: set[str]) -> frozenset[str]:
+        """The names of the folder's files that are a library's public headers copied as loose files
+        (scan.vendored.header_copy); each is listed as skipped. The folder's other files are walked."""
+        found = header_copy(names, lambda name: read_regular(directory / name, MARKER_BYTES),
+                            lambda rel: os.path.isfile(directory / rel))
+        if found is None:
+            return frozenset()
+        copy, headers = found
+        prefix = "" if directory == self.root else self.rel(directory) + "/"
+        for name in sorted(headers):
+            self.skipped.append(Skipped(path=prefix + name, reason=f"a copy of {copy.library}: the library's code, "
+                                        "not the project's (use --include-vendored)"))
+        return headers
 
     def file(self, path: Path, *, explicit: bool, link: bool = False, build_files_only: bool = False) -> None:
         rel = self.rel(path)
