@@ -74,6 +74,8 @@ ALL_BATCHES = "all"
 # held-out batch of session 33 (`batch: fresh-2026-12-07ae`, helper labae)").
 # af is session 34's held-out batch of science and engineering computing (labelled by helper labaf, README "The
 # held-out batch of session 34 (`batch: fresh-2026-12-07af`, helper labaf)").
+# ag is session 34's held-out batch of AI and software (labelled by helper labag, README "The held-out batch of
+# session 34 (`batch: fresh-2026-12-07ag`, helper labag)").
 TEST_ONLY_BATCHES = frozenset(
     {"fresh-2026-12-04b", "fresh-2026-12-04c", "fresh-2026-12-04d", "fresh-2026-12-04e", "fresh-2026-12-05f",
      "fresh-2026-12-05g", "fresh-2026-12-05h", "fresh-2026-12-05i", "fresh-2026-12-05j",
@@ -83,7 +85,7 @@ TEST_ONLY_BATCHES = frozenset(
      "fresh-2026-12-07t", "fresh-2026-12-07u", "fresh-2026-12-07v",
      "fresh-2026-12-07w", "fresh-2026-12-07x", "fresh-2026-12-07y",
      "fresh-2026-12-07z", "fresh-2026-12-07aa", "fresh-2026-12-07ab", "fresh-2026-12-07ac",
-     "fresh-2026-12-07ad", "fresh-2026-12-07ae", "fresh-2026-12-07af"}
+     "fresh-2026-12-07ad", "fresh-2026-12-07ae", "fresh-2026-12-07af", "fresh-2026-12-07ag"}
 )
 
 
