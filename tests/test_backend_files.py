@@ -177,7 +177,7 @@ def test_other_vendors_device_languages_are_theirs(tmp_path: Path, rulebase) -> 
     topscc_custom_demo_kernel.cc: `#include <tops/tops_runtime.h>`, a `__global__` kernel launched with `<<<1, 1>>>`,
     compiled by topscc) and a launch on Ascend's `aclrtStream` (rules/layout/backends.yaml other_vendor_source) are
     those vendors' code: no kernel or launch finding. The same kernel beside CUDA's runtime API, or with a project
-    header whose name only contains `tops`, stays CUDA code to port."""
+    header whose name only contains `tops` and Linux's ACL header (acl/libacl.h), stays CUDA code to port."""
     kernel = ("__global__ void vec_add_kernel(int *from, int *to, size_t N) { to[threadIdx.x] = from[threadIdx.x]; }\n"
               "void vec_add_cpp(int *from, int *to, size_t N) { vec_add_kernel<<<1, 1>>>(from, to, N); }\n")
     (tmp_path / "topscc_demo_kernel.cc").write_text("#include <stdio.h>\n#include <tops.h>\n"
@@ -185,7 +185,8 @@ def test_other_vendors_device_languages_are_theirs(tmp_path: Path, rulebase) -> 
     (tmp_path / "ascend_kernel.cpp").write_text(kernel.replace("size_t N)", "size_t N, aclrtStream s)"))
     (tmp_path / "dual_kernel.cu").write_text("#include <tops/tops_runtime.h>\n" + kernel
                                              + "void check() { cudaGetLastError(); }\n")
-    (tmp_path / "laptops_kernel.cu").write_text('#include "laptops.h"\n#include "tops_utils.h"\n' + kernel)
+    (tmp_path / "laptops_kernel.cu").write_text('#include "laptops.h"\n#include "tops_utils.h"\n#include <acl/libacl.h>\n'
+                                                + kernel)
     report = project.scan_project([tmp_path], Settings(jobs=1, cache_dir=None), rulebase)
     rules = {path: {f.rule for f in report.findings if f.path == path}
              for path in ("topscc_demo_kernel.cc", "ascend_kernel.cpp", "dual_kernel.cu", "laptops_kernel.cu")}
