@@ -170,3 +170,27 @@ def test_a_function_the_project_defines_under_a_cuda_device_name_is_its_own(tmp_
     symbols = {path: {f.symbol for f in report.findings if f.path == path} for path in ("deps/enc.cpp", "k.cu")}
     assert not symbols["deps/enc.cpp"] & {"saturate", "umax"}, symbols
     assert {"mulhi", "cudaMallocHost"} <= symbols["k.cu"], symbols
+
+
+def test_other_vendors_device_languages_are_theirs(tmp_path: Path, rulebase) -> None:
+    """Enflame GCU's TopsCC (PaddlePaddle/PaddleCustomDevice 77090b6 backends/gcu/topscc_custom_kernels/
+    topscc_custom_demo_kernel.cc: `#include <tops/tops_runtime.h>`, a `__global__` kernel launched with `<<<1, 1>>>`,
+    compiled by topscc) and a launch on Ascend's `aclrtStream` (rules/layout/backends.yaml other_vendor_source) are
+    those vendors' code: no kernel or launch finding. The same kernel beside CUDA's runtime API, or with a project
+    header whose name only contains `tops` and Linux's ACL header (acl/libacl.h), stays CUDA code to port."""
+    kernel = ("__global__ void vec_add_kernel(int *from, int *to, size_t N) { to[threadIdx.x] = from[threadIdx.x]; }\n"
+              "void vec_add_cpp(int *from, int *to, size_t N) { vec_add_kernel<<<1, 1>>>(from, to, N); }\n")
+    (tmp_path / "topscc_demo_kernel.cc").write_text("#include <stdio.h>\n#include <tops.h>\n"
+                                                     "#include <tops/tops_runtime.h>\n" + kernel)
+    (tmp_path / "ascend_kernel.cpp").write_text(kernel.replace("size_t N)", "size_t N, aclrtStream s)"))
+    (tmp_path / "dual_kernel.cu").write_text("#include <tops/tops_runtime.h>\n" + kernel
+                                             + "void check() { cudaGetLastError(); }\n")
+    (tmp_path / "laptops_kernel.cu").write_text('#include "laptops.h"\n#include "tops_utils.h"\n#include <acl/libacl.h>\n'
+                                                + kernel)
+    report = project.scan_project([tmp_path], Settings(jobs=1, cache_dir=None), rulebase)
+    rules = {path: {f.rule for f in report.findings if f.path == path}
+             for path in ("topscc_demo_kernel.cc", "ascend_kernel.cpp", "dual_kernel.cu", "laptops_kernel.cu")}
+    assert not any(r.startswith("HIP4") for r in rules["topscc_demo_kernel.cc"]), rules["topscc_demo_kernel.cc"]
+    assert not any(r.startswith("HIP4") for r in rules["ascend_kernel.cpp"]), rules["ascend_kernel.cpp"]
+    assert {"HIP4001", "HIP4002"} <= rules["dual_kernel.cu"], rules["dual_kernel.cu"]
+    assert {"HIP4001", "HIP4002"} <= rules["laptops_kernel.cu"], rules["laptops_kernel.cu"]

@@ -13,7 +13,12 @@ from migrate.scan.match import IdentifierNames, RuleIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "rules"
-ANNOTATION = re.compile(r"(?://|#)\s*(ruleid|ok|todoruleid|todook):\s*([\w, -]+)")
+ANNOTATION = re.compile(r"(?://|#|<!--)\s*(ruleid|ok|todoruleid|todook):\s*([\w, -]+)")  # <!-- -->: XML files
+
+
+def rule_list(text: str) -> list[str]:
+    """The rule ids of an annotation, without an XML comment's closing `-->`."""
+    return [r.strip() for r in text.strip().removesuffix("--").split(",") if r.strip()]
 
 
 def annotations(text: str) -> dict[str, dict[int, set[str]]]:
@@ -22,8 +27,8 @@ def annotations(text: str) -> dict[str, dict[int, set[str]]]:
     pending: list[tuple[str, list[str]]] = []
     for number, line in enumerate(text.split("\n"), start=1):
         m = ANNOTATION.search(line)
-        if m and line.strip().startswith(("//", "#")):
-            pending.append((m.group(1), [r.strip() for r in m.group(2).split(",") if r.strip()]))
+        if m and line.strip().startswith(("//", "#", "<!--")):
+            pending.append((m.group(1), rule_list(m.group(2))))
             continue
         for kind, rules in pending:
             out[kind].setdefault(number, set()).update(rules)
@@ -51,7 +56,7 @@ def fixture_notes(path: Path, text: str) -> dict[str, dict[int, set[str]]]:
     out: dict[str, dict[int, set[str]]] = {k: {} for k in ("ruleid", "ok", "todoruleid", "todook")}
     for line in path.with_name(path.name + SIDECAR).read_text(encoding="utf-8").splitlines():
         if m := ANNOTATION.search(line):
-            out[m.group(1)].setdefault(1, set()).update(r.strip() for r in m.group(2).split(",") if r.strip())
+            out[m.group(1)].setdefault(1, set()).update(rule_list(m.group(2)))
     return out
 
 

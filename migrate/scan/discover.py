@@ -57,7 +57,7 @@ SUFFIX_KINDS = {
     ".py": "python", ".ipynb": "notebook", ".cmake": "cmake", ".mk": "makefile", ".mak": "makefile",
     ".vcxproj": "vsproject", ".vcproj": "vsproject",
     # .NET project files (MSBuild SDK projects: https://learn.microsoft.com/en-us/dotnet/core/project-sdk/overview):
-    # where a .NET package is (workloads/alternatives.py `backend_packages`); nothing in them is read
+    # the NuGet packages they reference and where a .NET package is (extract/text/dotnet.py)
     ".csproj": "dotnet", ".fsproj": "dotnet", ".vbproj": "dotnet",
     # autoconf macro files (a project's m4/ or config/ folder, acinclude.m4): their AC_DEFUN bodies are configure code
     # (extract/text/autoconf.py reads them as it reads configure.ac)
@@ -77,6 +77,9 @@ NAME_KINDS = {
     # a Go module's manifest (https://go.dev/ref/mod#go-mod-file): the modules it requires (extract/text/gomod.py);
     # workloads/reach.py sees a Go module at the top by its name
     "go.mod": "go_module",
+    # NuGet's package list of a .NET Framework project (https://learn.microsoft.com/en-us/nuget/reference/packages-config;
+    # extract/text/dotnet.py)
+    "packages.config": "dotnet",
     # a Cargo package's build script (https://doc.rust-lang.org/cargo/reference/build-scripts.html): the C/C++/CUDA
     # files it compiles and the features it compiles them under (extract/text/cargo_build.py)
     "build.rs": "cargo_build",
