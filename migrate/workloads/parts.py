@@ -31,6 +31,7 @@ from migrate.workloads import (
     cargo_features,
     compiler_reach,
     cpu_thrust,
+    doc_sites,
     host_gates,
     library_guards,
     make_goals,
@@ -195,6 +196,8 @@ class ProjectParts:
     cpu_thrust: Mapping[str, str] = field(default_factory=dict)
     # Python file -> evidence: its CUDA strings are compiled only by host code that is all optional (embedded_hosts.py)
     optional_hosts: Mapping[str, str] = field(default_factory=dict)
+    # the evidence that the scanned tree is a documentation site (workloads/doc_sites.py), "" where it is not
+    doc_site: str = ""
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -204,6 +207,8 @@ class ProjectParts:
         if (root := optional_root(path, known)) is not None and path not in self.included_by_required:
             what = "scratch space" if root in known.scratch else "a folder a package does not need to run"
             return Part(root, (f"{root}/: {what} (rules/workloads/optional.yaml)",))
+        if self.doc_site:
+            return Part(f"{path.partition('/')[0]} ({doc_sites.WHAT})", (self.doc_site,))
         if path in self.unused:
             return Part(f"{self.unused[path]} (no longer used)", (unused_evidence(self.unused[path]),))
         if self.alternatives and (folder := next((p.rstrip("/") for p in prefixes(path)
@@ -380,7 +385,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "undeclared": {k: [list(s) for s in v] for k, v in parts.undeclared.items()},
             "extras": {k: [list(s) for s in v] for k, v in parts.extras.items()},
             "off_branches": {k: [list(s) for s in v] for k, v in parts.off_branches.items()},
-            "cpu_thrust": dict(parts.cpu_thrust), "optional_hosts": dict(parts.optional_hosts)}
+            "cpu_thrust": dict(parts.cpu_thrust), "optional_hosts": dict(parts.optional_hosts),
+            "doc_site": parts.doc_site}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -433,7 +439,7 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         off_branches={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
                       for k, v in data.get("off_branches", {}).items()},
         cpu_thrust=strings(data.get("cpu_thrust", {})), optional_hosts=strings(data.get("optional_hosts", {})),
-        known=known)
+        doc_site=str(data.get("doc_site", "")), known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -594,7 +600,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         extras=extra_installs(facts, kinds),
                         off_branches=_merged(project_defines.off_branches(facts, kinds, known),
                                              library_guards.unreached_sections(facts)),
-                        cpu_thrust=cpu_thrust.cpu_thrust_folders(facts, kinds, regions, gated, known), known=known)
+                        cpu_thrust=cpu_thrust.cpu_thrust_folders(facts, kinds, regions, gated, known),
+                        doc_site=doc_sites.documentation_site(kinds), known=known)
     images = _images_of_optional_builds(project, kinds, findings, known) | _deployment_scripts(project, kinds, findings,
                                                                                                known)
     project = replace(project, images=images, host_gates=host_gates.host_only_gates(kinds, findings, known))
