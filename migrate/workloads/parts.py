@@ -30,6 +30,7 @@ from migrate.workloads import (
     build_scopes,
     cargo_features,
     compiler_reach,
+    compose_services,
     cpu_thrust,
     doc_sites,
     host_gates,
@@ -198,6 +199,9 @@ class ProjectParts:
     optional_hosts: Mapping[str, str] = field(default_factory=dict)
     # the evidence that the scanned tree is a documentation site (workloads/doc_sites.py), "" where it is not
     doc_site: str = ""
+    # Compose file -> (first line, last line, evidence) of each service whose image is an optional folder's Dockerfile
+    # (workloads/compose_services.py)
+    optional_services: Mapping[str, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -227,6 +231,9 @@ class ProjectParts:
         branch = next((s for s in self.unasked.get(path, ()) if s[0] <= finding.line <= s[1]), None)
         if branch is not None:
             return Part(f"{path}:{branch[0]}-{branch[1]} (a command-line option's branch)", (branch[2],))
+        service = next((s for s in self.optional_services.get(path, ()) if s[0] <= finding.line <= s[1]), None)
+        if service is not None:
+            return Part(f"{path}:{service[0]}-{service[1]} ({compose_services.WHAT})", (service[2],))
         host = next((s for s in self.nvidia_hosts.get(path, ()) if s[0] <= finding.line <= s[1]), None)
         if host is not None:
             return Part(f"{path}:{host[0]}-{host[1]} (runs only on an NVIDIA host)", (host[2],))
@@ -386,7 +393,8 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "extras": {k: [list(s) for s in v] for k, v in parts.extras.items()},
             "off_branches": {k: [list(s) for s in v] for k, v in parts.off_branches.items()},
             "cpu_thrust": dict(parts.cpu_thrust), "optional_hosts": dict(parts.optional_hosts),
-            "doc_site": parts.doc_site}
+            "doc_site": parts.doc_site,
+            "optional_services": {k: [list(s) for s in v] for k, v in parts.optional_services.items()}}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -439,7 +447,10 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         off_branches={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
                       for k, v in data.get("off_branches", {}).items()},
         cpu_thrust=strings(data.get("cpu_thrust", {})), optional_hosts=strings(data.get("optional_hosts", {})),
-        doc_site=str(data.get("doc_site", "")), known=known)
+        doc_site=str(data.get("doc_site", "")),
+        optional_services={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
+                           for k, v in data.get("optional_services", {}).items()},
+        known=known)
 
 
 def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], findings: Iterable[Finding],
@@ -601,7 +612,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         off_branches=_merged(project_defines.off_branches(facts, kinds, known),
                                              library_guards.unreached_sections(facts)),
                         cpu_thrust=cpu_thrust.cpu_thrust_folders(facts, kinds, regions, gated, known),
-                        doc_site=doc_sites.documentation_site(kinds), known=known)
+                        doc_site=doc_sites.documentation_site(kinds),
+                        optional_services=compose_services.optional_services(facts, known), known=known)
     images = _images_of_optional_builds(project, kinds, findings, known) | _deployment_scripts(project, kinds, findings,
                                                                                                known)
     project = replace(project, images=images, host_gates=host_gates.host_only_gates(kinds, findings, known))
