@@ -459,7 +459,12 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     the files whose workload's build hipifies them (classify.hipified_by_build), kept for lint."""
     known = known or words()
     findings = list(findings)
-    collected = ported.collect(facts, kinds) + ported.implemented_over_cuda(facts, findings)
+    # a HIP build in a folder of code no longer used (old/, legacy/: unused_folders, nothing outside it references it) is
+    # no ROCm path of the project's current build (flexflow/flexflow-train 3b0f5b9f bindings/python/old/: a Makefile
+    # with USE_HIP and a hipcc CMakeLists beside the CUDA-only lib/kernels the top CMakeLists builds)
+    unused = unused_folders(facts, known)
+    collected = [e for e in ported.collect(facts, kinds) + ported.implemented_over_cuda(facts, findings)
+                 if e.path not in unused]
     evidence, scopes = build_scopes.covered(facts, kinds, collected)
     regions = regions_of(facts)
     for _ in range(CALL_DEPTH):  # a function called only in a switch's branch, and the functions it calls
@@ -600,7 +605,7 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         optional_includes=optional_includes(facts, known), build_kinds=dict(build_kinds or {}),
                         included_by_required=included_by_required(facts, known) | linked_by_required(facts, known)
                         | only_programs(facts, kinds, known),
-                        alternatives=alternative_runtime_folders(facts, known), unused=unused_folders(facts, known),
+                        alternatives=alternative_runtime_folders(facts, known), unused=unused,
                         off_features=frozenset(off_features),
                         runtime_scopes=alternative_runtime_scopes(facts, known),
                         run_time=run_time_alternatives(facts, kinds, findings),
