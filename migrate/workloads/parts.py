@@ -48,6 +48,7 @@ from migrate.workloads.build_sources import prefixes
 from migrate.workloads.config_defaults import config_defaults
 from migrate.workloads.configure_probes import configure_probes
 from migrate.workloads.embedded_hosts import optional_host_files
+from migrate.workloads.extension_twins import unimported_twins
 from migrate.workloads.extra_installs import extra_installs, install_of
 from migrate.workloads.fact_index import of_kind
 from migrate.workloads.hand_run_setups import built_by_hand
@@ -599,7 +600,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         amd_builds=built_for_amd(facts),
                         outside_hip_make=outside_hip_branches(facts, kinds) if evidence else {},
                         optional_modules=optional_modules(facts, known) | loaded_only_by_optional(facts, known)
-                        | extension_files(facts) | unloaded_files(facts) | built_by_hand(facts, known),
+                        | extension_files(facts) | unloaded_files(facts) | built_by_hand(facts, known)
+                        | unimported_twins(facts, known),
                         switches=switches, regions=regions, gated=gated,
                         unbuilt=unbuilt, cuda_build=carrier or "", compiler_switch=compiler.switch if compiler else "",
                         optional_includes=optional_includes(facts, known), build_kinds=dict(build_kinds or {}),
