@@ -74,6 +74,8 @@ TOKENS["go"] = ["package main", "/*", "*/", "// ", "#cgo LDFLAGS: -L${SRCDIR}/li
                 "#include <cuda_runtime.h>", "func main() {", "}", "\"", "`"]
 TOKENS["go_module"] = ["module example.com/x", "go 1.22", "require (", ")", "require ", "github.com/NVIDIA/go-nvml",
                        " v0.13.0-1", " // indirect", "replace ", " => ../x", "\"", "`", "\n", "\t", "// "]
+TOKENS["doc_site"] = ["module.exports = {", "};", "title: \"x\",", "[book]", "title = \"x\"", "baseURL = \"/\"",
+                      "site:", "  title: x", "\"", "\n"]
 TOKENS["autoconf"] = ["AC_INIT([x], [1.0])", "AC_ARG_WITH([cuda],", "AC_ARG_ENABLE([gpu],", "AS_HELP_STRING([--with-cuda])",
                       "[with_cuda=no]", "[enable_gpu=yes]", "AC_PATH_PROG([NVCC], [nvcc], [no])",
                       "AC_CHECK_PROG(NVCC, nvcc, nvcc)", "AM_CONDITIONAL([COND_CUDA], [test x$with_cuda = xyes])",
@@ -165,7 +167,7 @@ FILE_NAMES = {"cuda": "k.cu", "cpp": "k.cpp", "hip": "k.hip", "python": "m.py", 
               "cmake": "CMakeLists.txt", "makefile": "Makefile", "shell": "run.sh",
               "gitmodules": ".gitmodules", "cargo": "Cargo.toml", "cargo_build": "build.rs",
               "julia_project": "Project.toml", "julia": "k.jl",
-              "java": "K.java", "go": "main.go", "go_module": "go.mod",
+              "java": "K.java", "go": "main.go", "go_module": "go.mod", "doc_site": "docusaurus.config.js",
               "autoconf": "configure.ac", "m4": "ax_k.m4", "vsproject": "k.vcxproj", "dotnet": "k.csproj", "maven": "pom.xml",
               "binary": "libk.so"}
 

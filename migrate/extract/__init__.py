@@ -106,6 +106,7 @@ EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
     "maven": _lazy("text.maven", "extract"),
     "go": _lazy("text.cgo", "extract"),
     "go_module": _lazy("text.gomod", "extract"),
+    "doc_site": _lazy("text.doc_site", "extract"),
     "java": _lazy("text.java", "extract"),
     "dotnet": _lazy("text.dotnet", "extract"),
     "binary": _lazy("binary", "extract"),

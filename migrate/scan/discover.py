@@ -85,6 +85,16 @@ NAME_KINDS = {
     "build.rs": "cargo_build",
     # a Julia project file (https://pkgdocs.julialang.org/v1/toml-files/): its [deps] and [weakdeps]
     "project.toml": "julia_project",
+    # the configuration a static documentation site's generator reads at the site's root: the folder holding it is the
+    # site, its pages, tutorials and their example files the material it shows (workloads/doc_sites.py). Docusaurus
+    # (https://docusaurus.io/docs/configuration: docusaurus.config.js/.ts at the site's root), Hugo
+    # (https://gohugo.io/getting-started/configuration/: hugo.toml/.yaml/.json), mdBook
+    # (https://rust-lang.github.io/mdBook/format/configuration/index.html: book.toml), Antora
+    # (https://docs.antora.org/antora/latest/playbook/: antora-playbook.yml). Not mkdocs.yml: Python packages keep it
+    # beside their code at the top (microsoft/AirSim, NeptuneHub/AudioMuse-AI), where it builds their docs/ only.
+    "docusaurus.config.js": "doc_site", "docusaurus.config.ts": "doc_site", "docusaurus.config.mjs": "doc_site",
+    "docusaurus.config.cjs": "doc_site", "hugo.toml": "doc_site", "hugo.yaml": "doc_site", "hugo.json": "doc_site",
+    "book.toml": "doc_site", "antora-playbook.yml": "doc_site",
 }
 NAME_GLOBS = (
     ("dockerfile*", "dockerfile"), ("*.dockerfile", "dockerfile"), ("containerfile*", "dockerfile"),

@@ -30,7 +30,9 @@ from migrate.workloads import (
     build_scopes,
     cargo_features,
     compiler_reach,
+    compose_services,
     cpu_thrust,
+    doc_sites,
     host_gates,
     library_guards,
     make_goals,
@@ -46,6 +48,7 @@ from migrate.workloads.build_sources import prefixes
 from migrate.workloads.config_defaults import config_defaults
 from migrate.workloads.configure_probes import configure_probes
 from migrate.workloads.embedded_hosts import optional_host_files
+from migrate.workloads.extension_twins import unimported_twins
 from migrate.workloads.extra_installs import extra_installs, install_of
 from migrate.workloads.fact_index import of_kind
 from migrate.workloads.hand_run_setups import built_by_hand
@@ -195,6 +198,11 @@ class ProjectParts:
     cpu_thrust: Mapping[str, str] = field(default_factory=dict)
     # Python file -> evidence: its CUDA strings are compiled only by host code that is all optional (embedded_hosts.py)
     optional_hosts: Mapping[str, str] = field(default_factory=dict)
+    # the evidence that the scanned tree is a documentation site (workloads/doc_sites.py), "" where it is not
+    doc_site: str = ""
+    # Compose file -> (first line, last line, evidence) of each service whose image is an optional folder's Dockerfile
+    # (workloads/compose_services.py)
+    optional_services: Mapping[str, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
     known: Words | None = None
 
     def part(self, finding: Finding) -> Part | None:
@@ -204,6 +212,8 @@ class ProjectParts:
         if (root := optional_root(path, known)) is not None and path not in self.included_by_required:
             what = "scratch space" if root in known.scratch else "a folder a package does not need to run"
             return Part(root, (f"{root}/: {what} (rules/workloads/optional.yaml)",))
+        if self.doc_site:
+            return Part(f"{path.partition('/')[0]} ({doc_sites.WHAT})", (self.doc_site,))
         if path in self.unused:
             return Part(f"{self.unused[path]} (no longer used)", (unused_evidence(self.unused[path]),))
         if self.alternatives and (folder := next((p.rstrip("/") for p in prefixes(path)
@@ -222,6 +232,9 @@ class ProjectParts:
         branch = next((s for s in self.unasked.get(path, ()) if s[0] <= finding.line <= s[1]), None)
         if branch is not None:
             return Part(f"{path}:{branch[0]}-{branch[1]} (a command-line option's branch)", (branch[2],))
+        service = next((s for s in self.optional_services.get(path, ()) if s[0] <= finding.line <= s[1]), None)
+        if service is not None:
+            return Part(f"{path}:{service[0]}-{service[1]} ({compose_services.WHAT})", (service[2],))
         host = next((s for s in self.nvidia_hosts.get(path, ()) if s[0] <= finding.line <= s[1]), None)
         if host is not None:
             return Part(f"{path}:{host[0]}-{host[1]} (runs only on an NVIDIA host)", (host[2],))
@@ -380,7 +393,9 @@ def to_json(parts: ProjectParts) -> dict[str, Any]:
             "undeclared": {k: [list(s) for s in v] for k, v in parts.undeclared.items()},
             "extras": {k: [list(s) for s in v] for k, v in parts.extras.items()},
             "off_branches": {k: [list(s) for s in v] for k, v in parts.off_branches.items()},
-            "cpu_thrust": dict(parts.cpu_thrust), "optional_hosts": dict(parts.optional_hosts)}
+            "cpu_thrust": dict(parts.cpu_thrust), "optional_hosts": dict(parts.optional_hosts),
+            "doc_site": parts.doc_site,
+            "optional_services": {k: [list(s) for s in v] for k, v in parts.optional_services.items()}}
 
 
 def from_json(data: Any, known: Words | None = None) -> ProjectParts:
@@ -433,6 +448,9 @@ def from_json(data: Any, known: Words | None = None) -> ProjectParts:
         off_branches={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
                       for k, v in data.get("off_branches", {}).items()},
         cpu_thrust=strings(data.get("cpu_thrust", {})), optional_hosts=strings(data.get("optional_hosts", {})),
+        doc_site=str(data.get("doc_site", "")),
+        optional_services={str(k): tuple((int(a), int(b), str(c)) for a, b, c in v)
+                           for k, v in data.get("optional_services", {}).items()},
         known=known)
 
 
@@ -442,7 +460,12 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
     the files whose workload's build hipifies them (classify.hipified_by_build), kept for lint."""
     known = known or words()
     findings = list(findings)
-    collected = ported.collect(facts, kinds) + ported.implemented_over_cuda(facts, findings)
+    # a HIP build in a folder of code no longer used (old/, legacy/: unused_folders, nothing outside it references it) is
+    # no ROCm path of the project's current build (flexflow/flexflow-train 3b0f5b9f bindings/python/old/: a Makefile
+    # with USE_HIP and a hipcc CMakeLists beside the CUDA-only lib/kernels the top CMakeLists builds)
+    unused = unused_folders(facts, known)
+    collected = [e for e in ported.collect(facts, kinds) + ported.implemented_over_cuda(facts, findings)
+                 if e.path not in unused]
     evidence, scopes = build_scopes.covered(facts, kinds, collected)
     regions = regions_of(facts)
     for _ in range(CALL_DEPTH):  # a function called only in a switch's branch, and the functions it calls
@@ -577,13 +600,14 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         amd_builds=built_for_amd(facts),
                         outside_hip_make=outside_hip_branches(facts, kinds) if evidence else {},
                         optional_modules=optional_modules(facts, known) | loaded_only_by_optional(facts, known)
-                        | extension_files(facts) | unloaded_files(facts) | built_by_hand(facts, known),
+                        | extension_files(facts) | unloaded_files(facts) | built_by_hand(facts, known)
+                        | unimported_twins(facts, known),
                         switches=switches, regions=regions, gated=gated,
                         unbuilt=unbuilt, cuda_build=carrier or "", compiler_switch=compiler.switch if compiler else "",
                         optional_includes=optional_includes(facts, known), build_kinds=dict(build_kinds or {}),
                         included_by_required=included_by_required(facts, known) | linked_by_required(facts, known)
                         | only_programs(facts, kinds, known),
-                        alternatives=alternative_runtime_folders(facts, known), unused=unused_folders(facts, known),
+                        alternatives=alternative_runtime_folders(facts, known), unused=unused,
                         off_features=frozenset(off_features),
                         runtime_scopes=alternative_runtime_scopes(facts, known),
                         run_time=run_time_alternatives(facts, kinds, findings),
@@ -594,7 +618,9 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         extras=extra_installs(facts, kinds),
                         off_branches=_merged(project_defines.off_branches(facts, kinds, known),
                                              library_guards.unreached_sections(facts)),
-                        cpu_thrust=cpu_thrust.cpu_thrust_folders(facts, kinds, regions, gated, known), known=known)
+                        cpu_thrust=cpu_thrust.cpu_thrust_folders(facts, kinds, regions, gated, known),
+                        doc_site=doc_sites.documentation_site(kinds),
+                        optional_services=compose_services.optional_services(facts, known), known=known)
     images = _images_of_optional_builds(project, kinds, findings, known) | _deployment_scripts(project, kinds, findings,
                                                                                                known)
     project = replace(project, images=images, host_gates=host_gates.host_only_gates(kinds, findings, known))

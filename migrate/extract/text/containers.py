@@ -2,6 +2,7 @@
 workflows (Dockerfiles are in migrate.extract.text.docker)."""
 from __future__ import annotations
 
+import posixpath
 import re
 
 from migrate.extract.names import alternatives
@@ -69,7 +70,58 @@ def manifest(source: bytes) -> Extraction:
                 start = m.start(1) + value.start()
                 facts.append(fact("manifest", f"accelerator: {value.group(0).lower()}", number, start,
                                   start + len(value.group(0)), text=value.group(0)))
+    if compose:
+        facts.extend(compose_services(text))
     return finish(text, _without_redundant_capabilities(text.split("\n"), facts))
+
+
+# A Compose service's image built from a Dockerfile (https://docs.docker.com/reference/compose-file/build/): `build:`
+# holds the context (a path, relative to the Compose file's folder), inline or as `context:`, and `dockerfile:`
+# (relative to the context; `Dockerfile` by default).
+SERVICE = re.compile(r"^( +)([\w.-]+):\s*(?:#.*)?$")
+BUILD_INLINE = re.compile(r"^\s+build:\s*[\"']?([^\s\"'#{&*][^\s\"'#]*)")
+BUILD_KEY = re.compile(r"^\s+(context|dockerfile):\s*[\"']?([^\s\"'#&*][^\s\"'#]*)")
+
+
+def compose_services(text: str) -> list[Fact]:
+    """`compose_service` facts: one per service of a Compose file that builds its image, spanning the service's lines,
+    named after the service, its text the Dockerfile's path relative to the Compose file's folder."""
+    out: list[Fact] = []
+    service: tuple[str, int] | None = None
+    indent = -1  # the services' own indent, once seen
+    last = 0  # the last line of the current service with content
+    build = {"context": ".", "dockerfile": ""}
+    in_services = False
+
+    def close() -> None:
+        if service is not None and build["dockerfile"] != "":
+            path = posixpath.normpath(posixpath.join(build["context"], build["dockerfile"]))
+            out.append(Fact(kind="compose_service", name=service[0], line=service[1], column=1, end_line=last,
+                            end_column=1, text=path))
+
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line[0].isspace():  # a top-level key: `services:` opens the services, any other closes them
+            close()
+            service, in_services, indent = None, line.startswith("services:"), -1
+            continue
+        if not in_services:
+            continue
+        m = SERVICE.match(line)
+        if m and (indent < 0 or len(m.group(1)) == indent):
+            close()
+            indent = len(m.group(1))
+            service, build = (m.group(2), number), {"context": ".", "dockerfile": ""}
+        elif service is not None and (b := BUILD_INLINE.match(line)):
+            build["context"], build["dockerfile"] = b.group(1), build["dockerfile"] or "Dockerfile"
+        elif service is not None and (k := BUILD_KEY.match(line)):
+            build[k.group(1)] = k.group(2)
+            if k.group(1) == "context" and not build["dockerfile"]:
+                build["dockerfile"] = "Dockerfile"
+        last = number
+    close()
+    return out
 
 
 def _prose(line: str, indent: int) -> int:
