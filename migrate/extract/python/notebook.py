@@ -1,7 +1,8 @@
 """extract, Jupyter notebooks: the code cells as one Python module, each fact located by cell and line.
 
-A notebook's cells run in one namespace, in order (https://ipython.readthedocs.io/en/stable/interactive/reference.html:
-"the namespace ... is shared by all cells"): a name imported in one cell is the same object in every later cell
+A notebook's cells run in one namespace, in order (IPython's kernel runs each cell with InteractiveShell.run_cell in
+the one user namespace, `user_ns`: https://ipython.readthedocs.io/en/latest/api/generated/IPython.core.interactiveshell.html):
+a name imported in one cell is the same object in every later cell
 (`from torch.utils.cpp_extension import load_inline` in cell 1, `load_inline(cuda_sources=...)` in cell 2). The cells
 that parse are read together, as a script of those cells in order, so a call resolves through an earlier cell's import;
 a cell that does not parse is skipped with a note, as before, and should the joined cells not parse, each cell is read
