@@ -60,9 +60,12 @@ def extract(source: bytes) -> Extraction:
         if _parses(code, number, notes):
             code_cells.append(_Cell(number, lines, code))
     facts += _joined(code_cells, notes)
+    by_cell: dict[int | None, list[Fact]] = {}
+    for f in facts:
+        by_cell.setdefault(f.cell, []).append(f)
     line_text: dict[tuple[int, int], str] = {}
     for number, lines in texts:
-        line_text.update(line_texts(lines, facts, cell=number))
+        line_text.update(line_texts(lines, by_cell.get(number, []), cell=number))
     total = sum(len(lines) for _, lines in texts)
     return Extraction(facts=tuple(facts), lines=total, line_text=line_text, notes=tuple(notes))
 
