@@ -104,6 +104,23 @@ def test_notebook_cells_are_located_by_cell_and_line() -> None:
     assert any(n.startswith("cell 3: Python syntax error") for n in extraction.notes)
 
 
+def test_notebook_cells_share_one_namespace() -> None:
+    """datawhalechina/llm-algo-leetcode 04_CUDA_and_System_Optimization/15_CUDA_Custom_Kernel_Intro.ipynb (cut): cell 1
+    imports load_inline, a later cell calls it with CUDA source from the cell between; a name a project's own module
+    gives (the near miss) stays unresolved."""
+    def cells(*sources: str) -> bytes:
+        return json.dumps({"cells": [{"cell_type": "code", "source": s} for s in sources], "nbformat": 4}).encode()
+
+    kernel = 'src = """\n__global__ void add(float* x) { x[threadIdx.x] += 1; }\n"""\n'
+    call = "ext = load_inline(name='add', cpp_sources='', cuda_sources=src)\n"
+    got = {(f.name, f.cell, f.line) for f in notebook.extract(cells(
+        "import torch\nfrom torch.utils.cpp_extension import load_inline\n", kernel, call)).facts
+        if f.name in ("torch.utils.cpp_extension.load_inline", "kernel-definition")}
+    assert got == {("torch.utils.cpp_extension.load_inline", 3, 1), ("kernel-definition", 2, 2)}
+    near = notebook.extract(cells("from course_tools import load_inline\n", kernel, call)).facts
+    assert not any(f.name.startswith("torch.") or f.name == "kernel-definition" for f in near)
+
+
 def test_compared_and_printed_names_have_their_own_roles() -> None:
     got = [(f.line, f.role) for f in facts('''
         import logging, torch

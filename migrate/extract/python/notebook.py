@@ -1,14 +1,33 @@
-"""extract, Jupyter notebooks: each code cell as Python, located by cell and line."""
+"""extract, Jupyter notebooks: the code cells as one Python module, each fact located by cell and line.
+
+A notebook's cells run in one namespace, in order (IPython's kernel runs each cell with InteractiveShell.run_cell in
+the one user namespace, `user_ns`: https://ipython.readthedocs.io/en/latest/api/generated/IPython.core.interactiveshell.html):
+a name imported in one cell is the same object in every later cell
+(`from torch.utils.cpp_extension import load_inline` in cell 1, `load_inline(cuda_sources=...)` in cell 2). The cells
+that parse are read together, as a script of those cells in order, so a call resolves through an earlier cell's import;
+a cell that does not parse is skipped with a note, as before, and should the joined cells not parse, each cell is read
+alone."""
 from __future__ import annotations
 
+import ast
+import bisect
+import dataclasses
 import json
 import re
+import warnings
 
 from migrate.extract.python import extractor as python_ast
 from migrate.extract.text.lines import fact, line_texts
 from migrate.model import Extraction, Fact
 
 MAGIC = re.compile(r"^\s*[!%]")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Cell:
+    number: int
+    lines: list[str]
+    code: str  # the cell with its IPython magic and shell lines blanked
 
 
 def extract(source: bytes) -> Extraction:
@@ -21,8 +40,8 @@ def extract(source: bytes) -> Extraction:
         return Extraction(facts=(), lines=0, error="not a notebook (no list of cells)")
     facts: list[Fact] = []
     notes: list[str] = []
-    line_text: dict[tuple[int, int], str] = {}
-    total = 0
+    texts: list[tuple[int, list[str]]] = []  # every code cell's lines, parsed or not
+    code_cells: list[_Cell] = []
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
@@ -35,18 +54,79 @@ def extract(source: bytes) -> Extraction:
             notes.append(f"cell {number}: its source is not text; cell skipped")
             continue
         lines = text.split("\n")
-        total += len(lines)
-        cell_facts = _shell_lines(lines, number)
+        texts.append((number, lines))
+        facts += _shell_lines(lines, number)
         code = "\n".join("" if MAGIC.match(line) else line for line in lines)
-        try:
-            found, cell_notes = python_ast.extract_text(code, cell=number)
-            cell_facts += found
-            notes += [f"cell {number}: {n}" for n in cell_notes]
-        except SyntaxError as exc:
-            notes.append(f"cell {number}: Python syntax error at line {exc.lineno}: {exc.msg}; cell skipped")
-        facts += cell_facts
-        line_text.update(line_texts(lines, cell_facts, cell=number))
+        if _parses(code, number, notes):
+            code_cells.append(_Cell(number, lines, code))
+    facts += _joined(code_cells, notes)
+    by_cell: dict[int | None, list[Fact]] = {}
+    for f in facts:
+        by_cell.setdefault(f.cell, []).append(f)
+    line_text: dict[tuple[int, int], str] = {}
+    for number, lines in texts:
+        line_text.update(line_texts(lines, by_cell.get(number, []), cell=number))
+    total = sum(len(lines) for _, lines in texts)
     return Extraction(facts=tuple(facts), lines=total, line_text=line_text, notes=tuple(notes))
+
+
+def _parses(code: str, number: int, notes: list[str]) -> bool:
+    try:
+        with warnings.catch_warnings():  # a scanned file's SyntaxWarnings are not the user's to read
+            warnings.simplefilter("ignore")
+            ast.parse(code)
+    except SyntaxError as exc:
+        notes.append(f"cell {number}: Python syntax error at line {exc.lineno}: {exc.msg}; cell skipped")
+        return False
+    return True
+
+
+def _joined(cells: list[_Cell], notes: list[str]) -> list[Fact]:
+    """The facts of the cells read as one module, each moved back to its cell and line; each cell alone where the
+    joined text does not parse."""
+    if not cells:
+        return []
+    starts: list[int] = []  # the 0-based line of the joined text where each cell starts
+    at = 0
+    for cell in cells:
+        starts.append(at)
+        at += len(cell.lines)
+    try:
+        found, module_notes = python_ast.extract_text("\n".join(c.code for c in cells))
+    except SyntaxError:
+        return _each_alone(cells, notes)
+    for note in module_notes:
+        notes.append(_cell_note(note, cells, starts))
+    out = []
+    for f in found:
+        index = max(0, bisect.bisect_right(starts, f.line - 1) - 1)
+        start, cell = starts[index], cells[index]
+        end_line = min(f.end_line - start, len(cell.lines))
+        out.append(dataclasses.replace(f, line=f.line - start, end_line=max(end_line, f.line - start),
+                                       cell=cell.number))
+    return out
+
+
+LINE_NOTE = re.compile(r"^line (\d+): ")
+
+
+def _cell_note(note: str, cells: list[_Cell], starts: list[int]) -> str:
+    """A note of the joined module (`line N: ...`) said of its cell and the line in it."""
+    m = LINE_NOTE.match(note)
+    if not m:
+        return note
+    line = int(m.group(1))
+    index = max(0, bisect.bisect_right(starts, line - 1) - 1)
+    return f"cell {cells[index].number}: line {line - starts[index]}: {note[m.end():]}"
+
+
+def _each_alone(cells: list[_Cell], notes: list[str]) -> list[Fact]:
+    out: list[Fact] = []
+    for cell in cells:
+        found, cell_notes = python_ast.extract_text(cell.code, cell=cell.number)
+        out += found
+        notes += [f"cell {cell.number}: {n}" for n in cell_notes]
+    return out
 
 
 def _shell_lines(lines: list[str], cell: int) -> list[Fact]:
