@@ -128,6 +128,9 @@ STRUCTURE_KINDS: dict[str, str] = {
     "unless_branch": "a branch taken only while a macro is undefined (`#ifndef NO_CUDA`, `#if !defined(X)`, the `#else` "
                      "of `#ifdef X`), over its lines; the name is the macro (workloads/project_defines.py reads it "
                      "against the macros every build defines)",
+    "compose_service": "a service of a Compose file that builds its image, over the service's lines: the name is the "
+                       "service, the text the Dockerfile's path relative to the Compose file's folder "
+                       "(workloads/compose_services.py)",
     "library_guard_branch": "a branch taken on a CUDA library header's include guard (`#ifdef _CUFFT_H_` in NVIDIA's "
                             "samples helper helper_cuda.h: rules/names/device.yaml `library_include_guards`), over its "
                             "lines; the name is the guard (workloads/library_guards.py)",
