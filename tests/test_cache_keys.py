@@ -7,6 +7,7 @@ import os
 import shutil
 import sqlite3
 from pathlib import Path
+from typing import cast
 
 import pytest
 from migrate import extract
@@ -405,3 +406,25 @@ def _stamped(source: Path) -> SourceFile:
     info = source.stat()
     return SourceFile(path=source, rel=source.name, kind="requirements", size=info.st_size,
                       stamp=(info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev))
+
+
+def test_a_scan_s_result_version_takes_the_extractor_version_from_the_cache_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """result_version (a scan's result rows, a linted project's parts) keeps the extractor version in the cache
+    directory by its sources' stamps, as extract_all does: a process whose first need of the version is there (a lint
+    inside a project whose own file is not looked up) does not read and hash the extractor's sources again."""
+    from types import SimpleNamespace
+
+    from migrate.rulebase.load import RuleBase
+    from migrate.scan import analyse
+    from migrate.settings import Settings
+
+    hashed: list[int] = []
+    digest = extract._digest
+    monkeypatch.setattr(extract, "_digest", lambda named: hashed.append(1) or digest(named))
+    monkeypatch.setattr(extract, "_VERSION", [])
+    settings, rules = Settings(cache_dir=tmp_path / "cache"), cast(RuleBase, SimpleNamespace(version="rules"))
+    first = analyse.result_version(rules, settings)
+    assert hashed == [1] and list((tmp_path / "cache").glob("extract-version-*.json"))
+    monkeypatch.setattr(extract, "_VERSION", [])  # as a new process
+    assert analyse.result_version(rules, settings) == first and hashed == [1]
