@@ -3,9 +3,11 @@ report-cache miss reads each file once, discovery's stat is the stat cache's, an
 goes by last use."""
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 from pathlib import Path
+from typing import cast
 
 import pytest
 from migrate import extract
@@ -358,3 +360,71 @@ def test_the_report_code_key_reads_no_bytecode_folder(tmp_path: Path) -> None:
                 if p.is_file() and p.suffix != ".pyc" and "__pycache__" not in p.parts]
     assert _code_files(str(tmp_path)) == expected
     assert ("a", "b.py") in expected and ("pycache", "x.json") in expected and len(expected) == 6
+
+
+def test_a_few_files_edited_since_the_cache_was_written_are_not_looked_up(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch too small for its misses to be written (lint of an edited file) looks up only the files not modified
+    since the cache file was last written: an edited file's new bytes are not there, and the lookup cost sqlite3's
+    import and a connection. A file the cache holds, unchanged since, is still served; an edit undone (the old bytes,
+    a new mtime) is extracted again: the cost accepted. A batch worth writing looks every file up, as before."""
+    files = []
+    for n in range(extract_run.WORTH_CACHING_FILES):
+        source = tmp_path / f"requirements-{n}.txt"
+        source.write_text(f"torch=={n}.0\n")
+        os.utime(source, ns=(source.stat().st_atime_ns, source.stat().st_mtime_ns - 10**10))  # before the cache
+        files.append(_stamped(source))
+    cache = Cache(tmp_path / "cache")
+    calls: list[int] = []
+    looked_up: list[str] = []
+    real_run, real_get = extract_run._run, Cache.get
+    monkeypatch.setattr(extract_run, "_run", lambda work, *a: calls.append(len(work)) or real_run(work, *a))
+    monkeypatch.setattr(Cache, "get", lambda self, key: looked_up.append(key) or real_get(self, key))
+    extract_run.extract_all(files, max_file_size=1 << 20, cache=cache)  # worth writing: all eight stored
+    written = cache.written_ns()
+    assert written is not None and calls == [len(files)] and len(looked_up) == len(files)
+    one = files[0].path
+    first = extract_run.extract_all([_stamped(one)], max_file_size=1 << 20, cache=Cache(tmp_path / "cache"))
+    assert calls[1:] == [0] and len(looked_up) == len(files) + 1  # unchanged since the write: served
+    one.write_text("torch==9.0\n")
+    os.utime(one, ns=(written, written + 10**9))  # edited after the write
+    edited = extract_run.extract_all([_stamped(one)], max_file_size=1 << 20, cache=Cache(tmp_path / "cache"))
+    assert calls[1:] == [0, 1] and len(looked_up) == len(files) + 1  # not looked up, extracted
+    one.write_text("torch==0.0\n")  # the edit undone: the stored bytes again, with a new mtime
+    os.utime(one, ns=(written, written + 2 * 10**9))
+    undone = extract_run.extract_all([_stamped(one)], max_file_size=1 << 20, cache=Cache(tmp_path / "cache"))
+    assert calls[1:] == [0, 1, 1] and len(looked_up) == len(files) + 1
+    assert undone[0].extraction == first[0].extraction and edited[0].extraction != first[0].extraction
+    extract_run.extract_all([_stamped(f.path) for f in files], max_file_size=1 << 20, cache=Cache(tmp_path / "cache"))
+    assert calls[1:] == [0, 1, 1, 0] and len(looked_up) == 2 * len(files) + 1  # all looked up and held (the undone too)
+    fresh = Cache(tmp_path / "fresh")  # no cache file at all: nothing is looked up, nothing is made
+    extract_run.extract_all([files[1]], max_file_size=1 << 20, cache=fresh)
+    assert fresh.written_ns() is None and len(looked_up) == 2 * len(files) + 1
+
+
+def _stamped(source: Path) -> SourceFile:
+    info = source.stat()
+    return SourceFile(path=source, rel=source.name, kind="requirements", size=info.st_size,
+                      stamp=(info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev))
+
+
+def test_a_scan_s_result_version_takes_the_extractor_version_from_the_cache_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """result_version (a scan's result rows, a linted project's parts) keeps the extractor version in the cache
+    directory by its sources' stamps, as extract_all does: a process whose first need of the version is there (a lint
+    inside a project whose own file is not looked up) does not read and hash the extractor's sources again."""
+    from types import SimpleNamespace
+
+    from migrate.rulebase.load import RuleBase
+    from migrate.scan import analyse
+    from migrate.settings import Settings
+
+    hashed: list[int] = []
+    digest = extract._digest
+    monkeypatch.setattr(extract, "_digest", lambda named: hashed.append(1) or digest(named))
+    monkeypatch.setattr(extract, "_VERSION", [])
+    settings, rules = Settings(cache_dir=tmp_path / "cache"), cast(RuleBase, SimpleNamespace(version="rules"))
+    first = analyse.result_version(rules, settings)
+    assert hashed == [1] and list((tmp_path / "cache").glob("extract-version-*.json"))
+    monkeypatch.setattr(extract, "_VERSION", [])  # as a new process
+    assert analyse.result_version(rules, settings) == first and hashed == [1]
