@@ -99,7 +99,7 @@ def _joined(cells: list[_Cell], notes: list[str]) -> list[Fact]:
         notes.append(_cell_note(note, cells, starts))
     out = []
     for f in found:
-        index = max(0, bisect.bisect_right(starts, f.line - 1) - 1)
+        index = _cell_at(starts, f.line)
         start, cell = starts[index], cells[index]
         end_line = min(f.end_line - start, len(cell.lines))
         out.append(dataclasses.replace(f, line=f.line - start, end_line=max(end_line, f.line - start),
@@ -116,8 +116,13 @@ def _cell_note(note: str, cells: list[_Cell], starts: list[int]) -> str:
     if not m:
         return note
     line = int(m.group(1))
-    index = max(0, bisect.bisect_right(starts, line - 1) - 1)
+    index = _cell_at(starts, line)
     return f"cell {cells[index].number}: line {line - starts[index]}: {note[m.end():]}"
+
+
+def _cell_at(starts: list[int], line: int) -> int:
+    """The index of the cell holding 1-based `line` of the joined text."""
+    return max(0, bisect.bisect_right(starts, line - 1) - 1)
 
 
 def _each_alone(cells: list[_Cell], notes: list[str]) -> list[Fact]:
