@@ -9,6 +9,7 @@ where a .NET package is (workloads/alternatives.py `backend_packages`). Other it
 `Reference`s, sources) are not read."""
 from __future__ import annotations
 
+import bisect
 import re
 
 from migrate.extract.text.lines import fact, finish
@@ -28,22 +29,10 @@ def extract(source: bytes) -> Extraction:
              if m.group(1).lower() == PACKAGE_ITEM and m.group(2).lower() == "include"]
     found += [(m.start(1), m.group(1)) for m in PACKAGES_CONFIG.finditer(text)]
     for offset, package in sorted(found):
-        line = _line_of(starts, offset)
+        line = bisect.bisect_right(starts, offset) - 1  # 0-based: starts holds each line's first offset
         column = offset - starts[line]
         name = package.strip()
         if name:
             facts.append(fact("requirement", f"nuget:{name.lower()}", line + 1, column, column + len(package),
                               text=name))
     return finish(text, facts)
-
-
-def _line_of(starts: list[int], offset: int) -> int:
-    """The 0-based line of a character offset (starts: each line's first offset)."""
-    low, high = 0, len(starts) - 1
-    while low < high:
-        middle = (low + high + 1) // 2
-        if starts[middle] <= offset:
-            low = middle
-        else:
-            high = middle - 1
-    return low
