@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from migrate.rulebase.load import RuleBase
+from tests.conftest import write_tree
 from tests.test_optional_parts import scanned
 
 # ziplab/Mesa (8b7a0db) setup.py:18-30: a CppExtension beside a CUDAExtension, built by torch's BuildExtension
@@ -31,9 +32,7 @@ KERNEL = ("#include <cuda.h>\n#include <cuda_runtime.h>\n"
 
 
 def _scan(tmp_path: Path, files: dict[str, str], rulebase: RuleBase) -> dict[str, Any]:
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
+    write_tree(tmp_path, files)
     data: dict[str, Any] = scanned(tmp_path, rulebase)
     return data
 

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.conftest import write_tree
 from tests.test_optional_parts import scanned
 
 
 def _scan(tmp_path: Path, files: dict[str, str], rulebase) -> dict:
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
+    write_tree(tmp_path, files)
     return scanned(tmp_path, rulebase)
 
 
