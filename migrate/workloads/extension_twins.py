@@ -32,9 +32,11 @@ def unimported_twins(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[
     for path, f in of_kind(facts, "python_import"):
         importers.setdefault(f.name.rsplit(".", 1)[-1], []).append(path)
         importers.setdefault(f.name.split(".", 1)[0], []).append(path)
+    for paths in importers.values():
+        paths.sort()
 
     def importer(folder: str, module: str) -> str | None:
-        return next((p for p in sorted(importers.get(module, ())) if not p.startswith(folder + "/")), None)
+        return next((p for p in importers.get(module, ()) if not p.startswith(folder + "/")), None)
 
     out: dict[str, str] = {}
     for folder, modules in sorted(builds.items()):

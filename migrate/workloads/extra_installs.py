@@ -21,6 +21,7 @@ from pathlib import Path
 from packaging.utils import canonicalize_name as canonical
 
 from migrate.model import Fact
+from migrate.workloads.fact_index import of_kind
 from migrate.workloads.optional_words import DataError
 from migrate.workloads.undeclared import RUN_DIRECTLY, is_manifest, read_installs
 
@@ -84,19 +85,16 @@ def extra_installs(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]
     only_extras = {name: where for name, where in brought.items() if name not in required}
     if not only_extras:
         return {}
-    out: dict[str, tuple[Install, ...]] = {}
-    for path, items in facts.items():
-        if path in manifests or path.rsplit("/", 1)[-1] in RUN_DIRECTLY:
+    found: dict[str, dict[Install, None]] = {}  # the requirement facts' index, not a pass over every fact
+    for path, f in of_kind(facts, "requirement"):
+        if path in manifests or path.rsplit("/", 1)[-1] in RUN_DIRECTLY \
+                or (name := package_name(f.name)) not in only_extras:
             continue
-        found = tuple(dict.fromkeys(
-            (f.line, name, f"{path}:{f.line} installs {name}, "
-                           + ("which the project declares only as an extra" if name in extras else
-                              "which only a package the project declares as an extra requires")
-                           + f" ({only_extras[name]}): a plain install of the project does not bring it")
-            for f in items if f.kind == "requirement" and (name := package_name(f.name)) in only_extras))
-        if found:
-            out[path] = found
-    return out
+        found.setdefault(path, {})[(f.line, name, f"{path}:{f.line} installs {name}, "
+                                    + ("which the project declares only as an extra" if name in extras else
+                                       "which only a package the project declares as an extra requires")
+                                    + f" ({only_extras[name]}): a plain install of the project does not bring it")] = None
+    return {path: tuple(installs) for path, installs in found.items()}
 
 
 def install_of(installs: Mapping[str, tuple[Install, ...]], path: str, line: int, symbol: str) -> Install | None:

@@ -42,9 +42,11 @@ def built_by_hand(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str
     index = ModuleIndex(p for p in facts if p.endswith(".py"))
     imported = {target for path, f in of_kind(facts, "python_import")
                 if (target := index.resolve(path, f.name)) is not None and target != path}
+    # the manifest names in the order each folder is tried: an install script first
+    manifest_names = sorted(known.manifests, key=lambda n: (n not in known.install_scripts, n))
     out: dict[str, str] = {}
     for path, built in sorted(declared.items()):
-        manifest = _enclosing_manifest(path, files, known)
+        manifest = _enclosing_manifest(path, files, manifest_names)
         if manifest is None or path in imported:
             continue
         sources = [s for f in built for s in resolve_sources(f.text, posixpath.dirname(path), files)]
@@ -64,11 +66,12 @@ def built_by_hand(facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str
     return out
 
 
-def _enclosing_manifest(path: str, files: frozenset[str], known: Words) -> str | None:
-    """The nearest package manifest (setup.py, pyproject.toml ...) in the file's folder or a folder above it."""
+def _enclosing_manifest(path: str, files: frozenset[str], names: Sequence[str]) -> str | None:
+    """The nearest package manifest (`names`: setup.py, pyproject.toml ... in the order tried) in the file's folder or
+    a folder above it."""
     folder = posixpath.dirname(path)
     while True:
-        for name in sorted(known.manifests, key=lambda n: (n not in known.install_scripts, n)):
+        for name in names:
             candidate = posixpath.join(folder, name) if folder else name
             if candidate in files and candidate != path:
                 return candidate
