@@ -73,9 +73,17 @@ def extract(source: bytes) -> Extraction:
 
 
 def extract_text(text: str, *, cell: int | None = None) -> tuple[list[Fact], list[str]]:
+    return extract_tree(parse(text), text, cell=cell)
+
+
+def parse(text: str) -> ast.Module:
     with warnings.catch_warnings():  # a scanned file's SyntaxWarnings are not the user's to read
         warnings.simplefilter("ignore")
-        tree = ast.parse(text)
+        return ast.parse(text)
+
+
+def extract_tree(tree: ast.Module, text: str, *, cell: int | None = None) -> tuple[list[Fact], list[str]]:
+    """The facts and notes of `tree`, the parse of `text`."""
     visitor = _Visitor(text.split("\n"), cell)
     visitor.prescan(tree)
     visitor.visit(tree)

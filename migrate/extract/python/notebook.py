@@ -4,9 +4,9 @@ A notebook's cells run in one namespace, in order (IPython's kernel runs each ce
 the one user namespace, `user_ns`: https://ipython.readthedocs.io/en/latest/api/generated/IPython.core.interactiveshell.html):
 a name imported in one cell is the same object in every later cell
 (`from torch.utils.cpp_extension import load_inline` in cell 1, `load_inline(cuda_sources=...)` in cell 2). The cells
-that parse are read together, as a script of those cells in order, so a call resolves through an earlier cell's import;
-a cell that does not parse is skipped with a note, as before, and should the joined cells not parse, each cell is read
-alone."""
+that parse are read together, as a script of those cells in order, so a call resolves through an earlier cell's import
+(each cell is parsed once: the module is the cells' trees, each moved down to its lines of the joined text); a cell that
+does not parse is skipped with a note, as before."""
 from __future__ import annotations
 
 import ast
@@ -14,7 +14,6 @@ import bisect
 import dataclasses
 import json
 import re
-import warnings
 
 from migrate.extract.python import extractor as python_ast
 from migrate.extract.text.lines import fact, line_texts
@@ -28,6 +27,7 @@ class _Cell:
     number: int
     lines: list[str]
     code: str  # the cell with its IPython magic and shell lines blanked
+    tree: ast.Module  # the parse of code
 
 
 def extract(source: bytes) -> Extraction:
@@ -57,8 +57,8 @@ def extract(source: bytes) -> Extraction:
         texts.append((number, lines))
         facts += _shell_lines(lines, number)
         code = "\n".join("" if MAGIC.match(line) else line for line in lines)
-        if _parses(code, number, notes):
-            code_cells.append(_Cell(number, lines, code))
+        if (tree := _parse(code, number, notes)) is not None:
+            code_cells.append(_Cell(number, lines, code, tree))
     facts += _joined(code_cells, notes)
     by_cell: dict[int | None, list[Fact]] = {}
     for f in facts:
@@ -70,31 +70,27 @@ def extract(source: bytes) -> Extraction:
     return Extraction(facts=tuple(facts), lines=total, line_text=line_text, notes=tuple(notes))
 
 
-def _parses(code: str, number: int, notes: list[str]) -> bool:
+def _parse(code: str, number: int, notes: list[str]) -> ast.Module | None:
     try:
-        with warnings.catch_warnings():  # a scanned file's SyntaxWarnings are not the user's to read
-            warnings.simplefilter("ignore")
-            ast.parse(code)
+        return python_ast.parse(code)
     except SyntaxError as exc:
         notes.append(f"cell {number}: Python syntax error at line {exc.lineno}: {exc.msg}; cell skipped")
-        return False
-    return True
+        return None
 
 
 def _joined(cells: list[_Cell], notes: list[str]) -> list[Fact]:
-    """The facts of the cells read as one module, each moved back to its cell and line; each cell alone where the
-    joined text does not parse."""
+    """The facts of the cells read as one module, each moved back to its cell and line."""
     if not cells:
         return []
     starts: list[int] = []  # the 0-based line of the joined text where each cell starts
+    body: list[ast.stmt] = []
     at = 0
     for cell in cells:
         starts.append(at)
+        body += ast.increment_lineno(cell.tree, at).body
         at += len(cell.lines)
-    try:
-        found, module_notes = python_ast.extract_text("\n".join(c.code for c in cells))
-    except SyntaxError:
-        return _each_alone(cells, notes)
+    module = ast.Module(body=body, type_ignores=[])
+    found, module_notes = python_ast.extract_tree(module, "\n".join(c.code for c in cells))
     for note in module_notes:
         notes.append(_cell_note(note, cells, starts))
     out = []
@@ -123,15 +119,6 @@ def _cell_note(note: str, cells: list[_Cell], starts: list[int]) -> str:
 def _cell_at(starts: list[int], line: int) -> int:
     """The index of the cell holding 1-based `line` of the joined text."""
     return max(0, bisect.bisect_right(starts, line - 1) - 1)
-
-
-def _each_alone(cells: list[_Cell], notes: list[str]) -> list[Fact]:
-    out: list[Fact] = []
-    for cell in cells:
-        found, cell_notes = python_ast.extract_text(cell.code, cell=cell.number)
-        out += found
-        notes += [f"cell {cell.number}: {n}" for n in cell_notes]
-    return out
 
 
 def _shell_lines(lines: list[str], cell: int) -> list[Fact]:
