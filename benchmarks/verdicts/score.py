@@ -86,7 +86,7 @@ TEST_ONLY_BATCHES = frozenset(
      "fresh-2026-12-07w", "fresh-2026-12-07x", "fresh-2026-12-07y",
      "fresh-2026-12-07z", "fresh-2026-12-07aa", "fresh-2026-12-07ab", "fresh-2026-12-07ac",
      "fresh-2026-12-07ad", "fresh-2026-12-07ae", "fresh-2026-12-07af", "fresh-2026-12-07ag",
-     "fresh-2026-12-07ai"}
+     "fresh-2026-12-07ah", "fresh-2026-12-07ai"}
 )
 
 
