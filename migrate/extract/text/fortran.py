@@ -3,8 +3,8 @@
 CUDA Fortran is NVIDIA's Fortran dialect (nvfortran, formerly PGI's pgf90 with `-Mcuda`;
 https://docs.nvidia.com/hpc-sdk/compilers/cuda-fortran-prog-guide/index.html). No AMD compiler reads it: on ROCm the
 kernels are rewritten (HIP C++ behind `iso_c_binding` interfaces, or OpenMP offload for AMD's flang) and the runtime and
-library calls go through hipfort (rules/device.yaml HIP4111-HIP4117, rules/libraries.yaml HIP3069). What is read, each
-the construct of its own rule (the names are data: rules/names/fortran.yaml):
+library calls go through hipfort (the rules in rules/device.yaml and rules/libraries.yaml that match these constructs).
+What is read, each the construct of its own rule (the names are data: rules/names/fortran.yaml):
 
 - `use cudafor` (and CUDA Fortran's other modules): `cuda-fortran-module`; `use cublas` and the other CUDA library
   interface modules: `cuda-fortran-library-module` (the text is the module);
