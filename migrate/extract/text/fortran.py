@@ -46,9 +46,14 @@ CUF_KERNEL = "cuda-fortran-cuf-kernel"
 DEVICE_DATA = "cuda-fortran-device-data"
 API_CALL = "cuda-fortran-api-call"
 
-# the words any construct needs: a file with none of them is not read further (most Fortran is CPU code)
-NEEDLES = re.compile(r"cuda|cu[bfrst]|nvtx|nccl|nvshmem|wmma|cooperative_groups|attributes|<<<|device|managed|pinned|"
-                     r"constant|shared|texture", re.IGNORECASE)
+# What any construct needs, looked for in the lower-cased bytes before anything is decoded (most Fortran is CPU code):
+# a CUDA name, `attributes`, chevrons, a `!$cuf` directive; else a data attribute word in a declaration's shape (after
+# a comma, or before `::` at a statement's start), since words such as `device` and `shared` fill comments and names.
+WORDS = (b"cuda", b"cublas", b"cufft", b"curand", b"cusparse", b"cusolver", b"cutensor", b"nccl", b"nvshmem", b"wmma",
+         b"cooperative_groups", b"attributes", b"<<<", b"$cuf", b"@cuf")
+DATA_WORDS = (b"device", b"managed", b"pinned", b"constant", b"shared", b"texture")
+DATA_WORD = re.compile(rb"\b(?:device|managed|pinned|constant|shared|texture)\b")
+DATA_AFTER = re.compile(rb"[ \t]*::")
 CUF_DIRECTIVE = re.compile(r"[ \t]*!\$cuf[ \t]+(kernel[ \t]+do\b.*)", re.IGNORECASE)
 FIXED_CUF_DIRECTIVE = re.compile(r"[!c*]\$cuf[ \t]+(kernel[ \t]+do\b.*)", re.IGNORECASE)
 CUF_SENTINEL = re.compile(r"[ \t]*!@cuf(?=[ \t])", re.IGNORECASE)
@@ -109,7 +114,7 @@ def extract_fixed(source: bytes) -> Extraction:
 
 def _extract(source: bytes, *, fixed: bool) -> Extraction:
     text = source.decode("utf-8", errors="replace")
-    if not NEEDLES.search(text):
+    if not worth_reading(source):
         return finish(text, [])
     facts: list[Fact] = []
     statements = list(_statements(text, fixed, facts))
@@ -127,6 +132,23 @@ def _extract(source: bytes, *, fixed: bool) -> Extraction:
                                   text=statement.code[m.start(1):m.end(1)]))
     facts.sort(key=lambda f: (f.line, f.column))
     return finish(text, facts)
+
+
+def worth_reading(source: bytes) -> bool:
+    """Whether the file holds anything a construct needs (the words of WORDS, or a data attribute where a
+    declaration puts one)."""
+    low = source.lower()
+    if any(word in low for word in WORDS):
+        return True
+    if not any(word in low for word in DATA_WORDS):
+        return False
+    for m in DATA_WORD.finditer(low):
+        line_start = low.rfind(b"\n", 0, m.start()) + 1
+        before = low[max(line_start, m.start() - 200):m.start()]
+        before = before.strip().lstrip(b"&").strip()  # a free-form continuation line may start with `&`
+        if before.endswith(b",") or (not before and DATA_AFTER.match(low, m.end())):
+            return True
+    return False
 
 
 def _parts(code: str) -> list[tuple[str, int]]:
@@ -253,6 +275,9 @@ def _statements(text: str, fixed: bool, facts: list[Fact]) -> list[_Statement]:
 def _blank(line: str, quote: str) -> tuple[str, str]:
     """`line` with its character literals blanked and its `!` comment cut; `quote`: a literal open from the line
     before (free form). Returns the code and the quote still open at the line's end (after a `&`)."""
+    if not quote and "'" not in line and '"' not in line:  # most lines: no literal, at most a comment
+        cut = line.find("!")
+        return (line if cut < 0 else line[:cut]), ""
     out = list(line)
     i, n = 0, len(line)
     while i < n:
