@@ -272,6 +272,24 @@ def _statements(text: str, fixed: bool, facts: list[Fact]) -> list[_Statement]:
     return out
 
 
+def comments(text: str, *, fixed: bool) -> list[tuple[int, int, str]]:
+    """Each comment, read as the statements are (a `!` outside literals; in fixed form a column-1 comment line):
+    (1-based line, 0-based column, the comment's text). For inline suppressions (extract/comments.py)."""
+    out: list[tuple[int, int, str]] = []
+    quote = ""
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.rstrip("\r")
+        if fixed and line[:1] in ("c", "C", "*", "!"):
+            out.append((number, 0, line))
+            continue
+        if PREPROCESSOR.match(line) and not quote:
+            continue
+        code, quote = _blank(line, "" if fixed else quote)
+        if len(code) < len(line):  # _blank cuts the line where its comment starts, and only there
+            out.append((number, len(code), line[len(code):]))
+    return out
+
+
 def _blank(line: str, quote: str) -> tuple[str, str]:
     """`line` with its character literals blanked and its `!` comment cut; `quote`: a literal open from the line
     before (free form). Returns the code and the quote still open at the line's end (after a `&`)."""
