@@ -427,6 +427,22 @@ JULIA_CONSTRUCTS: dict[str, str] = {
     "julia-cuda-kernel-launch": "a kernel launched with CUDA.jl's `@cuda` macro (`@cuda threads=n f!(a)`); the text is "
                                 "the function launched",
 }
+# what extract/text/fortran.py reads from Fortran sources (CUDA Fortran)
+FORTRAN_CONSTRUCTS: dict[str, str] = {
+    "cuda-fortran-module": "a `use` of a CUDA Fortran module (`use cudafor`); the text is the module",
+    "cuda-fortran-library-module": "a `use` of a CUDA library's Fortran interface module (`use cublas`); the text is "
+                                   "the module",
+    "cuda-fortran-kernel": "a CUDA Fortran kernel (`attributes(global) subroutine k(...)`); the text is its name",
+    "cuda-fortran-device-procedure": "a CUDA Fortran device procedure (`attributes(device) function f(...)`); the text "
+                                     "is its name",
+    "cuda-fortran-kernel-launch": "a CUDA Fortran kernel launch (`call k<<<grid, block>>>(...)`); the text is the "
+                                  "kernel",
+    "cuda-fortran-cuf-kernel": "a `!$cuf kernel do` directive (a loop nvfortran turns into a kernel)",
+    "cuda-fortran-device-data": "a declaration with a CUDA Fortran data attribute (`real, device :: a(n)`, "
+                                "`attributes(pinned) :: b`); the text is the attribute",
+    "cuda-fortran-api-call": "a call of a `cuda*` runtime function in a file that uses a CUDA Fortran module "
+                             "(`istat = cudaMemcpy(...)`); the text is the function as written",
+}
 LINT_CONSTRUCTS: dict[str, str] = {
     "suppression-without-rules": "a `rocm-migrate: ignore` marker that names no rule",
     "unused-suppression": "a suppression that matched no finding",
@@ -435,8 +451,8 @@ LINT_CONSTRUCTS: dict[str, str] = {
 CHECK_CONSTRUCTS: dict[str, str] = {
     "compiler-error-unpredicted": "a hip-clang error on a converted line that no finding predicted",
 }
-CONSTRUCTS: dict[str, str] = {**C_CONSTRUCTS, **PYTHON_CONSTRUCTS, **BINARY_CONSTRUCTS, **JULIA_CONSTRUCTS, **LINT_CONSTRUCTS,
-                               **CHECK_CONSTRUCTS}
+CONSTRUCTS: dict[str, str] = {**C_CONSTRUCTS, **PYTHON_CONSTRUCTS, **BINARY_CONSTRUCTS, **JULIA_CONSTRUCTS,
+                               **FORTRAN_CONSTRUCTS, **LINT_CONSTRUCTS, **CHECK_CONSTRUCTS}
 
 # How a package's version is pinned, strongest first: the first kind among a package's pins
 # decides it. A `variable` pin (`torch==${{ matrix.torch }}`) is set elsewhere and cannot be checked.

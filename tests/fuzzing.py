@@ -67,6 +67,10 @@ TOKENS["julia_project"] = ["name = \"X\"", "[deps]", "[weakdeps]", "[extensions]
                            "XCUDAExt = \"CUDA\"", "\"", "=", "[", "]", "#"]
 TOKENS["julia"] = ["@cuda", "CUDA.@cuda", " threads=256 ", "kernel!(", "(", ")", "include(", "\"k.jl\"", "\"\"\"",
                    "#=", "=#", "# ", "'", "`", "x'", "\\", "\n", "$(", "Base.include", "map(include, fs)"]
+TOKENS["fortran"] = TOKENS["fortran_fixed"] = [
+    "use cudafor", "use cublas", "attributes(global) subroutine k(a)", "attributes(device) ", "call k<<<g, b>>>(a)",
+    "!$cuf kernel do <<<*,*>>>", "!@cuf ", "real, device :: a(n)", "attributes(pinned) :: b", "istat = cudaMemcpy(",
+    "'", "\"", "''", "!", "&", "\n", "\n     &", "\nC ", "\nc$cuf kernel do", ";", "::", ",", "(", ")", "#ifdef _CUDA\n"]
 TOKENS["java"] = ["Native.load(", "System.loadLibrary(", "NativeLibrary.getInstance(", "\"NvLowLatencyVk\"",
                   "\"cudart\"", "\"nvapi64\"", "\"", "\\", "//", "/*", "*/", "\n", ")", "X.class", "\"\"\""]
 TOKENS["go"] = ["package main", "/*", "*/", "// ", "#cgo LDFLAGS: -L${SRCDIR}/lib -lcudart -lkernels", "#cgo ",
@@ -166,7 +170,7 @@ FILE_NAMES = {"cuda": "k.cu", "cpp": "k.cpp", "hip": "k.hip", "python": "m.py", 
               "setupcfg": "setup.cfg", "dockerfile": "Dockerfile", "manifest": "docker-compose.yml",
               "cmake": "CMakeLists.txt", "makefile": "Makefile", "shell": "run.sh",
               "gitmodules": ".gitmodules", "cargo": "Cargo.toml", "cargo_build": "build.rs",
-              "julia_project": "Project.toml", "julia": "k.jl",
+              "julia_project": "Project.toml", "julia": "k.jl", "fortran": "k.cuf", "fortran_fixed": "k.f",
               "java": "K.java", "go": "main.go", "go_module": "go.mod", "doc_site": "docusaurus.config.js",
               "autoconf": "configure.ac", "m4": "ax_k.m4", "vsproject": "k.vcxproj", "dotnet": "k.csproj", "maven": "pom.xml",
               "binary": "libk.so"}

@@ -13,7 +13,7 @@ from migrate.scan.match import IdentifierNames, RuleIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "rules"
-ANNOTATION = re.compile(r"(?://|#|<!--)\s*(ruleid|ok|todoruleid|todook):\s*([\w, -]+)")  # <!-- -->: XML files
+ANNOTATION = re.compile(r"(?://|#|<!--|!)\s*(ruleid|ok|todoruleid|todook):\s*([\w, -]+)")  # <!-- -->: XML; !: Fortran
 
 
 def rule_list(text: str) -> list[str]:
@@ -27,7 +27,7 @@ def annotations(text: str) -> dict[str, dict[int, set[str]]]:
     pending: list[tuple[str, list[str]]] = []
     for number, line in enumerate(text.split("\n"), start=1):
         m = ANNOTATION.search(line)
-        if m and line.strip().startswith(("//", "#", "<!--")):
+        if m and line.strip().startswith(("//", "#", "<!--", "!")):
             pending.append((m.group(1), rule_list(m.group(2))))
             continue
         for kind, rules in pending:

@@ -35,6 +35,11 @@ PARSE = [
     ("bare marker", "cuda", "f(); // rocm-migrate: ignore", [(1, 9, (), (1,))]),
     ("empty brackets", "cuda", "f(); // rocm-migrate: ignore[]", [(1, 9, (), (1,))]),
     ("marker after other text", "cuda", f"f(); // TODO(ana): port; rocm-migrate: ignore[{H}]", [(1, 26, (H,), (1,))]),
+    ("fortran trailing !", "fortran", f"call k<<<1, 1>>>(a)  ! rocm-migrate: ignore[{H}]", [(1, 24, (H,), (1,))]),
+    ("fortran ! on the line above", "fortran", f"  ! rocm-migrate: ignore[{H}]\n  use cudafor", [(1, 5, (H,), (1, 2))]),
+    ("fortran string", "fortran", f"print *, '! rocm-migrate: ignore[{H}]', \"it's\"", []),
+    ("fortran fixed-form comment line", "fortran_fixed", f"C     rocm-migrate: ignore[{H}]\n      use cudafor",
+     [(1, 7, (H,), (1, 2))]),
     ("cuda string", "cuda", f'const char* s = "// rocm-migrate: ignore[{H}]";', []),
     ("cuda raw string", "cuda", f'auto s = R"(// rocm-migrate: ignore[{H}])";', []),
     ("cuda char then comment", "cuda", f"char c = '/'; // rocm-migrate: ignore[{H}]", [(1, 18, (H,), (1,))]),
@@ -162,3 +167,15 @@ def test_checker_respects_selection_for_unused_reports(rulebase) -> None:
     data = b"int x = 0;  // rocm-migrate: ignore[HIP1100]\n"
     checker = Checker(rulebase, resolve([{}, {}, {"ignore": ("HIP1",)}]))
     assert checker.check("a.cu", "cuda", data, extract("cuda", data)) == ([], 0)
+
+
+def test_a_fortran_suppression_through_lint(tmp_path: Path) -> None:
+    """A `!` comment holds a suppression in CUDA Fortran, as `//` does in CUDA C++ (the real CLI)."""
+    from tests.conftest import run_cli
+
+    source = tmp_path / "saxpy.cuf"
+    source.write_text("program p\n  use cudafor  ! rocm-migrate: ignore[HIP4111]\n  call saxpy<<<1, 256>>>(x_d)\n"
+                      "end program p\n")
+    result = run_cli("lint", str(source), env={"ROCM_MIGRATE_CACHE_DIR": str(tmp_path / "cache")})
+    assert "HIP4114" in result.stdout and "HIP4111" not in result.stdout, result.stdout + result.stderr
+    assert "1 suppressed inline" in result.stderr + result.stdout

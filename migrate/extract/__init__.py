@@ -100,6 +100,8 @@ EXTRACTORS: dict[str, Callable[[bytes], Extraction]] = {
     "cargo_build": _lazy("text.cargo_build", "extract"),
     "julia_project": _lazy("text.julia_project", "extract"),
     "julia": _lazy("text.julia", "extract"),
+    "fortran": _lazy("text.fortran", "extract"),
+    "fortran_fixed": _lazy("text.fortran", "extract_fixed"),
     "autoconf": _lazy("text.autoconf", "extract"),
     "m4": _lazy("text.autoconf", "extract"),
     "vsproject": _lazy("text.vsproject", "extract"),

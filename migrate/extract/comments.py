@@ -1,6 +1,6 @@
 """The comments of a source file, read as real tokens: tree-sitter comment nodes for C/C++/CUDA,
-tokenize COMMENT tokens for Python and notebooks, and quote-aware `#` comments for the
-line-oriented kinds (CMake, Dockerfile, YAML, TOML, shell, Makefile, requirements)."""
+tokenize COMMENT tokens for Python and notebooks, Fortran's `!` comments as its reader finds them, and quote-aware
+`#` comments for the line-oriented kinds (CMake, Dockerfile, YAML, TOML, shell, Makefile, requirements)."""
 from __future__ import annotations
 
 import io
@@ -50,7 +50,21 @@ def of(kind: str, source: bytes) -> list[Comment]:
         return hash_comments(text, quotes=False)  # pip: '#' at the start or after whitespace
     if kind == "setupcfg":
         return hash_comments(text, full_line=True)  # configparser: whole-line '#' and ';' comments
+    if kind in FORTRAN_KINDS:
+        return fortran_comments(text, fixed=kind == "fortran_fixed")
     return hash_comments(text)
+
+
+FORTRAN_KINDS = ("fortran", "fortran_fixed")
+
+
+def fortran_comments(text: str, *, fixed: bool) -> list[Comment]:
+    from migrate.extract.text import fortran
+
+    rows = text.split("\n")
+    return [Comment(line=line, column=column + 1, end_line=line, text=comment,
+                    standalone=not rows[line - 1][:column].strip(), lines=(rows[line - 1].strip(),))
+            for line, column, comment in fortran.comments(text, fixed=fixed)]
 
 
 def c_comments(source: bytes) -> list[Comment]:

@@ -28,7 +28,8 @@ TWINNED = ("targets/gpus.yaml", "alternatives/routes.yaml", "stack/matrix.yaml",
            "effort/families.yaml", "effort/mechanical.yaml", "validation/checks.yaml", "stack/outcomes.yaml",
            "layout/backends.yaml", "alternatives/rewrites.yaml", "alternatives/ported-elsewhere.yaml",
            "targets/capability.yaml", "workloads/alternatives.yaml", "layout/build-output.yaml",
-           "names/device.yaml", "names/python.yaml", "names/build.yaml", "names/julia.yaml", "names/libraries.yaml",
+           "names/device.yaml", "names/python.yaml", "names/build.yaml", "names/julia.yaml", "names/fortran.yaml",
+           "names/libraries.yaml",
            "workloads/installs.yaml", "layout/vendored.yaml")
 
 

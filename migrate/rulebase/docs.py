@@ -155,6 +155,8 @@ def vocabulary_tables() -> dict[str, str]:
         "python-constructs": table(("construct", "what it is"), ((f"`{k}`", text) for k, text in v.PYTHON_CONSTRUCTS.items())),
         "binary-constructs": table(("construct", "what it is"), ((f"`{k}`", text) for k, text in v.BINARY_CONSTRUCTS.items())),
         "julia-constructs": table(("construct", "what it is"), ((f"`{k}`", text) for k, text in v.JULIA_CONSTRUCTS.items())),
+        "fortran-constructs": table(("construct", "what it is"),
+                                    ((f"`{k}`", text) for k, text in v.FORTRAN_CONSTRUCTS.items())),
         "lint-constructs": table(("construct", "what it is"), ((f"`{k}`", text) for k, text in v.LINT_CONSTRUCTS.items())),
     }
 

@@ -64,6 +64,11 @@ SUFFIX_KINDS = {
     ".m4": "m4",
     # Julia sources: CUDA.jl kernel launches (extract/text/julia.py)
     ".jl": "julia",
+    # Fortran sources: CUDA Fortran (extract/text/fortran.py); the suffix tells the source form (Fortran 2018, 6.3;
+    # gfortran's and nvfortran's conventions: .f/.for/.ftn fixed form, .f90 and later free form, .cuf CUDA Fortran in
+    # free form; an upper-case suffix only asks for the preprocessor)
+    ".f90": "fortran", ".f95": "fortran", ".f03": "fortran", ".f08": "fortran", ".cuf": "fortran",
+    ".f": "fortran_fixed", ".for": "fortran_fixed", ".ftn": "fortran_fixed", ".f77": "fortran_fixed",
     ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".sbatch": "shell", ".slurm": "shell",
     # prebuilt libraries and programs: their own headers are read (extract/binary.py), never their code
     ".so": "binary", ".dll": "binary", ".exe": "binary", ".pyd": "binary", ".dylib": "binary",
