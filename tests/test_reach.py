@@ -4,7 +4,6 @@ cut from a real case (its README says where); each near miss puts the part back 
 is then required."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from migrate.extract.text import buildfiles
@@ -12,6 +11,7 @@ from migrate.extract.text.cargo import extract as cargo
 from migrate.workloads.parts import words
 from migrate.workloads.reach import default_features, unreached
 from migrate.workloads.switches import never_set
+from tests.conftest import copied_tree
 from tests.test_optional_parts import CASES, optional_parts, report, scanned
 
 CARGO = "cargo_member_not_default"
@@ -24,13 +24,8 @@ def statuses(data: dict, path: str) -> set[str]:
 
 
 def edited(case: str, tmp_path: Path, edits: dict[str, tuple[str, str]]) -> Path:
-    tree = tmp_path / case
-    shutil.copytree(CASES / case, tree)
-    for path, (old, new) in edits.items():
-        text = (tree / path).read_text()
-        assert old in text, path
-        (tree / path).write_text(text.replace(old, new))
-    return tree
+    """A copy of fixture case `case` under `tmp_path` with each {path: (old, new)} edit made."""
+    return copied_tree(CASES / case, tmp_path, [(path, old, new) for path, (old, new) in edits.items()])
 
 
 def test_a_workspace_member_no_default_member_reaches_is_optional(rulebase) -> None:
