@@ -852,23 +852,23 @@ def compiled_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str,
     zhihu/cuBERT CMakeLists.txt:89-106 lists the .cu files beside the .cpp ones; :109-115 `if (cuBERT_ENABLE_GPU)
     cuda_add_library(...) else() add_library(...)`, and the CUDA language is never enabled. ska-telescope/ska-sdp-func
     af116bc9 CMakeLists.txt:47-53 `find_package(CUDAToolkit 7.0)` then `if (CUDAToolkit_FOUND) enable_language(CUDA)`,
-    and each folder's .cu files go into a list only :95 `if (CUDAToolkit_FOUND)` adds to the library. A .cu source
-    given another language (`set_source_files_properties(x.cu PROPERTIES LANGUAGE CXX)`) is compiled by that
-    language's compiler in every build: such a project gives none. Where the build compiles CUDA as a language (no
-    FindCUDA command), a .cu file that a target command outside every optional branch lists by name (`add_library(_cpu
+    and each folder's .cu files go into a list only :95 `if (CUDAToolkit_FOUND)` adds to the library. Where the build
+    compiles CUDA as a language (no FindCUDA command), a project that gives a source another language
+    (`set_source_files_properties(x.cu PROPERTIES LANGUAGE CXX)`: that compiler builds it in every configure) gives
+    none, and a .cu file that a target command outside every optional branch lists by name (`add_library(_cpu
     cpu/Tracer.cc cpu/bvh.cu)`) stays required: the author wrote it into a target every build makes. path -> that
     branch."""
     found = [(path, f) for path, items in facts.items() if kinds.get(path) == "cmake" and optional_root(path, known) is None
              for f in items if f.kind == "cmake" and (f.name == "language:CUDA"
                                                       or (f.role == "command" and f.name in known.cuda_commands))]
-    if not found or _cu_as_host_language(facts, kinds):
+    findcuda = any(f.name in known.cuda_commands for _, f in found)
+    if not found or (not findcuda and _cu_as_host_language(facts, kinds)):
         return {}
     branch = common_switch([[r for r in switches_around(regions, gated, path, line=f.line) if r.switch in switches]
                             for path, f in found])
     if branch is None:
         return {}
     files = frozenset(facts)
-    findcuda = any(f.name in known.cuda_commands for _, f in found)
     # where CUDA is compiled as a language, a target the default build makes that lists a .cu file by name is meant
     # to compile it (the author builds it with CUDA in mind): that file stays required
     in_target = set() if findcuda else {
