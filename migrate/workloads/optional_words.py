@@ -59,6 +59,9 @@ class Words:
     driver_queries: frozenset[str] = frozenset()  # rules whose findings query NVIDIA's driver at run time (nvidia-smi)
     script_kinds: frozenset[str] = frozenset()  # file kinds of scripts a machine runs (shell)
     container_runs: frozenset[str] = frozenset()  # rules whose findings start a container on an NVIDIA host
+    # rules whose findings set up a CUDA build environment (a CUDA base image, CUDA system packages)
+    build_environments: frozenset[str] = frozenset()
+    environment_kinds: frozenset[str] = frozenset()  # file kinds that set one up beside scripts (CI workflows)
     gate_rules: frozenset[str] = frozenset()  # rules whose findings are CUDA compiler gates (__CUDA_ARCH__, __CUDACC__)
     compiler_rules: frozenset[str] = frozenset()  # rules whose findings name the CUDA compiler in a build (nvcc)
     compiler_packages: frozenset[str] = frozenset()  # find_package() names that set up the CUDA compiler (CUDA)
@@ -126,6 +129,8 @@ def words(directory: Path | None = None) -> Words:
                  driver_queries=frozenset(names("deployment", "driver_queries")),
                  script_kinds=frozenset(names("deployment", "script_kinds")),
                  container_runs=frozenset(names("deployment", "container_runs")),
+                 build_environments=frozenset(names("deployment", "build_environments")),
+                 environment_kinds=frozenset(names("deployment", "environment_kinds")),
                  gate_rules=frozenset(names("host_only_gates", "rules")),
                  compiler_rules=frozenset(names("cuda_compiler", "rules")),
                  compiler_packages=frozenset(names("cuda_compiler", "packages")),

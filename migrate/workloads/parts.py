@@ -257,7 +257,8 @@ class ProjectParts:
         if path in self.images:
             why = self.images[path]
             what = "a container deployment" if why.endswith(DEPLOYMENT_IMAGE) else \
-                "a deployment script" if why.endswith(DEPLOYMENT_SCRIPT) else "an image for the optional CUDA build"
+                "a deployment script" if why.endswith(DEPLOYMENT_SCRIPT) else \
+                "the optional CUDA build's environment" if BUILD_ENVIRONMENT in why else "an image for the optional CUDA build"
             return Part(f"{path} ({what})", (self.images[path],))
         if path in self.optional_includes:
             return Part(f"{path} (included by optional code only)", (self.optional_includes[path],))
@@ -716,6 +717,7 @@ COMPOSE_FILE = re.compile(r"^(?:docker-)?compose[\w.-]*\.ya?ml$")
 
 
 DEPLOYMENT_SCRIPT = "a deployment note beside the ROCm build"
+BUILD_ENVIRONMENT = "a CI workflow or script that sets up its build"
 
 
 def _deployment_scripts(project: ProjectParts, kinds: Mapping[str, str], findings: Sequence[Finding],
@@ -736,6 +738,21 @@ def _deployment_scripts(project: ProjectParts, kinds: Mapping[str, str], finding
             for path, found in sorted(by_file.items()) if all(f.rule in known.driver_queries for f in found)}
 
 
+def _build_environments(kinds: Mapping[str, str], findings: Sequence[Finding], known: Words,
+                        images: frozenset[str]) -> frozenset[str]:
+    """Scripts and CI workflows (optional.yaml `deployment.script_kinds`, `environment_kinds`) that set up a CUDA
+    build or test environment and do nothing else of CUDA: every finding above native a base image or system package
+    (`deployment.build_environments`), a driver query or a container run, at least one of the first."""
+    allowed = known.build_environments | known.driver_queries | known.container_runs
+    by_file: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.path not in images and kinds.get(f.path) in known.script_kinds | known.environment_kinds \
+                and class_rank(f.migration_class) > 0 and f.confidence != "low":
+            by_file.setdefault(f.path, []).append(f)
+    return frozenset(path for path, found in by_file.items() if all(f.rule in allowed for f in found)
+                     and any(f.rule in known.build_environments for f in found))
+
+
 def _images_of_optional_builds(project: ProjectParts, kinds: Mapping[str, str],
                                findings: Sequence[Finding], known: Words) -> dict[str, str]:
     """Container files (a CUDA base image, nvcc in a RUN line) of a project whose every other finding above
@@ -748,21 +765,30 @@ def _images_of_optional_builds(project: ProjectParts, kinds: Mapping[str, str],
     its own (a repository of images), keeps its images required. A low-confidence finding is no such use: it never
     moves a class (classify.effective_class), so it does not keep an image required either. A script that only
     starts the images on an NVIDIA host (optional.yaml `deployment.container_runs`: `docker run --runtime nvidia`)
-    goes with them."""
-    images = sorted(p for p, kind in kinds.items() if kind in CONTAINER_KINDS or COMPOSE_FILE.match(posixpath.basename(p)))
-    if not images or project.rocm_path:
+    goes with them. So do the scripts and CI workflows that only set up a CUDA build environment (_build_environments),
+    where every CUDA part is optional: they serve that part's build; a project with no optional CUDA part keeps them
+    as they were."""
+    if project.rocm_path:
         return {}
-    images = sorted([*images, *_container_runs(kinds, findings, known)])
+    images = sorted(p for p, kind in kinds.items() if kind in CONTAINER_KINDS or COMPOSE_FILE.match(posixpath.basename(p)))
+    if images:
+        images = sorted([*images, *_container_runs(kinds, findings, known)])
+    environments = _build_environments(kinds, findings, known, frozenset(images))
+    if not images and not environments:
+        return {}
     # a low-confidence finding never moves a class (classify.effective_class): no required tie either (an mmcv pin
     # without ROCm wheels beside OpenMMLab's CUDA base images)
     others = [f for f in findings if f.path not in images and class_rank(f.migration_class) > 0
               and f.confidence != "low"]
     gpu_parts = sorted({part.root for f in others if _cuda_code_to_port(f) and (part := project.part(f)) is not None})
-    if any(project.status(f) not in ("optional", "ported") for f in others):
+    if any(project.status(f) not in ("optional", "ported") for f in others if f.path not in environments):
         return {}
     if gpu_parts:
         return {path: f"{path}: every CUDA part of the project is optional ({', '.join(gpu_parts[:2])}), and so is "
-                      "an image that builds or runs it" for path in images}
+                      f"{BUILD_ENVIRONMENT if path in environments else 'an image that builds or runs it'}"
+                for path in sorted([*images, *environments])}
+    if any(project.status(f) not in ("optional", "ported") for f in others):
+        return {}
     if any(kind in CODE_KINDS for path, kind in kinds.items() if path not in images):
         return {path: f"{path}: the project's code has no required CUDA tie; {DEPLOYMENT_IMAGE}" for path in images}
     return {}

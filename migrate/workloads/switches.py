@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from migrate.extract.text import cmakelists
 from migrate.model import Fact
 from migrate.rulebase.name_lists import name_list
 from migrate.vocabulary import (
@@ -843,24 +844,38 @@ def language_switch(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, t
 def compiled_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
                         regions: Mapping[str, tuple[Region, ...]], gated: Mapping[str, Region],
                         switches: Mapping[str, tuple[str, ...]], known: Words) -> dict[str, Region]:
-    """CUDA translation units that only CMake names, in a project that compiles CUDA with FindCUDA's cuda_add_*
-    commands (rules/workloads/optional.yaml `detection.cmake_commands`) and whose every way of compiling CUDA (those
-    commands, the CUDA language enabled) sits in one optional switch's branch: those sources are compiled only when
-    that switch is on, even where an unconditional source list names them (zhihu/cuBERT CMakeLists.txt:89-106 lists
-    the .cu files beside the .cpp ones; :109-115 `if (cuBERT_ENABLE_GPU) cuda_add_library(...) else()
-    add_library(...)`, and the CUDA language is never enabled). path -> that branch."""
+    """CUDA translation units that only CMake names, in a project whose every way of compiling CUDA (FindCUDA's
+    cuda_add_* commands, rules/workloads/optional.yaml `detection.cmake_commands`; the CUDA language enabled by
+    project() or enable_language()) sits in one optional switch's branch: those sources are compiled only when that
+    switch is on, even where an unconditional source list names them. CMake compiles a .cu source only with the CUDA
+    language enabled or by FindCUDA's commands (https://cmake.org/cmake/help/latest/command/enable_language.html).
+    zhihu/cuBERT CMakeLists.txt:89-106 lists the .cu files beside the .cpp ones; :109-115 `if (cuBERT_ENABLE_GPU)
+    cuda_add_library(...) else() add_library(...)`, and the CUDA language is never enabled. ska-telescope/ska-sdp-func
+    af116bc9 CMakeLists.txt:47-53 `find_package(CUDAToolkit 7.0)` then `if (CUDAToolkit_FOUND) enable_language(CUDA)`,
+    and each folder's .cu files go into a list only :95 `if (CUDAToolkit_FOUND)` adds to the library. Where the build
+    compiles CUDA as a language (no FindCUDA command), a project that gives a source another language
+    (`set_source_files_properties(x.cu PROPERTIES LANGUAGE CXX)`: that compiler builds it in every configure) gives
+    none, and a .cu file that a target command outside every optional branch lists by name (`add_library(_cpu
+    cpu/Tracer.cc cpu/bvh.cu)`) stays required: the author wrote it into a target every build makes. path -> that
+    branch."""
     found = [(path, f) for path, items in facts.items() if kinds.get(path) == "cmake" and optional_root(path, known) is None
              for f in items if f.kind == "cmake" and (f.name == "language:CUDA"
                                                       or (f.role == "command" and f.name in known.cuda_commands))]
-    # FindCUDA's shape only: where the build compiles CUDA as a language, a .cu file in a plain target outside the
-    # branch is meant to be compiled by it (a CPU library listing a .cu file is required code, not an opt-in)
-    if not any(f.name in known.cuda_commands for _, f in found):
+    findcuda = any(f.name in known.cuda_commands for _, f in found)
+    if not found or (not findcuda and _cu_as_host_language(facts, kinds)):
         return {}
     branch = common_switch([[r for r in switches_around(regions, gated, path, line=f.line) if r.switch in switches]
                             for path, f in found])
     if branch is None:
         return {}
     files = frozenset(facts)
+    # where CUDA is compiled as a language, a target the default build makes that lists a .cu file by name is meant
+    # to compile it (the author builds it with CUDA in mind): that file stays required
+    in_target = set() if findcuda else {
+        join(posixpath.dirname(path), item)
+        for path, f in of_kind(facts, "cmake_target")
+        if not any(r.switch in switches for r in switches_around(regions, gated, path, line=f.line))
+        for item in f.text.split("\n") if item.endswith(CUDA_UNITS)}
     named_by: dict[str, set[str]] = {}
     for path, items in facts.items():
         for f in items:
@@ -870,7 +885,13 @@ def compiled_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str,
     why = Region(branch.path, branch.start, branch.end, branch.switch,
                  f"{branch.text} (the project compiles CUDA only in this branch)")
     return {path: why for path in sorted(kinds) if path.endswith(CUDA_UNITS) and optional_root(path, known) is None
-            and named_by.get(path) == {"cmake"} and not any(p in gated for p in prefixes(path))}
+            and named_by.get(path) == {"cmake"} and path not in in_target and not any(p in gated for p in prefixes(path))}
+
+
+def _cu_as_host_language(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> bool:
+    """Whether the project's CMake gives a source a host language (`LANGUAGE CXX`): it may compile .cu files so."""
+    return any(f.kind == "cmake" and f.name == cmakelists.HOST_LANGUAGE
+               for path, items in facts.items() if kinds.get(path) == "cmake" for f in items)
 
 
 def portable_backends(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],

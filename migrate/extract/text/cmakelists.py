@@ -252,6 +252,11 @@ def _skip_argument(text: str, i: int) -> int:
     return len(text) if close < 0 else close + len(bracket.group(0))
 
 
+# a source property giving a file a host language (`set_source_files_properties(a.cu PROPERTIES LANGUAGE CXX)`)
+HOST_LANGUAGES = frozenset({"C", "CXX"})
+HOST_LANGUAGE = "language:host"
+
+
 def _language(command: Command, where: _Positions) -> list[Fact]:
     """language:CUDA where CUDA is enabled: project(x CXX CUDA), enable_language(CUDA), LANGUAGE CUDA."""
     args = command.arguments
@@ -262,6 +267,10 @@ def _language(command: Command, where: _Positions) -> list[Fact]:
         hits = [a for a in args if not a.quoted and a.text == "CUDA"]
     elif command.name in LANGUAGE_COMMANDS:
         hits = [b for a, b in itertools.pairwise(args) if a.text == "LANGUAGE" and b.text == "CUDA"]
+        for a, b in itertools.pairwise(args):  # LANGUAGE CXX: sources (a .cu one too) the host compiler builds
+            if a.text == "LANGUAGE" and b.text in HOST_LANGUAGES:
+                line, col = where(b.start)
+                return [fact("cmake", HOST_LANGUAGE, line, col, col + len(b.text), text=b.text)]
     out = []
     for arg in hits:
         line, col = where(arg.start)
@@ -761,6 +770,10 @@ def _from_folder(path: str, roots: Mapping[str, str]) -> str:
     return DIRECTORY_VARIABLES.sub("", path)
 
 
+# subdirs()'s keywords, not folders (https://cmake.org/cmake/help/latest/command/subdirs.html)
+SUBDIRS_KEYWORDS = frozenset({"EXCLUDE_FROM_ALL", "PREORDER"})
+
+
 def _default(value: str) -> str:
     """A switch's default as the build gives it: a constant in upper case (`on` is ON), another variable's value as
     written (`${tmp}`, `${Foo_DEFAULT}`: CMake's variable names are case-sensitive,
@@ -781,9 +794,15 @@ def _build_parts(command: Command, where: _Positions, roots: Mapping[str, str]) 
             and not args[0].quoted:  # set(X 0 CACHE BOOL "doc"): an option by another name
         return [fact("build_switch", args[0].text, line, col, col + len(command.name),
                      text=f"{_default(args[1].text)} set")]
+    if command.name == "set" and len(args) > 2 and args[1].text == "CACHE" and args[2].text == "BOOL" \
+            and not args[0].quoted:  # set(X CACHE BOOL "doc"): no value, an empty string, which if() reads as false
+        return [fact("build_switch", args[0].text, line, col, col + len(command.name), text="OFF set")]
     if command.name == "add_subdirectory" and args:
         return [fact("cmake_subdirectory", _from_folder(args[0].text, roots), line, col,
                      col + len(command.name))]
+    if command.name == "subdirs":  # subdirs(a b ...): the deprecated add_subdirectory of each folder it names
+        return [fact("cmake_subdirectory", _from_folder(a.text, roots), line, col, col + len(command.name))
+                for a in args if a.text.upper() not in SUBDIRS_KEYWORDS]
     if command.name in MESSAGE_COMMANDS:
         return []
     if command.name in DEFINITION_COMMANDS:
