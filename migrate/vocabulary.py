@@ -406,6 +406,9 @@ PYTHON_CONSTRUCTS: dict[str, str] = {
     "triton-num-warps": "a `num_warps` value",
     "cuda-library-load": "a CUDA library loaded by name through ctypes (`ctypes.CDLL(\"libcublas.so\")`, `find_library`), "
                          "or in Java through JNA or JNI (`System.loadLibrary(\"cudart\")`)",
+    "cuda-library-settings": "a CUDA runtime or driver library loaded through ctypes only to read a version or a device "
+                             "count or set a device limit (`lib = ctypes.CDLL(\"libcudart.so\")`, then only "
+                             "`lib.cudaDeviceSetLimit(...)`)",
     "nvidia-sdk-library-load": "a closed NVIDIA SDK's binary (OptiX, TensorRT, NVENC/NVDEC, NVAPI, Reflex) loaded by file "
                                "name through ctypes (`cdll.LoadLibrary(os.path.join(here, \"librndSharpOptiX7.so\"))`) "
                                "or, in Java, JNA or JNI (`Native.load(\"NvLowLatencyVk\", ...)`)",

@@ -8,6 +8,10 @@ from a ROCm build's package index (`install`: a launch script's `pip install tor
 too (`source`: `#if defined(__HIP_PLATFORM_AMD__)`/`USE_ROCM` chains, `hip/` includes, .hip
 files; a branch whose HIP side only fails, `TORCH_CHECK(false, "not supported on HIP")`, is none),
 or when there is no CUDA source to port (docs/decisions/2026-12-06-s26-an-installer-that-picks-rocm-builds.md).
+A site environment or job script of the project's own that loads the ROCm modules (`environment`: `module load rocm`,
+`PrgEnv-amd`, rules/names/build.yaml `rocm_environment_modules`) counts the same way: the project is set up to build
+and run on AMD systems, and its CUDA module loads beside it are the NVIDIA sites' twin
+(docs/decisions/2026-12-08-s35-rocm-environment-modules.md).
 A runtime `if torch.version.hip:` in a module is not enough: its own branches are already dropped at match time.
 
 HIP's own NVIDIA side (`platform`, strong): files that define HIP's API over the CUDA names hipify maps to it
@@ -24,14 +28,15 @@ from dataclasses import dataclass
 from functools import cache
 
 from migrate.model import Fact, Finding
-from migrate.rulebase import datafile
+from migrate.rulebase import datafile, name_lists
 from migrate.rulebase.load import default_rules_dir
 from migrate.workloads.fact_index import of_kinds
 
 BUILD_SCRIPTS = frozenset({"setup.py", "build.py", "builder.py"})
 STRONG = frozenset({"ci", "package", "platform"})
 # evidence that shows a ROCm path where the sources have HIP branches too, or no CUDA source to port
-ON_SOURCES = frozenset({"build", "install"})
+ON_SOURCES = frozenset({"build", "install", "environment"})
+MODULE = "module:"  # the prefix of an environment module's `manifest` fact (extract/text/commands.py)
 # A file implements HIP over CUDA when it defines at least this many distinct HIP API names over their CUDA
 # counterparts (one wrapper is a project's helper; hipother's hipnv defines hundreds, Orochi's copy of it as many).
 IMPLEMENTED_NAMES = 3
@@ -47,7 +52,7 @@ class Evidence:
 
     path: str
     line: int
-    strength: str  # ci, package, platform, build, install, source, runtime
+    strength: str  # ci, package, platform, build, install, environment, source, runtime
     text: str
 
     def __str__(self) -> str:
@@ -61,8 +66,12 @@ def collect(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> li
         kind = kinds.get(path, "")
         if kind == "hip":
             out.append(Evidence(path, 0, "source", "(HIP source file)"))
-        first_source = True
+        first_source = first_module = True
         for fact in facts[path]:
+            if first_module and fact.kind == "manifest" and fact.name.startswith(MODULE) \
+                    and fact.name[len(MODULE):] in rocm_modules():
+                out.append(Evidence(path, fact.line, "environment", f"module load {fact.text}"))
+                first_module = False
             if fact.kind == "include" and fact.name.startswith(("hip/", "hipblas", "hipcub/", "rocprim/")) \
                     and first_source:
                 out.append(Evidence(path, fact.line, "source", f"#include <{fact.name}>"))
@@ -92,6 +101,12 @@ def fact_strength(path: str, fact: Fact) -> str:
 
 
 @cache
+def rocm_modules() -> frozenset[str]:
+    """The environment modules that set up ROCm (rules/names/build.yaml `rocm_environment_modules`)."""
+    return name_lists.name_list("build", "rocm_environment_modules")
+
+
+@cache
 def offload_arch(key: str) -> re.Pattern[str]:
     """The pattern rules/layout/backends.yaml keeps under `key` for an `--offload-arch=` value (an AMD target, another
     vendor's)."""
@@ -105,7 +120,7 @@ def rocm_path(evidence: Iterable[Evidence], has_cuda_sources: bool) -> tuple[Evi
     present = bool(strengths & STRONG) or (bool(strengths & ON_SOURCES) and ("source" in strengths or not has_cuda_sources))
     if not present:
         return ()
-    order = {"ci": 0, "package": 1, "platform": 2, "build": 3, "install": 4, "source": 5, "runtime": 6}
+    order = {"ci": 0, "package": 1, "platform": 2, "build": 3, "install": 4, "environment": 5, "source": 6, "runtime": 7}
     ranked = sorted(items, key=lambda e: (order[e.strength], e.path, e.line))
     shown: list[Evidence] = []
     for strength in order:  # one of each strength first, then the rest

@@ -78,14 +78,17 @@ def on_call(v: _Visitor, call: ast.Call, name: str | None) -> None:
     if name == "torch.set_float32_matmul_precision" and call.args:
         _tf32(v, call, name, call.args[0])
     if name in LIBRARY_LOADS and call.args:
-        _cuda_library(v, call.args[0])
+        _cuda_library(v, call, call.args[0])
 
 
-def _cuda_library(v: _Visitor, argument: ast.expr) -> None:
-    """`ctypes.CDLL("libcublas.so.12")`, `find_library("cublasLt")`: a binding to a CUDA library;
+def _cuda_library(v: _Visitor, call: ast.Call, argument: ast.expr) -> None:
+    """`ctypes.CDLL("libcublas.so.12")`, `find_library("cublasLt")`: a binding to a CUDA library, or a device setting
+    where every call through the loaded handle is one (`cuda-library-settings`);
     `cdll.LoadLibrary(os.path.join(here, "bin", "librndSharpOptiX7.so"))`: to a closed NVIDIA SDK's binary."""
     if isinstance(argument, ast.Constant) and isinstance(argument.value, str) and libraries.is_cuda_library(argument.value):
-        v.add("construct", libraries.CUDA_LOAD, argument, text=argument.value)
+        called = _handle_calls(v.tree, call)
+        settings = bool(called) and all(c in libraries.SETTINGS_CALLS for c in called or ())
+        v.add("construct", libraries.SETTINGS_LOAD if settings else libraries.CUDA_LOAD, argument, text=argument.value)
         return
     named = argument
     if isinstance(argument, ast.Name) and isinstance(assigned := v.exprs.get(argument.id), ast.expr):
@@ -93,6 +96,43 @@ def _cuda_library(v: _Visitor, argument: ast.expr) -> None:
     name = _library_file_name(named)
     if name is not None and libraries.is_nvidia_sdk_library(name):
         v.add("construct", libraries.SDK_LOAD, argument, text=name)
+
+
+def _handle_calls(tree: ast.Module | None, load: ast.Call) -> list[str] | None:
+    """The functions called through the handle a library load returns, in the module: `h = ctypes.CDLL(...)` (a name or
+    an attribute, `self.lib`) then `h.f(...)`, or `ctypes.CDLL(...).f(...)`. None where the handle goes anywhere else (an
+    argument, a return value, another name, an attribute read without a call): what the rest of the program calls
+    through it is not seen."""
+    if tree is None:
+        return None
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    parent = parents.get(id(load))
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], (ast.Name, ast.Attribute)):
+        target = _spelling(parent.targets[0])
+        uses: list[ast.expr] = [n for n in ast.walk(tree) if isinstance(n, (ast.Name, ast.Attribute))
+                                and n is not parent.targets[0] and _spelling(n) == target]
+    elif isinstance(parent, ast.Attribute):
+        uses = [load]
+    else:
+        return None
+    called: list[str] = []
+    for use in uses:
+        attribute, call = parents.get(id(use)), None
+        if isinstance(attribute, ast.Attribute) and attribute.value is use:
+            call = parents.get(id(attribute))
+        if not (isinstance(attribute, ast.Attribute) and isinstance(call, ast.Call) and call.func is attribute):
+            return None
+        called.append(attribute.attr)
+    return called
+
+
+def _spelling(node: ast.expr) -> str:
+    """A name or an attribute chain as written (`lib`, `self._lib`), the same for a store and a load."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_spelling(node.value)}.{node.attr}"
+    return ast.dump(node, annotate_fields=False)
 
 
 def _library_file_name(argument: ast.expr) -> str | None:

@@ -1,0 +1,43 @@
+"""A CUDA runtime or driver opened with ctypes only to set a device limit or read a version or device count
+(`cuda-library-settings`, HIP6056) is a local edit to Python, minor-adaptation; a handle that calls anything else or
+leaves the module's sight stays a binding (HIP6033, migration-required). Fixtures: fixtures/rules/HIP6056 (cut from
+nvidia-cosmos/cosmos-predict2.5 and NeptuneHub/AudioMuse-AI); docs/decisions/2026-12-08-s35-ctypes-device-settings.md."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from migrate.render.json_report import to_json
+from migrate.scan import pipeline as scan
+from migrate.settings import Settings
+from tests.conftest import ROOT, write_tree
+
+FIXTURES = ROOT / "fixtures" / "rules" / "HIP6056"
+
+
+def scanned(tree: Path, rulebase) -> dict:
+    return to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
+
+
+def project(tmp_path: Path, module: str) -> Path:
+    """A PyTorch training package whose distributed set-up is `module`."""
+    return write_tree(tmp_path, {
+        "requirements.txt": "torch\n",
+        "trainer/__init__.py": "",
+        "trainer/distributed.py": module,
+        "trainer/train.py": "import torch\nfrom trainer import distributed\n\n\ndef main():\n    distributed.init()\n"
+                            "    return torch.zeros(1, device='cuda')\n",
+    })
+
+
+def test_a_device_limit_through_ctypes_is_a_minor_adaptation(tmp_path: Path, rulebase) -> None:
+    data = scanned(project(tmp_path, (FIXTURES / "bad.py").read_text()), rulebase)
+    assert {f["rule"] for f in data["findings"] if f["path"] == "trainer/distributed.py"} == {"HIP6056"}
+    assert data["summary"]["class"] == "minor-adaptation"
+
+
+def test_a_handle_that_also_allocates_is_a_binding(tmp_path: Path, rulebase) -> None:
+    """Near miss: the same handle calls cudaMalloc, and another is returned to callers: both bind the runtime."""
+    data = scanned(project(tmp_path, (FIXTURES / "good.py").read_text()), rulebase)
+    rules = [f["rule"] for f in data["findings"] if f["path"] == "trainer/distributed.py"]
+    assert rules.count("HIP6033") == 3 and "HIP6056" not in rules
+    assert data["summary"]["class"] == "migration-required"
