@@ -33,21 +33,25 @@ def _status(data: dict, path: str) -> set[str]:
     return {f["status"] for f in data["findings"] if f["path"] == path and f["class"] != "native"}
 
 
-CHOSEN = ("yolo_inference/yolo_inference_node.py", "separator/separator.py", "pyproject.toml", "scripts/deploy_run.sh",
-          "scripts/docker/Dockerfile.simulation")
+CHOSEN = ("yolo_inference/yolo_inference_node.py", "separator/separator.py", "pyproject.toml")
+SHIPPED = ("scripts/deploy_run.sh", "scripts/docker/Dockerfile.simulation")
 
 
 def test_providers_chosen_among_portable_ones_an_extra_and_a_container_start_are_optional(rulebase) -> None:
     """aerial-autonomy-stack: the CUDA provider in simulation, TensorRT on Jetson, the CPU provider otherwise, and a
-    script that starts the image with NVIDIA's runtime; python-audio-separator: the CUDA provider beside CoreML's, and
+    script that starts the image with NVIDIA's runtime (required since session 35); python-audio-separator: the CUDA
+    provider beside CoreML's, and
     onnxruntime-gpu a Poetry `optional = true` dependency of the `gpu` extra beside `cpu` and `dml`."""
     data = scanned(WORKLOADS / "optional" / "chosen_providers", rulebase)
-    assert data["summary"]["class"] == "native"
     for path in CHOSEN:
         assert _status(data, path) == {"optional"}, path
     roots = {p["root"] for w in data["workloads"] for p in w["optional_parts"]}
     assert "yolo_inference/yolo_inference_node.py:8 (chosen at run time)" in roots
-    assert "scripts/deploy_run.sh (a container deployment)" in roots
+    # the image the project ships and the script that starts it are NVIDIA deployment text the workload ships
+    # (docs/decisions/2026-12-08-s35-a-shipped-nvidia-image-is-required-deployment-text.md): required, minor-adaptation
+    for path in SHIPPED:
+        assert _status(data, path) == {""}, path
+    assert data["summary"]["class"] == "minor-adaptation"
 
 
 def test_a_provider_with_no_portable_peer_a_plain_dependency_and_a_script_that_builds_stay_required(rulebase) -> None:

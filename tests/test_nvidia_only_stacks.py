@@ -48,29 +48,57 @@ def test_a_header_with_a_glsl_extension_directive_is_shader_code() -> None:
     assert not other_model_source(cuda_cpp.extract(cuda).facts)
 
 
-def test_a_cuda_image_of_a_project_whose_code_has_no_cuda_tie_is_a_deployment_part(rulebase) -> None:
-    """pytorch-faster-rcnn's shape: torchvision.ops code, an nvidia/cuda image in docker/: native, the image listed apart."""
+def test_a_cuda_image_a_project_ships_is_required_deployment_text(rulebase) -> None:
+    """pytorch-faster-rcnn's shape: torchvision.ops code, an nvidia/cuda image in docker/ and a Compose file reserving an
+    NVIDIA GPU. Session 31's labelling convention (design.md's class table): NVIDIA deployment text the workload ships
+    makes it minor-adaptation when nothing else decides (docs/decisions/2026-12-08-s35-a-shipped-nvidia-image-is-
+    required-deployment-text.md); the image is no optional part."""
     from tests.test_optional_parts import optional_parts, report
 
     data = report("deployment_image", rulebase)
-    assert data["summary"]["class"] == "native"
-    part = optional_parts(data)["docker/Dockerfile (a container deployment)"]
-    assert part["class"] == "minor-adaptation"
-    assert "compose/docker-compose.yml (a container deployment)" in optional_parts(data)  # InsightFace-REST's compose file
+    assert data["summary"]["class"] == "minor-adaptation"
+    assert {f["status"] for f in data["findings"] if f["path"] == "docker/Dockerfile"} == {""}  # required
+    assert not any(root.startswith(("docker/", "compose/")) for root in optional_parts(data))
     near = report("deployment_image_near", rulebase)  # a kernel the package builds: the image goes with it
     assert near["summary"]["class"] != "native"
     assert not any(root.startswith(("docker/Dockerfile", "compose/")) for root in optional_parts(near))
 
 
-def test_a_low_confidence_pin_does_not_keep_a_deployment_image_required(rulebase, tmp_path) -> None:
+def test_nvidia_images_a_default_deployment_does_not_use_are_opt_in_parts(rulebase, tmp_path) -> None:
+    """A GPU image beside a CPU one, a GPU Compose override beside the default compose.yaml, a .devcontainer image, a
+    Dockerfile whose NVIDIA stage sits beside a rocm/ stage: parts of their own, the package native."""
+    from tests.test_optional_parts import _copy, optional_parts, report, scanned
+
+    data = report("deployment_image_opt_in", rulebase)
+    assert data["summary"]["class"] == "native"
+    parts = optional_parts(data)
+    for root in (".devcontainer/Dockerfile (an opt-in container image)", "compose.gpu.yaml (an opt-in container image)",
+                 "deploy/Dockerfile (an opt-in container image)"):
+        assert parts[root]["class"] == "minor-adaptation", root
+    assert "rocm/dev-ubuntu-22.04" in " ".join(parts["deploy/Dockerfile (an opt-in container image)"]["evidence"])
+    assert any(root.startswith("Dockerfile.cuda12 ") for root in parts)
+    # near misses: without the CPU image, Dockerfile.cuda12 is the image the project ships; without the default
+    # compose.yaml, the GPU Compose file is the one the project runs
+    tree = _copy("deployment_image_opt_in", tmp_path)
+    (tree / "compose.yaml").unlink()
+    near = scanned(tree, rulebase)
+    assert near["summary"]["class"] == "minor-adaptation"
+    assert {f["status"] for f in near["findings"] if f["path"] == "compose.gpu.yaml"} == {""}
+    (tree / "Dockerfile.cpu").rename(tree / "Dockerfile.app")
+    (tree / "Dockerfile.cuda12").rename(tree / "Dockerfile.release")
+    near = scanned(tree, rulebase)
+    assert {f["status"] for f in near["findings"] if f["path"] == "Dockerfile.release"} == {""}
+
+
+def test_a_low_confidence_pin_beside_a_shipped_image_changes_nothing(rulebase, tmp_path) -> None:
     """mmpose (and mmaction2): a PyTorch toolbox with a CUDA base image in docker/ and an mmcv pin (HIP7011, low
-    confidence: it never moves a class). The pin is no required CUDA tie: the image is a deployment part, native."""
+    confidence: it never moves a class). The shipped image makes it minor-adaptation; a CUDA build of a package pinned
+    beside it (cupy-cuda12x, high confidence) keeps the image with that tie."""
     from tests.test_optional_parts import _copy, optional_parts, report, scanned
 
     data = report("deployment_image_low_tie", rulebase)
-    assert data["summary"]["class"] == "native"
-    assert "docker/Dockerfile (a container deployment)" in optional_parts(data)
-    # near miss: a CUDA build of a package pinned beside it (cupy-cuda12x, high confidence) is a required tie
+    assert data["summary"]["class"] == "minor-adaptation"
+    assert not any(root.startswith("docker/Dockerfile") for root in optional_parts(data))
     tree = _copy("deployment_image_low_tie", tmp_path)
     with (tree / "requirements" / "mminstall.txt").open("a") as out:
         out.write("cupy-cuda12x==13.0.0\n")

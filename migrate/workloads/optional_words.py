@@ -62,6 +62,9 @@ class Words:
     # rules whose findings set up a CUDA build environment (a CUDA base image, CUDA system packages)
     build_environments: frozenset[str] = frozenset()
     environment_kinds: frozenset[str] = frozenset()  # file kinds that set one up beside scripts (CI workflows)
+    dev_containers: frozenset[str] = frozenset()  # folders of development containers (.devcontainer)
+    cpu_variant_words: frozenset[str] = frozenset()  # words of a container file's name that mark a CPU image (cpu)
+    amd_images: tuple[str, ...] = ()  # prefixes of AMD GPU base images (rocm/)
     gate_rules: frozenset[str] = frozenset()  # rules whose findings are CUDA compiler gates (__CUDA_ARCH__, __CUDACC__)
     compiler_rules: frozenset[str] = frozenset()  # rules whose findings name the CUDA compiler in a build (nvcc)
     compiler_packages: frozenset[str] = frozenset()  # find_package() names that set up the CUDA compiler (CUDA)
@@ -131,6 +134,9 @@ def words(directory: Path | None = None) -> Words:
                  container_runs=frozenset(names("deployment", "container_runs")),
                  build_environments=frozenset(names("deployment", "build_environments")),
                  environment_kinds=frozenset(names("deployment", "environment_kinds")),
+                 dev_containers=frozenset(names("deployment", "dev_containers")),
+                 cpu_variant_words=frozenset(n.lower() for n in names("deployment", "cpu_variant_words")),
+                 amd_images=tuple(n.lower() for n in names("deployment", "amd_images")),
                  gate_rules=frozenset(names("host_only_gates", "rules")),
                  compiler_rules=frozenset(names("cuda_compiler", "rules")),
                  compiler_packages=frozenset(names("cuda_compiler", "packages")),

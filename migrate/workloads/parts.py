@@ -60,6 +60,8 @@ from migrate.workloads.make_backend_choice import twinned_branch_sources
 from migrate.workloads.make_hip_branches import outside_hip_branches
 from migrate.workloads.make_reached import unbuilt_by_make, unincluded_fragments
 from migrate.workloads.on_demand import opted_in_scopes
+from migrate.workloads.opt_in_images import WHAT as OPT_IN_WHAT
+from migrate.workloads.opt_in_images import opt_in_images
 from migrate.workloads.option_branches import branches_not_taken
 from migrate.workloads.optional_imports import loaded_only_by_optional, optional_modules
 from migrate.workloads.optional_words import (
@@ -256,7 +258,7 @@ class ProjectParts:
             return Part(f"{path} ({host_gates.WHAT})", (self.host_gates[path],))
         if path in self.images:
             why = self.images[path]
-            what = "a container deployment" if why.endswith(DEPLOYMENT_IMAGE) else \
+            what = OPT_IN_WHAT if why.endswith(OPT_IN_IMAGE) else \
                 "a deployment script" if why.endswith(DEPLOYMENT_SCRIPT) else \
                 "the optional CUDA build's environment" if BUILD_ENVIRONMENT in why else "an image for the optional CUDA build"
             return Part(f"{path} ({what})", (self.images[path],))
@@ -622,8 +624,8 @@ def build(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str], finding
                         cpu_thrust=cpu_thrust.cpu_thrust_folders(facts, kinds, regions, gated, known),
                         doc_site=doc_sites.documentation_site(kinds),
                         optional_services=compose_services.optional_services(facts, known), known=known)
-    images = _images_of_optional_builds(project, kinds, findings, known) | _deployment_scripts(project, kinds, findings,
-                                                                                               known)
+    images = _images_of_optional_builds(project, facts, kinds, findings, known) | _deployment_scripts(project, kinds,
+                                                                                                      findings, known)
     project = replace(project, images=images, host_gates=host_gates.host_only_gates(kinds, findings, known))
     return replace(project, optional_hosts=optional_host_files(
         findings, lambda f: f.status == "optional" or project.part(f) is not None))
@@ -709,7 +711,7 @@ CONTAINER_KINDS = frozenset({"dockerfile"})  # discover's kind of Dockerfiles an
 # Kinds of the project's own code: with one of them, a container file is how the code is deployed, not the code
 # (docs/decisions/2026-12-05-container-files-are-a-deployment-part.md).
 CODE_KINDS = frozenset({"python", "notebook", "cuda", "cpp", "hip", "cmake", "makefile"})
-DEPLOYMENT_IMAGE = "the image is a deployment part of its own"
+OPT_IN_IMAGE = "a default deployment does not use it"
 # A Compose file runs the project's images (compose.yaml, or docker-compose.yml for backwards compatibility:
 # https://docs.docker.com/compose/intro/compose-application-model/#the-compose-file); InsightFace-REST keeps
 # compose/docker-compose-v2.yml beside its Dockerfiles.
@@ -753,14 +755,16 @@ def _build_environments(kinds: Mapping[str, str], findings: Sequence[Finding], k
                      and any(f.rule in known.build_environments for f in found))
 
 
-def _images_of_optional_builds(project: ProjectParts, kinds: Mapping[str, str],
+def _images_of_optional_builds(project: ProjectParts, facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
                                findings: Sequence[Finding], known: Words) -> dict[str, str]:
     """Container files (a CUDA base image, nvcc in a RUN line) of a project whose every other finding above
     native is optional, with optional GPU code among them: what needs CUDA is only the optional part, so an
     image made for it (MNN's tools/script/Dockerfile beside `option(MNN_CUDA OFF)`; custos's Dockerfile for
     `cargo test --features=cuda`) goes with it. A project whose code has no required CUDA tie at all (a PyTorch
-    project with an nvidia/cuda Dockerfile) deploys through the image but does not need it: the image is a
-    deployment part of its own, with its class (docs/decisions/2026-12-05-container-files-are-a-deployment-part.md).
+    project with an nvidia/cuda Dockerfile) ships the image: NVIDIA deployment text the workload ships, required
+    (docs/decisions/2026-12-08-s35-a-shipped-nvidia-image-is-required-deployment-text.md), except an image a default
+    deployment does not use (opt_in_images: a dev container, a GPU variant beside a default or CPU one, a file that
+    also builds an AMD image), which is a part of its own with its class.
     A project with required CUDA use elsewhere (a torch pin, a kernel built by default), or one with no code of
     its own (a repository of images), keeps its images required. A low-confidence finding is no such use: it never
     moves a class (classify.effective_class), so it does not keep an image required either. A script that only
@@ -789,7 +793,14 @@ def _images_of_optional_builds(project: ProjectParts, kinds: Mapping[str, str],
                 for path in sorted([*images, *environments])}
     if any(project.status(f) not in ("optional", "ported") for f in others):
         return {}
-    if any(kind in CODE_KINDS for path, kind in kinds.items() if path not in images):
-        return {path: f"{path}: the project's code has no required CUDA tie; {DEPLOYMENT_IMAGE}" for path in images}
-    return {}
-
+    if not any(kind in CODE_KINDS for path, kind in kinds.items() if path not in images):
+        return {}
+    nvidia = {f.path for f in findings if f.path in images and class_rank(f.migration_class) > 0}
+    family = {p: "compose" if COMPOSE_FILE.match(posixpath.basename(p)) else "dockerfile"
+              for p in images if kinds.get(p) in CONTAINER_KINDS or COMPOSE_FILE.match(posixpath.basename(p))}
+    chosen = opt_in_images(images, nvidia, family, facts, known)
+    containers = [p for p in nvidia if p in family]
+    runs = [p for p in images if p not in family]  # scripts that start the images go with them
+    if containers and all(p in chosen for p in containers):
+        chosen |= {p: f"{p}: starts the project's container images, every one of them opt-in" for p in runs}
+    return {path: f"{why}; {OPT_IN_IMAGE}" for path, why in chosen.items()}
