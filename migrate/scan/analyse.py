@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import multiprocessing
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -39,6 +37,10 @@ from migrate.scan.readfile import read
 from migrate.settings import Settings
 from migrate.workloads import UNREAD_KINDS
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the pool's modules (multiprocessing, concurrent.futures: ~20 ms) are imported where a pool runs
+    from concurrent.futures import Future, ProcessPoolExecutor
+
 T = TypeVar("T")
 CHUNKS_PER_WORKER = 6  # work is cut into about this many pieces per worker, by bytes
 RESULT_FORMAT = "8"
@@ -51,6 +53,8 @@ CANDIDATE_ROW = (_S, _I, _I, _I, _I, _S, _S, _OS, _S, _S, _S, _OS, _OI, _S, _OS,
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
+    """What analysing one file gave: its result, or why it was skipped."""
+
     file: SourceFile
     result: FileResult | None
     reason: str | None = None  # why the file was skipped (unreadable, binary, too large, syntax error)
@@ -67,6 +71,8 @@ def skipped(outcomes: Iterable[Outcome]) -> list[Skipped]:
 
 @dataclass(frozen=True, slots=True)
 class _Work:
+    """What a process matches files with: the rule indexes, the identifier names they match, the deadline."""
+
     indexes: tuple[RuleIndex, ...]
     names: IdentifierNames  # the identifiers worth a fact: those the indexes can match
     deadline: float | None = None  # the scan's (extract.budget), for spawned workers
@@ -177,6 +183,8 @@ def _read_in_pool(files: Sequence[SourceFile], positions: list[int], settings: S
     not read, or None; the key of what was read; its row), while this process waits for the next."""
     pieces = chunks([(n, files[n].kind, files[n]) for n in positions], settings.jobs * CHUNKS_PER_WORKER,
                     size=lambda item: item[2].size, workers=settings.jobs)
+    from concurrent.futures import as_completed
+
     count = 0
     with _pool(work, settings.jobs, {files[n].kind for n in positions}) as workers:
         futures: dict[Future[list[tuple[str | None, str, bytes]]], list[int]] = {}
@@ -409,6 +417,9 @@ def _pool(work: _Work, jobs: int, kinds: set[str]) -> ProcessPoolExecutor:
     worker's first young collection walked every object this process had made since its own collector was paused
     (cli/scan.py): the rule base, the indexes, the files' bytes (cuda-samples: 25-28 ms CPU a worker at load 11, of
     its 38-40 ms of collecting), touching each object's header in a page the fork shares."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     fork = pooling.forks()
     if fork:
         prepare(kinds)  # once here, inherited by every worker
@@ -448,6 +459,8 @@ def _run(todo: list[tuple[int, str, bytes]], work: _Work, jobs: int, progress: P
         return
     kinds = {kind for _, kind, _ in todo}
     pieces = chunks(todo, jobs * CHUNKS_PER_WORKER, workers=jobs)
+    from concurrent.futures import as_completed
+
     todo.clear()
     forks = pooling.forks()
     if forks:  # the workers are forked with the pieces: each is sent its piece's number, not its files' bytes again
