@@ -83,7 +83,7 @@ _STATE: dict[str, _Work] = {}  # "work": what this process matches with (inherit
 
 def analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, *, keep_extractions: bool = False,
                 progress: Progress | None = None, known: dict[str, Known] | None = None,
-                meanwhile: Callable[[], object] | None = None) -> list[Outcome]:
+                meanwhile: Callable[[], object] | None = None, cache: Cache | None = None) -> list[Outcome]:
     """Read every file once; serve unchanged ones from the cache, analyse the rest in parallel.
 
     `meanwhile`: work of this process's own that needs no result of the files (loading the later
@@ -93,21 +93,25 @@ def analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase
     taken out as it is used: a file's row is looked up by that digest, and it is read only when it
     must be analysed and its bytes were not kept. With `keep_extractions` every file's facts are
     kept (a later pass needs them): the files go through `extract.run` and its extraction cache,
-    and are matched here."""
+    and are matched here.
+
+    `cache`: the cache of result rows to read and write (a caller's, whose writes it may hold to commit them with its
+    own in one transaction: lint/project.py); by default settings.cache_dir's."""
     budget.begin_scan(budget.scan_deadline(settings.max_scan_seconds))
     try:
         return _analyse_within_budget(files, settings, rules, keep_extractions=keep_extractions, progress=progress,
-                                      known=known, meanwhile=_once(meanwhile))
+                                      known=known, meanwhile=_once(meanwhile),
+                                      cache=Cache(settings.cache_dir) if cache is None else cache)
     finally:
         budget.begin_scan(None)
 
 
 def _analyse_within_budget(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, *,
                            keep_extractions: bool, progress: Progress | None,
-                           known: dict[str, Known] | None, meanwhile: Callable[[], None]) -> list[Outcome]:
+                           known: dict[str, Known] | None, meanwhile: Callable[[], None], cache: Cache) -> list[Outcome]:
     by_target = indexes(rules, rocm=settings.rocm, archs=settings.arch)
     outcomes = _analyse_by_way(files, settings, rules, by_target, keep_extractions=keep_extractions, progress=progress,
-                               known=known, meanwhile=meanwhile)
+                               known=known, meanwhile=meanwhile, cache=cache)
     meanwhile()  # where no pool ran it (every file from the cache, a serial scan): now
     return outcomes
 
@@ -124,17 +128,38 @@ def _once(work: Callable[[], object] | None) -> Callable[[], None]:
 
 def _analyse_by_way(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, by_target: tuple[RuleIndex, ...],
                     *, keep_extractions: bool, progress: Progress | None, known: dict[str, Known] | None,
-                    meanwhile: Callable[[], None]) -> list[Outcome]:
+                    meanwhile: Callable[[], None], cache: Cache) -> list[Outcome]:
     if keep_extractions:
         return [Outcome(o.file, summarise(o.file.rel, o.extraction, by_target,
                                           string_lines=_string_lines(o.file, settings.max_file_size))
                         if o.extraction else None, o.reason, o.extraction)
                 for o in extract_all(files, max_file_size=settings.max_file_size, cache=Cache(settings.cache_dir),
                                      jobs=settings.jobs, progress=progress)]
-    work = _Work(by_target, IdentifierNames(by_target), budget.current_scan_deadline())
-    if known is None and not Cache(settings.cache_dir).exists() and pooling.parallel(settings.jobs, [f.size for f in files]):
-        return _analyse_fresh(files, settings, rules, work, progress, meanwhile)
-    return _analyse_all(files, settings, rules, work, progress, known or {}, meanwhile)
+    deadline = budget.current_scan_deadline()
+    if known is None and not cache.exists() and pooling.parallel(settings.jobs, [f.size for f in files]):
+        return _analyse_fresh(files, settings, rules, _Work(by_target, IdentifierNames(by_target), deadline), progress,
+                              meanwhile)
+    work = _Work(by_target, identifier_names(by_target, settings, rules, cache), deadline)
+    return _analyse_all(files, settings, rules, work, progress, known or {}, meanwhile, cache)
+
+
+def identifier_names(by_target: tuple[RuleIndex, ...], settings: Settings, rules: RuleBase,
+                     cache: Cache) -> IdentifierNames:
+    """The indexes' IdentifierNames, kept in an existing cache under the result version (the rules, the targets and
+    the code that matches: what the indexes are made from), so that a run whose files the cache holds but one
+    (a lint of an edited file inside a project) does not gather ~11k names from the rules again."""
+    if not cache.exists():
+        return IdentifierNames(by_target)
+    key = rows.key("identifier-names", b"", result_version(rules, settings))
+    stored = cache.get_rows([key]).get(key)
+    if stored is not None:
+        try:
+            return IdentifierNames.from_row(jsonio.loads(stored))
+        except ValueError:
+            pass  # another shape: gathered again below
+    names = IdentifierNames(by_target)
+    cache.put_rows([(key, jsonio.dumps(names.row()))])
+    return names
 
 
 def _analyse_fresh(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, work: _Work,
@@ -251,8 +276,8 @@ def _read_and_analyse(files: list[SourceFile], max_file_size: int, version: str)
 
 
 def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, work: _Work,
-                 progress: Progress | None, known: dict[str, Known], meanwhile: Callable[[], None]) -> list[Outcome]:
-    cache = Cache(settings.cache_dir)
+                 progress: Progress | None, known: dict[str, Known], meanwhile: Callable[[], None],
+                 cache: Cache) -> list[Outcome]:
     version = result_version(rules, settings)
     outcomes: list[Outcome | None] = []
     key_of: dict[int, str] = {}
