@@ -139,11 +139,11 @@ def _analyse_by_way(files: Sequence[SourceFile], settings: Settings, rules: Rule
     if known is None and not cache.exists() and pooling.parallel(settings.jobs, [f.size for f in files]):
         return _analyse_fresh(files, settings, rules, _Work(by_target, IdentifierNames(by_target), deadline), progress,
                               meanwhile)
-    work = _Work(by_target, identifier_names(by_target, settings, rules, cache), deadline)
+    work = _Work(by_target, identifier_names(by_target, settings, rules, cache=cache), deadline)
     return _analyse_all(files, settings, rules, work, progress, known or {}, meanwhile, cache)
 
 
-def identifier_names(by_target: tuple[RuleIndex, ...], settings: Settings, rules: RuleBase,
+def identifier_names(by_target: tuple[RuleIndex, ...], settings: Settings, rules: RuleBase, *,
                      cache: Cache) -> IdentifierNames:
     """The indexes' IdentifierNames, kept in an existing cache under the result version (the rules, the targets and
     the code that matches: what the indexes are made from), so that a run whose files the cache holds but one
