@@ -102,6 +102,8 @@ class Component:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Workload:
+    """One workload of the report: its name, root, kind and files, its verdict per target, what it depends on."""
+
     name: str
     root: str
     kind: str
@@ -159,6 +161,8 @@ class ProjectCost:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HipifyCoverage:
+    """How much of a workload's CUDA hipify-perl converts."""
+
     references: int  # CUDA references hipify-perl examined in the workload's files
     converted: int
 
@@ -169,6 +173,8 @@ class HipifyCoverage:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HipifyDisagreement:
+    """A place where hipify-perl and the rules disagree."""
+
     kind: str  # false-alarm, comment-rename, silent-miss, ... (hipify.compare.KINDS)
     path: str
     line: int
@@ -282,6 +288,8 @@ class PassResult:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Report:
+    """Everything a scan reports."""
+
     tool_version: str
     rules_version: str
     target: Target

@@ -68,9 +68,9 @@ def test_a_parallel_first_scan_forks_without_the_files_bytes(serial: tuple[Path,
     held: list[int] = []
     real_all, real_pool = analyse._analyse_all, analyse._read_in_pool
 
-    def analyse_all(files, settings, rules, work, progress, known, meanwhile):  # type: ignore[no-untyped-def]
+    def analyse_all(files, settings, rules, work, progress, known, meanwhile, cache):  # type: ignore[no-untyped-def]
         held.append(sum(len(k.data or b"") for k in known.values()))
-        return real_all(files, settings, rules, work, progress, known, meanwhile)
+        return real_all(files, settings, rules, work, progress, known, meanwhile, cache)
 
     read_by_workers: list[str] = []
 
@@ -97,9 +97,9 @@ def test_a_small_first_scan_keeps_the_bytes_the_key_read(serial: tuple[Path, dic
     held: list[int] = []
     real_all = analyse._analyse_all
 
-    def analyse_all(files, settings, rules, work, progress, known, meanwhile):  # type: ignore[no-untyped-def]
+    def analyse_all(files, settings, rules, work, progress, known, meanwhile, cache):  # type: ignore[no-untyped-def]
         held.append(sum(len(k.data or b"") for k in known.values()))
-        return real_all(files, settings, rules, work, progress, known, meanwhile)
+        return real_all(files, settings, rules, work, progress, known, meanwhile, cache)
 
     monkeypatch.setattr(analyse, "_analyse_all", analyse_all)
     assert _scan(tree, Settings(jobs=2, cache_dir=tmp_path / "cache", use_hipify=False)) == expected

@@ -3,6 +3,7 @@ only a piece's number goes through the pipe (not the files' bytes, which the par
 rows are those the serial path makes, in the same places. Where workers are not forked, the bytes are sent."""
 from __future__ import annotations
 
+from concurrent import futures
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -32,7 +33,7 @@ def _recording(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
             sent.append((fn, *args))
             return super().submit(fn, *args, **kwargs)
 
-    monkeypatch.setattr(analyse, "ProcessPoolExecutor", Recording)
+    monkeypatch.setattr(futures, "ProcessPoolExecutor", Recording)  # analyse._pool imports it where a pool runs
     return sent
 
 

@@ -63,6 +63,38 @@ def test_without_its_hip_build_the_same_code_fails_lint(tmp_path: Path, env: dic
     assert code == 1
 
 
+def test_a_lint_after_an_edit_of_the_build_answers_for_the_build_as_it_is_now(tmp_path: Path, env: dict[str, str]) -> None:
+    """The project's parts are kept in the cache (with the stat rows and the analysed files' rows, committed once) under
+    the content of every file: a lint after the HIP build is taken out, with the same cache, fails as a lint of a
+    project without it does; a lint after the build is put back passes again (whether the linted file was edited
+    in between or not)."""
+    tree = copy(GGML, tmp_path)
+    (tree / ".git").mkdir()
+    kernel = tree / "src" / "ggml-cuda" / "argmax.cu"
+
+    def lint() -> tuple[int, str]:
+        done = run_cli("lint", "src/ggml-cuda/argmax.cu", "--fail-on", "migration-required", cwd=tree, env=env)
+        assert done.returncode in (0, 1), done.stderr
+        return done.returncode, done.stdout
+
+    assert lint()[0] == 0 and lint()[0] == 0  # read, then from the cache
+    hip = tree / "src" / "ggml-hip"
+    shutil.move(hip, tmp_path / "ggml-hip")
+    builds = {path: path.read_text() for path in (tree / "CMakeLists.txt", tree / "src" / "CMakeLists.txt")}
+    (tree / "CMakeLists.txt").write_text(builds[tree / "CMakeLists.txt"].replace('option(GGML_HIP  "ggml: use HIP"  OFF)\n', ""))
+    (tree / "src" / "CMakeLists.txt").write_text("add_library(ggml-base ggml.c)\nadd_subdirectory(ggml-cuda)\n")
+    code, out = lint()
+    assert code == 1 and "HIP4002" in out
+    kernel.write_text(kernel.read_text() + "// edited\n")
+    assert lint()[0] == 1
+    shutil.move(tmp_path / "ggml-hip", hip)
+    for path, text in builds.items():
+        path.write_text(text)
+    assert lint()[0] == 0
+    kernel.write_text(kernel.read_text() + "// edited again\n")
+    assert lint()[0] == 0
+
+
 def test_what_the_hip_build_leaves_out_is_not_credited(tmp_path: Path, env: dict[str, str]) -> None:
     """vLLM-like: the AWQ GEMM is listed only in the CUDA branch of the CMake; custom_all_reduce.cu stops a
     HIP build with #error; cache_kernels.cu is built for both."""

@@ -94,6 +94,25 @@ def test_a_lint_of_a_file_in_the_working_folder_never_runs_inspect(
     assert not {"inspect", "ast", "dis", "tokenize"} & set(seen["modules"])
 
 
+def test_a_lint_inside_a_git_project_reads_the_project_without_inspect_or_a_pool_s_modules(tmp_path: Path) -> None:
+    """A file inside a checkout (a `.git` folder, a Makefile, another kernel) is linted with the project's parts
+    (lint/project.py: every file analysed as a scan does, then the parts decided), the lint of a file in a repository
+    a pre-commit hook runs. That way imported what it never uses: dataclasses without a docstring on it (the analysed
+    file's outcome, the stat cache's entry, the workload spec ...) made dataclasses ask inspect for a signature
+    (~38 M instructions with ast, dis and tokenize); the analysis imported multiprocessing and concurrent.futures (with
+    logging, pickle, socket, tempfile) for a pool a lint of a few changed files never starts; and the table of what
+    packages require, read on every project, imported packaging.tags (platform, sysconfig) for projects declaring no
+    extra."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "Makefile").write_text("all: reduce\nreduce: reduce.cu other.cu\n\tnvcc -o $@ $^\n")
+    (tmp_path / "other.cu").write_text("#include <cuda_runtime.h>\nvoid f(void* p) { cudaFree(p); }\n")
+    done, seen = _probe(tmp_path, "reduce.cu")
+    assert done.returncode == 1 and "HIP4010" in done.stdout and "1 file checked" in done.stderr
+    assert {"migrate.workloads.parts", "migrate.scan.analyse"} <= set(seen["modules"])  # the project was read
+    assert not {"inspect", "dis", "tokenize", "multiprocessing", "concurrent.futures", "logging", "tempfile",
+                "packaging.tags", "platform"} & set(seen["modules"])
+
+
 def test_ntpath_is_not_run_by_a_lint(edited: tuple[subprocess.CompletedProcess[str], dict[str, list[str]]]) -> None:
     """pathlib names ntpath for its Windows paths; a lint on POSIX uses none, so entry defers it (migrate.cli.deferred:
     ~2 M instructions, most of them ntpath's five failed `import nt`)."""

@@ -7,6 +7,7 @@ import dataclasses
 import json
 import shutil
 import sqlite3
+from concurrent import futures
 from pathlib import Path
 
 import pytest
@@ -58,8 +59,8 @@ def many_files(tmp_path: Path, count: int = pooling.PARALLEL_THRESHOLD + 6) -> P
 def test_parallel_scan_matches_the_serial_one(tmp_path: Path, rulebase, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pooling, "PARALLEL_BYTES", 0)  # the fixture is small: use the workers anyway
     pools = []
-    real = analyse.ProcessPoolExecutor
-    monkeypatch.setattr(analyse, "ProcessPoolExecutor", lambda *a, **k: pools.append(k) or real(*a, **k))
+    real = futures.ProcessPoolExecutor  # imported by analyse._pool where a pool runs
+    monkeypatch.setattr(futures, "ProcessPoolExecutor", lambda *a, **k: pools.append(k) or real(*a, **k))
     tree = many_files(tmp_path)
     serial = rendered(tree, Settings(jobs=1, cache_dir=None), rulebase)
     assert rendered(tree, Settings(jobs=2, cache_dir=None), rulebase) == serial

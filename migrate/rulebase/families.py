@@ -19,6 +19,8 @@ CHECKS_FILE = "validation/checks.yaml"
 
 @dataclass(frozen=True, slots=True)
 class Family:
+    """A family of rules: its name, title, code, and the rule ids and id prefixes it holds."""
+
     name: str
     title: str
     code: Code
@@ -31,6 +33,8 @@ class Family:
 
 @dataclass(frozen=True, slots=True)
 class Check:
+    """A check of the report: the families and rule ids it covers."""
+
     name: str
     families: frozenset[str]
     ids: frozenset[str]
@@ -38,6 +42,8 @@ class Check:
 
 @dataclass(frozen=True, slots=True)
 class Families:
+    """Every family and check of the rule base."""
+
     families: tuple[Family, ...]
     checks: tuple[Check, ...]
     # rule id -> its family, found once: the report's stages ask for every finding (55k times for cuda-samples,

@@ -17,6 +17,8 @@ RESULTS: tuple[str, ...] = get_args(Result)
 
 @dataclass(frozen=True, slots=True)
 class Project:
+    """A project of the scale matrix and its result per GPU target."""
+
     name: str
     version: str
     results: tuple[tuple[str, Result], ...]  # (gfx target, result) per matrix column
@@ -37,12 +39,16 @@ class Project:
 
 @dataclass(frozen=True, slots=True)
 class Caveat:
+    """A caveat of the scale matrix, with its source."""
+
     text: str
     source: str  # URL
 
 
 @dataclass(frozen=True, slots=True)
 class ScaleRecord:
+    """The scale matrix: supported and validated targets, its version, projects and caveats."""
+
     supported: frozenset[str]
     validated: tuple[str, ...]
     matrix_version: str

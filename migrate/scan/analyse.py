@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import multiprocessing
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -39,6 +37,10 @@ from migrate.scan.readfile import read
 from migrate.settings import Settings
 from migrate.workloads import UNREAD_KINDS
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the pool's modules (multiprocessing, concurrent.futures: ~20 ms) are imported where a pool runs
+    from concurrent.futures import Future, ProcessPoolExecutor
+
 T = TypeVar("T")
 CHUNKS_PER_WORKER = 6  # work is cut into about this many pieces per worker, by bytes
 RESULT_FORMAT = "8"
@@ -51,6 +53,8 @@ CANDIDATE_ROW = (_S, _I, _I, _I, _I, _S, _S, _OS, _S, _S, _S, _OS, _OI, _S, _OS,
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
+    """What analysing one file gave: its result, or why it was skipped."""
+
     file: SourceFile
     result: FileResult | None
     reason: str | None = None  # why the file was skipped (unreadable, binary, too large, syntax error)
@@ -67,6 +71,8 @@ def skipped(outcomes: Iterable[Outcome]) -> list[Skipped]:
 
 @dataclass(frozen=True, slots=True)
 class _Work:
+    """What a process matches files with: the rule indexes, the identifier names they match, the deadline."""
+
     indexes: tuple[RuleIndex, ...]
     names: IdentifierNames  # the identifiers worth a fact: those the indexes can match
     deadline: float | None = None  # the scan's (extract.budget), for spawned workers
@@ -77,7 +83,7 @@ _STATE: dict[str, _Work] = {}  # "work": what this process matches with (inherit
 
 def analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, *, keep_extractions: bool = False,
                 progress: Progress | None = None, known: dict[str, Known] | None = None,
-                meanwhile: Callable[[], object] | None = None) -> list[Outcome]:
+                meanwhile: Callable[[], object] | None = None, cache: Cache | None = None) -> list[Outcome]:
     """Read every file once; serve unchanged ones from the cache, analyse the rest in parallel.
 
     `meanwhile`: work of this process's own that needs no result of the files (loading the later
@@ -87,21 +93,25 @@ def analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase
     taken out as it is used: a file's row is looked up by that digest, and it is read only when it
     must be analysed and its bytes were not kept. With `keep_extractions` every file's facts are
     kept (a later pass needs them): the files go through `extract.run` and its extraction cache,
-    and are matched here."""
+    and are matched here.
+
+    `cache`: the cache of result rows to read and write (a caller's, whose writes it may hold to commit them with its
+    own in one transaction: lint/project.py); by default settings.cache_dir's."""
     budget.begin_scan(budget.scan_deadline(settings.max_scan_seconds))
     try:
         return _analyse_within_budget(files, settings, rules, keep_extractions=keep_extractions, progress=progress,
-                                      known=known, meanwhile=_once(meanwhile))
+                                      known=known, meanwhile=_once(meanwhile),
+                                      cache=Cache(settings.cache_dir) if cache is None else cache)
     finally:
         budget.begin_scan(None)
 
 
 def _analyse_within_budget(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, *,
                            keep_extractions: bool, progress: Progress | None,
-                           known: dict[str, Known] | None, meanwhile: Callable[[], None]) -> list[Outcome]:
+                           known: dict[str, Known] | None, meanwhile: Callable[[], None], cache: Cache) -> list[Outcome]:
     by_target = indexes(rules, rocm=settings.rocm, archs=settings.arch)
     outcomes = _analyse_by_way(files, settings, rules, by_target, keep_extractions=keep_extractions, progress=progress,
-                               known=known, meanwhile=meanwhile)
+                               known=known, meanwhile=meanwhile, cache=cache)
     meanwhile()  # where no pool ran it (every file from the cache, a serial scan): now
     return outcomes
 
@@ -118,17 +128,38 @@ def _once(work: Callable[[], object] | None) -> Callable[[], None]:
 
 def _analyse_by_way(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, by_target: tuple[RuleIndex, ...],
                     *, keep_extractions: bool, progress: Progress | None, known: dict[str, Known] | None,
-                    meanwhile: Callable[[], None]) -> list[Outcome]:
+                    meanwhile: Callable[[], None], cache: Cache) -> list[Outcome]:
     if keep_extractions:
         return [Outcome(o.file, summarise(o.file.rel, o.extraction, by_target,
                                           string_lines=_string_lines(o.file, settings.max_file_size))
                         if o.extraction else None, o.reason, o.extraction)
                 for o in extract_all(files, max_file_size=settings.max_file_size, cache=Cache(settings.cache_dir),
                                      jobs=settings.jobs, progress=progress)]
-    work = _Work(by_target, IdentifierNames(by_target), budget.current_scan_deadline())
-    if known is None and not Cache(settings.cache_dir).exists() and pooling.parallel(settings.jobs, [f.size for f in files]):
-        return _analyse_fresh(files, settings, rules, work, progress, meanwhile)
-    return _analyse_all(files, settings, rules, work, progress, known or {}, meanwhile)
+    deadline = budget.current_scan_deadline()
+    if known is None and not cache.exists() and pooling.parallel(settings.jobs, [f.size for f in files]):
+        return _analyse_fresh(files, settings, rules, _Work(by_target, IdentifierNames(by_target), deadline), progress,
+                              meanwhile)
+    work = _Work(by_target, identifier_names(by_target, settings, rules, cache=cache), deadline)
+    return _analyse_all(files, settings, rules, work, progress, known or {}, meanwhile, cache)
+
+
+def identifier_names(by_target: tuple[RuleIndex, ...], settings: Settings, rules: RuleBase, *,
+                     cache: Cache) -> IdentifierNames:
+    """The indexes' IdentifierNames, kept in an existing cache under the result version (the rules, the targets and
+    the code that matches: what the indexes are made from), so that a run whose files the cache holds but one
+    (a lint of an edited file inside a project) does not gather ~11k names from the rules again."""
+    if not cache.exists():
+        return IdentifierNames(by_target)
+    key = rows.key("identifier-names", b"", result_version(rules, settings))
+    stored = cache.get_rows([key]).get(key)
+    if stored is not None:
+        try:
+            return IdentifierNames.from_row(jsonio.loads(stored))
+        except ValueError:
+            pass  # another shape: gathered again below
+    names = IdentifierNames(by_target)
+    cache.put_rows([(key, jsonio.dumps(names.row()))])
+    return names
 
 
 def _analyse_fresh(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, work: _Work,
@@ -177,6 +208,8 @@ def _read_in_pool(files: Sequence[SourceFile], positions: list[int], settings: S
     not read, or None; the key of what was read; its row), while this process waits for the next."""
     pieces = chunks([(n, files[n].kind, files[n]) for n in positions], settings.jobs * CHUNKS_PER_WORKER,
                     size=lambda item: item[2].size, workers=settings.jobs)
+    from concurrent.futures import as_completed
+
     count = 0
     with _pool(work, settings.jobs, {files[n].kind for n in positions}) as workers:
         futures: dict[Future[list[tuple[str | None, str, bytes]]], list[int]] = {}
@@ -243,8 +276,8 @@ def _read_and_analyse(files: list[SourceFile], max_file_size: int, version: str)
 
 
 def _analyse_all(files: Sequence[SourceFile], settings: Settings, rules: RuleBase, work: _Work,
-                 progress: Progress | None, known: dict[str, Known], meanwhile: Callable[[], None]) -> list[Outcome]:
-    cache = Cache(settings.cache_dir)
+                 progress: Progress | None, known: dict[str, Known], meanwhile: Callable[[], None],
+                 cache: Cache) -> list[Outcome]:
     version = result_version(rules, settings)
     outcomes: list[Outcome | None] = []
     key_of: dict[int, str] = {}
@@ -409,6 +442,9 @@ def _pool(work: _Work, jobs: int, kinds: set[str]) -> ProcessPoolExecutor:
     worker's first young collection walked every object this process had made since its own collector was paused
     (cli/scan.py): the rule base, the indexes, the files' bytes (cuda-samples: 25-28 ms CPU a worker at load 11, of
     its 38-40 ms of collecting), touching each object's header in a page the fork shares."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     fork = pooling.forks()
     if fork:
         prepare(kinds)  # once here, inherited by every worker
@@ -448,6 +484,8 @@ def _run(todo: list[tuple[int, str, bytes]], work: _Work, jobs: int, progress: P
         return
     kinds = {kind for _, kind, _ in todo}
     pieces = chunks(todo, jobs * CHUNKS_PER_WORKER, workers=jobs)
+    from concurrent.futures import as_completed
+
     todo.clear()
     forks = pooling.forks()
     if forks:  # the workers are forked with the pieces: each is sent its piece's number, not its files' bytes again

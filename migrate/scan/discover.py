@@ -431,8 +431,8 @@ class _Walker:
             if verdict is not None:
                 return verdict
         for base, spec in specs:
-            try:
-                rel = path.relative_to(base).as_posix() + ("/" if is_dir else "")
+            try:  # path.relative_to(base).as_posix() by the text below the base: no path object built per entry
+                rel = _relative(path, base, _prefix(base)) + ("/" if is_dir else "")
             except ValueError:
                 continue
             if spec.match_file(rel):

@@ -165,12 +165,34 @@ class IdentifierNames:
     MEMO = 200_000  # distinct names remembered per process
 
     def __init__(self, by_target: Sequence[RuleIndex]) -> None:
-        self._names = frozenset(name for index in by_target for name in index.names("identifier"))
-        self._prefixes = tuple(p for index in by_target for p, _ in index._prefix.get("identifier", ()))
-        self._patterns = _one_pattern(list(dict.fromkeys(
-            pattern for index in by_target
-            for pattern in (*(p for p, _, _ in index._regex.get("identifier", ())), *index.conditions))))
+        self._set(frozenset(name for index in by_target for name in index.names("identifier")),
+                  tuple(p for index in by_target for p, _ in index._prefix.get("identifier", ())),
+                  list(dict.fromkeys(pattern for index in by_target
+                                     for pattern in (*(p for p, _, _ in index._regex.get("identifier", ())),
+                                                     *index.conditions))))
+
+    def _set(self, names: frozenset[str], prefixes: tuple[str, ...], patterns: list[str]) -> None:
+        self._names = names
+        self._prefixes = prefixes
+        self._source = patterns  # the patterns' texts, in order: what `row` keeps
+        self._patterns = _one_pattern(patterns)
         self._memo: dict[str, bool] = {}
+
+    def row(self) -> list[list[str]]:
+        """What the answers depend on besides `vendor_runtime_name`: the names (sorted), the prefixes and the
+        patterns' texts, as `from_row` reads them (analyse keeps them in the cache under the result version:
+        the names of ~11k rules' maps cost ~30 M instructions to gather from the indexes)."""
+        return [sorted(self._names), list(self._prefixes), list(self._source)]
+
+    @classmethod
+    def from_row(cls, row: object) -> IdentifierNames:
+        """The names a `row` holds; ValueError for a value of another shape."""
+        if type(row) is not list or len(row) != 3 or not all(
+                type(part) is list and all(type(v) is str for v in part) for part in row):
+            raise ValueError("not a row of identifier names")
+        made = cls.__new__(cls)
+        made._set(frozenset(row[0]), tuple(row[1]), row[2])
+        return made
 
     def __call__(self, name: str) -> bool:
         known = self._memo.get(name)

@@ -36,6 +36,8 @@ Reader = Callable[[SourceFile, int], tuple[bytes | None, str | None]]  # readfil
 
 @dataclass(frozen=True, slots=True)
 class Entry:
+    """A file's kind and stamp when its digest was last checked, and when that was."""
+
     kind: str
     stamp: Stamp
     checked_ns: int

@@ -22,6 +22,8 @@ PYTHON_PROJECT_FILES = frozenset({"pyproject.toml", "setup.py", "setup.cfg"})
 
 @dataclass
 class Spec:
+    """A workload as assembled from the facts: its name, root folder, kind and files."""
+
     name: str
     root: str  # a folder relative to the scan root ("." for the root itself)
     kind: str

@@ -18,12 +18,19 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from packaging.utils import canonicalize_name as canonical
-
 from migrate.model import Fact
 from migrate.workloads.fact_index import of_kind
 from migrate.workloads.optional_words import DataError
 from migrate.workloads.undeclared import RUN_DIRECTLY, is_manifest, read_installs
+
+
+def canonical(name: str) -> str:
+    """packaging's canonical distribution name; packaging.utils (which imports packaging.tags, platform and sysconfig)
+    is imported at the first name asked for: a project whose facts name no package never asks."""
+    from packaging.utils import canonicalize_name
+
+    return canonicalize_name(name)
+
 
 Install = tuple[int, str, str]  # line, the package's canonical name, evidence
 # a distribution name, then nothing or what a requirement puts after it (a version, extras, a marker, a URL): not an
@@ -81,6 +88,8 @@ def extra_installs(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]
                     extras.setdefault(name, f"{path}:{f.line}")
                 else:
                     required.add(name)
+    if not extras:  # no extra declared: nothing to bring, and the table of what packages require is not read
+        return {}
     brought = _brought(extras, requirements() if needs is None else needs)
     only_extras = {name: where for name, where in brought.items() if name not in required}
     if not only_extras:

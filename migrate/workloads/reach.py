@@ -47,6 +47,8 @@ ROUNDS = 64  # features reach crates that enable features: a fixed point well wi
 
 @dataclass(slots=True)
 class Crate:
+    """A Rust crate of the project: its folder, its manifest's facts and its features."""
+
     folder: str
     facts: Sequence[Fact]
     features: dict[str, list[str]] = field(default_factory=dict)

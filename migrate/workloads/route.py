@@ -46,6 +46,8 @@ class Alternative:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Route:
+    """A route a workload can take to ROCm, and why."""
+
     id: RouteId
     via: str | None
     why: str
