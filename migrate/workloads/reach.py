@@ -24,7 +24,15 @@ and no Python distribution. A folder below it with a setup.py or pyproject.toml 
 installed only on request (`pip install <folder>`), a separate package beside the Go project (llm-d/llm-d-kv-cache's
 vLLM connector kv_connectors/llmd_fs_backend, a CUDAExtension). It stays reached where a Python file outside it
 (and outside every folder with a build of its own: another distribution, a service with its own Makefile) imports
-one of its top-level packages (docs/decisions/2026-12-06-s26-a-python-package-beside-a-go-module.md)."""
+one of its top-level packages (docs/decisions/2026-12-06-s26-a-python-package-beside-a-go-module.md).
+- a Makefile at the top and no other build beside it (no CMakeLists.txt, setup.py, pyproject.toml, Cargo.toml,
+meson.build, build.sh or configure): `make` builds its default goal, and runs another folder's Makefile only where a
+recipe that goal reaches runs make there (`make -C src`, `cd src && make`; `make_enters` facts,
+extract/text/make_goals.py), read again in each Makefile so reached (every recipe of one whose default goal the tool
+cannot read, less calls asking only for cleaning goals, rules/names/build.yaml `make_cleaning_goals`). A folder with a
+Makefile of its own that none of that reaches is built only on request (`make -C src/modules/cuda`), as a CMake folder
+no add_subdirectory names. Nothing is said where a reached recipe names the folder through a variable (`make -C $$d`)
+(docs/decisions/2026-12-08-s35-a-makefile-folder-the-default-build-never-enters.md)."""
 from __future__ import annotations
 
 import posixpath
@@ -33,9 +41,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from migrate.model import Fact
+from migrate.rulebase.name_lists import name_list
 from migrate.vocabulary import REMOVE_ITEM
 from migrate.workloads import path_globs
-from migrate.workloads.build_scopes import build_roots
+from migrate.workloads.build_scopes import MAKEFILES, build_roots
 from migrate.workloads.build_sources import named_files, prefixes
 from migrate.workloads.includes import includers_of
 from migrate.workloads.switches import Region, branches_at
@@ -111,10 +120,11 @@ OPAQUE_COMMANDS = frozenset({"externalproject_add", "fetchcontent_declare", "fet
 
 def unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, tuple[str, str]]:
     """File -> (its part's folder/, evidence), for each file of a part the project's default build does not reach."""
-    folders = {**_cmake_unreached(facts, kinds), **_cargo_unreached(facts), **_python_beside_go(facts, kinds)}
+    folders = {**_cmake_unreached(facts, kinds), **_cargo_unreached(facts), **_python_beside_go(facts, kinds),
+               **_make_unreached(facts, kinds)}
     if not folders:
         return {}
-    owners = {**dict.fromkeys(_cmake_folders(kinds), ""), **dict.fromkeys(
+    owners = {**dict.fromkeys(_cmake_folders(kinds), ""), **dict.fromkeys(_make_folders(kinds), ""), **dict.fromkeys(
         (posixpath.dirname(p) for p in kinds if posixpath.basename(p) == MANIFEST), "")}
     out: dict[str, str] = {}
     for path in kinds:
@@ -122,6 +132,7 @@ def unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> 
                      None) if "/" in path else None
         if owner is not None and owner in folders:
             out[path] = owner
+    out |= _included_only_by_unreached(facts, kinds, out)
     return {path: (owner, folders[owner]) for path, owner in _keep_needed(out, facts, kinds).items()}
 
 
@@ -160,6 +171,79 @@ def _python_beside_go(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, s
                           f"{top} a Python distribution of its own, installed only by `pip install {top}`, and no "
                           "Python file outside the folders with a build of their own imports its packages")
     return out
+
+
+# `make_enters` facts (extract/text/make_goals.py): the Makefile's own folder, a rule the default goal reaches, a
+# folder a variable names
+OWN_FOLDER, DEFAULT_ROLE, UNKNOWN_FOLDER = ".", "default", "*"
+MAKE_ROOT_OTHERS = OTHER_ROOTS - MAKEFILES | {CMAKE_ROOT}  # builds beside a top Makefile that may build any folder
+
+
+def _make_folders(kinds: Mapping[str, str]) -> list[str]:
+    return [posixpath.dirname(p) for p in kinds if posixpath.basename(p) in MAKEFILES]
+
+
+def _make_unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, str]:
+    """Folder/ -> evidence, for each folder with a Makefile of its own that the top Makefile's default build never
+    runs make in (module docstring); nothing where the tool cannot tell."""
+    tops = [m for m in sorted(MAKEFILES) if m in kinds]
+    if not tops or any(p in kinds for p in MAKE_ROOT_OTHERS):
+        return {}
+    makefiles: dict[str, list[str]] = {}
+    for path in kinds:
+        if posixpath.basename(path) in MAKEFILES:
+            makefiles.setdefault(posixpath.dirname(path), []).append(path)
+    if not any(f.kind == "make_enters" and f.name == OWN_FOLDER and f.role == DEFAULT_ROLE
+               for f in facts.get(tops[0], ())):
+        return {}  # the top Makefile's default goal cannot be read, or compiles nothing
+    cleaning = name_list("build", "make_cleaning_goals")
+    reached: set[str] = set()
+    pending = [""]
+    while pending:
+        folder = pending.pop()
+        if folder in reached:
+            continue
+        reached.add(folder)
+        for path in makefiles.get(folder, ()):
+            items = [f for f in facts.get(path, ()) if f.kind == "make_enters"]
+            read = any(f.name == OWN_FOLDER and f.role == DEFAULT_ROLE for f in items)
+            for f in items:
+                if (read and f.role != DEFAULT_ROLE) or f.name == OWN_FOLDER \
+                        or (f.text and all(g in cleaning for g in f.text.split())):
+                    continue
+                if f.name == UNKNOWN_FOLDER:
+                    return {}
+                entered = posixpath.normpath(posixpath.join(folder, f.name))
+                if entered.startswith("../") or entered == "..":
+                    return {}
+                pending.append("" if entered == "." else entered)
+    top = tops[0]
+    out = {}
+    for folder in sorted(set(makefiles) - reached):
+        out[f"{folder}/"] = (f"{folder}/{makefiles[folder][0].rpartition('/')[2]}: a build of its own; make's default "
+                             f"goal in the top {top} runs make in no recipe it reaches in {folder} (nor in a folder "
+                             "above it that it enters)")
+    return out
+
+
+def _included_only_by_unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
+                                out: Mapping[str, str]) -> dict[str, str]:
+    """Make fragments outside the unreached folders that only Makefiles inside them include (`include
+    $(BASEDIR)/makefile.common.gpu`, matched by file name) -> the part of their first includer: make reads a fragment
+    only for a Makefile that includes it."""
+    includers: dict[str, list[str]] = {}
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "make_include":
+                if "$" in posixpath.basename(f.name):
+                    return {}  # `include $(CONFIG)`: any file may be the one
+                includers.setdefault(posixpath.basename(f.name), []).append(path)
+    found: dict[str, str] = {}
+    for path in kinds:
+        users = includers.get(posixpath.basename(path), [])
+        if path not in out and users and all(u in out for u in users):
+            found[path] = out[sorted(users)[0]]
+    return found
 
 
 def _cmake_folders(kinds: Mapping[str, str]) -> list[str]:
@@ -224,7 +308,7 @@ def _keep_needed(out: dict[str, str], facts: Mapping[str, Sequence[Fact]], kinds
     """Drops the files a reached build file names as sources, and those a file outside the unreached parts includes."""
     files = frozenset(kinds)
     for path, items in facts.items():
-        if path in out or not path.endswith((CMAKE_ROOT, ".cmake")):
+        if path in out or not (path.endswith((CMAKE_ROOT, ".cmake")) or posixpath.basename(path) in MAKEFILES):
             continue
         for f in items:
             if f.kind == "build_source":
