@@ -57,3 +57,9 @@ def test_another_build_beside_the_top_makefile_says_nothing(tmp_path: Path, rule
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert "" in statuses(data, KERNEL)
+
+
+def test_a_makefile_the_top_includes_is_reached(tmp_path: Path, rulebase) -> None:
+    tree = edited(CASE, tmp_path, "Makefile", "\trm -f ${BIN}\n", "\trm -f ${BIN}\n\ninclude src/modules/cuda/Makefile\n")
+    data = scanned(tree, rulebase)
+    assert "" in statuses(data, KERNEL)

@@ -205,6 +205,12 @@ def _make_unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str
             continue
         reached.add(folder)
         for path in makefiles.get(folder, ()):
+            for f in facts.get(path, ()):  # `include gpu/Makefile`: that folder's rules are this make's own
+                if f.kind == "make_include" and posixpath.basename(f.name) in MAKEFILES:
+                    if "$" in f.name:
+                        return {}
+                    included = posixpath.normpath(posixpath.join(folder, posixpath.dirname(f.name)))
+                    pending.append("" if included == "." else included)
             items = [f for f in facts.get(path, ()) if f.kind == "make_enters"]
             read = any(f.name == OWN_FOLDER and f.role == DEFAULT_ROLE for f in items)
             for f in items:
