@@ -41,6 +41,9 @@ def test_cuda_modules_the_default_build_never_enters_are_optional(rulebase) -> N
     # src/Makefile builds the CUDA modules in a goal that is not a cleaning one (its default goal cannot be read:
     # a file is included before its first rule, so every recipe of it counts)
     ("src/Makefile", "make -C modules/cuda distclean", "make -C modules/cuda"),
+    # a goal of the top other than the default builds the CUDA module (a Makefile of tasks: `make cuda`; voschezang/
+    # Holographic-Projector-Simulations' top Makefile, default goal `jupyter:`, `build:` running `make -C cuda build`)
+    ("Makefile", "clean:\n", "cuda:\n\tmake -C src/modules/cuda/anisotropy_cuda\n\nclean:\n"),
     # the top runs make in a folder a variable names: what the default build reaches is not known
     ("Makefile", "\tmake -C src\n", "\tfor d in $(DIRS); do make -C $$d; done\n"),
 ])

@@ -27,11 +27,13 @@ vLLM connector kv_connectors/llmd_fs_backend, a CUDAExtension). It stays reached
 one of its top-level packages (docs/decisions/2026-12-06-s26-a-python-package-beside-a-go-module.md).
 - a Makefile at the top and no other build beside it (no CMakeLists.txt, setup.py, pyproject.toml, Cargo.toml,
 meson.build, build.sh or configure): `make` builds its default goal, and runs another folder's Makefile only where a
-recipe that goal reaches runs make there (`make -C src`, `cd src && make`; `make_enters` facts,
-extract/text/make_goals.py), read again in each Makefile so reached (every recipe of one whose default goal the tool
-cannot read, less calls asking only for cleaning goals, rules/names/build.yaml `make_cleaning_goals`). A folder with a
-Makefile of its own that none of that reaches is built only on request (`make -C src/modules/cuda`), as a CMake folder
-no add_subdirectory names. Nothing is said where a reached recipe names the folder through a variable (`make -C $$d`)
+recipe runs make there (`make -C src`, `cd src && make`; `make_enters` facts, extract/text/make_goals.py). Every
+goal's recipe counts, not only the default goal's (a top Makefile of tasks offers `make build` -> `make -C cuda build`),
+less calls asking only for cleaning goals (rules/names/build.yaml `make_cleaning_goals`), read again in each Makefile
+so reached and in each Makefile a reached one includes by its path. A folder with a Makefile of its own that none of
+that reaches is built only by running make there (`make -C src/modules/cuda`), as a CMake folder no add_subdirectory
+names. Nothing is said where the top's default goal cannot be read or builds nothing, or where a reached recipe names
+the folder through a variable (`make -C $$d`)
 (docs/decisions/2026-12-08-s35-a-makefile-folder-the-default-build-never-enters.md)."""
 from __future__ import annotations
 
@@ -189,7 +191,7 @@ def _make_unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str
     tops = [m for m in sorted(MAKEFILES) if m in kinds]
     if not tops or any(p in kinds for p in MAKE_ROOT_OTHERS):
         return {}
-    makefiles: dict[str, list[str]] = {}
+    makefiles: dict[str, list[str]] = {}  # folder -> its Makefiles
     for path in kinds:
         if posixpath.basename(path) in MAKEFILES:
             makefiles.setdefault(posixpath.dirname(path), []).append(path)
@@ -211,11 +213,10 @@ def _make_unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str
                         return {}
                     included = posixpath.normpath(posixpath.join(folder, posixpath.dirname(f.name)))
                     pending.append("" if included == "." else included)
-            items = [f for f in facts.get(path, ()) if f.kind == "make_enters"]
-            read = any(f.name == OWN_FOLDER and f.role == DEFAULT_ROLE for f in items)
-            for f in items:
-                if (read and f.role != DEFAULT_ROLE) or f.name == OWN_FOLDER \
-                        or (f.text and all(g in cleaning for g in f.text.split())):
+            for f in (f for f in facts.get(path, ()) if f.kind == "make_enters"):  # any goal's recipe, not only
+                # the default's: a top Makefile that runs tasks (`build:` / `make -C cuda build` beside a default
+                # `jupyter:`) offers that folder's build as one of its goals
+                if f.name == OWN_FOLDER or (f.text and all(g in cleaning for g in f.text.split())):
                     continue
                 if f.name == UNKNOWN_FOLDER:
                     return {}
