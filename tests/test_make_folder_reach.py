@@ -44,6 +44,9 @@ def test_cuda_modules_the_default_build_never_enters_are_optional(rulebase) -> N
     # a goal of the top other than the default builds the CUDA module (a Makefile of tasks: `make cuda`; voschezang/
     # Holographic-Projector-Simulations' top Makefile, default goal `jupyter:`, `build:` running `make -C cuda build`)
     ("Makefile", "clean:\n", "cuda:\n\tmake -C src/modules/cuda/anisotropy_cuda\n\nclean:\n"),
+    # the top builds in its own folder and enters none: src/ beside it may be a project of its own (paul1106/SMD-CUDA:
+    # the top Makefile builds the CPU baseline, cuda/ beside it the CUDA port, the project's point)
+    ("Makefile", "\tmake -C src", "\tg++ -o maglua src/main.cpp"),
     # the top runs make in a folder a variable names: what the default build reaches is not known
     ("Makefile", "\tmake -C src\n", "\tfor d in $(DIRS); do make -C $$d; done\n"),
 ])

@@ -31,9 +31,10 @@ recipe runs make there (`make -C src`, `cd src && make`; `make_enters` facts, ex
 goal's recipe counts, not only the default goal's (a top Makefile of tasks offers `make build` -> `make -C cuda build`),
 less calls asking only for cleaning goals (rules/names/build.yaml `make_cleaning_goals`), read again in each Makefile
 so reached and in each Makefile a reached one includes by its path. A folder with a Makefile of its own that none of
-that reaches is built only by running make there (`make -C src/modules/cuda`), as a CMake folder no add_subdirectory
-names. Nothing is said where the top's default goal cannot be read or builds nothing, or where a reached recipe names
-the folder through a variable (`make -C $$d`)
+that reaches, inside a folder that it reaches (not the top's own: a folder beside the top Makefile may be a project of
+its own, a CUDA port beside its CPU baseline), is built only by running make there (`make -C src/modules/cuda`), as a
+CMake folder no add_subdirectory names. Nothing is said where the top's default goal cannot be read or builds
+nothing, or where a reached recipe names the folder through a variable (`make -C $$d`)
 (docs/decisions/2026-12-08-s35-a-makefile-folder-the-default-build-never-enters.md)."""
 from __future__ import annotations
 
@@ -226,10 +227,14 @@ def _make_unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str
                 pending.append("" if entered == "." else entered)
     top = tops[0]
     out = {}
+    components = sorted(f for f in reached if f)  # folders below the top whose Makefile the default build runs
     for folder in sorted(set(makefiles) - reached):
-        out[f"{folder}/"] = (f"{folder}/{makefiles[folder][0].rpartition('/')[2]}: a build of its own; make's default "
-                             f"goal in the top {top} runs make in no recipe it reaches in {folder} (nor in a folder "
-                             "above it that it enters)")
+        if not any(folder.startswith(c + "/") for c in components):
+            continue  # a folder beside the top Makefile may be a project of its own (a CUDA port beside its CPU
+            # baseline, paul1106/SMD-CUDA cuda/): only a part of a component the build enters is read as left out
+        out[f"{folder}/"] = (f"{folder}/{makefiles[folder][0].rpartition('/')[2]}: a build of its own; no recipe of "
+                             f"the top {top} or of a Makefile it runs runs make in {folder} (but to clean it), nor in "
+                             "a folder above it below the top")
     return out
 
 
