@@ -205,6 +205,8 @@ STRUCTURE_KINDS: dict[str, str] = {
     "make_unassigned": "the upper-case variables a Makefile reads and never assigns (the name the first one, the text "
                        "all of them): what an includer or the environment gives it",
     "make_call": "a goal a recipe asks make for (`$(MAKE) -C gpu cuda`); `*` where the goal is a variable",
+    "make_enters": "a folder a recipe make's default goal reaches runs make in (`make -C src`, `cd src && make`); `.` "
+                   "the Makefile's own folder, `*` a folder a variable names (workloads/reach.py)",
     "hip_rejected": "`#error` on the HIP side of a HIP guard: a HIP build of the file stops there",
     "commented_import": "an import statement left in a comment (`#     from .fused_act import FusedLeakyReLU`): the "
                         "module as written (a relative one with its dots)",

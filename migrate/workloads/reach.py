@@ -24,7 +24,18 @@ and no Python distribution. A folder below it with a setup.py or pyproject.toml 
 installed only on request (`pip install <folder>`), a separate package beside the Go project (llm-d/llm-d-kv-cache's
 vLLM connector kv_connectors/llmd_fs_backend, a CUDAExtension). It stays reached where a Python file outside it
 (and outside every folder with a build of its own: another distribution, a service with its own Makefile) imports
-one of its top-level packages (docs/decisions/2026-12-06-s26-a-python-package-beside-a-go-module.md)."""
+one of its top-level packages (docs/decisions/2026-12-06-s26-a-python-package-beside-a-go-module.md).
+- a Makefile at the top and no other build beside it (no CMakeLists.txt, setup.py, pyproject.toml, Cargo.toml,
+meson.build, build.sh or configure): `make` builds its default goal, and runs another folder's Makefile only where a
+recipe runs make there (`make -C src`, `cd src && make`; `make_enters` facts, extract/text/make_goals.py). Every
+goal's recipe counts, not only the default goal's (a top Makefile of tasks offers `make build` -> `make -C cuda build`),
+less calls asking only for cleaning goals (rules/names/build.yaml `make_cleaning_goals`), read again in each Makefile
+so reached and in each Makefile a reached one includes by its path. A folder with a Makefile of its own that none of
+that reaches, inside a folder that it reaches (not the top's own: a folder beside the top Makefile may be a project of
+its own, a CUDA port beside its CPU baseline), is built only by running make there (`make -C src/modules/cuda`), as a
+CMake folder no add_subdirectory names. Nothing is said where the top's default goal cannot be read or builds
+nothing, or where a reached recipe names the folder through a variable (`make -C $$d`)
+(docs/decisions/2026-12-08-s35-a-makefile-folder-the-default-build-never-enters.md)."""
 from __future__ import annotations
 
 import posixpath
@@ -33,9 +44,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from migrate.model import Fact
+from migrate.rulebase.name_lists import name_list
 from migrate.vocabulary import REMOVE_ITEM
 from migrate.workloads import path_globs
-from migrate.workloads.build_scopes import build_roots
+from migrate.workloads.build_scopes import MAKEFILES, build_roots
 from migrate.workloads.build_sources import named_files, prefixes
 from migrate.workloads.includes import includers_of
 from migrate.workloads.switches import Region, branches_at
@@ -113,10 +125,11 @@ OPAQUE_COMMANDS = frozenset({"externalproject_add", "fetchcontent_declare", "fet
 
 def unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, tuple[str, str]]:
     """File -> (its part's folder/, evidence), for each file of a part the project's default build does not reach."""
-    folders = {**_cmake_unreached(facts, kinds), **_cargo_unreached(facts), **_python_beside_go(facts, kinds)}
+    folders = {**_cmake_unreached(facts, kinds), **_cargo_unreached(facts), **_python_beside_go(facts, kinds),
+               **_make_unreached(facts, kinds)}
     if not folders:
         return {}
-    owners = {**dict.fromkeys(_cmake_folders(kinds), ""), **dict.fromkeys(
+    owners = {**dict.fromkeys(_cmake_folders(kinds), ""), **dict.fromkeys(_make_folders(kinds), ""), **dict.fromkeys(
         (posixpath.dirname(p) for p in kinds if posixpath.basename(p) == MANIFEST), "")}
     out: dict[str, str] = {}
     for path in kinds:
@@ -124,6 +137,7 @@ def unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> 
                      None) if "/" in path else None
         if owner is not None and owner in folders:
             out[path] = owner
+    out |= _included_only_by_unreached(facts, kinds, out)
     return {path: (owner, folders[owner]) for path, owner in _keep_needed(out, facts, kinds).items()}
 
 
@@ -162,6 +176,88 @@ def _python_beside_go(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, s
                           f"{top} a Python distribution of its own, installed only by `pip install {top}`, and no "
                           "Python file outside the folders with a build of their own imports its packages")
     return out
+
+
+# `make_enters` facts (extract/text/make_goals.py): the Makefile's own folder, a rule the default goal reaches, a
+# folder a variable names
+OWN_FOLDER, DEFAULT_ROLE, UNKNOWN_FOLDER = ".", "default", "*"
+MAKE_ROOT_OTHERS = OTHER_ROOTS - MAKEFILES | {CMAKE_ROOT}  # builds beside a top Makefile that may build any folder
+
+
+def _make_folders(kinds: Mapping[str, str]) -> list[str]:
+    return [posixpath.dirname(p) for p in kinds if posixpath.basename(p) in MAKEFILES]
+
+
+def _make_unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, str]:
+    """Folder/ -> evidence, for each folder with a Makefile of its own that the top Makefile's default build never
+    runs make in (module docstring); nothing where the tool cannot tell."""
+    tops = [m for m in sorted(MAKEFILES) if m in kinds]
+    if not tops or any(p in kinds for p in MAKE_ROOT_OTHERS):
+        return {}
+    makefiles: dict[str, list[str]] = {}  # folder -> its Makefiles
+    for path in kinds:
+        if posixpath.basename(path) in MAKEFILES:
+            makefiles.setdefault(posixpath.dirname(path), []).append(path)
+    if not any(f.kind == "make_enters" and f.name == OWN_FOLDER and f.role == DEFAULT_ROLE
+               for f in facts.get(tops[0], ())):
+        return {}  # the top Makefile's default goal cannot be read, or compiles nothing
+    cleaning = name_list("build", "make_cleaning_goals")
+    reached: set[str] = set()
+    pending = [""]
+    while pending:
+        folder = pending.pop()
+        if folder in reached:
+            continue
+        reached.add(folder)
+        for path in makefiles.get(folder, ()):
+            for f in facts.get(path, ()):  # `include gpu/Makefile`: that folder's rules are this make's own
+                if f.kind == "make_include" and posixpath.basename(f.name) in MAKEFILES:
+                    if "$" in f.name:
+                        return {}
+                    included = posixpath.normpath(posixpath.join(folder, posixpath.dirname(f.name)))
+                    pending.append("" if included == "." else included)
+            for f in (f for f in facts.get(path, ()) if f.kind == "make_enters"):  # any goal's recipe, not only
+                # the default's: a top Makefile that runs tasks (`build:` / `make -C cuda build` beside a default
+                # `jupyter:`) offers that folder's build as one of its goals
+                if f.name == OWN_FOLDER or (f.text and all(g in cleaning for g in f.text.split())):
+                    continue
+                if f.name == UNKNOWN_FOLDER:
+                    return {}
+                entered = posixpath.normpath(posixpath.join(folder, f.name))
+                if entered.startswith("../") or entered == "..":
+                    return {}
+                pending.append("" if entered == "." else entered)
+    top = tops[0]
+    out = {}
+    components = sorted(f for f in reached if f)  # folders below the top whose Makefile the default build runs
+    for folder in sorted(set(makefiles) - reached):
+        if not any(folder.startswith(c + "/") for c in components):
+            continue  # a folder beside the top Makefile may be a project of its own (a CUDA port beside its CPU
+            # baseline, paul1106/SMD-CUDA cuda/): only a part of a component the build enters is read as left out
+        out[f"{folder}/"] = (f"{folder}/{makefiles[folder][0].rpartition('/')[2]}: a build of its own; no recipe of "
+                             f"the top {top} or of a Makefile it runs runs make in {folder} (but to clean it), nor in "
+                             "a folder above it below the top")
+    return out
+
+
+def _included_only_by_unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str],
+                                out: Mapping[str, str]) -> dict[str, str]:
+    """Make fragments outside the unreached folders that only Makefiles inside them include (`include
+    $(BASEDIR)/makefile.common.gpu`, matched by file name) -> the part of their first includer: make reads a fragment
+    only for a Makefile that includes it."""
+    includers: dict[str, list[str]] = {}
+    for path, items in facts.items():
+        for f in items:
+            if f.kind == "make_include":
+                if "$" in posixpath.basename(f.name):
+                    return {}  # `include $(CONFIG)`: any file may be the one
+                includers.setdefault(posixpath.basename(f.name), []).append(path)
+    found: dict[str, str] = {}
+    for path in kinds:
+        users = includers.get(posixpath.basename(path), [])
+        if path not in out and users and all(u in out for u in users):
+            found[path] = out[sorted(users)[0]]
+    return found
 
 
 def _cmake_folders(kinds: Mapping[str, str]) -> list[str]:
@@ -226,7 +322,7 @@ def _keep_needed(out: dict[str, str], facts: Mapping[str, Sequence[Fact]], kinds
     """Drops the files a reached build file names as sources, and those a file outside the unreached parts includes."""
     files = frozenset(kinds)
     for path, items in facts.items():
-        if path in out or not path.endswith((CMAKE_ROOT, ".cmake")):
+        if path in out or not (path.endswith((CMAKE_ROOT, ".cmake")) or posixpath.basename(path) in MAKEFILES):
             continue
         for f in items:
             if f.kind == "build_source":

@@ -8,7 +8,13 @@ that reaches runs only when a user or another Makefile asks for it (`make cuda29
 src/cuckaroo/Makefile:17 `all : simpletest meantest` builds the CPU solvers; its `cuda29:` rule is the only one
 that names mean.cu. Each such rule is a `make_goal_only` fact over its lines (and over the assignment of a
 variable only such rules use, `NVCC ?= nvcc`); `make_call` facts name the goals a recipe asks another make for
-(`$(MAKE) -C gpu cuda`), which are then not optional (workloads/make_goals.py)."""
+(`$(MAKE) -C gpu cuda`), which are then not optional (workloads/make_goals.py).
+
+A `make_enters` fact names each folder a recipe runs make in (`make -C src`, `$(MAKE) --directory=src`,
+`cd src && make`, `make -f src/Makefile`), `*` for one read from a variable (`make -C $$d`), its text the goals the
+call names ("" for that folder's default goal), its role `default` where make's default goal reaches the rule; a
+`make_enters` fact `.` with role `default` says the default goal was read and builds here: what the default build
+reaches beyond this file (workloads/reach.py)."""
 from __future__ import annotations
 
 import re
@@ -20,6 +26,10 @@ from migrate.extract.text.make_model import RECIPE_PREFIX, UNPLACED, Makefile, R
 from migrate.model import Fact
 
 MAKE_RUN = re.compile(r"(?:\$[({]MAKE[)}]|(?<![\w$/.-])make)(?=\s|$)")
+# a recipe that changes folder and runs make there: `cd src && make`, `cd src; $(MAKE) all`
+CD_THEN_MAKE = re.compile(r"(?<![\w$/.-])cd\s+([^\s;&|()]+)\s*(?:&&|;)\s*(?:\$[({]MAKE[)}]|make)(?=\s|$)")
+OWN_FOLDER = "."  # the `make_enters` fact of the Makefile's own folder
+DEFAULT_ROLE = "default"  # a `make_enters` fact of a rule make's default goal reaches
 MAKE_OPTIONS_WITH_VALUE = frozenset({"-C", "-f", "-I", "-o", "-W", "--directory", "--file", "--makefile"})
 UNKNOWN_GOAL = "*"  # a recipe asks another make for goals this reading cannot tell (`$(MAKE) $(GOALS)`)
 CLOSURE_LIMIT = 5000  # words followed from one rule's prerequisites
@@ -55,9 +65,10 @@ def goal_facts(model: Makefile) -> list[Fact]:
             reading.builds = reading.builds or bool(asked) or MAKE_RUN.search(QUOTED.sub("", logical.text)) is not None \
                 or _names_source(logical.text.split())
         readings.append(reading)
+    calls_in = [f for r in readings for f in _entered_facts(r.rule)]  # make_enters, no role yet
     default = model.default_goal
     if model.included_first or not readings or not default:
-        return calls
+        return calls + calls_in
     by_target: dict[str, list[_Reading]] = {}
     for reading in readings:
         for target in reading.rule.targets:
@@ -80,11 +91,17 @@ def goal_facts(model: Makefile) -> list[Fact]:
             builds = builds or reading.builds
             for word in reading.rule.prerequisites:
                 if "$" in word or UNPLACED in word:
-                    return calls  # a variable this file does not set: what the default goal reaches is not known
+                    return calls + calls_in  # a variable this file does not set: what the default goal reaches is unknown
                 if "%" not in word:
                     pending.append((word, reading.rule.line))
     if not builds:
-        return calls  # a default goal that compiles nothing (`help:` printing the goals): no default build to read
+        return calls + calls_in  # a default goal that compiles nothing (`help:` printing the goals): nothing to read
+    reached_lines = {logical.line for r in readings if any(t in reached for t in r.rule.targets)
+                     for logical in (*_inline(r.rule), *r.rule.recipe)}
+    entered = [fact("make_enters", OWN_FOLDER, 0, 0, 0, role=DEFAULT_ROLE)]
+    for f in calls_in:
+        entered.append(f if f.line not in reached_lines else fact("make_enters", f.name, f.line, 0, 0, text=f.text,
+                                                                   role=DEFAULT_ROLE))
     default_rule = by_target.get(default, [None])[0]
     where = f"line {default_rule.rule.line}" if default_rule is not None else ".DEFAULT_GOAL"
     steps = _later_steps(default, readings, by_target, reached)
@@ -113,7 +130,7 @@ def goal_facts(model: Makefile) -> list[Fact]:
     for first, last, goal in sorted(spans):
         out.append(Fact(kind="make_goal_only", name=goal, line=first, column=1, end_line=last, end_column=1,
                         text=f"default goal `{default}` ({where})"))
-    return out + calls
+    return out + calls + entered
 
 
 def _later_steps(default: str, readings: list[_Reading], by_target: dict[str, list[_Reading]],
@@ -164,6 +181,44 @@ def _names_source(words: list[str]) -> bool:
 
 def _plain(target: str) -> bool:
     return "%" not in target and "$" not in target and UNPLACED not in target
+
+
+def _inline(rule: Rule) -> list[Logical]:
+    return [Logical(rule.inline, ((0, rule.line, 0),))] if rule.inline else []
+
+
+def _entered_facts(rule: Rule) -> list[Fact]:
+    """The `make_enters` facts of a rule's recipe (module docstring)."""
+    out: list[Fact] = []
+    for logical in (*_inline(rule), *rule.recipe):
+        if not ECHO.match(logical.text):
+            out += [fact("make_enters", folder, logical.line, 0, 0, text=goals) for folder, goals in _entered(logical.text)]
+    return out
+
+
+def _entered(text: str) -> list[tuple[str, str]]:
+    """The folders a recipe line runs make in (`make_enters`, module docstring); `*` for one a variable names."""
+    text = QUOTED.sub("", text)
+    out: list[tuple[str, str]] = []
+    for m in CD_THEN_MAKE.finditer(text):
+        out.append((m.group(1), " ".join(_goals(text[m.end():]))))
+    for m in MAKE_RUN.finditer(text):
+        words = re.split(r"[;&|)`]", text[m.end():], maxsplit=1)[0].split()
+        for index, option in enumerate(words):
+            value = words[index + 1] if index + 1 < len(words) else ""
+            if option in ("-C", "--directory") and value:
+                out.append((value, " ".join(_goals(text[m.end():]))))
+            elif option.startswith("--directory="):
+                out.append((option.partition("=")[2], " ".join(_goals(text[m.end():]))))
+            elif option in ("-f", "--file", "--makefile") and "/" in value:
+                out.append((value.rpartition("/")[0], " ".join(_goals(text[m.end():]))))
+    return [(UNKNOWN_GOAL if "$" in folder or "`" in folder else folder.rstrip("/") or OWN_FOLDER, goals)
+            for folder, goals in out]
+
+
+def _goals(rest: str) -> list[str]:
+    """The goals the make call starting `rest` names (its words less options and their values)."""
+    return [f.name for f in _make_calls(Logical("make " + rest, ((0, 0, 0),)), 0)]
 
 
 def _make_calls(logical: Logical, line: int) -> list[Fact]:

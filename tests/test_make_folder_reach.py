@@ -1,0 +1,71 @@
+"""A folder with a Makefile of its own that the top Makefile's default build never runs make in (issue 28, "an optional
+part read as required"; the make analogue of a CMake folder no add_subdirectory reaches, workloads/reach.py). The
+fixture is cut from jasonimercer/maglua (its README says where); each near miss has the default build reach the CUDA
+folder, or leaves the tool unable to tell, and the CUDA code is then required."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from migrate.extract.text import buildfiles
+from tests.test_opt_in_build_graph import edited, statuses
+from tests.test_optional_parts import report, scanned
+
+CASE = "make_folder_not_entered"
+KERNEL = "src/modules/cuda/anisotropy_cuda/spinoperationanisotropy.cu"
+FRAGMENT = "src/makefile.common.gpu"
+
+
+def entered(text: str) -> list[tuple[str, str, str]]:
+    return [(f.name, f.text, f.role) for f in buildfiles.makefile(text.encode()).facts if f.kind == "make_enters"]
+
+
+def test_the_folders_a_recipe_runs_make_in() -> None:
+    assert entered("all: x\nx:\n\tcd src && $(MAKE)\n\t$(MAKE) --directory=gpu/ lib\n\tmake -f lib/Makefile\n"
+                   "clean:\n\tmake -C src clean\n") == [
+        (".", "", "default"), ("src", "", "default"), ("gpu", "lib", "default"), ("lib", "", "default"),
+        ("src", "clean", "")]
+    assert entered("all:\n\t@for d in $(DIRS); do (make -C $$d); done\n") == [(".", "", "default"), ("*", "", "default")]
+    assert entered("all:\n\t@echo 'make -C cuda'\n") == []  # a message builds nothing: no default build to read
+
+
+def test_cuda_modules_the_default_build_never_enters_are_optional(rulebase) -> None:
+    """maglua: the top runs `make -C src`; src/Makefile enters src/modules/cuda only in `distclean`."""
+    data = report(CASE, rulebase)
+    assert data["summary"]["class"] == "native"
+    assert statuses(data, KERNEL) == {"optional"}
+    assert statuses(data, FRAGMENT) == {"optional"}  # included only by the unreached module Makefiles
+
+
+@pytest.mark.parametrize(("path", "old", "new"), [
+    # src/Makefile builds the CUDA modules in a goal that is not a cleaning one (its default goal cannot be read:
+    # a file is included before its first rule, so every recipe of it counts)
+    ("src/Makefile", "make -C modules/cuda distclean", "make -C modules/cuda"),
+    # a goal of the top other than the default builds the CUDA module (a Makefile of tasks: `make cuda`; voschezang/
+    # Holographic-Projector-Simulations' top Makefile, default goal `jupyter:`, `build:` running `make -C cuda build`)
+    ("Makefile", "clean:\n", "cuda:\n\tmake -C src/modules/cuda/anisotropy_cuda\n\nclean:\n"),
+    # the top builds in its own folder and enters none: src/ beside it may be a project of its own (paul1106/SMD-CUDA:
+    # the top Makefile builds the CPU baseline, cuda/ beside it the CUDA port, the project's point)
+    ("Makefile", "\tmake -C src", "\tg++ -o maglua src/main.cpp"),
+    # the top runs make in a folder a variable names: what the default build reaches is not known
+    ("Makefile", "\tmake -C src\n", "\tfor d in $(DIRS); do make -C $$d; done\n"),
+])
+def test_cuda_modules_the_default_build_may_enter_are_required(tmp_path: Path, rulebase, path: str, old: str,
+                                                             new: str) -> None:
+    data = scanned(edited(CASE, tmp_path, path, old, new), rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert "" in statuses(data, KERNEL)
+
+
+def test_another_build_beside_the_top_makefile_says_nothing(tmp_path: Path, rulebase) -> None:
+    tree = edited(CASE, tmp_path, "Makefile", "BIN=maglua", "BIN=maglua")
+    (tree / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.18)\nproject(maglua CXX)\n")
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert "" in statuses(data, KERNEL)
+
+
+def test_a_makefile_the_top_includes_is_reached(tmp_path: Path, rulebase) -> None:
+    tree = edited(CASE, tmp_path, "Makefile", "\trm -f ${BIN}\n", "\trm -f ${BIN}\n\ninclude src/modules/cuda/Makefile\n")
+    data = scanned(tree, rulebase)
+    assert "" in statuses(data, KERNEL)
