@@ -35,8 +35,18 @@ class Port:
 
 
 @dataclass(frozen=True, slots=True)
+class Umbrella:
+    """A meta-package that installs a suite (RAPIDS's `rapids`): judged by the members a workload imports."""
+    id: str
+    packages: frozenset[str]  # canonical requirement names
+    imports: frozenset[str]  # top-level Python modules of the suite's members
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
 class Registry:
     ports: tuple[Port, ...]
+    umbrellas: tuple[Umbrella, ...] = ()
 
     def for_requirement(self, fact_name: str) -> Port | None:
         """The entry a `requirement` fact names: a package (with or without a pin or extra), or a
@@ -48,6 +58,12 @@ class Registry:
         m = _NAME.match(fact_name.lower())
         name = canonical(m.group(1)) if m else ""
         return next((p for p in self.ports if name in p.packages), None)
+
+    def umbrella(self, fact_name: str) -> Umbrella | None:
+        """The umbrella package a requirement (with or without a pin) names."""
+        m = _NAME.match(fact_name.lower())
+        name = canonical(m.group(1)) if m else ""
+        return next((u for u in self.umbrellas if name in u.packages), None)
 
     def for_import(self, module: str) -> Port | None:
         top = module.split(".", maxsplit=1)[0]
@@ -65,13 +81,15 @@ def load(directory: Path | None = None, version: str = "") -> Registry:
     path = (directory or default_rules_dir()) / "alternatives" / "ported-elsewhere.yaml"
     if not path.is_file():
         return Registry(())
-    ports = tuple(_port(path, item) for item in datafile.read(path).get("entries", []))
+    content = datafile.read(path)
+    ports = tuple(_port(path, item) for item in content.get("entries", []))
+    umbrellas = tuple(_umbrella(path, item) for item in content.get("umbrellas") or [])
     seen: set[str] = set()
     for port in ports:
         if port.id in seen:
             raise RuleError(f"{path}: entry {port.id!r} appears twice")
         seen.add(port.id)
-    return Registry(ports)
+    return Registry(ports, umbrellas)
 
 
 def _port(path: Path, item: dict[str, Any]) -> Port:
@@ -89,3 +107,11 @@ def _port(path: Path, item: dict[str, Any]) -> Port:
                 repositories=frozenset(str(r).lower() for r in match.get("repositories") or ()),
                 route=item["route"], amd=alternatives_of(path, name, item["amd"]), source=source,
                 since=str(item["since"]) if item.get("since") else None)
+
+
+def _umbrella(path: Path, item: dict[str, Any]) -> Umbrella:
+    name = item.get("id", "?")
+    checked(path, f"umbrella {name!r}", item, required=("id", "packages", "imports", "source"), choices={})
+    source = alternatives_of(path, name, [{"name": "source", "url": item["source"]}])[0].url
+    return Umbrella(id=str(name), packages=frozenset(canonical(str(p)) for p in item["packages"]),
+                    imports=frozenset(str(i) for i in item["imports"]), source=source)

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from migrate.model import Fact, Finding, MigrationClass, class_rank, evolve, evolver, worst_class
 from migrate.model_report import OptionalPart, TargetVerdict, Workload
-from migrate.rulebase import alternatives
+from migrate.rulebase import alternatives, ported_elsewhere
 from migrate.rulebase.load import RuleBase
 from migrate.vocabulary import SERVING_KINDS
 from migrate.workloads.assemble import Spec
@@ -19,6 +19,7 @@ from migrate.workloads.estimate import EffortModel, Estimate, estimate, family_c
 from migrate.workloads.graph import DependencyGraph
 from migrate.workloads.parts import ProjectParts, optional_root
 from migrate.workloads.rewrite_project import kernel_rules, whole_rewrites
+from migrate.workloads.umbrella_uses import by_use
 
 SHOWN_EVIDENCE = 4  # evidence lines an optional part lists
 
@@ -42,6 +43,8 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
               if not (f.rule in imports and graph.own_module(f.path, f.symbol))]
     lanes = alternatives.rewrite_lanes(rules.directory, rules.version)
     tagged = whole_rewrites(tagged, lanes, kernel_rules(rules), facts)
+    requirements = frozenset(r.id for r in rules.rules if r.matcher.kind == "requirement")
+    tagged = by_use(tagged, facts, graph.owner, ported_elsewhere.load(rules.directory, rules.version), requirements)
     mine: dict[str, list[Finding]] = {s.name: [] for s in specs}
     for finding in tagged:
         if finding.workload in mine:
