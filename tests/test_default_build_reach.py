@@ -300,3 +300,54 @@ def test_cuda_sources_a_visual_studio_project_lists_are_required(tmp_path: Path,
                                              '\n  </ItemGroup>\n</Project>\n')
     data = scanned(tree, rulebase)
     assert statuses(data, "src/gpu/update_cuda.cu") == {""}
+
+
+PATTERN_CHAIN = "make_pattern_chain"
+
+
+def test_programs_a_pattern_rule_links_are_built_by_the_default_goal(rulebase) -> None:
+    """cardiac-simulation: `build: $(TARGETS)` names programs with no rule of their own; `%: %.o $(DEPS)` links each
+    from its object and `%.o: src/%.cu` compiles that: every GPU variant is built by plain `make`."""
+    data = report(PATTERN_CHAIN, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    for path in ("src/gpu_version1.cu", "src/gpu_version2.cu", "src/kernels.cu"):
+        assert statuses(data, path) == {""}, path
+    assert not optional_parts(data)
+
+
+def test_a_program_the_default_goal_does_not_name_is_not_built(tmp_path: Path, rulebase) -> None:
+    """Near miss: gpu_version2 left out of TARGETS (and of every other word of the Makefile): no rule makes it."""
+    tree = edited(PATTERN_CHAIN, tmp_path, "Makefile", "cpu_version gpu_version1 gpu_version2", "cpu_version gpu_version1")
+    edited(PATTERN_CHAIN, tmp_path, "Makefile", " gpu_version2.o", "")
+    data = scanned(tree, rulebase)
+    assert statuses(data, "src/gpu_version1.cu") == {""}
+    assert statuses(data, "src/gpu_version2.cu") == {"optional"}
+
+
+def test_the_pattern_chain_names_each_programs_source() -> None:
+    facts = buildfiles.makefile((CASES / PATTERN_CHAIN / "Makefile").read_bytes()).facts
+    named = {f.name for f in facts if f.kind == "make_source"}
+    assert {"src/gpu_version1.cu", "src/gpu_version2.cu", "src/cpu_version.cu", "src/kernels.cu"} <= named
+    assert "src/clean.cu" not in named  # `clean` has a recipe of its own: no pattern rule makes it
+
+
+INCLUDED_SOURCE = "make_goal_included_source"
+
+
+def test_a_source_a_built_file_includes_is_built_with_it(rulebase) -> None:
+    """CUDAkalmanFilter: only `make matrix_kernel.o` / `make invert.o` name those sources, but kalman.cu, which the
+    default goal compiles, #includes both: they are compiled into kalman.o."""
+    data = report(INCLUDED_SOURCE, rulebase)
+    for path in ("kalman.cu", "matrix_kernel.cu", "invert.cpp"):
+        assert statuses(data, path) == {""}, path
+
+
+def test_a_source_no_built_file_includes_stays_with_its_goal(tmp_path: Path, rulebase) -> None:
+    """Near miss: the include of matrix_kernel.cu sits in a branch (`#ifdef USE_OWN_KERNELS`) and invert.cpp is no
+    longer included: each is built only by its own goal, which the default goal does not reach."""
+    tree = edited(INCLUDED_SOURCE, tmp_path, "kalman.cu", '#include "matrix_kernel.cu"\n#include "invert.cpp"\n',
+                  '#ifdef USE_OWN_KERNELS\n#include "matrix_kernel.cu"\n#endif\n')
+    data = scanned(tree, rulebase)
+    assert statuses(data, "kalman.cu") == {""}
+    assert statuses(data, "invert.cpp") == {"optional"}
+    assert "optional" in statuses(data, "matrix_kernel.cu")

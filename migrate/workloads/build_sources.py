@@ -3,13 +3,15 @@ points at, and the path helpers the parts share."""
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from migrate.model import Fact
 from migrate.workloads import path_globs
+from migrate.workloads.fact_index import of_kind
 
 GLOB_CHARS = frozenset("*?[")
+INCLUDED_SOURCES = (".cu", ".cpp", ".cc", ".cxx", ".c")  # a source a translation unit #includes: compiled with it
 # make fragments another Makefile includes (`include src/gpu/rules.mk`): make reads the names in them from the folder
 # it runs in, the includer's, above the fragment (https://www.gnu.org/software/make/manual/html_node/Include.html);
 # a Makefile's own names are its folder's (make runs there)
@@ -133,3 +135,45 @@ def resolve_include(header: str, by_base: Mapping[str, list[str]]) -> list[str]:
     while header.startswith(("./", "../")):
         header = header.partition("/")[2]
     return [p for p in by_base.get(posixpath.basename(header), ()) if p == header or p.endswith("/" + header)]
+
+
+def include_targets(facts: Mapping[str, Sequence[Fact]], files: frozenset[str],
+                    skip: Callable[[str, Fact], bool] | None = None) -> dict[str, set[str]]:
+    """Each file -> the scanned files its includes name: in quotes, the file beside it where there is one, else
+    every file whose path ends with the include (resolve_include)."""
+    by_base: dict[str, list[str]] = {}
+    for path in files:
+        by_base.setdefault(posixpath.basename(path), []).append(path)
+    out: dict[str, set[str]] = {}
+    for path, f in of_kind(facts, "include"):
+        if skip is not None and skip(path, f):
+            continue
+        beside = join(posixpath.dirname(path), f.name.replace("\\", "/"))
+        if not f.text.startswith("<") and beside in files:
+            out.setdefault(path, set()).add(beside)
+        else:
+            out.setdefault(path, set()).update(resolve_include(f.name, by_base))
+    return out
+
+
+def closed(roots: set[str], targets: Mapping[str, set[str]]) -> set[str]:
+    """The roots and every file their includes name, to a fixed point."""
+    reached = set(roots)
+    todo = sorted(roots)
+    while todo:
+        for target in targets.get(todo.pop(), ()):
+            if target not in reached:
+                reached.add(target)
+                todo.append(target)
+    return reached
+
+
+def included_by(built: Iterable[str], facts: Mapping[str, Sequence[Fact]], files: frozenset[str],
+                inside: Callable[[str, Fact], bool] = lambda path, f: False) -> set[str]:
+    """The files the `built` sources `#include`, to a fixed point, less the built ones: the preprocessor pastes them
+    into a translation unit the build compiles (`#include "matrix_kernel.cu"`), so they are compiled with it
+    (https://gcc.gnu.org/onlinedocs/cpp/Include-Operation.html). Only sources (INCLUDED_SOURCES): headers keep the
+    readings of includes.py (gate_headers). An include `inside` says sits in a switch's branch (`#ifdef USE_X`) does
+    not count."""
+    roots = set(built)
+    return {p for p in closed(roots, include_targets(facts, files, inside)) - roots if p.endswith(INCLUDED_SOURCES)}

@@ -11,7 +11,12 @@ outside the default (https://www.gnu.org/software/make/manual/html_node/Error-Me
 A conditional branch taken only when make's command line names a goal (`make_goal_test`, extract/text/
 make_goal_tests.py: MAKECMDGOALS is empty in a plain `make`) is such a goal's code too, and so is the source of a
 stem its assignments name (`make_stem`: `FILES += mmc_optix_host`, the .c/.cpp/.cu of that stem in the Makefile's
-folder, compiled by a pattern rule of an included file) where no other build file names that source."""
+folder, compiled by a pattern rule of an included file) where no other build file names that source.
+
+A source a goal outside the default names is no optional part where a file the default build compiles `#include`s it
+(`kalman.cu`, which `kalman.o: kalman.cu` compiles, includes `matrix_kernel.cu` and `invert.cpp`, which only the
+unreached `matrix_kernel.o:` / `invert.o:` rules name): the preprocessor pastes it into that translation unit, so
+the default build compiles it (https://gcc.gnu.org/onlinedocs/cpp/Include-Operation.html)."""
 from __future__ import annotations
 
 import posixpath
@@ -19,7 +24,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from migrate.model import Fact
-from migrate.workloads.build_sources import named_files
+from migrate.workloads.build_sources import included_by, named_files
 from migrate.workloads.fact_index import of_kind
 from migrate.workloads.switches import Region
 
@@ -88,8 +93,10 @@ def outside_default_goal(facts: Mapping[str, Sequence[Fact]], known: Collection[
                 stem = posixpath.join(posixpath.dirname(path), f.name)
                 for name in (stem + suffix for suffix in STEM_SUFFIXES if stem + suffix in files):
                     sites.setdefault(name, []).append(rule)
+    built = {name for name, found in sites.items() if any(r is None for r in found)}
+    included = included_by(built, facts, files | frozenset(known))
     gated = {name: found[0] for name, found in sorted(sites.items())
-             if found and all(r is not None for r in found) and found[0] is not None}
+             if found and all(r is not None for r in found) and found[0] is not None and name not in included}
     return Goals(tuple(regions), gated, switches)
 
 

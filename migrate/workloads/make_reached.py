@@ -28,7 +28,7 @@ from migrate.model import Fact
 from migrate.rulebase.name_lists import name_list
 from migrate.vocabulary import C_SOURCE_KINDS
 from migrate.workloads.build_scopes import MAKEFILES  # the names make reads by itself
-from migrate.workloads.build_sources import as_build_source, join, named_files, resolve_include
+from migrate.workloads.build_sources import as_build_source, closed, include_targets, named_files
 from migrate.workloads.fact_index import of_kind
 from migrate.workloads.includes import HEADER_SUFFIXES
 from migrate.workloads.reached_files import compiled_by_hand, name_matcher, named_words, outermost_parts
@@ -46,7 +46,7 @@ def unbuilt_by_make(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str
             or any(True for _ in of_kind(facts, "extension")):
         return {}
     files = frozenset(kinds)
-    targets = _include_targets(facts, files)
+    targets = include_targets(facts, files)
     roots: set[str] = set()
     patterns: list[str] = []
     cuda_folders: set[str] = set()  # folders with a Makefile that compiles a CUDA source itself
@@ -61,9 +61,9 @@ def unbuilt_by_make(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str
             elif f.kind == "make_unplaced":
                 patterns.append(f.name)
         roots |= own
-        if any(kinds.get(p) == "cuda" for p in _closed(own, targets)):
+        if any(kinds.get(p) == "cuda" for p in closed(own, targets)):
             cuda_folders.add(posixpath.dirname(path))
-    reached = _closed(roots, targets)
+    reached = closed(roots, targets)
     if not cuda_folders:
         return {}  # the Makefiles compile no CUDA source: they say nothing of the project's GPU files
     folders = {posixpath.dirname(p) for p in makefiles}
@@ -81,22 +81,6 @@ def unbuilt_by_make(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str
                       f"name include it; the Makefiles are the project's only build and compile CUDA elsewhere "
                       f"({', '.join(example)})")
             for p in sorted(out) for part in [parts[p]]}
-
-
-def _include_targets(facts: Mapping[str, Sequence[Fact]], files: frozenset[str]) -> dict[str, set[str]]:
-    """Each file -> the scanned files its includes name: in quotes, the file beside it where there is one, else
-    every file whose path ends with the include (resolve_include)."""
-    by_base: dict[str, list[str]] = {}
-    for path in files:
-        by_base.setdefault(posixpath.basename(path), []).append(path)
-    out: dict[str, set[str]] = {}
-    for path, f in of_kind(facts, "include"):
-        beside = join(posixpath.dirname(path), f.name.replace("\\", "/"))
-        if not f.text.startswith("<") and beside in files:
-            out.setdefault(path, set()).add(beside)
-        else:
-            out.setdefault(path, set()).update(resolve_include(f.name, by_base))
-    return out
 
 
 def _included_only_by(out: set[str], targets: Mapping[str, set[str]]) -> set[str]:
@@ -126,18 +110,6 @@ def _nearest(path: str, folders: set[str]) -> str | None:
         if not folder:
             return None
         folder = posixpath.dirname(folder)
-
-
-def _closed(roots: set[str], targets: Mapping[str, set[str]]) -> set[str]:
-    """The roots and every file their includes name, to a fixed point."""
-    reached = set(roots)
-    todo = sorted(roots)
-    while todo:
-        for target in targets.get(todo.pop(), ()):
-            if target not in reached:
-                reached.add(target)
-                todo.append(target)
-    return reached
 
 
 def unincluded_fragments(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, tuple[str, str]]:

@@ -21,7 +21,7 @@ from migrate.vocabulary import (
     MAKE_UNSET,
     PARSE_ARGUMENTS,
 )
-from migrate.workloads.build_sources import file_glob, join, named_by_make, named_files, prefixes, recipe_folders
+from migrate.workloads.build_sources import file_glob, included_by, join, named_by_make, named_files, prefixes, recipe_folders
 from migrate.workloads.configured import configured_switches
 from migrate.workloads.fact_index import each_of_kinds, of_kind, of_kinds
 from migrate.workloads.optional_words import Words, detection, feature, is_platform, off_by_default, optional_root
@@ -430,9 +430,14 @@ def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
                 listed[name] = listed.get(name, 0) + 1
         out.update({name: region for name, region in used.items() if listed.get(name) == 1})
     if out:  # most projects gate nothing: their ungated sources are not expanded
+        built: set[str] = set()
         for path, f in ungated:
             for name in _added(path, f, files):
                 out.pop(name, None)
+                built.add(name)
+        # what a source built outside every branch #includes outside its own branches is compiled with it
+        for name in included_by(built, facts, files, lambda p, f: p in regions and _inside(f, regions[p]) is not None):
+            out.pop(name, None)
     return out
 
 

@@ -23,6 +23,7 @@ from migrate.extract.text.make_model import UNPLACED, Expander, Makefile, match
 from migrate.model import Fact
 
 OBJECT_SUFFIXES = (".o", ".obj")
+GLOB = re.compile(r"[%*?\[]")  # a pattern or a glob, not one target
 WORD_SEPARATORS = re.compile(r"[\s;:=,()'\"<>|&`]+")
 # the lines whose words may name a file: a define block's body is a canned recipe or a template `$(eval)` reads
 READ_ROLES = frozenset({"assignment", "define", "rule", "recipe", "target-variable", "other"})
@@ -35,11 +36,14 @@ def facts(model: Makefile) -> list[Fact]:
     expander = Expander(model.values())
     patterns: list[tuple[str, list[str]]] = []  # (target pattern, its prerequisite patterns)
     explicit: set[str] = set()  # targets of a rule with a recipe of its own or source prerequisites
+    phony: set[str] = set()  # `.PHONY: all clean`: make searches no implicit rule for them
     needed: dict[int, list[str]] = {}  # a rule's line -> its prerequisites, every value expanded
     for rule in model.rules:
         prerequisites = [_norm(p) for p in expander.expand(rule.prerequisites_text).replace("|", " ").split()]
         needed[rule.line] = prerequisites
         targets = [_norm(t) for t in expander.expand(rule.static or rule.targets_text).split()]
+        if ".PHONY" in targets:
+            phony.update(prerequisites)
         if any("%" in t for t in targets):
             patterns += [(t, [p for p in prerequisites if "%" in p]) for t in targets if "%" in t]
         elif rule.recipe or rule.inline.strip() or any(p.endswith(SOURCE_SUFFIXES) for p in prerequisites):
@@ -70,6 +74,9 @@ def facts(model: Makefile) -> list[Fact]:
         for word in needed.get(logical.line, ()) if role == "rule" else ():
             if word.endswith(OBJECT_SUFFIXES) and "%" not in word and UNPLACED not in posixpath.basename(word):
                 _object(word, patterns, explicit, logical.line, add)
+            elif word not in phony and not GLOB.search(word) and UNPLACED not in word \
+                    and not word.endswith(SOURCE_SUFFIXES):
+                _chained(word, patterns, explicit, logical.line, add)
     return out + includes(model, expander) + unassigned(model)
 
 
@@ -130,6 +137,32 @@ def _object(word: str, patterns: Sequence[tuple[str, list[str]]], explicit: set[
                     placed = True
     if not placed:
         add("make_unplaced", posixpath.splitext(posixpath.basename(word))[0] + ".*", line, "an object's source")
+
+
+def _chained(word: str, patterns: Sequence[tuple[str, list[str]]], explicit: set[str], line: int,
+             add: Callable[[str, str, int, str], None], depth: int = 0) -> None:
+    """The sources of a goal with no rule of its own that a pattern rule makes (`gpu1` under `build: gpu1` through
+    `%: %.o $(DEPS)` and `%.o: src/%.cu`; `prog` through `%: %.cu`): make looks for an implicit rule for a target
+    with no recipe and chains pattern rules whose prerequisites exist or can be made
+    (https://www.gnu.org/software/make/manual/html_node/Implicit-Rule-Search.html,
+    https://www.gnu.org/software/make/manual/html_node/Chained-Rules.html). Each matching rule's prerequisites, the
+    stem put in, name a source that may be it (a name no file has names nothing downstream); an object among them is
+    placed by the object rules; nothing is said where no rule places it. A `.PHONY` goal is no file: make searches
+    no implicit rule for it (https://www.gnu.org/software/make/manual/html_node/Phony-Targets.html)."""
+    if word in explicit or depth > 2:
+        return
+    for target, prerequisites in patterns:
+        stem = match(target, word)
+        if stem is None or not stem:
+            continue
+        for prerequisite in prerequisites:
+            made = prerequisite.replace("%", stem, 1)
+            if made == word or UNPLACED in made:
+                continue
+            if made.endswith(SOURCE_SUFFIXES):
+                add("make_source", made, line, "object")
+            elif made.endswith(OBJECT_SUFFIXES):
+                _chained(made, patterns, explicit, line, add, depth + 1)
 
 
 def _words(text: str) -> Iterable[str]:
