@@ -15,6 +15,7 @@ from migrate.workloads.includes import HEADER_SUFFIXES, close_over_includes, inc
 from migrate.workloads.on_demand import opted_in_scopes, uncalled_scopes
 from migrate.workloads.option_branches import branches_not_taken
 from migrate.workloads.optional_words import Words, optional_root, words
+from migrate.workloads.route import CUDA_SUFFIXES
 
 if TYPE_CHECKING:
     from migrate.workloads.modules import ModuleIndex
@@ -53,9 +54,14 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
         if (target := index.resolve(path, f.name)) is not None \
                 and target != path and target not in imports and target not in out:
             out[target] = f"{path}:{f.line} `{f.text}`: its only import is commented out"
+    # an importer in a folder a package does not need (examples/, benchmarks/: optional_words) uses the module as a
+    # user would; where the package's own code imports it only in optional scopes, that is no use of the package's
+    # (xgrammar's examples/benchmark/ imports the CUDA kernel's module that matcher.py imports under `backend == "cuda"`)
+    aside = {importer for seen in imports.values() for _, importer, _ in seen if optional_root(importer, known)}
     for _ in range(MODULE_DEPTH):
-        found = {module: seen[0][2] for module, seen in imports.items()
-                 if module not in out and all(optional or importer in out for optional, importer, _ in seen)}
+        found = {module: where for module, seen in imports.items() if module not in out
+                 and all(optional or importer in out or importer in aside for optional, importer, _ in seen)
+                 and (where := next((w for _, importer, w in seen if importer not in aside), None))}
         if not found:
             break
         out.update({m: f"{where} imports it only in an optional scope (a fallback, an opt-in, a loader or back end "
@@ -84,6 +90,9 @@ def _loaded_only_by(facts: Mapping[str, Sequence[Fact]], modules: Mapping[str, s
     files = frozenset(facts)
     by: dict[str, list[tuple[bool, str]]] = {}  # source -> (from an optional module?, where)
     for path, f in of_kind(facts, "extension"):
+        if not f.text and f.role == "jit":  # sources read as text at run time: its own twin, `<module>.cu`
+            for source in _twins(path, files):
+                by.setdefault(source, []).append((path in modules or f.guard == "optional", f"{path}:{f.line}"))
         if not f.text:
             continue
         base = posixpath.dirname(path)
@@ -98,6 +107,14 @@ def _loaded_only_by(facts: Mapping[str, Sequence[Fact]], modules: Mapping[str, s
                 by.setdefault(source, []).append((path in modules or f.guard == "optional", f"{path}:{f.line}"))
     return {source: f"compiled only by {seen[0][1]}, in a module or scope that is optional (an opt-in, a fallback)"
             for source, seen in by.items() if source not in modules and all(optional for optional, _ in seen)}
+
+
+def _twins(loader: str, files: frozenset[str]) -> list[str]:
+    """The CUDA files beside a module that JIT-builds an extension from source text it reads at run time, named as the
+    module is (mlc-ai/xgrammar's kernels/apply_token_bitmask_inplace_cuda.py: `load_inline(cuda_sources=[source])`
+    of `Path(__file__).with_suffix(".cu")`'s text): the file the module compiles."""
+    stem = loader.removesuffix(".py")
+    return [stem + suffix for suffix in CUDA_SUFFIXES if stem + suffix in files]
 
 
 def _below(name: str, base: str, files: frozenset[str]) -> list[str]:
