@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from migrate.workloads.alternatives import _vendor_peers, covering, load, run_time_alternatives, words_of
 from migrate.workloads.alternatives import backend_packages as run_time_backend_packages
-from migrate.workloads.alternatives import covering, load, run_time_alternatives, words_of
 from tests.test_optional_parts import CASES, optional_parts, report, scanned
 
 
@@ -210,3 +210,41 @@ def test_a_build_above_the_back_ends_or_a_sibling_without_a_build_keeps_cuda_req
         assert data["summary"]["class"] == "migration-required", case
         assert not any("chosen at run time" in root for root in optional_parts(data)), case
         assert _statuses(data, "cuda/match.cu") == {""}, case  # required (the Makefile's Darwin branch is a switch)
+
+
+def test_a_gpu_deployment_folder_beside_server_runtime_folders_is_optional(rulebase) -> None:
+    """wenet: runtime/gpu (a TensorRT plugin with its own Makefile, a TensorRT export script and its requirements)
+    beside runtime/libtorch, runtime/onnxruntime, runtime/openvino: one deployment per platform."""
+    data = report("gpu_deployment_folder", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["runtime/gpu (chosen at run time)"]
+    assert part["class"] == "incompatible"
+    assert "beside libtorch" in part["evidence"][0]
+    assert _statuses(data, "runtime/gpu/") == {"optional"}
+
+
+def test_a_gpu_folder_without_runtime_folders_beside_it_stays_required(rulebase, tmp_path: Path) -> None:
+    """Near miss: the same tree with runtime/libtorch renamed runtime/core (no peer runtime beside gpu/)."""
+    tree = Path(shutil.copytree(CASES / "gpu_deployment_folder", tmp_path / "gpu_deployment_folder"))
+    (tree / "runtime/libtorch").rename(tree / "runtime/core")
+    for name in ("onnxruntime", "openvino"):
+        shutil.rmtree(tree / "runtime" / name)
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "incompatible"
+    assert not any("chosen at run time" in root for root in optional_parts(data))
+
+
+def test_gpu_names_no_vendor_beside_amd_folders_files_or_in_a_runtimes_own_name() -> None:
+    """`gpu` is NVIDIA's deployment only as a folder beside peer runtime folders: not Eigen's arch/GPU beside arch/HIP
+    (code both share), not a file, not `migraphx_gpu/` (MIGraphX's own GPU target) or `hip_gpu/`."""
+    data = load()
+
+    def deployment(paths: list[str]) -> list[str]:
+        return [k for k, v in _vendor_peers(paths, data).items() if "GPU inference deployment" in v]
+
+    assert deployment(["runtime/gpu/a.py", "runtime/libtorch/CMakeLists.txt"]) == ["runtime/gpu/"]
+    assert deployment(["Eigen/src/Core/arch/GPU/Tuple.h", "Eigen/src/Core/arch/HIP/hcc/math.h"]) == []
+    assert deployment(["docs/gpu.md", "docs/libtorch/index.md"]) == []  # a file named gpu
+    assert deployment(["runtime/gpu/a.py", "runtime/libtorch.md"]) == []  # a peer that is a file
+    assert deployment(["win/migraphx_gpu/x.dll", "win/onnxruntime/y.dll"]) == []
+    assert deployment(["rt/hip_gpu/x.cpp", "rt/openvino/y.cpp"]) == []

@@ -41,6 +41,10 @@ class Role:
     name: str
     nvidia: frozenset[str]
     peers: frozenset[str]
+    # folders only, each side: a word that names no vendor by itself (`gpu`) names NVIDIA's deployment only as a folder
+    # beside folders of its own peers (not AMD's words: Eigen's arch/GPU beside arch/HIP is code both share), and not
+    # where the name also holds a peer's word or an AMD one (`migraphx_gpu`, `hip_gpu`)
+    folders_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +101,9 @@ def load(directory: Path | None = None) -> Alternatives:
     roles_data = data["vendor_roles"]
     common = frozenset(n.lower() for n in names(roles_data.get("any_peers", []), "vendor_roles.any_peers"))
     roles = tuple(Role(str(r["role"]), frozenset(n.lower() for n in names(r["nvidia"], "vendor_roles.nvidia")),
-                       frozenset(n.lower() for n in names(r["peers"], "vendor_roles.peers")) | common)
+                       frozenset(n.lower() for n in names(r["peers"], "vendor_roles.peers"))
+                       | (common if r.get("folders_only") is not True else frozenset()),
+                       folders_only=r.get("folders_only") is True)
                   for r in roles_data["roles"])
     return Alternatives(
         roles=roles,
@@ -221,10 +227,12 @@ def _vendor_peers(paths: Sequence[str], data: Alternatives) -> dict[str, str]:
     for parent, entries in _children(paths).items():
         named = {name: words_of(_stem(name) if not folder else name) for name, folder in entries.items()}
         for role in data.roles:
-            peers = sorted(n for n, w in named.items() if w & role.peers and not w & role.nvidia)
+            peers = sorted(n for n, w in named.items() if w & role.peers and not w & role.nvidia
+                           and (entries[n] or not role.folders_only))
             if not peers:
                 continue
-            for name in sorted(n for n, w in named.items() if w & role.nvidia):
+            for name in sorted(n for n, w in named.items() if w & role.nvidia
+                               and (not role.folders_only or (entries[n] and not w & (role.peers | data.amd_words)))):
                 key = f"{parent}/{name}" if parent else name
                 key += "/" if entries[name] else ""
                 out.setdefault(key, f"{key}: NVIDIA's {role.name} ({', '.join(sorted(named[name] & role.nvidia))}) "
