@@ -289,3 +289,19 @@ def test_a_module_only_examples_import_stays_as_it_was(tmp_path: Path, rulebase)
                                                           "from .kernels.apply_triton import", 1))
     data = scanned(tree, rulebase)
     assert "bitmask/kernels/apply_cuda.py" not in optional_parts(data)
+
+
+def test_a_package_init_examples_import_stays_required(tmp_path: Path, rulebase) -> None:
+    """Near miss (xarray-spatial): the package's own code imports its __init__ only inside a function, tests and
+    examples import it at their top. A package's __init__.py is what `import pkg` runs: users import it; it stays
+    required, and so does what it imports."""
+    tree = _copy("backend_choice_kernel", tmp_path)
+    init = tree / "bitmask/__init__.py"
+    init.write_text("from .kernels.apply_cuda import apply_token_bitmask_inplace_cuda\n")
+    matcher = tree / "bitmask/matcher.py"
+    matcher.write_text(matcher.read_text() + "\n\ndef _version():\n    import bitmask\n\n    return bitmask\n")
+    bench = tree / "examples/bench_apply_token_bitmask.py"
+    bench.write_text("import bitmask\n" + bench.read_text())
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert "bitmask/kernels/apply_cuda.cu" not in optional_parts(data)

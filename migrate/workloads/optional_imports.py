@@ -12,7 +12,7 @@ from migrate.workloads.assemble import resolve_sources
 from migrate.workloads.build_sources import join
 from migrate.workloads.fact_index import of_kind
 from migrate.workloads.includes import HEADER_SUFFIXES, close_over_includes, includers_of
-from migrate.workloads.on_demand import opted_in_scopes, uncalled_scopes
+from migrate.workloads.on_demand import PACKAGE_INIT, opted_in_scopes, uncalled_scopes
 from migrate.workloads.option_branches import branches_not_taken
 from migrate.workloads.optional_words import Words, optional_root, words
 from migrate.workloads.route import CUDA_SUFFIXES
@@ -57,10 +57,13 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
     # an importer in a folder a package does not need (examples/, benchmarks/: optional_words) uses the module as a
     # user would; where the package's own code imports it only in optional scopes, that is no use of the package's
     # (xgrammar's examples/benchmark/ imports the CUDA kernel's module that matcher.py imports under `backend == "cuda"`)
+    # Not a package's __init__.py: what `import pkg` runs is the package's entry, which users import (xarray-spatial's
+    # xrspatial/__init__.py, imported by tests and examples and, in the package, only inside functions)
     aside = {importer for seen in imports.values() for _, importer, _ in seen if optional_root(importer, known)}
     for _ in range(MODULE_DEPTH):
         found = {module: where for module, seen in imports.items() if module not in out
-                 and all(optional or importer in out or importer in aside for optional, importer, _ in seen)
+                 and all(optional or importer in out or (importer in aside and not module.endswith(PACKAGE_INIT))
+                         for optional, importer, _ in seen)
                  and (where := next((w for _, importer, w in seen if importer not in aside), None))}
         if not found:
             break
