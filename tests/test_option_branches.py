@@ -305,3 +305,16 @@ def test_a_package_init_examples_import_stays_required(tmp_path: Path, rulebase)
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert "bitmask/kernels/apply_cuda.cu" not in optional_parts(data)
+
+
+def test_a_module_a_try_imports_and_examples_import_stays_as_it_was(tmp_path: Path, rulebase) -> None:
+    """Near miss: the package imports the kernel's module in a `try:` at its top (loaded at import where it builds);
+    examples/ import it too. Only an untaken branch or an uncalled function excuses the examples' import."""
+    tree = _copy("backend_choice_kernel", tmp_path)
+    init = tree / "bitmask/__init__.py"
+    init.write_text(init.read_text() + "try:\n    from .kernels import apply_cuda\nexcept ImportError:\n"
+                    "    apply_cuda = None\n")
+    matcher = tree / "bitmask/matcher.py"
+    matcher.write_text(matcher.read_text().replace("from .kernels.apply_cuda import", "from .kernels.apply_triton import", 1))
+    data = scanned(tree, rulebase)
+    assert "bitmask/kernels/apply_cuda.py" not in optional_parts(data)

@@ -40,12 +40,16 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
     for path, scopes in opted_in_scopes(facts, index, known.test_files).items():  # called only in untaken branches
         untaken.setdefault(path, []).extend(scopes)
     tested: dict[str, list[tuple[bool, str, str]]] = {}  # imports from test modules: they test, they do not use
+    picked: set[tuple[str, int]] = set()  # imports in a branch a default run does not take, or a function never called
     tests: dict[str, bool] = {}  # importer -> whether it is a test module
     for path, f in of_kind(facts, "python_import"):
         if f.guard not in ("hip", "cuda"):
             if (test := tests.get(path)) is None:
                 test = tests[path] = any(fnmatch.fnmatch(posixpath.basename(path), p) for p in known.test_files)
-            optional = f.guard == "optional" or any(a <= f.line <= b for a, b, _ in untaken.get(path, ()))
+            unasked = any(a <= f.line <= b for a, b, _ in untaken.get(path, ()))
+            optional = f.guard == "optional" or unasked
+            if unasked:
+                picked.add((path, f.line))
             for module in imported_files(index, path, f):
                 (tested if test else imports).setdefault(module, []).append((optional, path, f"{path}:{f.line}"))
     imports.update({module: seen for module, seen in tested.items() if module not in imports})  # only tested: as before
@@ -57,14 +61,21 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
     # an importer in a folder a package does not need (examples/, benchmarks/: optional_words) uses the module as a
     # user would; where the package's own code imports it only in optional scopes, that is no use of the package's
     # (xgrammar's examples/benchmark/ imports the CUDA kernel's module that matcher.py imports under `backend == "cuda"`)
-    # Not a package's __init__.py: what `import pkg` runs is the package's entry, which users import (xarray-spatial's
-    # xrspatial/__init__.py, imported by tests and examples and, in the package, only inside functions)
+    # Only where each import by the package's own code is in a branch a default run does not take or a function
+    # nothing calls (not a mere `try:`, whose module the package may load at import), and not a package's __init__.py:
+    # what `import pkg` runs is the package's entry, which users import (xarray-spatial's xrspatial/__init__.py)
     aside = {importer for seen in imports.values() for _, importer, _ in seen if optional_root(importer, known)}
+
+    def excused(module: str, seen: list[tuple[bool, str, str]]) -> bool:
+        return not module.endswith(PACKAGE_INIT) and all(
+            importer in aside or importer in out or (importer, int(where.rpartition(":")[2])) in picked
+            for _, importer, where in seen)
+
     for _ in range(MODULE_DEPTH):
-        found = {module: where for module, seen in imports.items() if module not in out
-                 and all(optional or importer in out or (importer in aside and not module.endswith(PACKAGE_INIT))
-                         for optional, importer, _ in seen)
-                 and (where := next((w for _, importer, w in seen if importer not in aside), None))}
+        found = {module: seen[0][2] for module, seen in imports.items() if module not in out
+                 and all(optional or importer in out for optional, importer, _ in seen)}
+        found |= {module: where for module, seen in imports.items() if module not in out and module not in found
+                  and excused(module, seen) and (where := next((w for _, i, w in seen if i not in aside), None))}
         if not found:
             break
         out.update({m: f"{where} imports it only in an optional scope (a fallback, an opt-in, a loader or back end "
