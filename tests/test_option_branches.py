@@ -224,11 +224,13 @@ def test_a_choice_of_back_end_is_recorded_with_the_names_it_can_hold() -> None:
 
 @pytest.mark.parametrize("source", [
     # assigned something other than a name: the default says nothing
-    "def f(x, backend='auto'):\n    backend = pick(x)\n    if backend == 'cuda':\n        import ext\n",
+    "def f(x, *, backend='auto'):\n    backend = pick(x)\n    if backend == 'cuda':\n        import ext\n",
     # a default that is no back end's name
-    "def f(x, path='a/b c'):\n    if path == 'cuda':\n        import ext\n",
+    "def f(x, *, path='a/b c'):\n    if path == 'cuda':\n        import ext\n",
     # a loop over back ends rebinds it
-    "def f(x, backend='auto'):\n    for backend in NAMES:\n        if backend == 'cuda':\n            import ext\n",
+    "def f(x, *, backend='auto'):\n    for backend in NAMES:\n        if backend == 'cuda':\n            import ext\n",
+    # positional: a caller in another file may pass it unnamed (PIXIE's set_rasterizer(self.rasterizer_type))
+    "def set_rasterizer(type='pytorch3d'):\n    if type == 'standard':\n        from .cuda import load\n",
 ])
 def test_what_is_no_choice(source: str) -> None:
     assert _switch_facts(source) == []

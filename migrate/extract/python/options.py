@@ -26,12 +26,14 @@ that leaves the switch alone; the other branch's imports run only when a caller 
   assigns (other than `x = x and ...` on a False default, `x = x or ...` on a True one, which keep it) or that a
   call in the module passes as the other constant is no switch.
 
-A choice is a switch with a name for its value: a parameter whose default is a string naming a back end
-(`backend: Literal["auto", "cpu", "cuda", "triton", ...] = "auto"`, mlc-ai/xgrammar's python/xgrammar/matcher.py)
+A choice is a switch with a name for its value: a keyword-only parameter whose default is a string naming a back end
+(`*, backend: Literal["auto", "cpu", "cuda", "triton", ...] = "auto"`, mlc-ai/xgrammar's python/xgrammar/matcher.py)
 that the function assigns only string constants (`if backend == "auto": ... backend = "triton"`: the default resolved
 to one back end). On a call that leaves it alone it holds its default or one of those constants (or one a call in the
 module passes), so `elif backend == "cuda": from .kernels... import ...` runs only when a caller names that back end.
-Its role lists the values: `switches:backend='auto'|'cpu'|'triton'`.
+Its role lists the values: `switches:backend='auto'|'cpu'|'triton'`. Keyword-only, since only a call in the module is
+read: a positional argument from another file (PIXIE's `set_rasterizer(self.rasterizer_type)` with 'standard', the
+JIT-built CUDA rasterizer, against the default 'pytorch3d') is no keyword a reading could see.
 """
 from __future__ import annotations
 
@@ -80,11 +82,12 @@ def switches_of(fn: ast.FunctionDef | ast.AsyncFunctionDef, asked: set[tuple[str
     constant and that the function's assignments keep (`nodes`: the function's own nodes); and its choices: parameters
     with a back end's name for default that the function assigns only names, with the names they can hold."""
     out: dict[str, Switch] = {}
+    keyword_only = {a.arg for a in fn.args.kwonlyargs}
     for name, value in _switch_defaults(fn.args).items():
         if isinstance(value, bool):
             if (name, not value) not in asked and _kept(name, value, nodes):
                 out[name] = value
-        elif (held := _choices(name, value, nodes, asked)) is not None:
+        elif name in keyword_only and (held := _choices(name, value, nodes, asked)) is not None:
             out[name] = held
     return out
 
