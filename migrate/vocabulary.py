@@ -215,8 +215,9 @@ STRUCTURE_KINDS: dict[str, str] = {
     "option_branch": "an `if` branch holding an import, whose test reads only attributes (`opt.engine`), constants, "
                      "not/and/or and comparisons: the name is the branch (`then`, `else`), the text the test",
     "parameter_branch": "an `if` branch holding an import, in a function, whose test reads a parameter with a "
-                        "True/False default: the name is the branch, the text the test, the role the parameters "
-                        "(`switches:custom_cuda=False`)",
+                        "True/False default, or compares one whose default names a back end (a choice): the name is "
+                        "the branch, the text the test, the role the parameters (`switches:custom_cuda=False`, "
+                        "`switches:backend='auto'|'triton'`)",
     "branch_use": "a use of a name the module binds by `from ... import`, where one use of it at least sits in an "
                   "`if` branch an option or a function's switch picks: the name is the imported name, the text "
                   "`<then|else>\\n<test>` of the innermost such branch (empty outside every one), the role the "
@@ -245,8 +246,8 @@ STRUCTURE_KINDS: dict[str, str] = {
 ROLE_FAMILIES: dict[str, str] = {
     "local": "a Python import below the top level: `local:<first line>-<last line>`, the lines of its function "
              "or branch (workloads/optional_words.py reads them)",
-    "switches": "a function's switches a `parameter_branch` test reads: `switches:<name>=<default>,...` "
-                "(workloads/option_branches.py reads them)",
+    "switches": "a function's switches a `parameter_branch` test reads: `switches:<name>=<default>,...`, a "
+                "choice's names joined by `|` (workloads/option_branches.py reads them)",
 }
 
 

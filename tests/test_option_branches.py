@@ -200,3 +200,123 @@ def test_an_option_read_and_an_option_lookup_share_one_namespace_reading() -> No
     found = _facts(head + "".join(f"if {t}:\n    import x{i}\n" for i, t in enumerate(tests)))
     assert [(f.line, f.text) for f in found if f.kind == "option_branch"] == [
         (13, "self.opt.fp16"), (15, "self.opt.fp16"), (17, "shared.cmd_opts.fp16")]
+
+
+def test_a_choice_of_back_end_is_recorded_with_the_names_it_can_hold() -> None:
+    """xgrammar's `backend="auto"`, resolved in the function to "cpu" or "triton": a choice, not a value."""
+    found = _switch_facts(
+        "def apply(logits, backend='auto'):\n"
+        "    if backend == 'auto':\n"
+        "        backend = 'triton' if False else 'triton'\n"
+        "    if backend == 'cuda':\n"
+        "        from .kernels import cuda_kernel\n")
+    assert found == []  # a conditional expression is no name: no choice
+    found = _switch_facts(
+        "def apply(logits, *, backend: str = 'auto'):\n"
+        "    if backend == 'auto':\n"
+        "        backend = 'cpu'\n"
+        "        if logits.is_cuda:\n"
+        "            backend = 'triton'\n"
+        "    if backend == 'cuda':\n"
+        "        from .kernels import cuda_kernel\n")
+    assert found == [("then", 7, 7, "backend == 'cuda'", "switches:backend='auto'|'cpu'|'triton'")]
+
+
+@pytest.mark.parametrize("source", [
+    # assigned something other than a name: the default says nothing
+    "def f(x, *, backend='auto'):\n    backend = pick(x)\n    if backend == 'cuda':\n        import ext\n",
+    # a default that is no back end's name
+    "def f(x, *, path='a/b c'):\n    if path == 'cuda':\n        import ext\n",
+    # a loop over back ends rebinds it
+    "def f(x, *, backend='auto'):\n    for backend in NAMES:\n        if backend == 'cuda':\n            import ext\n",
+    # positional: a caller in another file may pass it unnamed (PIXIE's set_rasterizer(self.rasterizer_type))
+    "def set_rasterizer(type='pytorch3d'):\n    if type == 'standard':\n        from .cuda import load\n",
+])
+def test_what_is_no_choice(source: str) -> None:
+    assert _switch_facts(source) == []
+
+
+@pytest.mark.parametrize(("text", "role", "branch", "untaken"), [
+    ("backend == 'cuda'", "switches:backend='auto'|'cpu'|'triton'", "then", True),
+    ("backend == 'triton'", "switches:backend='auto'|'cpu'|'triton'", "then", False),  # one value takes it
+    ("backend != 'cuda'", "switches:backend='auto'|'cpu'|'triton'", "else", True),
+    ("backend == 'cuda'", "switches:backend='auto'|'cuda'", "then", False),  # a call in the module asks for it
+    ("backend == 'cuda' or x.is_cuda", "switches:backend='auto'", "then", False),  # cannot be told
+    ("backend == 'cuda' and fast", "switches:backend='auto',fast=True", "then", True),
+])
+def test_a_choice_branch_is_read_for_every_name_it_can_hold(text: str, role: str, branch: str, untaken: bool) -> None:
+    fact = Fact(kind="parameter_branch", name=branch, line=3, column=5, end_line=4, end_column=1, text=text, role=role)
+    assert bool(branches_not_taken({"m.py": [fact]})) is untaken
+
+
+def test_a_kernel_only_a_named_back_end_loads_is_optional(rulebase) -> None:
+    """xgrammar: the CUDA kernel's module (load_inline of its twin .cu) is imported only under
+    `elif backend == "cuda":`, where "auto" resolves to cpu/triton/torch_compile; a benchmark under examples/ imports
+    it too, as a user would."""
+    data = report("backend_choice_kernel", rulebase)
+    assert data["summary"]["class"] == "native"
+    parts = optional_parts(data)
+    assert "bitmask/matcher.py:35" in parts["bitmask/kernels/apply_cuda.py"]["evidence"][0]
+    assert parts["bitmask/kernels/apply_cuda.cu"]["class"] == "migration-required"
+    assert "bitmask/kernels/apply_cuda.py:9" in parts["bitmask/kernels/apply_cuda.cu"]["evidence"][0]
+
+
+@pytest.mark.parametrize(("path", "old", "new"), [
+    # the default names the CUDA back end: every call leaving it alone builds the kernel
+    ("bitmask/matcher.py", '= "auto",', '= "cuda",'),
+    # "auto" resolved from what the device says, not to a name: the default says nothing
+    ("bitmask/matcher.py", 'backend = "triton"', 'backend = logits.device.type'),
+    # a call in the module asks for the CUDA back end
+    ("bitmask/matcher.py", "    else:\n        raise",
+     "    else:\n        apply_token_bitmask_inplace(logits, bitmask, backend=\"cuda\")\n        raise"),
+    # the package imports the kernel's module at its top: every import builds it
+    ("bitmask/__init__.py", "from .matcher", "from .kernels import apply_cuda\nfrom .matcher"),
+])
+def test_a_kernel_a_default_call_builds_stays_required(path: str, old: str, new: str, tmp_path: Path, rulebase) -> None:
+    tree = _copy("backend_choice_kernel", tmp_path)
+    text = (tree / path).read_text()
+    assert old in text
+    (tree / path).write_text(text.replace(old, new, 1))
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert "bitmask/kernels/apply_cuda.cu" not in optional_parts(data)
+
+
+def test_a_module_only_examples_import_stays_as_it_was(tmp_path: Path, rulebase) -> None:
+    """Near miss: the package's own code does not import the kernel's module at all; only the benchmark under
+    examples/ does. No optional scope says the package leaves it out: read as before (the module is required)."""
+    tree = _copy("backend_choice_kernel", tmp_path)
+    text = (tree / "bitmask/matcher.py").read_text()
+    (tree / "bitmask/matcher.py").write_text(text.replace("from .kernels.apply_cuda import",
+                                                          "from .kernels.apply_triton import", 1))
+    data = scanned(tree, rulebase)
+    assert "bitmask/kernels/apply_cuda.py" not in optional_parts(data)
+
+
+def test_a_package_init_examples_import_stays_required(tmp_path: Path, rulebase) -> None:
+    """Near miss (xarray-spatial): the package's own code imports its __init__ only inside a function, tests and
+    examples import it at their top. A package's __init__.py is what `import pkg` runs: users import it; it stays
+    required, and so does what it imports."""
+    tree = _copy("backend_choice_kernel", tmp_path)
+    init = tree / "bitmask/__init__.py"
+    init.write_text("from .kernels.apply_cuda import apply_token_bitmask_inplace_cuda\n")
+    matcher = tree / "bitmask/matcher.py"
+    matcher.write_text(matcher.read_text() + "\n\ndef _version():\n    import bitmask\n\n    return bitmask\n")
+    bench = tree / "examples/bench_apply_token_bitmask.py"
+    bench.write_text("import bitmask\n" + bench.read_text())
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "migration-required"
+    assert "bitmask/kernels/apply_cuda.cu" not in optional_parts(data)
+
+
+def test_a_module_a_try_imports_and_examples_import_stays_as_it_was(tmp_path: Path, rulebase) -> None:
+    """Near miss: the package imports the kernel's module in a `try:` at its top (loaded at import where it builds);
+    examples/ import it too. Only an untaken branch or an uncalled function excuses the examples' import."""
+    tree = _copy("backend_choice_kernel", tmp_path)
+    init = tree / "bitmask/__init__.py"
+    init.write_text(init.read_text() + "try:\n    from .kernels import apply_cuda\nexcept ImportError:\n"
+                    "    apply_cuda = None\n")
+    matcher = tree / "bitmask/matcher.py"
+    matcher.write_text(matcher.read_text().replace("from .kernels.apply_cuda import", "from .kernels.apply_triton import", 1))
+    data = scanned(tree, rulebase)
+    assert "bitmask/kernels/apply_cuda.py" not in optional_parts(data)

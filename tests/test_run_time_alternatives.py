@@ -5,8 +5,15 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from migrate.workloads.alternatives import (
+    _vendor_peers,
+    covering,
+    language_twins,
+    load,
+    run_time_alternatives,
+    words_of,
+)
 from migrate.workloads.alternatives import backend_packages as run_time_backend_packages
-from migrate.workloads.alternatives import covering, load, run_time_alternatives, words_of
 from tests.test_optional_parts import CASES, optional_parts, report, scanned
 
 
@@ -210,3 +217,72 @@ def test_a_build_above_the_back_ends_or_a_sibling_without_a_build_keeps_cuda_req
         assert data["summary"]["class"] == "migration-required", case
         assert not any("chosen at run time" in root for root in optional_parts(data)), case
         assert _statuses(data, "cuda/match.cu") == {""}, case  # required (the Makefile's Darwin branch is a switch)
+
+
+def test_a_gpu_deployment_folder_beside_server_runtime_folders_is_optional(rulebase) -> None:
+    """wenet: runtime/gpu (a TensorRT plugin with its own Makefile, a TensorRT export script and its requirements)
+    beside runtime/libtorch, runtime/onnxruntime, runtime/openvino: one deployment per platform."""
+    data = report("gpu_deployment_folder", rulebase)
+    assert data["summary"]["class"] == "native"
+    part = optional_parts(data)["runtime/gpu (chosen at run time)"]
+    assert part["class"] == "incompatible"
+    assert "beside libtorch" in part["evidence"][0]
+    assert _statuses(data, "runtime/gpu/") == {"optional"}
+
+
+def test_a_gpu_folder_without_runtime_folders_beside_it_stays_required(rulebase, tmp_path: Path) -> None:
+    """Near miss: the same tree with runtime/libtorch renamed runtime/core (no peer runtime beside gpu/)."""
+    tree = Path(shutil.copytree(CASES / "gpu_deployment_folder", tmp_path / "gpu_deployment_folder"))
+    (tree / "runtime/libtorch").rename(tree / "runtime/core")
+    for name in ("onnxruntime", "openvino"):
+        shutil.rmtree(tree / "runtime" / name)
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "incompatible"
+    assert not any("chosen at run time" in root for root in optional_parts(data))
+
+
+def test_gpu_names_no_vendor_beside_amd_folders_files_or_in_a_runtimes_own_name() -> None:
+    """`gpu` is NVIDIA's deployment only as a folder beside peer runtime folders: not Eigen's arch/GPU beside arch/HIP
+    (code both share), not a file, not `migraphx_gpu/` (MIGraphX's own GPU target) or `hip_gpu/`."""
+    data = load()
+
+    def deployment(paths: list[str]) -> list[str]:
+        return [k for k, v in _vendor_peers(paths, data).items() if "GPU inference deployment" in v]
+
+    assert deployment(["runtime/gpu/a.py", "runtime/libtorch/CMakeLists.txt"]) == ["runtime/gpu/"]
+    assert deployment(["Eigen/src/Core/arch/GPU/Tuple.h", "Eigen/src/Core/arch/HIP/hcc/math.h"]) == []
+    assert deployment(["docs/gpu.md", "docs/libtorch/index.md"]) == []  # a file named gpu
+    assert deployment(["runtime/gpu/a.py", "runtime/libtorch.md"]) == []  # a peer that is a file
+    assert deployment(["win/migraphx_gpu/x.dll", "win/onnxruntime/y.dll"]) == []
+    assert deployment(["rt/hip_gpu/x.cpp", "rt/openvino/y.cpp"]) == []
+
+
+def test_cuda_flavors_of_a_program_written_once_per_language_are_optional(rulebase) -> None:
+    """leetgpu-challenges: starter.cu and starter.cute.py beside starter.triton.py and starter.pytorch.py."""
+    data = report("language_twins", rulebase)
+    assert data["summary"]["class"] == "native"
+    found = optional_parts(data)
+    for name in ("starter.cu", "starter.cute.py"):
+        part = found[f"challenges/easy/1_vector_add/starter/{name} (chosen at run time)"]
+        assert "starter.pytorch.py, starter.triton.py" in part["evidence"][0]
+    assert _statuses(data, "challenges/easy/1_vector_add/starter/") == {"optional"}
+
+
+def test_a_cuda_file_without_a_portable_twin_of_its_stem_stays_required(rulebase, tmp_path: Path) -> None:
+    """Near miss: the portable starters removed, or named for another stem (kernel.triton.py): the CUDA file is the
+    program, as before."""
+    tree = Path(shutil.copytree(CASES / "language_twins", tmp_path / "language_twins"))
+    starter = tree / "challenges/easy/1_vector_add/starter"
+    (starter / "starter.pytorch.py").unlink()
+    (starter / "starter.triton.py").rename(starter / "kernel.triton.py")
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] != "native"
+    assert not any("chosen at run time" in root for root in optional_parts(data))
+
+
+def test_language_twins_need_one_stem_one_folder_and_a_portable_flavor() -> None:
+    data = load()
+    assert sorted(language_twins(["s/starter.cu", "s/starter.mojo", "s/starter.jax.py"], data)) == ["s/starter.cu"]
+    assert language_twins(["ops/nms_cuda.cu", "ops/nms_cpu.cpp"], data) == {}  # the GPU path of one op
+    assert language_twins(["ops/nms.cu", "ops/nms.cpp", "ops/nms.h"], data) == {}  # no portable flavor
+    assert language_twins(["a/starter.cu", "b/starter.triton.py"], data) == {}  # other folders

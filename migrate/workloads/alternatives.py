@@ -28,7 +28,7 @@ from migrate.workloads.optional_imports import imported_files
 from migrate.workloads.optional_words import DataError, optional_root
 
 SECTIONS = ("vendor_roles", "build_variants", "execution_providers", "development_requirements", "backend_packages",
-            "vendor_twins", "standalone_backends", "run_time_libraries")
+            "vendor_twins", "standalone_backends", "run_time_libraries", "language_twins")
 WORD = re.compile(r"[a-z]+")
 TOKEN = re.compile(r"[a-z0-9]+")
 RULES = "rules/workloads/alternatives.yaml"
@@ -41,6 +41,10 @@ class Role:
     name: str
     nvidia: frozenset[str]
     peers: frozenset[str]
+    # folders only, each side: a word that names no vendor by itself (`gpu`) names NVIDIA's deployment only as a folder
+    # beside folders of its own peers (not AMD's words: Eigen's arch/GPU beside arch/HIP is code both share), and not
+    # where the name also holds a peer's word or an AMD one (`migraphx_gpu`, `hip_gpu`)
+    folders_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +81,8 @@ class Alternatives:
     enclosing_names: frozenset[str] = frozenset()  # ... and names of such files of another kind (setup.py: python)
     define_kinds: frozenset[str] = frozenset()  # build files whose NVIDIA variant's `-DX` is an opt-in (makefile)
     run_time_libraries: tuple[RunTimeLibrary, ...] = ()  # NVIDIA libraries opened by name (dlopen) where present
+    language_nvidia: frozenset[str] = frozenset()  # a file name's ending after its stem naming a CUDA flavor (cu)
+    language_portable: frozenset[str] = frozenset()  # ... naming a portable one (triton.py, pytorch.py)
 
 
 @lru_cache(maxsize=4)
@@ -97,7 +103,9 @@ def load(directory: Path | None = None) -> Alternatives:
     roles_data = data["vendor_roles"]
     common = frozenset(n.lower() for n in names(roles_data.get("any_peers", []), "vendor_roles.any_peers"))
     roles = tuple(Role(str(r["role"]), frozenset(n.lower() for n in names(r["nvidia"], "vendor_roles.nvidia")),
-                       frozenset(n.lower() for n in names(r["peers"], "vendor_roles.peers")) | common)
+                       frozenset(n.lower() for n in names(r["peers"], "vendor_roles.peers"))
+                       | (common if r.get("folders_only") is not True else frozenset()),
+                       folders_only=r.get("folders_only") is True)
                   for r in roles_data["roles"])
     return Alternatives(
         roles=roles,
@@ -126,7 +134,10 @@ def load(directory: Path | None = None) -> Alternatives:
             RunTimeLibrary(str(lib["name"]), names(lib["files"], "run_time_libraries.files"),
                            names(lib["headers"], "run_time_libraries.headers"),
                            names(lib["rules"], "run_time_libraries.rules"))
-            for lib in data["run_time_libraries"]["libraries"]))
+            for lib in data["run_time_libraries"]["libraries"]),
+        language_nvidia=frozenset(n.lower() for n in names(data["language_twins"]["nvidia"], "language_twins.nvidia")),
+        language_portable=frozenset(n.lower() for n in names(data["language_twins"]["portable"],
+                                                             "language_twins.portable")))
 
 
 def words_of(name: str) -> frozenset[str]:
@@ -148,8 +159,33 @@ def run_time_alternatives(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[st
     out.update(_folder_variants(paths, kinds, data))
     out.update(_development_requirements(kinds, data))
     out.update(vendor_twins(facts, kinds, data))
+    out.update(language_twins(paths, data))
     out.update(_fallback_providers(findings, data, _chosen_providers(facts, data)))
     out.update(loaded_where_present(facts, findings, data))
+    return out
+
+
+def language_twins(paths: Sequence[str], data: Alternatives) -> dict[str, str]:
+    """Files of one stem in one folder, one per language (`starter.cu`, `starter.cute.py` beside `starter.triton.py`,
+    `starter.pytorch.py`): the name's ending after the stem's first dot names the flavor (language_twins). Where a
+    portable flavor is among them, each CUDA flavor is an optional part: the same program, written once per language,
+    of which the user picks one."""
+    groups: dict[tuple[str, str], dict[str, str]] = {}  # (folder, stem) -> flavor -> path
+    for path in paths:
+        folder, name = posixpath.split(path)
+        stem, dot, flavor = name.partition(".")
+        if dot and stem:
+            groups.setdefault((folder, stem), {})[flavor.lower()] = path
+    out: dict[str, str] = {}
+    for (_, stem), flavors in groups.items():
+        portable = sorted(f for f in flavors if f in data.language_portable)
+        if not portable:
+            continue
+        for flavor, path in sorted(flavors.items()):
+            if flavor in data.language_nvidia:
+                out[path] = (f"{path}: the .{flavor} flavor of {stem} beside {', '.join(f'{stem}.{p}' for p in portable[:3])}"
+                             f" in the same folder: one program written once per language, the user picks one "
+                             f"({RULES} language_twins)")
     return out
 
 
@@ -221,10 +257,12 @@ def _vendor_peers(paths: Sequence[str], data: Alternatives) -> dict[str, str]:
     for parent, entries in _children(paths).items():
         named = {name: words_of(_stem(name) if not folder else name) for name, folder in entries.items()}
         for role in data.roles:
-            peers = sorted(n for n, w in named.items() if w & role.peers and not w & role.nvidia)
+            peers = sorted(n for n, w in named.items() if w & role.peers and not w & role.nvidia
+                           and (entries[n] or not role.folders_only))
             if not peers:
                 continue
-            for name in sorted(n for n, w in named.items() if w & role.nvidia):
+            for name in sorted(n for n, w in named.items() if w & role.nvidia
+                               and (not role.folders_only or (entries[n] and not w & (role.peers | data.amd_words)))):
                 key = f"{parent}/{name}" if parent else name
                 key += "/" if entries[name] else ""
                 out.setdefault(key, f"{key}: NVIDIA's {role.name} ({', '.join(sorted(named[name] & role.nvidia))}) "

@@ -4,10 +4,13 @@ default run does not take (pix2pixHD's `else: from run_engine import run_trt_eng
 `if not opt.engine and not opt.onnx:`; vid2vid's `if opt.fp16: from apex import amp`) runs only when the user asks:
 what it imports is an optional part. A function's switches (`parameter_branch` facts: parameters with a True/False
 default) pick branches the same way on every call that leaves them alone (microxcaling's `if custom_cuda:` ...
-`from . import custom_extensions`, whose module compiles the CUDA kernels with `load()`)."""
+`from . import custom_extensions`, whose module compiles the CUDA kernels with `load()`); a choice (a parameter whose
+default names a back end, `backend="auto"` resolved in the function to "cpu" or "triton") picks a branch where the test
+gives one answer for every name it can hold (xgrammar's `elif backend == "cuda":`, which imports the CUDA kernel)."""
 from __future__ import annotations
 
 import ast
+import itertools
 from collections.abc import Mapping, Sequence
 
 from migrate.model import Fact
@@ -67,7 +70,7 @@ def uses_not_taken(facts: Mapping[str, Sequence[Fact]]) -> dict[str, dict[str, t
         side, _, test = f.text.partition("\n")
         evidence: str | None = None
         if test and f.role:
-            holds = taken(test, {}, _switches(f.role))
+            holds = _taken_by_switches(test, f.role)
             evidence = f"the `{side}` branch of `if {test}`, which a call leaving the function's switches at their " \
                        f"defaults ({f.role.removeprefix('switches:')}) does not take"
         elif test:
@@ -87,20 +90,31 @@ def uses_not_taken(facts: Mapping[str, Sequence[Fact]]) -> dict[str, dict[str, t
     return out
 
 
-def _switches(role: str) -> dict[str, object]:
-    """`switches:a=False,b=True` -> {a: False, b: True}."""
-    switches: dict[str, object] = {}
+def _switches(role: str) -> dict[str, tuple[object, ...]]:
+    """`switches:a=False,b='auto'|'triton'` -> {a: (False,), b: ('auto', 'triton')}: the values each can hold on a
+    call that leaves it alone (a choice's names: extract/python/options.py)."""
+    switches: dict[str, tuple[object, ...]] = {}
     for pair in role.removeprefix("switches:").split(","):
         name, _, value = pair.partition("=")
-        switches[name] = value == "True"
+        switches[name] = (value == "True",) if value in ("True", "False") else \
+            tuple(v[1:-1] for v in value.split("|"))
     return switches
+
+
+def _taken_by_switches(test: str, role: str) -> bool | None:
+    """Whether a test holds on every call leaving the function's switches alone: the same answer for each value
+    they can hold, None where the values disagree or the test reads more than them."""
+    switches = _switches(role)
+    answers = {taken(test, {}, dict(zip(switches, values, strict=True)))
+               for values in itertools.product(*switches.values())}
+    return answers.pop() if len(answers) == 1 else None
 
 
 def _switch_not_taken(path: str, fact: Fact) -> tuple[int, int, str] | None:
     """(first line, last line, evidence) of a branch that a call leaving the function's switches at their defaults
     does not take; None where it does, or where the test's other reads leave it untold."""
     said = fact.role.removeprefix("switches:")
-    holds = taken(fact.text, {}, _switches(fact.role))
+    holds = _taken_by_switches(fact.text, fact.role)
     if holds is None or holds == (fact.name == "then"):
         return None
     return (fact.line, fact.end_line, f"{path}:{fact.line}: in the `{fact.name}` branch of `if {fact.text}`, which a "

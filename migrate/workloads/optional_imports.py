@@ -12,9 +12,10 @@ from migrate.workloads.assemble import resolve_sources
 from migrate.workloads.build_sources import join
 from migrate.workloads.fact_index import of_kind
 from migrate.workloads.includes import HEADER_SUFFIXES, close_over_includes, includers_of
-from migrate.workloads.on_demand import opted_in_scopes, uncalled_scopes
+from migrate.workloads.on_demand import PACKAGE_INIT, opted_in_scopes, uncalled_scopes
 from migrate.workloads.option_branches import branches_not_taken
 from migrate.workloads.optional_words import Words, optional_root, words
+from migrate.workloads.route import CUDA_SUFFIXES
 
 if TYPE_CHECKING:
     from migrate.workloads.modules import ModuleIndex
@@ -39,12 +40,16 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
     for path, scopes in opted_in_scopes(facts, index, known.test_files).items():  # called only in untaken branches
         untaken.setdefault(path, []).extend(scopes)
     tested: dict[str, list[tuple[bool, str, str]]] = {}  # imports from test modules: they test, they do not use
+    picked: set[tuple[str, int]] = set()  # imports in a branch a default run does not take, or a function never called
     tests: dict[str, bool] = {}  # importer -> whether it is a test module
     for path, f in of_kind(facts, "python_import"):
         if f.guard not in ("hip", "cuda"):
             if (test := tests.get(path)) is None:
                 test = tests[path] = any(fnmatch.fnmatch(posixpath.basename(path), p) for p in known.test_files)
-            optional = f.guard == "optional" or any(a <= f.line <= b for a, b, _ in untaken.get(path, ()))
+            unasked = any(a <= f.line <= b for a, b, _ in untaken.get(path, ()))
+            optional = f.guard == "optional" or unasked
+            if unasked:
+                picked.add((path, f.line))
             for module in imported_files(index, path, f):
                 (tested if test else imports).setdefault(module, []).append((optional, path, f"{path}:{f.line}"))
     imports.update({module: seen for module, seen in tested.items() if module not in imports})  # only tested: as before
@@ -53,9 +58,24 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
         if (target := index.resolve(path, f.name)) is not None \
                 and target != path and target not in imports and target not in out:
             out[target] = f"{path}:{f.line} `{f.text}`: its only import is commented out"
+    # an importer in a folder a package does not need (examples/, benchmarks/: optional_words) uses the module as a
+    # user would; where the package's own code imports it only in optional scopes, that is no use of the package's
+    # (xgrammar's examples/benchmark/ imports the CUDA kernel's module that matcher.py imports under `backend == "cuda"`)
+    # Only where each import by the package's own code is in a branch a default run does not take or a function
+    # nothing calls (not a mere `try:`, whose module the package may load at import), and not a package's __init__.py:
+    # what `import pkg` runs is the package's entry, which users import (xarray-spatial's xrspatial/__init__.py)
+    aside = {importer for seen in imports.values() for _, importer, _ in seen if optional_root(importer, known)}
+
+    def excused(module: str, seen: list[tuple[bool, str, str]]) -> bool:
+        return not module.endswith(PACKAGE_INIT) and all(
+            importer in aside or importer in out or (importer, int(where.rpartition(":")[2])) in picked
+            for _, importer, where in seen)
+
     for _ in range(MODULE_DEPTH):
-        found = {module: seen[0][2] for module, seen in imports.items()
-                 if module not in out and all(optional or importer in out for optional, importer, _ in seen)}
+        found = {module: seen[0][2] for module, seen in imports.items() if module not in out
+                 and all(optional or importer in out for optional, importer, _ in seen)}
+        found |= {module: where for module, seen in imports.items() if module not in out and module not in found
+                  and excused(module, seen) and (where := next((w for _, i, w in seen if i not in aside), None))}
         if not found:
             break
         out.update({m: f"{where} imports it only in an optional scope (a fallback, an opt-in, a loader or back end "
@@ -84,6 +104,9 @@ def _loaded_only_by(facts: Mapping[str, Sequence[Fact]], modules: Mapping[str, s
     files = frozenset(facts)
     by: dict[str, list[tuple[bool, str]]] = {}  # source -> (from an optional module?, where)
     for path, f in of_kind(facts, "extension"):
+        if not f.text and f.role == "jit":  # sources read as text at run time: its own twin, `<module>.cu`
+            for source in _twins(path, files):
+                by.setdefault(source, []).append((path in modules or f.guard == "optional", f"{path}:{f.line}"))
         if not f.text:
             continue
         base = posixpath.dirname(path)
@@ -98,6 +121,14 @@ def _loaded_only_by(facts: Mapping[str, Sequence[Fact]], modules: Mapping[str, s
                 by.setdefault(source, []).append((path in modules or f.guard == "optional", f"{path}:{f.line}"))
     return {source: f"compiled only by {seen[0][1]}, in a module or scope that is optional (an opt-in, a fallback)"
             for source, seen in by.items() if source not in modules and all(optional for optional, _ in seen)}
+
+
+def _twins(loader: str, files: frozenset[str]) -> list[str]:
+    """The CUDA files beside a module that JIT-builds an extension from source text it reads at run time, named as the
+    module is (mlc-ai/xgrammar's kernels/apply_token_bitmask_inplace_cuda.py: `load_inline(cuda_sources=[source])`
+    of `Path(__file__).with_suffix(".cu")`'s text): the file the module compiles."""
+    stem = loader.removesuffix(".py")
+    return [stem + suffix for suffix in CUDA_SUFFIXES if stem + suffix in files]
 
 
 def _below(name: str, base: str, files: frozenset[str]) -> list[str]:

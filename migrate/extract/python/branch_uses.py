@@ -22,6 +22,7 @@ import ast
 from dataclasses import dataclass
 
 from migrate.extract.python.options import (
+    Switch,
     asked_constants,
     has_switch_defaults,
     imported_names,
@@ -55,7 +56,7 @@ def facts(tree: ast.Module, cell: int | None = None) -> list[Fact]:
     spans = [(n.body[0].lineno, n.end_lineno or n.lineno) for n in found if isinstance(n, ast.If)]
     if any(a <= n.lineno <= b for n in found if isinstance(n, ast.Name) for a, b in spans):  # else: none in a branch
         module = _Module(frozenset(names), imported_names(tree), asked_constants(tree))
-        todo: list[tuple[ast.AST, tuple[str, str], dict[str, bool]]] = [(s, ("", ""), {}) for s in tree.body]
+        todo: list[tuple[ast.AST, tuple[str, str], dict[str, Switch]]] = [(s, ("", ""), {}) for s in tree.body]
         while todo:  # iterative: a long chain of operators nests deeper than Python's recursion allows
             node, branch, switches = todo.pop()
             todo += _children(node, branch, switches, module, uses)
@@ -70,8 +71,8 @@ def facts(tree: ast.Module, cell: int | None = None) -> list[Fact]:
          for name, line in sorted(names.items(), key=lambda item: item[1]) if name not in used]
 
 
-def _children(node: ast.AST, branch: tuple[str, str], switches: dict[str, bool], module: _Module,
-              uses: list[tuple[ast.Name, str, str]]) -> list[tuple[ast.AST, tuple[str, str], dict[str, bool]]]:
+def _children(node: ast.AST, branch: tuple[str, str], switches: dict[str, Switch], module: _Module,
+              uses: list[tuple[ast.Name, str, str]]) -> list[tuple[ast.AST, tuple[str, str], dict[str, Switch]]]:
     """Record a use of an imported name; the nodes below `node`, each with the innermost option or switch branch
     around it and the switches of its function."""
     if isinstance(node, ast.Name):

@@ -25,11 +25,21 @@ that leaves the switch alone; the other branch's imports run only when a caller 
   name is the branch, the text the test, the role the switches (`switches:custom_cuda=False`). A switch the function
   assigns (other than `x = x and ...` on a False default, `x = x or ...` on a True one, which keep it) or that a
   call in the module passes as the other constant is no switch.
+
+A choice is a switch with a name for its value: a keyword-only parameter whose default is a string naming a back end
+(`*, backend: Literal["auto", "cpu", "cuda", "triton", ...] = "auto"`, mlc-ai/xgrammar's python/xgrammar/matcher.py)
+that the function assigns only string constants (`if backend == "auto": ... backend = "triton"`: the default resolved
+to one back end). On a call that leaves it alone it holds its default or one of those constants (or one a call in the
+module passes), so `elif backend == "cuda": from .kernels... import ...` runs only when a caller names that back end.
+Its role lists the values: `switches:backend='auto'|'cpu'|'triton'`. Keyword-only, since only a call in the module is
+read: a positional argument from another file (PIXIE's `set_rasterizer(self.rasterizer_type)` with 'standard', the
+JIT-built CUDA rasterizer, against the default 'pytorch3d') is no keyword a reading could see.
 """
 from __future__ import annotations
 
 import ast
 import copy
+import re
 
 from migrate.model import Fact
 from migrate.vocabulary import UNKNOWN_DEFAULT as UNKNOWN
@@ -37,6 +47,7 @@ from migrate.vocabulary import UNKNOWN_DEFAULT as UNKNOWN
 ACTION_DEFAULTS = {"store_true": False, "store_false": True}
 COMPARISONS = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)  # names of their own
+CHOICE = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]*")  # a back end's name as a choice's value (`triton`, `torch_compile`)
 
 
 def facts(tree: ast.Module, cell: int | None = None) -> list[Fact]:
@@ -62,18 +73,52 @@ def asked_constants(tree: ast.Module) -> set[tuple[str, object]]:
             if k.arg and isinstance(k.value, ast.Constant)}
 
 
+Switch = bool | tuple[str, ...]  # a switch's default, or the names a choice can hold on a call leaving it alone
+
+
 def switches_of(fn: ast.FunctionDef | ast.AsyncFunctionDef, asked: set[tuple[str, object]],
-                nodes: list[ast.AST]) -> dict[str, bool]:
+                nodes: list[ast.AST]) -> dict[str, Switch]:
     """A function's switches: parameters with a True/False default that no call of the module passes as the other
-    constant and that the function's assignments keep (`nodes`: the function's own nodes)."""
-    return {name: value for name, value in _switch_defaults(fn.args).items()
-            if (name, not value) not in asked and _kept(name, value, nodes)}
+    constant and that the function's assignments keep (`nodes`: the function's own nodes); and its choices: parameters
+    with a back end's name for default that the function assigns only names, with the names they can hold."""
+    out: dict[str, Switch] = {}
+    keyword_only = {a.arg for a in fn.args.kwonlyargs}
+    for name, value in _switch_defaults(fn.args).items():
+        if isinstance(value, bool):
+            if (name, not value) not in asked and _kept(name, value, nodes):
+                out[name] = value
+        elif name in keyword_only and (held := _choices(name, value, nodes, asked)) is not None:
+            out[name] = held
+    return out
 
 
-def switch_role(test: ast.expr, switches: dict[str, bool]) -> str:
-    """`switches:<name>=<default>,...` of the switches a test reads; "" where it reads none."""
-    read = sorted({n.id for n in ast.walk(test) if isinstance(n, ast.Name) and n.id in switches})
-    return "switches:" + ",".join(f"{name}={switches[name]!r}" for name in read) if read else ""
+def switch_role(test: ast.expr, switches: dict[str, Switch]) -> str:
+    """`switches:<name>=<default>,...` of the switches a test reads (a choice's values joined by `|`); "" where it
+    reads none."""
+    compared = {n.id for c in ast.walk(test) if isinstance(c, ast.Compare)
+                for n in (c.left, *c.comparators) if isinstance(n, ast.Name)}
+    read = sorted({n.id for n in ast.walk(test) if isinstance(n, ast.Name) and n.id in switches
+                   and (isinstance(switches[n.id], bool) or n.id in compared)})  # a choice: compared with a name
+    return "switches:" + ",".join(f"{name}={_said(switches[name])}" for name in read) if read else ""
+
+
+def _said(value: Switch) -> str:
+    return repr(value) if isinstance(value, bool) else "|".join(repr(v) for v in value)
+
+
+def _choices(name: str, default: str, nodes: list[ast.AST], asked: set[tuple[str, object]]) -> tuple[str, ...] | None:
+    """The names a choice can hold on a call that leaves it alone: its default, the constants the function assigns it
+    and those a call in the module passes for it; None where an assignment is no name (`backend = detect()`)."""
+    held = {default} | {v for k, v in asked if k == name and isinstance(v, str)}
+    owners = {id(a.targets[0]): a.value for a in nodes if isinstance(a, ast.Assign) and len(a.targets) == 1}
+    owners |= {id(a.target): a.value for a in nodes if isinstance(a, ast.AnnAssign) and a.value is not None}
+    for node in nodes:
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+            value = owners.get(id(node))
+            if not (isinstance(value, ast.Constant) and isinstance(value.value, str) and CHOICE.fullmatch(value.value)):
+                return None  # `backend = detect()`, a loop variable, `del backend`: no name known here
+            held.add(value.value)
+    return tuple(sorted(held))
 
 
 def imported_names(tree: ast.Module) -> set[str]:
@@ -106,15 +151,21 @@ def _parameter_branches(tree: ast.Module, cell: int | None) -> list[Fact]:
 
 
 def has_switch_defaults(args: ast.arguments) -> bool:
-    """Whether a parameter defaults to True or False (a cheap test before reading the function's body)."""
-    return any(isinstance(d, ast.Constant) and isinstance(d.value, bool) for d in (*args.defaults, *args.kw_defaults))
+    """Whether a parameter defaults to True or False or to a back end's name (a cheap test before reading the
+    function's body)."""
+    return any(isinstance(d, ast.Constant) and _switch_value(d.value) for d in (*args.defaults, *args.kw_defaults))
 
 
-def _switch_defaults(args: ast.arguments) -> dict[str, bool]:
+def _switch_value(value: object) -> bool:
+    return isinstance(value, bool) or (isinstance(value, str) and CHOICE.fullmatch(value) is not None)
+
+
+def _switch_defaults(args: ast.arguments) -> dict[str, bool | str]:
     positional = args.posonlyargs + args.args
     pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults, strict=True))
     pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None]
-    return {a.arg: d.value for a, d in pairs if isinstance(d, ast.Constant) and isinstance(d.value, bool)}
+    return {a.arg: d.value for a, d in pairs if isinstance(d, ast.Constant) and isinstance(d.value, (bool, str))
+            and _switch_value(d.value)}
 
 
 def own_nodes(statements: list[ast.stmt]) -> list[ast.AST]:
