@@ -774,9 +774,9 @@ def _images_of_optional_builds(project: ProjectParts, facts: Mapping[str, Sequen
     as they were."""
     if project.rocm_path:
         return {}
-    images = sorted(p for p, kind in kinds.items() if kind in CONTAINER_KINDS or COMPOSE_FILE.match(posixpath.basename(p)))
-    if images:
-        images = sorted([*images, *_container_runs(kinds, findings, known)])
+    family = {p: "compose" if COMPOSE_FILE.match(posixpath.basename(p)) else "dockerfile"  # the container files
+              for p, kind in kinds.items() if kind in CONTAINER_KINDS or COMPOSE_FILE.match(posixpath.basename(p))}
+    images = sorted([*family, *_container_runs(kinds, findings, known)]) if family else []
     environments = _build_environments(kinds, findings, known, frozenset(images))
     if not images and not environments:
         return {}
@@ -796,8 +796,6 @@ def _images_of_optional_builds(project: ProjectParts, facts: Mapping[str, Sequen
     if not any(kind in CODE_KINDS for path, kind in kinds.items() if path not in images):
         return {}
     nvidia = {f.path for f in findings if f.path in images and class_rank(f.migration_class) > 0}
-    family = {p: "compose" if COMPOSE_FILE.match(posixpath.basename(p)) else "dockerfile"
-              for p in images if kinds.get(p) in CONTAINER_KINDS or COMPOSE_FILE.match(posixpath.basename(p))}
     chosen = opt_in_images(images, nvidia, family, facts, known)
     containers = [p for p in nvidia if p in family]
     runs = [p for p in images if p not in family]  # scripts that start the images go with them
