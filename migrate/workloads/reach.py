@@ -229,9 +229,9 @@ def _make_unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str
                 pending.append("" if entered == "." else entered)
     top = tops[0]
     out = {}
-    components = sorted(f for f in reached if f)  # folders below the top whose Makefile the default build runs
+    components = {f"{f}/" for f in reached if f}  # folders below the top whose Makefile the default build runs
     for folder in sorted(set(makefiles) - reached):
-        if not any(folder.startswith(c + "/") for c in components):
+        if not any(above in components for above in list(prefixes(folder))[1:]):
             continue  # a folder beside the top Makefile may be a project of its own (a CUDA port beside its CPU
             # baseline, paul1106/SMD-CUDA cuda/): only a part of a component the build enters is read as left out
         out[f"{folder}/"] = (f"{folder}/{makefiles[folder][0].rpartition('/')[2]}: a build of its own; no recipe of "
