@@ -47,7 +47,7 @@ from migrate.model import Fact
 from migrate.rulebase.name_lists import name_list
 from migrate.vocabulary import REMOVE_ITEM
 from migrate.workloads import path_globs
-from migrate.workloads.build_scopes import MAKEFILES, build_roots
+from migrate.workloads.build_scopes import MAKE_ORDER, MAKEFILES, build_roots
 from migrate.workloads.build_sources import named_files, prefixes
 from migrate.workloads.includes import includers_of
 from migrate.workloads.switches import Region, branches_at
@@ -191,7 +191,7 @@ def _make_folders(kinds: Mapping[str, str]) -> list[str]:
 def _make_unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, str]:
     """Folder/ -> evidence, for each folder with a Makefile of its own that the top Makefile's default build never
     runs make in (module docstring); nothing where the tool cannot tell."""
-    tops = [m for m in sorted(MAKEFILES) if m in kinds]
+    tops = [m for m in MAKE_ORDER if m in kinds]  # make reads the first
     if not tops or any(p in kinds for p in MAKE_ROOT_OTHERS):
         return {}
     makefiles: dict[str, list[str]] = {}  # folder -> its Makefiles
