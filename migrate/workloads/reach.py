@@ -125,12 +125,14 @@ OPAQUE_COMMANDS = frozenset({"externalproject_add", "fetchcontent_declare", "fet
 
 def unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, tuple[str, str]]:
     """File -> (its part's folder/, evidence), for each file of a part the project's default build does not reach."""
-    folders = {**_cmake_unreached(facts, kinds), **_cargo_unreached(facts), **_python_beside_go(facts, kinds),
-               **_make_unreached(facts, kinds)}
+    made = _make_unreached(facts, kinds)
+    folders = {**_cmake_unreached(facts, kinds), **_cargo_unreached(facts), **_python_beside_go(facts, kinds), **made}
     if not folders:
         return {}
-    owners = {**dict.fromkeys(_cmake_folders(kinds), ""), **dict.fromkeys(_make_folders(kinds), ""), **dict.fromkeys(
-        (posixpath.dirname(p) for p in kinds if posixpath.basename(p) == MANIFEST), "")}
+    # a Makefile's folder owns its files only for the make reading: CMake never runs a Makefile below a folder no
+    # add_subdirectory reaches, so its files stay that folder's
+    owners = {**dict.fromkeys(_cmake_folders(kinds), ""), **dict.fromkeys(_make_folders(kinds) if made else (), ""),
+              **dict.fromkeys((posixpath.dirname(p) for p in kinds if posixpath.basename(p) == MANIFEST), "")}
     out: dict[str, str] = {}
     for path in kinds:
         owner = next((p for p in prefixes(posixpath.dirname(path) + "/") if p in folders or p.rstrip("/") in owners),
