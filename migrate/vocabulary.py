@@ -65,6 +65,9 @@ COMMENTED_OUT_DEFINE = "commented-out-define"
 # a make variable a Makefile tests (`ifeq "$(ENABLE_CUDA)" "1"`) and does not assign: off by default only where no
 # build file of the project assigns it and its name asks for something (workloads/switches.make_unset)
 MAKE_UNSET = "make-unset"
+# a cmake fact's name where a source property gives a file a host language (`set_source_files_properties(a.cu
+# PROPERTIES LANGUAGE CXX)`: extract/text/cmakelists.py), which workloads/switches.compiled_only_under reads
+HOST_LANGUAGE = "language:host"
 # The prefix of a switch_branch fact's name for CMake's `if(DEFINED X)` (true when X is set at all, to any value): the
 # switch `DEFINED X`, off by default only where nothing sets X (workloads/switches.never_set).
 DEFINED_PREFIX = "DEFINED "

@@ -90,6 +90,23 @@ def test_nvidia_images_a_default_deployment_does_not_use_are_opt_in_parts(ruleba
     assert {f["status"] for f in near["findings"] if f["path"] == "Dockerfile.release"} == {""}
 
 
+def test_many_container_files_in_one_folder_are_read_in_linear_time() -> None:
+    """Each NVIDIA image's siblings come from one index by folder and family, not a scan of every image: 10,000
+    Dockerfile.N beside a plain Dockerfile took minutes when each looked at all the others (5,000 took 20 s)."""
+    import time
+
+    from migrate.workloads.opt_in_images import opt_in_images
+    from migrate.workloads.optional_words import words
+
+    gpu = [f"d/Dockerfile.{i}" for i in range(10_000)]
+    images = ["d/Dockerfile", *gpu, "e/Dockerfile"]
+    start = time.monotonic()
+    chosen = opt_in_images(images, {*gpu, "e/Dockerfile"}, dict.fromkeys(images, "dockerfile"), {}, words())
+    assert time.monotonic() - start < 5
+    assert sorted(chosen) == sorted(gpu)  # e/Dockerfile has no plain sibling: the image its folder ships
+    assert chosen["d/Dockerfile.7"].endswith("beside d/Dockerfile, the default, which has no NVIDIA text")
+
+
 def test_a_low_confidence_pin_beside_a_shipped_image_changes_nothing(rulebase, tmp_path) -> None:
     """mmpose (and mmaction2): a PyTorch toolbox with a CUDA base image in docker/ and an mmcv pin (HIP7011, low
     confidence: it never moves a class). The shipped image makes it minor-adaptation; a CUDA build of a package pinned

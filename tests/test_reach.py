@@ -95,6 +95,19 @@ def test_a_folder_add_subdirectory_reaches_is_required(tmp_path: Path, rulebase)
     assert statuses(data, "cuda_sample/vec_add.cu") == {""}
 
 
+def test_a_makefile_below_a_folder_no_add_subdirectory_reaches_goes_with_it(tmp_path: Path, rulebase) -> None:
+    """A Makefile's folder owns its files only for the make reading (session 35): CMake never runs cuda_sample/tools/
+    Makefile, so its kernel is cuda_sample/'s, optional, as it was before that reading."""
+    tree = edited(CMAKE, tmp_path, {})
+    (tree / "cuda_sample/tools").mkdir()
+    (tree / "cuda_sample/tools/Makefile").write_text("all: k\nk: k.cu\n\tnvcc -o k k.cu\n")
+    (tree / "cuda_sample/tools/k.cu").write_text("#include <cuda_runtime.h>\n__global__ void k() {}\n"
+                                                 "int main() { cudaMalloc(0, 0); }\n")
+    data = scanned(tree, rulebase)
+    assert data["summary"]["class"] == "native"
+    assert statuses(data, "cuda_sample/tools/k.cu") == {"optional"}
+
+
 def test_a_header_reached_code_includes_stays_required(tmp_path: Path, rulebase) -> None:
     tree = edited(CMAKE, tmp_path, {"src/main.cpp": ("#include <iostream>", '#include <iostream>\n#include "vec_add.h"')})
     (tree / "cuda_sample/vec_add.h").write_text("#pragma once\n#include <cuda_runtime.h>\n")

@@ -19,7 +19,10 @@ from migrate.workloads.assemble import PYTHON_PROJECT_FILES
 from migrate.workloads.build_sources import sources_named
 from migrate.workloads.ported import Evidence
 
-MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile"})
+# the names make reads without -f, in the order it tries them: the first found is the one it reads
+# (https://www.gnu.org/software/make/manual/html_node/Makefile-Names.html)
+MAKE_ORDER = ("GNUmakefile", "makefile", "Makefile")
+MAKEFILES = frozenset(MAKE_ORDER)
 WHOLE = ""  # the scope of the whole project
 BUILD_KINDS = frozenset({"cmake", "makefile", "pyproject", "setupcfg", "manifest", "dockerfile"})  # build, CI, images
 

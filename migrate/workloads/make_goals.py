@@ -93,10 +93,12 @@ def outside_default_goal(facts: Mapping[str, Sequence[Fact]], known: Collection[
                 stem = posixpath.join(posixpath.dirname(path), f.name)
                 for name in (stem + suffix for suffix in STEM_SUFFIXES if stem + suffix in files):
                     sites.setdefault(name, []).append(rule)
-    built = {name for name, found in sites.items() if any(r is None for r in found)}
-    included = included_by(built, facts, files | frozenset(known))
     gated = {name: found[0] for name, found in sorted(sites.items())
-             if found and all(r is not None for r in found) and found[0] is not None and name not in included}
+             if found and all(r is not None for r in found) and found[0] is not None}
+    if gated:  # a source a built one #includes is compiled with it (module docstring): read only where it matters
+        built = {name for name, found in sites.items() if any(r is None for r in found)}
+        included = included_by(built, facts, files | frozenset(known))
+        gated = {name: rule for name, rule in gated.items() if name not in included}
     return Goals(tuple(regions), gated, switches)
 
 

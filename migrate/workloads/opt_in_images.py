@@ -38,6 +38,10 @@ def opt_in_images(images: Sequence[str], nvidia: set[str], family: Mapping[str, 
                   facts: Mapping[str, Sequence[Fact]], known: Words) -> dict[str, str]:
     """Of the container files `images` (file -> its family in `family`: "dockerfile" or "compose"), those with NVIDIA
     text (`nvidia`) that a default deployment does not use, with why."""
+    plain: dict[tuple[str, str], list[str]] = {}  # (folder, family) -> its container files with no NVIDIA text
+    for p in images:
+        if p not in nvidia and p in family:
+            plain.setdefault((posixpath.dirname(p), family[p]), []).append(p)
     out: dict[str, str] = {}
     for path in images:
         if path not in nvidia or path not in family:
@@ -50,8 +54,7 @@ def opt_in_images(images: Sequence[str], nvidia: set[str], family: Mapping[str, 
             image = sorted(amd)[0]
             out[path] = f"{path}: the file also builds an AMD GPU image ({image}); the NVIDIA one is one vendor's choice"
             continue
-        siblings = [p for p in images if p != path and posixpath.dirname(p) == folder
-                    and family.get(p) == family[path] and p not in nvidia]
+        siblings = plain.get((folder, family[path]), [])
         default = next((p for p in siblings if posixpath.basename(p).lower() in DEFAULT_NAMES), None)
         if default is not None and name.lower() not in DEFAULT_NAMES:
             out[path] = f"{path}: an image asked for by name beside {default}, the default, which has no NVIDIA text"

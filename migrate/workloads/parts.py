@@ -746,9 +746,10 @@ def _build_environments(kinds: Mapping[str, str], findings: Sequence[Finding], k
     build or test environment and do nothing else of CUDA: every finding above native a base image or system package
     (`deployment.build_environments`), a driver query or a container run, at least one of the first."""
     allowed = known.build_environments | known.driver_queries | known.container_runs
+    setting_up = known.script_kinds | known.environment_kinds
     by_file: dict[str, list[Finding]] = {}
     for f in findings:
-        if f.path not in images and kinds.get(f.path) in known.script_kinds | known.environment_kinds \
+        if f.path not in images and kinds.get(f.path) in setting_up \
                 and class_rank(f.migration_class) > 0 and f.confidence != "low":
             by_file.setdefault(f.path, []).append(f)
     return frozenset(path for path, found in by_file.items() if all(f.rule in allowed for f in found)
@@ -774,15 +775,16 @@ def _images_of_optional_builds(project: ProjectParts, facts: Mapping[str, Sequen
     as they were."""
     if project.rocm_path:
         return {}
-    images = sorted(p for p, kind in kinds.items() if kind in CONTAINER_KINDS or COMPOSE_FILE.match(posixpath.basename(p)))
-    if images:
-        images = sorted([*images, *_container_runs(kinds, findings, known)])
-    environments = _build_environments(kinds, findings, known, frozenset(images))
+    family = {p: "compose" if COMPOSE_FILE.match(posixpath.basename(p)) else "dockerfile"  # the container files
+              for p, kind in kinds.items() if kind in CONTAINER_KINDS or COMPOSE_FILE.match(posixpath.basename(p))}
+    images = sorted([*family, *_container_runs(kinds, findings, known)]) if family else []
+    placed = frozenset(images)  # for membership: every finding is tested against it
+    environments = _build_environments(kinds, findings, known, placed)
     if not images and not environments:
         return {}
     # a low-confidence finding never moves a class (classify.effective_class): no required tie either (an mmcv pin
     # without ROCm wheels beside OpenMMLab's CUDA base images)
-    others = [f for f in findings if f.path not in images and class_rank(f.migration_class) > 0
+    others = [f for f in findings if f.path not in placed and class_rank(f.migration_class) > 0
               and f.confidence != "low"]
     gpu_parts = sorted({part.root for f in others if _cuda_code_to_port(f) and (part := project.part(f)) is not None})
     if any(project.status(f) not in ("optional", "ported") for f in others if f.path not in environments):
@@ -793,11 +795,9 @@ def _images_of_optional_builds(project: ProjectParts, facts: Mapping[str, Sequen
                 for path in sorted([*images, *environments])}
     if any(project.status(f) not in ("optional", "ported") for f in others):
         return {}
-    if not any(kind in CODE_KINDS for path, kind in kinds.items() if path not in images):
+    if not any(kind in CODE_KINDS for path, kind in kinds.items() if path not in placed):
         return {}
-    nvidia = {f.path for f in findings if f.path in images and class_rank(f.migration_class) > 0}
-    family = {p: "compose" if COMPOSE_FILE.match(posixpath.basename(p)) else "dockerfile"
-              for p in images if kinds.get(p) in CONTAINER_KINDS or COMPOSE_FILE.match(posixpath.basename(p))}
+    nvidia = {f.path for f in findings if f.path in placed and class_rank(f.migration_class) > 0}
     chosen = opt_in_images(images, nvidia, family, facts, known)
     containers = [p for p in nvidia if p in family]
     runs = [p for p in images if p not in family]  # scripts that start the images go with them

@@ -47,7 +47,7 @@ from migrate.model import Fact
 from migrate.rulebase.name_lists import name_list
 from migrate.vocabulary import REMOVE_ITEM
 from migrate.workloads import path_globs
-from migrate.workloads.build_scopes import MAKEFILES, build_roots
+from migrate.workloads.build_scopes import MAKE_ORDER, MAKEFILES, build_roots
 from migrate.workloads.build_sources import named_files, prefixes
 from migrate.workloads.includes import includers_of
 from migrate.workloads.switches import Region, branches_at
@@ -125,12 +125,14 @@ OPAQUE_COMMANDS = frozenset({"externalproject_add", "fetchcontent_declare", "fet
 
 def unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, tuple[str, str]]:
     """File -> (its part's folder/, evidence), for each file of a part the project's default build does not reach."""
-    folders = {**_cmake_unreached(facts, kinds), **_cargo_unreached(facts), **_python_beside_go(facts, kinds),
-               **_make_unreached(facts, kinds)}
+    made = _make_unreached(facts, kinds)
+    folders = {**_cmake_unreached(facts, kinds), **_cargo_unreached(facts), **_python_beside_go(facts, kinds), **made}
     if not folders:
         return {}
-    owners = {**dict.fromkeys(_cmake_folders(kinds), ""), **dict.fromkeys(_make_folders(kinds), ""), **dict.fromkeys(
-        (posixpath.dirname(p) for p in kinds if posixpath.basename(p) == MANIFEST), "")}
+    # a Makefile's folder owns its files only for the make reading: CMake never runs a Makefile below a folder no
+    # add_subdirectory reaches, so its files stay that folder's
+    owners = {**dict.fromkeys(_cmake_folders(kinds), ""), **dict.fromkeys(_make_folders(kinds) if made else (), ""),
+              **dict.fromkeys((posixpath.dirname(p) for p in kinds if posixpath.basename(p) == MANIFEST), "")}
     out: dict[str, str] = {}
     for path in kinds:
         owner = next((p for p in prefixes(posixpath.dirname(path) + "/") if p in folders or p.rstrip("/") in owners),
@@ -191,7 +193,7 @@ def _make_folders(kinds: Mapping[str, str]) -> list[str]:
 def _make_unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> dict[str, str]:
     """Folder/ -> evidence, for each folder with a Makefile of its own that the top Makefile's default build never
     runs make in (module docstring); nothing where the tool cannot tell."""
-    tops = [m for m in sorted(MAKEFILES) if m in kinds]
+    tops = [m for m in MAKE_ORDER if m in kinds]  # make reads the first
     if not tops or any(p in kinds for p in MAKE_ROOT_OTHERS):
         return {}
     makefiles: dict[str, list[str]] = {}  # folder -> its Makefiles
@@ -229,9 +231,9 @@ def _make_unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str
                 pending.append("" if entered == "." else entered)
     top = tops[0]
     out = {}
-    components = sorted(f for f in reached if f)  # folders below the top whose Makefile the default build runs
+    components = {f"{f}/" for f in reached if f}  # folders below the top whose Makefile the default build runs
     for folder in sorted(set(makefiles) - reached):
-        if not any(folder.startswith(c + "/") for c in components):
+        if not any(above in components for above in list(prefixes(folder))[1:]):
             continue  # a folder beside the top Makefile may be a project of its own (a CUDA port beside its CPU
             # baseline, paul1106/SMD-CUDA cuda/): only a part of a component the build enters is read as left out
         out[f"{folder}/"] = (f"{folder}/{makefiles[folder][0].rpartition('/')[2]}: a build of its own; no recipe of "

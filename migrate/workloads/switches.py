@@ -10,7 +10,6 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from migrate.extract.text import cmakelists
 from migrate.model import Fact
 from migrate.rulebase.name_lists import name_list
 from migrate.vocabulary import (
@@ -18,6 +17,7 @@ from migrate.vocabulary import (
     COMMENTED_OUT_DEFINE,
     DEFINED_PREFIX,
     ENVIRONMENT_PREFIX,
+    HOST_LANGUAGE,
     MAKE_UNSET,
     PARSE_ARGUMENTS,
 )
@@ -895,7 +895,7 @@ def compiled_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str,
 
 def _cu_as_host_language(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> bool:
     """Whether the project's CMake gives a source a host language (`LANGUAGE CXX`): it may compile .cu files so."""
-    return any(f.kind == "cmake" and f.name == cmakelists.HOST_LANGUAGE
+    return any(f.kind == "cmake" and f.name == HOST_LANGUAGE
                for path, items in facts.items() if kinds.get(path) == "cmake" for f in items)
 
 

@@ -21,6 +21,7 @@ from migrate.vocabulary import (
     CMAKE_BLOCK_STARTS,
     DEFINED_PREFIX,
     ENVIRONMENT_PREFIX,
+    HOST_LANGUAGE,
     PARSE_ARGUMENTS,
     REMOVE_ITEM,
 )
@@ -254,7 +255,6 @@ def _skip_argument(text: str, i: int) -> int:
 
 # a source property giving a file a host language (`set_source_files_properties(a.cu PROPERTIES LANGUAGE CXX)`)
 HOST_LANGUAGES = frozenset({"C", "CXX"})
-HOST_LANGUAGE = "language:host"
 
 
 def _language(command: Command, where: _Positions) -> list[Fact]:
