@@ -59,9 +59,11 @@ FIXED_CUF_DIRECTIVE = re.compile(r"[!c*]\$cuf[ \t]+(kernel[ \t]+do\b.*)", re.IGN
 CUF_SENTINEL = re.compile(r"[ \t]*!@cuf(?=[ \t])", re.IGNORECASE)
 FIXED_CUF_SENTINEL = re.compile(r"[!c*]@cuf(?=[ \t])", re.IGNORECASE)
 USE = re.compile(r"\s*use\b\s*(?:,\s*(?:non_)?intrinsic\s*)?(?:::)?\s*([a-z_]\w*)")
-# a procedure's prefix (Fortran 2018 R1526-R1527: RECURSIVE, PURE, a type ...) may come before `attributes(...)`
+# a procedure's prefix (Fortran 2018 R1526-R1527: RECURSIVE, PURE, a type ...) may come before `attributes(...)`; one
+# way only to split the blanks between its words (`\s*` never beside another `\s*`), else a line of many type words
+# with no `attributes` backtracks exponentially
 PREFIX = r"(?:(?:pure|impure|elemental|recursive|non_recursive|module|integer|real|logical|complex|character" \
-         r"|double\s*precision|type\s*\([^)]*\))\s*(?:\([^)]*\)|\*\s*\d+)?\s*)*"
+         r"|double\s*precision|type\s*\([^)]*\))(?:\s*(?:\([^)]*\)|\*\s*\d+))?\s*)*"
 ATTRIBUTES = re.compile(rf"\s*{PREFIX}attributes\s*\(([a-z_,\s]*)\)(.*)")
 PROCEDURE = re.compile(r"\b(?:subroutine|function)\s+([a-z_]\w*)")
 KERNEL_CALL = re.compile(r"\bcall\s+([a-z_][\w%]*)\s*<<<")
