@@ -32,3 +32,11 @@ def test_the_prefix_still_reads_a_kernel_after_type_words() -> None:
                                  b"recursive  attributes(global)  subroutine k()\nend subroutine\n")
     assert [(f.name, f.text) for f in extraction.facts if f.kind == "construct"] == [
         (fortran.MODULE, "cudafor"), (fortran.DEVICE_PROCEDURE, "f"), (fortran.KERNEL, "k")]
+
+
+def test_a_statement_of_many_continuation_lines_is_joined_once() -> None:
+    """400k continuation lines (1.6 MB): each line's piece was added to the statement's text by copying it."""
+    extraction, seconds = _timed(fortran.extract, b"use cudafor\nx = cudaFree(a) + &\n" + b"y &\n" * 400_000 + b"z\n")
+    assert seconds < BOUND_S
+    calls = [f for f in extraction.facts if f.name == fortran.API_CALL]
+    assert [(f.line, f.text) for f in calls] == [(2, "cudaFree")]

@@ -83,25 +83,33 @@ def _lists() -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[
 class _Statement:
     """One statement's code, joined from its lines' pieces; `place` maps a position in it back to a line and column."""
 
-    __slots__ = ("code", "lines", "offsets", "starts")
+    __slots__ = ("code", "length", "lines", "offsets", "pieces", "starts")
 
     def __init__(self) -> None:
-        self.code = ""
+        self.code = ""  # the pieces joined, once `close` is called
+        self.pieces: list[str] = []  # joined once, not added one by one: a statement of 100k continuation lines
+        self.length = 0
         self.starts: list[int] = []  # where each piece starts in `code`
         self.lines: list[int] = []  # the piece's 1-based line
         self.offsets: list[int] = []  # the piece's 0-based column on that line
 
     def add(self, piece: str, line: int, column: int) -> None:
-        self.starts.append(len(self.code))
+        self.starts.append(self.length)
         self.lines.append(line)
         self.offsets.append(column)
-        self.code += piece
+        self.pieces.append(piece)
+        self.length += len(piece)
+
+    def close(self) -> _Statement:
+        self.code = "".join(self.pieces)
+        self.pieces = []
+        return self
 
     def place(self, start: int, end: int) -> tuple[int, int, int]:
         i = bisect.bisect_right(self.starts, start) - 1
         column = self.offsets[i] + start - self.starts[i]
         return self.lines[i], column, column + max(1, min(end, self.starts[i + 1] if i + 1 < len(self.starts)
-                                                          else len(self.code)) - start)
+                                                          else self.length) - start)
 
 
 def extract(source: bytes) -> Extraction:
@@ -248,7 +256,7 @@ def _statements(text: str, fixed: bool, facts: list[Fact]) -> list[_Statement]:
             if continued:
                 column = 6
             elif current is not None:
-                out.append(current)
+                out.append(current.close())
                 current = None
         code, quote = _blank(line[column:], "" if fixed else quote)
         if fixed:
@@ -267,10 +275,10 @@ def _statements(text: str, fixed: bool, facts: list[Fact]) -> list[_Statement]:
             current = _Statement()
         current.add(piece + " ", number, column)
         if not more:
-            out.append(current)
+            out.append(current.close())
             current = None
     if current is not None:
-        out.append(current)
+        out.append(current.close())
     return out
 
 
