@@ -40,3 +40,11 @@ def test_a_statement_of_many_continuation_lines_is_joined_once() -> None:
     assert seconds < BOUND_S
     calls = [f for f in extraction.facts if f.name == fortran.API_CALL]
     assert [(f.line, f.text) for f in calls] == [(2, "cudaFree")]
+
+
+def test_a_long_line_of_data_words_is_prefiltered_in_linear_time() -> None:
+    """One 2.7 MB line of `x device `: each word's line start was looked for back to the file's start."""
+    answer, seconds = _timed(fortran.worth_reading, b"x device " * 300_000)
+    assert seconds < BOUND_S
+    assert answer is False
+    assert fortran.worth_reading(b"x device " * 300_000 + b"\nreal, device :: a(n)\n")

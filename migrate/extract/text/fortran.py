@@ -153,8 +153,8 @@ def worth_reading(source: bytes) -> bool:
     if not any(word in low for word in DATA_WORDS):
         return False
     for m in DATA_WORD.finditer(low):
-        line_start = low.rfind(b"\n", 0, m.start()) + 1
-        before = low[max(line_start, m.start() - 200):m.start()]
+        window = max(0, m.start() - 200)  # the line's start looked for only this far back: a file of one long line
+        before = low[low.rfind(b"\n", window, m.start()) + 1 or window:m.start()]
         before = before.strip().lstrip(b"&").strip()  # a free-form continuation line may start with `&`
         if before.endswith(b",") or (not before and DATA_AFTER.match(low, m.end())):
             return True
