@@ -41,3 +41,29 @@ def test_a_handle_that_also_allocates_is_a_binding(tmp_path: Path, rulebase) -> 
     rules = [f["rule"] for f in data["findings"] if f["path"] == "trainer/distributed.py"]
     assert rules.count("HIP6033") == 3 and "HIP6056" not in rules
     assert data["summary"]["class"] == "migration-required"
+
+
+def test_many_library_loads_read_the_module_once() -> None:
+    """2000 loads of the CUDA runtime in one file (118 kB): each load walked the whole tree twice (187 s); the tree's
+    parents and names are gathered once a module. Same constructs: every load's handle is stored again by the next,
+    so none is a settings-only load."""
+    import time
+
+    from migrate.extract import EXTRACTORS
+
+    source = ("import ctypes\n" + 'h = ctypes.CDLL("libcudart.so")\nh.cudaRuntimeGetVersion(v)\n' * 2000).encode()
+    started = time.perf_counter()
+    facts = EXTRACTORS["python"](source).facts
+    assert time.perf_counter() - started < 20
+    assert {f.name for f in facts if f.kind == "construct"} == {"cuda-library-load"}
+    assert sum(f.name == "cuda-library-load" for f in facts) == 2000
+
+
+def test_a_settings_only_handle_is_read_with_others_in_the_module() -> None:
+    from migrate.extract import EXTRACTORS
+
+    source = (b'import ctypes\nh = ctypes.CDLL("libcudart.so")\nh.cudaRuntimeGetVersion(v)\n'
+              b'lib = ctypes.CDLL("libcublas.so")\nlib.cublasCreate(p)\n'
+              b'ctypes.CDLL("libcudart.so").cudaDeviceSetLimit(1, 2)\n')
+    assert [(f.line, f.name) for f in EXTRACTORS["python"](source).facts if f.kind == "construct"] == [
+        (2, "cuda-library-settings"), (4, "cuda-library-load"), (6, "cuda-library-settings")]

@@ -108,3 +108,24 @@ def test_the_top_makefile_is_the_one_make_reads_first() -> None:
     assert "no recipe of the top makefile" in found["c0/sub/Makefile"][1]
     # a GNUmakefile comes first: one whose default goal cannot be read says nothing
     assert unreached({"makefile": [enters(".", "default"), enters("c0")]}, {**kinds, "GNUmakefile": "makefile"}) == {}
+
+
+def test_a_make_call_names_only_its_own_goals() -> None:
+    """Bug: each call's goals were read from the rest of the line, past `;`/`&&` and later make calls, so `cuda` here
+    was entered for `clean` (a cleaning call, which reach skips) rather than for its default goal."""
+    from migrate.extract.text.make_goals import _entered
+
+    assert _entered("cd cuda && $(MAKE) ; $(MAKE) -C docs clean") == [("cuda", ""), ("docs", "clean")]
+    assert _entered("$(MAKE) -C src all CC=make && cd gpu; make install") == [("gpu", "install"), ("src", "all")]
+
+
+def test_a_recipe_line_of_many_make_calls_is_read_in_linear_time() -> None:
+    """`make -C a ` 200 times (2 kB) took 224 s: every option re-read the rest of the line's calls."""
+    import time
+
+    from migrate.extract.text.make_goals import _entered
+
+    started = time.perf_counter()
+    entered = _entered("make -C a " * 20_000)
+    assert time.perf_counter() - started < 10
+    assert entered == [("a", "")] * 20_000

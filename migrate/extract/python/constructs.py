@@ -86,7 +86,7 @@ def _cuda_library(v: _Visitor, call: ast.Call, argument: ast.expr) -> None:
     where every call through the loaded handle is one (`cuda-library-settings`);
     `cdll.LoadLibrary(os.path.join(here, "bin", "librndSharpOptiX7.so"))`: to a closed NVIDIA SDK's binary."""
     if isinstance(argument, ast.Constant) and isinstance(argument.value, str) and libraries.is_cuda_library(argument.value):
-        called = _handle_calls(v.tree, call)
+        called = _handle_calls(v, call)
         settings = bool(called) and all(c in libraries.SETTINGS_CALLS for c in called or ())
         v.add("construct", libraries.SETTINGS_LOAD if settings else libraries.CUDA_LOAD, argument, text=argument.value)
         return
@@ -98,28 +98,56 @@ def _cuda_library(v: _Visitor, call: ast.Call, argument: ast.expr) -> None:
         v.add("construct", libraries.SDK_LOAD, argument, text=name)
 
 
-def _handle_calls(tree: ast.Module | None, load: ast.Call) -> list[str] | None:
+class Handles:
+    """What `_handle_calls` reads the module through, made once a module (not once a load: a file of many loads read
+    the whole tree twice for each, 187 s for 2000 loads): each node's parent, the names and attribute chains by
+    their last name, and the answer found for each handle's spelling."""
+
+    __slots__ = ("answers", "by_last", "parents")
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        self.by_last: dict[str, list[ast.expr]] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Name, ast.Attribute)):
+                self.by_last.setdefault(node.id if isinstance(node, ast.Name) else node.attr, []).append(node)
+        # a spelling's answer: the same for every load assigned to it, since each of two loads sees the other's
+        # assignment target, a use that is no call (None)
+        self.answers: dict[str, list[str] | None] = {}
+
+
+def _handle_calls(v: _Visitor, load: ast.Call) -> list[str] | None:
     """The functions called through the handle a library load returns, in the module: `h = ctypes.CDLL(...)` (a name or
     an attribute, `self.lib`) then `h.f(...)`, or `ctypes.CDLL(...).f(...)`. None where the handle goes anywhere else (an
     argument, a return value, another name, an attribute read without a call): what the rest of the program calls
     through it is not seen."""
-    if tree is None:
+    if v.tree is None:
         return None
-    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-    parent = parents.get(id(load))
+    if v.handles is None:
+        v.handles = Handles(v.tree)
+    handles = v.handles
+    parent = handles.parents.get(id(load))
     if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], (ast.Name, ast.Attribute)):
-        target = _spelling(parent.targets[0])
-        uses: list[ast.expr] = [n for n in ast.walk(tree) if isinstance(n, (ast.Name, ast.Attribute))
-                                and n is not parent.targets[0] and _spelling(n) == target]
-    elif isinstance(parent, ast.Attribute):
-        uses = [load]
-    else:
-        return None
+        stored = parent.targets[0]
+        target = _spelling(stored)
+        if target in handles.answers:
+            return handles.answers[target]
+        last = stored.id if isinstance(stored, ast.Name) else stored.attr
+        uses: list[ast.expr] = [n for n in handles.by_last.get(last, ()) if n is not stored and _spelling(n) == target]
+        handles.answers[target] = _calls_through(handles, uses)
+        return handles.answers[target]
+    if isinstance(parent, ast.Attribute):
+        return _calls_through(handles, [load])
+    return None
+
+
+def _calls_through(handles: Handles, uses: list[ast.expr]) -> list[str] | None:
+    """The function each use calls (`h.f(...)`: `f`), or None where a use is anything else."""
     called: list[str] = []
     for use in uses:
-        attribute, call = parents.get(id(use)), None
+        attribute, call = handles.parents.get(id(use)), None
         if isinstance(attribute, ast.Attribute) and attribute.value is use:
-            call = parents.get(id(attribute))
+            call = handles.parents.get(id(attribute))
         if not (isinstance(attribute, ast.Attribute) and isinstance(call, ast.Call) and call.func is attribute):
             return None
         called.append(attribute.attr)

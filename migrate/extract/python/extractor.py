@@ -190,6 +190,7 @@ class _Visitor(ast.NodeVisitor):
         self.setup_named: dict[int, str] = {}  # an extension call inside setup(name=...) -> that name (structure.py)
         self.tree: ast.Module | None = None
         self._named_sources: list[str] | None = None
+        self.handles: constructs.Handles | None = None  # made when a CUDA library load is met (constructs.py)
         self.strings: dict[str, ast.expr] = {}
         self.capability_vars: set[str] = set()
         self.property_vars: set[str] = set()

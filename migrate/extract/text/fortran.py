@@ -59,9 +59,11 @@ FIXED_CUF_DIRECTIVE = re.compile(r"[!c*]\$cuf[ \t]+(kernel[ \t]+do\b.*)", re.IGN
 CUF_SENTINEL = re.compile(r"[ \t]*!@cuf(?=[ \t])", re.IGNORECASE)
 FIXED_CUF_SENTINEL = re.compile(r"[!c*]@cuf(?=[ \t])", re.IGNORECASE)
 USE = re.compile(r"\s*use\b\s*(?:,\s*(?:non_)?intrinsic\s*)?(?:::)?\s*([a-z_]\w*)")
-# a procedure's prefix (Fortran 2018 R1526-R1527: RECURSIVE, PURE, a type ...) may come before `attributes(...)`
+# a procedure's prefix (Fortran 2018 R1526-R1527: RECURSIVE, PURE, a type ...) may come before `attributes(...)`; one
+# way only to split the blanks between its words (`\s*` never beside another `\s*`), else a line of many type words
+# with no `attributes` backtracks exponentially
 PREFIX = r"(?:(?:pure|impure|elemental|recursive|non_recursive|module|integer|real|logical|complex|character" \
-         r"|double\s*precision|type\s*\([^)]*\))\s*(?:\([^)]*\)|\*\s*\d+)?\s*)*"
+         r"|double\s*precision|type\s*\([^)]*\))(?:\s*(?:\([^)]*\)|\*\s*\d+))?\s*)*"
 ATTRIBUTES = re.compile(rf"\s*{PREFIX}attributes\s*\(([a-z_,\s]*)\)(.*)")
 PROCEDURE = re.compile(r"\b(?:subroutine|function)\s+([a-z_]\w*)")
 KERNEL_CALL = re.compile(r"\bcall\s+([a-z_][\w%]*)\s*<<<")
@@ -81,25 +83,33 @@ def _lists() -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[
 class _Statement:
     """One statement's code, joined from its lines' pieces; `place` maps a position in it back to a line and column."""
 
-    __slots__ = ("code", "lines", "offsets", "starts")
+    __slots__ = ("code", "length", "lines", "offsets", "pieces", "starts")
 
     def __init__(self) -> None:
-        self.code = ""
+        self.code = ""  # the pieces joined, once `close` is called
+        self.pieces: list[str] = []  # joined once, not added one by one: a statement of 100k continuation lines
+        self.length = 0
         self.starts: list[int] = []  # where each piece starts in `code`
         self.lines: list[int] = []  # the piece's 1-based line
         self.offsets: list[int] = []  # the piece's 0-based column on that line
 
     def add(self, piece: str, line: int, column: int) -> None:
-        self.starts.append(len(self.code))
+        self.starts.append(self.length)
         self.lines.append(line)
         self.offsets.append(column)
-        self.code += piece
+        self.pieces.append(piece)
+        self.length += len(piece)
+
+    def close(self) -> _Statement:
+        self.code = "".join(self.pieces)
+        self.pieces = []
+        return self
 
     def place(self, start: int, end: int) -> tuple[int, int, int]:
         i = bisect.bisect_right(self.starts, start) - 1
         column = self.offsets[i] + start - self.starts[i]
         return self.lines[i], column, column + max(1, min(end, self.starts[i + 1] if i + 1 < len(self.starts)
-                                                          else len(self.code)) - start)
+                                                          else self.length) - start)
 
 
 def extract(source: bytes) -> Extraction:
@@ -143,8 +153,8 @@ def worth_reading(source: bytes) -> bool:
     if not any(word in low for word in DATA_WORDS):
         return False
     for m in DATA_WORD.finditer(low):
-        line_start = low.rfind(b"\n", 0, m.start()) + 1
-        before = low[max(line_start, m.start() - 200):m.start()]
+        window = max(0, m.start() - 200)  # the line's start looked for only this far back: a file of one long line
+        before = low[low.rfind(b"\n", window, m.start()) + 1 or window:m.start()]
         before = before.strip().lstrip(b"&").strip()  # a free-form continuation line may start with `&`
         if before.endswith(b",") or (not before and DATA_AFTER.match(low, m.end())):
             return True
@@ -246,7 +256,7 @@ def _statements(text: str, fixed: bool, facts: list[Fact]) -> list[_Statement]:
             if continued:
                 column = 6
             elif current is not None:
-                out.append(current)
+                out.append(current.close())
                 current = None
         code, quote = _blank(line[column:], "" if fixed else quote)
         if fixed:
@@ -265,10 +275,10 @@ def _statements(text: str, fixed: bool, facts: list[Fact]) -> list[_Statement]:
             current = _Statement()
         current.add(piece + " ", number, column)
         if not more:
-            out.append(current)
+            out.append(current.close())
             current = None
     if current is not None:
-        out.append(current)
+        out.append(current.close())
     return out
 
 

@@ -17,6 +17,7 @@ call names ("" for that folder's default goal), its role `default` where make's 
 reaches beyond this file (workloads/reach.py)."""
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -35,6 +36,7 @@ UNKNOWN_GOAL = "*"  # a recipe asks another make for goals this reading cannot t
 CLOSURE_LIMIT = 5000  # words followed from one rule's prerequisites
 # a single-quoted program's text (an awk or sed script printing `make <target>`) runs no make
 QUOTED = re.compile(r"'[^']*'")
+SEPARATOR = re.compile(r"[;&|)`]")  # where a shell command ends
 ECHO = re.compile(RECIPE_PREFIX.pattern + r"(?:echo|printf|\$[({](?:info|warning|error)\s)")
 
 
@@ -197,43 +199,54 @@ def _entered_facts(rule: Rule) -> list[Fact]:
 
 
 def _entered(text: str) -> list[tuple[str, str]]:
-    """The folders a recipe line runs make in (`make_enters`, module docstring); `*` for one a variable names."""
+    """The folders a recipe line runs make in (`make_enters`, module docstring); `*` for one a variable names. Each
+    make call's words end at a shell separator or at the next make call (`make -C a && make -C b clean`: `a`'s goal
+    is its default, not `clean`), read once a call."""
     text = QUOTED.sub("", text)
+    runs = list(MAKE_RUN.finditer(text))
+    calls = [m.start() for m in runs if m.start() == 0 or text[m.start() - 1].isspace()]
     out: list[tuple[str, str]] = []
     for m in CD_THEN_MAKE.finditer(text):
-        out.append((m.group(1), " ".join(_goals(text[m.end():]))))
-    for m in MAKE_RUN.finditer(text):
-        words = re.split(r"[;&|)`]", text[m.end():], maxsplit=1)[0].split()
+        out.append((m.group(1), " ".join(_goals(_call_words(text, m.end(), calls)))))
+    for m in runs:
+        words = _call_words(text, m.end(), calls)
+        goals = " ".join(_goals(words))
         for index, option in enumerate(words):
             value = words[index + 1] if index + 1 < len(words) else ""
             if option in ("-C", "--directory") and value:
-                out.append((value, " ".join(_goals(text[m.end():]))))
+                out.append((value, goals))
             elif option.startswith("--directory="):
-                out.append((option.partition("=")[2], " ".join(_goals(text[m.end():]))))
+                out.append((option.partition("=")[2], goals))
             elif option in ("-f", "--file", "--makefile") and "/" in value:
-                out.append((value.rpartition("/")[0], " ".join(_goals(text[m.end():]))))
+                out.append((value.rpartition("/")[0], goals))
     return [(UNKNOWN_GOAL if "$" in folder or "`" in folder else folder.rstrip("/") or OWN_FOLDER, goals)
             for folder, goals in out]
 
 
-def _goals(rest: str) -> list[str]:
-    """The goals the make call starting `rest` names (its words less options and their values)."""
-    return [f.name for f in _make_calls(Logical("make " + rest, ((0, 0, 0),)), 0)]
+def _call_words(text: str, start: int, calls: list[int]) -> list[str]:
+    """The words of the make call whose name ends at `start`: up to a shell separator or the next call in `calls`."""
+    following = bisect.bisect_left(calls, start)
+    end = calls[following] if following < len(calls) else len(text)
+    return SEPARATOR.split(text[start:end], maxsplit=1)[0].split()
+
+
+def _goals(words: list[str]) -> list[str]:
+    """The goals among a make call's words (less options and their values); `*` for one a variable names."""
+    out: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word in MAKE_OPTIONS_WITH_VALUE:
+            skip = True
+        elif word.startswith("-") or "=" in word or word in ("$@", "$(MAKECMDGOALS)", "${MAKECMDGOALS}"):
+            continue
+        else:
+            out.append(UNKNOWN_GOAL if "$" in word else word)
+    return out
 
 
 def _make_calls(logical: Logical, line: int) -> list[Fact]:
     """The goals a recipe asks make for (`$(MAKE) -C gpu cuda`, `make install`): `make_call` facts."""
-    out: list[Fact] = []
-    for m in MAKE_RUN.finditer(logical.text):
-        rest = re.split(r"[;&|)`]", logical.text[m.end():], maxsplit=1)[0].split()
-        skip = False
-        for word in rest:
-            if skip:
-                skip = False
-            elif word in MAKE_OPTIONS_WITH_VALUE:
-                skip = True
-            elif word.startswith("-") or "=" in word or word in ("$@", "$(MAKECMDGOALS)", "${MAKECMDGOALS}"):
-                continue
-            else:
-                out.append(fact("make_call", UNKNOWN_GOAL if "$" in word else word, line, 0, 0))
-    return out
+    return [fact("make_call", goal, line, 0, 0) for m in MAKE_RUN.finditer(logical.text)
+            for goal in _goals(SEPARATOR.split(logical.text[m.end():], maxsplit=1)[0].split())]
