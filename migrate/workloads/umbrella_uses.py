@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from migrate.model import Fact, Finding, class_rank, evolve
 from migrate.rulebase.ported_elsewhere import Registry
 
-SWAP = "minor-adaptation"  # the class of a dependency swap (rules/dependencies.yaml, HIP7008)
+SWAP = "minor-adaptation"  # the class of a dependency swap (rules/dependencies.yaml, rocm-fork-package)
 
 
 def by_use(findings: Sequence[Finding], facts: Mapping[str, Sequence[Fact]] | None, owner: Mapping[str, str],
