@@ -34,7 +34,7 @@ import re
 from functools import cache
 
 from migrate.extract.names import name_list
-from migrate.extract.text.lines import fact, finish
+from migrate.extract.text.lines import fact, finish, split_args
 from migrate.model import Extraction, Fact
 
 MODULE = "cuda-fortran-module"
@@ -206,7 +206,7 @@ def _read(lowered: str, code: str, base: int, statement: _Statement, facts: list
     elif TYPE_SPEC.match(lowered) and "::" in lowered:
         head = lowered[:lowered.index("::")]
         at = 0
-        for part in _top_level_commas(head)[1:]:
+        for part in split_args(head)[1:]:
             at = head.index(part, at)
             word = part.strip().split("(")[0].strip()
             if word in data_attributes:
@@ -214,21 +214,6 @@ def _read(lowered: str, code: str, base: int, statement: _Statement, facts: list
                 add(DEVICE_DATA, start, start + len(word), word)
                 break
     return False
-
-
-def _top_level_commas(head: str) -> list[str]:
-    """`real(kind=8), dimension(n, m), device` split at the commas outside parentheses."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(head):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(head[start:i])
-            start = i + 1
-    parts.append(head[start:])
-    return parts
 
 
 def _statements(text: str, fixed: bool, facts: list[Fact]) -> list[_Statement]:

@@ -192,3 +192,19 @@ def hash_comment_start(line: str, quotes: bool) -> int:
             return i
         i += 1
     return -1
+
+
+def split_args(args: str) -> list[str]:
+    """`args` split at the commas outside parentheses and braces: a Make function's arguments (commas inside nested
+    references kept), a Fortran declaration's attributes (`real(kind=8), dimension(n, m), device`)."""
+    out, depth, start = [], 0, 0
+    for i, c in enumerate(args):
+        if c in "({":
+            depth += 1
+        elif c in ")}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append(args[start:i])
+            start = i + 1
+    out.append(args[start:])
+    return out

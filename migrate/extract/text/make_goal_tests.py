@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from migrate.extract.text.lines import fact
-from migrate.extract.text.make_model import UNPLACED, Expander, Makefile, split_args
+from migrate.extract.text.lines import fact, split_args
+from migrate.extract.text.make_model import UNPLACED, Expander, Makefile
 from migrate.model import Fact
 
 GOALS = re.compile(r"^\$[({]MAKECMDGOALS[)}]$")

@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from migrate.extract.text.lines import Logical
+from migrate.extract.text.lines import Logical, split_args
 
 # a variable assignment (`X = a`, `X += b`, `X ?= c`, `X := d`, `X != cmd`; names may hold `.` and `-`): the name, the
 # operator's first part (`+`, `?`, `:`, `!` or none) and the value
@@ -388,21 +388,6 @@ def _substitute(word: str, old: str, new: str) -> str:
     if "%" in old:
         return _patsubst(old, new, word)
     return word[:-len(old)] + new if old and word.endswith(old) else word
-
-
-def split_args(args: str) -> list[str]:
-    """A function's comma-separated arguments, commas inside nested references kept."""
-    out, depth, start = [], 0, 0
-    for i, c in enumerate(args):
-        if c in "({":
-            depth += 1
-        elif c in ")}":
-            depth -= 1
-        elif c == "," and depth == 0:
-            out.append(args[start:i])
-            start = i + 1
-    out.append(args[start:])
-    return out
 
 
 def _closing(text: str, start: int, opening: str, close: str) -> int:
