@@ -8,7 +8,8 @@ import pytest
 from migrate.extract.python.extractor import extract
 from migrate.model import Fact
 from migrate.workloads.option_branches import branches_not_taken, option_defaults, taken
-from tests.test_optional_parts import _copy, optional_parts, report, scanned
+from tests.conftest import copied_tree
+from tests.test_optional_parts import CASES, _copy, optional_parts, report, scanned
 
 
 def _facts(source: str) -> list:
@@ -73,10 +74,7 @@ def test_a_script_only_an_options_branch_imports_is_optional(rulebase) -> None:
 ])
 def test_a_script_a_default_run_imports_stays_required(path: str, old: str, new: str, tmp_path: Path,
                                                          rulebase) -> None:
-    tree = _copy("option_branch_import", tmp_path)
-    text = (tree / path).read_text()
-    assert old in text
-    (tree / path).write_text(text.replace(old, new, 1))
+    tree = copied_tree(CASES / "option_branch_import", tmp_path, [(path, old, new)])
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "incompatible"
     assert "run_engine.py" not in optional_parts(data)
@@ -109,8 +107,16 @@ def test_a_branch_under_a_functions_switch_is_recorded() -> None:
     "def q(A, mask=None):\n    if mask is not None:\n        import ext\n",
     # a nested function's own parameter of that name
     "def q(A, custom_cuda=False):\n    def inner(custom_cuda):\n        if custom_cuda:\n            import ext\n",
+    # assigned something other than a name: the default says nothing
+    "def f(x, *, backend='auto'):\n    backend = pick(x)\n    if backend == 'cuda':\n        import ext\n",
+    # a default that is no back end's name
+    "def f(x, *, path='a/b c'):\n    if path == 'cuda':\n        import ext\n",
+    # a loop over back ends rebinds it
+    "def f(x, *, backend='auto'):\n    for backend in NAMES:\n        if backend == 'cuda':\n            import ext\n",
+    # positional: a caller in another file may pass it unnamed (PIXIE's set_rasterizer(self.rasterizer_type))
+    "def set_rasterizer(type='pytorch3d'):\n    if type == 'standard':\n        from .cuda import load\n",
 ])
-def test_what_is_no_switch(source: str) -> None:
+def test_what_is_no_switch_or_choice(source: str) -> None:
     assert _switch_facts(source) == []
 
 
@@ -121,8 +127,14 @@ def test_what_is_no_switch(source: str) -> None:
     ("A.is_cuda and custom_cuda", "switches:custom_cuda=False", "then", True),
     ("A.is_cuda or custom_cuda", "switches:custom_cuda=False", "then", False),
     ("a and not b", "switches:a=True,b=True", "then", True),  # cannot be told: A.is_cuda
+    ("backend == 'cuda'", "switches:backend='auto'|'cpu'|'triton'", "then", True),
+    ("backend == 'triton'", "switches:backend='auto'|'cpu'|'triton'", "then", False),  # one value takes it
+    ("backend != 'cuda'", "switches:backend='auto'|'cpu'|'triton'", "else", True),
+    ("backend == 'cuda'", "switches:backend='auto'|'cuda'", "then", False),  # a call in the module asks for it
+    ("backend == 'cuda' or x.is_cuda", "switches:backend='auto'", "then", False),  # cannot be told
+    ("backend == 'cuda' and fast", "switches:backend='auto',fast=True", "then", True),
 ])
-def test_a_switch_branch_is_read_at_the_defaults(text: str, role: str, branch: str, untaken: bool) -> None:
+def test_a_switch_or_choice_branch_is_read_at_the_defaults(text: str, role: str, branch: str, untaken: bool) -> None:
     fact = Fact(kind="parameter_branch", name=branch, line=3, column=5, end_line=4, end_column=1, text=text, role=role)
     assert bool(branches_not_taken({"m.py": [fact]})) is untaken
 
@@ -145,10 +157,7 @@ def test_kernels_only_a_switchs_branch_loads_are_optional(rulebase) -> None:
     ("mx/elemwise_ops.py", "import torch\n", "import torch\nfrom . import custom_extensions\n"),  # imported always
 ])
 def test_kernels_a_default_call_loads_stay_required(path: str, old: str, new: str, tmp_path: Path, rulebase) -> None:
-    tree = _copy("parameter_switch_load", tmp_path)
-    text = (tree / path).read_text()
-    assert old in text
-    (tree / path).write_text(text.replace(old, new, 1))
+    tree = copied_tree(CASES / "parameter_switch_load", tmp_path, [(path, old, new)])
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert "mx/cpp/mx.cu" not in optional_parts(data)
@@ -182,10 +191,7 @@ def test_a_kernel_only_an_option_lookup_loads_is_optional(rulebase) -> None:
 ])
 def test_a_kernel_an_option_lookup_takes_by_default_stays_required(path: str, old: str, new: str, tmp_path: Path,
                                                                    rulebase) -> None:
-    tree = _copy("option_lookup_branch", tmp_path)
-    text = (tree / path).read_text()
-    assert old in text
-    (tree / path).write_text(text.replace(old, new, 1))
+    tree = copied_tree(CASES / "option_lookup_branch", tmp_path, [(path, old, new)])
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "minor-adaptation"
 
@@ -222,33 +228,6 @@ def test_a_choice_of_back_end_is_recorded_with_the_names_it_can_hold() -> None:
     assert found == [("then", 7, 7, "backend == 'cuda'", "switches:backend='auto'|'cpu'|'triton'")]
 
 
-@pytest.mark.parametrize("source", [
-    # assigned something other than a name: the default says nothing
-    "def f(x, *, backend='auto'):\n    backend = pick(x)\n    if backend == 'cuda':\n        import ext\n",
-    # a default that is no back end's name
-    "def f(x, *, path='a/b c'):\n    if path == 'cuda':\n        import ext\n",
-    # a loop over back ends rebinds it
-    "def f(x, *, backend='auto'):\n    for backend in NAMES:\n        if backend == 'cuda':\n            import ext\n",
-    # positional: a caller in another file may pass it unnamed (PIXIE's set_rasterizer(self.rasterizer_type))
-    "def set_rasterizer(type='pytorch3d'):\n    if type == 'standard':\n        from .cuda import load\n",
-])
-def test_what_is_no_choice(source: str) -> None:
-    assert _switch_facts(source) == []
-
-
-@pytest.mark.parametrize(("text", "role", "branch", "untaken"), [
-    ("backend == 'cuda'", "switches:backend='auto'|'cpu'|'triton'", "then", True),
-    ("backend == 'triton'", "switches:backend='auto'|'cpu'|'triton'", "then", False),  # one value takes it
-    ("backend != 'cuda'", "switches:backend='auto'|'cpu'|'triton'", "else", True),
-    ("backend == 'cuda'", "switches:backend='auto'|'cuda'", "then", False),  # a call in the module asks for it
-    ("backend == 'cuda' or x.is_cuda", "switches:backend='auto'", "then", False),  # cannot be told
-    ("backend == 'cuda' and fast", "switches:backend='auto',fast=True", "then", True),
-])
-def test_a_choice_branch_is_read_for_every_name_it_can_hold(text: str, role: str, branch: str, untaken: bool) -> None:
-    fact = Fact(kind="parameter_branch", name=branch, line=3, column=5, end_line=4, end_column=1, text=text, role=role)
-    assert bool(branches_not_taken({"m.py": [fact]})) is untaken
-
-
 def test_a_kernel_only_a_named_back_end_loads_is_optional(rulebase) -> None:
     """xgrammar: the CUDA kernel's module (load_inline of its twin .cu) is imported only under
     `elif backend == "cuda":`, where "auto" resolves to cpu/triton/torch_compile; a benchmark under examples/ imports
@@ -273,10 +252,7 @@ def test_a_kernel_only_a_named_back_end_loads_is_optional(rulebase) -> None:
     ("bitmask/__init__.py", "from .matcher", "from .kernels import apply_cuda\nfrom .matcher"),
 ])
 def test_a_kernel_a_default_call_builds_stays_required(path: str, old: str, new: str, tmp_path: Path, rulebase) -> None:
-    tree = _copy("backend_choice_kernel", tmp_path)
-    text = (tree / path).read_text()
-    assert old in text
-    (tree / path).write_text(text.replace(old, new, 1))
+    tree = copied_tree(CASES / "backend_choice_kernel", tmp_path, [(path, old, new)])
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"
     assert "bitmask/kernels/apply_cuda.cu" not in optional_parts(data)
