@@ -47,12 +47,10 @@ DEVICE_DATA = "cuda-fortran-device-data"
 API_CALL = "cuda-fortran-api-call"
 
 # What any construct needs, looked for in the lower-cased bytes before anything is decoded (most Fortran is CPU code):
-# a CUDA name, `attributes`, chevrons, a `!$cuf` directive; else a data attribute word in a declaration's shape (after
-# a comma, or before `::` at a statement's start), since words such as `device` and `shared` fill comments and names.
-WORDS = (b"cuda", b"cublas", b"cufft", b"curand", b"cusparse", b"cusolver", b"cutensor", b"nccl", b"nvshmem", b"wmma",
-         b"cooperative_groups", b"attributes", b"<<<", b"$cuf", b"@cuf")
-DATA_WORDS = (b"device", b"managed", b"pinned", b"constant", b"shared", b"texture")
-DATA_WORD = re.compile(rb"\b(?:device|managed|pinned|constant|shared|texture)\b")
+# `cuda` (a runtime call), `attributes`, chevrons, a `!$cuf` directive, a module of rules/names/fortran.yaml; else a
+# data attribute word of its `data_attributes` in a declaration's shape (after a comma, or before `::` at a statement's
+# start), since words such as `device` and `shared` fill comments and names.
+WORDS = (b"cuda", b"attributes", b"<<<", b"$cuf", b"@cuf")
 DATA_AFTER = re.compile(rb"[ \t]*::")
 CUF_DIRECTIVE = re.compile(r"[ \t]*!\$cuf[ \t]+(kernel[ \t]+do\b.*)", re.IGNORECASE)
 FIXED_CUF_DIRECTIVE = re.compile(r"[!c*]\$cuf[ \t]+(kernel[ \t]+do\b.*)", re.IGNORECASE)
@@ -78,6 +76,23 @@ PREPROCESSOR = re.compile(r"[ \t]*#")
 def _lists() -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]:
     return (name_list("fortran", "cuda_fortran_modules"), name_list("fortran", "cuda_library_modules"),
             name_list("fortran", "data_attributes"), name_list("fortran", "kernel_attributes"))
+
+
+@cache
+def _module_words() -> tuple[bytes, ...]:
+    """WORDS and the modules' names (rules/names/fortran.yaml): what a file needs for any construct but device data;
+    a word that holds another (`cublas_v2`, `cudafor`) is not looked for again."""
+    modules, libraries = _lists()[:2]
+    words = WORDS + tuple(sorted(name.encode() for name in modules | libraries))
+    return tuple(w for w in words if not any(v != w and v in w for v in words))
+
+
+@cache
+def _data_words() -> tuple[tuple[bytes, ...], re.Pattern[bytes]]:
+    """The data attributes (rules/names/fortran.yaml `data_attributes`) as the prefilter looks for them: the words,
+    and a pattern of any one as a whole word."""
+    words = tuple(sorted(word.encode() for word in _lists()[2]))
+    return words, re.compile(rb"\b(?:" + b"|".join(re.escape(word) for word in words) + rb")\b")
 
 
 class _Statement:
@@ -145,14 +160,15 @@ def _extract(source: bytes, *, fixed: bool) -> Extraction:
 
 
 def worth_reading(source: bytes) -> bool:
-    """Whether the file holds anything a construct needs (the words of WORDS, or a data attribute where a
-    declaration puts one)."""
+    """Whether the file holds anything a construct needs (the words of WORDS or a module's name, or a data attribute
+    where a declaration puts one)."""
     low = source.lower()
-    if any(word in low for word in WORDS):
+    if any(word in low for word in _module_words()):
         return True
-    if not any(word in low for word in DATA_WORDS):
+    data_words, data_word = _data_words()
+    if not any(word in low for word in data_words):
         return False
-    for m in DATA_WORD.finditer(low):
+    for m in data_word.finditer(low):
         window = max(0, m.start() - 200)  # the line's start looked for only this far back: a file of one long line
         before = low[low.rfind(b"\n", window, m.start()) + 1 or window:m.start()]
         before = before.strip().lstrip(b"&").strip()  # a free-form continuation line may start with `&`
