@@ -6,16 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from migrate.render.json_report import to_json
-from migrate.scan import pipeline as scan
-from migrate.settings import Settings
-from tests.conftest import ROOT, write_tree
+from tests.conftest import ROOT, scan_tree, write_tree
 
 FIXTURES = ROOT / "fixtures" / "rules" / "HIP6056"
-
-
-def scanned(tree: Path, rulebase) -> dict:
-    return to_json(scan.run([tree], Settings(jobs=1, cache_dir=None, use_hipify=False), rulebase))
 
 
 def project(tmp_path: Path, module: str) -> Path:
@@ -30,14 +23,14 @@ def project(tmp_path: Path, module: str) -> Path:
 
 
 def test_a_device_limit_through_ctypes_is_a_minor_adaptation(tmp_path: Path, rulebase) -> None:
-    data = scanned(project(tmp_path, (FIXTURES / "bad.py").read_text()), rulebase)
+    data = scan_tree(project(tmp_path, (FIXTURES / "bad.py").read_text()), rulebase)
     assert {f["rule"] for f in data["findings"] if f["path"] == "trainer/distributed.py"} == {"HIP6056"}
     assert data["summary"]["class"] == "minor-adaptation"
 
 
 def test_a_handle_that_also_allocates_is_a_binding(tmp_path: Path, rulebase) -> None:
     """Near miss: the same handle calls cudaMalloc, and another is returned to callers: both bind the runtime."""
-    data = scanned(project(tmp_path, (FIXTURES / "good.py").read_text()), rulebase)
+    data = scan_tree(project(tmp_path, (FIXTURES / "good.py").read_text()), rulebase)
     rules = [f["rule"] for f in data["findings"] if f["path"] == "trainer/distributed.py"]
     assert rules.count("HIP6033") == 3 and "HIP6056" not in rules
     assert data["summary"]["class"] == "migration-required"
