@@ -153,7 +153,7 @@ def _chained(word: str, patterns: Sequence[tuple[str, list[str]]], explicit: set
         return
     for target, prerequisites in patterns:
         stem = match(target, word)
-        if stem is None or not stem:
+        if not stem:  # no match, or an empty stem
             continue
         for prerequisite in prerequisites:
             made = prerequisite.replace("%", stem, 1)
