@@ -895,8 +895,7 @@ def compiled_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str,
 
 def _cu_as_host_language(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> bool:
     """Whether the project's CMake gives a source a host language (`LANGUAGE CXX`): it may compile .cu files so."""
-    return any(f.kind == "cmake" and f.name == HOST_LANGUAGE
-               for path, items in facts.items() if kinds.get(path) == "cmake" for f in items)
+    return any(f.name == HOST_LANGUAGE and kinds.get(path) == "cmake" for path, f in of_kind(facts, "cmake"))
 
 
 def portable_backends(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
