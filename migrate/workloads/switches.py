@@ -435,9 +435,12 @@ def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
             for name in _added(path, f, files):
                 out.pop(name, None)
                 built.add(name)
-        # what a source built outside every branch #includes outside its own branches is compiled with it
-        for name in included_by(built, facts, files, lambda p, f: p in regions and _inside(f, regions[p]) is not None):
-            out.pop(name, None)
+        # what a source built outside every branch #includes outside its own branches is compiled with it; asked only
+        # while a gated source is left, as it reads every include of the project
+        if out:
+            for name in included_by(built, facts, files,
+                                    lambda p, f: p in regions and _inside(f, regions[p]) is not None):
+                out.pop(name, None)
     return out
 
 
