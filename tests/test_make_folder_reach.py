@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 from migrate.extract.text import buildfiles
+from tests.conftest import copied_tree
 from tests.test_opt_in_build_graph import edited, statuses
-from tests.test_optional_parts import report, scanned
+from tests.test_optional_parts import CASES, report, scanned
 
 CASE = "make_folder_not_entered"
 KERNEL = "src/modules/cuda/anisotropy_cuda/spinoperationanisotropy.cu"
@@ -58,7 +59,7 @@ def test_cuda_modules_the_default_build_may_enter_are_required(tmp_path: Path, r
 
 
 def test_another_build_beside_the_top_makefile_says_nothing(tmp_path: Path, rulebase) -> None:
-    tree = edited(CASE, tmp_path, "Makefile", "BIN=maglua", "BIN=maglua")
+    tree = copied_tree(CASES / CASE, tmp_path)
     (tree / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.18)\nproject(maglua CXX)\n")
     data = scanned(tree, rulebase)
     assert data["summary"]["class"] == "migration-required"

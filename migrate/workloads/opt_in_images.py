@@ -67,4 +67,4 @@ def opt_in_images(images: Sequence[str], nvidia: set[str], family: Mapping[str, 
 
 
 def _amd(facts: Mapping[str, Sequence[Fact]], path: str, known: Words) -> set[str]:
-    return {f.name for f in facts.get(path, ()) if f.kind == "base_image" and f.name.startswith(tuple(known.amd_images))}
+    return {f.name for f in facts.get(path, ()) if f.kind == "base_image" and f.name.startswith(known.amd_images)}

@@ -40,7 +40,7 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
     for path, scopes in opted_in_scopes(facts, index, known.test_files).items():  # called only in untaken branches
         untaken.setdefault(path, []).extend(scopes)
     tested: dict[str, list[tuple[bool, str, str]]] = {}  # imports from test modules: they test, they do not use
-    picked: set[tuple[str, int]] = set()  # imports in a branch a default run does not take, or a function never called
+    picked: set[str] = set()  # `path:line` of imports in a branch a default run does not take, or a function never called
     tests: dict[str, bool] = {}  # importer -> whether it is a test module
     for path, f in of_kind(facts, "python_import"):
         if f.guard not in ("hip", "cuda"):
@@ -49,7 +49,7 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
             unasked = any(a <= f.line <= b for a, b, _ in untaken.get(path, ()))
             optional = f.guard == "optional" or unasked
             if unasked:
-                picked.add((path, f.line))
+                picked.add(f"{path}:{f.line}")
             for module in imported_files(index, path, f):
                 (tested if test else imports).setdefault(module, []).append((optional, path, f"{path}:{f.line}"))
     imports.update({module: seen for module, seen in tested.items() if module not in imports})  # only tested: as before
@@ -68,7 +68,7 @@ def optional_modules(facts: Mapping[str, Sequence[Fact]], known: Words | None = 
 
     def excused(module: str, seen: list[tuple[bool, str, str]]) -> bool:
         return not module.endswith(PACKAGE_INIT) and all(
-            importer in aside or importer in out or (importer, int(where.rpartition(":")[2])) in picked
+            importer in aside or importer in out or where in picked
             for _, importer, where in seen)
 
     for _ in range(MODULE_DEPTH):

@@ -260,7 +260,8 @@ class ProjectParts:
             why = self.images[path]
             what = OPT_IN_WHAT if why.endswith(OPT_IN_IMAGE) else \
                 "a deployment script" if why.endswith(DEPLOYMENT_SCRIPT) else \
-                "the optional CUDA build's environment" if BUILD_ENVIRONMENT in why else "an image for the optional CUDA build"
+                "the optional CUDA build's environment" if why.endswith(BUILD_ENVIRONMENT) else \
+                "an image for the optional CUDA build"
             return Part(f"{path} ({what})", (self.images[path],))
         if path in self.optional_includes:
             return Part(f"{path} (included by optional code only)", (self.optional_includes[path],))
@@ -793,7 +794,8 @@ def _images_of_optional_builds(project: ProjectParts, facts: Mapping[str, Sequen
         return {path: f"{path}: every CUDA part of the project is optional ({', '.join(gpu_parts[:2])}), and so is "
                       f"{BUILD_ENVIRONMENT if path in environments else 'an image that builds or runs it'}"
                 for path in sorted([*images, *environments])}
-    if any(project.status(f) not in ("optional", "ported") for f in others):
+    # the others were all optional or ported above: only the environments' own findings are left to ask
+    if any(project.status(f) not in ("optional", "ported") for f in others if f.path in environments):
         return {}
     if not any(kind in CODE_KINDS for path, kind in kinds.items() if path not in placed):
         return {}

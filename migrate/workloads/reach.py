@@ -49,6 +49,7 @@ from migrate.vocabulary import REMOVE_ITEM
 from migrate.workloads import path_globs
 from migrate.workloads.build_scopes import MAKE_ORDER, MAKEFILES, build_roots
 from migrate.workloads.build_sources import named_files, prefixes
+from migrate.workloads.fact_index import of_kind
 from migrate.workloads.includes import includers_of
 from migrate.workloads.switches import Region, branches_at
 
@@ -248,12 +249,10 @@ def _included_only_by_unreached(facts: Mapping[str, Sequence[Fact]], kinds: Mapp
     $(BASEDIR)/makefile.common.gpu`, matched by file name) -> the part of their first includer: make reads a fragment
     only for a Makefile that includes it."""
     includers: dict[str, list[str]] = {}
-    for path, items in facts.items():
-        for f in items:
-            if f.kind == "make_include":
-                if "$" in posixpath.basename(f.name):
-                    return {}  # `include $(CONFIG)`: any file may be the one
-                includers.setdefault(posixpath.basename(f.name), []).append(path)
+    for path, f in of_kind(facts, "make_include"):
+        if "$" in posixpath.basename(f.name):
+            return {}  # `include $(CONFIG)`: any file may be the one
+        includers.setdefault(posixpath.basename(f.name), []).append(path)
     found: dict[str, str] = {}
     for path in kinds:
         users = includers.get(posixpath.basename(path), [])

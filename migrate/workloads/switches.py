@@ -435,9 +435,12 @@ def gated_by_build(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tu
             for name in _added(path, f, files):
                 out.pop(name, None)
                 built.add(name)
-        # what a source built outside every branch #includes outside its own branches is compiled with it
-        for name in included_by(built, facts, files, lambda p, f: p in regions and _inside(f, regions[p]) is not None):
-            out.pop(name, None)
+        # what a source built outside every branch #includes outside its own branches is compiled with it; asked only
+        # while a gated source is left, as it reads every include of the project
+        if out:
+            for name in included_by(built, facts, files,
+                                    lambda p, f: p in regions and _inside(f, regions[p]) is not None):
+                out.pop(name, None)
     return out
 
 
@@ -895,8 +898,7 @@ def compiled_only_under(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str,
 
 def _cu_as_host_language(facts: Mapping[str, Sequence[Fact]], kinds: Mapping[str, str]) -> bool:
     """Whether the project's CMake gives a source a host language (`LANGUAGE CXX`): it may compile .cu files so."""
-    return any(f.kind == "cmake" and f.name == HOST_LANGUAGE
-               for path, items in facts.items() if kinds.get(path) == "cmake" for f in items)
+    return any(f.name == HOST_LANGUAGE and kinds.get(path) == "cmake" for path, f in of_kind(facts, "cmake"))
 
 
 def portable_backends(facts: Mapping[str, Sequence[Fact]], regions: Mapping[str, tuple[Region, ...]],
