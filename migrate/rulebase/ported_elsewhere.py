@@ -9,8 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from packaging.utils import canonicalize_name
-
+from migrate.extract.text.packages import canonical  # the extractors' requirement facts are named so
 from migrate.rulebase import datafile
 from migrate.rulebase.alternatives import Alternative, alternatives_of, checked
 from migrate.rulebase.load import RuleError, default_rules_dir
@@ -68,11 +67,6 @@ class Registry:
     def for_import(self, module: str) -> Port | None:
         top = module.split(".", maxsplit=1)[0]
         return next((p for p in self.ports if top in p.imports), None)
-
-
-def canonical(name: str) -> str:
-    """A package's name as PEP 503 normalises it (the extractors' requirement facts are named so: packages.canonical)."""
-    return canonicalize_name(name)
 
 
 @lru_cache(maxsize=4)
