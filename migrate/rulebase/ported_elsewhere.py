@@ -54,19 +54,23 @@ class Registry:
             m = _GITHUB.search(fact_name)
             repo = m.group(1).lower() if m else None
             return next((p for p in self.ports if repo in p.repositories), None) if repo else None
-        m = _NAME.match(fact_name.lower())
-        name = canonical(m.group(1)) if m else ""
+        name = _package(fact_name)
         return next((p for p in self.ports if name in p.packages), None)
 
     def umbrella(self, fact_name: str) -> Umbrella | None:
         """The umbrella package a requirement (with or without a pin) names."""
-        m = _NAME.match(fact_name.lower())
-        name = canonical(m.group(1)) if m else ""
+        name = _package(fact_name)
         return next((u for u in self.umbrellas if name in u.packages), None)
 
     def for_import(self, module: str) -> Port | None:
         top = module.split(".", maxsplit=1)[0]
         return next((p for p in self.ports if top in p.imports), None)
+
+
+def _package(fact_name: str) -> str:
+    """The canonical package name a `requirement` fact's name starts with ("" where none does)."""
+    m = _NAME.match(fact_name.lower())
+    return canonical(m.group(1)) if m else ""
 
 
 @lru_cache(maxsize=4)
