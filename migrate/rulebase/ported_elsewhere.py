@@ -9,8 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from packaging.utils import canonicalize_name
-
+from migrate.extract.text.packages import canonical  # the extractors' requirement facts are named so
 from migrate.rulebase import datafile
 from migrate.rulebase.alternatives import Alternative, alternatives_of, checked
 from migrate.rulebase.load import RuleError, default_rules_dir
@@ -55,14 +54,12 @@ class Registry:
             m = _GITHUB.search(fact_name)
             repo = m.group(1).lower() if m else None
             return next((p for p in self.ports if repo in p.repositories), None) if repo else None
-        m = _NAME.match(fact_name.lower())
-        name = canonical(m.group(1)) if m else ""
+        name = _package(fact_name)
         return next((p for p in self.ports if name in p.packages), None)
 
     def umbrella(self, fact_name: str) -> Umbrella | None:
         """The umbrella package a requirement (with or without a pin) names."""
-        m = _NAME.match(fact_name.lower())
-        name = canonical(m.group(1)) if m else ""
+        name = _package(fact_name)
         return next((u for u in self.umbrellas if name in u.packages), None)
 
     def for_import(self, module: str) -> Port | None:
@@ -70,9 +67,10 @@ class Registry:
         return next((p for p in self.ports if top in p.imports), None)
 
 
-def canonical(name: str) -> str:
-    """A package's name as PEP 503 normalises it (the extractors' requirement facts are named so: packages.canonical)."""
-    return canonicalize_name(name)
+def _package(fact_name: str) -> str:
+    """The canonical package name a `requirement` fact's name starts with ("" where none does)."""
+    m = _NAME.match(fact_name.lower())
+    return canonical(m.group(1)) if m else ""
 
 
 @lru_cache(maxsize=4)

@@ -206,10 +206,10 @@ def _read_in_pool(files: Sequence[SourceFile], positions: list[int], settings: S
                   meanwhile: Callable[[], None]) -> None:
     """The files at `positions` read and analysed by worker processes; `on_row` told of each as it comes (why it was
     not read, or None; the key of what was read; its row), while this process waits for the next."""
+    from concurrent.futures import as_completed  # here, with the pool (see TYPE_CHECKING above)
+
     pieces = chunks([(n, files[n].kind, files[n]) for n in positions], settings.jobs * CHUNKS_PER_WORKER,
                     size=lambda item: item[2].size, workers=settings.jobs)
-    from concurrent.futures import as_completed
-
     count = 0
     with _pool(work, settings.jobs, {files[n].kind for n in positions}) as workers:
         futures: dict[Future[list[tuple[str | None, str, bytes]]], list[int]] = {}
@@ -482,10 +482,10 @@ def _run(todo: list[tuple[int, str, bytes]], work: _Work, jobs: int, progress: P
                 progress(n + 1, total)
         todo.clear()
         return
+    from concurrent.futures import as_completed  # here, past the serial way (see TYPE_CHECKING above)
+
     kinds = {kind for _, kind, _ in todo}
     pieces = chunks(todo, jobs * CHUNKS_PER_WORKER, workers=jobs)
-    from concurrent.futures import as_completed
-
     todo.clear()
     forks = pooling.forks()
     if forks:  # the workers are forked with the pieces: each is sent its piece's number, not its files' bytes again

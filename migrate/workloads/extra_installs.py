@@ -23,15 +23,6 @@ from migrate.workloads.fact_index import of_kind
 from migrate.workloads.optional_words import DataError
 from migrate.workloads.undeclared import RUN_DIRECTLY, is_manifest, read_installs
 
-
-def canonical(name: str) -> str:
-    """packaging's canonical distribution name; packaging.utils (which imports packaging.tags, platform and sysconfig)
-    is imported at the first name asked for: a project whose facts name no package never asks."""
-    from packaging.utils import canonicalize_name
-
-    return canonicalize_name(name)
-
-
 Install = tuple[int, str, str]  # line, the package's canonical name, evidence
 # a distribution name, then nothing or what a requirement puts after it (a version, extras, a marker, a URL): not an
 # image name (vllm/vllm-openai) or an index
@@ -41,7 +32,13 @@ REQUIREMENT = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)(?=$|[=<>!~\[;@ ])")
 def package_name(requirement: str) -> str:
     """The canonical distribution name of a `requirement` fact's name ("" for an index, channel or system package)."""
     match = REQUIREMENT.match(requirement)  # index:URL, channel:..., system:... have a colon
-    return canonical(match.group(1)) if match else ""
+    if not match:
+        return ""
+    # imported here (with packaging.requirements, packaging.tags, platform, sysconfig): a project whose facts name
+    # no package never asks
+    from migrate.extract.text.packages import canonical
+
+    return canonical(match.group(1))
 
 
 @lru_cache(maxsize=4)
@@ -51,6 +48,8 @@ def requirements(directory: Path | None = None) -> dict[str, frozenset[str]]:
     if read is None:  # a rules directory without the file: nothing known
         return {}
     path, data = read
+    from migrate.extract.text.packages import canonical  # see package_name
+
     entries = data.get("requires", []) if isinstance(data, dict) else []
     out: dict[str, frozenset[str]] = {}
     for entry in entries if isinstance(entries, list) else [None]:

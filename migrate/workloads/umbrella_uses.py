@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from migrate.model import Fact, Finding, class_rank, evolve
 from migrate.rulebase.ported_elsewhere import Registry
+from migrate.workloads.fact_index import of_kind
 
 SWAP = "minor-adaptation"  # the class of a dependency swap (rules/dependencies.yaml, rocm-fork-package)
 
@@ -29,10 +30,10 @@ def by_use(findings: Sequence[Finding], facts: Mapping[str, Sequence[Fact]] | No
     if not umbrellas:
         return list(findings)
     imported: dict[str, set[str]] = defaultdict(set)  # workload -> top-level modules its files import
-    for path, found in facts.items():
+    for path, fact in of_kind(facts, "python_import"):  # the facts' index of imports, not a pass over every fact
         workload = owner.get(path)
         if workload is not None:
-            imported[workload].update(f.name.split(".", 1)[0] for f in found if f.kind == "python_import")
+            imported[workload].add(fact.name.split(".", 1)[0])
     out = []
     for f in findings:
         umbrella = umbrellas.get(id(f))
