@@ -10,22 +10,23 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
-from migrate.model import Fact, Finding, class_rank, evolve
+from migrate.model import Fact, Finding, MigrationClass, class_rank, evolve
 from migrate.rulebase.ported_elsewhere import Registry
 from migrate.workloads.fact_index import of_kind
 
-SWAP = "minor-adaptation"  # the class of a dependency swap (rules/dependencies.yaml, rocm-fork-package)
+SWAP_RULE = "rocm-fork-package"  # the rule of a dependency swap (rules/dependencies.yaml): its class is a swap's
 
 
 def by_use(findings: Sequence[Finding], facts: Mapping[str, Sequence[Fact]] | None, owner: Mapping[str, str],
-           registry: Registry, requirement_rules: frozenset[str]) -> list[Finding]:
-    """The findings, with an umbrella requirement's made a dependency swap where its workload imports only
-    ported members of the suite. `owner`: each file's workload; `requirement_rules`: the rules that match
-    requirement facts (a finding of another rule that happens to name the package is left alone)."""
-    if not registry.umbrellas or facts is None:
+           registry: Registry, requirement_rules: frozenset[str], swap: MigrationClass | None) -> list[Finding]:
+    """The findings, with an umbrella requirement's made a dependency swap (class `swap`, SWAP_RULE's; None: no
+    such rule in the rule base, nothing swapped) where its workload imports only ported members of the suite.
+    `owner`: each file's workload; `requirement_rules`: the rules that match requirement facts (a finding of
+    another rule that happens to name the package is left alone)."""
+    if not registry.umbrellas or facts is None or swap is None:
         return list(findings)
     umbrellas = {id(f): u for f in findings
-                 if f.rule in requirement_rules and class_rank(f.migration_class) > class_rank(SWAP)
+                 if f.rule in requirement_rules and class_rank(f.migration_class) > class_rank(swap)
                  and (u := registry.umbrella(f.symbol)) is not None}
     if not umbrellas:
         return list(findings)
@@ -39,5 +40,5 @@ def by_use(findings: Sequence[Finding], facts: Mapping[str, Sequence[Fact]] | No
         umbrella = umbrellas.get(id(f))
         members = imported[f.workload] & umbrella.imports if umbrella is not None else set()
         swapped = bool(members) and all(registry.for_import(m) is not None for m in members)
-        out.append(evolve(f, migration_class=SWAP) if swapped else f)
+        out.append(evolve(f, migration_class=swap) if swapped else f)
     return out

@@ -19,7 +19,7 @@ from migrate.workloads.estimate import EffortModel, Estimate, estimate, family_c
 from migrate.workloads.graph import DependencyGraph
 from migrate.workloads.parts import ProjectParts, optional_root
 from migrate.workloads.rewrite_project import kernel_rules, whole_rewrites
-from migrate.workloads.umbrella_uses import by_use
+from migrate.workloads.umbrella_uses import SWAP_RULE, by_use
 
 SHOWN_EVIDENCE = 4  # evidence lines an optional part lists
 
@@ -44,7 +44,9 @@ def judge(specs: Sequence[Spec], graph: DependencyGraph, findings: Sequence[Find
     lanes = alternatives.rewrite_lanes(rules.directory, rules.version)
     tagged = whole_rewrites(tagged, lanes, kernel_rules(rules), facts)
     requirements = frozenset(r.id for r in rules.rules if r.matcher.kind == "requirement")
-    tagged = by_use(tagged, facts, graph.owner, ported_elsewhere.load(rules.directory, rules.version), requirements)
+    swap = next((r.migration_class for r in rules.rules if r.name == SWAP_RULE), None)
+    tagged = by_use(tagged, facts, graph.owner, ported_elsewhere.load(rules.directory, rules.version), requirements,
+                    swap)
     mine: dict[str, list[Finding]] = {s.name: [] for s in specs}
     for finding in tagged:
         if finding.workload in mine:
