@@ -9,7 +9,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from migrate.extract.text.packages import canonical  # the extractors' requirement facts are named so
+from packaging.utils import canonicalize_name
+
 from migrate.rulebase import datafile
 from migrate.rulebase.alternatives import Alternative, alternatives_of, checked
 from migrate.rulebase.load import RuleError, default_rules_dir
@@ -71,6 +72,12 @@ def _package(fact_name: str) -> str:
     """The canonical package name a `requirement` fact's name starts with ("" where none does)."""
     m = _NAME.match(fact_name.lower())
     return canonical(m.group(1)) if m else ""
+
+
+def canonical(name: str) -> str:
+    """A package's name as PEP 503 normalises it (the extractors' requirement facts are named so: packages.canonical,
+    which rulebase/ may not import: docs/architecture.md)."""
+    return canonicalize_name(name)
 
 
 @lru_cache(maxsize=4)

@@ -36,7 +36,7 @@ def package_name(requirement: str) -> str:
         return ""
     # imported here (with packaging.requirements, packaging.tags, platform, sysconfig): a project whose facts name
     # no package never asks
-    from migrate.extract.text.packages import canonical
+    from migrate.rulebase.ported_elsewhere import canonical
 
     return canonical(match.group(1))
 
@@ -48,7 +48,7 @@ def requirements(directory: Path | None = None) -> dict[str, frozenset[str]]:
     if read is None:  # a rules directory without the file: nothing known
         return {}
     path, data = read
-    from migrate.extract.text.packages import canonical  # see package_name
+    from migrate.rulebase.ported_elsewhere import canonical  # see package_name
 
     entries = data.get("requires", []) if isinstance(data, dict) else []
     out: dict[str, frozenset[str]] = {}
